@@ -1,0 +1,8 @@
+/* natter-sse-parser.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>

@@ -1,0 +1,205 @@
+/* natter-id.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "natter-id"
+
+#include <string.h>
+
+#include "natter-id.h"
+#include "natter-store-error.h"
+
+/* An id is `YYYY-MM-DDTHH-MM-SSZ-CCCCCCC-SSS`: the UTC second it was made,
+ * a 7-digit counter and a 3-digit suffix. The counter restarts at zero each
+ * new second and the second never goes backwards within a process, so ids
+ * sort in creation order as plain strings. */
+
+struct _NatterIdGenerator
+{
+  GObject      parent_instance;
+
+  NatterClock *clock;
+  gint64       last_second;
+  guint        counter;
+};
+
+G_DEFINE_FINAL_TYPE (NatterIdGenerator, natter_id_generator, G_TYPE_OBJECT)
+
+static void
+natter_id_generator_finalize (GObject *object)
+{
+  NatterIdGenerator *self = (NatterIdGenerator *) object;
+
+  g_clear_object (&self->clock);
+
+  G_OBJECT_CLASS (natter_id_generator_parent_class)->finalize (object);
+}
+
+static void
+natter_id_generator_class_init (NatterIdGeneratorClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = natter_id_generator_finalize;
+}
+
+static void
+natter_id_generator_init (NatterIdGenerator *self)
+{
+  self->last_second = G_MININT64;
+}
+
+/**
+ * natter_id_generator_new:
+ * @clock: (transfer none) (nullable): the clock to read, or %NULL for the
+ *   system clock
+ *
+ * Creates the monotonic, time-based id generator of turn-runtime.md §2
+ * (session-layer-spec.md §4.1: turn and session ids come from one
+ * generator).
+ *
+ * Returns: (transfer full): a new generator
+ */
+NatterIdGenerator *
+natter_id_generator_new (NatterClock *clock)
+{
+  NatterIdGenerator *self;
+
+  g_return_val_if_fail (clock == NULL || NATTER_IS_CLOCK (clock), NULL);
+
+  self = g_object_new (NATTER_TYPE_ID_GENERATOR, NULL);
+  self->clock = clock != NULL ? g_object_ref (clock) : natter_clock_get_system ();
+  return self;
+}
+
+/**
+ * natter_id_generator_next:
+ * @self: a #NatterIdGenerator
+ *
+ * Makes the next id. Ids from one generator are unique and strictly
+ * increasing as strings, even if the clock steps backwards (the last second
+ * seen is kept until the clock passes it). More than ten million ids within
+ * one second borrow the next second.
+ *
+ * Returns: (transfer full): a new id that natter_id_validate() accepts
+ */
+char *
+natter_id_generator_next (NatterIdGenerator *self)
+{
+  g_autoptr(GDateTime) time = NULL;
+  g_autofree char *stamp = NULL;
+  gint64 second;
+
+  g_return_val_if_fail (NATTER_IS_ID_GENERATOR (self), NULL);
+
+  second = natter_clock_now_us (self->clock) / G_USEC_PER_SEC;
+  if (second > self->last_second)
+    {
+      self->last_second = second;
+      self->counter = 0;
+    }
+  else if (self->counter >= 9999999)
+    {
+      self->last_second++;
+      self->counter = 0;
+    }
+  else
+    {
+      self->counter++;
+    }
+
+  time = g_date_time_new_from_unix_utc (self->last_second);
+  g_assert (time != NULL);
+  stamp = g_date_time_format (time, "%Y-%m-%dT%H-%M-%SZ");
+  return g_strdup_printf ("%s-%07u-000", stamp, self->counter);
+}
+
+static gboolean
+digits (const char *s,
+        guint       n,
+        guint      *out)
+{
+  guint value = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (!g_ascii_isdigit (s[i]))
+        return FALSE;
+      value = value * 10 + (guint) (s[i] - '0');
+    }
+  *out = value;
+  return TRUE;
+}
+
+/**
+ * natter_id_validate:
+ * @id: (nullable): a candidate turn or session id
+ * @error: return location for a #GError
+ *
+ * Checks @id against the strict id pattern before any path is built from
+ * it: exactly %NATTER_ID_LENGTH ASCII bytes of the form
+ * `YYYY-MM-DDTHH-MM-SSZ-CCCCCCC-SSS` with a real calendar date and time.
+ * Anything path-like (`/`, `..`, NUL, absolute paths) is rejected because it
+ * cannot match. Implements turn-runtime.md §2 and session-layer-spec.md
+ * §4.1.
+ *
+ * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_INVALID_ID.
+ */
+gboolean
+natter_id_validate (const char  *id,
+                    GError     **error)
+{
+  guint year, month, day, hour, minute, second, counter, suffix;
+
+  if (id == NULL)
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
+                           "The id is missing");
+      return FALSE;
+    }
+
+  /* strnlen bounds the scan: an overlong id is refused without reading it whole. */
+  if (strnlen (id, NATTER_ID_LENGTH + 1) != NATTER_ID_LENGTH ||
+      !digits (id, 4, &year) || id[4] != '-' ||
+      !digits (id + 5, 2, &month) || id[7] != '-' ||
+      !digits (id + 8, 2, &day) || id[10] != 'T' ||
+      !digits (id + 11, 2, &hour) || id[13] != '-' ||
+      !digits (id + 14, 2, &minute) || id[16] != '-' ||
+      !digits (id + 17, 2, &second) || id[19] != 'Z' || id[20] != '-' ||
+      !digits (id + 21, 7, &counter) || id[28] != '-' ||
+      !digits (id + 29, 3, &suffix))
+    goto invalid;
+
+  if (year < 1970 || month < 1 || month > 12 || day < 1 ||
+      day > g_date_get_days_in_month (month, year) ||
+      hour > 23 || minute > 59 || second > 59)
+    goto invalid;
+
+  return TRUE;
+
+invalid:
+  {
+    /* Never echo raw bytes: the id may be invalid UTF-8 or huge. */
+    g_autofree char *shown = g_utf8_make_valid (id, MIN (strnlen (id, 64), 64));
+
+    g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
+                 "“%s” is not a valid id", shown);
+    return FALSE;
+  }
+}
+
+/**
+ * natter_id_partition:
+ * @id: a valid id
+ *
+ * The date partition of @id: `YYYY/MM/DD` (turn-runtime.md §2). @id must
+ * already have passed natter_id_validate().
+ *
+ * Returns: (transfer full): the relative partition path
+ */
+char *
+natter_id_partition (const char *id)
+{
+  g_return_val_if_fail (natter_id_validate (id, NULL), NULL);
+
+  return g_strdup_printf ("%.4s/%.2s/%.2s", id, id + 5, id + 8);
+}

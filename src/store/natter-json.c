@@ -1,0 +1,533 @@
+/* natter-json.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "natter-json"
+
+#include <math.h>
+#include <string.h>
+
+#include "natter-json.h"
+
+/* The walk is iterative so that a hostile, deeply nested line cannot
+ * exhaust the stack of a worker thread. */
+static gboolean
+check_string (const char  *value,
+              const char  *what,
+              GError     **error)
+{
+  if (value == NULL || !g_utf8_validate (value, -1, NULL))
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
+                   "%s is not valid UTF-8", what);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * natter_json_check_lossless:
+ * @node: (transfer none): any JSON node
+ * @error: return location for a #GError
+ *
+ * Checks that @node can be stored and read back unchanged: every number is
+ * finite (no NaN, no Infinity) and every string and member name is valid
+ * UTF-8 without embedded NUL. This is the value check shared by
+ * natter_json_to_line() (every append) and natter_json_from_line() (every
+ * read). Implements the lossless-JSON rule of turn-runtime.md §2 and
+ * dsh-session.md.
+ *
+ * Returns: %TRUE if lossless; else %FALSE with
+ *   %NATTER_STORE_ERROR_NOT_LOSSLESS naming the offending value.
+ */
+gboolean
+natter_json_check_lossless (JsonNode  *node,
+                            GError   **error)
+{
+  g_autoptr(GPtrArray) stack = NULL;
+
+  g_return_val_if_fail (node != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  stack = g_ptr_array_new ();
+  g_ptr_array_add (stack, node);
+
+  while (stack->len > 0)
+    {
+      JsonNode *current = g_ptr_array_steal_index_fast (stack, stack->len - 1);
+
+      switch (JSON_NODE_TYPE (current))
+        {
+        case JSON_NODE_OBJECT:
+          {
+            JsonObjectIter iter;
+            const char *name;
+            JsonNode *member;
+
+            json_object_iter_init (&iter, json_node_get_object (current));
+            while (json_object_iter_next (&iter, &name, &member))
+              {
+                if (!check_string (name, "A member name", error))
+                  return FALSE;
+                g_ptr_array_add (stack, member);
+              }
+          }
+          break;
+
+        case JSON_NODE_ARRAY:
+          {
+            JsonArray *array = json_node_get_array (current);
+            guint n = json_array_get_length (array);
+
+            for (guint i = 0; i < n; i++)
+              g_ptr_array_add (stack, json_array_get_element (array, i));
+          }
+          break;
+
+        case JSON_NODE_VALUE:
+          {
+            GType type = json_node_get_value_type (current);
+
+            if (type == G_TYPE_DOUBLE)
+              {
+                double value = json_node_get_double (current);
+
+                if (!isfinite (value))
+                  {
+                    g_set_error (error, NATTER_STORE_ERROR,
+                                 NATTER_STORE_ERROR_NOT_LOSSLESS,
+                                 "A number is not finite (NaN or Infinity)");
+                    return FALSE;
+                  }
+              }
+            else if (type == G_TYPE_STRING)
+              {
+                if (!check_string (json_node_get_string (current), "A string", error))
+                  return FALSE;
+              }
+            else if (type != G_TYPE_INT64 && type != G_TYPE_BOOLEAN)
+              {
+                g_set_error (error, NATTER_STORE_ERROR,
+                             NATTER_STORE_ERROR_NOT_LOSSLESS,
+                             "A value of type %s has no JSON form",
+                             g_type_name (type));
+                return FALSE;
+              }
+          }
+          break;
+
+        case JSON_NODE_NULL:
+        default:
+          break;
+        }
+    }
+
+  return TRUE;
+}
+
+/**
+ * natter_json_to_line:
+ * @node: (transfer none): the value to serialize
+ * @length: (out) (optional): the length of the result in bytes
+ * @error: return location for a #GError
+ *
+ * Serializes @node to its canonical one-line form (compact json-glib
+ * output, no trailing newline) after natter_json_check_lossless(). The
+ * canonical form is a fixed point: natter_json_from_line() accepts exactly
+ * such lines.
+ *
+ * Returns: (transfer full) (nullable): the line, or %NULL with
+ *   %NATTER_STORE_ERROR_NOT_LOSSLESS.
+ */
+char *
+natter_json_to_line (JsonNode  *node,
+                     gsize     *length,
+                     GError   **error)
+{
+  g_autoptr(JsonGenerator) generator = NULL;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  if (!natter_json_check_lossless (node, error))
+    return NULL;
+
+  generator = json_generator_new ();
+  json_generator_set_root (generator, node);
+  return json_generator_to_data (generator, length);
+}
+
+/**
+ * natter_json_from_line:
+ * @line: the bytes of one line, without its newline
+ * @length: the length of @line in bytes, or -1 if nul-terminated
+ * @error: return location for a #GError
+ *
+ * Parses one stored line strictly: it must be valid UTF-8 without NUL,
+ * parse as JSON, pass natter_json_check_lossless(), and be byte-for-byte
+ * the canonical serialization natter_json_to_line() would write for the
+ * parsed value. The last rule rejects everything json-glib cannot
+ * round-trip: duplicate member names, integers beyond 64 bits, numbers that
+ * overflow to Infinity, `\u0000` escapes, and any hand-made formatting.
+ *
+ * Returns: (transfer full) (nullable): the parsed node, or %NULL with
+ *   %NATTER_STORE_ERROR_MALFORMED (not UTF-8, not JSON) or
+ *   %NATTER_STORE_ERROR_NOT_LOSSLESS (does not round-trip).
+ */
+JsonNode *
+natter_json_from_line (const char  *line,
+                       gssize       length,
+                       GError     **error)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *canonical = NULL;
+  gsize canonical_length = 0;
+  JsonNode *root;
+
+  g_return_val_if_fail (line != NULL, NULL);
+
+  if (length < 0)
+    length = strlen (line);
+
+  if (!g_utf8_validate_len (line, length, NULL))
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED,
+                           "The line is not valid UTF-8");
+      return NULL;
+    }
+
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, line, length, &local_error))
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED,
+                   "The line is not JSON: %s", local_error->message);
+      return NULL;
+    }
+
+  root = json_parser_get_root (parser);
+  if (root == NULL)
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED,
+                           "The line holds no JSON value");
+      return NULL;
+    }
+
+  canonical = natter_json_to_line (root, &canonical_length, error);
+  if (canonical == NULL)
+    return NULL;
+
+  if (canonical_length != (gsize) length || memcmp (canonical, line, length) != 0)
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
+                           "The line does not round-trip losslessly "
+                           "(duplicate member, out-of-range number or non-canonical form)");
+      return NULL;
+    }
+
+  return json_node_ref (root);
+}
+
+static JsonNode *
+get_member (JsonObject  *object,
+            const char  *member,
+            GError     **error)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL)
+    g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                 "Field “%s” is missing", member);
+  return node;
+}
+
+static gboolean
+is_value_of (JsonNode *node,
+             GType     type)
+{
+  return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == type;
+}
+
+static void
+set_type_error (GError     **error,
+                const char  *member,
+                const char  *expected)
+{
+  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+               "Field “%s” must be %s", member, expected);
+}
+
+/**
+ * natter_json_require_string:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member must be present and a string.
+ *
+ * Returns: (transfer none) (nullable): the string, owned by @object, or
+ *   %NULL with %NATTER_STORE_ERROR_SCHEMA.
+ */
+const char *
+natter_json_require_string (JsonObject  *object,
+                            const char  *member,
+                            GError     **error)
+{
+  JsonNode *node = get_member (object, member, error);
+
+  if (node == NULL)
+    return NULL;
+  if (!is_value_of (node, G_TYPE_STRING))
+    {
+      set_type_error (error, member, "a string");
+      return NULL;
+    }
+  return json_node_get_string (node);
+}
+
+/**
+ * natter_json_optional_string:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @out_value: (out) (optional) (transfer none) (nullable): the string or
+ *   %NULL when absent
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member may be absent; if present it must be a string
+ * (not null).
+ *
+ * Returns: %FALSE with %NATTER_STORE_ERROR_SCHEMA if present and not a
+ *   string.
+ */
+gboolean
+natter_json_optional_string (JsonObject  *object,
+                             const char  *member,
+                             const char **out_value,
+                             GError     **error)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (out_value != NULL)
+    *out_value = NULL;
+  if (node == NULL)
+    return TRUE;
+  if (!is_value_of (node, G_TYPE_STRING))
+    {
+      set_type_error (error, member, "a string when present");
+      return FALSE;
+    }
+  if (out_value != NULL)
+    *out_value = json_node_get_string (node);
+  return TRUE;
+}
+
+/**
+ * natter_json_require_int:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @out_value: (out) (optional): the integer
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member must be present and an integer (a JSON number
+ * without fraction or exponent).
+ *
+ * Returns: %FALSE with %NATTER_STORE_ERROR_SCHEMA otherwise.
+ */
+gboolean
+natter_json_require_int (JsonObject  *object,
+                         const char  *member,
+                         gint64      *out_value,
+                         GError     **error)
+{
+  JsonNode *node = get_member (object, member, error);
+
+  if (node == NULL)
+    return FALSE;
+  if (!is_value_of (node, G_TYPE_INT64))
+    {
+      set_type_error (error, member, "an integer");
+      return FALSE;
+    }
+  if (out_value != NULL)
+    *out_value = json_node_get_int (node);
+  return TRUE;
+}
+
+/**
+ * natter_json_require_boolean:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @out_value: (out) (optional): the boolean
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member must be present and `true` or `false`.
+ *
+ * Returns: %FALSE with %NATTER_STORE_ERROR_SCHEMA otherwise.
+ */
+gboolean
+natter_json_require_boolean (JsonObject  *object,
+                             const char  *member,
+                             gboolean    *out_value,
+                             GError     **error)
+{
+  JsonNode *node = get_member (object, member, error);
+
+  if (node == NULL)
+    return FALSE;
+  if (!is_value_of (node, G_TYPE_BOOLEAN))
+    {
+      set_type_error (error, member, "a boolean");
+      return FALSE;
+    }
+  if (out_value != NULL)
+    *out_value = json_node_get_boolean (node);
+  return TRUE;
+}
+
+/**
+ * natter_json_require_object:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member must be present and an object.
+ *
+ * Returns: (transfer none) (nullable): the object, or %NULL with
+ *   %NATTER_STORE_ERROR_SCHEMA.
+ */
+JsonObject *
+natter_json_require_object (JsonObject  *object,
+                            const char  *member,
+                            GError     **error)
+{
+  JsonNode *node = get_member (object, member, error);
+
+  if (node == NULL)
+    return NULL;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      set_type_error (error, member, "an object");
+      return NULL;
+    }
+  return json_node_get_object (node);
+}
+
+/**
+ * natter_json_require_array:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member must be present and an array.
+ *
+ * Returns: (transfer none) (nullable): the array, or %NULL with
+ *   %NATTER_STORE_ERROR_SCHEMA.
+ */
+JsonArray *
+natter_json_require_array (JsonObject  *object,
+                           const char  *member,
+                           GError     **error)
+{
+  JsonNode *node = get_member (object, member, error);
+
+  if (node == NULL)
+    return NULL;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      set_type_error (error, member, "an array");
+      return NULL;
+    }
+  return json_node_get_array (node);
+}
+
+/**
+ * natter_json_require_enum:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @allowed: (array zero-terminated=1): the allowed values
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member must be a string equal to one of @allowed.
+ *
+ * Returns: (transfer none) (nullable): the value, or %NULL with
+ *   %NATTER_STORE_ERROR_SCHEMA.
+ */
+const char *
+natter_json_require_enum (JsonObject          *object,
+                          const char          *member,
+                          const char * const  *allowed,
+                          GError             **error)
+{
+  const char *value = natter_json_require_string (object, member, error);
+
+  if (value == NULL)
+    return NULL;
+  if (!g_strv_contains (allowed, value))
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "Field “%s” has the unknown value “%s”", member, value);
+      return NULL;
+    }
+  return value;
+}
+
+/**
+ * natter_json_is_timestamp:
+ * @value: a string
+ *
+ * Whether @value is an ISO-8601 UTC timestamp as Natter writes it:
+ * `YYYY-MM-DDTHH:MM:SS[.fff…]Z`, a real calendar date and time.
+ *
+ * Returns: %TRUE if it is.
+ */
+gboolean
+natter_json_is_timestamp (const char *value)
+{
+  g_autoptr(GDateTime) parsed = NULL;
+  gsize length;
+
+  if (value == NULL)
+    return FALSE;
+  length = strlen (value);
+  /* The shape first: GDateTime also accepts offsets and other forms we never write. */
+  if (length < 20 || value[length - 1] != 'Z' || value[4] != '-' || value[7] != '-' ||
+      value[10] != 'T' || value[13] != ':' || value[16] != ':')
+    return FALSE;
+  for (gsize i = 19; i + 1 < length; i++)
+    if (!(i == 19 ? value[i] == '.' : g_ascii_isdigit (value[i])))
+      return FALSE;
+  if (length == 21)
+    return FALSE;
+  parsed = g_date_time_new_from_iso8601 (value, NULL);
+  return parsed != NULL;
+}
+
+/**
+ * natter_json_require_timestamp:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name, usually `ts`
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member must be an ISO-8601 UTC timestamp
+ * (natter_json_is_timestamp()).
+ *
+ * Returns: (transfer none) (nullable): the value, or %NULL with
+ *   %NATTER_STORE_ERROR_SCHEMA.
+ */
+const char *
+natter_json_require_timestamp (JsonObject  *object,
+                               const char  *member,
+                               GError     **error)
+{
+  const char *value = natter_json_require_string (object, member, error);
+
+  if (value == NULL)
+    return NULL;
+  if (!natter_json_is_timestamp (value))
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "Field “%s” is not an ISO-8601 UTC timestamp: “%s”", member, value);
+      return NULL;
+    }
+  return value;
+}

@@ -1,0 +1,123 @@
+/* natter-jsonl-repo.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "natter-types.h"
+#include "natter-keyed-mutex.h"
+
+G_BEGIN_DECLS
+
+/**
+ * NatterEventValidator:
+ * @event: (transfer none): one event object
+ * @owner_id: the id of the file the event belongs to
+ * @error: return location for a #GError
+ *
+ * Validates one event field by field against its schema (required fields,
+ * types, enums, `schemaVersion`, the owner id member equal to @owner_id).
+ *
+ * Returns: %FALSE with a %NATTER_STORE_ERROR code (SCHEMA, UNKNOWN_TYPE,
+ *   UNSUPPORTED_VERSION) when invalid.
+ */
+typedef gboolean (*NatterEventValidator) (JsonObject  *event,
+                                          const char  *owner_id,
+                                          GError     **error);
+
+#define NATTER_TYPE_JSONL_REPO (natter_jsonl_repo_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterJsonlRepo, natter_jsonl_repo, NATTER, JSONL_REPO, GObject)
+
+NatterJsonlRepo *natter_jsonl_repo_new                  (GFile                *storage_dir,
+                                                         const char           *kind,
+                                                         const char           *created_type,
+                                                         NatterEventValidator  validator);
+NatterJsonlRepo *natter_turn_repo_new                   (GFile                *storage_dir);
+NatterJsonlRepo *natter_session_repo_new                (GFile                *storage_dir);
+
+GFile           *natter_jsonl_repo_get_file             (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         GError              **error);
+
+/* Synchronous forms: for worker threads and tools; never on the main thread. */
+gboolean         natter_jsonl_repo_create_sync          (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         JsonNode             *created_event,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
+GPtrArray       *natter_jsonl_repo_read_sync            (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
+gboolean         natter_jsonl_repo_append_sync          (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         GPtrArray            *events,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
+GStrv            natter_jsonl_repo_list_ids_sync        (NatterJsonlRepo      *self,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
+gboolean         natter_jsonl_repo_delete_sync          (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
+
+/* Asynchronous forms: the work runs in a worker thread (g_task_run_in_thread). */
+void             natter_jsonl_repo_create_async         (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         JsonNode             *created_event,
+                                                         GCancellable         *cancellable,
+                                                         GAsyncReadyCallback   callback,
+                                                         gpointer              user_data);
+gboolean         natter_jsonl_repo_create_finish        (NatterJsonlRepo      *self,
+                                                         GAsyncResult         *result,
+                                                         GError              **error);
+void             natter_jsonl_repo_read_async           (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         GCancellable         *cancellable,
+                                                         GAsyncReadyCallback   callback,
+                                                         gpointer              user_data);
+GPtrArray       *natter_jsonl_repo_read_finish          (NatterJsonlRepo      *self,
+                                                         GAsyncResult         *result,
+                                                         GError              **error);
+void             natter_jsonl_repo_append_async         (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         GPtrArray            *events,
+                                                         GCancellable         *cancellable,
+                                                         GAsyncReadyCallback   callback,
+                                                         gpointer              user_data);
+gboolean         natter_jsonl_repo_append_finish        (NatterJsonlRepo      *self,
+                                                         GAsyncResult         *result,
+                                                         GError              **error);
+void             natter_jsonl_repo_list_ids_async       (NatterJsonlRepo      *self,
+                                                         GCancellable         *cancellable,
+                                                         GAsyncReadyCallback   callback,
+                                                         gpointer              user_data);
+GStrv            natter_jsonl_repo_list_ids_finish      (NatterJsonlRepo      *self,
+                                                         GAsyncResult         *result,
+                                                         GError              **error);
+void             natter_jsonl_repo_delete_async         (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         GCancellable         *cancellable,
+                                                         GAsyncReadyCallback   callback,
+                                                         gpointer              user_data);
+gboolean         natter_jsonl_repo_delete_finish        (NatterJsonlRepo      *self,
+                                                         GAsyncResult         *result,
+                                                         GError              **error);
+
+/* with_lock: in-process exclusion per id (turn-runtime.md §2, spec §4.3). */
+void             natter_jsonl_repo_lock_async           (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         GCancellable         *cancellable,
+                                                         GAsyncReadyCallback   callback,
+                                                         gpointer              user_data);
+NatterLockGuard *natter_jsonl_repo_lock_finish          (NatterJsonlRepo      *self,
+                                                         GAsyncResult         *result,
+                                                         GError              **error);
+
+G_END_DECLS

@@ -1,0 +1,6 @@
+/* natter-session-schema.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "natter-session-schema.h"

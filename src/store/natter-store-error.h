@@ -1,0 +1,23 @@
+/* natter-store-error.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "natter-types.h"
+
+G_BEGIN_DECLS
+
+/**
+ * NATTER_STORE_ERROR:
+ *
+ * The error domain of the store layer; codes are #NatterStoreError.
+ */
+#define NATTER_STORE_ERROR (natter_store_error_quark ())
+
+GQuark natter_store_error_quark (void);
+
+G_END_DECLS

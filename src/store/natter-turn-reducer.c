@@ -1,0 +1,6 @@
+/* natter-turn-reducer.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "natter-turn-reducer.h"

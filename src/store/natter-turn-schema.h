@@ -1,0 +1,18 @@
+/* natter-turn-schema.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "natter-types.h"
+
+G_BEGIN_DECLS
+
+gboolean natter_turn_event_validate (JsonObject  *event,
+                                     const char  *turn_id,
+                                     GError     **error);
+
+G_END_DECLS

@@ -1,0 +1,204 @@
+/* test-json.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The lossless-JSON check (turn-runtime.md §2, dsh-session.md).
+ */
+
+#include <math.h>
+
+#include "natter-json.h"
+#include "natter-test-support.h"
+
+static void
+test_canonical_round_trip (void)
+{
+  const char *lines[] = {
+    "{\"type\":\"turn_created\",\"n\":1,\"f\":0.5,\"s\":\"é\\n\\\"\",\"a\":[true,false,null]}",
+    "[]",
+    "{}",
+    "\"text\"",
+    "{\"big\":9223372036854775807,\"neg\":-0.0}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonNode) node = natter_json_from_line (lines[i], -1, &error);
+      g_autofree char *again = NULL;
+
+      g_assert_no_error (error);
+      again = natter_json_to_line (node, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (again, ==, lines[i]);
+    }
+}
+
+static void
+assert_line_rejected (const char *line,
+                      gssize      length,
+                      int         code)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = natter_json_from_line (line, length, &error);
+
+  g_assert_null (node);
+  g_assert_error (error, NATTER_STORE_ERROR, code);
+}
+
+static void
+test_rejects_non_lossless_lines (void)
+{
+  /* NaN and Infinity are not JSON; 1e400 overflows to Infinity. */
+  assert_line_rejected ("{\"n\":NaN}", -1, NATTER_STORE_ERROR_MALFORMED);
+  assert_line_rejected ("{\"n\":Infinity}", -1, NATTER_STORE_ERROR_MALFORMED);
+  assert_line_rejected ("{\"n\":1e400}", -1, NATTER_STORE_ERROR_NOT_LOSSLESS);
+  /* Silently lost by a parse: duplicate members, huge integers, NUL escapes. */
+  assert_line_rejected ("{\"a\":1,\"a\":2}", -1, NATTER_STORE_ERROR_NOT_LOSSLESS);
+  assert_line_rejected ("{\"z\":123456789012345678901234}", -1, NATTER_STORE_ERROR_NOT_LOSSLESS);
+  assert_line_rejected ("{\"s\":\"a\\u0000b\"}", -1, NATTER_STORE_ERROR_NOT_LOSSLESS);
+  /* Not the canonical form Natter writes. */
+  assert_line_rejected ("{\"a\": 1}", -1, NATTER_STORE_ERROR_NOT_LOSSLESS);
+  /* Invalid UTF-8 and embedded NUL bytes. */
+  assert_line_rejected ("{\"s\":\"\xff\xfe\"}", -1, NATTER_STORE_ERROR_MALFORMED);
+  assert_line_rejected ("{\"s\":\"a\0b\"}", 10, NATTER_STORE_ERROR_MALFORMED);
+  /* Not JSON at all, or nothing. */
+  assert_line_rejected ("{\"a\":", -1, NATTER_STORE_ERROR_MALFORMED);
+  assert_line_rejected ("", -1, NATTER_STORE_ERROR_MALFORMED);
+}
+
+static void
+test_rejects_non_finite_values (void)
+{
+  g_autoptr(JsonNode) object = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonObject) o = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+
+  json_object_set_double_member (o, "x", NAN);
+  json_node_set_object (object, o);
+  line = natter_json_to_line (object, NULL, &error);
+  g_assert_null (line);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS);
+  g_clear_error (&error);
+
+  json_object_set_double_member (o, "x", INFINITY);
+  g_assert_false (natter_json_check_lossless (object, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS);
+}
+
+static void
+test_rejects_invalid_utf8_values (void)
+{
+  g_autoptr(JsonNode) object = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonObject) o = json_object_new ();
+  g_autoptr(GError) error = NULL;
+
+  json_object_set_string_member (o, "x", "bad \xc3\x28");
+  json_node_set_object (object, o);
+  g_assert_false (natter_json_check_lossless (object, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS);
+  g_clear_error (&error);
+
+  json_object_remove_member (o, "x");
+  json_object_set_int_member (o, "bad \xff", 1);
+  g_assert_false (natter_json_check_lossless (object, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS);
+}
+
+static void
+test_deep_nesting_does_not_overflow (void)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  for (guint i = 0; i < 5000; i++)
+    g_string_append_c (line, '[');
+  for (guint i = 0; i < 5000; i++)
+    g_string_append_c (line, ']');
+  /* Either outcome is acceptable; what matters is a clean return. */
+  node = natter_json_from_line (line->str, line->len, &error);
+  g_assert_true ((node != NULL) != (error != NULL));
+}
+
+static void
+test_schema_helpers (void)
+{
+  g_autoptr(JsonNode) node = natter_test_json ("{\"s\":\"x\",\"i\":3,\"f\":1.5,\"b\":true,"
+                                               "\"o\":{},\"a\":[],\"n\":null,"
+                                               "\"ts\":\"2026-11-30T09:14:03.123Z\","
+                                               "\"bad_ts\":\"2026-11-30 09:14:03\"}");
+  JsonObject *o = json_node_get_object (node);
+  const char * const kinds[] = { "x", "y", NULL };
+  g_autoptr(GError) error = NULL;
+  const char *value = NULL;
+  gint64 i = 0;
+  gboolean b = FALSE;
+
+  g_assert_cmpstr (natter_json_require_string (o, "s", &error), ==, "x");
+  g_assert_null (natter_json_require_string (o, "i", &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA);
+  g_clear_error (&error);
+  g_assert_null (natter_json_require_string (o, "missing", &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA);
+  g_clear_error (&error);
+
+  g_assert_true (natter_json_optional_string (o, "missing", &value, &error));
+  g_assert_null (value);
+  g_assert_false (natter_json_optional_string (o, "n", &value, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA);
+  g_clear_error (&error);
+
+  g_assert_true (natter_json_require_int (o, "i", &i, &error));
+  g_assert_cmpint (i, ==, 3);
+  g_assert_false (natter_json_require_int (o, "f", &i, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA);
+  g_clear_error (&error);
+
+  g_assert_true (natter_json_require_boolean (o, "b", &b, &error));
+  g_assert_true (b);
+  g_assert_nonnull (natter_json_require_object (o, "o", &error));
+  g_assert_null (natter_json_require_object (o, "a", &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA);
+  g_clear_error (&error);
+  g_assert_nonnull (natter_json_require_array (o, "a", &error));
+
+  g_assert_cmpstr (natter_json_require_enum (o, "s", kinds, &error), ==, "x");
+  g_assert_null (natter_json_require_enum (o, "ts", kinds, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA);
+  g_clear_error (&error);
+
+  g_assert_nonnull (natter_json_require_timestamp (o, "ts", &error));
+  g_assert_null (natter_json_require_timestamp (o, "bad_ts", &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA);
+}
+
+static void
+test_timestamps (void)
+{
+  g_assert_true (natter_json_is_timestamp ("2026-11-30T09:14:03Z"));
+  g_assert_true (natter_json_is_timestamp ("2026-11-30T09:14:03.123Z"));
+  g_assert_false (natter_json_is_timestamp ("2026-11-30T09:14:03.Z"));
+  g_assert_false (natter_json_is_timestamp ("2026-11-30T09:14:03+01:00"));
+  g_assert_false (natter_json_is_timestamp ("2026-13-45T09:14:03Z"));
+  g_assert_false (natter_json_is_timestamp ("2026-11-30T25:14:03Z"));
+  g_assert_false (natter_json_is_timestamp (""));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/json/canonical-round-trip", test_canonical_round_trip);
+  g_test_add_func ("/json/rejects-non-lossless-lines", test_rejects_non_lossless_lines);
+  g_test_add_func ("/json/rejects-non-finite-values", test_rejects_non_finite_values);
+  g_test_add_func ("/json/rejects-invalid-utf8-values", test_rejects_invalid_utf8_values);
+  g_test_add_func ("/json/deep-nesting", test_deep_nesting_does_not_overflow);
+  g_test_add_func ("/json/schema-helpers", test_schema_helpers);
+  g_test_add_func ("/json/timestamps", test_timestamps);
+
+  return g_test_run ();
+}
