@@ -1,0 +1,18 @@
+/* natter-application.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define NATTER_TYPE_APPLICATION (natter_application_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterApplication, natter_application, NATTER, APPLICATION, AdwApplication)
+
+NatterApplication *natter_application_new (void);
+
+G_END_DECLS
