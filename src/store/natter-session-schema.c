@@ -3,13 +3,479 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "natter-session-schema.h"
+#define G_LOG_DOMAIN "natter-session-schema"
 
-/* Placeholder until the schema lands: accepts everything. */
+#include <string.h>
+
+#include "natter-id.h"
+#include "natter-json.h"
+#include "natter-session-schema.h"
+#include "natter-store-error.h"
+
+/* Validation is strict in both directions: every required field must be
+ * there with the right type, and no member outside the schema may be
+ * present. A member this version does not know would otherwise be read,
+ * ignored by the reducer and silently dropped by any rewrite, which is the
+ * lossy behaviour the spec forbids (§4.2: additions arrive as a schema
+ * version bump, not as stray fields). */
+
+static const char * const created_members[] = {
+  "type", "sessionId", "ts", "schemaVersion", "title", "cwd",
+  "parentSession", "forkedFromTurnId", NULL
+};
+static const char * const turn_appended_members[] = {
+  "type", "sessionId", "ts", "turnId", "sessionSeq", "agentId", "model", NULL
+};
+static const char * const title_changed_members[] = {
+  "type", "sessionId", "ts", "title", NULL
+};
+static const char * const model_members[] = {
+  "provider", "model", NULL
+};
+
+static gboolean
+check_members (JsonObject         *object,
+               const char * const *allowed,
+               const char         *what,
+               GError            **error)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  json_object_iter_init (&iter, object);
+  while (json_object_iter_next (&iter, &name, &member))
+    {
+      if (!g_strv_contains (allowed, name))
+        {
+          g_autofree char *shown = g_utf8_make_valid (name, MIN (strlen (name), 64));
+
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                       "%s has the unknown field “%s”", what, shown);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Ids inside an event are schema facts, so a bad one is reported as
+ * SCHEMA (the event is malformed), not INVALID_ID (which means a caller
+ * passed a bad id to the repository). */
+static gboolean
+check_id_field (const char  *member,
+                const char  *value,
+                GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (natter_id_validate (value, &local_error))
+    return TRUE;
+  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+               "Field “%s” is not a valid id: %s", member, local_error->message);
+  return FALSE;
+}
+
+static gboolean
+require_id (JsonObject  *object,
+            const char  *member,
+            const char **out_value,
+            GError     **error)
+{
+  const char *value = natter_json_require_string (object, member, error);
+
+  if (value == NULL || !check_id_field (member, value, error))
+    return FALSE;
+  if (out_value != NULL)
+    *out_value = value;
+  return TRUE;
+}
+
+static gboolean
+require_non_empty_string (JsonObject  *object,
+                          const char  *member,
+                          GError     **error)
+{
+  const char *value = natter_json_require_string (object, member, error);
+
+  if (value == NULL)
+    return FALSE;
+  if (*value == '\0')
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "Field “%s” must not be empty", member);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * natter_session_cwd_validate:
+ * @cwd: (nullable): a candidate working directory
+ * @error: return location for a #GError
+ *
+ * Checks a session's `cwd` (dsh-session.md: a validated absolute path): it
+ * must be valid UTF-8, start with `/`, be at most %NATTER_SESSION_CWD_MAX
+ * bytes, and be normalized — no empty component (`//`, a trailing `/`
+ * except for `/` itself) and no `.` or `..` component. A NUL cannot occur
+ * inside a C string, and a JSON `\u0000` escape is refused by the lossless
+ * line check before any schema runs.
+ *
+ * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_SCHEMA.
+ */
+gboolean
+natter_session_cwd_validate (const char  *cwd,
+                             GError     **error)
+{
+  const char *reason = NULL;
+  gsize length;
+
+  if (cwd == NULL)
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                           "Field “cwd” is missing");
+      return FALSE;
+    }
+
+  length = strnlen (cwd, NATTER_SESSION_CWD_MAX + 1);
+  if (length > NATTER_SESSION_CWD_MAX)
+    reason = "is too long";
+  else if (!g_utf8_validate_len (cwd, length, NULL))
+    reason = "is not valid UTF-8";
+  else if (cwd[0] != '/')
+    reason = "is not an absolute path";
+  else if (length > 1)
+    {
+      /* Walk the components after the leading slash. */
+      const char *p = cwd + 1;
+
+      while (reason == NULL)
+        {
+          const char *end = strchr (p, '/');
+          gsize n = end != NULL ? (gsize) (end - p) : strlen (p);
+
+          if (n == 0)
+            reason = "has an empty component (not normalized)";
+          else if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            reason = "has a “.” or “..” component (not normalized)";
+          if (end == NULL)
+            break;
+          p = end + 1;
+        }
+    }
+
+  if (reason != NULL)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "Field “cwd” %s", reason);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+validate_created (JsonObject  *event,
+                  GError     **error)
+{
+  const char *cwd = NULL;
+  const char *parent = NULL;
+  const char *forked_from = NULL;
+  gint64 version = 0;
+
+  /* The version comes first so that a file from a newer Natter fails as
+   * UNSUPPORTED_VERSION rather than on one of its new fields. */
+  if (!natter_json_require_int (event, "schemaVersion", &version, error))
+    return FALSE;
+  if (version != NATTER_SESSION_SCHEMA_VERSION)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_UNSUPPORTED_VERSION,
+                   "Session schema version %" G_GINT64_FORMAT " is not supported "
+                   "(only %d is)", version, NATTER_SESSION_SCHEMA_VERSION);
+      return FALSE;
+    }
+
+  if (!check_members (event, created_members, "session_created", error))
+    return FALSE;
+  if (!natter_json_optional_string (event, "title", NULL, error))
+    return FALSE;
+
+  if (!natter_json_optional_string (event, "cwd", &cwd, error))
+    return FALSE;
+  if (cwd != NULL && !natter_session_cwd_validate (cwd, error))
+    return FALSE;
+
+  if (!natter_json_optional_string (event, "parentSession", &parent, error))
+    return FALSE;
+  if (parent != NULL && !check_id_field ("parentSession", parent, error))
+    return FALSE;
+
+  if (!natter_json_optional_string (event, "forkedFromTurnId", &forked_from, error))
+    return FALSE;
+  if (forked_from != NULL)
+    {
+      /* A fork point is meaningless without the session it was taken from. */
+      if (parent == NULL)
+        {
+          g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                               "Field “forkedFromTurnId” requires “parentSession”");
+          return FALSE;
+        }
+      if (!check_id_field ("forkedFromTurnId", forked_from, error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+validate_turn_appended (JsonObject  *event,
+                        GError     **error)
+{
+  JsonObject *model;
+  gint64 seq = 0;
+
+  if (!check_members (event, turn_appended_members, "turn_appended", error))
+    return FALSE;
+  if (!require_id (event, "turnId", NULL, error))
+    return FALSE;
+
+  if (!natter_json_require_int (event, "sessionSeq", &seq, error))
+    return FALSE;
+  if (seq < 1)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "Field “sessionSeq” must be at least 1, not %" G_GINT64_FORMAT, seq);
+      return FALSE;
+    }
+
+  if (!require_non_empty_string (event, "agentId", error))
+    return FALSE;
+
+  /* The model descriptor of turn-runtime.md §12: {provider, model}. */
+  model = natter_json_require_object (event, "model", error);
+  if (model == NULL)
+    return FALSE;
+  if (!check_members (model, model_members, "The model descriptor", error) ||
+      !require_non_empty_string (model, "provider", error) ||
+      !require_non_empty_string (model, "model", error))
+    {
+      g_prefix_error (error, "Field “model”: ");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+validate_title_changed (JsonObject  *event,
+                        GError     **error)
+{
+  if (!check_members (event, title_changed_members, "title_changed", error))
+    return FALSE;
+  return natter_json_require_string (event, "title", error) != NULL;
+}
+
+/**
+ * natter_session_event_validate:
+ * @event: (transfer none): one session event
+ * @session_id: (nullable): the id of the session file the event belongs to,
+ *   or %NULL to accept any valid id (the reducer compares ids itself)
+ * @error: return location for a #GError
+ *
+ * Validates one session event field by field (session-layer-spec.md §4.2
+ * and §5). Every event needs `type`, `sessionId` (a valid id, equal to
+ * @session_id when given) and an ISO-8601 UTC `ts`. Per type:
+ *
+ * - `session_created`: `schemaVersion` exactly 1; optional `title`
+ *   (string), `cwd` (natter_session_cwd_validate()), `parentSession` (a
+ *   valid id) and `forkedFromTurnId` (a valid id, only with
+ *   `parentSession`);
+ * - `turn_appended`: `turnId` (a valid id), `sessionSeq` (an integer ≥ 1),
+ *   `agentId` (a non-empty string), `model` (`{provider, model}`, both
+ *   non-empty strings);
+ * - `title_changed`: `title` (a string).
+ *
+ * Members outside the schema are refused. This function matches
+ * #NatterEventValidator, so it is what the session repository runs on every
+ * line it reads or appends.
+ *
+ * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_UNKNOWN_TYPE
+ *   (a `type` this version does not know),
+ *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1)
+ *   or %NATTER_STORE_ERROR_SCHEMA (anything else).
+ */
 gboolean
 natter_session_event_validate (JsonObject  *event,
-                            const char  *session_id,
-                            GError     **error)
+                               const char  *session_id,
+                               GError     **error)
 {
-  return TRUE;
+  const char *type;
+  const char *event_session_id = NULL;
+
+  g_return_val_if_fail (event != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  type = natter_json_require_string (event, "type", error);
+  if (type == NULL)
+    return FALSE;
+  if (!g_str_equal (type, "session_created") &&
+      !g_str_equal (type, "turn_appended") &&
+      !g_str_equal (type, "title_changed"))
+    {
+      g_autofree char *shown = g_utf8_make_valid (type, MIN (strlen (type), 64));
+
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_UNKNOWN_TYPE,
+                   "Unknown session event type “%s”", shown);
+      return FALSE;
+    }
+
+  if (!require_id (event, "sessionId", &event_session_id, error))
+    return FALSE;
+  if (session_id != NULL && !g_str_equal (event_session_id, session_id))
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "Field “sessionId” is “%s”, expected “%s”",
+                   event_session_id, session_id);
+      return FALSE;
+    }
+
+  if (natter_json_require_timestamp (event, "ts", error) == NULL)
+    return FALSE;
+
+  if (g_str_equal (type, "session_created"))
+    return validate_created (event, error);
+  if (g_str_equal (type, "turn_appended"))
+    return validate_turn_appended (event, error);
+  return validate_title_changed (event, error);
+}
+
+static JsonObject *
+new_event (const char *type,
+           const char *session_id,
+           const char *ts)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "type", type);
+  json_object_set_string_member (object, "sessionId", session_id);
+  json_object_set_string_member (object, "ts", ts);
+  return object;
+}
+
+static JsonNode *
+wrap (JsonObject *object)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, object);
+  return node;
+}
+
+/**
+ * natter_session_event_new_created:
+ * @session_id: the new session's id
+ * @ts: an ISO-8601 UTC timestamp
+ * @title: (nullable): the initial title
+ * @cwd: (nullable): the session's absolute, normalized working directory
+ * @parent_session: (nullable): the session this one descends from
+ * @forked_from_turn_id: (nullable): for a fork, the last turn of
+ *   @parent_session that the fork keeps; only with @parent_session
+ *
+ * Builds a `session_created` event with `schemaVersion: 1`
+ * (session-layer-spec.md §5; dsh-session.md header fields). Absent
+ * optional fields are omitted, never written as null. It does not
+ * validate: the repository runs natter_session_event_validate() on create.
+ *
+ * Returns: (transfer full): a JSON object node
+ */
+JsonNode *
+natter_session_event_new_created (const char *session_id,
+                                  const char *ts,
+                                  const char *title,
+                                  const char *cwd,
+                                  const char *parent_session,
+                                  const char *forked_from_turn_id)
+{
+  JsonObject *object;
+
+  g_return_val_if_fail (session_id != NULL, NULL);
+  g_return_val_if_fail (ts != NULL, NULL);
+
+  object = new_event ("session_created", session_id, ts);
+  json_object_set_int_member (object, "schemaVersion", NATTER_SESSION_SCHEMA_VERSION);
+  if (title != NULL)
+    json_object_set_string_member (object, "title", title);
+  if (cwd != NULL)
+    json_object_set_string_member (object, "cwd", cwd);
+  if (parent_session != NULL)
+    json_object_set_string_member (object, "parentSession", parent_session);
+  if (forked_from_turn_id != NULL)
+    json_object_set_string_member (object, "forkedFromTurnId", forked_from_turn_id);
+  return wrap (object);
+}
+
+/**
+ * natter_session_event_new_turn_appended:
+ * @session_id: the session's id
+ * @ts: an ISO-8601 UTC timestamp
+ * @turn_id: the id of the (already created) turn
+ * @session_seq: the 1-based position of the turn in the session
+ * @agent_id: the agent the turn runs, denormalized from the turn
+ * @model: (transfer none): the resolved `{provider, model}` descriptor,
+ *   denormalized from the turn
+ *
+ * Builds a `turn_appended` event (session-layer-spec.md §5). The event
+ * holds a new reference to @model, so @model must not be modified
+ * afterwards. It does not validate.
+ *
+ * Returns: (transfer full): a JSON object node
+ */
+JsonNode *
+natter_session_event_new_turn_appended (const char *session_id,
+                                        const char *ts,
+                                        const char *turn_id,
+                                        gint64      session_seq,
+                                        const char *agent_id,
+                                        JsonObject *model)
+{
+  JsonObject *object;
+
+  g_return_val_if_fail (session_id != NULL, NULL);
+  g_return_val_if_fail (ts != NULL, NULL);
+  g_return_val_if_fail (turn_id != NULL, NULL);
+  g_return_val_if_fail (agent_id != NULL, NULL);
+  g_return_val_if_fail (model != NULL, NULL);
+
+  object = new_event ("turn_appended", session_id, ts);
+  json_object_set_string_member (object, "turnId", turn_id);
+  json_object_set_int_member (object, "sessionSeq", session_seq);
+  json_object_set_string_member (object, "agentId", agent_id);
+  json_object_set_object_member (object, "model", json_object_ref (model));
+  return wrap (object);
+}
+
+/**
+ * natter_session_event_new_title_changed:
+ * @session_id: the session's id
+ * @ts: an ISO-8601 UTC timestamp
+ * @title: the new title
+ *
+ * Builds a `title_changed` event (session-layer-spec.md §5). It does not
+ * validate.
+ *
+ * Returns: (transfer full): a JSON object node
+ */
+JsonNode *
+natter_session_event_new_title_changed (const char *session_id,
+                                        const char *ts,
+                                        const char *title)
+{
+  JsonObject *object;
+
+  g_return_val_if_fail (session_id != NULL, NULL);
+  g_return_val_if_fail (ts != NULL, NULL);
+  g_return_val_if_fail (title != NULL, NULL);
+
+  object = new_event ("title_changed", session_id, ts);
+  json_object_set_string_member (object, "title", title);
+  return wrap (object);
 }

@@ -1,6 +1,9 @@
 /* natter-session-schema.h
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The session event schemas of session-layer-spec.md §5, with the session
+ * header ideas of dsh-session.md (`cwd`, `parentSession`, fork lineage).
  */
 
 #pragma once
@@ -11,8 +14,40 @@
 
 G_BEGIN_DECLS
 
-gboolean natter_session_event_validate (JsonObject  *event,
-                                        const char  *session_id,
-                                        GError     **error);
+/**
+ * NATTER_SESSION_SCHEMA_VERSION:
+ *
+ * The only `schemaVersion` a `session_created` event may carry in v1.
+ */
+#define NATTER_SESSION_SCHEMA_VERSION 1
+
+/**
+ * NATTER_SESSION_CWD_MAX:
+ *
+ * The longest `cwd` accepted, in bytes (PATH_MAX on Linux, less the NUL).
+ */
+#define NATTER_SESSION_CWD_MAX 4095
+
+gboolean  natter_session_event_validate          (JsonObject  *event,
+                                                  const char  *session_id,
+                                                  GError     **error);
+gboolean  natter_session_cwd_validate            (const char  *cwd,
+                                                  GError     **error);
+
+JsonNode *natter_session_event_new_created       (const char  *session_id,
+                                                  const char  *ts,
+                                                  const char  *title,
+                                                  const char  *cwd,
+                                                  const char  *parent_session,
+                                                  const char  *forked_from_turn_id);
+JsonNode *natter_session_event_new_turn_appended (const char  *session_id,
+                                                  const char  *ts,
+                                                  const char  *turn_id,
+                                                  gint64       session_seq,
+                                                  const char  *agent_id,
+                                                  JsonObject  *model);
+JsonNode *natter_session_event_new_title_changed (const char  *session_id,
+                                                  const char  *ts,
+                                                  const char  *title);
 
 G_END_DECLS
