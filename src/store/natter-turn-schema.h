@@ -1,6 +1,8 @@
 /* natter-turn-schema.h
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The durable turn events of turn-runtime.md §3, validated field by field.
  */
 
 #pragma once
@@ -11,8 +13,19 @@
 
 G_BEGIN_DECLS
 
-gboolean natter_turn_event_validate (JsonObject  *event,
-                                     const char  *turn_id,
-                                     GError     **error);
+/**
+ * NATTER_TURN_SCHEMA_VERSION:
+ *
+ * The only `schemaVersion` a `turn_created` event may carry.
+ */
+#define NATTER_TURN_SCHEMA_VERSION 1
+
+gboolean  natter_turn_event_validate   (JsonObject  *event,
+                                        const char  *turn_id,
+                                        GError     **error);
+gboolean  natter_turn_is_request_ref   (const char  *ref);
+JsonNode *natter_turn_event_new        (const char  *type,
+                                        const char  *turn_id,
+                                        const char  *ts);
 
 G_END_DECLS
