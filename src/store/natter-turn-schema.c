@@ -945,7 +945,8 @@ natter_turn_event_new (const char *type,
     }
   else
     {
-      g_autofree char *stamp = natter_clock_format_ts (natter_clock_get_system ());
+      g_autoptr(NatterClock) clock = natter_clock_get_system ();
+      g_autofree char *stamp = natter_clock_format_ts (clock);
 
       json_object_set_string_member (object, "ts", stamp);
     }
