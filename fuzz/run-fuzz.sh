@@ -1,0 +1,40 @@
+#!/bin/sh
+# Builds the libFuzzer target into build-fuzz and runs it for N seconds
+# (default 60), seeded from fuzz/corpus. Exits non-zero on any crash, leak,
+# sanitizer report, timeout or GLib warning; the reproducer is left in
+# build-fuzz/fuzz-artifacts/. New corpus entries go to a temp directory, so
+# the checked-in corpus only changes by hand.
+#
+# Usage: fuzz/run-fuzz.sh [seconds]   (NATTER_FUZZ_BUILD overrides the build dir)
+set -eu
+cd "$(dirname "$0")/.."
+
+seconds="${1:-60}"
+build="${NATTER_FUZZ_BUILD:-build-fuzz}"
+
+if [ ! -f "$build/build.ninja" ]; then
+  cc=clang
+  command -v clang >/dev/null 2>&1 || cc=clang-14
+  CC="$cc" meson setup "$build" -Dui=false -Dfuzz=true \
+    -Db_sanitize=address,undefined -Db_lundef=false
+fi
+ninja -C "$build" fuzz/fuzz-read-reduce
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+mkdir -p "$build/fuzz-artifacts"
+
+export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
+export G_DEBUG="fatal-warnings"
+
+"$build/fuzz/fuzz-read-reduce" \
+  -max_total_time="$seconds" \
+  -timeout=10 \
+  -rss_limit_mb=2048 \
+  -max_len=16384 \
+  -dict=fuzz/fuzz-read-reduce.dict \
+  -artifact_prefix="$build/fuzz-artifacts/" \
+  -print_final_stats=1 \
+  "$work" fuzz/corpus
