@@ -932,10 +932,11 @@ test_feed_chunk_directly (void)
 {
   g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("s");
   g_autoptr(JsonNode) chunk = natter_test_json (
-    "{\"choices\":[{\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}");
+    "{\"choices\":[{\"delta\":{\"content\":\"h\"}},"
+    "{\"index\":null,\"delta\":{\"content\":\"i\"},\"finish_reason\":\"stop\"}]}");
   g_autoptr(GError) error = NULL;
 
-  /* A choice without an index is choice 0. */
+  /* A choice without an index, or with a null one, is choice 0. */
   g_assert_true (natter_chat_stream_feed_chunk (stream, json_node_get_object (chunk), &error));
   g_assert_no_error (error);
   g_assert_false (natter_chat_stream_get_done (stream));

@@ -651,9 +651,9 @@ apply_object (NatterChatStream  *self,
             continue;
           choice = json_node_get_object (node);
 
-          /* Natter asks for one choice (n = 1); others are not ours. */
-          if (json_object_has_member (choice, "index")
-              && (!get_count (choice, "index", &index) || index != 0))
+          /* Natter asks for one choice (n = 1); others are not ours. A
+           * missing or null index is that one choice. */
+          if (get_count (choice, "index", &index) && index != 0)
             continue;
 
           message = get_object (choice, is_body ? "message" : "delta");
