@@ -35,34 +35,34 @@ typedef struct
 
 #define NATTER_TYPE_SESSION_STATE (natter_session_state_get_type ())
 
-GType                    natter_session_state_get_type              (void) G_GNUC_CONST;
+GType                    natter_session_state_get_type                  (void) G_GNUC_CONST;
 
-NatterSessionState      *natter_session_state_new                   (void);
-NatterSessionState      *natter_session_state_ref                   (NatterSessionState  *self);
-void                     natter_session_state_unref                 (NatterSessionState  *self);
+NatterSessionState      *natter_session_state_new                       (void);
+NatterSessionState      *natter_session_state_ref                       (NatterSessionState  *self);
+void                     natter_session_state_unref                     (NatterSessionState  *self);
 
-gboolean                 natter_session_state_apply                 (NatterSessionState  *self,
-                                                                     JsonObject          *event,
-                                                                     GError             **error);
-NatterSessionState      *natter_session_reduce                      (GPtrArray           *events,
-                                                                     GError             **error);
+gboolean                 natter_session_state_apply                     (NatterSessionState  *self,
+                                                                         JsonObject          *event,
+                                                                         GError             **error);
+NatterSessionState      *natter_session_reduce                          (GPtrArray           *events,
+                                                                         GError             **error);
 
-JsonObject              *natter_session_state_get_definition        (NatterSessionState  *self);
-const char              *natter_session_state_get_session_id        (NatterSessionState  *self);
-const char              *natter_session_state_get_title             (NatterSessionState  *self);
-gboolean                 natter_session_state_get_title_is_explicit (NatterSessionState  *self);
-const char              *natter_session_state_get_cwd               (NatterSessionState  *self);
-const char              *natter_session_state_get_parent_session    (NatterSessionState  *self);
-const char              *natter_session_state_get_forked_from_turn_id (NatterSessionState *self);
-const char              *natter_session_state_get_created_at        (NatterSessionState  *self);
-const char              *natter_session_state_get_updated_at        (NatterSessionState  *self);
-guint                    natter_session_state_get_n_turns           (NatterSessionState  *self);
-const NatterSessionTurn *natter_session_state_get_turn              (NatterSessionState  *self,
-                                                                     guint                index);
-const NatterSessionTurn *natter_session_state_find_turn             (NatterSessionState  *self,
-                                                                     const char          *turn_id);
-const char              *natter_session_state_get_latest_turn_id    (NatterSessionState  *self);
-gint64                   natter_session_state_get_next_session_seq  (NatterSessionState  *self);
+JsonObject              *natter_session_state_get_definition            (NatterSessionState  *self);
+const char              *natter_session_state_get_session_id            (NatterSessionState  *self);
+const char              *natter_session_state_get_title                 (NatterSessionState  *self);
+gboolean                 natter_session_state_get_title_is_explicit     (NatterSessionState  *self);
+const char              *natter_session_state_get_cwd                   (NatterSessionState  *self);
+const char              *natter_session_state_get_parent_session        (NatterSessionState  *self);
+const char              *natter_session_state_get_forked_from_turn_id   (NatterSessionState  *self);
+const char              *natter_session_state_get_created_at            (NatterSessionState  *self);
+const char              *natter_session_state_get_updated_at            (NatterSessionState  *self);
+guint                    natter_session_state_get_n_turns               (NatterSessionState  *self);
+const NatterSessionTurn *natter_session_state_get_turn                  (NatterSessionState  *self,
+                                                                         guint                index);
+const NatterSessionTurn *natter_session_state_find_turn                 (NatterSessionState  *self,
+                                                                         const char          *turn_id);
+const char              *natter_session_state_get_latest_turn_id        (NatterSessionState  *self);
+gint64                   natter_session_state_get_next_session_seq      (NatterSessionState  *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSessionState, natter_session_state_unref)
 
