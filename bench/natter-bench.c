@@ -1,0 +1,73 @@
+/* natter-bench.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <glib/gstdio.h>
+#include <sys/resource.h>
+
+#include "natter-bench.h"
+
+double
+natter_bench_now (void)
+{
+  return (double) g_get_monotonic_time () / G_USEC_PER_SEC;
+}
+
+gint64
+natter_bench_peak_rss_kib (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+/* One row of the table bench/run prints: bench, figure, value, unit. */
+void
+natter_bench_row (const char *bench,
+                  const char *figure,
+                  double      value,
+                  const char *unit)
+{
+  g_print ("%-34s %-38s %14.2f %s\n", bench, figure, value, unit);
+}
+
+GFile *
+natter_bench_temp_dir (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_dir_make_tmp ("natter-bench-XXXXXX", &error);
+
+  if (path == NULL)
+    g_error ("%s", error->message);
+  return g_file_new_for_path (path);
+}
+
+static void
+remove_path (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+
+  if (dir == NULL)
+    {
+      g_unlink (path);
+      return;
+    }
+  for (const char *name; (name = g_dir_read_name (dir)) != NULL;)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      remove_path (child);
+    }
+  g_dir_close (dir);
+  g_rmdir (path);
+}
+
+void
+natter_bench_remove_tree (GFile *dir)
+{
+  g_autofree char *path = g_file_get_path (dir);
+
+  remove_path (path);
+}
