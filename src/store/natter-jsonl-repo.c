@@ -47,6 +47,11 @@ struct _NatterJsonlRepo
   NatterEventValidator  validator;
 
   NatterKeyedMutex     *locks;
+
+  /* Held by a worker only around "check the tail, then write": another
+   * thread's append could otherwise be caught half-written by the check
+   * and look like a torn line. Never held across a main-loop iteration. */
+  GMutex                append_lock;
 };
 
 G_DEFINE_FINAL_TYPE (NatterJsonlRepo, natter_jsonl_repo, G_TYPE_OBJECT)
@@ -63,6 +68,7 @@ natter_jsonl_repo_finalize (GObject *object)
   g_clear_pointer (&self->created_type, g_free);
   g_clear_pointer (&self->owner_member, g_free);
   g_clear_object (&self->locks);
+  g_mutex_clear (&self->append_lock);
 
   G_OBJECT_CLASS (natter_jsonl_repo_parent_class)->finalize (object);
 }
@@ -77,6 +83,7 @@ static void
 natter_jsonl_repo_init (NatterJsonlRepo *self)
 {
   self->locks = natter_keyed_mutex_new ();
+  g_mutex_init (&self->append_lock);
 }
 
 static gboolean
@@ -445,10 +452,10 @@ create_file (NatterJsonlRepo  *self,
 }
 
 static gboolean
-append_to_file (NatterJsonlRepo  *self,
-                const char       *id,
-                GBytes           *lines,
-                GError          **error)
+append_to_file_locked (NatterJsonlRepo  *self,
+                       const char       *id,
+                       GBytes           *lines,
+                       GError          **error)
 {
   g_autofree char *path = file_path_for (self, id, error);
   struct stat st;
@@ -520,6 +527,21 @@ append_to_file (NatterJsonlRepo  *self,
   return close_fd (fd, path, error);
 }
 
+static gboolean
+append_to_file (NatterJsonlRepo  *self,
+                const char       *id,
+                GBytes           *lines,
+                GError          **error)
+{
+  gboolean ok;
+
+  g_mutex_lock (&self->append_lock);
+  ok = append_to_file_locked (self, id, lines, error);
+  g_mutex_unlock (&self->append_lock);
+
+  return ok;
+}
+
 static GPtrArray *
 read_file (NatterJsonlRepo  *self,
            const char       *id,
@@ -551,7 +573,7 @@ read_file (NatterJsonlRepo  *self,
   if (length == 0)
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                   "%s: the file is empty", path);
+                   "%s:1: the file is empty (the first line is missing)", path);
       return NULL;
     }
 
