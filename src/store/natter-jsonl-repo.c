@@ -121,16 +121,20 @@ natter_jsonl_repo_new (GFile                *storage_dir,
                        NatterEventValidator  validator)
 {
   NatterJsonlRepo *self;
+  g_autofree char *storage_path = NULL;
 
   g_return_val_if_fail (G_IS_FILE (storage_dir), NULL);
   g_return_val_if_fail (is_kind_name (kind), NULL);
   g_return_val_if_fail (created_type != NULL, NULL);
   g_return_val_if_fail (validator != NULL, NULL);
 
+  /* The repo works on local paths (open, O_EXCL, O_APPEND). */
+  storage_path = g_file_get_path (storage_dir);
+  g_return_val_if_fail (storage_path != NULL, NULL);
+
   self = g_object_new (NATTER_TYPE_JSONL_REPO, NULL);
   self->storage_dir = g_object_ref (storage_dir);
-  self->storage_path = g_file_get_path (storage_dir);
-  g_return_val_if_fail (self->storage_path != NULL, self);
+  self->storage_path = g_steal_pointer (&storage_path);
   self->kind = g_strdup (kind);
   self->kind_path = g_build_filename (self->storage_path, kind, NULL);
   self->created_type = g_strdup (created_type);
