@@ -547,6 +547,40 @@ test_append_complete_lines (Fixture       *f,
   g_assert_cmpstr (contents, ==, expected->str);
 }
 
+/* Create writes its first line beside the log and links it into place: no
+ * temporary file stays behind, and one left by a kill mid-create is never
+ * listed as a log nor blocks the create of its id. */
+static void
+test_create_is_all_or_nothing (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *path = path_of (f, ID_A);
+  g_autofree char *dir = NULL;
+  g_autofree char *stray = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ids = NULL;
+  GDir *listing;
+  guint entries = 0;
+
+  create (f, ID_A);
+  dir = g_path_get_dirname (path);
+  listing = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (listing);
+  while (g_dir_read_name (listing) != NULL)
+    entries++;
+  g_dir_close (listing);
+  g_assert_cmpuint (entries, ==, 1);
+
+  /* What a kill between the write and the link leaves. */
+  stray = g_strdup_printf ("%s/.%s.jsonl.AbC123", dir, ID_B);
+  g_assert_true (g_file_set_contents (stray, "{\"half", -1, NULL));
+  ids = natter_jsonl_repo_list_ids_sync (f->repo, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (ids), ==, 1);
+  g_assert_cmpstr (ids[0], ==, ID_A);
+  create (f, ID_B);
+}
+
 static void
 test_append_never_creates (Fixture       *f,
                            gconstpointer  data)
@@ -1341,6 +1375,7 @@ add_kind_tests (const KindInfo *info)
     { "date-partitioned-paths", test_date_partitioned_paths },
     { "id-validation", test_id_validation },
     { "create-if-absent", test_create_if_absent },
+    { "create-is-all-or-nothing", test_create_is_all_or_nothing },
     { "append-complete-lines", test_append_complete_lines },
     { "append-never-creates", test_append_never_creates },
     { "append-validation-failure-writes-nothing", test_append_validation_failure_writes_nothing },

@@ -420,39 +420,54 @@ create_file (NatterJsonlRepo  *self,
   if (!ensure_partition_dir (self, id, error))
     return FALSE;
 
-  /* O_EXCL makes "create fails if the file exists" atomic. */
-  do
-    fd = open (path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-  while (fd < 0 && errno == EINTR);
+  /* The first line is written to a temporary file beside the log, then
+   * link()ed into place: link fails if the log exists, which makes "create
+   * fails if the file exists" atomic, and a kill at any moment leaves
+   * either no log or a log with its whole first line, never a log that
+   * reads as corrupt for ever. A stray temporary file is not a `.jsonl`
+   * name, so no listing ever sees it. */
+  {
+    g_autofree char *dir = g_path_get_dirname (path);
+    g_autofree char *temp_path = g_strdup_printf ("%s/.%s.jsonl.XXXXXX", dir, id);
+    gboolean linked;
+    int saved_errno;
 
-  if (fd < 0)
-    {
-      if (errno == EEXIST)
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_EXISTS,
-                       "%s already exists", path);
-          return FALSE;
-        }
-      return set_io_error (error, errno, "create", path);
-    }
+    fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0)
+      return set_io_error (error, errno, "create", temp_path);
 
-  data = g_bytes_get_data (line, &length);
-  if (fchmod (fd, 0600) < 0 ||
-      !write_all (fd, data, length, path, error))
-    {
-      int saved_errno = errno;
+    data = g_bytes_get_data (line, &length);
+    if (fchmod (fd, 0600) < 0)
+      {
+        saved_errno = errno;
+        close (fd);
+        g_unlink (temp_path);
+        return set_io_error (error, saved_errno, "set the mode of", temp_path);
+      }
+    if (!write_all (fd, data, length, temp_path, error) ||
+        !close_fd (fd, temp_path, error))
+      {
+        g_unlink (temp_path);
+        return FALSE;
+      }
 
-      /* A file without its first line would read as corrupt for ever;
-       * nobody else can have appended to it yet (append never creates), so
-       * take it back. */
-      close (fd);
-      g_unlink (path);
-      if (error != NULL && *error == NULL)
-        set_io_error (error, saved_errno, "set the mode of", path);
-      return FALSE;
-    }
+    linked = link (temp_path, path) == 0;
+    saved_errno = errno;
+    g_unlink (temp_path);
 
-  return close_fd (fd, path, error);
+    if (!linked)
+      {
+        if (saved_errno == EEXIST)
+          {
+            g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_EXISTS,
+                         "%s already exists", path);
+            return FALSE;
+          }
+        return set_io_error (error, saved_errno, "create", path);
+      }
+  }
+
+  return TRUE;
 }
 
 static gboolean
