@@ -1,0 +1,58 @@
+/* natter-permission-classifier.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "natter-permission-classifier"
+
+#include "natter-permission-classifier.h"
+
+G_DEFINE_INTERFACE (NatterPermissionClassifier, natter_permission_classifier, G_TYPE_OBJECT)
+
+static void
+natter_permission_classifier_default_init (NatterPermissionClassifierInterface *iface)
+{
+}
+
+/**
+ * natter_permission_classifier_classify_async:
+ * @self: a #NatterPermissionClassifier
+ * @calls: (transfer none): `[{toolCallId, toolName, input, request}]`
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called once on the caller's main context
+ * @user_data: data for @callback
+ *
+ * Classifies a batch of calls that require permission (turn-runtime.md §7).
+ */
+void
+natter_permission_classifier_classify_async (NatterPermissionClassifier *self,
+                                             JsonArray                  *calls,
+                                             GCancellable               *cancellable,
+                                             GAsyncReadyCallback         callback,
+                                             gpointer                    user_data)
+{
+  g_return_if_fail (NATTER_IS_PERMISSION_CLASSIFIER (self));
+  g_return_if_fail (calls != NULL);
+
+  NATTER_PERMISSION_CLASSIFIER_GET_IFACE (self)->classify_async (self, calls, cancellable,
+                                                                 callback, user_data);
+}
+
+/**
+ * natter_permission_classifier_classify_finish:
+ * @self: a #NatterPermissionClassifier
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): `[{toolCallId, decision, reason}]`,
+ *   or %NULL with the classifier's error (any domain)
+ */
+JsonArray *
+natter_permission_classifier_classify_finish (NatterPermissionClassifier  *self,
+                                              GAsyncResult                *result,
+                                              GError                     **error)
+{
+  g_return_val_if_fail (NATTER_IS_PERMISSION_CLASSIFIER (self), NULL);
+
+  return NATTER_PERMISSION_CLASSIFIER_GET_IFACE (self)->classify_finish (self, result, error);
+}

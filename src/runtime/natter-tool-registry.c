@@ -1,0 +1,87 @@
+/* natter-tool-registry.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The live tools by `toolId` (turn-runtime.md §1, §8). Snapshots store
+ * descriptors; each advance looks the implementations up here again.
+ */
+
+#define G_LOG_DOMAIN "natter-tool-registry"
+
+#include "natter-tool-registry.h"
+
+struct _NatterToolRegistry
+{
+  GObject     parent_instance;
+
+  GHashTable *tools;   /* toolId → NatterTool */
+};
+
+G_DEFINE_FINAL_TYPE (NatterToolRegistry, natter_tool_registry, G_TYPE_OBJECT)
+
+static void
+natter_tool_registry_finalize (GObject *object)
+{
+  NatterToolRegistry *self = NATTER_TOOL_REGISTRY (object);
+
+  g_clear_pointer (&self->tools, g_hash_table_unref);
+
+  G_OBJECT_CLASS (natter_tool_registry_parent_class)->finalize (object);
+}
+
+static void
+natter_tool_registry_class_init (NatterToolRegistryClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = natter_tool_registry_finalize;
+}
+
+static void
+natter_tool_registry_init (NatterToolRegistry *self)
+{
+  self->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+}
+
+/**
+ * natter_tool_registry_new:
+ *
+ * Returns: (transfer full): an empty registry
+ */
+NatterToolRegistry *
+natter_tool_registry_new (void)
+{
+  return g_object_new (NATTER_TYPE_TOOL_REGISTRY, NULL);
+}
+
+/**
+ * natter_tool_registry_add:
+ * @self: a #NatterToolRegistry
+ * @tool: (transfer none): a tool; replaces one with the same `toolId`
+ *
+ * Registers @tool under its `toolId`.
+ */
+void
+natter_tool_registry_add (NatterToolRegistry *self,
+                          NatterTool         *tool)
+{
+  g_return_if_fail (NATTER_IS_TOOL_REGISTRY (self));
+  g_return_if_fail (NATTER_IS_TOOL (tool));
+
+  g_hash_table_replace (self->tools, g_strdup (natter_tool_get_id (tool)), g_object_ref (tool));
+}
+
+/**
+ * natter_tool_registry_lookup:
+ * @self: a #NatterToolRegistry
+ * @tool_id: a `toolId`
+ *
+ * Returns: (transfer none) (nullable): the tool, or %NULL
+ */
+NatterTool *
+natter_tool_registry_lookup (NatterToolRegistry *self,
+                             const char         *tool_id)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_REGISTRY (self), NULL);
+  g_return_val_if_fail (tool_id != NULL, NULL);
+
+  return g_hash_table_lookup (self->tools, tool_id);
+}

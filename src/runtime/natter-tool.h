@@ -1,0 +1,60 @@
+/* natter-tool.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/**
+ * NatterToolProgressFunc:
+ * @progress: (transfer none): any JSON value
+ * @user_data: the runtime's data
+ *
+ * Reports progress from a running sync tool. Called from the tool's
+ * worker thread; it returns once `tool_progress` is appended (§8).
+ */
+typedef void (*NatterToolProgressFunc) (JsonNode *progress,
+                                        gpointer  user_data);
+
+#define NATTER_TYPE_TOOL (natter_tool_get_type ())
+
+G_DECLARE_INTERFACE (NatterTool, natter_tool, NATTER, TOOL, GObject)
+
+/**
+ * NatterToolInterface:
+ * @get_descriptor: `{toolId, name, description, inputSchema, execution,
+ *   requiresHuman}`
+ * @run: (nullable): executes a sync tool, blocking, in a worker thread;
+ *   async tools have none
+ *
+ * A tool of turn-runtime.md §1 and §8.
+ */
+struct _NatterToolInterface
+{
+  GTypeInterface parent_iface;
+
+  JsonObject *(*get_descriptor) (NatterTool              *self);
+  JsonObject *(*run)            (NatterTool              *self,
+                                 JsonObject              *input,
+                                 NatterToolProgressFunc   progress,
+                                 gpointer                 progress_data,
+                                 GCancellable            *cancellable,
+                                 GError                 **error);
+};
+
+JsonObject *natter_tool_get_descriptor (NatterTool              *self);
+const char *natter_tool_get_id         (NatterTool              *self);
+gboolean    natter_tool_is_async       (NatterTool              *self);
+JsonObject *natter_tool_run            (NatterTool              *self,
+                                        JsonObject              *input,
+                                        NatterToolProgressFunc   progress,
+                                        gpointer                 progress_data,
+                                        GCancellable            *cancellable,
+                                        GError                 **error);
+
+G_END_DECLS
