@@ -110,6 +110,8 @@ natter_openai_provider_constructed (GObject *object)
     }
 
   self->display_base = make_display_base (self->base_url);
+  if (self->max_event_bytes == 0)
+    self->max_event_bytes = NATTER_SSE_PARSER_DEFAULT_MAX_EVENT_BYTES;
 
   /* The idle timer below watches every request, so libsoup's own I/O
    * timeout stays off: a local model may take minutes to load before the
@@ -1016,6 +1018,11 @@ http_error (NatterOpenaiProvider *self,
   g_autofree char *suffix = NULL;
   g_autoptr(GString) message = g_string_new (NULL);
 
+  /* libsoup 3.2 has no phrase for 429, and a libsoup server sends
+   * "Unknown Error" for it. */
+  if (status == 429 && (phrase == NULL || phrase[0] == '\0'
+                        || strcmp (phrase, "Unknown Error") == 0))
+    phrase = "Too Many Requests";
   if (phrase == NULL || phrase[0] == '\0')
     phrase = soup_status_get_phrase (status);
   status_text = g_strdup_printf ("HTTP %u %s", status, phrase);

@@ -1,0 +1,1029 @@
+/* test-openai-provider.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The OpenAI-compatible provider (turn-runtime.md §12) against a localhost
+ * SoupServer that plays a scripted model: one scripted response per
+ * request, in order. Every error message, and every log line (through a
+ * log writer installed in main()), is checked for the API key.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <libsoup/soup.h>
+
+#include "natter-openai-provider.h"
+#include "natter-test-support.h"
+
+#define API_KEY "sk-test-SECRET-123"
+#define WAIT_MS 10000
+
+static gboolean key_logged;
+static guint provider_log_lines;
+
+/* ------------------------------------------------------------------ */
+/* The scripted server                                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  guint              status;
+  const char        *content_type;
+  const char        *body;          /* a whole body (Content-Length) */
+  const char *const *chunks;        /* else chunked: one chunk each */
+  gboolean           keep_open;     /* no final chunk: the server goes silent */
+  gboolean           disconnect;    /* write the chunks raw, then drop the socket */
+  const char        *retry_after;
+} Response;
+
+typedef struct
+{
+  SoupServer     *server;
+  char           *base_url;
+  const Response *script;
+  guint           n_script;
+  GPtrArray      *paths;
+  GPtrArray      *bodies;
+  GPtrArray      *authorizations;  /* "" when the header was absent */
+} TestServer;
+
+static void
+write_raw_and_drop (SoupServerMessage *msg,
+                    const Response    *response)
+{
+  g_autoptr(GIOStream) stream = soup_server_message_steal_connection (msg);
+  GOutputStream *out = g_io_stream_get_output_stream (stream);
+  g_autoptr(GString) raw = g_string_new ("HTTP/1.1 200 OK\r\n"
+                                         "Content-Type: text/event-stream\r\n"
+                                         "Transfer-Encoding: chunked\r\n\r\n");
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; response->chunks[i] != NULL; i++)
+    g_string_append_printf (raw, "%zx\r\n%s\r\n", strlen (response->chunks[i]), response->chunks[i]);
+
+  g_output_stream_write_all (out, raw->str, raw->len, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_io_stream_close (stream, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+server_cb (SoupServer        *server,
+           SoupServerMessage *msg,
+           const char        *path,
+           GHashTable        *query,
+           gpointer           user_data)
+{
+  TestServer *ts = user_data;
+  SoupMessageHeaders *request_headers = soup_server_message_get_request_headers (msg);
+  SoupMessageHeaders *response_headers = soup_server_message_get_response_headers (msg);
+  g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
+  const char *authorization = soup_message_headers_get_one (request_headers, "Authorization");
+  guint index = ts->paths->len;
+  const Response *response;
+
+  g_ptr_array_add (ts->paths, g_strdup (path));
+  g_ptr_array_add (ts->bodies, g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body)));
+  g_ptr_array_add (ts->authorizations, g_strdup (authorization != NULL ? authorization : ""));
+
+  g_assert_cmpuint (ts->n_script, >, 0);
+  response = &ts->script[MIN (index, ts->n_script - 1)];
+
+  if (response->disconnect)
+    {
+      write_raw_and_drop (msg, response);
+      return;
+    }
+
+  soup_server_message_set_status (msg, response->status, NULL);
+  if (response->retry_after != NULL)
+    soup_message_headers_replace (response_headers, "Retry-After", response->retry_after);
+
+  if (response->chunks != NULL)
+    {
+      SoupMessageBody *out = soup_server_message_get_response_body (msg);
+
+      soup_message_headers_set_encoding (response_headers, SOUP_ENCODING_CHUNKED);
+      soup_message_headers_set_content_type (response_headers, response->content_type, NULL);
+      for (guint i = 0; response->chunks[i] != NULL; i++)
+        soup_message_body_append (out, SOUP_MEMORY_STATIC, response->chunks[i],
+                                  strlen (response->chunks[i]));
+      if (!response->keep_open)
+        soup_message_body_complete (out);
+    }
+  else if (response->body != NULL)
+    soup_server_message_set_response (msg, response->content_type, SOUP_MEMORY_STATIC,
+                                      response->body, strlen (response->body));
+}
+
+static TestServer *
+test_server_new (const Response *script,
+                 guint           n_script)
+{
+  TestServer *ts = g_new0 (TestServer, 1);
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+
+  ts->script = script;
+  ts->n_script = n_script;
+  ts->paths = g_ptr_array_new_with_free_func (g_free);
+  ts->bodies = g_ptr_array_new_with_free_func (g_free);
+  ts->authorizations = g_ptr_array_new_with_free_func (g_free);
+  ts->server = soup_server_new ("server-header", "natter-test ", NULL);
+  soup_server_add_handler (ts->server, NULL, server_cb, ts, NULL);
+  soup_server_listen_local (ts->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+
+  uris = soup_server_get_uris (ts->server);
+  g_assert_nonnull (uris);
+  ts->base_url = g_strdup_printf ("http://127.0.0.1:%d/v1", g_uri_get_port (uris->data));
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  return ts;
+}
+
+static void
+test_server_free (TestServer *ts)
+{
+  soup_server_disconnect (ts->server);
+  g_assert_finalize_object (ts->server);
+  g_ptr_array_unref (ts->paths);
+  g_ptr_array_unref (ts->bodies);
+  g_ptr_array_unref (ts->authorizations);
+  g_free (ts->base_url);
+  g_free (ts);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestServer, test_server_free)
+
+/* ------------------------------------------------------------------ */
+/* Running the provider                                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  gboolean          done;
+  gboolean          ok;
+  GError           *error;
+  GStrv             models;
+  GString          *deltas;
+  GPtrArray        *delta_list;
+  GCancellable     *cancel_on_first_delta;
+  guint             deltas_after_cancel;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_clear_error (&run->error);
+  g_clear_pointer (&run->models, g_strfreev);
+  if (run->deltas != NULL)
+    g_string_free (run->deltas, TRUE);
+  g_clear_pointer (&run->delta_list, g_ptr_array_unref);
+}
+
+static void
+assert_no_key (const char *text)
+{
+  g_assert_null (strstr (text, API_KEY));
+}
+
+static void
+text_delta_cb (NatterChatStream *stream,
+               const char       *delta,
+               Run              *run)
+{
+  if (run->cancel_on_first_delta != NULL && g_cancellable_is_cancelled (run->cancel_on_first_delta))
+    run->deltas_after_cancel++;
+
+  g_string_append (run->deltas, delta);
+  g_ptr_array_add (run->delta_list, g_strdup (delta));
+
+  if (run->cancel_on_first_delta != NULL)
+    g_cancellable_cancel (run->cancel_on_first_delta);
+}
+
+static void
+stream_done_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Run *run = user_data;
+
+  run->ok = natter_openai_provider_stream_finish (NATTER_OPENAI_PROVIDER (source), result, &run->error);
+  g_assert_true (run->ok == (run->error == NULL));
+  if (run->error != NULL)
+    assert_no_key (run->error->message);
+  run->done = TRUE;
+}
+
+static void
+run_stream (NatterOpenaiProvider *provider,
+            JsonObject           *composed,
+            NatterChatStream     *stream,
+            GCancellable         *cancellable,
+            Run                  *run)
+{
+  gulong id;
+
+  run->deltas = g_string_new (NULL);
+  run->delta_list = g_ptr_array_new_with_free_func (g_free);
+  id = g_signal_connect (stream, "text-delta", G_CALLBACK (text_delta_cb), run);
+  natter_openai_provider_stream_async (provider, composed, "test-model", stream, cancellable,
+                                       stream_done_cb, run);
+  natter_test_wait_for_flag (&run->done, WAIT_MS);
+  g_signal_handler_disconnect (stream, id);
+}
+
+static void
+models_done_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Run *run = user_data;
+
+  run->models = natter_openai_provider_list_models_finish (NATTER_OPENAI_PROVIDER (source),
+                                                           result, &run->error);
+  g_assert_true ((run->models != NULL) == (run->error == NULL));
+  if (run->error != NULL)
+    assert_no_key (run->error->message);
+  run->done = TRUE;
+}
+
+static NatterOpenaiProvider *
+make_provider (const char *base_url,
+               const char *key,
+               guint       idle_timeout)
+{
+  return natter_openai_provider_new ("test", "Test", base_url, key, idle_timeout, 0);
+}
+
+static JsonObject *
+composed_from (const char *literal)
+{
+  g_autoptr(JsonNode) node = natter_test_json (literal);
+
+  return json_object_ref (json_node_get_object (node));
+}
+
+static JsonObject *
+simple_composed (void)
+{
+  return composed_from ("{\"systemPrompt\":\"Be brief.\","
+                        " \"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+                        " \"tools\":[], \"parameters\":{\"temperature\":0.5}}");
+}
+
+static void
+assert_json_equal (JsonNode   *actual,
+                   const char *expected_literal)
+{
+  g_autoptr(JsonNode) expected = natter_test_json (expected_literal);
+
+  if (!json_node_equal (actual, expected))
+    {
+      g_autofree char *a = json_to_string (actual, TRUE);
+      g_autofree char *e = json_to_string (expected, TRUE);
+
+      g_error ("JSON differs.\nactual:\n%s\nexpected:\n%s", a, e);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Encoding                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+test_encode_full_context (void)
+{
+  g_autoptr(NatterOpenaiProvider) provider = make_provider ("http://127.0.0.1:1/v1", API_KEY, 0);
+  g_autoptr(JsonObject) composed = composed_from (
+    "{\"systemPrompt\":\"You are terse.\","
+    " \"messages\":["
+    "  {\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Look\"},"
+    "     {\"type\":\"attachment\",\"path\":\"/tmp/a.png\",\"filename\":\"a.png\",\"mimeType\":\"image/png\"}]},"
+    "  {\"role\":\"assistant\",\"content\":[{\"type\":\"reasoning\",\"text\":\"hmm\"},"
+    "     {\"type\":\"text\",\"text\":\"Checking.\"},"
+    "     {\"type\":\"tool-call\",\"toolCallId\":\"c1\",\"toolName\":\"weather\",\"arguments\":{\"city\":\"Paris\"}},"
+    "     {\"type\":\"tool-call\",\"toolCallId\":\"c2\",\"toolName\":\"weather\",\"arguments\":\"{city: Par\"}]},"
+    "  {\"role\":\"tool\",\"toolCallId\":\"c1\",\"toolName\":\"weather\",\"content\":\"18 C\"},"
+    "  {\"role\":\"tool\",\"toolCallId\":\"c2\",\"toolName\":\"weather\",\"content\":\"bad arguments\"},"
+    "  {\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\",\"toolCallId\":\"c3\",\"toolName\":\"noop\",\"arguments\":{}}]},"
+    "  {\"role\":\"tool\",\"toolCallId\":\"c3\",\"toolName\":\"noop\",\"content\":\"\"},"
+    "  {\"role\":\"assistant\",\"content\":\"Done.\"}],"
+    " \"tools\":[{\"toolId\":\"w\",\"name\":\"weather\",\"description\":\"Weather\","
+    "   \"inputSchema\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}},"
+    "   \"execution\":\"sync\",\"requiresHuman\":false},"
+    "   {\"toolId\":\"n\",\"name\":\"noop\",\"description\":\"Nothing\",\"execution\":\"async\",\"requiresHuman\":false}],"
+    " \"parameters\":{\"temperature\":0.2,\"top_p\":0.9,\"max_tokens\":100,\"seed\":7,\"stream\":false,\"model\":\"x\"}}");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) body = natter_openai_provider_encode_request (provider, composed, "llama3", &error);
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  assert_json_equal (body,
+    "{\"model\":\"llama3\","
+    " \"messages\":["
+    "  {\"role\":\"system\",\"content\":\"You are terse.\"},"
+    "  {\"role\":\"user\",\"content\":\"Look\\n\\n[attachment: a.png]\"},"
+    "  {\"role\":\"assistant\",\"content\":\"Checking.\",\"tool_calls\":["
+    "     {\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}},"
+    "     {\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"weather\",\"arguments\":\"{city: Par\"}}]},"
+    "  {\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"18 C\"},"
+    "  {\"role\":\"tool\",\"tool_call_id\":\"c2\",\"content\":\"bad arguments\"},"
+    "  {\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+    "     {\"id\":\"c3\",\"type\":\"function\",\"function\":{\"name\":\"noop\",\"arguments\":\"{}\"}}]},"
+    "  {\"role\":\"tool\",\"tool_call_id\":\"c3\",\"content\":\"\"},"
+    "  {\"role\":\"assistant\",\"content\":\"Done.\"}],"
+    " \"tools\":["
+    "  {\"type\":\"function\",\"function\":{\"name\":\"weather\",\"description\":\"Weather\","
+    "     \"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}},"
+    "  {\"type\":\"function\",\"function\":{\"name\":\"noop\",\"description\":\"Nothing\","
+    "     \"parameters\":{\"type\":\"object\",\"properties\":{}}}}],"
+    " \"stream\":true,\"stream_options\":{\"include_usage\":true},"
+    " \"temperature\":0.2,\"top_p\":0.9,\"max_tokens\":100,\"seed\":7}");
+
+  /* The system prompt comes first and the key is nowhere in a body. */
+  text = json_to_string (body, FALSE);
+  g_assert_true (g_str_has_prefix (text, "{\"model\":\"llama3\",\"messages\":[{\"role\":\"system\""));
+  assert_no_key (text);
+}
+
+static void
+test_encode_minimal (void)
+{
+  g_autoptr(NatterOpenaiProvider) provider = make_provider ("http://127.0.0.1:1/v1", NULL, 0);
+  g_autoptr(JsonObject) composed = composed_from (
+    "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"},"
+    "  {\"role\":\"assistant\",\"content\":[]}], \"tools\":[]}");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) body = natter_openai_provider_encode_request (provider, composed, "m", &error);
+
+  g_assert_no_error (error);
+  /* No system message, no `tools`, no empty `tool_calls`. */
+  assert_json_equal (body,
+    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"},"
+    " {\"role\":\"assistant\",\"content\":\"\"}],"
+    " \"stream\":true,\"stream_options\":{\"include_usage\":true}}");
+}
+
+static void
+test_encode_rejects (void)
+{
+  g_autoptr(NatterOpenaiProvider) provider = make_provider ("http://127.0.0.1:1/v1", NULL, 0);
+  const char *cases[] = {
+    "{\"messages\":[{\"role\":\"system\",\"content\":\"x\"}]}",
+    "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image\",\"url\":\"x\"}]}]}",
+    "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\",\"toolName\":\"x\"}]}]}",
+    "{\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}",
+    "{\"messages\":{}}",
+    "{\"messages\":[], \"tools\":[{\"description\":\"no name\"}]}",
+    "{\"messages\":[], \"parameters\":[1]}",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonObject) composed = composed_from (cases[i]);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonNode) body = natter_openai_provider_encode_request (provider, composed, "m", &error);
+
+      g_test_message ("case %s", cases[i]);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+      g_assert_null (body);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Streaming                                                           */
+/* ------------------------------------------------------------------ */
+
+#define CHUNK(delta) "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" delta "\"}}]}\n\n"
+#define FINISH(reason) "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"" reason "\"}]}\n\n"
+#define USAGE "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3,\"total_tokens\":10}}\n\n"
+#define DONE "data: [DONE]\n\n"
+
+static void
+test_stream_answer (void)
+{
+  static const char *const chunks[] = {
+    ": keep-alive\n\n",
+    CHUNK ("Hel"),
+    CHUNK ("lo, ") CHUNK ("wor"),
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ld\"}}]}\r\n\r\n",
+    FINISH ("stop") USAGE,
+    DONE,
+    NULL,
+  };
+  static const Response script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = chunks },
+  };
+  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  g_autoptr(JsonNode) message = NULL;
+  g_autoptr(JsonNode) sent = NULL;
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+
+  g_assert_no_error (run.error);
+  g_assert_true (run.ok);
+  g_assert_cmpuint (run.delta_list->len, ==, 4);
+  g_assert_cmpstr (g_ptr_array_index (run.delta_list, 0), ==, "Hel");
+  g_assert_cmpstr (g_ptr_array_index (run.delta_list, 1), ==, "lo, ");
+  g_assert_cmpstr (g_ptr_array_index (run.delta_list, 2), ==, "wor");
+  g_assert_cmpstr (g_ptr_array_index (run.delta_list, 3), ==, "ld");
+  g_assert_cmpstr (natter_chat_stream_get_text (stream), ==, "Hello, world");
+  g_assert_cmpstr (natter_chat_stream_get_finish_reason (stream), ==, "stop");
+  g_assert_cmpint (json_object_get_int_member (natter_chat_stream_get_usage (stream), "inputTokens"), ==, 7);
+  g_assert_cmpint (json_object_get_int_member (natter_chat_stream_get_usage (stream), "totalTokens"), ==, 10);
+  message = natter_chat_stream_build_message (stream);
+  assert_json_equal (message, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hello, world\"}]}");
+
+  /* The request the server got: the endpoint, the key in the header
+   * only, and exactly the encoded body. */
+  g_assert_cmpuint (ts->paths->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (ts->paths, 0), ==, "/v1/chat/completions");
+  g_assert_cmpstr (g_ptr_array_index (ts->authorizations, 0), ==, "Bearer " API_KEY);
+  assert_no_key (g_ptr_array_index (ts->bodies, 0));
+  sent = natter_test_json (g_ptr_array_index (ts->bodies, 0));
+  assert_json_equal (sent,
+    "{\"model\":\"test-model\",\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
+    " {\"role\":\"user\",\"content\":\"Hi\"}],"
+    " \"stream\":true,\"stream_options\":{\"include_usage\":true},\"temperature\":0.5}");
+
+  run_clear (&run);
+}
+
+static void
+test_stream_tool_round_trip (void)
+{
+  static const char *const first[] = {
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_w1\","
+      "\"type\":\"function\",\"function\":{\"name\":\"weather\",\"arguments\":\"{\\\"ci\"}}]}}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+      "\"function\":{\"arguments\":\"ty\\\":\\\"Paris\\\"}\"}}]}}]}\n\n",
+    FINISH ("tool_calls"),
+    DONE,
+    NULL,
+  };
+  static const char *const second[] = {
+    CHUNK ("It is 18 C in Paris."),
+    FINISH ("stop"),
+    DONE,
+    NULL,
+  };
+  static const Response script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = first },
+    { .status = 200, .content_type = "text/event-stream", .chunks = second },
+  };
+  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) step0 = natter_chat_stream_new ("t-0");
+  g_autoptr(NatterChatStream) step1 = natter_chat_stream_new ("t-1");
+  g_autoptr(JsonObject) composed = composed_from (
+    "{\"systemPrompt\":\"Use tools.\","
+    " \"messages\":[{\"role\":\"user\",\"content\":\"Weather in Paris?\"}],"
+    " \"tools\":[{\"toolId\":\"w\",\"name\":\"weather\",\"description\":\"Weather\","
+    "   \"inputSchema\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}},"
+    "   \"execution\":\"sync\",\"requiresHuman\":false}]}");
+  const NatterChatToolCall *call;
+  JsonArray *messages;
+  JsonObject *tool_message;
+  g_autoptr(JsonNode) sent = NULL;
+  Run run0 = { 0 };
+  Run run1 = { 0 };
+
+  run_stream (provider, composed, step0, NULL, &run0);
+  g_assert_no_error (run0.error);
+  g_assert_cmpstr (natter_chat_stream_get_finish_reason (step0), ==, "tool_calls");
+  g_assert_cmpuint (natter_chat_stream_get_n_tool_calls (step0), ==, 1);
+  call = natter_chat_stream_get_tool_call (step0, 0);
+  g_assert_cmpstr (call->id, ==, "call_w1");
+  g_assert_cmpstr (call->name, ==, "weather");
+  g_assert_false (call->malformed);
+
+  /* The runtime appends the assistant message and the tool result. */
+  messages = json_object_get_array_member (composed, "messages");
+  json_array_add_element (messages, natter_chat_stream_build_message (step0));
+  tool_message = json_object_new ();
+  json_object_set_string_member (tool_message, "role", "tool");
+  json_object_set_string_member (tool_message, "toolCallId", "call_w1");
+  json_object_set_string_member (tool_message, "toolName", "weather");
+  json_object_set_string_member (tool_message, "content", "{\"celsius\":18}");
+  json_array_add_object_element (messages, tool_message);
+
+  run_stream (provider, composed, step1, NULL, &run1);
+  g_assert_no_error (run1.error);
+  g_assert_cmpstr (natter_chat_stream_get_text (step1), ==, "It is 18 C in Paris.");
+
+  g_assert_cmpuint (ts->bodies->len, ==, 2);
+  for (guint i = 0; i < ts->bodies->len; i++)
+    {
+      assert_no_key (g_ptr_array_index (ts->bodies, i));
+      g_assert_cmpstr (g_ptr_array_index (ts->authorizations, i), ==, "Bearer " API_KEY);
+    }
+  sent = natter_test_json (g_ptr_array_index (ts->bodies, 1));
+  assert_json_equal (sent,
+    "{\"model\":\"test-model\",\"messages\":["
+    "  {\"role\":\"system\",\"content\":\"Use tools.\"},"
+    "  {\"role\":\"user\",\"content\":\"Weather in Paris?\"},"
+    "  {\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_w1\",\"type\":\"function\","
+    "     \"function\":{\"name\":\"weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},"
+    "  {\"role\":\"tool\",\"tool_call_id\":\"call_w1\",\"content\":\"{\\\"celsius\\\":18}\"}],"
+    " \"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"weather\",\"description\":\"Weather\","
+    "     \"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}],"
+    " \"stream\":true,\"stream_options\":{\"include_usage\":true}}");
+
+  run_clear (&run0);
+  run_clear (&run1);
+}
+
+static void
+test_stream_json_body (void)
+{
+  static const Response script[] = {
+    { .status = 200, .content_type = "application/json",
+      .body = "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+              "\"message\":{\"role\":\"assistant\",\"content\":\"Whole answer\"},\"finish_reason\":\"stop\"}],"
+              "\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":2,\"total_tokens\":4}}" },
+  };
+  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.deltas->str, ==, "Whole answer");
+  g_assert_cmpstr (natter_chat_stream_get_finish_reason (stream), ==, "stop");
+  g_assert_cmpint (json_object_get_int_member (natter_chat_stream_get_usage (stream), "totalTokens"), ==, 4);
+  run_clear (&run);
+}
+
+static void
+test_stream_no_key (void)
+{
+  static const char *const chunks[] = { CHUNK ("ok") FINISH ("stop") DONE, NULL };
+  static const Response script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = chunks },
+  };
+  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(JsonObject) composed = simple_composed ();
+  const char *keys[] = { NULL, "" };
+
+  /* Pitfall 9: a local server needs no key, and gets no header. */
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, keys[i], 30);
+      g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+      Run run = { 0 };
+
+      run_stream (provider, composed, stream, NULL, &run);
+      g_assert_no_error (run.error);
+      g_assert_cmpstr (natter_chat_stream_get_text (stream), ==, "ok");
+      g_assert_cmpstr (g_ptr_array_index (ts->authorizations, i), ==, "");
+      run_clear (&run);
+    }
+}
+
+static void
+test_stream_unexpected_type (void)
+{
+  static const Response script[] = {
+    { .status = 200, .content_type = "text/html", .body = "<html>hello</html>" },
+  };
+  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+  g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE);
+  g_assert_cmpstr (run.error->message, ==, "Test answered with “text/html” content instead of a chat completion");
+  run_clear (&run);
+}
+
+typedef struct
+{
+  Response    response;
+  const char *key;
+  int         code;
+  const char *message;  /* exact, or NULL to check a prefix */
+  const char *prefix;
+} ErrorCase;
+
+static void
+test_http_errors (void)
+{
+  static const ErrorCase cases[] = {
+    { { .status = 404, .content_type = "application/json",
+        .body = "{\"error\":{\"message\":\"model \\\"x\\\" not found\",\"type\":\"invalid_request_error\"}}" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP, "Test returned HTTP 404 Not Found: model \"x\" not found" },
+    { { .status = 500, .content_type = "application/json", .body = "{\"error\":\"llama runner crashed\"}" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP, "Test returned HTTP 500 Internal Server Error: llama runner crashed" },
+    { { .status = 400, .content_type = "application/json", .body = "{\"message\":\"context too long\"}" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP, "Test returned HTTP 400 Bad Request: context too long" },
+    { { .status = 422, .content_type = "application/json", .body = "{\"detail\":\"bad temperature\"}" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP, "Test returned HTTP 422 Unprocessable Entity: bad temperature" },
+    { { .status = 422, .content_type = "application/json",
+        .body = "{\"detail\":[{\"loc\":[\"body\",\"model\"],\"msg\":\"field required\"}]}" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP,
+      "Test returned HTTP 422 Unprocessable Entity: [{\"loc\":[\"body\",\"model\"],\"msg\":\"field required\"}]" },
+    { { .status = 503, .content_type = "text/plain", .body = "  upstream\n  down \n" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP, "Test returned HTTP 503 Service Unavailable: upstream down" },
+    { { .status = 502, .content_type = "text/html", .body = "<html><body>Bad gateway</body></html>" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP, "Test returned HTTP 502 Bad Gateway" },
+    { { .status = 500, .content_type = "application/json", .body = "" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP, "Test returned HTTP 500 Internal Server Error" },
+    /* A server that echoes the key back must not put it in the message. */
+    { { .status = 401, .content_type = "application/json",
+        .body = "{\"error\":{\"message\":\"Incorrect API key provided: " API_KEY "\",\"code\":\"invalid_api_key\"}}" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP,
+      "Test refused the API key (HTTP 401 Unauthorized): Incorrect API key provided: [redacted] "
+      "— check the key in the provider settings" },
+    { { .status = 403, .content_type = "application/json", .body = "{\"error\":\"forbidden\"}" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP,
+      "Test refused the API key (HTTP 403 Forbidden): forbidden — check the key in the provider settings" },
+    { { .status = 401, .content_type = "application/json", .body = "{\"error\":\"missing key\"}" },
+      NULL, NATTER_PROVIDER_ERROR_HTTP,
+      "Test needs an API key (HTTP 401 Unauthorized): missing key — set one in the provider settings" },
+    { { .status = 429, .content_type = "application/json", .body = "{\"error\":{\"message\":\"slow down\"}}",
+        .retry_after = "30" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP,
+      "Test is limiting requests (HTTP 429 Too Many Requests): slow down; try again in 30 s" },
+    { { .status = 429, .content_type = "application/json", .body = "{}" },
+      API_KEY, NATTER_PROVIDER_ERROR_HTTP,
+      "Test is limiting requests (HTTP 429 Too Many Requests): {}; try again later" },
+  };
+  g_autoptr(JsonObject) composed = simple_composed ();
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(TestServer) ts = test_server_new (&cases[i].response, 1);
+      g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, cases[i].key, 30);
+      g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+      Run run = { 0 };
+
+      g_test_message ("case %" G_GSIZE_FORMAT, i);
+      run_stream (provider, composed, stream, NULL, &run);
+      g_assert_error (run.error, NATTER_PROVIDER_ERROR, cases[i].code);
+      g_assert_cmpstr (run.error->message, ==, cases[i].message);
+      run_clear (&run);
+    }
+}
+
+static void
+test_http_retry_after_date (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autoptr(GDateTime) later = g_date_time_add_seconds (now, 120);
+  g_autofree char *date = soup_date_time_to_string (later, SOUP_DATE_HTTP);
+  Response script[] = {
+    { .status = 429, .content_type = "application/json", .body = "{\"error\":\"busy\"}",
+      .retry_after = date },
+  };
+  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  const char *in;
+  guint seconds = 0;
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+  g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_HTTP);
+  in = strstr (run.error->message, "; try again in ");
+  g_assert_nonnull (in);
+  g_assert_cmpint (sscanf (in, "; try again in %u s", &seconds), ==, 1);
+  g_assert_cmpuint (seconds, >=, 110);
+  g_assert_cmpuint (seconds, <=, 120);
+  run_clear (&run);
+}
+
+static void
+test_stream_error_mid_stream (void)
+{
+  static const char *const object_chunks[] = {
+    CHUNK ("Partial"),
+    "data: {\"error\":{\"message\":\"out of memory\",\"code\":500}}\n\n",
+    NULL,
+  };
+  static const char *const event_chunks[] = {
+    CHUNK ("Partial"),
+    "event: error\ndata: {\"message\":\"overloaded\"}\n\n",
+    NULL,
+  };
+  static const Response object_script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = object_chunks },
+  };
+  static const Response event_script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = event_chunks },
+  };
+  const Response *scripts[] = { object_script, event_script };
+  const char *expected[] = { "out of memory", "overloaded" };
+  g_autoptr(JsonObject) composed = simple_composed ();
+
+  for (gsize i = 0; i < G_N_ELEMENTS (scripts); i++)
+    {
+      g_autoptr(TestServer) ts = test_server_new (scripts[i], 1);
+      g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+      g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+      Run run = { 0 };
+
+      run_stream (provider, composed, stream, NULL, &run);
+      g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_STREAM_ERROR);
+      g_assert_true (g_str_has_prefix (run.error->message, "Test reported an error: "));
+      g_assert_nonnull (strstr (run.error->message, expected[i]));
+      g_assert_cmpstr (natter_chat_stream_get_text (stream), ==, "Partial");
+      run_clear (&run);
+    }
+}
+
+static void
+test_stream_disconnect (void)
+{
+  static const char *const chunks[] = { CHUNK ("Half an ") CHUNK ("answer"), NULL };
+  static const Response script[] = {
+    { .disconnect = TRUE, .chunks = chunks },
+  };
+  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  g_autofree char *prefix = g_strdup_printf ("The connection to Test at %.*s was lost mid-answer",
+                                             (int) (strlen (ts->base_url) - strlen ("/v1")),
+                                             ts->base_url);
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+  g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_TRUNCATED_STREAM);
+  g_assert_true (g_str_has_prefix (run.error->message, prefix));
+  g_assert_cmpstr (natter_chat_stream_get_text (stream), ==, "Half an answer");
+  run_clear (&run);
+}
+
+static void
+test_stream_idle_timeout (void)
+{
+  static const char *const chunks[] = { CHUNK ("Hel"), NULL };
+  static const Response script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = chunks, .keep_open = TRUE },
+  };
+  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 1);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  g_autofree char *expected = g_strdup_printf ("Test at %.*s stopped sending for 1 s",
+                                               (int) (strlen (ts->base_url) - strlen ("/v1")),
+                                               ts->base_url);
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+  g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_TIMEOUT);
+  g_assert_cmpstr (run.error->message, ==, expected);
+  g_assert_cmpstr (natter_chat_stream_get_text (stream), ==, "Hel");
+  run_clear (&run);
+}
+
+static void
+test_stream_cancel (void)
+{
+  /* Three events in one chunk: the cancel in the first delta's handler
+   * must stop the other two, already in the same read. */
+  static const char *const chunks[] = { CHUNK ("one") CHUNK ("two") CHUNK ("three"), NULL };
+  static const Response script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = chunks, .keep_open = TRUE },
+  };
+  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Run run = { 0 };
+
+  run.cancel_on_first_delta = cancellable;
+  run_stream (provider, composed, stream, cancellable, &run);
+  g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_CANCELLED);
+  g_assert_cmpstr (run.error->message, ==, "The request to Test was cancelled");
+  g_assert_cmpuint (run.deltas_after_cancel, ==, 0);
+  g_assert_cmpstr (run.deltas->str, ==, "one");
+  g_assert_cmpstr (natter_chat_stream_get_text (stream), ==, "one");
+  run_clear (&run);
+}
+
+static void
+test_stream_cancel_before_send (void)
+{
+  static const Response script[] = {
+    { .status = 200, .content_type = "text/event-stream", .body = CHUNK ("no") FINISH ("stop") },
+  };
+  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Run run = { 0 };
+
+  g_cancellable_cancel (cancellable);
+  run_stream (provider, composed, stream, cancellable, &run);
+  g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_CANCELLED);
+  g_assert_cmpuint (run.delta_list->len, ==, 0);
+  run_clear (&run);
+}
+
+/* A port nobody listens on: bound, then closed. */
+static guint16
+closed_port (void)
+{
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                            G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GError) error = NULL;
+  guint16 port;
+
+  g_socket_bind (socket, address, FALSE, &error);
+  g_assert_no_error (error);
+  bound = g_socket_get_local_address (socket, &error);
+  g_assert_no_error (error);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_socket_close (socket, &error);
+  g_assert_no_error (error);
+  return port;
+}
+
+static void
+test_unreachable (void)
+{
+  guint16 port = closed_port ();
+  g_autofree char *base_url = g_strdup_printf ("http://127.0.0.1:%u/v1", port);
+  g_autofree char *expected = g_strdup_printf ("Could not reach Test at http://127.0.0.1:%u — is it running?", port);
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  Run run = { 0 };
+  Run models = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+  g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_UNREACHABLE);
+  g_assert_cmpstr (run.error->message, ==, expected);
+
+  natter_openai_provider_list_models_async (provider, NULL, models_done_cb, &models);
+  natter_test_wait_for_flag (&models.done, WAIT_MS);
+  g_assert_error (models.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_UNREACHABLE);
+  g_assert_cmpstr (models.error->message, ==, expected);
+
+  run_clear (&run);
+  run_clear (&models);
+}
+
+static void
+test_bad_url (void)
+{
+  g_autoptr(NatterOpenaiProvider) provider = make_provider ("ftp://example.invalid/v1", API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+  g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_UNREACHABLE);
+  run_clear (&run);
+}
+
+static void
+test_list_models (void)
+{
+  static const Response openai[] = {
+    { .status = 200, .content_type = "application/json",
+      .body = "{\"object\":\"list\",\"data\":[{\"id\":\"llama3\",\"object\":\"model\"},{\"id\":\"qwen2\"}]}" },
+  };
+  static const Response ollama[] = {
+    { .status = 200, .content_type = "application/json",
+      .body = "{\"models\":[{\"name\":\"mistral:latest\"},{\"model\":\"phi3\"},{\"size\":1}]}" },
+  };
+  static const Response broken[] = {
+    { .status = 200, .content_type = "application/json", .body = "{\"items\":[]}" },
+  };
+  static const Response denied[] = {
+    { .status = 401, .content_type = "application/json", .body = "{\"error\":\"no\"}" },
+  };
+  const Response *scripts[] = { openai, ollama, broken, denied };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (scripts); i++)
+    {
+      g_autoptr(TestServer) ts = test_server_new (scripts[i], 1);
+      g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+      Run run = { 0 };
+
+      natter_openai_provider_list_models_async (provider, NULL, models_done_cb, &run);
+      natter_test_wait_for_flag (&run.done, WAIT_MS);
+      g_assert_cmpstr (g_ptr_array_index (ts->paths, 0), ==, "/v1/models");
+      g_assert_cmpstr (g_ptr_array_index (ts->authorizations, 0), ==, "Bearer " API_KEY);
+
+      switch (i)
+        {
+        case 0:
+          g_assert_no_error (run.error);
+          g_assert_cmpstrv (run.models, ((const char *[]) { "llama3", "qwen2", NULL }));
+          break;
+        case 1:
+          g_assert_no_error (run.error);
+          g_assert_cmpstrv (run.models, ((const char *[]) { "mistral:latest", "phi3", NULL }));
+          break;
+        case 2:
+          g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE);
+          break;
+        default:
+          g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_HTTP);
+          g_assert_true (g_str_has_prefix (run.error->message, "Test refused the API key"));
+        }
+      run_clear (&run);
+    }
+}
+
+static void
+test_provider_finalizes (void)
+{
+  NatterOpenaiProvider *provider = make_provider ("http://localhost:11434/v1/", "", 0);
+
+  g_assert_cmpstr (natter_openai_provider_get_base_url (provider), ==, "http://localhost:11434/v1");
+  g_assert_cmpstr (natter_openai_provider_get_id (provider), ==, "test");
+  g_assert_cmpstr (natter_openai_provider_get_display_name (provider), ==, "Test");
+  g_assert_finalize_object (provider);
+}
+
+/* Runs last (its suite is added last): every test above made the
+ * provider log; none of its lines may carry the key. */
+static void
+test_key_never_logged (void)
+{
+  g_assert_cmpuint (provider_log_lines, >, 0);
+  g_assert_false (key_logged);
+}
+
+static GLogWriterOutput
+log_writer (GLogLevelFlags   log_level,
+            const GLogField *fields,
+            gsize            n_fields,
+            gpointer         user_data)
+{
+  gboolean ours = FALSE;
+
+  for (gsize i = 0; i < n_fields; i++)
+    {
+      if (fields[i].length >= 0)
+        continue;
+      if (strcmp (fields[i].key, "MESSAGE") == 0 && strstr (fields[i].value, API_KEY) != NULL)
+        key_logged = TRUE;
+      if (strcmp (fields[i].key, "GLIB_DOMAIN") == 0
+          && strcmp (fields[i].value, "natter-openai-provider") == 0)
+        ours = TRUE;
+    }
+  if (ours)
+    provider_log_lines++;
+
+  /* Debug lines are only inspected, not printed, to keep the TAP output
+   * readable. */
+  if (log_level & G_LOG_LEVEL_DEBUG)
+    return G_LOG_WRITER_HANDLED;
+  return g_log_writer_default (log_level, fields, n_fields, user_data);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  /* Every debug line reaches the writer, so the key check sees them. */
+  g_setenv ("G_MESSAGES_DEBUG", "all", TRUE);
+  g_log_set_writer_func (log_writer, NULL, NULL);
+
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/openai-provider/encode/full-context", test_encode_full_context);
+  g_test_add_func ("/openai-provider/encode/minimal", test_encode_minimal);
+  g_test_add_func ("/openai-provider/encode/rejects", test_encode_rejects);
+  g_test_add_func ("/openai-provider/stream/answer", test_stream_answer);
+  g_test_add_func ("/openai-provider/stream/tool-round-trip", test_stream_tool_round_trip);
+  g_test_add_func ("/openai-provider/stream/json-body", test_stream_json_body);
+  g_test_add_func ("/openai-provider/stream/no-key", test_stream_no_key);
+  g_test_add_func ("/openai-provider/stream/unexpected-type", test_stream_unexpected_type);
+  g_test_add_func ("/openai-provider/stream/error-mid-stream", test_stream_error_mid_stream);
+  g_test_add_func ("/openai-provider/stream/disconnect", test_stream_disconnect);
+  g_test_add_func ("/openai-provider/stream/idle-timeout", test_stream_idle_timeout);
+  g_test_add_func ("/openai-provider/stream/cancel", test_stream_cancel);
+  g_test_add_func ("/openai-provider/stream/cancel-before-send", test_stream_cancel_before_send);
+  g_test_add_func ("/openai-provider/http/errors", test_http_errors);
+  g_test_add_func ("/openai-provider/http/retry-after-date", test_http_retry_after_date);
+  g_test_add_func ("/openai-provider/transport/unreachable", test_unreachable);
+  g_test_add_func ("/openai-provider/transport/bad-url", test_bad_url);
+  g_test_add_func ("/openai-provider/models/list", test_list_models);
+  g_test_add_func ("/openai-provider/object/finalizes", test_provider_finalizes);
+  g_test_add_func ("/openai-provider/logging/key-never-logged", test_key_never_logged);
+
+  return g_test_run ();
+}
