@@ -1,0 +1,37 @@
+/* natter-turn-runtime-private.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What the execution (the loop) reads from its runtime.
+ */
+
+#pragma once
+
+#include "natter-turn-runtime.h"
+
+G_BEGIN_DECLS
+
+struct _NatterTurnRuntime
+{
+  GObject                     parent_instance;
+
+  NatterJsonlRepo            *repo;
+  NatterIdGenerator          *ids;
+  NatterClock                *clock;
+  NatterAgentResolver        *agents;
+  NatterModelRegistry        *models;
+  NatterToolRegistry         *tools;
+  NatterContextResolver      *contexts;
+  NatterPermissionChecker    *checker;
+  NatterPermissionClassifier *classifier;   /* nullable */
+  NatterTurnEventHub         *hub;
+  JsonObject                 *default_model; /* nullable */
+  guint                       max_model_calls;
+};
+
+NatterTurnExecution *_natter_turn_execution_start (NatterTurnRuntime *runtime,
+                                                   const char        *turn_id,
+                                                   JsonObject        *input,
+                                                   GCancellable      *cancellable);
+
+G_END_DECLS

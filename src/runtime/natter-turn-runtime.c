@@ -1,0 +1,395 @@
+/* natter-turn-runtime.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The turn runtime's service object (turn-runtime.md §5): creates turns,
+ * starts advances (natter-turn-execution.c holds the loop of §6) and reads
+ * turns. Every dependency is injected at construction.
+ */
+
+#define G_LOG_DOMAIN "natter-turn-runtime"
+
+#include "natter-json.h"
+#include "natter-turn-reducer.h"
+#include "natter-turn-runtime-private.h"
+#include "natter-turn-schema.h"
+
+G_DEFINE_FINAL_TYPE (NatterTurnRuntime, natter_turn_runtime, G_TYPE_OBJECT)
+
+static void
+natter_turn_runtime_finalize (GObject *object)
+{
+  NatterTurnRuntime *self = NATTER_TURN_RUNTIME (object);
+
+  g_clear_object (&self->repo);
+  g_clear_object (&self->ids);
+  g_clear_object (&self->clock);
+  g_clear_object (&self->agents);
+  g_clear_object (&self->models);
+  g_clear_object (&self->tools);
+  g_clear_object (&self->contexts);
+  g_clear_object (&self->checker);
+  g_clear_object (&self->classifier);
+  g_clear_object (&self->hub);
+  g_clear_pointer (&self->default_model, json_object_unref);
+
+  G_OBJECT_CLASS (natter_turn_runtime_parent_class)->finalize (object);
+}
+
+static void
+natter_turn_runtime_class_init (NatterTurnRuntimeClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = natter_turn_runtime_finalize;
+}
+
+static void
+natter_turn_runtime_init (NatterTurnRuntime *self)
+{
+}
+
+/**
+ * natter_turn_runtime_new:
+ * @turn_repo: the turn repository (natter_turn_repo_new())
+ * @ids: the id generator shared with the session layer
+ * @clock: the clock for event timestamps
+ * @agents: resolves agent presets
+ * @models: resolves `{provider, model}` to live models
+ * @tools: the live tools
+ * @contexts: materializes `{previousTurnId}` contexts
+ * @checker: the permission checker
+ * @classifier: (nullable): the permission classifier; without one an
+ *   `autoPermission` turn records every classification as failed (defer)
+ * @hub: the process-wide turn event bus
+ * @default_model: (nullable): the application default `{provider, model}`
+ * @max_model_calls: the default `maxModelCalls`; 0 for
+ *   %NATTER_DEFAULT_MAX_MODEL_CALLS
+ *
+ * Returns: (transfer full): a runtime holding references to all of them
+ */
+NatterTurnRuntime *
+natter_turn_runtime_new (NatterJsonlRepo            *turn_repo,
+                         NatterIdGenerator          *ids,
+                         NatterClock                *clock,
+                         NatterAgentResolver        *agents,
+                         NatterModelRegistry        *models,
+                         NatterToolRegistry         *tools,
+                         NatterContextResolver      *contexts,
+                         NatterPermissionChecker    *checker,
+                         NatterPermissionClassifier *classifier,
+                         NatterTurnEventHub         *hub,
+                         JsonObject                 *default_model,
+                         guint                       max_model_calls)
+{
+  NatterTurnRuntime *self;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (turn_repo), NULL);
+  g_return_val_if_fail (NATTER_IS_ID_GENERATOR (ids), NULL);
+  g_return_val_if_fail (NATTER_IS_CLOCK (clock), NULL);
+  g_return_val_if_fail (NATTER_IS_AGENT_RESOLVER (agents), NULL);
+  g_return_val_if_fail (NATTER_IS_MODEL_REGISTRY (models), NULL);
+  g_return_val_if_fail (NATTER_IS_TOOL_REGISTRY (tools), NULL);
+  g_return_val_if_fail (NATTER_IS_CONTEXT_RESOLVER (contexts), NULL);
+  g_return_val_if_fail (NATTER_IS_PERMISSION_CHECKER (checker), NULL);
+  g_return_val_if_fail (classifier == NULL || NATTER_IS_PERMISSION_CLASSIFIER (classifier), NULL);
+  g_return_val_if_fail (NATTER_IS_TURN_EVENT_HUB (hub), NULL);
+
+  self = g_object_new (NATTER_TYPE_TURN_RUNTIME, NULL);
+  self->repo = g_object_ref (turn_repo);
+  self->ids = g_object_ref (ids);
+  self->clock = g_object_ref (clock);
+  self->agents = g_object_ref (agents);
+  self->models = g_object_ref (models);
+  self->tools = g_object_ref (tools);
+  self->contexts = g_object_ref (contexts);
+  self->checker = g_object_ref (checker);
+  self->classifier = classifier != NULL ? g_object_ref (classifier) : NULL;
+  self->hub = g_object_ref (hub);
+  self->default_model = default_model != NULL ? json_object_ref (default_model) : NULL;
+  self->max_model_calls = max_model_calls > 0 ? max_model_calls : NATTER_DEFAULT_MAX_MODEL_CALLS;
+  return self;
+}
+
+static JsonNode *
+object_node (JsonObject *object)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_set_object (node, object);
+  return node;
+}
+
+/* Resolves the agent and builds turn_created; nothing touches the disk. */
+static JsonNode *
+build_turn_created (NatterTurnRuntime  *self,
+                    const char         *turn_id,
+                    JsonObject         *requested_agent,
+                    const char         *session_id,
+                    JsonNode           *context,
+                    JsonObject         *input,
+                    JsonObject         *config,
+                    GError            **error)
+{
+  g_autoptr(JsonObject) agent = NULL;
+  g_autoptr(JsonObject) resolved = json_object_new ();
+  g_autoptr(JsonObject) agent_pair = json_object_new ();
+  g_autoptr(JsonObject) full_config = json_object_new ();
+  g_autoptr(NatterTurnState) state = natter_turn_state_new ();
+  g_autofree char *ts = natter_clock_format_ts (self->clock);
+  JsonObject *model = NULL;
+  JsonNode *event;
+  JsonObject *object;
+
+  agent = natter_agent_resolver_resolve (self->agents, requested_agent, error);
+  if (agent == NULL)
+    return NULL;
+
+  /* Model precedence (§1): per-turn override > agent's model > default. */
+  if (json_object_has_member (requested_agent, "model") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (requested_agent, "model")))
+    model = json_object_get_object_member (requested_agent, "model");
+  else if (json_object_has_member (agent, "model") &&
+           JSON_NODE_HOLDS_OBJECT (json_object_get_member (agent, "model")))
+    model = json_object_get_object_member (agent, "model");
+  else
+    model = self->default_model;
+  if (model == NULL)
+    {
+      g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_AGENT,
+                   "Agent “%s” has no model and there is no default model",
+                   json_object_get_string_member_with_default (requested_agent, "agentId", ""));
+      return NULL;
+    }
+
+  json_object_set_string_member (resolved, "agentId",
+                                 json_object_get_string_member_with_default (agent, "agentId",
+                                   json_object_get_string_member_with_default (requested_agent,
+                                                                               "agentId", "")));
+  json_object_set_string_member (resolved, "systemPrompt",
+                                 json_object_get_string_member_with_default (agent, "systemPrompt", ""));
+  json_object_set_member (resolved, "model", object_node (model));
+  if (json_object_has_member (agent, "tools"))
+    json_object_set_member (resolved, "tools",
+                            json_node_copy (json_object_get_member (agent, "tools")));
+  else
+    json_object_set_array_member (resolved, "tools", json_array_new ());
+
+  json_object_set_member (agent_pair, "requested", object_node (requested_agent));
+  json_object_set_object_member (agent_pair, "resolved", g_steal_pointer (&resolved));
+
+  /* autoPermission defaults to false, maxModelCalls to the setting;
+   * humanAvailable is required (§5). */
+  if (config == NULL || !json_object_has_member (config, "humanAvailable"))
+    {
+      g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
+                           "config.humanAvailable is required");
+      return NULL;
+    }
+  json_object_set_boolean_member (full_config, "autoPermission",
+                                  json_object_get_boolean_member_with_default (config, "autoPermission", FALSE));
+  json_object_set_member (full_config, "humanAvailable",
+                          json_node_copy (json_object_get_member (config, "humanAvailable")));
+  json_object_set_member (full_config, "maxModelCalls",
+                          json_object_has_member (config, "maxModelCalls")
+                          ? json_node_copy (json_object_get_member (config, "maxModelCalls"))
+                          : json_node_init_int (json_node_alloc (), self->max_model_calls));
+
+  event = natter_turn_event_new ("turn_created", turn_id, ts);
+  object = json_node_get_object (event);
+  json_object_set_int_member (object, "schemaVersion", NATTER_TURN_SCHEMA_VERSION);
+  if (session_id != NULL)
+    json_object_set_string_member (object, "sessionId", session_id);
+  else
+    json_object_set_null_member (object, "sessionId");
+  json_object_set_object_member (object, "agent", g_steal_pointer (&agent_pair));
+  json_object_set_member (object, "context",
+                          context != NULL ? json_node_copy (context)
+                                          : json_node_init_array (json_node_alloc (), json_array_new ()));
+  json_object_set_member (object, "input", object_node (input));
+  json_object_set_object_member (object, "config", g_steal_pointer (&full_config));
+
+  /* The reducer checks the whole definition before anything is created. */
+  if (!natter_turn_state_apply (state, object, error))
+    {
+      json_node_unref (event);
+      return NULL;
+    }
+  return event;
+}
+
+static void
+create_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_jsonl_repo_create_finish (NATTER_JSONL_REPO (object), result, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, g_strdup (g_task_get_task_data (task)), g_free);
+}
+
+/**
+ * natter_turn_runtime_create_turn_async:
+ * @self: a #NatterTurnRuntime
+ * @requested_agent: (transfer none): `{agentId, model?}`
+ * @session_id: (nullable): the session, or %NULL for a standalone turn
+ * @context: (transfer none) (nullable): `[]`/inline messages or
+ *   `{previousTurnId}`; %NULL is `[]`
+ * @input: (transfer none): the user message
+ * @config: (transfer none): `{humanAvailable, autoPermission?, maxModelCalls?}`
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the caller's main context
+ * @user_data: data for @callback
+ *
+ * create_turn of turn-runtime.md §5: resolves the agent into the
+ * immutable snapshot and writes `turn_created`. On any failure no file is
+ * created.
+ */
+void
+natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
+                                       JsonObject          *requested_agent,
+                                       const char          *session_id,
+                                       JsonNode            *context,
+                                       JsonObject          *input,
+                                       JsonObject          *config,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(JsonNode) event = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+
+  g_return_if_fail (NATTER_IS_TURN_RUNTIME (self));
+  g_return_if_fail (requested_agent != NULL);
+  g_return_if_fail (input != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_turn_runtime_create_turn_async);
+
+  turn_id = natter_id_generator_next (self->ids);
+  event = build_turn_created (self, turn_id, requested_agent, session_id, context, input,
+                              config, &error);
+  if (event == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_task_set_task_data (task, g_strdup (turn_id), g_free);
+  natter_jsonl_repo_create_async (self->repo, turn_id, event, cancellable, create_cb,
+                                  g_object_ref (task));
+}
+
+/**
+ * natter_turn_runtime_create_turn_finish:
+ * @self: a #NatterTurnRuntime
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the new turn id, or %NULL with
+ *   %NATTER_RUNTIME_ERROR_AGENT, %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT, a
+ *   %NATTER_STORE_ERROR (an invalid definition, or the repo's error)
+ */
+char *
+natter_turn_runtime_create_turn_finish (NatterTurnRuntime  *self,
+                                        GAsyncResult       *result,
+                                        GError            **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * natter_turn_runtime_advance_turn:
+ * @self: a #NatterTurnRuntime
+ * @turn_id: the turn
+ * @input: (transfer none) (nullable): one external input
+ *   (`{type: "permission_decision"|"async_tool_progress"|"async_tool_result"|"cancel", …}`)
+ *   or %NULL to advance/recover
+ * @cancellable: (nullable): cancels the turn (not just the wait)
+ *
+ * advance_turn of turn-runtime.md §5, §6. Returns at once; the work has
+ * started and runs whether or not anyone connects to the execution.
+ *
+ * Returns: (transfer full): the hot execution
+ */
+NatterTurnExecution *
+natter_turn_runtime_advance_turn (NatterTurnRuntime *self,
+                                  const char        *turn_id,
+                                  JsonObject        *input,
+                                  GCancellable      *cancellable)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
+  g_return_val_if_fail (turn_id != NULL, NULL);
+
+  return _natter_turn_execution_start (self, turn_id, input, cancellable);
+}
+
+static void
+get_turn_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterTurnState) state = NULL;
+  GError *error = NULL;
+
+  events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
+  if (events != NULL)
+    state = natter_turn_reduce (events, &error);
+  if (state == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, g_steal_pointer (&events), (GDestroyNotify) g_ptr_array_unref);
+}
+
+/**
+ * natter_turn_runtime_get_turn_async:
+ * @self: a #NatterTurnRuntime
+ * @turn_id: the turn
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the caller's main context
+ * @user_data: data for @callback
+ *
+ * get_turn of turn-runtime.md §5: reads and validates the turn (schema
+ * and reducer). Strictly read-only: takes no lock, writes nothing.
+ */
+void
+natter_turn_runtime_get_turn_async (NatterTurnRuntime   *self,
+                                    const char          *turn_id,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (NATTER_IS_TURN_RUNTIME (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_turn_runtime_get_turn_async);
+  natter_jsonl_repo_read_async (self->repo, turn_id, cancellable, get_turn_cb, task);
+}
+
+/**
+ * natter_turn_runtime_get_turn_finish:
+ * @self: a #NatterTurnRuntime
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (element-type JsonNode) (nullable): the events,
+ *   or %NULL with a %NATTER_STORE_ERROR (NOT_FOUND, CORRUPT, INVARIANT, …)
+ */
+GPtrArray *
+natter_turn_runtime_get_turn_finish (NatterTurnRuntime  *self,
+                                     GAsyncResult       *result,
+                                     GError            **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,74 @@
+/* natter-turn-runtime.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "natter-agent-resolver.h"
+#include "natter-clock.h"
+#include "natter-context-resolver.h"
+#include "natter-id.h"
+#include "natter-jsonl-repo.h"
+#include "natter-model-registry.h"
+#include "natter-permission-checker.h"
+#include "natter-permission-classifier.h"
+#include "natter-runtime-error.h"
+#include "natter-tool-registry.h"
+#include "natter-turn-event-hub.h"
+#include "natter-turn-execution.h"
+
+G_BEGIN_DECLS
+
+/**
+ * NATTER_DEFAULT_MAX_MODEL_CALLS:
+ *
+ * The built-in `maxModelCalls` (turn-runtime.md §5).
+ */
+#define NATTER_DEFAULT_MAX_MODEL_CALLS 50
+
+#define NATTER_TYPE_TURN_RUNTIME (natter_turn_runtime_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterTurnRuntime, natter_turn_runtime, NATTER, TURN_RUNTIME, GObject)
+
+NatterTurnRuntime   *natter_turn_runtime_new            (NatterJsonlRepo            *turn_repo,
+                                                         NatterIdGenerator          *ids,
+                                                         NatterClock                *clock,
+                                                         NatterAgentResolver        *agents,
+                                                         NatterModelRegistry        *models,
+                                                         NatterToolRegistry         *tools,
+                                                         NatterContextResolver      *contexts,
+                                                         NatterPermissionChecker    *checker,
+                                                         NatterPermissionClassifier *classifier,
+                                                         NatterTurnEventHub         *hub,
+                                                         JsonObject                 *default_model,
+                                                         guint                       max_model_calls);
+
+void                 natter_turn_runtime_create_turn_async  (NatterTurnRuntime    *self,
+                                                             JsonObject           *requested_agent,
+                                                             const char           *session_id,
+                                                             JsonNode             *context,
+                                                             JsonObject           *input,
+                                                             JsonObject           *config,
+                                                             GCancellable         *cancellable,
+                                                             GAsyncReadyCallback   callback,
+                                                             gpointer              user_data);
+char                *natter_turn_runtime_create_turn_finish (NatterTurnRuntime    *self,
+                                                             GAsyncResult         *result,
+                                                             GError              **error);
+
+NatterTurnExecution *natter_turn_runtime_advance_turn       (NatterTurnRuntime    *self,
+                                                             const char           *turn_id,
+                                                             JsonObject           *input,
+                                                             GCancellable         *cancellable);
+
+void                 natter_turn_runtime_get_turn_async     (NatterTurnRuntime    *self,
+                                                             const char           *turn_id,
+                                                             GCancellable         *cancellable,
+                                                             GAsyncReadyCallback   callback,
+                                                             gpointer              user_data);
+GPtrArray           *natter_turn_runtime_get_turn_finish    (NatterTurnRuntime    *self,
+                                                             GAsyncResult         *result,
+                                                             GError              **error);
+
+G_END_DECLS
