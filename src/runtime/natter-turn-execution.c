@@ -309,7 +309,8 @@ append_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   Batch *batch = g_queue_pop_head (&self->queue);
 
-  self->writing = FALSE;
+  /* self->writing stays set while listeners and done callbacks run, so a
+   * listener that cancels cannot re-enter the loop mid-batch. */
   if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error))
     {
       Batch *rest;
@@ -323,6 +324,7 @@ append_cb (GObject      *object,
             rest->done (self, FALSE, rest->data);
           batch_free (rest);
         }
+      self->writing = FALSE;
       fail (self, g_steal_pointer (&error));
       return;
     }
@@ -340,6 +342,7 @@ append_cb (GObject      *object,
   if (batch->done != NULL)
     batch->done (self, TRUE, batch->data);
   batch_free (batch);
+  self->writing = FALSE;
 
   if (!g_queue_is_empty (&self->queue))
     write_next (self);
@@ -725,6 +728,9 @@ start_model_call (NatterTurnExecution *self,
   guint index;
 
   if (!written || self->settled)
+    return;
+  /* Cancelled before the call started: the loop closes the request. */
+  if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
     return;
   index = natter_turn_state_get_n_model_calls (self->state) - 1;
   request = natter_compose_request (self->state, index, self->materialized, &error);
@@ -1241,9 +1247,12 @@ cancelled_cb (GCancellable *cancellable,
 {
   NatterTurnExecution *self = data;
 
-  /* May run in any thread; the loop runs on the execution's context. */
-  g_main_context_invoke_full (self->context, G_PRIORITY_DEFAULT, kick_cb,
-                              g_object_ref (self), g_object_unref);
+  g_autoptr(GSource) source = g_idle_source_new ();
+
+  /* May run in any thread, or inside a listener: the loop runs later, on
+   * the execution's context, never re-entered. */
+  g_source_set_callback (source, kick_cb, g_object_ref (self), g_object_unref);
+  g_source_attach (source, self->context);
 }
 
 static void

@@ -1,0 +1,1081 @@
+/* test-turn-runtime.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The loop of turn-runtime.md §6–§10 against a fake model, fake tools and
+ * a real repository in a temporary directory. Each scenario asserts the
+ * exact event types written to disk and the outcome.
+ */
+
+#include <string.h>
+
+#include "natter-store-error.h"
+#include "natter-turn-context-resolver.h"
+#include "natter-turn-reducer.h"
+#include "natter-turn-runtime.h"
+#include "natter-test-support.h"
+
+/* Fake model: a script of steps. Each step is a JSON assistant message
+ * literal, "ERROR" (provider failure) or "HANG" (waits for cancel). */
+
+#define FAKE_TYPE_MODEL (fake_model_get_type ())
+G_DECLARE_FINAL_TYPE (FakeModel, fake_model, FAKE, MODEL, GObject)
+
+struct _FakeModel
+{
+  GObject    parent_instance;
+  GPtrArray *script;     /* char* */
+  guint      next;
+  GPtrArray *requests;   /* JsonObject composed requests */
+};
+
+static void fake_model_iface_init (NatterModelInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (FakeModel, fake_model, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_MODEL, fake_model_iface_init))
+
+static void
+hang_cancelled_cb (GCancellable *cancellable,
+                   GTask        *task)
+{
+  /* Returned from an idle so the signal handler is not re-entered. */
+  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
+}
+
+static void
+fake_model_stream_step_async (NatterModel               *model,
+                              JsonObject                *request,
+                              const NatterModelStepSink *sink,
+                              gpointer                   sink_data,
+                              GCancellable              *cancellable,
+                              GAsyncReadyCallback        callback,
+                              gpointer                   user_data)
+{
+  FakeModel *self = FAKE_MODEL (model);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  const char *step;
+
+  g_ptr_array_add (self->requests, json_object_ref (request));
+  g_assert_cmpuint (self->next, <, self->script->len);
+  step = g_ptr_array_index (self->script, self->next++);
+
+  if (g_str_equal (step, "ERROR"))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "provider p: HTTP 500");
+      return;
+    }
+  if (g_str_equal (step, "HANG"))
+    {
+      g_cancellable_connect (cancellable, G_CALLBACK (hang_cancelled_cb),
+                             g_object_ref (task), g_object_unref);
+      return;
+    }
+  sink->text_delta ("del", sink_data);
+  sink->text_delta ("ta", sink_data);
+  {
+    g_autoptr(JsonNode) message = natter_test_json (step);
+
+    g_task_return_pointer (task, natter_model_step_result_new (message, "stop", NULL),
+                           (GDestroyNotify) natter_model_step_result_free);
+  }
+}
+
+static NatterModelStepResult *
+fake_model_stream_step_finish (NatterModel   *model,
+                               GAsyncResult  *result,
+                               GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+fake_model_iface_init (NatterModelInterface *iface)
+{
+  iface->stream_step_async = fake_model_stream_step_async;
+  iface->stream_step_finish = fake_model_stream_step_finish;
+}
+
+static void
+fake_model_finalize (GObject *object)
+{
+  FakeModel *self = FAKE_MODEL (object);
+
+  g_ptr_array_unref (self->script);
+  g_ptr_array_unref (self->requests);
+  G_OBJECT_CLASS (fake_model_parent_class)->finalize (object);
+}
+
+static void
+fake_model_class_init (FakeModelClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = fake_model_finalize;
+}
+
+static void
+fake_model_init (FakeModel *self)
+{
+  self->script = g_ptr_array_new_with_free_func (g_free);
+  self->requests = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+}
+
+/* Fake registries, resolver, checker, classifier: one object plays all. */
+
+#define FAKE_TYPE_WORLD (fake_world_get_type ())
+G_DECLARE_FINAL_TYPE (FakeWorld, fake_world, FAKE, WORLD, GObject)
+
+struct _FakeWorld
+{
+  GObject     parent_instance;
+  FakeModel  *model;            /* NULL: the provider is gone */
+  gboolean    checker_fails;
+  GHashTable *needs_permission; /* tool names */
+  char       *classifier_answer;/* JSON array literal, or NULL for an error */
+};
+
+static void model_registry_iface_init (NatterModelRegistryInterface *iface);
+static void agent_resolver_iface_init (NatterAgentResolverInterface *iface);
+static void checker_iface_init (NatterPermissionCheckerInterface *iface);
+static void classifier_iface_init (NatterPermissionClassifierInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (FakeWorld, fake_world, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_MODEL_REGISTRY, model_registry_iface_init)
+                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_AGENT_RESOLVER, agent_resolver_iface_init)
+                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_PERMISSION_CHECKER, checker_iface_init)
+                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_PERMISSION_CLASSIFIER, classifier_iface_init))
+
+static NatterModel *
+world_resolve_model (NatterModelRegistry  *registry,
+                     JsonObject           *descriptor,
+                     GError              **error)
+{
+  FakeWorld *self = FAKE_WORLD (registry);
+
+  if (self->model == NULL)
+    {
+      g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND, "gone");
+      return NULL;
+    }
+  return g_object_ref (NATTER_MODEL (self->model));
+}
+
+static void
+model_registry_iface_init (NatterModelRegistryInterface *iface)
+{
+  iface->resolve = world_resolve_model;
+}
+
+#define TOOL(id, name, execution, human) \
+  "{\"toolId\":\"" id "\",\"name\":\"" name "\",\"description\":\"\",\"inputSchema\":{}," \
+  "\"execution\":\"" execution "\",\"requiresHuman\":" human "}"
+
+static const char *tool_descriptors[] = {
+  TOOL ("t.a", "sa", "sync", "false"),
+  TOOL ("t.b", "ab", "async", "false"),
+  TOOL ("t.c", "sc", "sync", "false"),
+  TOOL ("t.d", "ad", "async", "false"),
+  TOOL ("t.fail", "fail", "sync", "false"),
+  TOOL ("t.ask", "ask_human", "async", "true"),
+  TOOL ("t.slow", "slow", "sync", "false"),
+};
+
+static JsonObject *
+world_resolve_agent (NatterAgentResolver  *resolver,
+                     JsonObject           *requested,
+                     GError              **error)
+{
+  g_autoptr(JsonNode) agent = NULL;
+  g_autoptr(GString) text = g_string_new ("{\"agentId\":\"helper\",\"systemPrompt\":\"Help.\","
+                                          "\"model\":{\"provider\":\"p\",\"model\":\"m\"},\"tools\":[");
+
+  if (!g_str_equal (json_object_get_string_member (requested, "agentId"), "helper"))
+    {
+      g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_AGENT, "no such agent");
+      return NULL;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (tool_descriptors); i++)
+    g_string_append_printf (text, "%s%s", i > 0 ? "," : "", tool_descriptors[i]);
+  g_string_append (text, "]}");
+  agent = natter_test_json (text->str);
+  return json_object_ref (json_node_get_object (agent));
+}
+
+static void
+agent_resolver_iface_init (NatterAgentResolverInterface *iface)
+{
+  iface->resolve = world_resolve_agent;
+}
+
+static gboolean
+world_check (NatterPermissionChecker  *checker,
+             JsonObject               *descriptor,
+             JsonObject               *input,
+             gboolean                 *out_required,
+             JsonNode                **out_request,
+             GError                  **error)
+{
+  FakeWorld *self = FAKE_WORLD (checker);
+  const char *name = json_object_get_string_member (descriptor, "name");
+
+  if (self->checker_fails)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "checker broke");
+      return FALSE;
+    }
+  *out_required = g_hash_table_contains (self->needs_permission, name);
+  if (*out_required)
+    *out_request = natter_test_json ("{\"ask\":\"may I?\"}");
+  return TRUE;
+}
+
+static void
+checker_iface_init (NatterPermissionCheckerInterface *iface)
+{
+  iface->check = world_check;
+}
+
+static void
+world_classify_async (NatterPermissionClassifier *classifier,
+                      JsonArray                  *calls,
+                      GCancellable               *cancellable,
+                      GAsyncReadyCallback         callback,
+                      gpointer                    user_data)
+{
+  FakeWorld *self = FAKE_WORLD (classifier);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  if (self->classifier_answer == NULL)
+    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "classifier broke");
+  else
+    g_task_return_pointer (task,
+                           json_array_ref (json_node_get_array (natter_test_json (self->classifier_answer))),
+                           (GDestroyNotify) json_array_unref);
+}
+
+static JsonArray *
+world_classify_finish (NatterPermissionClassifier  *classifier,
+                       GAsyncResult                *result,
+                       GError                     **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+classifier_iface_init (NatterPermissionClassifierInterface *iface)
+{
+  iface->classify_async = world_classify_async;
+  iface->classify_finish = world_classify_finish;
+}
+
+static void
+fake_world_finalize (GObject *object)
+{
+  FakeWorld *self = FAKE_WORLD (object);
+
+  g_clear_object (&self->model);
+  g_hash_table_unref (self->needs_permission);
+  g_free (self->classifier_answer);
+  G_OBJECT_CLASS (fake_world_parent_class)->finalize (object);
+}
+
+static void
+fake_world_class_init (FakeWorldClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = fake_world_finalize;
+}
+
+static void
+fake_world_init (FakeWorld *self)
+{
+  self->model = g_object_new (FAKE_TYPE_MODEL, NULL);
+  self->needs_permission = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/* Fake tools */
+
+#define FAKE_TYPE_TOOL (fake_tool_get_type ())
+G_DECLARE_FINAL_TYPE (FakeTool, fake_tool, FAKE, TOOL, GObject)
+
+struct _FakeTool
+{
+  GObject     parent_instance;
+  JsonObject *descriptor;
+};
+
+static void fake_tool_iface_init (NatterToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (FakeTool, fake_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, fake_tool_iface_init))
+
+static JsonObject *
+fake_tool_get_descriptor (NatterTool *tool)
+{
+  return FAKE_TOOL (tool)->descriptor;
+}
+
+static JsonObject *
+fake_tool_run (NatterTool              *tool,
+               JsonObject              *input,
+               NatterToolProgressFunc   progress,
+               gpointer                 progress_data,
+               GCancellable            *cancellable,
+               GError                 **error)
+{
+  const char *id = json_object_get_string_member (FAKE_TOOL (tool)->descriptor, "toolId");
+  JsonObject *result;
+  JsonNode *node;
+
+  if (g_str_equal (id, "t.fail"))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "tool exploded");
+      return NULL;
+    }
+  if (g_str_equal (id, "t.slow"))
+    {
+      /* Runs until the turn is cancelled. */
+      while (!g_cancellable_is_cancelled (cancellable))
+        g_usleep (1000);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
+      return NULL;
+    }
+  node = json_node_init_string (json_node_alloc (), "half");
+  progress (node, progress_data);
+  json_node_unref (node);
+  result = json_object_new ();
+  json_object_set_string_member (result, "output", id);
+  json_object_set_boolean_member (result, "isError", FALSE);
+  return result;
+}
+
+static void
+fake_tool_iface_init (NatterToolInterface *iface)
+{
+  iface->get_descriptor = fake_tool_get_descriptor;
+  iface->run = fake_tool_run;
+}
+
+static void
+fake_tool_finalize (GObject *object)
+{
+  json_object_unref (FAKE_TOOL (object)->descriptor);
+  G_OBJECT_CLASS (fake_tool_parent_class)->finalize (object);
+}
+
+static void
+fake_tool_class_init (FakeToolClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = fake_tool_finalize;
+}
+
+static void
+fake_tool_init (FakeTool *self)
+{
+}
+
+/* Fixture */
+
+typedef struct
+{
+  GFile              *dir;
+  NatterJsonlRepo    *repo;
+  NatterFakeClock    *clock;
+  FakeWorld          *world;
+  NatterTurnEventHub *hub;
+  NatterTurnRuntime  *runtime;
+  guint               hub_deltas;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(NatterIdGenerator) ids = NULL;
+  g_autoptr(NatterToolRegistry) tools = natter_tool_registry_new ();
+  g_autoptr(NatterTurnContextResolver) contexts = NULL;
+
+  f->dir = natter_test_make_temp_dir ();
+  f->repo = natter_turn_repo_new (f->dir);
+  f->clock = natter_fake_clock_new (1795000000LL * G_USEC_PER_SEC);
+  ids = natter_id_generator_new (NATTER_CLOCK (f->clock));
+  f->world = g_object_new (FAKE_TYPE_WORLD, NULL);
+  f->hub = natter_turn_event_hub_new ();
+  contexts = natter_turn_context_resolver_new (f->repo);
+  for (guint i = 0; i < G_N_ELEMENTS (tool_descriptors); i++)
+    {
+      FakeTool *tool = g_object_new (FAKE_TYPE_TOOL, NULL);
+      g_autoptr(JsonNode) node = natter_test_json (tool_descriptors[i]);
+
+      tool->descriptor = json_object_ref (json_node_get_object (node));
+      natter_tool_registry_add (tools, NATTER_TOOL (tool));
+      g_object_unref (tool);
+    }
+  f->runtime = natter_turn_runtime_new (f->repo, ids, NATTER_CLOCK (f->clock),
+                                        NATTER_AGENT_RESOLVER (f->world),
+                                        NATTER_MODEL_REGISTRY (f->world), tools,
+                                        NATTER_CONTEXT_RESOLVER (contexts),
+                                        NATTER_PERMISSION_CHECKER (f->world),
+                                        NATTER_PERMISSION_CLASSIFIER (f->world),
+                                        f->hub, NULL, 0);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_assert_finalize_object (f->runtime);
+  g_clear_object (&f->world);
+  g_clear_object (&f->hub);
+  g_clear_object (&f->repo);
+  g_clear_object (&f->clock);
+  natter_test_remove_tree (f->dir);
+  g_clear_object (&f->dir);
+}
+
+static void
+script (Fixture    *f,
+        const char *first,
+        ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  for (const char *step = first; step != NULL; step = va_arg (args, const char *))
+    g_ptr_array_add (f->world->model->script, g_strdup (step));
+  va_end (args);
+}
+
+static void
+created_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  char **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  g_assert_no_error (error);
+}
+
+static char *
+create_turn (Fixture    *f,
+             gboolean    auto_permission,
+             gboolean    human,
+             guint       max_calls)
+{
+  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\"}");
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
+  g_autoptr(JsonObject) config = json_object_new ();
+  char *turn_id = NULL;
+
+  json_object_set_boolean_member (config, "autoPermission", auto_permission);
+  json_object_set_boolean_member (config, "humanAvailable", human);
+  if (max_calls > 0)
+    json_object_set_int_member (config, "maxModelCalls", max_calls);
+  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL,
+                                         json_node_get_object (input), config, NULL,
+                                         created_cb, &turn_id);
+  natter_test_wait_for_pointer ((gpointer *) &turn_id, 5000);
+  return turn_id;
+}
+
+typedef struct
+{
+  gboolean           done;
+  NatterTurnOutcome *outcome;
+  GError            *error;
+} Wait;
+
+static void
+waited_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result,
+                                                     &wait->error);
+  wait->done = TRUE;
+}
+
+static void
+wait_execution (NatterTurnExecution *execution,
+                Wait                *wait)
+{
+  natter_turn_execution_wait_async (execution, NULL, waited_cb, wait);
+  natter_test_wait_for_flag (&wait->done, 10000);
+}
+
+/* Advances with an optional input literal and waits for the outcome. */
+static NatterTurnOutcome *
+advance (Fixture     *f,
+         const char  *turn_id,
+         const char  *input,
+         GError     **error)
+{
+  g_autoptr(JsonNode) node = input != NULL ? natter_test_json (input) : NULL;
+  g_autoptr(NatterTurnExecution) execution = NULL;
+  Wait wait = { 0 };
+
+  execution = natter_turn_runtime_advance_turn (f->runtime, turn_id,
+                                                node != NULL ? json_node_get_object (node) : NULL,
+                                                NULL);
+  wait_execution (execution, &wait);
+  g_assert_true (natter_turn_execution_get_settled (execution));
+  if (error != NULL)
+    *error = wait.error;
+  else
+    g_assert_no_error (wait.error);
+  return wait.outcome;
+}
+
+/* The event types on disk, space separated. */
+static char *
+types_on_disk (Fixture    *f,
+               const char *turn_id)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (f->repo, turn_id, NULL, &error);
+  g_autoptr(GString) types = g_string_new (NULL);
+
+  g_assert_no_error (error);
+  for (guint i = 1; i < events->len; i++)
+    g_string_append_printf (types, "%s%s", i > 1 ? " " : "",
+                            json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, i)),
+                                                           "type"));
+  return g_string_free (g_steal_pointer (&types), FALSE);
+}
+
+static void
+assert_types (Fixture    *f,
+              const char *turn_id,
+              const char *expected)
+{
+  g_autofree char *types = types_on_disk (f, turn_id);
+
+  g_assert_cmpstr (types, ==, expected);
+}
+
+#define CALL(id, name, args) \
+  "{\"type\":\"tool-call\",\"toolCallId\":\"" id "\",\"toolName\":\"" name "\",\"arguments\":" args "}"
+#define TOOL_STEP(calls) "{\"role\":\"assistant\",\"content\":[" calls "]}"
+#define TEXT_STEP "{\"role\":\"assistant\",\"content\":\"done\"}"
+
+static void
+test_plain_response (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(NatterTurnOutcome) again = NULL;
+
+  script (f, TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  g_assert_cmpstr (outcome->finish_reason, ==, "stop");
+  g_assert_cmpstr (json_object_get_string_member (outcome->output, "content"), ==, "done");
+  /* Deltas never reach the file. */
+  assert_types (f, turn_id, "model_call_requested model_call_completed turn_completed");
+
+  /* A terminal turn returns its outcome and writes nothing. */
+  again = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (again->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id, "model_call_requested model_call_completed turn_completed");
+}
+
+static void
+test_provider_failure (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+
+  script (f, "ERROR", NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_FAILED);
+  g_assert_cmpstr (outcome->error, ==, "provider p: HTTP 500");
+  assert_types (f, turn_id, "model_call_requested model_call_failed turn_failed");
+}
+
+static void
+test_sync_tool_round_trip (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  JsonArray *messages;
+
+  script (f, TOOL_STEP (CALL ("c1", "sa", "{}")), TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id,
+                "model_call_requested model_call_completed tool_invocation_requested "
+                "tool_progress tool_result model_call_requested model_call_completed turn_completed");
+  messages = json_object_get_array_member (g_ptr_array_index (f->world->model->requests, 1), "messages");
+  g_assert_cmpuint (json_array_get_length (messages), ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "content"),
+                   ==, "t.a");
+}
+
+static void
+test_sync_tool_throws (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  JsonArray *messages;
+
+  script (f, TOOL_STEP (CALL ("c1", "fail", "{}") "," CALL ("c2", "nosuch", "{}") "," CALL ("c3", "sa", "\"{bad\"")),
+          TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id,
+                "model_call_requested model_call_completed tool_invocation_requested "
+                "tool_result tool_result tool_result model_call_requested model_call_completed turn_completed");
+  messages = json_object_get_array_member (g_ptr_array_index (f->world->model->requests, 1), "messages");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "content"),
+                   ==, "tool exploded");
+}
+
+static void
+test_mixed_sync_async (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(NatterTurnOutcome) middle = NULL;
+  g_autoptr(NatterTurnOutcome) last = NULL;
+  JsonArray *messages;
+
+  script (f, TOOL_STEP (CALL ("A", "sa", "{}") "," CALL ("B", "ab", "{}") "," CALL ("C", "sc", "{}") "," CALL ("D", "ad", "{}")),
+          TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  g_assert_cmpuint (json_array_get_length (outcome->pending_async_tools), ==, 2);
+  g_assert_cmpuint (json_array_get_length (outcome->pending_permissions), ==, 0);
+
+  /* Results arrive in reverse. */
+  middle = advance (f, turn_id, "{\"type\":\"async_tool_result\",\"toolCallId\":\"D\","
+                    "\"result\":{\"output\":\"d\",\"isError\":false}}", NULL);
+  g_assert_cmpint (middle->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  g_assert_cmpuint (json_array_get_length (middle->pending_async_tools), ==, 1);
+  last = advance (f, turn_id, "{\"type\":\"async_tool_result\",\"toolCallId\":\"B\","
+                  "\"result\":{\"output\":\"b\",\"isError\":false}}", NULL);
+  g_assert_cmpint (last->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+
+  /* The next request holds the results in the model's order. */
+  messages = json_object_get_array_member (g_ptr_array_index (f->world->model->requests, 1), "messages");
+  g_assert_cmpuint (json_array_get_length (messages), ==, 6);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "toolCallId"), ==, "A");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 3), "toolCallId"), ==, "B");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 4), "toolCallId"), ==, "C");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 5), "toolCallId"), ==, "D");
+}
+
+static void
+test_human_permission (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) first = NULL;
+  g_autoptr(NatterTurnOutcome) second = NULL;
+  g_autoptr(NatterTurnOutcome) third = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+
+  g_hash_table_add (f->world->needs_permission, g_strdup ("sa"));
+  g_hash_table_add (f->world->needs_permission, g_strdup ("sc"));
+  script (f, TOOL_STEP (CALL ("A", "sa", "{}") "," CALL ("C", "sc", "{}")), TEXT_STEP, NULL);
+  first = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (first->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  g_assert_cmpuint (json_array_get_length (first->pending_permissions), ==, 2);
+
+  /* An input for a call that is not pending leaves the file as it is. */
+  before = types_on_disk (f, turn_id);
+  g_assert_null (advance (f, turn_id, "{\"type\":\"permission_decision\",\"toolCallId\":\"X\","
+                          "\"decision\":\"allow\"}", &error));
+  g_assert_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_INPUT);
+  after = types_on_disk (f, turn_id);
+  g_assert_cmpstr (before, ==, after);
+
+  /* One approval runs its tool at once; the other stays pending. */
+  second = advance (f, turn_id, "{\"type\":\"permission_decision\",\"toolCallId\":\"A\","
+                    "\"decision\":\"allow\"}", NULL);
+  g_assert_cmpint (second->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  g_assert_cmpuint (json_array_get_length (second->pending_permissions), ==, 1);
+  third = advance (f, turn_id, "{\"type\":\"permission_decision\",\"toolCallId\":\"C\","
+                   "\"decision\":\"deny\"}", NULL);
+  g_assert_cmpint (third->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id,
+                "model_call_requested model_call_completed "
+                "tool_permission_required tool_permission_required turn_suspended "
+                "tool_permission_resolved tool_invocation_requested tool_progress tool_result turn_suspended "
+                "tool_permission_resolved tool_result "
+                "model_call_requested model_call_completed turn_completed");
+}
+
+static void
+test_no_human_denies (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, FALSE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+
+  g_hash_table_add (f->world->needs_permission, g_strdup ("sa"));
+  script (f, TOOL_STEP (CALL ("A", "sa", "{}") "," CALL ("Q", "ask_human", "{}")), TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id,
+                "model_call_requested model_call_completed tool_permission_required tool_result "
+                "tool_permission_resolved tool_result "
+                "model_call_requested model_call_completed turn_completed");
+}
+
+static void
+test_classifier_batch (Fixture       *f,
+                       gconstpointer  data)
+{
+  gboolean human = GPOINTER_TO_INT (data);
+  g_autofree char *turn_id = create_turn (f, TRUE, human, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+
+  g_hash_table_add (f->world->needs_permission, g_strdup ("sa"));
+  g_hash_table_add (f->world->needs_permission, g_strdup ("sc"));
+  g_hash_table_add (f->world->needs_permission, g_strdup ("ab"));
+  f->world->classifier_answer = g_strdup ("[{\"toolCallId\":\"A\",\"decision\":\"allow\",\"reason\":\"safe\"},"
+                                          "{\"toolCallId\":\"C\",\"decision\":\"deny\",\"reason\":\"no\"},"
+                                          "{\"toolCallId\":\"B\",\"decision\":\"defer\",\"reason\":\"?\"}]");
+  script (f, TOOL_STEP (CALL ("A", "sa", "{}") "," CALL ("B", "ab", "{}") "," CALL ("C", "sc", "{}")),
+          TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  if (human)
+    {
+      g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+      g_assert_cmpuint (json_array_get_length (outcome->pending_permissions), ==, 2);
+      assert_types (f, turn_id,
+                    "model_call_requested model_call_completed "
+                    "tool_permission_required tool_permission_required tool_permission_required "
+                    "tool_permission_classified tool_permission_classified tool_permission_classified "
+                    "tool_permission_resolved tool_invocation_requested "
+                    "tool_progress tool_result turn_suspended");
+    }
+  else
+    {
+      g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+      assert_types (f, turn_id,
+                    "model_call_requested model_call_completed "
+                    "tool_permission_required tool_permission_required tool_permission_required "
+                    "tool_permission_classified tool_permission_classified tool_permission_classified "
+                    "tool_permission_resolved tool_invocation_requested "
+                    "tool_permission_resolved tool_result tool_permission_resolved tool_result "
+                    "tool_progress tool_result "
+                    "model_call_requested model_call_completed turn_completed");
+    }
+}
+
+static void
+test_classifier_failure (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, TRUE, FALSE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+
+  g_hash_table_add (f->world->needs_permission, g_strdup ("sa"));
+  script (f, TOOL_STEP (CALL ("A", "sa", "{}")), TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id,
+                "model_call_requested model_call_completed tool_permission_required "
+                "tool_permission_classification_failed tool_permission_resolved tool_result "
+                "model_call_requested model_call_completed turn_completed");
+}
+
+static void
+test_checker_failure_fails_closed (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *required;
+
+  f->world->checker_fails = TRUE;
+  script (f, TOOL_STEP (CALL ("A", "sa", "{}")), NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_permission_required turn_suspended");
+  events = natter_jsonl_repo_read_sync (f->repo, turn_id, NULL, &error);
+  g_assert_no_error (error);
+  required = json_node_get_object (g_ptr_array_index (events, 3));
+  g_assert_cmpstr (json_object_get_string_member (required, "checkerError"), ==, "checker broke");
+}
+
+static void
+test_model_call_limit (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 10);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GString) expected = g_string_new (NULL);
+
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autofree char *step = g_strdup_printf (TOOL_STEP (CALL ("c%u", "sa", "{}")), i);
+
+      script (f, step, NULL);
+      g_string_append (expected, "model_call_requested model_call_completed tool_invocation_requested "
+                                 "tool_progress tool_result ");
+    }
+  g_string_append (expected, "turn_failed");
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_FAILED);
+  g_assert_cmpstr (outcome->code, ==, "model-call-limit");
+  assert_types (f, turn_id, expected->str);
+}
+
+static void
+test_cancel_while_suspended (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) first = NULL;
+  g_autoptr(NatterTurnOutcome) cancelled = NULL;
+  g_autoptr(GError) error = NULL;
+
+  script (f, TOOL_STEP (CALL ("B", "ab", "{}")), NULL);
+  first = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (first->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+
+  /* The provider is gone, yet the turn can still be cancelled. */
+  g_clear_object (&f->world->model);
+  cancelled = advance (f, turn_id, "{\"type\":\"cancel\",\"reason\":\"user\"}", NULL);
+  g_assert_cmpint (cancelled->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
+  g_assert_cmpstr (cancelled->reason, ==, "user");
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
+                            "turn_suspended tool_result turn_cancelled");
+
+  /* Late inputs are rejected afterwards. */
+  g_assert_null (advance (f, turn_id, "{\"type\":\"async_tool_result\",\"toolCallId\":\"B\","
+                          "\"result\":{\"output\":\"b\",\"isError\":false}}", &error));
+  g_assert_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_TURN_ENDED);
+}
+
+static void
+cancel_on_event_cb (NatterTurnExecution *execution,
+                    JsonObject          *event,
+                    guint64              offset,
+                    GCancellable        *cancellable)
+{
+  const char *type = json_object_get_string_member (event, "type");
+
+  if (g_str_equal (type, "model_call_requested") || g_str_equal (type, "tool_invocation_requested"))
+    g_cancellable_cancel (cancellable);
+}
+
+static void
+test_cancel_in_flight (Fixture       *f,
+                       gconstpointer  data)
+{
+  gboolean during_tool = GPOINTER_TO_INT (data);
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(NatterTurnExecution) execution = NULL;
+  Wait wait = { 0 };
+
+  if (during_tool)
+    script (f, TOOL_STEP (CALL ("S", "slow", "{}")), NULL);
+  else
+    script (f, "HANG", NULL);
+  execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, cancellable);
+  if (!during_tool)
+    g_signal_connect (execution, "event", G_CALLBACK (cancel_on_event_cb), cancellable);
+  else
+    g_signal_connect (execution, "event", G_CALLBACK (cancel_on_event_cb), cancellable);
+  wait_execution (execution, &wait);
+  g_assert_no_error (wait.error);
+  g_assert_cmpint (wait.outcome->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
+  if (during_tool)
+    {
+      /* The model call was requested first: the handler cancels at once,
+       * so use a model that answers before it looks. */
+    }
+  natter_turn_outcome_unref (wait.outcome);
+  if (!during_tool)
+    assert_types (f, turn_id, "model_call_requested model_call_failed turn_cancelled");
+}
+
+static void
+test_recovery_open_model_call (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GPtrArray) batch = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = g_strdup_printf ("{\"type\":\"model_call_requested\",\"turnId\":\"%s\","
+                                           "\"ts\":\"2026-11-30T09:14:03.000Z\",\"modelCallIndex\":0,"
+                                           "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}",
+                                           turn_id);
+
+  /* A crash left a request without its result. */
+  g_ptr_array_add (batch, natter_test_json (line));
+  natter_jsonl_repo_append_sync (f->repo, turn_id, batch, NULL, &error);
+  g_assert_no_error (error);
+
+  script (f, TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id, "model_call_requested model_call_failed model_call_requested "
+                            "model_call_completed turn_completed");
+}
+
+static void
+test_recovery_sync_invocation (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GPtrArray) batch = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GError) error = NULL;
+  const char *lines[] = {
+    "{\"type\":\"model_call_requested\",\"turnId\":\"%s\",\"ts\":\"2026-11-30T09:14:03.000Z\","
+    "\"modelCallIndex\":0,\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}",
+    "{\"type\":\"model_call_completed\",\"turnId\":\"%s\",\"ts\":\"2026-11-30T09:14:03.000Z\","
+    "\"modelCallIndex\":0,\"finishReason\":\"tool_calls\",\"usage\":{},\"message\":"
+    TOOL_STEP (CALL ("A", "sa", "{}")) "}",
+    "{\"type\":\"tool_invocation_requested\",\"turnId\":\"%s\",\"ts\":\"2026-11-30T09:14:03.000Z\","
+    "\"toolCallId\":\"A\",\"toolId\":\"t.a\",\"toolName\":\"sa\",\"execution\":\"sync\",\"input\":{}}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autoptr(GString) line = g_string_new (lines[i]);
+
+      g_string_replace (line, "%s", turn_id, 0);
+
+      g_ptr_array_add (batch, natter_test_json (line->str));
+    }
+  natter_jsonl_repo_append_sync (f->repo, turn_id, batch, NULL, &error);
+  g_assert_no_error (error);
+
+  script (f, TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  /* Never re-run: an error result, then the next call. */
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
+                            "tool_result model_call_requested model_call_completed turn_completed");
+}
+
+static void
+test_corrupt_file_appends_nothing (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->repo, turn_id, NULL);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *contents = NULL;
+  g_autofree char *torn = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  torn = g_strconcat (contents, "{\"type\":\"model_call_req", NULL);
+  g_assert_true (g_file_set_contents (path, torn, -1, NULL));
+
+  g_assert_null (advance (f, turn_id, NULL, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, torn);
+}
+
+static void
+test_missing_model_appends_nothing (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(GError) error = NULL;
+
+  g_clear_object (&f->world->model);
+  g_assert_null (advance (f, turn_id, NULL, &error));
+  g_assert_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND);
+  assert_types (f, turn_id, "");
+}
+
+static void
+got_turn_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  GPtrArray **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = natter_turn_runtime_get_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_get_turn_read_only (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(GPtrArray) events = NULL;
+
+  natter_turn_runtime_get_turn_async (f->runtime, turn_id, NULL, got_turn_cb, &events);
+  natter_test_wait_for_pointer ((gpointer *) &events, 5000);
+  g_assert_cmpuint (events->len, ==, 1);
+  assert_types (f, turn_id, "");
+}
+
+static void
+test_unknown_agent_creates_nothing (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"nobody\"}");
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
+  g_autoptr(JsonNode) config = natter_test_json ("{\"humanAvailable\":true}");
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ids = NULL;
+
+  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL,
+                                         json_node_get_object (input), json_node_get_object (config),
+                                         NULL, NULL, NULL);
+  /* Runs synchronously up to the resolver; nothing was created. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  ids = natter_jsonl_repo_list_ids_sync (f->repo, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (ids), ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func, data) \
+  g_test_add ("/turn-runtime/" path, Fixture, data, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("plain-response", test_plain_response, NULL);
+  ADD ("provider-failure", test_provider_failure, NULL);
+  ADD ("sync-tool-round-trip", test_sync_tool_round_trip, NULL);
+  ADD ("sync-tool-throws", test_sync_tool_throws, NULL);
+  ADD ("mixed-sync-async", test_mixed_sync_async, NULL);
+  ADD ("human-permission-partial", test_human_permission, NULL);
+  ADD ("no-human-denies", test_no_human_denies, NULL);
+  ADD ("classifier-batch-with-human", test_classifier_batch, GINT_TO_POINTER (TRUE));
+  ADD ("classifier-batch-without-human", test_classifier_batch, GINT_TO_POINTER (FALSE));
+  ADD ("classifier-failure", test_classifier_failure, NULL);
+  ADD ("checker-failure-fails-closed", test_checker_failure_fails_closed, NULL);
+  ADD ("model-call-limit", test_model_call_limit, NULL);
+  ADD ("cancel-while-suspended", test_cancel_while_suspended, NULL);
+  ADD ("cancel-during-model-call", test_cancel_in_flight, GINT_TO_POINTER (FALSE));
+  ADD ("recovery-open-model-call", test_recovery_open_model_call, NULL);
+  ADD ("recovery-sync-invocation", test_recovery_sync_invocation, NULL);
+  ADD ("corrupt-file-appends-nothing", test_corrupt_file_appends_nothing, NULL);
+  ADD ("missing-model-appends-nothing", test_missing_model_appends_nothing, NULL);
+  ADD ("get-turn-read-only", test_get_turn_read_only, NULL);
+  ADD ("unknown-agent-creates-nothing", test_unknown_agent_creates_nothing, NULL);
+
+  return g_test_run ();
+}
