@@ -421,6 +421,9 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
+  /* Pending idles (a cancel kick after settlement) hold the execution. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
   g_assert_finalize_object (f->runtime);
   g_clear_object (&f->world);
   g_clear_object (&f->hub);
