@@ -8,10 +8,17 @@
 #include <math.h>
 #include <string.h>
 
-#include "natter-json.h"
+#include "natter-json-private.h"
 
 /* The walk is iterative so that a hostile, deeply nested line cannot
- * exhaust the stack of a worker thread. */
+ * exhaust the stack of a worker thread. Each pending node carries the
+ * number of arrays and objects around it. */
+typedef struct
+{
+  JsonNode *node;
+  guint     depth;
+} Pending;
+
 static gboolean
 check_string (const char  *value,
               const char  *what,
@@ -33,7 +40,9 @@ check_string (const char  *value,
  *
  * Checks that @node can be stored and read back unchanged: every number is
  * finite (no NaN, no Infinity) and every string and member name is valid
- * UTF-8 without embedded NUL. This is the value check shared by
+ * UTF-8 without embedded NUL, and arrays and objects nest at most
+ * %NATTER_JSON_MAX_DEPTH deep (json-glib recurses once per level when it
+ * parses, writes or frees a value). This is the value check shared by
  * natter_json_to_line() (every append) and natter_json_from_line() (every
  * read). Implements the lossless-JSON rule of turn-runtime.md §2 and
  * dsh-session.md.
@@ -45,17 +54,29 @@ gboolean
 natter_json_check_lossless (JsonNode  *node,
                             GError   **error)
 {
-  g_autoptr(GPtrArray) stack = NULL;
+  g_autoptr(GArray) stack = NULL;
+  Pending root = { node, 0 };
 
   g_return_val_if_fail (node != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  stack = g_ptr_array_new ();
-  g_ptr_array_add (stack, node);
+  stack = g_array_new (FALSE, FALSE, sizeof (Pending));
+  g_array_append_val (stack, root);
 
   while (stack->len > 0)
     {
-      JsonNode *current = g_ptr_array_steal_index_fast (stack, stack->len - 1);
+      Pending pending = g_array_index (stack, Pending, stack->len - 1);
+      JsonNode *current = pending.node;
+
+      g_array_set_size (stack, stack->len - 1);
+
+      if ((JSON_NODE_HOLDS_OBJECT (current) || JSON_NODE_HOLDS_ARRAY (current)) &&
+          pending.depth >= NATTER_JSON_MAX_DEPTH)
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
+                       "The value nests deeper than %u levels", NATTER_JSON_MAX_DEPTH);
+          return FALSE;
+        }
 
       switch (JSON_NODE_TYPE (current))
         {
@@ -68,9 +89,11 @@ natter_json_check_lossless (JsonNode  *node,
             json_object_iter_init (&iter, json_node_get_object (current));
             while (json_object_iter_next (&iter, &name, &member))
               {
+                Pending child = { member, pending.depth + 1 };
+
                 if (!check_string (name, "A member name", error))
                   return FALSE;
-                g_ptr_array_add (stack, member);
+                g_array_append_val (stack, child);
               }
           }
           break;
@@ -81,7 +104,11 @@ natter_json_check_lossless (JsonNode  *node,
             guint n = json_array_get_length (array);
 
             for (guint i = 0; i < n; i++)
-              g_ptr_array_add (stack, json_array_get_element (array, i));
+              {
+                Pending child = { json_array_get_element (array, i), pending.depth + 1 };
+
+                g_array_append_val (stack, child);
+              }
           }
           break;
 
@@ -170,14 +197,71 @@ natter_json_to_line (JsonNode  *node,
  * round-trip: duplicate member names, integers beyond 64 bits, numbers that
  * overflow to Infinity, `\u0000` escapes, and any hand-made formatting.
  *
+ * Every line is read by one single pass that accepts only the canonical
+ * form and builds the tree directly (natter-json-line.c), several times
+ * faster than parsing with JsonParser and regenerating. A refused line is
+ * handed to that slower reference path only to name the error, so the
+ * codes are the reference's — except for a line nested deeper than
+ * %NATTER_JSON_MAX_DEPTH (by its brackets outside strings), which is
+ * refused with %NATTER_STORE_ERROR_NOT_LOSSLESS without asking json-glib,
+ * whose parser recurses once per level and would overflow the stack.
+ *
  * Returns: (transfer full) (nullable): the parsed node, or %NULL with
  *   %NATTER_STORE_ERROR_MALFORMED (not UTF-8, not JSON) or
- *   %NATTER_STORE_ERROR_NOT_LOSSLESS (does not round-trip).
+ *   %NATTER_STORE_ERROR_NOT_LOSSLESS (does not round-trip, or nested
+ *   deeper than %NATTER_JSON_MAX_DEPTH).
  */
 JsonNode *
 natter_json_from_line (const char  *line,
                        gssize       length,
                        GError     **error)
+{
+  gboolean too_deep = FALSE;
+  JsonNode *node;
+
+  g_return_val_if_fail (line != NULL, NULL);
+
+  if (length < 0)
+    length = strlen (line);
+
+  node = natter_json_line_parse (line, length, &too_deep);
+  if (node != NULL)
+    return node;
+
+  if (too_deep || natter_json_line_nesting (line, length) > NATTER_JSON_MAX_DEPTH)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
+                   "The line nests deeper than %u levels", NATTER_JSON_MAX_DEPTH);
+      return NULL;
+    }
+
+  return natter_json_from_line_reference (line, length, error);
+}
+
+/**
+ * natter_json_from_line_reference:
+ * @line: the bytes of one line, without its newline
+ * @length: the length of @line in bytes, or -1 if nul-terminated
+ * @error: return location for a #GError
+ *
+ * The reference strict read that natter_json_from_line() must agree with,
+ * and which it asks for the error of every line its fast path refuses:
+ * json-glib's JsonParser, then regenerate and compare. It parses one
+ * stored line strictly: it must be valid UTF-8 without NUL,
+ * parse as JSON, pass natter_json_check_lossless(), and be byte-for-byte
+ * the canonical serialization natter_json_to_line() would write for the
+ * parsed value. The last rule rejects everything json-glib cannot
+ * round-trip: duplicate member names, integers beyond 64 bits, numbers that
+ * overflow to Infinity, `\u0000` escapes, and any hand-made formatting.
+ *
+ * Returns: (transfer full) (nullable): the parsed node, or %NULL with
+ *   %NATTER_STORE_ERROR_MALFORMED (not UTF-8, not JSON) or
+ *   %NATTER_STORE_ERROR_NOT_LOSSLESS (does not round-trip).
+ */
+JsonNode *
+natter_json_from_line_reference (const char  *line,
+                                 gssize       length,
+                                 GError     **error)
 {
   g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) local_error = NULL;

@@ -1,0 +1,590 @@
+/* natter-json-line.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The fast half of natter_json_from_line(): one pass over a stored line
+ * that accepts exactly the bytes json-glib 1.6's compact JsonGenerator
+ * writes for a lossless value, and builds the JsonNode tree as it goes.
+ * Accepting only the generator's output is what makes the strict read
+ * cheap: there is one spelling of every value, so the check that a line
+ * "round-trips" becomes a check of each token against that spelling, with
+ * no second parse and no regeneration. Everything the generator cannot
+ * have written is refused here and left to the reference path
+ * (natter_json_from_line_reference()) to classify.
+ *
+ * The generator's spelling, as json-glib 1.6.6 writes it:
+ *   - no whitespace anywhere; members in insertion order, `"name":value`,
+ *     separated by `,`;
+ *   - strings: `"` and `\` are backslash-escaped; 0x08 0x09 0x0a 0x0c 0x0d
+ *     become \b \t \n \f \r; the other bytes 0x01–0x1e and 0x7f become
+ *     `\u00xx` with lowercase hex; 0x1f (an off-by-one in json-glib), `/`
+ *     and every non-ASCII byte are written raw;
+ *   - integers: `%" G_GINT64_FORMAT "`, so no `-0`, no leading zero;
+ *   - doubles: g_ascii_dtostr() (`%.17g`), then `.0` appended whenever the
+ *     text has no `.` — even after an exponent, so `1e+22` is written as
+ *     the unparsable `1e+22.0` and such values can never be read back;
+ *   - true, false, null.
+ */
+
+#define G_LOG_DOMAIN "natter-json"
+
+#include <math.h>
+#include <string.h>
+
+#include "natter-json-private.h"
+
+/* The longest text g_ascii_dtostr() writes is 24 bytes
+ * ("-2.2250738585072014e-308"); anything longer cannot be canonical. */
+#define MAX_DOUBLE_TEXT 32
+
+/* A growable byte buffer that starts on the stack: nearly every string
+ * and member name of an event fits, so a line costs no scratch malloc. */
+typedef struct
+{
+  char  *data;
+  gsize  len;
+  gsize  cap;
+  char   inline_data[256];
+} Buffer;
+
+static void
+buffer_init (Buffer *buffer)
+{
+  buffer->data = buffer->inline_data;
+  buffer->len = 0;
+  buffer->cap = sizeof buffer->inline_data;
+}
+
+static void
+buffer_clear (Buffer *buffer)
+{
+  if (buffer->data != buffer->inline_data)
+    g_free (buffer->data);
+}
+
+static void
+buffer_reserve (Buffer *buffer,
+                gsize   extra)
+{
+  gsize need = buffer->len + extra;
+
+  if (need <= buffer->cap)
+    return;
+  while (buffer->cap < need)
+    buffer->cap *= 2;
+  if (buffer->data == buffer->inline_data)
+    {
+      buffer->data = g_malloc (buffer->cap);
+      memcpy (buffer->data, buffer->inline_data, buffer->len);
+    }
+  else
+    buffer->data = g_realloc (buffer->data, buffer->cap);
+}
+
+static inline void
+buffer_append (Buffer     *buffer,
+               const char *bytes,
+               gsize       n)
+{
+  buffer_reserve (buffer, n + 1);
+  memcpy (buffer->data + buffer->len, bytes, n);
+  buffer->len += n;
+}
+
+static inline void
+buffer_append_c (Buffer *buffer,
+                 char    c)
+{
+  buffer_reserve (buffer, 2);
+  buffer->data[buffer->len++] = c;
+}
+
+/* Bytes that may appear raw inside a canonical string: everything but
+ * `"`, `\`, the control bytes the generator escapes (all of 0x00–0x1e)
+ * and DEL. Non-ASCII bytes are raw; the whole line is UTF-8 checked. */
+static const guint8 raw_in_string[256] = {
+  [0x1f] = 1,
+  [0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  [0x30] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  [0x40] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  [0x50] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+  [0x60] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  [0x70] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+  [0x80 ... 0xff] = 1,
+};
+
+/* Whether the generator writes byte @c as `\u00xx`: the control bytes
+ * without a short escape, except 0x1f which it writes raw, and DEL. */
+static gboolean
+is_unicode_escaped (guint c)
+{
+  switch (c)
+    {
+    case 0x08: case 0x09: case 0x0a: case 0x0c: case 0x0d:
+      return FALSE;
+    default:
+      return (c >= 0x01 && c <= 0x1e) || c == 0x7f;
+    }
+}
+
+static int
+lower_hex_value (char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+/* Reads the canonical string at *@p (which is `"`) into @out, decoded and
+ * nul-terminated, and moves *@p past its closing quote. */
+static gboolean
+read_string (const char **p,
+             const char  *end,
+             Buffer      *out)
+{
+  const char *s = *p + 1;
+
+  out->len = 0;
+  for (;;)
+    {
+      const char *run = s;
+      char c;
+
+      while (s < end && raw_in_string[(guchar) *s])
+        s++;
+      buffer_append (out, run, s - run);
+      if (s == end)
+        return FALSE;
+
+      c = *s++;
+      if (c == '"')
+        break;
+      if (c != '\\' || s == end)
+        return FALSE;
+
+      switch (*s++)
+        {
+        case '"':  buffer_append_c (out, '"');  break;
+        case '\\': buffer_append_c (out, '\\'); break;
+        case 'b':  buffer_append_c (out, '\b'); break;
+        case 'f':  buffer_append_c (out, '\f'); break;
+        case 'n':  buffer_append_c (out, '\n'); break;
+        case 'r':  buffer_append_c (out, '\r'); break;
+        case 't':  buffer_append_c (out, '\t'); break;
+        case 'u':
+          {
+            int high, low;
+
+            if (end - s < 4 || s[0] != '0' || s[1] != '0')
+              return FALSE;
+            high = lower_hex_value (s[2]);
+            low = lower_hex_value (s[3]);
+            if (high < 0 || low < 0 || !is_unicode_escaped (high * 16 + low))
+              return FALSE;
+            buffer_append_c (out, (char) (high * 16 + low));
+            s += 4;
+          }
+          break;
+        default:
+          /* Includes `\/`: the generator writes `/` raw. */
+          return FALSE;
+        }
+    }
+
+  out->data[out->len] = '\0';
+  *p = s;
+  return TRUE;
+}
+
+static inline gboolean
+is_digit (const char *p,
+          const char *end)
+{
+  return p < end && *p >= '0' && *p <= '9';
+}
+
+/* Reads the number at *@p: an integer if it has neither fraction nor
+ * exponent (as json-glib parses it), else a double. */
+static JsonNode *
+read_number (const char **p,
+             const char  *end)
+{
+  const char *start = *p;
+  const char *s = start;
+  const char *digits;
+  gboolean negative = FALSE;
+  gboolean is_double = FALSE;
+
+  if (*s == '-')
+    {
+      negative = TRUE;
+      s++;
+    }
+  digits = s;
+  if (!is_digit (s, end))
+    return NULL;
+  if (*s == '0')
+    s++;
+  else
+    while (is_digit (s, end))
+      s++;
+  if (s < end && *s == '.')
+    {
+      is_double = TRUE;
+      s++;
+      if (!is_digit (s, end))
+        return NULL;
+      while (is_digit (s, end))
+        s++;
+    }
+  if (s < end && (*s == 'e' || *s == 'E'))
+    {
+      is_double = TRUE;
+      s++;
+      if (s < end && (*s == '+' || *s == '-'))
+        s++;
+      if (!is_digit (s, end))
+        return NULL;
+      while (is_digit (s, end))
+        s++;
+    }
+
+  if (!is_double)
+    {
+      gsize n_digits = s - digits;
+      guint64 magnitude = 0;
+      gint64 value;
+
+      /* "-0" parses as the integer 0, which is written "0". More than 19
+       * digits is past 64 bits (json-glib would wrap it). */
+      if (n_digits > 19 || (negative && *digits == '0'))
+        return NULL;
+      for (const char *d = digits; d < s; d++)
+        magnitude = magnitude * 10 + (guint64) (*d - '0');
+      if (negative)
+        {
+          if (magnitude > (guint64) G_MAXINT64 + 1)
+            return NULL;
+          value = magnitude == (guint64) G_MAXINT64 + 1 ? G_MININT64 : -(gint64) magnitude;
+        }
+      else
+        {
+          if (magnitude > (guint64) G_MAXINT64)
+            return NULL;
+          value = (gint64) magnitude;
+        }
+      *p = s;
+      return json_node_init_int (json_node_alloc (), value);
+    }
+  else
+    {
+      char text[MAX_DOUBLE_TEXT + 1];
+      char canonical[G_ASCII_DTOSTR_BUF_SIZE + 2];
+      gsize n = s - start;
+      char *parsed_end = NULL;
+      double value;
+
+      /* Doubles are rare in events: parse, print the way the generator
+       * does, and accept only the identical text. */
+      if (n > MAX_DOUBLE_TEXT)
+        return NULL;
+      memcpy (text, start, n);
+      text[n] = '\0';
+      value = g_ascii_strtod (text, &parsed_end);
+      if (parsed_end != text + n || !isfinite (value))
+        return NULL;
+      g_ascii_dtostr (canonical, G_ASCII_DTOSTR_BUF_SIZE, value);
+      if (strchr (canonical, '.') == NULL)
+        strcat (canonical, ".0");
+      if (strlen (canonical) != n || memcmp (canonical, text, n) != 0)
+        return NULL;
+      *p = s;
+      return json_node_init_double (json_node_alloc (), value);
+    }
+}
+
+static gboolean
+read_literal (const char **p,
+              const char  *end,
+              const char  *literal,
+              gsize        n)
+{
+  if ((gsize) (end - *p) < n || memcmp (*p, literal, n) != 0)
+    return FALSE;
+  *p += n;
+  return TRUE;
+}
+
+typedef struct
+{
+  JsonNode *node;       /* (unowned): owned by its parent, or the root */
+  gboolean  is_object;
+} Frame;
+
+/* Reads `"name":` into @key. */
+static gboolean
+read_member_name (const char **p,
+                  const char  *end,
+                  Buffer      *key)
+{
+  if (*p == end || **p != '"' || !read_string (p, end, key))
+    return FALSE;
+  if (*p == end || **p != ':')
+    return FALSE;
+  (*p)++;
+  return TRUE;
+}
+
+/* Hands @value (transfer full) to the innermost open container, or makes
+ * it the root. A member name seen twice is refused: json-glib's parser
+ * would keep only the last value, so the line cannot round-trip. */
+static gboolean
+attach (JsonNode  **root,
+        Frame      *frames,
+        guint       depth,
+        Buffer     *key,
+        JsonNode   *value)
+{
+  Frame *top;
+
+  if (depth == 0)
+    {
+      *root = value;
+      return TRUE;
+    }
+
+  top = &frames[depth - 1];
+  if (top->is_object)
+    {
+      JsonObject *object = json_node_get_object (top->node);
+      guint before = json_object_get_size (object);
+
+      json_object_set_member (object, key->data, value);
+      return json_object_get_size (object) != before;
+    }
+
+  json_array_add_element (json_node_get_array (top->node), value);
+  return TRUE;
+}
+
+/**
+ * natter_json_line_parse:
+ * @line: the bytes of one line, without its newline
+ * @length: the length of @line in bytes
+ * @out_too_deep: (out) (optional): set to %TRUE when the line was refused
+ *   only because it nests deeper than %NATTER_JSON_MAX_DEPTH
+ *
+ * The fast strict read: accepts @line only if it is valid UTF-8 and
+ * exactly the compact json-glib serialization of a lossless value, and
+ * builds that value's tree in the same pass, sealed as json-glib's
+ * immutable parser seals it. The accepted lines and the trees built are
+ * those of natter_json_from_line_reference(); the tests and
+ * fuzz/fuzz-json-line.c hold the two to it. Implements the lossless read
+ * of turn-runtime.md §2 and dsh-session.md.
+ *
+ * Returns: (transfer full) (nullable): the value, or %NULL when the line
+ *   is not canonical (no reason given: the caller asks the reference path).
+ */
+JsonNode *
+natter_json_line_parse (const char *line,
+                        gsize       length,
+                        gboolean   *out_too_deep)
+{
+  Frame frames[NATTER_JSON_MAX_DEPTH];
+  const char *p = line;
+  const char *end = line + length;
+  JsonNode *root = NULL;
+  guint depth = 0;
+  Buffer key, text;
+
+  if (out_too_deep != NULL)
+    *out_too_deep = FALSE;
+  if (!g_utf8_validate_len (line, length, NULL))
+    return NULL;
+
+  buffer_init (&key);
+  buffer_init (&text);
+
+  /* Each pass reads one value at p (its member name, if any, already in
+   * key), then closes as many containers as end there. */
+  for (;;)
+    {
+      JsonNode *value;
+
+      if (p == end)
+        goto fail;
+
+      switch (*p)
+        {
+        case '{':
+        case '[':
+          {
+            gboolean is_object = *p == '{';
+
+            if (depth == NATTER_JSON_MAX_DEPTH)
+              {
+                if (out_too_deep != NULL)
+                  *out_too_deep = TRUE;
+                goto fail;
+              }
+            value = json_node_alloc ();
+            if (is_object)
+              {
+                json_node_init (value, JSON_NODE_OBJECT);
+                json_node_take_object (value, json_object_new ());
+              }
+            else
+              {
+                json_node_init (value, JSON_NODE_ARRAY);
+                json_node_take_array (value, json_array_new ());
+              }
+            if (!attach (&root, frames, depth, &key, value))
+              goto fail;
+            frames[depth].node = value;
+            frames[depth].is_object = is_object;
+            depth++;
+            p++;
+
+            if (p < end && *p == (is_object ? '}' : ']'))
+              {
+                p++;
+                depth--;
+                break;
+              }
+            if (is_object && !read_member_name (&p, end, &key))
+              goto fail;
+            continue;
+          }
+
+        case '"':
+          if (!read_string (&p, end, &text))
+            goto fail;
+          value = json_node_init_string (json_node_alloc (), text.data);
+          if (!attach (&root, frames, depth, &key, value))
+            goto fail;
+          break;
+
+        case 't':
+          if (!read_literal (&p, end, "true", 4))
+            goto fail;
+          if (!attach (&root, frames, depth, &key, json_node_init_boolean (json_node_alloc (), TRUE)))
+            goto fail;
+          break;
+
+        case 'f':
+          if (!read_literal (&p, end, "false", 5))
+            goto fail;
+          if (!attach (&root, frames, depth, &key, json_node_init_boolean (json_node_alloc (), FALSE)))
+            goto fail;
+          break;
+
+        case 'n':
+          if (!read_literal (&p, end, "null", 4))
+            goto fail;
+          if (!attach (&root, frames, depth, &key, json_node_init_null (json_node_alloc ())))
+            goto fail;
+          break;
+
+        default:
+          if (*p != '-' && !(*p >= '0' && *p <= '9'))
+            goto fail;
+          value = read_number (&p, end);
+          if (value == NULL || !attach (&root, frames, depth, &key, value))
+            goto fail;
+          break;
+        }
+
+      /* After a value: a separator, or the ends of enclosing containers. */
+      for (;;)
+        {
+          Frame *top;
+
+          if (depth == 0)
+            {
+              if (p != end)
+                goto fail;
+              buffer_clear (&key);
+              buffer_clear (&text);
+              json_node_seal (root);
+              return root;
+            }
+          if (p == end)
+            goto fail;
+
+          top = &frames[depth - 1];
+          if (*p == ',')
+            {
+              p++;
+              if (top->is_object && !read_member_name (&p, end, &key))
+                goto fail;
+              break;
+            }
+          if (*p != (top->is_object ? '}' : ']'))
+            goto fail;
+          p++;
+          depth--;
+        }
+    }
+
+fail:
+  buffer_clear (&key);
+  buffer_clear (&text);
+  g_clear_pointer (&root, json_node_unref);
+  return NULL;
+}
+
+/**
+ * natter_json_line_nesting:
+ * @line: the bytes of one line
+ * @length: the length of @line in bytes
+ *
+ * An estimate of how deep json-glib's recursive parser would go on
+ * @line: the deepest run of `[` and `{` outside double-quoted strings.
+ * natter_json_from_line() hands a refused line to the reference path
+ * only when this is within %NATTER_JSON_MAX_DEPTH.
+ *
+ * Returns: the nesting depth, counting every bracket outside strings
+ */
+guint
+natter_json_line_nesting (const char *line,
+                          gsize       length)
+{
+  gboolean in_string = FALSE;
+  guint depth = 0;
+  guint deepest = 0;
+
+  for (gsize i = 0; i < length; i++)
+    {
+      char c = line[i];
+
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      switch (c)
+        {
+        case '"':
+          in_string = TRUE;
+          break;
+        case '[':
+        case '{':
+          depth++;
+          deepest = MAX (deepest, depth);
+          break;
+        case ']':
+        case '}':
+          if (depth > 0)
+            depth--;
+          break;
+        default:
+          break;
+        }
+    }
+  return deepest;
+}
