@@ -1,0 +1,52 @@
+/* natter-session-error.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/**
+ * NATTER_SESSION_ERROR:
+ *
+ * The error domain of the session layer (src/sessions/). Errors of the
+ * layers below (%NATTER_STORE_ERROR, %NATTER_RUNTIME_ERROR) pass through
+ * unchanged unless a code below says otherwise.
+ */
+#define NATTER_SESSION_ERROR (natter_session_error_quark ())
+
+/**
+ * NatterSessionError:
+ * @NATTER_SESSION_ERROR_TURN_NOT_SETTLED: the session's latest turn is
+ *   not terminal — running (a live advance of this service), suspended or
+ *   idle — so a new message is refused (session-layer-spec.md §9.1 step 2,
+ *   the spec's `TurnNotSettledError`); also a fork from a turn that has
+ *   not settled
+ * @NATTER_SESSION_ERROR_NOT_FOUND: no such session (or, for a fork, no
+ *   such turn in the parent session)
+ * @NATTER_SESSION_ERROR_CORRUPT: the session file or its latest turn
+ *   file failed strict validation or reduction; the message carries the
+ *   store's text. Such a session is excluded from interaction (§8.2).
+ * @NATTER_SESSION_ERROR_LOCKED: the data directory is held by another
+ *   Natter process (the single-writer lock, §8.3)
+ * @NATTER_SESSION_ERROR_INVALID_ARGUMENT: a caller error: an invalid
+ *   `cwd`, a fork point without a parent, resuming a turn that is not
+ *   idle, a session with no turn to resume
+ *
+ * Error codes of %NATTER_SESSION_ERROR.
+ */
+typedef enum
+{
+  NATTER_SESSION_ERROR_TURN_NOT_SETTLED,
+  NATTER_SESSION_ERROR_NOT_FOUND,
+  NATTER_SESSION_ERROR_CORRUPT,
+  NATTER_SESSION_ERROR_LOCKED,
+  NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+} NatterSessionError;
+
+GQuark natter_session_error_quark (void);
+
+G_END_DECLS

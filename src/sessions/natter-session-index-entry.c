@@ -1,0 +1,749 @@
+/* natter-session-index-entry.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One row of the in-memory session index: SessionIndexEntry of
+ * session-layer-spec.md §8.1, plus an error text for an entry the startup
+ * scan could not fold (§8.2) and the dsh session header extras `cwd` and
+ * `parentSession`.
+ */
+
+#define G_LOG_DOMAIN "natter-session-index-entry"
+
+#include <string.h>
+
+#include "natter-session-index-entry-private.h"
+#include "natter-session-reducer.h"
+#include "natter-turn-reducer.h"
+
+struct _NatterSessionIndexEntry
+{
+  GObject     parent_instance;
+
+  char       *session_id;
+  char       *title;
+  char       *created_at;
+  char       *updated_at;
+  guint       turn_count;
+  char       *last_agent_id;
+  JsonObject *last_model;
+  char       *latest_turn_id;
+  const char *latest_turn_status;   /* interned */
+  char       *error;
+  char       *cwd;
+  char       *parent_session;
+};
+
+G_DEFINE_FINAL_TYPE (NatterSessionIndexEntry, natter_session_index_entry, G_TYPE_OBJECT)
+
+enum
+{
+  PROP_0,
+  PROP_SESSION_ID,
+  PROP_TITLE,
+  PROP_CREATED_AT,
+  PROP_UPDATED_AT,
+  PROP_TURN_COUNT,
+  PROP_LAST_AGENT_ID,
+  PROP_LAST_MODEL,
+  PROP_LATEST_TURN_ID,
+  PROP_LATEST_TURN_STATUS,
+  PROP_ERROR,
+  PROP_CWD,
+  PROP_PARENT_SESSION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+natter_session_index_entry_finalize (GObject *object)
+{
+  NatterSessionIndexEntry *self = NATTER_SESSION_INDEX_ENTRY (object);
+
+  g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->created_at, g_free);
+  g_clear_pointer (&self->updated_at, g_free);
+  g_clear_pointer (&self->last_agent_id, g_free);
+  g_clear_pointer (&self->last_model, json_object_unref);
+  g_clear_pointer (&self->latest_turn_id, g_free);
+  g_clear_pointer (&self->error, g_free);
+  g_clear_pointer (&self->cwd, g_free);
+  g_clear_pointer (&self->parent_session, g_free);
+
+  G_OBJECT_CLASS (natter_session_index_entry_parent_class)->finalize (object);
+}
+
+static void
+natter_session_index_entry_get_property (GObject    *object,
+                                         guint       prop_id,
+                                         GValue     *value,
+                                         GParamSpec *pspec)
+{
+  NatterSessionIndexEntry *self = NATTER_SESSION_INDEX_ENTRY (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION_ID:
+      g_value_set_string (value, self->session_id);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_CREATED_AT:
+      g_value_set_string (value, self->created_at);
+      break;
+    case PROP_UPDATED_AT:
+      g_value_set_string (value, self->updated_at);
+      break;
+    case PROP_TURN_COUNT:
+      g_value_set_uint (value, self->turn_count);
+      break;
+    case PROP_LAST_AGENT_ID:
+      g_value_set_string (value, self->last_agent_id);
+      break;
+    case PROP_LAST_MODEL:
+      g_value_set_boxed (value, self->last_model);
+      break;
+    case PROP_LATEST_TURN_ID:
+      g_value_set_string (value, self->latest_turn_id);
+      break;
+    case PROP_LATEST_TURN_STATUS:
+      g_value_set_static_string (value, self->latest_turn_status);
+      break;
+    case PROP_ERROR:
+      g_value_set_string (value, self->error);
+      break;
+    case PROP_CWD:
+      g_value_set_string (value, self->cwd);
+      break;
+    case PROP_PARENT_SESSION:
+      g_value_set_string (value, self->parent_session);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_session_index_entry_set_property (GObject      *object,
+                                         guint         prop_id,
+                                         const GValue *value,
+                                         GParamSpec   *pspec)
+{
+  NatterSessionIndexEntry *self = NATTER_SESSION_INDEX_ENTRY (object);
+
+  switch (prop_id)
+    {
+    case PROP_SESSION_ID:
+      self->session_id = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static GParamSpec *
+string_property (const char *name)
+{
+  return g_param_spec_string (name, NULL, NULL, NULL,
+                              G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+}
+
+static void
+natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = natter_session_index_entry_finalize;
+  object_class->get_property = natter_session_index_entry_get_property;
+  object_class->set_property = natter_session_index_entry_set_property;
+
+  /**
+   * NatterSessionIndexEntry:session-id:
+   *
+   * `sessionId`: the session this entry describes. Never changes.
+   */
+  properties[PROP_SESSION_ID] =
+    g_param_spec_string ("session-id", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /**
+   * NatterSessionIndexEntry:title:
+   *
+   * `title?`: the folded title (last `title_changed`, else the created
+   * title), or %NULL.
+   */
+  properties[PROP_TITLE] = string_property ("title");
+  /**
+   * NatterSessionIndexEntry:created-at:
+   *
+   * `createdAt`: the ISO timestamp of `session_created`. For an entry
+   * whose session file could not be read, the time encoded in the id.
+   */
+  properties[PROP_CREATED_AT] = string_property ("created-at");
+  /**
+   * NatterSessionIndexEntry:updated-at:
+   *
+   * `updatedAt`: the ISO timestamp of the session's last event.
+   */
+  properties[PROP_UPDATED_AT] = string_property ("updated-at");
+  /**
+   * NatterSessionIndexEntry:turn-count:
+   *
+   * `turnCount`: the number of `turn_appended` events.
+   */
+  properties[PROP_TURN_COUNT] =
+    g_param_spec_uint ("turn-count", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * NatterSessionIndexEntry:last-agent-id:
+   *
+   * `lastAgentId?`: the agent of the latest turn, denormalized.
+   */
+  properties[PROP_LAST_AGENT_ID] = string_property ("last-agent-id");
+  /**
+   * NatterSessionIndexEntry:last-model:
+   *
+   * `lastModel?`: the latest turn's `{provider, model}` descriptor (a
+   * sealed #JsonObject), denormalized.
+   */
+  properties[PROP_LAST_MODEL] =
+    g_param_spec_boxed ("last-model", NULL, NULL, JSON_TYPE_OBJECT,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * NatterSessionIndexEntry:latest-turn-id:
+   *
+   * `latestTurnId?`: the latest turn's id.
+   */
+  properties[PROP_LATEST_TURN_ID] = string_property ("latest-turn-id");
+  /**
+   * NatterSessionIndexEntry:latest-turn-status:
+   *
+   * `latestTurnStatus`: one of `none`, `completed`, `failed`,
+   * `cancelled`, `suspended`, `idle` (§8.1). Whether a turn is processing
+   * right now is not here: that is the turn event hub's
+   * `turn-processing-start`/`-end`.
+   */
+  properties[PROP_LATEST_TURN_STATUS] = string_property ("latest-turn-status");
+  /**
+   * NatterSessionIndexEntry:error:
+   *
+   * Not %NULL for an errored entry (§8.2): why the session file or its
+   * latest turn could not be folded. Such a session is shown but excluded
+   * from normal interaction.
+   */
+  properties[PROP_ERROR] = string_property ("error");
+  /**
+   * NatterSessionIndexEntry:cwd:
+   *
+   * The session header's absolute working directory, or %NULL.
+   */
+  properties[PROP_CWD] = string_property ("cwd");
+  /**
+   * NatterSessionIndexEntry:parent-session:
+   *
+   * The session this one was forked from, or %NULL.
+   */
+  properties[PROP_PARENT_SESSION] = string_property ("parent-session");
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+natter_session_index_entry_init (NatterSessionIndexEntry *self)
+{
+  self->latest_turn_status = g_intern_static_string (NATTER_LATEST_TURN_STATUS_NONE);
+}
+
+/* Setters: compare before notifying, so a write-through update that
+ * changes one field notifies one property. */
+
+static void
+set_string (NatterSessionIndexEntry  *self,
+            char                    **field,
+            const char               *value,
+            guint                     prop_id)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return;
+  g_free (*field);
+  *field = g_strdup (value);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
+}
+
+NatterSessionIndexEntry *
+natter_session_index_entry_new (const char *session_id)
+{
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  return g_object_new (NATTER_TYPE_SESSION_INDEX_ENTRY, "session-id", session_id, NULL);
+}
+
+/* Ids look like 2026-11-30T09-14-03Z-0000000-000: the creation second. */
+static char *
+created_at_from_id (const char *session_id)
+{
+  if (strlen (session_id) < 20 || session_id[19] != 'Z')
+    return g_strdup ("");
+  return g_strdup_printf ("%.13s:%.2s:%.2s.000Z", session_id, session_id + 14, session_id + 17);
+}
+
+NatterSessionIndexEntry *
+natter_session_index_entry_new_errored (const char *session_id,
+                                        const char *error)
+{
+  NatterSessionIndexEntry *self = natter_session_index_entry_new (session_id);
+
+  self->created_at = created_at_from_id (session_id);
+  self->updated_at = g_strdup (self->created_at);
+  self->error = g_strdup (error);
+  return self;
+}
+
+NatterSessionIndexEntry *
+natter_session_index_entry_new_from_state (NatterSessionState *state)
+{
+  NatterSessionIndexEntry *self;
+
+  g_return_val_if_fail (state != NULL, NULL);
+
+  self = natter_session_index_entry_new (natter_session_state_get_session_id (state));
+  natter_session_index_entry_apply_state (self, state);
+  return self;
+}
+
+/**
+ * natter_session_index_entry_apply_state: (skip)
+ * @self: an entry
+ * @state: the session's reduced state
+ *
+ * Sets every session-derived field from @state (§8.2 step 2); leaves
+ * `latestTurnStatus` alone unless the session has no turns (then `none`).
+ */
+void
+natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
+                                        NatterSessionState      *state)
+{
+  guint n_turns;
+  const NatterSessionTurn *last = NULL;
+
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  g_return_if_fail (g_strcmp0 (natter_session_state_get_session_id (state), self->session_id) == 0);
+
+  n_turns = natter_session_state_get_n_turns (state);
+  if (n_turns > 0)
+    last = natter_session_state_get_turn (state, n_turns - 1);
+
+  g_object_freeze_notify (G_OBJECT (self));
+  natter_session_index_entry_set_title (self, natter_session_state_get_title (state));
+  natter_session_index_entry_set_created_at (self, natter_session_state_get_created_at (state));
+  natter_session_index_entry_set_updated_at (self, natter_session_state_get_updated_at (state));
+  natter_session_index_entry_set_turn_count (self, n_turns);
+  natter_session_index_entry_set_last_agent_id (self, last != NULL ? last->agent_id : NULL);
+  natter_session_index_entry_set_last_model (self, last != NULL ? last->model : NULL);
+  natter_session_index_entry_set_latest_turn_id (self, last != NULL ? last->turn_id : NULL);
+  if (last == NULL)
+    natter_session_index_entry_set_latest_turn_status (self, NATTER_LATEST_TURN_STATUS_NONE);
+  natter_session_index_entry_set_cwd (self, natter_session_state_get_cwd (state));
+  natter_session_index_entry_set_parent_session (self, natter_session_state_get_parent_session (state));
+  natter_session_index_entry_set_error (self, NULL);
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+void
+natter_session_index_entry_set_title (NatterSessionIndexEntry *self,
+                                      const char              *title)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->title, title, PROP_TITLE);
+}
+
+void
+natter_session_index_entry_set_created_at (NatterSessionIndexEntry *self,
+                                           const char              *created_at)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->created_at, created_at, PROP_CREATED_AT);
+}
+
+void
+natter_session_index_entry_set_updated_at (NatterSessionIndexEntry *self,
+                                           const char              *updated_at)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->updated_at, updated_at, PROP_UPDATED_AT);
+}
+
+void
+natter_session_index_entry_set_turn_count (NatterSessionIndexEntry *self,
+                                           guint                    turn_count)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  if (self->turn_count == turn_count)
+    return;
+  self->turn_count = turn_count;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TURN_COUNT]);
+}
+
+void
+natter_session_index_entry_set_last_agent_id (NatterSessionIndexEntry *self,
+                                              const char              *last_agent_id)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->last_agent_id, last_agent_id, PROP_LAST_AGENT_ID);
+}
+
+static gboolean
+model_equal (JsonObject *a,
+             JsonObject *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  return g_strcmp0 (json_object_get_string_member_with_default (a, "provider", NULL),
+                    json_object_get_string_member_with_default (b, "provider", NULL)) == 0 &&
+         g_strcmp0 (json_object_get_string_member_with_default (a, "model", NULL),
+                    json_object_get_string_member_with_default (b, "model", NULL)) == 0;
+}
+
+/* Keeps exactly {provider, model}: the spec's ModelDescriptor. */
+static JsonObject *
+copy_model (JsonObject *model)
+{
+  JsonObject *copy = json_object_new ();
+
+  json_object_set_string_member (copy, "provider",
+                                 json_object_get_string_member_with_default (model, "provider", ""));
+  json_object_set_string_member (copy, "model",
+                                 json_object_get_string_member_with_default (model, "model", ""));
+  json_object_seal (copy);
+  return copy;
+}
+
+void
+natter_session_index_entry_set_last_model (NatterSessionIndexEntry *self,
+                                           JsonObject              *last_model)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+
+  if (model_equal (self->last_model, last_model))
+    return;
+  g_clear_pointer (&self->last_model, json_object_unref);
+  if (last_model != NULL)
+    self->last_model = copy_model (last_model);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LAST_MODEL]);
+}
+
+void
+natter_session_index_entry_set_latest_turn_id (NatterSessionIndexEntry *self,
+                                               const char              *latest_turn_id)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->latest_turn_id, latest_turn_id, PROP_LATEST_TURN_ID);
+}
+
+void
+natter_session_index_entry_set_latest_turn_status (NatterSessionIndexEntry *self,
+                                                   const char              *status)
+{
+  const char *interned;
+
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  g_return_if_fail (status != NULL);
+
+  interned = g_intern_string (status);
+  if (interned == self->latest_turn_status)
+    return;
+  self->latest_turn_status = interned;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LATEST_TURN_STATUS]);
+}
+
+void
+natter_session_index_entry_set_error (NatterSessionIndexEntry *self,
+                                      const char              *error)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->error, error, PROP_ERROR);
+}
+
+void
+natter_session_index_entry_set_cwd (NatterSessionIndexEntry *self,
+                                    const char              *cwd)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->cwd, cwd, PROP_CWD);
+}
+
+void
+natter_session_index_entry_set_parent_session (NatterSessionIndexEntry *self,
+                                               const char              *parent_session)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->parent_session, parent_session, PROP_PARENT_SESSION);
+}
+
+/**
+ * natter_session_index_entry_get_session_id:
+ * @self: an entry
+ *
+ * Returns: (transfer none): `sessionId`
+ */
+const char *
+natter_session_index_entry_get_session_id (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->session_id;
+}
+
+/**
+ * natter_session_index_entry_get_title:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): `title?`
+ */
+const char *
+natter_session_index_entry_get_title (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->title;
+}
+
+/**
+ * natter_session_index_entry_get_created_at:
+ * @self: an entry
+ *
+ * Returns: (transfer none): `createdAt`, an ISO-8601 UTC timestamp
+ */
+const char *
+natter_session_index_entry_get_created_at (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->created_at;
+}
+
+/**
+ * natter_session_index_entry_get_updated_at:
+ * @self: an entry
+ *
+ * Returns: (transfer none): `updatedAt`, an ISO-8601 UTC timestamp
+ */
+const char *
+natter_session_index_entry_get_updated_at (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->updated_at;
+}
+
+/**
+ * natter_session_index_entry_get_turn_count:
+ * @self: an entry
+ *
+ * Returns: `turnCount`
+ */
+guint
+natter_session_index_entry_get_turn_count (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), 0);
+  return self->turn_count;
+}
+
+/**
+ * natter_session_index_entry_get_last_agent_id:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): `lastAgentId?`
+ */
+const char *
+natter_session_index_entry_get_last_agent_id (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->last_agent_id;
+}
+
+/**
+ * natter_session_index_entry_get_last_model:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): `lastModel?`, a sealed
+ *   `{provider, model}` object
+ */
+JsonObject *
+natter_session_index_entry_get_last_model (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->last_model;
+}
+
+/**
+ * natter_session_index_entry_dup_last_model_string:
+ * @self: an entry
+ *
+ * `lastModel` as one display string, `provider/model`.
+ *
+ * Returns: (transfer full) (nullable): the string, or %NULL without turns
+ */
+char *
+natter_session_index_entry_dup_last_model_string (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+
+  if (self->last_model == NULL)
+    return NULL;
+  return g_strdup_printf ("%s/%s",
+                          json_object_get_string_member (self->last_model, "provider"),
+                          json_object_get_string_member (self->last_model, "model"));
+}
+
+/**
+ * natter_session_index_entry_get_latest_turn_id:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): `latestTurnId?`
+ */
+const char *
+natter_session_index_entry_get_latest_turn_id (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->latest_turn_id;
+}
+
+/**
+ * natter_session_index_entry_get_latest_turn_status:
+ * @self: an entry
+ *
+ * Returns: (transfer none): `latestTurnStatus`, an interned string:
+ *   `none`, `completed`, `failed`, `cancelled`, `suspended` or `idle`
+ */
+const char *
+natter_session_index_entry_get_latest_turn_status (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->latest_turn_status;
+}
+
+/**
+ * natter_session_index_entry_get_error:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): the error text of an errored entry
+ */
+const char *
+natter_session_index_entry_get_error (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->error;
+}
+
+/**
+ * natter_session_index_entry_get_cwd:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): the header's `cwd`
+ */
+const char *
+natter_session_index_entry_get_cwd (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->cwd;
+}
+
+/**
+ * natter_session_index_entry_get_parent_session:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): the header's `parentSession`
+ */
+const char *
+natter_session_index_entry_get_parent_session (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->parent_session;
+}
+
+/**
+ * natter_session_index_entry_to_json:
+ * @self: an entry
+ *
+ * The entry as the spec's SessionIndexEntry object (§8.1): exactly the
+ * members `sessionId`, `title?`, `createdAt`, `updatedAt`, `turnCount`,
+ * `lastAgentId?`, `lastModel?`, `latestTurnId?`, `latestTurnStatus`,
+ * plus `error` for an errored entry. Optional members are absent, not
+ * null, when unset. What `natter list --json` prints.
+ *
+ * Returns: (transfer full): a JSON object node
+ */
+JsonNode *
+natter_session_index_entry_to_json (NatterSessionIndexEntry *self)
+{
+  JsonObject *object;
+  JsonNode *node;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "sessionId", self->session_id);
+  if (self->title != NULL)
+    json_object_set_string_member (object, "title", self->title);
+  json_object_set_string_member (object, "createdAt", self->created_at != NULL ? self->created_at : "");
+  json_object_set_string_member (object, "updatedAt", self->updated_at != NULL ? self->updated_at : "");
+  json_object_set_int_member (object, "turnCount", self->turn_count);
+  if (self->last_agent_id != NULL)
+    json_object_set_string_member (object, "lastAgentId", self->last_agent_id);
+  if (self->last_model != NULL)
+    json_object_set_object_member (object, "lastModel", copy_model (self->last_model));
+  if (self->latest_turn_id != NULL)
+    json_object_set_string_member (object, "latestTurnId", self->latest_turn_id);
+  json_object_set_string_member (object, "latestTurnStatus", self->latest_turn_status);
+  if (self->error != NULL)
+    json_object_set_string_member (object, "error", self->error);
+
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, object);
+  return node;
+}
+
+/**
+ * natter_session_index_entry_equal:
+ * @a: an entry
+ * @b: another entry
+ *
+ * Whether every property of @a equals that of @b (the startup fold and
+ * the write-through state must agree, §13.6).
+ *
+ * Returns: %TRUE if equal
+ */
+gboolean
+natter_session_index_entry_equal (NatterSessionIndexEntry *a,
+                                  NatterSessionIndexEntry *b)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (a), FALSE);
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (b), FALSE);
+
+  return g_strcmp0 (a->session_id, b->session_id) == 0 &&
+         g_strcmp0 (a->title, b->title) == 0 &&
+         g_strcmp0 (a->created_at, b->created_at) == 0 &&
+         g_strcmp0 (a->updated_at, b->updated_at) == 0 &&
+         a->turn_count == b->turn_count &&
+         g_strcmp0 (a->last_agent_id, b->last_agent_id) == 0 &&
+         model_equal (a->last_model, b->last_model) &&
+         g_strcmp0 (a->latest_turn_id, b->latest_turn_id) == 0 &&
+         a->latest_turn_status == b->latest_turn_status &&
+         g_strcmp0 (a->error, b->error) == 0 &&
+         g_strcmp0 (a->cwd, b->cwd) == 0 &&
+         g_strcmp0 (a->parent_session, b->parent_session) == 0;
+}
+
+/**
+ * natter_latest_turn_status_from_turn_status:
+ * @status: a derived turn status (natter_derive_turn_status())
+ *
+ * The same derivation everywhere (§8.1): the index's string for a turn
+ * status.
+ *
+ * Returns: (transfer none): an interned status string
+ */
+const char *
+natter_latest_turn_status_from_turn_status (NatterTurnStatus status)
+{
+  return g_intern_static_string (natter_turn_status_to_string (status));
+}

@@ -1,0 +1,37 @@
+/* natter-session-index-private.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Write-through maintenance of the index (session-layer-spec.md §8.3).
+ * Only the session service calls these, in the same code path that
+ * appends to the session file; the UI only reads the index.
+ */
+
+#pragma once
+
+#include "natter-session-index.h"
+#include "natter-session-index-entry-private.h"
+
+G_BEGIN_DECLS
+
+NatterSessionIndexEntry *natter_session_index_update_from_state     (NatterSessionIndex   *self,
+                                                                     NatterSessionState   *state,
+                                                                     const char           *latest_turn_status);
+gboolean                 natter_session_index_set_latest_turn_status (NatterSessionIndex  *self,
+                                                                      const char          *session_id,
+                                                                      const char          *turn_id,
+                                                                      const char          *status);
+gboolean                 natter_session_index_remove                (NatterSessionIndex   *self,
+                                                                     const char           *session_id);
+
+GPtrArray               *natter_session_index_scan_sync             (NatterJsonlRepo      *session_repo,
+                                                                     NatterJsonlRepo      *turn_repo,
+                                                                     guint                 n_threads,
+                                                                     GCancellable         *cancellable,
+                                                                     GError              **error);
+NatterSessionIndexEntry *natter_session_index_fold_one_sync         (NatterJsonlRepo      *session_repo,
+                                                                     NatterJsonlRepo      *turn_repo,
+                                                                     const char           *session_id,
+                                                                     GCancellable         *cancellable);
+
+G_END_DECLS

@@ -1,0 +1,746 @@
+/* natter-session-index.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The in-memory session index of session-layer-spec.md §8: a GListModel
+ * of NatterSessionIndexEntry in session id order (ids are time-ordered, so
+ * this is creation order; the UI sorts with a GtkSortListModel), built by
+ * one startup scan and kept current write-through by the session service.
+ * Never a source of truth.
+ */
+
+#define G_LOG_DOMAIN "natter-session-index"
+
+#include <string.h>
+
+#include "natter-session-index-private.h"
+#include "natter-session-reducer.h"
+#include "natter-turn-reducer.h"
+
+struct _NatterSessionIndex
+{
+  GObject     parent_instance;
+
+  GPtrArray  *entries;        /* NatterSessionIndexEntry, sorted by session id */
+  GHashTable *by_id;          /* session id (owned by the entry) → entry */
+  GHashTable *by_latest_turn; /* latest turn id (owned) → session id (owned) */
+
+  gboolean    loaded;
+  gboolean    loading;
+  /* Write-through changes made while the scan runs win over the scan's
+   * older view of the same sessions. */
+  GHashTable *touched_while_loading;  /* session id → TRUE (kept) / FALSE (removed) */
+};
+
+static void list_model_iface_init (GListModelInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (NatterSessionIndex, natter_session_index, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
+
+enum
+{
+  PROP_0,
+  PROP_LOADED,
+  PROP_N_ITEMS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static GType
+natter_session_index_get_item_type (GListModel *model)
+{
+  return NATTER_TYPE_SESSION_INDEX_ENTRY;
+}
+
+static guint
+natter_session_index_get_n_items (GListModel *model)
+{
+  return NATTER_SESSION_INDEX (model)->entries->len;
+}
+
+static gpointer
+natter_session_index_get_item (GListModel *model,
+                               guint       position)
+{
+  NatterSessionIndex *self = NATTER_SESSION_INDEX (model);
+
+  if (position >= self->entries->len)
+    return NULL;
+  return g_object_ref (g_ptr_array_index (self->entries, position));
+}
+
+static void
+list_model_iface_init (GListModelInterface *iface)
+{
+  iface->get_item_type = natter_session_index_get_item_type;
+  iface->get_n_items = natter_session_index_get_n_items;
+  iface->get_item = natter_session_index_get_item;
+}
+
+static void
+natter_session_index_finalize (GObject *object)
+{
+  NatterSessionIndex *self = NATTER_SESSION_INDEX (object);
+
+  g_clear_pointer (&self->by_id, g_hash_table_unref);
+  g_clear_pointer (&self->by_latest_turn, g_hash_table_unref);
+  g_clear_pointer (&self->entries, g_ptr_array_unref);
+  g_clear_pointer (&self->touched_while_loading, g_hash_table_unref);
+
+  G_OBJECT_CLASS (natter_session_index_parent_class)->finalize (object);
+}
+
+static void
+natter_session_index_get_property (GObject    *object,
+                                   guint       prop_id,
+                                   GValue     *value,
+                                   GParamSpec *pspec)
+{
+  NatterSessionIndex *self = NATTER_SESSION_INDEX (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOADED:
+      g_value_set_boolean (value, self->loaded);
+      break;
+    case PROP_N_ITEMS:
+      g_value_set_uint (value, self->entries->len);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_session_index_class_init (NatterSessionIndexClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = natter_session_index_finalize;
+  object_class->get_property = natter_session_index_get_property;
+
+  /**
+   * NatterSessionIndex:loaded:
+   *
+   * Whether the startup scan has been published.
+   */
+  properties[PROP_LOADED] =
+    g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * NatterSessionIndex:n-items:
+   *
+   * The number of entries.
+   */
+  properties[PROP_N_ITEMS] =
+    g_param_spec_uint ("n-items", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+natter_session_index_init (NatterSessionIndex *self)
+{
+  self->entries = g_ptr_array_new_with_free_func (g_object_unref);
+  self->by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  self->by_latest_turn = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->touched_while_loading = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/**
+ * natter_session_index_new:
+ *
+ * Creates an empty index. Fill it with natter_session_index_load_async()
+ * at startup; the session service keeps it current afterwards.
+ *
+ * Returns: (transfer full): a new index
+ */
+NatterSessionIndex *
+natter_session_index_new (void)
+{
+  return g_object_new (NATTER_TYPE_SESSION_INDEX, NULL);
+}
+
+/* The position of @session_id, or where it would go. */
+static guint
+find_position (NatterSessionIndex *self,
+               const char         *session_id,
+               gboolean           *out_found)
+{
+  guint lo = 0;
+  guint hi = self->entries->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      int cmp = strcmp (natter_session_index_entry_get_session_id (g_ptr_array_index (self->entries, mid)),
+                        session_id);
+
+      if (cmp == 0)
+        {
+          *out_found = TRUE;
+          return mid;
+        }
+      if (cmp < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  *out_found = FALSE;
+  return lo;
+}
+
+/**
+ * natter_session_index_lookup:
+ * @self: the index
+ * @session_id: a session id
+ *
+ * Looks an entry up by session id in constant time.
+ *
+ * Returns: (transfer none) (nullable): the entry, or %NULL
+ */
+NatterSessionIndexEntry *
+natter_session_index_lookup (NatterSessionIndex *self,
+                             const char         *session_id)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  return g_hash_table_lookup (self->by_id, session_id);
+}
+
+/**
+ * natter_session_index_lookup_session_for_turn:
+ * @self: the index
+ * @turn_id: a turn id
+ *
+ * The session whose latest turn is @turn_id. Only a session's latest turn
+ * can be non-terminal (§9.1), so this is how external inputs find the
+ * session to tag and update.
+ *
+ * Returns: (transfer none) (nullable): the session id, or %NULL
+ */
+const char *
+natter_session_index_lookup_session_for_turn (NatterSessionIndex *self,
+                                              const char         *turn_id)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
+  g_return_val_if_fail (turn_id != NULL, NULL);
+
+  return g_hash_table_lookup (self->by_latest_turn, turn_id);
+}
+
+/**
+ * natter_session_index_get_loaded:
+ * @self: the index
+ *
+ * Returns: whether the startup scan has been published
+ */
+gboolean
+natter_session_index_get_loaded (NatterSessionIndex *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), FALSE);
+
+  return self->loaded;
+}
+
+static void
+forget_latest_turn (NatterSessionIndex      *self,
+                    NatterSessionIndexEntry *entry)
+{
+  const char *turn_id = natter_session_index_entry_get_latest_turn_id (entry);
+
+  if (turn_id != NULL)
+    g_hash_table_remove (self->by_latest_turn, turn_id);
+}
+
+static void
+remember_latest_turn (NatterSessionIndex      *self,
+                      NatterSessionIndexEntry *entry)
+{
+  const char *turn_id = natter_session_index_entry_get_latest_turn_id (entry);
+
+  if (turn_id != NULL)
+    g_hash_table_insert (self->by_latest_turn, g_strdup (turn_id),
+                         g_strdup (natter_session_index_entry_get_session_id (entry)));
+}
+
+/**
+ * natter_session_index_update_from_state: (skip)
+ * @self: the index
+ * @state: the session's state after an append
+ * @latest_turn_status: (nullable): the latest turn's status if known
+ *   (a new turn is `idle` until its advance settles), else %NULL to keep
+ *
+ * Write-through (§8.3): inserts the session's entry or updates it in
+ * place. Emits items-changed for the row either way — an update as
+ * (position, 1, 1) with the same object — so sort and filter models on
+ * top re-evaluate it.
+ *
+ * Returns: (transfer none): the entry
+ */
+NatterSessionIndexEntry *
+natter_session_index_update_from_state (NatterSessionIndex *self,
+                                        NatterSessionState *state,
+                                        const char         *latest_turn_status)
+{
+  const char *session_id = natter_session_state_get_session_id (state);
+  NatterSessionIndexEntry *entry;
+  gboolean found;
+  guint position;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  if (self->loading)
+    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
+
+  position = find_position (self, session_id, &found);
+  if (found)
+    {
+      entry = g_ptr_array_index (self->entries, position);
+      forget_latest_turn (self, entry);
+      g_object_freeze_notify (G_OBJECT (entry));
+      natter_session_index_entry_apply_state (entry, state);
+      if (latest_turn_status != NULL)
+        natter_session_index_entry_set_latest_turn_status (entry, latest_turn_status);
+      g_object_thaw_notify (G_OBJECT (entry));
+      remember_latest_turn (self, entry);
+      g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
+      return entry;
+    }
+
+  entry = natter_session_index_entry_new_from_state (state);
+  if (latest_turn_status != NULL)
+    natter_session_index_entry_set_latest_turn_status (entry, latest_turn_status);
+  g_ptr_array_insert (self->entries, position, entry);
+  g_hash_table_insert (self->by_id, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
+  remember_latest_turn (self, entry);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+  return entry;
+}
+
+/**
+ * natter_session_index_set_latest_turn_status: (skip)
+ * @self: the index
+ * @session_id: the session
+ * @turn_id: the turn whose status this is
+ * @status: a `latestTurnStatus` string
+ *
+ * Records a settled outcome (§8.3, §10.2) — only if @turn_id is still the
+ * session's latest turn.
+ *
+ * Returns: %TRUE if the entry changed
+ */
+gboolean
+natter_session_index_set_latest_turn_status (NatterSessionIndex *self,
+                                             const char         *session_id,
+                                             const char         *turn_id,
+                                             const char         *status)
+{
+  NatterSessionIndexEntry *entry;
+  gboolean found;
+  guint position;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), FALSE);
+
+  entry = g_hash_table_lookup (self->by_id, session_id);
+  if (entry == NULL ||
+      g_strcmp0 (natter_session_index_entry_get_latest_turn_id (entry), turn_id) != 0 ||
+      natter_session_index_entry_get_latest_turn_status (entry) == g_intern_string (status))
+    return FALSE;
+
+  if (self->loading)
+    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
+  natter_session_index_entry_set_latest_turn_status (entry, status);
+  position = find_position (self, session_id, &found);
+  g_assert (found);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
+  return TRUE;
+}
+
+/**
+ * natter_session_index_remove: (skip)
+ * @self: the index
+ * @session_id: the session
+ *
+ * Drops a deleted session's entry (§9.4).
+ *
+ * Returns: %TRUE if there was one
+ */
+gboolean
+natter_session_index_remove (NatterSessionIndex *self,
+                             const char         *session_id)
+{
+  NatterSessionIndexEntry *entry;
+  gboolean found;
+  guint position;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), FALSE);
+
+  if (self->loading)
+    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (FALSE));
+
+  entry = g_hash_table_lookup (self->by_id, session_id);
+  if (entry == NULL)
+    return FALSE;
+  position = find_position (self, session_id, &found);
+  g_assert (found);
+  forget_latest_turn (self, entry);
+  g_hash_table_remove (self->by_id, session_id);
+  g_ptr_array_remove_index (self->entries, position);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+  return TRUE;
+}
+
+/* The startup scan (§8.2) */
+
+static NatterSessionState *
+read_session_sync (NatterJsonlRepo  *repo,
+                   const char       *session_id,
+                   GCancellable     *cancellable,
+                   GError          **error)
+{
+  g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (repo, session_id, cancellable, error);
+
+  if (events == NULL)
+    return NULL;
+  return natter_session_reduce (events, error);
+}
+
+/**
+ * natter_session_index_fold_one_sync: (skip)
+ * @session_repo: the session repository
+ * @turn_repo: the turn repository
+ * @session_id: the session
+ * @cancellable: (nullable): a #GCancellable
+ *
+ * §8.2 steps 2–3 for one session, blocking: reads and reduces the session
+ * file and, if it has turns, the latest turn file only. A file that fails
+ * gives an errored entry; nothing is thrown.
+ *
+ * Returns: (transfer full): the entry
+ */
+NatterSessionIndexEntry *
+natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
+                                    NatterJsonlRepo *turn_repo,
+                                    const char      *session_id,
+                                    GCancellable    *cancellable)
+{
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+  const char *latest;
+
+  state = read_session_sync (session_repo, session_id, cancellable, &error);
+  if (state == NULL)
+    return natter_session_index_entry_new_errored (session_id, error->message);
+
+  entry = natter_session_index_entry_new_from_state (state);
+  latest = natter_session_state_get_latest_turn_id (state);
+  if (latest == NULL)
+    return entry;
+
+  events = natter_jsonl_repo_read_sync (turn_repo, latest, cancellable, &error);
+  if (events != NULL)
+    turn = natter_turn_reduce (events, &error);
+  if (turn == NULL)
+    {
+      g_autofree char *text = g_strdup_printf ("Latest turn %s: %s", latest, error->message);
+
+      /* Not known to be settled, and excluded from interaction anyway. */
+      natter_session_index_entry_set_latest_turn_status (entry, "idle");
+      natter_session_index_entry_set_error (entry, text);
+      return entry;
+    }
+  natter_session_index_entry_set_latest_turn_status (entry,
+                                                     natter_latest_turn_status_from_turn_status (natter_derive_turn_status (turn)));
+  return entry;
+}
+
+typedef struct
+{
+  NatterJsonlRepo  *session_repo;
+  NatterJsonlRepo  *turn_repo;
+  GStrv             ids;
+  guint             n_ids;
+  gint              next;         /* atomic */
+  GCancellable     *cancellable;
+  NatterSessionIndexEntry **out;
+} ScanJob;
+
+static gpointer
+scan_worker (gpointer data)
+{
+  ScanJob *job = data;
+
+  for (;;)
+    {
+      guint i = (guint) g_atomic_int_add (&job->next, 1);
+
+      if (i >= job->n_ids || g_cancellable_is_cancelled (job->cancellable))
+        break;
+      job->out[i] = natter_session_index_fold_one_sync (job->session_repo, job->turn_repo,
+                                                        job->ids[i], job->cancellable);
+    }
+  return NULL;
+}
+
+/**
+ * natter_session_index_scan_sync: (skip)
+ * @session_repo: the session repository
+ * @turn_repo: the turn repository
+ * @n_threads: how many threads fold sessions; 0 for one per processor
+ *   (at most 4)
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The whole startup scan of §8.2 steps 1–3, blocking; for a worker thread.
+ * Only listing the sessions can fail the scan: every other failure is an
+ * errored entry and the scan goes on.
+ *
+ * Returns: (transfer full) (element-type NatterSessionIndexEntry): the
+ *   entries in session id order, or %NULL with the repo's
+ *   %NATTER_STORE_ERROR or %G_IO_ERROR_CANCELLED
+ */
+GPtrArray *
+natter_session_index_scan_sync (NatterJsonlRepo  *session_repo,
+                                NatterJsonlRepo  *turn_repo,
+                                guint             n_threads,
+                                GCancellable     *cancellable,
+                                GError          **error)
+{
+  g_auto(GStrv) ids = NULL;
+  g_autofree NatterSessionIndexEntry **out = NULL;
+  g_autoptr(GPtrArray) threads = NULL;
+  GPtrArray *entries;
+  ScanJob job = { 0 };
+
+  ids = natter_jsonl_repo_list_ids_sync (session_repo, cancellable, error);
+  if (ids == NULL)
+    return NULL;
+
+  job.session_repo = session_repo;
+  job.turn_repo = turn_repo;
+  job.ids = ids;
+  job.n_ids = g_strv_length (ids);
+  job.cancellable = cancellable;
+  job.out = out = g_new0 (NatterSessionIndexEntry *, job.n_ids + 1);
+
+  if (n_threads == 0)
+    n_threads = CLAMP (g_get_num_processors (), 1, 4);
+  n_threads = MIN (n_threads, MAX (job.n_ids / 64, 1));
+
+  /* The calling thread is one of the workers. */
+  threads = g_ptr_array_new ();
+  for (guint t = 1; t < n_threads; t++)
+    g_ptr_array_add (threads, g_thread_new ("natter-index-scan", scan_worker, &job));
+  scan_worker (&job);
+  for (guint t = 0; t < threads->len; t++)
+    g_thread_join (g_ptr_array_index (threads, t));
+
+  entries = g_ptr_array_new_full (job.n_ids, g_object_unref);
+  for (guint i = 0; i < job.n_ids; i++)
+    if (out[i] != NULL)
+      g_ptr_array_add (entries, out[i]);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      g_ptr_array_unref (entries);
+      return NULL;
+    }
+  return entries;
+}
+
+typedef struct
+{
+  NatterJsonlRepo *session_repo;
+  NatterJsonlRepo *turn_repo;
+} LoadData;
+
+static void
+load_data_free (LoadData *data)
+{
+  g_clear_object (&data->session_repo);
+  g_clear_object (&data->turn_repo);
+  g_free (data);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  LoadData *data = task_data;
+  GError *error = NULL;
+  GPtrArray *entries;
+
+  entries = natter_session_index_scan_sync (data->session_repo, data->turn_repo, 0,
+                                            cancellable, &error);
+  if (entries == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, entries, (GDestroyNotify) g_ptr_array_unref);
+}
+
+static int
+compare_entries (gconstpointer a,
+                 gconstpointer b)
+{
+  NatterSessionIndexEntry *ea = *(NatterSessionIndexEntry **) a;
+  NatterSessionIndexEntry *eb = *(NatterSessionIndexEntry **) b;
+
+  return strcmp (natter_session_index_entry_get_session_id (ea),
+                 natter_session_index_entry_get_session_id (eb));
+}
+
+/* §8.2 step 4: one batch on the main context, one items-changed. */
+static void
+publish (NatterSessionIndex *self,
+         GPtrArray          *scanned)
+{
+  g_autoptr(GPtrArray) old = self->entries;
+  GPtrArray *merged = g_ptr_array_new_full (scanned->len, g_object_unref);
+  GHashTableIter iter;
+  gpointer key, value;
+  guint old_n = old->len;
+
+  for (guint i = 0; i < scanned->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (scanned, i);
+      const char *id = natter_session_index_entry_get_session_id (entry);
+
+      if (!g_hash_table_contains (self->touched_while_loading, id))
+        g_ptr_array_add (merged, g_object_ref (entry));
+    }
+  /* Sessions the service changed or created while the scan ran. */
+  g_hash_table_iter_init (&iter, self->touched_while_loading);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      NatterSessionIndexEntry *live = g_hash_table_lookup (self->by_id, key);
+
+      if (GPOINTER_TO_INT (value) && live != NULL)
+        g_ptr_array_add (merged, g_object_ref (live));
+    }
+  g_ptr_array_sort (merged, compare_entries);
+
+  self->entries = merged;
+  g_hash_table_remove_all (self->by_id);
+  g_hash_table_remove_all (self->by_latest_turn);
+  for (guint i = 0; i < merged->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (merged, i);
+
+      g_hash_table_insert (self->by_id, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
+      remember_latest_turn (self, entry);
+    }
+  g_hash_table_remove_all (self->touched_while_loading);
+  self->loading = FALSE;
+  self->loaded = TRUE;
+
+  g_list_model_items_changed (G_LIST_MODEL (self), 0, old_n, merged->len);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
+}
+
+static void
+load_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionIndex *self = g_task_get_source_object (task);
+  g_autoptr(GPtrArray) entries = NULL;
+  GError *error = NULL;
+
+  entries = g_task_propagate_pointer (G_TASK (result), &error);
+  if (entries == NULL)
+    {
+      self->loading = FALSE;
+      g_hash_table_remove_all (self->touched_while_loading);
+      g_task_return_error (task, error);
+      return;
+    }
+  publish (self, entries);
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * natter_session_index_load_async:
+ * @self: the index
+ * @session_repo: the session repository
+ * @turn_repo: the turn repository
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the caller's main context when published
+ * @user_data: data for @callback
+ *
+ * The startup scan of session-layer-spec.md §8.2: lists the sessions,
+ * reads and reduces each session file and, for a session with turns, only
+ * its latest turn file (→ `latestTurnStatus`), in worker threads. The
+ * result replaces the index's contents on the main context in one batch
+ * (a single items-changed). A corrupt session file or latest turn gives an
+ * errored entry (#NatterSessionIndexEntry:error) and the scan goes on.
+ * Changes the session service makes while the scan runs are kept.
+ */
+void
+natter_session_index_load_async (NatterSessionIndex  *self,
+                                 NatterJsonlRepo     *session_repo,
+                                 NatterJsonlRepo     *turn_repo,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) worker = NULL;
+  LoadData *data;
+
+  g_return_if_fail (NATTER_IS_SESSION_INDEX (self));
+  g_return_if_fail (NATTER_IS_JSONL_REPO (session_repo));
+  g_return_if_fail (NATTER_IS_JSONL_REPO (turn_repo));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_session_index_load_async);
+
+  if (self->loading)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_PENDING,
+                               "The session index is already loading");
+      return;
+    }
+  self->loading = TRUE;
+
+  data = g_new0 (LoadData, 1);
+  data->session_repo = g_object_ref (session_repo);
+  data->turn_repo = g_object_ref (turn_repo);
+  worker = g_task_new (self, cancellable, load_cb, g_steal_pointer (&task));
+  g_task_set_source_tag (worker, load_thread);
+  g_task_set_task_data (worker, data, (GDestroyNotify) load_data_free);
+  g_task_run_in_thread (worker, load_thread);
+}
+
+/**
+ * natter_session_index_load_finish:
+ * @self: the index
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE once published; %FALSE with the repo's
+ *   %NATTER_STORE_ERROR if the sessions could not be listed,
+ *   %G_IO_ERROR_CANCELLED, or %G_IO_ERROR_PENDING if a scan was running
+ */
+gboolean
+natter_session_index_load_finish (NatterSessionIndex  *self,
+                                  GAsyncResult        *result,
+                                  GError             **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_session_index_load_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
