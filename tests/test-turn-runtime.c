@@ -9,14 +9,20 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "natter-store-error.h"
 #include "natter-turn-context-resolver.h"
 #include "natter-turn-reducer.h"
 #include "natter-turn-runtime.h"
 #include "natter-test-support.h"
 
+#define TEXT_STEP_LITERAL "{\"role\":\"assistant\",\"content\":\"done\"}"
+
 /* Fake model: a script of steps. Each step is a JSON assistant message
- * literal, "ERROR" (provider failure) or "HANG" (waits for cancel). */
+ * literal (with a leading "+": also a reasoning delta and a step event),
+ * "ERROR" (provider failure), "HANG" (waits for cancel) or "HOOK" (runs
+ * the test's hook, then answers "done"). */
 
 #define FAKE_TYPE_MODEL (fake_model_get_type ())
 G_DECLARE_FINAL_TYPE (FakeModel, fake_model, FAKE, MODEL, GObject)
@@ -27,6 +33,8 @@ struct _FakeModel
   GPtrArray *script;     /* char* */
   guint      next;
   GPtrArray *requests;   /* JsonObject composed requests */
+  GFunc      hook;       /* run by a "HOOK" step before it answers */
+  gpointer   hook_data;
 };
 
 static void fake_model_iface_init (NatterModelInterface *iface);
@@ -64,11 +72,25 @@ fake_model_stream_step_async (NatterModel               *model,
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "provider p: HTTP 500");
       return;
     }
+  if (g_str_equal (step, "HOOK"))
+    {
+      self->hook (self, self->hook_data);
+      step = TEXT_STEP_LITERAL;
+    }
   if (g_str_equal (step, "HANG"))
     {
       g_cancellable_connect (cancellable, G_CALLBACK (hang_cancelled_cb),
                              g_object_ref (task), g_object_unref);
       return;
+    }
+  /* "+" first: also reasoning and one normalized step event. */
+  if (step[0] == '+')
+    {
+      g_autoptr(JsonNode) event = natter_test_json ("{\"type\":\"text-end\"}");
+
+      step++;
+      sink->reasoning_delta ("hm", sink_data);
+      sink->step_event (json_node_get_object (event), sink_data);
     }
   sink->text_delta ("del", sink_data);
   sink->text_delta ("ta", sink_data);
@@ -480,6 +502,23 @@ create_turn (Fixture    *f,
   return turn_id;
 }
 
+static char *
+create_turn_with_context (Fixture    *f,
+                          const char *context)
+{
+  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\"}");
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
+  g_autoptr(JsonNode) config = natter_test_json ("{\"humanAvailable\":true}");
+  g_autoptr(JsonNode) context_node = natter_test_json (context);
+  char *turn_id = NULL;
+
+  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, context_node,
+                                         json_node_get_object (input), json_node_get_object (config),
+                                         NULL, created_cb, &turn_id);
+  natter_test_wait_for_pointer ((gpointer *) &turn_id, 5000);
+  return turn_id;
+}
+
 typedef struct
 {
   gboolean           done;
@@ -869,42 +908,116 @@ cancel_on_event_cb (NatterTurnExecution *execution,
                     guint64              offset,
                     GCancellable        *cancellable)
 {
-  const char *type = json_object_get_string_member (event, "type");
-
-  if (g_str_equal (type, "model_call_requested") || g_str_equal (type, "tool_invocation_requested"))
+  if (g_str_equal (json_object_get_string_member (event, "type"), "model_call_requested"))
     g_cancellable_cancel (cancellable);
 }
 
 static void
-test_cancel_in_flight (Fixture       *f,
-                       gconstpointer  data)
+cancel_on_invocation_cb (NatterTurnExecution *execution,
+                         JsonObject          *event,
+                         guint64              offset,
+                         GCancellable        *cancellable)
 {
-  gboolean during_tool = GPOINTER_TO_INT (data);
+  if (g_str_equal (json_object_get_string_member (event, "type"), "tool_invocation_requested"))
+    g_cancellable_cancel (cancellable);
+}
+
+/* Drops the caller's reference and iterates until the execution is gone:
+ * a sync tool's worker holds it until the worker has returned. */
+static void
+drop_execution (NatterTurnExecution **execution)
+{
+  gpointer weak = *execution;
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  g_object_add_weak_pointer (G_OBJECT (*execution), &weak);
+  g_clear_object (execution);
+  while (weak != NULL)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, TRUE);
+    }
+}
+
+static void
+test_cancel_during_model_call (Fixture       *f,
+                               gconstpointer  data)
+{
   g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(NatterTurnExecution) execution = NULL;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
   Wait wait = { 0 };
 
-  if (during_tool)
-    script (f, TOOL_STEP (CALL ("S", "slow", "{}")), NULL);
-  else
-    script (f, "HANG", NULL);
+  script (f, "HANG", NULL);
   execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, cancellable);
-  if (!during_tool)
-    g_signal_connect (execution, "event", G_CALLBACK (cancel_on_event_cb), cancellable);
-  else
-    g_signal_connect (execution, "event", G_CALLBACK (cancel_on_event_cb), cancellable);
+  g_signal_connect (execution, "event", G_CALLBACK (cancel_on_event_cb), cancellable);
   wait_execution (execution, &wait);
   g_assert_no_error (wait.error);
-  g_assert_cmpint (wait.outcome->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
-  if (during_tool)
-    {
-      /* The model call was requested first: the handler cancels at once,
-       * so use a model that answers before it looks. */
-    }
-  natter_turn_outcome_unref (wait.outcome);
-  if (!during_tool)
-    assert_types (f, turn_id, "model_call_requested model_call_failed turn_cancelled");
+  outcome = wait.outcome;
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
+  assert_types (f, turn_id, "model_call_requested model_call_failed turn_cancelled");
+}
+
+static void
+test_cancel_during_sync_tool (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  NatterTurnExecution *execution = NULL;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *result;
+  Wait wait = { 0 };
+
+  /* t.slow runs until its cancellable fires: the turn is cancelled while
+   * the worker is inside the tool. */
+  script (f, TOOL_STEP (CALL ("S", "slow", "{}")), NULL);
+  execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, cancellable);
+  g_signal_connect (execution, "event", G_CALLBACK (cancel_on_invocation_cb), cancellable);
+  wait_execution (execution, &wait);
+  g_assert_no_error (wait.error);
+  outcome = wait.outcome;
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
+  drop_execution (&execution);
+
+  /* The worker's late answer is dropped: one runtime "cancelled" result. */
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
+                            "tool_result turn_cancelled");
+  events = natter_jsonl_repo_read_sync (f->repo, turn_id, NULL, &error);
+  g_assert_no_error (error);
+  result = json_node_get_object (g_ptr_array_index (events, 4));
+  g_assert_cmpstr (json_object_get_string_member (result, "source"), ==, "runtime");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "result"),
+                                                  "output"), ==, "cancelled");
+}
+
+static void
+test_async_failure (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) first = NULL;
+  g_autoptr(NatterTurnOutcome) last = NULL;
+  JsonArray *messages;
+
+  script (f, TOOL_STEP (CALL ("B", "ab", "{}")), TEXT_STEP, NULL);
+  first = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (first->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+
+  /* A failed async tool is a result the model reads, not a failed turn. */
+  last = advance (f, turn_id, "{\"type\":\"async_tool_result\",\"toolCallId\":\"B\","
+                  "\"result\":{\"output\":\"disk on fire\",\"isError\":true}}", NULL);
+  g_assert_cmpint (last->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
+                            "turn_suspended tool_result model_call_requested model_call_completed "
+                            "turn_completed");
+  messages = json_object_get_array_member (g_ptr_array_index (f->world->model->requests, 1), "messages");
+  g_assert_cmpuint (json_array_get_length (messages), ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "content"),
+                   ==, "disk on fire");
 }
 
 static void
@@ -967,6 +1080,574 @@ test_recovery_sync_invocation (Fixture       *f,
   /* Never re-run: an error result, then the next call. */
   assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
                             "tool_result model_call_requested model_call_completed turn_completed");
+}
+
+/* Appends literal lines (each "%s" is the turn id) as if an earlier
+ * process had written them and crashed. */
+static void
+append_lines (Fixture    *f,
+              const char *turn_id,
+              const char *first,
+              ...)
+{
+  g_autoptr(GPtrArray) batch = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GError) error = NULL;
+  va_list args;
+
+  va_start (args, first);
+  for (const char *text = first; text != NULL; text = va_arg (args, const char *))
+    {
+      g_autoptr(GString) line = g_string_new (text);
+
+      g_string_replace (line, "%s", turn_id, 0);
+      g_ptr_array_add (batch, natter_test_json (line->str));
+    }
+  va_end (args);
+  natter_jsonl_repo_append_sync (f->repo, turn_id, batch, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static char *
+file_contents (Fixture    *f,
+               const char *turn_id)
+{
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->repo, turn_id, NULL);
+  g_autofree char *path = g_file_get_path (file);
+  char *contents = NULL;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  return contents;
+}
+
+#define LINE_HEAD "\"turnId\":\"%s\",\"ts\":\"2026-11-30T09:14:03.000Z\""
+#define REQUESTED_0 \
+  "{\"type\":\"model_call_requested\"," LINE_HEAD ",\"modelCallIndex\":0," \
+  "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}"
+#define COMPLETED_0(message) \
+  "{\"type\":\"model_call_completed\"," LINE_HEAD ",\"modelCallIndex\":0," \
+  "\"finishReason\":\"tool_calls\",\"usage\":{},\"message\":" message "}"
+#define PERMISSION_REQUIRED(id, name) \
+  "{\"type\":\"tool_permission_required\"," LINE_HEAD ",\"toolCallId\":\"" id "\"," \
+  "\"toolName\":\"" name "\",\"request\":{\"ask\":\"may I?\"}}"
+#define PERMISSION_ALLOWED(id) \
+  "{\"type\":\"tool_permission_resolved\"," LINE_HEAD ",\"toolCallId\":\"" id "\"," \
+  "\"decision\":\"allow\",\"source\":\"human\"}"
+#define INVOCATION(id, tool_id, name, execution) \
+  "{\"type\":\"tool_invocation_requested\"," LINE_HEAD ",\"toolCallId\":\"" id "\"," \
+  "\"toolId\":\"" tool_id "\",\"toolName\":\"" name "\",\"execution\":\"" execution "\",\"input\":{}}"
+#define RESULT(id, name) \
+  "{\"type\":\"tool_result\"," LINE_HEAD ",\"toolCallId\":\"" id "\",\"toolName\":\"" name "\"," \
+  "\"source\":\"sync\",\"result\":{\"output\":\"ok\",\"isError\":false}}"
+
+static void
+test_recovery_only_created (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+
+  /* A crash right after create: the first model call is made. */
+  assert_types (f, turn_id, "");
+  script (f, TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id, "model_call_requested model_call_completed turn_completed");
+}
+
+static void
+test_recovery_permissions_partly_done (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+
+  /* The crash came after A's permission record, before C's. */
+  g_hash_table_add (f->world->needs_permission, g_strdup ("sa"));
+  g_hash_table_add (f->world->needs_permission, g_strdup ("sc"));
+  append_lines (f, turn_id, REQUESTED_0,
+                COMPLETED_0 (TOOL_STEP (CALL ("A", "sa", "{}") "," CALL ("C", "sc", "{}"))),
+                PERMISSION_REQUIRED ("A", "sa"), NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  g_assert_cmpuint (json_array_get_length (outcome->pending_permissions), ==, 2);
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_permission_required "
+                            "tool_permission_required turn_suspended");
+}
+
+static void
+test_recovery_allow_without_invocation (Fixture       *f,
+                                        gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+
+  g_hash_table_add (f->world->needs_permission, g_strdup ("sa"));
+  append_lines (f, turn_id, REQUESTED_0, COMPLETED_0 (TOOL_STEP (CALL ("A", "sa", "{}"))),
+                PERMISSION_REQUIRED ("A", "sa"), PERMISSION_ALLOWED ("A"), NULL);
+  script (f, TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_permission_required "
+                            "tool_permission_resolved tool_invocation_requested tool_progress "
+                            "tool_result model_call_requested model_call_completed turn_completed");
+}
+
+static void
+test_recovery_async_invocation (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(NatterTurnOutcome) again = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+
+  /* Exposed but never suspended: the suspension is written, nothing is
+   * re-run, and the turn stays suspended. */
+  append_lines (f, turn_id, REQUESTED_0, COMPLETED_0 (TOOL_STEP (CALL ("B", "ab", "{}"))),
+                INVOCATION ("B", "t.b", "ab", "async"), NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  g_assert_cmpuint (json_array_get_length (outcome->pending_async_tools), ==, 1);
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
+                            "turn_suspended");
+
+  before = file_contents (f, turn_id);
+  again = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (again->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  after = file_contents (f, turn_id);
+  g_assert_cmpstr (before, ==, after);
+}
+
+static void
+test_recovery_all_results (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  JsonObject *request;
+
+  append_lines (f, turn_id, REQUESTED_0, COMPLETED_0 (TOOL_STEP (CALL ("A", "sa", "{}"))),
+                INVOCATION ("A", "t.a", "sa", "sync"), RESULT ("A", "sa"), NULL);
+  script (f, TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
+                            "tool_result model_call_requested model_call_completed turn_completed");
+  /* The next call carries the whole transcript: input, answer, result. */
+  request = g_ptr_array_index (f->world->model->requests, 0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (request, "messages")), ==, 3);
+}
+
+static void
+test_recovery_terminal (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+
+  append_lines (f, turn_id, REQUESTED_0,
+                "{\"type\":\"model_call_failed\"," LINE_HEAD ",\"modelCallIndex\":0,\"error\":\"boom\"}",
+                "{\"type\":\"turn_failed\"," LINE_HEAD ",\"error\":\"boom\",\"usage\":{}}", NULL);
+  before = file_contents (f, turn_id);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_FAILED);
+  g_assert_cmpstr (outcome->error, ==, "boom");
+  after = file_contents (f, turn_id);
+  g_assert_cmpstr (before, ==, after);
+  g_assert_cmpuint (f->world->model->requests->len, ==, 0);
+}
+
+static void
+test_model_call_limit_answer (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 10);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GString) expected = g_string_new (NULL);
+
+  /* Nine tool rounds, then a tool-free answer on call 10: completed. */
+  for (guint i = 0; i < 9; i++)
+    {
+      g_autofree char *step = g_strdup_printf (TOOL_STEP (CALL ("c%u", "sa", "{}")), i);
+
+      script (f, step, NULL);
+      g_string_append (expected, "model_call_requested model_call_completed tool_invocation_requested "
+                                 "tool_progress tool_result ");
+    }
+  script (f, TEXT_STEP, NULL);
+  g_string_append (expected, "model_call_requested model_call_completed turn_completed");
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  g_assert_cmpuint (f->world->model->requests->len, ==, 10);
+  assert_types (f, turn_id, expected->str);
+}
+
+/* Swaps the turn file for a directory while the model streams, so the
+ * next append fails in the repo. */
+static void
+break_file_hook (gpointer model,
+                 gpointer user_data)
+{
+  char **paths = user_data;
+
+  g_assert_cmpint (g_rename (paths[0], paths[1]), ==, 0);
+  g_assert_cmpint (g_mkdir (paths[0], 0700), ==, 0);
+}
+
+static void
+count_event_cb (NatterTurnExecution *execution,
+                JsonObject          *event,
+                guint64              offset,
+                GPtrArray           *types)
+{
+  g_ptr_array_add (types, g_strdup (json_object_get_string_member (event, "type")));
+}
+
+static void
+test_repository_error (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->repo, turn_id, NULL);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *aside = g_strconcat (path, ".aside", NULL);
+  char *paths[] = { path, aside };
+  g_autoptr(NatterTurnExecution) execution = NULL;
+  g_autoptr(GPtrArray) streamed = g_ptr_array_new_with_free_func (g_free);
+  Wait wait = { 0 };
+
+  f->world->model->hook = break_file_hook;
+  f->world->model->hook_data = paths;
+  script (f, "HOOK", NULL);
+  execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, NULL);
+  g_signal_connect (execution, "event", G_CALLBACK (count_event_cb), streamed);
+  wait_execution (execution, &wait);
+
+  /* The outcome is the repo's error; the stream carried only what was
+   * written; no turn_failed was appended for an infrastructure error. */
+  g_assert_null (wait.outcome);
+  g_assert_nonnull (wait.error);
+  g_assert_true (wait.error->domain == G_IO_ERROR || wait.error->domain == NATTER_STORE_ERROR);
+  g_clear_error (&wait.error);
+  g_assert_cmpuint (streamed->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (streamed, 0), ==, "model_call_requested");
+
+  g_assert_cmpint (g_rmdir (path), ==, 0);
+  g_assert_cmpint (g_rename (aside, path), ==, 0);
+  assert_types (f, turn_id, "model_call_requested");
+}
+
+typedef struct
+{
+  NatterTurnState *live;
+  guint64          next_offset;
+} Live;
+
+static void
+live_event_cb (NatterTurnExecution *execution,
+               JsonObject          *event,
+               guint64              offset,
+               Live                *live)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpuint (offset, ==, live->next_offset);
+  live->next_offset++;
+  natter_turn_state_apply (live->live, event, &error);
+  g_assert_no_error (error);
+}
+
+/* Advances once while applying each emitted event to @live. */
+static NatterTurnOutcome *
+advance_live (Fixture    *f,
+              const char *turn_id,
+              const char *input,
+              Live       *live)
+{
+  g_autoptr(JsonNode) node = input != NULL ? natter_test_json (input) : NULL;
+  g_autoptr(NatterTurnExecution) execution = NULL;
+  Wait wait = { 0 };
+
+  execution = natter_turn_runtime_advance_turn (f->runtime, turn_id,
+                                                node != NULL ? json_node_get_object (node) : NULL,
+                                                NULL);
+  g_signal_connect (execution, "event", G_CALLBACK (live_event_cb), live);
+  wait_execution (execution, &wait);
+  g_assert_no_error (wait.error);
+  return wait.outcome;
+}
+
+static void
+test_live_equals_replay (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(GPtrArray) start = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterTurnState) replay = NULL;
+  g_autoptr(NatterTurnOutcome) first = NULL;
+  g_autoptr(NatterTurnOutcome) last = NULL;
+  g_autoptr(GError) error = NULL;
+  Live live = { 0 };
+
+  g_hash_table_add (f->world->needs_permission, g_strdup ("sc"));
+  script (f, "+" TOOL_STEP (CALL ("A", "sa", "{}") "," CALL ("B", "ab", "{}") "," CALL ("C", "sc", "{}")),
+          "+" TEXT_STEP, NULL);
+
+  start = natter_jsonl_repo_read_sync (f->repo, turn_id, NULL, &error);
+  g_assert_no_error (error);
+  live.live = natter_turn_reduce (start, &error);
+  g_assert_no_error (error);
+  live.next_offset = 2;
+
+  first = advance_live (f, turn_id, NULL, &live);
+  g_assert_cmpint (first->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  g_clear_pointer (&first, natter_turn_outcome_unref);
+  first = advance_live (f, turn_id, "{\"type\":\"permission_decision\",\"toolCallId\":\"C\","
+                        "\"decision\":\"allow\"}", &live);
+  g_assert_cmpint (first->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  last = advance_live (f, turn_id, "{\"type\":\"async_tool_result\",\"toolCallId\":\"B\","
+                       "\"result\":{\"output\":\"b\",\"isError\":false}}", &live);
+  g_assert_cmpint (last->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+
+  events = natter_jsonl_repo_read_sync (f->repo, turn_id, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (live.next_offset, ==, events->len + 1);
+  replay = natter_turn_reduce (events, &error);
+  g_assert_no_error (error);
+  g_assert_true (natter_turn_state_equal (live.live, replay));
+  natter_turn_state_unref (live.live);
+}
+
+typedef struct
+{
+  GString *text;
+  GString *reasoning;
+  guint    n_hub;
+} Deltas;
+
+static void
+execution_delta_cb (NatterTurnExecution *execution,
+                    guint                model_call_index,
+                    int                  kind,
+                    const char          *text,
+                    Deltas              *deltas)
+{
+  g_string_append (kind == NATTER_DELTA_TEXT ? deltas->text : deltas->reasoning, text);
+}
+
+static void
+hub_delta_cb (NatterTurnEventHub *hub,
+              const char         *turn_id,
+              guint               model_call_index,
+              int                 kind,
+              const char         *text,
+              Deltas             *deltas)
+{
+  deltas->n_hub++;
+}
+
+static void
+test_deltas_never_written (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnExecution) execution = NULL;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autofree char *contents = NULL;
+  Deltas deltas = { g_string_new (NULL), g_string_new (NULL), 0 };
+  gulong hub_id;
+  Wait wait = { 0 };
+
+  script (f, "+" TEXT_STEP, NULL);
+  hub_id = g_signal_connect (f->hub, "delta", G_CALLBACK (hub_delta_cb), &deltas);
+  execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, NULL);
+  g_signal_connect (execution, "delta", G_CALLBACK (execution_delta_cb), &deltas);
+  wait_execution (execution, &wait);
+  g_assert_no_error (wait.error);
+  outcome = wait.outcome;
+  g_signal_handler_disconnect (f->hub, hub_id);
+
+  /* The listeners had every delta... */
+  g_assert_cmpstr (deltas.text->str, ==, "delta");
+  g_assert_cmpstr (deltas.reasoning->str, ==, "hm");
+  g_assert_cmpuint (deltas.n_hub, ==, 3);
+  /* ...the file has none, only the normalized step event. */
+  assert_types (f, turn_id, "model_call_requested model_step_event model_call_completed turn_completed");
+  contents = file_contents (f, turn_id);
+  g_assert_null (strstr (contents, "_delta"));
+  g_assert_null (strstr (contents, "\"hm\""));
+  g_assert_null (strstr (contents, "\"del\""));
+  g_string_free (deltas.text, TRUE);
+  g_string_free (deltas.reasoning, TRUE);
+}
+
+/* A consumer that falls behind: it only queues what the hub hands it and
+ * drains later, from low-priority idles. Signals are synchronous, so a
+ * listener that blocks the main loop blocks everything on it; what the
+ * runtime promises is that emission is never a barrier on its progress
+ * (it never waits for a listener to acknowledge or drain, and keeps no
+ * per-listener buffer). So the turn must settle while this consumer has
+ * processed nothing, and the consumer must then find every event, in
+ * order, with contiguous offsets. */
+typedef struct
+{
+  const char *turn_id;
+  GQueue      queue;        /* JsonObject, not yet processed */
+  gboolean    draining;
+  guint64     last_offset;
+  GPtrArray  *processed;    /* char *type */
+  gboolean    done;
+} SlowConsumer;
+
+static void
+slow_hub_event_cb (NatterTurnEventHub *hub,
+                   const char         *turn_id,
+                   JsonObject         *event,
+                   guint64             offset,
+                   SlowConsumer       *consumer)
+{
+  JsonObject *copy = json_object_new ();
+
+  if (g_strcmp0 (turn_id, consumer->turn_id) != 0)
+    return;
+  /* The event is read-only and belongs to the runtime: keep a copy. */
+  json_object_set_string_member (copy, "type", json_object_get_string_member (event, "type"));
+  json_object_set_int_member (copy, "offset", (gint64) offset);
+  g_queue_push_tail (&consumer->queue, copy);
+}
+
+static gboolean
+slow_drain_one (gpointer data)
+{
+  SlowConsumer *consumer = data;
+  g_autoptr(JsonObject) event = g_queue_pop_head (&consumer->queue);
+
+  if (event == NULL)
+    {
+      consumer->done = TRUE;
+      return G_SOURCE_REMOVE;
+    }
+  g_assert_cmpuint ((guint64) json_object_get_int_member (event, "offset"), ==,
+                    consumer->last_offset + 1);
+  consumer->last_offset++;
+  g_ptr_array_add (consumer->processed,
+                   g_strdup (json_object_get_string_member (event, "type")));
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_slow_listener (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autofree char *joined = NULL;
+  g_autofree char *types = NULL;
+  SlowConsumer consumer = { 0 };
+  gulong id;
+
+  consumer.turn_id = turn_id;
+  consumer.last_offset = 1;   /* the consumer read turn_created itself */
+  consumer.processed = g_ptr_array_new_with_free_func (g_free);
+  g_queue_init (&consumer.queue);
+  id = g_signal_connect (f->hub, "event", G_CALLBACK (slow_hub_event_cb), &consumer);
+
+  script (f, TOOL_STEP (CALL ("A", "sa", "{}") "," CALL ("C", "sc", "{}")), TEXT_STEP, NULL);
+  outcome = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  g_assert_cmpuint (consumer.processed->len, ==, 0);
+  g_assert_cmpuint (consumer.queue.length, ==, 11);
+
+  g_idle_add_full (G_PRIORITY_LOW, slow_drain_one, &consumer, NULL);
+  natter_test_wait_for_flag (&consumer.done, 5000);
+  g_signal_handler_disconnect (f->hub, id);
+  g_ptr_array_add (consumer.processed, NULL);
+  joined = g_strjoinv (" ", (char **) consumer.processed->pdata);
+  types = types_on_disk (f, turn_id);
+  g_assert_cmpstr (joined, ==, types);
+  g_ptr_array_unref (consumer.processed);
+}
+
+static void
+processing_end_cb (NatterTurnEventHub *hub,
+                   const char         *turn_id,
+                   gboolean           *ended)
+{
+  *ended = TRUE;
+}
+
+static void
+test_absent_listener (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  NatterTurnExecution *execution;
+  gboolean ended = FALSE;
+  gpointer weak;
+  gulong id;
+
+  /* Nobody connects and the caller drops the execution at once: it is
+   * hot, so the turn still runs to its end and then goes away. */
+  script (f, TOOL_STEP (CALL ("A", "sa", "{}")), TEXT_STEP, NULL);
+  id = g_signal_connect (f->hub, "turn-processing-end", G_CALLBACK (processing_end_cb), &ended);
+  execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, NULL);
+  weak = execution;
+  g_object_add_weak_pointer (G_OBJECT (execution), &weak);
+  g_object_unref (execution);
+  g_assert_nonnull (weak);
+  natter_test_wait_for_flag (&ended, 10000);
+  g_signal_handler_disconnect (f->hub, id);
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
+                            "tool_progress tool_result model_call_requested model_call_completed "
+                            "turn_completed");
+  while (weak != NULL)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static void
+test_previous_turn_context (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *first = create_turn (f, FALSE, TRUE, 0);
+  g_autofree char *second = NULL;
+  g_autofree char *context = NULL;
+  g_autoptr(NatterTurnOutcome) one = NULL;
+  g_autoptr(NatterTurnOutcome) two = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *request;
+  JsonArray *messages;
+
+  script (f, TOOL_STEP (CALL ("A", "sa", "{}")), TEXT_STEP, TEXT_STEP, NULL);
+  one = advance (f, first, NULL, NULL);
+  g_assert_cmpint (one->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+
+  context = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", first);
+  second = create_turn_with_context (f, context);
+  two = advance (f, second, NULL, NULL);
+  g_assert_cmpint (two->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+
+  /* The file stores a reference; the wire carries the closed transcript
+   * of the first turn, then the new input. */
+  events = natter_jsonl_repo_read_sync (f->repo, second, NULL, &error);
+  g_assert_no_error (error);
+  request = json_object_get_object_member (json_node_get_object (g_ptr_array_index (events, 1)),
+                                           "request");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (request, "contextRef"),
+                                                  "previousTurnId"), ==, first);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (request, "messages")), ==, 1);
+
+  messages = json_object_get_array_member (g_ptr_array_index (f->world->model->requests, 2), "messages");
+  g_assert_cmpuint (json_array_get_length (messages), ==, 5);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 0), "role"), ==, "user");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 1), "role"), ==, "assistant");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "role"), ==, "tool");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 3), "content"), ==, "done");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 4), "content"), ==, "hi");
 }
 
 static void
@@ -1070,11 +1751,28 @@ main (int   argc,
   ADD ("classifier-batch-without-human", test_classifier_batch, GINT_TO_POINTER (FALSE));
   ADD ("classifier-failure", test_classifier_failure, NULL);
   ADD ("checker-failure-fails-closed", test_checker_failure_fails_closed, NULL);
-  ADD ("model-call-limit", test_model_call_limit, NULL);
+  ADD ("model-call-limit-tools-on-last-call", test_model_call_limit, NULL);
+  ADD ("model-call-limit-answer-on-last-call", test_model_call_limit_answer, NULL);
   ADD ("cancel-while-suspended", test_cancel_while_suspended, NULL);
-  ADD ("cancel-during-model-call", test_cancel_in_flight, GINT_TO_POINTER (FALSE));
+  ADD ("cancel-provider-gone", test_cancel_while_suspended, NULL);
+  ADD ("cancel-during-model-call", test_cancel_during_model_call, NULL);
+  ADD ("cancel-during-sync-tool", test_cancel_during_sync_tool, NULL);
+  ADD ("async-failure", test_async_failure, NULL);
+  ADD ("recovery-only-created", test_recovery_only_created, NULL);
   ADD ("recovery-open-model-call", test_recovery_open_model_call, NULL);
+  ADD ("recovery-permissions-partly-done", test_recovery_permissions_partly_done, NULL);
+  ADD ("recovery-allow-without-invocation", test_recovery_allow_without_invocation, NULL);
   ADD ("recovery-sync-invocation", test_recovery_sync_invocation, NULL);
+  ADD ("recovery-async-invocation-stays-suspended", test_recovery_async_invocation, NULL);
+  ADD ("recovery-all-results-next-call", test_recovery_all_results, NULL);
+  ADD ("recovery-terminal-writes-nothing", test_recovery_terminal, NULL);
+  ADD ("recovery-corrupt-file", test_corrupt_file_appends_nothing, NULL);
+  ADD ("repository-error", test_repository_error, NULL);
+  ADD ("live-equals-replay", test_live_equals_replay, NULL);
+  ADD ("deltas-never-written", test_deltas_never_written, NULL);
+  ADD ("slow-listener", test_slow_listener, NULL);
+  ADD ("absent-listener", test_absent_listener, NULL);
+  ADD ("previous-turn-context", test_previous_turn_context, NULL);
   ADD ("corrupt-file-appends-nothing", test_corrupt_file_appends_nothing, NULL);
   ADD ("missing-model-appends-nothing", test_missing_model_appends_nothing, NULL);
   ADD ("get-turn-read-only", test_get_turn_read_only, NULL);
