@@ -1,0 +1,385 @@
+/* natter-code-block.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One fenced code block of an answer: a header with the language and a Copy
+ * button over a read-only GtkSourceView (issue 7).
+ */
+
+#define G_LOG_DOMAIN "natter-code-block"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <gtksourceview/gtksource.h>
+
+#include "natter-code-block.h"
+
+/* How long the Copy button shows that it worked. */
+#define COPIED_FEEDBACK_MS 1000
+
+struct _NatterCodeBlock
+{
+  GtkWidget        parent_instance;
+
+  char            *info;
+  char            *language_label;
+  guint            copied_source;
+
+  /* Template children */
+  GtkWidget       *header;
+  GtkLabel        *language_label_widget;
+  GtkButton       *copy_button;
+  GtkWidget       *scroller;
+  GtkSourceView   *view;
+
+  GtkSourceBuffer *buffer;
+};
+
+G_DEFINE_FINAL_TYPE (NatterCodeBlock, natter_code_block, GTK_TYPE_WIDGET)
+
+/* What models write after the fence, mapped to GtkSourceView language ids.
+ * Anything not listed is tried as an id, then as a file extension. */
+static const struct {
+  const char *alias;
+  const char *id;
+} language_aliases[] = {
+  { "bash", "sh" },
+  { "c++", "cpp" },
+  { "console", "sh" },
+  { "cs", "csharp" },
+  { "golang", "go" },
+  { "h", "chdr" },
+  { "hpp", "cpphdr" },
+  { "htm", "html" },
+  { "js", "javascript" },
+  { "jsonc", "json" },
+  { "kt", "kotlin" },
+  { "md", "markdown" },
+  { "patch", "diff" },
+  { "py", "python3" },
+  { "python", "python3" },
+  { "rb", "ruby" },
+  { "rs", "rust" },
+  { "shell", "sh" },
+  { "ts", "typescript" },
+  { "tsx", "typescript-jsx" },
+  { "yml", "yaml" },
+  { "zsh", "sh" },
+};
+
+static GtkSourceLanguage *
+guess_language (const char *word)
+{
+  GtkSourceLanguageManager *manager = gtk_source_language_manager_get_default ();
+  g_autofree char *lower = NULL;
+  g_autofree char *filename = NULL;
+  GtkSourceLanguage *language;
+
+  if (word == NULL || *word == '\0')
+    return NULL;
+
+  lower = g_ascii_strdown (word, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (language_aliases); i++)
+    {
+      if (g_str_equal (lower, language_aliases[i].alias))
+        {
+          language = gtk_source_language_manager_get_language (manager, language_aliases[i].id);
+          if (language != NULL)
+            return language;
+        }
+    }
+
+  language = gtk_source_language_manager_get_language (manager, lower);
+  if (language != NULL)
+    return language;
+
+  /* "Makefile", "CMakeLists.txt" or "x.toml"-style hints. */
+  filename = g_strconcat ("file.", lower, NULL);
+  language = gtk_source_language_manager_guess_language (manager, filename, NULL);
+  if (language == NULL)
+    language = gtk_source_language_manager_guess_language (manager, word, NULL);
+  return language;
+}
+
+static void
+update_style_scheme (NatterCodeBlock *self)
+{
+  AdwStyleManager *style_manager = adw_style_manager_get_default ();
+  GtkSourceStyleSchemeManager *schemes = gtk_source_style_scheme_manager_get_default ();
+  const char *id = adw_style_manager_get_dark (style_manager) ? "Adwaita-dark" : "Adwaita";
+  GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme (schemes, id);
+
+  /* Keep whatever we had if the scheme is not installed. */
+  if (scheme != NULL)
+    gtk_source_buffer_set_style_scheme (self->buffer, scheme);
+}
+
+static void
+dark_changed_cb (NatterCodeBlock *self)
+{
+  update_style_scheme (self);
+}
+
+static gboolean
+copied_timeout_cb (gpointer user_data)
+{
+  NatterCodeBlock *self = user_data;
+
+  self->copied_source = 0;
+  gtk_button_set_icon_name (self->copy_button, "edit-copy-symbolic");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->copy_button), _("Copy code"));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+copy_clicked_cb (NatterCodeBlock *self)
+{
+  natter_code_block_copy (self);
+}
+
+static void
+natter_code_block_dispose (GObject *object)
+{
+  NatterCodeBlock *self = NATTER_CODE_BLOCK (object);
+
+  g_clear_handle_id (&self->copied_source, g_source_remove);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_CODE_BLOCK);
+  g_clear_object (&self->buffer);
+
+  G_OBJECT_CLASS (natter_code_block_parent_class)->dispose (object);
+}
+
+static void
+natter_code_block_finalize (GObject *object)
+{
+  NatterCodeBlock *self = NATTER_CODE_BLOCK (object);
+
+  g_clear_pointer (&self->info, g_free);
+  g_clear_pointer (&self->language_label, g_free);
+
+  G_OBJECT_CLASS (natter_code_block_parent_class)->finalize (object);
+}
+
+static void
+natter_code_block_class_init (NatterCodeBlockClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = natter_code_block_dispose;
+  object_class->finalize = natter_code_block_finalize;
+
+  /* Registers GtkSourceView's types before the template needs them. */
+  gtk_source_init ();
+  g_type_ensure (GTK_SOURCE_TYPE_VIEW);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-code-block.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterCodeBlock, header);
+  gtk_widget_class_bind_template_child_full (widget_class, "language_label", FALSE,
+                                             G_STRUCT_OFFSET (NatterCodeBlock, language_label_widget));
+  gtk_widget_class_bind_template_child (widget_class, NatterCodeBlock, copy_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterCodeBlock, scroller);
+  gtk_widget_class_bind_template_child (widget_class, NatterCodeBlock, view);
+  gtk_widget_class_bind_template_callback (widget_class, copy_clicked_cb);
+  gtk_widget_class_set_css_name (widget_class, "codeblock");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+}
+
+static void
+natter_code_block_init (NatterCodeBlock *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->buffer = g_object_ref (GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->view))));
+  gtk_source_buffer_set_highlight_matching_brackets (self->buffer, FALSE);
+  gtk_text_buffer_set_enable_undo (GTK_TEXT_BUFFER (self->buffer), FALSE);
+
+  update_style_scheme (self);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (dark_changed_cb), self, G_CONNECT_SWAPPED);
+}
+
+/**
+ * natter_code_block_new:
+ * @info: (nullable): the info string after the opening fence, e.g. "py"
+ * @code: (nullable): the code, valid UTF-8, without the fences
+ *
+ * Creates the widget for one code block of an answer (issue 7): the first
+ * word of @info names the language, which picks the highlighting and is
+ * shown in the header ("Text" when there is none).
+ *
+ * Returns: (transfer floating): a new #NatterCodeBlock
+ */
+GtkWidget *
+natter_code_block_new (const char *info,
+                       const char *code)
+{
+  NatterCodeBlock *self = g_object_new (NATTER_TYPE_CODE_BLOCK, NULL);
+  g_autofree char *word = NULL;
+  GtkSourceLanguage *language;
+
+  g_return_val_if_fail (info == NULL || g_utf8_validate (info, -1, NULL), NULL);
+
+  self->info = g_strdup (info != NULL ? info : "");
+  word = g_strstrip (g_strdup (self->info));
+  /* Only the first word names the language ("python title=x.py"). */
+  word[strcspn (word, " \t")] = '\0';
+
+  language = guess_language (word);
+  gtk_source_buffer_set_language (self->buffer, language);
+  gtk_source_buffer_set_highlight_syntax (self->buffer, language != NULL);
+
+  self->language_label = *word != '\0' ? g_steal_pointer (&word) : g_strdup (_("Text"));
+  gtk_label_set_text (self->language_label_widget, self->language_label);
+
+  natter_code_block_set_code (self, code);
+  return GTK_WIDGET (self);
+}
+
+/**
+ * natter_code_block_set_code:
+ * @self: a #NatterCodeBlock
+ * @code: (nullable): the code, valid UTF-8
+ *
+ * Replaces the code. When @code extends the current code (a block that is
+ * still streaming), only the new tail is inserted, so highlighting and
+ * layout work stay proportional to what arrived.
+ */
+void
+natter_code_block_set_code (NatterCodeBlock *self,
+                            const char      *code)
+{
+  GtkTextBuffer *buffer;
+  g_autofree char *current = NULL;
+  GtkTextIter end;
+  gsize current_len;
+
+  g_return_if_fail (NATTER_IS_CODE_BLOCK (self));
+  g_return_if_fail (code == NULL || g_utf8_validate (code, -1, NULL));
+
+  if (code == NULL)
+    code = "";
+  buffer = GTK_TEXT_BUFFER (self->buffer);
+  current = natter_code_block_dup_code (self);
+  current_len = strlen (current);
+
+  if (current_len > 0 && strncmp (code, current, current_len) == 0)
+    {
+      if (code[current_len] == '\0')
+        return;
+      gtk_text_buffer_get_end_iter (buffer, &end);
+      gtk_text_buffer_insert (buffer, &end, code + current_len, -1);
+    }
+  else
+    {
+      gtk_text_buffer_set_text (buffer, code, -1);
+    }
+}
+
+/**
+ * natter_code_block_dup_code:
+ * @self: a #NatterCodeBlock
+ *
+ * Returns: (transfer full): the code shown, as the Copy button copies it
+ */
+char *
+natter_code_block_dup_code (NatterCodeBlock *self)
+{
+  GtkTextIter start, end;
+
+  g_return_val_if_fail (NATTER_IS_CODE_BLOCK (self), NULL);
+
+  gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (self->buffer), &start, &end);
+  return gtk_text_buffer_get_text (GTK_TEXT_BUFFER (self->buffer), &start, &end, TRUE);
+}
+
+/**
+ * natter_code_block_get_info:
+ * @self: a #NatterCodeBlock
+ *
+ * Returns: (transfer none): the fence's info string as given ("" if none)
+ */
+const char *
+natter_code_block_get_info (NatterCodeBlock *self)
+{
+  g_return_val_if_fail (NATTER_IS_CODE_BLOCK (self), NULL);
+
+  return self->info;
+}
+
+/**
+ * natter_code_block_get_language_label:
+ * @self: a #NatterCodeBlock
+ *
+ * Returns: (transfer none): the language name shown in the header
+ */
+const char *
+natter_code_block_get_language_label (NatterCodeBlock *self)
+{
+  g_return_val_if_fail (NATTER_IS_CODE_BLOCK (self), NULL);
+
+  return self->language_label;
+}
+
+/**
+ * natter_code_block_get_language_id:
+ * @self: a #NatterCodeBlock
+ *
+ * Returns: (transfer none) (nullable): the GtkSourceView language id used
+ *   for highlighting, or %NULL when the block is plain text
+ */
+const char *
+natter_code_block_get_language_id (NatterCodeBlock *self)
+{
+  GtkSourceLanguage *language;
+
+  g_return_val_if_fail (NATTER_IS_CODE_BLOCK (self), NULL);
+
+  language = gtk_source_buffer_get_language (self->buffer);
+  return language != NULL ? gtk_source_language_get_id (language) : NULL;
+}
+
+/**
+ * natter_code_block_get_scheme_id:
+ * @self: a #NatterCodeBlock
+ *
+ * Returns: (transfer none) (nullable): the id of the style scheme in use;
+ *   it follows the light or dark style of the application
+ */
+const char *
+natter_code_block_get_scheme_id (NatterCodeBlock *self)
+{
+  GtkSourceStyleScheme *scheme;
+
+  g_return_val_if_fail (NATTER_IS_CODE_BLOCK (self), NULL);
+
+  scheme = gtk_source_buffer_get_style_scheme (self->buffer);
+  return scheme != NULL ? gtk_source_style_scheme_get_id (scheme) : NULL;
+}
+
+/**
+ * natter_code_block_copy:
+ * @self: a #NatterCodeBlock
+ *
+ * Puts the code on the clipboard of the widget's display, as the Copy
+ * button does, and shows for a second that it worked.
+ */
+void
+natter_code_block_copy (NatterCodeBlock *self)
+{
+  g_autofree char *code = NULL;
+
+  g_return_if_fail (NATTER_IS_CODE_BLOCK (self));
+
+  code = natter_code_block_dup_code (self);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), code);
+
+  gtk_button_set_icon_name (self->copy_button, "object-select-symbolic");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->copy_button), _("Copied"));
+  g_clear_handle_id (&self->copied_source, g_source_remove);
+  self->copied_source = g_timeout_add (COPIED_FEEDBACK_MS, copied_timeout_cb, self);
+}

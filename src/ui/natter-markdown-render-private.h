@@ -1,0 +1,56 @@
+/* natter-markdown-render-private.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The pieces of NatterMarkdownView that need no view: cutting a growing
+ * Markdown text into top-level chunks, and turning one closed chunk into
+ * widgets.
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gsize start;
+  gsize end;
+} NatterMarkdownRange;
+
+/* Cuts a Markdown text that only ever grows into chunks that cmark can
+ * parse on their own. Decisions are made on complete lines only, so the
+ * chunks do not depend on how the text was cut into deltas. */
+typedef struct
+{
+  gsize    pos;              /* start of the first line not yet seen */
+  gsize    chunk_start;      /* start of the open chunk */
+  gboolean chunk_has_content;
+  gboolean prev_blank;
+  char     chunk_list;       /* list marker the chunk starts with, or 0 */
+  gboolean chunk_is_heading;
+  gboolean chunk_is_fence;   /* the chunk starts with a fence opener */
+  gsize    fence_body_start; /* where that fence's code starts */
+  char    *fence_info;       /* (owned) that fence's info string */
+  gboolean in_fence;
+  char     fence_char;
+  gsize    fence_len;
+} NatterMarkdownSplitter;
+
+void       natter_markdown_splitter_init   (NatterMarkdownSplitter *splitter);
+void       natter_markdown_splitter_clear  (NatterMarkdownSplitter *splitter);
+void       natter_markdown_splitter_feed   (NatterMarkdownSplitter *splitter,
+                                            const char             *text,
+                                            gsize                   len,
+                                            gboolean                final,
+                                            GArray                 *closed);
+
+gboolean   natter_markdown_uri_is_allowed  (const char             *uri);
+GtkWidget *natter_markdown_render_chunk    (const char             *text,
+                                            gsize                   len);
+GtkWidget *natter_markdown_render_plain    (const char             *text,
+                                            gsize                   len);
+GtkWidget *natter_markdown_new_chunk_box   (void);
+
+G_END_DECLS
