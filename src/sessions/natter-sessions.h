@@ -1,0 +1,186 @@
+/* natter-sessions.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "natter-session-error.h"
+#include "natter-session-index.h"
+#include "natter-session-reducer.h"
+#include "natter-turn-runtime.h"
+
+G_BEGIN_DECLS
+
+/**
+ * NATTER_SESSION_TITLE_MAX_CHARS:
+ *
+ * The longest default title derived from a first message, in characters
+ * (not bytes), before the ellipsis (§9.1 step 6).
+ */
+#define NATTER_SESSION_TITLE_MAX_CHARS 60
+
+#define NATTER_TYPE_SESSIONS (natter_sessions_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterSessions, natter_sessions, NATTER, SESSIONS, GObject)
+
+NatterSessions     *natter_sessions_new                          (NatterJsonlRepo     *session_repo,
+                                                                  NatterJsonlRepo     *turn_repo,
+                                                                  NatterTurnRuntime   *runtime,
+                                                                  NatterTurnEventHub  *hub,
+                                                                  NatterClock         *clock,
+                                                                  NatterIdGenerator   *ids,
+                                                                  NatterSessionIndex  *index);
+
+NatterSessionIndex *natter_sessions_list_sessions                (NatterSessions      *self);
+
+void                natter_sessions_create_session_async         (NatterSessions      *self,
+                                                                  const char          *title,
+                                                                  const char          *cwd,
+                                                                  const char          *parent_session,
+                                                                  const char          *forked_from_turn_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_create_session_finish        (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_fork_async                   (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  const char          *turn_id,
+                                                                  const char          *title,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_fork_finish                  (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_get_session_async            (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+NatterSessionState *natter_sessions_get_session_finish           (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_get_turn_async               (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+GPtrArray          *natter_sessions_get_turn_finish              (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_send_message_async           (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  JsonObject          *input,
+                                                                  JsonObject          *config,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_send_message_finish          (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_respond_to_permission_async  (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  const char          *tool_call_id,
+                                                                  const char          *decision,
+                                                                  JsonNode            *metadata,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+NatterTurnOutcome  *natter_sessions_respond_to_permission_finish (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_respond_to_ask_human_async   (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  const char          *tool_call_id,
+                                                                  const char          *answer,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+NatterTurnOutcome  *natter_sessions_respond_to_ask_human_finish  (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_deliver_async_tool_result_async  (NatterSessions      *self,
+                                                                      const char          *turn_id,
+                                                                      const char          *tool_call_id,
+                                                                      JsonObject          *result,
+                                                                      GCancellable        *cancellable,
+                                                                      GAsyncReadyCallback  callback,
+                                                                      gpointer             user_data);
+NatterTurnOutcome  *natter_sessions_deliver_async_tool_result_finish (NatterSessions      *self,
+                                                                      GAsyncResult        *result,
+                                                                      GError             **error);
+
+void                natter_sessions_stop_turn_async              (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  const char          *reason,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+gboolean            natter_sessions_stop_turn_finish             (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_resume_turn_async            (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_resume_turn_finish           (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_set_title_async              (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  const char          *title,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+gboolean            natter_sessions_set_title_finish             (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_delete_session_async         (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+gboolean            natter_sessions_delete_session_finish        (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_wait_for_turn_async          (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+gboolean            natter_sessions_wait_for_turn_finish         (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_flush_async                  (NatterSessions      *self,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+gboolean            natter_sessions_flush_finish                 (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+gboolean            natter_sessions_is_turn_running              (NatterSessions      *self,
+                                                                  const char          *turn_id);
+
+char               *natter_derive_session_title                  (JsonObject          *message);
+
+G_END_DECLS
