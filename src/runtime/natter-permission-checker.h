@@ -18,6 +18,9 @@ G_DECLARE_INTERFACE (NatterPermissionChecker, natter_permission_checker, NATTER,
  * NatterPermissionCheckerInterface:
  * @check: whether one tool call needs permission, and the request JSON
  *   shown to the human if it does
+ * @check_in: (nullable): like @check, with the turn's working directory
+ *   (`config.cwd`, or %NULL) so the request can name absolute paths; when
+ *   set, the runtime calls it instead of @check
  *
  * The permission checker of turn-runtime.md §7. A checker failure makes
  * the runtime fail closed: it records `checkerError` and asks a human if
@@ -33,6 +36,13 @@ struct _NatterPermissionCheckerInterface
                      gboolean                 *out_required,
                      JsonNode                **out_request,
                      GError                  **error);
+  gboolean (*check_in) (NatterPermissionChecker  *self,
+                        JsonObject               *tool_descriptor,
+                        JsonObject               *input,
+                        const char               *cwd,
+                        gboolean                 *out_required,
+                        JsonNode                **out_request,
+                        GError                  **error);
 };
 
 gboolean natter_permission_checker_check (NatterPermissionChecker  *self,
@@ -41,5 +51,12 @@ gboolean natter_permission_checker_check (NatterPermissionChecker  *self,
                                           gboolean                 *out_required,
                                           JsonNode                **out_request,
                                           GError                  **error);
+gboolean natter_permission_checker_check_in (NatterPermissionChecker  *self,
+                                             JsonObject               *tool_descriptor,
+                                             JsonObject               *input,
+                                             const char               *cwd,
+                                             gboolean                 *out_required,
+                                             JsonNode                **out_request,
+                                             GError                  **error);
 
 G_END_DECLS

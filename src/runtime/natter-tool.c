@@ -90,3 +90,69 @@ natter_tool_run (NatterTool              *self,
     }
   return iface->run (self, input, progress, progress_data, cancellable, error);
 }
+
+/**
+ * natter_tool_run_in:
+ * @self: a sync #NatterTool
+ * @input: (transfer none): the parsed arguments
+ * @cwd: (nullable): the turn's working directory (`config.cwd`), an
+ *   absolute path; relative paths in @input resolve against it
+ * @progress: (nullable): the progress reporter
+ * @progress_data: data for @progress
+ * @cancellable: (nullable): cancelled when the turn is cancelled
+ * @error: return location for a #GError
+ *
+ * Runs a sync tool in a turn's working directory (turn-runtime.md §8).
+ * Tools without a @run_in implementation ignore @cwd and run as with
+ * natter_tool_run(). Blocks: call it from a worker thread.
+ *
+ * Returns: (transfer full) (nullable): `{output, isError, metadata?}`, or
+ *   %NULL with the tool's error (%G_IO_ERROR_NOT_SUPPORTED for a tool
+ *   without an executor)
+ */
+JsonObject *
+natter_tool_run_in (NatterTool              *self,
+                    JsonObject              *input,
+                    const char              *cwd,
+                    NatterToolProgressFunc   progress,
+                    gpointer                 progress_data,
+                    GCancellable            *cancellable,
+                    GError                 **error)
+{
+  NatterToolInterface *iface;
+
+  g_return_val_if_fail (NATTER_IS_TOOL (self), NULL);
+
+  iface = NATTER_TOOL_GET_IFACE (self);
+  if (iface->run_in != NULL)
+    return iface->run_in (self, input, cwd, progress, progress_data, cancellable, error);
+  return natter_tool_run (self, input, progress, progress_data, cancellable, error);
+}
+
+/**
+ * natter_tool_describe_request:
+ * @self: a #NatterTool
+ * @input: (transfer none): the parsed arguments
+ * @cwd: (nullable): the turn's working directory
+ *
+ * What one call of the tool would do, as the permission request shown to
+ * a human (turn-runtime.md §7), e.g. `{"action":"read","path":"/abs"}`.
+ *
+ * Returns: (transfer full) (nullable): the request, or %NULL when the
+ *   tool does not describe its calls (the checker then shows the
+ *   generic `{tool, arguments}`)
+ */
+JsonNode *
+natter_tool_describe_request (NatterTool *self,
+                              JsonObject *input,
+                              const char *cwd)
+{
+  NatterToolInterface *iface;
+
+  g_return_val_if_fail (NATTER_IS_TOOL (self), NULL);
+
+  iface = NATTER_TOOL_GET_IFACE (self);
+  if (iface->describe_request == NULL)
+    return NULL;
+  return iface->describe_request (self, input, cwd);
+}

@@ -31,6 +31,12 @@ G_DECLARE_INTERFACE (NatterTool, natter_tool, NATTER, TOOL, GObject)
  *   requiresHuman}`
  * @run: (nullable): executes a sync tool, blocking, in a worker thread;
  *   async tools have none
+ * @run_in: (nullable): like @run, with the turn's working directory
+ *   (`config.cwd`, or %NULL) against which relative paths resolve; when
+ *   set, the runtime calls it instead of @run
+ * @describe_request: (nullable): the permission request JSON for one
+ *   call (what the tool wants to do, e.g. `{action, path}`), or %NULL
+ *   for the generic `{tool, arguments}`
  *
  * A tool of turn-runtime.md §1 and §8.
  */
@@ -45,6 +51,16 @@ struct _NatterToolInterface
                                  gpointer                 progress_data,
                                  GCancellable            *cancellable,
                                  GError                 **error);
+  JsonObject *(*run_in)         (NatterTool              *self,
+                                 JsonObject              *input,
+                                 const char              *cwd,
+                                 NatterToolProgressFunc   progress,
+                                 gpointer                 progress_data,
+                                 GCancellable            *cancellable,
+                                 GError                 **error);
+  JsonNode   *(*describe_request) (NatterTool            *self,
+                                   JsonObject            *input,
+                                   const char            *cwd);
 };
 
 JsonObject *natter_tool_get_descriptor (NatterTool              *self);
@@ -56,5 +72,15 @@ JsonObject *natter_tool_run            (NatterTool              *self,
                                         gpointer                 progress_data,
                                         GCancellable            *cancellable,
                                         GError                 **error);
+JsonObject *natter_tool_run_in         (NatterTool              *self,
+                                        JsonObject              *input,
+                                        const char              *cwd,
+                                        NatterToolProgressFunc   progress,
+                                        gpointer                 progress_data,
+                                        GCancellable            *cancellable,
+                                        GError                 **error);
+JsonNode   *natter_tool_describe_request (NatterTool            *self,
+                                          JsonObject            *input,
+                                          const char            *cwd);
 
 G_END_DECLS

@@ -424,6 +424,17 @@ add_runtime_error (NatterTurnExecution *self,
   add_result (self, batch, call, "runtime", json_node_init_string (json_node_alloc (), message), TRUE);
 }
 
+/* The turn's working directory (`config.cwd`), against which tools
+ * resolve relative paths; %NULL when the turn has none. */
+static const char *
+turn_cwd (NatterTurnExecution *self)
+{
+  JsonObject *definition = natter_turn_state_get_definition (self->state);
+  JsonObject *config = json_object_get_object_member (definition, "config");
+
+  return json_object_get_string_member_with_default (config, "cwd", NULL);
+}
+
 /* Sync tools (§8) */
 
 typedef struct
@@ -432,6 +443,7 @@ typedef struct
   char                *call_id;
   NatterTool          *tool;      /* owned */
   JsonObject          *input;     /* a private copy for the worker */
+  char                *cwd;       /* config.cwd, nullable */
   GMutex               mutex;
   GCond                cond;
 } ToolRun;
@@ -443,6 +455,7 @@ tool_run_free (ToolRun *run)
   g_free (run->call_id);
   g_clear_object (&run->tool);
   g_clear_pointer (&run->input, json_object_unref);
+  g_free (run->cwd);
   g_mutex_clear (&run->mutex);
   g_cond_clear (&run->cond);
   g_free (run);
@@ -524,7 +537,8 @@ tool_thread (GTask        *task,
   GError *error = NULL;
   JsonObject *result;
 
-  result = natter_tool_run (run->tool, run->input, report_progress, run, cancellable, &error);
+  result = natter_tool_run_in (run->tool, run->input, run->cwd, report_progress, run, cancellable,
+                               &error);
   if (result == NULL)
     g_task_return_error (task, error);
   else
@@ -537,12 +551,17 @@ tool_done_cb (GObject      *object,
               gpointer      user_data)
 {
   ToolRun *run = g_task_get_task_data (G_TASK (result));
-  g_autoptr(NatterTurnExecution) self = g_object_ref (run->self);
+  /* The worker thread may drop the task (and free @run) after this
+   * callback; every reference @run holds is released here, on the main
+   * context, so the execution never finalizes in a worker. */
+  g_autoptr(NatterTurnExecution) self = g_steal_pointer (&run->self);
   g_autoptr(JsonObject) value = NULL;
   g_autoptr(GError) error = NULL;
   NatterTurnToolCall *call;
   GPtrArray *batch;
 
+  g_clear_object (&run->tool);
+  g_clear_pointer (&run->input, json_object_unref);
   value = g_task_propagate_pointer (G_TASK (result), &error);
   g_hash_table_remove (self->running, run->call_id);
   call = natter_turn_state_lookup_tool_call (self->state, run->call_id);
@@ -608,6 +627,7 @@ start_tools (NatterTurnExecution *self,
       run->tool = g_object_ref (natter_tool_registry_lookup (self->runtime->tools,
                                                              json_object_get_string_member (invocation, "toolId")));
       run->input = json_object_ref (json_node_get_object (input));
+      run->cwd = g_strdup (turn_cwd (self));
       g_mutex_init (&run->mutex);
       g_cond_init (&run->cond);
 
@@ -1068,9 +1088,9 @@ advance_loop (NatterTurnExecution *self)
         g_autoptr(GError) error = NULL;
         gboolean required = TRUE;
 
-        natter_permission_checker_check (self->runtime->checker, descriptor,
-                                         json_node_get_object (arguments), &required,
-                                         &request, &error);
+        natter_permission_checker_check_in (self->runtime->checker, descriptor,
+                                            json_node_get_object (arguments), turn_cwd (self),
+                                            &required, &request, &error);
         if (!required)
           {
             add_invocation (self, batch, to_start, call, descriptor);

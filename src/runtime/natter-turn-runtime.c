@@ -10,6 +10,7 @@
 #define G_LOG_DOMAIN "natter-turn-runtime"
 
 #include "natter-json.h"
+#include "natter-session-schema.h"
 #include "natter-turn-reducer.h"
 #include "natter-turn-runtime-private.h"
 #include "natter-turn-schema.h"
@@ -188,6 +189,20 @@ build_turn_created (NatterTurnRuntime  *self,
                                   json_object_get_boolean_member_with_default (config, "autoPermission", FALSE));
   json_object_set_member (full_config, "humanAvailable",
                           json_node_copy (json_object_get_member (config, "humanAvailable")));
+  /* The session's working directory, for tools that take paths (§8). */
+  if (json_object_has_member (config, "cwd"))
+    {
+      JsonNode *cwd = json_object_get_member (config, "cwd");
+
+      if (!JSON_NODE_HOLDS_VALUE (cwd) || json_node_get_value_type (cwd) != G_TYPE_STRING ||
+          !natter_session_cwd_validate (json_node_get_string (cwd), NULL))
+        {
+          g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
+                               "config.cwd must be an absolute path");
+          return NULL;
+        }
+      json_object_set_string_member (full_config, "cwd", json_node_get_string (cwd));
+    }
   json_object_set_member (full_config, "maxModelCalls",
                           json_object_has_member (config, "maxModelCalls")
                           ? json_node_copy (json_object_get_member (config, "maxModelCalls"))
@@ -238,7 +253,9 @@ create_cb (GObject      *object,
  * @context: (transfer none) (nullable): `[]`/inline messages or
  *   `{previousTurnId}`; %NULL is `[]`
  * @input: (transfer none): the user message
- * @config: (transfer none): `{humanAvailable, autoPermission?, maxModelCalls?}`
+ * @config: (transfer none): `{humanAvailable, autoPermission?, maxModelCalls?,
+ *   cwd?}`; `cwd` is the session's absolute working directory, stored in
+ *   the turn so tools resolve relative paths against it (§8)
  * @cancellable: (nullable): a #GCancellable
  * @callback: called on the caller's main context
  * @user_data: data for @callback

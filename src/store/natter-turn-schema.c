@@ -10,6 +10,8 @@
  * Decisions where the spec is loose, so that every reader agrees:
  *
  * - Unknown extra members are tolerated everywhere except in `usage`.
+ * - `config.cwd`, when present, is a normalized absolute path
+ *   (natter_session_cwd_validate()).
  *   Additive fields then need no version bump, and the reducer only relies
  *   on the members checked here. `usage` is closed because the spec says
  *   "token counts only".
@@ -40,6 +42,7 @@
 #include "natter-clock.h"
 #include "natter-id.h"
 #include "natter-json.h"
+#include "natter-session-schema.h"
 #include "natter-turn-schema.h"
 
 typedef gboolean (*EventValidator) (JsonObject  *event,
@@ -496,6 +499,15 @@ validate_turn_created (JsonObject  *event,
   if (!natter_json_require_boolean (config, "autoPermission", NULL, error) ||
       !natter_json_require_boolean (config, "humanAvailable", NULL, error) ||
       !require_non_negative_int (config, "maxModelCalls", 1, error))
+    {
+      g_prefix_error (error, "Field “config”: ");
+      return FALSE;
+    }
+  /* Optional: the session's working directory for path-taking tools
+   * (turn-runtime.md §8), held to the same rule as a session's cwd. */
+  if (json_object_has_member (config, "cwd") &&
+      (natter_json_require_string (config, "cwd", error) == NULL ||
+       !natter_session_cwd_validate (json_object_get_string_member (config, "cwd"), error)))
     {
       g_prefix_error (error, "Field “config”: ");
       return FALSE;
