@@ -24,6 +24,7 @@
 #define SYSTEM_PROMPT "You are the e2e model."
 
 static gboolean key_logged;
+static guint natter_log_lines;
 
 /* ------------------------------------------------------------------ */
 /* The scripted server                                                 */
@@ -1057,6 +1058,8 @@ test_key_never_leaks (Fixture       *f,
   /* Sent in the header of every call, and looked up for each advance. */
   g_assert_cmpuint (f->server->authorizations->len, ==, 3);
   g_assert_cmpuint (f->keys.n_lookups, ==, 2);
+  /* The log check in the tear-down did see the provider's lines. */
+  g_assert_cmpuint (natter_log_lines, >, 0);
   run_clear (&run1);
   run_clear (&run2);
 }
@@ -1278,9 +1281,14 @@ log_writer (GLogLevelFlags   log_level,
             gpointer         user_data)
 {
   for (gsize i = 0; i < n_fields; i++)
-    if (fields[i].length < 0 && strcmp (fields[i].key, "MESSAGE") == 0
-        && strstr (fields[i].value, API_KEY) != NULL)
-      key_logged = TRUE;
+    {
+      if (fields[i].length >= 0)
+        continue;
+      if (strcmp (fields[i].key, "MESSAGE") == 0 && strstr (fields[i].value, API_KEY) != NULL)
+        key_logged = TRUE;
+      if (strcmp (fields[i].key, "GLIB_DOMAIN") == 0 && g_str_has_prefix (fields[i].value, "natter-"))
+        natter_log_lines++;
+    }
 
   /* Debug lines are only inspected, not printed. */
   if (log_level & G_LOG_LEVEL_DEBUG)
