@@ -101,7 +101,8 @@ buffer_append_c (Buffer *buffer,
 
 /* Bytes that may appear raw inside a canonical string: everything but
  * `"`, `\`, the control bytes the generator escapes (all of 0x00–0x1e)
- * and DEL. Non-ASCII bytes are raw; the whole line is UTF-8 checked. */
+ * and DEL. 1 marks ASCII; 2 marks the bytes of multi-byte UTF-8
+ * sequences, whose runs are UTF-8 checked. */
 static const guint8 raw_in_string[256] = {
   [0x1f] = 1,
   [0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -110,7 +111,7 @@ static const guint8 raw_in_string[256] = {
   [0x50] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
   [0x60] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
   [0x70] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
-  [0x80 ... 0xff] = 1,
+  [0x80 ... 0xff] = 2,
 };
 
 /* Whether the generator writes byte @c as `\u00xx`: the control bytes
@@ -150,10 +151,16 @@ read_string (const char **p,
   for (;;)
     {
       const char *run = s;
+      guint kinds = 0;
       char c;
 
       while (s < end && raw_in_string[(guchar) *s])
-        s++;
+        kinds |= raw_in_string[(guchar) *s++];
+      /* A run ends at an ASCII byte, which never falls inside a UTF-8
+       * sequence, so checking runs one by one checks the whole line:
+       * outside strings only ASCII is accepted at all. */
+      if ((kinds & 2) != 0 && !g_utf8_validate_len (run, s - run, NULL))
+        return FALSE;
       buffer_append (out, run, s - run);
       if (s == end)
         return FALSE;
@@ -401,8 +408,6 @@ natter_json_line_parse (const char *line,
 
   if (out_too_deep != NULL)
     *out_too_deep = FALSE;
-  if (!g_utf8_validate_len (line, length, NULL))
-    return NULL;
 
   buffer_init (&key);
   buffer_init (&text);
