@@ -50,12 +50,14 @@ static const struct {
   { "bash", "sh" },
   { "c++", "cpp" },
   { "console", "sh" },
-  { "cs", "csharp" },
+  { "cs", "c-sharp" },
+  { "csharp", "c-sharp" },
   { "golang", "go" },
   { "h", "chdr" },
   { "hpp", "cpphdr" },
   { "htm", "html" },
-  { "js", "javascript" },
+  { "javascript", "js" },
+  { "jsx", "jsx" },
   { "jsonc", "json" },
   { "kt", "kotlin" },
   { "md", "markdown" },
@@ -145,9 +147,13 @@ static void
 natter_code_block_dispose (GObject *object)
 {
   NatterCodeBlock *self = NATTER_CODE_BLOCK (object);
+  GtkWidget *child;
 
   g_clear_handle_id (&self->copied_source, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_CODE_BLOCK);
+  /* The template's unnamed separator is ours to drop too. */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
   g_clear_object (&self->buffer);
 
   G_OBJECT_CLASS (natter_code_block_parent_class)->dispose (object);

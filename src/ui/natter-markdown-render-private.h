@@ -13,10 +13,14 @@
 
 G_BEGIN_DECLS
 
+#define NATTER_MARKDOWN_BLOCK_SPACING 12
+#define NATTER_MARKDOWN_ITEM_SPACING 6
+
 typedef struct
 {
-  gsize start;
-  gsize end;
+  gsize    start;
+  gsize    end;
+  gboolean joined;   /* continues the list of the chunk before it */
 } NatterMarkdownRange;
 
 /* Cuts a Markdown text that only ever grows into chunks that cmark can
@@ -27,6 +31,7 @@ typedef struct
   gsize    pos;              /* start of the first line not yet seen */
   gsize    chunk_start;      /* start of the open chunk */
   gboolean chunk_has_content;
+  gboolean chunk_joined;     /* it continues the previous chunk's list */
   gboolean prev_blank;
   char     chunk_list;       /* list marker the chunk starts with, or 0 */
   gboolean chunk_is_heading;

@@ -25,9 +25,10 @@
  * it keeps both our recursion and GTK's widget depth bounded. */
 #define MAX_BLOCK_DEPTH 24
 
-/* Space between blocks; chunk boxes use the same, so where the splitter
- * cut does not show. */
-#define BLOCK_SPACING 12
+/* Space between blocks, and between list items. The view spaces chunks
+ * the same way, so where the splitter cut does not show. */
+#define BLOCK_SPACING NATTER_MARKDOWN_BLOCK_SPACING
+#define ITEM_SPACING NATTER_MARKDOWN_ITEM_SPACING
 
 /* ---------------------------------------------------------------------- */
 /* Lines                                                                  */
@@ -185,6 +186,7 @@ start_empty_chunk (NatterMarkdownSplitter *sp,
 {
   sp->chunk_start = at;
   sp->chunk_has_content = FALSE;
+  sp->chunk_joined = FALSE;
   sp->prev_blank = FALSE;
   sp->chunk_list = 0;
   sp->chunk_is_heading = FALSE;
@@ -197,7 +199,7 @@ close_chunk (NatterMarkdownSplitter *sp,
              gsize                   end,
              GArray                 *closed)
 {
-  NatterMarkdownRange range = { sp->chunk_start, end };
+  NatterMarkdownRange range = { sp->chunk_start, end, sp->chunk_joined };
 
   g_array_append_val (closed, range);
   start_empty_chunk (sp, end);
@@ -208,13 +210,15 @@ begin_chunk (NatterMarkdownSplitter *sp,
              const char             *line,
              gsize                   len,
              gsize                   start,
-             gsize                   next)
+             gsize                   next,
+             gboolean                joined)
 {
   const char *info;
   gsize info_len;
 
   start_empty_chunk (sp, start);
   sp->chunk_has_content = TRUE;
+  sp->chunk_joined = joined;
   sp->chunk_list = list_marker (line, len);
   sp->chunk_is_heading = is_atx_heading (line, len);
   if (parse_fence_open (line, len, &sp->fence_char, &sp->fence_len, &info, &info_len))
@@ -254,7 +258,7 @@ feed_line (NatterMarkdownSplitter *sp,
       if (is_blank (line, len))
         sp->chunk_start = next;
       else
-        begin_chunk (sp, line, len, start, next);
+        begin_chunk (sp, line, len, start, next, FALSE);
       return;
     }
 
@@ -269,13 +273,19 @@ feed_line (NatterMarkdownSplitter *sp,
       /* A line at column 0 belongs to no container of the chunk when a
        * blank line came before it, or when it starts a block that always
        * interrupts: then cmark would end every open block here too. */
+      gboolean next_item = sp->chunk_list != 0 && list_marker (line, len) == sp->chunk_list;
+
       if (sp->prev_blank || sp->chunk_is_heading ||
           is_atx_heading (line, len) ||
           parse_fence_open (line, len, &c, &n, NULL, NULL) ||
-          (sp->chunk_list != 0 && list_marker (line, len) == sp->chunk_list))
+          next_item)
         {
+          /* The next item of a tight list: its own chunk, drawn as close
+           * to the one before as items of one list are. */
+          gboolean joined = next_item && !sp->prev_blank;
+
           close_chunk (sp, start, closed);
-          begin_chunk (sp, line, len, start, next);
+          begin_chunk (sp, line, len, start, next, joined);
           return;
         }
     }
@@ -609,7 +619,7 @@ render_list (cmark_node *list,
              int         list_level)
 {
   static const char * const bullets[] = { "•", "◦", "▪" };
-  GtkWidget *box = new_vbox (6, "natter-md-list");
+  GtkWidget *box = new_vbox (ITEM_SPACING, "natter-md-list");
   gboolean ordered = cmark_node_get_list_type (list) == CMARK_ORDERED_LIST;
   char delim = cmark_node_get_list_delim (list) == CMARK_PAREN_DELIM ? ')' : '.';
   int number = cmark_node_get_list_start (list);

@@ -175,12 +175,20 @@ drop_open_widget (NatterMarkdownView *self)
   self->open_len = 0;
 }
 
+/* Chunks are spaced like the blocks inside them; the items of a tight
+ * list that the splitter cut apart like the items of one list. */
 static void
-append_child (NatterMarkdownView *self,
-              GtkWidget          *child)
+insert_chunk (NatterMarkdownView *self,
+              GtkWidget          *chunk,
+              GtkWidget          *before,
+              gboolean            joined)
 {
-  /* Closed chunks go before the open one, which stays last. */
-  gtk_widget_insert_before (child, GTK_WIDGET (self), self->open_widget);
+  GtkWidget *prev = before != NULL ? gtk_widget_get_prev_sibling (before)
+                                   : gtk_widget_get_last_child (GTK_WIDGET (self));
+
+  gtk_widget_set_margin_top (chunk, prev == NULL ? 0 :
+                             joined ? NATTER_MARKDOWN_ITEM_SPACING : NATTER_MARKDOWN_BLOCK_SPACING);
+  gtk_widget_insert_before (chunk, GTK_WIDGET (self), before);
 }
 
 /* The only code block of a chunk that is one fenced block, or NULL. */
@@ -219,7 +227,7 @@ build_closed_chunk (NatterMarkdownView        *self,
     }
 
   drop_open_widget (self);
-  append_child (self, chunk);
+  insert_chunk (self, chunk, NULL, range->joined);
 }
 
 /* The code of the open fence so far; a last line that may be the closing
@@ -301,7 +309,7 @@ update_open_chunk (NatterMarkdownView *self)
         chunk = natter_markdown_render_chunk (text, len);
     }
 
-  gtk_widget_insert_before (chunk, GTK_WIDGET (self), NULL);
+  insert_chunk (self, chunk, NULL, self->splitter.chunk_joined);
   self->open_widget = chunk;
   self->open_start = start;
   self->open_len = len;
@@ -539,7 +547,6 @@ natter_markdown_view_init (NatterMarkdownView *self)
   GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
 
   gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
-  gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 12);
 
   self->source = g_string_new (NULL);
   self->closed = g_array_new (FALSE, FALSE, sizeof (NatterMarkdownRange));

@@ -1,0 +1,768 @@
+/* test-markdown.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * NatterMarkdownView and NatterCodeBlock under a real (virtual) display:
+ * the widget tree each Markdown construct becomes, streaming that ends in
+ * the same tree as the complete text, and text that must never reach GTK
+ * broken (issue 7, pitfall 8).
+ */
+
+#include <adwaita.h>
+#include <gtksourceview/gtksource.h>
+
+#include "natter-code-block.h"
+#include "natter-markdown-view.h"
+
+#define WAIT_TIMEOUT_US (20 * G_USEC_PER_SEC)
+
+typedef gboolean (*Condition) (gpointer data);
+
+static void
+wait_until (Condition condition,
+            gpointer  data)
+{
+  gint64 deadline = g_get_monotonic_time () + WAIT_TIMEOUT_US;
+
+  while (!condition (data) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (condition (data));
+}
+
+static gboolean
+view_is_ready (gpointer data)
+{
+  return natter_markdown_view_get_ready (data);
+}
+
+static void
+wait_ready (GtkWidget *view)
+{
+  wait_until (view_is_ready, view);
+}
+
+/* A floating view, sunk so the test owns it and can check it dies. */
+static GtkWidget *
+new_view (void)
+{
+  return g_object_ref_sink (natter_markdown_view_new ());
+}
+
+static GtkWidget *
+render (const char *markdown)
+{
+  GtkWidget *view = new_view ();
+
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view), markdown);
+  wait_ready (view);
+  return view;
+}
+
+static void
+collect (GtkWidget *root,
+         GType      type,
+         const char *css_class,
+         GPtrArray  *out)
+{
+  if ((type == G_TYPE_NONE || g_type_is_a (G_OBJECT_TYPE (root), type)) &&
+      (css_class == NULL || gtk_widget_has_css_class (root, css_class)))
+    g_ptr_array_add (out, root);
+
+  /* A code block is one thing, not its template's insides. */
+  if (NATTER_IS_CODE_BLOCK (root))
+    return;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect (child, type, css_class, out);
+}
+
+static GPtrArray *
+find_all (GtkWidget  *root,
+          GType       type,
+          const char *css_class)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  collect (root, type, css_class, out);
+  return out;
+}
+
+static guint
+count_all (GtkWidget  *root,
+           GType       type,
+           const char *css_class)
+{
+  g_autoptr(GPtrArray) all = find_all (root, type, css_class);
+
+  return all->len;
+}
+
+static GtkWidget *
+find_one (GtkWidget  *root,
+          GType       type,
+          const char *css_class)
+{
+  g_autoptr(GPtrArray) all = find_all (root, type, css_class);
+
+  g_assert_cmpuint (all->len, ==, 1);
+  return g_ptr_array_index (all, 0);
+}
+
+/* The one widget of @type inside a code block's template. */
+static GtkWidget *
+find_in_code_block (GtkWidget *block,
+                    GType      type)
+{
+  g_autoptr(GPtrArray) all = g_ptr_array_new ();
+
+  for (GtkWidget *w = gtk_widget_get_first_child (block); w != NULL; w = gtk_widget_get_next_sibling (w))
+    collect (w, type, NULL, all);
+  g_assert_cmpuint (all->len, ==, 1);
+  return g_ptr_array_index (all, 0);
+}
+
+static GtkWidget *
+find_label_containing (GtkWidget  *root,
+                       const char *needle)
+{
+  g_autoptr(GPtrArray) labels = find_all (root, GTK_TYPE_LABEL, NULL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (strstr (gtk_label_get_label (g_ptr_array_index (labels, i)), needle) != NULL)
+      return g_ptr_array_index (labels, i);
+  return NULL;
+}
+
+/* A text dump of the tree: types, our classes, label sources, code. */
+static void
+dump (GtkWidget *widget,
+      GString   *out,
+      int        depth)
+{
+  g_auto(GStrv) classes = gtk_widget_get_css_classes (widget);
+
+  g_string_append_printf (out, "%*s%s", depth * 2, "", G_OBJECT_TYPE_NAME (widget));
+  for (guint i = 0; classes[i] != NULL; i++)
+    if (g_str_has_prefix (classes[i], "natter-md-") || g_str_has_prefix (classes[i], "title-"))
+      g_string_append_printf (out, " .%s", classes[i]);
+  if (GTK_IS_LABEL (widget))
+    g_string_append_printf (out, " [%s]", gtk_label_get_label (GTK_LABEL (widget)));
+  if (NATTER_IS_CODE_BLOCK (widget))
+    {
+      g_autofree char *code = natter_code_block_dup_code (NATTER_CODE_BLOCK (widget));
+
+      g_string_append_printf (out, " info=%s code=[%s]\n",
+                              natter_code_block_get_info (NATTER_CODE_BLOCK (widget)), code);
+      return;
+    }
+  g_string_append_c (out, '\n');
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    dump (child, out, depth + 1);
+}
+
+static char *
+dump_tree (GtkWidget *view)
+{
+  GString *out = g_string_new (NULL);
+
+  dump (view, out, 0);
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+has_ancestor_with_class (GtkWidget  *widget,
+                         const char *css_class)
+{
+  for (GtkWidget *w = gtk_widget_get_parent (widget); w != NULL; w = gtk_widget_get_parent (w))
+    if (gtk_widget_has_css_class (w, css_class))
+      return TRUE;
+  return FALSE;
+}
+
+static const char sample[] =
+  "# Title\n"
+  "\n"
+  "Some *em* **strong** `co<de>` [link](https://example.org/?a=1&b=2) <b>html</b>\n"
+  "and a soft break.\n"
+  "\n"
+  "- a\n"
+  "- b\n"
+  "  - nested\n"
+  "\n"
+  "| Name | Mid | Right |\n"
+  "|------|:---:|------:|\n"
+  "| `x` | *y* | 3 |\n"
+  "| 4 | 5 \\| 6 | |\n"
+  "\n"
+  "```python\n"
+  "print(\"<hi>\")\n"
+  "```\n"
+  "\n"
+  "> quoted\n"
+  "\n"
+  "---\n"
+  "\n"
+  "<div onclick=\"x\">raw</div>\n"
+  "\n"
+  "![alt text](https://example.org/x.png) [bad](file:///etc/passwd) [js](javascript:alert(1))\n";
+
+static void
+test_markdown_structure (void)
+{
+  GtkWidget *view = render (sample);
+  GtkWidget *label, *grid, *code;
+  g_autoptr(GPtrArray) lists = NULL;
+  g_autoptr(GPtrArray) cells = NULL;
+  guint nested = 0;
+
+  label = find_one (view, GTK_TYPE_LABEL, "natter-md-heading");
+  g_assert_true (gtk_widget_has_css_class (label, "title-1"));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "Title");
+  g_assert_true (gtk_label_get_selectable (GTK_LABEL (label)));
+
+  label = find_label_containing (view, "<i>em</i>");
+  g_assert_nonnull (label);
+  g_assert_true (gtk_label_get_use_markup (GTK_LABEL (label)));
+  g_assert_true (gtk_label_get_wrap (GTK_LABEL (label)));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)), "<b>strong</b>"));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)), "<tt>co&lt;de&gt;</tt>"));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)),
+                            "<a href=\"https://example.org/?a=1&amp;b=2\">link</a>"));
+  /* Inline HTML is text, and a soft break is a space. */
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (label)), "&lt;b&gt;html&lt;/b&gt; and a soft"));
+
+  g_assert_cmpuint (count_all (view, GTK_TYPE_BOX, "natter-md-list-item"), ==, 3);
+  lists = find_all (view, GTK_TYPE_BOX, "natter-md-list");
+  for (guint i = 0; i < lists->len; i++)
+    nested += has_ancestor_with_class (g_ptr_array_index (lists, i), "natter-md-list-item");
+  g_assert_cmpuint (nested, ==, 1);
+
+  grid = find_one (view, GTK_TYPE_GRID, "natter-md-table");
+  cells = find_all (grid, GTK_TYPE_LABEL, NULL);
+  g_assert_cmpuint (cells->len, ==, 3 * 3);
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (gtk_grid_get_child_at (GTK_GRID (grid), 0, 0))), ==, "<b>Name</b>");
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (gtk_grid_get_child_at (GTK_GRID (grid), 0, 1))), ==, "<tt>x</tt>");
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (gtk_grid_get_child_at (GTK_GRID (grid), 1, 2))), ==, "5 | 6");
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (gtk_grid_get_child_at (GTK_GRID (grid), 2, 2))), ==, "");
+  g_assert_cmpfloat (gtk_label_get_xalign (GTK_LABEL (gtk_grid_get_child_at (GTK_GRID (grid), 1, 1))), ==, 0.5);
+  g_assert_cmpfloat (gtk_label_get_xalign (GTK_LABEL (gtk_grid_get_child_at (GTK_GRID (grid), 2, 1))), ==, 1.0);
+  g_assert_true (GTK_IS_SCROLLED_WINDOW (gtk_widget_get_ancestor (grid, GTK_TYPE_SCROLLED_WINDOW)));
+
+  code = find_one (view, NATTER_TYPE_CODE_BLOCK, NULL);
+  {
+    g_autofree char *text = natter_code_block_dup_code (NATTER_CODE_BLOCK (code));
+
+    g_assert_cmpstr (text, ==, "print(\"<hi>\")");
+    g_assert_cmpstr (natter_code_block_get_language_label (NATTER_CODE_BLOCK (code)), ==, "python");
+    g_assert_cmpstr (natter_code_block_get_language_id (NATTER_CODE_BLOCK (code)), ==, "python3");
+  }
+
+  label = find_one (find_one (view, GTK_TYPE_BOX, "natter-md-blockquote"), GTK_TYPE_LABEL, NULL);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "quoted");
+  find_one (view, GTK_TYPE_SEPARATOR, "natter-md-rule");
+
+  label = find_one (view, GTK_TYPE_LABEL, "natter-md-html");
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (label)));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "<div onclick=\"x\">raw</div>");
+
+  /* Images are their alt text; only web and mail links are links. */
+  label = find_label_containing (view, "alt text");
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), ==,
+                   "<a href=\"https://example.org/x.png\">alt text</a> bad js");
+
+  g_assert_finalize_object (view);
+}
+
+static void
+test_markdown_code_languages (void)
+{
+  static const struct { const char *info, *label, *id; } cases[] = {
+    { "", "Text", NULL },
+    { "js", "js", "js" },
+    { "javascript", "javascript", "js" },
+    { "py", "py", "python3" },
+    { "bash", "bash", "sh" },
+    { "C++", "C++", "cpp" },
+    { "rs", "rs", "rust" },
+    { "ts", "ts", "typescript" },
+    { "json", "json", "json" },
+    { "yml", "yml", "yaml" },
+    { "go", "go", "go" },
+    { "diff", "diff", "diff" },
+    { "meson", "meson", "meson" },
+    { "sql", "sql", "sql" },
+    { "toml", "toml", "toml" },
+    { "rust title=\"main.rs\"", "rust", "rust" },
+    { "no-such-language", "no-such-language", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GtkWidget *block = g_object_ref_sink (natter_code_block_new (cases[i].info, "x"));
+
+      g_assert_cmpstr (natter_code_block_get_language_label (NATTER_CODE_BLOCK (block)), ==, cases[i].label);
+      g_assert_cmpstr (natter_code_block_get_language_id (NATTER_CODE_BLOCK (block)), ==, cases[i].id);
+      g_assert_finalize_object (block);
+    }
+}
+
+static GtkWidget *
+single_code_block (GtkWidget *view)
+{
+  return find_one (view, NATTER_TYPE_CODE_BLOCK, NULL);
+}
+
+static void
+test_markdown_unclosed_fence (void)
+{
+  static const char start[] = "Intro\n\n```c\nint x;\n\n# not a heading\n";
+  GtkWidget *view = render (start);
+  GtkWidget *code;
+  g_autofree char *text = NULL;
+  g_autofree char *streamed = NULL;
+  g_autofree char *whole = NULL;
+  GtkWidget *reference;
+
+  /* The rest of the text is code, as cmark has it. */
+  text = natter_code_block_dup_code (NATTER_CODE_BLOCK (single_code_block (view)));
+  g_assert_cmpstr (text, ==, "int x;\n\n# not a heading");
+  g_assert_null (find_label_containing (view, "heading"));
+  g_assert_finalize_object (view);
+
+  /* Streamed, the open fence is a code block that grows; closing it keeps
+   * that one block. */
+  view = new_view ();
+  natter_markdown_view_append (NATTER_MARKDOWN_VIEW (view), start);
+  while (g_main_context_iteration (NULL, FALSE));
+  code = single_code_block (view);
+  g_clear_pointer (&text, g_free);
+  text = natter_code_block_dup_code (NATTER_CODE_BLOCK (code));
+  g_assert_cmpstr (text, ==, "int x;\n\n# not a heading");
+
+  natter_markdown_view_append (NATTER_MARKDOWN_VIEW (view), "return 0;\n``");
+  while (g_main_context_iteration (NULL, FALSE));
+  g_clear_pointer (&text, g_free);
+  text = natter_code_block_dup_code (NATTER_CODE_BLOCK (single_code_block (view)));
+  g_assert_cmpstr (text, ==, "int x;\n\n# not a heading\nreturn 0;");
+
+  natter_markdown_view_append (NATTER_MARKDOWN_VIEW (view), "`\n\nAfter.\n");
+  natter_markdown_view_finish (NATTER_MARKDOWN_VIEW (view));
+  wait_ready (view);
+  g_assert_true (single_code_block (view) == code);
+  g_clear_pointer (&text, g_free);
+  text = natter_code_block_dup_code (NATTER_CODE_BLOCK (code));
+  g_assert_cmpstr (text, ==, "int x;\n\n# not a heading\nreturn 0;");
+  g_assert_nonnull (find_label_containing (view, "After."));
+
+  reference = render (natter_markdown_view_get_text (NATTER_MARKDOWN_VIEW (view)));
+  streamed = dump_tree (view);
+  whole = dump_tree (reference);
+  g_assert_cmpstr (streamed, ==, whole);
+
+  g_assert_finalize_object (view);
+  g_assert_finalize_object (reference);
+}
+
+static void
+test_markdown_nested_lists (void)
+{
+  GtkWidget *view = render ("3. three\n"
+                            "4. four\n"
+                            "   - a\n"
+                            "     - b\n"
+                            "       - c\n"
+                            "       - d\n"
+                            "   - e\n"
+                            "\n"
+                            "   more of four\n"
+                            "5) x\n");
+  g_autoptr(GPtrArray) bullets = find_all (view, GTK_TYPE_LABEL, "natter-md-bullet");
+  g_autoptr(GString) seen = g_string_new (NULL);
+  g_autoptr(GPtrArray) lists = find_all (view, GTK_TYPE_BOX, "natter-md-list");
+  GtkWidget *deepest = NULL;
+  int depth = 0;
+
+  for (guint i = 0; i < bullets->len; i++)
+    g_string_append_printf (seen, "%s ", gtk_label_get_text (g_ptr_array_index (bullets, i)));
+  g_assert_cmpstr (seen->str, ==, "3. 4. ◦ ▪ • • ◦ 5) ");
+
+  /* Each level sits inside an item of the level above. */
+  for (guint i = 0; i < lists->len; i++)
+    {
+      int d = 0;
+
+      for (GtkWidget *w = g_ptr_array_index (lists, i); w != NULL; w = gtk_widget_get_parent (w))
+        d += gtk_widget_has_css_class (w, "natter-md-list-item");
+      if (d > depth)
+        {
+          depth = d;
+          deepest = g_ptr_array_index (lists, i);
+        }
+    }
+  g_assert_cmpint (depth, ==, 3);
+  g_assert_nonnull (find_label_containing (deepest, "d"));
+  g_assert_nonnull (find_label_containing (view, "more of four"));
+
+  g_assert_finalize_object (view);
+}
+
+static void
+test_markdown_long_code_block (void)
+{
+  g_autoptr(GString) text = g_string_new ("```c\n");
+  GtkWidget *view = new_view ();
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkTextView *source_view;
+  gint64 start, elapsed;
+  int height;
+
+  for (int i = 0; i < 10000; i++)
+    g_string_append_printf (text, "int line_%05d = %d; /* a comment */\n", i, i);
+  g_string_append (text, "```\n");
+
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
+  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  gtk_window_present (GTK_WINDOW (window));
+
+  start = g_get_monotonic_time ();
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view), text->str);
+  elapsed = g_get_monotonic_time () - start;
+  g_test_message ("set_markdown of a 10,000-line block returned in %.2f ms", elapsed / 1000.0);
+  g_assert_cmpint (elapsed, <, 50 * 1000);
+
+  start = g_get_monotonic_time ();
+  wait_ready (view);
+  g_test_message ("ready after %.2f ms", (g_get_monotonic_time () - start) / 1000.0);
+
+  source_view = GTK_TEXT_VIEW (find_in_code_block (single_code_block (view), GTK_SOURCE_TYPE_VIEW));
+  g_assert_cmpint (gtk_text_buffer_get_line_count (gtk_text_view_get_buffer (source_view)), ==, 10000);
+
+  /* The block scrolls inside itself instead of being 10,000 lines tall. */
+  gtk_widget_measure (single_code_block (view), GTK_ORIENTATION_VERTICAL, 700, NULL, &height, NULL, NULL);
+  g_assert_cmpint (height, <=, 700);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_finalize_object (view);
+}
+
+static void
+test_markdown_invalid_utf8 (void)
+{
+  GtkWidget *view = render ("bad \xff\xfe bytes \xc3(\n\n```\n\xed\xa0\x80 surrogate\n```\n");
+  const char *text = natter_markdown_view_get_text (NATTER_MARKDOWN_VIEW (view));
+  GtkWidget *label = find_label_containing (view, "bytes");
+  g_autofree char *code = natter_code_block_dup_code (NATTER_CODE_BLOCK (single_code_block (view)));
+
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "bad \xef\xbf\xbd\xef\xbf\xbd bytes \xef\xbf\xbd(");
+  g_assert_true (g_utf8_validate (code, -1, NULL));
+  g_assert_true (g_str_has_suffix (code, " surrogate"));
+
+  g_assert_finalize_object (view);
+}
+
+static void
+test_markdown_split_utf8 (void)
+{
+  /* é (2 bytes), € (3) and 😀 (4) cut at every inner byte. */
+  static const char * const deltas[] = {
+    "caf", "\xc3", "\xa9 costs 5 \xe2", "\x82", "\xac ", "\xf0\x9f", "\x98", "\x80", "\n",
+  };
+  GtkWidget *view = new_view ();
+  GtkWidget *label;
+
+  for (guint i = 0; i < G_N_ELEMENTS (deltas); i++)
+    {
+      natter_markdown_view_append (NATTER_MARKDOWN_VIEW (view), deltas[i]);
+      while (g_main_context_iteration (NULL, FALSE));
+      g_assert_true (g_utf8_validate (natter_markdown_view_get_text (NATTER_MARKDOWN_VIEW (view)), -1, NULL));
+    }
+  natter_markdown_view_finish (NATTER_MARKDOWN_VIEW (view));
+  wait_ready (view);
+
+  g_assert_cmpstr (natter_markdown_view_get_text (NATTER_MARKDOWN_VIEW (view)), ==, "café costs 5 € 😀\n");
+  label = find_one (view, GTK_TYPE_LABEL, NULL);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "café costs 5 € 😀");
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (label)), "\xef\xbf\xbd"));
+
+  /* A character still cut when the answer ends is replaced, not dropped
+   * silently and not passed on. */
+  g_clear_object (&view);
+  view = new_view ();
+  natter_markdown_view_append (NATTER_MARKDOWN_VIEW (view), "end \xe2\x82");
+  natter_markdown_view_finish (NATTER_MARKDOWN_VIEW (view));
+  wait_ready (view);
+  g_assert_cmpstr (natter_markdown_view_get_text (NATTER_MARKDOWN_VIEW (view)), ==, "end \xef\xbf\xbd\xef\xbf\xbd");
+  g_assert_finalize_object (view);
+}
+
+/* A long answer of the kind pitfall 8 is about: prose, lists, tables and
+ * code, with loose and tight lists and blocks that touch. */
+static char *
+long_answer (int sections)
+{
+  GString *out = g_string_new ("Here is the overview you asked for.\n\n");
+
+  for (int s = 0; s < sections; s++)
+    {
+      g_string_append_printf (out, "## Section %d\n\n", s);
+      g_string_append_printf (out, "Paragraph with *emphasis*, **strong**, `code %d` and a "
+                                   "[link](https://example.org/%d).\nIt goes on for a second line.\n\n", s, s);
+      g_string_append (out, "| Option | Default | Effect |\n|---|:---:|---:|\n");
+      for (int r = 0; r < 8; r++)
+        g_string_append_printf (out, "| `opt_%d_%d` | %d | Changes **%d** things |\n", s, r, r, r * s);
+      g_string_append (out, "\n1. First\n2. Second\n   - nested *a*\n   - nested b\n3. Third\n\n");
+      g_string_append_printf (out, "```python\ndef f_%d(x):\n\n    return x * %d\n```\n", s, s);
+      g_string_append (out, "> A quote\n> over two lines\n\n- loose\n\n- list\n# Heading right after\n");
+      g_string_append (out, "Text\n---\n\n");
+    }
+  g_string_append (out, "That is all.");
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_markdown_streaming_matches_whole (void)
+{
+  g_autofree char *answer = long_answer (8);
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *view = new_view ();
+  GtkWidget *reference;
+  g_autofree char *streamed = NULL;
+  g_autofree char *whole = NULL;
+  gsize len = strlen (answer);
+
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
+  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  gtk_window_set_default_size (GTK_WINDOW (window), 700, 500);
+  gtk_window_present (GTK_WINDOW (window));
+
+  for (gsize i = 0; i < len; i += 5)
+    {
+      g_autofree char *delta = g_strndup (answer + i, 5);
+
+      natter_markdown_view_append (NATTER_MARKDOWN_VIEW (view), delta);
+      /* Let some frames and idles run mid-stream, at varying points. */
+      if (i % 35 == 0)
+        while (g_main_context_iteration (NULL, FALSE));
+    }
+  natter_markdown_view_finish (NATTER_MARKDOWN_VIEW (view));
+  wait_ready (view);
+  g_assert_cmpstr (natter_markdown_view_get_text (NATTER_MARKDOWN_VIEW (view)), ==, answer);
+
+  reference = render (answer);
+  streamed = dump_tree (view);
+  whole = dump_tree (reference);
+  g_assert_cmpstr (streamed, ==, whole);
+
+  /* The whole answer is there: 8 tables, 8 code blocks, every heading. */
+  g_assert_cmpuint (count_all (reference, GTK_TYPE_GRID, "natter-md-table"), ==, 8);
+  g_assert_cmpuint (count_all (reference, NATTER_TYPE_CODE_BLOCK, NULL), ==, 8);
+  g_assert_cmpuint (count_all (reference, GTK_TYPE_LABEL, "natter-md-heading"), ==, 8 * 3);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_finalize_object (view);
+  g_assert_finalize_object (reference);
+}
+
+static void
+read_text_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  char **text = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), result, &error);
+  g_assert_no_error (error);
+}
+
+static gboolean
+string_is_set (gpointer data)
+{
+  return *(char **) data != NULL;
+}
+
+static void
+test_markdown_copy_button (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = new_view ();
+  GtkWidget *block;
+  GtkWidget *button;
+  g_autofree char *text = NULL;
+
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view), "```sh\necho 'hi' && ls\n```");
+  wait_ready (view);
+  block = single_code_block (view);
+
+  button = find_in_code_block (block, GTK_TYPE_BUTTON);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (button), ==, "Copy code");
+  g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (button)), ==, "edit-copy-symbolic");
+
+  g_signal_emit_by_name (button, "clicked");
+  g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (button)), ==, "object-select-symbolic");
+
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (view), NULL, read_text_cb, &text);
+  wait_until (string_is_set, &text);
+  g_assert_cmpstr (text, ==, "echo 'hi' && ls");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_finalize_object (view);
+}
+
+static void
+test_markdown_dark_style (void)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  GtkWidget *block = g_object_ref_sink (natter_code_block_new ("c", "int x;"));
+
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  g_assert_cmpstr (natter_code_block_get_scheme_id (NATTER_CODE_BLOCK (block)), ==, "Adwaita");
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  g_assert_cmpstr (natter_code_block_get_scheme_id (NATTER_CODE_BLOCK (block)), ==, "Adwaita-dark");
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  g_assert_cmpstr (natter_code_block_get_scheme_id (NATTER_CODE_BLOCK (block)), ==, "Adwaita");
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+
+  g_assert_finalize_object (block);
+}
+
+static gboolean
+record_link_cb (NatterMarkdownView *view,
+                const char         *uri,
+                GPtrArray          *seen)
+{
+  g_ptr_array_add (seen, g_strdup (uri));
+  return TRUE;
+}
+
+static void
+test_markdown_links (void)
+{
+  GtkWidget *view = render ("[site](https://example.org) and [mail](mailto:a@example.org)\n");
+  GtkWidget *label = find_one (view, GTK_TYPE_LABEL, NULL);
+  g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  gboolean handled = FALSE;
+
+  g_signal_connect (view, "activate-link", G_CALLBACK (record_link_cb), seen);
+  g_signal_emit_by_name (label, "activate-link", "https://example.org", &handled);
+  g_assert_true (handled);
+  g_signal_emit_by_name (label, "activate-link", "mailto:a@example.org", &handled);
+  g_assert_cmpuint (seen->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (seen, 0), ==, "https://example.org");
+  g_assert_cmpstr (g_ptr_array_index (seen, 1), ==, "mailto:a@example.org");
+
+  g_assert_finalize_object (view);
+}
+
+static gboolean
+frames_drawn (gpointer data)
+{
+  return *(int *) data >= 3;
+}
+
+static gboolean
+count_frame_cb (GtkWidget     *widget,
+                GdkFrameClock *clock,
+                gpointer       data)
+{
+  (*(int *) data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+save_screenshot (AdwColorScheme scheme,
+                 const char    *name)
+{
+  g_autofree char *dir = g_build_filename (g_getenv ("G_TEST_BUILDDIR") ? g_getenv ("G_TEST_BUILDDIR") : ".",
+                                           "screenshots", NULL);
+  g_autofree char *path = NULL;
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = natter_markdown_view_new ();
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  int frames = 0;
+  guint tick;
+  int width, height;
+
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), scheme);
+  gtk_widget_set_margin_start (view, 18);
+  gtk_widget_set_margin_end (view, 18);
+  gtk_widget_set_margin_top (view, 18);
+  gtk_widget_set_margin_bottom (view, 18);
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_set_default_size (GTK_WINDOW (window), 640, -1);
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view),
+    "# Release notes\n\n"
+    "Natter renders *Markdown* with **cmark**; see [the spec](https://commonmark.org).\n\n"
+    "## Steps\n\n"
+    "1. Install `libcmark-dev`\n2. Build\n   - with meson\n   - or with `ninja`\n\n"
+    "> Quoted advice, kept short.\n\n"
+    "| Library | Version | Status |\n|---|:---:|---:|\n"
+    "| cmark | 0.30.2 | **ok** |\n| GtkSourceView | 5.6.2 | ok |\n\n"
+    "```c\n#include <stdio.h>\n\nint\nmain (void)\n{\n  printf (\"hello\\n\");\n  return 0;\n}\n```\n");
+  gtk_window_present (GTK_WINDOW (window));
+  wait_ready (view);
+  tick = gtk_widget_add_tick_callback (window, count_frame_cb, &frames, NULL);
+  wait_until (frames_drawn, &frames);
+  gtk_widget_remove_tick_callback (window, tick);
+
+  width = gtk_widget_get_width (window);
+  height = gtk_widget_get_height (window);
+  paintable = gtk_widget_paintable_new (window);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s (%dx%d)", path, width, height);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+}
+
+static void
+test_markdown_screenshots (void)
+{
+  save_screenshot (ADW_COLOR_SCHEME_FORCE_LIGHT, "markdown-light.png");
+  save_screenshot (ADW_COLOR_SCHEME_FORCE_DARK, "markdown-dark.png");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/markdown/structure", test_markdown_structure);
+  g_test_add_func ("/markdown/code-languages", test_markdown_code_languages);
+  g_test_add_func ("/markdown/unclosed-fence", test_markdown_unclosed_fence);
+  g_test_add_func ("/markdown/nested-lists", test_markdown_nested_lists);
+  g_test_add_func ("/markdown/long-code-block", test_markdown_long_code_block);
+  g_test_add_func ("/markdown/invalid-utf8", test_markdown_invalid_utf8);
+  g_test_add_func ("/markdown/split-utf8", test_markdown_split_utf8);
+  g_test_add_func ("/markdown/streaming-matches-whole", test_markdown_streaming_matches_whole);
+  g_test_add_func ("/markdown/copy-button", test_markdown_copy_button);
+  g_test_add_func ("/markdown/dark-style", test_markdown_dark_style);
+  g_test_add_func ("/markdown/links", test_markdown_links);
+  g_test_add_func ("/markdown/screenshots", test_markdown_screenshots);
+
+  return g_test_run ();
+}
