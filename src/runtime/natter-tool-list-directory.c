@@ -1,0 +1,184 @@
+/* natter-tool-list-directory.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * list_directory {path}: the names in one directory, sorted, directories
+ * marked with a trailing `/` (turn-runtime.md §8). At most
+ * %NATTER_LIST_DIRECTORY_MAX_ENTRIES are shown and a cut says so. Names
+ * that are not UTF-8 are shown in their display form, since a turn file
+ * only holds valid UTF-8.
+ */
+
+#define G_LOG_DOMAIN "natter-tool-list-directory"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "natter-builtin-tools.h"
+#include "natter-tool-path.h"
+
+struct _NatterToolListDirectory
+{
+  GObject     parent_instance;
+  JsonObject *descriptor;
+};
+
+static void tool_iface_init (NatterToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (NatterToolListDirectory, natter_tool_list_directory, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, tool_iface_init))
+
+static JsonObject *
+natter_tool_list_directory_get_descriptor (NatterTool *tool)
+{
+  return NATTER_TOOL_LIST_DIRECTORY (tool)->descriptor;
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static JsonObject *
+natter_tool_list_directory_run_in (NatterTool              *tool,
+                                   JsonObject              *input,
+                                   const char              *cwd,
+                                   NatterToolProgressFunc   progress,
+                                   gpointer                 progress_data,
+                                   GCancellable            *cancellable,
+                                   GError                 **error)
+{
+  g_autofree char *path = natter_tool_path_resolve (input, cwd, error);
+  g_autofree char *display = NULL;
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) output = g_string_new (NULL);
+  JsonObject *metadata;
+  const char *name;
+  GStatBuf st;
+  guint shown;
+
+  if (path == NULL)
+    return NULL;
+  display = g_filename_display_name (path);
+  if (g_stat (path, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Cannot list “%s”: %s", display, g_strerror (saved_errno));
+      return NULL;
+    }
+  if (!S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
+                   "“%s” is not a directory", display);
+      return NULL;
+    }
+  dir = g_dir_open (path, 0, error);
+  if (dir == NULL)
+    return NULL;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      if (names->len % 1024 == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      g_ptr_array_add (names, g_strdup (name));
+    }
+  g_ptr_array_sort (names, compare_names);
+
+  shown = MIN (names->len, NATTER_LIST_DIRECTORY_MAX_ENTRIES);
+  for (guint i = 0; i < shown; i++)
+    {
+      const char *entry = g_ptr_array_index (names, i);
+      g_autofree char *full = g_build_filename (path, entry, NULL);
+      g_autofree char *entry_display = g_filename_display_name (entry);
+
+      g_string_append_printf (output, "%s%s%s", i > 0 ? "\n" : "", entry_display,
+                              g_file_test (full, G_FILE_TEST_IS_DIR) ? "/" : "");
+    }
+  if (names->len == 0)
+    g_string_append (output, "[empty directory]");
+  else if (shown < names->len)
+    g_string_append_printf (output, "\n[truncated: %u of %u entries shown]", shown, names->len);
+
+  metadata = json_object_new ();
+  json_object_set_string_member (metadata, "path", display);
+  json_object_set_int_member (metadata, "entries", names->len);
+  json_object_set_boolean_member (metadata, "truncated", shown < names->len);
+  return natter_tool_result_new (output->str, metadata);
+}
+
+static JsonObject *
+natter_tool_list_directory_run (NatterTool              *tool,
+                                JsonObject              *input,
+                                NatterToolProgressFunc   progress,
+                                gpointer                 progress_data,
+                                GCancellable            *cancellable,
+                                GError                 **error)
+{
+  return natter_tool_list_directory_run_in (tool, input, NULL, progress, progress_data,
+                                            cancellable, error);
+}
+
+static JsonNode *
+natter_tool_list_directory_describe_request (NatterTool *tool,
+                                             JsonObject *input,
+                                             const char *cwd)
+{
+  return natter_tool_path_request ("list", input, cwd);
+}
+
+static void
+tool_iface_init (NatterToolInterface *iface)
+{
+  iface->get_descriptor = natter_tool_list_directory_get_descriptor;
+  iface->run = natter_tool_list_directory_run;
+  iface->run_in = natter_tool_list_directory_run_in;
+  iface->describe_request = natter_tool_list_directory_describe_request;
+}
+
+static void
+natter_tool_list_directory_finalize (GObject *object)
+{
+  g_clear_pointer (&NATTER_TOOL_LIST_DIRECTORY (object)->descriptor, json_object_unref);
+  G_OBJECT_CLASS (natter_tool_list_directory_parent_class)->finalize (object);
+}
+
+static void
+natter_tool_list_directory_class_init (NatterToolListDirectoryClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = natter_tool_list_directory_finalize;
+}
+
+static void
+natter_tool_list_directory_init (NatterToolListDirectory *self)
+{
+  self->descriptor = natter_tool_descriptor_new (NATTER_TOOL_ID_LIST_DIRECTORY, "list_directory",
+                                                 "List the entries of a directory, sorted; "
+                                                 "directories end with “/”. Relative paths are "
+                                                 "resolved against the session's working directory.",
+                                                 "{\"type\":\"object\",\"properties\":{\"path\":"
+                                                 "{\"type\":\"string\",\"description\":\"The directory to list\"}},"
+                                                 "\"required\":[\"path\"]}",
+                                                 FALSE, FALSE);
+}
+
+/**
+ * natter_tool_list_directory_new:
+ *
+ * The list_directory tool of turn-runtime.md §8: sync, input `{path}`,
+ * needs permission (request `{action: "list", path}`), sorted, at most
+ * %NATTER_LIST_DIRECTORY_MAX_ENTRIES entries.
+ *
+ * Returns: (transfer full): the tool
+ */
+NatterTool *
+natter_tool_list_directory_new (void)
+{
+  return g_object_new (NATTER_TYPE_TOOL_LIST_DIRECTORY, NULL);
+}
