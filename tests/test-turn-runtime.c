@@ -995,6 +995,28 @@ test_cancel_during_sync_tool (Fixture       *f,
 }
 
 static void
+test_cancel_before_start (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(NatterTurnExecution) execution = NULL;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  Wait wait = { 0 };
+
+  /* Cancelled before the lock is even taken, with the provider gone:
+   * the cancellation is still written, nothing is materialized. */
+  g_clear_object (&f->world->model);
+  g_cancellable_cancel (cancellable);
+  execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, cancellable);
+  wait_execution (execution, &wait);
+  g_assert_no_error (wait.error);
+  outcome = wait.outcome;
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
+  assert_types (f, turn_id, "turn_cancelled");
+}
+
+static void
 test_async_failure (Fixture       *f,
                     gconstpointer  data)
 {
@@ -1757,6 +1779,7 @@ main (int   argc,
   ADD ("cancel-provider-gone", test_cancel_while_suspended, NULL);
   ADD ("cancel-during-model-call", test_cancel_during_model_call, NULL);
   ADD ("cancel-during-sync-tool", test_cancel_during_sync_tool, NULL);
+  ADD ("cancel-before-start", test_cancel_before_start, NULL);
   ADD ("async-failure", test_async_failure, NULL);
   ADD ("recovery-only-created", test_recovery_only_created, NULL);
   ADD ("recovery-open-model-call", test_recovery_open_model_call, NULL);

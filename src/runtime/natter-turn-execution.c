@@ -968,6 +968,11 @@ advance_loop (NatterTurnExecution *self)
   if (self->settled || self->writing || !g_queue_is_empty (&self->queue) ||
       self->streaming || self->classifying)
     return;
+  /* A cancellation kick before the turn was read (still queued on the
+   * turn lock, or reading): read_cb enters the loop itself and sees the
+   * cancelled cancellable then (session-layer-spec.md §9.3). */
+  if (self->state == NULL)
+    return;
 
   if (natter_turn_state_get_terminal_event (self->state) != NULL)
     {
@@ -1472,8 +1477,8 @@ read_cb (GObject      *object,
       return;
     }
   /* A cancel needs no model, tool or context: a turn whose provider is
-   * gone can still be cancelled (§6 step 3). */
-  if (self->cancel_requested)
+   * gone can still be cancelled (§6 step 3), by input or cancellable. */
+  if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
     {
       advance_loop (self);
       return;
