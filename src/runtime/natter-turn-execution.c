@@ -1145,9 +1145,9 @@ advance_loop (NatterTurnExecution *self)
       self->classifying = TRUE;
       g_object_set_data_full (G_OBJECT (self), "natter-classify-calls",
                               json_array_ref (to_classify), (GDestroyNotify) json_array_unref);
-      natter_permission_classifier_classify_async (self->runtime->classifier, to_classify,
-                                                   self->cancellable, classify_cb,
-                                                   g_object_ref (self));
+      natter_permission_classifier_classify_in_async (self->runtime->classifier, self->model,
+                                                      to_classify, self->cancellable,
+                                                      classify_cb, g_object_ref (self));
       return;
     }
 
