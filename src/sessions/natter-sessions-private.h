@@ -48,5 +48,6 @@ void   natter_sessions_set_fault_func         (NatterSessions          *self,
                                                gpointer                 user_data);
 guint  natter_sessions_get_n_live_advances    (NatterSessions          *self,
                                                const char              *turn_id);
+guint  natter_sessions_get_n_advances         (NatterSessions          *self);
 
 G_END_DECLS

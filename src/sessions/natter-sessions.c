@@ -40,6 +40,7 @@ struct _NatterSessions
   /* §9.3: every live advance this service started, per turn. */
   GHashTable              *live;          /* turn id → GPtrArray of Advance */
   GHashTable              *turn_waiters;  /* turn id → GPtrArray of GTask */
+  guint                    n_advances;    /* Advance structs alive, settled or not */
 
   /* flush_async(): session-layer operations still running. */
   guint64                  next_op;
@@ -439,6 +440,7 @@ typedef struct
 static void
 advance_free (Advance *advance)
 {
+  advance->self->n_advances--;
   g_clear_object (&advance->execution);
   g_clear_object (&advance->cancellable);
   g_free (advance->session_id);
@@ -586,6 +588,7 @@ start_advance (NatterSessions *self,
   GPtrArray *list;
 
   advance->self = g_object_ref (self);
+  self->n_advances++;
   advance->cancellable = g_cancellable_new ();
   advance->session_id = g_strdup (session_id);
   advance->turn_id = g_strdup (turn_id);
@@ -625,6 +628,21 @@ natter_sessions_get_n_live_advances (NatterSessions *self,
 
   list = g_hash_table_lookup (self->live, turn_id);
   return list != NULL ? list->len : 0;
+}
+
+/**
+ * natter_sessions_get_n_advances: (skip)
+ * @self: the service
+ *
+ * Returns: how many advances the service still follows, including settled
+ *   ones whose index update has not landed yet
+ */
+guint
+natter_sessions_get_n_advances (NatterSessions *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), 0);
+
+  return self->n_advances;
 }
 
 /**
@@ -1450,6 +1468,9 @@ send_create_turn (GTask *task)
   /* Step 4: the send config lands on the turn; a session turn always has
    * a human. */
   json_object_set_boolean_member (config, "humanAvailable", TRUE);
+  /* Tools resolve relative paths against the session's directory. */
+  if (natter_session_state_get_cwd (data->state) != NULL)
+    json_object_set_string_member (config, "cwd", natter_session_state_get_cwd (data->state));
   json_object_set_boolean_member (config, "autoPermission",
                                   json_object_get_boolean_member_with_default (data->config, "autoPermission", FALSE));
   if (json_object_has_member (data->config, "maxModelCalls"))

@@ -1,0 +1,79 @@
+/* natter-test-fakes.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Fakes of the turn runtime's injected interfaces, shared by the session
+ * layer tests: a scripted model, one object that plays the model registry,
+ * agent resolver, permission checker and classifier, fake tools, and a
+ * "world" that wires a real runtime over real repos in a temp dir.
+ * (Adapted from the file-local fakes of test-turn-runtime.c.)
+ */
+
+#pragma once
+
+#include "natter-test-support.h"
+#include "natter-turn-runtime.h"
+
+G_BEGIN_DECLS
+
+/* Model script steps: an assistant message literal, or one of these. */
+#define NATTER_FAKE_STEP_ERROR "ERROR"   /* provider failure "provider p: HTTP 500" */
+#define NATTER_FAKE_STEP_HANG  "HANG"    /* waits for cancellation */
+#define NATTER_FAKE_STEP_HOLD  "HOLD"    /* waits for natter_fake_model_release() or cancellation */
+#define NATTER_FAKE_TEXT_STEP  "{\"role\":\"assistant\",\"content\":\"done\"}"
+
+#define NATTER_FAKE_CALL(id, name, args) \
+  "{\"type\":\"tool-call\",\"toolCallId\":\"" id "\",\"toolName\":\"" name "\",\"arguments\":" args "}"
+#define NATTER_FAKE_TOOL_STEP(calls) "{\"role\":\"assistant\",\"content\":[" calls "]}"
+
+#define NATTER_TYPE_FAKE_MODEL (natter_fake_model_get_type ())
+G_DECLARE_FINAL_TYPE (NatterFakeModel, natter_fake_model, NATTER, FAKE_MODEL, GObject)
+
+void        natter_fake_model_script        (NatterFakeModel *self,
+                                             const char      *first_step,
+                                             ...) G_GNUC_NULL_TERMINATED;
+guint       natter_fake_model_get_n_requests (NatterFakeModel *self);
+JsonObject *natter_fake_model_get_request   (NatterFakeModel *self,
+                                             guint            index);
+guint       natter_fake_model_get_n_held    (NatterFakeModel *self);
+void        natter_fake_model_release       (NatterFakeModel *self);
+
+/* Tools the fake agent "helper" offers (toolId → name):
+ * t.a → sa (sync), t.b → ab (async), t.c → sc (sync), t.d → ad (async),
+ * t.fail → fail (sync, throws), t.ask → ask_human (async, requiresHuman),
+ * t.slow → slow (sync, runs until cancelled). The agent's model is
+ * {provider: "p", model: "m"}. */
+
+#define NATTER_TYPE_FAKE_WORLD (natter_fake_world_get_type ())
+G_DECLARE_FINAL_TYPE (NatterFakeWorld, natter_fake_world, NATTER, FAKE_WORLD, GObject)
+
+struct _NatterFakeWorld
+{
+  GObject          parent_instance;
+  NatterFakeModel *model;             /* NULL: the provider is gone */
+  gboolean         checker_fails;
+  GHashTable      *needs_permission;  /* tool names */
+  char            *classifier_answer; /* JSON array literal, or NULL for an error */
+  GPtrArray       *resolved_models;   /* JsonObject descriptors asked for */
+};
+
+NatterToolRegistry *natter_fake_tools_new (void);
+
+/* A runtime over real repos in a fresh temp dir. */
+typedef struct
+{
+  GFile              *dir;         /* the data dir */
+  GFile              *storage;     /* dir/storage */
+  NatterJsonlRepo    *turn_repo;
+  NatterJsonlRepo    *session_repo;
+  NatterFakeClock    *clock;
+  NatterIdGenerator  *ids;
+  NatterFakeWorld    *fakes;
+  NatterTurnEventHub *hub;
+  NatterTurnRuntime  *runtime;
+} NatterTestWorld;
+
+NatterTestWorld *natter_test_world_new   (void);
+void             natter_test_world_free  (NatterTestWorld *world);
+
+G_END_DECLS
