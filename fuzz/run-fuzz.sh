@@ -1,7 +1,10 @@
 #!/bin/sh
-# Builds the libFuzzer target into build-fuzz and runs it for N seconds
-# (default 60), seeded from fuzz/corpus. Exits non-zero on any crash, leak,
-# sanitizer report, timeout or GLib warning; the reproducer is left in
+# Builds the libFuzzer targets into build-fuzz and runs them for N seconds
+# in all (default 60), split evenly: fuzz-read-reduce seeded from
+# fuzz/corpus, fuzz-json-line (fast strict line read against the json-glib
+# reference) seeded from fuzz/corpus-json-line. Exits non-zero on any
+# crash, leak, sanitizer report, timeout, GLib warning or disagreement
+# between the two line reads; the reproducer is left in
 # build-fuzz/fuzz-artifacts/. New corpus entries go to a temp directory, so
 # the checked-in corpus only changes by hand.
 #
@@ -18,11 +21,13 @@ if [ ! -f "$build/build.ninja" ]; then
   CC="$cc" meson setup "$build" -Dui=false -Dfuzz=true \
     -Db_sanitize=address,undefined -Db_lundef=false
 fi
-ninja -C "$build" fuzz/fuzz-read-reduce
+ninja -C "$build" fuzz/fuzz-read-reduce fuzz/fuzz-json-line
+share=$(( seconds / 2 ))
+[ "$share" -ge 1 ] || share=1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
-mkdir -p "$build/fuzz-artifacts"
+mkdir -p "$build/fuzz-artifacts" "$work/read-reduce" "$work/json-line"
 
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
@@ -30,11 +35,21 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 export G_DEBUG="fatal-warnings"
 
 "$build/fuzz/fuzz-read-reduce" \
-  -max_total_time="$seconds" \
+  -max_total_time="$share" \
   -timeout=10 \
   -rss_limit_mb=2048 \
   -max_len=16384 \
   -dict=fuzz/fuzz-read-reduce.dict \
   -artifact_prefix="$build/fuzz-artifacts/" \
   -print_final_stats=1 \
-  "$work" fuzz/corpus
+  "$work/read-reduce" fuzz/corpus
+
+"$build/fuzz/fuzz-json-line" \
+  -max_total_time="$share" \
+  -timeout=10 \
+  -rss_limit_mb=2048 \
+  -max_len=4096 \
+  -dict=fuzz/fuzz-json-line.dict \
+  -artifact_prefix="$build/fuzz-artifacts/" \
+  -print_final_stats=1 \
+  "$work/json-line" fuzz/corpus-json-line
