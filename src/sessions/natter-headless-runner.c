@@ -192,6 +192,9 @@ natter_headless_runner_run_async (NatterHeadlessRunner *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_headless_runner_run_async);
+  /* The cancellable aborts the turn, whose outcome (cancelled) is the
+   * result, not a G_IO_ERROR_CANCELLED. */
+  g_task_set_check_cancellable (task, FALSE);
   g_task_set_task_data (task, g_new0 (RunData, 1), (GDestroyNotify) run_data_free);
 
   json_object_set_boolean_member (config, "autoPermission", TRUE);
