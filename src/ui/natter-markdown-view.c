@@ -24,7 +24,7 @@
 
 /* Time one step may spend building widgets. A frame at 60 Hz is 16 ms and
  * GTK still has to measure and draw what we built. */
-#define STEP_BUDGET_US 6000
+#define STEP_BUDGET_US 2000
 
 /* An open chunk larger than this is shown as plain text until it closes:
  * parsing it again on every frame would cost more than a frame. */

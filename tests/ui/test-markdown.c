@@ -667,7 +667,7 @@ test_markdown_links (void)
 static gboolean
 frames_drawn (gpointer data)
 {
-  return *(int *) data >= 3;
+  return *(int *) data >= 10;
 }
 
 static gboolean
@@ -702,7 +702,7 @@ save_screenshot (AdwColorScheme scheme,
   gtk_widget_set_margin_top (view, 18);
   gtk_widget_set_margin_bottom (view, 18);
   gtk_window_set_child (GTK_WINDOW (window), view);
-  gtk_window_set_default_size (GTK_WINDOW (window), 640, -1);
+  gtk_window_set_default_size (GTK_WINDOW (window), 640, 720);
   natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view),
     "# Release notes\n\n"
     "Natter renders *Markdown* with **cmark**; see [the spec](https://commonmark.org).\n\n"

@@ -1,0 +1,233 @@
+/* bench-markdown.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Pitfall 8 in numbers: an 8,000-token answer with 30 tables shown by
+ * NatterMarkdownView in a real window (a display is needed; bench/run uses
+ * xvfb-run).
+ * - stream-8000: the answer appended in 8,000 deltas of about a token
+ *   (4 bytes) as fast as the main loop takes them, then finished.
+ * - set-8000: the same answer given at once with set_markdown().
+ * Figures: total time until the view is ready, the worst main-loop stall
+ * (the longest gap a 1 ms high-priority timer saw, minus its period), the
+ * worst gap between two painted frames, and frames painted.
+ */
+
+#define G_LOG_DOMAIN "bench-markdown"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <adwaita.h>
+
+#include "natter-bench.h"
+#include "natter-markdown-view.h"
+
+#define BENCH "markdown"
+#define N_TOKENS 8000
+#define BYTES_PER_TOKEN 4
+#define N_TABLES 30
+
+typedef struct
+{
+  GtkWidget *view;
+  char      *answer;
+  gsize      len;
+  gsize      fed;
+
+  gint64     last_tick;
+  gint64     worst_stall;
+  gint64     last_paint;
+  gint64     worst_frame_gap;
+  guint      frames;
+} Run;
+
+static char *
+generate_answer (void)
+{
+  GString *out = g_string_new ("Here is a comparison of the options, section by section.\n\n");
+  static const char * const words[] = {
+    "the", "model", "returns", "a", "stream", "of", "tokens", "which", "we",
+    "render", "as", "they", "arrive", "without", "blocking", "input",
+  };
+  int word = 0;
+
+  for (int t = 0; t < N_TABLES; t++)
+    {
+      g_string_append_printf (out, "## Option %d\n\n", t + 1);
+      for (int i = 0; i < 40; i++)
+        g_string_append_printf (out, "%s%s", words[word++ % G_N_ELEMENTS (words)],
+                                i % 13 == 12 ? ".\n" : " ");
+      g_string_append (out, "with *emphasis* and `inline code`.\n\n");
+      g_string_append (out, "| Setting | Default | Range | Notes |\n|---|:---:|---:|---|\n");
+      for (int r = 0; r < 6; r++)
+        g_string_append_printf (out, "| `opt_%d_%d` | %d | 0–%d | **%s** %s |\n",
+                                t, r, r, r * 10, words[r], words[r + 3]);
+      g_string_append (out, "\n- first point\n- second point\n  - a detail\n- third\n\n");
+      if (t % 3 == 0)
+        g_string_append_printf (out, "```python\ndef option_%d(x):\n    return x * %d\n```\n\n", t, t);
+    }
+  while (out->len < N_TOKENS * BYTES_PER_TOKEN)
+    {
+      g_string_append_printf (out, "%s%s", words[word % G_N_ELEMENTS (words)],
+                              word % 40 == 39 ? ".\n\n" : " ");
+      word++;
+    }
+  g_string_truncate (out, N_TOKENS * BYTES_PER_TOKEN);
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+stall_timer_cb (gpointer user_data)
+{
+  Run *run = user_data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (run->last_tick != 0)
+    run->worst_stall = MAX (run->worst_stall, now - run->last_tick - 1000);
+  if (run->last_tick != 0 && g_getenv ("BENCH_TRACE") && now - run->last_tick > 30000)
+    g_printerr ("stall %.1f ms at %zu bytes, frame %u\n", (now - run->last_tick) / 1000.0, run->fed, run->frames);
+  run->last_tick = now;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+after_paint_cb (GdkFrameClock *clock,
+                Run           *run)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (run->last_paint != 0)
+    run->worst_frame_gap = MAX (run->worst_frame_gap, now - run->last_paint);
+  run->last_paint = now;
+  run->frames++;
+}
+
+/* Frames only come while something is drawn: keep one requested. */
+static gboolean
+keep_ticking_cb (GtkWidget     *widget,
+                 GdkFrameClock *clock,
+                 gpointer       user_data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+feed_cb (gpointer user_data)
+{
+  Run *run = user_data;
+  char delta[BYTES_PER_TOKEN + 1];
+  gsize n = MIN (BYTES_PER_TOKEN, run->len - run->fed);
+
+  memcpy (delta, run->answer + run->fed, n);
+  delta[n] = '\0';
+  natter_markdown_view_append (NATTER_MARKDOWN_VIEW (run->view), delta);
+  run->fed += n;
+  if (run->fed < run->len)
+    return G_SOURCE_CONTINUE;
+  natter_markdown_view_finish (NATTER_MARKDOWN_VIEW (run->view));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+bench_case (gboolean stream)
+{
+  const char *name = stream ? "stream-8000" : "set-8000";
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  Run run = { 0 };
+  GdkFrameClock *clock;
+  guint timer, tick;
+  double start, total;
+  g_autofree char *figure = NULL;
+
+  /* Warm up once, as any earlier answer would have: fonts, CSS, and
+   * GtkSourceView's language files load on first use. */
+  {
+    GtkWidget *warm = natter_markdown_view_new ();
+
+    gtk_window_set_child (GTK_WINDOW (window), warm);
+    gtk_window_present (GTK_WINDOW (window));
+    natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (warm),
+                                       "# A\n\n*b* `c`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- x\n\n> q\n\n"
+                                       "```python\nx = 1\n```\n");
+    while (!natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (warm)))
+      g_main_context_iteration (NULL, TRUE);
+    for (int i = 0; i < 20; i++)
+      g_main_context_iteration (NULL, FALSE);
+  }
+
+  run.answer = generate_answer ();
+  run.len = strlen (run.answer);
+  run.view = natter_markdown_view_new ();
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), run.view);
+  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  while (!gtk_widget_get_mapped (run.view))
+    g_main_context_iteration (NULL, TRUE);
+
+  clock = gtk_widget_get_frame_clock (window);
+  g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &run);
+  tick = gtk_widget_add_tick_callback (window, keep_ticking_cb, NULL, NULL);
+  timer = g_timeout_add_full (G_PRIORITY_HIGH, 1, stall_timer_cb, &run, NULL);
+
+  start = natter_bench_now ();
+  if (stream)
+    g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, feed_cb, &run, NULL);
+  else
+    natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (run.view), run.answer);
+  /* Ready is TRUE before the first delta; wait for the stream to end. */
+  while (run.fed < run.len && stream)
+    g_main_context_iteration (NULL, TRUE);
+  while (!natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (run.view)))
+    g_main_context_iteration (NULL, TRUE);
+  total = natter_bench_now () - start;
+
+  /* What was built still has to be laid out and painted once. */
+  for (guint frames = run.frames; run.frames < frames + 3;)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_source_remove (timer);
+  gtk_widget_remove_tick_callback (window, tick);
+  g_signal_handlers_disconnect_by_func (clock, after_paint_cb, &run);
+
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s total", name), total * 1000.0, "ms");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst loop stall", name), run.worst_stall / 1000.0, "ms");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst frame gap", name), run.worst_frame_gap / 1000.0, "ms");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s frames", name), run.frames, "frames");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s answer", name), run.len, "bytes");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s peak RSS", name), natter_bench_peak_rss_kib (), "KiB");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_free (run.answer);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (argc == 2 && strcmp (argv[1], "--list") == 0)
+    {
+      g_print ("stream-8000\nset-8000\n");
+      return 0;
+    }
+  if (argc != 2 || (strcmp (argv[1], "stream-8000") != 0 && strcmp (argv[1], "set-8000") != 0))
+    {
+      g_printerr ("Usage: %s --list | stream-8000 | set-8000\n", argv[0]);
+      return 2;
+    }
+  if (!gtk_init_check ())
+    {
+      g_printerr ("%s: no display (run it under xvfb-run)\n", argv[0]);
+      return 0;
+    }
+  adw_init ();
+  bench_case (strcmp (argv[1], "stream-8000") == 0);
+  return 0;
+}
