@@ -16,6 +16,7 @@
 
 #include "natter-builtin-tools.h"
 #include "natter-default-permission-checker.h"
+#include "natter-model-permission-classifier.h"
 #include "natter-turn-context-resolver.h"
 #include "natter-turn-runtime.h"
 #include "natter-test-support.h"
@@ -426,6 +427,7 @@ runtime_set_up (RuntimeFixture *f,
   g_autoptr(NatterTurnContextResolver) contexts = NULL;
   g_autoptr(NatterDefaultPermissionChecker) checker = NULL;
   g_autoptr(NatterTurnEventHub) hub = natter_turn_event_hub_new ();
+  g_autoptr(NatterModelPermissionClassifier) classifier = natter_model_permission_classifier_new ();
 
   fixture_set_up (&f->base, data);
   f->repo = natter_turn_repo_new (f->base.dir);
@@ -438,7 +440,8 @@ runtime_set_up (RuntimeFixture *f,
                                         NATTER_AGENT_RESOLVER (f->world),
                                         NATTER_MODEL_REGISTRY (f->world), f->base.tools,
                                         NATTER_CONTEXT_RESOLVER (contexts),
-                                        NATTER_PERMISSION_CHECKER (checker), NULL, hub, NULL, 0);
+                                        NATTER_PERMISSION_CHECKER (checker),
+                                        NATTER_PERMISSION_CLASSIFIER (classifier), hub, NULL, 0);
 }
 
 static void
@@ -646,6 +649,45 @@ test_read_file_through_runtime (RuntimeFixture *f,
   g_assert_cmpstr (last_tool_message (f), ==, "remember the milk");
 }
 
+static void
+test_model_classifier_through_runtime (RuntimeFixture *f,
+                                       gconstpointer   data)
+{
+  g_autofree char *config = g_strdup_printf ("{\"humanAvailable\":false,\"autoPermission\":true,"
+                                             "\"cwd\":\"%s\"}", f->base.path);
+  g_autofree char *turn_id = create_turn (f, config);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *classified;
+  JsonObject *asked;
+
+  /* The turn's own model answers the classification (call 2 of the
+   * script), which allows r1 and leaves r2 out: r2 counts as defer, and
+   * with no human that is a denial. */
+  write_file (&f->base, "notes.txt", "remember the milk", -1);
+  g_ptr_array_add (f->world->script,
+                   g_strdup ("{\"role\":\"assistant\",\"content\":["
+                             "{\"type\":\"tool-call\",\"toolCallId\":\"r1\",\"toolName\":\"read_file\","
+                             "\"arguments\":{\"path\":\"notes.txt\"}},"
+                             "{\"type\":\"tool-call\",\"toolCallId\":\"r2\",\"toolName\":\"list_directory\","
+                             "\"arguments\":{\"path\":\"/\"}}]}"));
+  g_ptr_array_add (f->world->script,
+                   g_strdup ("{\"role\":\"assistant\",\"content\":\"{\\\"decisions\\\":[{\\\"toolCallId\\\":"
+                             "\\\"r1\\\",\\\"decision\\\":\\\"allow\\\",\\\"reason\\\":\\\"reads a note\\\"}]}\"}"));
+  g_ptr_array_add (f->world->script, g_strdup (TEXT_STEP));
+  outcome = advance (f, turn_id, NULL);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+
+  asked = g_ptr_array_index (f->world->requests, 1);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (asked, "tools")), ==, 0);
+  events = read_events (f, turn_id);
+  g_assert_cmpstr (event_type (events, 5), ==, "tool_permission_classified");
+  classified = json_node_get_object (g_ptr_array_index (events, 5));
+  g_assert_cmpstr (json_object_get_string_member (classified, "reason"), ==, "reads a note");
+  g_assert_cmpstr (event_type (events, 6), ==, "tool_permission_classification_failed");
+  g_assert_cmpstr (last_tool_message (f), ==, "Permission denied");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -668,6 +710,7 @@ main (int   argc,
   ADD_RUNTIME ("ask-human-through-runtime", test_ask_human_through_runtime);
   ADD_RUNTIME ("ask-human-unavailable", test_ask_human_unavailable);
   ADD_RUNTIME ("read-file-through-runtime", test_read_file_through_runtime);
+  ADD_RUNTIME ("model-classifier-through-runtime", test_model_classifier_through_runtime);
 
   return g_test_run ();
 }

@@ -56,3 +56,38 @@ natter_permission_classifier_classify_finish (NatterPermissionClassifier  *self,
 
   return NATTER_PERMISSION_CLASSIFIER_GET_IFACE (self)->classify_finish (self, result, error);
 }
+
+/**
+ * natter_permission_classifier_classify_in_async:
+ * @self: a #NatterPermissionClassifier
+ * @model: (nullable): the turn's live model, for classifiers that ask it
+ * @calls: (transfer none): `[{toolCallId, toolName, input, request}]`
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called once on the caller's main context
+ * @user_data: data for @callback
+ *
+ * Classifies a batch of calls of a turn whose model is @model
+ * (turn-runtime.md §7). Classifiers that do not use the model run as with
+ * natter_permission_classifier_classify_async(). Finish with
+ * natter_permission_classifier_classify_finish().
+ */
+void
+natter_permission_classifier_classify_in_async (NatterPermissionClassifier *self,
+                                                NatterModel                *model,
+                                                JsonArray                  *calls,
+                                                GCancellable               *cancellable,
+                                                GAsyncReadyCallback         callback,
+                                                gpointer                    user_data)
+{
+  NatterPermissionClassifierInterface *iface;
+
+  g_return_if_fail (NATTER_IS_PERMISSION_CLASSIFIER (self));
+  g_return_if_fail (model == NULL || NATTER_IS_MODEL (model));
+  g_return_if_fail (calls != NULL);
+
+  iface = NATTER_PERMISSION_CLASSIFIER_GET_IFACE (self);
+  if (iface->classify_in_async != NULL)
+    iface->classify_in_async (self, model, calls, cancellable, callback, user_data);
+  else
+    iface->classify_async (self, calls, cancellable, callback, user_data);
+}

@@ -35,6 +35,9 @@ G_BEGIN_DECLS
  *   create_turn (config, context, input).
  * @NATTER_RUNTIME_ERROR_APPEND_REJECTED: the append gate (the reducer)
  *   refused a batch the runtime built; nothing was written. A bug.
+ * @NATTER_RUNTIME_ERROR_CLASSIFIER: the permission classifier had no
+ *   model, or its model's answer was not the JSON asked for; every call
+ *   it should have classified counts as `defer` (§7).
  *
  * Error codes of %NATTER_RUNTIME_ERROR.
  */
@@ -48,6 +51,7 @@ typedef enum
   NATTER_RUNTIME_ERROR_CONTEXT,
   NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
   NATTER_RUNTIME_ERROR_APPEND_REJECTED,
+  NATTER_RUNTIME_ERROR_CLASSIFIER,
 } NatterRuntimeError;
 
 GQuark natter_runtime_error_quark (void);
