@@ -10,11 +10,18 @@
 #include <glib/gi18n.h>
 
 #include "natter-application.h"
+#include "natter-cli.h"
 #include "natter-window.h"
+
+/* How long quitting may wait for writes in flight. */
+#define FLUSH_TIMEOUT_MS 5000
 
 struct _NatterApplication
 {
-  AdwApplication parent_instance;
+  AdwApplication  parent_instance;
+
+  NatterServices *services;
+  GError         *startup_error;
 };
 
 G_DEFINE_FINAL_TYPE (NatterApplication, natter_application, ADW_TYPE_APPLICATION)
@@ -24,12 +31,67 @@ G_DEFINE_FINAL_TYPE (NatterApplication, natter_application, ADW_TYPE_APPLICATION
 static void
 natter_application_activate (GApplication *app)
 {
+  NatterApplication *self = NATTER_APPLICATION (app);
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
   if (window == NULL)
-    window = GTK_WINDOW (natter_window_new (NATTER_APPLICATION (app)));
+    window = GTK_WINDOW (natter_window_new (self,
+                                            natter_services_get_sessions (self->services),
+                                            natter_services_get_hub (self->services)));
 
   gtk_window_present (window);
+}
+
+typedef struct
+{
+  NatterApplication       *self;
+  GApplicationCommandLine *cmdline;
+} Running;
+
+static void
+ran_cb (GObject      *object,
+        GAsyncResult *result,
+        gpointer      user_data)
+{
+  Running *running = user_data;
+
+  g_application_command_line_set_exit_status (running->cmdline, natter_cli_run_finish (result));
+  g_application_release (G_APPLICATION (running->self));
+  g_object_unref (running->cmdline);
+  g_object_unref (running->self);
+  g_free (running);
+}
+
+/* A plain `natter` presents the window; `natter SUBCOMMAND …`, typed here
+ * or forwarded by a second process, runs headless against this window's
+ * services, so the window shows its effects live and no second process
+ * ever writes the data directory. */
+static int
+natter_application_command_line (GApplication            *app,
+                                 GApplicationCommandLine *cmdline)
+{
+  NatterApplication *self = NATTER_APPLICATION (app);
+  g_auto(GStrv) arguments = g_application_command_line_get_arguments (cmdline, NULL);
+  Running *running;
+
+  if (arguments[0] == NULL || arguments[1] == NULL)
+    {
+      g_application_activate (app);
+      return 0;
+    }
+
+  if (self->startup_error != NULL && natter_cli_needs_services ((const char * const *) arguments))
+    {
+      g_application_command_line_printerr (cmdline, "natter: %s\n", self->startup_error->message);
+      return 1;
+    }
+
+  running = g_new0 (Running, 1);
+  running->self = g_object_ref (self);
+  running->cmdline = g_object_ref (cmdline);
+  g_application_hold (app);
+  natter_cli_run_async (self->services, cmdline, NULL, ran_cb, running);
+  return 0;
 }
 
 static int
@@ -77,8 +139,20 @@ static const GActionEntry app_actions[] = {
 };
 
 static void
+index_loaded_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_services_load_finish (NATTER_SERVICES (object), result, &error))
+    g_printerr ("natter: %s\n", error->message);
+}
+
+static void
 natter_application_startup (GApplication *app)
 {
+  NatterApplication *self = NATTER_APPLICATION (app);
   const char *quit_accels[] = { "<Control>q", NULL };
 
   G_APPLICATION_CLASS (natter_application_parent_class)->startup (app);
@@ -86,15 +160,51 @@ natter_application_startup (GApplication *app)
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions,
                                    G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+
+  /* The primary instance owns the services and is the data directory's
+   * only writer. Without the lock (another process, e.g. without a
+   * session bus, writes it) the window can still read, and shows why it
+   * cannot write: natter_application_get_startup_error(). */
+  self->services = natter_services_new (NULL, NULL, NULL, NULL, NULL);
+  if (!natter_services_acquire_writer_lock (self->services, &self->startup_error))
+    g_printerr ("natter: %s\n", self->startup_error->message);
+  natter_services_load_async (self->services, NULL, index_loaded_cb, NULL);
+}
+
+static void
+natter_application_shutdown (GApplication *app)
+{
+  NatterApplication *self = NATTER_APPLICATION (app);
+
+  /* Every session-layer write in flight lands before the process ends. */
+  if (self->services != NULL && self->startup_error == NULL)
+    natter_services_flush_blocking (self->services, FLUSH_TIMEOUT_MS);
+
+  G_APPLICATION_CLASS (natter_application_parent_class)->shutdown (app);
+}
+
+static void
+natter_application_finalize (GObject *object)
+{
+  NatterApplication *self = NATTER_APPLICATION (object);
+
+  g_clear_object (&self->services);
+  g_clear_error (&self->startup_error);
+
+  G_OBJECT_CLASS (natter_application_parent_class)->finalize (object);
 }
 
 static void
 natter_application_class_init (NatterApplicationClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
+  object_class->finalize = natter_application_finalize;
   app_class->activate = natter_application_activate;
   app_class->startup = natter_application_startup;
+  app_class->shutdown = natter_application_shutdown;
+  app_class->command_line = natter_application_command_line;
   app_class->handle_local_options = natter_application_handle_local_options;
 }
 
@@ -105,15 +215,22 @@ natter_application_init (NatterApplication *self)
     { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL },
     { NULL }
   };
+  g_autofree char *summary = natter_cli_dup_summary ();
 
   g_application_add_main_option_entries (G_APPLICATION (self), entries);
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[COMMAND …]"));
+  g_application_set_option_context_summary (G_APPLICATION (self),
+                                            _("Without a command, open the window."));
+  g_application_set_option_context_description (G_APPLICATION (self), summary);
 }
 
 /**
  * natter_application_new:
  *
  * Creates the Natter application (id `io.github.natter.Natter`, unique on
- * the session bus: architecture.md, "Process and data").
+ * the session bus: architecture.md, "Process and data"). It handles
+ * command lines: none opens the window, a subcommand runs headless
+ * against this instance's services (natter_cli_run_async()).
  *
  * Returns: (transfer full): a new #NatterApplication
  */
@@ -122,7 +239,43 @@ natter_application_new (void)
 {
   return g_object_new (NATTER_TYPE_APPLICATION,
                        "application-id", APP_ID,
-                       "flags", G_APPLICATION_DEFAULT_FLAGS,
+                       "flags", G_APPLICATION_HANDLES_COMMAND_LINE,
                        "resource-base-path", "/io/github/natter/Natter",
                        NULL);
+}
+
+/**
+ * natter_application_get_services:
+ * @self: the application
+ *
+ * The services of the primary instance, created at startup with the
+ * index loading; %NULL before startup.
+ *
+ * Returns: (transfer none) (nullable): the services
+ */
+NatterServices *
+natter_application_get_services (NatterApplication *self)
+{
+  g_return_val_if_fail (NATTER_IS_APPLICATION (self), NULL);
+
+  return self->services;
+}
+
+/**
+ * natter_application_get_startup_error:
+ * @self: the application
+ *
+ * Why this instance may not write the data directory — typically
+ * %NATTER_SESSION_ERROR_LOCKED because another Natter process holds it —
+ * for the window to show. Headless commands needing the data directory
+ * are refused with it.
+ *
+ * Returns: (transfer none) (nullable): the error, or %NULL when all is well
+ */
+const GError *
+natter_application_get_startup_error (NatterApplication *self)
+{
+  g_return_val_if_fail (NATTER_IS_APPLICATION (self), NULL);
+
+  return self->startup_error;
 }

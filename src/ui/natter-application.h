@@ -7,12 +7,16 @@
 
 #include <adwaita.h>
 
+#include "natter-services.h"
+
 G_BEGIN_DECLS
 
 #define NATTER_TYPE_APPLICATION (natter_application_get_type ())
 
 G_DECLARE_FINAL_TYPE (NatterApplication, natter_application, NATTER, APPLICATION, AdwApplication)
 
-NatterApplication *natter_application_new (void);
+NatterApplication *natter_application_new               (void);
+NatterServices    *natter_application_get_services      (NatterApplication *self);
+const GError      *natter_application_get_startup_error (NatterApplication *self);
 
 G_END_DECLS

@@ -1,0 +1,173 @@
+/* natter-cli-application.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The display-free application of a `natter SUBCOMMAND` invocation
+ * (architecture.md, "Process and data"). It has the same application id
+ * as the window, so when a Natter (window or command) is already primary
+ * on the session bus, GIO forwards this command line to it and prints its
+ * output here. Otherwise this process is primary: it builds the services,
+ * takes the data directory's single-writer lock, runs the command and
+ * exits. GtkApplication would need a display just to start, hence a plain
+ * GApplication.
+ */
+
+#define G_LOG_DOMAIN "natter-cli-application"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-cli.h"
+#include "natter-cli-application.h"
+#include "natter-services.h"
+
+/* How long the exit may wait for writes in flight. */
+#define FLUSH_TIMEOUT_MS 5000
+
+struct _NatterCliApplication
+{
+  GApplication    parent_instance;
+  NatterServices *services;
+  int             exit_status;
+};
+
+G_DEFINE_FINAL_TYPE (NatterCliApplication, natter_cli_application, G_TYPE_APPLICATION)
+
+typedef struct
+{
+  NatterCliApplication    *self;
+  GApplicationCommandLine *cmdline;
+} Running;
+
+static void
+ran_cb (GObject      *object,
+        GAsyncResult *result,
+        gpointer      user_data)
+{
+  Running *running = user_data;
+  int status = natter_cli_run_finish (result);
+
+  g_application_command_line_set_exit_status (running->cmdline, status);
+  /* The exit status of the local command line is the process's own. */
+  if (!g_application_command_line_get_is_remote (running->cmdline))
+    running->self->exit_status = status;
+  g_application_release (G_APPLICATION (running->self));
+  g_object_unref (running->cmdline);
+  g_object_unref (running->self);
+  g_free (running);
+}
+
+static int
+natter_cli_application_command_line (GApplication            *app,
+                                     GApplicationCommandLine *cmdline)
+{
+  NatterCliApplication *self = NATTER_CLI_APPLICATION (app);
+  g_auto(GStrv) arguments = g_application_command_line_get_arguments (cmdline, NULL);
+  Running *running;
+
+  if (arguments[0] != NULL && arguments[1] == NULL)
+    {
+      /* A window asked this headless primary to present itself. */
+      g_application_command_line_printerr (cmdline, "natter: %s\n",
+                                           _("A natter command is running; open the window when it has finished"));
+      return 1;
+    }
+
+  if (self->services == NULL && natter_cli_needs_services ((const char * const *) arguments))
+    {
+      g_autoptr(NatterServices) services = natter_services_new (NULL, NULL, NULL, NULL, NULL);
+      g_autoptr(GError) error = NULL;
+
+      if (!natter_services_acquire_writer_lock (services, &error))
+        {
+          g_application_command_line_printerr (cmdline, "natter: %s\n", error->message);
+          return 1;
+        }
+      self->services = g_steal_pointer (&services);
+    }
+
+  running = g_new0 (Running, 1);
+  running->self = g_object_ref (self);
+  running->cmdline = g_object_ref (cmdline);
+  g_application_hold (app);
+  natter_cli_run_async (self->services, cmdline, NULL, ran_cb, running);
+  return 0;
+}
+
+static void
+natter_cli_application_shutdown (GApplication *app)
+{
+  NatterCliApplication *self = NATTER_CLI_APPLICATION (app);
+
+  if (self->services != NULL)
+    natter_services_flush_blocking (self->services, FLUSH_TIMEOUT_MS);
+
+  G_APPLICATION_CLASS (natter_cli_application_parent_class)->shutdown (app);
+}
+
+static void
+natter_cli_application_finalize (GObject *object)
+{
+  NatterCliApplication *self = NATTER_CLI_APPLICATION (object);
+
+  g_clear_object (&self->services);
+  G_OBJECT_CLASS (natter_cli_application_parent_class)->finalize (object);
+}
+
+static void
+natter_cli_application_class_init (NatterCliApplicationClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  object_class->finalize = natter_cli_application_finalize;
+  app_class->command_line = natter_cli_application_command_line;
+  app_class->shutdown = natter_cli_application_shutdown;
+}
+
+static void
+natter_cli_application_init (NatterCliApplication *self)
+{
+}
+
+/**
+ * natter_cli_application_new:
+ * @application_id: the application id, `io.github.natter.Natter`: the
+ *   window's, so either forwards to the other
+ *
+ * Creates the application that runs a `natter` subcommand without a
+ * display (issue 5), forwarding it to the primary instance when one is
+ * running.
+ *
+ * Returns: (transfer full): the application
+ */
+NatterCliApplication *
+natter_cli_application_new (const char *application_id)
+{
+  g_return_val_if_fail (g_application_id_is_valid (application_id), NULL);
+
+  return g_object_new (NATTER_TYPE_CLI_APPLICATION,
+                       "application-id", application_id,
+                       "flags", G_APPLICATION_HANDLES_COMMAND_LINE,
+                       NULL);
+}
+
+/**
+ * natter_cli_application_get_exit_status:
+ * @self: the application
+ *
+ * The exit status of the command this process ran itself, as primary.
+ * g_application_run() returns the status of a forwarded command line,
+ * but not of a local one that completes asynchronously, so `main()`
+ * combines the two.
+ *
+ * Returns: the exit status, 0 when no local command ran
+ */
+int
+natter_cli_application_get_exit_status (NatterCliApplication *self)
+{
+  g_return_val_if_fail (NATTER_IS_CLI_APPLICATION (self), 1);
+
+  return self->exit_status;
+}

@@ -1,0 +1,877 @@
+/* natter-services.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The composition root of the application below the UI: one object that
+ * builds every service of architecture.md from a data directory and the
+ * settings, in dependency order — repos, ids, clock, event hub, tools,
+ * permission checker, model registry (providers from the settings, keys
+ * from the Secret Service or NATTER_API_KEY), agent resolver, context
+ * resolver, turn runtime, index, session service, headless runner — so
+ * the window and the command line run against the very same objects.
+ * Nothing here touches GTK.
+ */
+
+#define G_LOG_DOMAIN "natter-services"
+
+#include "config.h"
+
+#include <libsecret/secret.h>
+
+#include "natter-builtin-tools.h"
+#include "natter-data-dir-lock.h"
+#include "natter-default-permission-checker.h"
+#include "natter-model-permission-classifier.h"
+#include "natter-services.h"
+#include "natter-turn-context-resolver.h"
+
+struct _NatterServices
+{
+  GObject                     parent_instance;
+
+  GFile                      *data_dir;
+  GFile                      *storage_dir;
+  GSettings                  *settings;       /* nullable: built-in defaults */
+
+  NatterClock                *clock;
+  NatterIdGenerator          *ids;
+  NatterJsonlRepo            *turn_repo;
+  NatterJsonlRepo            *session_repo;
+  NatterTurnEventHub         *hub;
+  NatterToolRegistry         *tools;
+  NatterProviderRegistry     *providers;
+  NatterBuiltinAgentResolver *agents;
+  NatterTurnRuntime          *runtime;
+  NatterSessionIndex         *index;
+  NatterSessions             *sessions;
+  NatterHeadlessRunner       *headless;
+
+  NatterDataDirLock          *lock;
+
+  gboolean                    loading;
+  GPtrArray                  *load_waiters;   /* GTask */
+  GError                     *load_error;
+};
+
+G_DEFINE_FINAL_TYPE (NatterServices, natter_services, G_TYPE_OBJECT)
+
+static void
+natter_services_dispose (GObject *object)
+{
+  NatterServices *self = NATTER_SERVICES (object);
+
+  if (self->settings != NULL)
+    g_signal_handlers_disconnect_by_data (self->settings, self);
+
+  G_OBJECT_CLASS (natter_services_parent_class)->dispose (object);
+}
+
+static void
+natter_services_finalize (GObject *object)
+{
+  NatterServices *self = NATTER_SERVICES (object);
+
+  /* Dependents first, so each object dies holding what it needs. */
+  g_clear_object (&self->headless);
+  g_clear_object (&self->sessions);
+  g_clear_object (&self->index);
+  g_clear_object (&self->runtime);
+  g_clear_object (&self->agents);
+  g_clear_object (&self->providers);
+  g_clear_object (&self->tools);
+  g_clear_object (&self->hub);
+  g_clear_object (&self->session_repo);
+  g_clear_object (&self->turn_repo);
+  g_clear_object (&self->ids);
+  g_clear_object (&self->clock);
+  g_clear_object (&self->lock);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->storage_dir);
+  g_clear_object (&self->data_dir);
+  g_clear_pointer (&self->load_waiters, g_ptr_array_unref);
+  g_clear_error (&self->load_error);
+
+  G_OBJECT_CLASS (natter_services_parent_class)->finalize (object);
+}
+
+static void
+natter_services_class_init (NatterServicesClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = natter_services_dispose;
+  object_class->finalize = natter_services_finalize;
+}
+
+static void
+natter_services_init (NatterServices *self)
+{
+  self->load_waiters = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+/**
+ * natter_services_get_default_data_dir:
+ *
+ * The data directory of architecture.md, "Process and data":
+ * `$NATTER_DATA_DIR` when set and not empty, else
+ * `$XDG_DATA_HOME/natter`. Turn and session files live in its `storage`
+ * folder.
+ *
+ * Returns: (transfer full): the directory (it may not exist yet)
+ */
+GFile *
+natter_services_get_default_data_dir (void)
+{
+  const char *env = g_getenv (NATTER_DATA_DIR_ENV);
+
+  if (env != NULL && env[0] != '\0')
+    return g_file_new_for_commandline_arg (env);
+  return g_file_new_build_filename (g_get_user_data_dir (), "natter", NULL);
+}
+
+static const SecretSchema *
+api_key_schema (void)
+{
+  static const SecretSchema schema = {
+    NATTER_API_KEY_SCHEMA_NAME, SECRET_SCHEMA_NONE,
+    {
+      { "provider", SECRET_SCHEMA_ATTRIBUTE_STRING },
+      { NULL, 0 },
+    },
+  };
+
+  return &schema;
+}
+
+/**
+ * natter_services_secret_key_lookup:
+ * @provider: a configured provider's id or an endpoint URL
+ * @user_data: unused
+ *
+ * The application's #NatterKeyLookupFunc: the key stored in the Secret
+ * Service under %NATTER_API_KEY_SCHEMA_NAME with `provider` = @provider,
+ * else the %NATTER_API_KEY_ENV environment variable (architecture.md:
+ * "API keys in the Secret Service through libsecret (env var
+ * fallback)"). An unreachable Secret Service (no session bus, no keyring)
+ * is not an error: the fallback applies. Called at every resolve, so a
+ * changed key takes effect at the next advance; never cached here.
+ *
+ * Returns: (transfer full) (nullable): the key, or %NULL for none
+ */
+char *
+natter_services_secret_key_lookup (const char *provider,
+                                   gpointer    user_data)
+{
+  g_autoptr(GError) error = NULL;
+  char *secret;
+
+  g_return_val_if_fail (provider != NULL, NULL);
+
+  secret = secret_password_lookup_sync (api_key_schema (), NULL, &error,
+                                        "provider", provider, NULL);
+  if (secret != NULL && secret[0] != '\0')
+    {
+      char *key = g_strdup (secret);
+
+      secret_password_free (secret);
+      return key;
+    }
+  if (secret != NULL)
+    secret_password_free (secret);
+  if (error != NULL)
+    g_debug ("No Secret Service key for %s: %s", provider, error->message);
+  return natter_env_key_lookup (provider, NULL);
+}
+
+/* Settings */
+
+static void
+load_providers (NatterServices *self)
+{
+  g_auto(GStrv) known = natter_provider_registry_list_providers (self->providers);
+  g_autoptr(GVariant) providers = NULL;
+  GVariantIter iter;
+  const char *id, *name, *url;
+
+  if (self->settings == NULL)
+    return;
+
+  /* The list replaces whatever was configured; Ollama stays known even
+   * when the list drops it, so the out-of-the-box default keeps working. */
+  for (guint i = 0; known[i] != NULL; i++)
+    natter_provider_registry_remove_provider (self->providers, known[i]);
+  natter_provider_registry_add_provider (self->providers, NATTER_DEFAULT_PROVIDER_ID, "Ollama",
+                                         NATTER_DEFAULT_PROVIDER_URL);
+
+  providers = g_settings_get_value (self->settings, "providers");
+  g_variant_iter_init (&iter, providers);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &id, &name, &url))
+    {
+      if (id[0] == '\0' || url[0] == '\0' ||
+          g_str_has_prefix (id, "http://") || g_str_has_prefix (id, "https://"))
+        {
+          g_debug ("Ignoring the unusable provider entry (%s, %s)", id, url);
+          continue;
+        }
+      natter_provider_registry_add_provider (self->providers, id, name, url);
+    }
+}
+
+static void
+load_default_model (NatterServices *self)
+{
+  g_autofree char *provider = natter_services_dup_default_provider (self);
+  g_autofree char *model = natter_services_dup_default_model (self);
+
+  natter_builtin_agent_resolver_set_default_model (self->agents, provider, model);
+}
+
+static void
+settings_changed_cb (GSettings      *settings,
+                     const char     *key,
+                     NatterServices *self)
+{
+  if (key == NULL || g_str_equal (key, "providers"))
+    load_providers (self);
+  if (key == NULL || g_str_equal (key, "default-provider") || g_str_equal (key, "default-model"))
+    load_default_model (self);
+}
+
+static GSettings *
+default_settings (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  if (schema == NULL)
+    {
+      g_debug ("The schema %s is not installed; using the built-in defaults", APP_ID);
+      return NULL;
+    }
+  return g_settings_new_full (schema, NULL, NULL);
+}
+
+/**
+ * natter_services_new:
+ * @data_dir: (nullable): the data directory; %NULL for
+ *   natter_services_get_default_data_dir()
+ * @settings: (nullable): the `io.github.natter.Natter` settings; %NULL
+ *   opens them when the schema is installed, else uses the schema's
+ *   defaults built in (tests pass a memory-backed #GSettings)
+ * @key_lookup: (nullable) (scope notified): the API key lookup; %NULL for
+ *   natter_services_secret_key_lookup()
+ * @key_lookup_data: data for @key_lookup
+ * @key_lookup_destroy: (nullable): frees @key_lookup_data
+ *
+ * Builds every service of the application below the UI over @data_dir's
+ * `storage` folder: repos, id generator, system clock, turn event hub,
+ * the built-in tools (turn-runtime.md §8) with the fail-closed default
+ * permission checker and the model's permission classifier (§7), the provider registry with the configured
+ * providers (§12), the built-in agent with the default model, the context
+ * resolver (§11), the turn runtime (§5), the session index and service
+ * (session-layer-spec.md §8, §9) and the headless runner (§11). The
+ * provider list and the default model follow @settings live.
+ *
+ * Nothing is read or written yet: take the single-writer lock with
+ * natter_services_acquire_writer_lock() and load the index with
+ * natter_services_load_async() before using the session service.
+ *
+ * Returns: (transfer full): the services
+ */
+NatterServices *
+natter_services_new (GFile               *data_dir,
+                     GSettings           *settings,
+                     NatterKeyLookupFunc  key_lookup,
+                     gpointer             key_lookup_data,
+                     GDestroyNotify       key_lookup_destroy)
+{
+  NatterServices *self;
+  g_autoptr(NatterDefaultPermissionChecker) checker = NULL;
+  g_autoptr(NatterTurnContextResolver) contexts = NULL;
+  g_autoptr(NatterModelPermissionClassifier) classifier = NULL;
+
+  g_return_val_if_fail (data_dir == NULL || G_IS_FILE (data_dir), NULL);
+  g_return_val_if_fail (settings == NULL || G_IS_SETTINGS (settings), NULL);
+
+  self = g_object_new (NATTER_TYPE_SERVICES, NULL);
+  self->data_dir = data_dir != NULL ? g_object_ref (data_dir) : natter_services_get_default_data_dir ();
+  self->storage_dir = g_file_get_child (self->data_dir, "storage");
+  self->settings = settings != NULL ? g_object_ref (settings) : default_settings ();
+
+  self->clock = g_object_ref (natter_clock_get_system ());
+  self->ids = natter_id_generator_new (self->clock);
+  self->turn_repo = natter_turn_repo_new (self->storage_dir);
+  self->session_repo = natter_session_repo_new (self->storage_dir);
+  self->hub = natter_turn_event_hub_new ();
+
+  self->tools = natter_tool_registry_new ();
+  natter_builtin_tools_register (self->tools, self->clock);
+  checker = natter_default_permission_checker_new (self->tools, NULL);
+
+  if (key_lookup == NULL)
+    self->providers = natter_provider_registry_new (natter_services_secret_key_lookup, NULL, NULL);
+  else
+    self->providers = natter_provider_registry_new (key_lookup, key_lookup_data, key_lookup_destroy);
+  load_providers (self);
+
+  self->agents = natter_builtin_agent_resolver_new (self->tools);
+  load_default_model (self);
+
+  contexts = natter_turn_context_resolver_new (self->turn_repo);
+  /* autoPermission turns ask their own model first (§7); its answer is
+   * an opinion, anything unusable counts as defer. */
+  classifier = natter_model_permission_classifier_new ();
+  self->runtime = natter_turn_runtime_new (self->turn_repo, self->ids, self->clock,
+                                           NATTER_AGENT_RESOLVER (self->agents),
+                                           NATTER_MODEL_REGISTRY (self->providers),
+                                           self->tools,
+                                           NATTER_CONTEXT_RESOLVER (contexts),
+                                           NATTER_PERMISSION_CHECKER (checker),
+                                           NATTER_PERMISSION_CLASSIFIER (classifier),
+                                           self->hub, NULL,
+                                           natter_services_get_max_model_calls (self));
+  self->index = natter_session_index_new ();
+  self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
+                                        self->hub, self->clock, self->ids, self->index);
+  self->headless = natter_headless_runner_new (self->runtime);
+
+  if (self->settings != NULL)
+    g_signal_connect (self->settings, "changed", G_CALLBACK (settings_changed_cb), self);
+  return self;
+}
+
+/**
+ * natter_services_acquire_writer_lock:
+ * @self: the services
+ * @error: return location for a #GError
+ *
+ * Takes the advisory single-writer lock of the storage directory
+ * (architecture.md, "Process and data"; natter_data_dir_lock_acquire()),
+ * held until @self is finalized. Idempotent.
+ *
+ * Returns: %TRUE when this process may write the data directory; else
+ *   %FALSE with %NATTER_SESSION_ERROR_LOCKED ("Another Natter process is
+ *   using …") or a %G_IO_ERROR
+ */
+gboolean
+natter_services_acquire_writer_lock (NatterServices  *self,
+                                     GError         **error)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->lock != NULL)
+    return TRUE;
+  self->lock = natter_data_dir_lock_acquire (self->storage_dir, error);
+  return self->lock != NULL;
+}
+
+/**
+ * natter_services_has_writer_lock:
+ * @self: the services
+ *
+ * Returns: whether natter_services_acquire_writer_lock() succeeded
+ */
+gboolean
+natter_services_has_writer_lock (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
+
+  return self->lock != NULL;
+}
+
+/* Loading the index */
+
+static void
+index_loaded_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(NatterServices) self = user_data;
+  g_autoptr(GPtrArray) waiters = NULL;
+  GError *error = NULL;
+
+  if (!natter_session_index_load_finish (NATTER_SESSION_INDEX (object), result, &error))
+    self->load_error = error;
+  self->loading = FALSE;
+
+  waiters = g_steal_pointer (&self->load_waiters);
+  self->load_waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < waiters->len; i++)
+    {
+      GTask *task = g_ptr_array_index (waiters, i);
+
+      if (self->load_error != NULL)
+        g_task_return_error (task, g_error_copy (self->load_error));
+      else
+        g_task_return_boolean (task, TRUE);
+    }
+  /* A failed scan may be retried by the next caller. */
+  g_clear_error (&self->load_error);
+}
+
+/**
+ * natter_services_load_async:
+ * @self: the services
+ * @cancellable: (nullable): cancels this wait, not the scan
+ * @callback: called on the main context once the index is loaded
+ * @user_data: data for @callback
+ *
+ * Loads the session index by the startup scan of session-layer-spec.md
+ * §8.2, once: callers arriving during the scan wait for it, later callers
+ * complete at once.
+ */
+void
+natter_services_load_async (NatterServices      *self,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (NATTER_IS_SERVICES (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_services_load_async);
+  g_task_set_return_on_cancel (task, TRUE);
+
+  if (natter_session_index_get_loaded (self->index))
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  g_ptr_array_add (self->load_waiters, g_steal_pointer (&task));
+  if (self->loading)
+    return;
+  self->loading = TRUE;
+  natter_session_index_load_async (self->index, self->session_repo, self->turn_repo, NULL,
+                                   index_loaded_cb, g_object_ref (self));
+}
+
+/**
+ * natter_services_load_finish:
+ * @self: the services
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE once the index is loaded; else %FALSE with the scan's
+ *   error (an I/O error listing the storage; corrupt sessions are
+ *   errored entries, not errors) or %G_IO_ERROR_CANCELLED
+ */
+gboolean
+natter_services_load_finish (NatterServices  *self,
+                             GAsyncResult    *result,
+                             GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_services_load_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Resolving a model descriptor */
+
+static JsonObject *
+descriptor_new (const char *provider,
+                const char *model)
+{
+  JsonObject *descriptor = json_object_new ();
+
+  json_object_set_string_member (descriptor, "provider", provider);
+  json_object_set_string_member (descriptor, "model", model);
+  return descriptor;
+}
+
+static void
+models_listed_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterOpenaiProvider *provider = NATTER_OPENAI_PROVIDER (object);
+  g_auto(GStrv) models = NULL;
+  GError *error = NULL;
+
+  models = natter_openai_provider_list_models_finish (provider, result, &error);
+  if (models == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (models[0] == NULL)
+    {
+      g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
+                               "%s offers no model; name one explicitly",
+                               natter_openai_provider_get_display_name (provider));
+      return;
+    }
+  g_task_return_pointer (task, descriptor_new (g_task_get_task_data (task), models[0]),
+                         (GDestroyNotify) json_object_unref);
+}
+
+/**
+ * natter_services_resolve_model_async:
+ * @self: the services
+ * @provider: (nullable): a configured provider's id or an http(s)
+ *   endpoint URL; %NULL or empty for the `default-provider` setting
+ * @model: (nullable): a model name; %NULL or empty for the
+ *   `default-model` setting
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Completes a model descriptor `{provider, model}` for a new turn
+ * (turn-runtime.md §1, §12). When no model name is given or configured,
+ * the provider's first model is asked for (`GET {baseUrl}/models`), the
+ * schema's "empty picks the provider's first model".
+ */
+void
+natter_services_resolve_model_async (NatterServices      *self,
+                                     const char          *provider,
+                                     const char          *model,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *default_provider = NULL;
+  g_autofree char *default_model = NULL;
+  g_autoptr(NatterOpenaiProvider) live = NULL;
+  GError *error = NULL;
+
+  g_return_if_fail (NATTER_IS_SERVICES (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_services_resolve_model_async);
+
+  if (provider == NULL || provider[0] == '\0')
+    provider = default_provider = natter_services_dup_default_provider (self);
+  if (model == NULL || model[0] == '\0')
+    model = default_model = natter_services_dup_default_model (self);
+
+  live = natter_provider_registry_get_provider (self->providers, provider, &error);
+  if (live == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (model[0] != '\0')
+    {
+      g_task_return_pointer (task, descriptor_new (provider, model), (GDestroyNotify) json_object_unref);
+      return;
+    }
+  g_task_set_task_data (task, g_strdup (provider), g_free);
+  natter_openai_provider_list_models_async (live, cancellable, models_listed_cb, g_steal_pointer (&task));
+}
+
+/**
+ * natter_services_resolve_model_finish:
+ * @self: the services
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the descriptor `{provider, model}`;
+ *   or %NULL with %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND (an unknown
+ *   provider, or one without models) or the provider's
+ *   %NATTER_PROVIDER_ERROR (unreachable, HTTP error, …)
+ */
+JsonObject *
+natter_services_resolve_model_finish (NatterServices  *self,
+                                      GAsyncResult    *result,
+                                      GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_services_resolve_model_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Flushing at exit */
+
+typedef struct
+{
+  gboolean done;
+  gboolean timed_out;
+} Flush;
+
+static void
+flushed_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Flush *flush = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_flush_finish (NATTER_SESSIONS (object), result, &error))
+    g_debug ("Flush failed: %s", error->message);
+  flush->done = TRUE;
+  g_rc_box_release (flush);
+}
+
+static gboolean
+flush_timeout_cb (gpointer user_data)
+{
+  Flush *flush = user_data;
+
+  flush->timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * natter_services_flush_blocking:
+ * @self: the services
+ * @timeout_ms: the longest wait, in milliseconds
+ *
+ * The durability checkpoint before the process exits (dsh-session.md's
+ * awaited flush): runs natter_sessions_flush_async() and iterates the
+ * thread-default main context until it completes or @timeout_ms pass.
+ * For an application's shutdown, when the main loop no longer runs;
+ * anywhere else use natter_sessions_flush_async().
+ *
+ * Returns: %TRUE when every session-layer operation finished in time
+ */
+gboolean
+natter_services_flush_blocking (NatterServices *self,
+                                guint           timeout_ms)
+{
+  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+  Flush *flush = g_rc_box_new0 (Flush);
+  gboolean done;
+  guint timeout_id;
+
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
+
+  /* One reference for the flush callback, one for this frame: a flush
+   * that outlives the timeout must not write into a dead frame. */
+  natter_sessions_flush_async (self->sessions, NULL, flushed_cb, g_rc_box_acquire (flush));
+  timeout_id = g_timeout_add (timeout_ms, flush_timeout_cb, flush);
+  while (!flush->done && !flush->timed_out)
+    g_main_context_iteration (context, TRUE);
+  if (!flush->timed_out)
+    g_source_remove (timeout_id);
+  else
+    g_debug ("Could not flush within %u ms", timeout_ms);
+  done = flush->done;
+  g_rc_box_release (flush);
+  return done;
+}
+
+/* Getters */
+
+/**
+ * natter_services_get_data_dir:
+ * @self: the services
+ *
+ * Returns: (transfer none): the data directory
+ */
+GFile *
+natter_services_get_data_dir (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->data_dir;
+}
+
+/**
+ * natter_services_get_settings:
+ * @self: the services
+ *
+ * Returns: (transfer none) (nullable): the settings, or %NULL when the
+ *   schema is not installed and the built-in defaults apply
+ */
+GSettings *
+natter_services_get_settings (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->settings;
+}
+
+/**
+ * natter_services_get_sessions:
+ * @self: the services
+ *
+ * Returns: (transfer none): the session service (session-layer-spec.md §9)
+ */
+NatterSessions *
+natter_services_get_sessions (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->sessions;
+}
+
+/**
+ * natter_services_get_index:
+ * @self: the services
+ *
+ * Returns: (transfer none): the session index, a #GListModel of
+ *   #NatterSessionIndexEntry (§8)
+ */
+NatterSessionIndex *
+natter_services_get_index (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->index;
+}
+
+/**
+ * natter_services_get_runtime:
+ * @self: the services
+ *
+ * Returns: (transfer none): the turn runtime
+ */
+NatterTurnRuntime *
+natter_services_get_runtime (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->runtime;
+}
+
+/**
+ * natter_services_get_hub:
+ * @self: the services
+ *
+ * Returns: (transfer none): the process-wide turn event hub
+ */
+NatterTurnEventHub *
+natter_services_get_hub (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->hub;
+}
+
+/**
+ * natter_services_get_headless_runner:
+ * @self: the services
+ *
+ * Returns: (transfer none): the runner of standalone turns (§11)
+ */
+NatterHeadlessRunner *
+natter_services_get_headless_runner (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->headless;
+}
+
+/**
+ * natter_services_get_provider_registry:
+ * @self: the services
+ *
+ * Returns: (transfer none): the model registry
+ */
+NatterProviderRegistry *
+natter_services_get_provider_registry (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->providers;
+}
+
+/**
+ * natter_services_get_tools:
+ * @self: the services
+ *
+ * Returns: (transfer none): the tool registry with the built-in tools
+ */
+NatterToolRegistry *
+natter_services_get_tools (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->tools;
+}
+
+/**
+ * natter_services_get_turn_repo:
+ * @self: the services
+ *
+ * Returns: (transfer none): the turn repository
+ */
+NatterJsonlRepo *
+natter_services_get_turn_repo (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->turn_repo;
+}
+
+/**
+ * natter_services_get_session_repo:
+ * @self: the services
+ *
+ * Returns: (transfer none): the session repository
+ */
+NatterJsonlRepo *
+natter_services_get_session_repo (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->session_repo;
+}
+
+/**
+ * natter_services_dup_default_provider:
+ * @self: the services
+ *
+ * Returns: (transfer full): the `default-provider` setting (built in:
+ *   %NATTER_DEFAULT_PROVIDER_ID)
+ */
+char *
+natter_services_dup_default_provider (NatterServices *self)
+{
+  g_autofree char *provider = NULL;
+
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+
+  if (self->settings != NULL)
+    provider = g_settings_get_string (self->settings, "default-provider");
+  if (provider == NULL || provider[0] == '\0')
+    return g_strdup (NATTER_DEFAULT_PROVIDER_ID);
+  return g_steal_pointer (&provider);
+}
+
+/**
+ * natter_services_dup_default_model:
+ * @self: the services
+ *
+ * Returns: (transfer full): the `default-model` setting; "" (the
+ *   built-in default) means the provider's first model
+ */
+char *
+natter_services_dup_default_model (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+
+  if (self->settings != NULL)
+    return g_settings_get_string (self->settings, "default-model");
+  return g_strdup ("");
+}
+
+/**
+ * natter_services_get_max_model_calls:
+ * @self: the services
+ *
+ * Returns: the `max-model-calls` setting (built in:
+ *   %NATTER_DEFAULT_MAX_MODEL_CALLS)
+ */
+guint
+natter_services_get_max_model_calls (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NATTER_DEFAULT_MAX_MODEL_CALLS);
+
+  if (self->settings != NULL)
+    return g_settings_get_uint (self->settings, "max-model-calls");
+  return NATTER_DEFAULT_MAX_MODEL_CALLS;
+}
+
+/**
+ * natter_services_get_auto_permission:
+ * @self: the services
+ *
+ * Returns: the `auto-permission` setting (built in: %FALSE)
+ */
+gboolean
+natter_services_get_auto_permission (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
+
+  if (self->settings != NULL)
+    return g_settings_get_boolean (self->settings, "auto-permission");
+  return FALSE;
+}

@@ -1,0 +1,90 @@
+/* natter-services.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "natter-builtin-agent-resolver.h"
+#include "natter-headless-runner.h"
+#include "natter-provider-registry.h"
+#include "natter-session-index.h"
+#include "natter-sessions.h"
+
+G_BEGIN_DECLS
+
+/**
+ * NATTER_DATA_DIR_ENV:
+ *
+ * The environment variable that overrides the data directory
+ * (architecture.md, "Process and data").
+ */
+#define NATTER_DATA_DIR_ENV "NATTER_DATA_DIR"
+
+/**
+ * NATTER_API_KEY_SCHEMA_NAME:
+ *
+ * The libsecret schema of API keys; its one attribute, `provider`, holds
+ * a configured provider's id or an ad-hoc endpoint's URL.
+ */
+#define NATTER_API_KEY_SCHEMA_NAME "io.github.natter.Natter.ApiKey"
+
+#define NATTER_TYPE_SERVICES (natter_services_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterServices, natter_services, NATTER, SERVICES, GObject)
+
+GFile                  *natter_services_get_default_data_dir     (void);
+char                   *natter_services_secret_key_lookup        (const char           *provider,
+                                                                  gpointer              user_data);
+
+NatterServices         *natter_services_new                      (GFile                *data_dir,
+                                                                  GSettings            *settings,
+                                                                  NatterKeyLookupFunc   key_lookup,
+                                                                  gpointer              key_lookup_data,
+                                                                  GDestroyNotify        key_lookup_destroy);
+
+gboolean                natter_services_acquire_writer_lock      (NatterServices       *self,
+                                                                  GError              **error);
+gboolean                natter_services_has_writer_lock          (NatterServices       *self);
+
+void                    natter_services_load_async               (NatterServices       *self,
+                                                                  GCancellable         *cancellable,
+                                                                  GAsyncReadyCallback   callback,
+                                                                  gpointer              user_data);
+gboolean                natter_services_load_finish              (NatterServices       *self,
+                                                                  GAsyncResult         *result,
+                                                                  GError              **error);
+
+void                    natter_services_resolve_model_async      (NatterServices       *self,
+                                                                  const char           *provider,
+                                                                  const char           *model,
+                                                                  GCancellable         *cancellable,
+                                                                  GAsyncReadyCallback   callback,
+                                                                  gpointer              user_data);
+JsonObject             *natter_services_resolve_model_finish     (NatterServices       *self,
+                                                                  GAsyncResult         *result,
+                                                                  GError              **error);
+
+gboolean                natter_services_flush_blocking           (NatterServices       *self,
+                                                                  guint                 timeout_ms);
+
+GFile                  *natter_services_get_data_dir             (NatterServices       *self);
+GSettings              *natter_services_get_settings             (NatterServices       *self);
+NatterSessions         *natter_services_get_sessions             (NatterServices       *self);
+NatterSessionIndex     *natter_services_get_index                (NatterServices       *self);
+NatterTurnRuntime      *natter_services_get_runtime              (NatterServices       *self);
+NatterTurnEventHub     *natter_services_get_hub                  (NatterServices       *self);
+NatterHeadlessRunner   *natter_services_get_headless_runner      (NatterServices       *self);
+NatterProviderRegistry *natter_services_get_provider_registry    (NatterServices       *self);
+NatterToolRegistry     *natter_services_get_tools                (NatterServices       *self);
+NatterJsonlRepo        *natter_services_get_turn_repo            (NatterServices       *self);
+NatterJsonlRepo        *natter_services_get_session_repo         (NatterServices       *self);
+
+char                   *natter_services_dup_default_provider     (NatterServices       *self);
+char                   *natter_services_dup_default_model        (NatterServices       *self);
+guint                   natter_services_get_max_model_calls      (NatterServices       *self);
+gboolean                natter_services_get_auto_permission      (NatterServices       *self);
+
+G_END_DECLS
