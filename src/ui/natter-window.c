@@ -1,6 +1,23 @@
 /* natter-window.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The main window (issue 6): the session sidebar and the conversation side
+ * by side in an AdwLeaflet, one at a time on a narrow window.
+ *
+ * The sidebar is a GtkListView over the session index itself, filtered and
+ * sorted by GTK list models (newest first) — never a copy — so it follows
+ * every write-through update of the index (session-layer-spec.md §8.3)
+ * with no refresh call. The conversation is a GtkListView over the
+ * session's #NatterTimelineModel; timelines of sessions opened in this
+ * window stay alive, so a turn that streams while another session is shown
+ * goes on being joined and shows live when the user comes back.
+ *
+ * Nothing in the list is destroyed by a key press without a chance to undo
+ * (pitfall 5): Delete hides the session and shows an undo toast; the file
+ * is removed only when the toast goes away. Closing the window with a
+ * toast still up keeps the session: losing nothing beats finishing a
+ * deletion the user may not have seen through.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -9,21 +26,79 @@
 
 #include <glib/gi18n.h>
 
-#include "natter-window.h"
+#include "natter-composer.h"
+#include "natter-session-row.h"
+#include "natter-turn-row.h"
+#include "natter-window-private.h"
+
+/* How close to the end (in pixels) still counts as "at the bottom". */
+#define BOTTOM_SLACK 48.0
 
 struct _NatterWindow
 {
   AdwApplicationWindow  parent_instance;
 
   GSettings            *settings;
+  NatterSessions       *sessions;
+  NatterTurnEventHub   *hub;
+  NatterSessionIndex   *index;
+  char                 *agent_id;
+  GCancellable         *cancellable;
+
+  GtkFilterListModel   *filter_model;
+  GtkSortListModel     *sort_model;
+  GtkSingleSelection   *selection;
+  GtkStringFilter      *title_filter;
+  GtkCustomFilter      *pending_filter;
+
+  GHashTable           *pending_deletes;  /* session id → AdwToast */
+  GHashTable           *drafts;           /* session id → char* */
+  GHashTable           *timelines;        /* session id → NatterTimelineModel */
+
+  char                 *session_id;
+  NatterSessionIndexEntry *entry;
+  NatterTimelineModel  *timeline;
+  gboolean              stick_to_bottom;
+  gboolean              sending;
+  gboolean              restored;
 
   /* Template children */
+  AdwToastOverlay      *toast_overlay;
   AdwLeaflet           *leaflet;
   GtkWidget            *sidebar;
   GtkWidget            *content;
+  GtkSearchBar         *search_bar;
+  GtkSearchEntry       *search_entry;
+  GtkStack             *sidebar_stack;
+  GtkListView          *session_list;
+  AdwWindowTitle       *window_title;
+  GtkWidget            *conversation_menu_button;
+  GtkStack             *content_stack;
+  GtkScrolledWindow    *timeline_scroller;
+  GtkListView          *timeline_list;
+  GtkWidget            *new_conversation_page;
+  NatterComposer       *composer;
+  AdwStatusPage        *errored_page;
 };
 
 G_DEFINE_FINAL_TYPE (NatterWindow, natter_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void update_conversation (NatterWindow *self);
+
+/* Takes @text. */
+static void
+show_error_toast (NatterWindow *self,
+                  char         *text)
+{
+  AdwToast *toast = adw_toast_new (text);
+
+  g_free (text);
+
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* Window state */
 
 static void
 natter_window_restore_state (NatterWindow *self)
@@ -51,18 +126,848 @@ natter_window_close_request (GtkWindow *window)
   return GTK_WINDOW_CLASS (natter_window_parent_class)->close_request (window);
 }
 
+/* The sidebar */
+
+static int
+compare_entries (gconstpointer a,
+                 gconstpointer b,
+                 gpointer      user_data)
+{
+  NatterSessionIndexEntry *ea = (NatterSessionIndexEntry *) a;
+  NatterSessionIndexEntry *eb = (NatterSessionIndexEntry *) b;
+  int result;
+
+  /* ISO-8601 UTC timestamps of one format sort as strings; newest first,
+   * ties by id (ids sort in creation order), so the order is total. */
+  result = g_strcmp0 (natter_session_index_entry_get_updated_at (eb),
+                      natter_session_index_entry_get_updated_at (ea));
+  if (result == 0)
+    result = g_strcmp0 (natter_session_index_entry_get_session_id (eb),
+                        natter_session_index_entry_get_session_id (ea));
+  return result < 0 ? GTK_ORDERING_SMALLER : result > 0 ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+}
+
+static gboolean
+not_pending_delete (gpointer item,
+                    gpointer user_data)
+{
+  NatterWindow *self = user_data;
+
+  return !g_hash_table_contains (self->pending_deletes,
+                                 natter_session_index_entry_get_session_id (item));
+}
+
+static void
+update_sidebar_page (NatterWindow *self)
+{
+  const char *page = "list";
+
+  if (self->sort_model == NULL || g_list_model_get_n_items (G_LIST_MODEL (self->sort_model)) == 0)
+    {
+      const char *search = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+
+      page = search[0] != '\0' ? "no-results" : "empty";
+    }
+  gtk_stack_set_visible_child_name (self->sidebar_stack, page);
+}
+
+static guint
+find_position (NatterWindow *self,
+               const char   *session_id)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), i);
+
+      if (g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
+        return i;
+    }
+  return GTK_INVALID_LIST_POSITION;
+}
+
+static void
+sync_selection (NatterWindow *self)
+{
+  guint position = self->session_id != NULL ? find_position (self, self->session_id) : GTK_INVALID_LIST_POSITION;
+
+  if (gtk_single_selection_get_selected (self->selection) != position)
+    gtk_single_selection_set_selected (self->selection, position);
+}
+
+static void
+sidebar_items_changed_cb (NatterWindow *self)
+{
+  update_sidebar_page (self);
+}
+
+static void
+selection_changed_cb (NatterWindow *self)
+{
+  NatterSessionIndexEntry *entry = gtk_single_selection_get_selected_item (self->selection);
+
+  /* A selection lost to a re-sort or a filter is not the user closing
+   * the conversation. */
+  if (entry == NULL)
+    return;
+  if (g_strcmp0 (natter_session_index_entry_get_session_id (entry), self->session_id) == 0)
+    return;
+  natter_window_open_session (self, natter_session_index_entry_get_session_id (entry));
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
+static void
+session_activate_cb (NatterWindow *self,
+                     guint         position)
+{
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
+
+static void
+session_setup_cb (GtkSignalListItemFactory *factory,
+                  GtkListItem              *list_item,
+                  NatterWindow             *self)
+{
+  gtk_list_item_set_child (list_item, natter_session_row_new (self->sessions, self->hub));
+}
+
+static void
+session_bind_cb (GtkSignalListItemFactory *factory,
+                 GtkListItem              *list_item,
+                 NatterWindow             *self)
+{
+  natter_session_row_set_entry (NATTER_SESSION_ROW (gtk_list_item_get_child (list_item)),
+                                gtk_list_item_get_item (list_item));
+}
+
+static void
+session_unbind_cb (GtkSignalListItemFactory *factory,
+                   GtkListItem              *list_item,
+                   NatterWindow             *self)
+{
+  natter_session_row_set_entry (NATTER_SESSION_ROW (gtk_list_item_get_child (list_item)), NULL);
+}
+
+static void
+search_changed_cb (NatterWindow *self)
+{
+  gtk_string_filter_set_search (self->title_filter,
+                                gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+  update_sidebar_page (self);
+}
+
+static void
+stop_search_cb (NatterWindow *self)
+{
+  gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
+  gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+}
+
+/* The timeline */
+
+static void
+timeline_setup_cb (GtkSignalListItemFactory *factory,
+                   GtkListItem              *list_item,
+                   NatterWindow             *self)
+{
+  gtk_list_item_set_activatable (list_item, FALSE);
+  gtk_list_item_set_selectable (list_item, FALSE);
+  gtk_list_item_set_child (list_item, natter_turn_row_new (self->sessions));
+}
+
+static void
+timeline_bind_cb (GtkSignalListItemFactory *factory,
+                  GtkListItem              *list_item,
+                  NatterWindow             *self)
+{
+  natter_turn_row_set_item (NATTER_TURN_ROW (gtk_list_item_get_child (list_item)),
+                            gtk_list_item_get_item (list_item));
+}
+
+static void
+timeline_unbind_cb (GtkSignalListItemFactory *factory,
+                    GtkListItem              *list_item,
+                    NatterWindow             *self)
+{
+  natter_turn_row_set_item (NATTER_TURN_ROW (gtk_list_item_get_child (list_item)), NULL);
+}
+
+static void
+scroll_to_bottom (NatterWindow *self)
+{
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
+
+  gtk_adjustment_set_value (adjustment,
+                            gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
+}
+
+/* Follow the bottom while the user is there; once they scroll up, growth
+ * below never moves them. */
+static void
+timeline_value_changed_cb (NatterWindow  *self,
+                           GtkAdjustment *adjustment)
+{
+  double bottom = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
+
+  self->stick_to_bottom = gtk_adjustment_get_value (adjustment) >= bottom - BOTTOM_SLACK;
+}
+
+static void
+timeline_upper_changed_cb (NatterWindow *self)
+{
+  if (self->stick_to_bottom)
+    scroll_to_bottom (self);
+}
+
+/* The conversation */
+
+static gboolean
+latest_is_running (NatterWindow *self)
+{
+  const char *latest = self->entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->entry) : NULL;
+
+  return latest != NULL && natter_sessions_is_turn_running (self->sessions, latest);
+}
+
+static void
+update_composer (NatterWindow *self)
+{
+  const char *status;
+  const char *reason = NULL;
+  gboolean running;
+
+  if (self->entry == NULL)
+    return;
+
+  status = natter_session_index_entry_get_latest_turn_status (self->entry);
+  running = latest_is_running (self);
+  if (natter_session_index_entry_get_error (self->entry) != NULL)
+    reason = _("This conversation is damaged and cannot take new messages.");
+  else if (!running && g_strcmp0 (status, "suspended") == 0)
+    reason = _("Answer the request above before sending a new message.");
+  else if (!running && g_strcmp0 (status, "idle") == 0)
+    reason = _("The last answer was interrupted. Resume it before sending a new message.");
+
+  natter_composer_set_running (self->composer, running);
+  natter_composer_set_blocked_reason (self->composer, reason);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->composer), !self->sending);
+}
+
+static void
+update_title (NatterWindow *self)
+{
+  const char *title = NULL;
+  g_autofree char *model = NULL;
+
+  if (self->entry != NULL)
+    {
+      title = natter_session_index_entry_get_title (self->entry);
+      if (title == NULL || title[0] == '\0')
+        title = _("New chat");
+      model = natter_session_index_entry_dup_last_model_string (self->entry);
+    }
+  adw_window_title_set_title (self->window_title, title != NULL ? title : "");
+  adw_window_title_set_subtitle (self->window_title, model != NULL ? model : "");
+  gtk_widget_set_visible (self->conversation_menu_button, self->entry != NULL);
+}
+
+static void
+update_conversation (NatterWindow *self)
+{
+  const char *error = self->entry != NULL ? natter_session_index_entry_get_error (self->entry) : NULL;
+  gboolean has_session = self->session_id != NULL && self->entry != NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename", has_session && error == NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete", has_session);
+  update_title (self);
+
+  if (!has_session)
+    {
+      gtk_stack_set_visible_child_name (self->content_stack, "empty");
+      return;
+    }
+  if (error != NULL)
+    {
+      adw_status_page_set_description (self->errored_page, error);
+      gtk_stack_set_visible_child_name (self->content_stack, "errored");
+      return;
+    }
+  gtk_stack_set_visible_child_name (self->content_stack, "conversation");
+  gtk_widget_set_visible (self->new_conversation_page,
+                          self->timeline != NULL && natter_timeline_model_get_loaded (self->timeline) &&
+                          g_list_model_get_n_items (G_LIST_MODEL (self->timeline)) == 0);
+  update_composer (self);
+}
+
+static void
+entry_notify_cb (NatterWindow *self)
+{
+  update_conversation (self);
+}
+
+static void
+hub_processing_cb (NatterTurnEventHub *hub,
+                   const char         *turn_id,
+                   NatterWindow       *self)
+{
+  if (self->entry != NULL &&
+      g_strcmp0 (turn_id, natter_session_index_entry_get_latest_turn_id (self->entry)) == 0)
+    update_composer (self);
+}
+
+static void
+set_entry (NatterWindow            *self,
+           NatterSessionIndexEntry *entry)
+{
+  if (self->entry == entry)
+    return;
+  if (self->entry != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->entry, self);
+      g_clear_object (&self->entry);
+    }
+  if (entry != NULL)
+    {
+      self->entry = g_object_ref (entry);
+      g_signal_connect_swapped (entry, "notify", G_CALLBACK (entry_notify_cb), self);
+    }
+}
+
+static void
+save_draft (NatterWindow *self)
+{
+  g_autofree char *draft = NULL;
+
+  if (self->session_id == NULL)
+    return;
+  draft = natter_composer_dup_text (self->composer);
+  if (draft[0] != '\0')
+    g_hash_table_replace (self->drafts, g_strdup (self->session_id), g_steal_pointer (&draft));
+  else
+    g_hash_table_remove (self->drafts, self->session_id);
+}
+
+static void
+timeline_items_changed_cb (NatterWindow *self)
+{
+  update_conversation (self);
+}
+
+static void
+close_session (NatterWindow *self)
+{
+  save_draft (self);
+  if (self->timeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->timeline, self);
+  self->timeline = NULL;
+  set_entry (self, NULL);
+  g_clear_pointer (&self->session_id, g_free);
+  gtk_list_view_set_model (self->timeline_list, NULL);
+  natter_composer_set_text (self->composer, NULL);
+  update_conversation (self);
+}
+
+/**
+ * natter_window_open_session:
+ * @self: the window
+ * @session_id: a session in the index
+ *
+ * Shows @session_id: its timeline (read lazily, turns on screen first),
+ * its draft, and the composer state of its latest turn; remembers it in
+ * GSettings `last-session`. An errored session (§8.2) shows its error and
+ * cannot take messages.
+ *
+ * Returns: %FALSE if @session_id is not in the index
+ */
+gboolean
+natter_window_open_session (NatterWindow *self,
+                            const char   *session_id)
+{
+  NatterSessionIndexEntry *entry;
+  g_autoptr(GtkNoSelection) selection = NULL;
+  NatterTimelineModel *timeline;
+
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (session_id != NULL, FALSE);
+
+  if (self->sessions == NULL)
+    return FALSE;
+  entry = natter_session_index_lookup (self->index, session_id);
+  if (entry == NULL || g_hash_table_contains (self->pending_deletes, session_id))
+    return FALSE;
+  if (g_strcmp0 (session_id, self->session_id) == 0)
+    return TRUE;
+
+  close_session (self);
+  self->session_id = g_strdup (session_id);
+  set_entry (self, entry);
+  g_settings_set_string (self->settings, "last-session", session_id);
+
+  if (natter_session_index_entry_get_error (entry) == NULL)
+    {
+      timeline = g_hash_table_lookup (self->timelines, session_id);
+      if (timeline == NULL)
+        {
+          timeline = natter_timeline_model_new (self->sessions, self->hub, session_id);
+          g_hash_table_insert (self->timelines, g_strdup (session_id), timeline);
+        }
+      self->timeline = timeline;
+      g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (timeline_items_changed_cb), self);
+      g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
+      selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (timeline)));
+      self->stick_to_bottom = TRUE;
+      gtk_list_view_set_model (self->timeline_list, GTK_SELECTION_MODEL (selection));
+      natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, session_id));
+    }
+  update_conversation (self);
+  sync_selection (self);
+  if (self->stick_to_bottom)
+    scroll_to_bottom (self);
+  return TRUE;
+}
+
+/* Sending */
+
+typedef struct
+{
+  NatterWindow *self;
+  char         *session_id;
+  char         *text;
+  gboolean      restore_draft;
+} SendData;
+
+static void
+send_data_free (SendData *data)
+{
+  g_object_unref (data->self);
+  g_free (data->session_id);
+  g_free (data->text);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SendData, send_data_free)
+
+static void
+send_message_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(SendData) data = user_data;
+  NatterWindow *self = data->self;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+
+  turn_id = natter_sessions_send_message_finish (NATTER_SESSIONS (source), result, &error);
+  self->sending = FALSE;
+  if (turn_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      /* The words are not lost (pitfall 9): they go back into the draft
+       * unless the user has typed something new meanwhile. */
+      if (data->restore_draft)
+        {
+          if (g_strcmp0 (self->session_id, data->session_id) == 0)
+            {
+              g_autofree char *draft = natter_composer_dup_text (self->composer);
+
+              if (draft[0] == '\0')
+                natter_composer_set_text (self->composer, data->text);
+            }
+          else if (!g_hash_table_contains (self->drafts, data->session_id))
+            g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (data->text));
+        }
+      show_error_toast (self, g_strdup_printf (_("Could not send: %s"), error->message));
+    }
+  update_composer (self);
+}
+
+static void
+send_text (NatterWindow *self,
+           const char   *text,
+           gboolean      restore_draft)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(JsonObject) config = json_object_new ();
+  JsonObject *agent = json_object_new ();
+  SendData *data;
+
+  if (self->session_id == NULL || self->sessions == NULL)
+    return;
+
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  json_object_set_string_member (agent, "agentId", self->agent_id);
+  json_object_set_object_member (config, "agent", agent);
+  json_object_set_boolean_member (config, "autoPermission",
+                                  g_settings_get_boolean (self->settings, "auto-permission"));
+  json_object_set_int_member (config, "maxModelCalls",
+                              g_settings_get_uint (self->settings, "max-model-calls"));
+
+  data = g_new0 (SendData, 1);
+  data->self = g_object_ref (self);
+  data->session_id = g_strdup (self->session_id);
+  data->text = g_strdup (text);
+  data->restore_draft = restore_draft;
+
+  self->sending = TRUE;
+  self->stick_to_bottom = TRUE;
+  update_composer (self);
+  natter_sessions_send_message_async (self->sessions, self->session_id, input, config,
+                                      self->cancellable, send_message_cb, data);
+}
+
+static void
+composer_send_cb (NatterWindow *self,
+                  const char   *text)
+{
+  natter_composer_set_text (self->composer, NULL);
+  g_hash_table_remove (self->drafts, self->session_id);
+  send_text (self, text, TRUE);
+}
+
+static void
+stop_turn_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error_toast (self, g_strdup_printf (_("Could not stop: %s"), error->message));
+}
+
+static void
+composer_stop_cb (NatterWindow *self)
+{
+  const char *latest = self->entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->entry) : NULL;
+
+  if (latest == NULL)
+    return;
+  natter_sessions_stop_turn_async (self->sessions, latest, NULL, self->cancellable,
+                                   stop_turn_cb, g_object_ref (self));
+}
+
+/* Actions */
+
+static void
+create_session_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+
+  session_id = natter_sessions_create_session_finish (NATTER_SESSIONS (source), result, &error);
+  if (session_id == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error_toast (self, g_strdup_printf (_("Could not start a conversation: %s"), error->message));
+      return;
+    }
+  natter_window_open_session (self, session_id);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
+
+static void
+new_chat_activated (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->sessions == NULL)
+    return;
+  /* An empty conversation is already a new chat: do not pile up more. */
+  if (self->entry != NULL && natter_session_index_entry_get_turn_count (self->entry) == 0 &&
+      natter_session_index_entry_get_error (self->entry) == NULL)
+    {
+      adw_leaflet_set_visible_child (self->leaflet, self->content);
+      gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+      return;
+    }
+  natter_sessions_create_session_async (self->sessions, NULL, NULL, NULL, NULL, self->cancellable,
+                                        create_session_cb, g_object_ref (self));
+}
+
+static void
+search_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  adw_leaflet_set_visible_child (self->leaflet, self->sidebar);
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+static void
+set_title_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_set_title_finish (NATTER_SESSIONS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error_toast (self, g_strdup_printf (_("Could not rename: %s"), error->message));
+}
+
+static void
+rename_response_cb (AdwMessageDialog *dialog,
+                    const char       *response,
+                    NatterWindow     *self)
+{
+  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+  const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
+  g_autofree char *title = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
+
+  if (g_strcmp0 (response, "rename") != 0 || title[0] == '\0')
+    return;
+  natter_sessions_set_title_async (self->sessions, session_id, title, self->cancellable,
+                                   set_title_cb, g_object_ref (self));
+}
+
+static void
+rename_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  AdwMessageDialog *dialog;
+  GtkWidget *entry;
+  const char *title;
+
+  if (self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL)
+    return;
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Rename Conversation"), NULL));
+  entry = gtk_entry_new ();
+  title = natter_session_index_entry_get_title (self->entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), title != NULL ? title : "");
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Title"), -1);
+  adw_message_dialog_set_extra_child (dialog, entry);
+  adw_message_dialog_add_responses (dialog,
+                                    "cancel", _("_Cancel"),
+                                    "rename", _("_Rename"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "rename", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "rename");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->session_id), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (rename_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_widget_grab_focus (entry);
+}
+
+static void
+delete_session_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_delete_session_finish (NATTER_SESSIONS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error_toast (self, g_strdup_printf (_("Could not delete: %s"), error->message));
+}
+
+static void
+refilter_pending (NatterWindow *self)
+{
+  gtk_filter_changed (GTK_FILTER (self->pending_filter), GTK_FILTER_CHANGE_DIFFERENT);
+  update_sidebar_page (self);
+}
+
+/* The toast went away without Undo: now the file goes. */
+static void
+delete_toast_dismissed_cb (AdwToast     *toast,
+                           NatterWindow *self)
+{
+  const char *session_id = g_object_get_data (G_OBJECT (toast), "session-id");
+
+  if (g_hash_table_lookup (self->pending_deletes, session_id) != toast)
+    return;
+  g_hash_table_remove (self->pending_deletes, session_id);
+  g_hash_table_remove (self->drafts, session_id);
+  g_hash_table_remove (self->timelines, session_id);
+  natter_sessions_delete_session_async (self->sessions, session_id, NULL,
+                                        delete_session_cb, g_object_ref (self));
+}
+
+static void
+undo_delete_activated (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *session_id = g_variant_get_string (parameter, NULL);
+  AdwToast *toast = g_hash_table_lookup (self->pending_deletes, session_id);
+
+  if (toast == NULL)
+    return;
+  g_object_ref (toast);
+  g_hash_table_remove (self->pending_deletes, session_id);
+  adw_toast_dismiss (toast);
+  g_object_unref (toast);
+  refilter_pending (self);
+  natter_window_open_session (self, session_id);
+}
+
+static void
+delete_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *session_id = NULL;
+  g_autofree char *text = NULL;
+  const char *title;
+  AdwToast *toast;
+
+  if (self->entry == NULL || self->session_id == NULL)
+    return;
+
+  session_id = g_strdup (self->session_id);
+  title = natter_session_index_entry_get_title (self->entry);
+  if (title == NULL || title[0] == '\0')
+    title = _("New chat");
+  /* Translators: %s is a conversation title */
+  text = g_strdup_printf (_("“%s” deleted"), title);
+
+  toast = adw_toast_new (text);
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_action_name (toast, "win.undo-delete");
+  adw_toast_set_action_target_value (toast, g_variant_new_string (session_id));
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_object_set_data_full (G_OBJECT (toast), "session-id", g_strdup (session_id), g_free);
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (delete_toast_dismissed_cb), self, 0);
+  g_hash_table_insert (self->pending_deletes, g_strdup (session_id), g_object_ref (toast));
+
+  close_session (self);
+  refilter_pending (self);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
+try_again_activated (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  NatterTurnItem *item = self->timeline != NULL
+    ? natter_timeline_model_lookup (self->timeline, g_variant_get_string (parameter, NULL)) : NULL;
+  g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
+
+  /* A failed turn is terminal: trying again is a new turn with the same
+   * words (turn-runtime.md §9). */
+  if (text != NULL)
+    send_text (self, text, FALSE);
+}
+
+static void
+continue_activated (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  /* The limit's transcript is complete; a new turn picks it up (§9). */
+  send_text (NATTER_WINDOW (widget), _("Continue."), FALSE);
+}
+
+static void
+resume_turn_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+
+  turn_id = natter_sessions_resume_turn_finish (NATTER_SESSIONS (source), result, &error);
+  if (turn_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error_toast (self, g_strdup_printf (_("Could not resume: %s"), error->message));
+  update_composer (self);
+}
+
+static void
+resume_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->session_id == NULL)
+    return;
+  self->stick_to_bottom = TRUE;
+  natter_sessions_resume_turn_async (self->sessions, self->session_id, self->cancellable,
+                                     resume_turn_cb, g_object_ref (self));
+}
+
 static void
 go_back_cb (NatterWindow *self)
 {
   adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
 }
 
+/* Startup: the last open session */
+
+static void
+restore_last_session (NatterWindow *self)
+{
+  g_autofree char *last = NULL;
+
+  if (self->restored || !natter_session_index_get_loaded (self->index))
+    return;
+  self->restored = TRUE;
+  last = g_settings_get_string (self->settings, "last-session");
+  if (last[0] != '\0')
+    natter_window_open_session (self, last);
+}
+
+static void
+index_loaded_cb (NatterWindow *self)
+{
+  restore_last_session (self);
+}
+
+/* Lifetime */
+
 static void
 natter_window_dispose (GObject *object)
 {
   NatterWindow *self = NATTER_WINDOW (object);
 
+  /* Toasts still up are dismissed as the overlay goes: forget them first
+   * so that closing never finishes a deletion (the session survives). */
+  if (self->pending_deletes != NULL)
+    g_hash_table_remove_all (self->pending_deletes);
+  g_cancellable_cancel (self->cancellable);
+  if (self->hub != NULL)
+    g_signal_handlers_disconnect_by_data (self->hub, self);
+  if (self->index != NULL)
+    g_signal_handlers_disconnect_by_data (self->index, self);
+  if (self->timeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->timeline, self);
+  self->timeline = NULL;
+  set_entry (self, NULL);
+
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
+
+  g_clear_pointer (&self->timelines, g_hash_table_unref);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->sort_model);
+  g_clear_object (&self->filter_model);
+  g_clear_object (&self->title_filter);
+  g_clear_object (&self->pending_filter);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -73,6 +978,14 @@ natter_window_finalize (GObject *object)
   NatterWindow *self = NATTER_WINDOW (object);
 
   g_clear_object (&self->settings);
+  g_clear_object (&self->sessions);
+  g_clear_object (&self->hub);
+  g_clear_object (&self->index);
+  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->pending_deletes, g_hash_table_unref);
+  g_clear_pointer (&self->drafts, g_hash_table_unref);
+  g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->agent_id, g_free);
 
   G_OBJECT_CLASS (natter_window_parent_class)->finalize (object);
 }
@@ -88,11 +1001,43 @@ natter_window_class_init (NatterWindowClass *klass)
   object_class->finalize = natter_window_finalize;
   window_class->close_request = natter_window_close_request;
 
+  g_type_ensure (NATTER_TYPE_COMPOSER);
+
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar_stack);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, session_list);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, conversation_menu_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_stack);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, timeline_scroller);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, timeline_list);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, new_conversation_page);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, composer);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, errored_page);
   gtk_widget_class_bind_template_callback (widget_class, go_back_cb);
+  gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
+  gtk_widget_class_bind_template_callback (widget_class, composer_send_cb);
+  gtk_widget_class_bind_template_callback (widget_class, composer_stop_cb);
+
+  gtk_widget_class_install_action (widget_class, "win.new-chat", NULL, new_chat_activated);
+  gtk_widget_class_install_action (widget_class, "win.search", NULL, search_activated);
+  gtk_widget_class_install_action (widget_class, "win.rename", NULL, rename_activated);
+  gtk_widget_class_install_action (widget_class, "win.delete", NULL, delete_activated);
+  gtk_widget_class_install_action (widget_class, "win.undo-delete", "s", undo_delete_activated);
+  gtk_widget_class_install_action (widget_class, "win.try-again", "s", try_again_activated);
+  gtk_widget_class_install_action (widget_class, "win.continue-turn", "s", continue_activated);
+  gtk_widget_class_install_action (widget_class, "win.resume-turn", "s", resume_activated);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new-chat", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "win.rename", NULL);
 }
 
 static void
@@ -101,22 +1046,233 @@ natter_window_init (NatterWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
+  self->cancellable = g_cancellable_new ();
+  self->agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
+  self->pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   natter_window_restore_state (self);
+  update_conversation (self);
+}
+
+static void
+natter_window_set_services (NatterWindow       *self,
+                            NatterSessions     *sessions,
+                            NatterTurnEventHub *hub)
+{
+  GtkListItemFactory *factory;
+  GtkExpression *title;
+  GtkEveryFilter *filter;
+  GtkShortcutController *shortcuts;
+  GtkAdjustment *adjustment;
+
+  self->sessions = g_object_ref (sessions);
+  self->hub = g_object_ref (hub);
+  self->index = g_object_ref (natter_sessions_list_sessions (sessions));
+
+  /* index → filter (search, pending deletes) → sort (newest first) */
+  title = gtk_property_expression_new (NATTER_TYPE_SESSION_INDEX_ENTRY, NULL, "title");
+  self->title_filter = gtk_string_filter_new (title);
+  gtk_string_filter_set_match_mode (self->title_filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
+  gtk_string_filter_set_ignore_case (self->title_filter, TRUE);
+  self->pending_filter = gtk_custom_filter_new (not_pending_delete, self, NULL);
+  filter = gtk_every_filter_new ();
+  gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->title_filter)));
+  gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->pending_filter)));
+  self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (self->index)), GTK_FILTER (filter));
+  self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->filter_model)),
+                                              GTK_SORTER (gtk_custom_sorter_new (compare_entries, NULL, NULL)));
+  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->sort_model)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  g_signal_connect_swapped (self->selection, "notify::selected-item", G_CALLBACK (selection_changed_cb), self);
+  g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (sidebar_items_changed_cb), self);
+
+  factory = gtk_signal_list_item_factory_new ();
+  g_signal_connect (factory, "setup", G_CALLBACK (session_setup_cb), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (session_bind_cb), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (session_unbind_cb), self);
+  gtk_list_view_set_factory (self->session_list, factory);
+  g_object_unref (factory);
+  gtk_list_view_set_model (self->session_list, GTK_SELECTION_MODEL (self->selection));
+  g_signal_connect_swapped (self->session_list, "activate", G_CALLBACK (session_activate_cb), self);
+
+  /* Delete (and a stray BackSpace, which does nothing) in the list only
+   * ever leads to the undo toast (pitfall 5). */
+  shortcuts = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
+  gtk_shortcut_controller_add_shortcut (shortcuts,
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Delete, 0),
+                                                          gtk_named_action_new ("win.delete")));
+  gtk_shortcut_controller_add_shortcut (shortcuts,
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_KP_Delete, 0),
+                                                          gtk_named_action_new ("win.delete")));
+  gtk_widget_add_controller (GTK_WIDGET (self->session_list), GTK_EVENT_CONTROLLER (shortcuts));
+
+  factory = gtk_signal_list_item_factory_new ();
+  g_signal_connect (factory, "setup", G_CALLBACK (timeline_setup_cb), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (timeline_bind_cb), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (timeline_unbind_cb), self);
+  gtk_list_view_set_factory (self->timeline_list, factory);
+  g_object_unref (factory);
+
+  adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
+  g_signal_connect_swapped (adjustment, "value-changed", G_CALLBACK (timeline_value_changed_cb), self);
+  g_signal_connect_swapped (adjustment, "notify::upper", G_CALLBACK (timeline_upper_changed_cb), self);
+  g_signal_connect_swapped (adjustment, "notify::page-size", G_CALLBACK (timeline_upper_changed_cb), self);
+
+  g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
+  g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
+  g_signal_connect_swapped (self->index, "notify::loaded", G_CALLBACK (index_loaded_cb), self);
+
+  update_sidebar_page (self);
+  restore_last_session (self);
 }
 
 /**
  * natter_window_new:
  * @application: the application that owns the window
+ * @sessions: (nullable): the session service; %NULL gives an inert shell
+ *   (no data directory could be opened)
+ * @hub: (nullable): the process-wide turn event hub; required with
+ *   @sessions
  *
  * Creates the main window: the session sidebar and the conversation side
- * by side in an #AdwLeaflet (one at a time when narrow).
+ * by side in an #AdwLeaflet (one at a time when narrow). Size and the last
+ * open session come from GSettings.
  *
  * Returns: (transfer full): a new #NatterWindow
  */
 NatterWindow *
-natter_window_new (NatterApplication *application)
+natter_window_new (NatterApplication  *application,
+                   NatterSessions     *sessions,
+                   NatterTurnEventHub *hub)
 {
-  return g_object_new (NATTER_TYPE_WINDOW,
+  NatterWindow *self;
+
+  g_return_val_if_fail (sessions == NULL || NATTER_IS_SESSIONS (sessions), NULL);
+  g_return_val_if_fail (sessions == NULL || NATTER_IS_TURN_EVENT_HUB (hub), NULL);
+
+  self = g_object_new (NATTER_TYPE_WINDOW,
                        "application", application,
                        NULL);
+  if (sessions != NULL)
+    natter_window_set_services (self, sessions, hub);
+  return self;
+}
+
+/**
+ * natter_window_set_agent_id:
+ * @self: the window
+ * @agent_id: the agent new messages go to
+ *
+ * Sets the `agentId` of the SendMessageConfig (§9) of every message sent
+ * from this window; %NATTER_WINDOW_DEFAULT_AGENT_ID by default.
+ */
+void
+natter_window_set_agent_id (NatterWindow *self,
+                            const char   *agent_id)
+{
+  g_return_if_fail (NATTER_IS_WINDOW (self));
+  g_return_if_fail (agent_id != NULL);
+
+  g_free (self->agent_id);
+  self->agent_id = g_strdup (agent_id);
+}
+
+/**
+ * natter_window_get_session_id:
+ * @self: the window
+ *
+ * Returns: (nullable): the open session
+ */
+const char *
+natter_window_get_session_id (NatterWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
+  return self->session_id;
+}
+
+/**
+ * natter_window_get_sidebar_model:
+ * @self: the window
+ *
+ * Returns: (transfer none) (nullable): what the sidebar lists, in its
+ *   order: the index, searched, without pending deletions, newest first
+ */
+GListModel *
+natter_window_get_sidebar_model (NatterWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
+  return self->sort_model != NULL ? G_LIST_MODEL (self->sort_model) : NULL;
+}
+
+/**
+ * natter_window_get_timeline:
+ * @self: the window
+ *
+ * Returns: (transfer none) (nullable): the open session's timeline
+ */
+NatterTimelineModel *
+natter_window_get_timeline (NatterWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
+  return self->timeline;
+}
+
+/* Test seams (natter-window-private.h) */
+
+void
+natter_window_dismiss_pending_deletes (NatterWindow *self)
+{
+  g_autoptr(GPtrArray) toasts = g_ptr_array_new_with_free_func (g_object_unref);
+  GHashTableIter iter;
+  gpointer toast;
+
+  g_hash_table_iter_init (&iter, self->pending_deletes);
+  while (g_hash_table_iter_next (&iter, NULL, &toast))
+    g_ptr_array_add (toasts, g_object_ref (toast));
+  for (guint i = 0; i < toasts->len; i++)
+    {
+      /* A queued toast that was never shown is not dismissed by the
+       * overlay; run its handler the same way. */
+      adw_toast_dismiss (g_ptr_array_index (toasts, i));
+      delete_toast_dismissed_cb (g_ptr_array_index (toasts, i), self);
+    }
+}
+
+guint
+natter_window_get_n_pending_deletes (NatterWindow *self)
+{
+  return g_hash_table_size (self->pending_deletes);
+}
+
+NatterComposer *
+natter_window_get_composer (NatterWindow *self)
+{
+  return self->composer;
+}
+
+GtkWidget *
+natter_window_get_session_list (NatterWindow *self)
+{
+  return GTK_WIDGET (self->session_list);
+}
+
+GtkWidget *
+natter_window_get_timeline_list (NatterWindow *self)
+{
+  return GTK_WIDGET (self->timeline_list);
+}
+
+GtkAdjustment *
+natter_window_get_timeline_adjustment (NatterWindow *self)
+{
+  return gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
+}
+
+const char *
+natter_window_get_visible_page (NatterWindow *self)
+{
+  return gtk_stack_get_visible_child_name (self->content_stack);
 }

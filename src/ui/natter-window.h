@@ -8,13 +8,33 @@
 #include <adwaita.h>
 
 #include "natter-application.h"
+#include "natter-sessions.h"
+#include "natter-timeline-model.h"
+#include "natter-turn-event-hub.h"
 
 G_BEGIN_DECLS
+
+/**
+ * NATTER_WINDOW_DEFAULT_AGENT_ID:
+ *
+ * The agent new messages are sent to unless natter_window_set_agent_id()
+ * says otherwise: the built-in assistant.
+ */
+#define NATTER_WINDOW_DEFAULT_AGENT_ID "assistant"
 
 #define NATTER_TYPE_WINDOW (natter_window_get_type ())
 
 G_DECLARE_FINAL_TYPE (NatterWindow, natter_window, NATTER, WINDOW, AdwApplicationWindow)
 
-NatterWindow *natter_window_new (NatterApplication *application);
+NatterWindow        *natter_window_new                    (NatterApplication  *application,
+                                                           NatterSessions     *sessions,
+                                                           NatterTurnEventHub *hub);
+void                 natter_window_set_agent_id           (NatterWindow       *self,
+                                                           const char         *agent_id);
+gboolean             natter_window_open_session           (NatterWindow       *self,
+                                                           const char         *session_id);
+const char          *natter_window_get_session_id         (NatterWindow       *self);
+GListModel          *natter_window_get_sidebar_model      (NatterWindow       *self);
+NatterTimelineModel *natter_window_get_timeline           (NatterWindow       *self);
 
 G_END_DECLS

@@ -53,7 +53,7 @@ test_window_empty_state (void)
 {
   NatterWindow *window;
 
-  window = natter_window_new (app);
+  window = natter_window_new (app, NULL, NULL);
   gtk_window_present (GTK_WINDOW (window));
   wait_until_mapped (GTK_WIDGET (window));
 
@@ -73,7 +73,7 @@ test_window_size_is_restored (void)
   g_settings_set_int (settings, "window-width", 777);
   g_settings_set_int (settings, "window-height", 555);
 
-  window = natter_window_new (app);
+  window = natter_window_new (app, NULL, NULL);
   gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
   g_assert_cmpint (width, ==, 777);
   g_assert_cmpint (height, ==, 555);

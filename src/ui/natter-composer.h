@@ -1,0 +1,28 @@
+/* natter-composer.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define NATTER_TYPE_COMPOSER (natter_composer_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterComposer, natter_composer, NATTER, COMPOSER, GtkWidget)
+
+GtkWidget  *natter_composer_new                (void);
+char       *natter_composer_dup_text           (NatterComposer *self);
+void        natter_composer_set_text           (NatterComposer *self,
+                                                const char     *text);
+gboolean    natter_composer_get_running        (NatterComposer *self);
+void        natter_composer_set_running        (NatterComposer *self,
+                                                gboolean        running);
+const char *natter_composer_get_blocked_reason (NatterComposer *self);
+void        natter_composer_set_blocked_reason (NatterComposer *self,
+                                                const char     *reason);
+gboolean    natter_composer_send               (NatterComposer *self);
+
+G_END_DECLS

@@ -1,0 +1,308 @@
+/* natter-session-row.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One session in the sidebar, bound to its index entry
+ * (session-layer-spec.md §8.1): the title (or "New chat"), when it last
+ * changed, and a mark from latestTurnStatus — plus "processing", which is
+ * bus state and never in the index (§8.1), taken from the hub. An errored
+ * entry (§8.2) shows its error instead of a time.
+ */
+
+#define G_LOG_DOMAIN "natter-session-row"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-session-row.h"
+
+struct _NatterSessionRow
+{
+  GtkWidget                parent_instance;
+
+  NatterSessions          *sessions;
+  NatterTurnEventHub      *hub;
+  NatterSessionIndexEntry *entry;
+  const char              *mark;
+
+  /* Template children */
+  GtkLabel                *title_label;
+  GtkLabel                *subtitle_label;
+  GtkSpinner              *spinner;
+  GtkLabel                *mark_label;
+  GtkImage                *mark_icon;
+};
+
+G_DEFINE_FINAL_TYPE (NatterSessionRow, natter_session_row, GTK_TYPE_WIDGET)
+
+/**
+ * natter_format_relative_time:
+ * @iso8601: (nullable): an ISO-8601 timestamp
+ * @now: the present
+ *
+ * Says when something happened the way a person would: "just now",
+ * "5 min ago", "3 h ago", "Yesterday", else the date.
+ *
+ * Returns: (transfer full): the text ("" for a missing or bad timestamp)
+ */
+char *
+natter_format_relative_time (const char *iso8601,
+                             GDateTime  *now)
+{
+  g_autoptr(GDateTime) then_utc = NULL;
+  g_autoptr(GDateTime) then = NULL;
+  g_autoptr(GDateTime) now_local = NULL;
+  GTimeSpan span;
+  int days;
+
+  g_return_val_if_fail (now != NULL, NULL);
+
+  if (iso8601 == NULL || (then_utc = g_date_time_new_from_iso8601 (iso8601, NULL)) == NULL)
+    return g_strdup ("");
+  then = g_date_time_to_local (then_utc);
+  now_local = g_date_time_to_local (now);
+  span = g_date_time_difference (now_local, then);
+
+  if (span >= 0 && span < G_TIME_SPAN_MINUTE)
+    return g_strdup (_("just now"));
+  if (span >= 0 && span < G_TIME_SPAN_HOUR)
+    {
+      int minutes = span / G_TIME_SPAN_MINUTE;
+
+      /* Translators: a time in the sidebar */
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%d min ago", "%d min ago", minutes), minutes);
+    }
+
+  days = g_date_time_get_day_of_year (now_local) - g_date_time_get_day_of_year (then);
+  if (g_date_time_get_year (now_local) != g_date_time_get_year (then))
+    days = -1;
+  if (span >= 0 && days == 0)
+    {
+      int hours = span / G_TIME_SPAN_HOUR;
+
+      return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%d h ago", "%d h ago", hours), hours);
+    }
+  if (span >= 0 && days == 1)
+    return g_strdup (_("Yesterday"));
+  if (g_date_time_get_year (now_local) == g_date_time_get_year (then))
+    /* Translators: a date in the sidebar, see g_date_time_format() */
+    return g_date_time_format (then, _("%e %b"));
+  /* Translators: a date of another year in the sidebar */
+  return g_date_time_format (then, _("%e %b %Y"));
+}
+
+static void
+set_mark (NatterSessionRow *self,
+          const char       *mark,
+          const char       *label,
+          const char       *icon_name,
+          const char       *description)
+{
+  self->mark = mark;
+  gtk_widget_set_visible (GTK_WIDGET (self->spinner), g_strcmp0 (mark, "running") == 0);
+  gtk_spinner_set_spinning (self->spinner, g_strcmp0 (mark, "running") == 0);
+  gtk_label_set_text (self->mark_label, label != NULL ? label : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->mark_label), label != NULL);
+  gtk_image_set_from_icon_name (self->mark_icon, icon_name);
+  gtk_widget_set_visible (GTK_WIDGET (self->mark_icon), icon_name != NULL);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->mark_icon), description);
+  if (description != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (self->mark_icon),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, description, -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->spinner),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Working"), -1);
+}
+
+static void
+update (NatterSessionRow *self)
+{
+  const char *title;
+  const char *error;
+  const char *status;
+  const char *latest;
+  g_autoptr(GDateTime) now = NULL;
+  g_autofree char *when = NULL;
+
+  if (self->entry == NULL)
+    return;
+
+  title = natter_session_index_entry_get_title (self->entry);
+  error = natter_session_index_entry_get_error (self->entry);
+  status = natter_session_index_entry_get_latest_turn_status (self->entry);
+  latest = natter_session_index_entry_get_latest_turn_id (self->entry);
+
+  gtk_label_set_text (self->title_label, title != NULL && title[0] != '\0' ? title : _("New chat"));
+  gtk_widget_remove_css_class (GTK_WIDGET (self->subtitle_label), "error");
+  if (error != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("Damaged: %s"), error);
+
+      gtk_label_set_text (self->subtitle_label, text);
+      gtk_widget_add_css_class (GTK_WIDGET (self->subtitle_label), "error");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->subtitle_label), error);
+      set_mark (self, "errored", NULL, "dialog-error-symbolic", _("This conversation cannot be read"));
+      return;
+    }
+
+  now = g_date_time_new_now_utc ();
+  when = natter_format_relative_time (natter_session_index_entry_get_updated_at (self->entry), now);
+  gtk_label_set_text (self->subtitle_label, when);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->subtitle_label), NULL);
+
+  if (latest != NULL && natter_sessions_is_turn_running (self->sessions, latest))
+    set_mark (self, "running", NULL, NULL, NULL);
+  else if (g_strcmp0 (status, "suspended") == 0)
+    set_mark (self, "needs-you", _("needs you"), NULL, NULL);
+  else if (g_strcmp0 (status, "idle") == 0)
+    set_mark (self, "interrupted", _("interrupted"), NULL, NULL);
+  else if (g_strcmp0 (status, "failed") == 0)
+    set_mark (self, "failed", NULL, "dialog-warning-symbolic", _("The last answer failed"));
+  else
+    set_mark (self, NULL, NULL, NULL, NULL);
+}
+
+static void
+hub_processing_cb (NatterTurnEventHub *hub,
+                   const char         *turn_id,
+                   NatterSessionRow   *self)
+{
+  if (self->entry != NULL &&
+      g_strcmp0 (turn_id, natter_session_index_entry_get_latest_turn_id (self->entry)) == 0)
+    update (self);
+}
+
+static void
+natter_session_row_dispose (GObject *object)
+{
+  GtkWidget *child;
+  NatterSessionRow *self = NATTER_SESSION_ROW (object);
+
+  natter_session_row_set_entry (self, NULL);
+  if (self->hub != NULL)
+    g_signal_handlers_disconnect_by_data (self->hub, self);
+  g_clear_object (&self->hub);
+  g_clear_object (&self->sessions);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_SESSION_ROW);
+  /* Template children without an id are not unparented by
+   * gtk_widget_dispose_template(). */
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (natter_session_row_parent_class)->dispose (object);
+}
+
+static void
+natter_session_row_class_init (NatterSessionRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = natter_session_row_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-session-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, title_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, spinner);
+  gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, mark_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, mark_icon);
+  gtk_widget_class_set_css_name (widget_class, "natter-session-row");
+}
+
+static void
+natter_session_row_init (NatterSessionRow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+/**
+ * natter_session_row_new:
+ * @sessions: the session service (for whether a turn runs)
+ * @hub: the turn event hub (for processing start/end)
+ *
+ * Returns: (transfer floating): an empty row; see natter_session_row_set_entry()
+ */
+GtkWidget *
+natter_session_row_new (NatterSessions     *sessions,
+                        NatterTurnEventHub *hub)
+{
+  NatterSessionRow *self;
+
+  g_return_val_if_fail (NATTER_IS_SESSIONS (sessions), NULL);
+  g_return_val_if_fail (NATTER_IS_TURN_EVENT_HUB (hub), NULL);
+
+  self = g_object_new (NATTER_TYPE_SESSION_ROW, NULL);
+  self->sessions = g_object_ref (sessions);
+  self->hub = g_object_ref (hub);
+  g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
+  g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
+  return GTK_WIDGET (self);
+}
+
+/**
+ * natter_session_row_set_entry:
+ * @self: a row
+ * @entry: (nullable): the index entry to show
+ *
+ * Binds the row; it follows the entry's property notifications itself.
+ */
+void
+natter_session_row_set_entry (NatterSessionRow        *self,
+                              NatterSessionIndexEntry *entry)
+{
+  g_return_if_fail (NATTER_IS_SESSION_ROW (self));
+
+  if (self->entry == entry)
+    return;
+  if (self->entry != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->entry, self);
+      g_clear_object (&self->entry);
+    }
+  if (entry != NULL)
+    {
+      self->entry = g_object_ref (entry);
+      g_signal_connect_swapped (entry, "notify", G_CALLBACK (update), self);
+      update (self);
+    }
+}
+
+/**
+ * natter_session_row_get_entry:
+ * @self: a row
+ *
+ * Returns: (transfer none) (nullable): the bound entry
+ */
+NatterSessionIndexEntry *
+natter_session_row_get_entry (NatterSessionRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_ROW (self), NULL);
+  return self->entry;
+}
+
+/**
+ * natter_session_row_get_title:
+ * @self: a row
+ *
+ * Returns: the title as shown
+ */
+const char *
+natter_session_row_get_title (NatterSessionRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_ROW (self), NULL);
+  return gtk_label_get_text (self->title_label);
+}
+
+/**
+ * natter_session_row_get_status_mark:
+ * @self: a row
+ *
+ * Returns: (nullable): the mark shown: `running`, `needs-you`,
+ *   `interrupted`, `failed`, `errored`, or %NULL for none
+ */
+const char *
+natter_session_row_get_status_mark (NatterSessionRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_ROW (self), NULL);
+  return self->mark;
+}

@@ -1,0 +1,414 @@
+/* natter-timeline-model.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The turns of one session as a GListModel of #NatterTurnItem, oldest
+ * first (session-layer-spec.md §10.3). The session file gives the list of
+ * turns; each item reads its own turn only when a row shows it. The model
+ * listens to the process-wide turn event hub for the whole time it lives,
+ * so a turn that streams while another session is shown goes on being
+ * joined, and a window coming back to it shows it live.
+ */
+
+#define G_LOG_DOMAIN "natter-timeline-model"
+
+#include "config.h"
+
+#include "natter-timeline-model.h"
+
+struct _NatterTimelineModel
+{
+  GObject             parent_instance;
+
+  NatterSessions     *sessions;
+  NatterTurnEventHub *hub;
+  char               *session_id;
+
+  GPtrArray          *items;    /* NatterTurnItem, by session_seq */
+  GHashTable         *by_turn;  /* turn id → NatterTurnItem (borrowed) */
+
+  gboolean            loaded;
+  gboolean            reloading;
+  gboolean            reload_again;
+  char               *error;
+  GCancellable       *cancellable;
+};
+
+static void natter_timeline_model_list_model_init (GListModelInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (NatterTimelineModel, natter_timeline_model, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
+                                                      natter_timeline_model_list_model_init))
+
+enum
+{
+  PROP_0,
+  PROP_LOADED,
+  PROP_N_ITEMS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static GType
+natter_timeline_model_get_item_type (GListModel *model)
+{
+  return NATTER_TYPE_TURN_ITEM;
+}
+
+static guint
+natter_timeline_model_get_n_items (GListModel *model)
+{
+  return NATTER_TIMELINE_MODEL (model)->items->len;
+}
+
+static gpointer
+natter_timeline_model_get_item (GListModel *model,
+                                guint       position)
+{
+  NatterTimelineModel *self = NATTER_TIMELINE_MODEL (model);
+
+  if (position >= self->items->len)
+    return NULL;
+  return g_object_ref (g_ptr_array_index (self->items, position));
+}
+
+static void
+natter_timeline_model_list_model_init (GListModelInterface *iface)
+{
+  iface->get_item_type = natter_timeline_model_get_item_type;
+  iface->get_n_items = natter_timeline_model_get_n_items;
+  iface->get_item = natter_timeline_model_get_item;
+}
+
+static void
+natter_timeline_model_dispose (GObject *object)
+{
+  NatterTimelineModel *self = NATTER_TIMELINE_MODEL (object);
+
+  g_cancellable_cancel (self->cancellable);
+  if (self->hub != NULL)
+    g_signal_handlers_disconnect_by_data (self->hub, self);
+  if (self->sessions != NULL)
+    g_signal_handlers_disconnect_by_data (self->sessions, self);
+  g_clear_object (&self->hub);
+  g_clear_object (&self->sessions);
+
+  G_OBJECT_CLASS (natter_timeline_model_parent_class)->dispose (object);
+}
+
+static void
+natter_timeline_model_finalize (GObject *object)
+{
+  NatterTimelineModel *self = NATTER_TIMELINE_MODEL (object);
+
+  g_clear_pointer (&self->by_turn, g_hash_table_unref);
+  g_clear_pointer (&self->items, g_ptr_array_unref);
+  g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->error, g_free);
+  g_clear_object (&self->cancellable);
+
+  G_OBJECT_CLASS (natter_timeline_model_parent_class)->finalize (object);
+}
+
+static void
+natter_timeline_model_get_property (GObject    *object,
+                                    guint       prop_id,
+                                    GValue     *value,
+                                    GParamSpec *pspec)
+{
+  NatterTimelineModel *self = NATTER_TIMELINE_MODEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_LOADED:
+      g_value_set_boolean (value, self->loaded);
+      break;
+    case PROP_N_ITEMS:
+      g_value_set_uint (value, self->items->len);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_timeline_model_class_init (NatterTimelineModelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = natter_timeline_model_dispose;
+  object_class->finalize = natter_timeline_model_finalize;
+  object_class->get_property = natter_timeline_model_get_property;
+
+  /**
+   * NatterTimelineModel:loaded:
+   *
+   * Whether the session file was read once (successfully or not).
+   */
+  properties[PROP_LOADED] =
+    g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_N_ITEMS] =
+    g_param_spec_uint ("n-items", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+natter_timeline_model_init (NatterTimelineModel *self)
+{
+  self->items = g_ptr_array_new_with_free_func (g_object_unref);
+  self->by_turn = g_hash_table_new (g_str_hash, g_str_equal);
+  self->cancellable = g_cancellable_new ();
+}
+
+static void
+append_turns (NatterTimelineModel *self,
+              guint                first_new,
+              const char * const  *turn_ids,
+              guint                n_turns)
+{
+  guint old_len = self->items->len;
+
+  if (n_turns == 0)
+    return;
+  if (old_len > 0)
+    natter_turn_item_set_latest (g_ptr_array_index (self->items, old_len - 1), FALSE);
+  for (guint i = 0; i < n_turns; i++)
+    {
+      NatterTurnItem *item = natter_turn_item_new (self->sessions, turn_ids[i], first_new + i + 1);
+
+      g_ptr_array_add (self->items, item);
+      g_hash_table_insert (self->by_turn, (gpointer) natter_turn_item_get_turn_id (item), item);
+    }
+  natter_turn_item_set_latest (g_ptr_array_index (self->items, self->items->len - 1), TRUE);
+  g_list_model_items_changed (G_LIST_MODEL (self), old_len, 0, n_turns);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+}
+
+static void reload (NatterTimelineModel *self);
+
+static void
+get_session_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(NatterTimelineModel) self = user_data;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) new_ids = NULL;
+  guint n_turns;
+
+  state = natter_sessions_get_session_finish (NATTER_SESSIONS (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self->reloading = FALSE;
+
+  if (state == NULL)
+    {
+      g_free (self->error);
+      self->error = g_strdup (error->message);
+    }
+  else
+    {
+      /* Turns are only ever appended to a session (§6: sessionSeq has no
+       * gaps), so what is new is the tail. */
+      n_turns = natter_session_state_get_n_turns (state);
+      new_ids = g_ptr_array_new ();
+      for (guint i = self->items->len; i < n_turns; i++)
+        g_ptr_array_add (new_ids, (gpointer) natter_session_state_get_turn (state, i)->turn_id);
+      append_turns (self, self->items->len, (const char * const *) new_ids->pdata, new_ids->len);
+    }
+
+  if (!self->loaded)
+    {
+      self->loaded = TRUE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
+    }
+  if (self->reload_again)
+    {
+      self->reload_again = FALSE;
+      reload (self);
+    }
+}
+
+static void
+reload (NatterTimelineModel *self)
+{
+  if (self->reloading)
+    {
+      self->reload_again = TRUE;
+      return;
+    }
+  self->reloading = TRUE;
+  natter_sessions_get_session_async (self->sessions, self->session_id, self->cancellable,
+                                     get_session_cb, g_object_ref (self));
+}
+
+/* The index entry is updated before the signal, and send_message starts
+ * the advance right after it: adding the new turn here, synchronously,
+ * means its first events and deltas find their item. */
+static void
+session_index_changed_cb (NatterSessions      *sessions,
+                          const char          *session_id,
+                          NatterTimelineModel *self)
+{
+  NatterSessionIndexEntry *entry;
+  guint turn_count;
+  const char *latest;
+
+  if (g_strcmp0 (session_id, self->session_id) != 0 || !self->loaded)
+    return;
+  entry = natter_session_index_lookup (natter_sessions_list_sessions (sessions), session_id);
+  if (entry == NULL)
+    return;
+  turn_count = natter_session_index_entry_get_turn_count (entry);
+  latest = natter_session_index_entry_get_latest_turn_id (entry);
+  if (turn_count == self->items->len + 1 && latest != NULL &&
+      !g_hash_table_contains (self->by_turn, latest) && !self->reloading)
+    append_turns (self, self->items->len, &latest, 1);
+  else if (turn_count > self->items->len)
+    reload (self);
+}
+
+static void
+hub_event_cb (NatterTurnEventHub  *hub,
+              const char          *turn_id,
+              JsonObject          *event,
+              guint64              offset,
+              NatterTimelineModel *self)
+{
+  NatterTurnItem *item = g_hash_table_lookup (self->by_turn, turn_id);
+
+  if (item != NULL)
+    natter_turn_item_join_event (item, event, offset);
+}
+
+static void
+hub_delta_cb (NatterTurnEventHub  *hub,
+              const char          *turn_id,
+              guint                model_call_index,
+              int                  kind,
+              const char          *text,
+              NatterTimelineModel *self)
+{
+  NatterTurnItem *item = g_hash_table_lookup (self->by_turn, turn_id);
+
+  if (item != NULL)
+    natter_turn_item_add_delta (item, model_call_index, kind, text);
+}
+
+static void
+hub_start_cb (NatterTurnEventHub  *hub,
+              const char          *turn_id,
+              NatterTimelineModel *self)
+{
+  NatterTurnItem *item = g_hash_table_lookup (self->by_turn, turn_id);
+
+  if (item != NULL)
+    natter_turn_item_set_running (item, TRUE);
+}
+
+static void
+hub_end_cb (NatterTurnEventHub  *hub,
+            const char          *turn_id,
+            NatterTimelineModel *self)
+{
+  NatterTurnItem *item = g_hash_table_lookup (self->by_turn, turn_id);
+
+  if (item != NULL)
+    natter_turn_item_set_running (item, natter_sessions_is_turn_running (self->sessions, turn_id));
+}
+
+/**
+ * natter_timeline_model_new:
+ * @sessions: the session service
+ * @hub: the process-wide turn event hub
+ * @session_id: the session to show
+ *
+ * Creates the timeline of @session_id and starts reading the session
+ * file (only the session file: turns are read by their items when shown).
+ * Items are appended when the session gains turns, without a refresh.
+ *
+ * Returns: (transfer full): a new model
+ */
+NatterTimelineModel *
+natter_timeline_model_new (NatterSessions     *sessions,
+                           NatterTurnEventHub *hub,
+                           const char         *session_id)
+{
+  NatterTimelineModel *self;
+
+  g_return_val_if_fail (NATTER_IS_SESSIONS (sessions), NULL);
+  g_return_val_if_fail (NATTER_IS_TURN_EVENT_HUB (hub), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  self = g_object_new (NATTER_TYPE_TIMELINE_MODEL, NULL);
+  self->sessions = g_object_ref (sessions);
+  self->hub = g_object_ref (hub);
+  self->session_id = g_strdup (session_id);
+
+  g_signal_connect (sessions, "session-index-changed", G_CALLBACK (session_index_changed_cb), self);
+  g_signal_connect (hub, "event", G_CALLBACK (hub_event_cb), self);
+  g_signal_connect (hub, "delta", G_CALLBACK (hub_delta_cb), self);
+  g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_start_cb), self);
+  g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_end_cb), self);
+  reload (self);
+  return self;
+}
+
+const char *
+natter_timeline_model_get_session_id (NatterTimelineModel *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), NULL);
+  return self->session_id;
+}
+
+gboolean
+natter_timeline_model_get_loaded (NatterTimelineModel *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), FALSE);
+  return self->loaded;
+}
+
+/**
+ * natter_timeline_model_get_error:
+ * @self: a model
+ *
+ * Returns: (nullable): why the session file could not be read
+ */
+const char *
+natter_timeline_model_get_error (NatterTimelineModel *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), NULL);
+  return self->error;
+}
+
+/**
+ * natter_timeline_model_lookup:
+ * @self: a model
+ * @turn_id: a turn
+ *
+ * Returns: (transfer none) (nullable): the item of @turn_id
+ */
+NatterTurnItem *
+natter_timeline_model_lookup (NatterTimelineModel *self,
+                              const char          *turn_id)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), NULL);
+  return turn_id != NULL ? g_hash_table_lookup (self->by_turn, turn_id) : NULL;
+}
+
+/**
+ * natter_timeline_model_get_latest:
+ * @self: a model
+ *
+ * Returns: (transfer none) (nullable): the newest turn's item
+ */
+NatterTurnItem *
+natter_timeline_model_get_latest (NatterTimelineModel *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), NULL);
+  return self->items->len > 0 ? g_ptr_array_index (self->items, self->items->len - 1) : NULL;
+}

@@ -1,0 +1,24 @@
+/* natter-turn-row.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+#include "natter-sessions.h"
+#include "natter-turn-item.h"
+
+G_BEGIN_DECLS
+
+#define NATTER_TYPE_TURN_ROW (natter_turn_row_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterTurnRow, natter_turn_row, NATTER, TURN_ROW, GtkWidget)
+
+GtkWidget      *natter_turn_row_new      (NatterSessions *sessions);
+void            natter_turn_row_set_item (NatterTurnRow  *self,
+                                          NatterTurnItem *item);
+NatterTurnItem *natter_turn_row_get_item (NatterTurnRow  *self);
+
+G_END_DECLS
