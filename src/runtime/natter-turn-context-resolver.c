@@ -8,10 +8,15 @@
  * worker threads. JSON objects are therefore never shared across threads
  * (json-glib's reference counts are not atomic).
  *
- * Terminal turns are immutable, so their closed transcripts are cached by
- * turn id for the life of the resolver; a long session then reads only
- * the turns it has not materialized before. Non-terminal turns are read
- * every time.
+ * Terminal turns are immutable, so each one's *segment* — its own input
+ * and the messages it produced (plus the inline context when it is the
+ * base of a chain), and the turn it continues — is cached by turn id for
+ * the life of the resolver. A materialization walks the chain through the
+ * cache and reads only turns it has not seen, so the next message of a
+ * long session reads one file; assembling the transcript is one linear
+ * copy. Caching segments rather than whole transcripts keeps the cache
+ * linear in the session's length. Non-terminal turns may still change and
+ * are read every time.
  */
 
 #define G_LOG_DOMAIN "natter-turn-context-resolver"
@@ -26,7 +31,7 @@ struct _NatterTurnContextResolver
   GObject          parent_instance;
 
   NatterJsonlRepo *repo;
-  GHashTable      *cache;    /* turn id → JsonArray, terminal turns only */
+  GHashTable      *cache;    /* turn id → Segment, terminal turns only */
   guint            n_reads;
 };
 
@@ -36,61 +41,68 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (NatterTurnContextResolver, natter_turn_context_re
                                G_IMPLEMENT_INTERFACE (NATTER_TYPE_CONTEXT_RESOLVER,
                                                       context_resolver_iface_init))
 
+/* One turn's contribution to a transcript. Immutable once built. */
 typedef struct
 {
-  GPtrArray  *chain;      /* turn ids from the requested one down, owned */
-  GPtrArray  *states;     /* NatterTurnState per chain entry, NULL if cached */
+  char      *previous;   /* the turn it continues, or NULL at a chain's base */
+  JsonArray *base;       /* the inline context at a chain's base, else NULL */
+  JsonArray *own;        /* its input, answers and tool results */
+} Segment;
+
+static void
+segment_free (Segment *segment)
+{
+  g_free (segment->previous);
+  g_clear_pointer (&segment->base, json_array_unref);
+  g_clear_pointer (&segment->own, json_array_unref);
+  g_free (segment);
+}
+
+typedef struct
+{
+  char       *next_id;    /* the turn to look up next, NULL when done */
+  GPtrArray  *segments;   /* Segment, from the requested turn down; not owned */
+  GPtrArray  *uncached;   /* Segment of non-terminal turns, owned */
   GHashTable *seen;       /* turn ids on the chain */
-  JsonArray  *base;       /* the transcript below the last chain entry */
 } Materialize;
 
 static void
 materialize_free (Materialize *m)
 {
-  g_clear_pointer (&m->chain, g_ptr_array_unref);
-  g_clear_pointer (&m->states, g_ptr_array_unref);
+  g_free (m->next_id);
+  g_clear_pointer (&m->segments, g_ptr_array_unref);
+  g_clear_pointer (&m->uncached, g_ptr_array_unref);
   g_clear_pointer (&m->seen, g_hash_table_unref);
-  g_clear_pointer (&m->base, json_array_unref);
   g_free (m);
 }
 
 static void step (GTask *task);
 
-/* Builds the transcripts from the base of the chain up to the requested
- * turn, caching each terminal one. */
 static void
-unwind (GTask *task)
+append_copies (JsonArray *to,
+               JsonArray *from)
 {
-  NatterTurnContextResolver *self = g_task_get_source_object (task);
+  if (from == NULL)
+    return;
+  for (guint i = 0; i < json_array_get_length (from); i++)
+    json_array_add_element (to, json_node_copy (json_array_get_element (from, i)));
+}
+
+/* Concatenates the segments from the base of the chain up. */
+static void
+assemble (GTask *task)
+{
   Materialize *m = g_task_get_task_data (task);
-  g_autoptr(JsonArray) transcript = m->base != NULL ? json_array_ref (m->base) : NULL;
+  JsonArray *transcript = json_array_new ();
 
-  for (guint i = m->states->len; i > 0; i--)
+  for (guint i = m->segments->len; i > 0; i--)
     {
-      NatterTurnState *state = g_ptr_array_index (m->states, i - 1);
-      JsonObject *definition = natter_turn_state_get_definition (state);
-      JsonNode *context = json_object_get_member (definition, "context");
-      g_autoptr(GError) error = NULL;
-      JsonArray *next;
+      Segment *segment = g_ptr_array_index (m->segments, i - 1);
 
-      /* The base of the chain has inline context; every other turn is
-       * prefixed by the transcript below it. */
-      next = natter_build_closed_transcript (state,
-                                             JSON_NODE_HOLDS_ARRAY (context)
-                                             ? json_node_get_array (context) : transcript,
-                                             &error);
-      if (next == NULL)
-        {
-          g_task_return_error (task, g_steal_pointer (&error));
-          return;
-        }
-      g_clear_pointer (&transcript, json_array_unref);
-      transcript = next;
-      if (natter_turn_state_get_terminal_event (state) != NULL)
-        g_hash_table_replace (self->cache, g_strdup (g_ptr_array_index (m->chain, i - 1)),
-                              json_array_ref (transcript));
+      append_copies (transcript, segment->base);
+      append_copies (transcript, segment->own);
     }
-  g_task_return_pointer (task, g_steal_pointer (&transcript), (GDestroyNotify) json_array_unref);
+  g_task_return_pointer (task, transcript, (GDestroyNotify) json_array_unref);
 }
 
 static void
@@ -99,11 +111,13 @@ read_cb (GObject      *object,
          gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
+  NatterTurnContextResolver *self = g_task_get_source_object (task);
   Materialize *m = g_task_get_task_data (task);
-  const char *turn_id = g_ptr_array_index (m->chain, m->chain->len - 1);
+  g_autofree char *turn_id = g_steal_pointer (&m->next_id);
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   g_autoptr(GError) error = NULL;
+  Segment *segment;
   JsonNode *context;
 
   events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
@@ -118,16 +132,39 @@ read_cb (GObject      *object,
       return;
     }
 
-  context = json_object_get_member (natter_turn_state_get_definition (state), "context");
-  g_ptr_array_add (m->states, g_steal_pointer (&state));
-  if (JSON_NODE_HOLDS_ARRAY (context))
+  segment = g_new0 (Segment, 1);
+  segment->own = natter_build_closed_transcript (state, NULL, &error);
+  if (segment->own == NULL)
     {
-      unwind (task);
+      segment_free (segment);
+      g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  g_ptr_array_add (m->chain,
-                   g_strdup (json_object_get_string_member (json_node_get_object (context),
-                                                            "previousTurnId")));
+  context = json_object_get_member (natter_turn_state_get_definition (state), "context");
+  if (JSON_NODE_HOLDS_ARRAY (context))
+    segment->base = json_array_ref (json_node_get_array (context));
+  else
+    segment->previous = g_strdup (json_object_get_string_member (json_node_get_object (context),
+                                                                 "previousTurnId"));
+
+  if (natter_turn_state_get_terminal_event (state) == NULL)
+    {
+      g_ptr_array_add (m->uncached, segment);
+    }
+  else if (g_hash_table_contains (self->cache, turn_id))
+    {
+      /* A concurrent materialization cached it meanwhile; segments in
+       * the cache are never replaced, since walks in flight point at
+       * them. */
+      segment_free (segment);
+      segment = g_hash_table_lookup (self->cache, turn_id);
+    }
+  else
+    {
+      g_hash_table_insert (self->cache, g_strdup (turn_id), segment);
+    }
+  g_ptr_array_add (m->segments, segment);
+  m->next_id = g_strdup (segment->previous);
   step (task);
 }
 
@@ -136,29 +173,31 @@ step (GTask *task)
 {
   NatterTurnContextResolver *self = g_task_get_source_object (task);
   Materialize *m = g_task_get_task_data (task);
-  const char *turn_id = g_ptr_array_index (m->chain, m->chain->len - 1);
-  JsonArray *cached;
 
-  if (!g_hash_table_add (m->seen, (gpointer) turn_id))
+  /* Cached links cost no I/O; walk them here. */
+  while (m->next_id != NULL)
     {
-      g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT,
-                               "The context chain returns to turn “%s”", turn_id);
-      return;
-    }
+      Segment *cached;
 
-  cached = g_hash_table_lookup (self->cache, turn_id);
-  if (cached != NULL)
-    {
-      /* The chain entry is served by the cache: it is the base. */
-      g_free (g_ptr_array_steal_index (m->chain, m->chain->len - 1));
-      m->base = json_array_ref (cached);
-      unwind (task);
-      return;
+      if (!g_hash_table_add (m->seen, g_strdup (m->next_id)))
+        {
+          g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT,
+                                   "The context chain returns to turn “%s”", m->next_id);
+          return;
+        }
+      cached = g_hash_table_lookup (self->cache, m->next_id);
+      if (cached == NULL)
+        {
+          self->n_reads++;
+          natter_jsonl_repo_read_async (self->repo, m->next_id, g_task_get_cancellable (task),
+                                        read_cb, g_object_ref (task));
+          return;
+        }
+      g_ptr_array_add (m->segments, cached);
+      g_free (m->next_id);
+      m->next_id = g_strdup (cached->previous);
     }
-
-  self->n_reads++;
-  natter_jsonl_repo_read_async (self->repo, turn_id, g_task_get_cancellable (task),
-                                read_cb, g_object_ref (task));
+  assemble (task);
 }
 
 static void
@@ -172,10 +211,10 @@ natter_turn_context_resolver_materialize_async (NatterContextResolver *resolver,
   Materialize *m = g_new0 (Materialize, 1);
 
   g_task_set_source_tag (task, natter_turn_context_resolver_materialize_async);
-  m->chain = g_ptr_array_new_with_free_func (g_free);
-  m->states = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_turn_state_unref);
-  m->seen = g_hash_table_new (g_str_hash, g_str_equal);
-  g_ptr_array_add (m->chain, g_strdup (previous_turn_id));
+  m->next_id = g_strdup (previous_turn_id);
+  m->segments = g_ptr_array_new ();
+  m->uncached = g_ptr_array_new_with_free_func ((GDestroyNotify) segment_free);
+  m->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_task_set_task_data (task, m, (GDestroyNotify) materialize_free);
   step (task);
 }
@@ -218,7 +257,7 @@ static void
 natter_turn_context_resolver_init (NatterTurnContextResolver *self)
 {
   self->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                       (GDestroyNotify) json_array_unref);
+                                       (GDestroyNotify) segment_free);
 }
 
 /**
