@@ -202,7 +202,7 @@ natter_json_to_line (JsonNode  *node,
  * faster than parsing with JsonParser and regenerating. A refused line is
  * handed to that slower reference path only to name the error, so the
  * codes are the reference's — except for a line nested deeper than
- * %NATTER_JSON_MAX_DEPTH (by its brackets outside strings), which is
+ * %NATTER_JSON_MAX_DEPTH (512, counting brackets outside strings), which is
  * refused with %NATTER_STORE_ERROR_NOT_LOSSLESS without asking json-glib,
  * whose parser recurses once per level and would overflow the stack.
  *
