@@ -349,7 +349,9 @@ natter_services_new (GFile               *data_dir,
  *
  * Takes the advisory single-writer lock of the storage directory
  * (architecture.md, "Process and data"; natter_data_dir_lock_acquire()),
- * held until @self is finalized. Idempotent.
+ * held until @self is finalized. Idempotent. Blocks for up to a second
+ * after taking it, so that no id made from now on can equal one that the
+ * previous writer made (see natter_id_generator_next()).
  *
  * Returns: %TRUE when this process may write the data directory; else
  *   %FALSE with %NATTER_SESSION_ERROR_LOCKED ("Another Natter process is
@@ -365,7 +367,20 @@ natter_services_acquire_writer_lock (NatterServices  *self,
   if (self->lock != NULL)
     return TRUE;
   self->lock = natter_data_dir_lock_acquire (self->storage_dir, error);
-  return self->lock != NULL;
+  if (self->lock == NULL)
+    return FALSE;
+
+  /* Ids are `<UTC second>-<per-process counter>-000`, so a process that
+   * starts within the second in which the previous writer made its last
+   * id would make the very same ids again ("… already exists"). The lock
+   * orders the writers; waiting for the next second before the first id
+   * orders their ids too. */
+  {
+    gint64 now = natter_clock_now_us (self->clock);
+
+    g_usleep ((gulong) (G_USEC_PER_SEC - now % G_USEC_PER_SEC));
+  }
+  return TRUE;
 }
 
 /**

@@ -1,0 +1,814 @@
+/* test-cli.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The `natter` command line of issue 5, end to end: every case runs the
+ * REAL built binary ($NATTER_BIN) as a child process against a localhost
+ * SoupServer in this process that plays a scripted OpenAI-compatible
+ * model. The child has no display and no session bus, so each invocation
+ * is its own primary instance (the display-free NatterCliApplication),
+ * builds NatterServices over a temporary data directory, takes the
+ * single-writer lock, runs one command and exits. The test's main loop
+ * keeps serving HTTP while it waits for the child.
+ */
+
+#include <string.h>
+
+#include <libsoup/soup.h>
+
+#include "natter-data-dir-lock.h"
+#include "natter-id.h"
+#include "natter-test-support.h"
+
+#define API_KEY "sk-cli-SECRET-7"
+#define WAIT_MS 30000
+
+/* ------------------------------------------------------------------ */
+/* The scripted model                                                  */
+/* ------------------------------------------------------------------ */
+
+#define SSE "text/event-stream"
+#define CHUNK(delta) "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" delta "\"}}]}\n\n"
+#define FINISH(reason) "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"" reason "\"}]}\n\n"
+#define DONE "data: [DONE]\n\n"
+#define TOOL_CALL(id, name, args) \
+  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"" id "\"," \
+  "\"type\":\"function\",\"function\":{\"name\":\"" name "\",\"arguments\":\"" args "\"}}]}}]}\n\n"
+
+typedef struct
+{
+  const char *chunks;      /* one SSE body */
+  gboolean    keep_open;   /* never finish: the child is killed meanwhile */
+} Step;
+
+static const Step ANSWER = { CHUNK ("Hello") CHUNK (" world") FINISH ("stop") DONE, FALSE };
+static const Step HANG = { CHUNK ("Hel"), TRUE };
+static const Step ASK_COLOUR = {
+  TOOL_CALL ("call_1", "ask_human", "{\\\"question\\\":\\\"Which colour?\\\"}") FINISH ("tool_calls") DONE, FALSE
+};
+
+typedef struct
+{
+  SoupServer *server;
+  char       *base_url;
+  GPtrArray  *script;     /* const Step* */
+  GPtrArray  *bodies;     /* char*: every request body */
+  GPtrArray  *auths;      /* char*: every Authorization header */
+  char       *read_call;  /* the read_file tool call step, built per test */
+  Step        read_step;
+} Server;
+
+static void
+server_cb (SoupServer        *soup,
+           SoupServerMessage *msg,
+           const char        *path,
+           GHashTable        *query,
+           gpointer           user_data)
+{
+  Server *server = user_data;
+  g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
+  const char *auth = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                   "Authorization");
+  SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
+  SoupMessageBody *response = soup_server_message_get_response_body (msg);
+  guint index = server->bodies->len;
+  const Step *step;
+
+  g_assert_cmpstr (path, ==, "/v1/chat/completions");
+  g_ptr_array_add (server->bodies, g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body)));
+  g_ptr_array_add (server->auths, g_strdup (auth != NULL ? auth : ""));
+  g_assert_cmpuint (index, <, server->script->len);
+  step = g_ptr_array_index (server->script, index);
+
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+  soup_message_headers_set_content_type (headers, SSE, NULL);
+  soup_message_body_append (response, SOUP_MEMORY_COPY, step->chunks, strlen (step->chunks));
+  if (!step->keep_open)
+    soup_message_body_complete (response);
+}
+
+static Server *
+server_new (void)
+{
+  Server *server = g_new0 (Server, 1);
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+
+  server->script = g_ptr_array_new ();
+  server->bodies = g_ptr_array_new_with_free_func (g_free);
+  server->auths = g_ptr_array_new_with_free_func (g_free);
+  server->server = soup_server_new (NULL, NULL);
+  soup_server_add_handler (server->server, NULL, server_cb, server, NULL);
+  soup_server_listen_local (server->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (server->server);
+  server->base_url = g_strdup_printf ("http://127.0.0.1:%d/v1", g_uri_get_port (uris->data));
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  return server;
+}
+
+static void
+server_free (Server *server)
+{
+  soup_server_disconnect (server->server);
+  g_object_unref (server->server);
+  g_ptr_array_unref (server->script);
+  g_ptr_array_unref (server->bodies);
+  g_ptr_array_unref (server->auths);
+  g_free (server->base_url);
+  g_free (server->read_call);
+  g_free (server);
+}
+
+/* A port nobody listens on: bound, then closed. */
+static guint16
+closed_port (void)
+{
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                            G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  g_autoptr(GError) error = NULL;
+  guint16 port;
+
+  g_socket_bind (socket, address, FALSE, &error);
+  g_assert_no_error (error);
+  bound = g_socket_get_local_address (socket, &error);
+  g_assert_no_error (error);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_socket_close (socket, &error);
+  g_assert_no_error (error);
+  return port;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running the binary                                                  */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  GFile  *dir;        /* NATTER_DATA_DIR */
+  Server *server;
+  char   *file;       /* a file for read_file to read */
+} Fixture;
+
+typedef struct
+{
+  gboolean  done;
+  int       status;
+  char     *out;
+  char     *err;
+} Result;
+
+static void
+result_clear (Result *result)
+{
+  g_clear_pointer (&result->out, g_free);
+  g_clear_pointer (&result->err, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
+
+static void
+communicated_cb (GObject      *object,
+                 GAsyncResult *res,
+                 gpointer      user_data)
+{
+  Result *result = user_data;
+  GSubprocess *process = G_SUBPROCESS (object);
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_communicate_utf8_finish (process, res, &result->out, &result->err, &error);
+  g_assert_no_error (error);
+  result->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+  result->done = TRUE;
+}
+
+static GSubprocess *
+spawn (Fixture            *f,
+       const char * const *args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *dir = g_file_get_path (f->dir);
+  g_autoptr(GError) error = NULL;
+  GSubprocess *process;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  /* No display, no session bus: each invocation is its own primary. */
+  g_subprocess_launcher_unsetenv (launcher, "DISPLAY");
+  g_subprocess_launcher_unsetenv (launcher, "WAYLAND_DISPLAY");
+  g_subprocess_launcher_unsetenv (launcher, "DBUS_SESSION_BUS_ADDRESS");
+  g_subprocess_launcher_setenv (launcher, "XDG_RUNTIME_DIR", dir, TRUE);
+  g_subprocess_launcher_setenv (launcher, "NATTER_DATA_DIR", dir, TRUE);
+  g_subprocess_launcher_setenv (launcher, "NATTER_API_KEY", API_KEY, TRUE);
+  g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
+  g_subprocess_launcher_setenv (launcher, "GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("NATTER_BIN"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  return process;
+}
+
+/* Runs natter with @args while this main loop serves the model. */
+static void
+run_argv (Fixture            *f,
+          const char * const *args,
+          Result             *result)
+{
+  g_autoptr(GSubprocess) process = spawn (f, args);
+
+  memset (result, 0, sizeof *result);
+  g_subprocess_communicate_utf8_async (process, NULL, NULL, communicated_cb, result);
+  natter_test_wait_for_flag (&result->done, WAIT_MS);
+}
+
+#define RUN(f, result, ...) \
+  G_STMT_START { \
+    const char * const run_args_[] = { __VA_ARGS__, NULL }; \
+    run_argv ((f), run_args_, (result)); \
+  } G_STMT_END
+
+/* Splits "session X\nturn Y\n…" into its ids. */
+static void
+parse_ids (const char  *out,
+           char       **session_id,
+           char       **turn_id)
+{
+  g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
+
+  g_assert_true (g_str_has_prefix (lines[0], "session "));
+  g_assert_true (g_str_has_prefix (lines[1], "turn "));
+  if (session_id != NULL)
+    *session_id = g_strdup (lines[0] + strlen ("session "));
+  if (turn_id != NULL)
+    *turn_id = g_strdup (lines[1] + strlen ("turn "));
+  g_assert_true (natter_id_validate (lines[0] + strlen ("session "), NULL));
+  g_assert_true (natter_id_validate (lines[1] + strlen ("turn "), NULL));
+}
+
+static void
+script (Fixture *f,
+        ...)
+{
+  va_list args;
+  const Step *step;
+
+  va_start (args, f);
+  while ((step = va_arg (args, const Step *)) != NULL)
+    g_ptr_array_add (f->server->script, (gpointer) step);
+  va_end (args);
+}
+
+static guint
+count_files (GFile *dir)
+{
+  g_autoptr(GFileEnumerator) children = NULL;
+  GFileInfo *info;
+  GFile *child;
+  guint n = 0;
+
+  children = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
+                                        NULL, NULL);
+  if (children == NULL)
+    return 0;
+  while (g_file_enumerator_iterate (children, &info, &child, NULL, NULL) && info != NULL)
+    n += g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY ? count_files (child) : 1;
+  return n;
+}
+
+static guint
+count_turn_files (Fixture *f)
+{
+  g_autoptr(GFile) turns = g_file_resolve_relative_path (f->dir, "storage/turns");
+
+  return count_files (turns);
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *escaped = NULL;
+
+  f->dir = natter_test_make_temp_dir ();
+  f->server = server_new ();
+  file = g_file_get_child (f->dir, "notes.txt");
+  f->file = g_file_get_path (file);
+  g_file_set_contents (f->file, "the secret word is plum\n", -1, &error);
+  g_assert_no_error (error);
+
+  escaped = g_strescape (f->file, NULL);
+  f->server->read_call = g_strdup_printf (TOOL_CALL ("call_1", "read_file", "{\\\"path\\\":\\\"%s\\\"}")
+                                          FINISH ("tool_calls") DONE, escaped);
+  f->server->read_step.chunks = f->server->read_call;
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  /* Every call carried the key; no file holds it. */
+  for (guint i = 0; i < f->server->auths->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (f->server->auths, i), ==, "Bearer " API_KEY);
+  server_free (f->server);
+  natter_test_remove_tree (f->dir);
+  g_object_unref (f->dir);
+  g_free (f->file);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases                                                               */
+/* ------------------------------------------------------------------ */
+
+static void
+test_ask_completed (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_auto(Result) r;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "ask", "--base-url", f->server->base_url, "--model", "m1", "Say", "hello");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "Hello world\n");
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m1\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "Say hello"));
+
+  /* A standalone turn is in no session. */
+  result_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+}
+
+static void
+test_ask_unreachable (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_auto(Result) r;
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/v1", closed_port ());
+
+  RUN (f, &r, "ask", "--base-url", url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "natter: Could not reach "));
+  g_assert_nonnull (strstr (r.err, "127.0.0.1"));
+  /* One line. */
+  g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (int) strlen (r.err) - 1);
+}
+
+static void
+test_send_list_show (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_auto(Result) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *entry;
+  JsonObject *shown;
+  JsonObject *turn;
+  g_autoptr(GList) members = NULL;
+  const char *names[] = { "createdAt", "lastAgentId", "lastModel", "latestTurnId", "latestTurnStatus",
+                          "sessionId", "title", "turnCount", "updatedAt" };
+  guint i = 0;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  expected = g_strdup_printf ("session %s\nturn %s\n\nHello world\n", session_id, turn_id);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  result_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, session_id));
+  g_assert_true (g_str_has_suffix (r.out, "\thello\n"));
+  g_assert_nonnull (strstr (r.out, "\tcompleted\t"));
+
+  result_clear (&r);
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  json = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 1);
+  entry = json_array_get_object_element (json_node_get_array (json), 0);
+  /* Exactly the spec's SessionIndexEntry field names (§8.1). */
+  members = json_object_get_members (entry);
+  members = g_list_sort (members, (GCompareFunc) strcmp);
+  g_assert_cmpuint (g_list_length (members), ==, G_N_ELEMENTS (names));
+  for (GList *l = members; l != NULL; l = l->next)
+    g_assert_cmpstr (l->data, ==, names[i++]);
+  g_assert_cmpstr (json_object_get_string_member (entry, "sessionId"), ==, session_id);
+  g_assert_cmpstr (json_object_get_string_member (entry, "latestTurnId"), ==, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (entry, "latestTurnStatus"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (entry, "lastAgentId"), ==, "assistant");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (entry, "lastModel"), "provider"),
+                   ==, f->server->base_url);
+  g_assert_cmpint (json_object_get_int_member (entry, "turnCount"), ==, 1);
+  g_clear_pointer (&json, json_node_unref);
+
+  result_clear (&r);
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "user: hello\n"));
+  g_assert_nonnull (strstr (r.out, "assistant: Hello world\n"));
+  g_assert_nonnull (strstr (r.out, " completed "));
+
+  result_clear (&r);
+  RUN (f, &r, "show", session_id, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  json = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  shown = json_node_get_object (json);
+  g_assert_cmpstr (json_object_get_string_member (shown, "sessionId"), ==, session_id);
+  turn = json_array_get_object_element (json_object_get_array_member (shown, "turns"), 0);
+  g_assert_cmpstr (json_object_get_string_member (turn, "turnId"), ==, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (turn, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (turn, "input"), ==, "hello");
+  g_assert_cmpstr (json_object_get_string_member (turn, "answer"), ==, "Hello world");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (turn, "toolCalls")), ==, 0);
+
+  /* A second message continues the session with the same model and
+   * without repeating an option; its context is the first turn. */
+  g_ptr_array_add (f->server->script, (gpointer) &ANSWER);
+  result_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "and", "again");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "and again"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "Hello world"));
+}
+
+/* The read_file call needs permission: send suspends and prints what it
+ * waits for; a new message is refused; allow continues the turn with the
+ * endpoint recorded in the turn, no option repeated. */
+static void
+test_permission_allow (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_auto(Result) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *waiting = NULL;
+  g_autofree char *expected = NULL;
+
+  script (f, &f->server->read_step, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  waiting = g_strdup_printf ("session %s\nturn %s\nwaiting: permission call_1 read_file ", session_id, turn_id);
+  g_assert_true (g_str_has_prefix (r.out, waiting));
+  g_assert_nonnull (strstr (r.out, "notes.txt"));
+
+  result_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_nonnull (strstr (r.out, "\tsuspended\t"));
+
+  /* Turn not settled. */
+  result_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "hurry");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "natter: The latest turn "));
+  g_assert_nonnull (strstr (r.err, "suspended"));
+
+  result_clear (&r);
+  RUN (f, &r, "allow", turn_id, "call_1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("session %s\nturn %s\n\nHello world\n", session_id, turn_id);
+  g_assert_cmpstr (r.out, ==, expected);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  /* The same model, and the tool really ran. */
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "\"model\":\"m1\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "plum"));
+
+  /* A second decision for the same call is the runtime's error. */
+  result_clear (&r);
+  RUN (f, &r, "allow", turn_id, "call_1");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: "));
+}
+
+static void
+test_permission_deny (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_auto(Result) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *turn;
+  JsonObject *call;
+
+  script (f, &f->server->read_step, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  result_clear (&r);
+  RUN (f, &r, "deny", turn_id, "call_1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 1), "plum"));
+
+  result_clear (&r);
+  RUN (f, &r, "show", session_id, "--json");
+  json = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  turn = json_array_get_object_element (json_object_get_array_member (json_node_get_object (json), "turns"), 0);
+  call = json_array_get_object_element (json_object_get_array_member (turn, "toolCalls"), 0);
+  g_assert_cmpstr (json_object_get_string_member (call, "toolCallId"), ==, "call_1");
+  g_assert_cmpstr (json_object_get_string_member (call, "toolName"), ==, "read_file");
+  g_assert_cmpstr (json_object_get_string_member (call, "status"), ==, "denied");
+}
+
+static void
+test_ask_human_answer (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_auto(Result) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+
+  script (f, &ASK_COLOUR, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "paint", "it");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  g_assert_true (g_str_has_suffix (r.out, "\nwaiting: question call_1 Which colour?\n"));
+
+  result_clear (&r);
+  RUN (f, &r, "answer", turn_id, "call_1", "deep", "blue");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "deep blue"));
+}
+
+static void
+test_stop (Fixture       *f,
+           gconstpointer  data)
+{
+  g_auto(Result) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+
+  script (f, &f->server->read_step, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  result_clear (&r);
+  RUN (f, &r, "stop", turn_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\ncancelled\n"));
+
+  result_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_nonnull (strstr (r.out, "\tcancelled\t"));
+}
+
+/* A process killed mid-stream leaves its turn idle; `resume` re-issues the
+ * interrupted call against the endpoint recorded in the turn. */
+static void
+test_resume_idle (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_auto(Result) r = { 0 };
+  g_autoptr(GSubprocess) process = NULL;
+  const char * const args[] = { "send", "--base-url", f->server->base_url, "--model", "m1", "hello", NULL };
+  g_autofree char *session_id = NULL;
+  g_auto(GStrv) fields = NULL;
+
+  script (f, &HANG, &ANSWER, NULL);
+  process = spawn (f, args);
+  g_subprocess_communicate_utf8_async (process, NULL, NULL, communicated_cb, &r);
+  while (f->server->bodies->len == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_subprocess_force_exit (process);
+  natter_test_wait_for_flag (&r.done, WAIT_MS);
+  g_assert_cmpint (r.status, ==, -1);
+
+  result_clear (&r);
+  RUN (f, &r, "sessions");
+  fields = g_strsplit (r.out, "\t", -1);
+  g_assert_cmpstr (fields[1], ==, "idle");
+  session_id = g_strdup (fields[0]);
+
+  result_clear (&r);
+  RUN (f, &r, "resume", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+
+  /* Only an idle turn can be resumed. */
+  result_clear (&r);
+  RUN (f, &r, "resume", session_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: "));
+}
+
+static void
+test_title_fork_delete (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_auto(Result) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *fork_id = NULL;
+  guint n_turn_files;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  result_clear (&r);
+  RUN (f, &r, "title", session_id, "Greetings", "and", "more");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  result_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_true (g_str_has_suffix (r.out, "\tGreetings and more\n"));
+
+  result_clear (&r);
+  RUN (f, &r, "fork", session_id, turn_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  fork_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  g_assert_true (natter_id_validate (fork_id, NULL));
+  g_assert_cmpstr (fork_id, !=, session_id);
+
+  result_clear (&r);
+  RUN (f, &r, "show", fork_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, session_id));
+
+  n_turn_files = count_turn_files (f);
+  g_assert_cmpuint (n_turn_files, ==, 1);
+  result_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  /* §9.4: the turn files stay. */
+  g_assert_cmpuint (count_turn_files (f), ==, n_turn_files);
+
+  result_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_true (g_str_has_prefix (r.out, fork_id));
+  g_assert_null (strstr (r.out, session_id));
+
+  result_clear (&r);
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: No session "));
+}
+
+static void
+test_errors (Fixture       *f,
+             gconstpointer  data)
+{
+  g_auto(Result) r;
+  g_autoptr(NatterFakeClock) clock = natter_fake_clock_new (1795000000LL * G_USEC_PER_SEC);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NATTER_CLOCK (clock));
+  g_autofree char *absent = natter_id_generator_next (ids);
+  g_autofree char *expected = g_strdup_printf ("natter: No session %s\n", absent);
+
+  RUN (f, &r, "show", absent);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.err, ==, expected);
+
+  result_clear (&r);
+  RUN (f, &r, "send", "--session", absent, "hi");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.err, ==, expected);
+
+  result_clear (&r);
+  RUN (f, &r, "show", "../../etc");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.err, ==, "natter: “../../etc” is not a valid id\n");
+
+  result_clear (&r);
+  RUN (f, &r, "allow", "../../etc", "call_1");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: "));
+  g_assert_nonnull (strstr (r.err, "not a valid id"));
+
+  result_clear (&r);
+  RUN (f, &r, "allow", absent, "call_1");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: "));
+
+  /* Usage errors: exit 2. */
+  result_clear (&r);
+  RUN (f, &r, "send");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "natter: Missing arguments\nTry “natter send --help”.\n");
+
+  result_clear (&r);
+  RUN (f, &r, "frobnicate");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "natter: Unknown command “frobnicate”\n"));
+
+  result_clear (&r);
+  RUN (f, &r, "sessions", "--bogus");
+  g_assert_cmpint (r.status, ==, 2);
+
+  result_clear (&r);
+  RUN (f, &r, "ask", "--max-model-calls", "0", "hi");
+  g_assert_cmpint (r.status, ==, 2);
+
+  result_clear (&r);
+  RUN (f, &r, "send", "--help");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "--base-url"));
+  g_assert_nonnull (strstr (r.out, "--auto-permission"));
+
+  result_clear (&r);
+  RUN (f, &r, "help");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "natter deliver TURN CALL JSON"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 0);
+}
+
+/* Single writer: with the data directory locked by another process (here
+ * this test), a command that writes is refused with a clear message. */
+static void
+test_lock_refused (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_auto(Result) r;
+  g_autoptr(GFile) storage = g_file_get_child (f->dir, "storage");
+  g_autoptr(NatterDataDirLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+
+  lock = natter_data_dir_lock_acquire (storage, &error);
+  g_assert_no_error (error);
+
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "natter: Another Natter process is using "));
+  g_assert_cmpuint (f->server->bodies->len, ==, 0);
+
+  /* Help still works. */
+  result_clear (&r);
+  RUN (f, &r, "sessions", "--help");
+  g_assert_cmpint (r.status, ==, 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  if (g_getenv ("NATTER_BIN") == NULL || g_getenv ("NATTER_SCHEMA_DIR") == NULL)
+    {
+      g_test_skip ("NATTER_BIN is not set: the binary is only built with -Dui=true");
+      return g_test_run ();
+    }
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("/cli/ask/completed", test_ask_completed);
+  ADD ("/cli/ask/provider-unreachable", test_ask_unreachable);
+  ADD ("/cli/send/new-session-list-show", test_send_list_show);
+  ADD ("/cli/send/permission-allow", test_permission_allow);
+  ADD ("/cli/send/permission-deny", test_permission_deny);
+  ADD ("/cli/send/ask-human-answer", test_ask_human_answer);
+  ADD ("/cli/stop", test_stop);
+  ADD ("/cli/resume-idle", test_resume_idle);
+  ADD ("/cli/title-fork-delete", test_title_fork_delete);
+  ADD ("/cli/errors", test_errors);
+  ADD ("/cli/lock-refused", test_lock_refused);
+#undef ADD
+
+  return g_test_run ();
+}
