@@ -45,6 +45,8 @@ natter_context_resolver_materialize_async (NatterContextResolver *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Implements turn-runtime.md §11.
+ *
  * Returns: (transfer full) (nullable): the messages, or %NULL with
  *   %NATTER_RUNTIME_ERROR_CONTEXT (missing, corrupt, cyclic chain)
  */

@@ -21,6 +21,8 @@ natter_model_registry_default_init (NatterModelRegistryInterface *iface)
  * @descriptor: (transfer none): `{provider, model}`
  * @error: return location for a #GError
  *
+ * Implements turn-runtime.md §6 step 4 and §12.
+ *
  * Returns: (transfer full) (nullable): the model, or %NULL with
  *   %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND when no provider serves it
  */

@@ -20,6 +20,8 @@ natter_model_default_init (NatterModelInterface *iface)
  * @finish_reason: the finish reason
  * @usage: (transfer none) (nullable): token counts; %NULL for none
  *
+ * The canonical response of turn-runtime.md §3 (`model_call_completed`).
+ *
  * Returns: (transfer full): a result holding copies/references of the
  *   arguments; free with natter_model_step_result_free()
  */
@@ -43,6 +45,8 @@ natter_model_step_result_new (JsonNode   *message,
  * @result: (nullable): a result
  *
  * Frees @result.
+ *
+ * Part of turn-runtime.md §3.
  */
 void
 natter_model_step_result_free (NatterModelStepResult *result)
@@ -90,6 +94,8 @@ natter_model_stream_step_async (NatterModel               *self,
  * @self: a #NatterModel
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Implements the model step of turn-runtime.md §6 step 5.
  *
  * Returns: (transfer full) (nullable): the step result, or %NULL with the
  *   provider's error (%NATTER_PROVIDER_ERROR, or %G_IO_ERROR_CANCELLED)

@@ -44,6 +44,8 @@ natter_permission_classifier_classify_async (NatterPermissionClassifier *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Implements turn-runtime.md §7.
+ *
  * Returns: (transfer full) (nullable): `[{toolCallId, decision, reason}]`,
  *   or %NULL with the classifier's error (any domain)
  */

@@ -26,6 +26,8 @@
  * toolCallId, toolName, content}`, where `content` is the output when it
  * is a string and its compact JSON otherwise.
  *
+ * Part of turn-runtime.md §3 (the `toolResult:` refs) and §8.
+ *
  * Returns: (transfer full): a message object node
  */
 JsonNode *

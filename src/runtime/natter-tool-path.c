@@ -51,6 +51,8 @@ natter_tool_path_resolve (JsonObject  *input,
  * @input: (transfer none): the tool arguments
  * @cwd: (nullable): the turn's working directory
  *
+ * Part of turn-runtime.md §7.
+ *
  * Returns: (transfer full): the permission request `{action, path}` with
  *   the absolute path when it resolves, else `{action, path: <as given>}`
  */
@@ -109,6 +111,8 @@ natter_tool_descriptor_new (const char *tool_id,
  * natter_tool_result_new:
  * @output: the text the model reads; valid UTF-8
  * @metadata: (transfer full) (nullable): extra facts for the UI
+ *
+ * Part of turn-runtime.md §8.
  *
  * Returns: (transfer full): a successful `{output, isError: false,
  *   metadata?}`

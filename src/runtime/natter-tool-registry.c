@@ -44,6 +44,8 @@ natter_tool_registry_init (NatterToolRegistry *self)
 /**
  * natter_tool_registry_new:
  *
+ * The live tools of turn-runtime.md §6 step 4 and §8.
+ *
  * Returns: (transfer full): an empty registry
  */
 NatterToolRegistry *
@@ -58,6 +60,8 @@ natter_tool_registry_new (void)
  * @tool: (transfer none): a tool; replaces one with the same `toolId`
  *
  * Registers @tool under its `toolId`.
+ *
+ * Part of turn-runtime.md §8.
  */
 void
 natter_tool_registry_add (NatterToolRegistry *self,
@@ -73,6 +77,8 @@ natter_tool_registry_add (NatterToolRegistry *self,
  * natter_tool_registry_lookup:
  * @self: a #NatterToolRegistry
  * @tool_id: a `toolId`
+ *
+ * Part of turn-runtime.md §6 step 4.
  *
  * Returns: (transfer none) (nullable): the tool, or %NULL
  */

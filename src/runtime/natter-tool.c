@@ -32,6 +32,8 @@ natter_tool_get_descriptor (NatterTool *self)
  * natter_tool_get_id:
  * @self: a #NatterTool
  *
+ * The descriptor key of turn-runtime.md §1.
+ *
  * Returns: (transfer none): the registry key, `toolId`
  */
 const char *
@@ -43,6 +45,8 @@ natter_tool_get_id (NatterTool *self)
 /**
  * natter_tool_is_async:
  * @self: a #NatterTool
+ *
+ * The execution kind of turn-runtime.md §1 and §8.
  *
  * Returns: whether the descriptor says `execution: "async"`
  */

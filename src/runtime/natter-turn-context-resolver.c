@@ -264,6 +264,8 @@ natter_turn_context_resolver_init (NatterTurnContextResolver *self)
  * natter_turn_context_resolver_new:
  * @turn_repo: the turn repository
  *
+ * Implements turn-runtime.md §11, with its cache of terminal turns.
+ *
  * Returns: (transfer full): a context resolver reading @turn_repo, with
  *   an empty cache
  */
@@ -282,6 +284,8 @@ natter_turn_context_resolver_new (NatterJsonlRepo *turn_repo)
 /**
  * natter_turn_context_resolver_get_n_reads:
  * @self: a #NatterTurnContextResolver
+ *
+ * Part of turn-runtime.md §11.
  *
  * Returns: how many turn files this resolver has read, for tests and
  *   benchmarks of the cache

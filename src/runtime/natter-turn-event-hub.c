@@ -81,6 +81,8 @@ natter_turn_event_hub_init (NatterTurnEventHub *self)
 /**
  * natter_turn_event_hub_new:
  *
+ * Part of the lifecycle bus of turn-runtime.md §5.
+ *
  * Returns: (transfer full): a hub; the application keeps one
  */
 NatterTurnEventHub *
@@ -97,6 +99,8 @@ natter_turn_event_hub_new (void)
  * @offset: its 1-based line number
  *
  * Emits #NatterTurnEventHub::event.
+ *
+ * Part of the lifecycle bus of turn-runtime.md §5.
  */
 void
 natter_turn_event_hub_emit_event (NatterTurnEventHub *self,
@@ -118,6 +122,8 @@ natter_turn_event_hub_emit_event (NatterTurnEventHub *self,
  * @text: the piece of text
  *
  * Emits #NatterTurnEventHub::delta.
+ *
+ * Part of the lifecycle bus of turn-runtime.md §5.
  */
 void
 natter_turn_event_hub_emit_delta (NatterTurnEventHub *self,
@@ -137,6 +143,8 @@ natter_turn_event_hub_emit_delta (NatterTurnEventHub *self,
  * @turn_id: the turn
  *
  * Emits #NatterTurnEventHub::turn-processing-start.
+ *
+ * Part of the lifecycle bus of turn-runtime.md §5.
  */
 void
 natter_turn_event_hub_processing_start (NatterTurnEventHub *self,
@@ -153,6 +161,8 @@ natter_turn_event_hub_processing_start (NatterTurnEventHub *self,
  * @turn_id: the turn
  *
  * Emits #NatterTurnEventHub::turn-processing-end.
+ *
+ * Part of the lifecycle bus of turn-runtime.md §5.
  */
 void
 natter_turn_event_hub_processing_end (NatterTurnEventHub *self,

@@ -59,6 +59,8 @@ get_array_or_null (JsonObject *object,
  * @event: (transfer none): a `turn_completed`, `turn_failed`,
  *   `turn_cancelled` or `turn_suspended` event
  *
+ * Part of the execution of turn-runtime.md §5.
+ *
  * Returns: (transfer full) (nullable): the outcome the event stands for,
  *   or %NULL for any other event type
  */
@@ -102,6 +104,8 @@ natter_turn_outcome_new_from_event (JsonObject *event)
  * natter_turn_outcome_ref:
  * @outcome: an outcome
  *
+ * Part of the execution of turn-runtime.md §5.
+ *
  * Returns: (transfer full): @outcome
  */
 NatterTurnOutcome *
@@ -116,6 +120,8 @@ natter_turn_outcome_ref (NatterTurnOutcome *outcome)
  * @outcome: an outcome
  *
  * Drops a reference.
+ *
+ * Part of the execution of turn-runtime.md §5.
  */
 void
 natter_turn_outcome_unref (NatterTurnOutcome *outcome)
@@ -1651,6 +1657,8 @@ natter_turn_execution_init (NatterTurnExecution *self)
  * natter_turn_execution_get_turn_id:
  * @self: a #NatterTurnExecution
  *
+ * Part of the execution of turn-runtime.md §5.
+ *
  * Returns: (transfer none): the turn being advanced
  */
 const char *
@@ -1664,6 +1672,8 @@ natter_turn_execution_get_turn_id (NatterTurnExecution *self)
 /**
  * natter_turn_execution_get_settled:
  * @self: a #NatterTurnExecution
+ *
+ * Part of the execution of turn-runtime.md §5.
  *
  * Returns: whether the outcome is known
  */
@@ -1714,6 +1724,8 @@ natter_turn_execution_wait_async (NatterTurnExecution *self,
  * @self: a #NatterTurnExecution
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Part of the execution of turn-runtime.md §5.
  *
  * Returns: (transfer full) (nullable): the outcome; or %NULL with an
  *   infrastructure error: %NATTER_STORE_ERROR (corrupt file, repo

@@ -65,6 +65,8 @@ natter_turn_runtime_init (NatterTurnRuntime *self)
  * @max_model_calls: the default `maxModelCalls`; 0 for
  *   %NATTER_DEFAULT_MAX_MODEL_CALLS
  *
+ * The service of turn-runtime.md §5, with every dependency injected.
+ *
  * Returns: (transfer full): a runtime holding references to all of them
  */
 NatterTurnRuntime *
@@ -306,6 +308,8 @@ natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Part of turn-runtime.md §5.
+ *
  * Returns: (transfer full) (nullable): the new turn id, or %NULL with
  *   %NATTER_RUNTIME_ERROR_AGENT, %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT, a
  *   %NATTER_STORE_ERROR (an invalid definition, or the repo's error)
@@ -397,6 +401,8 @@ natter_turn_runtime_get_turn_async (NatterTurnRuntime   *self,
  * @self: a #NatterTurnRuntime
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Part of turn-runtime.md §5.
  *
  * Returns: (transfer full) (element-type JsonNode) (nullable): the events,
  *   or %NULL with a %NATTER_STORE_ERROR (NOT_FOUND, CORRUPT, INVARIANT, …)
