@@ -388,6 +388,7 @@ update_conversation (NatterWindow *self)
       gtk_stack_set_visible_child_name (self->content_stack, "empty");
       return;
     }
+  update_composer (self);
   if (error != NULL)
     {
       adw_status_page_set_description (self->errored_page, error);
@@ -398,7 +399,6 @@ update_conversation (NatterWindow *self)
   gtk_widget_set_visible (self->new_conversation_page,
                           self->timeline != NULL && natter_timeline_model_get_loaded (self->timeline) &&
                           g_list_model_get_n_items (G_LIST_MODEL (self->timeline)) == 0);
-  update_composer (self);
 }
 
 static void

@@ -1,0 +1,319 @@
+/* natter-ui-test-world.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Shared by the window tests (header-only, so each test binary of the
+ * ui_tests loop stays one .c file): a session service over a temp data
+ * directory with the fake model and tools, helpers to generate sessions,
+ * a "restart" (a new index and service over the same directory), and
+ * main-loop waiting without sleeps.
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+#include "natter-sessions-private.h"
+#include "natter-test-fakes.h"
+#include "natter-window.h"
+
+typedef struct
+{
+  NatterTestWorld    *w;
+  NatterSessionIndex *index;
+  NatterSessions     *sessions;
+} UiWorld;
+
+typedef gboolean (*UiCondition) (gpointer data);
+
+static inline gboolean
+ui_timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Iterates the main context until @condition holds; fails after 10 s. */
+static inline void
+ui_wait_until (UiCondition condition,
+               gpointer    data)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (10000, ui_timeout_cb, &timed_out);
+
+  while (!condition (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (id);
+  if (!condition (data))
+    g_error ("Timed out waiting for a condition");
+}
+
+static inline gboolean
+ui_result_ready (gpointer data)
+{
+  return *(GAsyncResult **) data != NULL;
+}
+
+static inline void
+ui_result_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static inline GAsyncResult *
+ui_wait_result (GAsyncResult **result)
+{
+  ui_wait_until (ui_result_ready, result);
+  return *result;
+}
+
+static inline void
+ui_world_start_service (UiWorld *u)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  u->index = natter_session_index_new ();
+  u->sessions = natter_sessions_new (u->w->session_repo, u->w->turn_repo, u->w->runtime, u->w->hub,
+                                     NATTER_CLOCK (u->w->clock), u->w->ids, u->index);
+  natter_session_index_load_async (u->index, u->w->session_repo, u->w->turn_repo, NULL,
+                                   ui_result_cb, &result);
+  g_assert_true (natter_session_index_load_finish (u->index, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+static inline UiWorld *
+ui_world_new (void)
+{
+  UiWorld *u = g_new0 (UiWorld, 1);
+
+  u->w = natter_test_world_new ();
+  ui_world_start_service (u);
+  return u;
+}
+
+static inline gboolean
+ui_no_advances (gpointer data)
+{
+  return natter_sessions_get_n_advances (((UiWorld *) data)->sessions) == 0;
+}
+
+static inline void
+ui_world_stop_service (UiWorld *u)
+{
+  ui_wait_until (ui_no_advances, u);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_clear_object (&u->sessions);
+  g_clear_object (&u->index);
+}
+
+/* What a restart gives: the same directory read by a new index and
+ * service (nothing in memory survives). */
+static inline void
+ui_world_restart (UiWorld *u)
+{
+  ui_world_stop_service (u);
+  ui_world_start_service (u);
+}
+
+static inline void
+ui_world_free (UiWorld *u)
+{
+  ui_world_stop_service (u);
+  natter_test_world_free (u->w);
+  g_free (u);
+}
+
+static inline char *
+ui_create_session (UiWorld    *u,
+                   const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *session_id;
+
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  natter_sessions_create_session_async (u->sessions, title, NULL, NULL, NULL, NULL, ui_result_cb, &result);
+  session_id = natter_sessions_create_session_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return session_id;
+}
+
+/* Sends @text to @session_id through the fake agent "helper" and returns
+ * the turn id at once (the turn runs on). */
+static inline char *
+ui_send (UiWorld    *u,
+         const char *session_id,
+         const char *text)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) input = NULL;
+  g_autoptr(JsonNode) config = natter_test_json ("{\"agent\":{\"agentId\":\"helper\"}}");
+  g_autofree char *literal = NULL;
+  char *turn_id;
+
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  input = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (input, json_object_new ());
+  json_object_set_string_member (json_node_get_object (input), "role", "user");
+  json_object_set_string_member (json_node_get_object (input), "content", text);
+  natter_sessions_send_message_async (u->sessions, session_id, json_node_get_object (input),
+                                      json_node_get_object (config), NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return turn_id;
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *turn_id;
+} UiTurn;
+
+static inline gboolean
+ui_turn_settled (gpointer data)
+{
+  UiTurn *t = data;
+
+  return !natter_sessions_is_turn_running (t->u->sessions, t->turn_id);
+}
+
+static inline void
+ui_wait_turn (UiWorld    *u,
+              const char *turn_id)
+{
+  UiTurn t = { u, turn_id };
+
+  ui_wait_until (ui_turn_settled, &t);
+  /* The index entry is refreshed just after the settle. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+/* The turn file's events, read through the service. */
+static inline GPtrArray *
+ui_get_turn (UiWorld    *u,
+             const char *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *events;
+
+  natter_sessions_get_turn_async (u->sessions, turn_id, NULL, ui_result_cb, &result);
+  events = natter_sessions_get_turn_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return events;
+}
+
+/* Finds the event of @type for @tool_call_id, or NULL. */
+static inline JsonObject *
+ui_find_event (GPtrArray  *events,
+               const char *type,
+               const char *tool_call_id)
+{
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = g_ptr_array_index (events, i);
+
+      if (g_strcmp0 (json_object_get_string_member (event, "type"), type) == 0 &&
+          (tool_call_id == NULL ||
+           g_strcmp0 (json_object_get_string_member_with_default (event, "toolCallId", NULL), tool_call_id) == 0))
+        return event;
+    }
+  return NULL;
+}
+
+/* Widgets */
+
+static inline void
+ui_collect (GtkWidget *root,
+            GType      type,
+            GPtrArray *found)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type) && gtk_widget_get_mapped (root))
+    g_ptr_array_add (found, root);
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    ui_collect (child, type, found);
+}
+
+/* The mapped widgets of @type under @root, in tree order. */
+static inline GPtrArray *
+ui_find_all (gpointer root,
+             GType    type)
+{
+  GPtrArray *found = g_ptr_array_new ();
+
+  ui_collect (GTK_WIDGET (root), type, found);
+  return found;
+}
+
+static inline GtkWidget *
+ui_find_button (gpointer    root,
+                const char *label)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (root, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_button_get_label (g_ptr_array_index (buttons, i)), label) == 0)
+      return g_ptr_array_index (buttons, i);
+  return NULL;
+}
+
+static inline gboolean
+ui_is_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (GTK_WIDGET (data));
+}
+
+static inline NatterWindow *
+ui_window_new (NatterApplication *app,
+               UiWorld           *u)
+{
+  NatterWindow *window = natter_window_new (app, u->sessions, u->w->hub);
+
+  natter_window_set_agent_id (window, "helper");
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, window);
+  return window;
+}
+
+/* Lets the window lay out and draw what changed. */
+static inline void
+ui_settle (void)
+{
+  for (int i = 0; i < 10; i++)
+    while (g_main_context_iteration (NULL, FALSE))
+      ;
+}
+
+static inline void
+ui_destroy_window (NatterWindow *window)
+{
+  gpointer weak = window;
+
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_settle ();
+  g_assert_null (weak);
+}
+
+static inline NatterApplication *
+ui_app_new (void)
+{
+  g_autoptr(GError) error = NULL;
+  NatterApplication *app;
+
+  app = natter_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  if (!g_application_register (G_APPLICATION (app), NULL, &error))
+    g_error ("Could not register the application: %s", error->message);
+  return app;
+}
