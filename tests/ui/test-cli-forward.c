@@ -1,0 +1,151 @@
+/* test-cli-forward.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Single writer through GApplication uniqueness (issue 5; architecture.md,
+ * "Process and data"): with the window running as the primary instance, a
+ * second `natter SUBCOMMAND` is forwarded to it and answered by the
+ * window's services. The window holds the data directory's writer lock,
+ * so a second process that ran the command itself would be refused; an
+ * exit status of 0 with the window's answer proves the forwarding. Runs
+ * the real binary under the UI suite's display and private session bus.
+ */
+
+#include <gio/gio.h>
+
+#include "natter-test-support.h"
+
+#define APP_ID "io.github.natter.Natter"
+#define WAIT_MS 30000
+
+typedef struct
+{
+  gboolean  done;
+  int       status;
+  char     *out;
+  char     *err;
+} Result;
+
+static void
+communicated_cb (GObject      *object,
+                 GAsyncResult *res,
+                 gpointer      user_data)
+{
+  Result *result = user_data;
+  GSubprocess *process = G_SUBPROCESS (object);
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_communicate_utf8_finish (process, res, &result->out, &result->err, &error);
+  g_assert_no_error (error);
+  result->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+  result->done = TRUE;
+}
+
+static GSubprocess *
+spawn (GFile              *dir,
+       const char * const *args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (NULL);
+  g_autofree char *path = g_file_get_path (dir);
+  g_autofree char *binary = g_build_filename (g_getenv ("G_TEST_BUILDDIR"), "..", "..", "src", "ui",
+                                              "natter", NULL);
+  g_autoptr(GError) error = NULL;
+  GSubprocess *process;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_setenv (launcher, "NATTER_DATA_DIR", path, TRUE);
+  g_subprocess_launcher_setenv (launcher, "GDK_DEBUG", "gl-disable", TRUE);
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  g_ptr_array_add (argv, binary);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  return process;
+}
+
+static void
+name_appeared_cb (GDBusConnection *connection,
+                  const char      *name,
+                  const char      *owner,
+                  gpointer         user_data)
+{
+  *(gboolean *) user_data = TRUE;
+}
+
+static void
+test_forwarded_to_window (void)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GSubprocess) window = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  const char * const no_args[] = { NULL };
+  const char * const sessions[] = { "sessions", "--json", NULL };
+  gboolean appeared = FALSE;
+  Result gui = { 0 };
+  Result cli = { 0 };
+  guint watch;
+
+  bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  g_assert_no_error (error);
+
+  window = spawn (dir, no_args);
+  g_subprocess_communicate_utf8_async (window, NULL, NULL, communicated_cb, &gui);
+  watch = g_bus_watch_name_on_connection (bus, APP_ID, G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                          name_appeared_cb, NULL, &appeared, NULL);
+  natter_test_wait_for_flag (&appeared, WAIT_MS);
+  g_bus_unwatch_name (watch);
+
+  {
+    g_autoptr(GSubprocess) second = spawn (dir, sessions);
+
+    g_subprocess_communicate_utf8_async (second, NULL, NULL, communicated_cb, &cli);
+    natter_test_wait_for_flag (&cli.done, WAIT_MS);
+  }
+  g_assert_cmpstr (cli.err, ==, "");
+  g_assert_cmpint (cli.status, ==, 0);
+  g_assert_cmpstr (cli.out, ==, "[]\n");
+
+  /* The window is still the writer: a forwarded usage error comes back
+   * with its exit status too. */
+  {
+    const char * const bad[] = { "frobnicate", NULL };
+    g_autoptr(GSubprocess) third = spawn (dir, bad);
+    Result usage = { 0 };
+
+    g_subprocess_communicate_utf8_async (third, NULL, NULL, communicated_cb, &usage);
+    natter_test_wait_for_flag (&usage.done, WAIT_MS);
+    g_assert_cmpint (usage.status, ==, 2);
+    g_assert_true (g_str_has_prefix (usage.err, "natter: Unknown command"));
+    g_free (usage.out);
+    g_free (usage.err);
+  }
+
+  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
+                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
+                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  natter_test_wait_for_flag (&gui.done, WAIT_MS);
+  g_assert_cmpint (gui.status, ==, 0);
+
+  g_free (gui.out);
+  g_free (gui.err);
+  g_free (cli.out);
+  g_free (cli.err);
+  natter_test_remove_tree (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/cli/forwarded-to-window", test_forwarded_to_window);
+
+  return g_test_run ();
+}
