@@ -40,6 +40,7 @@ for f in \
   "$datadir/icons/hicolor/scalable/apps/$app_id.svg" \
   "$datadir/icons/hicolor/symbolic/apps/$app_id-symbolic.svg" \
   "$datadir/dbus-1/services/$app_id.service" \
+  "$datadir/gnome-shell/search-providers/$app_id.search-provider.ini" \
   "$localedir/de/LC_MESSAGES/natter.mo"
 do
   [ -s "$stage$f" ] || fail "not installed: $f"
@@ -62,6 +63,18 @@ if [ -f "$desktop" ]; then
   if command -v desktop-file-validate >/dev/null; then
     desktop-file-validate "$desktop" || fail "installed desktop file does not validate"
   fi
+fi
+
+# GNOME Shell calls the search provider on the application's own bus name
+# and object path, and shows it under the installed desktop file.
+provider="$stage$datadir/gnome-shell/search-providers/$app_id.search-provider.ini"
+if [ -f "$provider" ]; then
+  object_path=/$(printf '%s' "$app_id" | tr . /)/SearchProvider
+  grep -qx '\[Shell Search Provider\]' "$provider" || fail "$provider has no [Shell Search Provider] group"
+  grep -qx "DesktopId=$app_id.desktop" "$provider" || fail "$provider does not name $app_id.desktop"
+  grep -qx "BusName=$app_id" "$provider" || fail "$provider does not call $app_id"
+  grep -qx "ObjectPath=$object_path" "$provider" || fail "$provider does not use $object_path"
+  grep -qx 'Version=2' "$provider" || fail "$provider is not SearchProvider2"
 fi
 
 # The installed schema compiles on its own (what the post-install trigger
