@@ -1,0 +1,235 @@
+/* bench-sessions.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The startup scan of session-layer-spec.md §8.2 over 10,000 sessions of
+ * 20 turns each, generated on disk: wall time (warm cache), peak RSS, and
+ * the floor of reading the same files the scan must read (every session
+ * file and each session's latest turn file) with plain open/read, as a
+ * ratio. Target: within 3× of the floor and under 1 s warm.
+ *
+ * Every turn has an inline `[]` context: the scan derives a status from
+ * the latest turn's events, and a `{previousTurnId}` turn would need its
+ * model calls to carry the matching contextRef, which adds nothing here.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "natter-bench.h"
+#include "natter-id.h"
+#include "natter-jsonl-repo.h"
+#include "natter-session-index-private.h"
+
+#define N_SESSIONS 10000
+#define N_TURNS    20
+#define TS         "2026-11-30T09:14:03.120Z"
+
+static void
+write_file (GFile      *file,
+            const char *contents,
+            gsize       length)
+{
+  g_autoptr(GFile) parent = g_file_get_parent (file);
+  g_autofree char *dir = g_file_get_path (parent);
+  g_autofree char *path = g_file_get_path (file);
+  FILE *out;
+
+  g_mkdir_with_parents (dir, 0700);
+  out = fopen (path, "w");
+  if (out == NULL || fwrite (contents, 1, length, out) != length || fclose (out) != 0)
+    g_error ("Could not write %s", path);
+}
+
+static void
+append_turn (GString    *text,
+             const char *turn_id,
+             const char *session_id,
+             guint       seq)
+{
+  g_string_append_printf (text,
+    "{\"type\":\"turn_created\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":1,"
+    "\"sessionId\":\"%s\",\"agent\":{\"requested\":{\"agentId\":\"default\"},\"resolved\":{"
+    "\"agentId\":\"default\",\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"},"
+    "\"systemPrompt\":\"Be brief.\",\"tools\":[]}},\"context\":[],"
+    "\"input\":{\"role\":\"user\",\"content\":\"Question number %u, about something.\"},"
+    "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}}\n",
+    turn_id, session_id, seq);
+  g_string_append_printf (text,
+    "{\"type\":\"model_call_requested\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}\n"
+    "{\"type\":\"model_call_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"finishReason\":\"stop\",\"usage\":{\"inputTokens\":120,\"outputTokens\":80},"
+    "\"message\":{\"role\":\"assistant\",\"content\":\"An answer of a realistic length, a sentence or two long, "
+    "so the line is not trivially short.\"}}\n"
+    "{\"type\":\"turn_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"finishReason\":\"stop\","
+    "\"output\":{\"role\":\"assistant\",\"content\":\"An answer.\"},\"usage\":{\"inputTokens\":120,"
+    "\"outputTokens\":80}}\n", turn_id, turn_id, turn_id);
+}
+
+/* Writes the data set; returns the paths the scan must read. */
+static GPtrArray *
+generate (GFile *storage)
+{
+  g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
+  g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (natter_clock_get_system ());
+  GPtrArray *needed = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint s = 0; s < N_SESSIONS; s++)
+    {
+      g_autofree char *session_id = natter_id_generator_next (ids);
+      g_autoptr(GString) session = g_string_new (NULL);
+      g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (sessions, session_id, NULL);
+
+      g_string_append_printf (session, "{\"type\":\"session_created\",\"sessionId\":\"%s\",\"ts\":\"" TS "\","
+                              "\"schemaVersion\":1}\n", session_id);
+      for (guint t = 1; t <= N_TURNS; t++)
+        {
+          g_autofree char *turn_id = natter_id_generator_next (ids);
+          g_autoptr(GString) turn = g_string_new (NULL);
+          g_autoptr(GFile) turn_file = natter_jsonl_repo_get_file (turns, turn_id, NULL);
+
+          append_turn (turn, turn_id, session_id, t);
+          write_file (turn_file, turn->str, turn->len);
+          g_string_append_printf (session, "{\"type\":\"turn_appended\",\"sessionId\":\"%s\",\"ts\":\"" TS "\","
+                                  "\"turnId\":\"%s\",\"sessionSeq\":%u,\"agentId\":\"default\","
+                                  "\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"}}\n",
+                                  session_id, turn_id, t);
+          if (t == 1)
+            g_string_append_printf (session, "{\"type\":\"title_changed\",\"sessionId\":\"%s\",\"ts\":\"" TS "\","
+                                    "\"title\":\"Question number 1, about something.\"}\n", session_id);
+          if (t == N_TURNS)
+            g_ptr_array_add (needed, g_file_get_path (turn_file));
+        }
+      write_file (session_file, session->str, session->len);
+      g_ptr_array_add (needed, g_file_get_path (session_file));
+    }
+  return needed;
+}
+
+/* The floor: open, read and close every file the scan needs. */
+static double
+read_floor (GPtrArray *paths)
+{
+  static char buffer[1 << 16];
+  double start = natter_bench_now ();
+
+  for (guint i = 0; i < paths->len; i++)
+    {
+      int fd = open (g_ptr_array_index (paths, i), O_RDONLY | O_CLOEXEC);
+
+      if (fd < 0)
+        g_error ("open: %s", g_strerror (errno));
+      while (read (fd, buffer, sizeof buffer) > 0)
+        ;
+      close (fd);
+    }
+  return natter_bench_now () - start;
+}
+
+static double
+scan (NatterJsonlRepo *sessions,
+      NatterJsonlRepo *turns,
+      guint            n_threads)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) entries = NULL;
+  double start = natter_bench_now ();
+
+  entries = natter_session_index_scan_sync (sessions, turns, n_threads, NULL, &error);
+  if (entries == NULL || entries->len != N_SESSIONS)
+    g_error ("scan failed: %s", error != NULL ? error->message : "wrong count");
+  for (guint i = 0; i < entries->len; i++)
+    if (natter_session_index_entry_get_error (g_ptr_array_index (entries, i)) != NULL)
+      g_error ("errored entry: %s", natter_session_index_entry_get_error (g_ptr_array_index (entries, i)));
+  return natter_bench_now () - start;
+}
+
+static void
+loaded_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_session_index_load_finish (NATTER_SESSION_INDEX (object), result, &error))
+    g_error ("%s", error->message);
+  *(gboolean *) user_data = TRUE;
+}
+
+static void
+bench_startup_scan (void)
+{
+  g_autoptr(GFile) dir = natter_bench_temp_dir ();
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
+  g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
+  g_autoptr(GPtrArray) needed = NULL;
+  g_autoptr(NatterSessionIndex) index = natter_session_index_new ();
+  const char *bench = "startup scan (10,000 sessions x 20)";
+  double generate_s, floor_s, one_s, many_s, load_s, start;
+  gint64 rss_before;
+  gboolean done = FALSE;
+
+  start = natter_bench_now ();
+  needed = generate (storage);
+  generate_s = natter_bench_now () - start;
+
+  /* Warm the cache, then measure. */
+  read_floor (needed);
+  scan (sessions, turns, 0);
+  floor_s = read_floor (needed);
+  rss_before = natter_bench_peak_rss_kib ();
+  one_s = scan (sessions, turns, 1);
+  many_s = scan (sessions, turns, 0);
+
+  start = natter_bench_now ();
+  natter_session_index_load_async (index, sessions, turns, NULL, loaded_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+  load_s = natter_bench_now () - start;
+
+  natter_bench_row (bench, "generate the files (not the scan)", generate_s, "s");
+  natter_bench_row (bench, "floor: read session + latest turn files", floor_s * 1000, "ms");
+  natter_bench_row (bench, "scan, 1 thread (warm)", one_s * 1000, "ms");
+  natter_bench_row (bench, "scan, default threads (warm)", many_s * 1000, "ms");
+  natter_bench_row (bench, "load_async incl. publish (warm)", load_s * 1000, "ms");
+  natter_bench_row (bench, "scan 1 thread / floor", one_s / floor_s, "x");
+  natter_bench_row (bench, "load_async / floor", load_s / floor_s, "x");
+  natter_bench_row (bench, "entries", g_list_model_get_n_items (G_LIST_MODEL (index)), "");
+  natter_bench_row (bench, "peak RSS growth during scans", (natter_bench_peak_rss_kib () - rss_before) / 1024.0, "MiB");
+  natter_bench_row (bench, "peak RSS", natter_bench_peak_rss_kib () / 1024.0, "MiB");
+
+  natter_bench_remove_tree (dir);
+}
+
+static const struct
+{
+  const char *name;
+  void      (*run) (void);
+} cases[] = {
+  { "startup-scan-10k", bench_startup_scan },
+};
+
+int
+main (int   argc,
+      char *argv[])
+{
+  if (argc == 2 && g_str_equal (argv[1], "--list"))
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+        g_print ("%s\n", cases[i].name);
+      return 0;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (argc == 2 && g_str_equal (argv[1], cases[i].name))
+      {
+        cases[i].run ();
+        return 0;
+      }
+  g_printerr ("usage: %s --list | CASE\n", argv[0]);
+  return 2;
+}
