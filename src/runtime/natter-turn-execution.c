@@ -172,6 +172,7 @@ struct _NatterTurnExecution
   gboolean           writing;
   gboolean           streaming;
   gboolean           classifying;
+  JsonArray         *classifying_calls; /* what the classifier was asked */
   GHashTable        *running;         /* toolCallId → GCancellable of running sync tools */
   gboolean           cancel_requested;
   char              *cancel_reason;
@@ -815,7 +816,7 @@ classify_cb (GObject      *object,
   g_autoptr(NatterTurnExecution) self = user_data;
   g_autoptr(JsonArray) answers = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) asked = g_object_steal_data (G_OBJECT (self), "natter-classify-calls");
+  g_autoptr(JsonArray) asked = g_steal_pointer (&self->classifying_calls);
   g_autoptr(JsonArray) failed_ids = json_array_new ();
   GPtrArray *batch;
 
@@ -1184,8 +1185,7 @@ advance_loop (NatterTurnExecution *self)
           return;
         }
       self->classifying = TRUE;
-      g_object_set_data_full (G_OBJECT (self), "natter-classify-calls",
-                              json_array_ref (to_classify), (GDestroyNotify) json_array_unref);
+      self->classifying_calls = json_array_ref (to_classify);
       natter_permission_classifier_classify_in_async (self->runtime->classifier, self->model,
                                                       to_classify, self->cancellable,
                                                       classify_cb, g_object_ref (self));
@@ -1605,6 +1605,7 @@ natter_turn_execution_finalize (GObject *object)
   g_clear_pointer (&self->state, natter_turn_state_unref);
   g_clear_pointer (&self->input_events, g_ptr_array_unref);
   g_clear_pointer (&self->materialized, json_array_unref);
+  g_clear_pointer (&self->classifying_calls, json_array_unref);
   g_clear_object (&self->model);
   g_clear_pointer (&self->running, g_hash_table_unref);
   g_clear_pointer (&self->cancel_reason, g_free);
