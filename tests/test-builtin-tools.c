@@ -650,6 +650,40 @@ test_read_file_through_runtime (RuntimeFixture *f,
 }
 
 static void
+create_failed_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GError **out = user_data;
+  g_autofree char *turn_id = NULL;
+
+  turn_id = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, out);
+  g_assert_null (turn_id);
+}
+
+static void
+test_relative_cwd_rejected (RuntimeFixture *f,
+                            gconstpointer   data)
+{
+  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\"}");
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
+  g_autoptr(JsonNode) config = natter_test_json ("{\"humanAvailable\":true,\"cwd\":\"src/../x\"}");
+  g_auto(GStrv) ids = NULL;
+  GError *error = NULL;
+
+  /* config.cwd must be a normalized absolute path; nothing is created. */
+  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL,
+                                         json_node_get_object (input), json_node_get_object (config),
+                                         NULL, create_failed_cb, &error);
+  natter_test_wait_for_pointer ((gpointer *) &error, 5000);
+  g_assert_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  ids = natter_jsonl_repo_list_ids_sync (f->repo, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (ids), ==, 0);
+}
+
+static void
 test_model_classifier_through_runtime (RuntimeFixture *f,
                                        gconstpointer   data)
 {
@@ -711,6 +745,7 @@ main (int   argc,
   ADD_RUNTIME ("ask-human-unavailable", test_ask_human_unavailable);
   ADD_RUNTIME ("read-file-through-runtime", test_read_file_through_runtime);
   ADD_RUNTIME ("model-classifier-through-runtime", test_model_classifier_through_runtime);
+  ADD_RUNTIME ("relative-cwd-rejected", test_relative_cwd_rejected);
 
   return g_test_run ();
 }
