@@ -87,6 +87,30 @@ test_rejects_non_finite_values (void)
   g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS);
 }
 
+/* json-glib 1.6 writes the double 1e22 as `1e+22.0`, which no JSON parser
+ * reads; storing it would make the whole log unreadable for ever. */
+static void
+test_rejects_values_that_do_not_read_back (void)
+{
+  g_autoptr(JsonNode) object = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonObject) o = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *fine = NULL;
+
+  json_object_set_double_member (o, "x", 1e22);
+  json_node_set_object (object, o);
+  line = natter_json_to_line (object, NULL, &error);
+  g_assert_null (line);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS);
+  g_clear_error (&error);
+
+  json_object_set_double_member (o, "x", 1.5e-7);
+  fine = natter_json_to_line (object, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (fine);
+}
+
 static void
 test_rejects_invalid_utf8_values (void)
 {
@@ -196,6 +220,7 @@ main (int   argc,
   g_test_add_func ("/json/rejects-non-lossless-lines", test_rejects_non_lossless_lines);
   g_test_add_func ("/json/rejects-non-finite-values", test_rejects_non_finite_values);
   g_test_add_func ("/json/rejects-invalid-utf8-values", test_rejects_invalid_utf8_values);
+  g_test_add_func ("/json/rejects-values-that-do-not-read-back", test_rejects_values_that_do_not_read_back);
   g_test_add_func ("/json/deep-nesting", test_deep_nesting_does_not_overflow);
   g_test_add_func ("/json/schema-helpers", test_schema_helpers);
   g_test_add_func ("/json/timestamps", test_timestamps);

@@ -162,7 +162,9 @@ natter_json_check_lossless (JsonNode  *node,
  * Serializes @node to its canonical one-line form (compact json-glib
  * output, no trailing newline) after natter_json_check_lossless(). The
  * canonical form is a fixed point: natter_json_from_line() accepts exactly
- * such lines.
+ * such lines, and the line is read back before it is returned, so a value
+ * json-glib writes in a form it cannot parse (a double like 1e22 becomes
+ * `1e+22.0`) is refused here rather than stored.
  *
  * Returns: (transfer full) (nullable): the line, or %NULL with
  *   %NATTER_STORE_ERROR_NOT_LOSSLESS.
@@ -173,6 +175,10 @@ natter_json_to_line (JsonNode  *node,
                      GError   **error)
 {
   g_autoptr(JsonGenerator) generator = NULL;
+  g_autoptr(JsonNode) read_back = NULL;
+  g_autofree char *line = NULL;
+  gsize line_length = 0;
+  gboolean too_deep = FALSE;
 
   g_return_val_if_fail (node != NULL, NULL);
 
@@ -181,7 +187,24 @@ natter_json_to_line (JsonNode  *node,
 
   generator = json_generator_new ();
   json_generator_set_root (generator, node);
-  return json_generator_to_data (generator, length);
+  line = json_generator_to_data (generator, &line_length);
+
+  /* What json-glib writes is not always what it can read: a double such as
+   * 1e22 comes out as `1e+22.0`. A line that cannot be read back would make
+   * its whole log corrupt for ever, so every line is read back, strictly,
+   * before anyone may append it. */
+  read_back = natter_json_line_parse (line, line_length, &too_deep);
+  if (read_back == NULL || !json_node_equal (read_back, node))
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
+                           "The value has no JSON form that reads back unchanged "
+                           "(a number such as 1e22 is written as “1e+22.0”)");
+      return NULL;
+    }
+
+  if (length != NULL)
+    *length = line_length;
+  return g_steal_pointer (&line);
 }
 
 /**
