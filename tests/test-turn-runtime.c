@@ -1017,6 +1017,32 @@ test_cancel_before_start (Fixture       *f,
 }
 
 static void
+test_async_progress (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f, FALSE, TRUE, 0);
+  g_autoptr(NatterTurnOutcome) first = NULL;
+  g_autoptr(NatterTurnOutcome) progress = NULL;
+  g_autoptr(NatterTurnOutcome) last = NULL;
+
+  script (f, TOOL_STEP (CALL ("B", "ab", "{}")), TEXT_STEP, NULL);
+  first = advance (f, turn_id, NULL, NULL);
+  g_assert_cmpint (first->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+
+  /* Progress is recorded; the call stays pending and the turn suspended. */
+  progress = advance (f, turn_id, "{\"type\":\"async_tool_progress\",\"toolCallId\":\"B\","
+                      "\"progress\":{\"percent\":50}}", NULL);
+  g_assert_cmpint (progress->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  g_assert_cmpuint (json_array_get_length (progress->pending_async_tools), ==, 1);
+  last = advance (f, turn_id, "{\"type\":\"async_tool_result\",\"toolCallId\":\"B\","
+                  "\"result\":{\"output\":\"b\",\"isError\":false}}", NULL);
+  g_assert_cmpint (last->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
+                            "turn_suspended tool_progress turn_suspended tool_result "
+                            "model_call_requested model_call_completed turn_completed");
+}
+
+static void
 test_async_failure (Fixture       *f,
                     gconstpointer  data)
 {
@@ -1780,6 +1806,7 @@ main (int   argc,
   ADD ("cancel-during-model-call", test_cancel_during_model_call, NULL);
   ADD ("cancel-during-sync-tool", test_cancel_during_sync_tool, NULL);
   ADD ("cancel-before-start", test_cancel_before_start, NULL);
+  ADD ("async-progress", test_async_progress, NULL);
   ADD ("async-failure", test_async_failure, NULL);
   ADD ("recovery-only-created", test_recovery_only_created, NULL);
   ADD ("recovery-open-model-call", test_recovery_open_model_call, NULL);
