@@ -1211,7 +1211,7 @@ test_fold_equals_write_through (Fixture       *f,
                                 gconstpointer  data)
 {
   const char *statuses[] = { "none", "completed", "failed", "cancelled", "suspended", "idle" };
-  g_autofree char *ids[G_N_ELEMENTS (statuses)] = { NULL };
+  char *ids[G_N_ELEMENTS (statuses)] = { NULL };
   g_autofree char *tid = NULL;
   g_autofree char *cancelled_tid = NULL;
   g_autoptr(NatterSessionIndex) scanned = NULL;
@@ -1249,6 +1249,8 @@ test_fold_equals_write_through (Fixture       *f,
     }
   g_assert_cmpstr (natter_session_index_entry_get_cwd (natter_session_index_lookup (scanned, ids[1])),
                    ==, "/home/me");
+  for (guint i = 0; i < G_N_ELEMENTS (statuses); i++)
+    g_free (ids[i]);
 }
 
 static void
@@ -1578,7 +1580,7 @@ test_pitfall_titles (Fixture       *f,
 {
   g_autofree char *long_title = g_strnfill (5000, 'a');
   const char *titles[] = { "", "/", "..", long_title, "plain" };
-  g_autofree char *ids[G_N_ELEMENTS (titles)] = { NULL };
+  char *ids[G_N_ELEMENTS (titles)] = { NULL };
 
   for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
     ids[i] = create_session (f, titles[i], NULL);
@@ -1603,6 +1605,8 @@ test_pitfall_titles (Fixture       *f,
     }
   /* The storage dir itself is intact. */
   g_assert_true (g_file_query_exists (f->w->storage, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
+    g_free (ids[i]);
 }
 
 static void

@@ -1455,7 +1455,10 @@ send_create_turn (GTask *task)
   if (previous == NULL)
     previous = natter_session_state_get_forked_from_turn_id (data->state);
   if (previous == NULL)
-    context = json_node_init_array (json_node_alloc (), json_array_new ());
+    {
+      context = json_node_new (JSON_NODE_ARRAY);
+      json_node_take_array (context, json_array_new ());
+    }
   else
     {
       JsonObject *reference = json_object_new ();
