@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "natter-id.h"
+#include "natter-json.h"
 #include "natter-store-error.h"
 
 /* An id is `YYYY-MM-DDTHH-MM-SSZ-CCCCCCC-SSS`: the UTC second it was made,
@@ -202,4 +203,56 @@ natter_id_partition (const char *id)
   g_return_val_if_fail (natter_id_validate (id, NULL), NULL);
 
   return g_strdup_printf ("%.4s/%.2s/%.2s", id, id + 5, id + 8);
+}
+
+/**
+ * natter_id_validate_field:
+ * @member: the name of the field that holds @value, for the message
+ * @value: a candidate id found inside an event
+ * @error: return location for a #GError
+ *
+ * natter_id_validate() for an id stored inside an event: a bad one makes
+ * the event malformed, so it is reported as a schema error, not as
+ * %NATTER_STORE_ERROR_INVALID_ID (which means a caller passed a bad id to
+ * the repository). Shared by the turn and session schemas
+ * (turn-runtime.md §3, session-layer-spec.md §5).
+ *
+ * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_SCHEMA.
+ */
+gboolean
+natter_id_validate_field (const char  *member,
+                          const char  *value,
+                          GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (natter_id_validate (value, &local_error))
+    return TRUE;
+  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+               "Field “%s” is not a valid id: %s", member, local_error->message);
+  return FALSE;
+}
+
+/**
+ * natter_id_require_field:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member must be present and a valid id
+ * (natter_id_validate_field()).
+ *
+ * Returns: (transfer none) (nullable): the id, owned by @object, or %NULL
+ *   with %NATTER_STORE_ERROR_SCHEMA.
+ */
+const char *
+natter_id_require_field (JsonObject  *object,
+                         const char  *member,
+                         GError     **error)
+{
+  const char *value = natter_json_require_string (object, member, error);
+
+  if (value == NULL || !natter_id_validate_field (member, value, error))
+    return NULL;
+  return value;
 }

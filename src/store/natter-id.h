@@ -6,6 +6,7 @@
 #pragma once
 
 #include <glib-object.h>
+#include <json-glib/json-glib.h>
 
 #include "natter-types.h"
 #include "natter-clock.h"
@@ -30,5 +31,11 @@ char              *natter_id_generator_next           (NatterIdGenerator  *self)
 gboolean           natter_id_validate                 (const char         *id,
                                                        GError            **error);
 char              *natter_id_partition                (const char         *id);
+gboolean           natter_id_validate_field           (const char         *member,
+                                                       const char         *value,
+                                                       GError            **error);
+const char        *natter_id_require_field            (JsonObject         *object,
+                                                       const char         *member,
+                                                       GError            **error);
 
 G_END_DECLS

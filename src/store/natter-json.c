@@ -393,6 +393,33 @@ natter_json_require_string (JsonObject  *object,
 }
 
 /**
+ * natter_json_require_nonempty_string:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member must be present and a string that is not empty.
+ *
+ * Returns: (transfer none) (nullable): the string, owned by @object, or
+ *   %NULL with %NATTER_STORE_ERROR_SCHEMA.
+ */
+const char *
+natter_json_require_nonempty_string (JsonObject  *object,
+                                     const char  *member,
+                                     GError     **error)
+{
+  const char *value = natter_json_require_string (object, member, error);
+
+  if (value != NULL && *value == '\0')
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "Field “%s” must not be empty", member);
+      return NULL;
+    }
+  return value;
+}
+
+/**
  * natter_json_optional_string:
  * @object: (transfer none): an event or nested object
  * @member: the field name

@@ -27,6 +27,9 @@ JsonNode   *natter_json_from_line          (const char   *line,
 const char *natter_json_require_string     (JsonObject   *object,
                                             const char   *member,
                                             GError      **error);
+const char *natter_json_require_nonempty_string (JsonObject *object,
+                                                 const char *member,
+                                                 GError    **error);
 gboolean    natter_json_optional_string    (JsonObject   *object,
                                             const char   *member,
                                             const char  **out_value,

@@ -58,56 +58,6 @@ check_members (JsonObject         *object,
   return TRUE;
 }
 
-/* Ids inside an event are schema facts, so a bad one is reported as
- * SCHEMA (the event is malformed), not INVALID_ID (which means a caller
- * passed a bad id to the repository). */
-static gboolean
-check_id_field (const char  *member,
-                const char  *value,
-                GError     **error)
-{
-  g_autoptr(GError) local_error = NULL;
-
-  if (natter_id_validate (value, &local_error))
-    return TRUE;
-  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-               "Field “%s” is not a valid id: %s", member, local_error->message);
-  return FALSE;
-}
-
-static gboolean
-require_id (JsonObject  *object,
-            const char  *member,
-            const char **out_value,
-            GError     **error)
-{
-  const char *value = natter_json_require_string (object, member, error);
-
-  if (value == NULL || !check_id_field (member, value, error))
-    return FALSE;
-  if (out_value != NULL)
-    *out_value = value;
-  return TRUE;
-}
-
-static gboolean
-require_non_empty_string (JsonObject  *object,
-                          const char  *member,
-                          GError     **error)
-{
-  const char *value = natter_json_require_string (object, member, error);
-
-  if (value == NULL)
-    return FALSE;
-  if (*value == '\0')
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                   "Field “%s” must not be empty", member);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 /**
  * natter_session_cwd_validate:
  * @cwd: (nullable): a candidate working directory
@@ -205,7 +155,7 @@ validate_created (JsonObject  *event,
 
   if (!natter_json_optional_string (event, "parentSession", &parent, error))
     return FALSE;
-  if (parent != NULL && !check_id_field ("parentSession", parent, error))
+  if (parent != NULL && !natter_id_validate_field ("parentSession", parent, error))
     return FALSE;
 
   if (!natter_json_optional_string (event, "forkedFromTurnId", &forked_from, error))
@@ -219,7 +169,7 @@ validate_created (JsonObject  *event,
                                "Field “forkedFromTurnId” requires “parentSession”");
           return FALSE;
         }
-      if (!check_id_field ("forkedFromTurnId", forked_from, error))
+      if (!natter_id_validate_field ("forkedFromTurnId", forked_from, error))
         return FALSE;
     }
 
@@ -235,7 +185,7 @@ validate_turn_appended (JsonObject  *event,
 
   if (!check_members (event, turn_appended_members, "turn_appended", error))
     return FALSE;
-  if (!require_id (event, "turnId", NULL, error))
+  if (natter_id_require_field (event, "turnId", error) == NULL)
     return FALSE;
 
   if (!natter_json_require_int (event, "sessionSeq", &seq, error))
@@ -247,7 +197,7 @@ validate_turn_appended (JsonObject  *event,
       return FALSE;
     }
 
-  if (!require_non_empty_string (event, "agentId", error))
+  if (!natter_json_require_nonempty_string (event, "agentId", error))
     return FALSE;
 
   /* The model descriptor of turn-runtime.md §12: {provider, model}. */
@@ -255,8 +205,8 @@ validate_turn_appended (JsonObject  *event,
   if (model == NULL)
     return FALSE;
   if (!check_members (model, model_members, "The model descriptor", error) ||
-      !require_non_empty_string (model, "provider", error) ||
-      !require_non_empty_string (model, "model", error))
+      !natter_json_require_nonempty_string (model, "provider", error) ||
+      !natter_json_require_nonempty_string (model, "model", error))
     {
       g_prefix_error (error, "Field “model”: ");
       return FALSE;
@@ -328,7 +278,7 @@ natter_session_event_validate (JsonObject  *event,
       return FALSE;
     }
 
-  if (!require_id (event, "sessionId", &event_session_id, error))
+  if ((event_session_id = natter_id_require_field (event, "sessionId", error)) == NULL)
     return FALSE;
   if (session_id != NULL && !g_str_equal (event_session_id, session_id))
     {

@@ -85,24 +85,6 @@ optional_object (JsonObject  *object,
 }
 
 static gboolean
-require_nonempty_string (JsonObject  *object,
-                         const char  *member,
-                         GError     **error)
-{
-  const char *value = natter_json_require_string (object, member, error);
-
-  if (value == NULL)
-    return FALSE;
-  if (*value == '\0')
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                   "Field “%s” must not be empty", member);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
 require_non_negative_int (JsonObject  *object,
                           const char  *member,
                           gint64       minimum,
@@ -116,27 +98,6 @@ require_non_negative_int (JsonObject  *object,
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
                    "Field “%s” must be at least %" G_GINT64_FORMAT, member, minimum);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Ids go into paths, so a malformed one is a schema error of the line,
- * whatever natter_id_validate() calls it. */
-static gboolean
-require_id (JsonObject  *object,
-            const char  *member,
-            GError     **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  const char *value = natter_json_require_string (object, member, error);
-
-  if (value == NULL)
-    return FALSE;
-  if (!natter_id_validate (value, &local_error))
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                   "Field “%s” is not a valid id: %s", member, local_error->message);
       return FALSE;
     }
   return TRUE;
@@ -250,8 +211,8 @@ validate_content_parts (JsonArray   *parts,
         {
           JsonNode *arguments;
 
-          if (!require_nonempty_string (part, "toolCallId", error) ||
-              !require_nonempty_string (part, "toolName", error))
+          if (!natter_json_require_nonempty_string (part, "toolCallId", error) ||
+              !natter_json_require_nonempty_string (part, "toolName", error))
             goto fail;
           arguments = require_member (part, "arguments", error);
           if (arguments == NULL)
@@ -319,8 +280,8 @@ validate_message (JsonNode    *node,
 
   if (which == ROLE_TOOL)
     {
-      if (!require_nonempty_string (message, "toolCallId", error) ||
-          !require_nonempty_string (message, "toolName", error))
+      if (!natter_json_require_nonempty_string (message, "toolCallId", error) ||
+          !natter_json_require_nonempty_string (message, "toolName", error))
         return FALSE;
       if (natter_json_require_string (message, "content", error) == NULL)
         return FALSE;
@@ -363,8 +324,8 @@ validate_tool_descriptor (JsonObject  *tool,
 {
   static const char * const executions[] = { "sync", "async", NULL };
 
-  return require_nonempty_string (tool, "toolId", error) &&
-         require_nonempty_string (tool, "name", error) &&
+  return natter_json_require_nonempty_string (tool, "toolId", error) &&
+         natter_json_require_nonempty_string (tool, "name", error) &&
          natter_json_require_string (tool, "description", error) != NULL &&
          require_any_object (tool, "inputSchema", error) &&
          natter_json_require_enum (tool, "execution", executions, error) != NULL &&
@@ -383,8 +344,8 @@ validate_resolved_agent (JsonObject  *resolved,
   model = natter_json_require_object (resolved, "model", error);
   if (model == NULL)
     return FALSE;
-  if (!require_nonempty_string (model, "provider", error) ||
-      !require_nonempty_string (model, "model", error))
+  if (!natter_json_require_nonempty_string (model, "provider", error) ||
+      !natter_json_require_nonempty_string (model, "model", error))
     {
       g_prefix_error (error, "Field “model”: ");
       return FALSE;
@@ -441,7 +402,7 @@ validate_turn_created (JsonObject  *event,
   session_id = require_member (event, "sessionId", error);
   if (session_id == NULL)
     return FALSE;
-  if (!JSON_NODE_HOLDS_NULL (session_id) && !require_id (event, "sessionId", error))
+  if (!JSON_NODE_HOLDS_NULL (session_id) && natter_id_require_field (event, "sessionId", error) == NULL)
     return FALSE;
 
   agent = natter_json_require_object (event, "agent", error);
@@ -477,7 +438,7 @@ validate_turn_created (JsonObject  *event,
     }
   else if (JSON_NODE_HOLDS_OBJECT (context))
     {
-      if (!require_id (json_node_get_object (context), "previousTurnId", error))
+      if (natter_id_require_field (json_node_get_object (context), "previousTurnId", error) == NULL)
         {
           g_prefix_error (error, "Field “context”: ");
           return FALSE;
@@ -568,7 +529,7 @@ validate_model_call_requested (JsonObject  *event,
     return FALSE;
 
   if (!optional_object (request, "contextRef", &context_ref, error) ||
-      (context_ref != NULL && !require_id (context_ref, "previousTurnId", error)) ||
+      (context_ref != NULL && natter_id_require_field (context_ref, "previousTurnId", error) == NULL) ||
       !require_any_object (request, "parameters", error))
     goto fail;
 
@@ -627,8 +588,8 @@ static gboolean
 validate_tool_permission_required (JsonObject  *event,
                                    GError     **error)
 {
-  return require_nonempty_string (event, "toolCallId", error) &&
-         require_nonempty_string (event, "toolName", error) &&
+  return natter_json_require_nonempty_string (event, "toolCallId", error) &&
+         natter_json_require_nonempty_string (event, "toolName", error) &&
          require_member (event, "request", error) != NULL &&
          natter_json_optional_string (event, "checkerError", NULL, error);
 }
@@ -639,7 +600,7 @@ validate_tool_permission_classified (JsonObject  *event,
 {
   static const char * const decisions[] = { "allow", "deny", "defer", NULL };
 
-  return require_nonempty_string (event, "toolCallId", error) &&
+  return natter_json_require_nonempty_string (event, "toolCallId", error) &&
          natter_json_require_enum (event, "decision", decisions, error) != NULL &&
          natter_json_require_string (event, "reason", error) != NULL;
 }
@@ -682,7 +643,7 @@ validate_tool_permission_resolved (JsonObject  *event,
   static const char * const decisions[] = { "allow", "deny", NULL };
   static const char * const sources[] = { "classifier", "human", "human_unavailable", NULL };
 
-  return require_nonempty_string (event, "toolCallId", error) &&
+  return natter_json_require_nonempty_string (event, "toolCallId", error) &&
          natter_json_require_enum (event, "decision", decisions, error) != NULL &&
          natter_json_require_enum (event, "source", sources, error) != NULL &&
          natter_json_optional_string (event, "reason", NULL, error) &&
@@ -697,9 +658,9 @@ validate_tool_invocation_requested (JsonObject  *event,
 {
   static const char * const executions[] = { "sync", "async", NULL };
 
-  return require_nonempty_string (event, "toolCallId", error) &&
-         require_nonempty_string (event, "toolId", error) &&
-         require_nonempty_string (event, "toolName", error) &&
+  return natter_json_require_nonempty_string (event, "toolCallId", error) &&
+         natter_json_require_nonempty_string (event, "toolId", error) &&
+         natter_json_require_nonempty_string (event, "toolName", error) &&
          natter_json_require_enum (event, "execution", executions, error) != NULL &&
          require_any_object (event, "input", error);
 }
@@ -710,7 +671,7 @@ validate_tool_progress (JsonObject  *event,
 {
   static const char * const sources[] = { "sync", "async", NULL };
 
-  return require_nonempty_string (event, "toolCallId", error) &&
+  return natter_json_require_nonempty_string (event, "toolCallId", error) &&
          natter_json_require_enum (event, "source", sources, error) != NULL &&
          require_member (event, "progress", error) != NULL;
 }
@@ -722,8 +683,8 @@ validate_tool_result (JsonObject  *event,
   static const char * const sources[] = { "sync", "async", "runtime", NULL };
   JsonObject *result;
 
-  if (!require_nonempty_string (event, "toolCallId", error) ||
-      !require_nonempty_string (event, "toolName", error) ||
+  if (!natter_json_require_nonempty_string (event, "toolCallId", error) ||
+      !natter_json_require_nonempty_string (event, "toolName", error) ||
       natter_json_require_enum (event, "source", sources, error) == NULL)
     return FALSE;
   result = natter_json_require_object (event, "result", error);
@@ -767,13 +728,13 @@ validate_pending_list (JsonObject  *event,
         }
       entry = json_node_get_object (node);
       if (async_tools)
-        ok = require_nonempty_string (entry, "toolCallId", error) &&
-             require_nonempty_string (entry, "toolId", error) &&
-             require_nonempty_string (entry, "toolName", error) &&
+        ok = natter_json_require_nonempty_string (entry, "toolCallId", error) &&
+             natter_json_require_nonempty_string (entry, "toolId", error) &&
+             natter_json_require_nonempty_string (entry, "toolName", error) &&
              require_any_object (entry, "input", error);
       else
-        ok = require_nonempty_string (entry, "toolCallId", error) &&
-             require_nonempty_string (entry, "toolName", error) &&
+        ok = natter_json_require_nonempty_string (entry, "toolCallId", error) &&
+             natter_json_require_nonempty_string (entry, "toolName", error) &&
              require_member (entry, "request", error) != NULL;
       if (!ok)
         {
@@ -904,7 +865,7 @@ natter_turn_event_validate (JsonObject  *event,
         }
     }
 
-  if (!require_id (event, "turnId", error))
+  if (natter_id_require_field (event, "turnId", error) == NULL)
     goto fail;
   event_turn_id = json_object_get_string_member (event, "turnId");
   if (turn_id != NULL && !g_str_equal (turn_id, event_turn_id))
