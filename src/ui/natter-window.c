@@ -814,10 +814,11 @@ undo_delete_activated (GtkWidget  *widget,
 
   if (toast == NULL)
     return;
-  g_object_ref (toast);
+  /* The toast's own button dismisses it; dismissing it here as well
+   * would hide it twice (libadwaita 1.2 frees it twice when that happens
+   * during its show animation). Without its pending entry, its going away
+   * later deletes nothing. */
   g_hash_table_remove (self->pending_deletes, session_id);
-  adw_toast_dismiss (toast);
-  g_object_unref (toast);
   refilter_pending (self);
   natter_window_open_session (self, session_id);
 }
@@ -1232,13 +1233,9 @@ natter_window_dismiss_pending_deletes (NatterWindow *self)
   g_hash_table_iter_init (&iter, self->pending_deletes);
   while (g_hash_table_iter_next (&iter, NULL, &toast))
     g_ptr_array_add (toasts, g_object_ref (toast));
+  /* What the toast's timeout does, without racing its animations. */
   for (guint i = 0; i < toasts->len; i++)
-    {
-      /* A queued toast that was never shown is not dismissed by the
-       * overlay; run its handler the same way. */
-      adw_toast_dismiss (g_ptr_array_index (toasts, i));
-      delete_toast_dismissed_cb (g_ptr_array_index (toasts, i), self);
-    }
+    delete_toast_dismissed_cb (g_ptr_array_index (toasts, i), self);
 }
 
 guint

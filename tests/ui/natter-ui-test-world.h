@@ -49,6 +49,15 @@ ui_wait_until (UiCondition condition,
     g_error ("Timed out waiting for a condition");
 }
 
+/* Lets the window lay out and draw what changed. Bounded: a spinner
+ * keeps the frame clock busy forever. */
+static inline void
+ui_settle (void)
+{
+  for (int i = 0; i < 200 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+}
+
 static inline gboolean
 ui_result_ready (gpointer data)
 {
@@ -105,8 +114,7 @@ static inline void
 ui_world_stop_service (UiWorld *u)
 {
   ui_wait_until (ui_no_advances, u);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  ui_settle ();
   g_clear_object (&u->sessions);
   g_clear_object (&u->index);
 }
@@ -191,11 +199,10 @@ ui_wait_turn (UiWorld    *u,
 
   ui_wait_until (ui_turn_settled, &t);
   /* The index entry is refreshed just after the settle. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  ui_settle ();
 }
 
-/* The turn file's events, read through the service. */
+/* The turn file's events (JsonNode), read through the service. */
 static inline GPtrArray *
 ui_get_turn (UiWorld    *u,
              const char *turn_id)
@@ -218,7 +225,7 @@ ui_find_event (GPtrArray  *events,
 {
   for (guint i = 0; i < events->len; i++)
     {
-      JsonObject *event = g_ptr_array_index (events, i);
+      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
 
       if (g_strcmp0 (json_object_get_string_member (event, "type"), type) == 0 &&
           (tool_call_id == NULL ||
@@ -283,15 +290,6 @@ ui_window_new (NatterApplication *app,
   gtk_window_present (GTK_WINDOW (window));
   ui_wait_until (ui_is_mapped, window);
   return window;
-}
-
-/* Lets the window lay out and draw what changed. */
-static inline void
-ui_settle (void)
-{
-  for (int i = 0; i < 10; i++)
-    while (g_main_context_iteration (NULL, FALSE))
-      ;
 }
 
 static inline void

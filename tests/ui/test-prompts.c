@@ -1,0 +1,247 @@
+/* test-prompts.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Prompts of a suspended turn (session-layer-spec.md §10.4): a card per
+ * pending permission and per ask-human question, rendered from the
+ * reduced state only, whose buttons call the right API with the right ids,
+ * and which are there again after a restart.
+ */
+
+#include "natter-ask-human-card.h"
+#include "natter-permission-card.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+typedef struct
+{
+  NatterWindow *window;
+  GType         type;
+  guint         n;
+} CardWait;
+
+static gboolean
+has_n_cards (gpointer data)
+{
+  CardWait *w = data;
+  g_autoptr(GPtrArray) cards = NULL;
+
+  ui_settle ();
+  cards = ui_find_all (w->window, w->type);
+  return cards->len == w->n;
+}
+
+static GPtrArray *
+wait_cards (NatterWindow *window,
+            GType         type,
+            guint         n)
+{
+  CardWait w = { window, type, n };
+
+  ui_wait_until (has_n_cards, &w);
+  return ui_find_all (window, type);
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *turn_id;
+  const char *type;
+  const char *tool_call_id;
+} EventWait;
+
+static gboolean
+event_written (gpointer data)
+{
+  EventWait *w = data;
+  g_autoptr(GPtrArray) events = NULL;
+
+  if (natter_sessions_is_turn_running (w->u->sessions, w->turn_id))
+    return FALSE;
+  events = ui_get_turn (w->u, w->turn_id);
+  return ui_find_event (events, w->type, w->tool_call_id) != NULL;
+}
+
+static void
+wait_event (UiWorld    *u,
+            const char *turn_id,
+            const char *type,
+            const char *tool_call_id)
+{
+  EventWait w = { u, turn_id, type, tool_call_id };
+
+  ui_wait_until (event_written, &w);
+}
+
+static void
+test_prompts_permission (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) cards = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  NatterPermissionCard *first;
+  NatterWindow *window;
+  JsonObject *resolved;
+
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sc"));
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}") ","
+                                                   NATTER_FAKE_CALL ("c2", "sc", "{}")),
+                            NATTER_FAKE_TEXT_STEP,
+                            NULL);
+  session_id = ui_create_session (u, "Tools");
+  turn_id = ui_send (u, session_id, "Run both");
+  ui_wait_turn (u, turn_id);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  cards = wait_cards (window, NATTER_TYPE_PERMISSION_CARD, 2);
+  first = g_ptr_array_index (cards, 0);
+  g_assert_cmpstr (natter_permission_card_get_turn_id (first), ==, turn_id);
+  g_assert_cmpstr (natter_permission_card_get_tool_call_id (first), ==, "c1");
+  g_assert_cmpstr (natter_permission_card_get_tool_call_id (g_ptr_array_index (cards, 1)), ==, "c2");
+  g_assert_nonnull (ui_find_button (g_ptr_array_index (cards, 1), "_Deny"));
+
+  /* Allow on the first card decides c1 only; c2's card stays. */
+  g_signal_emit_by_name (ui_find_button (first, "_Allow"), "clicked");
+  wait_event (u, turn_id, "tool_result", "c1");
+  events = ui_get_turn (u, turn_id);
+  resolved = ui_find_event (events, "tool_permission_resolved", "c1");
+  g_assert_cmpstr (json_object_get_string_member (resolved, "decision"), ==, "allow");
+  g_assert_cmpstr (json_object_get_string_member (resolved, "source"), ==, "human");
+  g_assert_null (ui_find_event (events, "tool_permission_resolved", "c2"));
+  g_ptr_array_unref (cards);
+  cards = wait_cards (window, NATTER_TYPE_PERMISSION_CARD, 1);
+  g_assert_cmpstr (natter_permission_card_get_tool_call_id (g_ptr_array_index (cards, 0)), ==, "c2");
+
+  /* Deny on the second finishes the batch and the turn goes on. */
+  g_signal_emit_by_name (ui_find_button (g_ptr_array_index (cards, 0), "_Deny"), "clicked");
+  wait_event (u, turn_id, "turn_completed", NULL);
+  g_ptr_array_unref (events);
+  events = ui_get_turn (u, turn_id);
+  resolved = ui_find_event (events, "tool_permission_resolved", "c2");
+  g_assert_cmpstr (json_object_get_string_member (resolved, "decision"), ==, "deny");
+  g_ptr_array_unref (cards);
+  cards = wait_cards (window, NATTER_TYPE_PERMISSION_CARD, 0);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+test_prompts_ask_human (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) cards = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) labels = NULL;
+  NatterAskHumanCard *card;
+  NatterWindow *window;
+  JsonObject *result;
+  gboolean question_shown = FALSE;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("q1", "ask_human",
+                                                                     "{\"question\":\"Which colour?\"}")),
+                            NATTER_FAKE_TEXT_STEP,
+                            NULL);
+  session_id = ui_create_session (u, "Question");
+  turn_id = ui_send (u, session_id, "Ask me");
+  ui_wait_turn (u, turn_id);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  cards = wait_cards (window, NATTER_TYPE_ASK_HUMAN_CARD, 1);
+  card = g_ptr_array_index (cards, 0);
+  g_assert_cmpstr (natter_ask_human_card_get_tool_call_id (card), ==, "q1");
+  labels = ui_find_all (card, GTK_TYPE_LABEL);
+  for (guint i = 0; i < labels->len; i++)
+    question_shown |= g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), "Which colour?") == 0;
+  g_assert_true (question_shown);
+
+  natter_ask_human_card_set_answer (card, "Blue");
+  g_signal_emit_by_name (ui_find_button (card, "_Send"), "clicked");
+  wait_event (u, turn_id, "turn_completed", NULL);
+  events = ui_get_turn (u, turn_id);
+  result = ui_find_event (events, "tool_result", "q1");
+  g_assert_cmpstr (json_object_get_string_member (result, "source"), ==, "async");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "result"), "output"),
+                   ==, "Blue");
+  g_ptr_array_unref (cards);
+  cards = wait_cards (window, NATTER_TYPE_ASK_HUMAN_CARD, 0);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+test_prompts_survive_restart (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) permissions = NULL;
+  g_autoptr(GPtrArray) questions = NULL;
+  NatterWindow *window;
+
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sc"));
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sc", "{}") ","
+                                                   NATTER_FAKE_CALL ("q1", "ask_human",
+                                                                     "{\"question\":\"Sure?\"}")),
+                            NULL);
+  session_id = ui_create_session (u, "Both");
+  turn_id = ui_send (u, session_id, "Go");
+  ui_wait_turn (u, turn_id);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  permissions = wait_cards (window, NATTER_TYPE_PERMISSION_CARD, 1);
+  questions = wait_cards (window, NATTER_TYPE_ASK_HUMAN_CARD, 1);
+  ui_destroy_window (window);
+  g_ptr_array_unref (permissions);
+  g_ptr_array_unref (questions);
+
+  /* A new process: nothing but the files. The window reopens the last
+   * session by itself. */
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
+  permissions = wait_cards (window, NATTER_TYPE_PERMISSION_CARD, 1);
+  questions = wait_cards (window, NATTER_TYPE_ASK_HUMAN_CARD, 1);
+  g_assert_cmpstr (natter_permission_card_get_turn_id (g_ptr_array_index (permissions, 0)), ==, turn_id);
+  g_assert_cmpstr (natter_permission_card_get_tool_call_id (g_ptr_array_index (permissions, 0)), ==, "c1");
+  g_assert_cmpstr (natter_ask_human_card_get_tool_call_id (g_ptr_array_index (questions, 0)), ==, "q1");
+
+  /* The composer says why it cannot send, before anyone tries. */
+  g_assert_nonnull (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  app = ui_app_new ();
+
+  g_test_add_func ("/prompts/permission", test_prompts_permission);
+  g_test_add_func ("/prompts/ask-human", test_prompts_ask_human);
+  g_test_add_func ("/prompts/survive-restart", test_prompts_survive_restart);
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}
