@@ -77,7 +77,7 @@ update_button (NatterComposer *self)
     }
   else
     {
-      gtk_button_set_icon_name (self->send_button, "paper-plane-symbolic");
+      gtk_button_set_icon_name (self->send_button, "go-up-symbolic");
       label = _("Send");
       gtk_widget_remove_css_class (GTK_WIDGET (self->send_button), "destructive-action");
       gtk_widget_add_css_class (GTK_WIDGET (self->send_button), "suggested-action");

@@ -300,7 +300,7 @@ show_terminal (NatterTurnRow   *self,
       if (running)
         set_status (self, TRUE, NULL, _("Working…"), NULL, NULL);
       else
-        set_status (self, FALSE, "dialog-question-symbolic", _("Waiting for you"), NULL, NULL);
+        set_status (self, FALSE, "dialog-information-symbolic", _("Waiting for you"), NULL, NULL);
       break;
     case NATTER_TURN_STATUS_IDLE:
     default:

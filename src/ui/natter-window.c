@@ -364,7 +364,9 @@ update_title (NatterWindow *self)
   if (self->entry != NULL)
     {
       title = natter_session_index_entry_get_title (self->entry);
-      if (title == NULL || title[0] == '\0')
+      if (natter_session_index_entry_get_error (self->entry) != NULL)
+        title = _("Damaged Conversation");
+      else if (title == NULL || title[0] == '\0')
         title = _("New chat");
       model = natter_session_index_entry_dup_last_model_string (self->entry);
     }

@@ -1,0 +1,212 @@
+/* test-screenshots.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Renders the window in its main states to PNGs in
+ * $G_TEST_BUILDDIR/screenshots/ for a person to look at: the empty state,
+ * a conversation, a pending permission prompt, a damaged session.
+ */
+
+#include "natter-markdown-view.h"
+#include "natter-permission-card.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+static gboolean
+markdown_ready (gpointer data)
+{
+  g_autoptr(GPtrArray) views = ui_find_all (data, NATTER_TYPE_MARKDOWN_VIEW);
+
+  ui_settle ();
+  for (guint i = 0; i < views->len; i++)
+    if (!natter_markdown_view_get_ready (g_ptr_array_index (views, i)))
+      return FALSE;
+  return TRUE;
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  GdkTexture   *texture;
+} Shot;
+
+/* Right after a frame is painted everything is allocated, so the window
+ * can draw itself into a render node then. */
+static void
+after_paint_cb (GdkFrameClock *clock,
+                Shot          *shot)
+{
+  GtkWidget *widget = GTK_WIDGET (shot->window);
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+
+  if (shot->texture != NULL || gtk_widget_get_width (widget) <= 0)
+    return;
+  snapshot = gtk_snapshot_new ();
+  /* What the window draws itself, through its class (GTK 4.8 has no
+   * public gtk_widget_snapshot()). */
+  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  shot->texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
+                                               &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+static gboolean
+shot_taken (gpointer data)
+{
+  return ((Shot *) data)->texture != NULL;
+}
+
+static void
+save_screenshot (NatterWindow *window,
+                 const char   *name)
+{
+  g_autofree char *dir = g_build_filename (g_test_get_dir (G_TEST_BUILT), "screenshots", NULL);
+  g_autofree char *file = NULL;
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  Shot shot = { window, NULL };
+  gulong handler;
+
+  ui_wait_until (markdown_ready, window);
+  for (int i = 0; i < 5; i++)
+    ui_settle ();
+
+  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &shot);
+  gtk_widget_queue_draw (GTK_WIDGET (window));
+  ui_wait_until (shot_taken, &shot);
+  g_signal_handler_disconnect (clock, handler);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  file = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (shot.texture, file));
+  g_object_unref (shot.texture);
+  g_test_message ("Saved %s", file);
+}
+
+static void
+test_screenshot_empty (void)
+{
+  UiWorld *u = ui_world_new ();
+  NatterWindow *window = ui_window_new (app, u);
+
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "empty");
+  save_screenshot (window, "empty.png");
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+test_screenshot_conversation (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *other = ui_create_session (u, "Trip to Lisbon");
+  g_autofree char *session_id = ui_create_session (u, NULL);
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"A **binary search** halves the range each step:\\n\\n"
+                            "```c\\nwhile (lo < hi)\\n  {\\n    int mid = lo + (hi - lo) / 2;\\n"
+                            "    if (a[mid] < key) lo = mid + 1; else hi = mid;\\n  }\\n```\\n\\n"
+                            "It needs a sorted array and takes *O(log n)* steps.\"}",
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")),
+                            "{\"role\":\"assistant\",\"content\":\"The tool ran; everything is in order.\"}",
+                            NULL);
+  t1 = ui_send (u, session_id, "How does binary search work?");
+  ui_wait_turn (u, t1);
+  t2 = ui_send (u, session_id, "Check it with the tool, please.");
+  ui_wait_turn (u, t2);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  save_screenshot (window, "conversation.png");
+  ui_destroy_window (window);
+  (void) other;
+  ui_world_free (u);
+}
+
+static gboolean
+has_card (gpointer data)
+{
+  g_autoptr(GPtrArray) cards = NULL;
+
+  ui_settle ();
+  cards = ui_find_all (data, NATTER_TYPE_PERMISSION_CARD);
+  return cards->len == 1;
+}
+
+static void
+test_screenshot_permission (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Read my notes");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sc"));
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sc", "{\"path\":\"notes.txt\"}")),
+                            NULL);
+  turn_id = ui_send (u, session_id, "Summarize notes.txt for me.");
+  ui_wait_turn (u, turn_id);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (has_card, window);
+  save_screenshot (window, "permission.png");
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+test_screenshot_errored (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *good = ui_create_session (u, "Recipes");
+  g_autofree char *bad = ui_create_session (u, "Damaged notes");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autoptr(GFileOutputStream) stream = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+
+  stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_write_all (G_OUTPUT_STREAM (stream), "{\"type\":", 8, NULL, NULL, &error);
+  g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error);
+  g_assert_no_error (error);
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, bad));
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  save_screenshot (window, "errored.png");
+  ui_destroy_window (window);
+  (void) good;
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  app = ui_app_new ();
+
+  g_test_add_func ("/screenshots/empty", test_screenshot_empty);
+  g_test_add_func ("/screenshots/conversation", test_screenshot_conversation);
+  g_test_add_func ("/screenshots/permission", test_screenshot_permission);
+  g_test_add_func ("/screenshots/errored", test_screenshot_errored);
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}
