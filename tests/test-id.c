@@ -26,9 +26,10 @@ test_generator_format (void)
   g_autofree char *second = natter_id_generator_next (generator);
   g_autofree char *partition = NULL;
 
-  g_assert_cmpstr (first, ==, "2026-11-30T09-14-03Z-0000000-000");
-  /* Two ids within one second differ by the counter. */
-  g_assert_cmpstr (second, ==, "2026-11-30T09-14-03Z-0000001-000");
+  /* The counter is the 100 ns slot within the second: 0.25 s = 2500000. */
+  g_assert_cmpstr (first, ==, "2026-11-30T09-14-03Z-2500000-000");
+  /* A second id in the same slot takes the next one. */
+  g_assert_cmpstr (second, ==, "2026-11-30T09-14-03Z-2500001-000");
   g_assert_cmpuint (strlen (first), ==, NATTER_ID_LENGTH);
   g_assert_true (natter_id_validate (first, NULL));
 
@@ -58,12 +59,49 @@ test_generator_monotonic (void)
   g_assert_cmpstr (ids->pdata[3], ==, "2026-11-30T09-14-04Z-0000002-000");
   g_assert_cmpstr (ids->pdata[4], ==, "2026-11-30T10-14-04Z-0000000-000");
 
+  /* The last slot of a second borrows the next second. */
+  {
+    g_autoptr(NatterFakeClock) late = natter_fake_clock_new (T0_US + G_USEC_PER_SEC - 1);
+    g_autoptr(NatterIdGenerator) g2 = natter_id_generator_new (NATTER_CLOCK (late));
+    g_autofree char *a = natter_id_generator_next (g2);
+    g_autofree char *b = NULL;
+    g_autofree char *c = NULL;
+
+    g_assert_cmpstr (a, ==, "2026-11-30T09-14-03Z-9999990-000");
+    for (guint i = 0; i < 9; i++)
+      g_free (natter_id_generator_next (g2));
+    b = natter_id_generator_next (g2);
+    g_assert_cmpstr (b, ==, "2026-11-30T09-14-04Z-0000000-000");
+    c = natter_id_generator_next (g2);
+    g_assert_cmpstr (c, ==, "2026-11-30T09-14-04Z-0000001-000");
+  }
+
   for (guint i = 0; i < ids->len; i++)
     {
       g_assert_true (natter_id_validate (ids->pdata[i], NULL));
       if (i > 0)
         g_assert_cmpint (strcmp (ids->pdata[i - 1], ids->pdata[i]), <, 0);
     }
+}
+
+/* A generator made after another one stopped, within the same second,
+ * makes later ids rather than the same ones again (the CLI starts a new
+ * process per command). */
+static void
+test_generator_next_process_same_second (void)
+{
+  g_autoptr(NatterFakeClock) clock = natter_fake_clock_new (T0_US + 1000);
+  g_autoptr(NatterIdGenerator) first = natter_id_generator_new (NATTER_CLOCK (clock));
+  g_autoptr(NatterIdGenerator) second = NULL;
+  g_autofree char *a = natter_id_generator_next (first);
+  g_autofree char *b = natter_id_generator_next (first);
+  g_autofree char *c = NULL;
+
+  natter_fake_clock_advance (clock, 300);
+  second = natter_id_generator_new (NATTER_CLOCK (clock));
+  c = natter_id_generator_next (second);
+  g_assert_cmpint (strcmp (a, b), <, 0);
+  g_assert_cmpint (strcmp (b, c), <, 0);
 }
 
 static void
@@ -236,6 +274,7 @@ main (int   argc,
 
   g_test_add_func ("/id/generator-format", test_generator_format);
   g_test_add_func ("/id/generator-monotonic", test_generator_monotonic);
+  g_test_add_func ("/id/generator-next-process-same-second", test_generator_next_process_same_second);
   g_test_add_func ("/id/generator-system-clock", test_generator_system_clock);
   g_test_add_func ("/id/validate", test_validate);
   g_test_add_func ("/id/repo-rejects-invalid-ids", test_repo_rejects_invalid_ids);

@@ -12,9 +12,13 @@
 #include "natter-store-error.h"
 
 /* An id is `YYYY-MM-DDTHH-MM-SSZ-CCCCCCC-SSS`: the UTC second it was made,
- * a 7-digit counter and a 3-digit suffix. The counter restarts at zero each
- * new second and the second never goes backwards within a process, so ids
- * sort in creation order as plain strings. */
+ * a 7-digit counter and a 3-digit suffix. The counter is the 100 ns slot
+ * within that second (ten per microsecond), and the pair (second, counter)
+ * never goes backwards within a process: an id that would not sort after
+ * the previous one takes the next slot instead. So ids sort in creation
+ * order as plain strings, and a process that starts right after another
+ * wrote (the data-dir lock orders writers) makes later ids, not the same
+ * ones again, even within the same second. */
 
 struct _NatterIdGenerator
 {
@@ -24,6 +28,8 @@ struct _NatterIdGenerator
   gint64       last_second;
   guint        counter;
 };
+
+#define SLOTS_PER_SECOND 10000000
 
 G_DEFINE_FINAL_TYPE (NatterIdGenerator, natter_id_generator, G_TYPE_OBJECT)
 
@@ -76,10 +82,12 @@ natter_id_generator_new (NatterClock *clock)
  * natter_id_generator_next:
  * @self: a #NatterIdGenerator
  *
- * Makes the next id. Ids from one generator are unique and strictly
- * increasing as strings, even if the clock steps backwards (the last second
- * seen is kept until the clock passes it). More than ten million ids within
- * one second borrow the next second.
+ * Makes the next id: the UTC second and the 100 ns slot within it. Ids
+ * from one generator are unique and strictly increasing as strings, even
+ * if the clock steps backwards (the last slot seen is kept until the clock
+ * passes it, each id taking the next slot); a generator created after
+ * another one stopped makes ids that sort after the other's as long as the
+ * clock did not step back.
  *
  * Returns: (transfer full): a new id that natter_id_validate() accepts
  */
@@ -88,24 +96,30 @@ natter_id_generator_next (NatterIdGenerator *self)
 {
   g_autoptr(GDateTime) time = NULL;
   g_autofree char *stamp = NULL;
+  gint64 now_us;
   gint64 second;
+  guint slot;
 
   g_return_val_if_fail (NATTER_IS_ID_GENERATOR (self), NULL);
 
-  second = natter_clock_now_us (self->clock) / G_USEC_PER_SEC;
-  if (second > self->last_second)
+  now_us = natter_clock_now_us (self->clock);
+  second = now_us / G_USEC_PER_SEC;
+  slot = (guint) (now_us % G_USEC_PER_SEC) * 10;
+
+  if (second > self->last_second ||
+      (second == self->last_second && slot > self->counter))
     {
       self->last_second = second;
-      self->counter = 0;
+      self->counter = slot;
     }
-  else if (self->counter >= 9999999)
+  else if (self->counter + 1 < SLOTS_PER_SECOND)
     {
-      self->last_second++;
-      self->counter = 0;
+      self->counter++;
     }
   else
     {
-      self->counter++;
+      self->last_second++;
+      self->counter = 0;
     }
 
   time = g_date_time_new_from_unix_utc (self->last_second);
