@@ -1,0 +1,245 @@
+/* bench-window.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The conversation window (issue 6), under a (virtual) display:
+ *
+ * open-1000: a 1,000-turn session generated through the real runtime with
+ *   the fake model; after a restart (a fresh index and service over the
+ *   same directory) the window opens it. Figures: time from the open call
+ *   to the first frame that shows a turn, and how many turn files were
+ *   read for it (only the turns on screen and near it should be).
+ * stream-5000: 5,000 text deltas pushed through the turn event hub as fast
+ *   as the main loop takes them (10 per idle) into a streaming turn on
+ *   screen. Figures: the worst main-loop stall (the longest gap between
+ *   two 1 ms ticks), the total time, and the peak RSS.
+ *
+ * Figures only: nothing here passes or fails on timing.
+ */
+
+#include <string.h>
+
+#include "natter-bench.h"
+#include "natter-turn-row.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static char *
+make_session (UiWorld *u,
+              guint    n_turns)
+{
+  char *session_id = ui_create_session (u, "Long conversation");
+
+  for (guint i = 0; i < n_turns; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("Question number %u: what comes next?", i);
+      g_autofree char *turn_id = NULL;
+
+      natter_fake_model_script (u->w->fakes->model,
+                                "{\"role\":\"assistant\",\"content\":\"Here is an answer with **some** Markdown, "
+                                "a list:\\n\\n- one\\n- two\\n\\nand a closing line.\"}",
+                                NULL);
+      turn_id = ui_send (u, session_id, text);
+      ui_wait_turn (u, turn_id);
+    }
+  return session_id;
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  gboolean      shown;
+} FirstFrame;
+
+static void
+after_paint_cb (GdkFrameClock *clock,
+                FirstFrame    *f)
+{
+  g_autoptr(GPtrArray) rows = NULL;
+
+  if (f->shown)
+    return;
+  rows = ui_find_all (natter_window_get_timeline_list (f->window), NATTER_TYPE_TURN_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterTurnItem *item = natter_turn_row_get_item (g_ptr_array_index (rows, i));
+
+      if (item != NULL && natter_turn_item_get_state (item) != NULL)
+        f->shown = TRUE;
+    }
+}
+
+static gboolean
+first_frame_shown (gpointer data)
+{
+  return ((FirstFrame *) data)->shown;
+}
+
+static void
+bench_open (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = NULL;
+  NatterWindow *window;
+  NatterTimelineModel *timeline;
+  FirstFrame f = { NULL, FALSE };
+  GdkFrameClock *clock;
+  guint n_read = 0;
+  double start, elapsed;
+  gulong handler;
+
+  session_id = make_session (u, 1000);
+  ui_world_restart (u);
+
+  window = natter_window_new (NULL, u->sessions, u->w->hub);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, window);
+  ui_settle ();
+
+  f.window = window;
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &f);
+  start = natter_bench_now ();
+  natter_window_open_session (window, session_id);
+  ui_wait_until (first_frame_shown, &f);
+  elapsed = natter_bench_now () - start;
+  g_signal_handler_disconnect (clock, handler);
+
+  timeline = natter_window_get_timeline (window);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (timeline)); i++)
+    {
+      g_autoptr(NatterTurnItem) item = g_list_model_get_item (G_LIST_MODEL (timeline), i);
+
+      n_read += natter_turn_item_get_state (item) != NULL || natter_turn_item_get_loading (item);
+    }
+
+  natter_bench_row ("window open-1000", "time to first frame with a turn", elapsed * 1000.0, "ms");
+  natter_bench_row ("window open-1000", "turn files read for it", n_read, "turns");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *turn_id;
+  guint       sent;
+  guint       total;
+  double      last_tick;
+  double      worst_gap;
+} Stream;
+
+static gboolean
+tick_cb (gpointer data)
+{
+  Stream *s = data;
+  double now = natter_bench_now ();
+
+  if (s->last_tick > 0 && now - s->last_tick > s->worst_gap)
+    s->worst_gap = now - s->last_tick;
+  s->last_tick = now;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+emit_cb (gpointer data)
+{
+  Stream *s = data;
+
+  for (guint i = 0; i < 10 && s->sent < s->total; i++, s->sent++)
+    natter_turn_event_hub_emit_delta (s->u->w->hub, s->turn_id, 0, NATTER_DELTA_TEXT,
+                                      (s->sent % 40 == 39) ? "word.\n\n" : "word ");
+  return s->sent < s->total ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+static gboolean
+stream_done (gpointer data)
+{
+  Stream *s = data;
+
+  return s->sent == s->total;
+}
+
+static gboolean
+model_held (gpointer data)
+{
+  return natter_fake_model_get_n_held (((UiWorld *) data)->w->fakes->model) == 1;
+}
+
+static void
+bench_stream (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Streaming");
+  g_autofree char *turn_id = NULL;
+  Stream s = { u, NULL, 0, 5000, 0, 0 };
+  NatterWindow *window;
+  double start;
+  guint tick;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  window = natter_window_new (NULL, u->sessions, u->w->hub);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, window);
+  natter_window_open_session (window, session_id);
+  turn_id = ui_send (u, session_id, "Write a very long answer");
+  ui_wait_until (model_held, u);
+  ui_settle ();
+  s.turn_id = turn_id;
+
+  tick = g_timeout_add_full (G_PRIORITY_HIGH, 1, tick_cb, &s, NULL);
+  start = natter_bench_now ();
+  g_idle_add (emit_cb, &s);
+  ui_wait_until (stream_done, &s);
+  ui_settle ();
+  natter_bench_row ("window stream-5000", "total time", (natter_bench_now () - start) * 1000.0, "ms");
+  natter_bench_row ("window stream-5000", "worst main-loop stall", s.worst_gap * 1000.0, "ms");
+  natter_bench_row ("window stream-5000", "peak RSS", natter_bench_peak_rss_kib () / 1024.0, "MiB");
+  g_source_remove (tick);
+
+  natter_fake_model_release (u->w->fakes->model);
+  ui_wait_turn (u, turn_id);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *schemas = NULL;
+
+  if (argc == 2 && strcmp (argv[1], "--list") == 0)
+    {
+      g_print ("open-1000\nstream-5000\n");
+      return 0;
+    }
+  if (argc != 2 || (strcmp (argv[1], "open-1000") != 0 && strcmp (argv[1], "stream-5000") != 0))
+    {
+      g_printerr ("Usage: %s --list | open-1000 | stream-5000\n", argv[0]);
+      return 2;
+    }
+
+  /* The window reads GSettings: the build tree's compiled schema, kept
+   * in memory. */
+  dir = g_path_get_dirname (argv[0]);
+  schemas = g_build_filename (dir, "..", "data", NULL);
+  g_setenv ("GSETTINGS_SCHEMA_DIR", schemas, FALSE);
+  g_setenv ("GSETTINGS_BACKEND", "memory", FALSE);
+
+  if (!gtk_init_check ())
+    {
+      g_printerr ("%s: no display (run it under xvfb-run)\n", argv[0]);
+      return 0;
+    }
+  adw_init ();
+  if (strcmp (argv[1], "open-1000") == 0)
+    bench_open ();
+  else
+    bench_stream ();
+  return 0;
+}
