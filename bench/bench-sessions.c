@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "natter-bench.h"
@@ -25,6 +26,12 @@
 
 #define N_SESSIONS 10000
 #define N_TURNS    20
+
+/* NATTER_BENCH_SESSIONS=N scans N sessions instead (to profile a smaller
+ * store); NATTER_BENCH_SESSIONS_DIR=path keeps the generated store there
+ * and reuses it on the next run, since generating and removing 210,000
+ * files takes minutes. The figures are the same either way. */
+static guint n_sessions = N_SESSIONS;
 #define TS         "2026-11-30T09:14:03.120Z"
 
 static void
@@ -78,7 +85,7 @@ generate (GFile *storage)
   g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (natter_clock_get_system ());
   GPtrArray *needed = g_ptr_array_new_with_free_func (g_free);
 
-  for (guint s = 0; s < N_SESSIONS; s++)
+  for (guint s = 0; s < n_sessions; s++)
     {
       g_autofree char *session_id = natter_id_generator_next (ids);
       g_autoptr(GString) session = g_string_new (NULL);
@@ -110,24 +117,69 @@ generate (GFile *storage)
   return needed;
 }
 
-/* The floor: open, read and close every file the scan needs. */
+/* The floor: open, read and close every file the scan needs. Also counts
+ * the bytes and lines the scan must parse, so that its throughput can be
+ * printed; the counting is a tight loop well below the cost of the I/O. */
 static double
-read_floor (GPtrArray *paths)
+read_floor (GPtrArray *paths,
+            guint64   *out_bytes,
+            guint64   *out_lines)
 {
   static char buffer[1 << 16];
   double start = natter_bench_now ();
+  guint64 bytes = 0;
+  guint64 lines = 0;
 
   for (guint i = 0; i < paths->len; i++)
     {
       int fd = open (g_ptr_array_index (paths, i), O_RDONLY | O_CLOEXEC);
+      gssize n;
 
       if (fd < 0)
         g_error ("open: %s", g_strerror (errno));
-      while (read (fd, buffer, sizeof buffer) > 0)
-        ;
+      while ((n = read (fd, buffer, sizeof buffer)) > 0)
+        {
+          bytes += n;
+          for (const char *p = buffer; (p = memchr (p, '\n', buffer + n - p)) != NULL; p++)
+            lines++;
+        }
       close (fd);
     }
+  *out_bytes = bytes;
+  *out_lines = lines;
   return natter_bench_now () - start;
+}
+
+/* The generated store and the paths the scan must read, reused from
+ * NATTER_BENCH_SESSIONS_DIR when it already holds a complete one. */
+static GPtrArray *
+generate_or_reuse (GFile *storage)
+{
+  g_autoptr(GFile) manifest = g_file_get_child (storage, "needed.txt");
+  g_autofree char *manifest_path = g_file_get_path (manifest);
+  g_autofree char *contents = NULL;
+  g_autoptr(GString) text = NULL;
+  GPtrArray *needed;
+
+  if (g_file_get_contents (manifest_path, &contents, NULL, NULL))
+    {
+      g_auto(GStrv) lines = g_strsplit (contents, "\n", -1);
+
+      needed = g_ptr_array_new_with_free_func (g_free);
+      for (guint i = 0; lines[i] != NULL; i++)
+        if (lines[i][0] != '\0')
+          g_ptr_array_add (needed, g_strdup (lines[i]));
+      if (needed->len == 2 * n_sessions)
+        return needed;
+      g_error ("%s lists %u files, not %u: remove it", manifest_path, needed->len, 2 * n_sessions);
+    }
+
+  needed = generate (storage);
+  text = g_string_new (NULL);
+  for (guint i = 0; i < needed->len; i++)
+    g_string_append_printf (text, "%s\n", (const char *) g_ptr_array_index (needed, i));
+  write_file (manifest, text->str, text->len);
+  return needed;
 }
 
 static double
@@ -140,7 +192,7 @@ scan (NatterJsonlRepo *sessions,
   double start = natter_bench_now ();
 
   entries = natter_session_index_scan_sync (sessions, turns, n_threads, NULL, &error);
-  if (entries == NULL || entries->len != N_SESSIONS)
+  if (entries == NULL || entries->len != n_sessions)
     g_error ("scan failed: %s", error != NULL ? error->message : "wrong count");
   for (guint i = 0; i < entries->len; i++)
     if (natter_session_index_entry_get_error (g_ptr_array_index (entries, i)) != NULL)
@@ -163,7 +215,8 @@ loaded_cb (GObject      *object,
 static void
 bench_startup_scan (void)
 {
-  g_autoptr(GFile) dir = natter_bench_temp_dir ();
+  const char *keep = g_getenv ("NATTER_BENCH_SESSIONS_DIR");
+  g_autoptr(GFile) dir = keep != NULL ? g_file_new_for_path (keep) : natter_bench_temp_dir ();
   g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
   g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
   g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
@@ -171,17 +224,18 @@ bench_startup_scan (void)
   g_autoptr(NatterSessionIndex) index = natter_session_index_new ();
   const char *bench = "startup scan (10,000 sessions x 20)";
   double generate_s, floor_s, one_s, many_s, load_s, start;
+  guint64 bytes, lines;
   gint64 rss_before;
   gboolean done = FALSE;
 
   start = natter_bench_now ();
-  needed = generate (storage);
+  needed = generate_or_reuse (storage);
   generate_s = natter_bench_now () - start;
 
   /* Warm the cache, then measure. */
-  read_floor (needed);
+  read_floor (needed, &bytes, &lines);
   scan (sessions, turns, 0);
-  floor_s = read_floor (needed);
+  floor_s = read_floor (needed, &bytes, &lines);
   rss_before = natter_bench_peak_rss_kib ();
   one_s = scan (sessions, turns, 1);
   many_s = scan (sessions, turns, 0);
@@ -192,18 +246,25 @@ bench_startup_scan (void)
     g_main_context_iteration (NULL, TRUE);
   load_s = natter_bench_now () - start;
 
+  natter_bench_row (bench, "sessions", n_sessions, "");
   natter_bench_row (bench, "generate the files (not the scan)", generate_s, "s");
+  natter_bench_row (bench, "lines parsed and validated per scan", lines, "");
+  natter_bench_row (bench, "bytes read per scan", bytes / 1e6, "MB");
   natter_bench_row (bench, "floor: read session + latest turn files", floor_s * 1000, "ms");
   natter_bench_row (bench, "scan, 1 thread (warm)", one_s * 1000, "ms");
   natter_bench_row (bench, "scan, default threads (warm)", many_s * 1000, "ms");
   natter_bench_row (bench, "load_async incl. publish (warm)", load_s * 1000, "ms");
+  natter_bench_row (bench, "scan 1 thread throughput", bytes / 1e6 / one_s, "MB/s");
+  natter_bench_row (bench, "scan default threads throughput", bytes / 1e6 / many_s, "MB/s");
   natter_bench_row (bench, "scan 1 thread / floor", one_s / floor_s, "x");
+  natter_bench_row (bench, "scan default threads / floor", many_s / floor_s, "x");
   natter_bench_row (bench, "load_async / floor", load_s / floor_s, "x");
   natter_bench_row (bench, "entries", g_list_model_get_n_items (G_LIST_MODEL (index)), "");
   natter_bench_row (bench, "peak RSS growth during scans", (natter_bench_peak_rss_kib () - rss_before) / 1024.0, "MiB");
   natter_bench_row (bench, "peak RSS", natter_bench_peak_rss_kib () / 1024.0, "MiB");
 
-  natter_bench_remove_tree (dir);
+  if (keep == NULL)
+    natter_bench_remove_tree (dir);
 }
 
 static const struct
@@ -218,6 +279,10 @@ int
 main (int   argc,
       char *argv[])
 {
+  const char *count = g_getenv ("NATTER_BENCH_SESSIONS");
+
+  if (count != NULL && (n_sessions = (guint) g_ascii_strtoull (count, NULL, 10)) == 0)
+    g_error ("NATTER_BENCH_SESSIONS must be a positive count");
   if (argc == 2 && g_str_equal (argv[1], "--list"))
     {
       for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -210,6 +210,75 @@ test_timestamps (void)
   g_assert_false (natter_json_is_timestamp (""));
 }
 
+/* The hand-written check must accept exactly what it accepted when it
+ * asked g_date_time_new_from_iso8601(): each verdict below is the one
+ * GLib 2.74 gives. */
+static void
+test_timestamp_edges (void)
+{
+  const struct
+  {
+    const char *value;
+    gboolean    valid;
+  } cases[] = {
+    /* Calendar: leap years by the Gregorian rule. */
+    { "2024-02-29T00:00:00Z", TRUE },
+    { "2023-02-29T00:00:00Z", FALSE },
+    { "1900-02-29T00:00:00Z", FALSE },
+    { "2000-02-29T00:00:00Z", TRUE },
+    { "2023-02-28T00:00:00Z", TRUE },
+    { "2024-04-30T00:00:00Z", TRUE },
+    { "2024-04-31T00:00:00Z", FALSE },
+    { "2024-12-31T00:00:00Z", TRUE },
+    { "2024-01-32T00:00:00Z", FALSE },
+    { "2024-13-01T00:00:00Z", FALSE },
+    { "2024-00-01T00:00:00Z", FALSE },
+    { "2024-01-00T00:00:00Z", FALSE },
+    { "0000-01-01T00:00:00Z", FALSE },
+    { "0001-01-01T00:00:00Z", TRUE },
+    { "9999-12-31T23:59:59Z", TRUE },
+    /* Time of day. */
+    { "2024-01-01T23:59:59Z", TRUE },
+    { "2024-01-01T24:00:00Z", FALSE },
+    { "2024-01-01T23:60:00Z", FALSE },
+    /* GLib reads leap seconds 60 and 61 as 59. */
+    { "2024-12-31T23:59:60Z", TRUE },
+    { "2024-12-31T23:59:61Z", TRUE },
+    { "2024-12-31T23:59:60.5Z", TRUE },
+    { "2024-12-31T23:59:62Z", FALSE },
+    /* Fractions: at least one digit, within GLib's 64-bit accumulator,
+     * and below 60 s once divided as a double. */
+    { "2024-01-01T00:00:00.0Z", TRUE },
+    { "2024-01-01T00:00:00.Z", FALSE },
+    { "2024-01-01T00:00:00.999999999999Z", TRUE },
+    { "2024-01-01T00:00:00.0000000000000000001Z", TRUE },
+    { "2024-01-01T00:00:00.00000000000000000001Z", FALSE },
+    { "2024-01-01T00:00:59.999999999999Z", TRUE },
+    { "2024-01-01T00:00:59.99999999999999999Z", FALSE },
+    { "2024-01-01T00:00:18.446744073709551615Z", TRUE },
+    { "2024-01-01T00:00:18.446744073709551616Z", FALSE },
+    /* Shape. */
+    { "2024-01-01T00:00:00z", FALSE },
+    { "2024-01-01t00:00:00Z", FALSE },
+    { "2024-01-01T00:00:00,5Z", FALSE },
+    { "2024-01-01T00:00:0aZ", FALSE },
+    { "2024-01-01T-1:00:00Z", FALSE },
+    { "2024-01-01T00:00:+1Z", FALSE },
+    { " 024-01-01T00:00:00Z", FALSE },
+    { "+024-01-01T00:00:00Z", FALSE },
+    { "2024-01-01T00:00:00Z ", FALSE },
+    { "2024-01-01T00:00:00", FALSE },
+    { "2024-01-01", FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("%s", cases[i].value);
+      g_assert_cmpint (natter_json_is_timestamp (cases[i].value), ==, cases[i].valid);
+    }
+  g_assert_false (natter_json_is_timestamp (NULL));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -224,6 +293,7 @@ main (int   argc,
   g_test_add_func ("/json/deep-nesting", test_deep_nesting_does_not_overflow);
   g_test_add_func ("/json/schema-helpers", test_schema_helpers);
   g_test_add_func ("/json/timestamps", test_timestamps);
+  g_test_add_func ("/json/timestamp-edges", test_timestamp_edges);
 
   return g_test_run ();
 }

@@ -605,6 +605,22 @@ natter_json_require_enum (JsonObject          *object,
   return value;
 }
 
+/* The value of @n ASCII digits at @text, or -1 if any is not a digit. */
+static int
+parse_digits (const char *text,
+              guint       n)
+{
+  int value = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (text[i] < '0' || text[i] > '9')
+        return -1;
+      value = value * 10 + (text[i] - '0');
+    }
+  return value;
+}
+
 /**
  * natter_json_is_timestamp:
  * @value: a string
@@ -612,28 +628,67 @@ natter_json_require_enum (JsonObject          *object,
  * Whether @value is an ISO-8601 UTC timestamp as Natter writes it:
  * `YYYY-MM-DDTHH:MM:SS[.fff…]Z`, a real calendar date and time.
  *
+ * The accepted set is exactly the one this function had when it asked
+ * g_date_time_new_from_iso8601() (GLib 2.74) after checking the shape —
+ * including that parser's quirks, so that no stored file changes verdict
+ * — but checked by hand: creating a GDateTime takes GLib's global time
+ * zone lock, which serialized the startup scan's worker threads on every
+ * `ts` of every event. Year 0001–9999; month 01–12; a day that exists in
+ * that month of the proleptic Gregorian calendar; hour 00–23; minute
+ * 00–59; second 00–59, or 60 and 61 read as 59 (leap seconds); a fraction
+ * of at least one digit, as long as the second and its fraction fit
+ * GLib's 64-bit accumulator and the value stays below 60 as a double
+ * (`59.99999999999999999` rounds to 60 and is refused).
+ *
  * Returns: %TRUE if it is.
  */
 gboolean
 natter_json_is_timestamp (const char *value)
 {
-  g_autoptr(GDateTime) parsed = NULL;
+  static const guint8 days_in_month[2][13] = {
+    { 0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 },
+    { 0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 },
+  };
+  int year, month, day, hour, minute, second;
+  guint64 v, divisor = 1;
+  gboolean leap;
   gsize length;
 
   if (value == NULL)
     return FALSE;
   length = strlen (value);
-  /* The shape first: GDateTime also accepts offsets and other forms we never write. */
-  if (length < 20 || value[length - 1] != 'Z' || value[4] != '-' || value[7] != '-' ||
-      value[10] != 'T' || value[13] != ':' || value[16] != ':')
+  if (length < 20 || length == 21 || value[length - 1] != 'Z' || value[4] != '-' ||
+      value[7] != '-' || value[10] != 'T' || value[13] != ':' || value[16] != ':' ||
+      (length > 20 && value[19] != '.'))
     return FALSE;
-  for (gsize i = 19; i + 1 < length; i++)
-    if (!(i == 19 ? value[i] == '.' : g_ascii_isdigit (value[i])))
-      return FALSE;
-  if (length == 21)
+
+  year = parse_digits (value, 4);
+  month = parse_digits (value + 5, 2);
+  day = parse_digits (value + 8, 2);
+  hour = parse_digits (value + 11, 2);
+  minute = parse_digits (value + 14, 2);
+  second = parse_digits (value + 17, 2);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
+      minute < 0 || minute > 59 || second < 0 || second > 61)
     return FALSE;
-  parsed = g_date_time_new_from_iso8601 (value, NULL);
-  return parsed != NULL;
+  leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (day > days_in_month[leap][month])
+    return FALSE;
+
+  /* GLib's get_iso8601_seconds(): 60 and 61 become 59, then the fraction's
+   * digits are accumulated into one guint64 with a scale, failing on
+   * overflow of either. */
+  v = second >= 60 ? 59 : (guint64) second;
+  for (gsize i = 20; i + 1 < length; i++)
+    {
+      guint c = (guchar) value[i] - '0';
+
+      if (c > 9 || v > (G_MAXUINT64 - c) / 10 || divisor > G_MAXUINT64 / 10)
+        return FALSE;
+      v = v * 10 + c;
+      divisor *= 10;
+    }
+  return (double) v / divisor < 60.0;
 }
 
 /**
