@@ -408,7 +408,8 @@ read_session_sync (NatterJsonlRepo  *repo,
 
   if (events == NULL)
     return NULL;
-  return natter_session_reduce (events, error);
+  /* The repository validated every line against the session schema. */
+  return natter_session_reduce_validated (events, error);
 }
 
 /**

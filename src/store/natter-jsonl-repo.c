@@ -561,6 +561,90 @@ append_to_file (NatterJsonlRepo  *self,
   return ok;
 }
 
+/* Most logs fit here, so reading one costs no heap buffer: a fresh
+ * multi-kilobyte malloc per file also made glibc consolidate the
+ * previous file's freed JSON nodes every time. */
+#define READ_STACK_SIZE (16 * 1024)
+
+/* Reads all of @path into @stack_buffer (READ_STACK_SIZE bytes) or, if it
+ * does not fit, into *@out_heap (then owned by the caller). */
+static gboolean
+load_file (const char  *path,
+           char        *stack_buffer,
+           char       **out_contents,
+           gsize       *out_length,
+           char       **out_heap,
+           GError     **error)
+{
+  char *buffer = stack_buffer;
+  gsize capacity = READ_STACK_SIZE;
+  gsize length = 0;
+  struct stat info;
+  int fd;
+
+  *out_heap = NULL;
+  do
+    fd = open (path, O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      if (saved_errno == ENOENT)
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
+                       "%s does not exist", path);
+          return FALSE;
+        }
+      return set_io_error (error, saved_errno, "read", path);
+    }
+
+  /* One more byte than the size, so that the read that finds the end
+   * needs no reallocation. */
+  if (fstat (fd, &info) == 0 && S_ISREG (info.st_mode) &&
+      (guint64) info.st_size + 1 > capacity)
+    {
+      capacity = (gsize) info.st_size + 1;
+      buffer = *out_heap = g_malloc (capacity);
+    }
+
+  for (;;)
+    {
+      gssize n;
+
+      if (length == capacity)
+        {
+          capacity *= 2;
+          if (buffer == stack_buffer)
+            {
+              buffer = *out_heap = g_malloc (capacity);
+              memcpy (buffer, stack_buffer, length);
+            }
+          else
+            buffer = *out_heap = g_realloc (buffer, capacity);
+        }
+      n = read (fd, buffer + length, capacity - length);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved_errno = errno;
+
+          close (fd);
+          g_clear_pointer (out_heap, g_free);
+          return set_io_error (error, saved_errno, "read", path);
+        }
+      if (n == 0)
+        break;
+      length += n;
+    }
+  close (fd);
+
+  *out_contents = buffer;
+  *out_length = length;
+  return TRUE;
+}
+
 static GPtrArray *
 read_file (NatterJsonlRepo  *self,
            const char       *id,
@@ -570,7 +654,9 @@ read_file (NatterJsonlRepo  *self,
   g_autofree char *path = file_path_for (self, id, error);
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GPtrArray) events = NULL;
-  g_autofree char *contents = NULL;
+  g_autofree char *heap = NULL;
+  char stack_buffer[READ_STACK_SIZE];
+  const char *contents = NULL;
   gsize length = 0;
   gsize pos = 0;
   guint line_number = 0;
@@ -578,16 +664,8 @@ read_file (NatterJsonlRepo  *self,
   if (path == NULL)
     return NULL;
 
-  if (!g_file_get_contents (path, &contents, &length, &local_error))
-    {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
-                     "%s does not exist", path);
-      else
-        g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
-                     "Could not read %s: %s", path, local_error->message);
-      return NULL;
-    }
+  if (!load_file (path, stack_buffer, (char **) &contents, &length, &heap, error))
+    return NULL;
 
   if (length == 0)
     {

@@ -46,6 +46,8 @@ gboolean                 natter_session_state_apply                     (NatterS
                                                                          GError             **error);
 NatterSessionState      *natter_session_reduce                          (GPtrArray           *events,
                                                                          GError             **error);
+NatterSessionState      *natter_session_reduce_validated                (GPtrArray           *events,
+                                                                         GError             **error);
 
 JsonObject              *natter_session_state_get_definition            (NatterSessionState  *self);
 const char              *natter_session_state_get_session_id            (NatterSessionState  *self);
