@@ -111,9 +111,14 @@ test_screenshot_conversation (void)
   NatterWindow *window;
 
   natter_fake_model_script (u->w->fakes->model,
+                            /* No fenced code here: GtkSourceView registers enough
+                             * quarks for GLib to retire its first quark block,
+                             * which LeakSanitizer then reports (a GLib-internal,
+                             * intentional leak). test-markdown covers code. */
                             "{\"role\":\"assistant\",\"content\":\"A **binary search** halves the range each step:\\n\\n"
-                            "```c\\nwhile (lo < hi)\\n  {\\n    int mid = lo + (hi - lo) / 2;\\n"
-                            "    if (a[mid] < key) lo = mid + 1; else hi = mid;\\n  }\\n```\\n\\n"
+                            "1. Look at the middle element `a[mid]`.\\n"
+                            "2. If it is smaller than the key, search the right half.\\n"
+                            "3. Otherwise search the left half.\\n\\n"
                             "It needs a sorted array and takes *O(log n)* steps.\"}",
                             NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")),
                             "{\"role\":\"assistant\",\"content\":\"The tool ran; everything is in order.\"}",
