@@ -16,9 +16,8 @@
 
 #include "config.h"
 
-#include <libsecret/secret.h>
-
 #include "natter-builtin-tools.h"
+#include "natter-config-agent-resolver.h"
 #include "natter-data-dir-lock.h"
 #include "natter-default-permission-checker.h"
 #include "natter-model-permission-classifier.h"
@@ -41,6 +40,9 @@ struct _NatterServices
   NatterToolRegistry         *tools;
   NatterProviderRegistry     *providers;
   NatterBuiltinAgentResolver *agents;
+  NatterAgentStore           *agent_store;
+  NatterConfigAgentResolver  *config_agents;
+  NatterSecretStore          *secrets;
   NatterTurnRuntime          *runtime;
   NatterSessionIndex         *index;
   NatterSessions             *sessions;
@@ -76,6 +78,8 @@ natter_services_finalize (GObject *object)
   g_clear_object (&self->sessions);
   g_clear_object (&self->index);
   g_clear_object (&self->runtime);
+  g_clear_object (&self->config_agents);
+  g_clear_object (&self->agent_store);
   g_clear_object (&self->agents);
   g_clear_object (&self->providers);
   g_clear_object (&self->tools);
@@ -85,6 +89,7 @@ natter_services_finalize (GObject *object)
   g_clear_object (&self->ids);
   g_clear_object (&self->clock);
   g_clear_object (&self->lock);
+  g_clear_object (&self->secrets);
   g_clear_object (&self->settings);
   g_clear_object (&self->storage_dir);
   g_clear_object (&self->data_dir);
@@ -129,20 +134,6 @@ natter_services_get_default_data_dir (void)
   return g_file_new_build_filename (g_get_user_data_dir (), "natter", NULL);
 }
 
-static const SecretSchema *
-api_key_schema (void)
-{
-  static const SecretSchema schema = {
-    NATTER_API_KEY_SCHEMA_NAME, SECRET_SCHEMA_NONE,
-    {
-      { "provider", SECRET_SCHEMA_ATTRIBUTE_STRING },
-      { NULL, 0 },
-    },
-  };
-
-  return &schema;
-}
-
 /**
  * natter_services_secret_key_lookup:
  * @provider: a configured provider's id or an endpoint URL
@@ -167,7 +158,7 @@ natter_services_secret_key_lookup (const char *provider,
 
   g_return_val_if_fail (provider != NULL, NULL);
 
-  secret = secret_password_lookup_sync (api_key_schema (), NULL, &error,
+  secret = secret_password_lookup_sync (natter_libsecret_store_get_schema (), NULL, &error,
                                         "provider", provider, NULL);
   if (secret != NULL && secret[0] != '\0')
     {
@@ -180,6 +171,26 @@ natter_services_secret_key_lookup (const char *provider,
     secret_password_free (secret);
   if (error != NULL)
     g_debug ("No Secret Service key for %s: %s", provider, error->message);
+  return natter_env_key_lookup (provider, NULL);
+}
+
+/* The default key lookup: the injected secret store (the Secret Service
+ * unless natter_services_set_secret_store() replaced it), then the
+ * environment. @user_data is the services, which own the registry that
+ * calls this, so no reference is held. */
+static char *
+services_key_lookup (const char *provider,
+                     gpointer    user_data)
+{
+  NatterServices *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+
+  key = natter_secret_store_lookup_sync (self->secrets, provider, NULL, &error);
+  if (key != NULL && key[0] != '\0')
+    return g_steal_pointer (&key);
+  if (error != NULL)
+    g_debug ("No stored key for %s: %s", provider, error->message);
   return natter_env_key_lookup (provider, NULL);
 }
 
@@ -260,8 +271,9 @@ default_settings (void)
  * @settings: (nullable): the `io.github.natter.Natter` settings; %NULL
  *   opens them when the schema is installed, else uses the schema's
  *   defaults built in (tests pass a memory-backed #GSettings)
- * @key_lookup: (nullable) (scope notified): the API key lookup; %NULL for
- *   natter_services_secret_key_lookup()
+ * @key_lookup: (nullable) (scope notified): the API key lookup; %NULL
+ *   reads natter_services_get_secret_store() (the Secret Service), then
+ *   %NATTER_API_KEY_ENV
  * @key_lookup_data: data for @key_lookup
  * @key_lookup_destroy: (nullable): frees @key_lookup_data
  *
@@ -269,7 +281,8 @@ default_settings (void)
  * `storage` folder: repos, id generator, system clock, turn event hub,
  * the built-in tools (turn-runtime.md §8) with the fail-closed default
  * permission checker and the model's permission classifier (§7), the provider registry with the configured
- * providers (§12), the built-in agent with the default model, the context
+ * providers (§12), the built-in agent with the default model and the
+ * user's agents (natter_agent_store_get_default_dir()), the context
  * resolver (§11), the turn runtime (§5), the session index and service
  * (session-layer-spec.md §8, §9) and the headless runner (§11). The
  * provider list and the default model follow @settings live.
@@ -296,6 +309,7 @@ natter_services_new (GFile               *data_dir,
   g_return_val_if_fail (settings == NULL || G_IS_SETTINGS (settings), NULL);
 
   self = g_object_new (NATTER_TYPE_SERVICES, NULL);
+  self->secrets = natter_libsecret_store_new ();
   self->data_dir = data_dir != NULL ? g_object_ref (data_dir) : natter_services_get_default_data_dir ();
   self->storage_dir = g_file_get_child (self->data_dir, "storage");
   self->settings = settings != NULL ? g_object_ref (settings) : default_settings ();
@@ -311,20 +325,26 @@ natter_services_new (GFile               *data_dir,
   checker = natter_default_permission_checker_new (self->tools, NULL);
 
   if (key_lookup == NULL)
-    self->providers = natter_provider_registry_new (natter_services_secret_key_lookup, NULL, NULL);
+    self->providers = natter_provider_registry_new (services_key_lookup, self, NULL);
   else
     self->providers = natter_provider_registry_new (key_lookup, key_lookup_data, key_lookup_destroy);
   load_providers (self);
 
   self->agents = natter_builtin_agent_resolver_new (self->tools);
   load_default_model (self);
+  {
+    g_autoptr(GFile) agents_dir = natter_agent_store_get_default_dir ();
+
+    self->agent_store = natter_agent_store_new (agents_dir);
+  }
+  self->config_agents = natter_config_agent_resolver_new (self->agents, self->agent_store, self->tools);
 
   contexts = natter_turn_context_resolver_new (self->turn_repo);
   /* autoPermission turns ask their own model first (§7); its answer is
    * an opinion, anything unusable counts as defer. */
   classifier = natter_model_permission_classifier_new ();
   self->runtime = natter_turn_runtime_new (self->turn_repo, self->ids, self->clock,
-                                           NATTER_AGENT_RESOLVER (self->agents),
+                                           NATTER_AGENT_RESOLVER (self->config_agents),
                                            NATTER_MODEL_REGISTRY (self->providers),
                                            self->tools,
                                            NATTER_CONTEXT_RESOLVER (contexts),
@@ -882,4 +902,66 @@ natter_services_get_auto_permission (NatterServices *self)
   if (self->settings != NULL)
     return g_settings_get_boolean (self->settings, "auto-permission");
   return FALSE;
+}
+
+/**
+ * natter_services_get_agent_store:
+ * @self: the services
+ *
+ * Returns: (transfer none): the user-defined agents, in
+ *   natter_agent_store_get_default_dir()
+ */
+NatterAgentStore *
+natter_services_get_agent_store (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->agent_store;
+}
+
+/**
+ * natter_services_get_agent_resolver:
+ * @self: the services
+ *
+ * Returns: (transfer none): the resolver the runtime uses: the built-in
+ *   `assistant` and the stored agents (#NatterConfigAgentResolver)
+ */
+NatterAgentResolver *
+natter_services_get_agent_resolver (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return NATTER_AGENT_RESOLVER (self->config_agents);
+}
+
+/**
+ * natter_services_get_secret_store:
+ * @self: the services
+ *
+ * Returns: (transfer none): where API keys are kept: the Secret Service
+ *   (#NatterLibsecretStore) unless natter_services_set_secret_store()
+ *   replaced it
+ */
+NatterSecretStore *
+natter_services_get_secret_store (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->secrets;
+}
+
+/**
+ * natter_services_set_secret_store:
+ * @self: the services
+ * @store: where API keys are kept from now on
+ *
+ * Replaces the store of API keys; tests put a #NatterMemorySecretStore
+ * here. When @self was made without a key lookup function, model calls
+ * read their key from @store too (then %NATTER_API_KEY_ENV).
+ */
+void
+natter_services_set_secret_store (NatterServices    *self,
+                                  NatterSecretStore *store)
+{
+  g_return_if_fail (NATTER_IS_SERVICES (self));
+  g_return_if_fail (NATTER_IS_SECRET_STORE (store));
+
+  g_set_object (&self->secrets, store);
 }

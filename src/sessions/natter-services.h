@@ -7,9 +7,12 @@
 
 #include <gio/gio.h>
 
+#include "natter-agent-store.h"
 #include "natter-builtin-agent-resolver.h"
 #include "natter-headless-runner.h"
+#include "natter-libsecret-store.h"
 #include "natter-provider-registry.h"
+#include "natter-secret-store.h"
 #include "natter-session-index.h"
 #include "natter-sessions.h"
 
@@ -22,14 +25,6 @@ G_BEGIN_DECLS
  * (architecture.md, "Process and data").
  */
 #define NATTER_DATA_DIR_ENV "NATTER_DATA_DIR"
-
-/**
- * NATTER_API_KEY_SCHEMA_NAME:
- *
- * The libsecret schema of API keys; its one attribute, `provider`, holds
- * a configured provider's id or an ad-hoc endpoint's URL.
- */
-#define NATTER_API_KEY_SCHEMA_NAME "io.github.natter.Natter.ApiKey"
 
 #define NATTER_TYPE_SERVICES (natter_services_get_type ())
 
@@ -81,6 +76,11 @@ NatterProviderRegistry *natter_services_get_provider_registry    (NatterServices
 NatterToolRegistry     *natter_services_get_tools                (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_turn_repo            (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_session_repo         (NatterServices       *self);
+NatterAgentStore       *natter_services_get_agent_store          (NatterServices       *self);
+NatterAgentResolver    *natter_services_get_agent_resolver       (NatterServices       *self);
+NatterSecretStore      *natter_services_get_secret_store         (NatterServices       *self);
+void                    natter_services_set_secret_store         (NatterServices       *self,
+                                                                  NatterSecretStore    *store);
 
 char                   *natter_services_dup_default_provider     (NatterServices       *self);
 char                   *natter_services_dup_default_model        (NatterServices       *self);
