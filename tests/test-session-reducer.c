@@ -573,6 +573,79 @@ test_state_keeps_copies (void)
   g_assert_true (json_object_is_immutable (turn->model));
 }
 
+/* Events as the repository hands them over: already validated, sealed. */
+static GPtrArray *
+sealed (GPtrArray *events)
+{
+  for (guint i = 0; i < events->len; i++)
+    json_node_seal (g_ptr_array_index (events, i));
+  return events;
+}
+
+static void
+assert_reduce_validated_fails (GPtrArray *events,
+                               int        code)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterSessionState) state = natter_session_reduce_validated (sealed (events), &error);
+
+  g_assert_null (state);
+  g_assert_error (error, NATTER_STORE_ERROR, code);
+}
+
+static void
+test_reduce_validated (void)
+{
+  g_autoptr(GPtrArray) events = events_new ();
+  g_autoptr(GPtrArray) gap = events_new ();
+  g_autoptr(GPtrArray) twice = events_new ();
+  g_autoptr(GPtrArray) foreign = events_new ();
+  g_autoptr(GPtrArray) headless = events_new ();
+  g_autoptr(GPtrArray) recreated = events_new ();
+  g_autoptr(NatterSessionState) reference = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+
+  add (events, created_json (SID, 0, NULL));
+  add (events, turn_json (SID, 1, 1, 1));
+  add (events, title_json (SID, 2, "Named"));
+  add (events, turn_json (SID, 3, 2, 2));
+  reference = reduce_ok (events);
+  state = natter_session_reduce_validated (sealed (events), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, natter_session_state_get_title (reference));
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 2);
+  g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==,
+                   natter_session_state_get_latest_turn_id (reference));
+  /* Sealed parts are shared, not copied, and stay sealed. */
+  g_assert_true (natter_session_state_get_definition (state) ==
+                 json_node_get_object (g_ptr_array_index (events, 0)));
+  g_assert_true (natter_session_state_get_turn (state, 0)->model ==
+                 json_object_get_object_member (json_node_get_object (g_ptr_array_index (events, 1)), "model"));
+  g_assert_true (json_object_is_immutable (natter_session_state_get_turn (state, 1)->model));
+
+  /* Only the schema check is skipped: every invariant still holds. */
+  add (gap, created_json (SID, 0, NULL));
+  add (gap, turn_json (SID, 1, 1, 2));
+  assert_reduce_validated_fails (gap, NATTER_STORE_ERROR_INVARIANT);
+
+  add (twice, created_json (SID, 0, NULL));
+  add (twice, turn_json (SID, 1, 1, 1));
+  add (twice, turn_json (SID, 2, 1, 2));
+  assert_reduce_validated_fails (twice, NATTER_STORE_ERROR_INVARIANT);
+
+  add (foreign, created_json (SID, 0, NULL));
+  add (foreign, turn_json (OTHER, 1, 1, 1));
+  assert_reduce_validated_fails (foreign, NATTER_STORE_ERROR_INVARIANT);
+
+  add (headless, turn_json (SID, 1, 1, 1));
+  assert_reduce_validated_fails (headless, NATTER_STORE_ERROR_INVARIANT);
+
+  add (recreated, created_json (SID, 0, NULL));
+  add (recreated, created_json (SID, 1, NULL));
+  assert_reduce_validated_fails (recreated, NATTER_STORE_ERROR_INVARIANT);
+}
+
 static void
 test_non_object_event (void)
 {
@@ -671,6 +744,7 @@ main (int   argc,
   g_test_add_func ("/session-reducer/apply-is-atomic", test_apply_is_atomic);
   g_test_add_func ("/session-reducer/incremental-equals-batch", test_incremental_equals_batch);
   g_test_add_func ("/session-reducer/state-keeps-copies", test_state_keeps_copies);
+  g_test_add_func ("/session-reducer/reduce-validated", test_reduce_validated);
   g_test_add_func ("/session-reducer/non-object-event", test_non_object_event);
   g_test_add_func ("/session-reducer/error-names-event-position", test_error_names_event_position);
   g_test_add_func ("/session-reducer/boxed-type", test_boxed_type);
