@@ -11,7 +11,9 @@
 
 #include "natter-application.h"
 #include "natter-cli.h"
+#include "natter-preferences-window.h"
 #include "natter-window.h"
+#include "natter-search-provider.h"
 
 /* How long quitting may wait for writes in flight. */
 #define FLUSH_TIMEOUT_MS 5000
@@ -20,8 +22,9 @@ struct _NatterApplication
 {
   AdwApplication  parent_instance;
 
-  NatterServices *services;
-  GError         *startup_error;
+  NatterServices       *services;
+  GError               *startup_error;
+  NatterSearchProvider *search_provider;
 };
 
 G_DEFINE_FINAL_TYPE (NatterApplication, natter_application, ADW_TYPE_APPLICATION)
@@ -133,9 +136,27 @@ about_activated (GSimpleAction *action,
                          NULL);
 }
 
+/* Preferences open for the services of this instance, over its window. */
+static void
+preferences_activated (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  NatterApplication *self = NATTER_APPLICATION (user_data);
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
+  NatterPreferencesWindow *preferences;
+
+  /* Without the schema there is nothing to edit (an uninstalled run). */
+  if (self->services == NULL || natter_services_get_settings (self->services) == NULL)
+    return;
+  preferences = natter_preferences_window_new (parent, self->services);
+  gtk_window_present (GTK_WINDOW (preferences));
+}
+
 static const GActionEntry app_actions[] = {
   { "quit", quit_activated },
   { "about", about_activated },
+  { "preferences", preferences_activated },
 };
 
 static void
@@ -149,17 +170,73 @@ index_loaded_cb (GObject      *object,
     g_printerr ("natter: %s\n", error->message);
 }
 
+/* GNOME Shell's overview search picked one of our conversations. */
+static void
+search_activate_result_cb (NatterSearchProvider *provider,
+                           const char           *session_id,
+                           guint                 timestamp,
+                           NatterApplication    *self)
+{
+  g_application_activate (G_APPLICATION (self));
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    if (NATTER_IS_WINDOW (l->data))
+      {
+        natter_window_open_session (l->data, session_id);
+        gtk_window_present_with_time (l->data, timestamp);
+        break;
+      }
+}
+
+/* Exported before the bus name is owned, so the Shell's first call (which
+ * may be what D-Bus-activated us) finds the provider; the index comes at
+ * startup. */
+static gboolean
+natter_application_dbus_register (GApplication     *app,
+                                  GDBusConnection  *connection,
+                                  const char       *object_path,
+                                  GError          **error)
+{
+  NatterApplication *self = NATTER_APPLICATION (app);
+  g_autofree char *path = g_strconcat (object_path, "/SearchProvider", NULL);
+
+  if (!G_APPLICATION_CLASS (natter_application_parent_class)->dbus_register (app, connection, object_path, error))
+    return FALSE;
+
+  self->search_provider = natter_search_provider_new (NULL);
+  natter_search_provider_set_application (self->search_provider, app);
+  g_signal_connect_object (self->search_provider, "activate-result",
+                           G_CALLBACK (search_activate_result_cb), self, 0);
+  g_signal_connect_object (self->search_provider, "launch-search",
+                           G_CALLBACK (g_application_activate), self, G_CONNECT_SWAPPED);
+  return natter_search_provider_register (self->search_provider, connection, path, error);
+}
+
+static void
+natter_application_dbus_unregister (GApplication    *app,
+                                    GDBusConnection *connection,
+                                    const char      *object_path)
+{
+  NatterApplication *self = NATTER_APPLICATION (app);
+
+  if (self->search_provider != NULL)
+    natter_search_provider_unregister (self->search_provider);
+
+  G_APPLICATION_CLASS (natter_application_parent_class)->dbus_unregister (app, connection, object_path);
+}
+
 static void
 natter_application_startup (GApplication *app)
 {
   NatterApplication *self = NATTER_APPLICATION (app);
   const char *quit_accels[] = { "<Control>q", NULL };
+  const char *preferences_accels[] = { "<Control>comma", NULL };
 
   G_APPLICATION_CLASS (natter_application_parent_class)->startup (app);
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions,
                                    G_N_ELEMENTS (app_actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", preferences_accels);
 
   /* The primary instance owns the services and is the data directory's
    * only writer. Without the lock (another process, e.g. without a
@@ -169,6 +246,8 @@ natter_application_startup (GApplication *app)
   if (!natter_services_acquire_writer_lock (self->services, &self->startup_error))
     g_printerr ("natter: %s\n", self->startup_error->message);
   natter_services_load_async (self->services, NULL, index_loaded_cb, NULL);
+  if (self->search_provider != NULL)
+    natter_search_provider_set_index (self->search_provider, natter_services_get_index (self->services));
 }
 
 static void
@@ -189,6 +268,7 @@ natter_application_finalize (GObject *object)
   NatterApplication *self = NATTER_APPLICATION (object);
 
   g_clear_object (&self->services);
+  g_clear_object (&self->search_provider);
   g_clear_error (&self->startup_error);
 
   G_OBJECT_CLASS (natter_application_parent_class)->finalize (object);
@@ -204,6 +284,8 @@ natter_application_class_init (NatterApplicationClass *klass)
   app_class->activate = natter_application_activate;
   app_class->startup = natter_application_startup;
   app_class->shutdown = natter_application_shutdown;
+  app_class->dbus_register = natter_application_dbus_register;
+  app_class->dbus_unregister = natter_application_dbus_unregister;
   app_class->command_line = natter_application_command_line;
   app_class->handle_local_options = natter_application_handle_local_options;
 }
