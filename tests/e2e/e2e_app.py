@@ -1,0 +1,374 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Starts the real natter binary and drives it as a person would.
+
+The window is read and driven through the accessibility tree (AT-SPI):
+buttons are pressed with their action, text is typed with EditableText and
+Enter is a synthesized key press; the application is quit through its
+GApplication action over D-Bus. Nothing here calls into Natter's code.
+
+Synchronisation is by polling the tree with a short interval until a
+condition holds, with a timeout: never a fixed sleep standing in for "the
+app is probably done by now".
+"""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import gi
+
+gi.require_version("Atspi", "2.0")
+from gi.repository import Atspi  # noqa: E402
+
+APP_ID = "io.github.natter.Natter"
+APP_PATH = "/io/github/natter/Natter"
+POLL = 0.1
+
+
+class E2EFailure(Exception):
+    pass
+
+
+def wait_until(predicate, timeout, what):
+    """Polls @predicate until it returns something truthy; returns that."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while True:
+        try:
+            value = predicate()
+            if value:
+                return value
+        except gi.repository.GLib.Error as e:  # a widget went away mid-walk
+            last_error = e
+        if time.monotonic() > deadline:
+            raise E2EFailure("timed out after %.0f s waiting for %s%s"
+                             % (timeout, what,
+                                " (last error: %s)" % last_error if last_error else ""))
+        time.sleep(POLL)
+
+
+def _showing(acc):
+    """Whether @acc takes room on screen. GTK 4.8 marks every widget VISIBLE
+    and none SHOWING, hidden stack pages included; an unmapped widget has
+    an empty extent, so that is the test."""
+    try:
+        comp = acc.get_component_iface()
+        if comp is None:
+            return True  # e.g. a GtkStackPage: look at its child
+        ext = comp.get_extents(Atspi.CoordType.WINDOW)
+    except gi.repository.GLib.Error:
+        return False
+    return ext.width > 0 and ext.height > 0
+
+
+def walk(root, showing_only=True):
+    """Yields every accessible under @root (depth first), skipping hidden
+    subtrees: GTK 4.8 exposes every page of a stack, shown or not."""
+    stack = [root]
+    while stack:
+        acc = stack.pop()
+        yield acc
+        try:
+            n = acc.get_child_count()
+        except gi.repository.GLib.Error:
+            continue
+        children = []
+        for i in range(n):
+            try:
+                child = acc.get_child_at_index(i)
+            except gi.repository.GLib.Error:
+                child = None
+            if child is None:
+                continue
+            if showing_only and not _showing(child):
+                continue
+            children.append(child)
+        stack.extend(reversed(children))
+
+
+def name_of(acc):
+    try:
+        return acc.get_name() or ""
+    except gi.repository.GLib.Error:
+        return ""
+
+
+def role_of(acc):
+    try:
+        return acc.get_role()
+    except gi.repository.GLib.Error:
+        return None
+
+
+def find_all(root, role=None, name=None, contains=None, showing_only=True):
+    found = []
+    for acc in walk(root, showing_only):
+        if role is not None and role_of(acc) != role:
+            continue
+        n = name_of(acc)
+        if name is not None and n != name:
+            continue
+        if contains is not None and contains not in n:
+            continue
+        found.append(acc)
+    return found
+
+
+def find(root, role=None, name=None, contains=None):
+    items = find_all(root, role, name, contains)
+    return items[0] if items else None
+
+
+def texts(root):
+    """Every showing label's text and every text widget's contents."""
+    out = []
+    for acc in walk(root):
+        role = role_of(acc)
+        if role == Atspi.Role.LABEL:
+            out.append(name_of(acc))
+        elif role in (Atspi.Role.TEXT, Atspi.Role.PARAGRAPH, Atspi.Role.ENTRY):
+            text = acc.get_text_iface()
+            if text is not None:
+                out.append(text.get_text(0, text.get_character_count()))
+    return out
+
+
+def press(acc):
+    """Activates a button the way a screen reader or a click would."""
+    action = acc.get_action_iface()
+    if action is None or action.get_n_actions() == 0:
+        raise E2EFailure("%r has no action" % name_of(acc))
+    action.do_action(0)
+
+
+def type_text(acc, text):
+    editable = acc.get_editable_text_iface()
+    if editable is None:
+        raise E2EFailure("%r is not editable" % name_of(acc))
+    editable.set_text_contents(text)
+
+
+def click(acc):
+    """A left click in the middle of @acc (XTest, screen coordinates)."""
+    ext = acc.get_component_iface().get_extents(Atspi.CoordType.SCREEN)
+    Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + ext.height // 2, "b1c")
+
+
+def focused(acc):
+    try:
+        return acc.get_state_set().contains(Atspi.StateType.FOCUSED)
+    except gi.repository.GLib.Error:
+        return False
+
+
+def press_enter(acc):
+    """Focuses @acc and synthesizes Return (an X key event through XTest).
+
+    GTK 4.8 does not implement Component.GrabFocus, so focus comes the way
+    a person gives it: a click into the field."""
+    if not focused(acc):
+        try:
+            acc.get_component_iface().grab_focus()
+        except gi.repository.GLib.Error:
+            click(acc)
+    wait_until(lambda: focused(acc), 5, "keyboard focus in %r" % name_of(acc))
+    Atspi.generate_keyboard_event(0xff0d, None, Atspi.KeySynthType.PRESSRELEASE
+                                  | Atspi.KeySynthType.SYM)
+
+
+def screenshot(path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    subprocess.run(["import", "-window", "root", path], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+class NatterApp:
+    """One run of the natter binary on a private data dir and HOME."""
+
+    def __init__(self, binary, home, data_dir, schema_dir, log_path):
+        self.binary = binary
+        self.home = home
+        self.data_dir = data_dir
+        self.schema_dir = schema_dir
+        self.log_path = log_path
+        self.proc = None
+        self.root = None
+        env = dict(os.environ)
+        # The accessibility bridge must be on, whatever the test env says.
+        for key in ("GTK_A11Y", "NO_AT_BRIDGE", "G_DEBUG", "GSETTINGS_BACKEND"):
+            env.pop(key, None)
+        env.update({
+            "HOME": home,
+            "XDG_CONFIG_HOME": os.path.join(home, "config"),
+            "XDG_DATA_HOME": os.path.join(home, "share"),
+            "XDG_CACHE_HOME": os.path.join(home, "cache"),
+            "XDG_STATE_HOME": os.path.join(home, "state"),
+            "NATTER_DATA_DIR": data_dir,
+            "GSETTINGS_SCHEMA_DIR": schema_dir,
+            # Settings persist across restarts in the private HOME.
+            "GSETTINGS_BACKEND": "keyfile",
+            "NATTER_API_KEY": "sk-e2e-not-a-secret",
+            "GDK_DEBUG": "gl-disable",
+            "LC_ALL": "C.UTF-8",
+            "LANGUAGE": "C",
+        })
+        self.env = env
+
+    def configure(self, base_url):
+        """Points the default provider at @base_url with model "m"."""
+        settings = [
+            ("providers", "[('test', 'Test', '%s')]" % base_url),
+            ("default-provider", "test"),
+            ("default-model", "m"),
+        ]
+        for key, value in settings:
+            subprocess.run(["gsettings", "set", APP_ID, key, value],
+                           env=self.env, check=True)
+
+    def start(self, timeout=30):
+        log = open(self.log_path, "a")
+        log.write("---- start %s\n" % time.strftime("%H:%M:%S"))
+        log.flush()
+        self.proc = subprocess.Popen([self.binary], env=self.env,
+                                     stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        pid = self.proc.pid
+
+        def app_root():
+            if self.proc.poll() is not None:
+                raise E2EFailure("natter exited with %s at startup (log: %s)"
+                                 % (self.proc.returncode, self.log_path))
+            desktop = Atspi.get_desktop(0)
+            for i in range(desktop.get_child_count()):
+                app = desktop.get_child_at_index(i)
+                if app is None:
+                    continue
+                try:
+                    if app.get_process_id() == pid and app.get_child_count() > 0:
+                        return app
+                except gi.repository.GLib.Error:
+                    continue
+            return None
+
+        self.root = wait_until(app_root, timeout, "natter's window in the accessibility tree")
+        wait_until(lambda: find(self.root, Atspi.Role.FRAME), timeout, "the window")
+        return self
+
+    def quit(self, timeout=30):
+        """Quits through the GApplication action, as the menu would."""
+        subprocess.run(["gdbus", "call", "--session", "--dest", APP_ID,
+                        "--object-path", APP_PATH, "--method",
+                        "org.gtk.Actions.Activate", "quit", "[]", "{}"],
+                       env=self.env, check=True, stdout=subprocess.DEVNULL,
+                       timeout=timeout)
+        self.proc.wait(timeout)
+        self.root = None
+        return self.proc.returncode
+
+    def kill9(self):
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+        self.root = None
+
+    def stop_if_running(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    # -- reading and driving the window ---------------------------------
+
+    def find(self, role=None, name=None, contains=None):
+        return find(self.root, role, name, contains)
+
+    def wait_for(self, what, timeout=20, role=None, name=None, contains=None):
+        return wait_until(lambda: self.find(role, name, contains), timeout, what)
+
+    def texts(self):
+        return texts(self.root)
+
+    def wait_text(self, needle, timeout=20):
+        return wait_until(lambda: any(needle in t for t in self.texts()),
+                          timeout, "a text containing %r" % needle)
+
+    def composer(self):
+        return self.wait_for("the composer", role=Atspi.Role.TEXT, name="Message")
+
+    def new_chat(self):
+        press(self.wait_for("the New Chat button", role=Atspi.Role.PUSH_BUTTON,
+                            name="New Chat"))
+        self.composer()
+
+    def send(self, message):
+        """Types @message into the composer and presses Enter."""
+        entry = self.composer()
+        type_text(entry, message)
+        wait_until(lambda: message in entry.get_text_iface().get_text(0, -1),
+                   5, "the typed message in the composer")
+        press_enter(entry)
+        # Enter sent it: the composer is empty again.
+        wait_until(lambda: entry.get_text_iface().get_character_count() == 0,
+                   10, "the composer to empty after Enter")
+
+    def sidebar_titles(self):
+        sidebar = self.wait_for("the sidebar", role=Atspi.Role.LIST, name="Conversations")
+        titles = []
+        for i in range(sidebar.get_child_count()):
+            item = sidebar.get_child_at_index(i)
+            labels = [name_of(a) for a in find_all(item, Atspi.Role.LABEL, showing_only=False)]
+            titles.append(labels)
+        return titles
+
+    def select_session(self, title):
+        sidebar = self.wait_for("the sidebar", role=Atspi.Role.LIST, name="Conversations")
+
+        def item():
+            for i in range(sidebar.get_child_count()):
+                it = sidebar.get_child_at_index(i)
+                if find(it, Atspi.Role.LABEL, name=title) is not None:
+                    return (i, it)
+            return None
+
+        index, it = wait_until(item, 20, "the session %r in the sidebar" % title)
+        selection = sidebar.get_selection_iface()
+        if selection is not None:
+            selection.select_child(index)
+        return it
+
+
+def cli(binary, data_dir, env, *args):
+    """Runs the natter command line against @data_dir (no window running)."""
+    return subprocess.run([binary] + list(args), env=dict(env, NATTER_DATA_DIR=data_dir),
+                          capture_output=True, text=True, timeout=60)
+
+
+def check_store(binary, data_dir, env):
+    """Every session lists without error and every session shows strictly.
+
+    The command line reads the logs strictly and reports a damaged file as
+    an error, so this is the check that "no file is corrupt". Returns the
+    parsed `sessions --json` array.
+    """
+    result = cli(binary, data_dir, env, "sessions", "--json")
+    if result.returncode != 0:
+        raise E2EFailure("natter sessions failed: %s" % result.stderr)
+    sessions = json.loads(result.stdout)
+    for entry in sessions:
+        if entry.get("error"):
+            raise E2EFailure("session %s is damaged: %s" % (entry["sessionId"], entry["error"]))
+        shown = cli(binary, data_dir, env, "show", entry["sessionId"], "--json")
+        if shown.returncode != 0:
+            raise E2EFailure("natter show %s failed: %s" % (entry["sessionId"], shown.stderr))
+        json.loads(shown.stdout)
+    for dirpath, _, files in os.walk(os.path.join(data_dir)):
+        for f in files:
+            if f.endswith(".jsonl"):
+                with open(os.path.join(dirpath, f), "rb") as fh:
+                    for n, line in enumerate(fh.read().split(b"\n")):
+                        if line:
+                            try:
+                                json.loads(line)
+                            except ValueError:
+                                raise E2EFailure("%s line %d is not JSON" % (f, n + 1))
+    return sessions

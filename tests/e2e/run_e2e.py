@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Issue 9: the real natter binary, driven end to end.
+
+  run_e2e.py --server scripted     our own scripted server, every step
+  run_e2e.py --server mock-llm     @dwmkerr/mock-llm (written by others),
+                                   the steps it can serve; exit 77 (skip)
+                                   when it is not installed
+
+Needs a display and a session bus (meson test runs inside xvfb-run and
+dbus-run-session) and /usr/bin/python3 with gi's Atspi. Environment:
+NATTER_BIN (the binary), NATTER_SCHEMA_DIR (compiled schemas),
+NATTER_MOCK_LLM_DIR (the npm prefix mock-llm is installed in),
+E2E_SCREENSHOT_DIR (where stepN.png go).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# `dbus-run-session -- xvfb-run …` starts the bus before the display exists,
+# so the accessibility bus and its registry daemon (activated from it) would
+# start without DISPLAY and could not synthesize key presses. Give the bus
+# the display before anything talks to AT-SPI.
+if os.environ.get("DISPLAY"):
+    subprocess.run(["dbus-update-activation-environment", "DISPLAY", "XAUTHORITY"],
+                   check=True)
+
+from e2e_app import (Atspi, E2EFailure, NatterApp, check_store, find,  # noqa: E402
+                     find_all, name_of, press, screenshot, wait_until)
+from e2e_server import ScriptedServer  # noqa: E402
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SECRET = "The launch code is PELICAN-42."
+MOCK_GREETING = "Hello from mock-llm, streamed in chunks by someone else's server."
+GREETING = ("Hello! I am the scripted model, streaming this answer to you in small "
+            "pieces, two words at a time, so that you can watch it grow.")
+
+
+def log(msg):
+    print("[e2e %s] %s" % (time.strftime("%H:%M:%S"), msg), flush=True)
+
+
+# -- servers ----------------------------------------------------------------
+
+class Scripted:
+    """Our scripted server: every step, tool calls streamed."""
+
+    name = "scripted"
+    serves = {1, 2, 3, 4, 5, 6}
+
+    def __init__(self, workdir):
+        self.server = ScriptedServer()
+        self.hold = threading.Event()
+        s = self.server
+        s.add_rule("tool:" + SECRET, [("text", "The file says PELICAN-42, so the code is PELICAN-42.")])
+        s.add_rule("tool:", [("text", "I was not allowed to read it, so here is my best guess anyway.")])
+        s.add_rule("Hello natter", [("text", GREETING, 0.12)])
+        s.add_rule("Read the secret", [("tool", "read_file", {"path": os.path.join(workdir, "secret.txt")})])
+        s.add_rule("Ask me", [("tool", "ask_human", {"question": "Which colour do you like?"})])
+        s.add_rule("Answer slowly", [("text", "This answer starts streaming and then"),
+                                     ("hold", self.hold),
+                                     ("text", " finishes after the resume.")])
+        s.add_rule("Are you back", [("text", "Yes, the server is back.")])
+        s.add_rule("Is anyone there", [("text", "Nobody should ever see this.")])
+
+    @property
+    def base_url(self):
+        return self.server.base_url
+
+    def start(self):
+        self.server.start()
+
+    def stop(self):
+        self.server.stop()
+
+    def told_denied(self):
+        return any("Permission denied" in json.dumps(r["messages"][-1])
+                   for r in self.server.requests if r.get("messages"))
+
+
+class MockLlm:
+    """@dwmkerr/mock-llm on 127.0.0.1: streamed text, unstreamed tool calls."""
+
+    name = "mock-llm"
+    serves = {1, 2, 3, 6}
+
+    def __init__(self, workdir, prefix, log_path):
+        self.main = os.path.join(prefix, "node_modules", "@dwmkerr", "mock-llm",
+                                 "dist", "main.js")
+        self.config = os.path.join(workdir, "mock-llm.yaml")
+        with open(os.path.join(HERE, "mock-llm.yaml")) as f:
+            text = f.read()
+        with open(self.config, "w") as f:
+            f.write(text.replace("@SECRET_PATH@", os.path.join(workdir, "secret.txt")))
+        self.log_path = log_path
+        self.proc = None
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+
+    @property
+    def base_url(self):
+        return "http://127.0.0.1:%d/v1" % self.port
+
+    def start(self):
+        env = dict(os.environ, HOST="127.0.0.1", PORT=str(self.port))
+        log_file = open(self.log_path, "a")
+        self.proc = subprocess.Popen(["node", self.main, "--config", self.config],
+                                     env=env, stdout=log_file, stderr=subprocess.STDOUT)
+        log_file.close()
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise E2EFailure("mock-llm exited with %s (log: %s)"
+                                 % (self.proc.returncode, self.log_path))
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), 0.5):
+                    return True
+            except OSError:
+                return False
+
+        wait_until(ready, 30, "mock-llm to listen on 127.0.0.1:%d" % self.port)
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+    def told_denied(self):
+        return True  # mock-llm records nothing; the answer rule matched on it
+
+
+# -- the steps --------------------------------------------------------------
+
+class Run:
+    def __init__(self, args):
+        self.binary = os.environ["NATTER_BIN"]
+        self.schema_dir = os.environ["NATTER_SCHEMA_DIR"]
+        self.shots = os.environ.get("E2E_SCREENSHOT_DIR") or os.path.join(
+            os.environ.get("MESON_BUILD_ROOT", "."), "tests", "e2e", "screenshots")
+        self.shots = os.path.join(self.shots, args.server)
+        self.work = tempfile.mkdtemp(prefix="natter-e2e-")
+        self.home = os.path.join(self.work, "home")
+        self.data = os.path.join(self.work, "data")
+        os.makedirs(self.home)
+        with open(os.path.join(self.work, "secret.txt"), "w") as f:
+            f.write(SECRET + "\n")
+        self.app_log = os.path.join(self.work, "natter.log")
+        self.app = NatterApp(self.binary, self.home, self.data, self.schema_dir, self.app_log)
+        if args.server == "scripted":
+            self.server = Scripted(self.work)
+        else:
+            self.server = MockLlm(self.work, args.mock_llm_dir,
+                                  os.path.join(self.work, "mock-llm.log"))
+        self.keep = args.keep
+
+    def shot(self, n):
+        path = os.path.join(self.shots, "step%d.png" % n)
+        screenshot(path)
+        log("screenshot %s" % path)
+
+    def verify_store(self):
+        """Stops the app, reads every log strictly with the real CLI."""
+        if self.app.proc is not None and self.app.proc.poll() is None:
+            self.app.quit()
+        return check_store(self.binary, self.data, self.app.env)
+
+    def start_app(self):
+        self.app.start()
+        return self.app
+
+    # 1. Type a message, see the streamed answer, the session on top.
+    def step1(self):
+        app = self.start_app()
+        app.new_chat()
+        app.send("Hello natter")
+        # The answer grows while it streams: catch it part-way, then whole.
+        if self.server.name == "scripted":
+            wait_until(lambda: any(t.startswith("Hello! I am") and not t.endswith("watch it grow.")
+                                   for t in app.texts()),
+                       20, "a part of the answer while it streams")
+            app.wait_text(GREETING)
+        else:
+            app.wait_text(MOCK_GREETING)
+        wait_until(lambda: app.sidebar_titles() and "Hello natter" in " ".join(app.sidebar_titles()[0]),
+                   20, "the session titled after the message on top of the sidebar")
+        self.shot(1)
+        log("sidebar: %r" % app.sidebar_titles())
+        self.verify_store()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--server", choices=["scripted", "mock-llm"], required=True)
+    parser.add_argument("--mock-llm-dir", default=os.environ.get("NATTER_MOCK_LLM_DIR", ""))
+    parser.add_argument("--steps", default="1,2,3,4,5,6")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = parser.parse_args()
+
+    if args.server == "mock-llm":
+        if not args.mock_llm_dir:
+            args.mock_llm_dir = os.path.join(os.path.expanduser("~"), ".cache", "natter-mock-llm")
+        main_js = os.path.join(args.mock_llm_dir, "node_modules", "@dwmkerr", "mock-llm", "dist", "main.js")
+        if not os.path.exists(main_js) or shutil.which("node") is None:
+            print("SKIP: @dwmkerr/mock-llm not installed at %s (or no node); .ci/run installs it"
+                  % main_js)
+            return SKIP
+
+    run = Run(args)
+    steps = [int(s) for s in args.steps.split(",") if int(s) in run.server.serves]
+    log("work dir %s, server %s, steps %s" % (run.work, run.server.name, steps))
+    run.server.start()
+    run.app.configure(run.server.base_url)
+    failed = False
+    try:
+        for n in steps:
+            log("step %d" % n)
+            started = time.monotonic()
+            getattr(run, "step%d" % n)()
+            log("step %d passed in %.1f s" % (n, time.monotonic() - started))
+    except Exception:
+        failed = True
+        traceback.print_exc()
+        try:
+            run.shot(99)
+        except Exception:
+            pass
+        with open(run.app_log) as f:
+            print("---- natter log ----\n" + f.read()[-6000:])
+    finally:
+        run.app.stop_if_running()
+        run.server.stop()
+        if not failed and not run.keep:
+            shutil.rmtree(run.work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
