@@ -20,6 +20,7 @@
 #include "natter-ask-human-card.h"
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
+#include "natter-tool-call-card.h"
 #include "natter-turn-row.h"
 
 struct _NatterTurnRow
@@ -30,6 +31,8 @@ struct _NatterTurnRow
   NatterTurnItem *item;
   /* The markdown view the current overlay streams into, if any. */
   GtkWidget      *streaming_view;
+  /* The assistant's words in this turn, for Copy. */
+  GString        *assistant_text;
 
   /* Template children */
   GtkWidget      *input_bubble;
@@ -43,6 +46,11 @@ struct _NatterTurnRow
   GtkImage       *status_icon;
   GtkLabel       *status_label;
   GtkButton      *action_button;
+  GtkWidget      *actions_box;
+  GtkWidget      *copy_button;
+  GtkWidget      *branch_button;
+  GtkWidget      *retry_button;
+  GtkLabel       *usage_label;
 };
 
 G_DEFINE_FINAL_TYPE (NatterTurnRow, natter_turn_row, GTK_TYPE_WIDGET)
@@ -65,88 +73,24 @@ text_view_new (const char *markdown)
   return view;
 }
 
+/* Finished reasoning is tucked away: it is there for who wants it, and
+ * does not push the answer down. */
 static GtkWidget *
-reasoning_label_new (const char *text)
+reasoning_expander_new (const char *text)
 {
+  GtkWidget *expander = gtk_expander_new_with_mnemonic (_("_Reasoning"));
   GtkWidget *label = gtk_label_new (text);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_set_margin_top (label, 6);
   gtk_widget_add_css_class (label, "dim-label");
   gtk_widget_add_css_class (label, "natter-reasoning");
-  return label;
-}
-
-/* What a tool call is doing, in the user's words. */
-static const char *
-tool_call_status (NatterTurnToolCall *call,
-                  const char        **icon_name)
-{
-  JsonObject *result = natter_turn_tool_call_get_result (call);
-
-  if (result != NULL)
-    {
-      if (g_strcmp0 (natter_turn_tool_call_get_decision (call), "deny") == 0)
-        {
-          *icon_name = "action-unavailable-symbolic";
-          return _("Denied");
-        }
-      if (json_object_get_boolean_member_with_default (result, "isError", FALSE))
-        {
-          *icon_name = "dialog-warning-symbolic";
-          return _("Failed");
-        }
-      *icon_name = "object-select-symbolic";
-      return _("Done");
-    }
-  if (natter_turn_tool_call_is_awaiting_permission (call))
-    {
-      *icon_name = "dialog-password-symbolic";
-      return _("Waiting for your permission");
-    }
-  if (natter_turn_tool_call_is_awaiting_async_result (call))
-    {
-      *icon_name = "content-loading-symbolic";
-      return _("Waiting for an answer");
-    }
-  if (natter_turn_tool_call_get_invocation (call) != NULL)
-    {
-      *icon_name = "content-loading-symbolic";
-      return _("Running");
-    }
-  *icon_name = "content-loading-symbolic";
-  return _("Pending");
-}
-
-static GtkWidget *
-tool_call_widget_new (NatterTurnToolCall *call)
-{
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  const char *icon_name = NULL;
-  const char *status = tool_call_status (call, &icon_name);
-  GtkWidget *image;
-  GtkWidget *name;
-  GtkWidget *status_label;
-  g_autofree char *accessible = NULL;
-
-  gtk_widget_add_css_class (box, "natter-tool-call");
-  image = g_object_new (GTK_TYPE_IMAGE,
-                        "icon-name", icon_name,
-                        "accessible-role", GTK_ACCESSIBLE_ROLE_PRESENTATION,
-                        NULL);
-  name = gtk_label_new (natter_turn_tool_call_get_name (call));
-  gtk_widget_add_css_class (name, "monospace");
-  gtk_label_set_ellipsize (GTK_LABEL (name), PANGO_ELLIPSIZE_END);
-  status_label = gtk_label_new (status);
-  gtk_widget_add_css_class (status_label, "dim-label");
-  gtk_box_append (GTK_BOX (box), image);
-  gtk_box_append (GTK_BOX (box), name);
-  gtk_box_append (GTK_BOX (box), status_label);
-  /* Translators: a tool call and its state, e.g. "read_file: Done" */
-  accessible = g_strdup_printf (_("%s: %s"), natter_turn_tool_call_get_name (call), status);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (box), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
-  return box;
+  gtk_expander_set_child (GTK_EXPANDER (expander), label);
+  gtk_widget_add_css_class (expander, "natter-reasoning-expander");
+  return expander;
 }
 
 static void
@@ -172,16 +116,21 @@ add_message_parts (NatterTurnRow       *self,
             g_string_append (text, json_object_get_string_member_with_default (part, "text", ""));
           else if (g_str_equal (type, "reasoning"))
             gtk_box_append (GTK_BOX (self->activity_box),
-                            reasoning_label_new (json_object_get_string_member_with_default (part, "text", "")));
+                            reasoning_expander_new (json_object_get_string_member_with_default (part, "text", "")));
         }
     }
   if (text->len > 0)
-    gtk_box_append (GTK_BOX (self->activity_box), text_view_new (text->str));
+    {
+      gtk_box_append (GTK_BOX (self->activity_box), text_view_new (text->str));
+      if (self->assistant_text->len > 0)
+        g_string_append (self->assistant_text, "\n\n");
+      g_string_append_len (self->assistant_text, text->str, text->len);
+    }
   g_string_free (text, TRUE);
 
   for (guint i = 0; i < natter_turn_model_call_get_n_tool_calls (call); i++)
     gtk_box_append (GTK_BOX (self->activity_box),
-                    tool_call_widget_new (natter_turn_model_call_get_tool_call (call, i)));
+                    natter_tool_call_card_new (natter_turn_model_call_get_tool_call (call, i)));
 }
 
 static char *
@@ -315,6 +264,113 @@ show_terminal (NatterTurnRow   *self,
   gtk_button_set_use_underline (self->action_button, TRUE);
 }
 
+static char *
+format_count (gint64 count)
+{
+  return g_strdup_printf ("%" G_GINT64_FORMAT, count);
+}
+
+/* The turn's token usage (the sum over its model calls): the total on the
+ * row, the breakdown in the tooltip. */
+static void
+show_usage (NatterTurnRow   *self,
+            NatterTurnState *state)
+{
+  g_autoptr(JsonObject) usage = natter_turn_state_dup_usage (state);
+  gint64 input = json_object_get_int_member_with_default (usage, "inputTokens", -1);
+  gint64 output = json_object_get_int_member_with_default (usage, "outputTokens", -1);
+  gint64 total = json_object_get_int_member_with_default (usage, "totalTokens", -1);
+  gint64 reasoning = json_object_get_int_member_with_default (usage, "reasoningTokens", -1);
+  gint64 cached = json_object_get_int_member_with_default (usage, "cachedInputTokens", -1);
+  g_autofree char *count = NULL;
+  g_autofree char *text = NULL;
+  GString *details;
+
+  if (total < 0 && input >= 0 && output >= 0)
+    total = input + output;
+  gtk_widget_set_visible (GTK_WIDGET (self->usage_label), total >= 0);
+  if (total < 0)
+    return;
+
+  count = format_count (total);
+  /* Translators: %s is a number of tokens, e.g. "1234 tokens" */
+  text = g_strdup_printf (ngettext ("%s token", "%s tokens", (gulong) total), count);
+  gtk_label_set_text (self->usage_label, text);
+
+  details = g_string_new (NULL);
+  if (input >= 0)
+    {
+      g_autofree char *n = format_count (input);
+
+      /* Translators: a line of the token usage tooltip */
+      g_string_append_printf (details, _("Input: %s"), n);
+    }
+  if (cached >= 0)
+    {
+      g_autofree char *n = format_count (cached);
+
+      g_string_append_c (details, '\n');
+      /* Translators: a line of the token usage tooltip */
+      g_string_append_printf (details, _("Cached input: %s"), n);
+    }
+  if (output >= 0)
+    {
+      g_autofree char *n = format_count (output);
+
+      g_string_append_c (details, '\n');
+      /* Translators: a line of the token usage tooltip */
+      g_string_append_printf (details, _("Output: %s"), n);
+    }
+  if (reasoning >= 0)
+    {
+      g_autofree char *n = format_count (reasoning);
+
+      g_string_append_c (details, '\n');
+      /* Translators: a line of the token usage tooltip */
+      g_string_append_printf (details, _("Reasoning: %s"), n);
+    }
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->usage_label),
+                               g_strchug (details->str)[0] != '\0' ? details->str : NULL);
+  g_string_free (details, TRUE);
+}
+
+/* Copy, Branch from Here and (on the latest turn) Try Again, once the turn
+ * has settled: a running turn has no final words to copy or fork at. */
+static void
+show_actions (NatterTurnRow   *self,
+              NatterTurnState *state)
+{
+  NatterTurnStatus status = natter_derive_turn_status (state);
+  const char *turn_id = natter_turn_item_get_turn_id (self->item);
+  gboolean settled = !natter_turn_item_get_running (self->item) &&
+                     (status == NATTER_TURN_STATUS_COMPLETED ||
+                      status == NATTER_TURN_STATUS_FAILED ||
+                      status == NATTER_TURN_STATUS_CANCELLED);
+
+  gtk_widget_set_visible (self->actions_box, settled);
+  if (!settled)
+    return;
+
+  gtk_widget_set_visible (self->copy_button, self->assistant_text->len > 0);
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (self->branch_button), "s", turn_id);
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (self->retry_button), "s", turn_id);
+  /* A failed turn offers Try Again in its status already. */
+  gtk_widget_set_visible (self->retry_button,
+                          natter_turn_item_get_latest (self->item) && status != NATTER_TURN_STATUS_FAILED);
+  show_usage (self, state);
+}
+
+static void
+copy_clicked_cb (NatterTurnRow *self)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (self));
+
+  if (self->assistant_text->len == 0)
+    return;
+  gdk_clipboard_set_text (clipboard, self->assistant_text->str);
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Message copied"));
+}
+
 static void
 show_overlay (NatterTurnRow *self)
 {
@@ -344,8 +400,10 @@ update (NatterTurnRow *self)
 
   remove_children (self->activity_box);
   remove_children (self->prompts_box);
+  g_string_truncate (self->assistant_text, 0);
   gtk_widget_set_visible (self->prompts_box, FALSE);
   gtk_widget_set_visible (self->status_box, FALSE);
+  gtk_widget_set_visible (self->actions_box, FALSE);
   if (self->item == NULL)
     return;
 
@@ -366,6 +424,7 @@ update (NatterTurnRow *self)
         }
       show_prompts (self, state);
       show_terminal (self, state);
+      show_actions (self, state);
     }
   show_overlay (self);
 
@@ -427,6 +486,7 @@ natter_turn_row_finalize (GObject *object)
   NatterTurnRow *self = NATTER_TURN_ROW (object);
 
   g_clear_object (&self->sessions);
+  g_string_free (self->assistant_text, TRUE);
 
   G_OBJECT_CLASS (natter_turn_row_parent_class)->finalize (object);
 }
@@ -452,12 +512,19 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_icon);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, action_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, actions_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, copy_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, branch_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, retry_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, usage_label);
+  gtk_widget_class_bind_template_callback (widget_class, copy_clicked_cb);
   gtk_widget_class_set_css_name (widget_class, "natter-turn-row");
 }
 
 static void
 natter_turn_row_init (NatterTurnRow *self)
 {
+  self->assistant_text = g_string_new (NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
 }
 

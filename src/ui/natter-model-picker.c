@@ -1,0 +1,500 @@
+/* natter-model-picker.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The model picker of the header bar (issue 7): a menu button showing the
+ * model the next message of the open session goes to, and a popover
+ * listing what the configured provider's `/models` offers. The list is
+ * fetched when a provider is set and on Refresh, not on every open, so a
+ * slow server never delays the popover. A provider that cannot be reached
+ * says so, with the way to fix it: Preferences.
+ */
+
+#define G_LOG_DOMAIN "natter-model-picker"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-model-picker.h"
+
+struct _NatterModelPicker
+{
+  GtkWidget             parent_instance;
+
+  NatterOpenaiProvider *provider;
+  char                 *display_name;
+  char                 *model;
+  GtkStringList        *models;
+  GCancellable         *cancellable;
+
+  /* Template children */
+  GtkMenuButton        *menu_button;
+  GtkPopover           *popover;
+  GtkStack             *stack;
+  GtkSpinner           *spinner;
+  GtkListBox           *list_box;
+  AdwStatusPage        *error_page;
+  GtkWidget            *refresh_button;
+};
+
+G_DEFINE_FINAL_TYPE (NatterModelPicker, natter_model_picker, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_MODEL,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum {
+  MODEL_CHOSEN,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+set_page (NatterModelPicker *self,
+          const char        *page)
+{
+  gtk_stack_set_visible_child_name (self->stack, page);
+  gtk_spinner_set_spinning (self->spinner, strcmp (page, "loading") == 0);
+}
+
+static GtkWidget *
+model_row_new (const char *model,
+               gboolean    current)
+{
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *label = gtk_label_new (model);
+  GtkWidget *check = gtk_image_new_from_icon_name ("object-select-symbolic");
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Current model"), -1);
+  gtk_widget_set_opacity (check, current ? 1.0 : 0.0);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_box_append (GTK_BOX (box), check);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+  g_object_set_data_full (G_OBJECT (row), "model", g_strdup (model), g_free);
+  gtk_widget_set_tooltip_text (row, model);
+  return row;
+}
+
+static void
+rebuild_rows (NatterModelPicker *self)
+{
+  GtkWidget *child;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->models));
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box))) != NULL)
+    gtk_list_box_remove (self->list_box, child);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *model = gtk_string_list_get_string (self->models, i);
+
+      gtk_list_box_append (self->list_box, model_row_new (model, g_strcmp0 (model, self->model) == 0));
+    }
+}
+
+static void
+update_button (NatterModelPicker *self)
+{
+  gtk_menu_button_set_label (self->menu_button,
+                             self->model != NULL && self->model[0] != '\0' ? self->model : _("Choose Model"));
+}
+
+static void
+show_unreachable (NatterModelPicker *self,
+                  const char        *message)
+{
+  g_autofree char *title = NULL;
+
+  /* Translators: %s is the name of a model provider, e.g. "Ollama" */
+  title = g_strdup_printf (_("Could not reach %s"),
+                           self->display_name != NULL ? self->display_name : _("the provider"));
+  adw_status_page_set_title (self->error_page, title);
+  adw_status_page_set_description (self->error_page, message);
+  set_page (self, "unreachable");
+}
+
+static void
+models_listed_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(NatterModelPicker) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) models = NULL;
+
+  models = natter_openai_provider_list_models_finish (NATTER_OPENAI_PROVIDER (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_object (&self->cancellable);
+  gtk_widget_set_sensitive (self->refresh_button, TRUE);
+  if (models == NULL)
+    {
+      show_unreachable (self, error->message);
+      return;
+    }
+  gtk_string_list_splice (self->models, 0, g_list_model_get_n_items (G_LIST_MODEL (self->models)),
+                          (const char * const *) models);
+  rebuild_rows (self);
+  set_page (self, models[0] != NULL ? "models" : "empty");
+}
+
+static void
+row_activated_cb (NatterModelPicker *self,
+                  GtkListBoxRow     *row)
+{
+  natter_model_picker_choose (self, g_object_get_data (G_OBJECT (row), "model"));
+  gtk_popover_popdown (self->popover);
+}
+
+static void
+refresh_clicked_cb (NatterModelPicker *self)
+{
+  natter_model_picker_refresh (self);
+}
+
+static void
+preferences_clicked_cb (NatterModelPicker *self)
+{
+  gtk_popover_popdown (self->popover);
+}
+
+/* Keyboard users land on the current model, not on the first row. */
+static void
+popover_show_cb (NatterModelPicker *self)
+{
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (self->list_box));
+       row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    if (g_strcmp0 (g_object_get_data (G_OBJECT (row), "model"), self->model) == 0)
+      {
+        gtk_widget_grab_focus (row);
+        return;
+      }
+}
+
+static void
+natter_model_picker_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  NatterModelPicker *self = NATTER_MODEL_PICKER (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      g_value_set_string (value, self->model);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_model_picker_set_property (GObject      *object,
+                                  guint         prop_id,
+                                  const GValue *value,
+                                  GParamSpec   *pspec)
+{
+  NatterModelPicker *self = NATTER_MODEL_PICKER (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      natter_model_picker_set_model (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_model_picker_dispose (GObject *object)
+{
+  NatterModelPicker *self = NATTER_MODEL_PICKER (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_MODEL_PICKER);
+
+  G_OBJECT_CLASS (natter_model_picker_parent_class)->dispose (object);
+}
+
+static void
+natter_model_picker_finalize (GObject *object)
+{
+  NatterModelPicker *self = NATTER_MODEL_PICKER (object);
+
+  g_clear_object (&self->provider);
+  g_clear_object (&self->models);
+  g_clear_pointer (&self->display_name, g_free);
+  g_clear_pointer (&self->model, g_free);
+
+  G_OBJECT_CLASS (natter_model_picker_parent_class)->finalize (object);
+}
+
+static void
+natter_model_picker_class_init (NatterModelPickerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = natter_model_picker_get_property;
+  object_class->set_property = natter_model_picker_set_property;
+  object_class->dispose = natter_model_picker_dispose;
+  object_class->finalize = natter_model_picker_finalize;
+
+  /**
+   * NatterModelPicker:model:
+   *
+   * The model shown on the button: the one the next message goes to.
+   */
+  properties[PROP_MODEL] =
+    g_param_spec_string ("model", NULL, NULL, NULL,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * NatterModelPicker::model-chosen:
+   * @self: the picker
+   * @model: the model the user chose
+   *
+   * The user picked @model in the list (not emitted by
+   * natter_model_picker_set_model()).
+   */
+  signals[MODEL_CHOSEN] =
+    g_signal_new ("model-chosen",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-model-picker.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, menu_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, popover);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, stack);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, spinner);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, list_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, error_page);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, refresh_button);
+  gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, refresh_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, preferences_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, popover_show_cb);
+  gtk_widget_class_set_css_name (widget_class, "natter-model-picker");
+}
+
+static void
+natter_model_picker_init (NatterModelPicker *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->models = gtk_string_list_new (NULL);
+  update_button (self);
+  show_unreachable (self, _("No model provider is configured."));
+}
+
+/**
+ * natter_model_picker_new:
+ *
+ * Returns: (transfer floating): a picker without a provider
+ */
+GtkWidget *
+natter_model_picker_new (void)
+{
+  return g_object_new (NATTER_TYPE_MODEL_PICKER, NULL);
+}
+
+/**
+ * natter_model_picker_set_provider:
+ * @self: the picker
+ * @provider: (nullable): the configured provider (turn-runtime.md §12)
+ * @display_name: (nullable): its name for people, e.g. "Ollama"
+ *
+ * Lists @provider's models (`GET /models`) at once; until they arrive the
+ * popover shows a spinner, and if the provider cannot be reached it says
+ * so and offers Preferences (`app.preferences`).
+ */
+void
+natter_model_picker_set_provider (NatterModelPicker    *self,
+                                  NatterOpenaiProvider *provider,
+                                  const char           *display_name)
+{
+  g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+  g_return_if_fail (provider == NULL || NATTER_IS_OPENAI_PROVIDER (provider));
+
+  g_set_object (&self->provider, provider);
+  g_free (self->display_name);
+  self->display_name = g_strdup (display_name);
+  natter_model_picker_refresh (self);
+}
+
+/**
+ * natter_model_picker_set_unavailable:
+ * @self: the picker
+ * @display_name: (nullable): the provider's name, or its id
+ * @message: why there is no provider to ask (e.g. an unknown id)
+ *
+ * Shows the unreachable state without asking any server.
+ */
+void
+natter_model_picker_set_unavailable (NatterModelPicker *self,
+                                     const char        *display_name,
+                                     const char        *message)
+{
+  g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->provider);
+  g_free (self->display_name);
+  self->display_name = g_strdup (display_name);
+  gtk_widget_set_sensitive (self->refresh_button, FALSE);
+  show_unreachable (self, message);
+}
+
+/**
+ * natter_model_picker_refresh:
+ * @self: the picker
+ *
+ * Lists the provider's models again (a listing in flight is cancelled);
+ * what the Refresh button does.
+ */
+void
+natter_model_picker_refresh (NatterModelPicker *self)
+{
+  g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  if (self->provider == NULL)
+    {
+      gtk_widget_set_sensitive (self->refresh_button, FALSE);
+      show_unreachable (self, _("No model provider is configured."));
+      return;
+    }
+  self->cancellable = g_cancellable_new ();
+  gtk_widget_set_sensitive (self->refresh_button, FALSE);
+  set_page (self, "loading");
+  natter_openai_provider_list_models_async (self->provider, self->cancellable,
+                                            models_listed_cb, g_object_ref (self));
+}
+
+/**
+ * natter_model_picker_get_model:
+ * @self: the picker
+ *
+ * Returns: (nullable): the model shown
+ */
+const char *
+natter_model_picker_get_model (NatterModelPicker *self)
+{
+  g_return_val_if_fail (NATTER_IS_MODEL_PICKER (self), NULL);
+  return self->model;
+}
+
+/**
+ * natter_model_picker_set_model:
+ * @self: the picker
+ * @model: (nullable): the model to show as current
+ *
+ * Shows @model on the button and marks it in the list; emits no
+ * #NatterModelPicker::model-chosen.
+ */
+void
+natter_model_picker_set_model (NatterModelPicker *self,
+                               const char        *model)
+{
+  g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+
+  if (g_strcmp0 (self->model, model) == 0)
+    return;
+  g_free (self->model);
+  self->model = g_strdup (model);
+  update_button (self);
+  rebuild_rows (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL]);
+}
+
+/**
+ * natter_model_picker_get_models:
+ * @self: the picker
+ *
+ * Returns: (transfer none): the listed model names (#GtkStringObject),
+ *   in the provider's order; empty before the first listing
+ */
+GListModel *
+natter_model_picker_get_models (NatterModelPicker *self)
+{
+  g_return_val_if_fail (NATTER_IS_MODEL_PICKER (self), NULL);
+  return G_LIST_MODEL (self->models);
+}
+
+/**
+ * natter_model_picker_get_state:
+ * @self: the picker
+ *
+ * Returns: what the popover shows: "loading", "models", "empty" or
+ *   "unreachable"
+ */
+const char *
+natter_model_picker_get_state (NatterModelPicker *self)
+{
+  g_return_val_if_fail (NATTER_IS_MODEL_PICKER (self), NULL);
+  return gtk_stack_get_visible_child_name (self->stack);
+}
+
+/**
+ * natter_model_picker_popup:
+ * @self: the picker
+ *
+ * Opens the list, as a click on the button does.
+ */
+void
+natter_model_picker_popup (NatterModelPicker *self)
+{
+  g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+  gtk_menu_button_popup (self->menu_button);
+}
+
+/**
+ * natter_model_picker_popdown:
+ * @self: the picker
+ *
+ * Closes the list.
+ */
+void
+natter_model_picker_popdown (NatterModelPicker *self)
+{
+  g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+  gtk_menu_button_popdown (self->menu_button);
+}
+
+/**
+ * natter_model_picker_choose:
+ * @self: the picker
+ * @model: a model name
+ *
+ * What activating a row does: makes @model current and emits
+ * #NatterModelPicker::model-chosen.
+ */
+void
+natter_model_picker_choose (NatterModelPicker *self,
+                            const char        *model)
+{
+  g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+  g_return_if_fail (model != NULL);
+
+  natter_model_picker_set_model (self, model);
+  g_signal_emit (self, signals[MODEL_CHOSEN], 0, model);
+}

@@ -1,0 +1,325 @@
+/* natter-tool-call-card.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One tool call of a turn as a compact card (issue 7): its name and state
+ * on one line, and — collapsed until asked for, so a turn with many calls
+ * stays short — its arguments, its latest progress, and its result or
+ * error. The card copies what it shows out of the call: the turn state
+ * that owns the call may be replaced while the card is on screen.
+ */
+
+#define G_LOG_DOMAIN "natter-tool-call-card"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-tool-call-card.h"
+
+/* Longer arguments and results are cut: a label is no place for a file. */
+#define MAX_SHOWN_CHARS 4000
+
+struct _NatterToolCallCard
+{
+  GtkWidget    parent_instance;
+
+  gboolean     failed;
+
+  /* Template children */
+  GtkExpander *expander;
+  GtkImage    *status_icon;
+  GtkLabel    *name_label;
+  GtkLabel    *status_label;
+  GtkLabel    *arguments_label;
+  GtkWidget   *progress_heading;
+  GtkLabel    *progress_label;
+  GtkLabel    *result_heading;
+  GtkLabel    *result_label;
+};
+
+G_DEFINE_FINAL_TYPE (NatterToolCallCard, natter_tool_call_card, GTK_TYPE_WIDGET)
+
+/* Strings as they are, anything else as pretty JSON; cut when long. */
+static char *
+node_to_text (JsonNode *node)
+{
+  g_autofree char *text = NULL;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return g_strdup ("");
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    text = g_strdup (json_node_get_string (node));
+  else
+    text = json_to_string (node, TRUE);
+  if (g_utf8_strlen (text, -1) > MAX_SHOWN_CHARS)
+    {
+      char *end = g_utf8_offset_to_pointer (text, MAX_SHOWN_CHARS);
+
+      *end = '\0';
+      return g_strconcat (text, "…", NULL);
+    }
+  return g_steal_pointer (&text);
+}
+
+/* What a tool call is doing, in the user's words. */
+static const char *
+tool_call_status (NatterTurnToolCall *call,
+                  const char        **icon_name,
+                  gboolean           *failed)
+{
+  JsonObject *result = natter_turn_tool_call_get_result (call);
+
+  *failed = FALSE;
+  if (result != NULL)
+    {
+      if (g_strcmp0 (natter_turn_tool_call_get_decision (call), "deny") == 0)
+        {
+          *icon_name = "action-unavailable-symbolic";
+          return _("Denied");
+        }
+      if (json_object_get_boolean_member_with_default (result, "isError", FALSE))
+        {
+          *icon_name = "dialog-warning-symbolic";
+          *failed = TRUE;
+          return _("Failed");
+        }
+      *icon_name = "object-select-symbolic";
+      return _("Done");
+    }
+  if (natter_turn_tool_call_is_awaiting_permission (call))
+    {
+      *icon_name = "dialog-password-symbolic";
+      return _("Waiting for your permission");
+    }
+  if (natter_turn_tool_call_is_awaiting_async_result (call))
+    {
+      *icon_name = "content-loading-symbolic";
+      return _("Waiting for an answer");
+    }
+  if (natter_turn_tool_call_get_invocation (call) != NULL)
+    {
+      *icon_name = "content-loading-symbolic";
+      return _("Running");
+    }
+  *icon_name = "content-loading-symbolic";
+  return _("Pending");
+}
+
+static void
+set_call (NatterToolCallCard *self,
+          NatterTurnToolCall *call)
+{
+  const char *icon_name = NULL;
+  const char *status = tool_call_status (call, &icon_name, &self->failed);
+  const char *name = natter_turn_tool_call_get_name (call);
+  JsonObject *result = natter_turn_tool_call_get_result (call);
+  GPtrArray *progress = natter_turn_tool_call_get_progress (call);
+  g_autofree char *arguments = node_to_text (natter_turn_tool_call_get_arguments (call));
+  g_autofree char *accessible = NULL;
+
+  gtk_image_set_from_icon_name (self->status_icon, icon_name);
+  gtk_label_set_text (self->name_label, name != NULL ? name : "");
+  gtk_label_set_text (self->status_label, status);
+  gtk_label_set_text (self->arguments_label, arguments[0] != '\0' ? arguments : "{}");
+
+  if (progress != NULL && progress->len > 0)
+    {
+      JsonObject *last = g_ptr_array_index (progress, progress->len - 1);
+      g_autofree char *text = node_to_text (json_object_get_member (last, "progress"));
+
+      gtk_label_set_text (self->progress_label, text);
+    }
+  gtk_widget_set_visible (self->progress_heading, progress != NULL && progress->len > 0 && result == NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->progress_label), progress != NULL && progress->len > 0 && result == NULL);
+
+  if (result != NULL)
+    {
+      g_autofree char *output = node_to_text (json_object_get_member (result, "output"));
+
+      gtk_label_set_text (self->result_heading, self->failed ? _("Error") : _("Result"));
+      gtk_label_set_text (self->result_label, output);
+      if (self->failed)
+        gtk_widget_add_css_class (GTK_WIDGET (self->result_label), "error");
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->result_heading), result != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->result_label), result != NULL);
+
+  /* Translators: a tool call and its state, e.g. "read_file: Done" */
+  accessible = g_strdup_printf (_("%s: %s"), name != NULL ? name : "", status);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->expander),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+}
+
+static void
+natter_tool_call_card_dispose (GObject *object)
+{
+  gtk_widget_dispose_template (GTK_WIDGET (object), NATTER_TYPE_TOOL_CALL_CARD);
+
+  G_OBJECT_CLASS (natter_tool_call_card_parent_class)->dispose (object);
+}
+
+static void
+natter_tool_call_card_class_init (NatterToolCallCardClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = natter_tool_call_card_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-tool-call-card.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, expander);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, status_icon);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, name_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, status_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, arguments_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, progress_heading);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, result_heading);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, result_label);
+  gtk_widget_class_set_css_name (widget_class, "natter-tool-call-card");
+}
+
+static void
+natter_tool_call_card_init (NatterToolCallCard *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+/**
+ * natter_tool_call_card_new:
+ * @call: the tool call to show (turn-runtime.md §5: its arguments,
+ *   `tool_progress` and `tool_result`)
+ *
+ * Creates a collapsed card for @call. What it shows is copied: the card
+ * keeps no reference to @call, so a new turn state replaces the card.
+ *
+ * Returns: (transfer floating): a new #NatterToolCallCard
+ */
+GtkWidget *
+natter_tool_call_card_new (NatterTurnToolCall *call)
+{
+  NatterToolCallCard *self;
+
+  g_return_val_if_fail (call != NULL, NULL);
+
+  self = g_object_new (NATTER_TYPE_TOOL_CALL_CARD, NULL);
+  set_call (self, call);
+  return GTK_WIDGET (self);
+}
+
+/**
+ * natter_tool_call_card_get_name:
+ * @self: a card
+ *
+ * Returns: (transfer none): the tool's name as shown
+ */
+const char *
+natter_tool_call_card_get_name (NatterToolCallCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), NULL);
+  return gtk_label_get_text (self->name_label);
+}
+
+/**
+ * natter_tool_call_card_get_status:
+ * @self: a card
+ *
+ * Returns: (transfer none): the state shown next to the name, translated
+ *   ("Done", "Failed", "Running", …)
+ */
+const char *
+natter_tool_call_card_get_status (NatterToolCallCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), NULL);
+  return gtk_label_get_text (self->status_label);
+}
+
+/**
+ * natter_tool_call_card_get_arguments:
+ * @self: a card
+ *
+ * Returns: (transfer none): the arguments as shown (pretty JSON)
+ */
+const char *
+natter_tool_call_card_get_arguments (NatterToolCallCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), NULL);
+  return gtk_label_get_text (self->arguments_label);
+}
+
+/**
+ * natter_tool_call_card_get_progress:
+ * @self: a card
+ *
+ * Returns: (transfer none) (nullable): the latest progress of an
+ *   unfinished call, or %NULL when none is shown
+ */
+const char *
+natter_tool_call_card_get_progress (NatterToolCallCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), NULL);
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->progress_label)))
+    return NULL;
+  return gtk_label_get_text (self->progress_label);
+}
+
+/**
+ * natter_tool_call_card_get_result:
+ * @self: a card
+ *
+ * Returns: (transfer none) (nullable): the result's `output` as shown (an
+ *   error's text when natter_tool_call_card_get_failed()), or %NULL
+ *   before the result
+ */
+const char *
+natter_tool_call_card_get_result (NatterToolCallCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), NULL);
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->result_label)))
+    return NULL;
+  return gtk_label_get_text (self->result_label);
+}
+
+/**
+ * natter_tool_call_card_get_failed:
+ * @self: a card
+ *
+ * Returns: whether the result is an error (`isError`)
+ */
+gboolean
+natter_tool_call_card_get_failed (NatterToolCallCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), FALSE);
+  return self->failed;
+}
+
+/**
+ * natter_tool_call_card_get_expanded:
+ * @self: a card
+ *
+ * Returns: whether the details (arguments, progress, result) are shown;
+ *   %FALSE for a new card
+ */
+gboolean
+natter_tool_call_card_get_expanded (NatterToolCallCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), FALSE);
+  return gtk_expander_get_expanded (self->expander);
+}
+
+/**
+ * natter_tool_call_card_set_expanded:
+ * @self: a card
+ * @expanded: whether to show the details
+ *
+ * Shows or hides the arguments, progress and result, as a click or
+ * Space/Enter on the card's title does.
+ */
+void
+natter_tool_call_card_set_expanded (NatterToolCallCard *self,
+                                    gboolean            expanded)
+{
+  g_return_if_fail (NATTER_IS_TOOL_CALL_CARD (self));
+  gtk_expander_set_expanded (self->expander, expanded);
+}
