@@ -151,8 +151,10 @@ def type_text(acc, text):
 
 
 def click(acc):
-    """A left click in the middle of @acc (XTest, screen coordinates)."""
-    ext = acc.get_component_iface().get_extents(Atspi.CoordType.SCREEN)
+    """A left click in the middle of @acc (XTest). GTK 4 reports no screen
+    coordinates; without a window manager the window's surface sits at the
+    screen's origin, so surface coordinates are screen coordinates."""
+    ext = acc.get_component_iface().get_extents(Atspi.CoordType.WINDOW)
     Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + ext.height // 2, "b1c")
 
 
@@ -298,18 +300,26 @@ class NatterApp:
     def new_chat(self):
         press(self.wait_for("the New Chat button", role=Atspi.Role.PUSH_BUTTON,
                             name="New Chat"))
+        # The window is on the new, empty session (its draft is in the
+        # composer) only once the "New Chat" page shows.
+        self.wait_for("the empty new chat", role=Atspi.Role.LABEL,
+                      name="Type a message below to begin")
         self.composer()
 
+    def conversation(self):
+        return self.wait_for("the conversation", role=Atspi.Role.LIST, name="Conversation")
+
     def send(self, message):
-        """Types @message into the composer and presses Enter."""
+        """Types @message into the composer and presses Enter; returns once
+        the message shows in the conversation."""
         entry = self.composer()
         type_text(entry, message)
         wait_until(lambda: message in entry.get_text_iface().get_text(0, -1),
                    5, "the typed message in the composer")
         press_enter(entry)
-        # Enter sent it: the composer is empty again.
-        wait_until(lambda: entry.get_text_iface().get_character_count() == 0,
-                   10, "the composer to empty after Enter")
+        wait_until(lambda: entry.get_text_iface().get_character_count() == 0
+                   and find(self.conversation(), Atspi.Role.LABEL, name=message),
+                   10, "the sent message in the conversation and an empty composer")
 
     def sidebar_titles(self):
         sidebar = self.wait_for("the sidebar", role=Atspi.Role.LIST, name="Conversations")

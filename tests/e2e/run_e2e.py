@@ -37,13 +37,19 @@ if os.environ.get("DISPLAY"):
                    check=True)
 
 from e2e_app import (Atspi, E2EFailure, NatterApp, check_store, find,  # noqa: E402
-                     find_all, name_of, press, screenshot, wait_until)
+                     find_all, name_of, press, screenshot, type_text, wait_until)
 from e2e_server import ScriptedServer  # noqa: E402
 
 SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 SECRET = "The launch code is PELICAN-42."
+ANSWER_FROM_FILE = "The file says PELICAN-42, so the code is PELICAN-42."
+DENIED_ANSWER = "I was not allowed to read it, so here is my best guess anyway."
+QUESTION = "Which colour do you like?"
+SECRET_PATH_MARK = "secret.txt"
+MOCK_BLUE = "mock-llm heard your answer: blue."
+MOCK_BACK = "mock-llm is back."
 MOCK_GREETING = "Hello from mock-llm, streamed in chunks by someone else's server."
 GREETING = ("Hello! I am the scripted model, streaming this answer to you in small "
             "pieces, two words at a time, so that you can watch it grow.")
@@ -65,11 +71,13 @@ class Scripted:
         self.server = ScriptedServer()
         self.hold = threading.Event()
         s = self.server
-        s.add_rule("tool:" + SECRET, [("text", "The file says PELICAN-42, so the code is PELICAN-42.")])
-        s.add_rule("tool:", [("text", "I was not allowed to read it, so here is my best guess anyway.")])
+        s.add_rule("tool:" + SECRET, [("text", ANSWER_FROM_FILE)])
+        s.add_rule("tool:" + "Blue", [("text", "Blue is a fine colour; the turn is complete.")])
+        s.add_rule("tool:" + "Green", [("text", "Green it is, even after a restart.")])
+        s.add_rule("Permission denied", [("text", DENIED_ANSWER)])
         s.add_rule("Hello natter", [("text", GREETING, 0.12)])
         s.add_rule("Read the secret", [("tool", "read_file", {"path": os.path.join(workdir, "secret.txt")})])
-        s.add_rule("Ask me", [("tool", "ask_human", {"question": "Which colour do you like?"})])
+        s.add_rule("Ask me", [("tool", "ask_human", {"question": QUESTION})])
         s.add_rule("Answer slowly", [("text", "This answer starts streaming and then"),
                                      ("hold", self.hold),
                                      ("text", " finishes after the resume.")])
@@ -79,6 +87,10 @@ class Scripted:
     @property
     def base_url(self):
         return self.server.base_url
+
+    @property
+    def port(self):
+        return self.server.port
 
     def start(self):
         self.server.start()
@@ -168,8 +180,8 @@ class Run:
                                   os.path.join(self.work, "mock-llm.log"))
         self.keep = args.keep
 
-    def shot(self, n):
-        path = os.path.join(self.shots, "step%d.png" % n)
+    def shot(self, n, suffix=""):
+        path = os.path.join(self.shots, "step%d%s.png" % (n, suffix))
         screenshot(path)
         log("screenshot %s" % path)
 
@@ -200,6 +212,134 @@ class Run:
                    20, "the session titled after the message on top of the sidebar")
         self.shot(1)
         log("sidebar: %r" % app.sidebar_titles())
+        self.verify_store()
+
+    def button_in(self, root, label, timeout=20):
+        """A push button whose name contains @label (GTK 4.8 names a
+        button with a mnemonic "_Allow Allow")."""
+        return wait_until(lambda: next((b for b in find_all(root, Atspi.Role.PUSH_BUTTON)
+                                        if label in name_of(b).replace("_", "")), None),
+                          timeout, "the %r button" % label)
+
+    def permission(self, allow):
+        app = self.app
+        card = app.wait_for("the permission card", contains="Allow \u201cread_file\u201d?")
+        button = self.button_in(card, "Allow" if allow else "Deny")
+        return card, button
+
+    # 2. read_file: Allow runs it and the answer uses it; Deny in a second
+    #    session tells the model, which answers anyway.
+    def step2(self):
+        app = self.start_app()
+        app.new_chat()
+        app.send("Read the secret file for me")
+        card, allow = self.permission(True)
+        if not any(SECRET_PATH_MARK in t for t in app.texts()):
+            raise E2EFailure("the permission card does not show the path: %r" % app.texts())
+        self.shot(2, "a")
+        press(allow)
+        app.wait_text(ANSWER_FROM_FILE)
+        app.wait_for("read_file done", contains="read_file: Done")
+        self.shot(2, "b")
+
+        app.new_chat()
+        app.send("Read the secret file again")
+        card, deny = self.permission(False)
+        press(deny)
+        app.wait_text(DENIED_ANSWER)
+        app.wait_for("read_file denied", contains="read_file: Denied")
+        if not self.server.told_denied():
+            raise E2EFailure("the model was not told that permission was denied")
+        if any(ANSWER_FROM_FILE in t for t in app.texts()):
+            raise E2EFailure("the denied session shows the allowed answer")
+        self.shot(2)
+        self.verify_store()
+
+    def answer_question(self, answer):
+        """Types @answer into the question card's entry and presses Send."""
+        app = self.app
+        label = app.wait_for("the question", role=Atspi.Role.LABEL, name=QUESTION)
+        card = label
+        while card is not None and not [e for e in find_all(card)
+                                         if e.get_editable_text_iface() is not None]:
+            card = card.get_parent()
+        if card is None:
+            raise E2EFailure("no entry next to the question")
+        entry = [e for e in find_all(card) if e.get_editable_text_iface() is not None][0]
+        type_text(entry, answer)
+        press(self.button_in(card, "Send"))
+
+    # 3. ask_human: the question appears; answer it; the turn completes.
+    def step3(self):
+        app = self.start_app()
+        app.new_chat()
+        app.send("Ask me something")
+        app.wait_text(QUESTION)
+        self.shot(3, "a")
+        self.answer_question("Blue")
+        app.wait_text("Blue is a fine colour" if self.server.name == "scripted" else MOCK_BLUE)
+        self.shot(3)
+        self.verify_store()
+
+    # 4. Quit while a prompt is pending, start again: still there, still works.
+    def step4(self):
+        app = self.start_app()
+        app.new_chat()
+        app.send("Ask me before quitting")
+        app.wait_text(QUESTION)
+        status = app.quit()
+        if status != 0:
+            raise E2EFailure("natter exited with %d on quit" % status)
+        sessions = check_store(self.binary, self.data, app.env)
+        waiting = [s for s in sessions if s.get("title") == "Ask me before quitting"]
+        if not waiting or waiting[0].get("latestTurnStatus") != "suspended":
+            raise E2EFailure("the quit session is not suspended: %r" % waiting)
+        app = self.start_app()
+        app.select_session("Ask me before quitting")
+        app.wait_text(QUESTION)
+        self.shot(4, "a")
+        self.answer_question("Green")
+        app.wait_text("Green it is, even after a restart.")
+        self.shot(4)
+        self.verify_store()
+
+    # 5. kill -9 in the middle of a streamed answer; Resume completes it.
+    def step5(self):
+        app = self.start_app()
+        app.new_chat()
+        app.send("Answer slowly please")
+        app.wait_text("This answer starts streaming")
+        self.shot(5, "a")
+        app.kill9()
+        self.server.hold.set()
+        check_store(self.binary, self.data, app.env)
+        app = self.start_app()
+        app.select_session("Answer slowly please")
+        app.wait_text("Interrupted before it finished")
+        resume = self.button_in(app.root, "Resume")
+        self.shot(5, "b")
+        press(resume)
+        app.wait_text("finishes after the resume.")
+        self.shot(5)
+        self.verify_store()
+
+    # 6. Provider down: the error names the address; back up: works again.
+    def step6(self):
+        app = self.start_app()
+        self.server.stop()
+        app.new_chat()
+        app.send("Is anyone there?")
+        address = "127.0.0.1:%d" % self.server.port
+        failed = wait_until(lambda: next((t for t in app.texts() if t.startswith("Failed:")), None),
+                            30, "the turn to fail")
+        if address not in failed:
+            raise E2EFailure("the failure does not name %s: %r" % (address, failed))
+        self.button_in(app.root, "Try Again")
+        self.shot(6, "a")
+        self.server.start()
+        app.send("Are you back?")
+        app.wait_text("Yes, the server is back." if self.server.name == "scripted" else MOCK_BACK)
+        self.shot(6)
         self.verify_store()
 
 
