@@ -38,9 +38,18 @@ natter_application_activate (GApplication *app)
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
   if (window == NULL)
-    window = GTK_WINDOW (natter_window_new (self,
-                                            natter_services_get_sessions (self->services),
-                                            natter_services_get_hub (self->services)));
+    {
+      g_autofree char *provider = natter_services_dup_default_provider (self->services);
+      g_autofree char *model = natter_services_dup_default_model (self->services);
+
+      window = GTK_WINDOW (natter_window_new (self,
+                                              natter_services_get_sessions (self->services),
+                                              natter_services_get_hub (self->services)));
+      /* The header's model picker lists the configured provider's models. */
+      natter_window_set_model_provider (NATTER_WINDOW (window),
+                                        natter_services_get_provider_registry (self->services),
+                                        provider, model);
+    }
 
   gtk_window_present (window);
 }

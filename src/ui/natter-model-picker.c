@@ -60,7 +60,7 @@ set_page (NatterModelPicker *self,
           const char        *page)
 {
   gtk_stack_set_visible_child_name (self->stack, page);
-  gtk_spinner_set_spinning (self->spinner, strcmp (page, "loading") == 0);
+  gtk_spinner_set_spinning (self->spinner, g_strcmp0 (page, "loading") == 0);
 }
 
 static GtkWidget *

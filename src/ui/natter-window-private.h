@@ -8,6 +8,7 @@
 #pragma once
 
 #include "natter-composer.h"
+#include "natter-model-picker.h"
 #include "natter-window.h"
 
 G_BEGIN_DECLS
@@ -19,5 +20,6 @@ GtkWidget      *natter_window_get_session_list        (NatterWindow *self);
 GtkWidget      *natter_window_get_timeline_list       (NatterWindow *self);
 GtkAdjustment  *natter_window_get_timeline_adjustment (NatterWindow *self);
 const char     *natter_window_get_visible_page        (NatterWindow *self);
+NatterModelPicker *natter_window_get_model_picker     (NatterWindow *self);
 
 G_END_DECLS

@@ -27,6 +27,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-composer.h"
+#include "natter-model-picker.h"
 #include "natter-session-row.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
@@ -54,6 +55,11 @@ struct _NatterWindow
   GHashTable           *pending_deletes;  /* session id → AdwToast */
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
+  GHashTable           *chosen_models;    /* session id → model name */
+
+  /* The configured provider the model picker lists (issue 7). */
+  char                 *provider_id;
+  char                 *default_model;
 
   char                 *session_id;
   NatterSessionIndexEntry *entry;
@@ -79,11 +85,13 @@ struct _NatterWindow
   GtkWidget            *new_conversation_page;
   NatterComposer       *composer;
   AdwStatusPage        *errored_page;
+  NatterModelPicker    *model_picker;
 };
 
 G_DEFINE_FINAL_TYPE (NatterWindow, natter_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static void update_conversation (NatterWindow *self);
+static void update_model_picker (NatterWindow *self);
 
 /* Takes @text. */
 static void
@@ -355,6 +363,39 @@ update_composer (NatterWindow *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->composer), !self->sending);
 }
 
+/* The model the next message of the open session goes to: the one the
+ * user picked for it, else its last turn's, else the default. */
+static const char *
+current_model (NatterWindow *self)
+{
+  const char *chosen = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL;
+  JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
+
+  if (chosen != NULL)
+    return chosen;
+  if (last != NULL)
+    return json_object_get_string_member_with_default (last, "model", NULL);
+  return self->default_model;
+}
+
+static void
+update_model_picker (NatterWindow *self)
+{
+  gboolean usable = self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->model_picker), usable);
+  natter_model_picker_set_model (self->model_picker, usable ? current_model (self) : NULL);
+}
+
+static void
+model_chosen_cb (NatterWindow *self,
+                 const char   *model)
+{
+  if (self->session_id == NULL)
+    return;
+  g_hash_table_replace (self->chosen_models, g_strdup (self->session_id), g_strdup (model));
+}
+
 static void
 update_title (NatterWindow *self)
 {
@@ -373,6 +414,7 @@ update_title (NatterWindow *self)
   adw_window_title_set_title (self->window_title, title != NULL ? title : "");
   adw_window_title_set_subtitle (self->window_title, model != NULL ? model : "");
   gtk_widget_set_visible (self->conversation_menu_button, self->entry != NULL);
+  update_model_picker (self);
 }
 
 static void
@@ -600,6 +642,15 @@ send_text (NatterWindow *self,
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
   json_object_set_string_member (agent, "agentId", self->agent_id);
+  /* A model picked in the header overrides the agent's (§9, agent.model). */
+  if (g_hash_table_contains (self->chosen_models, self->session_id) && self->provider_id != NULL)
+    {
+      JsonObject *model = json_object_new ();
+
+      json_object_set_string_member (model, "provider", self->provider_id);
+      json_object_set_string_member (model, "model", g_hash_table_lookup (self->chosen_models, self->session_id));
+      json_object_set_object_member (agent, "model", model);
+    }
   json_object_set_object_member (config, "agent", agent);
   json_object_set_boolean_member (config, "autoPermission",
                                   g_settings_get_boolean (self->settings, "auto-permission"));
@@ -878,6 +929,55 @@ try_again_activated (GtkWidget  *widget,
 }
 
 static void
+fork_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+
+  session_id = natter_sessions_fork_finish (NATTER_SESSIONS (source), result, &error);
+  if (session_id == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error_toast (self, g_strdup_printf (_("Could not branch: %s"), error->message));
+      return;
+    }
+  natter_window_open_session (self, session_id);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
+
+/* A new session with the history up to and including the turn
+ * (session-layer-spec.md, fork); the original stays as it is. */
+static void
+branch_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->session_id == NULL || self->sessions == NULL)
+    return;
+  natter_sessions_fork_async (self->sessions, self->session_id, g_variant_get_string (parameter, NULL),
+                              NULL, self->cancellable, fork_cb, g_object_ref (self));
+}
+
+/* Transient feedback from inside a row, e.g. "Message copied". */
+static void
+show_toast_activated (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  AdwToast *toast = adw_toast_new (g_variant_get_string (parameter, NULL));
+
+  adw_toast_set_timeout (toast, 2);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
 continue_activated (GtkWidget  *widget,
                     const char *action_name,
                     GVariant   *parameter)
@@ -966,6 +1066,7 @@ natter_window_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
 
   g_clear_pointer (&self->timelines, g_hash_table_unref);
+  g_clear_pointer (&self->chosen_models, g_hash_table_unref);
   g_clear_object (&self->selection);
   g_clear_object (&self->sort_model);
   g_clear_object (&self->filter_model);
@@ -989,6 +1090,8 @@ natter_window_finalize (GObject *object)
   g_clear_pointer (&self->drafts, g_hash_table_unref);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->agent_id, g_free);
+  g_clear_pointer (&self->provider_id, g_free);
+  g_clear_pointer (&self->default_model, g_free);
 
   G_OBJECT_CLASS (natter_window_parent_class)->finalize (object);
 }
@@ -1005,6 +1108,7 @@ natter_window_class_init (NatterWindowClass *klass)
   window_class->close_request = natter_window_close_request;
 
   g_type_ensure (NATTER_TYPE_COMPOSER);
+  g_type_ensure (NATTER_TYPE_MODEL_PICKER);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-window.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, toast_overlay);
@@ -1023,6 +1127,8 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, new_conversation_page);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, composer);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, errored_page);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, model_picker);
+  gtk_widget_class_bind_template_callback (widget_class, model_chosen_cb);
   gtk_widget_class_bind_template_callback (widget_class, go_back_cb);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
@@ -1037,6 +1143,8 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.try-again", "s", try_again_activated);
   gtk_widget_class_install_action (widget_class, "win.continue-turn", "s", continue_activated);
   gtk_widget_class_install_action (widget_class, "win.resume-turn", "s", resume_activated);
+  gtk_widget_class_install_action (widget_class, "win.branch-from-turn", "s", branch_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new-chat", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
@@ -1072,6 +1180,7 @@ natter_window_init (NatterWindow *self)
   self->pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   natter_window_restore_state (self);
   update_conversation (self);
   if (g_strcmp0 (g_getenv ("NATTER_BENCH_FIRST_FRAME"), "1") == 0)
@@ -1204,6 +1313,49 @@ natter_window_set_agent_id (NatterWindow *self,
 }
 
 /**
+ * natter_window_set_model_provider:
+ * @self: the window
+ * @registry: (nullable): the provider registry; %NULL shows that no
+ *   provider can be asked
+ * @provider_id: (nullable): the configured provider (settings
+ *   `default-provider`)
+ * @default_model: (nullable): the model of a session without turns
+ *   (settings `default-model`)
+ *
+ * Lets the header's model picker list @provider_id's models (issue 7).
+ * A model picked there goes with the next messages of the open session
+ * as the SendMessageConfig's `agent.model` `{provider, model}` (§9); an
+ * unknown provider shows the picker's unreachable state.
+ */
+void
+natter_window_set_model_provider (NatterWindow           *self,
+                                  NatterProviderRegistry *registry,
+                                  const char             *provider_id,
+                                  const char             *default_model)
+{
+  g_autoptr(NatterOpenaiProvider) provider = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (NATTER_IS_WINDOW (self));
+  g_return_if_fail (registry == NULL || NATTER_IS_PROVIDER_REGISTRY (registry));
+
+  g_free (self->provider_id);
+  self->provider_id = g_strdup (provider_id);
+  g_free (self->default_model);
+  self->default_model = default_model != NULL && default_model[0] != '\0' ? g_strdup (default_model) : NULL;
+
+  if (registry != NULL && provider_id != NULL)
+    provider = natter_provider_registry_get_provider (registry, provider_id, &error);
+  if (provider != NULL)
+    natter_model_picker_set_provider (self->model_picker, provider,
+                                      natter_openai_provider_get_display_name (provider));
+  else
+    natter_model_picker_set_unavailable (self->model_picker, provider_id,
+                                         error != NULL ? error->message : _("No model provider is configured."));
+  update_model_picker (self);
+}
+
+/**
  * natter_window_get_session_id:
  * @self: the window
  *
@@ -1288,6 +1440,12 @@ GtkAdjustment *
 natter_window_get_timeline_adjustment (NatterWindow *self)
 {
   return gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
+}
+
+NatterModelPicker *
+natter_window_get_model_picker (NatterWindow *self)
+{
+  return self->model_picker;
 }
 
 const char *

@@ -8,6 +8,7 @@
 #include <adwaita.h>
 
 #include "natter-application.h"
+#include "natter-provider-registry.h"
 #include "natter-sessions.h"
 #include "natter-timeline-model.h"
 #include "natter-turn-event-hub.h"
@@ -33,6 +34,10 @@ void                 natter_window_set_agent_id           (NatterWindow       *s
                                                            const char         *agent_id);
 gboolean             natter_window_open_session           (NatterWindow       *self,
                                                            const char         *session_id);
+void                 natter_window_set_model_provider     (NatterWindow           *self,
+                                                           NatterProviderRegistry *registry,
+                                                           const char             *provider_id,
+                                                           const char             *default_model);
 const char          *natter_window_get_session_id         (NatterWindow       *self);
 GListModel          *natter_window_get_sidebar_model      (NatterWindow       *self);
 NatterTimelineModel *natter_window_get_timeline           (NatterWindow       *self);
