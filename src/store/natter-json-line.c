@@ -138,16 +138,22 @@ lower_hex_value (char c)
   return -1;
 }
 
-/* Reads the canonical string at *@p (which is `"`) into @out, decoded and
- * nul-terminated, and moves *@p past its closing quote. */
+/* Reads the canonical string at *@p (which is `"`) and moves *@p past its
+ * closing quote. With @out, decodes it there, nul-terminated; without,
+ * only checks it (the span scanner), setting *@out_escaped when the raw
+ * text holds a backslash escape. One reader for both consumers keeps a
+ * single copy of the canonical string rules. */
 static gboolean
 read_string (const char **p,
              const char  *end,
-             Buffer      *out)
+             Buffer      *out,
+             gboolean    *out_escaped)
 {
   const char *s = *p + 1;
+  gboolean escaped = FALSE;
 
-  out->len = 0;
+  if (out != NULL)
+    out->len = 0;
   for (;;)
     {
       const char *run = s;
@@ -161,7 +167,8 @@ read_string (const char **p,
        * outside strings only ASCII is accepted at all. */
       if ((kinds & 2) != 0 && !g_utf8_validate_len (run, s - run, NULL))
         return FALSE;
-      buffer_append (out, run, s - run);
+      if (out != NULL)
+        buffer_append (out, run, s - run);
       if (s == end)
         return FALSE;
 
@@ -171,15 +178,16 @@ read_string (const char **p,
       if (c != '\\' || s == end)
         return FALSE;
 
+      escaped = TRUE;
       switch (*s++)
         {
-        case '"':  buffer_append_c (out, '"');  break;
-        case '\\': buffer_append_c (out, '\\'); break;
-        case 'b':  buffer_append_c (out, '\b'); break;
-        case 'f':  buffer_append_c (out, '\f'); break;
-        case 'n':  buffer_append_c (out, '\n'); break;
-        case 'r':  buffer_append_c (out, '\r'); break;
-        case 't':  buffer_append_c (out, '\t'); break;
+        case '"':  c = '"';  break;
+        case '\\': c = '\\'; break;
+        case 'b':  c = '\b'; break;
+        case 'f':  c = '\f'; break;
+        case 'n':  c = '\n'; break;
+        case 'r':  c = '\r'; break;
+        case 't':  c = '\t'; break;
         case 'u':
           {
             int high, low;
@@ -190,7 +198,7 @@ read_string (const char **p,
             low = lower_hex_value (s[3]);
             if (high < 0 || low < 0 || !is_unicode_escaped (high * 16 + low))
               return FALSE;
-            buffer_append_c (out, (char) (high * 16 + low));
+            c = (char) (high * 16 + low);
             s += 4;
           }
           break;
@@ -198,9 +206,14 @@ read_string (const char **p,
           /* Includes `\/`: the generator writes `/` raw. */
           return FALSE;
         }
+      if (out != NULL)
+        buffer_append_c (out, c);
     }
 
-  out->data[out->len] = '\0';
+  if (out != NULL)
+    out->data[out->len] = '\0';
+  if (out_escaped != NULL)
+    *out_escaped = escaped;
   *p = s;
   return TRUE;
 }
@@ -212,11 +225,19 @@ is_digit (const char *p,
   return p < end && *p >= '0' && *p <= '9';
 }
 
-/* Reads the number at *@p: an integer if it has neither fraction nor
- * exponent (as json-glib parses it), else a double. */
-static JsonNode *
+typedef struct
+{
+  gboolean is_double;
+  gint64   int_value;
+  double   double_value;
+} Number;
+
+/* Reads the canonical number at *@p into @number: an integer if it has
+ * neither fraction nor exponent (as json-glib parses it), else a double. */
+static gboolean
 read_number (const char **p,
-             const char  *end)
+             const char  *end,
+             Number      *number)
 {
   const char *start = *p;
   const char *s = start;
@@ -231,7 +252,7 @@ read_number (const char **p,
     }
   digits = s;
   if (!is_digit (s, end))
-    return NULL;
+    return FALSE;
   if (*s == '0')
     s++;
   else
@@ -242,7 +263,7 @@ read_number (const char **p,
       is_double = TRUE;
       s++;
       if (!is_digit (s, end))
-        return NULL;
+        return FALSE;
       while (is_digit (s, end))
         s++;
     }
@@ -253,7 +274,7 @@ read_number (const char **p,
       if (s < end && (*s == '+' || *s == '-'))
         s++;
       if (!is_digit (s, end))
-        return NULL;
+        return FALSE;
       while (is_digit (s, end))
         s++;
     }
@@ -267,23 +288,25 @@ read_number (const char **p,
       /* "-0" parses as the integer 0, which is written "0". More than 19
        * digits is past 64 bits (json-glib would wrap it). */
       if (n_digits > 19 || (negative && *digits == '0'))
-        return NULL;
+        return FALSE;
       for (const char *d = digits; d < s; d++)
         magnitude = magnitude * 10 + (guint64) (*d - '0');
       if (negative)
         {
           if (magnitude > (guint64) G_MAXINT64 + 1)
-            return NULL;
+            return FALSE;
           value = magnitude == (guint64) G_MAXINT64 + 1 ? G_MININT64 : -(gint64) magnitude;
         }
       else
         {
           if (magnitude > (guint64) G_MAXINT64)
-            return NULL;
+            return FALSE;
           value = (gint64) magnitude;
         }
       *p = s;
-      return json_node_init_int (json_node_alloc (), value);
+      number->is_double = FALSE;
+      number->int_value = value;
+      return TRUE;
     }
   else
     {
@@ -296,20 +319,30 @@ read_number (const char **p,
       /* Doubles are rare in events: parse, print the way the generator
        * does, and accept only the identical text. */
       if (n > MAX_DOUBLE_TEXT)
-        return NULL;
+        return FALSE;
       memcpy (text, start, n);
       text[n] = '\0';
       value = g_ascii_strtod (text, &parsed_end);
       if (parsed_end != text + n || !isfinite (value))
-        return NULL;
+        return FALSE;
       g_ascii_dtostr (canonical, G_ASCII_DTOSTR_BUF_SIZE, value);
       if (strchr (canonical, '.') == NULL)
         strcat (canonical, ".0");
       if (strlen (canonical) != n || memcmp (canonical, text, n) != 0)
-        return NULL;
+        return FALSE;
       *p = s;
-      return json_node_init_double (json_node_alloc (), value);
+      number->is_double = TRUE;
+      number->double_value = value;
+      return TRUE;
     }
+}
+
+static JsonNode *
+number_node (const Number *number)
+{
+  if (number->is_double)
+    return json_node_init_double (json_node_alloc (), number->double_value);
+  return json_node_init_int (json_node_alloc (), number->int_value);
 }
 
 static gboolean
@@ -336,7 +369,7 @@ read_member_name (const char **p,
                   const char  *end,
                   Buffer      *key)
 {
-  if (*p == end || **p != '"' || !read_string (p, end, key))
+  if (*p == end || **p != '"' || !read_string (p, end, key, NULL))
     return FALSE;
   if (*p == end || **p != ':')
     return FALSE;
@@ -464,7 +497,7 @@ natter_json_line_parse (const char *line,
           }
 
         case '"':
-          if (!read_string (&p, end, &text))
+          if (!read_string (&p, end, &text, NULL))
             goto fail;
           value = json_node_init_string (json_node_alloc (), text.data);
           if (!attach (&root, frames, depth, &key, value))
@@ -493,11 +526,16 @@ natter_json_line_parse (const char *line,
           break;
 
         default:
-          if (*p != '-' && !(*p >= '0' && *p <= '9'))
-            goto fail;
-          value = read_number (&p, end);
-          if (value == NULL || !attach (&root, frames, depth, &key, value))
-            goto fail;
+          {
+            Number number;
+
+            if (*p != '-' && !(*p >= '0' && *p <= '9'))
+              goto fail;
+            if (!read_number (&p, end, &number))
+              goto fail;
+            if (!attach (&root, frames, depth, &key, number_node (&number)))
+              goto fail;
+          }
           break;
         }
 
@@ -592,4 +630,311 @@ natter_json_line_nesting (const char *line,
         }
     }
   return deepest;
+}
+
+/* The span scanner: the same grammar as natter_json_line_parse(), with
+ * the same readers, but nothing is built. Member names of open objects
+ * are kept as spans to refuse a duplicate; this many fit on the stack,
+ * and a line with more open names at once (never an event) is decided by
+ * the tree builder instead. */
+#define SCAN_MAX_NAMES 64
+
+typedef struct
+{
+  const char *name;
+  gsize       length;
+} NameSpan;
+
+typedef struct
+{
+  gboolean is_object;
+  guint    first_name;    /* index in the names stack of its first name */
+} ScanFrame;
+
+/* Reads `"name":` as a span and refuses it if the innermost open object
+ * already has that name. */
+static gboolean
+scan_member_name (const char **p,
+                  const char  *end,
+                  ScanFrame   *top,
+                  NameSpan    *names,
+                  guint       *n_names,
+                  gboolean    *overflow,
+                  gboolean    *out_escaped)
+{
+  const char *start = *p + 1;
+  gsize length;
+
+  if (*p == end || **p != '"' || !read_string (p, end, NULL, out_escaped))
+    return FALSE;
+  length = (gsize) (*p - start) - 1;
+  if (*p == end || **p != ':')
+    return FALSE;
+  (*p)++;
+
+  for (guint i = top->first_name; i < *n_names; i++)
+    if (names[i].length == length && memcmp (names[i].name, start, length) == 0)
+      return FALSE;
+  if (*n_names == SCAN_MAX_NAMES)
+    {
+      *overflow = TRUE;
+      return TRUE;
+    }
+  names[*n_names].name = start;
+  names[*n_names].length = length;
+  (*n_names)++;
+  return TRUE;
+}
+
+/**
+ * natter_json_line_scan_object:
+ * @line: the bytes of one line, without its newline
+ * @length: the length of @line in bytes
+ * @members: (out caller-allocates) (array length=max_members): where the
+ *   members of the top-level object are stored, in line order
+ * @max_members: the length of @members
+ * @n_members: (out): how many members the object has (only meaningful on
+ *   success)
+ *
+ * The strict read of natter_json_line_parse() without the tree: accepts
+ * exactly the lines that function accepts (canonical json-glib 1.6 form,
+ * valid UTF-8, at most %NATTER_JSON_MAX_DEPTH deep, no member name twice
+ * in any object) and, for a top-level object, describes its members as
+ * spans into @line. Nothing is allocated for an event-sized line; a line
+ * with more than 64 member names open at once is decided by the tree
+ * builder. The differential tests and fuzz/fuzz-session-scan.c hold it to
+ * natter_json_line_parse(). Serves the startup scan of
+ * session-layer-spec.md §8.2.
+ *
+ * Returns: %TRUE if @line is canonical, is an object and has at most
+ *   @max_members members; %FALSE otherwise (no reason is given: a caller
+ *   that must explain asks natter_json_from_line()).
+ */
+gboolean
+natter_json_line_scan_object (const char       *line,
+                              gsize             length,
+                              NatterJsonMember *members,
+                              guint             max_members,
+                              guint            *n_members)
+{
+  ScanFrame frames[NATTER_JSON_MAX_DEPTH];
+  NameSpan names[SCAN_MAX_NAMES];
+  const char *p = line;
+  const char *end = line + length;
+  guint n_names = 0;
+  guint depth = 0;
+  guint count = 0;
+  gboolean overflow = FALSE;
+  NatterJsonMember *member = NULL;
+
+  g_return_val_if_fail (n_members != NULL, FALSE);
+
+  *n_members = 0;
+  if (length == 0 || line[0] != '{')
+    return FALSE;
+
+  for (;;)
+    {
+      const char *value_start = p;
+      NatterJsonSpanKind kind;
+      gboolean escaped = FALSE;
+      gint64 int_value = 0;
+
+      if (p == end)
+        return FALSE;
+
+      switch (*p)
+        {
+        case '{':
+        case '[':
+          {
+            gboolean is_object = *p == '{';
+
+            if (depth == NATTER_JSON_MAX_DEPTH)
+              return FALSE;
+            if (depth == 1)
+              member->value = p;
+            frames[depth].is_object = is_object;
+            frames[depth].first_name = n_names;
+            depth++;
+            p++;
+
+            if (p < end && *p == (is_object ? '}' : ']'))
+              {
+                p++;
+                depth--;
+                kind = is_object ? NATTER_JSON_SPAN_OBJECT : NATTER_JSON_SPAN_ARRAY;
+                break;
+              }
+            if (is_object)
+              {
+                gboolean name_escaped = FALSE;
+
+                if (depth == 1)
+                  {
+                    if (count == max_members)
+                      return FALSE;
+                    member = &members[count++];
+                    member->name = p + 1;
+                  }
+                if (!scan_member_name (&p, end, &frames[depth - 1], names, &n_names,
+                                       &overflow, &name_escaped))
+                  return FALSE;
+                if (depth == 1)
+                  {
+                    member->name_length = (gsize) (p - member->name) - 2;
+                    member->name_escaped = name_escaped;
+                  }
+              }
+            continue;
+          }
+
+        case '"':
+          if (!read_string (&p, end, NULL, &escaped))
+            return FALSE;
+          kind = NATTER_JSON_SPAN_STRING;
+          break;
+
+        case 't':
+          if (!read_literal (&p, end, "true", 4))
+            return FALSE;
+          kind = NATTER_JSON_SPAN_BOOLEAN;
+          int_value = 1;
+          break;
+
+        case 'f':
+          if (!read_literal (&p, end, "false", 5))
+            return FALSE;
+          kind = NATTER_JSON_SPAN_BOOLEAN;
+          break;
+
+        case 'n':
+          if (!read_literal (&p, end, "null", 4))
+            return FALSE;
+          kind = NATTER_JSON_SPAN_NULL;
+          break;
+
+        default:
+          {
+            Number number;
+
+            if (*p != '-' && !(*p >= '0' && *p <= '9'))
+              return FALSE;
+            if (!read_number (&p, end, &number))
+              return FALSE;
+            kind = number.is_double ? NATTER_JSON_SPAN_DOUBLE : NATTER_JSON_SPAN_INT;
+            int_value = number.int_value;
+          }
+          break;
+        }
+
+      /* A value of the top-level object ended here, right after a scalar
+       * or an empty container. */
+      if (depth == 1)
+        {
+          member->kind = kind;
+          member->escaped = escaped;
+          member->int_value = int_value;
+          if (kind == NATTER_JSON_SPAN_STRING)
+            {
+              member->value = value_start + 1;
+              member->value_length = (gsize) (p - value_start) - 2;
+            }
+          else
+            {
+              member->value = value_start;
+              member->value_length = (gsize) (p - value_start);
+            }
+        }
+
+      /* After a value: a separator, or the ends of enclosing containers. */
+      for (;;)
+        {
+          ScanFrame *top;
+
+          if (depth == 0)
+            {
+              if (p != end)
+                return FALSE;
+              *n_members = count;
+              if (G_UNLIKELY (overflow))
+                {
+                  g_autoptr(JsonNode) node = natter_json_line_parse (line, length, NULL);
+
+                  return node != NULL;
+                }
+              return TRUE;
+            }
+          if (p == end)
+            return FALSE;
+
+          top = &frames[depth - 1];
+          if (*p == ',')
+            {
+              p++;
+              if (top->is_object)
+                {
+                  gboolean name_escaped = FALSE;
+
+                  if (depth == 1)
+                    {
+                      if (count == max_members)
+                        return FALSE;
+                      member = &members[count++];
+                      member->name = p + 1;
+                    }
+                  if (!scan_member_name (&p, end, top, names, &n_names, &overflow,
+                                         &name_escaped))
+                    return FALSE;
+                  if (depth == 1)
+                    {
+                      member->name_length = (gsize) (p - member->name) - 2;
+                      member->name_escaped = name_escaped;
+                    }
+                }
+              break;
+            }
+          if (*p != (top->is_object ? '}' : ']'))
+            return FALSE;
+          p++;
+          n_names = top->first_name;
+          depth--;
+          /* A container that was a member value of the top-level object
+           * just closed. */
+          if (depth == 1)
+            {
+              member->kind = frames[1].is_object ? NATTER_JSON_SPAN_OBJECT : NATTER_JSON_SPAN_ARRAY;
+              member->escaped = FALSE;
+              member->int_value = 0;
+              member->value_length = (gsize) (p - member->value);
+            }
+        }
+    }
+}
+
+/**
+ * natter_json_span_dup_string:
+ * @value: the raw text of a string value or member name, as
+ *   natter_json_line_scan_object() returned it (the span must lie in the
+ *   line it scanned: the closing quote after it is read)
+ * @value_length: its length in bytes
+ *
+ * Decodes a string span of an accepted line.
+ *
+ * Returns: (transfer full): the string, nul-terminated
+ */
+char *
+natter_json_span_dup_string (const char *value,
+                             gsize       value_length)
+{
+  const char *p = value - 1;
+  Buffer text;
+  char *result;
+
+  buffer_init (&text);
+  if (!read_string (&p, value + value_length + 1, &text, NULL))
+    g_return_val_if_reached (g_strndup (value, value_length));
+  result = g_strndup (text.data, text.len);
+  buffer_clear (&text);
+  return result;
 }

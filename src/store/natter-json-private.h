@@ -34,4 +34,66 @@ JsonNode *natter_json_from_line_reference (const char  *line,
                                            gssize       length,
                                            GError     **error);
 
+/**
+ * NatterJsonSpanKind:
+ * @NATTER_JSON_SPAN_STRING: a string; the span is its raw text between
+ *   the quotes
+ * @NATTER_JSON_SPAN_INT: an integer (no fraction, no exponent)
+ * @NATTER_JSON_SPAN_DOUBLE: any other number
+ * @NATTER_JSON_SPAN_BOOLEAN: `true` or `false`
+ * @NATTER_JSON_SPAN_NULL: `null`
+ * @NATTER_JSON_SPAN_OBJECT: an object; the span is its whole text
+ * @NATTER_JSON_SPAN_ARRAY: an array; the span is its whole text
+ *
+ * The kind of a member value found by natter_json_line_scan_object().
+ */
+typedef enum
+{
+  NATTER_JSON_SPAN_STRING,
+  NATTER_JSON_SPAN_INT,
+  NATTER_JSON_SPAN_DOUBLE,
+  NATTER_JSON_SPAN_BOOLEAN,
+  NATTER_JSON_SPAN_NULL,
+  NATTER_JSON_SPAN_OBJECT,
+  NATTER_JSON_SPAN_ARRAY,
+} NatterJsonSpanKind;
+
+/**
+ * NatterJsonMember:
+ * @name: the raw text of the member name, between its quotes (not
+ *   nul-terminated; points into the scanned line)
+ * @name_length: its length in bytes
+ * @name_escaped: whether @name holds a backslash escape
+ * @value: the raw text of the value: between the quotes for a string,
+ *   else the whole token or container
+ * @value_length: its length in bytes
+ * @kind: the value's kind
+ * @escaped: for a string, whether @value holds a backslash escape (so
+ *   the raw text is the string itself exactly when this is %FALSE)
+ * @int_value: the value of an integer; 1 or 0 for a boolean
+ *
+ * One member of the top-level object of a line, as spans into the line.
+ * The line is canonical, so two names are equal exactly when their raw
+ * spans are.
+ */
+typedef struct
+{
+  const char         *name;
+  gsize               name_length;
+  gboolean            name_escaped;
+  const char         *value;
+  gsize               value_length;
+  NatterJsonSpanKind  kind;
+  gboolean            escaped;
+  gint64              int_value;
+} NatterJsonMember;
+
+gboolean  natter_json_line_scan_object    (const char        *line,
+                                           gsize              length,
+                                           NatterJsonMember  *members,
+                                           guint              max_members,
+                                           guint             *n_members);
+char     *natter_json_span_dup_string     (const char        *value,
+                                           gsize              value_length);
+
 G_END_DECLS
