@@ -875,10 +875,8 @@ provider_selected_cb (NatterPreferencesWindow *self)
     return;
   /* Model names belong to a provider: a new provider starts from its
    * first model until one is picked. */
-  g_settings_delay (self->settings);
-  g_settings_set_string (self->settings, "default-provider", id);
   g_settings_set_string (self->settings, "default-model", "");
-  g_settings_apply (self->settings);
+  g_settings_set_string (self->settings, "default-provider", id);
 }
 
 static void
@@ -905,7 +903,21 @@ settings_changed_cb (GSettings               *settings,
     }
   else if (g_str_equal (key, "default-provider"))
     {
-      rebuild_provider_combo (self);
+      g_autofree char *current = g_settings_get_string (settings, "default-provider");
+      guint index;
+
+      /* Usually the combo itself wrote it: keep its model (replacing it
+       * inside its own notify would free it under its feet). */
+      if (g_ptr_array_find_with_equal_func (self->provider_ids, current, g_str_equal, &index))
+        {
+          self->updating_combos = TRUE;
+          adw_combo_row_set_selected (self->provider_row, index);
+          self->updating_combos = FALSE;
+        }
+      else
+        {
+          rebuild_provider_combo (self);
+        }
       reload_models (self);
     }
   else if (g_str_equal (key, "default-model"))
@@ -1410,6 +1422,14 @@ natter_preferences_window_dispose (GObject *object)
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_data (self->settings, self);
   g_clear_weak_pointer (&self->undo_toast);
+  if (self->settings != NULL)
+    {
+      g_settings_unbind (gtk_spin_button_get_adjustment (self->max_calls_spin), "value");
+      g_settings_unbind (self->auto_permission_switch, "active");
+      /* The writability binding G_SETTINGS_BIND_DEFAULT adds holds the
+       * settings too. */
+      g_settings_unbind (self->auto_permission_switch, "sensitive");
+    }
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_PREFERENCES_WINDOW);
 
   G_OBJECT_CLASS (natter_preferences_window_parent_class)->dispose (object);

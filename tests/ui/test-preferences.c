@@ -1,0 +1,692 @@
+/* test-preferences.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The Preferences window (issue 7), driven as a user would, over
+ * NatterServices built on a temp data dir, a temp NATTER_CONFIG_DIR, a
+ * fresh memory GSettings backend and the memory secret store; a
+ * localhost SoupServer plays a provider's `GET /models`. Ends with
+ * screenshots of each page in light and dark style saved to
+ * $G_TEST_BUILDDIR/screenshots/.
+ */
+
+#include <string.h>
+
+#include <adwaita.h>
+#include <libsoup/soup.h>
+
+#define G_SETTINGS_ENABLE_BACKEND
+#include <gio/gsettingsbackend.h>
+
+#include "config.h"
+#include "natter-memory-secret-store.h"
+#include "natter-preferences-window-private.h"
+#include "natter-test-support.h"
+
+#define KEY "sk-prefs-SECRET-9"
+#define WAIT_MS 10000
+
+typedef struct
+{
+  SoupServer              *server;
+  char                    *url;
+  char                    *down_url;
+  GPtrArray               *authorizations;
+  GFile                   *data_dir;
+  GFile                   *config_dir;
+  GSettings               *settings;
+  NatterMemorySecretStore *secrets;
+  NatterServices          *services;
+  NatterPreferencesWindow *window;
+} Fixture;
+
+static void
+models_cb (SoupServer        *server,
+           SoupServerMessage *msg,
+           const char        *path,
+           GHashTable        *query,
+           gpointer           user_data)
+{
+  static const char body[] = "{\"object\":\"list\",\"data\":[{\"id\":\"alpha\"},{\"id\":\"beta\"},{\"id\":\"gamma\"}]}";
+  Fixture *f = user_data;
+  const char *authorization = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                            "Authorization");
+
+  g_ptr_array_add (f->authorizations, g_strdup (authorization != NULL ? authorization : ""));
+  if (!g_str_equal (path, "/v1/models"))
+    {
+      soup_server_message_set_status (msg, 404, NULL);
+      return;
+    }
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, body, strlen (body));
+}
+
+/* A port nobody listens on: bound, then closed. */
+static guint16
+closed_port (void)
+{
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                            G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+  guint16 port;
+
+  g_assert_true (g_socket_bind (socket, address, TRUE, NULL));
+  bound = g_socket_get_local_address (socket, NULL);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_socket_close (socket, NULL);
+  return port;
+}
+
+static gboolean
+timed_out_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+wait_idle (Fixture *f)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (WAIT_MS, timed_out_cb, &timed_out);
+
+  while (natter_preferences_window_get_n_pending (f->window) > 0 && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (timed_out);
+  g_source_remove (id);
+  for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *config = NULL;
+  GSList *uris;
+
+  f->authorizations = g_ptr_array_new_with_free_func (g_free);
+  f->server = soup_server_new (NULL, NULL);
+  soup_server_add_handler (f->server, NULL, models_cb, f, NULL);
+  soup_server_listen_local (f->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (f->server);
+  f->url = g_strdup_printf ("http://127.0.0.1:%d/v1", g_uri_get_port (uris->data));
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  f->down_url = g_strdup_printf ("http://127.0.0.1:%u/v1", closed_port ());
+
+  f->data_dir = natter_test_make_temp_dir ();
+  f->config_dir = natter_test_make_temp_dir ();
+  config = g_file_get_path (f->config_dir);
+  g_setenv ("NATTER_CONFIG_DIR", config, TRUE);
+
+  f->settings = g_settings_new_with_backend (APP_ID, backend);
+  g_settings_set_value (f->settings, "providers",
+                        g_variant_new_parsed ("[('local', 'Local Server', %s), ('down', 'Down Server', %s)]",
+                                              f->url, f->down_url));
+  g_settings_set_string (f->settings, "default-provider", "local");
+  g_unsetenv ("NATTER_API_KEY");
+
+  f->secrets = natter_memory_secret_store_new ();
+  f->services = natter_services_new (f->data_dir, f->settings, NULL, NULL, NULL);
+  natter_services_set_secret_store (f->services, NATTER_SECRET_STORE (f->secrets));
+
+  f->window = natter_preferences_window_new (NULL, f->services);
+  gtk_window_present (GTK_WINDOW (f->window));
+  wait_idle (f);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  gpointer weak = f->window;
+
+
+  g_object_add_weak_pointer (G_OBJECT (f->window), &weak);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  while (weak != NULL && natter_preferences_window_get_n_pending (weak) > 0)
+    g_main_context_iteration (NULL, TRUE);
+  for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+  g_assert_null (weak);
+
+  g_assert_finalize_object (f->services);
+  g_assert_finalize_object (f->secrets);
+  /* Change notifications are dispatched from the main context, each
+   * holding the settings. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_finalize_object (f->settings);
+  soup_server_disconnect (f->server);
+  g_assert_finalize_object (f->server);
+  natter_test_remove_tree (f->data_dir);
+  natter_test_remove_tree (f->config_dir);
+  g_clear_object (&f->data_dir);
+  g_clear_object (&f->config_dir);
+  g_ptr_array_unref (f->authorizations);
+  g_free (f->url);
+  g_free (f->down_url);
+  g_unsetenv ("NATTER_CONFIG_DIR");
+}
+
+static GtkWidget *
+provider_widget (Fixture    *f,
+                 const char *id,
+                 const char *field)
+{
+  GtkWidget *widget = natter_preferences_window_get_provider_widget (f->window, id, field);
+
+  g_assert_nonnull (widget);
+  return widget;
+}
+
+static void
+apply_text (GtkWidget  *entry,
+            const char *text)
+{
+  gtk_editable_set_text (GTK_EDITABLE (entry), text);
+  g_signal_emit_by_name (entry, "apply");
+}
+
+static char *
+provider_field (Fixture    *f,
+                const char *id,
+                guint       field)
+{
+  g_autoptr(GVariant) providers = g_settings_get_value (f->settings, "providers");
+
+  for (gsize i = 0; i < g_variant_n_children (providers); i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (providers, i);
+      g_autoptr(GVariant) entry_id = g_variant_get_child_value (entry, 0);
+      g_autoptr(GVariant) value = NULL;
+
+      if (!g_str_equal (g_variant_get_string (entry_id, NULL), id))
+        continue;
+      value = g_variant_get_child_value (entry, field);
+      return g_variant_dup_string (value, NULL);
+    }
+  return NULL;
+}
+
+static void
+test_provider_edit (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *url = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *down_url = NULL;
+
+  apply_text (provider_widget (f, "local", "url"), "https://example.invalid/v1");
+  url = provider_field (f, "local", 2);
+  g_assert_cmpstr (url, ==, "https://example.invalid/v1");
+
+  apply_text (provider_widget (f, "local", "name"), "  Renamed  ");
+  name = provider_field (f, "local", 1);
+  g_assert_cmpstr (name, ==, "Renamed");
+
+  /* Not a URL: refused with a toast, the setting untouched. */
+  apply_text (provider_widget (f, "down", "url"), "ftp://nope");
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==,
+                   "The base URL must start with http:// or https://");
+  down_url = provider_field (f, "down", 2);
+  g_assert_cmpstr (down_url, ==, f->down_url);
+
+  /* The services follow the setting live. */
+  {
+    g_autoptr(NatterOpenaiProvider) provider = NULL;
+    g_autoptr(GError) error = NULL;
+
+    provider = natter_provider_registry_get_provider (natter_services_get_provider_registry (f->services),
+                                                      "local", &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (natter_openai_provider_get_base_url (provider), ==, "https://example.invalid/v1");
+  }
+  wait_idle (f);
+}
+
+static void
+assert_settings_free_of (GSettings  *settings,
+                         const char *secret)
+{
+  g_autoptr(GSettingsSchema) schema = NULL;
+  g_auto(GStrv) keys = NULL;
+
+  g_object_get (settings, "settings-schema", &schema, NULL);
+  keys = g_settings_schema_list_keys (schema);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      g_autoptr(GVariant) value = g_settings_get_value (settings, keys[i]);
+      g_autofree char *text = g_variant_print (value, FALSE);
+
+      g_assert_null (strstr (text, secret));
+    }
+}
+
+static void
+test_api_key (Fixture       *f,
+              gconstpointer  data)
+{
+  GtkWidget *key_row = provider_widget (f, "local", "key");
+
+  g_assert_false (natter_preferences_window_get_key_stored (f->window, "local"));
+  apply_text (key_row, KEY);
+  wait_idle (f);
+
+  g_assert_cmpstr (natter_memory_secret_store_peek (f->secrets, "local"), ==, KEY);
+  g_assert_cmpuint (natter_memory_secret_store_get_n_keys (f->secrets), ==, 1);
+  assert_settings_free_of (f->settings, KEY);
+  /* Stored: the field is emptied, the row only says so. */
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (key_row)), ==, "");
+  g_assert_true (natter_preferences_window_get_key_stored (f->window, "local"));
+  g_assert_true (gtk_widget_get_visible (provider_widget (f, "local", "forget")));
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "API key stored in the keyring");
+
+  /* A window opened later finds it stored. */
+  {
+    NatterPreferencesWindow *second = natter_preferences_window_new (NULL, f->services);
+    gpointer weak = second;
+
+    g_object_add_weak_pointer (G_OBJECT (second), &weak);
+    while (natter_preferences_window_get_n_pending (second) > 0)
+      g_main_context_iteration (NULL, TRUE);
+    g_assert_true (natter_preferences_window_get_key_stored (second, "local"));
+    g_assert_false (natter_preferences_window_get_key_stored (second, "down"));
+    gtk_window_destroy (GTK_WINDOW (second));
+    while (weak != NULL)
+      g_main_context_iteration (NULL, FALSE);
+  }
+
+  g_signal_emit_by_name (provider_widget (f, "local", "forget"), "clicked");
+  wait_idle (f);
+  g_assert_null (natter_memory_secret_store_peek (f->secrets, "local"));
+  g_assert_false (natter_preferences_window_get_key_stored (f->window, "local"));
+
+  /* A failing keyring says so, without the key. */
+  natter_memory_secret_store_set_failing (f->secrets, TRUE);
+  apply_text (key_row, KEY);
+  wait_idle (f);
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==,
+                   "Could not store the API key: The secret store is not available");
+  g_assert_null (strstr (natter_preferences_window_get_last_toast (f->window), KEY));
+}
+
+static void
+test_connection_test (Fixture       *f,
+                      gconstpointer  data)
+{
+  const char *toast;
+
+  /* With the stored key. */
+  apply_text (provider_widget (f, "local", "key"), KEY);
+  wait_idle (f);
+  g_ptr_array_set_size (f->authorizations, 0);
+  g_signal_emit_by_name (provider_widget (f, "local", "test"), "clicked");
+  g_assert_false (gtk_widget_get_sensitive (provider_widget (f, "local", "test")));
+  wait_idle (f);
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Connected: 3 models");
+  g_assert_cmpuint (f->authorizations->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->authorizations, 0), ==, "Bearer " KEY);
+  g_assert_true (gtk_widget_get_sensitive (provider_widget (f, "local", "test")));
+
+  /* A typed, not yet applied key is what is tested. */
+  gtk_editable_set_text (GTK_EDITABLE (provider_widget (f, "local", "key")), "sk-typed");
+  g_signal_emit_by_name (provider_widget (f, "local", "test"), "clicked");
+  wait_idle (f);
+  g_assert_cmpstr (g_ptr_array_index (f->authorizations, 1), ==, "Bearer sk-typed");
+
+  /* Unreachable: the provider's own message. */
+  g_signal_emit_by_name (provider_widget (f, "down", "test"), "clicked");
+  wait_idle (f);
+  toast = natter_preferences_window_get_last_toast (f->window);
+  g_test_message ("Unreachable: %s", toast);
+  g_assert_false (g_str_has_prefix (toast, "Connected"));
+  g_assert_nonnull (strstr (toast, "Down Server"));
+  g_assert_null (strstr (toast, KEY));
+}
+
+static guint
+combo_n_items (GtkWidget *combo)
+{
+  return g_list_model_get_n_items (adw_combo_row_get_model (ADW_COMBO_ROW (combo)));
+}
+
+static const char *
+combo_item (GtkWidget *combo,
+            guint      position)
+{
+  g_autoptr(GtkStringObject) item = g_list_model_get_item (adw_combo_row_get_model (ADW_COMBO_ROW (combo)),
+                                                           position);
+
+  return gtk_string_object_get_string (item);
+}
+
+static void
+test_default_model (Fixture       *f,
+                    gconstpointer  data)
+{
+  GtkWidget *model = natter_preferences_window_get_widget (f->window, "model");
+  GtkWidget *provider = natter_preferences_window_get_widget (f->window, "provider");
+  g_autofree char *chosen = NULL;
+  g_autofree char *default_provider = NULL;
+  g_autofree char *reset = NULL;
+
+  /* Filled from the default provider's /models, after "first model". */
+  g_assert_cmpuint (combo_n_items (model), ==, 4);
+  g_assert_cmpstr (combo_item (model, 1), ==, "alpha");
+  g_assert_cmpstr (combo_item (model, 3), ==, "gamma");
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (model)), ==, 0);
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (model)), ==, "");
+
+  adw_combo_row_set_selected (ADW_COMBO_ROW (model), 2);
+  chosen = g_settings_get_string (f->settings, "default-model");
+  g_assert_cmpstr (chosen, ==, "beta");
+  wait_idle (f);
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (model)), ==, 2);
+
+  /* The provider combo lists the providers by name. */
+  g_assert_cmpuint (combo_n_items (provider), ==, 2);
+  g_assert_cmpstr (combo_item (provider, 1), ==, "Down Server");
+  adw_combo_row_set_selected (ADW_COMBO_ROW (provider), 1);
+  default_provider = g_settings_get_string (f->settings, "default-provider");
+  g_assert_cmpstr (default_provider, ==, "down");
+  reset = g_settings_get_string (f->settings, "default-model");
+  g_assert_cmpstr (reset, ==, "");
+  wait_idle (f);
+
+  /* Unreachable: a clear state, the refresh button back. */
+  g_test_message ("Model row: %s", adw_action_row_get_subtitle (ADW_ACTION_ROW (model)));
+  g_assert_true (g_str_has_prefix (adw_action_row_get_subtitle (ADW_ACTION_ROW (model)),
+                                   "Could not list the models: "));
+  g_assert_true (gtk_widget_has_css_class (model, "error"));
+  g_assert_cmpuint (combo_n_items (model), ==, 1);
+
+  /* Back to the reachable one: the error clears. */
+  adw_combo_row_set_selected (ADW_COMBO_ROW (provider), 0);
+  wait_idle (f);
+  g_assert_cmpuint (combo_n_items (model), ==, 4);
+  g_assert_false (gtk_widget_has_css_class (model, "error"));
+}
+
+static void
+test_limit_and_switch (Fixture       *f,
+                       gconstpointer  data)
+{
+  GtkSpinButton *spin = GTK_SPIN_BUTTON (natter_preferences_window_get_widget (f->window, "max-calls"));
+  GtkSwitch *toggle = GTK_SWITCH (natter_preferences_window_get_widget (f->window, "auto-permission"));
+  g_autofree char *data_dir = g_file_get_path (f->data_dir);
+
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 50);
+  gtk_spin_button_set_value (spin, 7);
+  g_assert_cmpuint (g_settings_get_uint (f->settings, "max-model-calls"), ==, 7);
+  g_assert_cmpuint (natter_services_get_max_model_calls (f->services), ==, 7);
+  g_settings_set_uint (f->settings, "max-model-calls", 120);
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 120);
+
+  g_assert_false (gtk_switch_get_active (toggle));
+  gtk_switch_set_active (toggle, TRUE);
+  g_assert_true (g_settings_get_boolean (f->settings, "auto-permission"));
+  g_settings_set_boolean (f->settings, "auto-permission", FALSE);
+  g_assert_false (gtk_switch_get_active (toggle));
+
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (natter_preferences_window_get_widget (f->window, "data-dir"))),
+                   ==, data_dir);
+}
+
+static void
+test_remove_undo_add (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GVariant) before = g_settings_get_value (f->settings, "providers");
+  g_autoptr(GVariant) after_undo = NULL;
+  g_autoptr(GVariant) added = NULL;
+  g_autofree char *removed = NULL;
+  g_autofree char *name = NULL;
+  AdwToast *toast;
+
+  g_signal_emit_by_name (provider_widget (f, "local", "remove"), "clicked");
+  removed = provider_field (f, "local", 1);
+  g_assert_null (removed);
+  g_assert_null (natter_preferences_window_get_provider_widget (f->window, "local", "name"));
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Removed “Local Server”");
+
+  toast = natter_preferences_window_get_undo_toast (f->window);
+  g_assert_nonnull (toast);
+  g_signal_emit_by_name (toast, "button-clicked");
+  after_undo = g_settings_get_value (f->settings, "providers");
+  g_assert_true (g_variant_equal (before, after_undo));
+  g_assert_nonnull (natter_preferences_window_get_provider_widget (f->window, "local", "name"));
+  wait_idle (f);
+
+  g_signal_emit_by_name (natter_preferences_window_get_widget (f->window, "add-provider"), "activated");
+  added = g_settings_get_value (f->settings, "providers");
+  g_assert_cmpuint (g_variant_n_children (added), ==, 3);
+  name = provider_field (f, "provider-1", 1);
+  g_assert_cmpstr (name, ==, "New Provider");
+  g_assert_true (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (provider_widget (f, "provider-1", "expander"))));
+  wait_idle (f);
+}
+
+static gboolean
+agent_file_exists (Fixture    *f,
+                   const char *agent_id)
+{
+  g_autofree char *name = g_strconcat (agent_id, ".json", NULL);
+  g_autoptr(GFile) file = g_file_get_child (f->config_dir, "agents");
+  g_autoptr(GFile) child = g_file_get_child (file, name);
+
+  return g_file_query_exists (child, NULL);
+}
+
+static void
+test_agents (Fixture       *f,
+             gconstpointer  data)
+{
+  AdwExpanderRow *assistant = ADW_EXPANDER_ROW (natter_preferences_window_get_widget (f->window, "assistant"));
+  g_autoptr(JsonObject) saved = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkTextBuffer *buffer;
+  JsonArray *tools;
+
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (assistant)), ==, "Assistant");
+
+  /* Add. */
+  g_signal_emit_by_name (natter_preferences_window_get_widget (f->window, "add-agent"), "activated");
+  g_assert_nonnull (natter_preferences_window_get_editor_widget (f->window, "name"));
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_editor_widget (f->window, "name")),
+                         "Code Reviewer");
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (natter_preferences_window_get_editor_widget (f->window, "prompt")));
+  gtk_text_buffer_set_text (buffer, "Review the code.\nBe kind.", -1);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (natter_preferences_window_get_editor_widget (f->window,
+                                                                                              "tool:natter.ask_human")),
+                               FALSE);
+  adw_combo_row_set_selected (ADW_COMBO_ROW (natter_preferences_window_get_editor_widget (f->window, "model-provider")), 1);
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_editor_widget (f->window, "model-name")), "beta");
+  g_signal_emit_by_name (natter_preferences_window_get_editor_widget (f->window, "save"), "clicked");
+
+  g_assert_true (agent_file_exists (f, "code-reviewer"));
+  g_assert_null (natter_preferences_window_get_editor_widget (f->window, "name"));
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Saved “Code Reviewer”");
+  saved = natter_agent_store_load (natter_services_get_agent_store (f->services), "code-reviewer", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (saved, "systemPrompt"), ==, "Review the code.\nBe kind.");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (saved, "model"), "provider"),
+                   ==, "local");
+  tools = json_object_get_array_member (saved, "tools");
+  g_assert_cmpuint (json_array_get_length (tools), ==, 3);
+  g_assert_cmpstr (json_array_get_string_element (tools, 0), ==, "natter.read_file");
+  g_assert_nonnull (natter_preferences_window_get_agent_widget (f->window, "code-reviewer", "row"));
+
+  /* Edit keeps the id. */
+  g_signal_emit_by_name (natter_preferences_window_get_agent_widget (f->window, "code-reviewer", "edit"), "clicked");
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_editor_widget (f->window, "name")), "Reviewer");
+  g_signal_emit_by_name (natter_preferences_window_get_editor_widget (f->window, "save"), "clicked");
+  g_assert_true (agent_file_exists (f, "code-reviewer"));
+  g_assert_false (agent_file_exists (f, "reviewer"));
+
+  /* A broken file shows, with its reason, and can be deleted. */
+  {
+    g_autoptr(GFile) dir = g_file_get_child (f->config_dir, "agents");
+    g_autoptr(GFile) broken = g_file_get_child (dir, "broken.json");
+
+    g_assert_true (g_file_replace_contents (broken, "{", 1, NULL, FALSE, 0, NULL, NULL, NULL));
+    g_signal_emit_by_name (natter_preferences_window_get_widget (f->window, "add-agent"), "activated");
+    g_signal_emit_by_name (natter_preferences_window_get_editor_widget (f->window, "save"), "clicked");
+    g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "An agent needs a name");
+    gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_editor_widget (f->window, "name")), "Second");
+    g_signal_emit_by_name (natter_preferences_window_get_editor_widget (f->window, "save"), "clicked");
+    g_assert_nonnull (natter_preferences_window_get_agent_widget (f->window, "broken", "row"));
+    g_assert_null (natter_preferences_window_get_agent_widget (f->window, "broken", "edit"));
+    g_assert_true (gtk_widget_has_css_class (natter_preferences_window_get_agent_widget (f->window, "broken", "row"),
+                                             "error"));
+  }
+
+  /* Delete, undo, delete. */
+  g_signal_emit_by_name (natter_preferences_window_get_agent_widget (f->window, "code-reviewer", "delete"), "clicked");
+  g_assert_false (agent_file_exists (f, "code-reviewer"));
+  g_assert_null (natter_preferences_window_get_agent_widget (f->window, "code-reviewer", "row"));
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Deleted “Reviewer”");
+  g_signal_emit_by_name (natter_preferences_window_get_undo_toast (f->window), "button-clicked");
+  g_assert_true (agent_file_exists (f, "code-reviewer"));
+  g_assert_nonnull (natter_preferences_window_get_agent_widget (f->window, "code-reviewer", "row"));
+  g_signal_emit_by_name (natter_preferences_window_get_agent_widget (f->window, "code-reviewer", "delete"), "clicked");
+  g_assert_false (agent_file_exists (f, "code-reviewer"));
+}
+
+/* Screenshots */
+
+typedef struct
+{
+  GtkWidget  *widget;
+  GdkTexture *texture;
+} Shot;
+
+static void
+after_paint_cb (GdkFrameClock *clock,
+                Shot          *shot)
+{
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  int width = gtk_widget_get_width (shot->widget);
+  int height = gtk_widget_get_height (shot->widget);
+
+  if (shot->texture != NULL || width <= 0)
+    return;
+  snapshot = gtk_snapshot_new ();
+  GTK_WIDGET_GET_CLASS (shot->widget)->snapshot (shot->widget, snapshot);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  shot->texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (shot->widget)), node,
+                                               &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+static void
+save_screenshot (Fixture    *f,
+                 const char *name)
+{
+  g_autofree char *dir = g_build_filename (g_test_get_dir (G_TEST_BUILT), "screenshots", NULL);
+  g_autofree char *file = NULL;
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (f->window));
+  Shot shot = { GTK_WIDGET (f->window), NULL };
+  gboolean timed_out = FALSE;
+  guint id;
+  gulong handler;
+
+  wait_idle (f);
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 200 && g_main_context_iteration (NULL, FALSE); j++)
+      ;
+  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &shot);
+  gtk_widget_queue_draw (GTK_WIDGET (f->window));
+  id = g_timeout_add (WAIT_MS, timed_out_cb, &timed_out);
+  while (shot.texture == NULL && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (timed_out);
+  g_source_remove (id);
+  g_signal_handler_disconnect (clock, handler);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  file = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (shot.texture, file));
+  g_object_unref (shot.texture);
+  g_test_message ("Saved %s", file);
+}
+
+static void
+test_screenshots (Fixture       *f,
+                  gconstpointer  data)
+{
+  static const struct { AdwColorScheme scheme; const char *suffix; } styles[] = {
+    { ADW_COLOR_SCHEME_FORCE_LIGHT, "light" },
+    { ADW_COLOR_SCHEME_FORCE_DARK, "dark" },
+  };
+  AdwStyleManager *style = adw_style_manager_get_default ();
+
+  /* Something on every page: a stored key, a user agent, an open row. */
+  apply_text (provider_widget (f, "local", "key"), KEY);
+  g_signal_emit_by_name (natter_preferences_window_get_widget (f->window, "add-agent"), "activated");
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_editor_widget (f->window, "name")),
+                         "Code Reviewer");
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (natter_preferences_window_get_editor_widget (f->window, "prompt"))),
+                            "You review code. Point out bugs first, then style; quote the lines you mean.", -1);
+  g_signal_emit_by_name (natter_preferences_window_get_editor_widget (f->window, "save"), "clicked");
+  wait_idle (f);
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (provider_widget (f, "local", "expander")), TRUE);
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (natter_preferences_window_get_widget (f->window, "assistant")),
+                                 TRUE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (styles); i++)
+    {
+      static const char * const pages[] = { "providers", "general", "agents" };
+
+      adw_style_manager_set_color_scheme (style, styles[i].scheme);
+      for (guint j = 0; j < G_N_ELEMENTS (pages); j++)
+        {
+          g_autofree char *name = g_strdup_printf ("preferences-%s-%s.png", pages[j], styles[i].suffix);
+
+          adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (f->window), pages[j]);
+          save_screenshot (f, name);
+        }
+      {
+        g_autofree char *name = g_strdup_printf ("preferences-agent-editor-%s.png", styles[i].suffix);
+
+        g_signal_emit_by_name (natter_preferences_window_get_agent_widget (f->window, "code-reviewer", "edit"),
+                               "clicked");
+        save_screenshot (f, name);
+        adw_preferences_window_close_subpage (ADW_PREFERENCES_WINDOW (f->window));
+      }
+    }
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  /* Subpages come and go at once, as with reduced motion. */
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("/preferences/provider-edit", test_provider_edit);
+  ADD ("/preferences/api-key", test_api_key);
+  ADD ("/preferences/connection-test", test_connection_test);
+  ADD ("/preferences/default-model", test_default_model);
+  ADD ("/preferences/limit-and-switch", test_limit_and_switch);
+  ADD ("/preferences/remove-undo-add", test_remove_undo_add);
+  ADD ("/preferences/agents", test_agents);
+  ADD ("/preferences/screenshots", test_screenshots);
+
+#undef ADD
+
+  return g_test_run ();
+}
