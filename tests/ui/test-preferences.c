@@ -579,6 +579,14 @@ after_paint_cb (GdkFrameClock *clock,
   if (shot->texture != NULL || width <= 0)
     return;
   snapshot = gtk_snapshot_new ();
+  /* The class snapshot leaves out the window's own background, and
+   * libadwaita's dark cards are translucent over it: paint it first. */
+  {
+    GdkRGBA background = { 0.98f, 0.98f, 0.98f, 1.f };
+
+    gtk_style_context_lookup_color (gtk_widget_get_style_context (shot->widget), "window_bg_color", &background);
+    gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  }
   GTK_WIDGET_GET_CLASS (shot->widget)->snapshot (shot->widget, snapshot);
   node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
   g_assert_nonnull (node);
