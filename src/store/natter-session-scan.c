@@ -1,0 +1,614 @@
+/* natter-session-scan.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The startup scan's read of a session file (session-layer-spec.md §8.2
+ * step 2) without a JsonNode tree per line. The full read
+ * (natter_jsonl_repo_read_sync(), then natter_session_reduce_validated())
+ * builds, seals and frees a tree for every line only to keep a few
+ * strings; at 10,000 sessions that was most of the scan. Here each line
+ * goes through natter_json_line_scan_object(), which accepts exactly the
+ * lines the tree builder accepts, and the session schema
+ * (natter_session_event_validate()), the repository's line rules and the
+ * reducer's invariants are applied to its spans, folding straight into
+ * the index entry's fields.
+ *
+ * The rules are the same, so a file is accepted here exactly when the
+ * full read accepts it — tests/test-session-scan.c and
+ * fuzz/fuzz-session-scan.c hold the two paths to it. Only the verdict is
+ * computed here: a refused file is read again by the full path, which
+ * gives the error (code and `<path>:<line>: <reason>` message) the rest
+ * of Natter reports for it. Corrupt files are rare, and one error text
+ * is better than two that drift apart.
+ */
+
+#define G_LOG_DOMAIN "natter-session-scan"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "natter-id.h"
+#include "natter-json-private.h"
+#include "natter-session-reducer.h"
+#include "natter-session-scan.h"
+#include "natter-session-schema.h"
+
+/* session_created has the most members (8); a line with more is refused
+ * whatever they are, since duplicates are refused and the set is closed. */
+#define MAX_EVENT_MEMBERS 8
+
+/* Nearly every session file fits; a bigger one is read into the heap. */
+#define READ_STACK_SIZE (16 * 1024)
+
+typedef enum
+{
+  F_TYPE,
+  F_SESSION_ID,
+  F_TS,
+  F_SCHEMA_VERSION,
+  F_TITLE,
+  F_CWD,
+  F_PARENT_SESSION,
+  F_FORKED_FROM,
+  F_TURN_ID,
+  F_SESSION_SEQ,
+  F_AGENT_ID,
+  F_MODEL,
+  N_FIELDS
+} Field;
+
+static const char * const field_names[N_FIELDS] = {
+  "type", "sessionId", "ts", "schemaVersion", "title", "cwd",
+  "parentSession", "forkedFromTurnId", "turnId", "sessionSeq", "agentId", "model",
+};
+
+#define BIT(f) (1u << (f))
+#define COMMON_FIELDS (BIT (F_TYPE) | BIT (F_SESSION_ID) | BIT (F_TS))
+/* The closed member sets of natter-session-schema.c. */
+#define CREATED_FIELDS (COMMON_FIELDS | BIT (F_SCHEMA_VERSION) | BIT (F_TITLE) | BIT (F_CWD) | \
+                        BIT (F_PARENT_SESSION) | BIT (F_FORKED_FROM))
+#define TURN_FIELDS (COMMON_FIELDS | BIT (F_TURN_ID) | BIT (F_SESSION_SEQ) | BIT (F_AGENT_ID) | \
+                     BIT (F_MODEL))
+#define TITLE_FIELDS (COMMON_FIELDS | BIT (F_TITLE))
+
+typedef struct
+{
+  const char *data;
+  gsize       length;
+} Span;
+
+static gboolean
+span_is (const char *data,
+         gsize       length,
+         const char *literal)
+{
+  gsize n = strlen (literal);
+
+  return length == n && memcmp (data, literal, n) == 0;
+}
+
+static int
+field_of (const NatterJsonMember *member)
+{
+  if (member->name_escaped)
+    return -1;
+  for (int f = 0; f < N_FIELDS; f++)
+    if (span_is (member->name, member->name_length, field_names[f]))
+      return f;
+  return -1;
+}
+
+/* A string member whose raw text is the string itself. Ids, timestamps
+ * and the event type never hold a character the generator escapes (they
+ * are ASCII letters, digits and punctuation other than `"` and `\`), so
+ * an escaped one is invalid whatever it decodes to. */
+static gboolean
+plain_string (const NatterJsonMember *member)
+{
+  return member->kind == NATTER_JSON_SPAN_STRING && !member->escaped;
+}
+
+static gboolean
+span_is_id (const NatterJsonMember *member)
+{
+  char id[NATTER_ID_LENGTH + 1];
+
+  if (!plain_string (member) || member->value_length != NATTER_ID_LENGTH)
+    return FALSE;
+  memcpy (id, member->value, NATTER_ID_LENGTH);
+  id[NATTER_ID_LENGTH] = '\0';
+  return natter_id_validate (id, NULL);
+}
+
+static gboolean
+span_is_timestamp (const NatterJsonMember *member)
+{
+  char stack[64];
+  g_autofree char *heap = NULL;
+  char *text = stack;
+
+  if (!plain_string (member))
+    return FALSE;
+  if (member->value_length >= sizeof stack)
+    text = heap = g_malloc (member->value_length + 1);
+  memcpy (text, member->value, member->value_length);
+  text[member->value_length] = '\0';
+  return natter_json_is_timestamp (text);
+}
+
+static char *
+span_dup (Span span,
+          gboolean escaped)
+{
+  if (span.data == NULL)
+    return NULL;
+  if (escaped)
+    return natter_json_span_dup_string (span.data, span.length);
+  return g_strndup (span.data, span.length);
+}
+
+static gboolean
+cwd_is_valid (const NatterJsonMember *member)
+{
+  g_autofree char *cwd = NULL;
+
+  if (member->kind != NATTER_JSON_SPAN_STRING)
+    return FALSE;
+  cwd = span_dup ((Span) { member->value, member->value_length }, member->escaped);
+  return natter_session_cwd_validate (cwd, NULL);
+}
+
+/* The model descriptor of turn-runtime.md §12: exactly `provider` and
+ * `model`, both non-empty strings. */
+static gboolean
+scan_model (const NatterJsonMember *member,
+            Span                   *provider,
+            gboolean               *provider_escaped,
+            Span                   *model,
+            gboolean               *model_escaped)
+{
+  NatterJsonMember members[2];
+  guint n = 0;
+
+  if (member->kind != NATTER_JSON_SPAN_OBJECT)
+    return FALSE;
+  /* A value inside an accepted line is itself canonical. */
+  if (!natter_json_line_scan_object (member->value, member->value_length, members,
+                                     G_N_ELEMENTS (members), &n) || n != 2)
+    return FALSE;
+
+  provider->data = model->data = NULL;
+  for (guint i = 0; i < n; i++)
+    {
+      const NatterJsonMember *m = &members[i];
+      Span *target;
+      gboolean *escaped;
+
+      if (m->name_escaped)
+        return FALSE;
+      if (span_is (m->name, m->name_length, "provider"))
+        target = provider, escaped = provider_escaped;
+      else if (span_is (m->name, m->name_length, "model"))
+        target = model, escaped = model_escaped;
+      else
+        return FALSE;
+      if (m->kind != NATTER_JSON_SPAN_STRING || m->value_length == 0)
+        return FALSE;
+      target->data = m->value;
+      target->length = m->value_length;
+      *escaped = m->escaped;
+    }
+  return provider->data != NULL && model->data != NULL;
+}
+
+static int
+compare_ids (gconstpointer a,
+             gconstpointer b)
+{
+  return memcmp (*(const char * const *) a, *(const char * const *) b, NATTER_ID_LENGTH);
+}
+
+/**
+ * natter_session_scan_contents:
+ * @contents: the bytes of a session file
+ * @length: their length
+ * @session_id: the id of the session the file belongs to (a valid id)
+ * @out: (out caller-allocates): the folded fields, on success
+ *
+ * The verdict half of natter_session_scan_file_sync(): decides whether
+ * the full read of a file with these bytes (natter_jsonl_repo_read_sync()
+ * of the session repository, then natter_session_reduce_validated())
+ * succeeds, and if so folds the index entry's fields as
+ * natter_session_index_entry_new_from_state() would from its state.
+ * Allocates only the results (and a little for long timestamps, escaped
+ * paths and files with several turns).
+ *
+ * Returns: %TRUE if the file is valid (then @out is set and must be
+ *   cleared); %FALSE if the full read refuses it (@out is left zeroed)
+ */
+gboolean
+natter_session_scan_contents (const char              *contents,
+                              gsize                    length,
+                              const char              *session_id,
+                              NatterSessionScanResult *out)
+{
+  g_autoptr(GArray) turn_ids = NULL;
+  const char *first_turn_id = NULL;
+  gsize session_id_length;
+  gsize pos = 0;
+  guint line_number = 0;
+  guint turn_count = 0;
+  Span title = { NULL, 0 }, created_at = { NULL, 0 }, updated_at = { NULL, 0 };
+  Span cwd = { NULL, 0 }, parent = { NULL, 0 };
+  Span agent = { NULL, 0 }, provider = { NULL, 0 }, model = { NULL, 0 }, turn_id = { NULL, 0 };
+  gboolean title_escaped = FALSE, title_is_explicit = FALSE, cwd_escaped = FALSE;
+  gboolean agent_escaped = FALSE, provider_escaped = FALSE, model_escaped = FALSE;
+
+  g_return_val_if_fail (contents != NULL || length == 0, FALSE);
+  g_return_val_if_fail (session_id != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  memset (out, 0, sizeof *out);
+  if (!natter_id_validate (session_id, NULL))
+    return FALSE;
+  session_id_length = strlen (session_id);
+
+  /* An empty file has no session_created. */
+  if (length == 0)
+    return FALSE;
+
+  while (pos < length)
+    {
+      const char *line = contents + pos;
+      const char *end = memchr (line, '\n', length - pos);
+      NatterJsonMember members[MAX_EVENT_MEMBERS];
+      const NatterJsonMember *field[N_FIELDS] = { NULL };
+      const NatterJsonMember *type;
+      guint n_members = 0;
+      guint seen = 0;
+      guint allowed;
+
+      line_number++;
+      /* A torn last line. */
+      if (end == NULL)
+        return FALSE;
+      if (!natter_json_line_scan_object (line, end - line, members, G_N_ELEMENTS (members),
+                                         &n_members))
+        return FALSE;
+      pos = (end - contents) + 1;
+
+      for (guint i = 0; i < n_members; i++)
+        {
+          int f = field_of (&members[i]);
+
+          if (f < 0)
+            return FALSE;
+          field[f] = &members[i];
+          seen |= BIT (f);
+        }
+
+      /* The fields every event has. */
+      type = field[F_TYPE];
+      if (type == NULL || !plain_string (type))
+        return FALSE;
+      if (field[F_SESSION_ID] == NULL || !plain_string (field[F_SESSION_ID]) ||
+          !span_is (field[F_SESSION_ID]->value, field[F_SESSION_ID]->value_length, session_id) ||
+          field[F_SESSION_ID]->value_length != session_id_length)
+        return FALSE;
+      if (field[F_TS] == NULL || !span_is_timestamp (field[F_TS]))
+        return FALSE;
+      updated_at = (Span) { field[F_TS]->value, field[F_TS]->value_length };
+
+      if (span_is (type->value, type->value_length, "session_created"))
+        {
+          const NatterJsonMember *m;
+
+          /* Only line 1, and then exactly once (repository and reducer). */
+          if (line_number != 1)
+            return FALSE;
+          allowed = CREATED_FIELDS;
+          if ((seen & ~allowed) != 0)
+            return FALSE;
+          m = field[F_SCHEMA_VERSION];
+          if (m == NULL || m->kind != NATTER_JSON_SPAN_INT ||
+              m->int_value != NATTER_SESSION_SCHEMA_VERSION)
+            return FALSE;
+          if ((m = field[F_TITLE]) != NULL)
+            {
+              if (m->kind != NATTER_JSON_SPAN_STRING)
+                return FALSE;
+              title = (Span) { m->value, m->value_length };
+              title_escaped = m->escaped;
+            }
+          if ((m = field[F_CWD]) != NULL)
+            {
+              if (!cwd_is_valid (m))
+                return FALSE;
+              cwd = (Span) { m->value, m->value_length };
+              cwd_escaped = m->escaped;
+            }
+          if ((m = field[F_PARENT_SESSION]) != NULL)
+            {
+              if (!span_is_id (m))
+                return FALSE;
+              parent = (Span) { m->value, m->value_length };
+            }
+          if ((m = field[F_FORKED_FROM]) != NULL)
+            {
+              /* A fork point needs the session it was taken from. */
+              if (parent.data == NULL || !span_is_id (m))
+                return FALSE;
+            }
+          created_at = updated_at;
+        }
+      else if (line_number == 1)
+        {
+          /* The first event must be session_created. */
+          return FALSE;
+        }
+      else if (span_is (type->value, type->value_length, "turn_appended"))
+        {
+          const NatterJsonMember *m;
+
+          allowed = TURN_FIELDS;
+          if ((seen & ~allowed) != 0)
+            return FALSE;
+          if (field[F_TURN_ID] == NULL || !span_is_id (field[F_TURN_ID]))
+            return FALSE;
+          /* ≥ 1 (schema) and contiguous from 1 (reducer). */
+          m = field[F_SESSION_SEQ];
+          if (m == NULL || m->kind != NATTER_JSON_SPAN_INT ||
+              m->int_value != (gint64) turn_count + 1)
+            return FALSE;
+          m = field[F_AGENT_ID];
+          if (m == NULL || m->kind != NATTER_JSON_SPAN_STRING || m->value_length == 0)
+            return FALSE;
+          agent = (Span) { m->value, m->value_length };
+          agent_escaped = m->escaped;
+          if (field[F_MODEL] == NULL ||
+              !scan_model (field[F_MODEL], &provider, &provider_escaped, &model, &model_escaped))
+            return FALSE;
+
+          turn_id = (Span) { field[F_TURN_ID]->value, field[F_TURN_ID]->value_length };
+          /* Unique turn ids: sorted and compared once at the end, and only
+           * when there is more than one. */
+          if (turn_count == 1)
+            {
+              turn_ids = g_array_sized_new (FALSE, FALSE, sizeof (const char *), 32);
+              g_array_append_val (turn_ids, first_turn_id);
+            }
+          if (turn_count == 0)
+            first_turn_id = turn_id.data;
+          else
+            g_array_append_val (turn_ids, turn_id.data);
+          turn_count++;
+        }
+      else if (span_is (type->value, type->value_length, "title_changed"))
+        {
+          const NatterJsonMember *m = field[F_TITLE];
+
+          allowed = TITLE_FIELDS;
+          if ((seen & ~allowed) != 0)
+            return FALSE;
+          if (m == NULL || m->kind != NATTER_JSON_SPAN_STRING)
+            return FALSE;
+          title = (Span) { m->value, m->value_length };
+          title_escaped = m->escaped;
+          title_is_explicit = TRUE;
+        }
+      else
+        {
+          /* An unknown type. */
+          return FALSE;
+        }
+    }
+
+  if (turn_ids != NULL)
+    {
+      g_array_sort (turn_ids, compare_ids);
+      for (guint i = 1; i < turn_ids->len; i++)
+        if (memcmp (g_array_index (turn_ids, const char *, i - 1),
+                    g_array_index (turn_ids, const char *, i), NATTER_ID_LENGTH) == 0)
+          return FALSE;
+    }
+
+  out->title = span_dup (title, title_escaped);
+  out->title_is_explicit = title_is_explicit;
+  out->created_at = span_dup (created_at, FALSE);
+  out->updated_at = span_dup (updated_at, FALSE);
+  out->turn_count = turn_count;
+  out->cwd = span_dup (cwd, cwd_escaped);
+  out->parent_session = span_dup (parent, FALSE);
+  if (turn_count > 0)
+    {
+      g_autofree char *provider_text = span_dup (provider, provider_escaped);
+      g_autofree char *model_text = span_dup (model, model_escaped);
+
+      out->last_agent_id = span_dup (agent, agent_escaped);
+      out->latest_turn_id = span_dup (turn_id, FALSE);
+      out->last_model = json_object_new ();
+      json_object_set_string_member (out->last_model, "provider", provider_text);
+      json_object_set_string_member (out->last_model, "model", model_text);
+      json_object_seal (out->last_model);
+    }
+  return TRUE;
+}
+
+/**
+ * natter_session_scan_result_clear:
+ * @result: a #NatterSessionScanResult
+ *
+ * Frees the members of @result and zeroes it. Safe on a zeroed result.
+ */
+void
+natter_session_scan_result_clear (NatterSessionScanResult *result)
+{
+  g_return_if_fail (result != NULL);
+
+  g_free (result->title);
+  g_free (result->created_at);
+  g_free (result->updated_at);
+  g_free (result->last_agent_id);
+  g_clear_pointer (&result->last_model, json_object_unref);
+  g_free (result->latest_turn_id);
+  g_free (result->cwd);
+  g_free (result->parent_session);
+  memset (result, 0, sizeof *result);
+}
+
+/* Reads all of @path into @stack_buffer or, if it does not fit, into
+ * *@out_heap. Any failure is left to the full read to report. */
+static gboolean
+load_file (const char  *path,
+           char        *stack_buffer,
+           const char **out_contents,
+           gsize       *out_length,
+           char       **out_heap)
+{
+  char *buffer = stack_buffer;
+  gsize capacity = READ_STACK_SIZE;
+  gsize length = 0;
+  struct stat info;
+  int fd;
+
+  *out_heap = NULL;
+  do
+    fd = open (path, O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return FALSE;
+
+  /* One byte more than the size, so the read that finds the end fits. */
+  if (fstat (fd, &info) == 0 && S_ISREG (info.st_mode) &&
+      (guint64) info.st_size + 1 > capacity)
+    {
+      capacity = (gsize) info.st_size + 1;
+      buffer = *out_heap = g_malloc (capacity);
+    }
+
+  for (;;)
+    {
+      gssize n;
+
+      if (length == capacity)
+        {
+          capacity *= 2;
+          if (buffer == stack_buffer)
+            {
+              buffer = *out_heap = g_malloc (capacity);
+              memcpy (buffer, stack_buffer, length);
+            }
+          else
+            buffer = *out_heap = g_realloc (buffer, capacity);
+        }
+      n = read (fd, buffer + length, capacity - length);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          close (fd);
+          g_clear_pointer (out_heap, g_free);
+          return FALSE;
+        }
+      if (n == 0)
+        break;
+      length += n;
+    }
+  close (fd);
+
+  *out_contents = buffer;
+  *out_length = length;
+  return TRUE;
+}
+
+static void
+fill_from_state (NatterSessionScanResult *out,
+                 NatterSessionState      *state)
+{
+  guint n_turns = natter_session_state_get_n_turns (state);
+
+  out->title = g_strdup (natter_session_state_get_title (state));
+  out->title_is_explicit = natter_session_state_get_title_is_explicit (state);
+  out->created_at = g_strdup (natter_session_state_get_created_at (state));
+  out->updated_at = g_strdup (natter_session_state_get_updated_at (state));
+  out->turn_count = n_turns;
+  out->cwd = g_strdup (natter_session_state_get_cwd (state));
+  out->parent_session = g_strdup (natter_session_state_get_parent_session (state));
+  if (n_turns > 0)
+    {
+      const NatterSessionTurn *last = natter_session_state_get_turn (state, n_turns - 1);
+
+      out->last_agent_id = g_strdup (last->agent_id);
+      out->latest_turn_id = g_strdup (last->turn_id);
+      out->last_model = json_object_ref (last->model);
+    }
+}
+
+/**
+ * natter_session_scan_file_sync:
+ * @repo: the session repository
+ * @session_id: the session
+ * @out: (out caller-allocates): the folded fields, on success
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The startup scan's read of one session file (session-layer-spec.md
+ * §8.2 step 2): reads the file once and validates every line as strictly
+ * as natter_jsonl_repo_read_sync() and natter_session_reduce_validated()
+ * do, without building JSON trees, folding the index entry's fields. A
+ * file it refuses is read by that full path, whose error is returned, so
+ * errors are exactly the full path's. Blocks.
+ *
+ * Returns: %TRUE with @out set (clear it with
+ *   natter_session_scan_result_clear()); else %FALSE with the full read's
+ *   error: a %NATTER_STORE_ERROR (INVALID_ID, NOT_FOUND, IO, CORRUPT with
+ *   `<path>:<line>: <reason>`, or the reducer's INVARIANT, SCHEMA,
+ *   UNKNOWN_TYPE or UNSUPPORTED_VERSION naming the event), or
+ *   %G_IO_ERROR_CANCELLED.
+ */
+gboolean
+natter_session_scan_file_sync (NatterJsonlRepo          *repo,
+                               const char               *session_id,
+                               NatterSessionScanResult  *out,
+                               GCancellable             *cancellable,
+                               GError                  **error)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autofree char *heap = NULL;
+  char stack_buffer[READ_STACK_SIZE];
+  const char *contents = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  memset (out, 0, sizeof *out);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  file = natter_jsonl_repo_get_file (repo, session_id, NULL);
+  if (file != NULL &&
+      load_file (g_file_peek_path (file), stack_buffer, &contents, &length, &heap) &&
+      natter_session_scan_contents (contents, length, session_id, out))
+    return TRUE;
+
+  /* Refused, or unreadable: the full read says why. */
+  events = natter_jsonl_repo_read_sync (repo, session_id, cancellable, error);
+  if (events == NULL)
+    return FALSE;
+  state = natter_session_reduce_validated (events, error);
+  if (state == NULL)
+    return FALSE;
+
+  /* The file changed between the reads, or (a bug the differential tests
+   * exist to catch) the two paths disagree: the full read is the truth. */
+  g_debug ("Session %s: the scan refused what the full read accepts", session_id);
+  fill_from_state (out, state);
+  return TRUE;
+}

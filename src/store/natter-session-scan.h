@@ -1,0 +1,62 @@
+/* natter-session-scan.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "natter-jsonl-repo.h"
+
+G_BEGIN_DECLS
+
+/**
+ * NatterSessionScanResult:
+ * @title: (nullable): the folded title: the `session_created` title until
+ *   a `title_changed`, then the last one
+ * @title_is_explicit: whether a `title_changed` set @title
+ * @created_at: the `ts` of `session_created`
+ * @updated_at: the `ts` of the last event
+ * @turn_count: how many `turn_appended` events there are
+ * @last_agent_id: (nullable): the `agentId` of the last turn
+ * @last_model: (nullable): the `model` of the last turn, sealed
+ * @latest_turn_id: (nullable): the `turnId` of the last turn
+ * @cwd: (nullable): the session's working directory
+ * @parent_session: (nullable): the session this one descends from
+ *
+ * What the startup scan (session-layer-spec.md §8.2 step 2) needs of one
+ * session file: exactly the index entry's session-derived fields. Every
+ * member is owned; free with natter_session_scan_result_clear().
+ */
+typedef struct
+{
+  char       *title;
+  gboolean    title_is_explicit;
+  char       *created_at;
+  char       *updated_at;
+  guint       turn_count;
+  char       *last_agent_id;
+  JsonObject *last_model;
+  char       *latest_turn_id;
+  char       *cwd;
+  char       *parent_session;
+} NatterSessionScanResult;
+
+void     natter_session_scan_result_clear (NatterSessionScanResult  *result);
+
+gboolean natter_session_scan_contents     (const char               *contents,
+                                           gsize                     length,
+                                           const char               *session_id,
+                                           NatterSessionScanResult  *out);
+
+gboolean natter_session_scan_file_sync    (NatterJsonlRepo          *repo,
+                                           const char               *session_id,
+                                           NatterSessionScanResult  *out,
+                                           GCancellable             *cancellable,
+                                           GError                  **error);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (NatterSessionScanResult, natter_session_scan_result_clear)
+
+G_END_DECLS
