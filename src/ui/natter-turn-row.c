@@ -335,25 +335,28 @@ show_usage (NatterTurnRow   *self,
 }
 
 /* Copy, Branch from Here and (on the latest turn) Try Again, once the turn
- * has settled: a running turn has no final words to copy or fork at. */
+ * has ended: an unfinished turn has no final words to copy or fork at. */
 static void
 show_actions (NatterTurnRow   *self,
               NatterTurnState *state)
 {
   NatterTurnStatus status = natter_derive_turn_status (state);
   const char *turn_id = natter_turn_item_get_turn_id (self->item);
-  gboolean settled = !natter_turn_item_get_running (self->item) &&
-                     (status == NATTER_TURN_STATUS_COMPLETED ||
-                      status == NATTER_TURN_STATUS_FAILED ||
-                      status == NATTER_TURN_STATUS_CANCELLED);
+  /* A terminal event is final, whatever the running flag still says. */
+  gboolean settled = status == NATTER_TURN_STATUS_COMPLETED ||
+                     status == NATTER_TURN_STATUS_FAILED ||
+                     status == NATTER_TURN_STATUS_CANCELLED;
 
   gtk_widget_set_visible (self->actions_box, settled);
   if (!settled)
     return;
 
   gtk_widget_set_visible (self->copy_button, self->assistant_text->len > 0);
+  /* The target first: an action name without its target warns. */
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->branch_button), "s", turn_id);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->branch_button), "win.branch-from-turn");
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->retry_button), "s", turn_id);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->retry_button), "win.try-again");
   /* A failed turn offers Try Again in its status already. */
   gtk_widget_set_visible (self->retry_button,
                           natter_turn_item_get_latest (self->item) && status != NATTER_TURN_STATUS_FAILED);

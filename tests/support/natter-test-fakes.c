@@ -15,6 +15,7 @@ struct _NatterFakeModel
   guint      next;
   GPtrArray *requests;   /* JsonObject */
   GPtrArray *held;       /* GTask */
+  JsonObject *usage;     /* reported by every answer, or NULL */
 };
 
 static void fake_model_iface_init (NatterModelInterface *iface);
@@ -27,8 +28,9 @@ answer (GTask      *task,
         const char *step)
 {
   g_autoptr(JsonNode) message = natter_test_json (step);
+  NatterFakeModel *self = g_task_get_source_object (task);
 
-  g_task_return_pointer (task, natter_model_step_result_new (message, "stop", NULL),
+  g_task_return_pointer (task, natter_model_step_result_new (message, "stop", self->usage),
                          (GDestroyNotify) natter_model_step_result_free);
 }
 
@@ -107,6 +109,7 @@ natter_fake_model_finalize (GObject *object)
   g_ptr_array_unref (self->script);
   g_ptr_array_unref (self->requests);
   g_ptr_array_unref (self->held);
+  g_clear_pointer (&self->usage, json_object_unref);
   G_OBJECT_CLASS (natter_fake_model_parent_class)->finalize (object);
 }
 
@@ -169,6 +172,17 @@ natter_fake_model_release (NatterFakeModel *self)
 }
 
 /* Fake registries, resolver, checker, classifier: one object plays all. */
+
+/* Every later answer reports @usage_literal (a JSON object) as its usage. */
+void
+natter_fake_model_set_usage (NatterFakeModel *self,
+                             const char      *usage_literal)
+{
+  g_autoptr(JsonNode) node = natter_test_json (usage_literal);
+
+  g_clear_pointer (&self->usage, json_object_unref);
+  self->usage = json_object_ref (json_node_get_object (node));
+}
 
 static void model_registry_iface_init (NatterModelRegistryInterface *iface);
 static void agent_resolver_iface_init (NatterAgentResolverInterface *iface);

@@ -37,6 +37,8 @@ JsonObject *natter_fake_model_get_request   (NatterFakeModel *self,
                                              guint            index);
 guint       natter_fake_model_get_n_held    (NatterFakeModel *self);
 void        natter_fake_model_release       (NatterFakeModel *self);
+void        natter_fake_model_set_usage     (NatterFakeModel *self,
+                                             const char      *usage_literal);
 
 /* Tools the fake agent "helper" offers (toolId → name):
  * t.a → sa (sync), t.b → ab (async), t.c → sc (sync), t.d → ad (async),

@@ -1,0 +1,703 @@
+/* test-rich.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The richer conversation of issue 7: reasoning in a collapsed expander,
+ * one collapsed card per tool call, token usage, the message actions
+ * (copy, branch, try again), the header's model picker against a
+ * localhost /models, the shortcuts window, labelled icon-only buttons,
+ * and screenshots of each in light and dark style.
+ */
+
+#include <libsoup/soup.h>
+
+#include "natter-markdown-view.h"
+#include "natter-model-picker.h"
+#include "natter-tool-call-card.h"
+#include "natter-turn-row.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+/* Screenshots */
+
+typedef struct
+{
+  GtkWidget  *widget;
+  GdkTexture *texture;
+} Shot;
+
+static void
+after_paint_cb (GdkFrameClock *clock,
+                Shot          *shot)
+{
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  int width = gtk_widget_get_width (shot->widget);
+  int height = gtk_widget_get_height (shot->widget);
+
+  if (shot->texture != NULL || width <= 0)
+    return;
+  snapshot = gtk_snapshot_new ();
+  /* GTK 4.8 has no public gtk_widget_snapshot(). */
+  GTK_WIDGET_GET_CLASS (shot->widget)->snapshot (shot->widget, snapshot);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  shot->texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (shot->widget)), node,
+                                               &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+static gboolean
+shot_taken (gpointer data)
+{
+  return ((Shot *) data)->texture != NULL;
+}
+
+/* Saves what @native (a window or a popover) draws, once per style. */
+static void
+save_screenshots (GtkWidget  *native,
+                  const char *name)
+{
+  const AdwColorScheme schemes[] = { ADW_COLOR_SCHEME_FORCE_LIGHT, ADW_COLOR_SCHEME_FORCE_DARK };
+  const char *suffixes[] = { "light", "dark" };
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  g_autofree char *dir = g_build_filename (g_test_get_dir (G_TEST_BUILT), "screenshots", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (schemes); i++)
+    {
+      g_autofree char *file_name = g_strdup_printf ("%s-%s.png", name, suffixes[i]);
+      g_autofree char *file = g_build_filename (dir, file_name, NULL);
+      Shot shot = { native, NULL };
+      GdkFrameClock *clock;
+      gulong handler;
+
+      adw_style_manager_set_color_scheme (style, schemes[i]);
+      for (int j = 0; j < 5; j++)
+        ui_settle ();
+      clock = gtk_widget_get_frame_clock (native);
+      handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &shot);
+      gtk_widget_queue_draw (native);
+      ui_wait_until (shot_taken, &shot);
+      g_signal_handler_disconnect (clock, handler);
+      g_assert_true (gdk_texture_save_to_png (shot.texture, file));
+      g_object_unref (shot.texture);
+      g_test_message ("Saved %s", file);
+    }
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  ui_settle ();
+}
+
+/* Helpers */
+
+static GPtrArray *
+find_all_any (gpointer root,
+              GType    type)
+{
+  GPtrArray *found = g_ptr_array_new ();
+  GPtrArray *stack = g_ptr_array_new ();
+
+  g_ptr_array_add (stack, root);
+  while (stack->len > 0)
+    {
+      GtkWidget *widget = g_ptr_array_steal_index (stack, stack->len - 1);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+        g_ptr_array_add (found, widget);
+      for (GtkWidget *child = gtk_widget_get_last_child (widget); child != NULL;
+           child = gtk_widget_get_prev_sibling (child))
+        g_ptr_array_add (stack, child);
+    }
+  g_ptr_array_unref (stack);
+  return found;
+}
+
+static gboolean
+rows_shown (gpointer data)
+{
+  g_autoptr(GPtrArray) rows = NULL;
+
+  ui_settle ();
+  rows = ui_find_all (natter_window_get_timeline_list (data), NATTER_TYPE_TURN_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterTurnItem *item = natter_turn_row_get_item (g_ptr_array_index (rows, i));
+
+      if (item == NULL || natter_turn_item_get_state (item) == NULL)
+        return FALSE;
+    }
+  return rows->len > 0;
+}
+
+static NatterTurnRow *
+row_for_turn (NatterWindow *window,
+              const char   *turn_id)
+{
+  g_autoptr(GPtrArray) rows = NULL;
+
+  ui_wait_until (rows_shown, window);
+  rows = ui_find_all (natter_window_get_timeline_list (window), NATTER_TYPE_TURN_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterTurnItem *item = natter_turn_row_get_item (g_ptr_array_index (rows, i));
+
+      if (g_strcmp0 (natter_turn_item_get_turn_id (item), turn_id) == 0)
+        return g_ptr_array_index (rows, i);
+    }
+  g_error ("No row for turn %s", turn_id);
+}
+
+static GtkWidget *
+find_button_with_tooltip (gpointer    root,
+                          const char *tooltip)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (root, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), tooltip) == 0)
+      return g_ptr_array_index (buttons, i);
+  return NULL;
+}
+
+static GtkLabel *
+find_label_with_class (gpointer    root,
+                       const char *css_class)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (root, GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (gtk_widget_has_css_class (g_ptr_array_index (labels, i), css_class))
+      return g_ptr_array_index (labels, i);
+  return NULL;
+}
+
+/* Reasoning, tool cards, usage */
+
+#define REASONING_STEP \
+  "{\"role\":\"assistant\",\"content\":[" \
+  "{\"type\":\"reasoning\",\"text\":\"The user wants two tools run.\"}," \
+  NATTER_FAKE_CALL ("c1", "sa", "{\"path\":\"notes.txt\"}") "," \
+  NATTER_FAKE_CALL ("c2", "fail", "{}") "]}"
+
+static void
+test_rich_turn (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Rich turn");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) expanders = NULL;
+  g_autoptr(GPtrArray) cards = NULL;
+  NatterToolCallCard *card;
+  NatterTurnRow *row;
+  NatterWindow *window;
+  GtkLabel *usage;
+  GtkWidget *reasoning = NULL;
+
+  natter_fake_model_set_usage (u->w->fakes->model,
+                               "{\"inputTokens\":100,\"outputTokens\":20,\"totalTokens\":120}");
+  natter_fake_model_script (u->w->fakes->model, REASONING_STEP,
+                            "{\"role\":\"assistant\",\"content\":\"Both tools ran; one failed.\"}", NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  turn_id = ui_send (u, session_id, "Run the tools");
+  ui_wait_turn (u, turn_id);
+  row = row_for_turn (window, turn_id);
+
+  /* Reasoning: collapsed, the text inside. */
+  expanders = ui_find_all (row, GTK_TYPE_EXPANDER);
+  for (guint i = 0; i < expanders->len; i++)
+    if (gtk_widget_has_css_class (g_ptr_array_index (expanders, i), "natter-reasoning-expander"))
+      reasoning = g_ptr_array_index (expanders, i);
+  g_assert_nonnull (reasoning);
+  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (reasoning)));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (gtk_expander_get_child (GTK_EXPANDER (reasoning)))), ==,
+                   "The user wants two tools run.");
+
+  /* One collapsed card per call, with name, arguments, status, result. */
+  cards = ui_find_all (row, NATTER_TYPE_TOOL_CALL_CARD);
+  g_assert_cmpuint (cards->len, ==, 2);
+  card = g_ptr_array_index (cards, 0);
+  g_assert_cmpstr (natter_tool_call_card_get_name (card), ==, "sa");
+  g_assert_cmpstr (natter_tool_call_card_get_status (card), ==, "Done");
+  g_assert_nonnull (strstr (natter_tool_call_card_get_arguments (card), "\"notes.txt\""));
+  g_assert_cmpstr (natter_tool_call_card_get_result (card), ==, "t.a");
+  g_assert_false (natter_tool_call_card_get_failed (card));
+  g_assert_false (natter_tool_call_card_get_expanded (card));
+  card = g_ptr_array_index (cards, 1);
+  g_assert_cmpstr (natter_tool_call_card_get_name (card), ==, "fail");
+  g_assert_cmpstr (natter_tool_call_card_get_status (card), ==, "Failed");
+  g_assert_true (natter_tool_call_card_get_failed (card));
+  g_assert_nonnull (natter_tool_call_card_get_result (card));
+  g_assert_false (natter_tool_call_card_get_expanded (card));
+
+  /* Usage of both model calls, the breakdown in the tooltip. */
+  usage = find_label_with_class (row, "numeric");
+  g_assert_nonnull (usage);
+  g_assert_cmpstr (gtk_label_get_text (usage), ==, "240 tokens");
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (GTK_WIDGET (usage)), "Input: 200"));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (GTK_WIDGET (usage)), "Output: 40"));
+
+  /* The screenshot shows a card open, as a user would. */
+  natter_tool_call_card_set_expanded (g_ptr_array_index (cards, 1), TRUE);
+  gtk_expander_set_expanded (GTK_EXPANDER (reasoning), TRUE);
+  save_screenshots (GTK_WIDGET (window), "rich-turn");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* Copy */
+
+typedef struct
+{
+  char     *text;
+  gboolean  done;
+} ClipboardRead;
+
+static void
+clipboard_read_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  ClipboardRead *read = user_data;
+  g_autoptr(GError) error = NULL;
+
+  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), result, &error);
+  g_assert_no_error (error);
+  read->done = TRUE;
+}
+
+static gboolean
+clipboard_read (gpointer data)
+{
+  return ((ClipboardRead *) data)->done;
+}
+
+static void
+test_rich_copy (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Copy");
+  g_autofree char *turn_id = NULL;
+  ClipboardRead read = { NULL, FALSE };
+  NatterWindow *window;
+  GtkWidget *button;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Copy *these* words\"}", NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  turn_id = ui_send (u, session_id, "Say something");
+  ui_wait_turn (u, turn_id);
+
+  button = find_button_with_tooltip (row_for_turn (window, turn_id), "Copy Message");
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (GTK_WIDGET (window)), NULL,
+                                 clipboard_read_cb, &read);
+  ui_wait_until (clipboard_read, &read);
+  g_assert_cmpstr (read.text, ==, "Copy *these* words");
+  g_free (read.text);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* Branch from here */
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *original;
+} Switched;
+
+static gboolean
+switched_away (gpointer data)
+{
+  Switched *s = data;
+
+  return g_strcmp0 (natter_window_get_session_id (s->window), s->original) != 0;
+}
+
+static void
+test_rich_branch (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Original");
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  NatterSessionIndexEntry *fork;
+  NatterWindow *window;
+  GtkWidget *button;
+  Switched s;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"One\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Two\"}", NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  t1 = ui_send (u, session_id, "First");
+  ui_wait_turn (u, t1);
+  t2 = ui_send (u, session_id, "Second");
+  ui_wait_turn (u, t2);
+
+  button = ui_find_button (row_for_turn (window, t1), "_Branch from Here");
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_activate (button));
+  s = (Switched) { window, session_id };
+  ui_wait_until (switched_away, &s);
+
+  fork = natter_session_index_lookup (u->index, natter_window_get_session_id (window));
+  g_assert_nonnull (fork);
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (fork), ==, session_id);
+  /* The fork copies nothing: its first message continues from t1. */
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (fork), ==, 0);
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (natter_session_index_lookup (u->index, session_id)), ==, 2);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* Try again on the latest (completed) turn */
+
+static gboolean
+has_two_turns (gpointer data)
+{
+  UiWorld *u = data;
+  GListModel *index = G_LIST_MODEL (u->index);
+  g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, 0);
+
+  return natter_session_index_entry_get_turn_count (entry) == 2 &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0;
+}
+
+static void
+test_rich_try_again_latest (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Again");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  GtkWidget *button;
+  JsonObject *request;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *text = NULL;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  turn_id = ui_send (u, session_id, "Once more");
+  ui_wait_turn (u, turn_id);
+
+  button = ui_find_button (row_for_turn (window, turn_id), "_Try Again");
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_activate (button));
+  ui_wait_until (has_two_turns, u);
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 2);
+  request = natter_fake_model_get_request (u->w->fakes->model, 1);
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (node, request);
+  text = json_to_string (node, FALSE);
+  g_assert_nonnull (strstr (text, "Once more"));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* The model picker */
+
+typedef struct
+{
+  SoupServer *server;
+  char       *base_url;
+  guint       n_requests;
+} ModelsServer;
+
+static void
+models_cb (SoupServer        *server,
+           SoupServerMessage *msg,
+           const char        *path,
+           GHashTable        *query,
+           gpointer           user_data)
+{
+  ModelsServer *ms = user_data;
+  static const char body[] = "{\"object\":\"list\",\"data\":[{\"id\":\"alpha\",\"object\":\"model\"},"
+                             "{\"id\":\"beta\",\"object\":\"model\"}]}";
+
+  ms->n_requests++;
+  if (!g_str_has_suffix (path, "/models"))
+    {
+      soup_server_message_set_status (msg, 404, NULL);
+      return;
+    }
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, body, strlen (body));
+}
+
+static void
+models_server_start (ModelsServer *ms)
+{
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+  g_autofree char *uri = NULL;
+
+  ms->server = soup_server_new (NULL, NULL);
+  soup_server_add_handler (ms->server, NULL, models_cb, ms, NULL);
+  soup_server_listen_local (ms->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (ms->server);
+  uri = g_uri_to_string (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  ms->base_url = g_strconcat (uri, "v1", NULL);
+}
+
+static void
+models_server_stop (ModelsServer *ms)
+{
+  soup_server_disconnect (ms->server);
+  g_clear_object (&ms->server);
+  g_clear_pointer (&ms->base_url, g_free);
+}
+
+typedef struct
+{
+  NatterModelPicker *picker;
+  const char        *state;
+} PickerWait;
+
+static gboolean
+picker_in_state (gpointer data)
+{
+  PickerWait *w = data;
+
+  return g_strcmp0 (natter_model_picker_get_state (w->picker), w->state) == 0;
+}
+
+static void
+wait_picker (NatterModelPicker *picker,
+             const char        *state)
+{
+  PickerWait w = { picker, state };
+
+  ui_wait_until (picker_in_state, &w);
+}
+
+static gboolean
+resolved_beta (gpointer data)
+{
+  UiWorld *u = data;
+  GPtrArray *resolved = u->w->fakes->resolved_models;
+
+  if (resolved->len == 0)
+    return FALSE;
+  return g_strcmp0 (json_object_get_string_member (g_ptr_array_index (resolved, resolved->len - 1), "model"),
+                    "beta") == 0;
+}
+
+static void
+test_rich_model_picker (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Models");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  ModelsServer ms = { NULL };
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  GListModel *models;
+  JsonObject *descriptor;
+  GtkWidget *popover;
+  g_autoptr(GPtrArray) popovers = NULL;
+
+  models_server_start (&ms);
+  natter_provider_registry_add_provider (registry, "local", "Local Server", ms.base_url);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  natter_window_set_model_provider (window, registry, "local", "alpha");
+  picker = natter_window_get_model_picker (window);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (picker)));
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
+
+  wait_picker (picker, "models");
+  models = natter_model_picker_get_models (picker);
+  g_assert_cmpuint (g_list_model_get_n_items (models), ==, 2);
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (models), 0), ==, "alpha");
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (models), 1), ==, "beta");
+
+  /* The popover, open, in both styles. */
+  natter_model_picker_popup (picker);
+  popovers = find_all_any (picker, GTK_TYPE_POPOVER);
+  g_assert_cmpuint (popovers->len, ==, 1);
+  popover = g_ptr_array_index (popovers, 0);
+  ui_wait_until (ui_is_mapped, popover);
+  save_screenshots (popover, "model-picker");
+
+  /* Refresh lists again. */
+  natter_model_picker_refresh (picker);
+  wait_picker (picker, "models");
+  g_assert_cmpuint (ms.n_requests, ==, 2);
+
+  /* Choosing beta: the next message goes to local/beta. */
+  natter_model_picker_choose (picker, "beta");
+  natter_model_picker_popdown (picker);
+  natter_composer_set_text (natter_window_get_composer (window), "Hello beta");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_until (resolved_beta, u);
+  descriptor = g_ptr_array_index (u->w->fakes->resolved_models, u->w->fakes->resolved_models->len - 1);
+  g_assert_cmpstr (json_object_get_string_member (descriptor, "provider"), ==, "local");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  models_server_stop (&ms);
+}
+
+static void
+test_rich_model_picker_unreachable (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Offline");
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  g_autoptr(GPtrArray) pages = NULL;
+  ModelsServer ms = { NULL };
+  g_autofree char *base_url = NULL;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  gboolean found = FALSE;
+
+  /* A port nobody listens on any more. */
+  models_server_start (&ms);
+  base_url = g_strdup (ms.base_url);
+  models_server_stop (&ms);
+  natter_provider_registry_add_provider (registry, "gone", "Gone Server", base_url);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  natter_window_set_model_provider (window, registry, "gone", NULL);
+  picker = natter_window_get_model_picker (window);
+  wait_picker (picker, "unreachable");
+
+  natter_model_picker_popup (picker);
+  ui_settle ();
+  pages = find_all_any (picker, ADW_TYPE_STATUS_PAGE);
+  for (guint i = 0; i < pages->len; i++)
+    if (g_strcmp0 (adw_status_page_get_title (g_ptr_array_index (pages, i)), "Could not reach Gone Server") == 0)
+      {
+        GtkWidget *child = adw_status_page_get_child (g_ptr_array_index (pages, i));
+
+        found = TRUE;
+        g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (child)), ==, "app.preferences");
+      }
+  g_assert_true (found);
+  natter_model_picker_popdown (picker);
+
+  /* An unknown provider id: the same state, no request. */
+  natter_window_set_model_provider (window, registry, "nonexistent", NULL);
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "unreachable");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* Shortcuts window */
+
+static void
+test_rich_shortcuts (void)
+{
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/gtk/help-overlay.ui");
+  UiWorld *u = ui_world_new ();
+  NatterWindow *window;
+  GtkShortcutsWindow *overlay;
+
+  g_assert_true (GTK_IS_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
+
+  window = ui_window_new (app, u);
+  overlay = gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (window));
+  g_assert_nonnull (overlay);
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (window), "show-help-overlay"));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "show-help-overlay", NULL);
+  ui_wait_until (ui_is_mapped, overlay);
+  save_screenshots (GTK_WIDGET (overlay), "shortcuts");
+  gtk_window_close (GTK_WINDOW (overlay));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* Every icon-only button says what it does. */
+static void
+test_rich_icon_buttons_labelled (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Buttons");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) buttons = NULL;
+  NatterWindow *window;
+  guint n_icon_only = 0;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  turn_id = ui_send (u, session_id, "Hi");
+  ui_wait_turn (u, turn_id);
+  row_for_turn (window, turn_id);
+
+  buttons = find_all_any (window, GTK_TYPE_BUTTON);
+  for (guint i = 0; i < buttons->len; i++)
+    {
+      GtkWidget *button = g_ptr_array_index (buttons, i);
+      GtkWidget *parent = gtk_widget_get_parent (button);
+
+      /* A hidden button (e.g. a turn's unused action) is never seen. */
+      if (!gtk_widget_get_visible (button))
+        continue;
+      /* GTK labels its own window controls (Close, Minimize…). */
+      if (gtk_widget_get_ancestor (button, GTK_TYPE_WINDOW_CONTROLS) != NULL)
+        continue;
+      /* A menu button's inner toggle is labelled by the menu button. */
+      if (GTK_IS_MENU_BUTTON (parent))
+        button = parent;
+      if (gtk_button_get_label (g_ptr_array_index (buttons, i)) != NULL ||
+          (GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_label (GTK_MENU_BUTTON (button)) != NULL))
+        continue;
+      if (gtk_button_get_child (g_ptr_array_index (buttons, i)) != NULL &&
+          !GTK_IS_IMAGE (gtk_button_get_child (g_ptr_array_index (buttons, i))))
+        continue;
+      n_icon_only++;
+      if (gtk_widget_get_tooltip_text (button) == NULL)
+        g_error ("An icon-only %s (icon %s, in a %s in a %s) has no tooltip", G_OBJECT_TYPE_NAME (button),
+                 gtk_button_get_icon_name (g_ptr_array_index (buttons, i)),
+                 G_OBJECT_TYPE_NAME (gtk_widget_get_parent (button)),
+                 G_OBJECT_TYPE_NAME (gtk_widget_get_parent (gtk_widget_get_parent (button))));
+    }
+  g_assert_cmpuint (n_icon_only, >=, 4);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  app = ui_app_new ();
+
+  g_test_add_func ("/rich/turn", test_rich_turn);
+  g_test_add_func ("/rich/copy", test_rich_copy);
+  g_test_add_func ("/rich/branch", test_rich_branch);
+  g_test_add_func ("/rich/try-again-latest", test_rich_try_again_latest);
+  g_test_add_func ("/rich/model-picker", test_rich_model_picker);
+  g_test_add_func ("/rich/model-picker-unreachable", test_rich_model_picker_unreachable);
+  g_test_add_func ("/rich/shortcuts", test_rich_shortcuts);
+  g_test_add_func ("/rich/icon-buttons-labelled", test_rich_icon_buttons_labelled);
+
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+}
