@@ -10,13 +10,18 @@
  * - set-8000: the same answer given at once with set_markdown().
  * Figures: total time until the view is ready, the worst main-loop stall
  * (the longest gap a 1 ms high-priority timer saw, minus its period), the
- * worst gap between two painted frames, and frames painted.
+ * same stall in this thread's CPU time (what stays comparable when other
+ * work shares the cores: wall-clock stalls then mostly measure the
+ * scheduler), the worst gap between two painted frames, and frames
+ * painted. BENCH_TRACE=1 prints each long stall and each frame phase
+ * (update, layout, paint) that took more than 15 ms of CPU.
  */
 
 #define G_LOG_DOMAIN "bench-markdown"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <adwaita.h>
 
@@ -37,6 +42,8 @@ typedef struct
 
   gint64     last_tick;
   gint64     worst_stall;
+  gint64     last_tick_cpu;
+  gint64     worst_cpu_stall;
   gint64     last_paint;
   gint64     worst_frame_gap;
   guint      frames;
@@ -77,14 +84,57 @@ generate_answer (void)
   return g_string_free (out, FALSE);
 }
 
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+/* BENCH_TRACE: where a slow frame's time went, phase by phase. An
+ * emission hook runs before GTK's own handlers of the phase, a handler
+ * connected after them runs last. */
+static gint64 phase_start[3];
+static gint64 phase_cpu[3];
+
+static gboolean
+phase_begin_hook (GSignalInvocationHint *hint,
+                  guint                  n_params,
+                  const GValue          *params,
+                  gpointer               phase)
+{
+  phase_start[GPOINTER_TO_INT (phase)] = g_get_monotonic_time ();
+  phase_cpu[GPOINTER_TO_INT (phase)] = thread_cpu_us ();
+  return TRUE;
+}
+
+static void
+phase_end_cb (GdkFrameClock *clock,
+              gpointer       phase)
+{
+  int i = GPOINTER_TO_INT (phase);
+  gint64 spent = g_get_monotonic_time () - phase_start[i];
+  gint64 cpu = thread_cpu_us () - phase_cpu[i];
+
+  if (cpu > 15000)
+    g_printerr ("  %s took %.1f ms (%.1f ms CPU)\n", (const char *[]) { "update", "layout", "paint" }[i],
+                spent / 1000.0, cpu / 1000.0);
+}
+
 static gboolean
 stall_timer_cb (gpointer user_data)
 {
   Run *run = user_data;
   gint64 now = g_get_monotonic_time ();
+  gint64 cpu = thread_cpu_us ();
 
   if (run->last_tick != 0)
     run->worst_stall = MAX (run->worst_stall, now - run->last_tick - 1000);
+  if (run->last_tick_cpu != 0)
+    run->worst_cpu_stall = MAX (run->worst_cpu_stall, cpu - run->last_tick_cpu);
+  run->last_tick_cpu = cpu;
   if (run->last_tick != 0 && g_getenv ("BENCH_TRACE") && now - run->last_tick > 30000)
     g_printerr ("stall %.1f ms at %zu bytes, frame %u\n", (now - run->last_tick) / 1000.0, run->fed, run->frames);
   run->last_tick = now;
@@ -169,6 +219,17 @@ bench_case (gboolean stream)
 
   clock = gtk_widget_get_frame_clock (window);
   g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &run);
+  if (g_getenv ("BENCH_TRACE") != NULL)
+    {
+      static const char * const phases[] = { "update", "layout", "paint" };
+
+      for (int i = 0; i < 3; i++)
+        {
+          g_signal_add_emission_hook (g_signal_lookup (phases[i], GDK_TYPE_FRAME_CLOCK), 0,
+                                      phase_begin_hook, GINT_TO_POINTER (i), NULL);
+          g_signal_connect_after (clock, phases[i], G_CALLBACK (phase_end_cb), GINT_TO_POINTER (i));
+        }
+    }
   tick = gtk_widget_add_tick_callback (window, keep_ticking_cb, NULL, NULL);
   timer = g_timeout_add_full (G_PRIORITY_HIGH, 1, stall_timer_cb, &run, NULL);
 
@@ -195,6 +256,8 @@ bench_case (gboolean stream)
   natter_bench_row (BENCH, figure = g_strdup_printf ("%s total", name), total * 1000.0, "ms");
   g_clear_pointer (&figure, g_free);
   natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst loop stall", name), run.worst_stall / 1000.0, "ms");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst stall, CPU", name), run.worst_cpu_stall / 1000.0, "ms");
   g_clear_pointer (&figure, g_free);
   natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst frame gap", name), run.worst_frame_gap / 1000.0, "ms");
   g_clear_pointer (&figure, g_free);
