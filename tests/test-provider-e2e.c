@@ -595,6 +595,26 @@ create_turn_full (Fixture    *f,
 }
 
 static char *
+create_turn_with_parameters (Fixture    *f,
+                             const char *parameters_literal)
+{
+  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\"}");
+  g_autoptr(JsonNode) parameters = natter_test_json (parameters_literal);
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(JsonObject) config = json_object_new ();
+  char *turn_id = NULL;
+
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "Say ping");
+  json_object_set_boolean_member (config, "humanAvailable", TRUE);
+  json_object_set_member (config, "parameters", g_steal_pointer (&parameters));
+  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL,
+                                         input, config, NULL, created_cb, &turn_id);
+  natter_test_wait_for_pointer ((gpointer *) &turn_id, WAIT_MS);
+  return turn_id;
+}
+
+static char *
 create_turn (Fixture *f)
 {
   return create_turn_full (f, "{\"agentId\":\"helper\"}", NULL, "Say ping");
@@ -849,6 +869,37 @@ test_streamed_answer (Fixture       *f,
   g_assert_true (json_object_get_boolean_member (body, "stream"));
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (body, "tools")), ==, 2);
   assert_messages (f, 0, "[" SYSTEM_MESSAGE "," USER_MESSAGE ("Say ping") "]");
+  run_clear (&run);
+}
+
+/* Generation parameters from the turn reach the wire with every call and
+ * are recorded in the durable request (issue: "generation parameters from
+ * the turn"). */
+static void
+test_generation_parameters (Fixture       *f,
+                            gconstpointer  data)
+{
+  static const Response answer = {
+    .status = 200, .content_type = SSE,
+    .chunks = { CHUNK ("pong") FINISH ("stop") DONE },
+  };
+  g_autofree char *turn_id = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(JsonObject) body = NULL;
+  Run run = { 0 };
+
+  serve (f, &answer, 1);
+  turn_id = create_turn_with_parameters (f, "{\"temperature\":0.25,\"max_tokens\":64}");
+  advance (f, turn_id, NULL, &run);
+  g_assert_cmpint (run.outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+
+  body = request_body (f, 0);
+  g_assert_cmpfloat (json_object_get_double_member (body, "temperature"), ==, 0.25);
+  g_assert_cmpint (json_object_get_int_member (body, "max_tokens"), ==, 64);
+  g_assert_true (json_object_get_boolean_member (body, "stream"));
+
+  text = file_text (f, turn_id);
+  g_assert_nonnull (strstr (text, "\"parameters\":{\"temperature\":0.25,\"max_tokens\":64}"));
   run_clear (&run);
 }
 
@@ -1310,6 +1361,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   ADD ("streamed-answer", test_streamed_answer);
+  ADD ("generation-parameters", test_generation_parameters);
   ADD ("tool-round-trip", test_tool_round_trip);
   ADD ("previous-turn-context", test_previous_turn_context);
   ADD ("http-error", test_http_error);

@@ -1291,7 +1291,16 @@ advance_loop (NatterTurnExecution *self)
     for (guint i = 0; refs[i] != NULL; i++)
       json_array_add_string_element (messages, refs[i]);
     json_object_set_array_member (request, "messages", messages);
-    json_object_set_object_member (request, "parameters", json_object_new ());
+    /* The turn's generation parameters go with every call, in the durable
+     * request, so an audit rebuilds the exact wire payload (§3). */
+    {
+      JsonNode *parameters = json_object_get_member (config, "parameters");
+
+      json_object_set_member (request, "parameters",
+                              parameters != NULL ? json_node_copy (parameters)
+                                                 : json_node_init_object (json_node_alloc (),
+                                                                          json_object_new ()));
+    }
     json_object_set_object_member (event, "request", request);
     /* The durable intent is on disk before the model is touched (§6). */
     enqueue (self, g_steal_pointer (&batch), start_model_call, NULL);

@@ -205,6 +205,18 @@ build_turn_created (NatterTurnRuntime  *self,
         }
       json_object_set_string_member (full_config, "cwd", json_node_get_string (cwd));
     }
+  if (json_object_has_member (config, "parameters"))
+    {
+      JsonNode *parameters = json_object_get_member (config, "parameters");
+
+      if (!JSON_NODE_HOLDS_OBJECT (parameters))
+        {
+          g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
+                               "config.parameters must be an object");
+          return NULL;
+        }
+      json_object_set_member (full_config, "parameters", json_node_copy (parameters));
+    }
   json_object_set_member (full_config, "maxModelCalls",
                           json_object_has_member (config, "maxModelCalls")
                           ? json_node_copy (json_object_get_member (config, "maxModelCalls"))
@@ -256,8 +268,10 @@ create_cb (GObject      *object,
  *   `{previousTurnId}`; %NULL is `[]`
  * @input: (transfer none): the user message
  * @config: (transfer none): `{humanAvailable, autoPermission?, maxModelCalls?,
- *   cwd?}`; `cwd` is the session's absolute working directory, stored in
- *   the turn so tools resolve relative paths against it (§8)
+ *   cwd?, parameters?}`; `cwd` is the session's absolute working directory,
+ *   stored in the turn so tools resolve relative paths against it (§8);
+ *   `parameters` are the generation parameters (`temperature`, `top_p`,
+ *   `max_tokens`, …) every model call of the turn sends (§3, §12)
  * @cancellable: (nullable): a #GCancellable
  * @callback: called on the caller's main context
  * @user_data: data for @callback

@@ -11,6 +11,8 @@
  *
  * - Unknown extra members are tolerated everywhere except in `usage`.
  * - `config.cwd`, when present, is a normalized absolute path
+ * - `config.parameters`, when present, is an object: the generation
+ *   parameters sent with every model call of the turn
  *   (natter_session_cwd_validate()).
  *   Additive fields then need no version bump, and the reducer only relies
  *   on the members checked here. `usage` is closed because the spec says
@@ -466,6 +468,12 @@ validate_turn_created (JsonObject  *event,
     }
   /* Optional: the session's working directory for path-taking tools
    * (turn-runtime.md §8), held to the same rule as a session's cwd. */
+  if (json_object_has_member (config, "parameters") &&
+      natter_json_require_object (config, "parameters", error) == NULL)
+    {
+      g_prefix_error (error, "Field “config”: ");
+      return FALSE;
+    }
   if (json_object_has_member (config, "cwd") &&
       (natter_json_require_string (config, "cwd", error) == NULL ||
        !natter_session_cwd_validate (json_object_get_string_member (config, "cwd"), error)))
