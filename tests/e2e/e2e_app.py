@@ -197,6 +197,7 @@ class NatterApp:
         self.log_path = log_path
         self.proc = None
         self.root = None
+        self._conversation = None
         env = dict(os.environ)
         # The accessibility bridge must be on, whatever the test env says.
         for key in ("GTK_A11Y", "NO_AT_BRIDGE", "G_DEBUG", "GSETTINGS_BACKEND"):
@@ -269,6 +270,7 @@ class NatterApp:
                     continue
             return None
 
+        self._conversation = None
         self.root = wait_until(app_root, timeout, "natter's window in the accessibility tree")
         wait_until(lambda: find(self.root, Atspi.Role.FRAME), timeout, "the window")
         return self
@@ -322,7 +324,12 @@ class NatterApp:
         self.composer()
 
     def conversation(self):
-        return self.wait_for("the conversation", role=Atspi.Role.LIST, name="Conversation")
+        # One list for the window's life: walking the whole window to find
+        # it again on every poll would make polls slow.
+        if self._conversation is None:
+            self._conversation = self.wait_for("the conversation", role=Atspi.Role.LIST,
+                                               name="Conversation")
+        return self._conversation
 
     def send(self, message):
         """Types @message into the composer and presses Enter; returns once

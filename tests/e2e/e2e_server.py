@@ -14,6 +14,7 @@ A rule's reply is a list of steps:
   ("text", "words ...", delay)          the same, @delay seconds apart
   ("tool", name, {arguments})           one streamed tool call, its
                                         arguments split over several chunks
+  ("pause", seconds)                    send nothing (but keep-alives) for a while
   ("hold", event)                       stop sending until the event is set
                                         (or the client is gone): the
                                         "middle of a streamed answer"
@@ -129,6 +130,12 @@ class _Handler(BaseHTTPRequestHandler):
                         "function": {"arguments": arguments[i:i + 7]}}]})
                 call_index += 1
                 finish = "tool_calls"
+            elif kind == "pause":
+                end = time.monotonic() + step[1]
+                while time.monotonic() < end:
+                    time.sleep(0.1)
+                    self.wfile.write(b": pause\n\n")
+                    self.wfile.flush()
             elif kind == "hold":
                 event = step[1]
                 while not event.wait(0.1):
