@@ -36,7 +36,7 @@ if os.environ.get("DISPLAY"):
     subprocess.run(["dbus-update-activation-environment", "DISPLAY", "XAUTHORITY"],
                    check=True)
 
-from e2e_app import (Atspi, E2EFailure, NatterApp, check_store, find,  # noqa: E402
+from e2e_app import (Atspi, E2EFailure, NatterApp, check_store,  # noqa: E402
                      find_all, name_of, press, screenshot, texts, type_text,
                      wait_until)
 from e2e_server import ScriptedServer  # noqa: E402
