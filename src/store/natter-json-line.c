@@ -138,29 +138,6 @@ lower_hex_value (char c)
   return -1;
 }
 
-/* Whether the 8 bytes at @s are all raw ASCII of a string (0x20–0x7e but
- * `"` and `\`), tested at once: most of a line is such text, and the
- * byte loop after it still decides every other byte. Each term below
- * flags a byte exactly when a lower byte was not flagged first, so no
- * flag means no such byte; a false alarm only costs the byte loop. */
-static inline gboolean
-plain_ascii_word (const char *s)
-{
-  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
-  const guint64 highs = G_GUINT64_CONSTANT (0x8080808080808080);
-  guint64 w, quote, backslash, del;
-
-  memcpy (&w, s, sizeof w);
-  quote = w ^ (ones * '"');
-  backslash = w ^ (ones * '\\');
-  del = w ^ (ones * 0x7f);
-  return ((((w - ones * 0x20) & ~w) |              /* below 0x20 */
-           ((quote - ones) & ~quote) |
-           ((backslash - ones) & ~backslash) |
-           ((del - ones) & ~del) |
-           w) & highs) == 0;                       /* 0x80 and above */
-}
-
 /* Reads the canonical string at *@p (which is `"`) and moves *@p past its
  * closing quote. With @out, decodes it there, nul-terminated; without,
  * only checks it (the span scanner), setting *@out_escaped when the raw
@@ -183,8 +160,6 @@ read_string (const char **p,
       guint kinds = 0;
       char c;
 
-      while (end - s >= 8 && plain_ascii_word (s))
-        s += 8;
       while (s < end && raw_in_string[(guchar) *s])
         kinds |= raw_in_string[(guchar) *s++];
       /* A run ends at an ASCII byte, which never falls inside a UTF-8
