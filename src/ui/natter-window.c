@@ -45,7 +45,6 @@ struct _NatterWindow
   NatterSessionIndex   *index;
   char                 *agent_id;
   GCancellable         *cancellable;
-  guint                 load_check_id;
 
   GtkFilterListModel   *filter_model;
   GtkSortListModel     *sort_model;
@@ -286,69 +285,13 @@ timeline_setup_cb (GtkSignalListItemFactory *factory,
   gtk_list_item_set_child (list_item, natter_turn_row_new (self->sessions));
 }
 
-/* GtkListView binds about 200 rows around the visible ones; reading all
- * their turns made opening a 1,000-turn session read 205 files. A bound
- * row's read waits until, one frame later (its position is known once it
- * was allocated), the row is within half a page of the viewport; scrolling
- * and rows growing as their turns arrive check again. */
-static gboolean
-load_check_cb (GtkWidget     *list,
-               GdkFrameClock *frame_clock,
-               gpointer       user_data)
-{
-  NatterWindow *self = user_data;
-  GtkWidget *scroller = GTK_WIDGET (self->timeline_scroller);
-  double height = gtk_widget_get_height (scroller);
-  gboolean unplaced = FALSE;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (list);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *row = gtk_widget_get_first_child (child);
-      NatterTurnItem *item = NATTER_IS_TURN_ROW (row) ? natter_turn_row_get_item (NATTER_TURN_ROW (row)) : NULL;
-      graphene_rect_t bounds;
-
-      if (item == NULL || !natter_turn_item_get_load_deferred (item) ||
-          !gtk_widget_get_child_visible (child))
-        continue;
-      /* A row bound since the last layout has no place yet: look again
-       * next frame, after the layout that places it. */
-      if (gtk_widget_get_height (row) == 0 || !gtk_widget_compute_bounds (child, scroller, &bounds))
-        {
-          unplaced = TRUE;
-          continue;
-        }
-      if (bounds.origin.y + bounds.size.height >= -height / 2 && bounds.origin.y <= height * 1.5)
-        natter_turn_item_set_defer_load (item, FALSE);
-    }
-  if (unplaced)
-    return G_SOURCE_CONTINUE;
-  self->load_check_id = 0;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-schedule_load_check (NatterWindow *self)
-{
-  if (self->load_check_id == 0 && gtk_widget_get_mapped (GTK_WIDGET (self->timeline_list)))
-    self->load_check_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->timeline_list),
-                                                        load_check_cb, self, NULL);
-}
-
 static void
 timeline_bind_cb (GtkSignalListItemFactory *factory,
                   GtkListItem              *list_item,
                   NatterWindow             *self)
 {
-  NatterTurnItem *item = gtk_list_item_get_item (list_item);
-
-  /* A window not on screen gets no frames that would release the read:
-   * it loads as before. The list itself may still be on its way to the
-   * screen (the stack shows it once the timeline is there): its map checks. */
-  natter_turn_item_set_defer_load (item, gtk_widget_get_mapped (GTK_WIDGET (self)));
-  natter_turn_row_set_item (NATTER_TURN_ROW (gtk_list_item_get_child (list_item)), item);
-  schedule_load_check (self);
+  natter_turn_row_set_item (NATTER_TURN_ROW (gtk_list_item_get_child (list_item)),
+                            gtk_list_item_get_item (list_item));
 }
 
 static void
@@ -1119,11 +1062,6 @@ natter_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
   self->timeline = NULL;
   set_entry (self, NULL);
-  if (self->load_check_id != 0)
-    {
-      gtk_widget_remove_tick_callback (GTK_WIDGET (self->timeline_list), self->load_check_id);
-      self->load_check_id = 0;
-    }
 
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
 
@@ -1312,10 +1250,6 @@ natter_window_set_services (NatterWindow       *self,
 
   adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
   g_signal_connect_swapped (adjustment, "value-changed", G_CALLBACK (timeline_value_changed_cb), self);
-  g_signal_connect_swapped (adjustment, "value-changed", G_CALLBACK (schedule_load_check), self);
-  g_signal_connect_swapped (self->timeline_list, "map", G_CALLBACK (schedule_load_check), self);
-  g_signal_connect_swapped (adjustment, "notify::upper", G_CALLBACK (schedule_load_check), self);
-  g_signal_connect_swapped (adjustment, "notify::page-size", G_CALLBACK (schedule_load_check), self);
   g_signal_connect_swapped (adjustment, "notify::upper", G_CALLBACK (timeline_upper_changed_cb), self);
   g_signal_connect_swapped (adjustment, "notify::page-size", G_CALLBACK (timeline_upper_changed_cb), self);
 
