@@ -15,383 +15,11 @@
 #include "natter-turn-context-resolver.h"
 #include "natter-turn-reducer.h"
 #include "natter-turn-runtime.h"
-#include "natter-test-support.h"
+#include "natter-test-fakes.h"
 
-#define TEXT_STEP_LITERAL "{\"role\":\"assistant\",\"content\":\"done\"}"
-
-/* Fake model: a script of steps. Each step is a JSON assistant message
- * literal (with a leading "+": also a reasoning delta and a step event),
- * "ERROR" (provider failure), "HANG" (waits for cancel) or "HOOK" (runs
- * the test's hook, then answers "done"). */
-
-#define FAKE_TYPE_MODEL (fake_model_get_type ())
-G_DECLARE_FINAL_TYPE (FakeModel, fake_model, FAKE, MODEL, GObject)
-
-struct _FakeModel
-{
-  GObject    parent_instance;
-  GPtrArray *script;     /* char* */
-  guint      next;
-  GPtrArray *requests;   /* JsonObject composed requests */
-  GFunc      hook;       /* run by a "HOOK" step before it answers */
-  gpointer   hook_data;
-};
-
-static void fake_model_iface_init (NatterModelInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (FakeModel, fake_model, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_MODEL, fake_model_iface_init))
-
-static void
-hang_cancelled_cb (GCancellable *cancellable,
-                   GTask        *task)
-{
-  /* Returned from an idle so the signal handler is not re-entered. */
-  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
-}
-
-static void
-fake_model_stream_step_async (NatterModel               *model,
-                              JsonObject                *request,
-                              const NatterModelStepSink *sink,
-                              gpointer                   sink_data,
-                              GCancellable              *cancellable,
-                              GAsyncReadyCallback        callback,
-                              gpointer                   user_data)
-{
-  FakeModel *self = FAKE_MODEL (model);
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  const char *step;
-
-  g_ptr_array_add (self->requests, json_object_ref (request));
-  g_assert_cmpuint (self->next, <, self->script->len);
-  step = g_ptr_array_index (self->script, self->next++);
-
-  if (g_str_equal (step, "ERROR"))
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "provider p: HTTP 500");
-      return;
-    }
-  if (g_str_equal (step, "HOOK"))
-    {
-      self->hook (self, self->hook_data);
-      step = TEXT_STEP_LITERAL;
-    }
-  if (g_str_equal (step, "HANG"))
-    {
-      g_cancellable_connect (cancellable, G_CALLBACK (hang_cancelled_cb),
-                             g_object_ref (task), g_object_unref);
-      return;
-    }
-  /* "+" first: also reasoning and one normalized step event. */
-  if (step[0] == '+')
-    {
-      g_autoptr(JsonNode) event = natter_test_json ("{\"type\":\"text-end\"}");
-
-      step++;
-      sink->reasoning_delta ("hm", sink_data);
-      sink->step_event (json_node_get_object (event), sink_data);
-    }
-  sink->text_delta ("del", sink_data);
-  sink->text_delta ("ta", sink_data);
-  {
-    g_autoptr(JsonNode) message = natter_test_json (step);
-
-    g_task_return_pointer (task, natter_model_step_result_new (message, "stop", NULL),
-                           (GDestroyNotify) natter_model_step_result_free);
-  }
-}
-
-static NatterModelStepResult *
-fake_model_stream_step_finish (NatterModel   *model,
-                               GAsyncResult  *result,
-                               GError       **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-fake_model_iface_init (NatterModelInterface *iface)
-{
-  iface->stream_step_async = fake_model_stream_step_async;
-  iface->stream_step_finish = fake_model_stream_step_finish;
-}
-
-static void
-fake_model_finalize (GObject *object)
-{
-  FakeModel *self = FAKE_MODEL (object);
-
-  g_ptr_array_unref (self->script);
-  g_ptr_array_unref (self->requests);
-  G_OBJECT_CLASS (fake_model_parent_class)->finalize (object);
-}
-
-static void
-fake_model_class_init (FakeModelClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = fake_model_finalize;
-}
-
-static void
-fake_model_init (FakeModel *self)
-{
-  self->script = g_ptr_array_new_with_free_func (g_free);
-  self->requests = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
-}
-
-/* Fake registries, resolver, checker, classifier: one object plays all. */
-
-#define FAKE_TYPE_WORLD (fake_world_get_type ())
-G_DECLARE_FINAL_TYPE (FakeWorld, fake_world, FAKE, WORLD, GObject)
-
-struct _FakeWorld
-{
-  GObject     parent_instance;
-  FakeModel  *model;            /* NULL: the provider is gone */
-  gboolean    checker_fails;
-  GHashTable *needs_permission; /* tool names */
-  char       *classifier_answer;/* JSON array literal, or NULL for an error */
-};
-
-static void model_registry_iface_init (NatterModelRegistryInterface *iface);
-static void agent_resolver_iface_init (NatterAgentResolverInterface *iface);
-static void checker_iface_init (NatterPermissionCheckerInterface *iface);
-static void classifier_iface_init (NatterPermissionClassifierInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (FakeWorld, fake_world, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_MODEL_REGISTRY, model_registry_iface_init)
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_AGENT_RESOLVER, agent_resolver_iface_init)
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_PERMISSION_CHECKER, checker_iface_init)
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_PERMISSION_CLASSIFIER, classifier_iface_init))
-
-static NatterModel *
-world_resolve_model (NatterModelRegistry  *registry,
-                     JsonObject           *descriptor,
-                     GError              **error)
-{
-  FakeWorld *self = FAKE_WORLD (registry);
-
-  if (self->model == NULL)
-    {
-      g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND, "gone");
-      return NULL;
-    }
-  return g_object_ref (NATTER_MODEL (self->model));
-}
-
-static void
-model_registry_iface_init (NatterModelRegistryInterface *iface)
-{
-  iface->resolve = world_resolve_model;
-}
-
-#define TOOL(id, name, execution, human) \
-  "{\"toolId\":\"" id "\",\"name\":\"" name "\",\"description\":\"\",\"inputSchema\":{}," \
-  "\"execution\":\"" execution "\",\"requiresHuman\":" human "}"
-
-static const char *tool_descriptors[] = {
-  TOOL ("t.a", "sa", "sync", "false"),
-  TOOL ("t.b", "ab", "async", "false"),
-  TOOL ("t.c", "sc", "sync", "false"),
-  TOOL ("t.d", "ad", "async", "false"),
-  TOOL ("t.fail", "fail", "sync", "false"),
-  TOOL ("t.ask", "ask_human", "async", "true"),
-  TOOL ("t.slow", "slow", "sync", "false"),
-};
-
-static JsonObject *
-world_resolve_agent (NatterAgentResolver  *resolver,
-                     JsonObject           *requested,
-                     GError              **error)
-{
-  g_autoptr(JsonNode) agent = NULL;
-  g_autoptr(GString) text = g_string_new ("{\"agentId\":\"helper\",\"systemPrompt\":\"Help.\","
-                                          "\"model\":{\"provider\":\"p\",\"model\":\"m\"},\"tools\":[");
-
-  if (!g_str_equal (json_object_get_string_member (requested, "agentId"), "helper"))
-    {
-      g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_AGENT, "no such agent");
-      return NULL;
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (tool_descriptors); i++)
-    g_string_append_printf (text, "%s%s", i > 0 ? "," : "", tool_descriptors[i]);
-  g_string_append (text, "]}");
-  agent = natter_test_json (text->str);
-  return json_object_ref (json_node_get_object (agent));
-}
-
-static void
-agent_resolver_iface_init (NatterAgentResolverInterface *iface)
-{
-  iface->resolve = world_resolve_agent;
-}
-
-static gboolean
-world_check (NatterPermissionChecker  *checker,
-             JsonObject               *descriptor,
-             JsonObject               *input,
-             gboolean                 *out_required,
-             JsonNode                **out_request,
-             GError                  **error)
-{
-  FakeWorld *self = FAKE_WORLD (checker);
-  const char *name = json_object_get_string_member (descriptor, "name");
-
-  if (self->checker_fails)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "checker broke");
-      return FALSE;
-    }
-  *out_required = g_hash_table_contains (self->needs_permission, name);
-  if (*out_required)
-    *out_request = natter_test_json ("{\"ask\":\"may I?\"}");
-  return TRUE;
-}
-
-static void
-checker_iface_init (NatterPermissionCheckerInterface *iface)
-{
-  iface->check = world_check;
-}
-
-static void
-world_classify_async (NatterPermissionClassifier *classifier,
-                      JsonArray                  *calls,
-                      GCancellable               *cancellable,
-                      GAsyncReadyCallback         callback,
-                      gpointer                    user_data)
-{
-  FakeWorld *self = FAKE_WORLD (classifier);
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-
-  if (self->classifier_answer == NULL)
-    g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "classifier broke");
-  else
-    g_task_return_pointer (task,
-                           json_array_ref (json_node_get_array (natter_test_json (self->classifier_answer))),
-                           (GDestroyNotify) json_array_unref);
-}
-
-static JsonArray *
-world_classify_finish (NatterPermissionClassifier  *classifier,
-                       GAsyncResult                *result,
-                       GError                     **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-classifier_iface_init (NatterPermissionClassifierInterface *iface)
-{
-  iface->classify_async = world_classify_async;
-  iface->classify_finish = world_classify_finish;
-}
-
-static void
-fake_world_finalize (GObject *object)
-{
-  FakeWorld *self = FAKE_WORLD (object);
-
-  g_clear_object (&self->model);
-  g_hash_table_unref (self->needs_permission);
-  g_free (self->classifier_answer);
-  G_OBJECT_CLASS (fake_world_parent_class)->finalize (object);
-}
-
-static void
-fake_world_class_init (FakeWorldClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = fake_world_finalize;
-}
-
-static void
-fake_world_init (FakeWorld *self)
-{
-  self->model = g_object_new (FAKE_TYPE_MODEL, NULL);
-  self->needs_permission = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-}
-
-/* Fake tools */
-
-#define FAKE_TYPE_TOOL (fake_tool_get_type ())
-G_DECLARE_FINAL_TYPE (FakeTool, fake_tool, FAKE, TOOL, GObject)
-
-struct _FakeTool
-{
-  GObject     parent_instance;
-  JsonObject *descriptor;
-};
-
-static void fake_tool_iface_init (NatterToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (FakeTool, fake_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, fake_tool_iface_init))
-
-static JsonObject *
-fake_tool_get_descriptor (NatterTool *tool)
-{
-  return FAKE_TOOL (tool)->descriptor;
-}
-
-static JsonObject *
-fake_tool_run (NatterTool              *tool,
-               JsonObject              *input,
-               NatterToolProgressFunc   progress,
-               gpointer                 progress_data,
-               GCancellable            *cancellable,
-               GError                 **error)
-{
-  const char *id = json_object_get_string_member (FAKE_TOOL (tool)->descriptor, "toolId");
-  JsonObject *result;
-  JsonNode *node;
-
-  if (g_str_equal (id, "t.fail"))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "tool exploded");
-      return NULL;
-    }
-  if (g_str_equal (id, "t.slow"))
-    {
-      /* Runs until the turn is cancelled. */
-      while (!g_cancellable_is_cancelled (cancellable))
-        g_usleep (1000);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
-      return NULL;
-    }
-  node = json_node_init_string (json_node_alloc (), "half");
-  progress (node, progress_data);
-  json_node_unref (node);
-  result = json_object_new ();
-  json_object_set_string_member (result, "output", id);
-  json_object_set_boolean_member (result, "isError", FALSE);
-  return result;
-}
-
-static void
-fake_tool_iface_init (NatterToolInterface *iface)
-{
-  iface->get_descriptor = fake_tool_get_descriptor;
-  iface->run = fake_tool_run;
-}
-
-static void
-fake_tool_finalize (GObject *object)
-{
-  json_object_unref (FAKE_TOOL (object)->descriptor);
-  G_OBJECT_CLASS (fake_tool_parent_class)->finalize (object);
-}
-
-static void
-fake_tool_class_init (FakeToolClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = fake_tool_finalize;
-}
-
-static void
-fake_tool_init (FakeTool *self)
-{
-}
+/* The fakes (model script steps, the one object that plays registry,
+ * resolver, checker and classifier, the tools) are the shared ones of
+ * tests/support/natter-test-fakes.c; these tools report progress. */
 
 /* Fixture */
 
@@ -400,7 +28,7 @@ typedef struct
   GFile              *dir;
   NatterJsonlRepo    *repo;
   NatterFakeClock    *clock;
-  FakeWorld          *world;
+  NatterFakeWorld    *world;
   NatterTurnEventHub *hub;
   NatterTurnRuntime  *runtime;
   guint               hub_deltas;
@@ -411,25 +39,16 @@ fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
   g_autoptr(NatterIdGenerator) ids = NULL;
-  g_autoptr(NatterToolRegistry) tools = natter_tool_registry_new ();
+  g_autoptr(NatterToolRegistry) tools = natter_fake_tools_new_with_progress ();
   g_autoptr(NatterTurnContextResolver) contexts = NULL;
 
   f->dir = natter_test_make_temp_dir ();
   f->repo = natter_turn_repo_new (f->dir);
   f->clock = natter_fake_clock_new (1795000000LL * G_USEC_PER_SEC);
   ids = natter_id_generator_new (NATTER_CLOCK (f->clock));
-  f->world = g_object_new (FAKE_TYPE_WORLD, NULL);
+  f->world = g_object_new (NATTER_TYPE_FAKE_WORLD, NULL);
   f->hub = natter_turn_event_hub_new ();
   contexts = natter_turn_context_resolver_new (f->repo);
-  for (guint i = 0; i < G_N_ELEMENTS (tool_descriptors); i++)
-    {
-      FakeTool *tool = g_object_new (FAKE_TYPE_TOOL, NULL);
-      g_autoptr(JsonNode) node = natter_test_json (tool_descriptors[i]);
-
-      tool->descriptor = json_object_ref (json_node_get_object (node));
-      natter_tool_registry_add (tools, NATTER_TOOL (tool));
-      g_object_unref (tool);
-    }
   f->runtime = natter_turn_runtime_new (f->repo, ids, NATTER_CLOCK (f->clock),
                                         NATTER_AGENT_RESOLVER (f->world),
                                         NATTER_MODEL_REGISTRY (f->world), tools,
@@ -464,7 +83,7 @@ script (Fixture    *f,
 
   va_start (args, first);
   for (const char *step = first; step != NULL; step = va_arg (args, const char *))
-    g_ptr_array_add (f->world->model->script, g_strdup (step));
+    natter_fake_model_script (f->world->model, step, NULL);
   va_end (args);
 }
 
@@ -651,7 +270,7 @@ test_sync_tool_round_trip (Fixture       *f,
   assert_types (f, turn_id,
                 "model_call_requested model_call_completed tool_invocation_requested "
                 "tool_progress tool_result model_call_requested model_call_completed turn_completed");
-  messages = json_object_get_array_member (g_ptr_array_index (f->world->model->requests, 1), "messages");
+  messages = json_object_get_array_member (natter_fake_model_get_request (f->world->model, 1), "messages");
   g_assert_cmpuint (json_array_get_length (messages), ==, 3);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "content"),
                    ==, "t.a");
@@ -672,7 +291,7 @@ test_sync_tool_throws (Fixture       *f,
   assert_types (f, turn_id,
                 "model_call_requested model_call_completed tool_invocation_requested "
                 "tool_result tool_result tool_result model_call_requested model_call_completed turn_completed");
-  messages = json_object_get_array_member (g_ptr_array_index (f->world->model->requests, 1), "messages");
+  messages = json_object_get_array_member (natter_fake_model_get_request (f->world->model, 1), "messages");
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "content"),
                    ==, "tool exploded");
 }
@@ -704,7 +323,7 @@ test_mixed_sync_async (Fixture       *f,
   g_assert_cmpint (last->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
 
   /* The next request holds the results in the model's order. */
-  messages = json_object_get_array_member (g_ptr_array_index (f->world->model->requests, 1), "messages");
+  messages = json_object_get_array_member (natter_fake_model_get_request (f->world->model, 1), "messages");
   g_assert_cmpuint (json_array_get_length (messages), ==, 6);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "toolCallId"), ==, "A");
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 3), "toolCallId"), ==, "B");
@@ -1062,7 +681,7 @@ test_async_failure (Fixture       *f,
   assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
                             "turn_suspended tool_result model_call_requested model_call_completed "
                             "turn_completed");
-  messages = json_object_get_array_member (g_ptr_array_index (f->world->model->requests, 1), "messages");
+  messages = json_object_get_array_member (natter_fake_model_get_request (f->world->model, 1), "messages");
   g_assert_cmpuint (json_array_get_length (messages), ==, 3);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 2), "content"),
                    ==, "disk on fire");
@@ -1283,7 +902,7 @@ test_recovery_all_results (Fixture       *f,
   assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
                             "tool_result model_call_requested model_call_completed turn_completed");
   /* The next call carries the whole transcript: input, answer, result. */
-  request = g_ptr_array_index (f->world->model->requests, 0);
+  request = natter_fake_model_get_request (f->world->model, 0);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (request, "messages")), ==, 3);
 }
 
@@ -1305,7 +924,7 @@ test_recovery_terminal (Fixture       *f,
   g_assert_cmpstr (outcome->error, ==, "boom");
   after = file_contents (f, turn_id);
   g_assert_cmpstr (before, ==, after);
-  g_assert_cmpuint (f->world->model->requests->len, ==, 0);
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->world->model), ==, 0);
 }
 
 static void
@@ -1329,7 +948,7 @@ test_model_call_limit_answer (Fixture       *f,
   g_string_append (expected, "model_call_requested model_call_completed turn_completed");
   outcome = advance (f, turn_id, NULL, NULL);
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
-  g_assert_cmpuint (f->world->model->requests->len, ==, 10);
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->world->model), ==, 10);
   assert_types (f, turn_id, expected->str);
 }
 
@@ -1367,9 +986,8 @@ test_repository_error (Fixture       *f,
   g_autoptr(GPtrArray) streamed = g_ptr_array_new_with_free_func (g_free);
   Wait wait = { 0 };
 
-  f->world->model->hook = break_file_hook;
-  f->world->model->hook_data = paths;
-  script (f, "HOOK", NULL);
+  natter_fake_model_set_hook (f->world->model, break_file_hook, paths);
+  script (f, NATTER_FAKE_STEP_HOOK, NULL);
   execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, NULL);
   g_signal_connect (execution, "event", G_CALLBACK (count_event_cb), streamed);
   wait_execution (execution, &wait);
@@ -1689,7 +1307,7 @@ test_previous_turn_context (Fixture       *f,
                                                   "previousTurnId"), ==, first);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (request, "messages")), ==, 1);
 
-  messages = json_object_get_array_member (g_ptr_array_index (f->world->model->requests, 2), "messages");
+  messages = json_object_get_array_member (natter_fake_model_get_request (f->world->model, 2), "messages");
   g_assert_cmpuint (json_array_get_length (messages), ==, 5);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 0), "role"), ==, "user");
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 1), "role"), ==, "assistant");

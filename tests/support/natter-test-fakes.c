@@ -16,6 +16,8 @@ struct _NatterFakeModel
   GPtrArray *requests;   /* JsonObject */
   GPtrArray *held;       /* GTask */
   JsonObject *usage;     /* reported by every answer, or NULL */
+  GFunc      hook;       /* run by a NATTER_FAKE_STEP_HOOK step */
+  gpointer   hook_data;
 };
 
 static void fake_model_iface_init (NatterModelInterface *iface);
@@ -67,6 +69,12 @@ fake_model_stream_step_async (NatterModel               *model,
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "provider p: HTTP 500");
       return;
     }
+  if (g_str_equal (step, NATTER_FAKE_STEP_HOOK))
+    {
+      g_assert_nonnull (self->hook);
+      self->hook (self, self->hook_data);
+      step = NATTER_FAKE_TEXT_STEP;
+    }
   if (g_str_equal (step, NATTER_FAKE_STEP_HANG))
     {
       g_task_set_task_data (task, GINT_TO_POINTER (1), NULL);
@@ -80,6 +88,14 @@ fake_model_stream_step_async (NatterModel               *model,
       g_cancellable_connect (cancellable, G_CALLBACK (hang_cancelled_cb),
                              g_object_ref (task), g_object_unref);
       return;
+    }
+  if (step[0] == '+')
+    {
+      g_autoptr(JsonNode) event = natter_test_json ("{\"type\":\"text-end\"}");
+
+      step++;
+      sink->reasoning_delta ("hm", sink_data);
+      sink->step_event (json_node_get_object (event), sink_data);
     }
   sink->text_delta ("del", sink_data);
   sink->text_delta ("ta", sink_data);
@@ -182,6 +198,17 @@ natter_fake_model_set_usage (NatterFakeModel *self,
 
   g_clear_pointer (&self->usage, json_object_unref);
   self->usage = json_object_ref (json_node_get_object (node));
+}
+
+/* A NATTER_FAKE_STEP_HOOK step calls @hook (self, @hook_data) before it
+ * answers: a test's way to act in the middle of a model call. */
+void
+natter_fake_model_set_hook (NatterFakeModel *self,
+                            GFunc            hook,
+                            gpointer         hook_data)
+{
+  self->hook = hook;
+  self->hook_data = hook_data;
 }
 
 static void model_registry_iface_init (NatterModelRegistryInterface *iface);
@@ -357,6 +384,7 @@ struct _FakeTool
 {
   GObject     parent_instance;
   JsonObject *descriptor;
+  gboolean    progress;   /* reports "half" before it answers */
 };
 
 static void fake_tool_iface_init (NatterToolInterface *iface);
@@ -393,6 +421,12 @@ fake_tool_run (NatterTool              *tool,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
       return NULL;
     }
+  if (FAKE_TOOL (tool)->progress)
+    {
+      g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), "half");
+
+      progress (node, progress_data);
+    }
   result = json_object_new ();
   json_object_set_string_member (result, "output", id);
   json_object_set_boolean_member (result, "isError", FALSE);
@@ -424,8 +458,8 @@ fake_tool_init (FakeTool *self)
 {
 }
 
-NatterToolRegistry *
-natter_fake_tools_new (void)
+static NatterToolRegistry *
+fake_tools_new (gboolean progress)
 {
   NatterToolRegistry *tools = natter_tool_registry_new ();
 
@@ -435,10 +469,23 @@ natter_fake_tools_new (void)
       g_autoptr(JsonNode) node = natter_test_json (tool_descriptors[i]);
 
       tool->descriptor = json_object_ref (json_node_get_object (node));
+      tool->progress = progress;
       natter_tool_registry_add (tools, NATTER_TOOL (tool));
       g_object_unref (tool);
     }
   return tools;
+}
+
+NatterToolRegistry *
+natter_fake_tools_new (void)
+{
+  return fake_tools_new (FALSE);
+}
+
+NatterToolRegistry *
+natter_fake_tools_new_with_progress (void)
+{
+  return fake_tools_new (TRUE);
 }
 
 /* The world */

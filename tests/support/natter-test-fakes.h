@@ -20,6 +20,9 @@ G_BEGIN_DECLS
 #define NATTER_FAKE_STEP_ERROR "ERROR"   /* provider failure "provider p: HTTP 500" */
 #define NATTER_FAKE_STEP_HANG  "HANG"    /* waits for cancellation */
 #define NATTER_FAKE_STEP_HOLD  "HOLD"    /* waits for natter_fake_model_release() or cancellation */
+#define NATTER_FAKE_STEP_HOOK  "HOOK"    /* runs the natter_fake_model_set_hook() hook, then answers "done" */
+/* A literal with a leading "+" also streams a reasoning delta ("hm") and
+ * one normalized step event ({"type":"text-end"}) before its text deltas. */
 #define NATTER_FAKE_TEXT_STEP  "{\"role\":\"assistant\",\"content\":\"done\"}"
 
 #define NATTER_FAKE_CALL(id, name, args) \
@@ -39,6 +42,9 @@ guint       natter_fake_model_get_n_held    (NatterFakeModel *self);
 void        natter_fake_model_release       (NatterFakeModel *self);
 void        natter_fake_model_set_usage     (NatterFakeModel *self,
                                              const char      *usage_literal);
+void        natter_fake_model_set_hook      (NatterFakeModel *self,
+                                             GFunc            hook,
+                                             gpointer         hook_data);
 
 /* Tools the fake agent "helper" offers (toolId → name):
  * t.a → sa (sync), t.b → ab (async), t.c → sc (sync), t.d → ad (async),
@@ -59,7 +65,9 @@ struct _NatterFakeWorld
   GPtrArray       *resolved_models;   /* JsonObject descriptors asked for */
 };
 
-NatterToolRegistry *natter_fake_tools_new (void);
+NatterToolRegistry *natter_fake_tools_new               (void);
+/* The same tools, but a successful run first reports the progress "half". */
+NatterToolRegistry *natter_fake_tools_new_with_progress (void);
 
 /* A runtime over real repos in a fresh temp dir. */
 typedef struct
