@@ -223,6 +223,24 @@ natter_sessions_list_sessions (NatterSessions *self)
 }
 
 /**
+ * natter_sessions_get_clock:
+ * @self: the service
+ *
+ * The clock that stamps this service's events (createdAt, updatedAt of
+ * §8.1), so that whoever shows how long ago something happened measures
+ * with the same clock that wrote it (a fake one in tests).
+ *
+ * Returns: (transfer none): the clock
+ */
+NatterClock *
+natter_sessions_get_clock (NatterSessions *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), NULL);
+
+  return self->clock;
+}
+
+/**
  * natter_sessions_set_fault_func: (skip)
  * @self: the service
  * @func: (nullable): the fault function, or %NULL
@@ -667,6 +685,12 @@ natter_sessions_is_turn_running (NatterSessions *self,
 
 /* Session-locked operations share one typed state. */
 
+/* The steps an operation takes once it holds the lock and the session is
+ * read (§9.1 step 1), and once the latest turn is read (step 2). */
+typedef void (*OpStep)       (GTask           *task);
+typedef void (*OpLatestStep) (GTask           *task,
+                              NatterTurnState *turn);
+
 typedef struct
 {
   NatterSessions     *self;
@@ -674,6 +698,8 @@ typedef struct
   char               *session_id;
   NatterLockGuard    *guard;
   NatterSessionState *state;
+  OpStep              on_session;  /* op_lock_and_read() */
+  OpLatestStep        on_latest;   /* op_read_latest() */
 
   /* send_message */
   JsonObject         *input;
@@ -816,6 +842,81 @@ op_read_session_finish (GTask        *task,
       return FALSE;
     }
   return TRUE;
+}
+
+static void
+op_session_read_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  OpData *data = g_task_get_task_data (task);
+
+  if (op_read_session_finish (task, result))
+    data->on_session (task);
+}
+
+static void
+op_locked_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  OpData *data = g_task_get_task_data (task);
+
+  if (!op_lock_finish (task, result))
+    return;
+  read_state_async (data->self, FALSE, data->session_id, g_task_get_cancellable (task),
+                    op_session_read_cb, g_object_ref (task));
+}
+
+/* Takes the session lock, reads and reduces the session file (not the
+ * index: an errored or foreign session fails here rather than get events
+ * glued to a corrupt log), then runs @on_session; a failure on the way
+ * returns the error. Takes over @task's reference. */
+static void
+op_lock_and_read (GTask  *task,
+                  OpStep  on_session)
+{
+  OpData *data = g_task_get_task_data (task);
+
+  data->on_session = on_session;
+  op_lock (task, op_locked_cb);
+}
+
+static void
+op_latest_read_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  OpData *data = g_task_get_task_data (task);
+  g_autoptr(NatterTurnState) turn = NULL;
+  GError *error = NULL;
+
+  turn = read_state_finish (result, &error);
+  if (turn == NULL)
+    {
+      op_return_error (task, latest_turn_error (error, data->session_id,
+                                                natter_session_state_get_latest_turn_id (data->state)));
+      return;
+    }
+  data->on_latest (task, turn);
+}
+
+/* Reads and reduces the session's latest turn (there must be one), then
+ * runs @on_latest with it; a turn that cannot be read returns the error. */
+static void
+op_read_latest (GTask        *task,
+                OpLatestStep  on_latest)
+{
+  OpData *data = g_task_get_task_data (task);
+  const char *latest = natter_session_state_get_latest_turn_id (data->state);
+
+  g_assert (latest != NULL);
+  data->on_latest = on_latest;
+  read_state_async (data->self, TRUE, latest, g_task_get_cancellable (task),
+                    op_latest_read_cb, g_object_ref (task));
 }
 
 /* Appends under the lock, then applies the same events to the state, so
@@ -1496,22 +1597,12 @@ not_settled (const char *session_id,
 }
 
 static void
-send_latest_read_cb (GObject      *object,
-                     GAsyncResult *result,
-                     gpointer      user_data)
+send_latest_read (GTask           *task,
+                  NatterTurnState *turn)
 {
-  g_autoptr(GTask) task = user_data;
   OpData *data = g_task_get_task_data (task);
-  g_autoptr(NatterTurnState) turn = NULL;
   const char *latest = natter_session_state_get_latest_turn_id (data->state);
-  GError *error = NULL;
 
-  turn = read_state_finish (result, &error);
-  if (turn == NULL)
-    {
-      op_return_error (task, latest_turn_error (error, data->session_id, latest));
-      return;
-    }
   /* Step 2: no implicit queueing, steering or ask-human routing. */
   if (natter_sessions_is_turn_running (data->self, latest))
     {
@@ -1530,16 +1621,11 @@ send_latest_read_cb (GObject      *object,
 }
 
 static void
-send_session_read_cb (GObject      *object,
-                      GAsyncResult *result,
-                      gpointer      user_data)
+send_session_read (GTask *task)
 {
-  g_autoptr(GTask) task = user_data;
   OpData *data = g_task_get_task_data (task);
   const char *latest;
 
-  if (!op_read_session_finish (task, result))
-    return;
   if (op_fault (task, NATTER_SESSIONS_STEP_READ_SESSION))
     return;
 
@@ -1555,22 +1641,7 @@ send_session_read_cb (GObject      *object,
       op_return_error (task, not_settled (data->session_id, latest, "running"));
       return;
     }
-  read_state_async (data->self, TRUE, latest, g_task_get_cancellable (task),
-                    send_latest_read_cb, g_object_ref (task));
-}
-
-static void
-send_locked_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-
-  if (!op_lock_finish (task, result))
-    return;
-  read_state_async (data->self, FALSE, data->session_id, g_task_get_cancellable (task),
-                    send_session_read_cb, g_object_ref (task));
+  op_read_latest (task, send_latest_read);
 }
 
 /**
@@ -1630,7 +1701,7 @@ natter_sessions_send_message_async (NatterSessions      *self,
                                                   "config.agent must be {agentId, model?}"));
       return;
     }
-  op_lock (g_steal_pointer (&task), send_locked_cb);
+  op_lock_and_read (g_steal_pointer (&task), send_session_read);
 }
 
 /**
@@ -2043,23 +2114,13 @@ natter_sessions_wait_for_turn_finish (NatterSessions  *self,
 /* resume_turn (§9.3) */
 
 static void
-resume_latest_read_cb (GObject      *object,
-                       GAsyncResult *result,
-                       gpointer      user_data)
+resume_latest_read (GTask           *task,
+                    NatterTurnState *turn)
 {
-  g_autoptr(GTask) task = user_data;
   OpData *data = g_task_get_task_data (task);
-  g_autoptr(NatterTurnState) turn = NULL;
   const char *latest = natter_session_state_get_latest_turn_id (data->state);
   NatterTurnStatus status;
-  GError *error = NULL;
 
-  turn = read_state_finish (result, &error);
-  if (turn == NULL)
-    {
-      op_return_error (task, latest_turn_error (error, data->session_id, latest));
-      return;
-    }
   status = natter_derive_turn_status (turn);
   if (natter_sessions_is_turn_running (data->self, latest) || status != NATTER_TURN_STATUS_IDLE)
     {
@@ -2076,39 +2137,17 @@ resume_latest_read_cb (GObject      *object,
 }
 
 static void
-resume_session_read_cb (GObject      *object,
-                        GAsyncResult *result,
-                        gpointer      user_data)
+resume_session_read (GTask *task)
 {
-  g_autoptr(GTask) task = user_data;
   OpData *data = g_task_get_task_data (task);
-  const char *latest;
 
-  if (!op_read_session_finish (task, result))
-    return;
-  latest = natter_session_state_get_latest_turn_id (data->state);
-  if (latest == NULL)
+  if (natter_session_state_get_latest_turn_id (data->state) == NULL)
     {
       op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
                                           "Session %s has no turn to resume", data->session_id));
       return;
     }
-  read_state_async (data->self, TRUE, latest, g_task_get_cancellable (task),
-                    resume_latest_read_cb, g_object_ref (task));
-}
-
-static void
-resume_locked_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-
-  if (!op_lock_finish (task, result))
-    return;
-  read_state_async (data->self, FALSE, data->session_id, g_task_get_cancellable (task),
-                    resume_session_read_cb, g_object_ref (task));
+  op_read_latest (task, resume_latest_read);
 }
 
 /**
@@ -2134,9 +2173,9 @@ natter_sessions_resume_turn_async (NatterSessions      *self,
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
 
-  op_lock (op_task_new (self, session_id, cancellable, callback, user_data,
-                        natter_sessions_resume_turn_async),
-           resume_locked_cb);
+  op_lock_and_read (op_task_new (self, session_id, cancellable, callback, user_data,
+                                 natter_sessions_resume_turn_async),
+                    resume_session_read);
 }
 
 /**
@@ -2186,16 +2225,13 @@ title_appended_cb (GObject      *object,
 }
 
 static void
-title_session_read_cb (GObject      *object,
-                       GAsyncResult *result,
-                       gpointer      user_data)
+title_session_read (GTask *task)
 {
-  g_autoptr(GTask) task = user_data;
   OpData *data = g_task_get_task_data (task);
   g_autofree char *ts = NULL;
   GPtrArray *events;
 
-  if (!op_read_session_finish (task, result) || op_check_cancelled (task))
+  if (op_check_cancelled (task))
     return;
   ts = natter_clock_format_ts (data->self->clock);
   events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
@@ -2203,22 +2239,6 @@ title_session_read_cb (GObject      *object,
   g_object_set_data_full (G_OBJECT (task), "events", events, (GDestroyNotify) g_ptr_array_unref);
   natter_jsonl_repo_append_async (data->self->session_repo, data->session_id, events, NULL,
                                   title_appended_cb, g_object_ref (task));
-}
-
-static void
-title_locked_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-
-  if (!op_lock_finish (task, result))
-    return;
-  /* The file is read, not the index: an errored or foreign session must
-   * fail here rather than get a title glued to a corrupt log. */
-  read_state_async (data->self, FALSE, data->session_id, g_task_get_cancellable (task),
-                    title_session_read_cb, g_object_ref (task));
 }
 
 /**
@@ -2251,7 +2271,7 @@ natter_sessions_set_title_async (NatterSessions      *self,
   task = op_task_new (self, session_id, cancellable, callback, user_data,
                       natter_sessions_set_title_async);
   ((OpData *) g_task_get_task_data (task))->title = g_strdup (title);
-  op_lock (task, title_locked_cb);
+  op_lock_and_read (task, title_session_read);
 }
 
 /**
