@@ -43,6 +43,11 @@ typedef struct
   void      (*start) (Run *run);
 } Command;
 
+/* The _finish of a sessions operation that returns only success. */
+typedef gboolean (*BooleanFinish) (NatterSessions  *sessions,
+                                   GAsyncResult    *result,
+                                   GError         **error);
+
 struct _Run
 {
   GTask                   *task;
@@ -68,6 +73,7 @@ struct _Run
   NatterSessionState      *session;
   guint                    next_turn;
   JsonArray                *shown_turns;
+  BooleanFinish            boolean_finish; /* for boolean_done_cb() */
 };
 
 static void
@@ -692,15 +698,17 @@ command_resume (Run *run)
 /* title, delete, fork                                                 */
 /* ------------------------------------------------------------------ */
 
+/* Ends a command whose operation only succeeds or fails (title, delete):
+ * exit 0 and print nothing, or the error. */
 static void
-title_done_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
+boolean_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
 {
   Run *run = user_data;
   GError *error = NULL;
 
-  if (!natter_sessions_set_title_finish (NATTER_SESSIONS (object), result, &error))
+  if (!run->boolean_finish (NATTER_SESSIONS (object), result, &error))
     fail_error (run, error);
   else
     finish (run, 0);
@@ -711,22 +719,9 @@ command_title (Run *run)
 {
   if (lookup_session (run, run->args[0]) == NULL)
     return;
+  run->boolean_finish = natter_sessions_set_title_finish;
   natter_sessions_set_title_async (natter_services_get_sessions (run->services), run->args[0], run->text,
-                                   g_task_get_cancellable (run->task), title_done_cb, run);
-}
-
-static void
-delete_done_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  if (!natter_sessions_delete_session_finish (NATTER_SESSIONS (object), result, &error))
-    fail_error (run, error);
-  else
-    finish (run, 0);
+                                   g_task_get_cancellable (run->task), boolean_done_cb, run);
 }
 
 static void
@@ -734,8 +729,9 @@ command_delete (Run *run)
 {
   if (lookup_session (run, run->args[0]) == NULL)
     return;
+  run->boolean_finish = natter_sessions_delete_session_finish;
   natter_sessions_delete_session_async (natter_services_get_sessions (run->services), run->args[0],
-                                        g_task_get_cancellable (run->task), delete_done_cb, run);
+                                        g_task_get_cancellable (run->task), boolean_done_cb, run);
 }
 
 static void
