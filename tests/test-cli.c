@@ -18,6 +18,7 @@
 
 #include "natter-data-dir-lock.h"
 #include "natter-id.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 
 #define API_KEY "sk-cli-SECRET-7"
@@ -121,27 +122,6 @@ server_free (Server *server)
   g_free (server);
 }
 
-/* A port nobody listens on: bound, then closed. */
-static guint16
-closed_port (void)
-{
-  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                            G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
-  g_autoptr(GError) error = NULL;
-  guint16 port;
-
-  g_socket_bind (socket, address, FALSE, &error);
-  g_assert_no_error (error);
-  bound = g_socket_get_local_address (socket, &error);
-  g_assert_no_error (error);
-  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  g_socket_close (socket, &error);
-  g_assert_no_error (error);
-  return port;
-}
 
 /* ------------------------------------------------------------------ */
 /* Running the binary                                                  */
@@ -358,7 +338,7 @@ test_ask_unreachable (Fixture       *f,
                       gconstpointer  data)
 {
   g_auto(Result) r;
-  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/v1", closed_port ());
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/v1", natter_test_closed_port ());
 
   RUN (f, &r, "ask", "--base-url", url, "--model", "m1", "hello");
   g_assert_cmpint (r.status, ==, 1);

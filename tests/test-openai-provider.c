@@ -14,6 +14,7 @@
 #include <libsoup/soup.h>
 
 #include "natter-openai-provider.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 
 #define API_KEY "sk-test-SECRET-123"
@@ -26,135 +27,6 @@ static guint provider_log_lines;
 /* The scripted server                                                 */
 /* ------------------------------------------------------------------ */
 
-typedef struct
-{
-  guint              status;
-  const char        *content_type;
-  const char        *body;          /* a whole body (Content-Length) */
-  const char *const *chunks;        /* else chunked: one chunk each */
-  gboolean           keep_open;     /* no final chunk: the server goes silent */
-  gboolean           disconnect;    /* write the chunks raw, then drop the socket */
-  const char        *retry_after;
-} Response;
-
-typedef struct
-{
-  SoupServer     *server;
-  char           *base_url;
-  const Response *script;
-  guint           n_script;
-  GPtrArray      *paths;
-  GPtrArray      *bodies;
-  GPtrArray      *authorizations;  /* "" when the header was absent */
-} TestServer;
-
-static void
-write_raw_and_drop (SoupServerMessage *msg,
-                    const Response    *response)
-{
-  g_autoptr(GIOStream) stream = soup_server_message_steal_connection (msg);
-  GOutputStream *out = g_io_stream_get_output_stream (stream);
-  g_autoptr(GString) raw = g_string_new ("HTTP/1.1 200 OK\r\n"
-                                         "Content-Type: text/event-stream\r\n"
-                                         "Transfer-Encoding: chunked\r\n\r\n");
-  g_autoptr(GError) error = NULL;
-
-  for (guint i = 0; response->chunks[i] != NULL; i++)
-    g_string_append_printf (raw, "%zx\r\n%s\r\n", strlen (response->chunks[i]), response->chunks[i]);
-
-  g_output_stream_write_all (out, raw->str, raw->len, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_io_stream_close (stream, NULL, &error);
-  g_assert_no_error (error);
-}
-
-static void
-server_cb (SoupServer        *server,
-           SoupServerMessage *msg,
-           const char        *path,
-           GHashTable        *query,
-           gpointer           user_data)
-{
-  TestServer *ts = user_data;
-  SoupMessageHeaders *request_headers = soup_server_message_get_request_headers (msg);
-  SoupMessageHeaders *response_headers = soup_server_message_get_response_headers (msg);
-  g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
-  const char *authorization = soup_message_headers_get_one (request_headers, "Authorization");
-  guint index = ts->paths->len;
-  const Response *response;
-
-  g_ptr_array_add (ts->paths, g_strdup (path));
-  g_ptr_array_add (ts->bodies, g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body)));
-  g_ptr_array_add (ts->authorizations, g_strdup (authorization != NULL ? authorization : ""));
-
-  g_assert_cmpuint (ts->n_script, >, 0);
-  response = &ts->script[MIN (index, ts->n_script - 1)];
-
-  if (response->disconnect)
-    {
-      write_raw_and_drop (msg, response);
-      return;
-    }
-
-  soup_server_message_set_status (msg, response->status, NULL);
-  if (response->retry_after != NULL)
-    soup_message_headers_replace (response_headers, "Retry-After", response->retry_after);
-
-  if (response->chunks != NULL)
-    {
-      SoupMessageBody *out = soup_server_message_get_response_body (msg);
-
-      soup_message_headers_set_encoding (response_headers, SOUP_ENCODING_CHUNKED);
-      soup_message_headers_set_content_type (response_headers, response->content_type, NULL);
-      for (guint i = 0; response->chunks[i] != NULL; i++)
-        soup_message_body_append (out, SOUP_MEMORY_STATIC, response->chunks[i],
-                                  strlen (response->chunks[i]));
-      if (!response->keep_open)
-        soup_message_body_complete (out);
-    }
-  else if (response->body != NULL)
-    soup_server_message_set_response (msg, response->content_type, SOUP_MEMORY_STATIC,
-                                      response->body, strlen (response->body));
-}
-
-static TestServer *
-test_server_new (const Response *script,
-                 guint           n_script)
-{
-  TestServer *ts = g_new0 (TestServer, 1);
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
-
-  ts->script = script;
-  ts->n_script = n_script;
-  ts->paths = g_ptr_array_new_with_free_func (g_free);
-  ts->bodies = g_ptr_array_new_with_free_func (g_free);
-  ts->authorizations = g_ptr_array_new_with_free_func (g_free);
-  ts->server = soup_server_new ("server-header", "natter-test ", NULL);
-  soup_server_add_handler (ts->server, NULL, server_cb, ts, NULL);
-  soup_server_listen_local (ts->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-
-  uris = soup_server_get_uris (ts->server);
-  g_assert_nonnull (uris);
-  ts->base_url = g_strdup_printf ("http://127.0.0.1:%d/v1", g_uri_get_port (uris->data));
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  return ts;
-}
-
-static void
-test_server_free (TestServer *ts)
-{
-  soup_server_disconnect (ts->server);
-  g_assert_finalize_object (ts->server);
-  g_ptr_array_unref (ts->paths);
-  g_ptr_array_unref (ts->bodies);
-  g_ptr_array_unref (ts->authorizations);
-  g_free (ts->base_url);
-  g_free (ts);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (TestServer, test_server_free)
 
 /* ------------------------------------------------------------------ */
 /* Running the provider                                                */
@@ -414,10 +286,10 @@ test_stream_answer (void)
     DONE,
     NULL,
   };
-  static const Response script[] = {
+  static const NatterTestResponse script[] = {
     { .status = 200, .content_type = "text/event-stream", .chunks = chunks },
   };
-  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
   g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
   g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
   g_autoptr(JsonObject) composed = simple_composed ();
@@ -474,11 +346,11 @@ test_stream_tool_round_trip (void)
     DONE,
     NULL,
   };
-  static const Response script[] = {
+  static const NatterTestResponse script[] = {
     { .status = 200, .content_type = "text/event-stream", .chunks = first },
     { .status = 200, .content_type = "text/event-stream", .chunks = second },
   };
-  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
   g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
   g_autoptr(NatterChatStream) step0 = natter_chat_stream_new ("t-0");
   g_autoptr(NatterChatStream) step1 = natter_chat_stream_new ("t-1");
@@ -543,13 +415,13 @@ test_stream_tool_round_trip (void)
 static void
 test_stream_json_body (void)
 {
-  static const Response script[] = {
+  static const NatterTestResponse script[] = {
     { .status = 200, .content_type = "application/json",
       .body = "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
               "\"message\":{\"role\":\"assistant\",\"content\":\"Whole answer\"},\"finish_reason\":\"stop\"}],"
               "\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":2,\"total_tokens\":4}}" },
   };
-  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
   g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
   g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
   g_autoptr(JsonObject) composed = simple_composed ();
@@ -567,10 +439,11 @@ static void
 test_stream_no_key (void)
 {
   static const char *const chunks[] = { CHUNK ("ok") FINISH ("stop") DONE, NULL };
-  static const Response script[] = {
+  static const NatterTestResponse script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = chunks },
     { .status = 200, .content_type = "text/event-stream", .chunks = chunks },
   };
-  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
   g_autoptr(JsonObject) composed = simple_composed ();
   const char *keys[] = { NULL, "" };
 
@@ -592,10 +465,10 @@ test_stream_no_key (void)
 static void
 test_stream_unexpected_type (void)
 {
-  static const Response script[] = {
+  static const NatterTestResponse script[] = {
     { .status = 200, .content_type = "text/html", .body = "<html>hello</html>" },
   };
-  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
   g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
   g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
   g_autoptr(JsonObject) composed = simple_composed ();
@@ -609,11 +482,11 @@ test_stream_unexpected_type (void)
 
 typedef struct
 {
-  Response    response;
-  const char *key;
-  int         code;
-  const char *message;  /* exact, or NULL to check a prefix */
-  const char *prefix;
+  NatterTestResponse response;
+  const char        *key;
+  int                code;
+  const char        *message;  /* exact, or NULL to check a prefix */
+  const char        *prefix;
 } ErrorCase;
 
 static void
@@ -663,7 +536,7 @@ test_http_errors (void)
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autoptr(TestServer) ts = test_server_new (&cases[i].response, 1);
+      g_autoptr(NatterTestServer) ts = natter_test_server_new (&cases[i].response, 1);
       g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, cases[i].key, 30);
       g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
       Run run = { 0 };
@@ -682,11 +555,11 @@ test_http_retry_after_date (void)
   g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
   g_autoptr(GDateTime) later = g_date_time_add_seconds (now, 120);
   g_autofree char *date = soup_date_time_to_string (later, SOUP_DATE_HTTP);
-  Response script[] = {
+  NatterTestResponse script[] = {
     { .status = 429, .content_type = "application/json", .body = "{\"error\":\"busy\"}",
       .retry_after = date },
   };
-  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
   g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
   g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
   g_autoptr(JsonObject) composed = simple_composed ();
@@ -717,19 +590,19 @@ test_stream_error_mid_stream (void)
     "event: error\ndata: {\"message\":\"overloaded\"}\n\n",
     NULL,
   };
-  static const Response object_script[] = {
+  static const NatterTestResponse object_script[] = {
     { .status = 200, .content_type = "text/event-stream", .chunks = object_chunks },
   };
-  static const Response event_script[] = {
+  static const NatterTestResponse event_script[] = {
     { .status = 200, .content_type = "text/event-stream", .chunks = event_chunks },
   };
-  const Response *scripts[] = { object_script, event_script };
+  const NatterTestResponse *scripts[] = { object_script, event_script };
   const char *expected[] = { "out of memory", "overloaded" };
   g_autoptr(JsonObject) composed = simple_composed ();
 
   for (gsize i = 0; i < G_N_ELEMENTS (scripts); i++)
     {
-      g_autoptr(TestServer) ts = test_server_new (scripts[i], 1);
+      g_autoptr(NatterTestServer) ts = natter_test_server_new (scripts[i], 1);
       g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
       g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
       Run run = { 0 };
@@ -747,10 +620,10 @@ static void
 test_stream_disconnect (void)
 {
   static const char *const chunks[] = { CHUNK ("Half an ") CHUNK ("answer"), NULL };
-  static const Response script[] = {
+  static const NatterTestResponse script[] = {
     { .disconnect = TRUE, .chunks = chunks },
   };
-  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
   g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
   g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
   g_autoptr(JsonObject) composed = simple_composed ();
@@ -770,10 +643,10 @@ static void
 test_stream_idle_timeout (void)
 {
   static const char *const chunks[] = { CHUNK ("Hel"), NULL };
-  static const Response script[] = {
+  static const NatterTestResponse script[] = {
     { .status = 200, .content_type = "text/event-stream", .chunks = chunks, .keep_open = TRUE },
   };
-  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
   g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 1);
   g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
   g_autoptr(JsonObject) composed = simple_composed ();
@@ -795,10 +668,10 @@ test_stream_cancel (void)
   /* Three events in one chunk: the cancel in the first delta's handler
    * must stop the other two, already in the same read. */
   static const char *const chunks[] = { CHUNK ("one") CHUNK ("two") CHUNK ("three"), NULL };
-  static const Response script[] = {
+  static const NatterTestResponse script[] = {
     { .status = 200, .content_type = "text/event-stream", .chunks = chunks, .keep_open = TRUE },
   };
-  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
   g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
   g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
   g_autoptr(JsonObject) composed = simple_composed ();
@@ -818,10 +691,10 @@ test_stream_cancel (void)
 static void
 test_stream_cancel_before_send (void)
 {
-  static const Response script[] = {
+  static const NatterTestResponse script[] = {
     { .status = 200, .content_type = "text/event-stream", .body = CHUNK ("no") FINISH ("stop") },
   };
-  g_autoptr(TestServer) ts = test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
   g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
   g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
   g_autoptr(JsonObject) composed = simple_composed ();
@@ -835,32 +708,11 @@ test_stream_cancel_before_send (void)
   run_clear (&run);
 }
 
-/* A port nobody listens on: bound, then closed. */
-static guint16
-closed_port (void)
-{
-  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                            G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
-  g_autoptr(GError) error = NULL;
-  guint16 port;
-
-  g_socket_bind (socket, address, FALSE, &error);
-  g_assert_no_error (error);
-  bound = g_socket_get_local_address (socket, &error);
-  g_assert_no_error (error);
-  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  g_socket_close (socket, &error);
-  g_assert_no_error (error);
-  return port;
-}
 
 static void
 test_unreachable (void)
 {
-  guint16 port = closed_port ();
+  guint16 port = natter_test_closed_port ();
   g_autofree char *base_url = g_strdup_printf ("http://127.0.0.1:%u/v1", port);
   g_autofree char *expected = g_strdup_printf ("Could not reach Test at http://127.0.0.1:%u — is it running?", port);
   g_autoptr(NatterOpenaiProvider) provider = make_provider (base_url, API_KEY, 30);
@@ -898,25 +750,25 @@ test_bad_url (void)
 static void
 test_list_models (void)
 {
-  static const Response openai[] = {
+  static const NatterTestResponse openai[] = {
     { .status = 200, .content_type = "application/json",
       .body = "{\"object\":\"list\",\"data\":[{\"id\":\"llama3\",\"object\":\"model\"},{\"id\":\"qwen2\"}]}" },
   };
-  static const Response ollama[] = {
+  static const NatterTestResponse ollama[] = {
     { .status = 200, .content_type = "application/json",
       .body = "{\"models\":[{\"name\":\"mistral:latest\"},{\"model\":\"phi3\"},{\"size\":1}]}" },
   };
-  static const Response broken[] = {
+  static const NatterTestResponse broken[] = {
     { .status = 200, .content_type = "application/json", .body = "{\"items\":[]}" },
   };
-  static const Response denied[] = {
+  static const NatterTestResponse denied[] = {
     { .status = 401, .content_type = "application/json", .body = "{\"error\":\"no\"}" },
   };
-  const Response *scripts[] = { openai, ollama, broken, denied };
+  const NatterTestResponse *scripts[] = { openai, ollama, broken, denied };
 
   for (gsize i = 0; i < G_N_ELEMENTS (scripts); i++)
     {
-      g_autoptr(TestServer) ts = test_server_new (scripts[i], 1);
+      g_autoptr(NatterTestServer) ts = natter_test_server_new (scripts[i], 1);
       g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
       Run run = { 0 };
 

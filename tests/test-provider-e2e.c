@@ -17,6 +17,7 @@
 #include "natter-provider-registry.h"
 #include "natter-turn-context-resolver.h"
 #include "natter-turn-runtime.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 
 #define API_KEY "sk-e2e-SECRET-42"
@@ -30,147 +31,6 @@ static guint natter_log_lines;
 /* The scripted server                                                 */
 /* ------------------------------------------------------------------ */
 
-typedef struct
-{
-  guint       status;
-  const char *content_type;
-  const char *body;          /* a whole body */
-  const char *chunks[8];     /* else chunked, one chunk each */
-  gboolean    keep_open;     /* no final chunk: the server goes silent */
-  gboolean    disconnect;    /* write the chunks raw, then drop the socket */
-} Response;
-
-typedef struct
-{
-  SoupServer     *server;
-  char           *base_url;
-  const Response *script;
-  guint           n_script;
-  GPtrArray      *bodies;          /* char* */
-  GPtrArray      *authorizations;  /* "" when the header was absent */
-} TestServer;
-
-static void
-write_raw_and_drop (SoupServerMessage *msg,
-                    const Response    *response)
-{
-  g_autoptr(GIOStream) stream = soup_server_message_steal_connection (msg);
-  GOutputStream *out = g_io_stream_get_output_stream (stream);
-  g_autoptr(GString) raw = g_string_new ("HTTP/1.1 200 OK\r\n"
-                                         "Content-Type: text/event-stream\r\n"
-                                         "Transfer-Encoding: chunked\r\n\r\n");
-  g_autoptr(GError) error = NULL;
-
-  for (guint i = 0; response->chunks[i] != NULL; i++)
-    g_string_append_printf (raw, "%zx\r\n%s\r\n", strlen (response->chunks[i]), response->chunks[i]);
-
-  g_output_stream_write_all (out, raw->str, raw->len, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_io_stream_close (stream, NULL, &error);
-  g_assert_no_error (error);
-}
-
-static void
-server_cb (SoupServer        *server,
-           SoupServerMessage *msg,
-           const char        *path,
-           GHashTable        *query,
-           gpointer           user_data)
-{
-  TestServer *ts = user_data;
-  SoupMessageHeaders *request_headers = soup_server_message_get_request_headers (msg);
-  SoupMessageHeaders *response_headers = soup_server_message_get_response_headers (msg);
-  g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
-  const char *authorization = soup_message_headers_get_one (request_headers, "Authorization");
-  guint index = ts->bodies->len;
-  const Response *response;
-
-  g_assert_cmpstr (path, ==, "/v1/chat/completions");
-  g_ptr_array_add (ts->bodies, g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body)));
-  g_ptr_array_add (ts->authorizations, g_strdup (authorization != NULL ? authorization : ""));
-
-  g_assert_cmpuint (index, <, ts->n_script);
-  response = &ts->script[index];
-
-  if (response->disconnect)
-    {
-      write_raw_and_drop (msg, response);
-      return;
-    }
-
-  soup_server_message_set_status (msg, response->status, NULL);
-  if (response->body != NULL)
-    {
-      soup_server_message_set_response (msg, response->content_type, SOUP_MEMORY_STATIC,
-                                        response->body, strlen (response->body));
-      return;
-    }
-
-  soup_message_headers_set_encoding (response_headers, SOUP_ENCODING_CHUNKED);
-  soup_message_headers_set_content_type (response_headers, response->content_type, NULL);
-  for (guint i = 0; response->chunks[i] != NULL; i++)
-    soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_STATIC,
-                              response->chunks[i], strlen (response->chunks[i]));
-  if (!response->keep_open)
-    soup_message_body_complete (soup_server_message_get_response_body (msg));
-}
-
-static TestServer *
-test_server_new (const Response *script,
-                 guint           n_script)
-{
-  TestServer *ts = g_new0 (TestServer, 1);
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
-
-  ts->script = script;
-  ts->n_script = n_script;
-  ts->bodies = g_ptr_array_new_with_free_func (g_free);
-  ts->authorizations = g_ptr_array_new_with_free_func (g_free);
-  ts->server = soup_server_new ("server-header", "natter-e2e ", NULL);
-  soup_server_add_handler (ts->server, NULL, server_cb, ts, NULL);
-  soup_server_listen_local (ts->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-
-  uris = soup_server_get_uris (ts->server);
-  g_assert_nonnull (uris);
-  ts->base_url = g_strdup_printf ("http://127.0.0.1:%d/v1", g_uri_get_port (uris->data));
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  return ts;
-}
-
-static void
-test_server_free (TestServer *ts)
-{
-  soup_server_disconnect (ts->server);
-  g_assert_finalize_object (ts->server);
-  g_ptr_array_unref (ts->bodies);
-  g_ptr_array_unref (ts->authorizations);
-  g_free (ts->base_url);
-  g_free (ts);
-}
-
-/* A port nobody listens on: bound, then closed. */
-static guint16
-closed_port (void)
-{
-  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                            G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
-  g_autoptr(GError) error = NULL;
-  guint16 port;
-
-  g_socket_bind (socket, address, FALSE, &error);
-  g_assert_no_error (error);
-  bound = g_socket_get_local_address (socket, &error);
-  g_assert_no_error (error);
-  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  g_socket_close (socket, &error);
-  g_assert_no_error (error);
-  return port;
-}
 
 /* Server-Sent Event pieces of an OpenAI-compatible stream. */
 #define SSE "text/event-stream"
@@ -189,12 +49,12 @@ closed_port (void)
 /* "Hello world" in three reads, with usage. */
 #define ANSWER \
   { .status = 200, .content_type = SSE, \
-    .chunks = { CHUNK ("Hel") CHUNK ("lo"), CHUNK (" world"), FINISH ("stop") USAGE DONE } }
+    .chunks = NATTER_TEST_CHUNKS (CHUNK ("Hel") CHUNK ("lo"), CHUNK (" world"), FINISH ("stop") USAGE DONE) }
 /* echo({"text":"ping"}) as call_1, its arguments in two fragments. */
 #define ECHO_CALL \
   { .status = 200, .content_type = SSE, \
-    .chunks = { TOOL_START ("call_1", "echo"), TOOL_ARGS ("{\\\"text\\\":"), \
-                TOOL_ARGS ("\\\"ping\\\"}") FINISH ("tool_calls") DONE } }
+    .chunks = NATTER_TEST_CHUNKS (TOOL_START ("call_1", "echo"), TOOL_ARGS ("{\\\"text\\\":"), \
+                TOOL_ARGS ("\\\"ping\\\"}") FINISH ("tool_calls") DONE) }
 
 /* ------------------------------------------------------------------ */
 /* Fakes: agent, permission checker, classifier, tools                 */
@@ -430,7 +290,7 @@ typedef struct
   NatterProviderRegistry *registry;
   NatterTurnRuntime      *runtime;
   Keys                    keys;
-  TestServer             *server;
+  NatterTestServer             *server;
   GPtrArray              *errors;   /* char*: every error message seen */
 } Fixture;
 
@@ -526,7 +386,7 @@ fixture_tear_down (Fixture       *f,
           g_assert_null (strstr (g_ptr_array_index (f->server->bodies, i), API_KEY));
           g_assert_cmpstr (g_ptr_array_index (f->server->authorizations, i), ==, "Bearer " API_KEY);
         }
-      g_clear_pointer (&f->server, test_server_free);
+      g_clear_pointer (&f->server, natter_test_server_free);
     }
   g_assert_false (key_logged);
 
@@ -542,17 +402,18 @@ fixture_tear_down (Fixture       *f,
 
 /* Starts the scripted server and configures it as provider "e2e". */
 static void
-serve (Fixture        *f,
-       const Response *script,
-       guint           n_script)
+serve (Fixture                  *f,
+       const NatterTestResponse *script,
+       guint                     n_script)
 {
-  f->server = test_server_new (script, n_script);
+  f->server = natter_test_server_new (script, n_script);
+  f->server->expected_path = "/v1/chat/completions";
   natter_provider_registry_add_provider (f->registry, "e2e", "E2E Model", f->server->base_url);
 }
 
 #define SERVE(f, ...) \
   G_STMT_START { \
-    static const Response script_[] = { __VA_ARGS__ }; \
+    const NatterTestResponse script_[] = { __VA_ARGS__ }; \
     serve ((f), script_, G_N_ELEMENTS (script_)); \
   } G_STMT_END
 
@@ -829,9 +690,9 @@ static void
 test_streamed_answer (Fixture       *f,
                       gconstpointer  data)
 {
-  static const Response with_reasoning = {
+  const NatterTestResponse with_reasoning = {
     .status = 200, .content_type = SSE,
-    .chunks = { REASONING ("Think"), CHUNK ("Hel") CHUNK ("lo"), CHUNK (" world"), FINISH ("stop") USAGE DONE },
+    .chunks = NATTER_TEST_CHUNKS (REASONING ("Think"), CHUNK ("Hel") CHUNK ("lo"), CHUNK (" world"), FINISH ("stop") USAGE DONE),
   };
   g_autofree char *turn_id = NULL;
   g_autofree char *text = NULL;
@@ -879,9 +740,9 @@ static void
 test_generation_parameters (Fixture       *f,
                             gconstpointer  data)
 {
-  static const Response answer = {
+  const NatterTestResponse answer = {
     .status = 200, .content_type = SSE,
-    .chunks = { CHUNK ("pong") FINISH ("stop") DONE },
+    .chunks = NATTER_TEST_CHUNKS (CHUNK ("pong") FINISH ("stop") DONE),
   };
   g_autofree char *turn_id = NULL;
   g_autofree char *text = NULL;
@@ -1001,7 +862,7 @@ test_mid_stream_disconnect (Fixture       *f,
   const char *error;
   Run run = { 0 };
 
-  SERVE (f, { .disconnect = TRUE, .chunks = { CHUNK ("Hello"), CHUNK (" wor") } });
+  SERVE (f, { .disconnect = TRUE, .chunks = NATTER_TEST_CHUNKS (CHUNK ("Hello"), CHUNK (" wor")) });
   turn_id = create_turn (f);
   advance (f, turn_id, NULL, &run);
 
@@ -1037,7 +898,7 @@ test_cancel_mid_stream (Fixture       *f,
   /* Three deltas in one read, and the server then goes silent: the
    * cancel in the first delta's handler must stop the other two. */
   SERVE (f, { .status = 200, .content_type = SSE, .keep_open = TRUE,
-              .chunks = { CHUNK ("one") CHUNK ("two") CHUNK ("three") } });
+              .chunks = NATTER_TEST_CHUNKS (CHUNK ("one") CHUNK ("two") CHUNK ("three")) });
   turn_id = create_turn (f);
   advance_full (f, turn_id, NULL, cancellable, &run);
 
@@ -1058,7 +919,7 @@ static void
 test_connection_refused (Fixture       *f,
                          gconstpointer  data)
 {
-  guint16 port = closed_port ();
+  guint16 port = natter_test_closed_port ();
   g_autofree char *base_url = g_strdup_printf ("http://127.0.0.1:%u/v1", port);
   g_autofree char *expected = g_strdup_printf ("Could not reach E2E Model at http://127.0.0.1:%u — is it running?",
                                                port);
@@ -1129,7 +990,7 @@ test_ad_hoc_endpoint (Fixture       *f,
   Run run2 = { 0 };
 
   SERVE (f, { .status = 200, .content_type = SSE,
-              .chunks = { TOOL_START ("call_g", "guarded"), FINISH ("tool_calls") DONE } },
+              .chunks = NATTER_TEST_CHUNKS (TOOL_START ("call_g", "guarded"), FINISH ("tool_calls") DONE) },
          ANSWER);
 
   /* The per-turn override names the endpoint itself, as --base-url. */

@@ -1,0 +1,52 @@
+/* natter-test-server.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A scripted OpenAI-compatible endpoint on loopback for the provider
+ * tests: request n gets response n of a fixed script (a whole body, a
+ * chunked stream that may stay open, or raw chunks and a dropped socket;
+ * a request past the script fails the test), and every request's path,
+ * body and Authorization header is kept for the test to assert on. Runs
+ * on the thread-default main context.
+ */
+
+#pragma once
+
+#include <libsoup/soup.h>
+
+G_BEGIN_DECLS
+
+/* A NULL-terminated chunk list for NatterTestResponse.chunks. */
+#define NATTER_TEST_CHUNKS(...) ((const char *const[]) { __VA_ARGS__, NULL })
+
+typedef struct
+{
+  guint              status;
+  const char        *content_type;
+  const char        *body;          /* a whole body (Content-Length) */
+  const char *const *chunks;        /* else chunked: one chunk each */
+  gboolean           keep_open;     /* no final chunk: the server goes silent */
+  gboolean           disconnect;    /* write the chunks raw, then drop the socket */
+  const char        *retry_after;   /* a Retry-After header, or NULL */
+} NatterTestResponse;
+
+typedef struct
+{
+  SoupServer               *server;
+  char                     *base_url;       /* http://127.0.0.1:PORT/v1 */
+  const NatterTestResponse *script;
+  guint                     n_script;
+  const char               *expected_path;  /* every request's path, or NULL for any */
+  GPtrArray                *paths;          /* char* */
+  GPtrArray                *bodies;         /* char* */
+  GPtrArray                *authorizations; /* char*, "" when the header was absent */
+} NatterTestServer;
+
+NatterTestServer *natter_test_server_new  (const NatterTestResponse *script,
+                                           guint                     n_script);
+void              natter_test_server_free (NatterTestServer         *server);
+guint16           natter_test_closed_port (void);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterTestServer, natter_test_server_free)
+
+G_END_DECLS
