@@ -32,10 +32,6 @@ struct _NatterTurnItem
   NatterTurnState *state;
   char            *error;
   gboolean         loading;
-  /* Reads wait while deferred (a long session opens reading only the
-   * turns on screen): a row that asked for its turn is remembered. */
-  gboolean         defer_load;
-  gboolean         load_wanted;
   GCancellable    *cancellable;
   /* Live events that arrive while the file is being read: joined by
    * offset once the read is reduced, so nothing between the read and the
@@ -463,7 +459,8 @@ load (NatterTurnItem *self)
  *
  * Starts reading and reducing the turn unless it was read or is being
  * read. #NatterTurnItem::changed tells when it is there. Rows call this
- * when they are bound, so only turns on screen and near it are read.
+ * once the list view places them where they are seen (see
+ * natter_turn_row_set_item()), so only turns on screen are read.
  */
 void
 natter_turn_item_ensure_loaded (NatterTurnItem *self)
@@ -472,52 +469,7 @@ natter_turn_item_ensure_loaded (NatterTurnItem *self)
 
   if (self->state != NULL || self->error != NULL)
     return;
-  if (self->defer_load)
-    {
-      self->load_wanted = TRUE;
-      return;
-    }
   load (self);
-}
-
-/**
- * natter_turn_item_set_defer_load:
- * @self: an item
- * @defer: whether natter_turn_item_ensure_loaded() only notes the wish
- *
- * The window defers the reads of rows that GtkListView binds around the
- * visible ones (about 200) and releases each row's read once the row is
- * on screen or near it, so opening a long session reads only the turns
- * shown (issue 6). Releasing an item whose row asked for its turn starts
- * the read; reads already started are not affected.
- */
-void
-natter_turn_item_set_defer_load (NatterTurnItem *self,
-                                 gboolean        defer)
-{
-  g_return_if_fail (NATTER_IS_TURN_ITEM (self));
-
-  self->defer_load = defer;
-  if (!defer && self->load_wanted)
-    {
-      self->load_wanted = FALSE;
-      natter_turn_item_ensure_loaded (self);
-    }
-}
-
-/**
- * natter_turn_item_get_load_deferred:
- * @self: an item
- *
- * Returns: whether a read was asked for and waits for
- *   natter_turn_item_set_defer_load() to release it
- */
-gboolean
-natter_turn_item_get_load_deferred (NatterTurnItem *self)
-{
-  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), FALSE);
-
-  return self->defer_load && self->load_wanted;
 }
 
 /**

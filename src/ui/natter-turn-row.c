@@ -7,8 +7,10 @@
  * status — the live overlay of the streaming call, the prompts of a
  * suspended turn (§10.4), and what happened at the end with the next step
  * to take. The referenced prefix (the context) is never shown again: each
- * turn shows only what it added. Rows are recycled by the list view; a row
- * reads its turn when bound.
+ * turn shows only what it added. Rows are recycled by the list view. A
+ * row in a window on screen reads its turn only once the list view places
+ * it in or near the viewport (issue 6: a long session must open fast);
+ * elsewhere it reads it when bound.
  */
 
 #define G_LOG_DOMAIN "natter-turn-row"
@@ -33,6 +35,11 @@ struct _NatterTurnRow
   GtkWidget      *streaming_view;
   /* The assistant's words in this turn, for Copy. */
   GString        *assistant_text;
+  /* The item's read waits until the list view places this row near the
+   * viewport: a 1,000-turn session binds about 200 rows, of which a
+   * handful are seen. release_id is the idle that starts the read. */
+  gboolean        load_pending;
+  guint           release_id;
 
   /* Template children */
   GtkWidget      *input_bubble;
@@ -145,6 +152,23 @@ ask_human_question (NatterTurnToolCall *call)
   return g_strdup (json_object_get_string_member_with_default (object, "question", NULL));
 }
 
+/* Whether the suspended turn waits on the person at the keyboard: a
+ * permission to decide or an ask_human question to answer. Other async
+ * tools get their results from elsewhere. */
+static gboolean
+waits_for_user (NatterTurnState *state)
+{
+  g_autoptr(GPtrArray) permissions = natter_turn_state_get_pending_permissions (state);
+  g_autoptr(GPtrArray) async_tools = natter_turn_state_get_pending_async_tools (state);
+
+  if (permissions->len > 0)
+    return TRUE;
+  for (guint i = 0; i < async_tools->len; i++)
+    if (g_strcmp0 (natter_turn_tool_call_get_name (g_ptr_array_index (async_tools, i)), "ask_human") == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 show_prompts (NatterTurnRow   *self,
               NatterTurnState *state)
@@ -246,7 +270,10 @@ show_terminal (NatterTurnRow   *self,
       set_status (self, FALSE, "process-stop-symbolic", _("Stopped"), NULL, NULL);
       break;
     case NATTER_TURN_STATUS_SUSPENDED:
-      if (running)
+      /* A turn suspended on a prompt waits for the user whether its
+       * runtime is still live (the bus says it is processing) or it was
+       * read back after a restart: only the prompt moves it on. */
+      if (running && !waits_for_user (state))
         set_status (self, TRUE, NULL, _("Working…"), NULL, NULL);
       else
         set_status (self, FALSE, "dialog-information-symbolic", _("Waiting for you"), NULL, NULL);
@@ -467,6 +494,118 @@ item_delta_cb (NatterTurnRow  *self,
   natter_markdown_view_append (NATTER_MARKDOWN_VIEW (self->streaming_view), text);
 }
 
+/* About the height of a short turn (a question, a few lines of answer and
+ * the actions): rows not read yet take this much room, so the list view's
+ * first layout places about as many rows in the viewport as there will be
+ * once they are read, and scrolling over unread rows moves at a
+ * plausible pace. */
+#define PLACEHOLDER_HEIGHT 160
+
+static gboolean
+shows_placeholder (NatterTurnRow *self)
+{
+  return self->item != NULL &&
+         natter_turn_item_get_state (self->item) == NULL &&
+         natter_turn_item_get_error (self->item) == NULL;
+}
+
+static void
+cancel_release (NatterTurnRow *self)
+{
+  g_clear_handle_id (&self->release_id, g_source_remove);
+  self->load_pending = FALSE;
+}
+
+static gboolean
+release_cb (gpointer user_data)
+{
+  NatterTurnRow *self = user_data;
+
+  self->release_id = 0;
+  self->load_pending = FALSE;
+  natter_turn_item_ensure_loaded (self->item);
+  return G_SOURCE_REMOVE;
+}
+
+/* Whether the row, just placed, lies within a page of the viewport of the
+ * scrolled window around it (no scrolled window: it is on screen). */
+static gboolean
+near_viewport (NatterTurnRow *self)
+{
+  GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (self), GTK_TYPE_SCROLLED_WINDOW);
+  graphene_rect_t bounds;
+  double page;
+
+  if (scroller == NULL || !gtk_widget_compute_bounds (GTK_WIDGET (self), scroller, &bounds))
+    return TRUE;
+  page = gtk_widget_get_height (scroller);
+  return bounds.origin.y + bounds.size.height >= -page && bounds.origin.y <= 2 * page;
+}
+
+/* The row is its template's one child, as a bin: measured and allocated
+ * here rather than by a GtkBinLayout, because the allocation is what
+ * tells that the list view placed the row where it is seen. */
+static GtkSizeRequestMode
+natter_turn_row_get_request_mode (GtkWidget *widget)
+{
+  GtkWidget *child = gtk_widget_get_first_child (widget);
+
+  return child != NULL ? gtk_widget_get_request_mode (child) : GTK_SIZE_REQUEST_CONSTANT_SIZE;
+}
+
+static void
+natter_turn_row_measure (GtkWidget      *widget,
+                         GtkOrientation  orientation,
+                         int             for_size,
+                         int            *minimum,
+                         int            *natural,
+                         int            *minimum_baseline,
+                         int            *natural_baseline)
+{
+  NatterTurnRow *self = NATTER_TURN_ROW (widget);
+
+  *minimum = *natural = 0;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int child_min, child_nat;
+
+      if (!gtk_widget_should_layout (child))
+        continue;
+      gtk_widget_measure (child, orientation, for_size, &child_min, &child_nat, NULL, NULL);
+      *minimum = MAX (*minimum, child_min);
+      *natural = MAX (*natural, child_nat);
+    }
+  if (orientation == GTK_ORIENTATION_VERTICAL && shows_placeholder (self))
+    {
+      *minimum = MAX (*minimum, PLACEHOLDER_HEIGHT);
+      *natural = MAX (*natural, PLACEHOLDER_HEIGHT);
+    }
+}
+
+static void
+natter_turn_row_size_allocate (GtkWidget *widget,
+                               int        width,
+                               int        height,
+                               int        baseline)
+{
+  NatterTurnRow *self = NATTER_TURN_ROW (widget);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_should_layout (child))
+      gtk_widget_allocate (child, width, height, baseline, NULL);
+
+  /* GtkListView (4.8) allocates only the rows that intersect the
+   * viewport, and a row each time it comes into view: this is where an
+   * unread row learns that it is seen. The read starts from an idle, not
+   * in the middle of the layout. */
+  if (self->load_pending && self->release_id == 0 && near_viewport (self))
+    self->release_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, release_cb, self, NULL);
+}
+
 static void
 natter_turn_row_dispose (GObject *object)
 {
@@ -502,6 +641,9 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
 
   object_class->dispose = natter_turn_row_dispose;
   object_class->finalize = natter_turn_row_finalize;
+  widget_class->get_request_mode = natter_turn_row_get_request_mode;
+  widget_class->measure = natter_turn_row_measure;
+  widget_class->size_allocate = natter_turn_row_size_allocate;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-turn-row.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_bubble);
@@ -529,6 +671,9 @@ natter_turn_row_init (NatterTurnRow *self)
 {
   self->assistant_text = g_string_new (NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* The template's GtkBinLayout would take the allocation from
+   * natter_turn_row_size_allocate(). */
+  gtk_widget_set_layout_manager (GTK_WIDGET (self), NULL);
 }
 
 /**
@@ -554,18 +699,24 @@ natter_turn_row_new (NatterSessions *sessions)
  * @self: a row
  * @item: (nullable): the turn to show
  *
- * Binds the row to @item and starts reading the turn if nobody has yet;
- * the row follows the item's changes and deltas until it is unbound.
+ * Binds the row to @item and reads the turn if nobody has yet: in a
+ * window on screen once the row is placed in or near the viewport of the
+ * scrolled window around it (until then it shows a placeholder), in any
+ * other case at once, since no layout would place it. The row follows the
+ * item's changes and deltas until it is unbound.
  */
 void
 natter_turn_row_set_item (NatterTurnRow  *self,
                           NatterTurnItem *item)
 {
+  GtkRoot *root;
+
   g_return_if_fail (NATTER_IS_TURN_ROW (self));
   g_return_if_fail (item == NULL || NATTER_IS_TURN_ITEM (item));
 
   if (self->item == item)
     return;
+  cancel_release (self);
   if (self->item != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->item, self);
@@ -578,7 +729,16 @@ natter_turn_row_set_item (NatterTurnRow  *self,
       g_signal_connect_swapped (item, "delta", G_CALLBACK (item_delta_cb), self);
       g_signal_connect_swapped (item, "notify::running", G_CALLBACK (item_changed_cb), self);
       g_signal_connect_swapped (item, "notify::latest", G_CALLBACK (item_changed_cb), self);
-      natter_turn_item_ensure_loaded (item);
+      root = gtk_widget_get_root (GTK_WIDGET (self));
+      if (root == NULL || !gtk_widget_get_mapped (GTK_WIDGET (root)))
+        natter_turn_item_ensure_loaded (item);
+      else if (shows_placeholder (self) && !natter_turn_item_get_loading (item))
+        {
+          self->load_pending = TRUE;
+          /* An allocation tells where the list view put the row, even if
+           * the new item's placeholder is no different from the last. */
+          gtk_widget_queue_allocate (GTK_WIDGET (self));
+        }
     }
   update (self);
 }
