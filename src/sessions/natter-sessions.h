@@ -36,6 +36,7 @@ NatterSessions     *natter_sessions_new                          (NatterJsonlRep
                                                                   NatterSessionIndex  *index);
 
 NatterSessionIndex *natter_sessions_list_sessions                (NatterSessions      *self);
+NatterClock        *natter_sessions_get_clock                    (NatterSessions      *self);
 
 void                natter_sessions_create_session_async         (NatterSessions      *self,
                                                                   const char          *title,

@@ -7,6 +7,13 @@
  * changed, and a mark from latestTurnStatus — plus "processing", which is
  * bus state and never in the index (§8.1), taken from the hub. An errored
  * entry (§8.2) shows its error instead of a time.
+ *
+ * How long ago a session changed goes stale while the window stays open,
+ * so the rows share one NatterTimeTicker: a single timeout per window (not
+ * one per row) that says "a minute has passed" to the rows that are bound
+ * right now; a row that shows nothing does not listen, and with no row
+ * bound the timeout is not even scheduled. "Now" comes from the clock
+ * that stamped updatedAt (the session service's), so a test can move it.
  */
 
 #define G_LOG_DOMAIN "natter-session-row"
@@ -23,6 +30,8 @@ struct _NatterSessionRow
 
   NatterSessions          *sessions;
   NatterTurnEventHub      *hub;
+  NatterTimeTicker        *ticker;
+  gulong                   tick_id;
   NatterSessionIndexEntry *entry;
   const char              *mark;
 
@@ -35,6 +44,217 @@ struct _NatterSessionRow
 };
 
 G_DEFINE_FINAL_TYPE (NatterSessionRow, natter_session_row, GTK_TYPE_WIDGET)
+
+/* The shared minute ticker */
+
+struct _NatterTimeTicker
+{
+  GObject      parent_instance;
+
+  NatterClock *clock;
+  guint        holds;
+  guint        timeout_id;
+};
+
+enum
+{
+  TICK,
+  N_TICKER_SIGNALS
+};
+
+static guint ticker_signals[N_TICKER_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (NatterTimeTicker, natter_time_ticker, G_TYPE_OBJECT)
+
+static gboolean ticker_timeout_cb (gpointer data);
+
+/* Wakes at the next whole minute of the clock rather than 60 s from
+ * whenever the first row was bound, so that every window's times turn
+ * over together; re-aimed at each tick, so it never drifts. */
+static void
+ticker_schedule (NatterTimeTicker *self)
+{
+  gint64 now_s = natter_clock_now_us (self->clock) / G_USEC_PER_SEC;
+  guint delay = 60 - (guint) (((now_s % 60) + 60) % 60);
+
+  self->timeout_id = g_timeout_add_seconds (delay, ticker_timeout_cb, self);
+  g_source_set_name_by_id (self->timeout_id, "[natter] relative time ticker");
+}
+
+static gboolean
+ticker_timeout_cb (gpointer data)
+{
+  g_autoptr(NatterTimeTicker) self = g_object_ref (data);
+
+  self->timeout_id = 0;
+  g_signal_emit (self, ticker_signals[TICK], 0);
+  /* A handler may have released the last hold (and so scheduled nothing). */
+  if (self->holds > 0 && self->timeout_id == 0)
+    ticker_schedule (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+natter_time_ticker_dispose (GObject *object)
+{
+  NatterTimeTicker *self = NATTER_TIME_TICKER (object);
+
+  g_clear_handle_id (&self->timeout_id, g_source_remove);
+
+  G_OBJECT_CLASS (natter_time_ticker_parent_class)->dispose (object);
+}
+
+static void
+natter_time_ticker_finalize (GObject *object)
+{
+  NatterTimeTicker *self = NATTER_TIME_TICKER (object);
+
+  g_clear_object (&self->clock);
+
+  G_OBJECT_CLASS (natter_time_ticker_parent_class)->finalize (object);
+}
+
+static void
+natter_time_ticker_class_init (NatterTimeTickerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = natter_time_ticker_dispose;
+  object_class->finalize = natter_time_ticker_finalize;
+
+  /**
+   * NatterTimeTicker::tick:
+   * @ticker: the ticker
+   *
+   * A minute of the ticker's clock has passed (or natter_time_ticker_tick()
+   * was called): whatever shows a time relative to now should redo it.
+   */
+  ticker_signals[TICK] = g_signal_new ("tick",
+                                       G_TYPE_FROM_CLASS (klass),
+                                       G_SIGNAL_RUN_LAST,
+                                       0, NULL, NULL, NULL,
+                                       G_TYPE_NONE, 0);
+}
+
+static void
+natter_time_ticker_init (NatterTimeTicker *self)
+{
+}
+
+/**
+ * natter_time_ticker_new:
+ * @clock: the clock "now" is read from; the one that stamps the times
+ *   shown (natter_sessions_get_clock())
+ *
+ * Creates the ticker the sidebar rows share (issue 6: relative times stay
+ * true while the window is open). It schedules nothing until held.
+ *
+ * Returns: (transfer full): a new ticker
+ */
+NatterTimeTicker *
+natter_time_ticker_new (NatterClock *clock)
+{
+  NatterTimeTicker *self;
+
+  g_return_val_if_fail (NATTER_IS_CLOCK (clock), NULL);
+
+  self = g_object_new (NATTER_TYPE_TIME_TICKER, NULL);
+  self->clock = g_object_ref (clock);
+  return self;
+}
+
+/**
+ * natter_time_ticker_get_clock:
+ * @self: a ticker
+ *
+ * Returns: (transfer none): the clock the ticker reads
+ */
+NatterClock *
+natter_time_ticker_get_clock (NatterTimeTicker *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIME_TICKER (self), NULL);
+
+  return self->clock;
+}
+
+/**
+ * natter_time_ticker_hold:
+ * @self: a ticker
+ *
+ * Says that someone shows a relative time and wants #NatterTimeTicker::tick;
+ * the first hold schedules the once-a-minute timeout. Balance with
+ * natter_time_ticker_release().
+ */
+void
+natter_time_ticker_hold (NatterTimeTicker *self)
+{
+  g_return_if_fail (NATTER_IS_TIME_TICKER (self));
+
+  if (self->holds++ == 0 && self->timeout_id == 0)
+    ticker_schedule (self);
+}
+
+/**
+ * natter_time_ticker_release:
+ * @self: a ticker
+ *
+ * Undoes one natter_time_ticker_hold(); the last release removes the
+ * timeout, so a window whose list shows no row costs no wake-ups.
+ */
+void
+natter_time_ticker_release (NatterTimeTicker *self)
+{
+  g_return_if_fail (NATTER_IS_TIME_TICKER (self));
+  g_return_if_fail (self->holds > 0);
+
+  if (--self->holds == 0)
+    g_clear_handle_id (&self->timeout_id, g_source_remove);
+}
+
+/**
+ * natter_time_ticker_get_active:
+ * @self: a ticker
+ *
+ * Returns: whether the once-a-minute timeout is scheduled (someone holds
+ *   the ticker)
+ */
+gboolean
+natter_time_ticker_get_active (NatterTimeTicker *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIME_TICKER (self), FALSE);
+
+  return self->timeout_id != 0;
+}
+
+/**
+ * natter_time_ticker_tick:
+ * @self: a ticker
+ *
+ * Emits #NatterTimeTicker::tick now, without waiting for the minute: for
+ * a clock that jumped (a test's fake clock, a resume from suspend). The
+ * schedule is left as it was.
+ */
+void
+natter_time_ticker_tick (NatterTimeTicker *self)
+{
+  g_return_if_fail (NATTER_IS_TIME_TICKER (self));
+
+  g_signal_emit (self, ticker_signals[TICK], 0);
+}
+
+/* GLib 2.74 has no g_date_time_new_from_unix_utc_usec(); keep the
+ * microseconds so that a time stamped a moment ago never looks like the
+ * future. */
+static GDateTime *
+ticker_dup_now (NatterTimeTicker *self)
+{
+  gint64 now_us = natter_clock_now_us (self->clock);
+  g_autoptr(GDateTime) seconds = g_date_time_new_from_unix_utc (now_us / G_USEC_PER_SEC);
+
+  return g_date_time_add (seconds, now_us % G_USEC_PER_SEC);
+}
+
+/* The row */
 
 /**
  * natter_format_relative_time:
@@ -114,6 +334,20 @@ set_mark (NatterSessionRow *self,
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Working"), -1);
 }
 
+/* Also the ::tick handler: only the time can have changed. */
+static void
+update_time (NatterSessionRow *self)
+{
+  g_autoptr(GDateTime) now = NULL;
+  g_autofree char *when = NULL;
+
+  if (self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL)
+    return;
+  now = ticker_dup_now (self->ticker);
+  when = natter_format_relative_time (natter_session_index_entry_get_updated_at (self->entry), now);
+  gtk_label_set_text (self->subtitle_label, when);
+}
+
 static void
 update (NatterSessionRow *self)
 {
@@ -121,8 +355,6 @@ update (NatterSessionRow *self)
   const char *error;
   const char *status;
   const char *latest;
-  g_autoptr(GDateTime) now = NULL;
-  g_autofree char *when = NULL;
 
   if (self->entry == NULL)
     return;
@@ -145,9 +377,7 @@ update (NatterSessionRow *self)
       return;
     }
 
-  now = g_date_time_new_now_utc ();
-  when = natter_format_relative_time (natter_session_index_entry_get_updated_at (self->entry), now);
-  gtk_label_set_text (self->subtitle_label, when);
+  update_time (self);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->subtitle_label), NULL);
 
   if (latest != NULL && natter_sessions_is_turn_running (self->sessions, latest))
@@ -182,6 +412,7 @@ natter_session_row_dispose (GObject *object)
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   g_clear_object (&self->hub);
+  g_clear_object (&self->ticker);
   g_clear_object (&self->sessions);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_SESSION_ROW);
   /* Template children without an id are not unparented by
@@ -219,21 +450,26 @@ natter_session_row_init (NatterSessionRow *self)
  * natter_session_row_new:
  * @sessions: the session service (for whether a turn runs)
  * @hub: the turn event hub (for processing start/end)
+ * @ticker: the ticker shared by the list's rows: where "now" and the
+ *   minute refresh of the relative time come from
  *
  * Returns: (transfer floating): an empty row; see natter_session_row_set_entry()
  */
 GtkWidget *
 natter_session_row_new (NatterSessions     *sessions,
-                        NatterTurnEventHub *hub)
+                        NatterTurnEventHub *hub,
+                        NatterTimeTicker   *ticker)
 {
   NatterSessionRow *self;
 
   g_return_val_if_fail (NATTER_IS_SESSIONS (sessions), NULL);
   g_return_val_if_fail (NATTER_IS_TURN_EVENT_HUB (hub), NULL);
+  g_return_val_if_fail (NATTER_IS_TIME_TICKER (ticker), NULL);
 
   self = g_object_new (NATTER_TYPE_SESSION_ROW, NULL);
   self->sessions = g_object_ref (sessions);
   self->hub = g_object_ref (hub);
+  self->ticker = g_object_ref (ticker);
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
   return GTK_WIDGET (self);
@@ -244,7 +480,8 @@ natter_session_row_new (NatterSessions     *sessions,
  * @self: a row
  * @entry: (nullable): the index entry to show
  *
- * Binds the row; it follows the entry's property notifications itself.
+ * Binds the row; it follows the entry's property notifications itself,
+ * and the ticker's minutes while bound (only then).
  */
 void
 natter_session_row_set_entry (NatterSessionRow        *self,
@@ -258,11 +495,15 @@ natter_session_row_set_entry (NatterSessionRow        *self,
     {
       g_signal_handlers_disconnect_by_data (self->entry, self);
       g_clear_object (&self->entry);
+      g_clear_signal_handler (&self->tick_id, self->ticker);
+      natter_time_ticker_release (self->ticker);
     }
   if (entry != NULL)
     {
       self->entry = g_object_ref (entry);
       g_signal_connect_swapped (entry, "notify", G_CALLBACK (update), self);
+      self->tick_id = g_signal_connect_swapped (self->ticker, "tick", G_CALLBACK (update_time), self);
+      natter_time_ticker_hold (self->ticker);
       update (self);
     }
 }
@@ -305,4 +546,31 @@ natter_session_row_get_status_mark (NatterSessionRow *self)
 {
   g_return_val_if_fail (NATTER_IS_SESSION_ROW (self), NULL);
   return self->mark;
+}
+
+/**
+ * natter_session_row_get_time_text:
+ * @self: a row
+ *
+ * Returns: the subtitle as shown: the relative time of the last change,
+ *   or for a damaged session its error
+ */
+const char *
+natter_session_row_get_time_text (NatterSessionRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_ROW (self), NULL);
+  return gtk_label_get_text (self->subtitle_label);
+}
+
+/**
+ * natter_session_row_get_ticker:
+ * @self: a row
+ *
+ * Returns: (transfer none): the ticker the row was made with
+ */
+NatterTimeTicker *
+natter_session_row_get_ticker (NatterSessionRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_ROW (self), NULL);
+  return self->ticker;
 }

@@ -6,7 +6,9 @@
  * the right titles and status marks; it follows renames, deletions and new
  * sessions through the index's own notifications; a damaged session is
  * shown damaged and nothing else is affected (pitfall 2); Delete only ever
- * leads to an undo toast (pitfall 5).
+ * leads to an undo toast (pitfall 5); a title typed through F2 survives the
+ * first message (pitfall 6); "5 min ago" keeps up with the clock while the
+ * window stays open.
  */
 
 #include "natter-session-row.h"
@@ -338,6 +340,275 @@ test_sidebar_corrupt_session (void)
   ui_world_free (u);
 }
 
+/* Relative time */
+
+/* 2026-11-18 12:00:00 UTC (the test runs in UTC, see main()). */
+#define NOON_US (1795003200LL * G_USEC_PER_SEC)
+
+typedef struct
+{
+  NatterSessionRow *row;
+  const char       *text;
+} TimeWait;
+
+static gboolean
+time_shows (gpointer data)
+{
+  TimeWait *w = data;
+
+  return g_strcmp0 (natter_session_row_get_time_text (w->row), w->text) == 0;
+}
+
+static void
+test_sidebar_relative_time_refreshes (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = NULL;
+  NatterWindow *window;
+  NatterSessionRow *row;
+  NatterTimeTicker *ticker;
+  GtkWidget *spare;
+  TimeWait wait;
+
+  /* Stamped one second before noon (ui_create_session() moves the clock
+   * a minute first): the window opens at hh:59:59 of the clock, so its
+   * ticker's first minute is one second away, and noon plus two hours is
+   * still the same day. */
+  natter_fake_clock_set (u->w->clock, NOON_US - G_USEC_PER_SEC - 60 * G_USEC_PER_SEC);
+  session_id = ui_create_session (u, "Timely");
+  window = ui_window_new (app, u);
+  wait_row (window, session_id, "Timely");
+  row = find_row (window, session_id);
+  g_assert_cmpstr (natter_session_row_get_time_text (row), ==, "just now");
+  ticker = natter_session_row_get_ticker (row);
+  g_object_add_weak_pointer (G_OBJECT (ticker), (gpointer *) &ticker);
+  g_assert_true (natter_time_ticker_get_clock (ticker) == NATTER_CLOCK (u->w->clock));
+  g_assert_true (natter_time_ticker_get_active (ticker));
+
+  /* Nothing about the session changes, only the time: the ticker's own
+   * minute (its real timeout, one second away) redoes the text. */
+  natter_fake_clock_advance (u->w->clock, 2 * G_TIME_SPAN_HOUR);
+  wait = (TimeWait) { row, "2 h ago" };
+  ui_wait_until (time_shows, &wait);
+
+  /* A tick on demand (what a clock jump needs) does the same at once. */
+  natter_fake_clock_advance (u->w->clock, 3 * G_TIME_SPAN_MINUTE);
+  natter_time_ticker_tick (ticker);
+  g_assert_cmpstr (natter_session_row_get_time_text (row), ==, "2 h ago");
+  natter_fake_clock_set (u->w->clock, NOON_US + G_TIME_SPAN_DAY);
+  natter_time_ticker_tick (ticker);
+  g_assert_cmpstr (natter_session_row_get_time_text (row), ==, "Yesterday");
+  g_assert_cmpstr (natter_session_row_get_title (row), ==, "Timely");
+
+  /* Only a bound row listens: an unbound one leaves the ticker alone. */
+  ui_destroy_window (window);
+  g_assert_null (ticker);
+  ticker = natter_time_ticker_new (NATTER_CLOCK (u->w->clock));
+  spare = g_object_ref_sink (natter_session_row_new (u->sessions, u->w->hub, ticker));
+  g_assert_false (natter_time_ticker_get_active (ticker));
+  natter_session_row_set_entry (NATTER_SESSION_ROW (spare), natter_session_index_lookup (u->index, session_id));
+  g_assert_true (natter_time_ticker_get_active (ticker));
+  g_assert_cmpstr (natter_session_row_get_time_text (NATTER_SESSION_ROW (spare)), ==, "Yesterday");
+  natter_session_row_set_entry (NATTER_SESSION_ROW (spare), NULL);
+  g_assert_false (natter_time_ticker_get_active (ticker));
+  g_assert_finalize_object (spare);
+  g_assert_finalize_object (ticker);
+
+  ui_world_free (u);
+}
+
+/* Rename with F2, then send (pitfall 6) */
+
+/* The shortcut a key press of @keyval (no modifiers) on @widget triggers,
+ * looked up the way GTK does: in the widget's shortcut controllers, which
+ * include the one holding the class's key bindings. */
+static GtkShortcut *
+find_shortcut (GtkWidget *widget,
+               guint      keyval)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+
+          if (GTK_IS_KEYVAL_TRIGGER (trigger) &&
+              gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)) == keyval &&
+              gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger)) == 0)
+            return g_steal_pointer (&shortcut);
+        }
+    }
+  return NULL;
+}
+
+static AdwMessageDialog *
+find_dialog (GtkWindow *parent)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (toplevel) &&
+          gtk_window_get_transient_for (toplevel) == parent &&
+          gtk_widget_get_mapped (GTK_WIDGET (toplevel)))
+        return ADW_MESSAGE_DIALOG (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+dialog_shown (gpointer data)
+{
+  return find_dialog (data) != NULL;
+}
+
+static gboolean
+dialog_gone (gpointer data)
+{
+  return find_dialog (data) == NULL;
+}
+
+static void
+title_seen_cb (NatterSessionIndexEntry *entry,
+               GParamSpec              *pspec,
+               GPtrArray               *seen)
+{
+  g_ptr_array_add (seen, g_strdup (natter_session_index_entry_get_title (entry)));
+}
+
+typedef struct
+{
+  UiWorld                 *u;
+  NatterSessionIndexEntry *entry;
+  const char              *title;
+} EntryWait;
+
+static gboolean
+entry_titled (gpointer data)
+{
+  EntryWait *w = data;
+
+  return g_strcmp0 (natter_session_index_entry_get_title (w->entry), w->title) == 0;
+}
+
+static gboolean
+entry_turn_completed (gpointer data)
+{
+  EntryWait *w = data;
+  const char *latest = natter_session_index_entry_get_latest_turn_id (w->entry);
+
+  return latest != NULL &&
+         !natter_sessions_is_turn_running (w->u->sessions, latest) &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (w->entry), "completed") == 0;
+}
+
+/* The session as its file reduces now. */
+static NatterSessionState *
+get_session (UiWorld    *u,
+             const char *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionState *state;
+
+  natter_sessions_get_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
+  state = natter_sessions_get_session_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return state;
+}
+
+static void
+test_sidebar_rename_then_send_keeps_title (void)
+{
+  const char *message = "Please tell me how the weather will be tomorrow";
+  const char *typed = "Weather questions";
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, NULL);
+  g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GtkShortcut) f2 = NULL;
+  g_autoptr(GtkShortcut) enter = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GPtrArray) text = NULL;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (u->index, session_id);
+  NatterWindow *window = ui_window_new (app, u);
+  NatterComposer *composer = natter_window_get_composer (window);
+  AdwMessageDialog *dialog;
+  GtkWidget *title_entry;
+  GtkShortcutAction *action;
+  EntryWait wait = { u, entry, typed };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  g_signal_connect (entry, "notify::title", G_CALLBACK (title_seen_cb), seen);
+
+  /* An empty session, selected. */
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "New chat");
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
+
+  /* F2 is bound to win.rename on the window, and pressing it (GTK 4.8
+   * cannot synthesize a key event, so the shortcut GTK would match is
+   * activated the way its controller does) opens the rename dialog. */
+  f2 = find_shortcut (GTK_WIDGET (window), GDK_KEY_F2);
+  g_assert_nonnull (f2);
+  action = gtk_shortcut_get_action (f2);
+  g_assert_true (GTK_IS_NAMED_ACTION (action));
+  g_assert_cmpstr (gtk_named_action_get_action_name (GTK_NAMED_ACTION (action)), ==, "win.rename");
+  g_assert_true (gtk_shortcut_action_activate (action, 0, GTK_WIDGET (window), gtk_shortcut_get_arguments (f2)));
+  ui_wait_until (dialog_shown, window);
+  dialog = find_dialog (GTK_WINDOW (window));
+
+  /* Type the title and confirm with Enter (the entry activates the
+   * dialog's default response, Rename). */
+  title_entry = adw_message_dialog_get_extra_child (dialog);
+  g_assert_true (GTK_IS_EDITABLE (title_entry));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (title_entry)), ==, "");
+  gtk_editable_set_text (GTK_EDITABLE (title_entry), typed);
+  /* Enter: the entry's text widget binds it to ::activate, which
+   * activates the dialog's default. */
+  text = ui_find_all (title_entry, GTK_TYPE_TEXT);
+  g_assert_cmpuint (text->len, ==, 1);
+  enter = find_shortcut (g_ptr_array_index (text, 0), GDK_KEY_Return);
+  g_assert_nonnull (enter);
+  g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (enter), 0,
+                                               g_ptr_array_index (text, 0), gtk_shortcut_get_arguments (enter)));
+  ui_wait_until (dialog_gone, window);
+  ui_wait_until (entry_titled, &wait);
+  wait_row (window, session_id, typed);
+
+  /* The first message, from the composer; the fake model answers. */
+  natter_composer_set_text (composer, message);
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (entry_turn_completed, &wait);
+  ui_settle ();
+
+  /* The user's title everywhere, and the automatic one never, not even
+   * for a moment. */
+  g_assert_cmpstr (natter_session_row_get_title (find_row (window, session_id)), ==, typed);
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, typed);
+  g_assert_cmpuint (seen->len, >=, 1);
+  for (guint i = 0; i < seen->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (seen, i), ==, typed);
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 1);
+
+  /* And on disk: the session file reduces to the typed, explicit title. */
+  state = get_session (u, session_id);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, typed);
+  g_assert_true (natter_session_state_get_title_is_explicit (state));
+
+  g_signal_handlers_disconnect_by_data (entry, seen);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 static void
 test_sidebar_restores_last_session (void)
 {
@@ -362,6 +633,8 @@ main (int   argc,
 {
   int status;
 
+  /* Relative times depend on the local day; pin it. */
+  g_setenv ("TZ", "UTC", TRUE);
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
   app = ui_app_new ();
@@ -372,6 +645,8 @@ main (int   argc,
   g_test_add_func ("/sidebar/pending-delete-survives-close", test_sidebar_pending_delete_survives_close);
   g_test_add_func ("/sidebar/corrupt-session", test_sidebar_corrupt_session);
   g_test_add_func ("/sidebar/restores-last-session", test_sidebar_restores_last_session);
+  g_test_add_func ("/sidebar/relative-time-refreshes", test_sidebar_relative_time_refreshes);
+  g_test_add_func ("/sidebar/rename-then-send-keeps-title", test_sidebar_rename_then_send_keeps_title);
 
   status = g_test_run ();
   g_clear_object (&app);

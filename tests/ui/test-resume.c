@@ -1,0 +1,290 @@
+/* test-resume.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A turn interrupted by a crash (session-layer-spec.md §8.1 "idle", §9.3
+ * resumeTurn; issue 6, Timeline): after a restart the window shows it
+ * interrupted with a Resume button, the composer says why it cannot send,
+ * and clicking Resume finishes the turn on disk and on screen and frees
+ * the composer. Nothing resumes by itself (§9.3: recovery re-issues
+ * model calls, so it must be the user's choice).
+ */
+
+#include "natter-markdown-view.h"
+#include "natter-session-row.h"
+#include "natter-turn-row.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+static const char *interrupted_text = "Interrupted before it finished, perhaps by a crash.";
+static const char *blocked_text = "The last answer was interrupted. Resume it before sending a new message.";
+static const char *answer_text = "Finished after the resume";
+
+static gboolean
+model_held (gpointer data)
+{
+  return natter_fake_model_get_n_held (((UiWorld *) data)->w->fakes->model) == 1;
+}
+
+static char *
+load (GFile *file)
+{
+  g_autoptr(GError) error = NULL;
+  char *contents = NULL;
+
+  g_file_load_contents (file, NULL, &contents, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return contents;
+}
+
+static void
+store (GFile      *file,
+       const char *contents)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_file_replace_contents (file, contents, strlen (contents), NULL, FALSE, G_FILE_CREATE_NONE,
+                           NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+stop_turn (UiWorld    *u,
+           const char *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_stop_turn_async (u->sessions, turn_id, NULL, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_stop_turn_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+/* The event types of @events, joined by spaces. */
+static char *
+types_of (GPtrArray *events)
+{
+  GString *types = g_string_new (NULL);
+
+  for (guint i = 0; i < events->len; i++)
+    g_string_append_printf (types, "%s%s", i > 0 ? " " : "",
+                            json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, i)),
+                                                           "type"));
+  return g_string_free (types, FALSE);
+}
+
+/* What is on disk after the process died while the model was answering:
+ * the turn was appended and its model call requested, and nothing after.
+ * Made by running the turn up to that point, copying both files, letting
+ * the turn end and putting the copies back; then a restart (a new index
+ * and service over the same directory). Returns the turn id; @turn_file
+ * gets the turn file's contents as the crash left them. */
+static char *
+make_interrupted_session (UiWorld     *u,
+                          const char  *session_id,
+                          char       **turn_file)
+{
+  g_autofree char *turn_id = NULL;
+  g_autofree char *session_bytes = NULL;
+  g_autofree char *types = NULL;
+  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+
+  turn_id = ui_send (u, session_id, "Tell me a story");
+  ui_wait_until (model_held, u);
+  events = ui_get_turn (u, turn_id);
+  types = types_of (events);
+  g_assert_cmpstr (types, ==, "turn_created model_call_requested");
+
+  file = natter_jsonl_repo_get_file (u->w->turn_repo, turn_id, NULL);
+  *turn_file = load (file);
+  session_bytes = load (session_file);
+
+  stop_turn (u, turn_id);
+  ui_wait_turn (u, turn_id);
+  ui_world_stop_service (u);
+  store (file, *turn_file);
+  store (session_file, session_bytes);
+  ui_world_start_service (u);
+  return g_steal_pointer (&turn_id);
+}
+
+static NatterSessionRow *
+find_row (NatterWindow *window,
+          const char   *session_id)
+{
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (g_ptr_array_index (rows, i));
+
+      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
+        return g_ptr_array_index (rows, i);
+    }
+  return NULL;
+}
+
+static gboolean
+label_shown (GtkWidget  *root,
+             const char *text)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (root, GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+interrupted_shown (gpointer data)
+{
+  GtkWidget *timeline = natter_window_get_timeline_list (data);
+
+  ui_settle ();
+  return label_shown (timeline, interrupted_text) && ui_find_button (timeline, "_Resume") != NULL;
+}
+
+/* The texts of the timeline's mapped Markdown views, joined by "|". */
+static char *
+shown_texts (NatterWindow *window)
+{
+  g_autoptr(GPtrArray) views = NULL;
+  GString *text = g_string_new (NULL);
+
+  views = ui_find_all (natter_window_get_timeline_list (window), NATTER_TYPE_MARKDOWN_VIEW);
+  for (guint i = 0; i < views->len; i++)
+    g_string_append_printf (text, "%s%s", i > 0 ? "|" : "",
+                            natter_markdown_view_get_text (g_ptr_array_index (views, i)));
+  return g_string_free (text, FALSE);
+}
+
+typedef struct
+{
+  UiWorld                 *u;
+  NatterWindow            *window;
+  NatterSessionIndexEntry *entry;
+  guint                    turns;
+  const char              *texts;
+} Resumed;
+
+static gboolean
+resumed_and_shown (gpointer data)
+{
+  Resumed *r = data;
+  const char *latest = natter_session_index_entry_get_latest_turn_id (r->entry);
+  g_autofree char *texts = NULL;
+
+  ui_settle ();
+  texts = shown_texts (r->window);
+  return natter_session_index_entry_get_turn_count (r->entry) == r->turns &&
+         !natter_sessions_is_turn_running (r->u->sessions, latest) &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (r->entry), "completed") == 0 &&
+         g_strcmp0 (texts, r->texts) == 0;
+}
+
+static void
+test_timeline_resume_clicked (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Interrupted story");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *crashed = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *types = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  NatterSessionIndexEntry *entry;
+  NatterWindow *window;
+  NatterComposer *composer;
+  GtkWidget *timeline;
+  GtkWidget *resume;
+  Resumed resumed;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_STEP_HOLD,
+                            "{\"role\":\"assistant\",\"content\":\"Finished after the resume\"}",
+                            NATTER_FAKE_TEXT_STEP,
+                            NULL);
+  turn_id = make_interrupted_session (u, session_id, &crashed);
+  entry = natter_session_index_lookup (u->index, session_id);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (entry), ==, turn_id);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "idle");
+
+  window = ui_window_new (app, u);
+  composer = natter_window_get_composer (window);
+  timeline = natter_window_get_timeline_list (window);
+  g_assert_true (natter_window_open_session (window, session_id));
+
+  /* Interrupted, with the next step offered; sending is refused with the
+   * reason, before the user hits TurnNotSettled; the sidebar agrees. */
+  ui_wait_until (interrupted_shown, window);
+  g_assert_cmpstr (natter_session_row_get_status_mark (find_row (window, session_id)), ==, "interrupted");
+  g_assert_cmpstr (natter_composer_get_blocked_reason (composer), ==, blocked_text);
+  g_assert_true (label_shown (GTK_WIDGET (composer), blocked_text));
+  natter_composer_set_text (composer, "Anything new?");
+  g_assert_false (natter_composer_send (composer));
+  /* Nothing resumed by itself: the model was asked once, before the crash. */
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 1);
+
+  /* Click the real button. */
+  resume = ui_find_button (timeline, "_Resume");
+  g_assert_nonnull (resume);
+  g_assert_true (gtk_widget_is_sensitive (resume));
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (resume)), ==, "win.resume-turn");
+  g_assert_true (gtk_widget_activate (resume));
+
+  resumed = (Resumed) { u, window, entry, 1, answer_text };
+  ui_wait_until (resumed_and_shown, &resumed);
+
+  /* On disk: the same turn (no new one), the crash's lines untouched, the
+   * interrupted call closed, re-issued and completed, the turn completed. */
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (entry), ==, turn_id);
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 1);
+  file = natter_jsonl_repo_get_file (u->w->turn_repo, turn_id, NULL);
+  after = load (file);
+  g_assert_true (g_str_has_prefix (after, crashed));
+  events = ui_get_turn (u, turn_id);
+  types = types_of (events);
+  g_assert_cmpstr (types, ==,
+                   "turn_created model_call_requested model_call_failed "
+                   "model_call_requested model_call_completed turn_completed");
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 2);
+
+  /* On screen: the answer, no interruption, no Resume; the composer
+   * takes the next message. */
+  g_assert_false (label_shown (timeline, interrupted_text));
+  g_assert_null (ui_find_button (timeline, "_Resume"));
+  g_assert_null (natter_session_row_get_status_mark (find_row (window, session_id)));
+  g_assert_null (natter_composer_get_blocked_reason (composer));
+  g_assert_false (natter_composer_get_running (composer));
+  g_assert_true (gtk_widget_is_sensitive (GTK_WIDGET (composer)));
+  natter_composer_set_text (composer, "And another one");
+  g_assert_true (natter_composer_send (composer));
+  resumed = (Resumed) { u, window, entry, 2, "Finished after the resume|done" };
+  ui_wait_until (resumed_and_shown, &resumed);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  app = ui_app_new ();
+
+  g_test_add_func ("/timeline/resume-clicked", test_timeline_resume_clicked);
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}
