@@ -31,6 +31,35 @@ G_DEFINE_FINAL_TYPE (NatterApplication, natter_application, ADW_TYPE_APPLICATION
 
 /* GApplication uniqueness (architecture.md, "Process and data"): a second
  * `natter` activates this primary instance, which presents its window. */
+/* The header's model picker resolves each session's provider in the
+ * services' registry, with the defaults of the settings. */
+static void
+set_model_provider (NatterApplication *self,
+                    NatterWindow      *window)
+{
+  g_autofree char *provider = natter_services_dup_default_provider (self->services);
+  g_autofree char *model = natter_services_dup_default_model (self->services);
+
+  natter_window_set_model_provider (window, natter_services_get_provider_registry (self->services),
+                                    provider, model);
+}
+
+/* Preferences changed the providers or the defaults: the services have
+ * already updated the registry (their handler was connected first), so
+ * every window's picker resolves its provider again. */
+static void
+model_settings_changed_cb (GSettings         *settings,
+                           const char        *key,
+                           NatterApplication *self)
+{
+  if (!g_str_equal (key, "providers") && !g_str_equal (key, "default-provider") &&
+      !g_str_equal (key, "default-model"))
+    return;
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    if (NATTER_IS_WINDOW (l->data))
+      set_model_provider (self, l->data);
+}
+
 static void
 natter_application_activate (GApplication *app)
 {
@@ -39,16 +68,10 @@ natter_application_activate (GApplication *app)
 
   if (window == NULL)
     {
-      g_autofree char *provider = natter_services_dup_default_provider (self->services);
-      g_autofree char *model = natter_services_dup_default_model (self->services);
-
       window = GTK_WINDOW (natter_window_new (self,
                                               natter_services_get_sessions (self->services),
                                               natter_services_get_hub (self->services)));
-      /* The header's model picker lists the configured provider's models. */
-      natter_window_set_model_provider (NATTER_WINDOW (window),
-                                        natter_services_get_provider_registry (self->services),
-                                        provider, model);
+      set_model_provider (self, NATTER_WINDOW (window));
     }
 
   gtk_window_present (window);
@@ -233,19 +256,39 @@ natter_application_dbus_unregister (GApplication    *app,
   G_APPLICATION_CLASS (natter_application_parent_class)->dbus_unregister (app, connection, object_path);
 }
 
+/* Every accelerator of the application (issue 7, keyboard-only use), in
+ * one place: data/gtk/help-overlay.ui lists each of them and
+ * tests/ui/test-keyboard.c checks that the two agree. A window action
+ * that does not apply right now is disabled, and its key then goes on to
+ * the focused widget (Ctrl+Z undoes typing unless a deletion waits). */
+static const struct
+{
+  const char *action;
+  const char *accels[3];
+} app_accels[] = {
+  { "app.quit", { "<Control>q", NULL } },
+  { "app.preferences", { "<Control>comma", NULL } },
+  { "win.new-chat", { "<Control>n", NULL } },
+  { "win.search", { "<Control>f", NULL } },
+  { "win.rename", { "F2", NULL } },
+  { "win.undo", { "<Control>z", NULL } },
+  { "win.focus-composer", { "<Control>l", NULL } },
+  { "win.choose-model", { "<Control>m", NULL } },
+  { "win.go-back", { "<Alt>Left", NULL } },
+};
+
 static void
 natter_application_startup (GApplication *app)
 {
   NatterApplication *self = NATTER_APPLICATION (app);
-  const char *quit_accels[] = { "<Control>q", NULL };
-  const char *preferences_accels[] = { "<Control>comma", NULL };
 
   G_APPLICATION_CLASS (natter_application_parent_class)->startup (app);
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions,
                                    G_N_ELEMENTS (app_actions), app);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", preferences_accels);
+  for (gsize i = 0; i < G_N_ELEMENTS (app_accels); i++)
+    gtk_application_set_accels_for_action (GTK_APPLICATION (app), app_accels[i].action,
+                                           app_accels[i].accels);
 
   /* The primary instance owns the services and is the data directory's
    * only writer. Without the lock (another process, e.g. without a
@@ -255,6 +298,9 @@ natter_application_startup (GApplication *app)
   if (!natter_services_acquire_writer_lock (self->services, &self->startup_error))
     g_printerr ("natter: %s\n", self->startup_error->message);
   natter_services_load_async (self->services, NULL, index_loaded_cb, NULL);
+  if (natter_services_get_settings (self->services) != NULL)
+    g_signal_connect_object (natter_services_get_settings (self->services), "changed",
+                             G_CALLBACK (model_settings_changed_cb), self, 0);
   if (self->search_provider != NULL)
     natter_search_provider_set_index (self->search_provider, natter_services_get_index (self->services));
 }

@@ -4,10 +4,12 @@
  *
  * The model picker of the header bar (issue 7): a menu button showing the
  * model the next message of the open session goes to, and a popover
- * listing what the configured provider's `/models` offers. The list is
- * fetched when a provider is set and on Refresh, not on every open, so a
- * slow server never delays the popover. A provider that cannot be reached
- * says so, with the way to fix it: Preferences.
+ * listing what that session's provider's `/models` offers. Each
+ * provider's list is fetched once and kept (by provider id and base URL),
+ * so switching between sessions of different providers shows the list at
+ * once; only Refresh asks the server again, and a slow server never
+ * delays the popover. A provider that cannot be reached, or that is not
+ * configured, says so, with the way to fix it: Preferences.
  */
 
 #define G_LOG_DOMAIN "natter-model-picker"
@@ -23,10 +25,14 @@ struct _NatterModelPicker
   GtkWidget             parent_instance;
 
   NatterOpenaiProvider *provider;
+  /* The listing cache key of @provider: id and base URL. */
+  char                 *provider_key;
   char                 *display_name;
   char                 *model;
   GtkStringList        *models;
-  GCancellable         *cancellable;
+  GHashTable           *listings;   /* provider key → GStrv, listed */
+  GHashTable           *fetching;   /* provider key → GCancellable */
+  gboolean              unknown;    /* set_unavailable() */
 
   /* Template children */
   GtkMenuButton        *menu_button;
@@ -34,8 +40,11 @@ struct _NatterModelPicker
   GtkStack             *stack;
   GtkSpinner           *spinner;
   GtkListBox           *list_box;
-  AdwStatusPage        *error_page;
+  GtkImage             *error_icon;
+  GtkLabel             *error_title;
+  GtkLabel             *error_description;
   GtkWidget            *refresh_button;
+  GtkWidget            *fallback_button;
 };
 
 G_DEFINE_FINAL_TYPE (NatterModelPicker, natter_model_picker, GTK_TYPE_WIDGET)
@@ -50,6 +59,7 @@ static GParamSpec *properties[N_PROPS];
 
 enum {
   MODEL_CHOSEN,
+  FALLBACK_ACTIVATED,
   N_SIGNALS
 };
 
@@ -59,6 +69,8 @@ static void
 set_page (NatterModelPicker *self,
           const char        *page)
 {
+  if (!g_str_equal (page, "unreachable"))
+    self->unknown = FALSE;
   gtk_stack_set_visible_child_name (self->stack, page);
   gtk_spinner_set_spinning (self->spinner, g_strcmp0 (page, "loading") == 0);
 }
@@ -110,6 +122,19 @@ update_button (NatterModelPicker *self)
 }
 
 static void
+show_problem (NatterModelPicker *self,
+              const char        *icon_name,
+              const char        *title,
+              const char        *message)
+{
+  self->unknown = FALSE;
+  gtk_image_set_from_icon_name (self->error_icon, icon_name);
+  gtk_label_set_text (self->error_title, title);
+  gtk_label_set_text (self->error_description, message);
+  set_page (self, "unreachable");
+}
+
+static void
 show_unreachable (NatterModelPicker *self,
                   const char        *message)
 {
@@ -118,34 +143,107 @@ show_unreachable (NatterModelPicker *self,
   /* Translators: %s is the name of a model provider, e.g. "Ollama" */
   title = g_strdup_printf (_("Could not reach %s"),
                            self->display_name != NULL ? self->display_name : _("the provider"));
-  adw_status_page_set_title (self->error_page, title);
-  adw_status_page_set_description (self->error_page, message);
-  set_page (self, "unreachable");
+  show_problem (self, "network-offline-symbolic", title, message);
 }
+
+/* Shows @models as the list of the current provider. */
+static void
+show_listing (NatterModelPicker  *self,
+              const char * const *models)
+{
+  gtk_string_list_splice (self->models, 0, g_list_model_get_n_items (G_LIST_MODEL (self->models)), models);
+  rebuild_rows (self);
+  set_page (self, models[0] != NULL ? "models" : "empty");
+}
+
+static char *
+provider_key (NatterOpenaiProvider *provider)
+{
+  return g_strconcat (natter_openai_provider_get_id (provider), "\n",
+                      natter_openai_provider_get_base_url (provider), NULL);
+}
+
+typedef struct
+{
+  NatterModelPicker *self;
+  char              *key;
+  GCancellable      *cancellable;
+} Listing;
+
+static void
+listing_free (Listing *listing)
+{
+  g_object_unref (listing->self);
+  g_free (listing->key);
+  g_object_unref (listing->cancellable);
+  g_free (listing);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Listing, listing_free)
 
 static void
 models_listed_cb (GObject      *source,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  g_autoptr(NatterModelPicker) self = user_data;
+  g_autoptr(Listing) listing = user_data;
+  NatterModelPicker *self = listing->self;
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) models = NULL;
+  gboolean current;
 
   models = natter_openai_provider_list_models_finish (NATTER_OPENAI_PROVIDER (source), result, &error);
+  /* A Refresh replaced this listing, or the picker went away. */
+  if (g_hash_table_lookup (self->fetching, listing->key) != listing->cancellable)
+    return;
+  g_hash_table_remove (self->fetching, listing->key);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
-  g_clear_object (&self->cancellable);
+
+  /* A failure is not kept: coming back to the provider asks again. */
+  if (models != NULL)
+    g_hash_table_replace (self->listings, g_strdup (listing->key), g_strdupv (models));
+  current = g_strcmp0 (listing->key, self->provider_key) == 0;
+  /* Disposed: nothing left to show it in. */
+  if (self->stack == NULL)
+    return;
+  g_debug ("Listed %s: %s%s", natter_openai_provider_get_id (NATTER_OPENAI_PROVIDER (source)),
+           models != NULL ? "ok" : error->message,
+           current ? "" : " (not shown)");
+  if (!current)
+    return;
   gtk_widget_set_sensitive (self->refresh_button, TRUE);
   if (models == NULL)
-    {
-      show_unreachable (self, error->message);
-      return;
-    }
-  gtk_string_list_splice (self->models, 0, g_list_model_get_n_items (G_LIST_MODEL (self->models)),
-                          (const char * const *) models);
+    show_unreachable (self, error->message);
+  else
+    show_listing (self, (const char * const *) models);
+}
+
+/* Asks the current provider for its models, replacing a listing of it
+ * in flight; listings of other providers run on into the cache. */
+static void
+fetch (NatterModelPicker *self)
+{
+  Listing *listing = g_new0 (Listing, 1);
+
+  g_assert (self->provider != NULL);
+  g_cancellable_cancel (g_hash_table_lookup (self->fetching, self->provider_key));
+  listing->self = g_object_ref (self);
+  listing->key = g_strdup (self->provider_key);
+  listing->cancellable = g_cancellable_new ();
+  g_hash_table_replace (self->fetching, g_strdup (self->provider_key), g_object_ref (listing->cancellable));
+  gtk_widget_set_sensitive (self->refresh_button, FALSE);
+  set_page (self, "loading");
+  natter_openai_provider_list_models_async (self->provider, listing->cancellable, models_listed_cb, listing);
+}
+
+static void
+forget_provider (NatterModelPicker *self)
+{
+  g_clear_object (&self->provider);
+  g_clear_pointer (&self->provider_key, g_free);
+  gtk_string_list_splice (self->models, 0, g_list_model_get_n_items (G_LIST_MODEL (self->models)), NULL);
   rebuild_rows (self);
-  set_page (self, models[0] != NULL ? "models" : "empty");
 }
 
 static void
@@ -166,6 +264,12 @@ static void
 preferences_clicked_cb (NatterModelPicker *self)
 {
   gtk_popover_popdown (self->popover);
+}
+
+static void
+fallback_clicked_cb (NatterModelPicker *self)
+{
+  g_signal_emit (self, signals[FALLBACK_ACTIVATED], 0);
 }
 
 /* Keyboard users land on the current model, not on the first row. */
@@ -223,8 +327,12 @@ natter_model_picker_dispose (GObject *object)
 {
   NatterModelPicker *self = NATTER_MODEL_PICKER (object);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  GHashTableIter iter;
+  gpointer cancellable;
+
+  g_hash_table_iter_init (&iter, self->fetching);
+  while (g_hash_table_iter_next (&iter, NULL, &cancellable))
+    g_cancellable_cancel (cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_MODEL_PICKER);
 
   G_OBJECT_CLASS (natter_model_picker_parent_class)->dispose (object);
@@ -237,6 +345,9 @@ natter_model_picker_finalize (GObject *object)
 
   g_clear_object (&self->provider);
   g_clear_object (&self->models);
+  g_clear_pointer (&self->listings, g_hash_table_unref);
+  g_clear_pointer (&self->fetching, g_hash_table_unref);
+  g_clear_pointer (&self->provider_key, g_free);
   g_clear_pointer (&self->display_name, g_free);
   g_clear_pointer (&self->model, g_free);
 
@@ -279,17 +390,35 @@ natter_model_picker_class_init (NatterModelPickerClass *klass)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
 
+  /**
+   * NatterModelPicker::fallback-activated:
+   * @self: the picker
+   *
+   * The user asked for another provider's list with the button that
+   * natter_model_picker_set_unavailable() offered.
+   */
+  signals[FALLBACK_ACTIVATED] =
+    g_signal_new ("fallback-activated",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-model-picker.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, menu_button);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, popover);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, stack);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, spinner);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, list_box);
-  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, error_page);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, error_icon);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, error_title);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, error_description);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, refresh_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, fallback_button);
   gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, refresh_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, preferences_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, fallback_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, popover_show_cb);
   gtk_widget_class_set_css_name (widget_class, "natter-model-picker");
 }
@@ -300,6 +429,8 @@ natter_model_picker_init (NatterModelPicker *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->models = gtk_string_list_new (NULL);
+  self->listings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_strfreev);
+  self->fetching = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   update_button (self);
   show_unreachable (self, _("No model provider is configured."));
 }
@@ -318,76 +449,126 @@ natter_model_picker_new (void)
 /**
  * natter_model_picker_set_provider:
  * @self: the picker
- * @provider: (nullable): the configured provider (turn-runtime.md §12)
+ * @provider: (nullable): the provider of the open session's model
+ *   (turn-runtime.md §12); %NULL shows that none is configured
  * @display_name: (nullable): its name for people, e.g. "Ollama"
  *
- * Lists @provider's models (`GET /models`) at once; until they arrive the
- * popover shows a spinner, and if the provider cannot be reached it says
- * so and offers Preferences (`app.preferences`).
+ * Shows @provider's models (`GET /models`). A provider listed before
+ * (same id and base URL) shows its kept list at once without asking the
+ * server; otherwise the popover shows a spinner until the list arrives,
+ * and if the provider cannot be reached it says so and offers
+ * Preferences (`app.preferences`). A listing of the previous provider
+ * still in flight runs on into the cache.
  */
 void
 natter_model_picker_set_provider (NatterModelPicker    *self,
                                   NatterOpenaiProvider *provider,
                                   const char           *display_name)
 {
+  g_autofree char *key = NULL;
+  const char * const *listed;
+
   g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
   g_return_if_fail (provider == NULL || NATTER_IS_OPENAI_PROVIDER (provider));
 
-  g_set_object (&self->provider, provider);
+  gtk_widget_set_visible (self->fallback_button, FALSE);
   g_free (self->display_name);
   self->display_name = g_strdup (display_name);
-  natter_model_picker_refresh (self);
+  if (provider == NULL)
+    {
+      forget_provider (self);
+      gtk_widget_set_sensitive (self->refresh_button, FALSE);
+      show_unreachable (self, _("No model provider is configured."));
+      return;
+    }
+
+  key = provider_key (provider);
+  if (g_strcmp0 (key, self->provider_key) != 0)
+    forget_provider (self);
+  g_set_object (&self->provider, provider);
+  g_free (self->provider_key);
+  self->provider_key = g_steal_pointer (&key);
+
+  listed = g_hash_table_lookup (self->listings, self->provider_key);
+  if (g_hash_table_contains (self->fetching, self->provider_key))
+    {
+      gtk_widget_set_sensitive (self->refresh_button, FALSE);
+      set_page (self, "loading");
+    }
+  else if (listed != NULL)
+    {
+      gtk_widget_set_sensitive (self->refresh_button, TRUE);
+      show_listing (self, listed);
+    }
+  else
+    {
+      fetch (self);
+    }
 }
 
 /**
  * natter_model_picker_set_unavailable:
  * @self: the picker
- * @display_name: (nullable): the provider's name, or its id
- * @message: why there is no provider to ask (e.g. an unknown id)
+ * @title: what is wrong, e.g. "“work” Is Not Configured"
+ * @message: why there is no provider to ask, and what to do
+ * @fallback_label: (nullable): the label of a button offering another
+ *   provider's list (#NatterModelPicker::fallback-activated); %NULL for
+ *   none
  *
- * Shows the unreachable state without asking any server.
+ * Shows the "unknown" state without asking any server: the model shown
+ * stays, the list is empty, Refresh is off and Preferences is offered.
  */
 void
 natter_model_picker_set_unavailable (NatterModelPicker *self,
-                                     const char        *display_name,
-                                     const char        *message)
+                                     const char        *title,
+                                     const char        *message,
+                                     const char        *fallback_label)
 {
   g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+  g_return_if_fail (title != NULL);
+  g_return_if_fail (message != NULL);
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  g_clear_object (&self->provider);
-  g_free (self->display_name);
-  self->display_name = g_strdup (display_name);
+  forget_provider (self);
+  g_clear_pointer (&self->display_name, g_free);
   gtk_widget_set_sensitive (self->refresh_button, FALSE);
-  show_unreachable (self, message);
+  gtk_widget_set_visible (self->fallback_button, fallback_label != NULL);
+  if (fallback_label != NULL)
+    gtk_button_set_label (GTK_BUTTON (self->fallback_button), fallback_label);
+  show_problem (self, "dialog-question-symbolic", title, message);
+  self->unknown = TRUE;
 }
 
 /**
  * natter_model_picker_refresh:
  * @self: the picker
  *
- * Lists the provider's models again (a listing in flight is cancelled);
- * what the Refresh button does.
+ * Lists the current provider's models again, whether or not a list is
+ * kept (a listing of it in flight is cancelled); what the Refresh button
+ * does. Without a provider it does nothing.
  */
 void
 natter_model_picker_refresh (NatterModelPicker *self)
 {
   g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
 
-  g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
   if (self->provider == NULL)
-    {
-      gtk_widget_set_sensitive (self->refresh_button, FALSE);
-      show_unreachable (self, _("No model provider is configured."));
-      return;
-    }
-  self->cancellable = g_cancellable_new ();
-  gtk_widget_set_sensitive (self->refresh_button, FALSE);
-  set_page (self, "loading");
-  natter_openai_provider_list_models_async (self->provider, self->cancellable,
-                                            models_listed_cb, g_object_ref (self));
+    return;
+  g_hash_table_remove (self->listings, self->provider_key);
+  fetch (self);
+}
+
+/**
+ * natter_model_picker_get_provider_id:
+ * @self: the picker
+ *
+ * Returns: (nullable): the id of the provider whose list is shown (or
+ *   being fetched), %NULL in the unknown state
+ */
+const char *
+natter_model_picker_get_provider_id (NatterModelPicker *self)
+{
+  g_return_val_if_fail (NATTER_IS_MODEL_PICKER (self), NULL);
+  return self->provider != NULL ? natter_openai_provider_get_id (self->provider) : NULL;
 }
 
 /**
@@ -444,14 +625,21 @@ natter_model_picker_get_models (NatterModelPicker *self)
  * natter_model_picker_get_state:
  * @self: the picker
  *
- * Returns: what the popover shows: "loading", "models", "empty" or
- *   "unreachable"
+ * Returns: what the popover shows: "loading", "models", "empty",
+ *   "unreachable" (a provider that did not answer, or none at all) or
+ *   "unknown" (natter_model_picker_set_unavailable())
  */
 const char *
 natter_model_picker_get_state (NatterModelPicker *self)
 {
+  const char *page;
+
   g_return_val_if_fail (NATTER_IS_MODEL_PICKER (self), NULL);
-  return gtk_stack_get_visible_child_name (self->stack);
+
+  page = gtk_stack_get_visible_child_name (self->stack);
+  if (g_strcmp0 (page, "unreachable") == 0 && self->unknown)
+    return "unknown";
+  return page;
 }
 
 /**

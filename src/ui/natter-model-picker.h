@@ -20,9 +20,11 @@ void        natter_model_picker_set_provider    (NatterModelPicker    *self,
                                                  NatterOpenaiProvider *provider,
                                                  const char           *display_name);
 void        natter_model_picker_set_unavailable (NatterModelPicker    *self,
-                                                 const char           *display_name,
-                                                 const char           *message);
+                                                 const char           *title,
+                                                 const char           *message,
+                                                 const char           *fallback_label);
 void        natter_model_picker_refresh         (NatterModelPicker    *self);
+const char *natter_model_picker_get_provider_id (NatterModelPicker    *self);
 const char *natter_model_picker_get_model       (NatterModelPicker    *self);
 void        natter_model_picker_set_model       (NatterModelPicker    *self,
                                                  const char           *model);

@@ -43,7 +43,6 @@ struct _NatterWindow
   NatterSessions       *sessions;
   NatterTurnEventHub   *hub;
   NatterSessionIndex   *index;
-  NatterTimeTicker     *ticker;           /* the sidebar rows' minutes */
   char                 *agent_id;
   GCancellable         *cancellable;
 
@@ -56,11 +55,14 @@ struct _NatterWindow
   GHashTable           *pending_deletes;  /* session id → AdwToast */
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
-  GHashTable           *chosen_models;    /* session id → model name */
+  GHashTable           *chosen_models;    /* session id → {provider, model?} */
 
-  /* The configured provider the model picker lists (issue 7). */
+  /* The model picker (issue 7): the registry it resolves providers in,
+   * the default {provider, model}, and the provider it was last given. */
+  NatterProviderRegistry *registry;
   char                 *provider_id;
   char                 *default_model;
+  char                 *listed_provider;
 
   char                 *session_id;
   NatterSessionIndexEntry *entry;
@@ -239,7 +241,7 @@ session_setup_cb (GtkSignalListItemFactory *factory,
                   GtkListItem              *list_item,
                   NatterWindow             *self)
 {
-  gtk_list_item_set_child (list_item, natter_session_row_new (self->sessions, self->hub, self->ticker));
+  gtk_list_item_set_child (list_item, natter_session_row_new (self->sessions, self->hub));
 }
 
 static void
@@ -364,37 +366,173 @@ update_composer (NatterWindow *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->composer), !self->sending);
 }
 
-/* The model the next message of the open session goes to: the one the
- * user picked for it, else its last turn's, else the default. */
-static const char *
-current_model (NatterWindow *self)
+/* The {provider, model?} the next message of the open session goes to:
+ * the one the user picked for it, else its last turn's, else the
+ * default. A missing model means the provider's first one. */
+static void
+current_choice (NatterWindow  *self,
+                const char   **provider,
+                const char   **model)
 {
-  const char *chosen = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL;
+  JsonObject *chosen = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL;
   JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
+  JsonObject *choice = chosen != NULL ? chosen : last;
 
-  if (chosen != NULL)
-    return chosen;
-  if (last != NULL)
-    return json_object_get_string_member_with_default (last, "model", NULL);
-  return self->default_model;
+  if (choice != NULL)
+    {
+      *provider = json_object_get_string_member_with_default (choice, "provider", NULL);
+      *model = json_object_get_string_member_with_default (choice, "model", NULL);
+      return;
+    }
+  *provider = self->provider_id;
+  *model = self->default_model;
+}
+
+/* What the SendMessageConfig's `agent.model` (§9) carries: the model the
+ * picker shows, so a session keeps the model (and provider) of its last
+ * turn; %NULL leaves the choice to the agent. Without a registry the
+ * picker offers nothing, and only an explicit pick counts. */
+static JsonObject *
+next_model_descriptor (NatterWindow *self)
+{
+  JsonObject *chosen = g_hash_table_lookup (self->chosen_models, self->session_id);
+  JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
+  JsonObject *choice = chosen != NULL ? chosen : self->registry != NULL ? last : NULL;
+  JsonObject *descriptor;
+
+  if (choice == NULL || !json_object_has_member (choice, "model"))
+    return NULL;
+  descriptor = json_object_new ();
+  json_object_set_string_member (descriptor, "provider", json_object_get_string_member (choice, "provider"));
+  json_object_set_string_member (descriptor, "model", json_object_get_string_member (choice, "model"));
+  return descriptor;
+}
+
+static gboolean
+is_endpoint_url (const char *provider)
+{
+  return g_str_has_prefix (provider, "http://") || g_str_has_prefix (provider, "https://");
+}
+
+/* "Use Ollama Instead": a way out of a provider that is gone, unless
+ * the default is that provider or is not configured either. */
+static char *
+fallback_label (NatterWindow *self,
+                const char   *provider_id)
+{
+  g_autoptr(NatterOpenaiProvider) fallback = NULL;
+  g_auto(GStrv) configured = natter_provider_registry_list_providers (self->registry);
+
+  if (self->provider_id == NULL || g_strcmp0 (self->provider_id, provider_id) == 0 ||
+      !g_strv_contains ((const char * const *) configured, self->provider_id))
+    return NULL;
+  fallback = natter_provider_registry_get_provider (self->registry, self->provider_id, NULL);
+  if (fallback == NULL)
+    return NULL;
+  /* Translators: %s is the name of a model provider, e.g. "Ollama" */
+  return g_strdup_printf (_("Use %s Instead"), natter_openai_provider_get_display_name (fallback));
+}
+
+/* Points the picker at @provider_id's list: a configured provider's (kept
+ * by the picker, so this is cheap when switching back), or the unknown
+ * state for a removed provider or a bare endpoint URL, never another
+ * provider's list in its place. */
+static void
+list_provider (NatterWindow *self,
+               const char   *provider_id)
+{
+  g_autoptr(NatterOpenaiProvider) provider = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) configured = NULL;
+  g_autofree char *fallback = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *message = NULL;
+
+  g_free (self->listed_provider);
+  self->listed_provider = g_strdup (provider_id);
+  if (self->registry == NULL || provider_id == NULL)
+    {
+      natter_model_picker_set_provider (self->model_picker, NULL, NULL);
+      return;
+    }
+
+  configured = natter_provider_registry_list_providers (self->registry);
+  if (!is_endpoint_url (provider_id) && g_strv_contains ((const char * const *) configured, provider_id))
+    provider = natter_provider_registry_get_provider (self->registry, provider_id, &error);
+  if (provider != NULL)
+    {
+      natter_model_picker_set_provider (self->model_picker, provider,
+                                        natter_openai_provider_get_display_name (provider));
+      return;
+    }
+
+  fallback = fallback_label (self, provider_id);
+  if (is_endpoint_url (provider_id))
+    {
+      title = g_strdup (_("Not One of Your Providers"));
+      /* Translators: %s is a server address, e.g. "http://localhost:8080/v1" */
+      message = g_strdup_printf (_("This conversation’s model was reached at %s directly. "
+                                   "Add that server in Preferences to list its models."), provider_id);
+    }
+  else
+    {
+      /* Translators: %s is the id of a model provider, e.g. "openrouter" */
+      title = g_strdup_printf (_("“%s” Is Not Configured"), provider_id);
+      message = g_strdup (_("This conversation’s provider is not among your providers any more. "
+                            "Add it again in Preferences to list its models."));
+    }
+  natter_model_picker_set_unavailable (self->model_picker, title, message, fallback);
 }
 
 static void
 update_model_picker (NatterWindow *self)
 {
   gboolean usable = self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+  const char *provider = NULL;
+  const char *model = NULL;
 
   gtk_widget_set_visible (GTK_WIDGET (self->model_picker), usable);
-  natter_model_picker_set_model (self->model_picker, usable ? current_model (self) : NULL);
+  if (!usable)
+    {
+      natter_model_picker_set_model (self->model_picker, NULL);
+      return;
+    }
+  current_choice (self, &provider, &model);
+  /* Resolving looks the key up: only when the provider changes. */
+  if (self->listed_provider == NULL || g_strcmp0 (provider, self->listed_provider) != 0)
+    list_provider (self, provider);
+  natter_model_picker_set_model (self->model_picker, model);
 }
 
 static void
 model_chosen_cb (NatterWindow *self,
                  const char   *model)
 {
-  if (self->session_id == NULL)
+  const char *provider = natter_model_picker_get_provider_id (self->model_picker);
+  JsonObject *choice;
+
+  /* A model goes with the provider whose list it came from. */
+  if (self->session_id == NULL || provider == NULL)
     return;
-  g_hash_table_replace (self->chosen_models, g_strdup (self->session_id), g_strdup (model));
+  choice = json_object_new ();
+  json_object_set_string_member (choice, "provider", provider);
+  json_object_set_string_member (choice, "model", model);
+  g_hash_table_replace (self->chosen_models, g_strdup (self->session_id), choice);
+}
+
+static void
+model_fallback_cb (NatterWindow *self)
+{
+  JsonObject *choice;
+
+  if (self->session_id == NULL || self->provider_id == NULL)
+    return;
+  choice = json_object_new ();
+  json_object_set_string_member (choice, "provider", self->provider_id);
+  if (self->default_model != NULL)
+    json_object_set_string_member (choice, "model", self->default_model);
+  g_hash_table_replace (self->chosen_models, g_strdup (self->session_id), choice);
+  update_model_picker (self);
 }
 
 static void
@@ -635,6 +773,7 @@ send_text (NatterWindow *self,
   g_autoptr(JsonObject) input = json_object_new ();
   g_autoptr(JsonObject) config = json_object_new ();
   JsonObject *agent = json_object_new ();
+  JsonObject *model;
   SendData *data;
 
   if (self->session_id == NULL || self->sessions == NULL)
@@ -643,15 +782,9 @@ send_text (NatterWindow *self,
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
   json_object_set_string_member (agent, "agentId", self->agent_id);
-  /* A model picked in the header overrides the agent's (§9, agent.model). */
-  if (g_hash_table_contains (self->chosen_models, self->session_id) && self->provider_id != NULL)
-    {
-      JsonObject *model = json_object_new ();
-
-      json_object_set_string_member (model, "provider", self->provider_id);
-      json_object_set_string_member (model, "model", g_hash_table_lookup (self->chosen_models, self->session_id));
-      json_object_set_object_member (agent, "model", model);
-    }
+  /* The header's model overrides the agent's (§9, agent.model). */
+  if ((model = next_model_descriptor (self)) != NULL)
+    json_object_set_object_member (agent, "model", model);
   json_object_set_object_member (config, "agent", agent);
   json_object_set_boolean_member (config, "autoPermission",
                                   g_settings_get_boolean (self->settings, "auto-permission"));
@@ -1086,14 +1219,15 @@ natter_window_finalize (GObject *object)
   g_clear_object (&self->sessions);
   g_clear_object (&self->hub);
   g_clear_object (&self->index);
-  g_clear_object (&self->ticker);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->pending_deletes, g_hash_table_unref);
   g_clear_pointer (&self->drafts, g_hash_table_unref);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->agent_id, g_free);
+  g_clear_object (&self->registry);
   g_clear_pointer (&self->provider_id, g_free);
   g_clear_pointer (&self->default_model, g_free);
+  g_clear_pointer (&self->listed_provider, g_free);
 
   G_OBJECT_CLASS (natter_window_parent_class)->finalize (object);
 }
@@ -1131,6 +1265,7 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, errored_page);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, model_picker);
   gtk_widget_class_bind_template_callback (widget_class, model_chosen_cb);
+  gtk_widget_class_bind_template_callback (widget_class, model_fallback_cb);
   gtk_widget_class_bind_template_callback (widget_class, go_back_cb);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
@@ -1182,7 +1317,7 @@ natter_window_init (NatterWindow *self)
   self->pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  self->chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   natter_window_restore_state (self);
   update_conversation (self);
   if (g_strcmp0 (g_getenv ("NATTER_BENCH_FIRST_FRAME"), "1") == 0)
@@ -1203,7 +1338,6 @@ natter_window_set_services (NatterWindow       *self,
   self->sessions = g_object_ref (sessions);
   self->hub = g_object_ref (hub);
   self->index = g_object_ref (natter_sessions_list_sessions (sessions));
-  self->ticker = natter_time_ticker_new (natter_sessions_get_clock (sessions));
 
   /* index → filter (search, pending deletes) → sort (newest first) */
   title = gtk_property_expression_new (NATTER_TYPE_SESSION_INDEX_ENTRY, NULL, "title");
@@ -1320,15 +1454,20 @@ natter_window_set_agent_id (NatterWindow *self,
  * @self: the window
  * @registry: (nullable): the provider registry; %NULL shows that no
  *   provider can be asked
- * @provider_id: (nullable): the configured provider (settings
+ * @provider_id: (nullable): the default provider (settings
  *   `default-provider`)
  * @default_model: (nullable): the model of a session without turns
- *   (settings `default-model`)
+ *   (settings `default-model`); %NULL or "" for the provider's first
  *
- * Lets the header's model picker list @provider_id's models (issue 7).
- * A model picked there goes with the next messages of the open session
- * as the SendMessageConfig's `agent.model` `{provider, model}` (§9); an
- * unknown provider shows the picker's unreachable state.
+ * Lets the header's model picker list, for the open session, the models
+ * of the provider of its current model (issue 7): the one picked for the
+ * session, else its last turn's (`lastModel`), else @provider_id. The
+ * model shown goes with the session's next messages as the
+ * SendMessageConfig's `agent.model` `{provider, model}` (§9), with the
+ * provider whose list it came from. A provider that is not configured
+ * in @registry (removed, or a bare endpoint URL) shows the picker's
+ * unknown state with Preferences. Call again when the providers or the
+ * defaults change; the lists the picker keeps are reused.
  */
 void
 natter_window_set_model_provider (NatterWindow           *self,
@@ -1336,25 +1475,17 @@ natter_window_set_model_provider (NatterWindow           *self,
                                   const char             *provider_id,
                                   const char             *default_model)
 {
-  g_autoptr(NatterOpenaiProvider) provider = NULL;
-  g_autoptr(GError) error = NULL;
-
   g_return_if_fail (NATTER_IS_WINDOW (self));
   g_return_if_fail (registry == NULL || NATTER_IS_PROVIDER_REGISTRY (registry));
 
+  g_set_object (&self->registry, registry);
   g_free (self->provider_id);
-  self->provider_id = g_strdup (provider_id);
+  self->provider_id = provider_id != NULL && provider_id[0] != '\0' ? g_strdup (provider_id) : NULL;
   g_free (self->default_model);
   self->default_model = default_model != NULL && default_model[0] != '\0' ? g_strdup (default_model) : NULL;
 
-  if (registry != NULL && provider_id != NULL)
-    provider = natter_provider_registry_get_provider (registry, provider_id, &error);
-  if (provider != NULL)
-    natter_model_picker_set_provider (self->model_picker, provider,
-                                      natter_openai_provider_get_display_name (provider));
-  else
-    natter_model_picker_set_unavailable (self->model_picker, provider_id,
-                                         error != NULL ? error->message : _("No model provider is configured."));
+  /* The providers may have changed under the same id: resolve again. */
+  g_clear_pointer (&self->listed_provider, g_free);
   update_model_picker (self);
 }
 

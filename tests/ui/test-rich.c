@@ -160,6 +160,18 @@ find_button_with_tooltip (gpointer    root,
   return NULL;
 }
 
+static GtkWidget *
+find_button_with_action (gpointer    root,
+                         const char *action_name)
+{
+  g_autoptr(GPtrArray) buttons = find_all_any (root, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_actionable_get_action_name (g_ptr_array_index (buttons, i)), action_name) == 0)
+      return g_ptr_array_index (buttons, i);
+  return NULL;
+}
+
 static GtkLabel *
 find_label_with_class (gpointer    root,
                        const char *css_class)
@@ -412,6 +424,7 @@ typedef struct
   SoupServer *server;
   char       *base_url;
   guint       n_requests;
+  const char *body;        /* NULL: alpha and beta */
 } ModelsServer;
 
 static void
@@ -425,6 +438,8 @@ models_cb (SoupServer        *server,
   static const char body[] = "{\"object\":\"list\",\"data\":[{\"id\":\"alpha\",\"object\":\"model\"},"
                              "{\"id\":\"beta\",\"object\":\"model\"}]}";
 
+  const char *listing = ms->body != NULL ? ms->body : body;
+
   ms->n_requests++;
   if (!g_str_has_suffix (path, "/models"))
     {
@@ -432,7 +447,7 @@ models_cb (SoupServer        *server,
       return;
     }
   soup_server_message_set_status (msg, 200, NULL);
-  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, body, strlen (body));
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, listing, strlen (listing));
 }
 
 static void
@@ -560,12 +575,11 @@ test_rich_model_picker_unreachable (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, "Offline");
   g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
-  g_autoptr(GPtrArray) pages = NULL;
   ModelsServer ms = { NULL };
   g_autofree char *base_url = NULL;
   NatterModelPicker *picker;
   NatterWindow *window;
-  gboolean found = FALSE;
+  GtkLabel *title;
 
   /* A port nobody listens on any more. */
   models_server_start (&ms);
@@ -581,24 +595,286 @@ test_rich_model_picker_unreachable (void)
 
   natter_model_picker_popup (picker);
   ui_settle ();
-  pages = find_all_any (picker, ADW_TYPE_STATUS_PAGE);
-  for (guint i = 0; i < pages->len; i++)
-    if (g_strcmp0 (adw_status_page_get_title (g_ptr_array_index (pages, i)), "Could not reach Gone Server") == 0)
-      {
-        GtkWidget *child = adw_status_page_get_child (g_ptr_array_index (pages, i));
-
-        found = TRUE;
-        g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (child)), ==, "app.preferences");
-      }
-  g_assert_true (found);
+  title = find_label_with_class (picker, "title-2");
+  g_assert_nonnull (title);
+  g_assert_cmpstr (gtk_label_get_text (title), ==, "Could not reach Gone Server");
+  g_assert_nonnull (find_button_with_action (picker, "app.preferences"));
   natter_model_picker_popdown (picker);
 
-  /* An unknown provider id: the same state, no request. */
+  /* An unknown provider id: the unknown state, no request. */
   natter_window_set_model_provider (window, registry, "nonexistent", NULL);
-  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "unreachable");
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "unknown");
+  g_assert_null (natter_model_picker_get_provider_id (picker));
 
   ui_destroy_window (window);
   ui_world_free (u);
+}
+
+/* Sessions of two providers: each shows its provider's list */
+
+#define ONE_MODELS "{\"object\":\"list\",\"data\":[{\"id\":\"alpha\"},{\"id\":\"beta\"}]}"
+#define TWO_MODELS "{\"object\":\"list\",\"data\":[{\"id\":\"gamma\"},{\"id\":\"delta\"},{\"id\":\"epsilon\"}]}"
+
+/* Sends @text to @session_id with the model {@provider, @model}, as a
+ * session whose last turn used that model got it. */
+static char *
+send_with_model (UiWorld    *u,
+                 const char *session_id,
+                 const char *text,
+                 const char *provider,
+                 const char *model)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(JsonObject) config = json_object_new ();
+  JsonObject *agent = json_object_new ();
+  JsonObject *descriptor = json_object_new ();
+  char *turn_id;
+
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  json_object_set_string_member (descriptor, "provider", provider);
+  json_object_set_string_member (descriptor, "model", model);
+  json_object_set_string_member (agent, "agentId", "helper");
+  json_object_set_object_member (agent, "model", descriptor);
+  json_object_set_object_member (config, "agent", agent);
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  natter_sessions_send_message_async (u->sessions, session_id, input, config, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  ui_wait_turn (u, turn_id);
+  return turn_id;
+}
+
+static void
+assert_listed (NatterModelPicker  *picker,
+               const char * const *expected)
+{
+  GListModel *models = natter_model_picker_get_models (picker);
+  guint n = g_strv_length ((char **) expected);
+
+  g_assert_cmpuint (g_list_model_get_n_items (models), ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (models), i), ==, expected[i]);
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *session_id;
+  guint       turn_count;
+} TurnCount;
+
+static gboolean
+has_turn_count (gpointer data)
+{
+  TurnCount *t = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (t->u->index, t->session_id);
+
+  return natter_session_index_entry_get_turn_count (entry) == t->turn_count &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0;
+}
+
+/* Sends @text from the composer and returns the new turn's resolved
+ * model descriptor, read from its turn file. */
+static JsonObject *
+send_from_window (UiWorld      *u,
+                  NatterWindow *window,
+                  const char   *session_id,
+                  const char   *text)
+{
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (u->index, session_id);
+  TurnCount t = { u, session_id, natter_session_index_entry_get_turn_count (entry) + 1 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *created;
+
+  natter_composer_set_text (natter_window_get_composer (window), text);
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_until (has_turn_count, &t);
+  events = ui_get_turn (u, natter_session_index_entry_get_latest_turn_id (entry));
+  created = json_node_get_object (g_ptr_array_index (events, 0));
+  g_assert_cmpstr (json_object_get_string_member (created, "type"), ==, "turn_created");
+  return json_object_ref (json_object_get_object_member (json_object_get_object_member (json_object_get_object_member (created, "agent"),
+                                                                                        "resolved"),
+                                                         "model"));
+}
+
+static void
+assert_descriptor (JsonObject *descriptor,
+                   const char *provider,
+                   const char *model)
+{
+  g_assert_cmpstr (json_object_get_string_member (descriptor, "provider"), ==, provider);
+  g_assert_cmpstr (json_object_get_string_member (descriptor, "model"), ==, model);
+}
+
+static void
+test_rich_model_picker_per_session (void)
+{
+  static const char * const one_models[] = { "alpha", "beta", NULL };
+  static const char * const two_models[] = { "gamma", "delta", "epsilon", NULL };
+  UiWorld *u = ui_world_new ();
+  g_autofree char *first = ui_create_session (u, "On one");
+  g_autofree char *second = ui_create_session (u, "On two");
+  g_autofree char *fresh = ui_create_session (u, "Fresh");
+  g_autofree char *first_turn = NULL;
+  g_autofree char *second_turn = NULL;
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  g_autoptr(JsonObject) sent = NULL;
+  g_autoptr(JsonObject) continued = NULL;
+  ModelsServer one = { .body = ONE_MODELS };
+  ModelsServer two = { .body = TWO_MODELS };
+  NatterModelPicker *picker;
+  NatterWindow *window;
+
+  models_server_start (&one);
+  models_server_start (&two);
+  natter_provider_registry_add_provider (registry, "one", "Server One", one.base_url);
+  natter_provider_registry_add_provider (registry, "two", "Server Two", two.base_url);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first_turn = send_with_model (u, first, "Hello one", "one", "beta");
+  second_turn = send_with_model (u, second, "Hello two", "two", "delta");
+
+  window = ui_window_new (app, u);
+  natter_window_set_model_provider (window, registry, "one", "alpha");
+  picker = natter_window_get_model_picker (window);
+
+  /* The second session's last turn used two/delta: two's list. */
+  g_assert_true (natter_window_open_session (window, second));
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "two");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "delta");
+  wait_picker (picker, "models");
+  assert_listed (picker, two_models);
+  g_assert_cmpuint (two.n_requests, ==, 1);
+
+  /* The first session's last turn used one/beta: one's list. */
+  g_assert_true (natter_window_open_session (window, first));
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "one");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
+  wait_picker (picker, "models");
+  assert_listed (picker, one_models);
+  g_assert_cmpuint (one.n_requests, ==, 1);
+
+  /* A session without turns: the default provider and model. */
+  g_assert_true (natter_window_open_session (window, fresh));
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "one");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "models");
+
+  /* Back to the second: the kept list, at once, without a request. */
+  g_assert_true (natter_window_open_session (window, second));
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "models");
+  assert_listed (picker, two_models);
+  g_assert_cmpuint (two.n_requests, ==, 1);
+  g_assert_cmpuint (one.n_requests, ==, 1);
+
+  /* Refresh asks again. */
+  natter_model_picker_refresh (picker);
+  wait_picker (picker, "models");
+  g_assert_cmpuint (two.n_requests, ==, 2);
+
+  /* Picking epsilon from two's list: the next turn records two/epsilon. */
+  natter_model_picker_choose (picker, "epsilon");
+  sent = send_from_window (u, window, second, "Hello epsilon");
+  assert_descriptor (sent, "two", "epsilon");
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "two");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "epsilon");
+
+  /* The first session, nothing picked: it keeps its last turn's one/beta. */
+  g_assert_true (natter_window_open_session (window, first));
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
+  continued = send_from_window (u, window, first, "Hello again");
+  assert_descriptor (continued, "one", "beta");
+  g_assert_cmpuint (one.n_requests, ==, 1);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  models_server_stop (&one);
+  models_server_stop (&two);
+}
+
+/* A session whose provider is gone, or was a bare endpoint URL: the
+ * unknown state with Preferences, never another provider's list. */
+static void
+test_rich_model_picker_unknown_provider (void)
+{
+  static const char * const one_models[] = { "alpha", "beta", NULL };
+  UiWorld *u = ui_world_new ();
+  g_autofree char *removed = ui_create_session (u, "Removed provider");
+  g_autofree char *endpoint = ui_create_session (u, "Bare endpoint");
+  g_autofree char *removed_turn = NULL;
+  g_autofree char *endpoint_turn = NULL;
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  g_autoptr(JsonObject) sent = NULL;
+  ModelsServer one = { .body = ONE_MODELS };
+  ModelsServer two = { .body = TWO_MODELS };
+  GtkWidget *fallback = NULL;
+  GtkLabel *title;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  GtkWidget *popover;
+  g_autoptr(GPtrArray) popovers = NULL;
+
+  models_server_start (&one);
+  models_server_start (&two);
+  natter_provider_registry_add_provider (registry, "one", "Server One", one.base_url);
+  natter_provider_registry_add_provider (registry, "two", "Server Two", two.base_url);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_TEXT_STEP, NULL);
+  removed_turn = send_with_model (u, removed, "Hello two", "two", "delta");
+  endpoint_turn = send_with_model (u, endpoint, "Hello URL", two.base_url, "gamma");
+
+  /* Preferences removed "two". */
+  g_assert_true (natter_provider_registry_remove_provider (registry, "two"));
+  window = ui_window_new (app, u);
+  natter_window_set_model_provider (window, registry, "one", "alpha");
+  picker = natter_window_get_model_picker (window);
+
+  g_assert_true (natter_window_open_session (window, removed));
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "unknown");
+  g_assert_null (natter_model_picker_get_provider_id (picker));
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "delta");
+  g_assert_cmpuint (g_list_model_get_n_items (natter_model_picker_get_models (picker)), ==, 0);
+  natter_model_picker_popup (picker);
+  popovers = find_all_any (picker, GTK_TYPE_POPOVER);
+  popover = g_ptr_array_index (popovers, 0);
+  ui_wait_until (ui_is_mapped, popover);
+  title = find_label_with_class (popover, "title-2");
+  g_assert_nonnull (title);
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (title)));
+  g_assert_cmpstr (gtk_label_get_text (title), ==, "“two” Is Not Configured");
+  g_assert_nonnull (find_button_with_action (popover, "app.preferences"));
+  fallback = ui_find_button (popover, "Use Server One Instead");
+  g_assert_nonnull (fallback);
+  save_screenshots (popover, "model-picker-unknown");
+  natter_model_picker_popdown (picker);
+  /* Nothing was asked of anyone. */
+  g_assert_cmpuint (two.n_requests, ==, 0);
+  g_assert_cmpuint (one.n_requests, ==, 0);
+
+  /* A bare endpoint URL: the unknown state too, even though it answers. */
+  g_assert_true (natter_window_open_session (window, endpoint));
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "unknown");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "gamma");
+  g_assert_cmpuint (two.n_requests, ==, 0);
+
+  /* The way out: the default provider's list, and its pick goes to it. */
+  g_assert_true (natter_window_open_session (window, removed));
+  g_signal_emit_by_name (picker, "fallback-activated");
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "one");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
+  wait_picker (picker, "models");
+  assert_listed (picker, one_models);
+  natter_model_picker_choose (picker, "beta");
+  sent = send_from_window (u, window, removed, "Hello one");
+  assert_descriptor (sent, "one", "beta");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  models_server_stop (&one);
+  models_server_stop (&two);
 }
 
 /* Shortcuts window */
@@ -694,6 +970,8 @@ main (int   argc,
   g_test_add_func ("/rich/try-again-latest", test_rich_try_again_latest);
   g_test_add_func ("/rich/model-picker", test_rich_model_picker);
   g_test_add_func ("/rich/model-picker-unreachable", test_rich_model_picker_unreachable);
+  g_test_add_func ("/rich/model-picker-per-session", test_rich_model_picker_per_session);
+  g_test_add_func ("/rich/model-picker-unknown-provider", test_rich_model_picker_unknown_provider);
   g_test_add_func ("/rich/shortcuts", test_rich_shortcuts);
   g_test_add_func ("/rich/icon-buttons-labelled", test_rich_icon_buttons_labelled);
 
