@@ -43,6 +43,7 @@ struct _NatterWindow
   NatterSessions       *sessions;
   NatterTurnEventHub   *hub;
   NatterSessionIndex   *index;
+  NatterTimeTicker     *ticker;           /* the sidebar rows' minutes */
   char                 *agent_id;
   GCancellable         *cancellable;
 
@@ -241,7 +242,7 @@ session_setup_cb (GtkSignalListItemFactory *factory,
                   GtkListItem              *list_item,
                   NatterWindow             *self)
 {
-  gtk_list_item_set_child (list_item, natter_session_row_new (self->sessions, self->hub));
+  gtk_list_item_set_child (list_item, natter_session_row_new (self->sessions, self->hub, self->ticker));
 }
 
 static void
@@ -1219,6 +1220,7 @@ natter_window_finalize (GObject *object)
   g_clear_object (&self->sessions);
   g_clear_object (&self->hub);
   g_clear_object (&self->index);
+  g_clear_object (&self->ticker);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->pending_deletes, g_hash_table_unref);
   g_clear_pointer (&self->drafts, g_hash_table_unref);
@@ -1338,6 +1340,7 @@ natter_window_set_services (NatterWindow       *self,
   self->sessions = g_object_ref (sessions);
   self->hub = g_object_ref (hub);
   self->index = g_object_ref (natter_sessions_list_sessions (sessions));
+  self->ticker = natter_time_ticker_new (natter_sessions_get_clock (sessions));
 
   /* index → filter (search, pending deletes) → sort (newest first) */
   title = gtk_property_expression_new (NATTER_TYPE_SESSION_INDEX_ENTRY, NULL, "title");
