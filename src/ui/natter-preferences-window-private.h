@@ -30,7 +30,9 @@ GtkWidget   *natter_preferences_window_get_agent_widget   (NatterPreferencesWind
                                                             const char              *agent_id,
                                                             const char              *field);
 /* The open agent editor: "name", "prompt" (GtkTextView), "model-provider",
- * "model-name", "save", "tool:<toolId>" (GtkCheckButton). */
+ * "model-list" (AdwComboRow of the provider's /models), "model-name" (the
+ * AdwEntryRow shown when they cannot be listed), "model-group" (its note
+ * is the group's description), "save", "tool:<toolId>" (GtkCheckButton). */
 GtkWidget   *natter_preferences_window_get_editor_widget  (NatterPreferencesWindow *self,
                                                             const char              *field);
 

@@ -83,7 +83,13 @@ struct _NatterPreferencesWindow
   AdwEntryRow          *editor_name;
   GtkTextView          *editor_prompt;
   AdwComboRow          *editor_provider;
-  AdwEntryRow          *editor_model;
+  AdwPreferencesGroup  *editor_model_group;
+  AdwComboRow          *editor_model_list;  /* the provider's /models */
+  AdwEntryRow          *editor_model;       /* typed, when they cannot be listed */
+  GPtrArray            *editor_model_ids;   /* of editor_model_list */
+  char                 *editor_stored_provider;
+  char                 *editor_stored_model;
+  GCancellable         *editor_cancellable;
   GtkWidget            *editor_save;
   GHashTable           *editor_tools;    /* toolId → GtkCheckButton */
 
@@ -1198,7 +1204,14 @@ close_editor (NatterPreferencesWindow *self)
   g_clear_pointer (&self->editor_tools, g_hash_table_unref);
   self->editor_name = NULL;
   self->editor_prompt = NULL;
+  g_cancellable_cancel (self->editor_cancellable);
+  g_clear_object (&self->editor_cancellable);
+  g_clear_pointer (&self->editor_model_ids, g_ptr_array_unref);
+  g_clear_pointer (&self->editor_stored_provider, g_free);
+  g_clear_pointer (&self->editor_stored_model, g_free);
   self->editor_provider = NULL;
+  self->editor_model_group = NULL;
+  self->editor_model_list = NULL;
   self->editor_model = NULL;
   self->editor_save = NULL;
   adw_preferences_window_close_subpage (ADW_PREFERENCES_WINDOW (self));
@@ -1211,13 +1224,182 @@ editor_back_clicked_cb (GtkButton               *button,
   close_editor (self);
 }
 
+/* The agent's model: a provider, then one of its `/models`; typed by
+ * hand only when the list cannot be had, saying why. */
+
+static char *
+editor_dup_model_name (NatterPreferencesWindow *self)
+{
+  guint selected;
+
+  if (gtk_widget_get_visible (GTK_WIDGET (self->editor_model_list)))
+    {
+      selected = adw_combo_row_get_selected (self->editor_model_list);
+      if (self->editor_model_ids != NULL && selected < self->editor_model_ids->len)
+        return g_strdup (g_ptr_array_index (self->editor_model_ids, selected));
+      return g_strdup ("");
+    }
+  return g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->editor_model))));
+}
+
+/* What the provider combo's entry @selected stands for; NULL for entry 0,
+ * "the default model". */
+static const char *
+editor_provider_id (NatterPreferencesWindow *self,
+                    guint                    selected)
+{
+  if (selected == 0 || selected > self->provider_ids->len)
+    return NULL;
+  return g_ptr_array_index (self->provider_ids, selected - 1);
+}
+
+/* The model to show first for @provider_id: the stored one when the
+ * agent's provider is shown again, else what was typed. */
+static const char *
+editor_wanted_model (NatterPreferencesWindow *self,
+                     const char              *provider_id)
+{
+  if (g_strcmp0 (provider_id, self->editor_stored_provider) == 0)
+    return self->editor_stored_model;
+  return NULL;
+}
+
+/* Falls back to the entry, with @problem as the group's note. */
+static void
+editor_show_model_entry (NatterPreferencesWindow *self,
+                         const char              *provider_id,
+                         const char              *problem)
+{
+  g_autofree char *note = NULL;
+  const char *wanted = editor_wanted_model (self, provider_id);
+
+  /* Translators: %s says why, e.g. a server's error message */
+  note = g_strdup_printf (_("Type the model name: the models could not be listed. %s"), problem);
+  adw_preferences_group_set_description (self->editor_model_group, note);
+  gtk_widget_set_visible (GTK_WIDGET (self->editor_model_list), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->editor_model), TRUE);
+  if (wanted != NULL && gtk_editable_get_text (GTK_EDITABLE (self->editor_model))[0] == '\0')
+    gtk_editable_set_text (GTK_EDITABLE (self->editor_model), wanted);
+}
+
+typedef struct
+{
+  NatterPreferencesWindow *self;
+  char                    *provider_id;
+  GCancellable            *cancellable;
+} EditorListing;
+
+static void
+editor_listing_free (EditorListing *listing)
+{
+  g_object_unref (listing->self);
+  g_free (listing->provider_id);
+  g_object_unref (listing->cancellable);
+  g_free (listing);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (EditorListing, editor_listing_free)
+
+static void
+editor_models_listed_cb (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(EditorListing) listing = user_data;
+  NatterPreferencesWindow *self = listing->self;
+  g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) models = NULL;
+  const char *wanted;
+  guint selected = 0;
+
+  models = natter_openai_provider_list_models_finish (NATTER_OPENAI_PROVIDER (object), result, &error);
+  /* Closed, or another provider was picked meanwhile. */
+  if (!pending_end (self) || listing->cancellable != self->editor_cancellable ||
+      g_cancellable_is_cancelled (listing->cancellable))
+    return;
+  g_clear_object (&self->editor_cancellable);
+
+  if (models == NULL)
+    {
+      editor_show_model_entry (self, listing->provider_id, error->message);
+      return;
+    }
+  if (models[0] == NULL)
+    {
+      editor_show_model_entry (self, listing->provider_id, _("The provider lists none."));
+      return;
+    }
+
+  wanted = editor_wanted_model (self, listing->provider_id);
+  g_ptr_array_set_size (self->editor_model_ids, 0);
+  for (guint i = 0; models[i] != NULL; i++)
+    {
+      gtk_string_list_append (names, models[i]);
+      g_ptr_array_add (self->editor_model_ids, g_strdup (models[i]));
+      if (g_strcmp0 (models[i], wanted) == 0)
+        selected = i;
+    }
+  /* A stored model the server no longer lists is shown as itself rather
+   * than silently changed. */
+  if (wanted != NULL && !g_strv_contains ((const char * const *) models, wanted))
+    {
+      gtk_string_list_append (names, wanted);
+      g_ptr_array_add (self->editor_model_ids, g_strdup (wanted));
+      selected = self->editor_model_ids->len - 1;
+    }
+  adw_combo_row_set_model (self->editor_model_list, G_LIST_MODEL (names));
+  adw_combo_row_set_selected (self->editor_model_list, selected);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->editor_model_list), "");
+  gtk_widget_set_sensitive (GTK_WIDGET (self->editor_model_list), TRUE);
+}
+
+static void
+editor_provider_selected_cb (NatterPreferencesWindow *self)
+{
+  const char *provider_id = editor_provider_id (self, adw_combo_row_get_selected (self->editor_provider));
+  g_autoptr(NatterOpenaiProvider) provider = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GtkStringList) empty = gtk_string_list_new (NULL);
+  EditorListing *listing;
+
+  if (self->editor_model_list == NULL)
+    return;
+  g_cancellable_cancel (self->editor_cancellable);
+  g_clear_object (&self->editor_cancellable);
+  g_ptr_array_set_size (self->editor_model_ids, 0);
+  adw_combo_row_set_model (self->editor_model_list, G_LIST_MODEL (empty));
+  adw_preferences_group_set_description (self->editor_model_group, NULL);
+  gtk_editable_set_text (GTK_EDITABLE (self->editor_model), "");
+  gtk_widget_set_visible (GTK_WIDGET (self->editor_model), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->editor_model_list), provider_id != NULL);
+  if (provider_id == NULL)
+    return;
+
+  provider = natter_provider_registry_get_provider (natter_services_get_provider_registry (self->services),
+                                                    provider_id, &error);
+  if (provider == NULL)
+    {
+      editor_show_model_entry (self, provider_id, error->message);
+      return;
+    }
+  gtk_widget_set_sensitive (GTK_WIDGET (self->editor_model_list), FALSE);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->editor_model_list), _("Loading models…"));
+  listing = g_new0 (EditorListing, 1);
+  listing->self = pending_begin (self);
+  listing->provider_id = g_strdup (provider_id);
+  listing->cancellable = g_cancellable_new ();
+  self->editor_cancellable = g_object_ref (listing->cancellable);
+  natter_openai_provider_list_models_async (provider, listing->cancellable, editor_models_listed_cb, listing);
+}
+
 static void
 editor_save_clicked_cb (GtkButton               *button,
                         NatterPreferencesWindow *self)
 {
   NatterAgentStore *store = natter_services_get_agent_store (self->services);
   g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->editor_name))));
-  g_autofree char *model_name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->editor_model))));
+  g_autofree char *model_name = editor_dup_model_name (self);
   g_autofree char *prompt = NULL;
   g_autofree char *agent_id = NULL;
   g_autofree char *saved = NULL;
@@ -1273,14 +1455,6 @@ editor_save_clicked_cb (GtkButton               *button,
 }
 
 static void
-editor_provider_selected_cb (NatterPreferencesWindow *self)
-{
-  if (self->editor_model != NULL)
-    gtk_widget_set_sensitive (GTK_WIDGET (self->editor_model),
-                              adw_combo_row_get_selected (self->editor_provider) > 0);
-}
-
-static void
 open_editor (NatterPreferencesWindow *self,
              JsonObject              *agent)
 {
@@ -1295,6 +1469,11 @@ open_editor (NatterPreferencesWindow *self,
 
   g_clear_pointer (&self->editing_id, g_free);
   g_clear_pointer (&self->editor_tools, g_hash_table_unref);
+  g_cancellable_cancel (self->editor_cancellable);
+  g_clear_object (&self->editor_cancellable);
+  g_clear_pointer (&self->editor_model_ids, g_ptr_array_unref);
+  g_clear_pointer (&self->editor_stored_provider, g_free);
+  g_clear_pointer (&self->editor_stored_model, g_free);
   self->editing_id = agent != NULL ? g_strdup (json_object_get_string_member (agent, "agentId")) : NULL;
   self->editor_tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
@@ -1368,10 +1547,15 @@ open_editor (NatterPreferencesWindow *self,
   g_signal_connect_swapped (self->editor_provider, "notify::selected",
                             G_CALLBACK (editor_provider_selected_cb), self);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->editor_provider));
+  self->editor_model_group = ADW_PREFERENCES_GROUP (group);
+  self->editor_model_ids = g_ptr_array_new_with_free_func (g_free);
+  self->editor_stored_provider = model != NULL ? g_strdup (json_object_get_string_member (model, "provider")) : NULL;
+  self->editor_stored_model = model != NULL ? g_strdup (json_object_get_string_member (model, "model")) : NULL;
+  self->editor_model_list = ADW_COMBO_ROW (adw_combo_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->editor_model_list), _("Model"));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->editor_model_list));
   self->editor_model = ADW_ENTRY_ROW (adw_entry_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->editor_model), _("Model Name"));
-  if (model != NULL)
-    gtk_editable_set_text (GTK_EDITABLE (self->editor_model), json_object_get_string_member (model, "model"));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->editor_model));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
   editor_provider_selected_cb (self);
@@ -1419,6 +1603,7 @@ natter_preferences_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_cancellable_cancel (self->models_cancellable);
+  g_cancellable_cancel (self->editor_cancellable);
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_data (self->settings, self);
   g_clear_weak_pointer (&self->undo_toast);
@@ -1451,6 +1636,10 @@ natter_preferences_window_finalize (GObject *object)
   g_clear_pointer (&self->agent_rows, g_hash_table_unref);
   g_clear_pointer (&self->agent_widgets, g_ptr_array_unref);
   g_clear_pointer (&self->editor_tools, g_hash_table_unref);
+  g_clear_object (&self->editor_cancellable);
+  g_clear_pointer (&self->editor_model_ids, g_ptr_array_unref);
+  g_clear_pointer (&self->editor_stored_provider, g_free);
+  g_clear_pointer (&self->editor_stored_model, g_free);
   g_clear_pointer (&self->editing_id, g_free);
   g_clear_pointer (&self->last_toast, g_free);
 
@@ -1677,6 +1866,10 @@ natter_preferences_window_get_editor_widget (NatterPreferencesWindow *self,
     return GTK_WIDGET (self->editor_provider);
   if (g_str_equal (field, "model-name"))
     return GTK_WIDGET (self->editor_model);
+  if (g_str_equal (field, "model-list"))
+    return GTK_WIDGET (self->editor_model_list);
+  if (g_str_equal (field, "model-group"))
+    return GTK_WIDGET (self->editor_model_group);
   if (g_str_equal (field, "save"))
     return self->editor_save;
   if (g_str_has_prefix (field, "tool:"))
