@@ -204,3 +204,21 @@ natter_ask_human_card_set_answer (NatterAskHumanCard *self,
   g_return_if_fail (NATTER_IS_ASK_HUMAN_CARD (self));
   gtk_editable_set_text (GTK_EDITABLE (self->entry), answer);
 }
+
+/**
+ * natter_ask_human_card_focus_default:
+ * @self: a question card
+ *
+ * Gives the keyboard focus to the answer entry, so the answer is typed at
+ * once and Enter sends it (issue 7, keyboard-only use). A question
+ * already answered takes no focus.
+ *
+ * Returns: whether the card took the focus
+ */
+gboolean
+natter_ask_human_card_focus_default (NatterAskHumanCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_ASK_HUMAN_CARD (self), FALSE);
+
+  return gtk_widget_grab_focus (GTK_WIDGET (self->entry));
+}

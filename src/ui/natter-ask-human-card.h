@@ -23,5 +23,6 @@ const char *natter_ask_human_card_get_tool_call_id (NatterAskHumanCard *self);
 void        natter_ask_human_card_set_answer       (NatterAskHumanCard *self,
                                                     const char         *answer);
 void        natter_ask_human_card_send             (NatterAskHumanCard *self);
+gboolean    natter_ask_human_card_focus_default    (NatterAskHumanCard *self);
 
 G_END_DECLS

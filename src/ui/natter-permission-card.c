@@ -31,6 +31,7 @@ struct _NatterPermissionCard
   GtkLabel       *request_label;
   GtkLabel       *error_label;
   GtkWidget      *buttons;
+  GtkWidget      *allow_button;
 };
 
 G_DEFINE_FINAL_TYPE (NatterPermissionCard, natter_permission_card, GTK_TYPE_WIDGET)
@@ -125,6 +126,7 @@ natter_permission_card_class_init (NatterPermissionCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, request_label);
   gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, error_label);
   gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, buttons);
+  gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, allow_button);
   gtk_widget_class_bind_template_callback (widget_class, allow_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, deny_clicked_cb);
   gtk_widget_class_set_css_name (widget_class, "natter-permission-card");
@@ -199,4 +201,23 @@ natter_permission_card_get_tool_call_id (NatterPermissionCard *self)
 {
   g_return_val_if_fail (NATTER_IS_PERMISSION_CARD (self), NULL);
   return self->tool_call_id;
+}
+
+/**
+ * natter_permission_card_focus_default:
+ * @self: a permission card
+ *
+ * Gives the keyboard focus to Allow, the suggested answer (issue 7,
+ * keyboard-only use: Tab from the composer lands here while the turn
+ * waits); Deny is one Shift+Tab away. A card already decided takes no
+ * focus.
+ *
+ * Returns: whether the card took the focus
+ */
+gboolean
+natter_permission_card_focus_default (NatterPermissionCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_PERMISSION_CARD (self), FALSE);
+
+  return gtk_widget_grab_focus (self->allow_button);
 }

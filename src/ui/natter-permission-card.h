@@ -22,5 +22,6 @@ GtkWidget  *natter_permission_card_new              (NatterSessions       *sessi
                                                      JsonNode             *request);
 const char *natter_permission_card_get_turn_id      (NatterPermissionCard *self);
 const char *natter_permission_card_get_tool_call_id (NatterPermissionCard *self);
+gboolean    natter_permission_card_focus_default    (NatterPermissionCard *self);
 
 G_END_DECLS
