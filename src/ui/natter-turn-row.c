@@ -599,9 +599,11 @@ natter_turn_row_size_allocate (GtkWidget *widget,
       gtk_widget_allocate (child, width, height, baseline, NULL);
 
   /* GtkListView (4.8) allocates only the rows that intersect the
-   * viewport, and a row each time it comes into view: this is where an
-   * unread row learns that it is seen. The read starts from an idle, not
-   * in the middle of the layout. */
+   * viewport, and a row when it first comes into view (a row that was
+   * allocated once is not again when it only moves, or comes back with
+   * the same size): this is where an unread row learns that it is seen,
+   * and a row allocated once is read even if scrolled away meanwhile. The
+   * read starts from an idle, not in the middle of the layout. */
   if (self->load_pending && self->release_id == 0 && near_viewport (self))
     self->release_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, release_cb, self, NULL);
 }

@@ -71,6 +71,11 @@ struct _NatterWindow
   NatterSessionIndexEntry *entry;
   NatterTimelineModel  *timeline;
   gboolean              stick_to_bottom;
+  /* The bottom to catch up with once the frame's layout is done (see
+   * follow_bottom()): the frame clock's "layout" handler on the list. */
+  gboolean              follow_pending;
+  GdkFrameClock        *layout_clock;
+  gulong                layout_handler;
   gboolean              sending;
   gboolean              restored;
 
@@ -327,6 +332,51 @@ scroll_to_bottom (NatterWindow *self)
                             gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
 }
 
+/* GtkListView (4.8) sets the adjustment from inside its allocation with
+ * its own value-changed handler blocked: a value set then moves the
+ * scrollbar but not the rows (a long session opened showing its first
+ * turns while the adjustment said bottom). So the bottom is caught up with
+ * after the frame's layout, where the list follows the new value and lays
+ * out again before the frame is painted. */
+static void
+follow_bottom (NatterWindow *self)
+{
+  if (!self->stick_to_bottom)
+    return;
+  self->follow_pending = TRUE;
+  if (self->layout_clock != NULL)
+    gdk_frame_clock_request_phase (self->layout_clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);
+}
+
+static void
+timeline_after_layout_cb (GdkFrameClock *clock,
+                          NatterWindow  *self)
+{
+  if (!self->follow_pending)
+    return;
+  self->follow_pending = FALSE;
+  if (self->stick_to_bottom)
+    scroll_to_bottom (self);
+}
+
+static void
+timeline_realize_cb (NatterWindow *self)
+{
+  self->layout_clock = g_object_ref (gtk_widget_get_frame_clock (GTK_WIDGET (self->timeline_list)));
+  self->layout_handler = g_signal_connect_after (self->layout_clock, "layout",
+                                                 G_CALLBACK (timeline_after_layout_cb), self);
+  if (self->follow_pending)
+    gdk_frame_clock_request_phase (self->layout_clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);
+}
+
+static void
+timeline_unrealize_cb (NatterWindow *self)
+{
+  if (self->layout_clock != NULL)
+    g_clear_signal_handler (&self->layout_handler, self->layout_clock);
+  g_clear_object (&self->layout_clock);
+}
+
 /* Follow the bottom while the user is there; once they scroll up, growth
  * below never moves them. */
 static void
@@ -335,14 +385,17 @@ timeline_value_changed_cb (NatterWindow  *self,
 {
   double bottom = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
 
+  /* The list view moving the value as rows change height, before the
+   * bottom is caught up with, is not the user scrolling away. */
+  if (self->follow_pending)
+    return;
   self->stick_to_bottom = gtk_adjustment_get_value (adjustment) >= bottom - BOTTOM_SLACK;
 }
 
 static void
 timeline_upper_changed_cb (NatterWindow *self)
 {
-  if (self->stick_to_bottom)
-    scroll_to_bottom (self);
+  follow_bottom (self);
 }
 
 /* The conversation */
@@ -721,8 +774,7 @@ natter_window_open_session (NatterWindow *self,
     }
   update_conversation (self);
   sync_selection (self);
-  if (self->stick_to_bottom)
-    scroll_to_bottom (self);
+  follow_bottom (self);
   return TRUE;
 }
 
@@ -1612,6 +1664,7 @@ natter_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
   self->timeline = NULL;
   set_entry (self, NULL);
+  timeline_unrealize_cb (self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
 
@@ -1812,6 +1865,10 @@ natter_window_set_services (NatterWindow       *self,
   g_signal_connect_swapped (adjustment, "value-changed", G_CALLBACK (timeline_value_changed_cb), self);
   g_signal_connect_swapped (adjustment, "notify::upper", G_CALLBACK (timeline_upper_changed_cb), self);
   g_signal_connect_swapped (adjustment, "notify::page-size", G_CALLBACK (timeline_upper_changed_cb), self);
+  g_signal_connect_swapped (self->timeline_list, "realize", G_CALLBACK (timeline_realize_cb), self);
+  g_signal_connect_swapped (self->timeline_list, "unrealize", G_CALLBACK (timeline_unrealize_cb), self);
+  if (gtk_widget_get_realized (GTK_WIDGET (self->timeline_list)))
+    timeline_realize_cb (self);
 
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);

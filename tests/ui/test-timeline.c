@@ -6,7 +6,9 @@
  * and its own answer; live deltas show in an overlay that the canonical
  * model_call_completed replaces; a failed turn offers Try Again, which
  * sends a new turn; a turn streaming while another session is shown is
- * live when the user comes back.
+ * live when the user comes back. A long session opens reading only the
+ * turns its rows show (issue 6), also after scrolling; a turn suspended
+ * on a prompt says it waits for the user, live or after a restart.
  */
 
 #include "natter-markdown-view.h"
@@ -216,6 +218,217 @@ test_timeline_try_again (void)
   ui_world_free (u);
 }
 
+/* Long sessions (issue 6) */
+
+#define LONG_SESSION_TURNS 300
+
+/* A session of @n_turns turns, "Question i" answered by "Answer i". */
+static char *
+make_long_session (UiWorld *u,
+                   guint    n_turns)
+{
+  char *session_id = ui_create_session (u, "Long conversation");
+
+  for (guint i = 0; i < n_turns; i++)
+    {
+      g_autofree char *question = g_strdup_printf ("Question %u", i);
+      g_autofree char *answer = g_strdup_printf ("{\"role\":\"assistant\",\"content\":\"Answer %u\"}", i);
+      g_autofree char *turn_id = NULL;
+
+      natter_fake_model_script (u->w->fakes->model, answer, NULL);
+      turn_id = ui_send (u, session_id, question);
+      ui_wait_turn (u, turn_id);
+    }
+  return session_id;
+}
+
+/* Turn files read for the open timeline, counted as bench-window counts
+ * them: items that were read or are being read (an item reads its file
+ * once, unless a live event leaves a gap). */
+static guint
+n_turns_read (NatterWindow *window)
+{
+  GListModel *timeline = G_LIST_MODEL (natter_window_get_timeline (window));
+  guint n_read = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (timeline); i++)
+    {
+      g_autoptr(NatterTurnItem) item = g_list_model_get_item (timeline, i);
+
+      n_read += natter_turn_item_get_state (item) != NULL || natter_turn_item_get_loading (item);
+    }
+  return n_read;
+}
+
+typedef enum
+{
+  AT_TOP,
+  AT_BOTTOM,
+} ScrollEnd;
+
+typedef struct
+{
+  NatterWindow *window;
+  ScrollEnd     end;
+  guint         n_shown;  /* rows in the viewport when the wait ended */
+  gint64        since;    /* the frame from which it held, or -1 */
+} ViewWait;
+
+/* Whether the viewport is at @end of the list, shows the first (or last)
+ * turn, and every row the list view shows there is read: no "Loading…"
+ * in sight and no read in flight. */
+static gboolean
+viewport_loaded_now (ViewWait *w)
+{
+  GtkWidget *list = natter_window_get_timeline_list (w->window);
+  GtkAdjustment *adjustment = natter_window_get_timeline_adjustment (w->window);
+  GListModel *timeline = G_LIST_MODEL (natter_window_get_timeline (w->window));
+  GtkWidget *scroller = gtk_widget_get_ancestor (list, GTK_TYPE_SCROLLED_WINDOW);
+  double value = gtk_adjustment_get_value (adjustment);
+  double bottom = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
+  guint end_seq = w->end == AT_TOP ? 1 : g_list_model_get_n_items (timeline);
+  gboolean end_shown = FALSE;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  if (w->end == AT_TOP ? value > 0.5 : value < bottom - 0.5)
+    return FALSE;
+  rows = ui_find_all (list, NATTER_TYPE_TURN_ROW);
+  w->n_shown = 0;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterTurnItem *item = natter_turn_row_get_item (g_ptr_array_index (rows, i));
+      graphene_rect_t bounds;
+
+      if (item == NULL || natter_turn_item_get_state (item) == NULL)
+        return FALSE;
+      /* The list view maps the rows that intersect the viewport. */
+      g_assert_true (gtk_widget_compute_bounds (g_ptr_array_index (rows, i), scroller, &bounds));
+      if (bounds.origin.y + bounds.size.height <= 0 || bounds.origin.y >= gtk_widget_get_height (scroller))
+        continue;
+      w->n_shown++;
+      end_shown |= natter_turn_item_get_session_seq (item) == end_seq;
+    }
+  for (guint i = 0; i < g_list_model_get_n_items (timeline); i++)
+    {
+      g_autoptr(NatterTurnItem) item = g_list_model_get_item (timeline, i);
+
+      if (natter_turn_item_get_loading (item))
+        return FALSE;
+    }
+  return end_shown && !label_shown (list, "Loading…");
+}
+
+/* viewport_loaded_now(), still so after a whole frame: the rows read
+ * last changed height and were laid out again, and no row that this
+ * brought into view waits. */
+static gboolean
+viewport_loaded (gpointer data)
+{
+  ViewWait *w = data;
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (w->window));
+  gint64 frame = gdk_frame_clock_get_frame_counter (clock);
+
+  if (!viewport_loaded_now (w))
+    {
+      w->since = -1;
+      return FALSE;
+    }
+  if (w->since < 0)
+    w->since = frame;
+  if (frame >= w->since + 2)
+    return TRUE;
+  gdk_frame_clock_request_phase (clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);
+  return FALSE;
+}
+
+static guint
+wait_viewport_loaded (NatterWindow *window,
+                      ScrollEnd     end)
+{
+  ViewWait w = { window, end, 0, -1 };
+
+  ui_wait_until (viewport_loaded, &w);
+  return w.n_shown;
+}
+
+static void
+test_timeline_long_session_reads_visible (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = make_long_session (u, LONG_SESSION_TURNS);
+  g_autofree char *latest_question = g_strdup_printf ("Question %u", LONG_SESSION_TURNS - 1);
+  g_autofree char *latest_answer = g_strdup_printf ("|Answer %u", LONG_SESSION_TURNS - 1);
+  g_autofree char *texts = NULL;
+  NatterWindow *window;
+  guint n_shown;
+
+  /* A restart: nothing read in memory. */
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+
+  /* The session opens at its latest turn, with every row in the viewport
+   * read: GtkListView binds about 200 rows around them, but only the ones
+   * it shows, and not the others, read their turn. */
+  n_shown = wait_viewport_loaded (window, AT_BOTTOM);
+  g_test_message ("%u rows shown, %u turns read", n_shown, n_turns_read (window));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), ==,
+                    LONG_SESSION_TURNS);
+  g_assert_cmpuint (n_shown, >=, 2);
+  g_assert_cmpuint (n_turns_read (window), >=, n_shown);
+  g_assert_cmpuint (n_turns_read (window), <, 30);
+  g_assert_true (label_shown (natter_window_get_timeline_list (window), latest_question));
+  texts = shown_texts (window);
+  g_assert_true (g_str_has_suffix (texts, latest_answer));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+test_timeline_scroll_loads_rows (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = make_long_session (u, LONG_SESSION_TURNS);
+  g_autofree char *latest_question = g_strdup_printf ("Question %u", LONG_SESSION_TURNS - 1);
+  g_autofree char *latest_answer = g_strdup_printf ("|Answer %u", LONG_SESSION_TURNS - 1);
+  g_autofree char *texts = NULL;
+  NatterWindow *window;
+  GtkAdjustment *adjustment;
+  guint n_read;
+
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_viewport_loaded (window, AT_BOTTOM);
+  adjustment = natter_window_get_timeline_adjustment (window);
+  n_read = n_turns_read (window);
+
+  /* To the top: the rows there, bound but unread so far, read their
+   * turns; the rows growing as they do never pull the view back down. */
+  gtk_adjustment_set_value (adjustment, 0);
+  wait_viewport_loaded (window, AT_TOP);
+  g_assert_true (label_shown (natter_window_get_timeline_list (window), "Question 0"));
+  texts = shown_texts (window);
+  g_assert_true (g_str_has_prefix (texts, "Answer 0|Answer 1|"));
+  g_assert_cmpuint (n_turns_read (window), >, n_read);
+  g_assert_cmpuint (n_turns_read (window), <, 60);
+
+  /* And back to the bottom (the case that failed in 1088973): the rows
+   * there are read again or kept, and the view stays at the bottom. */
+  gtk_adjustment_set_value (adjustment,
+                            gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
+  wait_viewport_loaded (window, AT_BOTTOM);
+  g_assert_true (label_shown (natter_window_get_timeline_list (window), latest_question));
+  g_free (texts);
+  texts = shown_texts (window);
+  g_assert_true (g_str_has_suffix (texts, latest_answer));
+  g_assert_cmpuint (n_turns_read (window), <, 90);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -230,6 +443,8 @@ main (int   argc,
   g_test_add_func ("/timeline/deltas", test_timeline_deltas);
   g_test_add_func ("/timeline/switch-while-streaming", test_timeline_switch_while_streaming);
   g_test_add_func ("/timeline/try-again", test_timeline_try_again);
+  g_test_add_func ("/timeline/long-session-reads-visible", test_timeline_long_session_reads_visible);
+  g_test_add_func ("/timeline/scroll-loads-rows", test_timeline_scroll_loads_rows);
 
   status = g_test_run ();
   g_clear_object (&app);
