@@ -429,6 +429,58 @@ test_timeline_scroll_loads_rows (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *text;
+} LabelWait;
+
+static gboolean
+label_is_shown (gpointer data)
+{
+  LabelWait *w = data;
+
+  ui_settle ();
+  return label_shown (natter_window_get_timeline_list (w->window), w->text);
+}
+
+/* A turn suspended on a permission waits for the user: its row says so
+ * while the turn's runtime is still live in this process, and the same
+ * after a restart (it said "Working…" until then). */
+static void
+test_timeline_suspended_waits_for_user (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Needs permission");
+  g_autofree char *turn_id = NULL;
+  LabelWait waiting = { NULL, "Waiting for you" };
+  NatterWindow *window;
+
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")),
+                            NATTER_FAKE_TEXT_STEP,
+                            NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  turn_id = ui_send (u, session_id, "Run it");
+  ui_wait_turn (u, turn_id);
+  waiting.window = window;
+  ui_wait_until (label_is_shown, &waiting);
+  g_assert_false (label_shown (natter_window_get_timeline_list (window), "Working…"));
+  ui_destroy_window (window);
+
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  waiting.window = window;
+  ui_wait_until (label_is_shown, &waiting);
+  g_assert_false (label_shown (natter_window_get_timeline_list (window), "Working…"));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -445,6 +497,7 @@ main (int   argc,
   g_test_add_func ("/timeline/try-again", test_timeline_try_again);
   g_test_add_func ("/timeline/long-session-reads-visible", test_timeline_long_session_reads_visible);
   g_test_add_func ("/timeline/scroll-loads-rows", test_timeline_scroll_loads_rows);
+  g_test_add_func ("/timeline/suspended-waits-for-user", test_timeline_suspended_waits_for_user);
 
   status = g_test_run ();
   g_clear_object (&app);
