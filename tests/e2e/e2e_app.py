@@ -180,6 +180,47 @@ def press_enter(acc):
                                   | Atspi.KeySynthType.SYM)
 
 
+# X modifier masks; AT-SPI's synth types are values, not flags, so a
+# modifier is held by locking it around the key (LOCKMODIFIERS).
+MODIFIER_MASKS = {"Shift": 1 << 0, "Control": 1 << 2, "Alt": 1 << 3}
+KEYSYMS = {"Return": 0xff0d, "Tab": 0xff09, "Escape": 0xff1b, "Delete": 0xffff,
+           "F2": 0xffbf, "space": 0x20, "Left": 0xff51, "Down": 0xff54, "Up": 0xff52}
+
+
+def key(name, *modifiers):
+    """Synthesizes a key press on whatever has the keyboard focus, the way a
+    person types it (XTest through the accessibility registry): @name is a
+    key of KEYSYMS or one character; @modifiers are held around it."""
+    sym = KEYSYMS.get(name)
+    if sym is None:
+        if len(name) != 1:
+            raise E2EFailure("no keysym for %r" % name)
+        sym = ord(name)
+    mask = 0
+    for m in modifiers:
+        mask |= MODIFIER_MASKS[m]
+    if mask:
+        Atspi.generate_keyboard_event(mask, None, Atspi.KeySynthType.LOCKMODIFIERS)
+    try:
+        Atspi.generate_keyboard_event(sym, None, Atspi.KeySynthType.SYM)
+    finally:
+        if mask:
+            Atspi.generate_keyboard_event(mask, None, Atspi.KeySynthType.UNLOCKMODIFIERS)
+
+
+def type_keys(text):
+    """Types @text into the focused widget, key by key."""
+    Atspi.generate_keyboard_event(0, text, Atspi.KeySynthType.STRING)
+
+
+def focused_in(root):
+    """The focused accessible under @root, or None."""
+    for acc in walk(root):
+        if focused(acc):
+            return acc
+    return None
+
+
 def screenshot(path):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     subprocess.run(["import", "-window", "root", path], check=True,

@@ -6,6 +6,9 @@
   run_e2e.py --server mock-llm     @dwmkerr/mock-llm (written by others),
                                    the steps it can serve; exit 77 (skip)
                                    when it is not installed
+  run_e2e.py --server scripted --keyboard
+                                   issue 7: one scenario driven only by
+                                   synthesized key presses
 
 Needs a display and a session bus (meson test runs inside xvfb-run and
 dbus-run-session) and /usr/bin/python3 with gi's Atspi. Environment:
@@ -37,8 +40,8 @@ if os.environ.get("DISPLAY"):
                    check=True)
 
 from e2e_app import (Atspi, E2EFailure, NatterApp, check_store,  # noqa: E402
-                     find_all, name_of, press, screenshot, texts, type_text,
-                     wait_until)
+                     find, find_all, focused, focused_in, key, name_of, press,
+                     screenshot, texts, type_keys, type_text, wait_until)
 from e2e_server import ScriptedServer  # noqa: E402
 
 SKIP = 77
@@ -52,6 +55,9 @@ SECRET_PATH_MARK = "secret.txt"
 MOCK_BLUE = "mock-llm heard your answer: blue."
 MOCK_BACK = "mock-llm is back."
 MOCK_GREETING = "Hello from mock-llm, streamed in chunks by someone else's server."
+KEYBOARD_HELLO = "Hello from the keyboard"
+KEYBOARD_ANSWER = "Keys only, and it still works."
+KEYBOARD_TITLE = "Typed title"
 GREETING = ("Hello! I am the scripted model, streaming this answer to you in small "
             "pieces, two words at a time, so that you can watch it grow.")
 
@@ -88,6 +94,7 @@ class Scripted:
                                      ("hold", self.hold),
                                      ("text", " finishes after the resume.")])
         s.add_rule("Are you back", [("text", "Yes, the server is back.")])
+        s.add_rule(KEYBOARD_HELLO, [("text", KEYBOARD_ANSWER)])
         s.add_rule("Is anyone there", [("text", "Nobody should ever see this.")])
 
     @property
@@ -356,14 +363,105 @@ class Run:
         self.verify_store()
 
 
+# -- keyboard only (issue 7) --------------------------------------------------
+
+def keyboard_scenario(run):
+    """Creates a chat, sends a message, answers a permission prompt, renames
+    the chat and deletes it and undoes that, with nothing but key presses;
+    then checks what is on disk."""
+    app = run.start_app()
+    shot = run.shot
+    # Ready for keys once the header shows. There is no window manager to
+    # give the window the keyboard: X sends keys to the window under the
+    # pointer (PointerRoot), so the pointer rests on the window, unclicked.
+    app.wait_for("the New Chat button", role=Atspi.Role.PUSH_BUTTON, name="New Chat")
+    ext = app.find(Atspi.Role.FRAME).get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+    Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + 10, "abs")
+    wait_until(lambda: app.find(Atspi.Role.FRAME).get_state_set().contains(Atspi.StateType.ACTIVE),
+               10, "the window to be active")
+
+    # Ctrl+N: a new chat, the keyboard in the composer.
+    key("n", "Control")
+    app.wait_for("the empty new chat", role=Atspi.Role.LABEL, name="Type a message below to begin")
+    composer = app.composer()
+    wait_until(lambda: focused(composer), 10, "the composer focused after Ctrl+N")
+
+    # Type, Enter: the answer streams in; the composer keeps the focus.
+    type_keys(KEYBOARD_HELLO)
+    wait_until(lambda: KEYBOARD_HELLO in composer.get_text_iface().get_text(0, -1),
+               10, "the typed message in the composer")
+    key("Return")
+    app.wait_text(KEYBOARD_ANSWER)
+    wait_until(lambda: focused(composer), 10, "the composer still focused after sending")
+    shot(1, "-keyboard-sent")
+
+    # A tool wants permission: Tab from the composer is Allow, Space presses it.
+    type_keys("Read the secret file, please")
+    key("Return")
+    card = app.wait_for("the permission card", contains="Allow \u201cread_file\u201d?")
+    allow = run.button_in(card, "Allow")
+    key("Tab")
+    wait_until(lambda: focused(allow), 10, "Allow focused after Tab from the composer")
+    shot(2, "-keyboard-allow")
+    key("space")
+    app.wait_text(ANSWER_FROM_FILE)
+    app.wait_for("read_file done", contains="read_file: Done")
+    wait_until(lambda: focused(composer), 10, "the composer focused again once the prompt went")
+
+    # F2: the rename dialog, its title selected with Ctrl+A and typed over.
+    key("F2")
+    app.wait_for("the rename dialog", role=Atspi.Role.LABEL, name="Rename Conversation")
+    key("a", "Control")
+    type_keys(KEYBOARD_TITLE)
+    shot(3, "-keyboard-rename")
+    key("Return")
+    wait_until(lambda: any(KEYBOARD_TITLE in labels for labels in app.sidebar_titles()),
+               20, "the typed title in the sidebar")
+
+    # Ctrl+F, Tab: into the list; Delete: gone behind an undo toast.
+    sidebar = app.wait_for("the sidebar", role=Atspi.Role.LIST, name="Conversations")
+    key("f", "Control")
+    wait_until(lambda: (lambda f: f is not None and "Search" in name_of(f))(focused_in(app.root)),
+               10, "the search entry focused after Ctrl+F")
+    key("Tab")
+    wait_until(lambda: focused_in(sidebar) is not None, 10, "the focus in the session list")
+    key("Delete")
+    app.wait_text("\u201c%s\u201d deleted" % KEYBOARD_TITLE)
+    wait_until(lambda: not any(KEYBOARD_TITLE in labels for labels in app.sidebar_titles()),
+               10, "the deleted chat gone from the sidebar")
+    shot(4, "-keyboard-deleted")
+
+    # Ctrl+Z while the toast shows: back, and the focus on its row.
+    key("z", "Control")
+    wait_until(lambda: any(KEYBOARD_TITLE in labels for labels in app.sidebar_titles()),
+               10, "the chat back in the sidebar after Ctrl+Z")
+    wait_until(lambda: focused_in(sidebar) is not None, 10, "the focus on the restored row")
+    shot(5, "-keyboard-undone")
+
+    # On disk: the one chat, renamed, both turns complete, the tool allowed.
+    sessions = run.verify_store()
+    mine = [s for s in sessions if s.get("title") == KEYBOARD_TITLE]
+    if len(mine) != 1 or len(sessions) != 1:
+        raise E2EFailure("expected exactly the renamed session on disk: %r" % sessions)
+    if mine[0].get("latestTurnStatus") != "completed" or mine[0].get("turnCount") != 2:
+        raise E2EFailure("the keyboard session's turns did not complete: %r" % mine[0])
+    if not run.server.server.requests_with(SECRET):
+        raise E2EFailure("the allowed read_file result never reached the model")
+    log("keyboard scenario on disk: %r" % mine[0])
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", choices=["scripted", "mock-llm"], required=True)
     parser.add_argument("--mock-llm-dir", default=os.environ.get("NATTER_MOCK_LLM_DIR", ""))
     parser.add_argument("--steps", default="1,2,3,4,5,6")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument("--keyboard", action="store_true",
+                        help="run the keyboard-only scenario instead of the steps")
     args = parser.parse_args()
 
+    if args.keyboard and args.server != "scripted":
+        parser.error("--keyboard needs the scripted server")
     if args.server == "mock-llm":
         if not args.mock_llm_dir:
             args.mock_llm_dir = os.path.join(os.path.expanduser("~"), ".cache", "natter-mock-llm")
@@ -380,6 +478,12 @@ def main():
     run.app.configure(run.server.base_url)
     failed = False
     try:
+        if args.keyboard:
+            log("keyboard-only scenario")
+            started = time.monotonic()
+            keyboard_scenario(run)
+            log("keyboard scenario passed in %.1f s" % (time.monotonic() - started))
+            steps = []
         for n in steps:
             log("step %d" % n)
             started = time.monotonic()
