@@ -40,7 +40,7 @@ if os.environ.get("DISPLAY"):
                    check=True)
 
 from e2e_app import (Atspi, E2EFailure, NatterApp, check_store,  # noqa: E402
-                     find, find_all, focused, focused_in, key, name_of, press,
+                     find_all, focused, focused_in, key, name_of, press,
                      screenshot, texts, type_keys, type_text, wait_until)
 from e2e_server import ScriptedServer  # noqa: E402
 
