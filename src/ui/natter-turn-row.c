@@ -128,7 +128,12 @@ add_message_parts (NatterTurnRow       *self,
     }
   if (text->len > 0)
     {
-      gtk_box_append (GTK_BOX (self->activity_box), text_view_new (text->str));
+      GtkWidget *view = text_view_new (text->str);
+
+      /* See update(): the text is built over the next frames. */
+      g_signal_connect_object (view, "notify::ready", G_CALLBACK (gtk_widget_queue_resize), self,
+                               G_CONNECT_SWAPPED);
+      gtk_box_append (GTK_BOX (self->activity_box), view);
       if (self->assistant_text->len > 0)
         g_string_append (self->assistant_text, "\n\n");
       g_string_append_len (self->assistant_text, text->str, text->len);
@@ -467,6 +472,13 @@ update (NatterTurnRow *self)
     }
   else if (state == NULL)
     set_status (self, TRUE, NULL, _("Loading…"), NULL, NULL);
+
+  /* A row read while on screen (see natter_turn_row_set_item()) changes
+   * height under GtkListView (4.8), and a resize queued only from the new
+   * children sometimes stops short of the row (its markdown then drawn
+   * 0 px high until something else lays the row out): the row asks for
+   * itself, here and when a markdown view finished building. */
+  gtk_widget_queue_resize (GTK_WIDGET (self));
 }
 
 static void

@@ -289,6 +289,7 @@ viewport_loaded_now (ViewWait *w)
   guint end_seq = w->end == AT_TOP ? 1 : g_list_model_get_n_items (timeline);
   gboolean end_shown = FALSE;
   g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GPtrArray) views = NULL;
 
   if (w->end == AT_TOP ? value > 0.5 : value < bottom - 0.5)
     return FALSE;
@@ -313,6 +314,16 @@ viewport_loaded_now (ViewWait *w)
       g_autoptr(NatterTurnItem) item = g_list_model_get_item (timeline, i);
 
       if (natter_turn_item_get_loading (item))
+        return FALSE;
+    }
+  /* A row read on screen grows to show its answer (it once stayed at
+   * the height it had without it, the text drawn 0 px high). */
+  views = ui_find_all (list, NATTER_TYPE_MARKDOWN_VIEW);
+  for (guint i = 0; i < views->len; i++)
+    {
+      GtkWidget *view = g_ptr_array_index (views, i);
+
+      if (!natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (view)) || gtk_widget_get_height (view) == 0)
         return FALSE;
     }
   return end_shown && !label_shown (list, "Loading…");
