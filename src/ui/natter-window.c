@@ -78,6 +78,7 @@ struct _NatterWindow
   gulong                layout_handler;
   gboolean              sending;
   gboolean              restored;
+  guint                 list_key_id;  /* a key press in the session list is being handled */
 
   /* Keyboard use (issue 7) */
   char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
@@ -243,7 +244,29 @@ selection_changed_cb (NatterWindow *self)
   if (g_strcmp0 (natter_session_index_entry_get_session_id (entry), self->session_id) == 0)
     return;
   natter_window_open_session (self, natter_session_index_entry_get_session_id (entry));
-  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  /* On a narrow window, arrow keys walk the list and Enter goes to the
+   * conversation (session_activate_cb); a click goes at once. */
+  if (!(self->list_key_id != 0 && adw_leaflet_get_folded (self->leaflet)))
+    adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
+static gboolean
+session_list_key_done_cb (gpointer user_data)
+{
+  NatterWindow *self = user_data;
+
+  self->list_key_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs before the list's own key bindings, which change the selection
+ * synchronously; the mark lasts until this key press is handled. */
+static gboolean
+session_list_key_pressed_cb (NatterWindow *self)
+{
+  if (self->list_key_id == 0)
+    self->list_key_id = g_idle_add_full (G_PRIORITY_HIGH, session_list_key_done_cb, self, NULL);
+  return GDK_EVENT_PROPAGATE;
 }
 
 static void
@@ -1656,6 +1679,7 @@ natter_window_dispose (GObject *object)
     g_hash_table_remove_all (self->pending_deletes);
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->refocus_id, g_source_remove);
+  g_clear_handle_id (&self->list_key_id, g_source_remove);
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   if (self->index != NULL)
@@ -1808,6 +1832,7 @@ natter_window_set_services (NatterWindow       *self,
   GtkExpression *title;
   GtkEveryFilter *filter;
   GtkShortcutController *shortcuts;
+  GtkEventController *keys;
   GtkAdjustment *adjustment;
 
   self->sessions = g_object_ref (sessions);
@@ -1842,6 +1867,10 @@ natter_window_set_services (NatterWindow       *self,
   g_object_unref (factory);
   gtk_list_view_set_model (self->session_list, GTK_SELECTION_MODEL (self->selection));
   g_signal_connect_swapped (self->session_list, "activate", G_CALLBACK (session_activate_cb), self);
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (session_list_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->session_list), keys);
 
   /* Delete (and a stray BackSpace, which does nothing) in the list only
    * ever leads to the undo toast (pitfall 5). */

@@ -1112,6 +1112,70 @@ test_keyboard_narrow_back (void)
   ui_world_free (u);
 }
 
+/* An arrow key in the list, as GTK delivers it: the key controllers
+ * (capture phase) first, then the list's own binding, which selects the
+ * row, all in one event dispatch. */
+static void
+arrow_selects (NatterWindow *window,
+               GtkWidget    *list,
+               guint         position)
+{
+  GListModel *controllers = gtk_widget_observe_controllers (list);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+      gboolean handled = FALSE;
+
+      if (GTK_IS_EVENT_CONTROLLER_KEY (controller) &&
+          gtk_event_controller_get_propagation_phase (controller) == GTK_PHASE_CAPTURE)
+        g_signal_emit_by_name (controller, "key-pressed", GDK_KEY_Down, 0, 0, &handled);
+    }
+  g_object_unref (controllers);
+  gtk_widget_activate_action (list, "list.select-item", "(ubb)", position, FALSE, FALSE);
+  ui_settle ();
+}
+
+static void
+test_keyboard_narrow_arrows_stay_in_list (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *first = ui_create_session (u, "First");
+  g_autofree char *second = ui_create_session (u, "Second");
+  NatterWindow *window = window_new (u);
+  AdwLeaflet *leaflet = ADW_LEAFLET (find_leaflet (GTK_WIDGET (window)));
+  GtkWidget *list = natter_window_get_session_list (window);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 600);
+  ui_wait_until (is_folded, leaflet);
+  gtk_widget_grab_focus (list);
+
+  /* Walking the list with arrows opens each session behind it but stays
+   * in the list, where the user is looking. */
+  arrow_selects (window, list, 0);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, second);
+  arrow_selects (window, list, 1);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, first);
+  g_assert_true (gtk_widget_is_ancestor (list, adw_leaflet_get_visible_child (leaflet)));
+  g_assert_true (has_focus_in (GTK_WIDGET (window), list));
+
+  /* Enter goes to the conversation. */
+  g_signal_emit_by_name (list, "activate", 1);
+  ui_settle ();
+  g_assert_false (gtk_widget_is_ancestor (list, adw_leaflet_get_visible_child (leaflet)));
+  g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (natter_window_get_composer (window))));
+
+  /* A click (a selection with no key behind it) goes there at once. */
+  g_assert_true (press (window, "<Alt>Left"));
+  gtk_widget_activate_action (list, "list.select-item", "(ubb)", 0, FALSE, FALSE);
+  ui_settle ();
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, second);
+  g_assert_false (gtk_widget_is_ancestor (list, adw_leaflet_get_visible_child (leaflet)));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1135,6 +1199,7 @@ main (int   argc,
   g_test_add_func ("/keyboard/conversation-controls", test_keyboard_conversation_controls);
   g_test_add_func ("/keyboard/model-picker-and-windows", test_keyboard_model_picker_and_windows);
   g_test_add_func ("/keyboard/narrow-back", test_keyboard_narrow_back);
+  g_test_add_func ("/keyboard/narrow-arrows-stay-in-list", test_keyboard_narrow_arrows_stay_in_list);
 
   status = g_test_run ();
   g_clear_object (&app);
