@@ -28,17 +28,32 @@
 
 struct _NatterAgentStore
 {
-  GObject  parent_instance;
-  GFile   *dir;
+  GObject       parent_instance;
+  GFile        *dir;
+  GFileMonitor *monitor;  /* natter_agent_store_watch() */
 };
 
 G_DEFINE_FINAL_TYPE (NatterAgentStore, natter_agent_store, G_TYPE_OBJECT)
+
+enum
+{
+  CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static void
 natter_agent_store_finalize (GObject *object)
 {
   NatterAgentStore *self = NATTER_AGENT_STORE (object);
 
+  if (self->monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->monitor, self);
+      g_file_monitor_cancel (self->monitor);
+      g_clear_object (&self->monitor);
+    }
   g_clear_object (&self->dir);
   G_OBJECT_CLASS (natter_agent_store_parent_class)->finalize (object);
 }
@@ -47,6 +62,19 @@ static void
 natter_agent_store_class_init (NatterAgentStoreClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = natter_agent_store_finalize;
+
+  /**
+   * NatterAgentStore::changed:
+   *
+   * The agents may have changed: emitted after every successful
+   * natter_agent_store_save() and natter_agent_store_delete(), and, once
+   * natter_agent_store_watch() was called, when an agent file of the
+   * folder is created, removed, renamed or rewritten by anyone else (an
+   * undone deletion, an edit by hand). Listeners read the folder again;
+   * one change may be reported more than once.
+   */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -539,8 +567,11 @@ natter_agent_store_save (NatterAgentStore  *self,
   length = strlen (contents);
   file = agent_file (self, json_object_get_string_member (agent, "agentId"));
   path = g_file_get_path (file);
-  return g_file_set_contents_full (path, contents, length,
-                                   G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+  if (!g_file_set_contents_full (path, contents, length,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
+    return FALSE;
+  g_signal_emit (self, signals[CHANGED], 0);
+  return TRUE;
 }
 
 /**
@@ -582,7 +613,61 @@ natter_agent_store_delete (NatterAgentStore  *self,
         g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
+  g_signal_emit (self, signals[CHANGED], 0);
   return TRUE;
+}
+
+static gboolean
+is_agent_file (GFile *file)
+{
+  g_autofree char *name = file != NULL ? g_file_get_basename (file) : NULL;
+
+  return name != NULL && name[0] != '.' && g_str_has_suffix (name, AGENT_SUFFIX);
+}
+
+static void
+monitor_changed_cb (GFileMonitor      *monitor,
+                    GFile             *file,
+                    GFile             *other_file,
+                    GFileMonitorEvent  event,
+                    NatterAgentStore  *self)
+{
+  /* A save's temp file (not *.json) and the raw writes before
+   * CHANGES_DONE_HINT are not agents changing. */
+  if (event == G_FILE_MONITOR_EVENT_CHANGED || event == G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED ||
+      event == G_FILE_MONITOR_EVENT_PRE_UNMOUNT || event == G_FILE_MONITOR_EVENT_UNMOUNTED)
+    return;
+  if (is_agent_file (file) || is_agent_file (other_file))
+    g_signal_emit (self, signals[CHANGED], 0);
+}
+
+/**
+ * natter_agent_store_watch:
+ * @self: the store
+ *
+ * Starts watching the folder (a #GFileMonitor, also while it does not
+ * exist yet), so #NatterAgentStore::changed reports changes made outside
+ * this store too: a deletion undone by rewriting the file, a file edited
+ * or removed by hand. Idempotent. Without it, ::changed only follows
+ * this store's own saves and deletions. Watching is best effort: when
+ * the folder cannot be monitored, nothing else changes.
+ */
+void
+natter_agent_store_watch (NatterAgentStore *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (NATTER_IS_AGENT_STORE (self));
+
+  if (self->monitor != NULL)
+    return;
+  self->monitor = g_file_monitor_directory (self->dir, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->monitor == NULL)
+    {
+      g_debug ("Not watching the agents folder: %s", error->message);
+      return;
+    }
+  g_signal_connect (self->monitor, "changed", G_CALLBACK (monitor_changed_cb), self);
 }
 
 /**

@@ -49,5 +49,6 @@ gboolean          natter_agent_store_delete          (NatterAgentStore  *self,
                                                       GError           **error);
 char             *natter_agent_store_make_id         (NatterAgentStore  *self,
                                                       const char        *name);
+void              natter_agent_store_watch           (NatterAgentStore  *self);
 
 G_END_DECLS
