@@ -79,6 +79,7 @@ struct _NatterWindow
   gboolean              sending;
   gboolean              restored;
   guint                 list_key_id;  /* a key press in the session list is being handled */
+  char                 *open_when_loaded; /* natter_window_open_session() before the scan ended */
 
   /* Keyboard use (issue 7) */
   char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
@@ -751,9 +752,11 @@ close_session (NatterWindow *self)
  * Shows @session_id: its timeline (read lazily, turns on screen first),
  * its draft, and the composer state of its latest turn; remembers it in
  * GSettings `last-session`. An errored session (§8.2) shows its error and
- * cannot take messages.
+ * cannot take messages. While the startup scan is still running (a Shell
+ * search result that launched the app), the session is opened as soon
+ * as the index is loaded, in place of the last open one.
  *
- * Returns: %FALSE if @session_id is not in the index
+ * Returns: %FALSE if @session_id is not in the (loaded) index
  */
 gboolean
 natter_window_open_session (NatterWindow *self,
@@ -768,6 +771,12 @@ natter_window_open_session (NatterWindow *self,
 
   if (self->sessions == NULL)
     return FALSE;
+  if (!natter_session_index_get_loaded (self->index) && !self->restored)
+    {
+      g_free (self->open_when_loaded);
+      self->open_when_loaded = g_strdup (session_id);
+      return TRUE;
+    }
   entry = natter_session_index_lookup (self->index, session_id);
   if (entry == NULL || g_hash_table_contains (self->pending_deletes, session_id))
     return FALSE;
@@ -1650,11 +1659,15 @@ natter_window_setup_keyboard (NatterWindow *self)
 static void
 restore_last_session (NatterWindow *self)
 {
+  g_autofree char *requested = NULL;
   g_autofree char *last = NULL;
 
   if (self->restored || !natter_session_index_get_loaded (self->index))
     return;
   self->restored = TRUE;
+  requested = g_steal_pointer (&self->open_when_loaded);
+  if (requested != NULL && natter_window_open_session (self, requested))
+    return;
   last = g_settings_get_string (self->settings, "last-session");
   if (last[0] != '\0')
     natter_window_open_session (self, last);
@@ -1717,6 +1730,7 @@ natter_window_finalize (GObject *object)
   g_clear_pointer (&self->pending_deletes, g_hash_table_unref);
   g_clear_pointer (&self->drafts, g_hash_table_unref);
   g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->open_when_loaded, g_free);
   g_clear_pointer (&self->agent_id, g_free);
   g_clear_object (&self->registry);
   g_clear_pointer (&self->provider_id, g_free);

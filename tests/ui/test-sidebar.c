@@ -627,6 +627,49 @@ test_sidebar_restores_last_session (void)
   ui_world_free (u);
 }
 
+/* A Shell search result that launches the app asks for its session
+ * before the startup scan has ended: it opens once the index is loaded,
+ * in place of the last open session; one that is gone leaves the last. */
+static void
+test_sidebar_open_before_scan_ends (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *a = ui_create_session (u, "A");
+  g_autofree char *b = ui_create_session (u, "B");
+  const char *requests[] = { NULL, "2026-01-01T00-00-00Z-0000000-000" };
+  NatterWindow *window = ui_window_new (app, u);
+
+  requests[0] = b;
+  g_assert_true (natter_window_open_session (window, a));
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, a);
+  ui_destroy_window (window);
+
+  for (guint i = 0; i < G_N_ELEMENTS (requests); i++)
+    {
+      g_autoptr(GAsyncResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+
+      /* A service whose index has not been scanned yet. */
+      ui_world_stop_service (u);
+      u->index = natter_session_index_new ();
+      u->sessions = natter_sessions_new (u->w->session_repo, u->w->turn_repo, u->w->runtime, u->w->hub,
+                                         NATTER_CLOCK (u->w->clock), u->w->ids, u->index);
+      window = ui_window_new (app, u);
+      g_assert_true (natter_window_open_session (window, requests[i]));
+      g_assert_null (natter_window_get_session_id (window));
+
+      natter_session_index_load_async (u->index, u->w->session_repo, u->w->turn_repo, NULL,
+                                       ui_result_cb, &result);
+      g_assert_true (natter_session_index_load_finish (u->index, ui_wait_result (&result), &error));
+      g_assert_no_error (error);
+      ui_settle ();
+      /* The second time, the last open session is b, from the first. */
+      g_assert_cmpstr (natter_window_get_session_id (window), ==, b);
+      ui_destroy_window (window);
+    }
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -645,6 +688,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/pending-delete-survives-close", test_sidebar_pending_delete_survives_close);
   g_test_add_func ("/sidebar/corrupt-session", test_sidebar_corrupt_session);
   g_test_add_func ("/sidebar/restores-last-session", test_sidebar_restores_last_session);
+  g_test_add_func ("/sidebar/open-before-scan-ends", test_sidebar_open_before_scan_ends);
   g_test_add_func ("/sidebar/relative-time-refreshes", test_sidebar_relative_time_refreshes);
   g_test_add_func ("/sidebar/rename-then-send-keeps-title", test_sidebar_rename_then_send_keeps_title);
 
