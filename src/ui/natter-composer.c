@@ -6,7 +6,9 @@
  * starts a new line; Send becomes Stop while the turn runs; when the
  * latest turn is suspended or idle, sending is refused before the user
  * tries, with the reason shown — the spec's TurnNotSettledError
- * (session-layer-spec.md §9.1 step 2) surfaced ahead of time.
+ * (session-layer-spec.md §9.1 step 2) surfaced ahead of time. Beside
+ * Send sits the agent chooser (hidden until it has a store); Tab goes
+ * from the text to it, then to Send.
  */
 
 #define G_LOG_DOMAIN "natter-composer"
@@ -15,20 +17,22 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-agent-chooser.h"
 #include "natter-composer.h"
 
 struct _NatterComposer
 {
-  GtkWidget      parent_instance;
+  GtkWidget           parent_instance;
 
-  gboolean       running;
-  char          *blocked_reason;
+  gboolean            running;
+  char               *blocked_reason;
 
   /* Template children */
-  GtkLabel      *reason_label;
-  GtkTextView   *text_view;
-  GtkTextBuffer *buffer;
-  GtkButton     *send_button;
+  GtkLabel           *reason_label;
+  GtkTextView        *text_view;
+  GtkTextBuffer      *buffer;
+  NatterAgentChooser *agent_chooser;
+  GtkButton          *send_button;
 };
 
 G_DEFINE_FINAL_TYPE (NatterComposer, natter_composer, GTK_TYPE_WIDGET)
@@ -261,10 +265,12 @@ natter_composer_class_init (NatterComposerClass *klass)
   signals[STOP] = g_signal_new ("stop", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
+  g_type_ensure (NATTER_TYPE_AGENT_CHOOSER);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-composer.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, reason_label);
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, text_view);
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, send_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterComposer, agent_chooser);
   gtk_widget_class_bind_template_callback (widget_class, button_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, update_button);
   gtk_widget_class_set_css_name (widget_class, "natter-composer");
@@ -370,4 +376,20 @@ natter_composer_set_blocked_reason (NatterComposer *self,
   self->blocked_reason = g_strdup (reason);
   update_button (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BLOCKED_REASON]);
+}
+
+/**
+ * natter_composer_get_agent_chooser:
+ * @self: a composer
+ *
+ * The chooser beside Send of the agent the next message goes to (issue
+ * 7). It is hidden until the owner gives it a store and shows it.
+ *
+ * Returns: (transfer none): the chooser
+ */
+NatterAgentChooser *
+natter_composer_get_agent_chooser (NatterComposer *self)
+{
+  g_return_val_if_fail (NATTER_IS_COMPOSER (self), NULL);
+  return self->agent_chooser;
 }

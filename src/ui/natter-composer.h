@@ -7,6 +7,8 @@
 
 #include <adwaita.h>
 
+#include "natter-agent-chooser.h"
+
 G_BEGIN_DECLS
 
 #define NATTER_TYPE_COMPOSER (natter_composer_get_type ())
@@ -24,5 +26,7 @@ const char *natter_composer_get_blocked_reason (NatterComposer *self);
 void        natter_composer_set_blocked_reason (NatterComposer *self,
                                                 const char     *reason);
 gboolean    natter_composer_send               (NatterComposer *self);
+
+NatterAgentChooser *natter_composer_get_agent_chooser (NatterComposer *self);
 
 G_END_DECLS

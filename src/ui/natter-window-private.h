@@ -21,5 +21,6 @@ GtkWidget      *natter_window_get_timeline_list       (NatterWindow *self);
 GtkAdjustment  *natter_window_get_timeline_adjustment (NatterWindow *self);
 const char     *natter_window_get_visible_page        (NatterWindow *self);
 NatterModelPicker *natter_window_get_model_picker     (NatterWindow *self);
+const char     *natter_window_get_last_agent_toast    (NatterWindow *self);
 
 G_END_DECLS

@@ -59,6 +59,12 @@ struct _NatterWindow
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
   GHashTable           *chosen_models;    /* session id → {provider, model?} */
+  /* The agent chooser (issue 7): the composer's; what was picked per
+   * session while the app runs, like drafts. */
+  NatterAgentChooser   *agent_chooser;
+  GHashTable           *chosen_agents;    /* session id → agent id */
+  gboolean              applying_agent;
+  char                 *last_agent_toast;
 
   /* The model picker (issue 7): the registry it resolves providers in,
    * the default {provider, model}, and the provider it was last given. */
@@ -457,9 +463,111 @@ update_composer (NatterWindow *self)
   update_keyboard_actions (self);
 }
 
+/* The agents (issue 7) */
+
+static gboolean
+has_agent_store (NatterWindow *self)
+{
+  return natter_agent_chooser_get_store (self->agent_chooser) != NULL;
+}
+
+/* The agent the next message goes to: the chooser's, or without agents
+ * to choose from, the window's agent (natter_window_set_agent_id()). */
+static const char *
+next_agent_id (NatterWindow *self)
+{
+  return has_agent_store (self) ? natter_agent_chooser_get_agent_id (self->agent_chooser) : self->agent_id;
+}
+
+/* The model the chosen agent names itself, if any. */
+static JsonObject *
+agent_own_model (NatterWindow *self)
+{
+  if (!has_agent_store (self))
+    return NULL;
+  return natter_agent_chooser_get_agent_model (self->agent_chooser,
+                                               natter_agent_chooser_get_agent_id (self->agent_chooser));
+}
+
+/* Takes @text. */
+static void
+show_agent_toast (NatterWindow *self,
+                  char         *text)
+{
+  g_free (self->last_agent_toast);
+  self->last_agent_toast = g_strdup (text);
+  show_error_toast (self, text);
+}
+
+/* Shows the open session's agent: the one picked for it while the app
+ * runs, else its last turn's, else Assistant. An agent that is gone
+ * gives way to Assistant, said once per session, never a send to an
+ * agent that cannot answer. */
+static void
+apply_session_agent (NatterWindow *self)
+{
+  const char *agent_id = NULL;
+
+  if (!has_agent_store (self) || self->session_id == NULL)
+    return;
+  agent_id = g_hash_table_lookup (self->chosen_agents, self->session_id);
+  if (agent_id == NULL && self->entry != NULL)
+    agent_id = natter_session_index_entry_get_last_agent_id (self->entry);
+  if (agent_id == NULL)
+    agent_id = NATTER_WINDOW_DEFAULT_AGENT_ID;
+
+  self->applying_agent = TRUE;
+  if (!natter_agent_chooser_set_agent_id (self->agent_chooser, agent_id))
+    {
+      /* Translators: %s is the id of an agent that was deleted */
+      show_agent_toast (self, g_strdup_printf (_("The agent “%s” is gone: messages go to Assistant"), agent_id));
+      g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
+                            g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
+    }
+  self->applying_agent = FALSE;
+}
+
+static void
+agent_chosen_cb (NatterWindow *self)
+{
+  if (!self->applying_agent && self->session_id != NULL)
+    g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
+                          g_strdup (natter_agent_chooser_get_agent_id (self->agent_chooser)));
+  update_model_picker (self);
+}
+
+static void
+agent_removed_cb (NatterWindow       *self,
+                  const char         *agent_id,
+                  const char         *name,
+                  NatterAgentChooser *chooser)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  /* No session keeps a choice that is gone; each falls back when shown. */
+  g_hash_table_iter_init (&iter, self->chosen_agents);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (g_str_equal (value, agent_id))
+      g_hash_table_iter_remove (&iter);
+  if (self->session_id != NULL)
+    g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
+                          g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
+  /* Translators: %s is the name of an agent that was deleted */
+  show_agent_toast (self, g_strdup_printf (_("The agent “%s” was removed: messages go to Assistant"), name));
+}
+
+static void
+agents_changed_cb (NatterWindow *self)
+{
+  /* The chosen agent's own model may have changed. */
+  update_model_picker (self);
+}
+
 /* The {provider, model?} the next message of the open session goes to:
- * the one the user picked for it, else its last turn's, else the
- * default. A missing model means the provider's first one. */
+ * the one the user picked for it, else the chosen agent's own model,
+ * else its last turn's, else the default. A missing model means the
+ * provider's first one. */
 static void
 current_choice (NatterWindow  *self,
                 const char   **provider,
@@ -467,7 +575,8 @@ current_choice (NatterWindow  *self,
 {
   JsonObject *chosen = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL;
   JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
-  JsonObject *choice = chosen != NULL ? chosen : last;
+  JsonObject *own = agent_own_model (self);
+  JsonObject *choice = chosen != NULL ? chosen : own != NULL ? own : last;
 
   if (choice != NULL)
     {
@@ -481,8 +590,10 @@ current_choice (NatterWindow  *self,
 
 /* What the SendMessageConfig's `agent.model` (§9) carries: the model the
  * picker shows, so a session keeps the model (and provider) of its last
- * turn; %NULL leaves the choice to the agent. Without a registry the
- * picker offers nothing, and only an explicit pick counts. */
+ * turn; %NULL leaves the choice to the agent. An explicit pick wins; an
+ * agent naming its own model gets no override, so the resolver uses
+ * it. Without a registry the picker offers nothing, and only an
+ * explicit pick counts. */
 static JsonObject *
 next_model_descriptor (NatterWindow *self)
 {
@@ -490,6 +601,9 @@ next_model_descriptor (NatterWindow *self)
   JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
   JsonObject *choice = chosen != NULL ? chosen : self->registry != NULL ? last : NULL;
   JsonObject *descriptor;
+
+  if (chosen == NULL && agent_own_model (self) != NULL)
+    return NULL;
 
   if (choice == NULL || !json_object_has_member (choice, "model"))
     return NULL;
@@ -786,6 +900,7 @@ natter_window_open_session (NatterWindow *self,
   close_session (self);
   self->session_id = g_strdup (session_id);
   set_entry (self, entry);
+  apply_session_agent (self);
   g_settings_set_string (self->settings, "last-session", session_id);
 
   if (natter_session_index_entry_get_error (entry) == NULL)
@@ -885,7 +1000,7 @@ send_text (NatterWindow *self,
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
-  json_object_set_string_member (agent, "agentId", self->agent_id);
+  json_object_set_string_member (agent, "agentId", next_agent_id (self));
   /* The header's model overrides the agent's (§9, agent.model). */
   if ((model = next_model_descriptor (self)) != NULL)
     json_object_set_object_member (agent, "model", model);
@@ -1707,6 +1822,8 @@ natter_window_dispose (GObject *object)
 
   g_clear_pointer (&self->timelines, g_hash_table_unref);
   g_clear_pointer (&self->chosen_models, g_hash_table_unref);
+  g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
+  g_clear_pointer (&self->last_agent_toast, g_free);
   g_clear_object (&self->selection);
   g_clear_object (&self->sort_model);
   g_clear_object (&self->filter_model);
@@ -1830,6 +1947,14 @@ natter_window_init (NatterWindow *self)
   self->drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
+  self->chosen_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->agent_chooser = natter_composer_get_agent_chooser (self->composer);
+  g_signal_connect_object (self->agent_chooser, "notify::agent-id", G_CALLBACK (agent_chosen_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->agent_chooser, "agent-removed", G_CALLBACK (agent_removed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->agent_chooser, "agents-changed", G_CALLBACK (agents_changed_cb), self,
+                           G_CONNECT_SWAPPED);
   natter_window_restore_state (self);
   natter_window_setup_keyboard (self);
   update_conversation (self);
@@ -1973,6 +2098,38 @@ natter_window_set_agent_id (NatterWindow *self,
 }
 
 /**
+ * natter_window_set_agent_store:
+ * @self: the window
+ * @store: (nullable): the user's agents
+ *
+ * Shows the composer's agent chooser (issue 7) over Assistant and
+ * @store's agents, following them live (the store is watched, so
+ * changes from Preferences and by hand show at once). Each session
+ * remembers its pick while the app runs; a session opens with the agent
+ * of its last turn (`lastAgentId`), else Assistant; a removed agent
+ * falls back to Assistant with a toast. The pick is the
+ * SendMessageConfig's `agent.agentId` (§9); an agent naming its own
+ * model sends no `agent.model` unless the user picked one in the header
+ * for the session, and the header shows the model that will be used.
+ * %NULL hides the chooser: messages go to natter_window_set_agent_id()'s
+ * agent.
+ */
+void
+natter_window_set_agent_store (NatterWindow     *self,
+                               NatterAgentStore *store)
+{
+  g_return_if_fail (NATTER_IS_WINDOW (self));
+  g_return_if_fail (store == NULL || NATTER_IS_AGENT_STORE (store));
+
+  if (store != NULL)
+    natter_agent_store_watch (store);
+  natter_agent_chooser_set_store (self->agent_chooser, store);
+  gtk_widget_set_visible (GTK_WIDGET (self->agent_chooser), store != NULL);
+  apply_session_agent (self);
+  update_model_picker (self);
+}
+
+/**
  * natter_window_set_model_provider:
  * @self: the window
  * @registry: (nullable): the provider registry; %NULL shows that no
@@ -2103,6 +2260,12 @@ NatterModelPicker *
 natter_window_get_model_picker (NatterWindow *self)
 {
   return self->model_picker;
+}
+
+const char *
+natter_window_get_last_agent_toast (NatterWindow *self)
+{
+  return self->last_agent_toast;
 }
 
 const char *

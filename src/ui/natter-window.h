@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 
+#include "natter-agent-store.h"
 #include "natter-application.h"
 #include "natter-provider-registry.h"
 #include "natter-sessions.h"
@@ -32,6 +33,8 @@ NatterWindow        *natter_window_new                    (NatterApplication  *a
                                                            NatterTurnEventHub *hub);
 void                 natter_window_set_agent_id           (NatterWindow       *self,
                                                            const char         *agent_id);
+void                 natter_window_set_agent_store        (NatterWindow       *self,
+                                                           NatterAgentStore   *store);
 gboolean             natter_window_open_session           (NatterWindow       *self,
                                                            const char         *session_id);
 void                 natter_window_set_model_provider     (NatterWindow           *self,
