@@ -8,13 +8,130 @@
  * listens to the process-wide turn event hub for the whole time it lives,
  * so a turn that streams while another session is shown goes on being
  * joined, and a window coming back to it shows it live.
+ *
+ * A branched session (dsh-session.md, fork) shows, above its own turns,
+ * the history its first turn's context references: the turns of its
+ * ancestors up to each fork point, read-only, each ancestor followed by
+ * a "Branched from" marker. The chain is found from session files, not
+ * turn files: a session's turn N+1 always refers to its turn N and a
+ * fork's first turn to its fork point (session-layer-spec.md §9.1 step
+ * 3), so the chain through an ancestor is its turn list up to the fork
+ * point. That is one session file per ancestor, and no turn file: the
+ * inherited items read their turns lazily like the session's own, so a
+ * branch of a 1,000-turn session reads one session file and the turns on
+ * screen. An ancestor that cannot be read ends the walk with an error
+ * marker above what could be read.
  */
 
 #define G_LOG_DOMAIN "natter-timeline-model"
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "natter-timeline-model.h"
+
+/* A branch of a branch of …: the walk gives up this many ancestors up. */
+#define MAX_ANCESTORS 64
+
+struct _NatterTimelineMarker
+{
+  GObject                  parent_instance;
+
+  NatterTimelineMarkerKind kind;
+  char                    *session_id;
+  char                    *title;
+  char                    *error;
+};
+
+G_DEFINE_FINAL_TYPE (NatterTimelineMarker, natter_timeline_marker, G_TYPE_OBJECT)
+
+static void
+natter_timeline_marker_finalize (GObject *object)
+{
+  NatterTimelineMarker *self = NATTER_TIMELINE_MARKER (object);
+
+  g_free (self->session_id);
+  g_free (self->title);
+  g_free (self->error);
+
+  G_OBJECT_CLASS (natter_timeline_marker_parent_class)->finalize (object);
+}
+
+static void
+natter_timeline_marker_class_init (NatterTimelineMarkerClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = natter_timeline_marker_finalize;
+}
+
+static void
+natter_timeline_marker_init (NatterTimelineMarker *self)
+{
+}
+
+static NatterTimelineMarker *
+marker_new (NatterTimelineMarkerKind  kind,
+            const char               *session_id,
+            const char               *title,
+            const char               *error)
+{
+  NatterTimelineMarker *self = g_object_new (NATTER_TYPE_TIMELINE_MARKER, NULL);
+
+  self->kind = kind;
+  self->session_id = g_strdup (session_id);
+  self->title = g_strdup (title);
+  self->error = g_strdup (error);
+  return self;
+}
+
+NatterTimelineMarkerKind
+natter_timeline_marker_get_kind (NatterTimelineMarker *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MARKER (self), NATTER_TIMELINE_MARKER_ERROR);
+  return self->kind;
+}
+
+/**
+ * natter_timeline_marker_get_session_id:
+ * @self: a marker
+ *
+ * Returns: (nullable): for %NATTER_TIMELINE_MARKER_BRANCHED, the session
+ *   the turns above it belong to
+ */
+const char *
+natter_timeline_marker_get_session_id (NatterTimelineMarker *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MARKER (self), NULL);
+  return self->session_id;
+}
+
+/**
+ * natter_timeline_marker_get_title:
+ * @self: a marker
+ *
+ * Returns: (nullable): that session's title when it was read (%NULL or
+ *   empty when it has none)
+ */
+const char *
+natter_timeline_marker_get_title (NatterTimelineMarker *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MARKER (self), NULL);
+  return self->title;
+}
+
+/**
+ * natter_timeline_marker_get_error:
+ * @self: a marker
+ *
+ * Returns: (nullable): for %NATTER_TIMELINE_MARKER_ERROR, a translated
+ *   sentence saying why the earlier history is not shown
+ */
+const char *
+natter_timeline_marker_get_error (NatterTimelineMarker *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MARKER (self), NULL);
+  return self->error;
+}
 
 struct _NatterTimelineModel
 {
@@ -26,6 +143,16 @@ struct _NatterTimelineModel
 
   GPtrArray          *items;    /* NatterTurnItem, by session_seq */
   GHashTable         *by_turn;  /* turn id → NatterTurnItem (borrowed) */
+  /* The inherited history and its markers, shown before the items; set
+   * once, before the model says it is loaded. */
+  GPtrArray          *prefix;   /* NatterTurnItem or NatterTimelineMarker */
+  GHashTable         *inherited; /* turn id → inherited NatterTurnItem (borrowed) */
+  guint               n_inherited;
+  /* The ancestor walk in flight: levels found so far, child first, each
+   * a GPtrArray of the level's rows; the sessions visited. */
+  GPtrArray          *walk_levels;
+  GHashTable         *walk_seen;
+  char               *walk_turn;
 
   gboolean            loaded;
   gboolean            reloading;
@@ -50,16 +177,20 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+/* Items are #NatterTurnItem, and #NatterTimelineMarker in a branched
+ * session's inherited history. */
 static GType
 natter_timeline_model_get_item_type (GListModel *model)
 {
-  return NATTER_TYPE_TURN_ITEM;
+  return G_TYPE_OBJECT;
 }
 
 static guint
 natter_timeline_model_get_n_items (GListModel *model)
 {
-  return NATTER_TIMELINE_MODEL (model)->items->len;
+  NatterTimelineModel *self = NATTER_TIMELINE_MODEL (model);
+
+  return self->prefix->len + self->items->len;
 }
 
 static gpointer
@@ -68,6 +199,9 @@ natter_timeline_model_get_item (GListModel *model,
 {
   NatterTimelineModel *self = NATTER_TIMELINE_MODEL (model);
 
+  if (position < self->prefix->len)
+    return g_object_ref (g_ptr_array_index (self->prefix, position));
+  position -= self->prefix->len;
   if (position >= self->items->len)
     return NULL;
   return g_object_ref (g_ptr_array_index (self->items, position));
@@ -104,6 +238,11 @@ natter_timeline_model_finalize (GObject *object)
 
   g_clear_pointer (&self->by_turn, g_hash_table_unref);
   g_clear_pointer (&self->items, g_ptr_array_unref);
+  g_clear_pointer (&self->inherited, g_hash_table_unref);
+  g_clear_pointer (&self->prefix, g_ptr_array_unref);
+  g_clear_pointer (&self->walk_levels, g_ptr_array_unref);
+  g_clear_pointer (&self->walk_seen, g_hash_table_unref);
+  g_clear_pointer (&self->walk_turn, g_free);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->error, g_free);
   g_clear_object (&self->cancellable);
@@ -125,7 +264,7 @@ natter_timeline_model_get_property (GObject    *object,
       g_value_set_boolean (value, self->loaded);
       break;
     case PROP_N_ITEMS:
-      g_value_set_uint (value, self->items->len);
+      g_value_set_uint (value, self->prefix->len + self->items->len);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -144,7 +283,8 @@ natter_timeline_model_class_init (NatterTimelineModelClass *klass)
   /**
    * NatterTimelineModel:loaded:
    *
-   * Whether the session file was read once (successfully or not).
+   * Whether the session file was read once (successfully or not), and
+   * for a branched session the history it was branched from.
    */
   properties[PROP_LOADED] =
     g_param_spec_boolean ("loaded", NULL, NULL, FALSE,
@@ -160,6 +300,8 @@ natter_timeline_model_init (NatterTimelineModel *self)
 {
   self->items = g_ptr_array_new_with_free_func (g_object_unref);
   self->by_turn = g_hash_table_new (g_str_hash, g_str_equal);
+  self->prefix = g_ptr_array_new_with_free_func (g_object_unref);
+  self->inherited = g_hash_table_new (g_str_hash, g_str_equal);
   self->cancellable = g_cancellable_new ();
 }
 
@@ -183,11 +325,160 @@ append_turns (NatterTimelineModel *self,
       g_hash_table_insert (self->by_turn, (gpointer) natter_turn_item_get_turn_id (item), item);
     }
   natter_turn_item_set_latest (g_ptr_array_index (self->items, self->items->len - 1), TRUE);
-  g_list_model_items_changed (G_LIST_MODEL (self), old_len, 0, n_turns);
+  g_list_model_items_changed (G_LIST_MODEL (self), self->prefix->len + old_len, 0, n_turns);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
 }
 
 static void reload (NatterTimelineModel *self);
+
+static void
+set_loaded (NatterTimelineModel *self)
+{
+  if (self->loaded)
+    return;
+  self->loaded = TRUE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
+}
+
+/* Puts the levels found, oldest ancestor first, before the items. */
+static void
+walk_done (NatterTimelineModel *self,
+           const char          *error)
+{
+  g_autoptr(GPtrArray) levels = g_steal_pointer (&self->walk_levels);
+  NatterSessionIndexEntry *entry;
+  guint added;
+
+  g_clear_pointer (&self->walk_seen, g_hash_table_unref);
+  g_clear_pointer (&self->walk_turn, g_free);
+
+  if (error != NULL)
+    g_ptr_array_add (self->prefix, marker_new (NATTER_TIMELINE_MARKER_ERROR, NULL, NULL, error));
+  for (guint i = levels->len; i > 0; i--)
+    {
+      GPtrArray *level = g_ptr_array_index (levels, i - 1);
+
+      for (guint j = 0; j < level->len; j++)
+        {
+          GObject *row = g_ptr_array_index (level, j);
+
+          if (NATTER_IS_TURN_ITEM (row))
+            {
+              g_hash_table_insert (self->inherited,
+                                   (gpointer) natter_turn_item_get_turn_id (NATTER_TURN_ITEM (row)), row);
+              self->n_inherited++;
+            }
+          g_ptr_array_add (self->prefix, g_object_ref (row));
+        }
+    }
+  added = self->prefix->len;
+  if (added > 0)
+    {
+      g_list_model_items_changed (G_LIST_MODEL (self), 0, 0, added);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+    }
+  set_loaded (self);
+  /* Turns sent while the walk ran were not followed (see
+   * session_index_changed_cb()): catch up. */
+  entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), self->session_id);
+  if (entry != NULL && natter_session_index_entry_get_turn_count (entry) > self->items->len)
+    reload (self);
+}
+
+static void walk_step (NatterTimelineModel *self,
+                       const char          *session_id,
+                       const char          *turn_id);
+
+static void
+ancestor_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(NatterTimelineModel) self = user_data;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) level = NULL;
+  const NatterSessionTurn *fork_point;
+  const char *session_id;
+
+  state = natter_sessions_get_session_finish (NATTER_SESSIONS (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (state == NULL)
+    {
+      g_autofree char *text = NULL;
+
+      if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND))
+        text = g_strdup (_("The conversation this was branched from is no longer available."));
+      else
+        /* Translators: %s is the reason, e.g. a file that cannot be parsed */
+        text = g_strdup_printf (_("The conversation this was branched from cannot be read: %s"), error->message);
+      walk_done (self, text);
+      return;
+    }
+
+  session_id = natter_session_state_get_session_id (state);
+  fork_point = natter_session_state_find_turn (state, self->walk_turn);
+  if (fork_point == NULL)
+    {
+      walk_done (self, _("The conversation this was branched from no longer has the message it was branched at."));
+      return;
+    }
+
+  /* Turns 1 … fork point: each refers to the one before it (§9.1 step 3). */
+  level = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < natter_session_state_get_n_turns (state); i++)
+    {
+      const NatterSessionTurn *turn = natter_session_state_get_turn (state, i);
+
+      g_ptr_array_add (level, natter_turn_item_new_inherited (self->sessions, turn->turn_id,
+                                                              (guint) turn->session_seq, session_id));
+      if (turn == fork_point)
+        break;
+    }
+  g_ptr_array_add (level, marker_new (NATTER_TIMELINE_MARKER_BRANCHED, session_id,
+                                      natter_session_state_get_title (state), NULL));
+  g_ptr_array_add (self->walk_levels, g_steal_pointer (&level));
+
+  walk_step (self, natter_session_state_get_parent_session (state),
+             natter_session_state_get_forked_from_turn_id (state));
+}
+
+/* Reads the session @turn_id belongs to, or ends the walk at a session
+ * that was not branched (no fork point: its first turn's context is
+ * its own). */
+static void
+walk_step (NatterTimelineModel *self,
+           const char          *session_id,
+           const char          *turn_id)
+{
+  if (session_id == NULL || turn_id == NULL)
+    {
+      walk_done (self, NULL);
+      return;
+    }
+  if (!g_hash_table_add (self->walk_seen, g_strdup (session_id)) ||
+      g_hash_table_size (self->walk_seen) > MAX_ANCESTORS)
+    {
+      walk_done (self, _("The history this was branched from goes back too far to be shown."));
+      return;
+    }
+  g_free (self->walk_turn);
+  self->walk_turn = g_strdup (turn_id);
+  natter_sessions_get_session_async (self->sessions, session_id, self->cancellable,
+                                     ancestor_cb, g_object_ref (self));
+}
+
+static void
+start_walk (NatterTimelineModel *self,
+            NatterSessionState  *state)
+{
+  self->walk_levels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  self->walk_seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_add (self->walk_seen, g_strdup (self->session_id));
+  walk_step (self, natter_session_state_get_parent_session (state),
+             natter_session_state_get_forked_from_turn_id (state));
+}
 
 static void
 get_session_cb (GObject      *source,
@@ -221,11 +512,12 @@ get_session_cb (GObject      *source,
       append_turns (self, self->items->len, (const char * const *) new_ids->pdata, new_ids->len);
     }
 
-  if (!self->loaded)
-    {
-      self->loaded = TRUE;
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
-    }
+  /* A branched session is loaded once its inherited history is known,
+   * so it never shows as an empty conversation meanwhile. */
+  if (!self->loaded && state != NULL && self->walk_levels == NULL)
+    start_walk (self, state);
+  else if (state == NULL)
+    set_loaded (self);
   if (self->reload_again)
     {
       self->reload_again = FALSE;
@@ -398,6 +690,45 @@ natter_timeline_model_lookup (NatterTimelineModel *self,
 {
   g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), NULL);
   return turn_id != NULL ? g_hash_table_lookup (self->by_turn, turn_id) : NULL;
+}
+
+/**
+ * natter_timeline_model_lookup_any:
+ * @self: a model
+ * @turn_id: a turn
+ *
+ * Like natter_timeline_model_lookup(), but also finds the turns a
+ * branched session shows from its history (see
+ * natter_turn_item_get_inherited_from()).
+ *
+ * Returns: (transfer none) (nullable): the item of @turn_id
+ */
+NatterTurnItem *
+natter_timeline_model_lookup_any (NatterTimelineModel *self,
+                                  const char          *turn_id)
+{
+  NatterTurnItem *item;
+
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), NULL);
+
+  item = natter_timeline_model_lookup (self, turn_id);
+  if (item == NULL && turn_id != NULL)
+    item = g_hash_table_lookup (self->inherited, turn_id);
+  return item;
+}
+
+/**
+ * natter_timeline_model_get_n_inherited:
+ * @self: a model
+ *
+ * Returns: how many turns of its ancestors a branched session shows
+ *   before its own (the model's first rows also hold their markers)
+ */
+guint
+natter_timeline_model_get_n_inherited (NatterTimelineModel *self)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), 0);
+  return self->n_inherited;
 }
 
 /**

@@ -13,6 +13,30 @@
 
 G_BEGIN_DECLS
 
+/**
+ * NatterTimelineMarkerKind:
+ * @NATTER_TIMELINE_MARKER_BRANCHED: the inherited turns above were
+ *   branched from, in the session the marker names
+ * @NATTER_TIMELINE_MARKER_ERROR: the inherited history could not be read
+ *   (any further back); the marker carries the reason
+ *
+ * What a non-turn row of a branched session's timeline says.
+ */
+typedef enum
+{
+  NATTER_TIMELINE_MARKER_BRANCHED,
+  NATTER_TIMELINE_MARKER_ERROR,
+} NatterTimelineMarkerKind;
+
+#define NATTER_TYPE_TIMELINE_MARKER (natter_timeline_marker_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterTimelineMarker, natter_timeline_marker, NATTER, TIMELINE_MARKER, GObject)
+
+NatterTimelineMarkerKind natter_timeline_marker_get_kind       (NatterTimelineMarker *self);
+const char              *natter_timeline_marker_get_session_id (NatterTimelineMarker *self);
+const char              *natter_timeline_marker_get_title      (NatterTimelineMarker *self);
+const char              *natter_timeline_marker_get_error      (NatterTimelineMarker *self);
+
 #define NATTER_TYPE_TIMELINE_MODEL (natter_timeline_model_get_type ())
 
 G_DECLARE_FINAL_TYPE (NatterTimelineModel, natter_timeline_model, NATTER, TIMELINE_MODEL, GObject)
@@ -26,5 +50,8 @@ const char          *natter_timeline_model_get_error      (NatterTimelineModel *
 NatterTurnItem      *natter_timeline_model_lookup         (NatterTimelineModel *self,
                                                            const char          *turn_id);
 NatterTurnItem      *natter_timeline_model_get_latest     (NatterTimelineModel *self);
+NatterTurnItem      *natter_timeline_model_lookup_any     (NatterTimelineModel *self,
+                                                           const char          *turn_id);
+guint                natter_timeline_model_get_n_inherited (NatterTimelineModel *self);
 
 G_END_DECLS

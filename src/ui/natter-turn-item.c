@@ -28,6 +28,9 @@ struct _NatterTurnItem
   NatterSessions  *sessions;
   char            *turn_id;
   guint            session_seq;
+  /* For a turn a branched session shows from its history: the session
+   * the turn belongs to. NULL for the session's own turns. */
+  char            *inherited_from;
 
   NatterTurnState *state;
   char            *error;
@@ -92,6 +95,7 @@ natter_turn_item_finalize (GObject *object)
   g_clear_object (&self->sessions);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->turn_id, g_free);
+  g_clear_pointer (&self->inherited_from, g_free);
   g_clear_pointer (&self->state, natter_turn_state_unref);
   g_clear_pointer (&self->error, g_free);
   g_clear_pointer (&self->pending, g_array_unref);
@@ -212,6 +216,50 @@ natter_turn_item_new (NatterSessions *sessions,
   return self;
 }
 
+/**
+ * natter_turn_item_new_inherited:
+ * @sessions: the session service to read the turn through
+ * @turn_id: a turn of @session_id that a branched session's context
+ *   chain goes through
+ * @session_seq: its 1-based position in @session_id
+ * @session_id: the (ancestor) session the turn belongs to
+ *
+ * Creates an item for a turn that a branched session shows read-only
+ * above its own (dsh-session.md, fork: history is referenced, never
+ * copied). It reads its turn lazily like any other item and is never the
+ * latest turn, so rows offer no next step on it.
+ *
+ * Returns: (transfer full): a new item
+ */
+NatterTurnItem *
+natter_turn_item_new_inherited (NatterSessions *sessions,
+                                const char     *turn_id,
+                                guint           session_seq,
+                                const char     *session_id)
+{
+  NatterTurnItem *self;
+
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  self = natter_turn_item_new (sessions, turn_id, session_seq);
+  self->inherited_from = g_strdup (session_id);
+  return self;
+}
+
+/**
+ * natter_turn_item_get_inherited_from:
+ * @self: an item
+ *
+ * Returns: (nullable): the session an inherited turn belongs to, or
+ *   %NULL for a turn of the session the timeline shows
+ */
+const char *
+natter_turn_item_get_inherited_from (NatterTurnItem *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), NULL);
+  return self->inherited_from;
+}
+
 const char *
 natter_turn_item_get_turn_id (NatterTurnItem *self)
 {
@@ -307,7 +355,7 @@ natter_turn_item_set_latest (NatterTurnItem *self,
 {
   g_return_if_fail (NATTER_IS_TURN_ITEM (self));
 
-  latest = !!latest;
+  latest = !!latest && self->inherited_from == NULL;
   if (self->latest == latest)
     return;
   self->latest = latest;

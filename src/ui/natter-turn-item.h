@@ -20,7 +20,12 @@ G_DECLARE_FINAL_TYPE (NatterTurnItem, natter_turn_item, NATTER, TURN_ITEM, GObje
 NatterTurnItem  *natter_turn_item_new                 (NatterSessions  *sessions,
                                                        const char      *turn_id,
                                                        guint            session_seq);
+NatterTurnItem  *natter_turn_item_new_inherited       (NatterSessions  *sessions,
+                                                       const char      *turn_id,
+                                                       guint            session_seq,
+                                                       const char      *session_id);
 const char      *natter_turn_item_get_turn_id         (NatterTurnItem  *self);
+const char      *natter_turn_item_get_inherited_from  (NatterTurnItem  *self);
 guint            natter_turn_item_get_session_seq     (NatterTurnItem  *self);
 NatterTurnState *natter_turn_item_get_state           (NatterTurnItem  *self);
 const char      *natter_turn_item_get_error           (NatterTurnItem  *self);

@@ -442,6 +442,20 @@ update (NatterTurnRow *self)
   if (self->item == NULL)
     return;
 
+  /* A branched session's history is shown read-only and dimmed: it is
+   * the parent's, referenced, not this conversation's own (Branch from
+   * Here still forks it; it is never the latest, so no next step). */
+  if (natter_turn_item_get_inherited_from (self->item) != NULL)
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (self), "dim-label");
+      gtk_widget_add_css_class (GTK_WIDGET (self), "natter-inherited");
+    }
+  else
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (self), "dim-label");
+      gtk_widget_remove_css_class (GTK_WIDGET (self), "natter-inherited");
+    }
+
   state = natter_turn_item_get_state (self->item);
   error = natter_turn_item_get_error (self->item);
   input = natter_turn_item_dup_input_text (self->item);

@@ -27,6 +27,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-ask-human-card.h"
+#include "natter-branch-row.h"
 #include "natter-composer.h"
 #include "natter-model-picker.h"
 #include "natter-permission-card.h"
@@ -336,13 +337,33 @@ timeline_setup_cb (GtkSignalListItemFactory *factory,
   gtk_list_item_set_child (list_item, natter_turn_row_new (self->sessions));
 }
 
+/* A branched session's timeline also holds markers (its "Branched from"
+ * separator, or why its history cannot be shown): a recycled list item
+ * gets the kind of row its new item needs. */
 static void
 timeline_bind_cb (GtkSignalListItemFactory *factory,
                   GtkListItem              *list_item,
                   NatterWindow             *self)
 {
-  natter_turn_row_set_item (NATTER_TURN_ROW (gtk_list_item_get_child (list_item)),
-                            gtk_list_item_get_item (list_item));
+  gpointer item = gtk_list_item_get_item (list_item);
+  GtkWidget *child = gtk_list_item_get_child (list_item);
+
+  if (NATTER_IS_TIMELINE_MARKER (item))
+    {
+      if (!NATTER_IS_BRANCH_ROW (child))
+        {
+          child = natter_branch_row_new ();
+          gtk_list_item_set_child (list_item, child);
+        }
+      natter_branch_row_set_marker (NATTER_BRANCH_ROW (child), item);
+      return;
+    }
+  if (!NATTER_IS_TURN_ROW (child))
+    {
+      child = natter_turn_row_new (self->sessions);
+      gtk_list_item_set_child (list_item, child);
+    }
+  natter_turn_row_set_item (NATTER_TURN_ROW (child), item);
 }
 
 static void
@@ -350,7 +371,12 @@ timeline_unbind_cb (GtkSignalListItemFactory *factory,
                     GtkListItem              *list_item,
                     NatterWindow             *self)
 {
-  natter_turn_row_set_item (NATTER_TURN_ROW (gtk_list_item_get_child (list_item)), NULL);
+  GtkWidget *child = gtk_list_item_get_child (list_item);
+
+  if (NATTER_IS_TURN_ROW (child))
+    natter_turn_row_set_item (NATTER_TURN_ROW (child), NULL);
+  else if (NATTER_IS_BRANCH_ROW (child))
+    natter_branch_row_set_marker (NATTER_BRANCH_ROW (child), NULL);
 }
 
 static void
@@ -1322,10 +1348,16 @@ branch_activated (GtkWidget  *widget,
                   GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
+  const char *turn_id = g_variant_get_string (parameter, NULL);
+  NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
+  const char *session_id = self->session_id;
 
   if (self->session_id == NULL || self->sessions == NULL)
     return;
-  natter_sessions_fork_async (self->sessions, self->session_id, g_variant_get_string (parameter, NULL),
+  /* A turn a branch shows from its history belongs to the ancestor. */
+  if (item != NULL && natter_turn_item_get_inherited_from (item) != NULL)
+    session_id = natter_turn_item_get_inherited_from (item);
+  natter_sessions_fork_async (self->sessions, session_id, turn_id,
                               NULL, self->cancellable, fork_cb, g_object_ref (self));
 }
 

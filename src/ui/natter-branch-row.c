@@ -1,0 +1,194 @@
+/* natter-branch-row.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The row of a branched session's timeline between the history it
+ * inherited and its own turns: "Branched from “…”" with a button that
+ * opens that conversation, or, when the history cannot be read any
+ * further back, why (dsh-session.md, fork). The history is referenced,
+ * never copied, so a deleted parent is said so here rather than the
+ * branch silently starting empty.
+ */
+
+#define G_LOG_DOMAIN "natter-branch-row"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-branch-row.h"
+#include "natter-window.h"
+
+struct _NatterBranchRow
+{
+  GtkWidget             parent_instance;
+
+  NatterTimelineMarker *marker;
+
+  GtkWidget            *icon;
+  GtkWidget            *label;
+  GtkWidget            *open_button;
+};
+
+G_DEFINE_FINAL_TYPE (NatterBranchRow, natter_branch_row, GTK_TYPE_WIDGET)
+
+static void
+open_clicked_cb (NatterBranchRow *self)
+{
+  GtkWidget *window = gtk_widget_get_ancestor (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
+  const char *session_id = self->marker != NULL ? natter_timeline_marker_get_session_id (self->marker) : NULL;
+
+  if (window == NULL || session_id == NULL)
+    return;
+  if (!natter_window_open_session (NATTER_WINDOW (window), session_id))
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s",
+                                _("The conversation this was branched from is no longer available."));
+}
+
+static void
+update (NatterBranchRow *self)
+{
+  gboolean error = self->marker != NULL &&
+                   natter_timeline_marker_get_kind (self->marker) == NATTER_TIMELINE_MARKER_ERROR;
+
+  gtk_widget_set_visible (self->icon, error);
+  gtk_widget_set_visible (self->open_button, self->marker != NULL && !error);
+  if (error)
+    {
+      gtk_label_set_text (GTK_LABEL (self->label), natter_timeline_marker_get_error (self->marker));
+      gtk_widget_remove_css_class (self->label, "dim-label");
+      gtk_widget_add_css_class (self->label, "error");
+    }
+  else if (self->marker != NULL)
+    {
+      const char *title = natter_timeline_marker_get_title (self->marker);
+      g_autofree char *text = NULL;
+
+      if (title == NULL || title[0] == '\0')
+        title = _("New chat");
+      /* Translators: %s is the title of the conversation a branch was made from */
+      text = g_strdup_printf (_("Branched from “%s”"), title);
+      gtk_label_set_text (GTK_LABEL (self->label), text);
+      gtk_widget_remove_css_class (self->label, "error");
+      gtk_widget_add_css_class (self->label, "dim-label");
+    }
+  else
+    gtk_label_set_text (GTK_LABEL (self->label), "");
+}
+
+static void
+natter_branch_row_dispose (GObject *object)
+{
+  NatterBranchRow *self = NATTER_BRANCH_ROW (object);
+  GtkWidget *child;
+
+  g_clear_object (&self->marker);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (natter_branch_row_parent_class)->dispose (object);
+}
+
+static void
+natter_branch_row_class_init (NatterBranchRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = natter_branch_row_dispose;
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "natter-branch-row");
+}
+
+static void
+natter_branch_row_init (NatterBranchRow *self)
+{
+  GtkWidget *clamp = adw_clamp_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *middle = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *left = gtk_separator_new (GTK_ORIENTATION_HORIZONTAL);
+  GtkWidget *right = gtk_separator_new (GTK_ORIENTATION_HORIZONTAL);
+
+  adw_clamp_set_maximum_size (ADW_CLAMP (clamp), 760);
+  adw_clamp_set_tightening_threshold (ADW_CLAMP (clamp), 560);
+  gtk_widget_set_margin_top (box, 10);
+  gtk_widget_set_margin_bottom (box, 10);
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+
+  gtk_widget_set_hexpand (left, TRUE);
+  gtk_widget_set_hexpand (right, TRUE);
+  gtk_widget_set_valign (left, GTK_ALIGN_CENTER);
+  gtk_widget_set_valign (right, GTK_ALIGN_CENTER);
+
+  self->icon = gtk_image_new_from_icon_name ("dialog-warning-symbolic");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->icon), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Error"), -1);
+  gtk_widget_add_css_class (self->icon, "error");
+  self->label = gtk_label_new (NULL);
+  gtk_label_set_wrap (GTK_LABEL (self->label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (self->label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_justify (GTK_LABEL (self->label), GTK_JUSTIFY_CENTER);
+  gtk_label_set_max_width_chars (GTK_LABEL (self->label), 50);
+  gtk_label_set_selectable (GTK_LABEL (self->label), FALSE);
+  self->open_button = gtk_button_new_with_mnemonic (_("_Open"));
+  gtk_widget_set_tooltip_text (self->open_button, _("Open the conversation this was branched from"));
+  gtk_widget_set_valign (self->open_button, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (self->open_button, "pill");
+  gtk_widget_add_css_class (self->open_button, "small");
+  g_signal_connect_swapped (self->open_button, "clicked", G_CALLBACK (open_clicked_cb), self);
+
+  gtk_box_append (GTK_BOX (middle), self->icon);
+  gtk_box_append (GTK_BOX (middle), self->label);
+  gtk_box_append (GTK_BOX (middle), self->open_button);
+  gtk_box_append (GTK_BOX (box), left);
+  gtk_box_append (GTK_BOX (box), middle);
+  gtk_box_append (GTK_BOX (box), right);
+  adw_clamp_set_child (ADW_CLAMP (clamp), box);
+  gtk_widget_set_parent (clamp, GTK_WIDGET (self));
+  update (self);
+}
+
+/**
+ * natter_branch_row_new:
+ *
+ * Returns: (transfer floating): an empty row; see natter_branch_row_set_marker()
+ */
+GtkWidget *
+natter_branch_row_new (void)
+{
+  return g_object_new (NATTER_TYPE_BRANCH_ROW, NULL);
+}
+
+/**
+ * natter_branch_row_set_marker:
+ * @self: a row
+ * @marker: (nullable): what to show
+ *
+ * Shows "Branched from “title”" with an Open button (it calls
+ * natter_window_open_session() on the window the row is in) for a
+ * %NATTER_TIMELINE_MARKER_BRANCHED marker, or the error of a
+ * %NATTER_TIMELINE_MARKER_ERROR one.
+ */
+void
+natter_branch_row_set_marker (NatterBranchRow      *self,
+                              NatterTimelineMarker *marker)
+{
+  g_return_if_fail (NATTER_IS_BRANCH_ROW (self));
+  g_return_if_fail (marker == NULL || NATTER_IS_TIMELINE_MARKER (marker));
+
+  if (g_set_object (&self->marker, marker))
+    update (self);
+}
+
+/**
+ * natter_branch_row_get_marker:
+ * @self: a row
+ *
+ * Returns: (transfer none) (nullable): the marker shown
+ */
+NatterTimelineMarker *
+natter_branch_row_get_marker (NatterBranchRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_BRANCH_ROW (self), NULL);
+  return self->marker;
+}
