@@ -55,7 +55,11 @@ update (NatterBranchRow *self)
   gtk_widget_set_visible (self->open_button, self->marker != NULL && !error);
   if (error)
     {
+      /* A sentence: wrapped in full. */
+      gtk_label_set_wrap (GTK_LABEL (self->label), TRUE);
+      gtk_label_set_ellipsize (GTK_LABEL (self->label), PANGO_ELLIPSIZE_NONE);
       gtk_label_set_text (GTK_LABEL (self->label), natter_timeline_marker_get_error (self->marker));
+      gtk_widget_set_tooltip_text (self->label, NULL);
       gtk_widget_remove_css_class (self->label, "dim-label");
       gtk_widget_add_css_class (self->label, "error");
     }
@@ -68,6 +72,11 @@ update (NatterBranchRow *self)
         title = _("New chat");
       /* Translators: %s is the title of the conversation a branch was made from */
       text = g_strdup_printf (_("Branched from “%s”"), title);
+      /* One line between the rules (a wrapping label was squeezed to its
+       * longest word); a long title is ellipsized, whole in the tooltip. */
+      gtk_label_set_wrap (GTK_LABEL (self->label), FALSE);
+      gtk_label_set_ellipsize (GTK_LABEL (self->label), PANGO_ELLIPSIZE_END);
+      gtk_widget_set_tooltip_text (self->label, text);
       gtk_label_set_text (GTK_LABEL (self->label), text);
       gtk_widget_remove_css_class (self->label, "error");
       gtk_widget_add_css_class (self->label, "dim-label");
@@ -133,8 +142,7 @@ natter_branch_row_init (NatterBranchRow *self)
   self->open_button = gtk_button_new_with_mnemonic (_("_Open"));
   gtk_widget_set_tooltip_text (self->open_button, _("Open the conversation this was branched from"));
   gtk_widget_set_valign (self->open_button, GTK_ALIGN_CENTER);
-  gtk_widget_add_css_class (self->open_button, "pill");
-  gtk_widget_add_css_class (self->open_button, "small");
+  gtk_widget_add_css_class (self->open_button, "flat");
   g_signal_connect_swapped (self->open_button, "clicked", G_CALLBACK (open_clicked_cb), self);
 
   gtk_box_append (GTK_BOX (middle), self->icon);

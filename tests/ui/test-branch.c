@@ -150,6 +150,63 @@ find_branch_row (NatterWindow *window)
 typedef struct
 {
   NatterWindow *window;
+  GdkTexture   *texture;
+} Shot;
+
+/* As in test-screenshots.c: after a frame is painted the window draws
+ * itself into a texture. */
+static void
+after_paint_cb (GdkFrameClock *clock,
+                Shot          *shot)
+{
+  GtkWidget *widget = GTK_WIDGET (shot->window);
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+
+  if (shot->texture != NULL || gtk_widget_get_width (widget) <= 0)
+    return;
+  snapshot = gtk_snapshot_new ();
+  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  shot->texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
+                                               &GRAPHENE_RECT_INIT (0, 0, gtk_widget_get_width (widget),
+                                                                    gtk_widget_get_height (widget)));
+}
+
+static gboolean
+shot_taken (gpointer data)
+{
+  return ((Shot *) data)->texture != NULL;
+}
+
+/* Saves the window to screenshots/NAME in the test's build dir, to look at. */
+static void
+save_screenshot (NatterWindow *window,
+                 const char   *name)
+{
+  g_autofree char *dir = g_build_filename (g_test_get_dir (G_TEST_BUILT), "screenshots", NULL);
+  g_autofree char *file = NULL;
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  Shot shot = { window, NULL };
+  gulong handler;
+
+  for (int i = 0; i < 5; i++)
+    ui_settle ();
+  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &shot);
+  gtk_widget_queue_draw (GTK_WIDGET (window));
+  ui_wait_until (shot_taken, &shot);
+  g_signal_handler_disconnect (clock, handler);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  file = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (shot.texture, file));
+  g_object_unref (shot.texture);
+  g_test_message ("Saved %s", file);
+}
+
+typedef struct
+{
+  NatterWindow *window;
   guint         n;
 } Count;
 
@@ -248,6 +305,7 @@ test_branch_shows_history (void)
   ui_wait_turn (u, own);
   c.n = 4;
   ui_wait_until (has_n_items, &c);
+  save_screenshot (window, "branch.png");
   g_assert_true (NATTER_TURN_ITEM (timeline_item (window, 3)) == natter_timeline_model_get_latest (timeline));
   g_assert_cmpstr (natter_turn_item_get_turn_id (NATTER_TURN_ITEM (timeline_item (window, 3))), ==, own);
   g_assert_null (natter_turn_item_get_inherited_from (NATTER_TURN_ITEM (timeline_item (window, 3))));
@@ -371,6 +429,7 @@ test_branch_parent_deleted (void)
   ui_wait_until (has_n_items, &c);
   own_answer = answer_of (NATTER_TURN_ITEM (timeline_item (window, 1)));
   g_assert_cmpstr (own_answer, ==, "B1");
+  save_screenshot (window, "branch-parent-deleted.png");
 
   for (guint i = 0; i < 3; i++)
     g_free (turns[i]);
