@@ -33,13 +33,27 @@ ui_timeout_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Iterates the main context until @condition holds; fails after 10 s. */
+/* How many times slower than a plain build the tests may run: the
+ * sanitizer pass of .ci/run sets NATTER_TEST_SLOWDOWN (as it sets meson's
+ * --timeout-multiplier), since a loaded machine under ASan takes more
+ * than 10 s to lay out hundreds of rows. */
+static inline guint
+ui_slowdown (void)
+{
+  const char *value = g_getenv ("NATTER_TEST_SLOWDOWN");
+  guint64 factor = value != NULL ? g_ascii_strtoull (value, NULL, 10) : 1;
+
+  return (guint) CLAMP (factor, 1, 20);
+}
+
+/* Iterates the main context until @condition holds; fails after 10 s
+ * (times ui_slowdown()). */
 static inline void
 ui_wait_until (UiCondition condition,
                gpointer    data)
 {
   gboolean timed_out = FALSE;
-  guint id = g_timeout_add (10000, ui_timeout_cb, &timed_out);
+  guint id = g_timeout_add (10000 * ui_slowdown (), ui_timeout_cb, &timed_out);
 
   while (!condition (data) && !timed_out)
     g_main_context_iteration (NULL, TRUE);
