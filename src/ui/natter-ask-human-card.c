@@ -183,6 +183,13 @@ natter_ask_human_card_new (NatterSessions *sessions,
   return GTK_WIDGET (self);
 }
 
+/**
+ * natter_ask_human_card_get_tool_call_id:
+ * @self: a card
+ *
+ * Returns: (transfer none): the `ask_human` tool call this card answers,
+ *   the id respond_to_ask_human() is called with (session-layer-spec.md §9)
+ */
 const char *
 natter_ask_human_card_get_tool_call_id (NatterAskHumanCard *self)
 {

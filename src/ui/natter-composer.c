@@ -336,6 +336,13 @@ natter_composer_set_text (NatterComposer *self,
   gtk_text_buffer_set_text (self->buffer, text != NULL ? text : "", -1);
 }
 
+/**
+ * natter_composer_get_running:
+ * @self: a composer
+ *
+ * Returns: whether the open session's latest turn runs, so that Send is
+ *   Stop (#NatterComposer:running)
+ */
 gboolean
 natter_composer_get_running (NatterComposer *self)
 {
@@ -343,6 +350,13 @@ natter_composer_get_running (NatterComposer *self)
   return self->running;
 }
 
+/**
+ * natter_composer_set_running:
+ * @self: a composer
+ * @running: whether the open session's latest turn runs
+ *
+ * Turns Send into Stop while @running (issue 6, composer).
+ */
 void
 natter_composer_set_running (NatterComposer *self,
                              gboolean        running)
@@ -357,6 +371,13 @@ natter_composer_set_running (NatterComposer *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 }
 
+/**
+ * natter_composer_get_blocked_reason:
+ * @self: a composer
+ *
+ * Returns: (transfer none) (nullable): why sending is refused (the
+ *   latest turn is suspended, idle or the session is damaged), or %NULL
+ */
 const char *
 natter_composer_get_blocked_reason (NatterComposer *self)
 {
@@ -364,6 +385,15 @@ natter_composer_get_blocked_reason (NatterComposer *self)
   return self->blocked_reason;
 }
 
+/**
+ * natter_composer_set_blocked_reason:
+ * @self: a composer
+ * @reason: (nullable): why sending is refused, shown to the user; %NULL
+ *   allows sending
+ *
+ * Surfaces the spec's TurnNotSettledError (session-layer-spec.md §9.1
+ * step 2) before the user hits it; the string is copied.
+ */
 void
 natter_composer_set_blocked_reason (NatterComposer *self,
                                     const char     *reason)

@@ -189,6 +189,12 @@ natter_permission_card_new (NatterSessions *sessions,
   return GTK_WIDGET (self);
 }
 
+/**
+ * natter_permission_card_get_turn_id:
+ * @self: a card
+ *
+ * Returns: (transfer none): the suspended turn the decision goes to
+ */
 const char *
 natter_permission_card_get_turn_id (NatterPermissionCard *self)
 {
@@ -196,6 +202,13 @@ natter_permission_card_get_turn_id (NatterPermissionCard *self)
   return self->turn_id;
 }
 
+/**
+ * natter_permission_card_get_tool_call_id:
+ * @self: a card
+ *
+ * Returns: (transfer none): the tool call respond_to_permission() decides
+ *   (session-layer-spec.md §9)
+ */
 const char *
 natter_permission_card_get_tool_call_id (NatterPermissionCard *self)
 {

@@ -84,6 +84,13 @@ marker_new (NatterTimelineMarkerKind  kind,
   return self;
 }
 
+/**
+ * natter_timeline_marker_get_kind:
+ * @self: a marker
+ *
+ * Returns: whether @self is the "Branched from" separator or an error
+ *   about the inherited history
+ */
 NatterTimelineMarkerKind
 natter_timeline_marker_get_kind (NatterTimelineMarker *self)
 {
@@ -650,6 +657,12 @@ natter_timeline_model_new (NatterSessions     *sessions,
   return self;
 }
 
+/**
+ * natter_timeline_model_get_session_id:
+ * @self: a model
+ *
+ * Returns: (transfer none): the session whose turns @self lists
+ */
 const char *
 natter_timeline_model_get_session_id (NatterTimelineModel *self)
 {
@@ -657,6 +670,13 @@ natter_timeline_model_get_session_id (NatterTimelineModel *self)
   return self->session_id;
 }
 
+/**
+ * natter_timeline_model_get_loaded:
+ * @self: a model
+ *
+ * Returns: whether the session file (and a branch's inherited history)
+ *   has been read, so an empty list means an empty conversation
+ */
 gboolean
 natter_timeline_model_get_loaded (NatterTimelineModel *self)
 {

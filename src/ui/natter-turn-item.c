@@ -260,6 +260,12 @@ natter_turn_item_get_inherited_from (NatterTurnItem *self)
   return self->inherited_from;
 }
 
+/**
+ * natter_turn_item_get_turn_id:
+ * @self: an item
+ *
+ * Returns: (transfer none): the turn's id
+ */
 const char *
 natter_turn_item_get_turn_id (NatterTurnItem *self)
 {
@@ -267,6 +273,13 @@ natter_turn_item_get_turn_id (NatterTurnItem *self)
   return self->turn_id;
 }
 
+/**
+ * natter_turn_item_get_session_seq:
+ * @self: an item
+ *
+ * Returns: the turn's `sessionSeq`, its 1-based position in the session
+ *   (session-layer-spec.md §5, §6)
+ */
 guint
 natter_turn_item_get_session_seq (NatterTurnItem *self)
 {
@@ -301,6 +314,12 @@ natter_turn_item_get_error (NatterTurnItem *self)
   return self->error;
 }
 
+/**
+ * natter_turn_item_get_loading:
+ * @self: an item
+ *
+ * Returns: whether the turn file is being read
+ */
 gboolean
 natter_turn_item_get_loading (NatterTurnItem *self)
 {
@@ -308,6 +327,13 @@ natter_turn_item_get_loading (NatterTurnItem *self)
   return self->loading;
 }
 
+/**
+ * natter_turn_item_get_running:
+ * @self: an item
+ *
+ * Returns: whether an advance of the turn is live in this process (bus
+ *   state, not derivable from the file)
+ */
 gboolean
 natter_turn_item_get_running (NatterTurnItem *self)
 {
@@ -335,6 +361,13 @@ natter_turn_item_set_running (NatterTurnItem *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 }
 
+/**
+ * natter_turn_item_get_latest:
+ * @self: an item
+ *
+ * Returns: whether this is the session's latest turn, the one that offers
+ *   Try again, Continue or Resume
+ */
 gboolean
 natter_turn_item_get_latest (NatterTurnItem *self)
 {
