@@ -40,6 +40,8 @@ struct _NatterTurnRow
    * handful are seen. release_id is the idle that starts the read. */
   gboolean        load_pending;
   guint           release_id;
+  guint           resize_id;        /* re-asks for a height the list kept too small */
+  guint           n_resize_retries; /* of resize_id, for this item */
 
   /* Template children */
   GtkWidget      *input_bubble;
@@ -539,7 +541,19 @@ static void
 cancel_release (NatterTurnRow *self)
 {
   g_clear_handle_id (&self->release_id, g_source_remove);
+  g_clear_handle_id (&self->resize_id, g_source_remove);
+  self->n_resize_retries = 0;
   self->load_pending = FALSE;
+}
+
+static gboolean
+resize_cb (gpointer user_data)
+{
+  NatterTurnRow *self = user_data;
+
+  self->resize_id = 0;
+  gtk_widget_queue_resize (GTK_WIDGET (self));
+  return G_SOURCE_REMOVE;
 }
 
 static gboolean
@@ -551,21 +565,6 @@ release_cb (gpointer user_data)
   self->load_pending = FALSE;
   natter_turn_item_ensure_loaded (self->item);
   return G_SOURCE_REMOVE;
-}
-
-/* Whether the row, just placed, lies within a page of the viewport of the
- * scrolled window around it (no scrolled window: it is on screen). */
-static gboolean
-near_viewport (NatterTurnRow *self)
-{
-  GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (self), GTK_TYPE_SCROLLED_WINDOW);
-  graphene_rect_t bounds;
-  double page;
-
-  if (scroller == NULL || !gtk_widget_compute_bounds (GTK_WIDGET (self), scroller, &bounds))
-    return TRUE;
-  page = gtk_widget_get_height (scroller);
-  return bounds.origin.y + bounds.size.height >= -page && bounds.origin.y <= 2 * page;
 }
 
 /* The row is its template's one child, as a bin: measured and allocated
@@ -627,11 +626,30 @@ natter_turn_row_size_allocate (GtkWidget *widget,
   /* GtkListView (4.8) allocates only the rows that intersect the
    * viewport, and a row when it first comes into view (a row that was
    * allocated once is not again when it only moves, or comes back with
-   * the same size): this is where an unread row learns that it is seen,
-   * and a row allocated once is read even if scrolled away meanwhile. The
-   * read starts from an idle, not in the middle of the layout. */
-  if (self->load_pending && self->release_id == 0 && near_viewport (self))
+   * the same size): this is where an unread row learns that it is seen.
+   * Every allocated row is read — even one the list scrolls away from in
+   * the same frame (the first layout of a long session shows its top
+   * before it scrolls to the bottom) — because the geometry read here can
+   * be a layout behind, and a row judged "far" would never be allocated
+   * again to be read when it comes back. The read starts from an idle,
+   * not in the middle of the layout. */
+  if (self->load_pending && self->release_id == 0)
     self->release_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, release_cb, self, NULL);
+
+  /* Given less height than the row now needs (a size the list view kept
+   * from before the turn was read; its text would be drawn 0 px high):
+   * ask again once this layout is over, a few times at most. */
+  if (self->resize_id == 0 && self->n_resize_retries < 8)
+    {
+      int minimum;
+
+      gtk_widget_measure (widget, GTK_ORIENTATION_VERTICAL, width, &minimum, NULL, NULL, NULL);
+      if (height < minimum)
+        {
+          self->n_resize_retries++;
+          self->resize_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, resize_cb, self, NULL);
+        }
+    }
 }
 
 static void
