@@ -600,6 +600,23 @@ natter_markdown_view_root (GtkWidget *widget)
 }
 
 static void
+natter_markdown_view_map (GtkWidget *widget)
+{
+  NatterMarkdownView *self = NATTER_MARKDOWN_VIEW (widget);
+
+  GTK_WIDGET_CLASS (natter_markdown_view_parent_class)->map (widget);
+
+  /* Work scheduled off screen (a view is built before it is placed) runs
+   * from an idle, which frames starve while the frame clock keeps busy (a
+   * loaded machine, a spinner): on screen, it runs once per frame. */
+  if (self->idle_id != 0)
+    {
+      cancel_work (self);
+      schedule (self);
+    }
+}
+
+static void
 natter_markdown_view_unmap (GtkWidget *widget)
 {
   NatterMarkdownView *self = NATTER_MARKDOWN_VIEW (widget);
@@ -668,6 +685,7 @@ natter_markdown_view_class_init (NatterMarkdownViewClass *klass)
   object_class->finalize = natter_markdown_view_finalize;
   object_class->get_property = natter_markdown_view_get_property;
   widget_class->root = natter_markdown_view_root;
+  widget_class->map = natter_markdown_view_map;
   widget_class->unmap = natter_markdown_view_unmap;
 
   /**

@@ -451,6 +451,41 @@ test_markdown_long_code_block (void)
   g_assert_finalize_object (view);
 }
 
+/* Always ready, below the frame clock's priority and above idles: what a
+ * frame clock that never rests (a loaded machine, a spinner beside) does
+ * to the main loop's idles. */
+static gboolean
+busy_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_markdown_built_before_shown (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = new_view ();
+  guint busy_id;
+
+  /* A timeline row builds its answer's view before the list view places
+   * it: the work is scheduled off screen, as an idle. */
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view), "An *answer*.\n\nIn two paragraphs.");
+  g_assert_false (natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (view)));
+  busy_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 30, busy_cb, NULL, NULL);
+
+  /* Once on screen, it finishes with the frames, even while no idle gets
+   * to run (it once waited for one, drawn 0 px high meanwhile). */
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  wait_ready (view);
+  g_assert_nonnull (find_label_containing (view, "two paragraphs"));
+  g_assert_cmpint (gtk_widget_get_height (view), >, 0);
+
+  g_source_remove (busy_id);
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_finalize_object (view);
+}
+
 static void
 test_markdown_invalid_utf8 (void)
 {
@@ -756,6 +791,7 @@ main (int   argc,
   g_test_add_func ("/markdown/unclosed-fence", test_markdown_unclosed_fence);
   g_test_add_func ("/markdown/nested-lists", test_markdown_nested_lists);
   g_test_add_func ("/markdown/long-code-block", test_markdown_long_code_block);
+  g_test_add_func ("/markdown/built-before-shown", test_markdown_built_before_shown);
   g_test_add_func ("/markdown/invalid-utf8", test_markdown_invalid_utf8);
   g_test_add_func ("/markdown/split-utf8", test_markdown_split_utf8);
   g_test_add_func ("/markdown/streaming-matches-whole", test_markdown_streaming_matches_whole);
