@@ -40,8 +40,6 @@ struct _NatterTurnRow
    * handful are seen. release_id is the idle that starts the read. */
   gboolean        load_pending;
   guint           release_id;
-  guint           resize_id;        /* re-asks for a height the list kept too small */
-  guint           n_resize_retries; /* of resize_id, for this item */
 
   /* Template children */
   GtkWidget      *input_bubble;
@@ -490,10 +488,11 @@ update (NatterTurnRow *self)
     set_status (self, TRUE, NULL, _("Loading…"), NULL, NULL);
 
   /* A row read while on screen (see natter_turn_row_set_item()) changes
-   * height under GtkListView (4.8), and a resize queued only from the new
-   * children sometimes stops short of the row (its markdown then drawn
-   * 0 px high until something else lays the row out): the row asks for
-   * itself, here and when a markdown view finished building. */
+   * height: the row asks for its new size itself, here and when one of
+   * its markdown views has finished building, rather than count on its
+   * children's requests (GTK 4.8 clears a widget's pending resize when
+   * its own allocation ends, also one that a descendant queued during
+   * that allocation). */
   gtk_widget_queue_resize (GTK_WIDGET (self));
 }
 
@@ -541,19 +540,7 @@ static void
 cancel_release (NatterTurnRow *self)
 {
   g_clear_handle_id (&self->release_id, g_source_remove);
-  g_clear_handle_id (&self->resize_id, g_source_remove);
-  self->n_resize_retries = 0;
   self->load_pending = FALSE;
-}
-
-static gboolean
-resize_cb (gpointer user_data)
-{
-  NatterTurnRow *self = user_data;
-
-  self->resize_id = 0;
-  gtk_widget_queue_resize (GTK_WIDGET (self));
-  return G_SOURCE_REMOVE;
 }
 
 static gboolean
@@ -635,21 +622,6 @@ natter_turn_row_size_allocate (GtkWidget *widget,
    * not in the middle of the layout. */
   if (self->load_pending && self->release_id == 0)
     self->release_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, release_cb, self, NULL);
-
-  /* Given less height than the row now needs (a size the list view kept
-   * from before the turn was read; its text would be drawn 0 px high):
-   * ask again once this layout is over, a few times at most. */
-  if (self->resize_id == 0 && self->n_resize_retries < 8)
-    {
-      int minimum;
-
-      gtk_widget_measure (widget, GTK_ORIENTATION_VERTICAL, width, &minimum, NULL, NULL, NULL);
-      if (height < minimum)
-        {
-          self->n_resize_retries++;
-          self->resize_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, resize_cb, self, NULL);
-        }
-    }
 }
 
 static void

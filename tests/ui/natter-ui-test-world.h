@@ -46,11 +46,15 @@ ui_slowdown (void)
   return (guint) CLAMP (factor, 1, 20);
 }
 
+/* Says what a condition saw when it did not hold (transfer full). */
+typedef char *(*UiDescribe) (gpointer data);
+
 /* Iterates the main context until @condition holds; fails after 10 s
- * (times ui_slowdown()). */
+ * (times ui_slowdown()), with what @describe (if any) says of @data. */
 static inline void
-ui_wait_until (UiCondition condition,
-               gpointer    data)
+ui_wait_until_full (UiCondition condition,
+                    UiDescribe  describe,
+                    gpointer    data)
 {
   gboolean timed_out = FALSE;
   guint id = g_timeout_add (10000 * ui_slowdown (), ui_timeout_cb, &timed_out);
@@ -60,7 +64,20 @@ ui_wait_until (UiCondition condition,
   if (!timed_out)
     g_source_remove (id);
   if (!condition (data))
-    g_error ("Timed out waiting for a condition");
+    {
+      g_autofree char *what = describe != NULL ? describe (data) : NULL;
+
+      g_error ("Timed out waiting for a condition%s%s", what != NULL ? ": " : "", what != NULL ? what : "");
+    }
+}
+
+/* Iterates the main context until @condition holds; fails after 10 s
+ * (times ui_slowdown()). */
+static inline void
+ui_wait_until (UiCondition condition,
+               gpointer    data)
+{
+  ui_wait_until_full (condition, NULL, data);
 }
 
 /* Lets the window lay out and draw what changed. Bounded: a spinner

@@ -352,13 +352,58 @@ viewport_loaded (gpointer data)
   return FALSE;
 }
 
+/* What the rows in view showed when viewport_loaded() did not hold: per
+ * mapped row its turn, whether it is read, its place and height against
+ * the height it asks for, and its answers' views. */
+static char *
+describe_viewport (gpointer data)
+{
+  ViewWait *w = data;
+  GtkWidget *list = natter_window_get_timeline_list (w->window);
+  GtkAdjustment *adjustment = natter_window_get_timeline_adjustment (w->window);
+  GtkWidget *scroller = gtk_widget_get_ancestor (list, GTK_TYPE_SCROLLED_WINDOW);
+  g_autoptr(GPtrArray) rows = ui_find_all (list, NATTER_TYPE_TURN_ROW);
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "value %.0f of %.0f, page %.0f; %u mapped rows\n",
+                          gtk_adjustment_get_value (adjustment), gtk_adjustment_get_upper (adjustment),
+                          gtk_adjustment_get_page_size (adjustment), rows->len);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      NatterTurnItem *item = natter_turn_row_get_item (NATTER_TURN_ROW (row));
+      g_autoptr(GPtrArray) views = ui_find_all (row, NATTER_TYPE_MARKDOWN_VIEW);
+      graphene_rect_t bounds = GRAPHENE_RECT_INIT (0, 0, 0, 0);
+      int minimum = 0;
+
+      if (!gtk_widget_compute_bounds (row, scroller, &bounds))
+        bounds.origin.y = -1;
+      gtk_widget_measure (row, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (row), &minimum, NULL, NULL, NULL);
+      g_string_append_printf (out, "  seq %u: %s%s y %.0f h %d (asks %d)",
+                              item != NULL ? natter_turn_item_get_session_seq (item) : 0,
+                              item != NULL && natter_turn_item_get_state (item) != NULL ? "read" : "unread",
+                              item != NULL && natter_turn_item_get_loading (item) ? " loading" : "",
+                              bounds.origin.y, gtk_widget_get_height (row), minimum);
+      for (guint j = 0; j < views->len; j++)
+        {
+          GtkWidget *view = g_ptr_array_index (views, j);
+
+          g_string_append_printf (out, " view(ready %d h %d)",
+                                  natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (view)),
+                                  gtk_widget_get_height (view));
+        }
+      g_string_append_c (out, '\n');
+    }
+  return g_string_free (out, FALSE);
+}
+
 static guint
 wait_viewport_loaded (NatterWindow *window,
                       ScrollEnd     end)
 {
   ViewWait w = { window, end, 0, -1 };
 
-  ui_wait_until (viewport_loaded, &w);
+  ui_wait_until_full (viewport_loaded, describe_viewport, &w);
   return w.n_shown;
 }
 
@@ -443,14 +488,6 @@ scroll_loads_rows (void)
 static void
 test_timeline_scroll_loads_rows (void)
 {
-  /* Known failure: under the sanitizer pass on a loaded machine, a row
-   * scrolled into view sometimes never finishes (stuck unread or drawn
-   * 0 px high, 2 CI runs of 4); issue 6 stays open for it. */
-  if (ui_slowdown () > 1)
-    {
-      g_test_skip ("Rows scrolled into view do not always finish under the sanitizer pass (issue 6)");
-      return;
-    }
   scroll_loads_rows ();
 }
 
