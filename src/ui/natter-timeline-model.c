@@ -763,3 +763,46 @@ natter_timeline_model_get_latest (NatterTimelineModel *self)
   g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), NULL);
   return self->items->len > 0 ? g_ptr_array_index (self->items, self->items->len - 1) : NULL;
 }
+
+/**
+ * natter_timeline_model_read_around:
+ * @self: a model
+ * @item: one of its turn items, just placed in view
+ * @radius: how many rows before and after @item to read
+ *
+ * Starts reading the turns of the rows within @radius positions of @item
+ * (issue 6: a long session reads only the turns on screen and near it),
+ * so that the rows scrolled into view next are there rather than
+ * "Loading…". Turns read or being read are left as they are; markers and
+ * an @item not in @self are ignored.
+ */
+void
+natter_timeline_model_read_around (NatterTimelineModel *self,
+                                   NatterTurnItem      *item,
+                                   guint                radius)
+{
+  guint position;
+  guint n_items;
+
+  g_return_if_fail (NATTER_IS_TIMELINE_MODEL (self));
+  g_return_if_fail (NATTER_IS_TURN_ITEM (item));
+
+  /* An own turn sits at its session_seq; an inherited one in the prefix. */
+  position = natter_turn_item_get_session_seq (item) - 1;
+  if (natter_turn_item_get_inherited_from (item) == NULL &&
+      position < self->items->len &&
+      g_ptr_array_index (self->items, position) == item)
+    position += self->prefix->len;
+  else if (!g_ptr_array_find (self->prefix, item, &position))
+    return;
+
+  n_items = self->prefix->len + self->items->len;
+  for (guint i = position - MIN (position, radius); i <= position + radius && i < n_items; i++)
+    {
+      gpointer other = i < self->prefix->len ? g_ptr_array_index (self->prefix, i)
+                                             : g_ptr_array_index (self->items, i - self->prefix->len);
+
+      if (NATTER_IS_TURN_ITEM (other))
+        natter_turn_item_ensure_loaded (other);
+    }
+}

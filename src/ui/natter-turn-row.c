@@ -8,9 +8,10 @@
  * suspended turn (§10.4), and what happened at the end with the next step
  * to take. The referenced prefix (the context) is never shown again: each
  * turn shows only what it added. Rows are recycled by the list view. A
- * row in a window on screen reads its turn only once the list view places
- * it in or near the viewport (issue 6: a long session must open fast);
- * elsewhere it reads it when bound.
+ * row in a window reads its turn only once the list view places it in the
+ * viewport, and says so (#NatterTurnRow::placed) for the rows near it to
+ * be read ahead (issue 6: a long session must open fast); a row outside
+ * any window reads it when bound.
  */
 
 #define G_LOG_DOMAIN "natter-turn-row"
@@ -35,11 +36,12 @@ struct _NatterTurnRow
   GtkWidget      *streaming_view;
   /* The assistant's words in this turn, for Copy. */
   GString        *assistant_text;
-  /* The item's read waits until the list view places this row near the
+  /* The item's read waits until the list view places this row in the
    * viewport: a 1,000-turn session binds about 200 rows, of which a
-   * handful are seen. release_id is the idle that starts the read. */
-  gboolean        load_pending;
-  guint           release_id;
+   * handful are seen. placed_id is the idle that starts the read and
+   * emits ::placed. */
+  gboolean        placed_pending;
+  guint           placed_id;
 
   /* Template children */
   GtkWidget      *input_bubble;
@@ -61,6 +63,14 @@ struct _NatterTurnRow
 };
 
 G_DEFINE_FINAL_TYPE (NatterTurnRow, natter_turn_row, GTK_TYPE_WIDGET)
+
+enum
+{
+  PLACED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static void
 remove_children (GtkWidget *box)
@@ -537,20 +547,21 @@ shows_placeholder (NatterTurnRow *self)
 }
 
 static void
-cancel_release (NatterTurnRow *self)
+cancel_placed (NatterTurnRow *self)
 {
-  g_clear_handle_id (&self->release_id, g_source_remove);
-  self->load_pending = FALSE;
+  g_clear_handle_id (&self->placed_id, g_source_remove);
+  self->placed_pending = FALSE;
 }
 
 static gboolean
-release_cb (gpointer user_data)
+placed_cb (gpointer user_data)
 {
   NatterTurnRow *self = user_data;
 
-  self->release_id = 0;
-  self->load_pending = FALSE;
+  self->placed_id = 0;
+  self->placed_pending = FALSE;
   natter_turn_item_ensure_loaded (self->item);
+  g_signal_emit (self, signals[PLACED], 0);
   return G_SOURCE_REMOVE;
 }
 
@@ -613,15 +624,15 @@ natter_turn_row_size_allocate (GtkWidget *widget,
   /* GtkListView (4.8) allocates only the rows that intersect the
    * viewport, and a row when it first comes into view (a row that was
    * allocated once is not again when it only moves, or comes back with
-   * the same size): this is where an unread row learns that it is seen.
+   * the same size): this is where a row learns that its item is seen.
    * Every allocated row is read — even one the list scrolls away from in
    * the same frame (the first layout of a long session shows its top
    * before it scrolls to the bottom) — because the geometry read here can
    * be a layout behind, and a row judged "far" would never be allocated
    * again to be read when it comes back. The read starts from an idle,
    * not in the middle of the layout. */
-  if (self->load_pending && self->release_id == 0)
-    self->release_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, release_cb, self, NULL);
+  if (self->placed_pending && self->placed_id == 0)
+    self->placed_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, placed_cb, self, NULL);
 }
 
 static void
@@ -662,6 +673,22 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   widget_class->get_request_mode = natter_turn_row_get_request_mode;
   widget_class->measure = natter_turn_row_measure;
   widget_class->size_allocate = natter_turn_row_size_allocate;
+
+  /**
+   * NatterTurnRow::placed:
+   * @self: the row
+   *
+   * Emitted once per bound item, when the list view first places the row
+   * in its viewport (the row has then started reading its item). The
+   * timeline reads the turns around it ahead of the scroll
+   * (natter_timeline_model_read_around()).
+   */
+  signals[PLACED] =
+    g_signal_new ("placed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-turn-row.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_bubble);
@@ -718,10 +745,10 @@ natter_turn_row_new (NatterSessions *sessions)
  * @item: (nullable): the turn to show
  *
  * Binds the row to @item and reads the turn if nobody has yet: in a
- * window on screen once the row is placed in or near the viewport of the
- * scrolled window around it (until then it shows a placeholder), in any
- * other case at once, since no layout would place it. The row follows the
- * item's changes and deltas until it is unbound.
+ * window (shown now or later) once the list view places the row in its
+ * viewport, then emitting #NatterTurnRow::placed (until then it shows a
+ * placeholder); outside any window at once, since no layout would place
+ * it. The row follows the item's changes and deltas until it is unbound.
  */
 void
 natter_turn_row_set_item (NatterTurnRow  *self,
@@ -734,7 +761,7 @@ natter_turn_row_set_item (NatterTurnRow  *self,
 
   if (self->item == item)
     return;
-  cancel_release (self);
+  cancel_placed (self);
   if (self->item != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->item, self);
@@ -748,11 +775,14 @@ natter_turn_row_set_item (NatterTurnRow  *self,
       g_signal_connect_swapped (item, "notify::running", G_CALLBACK (item_changed_cb), self);
       g_signal_connect_swapped (item, "notify::latest", G_CALLBACK (item_changed_cb), self);
       root = gtk_widget_get_root (GTK_WIDGET (self));
-      if (root == NULL || !gtk_widget_get_mapped (GTK_WIDGET (root)))
+      if (root == NULL)
         natter_turn_item_ensure_loaded (item);
-      else if (shows_placeholder (self) && !natter_turn_item_get_loading (item))
+      else
         {
-          self->load_pending = TRUE;
+          /* Also a row already read: its ::placed reads ahead. A window
+           * not shown yet (the last session restored at startup) places
+           * its rows when it is. */
+          self->placed_pending = TRUE;
           /* An allocation tells where the list view put the row, even if
            * the new item's placeholder is no different from the last. */
           gtk_widget_queue_allocate (GTK_WIDGET (self));

@@ -327,6 +327,30 @@ stop_search_cb (NatterWindow *self)
 
 /* The timeline */
 
+/* Rows read ahead on each side of a row that comes into view: about a
+ * window's height of short turns, so that scrolling at a reading pace
+ * meets turns already read. */
+#define READ_AHEAD_ROWS 4
+
+static void
+turn_row_placed_cb (NatterTurnRow *row,
+                    NatterWindow  *self)
+{
+  NatterTurnItem *item = natter_turn_row_get_item (row);
+
+  if (self->timeline != NULL && item != NULL)
+    natter_timeline_model_read_around (self->timeline, item, READ_AHEAD_ROWS);
+}
+
+static GtkWidget *
+turn_row_new (NatterWindow *self)
+{
+  GtkWidget *row = natter_turn_row_new (self->sessions);
+
+  g_signal_connect_object (row, "placed", G_CALLBACK (turn_row_placed_cb), self, G_CONNECT_DEFAULT);
+  return row;
+}
+
 static void
 timeline_setup_cb (GtkSignalListItemFactory *factory,
                    GtkListItem              *list_item,
@@ -334,7 +358,7 @@ timeline_setup_cb (GtkSignalListItemFactory *factory,
 {
   gtk_list_item_set_activatable (list_item, FALSE);
   gtk_list_item_set_selectable (list_item, FALSE);
-  gtk_list_item_set_child (list_item, natter_turn_row_new (self->sessions));
+  gtk_list_item_set_child (list_item, turn_row_new (self));
 }
 
 /* A branched session's timeline also holds markers (its "Branched from"
@@ -360,7 +384,7 @@ timeline_bind_cb (GtkSignalListItemFactory *factory,
     }
   if (!NATTER_IS_TURN_ROW (child))
     {
-      child = natter_turn_row_new (self->sessions);
+      child = turn_row_new (self);
       gtk_list_item_set_child (list_item, child);
     }
   natter_turn_row_set_item (NATTER_TURN_ROW (child), item);

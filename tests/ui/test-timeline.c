@@ -271,6 +271,7 @@ typedef struct
   NatterWindow *window;
   ScrollEnd     end;
   guint         n_shown;  /* rows in the viewport when the wait ended */
+  guint         first_shown; /* and the session_seq of the first */
   gint64        since;    /* the frame from which it held, or -1 */
 } ViewWait;
 
@@ -295,6 +296,7 @@ viewport_loaded_now (ViewWait *w)
     return FALSE;
   rows = ui_find_all (list, NATTER_TYPE_TURN_ROW);
   w->n_shown = 0;
+  w->first_shown = G_MAXUINT;
   for (guint i = 0; i < rows->len; i++)
     {
       NatterTurnItem *item = natter_turn_row_get_item (g_ptr_array_index (rows, i));
@@ -307,6 +309,7 @@ viewport_loaded_now (ViewWait *w)
       if (bounds.origin.y + bounds.size.height <= 0 || bounds.origin.y >= gtk_widget_get_height (scroller))
         continue;
       w->n_shown++;
+      w->first_shown = MIN (w->first_shown, natter_turn_item_get_session_seq (item));
       end_shown |= natter_turn_item_get_session_seq (item) == end_seq;
     }
   for (guint i = 0; i < g_list_model_get_n_items (timeline); i++)
@@ -401,10 +404,34 @@ static guint
 wait_viewport_loaded (NatterWindow *window,
                       ScrollEnd     end)
 {
-  ViewWait w = { window, end, 0, -1 };
+  ViewWait w = { window, end, 0, 0, -1 };
 
   ui_wait_until_full (viewport_loaded, describe_viewport, &w);
   return w.n_shown;
+}
+
+/* The session_seq of the first row in view, once it is loaded. */
+static guint
+first_shown_seq (NatterWindow *window)
+{
+  ViewWait w = { window, AT_BOTTOM, 0, 0, -1 };
+
+  g_assert_true (viewport_loaded_now (&w));
+  return w.first_shown;
+}
+
+/* Whether the turn at @session_seq was read or is being read. */
+static gboolean
+turn_read (NatterWindow *window,
+           guint         session_seq)
+{
+  NatterTurnItem *item;
+  g_autoptr(GObject) object = g_list_model_get_item (G_LIST_MODEL (natter_window_get_timeline (window)),
+                                                     session_seq - 1);
+
+  item = NATTER_TURN_ITEM (object);
+  g_assert_cmpuint (natter_turn_item_get_session_seq (item), ==, session_seq);
+  return natter_turn_item_get_state (item) != NULL || natter_turn_item_get_loading (item);
 }
 
 static void
@@ -417,6 +444,7 @@ test_timeline_long_session_reads_visible (void)
   g_autofree char *texts = NULL;
   NatterWindow *window;
   guint n_shown;
+  guint first_shown;
 
   /* A restart: nothing read in memory. */
   ui_world_restart (u);
@@ -434,6 +462,52 @@ test_timeline_long_session_reads_visible (void)
   g_assert_cmpuint (n_turns_read (window), >=, n_shown);
   g_assert_cmpuint (n_turns_read (window), <, 30);
   g_assert_true (label_shown (natter_window_get_timeline_list (window), latest_question));
+  texts = shown_texts (window);
+  g_assert_true (g_str_has_suffix (texts, latest_answer));
+
+  /* "and near it": the turns just above the viewport were read ahead,
+   * before any scrolling, and the turns far above were not. */
+  first_shown = first_shown_seq (window);
+  g_assert_cmpuint (first_shown, >, 5);
+  for (guint seq = first_shown - 4; seq < first_shown; seq++)
+    g_assert_true (turn_read (window, seq));
+  g_assert_false (turn_read (window, LONG_SESSION_TURNS / 2));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static gboolean
+timeline_loaded (gpointer data)
+{
+  NatterTimelineModel *timeline = natter_window_get_timeline (data);
+
+  return timeline != NULL && natter_timeline_model_get_loaded (timeline);
+}
+
+/* The last session is restored at startup before the window is shown:
+ * its rows are bound then, and read only once shown and in view. */
+static void
+test_timeline_open_before_shown (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = make_long_session (u, LONG_SESSION_TURNS);
+  g_autofree char *latest_answer = g_strdup_printf ("|Answer %u", LONG_SESSION_TURNS - 1);
+  g_autofree char *texts = NULL;
+  NatterWindow *window;
+
+  ui_world_restart (u);
+  window = natter_window_new (app, u->sessions, u->w->hub);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (timeline_loaded, window);
+  ui_settle ();
+  g_assert_cmpuint (n_turns_read (window), ==, 0);
+
+  gtk_window_present (GTK_WINDOW (window));
+  wait_viewport_loaded (window, AT_BOTTOM);
+  g_test_message ("%u turns read once shown", n_turns_read (window));
+  g_assert_cmpuint (n_turns_read (window), <, 30);
   texts = shown_texts (window);
   g_assert_true (g_str_has_suffix (texts, latest_answer));
 
@@ -559,6 +633,7 @@ main (int   argc,
   g_test_add_func ("/timeline/try-again", test_timeline_try_again);
   g_test_add_func ("/timeline/long-session-reads-visible", test_timeline_long_session_reads_visible);
   g_test_add_func ("/timeline/scroll-loads-rows", test_timeline_scroll_loads_rows);
+  g_test_add_func ("/timeline/open-before-shown", test_timeline_open_before_shown);
   g_test_add_func ("/timeline/suspended-waits-for-user", test_timeline_suspended_waits_for_user);
 
   status = g_test_run ();
