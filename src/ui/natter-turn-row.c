@@ -184,6 +184,25 @@ waits_for_user (NatterTurnState *state)
   return FALSE;
 }
 
+/* The async tools a suspended turn waits for, as “a”, “b” (transfer full). */
+static char *
+pending_async_tool_names (NatterTurnState *state)
+{
+  g_autoptr(GPtrArray) async_tools = natter_turn_state_get_pending_async_tools (state);
+  GString *names = g_string_new (NULL);
+
+  for (guint i = 0; i < async_tools->len; i++)
+    {
+      if (i > 0)
+        g_string_append (names, _(", "));
+      /* Translators: a tool's name, quoted */
+      g_string_append_printf (names, _("“%s”"), natter_turn_tool_call_get_name (g_ptr_array_index (async_tools, i)));
+    }
+  if (async_tools->len == 0)
+    g_string_append (names, _("a tool"));
+  return g_string_free (names, FALSE);
+}
+
 static void
 show_prompts (NatterTurnRow   *self,
               NatterTurnState *state)
@@ -287,11 +306,18 @@ show_terminal (NatterTurnRow   *self,
     case NATTER_TURN_STATUS_SUSPENDED:
       /* A turn suspended on a prompt waits for the user whether its
        * runtime is still live (the bus says it is processing) or it was
-       * read back after a restart: only the prompt moves it on. */
-      if (running && !waits_for_user (state))
-        set_status (self, TRUE, NULL, _("Working…"), NULL, NULL);
-      else
+       * read back after a restart: only the prompt moves it on. One
+       * suspended on an async tool waits for the tool's result, which
+       * arrives from outside (§6), live or not. */
+      if (waits_for_user (state))
         set_status (self, FALSE, "dialog-information-symbolic", _("Waiting for you"), NULL, NULL);
+      else
+        {
+          g_autofree char *names = pending_async_tool_names (state);
+          g_autofree char *text = g_strdup_printf (_("Waiting for the result of %s"), names);
+
+          set_status (self, FALSE, "content-loading-symbolic", text, NULL, NULL);
+        }
       break;
     case NATTER_TURN_STATUS_IDLE:
     default:

@@ -617,6 +617,59 @@ test_timeline_suspended_waits_for_user (void)
   ui_world_free (u);
 }
 
+/* A turn suspended on an async tool other than ask_human waits for the
+ * tool's result, not for the user and not "Working…": live, after a
+ * restart, and until the result arrives and the turn completes. */
+static void
+test_timeline_suspended_on_async_tool (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Async tool");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GError) error = NULL;
+  LabelWait waiting = { NULL, "Waiting for the result of “ab”" };
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "ab", "{}")),
+                            "{\"role\":\"assistant\",\"content\":\"Got the result\"}",
+                            NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  turn_id = ui_send (u, session_id, "Start the job");
+  ui_wait_turn (u, turn_id);
+  waiting.window = window;
+  ui_wait_until (label_is_shown, &waiting);
+  g_assert_false (label_shown (natter_window_get_timeline_list (window), "Working…"));
+  g_assert_false (label_shown (natter_window_get_timeline_list (window), "Waiting for you"));
+  ui_destroy_window (window);
+
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  waiting.window = window;
+  ui_wait_until (label_is_shown, &waiting);
+  g_assert_false (label_shown (natter_window_get_timeline_list (window), "Waiting for you"));
+
+  g_assert_true (json_parser_load_from_data (parser, "{\"output\":\"42\",\"isError\":false}", -1, NULL));
+  natter_sessions_deliver_async_tool_result_async (u->sessions, turn_id, "c1",
+                                                  json_node_get_object (json_parser_get_root (parser)),
+                                                  NULL, ui_result_cb, &result);
+  outcome = natter_sessions_deliver_async_tool_result_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  wait_texts (window, "Got the result");
+  g_assert_false (label_shown (natter_window_get_timeline_list (window), waiting.text));
+
+  /* The task holds the service, which holds the runtime. */
+  g_clear_object (&result);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -635,6 +688,7 @@ main (int   argc,
   g_test_add_func ("/timeline/scroll-loads-rows", test_timeline_scroll_loads_rows);
   g_test_add_func ("/timeline/open-before-shown", test_timeline_open_before_shown);
   g_test_add_func ("/timeline/suspended-waits-for-user", test_timeline_suspended_waits_for_user);
+  g_test_add_func ("/timeline/suspended-on-async-tool", test_timeline_suspended_on_async_tool);
 
   status = g_test_run ();
   g_clear_object (&app);
