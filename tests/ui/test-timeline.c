@@ -580,6 +580,41 @@ label_is_shown (gpointer data)
   return label_shown (natter_window_get_timeline_list (w->window), w->text);
 }
 
+/* Sends @question in a window, waits until its turn settles and the
+ * timeline shows @status and neither of @not_shown; then restarts the
+ * world and checks the same in a new window, which it returns (transfer
+ * none: ui_destroy_window()). The turn's id is stored in @turn_id. */
+static NatterWindow *
+suspend_then_restart (UiWorld     *u,
+                      const char  *session_id,
+                      const char  *question,
+                      const char  *status,
+                      const char  *not_shown[2],
+                      char       **turn_id)
+{
+  LabelWait waiting = { NULL, status };
+  NatterWindow *window = ui_window_new (app, u);
+
+  g_assert_true (natter_window_open_session (window, session_id));
+  *turn_id = ui_send (u, session_id, question);
+  ui_wait_turn (u, *turn_id);
+  for (int pass = 0; pass < 2; pass++)
+    {
+      if (pass == 1)
+        {
+          ui_destroy_window (window);
+          ui_world_restart (u);
+          window = ui_window_new (app, u);
+          g_assert_true (natter_window_open_session (window, session_id));
+        }
+      waiting.window = window;
+      ui_wait_until (label_is_shown, &waiting);
+      for (guint i = 0; i < 2; i++)
+        g_assert_false (label_shown (natter_window_get_timeline_list (window), not_shown[i]));
+    }
+  return window;
+}
+
 /* A turn suspended on a permission waits for the user: its row says so
  * while the turn's runtime is still live in this process, and the same
  * after a restart (it said "Working…" until then). */
@@ -589,7 +624,7 @@ test_timeline_suspended_waits_for_user (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, "Needs permission");
   g_autofree char *turn_id = NULL;
-  LabelWait waiting = { NULL, "Waiting for you" };
+  const char *not_shown[2] = { "Working…", "Waiting for the result of “sa”" };
   NatterWindow *window;
 
   g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
@@ -597,21 +632,7 @@ test_timeline_suspended_waits_for_user (void)
                             NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")),
                             NATTER_FAKE_TEXT_STEP,
                             NULL);
-  window = ui_window_new (app, u);
-  g_assert_true (natter_window_open_session (window, session_id));
-  turn_id = ui_send (u, session_id, "Run it");
-  ui_wait_turn (u, turn_id);
-  waiting.window = window;
-  ui_wait_until (label_is_shown, &waiting);
-  g_assert_false (label_shown (natter_window_get_timeline_list (window), "Working…"));
-  ui_destroy_window (window);
-
-  ui_world_restart (u);
-  window = ui_window_new (app, u);
-  g_assert_true (natter_window_open_session (window, session_id));
-  waiting.window = window;
-  ui_wait_until (label_is_shown, &waiting);
-  g_assert_false (label_shown (natter_window_get_timeline_list (window), "Working…"));
+  window = suspend_then_restart (u, session_id, "Run it", "Waiting for you", not_shown, &turn_id);
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -630,29 +651,15 @@ test_timeline_suspended_on_async_tool (void)
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(NatterTurnOutcome) outcome = NULL;
   g_autoptr(GError) error = NULL;
-  LabelWait waiting = { NULL, "Waiting for the result of “ab”" };
+  const char *status = "Waiting for the result of “ab”";
+  const char *not_shown[2] = { "Working…", "Waiting for you" };
   NatterWindow *window;
 
   natter_fake_model_script (u->w->fakes->model,
                             NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "ab", "{}")),
                             "{\"role\":\"assistant\",\"content\":\"Got the result\"}",
                             NULL);
-  window = ui_window_new (app, u);
-  g_assert_true (natter_window_open_session (window, session_id));
-  turn_id = ui_send (u, session_id, "Start the job");
-  ui_wait_turn (u, turn_id);
-  waiting.window = window;
-  ui_wait_until (label_is_shown, &waiting);
-  g_assert_false (label_shown (natter_window_get_timeline_list (window), "Working…"));
-  g_assert_false (label_shown (natter_window_get_timeline_list (window), "Waiting for you"));
-  ui_destroy_window (window);
-
-  ui_world_restart (u);
-  window = ui_window_new (app, u);
-  g_assert_true (natter_window_open_session (window, session_id));
-  waiting.window = window;
-  ui_wait_until (label_is_shown, &waiting);
-  g_assert_false (label_shown (natter_window_get_timeline_list (window), "Waiting for you"));
+  window = suspend_then_restart (u, session_id, "Start the job", status, not_shown, &turn_id);
 
   g_assert_true (json_parser_load_from_data (parser, "{\"output\":\"42\",\"isError\":false}", -1, NULL));
   natter_sessions_deliver_async_tool_result_async (u->sessions, turn_id, "c1",
@@ -662,7 +669,7 @@ test_timeline_suspended_on_async_tool (void)
   g_assert_no_error (error);
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
   wait_texts (window, "Got the result");
-  g_assert_false (label_shown (natter_window_get_timeline_list (window), waiting.text));
+  g_assert_false (label_shown (natter_window_get_timeline_list (window), status));
 
   /* The task holds the service, which holds the runtime. */
   g_clear_object (&result);
