@@ -147,87 +147,18 @@ find_branch_row (NatterWindow *window)
   return g_ptr_array_index (rows, 0);
 }
 
-typedef struct
-{
-  NatterWindow *window;
-  GdkTexture   *texture;
-} Shot;
-
-/* As in test-screenshots.c: after a frame is painted the window draws
- * itself into a texture. */
-static void
-after_paint_cb (GdkFrameClock *clock,
-                Shot          *shot)
-{
-  GtkWidget *widget = GTK_WIDGET (shot->window);
-  g_autoptr(GtkSnapshot) snapshot = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-
-  if (shot->texture != NULL || gtk_widget_get_width (widget) <= 0)
-    return;
-  snapshot = gtk_snapshot_new ();
-  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  shot->texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
-                                               &GRAPHENE_RECT_INIT (0, 0, gtk_widget_get_width (widget),
-                                                                    gtk_widget_get_height (widget)));
-}
-
-static gboolean
-shot_taken (gpointer data)
-{
-  return ((Shot *) data)->texture != NULL;
-}
-
-/* Saves the window to screenshots/NAME in the test's build dir, to look at. */
-static void
-save_screenshot (NatterWindow *window,
-                 const char   *name)
-{
-  g_autofree char *dir = g_build_filename (g_test_get_dir (G_TEST_BUILT), "screenshots", NULL);
-  g_autofree char *file = NULL;
-  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
-  Shot shot = { window, NULL };
-  gulong handler;
-
-  for (int i = 0; i < 5; i++)
-    ui_settle ();
-  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &shot);
-  gtk_widget_queue_draw (GTK_WIDGET (window));
-  ui_wait_until (shot_taken, &shot);
-  g_signal_handler_disconnect (clock, handler);
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  file = g_build_filename (dir, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (shot.texture, file));
-  g_object_unref (shot.texture);
-  g_test_message ("Saved %s", file);
-}
-
-/* The screen as X shows it (ImageMagick's import), in the dark style: a
- * texture of the window's snapshot keeps render nodes from before the
- * style change (the sidebar stays light). Skipped without import. */
+/* The screen in the dark style, as X shows it: a texture of the
+ * window's snapshot keeps render nodes from before the style change (the
+ * sidebar stays light). Skipped without a display or import. */
 static void
 save_dark_screenshot (const char *name)
 {
-  g_autofree char *import = g_find_program_in_path ("import");
-  g_autofree char *dir = g_build_filename (g_test_get_dir (G_TEST_BUILT), "screenshots", NULL);
-  g_autofree char *file = g_build_filename (dir, name, NULL);
-  g_autofree char *command = NULL;
-  g_autoptr(GError) error = NULL;
   AdwStyleManager *style = adw_style_manager_get_default ();
-  int status;
 
-  if (import == NULL || g_getenv ("DISPLAY") == NULL)
+  if (!ui_can_save_screen ())
     return;
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
-  for (int i = 0; i < 20; i++)
-    ui_settle ();
-  command = g_strdup_printf ("%s -window root %s", import, file);
-  g_assert_true (g_spawn_command_line_sync (command, NULL, NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_test_message ("Saved %s", file);
+  g_assert_true (ui_save_screen (name));
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
   ui_settle ();
 }
@@ -333,7 +264,7 @@ test_branch_shows_history (void)
   ui_wait_turn (u, own);
   c.n = 4;
   ui_wait_until (has_n_items, &c);
-  save_screenshot (window, "branch.png");
+  ui_save_window (GTK_WIDGET (window), "branch.png");
   save_dark_screenshot ("branch-dark.png");
   g_assert_true (NATTER_TURN_ITEM (timeline_item (window, 3)) == natter_timeline_model_get_latest (timeline));
   g_assert_cmpstr (natter_turn_item_get_turn_id (NATTER_TURN_ITEM (timeline_item (window, 3))), ==, own);
@@ -458,7 +389,7 @@ test_branch_parent_deleted (void)
   ui_wait_until (has_n_items, &c);
   own_answer = answer_of (NATTER_TURN_ITEM (timeline_item (window, 1)));
   g_assert_cmpstr (own_answer, ==, "B1");
-  save_screenshot (window, "branch-parent-deleted.png");
+  ui_save_window (GTK_WIDGET (window), "branch-parent-deleted.png");
 
   for (guint i = 0; i < 3; i++)
     g_free (turns[i]);

@@ -364,19 +364,10 @@ widget_binds (GtkWidget  *widget,
   return found;
 }
 
-static GtkWidget *
-find_primary_menu_button (GtkWidget *root)
+static gboolean
+is_primary (GtkWidget *menu_button)
 {
-  if (GTK_IS_MENU_BUTTON (root) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (root)))
-    return root;
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_primary_menu_button (child);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return gtk_menu_button_get_primary (GTK_MENU_BUTTON (menu_button));
 }
 
 static void
@@ -388,7 +379,7 @@ test_keyboard_local_keys_bound (void)
   g_assert_true (widget_binds (natter_window_get_session_list (window), "Delete", "win.delete"));
   g_assert_true (widget_binds (GTK_WIDGET (window), "Escape", "win.stop"));
   /* F10 opens the main menu: GTK binds it to the primary menu button. */
-  g_assert_nonnull (find_primary_menu_button (GTK_WIDGET (window)));
+  g_assert_nonnull (ui_find_first_full (window, GTK_TYPE_MENU_BUTTON, is_primary));
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -1066,28 +1057,13 @@ is_folded (gpointer data)
   return adw_leaflet_get_folded (ADW_LEAFLET (data));
 }
 
-static GtkWidget *
-find_leaflet (GtkWidget *root)
-{
-  if (ADW_IS_LEAFLET (root))
-    return root;
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_leaflet (child);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static void
 test_keyboard_narrow_back (void)
 {
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, "Narrow");
   NatterWindow *window = window_new (u);
-  AdwLeaflet *leaflet = ADW_LEAFLET (find_leaflet (GTK_WIDGET (window)));
+  AdwLeaflet *leaflet = ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET));
   GtkWidget *list = natter_window_get_session_list (window);
 
   gtk_window_set_default_size (GTK_WINDOW (window), 360, 600);
@@ -1143,7 +1119,7 @@ test_keyboard_narrow_arrows_stay_in_list (void)
   g_autofree char *first = ui_create_session (u, "First");
   g_autofree char *second = ui_create_session (u, "Second");
   NatterWindow *window = window_new (u);
-  AdwLeaflet *leaflet = ADW_LEAFLET (find_leaflet (GTK_WIDGET (window)));
+  AdwLeaflet *leaflet = ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET));
   GtkWidget *list = natter_window_get_session_list (window);
 
   gtk_window_set_default_size (GTK_WINDOW (window), 360, 600);

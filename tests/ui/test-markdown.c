@@ -13,6 +13,7 @@
 
 #include "natter-code-block.h"
 #include "natter-markdown-view.h"
+#include "natter-ui-test-world.h"
 
 #define WAIT_TIMEOUT_US (20 * G_USEC_PER_SEC)
 
@@ -718,18 +719,10 @@ static void
 save_screenshot (AdwColorScheme scheme,
                  const char    *name)
 {
-  g_autofree char *dir = g_build_filename (g_getenv ("G_TEST_BUILDDIR") ? g_getenv ("G_TEST_BUILDDIR") : ".",
-                                           "screenshots", NULL);
-  g_autofree char *path = NULL;
   GtkWidget *window = gtk_window_new ();
   GtkWidget *view = natter_markdown_view_new ();
-  g_autoptr(GdkPaintable) paintable = NULL;
-  g_autoptr(GtkSnapshot) snapshot = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
   int frames = 0;
   guint tick;
-  int width, height;
 
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), scheme);
   gtk_widget_set_margin_start (view, 18);
@@ -753,20 +746,7 @@ save_screenshot (AdwColorScheme scheme,
   wait_until (frames_drawn, &frames);
   gtk_widget_remove_tick_callback (window, tick);
 
-  width = gtk_widget_get_width (window);
-  height = gtk_widget_get_height (window);
-  paintable = gtk_widget_paintable_new (window);
-  snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  path = g_build_filename (dir, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("screenshot: %s (%dx%d)", path, width, height);
+  ui_save_window (window, name);
 
   gtk_window_destroy (GTK_WINDOW (window));
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);

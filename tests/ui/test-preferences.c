@@ -22,6 +22,7 @@
 #include "natter-memory-secret-store.h"
 #include "natter-preferences-window-private.h"
 #include "natter-test-support.h"
+#include "natter-ui-test-world.h"
 
 #define KEY "sk-prefs-SECRET-9"
 #define WAIT_MS 10000
@@ -564,69 +565,12 @@ test_agents (Fixture       *f,
 
 /* Screenshots */
 
-typedef struct
-{
-  GtkWidget  *widget;
-  GdkTexture *texture;
-} Shot;
-
-static void
-after_paint_cb (GdkFrameClock *clock,
-                Shot          *shot)
-{
-  g_autoptr(GtkSnapshot) snapshot = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-  int width = gtk_widget_get_width (shot->widget);
-  int height = gtk_widget_get_height (shot->widget);
-
-  if (shot->texture != NULL || width <= 0)
-    return;
-  snapshot = gtk_snapshot_new ();
-  /* The class snapshot leaves out the window's own background, and
-   * libadwaita's dark cards are translucent over it: paint it first. */
-  {
-    GdkRGBA background = { 0.98f, 0.98f, 0.98f, 1.f };
-
-    gtk_style_context_lookup_color (gtk_widget_get_style_context (shot->widget), "window_bg_color", &background);
-    gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  }
-  GTK_WIDGET_GET_CLASS (shot->widget)->snapshot (shot->widget, snapshot);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  shot->texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (shot->widget)), node,
-                                               &GRAPHENE_RECT_INIT (0, 0, width, height));
-}
-
 static void
 save_screenshot (Fixture    *f,
                  const char *name)
 {
-  g_autofree char *dir = g_build_filename (g_test_get_dir (G_TEST_BUILT), "screenshots", NULL);
-  g_autofree char *file = NULL;
-  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (f->window));
-  Shot shot = { GTK_WIDGET (f->window), NULL };
-  gboolean timed_out = FALSE;
-  guint id;
-  gulong handler;
-
   wait_idle (f);
-  for (int i = 0; i < 5; i++)
-    for (int j = 0; j < 200 && g_main_context_iteration (NULL, FALSE); j++)
-      ;
-  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &shot);
-  gtk_widget_queue_draw (GTK_WIDGET (f->window));
-  id = g_timeout_add (WAIT_MS, timed_out_cb, &timed_out);
-  while (shot.texture == NULL && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_false (timed_out);
-  g_source_remove (id);
-  g_signal_handler_disconnect (clock, handler);
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  file = g_build_filename (dir, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (shot.texture, file));
-  g_object_unref (shot.texture);
-  g_test_message ("Saved %s", file);
+  ui_save_window (GTK_WIDGET (f->window), name);
 }
 
 /* The agent editor's model: a provider, then one of its /models. */

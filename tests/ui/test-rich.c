@@ -22,59 +22,6 @@ static NatterApplication *app;
 
 /* Screenshots */
 
-typedef struct
-{
-  GtkWidget  *widget;
-  GdkTexture *texture;
-} Shot;
-
-static void
-after_paint_cb (GdkFrameClock *clock,
-                Shot          *shot)
-{
-  g_autoptr(GtkSnapshot) snapshot = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-  int width = gtk_widget_get_width (shot->widget);
-  int height = gtk_widget_get_height (shot->widget);
-
-  if (shot->texture != NULL || width <= 0)
-    return;
-  snapshot = gtk_snapshot_new ();
-  /* GTK 4.8 has no public gtk_widget_snapshot(). */
-  GTK_WIDGET_GET_CLASS (shot->widget)->snapshot (shot->widget, snapshot);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  shot->texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (shot->widget)), node,
-                                               &GRAPHENE_RECT_INIT (0, 0, width, height));
-}
-
-static gboolean
-shot_taken (gpointer data)
-{
-  return ((Shot *) data)->texture != NULL;
-}
-
-/* Saves the X screen to @file; FALSE without a display or import. */
-static gboolean
-save_screen (const char *file)
-{
-  g_autofree char *import = g_find_program_in_path ("import");
-  g_autofree char *command = NULL;
-  g_autoptr(GError) error = NULL;
-  int status;
-
-  if (import == NULL || g_getenv ("DISPLAY") == NULL)
-    return FALSE;
-  for (int i = 0; i < 15; i++)
-    ui_settle ();
-  command = g_strdup_printf ("%s -window root %s", import, file);
-  g_assert_true (g_spawn_command_line_sync (command, NULL, NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_test_message ("Saved %s", file);
-  return TRUE;
-}
-
 /* Saves what @native (a window or a popover) draws, once per style. */
 static void
 save_screenshots (GtkWidget  *native,
@@ -83,33 +30,17 @@ save_screenshots (GtkWidget  *native,
   const AdwColorScheme schemes[] = { ADW_COLOR_SCHEME_FORCE_LIGHT, ADW_COLOR_SCHEME_FORCE_DARK };
   const char *suffixes[] = { "light", "dark" };
   AdwStyleManager *style = adw_style_manager_get_default ();
-  g_autofree char *dir = g_build_filename (g_test_get_dir (G_TEST_BUILT), "screenshots", NULL);
 
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (schemes); i++)
     {
       g_autofree char *file_name = g_strdup_printf ("%s-%s.png", name, suffixes[i]);
-      g_autofree char *file = g_build_filename (dir, file_name, NULL);
-      Shot shot = { native, NULL };
-      GdkFrameClock *clock;
-      gulong handler;
 
       adw_style_manager_set_color_scheme (style, schemes[i]);
-      for (int j = 0; j < 5; j++)
-        ui_settle ();
       /* A window's own snapshot keeps render nodes from before the style
        * change (its sidebar stays light in dark style): take the screen
        * as X shows it where ImageMagick's import can. */
-      if (GTK_IS_WINDOW (native) && save_screen (file))
-        continue;
-      clock = gtk_widget_get_frame_clock (native);
-      handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &shot);
-      gtk_widget_queue_draw (native);
-      ui_wait_until (shot_taken, &shot);
-      g_signal_handler_disconnect (clock, handler);
-      g_assert_true (gdk_texture_save_to_png (shot.texture, file));
-      g_object_unref (shot.texture);
-      g_test_message ("Saved %s", file);
+      if (!GTK_IS_WINDOW (native) || !ui_save_screen (file_name))
+        ui_save_window (native, file_name);
     }
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
   ui_settle ();

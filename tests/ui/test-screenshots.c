@@ -26,66 +26,13 @@ markdown_ready (gpointer data)
   return TRUE;
 }
 
-typedef struct
-{
-  NatterWindow *window;
-  GdkTexture   *texture;
-} Shot;
-
-/* Right after a frame is painted everything is allocated, so the window
- * can draw itself into a render node then. */
-static void
-after_paint_cb (GdkFrameClock *clock,
-                Shot          *shot)
-{
-  GtkWidget *widget = GTK_WIDGET (shot->window);
-  g_autoptr(GtkSnapshot) snapshot = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-
-  if (shot->texture != NULL || gtk_widget_get_width (widget) <= 0)
-    return;
-  snapshot = gtk_snapshot_new ();
-  /* What the window draws itself, through its class (GTK 4.8 has no
-   * public gtk_widget_snapshot()). */
-  GTK_WIDGET_GET_CLASS (widget)->snapshot (widget, snapshot);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  shot->texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (widget)), node,
-                                               &GRAPHENE_RECT_INIT (0, 0, width, height));
-}
-
-static gboolean
-shot_taken (gpointer data)
-{
-  return ((Shot *) data)->texture != NULL;
-}
-
+/* Once the conversation's Markdown is laid out. */
 static void
 save_screenshot (NatterWindow *window,
                  const char   *name)
 {
-  g_autofree char *dir = g_build_filename (g_test_get_dir (G_TEST_BUILT), "screenshots", NULL);
-  g_autofree char *file = NULL;
-  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
-  Shot shot = { window, NULL };
-  gulong handler;
-
   ui_wait_until (markdown_ready, window);
-  for (int i = 0; i < 5; i++)
-    ui_settle ();
-
-  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &shot);
-  gtk_widget_queue_draw (GTK_WIDGET (window));
-  ui_wait_until (shot_taken, &shot);
-  g_signal_handler_disconnect (clock, handler);
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  file = g_build_filename (dir, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (shot.texture, file));
-  g_object_unref (shot.texture);
-  g_test_message ("Saved %s", file);
+  ui_save_window (GTK_WIDGET (window), name);
 }
 
 static void
