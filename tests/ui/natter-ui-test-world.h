@@ -476,6 +476,44 @@ ui_can_save_screen (void)
   return import != NULL && g_getenv ("DISPLAY") != NULL;
 }
 
+static inline void
+ui_painted_cb (GdkFrameClock *clock,
+               gboolean      *painted)
+{
+  *painted = TRUE;
+}
+
+static inline gboolean
+ui_is_true (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+/* Waits until every shown window has painted a frame since now, and the
+ * X server has what they drew: what changed before is on the screen
+ * (settling the main loop alone can end before the frame). */
+static inline void
+ui_wait_painted (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
+      GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+      gboolean painted = FALSE;
+      gulong handler;
+
+      if (!gtk_widget_get_mapped (window) || clock == NULL)
+        continue;
+      handler = g_signal_connect (clock, "after-paint", G_CALLBACK (ui_painted_cb), &painted);
+      gtk_widget_queue_draw (window);
+      ui_wait_until (ui_is_true, &painted);
+      g_signal_handler_disconnect (clock, handler);
+    }
+  gdk_display_sync (gdk_display_get_default ());
+}
+
 /* Saves the whole X screen, once the main loop has settled, to
  * screenshots/@name (a PNG) with ImageMagick's `import -window root`:
  * what the user sees, after a style change too, and popovers (surfaces
@@ -495,6 +533,7 @@ ui_save_screen (const char *name)
   file = ui_screenshot_path (name);
   for (int i = 0; i < 20; i++)
     ui_settle ();
+  ui_wait_painted ();
   g_assert_true (g_spawn_sync (NULL, (char *[]) { import, (char *) "-window", (char *) "root", file, NULL }, NULL,
                                G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error));
   g_assert_no_error (error);
