@@ -1727,8 +1727,19 @@ undo_activated (GtkWidget  *widget,
                 GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
   g_autofree char *session_id = NULL;
   g_autoptr(AdwToast) toast = NULL;
+
+  /* Ctrl+Z acts on what has the focus: in a text with typing to undo (the
+   * composer) it undoes the typing, even while a deletion waits; the
+   * toast's Undo button stays for that. */
+  if (GTK_IS_TEXT_VIEW (focus) &&
+      gtk_text_buffer_get_can_undo (gtk_text_view_get_buffer (GTK_TEXT_VIEW (focus))))
+    {
+      gtk_widget_activate_action (focus, "text.undo", NULL);
+      return;
+    }
 
   if (self->last_deleted_id != NULL && g_hash_table_contains (self->pending_deletes, self->last_deleted_id))
     session_id = g_strdup (self->last_deleted_id);

@@ -613,6 +613,51 @@ test_keyboard_delete_and_undo (void)
   ui_world_free (u);
 }
 
+/* Ctrl+Z acts on what has the focus: while a deletion waits, typing in
+ * the composer is undone first (the toast keeps its Undo button), then
+ * the deletion. */
+static void
+test_keyboard_undo_typing_first (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *older = ui_create_session (u, "Older");
+  g_autofree char *newer = ui_create_session (u, "Newer");
+  NatterWindow *window = window_new (u);
+  GtkWidget *list = natter_window_get_session_list (window);
+  GtkWidget *text;
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+  g_autofree char *left = NULL;
+
+  g_assert_true (natter_window_open_session (window, newer));
+  gtk_widget_grab_focus (list);
+  g_assert_true (press (window, "Delete"));
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+
+  g_assert_true (press (window, "<Control>l"));
+  text = ui_find_first (natter_window_get_composer (window), GTK_TYPE_TEXT_VIEW);
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == text);
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (text));
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_insert_interactive_at_cursor (buffer, "Hello", -1, TRUE);
+  gtk_text_buffer_end_user_action (buffer);
+
+  g_assert_true (press (window, "<Control>z"));
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  left = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  g_assert_cmpstr (left, ==, "");
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+
+  /* Nothing left to undo in the text: the deletion is undone. */
+  g_assert_true (press (window, "<Control>z"));
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 2);
+  g_assert_nonnull (older);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* Composing */
 
 static gboolean
@@ -1169,6 +1214,7 @@ main (int   argc,
   g_test_add_func ("/keyboard/open-with-enter", test_keyboard_open_with_enter);
   g_test_add_func ("/keyboard/rename", test_keyboard_rename);
   g_test_add_func ("/keyboard/delete-and-undo", test_keyboard_delete_and_undo);
+  g_test_add_func ("/keyboard/undo-typing-first", test_keyboard_undo_typing_first);
   g_test_add_func ("/keyboard/send-keeps-focus-escape-stops", test_keyboard_send_keeps_focus_and_escape_stops);
   g_test_add_func ("/keyboard/permission-prompt", test_keyboard_permission_prompt);
   g_test_add_func ("/keyboard/ask-human-prompt", test_keyboard_ask_human_prompt);
