@@ -490,9 +490,10 @@ timeline_loaded (gpointer data)
 static void
 test_timeline_open_before_shown (void)
 {
+  const guint n_turns = 100; /* all bound by the list view, a few in view */
   UiWorld *u = ui_world_new ();
-  g_autofree char *session_id = make_long_session (u, LONG_SESSION_TURNS);
-  g_autofree char *latest_answer = g_strdup_printf ("|Answer %u", LONG_SESSION_TURNS - 1);
+  g_autofree char *session_id = make_long_session (u, n_turns);
+  g_autofree char *latest_answer = g_strdup_printf ("|Answer %u", n_turns - 1);
   g_autofree char *texts = NULL;
   NatterWindow *window;
 
