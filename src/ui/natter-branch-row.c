@@ -91,7 +91,7 @@ natter_branch_row_dispose (GObject *object)
   NatterBranchRow *self = NATTER_BRANCH_ROW (object);
   GtkWidget *child;
 
-  g_clear_object (&self->marker);
+  natter_branch_row_set_marker (self, NULL);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
 
@@ -174,8 +174,8 @@ natter_branch_row_new (void)
  *
  * Shows "Branched from “title”" with an Open button (it calls
  * natter_window_open_session() on the window the row is in) for a
- * %NATTER_TIMELINE_MARKER_BRANCHED marker, or the error of a
- * %NATTER_TIMELINE_MARKER_ERROR one.
+ * %NATTER_TIMELINE_MARKER_BRANCHED marker (following a rename of that
+ * conversation), or the error of a %NATTER_TIMELINE_MARKER_ERROR one.
  */
 void
 natter_branch_row_set_marker (NatterBranchRow      *self,
@@ -184,8 +184,14 @@ natter_branch_row_set_marker (NatterBranchRow      *self,
   g_return_if_fail (NATTER_IS_BRANCH_ROW (self));
   g_return_if_fail (marker == NULL || NATTER_IS_TIMELINE_MARKER (marker));
 
-  if (g_set_object (&self->marker, marker))
-    update (self);
+  if (self->marker == marker)
+    return;
+  if (self->marker != NULL)
+    g_signal_handlers_disconnect_by_func (self->marker, update, self);
+  g_set_object (&self->marker, marker);
+  if (marker != NULL)
+    g_signal_connect_swapped (marker, "notify::title", G_CALLBACK (update), self);
+  update (self);
 }
 
 /**

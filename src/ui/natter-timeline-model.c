@@ -46,6 +46,15 @@ struct _NatterTimelineMarker
 
 G_DEFINE_FINAL_TYPE (NatterTimelineMarker, natter_timeline_marker, G_TYPE_OBJECT)
 
+enum
+{
+  MARKER_PROP_0,
+  MARKER_PROP_TITLE,
+  N_MARKER_PROPS
+};
+
+static GParamSpec *marker_properties[N_MARKER_PROPS];
+
 static void
 natter_timeline_marker_finalize (GObject *object)
 {
@@ -59,9 +68,41 @@ natter_timeline_marker_finalize (GObject *object)
 }
 
 static void
+natter_timeline_marker_get_property (GObject    *object,
+                                     guint       prop_id,
+                                     GValue     *value,
+                                     GParamSpec *pspec)
+{
+  NatterTimelineMarker *self = NATTER_TIMELINE_MARKER (object);
+
+  switch (prop_id)
+    {
+    case MARKER_PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 natter_timeline_marker_class_init (NatterTimelineMarkerClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = natter_timeline_marker_finalize;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = natter_timeline_marker_finalize;
+  object_class->get_property = natter_timeline_marker_get_property;
+
+  /**
+   * NatterTimelineMarker:title:
+   *
+   * The title of the session a branch was made from: notified when that
+   * session is renamed while the timeline lives.
+   */
+  marker_properties[MARKER_PROP_TITLE] =
+    g_param_spec_string ("title", NULL, NULL, NULL,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_MARKER_PROPS, marker_properties);
 }
 
 static void
@@ -116,8 +157,8 @@ natter_timeline_marker_get_session_id (NatterTimelineMarker *self)
  * natter_timeline_marker_get_title:
  * @self: a marker
  *
- * Returns: (nullable): that session's title when it was read (%NULL or
- *   empty when it has none)
+ * Returns: (nullable): that session's title, kept up to date while the
+ *   timeline lives (%NULL or empty when it has none)
  */
 const char *
 natter_timeline_marker_get_title (NatterTimelineMarker *self)
@@ -545,6 +586,30 @@ reload (NatterTimelineModel *self)
                                      get_session_cb, g_object_ref (self));
 }
 
+/* A session this branch was made from was renamed: its separator says
+ * the new title (its row follows the marker's notify::title). */
+static void
+update_marker_titles (NatterTimelineModel     *self,
+                      const char              *session_id,
+                      NatterSessionIndexEntry *entry)
+{
+  const char *title = natter_session_index_entry_get_title (entry);
+
+  for (guint i = 0; i < self->prefix->len; i++)
+    {
+      NatterTimelineMarker *marker = g_ptr_array_index (self->prefix, i);
+
+      if (!NATTER_IS_TIMELINE_MARKER (marker) ||
+          marker->kind != NATTER_TIMELINE_MARKER_BRANCHED ||
+          g_strcmp0 (marker->session_id, session_id) != 0 ||
+          g_strcmp0 (marker->title, title) == 0)
+        continue;
+      g_free (marker->title);
+      marker->title = g_strdup (title);
+      g_object_notify_by_pspec (G_OBJECT (marker), marker_properties[MARKER_PROP_TITLE]);
+    }
+}
+
 /* The index entry is updated before the signal, and send_message starts
  * the advance right after it: adding the new turn here, synchronously,
  * means its first events and deltas find their item. */
@@ -557,7 +622,14 @@ session_index_changed_cb (NatterSessions      *sessions,
   guint turn_count;
   const char *latest;
 
-  if (g_strcmp0 (session_id, self->session_id) != 0 || !self->loaded)
+  if (g_strcmp0 (session_id, self->session_id) != 0)
+    {
+      entry = natter_session_index_lookup (natter_sessions_list_sessions (sessions), session_id);
+      if (entry != NULL && self->loaded)
+        update_marker_titles (self, session_id, entry);
+      return;
+    }
+  if (!self->loaded)
     return;
   entry = natter_session_index_lookup (natter_sessions_list_sessions (sessions), session_id);
   if (entry == NULL)

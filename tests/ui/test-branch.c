@@ -193,6 +193,24 @@ opened (gpointer data)
   return g_strcmp0 (natter_window_get_session_id (o->window), o->session_id) == 0;
 }
 
+typedef struct
+{
+  gpointer    row;
+  const char *text;
+} LabelWait;
+
+static gboolean
+row_label_shown (gpointer data)
+{
+  LabelWait *w = data;
+  g_autoptr(GPtrArray) labels = ui_find_all (w->row, GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), w->text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 test_branch_shows_history (void)
 {
@@ -247,12 +265,22 @@ test_branch_shows_history (void)
   branch_row = find_branch_row (window);
   g_assert_true (natter_branch_row_get_marker (branch_row) == marker);
   {
-    g_autoptr(GPtrArray) labels = ui_find_all (branch_row, GTK_TYPE_LABEL);
-    gboolean found = FALSE;
+    LabelWait w = { branch_row, "Branched from “Original”" };
 
-    for (guint i = 0; i < labels->len; i++)
-      found |= g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), "Branched from “Original”") == 0;
-    g_assert_true (found);
+    g_assert_true (row_label_shown (&w));
+  }
+
+  /* The parent renamed meanwhile: the separator follows. */
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+    LabelWait w = { branch_row, "Branched from “Renamed parent”" };
+
+    natter_sessions_set_title_async (u->sessions, parent_id, "Renamed parent", NULL, ui_result_cb, &result);
+    g_assert_true (natter_sessions_set_title_finish (u->sessions, ui_wait_result (&result), &error));
+    g_assert_no_error (error);
+    ui_wait_until (row_label_shown, &w);
+    g_assert_cmpstr (natter_timeline_marker_get_title (marker), ==, "Renamed parent");
   }
 
   /* Sending in the branch: after the separator; the parent untouched. */
