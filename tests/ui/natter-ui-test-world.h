@@ -327,6 +327,19 @@ ui_find_first (gpointer root,
   return ui_find_first_full (root, type, NULL);
 }
 
+/* Whether a mapped label under @root says exactly @text. */
+static inline gboolean
+ui_label_shown (gpointer    root,
+                const char *text)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (root, GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static inline GtkWidget *
 ui_find_button (gpointer    root,
                 const char *label)

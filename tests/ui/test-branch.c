@@ -203,12 +203,8 @@ static gboolean
 row_label_shown (gpointer data)
 {
   LabelWait *w = data;
-  g_autoptr(GPtrArray) labels = ui_find_all (w->row, GTK_TYPE_LABEL);
 
-  for (guint i = 0; i < labels->len; i++)
-    if (g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), w->text) == 0)
-      return TRUE;
-  return FALSE;
+  return ui_label_shown (w->row, w->text);
 }
 
 static void

@@ -129,24 +129,12 @@ find_row (NatterWindow *window,
 }
 
 static gboolean
-label_shown (GtkWidget  *root,
-             const char *text)
-{
-  g_autoptr(GPtrArray) labels = ui_find_all (root, GTK_TYPE_LABEL);
-
-  for (guint i = 0; i < labels->len; i++)
-    if (g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), text) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-static gboolean
 interrupted_shown (gpointer data)
 {
   GtkWidget *timeline = natter_window_get_timeline_list (data);
 
   ui_settle ();
-  return label_shown (timeline, interrupted_text) && ui_find_button (timeline, "_Resume") != NULL;
+  return ui_label_shown (timeline, interrupted_text) && ui_find_button (timeline, "_Resume") != NULL;
 }
 
 /* The texts of the timeline's mapped Markdown views, joined by "|". */
@@ -225,7 +213,7 @@ test_timeline_resume_clicked (void)
   ui_wait_until (interrupted_shown, window);
   g_assert_cmpstr (natter_session_row_get_status_mark (find_row (window, session_id)), ==, "interrupted");
   g_assert_cmpstr (natter_composer_get_blocked_reason (composer), ==, blocked_text);
-  g_assert_true (label_shown (GTK_WIDGET (composer), blocked_text));
+  g_assert_true (ui_label_shown (GTK_WIDGET (composer), blocked_text));
   natter_composer_set_text (composer, "Anything new?");
   g_assert_false (natter_composer_send (composer));
   /* Nothing resumed by itself: the model was asked once, before the crash. */
@@ -257,7 +245,7 @@ test_timeline_resume_clicked (void)
 
   /* On screen: the answer, no interruption, no Resume; the composer
    * takes the next message. */
-  g_assert_false (label_shown (timeline, interrupted_text));
+  g_assert_false (ui_label_shown (timeline, interrupted_text));
   g_assert_null (ui_find_button (timeline, "_Resume"));
   g_assert_null (natter_session_row_get_status_mark (find_row (window, session_id)));
   g_assert_null (natter_composer_get_blocked_reason (composer));

@@ -57,18 +57,6 @@ wait_texts (NatterWindow *window,
   ui_wait_until (texts_are, &w);
 }
 
-static gboolean
-label_shown (GtkWidget  *root,
-             const char *text)
-{
-  g_autoptr(GPtrArray) labels = ui_find_all (root, GTK_TYPE_LABEL);
-
-  for (guint i = 0; i < labels->len; i++)
-    if (g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), text) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 static void
 test_timeline_turns (void)
 {
@@ -92,8 +80,8 @@ test_timeline_turns (void)
   /* Each turn once, with its own answer: the second turn's context (the
    * first turn) is not shown again. */
   wait_texts (window, "First answer|Second answer");
-  g_assert_true (label_shown (natter_window_get_timeline_list (window), "First question"));
-  g_assert_true (label_shown (natter_window_get_timeline_list (window), "Second question"));
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "First question"));
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "Second question"));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), ==, 2);
 
   ui_destroy_window (window);
@@ -206,13 +194,13 @@ test_timeline_try_again (void)
       if (button == NULL)
         g_main_context_iteration (NULL, TRUE);
     }
-  g_assert_true (label_shown (natter_window_get_timeline_list (window), "Failed: provider p: HTTP 500"));
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "Failed: provider p: HTTP 500"));
 
   g_signal_emit_by_name (button, "clicked");
   timeline = natter_window_get_timeline (window);
   wait_texts (window, "done");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (timeline)), ==, 2);
-  g_assert_true (label_shown (natter_window_get_timeline_list (window), "Try me"));
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "Try me"));
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -329,7 +317,7 @@ viewport_loaded_now (ViewWait *w)
       if (!natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (view)) || gtk_widget_get_height (view) == 0)
         return FALSE;
     }
-  return end_shown && !label_shown (list, "Loading…");
+  return end_shown && !ui_label_shown (list, "Loading…");
 }
 
 /* viewport_loaded_now(), still so after a whole frame: the rows read
@@ -461,7 +449,7 @@ test_timeline_long_session_reads_visible (void)
   g_assert_cmpuint (n_shown, >=, 2);
   g_assert_cmpuint (n_turns_read (window), >=, n_shown);
   g_assert_cmpuint (n_turns_read (window), <, 30);
-  g_assert_true (label_shown (natter_window_get_timeline_list (window), latest_question));
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), latest_question));
   texts = shown_texts (window);
   g_assert_true (g_str_has_suffix (texts, latest_answer));
 
@@ -539,7 +527,7 @@ scroll_loads_rows (void)
    * turns; the rows growing as they do never pull the view back down. */
   gtk_adjustment_set_value (adjustment, 0);
   wait_viewport_loaded (window, AT_TOP);
-  g_assert_true (label_shown (natter_window_get_timeline_list (window), "Question 0"));
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "Question 0"));
   texts = shown_texts (window);
   g_assert_true (g_str_has_prefix (texts, "Answer 0|Answer 1|"));
   g_assert_cmpuint (n_turns_read (window), >, n_read);
@@ -550,7 +538,7 @@ scroll_loads_rows (void)
   gtk_adjustment_set_value (adjustment,
                             gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
   wait_viewport_loaded (window, AT_BOTTOM);
-  g_assert_true (label_shown (natter_window_get_timeline_list (window), latest_question));
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), latest_question));
   g_free (texts);
   texts = shown_texts (window);
   g_assert_true (g_str_has_suffix (texts, latest_answer));
@@ -578,7 +566,7 @@ label_is_shown (gpointer data)
   LabelWait *w = data;
 
   ui_settle ();
-  return label_shown (natter_window_get_timeline_list (w->window), w->text);
+  return ui_label_shown (natter_window_get_timeline_list (w->window), w->text);
 }
 
 /* Sends @question in a window, waits until its turn settles and the
@@ -611,7 +599,7 @@ suspend_then_restart (UiWorld     *u,
       waiting.window = window;
       ui_wait_until (label_is_shown, &waiting);
       for (guint i = 0; i < 2; i++)
-        g_assert_false (label_shown (natter_window_get_timeline_list (window), not_shown[i]));
+        g_assert_false (ui_label_shown (natter_window_get_timeline_list (window), not_shown[i]));
     }
   return window;
 }
@@ -670,7 +658,7 @@ test_timeline_suspended_on_async_tool (void)
   g_assert_no_error (error);
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
   wait_texts (window, "Got the result");
-  g_assert_false (label_shown (natter_window_get_timeline_list (window), status));
+  g_assert_false (ui_label_shown (natter_window_get_timeline_list (window), status));
 
   /* The task holds the service, which holds the runtime. */
   g_clear_object (&result);
