@@ -358,6 +358,16 @@ ui_is_mapped (gpointer data)
   return gtk_widget_get_mapped (GTK_WIDGET (data));
 }
 
+/* Whether the window @data has an open session whose timeline has read
+ * its session file. */
+static inline gboolean
+ui_timeline_loaded (gpointer data)
+{
+  NatterTimelineModel *timeline = natter_window_get_timeline (data);
+
+  return timeline != NULL && natter_timeline_model_get_loaded (timeline);
+}
+
 static inline NatterWindow *
 ui_window_new (NatterApplication *app,
                UiWorld           *u)

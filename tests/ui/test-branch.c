@@ -24,15 +24,6 @@ typedef struct
 } Timeline;
 
 static gboolean
-timeline_loaded (gpointer data)
-{
-  NatterWindow *window = data;
-  NatterTimelineModel *timeline = natter_window_get_timeline (window);
-
-  return timeline != NULL && natter_timeline_model_get_loaded (timeline);
-}
-
-static gboolean
 rows_read (gpointer data)
 {
   g_autoptr(GPtrArray) rows = NULL;
@@ -231,7 +222,7 @@ test_branch_shows_history (void)
   fork_id = fork_session (u, parent_id, turns[1]);
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, fork_id));
-  ui_wait_until (timeline_loaded, window);
+  ui_wait_until (ui_timeline_loaded, window);
   c = (Count) { window, 3 };
   ui_wait_until (has_n_items, &c);
 
@@ -353,7 +344,7 @@ test_branch_of_branch (void)
 
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, fork2_id));
-  ui_wait_until (timeline_loaded, window);
+  ui_wait_until (ui_timeline_loaded, window);
   c = (Count) { window, 4 };
   ui_wait_until (has_n_items, &c);
   assert_inherited (window, 0, parent_id, turns[0], "Q1", "A1");
@@ -394,7 +385,7 @@ test_branch_parent_deleted (void)
 
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, fork_id));
-  ui_wait_until (timeline_loaded, window);
+  ui_wait_until (ui_timeline_loaded, window);
   c = (Count) { window, 1 };
   ui_wait_until (has_n_items, &c);
   marker = NATTER_TIMELINE_MARKER (timeline_item (window, 0));
@@ -447,7 +438,7 @@ test_branch_long_parent_lazy (void)
 
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, fork_id));
-  ui_wait_until (timeline_loaded, window);
+  ui_wait_until (ui_timeline_loaded, window);
   ui_wait_until (rows_read, window);
   timeline = natter_window_get_timeline (window);
   g_assert_cmpuint (natter_timeline_model_get_n_inherited (timeline), ==, 60);

@@ -465,14 +465,6 @@ test_timeline_long_session_reads_visible (void)
   ui_world_free (u);
 }
 
-static gboolean
-timeline_loaded (gpointer data)
-{
-  NatterTimelineModel *timeline = natter_window_get_timeline (data);
-
-  return timeline != NULL && natter_timeline_model_get_loaded (timeline);
-}
-
 /* The last session is restored at startup before the window is shown:
  * its rows are bound then, and read only once shown and in view. */
 static void
@@ -489,7 +481,7 @@ test_timeline_open_before_shown (void)
   window = natter_window_new (app, u->sessions, u->w->hub);
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
   g_assert_true (natter_window_open_session (window, session_id));
-  ui_wait_until (timeline_loaded, window);
+  ui_wait_until (ui_timeline_loaded, window);
   ui_settle ();
   g_assert_cmpuint (n_turns_read (window), ==, 0);
 
