@@ -858,7 +858,7 @@ test_mid_stream_disconnect (Fixture       *f,
   g_autofree char *turn_id = NULL;
   g_autofree char *prefix = NULL;
   g_autoptr(GPtrArray) events = NULL;
-  JsonObject *step;
+  JsonObject *failed;
   const char *error;
   Run run = { 0 };
 
@@ -872,14 +872,14 @@ test_mid_stream_disconnect (Fixture       *f,
   g_assert_true (g_str_has_prefix (run.outcome->error, prefix));
   g_assert_true (g_str_has_suffix (run.outcome->error, "(9 characters of the answer had arrived; they are kept)"));
 
-  /* The partial answer is kept in the file, before the failure. */
-  assert_types (f, turn_id, "model_call_requested model_step_event model_call_failed turn_failed");
+  /* The partial answer is kept in the file, on the failure that settles
+   * the call: an event every reader of the format knows. */
+  assert_types (f, turn_id, "model_call_requested model_call_failed turn_failed");
   events = read_events (f, turn_id);
-  step = json_object_get_object_member (find_event (events, "model_step_event"), "event");
-  g_assert_cmpstr (json_object_get_string_member (step, "type"), ==, "partial_response");
-  assert_json_equal (json_object_get_member (step, "message"),
+  failed = find_event (events, "model_call_failed");
+  assert_json_equal (json_object_get_member (failed, "partial"),
                      "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hello wor\"}]}");
-  error = json_object_get_string_member (find_event (events, "model_call_failed"), "error");
+  error = json_object_get_string_member (failed, "error");
   g_assert_cmpstr (error, ==, run.outcome->error);
   g_assert_cmpuint (run.deltas->len, ==, 2);
   run_clear (&run);
@@ -911,6 +911,9 @@ test_cancel_mid_stream (Fixture       *f,
   events = read_events (f, turn_id);
   g_assert_cmpstr (json_object_get_string_member (find_event (events, "model_call_failed"), "error"),
                    ==, "cancelled");
+  /* What was shown before the stop is kept with it, and nothing later. */
+  assert_json_equal (json_object_get_member (find_event (events, "model_call_failed"), "partial"),
+                     "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"one\"}]}");
   run_clear (&run);
 }
 
@@ -986,6 +989,7 @@ test_ad_hoc_endpoint (Fixture       *f,
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(JsonObject) second = NULL;
   JsonObject *model;
+  JsonObject *requested;
   Run run1 = { 0 };
   Run run2 = { 0 };
 
@@ -1009,6 +1013,16 @@ test_ad_hoc_endpoint (Fixture       *f,
                                          "model");
   g_assert_cmpstr (json_object_get_string_member (model, "provider"), ==, f->server->base_url);
   g_assert_cmpstr (json_object_get_string_member (model, "model"), ==, "adhoc-model");
+  /* The request keeps the override where the reference format has it. */
+  requested = json_object_get_object_member (json_object_get_object_member (event_at (events, 0), "agent"),
+                                             "requested");
+  g_assert_false (json_object_has_member (requested, "model"));
+  g_assert_cmpstr (json_object_get_string_member (requested, "agentId"), ==, "helper");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_object_get_object_member (requested,
+                                                                                                                 "overrides"),
+                                                                                 "model"),
+                                                  "model"),
+                   ==, "adhoc-model");
 
   /* A later process: a fresh registry that configures nothing. */
   drop_runtime (f);

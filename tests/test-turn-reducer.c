@@ -655,6 +655,99 @@ test_failed_provider (void)
   g_assert_cmpstr (natter_turn_model_call_get_error (natter_turn_state_get_model_call (state, 0)), ==,
                    "ollama: HTTP 500");
   g_assert_null (natter_turn_model_call_get_message (natter_turn_state_get_model_call (state, 0)));
+  g_assert_null (natter_turn_model_call_get_partial (natter_turn_state_get_model_call (state, 0)));
+  assert_live_equals_replay (events);
+}
+
+/* Lines exactly as older Natter wrote them: the model override at
+ * `agent.requested.model`, and a stopped stream's answer as a
+ * `partial_response` step event. They must keep reading, unrewritten. */
+static const char *const old_shape_lines[] = {
+  "{\"type\":\"turn_created\",\"turnId\":\"" TID "\",\"ts\":\"" TS "\",\"schemaVersion\":1,"
+  "\"sessionId\":\"" OTHER_TID "\",\"agent\":{\"requested\":{\"agentId\":\"assistant\","
+  "\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"}},\"resolved\":{\"agentId\":\"assistant\","
+  "\"systemPrompt\":\"Be brief.\",\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"},\"tools\":[]}},"
+  "\"context\":[],\"input\":{\"role\":\"user\",\"content\":\"Tell me a story\"},"
+  "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}}",
+  "{\"type\":\"model_call_requested\",\"turnId\":\"" TID "\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+  "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}",
+  "{\"type\":\"model_step_event\",\"turnId\":\"" TID "\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+  "\"event\":{\"type\":\"partial_response\",\"model\":\"llama3\",\"message\":{\"role\":\"assistant\","
+  "\"content\":[{\"type\":\"text\",\"text\":\"Once upon a\"}]}}}",
+  "{\"type\":\"model_call_failed\",\"turnId\":\"" TID "\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+  "\"error\":\"The connection was lost mid-answer (11 characters of the answer had arrived; they are kept)\"}",
+  "{\"type\":\"turn_failed\",\"turnId\":\"" TID "\",\"ts\":\"" TS "\",\"error\":\"The connection was lost\","
+  "\"usage\":{}}",
+};
+
+static GPtrArray *
+parse_lines (const char *const *lines,
+             guint               n_lines)
+{
+  GPtrArray *events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+  for (guint i = 0; i < n_lines; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      JsonNode *node = natter_test_json (lines[i]);
+
+      natter_turn_event_validate (json_node_get_object (node), TID, &error);
+      g_assert_no_error (error);
+      g_ptr_array_add (events, node);
+    }
+  return events;
+}
+
+static void
+test_compat_old_partial_and_requested_model (void)
+{
+  g_autoptr(GPtrArray) events = parse_lines (old_shape_lines, G_N_ELEMENTS (old_shape_lines));
+  g_autoptr(NatterTurnState) state = reduce_ok (events);
+  NatterTurnModelCall *call = natter_turn_state_get_model_call (state, 0);
+  JsonObject *requested;
+  JsonObject *partial;
+
+  g_assert_cmpint (natter_derive_turn_status (state), ==, NATTER_TURN_STATUS_FAILED);
+  partial = natter_turn_model_call_get_partial (call);
+  g_assert_nonnull (partial);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (json_object_get_array_member (partial,
+                                                                                                             "content"),
+                                                                               0),
+                                                  "text"),
+                   ==, "Once upon a");
+  requested = json_object_get_object_member (json_object_get_object_member (natter_turn_state_get_definition (state),
+                                                                            "agent"),
+                                             "requested");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (requested, "model"), "model"),
+                   ==, "llama3");
+  assert_live_equals_replay (events);
+}
+
+/* Today's shape: the partial answer is a field of the model_call_failed
+ * that settles the call, here by a stop. */
+static void
+test_partial_on_failed_call (void)
+{
+  static const char *const lines[] = {
+    "{\"type\":\"model_call_requested\",\"turnId\":\"" TID "\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}",
+    "{\"type\":\"model_call_failed\",\"turnId\":\"" TID "\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"error\":\"cancelled\",\"partial\":{\"role\":\"assistant\",\"content\":[{\"type\":\"reasoning\","
+    "\"text\":\"hm\"},{\"type\":\"text\",\"text\":\"Once upon\"}]}}",
+    "{\"type\":\"turn_cancelled\",\"turnId\":\"" TID "\",\"ts\":\"" TS "\",\"usage\":{}}",
+  };
+  g_autoptr(GPtrArray) events = turn_new (NO_CONTEXT, HUMAN);
+  g_autoptr(GPtrArray) tail = parse_lines (lines, G_N_ELEMENTS (lines));
+  g_autoptr(NatterTurnState) state = NULL;
+  JsonObject *partial;
+
+  for (guint i = 0; i < tail->len; i++)
+    g_ptr_array_add (events, json_node_ref (g_ptr_array_index (tail, i)));
+  state = reduce_ok (events);
+  g_assert_cmpint (natter_derive_turn_status (state), ==, NATTER_TURN_STATUS_CANCELLED);
+  partial = natter_turn_model_call_get_partial (natter_turn_state_get_model_call (state, 0));
+  g_assert_nonnull (partial);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (partial, "content")), ==, 2);
   assert_live_equals_replay (events);
 }
 
@@ -1747,6 +1840,9 @@ main (int   argc,
   g_test_add_func ("/turn-reducer/valid/failed-model-call-limit", test_failed_model_call_limit);
   g_test_add_func ("/turn-reducer/valid/failed-provider", test_failed_provider);
   g_test_add_func ("/turn-reducer/valid/cancelled", test_cancelled);
+  g_test_add_func ("/turn-reducer/valid/partial-on-failed-call", test_partial_on_failed_call);
+  g_test_add_func ("/turn-reducer/compat/old-partial-and-requested-model",
+                   test_compat_old_partial_and_requested_model);
   g_test_add_func ("/turn-reducer/valid/cancelled-open-model-call", test_cancelled_open_model_call);
   g_test_add_func ("/turn-reducer/valid/crash-reissue", test_crash_reissue);
   g_test_add_func ("/turn-reducer/valid/context-reference", test_context_reference);

@@ -64,6 +64,16 @@ static const ValidCase valid_cases[] = {
     "{'type':'tool-call','toolCallId':'c0','toolName':'read_file','arguments':{'path':'x'}}]},"
     "{'role':'tool','toolCallId':'c0','toolName':'read_file','content':'data'}],"
     "'input':{'role':'user','content':[{'type':'text','text':'Hi'}]}," CONFIG },
+  { "turn-created-requested-overrides-model", "turn_created",
+    "'schemaVersion':1,'sessionId':null,'agent':{'requested':{'agentId':'default',"
+    "'overrides':{'model':{'provider':'ollama','model':'llama3'}}},'resolved':{'agentId':'default',"
+    "'model':{'provider':'ollama','model':'llama3'},'systemPrompt':'','tools':[]}},'context':[],"
+    INPUT "," CONFIG },
+  { "turn-created-old-requested-model", "turn_created",
+    "'schemaVersion':1,'sessionId':null,'agent':{'requested':{'agentId':'default',"
+    "'model':{'provider':'ollama','model':'llama3'}},'resolved':{'agentId':'default',"
+    "'model':{'provider':'ollama','model':'llama3'},'systemPrompt':'','tools':[]}},'context':[],"
+    INPUT "," CONFIG },
   { "turn-created-context-reference", "turn_created",
     "'schemaVersion':1,'sessionId':null," AGENT ",'context':{'previousTurnId':'" OTHER_TID "'},"
     INPUT "," CONFIG },
@@ -80,6 +90,12 @@ static const ValidCase valid_cases[] = {
     "{'type':'tool-call','toolCallId':'c1','toolName':'read_file','arguments':'{bad json'}]},"
     "'finishReason':'tool_calls','usage':{}" },
   { "model-call-failed", "model_call_failed", "'modelCallIndex':0,'error':'interrupted'" },
+  { "model-call-failed-partial", "model_call_failed",
+    "'modelCallIndex':0,'error':'cancelled',"
+    "'partial':{'role':'assistant','content':[{'type':'text','text':'Once upon'}]}" },
+  { "model-step-event-old-partial-response", "model_step_event",
+    "'modelCallIndex':0,'event':{'type':'partial_response','model':'llama3',"
+    "'message':{'role':'assistant','content':[{'type':'text','text':'Once'}]}}" },
   { "tool-permission-required", "tool_permission_required",
     "'toolCallId':'c1','toolName':'read_file','request':{'path':'/etc'},'checkerError':'boom'" },
   { "tool-permission-classified", "tool_permission_classified",
@@ -265,6 +281,10 @@ static const InvalidCase invalid_cases[] = {
   { "failed/error-object", "model_call_failed", "'modelCallIndex':0,'error':{'message':'x'}",
     NATTER_STORE_ERROR_SCHEMA },
   { "failed/index-missing", "model_call_failed", "'error':'x'", NATTER_STORE_ERROR_SCHEMA },
+  { "failed/partial-not-message", "model_call_failed", "'modelCallIndex':0,'error':'x','partial':'text'",
+    NATTER_STORE_ERROR_SCHEMA },
+  { "failed/partial-user-role", "model_call_failed",
+    "'modelCallIndex':0,'error':'x','partial':{'role':'user','content':'x'}", NATTER_STORE_ERROR_SCHEMA },
   /* tool_permission_required */
   { "permission-required/request-missing", "tool_permission_required",
     "'toolCallId':'c1','toolName':'t'", NATTER_STORE_ERROR_SCHEMA },

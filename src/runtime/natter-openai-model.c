@@ -181,29 +181,15 @@ make_tool_call_ids_unique (JsonNode   *message,
     }
 }
 
-/* Whatever arrived before a failure: the answer so far as an assistant
- * message, or NULL when nothing did. */
-static JsonNode *
-build_partial (NatterChatStream *stream)
-{
-  if (natter_chat_stream_get_text (stream)[0] == '\0'
-      && natter_chat_stream_get_reasoning (stream)[0] == '\0'
-      && natter_chat_stream_get_n_tool_calls (stream) == 0)
-    return NULL;
-  return natter_chat_stream_build_message (stream);
-}
-
 static void
 stream_cb (GObject      *source,
            GAsyncResult *result,
            gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  NatterOpenaiModel *self = g_task_get_source_object (task);
   Step *step = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) message = NULL;
-  g_autoptr(JsonNode) partial = NULL;
   const char *text;
 
   /* Nothing the stream does from here on reaches the runtime. */
@@ -231,26 +217,9 @@ stream_cb (GObject      *source,
       return;
     }
 
-  /* The runtime records only the message of a failure; the answer that
-   * did arrive (already shown live) is kept as a step event before it,
-   * and the message says so, so a person knows it was not lost. */
-  partial = build_partial (step->stream);
-  if (partial == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  if (step->sink.step_event != NULL)
-    {
-      g_autoptr(JsonObject) event = json_object_new ();
-
-      json_object_set_string_member (event, "type", "partial_response");
-      json_object_set_string_member (event, "model", self->name);
-      json_object_set_member (event, "message", json_node_ref (partial));
-      step->sink.step_event (event, step->sink_data);
-    }
-
+  /* The answer that did arrive was shown live through the deltas; the
+   * runtime keeps it with the failure (`model_call_failed.partial`), and
+   * the message says so, so a person knows it was not lost. */
   text = natter_chat_stream_get_text (step->stream);
   if (text[0] != '\0')
     g_task_return_new_error (task, error->domain, error->code,
@@ -334,11 +303,9 @@ natter_openai_model_iface_init (NatterModelInterface *iface)
  * %G_IO_ERROR_CANCELLED; every other failure keeps the provider's error
  * (%NATTER_PROVIDER_ERROR, or %G_IO_ERROR_INVALID_DATA for a request that
  * cannot be encoded) and its message, which names the provider and never
- * holds the key. When part of the answer had arrived, it is handed to the
- * sink first as a step event `{type: "partial_response", model, message}`
- * (so the runtime writes it as `model_step_event` before
- * `model_call_failed`), and the message ends with how many characters of
- * text had arrived.
+ * holds the key. When part of the answer text had arrived (through the
+ * sink's deltas, which the runtime keeps as `model_call_failed.partial`),
+ * the message ends with how many characters of it had arrived.
  *
  * Returns: (transfer full): a new model
  */

@@ -176,6 +176,11 @@ struct _NatterTurnExecution
   GHashTable        *running;         /* toolCallId → GCancellable of running sync tools */
   gboolean           cancel_requested;
   char              *cancel_reason;
+  /* What the open model call streamed so far, as shown live: kept on its
+   * model_call_failed when it stops early, so the answer being read is
+   * not lost. */
+  GString           *partial_text;
+  GString           *partial_reasoning;
 
   gboolean           settled;
   NatterTurnOutcome *outcome;
@@ -693,6 +698,7 @@ sink_text_delta (const char *delta,
   NatterTurnExecution *self = user_data;
   guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
 
+  g_string_append (self->partial_text, delta);
   g_signal_emit (self, signals[DELTA], 0, index, (int) NATTER_DELTA_TEXT, delta);
   natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index, NATTER_DELTA_TEXT, delta);
 }
@@ -704,6 +710,7 @@ sink_reasoning_delta (const char *delta,
   NatterTurnExecution *self = user_data;
   guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
 
+  g_string_append (self->partial_reasoning, delta);
   g_signal_emit (self, signals[DELTA], 0, index, (int) NATTER_DELTA_REASONING, delta);
   natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index,
                                     NATTER_DELTA_REASONING, delta);
@@ -733,6 +740,40 @@ static const NatterModelStepSink sink = {
   sink_step_event,
 };
 
+/* The answer streamed before a stop or a failure, as an assistant message
+ * (reasoning first, as in a response), or NULL when nothing arrived. */
+static JsonNode *
+build_partial (NatterTurnExecution *self)
+{
+  g_autoptr(JsonObject) message = NULL;
+  JsonArray *content;
+
+  if (self->partial_text->len == 0 && self->partial_reasoning->len == 0)
+    return NULL;
+
+  message = json_object_new ();
+  content = json_array_new ();
+  json_object_set_string_member (message, "role", "assistant");
+  json_object_set_array_member (message, "content", content);
+  if (self->partial_reasoning->len > 0)
+    {
+      JsonObject *part = json_object_new ();
+
+      json_object_set_string_member (part, "type", "reasoning");
+      json_object_set_string_member (part, "text", self->partial_reasoning->str);
+      json_array_add_object_element (content, part);
+    }
+  if (self->partial_text->len > 0)
+    {
+      JsonObject *part = json_object_new ();
+
+      json_object_set_string_member (part, "type", "text");
+      json_object_set_string_member (part, "text", self->partial_text->str);
+      json_array_add_object_element (content, part);
+    }
+  return object_node (message);
+}
+
 static void
 model_cb (GObject      *object,
           GAsyncResult *result,
@@ -744,11 +785,14 @@ model_cb (GObject      *object,
   guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
   GPtrArray *batch;
   JsonObject *event;
+  g_autoptr(JsonNode) partial = NULL;
 
   self->streaming = FALSE;
   step = natter_model_stream_step_finish (NATTER_MODEL (object), result, &error);
   if (self->settled)
     return;
+  if (step == NULL)
+    partial = build_partial (self);
 
   batch = new_batch ();
   if (step != NULL)
@@ -766,6 +810,8 @@ model_cb (GObject      *object,
       event = new_event (self, batch, "model_call_failed");
       json_object_set_int_member (event, "modelCallIndex", index);
       json_object_set_string_member (event, "error", "cancelled");
+      if (partial != NULL)
+        json_object_set_member (event, "partial", g_steal_pointer (&partial));
     }
   else
     {
@@ -773,6 +819,8 @@ model_cb (GObject      *object,
       event = new_event (self, batch, "model_call_failed");
       json_object_set_int_member (event, "modelCallIndex", index);
       json_object_set_string_member (event, "error", error->message);
+      if (partial != NULL)
+        json_object_set_member (event, "partial", g_steal_pointer (&partial));
       event = new_event (self, batch, "turn_failed");
       json_object_set_string_member (event, "error", error->message);
       json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
@@ -802,6 +850,8 @@ start_model_call (NatterTurnExecution *self,
       return;
     }
   self->streaming = TRUE;
+  g_string_truncate (self->partial_text, 0);
+  g_string_truncate (self->partial_reasoning, 0);
   natter_model_stream_step_async (self->model, request, &sink, self, self->cancellable,
                                   model_cb, g_object_ref (self));
 }
@@ -1618,6 +1668,8 @@ natter_turn_execution_finalize (GObject *object)
   g_clear_object (&self->model);
   g_clear_pointer (&self->running, g_hash_table_unref);
   g_clear_pointer (&self->cancel_reason, g_free);
+  g_string_free (self->partial_text, TRUE);
+  g_string_free (self->partial_reasoning, TRUE);
   g_clear_pointer (&self->outcome, natter_turn_outcome_unref);
   g_clear_error (&self->error);
   g_clear_pointer (&self->waiters, g_ptr_array_unref);
@@ -1696,6 +1748,8 @@ natter_turn_execution_init (NatterTurnExecution *self)
   g_queue_init (&self->queue);
   self->running = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  self->partial_text = g_string_new (NULL);
+  self->partial_reasoning = g_string_new (NULL);
 }
 
 /**

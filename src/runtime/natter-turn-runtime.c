@@ -121,6 +121,59 @@ object_node (JsonObject *object)
   return node;
 }
 
+static JsonObject *
+get_object_or_null (JsonObject *object,
+                    const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+/* The per-turn model override of a requested agent: `overrides.model`, or
+ * the older `model` that callers (and files) may still use. */
+static JsonObject *
+requested_model_override (JsonObject *requested_agent)
+{
+  JsonObject *model = get_object_or_null (get_object_or_null (requested_agent, "overrides"), "model");
+
+  return model != NULL ? model : get_object_or_null (requested_agent, "model");
+}
+
+/* The request as the file keeps it: the override at `overrides.model`,
+ * where the reference format has it, never at the top level. */
+static JsonObject *
+requested_for_file (JsonObject *requested_agent,
+                    JsonObject *override)
+{
+  JsonObject *written = json_object_new ();
+  JsonObject *given = get_object_or_null (requested_agent, "overrides");
+  JsonObject *overrides;
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  json_object_iter_init (&iter, requested_agent);
+  while (json_object_iter_next (&iter, &name, &member))
+    if (!g_str_equal (name, "model") && !(g_str_equal (name, "overrides") && given != NULL))
+      json_object_set_member (written, name, json_node_copy (member));
+  if (override == NULL && given == NULL)
+    return written;
+
+  /* A new object: a copied node would share the caller's. */
+  overrides = json_object_new ();
+  if (given != NULL)
+    {
+      json_object_iter_init (&iter, given);
+      while (json_object_iter_next (&iter, &name, &member))
+        json_object_set_member (overrides, name, json_node_copy (member));
+    }
+  if (override != NULL)
+    json_object_set_object_member (overrides, "model", json_object_ref (override));
+  json_object_set_object_member (written, "overrides", overrides);
+  return written;
+}
+
 /* Resolves the agent and builds turn_created; nothing touches the disk. */
 static JsonNode *
 build_turn_created (NatterTurnRuntime  *self,
@@ -139,6 +192,7 @@ build_turn_created (NatterTurnRuntime  *self,
   g_autoptr(NatterTurnState) state = natter_turn_state_new ();
   g_autofree char *ts = natter_clock_format_ts (self->clock);
   JsonObject *model = NULL;
+  JsonObject *override;
   JsonNode *event;
   JsonObject *object;
 
@@ -147,9 +201,9 @@ build_turn_created (NatterTurnRuntime  *self,
     return NULL;
 
   /* Model precedence (§1): per-turn override > agent's model > default. */
-  if (json_object_has_member (requested_agent, "model") &&
-      JSON_NODE_HOLDS_OBJECT (json_object_get_member (requested_agent, "model")))
-    model = json_object_get_object_member (requested_agent, "model");
+  override = requested_model_override (requested_agent);
+  if (override != NULL)
+    model = override;
   else if (json_object_has_member (agent, "model") &&
            JSON_NODE_HOLDS_OBJECT (json_object_get_member (agent, "model")))
     model = json_object_get_object_member (agent, "model");
@@ -176,7 +230,8 @@ build_turn_created (NatterTurnRuntime  *self,
   else
     json_object_set_array_member (resolved, "tools", json_array_new ());
 
-  json_object_set_member (agent_pair, "requested", object_node (requested_agent));
+  json_object_set_object_member (agent_pair, "requested",
+                                 requested_for_file (requested_agent, override));
   json_object_set_object_member (agent_pair, "resolved", g_steal_pointer (&resolved));
 
   /* autoPermission defaults to false, maxModelCalls to the setting;
@@ -262,7 +317,9 @@ create_cb (GObject      *object,
 /**
  * natter_turn_runtime_create_turn_async:
  * @self: a #NatterTurnRuntime
- * @requested_agent: (transfer none): `{agentId, model?}`
+ * @requested_agent: (transfer none): `{agentId, overrides?: {model?}}`;
+ *   the model override `{provider, model}` is also taken at `model` (the
+ *   older shape) and is written at `agent.requested.overrides.model`
  * @session_id: (nullable): the session, or %NULL for a standalone turn
  * @context: (transfer none) (nullable): `[]`/inline messages or
  *   `{previousTurnId}`; %NULL is `[]`

@@ -1720,6 +1720,47 @@ natter_turn_model_call_get_error (NatterTurnModelCall *call)
 }
 
 /**
+ * natter_turn_model_call_get_partial:
+ * @call: a model call
+ *
+ * The answer that had streamed when the call stopped (a cancellation) or
+ * broke (a provider or stream failure), as kept in the file: the
+ * `partial` assistant message of its `model_call_failed`. Files written
+ * before that field existed kept it as a `model_step_event` whose `event`
+ * is `{type: "partial_response", message}`; such a file reads the same,
+ * the last of them winning. Not rewritten either way.
+ *
+ * Returns: (transfer none) (nullable): the partial assistant message, or
+ *   %NULL unless the call failed with part of an answer
+ */
+JsonObject *
+natter_turn_model_call_get_partial (NatterTurnModelCall *call)
+{
+  JsonNode *node;
+
+  g_return_val_if_fail (call != NULL, NULL);
+
+  if (call->failed == NULL)
+    return NULL;
+  node = json_object_get_member (call->failed, "partial");
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    return json_node_get_object (node);
+
+  for (guint i = call->steps->len; i > 0; i--)
+    {
+      JsonObject *step = json_object_get_object_member (g_ptr_array_index (call->steps, i - 1),
+                                                        "event");
+      JsonNode *message = json_object_get_member (step, "message");
+
+      if (g_strcmp0 (get_string (step, "type"), "partial_response") == 0 &&
+          message != NULL && JSON_NODE_HOLDS_OBJECT (message) &&
+          g_strcmp0 (get_string (json_node_get_object (message), "role"), "assistant") == 0)
+        return json_node_get_object (message);
+    }
+  return NULL;
+}
+
+/**
  * natter_turn_model_call_get_n_tool_calls:
  * @call: a model call
  *

@@ -73,6 +73,7 @@ JsonObject          *natter_turn_model_call_get_message         (NatterTurnModel
 const char          *natter_turn_model_call_get_finish_reason   (NatterTurnModelCall *call);
 JsonObject          *natter_turn_model_call_get_usage           (NatterTurnModelCall *call);
 const char          *natter_turn_model_call_get_error           (NatterTurnModelCall *call);
+JsonObject          *natter_turn_model_call_get_partial         (NatterTurnModelCall *call);
 guint                natter_turn_model_call_get_n_tool_calls    (NatterTurnModelCall *call);
 NatterTurnToolCall  *natter_turn_model_call_get_tool_call       (NatterTurnModelCall *call,
                                                                  guint             order);

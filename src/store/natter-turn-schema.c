@@ -33,7 +33,16 @@
  *   `request`, `progress` and `result.output` are any JSON value;
  *   `metadata` is an object when present.
  * - `model_step_event.event` is an object; its inner shape is the
- *   provider bridge's business and never drives the reducer.
+ *   provider bridge's business and never drives the reducer. Natter
+ *   writes none today; files from before kept a stopped stream's answer
+ *   as `event: {type: "partial_response", model, message}`, which still
+ *   reads (natter_turn_model_call_get_partial()).
+ * - `model_call_failed.partial`, when present, is the assistant message
+ *   streamed before the call stopped or broke: an added field of a known
+ *   event, so readers that ignore unknown fields still read the turn.
+ * - `agent.requested` is `{agentId, overrides?: {model?}}` as written
+ *   today; files from before hold the override at `requested.model`.
+ *   Neither is checked further (see below).
  * - `finishReason` is any string (providers disagree on the vocabulary).
  */
 
@@ -586,8 +595,14 @@ static gboolean
 validate_model_call_failed (JsonObject  *event,
                             GError     **error)
 {
-  return require_model_call_index (event, error) &&
-         natter_json_require_string (event, "error", error) != NULL;
+  if (!require_model_call_index (event, error) ||
+      natter_json_require_string (event, "error", error) == NULL)
+    return FALSE;
+  /* The answer streamed before the stop or failure, kept for the reader. */
+  if (json_object_has_member (event, "partial") &&
+      !require_message (event, "partial", ROLE_ASSISTANT, error))
+    return FALSE;
+  return TRUE;
 }
 
 /* Permissions (§7) */
