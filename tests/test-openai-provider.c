@@ -328,6 +328,37 @@ test_stream_answer (void)
   run_clear (&run);
 }
 
+/* Groq reports the real usage only in `x_groq` of the final chunk, after
+ * a partial standard `usage`: the extension's report wins. */
+static void
+test_stream_vendor_usage (void)
+{
+  static const char *const chunks[] = {
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}],\"usage\":{\"prompt_tokens\":7}}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],"
+    "\"x_groq\":{\"id\":\"req_1\",\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2,\"total_tokens\":9}}}\n\n",
+    DONE,
+    NULL,
+  };
+  static const NatterTestResponse script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = chunks },
+  };
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = simple_composed ();
+  g_autoptr(JsonNode) usage = NULL;
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+
+  g_assert_no_error (run.error);
+  g_assert_true (run.ok);
+  usage = json_node_init_object (json_node_alloc (), natter_chat_stream_get_usage (stream));
+  assert_json_equal (usage, "{\"inputTokens\":7,\"outputTokens\":2,\"totalTokens\":9}");
+  run_clear (&run);
+}
+
 static void
 test_stream_tool_round_trip (void)
 {
@@ -596,8 +627,48 @@ test_stream_error_mid_stream (void)
   static const NatterTestResponse event_script[] = {
     { .status = 200, .content_type = "text/event-stream", .chunks = event_chunks },
   };
-  const NatterTestResponse *scripts[] = { object_script, event_script };
-  const char *expected[] = { "out of memory", "overloaded" };
+  /* Servers that report the failure outside `data:` chunks: an `error`
+   * field line, a bare JSON object line, and an "error" event cut off by
+   * a dropped connection, whose reason must not read "connection lost". */
+  static const char *const field_chunks[] = {
+    CHUNK ("Partial"),
+    "error: {\"message\":\"context length exceeded\"}\n\n",
+    NULL,
+  };
+  static const char *const bare_chunks[] = {
+    CHUNK ("Partial"),
+    "{\"error\":{\"message\":\"context length exceeded\",\"code\":\"context_length_exceeded\"}}\n",
+    NULL,
+  };
+  static const char *const cut_event_chunks[] = {
+    CHUNK ("Partial"),
+    "event: error\ndata: {\"error\":{\"message\":\"context length exceeded\"}}\n",
+    NULL,
+  };
+  static const char *const cut_bare_chunks[] = {
+    CHUNK ("Partial"),
+    "{\"error\":{\"message\":\"context length exceeded\"}}",
+    NULL,
+  };
+  static const NatterTestResponse field_script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = field_chunks },
+  };
+  static const NatterTestResponse bare_script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = bare_chunks },
+  };
+  static const NatterTestResponse cut_event_script[] = {
+    { .disconnect = TRUE, .chunks = cut_event_chunks },
+  };
+  static const NatterTestResponse cut_bare_script[] = {
+    { .disconnect = TRUE, .chunks = cut_bare_chunks },
+  };
+  const NatterTestResponse *scripts[] = {
+    object_script, event_script, field_script, bare_script, cut_event_script, cut_bare_script,
+  };
+  const char *expected[] = {
+    "out of memory", "overloaded", "context length exceeded", "context length exceeded",
+    "context length exceeded", "context length exceeded",
+  };
   g_autoptr(JsonObject) composed = simple_composed ();
 
   for (gsize i = 0; i < G_N_ELEMENTS (scripts); i++)
@@ -611,6 +682,7 @@ test_stream_error_mid_stream (void)
       g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_STREAM_ERROR);
       g_assert_true (g_str_has_prefix (run.error->message, "Test reported an error: "));
       g_assert_nonnull (strstr (run.error->message, expected[i]));
+      g_assert_null (strstr (run.error->message, "lost"));
       g_assert_cmpstr (natter_chat_stream_get_text (stream), ==, "Partial");
       run_clear (&run);
     }
@@ -860,6 +932,7 @@ main (int   argc,
   g_test_add_func ("/openai-provider/encode/minimal", test_encode_minimal);
   g_test_add_func ("/openai-provider/encode/rejects", test_encode_rejects);
   g_test_add_func ("/openai-provider/stream/answer", test_stream_answer);
+  g_test_add_func ("/openai-provider/stream/vendor-usage", test_stream_vendor_usage);
   g_test_add_func ("/openai-provider/stream/tool-round-trip", test_stream_tool_round_trip);
   g_test_add_func ("/openai-provider/stream/json-body", test_stream_json_body);
   g_test_add_func ("/openai-provider/stream/no-key", test_stream_no_key);

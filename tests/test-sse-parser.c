@@ -193,6 +193,32 @@ test_event_name (void)
   assert_events ("event: error\n\ndata: 3\n\n", -1, FALSE, "-|3");
 }
 
+/* Servers that fail inside a 200 stream write their reason in lines the
+ * standard would ignore; each is handed over as an event of its own. */
+static void
+test_error_reports (void)
+{
+  /* An `error` field, between events and inside one. */
+  assert_events ("data: a\n\nerror: boom\n\ndata: b\n\n", -1, FALSE,
+                 "-|a\n---\nerror|boom\n---\n-|b");
+  assert_events ("data: a\nerror: {\"message\":\"e\"}\ndata: b\n\n", -1, FALSE,
+                 "error|{\"message\":\"e\"}\n---\n-|a\nb");
+  /* A bare JSON object where data lines were expected. */
+  assert_events ("data: a\n\n{\"error\":{\"message\":\"too long\"}}\n\n", -1, FALSE,
+                 "-|a\n---\n" NATTER_SSE_BARE_JSON_EVENT "|{\"error\":{\"message\":\"too long\"}}");
+  /* The stream closes right after the reason, without a line end or the
+   * blank line: the reason is still handed over, nothing is pending. */
+  assert_events ("data: a\n\nerror: boom", -1, FALSE, "-|a\n---\nerror|boom");
+  assert_events ("data: a\n\n{\"error\":\"x\"}", -1, FALSE,
+                 "-|a\n---\n" NATTER_SSE_BARE_JSON_EVENT "|{\"error\":\"x\"}");
+  assert_events ("data: a\n\nevent: error\ndata: {\"message\":\"x\"}\n", -1, FALSE,
+                 "-|a\n---\nerror|{\"message\":\"x\"}");
+  assert_events ("data: a\n\nevent: error\ndata: {\"message\":\"x\"}", -1, FALSE,
+                 "-|a\n---\nerror|{\"message\":\"x\"}");
+  /* Other unterminated events stay dropped. */
+  assert_events ("data: a\n\nevent: other\ndata: x\n", -1, TRUE, "-|a");
+}
+
 static void
 test_utf8_and_bom (void)
 {
@@ -392,6 +418,7 @@ main (int   argc,
   g_test_add_func ("/sse-parser/data-fields", test_data_fields);
   g_test_add_func ("/sse-parser/comments-and-ignored-fields", test_comments_and_ignored_fields);
   g_test_add_func ("/sse-parser/event-name", test_event_name);
+  g_test_add_func ("/sse-parser/error-reports", test_error_reports);
   g_test_add_func ("/sse-parser/utf8-and-bom", test_utf8_and_bom);
   g_test_add_func ("/sse-parser/embedded-nul", test_embedded_nul);
   g_test_add_func ("/sse-parser/partial-at-end", test_partial_at_end);

@@ -9,6 +9,7 @@
 
 #include "natter-chat-stream.h"
 #include "natter-json.h"
+#include "natter-sse-parser.h"
 
 /* Error text quoted from a server is cut here so that a hostile or broken
  * server cannot put megabytes into a turn file's error field. */
@@ -622,6 +623,30 @@ apply_usage (NatterChatStream *self,
     }
 }
 
+/* Some servers report the usage only in a vendor extension object of the
+ * final chunk (Groq: `x_groq.usage`), after a partial `usage` earlier or
+ * in the same chunk: applied after the standard member, so it wins. */
+static void
+apply_vendor_usage (NatterChatStream *self,
+                    JsonObject       *object)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  json_object_iter_init (&iter, object);
+  while (json_object_iter_next (&iter, &name, &member))
+    {
+      JsonObject *usage;
+
+      if (!g_str_has_prefix (name, "x_") || !JSON_NODE_HOLDS_OBJECT (member))
+        continue;
+      usage = get_object (json_node_get_object (member), "usage");
+      if (usage != NULL)
+        apply_usage (self, usage);
+    }
+}
+
 /* A chunk or a whole body; @is_body selects the `message` of a body over
  * the `delta` of a chunk (either is accepted in both). */
 static gboolean
@@ -679,6 +704,7 @@ apply_object (NatterChatStream  *self,
 
   if (usage != NULL)
     apply_usage (self, usage);
+  apply_vendor_usage (self, object);
 
   /* Checked after the choices so that text in the same chunk is kept. */
   if (error_node != NULL && !JSON_NODE_HOLDS_NULL (error_node))
@@ -705,7 +731,9 @@ apply_object (NatterChatStream  *self,
  * `reasoning` (only one of them per chunk, `reasoning_content` preferred;
  * emitting #NatterChatStream::reasoning-delta), tool call fragments
  * assembled by `index`, the finish reason of choice 0, and `usage` (also
- * from a usage-only chunk with empty `choices`).
+ * from a usage-only chunk with empty `choices`, and from a vendor
+ * extension object such as Groq's `x_groq.usage`, which wins over a
+ * standard `usage` reported before it; the last report wins).
  *
  * Returns: %TRUE on success; %FALSE with
  *   %NATTER_PROVIDER_ERROR_STREAM_ERROR when the chunk carries an `error`
@@ -813,6 +841,34 @@ fail_from_error_event (NatterChatStream  *self,
   return fail_stream_error (self, error, message);
 }
 
+/* A bare JSON line where `data:` lines were expected: a server's way to
+ * report a failure, `{"error":…}`. Any other such line is not part of the
+ * stream, as the standard has it, and is left alone. */
+static gboolean
+apply_bare_json_line (NatterChatStream  *self,
+                      const char        *data,
+                      gsize              len,
+                      GError           **error)
+{
+  JsonNode *root;
+  JsonNode *inner;
+  g_autofree char *message = NULL;
+
+  if (len == 0 || !json_parser_load_from_data (self->parser, data, len, NULL))
+    return TRUE;
+  root = json_parser_get_root (self->parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return TRUE;
+  inner = json_object_get_member (json_node_get_object (root), "error");
+  if (inner == NULL || JSON_NODE_HOLDS_NULL (inner))
+    {
+      g_debug ("Ignoring a JSON line outside the stream's events");
+      return TRUE;
+    }
+  message = describe_server_error (inner);
+  return fail_stream_error (self, error, message);
+}
+
 /**
  * natter_chat_stream_feed_sse_event:
  * @self: a stream
@@ -826,7 +882,10 @@ fail_from_error_event (NatterChatStream  *self,
  * (turn-runtime.md §12). Empty data (a keep-alive) is skipped; `[DONE]`
  * marks the end, after which events are ignored; anything else must be a
  * chunk object for natter_chat_stream_feed_chunk(). An event named "error"
- * fails the stream; events with other names than "message" are not
+ * (also the parser's form of an `error:` field line) fails the stream
+ * with the server's message; so does an event of type
+ * %NATTER_SSE_BARE_JSON_EVENT holding an `{"error":…}` object (other bare
+ * lines are ignored); events with other names than "message" are not
  * chunks and are ignored.
  *
  * Returns: %TRUE on success; %FALSE with
@@ -855,6 +914,9 @@ natter_chat_stream_feed_sse_event (NatterChatStream  *self,
 
   if (g_strcmp0 (event_name, "error") == 0)
     return fail_from_error_event (self, data, len, error);
+
+  if (g_strcmp0 (event_name, NATTER_SSE_BARE_JSON_EVENT) == 0)
+    return apply_bare_json_line (self, data, len, error);
 
   if ((event_name != NULL && strcmp (event_name, "message") != 0)
       || self->done || len == 0)

@@ -1453,6 +1453,21 @@ read_cb (GObject      *source,
           finish_body (task);
           return;
         }
+      /* A server that writes its failure reason and then drops the
+       * connection: the reason may still sit unterminated in the parser,
+       * and it says more than "the connection was lost". */
+      if (call->kind == CALL_CHAT && call->mode == BODY_SSE
+          && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autoptr(GError) reported = NULL;
+
+          if (!natter_sse_parser_finish (call->parser, &reported)
+              && g_error_matches (reported, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_STREAM_ERROR))
+            {
+              call_return_error (task, rebrand_stream_error (self, reported));
+              return;
+            }
+        }
       call_return_error (task, transport_error (self, call, error));
       return;
     }

@@ -53,6 +53,14 @@ static const guint8 utf8_bom[3] = { 0xEF, 0xBB, 0xBF };
  * blank line dispatches; an event without `data` lines is not dispatched.
  * An empty `data:` line does make an event, with empty data.
  *
+ * Two lines the standard would ignore are how some servers report a
+ * failure inside a streamed response, so they are handed over at once as
+ * events of their own (the event being read is left as it is): an
+ * `error` field, as an event of type "error" whose data is the field's
+ * value, and a line that starts with '{' (a bare JSON object where `data`
+ * lines were expected), as an event of type %NATTER_SSE_BARE_JSON_EVENT
+ * whose data is the whole line.
+ *
  * Returns: (transfer full): a new parser; free with natter_sse_parser_free()
  */
 NatterSseParser *
@@ -152,6 +160,34 @@ dispatch (NatterSseParser  *self,
   return fail (self, error, g_steal_pointer (&local_error));
 }
 
+/* Hands over one line as an event of its own, outside the event being
+ * read (which stays as it is). */
+static gboolean
+dispatch_now (NatterSseParser  *self,
+              const char       *event_name,
+              const char       *value,
+              gsize             len,
+              GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *copy = g_malloc (len + 1);
+
+  /* The data handed over is NUL-terminated at @len, like an event's. */
+  memcpy (copy, value, len);
+  copy[len] = '\0';
+
+  if (self->event_func (event_name, copy, len, self->user_data, &local_error))
+    {
+      g_assert (local_error == NULL);
+      return TRUE;
+    }
+  if (local_error == NULL)
+    local_error = g_error_new_literal (NATTER_PROVIDER_ERROR,
+                                       NATTER_PROVIDER_ERROR_STREAM_ERROR,
+                                       "The event handler stopped the stream");
+  return fail (self, error, g_steal_pointer (&local_error));
+}
+
 static gboolean
 too_large (NatterSseParser  *self,
            GError          **error,
@@ -182,6 +218,13 @@ process_line (NatterSseParser  *self,
 
   if (line[0] == ':')
     return TRUE;
+
+  /* Not a field at all: some servers write a failure as a bare JSON
+   * object where `data:` lines were expected. The standard would ignore
+   * it as an unknown field; it is handed over at once, under its own
+   * type, so the reader can tell the server's reason. */
+  if (line[0] == '{')
+    return dispatch_now (self, NATTER_SSE_BARE_JSON_EVENT, line, len, error);
 
   colon = memchr (line, ':', len);
   if (colon != NULL)
@@ -217,6 +260,12 @@ process_line (NatterSseParser  *self,
     {
       g_string_truncate (self->event, 0);
       g_string_append_len (self->event, value, value_len);
+    }
+  else if (field_len == 5 && memcmp (line, "error", 5) == 0)
+    {
+      /* Not a standard field, but servers use it for their failure
+       * reason: an "error" event of its own, so the reason is not lost. */
+      return dispatch_now (self, "error", value, value_len, error);
     }
   /* "id" and "retry" steer reconnection, which a chat completion never
    * does; unknown fields are ignored by the standard. */
@@ -353,12 +402,16 @@ natter_sse_parser_feed (NatterSseParser  *self,
  *
  * Ends the stream. As the standard requires, a partial event (data lines
  * not yet followed by a blank line, or an unterminated line) is dropped,
- * never dispatched; this reports whether there was one. The parser is then
- * reset and may read a new stream.
+ * never dispatched; this reports whether there was one. A server's
+ * failure reason is the exception: an unterminated `error` field or bare
+ * JSON line, and an "error" event that lacks its blank line, are still
+ * handed to the event function first. The parser is then reset and may
+ * read a new stream.
  *
  * Returns: %TRUE if nothing was pending; %FALSE with
  *   %NATTER_PROVIDER_ERROR_TRUNCATED_STREAM if the stream ended inside an
- *   event, or with a copy of an earlier feed error.
+ *   event, with the error returned by the event function for a failure
+ *   reason handed over here, or with a copy of an earlier feed error.
  */
 gboolean
 natter_sse_parser_finish (NatterSseParser  *self,
@@ -374,6 +427,28 @@ natter_sse_parser_finish (NatterSseParser  *self,
       g_propagate_error (error, g_error_copy (self->failure));
       return FALSE;
     }
+
+  /* A server that fails often closes the stream at once: an unterminated
+   * `error` field or bare JSON line, or an unterminated "error" event,
+   * still carries its reason and is handed over. Anything else pending
+   * is dropped, as the standard says. */
+  if (self->line->len > 0 &&
+      (self->line->str[0] == '{' ||
+       (self->line->len >= 6 && memcmp (self->line->str, "error:", 6) == 0) ||
+       (self->line->len == 5 && memcmp (self->line->str, "error", 5) == 0) ||
+       (self->event->len == 5 && memcmp (self->event->str, "error", 5) == 0 &&
+        self->line->len >= 4 && memcmp (self->line->str, "data", 4) == 0 &&
+        (self->line->len == 4 || self->line->str[4] == ':'))))
+    {
+      gboolean ok = process_line (self, self->line->str, self->line->len, error);
+
+      g_string_truncate (self->line, 0);
+      if (!ok)
+        return FALSE;
+    }
+  if (self->has_data && self->event->len == 5 && memcmp (self->event->str, "error", 5) == 0 &&
+      !dispatch (self, error))
+    return FALSE;
 
   pending = self->has_data
             || (self->line->len > 0 && self->line->str[0] != ':')

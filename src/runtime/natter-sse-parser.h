@@ -24,6 +24,15 @@ G_BEGIN_DECLS
  */
 #define NATTER_SSE_PARSER_DEFAULT_MAX_EVENT_BYTES ((gsize) 16 * 1024 * 1024)
 
+/**
+ * NATTER_SSE_BARE_JSON_EVENT:
+ *
+ * The event type under which natter_sse_parser_new()'s parser hands over
+ * a line that is not a field but a bare JSON object (it starts with '{'),
+ * which some servers write instead of `data:` lines to report a failure.
+ */
+#define NATTER_SSE_BARE_JSON_EVENT "natter-bare-json-line"
+
 typedef struct _NatterSseParser NatterSseParser;
 
 /**
