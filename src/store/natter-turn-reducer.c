@@ -1752,9 +1752,10 @@ natter_turn_model_call_get_partial (NatterTurnModelCall *call)
                                                         "event");
       JsonNode *message = json_object_get_member (step, "message");
 
+      /* The step event's inner shape was never checked on read: only a
+       * well-formed assistant message counts. */
       if (g_strcmp0 (get_string (step, "type"), "partial_response") == 0 &&
-          message != NULL && JSON_NODE_HOLDS_OBJECT (message) &&
-          g_strcmp0 (get_string (json_node_get_object (message), "role"), "assistant") == 0)
+          message != NULL && natter_turn_assistant_message_validate (message, NULL))
         return json_node_get_object (message);
     }
   return NULL;

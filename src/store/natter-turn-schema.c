@@ -909,6 +909,28 @@ fail:
 }
 
 /**
+ * natter_turn_assistant_message_validate:
+ * @message: (transfer none): a JSON node
+ * @error: return location for a #GError
+ *
+ * Checks that @message is an assistant message as turn-runtime.md §3
+ * defines it (`{role: "assistant", content}` with a string content or
+ * text, reasoning and tool-call parts). For readers of a message whose
+ * event does not check its shape: the `message` of an older
+ * `partial_response` step event.
+ *
+ * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_SCHEMA
+ */
+gboolean
+natter_turn_assistant_message_validate (JsonNode  *message,
+                                        GError   **error)
+{
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return validate_message (message, ROLE_ASSISTANT, error);
+}
+
+/**
  * natter_turn_event_new:
  * @type: the event type, one of turn-runtime.md §3
  * @turn_id: the turn id

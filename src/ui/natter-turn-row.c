@@ -110,13 +110,42 @@ reasoning_expander_new (const char *text)
   return expander;
 }
 
+/* Under the answer a call had streamed when it was stopped or broke off:
+ * the text above it is all there is, and says why. */
+static GtkWidget *
+partial_mark_new (NatterTurnModelCall *call)
+{
+  gboolean stopped = g_strcmp0 (natter_turn_model_call_get_error (call), "cancelled") == 0;
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *icon = gtk_image_new_from_icon_name (stopped ? "process-stop-symbolic"
+                                                          : "dialog-warning-symbolic");
+  GtkWidget *label = gtk_label_new (stopped ? _("Stopped mid-answer") : _("Cut off mid-answer"));
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_box_append (GTK_BOX (box), icon);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_widget_add_css_class (box, "dim-label");
+  gtk_widget_add_css_class (box, "caption");
+  gtk_widget_add_css_class (box, "natter-partial-mark");
+  return box;
+}
+
 static void
 add_message_parts (NatterTurnRow       *self,
                    NatterTurnModelCall *call)
 {
   JsonObject *message = natter_turn_model_call_get_message (call);
-  JsonNode *content = message != NULL ? json_object_get_member (message, "content") : NULL;
+  /* A call stopped or broken mid-answer keeps what had arrived; it stays
+   * on screen, marked, live and after a restart. */
+  JsonObject *partial = message == NULL ? natter_turn_model_call_get_partial (call) : NULL;
+  JsonNode *content = NULL;
   GString *text = g_string_new (NULL);
+
+  if (partial != NULL)
+    message = partial;
+  if (message != NULL)
+    content = json_object_get_member (message, "content");
 
   if (content != NULL && JSON_NODE_HOLDS_VALUE (content))
     g_string_append (text, json_node_get_string (content));
@@ -148,6 +177,8 @@ add_message_parts (NatterTurnRow       *self,
         g_string_append (self->assistant_text, "\n\n");
       g_string_append_len (self->assistant_text, text->str, text->len);
     }
+  if (partial != NULL)
+    gtk_box_append (GTK_BOX (self->activity_box), partial_mark_new (call));
   g_string_free (text, TRUE);
 
   for (guint i = 0; i < natter_turn_model_call_get_n_tool_calls (call); i++)

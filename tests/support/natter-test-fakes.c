@@ -18,6 +18,9 @@ struct _NatterFakeModel
   JsonObject *usage;     /* reported by every answer, or NULL */
   GFunc      hook;       /* run by a NATTER_FAKE_STEP_HOOK step */
   gpointer   hook_data;
+  /* The sink of the last held call, for natter_fake_model_stream_text() */
+  NatterModelStepSink held_sink;
+  gpointer   held_sink_data;
 };
 
 static void fake_model_iface_init (NatterModelInterface *iface);
@@ -85,6 +88,8 @@ fake_model_stream_step_async (NatterModel               *model,
   if (g_str_equal (step, NATTER_FAKE_STEP_HOLD))
     {
       g_ptr_array_add (self->held, g_object_ref (task));
+      self->held_sink = *sink;
+      self->held_sink_data = sink_data;
       g_cancellable_connect (cancellable, G_CALLBACK (hang_cancelled_cb),
                              g_object_ref (task), g_object_unref);
       return;
@@ -185,6 +190,16 @@ natter_fake_model_release (NatterFakeModel *self)
   self->held = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < held->len; i++)
     answer (g_ptr_array_index (held, i), NATTER_FAKE_TEXT_STEP);
+}
+
+/* Streams @delta as answer text of the last held call, as a real model
+ * does through its sink while the answer arrives. */
+void
+natter_fake_model_stream_text (NatterFakeModel *self,
+                               const char      *delta)
+{
+  g_assert_cmpuint (self->held->len, >, 0);
+  self->held_sink.text_delta (delta, self->held_sink_data);
 }
 
 /* Fake registries, resolver, checker, classifier: one object plays all. */

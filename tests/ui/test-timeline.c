@@ -596,6 +596,68 @@ suspend_then_restart (UiWorld     *u,
   return window;
 }
 
+/* Whether the timeline shows exactly @expected as its texts, and the
+ * mark of an answer stopped mid-way. */
+typedef struct
+{
+  NatterWindow *window;
+  const char   *expected;
+} StoppedWait;
+
+static gboolean
+stopped_answer_shown (gpointer data)
+{
+  StoppedWait *w = data;
+  g_autofree char *texts = shown_texts (w->window);
+
+  return g_strcmp0 (texts, w->expected) == 0 &&
+         ui_label_shown (natter_window_get_timeline_list (w->window), "Stopped mid-answer");
+}
+
+/* Stop keeps the answer being read: what had arrived stays on screen,
+ * marked as stopped, right after Stop and after a restart (a new window
+ * and service over the same data). */
+static void
+test_timeline_stop_keeps_answer (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Stopped story");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  NatterWindow *window;
+  Held held = { u };
+  StoppedWait stopped = { NULL, "Once upon a time" };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  turn_id = ui_send (u, session_id, "Tell me a story");
+  ui_wait_until (model_held, &held);
+  natter_fake_model_stream_text (u->w->fakes->model, "Once upon ");
+  natter_fake_model_stream_text (u->w->fakes->model, "a time");
+  wait_texts (window, "Once upon a time");
+
+  /* Stop, as the window's Stop does. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL));
+  ui_wait_turn (u, turn_id);
+  stopped.window = window;
+  ui_wait_until (stopped_answer_shown, &stopped);
+  /* The status says the turn stopped, too. */
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "Stopped"));
+  events = ui_get_turn (u, turn_id);
+  g_assert_nonnull (json_object_get_member (ui_find_event (events, "model_call_failed", NULL), "partial"));
+
+  ui_destroy_window (window);
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  stopped.window = window;
+  ui_wait_until (stopped_answer_shown, &stopped);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* A turn suspended on a permission waits for the user: its row says so
  * while the turn's runtime is still live in this process, and the same
  * after a restart (it said "Working…" until then). */
@@ -672,6 +734,7 @@ main (int   argc,
   g_test_add_func ("/timeline/deltas", test_timeline_deltas);
   g_test_add_func ("/timeline/switch-while-streaming", test_timeline_switch_while_streaming);
   g_test_add_func ("/timeline/try-again", test_timeline_try_again);
+  g_test_add_func ("/timeline/stop-keeps-answer", test_timeline_stop_keeps_answer);
   g_test_add_func ("/timeline/long-session-reads-visible", test_timeline_long_session_reads_visible);
   g_test_add_func ("/timeline/scroll-loads-rows", test_timeline_scroll_loads_rows);
   g_test_add_func ("/timeline/open-before-shown", test_timeline_open_before_shown);
