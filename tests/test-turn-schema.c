@@ -6,6 +6,9 @@
  */
 
 #include "natter-json.h"
+#include "natter-session-reducer.h"
+#include "natter-session-schema.h"
+#include "natter-turn-reducer.h"
 #include "natter-turn-schema.h"
 #include "natter-test-support.h"
 
@@ -452,6 +455,55 @@ test_event_new (void)
                                                                           "ts")));
 }
 
+/* The example in docs/format.md is true: every event line in it is
+ * canonical, valid, and the session and the turn reduce, the turn's
+ * stopped model call keeping its partial answer. */
+static void
+test_format_doc_example (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "docs", "format.md", NULL);
+  g_autofree char *text = natter_test_read_file (path, NULL);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autoptr(GPtrArray) session = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GPtrArray) turn = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(NatterSessionState) session_state = NULL;
+  g_autoptr(NatterTurnState) turn_state = NULL;
+  g_autoptr(GError) error = NULL;
+  static const char * const session_types[] = { "session_created", "turn_appended", "title_changed", NULL };
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      JsonNode *node;
+      JsonObject *event;
+
+      if (!g_str_has_prefix (lines[i], "{\"type\":"))
+        continue;
+      node = natter_json_from_line (lines[i], -1, &error);
+      g_assert_no_error (error);
+      event = json_node_get_object (node);
+      if (g_strv_contains (session_types, json_object_get_string_member (event, "type")))
+        {
+          natter_session_event_validate (event, NULL, &error);
+          g_ptr_array_add (session, node);
+        }
+      else
+        {
+          natter_turn_event_validate (event, NULL, &error);
+          g_ptr_array_add (turn, node);
+        }
+      g_assert_no_error (error);
+    }
+  g_assert_cmpuint (session->len, ==, 2);
+  g_assert_cmpuint (turn->len, ==, 4);
+
+  session_state = natter_session_reduce (session, &error);
+  g_assert_no_error (error);
+  turn_state = natter_turn_reduce (turn, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (natter_derive_turn_status (turn_state), ==, NATTER_TURN_STATUS_CANCELLED);
+  g_assert_nonnull (natter_turn_model_call_get_partial (natter_turn_state_get_model_call (turn_state, 0)));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -473,6 +525,7 @@ main (int   argc,
   g_test_add_func ("/turn-schema/head", test_head);
   g_test_add_func ("/turn-schema/request-refs", test_request_refs);
   g_test_add_func ("/turn-schema/event-new", test_event_new);
+  g_test_add_func ("/turn-schema/format-doc-example", test_format_doc_example);
 
   return g_test_run ();
 }
