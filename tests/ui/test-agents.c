@@ -238,8 +238,15 @@ requested_model (JsonObject *created)
 {
   JsonObject *requested = json_object_get_object_member (json_object_get_object_member (created, "agent"),
                                                          "requested");
+  JsonObject *overrides;
 
-  return json_object_has_member (requested, "model") ? json_object_get_object_member (requested, "model") : NULL;
+  /* The per-turn override is written where the reference format has it,
+   * never at the old top-level place. */
+  g_assert_false (json_object_has_member (requested, "model"));
+  if (!json_object_has_member (requested, "overrides"))
+    return NULL;
+  overrides = json_object_get_object_member (requested, "overrides");
+  return json_object_has_member (overrides, "model") ? json_object_get_object_member (overrides, "model") : NULL;
 }
 
 static const char *
