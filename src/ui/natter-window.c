@@ -984,6 +984,8 @@ typedef struct
   char         *text;
   gboolean      restore_draft;
   gboolean      refocus;
+  JsonObject   *input;
+  JsonObject   *config;
 } SendData;
 
 static void
@@ -992,10 +994,48 @@ send_data_free (SendData *data)
   g_object_unref (data->self);
   g_free (data->session_id);
   g_free (data->text);
+  g_clear_pointer (&data->input, json_object_unref);
+  g_clear_pointer (&data->config, json_object_unref);
   g_free (data);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SendData, send_data_free)
+
+/* A message that could not go out: its words are not lost (pitfall 9),
+ * they go back into the draft unless the user has typed something new
+ * meanwhile. */
+static void
+send_failed (SendData     *data,
+             const GError *error)
+{
+  NatterWindow *self = data->self;
+
+  if (data->restore_draft)
+    {
+      if (g_strcmp0 (self->session_id, data->session_id) == 0)
+        {
+          g_autofree char *draft = natter_composer_dup_text (self->composer);
+
+          if (draft[0] == '\0')
+            natter_composer_set_text (self->composer, data->text);
+        }
+      else if (!g_hash_table_contains (self->drafts, data->session_id))
+        g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (data->text));
+    }
+  show_error_toast (self, g_strdup_printf (_("Could not send: %s"), error->message));
+}
+
+static void
+send_done (SendData *data)
+{
+  NatterWindow *self = data->self;
+
+  update_composer (self);
+  /* The composer was insensitive while the message went out, which took
+   * its focus: give it back, so the next message is typed at once. */
+  if (data->refocus && g_strcmp0 (self->session_id, data->session_id) == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
 
 static void
 send_message_cb (GObject      *source,
@@ -1010,28 +1050,39 @@ send_message_cb (GObject      *source,
   turn_id = natter_sessions_send_message_finish (NATTER_SESSIONS (source), result, &error);
   self->sending = FALSE;
   if (turn_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      /* The words are not lost (pitfall 9): they go back into the draft
-       * unless the user has typed something new meanwhile. */
-      if (data->restore_draft)
-        {
-          if (g_strcmp0 (self->session_id, data->session_id) == 0)
-            {
-              g_autofree char *draft = natter_composer_dup_text (self->composer);
+    send_failed (data, error);
+  send_done (data);
+}
 
-              if (draft[0] == '\0')
-                natter_composer_set_text (self->composer, data->text);
-            }
-          else if (!g_hash_table_contains (self->drafts, data->session_id))
-            g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (data->text));
-        }
-      show_error_toast (self, g_strdup_printf (_("Could not send: %s"), error->message));
+/* Takes @data. */
+static void
+send_with_config (SendData *data)
+{
+  natter_sessions_send_message_async (data->self->sessions, data->session_id, data->input, data->config,
+                                      data->self->cancellable, send_message_cb, data);
+}
+
+static void
+send_model_resolved_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  g_autoptr(SendData) data = user_data;
+  NatterWindow *self = data->self;
+  g_autoptr(GError) error = NULL;
+  JsonObject *model;
+
+  model = natter_provider_registry_resolve_model_finish (NATTER_PROVIDER_REGISTRY (source), result, &error);
+  if (model == NULL)
+    {
+      self->sending = FALSE;
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        send_failed (data, error);
+      send_done (data);
+      return;
     }
-  update_composer (self);
-  /* The composer was insensitive while the message went out, which took
-   * its focus: give it back, so the next message is typed at once. */
-  if (data->refocus && g_strcmp0 (self->session_id, data->session_id) == 0)
-    gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  json_object_set_object_member (json_object_get_object_member (data->config, "agent"), "model", model);
+  send_with_config (g_steal_pointer (&data));
 }
 
 static void
@@ -1043,6 +1094,9 @@ send_text (NatterWindow *self,
   g_autoptr(JsonObject) config = json_object_new ();
   JsonObject *agent = json_object_new ();
   JsonObject *model;
+  const char *provider = NULL;
+  const char *model_name = NULL;
+  gboolean resolve = FALSE;
   SendData *data;
 
   if (self->session_id == NULL || self->sessions == NULL)
@@ -1054,6 +1108,13 @@ send_text (NatterWindow *self,
   /* The header's model overrides the agent's (§9, agent.model). */
   if ((model = next_model_descriptor (self)) != NULL)
     json_object_set_object_member (agent, "model", model);
+  else if (self->registry != NULL && agent_own_model (self) == NULL)
+    {
+      /* No model named anywhere means the provider's first one: the
+       * registry asks for it, the same rule the command line uses. */
+      current_choice (self, &provider, &model_name);
+      resolve = provider != NULL && (model_name == NULL || model_name[0] == '\0');
+    }
   json_object_set_object_member (config, "agent", agent);
   json_object_set_boolean_member (config, "autoPermission",
                                   g_settings_get_boolean (self->settings, "auto-permission"));
@@ -1066,12 +1127,17 @@ send_text (NatterWindow *self,
   data->text = g_strdup (text);
   data->restore_draft = restore_draft;
   data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->composer)) != NULL;
+  data->input = g_steal_pointer (&input);
+  data->config = g_steal_pointer (&config);
 
   self->sending = TRUE;
   self->stick_to_bottom = TRUE;
   update_composer (self);
-  natter_sessions_send_message_async (self->sessions, self->session_id, input, config,
-                                      self->cancellable, send_message_cb, data);
+  if (resolve)
+    natter_provider_registry_resolve_model_async (self->registry, provider, NULL, self->cancellable,
+                                                  send_model_resolved_cb, data);
+  else
+    send_with_config (data);
 }
 
 static void
