@@ -16,6 +16,7 @@
 #include "natter-session-index-private.h"
 #include "natter-session-reducer.h"
 #include "natter-session-scan.h"
+#include "natter-store-error.h"
 #include "natter-turn-reducer.h"
 
 struct _NatterSessionIndex
@@ -462,7 +463,15 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
     turn = natter_turn_reduce (events, &error);
   if (turn == NULL)
     {
-      g_autofree char *text = g_strdup_printf ("Latest turn %s: %s", latest, error->message);
+      g_autofree char *text = NULL;
+
+      /* A turn_appended whose file is not there is a dangling reference:
+       * corruption (session-layer-spec.md §7), not a missing detail. */
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
+        text = g_strdup_printf ("The session is damaged: it refers to turn %s, but %s",
+                                latest, error->message);
+      else
+        text = g_strdup_printf ("Latest turn %s: %s", latest, error->message);
 
       /* Not known to be settled, and excluded from interaction anyway. */
       natter_session_index_entry_set_latest_turn_status (entry, "idle");

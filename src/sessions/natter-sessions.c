@@ -310,8 +310,13 @@ latest_turn_error (GError     *error,
 
   if (error->domain != NATTER_STORE_ERROR || error->code == NATTER_STORE_ERROR_IO)
     return error;
-  mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
-                        "Session %s: latest turn %s: %s", session_id, turn_id, error->message);
+  if (error->code == NATTER_STORE_ERROR_NOT_FOUND)
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
+                          "Session %s is damaged: it refers to turn %s, but %s",
+                          session_id, turn_id, error->message);
+  else
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
+                          "Session %s: latest turn %s: %s", session_id, turn_id, error->message);
   g_error_free (error);
   return mapped;
 }
@@ -705,6 +710,7 @@ typedef struct
   JsonObject         *input;
   JsonObject         *config;
   char               *turn_id;
+  gboolean            fresh_context;  /* the latest turn's context was unreadable */
 
   /* create_session, set_title */
   char               *title;
@@ -1555,7 +1561,10 @@ send_create_turn (GTask *task)
    * turn refers to its fork point. */
   if (previous == NULL)
     previous = natter_session_state_get_forked_from_turn_id (data->state);
-  if (previous == NULL)
+  /* After a turn that failed because its history could not be read, a
+   * reference would reach the same damage again: the conversation goes
+   * on from an empty context instead (the damaged file stays as it is). */
+  if (previous == NULL || data->fresh_context)
     {
       context = json_node_new (JSON_NODE_ARRAY);
       json_node_take_array (context, json_array_new ());
@@ -1617,6 +1626,14 @@ send_latest_read (GTask           *task,
     }
   if (op_fault (task, NATTER_SESSIONS_STEP_CHECK_LATEST))
     return;
+  {
+    JsonObject *terminal = natter_turn_state_get_terminal_event (turn);
+
+    data->fresh_context =
+      g_strcmp0 (json_object_get_string_member_with_default (terminal, "type", NULL), "turn_failed") == 0 &&
+      g_strcmp0 (json_object_get_string_member_with_default (terminal, "code", NULL),
+                 NATTER_TURN_FAILED_CONTEXT_UNREADABLE) == 0;
+  }
   send_create_turn (task);
 }
 

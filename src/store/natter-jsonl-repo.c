@@ -599,10 +599,26 @@ load_file (const char  *path,
       return set_io_error (error, saved_errno, "read", path);
     }
 
+  if (fstat (fd, &info) < 0)
+    {
+      int saved_errno = errno;
+
+      close (fd);
+      return set_io_error (error, saved_errno, "inspect", path);
+    }
+  if (!S_ISREG (info.st_mode))
+    {
+      close (fd);
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                   S_ISDIR (info.st_mode) ? "%s is a directory, not a file"
+                                          : "%s is not a regular file",
+                   path);
+      return FALSE;
+    }
+
   /* One more byte than the size, so that the read that finds the end
    * needs no reallocation. */
-  if (fstat (fd, &info) == 0 && S_ISREG (info.st_mode) &&
-      (guint64) info.st_size + 1 > capacity)
+  if ((guint64) info.st_size + 1 > capacity)
     {
       capacity = (gsize) info.st_size + 1;
       buffer = *out_heap = g_malloc (capacity);
@@ -836,12 +852,10 @@ list_ids (NatterJsonlRepo  *self,
                                file_path, id_partition);
                       continue;
                     }
-                  if (!g_file_test (file_path, G_FILE_TEST_IS_REGULAR))
-                    {
-                      g_debug ("Ignoring %s: not a regular file", file_path);
-                      continue;
-                    }
-
+                  /* Something else where the file should be (a
+                   * directory, say) is still this id: listed, so that
+                   * reading it reports the damage instead of the log
+                   * vanishing without a word. */
                   g_ptr_array_add (ids, g_steal_pointer (&id));
                 }
               g_dir_close (day_dir);
