@@ -1874,6 +1874,121 @@ test_resume_unreadable_context (Fixture       *f,
   wait_status (f, sid, "completed");
 }
 
+static void
+inspect_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Replaces line @n (1-based) of @path with @text. */
+static void
+damage_line (const char *path,
+             guint       n,
+             const char *text)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autofree char *joined = NULL;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), >, n);
+  g_free (lines[n - 1]);
+  lines[n - 1] = g_strdup (text);
+  joined = g_strjoinv ("\n", lines);
+  g_assert_true (g_file_set_contents (path, joined, -1, NULL));
+}
+
+/* A damaged session: what is left of it is found (title, file, line,
+ * reason), and copied to a new session whose turns are the readable
+ * prefix's; the damaged file is byte for byte what it was. */
+static void
+test_recover_readable_prefix (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *next = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *damage_path = NULL;
+  g_autofree char *context = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->w->session_repo, sid, NULL);
+  g_autoptr(NatterSessionIndex) scanned = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+  three = send (f, sid, "three");
+  wait_status (f, sid, "completed");
+
+  /* session_created, turn_appended, title_changed, turn_appended ×2:
+   * the second turn_appended is damaged. */
+  path = g_file_get_path (file);
+  damage_line (path, 4, "{\"type\":\"turn_appended\",");
+  g_assert_true (g_file_get_contents (path, &before, NULL, NULL));
+
+  scanned = fresh_scan (f);
+  entry = natter_session_index_lookup (scanned, sid);
+  g_assert_nonnull (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
+
+  natter_sessions_inspect_damage_async (f->sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  g_assert_cmpstr (damage->title, ==, "one");
+  damage_path = g_file_get_path (damage->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  g_assert_cmpuint (damage->line, ==, 4);
+  g_assert_nonnull (damage->reason);
+  g_assert_cmpuint (damage->n_turns, ==, 1);
+  g_assert_true (damage->can_copy);
+
+  natter_sessions_recover_async (f->sessions, sid, NULL, result_cb, &result);
+  copy = natter_sessions_recover_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (copy);
+  g_assert_cmpstr (copy, !=, sid);
+
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+
+  state = get_session (f, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_turn (state, 0)->turn_id, ==, one);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "one");
+  entry = natter_session_index_lookup (f->index, copy);
+  g_assert_nonnull (entry);
+  g_assert_null (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "completed");
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
+
+  /* The copy goes on from its last turn. */
+  next = send (f, copy, "four");
+  wait_status (f, copy, "completed");
+  context = context_of (f, next);
+  expected = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", one);
+  g_assert_cmpstr (context, ==, expected);
+  g_clear_pointer (&after, g_free);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1919,6 +2034,7 @@ main (int   argc,
   ADD ("send/damaged-earlier-turn-fails-then-goes-on", test_unreadable_earlier_turn, GINT_TO_POINTER (FALSE));
   ADD ("send/missing-earlier-turn-fails-then-goes-on", test_unreadable_earlier_turn, GINT_TO_POINTER (TRUE));
   ADD ("send/resume-with-damaged-history-fails-then-goes-on", test_resume_unreadable_context, NULL);
+  ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);
   ADD ("events/tagged-in-order-and-settlement-updates-status", test_events_tagged_in_order, NULL);
   ADD ("fork/first-turn-references-fork-point", test_fork, NULL);
   ADD ("fork/unsettled-turn-refused", test_fork_unsettled_refused, NULL);

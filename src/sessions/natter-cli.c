@@ -769,6 +769,46 @@ command_fork (Run *run)
                               g_task_get_cancellable (run->task), fork_done_cb, run);
 }
 
+static void
+recover_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autofree char *session_id = NULL;
+  GError *error = NULL;
+
+  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (object), result, &error);
+  if (session_id == NULL)
+    {
+      fail_error (run, error);
+      return;
+    }
+  out (run, "session %s\n", session_id);
+  finish (run, 0);
+}
+
+/* A damaged session cannot be used, so unlike the other commands this
+ * one takes an errored index entry. */
+static void
+command_recover (Run *run)
+{
+  GError *error = NULL;
+
+  if (!natter_id_validate (run->args[0], &error))
+    {
+      fail_error (run, error);
+      return;
+    }
+  if (natter_session_index_lookup (natter_services_get_index (run->services), run->args[0]) == NULL)
+    {
+      fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), run->args[0]);
+      return;
+    }
+  natter_sessions_recover_async (natter_services_get_sessions (run->services), run->args[0],
+                                 g_task_get_cancellable (run->task), recover_done_cb, run);
+}
+
 /* ------------------------------------------------------------------ */
 /* sessions                                                            */
 /* ------------------------------------------------------------------ */
@@ -1045,6 +1085,8 @@ static const Command commands[] = {
   { "delete", N_("SESSION"), N_("Delete a session (its turn files stay)"), 1, 1, 0, command_delete },
   { "fork", N_("SESSION TURN"), N_("Start a new session from a session’s history up to a turn"), 2, 2, 0,
     command_fork },
+  { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
+    command_recover },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 

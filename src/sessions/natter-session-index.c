@@ -421,6 +421,29 @@ entry_new_from_scan (const char                    *session_id,
   return entry;
 }
 
+/* The title the readable lines of a damaged session log give, so that
+ * the session is still known by its name; %NULL if they give none. */
+static char *
+readable_title (NatterJsonlRepo *session_repo,
+                const char      *session_id,
+                GCancellable    *cancellable)
+{
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterSessionState) state = natter_session_state_new ();
+  g_autofree char *reason = NULL;
+  guint line;
+
+  events = natter_jsonl_repo_read_prefix_sync (session_repo, session_id, &line, &reason, cancellable, NULL);
+  if (events == NULL)
+    return NULL;
+  for (guint i = 0; i < events->len; i++)
+    if (!natter_session_state_apply (state, json_node_get_object (g_ptr_array_index (events, i)), NULL))
+      break;
+  if (natter_session_state_get_definition (state) == NULL)
+    return NULL;
+  return g_strdup (natter_session_state_get_title (state));
+}
+
 /**
  * natter_session_index_fold_one_sync: (skip)
  * @session_repo: the session repository
@@ -451,7 +474,14 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
    * and errors of natter_jsonl_repo_read_sync() and
    * natter_session_reduce_validated(), at a fraction of the cost. */
   if (!natter_session_scan_file_sync (session_repo, session_id, &scan, cancellable, &error))
-    return natter_session_index_entry_new_errored (session_id, error->message);
+    {
+      g_autofree char *title = readable_title (session_repo, session_id, cancellable);
+
+      entry = natter_session_index_entry_new_errored (session_id, error->message);
+      if (title != NULL)
+        natter_session_index_entry_set_title (entry, title);
+      return entry;
+    }
 
   entry = entry_new_from_scan (session_id, &scan);
   latest = scan.latest_turn_id;
