@@ -1989,6 +1989,48 @@ test_recover_readable_prefix (Fixture       *f,
   g_assert_cmpstr (after, ==, before);
 }
 
+/* The session log whole but its latest turn's damaged: the damage is
+ * that turn file, and the copy is everything before it. */
+static void
+test_recover_without_damaged_latest_turn (Fixture       *f,
+                                          gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *damage_path = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+  corrupt_file (f->w->turn_repo, two);
+  path = turn_path (f, two);
+
+  natter_sessions_inspect_damage_async (f->sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  damage_path = g_file_get_path (damage->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  g_assert_cmpuint (damage->line, ==, 5);
+  g_assert_cmpuint (damage->n_turns, ==, 1);
+
+  natter_sessions_recover_async (f->sessions, sid, NULL, result_cb, &result);
+  copy = natter_sessions_recover_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  state = get_session (f, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2035,6 +2077,7 @@ main (int   argc,
   ADD ("send/missing-earlier-turn-fails-then-goes-on", test_unreadable_earlier_turn, GINT_TO_POINTER (TRUE));
   ADD ("send/resume-with-damaged-history-fails-then-goes-on", test_resume_unreadable_context, NULL);
   ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);
+  ADD ("recover/leaves-out-damaged-latest-turn", test_recover_without_damaged_latest_turn, NULL);
   ADD ("events/tagged-in-order-and-settlement-updates-status", test_events_tagged_in_order, NULL);
   ADD ("fork/first-turn-references-fork-point", test_fork, NULL);
   ADD ("fork/unsettled-turn-refused", test_fork_unsettled_refused, NULL);

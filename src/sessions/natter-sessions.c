@@ -1273,28 +1273,29 @@ natter_session_damage_copy (const NatterSessionDamage *damage)
 }
 
 /* The first problem of the log @id in @repo: %FALSE with @line and
- * @reason set (line 0: the file as a whole), or %TRUE when it reads and
- * folds whole. Folds the readable prefix into @state when it is a
- * session log (@state not %NULL). */
+ * @reason set (line 0: the file as a whole; @missing when it does not
+ * exist), or %TRUE when it reads and folds whole. Folds the readable
+ * prefix into @state when it is a session log (@state not %NULL). */
 static gboolean
 check_log (NatterJsonlRepo     *repo,
            const char          *id,
            NatterSessionState  *state,
            guint               *line,
            char               **reason,
+           gboolean            *missing,
            GCancellable        *cancellable)
 {
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) turn = NULL;
   g_autoptr(GError) error = NULL;
 
+  *missing = FALSE;
   events = natter_jsonl_repo_read_prefix_sync (repo, id, line, reason, cancellable, &error);
   if (events == NULL)
     {
       *line = 0;
-      *reason = g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND)
-                ? g_strdup ("the file is missing")
-                : g_strdup (error->message);
+      *missing = g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
+      *reason = g_strdup (*missing ? "the file is missing" : error->message);
       return FALSE;
     }
   if (state == NULL)
@@ -1330,13 +1331,14 @@ inspect_sync (NatterJsonlRepo     *session_repo,
   g_autoptr(NatterSessionState) state = natter_session_state_new ();
   NatterSessionDamage *damage;
   const char *latest;
+  gboolean missing;
 
   if (!natter_id_validate (session_id, error))
     return NULL;
   damage = g_new0 (NatterSessionDamage, 1);
   damage->file = natter_jsonl_repo_get_file (session_repo, session_id, NULL);
-  if (!check_log (session_repo, session_id, state, &damage->line, &damage->reason, cancellable) &&
-      damage->line == 0 && g_strcmp0 (damage->reason, "the file is missing") == 0)
+  if (!check_log (session_repo, session_id, state, &damage->line, &damage->reason, &missing, cancellable) &&
+      missing)
     {
       natter_session_damage_free (damage);
       g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
@@ -1353,7 +1355,7 @@ inspect_sync (NatterJsonlRepo     *session_repo,
       guint line = 0;
       char *reason = NULL;
 
-      if (!check_log (turn_repo, latest, NULL, &line, &reason, cancellable))
+      if (!check_log (turn_repo, latest, NULL, &line, &reason, &missing, cancellable))
         {
           /* The copy leaves out the turn that cannot be read. */
           g_clear_object (&damage->file);
