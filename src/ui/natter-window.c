@@ -1506,20 +1506,30 @@ damage_describe (NatterWindow *self)
   adw_status_page_set_description (self->errored_page, escaped);
 }
 
+/* Holds the window weakly: opening a damaged session must not keep a
+ * closed window alive until the file has been looked at. */
 static void
 damage_inspected_cb (GObject      *source,
                      GAsyncResult *result,
                      gpointer      user_data)
 {
-  g_autoptr(NatterWindow) self = user_data;
+  GWeakRef *weak = user_data;
+  g_autoptr(NatterWindow) self = g_weak_ref_get (weak);
   g_autoptr(GError) error = NULL;
   NatterSessionDamage *damage;
 
+  g_weak_ref_clear (weak);
+  g_free (weak);
   damage = natter_sessions_inspect_damage_finish (NATTER_SESSIONS (source), result, &error);
   if (damage == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_debug ("Could not inspect the damaged session: %s", error->message);
+      return;
+    }
+  if (self == NULL)
+    {
+      natter_session_damage_free (damage);
       return;
     }
   g_clear_pointer (&self->damage, natter_session_damage_free);
@@ -1545,8 +1555,13 @@ show_damage (NatterWindow *self)
       g_free (self->damage_session_id);
       self->damage_session_id = g_strdup (self->session_id);
       if (self->sessions != NULL)
-        natter_sessions_inspect_damage_async (self->sessions, self->session_id, self->cancellable,
-                                              damage_inspected_cb, g_object_ref (self));
+        {
+          GWeakRef *weak = g_new0 (GWeakRef, 1);
+
+          g_weak_ref_init (weak, self);
+          natter_sessions_inspect_damage_async (self->sessions, self->session_id, self->cancellable,
+                                                damage_inspected_cb, weak);
+        }
     }
   damage_describe (self);
   damage_actions_update (self);
