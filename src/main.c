@@ -23,17 +23,11 @@ main (int   argc,
   textdomain (GETTEXT_PACKAGE);
 
   /* A subcommand runs without a display, so it must not start GTK: the
-   * display-free application forwards it to a running Natter (window or
-   * command) or runs it itself. Options (--help, --version,
+   * display-free application runs it itself on a free data directory, or
+   * forwards it to the running Natter (window or command) that uses it. Options (--help, --version,
    * --gapplication-service) belong to the window's application. */
   if (argc > 1 && argv[1][0] != '-')
-    {
-      g_autoptr(NatterCliApplication) cli = natter_cli_application_new (APP_ID);
-      int status;
-
-      status = g_application_run (G_APPLICATION (cli), argc, argv);
-      return status != 0 ? status : natter_cli_application_get_exit_status (cli);
-    }
+    return natter_cli_application_run (APP_ID, argc, argv);
 
   app = natter_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);

@@ -671,6 +671,64 @@ test_title_fork_delete (Fixture       *f,
   g_assert_true (g_str_has_prefix (r.err, "natter: No session "));
 }
 
+/* `natter recover SESSION` copies what can be read of a damaged session
+ * to a new one and prints it; the damaged file stays as it was. */
+static void
+test_recover (Fixture       *f,
+              gconstpointer  data)
+{
+  g_auto(Result) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *copy_id = NULL;
+  g_autofree char *relative = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *torn = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  relative = g_strdup_printf ("storage/sessions/%.4s/%.2s/%.2s/%s.jsonl", session_id, session_id + 5,
+                              session_id + 8, session_id);
+  file = g_file_resolve_relative_path (f->dir, relative);
+  path = g_file_get_path (file);
+  g_assert_true (g_file_get_contents (path, &before, NULL, NULL));
+  torn = g_strconcat (before, "{\"type\":\"title_ch", NULL);
+  g_assert_true (g_file_set_contents (path, torn, -1, NULL));
+
+  result_clear (&r);
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpint (r.status, ==, 1);
+
+  result_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  copy_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  g_assert_true (natter_id_validate (copy_id, NULL));
+  g_assert_cmpstr (copy_id, !=, session_id);
+
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, torn);
+
+  result_clear (&r);
+  RUN (f, &r, "show", copy_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "hello"));
+  g_assert_nonnull (strstr (r.out, "Hello world"));
+  g_assert_nonnull (strstr (r.out, turn_id));
+
+  result_clear (&r);
+  RUN (f, &r, "recover", "../../etc");
+  g_assert_cmpint (r.status, ==, 1);
+}
+
 static void
 test_errors (Fixture       *f,
              gconstpointer  data)
@@ -786,6 +844,7 @@ main (int   argc,
   ADD ("/cli/stop", test_stop);
   ADD ("/cli/resume-idle", test_resume_idle);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
+  ADD ("/cli/recover", test_recover);
   ADD ("/cli/errors", test_errors);
   ADD ("/cli/lock-refused", test_lock_refused);
 #undef ADD

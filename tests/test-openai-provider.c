@@ -14,6 +14,8 @@
 #include <libsoup/soup.h>
 
 #include "natter-openai-provider.h"
+#include "natter-provider-registry.h"
+#include "natter-runtime-error.h"
 #include "natter-test-server.h"
 #include "natter-test-support.h"
 
@@ -918,6 +920,93 @@ log_writer (GLogLevelFlags   log_level,
   return g_log_writer_default (log_level, fields, n_fields, user_data);
 }
 
+typedef struct
+{
+  gboolean    done;
+  JsonObject *descriptor;
+  GError     *error;
+} Resolved;
+
+static void
+resolved_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Resolved *resolved = user_data;
+
+  resolved->descriptor = natter_provider_registry_resolve_model_finish (NATTER_PROVIDER_REGISTRY (source),
+                                                                        result, &resolved->error);
+  g_assert_true ((resolved->descriptor != NULL) == (resolved->error == NULL));
+  resolved->done = TRUE;
+}
+
+static void
+resolve (NatterProviderRegistry *registry,
+         const char             *provider,
+         const char             *model,
+         Resolved               *resolved)
+{
+  natter_provider_registry_resolve_model_async (registry, provider, model, NULL, resolved_cb, resolved);
+  natter_test_wait_for_flag (&resolved->done, WAIT_MS);
+}
+
+static void
+resolved_clear (Resolved *resolved)
+{
+  g_clear_pointer (&resolved->descriptor, json_object_unref);
+  g_clear_error (&resolved->error);
+  resolved->done = FALSE;
+}
+
+/* "No model named" means the provider's first model, for every caller
+ * (the window and the command line share this one resolution). */
+static void
+test_registry_first_model (void)
+{
+  static const NatterTestResponse listed[] = {
+    { .status = 200, .content_type = "application/json",
+      .body = "{\"object\":\"list\",\"data\":[{\"id\":\"llama3\"},{\"id\":\"qwen2\"}]}" },
+    { .status = 200, .content_type = "application/json",
+      .body = "{\"object\":\"list\",\"data\":[{\"id\":\"llama3\"},{\"id\":\"qwen2\"}]}" },
+  };
+  static const NatterTestResponse empty[] = {
+    { .status = 200, .content_type = "application/json", .body = "{\"object\":\"list\",\"data\":[]}" },
+  };
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (listed, G_N_ELEMENTS (listed));
+  g_autoptr(NatterTestServer) none = natter_test_server_new (empty, 1);
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  Resolved resolved = { 0 };
+
+  natter_provider_registry_add_provider (registry, "local", "Local", ts->base_url);
+  natter_provider_registry_add_provider (registry, "none", "Empty", none->base_url);
+
+  resolve (registry, "local", NULL, &resolved);
+  g_assert_no_error (resolved.error);
+  g_assert_cmpstr (json_object_get_string_member (resolved.descriptor, "provider"), ==, "local");
+  g_assert_cmpstr (json_object_get_string_member (resolved.descriptor, "model"), ==, "llama3");
+  g_assert_cmpuint (ts->paths->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (ts->paths, 0), ==, "/v1/models");
+  resolved_clear (&resolved);
+
+  /* An empty name is no name; a named model needs no request. */
+  resolve (registry, "local", "", &resolved);
+  g_assert_cmpstr (json_object_get_string_member (resolved.descriptor, "model"), ==, "llama3");
+  resolved_clear (&resolved);
+  resolve (registry, "local", "qwen2", &resolved);
+  g_assert_cmpstr (json_object_get_string_member (resolved.descriptor, "model"), ==, "qwen2");
+  g_assert_cmpuint (ts->paths->len, ==, 2);
+  resolved_clear (&resolved);
+
+  resolve (registry, "none", NULL, &resolved);
+  g_assert_error (resolved.error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND);
+  g_assert_cmpstr (resolved.error->message, ==, "Empty offers no model; name one explicitly");
+  resolved_clear (&resolved);
+
+  resolve (registry, "gone", NULL, &resolved);
+  g_assert_error (resolved.error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND);
+  resolved_clear (&resolved);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -947,6 +1036,7 @@ main (int   argc,
   g_test_add_func ("/openai-provider/transport/unreachable", test_unreachable);
   g_test_add_func ("/openai-provider/transport/bad-url", test_bad_url);
   g_test_add_func ("/openai-provider/models/list", test_list_models);
+  g_test_add_func ("/openai-provider/registry/first-model", test_registry_first_model);
   g_test_add_func ("/openai-provider/object/finalizes", test_provider_finalizes);
   g_test_add_func ("/openai-provider/logging/key-never-logged", test_key_never_logged);
 

@@ -11,10 +11,13 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 #include "natter-test-fakes.h"
+#include "natter-turn-context-resolver.h"
 #include "natter-turn-reducer.h"
 
 #define TIMEOUT_MS 20000
@@ -1670,6 +1673,364 @@ test_create_rejects_bad_cwd (Fixture       *f,
   g_assert_cmpuint (n_files (f->w->session_repo), ==, 0);
 }
 
+/* A process restart over the same files: a new turn runtime (with an
+ * empty context cache) and a new session service. */
+static void
+restart (Fixture *f)
+{
+  g_autoptr(NatterToolRegistry) tools = natter_fake_tools_new ();
+  g_autoptr(NatterTurnContextResolver) contexts = natter_turn_context_resolver_new (f->w->turn_repo);
+  NatterTurnRuntime *old = f->w->runtime;
+
+  wait_until (f, all_advances_done, NULL);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  wait_finalized (f, f->sessions);
+  f->w->runtime = natter_turn_runtime_new (f->w->turn_repo, f->w->ids, NATTER_CLOCK (f->w->clock),
+                                           NATTER_AGENT_RESOLVER (f->w->fakes),
+                                           NATTER_MODEL_REGISTRY (f->w->fakes), tools,
+                                           NATTER_CONTEXT_RESOLVER (contexts),
+                                           NATTER_PERMISSION_CHECKER (f->w->fakes),
+                                           NATTER_PERMISSION_CLASSIFIER (f->w->fakes),
+                                           f->w->hub, NULL, 0);
+  wait_finalized (f, old);
+  f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
+                                     NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
+  g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
+  g_signal_connect (f->sessions, "turn-event", G_CALLBACK (turn_event_cb), f);
+}
+
+static char *
+turn_path (Fixture    *f,
+           const char *turn_id)
+{
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->w->turn_repo, turn_id, NULL);
+
+  return g_file_get_path (file);
+}
+
+/* An earlier turn's file damaged (or gone) after a restart: the next
+ * message's turn cannot read its history. It must fail, terminally,
+ * naming the file (and line), and the conversation must go on: the turn
+ * after it starts from an empty context. The damaged file stays as it
+ * is. */
+static void
+test_unreadable_earlier_turn (Fixture       *f,
+                              gconstpointer  data)
+{
+  gboolean missing = GPOINTER_TO_INT (data);
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *four = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *damaged = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *context = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *terminal;
+  const char *message;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+
+  path = turn_path (f, one);
+  if (missing)
+    g_assert_cmpint (g_unlink (path), ==, 0);
+  else
+    {
+      corrupt_file (f->w->turn_repo, one);
+      g_assert_true (g_file_get_contents (path, &damaged, NULL, NULL));
+    }
+  restart (f);
+
+  three = send (f, sid, "three");
+  wait_status (f, sid, "failed");
+  events = read_events (f->w->turn_repo, three);
+  terminal = event_at (events, events->len - 1);
+  g_assert_cmpstr (json_object_get_string_member (terminal, "type"), ==, "turn_failed");
+  g_assert_cmpstr (json_object_get_string_member (terminal, "code"), ==, NATTER_TURN_FAILED_CONTEXT_UNREADABLE);
+  message = json_object_get_string_member (terminal, "error");
+  g_assert_nonnull (strstr (message, path));
+  if (missing)
+    g_assert_nonnull (strstr (message, "damaged"));
+  else
+    {
+      g_autofree char *with_line = g_strdup_printf ("%s:5:", path);
+
+      g_assert_nonnull (strstr (message, with_line));
+    }
+
+  /* The conversation goes on, from a fresh context. */
+  four = send (f, sid, "four");
+  wait_status (f, sid, "completed");
+  context = context_of (f, four);
+  g_assert_cmpstr (context, ==, "[]");
+
+  if (!missing)
+    {
+      g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+      g_assert_cmpstr (after, ==, damaged);
+    }
+  else
+    g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+/* A turn_appended whose turn file is missing is a dangling reference:
+ * corruption (§7), said as such, naming the file. */
+static void
+test_dangling_latest_turn (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *tid = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(NatterSessionIndex) scanned = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *message;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  tid = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  path = turn_path (f, tid);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+
+  scanned = fresh_scan (f);
+  message = natter_session_index_entry_get_error (natter_session_index_lookup (scanned, sid));
+  g_assert_nonnull (message);
+  g_assert_nonnull (strstr (message, "damaged"));
+  g_assert_nonnull (strstr (message, path));
+
+  restart (f);
+  g_free (send_with (f, sid, "two", DEFAULT_CONFIG, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "damaged"));
+  g_assert_nonnull (strstr (error->message, path));
+}
+
+/* A directory where a session file should be: listed, as damaged. */
+static void
+test_directory_as_session (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *good = create_session (f, "good", NULL);
+  g_autofree char *gone = create_session (f, "gone", NULL);
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->w->session_repo, gone, NULL);
+  g_autofree char *path = g_file_get_path (file);
+  g_autoptr(NatterSessionIndex) scanned = NULL;
+  NatterSessionIndexEntry *entry;
+
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+
+  scanned = fresh_scan (f);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (scanned)), ==, 2);
+  g_assert_null (natter_session_index_entry_get_error (natter_session_index_lookup (scanned, good)));
+  entry = natter_session_index_lookup (scanned, gone);
+  g_assert_nonnull (entry);
+  g_assert_nonnull (natter_session_index_entry_get_error (entry));
+  g_assert_nonnull (strstr (natter_session_index_entry_get_error (entry), path));
+  g_assert_nonnull (strstr (natter_session_index_entry_get_error (entry), "is a directory"));
+  g_assert_cmpint (g_rmdir (path), ==, 0);
+}
+
+/* An interrupted turn whose history became unreadable: resuming it ends
+ * it (failed, naming the file) instead of failing the same way for ever. */
+static void
+test_resume_unreadable_context (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *next = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *latest;
+  JsonObject *terminal;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  send_crashing_at (f, sid, "two", NATTER_SESSIONS_STEP_APPEND);
+  path = turn_path (f, one);
+  corrupt_file (f->w->turn_repo, one);
+  restart (f);
+
+  resume (f, sid, &error);
+  g_assert_no_error (error);
+  wait_status (f, sid, "failed");
+  latest = natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->index, sid));
+  events = read_events (f->w->turn_repo, latest);
+  terminal = event_at (events, events->len - 1);
+  g_assert_cmpstr (json_object_get_string_member (terminal, "code"), ==, NATTER_TURN_FAILED_CONTEXT_UNREADABLE);
+  g_assert_nonnull (strstr (json_object_get_string_member (terminal, "error"), path));
+
+  next = send (f, sid, "three");
+  wait_status (f, sid, "completed");
+}
+
+static void
+inspect_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Replaces line @n (1-based) of @path with @text. */
+static void
+damage_line (const char *path,
+             guint       n,
+             const char *text)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autofree char *joined = NULL;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), >, n);
+  g_free (lines[n - 1]);
+  lines[n - 1] = g_strdup (text);
+  joined = g_strjoinv ("\n", lines);
+  g_assert_true (g_file_set_contents (path, joined, -1, NULL));
+}
+
+/* A damaged session: what is left of it is found (title, file, line,
+ * reason), and copied to a new session whose turns are the readable
+ * prefix's; the damaged file is byte for byte what it was. */
+static void
+test_recover_readable_prefix (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *next = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *damage_path = NULL;
+  g_autofree char *context = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->w->session_repo, sid, NULL);
+  g_autoptr(NatterSessionIndex) scanned = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+  three = send (f, sid, "three");
+  wait_status (f, sid, "completed");
+
+  /* session_created, turn_appended, title_changed, turn_appended ×2:
+   * the second turn_appended is damaged. */
+  path = g_file_get_path (file);
+  damage_line (path, 4, "{\"type\":\"turn_appended\",");
+  g_assert_true (g_file_get_contents (path, &before, NULL, NULL));
+
+  scanned = fresh_scan (f);
+  entry = natter_session_index_lookup (scanned, sid);
+  g_assert_nonnull (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
+
+  natter_sessions_inspect_damage_async (f->sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  g_assert_cmpstr (damage->title, ==, "one");
+  damage_path = g_file_get_path (damage->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  g_assert_cmpuint (damage->line, ==, 4);
+  g_assert_nonnull (damage->reason);
+  g_assert_cmpuint (damage->n_turns, ==, 1);
+  g_assert_true (damage->can_copy);
+
+  natter_sessions_recover_async (f->sessions, sid, NULL, result_cb, &result);
+  copy = natter_sessions_recover_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (copy);
+  g_assert_cmpstr (copy, !=, sid);
+
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+
+  state = get_session (f, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_turn (state, 0)->turn_id, ==, one);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "one");
+  entry = natter_session_index_lookup (f->index, copy);
+  g_assert_nonnull (entry);
+  g_assert_null (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "completed");
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
+
+  /* The copy goes on from its last turn. */
+  next = send (f, copy, "four");
+  wait_status (f, copy, "completed");
+  context = context_of (f, next);
+  expected = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", one);
+  g_assert_cmpstr (context, ==, expected);
+  g_clear_pointer (&after, g_free);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+}
+
+/* The session log whole but its latest turn's damaged: the damage is
+ * that turn file, and the copy is everything before it. */
+static void
+test_recover_without_damaged_latest_turn (Fixture       *f,
+                                          gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *damage_path = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+  corrupt_file (f->w->turn_repo, two);
+  path = turn_path (f, two);
+
+  natter_sessions_inspect_damage_async (f->sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  damage_path = g_file_get_path (damage->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  g_assert_cmpuint (damage->line, ==, 5);
+  g_assert_cmpuint (damage->n_turns, ==, 1);
+
+  natter_sessions_recover_async (f->sessions, sid, NULL, result_cb, &result);
+  copy = natter_sessions_recover_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  state = get_session (f, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1710,6 +2071,13 @@ main (int   argc,
   ADD ("index/fold-equals-write-through-every-status", test_fold_equals_write_through, NULL);
   ADD ("index/corrupt-session-and-latest-turn-are-errored", test_corrupt_entries, NULL);
   ADD ("index/mutations-publish-and-delete-keeps-turns", test_mutations_publish, NULL);
+  ADD ("index/dangling-latest-turn-is-damage", test_dangling_latest_turn, NULL);
+  ADD ("index/directory-as-session-is-damaged", test_directory_as_session, NULL);
+  ADD ("send/damaged-earlier-turn-fails-then-goes-on", test_unreadable_earlier_turn, GINT_TO_POINTER (FALSE));
+  ADD ("send/missing-earlier-turn-fails-then-goes-on", test_unreadable_earlier_turn, GINT_TO_POINTER (TRUE));
+  ADD ("send/resume-with-damaged-history-fails-then-goes-on", test_resume_unreadable_context, NULL);
+  ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);
+  ADD ("recover/leaves-out-damaged-latest-turn", test_recover_without_damaged_latest_turn, NULL);
   ADD ("events/tagged-in-order-and-settlement-updates-status", test_events_tagged_in_order, NULL);
   ADD ("fork/first-turn-references-fork-point", test_fork, NULL);
   ADD ("fork/unsettled-turn-refused", test_fork_unsettled_refused, NULL);

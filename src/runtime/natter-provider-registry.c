@@ -410,6 +410,116 @@ natter_provider_registry_get_provider (NatterProviderRegistry  *self,
   return g_object_ref (cached->provider);
 }
 
+/* Completing a model descriptor */
+
+static void
+first_model_listed_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterOpenaiProvider *provider = NATTER_OPENAI_PROVIDER (object);
+  g_auto(GStrv) models = NULL;
+  JsonObject *descriptor;
+  GError *error = NULL;
+
+  models = natter_openai_provider_list_models_finish (provider, result, &error);
+  if (models == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (models[0] == NULL)
+    {
+      g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
+                               "%s offers no model; name one explicitly",
+                               natter_openai_provider_get_display_name (provider));
+      return;
+    }
+  descriptor = json_object_new ();
+  json_object_set_string_member (descriptor, "provider", g_task_get_task_data (task));
+  json_object_set_string_member (descriptor, "model", models[0]);
+  g_task_return_pointer (task, descriptor, (GDestroyNotify) json_object_unref);
+}
+
+/**
+ * natter_provider_registry_resolve_model_async:
+ * @self: the registry
+ * @provider: a configured provider's id or an http(s) endpoint URL
+ * @model: (nullable): a model name; %NULL or empty for the provider's
+ *   first model
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the thread-default main context
+ * @user_data: data for @callback
+ *
+ * Completes a model descriptor `{provider, model}` for a new turn
+ * (turn-runtime.md §1, §12). An empty model means "the provider's first
+ * model" (the `default-model` setting's out-of-the-box value): the
+ * provider is asked for its list (`GET {baseUrl}/models`) and the first
+ * entry is taken. This is the one place that rule lives; the command
+ * line and the window both go through it, so they cannot disagree on
+ * which model a message goes to.
+ */
+void
+natter_provider_registry_resolve_model_async (NatterProviderRegistry *self,
+                                              const char             *provider,
+                                              const char             *model,
+                                              GCancellable           *cancellable,
+                                              GAsyncReadyCallback     callback,
+                                              gpointer                user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(NatterOpenaiProvider) live = NULL;
+  GError *error = NULL;
+
+  g_return_if_fail (NATTER_IS_PROVIDER_REGISTRY (self));
+  g_return_if_fail (provider != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_provider_registry_resolve_model_async);
+
+  live = natter_provider_registry_get_provider (self, provider, &error);
+  if (live == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (model != NULL && model[0] != '\0')
+    {
+      JsonObject *descriptor = json_object_new ();
+
+      json_object_set_string_member (descriptor, "provider", provider);
+      json_object_set_string_member (descriptor, "model", model);
+      g_task_return_pointer (task, descriptor, (GDestroyNotify) json_object_unref);
+      return;
+    }
+  g_task_set_task_data (task, g_strdup (provider), g_free);
+  natter_openai_provider_list_models_async (live, cancellable, first_model_listed_cb, g_steal_pointer (&task));
+}
+
+/**
+ * natter_provider_registry_resolve_model_finish:
+ * @self: the registry
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the descriptor `{provider, model}`;
+ *   or %NULL with %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND (an unknown
+ *   provider, or one without models) or the provider's
+ *   %NATTER_PROVIDER_ERROR (unreachable, HTTP error, …)
+ */
+JsonObject *
+natter_provider_registry_resolve_model_finish (NatterProviderRegistry  *self,
+                                               GAsyncResult            *result,
+                                               GError                 **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_provider_registry_resolve_model_async,
+                        NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 static NatterModel *
 natter_provider_registry_resolve (NatterModelRegistry  *registry,
                                   JsonObject           *descriptor,

@@ -87,4 +87,14 @@ NatterOpenaiProvider   *natter_provider_registry_get_provider       (NatterProvi
                                                                      const char              *provider,
                                                                      GError                 **error);
 
+void                    natter_provider_registry_resolve_model_async  (NatterProviderRegistry  *self,
+                                                                       const char              *provider,
+                                                                       const char              *model,
+                                                                       GCancellable            *cancellable,
+                                                                       GAsyncReadyCallback      callback,
+                                                                       gpointer                 user_data);
+JsonObject             *natter_provider_registry_resolve_model_finish (NatterProviderRegistry  *self,
+                                                                       GAsyncResult            *result,
+                                                                       GError                 **error);
+
 G_END_DECLS

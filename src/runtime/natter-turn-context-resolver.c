@@ -23,6 +23,7 @@
 
 #include "natter-request-composer.h"
 #include "natter-runtime-error.h"
+#include "natter-store-error.h"
 #include "natter-turn-context-resolver.h"
 #include "natter-turn-reducer.h"
 
@@ -127,8 +128,13 @@ read_cb (GObject      *object,
     {
       /* A missing or corrupt link breaks the transcript: an
        * infrastructure error, never a silently shorter context. */
-      g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT,
-                               "Context turn “%s” cannot be read: %s", turn_id, error->message);
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
+        g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT,
+                                 "The history is damaged: it refers to turn %s, but %s",
+                                 turn_id, error->message);
+      else
+        g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT,
+                                 "Earlier turn %s cannot be read: %s", turn_id, error->message);
       return;
     }
 

@@ -1389,6 +1389,43 @@ apply_input_and_loop (NatterTurnExecution *self)
     advance_loop (self);
 }
 
+/* A context that cannot be read (a damaged or missing earlier turn)
+ * would stop this turn for ever: every advance would fail the same way
+ * and the session could never go on. It fails the turn instead, a
+ * terminal `turn_failed` with code `context-unreadable` whose error names
+ * the file and line; the session layer gives the next turn a fresh
+ * context. Only possible while no tool call waits for a result (a turn
+ * cannot end with one open); then the advance fails as before. */
+static gboolean
+fail_unreadable_context (NatterTurnExecution *self,
+                         const GError        *error)
+{
+  g_autoptr(GPtrArray) unfinished = natter_turn_state_get_unfinished_tool_calls (self->state);
+  guint n_calls = natter_turn_state_get_n_model_calls (self->state);
+  NatterTurnModelCall *last = n_calls > 0 ? natter_turn_state_get_model_call (self->state, n_calls - 1) : NULL;
+  GPtrArray *batch;
+  JsonObject *event;
+
+  if (unfinished->len > 0)
+    return FALSE;
+
+  batch = new_batch ();
+  /* An interrupted call is closed first, as the reducer requires (§9). */
+  if (last != NULL && natter_turn_model_call_get_message (last) == NULL &&
+      natter_turn_model_call_get_error (last) == NULL)
+    {
+      event = new_event (self, batch, "model_call_failed");
+      json_object_set_int_member (event, "modelCallIndex", natter_turn_model_call_get_index (last));
+      json_object_set_string_member (event, "error", error->message);
+    }
+  event = new_event (self, batch, "turn_failed");
+  json_object_set_string_member (event, "error", error->message);
+  json_object_set_string_member (event, "code", NATTER_TURN_FAILED_CONTEXT_UNREADABLE);
+  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+  enqueue (self, batch, NULL, NULL);
+  return TRUE;
+}
+
 static void
 context_cb (GObject      *object,
             GAsyncResult *result,
@@ -1401,6 +1438,9 @@ context_cb (GObject      *object,
                                                                    result, &error);
   if (self->materialized == NULL)
     {
+      if (g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT) &&
+          !self->settled && fail_unreadable_context (self, error))
+        return;
       fail (self, g_steal_pointer (&error));
       return;
     }

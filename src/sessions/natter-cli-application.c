@@ -147,10 +147,78 @@ natter_cli_application_new (const char *application_id)
 {
   g_return_val_if_fail (g_application_id_is_valid (application_id), NULL);
 
+  /* The environment goes with a forwarded command line: the primary
+   * reads the caller's data directory from it (natter_cli_run_async()). */
   return g_object_new (NATTER_TYPE_CLI_APPLICATION,
                        "application-id", application_id,
-                       "flags", G_APPLICATION_HANDLES_COMMAND_LINE,
+                       "flags", G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_SEND_ENVIRONMENT,
                        NULL);
+}
+
+/**
+ * natter_cli_application_run:
+ * @application_id: the application id, as for natter_cli_application_new()
+ * @argc: the number of @argv's members
+ * @argv: (array length=argc): the process's command line
+ *
+ * Runs a `natter SUBCOMMAND` process (architecture.md, "Process and
+ * data") so that it acts on the data directory it was given
+ * (natter_services_get_default_data_dir()) and nowhere else. When that
+ * directory is free, this process takes its single-writer lock and runs
+ * the command itself: as the primary instance when no Natter is running,
+ * else on its own beside the running one, which must be using another
+ * directory since the lock was free. When the directory is in use, the
+ * command line is forwarded to the primary instance, with the directory
+ * (as an absolute `NATTER_DATA_DIR`) in its environment; the primary
+ * runs it only if it uses that same directory, and otherwise fails
+ * naming both.
+ *
+ * Returns: the process's exit status
+ */
+int
+natter_cli_application_run (const char  *application_id,
+                            int          argc,
+                            char       **argv)
+{
+  g_autoptr(NatterCliApplication) app = NULL;
+  int status;
+
+  g_return_val_if_fail (g_application_id_is_valid (application_id), 1);
+
+  app = natter_cli_application_new (application_id);
+  if (argc > 1 && natter_cli_needs_services ((const char * const *) argv))
+    {
+      g_autoptr(GFile) dir = natter_services_get_default_data_dir ();
+      g_autofree char *path = g_file_get_path (dir);
+      g_autoptr(NatterServices) services = NULL;
+
+      /* Absolute, so that a primary with another working directory reads
+       * the same place. */
+      if (path != NULL)
+        g_setenv (NATTER_DATA_DIR_ENV, path, TRUE);
+      services = natter_services_new (dir, NULL, NULL, NULL, NULL);
+      if (natter_services_acquire_writer_lock (services, NULL))
+        {
+          g_autoptr(GError) error = NULL;
+
+          if (!g_application_register (G_APPLICATION (app), NULL, &error))
+            g_debug ("Could not register: %s", error->message);
+          else if (g_application_get_is_remote (G_APPLICATION (app)))
+            {
+              /* The running Natter cannot be using this directory, whose
+               * lock was free: run here, without taking its name. */
+              g_object_unref (app);
+              app = g_object_new (NATTER_TYPE_CLI_APPLICATION,
+                                  "application-id", application_id,
+                                  "flags", G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE,
+                                  NULL);
+            }
+          app->services = g_steal_pointer (&services);
+        }
+    }
+
+  status = g_application_run (G_APPLICATION (app), argc, argv);
+  return status != 0 ? status : app->exit_status;
 }
 
 /**

@@ -15,5 +15,8 @@ G_DECLARE_FINAL_TYPE (NatterCliApplication, natter_cli_application, NATTER, CLI_
 
 NatterCliApplication *natter_cli_application_new             (const char           *application_id);
 int                   natter_cli_application_get_exit_status (NatterCliApplication *self);
+int                   natter_cli_application_run             (const char           *application_id,
+                                                              int                   argc,
+                                                              char                **argv);
 
 G_END_DECLS

@@ -769,6 +769,46 @@ command_fork (Run *run)
                               g_task_get_cancellable (run->task), fork_done_cb, run);
 }
 
+static void
+recover_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autofree char *session_id = NULL;
+  GError *error = NULL;
+
+  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (object), result, &error);
+  if (session_id == NULL)
+    {
+      fail_error (run, error);
+      return;
+    }
+  out (run, "session %s\n", session_id);
+  finish (run, 0);
+}
+
+/* A damaged session cannot be used, so unlike the other commands this
+ * one takes an errored index entry. */
+static void
+command_recover (Run *run)
+{
+  GError *error = NULL;
+
+  if (!natter_id_validate (run->args[0], &error))
+    {
+      fail_error (run, error);
+      return;
+    }
+  if (natter_session_index_lookup (natter_services_get_index (run->services), run->args[0]) == NULL)
+    {
+      fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), run->args[0]);
+      return;
+    }
+  natter_sessions_recover_async (natter_services_get_sessions (run->services), run->args[0],
+                                 g_task_get_cancellable (run->task), recover_done_cb, run);
+}
+
 /* ------------------------------------------------------------------ */
 /* sessions                                                            */
 /* ------------------------------------------------------------------ */
@@ -1045,6 +1085,8 @@ static const Command commands[] = {
   { "delete", N_("SESSION"), N_("Delete a session (its turn files stay)"), 1, 1, 0, command_delete },
   { "fork", N_("SESSION TURN"), N_("Start a new session from a session’s history up to a turn"), 2, 2, 0,
     command_fork },
+  { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
+    command_recover },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -1313,6 +1355,64 @@ loaded_cb (GObject      *object,
   run->command->start (run);
 }
 
+/* Whether @a and @b name the same directory: the same path, or the
+ * same inode reached through another path (a symbolic link). */
+static gboolean
+same_directory (GFile *a,
+                GFile *b)
+{
+  g_autoptr(GFileInfo) info_a = NULL;
+  g_autoptr(GFileInfo) info_b = NULL;
+  const char *id_a;
+  const char *id_b;
+
+  if (g_file_equal (a, b))
+    return TRUE;
+  info_a = g_file_query_info (a, G_FILE_ATTRIBUTE_ID_FILE, G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  info_b = g_file_query_info (b, G_FILE_ATTRIBUTE_ID_FILE, G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  if (info_a == NULL || info_b == NULL)
+    return FALSE;
+  id_a = g_file_info_get_attribute_string (info_a, G_FILE_ATTRIBUTE_ID_FILE);
+  id_b = g_file_info_get_attribute_string (info_b, G_FILE_ATTRIBUTE_ID_FILE);
+  return id_a != NULL && g_strcmp0 (id_a, id_b) == 0;
+}
+
+/* A command forwarded by another process must act on the data directory
+ * that process was given, never on this one's in its place: it runs here
+ * only when both are the same. The other process forwards only when its
+ * directory is in use (it runs the command itself otherwise), so a
+ * different directory means two Natters on two directories: say so,
+ * naming both. */
+static gboolean
+check_data_dir (Run *run)
+{
+  GFile *ours = natter_services_get_data_dir (run->services);
+  g_autofree char *our_path = g_file_get_parse_name (ours);
+  g_autoptr(GFile) theirs = NULL;
+  g_autofree char *their_path = NULL;
+  const char *given;
+
+  if (!g_application_command_line_get_is_remote (run->cmdline))
+    return TRUE;
+  given = g_application_command_line_getenv (run->cmdline, NATTER_DATA_DIR_ENV);
+  if (given == NULL || given[0] == '\0')
+    {
+      fail (run, NATTER_CLI_EXIT_FAILURE,
+            _("The command did not say which data directory it is for; the running Natter uses %s"),
+            our_path);
+      return FALSE;
+    }
+  theirs = g_application_command_line_create_file_for_arg (run->cmdline, given);
+  if (same_directory (ours, theirs))
+    return TRUE;
+  their_path = g_file_get_parse_name (theirs);
+  fail (run, NATTER_CLI_EXIT_FAILURE,
+        _("The command was given the data directory %s, which another Natter process is using, "
+          "and the running Natter uses %s; nothing was done. Run it again when %s is free"),
+        their_path, our_path, their_path);
+  return FALSE;
+}
+
 /**
  * natter_cli_run_async:
  * @services: (nullable): the services to run against; %NULL only when
@@ -1328,6 +1428,11 @@ loaded_cb (GObject      *object,
  * settle where the command starts or continues one, and prints the
  * result. Errors are printed as one "natter: …" line on stderr; the
  * result is the exit status for the command line.
+ *
+ * A command line forwarded from another process runs only when that
+ * process's data directory (its `NATTER_DATA_DIR`, which
+ * natter_cli_application_run() always sends) is @services' own;
+ * otherwise it fails, naming both directories, and nothing is written.
  */
 void
 natter_cli_run_async (NatterServices          *services,
@@ -1376,6 +1481,8 @@ natter_cli_run_async (NatterServices          *services,
       fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The data directory is not available"));
       return;
     }
+  if (!check_data_dir (run))
+    return;
   if (run->command->start == command_ask)
     {
       command_ask (run);

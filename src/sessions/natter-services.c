@@ -501,42 +501,20 @@ natter_services_load_finish (NatterServices  *self,
 
 /* Resolving a model descriptor */
 
-static JsonObject *
-descriptor_new (const char *provider,
-                const char *model)
-{
-  JsonObject *descriptor = json_object_new ();
-
-  json_object_set_string_member (descriptor, "provider", provider);
-  json_object_set_string_member (descriptor, "model", model);
-  return descriptor;
-}
-
 static void
-models_listed_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+model_resolved_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  NatterOpenaiProvider *provider = NATTER_OPENAI_PROVIDER (object);
-  g_auto(GStrv) models = NULL;
   GError *error = NULL;
+  JsonObject *descriptor;
 
-  models = natter_openai_provider_list_models_finish (provider, result, &error);
-  if (models == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  if (models[0] == NULL)
-    {
-      g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
-                               "%s offers no model; name one explicitly",
-                               natter_openai_provider_get_display_name (provider));
-      return;
-    }
-  g_task_return_pointer (task, descriptor_new (g_task_get_task_data (task), models[0]),
-                         (GDestroyNotify) json_object_unref);
+  descriptor = natter_provider_registry_resolve_model_finish (NATTER_PROVIDER_REGISTRY (object), result, &error);
+  if (descriptor == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, descriptor, (GDestroyNotify) json_object_unref);
 }
 
 /**
@@ -566,8 +544,6 @@ natter_services_resolve_model_async (NatterServices      *self,
   g_autoptr(GTask) task = NULL;
   g_autofree char *default_provider = NULL;
   g_autofree char *default_model = NULL;
-  g_autoptr(NatterOpenaiProvider) live = NULL;
-  GError *error = NULL;
 
   g_return_if_fail (NATTER_IS_SERVICES (self));
 
@@ -579,19 +555,10 @@ natter_services_resolve_model_async (NatterServices      *self,
   if (model == NULL || model[0] == '\0')
     model = default_model = natter_services_dup_default_model (self);
 
-  live = natter_provider_registry_get_provider (self->providers, provider, &error);
-  if (live == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  if (model[0] != '\0')
-    {
-      g_task_return_pointer (task, descriptor_new (provider, model), (GDestroyNotify) json_object_unref);
-      return;
-    }
-  g_task_set_task_data (task, g_strdup (provider), g_free);
-  natter_openai_provider_list_models_async (live, cancellable, models_listed_cb, g_steal_pointer (&task));
+  /* The provider's first model is the registry's rule, shared with the
+   * window. */
+  natter_provider_registry_resolve_model_async (self->providers, provider, model, cancellable,
+                                                model_resolved_cb, g_steal_pointer (&task));
 }
 
 /**

@@ -16,6 +16,7 @@
 #include "natter-session-index-private.h"
 #include "natter-session-reducer.h"
 #include "natter-session-scan.h"
+#include "natter-store-error.h"
 #include "natter-turn-reducer.h"
 
 struct _NatterSessionIndex
@@ -420,6 +421,29 @@ entry_new_from_scan (const char                    *session_id,
   return entry;
 }
 
+/* The title the readable lines of a damaged session log give, so that
+ * the session is still known by its name; %NULL if they give none. */
+static char *
+readable_title (NatterJsonlRepo *session_repo,
+                const char      *session_id,
+                GCancellable    *cancellable)
+{
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterSessionState) state = natter_session_state_new ();
+  g_autofree char *reason = NULL;
+  guint line;
+
+  events = natter_jsonl_repo_read_prefix_sync (session_repo, session_id, &line, &reason, cancellable, NULL);
+  if (events == NULL)
+    return NULL;
+  for (guint i = 0; i < events->len; i++)
+    if (!natter_session_state_apply (state, json_node_get_object (g_ptr_array_index (events, i)), NULL))
+      break;
+  if (natter_session_state_get_definition (state) == NULL)
+    return NULL;
+  return g_strdup (natter_session_state_get_title (state));
+}
+
 /**
  * natter_session_index_fold_one_sync: (skip)
  * @session_repo: the session repository
@@ -450,7 +474,14 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
    * and errors of natter_jsonl_repo_read_sync() and
    * natter_session_reduce_validated(), at a fraction of the cost. */
   if (!natter_session_scan_file_sync (session_repo, session_id, &scan, cancellable, &error))
-    return natter_session_index_entry_new_errored (session_id, error->message);
+    {
+      g_autofree char *title = readable_title (session_repo, session_id, cancellable);
+
+      entry = natter_session_index_entry_new_errored (session_id, error->message);
+      if (title != NULL)
+        natter_session_index_entry_set_title (entry, title);
+      return entry;
+    }
 
   entry = entry_new_from_scan (session_id, &scan);
   latest = scan.latest_turn_id;
@@ -462,7 +493,15 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
     turn = natter_turn_reduce (events, &error);
   if (turn == NULL)
     {
-      g_autofree char *text = g_strdup_printf ("Latest turn %s: %s", latest, error->message);
+      g_autofree char *text = NULL;
+
+      /* A turn_appended whose file is not there is a dangling reference:
+       * corruption (session-layer-spec.md §7), not a missing detail. */
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
+        text = g_strdup_printf ("The session is damaged: it refers to turn %s, but %s",
+                                latest, error->message);
+      else
+        text = g_strdup_printf ("Latest turn %s: %s", latest, error->message);
 
       /* Not known to be settled, and excluded from interaction anyway. */
       natter_session_index_entry_set_latest_turn_status (entry, "idle");

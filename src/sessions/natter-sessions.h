@@ -23,6 +23,39 @@ G_BEGIN_DECLS
  */
 #define NATTER_SESSION_TITLE_MAX_CHARS 60
 
+/**
+ * NatterSessionDamage:
+ * @title: (nullable): the title the readable lines give
+ * @file: the damaged file: the session's log, or its latest turn's
+ * @line: the 1-based number of the first line of @file that cannot be
+ *   read (or breaks a rule), 0 when @file cannot be read at all
+ * @reason: (nullable): why, in the words of the reader, without the
+ *   path; %NULL when nothing is damaged
+ * @n_turns: how many turns a copy (natter_sessions_recover_async())
+ *   would have
+ * @can_copy: whether anything can be copied (the first line reads)
+ *
+ * What is left of a damaged session, and where the damage is
+ * (natter_sessions_inspect_damage_async()).
+ */
+typedef struct
+{
+  char     *title;
+  GFile    *file;
+  guint     line;
+  char     *reason;
+  guint     n_turns;
+  gboolean  can_copy;
+} NatterSessionDamage;
+
+#define NATTER_TYPE_SESSION_DAMAGE (natter_session_damage_get_type ())
+
+GType                natter_session_damage_get_type (void) G_GNUC_CONST;
+NatterSessionDamage *natter_session_damage_copy     (const NatterSessionDamage *damage);
+void                 natter_session_damage_free     (NatterSessionDamage       *damage);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSessionDamage, natter_session_damage_free)
+
 #define NATTER_TYPE_SESSIONS (natter_sessions_get_type ())
 
 G_DECLARE_FINAL_TYPE (NatterSessions, natter_sessions, NATTER, SESSIONS, GObject)
@@ -183,5 +216,22 @@ gboolean            natter_sessions_is_turn_running              (NatterSessions
                                                                   const char          *turn_id);
 
 char               *natter_derive_session_title                  (JsonObject          *message);
+
+void                natter_sessions_inspect_damage_async         (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+NatterSessionDamage *natter_sessions_inspect_damage_finish       (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+void                natter_sessions_recover_async                (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_recover_finish               (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
 
 G_END_DECLS

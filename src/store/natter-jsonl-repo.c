@@ -599,10 +599,26 @@ load_file (const char  *path,
       return set_io_error (error, saved_errno, "read", path);
     }
 
+  if (fstat (fd, &info) < 0)
+    {
+      int saved_errno = errno;
+
+      close (fd);
+      return set_io_error (error, saved_errno, "inspect", path);
+    }
+  if (!S_ISREG (info.st_mode))
+    {
+      close (fd);
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                   S_ISDIR (info.st_mode) ? "%s is a directory, not a file"
+                                          : "%s is not a regular file",
+                   path);
+      return FALSE;
+    }
+
   /* One more byte than the size, so that the read that finds the end
    * needs no reallocation. */
-  if (fstat (fd, &info) == 0 && S_ISREG (info.st_mode) &&
-      (guint64) info.st_size + 1 > capacity)
+  if ((guint64) info.st_size + 1 > capacity)
     {
       capacity = (gsize) info.st_size + 1;
       buffer = *out_heap = g_malloc (capacity);
@@ -645,11 +661,20 @@ load_file (const char  *path,
   return TRUE;
 }
 
+/* The first line that cannot be read, for a reader of the readable
+ * prefix; NULL for a strict read. */
+typedef struct
+{
+  guint  line;     /* 0 while every line read */
+  char  *reason;   /* why that line cannot be read, without the path */
+} BadLine;
+
 static GPtrArray *
-read_file (NatterJsonlRepo  *self,
-           const char       *id,
-           GCancellable     *cancellable,
-           GError          **error)
+read_file_full (NatterJsonlRepo  *self,
+                const char       *id,
+                BadLine          *bad,
+                GCancellable     *cancellable,
+                GError          **error)
 {
   g_autofree char *path = file_path_for (self, id, error);
   g_autoptr(GError) local_error = NULL;
@@ -667,14 +692,20 @@ read_file (NatterJsonlRepo  *self,
   if (!load_file (path, stack_buffer, (char **) &contents, &length, &heap, error))
     return NULL;
 
+  events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
   if (length == 0)
     {
+      if (bad != NULL)
+        {
+          bad->line = 1;
+          bad->reason = g_strdup ("the file is empty (the first line is missing)");
+          return g_steal_pointer (&events);
+        }
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
                    "%s:1: the file is empty (the first line is missing)", path);
       return NULL;
     }
-
-  events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
 
   while (pos < length)
     {
@@ -690,6 +721,12 @@ read_file (NatterJsonlRepo  *self,
 
       if (end == NULL)
         {
+          if (bad != NULL)
+            {
+              bad->line = line_number;
+              bad->reason = g_strdup ("the last line is torn (no newline at the end)");
+              break;
+            }
           g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
                        "%s:%u: the last line is torn (no newline at the end)",
                        path, line_number);
@@ -700,6 +737,12 @@ read_file (NatterJsonlRepo  *self,
       if (node == NULL ||
           !check_event (self, node, id, line_number == 1, &local_error))
         {
+          if (bad != NULL)
+            {
+              bad->line = line_number;
+              bad->reason = g_strdup (local_error->message);
+              break;
+            }
           g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
                        "%s:%u: %s", path, line_number, local_error->message);
           return NULL;
@@ -710,6 +753,15 @@ read_file (NatterJsonlRepo  *self,
     }
 
   return g_steal_pointer (&events);
+}
+
+static GPtrArray *
+read_file (NatterJsonlRepo  *self,
+           const char       *id,
+           GCancellable     *cancellable,
+           GError          **error)
+{
+  return read_file_full (self, id, NULL, cancellable, error);
 }
 
 static gboolean
@@ -836,12 +888,10 @@ list_ids (NatterJsonlRepo  *self,
                                file_path, id_partition);
                       continue;
                     }
-                  if (!g_file_test (file_path, G_FILE_TEST_IS_REGULAR))
-                    {
-                      g_debug ("Ignoring %s: not a regular file", file_path);
-                      continue;
-                    }
-
+                  /* Something else where the file should be (a
+                   * directory, say) is still this id: listed, so that
+                   * reading it reports the damage instead of the log
+                   * vanishing without a word. */
                   g_ptr_array_add (ids, g_steal_pointer (&id));
                 }
               g_dir_close (day_dir);
@@ -991,6 +1041,64 @@ natter_jsonl_repo_read_sync (NatterJsonlRepo  *self,
     return NULL;
 
   return read_file (self, id, cancellable, error);
+}
+
+/**
+ * natter_jsonl_repo_read_prefix_sync:
+ * @self: a #NatterJsonlRepo
+ * @id: the log's id
+ * @out_line: (out): the 1-based number of the first line that cannot be
+ *   read, 0 when every line reads
+ * @out_reason: (out) (transfer full) (nullable): why that line cannot be
+ *   read, without the path; %NULL when every line reads
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Reads the readable prefix of a damaged log, for showing and copying
+ * what is left of it (never for using the log itself: that stays
+ * natter_jsonl_repo_read_sync()'s all-or-nothing verdict,
+ * session-layer-spec.md §4.2). Each line is checked exactly as
+ * natter_jsonl_repo_read_sync() does; the read stops at the first line
+ * that fails. The file is only read, never changed. Blocks.
+ *
+ * Returns: (transfer full) (element-type JsonNode): the events of the
+ *   lines before the first bad one (possibly none); %NULL when the file
+ *   cannot be read at all, with a %NATTER_STORE_ERROR (INVALID_ID,
+ *   NOT_FOUND, IO, CORRUPT for something that is not a regular file) or
+ *   %G_IO_ERROR_CANCELLED
+ */
+GPtrArray *
+natter_jsonl_repo_read_prefix_sync (NatterJsonlRepo  *self,
+                                    const char       *id,
+                                    guint            *out_line,
+                                    char            **out_reason,
+                                    GCancellable     *cancellable,
+                                    GError          **error)
+{
+  BadLine bad = { 0, NULL };
+  GPtrArray *events;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+  g_return_val_if_fail (out_line != NULL, NULL);
+  g_return_val_if_fail (out_reason != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  *out_line = 0;
+  *out_reason = NULL;
+  if (!natter_id_validate (id, error))
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  events = read_file_full (self, id, &bad, cancellable, error);
+  if (events == NULL)
+    {
+      g_free (bad.reason);
+      return NULL;
+    }
+  *out_line = bad.line;
+  *out_reason = bad.reason;
+  return events;
 }
 
 /**

@@ -54,6 +54,12 @@ GPtrArray       *natter_jsonl_repo_read_sync            (NatterJsonlRepo      *s
                                                          const char           *id,
                                                          GCancellable         *cancellable,
                                                          GError              **error);
+GPtrArray       *natter_jsonl_repo_read_prefix_sync     (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         guint                *out_line,
+                                                         char                **out_reason,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
 gboolean         natter_jsonl_repo_append_sync          (NatterJsonlRepo      *self,
                                                          const char           *id,
                                                          GPtrArray            *events,

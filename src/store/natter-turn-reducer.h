@@ -23,6 +23,16 @@
 
 G_BEGIN_DECLS
 
+/**
+ * NATTER_TURN_FAILED_CONTEXT_UNREADABLE:
+ *
+ * The `code` of a `turn_failed` (turn-runtime.md §3) whose context could
+ * not be materialized (§11): an earlier turn's file is damaged or missing.
+ * The error names the file (and line). Such a turn's own history is not
+ * a usable context, so the turn after it starts from an empty one.
+ */
+#define NATTER_TURN_FAILED_CONTEXT_UNREADABLE "context-unreadable"
+
 typedef struct _NatterTurnModelCall NatterTurnModelCall;
 typedef struct _NatterTurnToolCall  NatterTurnToolCall;
 

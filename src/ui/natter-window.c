@@ -113,11 +113,16 @@ struct _NatterWindow
   NatterComposer       *composer;
   AdwStatusPage        *errored_page;
   NatterModelPicker    *model_picker;
+
+  /* The open damaged session: what is left of it */
+  NatterSessionDamage  *damage;
+  char                 *damage_session_id;
 };
 
 G_DEFINE_FINAL_TYPE (NatterWindow, natter_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static void update_conversation (NatterWindow *self);
+static void show_damage (NatterWindow *self);
 static void update_model_picker (NatterWindow *self);
 static void update_keyboard_actions (NatterWindow *self);
 static void focus_sidebar_position (NatterWindow *self,
@@ -799,7 +804,8 @@ update_title (NatterWindow *self)
   if (self->entry != NULL)
     {
       title = natter_session_index_entry_get_title (self->entry);
-      if (natter_session_index_entry_get_error (self->entry) != NULL)
+      /* A damaged session keeps the title its readable lines give. */
+      if (natter_session_index_entry_get_error (self->entry) != NULL && (title == NULL || title[0] == '\0'))
         title = _("Damaged Conversation");
       else if (title == NULL || title[0] == '\0')
         title = _("New chat");
@@ -830,7 +836,7 @@ update_conversation (NatterWindow *self)
   update_composer (self);
   if (error != NULL)
     {
-      adw_status_page_set_description (self->errored_page, error);
+      show_damage (self);
       gtk_stack_set_visible_child_name (self->content_stack, "errored");
       return;
     }
@@ -984,6 +990,8 @@ typedef struct
   char         *text;
   gboolean      restore_draft;
   gboolean      refocus;
+  JsonObject   *input;
+  JsonObject   *config;
 } SendData;
 
 static void
@@ -992,10 +1000,48 @@ send_data_free (SendData *data)
   g_object_unref (data->self);
   g_free (data->session_id);
   g_free (data->text);
+  g_clear_pointer (&data->input, json_object_unref);
+  g_clear_pointer (&data->config, json_object_unref);
   g_free (data);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SendData, send_data_free)
+
+/* A message that could not go out: its words are not lost (pitfall 9),
+ * they go back into the draft unless the user has typed something new
+ * meanwhile. */
+static void
+send_failed (SendData     *data,
+             const GError *error)
+{
+  NatterWindow *self = data->self;
+
+  if (data->restore_draft)
+    {
+      if (g_strcmp0 (self->session_id, data->session_id) == 0)
+        {
+          g_autofree char *draft = natter_composer_dup_text (self->composer);
+
+          if (draft[0] == '\0')
+            natter_composer_set_text (self->composer, data->text);
+        }
+      else if (!g_hash_table_contains (self->drafts, data->session_id))
+        g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (data->text));
+    }
+  show_error_toast (self, g_strdup_printf (_("Could not send: %s"), error->message));
+}
+
+static void
+send_done (SendData *data)
+{
+  NatterWindow *self = data->self;
+
+  update_composer (self);
+  /* The composer was insensitive while the message went out, which took
+   * its focus: give it back, so the next message is typed at once. */
+  if (data->refocus && g_strcmp0 (self->session_id, data->session_id) == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
 
 static void
 send_message_cb (GObject      *source,
@@ -1010,28 +1056,39 @@ send_message_cb (GObject      *source,
   turn_id = natter_sessions_send_message_finish (NATTER_SESSIONS (source), result, &error);
   self->sending = FALSE;
   if (turn_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      /* The words are not lost (pitfall 9): they go back into the draft
-       * unless the user has typed something new meanwhile. */
-      if (data->restore_draft)
-        {
-          if (g_strcmp0 (self->session_id, data->session_id) == 0)
-            {
-              g_autofree char *draft = natter_composer_dup_text (self->composer);
+    send_failed (data, error);
+  send_done (data);
+}
 
-              if (draft[0] == '\0')
-                natter_composer_set_text (self->composer, data->text);
-            }
-          else if (!g_hash_table_contains (self->drafts, data->session_id))
-            g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (data->text));
-        }
-      show_error_toast (self, g_strdup_printf (_("Could not send: %s"), error->message));
+/* Takes @data. */
+static void
+send_with_config (SendData *data)
+{
+  natter_sessions_send_message_async (data->self->sessions, data->session_id, data->input, data->config,
+                                      data->self->cancellable, send_message_cb, data);
+}
+
+static void
+send_model_resolved_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  g_autoptr(SendData) data = user_data;
+  NatterWindow *self = data->self;
+  g_autoptr(GError) error = NULL;
+  JsonObject *model;
+
+  model = natter_provider_registry_resolve_model_finish (NATTER_PROVIDER_REGISTRY (source), result, &error);
+  if (model == NULL)
+    {
+      self->sending = FALSE;
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        send_failed (data, error);
+      send_done (data);
+      return;
     }
-  update_composer (self);
-  /* The composer was insensitive while the message went out, which took
-   * its focus: give it back, so the next message is typed at once. */
-  if (data->refocus && g_strcmp0 (self->session_id, data->session_id) == 0)
-    gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  json_object_set_object_member (json_object_get_object_member (data->config, "agent"), "model", model);
+  send_with_config (g_steal_pointer (&data));
 }
 
 static void
@@ -1043,6 +1100,9 @@ send_text (NatterWindow *self,
   g_autoptr(JsonObject) config = json_object_new ();
   JsonObject *agent = json_object_new ();
   JsonObject *model;
+  const char *provider = NULL;
+  const char *model_name = NULL;
+  gboolean resolve = FALSE;
   SendData *data;
 
   if (self->session_id == NULL || self->sessions == NULL)
@@ -1054,6 +1114,13 @@ send_text (NatterWindow *self,
   /* The header's model overrides the agent's (§9, agent.model). */
   if ((model = next_model_descriptor (self)) != NULL)
     json_object_set_object_member (agent, "model", model);
+  else if (self->registry != NULL && agent_own_model (self) == NULL)
+    {
+      /* No model named anywhere means the provider's first one: the
+       * registry asks for it, the same rule the command line uses. */
+      current_choice (self, &provider, &model_name);
+      resolve = provider != NULL && (model_name == NULL || model_name[0] == '\0');
+    }
   json_object_set_object_member (config, "agent", agent);
   json_object_set_boolean_member (config, "autoPermission",
                                   g_settings_get_boolean (self->settings, "auto-permission"));
@@ -1066,12 +1133,17 @@ send_text (NatterWindow *self,
   data->text = g_strdup (text);
   data->restore_draft = restore_draft;
   data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->composer)) != NULL;
+  data->input = g_steal_pointer (&input);
+  data->config = g_steal_pointer (&config);
 
   self->sending = TRUE;
   self->stick_to_bottom = TRUE;
   update_composer (self);
-  natter_sessions_send_message_async (self->sessions, self->session_id, input, config,
-                                      self->cancellable, send_message_cb, data);
+  if (resolve)
+    natter_provider_registry_resolve_model_async (self->registry, provider, NULL, self->cancellable,
+                                                  send_model_resolved_cb, data);
+  else
+    send_with_config (data);
 }
 
 static void
@@ -1383,6 +1455,242 @@ branch_activated (GtkWidget  *widget,
     session_id = natter_turn_item_get_inherited_from (item);
   natter_sessions_fork_async (self->sessions, session_id, turn_id,
                               NULL, self->cancellable, fork_cb, g_object_ref (self));
+}
+
+/* Damaged conversations: what is left of one, where the damage is, and
+ * two ways on (its folder, and a copy of its readable part). */
+
+static void
+damage_actions_update (NatterWindow *self)
+{
+  gboolean current = self->damage != NULL && g_strcmp0 (self->damage_session_id, self->session_id) == 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-damaged-file",
+                                 current && self->damage->file != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-readable-part",
+                                 current && self->damage->can_copy && self->sessions != NULL);
+}
+
+/* The reason in plain words, with the file's name; escaped, since the
+ * status page's description is markup. */
+static void
+damage_describe (NatterWindow *self)
+{
+  const char *error = natter_session_index_entry_get_error (self->entry);
+  g_autofree char *text = NULL;
+  g_autofree char *escaped = NULL;
+
+  if (self->damage != NULL && g_strcmp0 (self->damage_session_id, self->session_id) == 0 &&
+      self->damage->reason != NULL)
+    {
+      g_autofree char *name = g_file_get_basename (self->damage->file);
+      g_autofree char *where = NULL;
+
+      if (self->damage->line > 0)
+        /* Translators: %u is a line number, the first %s a file name, the second why it cannot be read */
+        where = g_strdup_printf (_("Line %u of the file “%s” cannot be read: %s."),
+                                 self->damage->line, name, self->damage->reason);
+      else
+        /* Translators: the first %s is a file name, the second why it cannot be read */
+        where = g_strdup_printf (_("The file “%s” cannot be read: %s."), name, self->damage->reason);
+      if (self->damage->can_copy)
+        text = g_strdup_printf ("%s %s", where,
+                                _("The part before the damage can be copied to a new conversation; "
+                                  "the file itself is left as it is."));
+      else
+        text = g_steal_pointer (&where);
+    }
+  else
+    text = g_strdup (error != NULL ? error : "");
+  escaped = g_markup_escape_text (text, -1);
+  adw_status_page_set_description (self->errored_page, escaped);
+}
+
+/* Holds the window weakly: opening a damaged session must not keep a
+ * closed window alive until the file has been looked at. */
+static void
+damage_inspected_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  GWeakRef *weak = user_data;
+  g_autoptr(NatterWindow) self = g_weak_ref_get (weak);
+  g_autoptr(GError) error = NULL;
+  NatterSessionDamage *damage;
+
+  g_weak_ref_clear (weak);
+  g_free (weak);
+  damage = natter_sessions_inspect_damage_finish (NATTER_SESSIONS (source), result, &error);
+  if (damage == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_debug ("Could not inspect the damaged session: %s", error->message);
+      return;
+    }
+  if (self == NULL)
+    {
+      natter_session_damage_free (damage);
+      return;
+    }
+  g_clear_pointer (&self->damage, natter_session_damage_free);
+  self->damage = damage;
+  if (self->entry != NULL && natter_session_index_entry_get_error (self->entry) != NULL &&
+      g_strcmp0 (self->damage_session_id, self->session_id) == 0)
+    damage_describe (self);
+  damage_actions_update (self);
+}
+
+/* Shows the open damaged session: its reason at once, the details and
+ * actions once the readable part has been looked at. */
+static void
+show_damage (NatterWindow *self)
+{
+  const char *title = natter_session_index_entry_get_title (self->entry);
+
+  adw_status_page_set_title (self->errored_page,
+                             title != NULL && title[0] != '\0' ? title : _("This Conversation Is Damaged"));
+  if (g_strcmp0 (self->damage_session_id, self->session_id) != 0)
+    {
+      g_clear_pointer (&self->damage, natter_session_damage_free);
+      g_free (self->damage_session_id);
+      self->damage_session_id = g_strdup (self->session_id);
+      if (self->sessions != NULL)
+        {
+          GWeakRef *weak = g_new0 (GWeakRef, 1);
+
+          g_weak_ref_init (weak, self);
+          natter_sessions_inspect_damage_async (self->sessions, self->session_id, self->cancellable,
+                                                damage_inspected_cb, weak);
+        }
+    }
+  damage_describe (self);
+  damage_actions_update (self);
+}
+
+static void
+file_manager_fallback_cb (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_app_info_launch_default_for_uri_finish (result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error_toast (self, g_strdup_printf (_("Could not open the folder: %s"), error->message));
+}
+
+/* No file manager answered ShowItems: open the containing folder with
+ * the default application for it (through the portal in a sandbox). */
+static void
+open_folder (NatterWindow *self,
+             GFile        *file)
+{
+  g_autoptr(GFile) folder = g_file_get_parent (file);
+  g_autofree char *uri = g_file_get_uri (folder);
+  g_autoptr(GdkAppLaunchContext) context =
+    gdk_display_get_app_launch_context (gtk_widget_get_display (GTK_WIDGET (self)));
+
+  g_app_info_launch_default_for_uri_async (uri, G_APP_LAUNCH_CONTEXT (context), self->cancellable,
+                                           file_manager_fallback_cb, g_object_ref (self));
+}
+
+typedef struct
+{
+  NatterWindow *self;
+  GFile        *file;
+} ShowFile;
+
+static void
+show_file_free (ShowFile *show)
+{
+  g_object_unref (show->self);
+  g_object_unref (show->file);
+  g_free (show);
+}
+
+static void
+show_items_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  ShowFile *show = user_data;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (reply == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_debug ("FileManager1.ShowItems failed: %s", error->message);
+      open_folder (show->self, show->file);
+    }
+  show_file_free (show);
+}
+
+/* "Show File": the file selected in its folder by the desktop's file
+ * manager (org.freedesktop.FileManager1), else the folder opened. */
+static void
+show_damaged_file_activated (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  GDBusConnection *bus = g_application_get_dbus_connection (g_application_get_default ());
+  g_autofree char *uri = NULL;
+  const char *uris[2] = { NULL, NULL };
+  ShowFile *show;
+
+  if (self->damage == NULL || self->damage->file == NULL)
+    return;
+  if (bus == NULL)
+    {
+      open_folder (self, self->damage->file);
+      return;
+    }
+  uri = g_file_get_uri (self->damage->file);
+  uris[0] = uri;
+  show = g_new0 (ShowFile, 1);
+  show->self = g_object_ref (self);
+  show->file = g_object_ref (self->damage->file);
+  g_dbus_connection_call (bus, "org.freedesktop.FileManager1", "/org/freedesktop/FileManager1",
+                          "org.freedesktop.FileManager1", "ShowItems",
+                          g_variant_new ("(^ass)", uris, ""), NULL,
+                          G_DBUS_CALL_FLAGS_NONE, -1, self->cancellable, show_items_cb, show);
+}
+
+static void
+recovered_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+
+  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (source), result, &error);
+  if (session_id == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_error_toast (self, g_strdup_printf (_("Could not copy the conversation: %s"), error->message));
+      return;
+    }
+  natter_window_open_session (self, session_id);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
+/* "Copy Readable Part to a New Conversation" (session-layer-spec.md
+ * §4.2 stays true: the damaged file is only read). */
+static void
+copy_readable_part_activated (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->sessions == NULL || self->damage_session_id == NULL)
+    return;
+  natter_sessions_recover_async (self->sessions, self->damage_session_id, self->cancellable,
+                                 recovered_cb, g_object_ref (self));
 }
 
 /* Transient feedback from inside a row, e.g. "Message copied". */
@@ -1922,6 +2230,8 @@ natter_window_finalize (GObject *object)
   g_clear_pointer (&self->last_deleted_id, g_free);
   g_clear_pointer (&self->focus_row_id, g_free);
   g_clear_pointer (&self->listed_provider, g_free);
+  g_clear_pointer (&self->damage, natter_session_damage_free);
+  g_clear_pointer (&self->damage_session_id, g_free);
 
   G_OBJECT_CLASS (natter_window_parent_class)->finalize (object);
 }
@@ -1976,6 +2286,8 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.resume-turn", "s", resume_activated);
   gtk_widget_class_install_action (widget_class, "win.branch-from-turn", "s", branch_activated);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-damaged-file", NULL, show_damaged_file_activated);
+  gtk_widget_class_install_action (widget_class, "win.copy-readable-part", NULL, copy_readable_part_activated);
   /* Their keys are the application's accelerators (natter-application.c). */
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_activated);
   gtk_widget_class_install_action (widget_class, "win.focus-composer", NULL, focus_composer_activated);

@@ -279,6 +279,22 @@ class NatterApp:
             subprocess.run(["gsettings", "set", APP_ID, key, value],
                            env=self.env, check=True)
 
+    def configure_readme(self, base_url):
+        """A fresh profile set up as README.md's "Pointing Natter at a
+        server" says: one provider, its id the default provider, and
+        `default-model` left empty (the provider's first model)."""
+        settings = [
+            ("providers", "[('local', 'Local', '%s')]" % base_url),
+            ("default-provider", "local"),
+        ]
+        for key, value in settings:
+            subprocess.run(["gsettings", "set", APP_ID, key, value],
+                           env=self.env, check=True)
+        out = subprocess.run(["gsettings", "get", APP_ID, "default-model"],
+                             env=self.env, check=True, capture_output=True, text=True)
+        if out.stdout.strip() != "''":
+            raise E2EFailure("a fresh profile has default-model %s" % out.stdout.strip())
+
     def start(self, timeout=30):
         try:
             return self._start(timeout)

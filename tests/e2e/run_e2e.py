@@ -9,6 +9,10 @@
   run_e2e.py --server scripted --keyboard
                                    issue 7: one scenario driven only by
                                    synthesized key presses
+  run_e2e.py --server scripted --readme
+                                   a fresh profile with only the README's
+                                   settings (no default model): the first
+                                   message is answered
 
 Needs a display and a session bus (meson test runs inside xvfb-run and
 dbus-run-session) and /usr/bin/python3 with gi's Atspi. Environment:
@@ -58,6 +62,8 @@ MOCK_GREETING = "Hello from mock-llm, streamed in chunks by someone else's serve
 KEYBOARD_HELLO = "Hello from the keyboard"
 KEYBOARD_ANSWER = "Keys only, and it still works."
 KEYBOARD_TITLE = "Typed title"
+README_HELLO = "My first message"
+README_ANSWER = "The provider's first model answers the first message."
 GREETING = ("Hello! I am the scripted model, streaming this answer to you in small "
             "pieces, two words at a time, so that you can watch it grow.")
 
@@ -95,6 +101,7 @@ class Scripted:
                                      ("text", " finishes after the resume.")])
         s.add_rule("Are you back", [("text", "Yes, the server is back.")])
         s.add_rule(KEYBOARD_HELLO, [("text", KEYBOARD_ANSWER)])
+        s.add_rule(README_HELLO, [("text", README_ANSWER)])
         s.add_rule("Is anyone there", [("text", "Nobody should ever see this.")])
 
     @property
@@ -450,6 +457,23 @@ def keyboard_scenario(run):
     log("keyboard scenario on disk: %r" % mine[0])
 
 
+def readme_scenario(run):
+    """The README's out-of-the-box path: nothing names a model, so the
+    window must ask the provider for its first one, as `natter ask` does."""
+    app = run.start_app()
+    app.new_chat()
+    app.send(README_HELLO)
+    app.wait_text(README_ANSWER)
+    run.shot(1, "-readme")
+    sessions = run.verify_store()
+    if len(sessions) != 1 or sessions[0].get("latestTurnStatus") != "completed":
+        raise E2EFailure("expected one completed session on disk: %r" % sessions)
+    asked = [r for r in run.server.server.requests if r.get("messages")]
+    if not asked or any(r.get("model") != "m" for r in asked):
+        raise E2EFailure("the message did not go to the provider's first model: %r"
+                         % [r.get("model") for r in asked])
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", choices=["scripted", "mock-llm"], required=True)
@@ -458,10 +482,14 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("--keyboard", action="store_true",
                         help="run the keyboard-only scenario instead of the steps")
+    parser.add_argument("--readme", action="store_true",
+                        help="run the README-settings scenario instead of the steps")
     args = parser.parse_args()
 
     if args.keyboard and args.server != "scripted":
         parser.error("--keyboard needs the scripted server")
+    if args.readme and args.server != "scripted":
+        parser.error("--readme needs the scripted server")
     if args.server == "mock-llm":
         if not args.mock_llm_dir:
             args.mock_llm_dir = os.path.join(os.path.expanduser("~"), ".cache", "natter-mock-llm")
@@ -475,7 +503,10 @@ def main():
     steps = [int(s) for s in args.steps.split(",") if int(s) in run.server.serves]
     log("work dir %s, server %s, steps %s" % (run.work, run.server.name, steps))
     run.server.start()
-    run.app.configure(run.server.base_url)
+    if args.readme:
+        run.app.configure_readme(run.server.base_url)
+    else:
+        run.app.configure(run.server.base_url)
     failed = False
     try:
         if args.keyboard:
@@ -483,6 +514,10 @@ def main():
             started = time.monotonic()
             keyboard_scenario(run)
             log("keyboard scenario passed in %.1f s" % (time.monotonic() - started))
+            steps = []
+        if args.readme:
+            log("README-settings scenario")
+            readme_scenario(run)
             steps = []
         for n in steps:
             log("step %d" % n)

@@ -11,8 +11,12 @@
  * the real binary under the UI suite's display and private session bus.
  */
 
+#include <string.h>
+
 #include <gio/gio.h>
 
+#include "natter-data-dir-lock.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 
 #define APP_ID "io.github.natter.Natter"
@@ -139,6 +143,106 @@ test_forwarded_to_window (void)
   natter_test_remove_tree (dir);
 }
 
+/* Runs `natter ARGS…` on @dir and waits for it. */
+static void
+run_cli (GFile              *dir,
+         const char * const *args,
+         Result             *result)
+{
+  g_autoptr(GSubprocess) process = spawn (dir, args);
+
+  g_subprocess_communicate_utf8_async (process, NULL, NULL, communicated_cb, result);
+  natter_test_wait_for_flag (&result->done, WAIT_MS);
+}
+
+static void
+result_clear (Result *result)
+{
+  g_clear_pointer (&result->out, g_free);
+  g_clear_pointer (&result->err, g_free);
+  result->done = FALSE;
+}
+
+/* A command acts on the data directory it was given: with the window on
+ * A, a command on a free B runs on its own and writes B, never A; a
+ * command on a B that another process holds fails, naming both. */
+static void
+test_other_data_dir (void)
+{
+  g_autoptr(GFile) a = natter_test_make_temp_dir ();
+  g_autoptr(GFile) b = natter_test_make_temp_dir ();
+  g_autoptr(GFile) c = natter_test_make_temp_dir ();
+  g_autoptr(GFile) c_storage = g_file_get_child (c, "storage");
+  g_autoptr(NatterDataDirLock) c_lock = NULL;
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GSubprocess) window = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base_url = g_strdup_printf ("http://127.0.0.1:%u/v1", natter_test_closed_port ());
+  g_autofree char *a_path = g_file_get_path (a);
+  g_autofree char *c_path = g_file_get_path (c);
+  const char * const no_args[] = { NULL };
+  const char * const sessions[] = { "sessions", "--json", NULL };
+  const char * const send[] = { "send", "--base-url", base_url, "--model", "m", "Written where I point", NULL };
+  gboolean appeared = FALSE;
+  Result gui = { 0 };
+  Result cli = { 0 };
+  guint watch;
+
+  bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  g_assert_no_error (error);
+
+  window = spawn (a, no_args);
+  g_subprocess_communicate_utf8_async (window, NULL, NULL, communicated_cb, &gui);
+  watch = g_bus_watch_name_on_connection (bus, APP_ID, G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                          name_appeared_cb, NULL, &appeared, NULL);
+  natter_test_wait_for_flag (&appeared, WAIT_MS);
+  g_bus_unwatch_name (watch);
+
+  /* B is free: the command runs there (its model cannot be reached, but
+   * the session is written) and not in the window's A. */
+  run_cli (b, send, &cli);
+  g_assert_nonnull (strstr (cli.out, "session "));
+  result_clear (&cli);
+
+  run_cli (b, sessions, &cli);
+  g_assert_cmpint (cli.status, ==, 0);
+  g_assert_nonnull (strstr (cli.out, "Written where I point"));
+  result_clear (&cli);
+
+  /* A's sessions, answered by the window: still none. */
+  run_cli (a, sessions, &cli);
+  g_assert_cmpstr (cli.err, ==, "");
+  g_assert_cmpint (cli.status, ==, 0);
+  g_assert_cmpstr (cli.out, ==, "[]\n");
+  result_clear (&cli);
+
+  /* C is held by another process (this test): the command goes to the
+   * window, which does not use C, and fails naming both directories. */
+  c_lock = natter_data_dir_lock_acquire (c_storage, &error);
+  g_assert_no_error (error);
+  run_cli (c, sessions, &cli);
+  g_assert_cmpint (cli.status, ==, 1);
+  g_assert_cmpstr (cli.out, ==, "");
+  g_assert_nonnull (strstr (cli.err, a_path));
+  g_assert_nonnull (strstr (cli.err, c_path));
+  g_assert_true (g_str_has_prefix (cli.err, "natter: "));
+  result_clear (&cli);
+
+  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
+                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
+                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  natter_test_wait_for_flag (&gui.done, WAIT_MS);
+  g_assert_cmpint (gui.status, ==, 0);
+
+  result_clear (&gui);
+  g_clear_object (&c_lock);
+  natter_test_remove_tree (a);
+  natter_test_remove_tree (b);
+  natter_test_remove_tree (c);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -146,6 +250,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/cli/forwarded-to-window", test_forwarded_to_window);
+  g_test_add_func ("/cli/other-data-dir", test_other_data_dir);
 
   return g_test_run ();
 }

@@ -340,6 +340,104 @@ test_sidebar_corrupt_session (void)
   ui_world_free (u);
 }
 
+/* The status page on screen. */
+static AdwStatusPage *
+shown_status_page (NatterWindow *window)
+{
+  g_autoptr(GPtrArray) pages = ui_find_all (window, ADW_TYPE_STATUS_PAGE);
+
+  for (guint i = 0; i < pages->len; i++)
+    if (gtk_widget_get_mapped (g_ptr_array_index (pages, i)))
+      return g_ptr_array_index (pages, i);
+  return NULL;
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *text;
+} PageWait;
+
+static gboolean
+description_says (gpointer data)
+{
+  PageWait *w = data;
+  AdwStatusPage *page = shown_status_page (w->window);
+  GtkWidget *copy = page != NULL ? ui_find_button (page, "Copy Readable Part to a New Conversation") : NULL;
+
+  return copy != NULL && gtk_widget_get_sensitive (copy) &&
+         adw_status_page_get_description (page) != NULL &&
+         strstr (adw_status_page_get_description (page), w->text) != NULL;
+}
+
+static gboolean
+moved_on (gpointer data)
+{
+  PageWait *w = data;
+
+  return g_strcmp0 (natter_window_get_session_id (w->window), w->text) != 0 &&
+         ui_timeline_loaded (w->window);
+}
+
+/* A damaged conversation is no dead end: its title (from the lines that
+ * can be read), the reason with the file's name, and two ways on. The
+ * copy opens as a new conversation; the damaged file is not touched. */
+static void
+test_sidebar_damaged_view (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *bad = ui_create_session (u, NULL);
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *before = NULL;
+  g_autofree char *torn = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GError) error = NULL;
+  AdwStatusPage *page;
+  NatterWindow *window;
+  PageWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, bad, "Tom & Jerry <b> notes");
+  ui_wait_turn (u, turn_id);
+  g_assert_true (g_file_load_contents (file, NULL, &before, NULL, NULL, &error));
+  g_assert_no_error (error);
+  torn = g_strconcat (before, "{\"type\":", NULL);
+  g_assert_true (g_file_replace_contents (file, torn, strlen (torn), NULL, FALSE, G_FILE_CREATE_NONE,
+                                          NULL, NULL, &error));
+  g_assert_no_error (error);
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, bad));
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  wait.window = window;
+  wait.text = name;
+  ui_wait_until (description_says, &wait);
+  page = shown_status_page (window);
+  g_assert_cmpstr (adw_status_page_get_title (page), ==, "Tom & Jerry <b> notes");
+  /* Line 4: session_created, turn_appended, title_changed, then the torn one. */
+  g_assert_nonnull (strstr (adw_status_page_get_description (page), "Line 4"));
+  g_assert_nonnull (ui_find_button (page, "Show File"));
+  g_assert_true (gtk_widget_get_sensitive (ui_find_button (page, "Show File")));
+
+  g_signal_emit_by_name (ui_find_button (page, "Copy Readable Part to a New Conversation"), "clicked");
+  wait.text = bad;
+  ui_wait_until (moved_on, &wait);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), >=, 1);
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index,
+                                                                                       natter_window_get_session_id (window))),
+                   ==, "Tom & Jerry <b> notes");
+
+  g_assert_true (g_file_load_contents (file, NULL, &after, NULL, NULL, &error));
+  g_assert_cmpstr (after, ==, torn);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* Relative time */
 
 /* 2026-11-18 12:00:00 UTC (the test runs in UTC, see main()). */
@@ -687,6 +785,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/delete-has-undo", test_sidebar_delete_has_undo);
   g_test_add_func ("/sidebar/pending-delete-survives-close", test_sidebar_pending_delete_survives_close);
   g_test_add_func ("/sidebar/corrupt-session", test_sidebar_corrupt_session);
+  g_test_add_func ("/sidebar/damaged-view-and-copy", test_sidebar_damaged_view);
   g_test_add_func ("/sidebar/restores-last-session", test_sidebar_restores_last_session);
   g_test_add_func ("/sidebar/open-before-scan-ends", test_sidebar_open_before_scan_ends);
   g_test_add_func ("/sidebar/relative-time-refreshes", test_sidebar_relative_time_refreshes);
