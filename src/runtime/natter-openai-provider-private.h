@@ -34,7 +34,6 @@ struct _NatterOpenaiProvider
   SoupSession *session;
 };
 
-
 /* A string member, or %NULL when @object is %NULL or the member is
  * missing or not a string. */
 static inline const char *

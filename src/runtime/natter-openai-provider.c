@@ -91,9 +91,10 @@ natter_openai_provider_constructed (GObject *object)
   if (self->max_event_bytes == 0)
     self->max_event_bytes = NATTER_SSE_PARSER_DEFAULT_MAX_EVENT_BYTES;
 
-  /* The idle timer below watches every request, so libsoup's own I/O
-   * timeout stays off: a local model may take minutes to load before the
-   * first byte, which the idle timeout (if any) already bounds. */
+  /* The idle timer of natter-openai-call.c watches every request, so
+   * libsoup's own I/O timeout stays off: a local model may take minutes
+   * to load before the first byte, which the idle timeout (if any)
+   * already bounds. */
   self->session = soup_session_new_with_options ("user-agent", "Natter ",
                                                  "timeout", 0,
                                                  "idle-timeout", 60,
@@ -363,7 +364,6 @@ natter_openai_provider_get_idle_timeout (NatterOpenaiProvider *self)
   return self->idle_timeout;
 }
 
-
 /**
  * natter_openai_provider_stream_async:
  * @self: a provider
@@ -518,5 +518,4 @@ natter_openai_provider_list_models_finish (NatterOpenaiProvider  *self,
 
   return g_task_propagate_pointer (G_TASK (result), error);
 }
-
 

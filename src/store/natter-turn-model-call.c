@@ -22,7 +22,6 @@ natter_turn_model_call_free (NatterTurnModelCall *call)
   g_free (call);
 }
 
-
 /**
  * natter_turn_model_call_get_index:
  * @call: a model call
