@@ -3,9 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * #NatterTurnState: the reduced turn of turn-runtime.md §4 as a boxed
- * type, its accessors and the one status derivation. The state is built
- * and changed only by the reducer (natter-turn-reducer.c); everything
- * here reads it.
+ * type, its accessors and the one status derivation. Only the reducer
+ * (natter-turn-reducer.c) changes a state; past its creation and its
+ * release, everything here only reads it.
  */
 
 #define G_LOG_DOMAIN "natter-turn-reducer"
