@@ -821,6 +821,29 @@ test_bad_url (void)
   run_clear (&run);
 }
 
+/* A composed request that cannot be encoded fails the stream before any
+ * HTTP request, with the encoder's error, and leaves the stream empty. */
+static void
+test_stream_unencodable (void)
+{
+  static const NatterTestResponse script[] = {
+    { .status = 200, .content_type = "application/json", .body = "{}" },
+  };
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = composed_from ("{\"messages\":[{\"role\":\"system\","
+                                                  " \"content\":\"Hi\"}]}");
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+  g_assert_error (run.error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (run.error->message, "message 0 has an unknown role"));
+  g_assert_cmpuint (ts->paths->len, ==, 0);
+  g_assert_cmpstr (run.deltas->str, ==, "");
+  run_clear (&run);
+}
+
 static void
 test_list_models (void)
 {
@@ -1035,6 +1058,7 @@ main (int   argc,
   g_test_add_func ("/openai-provider/http/retry-after-date", test_http_retry_after_date);
   g_test_add_func ("/openai-provider/transport/unreachable", test_unreachable);
   g_test_add_func ("/openai-provider/transport/bad-url", test_bad_url);
+  g_test_add_func ("/openai-provider/stream/unencodable", test_stream_unencodable);
   g_test_add_func ("/openai-provider/models/list", test_list_models);
   g_test_add_func ("/openai-provider/registry/first-model", test_registry_first_model);
   g_test_add_func ("/openai-provider/object/finalizes", test_provider_finalizes);

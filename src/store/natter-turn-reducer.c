@@ -7,11 +7,11 @@
  * The state keeps references to the applied event objects rather than
  * copies: events are immutable once applied, and a reference costs nothing.
  *
- * Atomicity: every mutation goes through a small undo log (set a field,
- * append to an array, insert into a hash table). A failed event or batch
- * replays the log backwards; a successful one drops it. A batch therefore
- * costs what it touches, never a copy of the history, so the runtime can
- * use the reducer as its append gate on a turn of any length.
+ * Atomicity: every mutation goes through the undo log of
+ * natter-undo-log.c, so a failed event or batch leaves the state as it
+ * was. The records, their accessors and the diagnostics live in
+ * natter-turn-state.c, natter-turn-model-call.c, natter-turn-tool-call.c
+ * and natter-turn-state-debug.c; this file holds the rules alone.
  *
  * Invariants where the spec is loose, decided here (each is also commented
  * where it is enforced):
@@ -37,313 +37,8 @@
 #define G_LOG_DOMAIN "natter-turn-reducer"
 
 #include "natter-json.h"
-#include "natter-turn-reducer.h"
+#include "natter-turn-reducer-private.h"
 #include "natter-turn-schema.h"
-
-enum
-{
-  USAGE_INPUT,
-  USAGE_OUTPUT,
-  USAGE_TOTAL,
-  USAGE_REASONING,
-  USAGE_CACHED_INPUT,
-  N_USAGE
-};
-
-static const char * const usage_fields[N_USAGE] = {
-  "inputTokens", "outputTokens", "totalTokens", "reasoningTokens", "cachedInputTokens",
-};
-
-struct _NatterTurnModelCall
-{
-  NatterTurnState *state;        /* not owned: the state owns the call */
-  guint            index;
-  JsonObject      *requested;    /* model_call_requested */
-  GPtrArray       *steps;        /* model_step_event objects */
-  JsonObject      *completed;    /* model_call_completed, or NULL */
-  JsonObject      *failed;       /* model_call_failed, or NULL */
-  int              first_tool_call;
-  int              n_tool_calls;
-};
-
-struct _NatterTurnToolCall
-{
-  guint       model_call_index;
-  guint       order;
-  JsonObject *part;              /* the tool-call content part */
-  const char *id;                /* owned by part */
-  const char *name;              /* owned by part */
-  JsonObject *required;          /* tool_permission_required */
-  JsonObject *classified;        /* tool_permission_classified */
-  JsonObject *classification_failed;
-  JsonObject *resolved;          /* tool_permission_resolved */
-  JsonObject *invocation;        /* tool_invocation_requested */
-  GPtrArray  *progress;          /* tool_progress objects */
-  JsonObject *result;            /* tool_result */
-};
-
-struct _NatterTurnState
-{
-  gatomicrefcount  ref_count;
-
-  JsonObject      *definition;        /* turn_created */
-  GHashTable      *tools_by_name;     /* name → descriptor, owned by definition */
-  GPtrArray       *model_calls;       /* NatterTurnModelCall, by index */
-  GPtrArray       *tool_calls;        /* NatterTurnToolCall, in model order */
-  GHashTable      *tool_calls_by_id;  /* id → NatterTurnToolCall */
-  JsonObject      *last_suspension;
-  JsonObject      *terminal;
-  gint64           n_events;
-  int              last_event_is_suspension;
-  int              n_unfinished;      /* tool calls without a result */
-  int              n_pending_permissions;
-  int              n_pending_async;
-  gint64           usage[N_USAGE];
-  int              usage_present;     /* bit i set: usage_fields[i] was reported */
-
-  GArray          *undo;              /* UndoEntry of the event or batch being applied */
-};
-
-G_DEFINE_BOXED_TYPE (NatterTurnState, natter_turn_state,
-                     natter_turn_state_ref, natter_turn_state_unref)
-
-/* Undo log */
-
-typedef enum
-{
-  UNDO_INT,
-  UNDO_INT64,
-  UNDO_POINTER,
-  UNDO_APPEND,
-  UNDO_HASH_INSERT,
-} UndoKind;
-
-typedef struct
-{
-  UndoKind       kind;
-  gpointer       target;
-  union
-  {
-    int          i;
-    gint64       i64;
-    gpointer     pointer;
-  } old;
-  GDestroyNotify destroy;
-} UndoEntry;
-
-static void
-log_entry (NatterTurnState *state,
-           UndoEntry        entry)
-{
-  g_array_append_val (state->undo, entry);
-}
-
-static void
-set_int (NatterTurnState *state,
-         int             *target,
-         int              value)
-{
-  log_entry (state, (UndoEntry) { .kind = UNDO_INT, .target = target, .old.i = *target });
-  *target = value;
-}
-
-static void
-set_int64 (NatterTurnState *state,
-           gint64          *target,
-           gint64           value)
-{
-  log_entry (state, (UndoEntry) { .kind = UNDO_INT64, .target = target, .old.i64 = *target });
-  *target = value;
-}
-
-/* Takes ownership of @value; the old value lives in the log until commit. */
-static void
-set_pointer (NatterTurnState *state,
-             gpointer        *target,
-             gpointer         value,
-             GDestroyNotify   destroy)
-{
-  log_entry (state, (UndoEntry) {
-    .kind = UNDO_POINTER, .target = target, .old.pointer = *target, .destroy = destroy
-  });
-  *target = value;
-}
-
-static void
-set_object (NatterTurnState  *state,
-            JsonObject      **target,
-            JsonObject       *value)
-{
-  set_pointer (state, (gpointer *) target, json_object_ref (value),
-               (GDestroyNotify) json_object_unref);
-}
-
-/* Takes ownership of @item; @array must free its elements. */
-static void
-append (NatterTurnState *state,
-        GPtrArray       *array,
-        gpointer         item)
-{
-  g_ptr_array_add (array, item);
-  log_entry (state, (UndoEntry) { .kind = UNDO_APPEND, .target = array });
-}
-
-static void
-hash_insert (NatterTurnState *state,
-             GHashTable      *table,
-             gpointer         key,
-             gpointer         value)
-{
-  g_hash_table_insert (table, key, value);
-  log_entry (state, (UndoEntry) { .kind = UNDO_HASH_INSERT, .target = table, .old.pointer = key });
-}
-
-static void
-undo_commit (NatterTurnState *state)
-{
-  for (guint i = 0; i < state->undo->len; i++)
-    {
-      UndoEntry *entry = &g_array_index (state->undo, UndoEntry, i);
-
-      if (entry->kind == UNDO_POINTER && entry->old.pointer != NULL)
-        entry->destroy (entry->old.pointer);
-    }
-  g_array_set_size (state->undo, 0);
-}
-
-/* Backwards, so that a field of an entry appended in the same batch is
- * restored before the entry itself goes. */
-static void
-undo_rollback (NatterTurnState *state)
-{
-  for (guint i = state->undo->len; i > 0; i--)
-    {
-      UndoEntry *entry = &g_array_index (state->undo, UndoEntry, i - 1);
-
-      switch (entry->kind)
-        {
-        case UNDO_INT:
-          *(int *) entry->target = entry->old.i;
-          break;
-        case UNDO_INT64:
-          *(gint64 *) entry->target = entry->old.i64;
-          break;
-        case UNDO_POINTER:
-          {
-            gpointer *target = entry->target;
-
-            if (*target != NULL)
-              entry->destroy (*target);
-            *target = entry->old.pointer;
-          }
-          break;
-        case UNDO_APPEND:
-          {
-            GPtrArray *array = entry->target;
-
-            g_ptr_array_remove_index (array, array->len - 1);
-          }
-          break;
-        case UNDO_HASH_INSERT:
-          g_hash_table_remove (entry->target, entry->old.pointer);
-          break;
-        default:
-          g_assert_not_reached ();
-        }
-    }
-  g_array_set_size (state->undo, 0);
-}
-
-/* Entries */
-
-static void
-model_call_free (NatterTurnModelCall *call)
-{
-  g_clear_pointer (&call->requested, json_object_unref);
-  g_clear_pointer (&call->steps, g_ptr_array_unref);
-  g_clear_pointer (&call->completed, json_object_unref);
-  g_clear_pointer (&call->failed, json_object_unref);
-  g_free (call);
-}
-
-static void
-tool_call_free (NatterTurnToolCall *call)
-{
-  g_clear_pointer (&call->part, json_object_unref);
-  g_clear_pointer (&call->required, json_object_unref);
-  g_clear_pointer (&call->classified, json_object_unref);
-  g_clear_pointer (&call->classification_failed, json_object_unref);
-  g_clear_pointer (&call->resolved, json_object_unref);
-  g_clear_pointer (&call->invocation, json_object_unref);
-  g_clear_pointer (&call->progress, g_ptr_array_unref);
-  g_clear_pointer (&call->result, json_object_unref);
-  g_free (call);
-}
-
-/**
- * natter_turn_state_new:
- *
- * Creates the empty state that natter_turn_state_apply() advances, event
- * by event, into the reduced turn of turn-runtime.md §4.
- *
- * Returns: (transfer full): a new state with no events
- */
-NatterTurnState *
-natter_turn_state_new (void)
-{
-  NatterTurnState *state = g_new0 (NatterTurnState, 1);
-
-  g_atomic_ref_count_init (&state->ref_count);
-  state->model_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) model_call_free);
-  state->tool_calls = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_call_free);
-  state->tool_calls_by_id = g_hash_table_new (g_str_hash, g_str_equal);
-  state->undo = g_array_new (FALSE, FALSE, sizeof (UndoEntry));
-  return state;
-}
-
-/**
- * natter_turn_state_ref:
- * @state: a state
- *
- * Returns: (transfer full): @state, with one more reference
- */
-NatterTurnState *
-natter_turn_state_ref (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-
-  g_atomic_ref_count_inc (&state->ref_count);
-  return state;
-}
-
-/**
- * natter_turn_state_unref:
- * @state: (transfer full): a state
- *
- * Drops one reference; the last one frees the state and every view
- * (#NatterTurnModelCall, #NatterTurnToolCall) obtained from it.
- */
-void
-natter_turn_state_unref (NatterTurnState *state)
-{
-  g_return_if_fail (state != NULL);
-
-  if (!g_atomic_ref_count_dec (&state->ref_count))
-    return;
-
-  g_assert (state->undo->len == 0);
-  g_array_unref (state->undo);
-  g_hash_table_unref (state->tool_calls_by_id);
-  /* Tool calls before model calls: nothing points back, but keep the
-   * reverse order of creation anyway. */
-  g_ptr_array_unref (state->tool_calls);
-  g_ptr_array_unref (state->model_calls);
-  g_clear_pointer (&state->tools_by_name, g_hash_table_unref);
-  g_clear_pointer (&state->definition, json_object_unref);
-  g_clear_pointer (&state->last_suspension, json_object_unref);
-  g_clear_pointer (&state->terminal, json_object_unref);
-  g_free (state);
-}
 
 /* Helpers over the definition */
 
@@ -385,48 +80,15 @@ get_human_available (NatterTurnState *state)
   return json_object_get_boolean_member (get_config (state), "humanAvailable");
 }
 
-static const char *
-get_string (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-static NatterTurnModelCall *
-last_model_call (NatterTurnState *state)
-{
-  if (state->model_calls->len == 0)
-    return NULL;
-  return g_ptr_array_index (state->model_calls, state->model_calls->len - 1);
-}
-
-static gboolean
-is_awaiting_permission (NatterTurnToolCall *call)
-{
-  return call->required != NULL && call->resolved == NULL && call->result == NULL;
-}
-
-static gboolean
-is_awaiting_async_result (NatterTurnToolCall *call)
-{
-  return call->invocation != NULL && call->result == NULL &&
-         g_strcmp0 (get_string (call->invocation, "execution"), "async") == 0;
-}
-
 /* The refs the next model_call_requested must carry (§3), or why there
  * can be no next model call now. */
-static GPtrArray *
-expected_request_refs (NatterTurnState  *state,
-                       const char      **out_previous_turn_id,
-                       GError          **error)
+GPtrArray *
+natter_turn_state_expected_request_refs (NatterTurnState  *state,
+                                         const char      **out_previous_turn_id,
+                                         GError          **error)
 {
   g_autoptr(GPtrArray) refs = g_ptr_array_new_with_free_func (g_free);
-  NatterTurnModelCall *last = last_model_call (state);
+  NatterTurnModelCall *last = natter_turn_state_last_model_call (state);
 
   *out_previous_turn_id = NULL;
 
@@ -455,7 +117,8 @@ expected_request_refs (NatterTurnState  *state,
         }
       else
         {
-          *out_previous_turn_id = get_string (json_node_get_object (context), "previousTurnId");
+          *out_previous_turn_id = natter_turn_get_string (json_node_get_object (context),
+                                                          "previousTurnId");
         }
       g_ptr_array_add (refs, g_strdup ("input"));
     }
@@ -531,9 +194,10 @@ apply_turn_created (NatterTurnState  *state,
                            (gpointer) json_object_get_string_member (tool, "name"), tool);
     }
 
-  set_object (state, &state->definition, event);
-  set_pointer (state, (gpointer *) &state->tools_by_name, g_steal_pointer (&tools_by_name),
-               (GDestroyNotify) g_hash_table_unref);
+  natter_undo_log_set_object (state->undo, &state->definition, event);
+  natter_undo_log_set_pointer (state->undo, (gpointer *) &state->tools_by_name,
+                               g_steal_pointer (&tools_by_name),
+                               (GDestroyNotify) g_hash_table_unref);
   return TRUE;
 }
 
@@ -558,7 +222,7 @@ apply_model_call_requested (NatterTurnState  *state,
 
   /* No second open call, no call before every tool result, no call past
    * the budget or after a final response. */
-  expected = expected_request_refs (state, &previous_turn_id, error);
+  expected = natter_turn_state_expected_request_refs (state, &previous_turn_id, error);
   if (expected == NULL)
     return FALSE;
 
@@ -581,7 +245,7 @@ apply_model_call_requested (NatterTurnState  *state,
     return invariant (error, "Model call %" G_GINT64_FORMAT " must not carry a contextRef", index);
   if (previous_turn_id != NULL &&
       (context_ref == NULL ||
-       g_strcmp0 (get_string (json_node_get_object (context_ref), "previousTurnId"),
+       g_strcmp0 (natter_turn_get_string (json_node_get_object (context_ref), "previousTurnId"),
                   previous_turn_id) != 0))
     return invariant (error, "Model call %" G_GINT64_FORMAT " must carry contextRef {previousTurnId: “%s”}",
                       index, previous_turn_id);
@@ -591,7 +255,7 @@ apply_model_call_requested (NatterTurnState  *state,
   call->index = (guint) index;
   call->requested = json_object_ref (event);
   call->steps = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
-  append (state, state->model_calls, call);
+  natter_undo_log_append (state->undo, state->model_calls, call);
   return TRUE;
 }
 
@@ -633,7 +297,7 @@ apply_model_step_event (NatterTurnState  *state,
 
   if (call == NULL)
     return FALSE;
-  append (state, call->steps, json_object_ref (event));
+  natter_undo_log_append (state->undo, call->steps, json_object_ref (event));
   return TRUE;
 }
 
@@ -646,15 +310,16 @@ add_usage (NatterTurnState  *state,
     {
       gint64 value;
 
-      if (!json_object_has_member (usage, usage_fields[i]))
+      if (!json_object_has_member (usage, natter_turn_usage_fields[i]))
         continue;
-      value = json_object_get_int_member (usage, usage_fields[i]);
+      value = json_object_get_int_member (usage, natter_turn_usage_fields[i]);
       /* Counts are non-negative (schema); a sum past 2^63 is not a turn. */
       if (value > G_MAXINT64 - state->usage[i])
-        return invariant (error, "The turn's %s overflow", usage_fields[i]);
-      set_int64 (state, &state->usage[i], state->usage[i] + value);
+        return invariant (error, "The turn's %s overflow", natter_turn_usage_fields[i]);
+      natter_undo_log_set_int64 (state->undo, &state->usage[i], state->usage[i] + value);
       if ((state->usage_present & (1 << i)) == 0)
-        set_int (state, &state->usage_present, state->usage_present | (1 << i));
+        natter_undo_log_set_int (state->undo, &state->usage_present,
+                                 state->usage_present | (1 << i));
     }
   return TRUE;
 }
@@ -700,21 +365,22 @@ apply_model_call_completed (NatterTurnState  *state,
           if (g_hash_table_contains (state->tool_calls_by_id, tool_call->id))
             {
               invariant (error, "Tool call id “%s” is used twice in the turn", tool_call->id);
-              tool_call_free (tool_call);
+              natter_turn_tool_call_free (tool_call);
               return FALSE;
             }
-          append (state, state->tool_calls, tool_call);
-          hash_insert (state, state->tool_calls_by_id, (gpointer) tool_call->id, tool_call);
+          natter_undo_log_append (state->undo, state->tool_calls, tool_call);
+          natter_undo_log_hash_insert (state->undo, state->tool_calls_by_id,
+                                       (gpointer) tool_call->id, tool_call);
         }
     }
 
   if (!add_usage (state, json_object_get_object_member (event, "usage"), error))
     return FALSE;
 
-  set_int (state, &call->first_tool_call, first);
-  set_int (state, &call->n_tool_calls, count);
-  set_int (state, &state->n_unfinished, state->n_unfinished + count);
-  set_object (state, &call->completed, event);
+  natter_undo_log_set_int (state->undo, &call->first_tool_call, first);
+  natter_undo_log_set_int (state->undo, &call->n_tool_calls, count);
+  natter_undo_log_set_int (state->undo, &state->n_unfinished, state->n_unfinished + count);
+  natter_undo_log_set_object (state->undo, &call->completed, event);
   return TRUE;
 }
 
@@ -727,7 +393,7 @@ apply_model_call_failed (NatterTurnState  *state,
 
   if (call == NULL)
     return FALSE;
-  set_object (state, &call->failed, event);
+  natter_undo_log_set_object (state->undo, &call->failed, event);
   return TRUE;
 }
 
@@ -785,8 +451,9 @@ apply_tool_permission_required (NatterTurnState  *state,
   if (call->invocation != NULL)
     return invariant (error, "Tool call “%s” requires permission after its invocation", call->id);
 
-  set_object (state, &call->required, event);
-  set_int (state, &state->n_pending_permissions, state->n_pending_permissions + 1);
+  natter_undo_log_set_object (state->undo, &call->required, event);
+  natter_undo_log_set_int (state->undo, &state->n_pending_permissions,
+                           state->n_pending_permissions + 1);
   return TRUE;
 }
 
@@ -817,7 +484,7 @@ apply_tool_permission_classified (NatterTurnState  *state,
                                     "A classification", error);
   if (call == NULL || !check_classifiable (call, error))
     return FALSE;
-  set_object (state, &call->classified, event);
+  natter_undo_log_set_object (state->undo, &call->classified, event);
   return TRUE;
 }
 
@@ -837,7 +504,7 @@ apply_tool_permission_classification_failed (NatterTurnState  *state,
                                         "A classification failure", error);
       if (call == NULL || !check_classifiable (call, error))
         return FALSE;
-      set_object (state, &call->classification_failed, event);
+      natter_undo_log_set_object (state->undo, &call->classification_failed, event);
     }
   return TRUE;
 }
@@ -879,8 +546,9 @@ apply_tool_permission_resolved (NatterTurnState  *state,
     return invariant (error, "Tool call “%s”: human_unavailable must deny, in a turn without a human",
                       call->id);
 
-  set_object (state, &call->resolved, event);
-  set_int (state, &state->n_pending_permissions, state->n_pending_permissions - 1);
+  natter_undo_log_set_object (state->undo, &call->resolved, event);
+  natter_undo_log_set_int (state->undo, &state->n_pending_permissions,
+                           state->n_pending_permissions - 1);
   return TRUE;
 }
 
@@ -924,9 +592,9 @@ apply_tool_invocation_requested (NatterTurnState  *state,
     return invariant (error, "Tool call “%s” invokes a tool that needs a human in a turn without one",
                       call->id);
 
-  set_object (state, &call->invocation, event);
+  natter_undo_log_set_object (state->undo, &call->invocation, event);
   if (g_str_equal (execution, "async"))
-    set_int (state, &state->n_pending_async, state->n_pending_async + 1);
+    natter_undo_log_set_int (state->undo, &state->n_pending_async, state->n_pending_async + 1);
   return TRUE;
 }
 
@@ -949,7 +617,7 @@ apply_tool_progress (NatterTurnState  *state,
                     json_object_get_string_member (call->invocation, "execution")))
     return invariant (error, "Progress for tool call “%s” from the wrong source", call->id);
 
-  append (state, call->progress, json_object_ref (event));
+  natter_undo_log_append (state->undo, call->progress, json_object_ref (event));
   return TRUE;
 }
 
@@ -980,12 +648,13 @@ apply_tool_result (NatterTurnState  *state,
                           json_object_get_string_member (call->invocation, "execution"));
     }
 
-  if (is_awaiting_permission (call))
-    set_int (state, &state->n_pending_permissions, state->n_pending_permissions - 1);
-  if (is_awaiting_async_result (call))
-    set_int (state, &state->n_pending_async, state->n_pending_async - 1);
-  set_int (state, &state->n_unfinished, state->n_unfinished - 1);
-  set_object (state, &call->result, event);
+  if (natter_turn_tool_call_awaits_permission (call))
+    natter_undo_log_set_int (state->undo, &state->n_pending_permissions,
+                             state->n_pending_permissions - 1);
+  if (natter_turn_tool_call_awaits_async_result (call))
+    natter_undo_log_set_int (state->undo, &state->n_pending_async, state->n_pending_async - 1);
+  natter_undo_log_set_int (state->undo, &state->n_unfinished, state->n_unfinished - 1);
+  natter_undo_log_set_object (state->undo, &call->result, event);
   return TRUE;
 }
 
@@ -1013,10 +682,10 @@ check_pending_list (NatterTurnState  *state,
       if (!check_tool_name (call, entry, error))
         return FALSE;
       if (async_tools
-          ? (!is_awaiting_async_result (call) ||
+          ? (!natter_turn_tool_call_awaits_async_result (call) ||
              !g_str_equal (json_object_get_string_member (entry, "toolId"),
                            json_object_get_string_member (call->invocation, "toolId")))
-          : !is_awaiting_permission (call))
+          : !natter_turn_tool_call_awaits_permission (call))
         return invariant (error, "%s lists tool call “%s”, which is not awaiting that", what, id);
     }
   /* Each listed call is outstanding and listed once, so equal counts mean
@@ -1031,7 +700,7 @@ apply_turn_suspended (NatterTurnState  *state,
                       JsonObject       *event,
                       GError          **error)
 {
-  NatterTurnModelCall *last = last_model_call (state);
+  NatterTurnModelCall *last = natter_turn_state_last_model_call (state);
 
   /* A turn rests only between model calls. */
   if (last != NULL && last->completed == NULL && last->failed == NULL)
@@ -1042,7 +711,7 @@ apply_turn_suspended (NatterTurnState  *state,
                            TRUE, error))
     return FALSE;
 
-  set_object (state, &state->last_suspension, event);
+  natter_undo_log_set_object (state->undo, &state->last_suspension, event);
   return TRUE;
 }
 
@@ -1052,7 +721,7 @@ apply_terminal (NatterTurnState  *state,
                 GError          **error)
 {
   const char *type = json_object_get_string_member (event, "type");
-  NatterTurnModelCall *last = last_model_call (state);
+  NatterTurnModelCall *last = natter_turn_state_last_model_call (state);
 
   /* An open model call is closed by model_call_failed first (§9). */
   if (last != NULL && last->completed == NULL && last->failed == NULL)
@@ -1072,7 +741,7 @@ apply_terminal (NatterTurnState  *state,
     }
   else if (g_str_equal (type, "turn_failed"))
     {
-      const char *code = get_string (event, "code");
+      const char *code = natter_turn_get_string (event, "code");
 
       /* model-call-limit means the budget is spent (§9). */
       if (g_strcmp0 (code, "model-call-limit") == 0 &&
@@ -1081,7 +750,7 @@ apply_terminal (NatterTurnState  *state,
                           state->model_calls->len, get_max_model_calls (state));
     }
 
-  set_object (state, &state->terminal, event);
+  natter_undo_log_set_object (state->undo, &state->terminal, event);
   return TRUE;
 }
 
@@ -1152,8 +821,9 @@ apply_one (NatterTurnState  *state,
         break;
       }
 
-  set_int64 (state, &state->n_events, state->n_events + 1);
-  set_int (state, &state->last_event_is_suspension, g_str_equal (type, "turn_suspended"));
+  natter_undo_log_set_int64 (state->undo, &state->n_events, state->n_events + 1);
+  natter_undo_log_set_int (state->undo, &state->last_event_is_suspension,
+                           g_str_equal (type, "turn_suspended"));
   return TRUE;
 }
 
@@ -1185,10 +855,10 @@ natter_turn_state_apply (NatterTurnState  *state,
 
   if (!apply_one (state, event, error))
     {
-      undo_rollback (state);
+      natter_undo_log_rollback (state->undo);
       return FALSE;
     }
-  undo_commit (state);
+  natter_undo_log_commit (state->undo);
   return TRUE;
 }
 
@@ -1226,17 +896,17 @@ natter_turn_state_apply_batch (NatterTurnState  *state,
         {
           g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
                        "Event %u of %u is not an object", i + 1, events->len);
-          undo_rollback (state);
+          natter_undo_log_rollback (state->undo);
           return FALSE;
         }
       if (!apply_one (state, json_node_get_object (node), error))
         {
           g_prefix_error (error, "Event %u of %u: ", i + 1, events->len);
-          undo_rollback (state);
+          natter_undo_log_rollback (state->undo);
           return FALSE;
         }
     }
-  undo_commit (state);
+  natter_undo_log_commit (state->undo);
   return TRUE;
 }
 
@@ -1291,1084 +961,3 @@ natter_turn_reduce (GPtrArray  *events,
   return g_steal_pointer (&state);
 }
 
-/**
- * natter_derive_turn_status:
- * @state: a reduced turn
- *
- * derive_turn_status() of turn-runtime.md §4 and session-layer-spec.md
- * §8.1, the one derivation used everywhere: the terminal event's kind if
- * there is one; else %NATTER_TURN_STATUS_SUSPENDED when the last event is
- * a `turn_suspended` and some permission or async tool it lists is still
- * outstanding; else %NATTER_TURN_STATUS_IDLE (interrupted, or never
- * advanced). "Running" is never durable.
- *
- * Returns: the status
- */
-NatterTurnStatus
-natter_derive_turn_status (NatterTurnState *state)
-{
-  const char *type;
-
-  g_return_val_if_fail (state != NULL, NATTER_TURN_STATUS_IDLE);
-
-  if (state->terminal != NULL)
-    {
-      type = json_object_get_string_member (state->terminal, "type");
-      if (g_str_equal (type, "turn_completed"))
-        return NATTER_TURN_STATUS_COMPLETED;
-      if (g_str_equal (type, "turn_failed"))
-        return NATTER_TURN_STATUS_FAILED;
-      return NATTER_TURN_STATUS_CANCELLED;
-    }
-  /* The suspension lists exactly the outstanding work (enforced on apply),
-   * so "resting state with outstanding work" is: it was the last event and
-   * its snapshot is not empty. */
-  if (state->last_event_is_suspension &&
-      state->n_pending_permissions + state->n_pending_async > 0)
-    return NATTER_TURN_STATUS_SUSPENDED;
-  return NATTER_TURN_STATUS_IDLE;
-}
-
-/**
- * natter_turn_status_to_string:
- * @status: a status
- *
- * Returns: (transfer none): the spec's name of @status: `completed`,
- *   `failed`, `cancelled`, `suspended` or `idle` (session-layer-spec.md
- *   §8.1 `latestTurnStatus`)
- */
-const char *
-natter_turn_status_to_string (NatterTurnStatus status)
-{
-  switch (status)
-    {
-    case NATTER_TURN_STATUS_COMPLETED:
-      return "completed";
-    case NATTER_TURN_STATUS_FAILED:
-      return "failed";
-    case NATTER_TURN_STATUS_CANCELLED:
-      return "cancelled";
-    case NATTER_TURN_STATUS_SUSPENDED:
-      return "suspended";
-    case NATTER_TURN_STATUS_IDLE:
-      return "idle";
-    default:
-      g_return_val_if_reached ("idle");
-    }
-}
-
-/* Accessors: the turn */
-
-/**
- * natter_turn_state_get_turn_id:
- * @state: a state
- *
- * Returns: (transfer none) (nullable): the turn id, or %NULL before
- *   `turn_created`
- */
-const char *
-natter_turn_state_get_turn_id (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-
-  return get_string (state->definition, "turnId");
-}
-
-/**
- * natter_turn_state_get_definition:
- * @state: a state
- *
- * Returns: (transfer none) (nullable): the `turn_created` event (the
- *   immutable definition: agent snapshot, context, input, config)
- */
-JsonObject *
-natter_turn_state_get_definition (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-
-  return state->definition;
-}
-
-/**
- * natter_turn_state_get_n_events:
- * @state: a state
- *
- * Returns: how many events were applied (the line count of the file)
- */
-guint64
-natter_turn_state_get_n_events (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, 0);
-
-  return state->n_events;
-}
-
-/**
- * natter_turn_state_get_last_suspension:
- * @state: a state
- *
- * Returns: (transfer none) (nullable): the last `turn_suspended` event,
- *   even if work went on after it (see natter_derive_turn_status())
- */
-JsonObject *
-natter_turn_state_get_last_suspension (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-
-  return state->last_suspension;
-}
-
-/**
- * natter_turn_state_get_terminal_event:
- * @state: a state
- *
- * Returns: (transfer none) (nullable): the `turn_completed`, `turn_failed`
- *   or `turn_cancelled` event, or %NULL if the turn has not ended
- */
-JsonObject *
-natter_turn_state_get_terminal_event (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-
-  return state->terminal;
-}
-
-/**
- * natter_turn_state_dup_usage:
- * @state: a state
- *
- * The aggregate usage of the turn: the sum of the `usage` of every
- * `model_call_completed`, in tokens. A field is present iff some call
- * reported it. This is what the runtime writes as the turn total.
- *
- * Returns: (transfer full): a new usage object
- */
-JsonObject *
-natter_turn_state_dup_usage (NatterTurnState *state)
-{
-  JsonObject *usage;
-
-  g_return_val_if_fail (state != NULL, NULL);
-
-  usage = json_object_new ();
-  for (guint i = 0; i < N_USAGE; i++)
-    if (state->usage_present & (1 << i))
-      json_object_set_int_member (usage, usage_fields[i], state->usage[i]);
-  return usage;
-}
-
-/**
- * natter_turn_state_dup_final_text:
- * @state: a state
- *
- * The text of the final answer: the text parts (not the reasoning) of the
- * `output` of `turn_completed`, concatenated.
- *
- * Returns: (transfer full) (nullable): the text, or %NULL unless the turn
- *   completed
- */
-char *
-natter_turn_state_dup_final_text (NatterTurnState *state)
-{
-  JsonObject *output;
-  JsonNode *content;
-  GString *text;
-  JsonArray *parts;
-
-  g_return_val_if_fail (state != NULL, NULL);
-
-  if (state->terminal == NULL ||
-      !g_str_equal (json_object_get_string_member (state->terminal, "type"), "turn_completed"))
-    return NULL;
-
-  output = json_object_get_object_member (state->terminal, "output");
-  content = json_object_get_member (output, "content");
-  if (JSON_NODE_HOLDS_VALUE (content))
-    return g_strdup (json_node_get_string (content));
-
-  text = g_string_new (NULL);
-  parts = json_node_get_array (content);
-  for (guint i = 0; i < json_array_get_length (parts); i++)
-    {
-      JsonObject *part = json_array_get_object_element (parts, i);
-
-      if (g_str_equal (json_object_get_string_member (part, "type"), "text"))
-        g_string_append (text, json_object_get_string_member (part, "text"));
-    }
-  return g_string_free (text, FALSE);
-}
-
-/**
- * natter_turn_state_dup_next_request_refs:
- * @state: a state
- * @out_previous_turn_id: (out) (optional) (transfer full) (nullable): the
- *   `contextRef.previousTurnId` the next request must carry, or %NULL for
- *   none
- * @error: return location for a #GError
- *
- * The `request.messages` the next `model_call_requested` must carry
- * (turn-runtime.md §3): `["context"?, "input"]` for call 0,
- * `["assistant:N-1", "toolResult:<id>"…]` after a response with tool
- * calls, `[]` after a failed call.
- *
- * Returns: (transfer full) (nullable): the refs, or %NULL with
- *   %NATTER_STORE_ERROR_INVARIANT when no model call may follow now (open
- *   call, missing tool results, final response, spent budget, ended turn)
- */
-GStrv
-natter_turn_state_dup_next_request_refs (NatterTurnState  *state,
-                                         char            **out_previous_turn_id,
-                                         GError          **error)
-{
-  const char *previous_turn_id = NULL;
-  GPtrArray *refs;
-
-  g_return_val_if_fail (state != NULL, NULL);
-
-  if (out_previous_turn_id != NULL)
-    *out_previous_turn_id = NULL;
-  refs = expected_request_refs (state, &previous_turn_id, error);
-  if (refs == NULL)
-    return NULL;
-  if (out_previous_turn_id != NULL)
-    *out_previous_turn_id = g_strdup (previous_turn_id);
-  return (GStrv) g_ptr_array_free (refs, FALSE);
-}
-
-/* Accessors: model calls */
-
-/**
- * natter_turn_state_get_n_model_calls:
- * @state: a state
- *
- * Returns: the number of model calls requested so far
- */
-guint
-natter_turn_state_get_n_model_calls (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, 0);
-
-  return state->model_calls->len;
-}
-
-/**
- * natter_turn_state_get_model_call:
- * @state: a state
- * @index: a `modelCallIndex`
- *
- * Returns: (transfer none): the model call, owned by @state
- */
-NatterTurnModelCall *
-natter_turn_state_get_model_call (NatterTurnState *state,
-                                  guint            index)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-  g_return_val_if_fail (index < state->model_calls->len, NULL);
-
-  return g_ptr_array_index (state->model_calls, index);
-}
-
-/**
- * natter_turn_state_get_last_model_call_index:
- * @state: a state
- *
- * Returns: the index of the last model call, or -1 if there is none
- */
-gint
-natter_turn_state_get_last_model_call_index (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, -1);
-
-  return (gint) state->model_calls->len - 1;
-}
-
-/**
- * natter_turn_state_has_open_model_call:
- * @state: a state
- *
- * Returns: whether the last model call was requested but neither
- *   completed nor failed (a crash left it open: §10)
- */
-gboolean
-natter_turn_state_has_open_model_call (NatterTurnState *state)
-{
-  NatterTurnModelCall *last;
-
-  g_return_val_if_fail (state != NULL, FALSE);
-
-  last = last_model_call (state);
-  return last != NULL && last->completed == NULL && last->failed == NULL;
-}
-
-/**
- * natter_turn_model_call_get_index:
- * @call: a model call
- *
- * Returns: its `modelCallIndex`
- */
-guint
-natter_turn_model_call_get_index (NatterTurnModelCall *call)
-{
-  g_return_val_if_fail (call != NULL, 0);
-
-  return call->index;
-}
-
-/**
- * natter_turn_model_call_get_request:
- * @call: a model call
- *
- * Returns: (transfer none): the `request` of its `model_call_requested`
- */
-JsonObject *
-natter_turn_model_call_get_request (NatterTurnModelCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return json_object_get_object_member (call->requested, "request");
-}
-
-/**
- * natter_turn_model_call_get_step_events:
- * @call: a model call
- *
- * Returns: (transfer none) (element-type JsonObject): its
- *   `model_step_event` events, in order
- */
-GPtrArray *
-natter_turn_model_call_get_step_events (NatterTurnModelCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->steps;
-}
-
-/**
- * natter_turn_model_call_is_open:
- * @call: a model call
- *
- * Returns: whether it has neither completed nor failed
- */
-gboolean
-natter_turn_model_call_is_open (NatterTurnModelCall *call)
-{
-  g_return_val_if_fail (call != NULL, FALSE);
-
-  return call->completed == NULL && call->failed == NULL;
-}
-
-/**
- * natter_turn_model_call_get_message:
- * @call: a model call
- *
- * Returns: (transfer none) (nullable): the assistant message of its
- *   response, or %NULL unless it completed
- */
-JsonObject *
-natter_turn_model_call_get_message (NatterTurnModelCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->completed != NULL ? json_object_get_object_member (call->completed, "message")
-                                 : NULL;
-}
-
-/**
- * natter_turn_model_call_get_finish_reason:
- * @call: a model call
- *
- * Returns: (transfer none) (nullable): its `finishReason`, or %NULL unless
- *   it completed
- */
-const char *
-natter_turn_model_call_get_finish_reason (NatterTurnModelCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return get_string (call->completed, "finishReason");
-}
-
-/**
- * natter_turn_model_call_get_usage:
- * @call: a model call
- *
- * Returns: (transfer none) (nullable): its `usage` in tokens, or %NULL
- *   unless it completed
- */
-JsonObject *
-natter_turn_model_call_get_usage (NatterTurnModelCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->completed != NULL ? json_object_get_object_member (call->completed, "usage")
-                                 : NULL;
-}
-
-/**
- * natter_turn_model_call_get_error:
- * @call: a model call
- *
- * Returns: (transfer none) (nullable): the `error` of its
- *   `model_call_failed`, or %NULL unless it failed
- */
-const char *
-natter_turn_model_call_get_error (NatterTurnModelCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return get_string (call->failed, "error");
-}
-
-/**
- * natter_turn_model_call_get_partial:
- * @call: a model call
- *
- * The answer that had streamed when the call stopped (a cancellation) or
- * broke (a provider or stream failure), as kept in the file: the
- * `partial` assistant message of its `model_call_failed`. Files written
- * before that field existed kept it as a `model_step_event` whose `event`
- * is `{type: "partial_response", message}`; such a file reads the same,
- * the last of them winning. Not rewritten either way.
- *
- * Returns: (transfer none) (nullable): the partial assistant message, or
- *   %NULL unless the call failed with part of an answer
- */
-JsonObject *
-natter_turn_model_call_get_partial (NatterTurnModelCall *call)
-{
-  JsonNode *node;
-
-  g_return_val_if_fail (call != NULL, NULL);
-
-  if (call->failed == NULL)
-    return NULL;
-  node = json_object_get_member (call->failed, "partial");
-  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-    return json_node_get_object (node);
-
-  for (guint i = call->steps->len; i > 0; i--)
-    {
-      JsonObject *step = json_object_get_object_member (g_ptr_array_index (call->steps, i - 1),
-                                                        "event");
-      JsonNode *message = json_object_get_member (step, "message");
-
-      /* The step event's inner shape was never checked on read: only a
-       * well-formed assistant message counts. */
-      if (g_strcmp0 (get_string (step, "type"), "partial_response") == 0 &&
-          message != NULL && natter_turn_assistant_message_validate (message, NULL))
-        return json_node_get_object (message);
-    }
-  return NULL;
-}
-
-/**
- * natter_turn_model_call_get_n_tool_calls:
- * @call: a model call
- *
- * Returns: the number of tool calls in its response (0 unless completed)
- */
-guint
-natter_turn_model_call_get_n_tool_calls (NatterTurnModelCall *call)
-{
-  g_return_val_if_fail (call != NULL, 0);
-
-  return call->n_tool_calls;
-}
-
-/**
- * natter_turn_model_call_get_tool_call:
- * @call: a model call
- * @order: the position of the tool call in the response
- *
- * Returns: (transfer none): the tool call, owned by the state
- */
-NatterTurnToolCall *
-natter_turn_model_call_get_tool_call (NatterTurnModelCall *call,
-                                      guint                order)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-  g_return_val_if_fail (order < (guint) call->n_tool_calls, NULL);
-
-  return g_ptr_array_index (call->state->tool_calls, call->first_tool_call + order);
-}
-
-/* Accessors: tool calls */
-
-/**
- * natter_turn_state_get_n_tool_calls:
- * @state: a state
- *
- * Returns: the number of tool calls across all responses
- */
-guint
-natter_turn_state_get_n_tool_calls (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, 0);
-
-  return state->tool_calls->len;
-}
-
-/**
- * natter_turn_state_get_tool_call:
- * @state: a state
- * @index: the position among all tool calls, in model order
- *
- * Returns: (transfer none): the tool call, owned by @state
- */
-NatterTurnToolCall *
-natter_turn_state_get_tool_call (NatterTurnState *state,
-                                 guint            index)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-  g_return_val_if_fail (index < state->tool_calls->len, NULL);
-
-  return g_ptr_array_index (state->tool_calls, index);
-}
-
-/**
- * natter_turn_state_lookup_tool_call:
- * @state: a state
- * @tool_call_id: a `toolCallId`
- *
- * Returns: (transfer none) (nullable): the tool call, or %NULL if the
- *   model never made it
- */
-NatterTurnToolCall *
-natter_turn_state_lookup_tool_call (NatterTurnState *state,
-                                    const char      *tool_call_id)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-  g_return_val_if_fail (tool_call_id != NULL, NULL);
-
-  return g_hash_table_lookup (state->tool_calls_by_id, tool_call_id);
-}
-
-typedef gboolean (*ToolCallFilter) (NatterTurnToolCall *call);
-
-static gboolean
-is_unfinished (NatterTurnToolCall *call)
-{
-  return call->result == NULL;
-}
-
-/* Unfinished calls only exist in the last response: the next model call
- * waits for every result. */
-static GPtrArray *
-filter_last_response (NatterTurnState *state,
-                      ToolCallFilter   filter)
-{
-  GPtrArray *calls = g_ptr_array_new ();
-  NatterTurnModelCall *last = last_model_call (state);
-
-  if (state->n_unfinished == 0 || last == NULL)
-    return calls;
-  for (int i = 0; i < last->n_tool_calls; i++)
-    {
-      NatterTurnToolCall *call = g_ptr_array_index (state->tool_calls, last->first_tool_call + i);
-
-      if (filter (call))
-        g_ptr_array_add (calls, call);
-    }
-  return calls;
-}
-
-/**
- * natter_turn_state_get_unfinished_tool_calls:
- * @state: a state
- *
- * The tool calls without a result, in model order: what recovery (§10)
- * continues with.
- *
- * Returns: (transfer container) (element-type NatterTurnToolCall): the calls
- */
-GPtrArray *
-natter_turn_state_get_unfinished_tool_calls (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-
-  return filter_last_response (state, is_unfinished);
-}
-
-/**
- * natter_turn_state_get_pending_permissions:
- * @state: a state
- *
- * The tool calls that require permission and have no decision and no
- * result yet, in model order (what a prompt shows).
- *
- * Returns: (transfer container) (element-type NatterTurnToolCall): the calls
- */
-GPtrArray *
-natter_turn_state_get_pending_permissions (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-
-  return filter_last_response (state, is_awaiting_permission);
-}
-
-/**
- * natter_turn_state_get_pending_async_tools:
- * @state: a state
- *
- * The async tool calls that were exposed and have no result yet, in model
- * order.
- *
- * Returns: (transfer container) (element-type NatterTurnToolCall): the calls
- */
-GPtrArray *
-natter_turn_state_get_pending_async_tools (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, NULL);
-
-  return filter_last_response (state, is_awaiting_async_result);
-}
-
-/**
- * natter_turn_state_get_n_pending_permissions:
- * @state: a state
- *
- * Returns: the length of natter_turn_state_get_pending_permissions(), in
- *   constant time
- */
-guint
-natter_turn_state_get_n_pending_permissions (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, 0);
-
-  return state->n_pending_permissions;
-}
-
-/**
- * natter_turn_state_get_n_pending_async_tools:
- * @state: a state
- *
- * Returns: the length of natter_turn_state_get_pending_async_tools(), in
- *   constant time
- */
-guint
-natter_turn_state_get_n_pending_async_tools (NatterTurnState *state)
-{
-  g_return_val_if_fail (state != NULL, 0);
-
-  return state->n_pending_async;
-}
-
-/**
- * natter_turn_tool_call_get_model_call_index:
- * @call: a tool call
- *
- * Returns: the index of the model call whose response made it
- */
-guint
-natter_turn_tool_call_get_model_call_index (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, 0);
-
-  return call->model_call_index;
-}
-
-/**
- * natter_turn_tool_call_get_order:
- * @call: a tool call
- *
- * Returns: its position among the tool calls of its response (the order
- *   results go back to the model in)
- */
-guint
-natter_turn_tool_call_get_order (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, 0);
-
-  return call->order;
-}
-
-/**
- * natter_turn_tool_call_get_id:
- * @call: a tool call
- *
- * Returns: (transfer none): its `toolCallId`
- */
-const char *
-natter_turn_tool_call_get_id (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->id;
-}
-
-/**
- * natter_turn_tool_call_get_name:
- * @call: a tool call
- *
- * Returns: (transfer none): its `toolName`, as the model called it
- */
-const char *
-natter_turn_tool_call_get_name (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->name;
-}
-
-/**
- * natter_turn_tool_call_get_arguments:
- * @call: a tool call
- *
- * Returns: (transfer none): its `arguments`: an object, or the raw string
- *   when the model's text was not a JSON object
- */
-JsonNode *
-natter_turn_tool_call_get_arguments (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return json_object_get_member (call->part, "arguments");
-}
-
-/**
- * natter_turn_tool_call_get_permission_required:
- * @call: a tool call
- *
- * Returns: (transfer none) (nullable): its `tool_permission_required`
- *   event (with `request` and `checkerError?`), or %NULL if it needs no
- *   permission
- */
-JsonObject *
-natter_turn_tool_call_get_permission_required (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->required;
-}
-
-/**
- * natter_turn_tool_call_get_classification:
- * @call: a tool call
- *
- * Returns: (transfer none) (nullable): its `tool_permission_classified`
- *   event (`decision`, `reason`)
- */
-JsonObject *
-natter_turn_tool_call_get_classification (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->classified;
-}
-
-/**
- * natter_turn_tool_call_get_classification_failure:
- * @call: a tool call
- *
- * Returns: (transfer none) (nullable): the
- *   `tool_permission_classification_failed` event that names it
- */
-JsonObject *
-natter_turn_tool_call_get_classification_failure (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->classification_failed;
-}
-
-/**
- * natter_turn_tool_call_get_resolution:
- * @call: a tool call
- *
- * Returns: (transfer none) (nullable): its `tool_permission_resolved`
- *   event (`decision`, `source`, `reason?`, `metadata?`)
- */
-JsonObject *
-natter_turn_tool_call_get_resolution (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->resolved;
-}
-
-/**
- * natter_turn_tool_call_get_decision:
- * @call: a tool call
- *
- * Returns: (transfer none) (nullable): the effective decision, `allow` or
- *   `deny`, or %NULL if unresolved or never required
- */
-const char *
-natter_turn_tool_call_get_decision (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return get_string (call->resolved, "decision");
-}
-
-/**
- * natter_turn_tool_call_get_invocation:
- * @call: a tool call
- *
- * Returns: (transfer none) (nullable): its `tool_invocation_requested`
- *   event (`toolId`, `execution`, `input`)
- */
-JsonObject *
-natter_turn_tool_call_get_invocation (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->invocation;
-}
-
-/**
- * natter_turn_tool_call_get_execution:
- * @call: a tool call
- *
- * Returns: (transfer none) (nullable): `sync` or `async` once invoked
- */
-const char *
-natter_turn_tool_call_get_execution (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return get_string (call->invocation, "execution");
-}
-
-/**
- * natter_turn_tool_call_get_progress:
- * @call: a tool call
- *
- * Returns: (transfer none) (element-type JsonObject): its `tool_progress`
- *   events, in order
- */
-GPtrArray *
-natter_turn_tool_call_get_progress (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->progress;
-}
-
-/**
- * natter_turn_tool_call_get_result_event:
- * @call: a tool call
- *
- * Returns: (transfer none) (nullable): its `tool_result` event
- */
-JsonObject *
-natter_turn_tool_call_get_result_event (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->result;
-}
-
-/**
- * natter_turn_tool_call_get_result:
- * @call: a tool call
- *
- * Returns: (transfer none) (nullable): its `result` (`output`, `isError`,
- *   `metadata?`)
- */
-JsonObject *
-natter_turn_tool_call_get_result (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return call->result != NULL ? json_object_get_object_member (call->result, "result") : NULL;
-}
-
-/**
- * natter_turn_tool_call_get_result_source:
- * @call: a tool call
- *
- * Returns: (transfer none) (nullable): `sync`, `async` or `runtime`
- */
-const char *
-natter_turn_tool_call_get_result_source (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, NULL);
-
-  return get_string (call->result, "source");
-}
-
-/**
- * natter_turn_tool_call_is_awaiting_permission:
- * @call: a tool call
- *
- * Returns: whether it requires permission and has neither a decision nor
- *   a result
- */
-gboolean
-natter_turn_tool_call_is_awaiting_permission (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, FALSE);
-
-  return is_awaiting_permission (call);
-}
-
-/**
- * natter_turn_tool_call_is_awaiting_async_result:
- * @call: a tool call
- *
- * Returns: whether it is an exposed async invocation without a result
- */
-gboolean
-natter_turn_tool_call_is_awaiting_async_result (NatterTurnToolCall *call)
-{
-  g_return_val_if_fail (call != NULL, FALSE);
-
-  return is_awaiting_async_result (call);
-}
-
-/* Diagnostics */
-
-static void
-add_object (JsonBuilder *builder,
-            const char  *member,
-            JsonObject  *object)
-{
-  JsonNode *node = json_node_alloc ();
-
-  json_builder_set_member_name (builder, member);
-  if (object != NULL)
-    json_node_init_object (node, object);
-  else
-    json_node_init_null (node);
-  json_builder_add_value (builder, node);
-}
-
-static void
-add_objects (JsonBuilder *builder,
-             const char  *member,
-             GPtrArray   *objects)
-{
-  json_builder_set_member_name (builder, member);
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < objects->len; i++)
-    json_builder_add_value (builder,
-                            json_node_init_object (json_node_alloc (),
-                                                   g_ptr_array_index (objects, i)));
-  json_builder_end_array (builder);
-}
-
-/**
- * natter_turn_state_to_debug_json:
- * @state: a state
- *
- * Dumps everything the state holds (every event it kept, every counter)
- * as one JSON value. The format is for tests and debugging only; it is
- * not stable and is never stored.
- *
- * Returns: (transfer full): the dump
- */
-JsonNode *
-natter_turn_state_to_debug_json (NatterTurnState *state)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonObject) usage = NULL;
-
-  g_return_val_if_fail (state != NULL, NULL);
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "nEvents");
-  json_builder_add_int_value (builder, state->n_events);
-  add_object (builder, "definition", state->definition);
-
-  json_builder_set_member_name (builder, "modelCalls");
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < state->model_calls->len; i++)
-    {
-      NatterTurnModelCall *call = g_ptr_array_index (state->model_calls, i);
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "index");
-      json_builder_add_int_value (builder, call->index);
-      add_object (builder, "requested", call->requested);
-      add_objects (builder, "steps", call->steps);
-      add_object (builder, "completed", call->completed);
-      add_object (builder, "failed", call->failed);
-      json_builder_set_member_name (builder, "firstToolCall");
-      json_builder_add_int_value (builder, call->first_tool_call);
-      json_builder_set_member_name (builder, "nToolCalls");
-      json_builder_add_int_value (builder, call->n_tool_calls);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
-
-  json_builder_set_member_name (builder, "toolCalls");
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < state->tool_calls->len; i++)
-    {
-      NatterTurnToolCall *call = g_ptr_array_index (state->tool_calls, i);
-
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "modelCallIndex");
-      json_builder_add_int_value (builder, call->model_call_index);
-      json_builder_set_member_name (builder, "order");
-      json_builder_add_int_value (builder, call->order);
-      json_builder_set_member_name (builder, "indexed");
-      json_builder_add_boolean_value (builder,
-                                      g_hash_table_lookup (state->tool_calls_by_id, call->id) == call);
-      add_object (builder, "part", call->part);
-      add_object (builder, "required", call->required);
-      add_object (builder, "classified", call->classified);
-      add_object (builder, "classificationFailed", call->classification_failed);
-      add_object (builder, "resolved", call->resolved);
-      add_object (builder, "invocation", call->invocation);
-      add_objects (builder, "progress", call->progress);
-      add_object (builder, "result", call->result);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
-
-  json_builder_set_member_name (builder, "nIndexedToolCalls");
-  json_builder_add_int_value (builder, g_hash_table_size (state->tool_calls_by_id));
-  json_builder_set_member_name (builder, "nSnapshotTools");
-  json_builder_add_int_value (builder, state->tools_by_name != NULL
-                                       ? (gint64) g_hash_table_size (state->tools_by_name) : -1);
-  add_object (builder, "lastSuspension", state->last_suspension);
-  add_object (builder, "terminal", state->terminal);
-  json_builder_set_member_name (builder, "lastEventIsSuspension");
-  json_builder_add_boolean_value (builder, state->last_event_is_suspension);
-  json_builder_set_member_name (builder, "nUnfinished");
-  json_builder_add_int_value (builder, state->n_unfinished);
-  json_builder_set_member_name (builder, "nPendingPermissions");
-  json_builder_add_int_value (builder, state->n_pending_permissions);
-  json_builder_set_member_name (builder, "nPendingAsync");
-  json_builder_add_int_value (builder, state->n_pending_async);
-  usage = natter_turn_state_dup_usage (state);
-  add_object (builder, "usage", usage);
-  json_builder_set_member_name (builder, "status");
-  json_builder_add_string_value (builder,
-                                 natter_turn_status_to_string (natter_derive_turn_status (state)));
-  json_builder_end_object (builder);
-
-  return json_builder_get_root (builder);
-}
-
-/**
- * natter_turn_state_equal:
- * @a: a state
- * @b: another state
- *
- * Whether two states hold the same reduced turn (equal debug dumps, see
- * natter_turn_state_to_debug_json()): e.g. a state advanced live, event by
- * event, against a full replay of the same file.
- *
- * Returns: %TRUE if equal
- */
-gboolean
-natter_turn_state_equal (NatterTurnState *a,
-                         NatterTurnState *b)
-{
-  g_autoptr(JsonNode) dump_a = NULL;
-  g_autoptr(JsonNode) dump_b = NULL;
-  g_autofree char *text_a = NULL;
-  g_autofree char *text_b = NULL;
-
-  g_return_val_if_fail (a != NULL, FALSE);
-  g_return_val_if_fail (b != NULL, FALSE);
-
-  dump_a = natter_turn_state_to_debug_json (a);
-  dump_b = natter_turn_state_to_debug_json (b);
-  text_a = json_to_string (dump_a, FALSE);
-  text_b = json_to_string (dump_b, FALSE);
-  return g_str_equal (text_a, text_b);
-}

@@ -1,0 +1,79 @@
+/* natter-openai-provider-private.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What the files of the OpenAI-compatible provider share: the instance
+ * struct, read by the HTTP call for its session and settings and by the
+ * error messages for the names they show; the one HTTP call of
+ * natter-openai-call.c, which the provider's operations start; and the
+ * error constructors of natter-openai-errors.c, which the call uses. The
+ * request encoding (natter-openai-request.c) needs none of it: it is pure.
+ *
+ * Nothing outside src/runtime/natter-openai-*.c includes this header.
+ */
+
+#pragma once
+
+#include <libsoup/soup.h>
+
+#include "natter-openai-provider.h"
+
+G_BEGIN_DECLS
+
+struct _NatterOpenaiProvider
+{
+  GObject      parent_instance;
+
+  char        *id;
+  char        *display_name;
+  char        *base_url;      /* without a trailing '/' */
+  char        *display_base;  /* scheme://host[:port]: what messages show */
+  char        *api_key;       /* NULL when none; only ever sent as a header */
+  guint        idle_timeout;  /* seconds; 0 = never */
+  gsize        max_event_bytes;
+  SoupSession *session;
+};
+
+/* A string member, or %NULL when @object is %NULL or the member is
+ * missing or not a string. */
+static inline const char *
+natter_openai_get_string (JsonObject *object,
+                          const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
+      || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+void    natter_openai_call_start                   (NatterOpenaiProvider *self,
+                                                    GTask                *task,
+                                                    NatterChatStream     *stream,
+                                                    const char           *method,
+                                                    const char           *path,
+                                                    GBytes               *body,
+                                                    GCancellable         *cancellable);
+
+GError *natter_openai_provider_error_literal       (NatterOpenaiProvider *self,
+                                                    NatterProviderError   code,
+                                                    const char           *message);
+GError *natter_openai_provider_error               (NatterOpenaiProvider *self,
+                                                    NatterProviderError   code,
+                                                    const char           *format,
+                                                    ...) G_GNUC_PRINTF (3, 4);
+char   *natter_openai_quote_server_text            (const char           *text,
+                                                    gssize                len);
+GError *natter_openai_provider_http_error          (NatterOpenaiProvider *self,
+                                                    SoupMessage          *msg,
+                                                    const char           *body,
+                                                    gsize                 len);
+GError *natter_openai_provider_stream_error        (NatterOpenaiProvider *self,
+                                                    const GError         *error);
+GError *natter_openai_provider_transport_error     (NatterOpenaiProvider *self,
+                                                    gboolean              timed_out,
+                                                    gboolean              got_headers,
+                                                    const GError         *error);
+
+G_END_DECLS

@@ -1,0 +1,463 @@
+/* natter-openai-request.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The body of `POST {baseUrl}/chat/completions`, encoded from a composed
+ * request (turn-runtime.md §3, §12). Pure: no I/O and no key, so every
+ * shape can be tested without a server.
+ */
+
+#define G_LOG_DOMAIN "natter-openai-provider"
+
+#include <string.h>
+
+#include "natter-openai-provider-private.h"
+
+static gboolean
+invalid (GError     **error,
+         const char  *format,
+         ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+invalid (GError     **error,
+         const char  *format,
+         ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               "Cannot encode the request: %s", message);
+  return FALSE;
+}
+
+static void
+append_paragraph (GString    *text,
+                  const char *paragraph)
+{
+  if (text->len > 0)
+    g_string_append (text, "\n\n");
+  g_string_append (text, paragraph);
+}
+
+static JsonObject *
+encode_user (JsonObject  *message,
+             guint        position,
+             GError     **error)
+{
+  JsonNode *content = json_object_get_member (message, "content");
+  g_autoptr(JsonObject) out = json_object_new ();
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  if (content != NULL && JSON_NODE_HOLDS_VALUE (content)
+      && json_node_get_value_type (content) == G_TYPE_STRING)
+    g_string_append (text, json_node_get_string (content));
+  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
+    {
+      JsonArray *parts = json_node_get_array (content);
+
+      for (guint i = 0; i < json_array_get_length (parts); i++)
+        {
+          JsonNode *node = json_array_get_element (parts, i);
+          JsonObject *part = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+          const char *type = natter_openai_get_string (part, "type");
+
+          if (g_strcmp0 (type, "text") == 0 && natter_openai_get_string (part, "text") != NULL)
+            append_paragraph (text, natter_openai_get_string (part, "text"));
+          else if (g_strcmp0 (type, "attachment") == 0)
+            {
+              /* Attachments are not uploaded yet; the model at least
+               * learns that the user attached something. */
+              const char *filename = natter_openai_get_string (part, "filename");
+              g_autofree char *note = g_strdup_printf ("[attachment: %s]",
+                                                       filename != NULL ? filename : "unnamed");
+
+              append_paragraph (text, note);
+            }
+          else
+            {
+              invalid (error, "message %u has a user content part of unknown type", position);
+              return NULL;
+            }
+        }
+    }
+  else
+    {
+      invalid (error, "message %u (user) has no content", position);
+      return NULL;
+    }
+
+  json_object_set_string_member (out, "role", "user");
+  json_object_set_string_member (out, "content", text->str);
+  return g_steal_pointer (&out);
+}
+
+static JsonObject *
+encode_tool_call (JsonObject  *part,
+                  guint        position,
+                  GError     **error)
+{
+  const char *id = natter_openai_get_string (part, "toolCallId");
+  const char *name = natter_openai_get_string (part, "toolName");
+  JsonNode *arguments = json_object_get_member (part, "arguments");
+  JsonObject *function;
+  JsonObject *out;
+  g_autofree char *serialized = NULL;
+
+  if (id == NULL || name == NULL)
+    {
+      invalid (error, "a tool call of message %u lacks toolCallId or toolName", position);
+      return NULL;
+    }
+
+  if (arguments == NULL || JSON_NODE_HOLDS_NULL (arguments))
+    serialized = g_strdup ("{}");
+  else if (JSON_NODE_HOLDS_VALUE (arguments)
+           && json_node_get_value_type (arguments) == G_TYPE_STRING)
+    /* A malformed call keeps the model's raw text (natter-chat-stream
+     * stores it as a string): the model sees exactly what it wrote. */
+    serialized = g_strdup (json_node_get_string (arguments));
+  else
+    serialized = json_to_string (arguments, FALSE);
+
+  function = json_object_new ();
+  json_object_set_string_member (function, "name", name);
+  json_object_set_string_member (function, "arguments", serialized);
+
+  out = json_object_new ();
+  json_object_set_string_member (out, "id", id);
+  json_object_set_string_member (out, "type", "function");
+  json_object_set_object_member (out, "function", function);
+  return out;
+}
+
+static JsonObject *
+encode_assistant (JsonObject  *message,
+                  guint        position,
+                  GError     **error)
+{
+  JsonNode *content = json_object_get_member (message, "content");
+  g_autoptr(JsonObject) out = json_object_new ();
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(JsonArray) tool_calls = json_array_new ();
+
+  if (content != NULL && JSON_NODE_HOLDS_VALUE (content)
+      && json_node_get_value_type (content) == G_TYPE_STRING)
+    g_string_append (text, json_node_get_string (content));
+  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
+    {
+      JsonArray *parts = json_node_get_array (content);
+
+      for (guint i = 0; i < json_array_get_length (parts); i++)
+        {
+          JsonNode *node = json_array_get_element (parts, i);
+          JsonObject *part = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+          const char *type = natter_openai_get_string (part, "type");
+
+          if (g_strcmp0 (type, "text") == 0 && natter_openai_get_string (part, "text") != NULL)
+            append_paragraph (text, natter_openai_get_string (part, "text"));
+          else if (g_strcmp0 (type, "reasoning") == 0)
+            /* Reasoning is the model's scratchpad: servers reject it or
+             * bill it again, so it is never sent back. */
+            continue;
+          else if (g_strcmp0 (type, "tool-call") == 0)
+            {
+              JsonObject *call = encode_tool_call (part, position, error);
+
+              if (call == NULL)
+                return NULL;
+              json_array_add_object_element (tool_calls, call);
+            }
+          else
+            {
+              invalid (error, "message %u has an assistant content part of unknown type", position);
+              return NULL;
+            }
+        }
+    }
+  else
+    {
+      invalid (error, "message %u (assistant) has no content", position);
+      return NULL;
+    }
+
+  json_object_set_string_member (out, "role", "assistant");
+  if (text->len == 0 && json_array_get_length (tool_calls) > 0)
+    json_object_set_null_member (out, "content");
+  else
+    json_object_set_string_member (out, "content", text->str);
+
+  /* An empty `tool_calls` array is rejected by several servers. */
+  if (json_array_get_length (tool_calls) > 0)
+    json_object_set_array_member (out, "tool_calls", g_steal_pointer (&tool_calls));
+
+  return g_steal_pointer (&out);
+}
+
+static JsonObject *
+encode_tool_result (JsonObject  *message,
+                    guint        position,
+                    GError     **error)
+{
+  const char *id = natter_openai_get_string (message, "toolCallId");
+  JsonNode *content = json_object_get_member (message, "content");
+  JsonObject *out;
+
+  if (id == NULL || content == NULL)
+    {
+      invalid (error, "message %u (tool) lacks toolCallId or content", position);
+      return NULL;
+    }
+
+  out = json_object_new ();
+  json_object_set_string_member (out, "role", "tool");
+  json_object_set_string_member (out, "tool_call_id", id);
+  /* The content of a tool message is always a string on the wire: some
+   * servers reject anything else. */
+  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
+    json_object_set_string_member (out, "content", json_node_get_string (content));
+  else
+    {
+      g_autofree char *serialized = json_to_string (content, FALSE);
+
+      json_object_set_string_member (out, "content", serialized);
+    }
+  return out;
+}
+
+static JsonObject *
+encode_tool_descriptor (JsonObject  *descriptor,
+                        guint        position,
+                        GError     **error)
+{
+  const char *name = natter_openai_get_string (descriptor, "name");
+  const char *description = natter_openai_get_string (descriptor, "description");
+  JsonNode *schema = json_object_get_member (descriptor, "inputSchema");
+  JsonObject *function;
+  JsonObject *out;
+
+  if (name == NULL)
+    {
+      invalid (error, "tool %u has no name", position);
+      return NULL;
+    }
+
+  function = json_object_new ();
+  json_object_set_string_member (function, "name", name);
+  if (description != NULL)
+    json_object_set_string_member (function, "description", description);
+  if (schema != NULL && JSON_NODE_HOLDS_OBJECT (schema))
+    json_object_set_member (function, "parameters", json_node_copy (schema));
+  else
+    {
+      /* OpenAI requires a schema; "no parameters" is an empty object. */
+      JsonObject *empty = json_object_new ();
+
+      json_object_set_string_member (empty, "type", "object");
+      json_object_set_object_member (empty, "properties", json_object_new ());
+      json_object_set_object_member (function, "parameters", empty);
+    }
+
+  out = json_object_new ();
+  json_object_set_string_member (out, "type", "function");
+  json_object_set_object_member (out, "function", function);
+  return out;
+}
+
+static gboolean
+is_reserved_parameter (const char *name)
+{
+  static const char * const reserved[] = {
+    "model", "messages", "tools", "stream", "stream_options",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (reserved); i++)
+    if (strcmp (name, reserved[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The system prompt and the messages, in order. */
+static JsonArray *
+encode_messages (JsonObject  *composed,
+                 GError     **error)
+{
+  g_autoptr(JsonArray) messages = json_array_new ();
+  const char *system_prompt;
+  JsonNode *node;
+
+  system_prompt = natter_openai_get_string (composed, "systemPrompt");
+  if (system_prompt != NULL && system_prompt[0] != '\0')
+    {
+      JsonObject *system = json_object_new ();
+
+      json_object_set_string_member (system, "role", "system");
+      json_object_set_string_member (system, "content", system_prompt);
+      json_array_add_object_element (messages, system);
+    }
+
+  node = json_object_get_member (composed, "messages");
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    {
+      invalid (error, "there is no messages array");
+      return NULL;
+    }
+
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (node)); i++)
+    {
+      JsonNode *element = json_array_get_element (json_node_get_array (node), i);
+      JsonObject *message = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
+      const char *role = natter_openai_get_string (message, "role");
+      JsonObject *encoded;
+
+      if (g_strcmp0 (role, "user") == 0)
+        encoded = encode_user (message, i, error);
+      else if (g_strcmp0 (role, "assistant") == 0)
+        encoded = encode_assistant (message, i, error);
+      else if (g_strcmp0 (role, "tool") == 0)
+        encoded = encode_tool_result (message, i, error);
+      else
+        {
+          invalid (error, "message %u has an unknown role", i);
+          return NULL;
+        }
+
+      if (encoded == NULL)
+        return NULL;
+      json_array_add_object_element (messages, encoded);
+    }
+  return g_steal_pointer (&messages);
+}
+
+/* Sets `tools` on @body unless @node (the composed `tools`) is missing,
+ * null or empty. */
+static gboolean
+encode_tools (JsonObject  *body,
+              JsonNode    *node,
+              GError     **error)
+{
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node)
+      && json_array_get_length (json_node_get_array (node)) > 0)
+    {
+      JsonArray *descriptors = json_node_get_array (node);
+      g_autoptr(JsonArray) tools = json_array_new ();
+
+      for (guint i = 0; i < json_array_get_length (descriptors); i++)
+        {
+          JsonNode *element = json_array_get_element (descriptors, i);
+          JsonObject *tool;
+
+          if (!JSON_NODE_HOLDS_OBJECT (element))
+            return invalid (error, "tool %u is not an object", i);
+          tool = encode_tool_descriptor (json_node_get_object (element), i, error);
+          if (tool == NULL)
+            return FALSE;
+          json_array_add_object_element (tools, tool);
+        }
+      json_object_set_array_member (body, "tools", g_steal_pointer (&tools));
+    }
+  else if (node != NULL && !JSON_NODE_HOLDS_NULL (node) && !JSON_NODE_HOLDS_ARRAY (node))
+    return invalid (error, "tools is not an array");
+  return TRUE;
+}
+
+/* Copies the generation parameters of @node (the composed `parameters`)
+ * onto @body, except those the encoding sets itself. */
+static gboolean
+copy_parameters (JsonObject  *body,
+                 JsonNode    *node,
+                 GError     **error)
+{
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *value;
+
+      json_object_iter_init (&iter, json_node_get_object (node));
+      while (json_object_iter_next (&iter, &name, &value))
+        {
+          if (is_reserved_parameter (name))
+            {
+              g_debug ("Ignoring the generation parameter “%s”: the provider sets it", name);
+              continue;
+            }
+          json_object_set_member (body, name, json_node_copy (value));
+        }
+    }
+  else if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    return invalid (error, "parameters is not an object");
+  return TRUE;
+}
+
+/**
+ * natter_openai_provider_encode_request:
+ * @self: a provider
+ * @composed: the composed request of turn-runtime.md §3:
+ *   `{systemPrompt?, messages: [user/assistant/tool messages], tools?:
+ *   [tool descriptors], parameters?: {…}}`
+ * @model: the model name sent as `model`
+ * @error: return location for a #GError
+ *
+ * Encodes the body of `POST {baseUrl}/chat/completions` (§12), purely: no
+ * I/O, and no key (the key only ever travels in a header). The body holds,
+ * in order: `model`; `messages` (the system prompt first when present and
+ * non-empty; user content as a string, text parts joined by a blank line
+ * and an attachment as the note "[attachment: filename]"; assistant
+ * `content` as a string, or null when it only calls tools, its reasoning
+ * dropped, `tool_calls` only when there are some, each
+ * `{id, type:"function", function:{name, arguments}}` with the arguments
+ * serialized to a string, or a malformed call's raw string as it is; tool
+ * results as `{role:"tool", tool_call_id, content}` with a string
+ * content); `tools` as `{type:"function", function:{name, description,
+ * parameters}}`, omitted when there are none; `stream: true` and
+ * `stream_options: {include_usage: true}`; then every member of
+ * `parameters` except those that would override the members above.
+ *
+ * Returns: (transfer full) (nullable): the body object, or %NULL with
+ *   %G_IO_ERROR_INVALID_DATA when @composed does not have the shape above
+ *   (a message of unknown role — a `system` message included — or a
+ *   content part of unknown type, a tool call without id or name).
+ */
+JsonNode *
+natter_openai_provider_encode_request (NatterOpenaiProvider  *self,
+                                       JsonObject            *composed,
+                                       const char            *model,
+                                       GError               **error)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  JsonArray *messages;
+  JsonObject *stream_options;
+  JsonNode *root;
+
+  g_return_val_if_fail (NATTER_IS_OPENAI_PROVIDER (self), NULL);
+  g_return_val_if_fail (composed != NULL, NULL);
+  g_return_val_if_fail (model != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  messages = encode_messages (composed, error);
+  if (messages == NULL)
+    return NULL;
+
+  json_object_set_string_member (body, "model", model);
+  json_object_set_array_member (body, "messages", messages);
+
+  if (!encode_tools (body, json_object_get_member (composed, "tools"), error))
+    return NULL;
+
+  json_object_set_boolean_member (body, "stream", TRUE);
+  stream_options = json_object_new ();
+  json_object_set_boolean_member (stream_options, "include_usage", TRUE);
+  json_object_set_object_member (body, "stream_options", stream_options);
+
+  if (!copy_parameters (body, json_object_get_member (composed, "parameters"), error))
+    return NULL;
+
+  root = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (root, g_steal_pointer (&body));
+  return root;
+}

@@ -1,0 +1,215 @@
+/* natter-turn-model-call.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * #NatterTurnModelCall: one model call of a reduced turn, a borrowed view
+ * owned by its #NatterTurnState, and its accessors.
+ */
+
+#define G_LOG_DOMAIN "natter-turn-reducer"
+
+#include "natter-turn-reducer-private.h"
+#include "natter-turn-schema.h"
+
+/* Called by the state's array of model calls. */
+void
+natter_turn_model_call_free (NatterTurnModelCall *call)
+{
+  g_clear_pointer (&call->requested, json_object_unref);
+  g_clear_pointer (&call->steps, g_ptr_array_unref);
+  g_clear_pointer (&call->completed, json_object_unref);
+  g_clear_pointer (&call->failed, json_object_unref);
+  g_free (call);
+}
+
+/**
+ * natter_turn_model_call_get_index:
+ * @call: a model call
+ *
+ * Returns: its `modelCallIndex`
+ */
+guint
+natter_turn_model_call_get_index (NatterTurnModelCall *call)
+{
+  g_return_val_if_fail (call != NULL, 0);
+
+  return call->index;
+}
+
+/**
+ * natter_turn_model_call_get_request:
+ * @call: a model call
+ *
+ * Returns: (transfer none): the `request` of its `model_call_requested`
+ */
+JsonObject *
+natter_turn_model_call_get_request (NatterTurnModelCall *call)
+{
+  g_return_val_if_fail (call != NULL, NULL);
+
+  return json_object_get_object_member (call->requested, "request");
+}
+
+/**
+ * natter_turn_model_call_get_step_events:
+ * @call: a model call
+ *
+ * Returns: (transfer none) (element-type JsonObject): its
+ *   `model_step_event` events, in order
+ */
+GPtrArray *
+natter_turn_model_call_get_step_events (NatterTurnModelCall *call)
+{
+  g_return_val_if_fail (call != NULL, NULL);
+
+  return call->steps;
+}
+
+/**
+ * natter_turn_model_call_is_open:
+ * @call: a model call
+ *
+ * Returns: whether it has neither completed nor failed
+ */
+gboolean
+natter_turn_model_call_is_open (NatterTurnModelCall *call)
+{
+  g_return_val_if_fail (call != NULL, FALSE);
+
+  return call->completed == NULL && call->failed == NULL;
+}
+
+/**
+ * natter_turn_model_call_get_message:
+ * @call: a model call
+ *
+ * Returns: (transfer none) (nullable): the assistant message of its
+ *   response, or %NULL unless it completed
+ */
+JsonObject *
+natter_turn_model_call_get_message (NatterTurnModelCall *call)
+{
+  g_return_val_if_fail (call != NULL, NULL);
+
+  return call->completed != NULL ? json_object_get_object_member (call->completed, "message")
+                                 : NULL;
+}
+
+/**
+ * natter_turn_model_call_get_finish_reason:
+ * @call: a model call
+ *
+ * Returns: (transfer none) (nullable): its `finishReason`, or %NULL unless
+ *   it completed
+ */
+const char *
+natter_turn_model_call_get_finish_reason (NatterTurnModelCall *call)
+{
+  g_return_val_if_fail (call != NULL, NULL);
+
+  return natter_turn_get_string (call->completed, "finishReason");
+}
+
+/**
+ * natter_turn_model_call_get_usage:
+ * @call: a model call
+ *
+ * Returns: (transfer none) (nullable): its `usage` in tokens, or %NULL
+ *   unless it completed
+ */
+JsonObject *
+natter_turn_model_call_get_usage (NatterTurnModelCall *call)
+{
+  g_return_val_if_fail (call != NULL, NULL);
+
+  return call->completed != NULL ? json_object_get_object_member (call->completed, "usage")
+                                 : NULL;
+}
+
+/**
+ * natter_turn_model_call_get_error:
+ * @call: a model call
+ *
+ * Returns: (transfer none) (nullable): the `error` of its
+ *   `model_call_failed`, or %NULL unless it failed
+ */
+const char *
+natter_turn_model_call_get_error (NatterTurnModelCall *call)
+{
+  g_return_val_if_fail (call != NULL, NULL);
+
+  return natter_turn_get_string (call->failed, "error");
+}
+
+/**
+ * natter_turn_model_call_get_partial:
+ * @call: a model call
+ *
+ * The answer that had streamed when the call stopped (a cancellation) or
+ * broke (a provider or stream failure), as kept in the file: the
+ * `partial` assistant message of its `model_call_failed`. Files written
+ * before that field existed kept it as a `model_step_event` whose `event`
+ * is `{type: "partial_response", message}`; such a file reads the same,
+ * the last of them winning. Not rewritten either way.
+ *
+ * Returns: (transfer none) (nullable): the partial assistant message, or
+ *   %NULL unless the call failed with part of an answer
+ */
+JsonObject *
+natter_turn_model_call_get_partial (NatterTurnModelCall *call)
+{
+  JsonNode *node;
+
+  g_return_val_if_fail (call != NULL, NULL);
+
+  if (call->failed == NULL)
+    return NULL;
+  node = json_object_get_member (call->failed, "partial");
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    return json_node_get_object (node);
+
+  for (guint i = call->steps->len; i > 0; i--)
+    {
+      JsonObject *step = json_object_get_object_member (g_ptr_array_index (call->steps, i - 1),
+                                                        "event");
+      JsonNode *message = json_object_get_member (step, "message");
+
+      /* The step event's inner shape was never checked on read: only a
+       * well-formed assistant message counts. */
+      if (g_strcmp0 (natter_turn_get_string (step, "type"), "partial_response") == 0 &&
+          message != NULL && natter_turn_assistant_message_validate (message, NULL))
+        return json_node_get_object (message);
+    }
+  return NULL;
+}
+
+/**
+ * natter_turn_model_call_get_n_tool_calls:
+ * @call: a model call
+ *
+ * Returns: the number of tool calls in its response (0 unless completed)
+ */
+guint
+natter_turn_model_call_get_n_tool_calls (NatterTurnModelCall *call)
+{
+  g_return_val_if_fail (call != NULL, 0);
+
+  return call->n_tool_calls;
+}
+
+/**
+ * natter_turn_model_call_get_tool_call:
+ * @call: a model call
+ * @order: the position of the tool call in the response
+ *
+ * Returns: (transfer none): the tool call, owned by the state
+ */
+NatterTurnToolCall *
+natter_turn_model_call_get_tool_call (NatterTurnModelCall *call,
+                                      guint                order)
+{
+  g_return_val_if_fail (call != NULL, NULL);
+  g_return_val_if_fail (order < (guint) call->n_tool_calls, NULL);
+
+  return g_ptr_array_index (call->state->tool_calls, call->first_tool_call + order);
+}

@@ -1,0 +1,165 @@
+/* natter-turn-state-debug.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Comparison and diagnostics of #NatterTurnState: a dump of everything the
+ * state holds, for tests and debugging, and the equality built on it.
+ */
+
+#define G_LOG_DOMAIN "natter-turn-reducer"
+
+#include "natter-turn-reducer-private.h"
+
+static void
+add_object (JsonBuilder *builder,
+            const char  *member,
+            JsonObject  *object)
+{
+  JsonNode *node = json_node_alloc ();
+
+  json_builder_set_member_name (builder, member);
+  if (object != NULL)
+    json_node_init_object (node, object);
+  else
+    json_node_init_null (node);
+  json_builder_add_value (builder, node);
+}
+
+static void
+add_objects (JsonBuilder *builder,
+             const char  *member,
+             GPtrArray   *objects)
+{
+  json_builder_set_member_name (builder, member);
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < objects->len; i++)
+    json_builder_add_value (builder,
+                            json_node_init_object (json_node_alloc (),
+                                                   g_ptr_array_index (objects, i)));
+  json_builder_end_array (builder);
+}
+
+/**
+ * natter_turn_state_to_debug_json:
+ * @state: a state
+ *
+ * Dumps everything the state holds (every event it kept, every counter)
+ * as one JSON value. The format is for tests and debugging only; it is
+ * not stable and is never stored.
+ *
+ * Returns: (transfer full): the dump
+ */
+JsonNode *
+natter_turn_state_to_debug_json (NatterTurnState *state)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonObject) usage = NULL;
+
+  g_return_val_if_fail (state != NULL, NULL);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "nEvents");
+  json_builder_add_int_value (builder, state->n_events);
+  add_object (builder, "definition", state->definition);
+
+  json_builder_set_member_name (builder, "modelCalls");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < state->model_calls->len; i++)
+    {
+      NatterTurnModelCall *call = g_ptr_array_index (state->model_calls, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "index");
+      json_builder_add_int_value (builder, call->index);
+      add_object (builder, "requested", call->requested);
+      add_objects (builder, "steps", call->steps);
+      add_object (builder, "completed", call->completed);
+      add_object (builder, "failed", call->failed);
+      json_builder_set_member_name (builder, "firstToolCall");
+      json_builder_add_int_value (builder, call->first_tool_call);
+      json_builder_set_member_name (builder, "nToolCalls");
+      json_builder_add_int_value (builder, call->n_tool_calls);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "toolCalls");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < state->tool_calls->len; i++)
+    {
+      NatterTurnToolCall *call = g_ptr_array_index (state->tool_calls, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "modelCallIndex");
+      json_builder_add_int_value (builder, call->model_call_index);
+      json_builder_set_member_name (builder, "order");
+      json_builder_add_int_value (builder, call->order);
+      json_builder_set_member_name (builder, "indexed");
+      json_builder_add_boolean_value (builder,
+                                      g_hash_table_lookup (state->tool_calls_by_id, call->id) == call);
+      add_object (builder, "part", call->part);
+      add_object (builder, "required", call->required);
+      add_object (builder, "classified", call->classified);
+      add_object (builder, "classificationFailed", call->classification_failed);
+      add_object (builder, "resolved", call->resolved);
+      add_object (builder, "invocation", call->invocation);
+      add_objects (builder, "progress", call->progress);
+      add_object (builder, "result", call->result);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "nIndexedToolCalls");
+  json_builder_add_int_value (builder, g_hash_table_size (state->tool_calls_by_id));
+  json_builder_set_member_name (builder, "nSnapshotTools");
+  json_builder_add_int_value (builder, state->tools_by_name != NULL
+                                       ? (gint64) g_hash_table_size (state->tools_by_name) : -1);
+  add_object (builder, "lastSuspension", state->last_suspension);
+  add_object (builder, "terminal", state->terminal);
+  json_builder_set_member_name (builder, "lastEventIsSuspension");
+  json_builder_add_boolean_value (builder, state->last_event_is_suspension);
+  json_builder_set_member_name (builder, "nUnfinished");
+  json_builder_add_int_value (builder, state->n_unfinished);
+  json_builder_set_member_name (builder, "nPendingPermissions");
+  json_builder_add_int_value (builder, state->n_pending_permissions);
+  json_builder_set_member_name (builder, "nPendingAsync");
+  json_builder_add_int_value (builder, state->n_pending_async);
+  usage = natter_turn_state_dup_usage (state);
+  add_object (builder, "usage", usage);
+  json_builder_set_member_name (builder, "status");
+  json_builder_add_string_value (builder,
+                                 natter_turn_status_to_string (natter_derive_turn_status (state)));
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+/**
+ * natter_turn_state_equal:
+ * @a: a state
+ * @b: another state
+ *
+ * Whether two states hold the same reduced turn (equal debug dumps, see
+ * natter_turn_state_to_debug_json()): e.g. a state advanced live, event by
+ * event, against a full replay of the same file.
+ *
+ * Returns: %TRUE if equal
+ */
+gboolean
+natter_turn_state_equal (NatterTurnState *a,
+                         NatterTurnState *b)
+{
+  g_autoptr(JsonNode) dump_a = NULL;
+  g_autoptr(JsonNode) dump_b = NULL;
+  g_autofree char *text_a = NULL;
+  g_autofree char *text_b = NULL;
+
+  g_return_val_if_fail (a != NULL, FALSE);
+  g_return_val_if_fail (b != NULL, FALSE);
+
+  dump_a = natter_turn_state_to_debug_json (a);
+  dump_b = natter_turn_state_to_debug_json (b);
+  text_a = json_to_string (dump_a, FALSE);
+  text_b = json_to_string (dump_b, FALSE);
+  return g_str_equal (text_a, text_b);
+}
