@@ -365,7 +365,9 @@ natter_agent_chooser_init (NatterAgentChooser *self)
   gtk_menu_button_set_popover (GTK_MENU_BUTTON (self->menu_button), self->popover);
   gtk_menu_button_set_direction (GTK_MENU_BUTTON (self->menu_button), GTK_ARROW_UP);
   gtk_widget_set_tooltip_text (self->menu_button, _("Agent for the Next Message"));
-  gtk_widget_add_css_class (self->menu_button, "flat");
+  /* A framed button with its arrow, not a flat label that reads like a
+   * heading beside the message field. */
+  gtk_widget_add_css_class (self->menu_button, "natter-agent-button");
   gtk_widget_set_parent (self->menu_button, GTK_WIDGET (self));
 
   rebuild_rows (self);
