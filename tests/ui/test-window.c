@@ -511,6 +511,144 @@ test_window_errors (void)
   ui_world_free (u);
 }
 
+static GtkWidget *
+find_with_class (GtkWidget  *root,
+                 const char *css_class)
+{
+  if (gtk_widget_has_css_class (root, css_class))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_with_class (child, css_class);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static double
+luminance_at (const guchar *pixels,
+              gsize         stride,
+              int           x,
+              int           y)
+{
+  /* Cairo's ARGB32 in memory order on a little-endian machine: B G R A. */
+  const guchar *p = pixels + y * stride + x * 4;
+
+  return (0.0722 * p[0] + 0.7152 * p[1] + 0.2126 * p[2]) / 255.0;
+}
+
+/* How much the composer field's top edge stands out from the window
+ * around it, in a window drawn in @dark or light style (0 to 1). */
+static double
+composer_frame_contrast (gboolean dark)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  UiWorld *u;
+  g_autofree char *session_id = NULL;
+  g_autofree char *file = NULL;
+  g_autofree guchar *pixels = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *name = dark ? "composer-dark.png" : "composer-light.png";
+  NatterWindow *window;
+  GtkWidget *field;
+  graphene_rect_t bounds;
+  gsize stride;
+  double contrast = 0;
+  int x, y;
+
+  /* Before the window exists: nothing of it drawn in the other style. */
+  adw_style_manager_set_color_scheme (style, dark ? ADW_COLOR_SCHEME_FORCE_DARK : ADW_COLOR_SCHEME_FORCE_LIGHT);
+  u = ui_world_new ();
+  session_id = ui_create_session (u, "Frames");
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  field = find_with_class (GTK_WIDGET (natter_window_get_composer (window)), "natter-composer-field");
+  g_assert_nonnull (field);
+  ui_save_window (GTK_WIDGET (window), name);
+  g_assert_true (gtk_widget_compute_bounds (field, GTK_WIDGET (window), &bounds));
+
+  file = ui_screenshot_path (name);
+  texture = gdk_texture_new_from_filename (file, &error);
+  g_assert_no_error (error);
+  stride = gdk_texture_get_width (texture) * 4;
+  pixels = g_malloc (stride * gdk_texture_get_height (texture));
+  gdk_texture_download (texture, pixels, stride);
+  /* The middle of the top edge against a few pixels above it, where
+   * the composer's background is. */
+  x = (int) (bounds.origin.x + bounds.size.width / 2);
+  y = (int) bounds.origin.y;
+  for (int dy = 0; dy < 2; dy++)
+    contrast = MAX (contrast, fabs (luminance_at (pixels, stride, x, y + dy) - luminance_at (pixels, stride, x, y - 4)));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  return contrast;
+}
+
+/* The message field: a placeholder that names the agent the message goes
+ * to, gone while there is text; a frame that shows in light and dark
+ * style; and beside it the agent chooser as a framed button, not a flat
+ * label that reads like a heading. */
+static void
+test_window_composer (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Composer");
+  g_autoptr(GFile) agents_dir = g_file_get_child (u->w->dir, "agents");
+  g_autoptr(NatterAgentStore) store = natter_agent_store_new (agents_dir);
+  g_autoptr(JsonNode) poet = natter_test_json ("{\"agentId\":\"poet\",\"name\":\"Poet\","
+                                               "\"systemPrompt\":\"Write verse.\",\"tools\":[]}");
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  NatterAgentChooser *chooser;
+  GtkWidget *button;
+  double light, dark;
+
+  g_assert_true (natter_agent_store_save (store, json_node_get_object (poet), &error));
+  g_assert_no_error (error);
+  window = ui_window_new (app, u);
+  natter_window_set_agent_store (window, store);
+  composer = natter_window_get_composer (window);
+  chooser = natter_composer_get_agent_chooser (composer);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  g_assert_cmpstr (natter_composer_get_placeholder (composer), ==, "Message Assistant");
+  natter_agent_chooser_set_agent_id (chooser, "poet");
+  g_assert_cmpstr (natter_composer_get_placeholder (composer), ==, "Message Poet");
+  wait_label (composer, "Message Poet");
+  natter_composer_set_text (composer, "Roses");
+  g_assert_null (natter_composer_get_placeholder (composer));
+  ui_settle ();
+  g_assert_false (ui_label_shown (composer, "Message Poet"));
+  natter_composer_set_text (composer, NULL);
+  g_assert_cmpstr (natter_composer_get_placeholder (composer), ==, "Message Poet");
+
+  /* The chooser is a button with a frame, showing the agent's name. */
+  button = ui_find_first (chooser, GTK_TYPE_MENU_BUTTON);
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_get_mapped (button));
+  g_assert_false (gtk_widget_has_css_class (button, "flat"));
+  g_assert_cmpstr (gtk_menu_button_get_label (GTK_MENU_BUTTON (button)), ==, "Poet");
+  ui_save_window (GTK_WIDGET (window), "composer-chooser.png");
+  ui_destroy_window (window);
+  ui_world_free (u);
+
+  /* The field's edge stands out in both styles (the old card-on-window
+   * field was all but invisible in dark style). */
+  light = composer_frame_contrast (FALSE);
+  dark = composer_frame_contrast (TRUE);
+  g_test_message ("Frame contrast: light %.3f, dark %.3f", light, dark);
+  g_assert_cmpfloat (light, >=, 0.12);
+  g_assert_cmpfloat (dark, >=, 0.12);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -531,6 +669,7 @@ main (int   argc,
   g_test_add_func ("/window/narrow", test_window_narrow);
   g_test_add_func ("/window/markup-in-titles", test_window_markup_in_titles);
   g_test_add_func ("/window/errors", test_window_errors);
+  g_test_add_func ("/window/composer", test_window_composer);
 
   status = g_test_run ();
   g_clear_object (&app);
