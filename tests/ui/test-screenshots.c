@@ -147,6 +147,21 @@ test_screenshot_errored (void)
   ui_world_free (u);
 }
 
+/* Folded, and done moving: one page alone is on screen. */
+static gboolean
+leaflet_settled (gpointer data)
+{
+  AdwLeaflet *leaflet = ADW_LEAFLET (ui_find_first (data, ADW_TYPE_LEAFLET));
+  guint n_shown = 0;
+
+  ui_settle ();
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (leaflet)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_get_child_visible (child) && gtk_widget_get_width (child) > 0)
+      n_shown++;
+  return !adw_leaflet_get_child_transition_running (leaflet) && adw_leaflet_get_folded (leaflet) && n_shown == 1;
+}
+
 /* The README's conversation. */
 static char *
 readme_conversation (UiWorld *u)
@@ -162,7 +177,7 @@ readme_conversation (UiWorld *u)
   other = ui_create_session (u, "Weekly report");
   session_id = ui_create_session (u, "Reverse a list in Python");
   natter_fake_model_script (u->w->fakes->model,
-                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{\"path\":\"notes.py\"}")),
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "read_file", "{\"path\":\"notes.py\"}")),
                             "{\"role\":\"assistant\",\"content\":\"There are **two** idiomatic ways:\\n\\n"
                             "1. `reversed()` gives an iterator and leaves the list alone.\\n"
                             "2. Slicing with a step of *-1* makes a reversed copy:\\n\\n"
@@ -202,25 +217,40 @@ save_readme_screenshots (gboolean dark)
 {
   AdwStyleManager *style = adw_style_manager_get_default ();
   UiWorld *u = ui_world_new ();
+  g_autoptr(GFile) agents_dir = g_file_get_child (u->w->dir, "agents");
+  g_autoptr(NatterAgentStore) store = natter_agent_store_new (agents_dir);
   g_autofree char *session_id = NULL;
   NatterWindow *window;
 
+  g_autoptr(JsonNode) tutor = natter_test_json ("{\"agentId\":\"helper\",\"name\":\"Python Tutor\","
+                                                "\"systemPrompt\":\"Teach Python.\",\"tools\":[]}");
+  g_autoptr(GError) error = NULL;
+
+  /* The fake world's agent, by a name, for the chooser to show. */
+  g_assert_true (natter_agent_store_save (store, json_node_get_object (tutor), &error));
+  g_assert_no_error (error);
   /* Before the window exists, so that nothing of it was drawn in the
    * other style. */
   adw_style_manager_set_color_scheme (style, dark ? ADW_COLOR_SCHEME_FORCE_DARK : ADW_COLOR_SCHEME_FORCE_LIGHT);
   session_id = readme_conversation (u);
 
   window = ui_window_new (app, u);
+  /* The agent chooser shows once there is an agent store. */
+  natter_window_set_agent_store (window, store);
   gtk_window_set_default_size (GTK_WINDOW (window), 1100, 760);
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
   save_screenshot (window, dark ? "main-dark.png" : "main.png");
   publish_screenshot (dark ? "main-dark.png" : "main.png");
 
-  /* GNOME's mobile width: the conversation alone, its title readable. */
+  /* GNOME's mobile width: the conversation alone, its title readable;
+   * then the list. */
   gtk_window_set_default_size (GTK_WINDOW (window), 360, 720);
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+  ui_wait_until (leaflet_settled, window);
   save_screenshot (window, dark ? "narrow-dark.png" : "narrow.png");
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_BACK);
+  ui_wait_until (leaflet_settled, window);
   save_screenshot (window, dark ? "narrow-sidebar-dark.png" : "narrow-sidebar.png");
 
   ui_destroy_window (window);
