@@ -355,7 +355,9 @@ static gboolean
 error_bar_hidden (gpointer data)
 {
   ui_settle ();
-  return !gtk_revealer_get_reveal_child (GTK_REVEALER (natter_window_get_error_bar (data)));
+  /* Gone from the screen too, not only on its way out. */
+  return !gtk_revealer_get_reveal_child (GTK_REVEALER (natter_window_get_error_bar (data))) &&
+         !gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
 }
 
 /* The error bar's labels: its heading, then the reason. */
