@@ -487,7 +487,7 @@ sidebar_scroll_tick_cb (GtkWidget     *widget,
   /* The rows that came back are measured over a few frames: until the
    * list is long enough again, the value is clamped and set once more. */
   if ((reachable >= self->pending_scroll &&
-       G_APPROX_VALUE (gtk_adjustment_get_value (adjustment), self->pending_scroll, 1.0)) ||
+       G_APPROX_VALUE (gtk_adjustment_get_value (adjustment), self->pending_scroll, 1.5)) ||
       ++self->scroll_ticks >= 30)
     {
       self->scroll_tick_id = 0;
