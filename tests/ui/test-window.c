@@ -330,6 +330,24 @@ test_window_markup_in_titles (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-toast", "s", "Copied “" MARKUP_TITLE "”");
   wait_label (natter_window_get_toast_overlay (window), "Copied “" MARKUP_TITLE "”");
 
+  /* A notice naming an agent called so (toasts are markup too). */
+  {
+    g_autoptr(GFile) agents_dir = g_file_get_child (u->w->dir, "agents");
+    g_autoptr(NatterAgentStore) store = natter_agent_store_new (agents_dir);
+    g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"tj\",\"name\":\"" MARKUP_TITLE "\","
+                                                  "\"systemPrompt\":\"\",\"tools\":[]}");
+    NatterAgentChooser *chooser = natter_composer_get_agent_chooser (natter_window_get_composer (window));
+
+    g_assert_true (natter_agent_store_save (store, json_node_get_object (agent), &error));
+    g_assert_no_error (error);
+    natter_window_set_agent_store (window, store);
+    natter_agent_chooser_set_agent_id (chooser, "tj");
+    g_assert_true (natter_agent_store_delete (store, "tj", &error));
+    g_assert_no_error (error);
+    wait_label (natter_window_get_toast_overlay (window),
+                "The agent “" MARKUP_TITLE "” was removed: messages go to Assistant");
+  }
+
   /* A branch of it names it in its separator. */
   natter_sessions_fork_async (u->sessions, session_id, turn_id, NULL, NULL, ui_result_cb, &result);
   branch_id = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
