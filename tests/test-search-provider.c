@@ -428,6 +428,28 @@ test_result_metas (Fixture       *f,
     }
 }
 
+/* The Shell shows a result's name as plain text (and escapes it itself
+ * before it highlights the terms): a title with markup characters goes
+ * out exactly as the user typed it, neither escaped nor dropped. */
+static void
+test_markup_title (Fixture       *f,
+                   gconstpointer  data)
+{
+  const char *id = "2026-11-30T11-30-00Z-0000009-000";
+  const char *ids[] = { id, NULL };
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) metas = NULL;
+  g_autoptr(GVariant) meta = NULL;
+
+  add_session (f, id, "Tom & Jerry <b>", 60, "completed");
+  assert_ids (initial (f, "tom jerry"), id);
+  reply = call (f, "GetResultMetas", g_variant_new ("(^as)", ids), "(aa{sv})");
+  metas = g_variant_get_child_value (reply, 0);
+  g_assert_cmpuint (g_variant_n_children (metas), ==, 1);
+  meta = g_variant_get_child_value (metas, 0);
+  g_assert_cmpstr (meta_string (meta, "name"), ==, "Tom & Jerry <b>");
+}
+
 static void
 test_describe_times (Fixture       *f,
                      gconstpointer  data)
@@ -666,6 +688,7 @@ main (int   argc,
   ADD ("order-and-limit", test_order_and_limit);
   ADD ("result-metas", test_result_metas);
   ADD ("describe-times", test_describe_times);
+  ADD ("markup-title", test_markup_title);
   ADD ("activate-result", test_activate_result);
   ADD ("launch-search", test_launch_search);
   ADD ("waits-for-index", test_waits_for_index);

@@ -79,6 +79,7 @@ assert_result_matches_state (const NatterSessionScanResult *result,
     {
       g_assert_null (result->last_agent_id);
       g_assert_null (result->latest_turn_id);
+      g_assert_null (result->latest_turn_at);
       g_assert_null (result->last_model);
     }
   else
@@ -87,6 +88,7 @@ assert_result_matches_state (const NatterSessionScanResult *result,
 
       g_assert_cmpstr (result->last_agent_id, ==, last->agent_id);
       g_assert_cmpstr (result->latest_turn_id, ==, last->turn_id);
+      g_assert_cmpstr (result->latest_turn_at, ==, last->ts);
       g_assert_nonnull (result->last_model);
       g_assert_true (json_object_equal (result->last_model, last->model));
       g_assert_cmpuint (json_object_get_size (result->last_model), ==, 2);

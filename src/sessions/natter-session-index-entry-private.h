@@ -26,6 +26,8 @@ void                     natter_session_index_entry_set_created_at          (Nat
                                                                              const char              *created_at);
 void                     natter_session_index_entry_set_updated_at          (NatterSessionIndexEntry *self,
                                                                              const char              *updated_at);
+void                     natter_session_index_entry_set_latest_turn_at      (NatterSessionIndexEntry *self,
+                                                                             const char              *latest_turn_at);
 void                     natter_session_index_entry_set_turn_count          (NatterSessionIndexEntry *self,
                                                                              guint                    turn_count);
 void                     natter_session_index_entry_set_last_agent_id       (NatterSessionIndexEntry *self,

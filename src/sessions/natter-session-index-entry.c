@@ -28,6 +28,7 @@ struct _NatterSessionIndexEntry
   char       *last_agent_id;
   JsonObject *last_model;
   char       *latest_turn_id;
+  char       *latest_turn_at;
   const char *latest_turn_status;   /* interned */
   char       *error;
   char       *cwd;
@@ -47,6 +48,7 @@ enum
   PROP_LAST_AGENT_ID,
   PROP_LAST_MODEL,
   PROP_LATEST_TURN_ID,
+  PROP_LATEST_TURN_AT,
   PROP_LATEST_TURN_STATUS,
   PROP_ERROR,
   PROP_CWD,
@@ -65,6 +67,7 @@ natter_session_index_entry_finalize (GObject *object)
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->created_at, g_free);
   g_clear_pointer (&self->updated_at, g_free);
+  g_clear_pointer (&self->latest_turn_at, g_free);
   g_clear_pointer (&self->last_agent_id, g_free);
   g_clear_pointer (&self->last_model, json_object_unref);
   g_clear_pointer (&self->latest_turn_id, g_free);
@@ -108,6 +111,9 @@ natter_session_index_entry_get_property (GObject    *object,
       break;
     case PROP_LATEST_TURN_ID:
       g_value_set_string (value, self->latest_turn_id);
+      break;
+    case PROP_LATEST_TURN_AT:
+      g_value_set_string (value, self->latest_turn_at);
       break;
     case PROP_LATEST_TURN_STATUS:
       g_value_set_static_string (value, self->latest_turn_status);
@@ -217,6 +223,15 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    * `latestTurnId?`: the latest turn's id.
    */
   properties[PROP_LATEST_TURN_ID] = string_property ("latest-turn-id");
+  /**
+   * NatterSessionIndexEntry:latest-turn-at:
+   *
+   * The ISO timestamp of the latest turn's `turn_appended`, or %NULL with
+   * no turns: when the conversation last had activity. Unlike `updatedAt`
+   * it does not move on a rename. Derived, like every field, from the
+   * session file (§8.1 lists it with `latestTurnId`'s turn).
+   */
+  properties[PROP_LATEST_TURN_AT] = string_property ("latest-turn-at");
   /**
    * NatterSessionIndexEntry:latest-turn-status:
    *
@@ -343,6 +358,7 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
   natter_session_index_entry_set_last_agent_id (self, last != NULL ? last->agent_id : NULL);
   natter_session_index_entry_set_last_model (self, last != NULL ? last->model : NULL);
   natter_session_index_entry_set_latest_turn_id (self, last != NULL ? last->turn_id : NULL);
+  natter_session_index_entry_set_latest_turn_at (self, last != NULL ? last->ts : NULL);
   if (last == NULL)
     natter_session_index_entry_set_latest_turn_status (self, NATTER_LATEST_TURN_STATUS_NONE);
   natter_session_index_entry_set_cwd (self, natter_session_state_get_cwd (state));
@@ -373,6 +389,14 @@ natter_session_index_entry_set_updated_at (NatterSessionIndexEntry *self,
 {
   g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
   set_string (self, &self->updated_at, updated_at, PROP_UPDATED_AT);
+}
+
+void
+natter_session_index_entry_set_latest_turn_at (NatterSessionIndexEntry *self,
+                                               const char              *latest_turn_at)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->latest_turn_at, latest_turn_at, PROP_LATEST_TURN_AT);
 }
 
 void
@@ -532,6 +556,25 @@ natter_session_index_entry_get_updated_at (NatterSessionIndexEntry *self)
 {
   g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
   return self->updated_at;
+}
+
+/**
+ * natter_session_index_entry_get_latest_turn_at:
+ * @self: an entry
+ *
+ * When the conversation last had activity: the ISO-8601 UTC timestamp of
+ * its latest `turn_appended` event. A rename changes `updatedAt`, not
+ * this, so lists ordered by activity use it (falling back to `createdAt`
+ * for a session with no turns).
+ *
+ * Returns: (transfer none) (nullable): the timestamp, or %NULL when the
+ *   session has no turns (or its file could not be read)
+ */
+const char *
+natter_session_index_entry_get_latest_turn_at (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->latest_turn_at;
 }
 
 /**
@@ -727,6 +770,7 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          g_strcmp0 (a->last_agent_id, b->last_agent_id) == 0 &&
          model_equal (a->last_model, b->last_model) &&
          g_strcmp0 (a->latest_turn_id, b->latest_turn_id) == 0 &&
+         g_strcmp0 (a->latest_turn_at, b->latest_turn_at) == 0 &&
          a->latest_turn_status == b->latest_turn_status &&
          g_strcmp0 (a->error, b->error) == 0 &&
          g_strcmp0 (a->cwd, b->cwd) == 0 &&

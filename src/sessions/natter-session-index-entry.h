@@ -29,6 +29,7 @@ const char *natter_session_index_entry_get_session_id         (NatterSessionInde
 const char *natter_session_index_entry_get_title              (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_created_at         (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_updated_at         (NatterSessionIndexEntry *self);
+const char *natter_session_index_entry_get_latest_turn_at     (NatterSessionIndexEntry *self);
 guint       natter_session_index_entry_get_turn_count         (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_last_agent_id      (NatterSessionIndexEntry *self);
 JsonObject *natter_session_index_entry_get_last_model         (NatterSessionIndexEntry *self);

@@ -414,6 +414,7 @@ entry_new_from_scan (const char                    *session_id,
   natter_session_index_entry_set_last_agent_id (entry, scan->last_agent_id);
   natter_session_index_entry_set_last_model (entry, scan->last_model);
   natter_session_index_entry_set_latest_turn_id (entry, scan->latest_turn_id);
+  natter_session_index_entry_set_latest_turn_at (entry, scan->latest_turn_at);
   if (scan->turn_count == 0)
     natter_session_index_entry_set_latest_turn_status (entry, NATTER_LATEST_TURN_STATUS_NONE);
   natter_session_index_entry_set_cwd (entry, scan->cwd);

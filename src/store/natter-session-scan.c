@@ -244,6 +244,7 @@ natter_session_scan_contents (const char              *contents,
   Span title = { NULL, 0 }, created_at = { NULL, 0 }, updated_at = { NULL, 0 };
   Span cwd = { NULL, 0 }, parent = { NULL, 0 };
   Span agent = { NULL, 0 }, provider = { NULL, 0 }, model = { NULL, 0 }, turn_id = { NULL, 0 };
+  Span turn_at = { NULL, 0 };
   gboolean title_escaped = FALSE, title_is_explicit = FALSE, cwd_escaped = FALSE;
   gboolean agent_escaped = FALSE, provider_escaped = FALSE, model_escaped = FALSE;
 
@@ -373,6 +374,7 @@ natter_session_scan_contents (const char              *contents,
             return FALSE;
 
           turn_id = (Span) { field[F_TURN_ID]->value, field[F_TURN_ID]->value_length };
+          turn_at = updated_at;
           /* Unique turn ids: sorted and compared once at the end, and only
            * when there is more than one. */
           if (turn_count == 1)
@@ -429,6 +431,7 @@ natter_session_scan_contents (const char              *contents,
 
       out->last_agent_id = span_dup (agent, agent_escaped);
       out->latest_turn_id = span_dup (turn_id, FALSE);
+      out->latest_turn_at = span_dup (turn_at, FALSE);
       out->last_model = json_object_new ();
       json_object_set_string_member (out->last_model, "provider", provider_text);
       json_object_set_string_member (out->last_model, "model", model_text);
@@ -454,6 +457,7 @@ natter_session_scan_result_clear (NatterSessionScanResult *result)
   g_free (result->last_agent_id);
   g_clear_pointer (&result->last_model, json_object_unref);
   g_free (result->latest_turn_id);
+  g_free (result->latest_turn_at);
   g_free (result->cwd);
   g_free (result->parent_session);
   memset (result, 0, sizeof *result);
@@ -543,6 +547,7 @@ fill_from_state (NatterSessionScanResult *out,
 
       out->last_agent_id = g_strdup (last->agent_id);
       out->latest_turn_id = g_strdup (last->turn_id);
+      out->latest_turn_at = g_strdup (last->ts);
       out->last_model = json_object_ref (last->model);
     }
 }

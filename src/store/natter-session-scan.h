@@ -23,6 +23,8 @@ G_BEGIN_DECLS
  * @last_agent_id: (nullable): the `agentId` of the last turn
  * @last_model: (nullable): the `model` of the last turn, sealed
  * @latest_turn_id: (nullable): the `turnId` of the last turn
+ * @latest_turn_at: (nullable): the `ts` of the last `turn_appended`: when
+ *   the conversation last had activity (a rename is not activity)
  * @cwd: (nullable): the session's working directory
  * @parent_session: (nullable): the session this one descends from
  *
@@ -40,6 +42,7 @@ typedef struct
   char       *last_agent_id;
   JsonObject *last_model;
   char       *latest_turn_id;
+  char       *latest_turn_at;
   char       *cwd;
   char       *parent_session;
 } NatterSessionScanResult;

@@ -98,13 +98,38 @@ agent_row_new (const char *agent_id,
   return row;
 }
 
+static GtkLabel *
+find_label (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget))
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *label = find_label (child);
+
+      if (label != NULL)
+        return label;
+    }
+  return NULL;
+}
+
 static void
 update_button (NatterAgentChooser *self)
 {
   const char *name = natter_agent_chooser_get_agent_name (self, self->agent_id);
   g_autofree char *accessible = NULL;
+  GtkLabel *label;
 
   gtk_menu_button_set_label (GTK_MENU_BUTTON (self->menu_button), name);
+  /* On a narrow window a long name gives way to the message field (the
+   * whole name is in the list). GtkMenuButton makes a new label for each
+   * set_label(). */
+  label = find_label (self->menu_button);
+  if (label != NULL)
+    {
+      gtk_label_set_ellipsize (label, PANGO_ELLIPSIZE_END);
+      gtk_label_set_max_width_chars (label, 16);
+    }
   /* Translators: the accessible name of the agent chooser; %s is an
    * agent's name, e.g. "Assistant" */
   accessible = g_strdup_printf (_("Agent: %s"), name);
@@ -365,7 +390,9 @@ natter_agent_chooser_init (NatterAgentChooser *self)
   gtk_menu_button_set_popover (GTK_MENU_BUTTON (self->menu_button), self->popover);
   gtk_menu_button_set_direction (GTK_MENU_BUTTON (self->menu_button), GTK_ARROW_UP);
   gtk_widget_set_tooltip_text (self->menu_button, _("Agent for the Next Message"));
-  gtk_widget_add_css_class (self->menu_button, "flat");
+  /* A framed button with its arrow, not a flat label that reads like a
+   * heading beside the message field. */
+  gtk_widget_add_css_class (self->menu_button, "natter-agent-button");
   gtk_widget_set_parent (self->menu_button, GTK_WIDGET (self));
 
   rebuild_rows (self);

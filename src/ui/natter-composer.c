@@ -29,6 +29,7 @@ struct _NatterComposer
 
   /* Template children */
   GtkLabel           *reason_label;
+  GtkLabel           *placeholder_label;
   GtkTextView        *text_view;
   GtkTextBuffer      *buffer;
   NatterAgentChooser *agent_chooser;
@@ -93,6 +94,25 @@ update_button (NatterComposer *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
   gtk_label_set_text (self->reason_label, self->blocked_reason != NULL ? self->blocked_reason : "");
   gtk_widget_set_visible (GTK_WIDGET (self->reason_label), self->blocked_reason != NULL && !self->running);
+}
+
+/* GtkTextView has no placeholder: a label over the empty field says
+ * who the message goes to, and follows the agent chooser. */
+static void
+update_placeholder (NatterComposer *self)
+{
+  const char *name = natter_agent_chooser_get_agent_name (self->agent_chooser,
+                                                          natter_agent_chooser_get_agent_id (self->agent_chooser));
+  g_autofree char *text = NULL;
+
+  /* Translators: the empty message field's placeholder; %s is an agent's
+   * name, e.g. "Assistant" */
+  text = g_strdup_printf (_("Message %s"), name);
+  gtk_label_set_text (self->placeholder_label, text);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->text_view),
+                                  GTK_ACCESSIBLE_PROPERTY_PLACEHOLDER, text, -1);
+  gtk_widget_set_visible (GTK_WIDGET (self->placeholder_label),
+                          gtk_text_buffer_get_char_count (self->buffer) == 0);
 }
 
 /**
@@ -268,6 +288,7 @@ natter_composer_class_init (NatterComposerClass *klass)
   g_type_ensure (NATTER_TYPE_AGENT_CHOOSER);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-composer.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, reason_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterComposer, placeholder_label);
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, text_view);
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, send_button);
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, agent_chooser);
@@ -284,6 +305,9 @@ natter_composer_init (NatterComposer *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->buffer = gtk_text_view_get_buffer (self->text_view);
   g_signal_connect_swapped (self->buffer, "changed", G_CALLBACK (update_button), self);
+  g_signal_connect_swapped (self->buffer, "changed", G_CALLBACK (update_placeholder), self);
+  g_signal_connect_swapped (self->agent_chooser, "notify::agent-id", G_CALLBACK (update_placeholder), self);
+  g_signal_connect_swapped (self->agent_chooser, "agents-changed", G_CALLBACK (update_placeholder), self);
 
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
@@ -293,6 +317,7 @@ natter_composer_init (NatterComposer *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->text_view),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Message"), -1);
   update_button (self);
+  update_placeholder (self);
 }
 
 /**
@@ -422,4 +447,24 @@ natter_composer_get_agent_chooser (NatterComposer *self)
 {
   g_return_val_if_fail (NATTER_IS_COMPOSER (self), NULL);
   return self->agent_chooser;
+}
+
+/**
+ * natter_composer_get_placeholder:
+ * @self: a composer
+ *
+ * What the empty message field shows: "Message " and the name of the
+ * agent the next message goes to.
+ *
+ * Returns: (transfer none) (nullable): the placeholder text, or %NULL
+ *   while the field holds text (the placeholder is hidden then)
+ */
+const char *
+natter_composer_get_placeholder (NatterComposer *self)
+{
+  g_return_val_if_fail (NATTER_IS_COMPOSER (self), NULL);
+
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->placeholder_label)))
+    return NULL;
+  return gtk_label_get_text (self->placeholder_label);
 }

@@ -26,6 +26,7 @@ const char *natter_composer_get_blocked_reason (NatterComposer *self);
 void        natter_composer_set_blocked_reason (NatterComposer *self,
                                                 const char     *reason);
 gboolean    natter_composer_send               (NatterComposer *self);
+const char *natter_composer_get_placeholder    (NatterComposer *self);
 
 NatterAgentChooser *natter_composer_get_agent_chooser (NatterComposer *self);
 

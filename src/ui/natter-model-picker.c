@@ -114,11 +114,38 @@ rebuild_rows (NatterModelPicker *self)
     }
 }
 
+static GtkLabel *
+find_label (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget))
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *label = find_label (child);
+
+      if (label != NULL)
+        return label;
+    }
+  return NULL;
+}
+
 static void
 update_button (NatterModelPicker *self)
 {
+  GtkLabel *label;
+
   gtk_menu_button_set_label (self->menu_button,
                              self->model != NULL && self->model[0] != '\0' ? self->model : _("Choose Model"));
+  /* A long model name must not hold a narrow window wide, nor squeeze
+   * the conversation's title to a few letters: it gives way (the whole
+   * name is in the tooltip and the list). GtkMenuButton makes a new
+   * label for each set_label(). */
+  label = find_label (GTK_WIDGET (self->menu_button));
+  if (label != NULL)
+    {
+      gtk_label_set_ellipsize (label, PANGO_ELLIPSIZE_MIDDLE);
+      gtk_label_set_max_width_chars (label, 20);
+    }
 }
 
 static void

@@ -648,6 +648,8 @@ add_provider_row (NatterPreferencesWindow *self,
 
   row->id = g_strdup (entry[0]);
   row->expander = ADW_EXPANDER_ROW (adw_expander_row_new ());
+  /* The provider's name and URL are the user's text, not markup. */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row->expander), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->expander), entry[1]);
   adw_expander_row_set_subtitle (row->expander, entry[2]);
   adw_expander_row_set_expanded (row->expander, expanded);
@@ -1003,6 +1005,7 @@ fill_assistant_row (NatterPreferencesWindow *self)
     }
 
   prompt_row = adw_action_row_new ();
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (prompt_row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (prompt_row), _("System Prompt"));
   adw_action_row_set_subtitle (ADW_ACTION_ROW (prompt_row),
                                json_object_get_string_member (agent, "systemPrompt"));
@@ -1019,6 +1022,7 @@ fill_assistant_row (NatterPreferencesWindow *self)
       g_string_append (tools, tool_label (json_object_get_string_member (descriptor, "toolId")));
     }
   tools_row = adw_action_row_new ();
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (tools_row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (tools_row), _("Tools"));
   adw_action_row_set_subtitle (ADW_ACTION_ROW (tools_row), tools->str);
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (tools_row), 0);
@@ -1141,8 +1145,10 @@ rebuild_agents (NatterPreferencesWindow *self)
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_file_get_path (natter_agent_store_get_dir (store));
   g_autofree char *description = g_strdup_printf (_("Each agent is a file in %s"), dir);
+  /* A group's description is markup; a folder name is not. */
+  g_autofree char *escaped = g_markup_escape_text (description, -1);
 
-  adw_preferences_group_set_description (self->agents_group, description);
+  adw_preferences_group_set_description (self->agents_group, escaped);
   for (guint i = 0; i < self->agent_widgets->len; i++)
     adw_preferences_group_remove (self->agents_group, g_ptr_array_index (self->agent_widgets, i));
   g_ptr_array_set_size (self->agent_widgets, 0);
@@ -1271,11 +1277,14 @@ editor_show_model_entry (NatterPreferencesWindow *self,
                          const char              *problem)
 {
   g_autofree char *note = NULL;
+  g_autofree char *escaped = NULL;
   const char *wanted = editor_wanted_model (self, provider_id);
 
   /* Translators: %s says why, e.g. a server's error message */
   note = g_strdup_printf (_("Type the model name: the models could not be listed. %s"), problem);
-  adw_preferences_group_set_description (self->editor_model_group, note);
+  /* A group's description is markup; a server's message is not. */
+  escaped = g_markup_escape_text (note, -1);
+  adw_preferences_group_set_description (self->editor_model_group, escaped);
   gtk_widget_set_visible (GTK_WIDGET (self->editor_model_list), FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->editor_model), TRUE);
   if (wanted != NULL && gtk_editable_get_text (GTK_EDITABLE (self->editor_model))[0] == '\0')
@@ -1569,6 +1578,8 @@ open_editor (NatterPreferencesWindow *self,
       GtkWidget *row = adw_action_row_new ();
       GtkWidget *check = gtk_check_button_new ();
       gboolean active = agent == NULL;
+
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
 
       for (guint j = 0; tools != NULL && j < json_array_get_length (tools); j++)
         if (g_str_equal (json_array_get_string_element (tools, j), tool_id))

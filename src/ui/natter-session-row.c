@@ -340,11 +340,17 @@ update_time (NatterSessionRow *self)
 {
   g_autoptr(GDateTime) now = NULL;
   g_autofree char *when = NULL;
+  const char *activity;
 
   if (self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL)
     return;
   now = ticker_dup_now (self->ticker);
-  when = natter_format_relative_time (natter_session_index_entry_get_updated_at (self->entry), now);
+  /* The time the list is ordered by: the latest turn's (a rename is
+   * not activity), or the creation time of a session without turns. */
+  activity = natter_session_index_entry_get_latest_turn_at (self->entry);
+  if (activity == NULL)
+    activity = natter_session_index_entry_get_created_at (self->entry);
+  when = natter_format_relative_time (activity, now);
   gtk_label_set_text (self->subtitle_label, when);
 }
 

@@ -22,5 +22,7 @@ GtkAdjustment  *natter_window_get_timeline_adjustment (NatterWindow *self);
 const char     *natter_window_get_visible_page        (NatterWindow *self);
 NatterModelPicker *natter_window_get_model_picker     (NatterWindow *self);
 const char     *natter_window_get_last_agent_toast    (NatterWindow *self);
+GtkWidget      *natter_window_get_error_bar           (NatterWindow *self);
+GtkWidget      *natter_window_get_toast_overlay       (NatterWindow *self);
 
 G_END_DECLS

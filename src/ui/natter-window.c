@@ -31,7 +31,11 @@
 #include "natter-composer.h"
 #include "natter-model-picker.h"
 #include "natter-permission-card.h"
+#include "natter-provider-error.h"
+#include "natter-runtime-error.h"
+#include "natter-session-error.h"
 #include "natter-session-row.h"
+#include "natter-store-error.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
 
@@ -57,6 +61,12 @@ struct _NatterWindow
   GtkCustomFilter      *pending_filter;
 
   GHashTable           *pending_deletes;  /* session id → AdwToast */
+  /* The sidebar's place (see keep_sidebar_scroll()): where it was before
+   * a search, and where a change of its rows is to leave it. */
+  double                scroll_before_search;  /* < 0: not searching */
+  double                pending_scroll;
+  guint                 scroll_tick_id;
+  guint                 scroll_ticks;
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
   GHashTable           *chosen_models;    /* session id → {provider, model?} */
@@ -117,6 +127,16 @@ struct _NatterWindow
   /* The open damaged session: what is left of it */
   NatterSessionDamage  *damage;
   char                 *damage_session_id;
+
+  GtkRevealer          *error_revealer;
+  GtkLabel             *error_heading;
+  GtkLabel             *error_detail;
+  GtkButton            *error_action_button;
+
+  /* The error bar: which session its error is about (NULL: the window's
+   * own), and the words a failed send can be retried with. */
+  char                 *error_session_id;
+  char                 *retry_text;
 };
 
 G_DEFINE_FINAL_TYPE (NatterWindow, natter_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -128,17 +148,143 @@ static void update_keyboard_actions (NatterWindow *self);
 static void focus_sidebar_position (NatterWindow *self,
                                     guint         position);
 
-/* Takes @text. */
+/* Takes @text. A notice, not an error: errors go to the error bar. */
 static void
 show_error_toast (NatterWindow *self,
                   char         *text)
 {
-  AdwToast *toast = adw_toast_new (text);
+  /* Toast titles are Pango markup; the text may hold a name. */
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  AdwToast *toast = adw_toast_new (escaped);
 
   g_free (text);
 
   adw_toast_set_timeout (toast, 8);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* The error bar
+ *
+ * Errors are not toasts: a toast sits on the composer, goes away on its
+ * own (or never, while the pointer rests on it) and cuts a long reason.
+ * The bar sits under the header, above everything else; it says what did
+ * not happen in plain words, then the whole reason (wrapped, selectable),
+ * with the one action that helps, and stays until dismissed, until the
+ * next message is sent, or until another conversation is opened. */
+
+typedef enum
+{
+  ERROR_ACTION_NONE,
+  ERROR_ACTION_PREFERENCES,
+  ERROR_ACTION_RETRY,
+} ErrorAction;
+
+/* What @error means for the person using the window (transfer full),
+ * and whether Preferences is where it is fixed. NULL when the error's
+ * own message is all there is to say. */
+static char *
+explain_error (const GError *error,
+               gboolean     *in_preferences)
+{
+  *in_preferences = FALSE;
+  if (error->domain == NATTER_RUNTIME_ERROR &&
+      (error->code == NATTER_RUNTIME_ERROR_AGENT || error->code == NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND))
+    {
+      *in_preferences = TRUE;
+      return g_strdup (_("The agent or its model is not set up. Choose them in Preferences."));
+    }
+  if (error->domain == NATTER_PROVIDER_ERROR)
+    {
+      *in_preferences = TRUE;
+      return g_strdup (_("The provider could not be used. Check its address and key in Preferences."));
+    }
+  if (error->domain == NATTER_SESSION_ERROR)
+    switch ((NatterSessionError) error->code)
+      {
+      case NATTER_SESSION_ERROR_TURN_NOT_SETTLED:
+        return g_strdup (_("The previous answer has not finished yet: wait for it, stop it or continue it first."));
+      case NATTER_SESSION_ERROR_NOT_FOUND:
+        return g_strdup (_("This conversation no longer exists."));
+      case NATTER_SESSION_ERROR_CORRUPT:
+        return g_strdup (_("The conversation’s file is damaged, so nothing can be added to it. The file was not changed."));
+      case NATTER_SESSION_ERROR_LOCKED:
+        return g_strdup (_("Another copy of Natter is using the same data folder."));
+      case NATTER_SESSION_ERROR_INVALID_ARGUMENT:
+      default:
+        break;
+      }
+  if (error->domain == NATTER_STORE_ERROR)
+    return g_strdup (_("A conversation file could not be read or written."));
+  if (error->domain == G_IO_ERROR)
+    return g_strdup (_("A file could not be read or written."));
+  return NULL;
+}
+
+static void
+hide_error (NatterWindow *self)
+{
+  gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
+  g_clear_pointer (&self->error_session_id, g_free);
+  g_clear_pointer (&self->retry_text, g_free);
+}
+
+/* Shows @heading (what did not happen, plain words) and @error's whole
+ * reason in the error bar, about @session_id (NULL: not one conversation).
+ * @retry_text, if any, is what the Retry button sends again. */
+static void
+show_error (NatterWindow *self,
+            const char   *session_id,
+            const char   *heading,
+            const GError *error,
+            const char   *retry_text)
+{
+  gboolean in_preferences;
+  g_autofree char *plain = explain_error (error, &in_preferences);
+  g_autofree char *detail = NULL;
+  ErrorAction action = ERROR_ACTION_NONE;
+
+  if (plain != NULL)
+    /* Translators: a plain explanation, then the precise reason */
+    detail = g_strdup_printf (_("%s\nDetails: %s"), plain, error->message);
+  else
+    detail = g_strdup (error->message);
+
+  if (in_preferences)
+    action = ERROR_ACTION_PREFERENCES;
+  else if (retry_text != NULL)
+    action = ERROR_ACTION_RETRY;
+
+  g_free (self->error_session_id);
+  self->error_session_id = g_strdup (session_id);
+  g_free (self->retry_text);
+  self->retry_text = action == ERROR_ACTION_RETRY ? g_strdup (retry_text) : NULL;
+
+  /* Plain text, never markup: the reason may quote a title or a server. */
+  gtk_label_set_text (self->error_heading, heading);
+  gtk_label_set_text (self->error_detail, detail);
+  switch (action)
+    {
+    case ERROR_ACTION_PREFERENCES:
+      gtk_button_set_label (self->error_action_button, _("_Preferences"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), "app.preferences");
+      break;
+    case ERROR_ACTION_RETRY:
+      gtk_button_set_label (self->error_action_button, _("_Retry"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), "win.retry-send");
+      break;
+    case ERROR_ACTION_NONE:
+    default:
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), NULL);
+      break;
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->error_action_button), action != ERROR_ACTION_NONE);
+  gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
+}
+
+static void
+error_close_cb (NatterWindow *self)
+{
+  hide_error (self);
 }
 
 /* Window state */
@@ -171,6 +317,14 @@ natter_window_close_request (GtkWindow *window)
 
 /* The sidebar */
 
+static const char *
+activity_time (NatterSessionIndexEntry *entry)
+{
+  const char *latest_turn_at = natter_session_index_entry_get_latest_turn_at (entry);
+
+  return latest_turn_at != NULL ? latest_turn_at : natter_session_index_entry_get_created_at (entry);
+}
+
 static int
 compare_entries (gconstpointer a,
                  gconstpointer b,
@@ -180,10 +334,13 @@ compare_entries (gconstpointer a,
   NatterSessionIndexEntry *eb = (NatterSessionIndexEntry *) b;
   int result;
 
-  /* ISO-8601 UTC timestamps of one format sort as strings; newest first,
-   * ties by id (ids sort in creation order), so the order is total. */
-  result = g_strcmp0 (natter_session_index_entry_get_updated_at (eb),
-                      natter_session_index_entry_get_updated_at (ea));
+  /* By the latest activity: the latest turn's time, or the creation time
+   * of a session without turns. Not `updatedAt`: a rename is not
+   * activity, and a conversation that jumped to the top on a rename
+   * would move away from under the pointer. ISO-8601 UTC timestamps of
+   * one format sort as strings; newest first, ties by id (ids sort in
+   * creation order), so the order is total. */
+  result = g_strcmp0 (activity_time (eb), activity_time (ea));
   if (result == 0)
     result = g_strcmp0 (natter_session_index_entry_get_session_id (eb),
                         natter_session_index_entry_get_session_id (ea));
@@ -315,12 +472,71 @@ session_unbind_cb (GtkSignalListItemFactory *factory,
   natter_session_row_set_entry (NATTER_SESSION_ROW (gtk_list_item_get_child (list_item)), NULL);
 }
 
+static GtkAdjustment *
+sidebar_adjustment (NatterWindow *self)
+{
+  GtkWidget *scroller = gtk_widget_get_parent (GTK_WIDGET (self->session_list));
+
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+}
+
+static gboolean
+sidebar_scroll_tick_cb (GtkWidget     *widget,
+                        GdkFrameClock *clock,
+                        gpointer       user_data)
+{
+  NatterWindow *self = user_data;
+  GtkAdjustment *adjustment = sidebar_adjustment (self);
+  double reachable = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
+
+  gtk_adjustment_set_value (adjustment, self->pending_scroll);
+  /* The rows that came back are measured over a few frames: until the
+   * list is long enough again, the value is clamped and set once more. */
+  if ((reachable >= self->pending_scroll &&
+       G_APPROX_VALUE (gtk_adjustment_get_value (adjustment), self->pending_scroll, 1.5)) ||
+      ++self->scroll_ticks >= 30)
+    {
+      self->scroll_tick_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+/* Puts the sidebar back at @value once its rows are laid out again. Rows
+ * coming back (a search cleared, a deletion undone) must not move the
+ * list: the row under the pointer has to stay the one the user saw. */
+static void
+keep_sidebar_scroll (NatterWindow *self,
+                     double        value)
+{
+  self->pending_scroll = value;
+  self->scroll_ticks = 0;
+  gtk_adjustment_set_value (sidebar_adjustment (self), value);
+  if (self->scroll_tick_id == 0)
+    self->scroll_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->session_list),
+                                                         sidebar_scroll_tick_cb, self, NULL);
+}
+
 static void
 search_changed_cb (NatterWindow *self)
 {
-  gtk_string_filter_set_search (self->title_filter,
-                                gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+  double restore = -1;
+
+  if (text[0] != '\0' && self->scroll_before_search < 0)
+    self->scroll_before_search = gtk_adjustment_get_value (sidebar_adjustment (self));
+  else if (text[0] == '\0' && self->scroll_before_search >= 0)
+    {
+      restore = self->scroll_before_search;
+      self->scroll_before_search = -1;
+    }
+  gtk_string_filter_set_search (self->title_filter, text);
   update_sidebar_page (self);
+  /* The search may have dropped the open conversation's row: it is
+   * selected again as soon as it is back. */
+  sync_selection (self);
+  if (restore >= 0)
+    keep_sidebar_scroll (self, restore);
 }
 
 static void
@@ -903,6 +1119,9 @@ timeline_items_changed_cb (NatterWindow *self)
 static void
 close_session (NatterWindow *self)
 {
+  /* An error about this conversation does not belong to the next one. */
+  if (self->error_session_id != NULL)
+    hide_error (self);
   save_draft (self);
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
@@ -1028,7 +1247,7 @@ send_failed (SendData     *data,
       else if (!g_hash_table_contains (self->drafts, data->session_id))
         g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (data->text));
     }
-  show_error_toast (self, g_strdup_printf (_("Could not send: %s"), error->message));
+  show_error (self, data->session_id, _("The message was not sent"), error, data->text);
 }
 
 static void
@@ -1107,6 +1326,8 @@ send_text (NatterWindow *self,
 
   if (self->session_id == NULL || self->sessions == NULL)
     return;
+  /* A new message answers whatever the last error was about. */
+  hide_error (self);
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
@@ -1165,7 +1386,7 @@ stop_turn_cb (GObject      *source,
 
   if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (source), result, &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    show_error_toast (self, g_strdup_printf (_("Could not stop: %s"), error->message));
+    show_error (self, self->session_id, _("The answer could not be stopped"), error, NULL);
 }
 
 static void
@@ -1194,7 +1415,7 @@ create_session_cb (GObject      *source,
   if (session_id == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        show_error_toast (self, g_strdup_printf (_("Could not start a conversation: %s"), error->message));
+        show_error (self, NULL, _("A new conversation could not be started"), error, NULL);
       return;
     }
   natter_window_open_session (self, session_id);
@@ -1245,7 +1466,7 @@ set_title_cb (GObject      *source,
 
   if (!natter_sessions_set_title_finish (NATTER_SESSIONS (source), result, &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    show_error_toast (self, g_strdup_printf (_("Could not rename: %s"), error->message));
+    show_error (self, NULL, _("The conversation was not renamed"), error, NULL);
 }
 
 static void
@@ -1306,7 +1527,7 @@ delete_session_cb (GObject      *source,
 
   if (!natter_sessions_delete_session_finish (NATTER_SESSIONS (source), result, &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    show_error_toast (self, g_strdup_printf (_("Could not delete: %s"), error->message));
+    show_error (self, NULL, _("The conversation was not deleted"), error, NULL);
 }
 
 static void
@@ -1341,6 +1562,7 @@ undo_delete_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *session_id = g_variant_get_string (parameter, NULL);
   AdwToast *toast = g_hash_table_lookup (self->pending_deletes, session_id);
+  double scroll;
 
   if (toast == NULL)
     return;
@@ -1349,8 +1571,10 @@ undo_delete_activated (GtkWidget  *widget,
    * during its show animation). Without its pending entry, its going away
    * later deletes nothing. */
   g_hash_table_remove (self->pending_deletes, session_id);
+  scroll = gtk_adjustment_get_value (sidebar_adjustment (self));
   refilter_pending (self);
   natter_window_open_session (self, session_id);
+  keep_sidebar_scroll (self, scroll);
   update_keyboard_actions (self);
 }
 
@@ -1362,6 +1586,7 @@ delete_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   g_autofree char *session_id = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *escaped = NULL;
   const char *title;
   AdwToast *toast;
   guint position;
@@ -1376,8 +1601,10 @@ delete_activated (GtkWidget  *widget,
     title = _("New chat");
   /* Translators: %s is a conversation title */
   text = g_strdup_printf (_("“%s” deleted"), title);
+  /* A toast's title is Pango markup, and a title is the user's text. */
+  escaped = g_markup_escape_text (text, -1);
 
-  toast = adw_toast_new (text);
+  toast = adw_toast_new (escaped);
   adw_toast_set_button_label (toast, _("_Undo"));
   adw_toast_set_action_name (toast, "win.undo-delete");
   adw_toast_set_action_target_value (toast, g_variant_new_string (session_id));
@@ -1428,7 +1655,7 @@ fork_cb (GObject      *source,
   if (session_id == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        show_error_toast (self, g_strdup_printf (_("Could not branch: %s"), error->message));
+        show_error (self, NULL, _("The branch could not be made"), error, NULL);
       return;
     }
   natter_window_open_session (self, session_id);
@@ -1577,7 +1804,7 @@ file_manager_fallback_cb (GObject      *source,
 
   if (!g_app_info_launch_default_for_uri_finish (result, &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    show_error_toast (self, g_strdup_printf (_("Could not open the folder: %s"), error->message));
+    show_error (self, NULL, _("The folder could not be opened"), error, NULL);
 }
 
 /* No file manager answered ShowItems: open the containing folder with
@@ -1671,7 +1898,7 @@ recovered_cb (GObject      *source,
   if (session_id == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        show_error_toast (self, g_strdup_printf (_("Could not copy the conversation: %s"), error->message));
+        show_error (self, NULL, _("The readable part could not be copied"), error, NULL);
       return;
     }
   natter_window_open_session (self, session_id);
@@ -1700,10 +1927,34 @@ show_toast_activated (GtkWidget  *widget,
                       GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  AdwToast *toast = adw_toast_new (g_variant_get_string (parameter, NULL));
+  /* Toast titles are Pango markup; the text may hold a name. */
+  g_autofree char *escaped = g_markup_escape_text (g_variant_get_string (parameter, NULL), -1);
+  AdwToast *toast = adw_toast_new (escaped);
 
   adw_toast_set_timeout (toast, 2);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* The error bar's Retry: the failed words again, as the composer would
+ * send them (they were put back into it). */
+static void
+retry_send_activated (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *text = g_strdup (self->retry_text);
+  g_autofree char *draft = NULL;
+
+  if (text == NULL || g_strcmp0 (self->error_session_id, self->session_id) != 0)
+    return;
+  draft = natter_composer_dup_text (self->composer);
+  if (g_strcmp0 (draft, text) == 0)
+    {
+      natter_composer_set_text (self->composer, NULL);
+      g_hash_table_remove (self->drafts, self->session_id);
+    }
+  send_text (self, text, TRUE);
 }
 
 static void
@@ -1726,7 +1977,7 @@ resume_turn_cb (GObject      *source,
 
   turn_id = natter_sessions_resume_turn_finish (NATTER_SESSIONS (source), result, &error);
   if (turn_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    show_error_toast (self, g_strdup_printf (_("Could not resume: %s"), error->message));
+    show_error (self, self->session_id, _("The answer could not be continued"), error, NULL);
   update_composer (self);
 }
 
@@ -2183,6 +2434,11 @@ natter_window_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->refocus_id, g_source_remove);
   g_clear_handle_id (&self->list_key_id, g_source_remove);
+  if (self->scroll_tick_id != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self->session_list), self->scroll_tick_id);
+      self->scroll_tick_id = 0;
+    }
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   if (self->index != NULL)
@@ -2199,6 +2455,8 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->chosen_models, g_hash_table_unref);
   g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->last_agent_toast, g_free);
+  g_clear_pointer (&self->error_session_id, g_free);
+  g_clear_pointer (&self->retry_text, g_free);
   g_clear_object (&self->selection);
   g_clear_object (&self->sort_model);
   g_clear_object (&self->filter_model);
@@ -2252,6 +2510,10 @@ natter_window_class_init (NatterWindowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-window.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, error_revealer);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, error_heading);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, error_detail);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, error_action_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content);
@@ -2273,6 +2535,7 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, go_back_cb);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
+  gtk_widget_class_bind_template_callback (widget_class, error_close_cb);
   gtk_widget_class_bind_template_callback (widget_class, composer_send_cb);
   gtk_widget_class_bind_template_callback (widget_class, composer_stop_cb);
 
@@ -2288,6 +2551,7 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
   gtk_widget_class_install_action (widget_class, "win.show-damaged-file", NULL, show_damaged_file_activated);
   gtk_widget_class_install_action (widget_class, "win.copy-readable-part", NULL, copy_readable_part_activated);
+  gtk_widget_class_install_action (widget_class, "win.retry-send", NULL, retry_send_activated);
   /* Their keys are the application's accelerators (natter-application.c). */
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_activated);
   gtk_widget_class_install_action (widget_class, "win.focus-composer", NULL, focus_composer_activated);
@@ -2321,6 +2585,7 @@ natter_window_init (NatterWindow *self)
 
   self->settings = g_settings_new (APP_ID);
   self->cancellable = g_cancellable_new ();
+  self->scroll_before_search = -1;
   self->agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
   self->pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -2639,6 +2904,22 @@ NatterModelPicker *
 natter_window_get_model_picker (NatterWindow *self)
 {
   return self->model_picker;
+}
+
+GtkWidget *
+natter_window_get_error_bar (NatterWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
+
+  return GTK_WIDGET (self->error_revealer);
+}
+
+GtkWidget *
+natter_window_get_toast_overlay (NatterWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
+
+  return GTK_WIDGET (self->toast_overlay);
 }
 
 const char *

@@ -271,6 +271,7 @@ static const char *tool_descriptors[] = {
   TOOL ("t.fail", "fail", "sync", "false"),
   TOOL ("t.ask", "ask_human", "async", "true"),
   TOOL ("t.slow", "slow", "sync", "false"),
+  TOOL ("t.read", "read_file", "sync", "false"),
 };
 
 static JsonObject *
@@ -443,7 +444,11 @@ fake_tool_run (NatterTool              *tool,
       progress (node, progress_data);
     }
   result = json_object_new ();
-  json_object_set_string_member (result, "output", id);
+  /* A plausible file for pictures of a conversation (test-screenshots). */
+  if (g_str_equal (id, "t.read"))
+    json_object_set_string_member (result, "output", "numbers = [1, 2, 3, 4]\n");
+  else
+    json_object_set_string_member (result, "output", id);
   json_object_set_boolean_member (result, "isError", FALSE);
   return result;
 }

@@ -51,7 +51,8 @@ void        natter_fake_model_set_hook      (NatterFakeModel *self,
 /* Tools the fake agent "helper" offers (toolId → name):
  * t.a → sa (sync), t.b → ab (async), t.c → sc (sync), t.d → ad (async),
  * t.fail → fail (sync, throws), t.ask → ask_human (async, requiresHuman),
- * t.slow → slow (sync, runs until cancelled). The agent's model is
+ * t.slow → slow (sync, runs until cancelled), t.read → read_file (sync,
+ * answers a line of Python). The agent's model is
  * {provider: "p", model: "m"}. */
 
 #define NATTER_TYPE_FAKE_WORLD (natter_fake_world_get_type ())

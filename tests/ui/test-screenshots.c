@@ -4,7 +4,11 @@
  *
  * Renders the window in its main states to PNGs in
  * $G_TEST_BUILDDIR/screenshots/ for a person to look at: the empty state,
- * a conversation, a pending permission prompt, a damaged session.
+ * a conversation, a pending permission prompt, a damaged session; and the
+ * README's pictures, a real conversation (Markdown, a code block, a tool
+ * card) in light and dark style, wide and at 360 px. With
+ * NATTER_UPDATE_SCREENSHOTS=1 in the environment the README's pictures
+ * are also written to data/screenshots/ in the source tree.
  */
 
 #include "natter-markdown-view.h"
@@ -143,6 +147,129 @@ test_screenshot_errored (void)
   ui_world_free (u);
 }
 
+/* Folded, and done moving: one page alone is on screen. */
+static gboolean
+leaflet_settled (gpointer data)
+{
+  AdwLeaflet *leaflet = ADW_LEAFLET (ui_find_first (data, ADW_TYPE_LEAFLET));
+  guint n_shown = 0;
+
+  ui_settle ();
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (leaflet)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_get_child_visible (child) && gtk_widget_get_width (child) > 0)
+      n_shown++;
+  return !adw_leaflet_get_child_transition_running (leaflet) && adw_leaflet_get_folded (leaflet) && n_shown == 1;
+}
+
+/* The README's conversation. */
+static char *
+readme_conversation (UiWorld *u)
+{
+  char *session_id;
+  g_autofree char *t1 = NULL;
+  g_autofree char *other = NULL;
+
+  other = ui_create_session (u, "Trip to Lisbon");
+  g_free (other);
+  other = ui_create_session (u, "Tom & Jerry <b>");
+  g_free (other);
+  other = ui_create_session (u, "Weekly report");
+  session_id = ui_create_session (u, "Reverse a list in Python");
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "read_file", "{\"path\":\"notes.py\"}")),
+                            "{\"role\":\"assistant\",\"content\":\"There are **two** idiomatic ways:\\n\\n"
+                            "1. `reversed()` gives an iterator and leaves the list alone.\\n"
+                            "2. Slicing with a step of *-1* makes a reversed copy:\\n\\n"
+                            "```python\\nnumbers = [1, 2, 3, 4]\\nprint(numbers[::-1])  # [4, 3, 2, 1]\\n"
+                            "numbers.reverse()        # in place\\n```\\n\\n"
+                            "Use `list.reverse()` when you do not need the original order any more.\"}",
+                            NULL);
+  t1 = ui_send (u, session_id, "How do I reverse a list in Python? Look at notes.py first.");
+  ui_wait_turn (u, t1);
+  return session_id;
+}
+
+/* Copies screenshot @name into the source tree's data/screenshots/ when
+ * NATTER_UPDATE_SCREENSHOTS is set. */
+static void
+publish_screenshot (const char *name)
+{
+  g_autofree char *from = NULL;
+  g_autofree char *to = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+
+  if (g_getenv ("NATTER_UPDATE_SCREENSHOTS") == NULL)
+    return;
+  from = ui_screenshot_path (name);
+  to = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "screenshots", name, NULL);
+  g_assert_true (g_file_get_contents (from, &contents, &length, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (to, contents, length, &error));
+  g_assert_no_error (error);
+  g_test_message ("Published %s", to);
+}
+
+static void
+save_readme_screenshots (gboolean dark)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  UiWorld *u = ui_world_new ();
+  g_autoptr(GFile) agents_dir = g_file_get_child (u->w->dir, "agents");
+  g_autoptr(NatterAgentStore) store = natter_agent_store_new (agents_dir);
+  g_autofree char *session_id = NULL;
+  NatterWindow *window;
+
+  g_autoptr(JsonNode) tutor = natter_test_json ("{\"agentId\":\"helper\",\"name\":\"Python Tutor\","
+                                                "\"systemPrompt\":\"Teach Python.\",\"tools\":[]}");
+  g_autoptr(GError) error = NULL;
+
+  /* The fake world's agent, by a name, for the chooser to show. */
+  g_assert_true (natter_agent_store_save (store, json_node_get_object (tutor), &error));
+  g_assert_no_error (error);
+  /* Before the window exists, so that nothing of it was drawn in the
+   * other style. */
+  adw_style_manager_set_color_scheme (style, dark ? ADW_COLOR_SCHEME_FORCE_DARK : ADW_COLOR_SCHEME_FORCE_LIGHT);
+  session_id = readme_conversation (u);
+
+  window = ui_window_new (app, u);
+  /* The agent chooser shows once there is an agent store. */
+  natter_window_set_agent_store (window, store);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1100, 760);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  save_screenshot (window, dark ? "main-dark.png" : "main.png");
+  publish_screenshot (dark ? "main-dark.png" : "main.png");
+
+  /* GNOME's mobile width: the conversation alone, its title readable;
+   * then the list. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 720);
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+  ui_wait_until (leaflet_settled, window);
+  save_screenshot (window, dark ? "narrow-dark.png" : "narrow.png");
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_BACK);
+  ui_wait_until (leaflet_settled, window);
+  save_screenshot (window, dark ? "narrow-sidebar-dark.png" : "narrow-sidebar.png");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+}
+
+static void
+test_screenshot_readme_light (void)
+{
+  save_readme_screenshots (FALSE);
+}
+
+static void
+test_screenshot_readme_dark (void)
+{
+  save_readme_screenshots (TRUE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -157,6 +284,8 @@ main (int   argc,
   g_test_add_func ("/screenshots/conversation", test_screenshot_conversation);
   g_test_add_func ("/screenshots/permission", test_screenshot_permission);
   g_test_add_func ("/screenshots/errored", test_screenshot_errored);
+  g_test_add_func ("/screenshots/readme-light", test_screenshot_readme_light);
+  g_test_add_func ("/screenshots/readme-dark", test_screenshot_readme_dark);
 
   status = g_test_run ();
   g_clear_object (&app);

@@ -6,8 +6,12 @@
  */
 
 #include <adwaita.h>
+#include <glib/gstdio.h>
 
-#include "natter-window.h"
+#include "natter-branch-row.h"
+#include "natter-session-row.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
 
 /* One registered application serves every test, as in the real process. */
 static NatterApplication *app;
@@ -87,6 +91,584 @@ test_window_size_is_restored (void)
   g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 640);
 }
 
+/* The widest minimum width among @root's descendants, for a failure
+ * message that names what holds the window wide. */
+static void
+describe_min_widths (GtkWidget *root,
+                     GString   *out,
+                     int        depth)
+{
+  int min = 0;
+
+  if (!gtk_widget_get_visible (root))
+    return;
+  gtk_widget_measure (root, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  if (min > 20)
+    g_string_append_printf (out, "%*s%s %d\n", depth * 2, "", G_OBJECT_TYPE_NAME (root), min);
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    describe_min_widths (child, out, depth + 1);
+}
+
+typedef struct
+{
+  GtkWidget *window;
+  int        width;
+} WidthWait;
+
+static gboolean
+window_width_is (gpointer data)
+{
+  WidthWait *w = data;
+
+  ui_settle ();
+  /* The surface is @width wide; the widget is that without the frame. */
+  return gtk_widget_get_width (w->window) > 0 && gtk_widget_get_width (w->window) <= w->width;
+}
+
+static char *
+describe_width (gpointer data)
+{
+  WidthWait *w = data;
+
+  return g_strdup_printf ("the window is %d px wide", gtk_widget_get_width (w->window));
+}
+
+static gboolean
+leaflet_settled (gpointer data)
+{
+  AdwLeaflet *leaflet = ADW_LEAFLET (ui_find_first (data, ADW_TYPE_LEAFLET));
+
+  guint n_shown = 0;
+
+  ui_settle ();
+  /* Folded, and done moving: one page alone is on screen. */
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (leaflet)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (gtk_widget_get_child_visible (child) && gtk_widget_get_width (child) > 0)
+      n_shown++;
+  return !adw_leaflet_get_child_transition_running (leaflet) && adw_leaflet_get_folded (leaflet) && n_shown == 1;
+}
+
+/* GNOME's mobile width: the window goes down to 360 px, and the open
+ * conversation's title is shown whole there, not cut to a few letters. */
+static void
+test_window_narrow (void)
+{
+  GtkSettings *settings = gtk_settings_get_default ();
+  g_autofree char *layout = NULL;
+  UiWorld *u;
+  g_autofree char *session_id = NULL;
+  g_autoptr(GString) why = g_string_new (NULL);
+  NatterWindow *window;
+  WidthWait wait = { NULL, 360 };
+  AdwWindowTitle *title = NULL;
+  GtkWidget *title_label = NULL;
+  int min = 0;
+
+  /* GNOME's window buttons (its default gtk-decoration-layout, which the
+   * Shell and Phosh set): only Close, at the end. */
+  g_object_get (settings, "gtk-decoration-layout", &layout, NULL);
+  g_object_set (settings, "gtk-decoration-layout", "appmenu:close", NULL);
+  u = ui_world_new ();
+  session_id = ui_create_session (u, "Weekend plans");
+  window = ui_window_new (app, u);
+  wait.window = GTK_WIDGET (window);
+
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  ui_settle ();
+
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  describe_min_widths (GTK_WIDGET (window), why, 0);
+  if (min > 360)
+    g_test_message ("Minimum widths:\n%s", why->str);
+  g_assert_cmpint (min, <=, 360);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 640);
+  /* What choosing the conversation in the list does on a narrow window. */
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+  ui_wait_until_full (window_width_is, describe_width, &wait);
+  ui_wait_until (leaflet_settled, window);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+
+  /* The conversation's header: its title label is laid out whole. */
+  {
+    g_autoptr(GPtrArray) titles = ui_find_all (window, ADW_TYPE_WINDOW_TITLE);
+
+    for (guint i = 0; i < titles->len; i++)
+      if (g_strcmp0 (adw_window_title_get_title (g_ptr_array_index (titles, i)), "Weekend plans") == 0)
+        title = g_ptr_array_index (titles, i);
+  }
+  g_assert_nonnull (title);
+  title_label = ui_find_first (title, GTK_TYPE_LABEL);
+  g_assert_nonnull (title_label);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (title_label)), ==, "Weekend plans");
+  {
+    PangoLayout *text_layout = gtk_label_get_layout (GTK_LABEL (title_label));
+
+    g_assert_false (pango_layout_is_ellipsized (text_layout));
+  }
+  ui_save_window (GTK_WIDGET (window), "narrow-360.png");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  g_object_set (settings, "gtk-decoration-layout", layout, NULL);
+}
+
+#define MARKUP_TITLE "Tom & Jerry <b>"
+
+typedef struct
+{
+  GtkWidget  *root;
+  const char *text;
+} LabelWait;
+
+static gboolean
+label_shown (gpointer data)
+{
+  LabelWait *w = data;
+
+  ui_settle ();
+  return ui_label_shown (w->root, w->text);
+}
+
+static void
+wait_label (gpointer    root,
+            const char *text)
+{
+  LabelWait w = { root, text };
+
+  ui_wait_until (label_shown, &w);
+}
+
+static gboolean
+search_entry_shown (gpointer data)
+{
+  ui_settle ();
+  return ui_find_first (data, GTK_TYPE_SEARCH_ENTRY) != NULL;
+}
+
+static gboolean
+sidebar_has_one (gpointer data)
+{
+  ui_settle ();
+  return g_list_model_get_n_items (natter_window_get_sidebar_model (data)) == 1;
+}
+
+static gboolean
+session_row_shown (gpointer data)
+{
+  LabelWait *w = data;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  ui_settle ();
+  rows = ui_find_all (w->root, NATTER_TYPE_SESSION_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    if (g_strcmp0 (natter_session_row_get_title (g_ptr_array_index (rows, i)), w->text) == 0 &&
+        ui_label_shown (g_ptr_array_index (rows, i), w->text))
+      return TRUE;
+  return FALSE;
+}
+
+/* Titles are the user's text, never markup: "Tom & Jerry <b>" shows as
+ * typed in the sidebar, the header, the delete toast, a search, a
+ * branch's separator and a toast that names it, and nothing warns (the
+ * tests run with G_DEBUG=fatal-warnings: a Gtk or Pango markup warning
+ * ends the test). */
+static void
+test_window_markup_in_titles (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *other = ui_create_session (u, "Plain");
+  g_autofree char *session_id = ui_create_session (u, MARKUP_TITLE);
+  g_autofree char *turn_id = NULL;
+  g_autofree char *branch_id = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  LabelWait row = { NULL, MARKUP_TITLE };
+  GtkWidget *search;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, "Hello");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  row.root = natter_window_get_session_list (window);
+
+  /* The sidebar and the header. */
+  ui_wait_until (session_row_shown, &row);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  {
+    AdwWindowTitle *title = NULL;
+    g_autoptr(GPtrArray) titles = ui_find_all (window, ADW_TYPE_WINDOW_TITLE);
+
+    for (guint i = 0; i < titles->len; i++)
+      if (g_strcmp0 (adw_window_title_get_title (g_ptr_array_index (titles, i)), MARKUP_TITLE) == 0)
+        title = g_ptr_array_index (titles, i);
+    g_assert_nonnull (title);
+    g_assert_true (ui_label_shown (title, MARKUP_TITLE));
+  }
+
+  /* A search for it. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
+  ui_wait_until (search_entry_shown, window);
+  search = ui_find_first (window, GTK_TYPE_SEARCH_ENTRY);
+  gtk_editable_set_text (GTK_EDITABLE (search), "jerry <b");
+  ui_wait_until (sidebar_has_one, window);
+  ui_wait_until (session_row_shown, &row);
+  gtk_editable_set_text (GTK_EDITABLE (search), "");
+
+  /* The delete toast says which conversation went, and Undo brings it
+   * back. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  wait_label (natter_window_get_toast_overlay (window), "“" MARKUP_TITLE "” deleted");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", session_id);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
+
+  /* A toast from a row naming it (as "Message copied" does). */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-toast", "s", "Copied “" MARKUP_TITLE "”");
+  wait_label (natter_window_get_toast_overlay (window), "Copied “" MARKUP_TITLE "”");
+
+  /* A notice naming an agent called so (toasts are markup too). */
+  {
+    g_autoptr(GFile) agents_dir = g_file_get_child (u->w->dir, "agents");
+    g_autoptr(NatterAgentStore) store = natter_agent_store_new (agents_dir);
+    g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"tj\",\"name\":\"" MARKUP_TITLE "\","
+                                                  "\"systemPrompt\":\"\",\"tools\":[]}");
+    NatterAgentChooser *chooser = natter_composer_get_agent_chooser (natter_window_get_composer (window));
+
+    g_assert_true (natter_agent_store_save (store, json_node_get_object (agent), &error));
+    g_assert_no_error (error);
+    natter_window_set_agent_store (window, store);
+    natter_agent_chooser_set_agent_id (chooser, "tj");
+    g_assert_true (natter_agent_store_delete (store, "tj", &error));
+    g_assert_no_error (error);
+    wait_label (natter_window_get_toast_overlay (window),
+                "The agent “" MARKUP_TITLE "” was removed: messages go to Assistant");
+  }
+
+  /* A branch of it names it in its separator. */
+  natter_sessions_fork_async (u->sessions, session_id, turn_id, NULL, NULL, ui_result_cb, &result);
+  branch_id = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  g_assert_true (natter_window_open_session (window, branch_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_label (natter_window_get_timeline_list (window), "Branched from “" MARKUP_TITLE "”");
+
+  ui_destroy_window (window);
+  (void) other;
+  ui_world_free (u);
+}
+
+static gboolean
+error_bar_shown (gpointer data)
+{
+  ui_settle ();
+  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
+}
+
+static gboolean
+error_bar_hidden (gpointer data)
+{
+  ui_settle ();
+  /* Gone from the screen too, not only on its way out. */
+  return !gtk_revealer_get_reveal_child (GTK_REVEALER (natter_window_get_error_bar (data))) &&
+         !gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
+}
+
+/* The error bar's labels: its heading, then the reason. */
+static GtkLabel *
+error_label (NatterWindow *window,
+             guint         index)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (natter_window_get_error_bar (window), GTK_TYPE_LABEL);
+  GPtrArray *texts = g_ptr_array_new ();
+
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+
+      /* A button's own label is not the bar's text. */
+      if (gtk_widget_get_ancestor (label, GTK_TYPE_BUTTON) == NULL)
+        g_ptr_array_add (texts, label);
+    }
+  g_assert_cmpuint (texts->len, ==, 2);
+  {
+    GtkLabel *label = g_ptr_array_index (texts, index);
+
+    g_ptr_array_unref (texts);
+    return label;
+  }
+}
+
+static GtkButton *
+error_action (NatterWindow *window)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (natter_window_get_error_bar (window), GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (gtk_button_get_label (g_ptr_array_index (buttons, i)) != NULL)
+      return g_ptr_array_index (buttons, i);
+  return NULL;
+}
+
+/* Whether the whole of @label's text is laid out: wrapped, not cut. */
+static gboolean
+label_is_whole (GtkLabel *label)
+{
+  return gtk_label_get_wrap (label) &&
+         gtk_label_get_ellipsize (label) == PANGO_ELLIPSIZE_NONE &&
+         !pango_layout_is_ellipsized (gtk_label_get_layout (label));
+}
+
+static gboolean
+composer_has_text (gpointer data)
+{
+  g_autofree char *text = natter_composer_dup_text (natter_window_get_composer (data));
+
+  ui_settle ();
+  return text[0] != '\0';
+}
+
+static gboolean
+sends_as_expected (gpointer data)
+{
+  UiWorld *u = data;
+
+  ui_settle ();
+  return natter_session_index_entry_get_turn_count (natter_session_index_lookup (u->index, g_object_get_data (G_OBJECT (u->index), "test-session"))) == 1;
+}
+
+/* A failed send or setup error is not a toast: it shows in a bar under
+ * the header — not over the composer — in plain words, with the whole
+ * reason (not ellipsized), the action that helps (Preferences for a
+ * missing agent or model, Retry for a failed write), and it stays until
+ * dismissed or answered. */
+static void
+test_window_errors (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Errors");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *moved = g_strconcat (path, ".moved", NULL);
+  NatterWindow *window;
+  NatterComposer *composer;
+  graphene_rect_t bar_bounds, composer_bounds;
+  GtkLabel *detail;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  window = ui_window_new (app, u);
+  composer = natter_window_get_composer (window);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_false (gtk_revealer_get_reveal_child (GTK_REVEALER (natter_window_get_error_bar (window))));
+
+  /* An agent that does not resolve: Preferences is where it is fixed. */
+  natter_window_set_agent_id (window, "nobody");
+  natter_composer_set_text (composer, "Hello there");
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (error_bar_shown, window);
+  g_assert_cmpstr (gtk_label_get_text (error_label (window, 0)), ==, "The message was not sent");
+  detail = error_label (window, 1);
+  g_assert_cmpstr (gtk_label_get_text (detail), ==,
+                   "The agent or its model is not set up. Choose them in Preferences.\n"
+                   "Details: no such agent");
+  g_assert_true (label_is_whole (detail));
+  g_assert_true (gtk_label_get_selectable (detail));
+  g_assert_nonnull (error_action (window));
+  g_assert_cmpstr (gtk_button_get_label (error_action (window)), ==, "_Preferences");
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (error_action (window))), ==, "app.preferences");
+  /* The words are back in the composer, which the bar does not cover. */
+  ui_wait_until (composer_has_text, window);
+  g_assert_true (gtk_widget_compute_bounds (natter_window_get_error_bar (window), GTK_WIDGET (window), &bar_bounds));
+  g_assert_true (gtk_widget_compute_bounds (GTK_WIDGET (composer), GTK_WIDGET (window), &composer_bounds));
+  g_assert_false (graphene_rect_intersection (&bar_bounds, &composer_bounds, NULL));
+  g_assert_cmpfloat (bar_bounds.origin.y + bar_bounds.size.height, <=, composer_bounds.origin.y);
+  /* Nothing takes it away on a timer: it is there until dismissed. */
+  for (int i = 0; i < 10; i++)
+    ui_settle ();
+  g_assert_true (gtk_revealer_get_reveal_child (GTK_REVEALER (natter_window_get_error_bar (window))));
+  {
+    g_autoptr(GPtrArray) buttons = ui_find_all (natter_window_get_error_bar (window), GTK_TYPE_BUTTON);
+    GtkWidget *dismiss = NULL;
+
+    for (guint i = 0; i < buttons->len; i++)
+      if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), "Dismiss") == 0)
+        dismiss = g_ptr_array_index (buttons, i);
+    g_assert_nonnull (dismiss);
+    g_signal_emit_by_name (dismiss, "clicked");
+  }
+  ui_wait_until (error_bar_hidden, window);
+
+  /* The session file cannot be written: Retry sends the words again
+   * once it can. */
+  natter_window_set_agent_id (window, "helper");
+  g_assert_cmpint (g_rename (path, moved), ==, 0);
+  g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (error_bar_shown, window);
+  g_assert_cmpstr (gtk_label_get_text (error_label (window, 0)), ==, "The message was not sent");
+  g_test_message ("%s", gtk_label_get_text (error_label (window, 1)));
+  g_assert_true (label_is_whole (error_label (window, 1)));
+  g_assert_cmpstr (gtk_button_get_label (error_action (window)), ==, "_Retry");
+  ui_save_window (GTK_WIDGET (window), "error-bar.png");
+  g_assert_cmpint (g_rmdir (path), ==, 0);
+  g_assert_cmpint (g_rename (moved, path), ==, 0);
+  g_object_set_data_full (G_OBJECT (u->index), "test-session", g_strdup (session_id), g_free);
+  g_signal_emit_by_name (error_action (window), "clicked");
+  ui_wait_until (sends_as_expected, u);
+  ui_wait_until (error_bar_hidden, window);
+  {
+    g_autofree char *left = natter_composer_dup_text (composer);
+
+    g_assert_cmpstr (left, ==, "");
+  }
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static GtkWidget *
+find_with_class (GtkWidget  *root,
+                 const char *css_class)
+{
+  if (gtk_widget_has_css_class (root, css_class))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_with_class (child, css_class);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static double
+luminance_at (const guchar *pixels,
+              gsize         stride,
+              int           x,
+              int           y)
+{
+  /* Cairo's ARGB32 in memory order on a little-endian machine: B G R A. */
+  const guchar *p = pixels + y * stride + x * 4;
+
+  return (0.0722 * p[0] + 0.7152 * p[1] + 0.2126 * p[2]) / 255.0;
+}
+
+/* How much the composer field's top edge stands out from the window
+ * around it, in a window drawn in @dark or light style (0 to 1). */
+static double
+composer_frame_contrast (gboolean dark)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  UiWorld *u;
+  g_autofree char *session_id = NULL;
+  g_autofree char *file = NULL;
+  g_autofree guchar *pixels = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *name = dark ? "composer-dark.png" : "composer-light.png";
+  NatterWindow *window;
+  GtkWidget *field;
+  graphene_rect_t bounds;
+  gsize stride;
+  double contrast = 0;
+  int x, y;
+
+  /* Before the window exists: nothing of it drawn in the other style. */
+  adw_style_manager_set_color_scheme (style, dark ? ADW_COLOR_SCHEME_FORCE_DARK : ADW_COLOR_SCHEME_FORCE_LIGHT);
+  u = ui_world_new ();
+  session_id = ui_create_session (u, "Frames");
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  field = find_with_class (GTK_WIDGET (natter_window_get_composer (window)), "natter-composer-field");
+  g_assert_nonnull (field);
+  ui_save_window (GTK_WIDGET (window), name);
+  g_assert_true (gtk_widget_compute_bounds (field, GTK_WIDGET (window), &bounds));
+
+  file = ui_screenshot_path (name);
+  texture = gdk_texture_new_from_filename (file, &error);
+  g_assert_no_error (error);
+  stride = gdk_texture_get_width (texture) * 4;
+  pixels = g_malloc (stride * gdk_texture_get_height (texture));
+  gdk_texture_download (texture, pixels, stride);
+  /* The middle of the top edge against a few pixels above it, where
+   * the composer's background is. */
+  x = (int) (bounds.origin.x + bounds.size.width / 2);
+  y = (int) bounds.origin.y;
+  for (int dy = 0; dy < 2; dy++)
+    contrast = MAX (contrast, fabs (luminance_at (pixels, stride, x, y + dy) - luminance_at (pixels, stride, x, y - 4)));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  return contrast;
+}
+
+/* The message field: a placeholder that names the agent the message goes
+ * to, gone while there is text; a frame that shows in light and dark
+ * style; and beside it the agent chooser as a framed button, not a flat
+ * label that reads like a heading. */
+static void
+test_window_composer (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Composer");
+  g_autoptr(GFile) agents_dir = g_file_get_child (u->w->dir, "agents");
+  g_autoptr(NatterAgentStore) store = natter_agent_store_new (agents_dir);
+  g_autoptr(JsonNode) poet = natter_test_json ("{\"agentId\":\"poet\",\"name\":\"Poet\","
+                                               "\"systemPrompt\":\"Write verse.\",\"tools\":[]}");
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  NatterAgentChooser *chooser;
+  GtkWidget *button;
+  double light, dark;
+
+  g_assert_true (natter_agent_store_save (store, json_node_get_object (poet), &error));
+  g_assert_no_error (error);
+  window = ui_window_new (app, u);
+  natter_window_set_agent_store (window, store);
+  composer = natter_window_get_composer (window);
+  chooser = natter_composer_get_agent_chooser (composer);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  g_assert_cmpstr (natter_composer_get_placeholder (composer), ==, "Message Assistant");
+  natter_agent_chooser_set_agent_id (chooser, "poet");
+  g_assert_cmpstr (natter_composer_get_placeholder (composer), ==, "Message Poet");
+  wait_label (composer, "Message Poet");
+  natter_composer_set_text (composer, "Roses");
+  g_assert_null (natter_composer_get_placeholder (composer));
+  ui_settle ();
+  g_assert_false (ui_label_shown (composer, "Message Poet"));
+  natter_composer_set_text (composer, NULL);
+  g_assert_cmpstr (natter_composer_get_placeholder (composer), ==, "Message Poet");
+
+  /* The chooser is a button with a frame, showing the agent's name. */
+  button = ui_find_first (chooser, GTK_TYPE_MENU_BUTTON);
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_get_mapped (button));
+  g_assert_false (gtk_widget_has_css_class (button, "flat"));
+  g_assert_cmpstr (gtk_menu_button_get_label (GTK_MENU_BUTTON (button)), ==, "Poet");
+  ui_save_window (GTK_WIDGET (window), "composer-chooser.png");
+  ui_destroy_window (window);
+  ui_world_free (u);
+
+  /* The field's edge stands out in both styles (the old card-on-window
+   * field was all but invisible in dark style). */
+  light = composer_frame_contrast (FALSE);
+  dark = composer_frame_contrast (TRUE);
+  g_test_message ("Frame contrast: light %.3f, dark %.3f", light, dark);
+  g_assert_cmpfloat (light, >=, 0.12);
+  g_assert_cmpfloat (dark, >=, 0.12);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -104,6 +686,10 @@ main (int   argc,
 
   g_test_add_func ("/window/empty-state", test_window_empty_state);
   g_test_add_func ("/window/size-is-restored", test_window_size_is_restored);
+  g_test_add_func ("/window/narrow", test_window_narrow);
+  g_test_add_func ("/window/markup-in-titles", test_window_markup_in_titles);
+  g_test_add_func ("/window/errors", test_window_errors);
+  g_test_add_func ("/window/composer", test_window_composer);
 
   status = g_test_run ();
   g_clear_object (&app);
