@@ -122,6 +122,7 @@ struct _NatterWindow
   GtkWidget            *new_conversation_page;
   NatterComposer       *composer;
   AdwStatusPage        *errored_page;
+  GtkButton            *copy_readable_button;
   NatterModelPicker    *model_picker;
 
   /* The open damaged session: what is left of it */
@@ -2529,6 +2530,7 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, new_conversation_page);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, composer);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, errored_page);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, copy_readable_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, model_picker);
   gtk_widget_class_bind_template_callback (widget_class, model_chosen_cb);
   gtk_widget_class_bind_template_callback (widget_class, model_fallback_cb);
@@ -2582,6 +2584,10 @@ static void
 natter_window_init (NatterWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* The long label wraps rather than widen the window: every page of the
+   * content stack counts toward its width, also at 360 px. */
+  gtk_label_set_wrap (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), TRUE);
+  gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), GTK_JUSTIFY_CENTER);
 
   self->settings = g_settings_new (APP_ID);
   self->cancellable = g_cancellable_new ();
