@@ -9,6 +9,7 @@
 #include <locale.h>
 
 #include "natter-application.h"
+#include "natter-cli.h"
 #include "natter-cli-application.h"
 
 int
@@ -24,11 +25,12 @@ main (int   argc,
 
   /* A subcommand runs without a display, so it must not start GTK: the
    * display-free application runs it itself on a free data directory, or
-   * forwards it to the running Natter (window or command) that uses it. Options (--help, --version,
+   * forwards it to the running Natter (window or command) that uses it.
+   * Options (--help, --version,
    * --gapplication-service) belong to the window's application. */
   if (argc > 1 && argv[1][0] != '-')
     return natter_cli_application_run (APP_ID, argc, argv);
 
-  app = natter_application_new ();
+  app = natter_application_new (natter_cli_get_commands ());
   return g_application_run (G_APPLICATION (app), argc, argv);
 }

@@ -10,7 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-application.h"
-#include "natter-cli.h"
+#include "natter-command-line.h"
 #include "natter-preferences-window.h"
 #include "natter-window.h"
 #include "natter-search-provider.h"
@@ -25,6 +25,7 @@ struct _NatterApplication
   NatterServices       *services;
   GError               *startup_error;
   NatterSearchProvider *search_provider;
+  const NatterCommands *commands;
 };
 
 G_DEFINE_FINAL_TYPE (NatterApplication, natter_application, ADW_TYPE_APPLICATION)
@@ -78,26 +79,6 @@ natter_application_activate (GApplication *app)
   gtk_window_present (window);
 }
 
-typedef struct
-{
-  NatterApplication       *self;
-  GApplicationCommandLine *cmdline;
-} Running;
-
-static void
-ran_cb (GObject      *object,
-        GAsyncResult *result,
-        gpointer      user_data)
-{
-  Running *running = user_data;
-
-  g_application_command_line_set_exit_status (running->cmdline, natter_cli_run_finish (result));
-  g_application_release (G_APPLICATION (running->self));
-  g_object_unref (running->cmdline);
-  g_object_unref (running->self);
-  g_free (running);
-}
-
 /* A plain `natter` presents the window; `natter SUBCOMMAND …`, typed here
  * or forwarded by a second process, runs headless against this window's
  * services, so the window shows its effects live and no second process
@@ -108,7 +89,6 @@ natter_application_command_line (GApplication            *app,
 {
   NatterApplication *self = NATTER_APPLICATION (app);
   g_auto(GStrv) arguments = g_application_command_line_get_arguments (cmdline, NULL);
-  Running *running;
 
   if (arguments[0] == NULL || arguments[1] == NULL)
     {
@@ -116,17 +96,13 @@ natter_application_command_line (GApplication            *app,
       return 0;
     }
 
-  if (self->startup_error != NULL && natter_cli_needs_services ((const char * const *) arguments))
+  if (self->startup_error != NULL && self->commands->needs_services ((const char * const *) arguments))
     {
       g_application_command_line_printerr (cmdline, "natter: %s\n", self->startup_error->message);
       return 1;
     }
 
-  running = g_new0 (Running, 1);
-  running->self = g_object_ref (self);
-  running->cmdline = g_object_ref (cmdline);
-  g_application_hold (app);
-  natter_cli_run_async (self->services, cmdline, NULL, ran_cb, running);
+  natter_command_line_run (self->commands, app, self->services, cmdline, NULL);
   return 0;
 }
 
@@ -353,33 +329,42 @@ natter_application_init (NatterApplication *self)
     { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL },
     { NULL }
   };
-  g_autofree char *summary = natter_cli_dup_summary ();
 
   g_application_add_main_option_entries (G_APPLICATION (self), entries);
   g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[COMMAND …]"));
   g_application_set_option_context_summary (G_APPLICATION (self),
                                             _("Without a command, open the window."));
-  g_application_set_option_context_description (G_APPLICATION (self), summary);
 }
 
 /**
  * natter_application_new:
+ * @commands: the `natter SUBCOMMAND` commands (natter_cli_get_commands()),
+ *   which must outlive the application
  *
  * Creates the Natter application (id `io.github.natter.Natter`, unique on
  * the session bus: architecture.md, "Process and data"). It handles
  * command lines: none opens the window, a subcommand runs headless
- * against this instance's services (natter_cli_run_async()).
+ * against this instance's services through @commands.
  *
  * Returns: (transfer full): a new #NatterApplication
  */
 NatterApplication *
-natter_application_new (void)
+natter_application_new (const NatterCommands *commands)
 {
-  return g_object_new (NATTER_TYPE_APPLICATION,
+  NatterApplication *self;
+  g_autofree char *summary = NULL;
+
+  g_return_val_if_fail (commands != NULL, NULL);
+
+  self = g_object_new (NATTER_TYPE_APPLICATION,
                        "application-id", APP_ID,
                        "flags", G_APPLICATION_HANDLES_COMMAND_LINE,
                        "resource-base-path", "/io/github/natter/Natter",
                        NULL);
+  self->commands = commands;
+  summary = commands->dup_summary ();
+  g_application_set_option_context_description (G_APPLICATION (self), summary);
+  return self;
 }
 
 /**

@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 
+#include "natter-command-line.h"
 #include "natter-services.h"
 
 G_BEGIN_DECLS
@@ -15,7 +16,7 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (NatterApplication, natter_application, NATTER, APPLICATION, AdwApplication)
 
-NatterApplication *natter_application_new               (void);
+NatterApplication *natter_application_new               (const NatterCommands *commands);
 NatterServices    *natter_application_get_services      (NatterApplication *self);
 const GError      *natter_application_get_startup_error (NatterApplication *self);
 

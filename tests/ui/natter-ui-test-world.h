@@ -15,6 +15,7 @@
 
 #include "natter-sessions-private.h"
 #include "natter-test-fakes.h"
+#include "natter-cli.h"
 #include "natter-window.h"
 
 typedef struct
@@ -398,7 +399,7 @@ ui_app_new (void)
   g_autoptr(GError) error = NULL;
   NatterApplication *app;
 
-  app = natter_application_new ();
+  app = natter_application_new (natter_cli_get_commands ());
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
   if (!g_application_register (G_APPLICATION (app), NULL, &error))
     g_error ("Could not register the application: %s", error->message);

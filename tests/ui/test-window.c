@@ -679,7 +679,7 @@ main (int   argc,
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
 
-  app = natter_application_new ();
+  app = natter_application_new (natter_cli_get_commands ());
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
   if (!g_application_register (G_APPLICATION (app), NULL, &error))
     g_error ("Could not register the application: %s", error->message);

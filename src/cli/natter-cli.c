@@ -1506,3 +1506,24 @@ natter_cli_run_finish (GAsyncResult *result)
 
   return (int) g_task_propagate_int (G_TASK (result), NULL);
 }
+
+/**
+ * natter_cli_get_commands:
+ *
+ * The `natter SUBCOMMAND` commands of this file, for the applications
+ * that run command lines (natter_command_line_run()).
+ *
+ * Returns: (transfer none): the commands, valid for the process's life
+ */
+const NatterCommands *
+natter_cli_get_commands (void)
+{
+  static const NatterCommands cli_commands = {
+    natter_cli_needs_services,
+    natter_cli_dup_summary,
+    natter_cli_run_async,
+    natter_cli_run_finish,
+  };
+
+  return &cli_commands;
+}

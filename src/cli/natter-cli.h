@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 
+#include "natter-command-line.h"
 #include "natter-services.h"
 
 G_BEGIN_DECLS
@@ -36,5 +37,7 @@ void      natter_cli_run_async       (NatterServices          *services,
                                       GAsyncReadyCallback      callback,
                                       gpointer                 user_data);
 int       natter_cli_run_finish      (GAsyncResult            *result);
+
+const NatterCommands *natter_cli_get_commands (void);
 
 G_END_DECLS

@@ -19,6 +19,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-cli.h"
+#include "natter-command-line.h"
 #include "natter-cli-application.h"
 #include "natter-services.h"
 
@@ -34,28 +35,14 @@ struct _NatterCliApplication
 
 G_DEFINE_FINAL_TYPE (NatterCliApplication, natter_cli_application, G_TYPE_APPLICATION)
 
-typedef struct
-{
-  NatterCliApplication    *self;
-  GApplicationCommandLine *cmdline;
-} Running;
-
+/* The exit status of the local command line is the process's own. */
 static void
-ran_cb (GObject      *object,
-        GAsyncResult *result,
-        gpointer      user_data)
+ran_cb (GApplication            *app,
+        GApplicationCommandLine *cmdline,
+        int                      status)
 {
-  Running *running = user_data;
-  int status = natter_cli_run_finish (result);
-
-  g_application_command_line_set_exit_status (running->cmdline, status);
-  /* The exit status of the local command line is the process's own. */
-  if (!g_application_command_line_get_is_remote (running->cmdline))
-    running->self->exit_status = status;
-  g_application_release (G_APPLICATION (running->self));
-  g_object_unref (running->cmdline);
-  g_object_unref (running->self);
-  g_free (running);
+  if (!g_application_command_line_get_is_remote (cmdline))
+    NATTER_CLI_APPLICATION (app)->exit_status = status;
 }
 
 static int
@@ -64,7 +51,6 @@ natter_cli_application_command_line (GApplication            *app,
 {
   NatterCliApplication *self = NATTER_CLI_APPLICATION (app);
   g_auto(GStrv) arguments = g_application_command_line_get_arguments (cmdline, NULL);
-  Running *running;
 
   if (arguments[0] != NULL && arguments[1] == NULL)
     {
@@ -87,11 +73,7 @@ natter_cli_application_command_line (GApplication            *app,
       self->services = g_steal_pointer (&services);
     }
 
-  running = g_new0 (Running, 1);
-  running->self = g_object_ref (self);
-  running->cmdline = g_object_ref (cmdline);
-  g_application_hold (app);
-  natter_cli_run_async (self->services, cmdline, NULL, ran_cb, running);
+  natter_command_line_run (natter_cli_get_commands (), app, self->services, cmdline, ran_cb);
   return 0;
 }
 

@@ -1,0 +1,60 @@
+/* natter-command-line.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "natter-services.h"
+
+G_BEGIN_DECLS
+
+typedef struct _NatterCommands NatterCommands;
+
+/**
+ * NatterCommands:
+ * @needs_services: whether a command line (`natter SUBCOMMAND …`, as its
+ *   arguments with the program name first) touches the data directory
+ * @dup_summary: the commands' summary for `--help` (transfer full)
+ * @run_async: runs a command line against @services, printing through it
+ * @run_finish: the exit status of a finished run
+ *
+ * The `natter SUBCOMMAND` commands, as the applications that run them see
+ * them. The command line's own code (src/cli/) provides them and main.c
+ * hands them to whichever application runs, so the window's application
+ * does not depend on the command line's code.
+ */
+struct _NatterCommands
+{
+  gboolean (*needs_services) (const char * const      *arguments);
+  char    *(*dup_summary)    (void);
+  void     (*run_async)      (NatterServices          *services,
+                              GApplicationCommandLine *cmdline,
+                              GCancellable            *cancellable,
+                              GAsyncReadyCallback      callback,
+                              gpointer                 user_data);
+  int      (*run_finish)     (GAsyncResult            *result);
+};
+
+/**
+ * NatterCommandLineDone:
+ * @app: the application that ran the command line
+ * @cmdline: the command line
+ * @status: its exit status
+ *
+ * Called when a command line run by natter_command_line_run() finished,
+ * after its exit status was set.
+ */
+typedef void (*NatterCommandLineDone) (GApplication            *app,
+                                       GApplicationCommandLine *cmdline,
+                                       int                      status);
+
+void natter_command_line_run (const NatterCommands     *commands,
+                              GApplication             *app,
+                              NatterServices           *services,
+                              GApplicationCommandLine  *cmdline,
+                              NatterCommandLineDone     done);
+
+G_END_DECLS
