@@ -649,7 +649,11 @@ show_actions (NatterTurnRow   *self,
   if (!settled)
     return;
 
-  gtk_widget_set_visible (self->copy_button, self->assistant_text->len > 0);
+  /* With no words to copy (a failed or stopped turn) the button is not
+   * shown but keeps its place, so that Branch from Here stands where it
+   * does on every other turn. */
+  gtk_widget_set_visible (self->copy_button, TRUE);
+  gtk_widget_set_child_visible (self->copy_button, self->assistant_text->len > 0);
   /* The target first: an action name without its target warns. */
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->branch_button), "s", turn_id);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (self->branch_button), "win.branch-from-turn");

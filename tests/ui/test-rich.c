@@ -1057,6 +1057,110 @@ test_rich_code_block_whole (void)
   ui_world_free (u);
 }
 
+/* The model-call limit: how many calls, why; identical calls grouped;
+ * Branch from Here where it is on a completed turn */
+
+static char *
+send_with_limit (UiWorld    *u,
+                 const char *session_id,
+                 const char *text,
+                 guint       max_model_calls)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\"}");
+  g_autofree char *literal = g_strdup_printf ("{\"agent\":{\"agentId\":\"helper\"},\"maxModelCalls\":%u}",
+                                              max_model_calls);
+  g_autoptr(JsonNode) config = natter_test_json (literal);
+  char *turn_id;
+
+  json_object_set_string_member (json_node_get_object (input), "content", text);
+  natter_sessions_send_message_async (u->sessions, session_id, json_node_get_object (input),
+                                      json_node_get_object (config), NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  ui_wait_turn (u, turn_id);
+  return turn_id;
+}
+
+/* The x of @row's Branch from Here in the row's own coordinates. */
+static double
+branch_x (NatterTurnRow *row)
+{
+  GtkWidget *button = ui_find_button (row, "_Branch from Here");
+  graphene_point_t point;
+
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_compute_point (button, GTK_WIDGET (row), &GRAPHENE_POINT_INIT (0, 0), &point));
+  return point.x;
+}
+
+static void
+check_limit_turn (NatterWindow *window,
+                  const char   *done_turn,
+                  const char   *limit_turn)
+{
+  NatterTurnRow *row = row_for_turn (window, limit_turn);
+  g_autoptr(GPtrArray) cards = NULL;
+  g_autoptr(GPtrArray) groups = NULL;
+  GtkWidget *expander;
+
+  g_assert_true (ui_label_shown (row, "Stopped after 5 model calls for one message, the limit set in Preferences."));
+  g_assert_nonnull (ui_find_button (row, "_Continue"));
+
+  /* Five identical calls are one line; its expander shows the five. */
+  cards = ui_find_all (row, NATTER_TYPE_TOOL_CALL_CARD);
+  g_assert_cmpuint (cards->len, ==, 0);
+  g_assert_true (ui_label_shown (row, "sa × 5"));
+  expander = ui_find_first (row, GTK_TYPE_EXPANDER);
+  g_assert_nonnull (expander);
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  ui_settle ();
+  g_ptr_array_unref (cards);
+  cards = ui_find_all (row, NATTER_TYPE_TOOL_CALL_CARD);
+  g_assert_cmpuint (cards->len, ==, 5);
+  for (guint i = 0; i < cards->len; i++)
+    g_assert_cmpstr (natter_tool_call_card_get_status (g_ptr_array_index (cards, i)), ==, "Done");
+
+  /* The row's actions line up with those of a completed turn. */
+  g_assert_cmpfloat_with_epsilon (branch_x (row), branch_x (row_for_turn (window, done_turn)), 0.5);
+}
+
+static void
+test_rich_limit_and_groups (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Limit");
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Fine.\"}",
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")),
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c2", "sa", "{}")),
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c3", "sa", "{}")),
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c4", "sa", "{}")),
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c5", "sa", "{}")),
+                            NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  t1 = send_with_limit (u, session_id, "Hello", 5);
+  t2 = send_with_limit (u, session_id, "Call sa until you stop", 5);
+
+  check_limit_turn (window, t1, t2);
+  save_screenshots (GTK_WIDGET (window), "limit-turn");
+  ui_destroy_window (window);
+
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  check_limit_turn (window, t1, t2);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1071,6 +1175,7 @@ main (int   argc,
   g_test_add_func ("/rich/copy", test_rich_copy);
   g_test_add_func ("/rich/code-block-whole", test_rich_code_block_whole);
   g_test_add_func ("/rich/branch", test_rich_branch);
+  g_test_add_func ("/rich/limit-and-groups", test_rich_limit_and_groups);
   g_test_add_func ("/rich/try-again-latest", test_rich_try_again_latest);
   g_test_add_func ("/rich/model-picker", test_rich_model_picker);
   g_test_add_func ("/rich/model-picker-unreachable", test_rich_model_picker_unreachable);
