@@ -40,6 +40,8 @@ JsonObject *natter_fake_model_get_request   (NatterFakeModel *self,
                                              guint            index);
 guint       natter_fake_model_get_n_held    (NatterFakeModel *self);
 void        natter_fake_model_release       (NatterFakeModel *self);
+void        natter_fake_model_release_with  (NatterFakeModel *self,
+                                             const char      *step);
 void        natter_fake_model_set_usage     (NatterFakeModel *self,
                                              const char      *usage_literal);
 void        natter_fake_model_set_hook      (NatterFakeModel *self,
