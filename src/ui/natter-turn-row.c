@@ -42,6 +42,10 @@ struct _NatterTurnRow
    * emits ::placed. */
   gboolean        placed_pending;
   guint           placed_id;
+  /* The template is instantiated when the row first has something to
+   * show: a long session binds about 200 rows and shows a handful, and
+   * building 200 templates was most of the time it took to open. */
+  gboolean        built;
 
   /* Template children */
   GtkWidget      *input_bubble;
@@ -697,11 +701,31 @@ show_overlay (NatterTurnRow *self)
 }
 
 static void
+ensure_built (NatterTurnRow *self)
+{
+  if (self->built)
+    return;
+  self->built = TRUE;
+  gtk_widget_init_template (GTK_WIDGET (self));
+  /* The template's GtkBinLayout would take the allocation from
+   * natter_turn_row_size_allocate(). */
+  gtk_widget_set_layout_manager (GTK_WIDGET (self), NULL);
+}
+
+static void
 update (NatterTurnRow *self)
 {
   NatterTurnState *state;
   const char *error;
   g_autofree char *input = NULL;
+
+  /* A placeholder that nobody has seen yet needs no widgets: its
+   * measure gives it the placeholder's height. */
+  if (!self->built &&
+      (self->item == NULL ||
+       (natter_turn_item_get_state (self->item) == NULL && natter_turn_item_get_error (self->item) == NULL)))
+    return;
+  ensure_built (self);
 
   remove_children (self->activity_box);
   remove_children (self->prompts_box);
@@ -779,6 +803,10 @@ item_delta_cb (NatterTurnRow  *self,
                int             kind,
                const char     *text)
 {
+  /* Not built: nothing of the turn is shown yet; the overlay is shown
+   * whole once it is. */
+  if (!self->built)
+    return;
   if (kind == NATTER_DELTA_REASONING)
     {
       gtk_label_set_text (self->streaming_reasoning, natter_turn_item_get_overlay_reasoning (self->item));
@@ -822,6 +850,12 @@ placed_cb (gpointer user_data)
 
   self->placed_id = 0;
   self->placed_pending = FALSE;
+  /* Seen: it says it is loading until its turn is read. */
+  if (!self->built)
+    {
+      ensure_built (self);
+      update (self);
+    }
   natter_turn_item_ensure_loaded (self->item);
   g_signal_emit (self, signals[PLACED], 0);
   return G_SOURCE_REMOVE;
@@ -904,7 +938,8 @@ natter_turn_row_dispose (GObject *object)
   NatterTurnRow *self = NATTER_TURN_ROW (object);
 
   natter_turn_row_set_item (self, NULL);
-  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_TURN_ROW);
+  if (self->built)
+    gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_TURN_ROW);
   /* Template children without an id are not unparented by
    * gtk_widget_dispose_template(). */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
@@ -977,10 +1012,7 @@ static void
 natter_turn_row_init (NatterTurnRow *self)
 {
   self->assistant_text = g_string_new (NULL);
-  gtk_widget_init_template (GTK_WIDGET (self));
-  /* The template's GtkBinLayout would take the allocation from
-   * natter_turn_row_size_allocate(). */
-  gtk_widget_set_layout_manager (GTK_WIDGET (self), NULL);
+  /* The template waits for ensure_built(). */
 }
 
 /**
@@ -1038,7 +1070,10 @@ natter_turn_row_set_item (NatterTurnRow  *self,
       g_signal_connect_swapped (item, "notify::latest", G_CALLBACK (item_changed_cb), self);
       root = gtk_widget_get_root (GTK_WIDGET (self));
       if (root == NULL)
-        natter_turn_item_ensure_loaded (item);
+        {
+          ensure_built (self);
+          natter_turn_item_ensure_loaded (item);
+        }
       else
         {
           /* Also a row already read: its ::placed reads ahead. A window

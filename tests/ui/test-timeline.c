@@ -526,6 +526,26 @@ test_timeline_long_session_reads_visible (void)
     g_assert_true (turn_read (window, seq));
   g_assert_false (turn_read (window, LONG_SESSION_TURNS / 2));
 
+  /* Nor do the rows bound far from the viewport build their widgets: an
+   * unread row is an empty placeholder until it is seen. */
+  {
+    g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+    guint n_built = 0;
+
+    /* Every bound row, on screen (mapped) or not. */
+    for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (natter_window_get_timeline_list (window)));
+         child != NULL;
+         child = gtk_widget_get_next_sibling (child))
+      if (NATTER_IS_TURN_ROW (gtk_widget_get_first_child (child)))
+        g_ptr_array_add (rows, gtk_widget_get_first_child (child));
+
+    for (guint i = 0; i < rows->len; i++)
+      n_built += gtk_widget_get_first_child (g_ptr_array_index (rows, i)) != NULL;
+    g_test_message ("%u rows bound, %u built", rows->len, n_built);
+    g_assert_cmpuint (rows->len, >, 100);
+    g_assert_cmpuint (n_built, <, 30);
+  }
+
   ui_destroy_window (window);
   ui_world_free (u);
 }
