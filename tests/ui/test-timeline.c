@@ -150,7 +150,9 @@ test_timeline_stream_ends_clean (void)
 {
   static const char *deltas[] = {
     "Here is some code:\n\n", "```c\nint main (void)\n", "{\n  int a = 1;\n  int b = 2;\n",
-    "  int c = 3;\n  int d = 4;\n  int e = 5;\n  int f = 6;\n", "  return 0;\n}\n", "```\n\n",
+    "  int c = 3;\n  int d = 4;\n  int e = 5;\n  int f = 6;\n",
+    "  printf (\"%d %d %d %d %d %d and a line much wider than the window is, to scroll sideways\", a, b, c, d, e, f);\n",
+    "  return 0;\n}\n", "```\n\n",
     "| a | b |\n|---|---|\n", "| 1 | 2 |\n\n", "- one\n- two\n\nAnd a ", "closing line.\n\n",
   };
   UiWorld *u = ui_world_new ();
