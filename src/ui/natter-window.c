@@ -1111,9 +1111,18 @@ save_draft (NatterWindow *self)
     g_hash_table_remove (self->drafts, self->session_id);
 }
 
+/* The latest turns a window showing the bottom reads as soon as they are
+ * known: about as many as its viewport shows. */
+#define READ_LATEST_TURNS 4
+
 static void
 timeline_items_changed_cb (NatterWindow *self)
 {
+  /* The list view is about to place the latest rows in view: their turns
+   * are read now, with its first layout, rather than after it. A window
+   * not shown yet reads nothing until it is. */
+  if (self->timeline != NULL && self->stick_to_bottom && gtk_widget_get_mapped (GTK_WIDGET (self)))
+    natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
   update_conversation (self);
 }
 

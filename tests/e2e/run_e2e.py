@@ -250,7 +250,8 @@ class Run:
 
     def permission(self, allow):
         app = self.app
-        card = app.wait_for("the permission card", contains="Allow \u201cread_file\u201d?")
+        # The card says what the tool will do: "Read /…/secret.txt".
+        card = app.wait_for("the permission card", contains="Read /")
         button = self.button_in(card, "Allow" if allow else "Deny")
         return card, button
 
@@ -405,7 +406,7 @@ def keyboard_scenario(run):
     # A tool wants permission: Tab from the composer is Allow, Space presses it.
     type_keys("Read the secret file, please")
     key("Return")
-    card = app.wait_for("the permission card", contains="Allow \u201cread_file\u201d?")
+    card = app.wait_for("the permission card", contains="Read /")
     allow = run.button_in(card, "Allow")
     key("Tab")
     wait_until(lambda: focused(allow), 10, "Allow focused after Tab from the composer")
