@@ -200,6 +200,8 @@ class Run:
 
     def verify_store(self):
         """Stops the app, reads every log strictly with the real CLI."""
+        if self.app.proc is not None:
+            self.app.check_alive()
         if self.app.proc is not None and self.app.proc.poll() is None:
             self.app.quit()
         return check_store(self.binary, self.data, self.app.env)
