@@ -32,6 +32,7 @@
 #include "natter-model-picker.h"
 #include "natter-permission-card.h"
 #include "natter-session-row.h"
+#include "natter-toast-guard.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
 
@@ -1758,8 +1759,9 @@ undo_activated (GtkWidget  *widget,
   toast = g_object_ref (g_hash_table_lookup (self->pending_deletes, session_id));
   gtk_widget_activate_action (widget, "win.undo-delete", "s", session_id);
   /* No button dismissed this toast, so it is dismissed once here; its
-   * pending entry is gone, so going away deletes nothing. */
-  adw_toast_dismiss (toast);
+   * pending entry is gone, so going away deletes nothing. Ctrl+Z may come
+   * while the toast is still appearing: the guard waits for that to end. */
+  natter_toast_guard_dismiss (self->toast_overlay, toast);
   focus_sidebar_position (self, find_position (self, session_id));
 }
 
@@ -2006,6 +2008,7 @@ static void
 natter_window_init (NatterWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_toast_guard_attach (self->toast_overlay);
 
   self->settings = g_settings_new (APP_ID);
   self->cancellable = g_cancellable_new ();
