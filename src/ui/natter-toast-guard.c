@@ -96,6 +96,9 @@ tick_cb (GtkWidget     *widget,
   Guard *guard = guard_for (overlay);
   gint64 now = gdk_frame_clock_get_frame_time (clock);
 
+  if (guard == NULL)
+    return G_SOURCE_REMOVE;
+
   /* Each dismissal may show the next queued toast, which moves
    * last_shown_us on: check again before every one. */
   while (!g_queue_is_empty (&guard->pending) &&
@@ -120,6 +123,8 @@ overlay_unmapped_cb (AdwToastOverlay *overlay)
 {
   Guard *guard = guard_for (overlay);
 
+  if (guard == NULL)
+    return;
   if (guard->tick_id != 0)
     {
       gtk_widget_remove_tick_callback (GTK_WIDGET (overlay), guard->tick_id);
@@ -131,6 +136,15 @@ overlay_unmapped_cb (AdwToastOverlay *overlay)
 
       dismiss_now (toast);
     }
+}
+
+/* The overlay goes: drop the children observer (it must not outlive the
+ * widget's own bookkeeping) and the toasts still waiting, which the
+ * overlay's dispose has dismissed. */
+static void
+overlay_destroy_cb (AdwToastOverlay *overlay)
+{
+  g_object_set_data (G_OBJECT (overlay), "natter-toast-guard", NULL);
 }
 
 /**
@@ -159,6 +173,7 @@ natter_toast_guard_attach (AdwToastOverlay *overlay)
    * change only when a toast comes or goes. */
   g_signal_connect_object (guard->children, "items-changed", G_CALLBACK (children_changed_cb), overlay, 0);
   g_signal_connect_after (overlay, "unmap", G_CALLBACK (overlay_unmapped_cb), NULL);
+  g_signal_connect (overlay, "destroy", G_CALLBACK (overlay_destroy_cb), NULL);
 }
 
 /**
