@@ -20,7 +20,7 @@ import time
 import gi
 
 gi.require_version("Atspi", "2.0")
-from gi.repository import Atspi  # noqa: E402
+from gi.repository import Atspi, Gio, GLib  # noqa: E402
 
 APP_ID = "io.github.natter.Natter"
 APP_PATH = "/io/github/natter/Natter"
@@ -389,6 +389,45 @@ class NatterApp:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
+
+    def child_past_the_windows(self):
+        """Asks the app's accessibility root, over the accessibility bus, for
+        the child one past its visible windows, as a screen reader does that
+        counted a dialog that has closed since; returns the reply's object
+        path. The app must answer, not crash."""
+        session = Gio.bus_get_sync(Gio.BusType.SESSION)
+        address = session.call_sync("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress",
+                                    None, GLib.VariantType("(s)"), 0, 10000).unpack()[0]
+        bus = Gio.DBusConnection.new_for_address_sync(
+            address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+            | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
+        try:
+            dbus = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+            names = bus.call_sync(*dbus, "ListNames", None, GLib.VariantType("(as)"),
+                                  0, 10000).unpack()[0]
+            name = None
+            for candidate in names:
+                if not candidate.startswith(":"):
+                    continue
+                try:
+                    pid = bus.call_sync(*dbus, "GetConnectionUnixProcessID",
+                                        GLib.Variant("(s)", (candidate,)), GLib.VariantType("(u)"),
+                                        0, 10000).unpack()[0]
+                except GLib.Error:
+                    continue
+                if pid == self.proc.pid:
+                    name = candidate
+            if name is None:
+                raise E2EFailure("natter is not on the accessibility bus")
+            index = self.root.get_child_count()
+            reply = bus.call_sync(name, "/org/a11y/atspi/accessible/root", "org.a11y.atspi.Accessible",
+                                  "GetChildAtIndex", GLib.Variant("(i)", (index,)), None, 0, 10000)
+            return reply.unpack()[0][1]
+        except GLib.Error as e:
+            self.check_alive()
+            raise E2EFailure("GetChildAtIndex past the windows failed: %s" % e.message)
+        finally:
+            bus.close_sync(None)
 
     # -- reading and driving the window ---------------------------------
 

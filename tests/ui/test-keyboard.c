@@ -266,7 +266,7 @@ accel_equal (const char *a,
 static void
 test_keyboard_help_overlay_matches (void)
 {
-  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/gtk/help-overlay.ui");
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-help-overlay.ui");
   g_auto(GStrv) actions = gtk_application_list_action_descriptions (GTK_APPLICATION (app));
   g_autoptr(GPtrArray) listed_actions = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) listed_keys = g_ptr_array_new_with_free_func (g_free);
