@@ -73,8 +73,8 @@ children_changed_cb (GListModel      *children,
   Guard *guard = guard_for (overlay);
   GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (overlay));
 
-  /* A show animation starts only on a mapped overlay, i.e. one with a
-   * frame clock; without one it ends at once. */
+  /* Without a frame clock the overlay is not mapped, and libadwaita ends
+   * a show animation there as soon as it starts: nothing to wait for. */
   if (added > 0 && guard != NULL && clock != NULL)
     guard->last_shown_us = MAX (guard->last_shown_us, gdk_frame_clock_get_frame_time (clock));
 }
