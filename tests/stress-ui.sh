@@ -69,12 +69,18 @@ stop_load() {
 trap stop_load EXIT
 trap 'exit 130' INT TERM
 
-meson compile -C "$build" >/dev/null
+if ! meson compile -C "$build" >/dev/null; then
+  echo "stress-ui: building $build failed (meson compile -C $build)" >&2
+  exit 2
+fi
 
 case $load in
   build)
     load_dir=build-stress-load
-    [ -f "$load_dir/build.ninja" ] || meson setup "$load_dir" >/dev/null
+    if [ ! -f "$load_dir/build.ninja" ] && ! meson setup "$load_dir" >/dev/null; then
+      echo "stress-ui: could not configure $load_dir for the load" >&2
+      exit 2
+    fi
     set -m
     ( export CCACHE_DISABLE=1
       while :; do ninja -C "$load_dir" clean >/dev/null 2>&1; ninja -C "$load_dir" >/dev/null 2>&1 || true; done ) &
