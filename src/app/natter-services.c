@@ -362,6 +362,30 @@ natter_services_new (GFile               *data_dir,
   return self;
 }
 
+/* A create killed between writing its first line and linking it into
+ * place leaves a temporary file beside the logs, sometimes a second name
+ * of a live log. Removing one is safe only when no create can be in
+ * progress: with the lock just taken no other process writes, and this
+ * one has not started writing yet. That is why it happens here and only
+ * here. A file that cannot be removed takes room and harms nothing: it is
+ * reported, and the start goes on. */
+static void
+remove_leftover_temp_files (NatterServices *self)
+{
+  NatterJsonlRepo *repos[] = { self->session_repo, self->turn_repo };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (repos); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      guint removed = 0;
+
+      if (!natter_jsonl_repo_remove_leftover_temp_files_sync (repos[i], &removed, NULL, &error))
+        g_message ("Leftover temporary files were not all removed: %s", error->message);
+      if (removed > 0)
+        g_debug ("Removed %u temporary files left by interrupted creates", removed);
+    }
+}
+
 /**
  * natter_services_acquire_writer_lock:
  * @self: the services
@@ -372,6 +396,11 @@ natter_services_new (GFile               *data_dir,
  * held until @self is finalized. Idempotent. Blocks for up to a second
  * after taking it, so that no id made from now on can equal one that the
  * previous writer made (see natter_id_generator_next()).
+ *
+ * Taking the lock also removes the temporary files that creates killed
+ * half-way left in the storage directory
+ * (natter_jsonl_repo_remove_leftover_temp_files_sync()), so call it
+ * before anything in this process writes there.
  *
  * Returns: %TRUE when this process may write the data directory; else
  *   %FALSE with %NATTER_SESSION_ERROR_LOCKED ("Another Natter process is
@@ -389,6 +418,8 @@ natter_services_acquire_writer_lock (NatterServices  *self,
   self->lock = natter_data_dir_lock_acquire (self->storage_dir, error);
   if (self->lock == NULL)
     return FALSE;
+
+  remove_leftover_temp_files (self);
 
   /* Ids carry the 100 ns slot they were made in, so the next writer's
    * ids sort after this one's even within the same second: nothing to
