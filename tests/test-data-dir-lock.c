@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <utime.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -103,6 +105,17 @@ typedef struct
   char  *orphan;     /* a session's first line, left by a kill before it */
 } Leftovers;
 
+/* Sets @path's modification time @seconds from now. */
+static void
+age_file (const char *path,
+          int         seconds)
+{
+  struct utimbuf times;
+
+  times.actime = times.modtime = time (NULL) + seconds;
+  g_assert_cmpint (utime (path, &times), ==, 0);
+}
+
 static void
 leftovers_make (Leftovers *l)
 {
@@ -127,6 +140,39 @@ leftovers_make (Leftovers *l)
   l->orphan = g_build_filename (sessions, "." SESSION_ID ".jsonl.R4t5Y6", NULL);
   g_file_set_contents (l->orphan, "{\"type\":\"session_cr", -1, &error);
   g_assert_no_error (error);
+  /* Left by a run an hour ago. */
+  age_file (l->linked, -3600);
+  age_file (l->orphan, -3600);
+}
+
+typedef struct
+{
+  gboolean done;
+  int      removed;
+} Removal;
+
+static void
+removed_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Removal *removal = user_data;
+  g_autoptr(GError) error = NULL;
+
+  removal->removed = natter_services_remove_leftover_temp_files_finish (NULL, result, &error);
+  g_assert_no_error (error);
+  removal->done = TRUE;
+}
+
+/* Runs the services' removal of leftovers and returns how many it removed. */
+static int
+remove_leftovers (NatterServices *services)
+{
+  Removal removal = { FALSE, -1 };
+
+  natter_services_remove_leftover_temp_files_async (services, NULL, removed_cb, &removal);
+  natter_test_wait_for_flag (&removal.done, 10000);
+  return removal.removed;
 }
 
 /* The live log is whole and has one name again. */
@@ -167,8 +213,34 @@ test_writer_removes_leftovers (void)
 
   g_assert_true (natter_services_acquire_writer_lock (services, &error));
   g_assert_no_error (error);
+  g_assert_cmpint (remove_leftovers (services), ==, 2);
   g_assert_false (g_file_test (l.linked, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (l.orphan, G_FILE_TEST_EXISTS));
+  assert_live_intact (&l, 1);
+
+  g_assert_finalize_object (services);
+  leftovers_free (&l);
+}
+
+/* A temporary file made after the lock was taken may be a create of this
+ * process in progress: it is left alone. */
+static void
+test_leftovers_made_since_lock_kept (void)
+{
+  Leftovers l = { 0 };
+  g_autoptr(GError) error = NULL;
+  NatterServices *services;
+
+  leftovers_make (&l);
+  services = natter_services_new (l.dir, NULL, NULL, NULL, NULL);
+  g_assert_true (natter_services_acquire_writer_lock (services, &error));
+  g_assert_no_error (error);
+  /* As if written just now, after the lock. */
+  age_file (l.orphan, 0);
+
+  g_assert_cmpint (remove_leftovers (services), ==, 1);
+  g_assert_false (g_file_test (l.linked, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (l.orphan, G_FILE_TEST_IS_REGULAR));
   assert_live_intact (&l, 1);
 
   g_assert_finalize_object (services);
@@ -231,6 +303,7 @@ test_leftovers_kept_while_another_process_writes (void)
 
   g_assert_true (natter_services_acquire_writer_lock (services, &error));
   g_assert_no_error (error);
+  g_assert_cmpint (remove_leftovers (services), ==, 2);
   g_assert_false (g_file_test (l.linked, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (l.orphan, G_FILE_TEST_EXISTS));
   assert_live_intact (&l, 1);
@@ -248,6 +321,7 @@ main (int   argc,
   g_test_add_func ("/data-dir-lock/second-open-refused-then-free", test_second_fd_refused);
   g_test_add_func ("/data-dir-lock/other-process-refused", test_child_process_refused);
   g_test_add_func ("/data-dir-lock/writer-removes-leftover-temp-files", test_writer_removes_leftovers);
+  g_test_add_func ("/data-dir-lock/leftovers-made-since-lock-kept", test_leftovers_made_since_lock_kept);
   g_test_add_func ("/data-dir-lock/leftovers-kept-while-another-process-writes",
                    test_leftovers_kept_while_another_process_writes);
 

@@ -966,6 +966,7 @@ leftover_temp_id (const char *name)
 static gboolean
 remove_leftovers_in (const char    *day_path,
                      const char    *partition,
+                     gint64         modified_before,
                      guint         *removed,
                      GCancellable  *cancellable,
                      GError       **error)
@@ -997,6 +998,10 @@ remove_leftovers_in (const char    *day_path,
       path = g_build_filename (day_path, name, NULL);
       if (lstat (path, &st) < 0 || !S_ISREG (st.st_mode))
         continue;
+      /* Made since the caller's writing began: a create of its own that
+       * may still be in progress. */
+      if ((gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000 >= modified_before)
+        continue;
 
       /* A kill after the link leaves this name as a second link to the
        * live log (st_nlink 2): unlink() takes away this name only, and the
@@ -1021,6 +1026,7 @@ remove_leftovers_in (const char    *day_path,
 
 static gboolean
 remove_leftovers (NatterJsonlRepo  *self,
+                  gint64            modified_before,
                   guint            *removed,
                   GCancellable     *cancellable,
                   GError          **error)
@@ -1074,7 +1080,7 @@ remove_leftovers (NatterJsonlRepo  *self,
                 continue;
               day_path = g_build_filename (month_path, day, NULL);
               partition = g_strdup_printf ("%s/%s/%s", year, month, day);
-              ok = remove_leftovers_in (day_path, partition, removed, cancellable, error);
+              ok = remove_leftovers_in (day_path, partition, modified_before, removed, cancellable, error);
             }
           g_dir_close (month_dir);
         }
@@ -1363,6 +1369,8 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
 /**
  * natter_jsonl_repo_remove_leftover_temp_files_sync:
  * @self: a #NatterJsonlRepo
+ * @modified_before: only files last modified before this wall-clock time
+ *   are removed, in microseconds since the Unix epoch (g_get_real_time())
  * @out_removed: (out) (optional): how many files were removed
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -1379,9 +1387,11 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
  * Removing the temporary file of a create still in progress would make
  * that create fail, so the caller must know that none is: call it only
  * while holding the storage directory's single-writer lock (no other
- * process writes) and before this process has started any create. The
- * session layer does so as it takes the lock
- * (natter_services_acquire_writer_lock()). Blocks.
+ * process writes), with @modified_before the time the lock was taken.
+ * Files modified since then are left alone: they may be this process's
+ * own creates in progress, so the removal may run in a worker thread
+ * while the process writes. The services do so once the index is loaded
+ * (natter_services_remove_leftover_temp_files_async()). Blocks.
  *
  * Returns: %TRUE on success. Else %FALSE with %NATTER_STORE_ERROR_IO (a
  *   directory could not be listed or a file removed; files removed before
@@ -1389,6 +1399,7 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
  */
 gboolean
 natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
+                                                   gint64            modified_before,
                                                    guint            *out_removed,
                                                    GCancellable     *cancellable,
                                                    GError          **error)
@@ -1400,7 +1411,7 @@ natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
-       remove_leftovers (self, &removed, cancellable, error);
+       remove_leftovers (self, modified_before, &removed, cancellable, error);
   if (out_removed != NULL)
     *out_removed = removed;
   return ok;
