@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * App start to first frame (issue 9): launches the real natter binary of
+ * App start to first frame: launches the real natter binary of
  * this build (src/ui/natter next to bench/) on a private HOME and data
  * dir, with NATTER_BENCH_FIRST_FRAME=1 so that the window prints the
  * monotonic time of its first painted frame (natter-window.c), and takes

@@ -2,9 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Pitfall 8 in numbers: an 8,000-token answer with 30 tables shown by
- * NatterMarkdownView in a real window (a display is needed; bench/run uses
- * xvfb-run).
+ * A long answer must never stall the window, in numbers: an 8,000-token
+ * answer with 30 tables shown by NatterMarkdownView in a real window (a
+ * display is needed; bench/run uses xvfb-run).
  * - stream-8000: the answer appended in 8,000 deltas of about a token
  *   (4 bytes) as fast as the main loop takes them, then finished.
  * - set-8000: the same answer given at once with set_markdown().

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Sending in a 1,000-turn session (issue 9; turn-runtime.md §11,
+ * Sending in a 1,000-turn session (turn-runtime.md §11,
  * session-layer-spec.md §9.1): a session of 1,000 completed turns, each
  * turn's context `{previousTurnId}` of the one before, generated on disk;
  * then natter_sessions_send_message_async() → the turn settled, over real

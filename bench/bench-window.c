@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The conversation window (issue 6), under a (virtual) display:
+ * The conversation window, under a (virtual) display:
  *
  * open-1000: a 1,000-turn session generated through the real runtime with
  *   the fake model; after a restart (a fresh index and service over the

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * User-defined agents (issue 7): the agent files in the configuration
+ * User-defined agents: the agent files in the configuration
  * folder (strict validation, errored entries instead of skipped files,
  * atomic saves, deletes, ids), the resolver that answers both the
  * built-in "assistant" and stored agents, and a stored agent's id used

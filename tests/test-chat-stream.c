@@ -3,9 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The chat-completion assembler (turn-runtime.md §3, §12), and every
- * real-world case in tests/data/sse (see /work/shared/cases/README.md)
- * read through the SSE parser whole, split at every byte, and byte by
- * byte.
+ * real-world case in tests/data/sse (the bytes OpenAI-compatible servers
+ * send, one file each) read through the SSE parser whole, split at every
+ * byte, and byte by byte.
  *
  * How a NAME.expect.json is read:
  * - `error` present: the run must fail with a NATTER_PROVIDER_ERROR whose

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The `natter` command line of issue 5, end to end: every case runs the
+ * The `natter` command line, end to end: every case runs the
  * REAL built binary ($NATTER_BIN) as a child process against a localhost
  * SoupServer in this process that plays a scripted OpenAI-compatible
  * model. The child has no display and no session bus, so each invocation

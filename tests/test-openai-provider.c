@@ -480,7 +480,8 @@ test_stream_no_key (void)
   g_autoptr(JsonObject) composed = simple_composed ();
   const char *keys[] = { NULL, "" };
 
-  /* Pitfall 9: a local server needs no key, and gets no header. */
+  /* A local server such as Ollama needs no key, and gets no header: an
+   * empty key must not become "Bearer ". */
   for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
     {
       g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, keys[i], 30);

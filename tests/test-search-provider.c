@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The GNOME Shell search provider (issue 8), called the way the Shell
+ * The GNOME Shell search provider, called the way the Shell
  * calls it: over D-Bus, here a peer-to-peer connection pair on a socket
  * pair, so no session bus is needed. The index is filled through the
  * session service's write-through path and then has single fields set,

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Where API keys are kept (issue 7): the NatterSecretStore contract on
+ * Where API keys are kept: the NatterSecretStore contract on
  * the memory store (store, look up, replace, clear; errors that never
  * carry the key), NatterServices reading model-call keys from the store
  * it was given, and the libsecret store against a real Secret Service

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The GNOME Shell search provider (issue 8): the Activities overview finds
+ * The GNOME Shell search provider: the Activities overview finds
  * conversations by title and opens them. The provider only reads the
  * session index and reports activations as signals, so it needs GIO but no
  * window, and the application decides what "open" means.

@@ -119,7 +119,7 @@ natter_cli_application_init (NatterCliApplication *self)
  *   window's, so either forwards to the other
  *
  * Creates the application that runs a `natter` subcommand without a
- * display (issue 5), forwarding it to the primary instance when one is
+ * display, forwarding it to the primary instance when one is
  * running.
  *
  * Returns: (transfer full): the application

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The `natter` command line (issue 5): one subcommand per session-layer
+ * The `natter` command line: one subcommand per session-layer
  * operation, run against the services of whichever process is primary.
  * Everything is printed through the GApplicationCommandLine, so when a
  * second `natter` forwards its command line to a running window, the
@@ -1423,7 +1423,7 @@ check_data_dir (Run *run)
  * @callback: called on the main context when the command is done
  * @user_data: data for @callback
  *
- * Runs one `natter` subcommand (issue 5): parses its options, executes it
+ * Runs one `natter` subcommand: parses its options, executes it
  * against @services (loading the index first), waits for a turn to
  * settle where the command starts or continues one, and prints the
  * result. Errors are printed as one "natter: …" line on stderr; the

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * User-defined agents (issue 7): one JSON file per agent in the
+ * User-defined agents: one JSON file per agent in the
  * configuration folder, `agents/<agentId>.json`, holding
  * `{agentId, name, systemPrompt, model?: {provider, model}, tools: [toolId…]}`.
  * The files are the user's, so reading is strict and never fatal: a file

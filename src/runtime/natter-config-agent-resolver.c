@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The application's agent resolver (turn-runtime.md §1, issue 7): the
+ * The application's agent resolver (turn-runtime.md §1): the
  * built-in "assistant" and the user's agents from the configuration
  * folder (NatterAgentStore). An agent file is read at every resolve, so
  * an edit in Preferences applies to the next message; the turn freezes

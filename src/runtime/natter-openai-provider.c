@@ -165,7 +165,8 @@ natter_openai_provider_set_property (GObject      *object,
     case PROP_API_KEY:
       key = g_value_get_string (value);
       g_free (self->api_key);
-      /* Pitfall 9: an empty key means "no key", not "Bearer ". */
+      /* A local server such as Ollama needs no key: an empty one means "no
+       * key" and must not become "Bearer ". */
       self->api_key = key != NULL && key[0] != '\0' ? g_strdup (key) : NULL;
       break;
 
@@ -275,7 +276,8 @@ natter_openai_provider_init (NatterOpenaiProvider *self)
  *   uses @provider_id
  * @base_url: the API root, e.g. "http://localhost:11434/v1"
  * @api_key: (nullable): the key; %NULL or "" sends no Authorization
- *   header (pitfall 9: a local server needs none)
+ *   header (a local server such as Ollama needs no key, and an empty one
+ *   must not become `Bearer `)
  * @idle_timeout_seconds: fail a call after this many seconds without a
  *   byte from the server; 0 never
  * @max_event_bytes: the cap on one Server-Sent Event and on a whole

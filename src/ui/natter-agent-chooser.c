@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The agent chooser of the composer (issue 7, "picked per message"): a
+ * The agent chooser of the composer (an agent is picked per message): a
  * compact menu button beside Send showing the agent the next message
  * goes to, and a popover listing the built-in Assistant and the user's
  * agents by name. It follows the agent store live (its ::changed

@@ -233,8 +233,9 @@ natter_application_dbus_unregister (GApplication    *app,
   G_APPLICATION_CLASS (natter_application_parent_class)->dbus_unregister (app, connection, object_path);
 }
 
-/* Every accelerator of the application (issue 7, keyboard-only use), in
- * one place: data/gtk/help-overlay.ui lists each of them and
+/* Every accelerator of the application, in one place, because every
+ * feature must be usable from the keyboard alone:
+ * data/gtk/help-overlay.ui lists each of them and
  * tests/ui/test-keyboard.c checks that the two agree. A window action
  * that does not apply right now is disabled, and its key then goes on to
  * the focused widget (Ctrl+Z undoes typing unless a deletion waits). */

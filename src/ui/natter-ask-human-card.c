@@ -217,8 +217,8 @@ natter_ask_human_card_set_answer (NatterAskHumanCard *self,
  * @self: a question card
  *
  * Gives the keyboard focus to the answer entry, so the answer is typed at
- * once and Enter sends it (issue 7, keyboard-only use). A question
- * already answered takes no focus.
+ * once and Enter sends it: a question must be answerable from the
+ * keyboard alone. A question already answered takes no focus.
  *
  * Returns: whether the card took the focus
  */

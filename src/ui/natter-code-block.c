@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One fenced code block of an answer: a header with the language and a Copy
- * button over a read-only GtkSourceView (issue 7).
+ * button over a read-only GtkSourceView.
  */
 
 #define G_LOG_DOMAIN "natter-code-block"
@@ -302,7 +302,7 @@ natter_code_block_init (NatterCodeBlock *self)
  * @info: (nullable): the info string after the opening fence, e.g. "py"
  * @code: (nullable): the code, valid UTF-8, without the fences
  *
- * Creates the widget for one code block of an answer (issue 7): the first
+ * Creates the widget for one code block of an answer: the first
  * word of @info names the language, which picks the highlighting and is
  * shown in the header ("Text" when there is none).
  *

@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The message entry (issue 6): multi-line, Enter sends and Shift+Enter
- * starts a new line; Send becomes Stop while the turn runs; when the
+ * The message entry: multi-line, Enter sends and Shift+Enter starts a
+ * new line; Send becomes Stop while the turn runs; when the
  * latest turn is suspended or idle, sending is refused before the user
  * tries, with the reason shown — the spec's TurnNotSettledError
  * (session-layer-spec.md §9.1 step 2) surfaced ahead of time. Beside
@@ -380,7 +380,8 @@ natter_composer_get_running (NatterComposer *self)
  * @self: a composer
  * @running: whether the open session's latest turn runs
  *
- * Turns Send into Stop while @running (issue 6, composer).
+ * Turns Send into Stop while @running, so the running turn can be
+ * cancelled from where it was sent.
  */
 void
 natter_composer_set_running (NatterComposer *self,

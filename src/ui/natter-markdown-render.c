@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Markdown to widgets for assistant text (issue 7). cmark parses CommonMark;
+ * Markdown to widgets for assistant text. cmark parses CommonMark;
  * GitHub-style tables, which cmark does not know, are found here line by
  * line and only their cells go through cmark. Every piece of text is
  * escaped before it becomes Pango markup, so nothing in an answer is ever

@@ -2,14 +2,16 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Assistant text as Markdown (issue 7), built so that a long answer never
- * stalls the window (pitfall 8). The text is cut into top-level chunks
- * (natter-markdown-render.c); a chunk is parsed and turned into widgets
- * once, when it is closed. Only the trailing open chunk is rebuilt while
- * an answer streams, at most once per frame, so the work per frame is
- * bounded by the size of that chunk, never by the whole answer. Closed
- * chunks are built a few milliseconds at a time, so even a complete long
- * text given at once lets the main loop breathe between steps.
+ * Assistant text as Markdown, built so that a long answer never stalls
+ * the window: parsing a whole long answer at once on the main thread is
+ * what freezes other chat apps when an answer ends. The text is cut into
+ * top-level chunks (natter-markdown-render.c); a chunk is parsed and
+ * turned into widgets once, when it is closed. Only the trailing open
+ * chunk is rebuilt while an answer streams, at most once per frame, so
+ * the work per frame is bounded by the size of that chunk, never by the
+ * whole answer. Closed chunks are built a few milliseconds at a time, so
+ * even a complete long text given at once lets the main loop breathe
+ * between steps.
  */
 
 #define G_LOG_DOMAIN "natter-markdown-view"
@@ -743,7 +745,7 @@ natter_markdown_view_init (NatterMarkdownView *self)
 /**
  * natter_markdown_view_new:
  *
- * Creates an empty view for one answer's Markdown (issue 7).
+ * Creates an empty view for one answer's Markdown.
  *
  * Returns: (transfer floating): a new #NatterMarkdownView
  */

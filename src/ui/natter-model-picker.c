@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The model picker of the header bar (issue 7): a menu button showing the
+ * The model picker of the header bar: a menu button showing the
  * model the next message of the open session goes to, and a popover
  * listing what that session's provider's `/models` offers. Each
  * provider's list is fetched once and kept (by provider id and base URL),

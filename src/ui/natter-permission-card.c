@@ -357,10 +357,10 @@ natter_permission_card_get_tool_call_id (NatterPermissionCard *self)
  * natter_permission_card_focus_default:
  * @self: a permission card
  *
- * Gives the keyboard focus to Allow, the suggested answer (issue 7,
- * keyboard-only use: Tab from the composer lands here while the turn
- * waits); Deny is one Shift+Tab away. A card already decided takes no
- * focus.
+ * Gives the keyboard focus to Allow, the suggested answer, so that a
+ * prompt can be answered from the keyboard alone: Tab from the composer
+ * lands here while the turn waits; Deny is one Shift+Tab away. A card
+ * already decided takes no focus.
  *
  * Returns: whether the card took the focus
  */

@@ -146,8 +146,9 @@ natter_time_ticker_init (NatterTimeTicker *self)
  * @clock: the clock "now" is read from; the one that stamps the times
  *   shown (natter_sessions_get_clock())
  *
- * Creates the ticker the sidebar rows share (issue 6: relative times stay
- * true while the window is open). It schedules nothing until held.
+ * Creates the ticker the sidebar rows share, so that relative times such
+ * as "5 min ago" stay true while the window is open. It schedules
+ * nothing until held.
  *
  * Returns: (transfer full): a new ticker
  */

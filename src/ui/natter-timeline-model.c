@@ -865,7 +865,7 @@ natter_timeline_model_read_latest (NatterTimelineModel *self,
  * @radius: how many rows before and after @item to read
  *
  * Starts reading the turns of the rows within @radius positions of @item
- * (issue 6: a long session reads only the turns on screen and near it),
+ * (a long session reads only the turns on screen and near it),
  * so that the rows scrolled into view next are there rather than
  * "Loading…". Turns read or being read are left as they are; markers and
  * an @item not in @self are ignored.

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One tool call of a turn as a compact card (issue 7): its name and state
+ * One tool call of a turn as a compact card: its name and state
  * on one line, and — collapsed until asked for, so a turn with many calls
  * stays short — its arguments, its latest progress, and its result or
  * error. The card copies what it shows out of the call: the turn state

@@ -10,7 +10,7 @@
  * turn shows only what it added. Rows are recycled by the list view. A
  * row in a window reads its turn only once the list view places it in the
  * viewport, and says so (#NatterTurnRow::placed) for the rows near it to
- * be read ahead (issue 6: a long session must open fast); a row outside
+ * be read ahead (a long session must open fast); a row outside
  * any window reads it when bound.
  */
 

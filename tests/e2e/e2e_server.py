@@ -2,12 +2,12 @@
 """A scripted OpenAI-compatible server for the end-to-end tests.
 
 It listens on 127.0.0.1 only, on a port the kernel picks the first time and
-keeps across stop()/start() (issue 9, step 6: the provider goes down and
-comes back on the same address). Each chat request is answered by the first
-rule whose key matches the request's last message: the user's text, or
-"tool:" + the tool result for a message of role "tool". Answers are streamed
-as Server-Sent Events in small chunks with small delays, the way real
-servers stream, so the window really shows a growing answer.
+keeps across stop()/start(), so that in the provider-down step the provider
+goes down and comes back on the same address. Each chat request is answered
+by the first rule whose key matches the request's last message: the user's
+text, or "tool:" + the tool result for a message of role "tool". Answers are
+streamed as Server-Sent Events in small chunks with small delays, the way
+real servers stream, so the window really shows a growing answer.
 
 A rule's reply is a list of steps:
   ("text", "words ...")                 streamed two words a chunk

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Issue 9: the real natter binary, driven end to end.
+"""The real natter binary, driven end to end as a person uses it.
 
   run_e2e.py --server scripted     our own scripted server, every step
   run_e2e.py --server mock-llm     @dwmkerr/mock-llm (written by others),
                                    the steps it can serve; exit 77 (skip)
                                    when it is not installed
   run_e2e.py --server scripted --keyboard
-                                   issue 7: one scenario driven only by
-                                   synthesized key presses
+                                   one scenario driven only by
+                                   synthesized key presses (every
+                                   feature works from the keyboard)
   run_e2e.py --server scripted --readme
                                    a fresh profile with only the README's
                                    settings (no default model): the first
@@ -373,7 +374,7 @@ class Run:
         self.verify_store()
 
 
-# -- keyboard only (issue 7) --------------------------------------------------
+# -- keyboard only ----------------------------------------------------------
 
 def keyboard_scenario(run):
     """Creates a chat, sends a message, answers a permission prompt, renames

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The agent chooser beside Send (issue 7, agents "picked per message"):
+ * The agent chooser beside Send (an agent is picked per message):
  * over a temp agents folder with two user agents — "Code Reviewer" with
  * its own model, "Poet" without — and the real agent resolver, it lists
  * Assistant and both by name, sends to the chosen agent (as recorded in

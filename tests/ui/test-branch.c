@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A branched session shows the history it was branched from (issue 7,
- * "Branch from here"; dsh-session.md, fork): the inherited turns up to
+ * A branched session shows the history it was branched from ("Branch
+ * from here"; dsh-session.md, fork): the inherited turns up to
  * the fork point, read-only and dimmed, then "Branched from “…”" with a
  * button to the parent, then its own turns; the parent's files stay as
  * they were; a deleted parent is said so inline and the branch goes on.

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Single writer through GApplication uniqueness (issue 5; architecture.md,
+ * Single writer through GApplication uniqueness (architecture.md,
  * "Process and data"): with the window running as the primary instance, a
  * second `natter SUBCOMMAND` is forwarded to it and answered by the
  * window's services. The window holds the data directory's writer lock,

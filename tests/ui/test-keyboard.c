@@ -2,11 +2,11 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Issue 7, "keyboard-only use of every feature": each feature's key is
- * registered and does the thing; focus lands where the next key press is
+ * Every feature must be usable from the keyboard alone: each feature's key
+ * is registered and does the thing; focus lands where the next key press is
  * meant to go; every control of a prompt card, a tool card, a code block
- * and the message actions takes the focus and is on the Tab path; and
- * the shortcuts window lists exactly the keys the application binds.
+ * and the message actions takes the focus and is on the Tab path; and the
+ * shortcuts window lists exactly the keys the application binds.
  *
  * A key press is dispatched the way GTK dispatches it to shortcuts:
  * capture phase from the window down to the focus widget, then bubble

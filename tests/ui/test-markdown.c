@@ -4,8 +4,10 @@
  *
  * NatterMarkdownView and NatterCodeBlock under a real (virtual) display:
  * the widget tree each Markdown construct becomes, streaming that ends in
- * the same tree as the complete text, and text that must never reach GTK
- * broken (issue 7, pitfall 8).
+ * the same tree as the complete text, text that must never reach GTK
+ * broken, and a long answer that never stalls the window (parsing it all
+ * at once on the main thread is what froze other chat apps when an answer
+ * ended).
  */
 
 #include <adwaita.h>
@@ -545,8 +547,8 @@ test_markdown_split_utf8 (void)
   g_assert_finalize_object (view);
 }
 
-/* A long answer of the kind pitfall 8 is about: prose, lists, tables and
- * code, with loose and tight lists and blocks that touch. */
+/* A long answer of the kind that must not stall the window: prose, lists,
+ * tables and code, with loose and tight lists and blocks that touch. */
 static char *
 long_answer (int sections)
 {

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The Preferences window (issue 7), driven as a user would, over
+ * The Preferences window, driven as a user would, over
  * NatterServices built on a temp data dir, a temp NATTER_CONFIG_DIR, a
  * fresh memory GSettings backend and the memory secret store; a
  * localhost SoupServer plays a provider's `GET /models`. Ends with

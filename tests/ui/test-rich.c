@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The richer conversation of issue 7: reasoning in a collapsed expander,
+ * The richer conversation view: reasoning in a collapsed expander,
  * one collapsed card per tool call, token usage, the message actions
  * (copy, branch, try again), the header's model picker against a
  * localhost /models, the shortcuts window, labelled icon-only buttons,

@@ -2,13 +2,15 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The session sidebar (issue 6): exactly the index, newest first, with
- * the right titles and status marks; it follows renames, deletions and new
- * sessions through the index's own notifications; a damaged session is
- * shown damaged and nothing else is affected (pitfall 2); Delete only ever
- * leads to an undo toast (pitfall 5); a title typed through F2 survives the
- * first message (pitfall 6); "5 min ago" keeps up with the clock while the
- * window stays open.
+ * The session sidebar: exactly the index, newest first, with the right
+ * titles and status marks; it follows renames, deletions and new sessions
+ * through the index's own notifications; a damaged session is shown
+ * damaged and nothing else is affected (one bad file must never empty the
+ * list); Delete only ever leads to an undo toast (no key press in the list
+ * destroys anything without a chance to undo); a title typed through F2
+ * survives the first message (the automatic title never replaces the
+ * user's); "5 min ago" keeps up with the clock while the window stays
+ * open.
  */
 
 #include "natter-session-row.h"
@@ -313,7 +315,7 @@ test_sidebar_corrupt_session (void)
   g_autoptr(GError) error = NULL;
   NatterWindow *window;
 
-  /* One torn line damages the file (pitfall 2). */
+  /* One torn line damages the file, and only that file. */
   stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
   g_assert_no_error (error);
   g_output_stream_write_all (G_OUTPUT_STREAM (stream), "{\"type\":", 8, NULL, NULL, &error);
@@ -517,7 +519,7 @@ test_sidebar_relative_time_refreshes (void)
   ui_world_free (u);
 }
 
-/* Rename with F2, then send (pitfall 6) */
+/* Rename with F2, then send: the user's title stays */
 
 /* The shortcut a key press of @keyval (no modifiers) on @widget triggers,
  * looked up the way GTK does: in the widget's shortcut controllers, which

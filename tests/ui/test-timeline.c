@@ -6,9 +6,9 @@
  * and its own answer; live deltas show in an overlay that the canonical
  * model_call_completed replaces; a failed turn offers Try Again, which
  * sends a new turn; a turn streaming while another session is shown is
- * live when the user comes back. A long session opens reading only the
- * turns its rows show (issue 6), also after scrolling; a turn suspended
- * on a prompt says it waits for the user, live or after a restart.
+ * live when the user comes back. A long session opens fast, reading only
+ * the turns its rows show, also after scrolling; a turn suspended on a
+ * prompt says it waits for the user, live or after a restart.
  */
 
 #include "natter-code-block.h"
@@ -273,7 +273,7 @@ test_timeline_try_again (void)
   ui_world_free (u);
 }
 
-/* Long sessions (issue 6) */
+/* Long sessions: opened fast, reading only the turns on screen */
 
 #define LONG_SESSION_TURNS 300
 
