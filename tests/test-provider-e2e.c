@@ -17,6 +17,7 @@
 #include "natter-provider-registry.h"
 #include "natter-turn-context-resolver.h"
 #include "natter-turn-runtime.h"
+#include "natter-test-fakes.h"
 #include "natter-test-server.h"
 #include "natter-test-support.h"
 
@@ -175,36 +176,17 @@ fake_world_init (FakeWorld *self)
   self->provider = g_strdup ("e2e");
 }
 
-#define FAKE_TYPE_TOOL (fake_tool_get_type ())
-G_DECLARE_FINAL_TYPE (FakeTool, fake_tool, FAKE, TOOL, GObject)
-
-struct _FakeTool
-{
-  GObject     parent_instance;
-  JsonObject *descriptor;
-};
-
-static void fake_tool_iface_init (NatterToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (FakeTool, fake_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, fake_tool_iface_init))
-
-static JsonObject *
-fake_tool_get_descriptor (NatterTool *tool)
-{
-  return FAKE_TOOL (tool)->descriptor;
-}
-
 /* echo answers "echo:<text>"; guarded answers "guarded ran". */
 static JsonObject *
-fake_tool_run (NatterTool              *tool,
+fake_tool_run (JsonObject              *descriptor,
                JsonObject              *input,
                NatterToolProgressFunc   progress,
                gpointer                 progress_data,
                GCancellable            *cancellable,
+               gpointer                 run_data,
                GError                 **error)
 {
-  const char *name = json_object_get_string_member (FAKE_TOOL (tool)->descriptor, "name");
+  const char *name = json_object_get_string_member (descriptor, "name");
   JsonObject *result = json_object_new ();
 
   if (g_str_equal (name, "echo"))
@@ -218,43 +200,6 @@ fake_tool_run (NatterTool              *tool,
     json_object_set_string_member (result, "output", "guarded ran");
   json_object_set_boolean_member (result, "isError", FALSE);
   return result;
-}
-
-static void
-fake_tool_iface_init (NatterToolInterface *iface)
-{
-  iface->get_descriptor = fake_tool_get_descriptor;
-  iface->run = fake_tool_run;
-}
-
-static void
-fake_tool_finalize (GObject *object)
-{
-  json_object_unref (FAKE_TOOL (object)->descriptor);
-  G_OBJECT_CLASS (fake_tool_parent_class)->finalize (object);
-}
-
-static void
-fake_tool_class_init (FakeToolClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = fake_tool_finalize;
-}
-
-static void
-fake_tool_init (FakeTool *self)
-{
-}
-
-static void
-add_tool (NatterToolRegistry *tools,
-          const char         *literal)
-{
-  FakeTool *tool = g_object_new (FAKE_TYPE_TOOL, NULL);
-  g_autoptr(JsonNode) node = natter_test_json (literal);
-
-  tool->descriptor = json_object_ref (json_node_get_object (node));
-  natter_tool_registry_add (tools, NATTER_TOOL (tool));
-  g_object_unref (tool);
 }
 
 /* The key store of the tests: one key for every provider, and a count
@@ -301,8 +246,8 @@ make_runtime (Fixture *f)
   g_autoptr(NatterToolRegistry) tools = natter_tool_registry_new ();
   g_autoptr(NatterTurnContextResolver) contexts = natter_turn_context_resolver_new (f->repo);
 
-  add_tool (tools, ECHO_TOOL);
-  add_tool (tools, GUARDED_TOOL);
+  natter_test_tools_add (tools, ECHO_TOOL, fake_tool_run, NULL);
+  natter_test_tools_add (tools, GUARDED_TOOL, fake_tool_run, NULL);
   f->registry = natter_provider_registry_new (fake_key_lookup, &f->keys, NULL);
   f->runtime = natter_turn_runtime_new (f->repo, ids, NATTER_CLOCK (f->clock),
                                         NATTER_AGENT_RESOLVER (f->world),

@@ -401,36 +401,120 @@ natter_fake_world_init (NatterFakeWorld *self)
 
 /* Fake tools */
 
-#define FAKE_TYPE_TOOL (fake_tool_get_type ())
-G_DECLARE_FINAL_TYPE (FakeTool, fake_tool, FAKE, TOOL, GObject)
-
-struct _FakeTool
+struct _NatterTestTool
 {
-  GObject     parent_instance;
-  JsonObject *descriptor;
-  gboolean    progress;   /* reports "half" before it answers */
+  GObject             parent_instance;
+  JsonObject         *descriptor;
+  NatterTestToolFunc  run;
+  gpointer            run_data;
 };
 
-static void fake_tool_iface_init (NatterToolInterface *iface);
+static void test_tool_iface_init (NatterToolInterface *iface);
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (FakeTool, fake_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, fake_tool_iface_init))
+G_DEFINE_FINAL_TYPE_WITH_CODE (NatterTestTool, natter_test_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, test_tool_iface_init))
 
 static JsonObject *
-fake_tool_get_descriptor (NatterTool *tool)
+test_tool_get_descriptor (NatterTool *tool)
 {
-  return FAKE_TOOL (tool)->descriptor;
+  return NATTER_TEST_TOOL (tool)->descriptor;
 }
 
 static JsonObject *
-fake_tool_run (NatterTool              *tool,
+test_tool_run (NatterTool              *tool,
                JsonObject              *input,
                NatterToolProgressFunc   progress,
                gpointer                 progress_data,
                GCancellable            *cancellable,
                GError                 **error)
 {
-  const char *id = json_object_get_string_member (FAKE_TOOL (tool)->descriptor, "toolId");
+  NatterTestTool *self = NATTER_TEST_TOOL (tool);
+
+  return self->run (self->descriptor, input, progress, progress_data, cancellable, self->run_data, error);
+}
+
+static void
+test_tool_iface_init (NatterToolInterface *iface)
+{
+  iface->get_descriptor = test_tool_get_descriptor;
+  iface->run = test_tool_run;
+}
+
+static void
+natter_test_tool_finalize (GObject *object)
+{
+  json_object_unref (NATTER_TEST_TOOL (object)->descriptor);
+  G_OBJECT_CLASS (natter_test_tool_parent_class)->finalize (object);
+}
+
+static void
+natter_test_tool_class_init (NatterTestToolClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = natter_test_tool_finalize;
+}
+
+static void
+natter_test_tool_init (NatterTestTool *self)
+{
+}
+
+/**
+ * natter_test_tool_new:
+ * @descriptor_literal: the tool's descriptor, a JSON object literal
+ * @run: what a run of the tool does
+ * @run_data: passed to @run
+ *
+ * A tool whose runs call @run with its descriptor, so that a test says
+ * only what its tools answer.
+ *
+ * Returns: (transfer full): the tool
+ */
+NatterTestTool *
+natter_test_tool_new (const char         *descriptor_literal,
+                      NatterTestToolFunc  run,
+                      gpointer            run_data)
+{
+  NatterTestTool *self = g_object_new (NATTER_TYPE_TEST_TOOL, NULL);
+  g_autoptr(JsonNode) node = natter_test_json (descriptor_literal);
+
+  self->descriptor = json_object_ref (json_node_get_object (node));
+  self->run = run;
+  self->run_data = run_data;
+  return self;
+}
+
+/**
+ * natter_test_tools_add:
+ * @tools: the registry
+ * @descriptor_literal: the tool's descriptor, a JSON object literal
+ * @run: what a run of the tool does
+ * @run_data: passed to @run
+ *
+ * Adds natter_test_tool_new() to @tools.
+ */
+void
+natter_test_tools_add (NatterToolRegistry *tools,
+                       const char         *descriptor_literal,
+                       NatterTestToolFunc  run,
+                       gpointer            run_data)
+{
+  g_autoptr(NatterTestTool) tool = natter_test_tool_new (descriptor_literal, run, run_data);
+
+  natter_tool_registry_add (tools, NATTER_TOOL (tool));
+}
+
+/* The tools of the fake agent: @run_data is whether a successful run
+ * first reports the progress "half". */
+static JsonObject *
+fake_tool_run (JsonObject              *descriptor,
+               JsonObject              *input,
+               NatterToolProgressFunc   progress,
+               gpointer                 progress_data,
+               GCancellable            *cancellable,
+               gpointer                 run_data,
+               GError                 **error)
+{
+  const char *id = json_object_get_string_member (descriptor, "toolId");
   JsonObject *result;
 
   if (g_str_equal (id, "t.fail"))
@@ -445,7 +529,7 @@ fake_tool_run (NatterTool              *tool,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
       return NULL;
     }
-  if (FAKE_TOOL (tool)->progress)
+  if (GPOINTER_TO_INT (run_data))
     {
       g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), "half");
 
@@ -461,46 +545,13 @@ fake_tool_run (NatterTool              *tool,
   return result;
 }
 
-static void
-fake_tool_iface_init (NatterToolInterface *iface)
-{
-  iface->get_descriptor = fake_tool_get_descriptor;
-  iface->run = fake_tool_run;
-}
-
-static void
-fake_tool_finalize (GObject *object)
-{
-  json_object_unref (FAKE_TOOL (object)->descriptor);
-  G_OBJECT_CLASS (fake_tool_parent_class)->finalize (object);
-}
-
-static void
-fake_tool_class_init (FakeToolClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = fake_tool_finalize;
-}
-
-static void
-fake_tool_init (FakeTool *self)
-{
-}
-
 static NatterToolRegistry *
 fake_tools_new (gboolean progress)
 {
   NatterToolRegistry *tools = natter_tool_registry_new ();
 
   for (guint i = 0; i < G_N_ELEMENTS (tool_descriptors); i++)
-    {
-      FakeTool *tool = g_object_new (FAKE_TYPE_TOOL, NULL);
-      g_autoptr(JsonNode) node = natter_test_json (tool_descriptors[i]);
-
-      tool->descriptor = json_object_ref (json_node_get_object (node));
-      tool->progress = progress;
-      natter_tool_registry_add (tools, NATTER_TOOL (tool));
-      g_object_unref (tool);
-    }
+    natter_test_tools_add (tools, tool_descriptors[i], fake_tool_run, GINT_TO_POINTER (progress));
   return tools;
 }
 
