@@ -366,18 +366,6 @@ serve (Fixture                  *f,
 /* Driving turns                                                       */
 /* ------------------------------------------------------------------ */
 
-static void
-created_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  char **out = user_data;
-  g_autoptr(GError) error = NULL;
-
-  *out = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
-  g_assert_no_error (error);
-}
-
 static char *
 create_turn_full (Fixture    *f,
                   const char *agent_literal,
@@ -388,16 +376,12 @@ create_turn_full (Fixture    *f,
   g_autoptr(JsonNode) context = context_literal != NULL ? natter_test_json (context_literal) : NULL;
   g_autoptr(JsonObject) input = json_object_new ();
   g_autoptr(JsonObject) config = json_object_new ();
-  char *turn_id = NULL;
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
   json_object_set_boolean_member (config, "autoPermission", FALSE);
   json_object_set_boolean_member (config, "humanAvailable", TRUE);
-  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, context,
-                                         input, config, NULL, created_cb, &turn_id);
-  natter_test_wait_for_pointer ((gpointer *) &turn_id, WAIT_MS);
-  return turn_id;
+  return natter_test_create_turn_full (f->runtime, json_node_get_object (agent), context, input, config);
 }
 
 static char *
@@ -408,16 +392,12 @@ create_turn_with_parameters (Fixture    *f,
   g_autoptr(JsonNode) parameters = natter_test_json (parameters_literal);
   g_autoptr(JsonObject) input = json_object_new ();
   g_autoptr(JsonObject) config = json_object_new ();
-  char *turn_id = NULL;
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", "Say ping");
   json_object_set_boolean_member (config, "humanAvailable", TRUE);
   json_object_set_member (config, "parameters", g_steal_pointer (&parameters));
-  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL,
-                                         input, config, NULL, created_cb, &turn_id);
-  natter_test_wait_for_pointer ((gpointer *) &turn_id, WAIT_MS);
-  return turn_id;
+  return natter_test_create_turn_full (f->runtime, json_node_get_object (agent), NULL, input, config);
 }
 
 static char *

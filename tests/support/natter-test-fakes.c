@@ -567,6 +567,99 @@ natter_fake_tools_new_with_progress (void)
   return fake_tools_new (TRUE);
 }
 
+/* Driving turns */
+
+static void
+created_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  char **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  g_assert_no_error (error);
+}
+
+/**
+ * natter_test_create_turn_full:
+ * @runtime: the runtime
+ * @agent: the agent reference ({"agentId": …} or an inline agent)
+ * @context: (nullable): the turn's context, or %NULL for none
+ * @input: the user message
+ * @config: the turn config
+ *
+ * Creates a turn and iterates the main context until it exists; fails the
+ * test if creating it fails or takes longer than 10 s.
+ *
+ * Returns: (transfer full): the new turn's id
+ */
+char *
+natter_test_create_turn_full (NatterTurnRuntime *runtime,
+                              JsonObject        *agent,
+                              JsonNode          *context,
+                              JsonObject        *input,
+                              JsonObject        *config)
+{
+  char *turn_id = NULL;
+
+  natter_turn_runtime_create_turn_async (runtime, agent, NULL, context, input, config, NULL,
+                                         created_cb, &turn_id);
+  natter_test_wait_for_pointer ((gpointer *) &turn_id, 10000);
+  return turn_id;
+}
+
+/**
+ * natter_test_create_turn:
+ * @runtime: the runtime
+ * @context: (nullable): the turn's context, or %NULL for none
+ * @config_literal: the turn config, a JSON object literal
+ *
+ * natter_test_create_turn_full() for the fake agent "helper" and the user
+ * message "hi".
+ *
+ * Returns: (transfer full): the new turn's id
+ */
+char *
+natter_test_create_turn (NatterTurnRuntime *runtime,
+                         JsonNode          *context,
+                         const char        *config_literal)
+{
+  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\"}");
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
+  g_autoptr(JsonNode) config = natter_test_json (config_literal);
+
+  return natter_test_create_turn_full (runtime, json_node_get_object (agent), context,
+                                       json_node_get_object (input), json_node_get_object (config));
+}
+
+static void
+waited_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  NatterTestWait *wait = user_data;
+
+  wait->outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result, &wait->error);
+  wait->done = TRUE;
+}
+
+/**
+ * natter_test_wait_execution:
+ * @execution: a running execution
+ * @wait: (out caller-allocates): zeroed; receives the outcome or the error
+ *
+ * Waits (iterating the main context, 10 s at most) until @execution
+ * settles. The caller owns @wait's outcome and error.
+ */
+void
+natter_test_wait_execution (NatterTurnExecution *execution,
+                            NatterTestWait      *wait)
+{
+  natter_turn_execution_wait_async (execution, NULL, waited_cb, wait);
+  natter_test_wait_for_flag (&wait->done, 10000);
+}
+
 /* The world */
 
 NatterTestWorld *

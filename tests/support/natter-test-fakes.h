@@ -109,6 +109,26 @@ typedef struct
   NatterTurnRuntime  *runtime;
 } NatterTestWorld;
 
+/* Driving turns through a runtime: create a turn and wait for its id,
+ * wait for an execution's outcome. */
+typedef struct
+{
+  gboolean           done;
+  NatterTurnOutcome *outcome;
+  GError            *error;
+} NatterTestWait;
+
+char            *natter_test_create_turn_full (NatterTurnRuntime   *runtime,
+                                               JsonObject          *agent,
+                                               JsonNode            *context,
+                                               JsonObject          *input,
+                                               JsonObject          *config);
+char            *natter_test_create_turn      (NatterTurnRuntime   *runtime,
+                                               JsonNode            *context,
+                                               const char          *config_literal);
+void             natter_test_wait_execution   (NatterTurnExecution *execution,
+                                               NatterTestWait      *wait);
+
 NatterTestWorld *natter_test_world_new   (void);
 void             natter_test_world_free  (NatterTestWorld *world);
 
