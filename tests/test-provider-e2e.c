@@ -538,27 +538,12 @@ find_event (GPtrArray  *events,
 }
 
 static void
-assert_json_equal (JsonNode   *actual,
-                   const char *expected_literal)
-{
-  g_autoptr(JsonNode) expected = natter_test_json (expected_literal);
-
-  if (!json_node_equal (actual, expected))
-    {
-      g_autofree char *a = json_to_string (actual, TRUE);
-      g_autofree char *e = json_to_string (expected, TRUE);
-
-      g_error ("JSON differs.\nactual:\n%s\nexpected:\n%s", a, e);
-    }
-}
-
-static void
 assert_object_equal (JsonObject *actual,
                      const char *expected_literal)
 {
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), actual);
 
-  assert_json_equal (node, expected_literal);
+  natter_test_assert_json_equal (node, expected_literal);
 }
 
 /* The request body the server received for call @index. */
@@ -580,7 +565,7 @@ assert_messages (Fixture    *f,
 {
   g_autoptr(JsonObject) body = request_body (f, index);
 
-  assert_json_equal (json_object_get_member (body, "messages"), expected_literal);
+  natter_test_assert_json_equal (json_object_get_member (body, "messages"), expected_literal);
 }
 
 static char *
@@ -802,8 +787,8 @@ test_mid_stream_disconnect (Fixture       *f,
   assert_types (f, turn_id, "model_call_requested model_call_failed turn_failed");
   events = read_events (f, turn_id);
   failed = find_event (events, "model_call_failed");
-  assert_json_equal (json_object_get_member (failed, "partial"),
-                     "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hello wor\"}]}");
+  natter_test_assert_json_equal (json_object_get_member (failed, "partial"),
+                                 "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hello wor\"}]}");
   error = json_object_get_string_member (failed, "error");
   g_assert_cmpstr (error, ==, run.outcome->error);
   g_assert_cmpuint (run.deltas->len, ==, 2);
@@ -837,8 +822,8 @@ test_cancel_mid_stream (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (find_event (events, "model_call_failed"), "error"),
                    ==, "cancelled");
   /* What was shown before the stop is kept with it, and nothing later. */
-  assert_json_equal (json_object_get_member (find_event (events, "model_call_failed"), "partial"),
-                     "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"one\"}]}");
+  natter_test_assert_json_equal (json_object_get_member (find_event (events, "model_call_failed"), "partial"),
+                                 "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"one\"}]}");
   run_clear (&run);
 }
 

@@ -184,3 +184,73 @@ natter_test_read_file (const char *path,
   g_assert_no_error (error);
   return contents;
 }
+
+/**
+ * natter_test_run_clear:
+ * @run: a run
+ *
+ * Frees what @run holds (its output and error text) and marks it not
+ * done, ready for the next run.
+ */
+void
+natter_test_run_clear (NatterTestRun *run)
+{
+  g_clear_pointer (&run->out, g_free);
+  g_clear_pointer (&run->err, g_free);
+  run->done = FALSE;
+}
+
+static void
+communicated_cb (GObject      *object,
+                 GAsyncResult *res,
+                 gpointer      user_data)
+{
+  NatterTestRun *run = user_data;
+  GSubprocess *process = G_SUBPROCESS (object);
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_communicate_utf8_finish (process, res, &run->out, &run->err, &error);
+  g_assert_no_error (error);
+  run->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+  run->done = TRUE;
+}
+
+/**
+ * natter_test_communicate:
+ * @process: a process spawned with its stdout and stderr piped
+ * @run: (out caller-allocates): zeroed; filled in when @process ends
+ *
+ * Reads all @process writes (as UTF-8) while the main context runs; when
+ * it has ended, sets @run's output, error text and exit status, then
+ * @run->done (wait for it with natter_test_wait_for_flag()).
+ */
+void
+natter_test_communicate (GSubprocess   *process,
+                         NatterTestRun *run)
+{
+  g_subprocess_communicate_utf8_async (process, NULL, NULL, communicated_cb, run);
+}
+
+/**
+ * natter_test_assert_json_equal:
+ * @actual: what the code under test made
+ * @expected_literal: what it should be, a JSON literal
+ *
+ * Fails the test, printing both documents, unless @actual equals
+ * @expected_literal as JSON (json_node_equal(): members in any order,
+ * 1 and 1.0 differ).
+ */
+void
+natter_test_assert_json_equal (JsonNode   *actual,
+                               const char *expected_literal)
+{
+  g_autoptr(JsonNode) expected = natter_test_json (expected_literal);
+
+  if (!json_node_equal (actual, expected))
+    {
+      g_autofree char *a = json_to_string (actual, TRUE);
+      g_autofree char *e = json_to_string (expected, TRUE);
+
+      g_error ("JSON differs.\nactual:\n%s\nexpected:\n%s", a, e);
+    }
+}

@@ -35,7 +35,23 @@ void             natter_test_wait_for_flag    (gboolean        *flag,
 void             natter_test_wait_for_pointer (gpointer        *pointer,
                                                guint            timeout_ms);
 
+/* What a child process said and how it ended (natter_test_communicate()). */
+typedef struct
+{
+  gboolean  done;
+  int       status;   /* the exit status; -1 if it did not exit */
+  char     *out;
+  char     *err;
+} NatterTestRun;
+
+void             natter_test_run_clear        (NatterTestRun   *run);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (NatterTestRun, natter_test_run_clear)
+void             natter_test_communicate      (GSubprocess     *process,
+                                               NatterTestRun   *run);
+
 JsonNode        *natter_test_json             (const char      *literal);
+void             natter_test_assert_json_equal (JsonNode       *actual,
+                                                const char     *expected_literal);
 GPtrArray       *natter_test_json_array       (const char      *first_literal,
                                                ...) G_GNUC_NULL_TERMINATED;
 char            *natter_test_read_file        (const char      *path,
