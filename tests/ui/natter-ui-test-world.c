@@ -69,12 +69,15 @@ ui_settle (void)
     ;
 }
 
+/* Whether the GAsyncResult pointer at @data has been set. */
 gboolean
 ui_result_ready (gpointer data)
 {
   return *(GAsyncResult **) data != NULL;
 }
 
+/* A GAsyncReadyCallback that stores a reference to the result in the
+ * GAsyncResult pointer @user_data. */
 void
 ui_result_cb (GObject      *source,
               GAsyncResult *result,
@@ -83,6 +86,8 @@ ui_result_cb (GObject      *source,
   *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
+/* Waits until ui_result_cb() has stored into @result, and returns it
+ * (transfer none: @result owns it). */
 GAsyncResult *
 ui_wait_result (GAsyncResult **result)
 {
@@ -90,6 +95,8 @@ ui_wait_result (GAsyncResult **result)
   return *result;
 }
 
+/* A new index and session service over @u's directory, once the index
+ * has read it. */
 void
 ui_world_start_service (UiWorld *u)
 {
@@ -105,6 +112,8 @@ ui_world_start_service (UiWorld *u)
   g_assert_no_error (error);
 }
 
+/* A temp data directory with the fake model and tools, and a session
+ * service over it (free with ui_world_free()). */
 UiWorld *
 ui_world_new (void)
 {
@@ -115,12 +124,14 @@ ui_world_new (void)
   return u;
 }
 
+/* Whether the UiWorld @data's service runs no turn. */
 gboolean
 ui_no_advances (gpointer data)
 {
   return natter_sessions_get_n_advances (((UiWorld *) data)->sessions) == 0;
 }
 
+/* Lets running turns end, then drops the service and the index. */
 void
 ui_world_stop_service (UiWorld *u)
 {
@@ -139,6 +150,7 @@ ui_world_restart (UiWorld *u)
   ui_world_start_service (u);
 }
 
+/* Stops the service and removes the data directory. */
 void
 ui_world_free (UiWorld *u)
 {
@@ -147,6 +159,8 @@ ui_world_free (UiWorld *u)
   g_free (u);
 }
 
+/* Creates a session titled @title a minute after the last event; returns
+ * its id (transfer full). */
 char *
 ui_create_session (UiWorld    *u,
                    const char *title)
@@ -202,6 +216,7 @@ ui_turn_settled (gpointer data)
   return !natter_sessions_is_turn_running (t->u->sessions, t->turn_id);
 }
 
+/* Waits until @turn_id has settled and the index has caught up. */
 void
 ui_wait_turn (UiWorld    *u,
               const char *turn_id)
@@ -317,6 +332,7 @@ ui_label_shown (gpointer    root,
   return FALSE;
 }
 
+/* The first mapped button under @root labelled @label, or NULL. */
 GtkWidget *
 ui_find_button (gpointer    root,
                 const char *label)
@@ -329,6 +345,7 @@ ui_find_button (gpointer    root,
   return NULL;
 }
 
+/* Whether the widget @data is mapped. */
 gboolean
 ui_is_mapped (gpointer data)
 {
@@ -345,6 +362,8 @@ ui_timeline_loaded (gpointer data)
   return timeline != NULL && natter_timeline_model_get_loaded (timeline);
 }
 
+/* A window of @app over @u's service with the fake agent "helper",
+ * shown at 1000x700 and mapped. */
 NatterWindow *
 ui_window_new (NatterApplication *app,
                UiWorld           *u)
@@ -358,6 +377,7 @@ ui_window_new (NatterApplication *app,
   return window;
 }
 
+/* Destroys @window and asserts that it is finalized. */
 void
 ui_destroy_window (NatterWindow *window)
 {
@@ -369,6 +389,8 @@ ui_destroy_window (NatterWindow *window)
   g_assert_null (weak);
 }
 
+/* A registered, non-unique application for the tests' windows
+ * (transfer full). */
 NatterApplication *
 ui_app_new (void)
 {
@@ -483,6 +505,7 @@ ui_painted_cb (GdkFrameClock *clock,
   *painted = TRUE;
 }
 
+/* Whether the gboolean at @data is TRUE. */
 gboolean
 ui_is_true (gpointer data)
 {
