@@ -19,7 +19,7 @@
 #include "natter-model-permission-classifier.h"
 #include "natter-turn-context-resolver.h"
 #include "natter-turn-runtime.h"
-#include "natter-test-support.h"
+#include "natter-test-fakes.h"
 
 /* Direct tool runs */
 
@@ -456,52 +456,11 @@ runtime_tear_down (RuntimeFixture *f,
   fixture_tear_down (&f->base, data);
 }
 
-static void
-created_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  char **out = user_data;
-  g_autoptr(GError) error = NULL;
-
-  *out = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
-  g_assert_no_error (error);
-}
-
 static char *
 create_turn (RuntimeFixture *f,
              const char     *config)
 {
-  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\"}");
-  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
-  g_autoptr(JsonNode) config_node = natter_test_json (config);
-  char *turn_id = NULL;
-
-  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL,
-                                         json_node_get_object (input),
-                                         json_node_get_object (config_node), NULL,
-                                         created_cb, &turn_id);
-  natter_test_wait_for_pointer ((gpointer *) &turn_id, 5000);
-  return turn_id;
-}
-
-typedef struct
-{
-  gboolean           done;
-  NatterTurnOutcome *outcome;
-  GError            *error;
-} Wait;
-
-static void
-waited_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  Wait *wait = user_data;
-
-  wait->outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result,
-                                                     &wait->error);
-  wait->done = TRUE;
+  return natter_test_create_turn (f->runtime, NULL, config);
 }
 
 static NatterTurnOutcome *
@@ -511,13 +470,12 @@ advance (RuntimeFixture *f,
 {
   g_autoptr(JsonNode) node = input != NULL ? natter_test_json (input) : NULL;
   g_autoptr(NatterTurnExecution) execution = NULL;
-  Wait wait = { 0 };
+  NatterTestWait wait = { 0 };
 
   execution = natter_turn_runtime_advance_turn (f->runtime, turn_id,
                                                 node != NULL ? json_node_get_object (node) : NULL,
                                                 NULL);
-  natter_turn_execution_wait_async (execution, NULL, waited_cb, &wait);
-  natter_test_wait_for_flag (&wait.done, 10000);
+  natter_test_wait_execution (execution, &wait);
   g_assert_no_error (wait.error);
   return wait.outcome;
 }

@@ -134,38 +134,6 @@ typedef struct
   char   *file;       /* a file for read_file to read */
 } Fixture;
 
-typedef struct
-{
-  gboolean  done;
-  int       status;
-  char     *out;
-  char     *err;
-} Result;
-
-static void
-result_clear (Result *result)
-{
-  g_clear_pointer (&result->out, g_free);
-  g_clear_pointer (&result->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Result, result_clear)
-
-static void
-communicated_cb (GObject      *object,
-                 GAsyncResult *res,
-                 gpointer      user_data)
-{
-  Result *result = user_data;
-  GSubprocess *process = G_SUBPROCESS (object);
-  g_autoptr(GError) error = NULL;
-
-  g_subprocess_communicate_utf8_finish (process, res, &result->out, &result->err, &error);
-  g_assert_no_error (error);
-  result->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
-  result->done = TRUE;
-}
-
 static GSubprocess *
 spawn (Fixture            *f,
        const char * const *args)
@@ -202,12 +170,12 @@ spawn (Fixture            *f,
 static void
 run_argv (Fixture            *f,
           const char * const *args,
-          Result             *result)
+          NatterTestRun      *result)
 {
   g_autoptr(GSubprocess) process = spawn (f, args);
 
   memset (result, 0, sizeof *result);
-  g_subprocess_communicate_utf8_async (process, NULL, NULL, communicated_cb, result);
+  natter_test_communicate (process, result);
   natter_test_wait_for_flag (&result->done, WAIT_MS);
 }
 
@@ -315,7 +283,7 @@ static void
 test_ask_completed (Fixture       *f,
                     gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
 
   script (f, &ANSWER, NULL);
   RUN (f, &r, "ask", "--base-url", f->server->base_url, "--model", "m1", "Say", "hello");
@@ -327,7 +295,7 @@ test_ask_completed (Fixture       *f,
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "Say hello"));
 
   /* A standalone turn is in no session. */
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpstr (r.out, ==, "");
@@ -337,7 +305,7 @@ static void
 test_ask_unreachable (Fixture       *f,
                       gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
   g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/v1", natter_test_closed_port ());
 
   RUN (f, &r, "ask", "--base-url", url, "--model", "m1", "hello");
@@ -353,7 +321,7 @@ static void
 test_send_list_show (Fixture       *f,
                      gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
   g_autofree char *expected = NULL;
@@ -375,14 +343,14 @@ test_send_list_show (Fixture       *f,
   expected = g_strdup_printf ("session %s\nturn %s\n\nHello world\n", session_id, turn_id);
   g_assert_cmpstr (r.out, ==, expected);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, session_id));
   g_assert_true (g_str_has_suffix (r.out, "\thello\n"));
   g_assert_nonnull (strstr (r.out, "\tcompleted\t"));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "sessions", "--json");
   g_assert_cmpint (r.status, ==, 0);
   json = json_from_string (r.out, &error);
@@ -404,14 +372,14 @@ test_send_list_show (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (entry, "turnCount"), ==, 1);
   g_clear_pointer (&json, json_node_unref);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "show", session_id);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "user: hello\n"));
   g_assert_nonnull (strstr (r.out, "assistant: Hello world\n"));
   g_assert_nonnull (strstr (r.out, " completed "));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "show", session_id, "--json");
   g_assert_cmpint (r.status, ==, 0);
   json = json_from_string (r.out, &error);
@@ -428,7 +396,7 @@ test_send_list_show (Fixture       *f,
   /* A second message continues the session with the same model and
    * without repeating an option; its context is the first turn. */
   g_ptr_array_add (f->server->script, (gpointer) &ANSWER);
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "and", "again");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
@@ -445,7 +413,7 @@ static void
 test_permission_allow (Fixture       *f,
                        gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
   g_autofree char *waiting = NULL;
@@ -460,19 +428,19 @@ test_permission_allow (Fixture       *f,
   g_assert_true (g_str_has_prefix (r.out, waiting));
   g_assert_nonnull (strstr (r.out, "notes.txt"));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
   g_assert_nonnull (strstr (r.out, "\tsuspended\t"));
 
   /* Turn not settled. */
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "hurry");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpstr (r.out, ==, "");
   g_assert_true (g_str_has_prefix (r.err, "natter: The latest turn "));
   g_assert_nonnull (strstr (r.err, "suspended"));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "allow", turn_id, "call_1");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
@@ -484,7 +452,7 @@ test_permission_allow (Fixture       *f,
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "plum"));
 
   /* A second decision for the same call is the runtime's error. */
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "allow", turn_id, "call_1");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "natter: "));
@@ -494,7 +462,7 @@ static void
 test_permission_deny (Fixture       *f,
                       gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
   g_autoptr(JsonNode) json = NULL;
@@ -507,14 +475,14 @@ test_permission_deny (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "deny", turn_id, "call_1");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
   g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 1), "plum"));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "show", session_id, "--json");
   json = json_from_string (r.out, &error);
   g_assert_no_error (error);
@@ -529,7 +497,7 @@ static void
 test_ask_human_answer (Fixture       *f,
                        gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
 
@@ -540,7 +508,7 @@ test_ask_human_answer (Fixture       *f,
   parse_ids (r.out, &session_id, &turn_id);
   g_assert_true (g_str_has_suffix (r.out, "\nwaiting: question call_1 Which colour?\n"));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "answer", turn_id, "call_1", "deep", "blue");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
@@ -552,7 +520,7 @@ static void
 test_stop (Fixture       *f,
            gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
 
@@ -561,13 +529,13 @@ test_stop (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "stop", turn_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_suffix (r.out, "\ncancelled\n"));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
   g_assert_nonnull (strstr (r.out, "\tcancelled\t"));
 }
@@ -578,7 +546,7 @@ static void
 test_resume_idle (Fixture       *f,
                   gconstpointer  data)
 {
-  g_auto(Result) r = { 0 };
+  g_auto(NatterTestRun) r = { 0 };
   g_autoptr(GSubprocess) process = NULL;
   const char * const args[] = { "send", "--base-url", f->server->base_url, "--model", "m1", "hello", NULL };
   g_autofree char *session_id = NULL;
@@ -586,20 +554,20 @@ test_resume_idle (Fixture       *f,
 
   script (f, &HANG, &ANSWER, NULL);
   process = spawn (f, args);
-  g_subprocess_communicate_utf8_async (process, NULL, NULL, communicated_cb, &r);
+  natter_test_communicate (process, &r);
   while (f->server->bodies->len == 0)
     g_main_context_iteration (NULL, TRUE);
   g_subprocess_force_exit (process);
   natter_test_wait_for_flag (&r.done, WAIT_MS);
   g_assert_cmpint (r.status, ==, -1);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
   fields = g_strsplit (r.out, "\t", -1);
   g_assert_cmpstr (fields[1], ==, "idle");
   session_id = g_strdup (fields[0]);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "resume", session_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
@@ -607,7 +575,7 @@ test_resume_idle (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
 
   /* Only an idle turn can be resumed. */
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "resume", session_id);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "natter: "));
@@ -617,7 +585,7 @@ static void
 test_title_fork_delete (Fixture       *f,
                         gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
   g_autofree char *fork_id = NULL;
@@ -628,16 +596,16 @@ test_title_fork_delete (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "title", session_id, "Greetings", "and", "more");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpstr (r.out, ==, "");
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
   g_assert_true (g_str_has_suffix (r.out, "\tGreetings and more\n"));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "fork", session_id, turn_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
@@ -646,26 +614,26 @@ test_title_fork_delete (Fixture       *f,
   g_assert_true (natter_id_validate (fork_id, NULL));
   g_assert_cmpstr (fork_id, !=, session_id);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "show", fork_id);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, session_id));
 
   n_turn_files = count_turn_files (f);
   g_assert_cmpuint (n_turn_files, ==, 1);
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "delete", session_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   /* §9.4: the turn files stay. */
   g_assert_cmpuint (count_turn_files (f), ==, n_turn_files);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
   g_assert_true (g_str_has_prefix (r.out, fork_id));
   g_assert_null (strstr (r.out, session_id));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "show", session_id);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "natter: No session "));
@@ -677,7 +645,7 @@ static void
 test_recover (Fixture       *f,
               gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
   g_autofree char *copy_id = NULL;
@@ -701,11 +669,11 @@ test_recover (Fixture       *f,
   torn = g_strconcat (before, "{\"type\":\"title_ch", NULL);
   g_assert_true (g_file_set_contents (path, torn, -1, NULL));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "show", session_id);
   g_assert_cmpint (r.status, ==, 1);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "recover", session_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
@@ -717,14 +685,14 @@ test_recover (Fixture       *f,
   g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, torn);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "show", copy_id);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "hello"));
   g_assert_nonnull (strstr (r.out, "Hello world"));
   g_assert_nonnull (strstr (r.out, turn_id));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "recover", "../../etc");
   g_assert_cmpint (r.status, ==, 1);
 }
@@ -733,7 +701,7 @@ static void
 test_errors (Fixture       *f,
              gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
   g_autoptr(NatterFakeClock) clock = natter_fake_clock_new (1795000000LL * G_USEC_PER_SEC);
   g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NATTER_CLOCK (clock));
   g_autofree char *absent = natter_id_generator_next (ids);
@@ -743,53 +711,53 @@ test_errors (Fixture       *f,
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpstr (r.err, ==, expected);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", absent, "hi");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpstr (r.err, ==, expected);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "show", "../../etc");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpstr (r.err, ==, "natter: “../../etc” is not a valid id\n");
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "allow", "../../etc", "call_1");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "natter: "));
   g_assert_nonnull (strstr (r.err, "not a valid id"));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "allow", absent, "call_1");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "natter: "));
 
   /* Usage errors: exit 2. */
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "send");
   g_assert_cmpint (r.status, ==, 2);
   g_assert_cmpstr (r.err, ==, "natter: Missing arguments\nTry “natter send --help”.\n");
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "frobnicate");
   g_assert_cmpint (r.status, ==, 2);
   g_assert_true (g_str_has_prefix (r.err, "natter: Unknown command “frobnicate”\n"));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "sessions", "--bogus");
   g_assert_cmpint (r.status, ==, 2);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "ask", "--max-model-calls", "0", "hi");
   g_assert_cmpint (r.status, ==, 2);
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "send", "--help");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "--base-url"));
   g_assert_nonnull (strstr (r.out, "--auto-permission"));
 
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "help");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "natter deliver TURN CALL JSON"));
@@ -802,7 +770,7 @@ static void
 test_lock_refused (Fixture       *f,
                    gconstpointer  data)
 {
-  g_auto(Result) r;
+  g_auto(NatterTestRun) r;
   g_autoptr(GFile) storage = g_file_get_child (f->dir, "storage");
   g_autoptr(NatterDataDirLock) lock = NULL;
   g_autoptr(GError) error = NULL;
@@ -817,7 +785,7 @@ test_lock_refused (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 0);
 
   /* Help still works. */
-  result_clear (&r);
+  natter_test_run_clear (&r);
   RUN (f, &r, "sessions", "--help");
   g_assert_cmpint (r.status, ==, 0);
 }

@@ -148,21 +148,6 @@ simple_composed (void)
                         " \"tools\":[], \"parameters\":{\"temperature\":0.5}}");
 }
 
-static void
-assert_json_equal (JsonNode   *actual,
-                   const char *expected_literal)
-{
-  g_autoptr(JsonNode) expected = natter_test_json (expected_literal);
-
-  if (!json_node_equal (actual, expected))
-    {
-      g_autofree char *a = json_to_string (actual, TRUE);
-      g_autofree char *e = json_to_string (expected, TRUE);
-
-      g_error ("JSON differs.\nactual:\n%s\nexpected:\n%s", a, e);
-    }
-}
-
 /* ------------------------------------------------------------------ */
 /* Encoding                                                            */
 /* ------------------------------------------------------------------ */
@@ -195,7 +180,7 @@ test_encode_full_context (void)
   g_autofree char *text = NULL;
 
   g_assert_no_error (error);
-  assert_json_equal (body,
+  natter_test_assert_json_equal (body,
     "{\"model\":\"llama3\","
     " \"messages\":["
     "  {\"role\":\"system\",\"content\":\"You are terse.\"},"
@@ -235,7 +220,7 @@ test_encode_minimal (void)
 
   g_assert_no_error (error);
   /* No system message, no `tools`, no empty `tool_calls`. */
-  assert_json_equal (body,
+  natter_test_assert_json_equal (body,
     "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"},"
     " {\"role\":\"assistant\",\"content\":\"\"}],"
     " \"stream\":true,\"stream_options\":{\"include_usage\":true}}");
@@ -313,7 +298,7 @@ test_stream_answer (void)
   g_assert_cmpint (json_object_get_int_member (natter_chat_stream_get_usage (stream), "inputTokens"), ==, 7);
   g_assert_cmpint (json_object_get_int_member (natter_chat_stream_get_usage (stream), "totalTokens"), ==, 10);
   message = natter_chat_stream_build_message (stream);
-  assert_json_equal (message, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hello, world\"}]}");
+  natter_test_assert_json_equal (message, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hello, world\"}]}");
 
   /* The request the server got: the endpoint, the key in the header
    * only, and exactly the encoded body. */
@@ -322,7 +307,7 @@ test_stream_answer (void)
   g_assert_cmpstr (g_ptr_array_index (ts->authorizations, 0), ==, "Bearer " API_KEY);
   assert_no_key (g_ptr_array_index (ts->bodies, 0));
   sent = natter_test_json (g_ptr_array_index (ts->bodies, 0));
-  assert_json_equal (sent,
+  natter_test_assert_json_equal (sent,
     "{\"model\":\"test-model\",\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
     " {\"role\":\"user\",\"content\":\"Hi\"}],"
     " \"stream\":true,\"stream_options\":{\"include_usage\":true},\"temperature\":0.5}");
@@ -357,7 +342,7 @@ test_stream_vendor_usage (void)
   g_assert_no_error (run.error);
   g_assert_true (run.ok);
   usage = json_node_init_object (json_node_alloc (), natter_chat_stream_get_usage (stream));
-  assert_json_equal (usage, "{\"inputTokens\":7,\"outputTokens\":2,\"totalTokens\":9}");
+  natter_test_assert_json_equal (usage, "{\"inputTokens\":7,\"outputTokens\":2,\"totalTokens\":9}");
   run_clear (&run);
 }
 
@@ -430,7 +415,7 @@ test_stream_tool_round_trip (void)
       g_assert_cmpstr (g_ptr_array_index (ts->authorizations, i), ==, "Bearer " API_KEY);
     }
   sent = natter_test_json (g_ptr_array_index (ts->bodies, 1));
-  assert_json_equal (sent,
+  natter_test_assert_json_equal (sent,
     "{\"model\":\"test-model\",\"messages\":["
     "  {\"role\":\"system\",\"content\":\"Use tools.\"},"
     "  {\"role\":\"user\",\"content\":\"Weather in Paris?\"},"

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * NatterModelPermissionClassifier (turn-runtime.md §7) against a fake
+ * NatterModelPermissionClassifier (turn-runtime.md §7) against the fake
  * model that answers with a fixed text: good JSON, garbage, partial
  * answers, and a failing model.
  */
@@ -11,89 +11,7 @@
 
 #include "natter-model-permission-classifier.h"
 #include "natter-runtime-error.h"
-#include "natter-test-support.h"
-
-#define FAKE_TYPE_MODEL (fake_model_get_type ())
-G_DECLARE_FINAL_TYPE (FakeModel, fake_model, FAKE, MODEL, GObject)
-
-struct _FakeModel
-{
-  GObject     parent_instance;
-  char       *answer;     /* the assistant text; NULL: the provider fails */
-  JsonObject *request;    /* the last request */
-};
-
-static void fake_model_iface_init (NatterModelInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (FakeModel, fake_model, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_MODEL, fake_model_iface_init))
-
-static void
-fake_model_stream_step_async (NatterModel               *model,
-                              JsonObject                *request,
-                              const NatterModelStepSink *sink,
-                              gpointer                   sink_data,
-                              GCancellable              *cancellable,
-                              GAsyncReadyCallback        callback,
-                              gpointer                   user_data)
-{
-  FakeModel *self = FAKE_MODEL (model);
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  g_autoptr(JsonObject) message = NULL;
-  g_autoptr(JsonNode) node = NULL;
-
-  g_clear_pointer (&self->request, json_object_unref);
-  self->request = json_object_ref (request);
-  if (self->answer == NULL)
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "provider p: HTTP 500");
-      return;
-    }
-  sink->text_delta (self->answer, sink_data);
-  message = json_object_new ();
-  json_object_set_string_member (message, "role", "assistant");
-  json_object_set_string_member (message, "content", self->answer);
-  node = json_node_new (JSON_NODE_OBJECT);
-  json_node_set_object (node, message);
-  g_task_return_pointer (task, natter_model_step_result_new (node, "stop", NULL),
-                         (GDestroyNotify) natter_model_step_result_free);
-}
-
-static NatterModelStepResult *
-fake_model_stream_step_finish (NatterModel   *model,
-                               GAsyncResult  *result,
-                               GError       **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-fake_model_iface_init (NatterModelInterface *iface)
-{
-  iface->stream_step_async = fake_model_stream_step_async;
-  iface->stream_step_finish = fake_model_stream_step_finish;
-}
-
-static void
-fake_model_finalize (GObject *object)
-{
-  FakeModel *self = FAKE_MODEL (object);
-
-  g_free (self->answer);
-  g_clear_pointer (&self->request, json_object_unref);
-  G_OBJECT_CLASS (fake_model_parent_class)->finalize (object);
-}
-
-static void
-fake_model_class_init (FakeModelClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = fake_model_finalize;
-}
-
-static void
-fake_model_init (FakeModel *self)
-{
-}
+#include "natter-test-fakes.h"
 
 #define CALLS \
   "[{\"toolCallId\":\"A\",\"toolName\":\"read_file\",\"input\":{\"path\":\"a\"},\"request\":{}}," \
@@ -127,19 +45,28 @@ classify (const char  *answer,
           GError     **error)
 {
   g_autoptr(NatterModelPermissionClassifier) classifier = natter_model_permission_classifier_new ();
-  g_autoptr(FakeModel) model = g_object_new (FAKE_TYPE_MODEL, NULL);
+  g_autoptr(NatterFakeModel) model = g_object_new (NATTER_TYPE_FAKE_MODEL, NULL);
   g_autoptr(JsonNode) calls = natter_test_json (CALLS);
   g_autoptr(GString) text = g_string_new (NULL);
   Result r = { 0 };
 
-  model->answer = g_strdup (answer);
+  if (answer != NULL)
+    {
+      g_autoptr(JsonNode) content = json_node_init_string (json_node_alloc (), answer);
+      g_autofree char *quoted = json_to_string (content, FALSE);
+      g_autofree char *step = g_strdup_printf ("{\"role\":\"assistant\",\"content\":%s}", quoted);
+
+      natter_fake_model_script (model, step, NULL);
+    }
+  else
+    natter_fake_model_script (model, NATTER_FAKE_STEP_ERROR, NULL);
   natter_permission_classifier_classify_in_async (NATTER_PERMISSION_CLASSIFIER (classifier),
                                                   with_model ? NATTER_MODEL (model) : NULL,
                                                   json_node_get_array (calls), NULL,
                                                   classified_cb, &r);
   natter_test_wait_for_flag (&r.done, 5000);
-  if (out_request != NULL && model->request != NULL)
-    *out_request = json_object_ref (model->request);
+  if (out_request != NULL && natter_fake_model_get_n_requests (model) > 0)
+    *out_request = json_object_ref (natter_fake_model_get_request (model, 0));
   if (r.decisions == NULL)
     {
       g_propagate_error (error, r.error);

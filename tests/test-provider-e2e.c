@@ -17,6 +17,7 @@
 #include "natter-provider-registry.h"
 #include "natter-turn-context-resolver.h"
 #include "natter-turn-runtime.h"
+#include "natter-test-fakes.h"
 #include "natter-test-server.h"
 #include "natter-test-support.h"
 
@@ -175,36 +176,17 @@ fake_world_init (FakeWorld *self)
   self->provider = g_strdup ("e2e");
 }
 
-#define FAKE_TYPE_TOOL (fake_tool_get_type ())
-G_DECLARE_FINAL_TYPE (FakeTool, fake_tool, FAKE, TOOL, GObject)
-
-struct _FakeTool
-{
-  GObject     parent_instance;
-  JsonObject *descriptor;
-};
-
-static void fake_tool_iface_init (NatterToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (FakeTool, fake_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, fake_tool_iface_init))
-
-static JsonObject *
-fake_tool_get_descriptor (NatterTool *tool)
-{
-  return FAKE_TOOL (tool)->descriptor;
-}
-
 /* echo answers "echo:<text>"; guarded answers "guarded ran". */
 static JsonObject *
-fake_tool_run (NatterTool              *tool,
+fake_tool_run (JsonObject              *descriptor,
                JsonObject              *input,
                NatterToolProgressFunc   progress,
                gpointer                 progress_data,
                GCancellable            *cancellable,
+               gpointer                 run_data,
                GError                 **error)
 {
-  const char *name = json_object_get_string_member (FAKE_TOOL (tool)->descriptor, "name");
+  const char *name = json_object_get_string_member (descriptor, "name");
   JsonObject *result = json_object_new ();
 
   if (g_str_equal (name, "echo"))
@@ -218,43 +200,6 @@ fake_tool_run (NatterTool              *tool,
     json_object_set_string_member (result, "output", "guarded ran");
   json_object_set_boolean_member (result, "isError", FALSE);
   return result;
-}
-
-static void
-fake_tool_iface_init (NatterToolInterface *iface)
-{
-  iface->get_descriptor = fake_tool_get_descriptor;
-  iface->run = fake_tool_run;
-}
-
-static void
-fake_tool_finalize (GObject *object)
-{
-  json_object_unref (FAKE_TOOL (object)->descriptor);
-  G_OBJECT_CLASS (fake_tool_parent_class)->finalize (object);
-}
-
-static void
-fake_tool_class_init (FakeToolClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = fake_tool_finalize;
-}
-
-static void
-fake_tool_init (FakeTool *self)
-{
-}
-
-static void
-add_tool (NatterToolRegistry *tools,
-          const char         *literal)
-{
-  FakeTool *tool = g_object_new (FAKE_TYPE_TOOL, NULL);
-  g_autoptr(JsonNode) node = natter_test_json (literal);
-
-  tool->descriptor = json_object_ref (json_node_get_object (node));
-  natter_tool_registry_add (tools, NATTER_TOOL (tool));
-  g_object_unref (tool);
 }
 
 /* The key store of the tests: one key for every provider, and a count
@@ -301,8 +246,8 @@ make_runtime (Fixture *f)
   g_autoptr(NatterToolRegistry) tools = natter_tool_registry_new ();
   g_autoptr(NatterTurnContextResolver) contexts = natter_turn_context_resolver_new (f->repo);
 
-  add_tool (tools, ECHO_TOOL);
-  add_tool (tools, GUARDED_TOOL);
+  natter_test_tools_add (tools, ECHO_TOOL, fake_tool_run, NULL);
+  natter_test_tools_add (tools, GUARDED_TOOL, fake_tool_run, NULL);
   f->registry = natter_provider_registry_new (fake_key_lookup, &f->keys, NULL);
   f->runtime = natter_turn_runtime_new (f->repo, ids, NATTER_CLOCK (f->clock),
                                         NATTER_AGENT_RESOLVER (f->world),
@@ -421,18 +366,6 @@ serve (Fixture                  *f,
 /* Driving turns                                                       */
 /* ------------------------------------------------------------------ */
 
-static void
-created_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  char **out = user_data;
-  g_autoptr(GError) error = NULL;
-
-  *out = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
-  g_assert_no_error (error);
-}
-
 static char *
 create_turn_full (Fixture    *f,
                   const char *agent_literal,
@@ -443,16 +376,12 @@ create_turn_full (Fixture    *f,
   g_autoptr(JsonNode) context = context_literal != NULL ? natter_test_json (context_literal) : NULL;
   g_autoptr(JsonObject) input = json_object_new ();
   g_autoptr(JsonObject) config = json_object_new ();
-  char *turn_id = NULL;
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
   json_object_set_boolean_member (config, "autoPermission", FALSE);
   json_object_set_boolean_member (config, "humanAvailable", TRUE);
-  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, context,
-                                         input, config, NULL, created_cb, &turn_id);
-  natter_test_wait_for_pointer ((gpointer *) &turn_id, WAIT_MS);
-  return turn_id;
+  return natter_test_create_turn_full (f->runtime, json_node_get_object (agent), context, input, config);
 }
 
 static char *
@@ -463,16 +392,12 @@ create_turn_with_parameters (Fixture    *f,
   g_autoptr(JsonNode) parameters = natter_test_json (parameters_literal);
   g_autoptr(JsonObject) input = json_object_new ();
   g_autoptr(JsonObject) config = json_object_new ();
-  char *turn_id = NULL;
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", "Say ping");
   json_object_set_boolean_member (config, "humanAvailable", TRUE);
   json_object_set_member (config, "parameters", g_steal_pointer (&parameters));
-  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL,
-                                         input, config, NULL, created_cb, &turn_id);
-  natter_test_wait_for_pointer ((gpointer *) &turn_id, WAIT_MS);
-  return turn_id;
+  return natter_test_create_turn_full (f->runtime, json_node_get_object (agent), NULL, input, config);
 }
 
 static char *
@@ -613,27 +538,12 @@ find_event (GPtrArray  *events,
 }
 
 static void
-assert_json_equal (JsonNode   *actual,
-                   const char *expected_literal)
-{
-  g_autoptr(JsonNode) expected = natter_test_json (expected_literal);
-
-  if (!json_node_equal (actual, expected))
-    {
-      g_autofree char *a = json_to_string (actual, TRUE);
-      g_autofree char *e = json_to_string (expected, TRUE);
-
-      g_error ("JSON differs.\nactual:\n%s\nexpected:\n%s", a, e);
-    }
-}
-
-static void
 assert_object_equal (JsonObject *actual,
                      const char *expected_literal)
 {
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), actual);
 
-  assert_json_equal (node, expected_literal);
+  natter_test_assert_json_equal (node, expected_literal);
 }
 
 /* The request body the server received for call @index. */
@@ -655,7 +565,7 @@ assert_messages (Fixture    *f,
 {
   g_autoptr(JsonObject) body = request_body (f, index);
 
-  assert_json_equal (json_object_get_member (body, "messages"), expected_literal);
+  natter_test_assert_json_equal (json_object_get_member (body, "messages"), expected_literal);
 }
 
 static char *
@@ -877,8 +787,8 @@ test_mid_stream_disconnect (Fixture       *f,
   assert_types (f, turn_id, "model_call_requested model_call_failed turn_failed");
   events = read_events (f, turn_id);
   failed = find_event (events, "model_call_failed");
-  assert_json_equal (json_object_get_member (failed, "partial"),
-                     "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hello wor\"}]}");
+  natter_test_assert_json_equal (json_object_get_member (failed, "partial"),
+                                 "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hello wor\"}]}");
   error = json_object_get_string_member (failed, "error");
   g_assert_cmpstr (error, ==, run.outcome->error);
   g_assert_cmpuint (run.deltas->len, ==, 2);
@@ -912,8 +822,8 @@ test_cancel_mid_stream (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (find_event (events, "model_call_failed"), "error"),
                    ==, "cancelled");
   /* What was shown before the stop is kept with it, and nothing later. */
-  assert_json_equal (json_object_get_member (find_event (events, "model_call_failed"), "partial"),
-                     "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"one\"}]}");
+  natter_test_assert_json_equal (json_object_get_member (find_event (events, "model_call_failed"), "partial"),
+                                 "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"one\"}]}");
   run_clear (&run);
 }
 

@@ -87,82 +87,26 @@ script (Fixture    *f,
   va_end (args);
 }
 
-static void
-created_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  char **out = user_data;
-  g_autoptr(GError) error = NULL;
-
-  *out = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
-  g_assert_no_error (error);
-}
-
 static char *
 create_turn (Fixture    *f,
              gboolean    auto_permission,
              gboolean    human,
              guint       max_calls)
 {
-  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\"}");
-  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
-  g_autoptr(JsonObject) config = json_object_new ();
-  char *turn_id = NULL;
+  g_autofree char *max = max_calls > 0 ? g_strdup_printf (",\"maxModelCalls\":%u", max_calls) : g_strdup ("");
+  g_autofree char *config = g_strdup_printf ("{\"autoPermission\":%s,\"humanAvailable\":%s%s}",
+                                             auto_permission ? "true" : "false", human ? "true" : "false", max);
 
-  json_object_set_boolean_member (config, "autoPermission", auto_permission);
-  json_object_set_boolean_member (config, "humanAvailable", human);
-  if (max_calls > 0)
-    json_object_set_int_member (config, "maxModelCalls", max_calls);
-  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL,
-                                         json_node_get_object (input), config, NULL,
-                                         created_cb, &turn_id);
-  natter_test_wait_for_pointer ((gpointer *) &turn_id, 5000);
-  return turn_id;
+  return natter_test_create_turn (f->runtime, NULL, config);
 }
 
 static char *
 create_turn_with_context (Fixture    *f,
                           const char *context)
 {
-  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\"}");
-  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
-  g_autoptr(JsonNode) config = natter_test_json ("{\"humanAvailable\":true}");
   g_autoptr(JsonNode) context_node = natter_test_json (context);
-  char *turn_id = NULL;
 
-  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, context_node,
-                                         json_node_get_object (input), json_node_get_object (config),
-                                         NULL, created_cb, &turn_id);
-  natter_test_wait_for_pointer ((gpointer *) &turn_id, 5000);
-  return turn_id;
-}
-
-typedef struct
-{
-  gboolean           done;
-  NatterTurnOutcome *outcome;
-  GError            *error;
-} Wait;
-
-static void
-waited_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  Wait *wait = user_data;
-
-  wait->outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result,
-                                                     &wait->error);
-  wait->done = TRUE;
-}
-
-static void
-wait_execution (NatterTurnExecution *execution,
-                Wait                *wait)
-{
-  natter_turn_execution_wait_async (execution, NULL, waited_cb, wait);
-  natter_test_wait_for_flag (&wait->done, 10000);
+  return natter_test_create_turn (f->runtime, context_node, "{\"humanAvailable\":true}");
 }
 
 /* Advances with an optional input literal and waits for the outcome. */
@@ -174,12 +118,12 @@ advance (Fixture     *f,
 {
   g_autoptr(JsonNode) node = input != NULL ? natter_test_json (input) : NULL;
   g_autoptr(NatterTurnExecution) execution = NULL;
-  Wait wait = { 0 };
+  NatterTestWait wait = { 0 };
 
   execution = natter_turn_runtime_advance_turn (f->runtime, turn_id,
                                                 node != NULL ? json_node_get_object (node) : NULL,
                                                 NULL);
-  wait_execution (execution, &wait);
+  natter_test_wait_execution (execution, &wait);
   g_assert_true (natter_turn_execution_get_settled (execution));
   if (error != NULL)
     *error = wait.error;
@@ -566,12 +510,12 @@ test_cancel_during_model_call (Fixture       *f,
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(NatterTurnExecution) execution = NULL;
   g_autoptr(NatterTurnOutcome) outcome = NULL;
-  Wait wait = { 0 };
+  NatterTestWait wait = { 0 };
 
   script (f, "HANG", NULL);
   execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, cancellable);
   g_signal_connect (execution, "event", G_CALLBACK (cancel_on_event_cb), cancellable);
-  wait_execution (execution, &wait);
+  natter_test_wait_execution (execution, &wait);
   g_assert_no_error (wait.error);
   outcome = wait.outcome;
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
@@ -589,14 +533,14 @@ test_cancel_during_sync_tool (Fixture       *f,
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GError) error = NULL;
   JsonObject *result;
-  Wait wait = { 0 };
+  NatterTestWait wait = { 0 };
 
   /* t.slow runs until its cancellable fires: the turn is cancelled while
    * the worker is inside the tool. */
   script (f, TOOL_STEP (CALL ("S", "slow", "{}")), NULL);
   execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, cancellable);
   g_signal_connect (execution, "event", G_CALLBACK (cancel_on_invocation_cb), cancellable);
-  wait_execution (execution, &wait);
+  natter_test_wait_execution (execution, &wait);
   g_assert_no_error (wait.error);
   outcome = wait.outcome;
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
@@ -621,14 +565,14 @@ test_cancel_before_start (Fixture       *f,
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(NatterTurnExecution) execution = NULL;
   g_autoptr(NatterTurnOutcome) outcome = NULL;
-  Wait wait = { 0 };
+  NatterTestWait wait = { 0 };
 
   /* Cancelled before the lock is even taken, with the provider gone:
    * the cancellation is still written, nothing is materialized. */
   g_clear_object (&f->world->model);
   g_cancellable_cancel (cancellable);
   execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, cancellable);
-  wait_execution (execution, &wait);
+  natter_test_wait_execution (execution, &wait);
   g_assert_no_error (wait.error);
   outcome = wait.outcome;
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
@@ -984,13 +928,13 @@ test_repository_error (Fixture       *f,
   char *paths[] = { path, aside };
   g_autoptr(NatterTurnExecution) execution = NULL;
   g_autoptr(GPtrArray) streamed = g_ptr_array_new_with_free_func (g_free);
-  Wait wait = { 0 };
+  NatterTestWait wait = { 0 };
 
   natter_fake_model_set_hook (f->world->model, break_file_hook, paths);
   script (f, NATTER_FAKE_STEP_HOOK, NULL);
   execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, NULL);
   g_signal_connect (execution, "event", G_CALLBACK (count_event_cb), streamed);
-  wait_execution (execution, &wait);
+  natter_test_wait_execution (execution, &wait);
 
   /* The outcome is the repo's error; the stream carried only what was
    * written; no turn_failed was appended for an infrastructure error. */
@@ -1035,13 +979,13 @@ advance_live (Fixture    *f,
 {
   g_autoptr(JsonNode) node = input != NULL ? natter_test_json (input) : NULL;
   g_autoptr(NatterTurnExecution) execution = NULL;
-  Wait wait = { 0 };
+  NatterTestWait wait = { 0 };
 
   execution = natter_turn_runtime_advance_turn (f->runtime, turn_id,
                                                 node != NULL ? json_node_get_object (node) : NULL,
                                                 NULL);
   g_signal_connect (execution, "event", G_CALLBACK (live_event_cb), live);
-  wait_execution (execution, &wait);
+  natter_test_wait_execution (execution, &wait);
   g_assert_no_error (wait.error);
   return wait.outcome;
 }
@@ -1126,13 +1070,13 @@ test_deltas_never_written (Fixture       *f,
   g_autofree char *contents = NULL;
   Deltas deltas = { g_string_new (NULL), g_string_new (NULL), 0 };
   gulong hub_id;
-  Wait wait = { 0 };
+  NatterTestWait wait = { 0 };
 
   script (f, "+" TEXT_STEP, NULL);
   hub_id = g_signal_connect (f->hub, "delta", G_CALLBACK (hub_delta_cb), &deltas);
   execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, NULL, NULL);
   g_signal_connect (execution, "delta", G_CALLBACK (execution_delta_cb), &deltas);
-  wait_execution (execution, &wait);
+  natter_test_wait_execution (execution, &wait);
   g_assert_no_error (wait.error);
   outcome = wait.outcome;
   g_signal_handler_disconnect (f->hub, hub_id);

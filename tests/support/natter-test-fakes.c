@@ -401,36 +401,120 @@ natter_fake_world_init (NatterFakeWorld *self)
 
 /* Fake tools */
 
-#define FAKE_TYPE_TOOL (fake_tool_get_type ())
-G_DECLARE_FINAL_TYPE (FakeTool, fake_tool, FAKE, TOOL, GObject)
-
-struct _FakeTool
+struct _NatterTestTool
 {
-  GObject     parent_instance;
-  JsonObject *descriptor;
-  gboolean    progress;   /* reports "half" before it answers */
+  GObject             parent_instance;
+  JsonObject         *descriptor;
+  NatterTestToolFunc  run;
+  gpointer            run_data;
 };
 
-static void fake_tool_iface_init (NatterToolInterface *iface);
+static void test_tool_iface_init (NatterToolInterface *iface);
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (FakeTool, fake_tool, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, fake_tool_iface_init))
+G_DEFINE_FINAL_TYPE_WITH_CODE (NatterTestTool, natter_test_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, test_tool_iface_init))
 
 static JsonObject *
-fake_tool_get_descriptor (NatterTool *tool)
+test_tool_get_descriptor (NatterTool *tool)
 {
-  return FAKE_TOOL (tool)->descriptor;
+  return NATTER_TEST_TOOL (tool)->descriptor;
 }
 
 static JsonObject *
-fake_tool_run (NatterTool              *tool,
+test_tool_run (NatterTool              *tool,
                JsonObject              *input,
                NatterToolProgressFunc   progress,
                gpointer                 progress_data,
                GCancellable            *cancellable,
                GError                 **error)
 {
-  const char *id = json_object_get_string_member (FAKE_TOOL (tool)->descriptor, "toolId");
+  NatterTestTool *self = NATTER_TEST_TOOL (tool);
+
+  return self->run (self->descriptor, input, progress, progress_data, cancellable, self->run_data, error);
+}
+
+static void
+test_tool_iface_init (NatterToolInterface *iface)
+{
+  iface->get_descriptor = test_tool_get_descriptor;
+  iface->run = test_tool_run;
+}
+
+static void
+natter_test_tool_finalize (GObject *object)
+{
+  json_object_unref (NATTER_TEST_TOOL (object)->descriptor);
+  G_OBJECT_CLASS (natter_test_tool_parent_class)->finalize (object);
+}
+
+static void
+natter_test_tool_class_init (NatterTestToolClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = natter_test_tool_finalize;
+}
+
+static void
+natter_test_tool_init (NatterTestTool *self)
+{
+}
+
+/**
+ * natter_test_tool_new:
+ * @descriptor_literal: the tool's descriptor, a JSON object literal
+ * @run: what a run of the tool does
+ * @run_data: passed to @run
+ *
+ * A tool whose runs call @run with its descriptor, so that a test says
+ * only what its tools answer.
+ *
+ * Returns: (transfer full): the tool
+ */
+NatterTestTool *
+natter_test_tool_new (const char         *descriptor_literal,
+                      NatterTestToolFunc  run,
+                      gpointer            run_data)
+{
+  NatterTestTool *self = g_object_new (NATTER_TYPE_TEST_TOOL, NULL);
+  g_autoptr(JsonNode) node = natter_test_json (descriptor_literal);
+
+  self->descriptor = json_object_ref (json_node_get_object (node));
+  self->run = run;
+  self->run_data = run_data;
+  return self;
+}
+
+/**
+ * natter_test_tools_add:
+ * @tools: the registry
+ * @descriptor_literal: the tool's descriptor, a JSON object literal
+ * @run: what a run of the tool does
+ * @run_data: passed to @run
+ *
+ * Adds natter_test_tool_new() to @tools.
+ */
+void
+natter_test_tools_add (NatterToolRegistry *tools,
+                       const char         *descriptor_literal,
+                       NatterTestToolFunc  run,
+                       gpointer            run_data)
+{
+  g_autoptr(NatterTestTool) tool = natter_test_tool_new (descriptor_literal, run, run_data);
+
+  natter_tool_registry_add (tools, NATTER_TOOL (tool));
+}
+
+/* The tools of the fake agent: @run_data is whether a successful run
+ * first reports the progress "half". */
+static JsonObject *
+fake_tool_run (JsonObject              *descriptor,
+               JsonObject              *input,
+               NatterToolProgressFunc   progress,
+               gpointer                 progress_data,
+               GCancellable            *cancellable,
+               gpointer                 run_data,
+               GError                 **error)
+{
+  const char *id = json_object_get_string_member (descriptor, "toolId");
   JsonObject *result;
 
   if (g_str_equal (id, "t.fail"))
@@ -445,7 +529,7 @@ fake_tool_run (NatterTool              *tool,
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
       return NULL;
     }
-  if (FAKE_TOOL (tool)->progress)
+  if (GPOINTER_TO_INT (run_data))
     {
       g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), "half");
 
@@ -461,46 +545,13 @@ fake_tool_run (NatterTool              *tool,
   return result;
 }
 
-static void
-fake_tool_iface_init (NatterToolInterface *iface)
-{
-  iface->get_descriptor = fake_tool_get_descriptor;
-  iface->run = fake_tool_run;
-}
-
-static void
-fake_tool_finalize (GObject *object)
-{
-  json_object_unref (FAKE_TOOL (object)->descriptor);
-  G_OBJECT_CLASS (fake_tool_parent_class)->finalize (object);
-}
-
-static void
-fake_tool_class_init (FakeToolClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = fake_tool_finalize;
-}
-
-static void
-fake_tool_init (FakeTool *self)
-{
-}
-
 static NatterToolRegistry *
 fake_tools_new (gboolean progress)
 {
   NatterToolRegistry *tools = natter_tool_registry_new ();
 
   for (guint i = 0; i < G_N_ELEMENTS (tool_descriptors); i++)
-    {
-      FakeTool *tool = g_object_new (FAKE_TYPE_TOOL, NULL);
-      g_autoptr(JsonNode) node = natter_test_json (tool_descriptors[i]);
-
-      tool->descriptor = json_object_ref (json_node_get_object (node));
-      tool->progress = progress;
-      natter_tool_registry_add (tools, NATTER_TOOL (tool));
-      g_object_unref (tool);
-    }
+    natter_test_tools_add (tools, tool_descriptors[i], fake_tool_run, GINT_TO_POINTER (progress));
   return tools;
 }
 
@@ -514,6 +565,99 @@ NatterToolRegistry *
 natter_fake_tools_new_with_progress (void)
 {
   return fake_tools_new (TRUE);
+}
+
+/* Driving turns */
+
+static void
+created_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  char **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  g_assert_no_error (error);
+}
+
+/**
+ * natter_test_create_turn_full:
+ * @runtime: the runtime
+ * @agent: the agent reference ({"agentId": …} or an inline agent)
+ * @context: (nullable): the turn's context, or %NULL for none
+ * @input: the user message
+ * @config: the turn config
+ *
+ * Creates a turn and iterates the main context until it exists; fails the
+ * test if creating it fails or takes longer than 10 s.
+ *
+ * Returns: (transfer full): the new turn's id
+ */
+char *
+natter_test_create_turn_full (NatterTurnRuntime *runtime,
+                              JsonObject        *agent,
+                              JsonNode          *context,
+                              JsonObject        *input,
+                              JsonObject        *config)
+{
+  char *turn_id = NULL;
+
+  natter_turn_runtime_create_turn_async (runtime, agent, NULL, context, input, config, NULL,
+                                         created_cb, &turn_id);
+  natter_test_wait_for_pointer ((gpointer *) &turn_id, 10000);
+  return turn_id;
+}
+
+/**
+ * natter_test_create_turn:
+ * @runtime: the runtime
+ * @context: (nullable): the turn's context, or %NULL for none
+ * @config_literal: the turn config, a JSON object literal
+ *
+ * natter_test_create_turn_full() for the fake agent "helper" and the user
+ * message "hi".
+ *
+ * Returns: (transfer full): the new turn's id
+ */
+char *
+natter_test_create_turn (NatterTurnRuntime *runtime,
+                         JsonNode          *context,
+                         const char        *config_literal)
+{
+  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\"}");
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
+  g_autoptr(JsonNode) config = natter_test_json (config_literal);
+
+  return natter_test_create_turn_full (runtime, json_node_get_object (agent), context,
+                                       json_node_get_object (input), json_node_get_object (config));
+}
+
+static void
+waited_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  NatterTestWait *wait = user_data;
+
+  wait->outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result, &wait->error);
+  wait->done = TRUE;
+}
+
+/**
+ * natter_test_wait_execution:
+ * @execution: a running execution
+ * @wait: (out caller-allocates): zeroed; receives the outcome or the error
+ *
+ * Waits (iterating the main context, 10 s at most) until @execution
+ * settles. The caller owns @wait's outcome and error.
+ */
+void
+natter_test_wait_execution (NatterTurnExecution *execution,
+                            NatterTestWait      *wait)
+{
+  natter_turn_execution_wait_async (execution, NULL, waited_cb, wait);
+  natter_test_wait_for_flag (&wait->done, 10000);
 }
 
 /* The world */

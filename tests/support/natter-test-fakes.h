@@ -74,6 +74,27 @@ NatterToolRegistry *natter_fake_tools_new               (void);
 /* The same tools, but a successful run first reports the progress "half". */
 NatterToolRegistry *natter_fake_tools_new_with_progress (void);
 
+/* A tool that answers what a test says: @run gets the tool's descriptor
+ * and the arguments of NatterToolInterface.run, and @run_data. */
+typedef JsonObject *(*NatterTestToolFunc) (JsonObject              *descriptor,
+                                           JsonObject              *input,
+                                           NatterToolProgressFunc   progress,
+                                           gpointer                 progress_data,
+                                           GCancellable            *cancellable,
+                                           gpointer                 run_data,
+                                           GError                 **error);
+
+#define NATTER_TYPE_TEST_TOOL (natter_test_tool_get_type ())
+G_DECLARE_FINAL_TYPE (NatterTestTool, natter_test_tool, NATTER, TEST_TOOL, GObject)
+
+NatterTestTool     *natter_test_tool_new   (const char         *descriptor_literal,
+                                            NatterTestToolFunc  run,
+                                            gpointer            run_data);
+void                natter_test_tools_add  (NatterToolRegistry *tools,
+                                            const char         *descriptor_literal,
+                                            NatterTestToolFunc  run,
+                                            gpointer            run_data);
+
 /* A runtime over real repos in a fresh temp dir. */
 typedef struct
 {
@@ -87,6 +108,26 @@ typedef struct
   NatterTurnEventHub *hub;
   NatterTurnRuntime  *runtime;
 } NatterTestWorld;
+
+/* Driving turns through a runtime: create a turn and wait for its id,
+ * wait for an execution's outcome. */
+typedef struct
+{
+  gboolean           done;
+  NatterTurnOutcome *outcome;
+  GError            *error;
+} NatterTestWait;
+
+char            *natter_test_create_turn_full (NatterTurnRuntime   *runtime,
+                                               JsonObject          *agent,
+                                               JsonNode            *context,
+                                               JsonObject          *input,
+                                               JsonObject          *config);
+char            *natter_test_create_turn      (NatterTurnRuntime   *runtime,
+                                               JsonNode            *context,
+                                               const char          *config_literal);
+void             natter_test_wait_execution   (NatterTurnExecution *execution,
+                                               NatterTestWait      *wait);
 
 NatterTestWorld *natter_test_world_new   (void);
 void             natter_test_world_free  (NatterTestWorld *world);

@@ -35,10 +35,69 @@ void             natter_test_wait_for_flag    (gboolean        *flag,
 void             natter_test_wait_for_pointer (gpointer        *pointer,
                                                guint            timeout_ms);
 
+/* What a child process said and how it ended (natter_test_communicate()). */
+typedef struct
+{
+  gboolean  done;
+  int       status;   /* the exit status; -1 if it did not exit */
+  char     *out;
+  char     *err;
+} NatterTestRun;
+
+void             natter_test_run_clear        (NatterTestRun   *run);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (NatterTestRun, natter_test_run_clear)
+void             natter_test_communicate      (GSubprocess     *process,
+                                               NatterTestRun   *run);
+
 JsonNode        *natter_test_json             (const char      *literal);
+void             natter_test_assert_json_equal (JsonNode       *actual,
+                                                const char     *expected_literal);
 GPtrArray       *natter_test_json_array       (const char      *first_literal,
                                                ...) G_GNUC_NULL_TERMINATED;
 char            *natter_test_read_file        (const char      *path,
                                                gsize           *length);
+
+/* Property notifications: counts the notify signals of one property. */
+typedef struct _NatterTestNotify NatterTestNotify;
+
+NatterTestNotify *natter_test_notify_watch  (gpointer          object,
+                                             const char       *property);
+guint             natter_test_notify_take   (NatterTestNotify *watch);
+void              natter_test_notify_free   (NatterTestNotify *watch);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterTestNotify, natter_test_notify_free)
+
+/* Asserts that @property of @object notified exactly @n times since the
+ * watch began or was last checked. */
+#define natter_test_assert_notified(watch, n) \
+  g_assert_cmpuint (natter_test_notify_take (watch), ==, (n))
+
+void              natter_test_property_notify (gpointer        object,
+                                               const char     *property,
+                                               const GValue   *a,
+                                               const GValue   *b);
+void              natter_test_property_notify_string  (gpointer    object,
+                                                       const char *property,
+                                                       const char *a,
+                                                       const char *b);
+void              natter_test_property_notify_boolean (gpointer    object,
+                                                       const char *property);
+
+/* The same checks as natter_test_property_notify(), for a property of
+ * @object that only a C setter changes: setter (object, value) for @a and
+ * @b (two different values). */
+#define natter_test_setter_notify(object, property, setter, a, b) \
+  G_STMT_START { \
+    g_autoptr(NatterTestNotify) setter_watch_ = natter_test_notify_watch ((object), (property)); \
+    setter ((object), (a)); \
+    (void) natter_test_notify_take (setter_watch_); \
+    setter ((object), (a)); \
+    natter_test_assert_notified (setter_watch_, 0); \
+    setter ((object), (b)); \
+    natter_test_assert_notified (setter_watch_, 1); \
+    setter ((object), (b)); \
+    natter_test_assert_notified (setter_watch_, 0); \
+    setter ((object), (a)); \
+    natter_test_assert_notified (setter_watch_, 1); \
+  } G_STMT_END
 
 G_END_DECLS

@@ -459,9 +459,7 @@ main (int   argc,
 {
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-  app = ui_app_new ();
+  app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/branch/shows-history", test_branch_shows_history);
   g_test_add_func ("/branch/branch-of-branch", test_branch_of_branch);

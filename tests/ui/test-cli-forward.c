@@ -22,29 +22,6 @@
 #define APP_ID "io.github.natter.Natter"
 #define WAIT_MS 30000
 
-typedef struct
-{
-  gboolean  done;
-  int       status;
-  char     *out;
-  char     *err;
-} Result;
-
-static void
-communicated_cb (GObject      *object,
-                 GAsyncResult *res,
-                 gpointer      user_data)
-{
-  Result *result = user_data;
-  GSubprocess *process = G_SUBPROCESS (object);
-  g_autoptr(GError) error = NULL;
-
-  g_subprocess_communicate_utf8_finish (process, res, &result->out, &result->err, &error);
-  g_assert_no_error (error);
-  result->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
-  result->done = TRUE;
-}
-
 static GSubprocess *
 spawn (GFile              *dir,
        const char * const *args)
@@ -90,15 +67,15 @@ test_forwarded_to_window (void)
   const char * const no_args[] = { NULL };
   const char * const sessions[] = { "sessions", "--json", NULL };
   gboolean appeared = FALSE;
-  Result gui = { 0 };
-  Result cli = { 0 };
+  NatterTestRun gui = { 0 };
+  NatterTestRun cli = { 0 };
   guint watch;
 
   bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
   g_assert_no_error (error);
 
   window = spawn (dir, no_args);
-  g_subprocess_communicate_utf8_async (window, NULL, NULL, communicated_cb, &gui);
+  natter_test_communicate (window, &gui);
   watch = g_bus_watch_name_on_connection (bus, APP_ID, G_BUS_NAME_WATCHER_FLAGS_NONE,
                                           name_appeared_cb, NULL, &appeared, NULL);
   natter_test_wait_for_flag (&appeared, WAIT_MS);
@@ -107,7 +84,7 @@ test_forwarded_to_window (void)
   {
     g_autoptr(GSubprocess) second = spawn (dir, sessions);
 
-    g_subprocess_communicate_utf8_async (second, NULL, NULL, communicated_cb, &cli);
+    natter_test_communicate (second, &cli);
     natter_test_wait_for_flag (&cli.done, WAIT_MS);
   }
   g_assert_cmpstr (cli.err, ==, "");
@@ -119,9 +96,9 @@ test_forwarded_to_window (void)
   {
     const char * const bad[] = { "frobnicate", NULL };
     g_autoptr(GSubprocess) third = spawn (dir, bad);
-    Result usage = { 0 };
+    NatterTestRun usage = { 0 };
 
-    g_subprocess_communicate_utf8_async (third, NULL, NULL, communicated_cb, &usage);
+    natter_test_communicate (third, &usage);
     natter_test_wait_for_flag (&usage.done, WAIT_MS);
     g_assert_cmpint (usage.status, ==, 2);
     g_assert_true (g_str_has_prefix (usage.err, "natter: Unknown command"));
@@ -147,20 +124,12 @@ test_forwarded_to_window (void)
 static void
 run_cli (GFile              *dir,
          const char * const *args,
-         Result             *result)
+         NatterTestRun      *result)
 {
   g_autoptr(GSubprocess) process = spawn (dir, args);
 
-  g_subprocess_communicate_utf8_async (process, NULL, NULL, communicated_cb, result);
+  natter_test_communicate (process, result);
   natter_test_wait_for_flag (&result->done, WAIT_MS);
-}
-
-static void
-result_clear (Result *result)
-{
-  g_clear_pointer (&result->out, g_free);
-  g_clear_pointer (&result->err, g_free);
-  result->done = FALSE;
 }
 
 /* A command acts on the data directory it was given: with the window on
@@ -185,15 +154,15 @@ test_other_data_dir (void)
   const char * const sessions[] = { "sessions", "--json", NULL };
   const char * const send[] = { "send", "--base-url", base_url, "--model", "m", "Written where I point", NULL };
   gboolean appeared = FALSE;
-  Result gui = { 0 };
-  Result cli = { 0 };
+  NatterTestRun gui = { 0 };
+  NatterTestRun cli = { 0 };
   guint watch;
 
   bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
   g_assert_no_error (error);
 
   window = spawn (a, no_args);
-  g_subprocess_communicate_utf8_async (window, NULL, NULL, communicated_cb, &gui);
+  natter_test_communicate (window, &gui);
   watch = g_bus_watch_name_on_connection (bus, APP_ID, G_BUS_NAME_WATCHER_FLAGS_NONE,
                                           name_appeared_cb, NULL, &appeared, NULL);
   natter_test_wait_for_flag (&appeared, WAIT_MS);
@@ -203,19 +172,19 @@ test_other_data_dir (void)
    * the session is written) and not in the window's A. */
   run_cli (b, send, &cli);
   g_assert_nonnull (strstr (cli.out, "session "));
-  result_clear (&cli);
+  natter_test_run_clear (&cli);
 
   run_cli (b, sessions, &cli);
   g_assert_cmpint (cli.status, ==, 0);
   g_assert_nonnull (strstr (cli.out, "Written where I point"));
-  result_clear (&cli);
+  natter_test_run_clear (&cli);
 
   /* A's sessions, answered by the window: still none. */
   run_cli (a, sessions, &cli);
   g_assert_cmpstr (cli.err, ==, "");
   g_assert_cmpint (cli.status, ==, 0);
   g_assert_cmpstr (cli.out, ==, "[]\n");
-  result_clear (&cli);
+  natter_test_run_clear (&cli);
 
   /* C is held by another process (this test): the command goes to the
    * window, which does not use C, and fails naming both directories. */
@@ -227,7 +196,7 @@ test_other_data_dir (void)
   g_assert_nonnull (strstr (cli.err, a_path));
   g_assert_nonnull (strstr (cli.err, c_path));
   g_assert_true (g_str_has_prefix (cli.err, "natter: "));
-  result_clear (&cli);
+  natter_test_run_clear (&cli);
 
   reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
                                        "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
@@ -236,7 +205,7 @@ test_other_data_dir (void)
   natter_test_wait_for_flag (&gui.done, WAIT_MS);
   g_assert_cmpint (gui.status, ==, 0);
 
-  result_clear (&gui);
+  natter_test_run_clear (&gui);
   g_clear_object (&c_lock);
   natter_test_remove_tree (a);
   natter_test_remove_tree (b);

@@ -1273,9 +1273,7 @@ main (int   argc,
 {
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-  app = ui_app_new ();
+  app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/keyboard/accels-registered", test_keyboard_accels_registered);
   g_test_add_func ("/keyboard/help-overlay-matches", test_keyboard_help_overlay_matches);

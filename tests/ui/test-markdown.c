@@ -772,8 +772,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
+  ui_test_init (&argc, &argv);
 
   g_test_add_func ("/markdown/structure", test_markdown_structure);
   g_test_add_func ("/markdown/code-languages", test_markdown_code_languages);

@@ -266,9 +266,7 @@ main (int   argc,
 {
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-  app = ui_app_new ();
+  app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/timeline/resume-clicked", test_timeline_resume_clicked);
 

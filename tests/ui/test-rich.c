@@ -1195,9 +1195,7 @@ main (int   argc,
 {
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-  app = ui_app_new ();
+  app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/rich/turn", test_rich_turn);
   g_test_add_func ("/rich/copy", test_rich_copy);

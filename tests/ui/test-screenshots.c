@@ -276,9 +276,7 @@ main (int   argc,
 {
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-  app = ui_app_new ();
+  app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/screenshots/empty", test_screenshot_empty);
   g_test_add_func ("/screenshots/conversation", test_screenshot_conversation);

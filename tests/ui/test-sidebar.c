@@ -950,9 +950,7 @@ main (int   argc,
 
   /* Relative times depend on the local day; pin it. */
   g_setenv ("TZ", "UTC", TRUE);
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-  app = ui_app_new ();
+  app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/sidebar/shows-index", test_sidebar_shows_index);
   g_test_add_func ("/sidebar/follows-changes", test_sidebar_follows_changes);

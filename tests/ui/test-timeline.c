@@ -840,9 +840,7 @@ main (int   argc,
 {
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-  app = ui_app_new ();
+  app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/timeline/turns", test_timeline_turns);
   g_test_add_func ("/timeline/deltas", test_timeline_deltas);

@@ -673,16 +673,9 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr(GError) error = NULL;
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-
-  app = natter_application_new (natter_cli_get_commands ());
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  if (!g_application_register (G_APPLICATION (app), NULL, &error))
-    g_error ("Could not register the application: %s", error->message);
+  app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/window/empty-state", test_window_empty_state);
   g_test_add_func ("/window/size-is-restored", test_window_size_is_restored);

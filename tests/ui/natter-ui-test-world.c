@@ -1,0 +1,603 @@
+/* natter-ui-test-world.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The helpers the window tests share (see natter-ui-test-world.h),
+ * compiled once into a library rather than copied into every test
+ * binary.
+ */
+
+#include "natter-ui-test-world.h"
+
+static gboolean
+ui_timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* How many times slower than a plain build the tests may run: the
+ * sanitizer pass of .ci/run sets NATTER_TEST_SLOWDOWN (as it sets meson's
+ * --timeout-multiplier), since a loaded machine under ASan takes more
+ * than 10 s to lay out hundreds of rows. */
+guint
+ui_slowdown (void)
+{
+  const char *value = g_getenv ("NATTER_TEST_SLOWDOWN");
+  guint64 factor = value != NULL ? g_ascii_strtoull (value, NULL, 10) : 1;
+
+  return (guint) CLAMP (factor, 1, 20);
+}
+
+/* Iterates the main context until @condition holds; fails after 10 s
+ * (times ui_slowdown()), with what @describe (if any) says of @data. */
+void
+ui_wait_until_full (UiCondition condition,
+                    UiDescribe  describe,
+                    gpointer    data)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (10000 * ui_slowdown (), ui_timeout_cb, &timed_out);
+
+  while (!condition (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (id);
+  if (!condition (data))
+    {
+      g_autofree char *what = describe != NULL ? describe (data) : NULL;
+
+      g_error ("Timed out waiting for a condition%s%s", what != NULL ? ": " : "", what != NULL ? what : "");
+    }
+}
+
+/* Iterates the main context until @condition holds; fails after 10 s
+ * (times ui_slowdown()). */
+void
+ui_wait_until (UiCondition condition,
+               gpointer    data)
+{
+  ui_wait_until_full (condition, NULL, data);
+}
+
+/* Lets the window lay out and draw what changed. Bounded: a spinner
+ * keeps the frame clock busy forever. */
+void
+ui_settle (void)
+{
+  for (int i = 0; i < 200 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+}
+
+/* Whether the GAsyncResult pointer at @data has been set. */
+gboolean
+ui_result_ready (gpointer data)
+{
+  return *(GAsyncResult **) data != NULL;
+}
+
+/* A GAsyncReadyCallback that stores a reference to the result in the
+ * GAsyncResult pointer @user_data. */
+void
+ui_result_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Waits until ui_result_cb() has stored into @result, and returns it
+ * (transfer none: @result owns it). */
+GAsyncResult *
+ui_wait_result (GAsyncResult **result)
+{
+  ui_wait_until (ui_result_ready, result);
+  return *result;
+}
+
+/* A new index and session service over @u's directory, once the index
+ * has read it. */
+void
+ui_world_start_service (UiWorld *u)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  u->index = natter_session_index_new ();
+  u->sessions = natter_sessions_new (u->w->session_repo, u->w->turn_repo, u->w->runtime, u->w->hub,
+                                     NATTER_CLOCK (u->w->clock), u->w->ids, u->index);
+  natter_session_index_load_async (u->index, u->w->session_repo, u->w->turn_repo, NULL,
+                                   ui_result_cb, &result);
+  g_assert_true (natter_session_index_load_finish (u->index, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+/* A temp data directory with the fake model and tools, and a session
+ * service over it (free with ui_world_free()). */
+UiWorld *
+ui_world_new (void)
+{
+  UiWorld *u = g_new0 (UiWorld, 1);
+
+  u->w = natter_test_world_new ();
+  ui_world_start_service (u);
+  return u;
+}
+
+/* Whether the UiWorld @data's service runs no turn. */
+gboolean
+ui_no_advances (gpointer data)
+{
+  return natter_sessions_get_n_advances (((UiWorld *) data)->sessions) == 0;
+}
+
+/* Lets running turns end, then drops the service and the index. */
+void
+ui_world_stop_service (UiWorld *u)
+{
+  ui_wait_until (ui_no_advances, u);
+  ui_settle ();
+  g_clear_object (&u->sessions);
+  g_clear_object (&u->index);
+}
+
+/* What a restart gives: the same directory read by a new index and
+ * service (nothing in memory survives). */
+void
+ui_world_restart (UiWorld *u)
+{
+  ui_world_stop_service (u);
+  ui_world_start_service (u);
+}
+
+/* Stops the service and removes the data directory. */
+void
+ui_world_free (UiWorld *u)
+{
+  ui_world_stop_service (u);
+  natter_test_world_free (u->w);
+  g_free (u);
+}
+
+/* Creates a session titled @title a minute after the last event; returns
+ * its id (transfer full). */
+char *
+ui_create_session (UiWorld    *u,
+                   const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *session_id;
+
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  natter_sessions_create_session_async (u->sessions, title, NULL, NULL, NULL, NULL, ui_result_cb, &result);
+  session_id = natter_sessions_create_session_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return session_id;
+}
+
+/* Sends @text to @session_id through the fake agent "helper" and returns
+ * the turn id at once (the turn runs on). */
+char *
+ui_send (UiWorld    *u,
+         const char *session_id,
+         const char *text)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) input = NULL;
+  g_autoptr(JsonNode) config = natter_test_json ("{\"agent\":{\"agentId\":\"helper\"}}");
+  g_autofree char *literal = NULL;
+  char *turn_id;
+
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  input = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (input, json_object_new ());
+  json_object_set_string_member (json_node_get_object (input), "role", "user");
+  json_object_set_string_member (json_node_get_object (input), "content", text);
+  natter_sessions_send_message_async (u->sessions, session_id, json_node_get_object (input),
+                                      json_node_get_object (config), NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return turn_id;
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *turn_id;
+} UiTurn;
+
+static gboolean
+ui_turn_settled (gpointer data)
+{
+  UiTurn *t = data;
+
+  return !natter_sessions_is_turn_running (t->u->sessions, t->turn_id);
+}
+
+/* Waits until @turn_id has settled and the index has caught up. */
+void
+ui_wait_turn (UiWorld    *u,
+              const char *turn_id)
+{
+  UiTurn t = { u, turn_id };
+
+  ui_wait_until (ui_turn_settled, &t);
+  /* The index entry is refreshed just after the settle. */
+  ui_settle ();
+}
+
+/* The turn file's events (JsonNode), read through the service. */
+GPtrArray *
+ui_get_turn (UiWorld    *u,
+             const char *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *events;
+
+  natter_sessions_get_turn_async (u->sessions, turn_id, NULL, ui_result_cb, &result);
+  events = natter_sessions_get_turn_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return events;
+}
+
+/* Finds the event of @type for @tool_call_id, or NULL. */
+JsonObject *
+ui_find_event (GPtrArray  *events,
+               const char *type,
+               const char *tool_call_id)
+{
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
+
+      if (g_strcmp0 (json_object_get_string_member (event, "type"), type) == 0 &&
+          (tool_call_id == NULL ||
+           g_strcmp0 (json_object_get_string_member_with_default (event, "toolCallId", NULL), tool_call_id) == 0))
+        return event;
+    }
+  return NULL;
+}
+
+/* Widgets */
+
+static void
+ui_collect (GtkWidget *root,
+            GType      type,
+            GPtrArray *found)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type) && gtk_widget_get_mapped (root))
+    g_ptr_array_add (found, root);
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    ui_collect (child, type, found);
+}
+
+/* The mapped widgets of @type under @root, in tree order. */
+GPtrArray *
+ui_find_all (gpointer root,
+             GType    type)
+{
+  GPtrArray *found = g_ptr_array_new ();
+
+  ui_collect (GTK_WIDGET (root), type, found);
+  return found;
+}
+
+/* The first mapped widget of @type under @root (itself included), in
+ * tree order, for which @match (if any) holds; NULL if there is none. */
+GtkWidget *
+ui_find_first_full (gpointer      root,
+                    GType         type,
+                    UiWidgetMatch match)
+{
+  GtkWidget *widget = GTK_WIDGET (root);
+
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) && gtk_widget_get_mapped (widget) &&
+      (match == NULL || match (widget)))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = ui_find_first_full (child, type, match);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The first mapped widget of @type under @root, in tree order, or NULL. */
+GtkWidget *
+ui_find_first (gpointer root,
+               GType    type)
+{
+  return ui_find_first_full (root, type, NULL);
+}
+
+/* Whether a mapped label under @root says exactly @text. */
+gboolean
+ui_label_shown (gpointer    root,
+                const char *text)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (root, GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The first mapped button under @root labelled @label, or NULL. */
+GtkWidget *
+ui_find_button (gpointer    root,
+                const char *label)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (root, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_button_get_label (g_ptr_array_index (buttons, i)), label) == 0)
+      return g_ptr_array_index (buttons, i);
+  return NULL;
+}
+
+/* Whether the widget @data is mapped. */
+gboolean
+ui_is_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (GTK_WIDGET (data));
+}
+
+/* Whether the window @data has an open session whose timeline has read
+ * its session file. */
+gboolean
+ui_timeline_loaded (gpointer data)
+{
+  NatterTimelineModel *timeline = natter_window_get_timeline (data);
+
+  return timeline != NULL && natter_timeline_model_get_loaded (timeline);
+}
+
+/* A window of @app over @u's service with the fake agent "helper",
+ * shown at 1000x700 and mapped. */
+NatterWindow *
+ui_window_new (NatterApplication *app,
+               UiWorld           *u)
+{
+  NatterWindow *window = natter_window_new (app, u->sessions, u->w->hub);
+
+  natter_window_set_agent_id (window, "helper");
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, window);
+  return window;
+}
+
+/* Destroys @window and asserts that it is finalized. */
+void
+ui_destroy_window (NatterWindow *window)
+{
+  gpointer weak = window;
+
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_window_destroy (GTK_WINDOW (window));
+  ui_settle ();
+  g_assert_null (weak);
+}
+
+/* A registered, non-unique application for the tests' windows
+ * (transfer full). */
+NatterApplication *
+ui_app_new (void)
+{
+  g_autoptr(GError) error = NULL;
+  NatterApplication *app;
+
+  app = natter_application_new (natter_cli_get_commands ());
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  if (!g_application_register (G_APPLICATION (app), NULL, &error))
+    g_error ("Could not register the application: %s", error->message);
+  return app;
+}
+
+/* Screenshots
+ *
+ * PNGs for a person to look at, in screenshots/ under the test's build
+ * directory: g_test_get_dir (G_TEST_BUILT), which is $G_TEST_BUILDDIR
+ * (tests/ui/meson.build sets it to build/tests/ui). */
+
+/* The path of screenshot @name, with its folder made (transfer full). */
+char *
+ui_screenshot_path (const char *name)
+{
+  g_autofree char *dir = g_build_filename (g_test_get_dir (G_TEST_BUILT), "screenshots", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  return g_build_filename (dir, name, NULL);
+}
+
+typedef struct
+{
+  GtkWidget  *widget;
+  GdkTexture *texture;
+} UiShot;
+
+/* Right after a frame is painted everything is allocated, so the widget
+ * can draw itself into a texture then. */
+static void
+ui_shot_after_paint_cb (GdkFrameClock *clock,
+                        UiShot        *shot)
+{
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  int width = gtk_widget_get_width (shot->widget);
+  int height = gtk_widget_get_height (shot->widget);
+
+  if (shot->texture != NULL || width <= 0)
+    return;
+  snapshot = gtk_snapshot_new ();
+  /* The class snapshot leaves out a window's own background, and
+   * libadwaita's dark cards are translucent over it: paint it first. */
+  if (GTK_IS_WINDOW (shot->widget))
+    {
+      GdkRGBA background = { 0.98f, 0.98f, 0.98f, 1.f };
+
+      gtk_style_context_lookup_color (gtk_widget_get_style_context (shot->widget), "window_bg_color", &background);
+      gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (0, 0, width, height));
+    }
+  /* GTK 4.8 has no public gtk_widget_snapshot(). */
+  GTK_WIDGET_GET_CLASS (shot->widget)->snapshot (shot->widget, snapshot);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  shot->texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (shot->widget)), node,
+                                               &GRAPHENE_RECT_INIT (0, 0, width, height));
+}
+
+static gboolean
+ui_shot_taken (gpointer data)
+{
+  return ((UiShot *) data)->texture != NULL;
+}
+
+/* Saves what @window (a window, or another GtkNative such as a popover)
+ * draws, once the main loop has settled, to screenshots/@name (a PNG).
+ * It draws through GTK, so it needs no X display; but the window's
+ * children keep the render nodes they had before a style change (a
+ * sidebar stays light in dark style): ui_save_screen() shows those. */
+void
+ui_save_window (GtkWidget  *window,
+                const char *name)
+{
+  g_autofree char *file = ui_screenshot_path (name);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+  UiShot shot = { window, NULL };
+  gulong handler;
+
+  for (int i = 0; i < 5; i++)
+    ui_settle ();
+  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (ui_shot_after_paint_cb), &shot);
+  gtk_widget_queue_draw (window);
+  ui_wait_until (ui_shot_taken, &shot);
+  g_signal_handler_disconnect (clock, handler);
+  g_assert_true (gdk_texture_save_to_png (shot.texture, file));
+  g_object_unref (shot.texture);
+  g_test_message ("Saved %s", file);
+}
+
+/* Whether ui_save_screen() can take a screenshot: an X display and
+ * ImageMagick's import. */
+gboolean
+ui_can_save_screen (void)
+{
+  g_autofree char *import = g_find_program_in_path ("import");
+
+  return import != NULL && g_getenv ("DISPLAY") != NULL;
+}
+
+static void
+ui_painted_cb (GdkFrameClock *clock,
+               gboolean      *painted)
+{
+  *painted = TRUE;
+}
+
+/* Whether the gboolean at @data is TRUE. */
+gboolean
+ui_is_true (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+/* Waits until every shown window has painted a frame since now, and the
+ * X server has what they drew: what changed before is on the screen
+ * (settling the main loop alone can end before the frame). */
+void
+ui_wait_painted (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
+      GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+      gboolean painted = FALSE;
+      gulong handler;
+
+      if (!gtk_widget_get_mapped (window) || clock == NULL)
+        continue;
+      handler = g_signal_connect (clock, "after-paint", G_CALLBACK (ui_painted_cb), &painted);
+      gtk_widget_queue_draw (window);
+      ui_wait_until (ui_is_true, &painted);
+      g_signal_handler_disconnect (clock, handler);
+    }
+  gdk_display_sync (gdk_display_get_default ());
+}
+
+/* Saves the whole X screen, once the main loop has settled, to
+ * screenshots/@name (a PNG) with ImageMagick's `import -window root`:
+ * what the user sees, after a style change too, and popovers (surfaces
+ * of their own) with it. Returns FALSE, saving nothing, without an X
+ * display or import (see ui_can_save_screen()). */
+gboolean
+ui_save_screen (const char *name)
+{
+  g_autofree char *import = NULL;
+  g_autofree char *file = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (!ui_can_save_screen ())
+    return FALSE;
+  import = g_find_program_in_path ("import");
+  file = ui_screenshot_path (name);
+  for (int i = 0; i < 20; i++)
+    ui_settle ();
+  ui_wait_painted ();
+  g_assert_true (g_spawn_sync (NULL, (char *[]) { import, (char *) "-window", (char *) "root", file, NULL }, NULL,
+                               G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_test_message ("Saved %s", file);
+  return TRUE;
+}
+
+/* Start-up */
+
+/**
+ * ui_test_init:
+ * @argc: the test's argument count
+ * @argv: the test's arguments
+ *
+ * Initialises GLib's test framework, GTK (gtk_test_init()) and
+ * libadwaita: what every window test does first.
+ */
+void
+ui_test_init (int    *argc,
+              char ***argv)
+{
+  gtk_test_init (argc, argv, NULL);
+  adw_init ();
+}
+
+/**
+ * ui_test_init_with_app:
+ * @argc: the test's argument count
+ * @argv: the test's arguments
+ *
+ * ui_test_init(), then a registered application (ui_app_new()) for the
+ * test's windows.
+ *
+ * Returns: (transfer full): the application; the test unrefs it after
+ *   g_test_run().
+ */
+NatterApplication *
+ui_test_init_with_app (int    *argc,
+                       char ***argv)
+{
+  ui_test_init (argc, argv);
+  return ui_app_new ();
+}
