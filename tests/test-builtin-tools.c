@@ -463,9 +463,11 @@ created_cb (GObject      *object,
 {
   char **out = user_data;
   g_autoptr(GError) error = NULL;
+  g_autoptr(NatterTurnCreated) created = NULL;
 
-  *out = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
   g_assert_no_error (error);
+  *out = g_strdup (natter_turn_created_get_turn_id (created));
 }
 
 static char *
@@ -655,10 +657,10 @@ create_failed_cb (GObject      *object,
                   gpointer      user_data)
 {
   GError **out = user_data;
-  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterTurnCreated) created = NULL;
 
-  turn_id = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, out);
-  g_assert_null (turn_id);
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, out);
+  g_assert_null (created);
 }
 
 static void

@@ -138,14 +138,16 @@ run_created_cb (GObject      *object,
   NatterHeadlessRunner *self = g_task_get_source_object (task);
   RunData *data = g_task_get_task_data (task);
   g_autoptr(NatterTurnExecution) execution = NULL;
+  g_autoptr(NatterTurnCreated) created = NULL;
   GError *error = NULL;
 
-  data->turn_id = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
-  if (data->turn_id == NULL)
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  if (created == NULL)
     {
       g_task_return_error (task, error);
       return;
     }
+  data->turn_id = g_strdup (natter_turn_created_get_turn_id (created));
   /* The caller's cancellable is the spec's AbortSignal: it cancels the
    * turn, which then settles as cancelled. */
   execution = natter_turn_runtime_advance_turn (self->runtime, data->turn_id, NULL,

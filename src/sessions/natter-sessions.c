@@ -323,83 +323,66 @@ latest_turn_error (GError     *error,
 
 /* Reading and reducing in a worker thread */
 
-typedef struct
-{
-  NatterJsonlRepo *repo;
-  char            *id;
-  gboolean         is_turn;
-} ReadData;
-
 static void
-read_data_free (ReadData *data)
+read_session_thread (GTask        *task,
+                     gpointer      source_object,
+                     gpointer      task_data,
+                     GCancellable *cancellable)
 {
-  g_clear_object (&data->repo);
-  g_free (data->id);
-  g_free (data);
-}
-
-static void
-read_state_thread (GTask        *task,
-                   gpointer      source_object,
-                   gpointer      task_data,
-                   GCancellable *cancellable)
-{
-  ReadData *data = task_data;
+  NatterSessions *self = source_object;
   g_autoptr(GPtrArray) events = NULL;
+  NatterSessionState *state;
   GError *error = NULL;
 
-  events = natter_jsonl_repo_read_sync (data->repo, data->id, cancellable, &error);
-  if (events == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  if (data->is_turn)
-    {
-      NatterTurnState *state = natter_turn_reduce (events, &error);
-
-      if (state == NULL)
-        g_task_return_error (task, error);
-      else
-        g_task_return_pointer (task, state, (GDestroyNotify) natter_turn_state_unref);
-    }
+  events = natter_jsonl_repo_read_sync (self->session_repo, task_data, cancellable, &error);
+  state = events != NULL ? natter_session_reduce (events, &error) : NULL;
+  if (state == NULL)
+    g_task_return_error (task, error);
   else
-    {
-      NatterSessionState *state = natter_session_reduce (events, &error);
-
-      if (state == NULL)
-        g_task_return_error (task, error);
-      else
-        g_task_return_pointer (task, state, (GDestroyNotify) natter_session_state_unref);
-    }
+    g_task_return_pointer (task, state, (GDestroyNotify) natter_session_state_unref);
 }
 
-/* Reads and reduces a session (@is_turn FALSE) or a turn; the result is
- * the state, or the raw store error. */
+/* Reads and reduces a session; the result is the state, or the raw store
+ * error. Turns are read through the runtime (read_turn_async()). */
 static void
-read_state_async (NatterSessions      *self,
-                  gboolean             is_turn,
-                  const char          *id,
-                  GCancellable        *cancellable,
-                  GAsyncReadyCallback  callback,
-                  gpointer             user_data)
+read_session_async (NatterSessions      *self,
+                    const char          *session_id,
+                    GCancellable        *cancellable,
+                    GAsyncReadyCallback  callback,
+                    gpointer             user_data)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  ReadData *data = g_new0 (ReadData, 1);
 
-  g_task_set_source_tag (task, read_state_async);
-  data->repo = g_object_ref (is_turn ? self->turn_repo : self->session_repo);
-  data->id = g_strdup (id);
-  data->is_turn = is_turn;
-  g_task_set_task_data (task, data, (GDestroyNotify) read_data_free);
-  g_task_run_in_thread (task, read_state_thread);
+  g_task_set_source_tag (task, read_session_async);
+  g_task_set_task_data (task, g_strdup (session_id), g_free);
+  g_task_run_in_thread (task, read_session_thread);
 }
 
-static gpointer
-read_state_finish (GAsyncResult  *result,
-                   GError       **error)
+static NatterSessionState *
+read_session_finish (GAsyncResult  *result,
+                     GError       **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Reads and reduces a turn through the runtime that owns the turn files;
+ * @callback's source object is the runtime. */
+static void
+read_turn_async (NatterSessions      *self,
+                 const char          *turn_id,
+                 GCancellable        *cancellable,
+                 GAsyncReadyCallback  callback,
+                 gpointer             user_data)
+{
+  natter_turn_runtime_get_turn_state_async (self->runtime, turn_id, cancellable, callback, user_data);
+}
+
+static NatterTurnState *
+read_turn_finish (GObject       *runtime,
+                  GAsyncResult  *result,
+                  GError       **error)
+{
+  return natter_turn_runtime_get_turn_state_finish (NATTER_TURN_RUNTIME (runtime), result, error);
 }
 
 /* Operations in flight, for flush_async() */
@@ -548,12 +531,12 @@ refreshed_cb (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
 {
-  NatterSessions *self = NATTER_SESSIONS (object);
   Advance *advance = user_data;
+  NatterSessions *self = advance->self;
   g_autoptr(NatterTurnState) state = NULL;
   g_autoptr(GError) error = NULL;
 
-  state = read_state_finish (result, &error);
+  state = read_turn_finish (object, result, &error);
   if (state != NULL)
     natter_session_index_set_latest_turn_status (self->index, advance->session_id, advance->turn_id,
                                                  natter_latest_turn_status_from_turn_status (natter_derive_turn_status (state)));
@@ -581,7 +564,7 @@ advance_outcome_cb (GObject      *object,
     {
       /* An infrastructure error says nothing about the turn's state: ask
        * the file, so the index never guesses (§8.3). */
-      read_state_async (self, TRUE, advance->turn_id, NULL, refreshed_cb, advance);
+      read_turn_async (self, advance->turn_id, NULL, refreshed_cb, advance);
       return;
     }
   natter_session_index_set_latest_turn_status (self->index, advance->session_id, advance->turn_id,
@@ -841,7 +824,7 @@ op_read_session_finish (GTask        *task,
   OpData *data = g_task_get_task_data (task);
   GError *error = NULL;
 
-  data->state = read_state_finish (result, &error);
+  data->state = read_session_finish (result, &error);
   if (data->state == NULL)
     {
       op_return_error (task, session_error (error, data->session_id));
@@ -872,8 +855,8 @@ op_locked_cb (GObject      *object,
 
   if (!op_lock_finish (task, result))
     return;
-  read_state_async (data->self, FALSE, data->session_id, g_task_get_cancellable (task),
-                    op_session_read_cb, g_object_ref (task));
+  read_session_async (data->self, data->session_id, g_task_get_cancellable (task),
+                      op_session_read_cb, g_object_ref (task));
 }
 
 /* Takes the session lock, reads and reduces the session file (not the
@@ -900,7 +883,7 @@ op_latest_read_cb (GObject      *object,
   g_autoptr(NatterTurnState) turn = NULL;
   GError *error = NULL;
 
-  turn = read_state_finish (result, &error);
+  turn = read_turn_finish (object, result, &error);
   if (turn == NULL)
     {
       op_return_error (task, latest_turn_error (error, data->session_id,
@@ -921,8 +904,8 @@ op_read_latest (GTask        *task,
 
   g_assert (latest != NULL);
   data->on_latest = on_latest;
-  read_state_async (data->self, TRUE, latest, g_task_get_cancellable (task),
-                    op_latest_read_cb, g_object_ref (task));
+  read_turn_async (data->self, latest, g_task_get_cancellable (task),
+                   op_latest_read_cb, g_object_ref (task));
 }
 
 /* Appends under the lock, then applies the same events to the state, so
@@ -1006,7 +989,7 @@ fork_turn_read_cb (GObject      *object,
   GError *error = NULL;
   NatterTurnStatus status;
 
-  turn = read_state_finish (result, &error);
+  turn = read_turn_finish (object, result, &error);
   if (turn == NULL)
     {
       op_return_error (task, latest_turn_error (error, data->parent_session, data->forked_from_turn_id));
@@ -1038,7 +1021,7 @@ parent_read_cb (GObject      *object,
   g_autoptr(NatterSessionState) parent = NULL;
   GError *error = NULL;
 
-  parent = read_state_finish (result, &error);
+  parent = read_session_finish (result, &error);
   if (parent == NULL)
     {
       op_return_error (task, session_error (error, data->parent_session));
@@ -1066,8 +1049,8 @@ parent_read_cb (GObject      *object,
                                           data->forked_from_turn_id));
       return;
     }
-  read_state_async (data->self, TRUE, data->forked_from_turn_id, g_task_get_cancellable (task),
-                    fork_turn_read_cb, g_object_ref (task));
+  read_turn_async (data->self, data->forked_from_turn_id, g_task_get_cancellable (task),
+                   fork_turn_read_cb, g_object_ref (task));
 }
 
 static void
@@ -1111,7 +1094,7 @@ create_session_start (NatterSessions      *self,
       create_write (task);
       return;
     }
-  read_state_async (self, FALSE, parent_session, cancellable, parent_read_cb, g_object_ref (task));
+  read_session_async (self, parent_session, cancellable, parent_read_cb, g_object_ref (task));
 }
 
 /**
@@ -1665,7 +1648,7 @@ get_session_cb (GObject      *object,
   NatterSessionState *state;
   GError *error = NULL;
 
-  state = read_state_finish (result, &error);
+  state = read_session_finish (result, &error);
   if (state == NULL)
     g_task_return_error (task, session_error (error, g_task_get_task_data (task)));
   else
@@ -1698,7 +1681,7 @@ natter_sessions_get_session_async (NatterSessions      *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_sessions_get_session_async);
   g_task_set_task_data (task, g_strdup (session_id), g_free);
-  read_state_async (self, FALSE, session_id, cancellable, get_session_cb, task);
+  read_session_async (self, session_id, cancellable, get_session_cb, task);
 }
 
 /**
@@ -1892,45 +1875,25 @@ send_appended_cb (GObject      *object,
   g_task_return_pointer (task, g_strdup (data->turn_id), g_free);
 }
 
+/* Steps 5 and 6: the session records the agent and exactly the
+ * {provider, model} the runtime resolved for the turn (§5). */
 static void
-send_defined_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
+send_append (GTask             *task,
+             NatterTurnCreated *created)
 {
-  g_autoptr(GTask) task = user_data;
   OpData *data = g_task_get_task_data (task);
   NatterSessions *self = data->self;
-  g_autoptr(GPtrArray) turn_events = NULL;
   g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(JsonObject) model = NULL;
-  g_autofree char *ts = NULL;
+  g_autoptr(JsonObject) model = json_object_new ();
+  g_autofree char *ts = natter_clock_format_ts (self->clock);
   g_autofree char *title = NULL;
-  JsonObject *resolved;
-  JsonObject *resolved_model;
-  GError *error = NULL;
 
-  turn_events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
-  if (turn_events == NULL)
-    {
-      op_return_error (task, error);
-      return;
-    }
-
-  /* The turn file is authoritative for the agent and model it resolved;
-   * the session denormalizes exactly {provider, model} (§5). */
-  resolved = json_object_get_object_member (json_object_get_object_member (json_node_get_object (g_ptr_array_index (turn_events, 0)),
-                                                                           "agent"),
-                                            "resolved");
-  resolved_model = json_object_get_object_member (resolved, "model");
-  model = json_object_new ();
-  json_object_set_string_member (model, "provider", json_object_get_string_member (resolved_model, "provider"));
-  json_object_set_string_member (model, "model", json_object_get_string_member (resolved_model, "model"));
-
-  ts = natter_clock_format_ts (self->clock);
+  json_object_set_string_member (model, "provider", natter_turn_created_get_provider (created));
+  json_object_set_string_member (model, "model", natter_turn_created_get_model (created));
   events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
   g_ptr_array_add (events, natter_session_event_new_turn_appended (data->session_id, ts, data->turn_id,
                                                                    natter_session_state_get_next_session_seq (data->state),
-                                                                   json_object_get_string_member (resolved, "agentId"),
+                                                                   natter_turn_created_get_agent_id (created),
                                                                    model));
   /* Step 6, in the same append as step 5 so that no crash can separate a
    * first turn from its default title. Never over a title the user set
@@ -1953,19 +1916,20 @@ send_turn_created_cb (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   OpData *data = g_task_get_task_data (task);
+  g_autoptr(NatterTurnCreated) created = NULL;
   GError *error = NULL;
 
-  data->turn_id = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
-  if (data->turn_id == NULL)
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  if (created == NULL)
     {
       op_return_error (task, error);
       return;
     }
+  data->turn_id = g_strdup (natter_turn_created_get_turn_id (created));
   /* Between step 4 and step 5 a crash leaves a benign orphan (§7). */
   if (op_fault (task, NATTER_SESSIONS_STEP_CREATE_TURN))
     return;
-  natter_jsonl_repo_read_async (data->self->turn_repo, data->turn_id, NULL, send_defined_cb,
-                                g_object_ref (task));
+  send_append (task, created);
 }
 
 static void
