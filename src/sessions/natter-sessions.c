@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "natter-session-index-private.h"
+#include "natter-send-options-private.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
@@ -691,7 +692,7 @@ typedef struct
 
   /* send_message */
   JsonObject         *input;
-  JsonObject         *config;
+  NatterSendOptions  *options;
   char               *turn_id;
   gboolean            fresh_context;  /* the latest turn's context was unreadable */
 
@@ -711,7 +712,7 @@ op_data_free (OpData *data)
     end_op (data->self, data->op);
   g_clear_pointer (&data->state, natter_session_state_unref);
   g_clear_pointer (&data->input, json_object_unref);
-  g_clear_pointer (&data->config, json_object_unref);
+  g_clear_pointer (&data->options, natter_send_options_free);
   g_free (data->session_id);
   g_free (data->turn_id);
   g_free (data->title);
@@ -1938,9 +1939,9 @@ send_create_turn (GTask *task)
   OpData *data = g_task_get_task_data (task);
   NatterSessions *self = data->self;
   g_autoptr(JsonNode) context = NULL;
-  g_autoptr(JsonObject) config = json_object_new ();
+  g_autoptr(JsonObject) config = NULL;
+  g_autoptr(JsonObject) requested_agent = NULL;
   const char *previous = natter_session_state_get_latest_turn_id (data->state);
-  JsonObject *requested_agent = json_object_get_object_member (data->config, "agent");
 
   if (op_check_cancelled (task))
     return;
@@ -1966,17 +1967,11 @@ send_create_turn (GTask *task)
       json_object_unref (reference);
     }
 
-  /* Step 4: the send config lands on the turn; a session turn always has
-   * a human. */
-  json_object_set_boolean_member (config, "humanAvailable", TRUE);
-  /* Tools resolve relative paths against the session's directory. */
-  if (natter_session_state_get_cwd (data->state) != NULL)
-    json_object_set_string_member (config, "cwd", natter_session_state_get_cwd (data->state));
-  json_object_set_boolean_member (config, "autoPermission",
-                                  json_object_get_boolean_member_with_default (data->config, "autoPermission", FALSE));
-  if (json_object_has_member (data->config, "maxModelCalls"))
-    json_object_set_member (config, "maxModelCalls",
-                            json_node_copy (json_object_get_member (data->config, "maxModelCalls")));
+  /* Step 4: the send options land on the turn; a session turn always
+   * has a human, and tools resolve relative paths against the session's
+   * directory. */
+  requested_agent = natter_send_options_to_requested_agent (data->options);
+  config = natter_send_options_to_turn_config (data->options, TRUE, natter_session_state_get_cwd (data->state));
 
   natter_turn_runtime_create_turn_async (self->runtime, requested_agent, data->session_id, context,
                                          data->input, config, NULL, send_turn_created_cb,
@@ -2054,8 +2049,8 @@ send_session_read (GTask *task)
  * @self: the service
  * @session_id: the session
  * @input: (transfer none): the user message, `{role: "user", content}`
- * @config: (transfer none): SendMessageConfig: `{agent: {agentId,
- *   model?: {provider, model}}, autoPermission?: bool, maxModelCalls?: int}`
+ * @options: (transfer none): the SendMessageConfig of §9: the agent, an
+ *   optional model override, autoPermission and maxModelCalls
  * @cancellable: (nullable): cancels up to the turn's creation; never the
  *   turn (use natter_sessions_stop_turn_async())
  * @callback: called on the main context once the turn runs
@@ -2078,34 +2073,24 @@ void
 natter_sessions_send_message_async (NatterSessions      *self,
                                     const char          *session_id,
                                     JsonObject          *input,
-                                    JsonObject          *config,
+                                    const NatterSendOptions *options,
                                     GCancellable        *cancellable,
                                     GAsyncReadyCallback  callback,
                                     gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
   OpData *data;
-  JsonNode *agent;
 
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
   g_return_if_fail (input != NULL);
-  g_return_if_fail (config != NULL);
+  g_return_if_fail (options != NULL);
 
   task = op_task_new (self, session_id, cancellable, callback, user_data,
                       natter_sessions_send_message_async);
   data = g_task_get_task_data (task);
   data->input = json_object_ref (input);
-  data->config = json_object_ref (config);
-
-  agent = json_object_get_member (config, "agent");
-  if (agent == NULL || !JSON_NODE_HOLDS_OBJECT (agent) ||
-      json_object_get_string_member_with_default (json_node_get_object (agent), "agentId", NULL) == NULL)
-    {
-      op_return_error (task, g_error_new_literal (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                                                  "config.agent must be {agentId, model?}"));
-      return;
-    }
+  data->options = natter_send_options_copy (options);
   op_lock_and_read (g_steal_pointer (&task), send_session_read);
 }
 

@@ -184,3 +184,15 @@ natter_test_read_file (const char *path,
   g_assert_no_error (error);
   return contents;
 }
+
+NatterSendOptions *
+natter_test_send_options (const char *agent_id,
+                          const char *provider,
+                          const char *model)
+{
+  NatterSendOptions *options = natter_send_options_new (agent_id);
+
+  if (provider != NULL && model != NULL)
+    natter_send_options_set_model (options, provider, model);
+  return options;
+}

@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "natter-clock.h"
+#include "natter-send-options.h"
 
 G_BEGIN_DECLS
 
@@ -40,5 +41,11 @@ GPtrArray       *natter_test_json_array       (const char      *first_literal,
                                                ...) G_GNUC_NULL_TERMINATED;
 char            *natter_test_read_file        (const char      *path,
                                                gsize           *length);
+
+/* Send options for @agent_id, with the model override @provider/@model
+ * when both are given. */
+NatterSendOptions *natter_test_send_options   (const char      *agent_id,
+                                               const char      *provider,
+                                               const char      *model);
 
 G_END_DECLS
