@@ -32,6 +32,7 @@
 #include "natter-turn-reducer.h"
 #include "natter-turn-runtime-private.h"
 #include "natter-turn-schema.h"
+#include "natter-turn-step.h"
 
 /* Outcome */
 
@@ -997,25 +998,6 @@ add_invocation (NatterTurnExecution *self,
     g_ptr_array_add (to_start, g_strdup (natter_turn_tool_call_get_id (call)));
 }
 
-static JsonObject *
-find_descriptor (NatterTurnExecution *self,
-                 const char          *name)
-{
-  JsonObject *definition = natter_turn_state_get_definition (self->state);
-  JsonObject *resolved = json_object_get_object_member (json_object_get_object_member (definition, "agent"),
-                                                        "resolved");
-  JsonArray *tools = json_object_get_array_member (resolved, "tools");
-
-  for (guint i = 0; i < json_array_get_length (tools); i++)
-    {
-      JsonObject *tool = json_array_get_object_element (tools, i);
-
-      if (g_str_equal (json_object_get_string_member (tool, "name"), name))
-        return tool;
-    }
-  return NULL;
-}
-
 /* Cancellation (§9) */
 
 static void
@@ -1043,19 +1025,312 @@ append_cancellation (NatterTurnExecution *self)
 
 /* The loop (§6 step 5) */
 
+/* The classifier's view of a call that needs permission. */
+static JsonObject *
+classification_entry (NatterTurnToolCall *call)
+{
+  JsonObject *entry = json_object_new ();
+
+  json_object_set_string_member (entry, "toolCallId", natter_turn_tool_call_get_id (call));
+  json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
+  json_object_set_member (entry, "input", json_node_copy (natter_turn_tool_call_get_arguments (call)));
+  json_object_set_member (entry, "request",
+                          json_node_copy (json_object_get_member (natter_turn_tool_call_get_permission_required (call),
+                                                                  "request")));
+  return entry;
+}
+
+/* A new, usable call: it runs at once unless the permission checker
+ * requires a decision, which is then asked for (§7). */
+static void
+check_permission (NatterTurnExecution *self,
+                  GPtrArray           *batch,
+                  GPtrArray           *to_start,
+                  NatterTurnToolCall  *call,
+                  JsonObject          *descriptor)
+{
+  g_autoptr(JsonNode) request = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonNode *arguments = natter_turn_tool_call_get_arguments (call);
+  gboolean required = TRUE;
+  JsonObject *event;
+
+  natter_permission_checker_check_in (self->runtime->checker, descriptor,
+                                      json_node_get_object (arguments), turn_cwd (self),
+                                      &required, &request, &error);
+  if (!required)
+    {
+      add_invocation (self, batch, to_start, call, descriptor);
+      return;
+    }
+  event = new_event (self, batch, "tool_permission_required");
+  json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
+  json_object_set_string_member (event, "toolName", natter_turn_tool_call_get_name (call));
+  if (request == NULL)
+    {
+      /* Fail closed with something a human can judge. */
+      g_autoptr(JsonObject) fallback = json_object_new ();
+
+      json_object_set_string_member (fallback, "toolName", natter_turn_tool_call_get_name (call));
+      json_object_set_member (fallback, "input", json_node_copy (arguments));
+      request = object_node (fallback);
+    }
+  json_object_set_member (event, "request", g_steal_pointer (&request));
+  if (error != NULL)
+    json_object_set_string_member (event, "checkerError", error->message);
+}
+
+/* Carries out natter_turn_step_for_tool_call() for one unfinished call:
+ * events go to @batch, sync tools to start to @to_start, calls for the
+ * classifier to @to_classify. */
+static void
+resolve_tool_call (NatterTurnExecution *self,
+                   GPtrArray           *batch,
+                   GPtrArray           *to_start,
+                   JsonArray           *to_classify,
+                   NatterTurnToolCall  *call)
+{
+  JsonObject *config = json_object_get_object_member (natter_turn_state_get_definition (self->state), "config");
+  const char *name = natter_turn_tool_call_get_name (call);
+  JsonObject *descriptor = natter_turn_step_find_tool (self->state, name);
+  gboolean allowed = FALSE;
+
+  switch (natter_turn_step_for_tool_call (self->state, call,
+                                          g_hash_table_contains (self->running, natter_turn_tool_call_get_id (call))))
+    {
+    case NATTER_TOOL_CALL_STEP_NONE:
+      break;
+    case NATTER_TOOL_CALL_STEP_INTERRUPTED:
+      /* §10: never re-run a side effect whose outcome is unknown. */
+      add_runtime_error (self, batch, call, "interrupted; outcome unknown; not retried");
+      break;
+    case NATTER_TOOL_CALL_STEP_INVOKE:
+      add_invocation (self, batch, to_start, call, descriptor);
+      break;
+    case NATTER_TOOL_CALL_STEP_DENIED:
+      add_runtime_error (self, batch, call, "Permission denied");
+      break;
+    case NATTER_TOOL_CALL_STEP_CLASSIFY:
+      json_array_add_object_element (to_classify, classification_entry (call));
+      break;
+    case NATTER_TOOL_CALL_STEP_DECIDE_WITHOUT_HUMAN:
+      if (decide_without_human (self, batch, call, json_object_get_boolean_member (config, "autoPermission"),
+                                json_object_get_boolean_member (config, "humanAvailable"), &allowed) &&
+          allowed)
+        add_invocation (self, batch, to_start, call, descriptor);
+      break;
+    /* Unknown tools and unusable calls become results the model can
+     * read (§8). */
+    case NATTER_TOOL_CALL_STEP_UNKNOWN_TOOL:
+      {
+        g_autofree char *message = g_strdup_printf ("Unknown tool “%s”", name);
+
+        add_runtime_error (self, batch, call, message);
+      }
+      break;
+    case NATTER_TOOL_CALL_STEP_BAD_ARGUMENTS:
+      add_runtime_error (self, batch, call, "The tool call's arguments are not a JSON object");
+      break;
+    case NATTER_TOOL_CALL_STEP_NO_HUMAN:
+      add_runtime_error (self, batch, call, "human input is unavailable for this turn");
+      break;
+    case NATTER_TOOL_CALL_STEP_CHECK_PERMISSION:
+      check_permission (self, batch, to_start, call, descriptor);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Sends @to_classify to the permission classifier, or records that there
+ * is none to ask. */
+static void
+classify (NatterTurnExecution *self,
+          JsonArray           *to_classify)
+{
+  if (self->runtime->classifier == NULL)
+    {
+      GPtrArray *batch = new_batch ();
+      JsonArray *ids = json_array_new ();
+      JsonObject *event;
+
+      for (guint i = 0; i < json_array_get_length (to_classify); i++)
+        json_array_add_string_element (ids,
+                                       json_object_get_string_member (json_array_get_object_element (to_classify, i),
+                                                                      "toolCallId"));
+      event = new_event (self, batch, "tool_permission_classification_failed");
+      json_object_set_array_member (event, "toolCallIds", ids);
+      json_object_set_string_member (event, "error", "No permission classifier is configured");
+      enqueue (self, batch, NULL, NULL);
+      return;
+    }
+  self->classifying = TRUE;
+  self->classifying_calls = json_array_ref (to_classify);
+  natter_permission_classifier_classify_in_async (self->runtime->classifier, self->model,
+                                                  to_classify, self->cancellable,
+                                                  classify_cb, g_object_ref (self));
+}
+
+/* Goes through the unfinished tool calls; %TRUE when that gave something
+ * to write or to classify, which calls back into the loop when done. */
+static gboolean
+resolve_tool_calls (NatterTurnExecution *self)
+{
+  g_autoptr(GPtrArray) unfinished = natter_turn_state_get_unfinished_tool_calls (self->state);
+  g_autoptr(GPtrArray) to_start = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(JsonArray) to_classify = json_array_new ();
+  g_autoptr(GPtrArray) batch = new_batch ();
+
+  for (guint i = 0; i < unfinished->len; i++)
+    resolve_tool_call (self, batch, to_start, to_classify, g_ptr_array_index (unfinished, i));
+
+  if (batch->len > 0)
+    {
+      enqueue (self, g_steal_pointer (&batch), start_tools, g_steal_pointer (&to_start));
+      return TRUE;
+    }
+  if (json_array_get_length (to_classify) > 0)
+    {
+      classify (self, to_classify);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* §10: a request without a result was interrupted; close it, then the
+ * loop re-issues it as the next index with refs []. */
+static void
+close_open_call (NatterTurnExecution *self)
+{
+  GPtrArray *batch = new_batch ();
+  JsonObject *event = new_event (self, batch, "model_call_failed");
+
+  json_object_set_int_member (event, "modelCallIndex", natter_turn_state_get_n_model_calls (self->state) - 1);
+  json_object_set_string_member (event, "error", "interrupted");
+  enqueue (self, batch, NULL, NULL);
+}
+
+static void
+suspend (NatterTurnExecution *self)
+{
+  g_autoptr(GPtrArray) permissions = natter_turn_state_get_pending_permissions (self->state);
+  g_autoptr(GPtrArray) async_tools = natter_turn_state_get_pending_async_tools (self->state);
+  GPtrArray *batch = new_batch ();
+  JsonObject *event = new_event (self, batch, "turn_suspended");
+  JsonArray *list = json_array_new ();
+
+  for (guint i = 0; i < permissions->len; i++)
+    {
+      NatterTurnToolCall *call = g_ptr_array_index (permissions, i);
+      JsonObject *entry = json_object_new ();
+
+      json_object_set_string_member (entry, "toolCallId", natter_turn_tool_call_get_id (call));
+      json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
+      json_object_set_member (entry, "request",
+                              json_node_copy (json_object_get_member (natter_turn_tool_call_get_permission_required (call),
+                                                                      "request")));
+      json_array_add_object_element (list, entry);
+    }
+  json_object_set_array_member (event, "pendingPermissions", list);
+  list = json_array_new ();
+  for (guint i = 0; i < async_tools->len; i++)
+    {
+      NatterTurnToolCall *call = g_ptr_array_index (async_tools, i);
+      JsonObject *invocation = natter_turn_tool_call_get_invocation (call);
+      JsonObject *entry = json_object_new ();
+
+      json_object_set_string_member (entry, "toolCallId", natter_turn_tool_call_get_id (call));
+      json_object_set_string_member (entry, "toolId", json_object_get_string_member (invocation, "toolId"));
+      json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
+      json_object_set_member (entry, "input", json_node_copy (json_object_get_member (invocation, "input")));
+      json_array_add_object_element (list, entry);
+    }
+  json_object_set_array_member (event, "pendingAsyncTools", list);
+  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+  enqueue (self, batch, NULL, NULL);
+}
+
+/* The last model call answered without tool calls: that is the output. */
+static void
+complete (NatterTurnExecution *self)
+{
+  NatterTurnModelCall *last = natter_turn_state_get_model_call (self->state,
+                                                                natter_turn_state_get_last_model_call_index (self->state));
+  GPtrArray *batch = new_batch ();
+  JsonObject *event = new_event (self, batch, "turn_completed");
+
+  json_object_set_member (event, "output", object_node (natter_turn_model_call_get_message (last)));
+  json_object_set_string_member (event, "finishReason", natter_turn_model_call_get_finish_reason (last));
+  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+  enqueue (self, batch, NULL, NULL);
+}
+
+static void
+fail_at_limit (NatterTurnExecution *self)
+{
+  JsonObject *config = json_object_get_object_member (natter_turn_state_get_definition (self->state), "config");
+  gint64 max_calls = json_object_get_int_member (config, "maxModelCalls");
+  g_autofree char *message = g_strdup_printf ("The turn reached its limit of %" G_GINT64_FORMAT " model calls",
+                                              max_calls);
+  GPtrArray *batch = new_batch ();
+  JsonObject *event = new_event (self, batch, "turn_failed");
+
+  json_object_set_string_member (event, "error", message);
+  json_object_set_string_member (event, "code", "model-call-limit");
+  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+  enqueue (self, batch, NULL, NULL);
+}
+
+/* Writes `model_call_requested`, then calls the model: the durable intent
+ * is on disk before the model is touched (§6). */
+static void
+request_model_call (NatterTurnExecution *self)
+{
+  JsonObject *config = json_object_get_object_member (natter_turn_state_get_definition (self->state), "config");
+  JsonNode *parameters = json_object_get_member (config, "parameters");
+  g_auto(GStrv) refs = NULL;
+  g_autofree char *previous_turn_id = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *batch;
+  JsonObject *event;
+  JsonObject *request;
+  JsonArray *messages;
+
+  refs = natter_turn_state_dup_next_request_refs (self->state, &previous_turn_id, &error);
+  if (refs == NULL)
+    {
+      fail (self, g_steal_pointer (&error));
+      return;
+    }
+  batch = new_batch ();
+  event = new_event (self, batch, "model_call_requested");
+  json_object_set_int_member (event, "modelCallIndex", natter_turn_state_get_n_model_calls (self->state));
+  request = json_object_new ();
+  if (previous_turn_id != NULL)
+    {
+      JsonObject *context_ref = json_object_new ();
+
+      json_object_set_string_member (context_ref, "previousTurnId", previous_turn_id);
+      json_object_set_object_member (request, "contextRef", context_ref);
+    }
+  messages = json_array_new ();
+  for (guint i = 0; refs[i] != NULL; i++)
+    json_array_add_string_element (messages, refs[i]);
+  json_object_set_array_member (request, "messages", messages);
+  /* The turn's generation parameters go with every call, in the durable
+   * request, so an audit rebuilds the exact wire payload (§3). */
+  json_object_set_member (request, "parameters",
+                          parameters != NULL ? json_node_copy (parameters)
+                                             : json_node_init_object (json_node_alloc (), json_object_new ()));
+  json_object_set_object_member (event, "request", request);
+  enqueue (self, batch, start_model_call, NULL);
+}
+
+/* One turn of the loop: natter-turn-step.c decides, the step functions
+ * above write. */
 static void
 advance_loop (NatterTurnExecution *self)
 {
-  g_autoptr(GPtrArray) unfinished = NULL;
-  g_autoptr(GPtrArray) to_start = NULL;
-  g_autoptr(JsonArray) to_classify = NULL;
-  g_autoptr(GPtrArray) batch = NULL;
-  JsonObject *definition;
-  JsonObject *config;
-  gboolean auto_permission;
-  gboolean human_available;
-  JsonObject *event;
-
   /* Whatever is in flight calls back into the loop when it is done. */
   if (self->settled || self->writing || !g_queue_is_empty (&self->queue) ||
       self->streaming || self->classifying)
@@ -1066,295 +1341,51 @@ advance_loop (NatterTurnExecution *self)
   if (self->state == NULL)
     return;
 
-  if (natter_turn_state_get_terminal_event (self->state) != NULL)
+  switch (natter_turn_step_next (self->state,
+                                 self->cancel_requested || g_cancellable_is_cancelled (self->cancellable)))
     {
+    case NATTER_TURN_STEP_SETTLE:
       settle_from_event (self, natter_turn_state_get_terminal_event (self->state));
       return;
-    }
-  if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
-    {
+    case NATTER_TURN_STEP_CANCEL:
       append_cancellation (self);
       return;
-    }
-  if (natter_derive_turn_status (self->state) == NATTER_TURN_STATUS_SUSPENDED)
-    {
+    case NATTER_TURN_STEP_REST:
       settle_from_event (self, natter_turn_state_get_last_suspension (self->state));
       return;
-    }
-
-  batch = new_batch ();
-
-  /* §10: a request without a result was interrupted; close it, then the
-   * loop re-issues it as the next index with refs []. */
-  if (natter_turn_state_has_open_model_call (self->state))
-    {
-      event = new_event (self, batch, "model_call_failed");
-      json_object_set_int_member (event, "modelCallIndex",
-                                  natter_turn_state_get_n_model_calls (self->state) - 1);
-      json_object_set_string_member (event, "error", "interrupted");
-      enqueue (self, g_steal_pointer (&batch), NULL, NULL);
+    case NATTER_TURN_STEP_CLOSE_OPEN_CALL:
+      close_open_call (self);
       return;
+    case NATTER_TURN_STEP_RESOLVE_TOOL_CALLS:
+      break;
+    default:
+      g_assert_not_reached ();
     }
 
-  definition = natter_turn_state_get_definition (self->state);
-  config = json_object_get_object_member (definition, "config");
-  auto_permission = json_object_get_boolean_member (config, "autoPermission");
-  human_available = json_object_get_boolean_member (config, "humanAvailable");
-
-  unfinished = natter_turn_state_get_unfinished_tool_calls (self->state);
-  to_start = g_ptr_array_new_with_free_func (g_free);
-  to_classify = json_array_new ();
-
-  for (guint i = 0; i < unfinished->len; i++)
-    {
-      NatterTurnToolCall *call = g_ptr_array_index (unfinished, i);
-      const char *id = natter_turn_tool_call_get_id (call);
-      JsonObject *invocation = natter_turn_tool_call_get_invocation (call);
-      JsonObject *resolution = natter_turn_tool_call_get_resolution (call);
-      JsonObject *descriptor = find_descriptor (self, natter_turn_tool_call_get_name (call));
-      JsonNode *arguments = natter_turn_tool_call_get_arguments (call);
-      gboolean allowed = FALSE;
-
-      if (g_hash_table_contains (self->running, id))
-        continue;
-
-      if (invocation != NULL)
-        {
-          /* §10: never re-run a side effect whose outcome is unknown. */
-          if (g_str_equal (json_object_get_string_member (invocation, "execution"), "sync"))
-            add_runtime_error (self, batch, call, "interrupted; outcome unknown; not retried");
-          continue;   /* async: stays pending */
-        }
-
-      if (resolution != NULL)
-        {
-          if (g_str_equal (json_object_get_string_member (resolution, "decision"), "allow"))
-            add_invocation (self, batch, to_start, call, descriptor);
-          else
-            add_runtime_error (self, batch, call, "Permission denied");
-          continue;
-        }
-
-      if (natter_turn_tool_call_get_permission_required (call) != NULL)
-        {
-          if (decide_without_human (self, batch, call, auto_permission, human_available, &allowed))
-            {
-              if (allowed)
-                add_invocation (self, batch, to_start, call, descriptor);
-            }
-          else if (auto_permission &&
-                   natter_turn_tool_call_get_classification (call) == NULL &&
-                   natter_turn_tool_call_get_classification_failure (call) == NULL)
-            {
-              JsonObject *entry = json_object_new ();
-
-              json_object_set_string_member (entry, "toolCallId", id);
-              json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
-              json_object_set_member (entry, "input", json_node_copy (arguments));
-              json_object_set_member (entry, "request",
-                                      json_node_copy (json_object_get_member (natter_turn_tool_call_get_permission_required (call),
-                                                                              "request")));
-              json_array_add_object_element (to_classify, entry);
-            }
-          continue;
-        }
-
-      /* Unknown tools and unusable calls become results the model can
-       * read (§8). */
-      if (descriptor == NULL)
-        {
-          g_autofree char *message = g_strdup_printf ("Unknown tool “%s”",
-                                                      natter_turn_tool_call_get_name (call));
-
-          add_runtime_error (self, batch, call, message);
-          continue;
-        }
-      if (!JSON_NODE_HOLDS_OBJECT (arguments))
-        {
-          add_runtime_error (self, batch, call, "The tool call's arguments are not a JSON object");
-          continue;
-        }
-      if (json_object_get_boolean_member (descriptor, "requiresHuman") && !human_available)
-        {
-          add_runtime_error (self, batch, call, "human input is unavailable for this turn");
-          continue;
-        }
-
-      {
-        g_autoptr(JsonNode) request = NULL;
-        g_autoptr(GError) error = NULL;
-        gboolean required = TRUE;
-
-        natter_permission_checker_check_in (self->runtime->checker, descriptor,
-                                            json_node_get_object (arguments), turn_cwd (self),
-                                            &required, &request, &error);
-        if (!required)
-          {
-            add_invocation (self, batch, to_start, call, descriptor);
-            continue;
-          }
-        event = new_event (self, batch, "tool_permission_required");
-        json_object_set_string_member (event, "toolCallId", id);
-        json_object_set_string_member (event, "toolName", natter_turn_tool_call_get_name (call));
-        if (request == NULL)
-          {
-            /* Fail closed with something a human can judge. */
-            g_autoptr(JsonObject) fallback = json_object_new ();
-
-            json_object_set_string_member (fallback, "toolName", natter_turn_tool_call_get_name (call));
-            json_object_set_member (fallback, "input", json_node_copy (arguments));
-            request = object_node (fallback);
-          }
-        json_object_set_member (event, "request", g_steal_pointer (&request));
-        if (error != NULL)
-          json_object_set_string_member (event, "checkerError", error->message);
-      }
-    }
-
-  if (batch->len > 0)
-    {
-      enqueue (self, g_steal_pointer (&batch), start_tools,
-               g_steal_pointer (&to_start));
-      return;
-    }
-
-  if (json_array_get_length (to_classify) > 0)
-    {
-      if (self->runtime->classifier == NULL)
-        {
-          JsonArray *ids = json_array_new ();
-
-          for (guint i = 0; i < json_array_get_length (to_classify); i++)
-            json_array_add_string_element (ids,
-                                           json_object_get_string_member (json_array_get_object_element (to_classify, i),
-                                                                          "toolCallId"));
-          event = new_event (self, batch, "tool_permission_classification_failed");
-          json_object_set_array_member (event, "toolCallIds", ids);
-          json_object_set_string_member (event, "error", "No permission classifier is configured");
-          enqueue (self, g_steal_pointer (&batch), NULL, NULL);
-          return;
-        }
-      self->classifying = TRUE;
-      self->classifying_calls = json_array_ref (to_classify);
-      natter_permission_classifier_classify_in_async (self->runtime->classifier, self->model,
-                                                      to_classify, self->cancellable,
-                                                      classify_cb, g_object_ref (self));
-      return;
-    }
-
-  /* Running sync tools finish before the turn rests or moves on. */
-  if (g_hash_table_size (self->running) > 0)
+  if (resolve_tool_calls (self))
     return;
 
-  if (natter_turn_state_get_n_pending_permissions (self->state) +
-      natter_turn_state_get_n_pending_async_tools (self->state) > 0)
+  /* The batch is complete: wait, rest, finish, stop at the budget, or
+   * call the model. */
+  switch (natter_turn_step_after_tools (self->state, g_hash_table_size (self->running)))
     {
-      g_autoptr(GPtrArray) permissions = natter_turn_state_get_pending_permissions (self->state);
-      g_autoptr(GPtrArray) async_tools = natter_turn_state_get_pending_async_tools (self->state);
-      JsonArray *list;
-
-      event = new_event (self, batch, "turn_suspended");
-      list = json_array_new ();
-      for (guint i = 0; i < permissions->len; i++)
-        {
-          NatterTurnToolCall *call = g_ptr_array_index (permissions, i);
-          JsonObject *entry = json_object_new ();
-
-          json_object_set_string_member (entry, "toolCallId", natter_turn_tool_call_get_id (call));
-          json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
-          json_object_set_member (entry, "request",
-                                  json_node_copy (json_object_get_member (natter_turn_tool_call_get_permission_required (call),
-                                                                          "request")));
-          json_array_add_object_element (list, entry);
-        }
-      json_object_set_array_member (event, "pendingPermissions", list);
-      list = json_array_new ();
-      for (guint i = 0; i < async_tools->len; i++)
-        {
-          NatterTurnToolCall *call = g_ptr_array_index (async_tools, i);
-          JsonObject *invocation = natter_turn_tool_call_get_invocation (call);
-          JsonObject *entry = json_object_new ();
-
-          json_object_set_string_member (entry, "toolCallId", natter_turn_tool_call_get_id (call));
-          json_object_set_string_member (entry, "toolId", json_object_get_string_member (invocation, "toolId"));
-          json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
-          json_object_set_member (entry, "input", json_node_copy (json_object_get_member (invocation, "input")));
-          json_array_add_object_element (list, entry);
-        }
-      json_object_set_array_member (event, "pendingAsyncTools", list);
-      json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-      enqueue (self, g_steal_pointer (&batch), NULL, NULL);
+    case NATTER_TURN_STEP_WAIT_FOR_TOOLS:
       return;
+    case NATTER_TURN_STEP_SUSPEND:
+      suspend (self);
+      return;
+    case NATTER_TURN_STEP_COMPLETE:
+      complete (self);
+      return;
+    case NATTER_TURN_STEP_MODEL_CALL_LIMIT:
+      fail_at_limit (self);
+      return;
+    case NATTER_TURN_STEP_CALL_MODEL:
+      request_model_call (self);
+      return;
+    default:
+      g_assert_not_reached ();
     }
-
-  /* The batch is complete: finish, stop at the budget, or call the model. */
-  {
-    gint last_index = natter_turn_state_get_last_model_call_index (self->state);
-    NatterTurnModelCall *last = last_index >= 0 ? natter_turn_state_get_model_call (self->state, last_index) : NULL;
-    gint64 max_calls = json_object_get_int_member (config, "maxModelCalls");
-    g_auto(GStrv) refs = NULL;
-    g_autofree char *previous_turn_id = NULL;
-    g_autoptr(GError) error = NULL;
-    JsonObject *request;
-    JsonArray *messages;
-
-    if (last != NULL && natter_turn_model_call_get_message (last) != NULL &&
-        natter_turn_model_call_get_n_tool_calls (last) == 0)
-      {
-        event = new_event (self, batch, "turn_completed");
-        json_object_set_member (event, "output", object_node (natter_turn_model_call_get_message (last)));
-        json_object_set_string_member (event, "finishReason", natter_turn_model_call_get_finish_reason (last));
-        json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-        enqueue (self, g_steal_pointer (&batch), NULL, NULL);
-        return;
-      }
-    if ((gint64) natter_turn_state_get_n_model_calls (self->state) >= max_calls)
-      {
-        g_autofree char *message = g_strdup_printf ("The turn reached its limit of %" G_GINT64_FORMAT " model calls",
-                                                    max_calls);
-
-        event = new_event (self, batch, "turn_failed");
-        json_object_set_string_member (event, "error", message);
-        json_object_set_string_member (event, "code", "model-call-limit");
-        json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-        enqueue (self, g_steal_pointer (&batch), NULL, NULL);
-        return;
-      }
-
-    refs = natter_turn_state_dup_next_request_refs (self->state, &previous_turn_id, &error);
-    if (refs == NULL)
-      {
-        fail (self, g_steal_pointer (&error));
-        return;
-      }
-    event = new_event (self, batch, "model_call_requested");
-    json_object_set_int_member (event, "modelCallIndex", natter_turn_state_get_n_model_calls (self->state));
-    request = json_object_new ();
-    if (previous_turn_id != NULL)
-      {
-        JsonObject *context_ref = json_object_new ();
-
-        json_object_set_string_member (context_ref, "previousTurnId", previous_turn_id);
-        json_object_set_object_member (request, "contextRef", context_ref);
-      }
-    messages = json_array_new ();
-    for (guint i = 0; refs[i] != NULL; i++)
-      json_array_add_string_element (messages, refs[i]);
-    json_object_set_array_member (request, "messages", messages);
-    /* The turn's generation parameters go with every call, in the durable
-     * request, so an audit rebuilds the exact wire payload (§3). */
-    {
-      JsonNode *parameters = json_object_get_member (config, "parameters");
-
-      json_object_set_member (request, "parameters",
-                              parameters != NULL ? json_node_copy (parameters)
-                                                 : json_node_init_object (json_node_alloc (),
-                                                                          json_object_new ()));
-    }
-    json_object_set_object_member (event, "request", request);
-    /* The durable intent is on disk before the model is touched (§6). */
-    enqueue (self, g_steal_pointer (&batch), start_model_call, NULL);
-  }
 }
 
 /* Start: lock, read, validate the input, materialize (§6 steps 1–4) */
