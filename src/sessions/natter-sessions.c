@@ -132,7 +132,9 @@ natter_sessions_init (NatterSessions *self)
 /**
  * natter_sessions_new:
  * @session_repo: the session repository (natter_session_repo_new())
- * @turn_repo: the turn repository the runtime writes
+ * @turn_repo: the turn repository the runtime writes; the service reads
+ *   turns through @runtime and uses this only to inspect and recover
+ *   damaged sessions line by line
  * @runtime: the turn runtime
  * @hub: the process-wide turn event hub (the runtime's)
  * @clock: the clock for event timestamps
