@@ -142,7 +142,7 @@ send_and_wait (Stack           *s,
                char           **out_turn_id)
 {
   g_autoptr(JsonNode) input = json_from_string ("{\"role\":\"user\",\"content\":\"One more question.\"}", NULL);
-  g_autoptr(JsonNode) config = json_from_string ("{\"agent\":{\"agentId\":\"helper\"}}", NULL);
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("helper");
   g_autoptr(GAsyncResult) sent = NULL;
   g_autoptr(GAsyncResult) settled = NULL;
   g_autoptr(GPtrArray) events = NULL;
@@ -154,7 +154,7 @@ send_and_wait (Stack           *s,
   natter_fake_model_script (s->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
   start = natter_bench_now ();
   natter_sessions_send_message_async (s->sessions, session_id, json_node_get_object (input),
-                                      json_node_get_object (config), NULL, result_cb, &sent);
+                                      options, NULL, result_cb, &sent);
   turn_id = natter_sessions_send_message_finish (s->sessions, wait_result (&sent), &error);
   if (turn_id == NULL)
     g_error ("send: %s", error->message);

@@ -471,9 +471,11 @@ created_cb (GObject      *object,
 {
   char **out = user_data;
   g_autoptr(GError) error = NULL;
+  g_autoptr(NatterTurnCreated) created = NULL;
 
-  *out = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
   g_assert_no_error (error);
+  *out = g_strdup (natter_turn_created_get_turn_id (created));
 }
 
 static void

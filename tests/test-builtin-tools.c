@@ -613,10 +613,10 @@ create_failed_cb (GObject      *object,
                   gpointer      user_data)
 {
   GError **out = user_data;
-  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterTurnCreated) created = NULL;
 
-  turn_id = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, out);
-  g_assert_null (turn_id);
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, out);
+  g_assert_null (created);
 }
 
 static void

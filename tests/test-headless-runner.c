@@ -32,7 +32,7 @@ test_standalone_turn (void)
 {
   NatterTestWorld *w = natter_test_world_new ();
   NatterHeadlessRunner *runner = natter_headless_runner_new (w->runtime);
-  g_autoptr(JsonObject) agent = object_literal ("{\"agentId\":\"helper\"}");
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
   g_autoptr(JsonObject) input = object_literal ("{\"role\":\"user\",\"content\":\"summarize\"}");
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(NatterTurnOutcome) outcome = NULL;
@@ -52,7 +52,7 @@ test_standalone_turn (void)
   natter_fake_model_script (w->fakes->model, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("A", "sa", "{}")),
                             NATTER_FAKE_TEXT_STEP, NULL);
 
-  natter_headless_runner_run_async (runner, agent, NULL, input, 0, NULL, result_cb, &result);
+  natter_headless_runner_run_async (runner, options, NULL, input, NULL, result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, 10000);
   outcome = natter_headless_runner_run_finish (runner, result, &turn_id, &text, &error);
   g_assert_no_error (error);
@@ -84,7 +84,7 @@ test_abort_cancels_the_turn (void)
 {
   NatterTestWorld *w = natter_test_world_new ();
   NatterHeadlessRunner *runner = natter_headless_runner_new (w->runtime);
-  g_autoptr(JsonObject) agent = object_literal ("{\"agentId\":\"helper\"}");
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
   g_autoptr(JsonObject) input = object_literal ("{\"role\":\"user\",\"content\":\"wait\"}");
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GAsyncResult) result = NULL;
@@ -93,8 +93,9 @@ test_abort_cancels_the_turn (void)
   g_autofree char *turn_id = NULL;
   g_autofree char *text = NULL;
 
+  natter_send_options_set_max_model_calls (options, 3);
   natter_fake_model_script (w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
-  natter_headless_runner_run_async (runner, agent, NULL, input, 3, cancellable, result_cb, &result);
+  natter_headless_runner_run_async (runner, options, NULL, input, cancellable, result_cb, &result);
   while (natter_fake_model_get_n_held (w->fakes->model) == 0)
     g_main_context_iteration (NULL, TRUE);
   g_cancellable_cancel (cancellable);

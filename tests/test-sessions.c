@@ -21,7 +21,6 @@
 #include "natter-turn-reducer.h"
 
 #define TIMEOUT_MS 20000
-#define DEFAULT_CONFIG "{\"agent\":{\"agentId\":\"helper\"}}"
 
 typedef struct
 {
@@ -228,18 +227,20 @@ user_message (const char *text)
   return message;
 }
 
+/* Sends with @options, or as the "helper" agent on its own model. */
 static char *
-send_with (Fixture     *f,
-           const char  *session_id,
-           const char  *text,
-           const char  *config_literal,
-           GError     **error)
+send_with (Fixture            *f,
+           const char         *session_id,
+           const char         *text,
+           NatterSendOptions  *options,
+           GError            **error)
 {
   g_autoptr(JsonObject) input = user_message (text);
-  g_autoptr(JsonObject) config = object_literal (config_literal);
+  g_autoptr(NatterSendOptions) fallback = natter_test_send_options ("helper", NULL, NULL);
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_sessions_send_message_async (f->sessions, session_id, input, config, NULL, result_cb, &result);
+  natter_sessions_send_message_async (f->sessions, session_id, input, options != NULL ? options : fallback,
+                                      NULL, result_cb, &result);
   return natter_sessions_send_message_finish (f->sessions, wait_result (&result), error);
 }
 
@@ -249,7 +250,7 @@ send (Fixture    *f,
       const char *text)
 {
   g_autoptr(GError) error = NULL;
-  char *turn_id = send_with (f, session_id, text, DEFAULT_CONFIG, &error);
+  char *turn_id = send_with (f, session_id, text, NULL, &error);
 
   g_assert_no_error (error);
   return turn_id;
@@ -431,7 +432,7 @@ assert_not_settled (Fixture    *f,
                     const char *status_word)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *tid = send_with (f, sid, "again", DEFAULT_CONFIG, &error);
+  g_autofree char *tid = send_with (f, sid, "again", NULL, &error);
 
   g_assert_null (tid);
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED);
@@ -513,7 +514,7 @@ send_crashing_at (Fixture            *f,
   g_autofree char *tid = NULL;
 
   natter_sessions_set_fault_func (f->sessions, fail_at_step, GINT_TO_POINTER (step));
-  tid = send_with (f, sid, text, DEFAULT_CONFIG, &error);
+  tid = send_with (f, sid, text, NULL, &error);
   natter_sessions_set_fault_func (f->sessions, NULL, NULL);
   g_assert_null (tid);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE);
@@ -566,11 +567,13 @@ test_continue_after_failure (Fixture       *f,
   g_autofree char *context = NULL;
   g_autofree char *expected = NULL;
   g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterSendOptions) one_call = natter_test_send_options ("helper", NULL, NULL);
 
+  natter_send_options_set_max_model_calls (one_call, 1);
   if (limit)
     {
       script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c0", "sa", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
-      failed = send_with (f, sid, "one", "{\"agent\":{\"agentId\":\"helper\"},\"maxModelCalls\":1}", NULL);
+      failed = send_with (f, sid, "one", one_call, NULL);
     }
   else
     {
@@ -631,7 +634,7 @@ test_concurrent_one_wins (Fixture       *f,
 {
   guint n = GPOINTER_TO_UINT (data);
   g_autofree char *sid = create_session (f, NULL, NULL);
-  g_autoptr(JsonObject) config = object_literal (DEFAULT_CONFIG);
+  g_autoptr(NatterSendOptions) config = natter_test_send_options ("helper", NULL, NULL);
   Race race = { 0 };
 
   script (f, NATTER_FAKE_STEP_HOLD, NULL);
@@ -669,6 +672,7 @@ test_config_lands_on_turn (Fixture       *f,
   };
   g_autofree char *sid = create_session (f, NULL, NULL);
   g_autofree char *tid = NULL;
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", "q", "n");
   g_autoptr(JsonObject) created = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GList) members = NULL;
@@ -677,10 +681,10 @@ test_config_lands_on_turn (Fixture       *f,
   NatterSessionIndexEntry *entry;
   g_autofree char *model_string = NULL;
 
+  natter_send_options_set_auto_permission (options, TRUE);
+  natter_send_options_set_max_model_calls (options, 7);
   script (f, NATTER_FAKE_TEXT_STEP, NULL);
-  tid = send_with (f, sid, "hi",
-                   "{\"agent\":{\"agentId\":\"helper\",\"model\":{\"provider\":\"q\",\"model\":\"n\"}},"
-                   "\"autoPermission\":true,\"maxModelCalls\":7}", NULL);
+  tid = send_with (f, sid, "hi", options, NULL);
   g_assert_nonnull (tid);
   created = turn_created (f, tid);
   config = json_object_get_object_member (created, "config");
@@ -1309,10 +1313,10 @@ test_corrupt_entries (Fixture       *f,
   g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 1);
 
   /* An errored session is excluded from interaction. */
-  g_assert_null (send_with (f, bad_session, "x", DEFAULT_CONFIG, &error));
+  g_assert_null (send_with (f, bad_session, "x", NULL, &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
   g_clear_error (&error);
-  g_assert_null (send_with (f, bad_turn, "x", DEFAULT_CONFIG, &error));
+  g_assert_null (send_with (f, bad_turn, "x", NULL, &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
 }
 
@@ -1556,7 +1560,7 @@ test_flush (Fixture       *f,
 {
   g_autofree char *sid = create_session (f, NULL, NULL);
   g_autoptr(JsonObject) input = user_message ("hi");
-  g_autoptr(JsonObject) config = object_literal (DEFAULT_CONFIG);
+  g_autoptr(NatterSendOptions) config = natter_test_send_options ("helper", NULL, NULL);
   FlushCheck check = { f, sid, FALSE };
   g_autoptr(GAsyncResult) idle = NULL;
 
@@ -1806,7 +1810,7 @@ test_dangling_latest_turn (Fixture       *f,
   g_assert_nonnull (strstr (message, path));
 
   restart (f);
-  g_free (send_with (f, sid, "two", DEFAULT_CONFIG, &error));
+  g_free (send_with (f, sid, "two", NULL, &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
   g_assert_nonnull (strstr (error->message, "damaged"));
   g_assert_nonnull (strstr (error->message, path));

@@ -109,6 +109,68 @@ create_turn_with_context (Fixture    *f,
   return natter_test_create_turn (f->runtime, context_node, "{\"humanAvailable\":true}");
 }
 
+static void
+created_record_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  NatterTurnCreated **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  g_assert_no_error (error);
+}
+
+static NatterTurnCreated *
+create_turn_record (Fixture    *f,
+                    const char *requested)
+{
+  g_autoptr(JsonNode) agent = natter_test_json (requested);
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
+  g_autoptr(JsonNode) config = natter_test_json ("{\"humanAvailable\":true}");
+  NatterTurnCreated *created = NULL;
+
+  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL,
+                                         json_node_get_object (input), json_node_get_object (config),
+                                         NULL, created_record_cb, &created);
+  natter_test_wait_for_pointer ((gpointer *) &created, 5000);
+  return created;
+}
+
+/* The caller learns the agent and model a turn resolved from create
+ * itself, and they are exactly what the turn file says. */
+static void
+test_create_returns_resolution (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autoptr(NatterTurnCreated) plain = create_turn_record (f, "{\"agentId\":\"helper\"}");
+  g_autoptr(NatterTurnCreated) overridden =
+    create_turn_record (f, "{\"agentId\":\"helper\",\"overrides\":{\"model\":{\"provider\":\"q\",\"model\":\"n\"}}}");
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *resolved;
+
+  g_assert_cmpstr (natter_turn_created_get_agent_id (plain), ==, "helper");
+  g_assert_cmpstr (natter_turn_created_get_provider (plain), ==, "p");
+  g_assert_cmpstr (natter_turn_created_get_model (plain), ==, "m");
+  /* A per-turn override wins over the agent's own model. */
+  g_assert_cmpstr (natter_turn_created_get_agent_id (overridden), ==, "helper");
+  g_assert_cmpstr (natter_turn_created_get_provider (overridden), ==, "q");
+  g_assert_cmpstr (natter_turn_created_get_model (overridden), ==, "n");
+  g_assert_cmpstr (natter_turn_created_get_turn_id (plain), !=, natter_turn_created_get_turn_id (overridden));
+
+  events = natter_jsonl_repo_read_sync (f->repo, natter_turn_created_get_turn_id (overridden),
+                                        NULL, NULL);
+  g_assert_nonnull (events);
+  resolved = json_object_get_object_member (json_object_get_object_member (json_node_get_object (g_ptr_array_index (events, 0)),
+                                                                           "agent"),
+                                            "resolved");
+  g_assert_cmpstr (json_object_get_string_member (resolved, "agentId"), ==, "helper");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (resolved, "model"), "provider"), ==, "q");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (resolved, "model"), "model"), ==, "n");
+  g_assert_true (json_object_equal (natter_turn_created_get_event (overridden),
+                                    json_node_get_object (g_ptr_array_index (events, 0))));
+}
+
 /* Advances with an optional input literal and waits for the outcome. */
 static NatterTurnOutcome *
 advance (Fixture     *f,
@@ -1351,6 +1413,7 @@ main (int   argc,
   g_test_add ("/turn-runtime/" path, Fixture, data, fixture_set_up, func, fixture_tear_down)
 
   ADD ("plain-response", test_plain_response, NULL);
+  ADD ("create-returns-resolution", test_create_returns_resolution, NULL);
   ADD ("provider-failure", test_provider_failure, NULL);
   ADD ("sync-tool-round-trip", test_sync_tool_round_trip, NULL);
   ADD ("sync-tool-throws", test_sync_tool_throws, NULL);

@@ -360,14 +360,20 @@ user_message (const char *text)
   return message;
 }
 
-static JsonObject *
-requested_agent (Run *run)
+/* The built-in agent on the model the command resolved, with the
+ * command's limits. */
+static NatterSendOptions *
+send_options (Run *run)
 {
-  JsonObject *agent = json_object_new ();
+  NatterSendOptions *options = natter_send_options_new (NATTER_BUILTIN_AGENT_ID);
 
-  json_object_set_string_member (agent, "agentId", NATTER_BUILTIN_AGENT_ID);
-  json_object_set_object_member (agent, "model", json_object_ref (run->descriptor));
-  return agent;
+  natter_send_options_set_model (options, json_object_get_string_member (run->descriptor, "provider"),
+                                 json_object_get_string_member (run->descriptor, "model"));
+  natter_send_options_set_auto_permission (options, run->auto_permission ||
+                                           natter_services_get_auto_permission (run->services));
+  if (run->max_model_calls > 0)
+    natter_send_options_set_max_model_calls (options, run->max_model_calls);
+  return options;
 }
 
 static void
@@ -411,7 +417,7 @@ ask_model_cb (GObject      *object,
               gpointer      user_data)
 {
   Run *run = user_data;
-  g_autoptr(JsonObject) agent = NULL;
+  g_autoptr(NatterSendOptions) options = NULL;
   g_autoptr(JsonObject) input = NULL;
   GError *error = NULL;
 
@@ -421,10 +427,9 @@ ask_model_cb (GObject      *object,
       fail_error (run, error);
       return;
     }
-  agent = requested_agent (run);
+  options = send_options (run);
   input = user_message (run->text);
-  natter_headless_runner_run_async (natter_services_get_headless_runner (run->services), agent, NULL, input,
-                                    run->max_model_calls > 0 ? (guint) run->max_model_calls : 0,
+  natter_headless_runner_run_async (natter_services_get_headless_runner (run->services), options, NULL, input,
                                     g_task_get_cancellable (run->task), ask_ran_cb, run);
 }
 
@@ -459,16 +464,11 @@ send_sent_cb (GObject      *object,
 static void
 send_message (Run *run)
 {
-  g_autoptr(JsonObject) config = json_object_new ();
+  g_autoptr(NatterSendOptions) options = send_options (run);
   g_autoptr(JsonObject) input = user_message (run->text);
 
-  json_object_set_object_member (config, "agent", requested_agent (run));
-  json_object_set_boolean_member (config, "autoPermission",
-                                  run->auto_permission || natter_services_get_auto_permission (run->services));
-  if (run->max_model_calls > 0)
-    json_object_set_int_member (config, "maxModelCalls", run->max_model_calls);
   natter_sessions_send_message_async (natter_services_get_sessions (run->services), run->session_id,
-                                      input, config, g_task_get_cancellable (run->task), send_sent_cb, run);
+                                      input, options, g_task_get_cancellable (run->task), send_sent_cb, run);
 }
 
 static void

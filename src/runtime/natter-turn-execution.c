@@ -18,9 +18,11 @@
  * a runtime bug: the advance fails with an infrastructure error and
  * nothing of it reaches the disk.
  *
- * Sync tools run in g_task_run_in_thread(). Their inputs are deep copies
- * and their results come back as new objects, so no JSON object is shared
- * between threads (json-glib's reference counts are not atomic).
+ * The execution is split by facet over natter-turn-execution-private.h:
+ * this file holds the object, settlement, the append queue and the start
+ * (lock, read, validate, materialize); natter-turn-loop.c the loop and
+ * its steps (model calls, permissions, cancellation), deciding with
+ * natter-turn-step.c; natter-turn-tool-runner.c the sync tools.
  */
 
 #define G_LOG_DOMAIN "natter-turn-execution"
@@ -28,165 +30,11 @@
 #include <string.h>
 
 #include "natter-json.h"
-#include "natter-request-composer.h"
+#include "natter-turn-execution-private.h"
 #include "natter-turn-reducer.h"
-#include "natter-turn-runtime-private.h"
 #include "natter-turn-schema.h"
 
-/* Outcome */
-
-typedef struct
-{
-  NatterTurnOutcome  public;
-  gatomicrefcount    ref_count;
-  JsonObject        *event;
-} Outcome;
-
-G_DEFINE_BOXED_TYPE (NatterTurnOutcome, natter_turn_outcome,
-                     natter_turn_outcome_ref, natter_turn_outcome_unref)
-
-static JsonArray *
-get_array_or_null (JsonObject *object,
-                   const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
-}
-
-/**
- * natter_turn_outcome_new_from_event:
- * @event: (transfer none): a `turn_completed`, `turn_failed`,
- *   `turn_cancelled` or `turn_suspended` event
- *
- * Part of the execution of turn-runtime.md §5.
- *
- * Returns: (transfer full) (nullable): the outcome the event stands for,
- *   or %NULL for any other event type
- */
-NatterTurnOutcome *
-natter_turn_outcome_new_from_event (JsonObject *event)
-{
-  const char *type = json_object_get_string_member_with_default (event, "type", "");
-  Outcome *outcome;
-
-  outcome = g_new0 (Outcome, 1);
-  g_atomic_ref_count_init (&outcome->ref_count);
-  outcome->event = json_object_ref (event);
-  if (g_str_equal (type, "turn_completed"))
-    outcome->public.kind = NATTER_TURN_OUTCOME_COMPLETED;
-  else if (g_str_equal (type, "turn_suspended"))
-    outcome->public.kind = NATTER_TURN_OUTCOME_SUSPENDED;
-  else if (g_str_equal (type, "turn_failed"))
-    outcome->public.kind = NATTER_TURN_OUTCOME_FAILED;
-  else if (g_str_equal (type, "turn_cancelled"))
-    outcome->public.kind = NATTER_TURN_OUTCOME_CANCELLED;
-  else
-    {
-      json_object_unref (outcome->event);
-      g_free (outcome);
-      return NULL;
-    }
-
-  if (json_object_has_member (event, "output"))
-    outcome->public.output = json_object_get_object_member (event, "output");
-  outcome->public.finish_reason = json_object_get_string_member_with_default (event, "finishReason", NULL);
-  outcome->public.usage = json_object_get_object_member (event, "usage");
-  outcome->public.pending_permissions = get_array_or_null (event, "pendingPermissions");
-  outcome->public.pending_async_tools = get_array_or_null (event, "pendingAsyncTools");
-  outcome->public.error = json_object_get_string_member_with_default (event, "error", NULL);
-  outcome->public.code = json_object_get_string_member_with_default (event, "code", NULL);
-  outcome->public.reason = json_object_get_string_member_with_default (event, "reason", NULL);
-  return &outcome->public;
-}
-
-/**
- * natter_turn_outcome_ref:
- * @outcome: an outcome
- *
- * Part of the execution of turn-runtime.md §5.
- *
- * Returns: (transfer full): @outcome
- */
-NatterTurnOutcome *
-natter_turn_outcome_ref (NatterTurnOutcome *outcome)
-{
-  g_atomic_ref_count_inc (&((Outcome *) outcome)->ref_count);
-  return outcome;
-}
-
-/**
- * natter_turn_outcome_unref:
- * @outcome: an outcome
- *
- * Drops a reference.
- *
- * Part of the execution of turn-runtime.md §5.
- */
-void
-natter_turn_outcome_unref (NatterTurnOutcome *outcome)
-{
-  Outcome *self = (Outcome *) outcome;
-
-  if (g_atomic_ref_count_dec (&self->ref_count))
-    {
-      json_object_unref (self->event);
-      g_free (self);
-    }
-}
-
 /* Execution */
-
-typedef void (*BatchDone) (NatterTurnExecution *self,
-                           gboolean             written,
-                           gpointer             data);
-
-typedef struct
-{
-  GPtrArray *events;    /* JsonNode */
-  BatchDone  done;
-  gpointer   data;
-} Batch;
-
-struct _NatterTurnExecution
-{
-  GObject            parent_instance;
-
-  NatterTurnRuntime *runtime;
-  char              *turn_id;
-  JsonObject        *input;
-  GCancellable      *cancellable;
-  gulong             cancelled_id;
-  GMainContext      *context;
-
-  NatterLockGuard   *guard;
-  gboolean           processing;
-  NatterTurnState   *state;
-  guint64            n_written;       /* lines in the file */
-  GPtrArray         *input_events;    /* the validated input, applied after materialization */
-  JsonArray         *materialized;    /* the context messages */
-  NatterModel       *model;
-
-  GQueue             queue;           /* Batch, not yet written */
-  guint              n_in_flight;     /* batches at the head of the queue being written */
-  gboolean           writing;
-  gboolean           streaming;
-  gboolean           classifying;
-  JsonArray         *classifying_calls; /* what the classifier was asked */
-  GHashTable        *running;         /* toolCallId → GCancellable of running sync tools */
-  gboolean           cancel_requested;
-  char              *cancel_reason;
-  /* What the open model call streamed so far, as shown live: kept on its
-   * model_call_failed when it stops early, so the answer being read is
-   * not lost. */
-  GString           *partial_text;
-  GString           *partial_reasoning;
-
-  gboolean           settled;
-  NatterTurnOutcome *outcome;
-  GError            *error;
-  GPtrArray         *waiters;         /* GTask */
-};
 
 G_DEFINE_FINAL_TYPE (NatterTurnExecution, natter_turn_execution, G_TYPE_OBJECT)
 
@@ -199,17 +47,7 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-enum
-{
-  EVENT,
-  DELTA,
-  SETTLED,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
-
-static void advance_loop (NatterTurnExecution *self);
+guint _natter_turn_execution_signals[NATTER_TURN_EXECUTION_N_SIGNALS];
 
 static void
 batch_free (Batch *batch)
@@ -218,10 +56,10 @@ batch_free (Batch *batch)
   g_free (batch);
 }
 
-static JsonObject *
-new_event (NatterTurnExecution *self,
-           GPtrArray           *batch,
-           const char          *type)
+JsonObject *
+_natter_turn_execution_new_event (NatterTurnExecution *self,
+                                  GPtrArray           *batch,
+                                  const char          *type)
 {
   g_autofree char *ts = natter_clock_format_ts (self->runtime->clock);
   JsonNode *node = natter_turn_event_new (type, self->turn_id, ts);
@@ -230,14 +68,14 @@ new_event (NatterTurnExecution *self,
   return json_node_get_object (node);
 }
 
-static GPtrArray *
-new_batch (void)
+GPtrArray *
+_natter_turn_execution_new_batch (void)
 {
   return g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
 }
 
-static JsonNode *
-object_node (JsonObject *object)
+JsonNode *
+_natter_turn_execution_object_node (JsonObject *object)
 {
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
 
@@ -287,22 +125,22 @@ settle (NatterTurnExecution *self,
     }
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SETTLED]);
-  g_signal_emit (self, signals[SETTLED], 0);
+  g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_SETTLED], 0);
   /* The hot reference taken at start: the execution may now go. */
   g_object_unref (self);
 }
 
-static void
-fail (NatterTurnExecution *self,
-      GError              *error)
+void
+_natter_turn_execution_fail (NatterTurnExecution *self,
+                             GError              *error)
 {
   g_debug ("Advance of turn %s failed: %s", self->turn_id, error->message);
   settle (self, NULL, error);
 }
 
-static void
-settle_from_event (NatterTurnExecution *self,
-                   JsonObject          *event)
+void
+_natter_turn_execution_settle_from_event (NatterTurnExecution *self,
+                                          JsonObject          *event)
 {
   g_autoptr(NatterTurnOutcome) outcome = natter_turn_outcome_new_from_event (event);
 
@@ -353,7 +191,7 @@ append_cb (GObject      *object,
         }
       drop_queued (self);
       self->writing = FALSE;
-      fail (self, g_steal_pointer (&error));
+      _natter_turn_execution_fail (self, g_steal_pointer (&error));
       return;
     }
 
@@ -368,7 +206,7 @@ append_cb (GObject      *object,
           JsonObject *event = json_node_get_object (g_ptr_array_index (batch->events, j));
 
           self->n_written++;
-          g_signal_emit (self, signals[EVENT], 0, event, self->n_written);
+          g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_EVENT], 0, event, self->n_written);
           natter_turn_event_hub_emit_event (self->runtime->hub, self->turn_id, event,
                                             self->n_written);
         }
@@ -382,7 +220,7 @@ append_cb (GObject      *object,
   else if (!g_queue_is_empty (&self->queue))
     write_next (self);
   else
-    advance_loop (self);
+    _natter_turn_execution_advance_loop (self);
 }
 
 static void
@@ -413,11 +251,11 @@ write_next (NatterTurnExecution *self)
 
 /* Queues @events (transfer full) behind the gate. Returns FALSE (and
  * settles with an error) when the reducer refuses them. */
-static gboolean
-enqueue (NatterTurnExecution *self,
-         GPtrArray           *events,
-         BatchDone            done,
-         gpointer             data)
+gboolean
+_natter_turn_execution_enqueue (NatterTurnExecution *self,
+                                GPtrArray           *events,
+                                BatchDone            done,
+                                gpointer             data)
 {
   g_autoptr(GError) error = NULL;
   Batch *batch;
@@ -427,9 +265,9 @@ enqueue (NatterTurnExecution *self,
       g_ptr_array_unref (events);
       if (done != NULL)
         done (self, FALSE, data);
-      fail (self, g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_APPEND_REJECTED,
-                               "The append gate refused a batch for turn %s: %s",
-                               self->turn_id, error->message));
+      _natter_turn_execution_fail (self, g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_APPEND_REJECTED,
+                                                      "The append gate refused a batch for turn %s: %s",
+                                                      self->turn_id, error->message));
       return FALSE;
     }
   batch = g_new0 (Batch, 1);
@@ -443,15 +281,15 @@ enqueue (NatterTurnExecution *self,
 
 /* Tool results */
 
-static void
-add_result (NatterTurnExecution *self,
-            GPtrArray           *batch,
-            NatterTurnToolCall  *call,
-            const char          *source,
-            JsonNode            *output,
-            gboolean             is_error)
+void
+_natter_turn_execution_add_result (NatterTurnExecution *self,
+                                   GPtrArray           *batch,
+                                   NatterTurnToolCall  *call,
+                                   const char          *source,
+                                   JsonNode            *output,
+                                   gboolean             is_error)
 {
-  JsonObject *event = new_event (self, batch, "tool_result");
+  JsonObject *event = _natter_turn_execution_new_event (self, batch, "tool_result");
   g_autoptr(JsonObject) result = json_object_new ();
 
   json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
@@ -462,19 +300,19 @@ add_result (NatterTurnExecution *self,
   json_object_set_object_member (event, "result", g_steal_pointer (&result));
 }
 
-static void
-add_runtime_error (NatterTurnExecution *self,
-                   GPtrArray           *batch,
-                   NatterTurnToolCall  *call,
-                   const char          *message)
+void
+_natter_turn_execution_add_runtime_error (NatterTurnExecution *self,
+                                          GPtrArray           *batch,
+                                          NatterTurnToolCall  *call,
+                                          const char          *message)
 {
-  add_result (self, batch, call, "runtime", json_node_init_string (json_node_alloc (), message), TRUE);
+  _natter_turn_execution_add_result (self, batch, call, "runtime", json_node_init_string (json_node_alloc (), message), TRUE);
 }
 
 /* The turn's working directory (`config.cwd`), against which tools
  * resolve relative paths; %NULL when the turn has none. */
-static const char *
-turn_cwd (NatterTurnExecution *self)
+const char *
+_natter_turn_execution_turn_cwd (NatterTurnExecution *self)
 {
   JsonObject *definition = natter_turn_state_get_definition (self->state);
   JsonObject *config = json_object_get_object_member (definition, "config");
@@ -482,887 +320,12 @@ turn_cwd (NatterTurnExecution *self)
   return json_object_get_string_member_with_default (config, "cwd", NULL);
 }
 
-/* Sync tools (§8) */
-
-typedef struct
-{
-  NatterTurnExecution *self;      /* owned */
-  char                *call_id;
-  NatterTool          *tool;      /* owned */
-  JsonObject          *input;     /* a private copy for the worker */
-  char                *cwd;       /* config.cwd, nullable */
-  GMutex               mutex;
-  GCond                cond;
-} ToolRun;
-
-static void
-tool_run_free (ToolRun *run)
-{
-  g_clear_object (&run->self);
-  g_free (run->call_id);
-  g_clear_object (&run->tool);
-  g_clear_pointer (&run->input, json_object_unref);
-  g_free (run->cwd);
-  g_mutex_clear (&run->mutex);
-  g_cond_clear (&run->cond);
-  g_free (run);
-}
-
-typedef struct
-{
-  ToolRun  *run;
-  char     *progress_line;   /* serialized in the worker */
-  gboolean  done;
-} Progress;
-
-static void
-progress_written (NatterTurnExecution *self,
-                  gboolean             written,
-                  gpointer             data)
-{
-  Progress *progress = data;
-
-  g_mutex_lock (&progress->run->mutex);
-  progress->done = TRUE;
-  g_cond_broadcast (&progress->run->cond);
-  g_mutex_unlock (&progress->run->mutex);
-}
-
-static gboolean
-progress_on_main (gpointer data)
-{
-  Progress *progress = data;
-  NatterTurnExecution *self = progress->run->self;
-  NatterTurnToolCall *call = natter_turn_state_lookup_tool_call (self->state, progress->run->call_id);
-  g_autoptr(JsonNode) value = NULL;
-  GPtrArray *batch;
-  JsonObject *event;
-
-  value = natter_json_from_line (progress->progress_line, -1, NULL);
-  /* After a cancel or a failure the call is closed: drop the report. */
-  if (self->settled || value == NULL || call == NULL ||
-      natter_turn_tool_call_get_result_event (call) != NULL)
-    {
-      progress_written (self, FALSE, progress);
-      return G_SOURCE_REMOVE;
-    }
-  batch = new_batch ();
-  event = new_event (self, batch, "tool_progress");
-  json_object_set_string_member (event, "toolCallId", progress->run->call_id);
-  json_object_set_string_member (event, "source", "sync");
-  json_object_set_member (event, "progress", g_steal_pointer (&value));
-  enqueue (self, batch, progress_written, progress);
-  return G_SOURCE_REMOVE;
-}
-
-/* Called in the worker: returns once tool_progress is on disk (§8). */
-static void
-report_progress (JsonNode *progress,
-                 gpointer  user_data)
-{
-  ToolRun *run = user_data;
-  Progress item = { run, NULL, FALSE };
-
-  item.progress_line = natter_json_to_line (progress, NULL, NULL);
-  if (item.progress_line == NULL)
-    return;
-  g_main_context_invoke (run->self->context, progress_on_main, &item);
-  g_mutex_lock (&run->mutex);
-  while (!item.done)
-    g_cond_wait (&run->cond, &run->mutex);
-  g_mutex_unlock (&run->mutex);
-  g_free (item.progress_line);
-}
-
-static void
-tool_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  ToolRun *run = task_data;
-  GError *error = NULL;
-  JsonObject *result;
-
-  result = natter_tool_run_in (run->tool, run->input, run->cwd, report_progress, run, cancellable,
-                               &error);
-  if (result == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, result, (GDestroyNotify) json_object_unref);
-}
-
-static void
-tool_done_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  ToolRun *run = g_task_get_task_data (G_TASK (result));
-  /* The worker thread may drop the task (and free @run) after this
-   * callback; every reference @run holds is released here, on the main
-   * context, so the execution never finalizes in a worker. */
-  g_autoptr(NatterTurnExecution) self = g_steal_pointer (&run->self);
-  g_autoptr(JsonObject) value = NULL;
-  g_autoptr(GError) error = NULL;
-  NatterTurnToolCall *call;
-  GPtrArray *batch;
-
-  g_clear_object (&run->tool);
-  g_clear_pointer (&run->input, json_object_unref);
-  value = g_task_propagate_pointer (G_TASK (result), &error);
-  g_hash_table_remove (self->running, run->call_id);
-  call = natter_turn_state_lookup_tool_call (self->state, run->call_id);
-  if (self->settled || call == NULL || natter_turn_tool_call_get_result_event (call) != NULL)
-    return;
-  /* A cancelled turn gives the call its runtime "cancelled" result. */
-  if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
-    {
-      advance_loop (self);
-      return;
-    }
-
-  batch = new_batch ();
-  if (value != NULL && json_object_has_member (value, "output") &&
-      json_object_has_member (value, "isError") &&
-      JSON_NODE_HOLDS_VALUE (json_object_get_member (value, "isError")))
-    {
-      JsonObject *event = new_event (self, batch, "tool_result");
-
-      json_object_set_string_member (event, "toolCallId", run->call_id);
-      json_object_set_string_member (event, "toolName", natter_turn_tool_call_get_name (call));
-      json_object_set_string_member (event, "source", "sync");
-      json_object_set_object_member (event, "result", g_steal_pointer (&value));
-    }
-  else
-    {
-      /* A tool that fails (or answers nonsense) gives an error result the
-       * model can read; it never fails the turn (§8). */
-      add_result (self, batch, call, "sync",
-                  json_node_init_string (json_node_alloc (),
-                                         error != NULL ? error->message
-                                                       : "The tool returned no valid result"),
-                  TRUE);
-    }
-  enqueue (self, batch, NULL, NULL);
-}
-
-static void
-start_tools (NatterTurnExecution *self,
-             gboolean             written,
-             gpointer             data)
-{
-  g_autoptr(GPtrArray) ids = data;
-
-  if (!written || self->settled)
-    return;
-  for (guint i = 0; i < ids->len; i++)
-    {
-      const char *id = g_ptr_array_index (ids, i);
-      NatterTurnToolCall *call = natter_turn_state_lookup_tool_call (self->state, id);
-      JsonObject *invocation = natter_turn_tool_call_get_invocation (call);
-      g_autofree char *line = NULL;
-      g_autoptr(JsonNode) input = NULL;
-      g_autoptr(GTask) task = NULL;
-      ToolRun *run;
-
-      line = natter_json_to_line (json_object_get_member (invocation, "input"), NULL, NULL);
-      input = natter_json_from_line (line, -1, NULL);
-
-      run = g_new0 (ToolRun, 1);
-      run->self = g_object_ref (self);
-      run->call_id = g_strdup (id);
-      run->tool = g_object_ref (natter_tool_registry_lookup (self->runtime->tools,
-                                                             json_object_get_string_member (invocation, "toolId")));
-      run->input = json_object_ref (json_node_get_object (input));
-      run->cwd = g_strdup (turn_cwd (self));
-      g_mutex_init (&run->mutex);
-      g_cond_init (&run->cond);
-
-      g_hash_table_add (self->running, g_strdup (id));
-      task = g_task_new (NULL, self->cancellable, tool_done_cb, NULL);
-      g_task_set_source_tag (task, start_tools);
-      g_task_set_task_data (task, run, (GDestroyNotify) tool_run_free);
-      /* The result is always delivered, even after a cancellation, so the
-       * worker's data outlives it. */
-      g_task_set_check_cancellable (task, FALSE);
-      g_task_run_in_thread (task, tool_thread);
-    }
-}
-
-/* Model step (§6 step 5) */
-
-static void
-sink_text_delta (const char *delta,
-                 gpointer    user_data)
-{
-  NatterTurnExecution *self = user_data;
-  guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
-
-  g_string_append (self->partial_text, delta);
-  g_signal_emit (self, signals[DELTA], 0, index, (int) NATTER_DELTA_TEXT, delta);
-  natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index, NATTER_DELTA_TEXT, delta);
-}
-
-static void
-sink_reasoning_delta (const char *delta,
-                      gpointer    user_data)
-{
-  NatterTurnExecution *self = user_data;
-  guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
-
-  g_string_append (self->partial_reasoning, delta);
-  g_signal_emit (self, signals[DELTA], 0, index, (int) NATTER_DELTA_REASONING, delta);
-  natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index,
-                                    NATTER_DELTA_REASONING, delta);
-}
-
-static void
-sink_step_event (JsonObject *step,
-                 gpointer    user_data)
-{
-  NatterTurnExecution *self = user_data;
-  GPtrArray *batch;
-  JsonObject *event;
-
-  if (self->settled)
-    return;
-  batch = new_batch ();
-  event = new_event (self, batch, "model_step_event");
-  json_object_set_int_member (event, "modelCallIndex",
-                              natter_turn_state_get_n_model_calls (self->state) - 1);
-  json_object_set_member (event, "event", object_node (step));
-  enqueue (self, batch, NULL, NULL);
-}
-
-static const NatterModelStepSink sink = {
-  sink_text_delta,
-  sink_reasoning_delta,
-  sink_step_event,
-};
-
-/* The answer streamed before a stop or a failure, as an assistant message
- * (reasoning first, as in a response), or NULL when nothing arrived. */
-static JsonNode *
-build_partial (NatterTurnExecution *self)
-{
-  g_autoptr(JsonObject) message = NULL;
-  JsonArray *content;
-
-  if (self->partial_text->len == 0 && self->partial_reasoning->len == 0)
-    return NULL;
-
-  message = json_object_new ();
-  content = json_array_new ();
-  json_object_set_string_member (message, "role", "assistant");
-  json_object_set_array_member (message, "content", content);
-  if (self->partial_reasoning->len > 0)
-    {
-      JsonObject *part = json_object_new ();
-
-      json_object_set_string_member (part, "type", "reasoning");
-      json_object_set_string_member (part, "text", self->partial_reasoning->str);
-      json_array_add_object_element (content, part);
-    }
-  if (self->partial_text->len > 0)
-    {
-      JsonObject *part = json_object_new ();
-
-      json_object_set_string_member (part, "type", "text");
-      json_object_set_string_member (part, "text", self->partial_text->str);
-      json_array_add_object_element (content, part);
-    }
-  return object_node (message);
-}
-
-static void
-model_cb (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  g_autoptr(NatterTurnExecution) self = user_data;
-  g_autoptr(NatterModelStepResult) step = NULL;
-  g_autoptr(GError) error = NULL;
-  guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
-  GPtrArray *batch;
-  JsonObject *event;
-  g_autoptr(JsonNode) partial = NULL;
-
-  self->streaming = FALSE;
-  step = natter_model_stream_step_finish (NATTER_MODEL (object), result, &error);
-  if (self->settled)
-    return;
-  if (step == NULL)
-    partial = build_partial (self);
-
-  batch = new_batch ();
-  if (step != NULL)
-    {
-      event = new_event (self, batch, "model_call_completed");
-      json_object_set_int_member (event, "modelCallIndex", index);
-      json_object_set_member (event, "message", json_node_ref (step->message));
-      json_object_set_string_member (event, "finishReason", step->finish_reason);
-      json_object_set_object_member (event, "usage", json_object_ref (step->usage));
-    }
-  else if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
-    {
-      /* The loop appends the rest of the cancellation (§9). */
-      self->cancel_requested = TRUE;
-      event = new_event (self, batch, "model_call_failed");
-      json_object_set_int_member (event, "modelCallIndex", index);
-      json_object_set_string_member (event, "error", "cancelled");
-      if (partial != NULL)
-        json_object_set_member (event, "partial", g_steal_pointer (&partial));
-    }
-  else
-    {
-      /* No automatic retry (§9). */
-      event = new_event (self, batch, "model_call_failed");
-      json_object_set_int_member (event, "modelCallIndex", index);
-      json_object_set_string_member (event, "error", error->message);
-      if (partial != NULL)
-        json_object_set_member (event, "partial", g_steal_pointer (&partial));
-      event = new_event (self, batch, "turn_failed");
-      json_object_set_string_member (event, "error", error->message);
-      json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-    }
-  enqueue (self, batch, NULL, NULL);
-}
-
-static void
-start_model_call (NatterTurnExecution *self,
-                  gboolean             written,
-                  gpointer             data)
-{
-  g_autoptr(JsonObject) request = NULL;
-  g_autoptr(GError) error = NULL;
-  guint index;
-
-  if (!written || self->settled)
-    return;
-  /* Cancelled before the call started: the loop closes the request. */
-  if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
-    return;
-  index = natter_turn_state_get_n_model_calls (self->state) - 1;
-  request = natter_compose_request (self->state, index, self->materialized, &error);
-  if (request == NULL)
-    {
-      fail (self, g_steal_pointer (&error));
-      return;
-    }
-  self->streaming = TRUE;
-  g_string_truncate (self->partial_text, 0);
-  g_string_truncate (self->partial_reasoning, 0);
-  natter_model_stream_step_async (self->model, request, &sink, self, self->cancellable,
-                                  model_cb, g_object_ref (self));
-}
-
-/* Permissions (§7) */
-
-static void
-classify_cb (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  g_autoptr(NatterTurnExecution) self = user_data;
-  g_autoptr(JsonArray) answers = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) asked = g_steal_pointer (&self->classifying_calls);
-  g_autoptr(JsonArray) failed_ids = json_array_new ();
-  GPtrArray *batch;
-
-  self->classifying = FALSE;
-  answers = natter_permission_classifier_classify_finish (NATTER_PERMISSION_CLASSIFIER (object),
-                                                          result, &error);
-  if (self->settled)
-    return;
-
-  batch = new_batch ();
-  for (guint i = 0; i < json_array_get_length (asked); i++)
-    {
-      const char *id = json_object_get_string_member (json_array_get_object_element (asked, i),
-                                                      "toolCallId");
-      JsonObject *answer = NULL;
-
-      for (guint j = 0; answers != NULL && j < json_array_get_length (answers); j++)
-        {
-          JsonObject *candidate = json_array_get_object_element (answers, j);
-          const char *decision = json_object_get_string_member_with_default (candidate, "decision", "");
-
-          if (candidate != NULL &&
-              g_strcmp0 (json_object_get_string_member_with_default (candidate, "toolCallId", NULL), id) == 0 &&
-              (g_str_equal (decision, "allow") || g_str_equal (decision, "deny") ||
-               g_str_equal (decision, "defer")))
-            answer = candidate;
-        }
-      if (answer != NULL)
-        {
-          JsonObject *event = new_event (self, batch, "tool_permission_classified");
-
-          json_object_set_string_member (event, "toolCallId", id);
-          json_object_set_string_member (event, "decision",
-                                         json_object_get_string_member (answer, "decision"));
-          json_object_set_string_member (event, "reason",
-                                         json_object_get_string_member_with_default (answer, "reason", ""));
-        }
-      else
-        {
-          /* A failure or a missing decision counts as defer (§7). */
-          json_array_add_string_element (failed_ids, id);
-        }
-    }
-  if (json_array_get_length (failed_ids) > 0)
-    {
-      JsonObject *event = new_event (self, batch, "tool_permission_classification_failed");
-
-      json_object_set_array_member (event, "toolCallIds", json_array_ref (failed_ids));
-      json_object_set_string_member (event, "error",
-                                     error != NULL ? error->message : "The classifier gave no decision");
-    }
-  enqueue (self, batch, NULL, NULL);
-}
-
-/* Appends the effective decision that follows from a required permission
- * without a human answer, or returns FALSE when the call waits (for the
- * classifier or a human). */
-static gboolean
-decide_without_human (NatterTurnExecution *self,
-                      GPtrArray           *batch,
-                      NatterTurnToolCall  *call,
-                      gboolean             auto_permission,
-                      gboolean             human_available,
-                      gboolean            *out_allowed)
-{
-  JsonObject *classified = natter_turn_tool_call_get_classification (call);
-  JsonObject *event;
-  const char *decision = NULL;
-
-  *out_allowed = FALSE;
-  if (auto_permission)
-    {
-      if (classified != NULL)
-        decision = json_object_get_string_member (classified, "decision");
-      else if (natter_turn_tool_call_get_classification_failure (call) != NULL)
-        decision = "defer";
-      else
-        return FALSE;   /* not classified yet */
-
-      if (g_str_equal (decision, "allow"))
-        {
-          event = new_event (self, batch, "tool_permission_resolved");
-          json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
-          json_object_set_string_member (event, "decision", "allow");
-          json_object_set_string_member (event, "source", "classifier");
-          json_object_set_string_member (event, "reason",
-                                         json_object_get_string_member (classified, "reason"));
-          *out_allowed = TRUE;
-          return TRUE;
-        }
-    }
-  if (human_available)
-    return FALSE;       /* ask the human: the call stays pending */
-
-  event = new_event (self, batch, "tool_permission_resolved");
-  json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
-  json_object_set_string_member (event, "decision", "deny");
-  if (classified != NULL && g_strcmp0 (decision, "deny") == 0)
-    {
-      json_object_set_string_member (event, "source", "classifier");
-      json_object_set_string_member (event, "reason",
-                                     json_object_get_string_member (classified, "reason"));
-    }
-  else
-    {
-      json_object_set_string_member (event, "source", "human_unavailable");
-    }
-  add_runtime_error (self, batch, call, "Permission denied");
-  return TRUE;
-}
-
-static void
-add_invocation (NatterTurnExecution *self,
-                GPtrArray           *batch,
-                GPtrArray           *to_start,
-                NatterTurnToolCall  *call,
-                JsonObject          *descriptor)
-{
-  JsonObject *event = new_event (self, batch, "tool_invocation_requested");
-  const char *execution = json_object_get_string_member (descriptor, "execution");
-
-  json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
-  json_object_set_string_member (event, "toolId", json_object_get_string_member (descriptor, "toolId"));
-  json_object_set_string_member (event, "toolName", natter_turn_tool_call_get_name (call));
-  json_object_set_string_member (event, "execution", execution);
-  json_object_set_member (event, "input", json_node_copy (natter_turn_tool_call_get_arguments (call)));
-  if (g_str_equal (execution, "sync"))
-    g_ptr_array_add (to_start, g_strdup (natter_turn_tool_call_get_id (call)));
-}
-
-static JsonObject *
-find_descriptor (NatterTurnExecution *self,
-                 const char          *name)
-{
-  JsonObject *definition = natter_turn_state_get_definition (self->state);
-  JsonObject *resolved = json_object_get_object_member (json_object_get_object_member (definition, "agent"),
-                                                        "resolved");
-  JsonArray *tools = json_object_get_array_member (resolved, "tools");
-
-  for (guint i = 0; i < json_array_get_length (tools); i++)
-    {
-      JsonObject *tool = json_array_get_object_element (tools, i);
-
-      if (g_str_equal (json_object_get_string_member (tool, "name"), name))
-        return tool;
-    }
-  return NULL;
-}
-
-/* Cancellation (§9) */
-
-static void
-append_cancellation (NatterTurnExecution *self)
-{
-  g_autoptr(GPtrArray) unfinished = natter_turn_state_get_unfinished_tool_calls (self->state);
-  GPtrArray *batch = new_batch ();
-  JsonObject *event;
-
-  if (natter_turn_state_has_open_model_call (self->state))
-    {
-      event = new_event (self, batch, "model_call_failed");
-      json_object_set_int_member (event, "modelCallIndex",
-                                  natter_turn_state_get_n_model_calls (self->state) - 1);
-      json_object_set_string_member (event, "error", "cancelled");
-    }
-  for (guint i = 0; i < unfinished->len; i++)
-    add_runtime_error (self, batch, g_ptr_array_index (unfinished, i), "cancelled");
-  event = new_event (self, batch, "turn_cancelled");
-  if (self->cancel_reason != NULL)
-    json_object_set_string_member (event, "reason", self->cancel_reason);
-  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-  enqueue (self, batch, NULL, NULL);
-}
-
-/* The loop (§6 step 5) */
-
-static void
-advance_loop (NatterTurnExecution *self)
-{
-  g_autoptr(GPtrArray) unfinished = NULL;
-  g_autoptr(GPtrArray) to_start = NULL;
-  g_autoptr(JsonArray) to_classify = NULL;
-  g_autoptr(GPtrArray) batch = NULL;
-  JsonObject *definition;
-  JsonObject *config;
-  gboolean auto_permission;
-  gboolean human_available;
-  JsonObject *event;
-
-  /* Whatever is in flight calls back into the loop when it is done. */
-  if (self->settled || self->writing || !g_queue_is_empty (&self->queue) ||
-      self->streaming || self->classifying)
-    return;
-  /* A cancellation kick before the turn was read (still queued on the
-   * turn lock, or reading): read_cb enters the loop itself and sees the
-   * cancelled cancellable then (session-layer-spec.md §9.3). */
-  if (self->state == NULL)
-    return;
-
-  if (natter_turn_state_get_terminal_event (self->state) != NULL)
-    {
-      settle_from_event (self, natter_turn_state_get_terminal_event (self->state));
-      return;
-    }
-  if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
-    {
-      append_cancellation (self);
-      return;
-    }
-  if (natter_derive_turn_status (self->state) == NATTER_TURN_STATUS_SUSPENDED)
-    {
-      settle_from_event (self, natter_turn_state_get_last_suspension (self->state));
-      return;
-    }
-
-  batch = new_batch ();
-
-  /* §10: a request without a result was interrupted; close it, then the
-   * loop re-issues it as the next index with refs []. */
-  if (natter_turn_state_has_open_model_call (self->state))
-    {
-      event = new_event (self, batch, "model_call_failed");
-      json_object_set_int_member (event, "modelCallIndex",
-                                  natter_turn_state_get_n_model_calls (self->state) - 1);
-      json_object_set_string_member (event, "error", "interrupted");
-      enqueue (self, g_steal_pointer (&batch), NULL, NULL);
-      return;
-    }
-
-  definition = natter_turn_state_get_definition (self->state);
-  config = json_object_get_object_member (definition, "config");
-  auto_permission = json_object_get_boolean_member (config, "autoPermission");
-  human_available = json_object_get_boolean_member (config, "humanAvailable");
-
-  unfinished = natter_turn_state_get_unfinished_tool_calls (self->state);
-  to_start = g_ptr_array_new_with_free_func (g_free);
-  to_classify = json_array_new ();
-
-  for (guint i = 0; i < unfinished->len; i++)
-    {
-      NatterTurnToolCall *call = g_ptr_array_index (unfinished, i);
-      const char *id = natter_turn_tool_call_get_id (call);
-      JsonObject *invocation = natter_turn_tool_call_get_invocation (call);
-      JsonObject *resolution = natter_turn_tool_call_get_resolution (call);
-      JsonObject *descriptor = find_descriptor (self, natter_turn_tool_call_get_name (call));
-      JsonNode *arguments = natter_turn_tool_call_get_arguments (call);
-      gboolean allowed = FALSE;
-
-      if (g_hash_table_contains (self->running, id))
-        continue;
-
-      if (invocation != NULL)
-        {
-          /* §10: never re-run a side effect whose outcome is unknown. */
-          if (g_str_equal (json_object_get_string_member (invocation, "execution"), "sync"))
-            add_runtime_error (self, batch, call, "interrupted; outcome unknown; not retried");
-          continue;   /* async: stays pending */
-        }
-
-      if (resolution != NULL)
-        {
-          if (g_str_equal (json_object_get_string_member (resolution, "decision"), "allow"))
-            add_invocation (self, batch, to_start, call, descriptor);
-          else
-            add_runtime_error (self, batch, call, "Permission denied");
-          continue;
-        }
-
-      if (natter_turn_tool_call_get_permission_required (call) != NULL)
-        {
-          if (decide_without_human (self, batch, call, auto_permission, human_available, &allowed))
-            {
-              if (allowed)
-                add_invocation (self, batch, to_start, call, descriptor);
-            }
-          else if (auto_permission &&
-                   natter_turn_tool_call_get_classification (call) == NULL &&
-                   natter_turn_tool_call_get_classification_failure (call) == NULL)
-            {
-              JsonObject *entry = json_object_new ();
-
-              json_object_set_string_member (entry, "toolCallId", id);
-              json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
-              json_object_set_member (entry, "input", json_node_copy (arguments));
-              json_object_set_member (entry, "request",
-                                      json_node_copy (json_object_get_member (natter_turn_tool_call_get_permission_required (call),
-                                                                              "request")));
-              json_array_add_object_element (to_classify, entry);
-            }
-          continue;
-        }
-
-      /* Unknown tools and unusable calls become results the model can
-       * read (§8). */
-      if (descriptor == NULL)
-        {
-          g_autofree char *message = g_strdup_printf ("Unknown tool “%s”",
-                                                      natter_turn_tool_call_get_name (call));
-
-          add_runtime_error (self, batch, call, message);
-          continue;
-        }
-      if (!JSON_NODE_HOLDS_OBJECT (arguments))
-        {
-          add_runtime_error (self, batch, call, "The tool call's arguments are not a JSON object");
-          continue;
-        }
-      if (json_object_get_boolean_member (descriptor, "requiresHuman") && !human_available)
-        {
-          add_runtime_error (self, batch, call, "human input is unavailable for this turn");
-          continue;
-        }
-
-      {
-        g_autoptr(JsonNode) request = NULL;
-        g_autoptr(GError) error = NULL;
-        gboolean required = TRUE;
-
-        natter_permission_checker_check_in (self->runtime->checker, descriptor,
-                                            json_node_get_object (arguments), turn_cwd (self),
-                                            &required, &request, &error);
-        if (!required)
-          {
-            add_invocation (self, batch, to_start, call, descriptor);
-            continue;
-          }
-        event = new_event (self, batch, "tool_permission_required");
-        json_object_set_string_member (event, "toolCallId", id);
-        json_object_set_string_member (event, "toolName", natter_turn_tool_call_get_name (call));
-        if (request == NULL)
-          {
-            /* Fail closed with something a human can judge. */
-            g_autoptr(JsonObject) fallback = json_object_new ();
-
-            json_object_set_string_member (fallback, "toolName", natter_turn_tool_call_get_name (call));
-            json_object_set_member (fallback, "input", json_node_copy (arguments));
-            request = object_node (fallback);
-          }
-        json_object_set_member (event, "request", g_steal_pointer (&request));
-        if (error != NULL)
-          json_object_set_string_member (event, "checkerError", error->message);
-      }
-    }
-
-  if (batch->len > 0)
-    {
-      enqueue (self, g_steal_pointer (&batch), start_tools,
-               g_steal_pointer (&to_start));
-      return;
-    }
-
-  if (json_array_get_length (to_classify) > 0)
-    {
-      if (self->runtime->classifier == NULL)
-        {
-          JsonArray *ids = json_array_new ();
-
-          for (guint i = 0; i < json_array_get_length (to_classify); i++)
-            json_array_add_string_element (ids,
-                                           json_object_get_string_member (json_array_get_object_element (to_classify, i),
-                                                                          "toolCallId"));
-          event = new_event (self, batch, "tool_permission_classification_failed");
-          json_object_set_array_member (event, "toolCallIds", ids);
-          json_object_set_string_member (event, "error", "No permission classifier is configured");
-          enqueue (self, g_steal_pointer (&batch), NULL, NULL);
-          return;
-        }
-      self->classifying = TRUE;
-      self->classifying_calls = json_array_ref (to_classify);
-      natter_permission_classifier_classify_in_async (self->runtime->classifier, self->model,
-                                                      to_classify, self->cancellable,
-                                                      classify_cb, g_object_ref (self));
-      return;
-    }
-
-  /* Running sync tools finish before the turn rests or moves on. */
-  if (g_hash_table_size (self->running) > 0)
-    return;
-
-  if (natter_turn_state_get_n_pending_permissions (self->state) +
-      natter_turn_state_get_n_pending_async_tools (self->state) > 0)
-    {
-      g_autoptr(GPtrArray) permissions = natter_turn_state_get_pending_permissions (self->state);
-      g_autoptr(GPtrArray) async_tools = natter_turn_state_get_pending_async_tools (self->state);
-      JsonArray *list;
-
-      event = new_event (self, batch, "turn_suspended");
-      list = json_array_new ();
-      for (guint i = 0; i < permissions->len; i++)
-        {
-          NatterTurnToolCall *call = g_ptr_array_index (permissions, i);
-          JsonObject *entry = json_object_new ();
-
-          json_object_set_string_member (entry, "toolCallId", natter_turn_tool_call_get_id (call));
-          json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
-          json_object_set_member (entry, "request",
-                                  json_node_copy (json_object_get_member (natter_turn_tool_call_get_permission_required (call),
-                                                                          "request")));
-          json_array_add_object_element (list, entry);
-        }
-      json_object_set_array_member (event, "pendingPermissions", list);
-      list = json_array_new ();
-      for (guint i = 0; i < async_tools->len; i++)
-        {
-          NatterTurnToolCall *call = g_ptr_array_index (async_tools, i);
-          JsonObject *invocation = natter_turn_tool_call_get_invocation (call);
-          JsonObject *entry = json_object_new ();
-
-          json_object_set_string_member (entry, "toolCallId", natter_turn_tool_call_get_id (call));
-          json_object_set_string_member (entry, "toolId", json_object_get_string_member (invocation, "toolId"));
-          json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
-          json_object_set_member (entry, "input", json_node_copy (json_object_get_member (invocation, "input")));
-          json_array_add_object_element (list, entry);
-        }
-      json_object_set_array_member (event, "pendingAsyncTools", list);
-      json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-      enqueue (self, g_steal_pointer (&batch), NULL, NULL);
-      return;
-    }
-
-  /* The batch is complete: finish, stop at the budget, or call the model. */
-  {
-    gint last_index = natter_turn_state_get_last_model_call_index (self->state);
-    NatterTurnModelCall *last = last_index >= 0 ? natter_turn_state_get_model_call (self->state, last_index) : NULL;
-    gint64 max_calls = json_object_get_int_member (config, "maxModelCalls");
-    g_auto(GStrv) refs = NULL;
-    g_autofree char *previous_turn_id = NULL;
-    g_autoptr(GError) error = NULL;
-    JsonObject *request;
-    JsonArray *messages;
-
-    if (last != NULL && natter_turn_model_call_get_message (last) != NULL &&
-        natter_turn_model_call_get_n_tool_calls (last) == 0)
-      {
-        event = new_event (self, batch, "turn_completed");
-        json_object_set_member (event, "output", object_node (natter_turn_model_call_get_message (last)));
-        json_object_set_string_member (event, "finishReason", natter_turn_model_call_get_finish_reason (last));
-        json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-        enqueue (self, g_steal_pointer (&batch), NULL, NULL);
-        return;
-      }
-    if ((gint64) natter_turn_state_get_n_model_calls (self->state) >= max_calls)
-      {
-        g_autofree char *message = g_strdup_printf ("The turn reached its limit of %" G_GINT64_FORMAT " model calls",
-                                                    max_calls);
-
-        event = new_event (self, batch, "turn_failed");
-        json_object_set_string_member (event, "error", message);
-        json_object_set_string_member (event, "code", "model-call-limit");
-        json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-        enqueue (self, g_steal_pointer (&batch), NULL, NULL);
-        return;
-      }
-
-    refs = natter_turn_state_dup_next_request_refs (self->state, &previous_turn_id, &error);
-    if (refs == NULL)
-      {
-        fail (self, g_steal_pointer (&error));
-        return;
-      }
-    event = new_event (self, batch, "model_call_requested");
-    json_object_set_int_member (event, "modelCallIndex", natter_turn_state_get_n_model_calls (self->state));
-    request = json_object_new ();
-    if (previous_turn_id != NULL)
-      {
-        JsonObject *context_ref = json_object_new ();
-
-        json_object_set_string_member (context_ref, "previousTurnId", previous_turn_id);
-        json_object_set_object_member (request, "contextRef", context_ref);
-      }
-    messages = json_array_new ();
-    for (guint i = 0; refs[i] != NULL; i++)
-      json_array_add_string_element (messages, refs[i]);
-    json_object_set_array_member (request, "messages", messages);
-    /* The turn's generation parameters go with every call, in the durable
-     * request, so an audit rebuilds the exact wire payload (§3). */
-    {
-      JsonNode *parameters = json_object_get_member (config, "parameters");
-
-      json_object_set_member (request, "parameters",
-                              parameters != NULL ? json_node_copy (parameters)
-                                                 : json_node_init_object (json_node_alloc (),
-                                                                          json_object_new ()));
-    }
-    json_object_set_object_member (event, "request", request);
-    /* The durable intent is on disk before the model is touched (§6). */
-    enqueue (self, g_steal_pointer (&batch), start_model_call, NULL);
-  }
-}
-
 /* Start: lock, read, validate the input, materialize (§6 steps 1–4) */
 
 static gboolean
 kick_cb (gpointer data)
 {
-  advance_loop (data);
+  _natter_turn_execution_advance_loop (data);
   return G_SOURCE_REMOVE;
 }
 
@@ -1384,9 +347,9 @@ static void
 apply_input_and_loop (NatterTurnExecution *self)
 {
   if (self->input_events != NULL && self->input_events->len > 0)
-    enqueue (self, g_steal_pointer (&self->input_events), NULL, NULL);
+    _natter_turn_execution_enqueue (self, g_steal_pointer (&self->input_events), NULL, NULL);
   else
-    advance_loop (self);
+    _natter_turn_execution_advance_loop (self);
 }
 
 /* A context that cannot be read (a damaged or missing earlier turn)
@@ -1409,20 +372,20 @@ fail_unreadable_context (NatterTurnExecution *self,
   if (unfinished->len > 0)
     return FALSE;
 
-  batch = new_batch ();
+  batch = _natter_turn_execution_new_batch ();
   /* An interrupted call is closed first, as the reducer requires (§9). */
   if (last != NULL && natter_turn_model_call_get_message (last) == NULL &&
       natter_turn_model_call_get_error (last) == NULL)
     {
-      event = new_event (self, batch, "model_call_failed");
+      event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
       json_object_set_int_member (event, "modelCallIndex", natter_turn_model_call_get_index (last));
       json_object_set_string_member (event, "error", error->message);
     }
-  event = new_event (self, batch, "turn_failed");
+  event = _natter_turn_execution_new_event (self, batch, "turn_failed");
   json_object_set_string_member (event, "error", error->message);
   json_object_set_string_member (event, "code", NATTER_TURN_FAILED_CONTEXT_UNREADABLE);
   json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-  enqueue (self, batch, NULL, NULL);
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
   return TRUE;
 }
 
@@ -1441,7 +404,7 @@ context_cb (GObject      *object,
       if (g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT) &&
           !self->settled && fail_unreadable_context (self, error))
         return;
-      fail (self, g_steal_pointer (&error));
+      _natter_turn_execution_fail (self, g_steal_pointer (&error));
       return;
     }
   apply_input_and_loop (self);
@@ -1516,7 +479,7 @@ validate_input (NatterTurnExecution  *self,
       return TRUE;
     }
 
-  batch = self->input_events = new_batch ();
+  batch = self->input_events = _natter_turn_execution_new_batch ();
   if (g_str_equal (type, "permission_decision"))
     {
       const char *decision = json_object_get_string_member_with_default (self->input, "decision", "");
@@ -1525,7 +488,7 @@ validate_input (NatterTurnExecution  *self,
         return invalid_input (error, "Tool call “%s” is not awaiting permission", id);
       if (!g_str_equal (decision, "allow") && !g_str_equal (decision, "deny"))
         return invalid_input (error, "A decision for “%s” must be allow or deny", id);
-      event = new_event (self, batch, "tool_permission_resolved");
+      event = _natter_turn_execution_new_event (self, batch, "tool_permission_resolved");
       json_object_set_string_member (event, "toolCallId", id);
       json_object_set_string_member (event, "decision", decision);
       json_object_set_string_member (event, "source", "human");
@@ -1542,7 +505,7 @@ validate_input (NatterTurnExecution  *self,
         {
           if (!json_object_has_member (self->input, "progress"))
             return invalid_input (error, "Progress for “%s” has no progress", id);
-          event = new_event (self, batch, "tool_progress");
+          event = _natter_turn_execution_new_event (self, batch, "tool_progress");
           json_object_set_string_member (event, "toolCallId", id);
           json_object_set_string_member (event, "source", "async");
           json_object_set_member (event, "progress",
@@ -1554,7 +517,7 @@ validate_input (NatterTurnExecution  *self,
 
           if (result == NULL || !JSON_NODE_HOLDS_OBJECT (result))
             return invalid_input (error, "The result for “%s” is not an object", id);
-          event = new_event (self, batch, "tool_result");
+          event = _natter_turn_execution_new_event (self, batch, "tool_result");
           json_object_set_string_member (event, "toolCallId", id);
           json_object_set_string_member (event, "toolName", natter_turn_tool_call_get_name (call));
           json_object_set_string_member (event, "source", "async");
@@ -1594,7 +557,7 @@ read_cb (GObject      *object,
     self->state = natter_turn_reduce (events, &error);
   if (self->state == NULL)
     {
-      fail (self, error);
+      _natter_turn_execution_fail (self, error);
       return;
     }
   self->n_written = events->len;
@@ -1604,29 +567,29 @@ read_cb (GObject      *object,
   if (natter_turn_state_get_terminal_event (self->state) != NULL)
     {
       if (self->input != NULL)
-        fail (self, g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_TURN_ENDED,
-                                 "Turn %s has ended", self->turn_id));
+        _natter_turn_execution_fail (self, g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_TURN_ENDED,
+                                                        "Turn %s has ended", self->turn_id));
       else
-        settle_from_event (self, natter_turn_state_get_terminal_event (self->state));
+        _natter_turn_execution_settle_from_event (self, natter_turn_state_get_terminal_event (self->state));
       return;
     }
 
   if (self->input != NULL && !validate_input (self, &error))
     {
-      fail (self, error);
+      _natter_turn_execution_fail (self, error);
       return;
     }
   /* A cancel needs no model, tool or context: a turn whose provider is
    * gone can still be cancelled (§6 step 3), by input or cancellable. */
   if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
     {
-      advance_loop (self);
+      _natter_turn_execution_advance_loop (self);
       return;
     }
 
   if (!materialize_live (self, &error))
     {
-      fail (self, error);
+      _natter_turn_execution_fail (self, error);
       return;
     }
   definition = natter_turn_state_get_definition (self->state);
@@ -1654,7 +617,7 @@ lock_cb (GObject      *object,
   self->guard = natter_jsonl_repo_lock_finish (NATTER_JSONL_REPO (object), result, &error);
   if (self->guard == NULL)
     {
-      fail (self, error);
+      _natter_turn_execution_fail (self, error);
       return;
     }
   self->processing = TRUE;
@@ -1759,7 +722,7 @@ natter_turn_execution_class_init (NatterTurnExecutionClass *klass)
    * @event: a durable event, emitted only after it is written
    * @offset: its 1-based line number in the turn file
    */
-  signals[EVENT] = g_signal_new ("event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+  _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_EVENT] = g_signal_new ("event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                  0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                  JSON_TYPE_OBJECT, G_TYPE_UINT64);
   /**
@@ -1769,7 +732,7 @@ natter_turn_execution_class_init (NatterTurnExecutionClass *klass)
    * @kind: a #NatterDeltaKind
    * @text: the piece of text (never written)
    */
-  signals[DELTA] = g_signal_new ("delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+  _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA] = g_signal_new ("delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                  0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                                  G_TYPE_UINT, G_TYPE_INT, G_TYPE_STRING);
   /**
@@ -1778,7 +741,7 @@ natter_turn_execution_class_init (NatterTurnExecutionClass *klass)
    *
    * The advance has its outcome; the lock is released.
    */
-  signals[SETTLED] = g_signal_new ("settled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+  _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_SETTLED] = g_signal_new ("settled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                    0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 

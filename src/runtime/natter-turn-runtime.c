@@ -311,7 +311,9 @@ create_cb (GObject      *object,
   if (!natter_jsonl_repo_create_finish (NATTER_JSONL_REPO (object), result, &error))
     g_task_return_error (task, g_steal_pointer (&error));
   else
-    g_task_return_pointer (task, g_strdup (g_task_get_task_data (task)), g_free);
+    g_task_return_pointer (task,
+                           natter_turn_created_new_from_event (json_node_get_object (g_task_get_task_data (task))),
+                           (GDestroyNotify) natter_turn_created_unref);
 }
 
 /**
@@ -368,7 +370,7 @@ natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  g_task_set_task_data (task, g_strdup (turn_id), g_free);
+  g_task_set_task_data (task, json_node_ref (event), (GDestroyNotify) json_node_unref);
   natter_jsonl_repo_create_async (self->repo, turn_id, event, cancellable, create_cb,
                                   g_object_ref (task));
 }
@@ -381,11 +383,12 @@ natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
  *
  * Part of turn-runtime.md §5.
  *
- * Returns: (transfer full) (nullable): the new turn id, or %NULL with
+ * Returns: (transfer full) (nullable): what was written — the new turn's
+ *   id and the agent and model it resolved — or %NULL with
  *   %NATTER_RUNTIME_ERROR_AGENT, %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT, a
  *   %NATTER_STORE_ERROR (an invalid definition, or the repo's error)
  */
-char *
+NatterTurnCreated *
 natter_turn_runtime_create_turn_finish (NatterTurnRuntime  *self,
                                         GAsyncResult       *result,
                                         GError            **error)
@@ -484,6 +487,79 @@ natter_turn_runtime_get_turn_finish (NatterTurnRuntime  *self,
                                      GError            **error)
 {
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+get_turn_state_thread (GTask        *task,
+                       gpointer      source_object,
+                       gpointer      task_data,
+                       GCancellable *cancellable)
+{
+  NatterTurnRuntime *self = source_object;
+  g_autoptr(GPtrArray) events = NULL;
+  NatterTurnState *state;
+  GError *error = NULL;
+
+  events = natter_jsonl_repo_read_sync (self->repo, task_data, cancellable, &error);
+  state = events != NULL ? natter_turn_reduce (events, &error) : NULL;
+  if (state == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, state, (GDestroyNotify) natter_turn_state_unref);
+}
+
+/**
+ * natter_turn_runtime_get_turn_state_async:
+ * @self: a #NatterTurnRuntime
+ * @turn_id: the turn
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the caller's main context
+ * @user_data: data for @callback
+ *
+ * Like natter_turn_runtime_get_turn_async(), but hands back the reduced
+ * state: the file is read and reduced in a worker thread, so a caller
+ * that wants a turn's status or terminal event never reduces a long turn
+ * on the main context. Strictly read-only.
+ */
+void
+natter_turn_runtime_get_turn_state_async (NatterTurnRuntime   *self,
+                                          const char          *turn_id,
+                                          GCancellable        *cancellable,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (NATTER_IS_TURN_RUNTIME (self));
+  g_return_if_fail (turn_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_turn_runtime_get_turn_state_async);
+  g_task_set_task_data (task, g_strdup (turn_id), g_free);
+  g_task_run_in_thread (task, get_turn_state_thread);
+}
+
+/**
+ * natter_turn_runtime_get_turn_state_finish:
+ * @self: a #NatterTurnRuntime
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Part of turn-runtime.md §5.
+ *
+ * Returns: (transfer full) (nullable): the reduced turn, or %NULL with a
+ *   %NATTER_STORE_ERROR (NOT_FOUND, CORRUPT, INVARIANT, …) or
+ *   %G_IO_ERROR_CANCELLED
+ */
+NatterTurnState *
+natter_turn_runtime_get_turn_state_finish (NatterTurnRuntime  *self,
+                                           GAsyncResult       *result,
+                                           GError            **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_turn_runtime_get_turn_state_async, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
 }

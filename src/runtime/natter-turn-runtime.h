@@ -15,6 +15,7 @@
 #include "natter-permission-classifier.h"
 #include "natter-runtime-error.h"
 #include "natter-tool-registry.h"
+#include "natter-turn-created.h"
 #include "natter-turn-event-hub.h"
 #include "natter-turn-execution.h"
 
@@ -53,7 +54,7 @@ void                 natter_turn_runtime_create_turn_async  (NatterTurnRuntime  
                                                              GCancellable         *cancellable,
                                                              GAsyncReadyCallback   callback,
                                                              gpointer              user_data);
-char                *natter_turn_runtime_create_turn_finish (NatterTurnRuntime    *self,
+NatterTurnCreated   *natter_turn_runtime_create_turn_finish (NatterTurnRuntime    *self,
                                                              GAsyncResult         *result,
                                                              GError              **error);
 
@@ -70,5 +71,14 @@ void                 natter_turn_runtime_get_turn_async     (NatterTurnRuntime  
 GPtrArray           *natter_turn_runtime_get_turn_finish    (NatterTurnRuntime    *self,
                                                              GAsyncResult         *result,
                                                              GError              **error);
+
+void                 natter_turn_runtime_get_turn_state_async  (NatterTurnRuntime    *self,
+                                                                const char           *turn_id,
+                                                                GCancellable         *cancellable,
+                                                                GAsyncReadyCallback   callback,
+                                                                gpointer              user_data);
+NatterTurnState     *natter_turn_runtime_get_turn_state_finish (NatterTurnRuntime    *self,
+                                                                GAsyncResult         *result,
+                                                                GError              **error);
 
 G_END_DECLS

@@ -12,6 +12,7 @@
 #define G_LOG_DOMAIN "natter-headless-runner"
 
 #include "natter-headless-runner.h"
+#include "natter-send-options-private.h"
 #include "natter-turn-reducer.h"
 
 struct _NatterHeadlessRunner
@@ -138,14 +139,16 @@ run_created_cb (GObject      *object,
   NatterHeadlessRunner *self = g_task_get_source_object (task);
   RunData *data = g_task_get_task_data (task);
   g_autoptr(NatterTurnExecution) execution = NULL;
+  g_autoptr(NatterTurnCreated) created = NULL;
   GError *error = NULL;
 
-  data->turn_id = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
-  if (data->turn_id == NULL)
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  if (created == NULL)
     {
       g_task_return_error (task, error);
       return;
     }
+  data->turn_id = g_strdup (natter_turn_created_get_turn_id (created));
   /* The caller's cancellable is the spec's AbortSignal: it cancels the
    * turn, which then settles as cancelled. */
   execution = natter_turn_runtime_advance_turn (self->runtime, data->turn_id, NULL,
@@ -156,11 +159,12 @@ run_created_cb (GObject      *object,
 /**
  * natter_headless_runner_run_async:
  * @self: the runner
- * @agent: (transfer none): RequestedAgent `{agentId, model?}`
+ * @options: (transfer none): the agent, an optional model override and
+ *   the turn's `maxModelCalls`; its auto-permission is not consulted,
+ *   a headless turn always has it
  * @context: (transfer none) (nullable): inline context messages; %NULL
  *   for `[]`
  * @input: (transfer none): the user message
- * @max_model_calls: the turn's `maxModelCalls`; 0 for the runtime default
  * @cancellable: (nullable): aborts the turn (not just the wait): the turn
  *   settles as cancelled
  * @callback: called on the main context with the first settled outcome
@@ -174,20 +178,21 @@ run_created_cb (GObject      *object,
  */
 void
 natter_headless_runner_run_async (NatterHeadlessRunner *self,
-                                  JsonObject           *agent,
+                                  const NatterSendOptions *options,
                                   JsonArray            *context,
                                   JsonObject           *input,
-                                  guint                 max_model_calls,
                                   GCancellable         *cancellable,
                                   GAsyncReadyCallback   callback,
                                   gpointer              user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(JsonObject) config = json_object_new ();
+  g_autoptr(NatterSendOptions) headless = NULL;
+  g_autoptr(JsonObject) agent = NULL;
+  g_autoptr(JsonObject) config = NULL;
   g_autoptr(JsonNode) context_node = NULL;
 
   g_return_if_fail (NATTER_IS_HEADLESS_RUNNER (self));
-  g_return_if_fail (agent != NULL);
+  g_return_if_fail (options != NULL);
   g_return_if_fail (input != NULL);
 
   task = g_task_new (self, cancellable, callback, user_data);
@@ -197,10 +202,11 @@ natter_headless_runner_run_async (NatterHeadlessRunner *self,
   g_task_set_check_cancellable (task, FALSE);
   g_task_set_task_data (task, g_new0 (RunData, 1), (GDestroyNotify) run_data_free);
 
-  json_object_set_boolean_member (config, "autoPermission", TRUE);
-  json_object_set_boolean_member (config, "humanAvailable", FALSE);
-  if (max_model_calls > 0)
-    json_object_set_int_member (config, "maxModelCalls", max_model_calls);
+  /* No human: tools run without asking (§11). */
+  headless = natter_send_options_copy (options);
+  natter_send_options_set_auto_permission (headless, TRUE);
+  agent = natter_send_options_to_requested_agent (headless);
+  config = natter_send_options_to_turn_config (headless, FALSE, NULL);
   context_node = json_node_new (JSON_NODE_ARRAY);
   if (context != NULL)
     json_node_set_array (context_node, context);

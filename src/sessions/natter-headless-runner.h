@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "natter-send-options.h"
 #include "natter-turn-runtime.h"
 
 G_BEGIN_DECLS
@@ -19,10 +20,9 @@ G_DECLARE_FINAL_TYPE (NatterHeadlessRunner, natter_headless_runner, NATTER, HEAD
 NatterHeadlessRunner *natter_headless_runner_new        (NatterTurnRuntime     *runtime);
 
 void                  natter_headless_runner_run_async  (NatterHeadlessRunner  *self,
-                                                         JsonObject            *agent,
+                                                         const NatterSendOptions *options,
                                                          JsonArray             *context,
                                                          JsonObject            *input,
-                                                         guint                  max_model_calls,
                                                          GCancellable          *cancellable,
                                                          GAsyncReadyCallback    callback,
                                                          gpointer               user_data);

@@ -2,14 +2,18 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Test seams of the session service: crash simulation between the steps
- * of send_message (session-layer-spec.md §9.1, §13.4) and a view of the
- * live advances it tracks (§9.3).
+ * What the facets of the session service share (natter-sessions.c,
+ * -turns.c, -advances.c, -op.c, -damage.c): the instance struct, the
+ * per-operation task data and the internal entry points; and the test
+ * seams: crash simulation between the steps of send_message
+ * (session-layer-spec.md §9.1, §13.4) and a view of the live advances it
+ * tracks (§9.3).
  */
 
 #pragma once
 
 #include "natter-sessions.h"
+#include "natter-turn-reducer.h"
 
 G_BEGIN_DECLS
 
@@ -49,5 +53,158 @@ void   natter_sessions_set_fault_func         (NatterSessions          *self,
 guint  natter_sessions_get_n_live_advances    (NatterSessions          *self,
                                                const char              *turn_id);
 guint  natter_sessions_get_n_advances         (NatterSessions          *self);
+
+/* Below: internal to the session layer. */
+
+struct _NatterSessions
+{
+  GObject                  parent_instance;
+
+  NatterJsonlRepo         *session_repo;
+  NatterJsonlRepo         *turn_repo;     /* damage inspection only; turns are read through the runtime */
+  NatterTurnRuntime       *runtime;
+  NatterTurnEventHub      *hub;
+  NatterClock             *clock;
+  NatterIdGenerator       *ids;
+  NatterSessionIndex      *index;
+
+  /* §9.3: every live advance this service started, per turn. */
+  GHashTable              *live;          /* turn id → GPtrArray of NatterSessionsAdvance */
+  GHashTable              *turn_waiters;  /* turn id → GPtrArray of GTask */
+  guint                    n_advances;    /* advances alive, settled or not */
+
+  /* flush_async(): session-layer operations still running. */
+  guint64                  next_op;
+  GHashTable              *ops;           /* op number (guint64*) → itself */
+  GPtrArray               *flushes;       /* GTask; task data = target op */
+
+  NatterSessionsFaultFunc  fault;
+  gpointer                 fault_data;
+};
+
+enum
+{
+  NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED,
+  NATTER_SESSIONS_SIGNAL_TURN_EVENT,
+  NATTER_SESSIONS_SIGNAL_TURN_DELTA,
+  NATTER_SESSIONS_N_SIGNALS
+};
+
+extern guint natter_sessions_signals[NATTER_SESSIONS_N_SIGNALS];
+
+/* One advance this service started and tracks (§9.3). */
+typedef struct
+{
+  NatterSessions      *self;
+  NatterTurnExecution *execution;
+  GCancellable        *cancellable;
+  char                *session_id;   /* nullable: standalone */
+  char                *turn_id;
+} NatterSessionsAdvance;
+
+typedef struct _NatterSessionsOp NatterSessionsOp;
+
+/* The steps an operation takes once it holds the lock and the session is
+ * read (§9.1 step 1), and once the latest turn is read (step 2). */
+typedef void (*NatterSessionsOpStep)       (GTask           *task);
+typedef void (*NatterSessionsOpLatestStep) (GTask           *task,
+                                            NatterTurnState *turn);
+
+/* What every session-locked operation holds. An operation's task data
+ * begins with it and adds the operation's own members after it. */
+struct _NatterSessionsOp
+{
+  NatterSessions             *self;
+  guint64                     op;          /* in flight, for flush_async(); 0 once finished */
+  char                       *session_id;
+  NatterLockGuard            *guard;
+  NatterSessionState         *state;       /* the session, read under the lock */
+  NatterSessionsOpStep        on_session;  /* natter_sessions_op_lock_and_read() */
+  NatterSessionsOpLatestStep  on_latest;   /* natter_sessions_op_read_latest() */
+  GDestroyNotify              clear;       /* frees the operation's own members */
+};
+
+/* Declares the typed task data TypeName of one operation (a struct whose
+ * first member is `NatterSessionsOp base`): type_name_task_new() makes
+ * its task, type_name_get() returns it, and the file defines
+ * type_name_clear() to free its own members. */
+#define NATTER_SESSIONS_DEFINE_OP(TypeName, type_name)                                       \
+  G_STATIC_ASSERT (G_STRUCT_OFFSET (TypeName, base) == 0);                                  \
+  static void type_name##_clear (TypeName *data);                                           \
+  static inline GTask *                                                                     \
+  type_name##_task_new (NatterSessions      *self,                                          \
+                        const char          *session_id,                                    \
+                        GCancellable        *cancellable,                                   \
+                        GAsyncReadyCallback  callback,                                      \
+                        gpointer             user_data,                                     \
+                        gpointer             source_tag)                                    \
+  {                                                                                         \
+    return natter_sessions_op_task_new (self, session_id, sizeof (TypeName),                \
+                                        (GDestroyNotify) type_name##_clear,                 \
+                                        cancellable, callback, user_data, source_tag);      \
+  }                                                                                         \
+  static inline TypeName *                                                                  \
+  type_name##_get (GTask *task)                                                             \
+  {                                                                                         \
+    return g_task_get_task_data (task);                                                     \
+  }
+
+/* natter-sessions-op.c */
+GError             *natter_sessions_session_error      (GError                *error,
+                                                        const char            *session_id);
+GError             *natter_sessions_latest_turn_error  (GError                *error,
+                                                        const char            *session_id,
+                                                        const char            *turn_id);
+void                natter_sessions_read_session_async (NatterSessions        *self,
+                                                        const char            *session_id,
+                                                        GCancellable          *cancellable,
+                                                        GAsyncReadyCallback    callback,
+                                                        gpointer               user_data);
+NatterSessionState *natter_sessions_read_session_finish (GAsyncResult         *result,
+                                                         GError              **error);
+void                natter_sessions_read_turn_async    (NatterSessions        *self,
+                                                        const char            *turn_id,
+                                                        GCancellable          *cancellable,
+                                                        GAsyncReadyCallback    callback,
+                                                        gpointer               user_data);
+NatterTurnState    *natter_sessions_read_turn_finish   (GObject               *runtime,
+                                                        GAsyncResult          *result,
+                                                        GError               **error);
+guint64             natter_sessions_begin_op           (NatterSessions        *self);
+void                natter_sessions_end_op             (NatterSessions        *self,
+                                                        guint64                op);
+gboolean            natter_sessions_ops_done_up_to     (NatterSessions        *self,
+                                                        guint64                target);
+GTask              *natter_sessions_op_task_new        (NatterSessions        *self,
+                                                        const char            *session_id,
+                                                        gsize                  size,
+                                                        GDestroyNotify         clear,
+                                                        GCancellable          *cancellable,
+                                                        GAsyncReadyCallback    callback,
+                                                        gpointer               user_data,
+                                                        gpointer               source_tag);
+void                natter_sessions_op_finish          (GTask                 *task);
+void                natter_sessions_op_return_error    (GTask                 *task,
+                                                        GError                *error);
+gboolean            natter_sessions_op_check_cancelled (GTask                 *task);
+gboolean            natter_sessions_op_fault           (GTask                 *task,
+                                                        NatterSessionsStep     step);
+void                natter_sessions_op_lock            (GTask                 *task,
+                                                        GAsyncReadyCallback    callback);
+gboolean            natter_sessions_op_lock_finish     (GTask                 *task,
+                                                        GAsyncResult          *result);
+void                natter_sessions_op_lock_and_read   (GTask                 *task,
+                                                        NatterSessionsOpStep   on_session);
+void                natter_sessions_op_read_latest     (GTask                 *task,
+                                                        NatterSessionsOpLatestStep on_latest);
+gboolean            natter_sessions_op_apply_appended  (NatterSessionsOp      *data,
+                                                        GPtrArray             *events,
+                                                        GError               **error);
+
+/* natter-sessions-advances.c */
+NatterTurnExecution *natter_sessions_start_advance     (NatterSessions        *self,
+                                                        const char            *session_id,
+                                                        const char            *turn_id,
+                                                        JsonObject            *input);
 
 G_END_DECLS

@@ -13,55 +13,25 @@
  * this object's signals; an AbortSignal per live advance is a
  * GCancellable per advance. Blocking reads and reductions run in worker
  * threads (the repo's or ours).
+ *
+ * The service is split by facet over natter-sessions-private.h: this file
+ * holds the object and the session-level operations (create, fork, get,
+ * title, delete, flush); natter-sessions-turns.c the turn-level ones
+ * (send, inputs, stop, wait, resume); natter-sessions-advances.c the live
+ * advances; natter-sessions-op.c the lock-and-read machinery every
+ * session-locked operation runs on; natter-sessions-damage.c the
+ * inspection and recovery of damaged sessions.
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include <string.h>
-
 #include "natter-session-index-private.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
-#include "natter-store-error.h"
-#include "natter-turn-reducer.h"
-
-struct _NatterSessions
-{
-  GObject                  parent_instance;
-
-  NatterJsonlRepo         *session_repo;
-  NatterJsonlRepo         *turn_repo;
-  NatterTurnRuntime       *runtime;
-  NatterTurnEventHub      *hub;
-  NatterClock             *clock;
-  NatterIdGenerator       *ids;
-  NatterSessionIndex      *index;
-
-  /* §9.3: every live advance this service started, per turn. */
-  GHashTable              *live;          /* turn id → GPtrArray of Advance */
-  GHashTable              *turn_waiters;  /* turn id → GPtrArray of GTask */
-  guint                    n_advances;    /* Advance structs alive, settled or not */
-
-  /* flush_async(): session-layer operations still running. */
-  guint64                  next_op;
-  GHashTable              *ops;           /* op number (guint64*) → itself */
-  GPtrArray               *flushes;       /* GTask; task data = target op */
-
-  NatterSessionsFaultFunc  fault;
-  gpointer                 fault_data;
-};
 
 G_DEFINE_FINAL_TYPE (NatterSessions, natter_sessions, G_TYPE_OBJECT)
 
-enum
-{
-  SESSION_INDEX_CHANGED,
-  TURN_EVENT,
-  TURN_DELTA,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
+guint natter_sessions_signals[NATTER_SESSIONS_N_SIGNALS];
 
 static void
 natter_sessions_dispose (GObject *object)
@@ -112,7 +82,7 @@ natter_sessions_class_init (NatterSessionsClass *klass)
    * mutation (the index entry is already updated) and every settled
    * advance of a session turn.
    */
-  signals[SESSION_INDEX_CHANGED] =
+  natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED] =
     g_signal_new ("session-index-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   /**
@@ -127,7 +97,7 @@ natter_sessions_class_init (NatterSessionsClass *klass)
    * their session, in file order (§10). The same events also go out on
    * the runtime's #NatterTurnEventHub untagged.
    */
-  signals[TURN_EVENT] =
+  natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_EVENT] =
     g_signal_new ("turn-event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 4,
                   G_TYPE_STRING, G_TYPE_STRING, JSON_TYPE_OBJECT, G_TYPE_UINT64);
@@ -142,7 +112,7 @@ natter_sessions_class_init (NatterSessionsClass *klass)
    *
    * Text and reasoning deltas of the advances this service started.
    */
-  signals[TURN_DELTA] =
+  natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_DELTA] =
     g_signal_new ("turn-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 5,
                   G_TYPE_STRING, G_TYPE_STRING, G_TYPE_UINT, G_TYPE_INT, G_TYPE_STRING);
@@ -162,7 +132,9 @@ natter_sessions_init (NatterSessions *self)
 /**
  * natter_sessions_new:
  * @session_repo: the session repository (natter_session_repo_new())
- * @turn_repo: the turn repository the runtime writes
+ * @turn_repo: the turn repository the runtime writes; the service reads
+ *   turns through @runtime and uses this only to inspect and recover
+ *   damaged sessions line by line
  * @runtime: the turn runtime
  * @hub: the process-wide turn event hub (the runtime's)
  * @clock: the clock for event timestamps
@@ -259,696 +231,28 @@ natter_sessions_set_fault_func (NatterSessions          *self,
   self->fault_data = user_data;
 }
 
-/* Errors */
-
-static gboolean
-is_corruption (const GError *error)
-{
-  return error->domain == NATTER_STORE_ERROR &&
-         (error->code == NATTER_STORE_ERROR_CORRUPT ||
-          error->code == NATTER_STORE_ERROR_MALFORMED ||
-          error->code == NATTER_STORE_ERROR_NOT_LOSSLESS ||
-          error->code == NATTER_STORE_ERROR_SCHEMA ||
-          error->code == NATTER_STORE_ERROR_UNKNOWN_TYPE ||
-          error->code == NATTER_STORE_ERROR_UNSUPPORTED_VERSION ||
-          error->code == NATTER_STORE_ERROR_INVARIANT);
-}
-
-/* Store errors about a session file become session errors; I/O errors
- * and everything else pass through. */
-static GError *
-session_error (GError     *error,
-               const char *session_id)
-{
-  GError *mapped;
-
-  if (error->domain != NATTER_STORE_ERROR)
-    return error;
-  if (error->code == NATTER_STORE_ERROR_NOT_FOUND)
-    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
-                          "No session %s", session_id);
-  else if (error->code == NATTER_STORE_ERROR_INVALID_ID)
-    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                          "%s", error->message);
-  else if (is_corruption (error))
-    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
-                          "Session %s is corrupt: %s", session_id, error->message);
-  else
-    return error;
-  g_error_free (error);
-  return mapped;
-}
-
-/* A latest turn that cannot be read makes the session unusable: a
- * missing file is a dangling reference, which is corruption (§7). */
-static GError *
-latest_turn_error (GError     *error,
-                   const char *session_id,
-                   const char *turn_id)
-{
-  GError *mapped;
-
-  if (error->domain != NATTER_STORE_ERROR || error->code == NATTER_STORE_ERROR_IO)
-    return error;
-  if (error->code == NATTER_STORE_ERROR_NOT_FOUND)
-    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
-                          "Session %s is damaged: it refers to turn %s, but %s",
-                          session_id, turn_id, error->message);
-  else
-    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
-                          "Session %s: latest turn %s: %s", session_id, turn_id, error->message);
-  g_error_free (error);
-  return mapped;
-}
-
-/* Reading and reducing in a worker thread */
+/* create_session / fork */
 
 typedef struct
 {
-  NatterJsonlRepo *repo;
-  char            *id;
-  gboolean         is_turn;
-} ReadData;
+  NatterSessionsOp  base;
+  char             *title;
+  char             *cwd;
+  char             *parent_session;
+  char             *forked_from_turn_id;
+  gboolean          inherit_cwd;      /* a fork: the parent's cwd and latest turn */
+} CreateData;
+
+NATTER_SESSIONS_DEFINE_OP (CreateData, create_data)
 
 static void
-read_data_free (ReadData *data)
+create_data_clear (CreateData *data)
 {
-  g_clear_object (&data->repo);
-  g_free (data->id);
-  g_free (data);
-}
-
-static void
-read_state_thread (GTask        *task,
-                   gpointer      source_object,
-                   gpointer      task_data,
-                   GCancellable *cancellable)
-{
-  ReadData *data = task_data;
-  g_autoptr(GPtrArray) events = NULL;
-  GError *error = NULL;
-
-  events = natter_jsonl_repo_read_sync (data->repo, data->id, cancellable, &error);
-  if (events == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  if (data->is_turn)
-    {
-      NatterTurnState *state = natter_turn_reduce (events, &error);
-
-      if (state == NULL)
-        g_task_return_error (task, error);
-      else
-        g_task_return_pointer (task, state, (GDestroyNotify) natter_turn_state_unref);
-    }
-  else
-    {
-      NatterSessionState *state = natter_session_reduce (events, &error);
-
-      if (state == NULL)
-        g_task_return_error (task, error);
-      else
-        g_task_return_pointer (task, state, (GDestroyNotify) natter_session_state_unref);
-    }
-}
-
-/* Reads and reduces a session (@is_turn FALSE) or a turn; the result is
- * the state, or the raw store error. */
-static void
-read_state_async (NatterSessions      *self,
-                  gboolean             is_turn,
-                  const char          *id,
-                  GCancellable        *cancellable,
-                  GAsyncReadyCallback  callback,
-                  gpointer             user_data)
-{
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  ReadData *data = g_new0 (ReadData, 1);
-
-  g_task_set_source_tag (task, read_state_async);
-  data->repo = g_object_ref (is_turn ? self->turn_repo : self->session_repo);
-  data->id = g_strdup (id);
-  data->is_turn = is_turn;
-  g_task_set_task_data (task, data, (GDestroyNotify) read_data_free);
-  g_task_run_in_thread (task, read_state_thread);
-}
-
-static gpointer
-read_state_finish (GAsyncResult  *result,
-                   GError       **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-/* Operations in flight, for flush_async() */
-
-static guint64
-begin_op (NatterSessions *self)
-{
-  guint64 *op = g_new (guint64, 1);
-
-  *op = ++self->next_op;
-  g_hash_table_add (self->ops, op);
-  return *op;
-}
-
-static gboolean
-ops_done_up_to (NatterSessions *self,
-                guint64         target)
-{
-  GHashTableIter iter;
-  gpointer key;
-
-  g_hash_table_iter_init (&iter, self->ops);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    if (*(guint64 *) key <= target)
-      return FALSE;
-  return TRUE;
-}
-
-static void
-end_op (NatterSessions *self,
-        guint64         op)
-{
-  g_hash_table_remove (self->ops, &op);
-
-  for (guint i = 0; i < self->flushes->len;)
-    {
-      GTask *task = g_ptr_array_index (self->flushes, i);
-      guint64 target = *(guint64 *) g_task_get_task_data (task);
-
-      if (ops_done_up_to (self, target))
-        {
-          g_task_return_boolean (task, TRUE);
-          g_ptr_array_remove_index (self->flushes, i);
-        }
-      else
-        i++;
-    }
-}
-
-/* Live advances (§9.3, §10) */
-
-typedef struct
-{
-  NatterSessions      *self;
-  NatterTurnExecution *execution;
-  GCancellable        *cancellable;
-  char                *session_id;   /* nullable: standalone */
-  char                *turn_id;
-} Advance;
-
-static void
-advance_free (Advance *advance)
-{
-  advance->self->n_advances--;
-  g_clear_object (&advance->execution);
-  g_clear_object (&advance->cancellable);
-  g_free (advance->session_id);
-  g_free (advance->turn_id);
-  g_clear_object (&advance->self);
-  g_free (advance);
-}
-
-static void
-advance_event_cb (NatterTurnExecution *execution,
-                  JsonObject          *event,
-                  guint64              offset,
-                  Advance             *advance)
-{
-  g_signal_emit (advance->self, signals[TURN_EVENT], 0,
-                 advance->session_id, advance->turn_id, event, offset);
-}
-
-static void
-advance_delta_cb (NatterTurnExecution *execution,
-                  guint                model_call_index,
-                  int                  kind,
-                  const char          *text,
-                  Advance             *advance)
-{
-  g_signal_emit (advance->self, signals[TURN_DELTA], 0,
-                 advance->session_id, advance->turn_id, model_call_index, kind, text);
-}
-
-static void
-resolve_turn_waiters (NatterSessions *self,
-                      const char     *turn_id)
-{
-  GPtrArray *waiters = NULL;
-  g_autofree char *key = NULL;
-
-  if (!g_hash_table_steal_extended (self->turn_waiters, turn_id, (gpointer *) &key,
-                                    (gpointer *) &waiters))
-    return;
-  for (guint i = 0; i < waiters->len; i++)
-    g_task_return_boolean (g_ptr_array_index (waiters, i), TRUE);
-  g_ptr_array_unref (waiters);
-}
-
-/* Untracks exactly this advance: another advance of the same turn that
- * started later stays tracked (§13.5). */
-static void
-untrack (NatterSessions *self,
-         Advance        *advance)
-{
-  GPtrArray *list = g_hash_table_lookup (self->live, advance->turn_id);
-
-  if (list == NULL || !g_ptr_array_remove (list, advance))
-    return;
-  if (list->len == 0)
-    {
-      g_hash_table_remove (self->live, advance->turn_id);
-      resolve_turn_waiters (self, advance->turn_id);
-    }
-}
-
-static const char *
-status_of_outcome (NatterTurnOutcome *outcome)
-{
-  switch (outcome->kind)
-    {
-    case NATTER_TURN_OUTCOME_COMPLETED:
-      return natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_COMPLETED);
-    case NATTER_TURN_OUTCOME_SUSPENDED:
-      return natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_SUSPENDED);
-    case NATTER_TURN_OUTCOME_FAILED:
-      return natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_FAILED);
-    case NATTER_TURN_OUTCOME_CANCELLED:
-      return natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_CANCELLED);
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-static void
-refreshed_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  NatterSessions *self = NATTER_SESSIONS (object);
-  Advance *advance = user_data;
-  g_autoptr(NatterTurnState) state = NULL;
-  g_autoptr(GError) error = NULL;
-
-  state = read_state_finish (result, &error);
-  if (state != NULL)
-    natter_session_index_set_latest_turn_status (self->index, advance->session_id, advance->turn_id,
-                                                 natter_latest_turn_status_from_turn_status (natter_derive_turn_status (state)));
-  g_signal_emit (self, signals[SESSION_INDEX_CHANGED], 0, advance->session_id);
-  advance_free (advance);
-}
-
-static void
-advance_outcome_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  Advance *advance = user_data;
-  NatterSessions *self = advance->self;
-  g_autoptr(NatterTurnOutcome) outcome = NULL;
-  g_autoptr(GError) error = NULL;
-
-  outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result, &error);
-  if (advance->session_id == NULL)
-    {
-      advance_free (advance);
-      return;
-    }
-  if (outcome == NULL)
-    {
-      /* An infrastructure error says nothing about the turn's state: ask
-       * the file, so the index never guesses (§8.3). */
-      read_state_async (self, TRUE, advance->turn_id, NULL, refreshed_cb, advance);
-      return;
-    }
-  natter_session_index_set_latest_turn_status (self->index, advance->session_id, advance->turn_id,
-                                               status_of_outcome (outcome));
-  g_signal_emit (self, signals[SESSION_INDEX_CHANGED], 0, advance->session_id);
-  advance_free (advance);
-}
-
-static void
-advance_settled_cb (NatterTurnExecution *execution,
-                    Advance             *advance)
-{
-  g_signal_handlers_disconnect_by_data (execution, advance);
-  untrack (advance->self, advance);
-  natter_turn_execution_wait_async (execution, NULL, advance_outcome_cb, advance);
-}
-
-/* Starts an advance, tracks it for stop_turn() and drains its events
- * into the service's signals (§9.1 step 7, §10.1). */
-static NatterTurnExecution *
-start_advance (NatterSessions *self,
-               const char     *session_id,
-               const char     *turn_id,
-               JsonObject     *input)
-{
-  Advance *advance = g_new0 (Advance, 1);
-  GPtrArray *list;
-
-  advance->self = g_object_ref (self);
-  self->n_advances++;
-  advance->cancellable = g_cancellable_new ();
-  advance->session_id = g_strdup (session_id);
-  advance->turn_id = g_strdup (turn_id);
-  advance->execution = natter_turn_runtime_advance_turn (self->runtime, turn_id, input,
-                                                         advance->cancellable);
-
-  list = g_hash_table_lookup (self->live, turn_id);
-  if (list == NULL)
-    {
-      list = g_ptr_array_new ();
-      g_hash_table_insert (self->live, g_strdup (turn_id), list);
-    }
-  g_ptr_array_add (list, advance);
-
-  g_signal_connect (advance->execution, "event", G_CALLBACK (advance_event_cb), advance);
-  g_signal_connect (advance->execution, "delta", G_CALLBACK (advance_delta_cb), advance);
-  g_signal_connect (advance->execution, "settled", G_CALLBACK (advance_settled_cb), advance);
-  if (natter_turn_execution_get_settled (advance->execution))
-    advance_settled_cb (advance->execution, advance);
-  return advance->execution;
-}
-
-/**
- * natter_sessions_get_n_live_advances: (skip)
- * @self: the service
- * @turn_id: a turn
- *
- * Returns: how many advances of @turn_id this service is tracking
- */
-guint
-natter_sessions_get_n_live_advances (NatterSessions *self,
-                                     const char     *turn_id)
-{
-  GPtrArray *list;
-
-  g_return_val_if_fail (NATTER_IS_SESSIONS (self), 0);
-
-  list = g_hash_table_lookup (self->live, turn_id);
-  return list != NULL ? list->len : 0;
-}
-
-/**
- * natter_sessions_get_n_advances: (skip)
- * @self: the service
- *
- * Returns: how many advances the service still follows, including settled
- *   ones whose index update has not landed yet
- */
-guint
-natter_sessions_get_n_advances (NatterSessions *self)
-{
-  g_return_val_if_fail (NATTER_IS_SESSIONS (self), 0);
-
-  return self->n_advances;
-}
-
-/**
- * natter_sessions_is_turn_running:
- * @self: the service
- * @turn_id: a turn
- *
- * Whether an advance this service started for @turn_id has not settled
- * yet: the "running" of §9.1 step 2. Ephemeral, never in the index.
- *
- * Returns: %TRUE while a live advance exists
- */
-gboolean
-natter_sessions_is_turn_running (NatterSessions *self,
-                                 const char     *turn_id)
-{
-  g_return_val_if_fail (NATTER_IS_SESSIONS (self), FALSE);
-  g_return_val_if_fail (turn_id != NULL, FALSE);
-
-  return g_hash_table_contains (self->live, turn_id);
-}
-
-/* Session-locked operations share one typed state. */
-
-/* The steps an operation takes once it holds the lock and the session is
- * read (§9.1 step 1), and once the latest turn is read (step 2). */
-typedef void (*OpStep)       (GTask           *task);
-typedef void (*OpLatestStep) (GTask           *task,
-                              NatterTurnState *turn);
-
-typedef struct
-{
-  NatterSessions     *self;
-  guint64             op;
-  char               *session_id;
-  NatterLockGuard    *guard;
-  NatterSessionState *state;
-  OpStep              on_session;  /* op_lock_and_read() */
-  OpLatestStep        on_latest;   /* op_read_latest() */
-
-  /* send_message */
-  JsonObject         *input;
-  JsonObject         *config;
-  char               *turn_id;
-  gboolean            fresh_context;  /* the latest turn's context was unreadable */
-
-  /* create_session, set_title */
-  char               *title;
-  char               *cwd;
-  char               *parent_session;
-  char               *forked_from_turn_id;
-  gboolean            inherit_cwd;
-} OpData;
-
-static void
-op_data_free (OpData *data)
-{
-  g_clear_pointer (&data->guard, natter_lock_guard_release);
-  if (data->op != 0)
-    end_op (data->self, data->op);
-  g_clear_pointer (&data->state, natter_session_state_unref);
-  g_clear_pointer (&data->input, json_object_unref);
-  g_clear_pointer (&data->config, json_object_unref);
-  g_free (data->session_id);
-  g_free (data->turn_id);
   g_free (data->title);
   g_free (data->cwd);
   g_free (data->parent_session);
   g_free (data->forked_from_turn_id);
-  g_clear_object (&data->self);
-  g_free (data);
 }
-
-static GTask *
-op_task_new (NatterSessions      *self,
-             const char          *session_id,
-             GCancellable        *cancellable,
-             GAsyncReadyCallback  callback,
-             gpointer             user_data,
-             gpointer             source_tag)
-{
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  OpData *data = g_new0 (OpData, 1);
-
-  g_task_set_source_tag (task, source_tag);
-  data->self = g_object_ref (self);
-  data->op = begin_op (self);
-  data->session_id = g_strdup (session_id);
-  g_task_set_task_data (task, data, (GDestroyNotify) op_data_free);
-  return task;
-}
-
-/* Ends the operation before the caller hears of it: the lock is free and
- * a flush no longer waits once the callback runs. */
-static void
-op_finish (GTask *task)
-{
-  OpData *data = g_task_get_task_data (task);
-
-  g_clear_pointer (&data->guard, natter_lock_guard_release);
-  if (data->op != 0)
-    {
-      end_op (data->self, data->op);
-      data->op = 0;
-    }
-}
-
-static void
-op_return_error (GTask  *task,
-                 GError *error)
-{
-  op_finish (task);
-  g_task_return_error (task, error);
-}
-
-static gboolean
-op_check_cancelled (GTask *task)
-{
-  GError *error = NULL;
-
-  if (!g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &error))
-    return FALSE;
-  op_return_error (task, error);
-  return TRUE;
-}
-
-static gboolean
-op_fault (GTask              *task,
-          NatterSessionsStep  step)
-{
-  OpData *data = g_task_get_task_data (task);
-  GError *error = NULL;
-
-  if (data->self->fault == NULL ||
-      data->self->fault (step, data->session_id, data->self->fault_data, &error))
-    return FALSE;
-  g_assert (error != NULL);
-  op_return_error (task, error);
-  return TRUE;
-}
-
-static void
-op_lock (GTask               *task,
-         GAsyncReadyCallback  callback)
-{
-  OpData *data = g_task_get_task_data (task);
-
-  natter_jsonl_repo_lock_async (data->self->session_repo, data->session_id,
-                                g_task_get_cancellable (task), callback, task);
-}
-
-static gboolean
-op_lock_finish (GTask        *task,
-                GAsyncResult *result)
-{
-  OpData *data = g_task_get_task_data (task);
-  GError *error = NULL;
-
-  data->guard = natter_jsonl_repo_lock_finish (data->self->session_repo, result, &error);
-  if (data->guard == NULL)
-    {
-      op_return_error (task, error);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Reads and reduces the operation's session under its lock. */
-static gboolean
-op_read_session_finish (GTask        *task,
-                        GAsyncResult *result)
-{
-  OpData *data = g_task_get_task_data (task);
-  GError *error = NULL;
-
-  data->state = read_state_finish (result, &error);
-  if (data->state == NULL)
-    {
-      op_return_error (task, session_error (error, data->session_id));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static void
-op_session_read_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-
-  if (op_read_session_finish (task, result))
-    data->on_session (task);
-}
-
-static void
-op_locked_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-
-  if (!op_lock_finish (task, result))
-    return;
-  read_state_async (data->self, FALSE, data->session_id, g_task_get_cancellable (task),
-                    op_session_read_cb, g_object_ref (task));
-}
-
-/* Takes the session lock, reads and reduces the session file (not the
- * index: an errored or foreign session fails here rather than get events
- * glued to a corrupt log), then runs @on_session; a failure on the way
- * returns the error. Takes over @task's reference. */
-static void
-op_lock_and_read (GTask  *task,
-                  OpStep  on_session)
-{
-  OpData *data = g_task_get_task_data (task);
-
-  data->on_session = on_session;
-  op_lock (task, op_locked_cb);
-}
-
-static void
-op_latest_read_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-  g_autoptr(NatterTurnState) turn = NULL;
-  GError *error = NULL;
-
-  turn = read_state_finish (result, &error);
-  if (turn == NULL)
-    {
-      op_return_error (task, latest_turn_error (error, data->session_id,
-                                                natter_session_state_get_latest_turn_id (data->state)));
-      return;
-    }
-  data->on_latest (task, turn);
-}
-
-/* Reads and reduces the session's latest turn (there must be one), then
- * runs @on_latest with it; a turn that cannot be read returns the error. */
-static void
-op_read_latest (GTask        *task,
-                OpLatestStep  on_latest)
-{
-  OpData *data = g_task_get_task_data (task);
-  const char *latest = natter_session_state_get_latest_turn_id (data->state);
-
-  g_assert (latest != NULL);
-  data->on_latest = on_latest;
-  read_state_async (data->self, TRUE, latest, g_task_get_cancellable (task),
-                    op_latest_read_cb, g_object_ref (task));
-}
-
-/* Appends under the lock, then applies the same events to the state, so
- * the index entry is derived from exactly what is on disk. */
-static gboolean
-apply_appended (OpData     *data,
-                GPtrArray  *events,
-                GError    **error)
-{
-  for (guint i = 0; i < events->len; i++)
-    if (!natter_session_state_apply (data->state, json_node_get_object (g_ptr_array_index (events, i)),
-                                     error))
-      return FALSE;
-  return TRUE;
-}
-
-static JsonNode *
-object_node (JsonObject *object)
-{
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
-
-  json_node_set_object (node, object);
-  return node;
-}
-
-/* create_session / fork */
 
 static void
 created_cb (GObject      *object,
@@ -956,42 +260,42 @@ created_cb (GObject      *object,
             gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
+  NatterSessionsOp *data = g_task_get_task_data (task);
   NatterSessions *self = data->self;
   GError *error = NULL;
 
   if (!natter_jsonl_repo_create_finish (NATTER_JSONL_REPO (object), result, &error))
     {
-      op_return_error (task, error);
+      natter_sessions_op_return_error (task, error);
       return;
     }
   natter_session_index_update_from_state (self->index, data->state, NATTER_LATEST_TURN_STATUS_NONE);
-  op_finish (task);
-  g_signal_emit (self, signals[SESSION_INDEX_CHANGED], 0, data->session_id);
+  natter_sessions_op_finish (task);
+  g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
   g_task_return_pointer (task, g_strdup (data->session_id), g_free);
 }
 
 static void
 create_write (GTask *task)
 {
-  OpData *data = g_task_get_task_data (task);
-  NatterSessions *self = data->self;
+  CreateData *data = create_data_get (task);
+  NatterSessions *self = data->base.self;
   g_autofree char *ts = natter_clock_format_ts (self->clock);
   g_autoptr(JsonNode) event = NULL;
   GError *error = NULL;
 
-  event = natter_session_event_new_created (data->session_id, ts, data->title, data->cwd,
+  event = natter_session_event_new_created (data->base.session_id, ts, data->title, data->cwd,
                                             data->parent_session, data->forked_from_turn_id);
-  data->state = natter_session_state_new ();
-  if (!natter_session_state_apply (data->state, json_node_get_object (event), &error))
+  data->base.state = natter_session_state_new ();
+  if (!natter_session_state_apply (data->base.state, json_node_get_object (event), &error))
     {
       g_prefix_error (&error, "Invalid session: ");
       error->domain = NATTER_SESSION_ERROR;
       error->code = NATTER_SESSION_ERROR_INVALID_ARGUMENT;
-      op_return_error (task, error);
+      natter_sessions_op_return_error (task, error);
       return;
     }
-  natter_jsonl_repo_create_async (self->session_repo, data->session_id, event,
+  natter_jsonl_repo_create_async (self->session_repo, data->base.session_id, event,
                                   g_task_get_cancellable (task), created_cb, g_object_ref (task));
 }
 
@@ -1001,29 +305,29 @@ fork_turn_read_cb (GObject      *object,
                    gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
+  CreateData *data = create_data_get (task);
   g_autoptr(NatterTurnState) turn = NULL;
   GError *error = NULL;
   NatterTurnStatus status;
 
-  turn = read_state_finish (result, &error);
+  turn = natter_sessions_read_turn_finish (object, result, &error);
   if (turn == NULL)
     {
-      op_return_error (task, latest_turn_error (error, data->parent_session, data->forked_from_turn_id));
+      natter_sessions_op_return_error (task, natter_sessions_latest_turn_error (error, data->parent_session, data->forked_from_turn_id));
       return;
     }
   status = natter_derive_turn_status (turn);
-  if (natter_sessions_is_turn_running (data->self, data->forked_from_turn_id) ||
+  if (natter_sessions_is_turn_running (data->base.self, data->forked_from_turn_id) ||
       natter_turn_state_get_terminal_event (turn) == NULL)
     {
-      op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED,
-                                          "Cannot fork from turn %s: it is %s, not settled",
-                                          data->forked_from_turn_id,
-                                          natter_sessions_is_turn_running (data->self, data->forked_from_turn_id)
-                                          ? "running" : natter_turn_status_to_string (status)));
+      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED,
+                                                          "Cannot fork from turn %s: it is %s, not settled",
+                                                          data->forked_from_turn_id,
+                                                          natter_sessions_is_turn_running (data->base.self, data->forked_from_turn_id)
+                                                          ? "running" : natter_turn_status_to_string (status)));
       return;
     }
-  if (op_check_cancelled (task))
+  if (natter_sessions_op_check_cancelled (task))
     return;
   create_write (task);
 }
@@ -1034,14 +338,14 @@ parent_read_cb (GObject      *object,
                 gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
+  CreateData *data = create_data_get (task);
   g_autoptr(NatterSessionState) parent = NULL;
   GError *error = NULL;
 
-  parent = read_state_finish (result, &error);
+  parent = natter_sessions_read_session_finish (result, &error);
   if (parent == NULL)
     {
-      op_return_error (task, session_error (error, data->parent_session));
+      natter_sessions_op_return_error (task, natter_sessions_session_error (error, data->parent_session));
       return;
     }
   if (data->inherit_cwd && data->cwd == NULL)
@@ -1052,8 +356,8 @@ parent_read_cb (GObject      *object,
     {
       if (data->inherit_cwd)
         {
-          op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                                              "Session %s has no turn to fork from", data->parent_session));
+          natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                                                              "Session %s has no turn to fork from", data->parent_session));
           return;
         }
       create_write (task);
@@ -1061,13 +365,13 @@ parent_read_cb (GObject      *object,
     }
   if (natter_session_state_find_turn (parent, data->forked_from_turn_id) == NULL)
     {
-      op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
-                                          "Session %s has no turn %s", data->parent_session,
-                                          data->forked_from_turn_id));
+      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
+                                                          "Session %s has no turn %s", data->parent_session,
+                                                          data->forked_from_turn_id));
       return;
     }
-  read_state_async (data->self, TRUE, data->forked_from_turn_id, g_task_get_cancellable (task),
-                    fork_turn_read_cb, g_object_ref (task));
+  natter_sessions_read_turn_async (data->base.self, data->forked_from_turn_id, g_task_get_cancellable (task),
+                                   fork_turn_read_cb, g_object_ref (task));
 }
 
 static void
@@ -1083,8 +387,8 @@ create_session_start (NatterSessions      *self,
                       gpointer             source_tag)
 {
   g_autofree char *session_id = natter_id_generator_next (self->ids);
-  g_autoptr(GTask) task = op_task_new (self, session_id, cancellable, callback, user_data, source_tag);
-  OpData *data = g_task_get_task_data (task);
+  g_autoptr(GTask) task = create_data_task_new (self, session_id, cancellable, callback, user_data, source_tag);
+  CreateData *data = create_data_get (task);
   GError *error = NULL;
 
   data->title = g_strdup (title);
@@ -1097,13 +401,13 @@ create_session_start (NatterSessions      *self,
     {
       error->domain = NATTER_SESSION_ERROR;
       error->code = NATTER_SESSION_ERROR_INVALID_ARGUMENT;
-      op_return_error (task, error);
+      natter_sessions_op_return_error (task, error);
       return;
     }
   if (forked_from_turn_id != NULL && parent_session == NULL)
     {
-      op_return_error (task, g_error_new_literal (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                                                  "A fork point needs the session it was taken from"));
+      natter_sessions_op_return_error (task, g_error_new_literal (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                                                                  "A fork point needs the session it was taken from"));
       return;
     }
   if (parent_session == NULL)
@@ -1111,7 +415,7 @@ create_session_start (NatterSessions      *self,
       create_write (task);
       return;
     }
-  read_state_async (self, FALSE, parent_session, cancellable, parent_read_cb, g_object_ref (task));
+  natter_sessions_read_session_async (self, parent_session, cancellable, parent_read_cb, g_object_ref (task));
 }
 
 /**
@@ -1230,430 +534,6 @@ natter_sessions_fork_finish (NatterSessions  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* Damage: what a damaged session still tells, and a copy of it */
-
-/**
- * natter_session_damage_free:
- * @damage: (transfer full) (nullable): a damage report
- *
- * Frees @damage.
- */
-void
-natter_session_damage_free (NatterSessionDamage *damage)
-{
-  if (damage == NULL)
-    return;
-  g_free (damage->title);
-  g_clear_object (&damage->file);
-  g_free (damage->reason);
-  g_free (damage);
-}
-
-G_DEFINE_BOXED_TYPE (NatterSessionDamage, natter_session_damage, natter_session_damage_copy,
-                     natter_session_damage_free)
-
-/**
- * natter_session_damage_copy:
- * @damage: a damage report
- *
- * Returns: (transfer full): a copy of @damage
- */
-NatterSessionDamage *
-natter_session_damage_copy (const NatterSessionDamage *damage)
-{
-  NatterSessionDamage *copy = g_new0 (NatterSessionDamage, 1);
-
-  copy->title = g_strdup (damage->title);
-  copy->file = damage->file != NULL ? g_object_ref (damage->file) : NULL;
-  copy->line = damage->line;
-  copy->reason = g_strdup (damage->reason);
-  copy->n_turns = damage->n_turns;
-  copy->can_copy = damage->can_copy;
-  return copy;
-}
-
-/* The first problem of the log @id in @repo: %FALSE with @line and
- * @reason set (line 0: the file as a whole; @missing when it does not
- * exist), or %TRUE when it reads and folds whole. Folds the readable
- * prefix into @state when it is a session log (@state not %NULL). */
-static gboolean
-check_log (NatterJsonlRepo     *repo,
-           const char          *id,
-           NatterSessionState  *state,
-           guint               *line,
-           char               **reason,
-           gboolean            *missing,
-           GCancellable        *cancellable)
-{
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(NatterTurnState) turn = NULL;
-  g_autoptr(GError) error = NULL;
-
-  *missing = FALSE;
-  events = natter_jsonl_repo_read_prefix_sync (repo, id, line, reason, cancellable, &error);
-  if (events == NULL)
-    {
-      *line = 0;
-      *missing = g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
-      *reason = g_strdup (*missing ? "the file is missing" : error->message);
-      return FALSE;
-    }
-  if (state == NULL)
-    turn = natter_turn_state_new ();
-  for (guint i = 0; i < events->len; i++)
-    {
-      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
-      gboolean applied = state != NULL ? natter_session_state_apply (state, event, &error)
-                                       : natter_turn_state_apply (turn, event, &error);
-
-      if (!applied)
-        {
-          g_free (*reason);
-          *line = i + 1;
-          *reason = g_strdup (error->message);
-          return FALSE;
-        }
-    }
-  return *line == 0;
-}
-
-/* Finds where @session_id is damaged: its session log's first bad line,
- * else its latest turn's log (what the index reads, §8.2). Returns the
- * readable prefix in @out_state. Blocks. */
-static NatterSessionDamage *
-inspect_sync (NatterJsonlRepo     *session_repo,
-              NatterJsonlRepo     *turn_repo,
-              const char          *session_id,
-              NatterSessionState **out_state,
-              GCancellable        *cancellable,
-              GError             **error)
-{
-  g_autoptr(NatterSessionState) state = natter_session_state_new ();
-  NatterSessionDamage *damage;
-  const char *latest;
-  gboolean missing;
-
-  if (!natter_id_validate (session_id, error))
-    return NULL;
-  damage = g_new0 (NatterSessionDamage, 1);
-  damage->file = natter_jsonl_repo_get_file (session_repo, session_id, NULL);
-  if (!check_log (session_repo, session_id, state, &damage->line, &damage->reason, &missing, cancellable) &&
-      missing)
-    {
-      natter_session_damage_free (damage);
-      g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
-                   "No session %s", session_id);
-      return NULL;
-    }
-  damage->can_copy = natter_session_state_get_definition (state) != NULL;
-  damage->title = g_strdup (damage->can_copy ? natter_session_state_get_title (state) : NULL);
-  damage->n_turns = damage->can_copy ? natter_session_state_get_n_turns (state) : 0;
-
-  latest = damage->can_copy ? natter_session_state_get_latest_turn_id (state) : NULL;
-  if (damage->reason == NULL && latest != NULL)
-    {
-      guint line = 0;
-      char *reason = NULL;
-
-      if (!check_log (turn_repo, latest, NULL, &line, &reason, &missing, cancellable))
-        {
-          /* The copy leaves out the turn that cannot be read. */
-          g_clear_object (&damage->file);
-          damage->file = natter_jsonl_repo_get_file (turn_repo, latest, NULL);
-          damage->line = line;
-          damage->reason = reason;
-          damage->n_turns--;
-        }
-    }
-  if (out_state != NULL)
-    *out_state = g_steal_pointer (&state);
-  return damage;
-}
-
-typedef struct
-{
-  NatterJsonlRepo    *session_repo;
-  NatterJsonlRepo    *turn_repo;
-  char               *session_id;
-  char               *new_id;
-  char               *ts;
-  NatterSessionState *copy;           /* recover: the new session */
-  char               *latest_status;  /* recover: its latest turn's */
-} DamageData;
-
-static void
-damage_data_free (DamageData *data)
-{
-  g_clear_object (&data->session_repo);
-  g_clear_object (&data->turn_repo);
-  g_free (data->session_id);
-  g_free (data->new_id);
-  g_free (data->ts);
-  g_clear_pointer (&data->copy, natter_session_state_unref);
-  g_free (data->latest_status);
-  g_free (data);
-}
-
-static DamageData *
-damage_data_new (NatterSessions *self,
-                 const char     *session_id)
-{
-  DamageData *data = g_new0 (DamageData, 1);
-
-  data->session_repo = g_object_ref (self->session_repo);
-  data->turn_repo = g_object_ref (self->turn_repo);
-  data->session_id = g_strdup (session_id);
-  return data;
-}
-
-static void
-inspect_thread (GTask        *task,
-                gpointer      source_object,
-                gpointer      task_data,
-                GCancellable *cancellable)
-{
-  DamageData *data = task_data;
-  NatterSessionDamage *damage;
-  GError *error = NULL;
-
-  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, NULL, cancellable, &error);
-  if (damage == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, damage, (GDestroyNotify) natter_session_damage_free);
-}
-
-/**
- * natter_sessions_inspect_damage_async:
- * @self: the service
- * @session_id: a session, usually one the index lists with an error
- * @cancellable: (nullable): a #GCancellable
- * @callback: called when done
- * @user_data: data for @callback
- *
- * Finds what is left of a damaged session and where the damage is: the
- * first line of its session log that cannot be read (or that breaks a
- * rule of §6), else its latest turn's log, the one the index reads
- * (§8.2). Reads only; nothing is written, nothing repaired (§4.2).
- */
-void
-natter_sessions_inspect_damage_async (NatterSessions      *self,
-                                      const char          *session_id,
-                                      GCancellable        *cancellable,
-                                      GAsyncReadyCallback  callback,
-                                      gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (session_id != NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, natter_sessions_inspect_damage_async);
-  g_task_set_task_data (task, damage_data_new (self, session_id), (GDestroyNotify) damage_data_free);
-  g_task_run_in_thread (task, inspect_thread);
-}
-
-/**
- * natter_sessions_inspect_damage_finish:
- * @self: the service
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Returns: (transfer full) (nullable): the damage report; its `reason`
- *   is %NULL when nothing is damaged after all. %NULL with
- *   %NATTER_SESSION_ERROR_NOT_FOUND (no such session file) or the id's
- *   %NATTER_STORE_ERROR_INVALID_ID
- */
-NatterSessionDamage *
-natter_sessions_inspect_damage_finish (NatterSessions  *self,
-                                       GAsyncResult    *result,
-                                       GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_inspect_damage_async, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-recover_thread (GTask        *task,
-                gpointer      source_object,
-                gpointer      task_data,
-                GCancellable *cancellable)
-{
-  DamageData *data = task_data;
-  g_autoptr(NatterSessionState) prefix = NULL;
-  g_autoptr(NatterSessionState) copy = natter_session_state_new ();
-  g_autoptr(NatterSessionDamage) damage = NULL;
-  g_autoptr(GPtrArray) rest = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  g_autoptr(JsonNode) created = NULL;
-  JsonObject *definition;
-  const char *title;
-  GError *error = NULL;
-
-  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, &prefix, cancellable, &error);
-  if (damage == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  if (!damage->can_copy)
-    {
-      g_autofree char *path = g_file_get_path (damage->file);
-
-      g_task_return_new_error (task, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
-                               "Nothing of session %s can be read: %s: %s",
-                               data->session_id, path, damage->reason);
-      return;
-    }
-
-  /* The same lineage, title and folder; the turns are referenced, not
-   * copied: turns are found only by reference (§7) and a settled turn
-   * never changes, so the copy can share them, as a fork shares its
-   * parent's. */
-  definition = natter_session_state_get_definition (prefix);
-  created = natter_session_event_new_created (data->new_id, data->ts,
-                                              json_object_get_string_member_with_default (definition, "title", NULL),
-                                              natter_session_state_get_cwd (prefix),
-                                              natter_session_state_get_parent_session (prefix),
-                                              natter_session_state_get_forked_from_turn_id (prefix));
-  for (guint i = 0; i < damage->n_turns; i++)
-    {
-      const NatterSessionTurn *turn = natter_session_state_get_turn (prefix, i);
-
-      g_ptr_array_add (rest, natter_session_event_new_turn_appended (data->new_id, data->ts, turn->turn_id,
-                                                                     (gint64) i + 1, turn->agent_id,
-                                                                     turn->model));
-    }
-  title = natter_session_state_get_title (prefix);
-  if (title != NULL &&
-      g_strcmp0 (title, json_object_get_string_member_with_default (definition, "title", NULL)) != 0)
-    g_ptr_array_add (rest, natter_session_event_new_title_changed (data->new_id, data->ts, title));
-
-  if (!natter_session_state_apply (copy, json_node_get_object (created), &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  for (guint i = 0; i < rest->len; i++)
-    if (!natter_session_state_apply (copy, json_node_get_object (g_ptr_array_index (rest, i)), &error))
-      {
-        g_task_return_error (task, error);
-        return;
-      }
-
-  /* The damaged log is only ever read; the copy is a new file. */
-  if (!natter_jsonl_repo_create_sync (data->session_repo, data->new_id, created, cancellable, &error) ||
-      (rest->len > 0 && !natter_jsonl_repo_append_sync (data->session_repo, data->new_id, rest, cancellable, &error)))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  data->latest_status = g_strdup (NATTER_LATEST_TURN_STATUS_NONE);
-  if (natter_session_state_get_latest_turn_id (copy) != NULL)
-    {
-      g_autoptr(GPtrArray) events = NULL;
-      g_autoptr(NatterTurnState) turn = NULL;
-      g_autoptr(GError) turn_error = NULL;
-
-      events = natter_jsonl_repo_read_sync (data->turn_repo, natter_session_state_get_latest_turn_id (copy),
-                                            cancellable, &turn_error);
-      if (events != NULL)
-        turn = natter_turn_reduce (events, &turn_error);
-      g_free (data->latest_status);
-      data->latest_status = g_strdup (turn != NULL
-                                      ? natter_latest_turn_status_from_turn_status (natter_derive_turn_status (turn))
-                                      : "idle");
-    }
-  data->copy = g_steal_pointer (&copy);
-  g_task_return_boolean (task, TRUE);
-}
-
-static void
-recovered_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-  DamageData *damage_data = g_task_get_task_data (G_TASK (result));
-  NatterSessions *self = data->self;
-  GError *error = NULL;
-
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
-    {
-      op_return_error (task, error);
-      return;
-    }
-  natter_session_index_update_from_state (self->index, damage_data->copy, damage_data->latest_status);
-  op_finish (task);
-  g_signal_emit (self, signals[SESSION_INDEX_CHANGED], 0, damage_data->new_id);
-  g_task_return_pointer (task, g_strdup (damage_data->new_id), g_free);
-}
-
-/**
- * natter_sessions_recover_async:
- * @self: the service
- * @session_id: a damaged session
- * @cancellable: (nullable): a #GCancellable
- * @callback: called when done
- * @user_data: data for @callback
- *
- * Copies the readable part of a damaged session to a new session, the
- * way out of a log that can no longer be used (§4.2: reads never repair
- * or skip). The new session has the damaged one's title, folder and
- * lineage, and as its turns the turns of the readable prefix
- * (natter_sessions_inspect_damage_async()), referenced like a fork's:
- * without the turn whose log is damaged, when that is the latest turn's.
- * The damaged session's files are only read, never modified.
- */
-void
-natter_sessions_recover_async (NatterSessions      *self,
-                               const char          *session_id,
-                               GCancellable        *cancellable,
-                               GAsyncReadyCallback  callback,
-                               gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GTask) thread = NULL;
-  DamageData *data;
-
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (session_id != NULL);
-
-  task = op_task_new (self, session_id, cancellable, callback, user_data, natter_sessions_recover_async);
-  data = damage_data_new (self, session_id);
-  data->new_id = natter_id_generator_next (self->ids);
-  data->ts = natter_clock_format_ts (self->clock);
-  thread = g_task_new (self, cancellable, recovered_cb, g_object_ref (task));
-  g_task_set_task_data (thread, data, (GDestroyNotify) damage_data_free);
-  g_task_run_in_thread (thread, recover_thread);
-}
-
-/**
- * natter_sessions_recover_finish:
- * @self: the service
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Returns: (transfer full) (nullable): the new session's id; %NULL with
- *   %NATTER_SESSION_ERROR_NOT_FOUND (no such session),
- *   %NATTER_SESSION_ERROR_CORRUPT (not even its first line can be read),
- *   or a %NATTER_STORE_ERROR from writing the copy
- */
-char *
-natter_sessions_recover_finish (NatterSessions  *self,
-                                GAsyncResult    *result,
-                                GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_recover_async, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 /* get_session, get_turn */
 
 static void
@@ -1665,9 +545,9 @@ get_session_cb (GObject      *object,
   NatterSessionState *state;
   GError *error = NULL;
 
-  state = read_state_finish (result, &error);
+  state = natter_sessions_read_session_finish (result, &error);
   if (state == NULL)
-    g_task_return_error (task, session_error (error, g_task_get_task_data (task)));
+    g_task_return_error (task, natter_sessions_session_error (error, g_task_get_task_data (task)));
   else
     g_task_return_pointer (task, state, (GDestroyNotify) natter_session_state_unref);
 }
@@ -1698,7 +578,7 @@ natter_sessions_get_session_async (NatterSessions      *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_sessions_get_session_async);
   g_task_set_task_data (task, g_strdup (session_id), g_free);
-  read_state_async (self, FALSE, session_id, cancellable, get_session_cb, task);
+  natter_sessions_read_session_async (self, session_id, cancellable, get_session_cb, task);
 }
 
 /**
@@ -1786,862 +666,23 @@ natter_sessions_get_turn_finish (NatterSessions  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* send_message (§9.1) */
-
-/**
- * natter_derive_session_title:
- * @message: (transfer none): a user message `{role, content}`; content a
- *   string or an array of parts (`{type: "text", text}` ones count)
- *
- * The default title of §9.1 step 6: the first non-empty line of the
- * message's text, whitespace-trimmed, cut to
- * %NATTER_SESSION_TITLE_MAX_CHARS characters with "…" when longer.
- *
- * Returns: (transfer full) (nullable): the title, or %NULL if the message
- *   has no text
- */
-char *
-natter_derive_session_title (JsonObject *message)
-{
-  g_autoptr(GString) text = g_string_new (NULL);
-  g_autofree char *valid = NULL;
-  JsonNode *content;
-  char **lines;
-  char *title = NULL;
-
-  g_return_val_if_fail (message != NULL, NULL);
-
-  content = json_object_get_member (message, "content");
-  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) &&
-      json_node_get_value_type (content) == G_TYPE_STRING)
-    g_string_append (text, json_node_get_string (content));
-  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
-    {
-      JsonArray *parts = json_node_get_array (content);
-
-      for (guint i = 0; i < json_array_get_length (parts); i++)
-        {
-          JsonNode *part = json_array_get_element (parts, i);
-          JsonObject *object;
-
-          if (!JSON_NODE_HOLDS_OBJECT (part))
-            continue;
-          object = json_node_get_object (part);
-          if (g_strcmp0 (json_object_get_string_member_with_default (object, "type", NULL), "text") == 0)
-            g_string_append_printf (text, "%s\n",
-                                    json_object_get_string_member_with_default (object, "text", ""));
-        }
-    }
-
-  valid = g_utf8_make_valid (text->str, text->len);
-  lines = g_strsplit_set (valid, "\r\n", -1);
-  for (guint i = 0; lines[i] != NULL && title == NULL; i++)
-    {
-      char *line = g_strstrip (lines[i]);
-
-      if (*line == '\0')
-        continue;
-      if (g_utf8_strlen (line, -1) <= NATTER_SESSION_TITLE_MAX_CHARS)
-        title = g_strdup (line);
-      else
-        {
-          g_autofree char *cut = g_utf8_substring (line, 0, NATTER_SESSION_TITLE_MAX_CHARS);
-
-          title = g_strconcat (g_strchomp (cut), "…", NULL);
-        }
-    }
-  g_strfreev (lines);
-  return title;
-}
-
-static void
-send_appended_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-  NatterSessions *self = data->self;
-  GPtrArray *events = g_object_get_data (G_OBJECT (task), "events");
-  GError *error = NULL;
-
-  if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
-      !apply_appended (data, events, &error))
-    {
-      op_return_error (task, error);
-      return;
-    }
-  /* Write-through in the same path as the append (§8.3). The new turn
-   * is idle until its advance settles. */
-  natter_session_index_update_from_state (self->index, data->state,
-                                          natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_IDLE));
-  g_signal_emit (self, signals[SESSION_INDEX_CHANGED], 0, data->session_id);
-
-  if (op_fault (task, NATTER_SESSIONS_STEP_APPEND))
-    return;
-
-  /* Step 7: the session already references the turn (§7). Not tied to
-   * the caller's cancellable: the turn is the user's now. */
-  start_advance (self, data->session_id, data->turn_id, NULL);
-
-  if (op_fault (task, NATTER_SESSIONS_STEP_ADVANCE))
-    return;
-
-  /* Step 8 */
-  op_finish (task);
-  g_task_return_pointer (task, g_strdup (data->turn_id), g_free);
-}
-
-static void
-send_defined_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-  NatterSessions *self = data->self;
-  g_autoptr(GPtrArray) turn_events = NULL;
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(JsonObject) model = NULL;
-  g_autofree char *ts = NULL;
-  g_autofree char *title = NULL;
-  JsonObject *resolved;
-  JsonObject *resolved_model;
-  GError *error = NULL;
-
-  turn_events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
-  if (turn_events == NULL)
-    {
-      op_return_error (task, error);
-      return;
-    }
-
-  /* The turn file is authoritative for the agent and model it resolved;
-   * the session denormalizes exactly {provider, model} (§5). */
-  resolved = json_object_get_object_member (json_object_get_object_member (json_node_get_object (g_ptr_array_index (turn_events, 0)),
-                                                                           "agent"),
-                                            "resolved");
-  resolved_model = json_object_get_object_member (resolved, "model");
-  model = json_object_new ();
-  json_object_set_string_member (model, "provider", json_object_get_string_member (resolved_model, "provider"));
-  json_object_set_string_member (model, "model", json_object_get_string_member (resolved_model, "model"));
-
-  ts = natter_clock_format_ts (self->clock);
-  events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  g_ptr_array_add (events, natter_session_event_new_turn_appended (data->session_id, ts, data->turn_id,
-                                                                   natter_session_state_get_next_session_seq (data->state),
-                                                                   json_object_get_string_member (resolved, "agentId"),
-                                                                   model));
-  /* Step 6, in the same append as step 5 so that no crash can separate a
-   * first turn from its default title. Never over a title the user set
-   * (also a set empty title). */
-  if (natter_session_state_get_title (data->state) == NULL &&
-      (title = natter_derive_session_title (data->input)) != NULL)
-    g_ptr_array_add (events, natter_session_event_new_title_changed (data->session_id, ts, title));
-
-  g_object_set_data_full (G_OBJECT (task), "events", g_ptr_array_ref (events),
-                          (GDestroyNotify) g_ptr_array_unref);
-  /* Appends are awaited, not fsynced (§4.2). */
-  natter_jsonl_repo_append_async (self->session_repo, data->session_id, events, NULL,
-                                  send_appended_cb, g_object_ref (task));
-}
-
-static void
-send_turn_created_cb (GObject      *object,
-                      GAsyncResult *result,
-                      gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-  GError *error = NULL;
-
-  data->turn_id = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
-  if (data->turn_id == NULL)
-    {
-      op_return_error (task, error);
-      return;
-    }
-  /* Between step 4 and step 5 a crash leaves a benign orphan (§7). */
-  if (op_fault (task, NATTER_SESSIONS_STEP_CREATE_TURN))
-    return;
-  natter_jsonl_repo_read_async (data->self->turn_repo, data->turn_id, NULL, send_defined_cb,
-                                g_object_ref (task));
-}
-
-static void
-send_create_turn (GTask *task)
-{
-  OpData *data = g_task_get_task_data (task);
-  NatterSessions *self = data->self;
-  g_autoptr(JsonNode) context = NULL;
-  g_autoptr(JsonObject) config = json_object_new ();
-  const char *previous = natter_session_state_get_latest_turn_id (data->state);
-  JsonObject *requested_agent = json_object_get_object_member (data->config, "agent");
-
-  if (op_check_cancelled (task))
-    return;
-
-  /* Step 3: `[]` for the first turn, else a reference; a fork's first
-   * turn refers to its fork point. */
-  if (previous == NULL)
-    previous = natter_session_state_get_forked_from_turn_id (data->state);
-  /* After a turn that failed because its history could not be read, a
-   * reference would reach the same damage again: the conversation goes
-   * on from an empty context instead (the damaged file stays as it is). */
-  if (previous == NULL || data->fresh_context)
-    {
-      context = json_node_new (JSON_NODE_ARRAY);
-      json_node_take_array (context, json_array_new ());
-    }
-  else
-    {
-      JsonObject *reference = json_object_new ();
-
-      json_object_set_string_member (reference, "previousTurnId", previous);
-      context = json_node_init_object (json_node_alloc (), reference);
-      json_object_unref (reference);
-    }
-
-  /* Step 4: the send config lands on the turn; a session turn always has
-   * a human. */
-  json_object_set_boolean_member (config, "humanAvailable", TRUE);
-  /* Tools resolve relative paths against the session's directory. */
-  if (natter_session_state_get_cwd (data->state) != NULL)
-    json_object_set_string_member (config, "cwd", natter_session_state_get_cwd (data->state));
-  json_object_set_boolean_member (config, "autoPermission",
-                                  json_object_get_boolean_member_with_default (data->config, "autoPermission", FALSE));
-  if (json_object_has_member (data->config, "maxModelCalls"))
-    json_object_set_member (config, "maxModelCalls",
-                            json_node_copy (json_object_get_member (data->config, "maxModelCalls")));
-
-  natter_turn_runtime_create_turn_async (self->runtime, requested_agent, data->session_id, context,
-                                         data->input, config, NULL, send_turn_created_cb,
-                                         g_object_ref (task));
-}
-
-static GError *
-not_settled (const char *session_id,
-             const char *turn_id,
-             const char *status)
-{
-  return g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED,
-                      "The latest turn %s of session %s is %s; wait for it to settle or stop it",
-                      turn_id, session_id, status);
-}
-
-static void
-send_latest_read (GTask           *task,
-                  NatterTurnState *turn)
-{
-  OpData *data = g_task_get_task_data (task);
-  const char *latest = natter_session_state_get_latest_turn_id (data->state);
-
-  /* Step 2: no implicit queueing, steering or ask-human routing. */
-  if (natter_sessions_is_turn_running (data->self, latest))
-    {
-      op_return_error (task, not_settled (data->session_id, latest, "running"));
-      return;
-    }
-  if (natter_turn_state_get_terminal_event (turn) == NULL)
-    {
-      op_return_error (task, not_settled (data->session_id, latest,
-                                          natter_turn_status_to_string (natter_derive_turn_status (turn))));
-      return;
-    }
-  if (op_fault (task, NATTER_SESSIONS_STEP_CHECK_LATEST))
-    return;
-  {
-    JsonObject *terminal = natter_turn_state_get_terminal_event (turn);
-
-    data->fresh_context =
-      g_strcmp0 (json_object_get_string_member_with_default (terminal, "type", NULL), "turn_failed") == 0 &&
-      g_strcmp0 (json_object_get_string_member_with_default (terminal, "code", NULL),
-                 NATTER_TURN_FAILED_CONTEXT_UNREADABLE) == 0;
-  }
-  send_create_turn (task);
-}
-
-static void
-send_session_read (GTask *task)
-{
-  OpData *data = g_task_get_task_data (task);
-  const char *latest;
-
-  if (op_fault (task, NATTER_SESSIONS_STEP_READ_SESSION))
-    return;
-
-  latest = natter_session_state_get_latest_turn_id (data->state);
-  if (latest == NULL)
-    {
-      send_create_turn (task);
-      return;
-    }
-  /* A live advance is "running" whatever the file says. */
-  if (natter_sessions_is_turn_running (data->self, latest))
-    {
-      op_return_error (task, not_settled (data->session_id, latest, "running"));
-      return;
-    }
-  op_read_latest (task, send_latest_read);
-}
-
-/**
- * natter_sessions_send_message_async:
- * @self: the service
- * @session_id: the session
- * @input: (transfer none): the user message, `{role: "user", content}`
- * @config: (transfer none): SendMessageConfig: `{agent: {agentId,
- *   model?: {provider, model}}, autoPermission?: bool, maxModelCalls?: int}`
- * @cancellable: (nullable): cancels up to the turn's creation; never the
- *   turn (use natter_sessions_stop_turn_async())
- * @callback: called on the main context once the turn runs
- * @user_data: data for @callback
- *
- * sendMessage of §9.1, all under the session lock: (1) read and reduce
- * the session; (2) refuse if the latest turn is not terminal — running
- * (a live advance of this service), suspended or idle; (3) context `[]`
- * for the first turn (a fork's fork point as `{previousTurnId}`), else
- * `{previousTurnId: latest}`; (4) create the turn with the config and
- * `humanAvailable: true`; (5) append `turn_appended` with the next
- * `sessionSeq` and the turn's resolved agent id and `{provider, model}`;
- * (6) in the same append, a `title_changed` from the truncated first
- * message if the session has no title; (7) start the advance, tracked and
- * forwarded (#NatterSessions::turn-event); (8) return the turn id at once.
- * The index entry is updated and #NatterSessions::session-index-changed
- * emitted after step 6 and again when the advance settles.
- */
-void
-natter_sessions_send_message_async (NatterSessions      *self,
-                                    const char          *session_id,
-                                    JsonObject          *input,
-                                    JsonObject          *config,
-                                    GCancellable        *cancellable,
-                                    GAsyncReadyCallback  callback,
-                                    gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  OpData *data;
-  JsonNode *agent;
-
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (session_id != NULL);
-  g_return_if_fail (input != NULL);
-  g_return_if_fail (config != NULL);
-
-  task = op_task_new (self, session_id, cancellable, callback, user_data,
-                      natter_sessions_send_message_async);
-  data = g_task_get_task_data (task);
-  data->input = json_object_ref (input);
-  data->config = json_object_ref (config);
-
-  agent = json_object_get_member (config, "agent");
-  if (agent == NULL || !JSON_NODE_HOLDS_OBJECT (agent) ||
-      json_object_get_string_member_with_default (json_node_get_object (agent), "agentId", NULL) == NULL)
-    {
-      op_return_error (task, g_error_new_literal (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                                                  "config.agent must be {agentId, model?}"));
-      return;
-    }
-  op_lock_and_read (g_steal_pointer (&task), send_session_read);
-}
-
-/**
- * natter_sessions_send_message_finish:
- * @self: the service
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Returns: (transfer full) (nullable): the new turn's id; or %NULL with
- *   %NATTER_SESSION_ERROR_TURN_NOT_SETTLED, %NATTER_SESSION_ERROR_NOT_FOUND,
- *   %NATTER_SESSION_ERROR_CORRUPT, %NATTER_SESSION_ERROR_INVALID_ARGUMENT,
- *   the runtime's create_turn errors (%NATTER_RUNTIME_ERROR_AGENT, …), a
- *   %NATTER_STORE_ERROR from an append, or %G_IO_ERROR_CANCELLED
- */
-char *
-natter_sessions_send_message_finish (NatterSessions  *self,
-                                     GAsyncResult    *result,
-                                     GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_send_message_async, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-/* External inputs (§9.2) */
-
-static void
-input_waited_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  NatterTurnOutcome *outcome;
-  GError *error = NULL;
-
-  outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result, &error);
-  if (outcome == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, outcome, (GDestroyNotify) natter_turn_outcome_unref);
-}
-
-/* One advance with one input; the runtime validates and its errors pass
- * through. */
-static void
-advance_with_input (NatterSessions      *self,
-                    const char          *turn_id,
-                    JsonObject          *input,
-                    GCancellable        *cancellable,
-                    GAsyncReadyCallback  callback,
-                    gpointer             user_data,
-                    gpointer             source_tag)
-{
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
-  NatterTurnExecution *execution;
-  const char *session_id = natter_session_index_lookup_session_for_turn (self->index, turn_id);
-
-  g_task_set_source_tag (task, source_tag);
-  execution = start_advance (self, session_id, turn_id, input);
-  natter_turn_execution_wait_async (execution, cancellable, input_waited_cb, g_steal_pointer (&task));
-}
-
-static NatterTurnOutcome *
-outcome_finish (NatterSessions  *self,
-                GAsyncResult    *result,
-                gpointer         source_tag,
-                GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-/**
- * natter_sessions_respond_to_permission_async:
- * @self: the service
- * @turn_id: the suspended turn
- * @tool_call_id: the call awaiting permission
- * @decision: `allow` or `deny`
- * @metadata: (nullable) (transfer none): recorded with the decision
- * @cancellable: (nullable): cancels the wait, not the advance
- * @callback: called on the main context when the advance settles
- * @user_data: data for @callback
- *
- * respondToPermission of §9.2: one advance of @turn_id with a
- * `permission_decision` input.
- */
-void
-natter_sessions_respond_to_permission_async (NatterSessions      *self,
-                                             const char          *turn_id,
-                                             const char          *tool_call_id,
-                                             const char          *decision,
-                                             JsonNode            *metadata,
-                                             GCancellable        *cancellable,
-                                             GAsyncReadyCallback  callback,
-                                             gpointer             user_data)
-{
-  g_autoptr(JsonObject) input = json_object_new ();
-
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (turn_id != NULL && tool_call_id != NULL && decision != NULL);
-
-  json_object_set_string_member (input, "type", "permission_decision");
-  json_object_set_string_member (input, "toolCallId", tool_call_id);
-  json_object_set_string_member (input, "decision", decision);
-  if (metadata != NULL)
-    json_object_set_member (input, "metadata", json_node_copy (metadata));
-  advance_with_input (self, turn_id, input, cancellable, callback, user_data,
-                      natter_sessions_respond_to_permission_async);
-}
-
-/**
- * natter_sessions_respond_to_permission_finish:
- * @self: the service
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Returns: (transfer full) (nullable): the advance's outcome; or %NULL
- *   with the runtime's rejection passed through
- *   (%NATTER_RUNTIME_ERROR_INVALID_INPUT for an unknown or resolved call,
- *   %NATTER_RUNTIME_ERROR_TURN_ENDED for a terminal turn,
- *   %NATTER_STORE_ERROR_NOT_FOUND, …)
- */
-NatterTurnOutcome *
-natter_sessions_respond_to_permission_finish (NatterSessions  *self,
-                                              GAsyncResult    *result,
-                                              GError         **error)
-{
-  return outcome_finish (self, result, natter_sessions_respond_to_permission_async, error);
-}
-
-/**
- * natter_sessions_respond_to_ask_human_async:
- * @self: the service
- * @turn_id: the suspended turn
- * @tool_call_id: the pending `ask_human` call
- * @answer: the human's answer
- * @cancellable: (nullable): cancels the wait, not the advance
- * @callback: called on the main context when the advance settles
- * @user_data: data for @callback
- *
- * respondToAskHuman of §9.2: the dedicated endpoint for the ask-human
- * tool, a thin wrapper over an `async_tool_result` input whose result is
- * `{output: answer, isError: false}`. natter_sessions_send_message_async()
- * never routes here (§9.1 step 2).
- */
-void
-natter_sessions_respond_to_ask_human_async (NatterSessions      *self,
-                                            const char          *turn_id,
-                                            const char          *tool_call_id,
-                                            const char          *answer,
-                                            GCancellable        *cancellable,
-                                            GAsyncReadyCallback  callback,
-                                            gpointer             user_data)
-{
-  g_autoptr(JsonObject) input = json_object_new ();
-  JsonObject *tool_result = json_object_new ();
-
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (turn_id != NULL && tool_call_id != NULL && answer != NULL);
-
-  json_object_set_string_member (tool_result, "output", answer);
-  json_object_set_boolean_member (tool_result, "isError", FALSE);
-  json_object_set_string_member (input, "type", "async_tool_result");
-  json_object_set_string_member (input, "toolCallId", tool_call_id);
-  json_object_set_object_member (input, "result", tool_result);
-  advance_with_input (self, turn_id, input, cancellable, callback, user_data,
-                      natter_sessions_respond_to_ask_human_async);
-}
-
-/**
- * natter_sessions_respond_to_ask_human_finish:
- * @self: the service
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Returns: (transfer full) (nullable): the advance's outcome; or %NULL
- *   with the runtime's rejection passed through
- */
-NatterTurnOutcome *
-natter_sessions_respond_to_ask_human_finish (NatterSessions  *self,
-                                             GAsyncResult    *result,
-                                             GError         **error)
-{
-  return outcome_finish (self, result, natter_sessions_respond_to_ask_human_async, error);
-}
-
-/**
- * natter_sessions_deliver_async_tool_result_async:
- * @self: the service
- * @turn_id: the suspended turn
- * @tool_call_id: the async call
- * @result: (transfer none): ToolResultData `{output, isError}`
- * @cancellable: (nullable): cancels the wait, not the advance
- * @callback: called on the main context when the advance settles
- * @user_data: data for @callback
- *
- * deliverAsyncToolResult of §9.2: one advance with an
- * `async_tool_result` input.
- */
-void
-natter_sessions_deliver_async_tool_result_async (NatterSessions      *self,
-                                                 const char          *turn_id,
-                                                 const char          *tool_call_id,
-                                                 JsonObject          *result,
-                                                 GCancellable        *cancellable,
-                                                 GAsyncReadyCallback  callback,
-                                                 gpointer             user_data)
-{
-  g_autoptr(JsonObject) input = json_object_new ();
-
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (turn_id != NULL && tool_call_id != NULL && result != NULL);
-
-  json_object_set_string_member (input, "type", "async_tool_result");
-  json_object_set_string_member (input, "toolCallId", tool_call_id);
-  json_object_set_member (input, "result", object_node (result));
-  advance_with_input (self, turn_id, input, cancellable, callback, user_data,
-                      natter_sessions_deliver_async_tool_result_async);
-}
-
-/**
- * natter_sessions_deliver_async_tool_result_finish:
- * @self: the service
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Returns: (transfer full) (nullable): the advance's outcome; or %NULL
- *   with the runtime's rejection passed through
- */
-NatterTurnOutcome *
-natter_sessions_deliver_async_tool_result_finish (NatterSessions  *self,
-                                                  GAsyncResult    *result,
-                                                  GError         **error)
-{
-  return outcome_finish (self, result, natter_sessions_deliver_async_tool_result_async, error);
-}
-
-/* stop_turn, wait_for_turn (§9.3) */
-
-static void
-add_turn_waiter (NatterSessions *self,
-                 const char     *turn_id,
-                 GTask          *task)
-{
-  GPtrArray *waiters = g_hash_table_lookup (self->turn_waiters, turn_id);
-
-  if (waiters == NULL)
-    {
-      waiters = g_ptr_array_new_with_free_func (g_object_unref);
-      g_hash_table_insert (self->turn_waiters, g_strdup (turn_id), waiters);
-    }
-  g_ptr_array_add (waiters, task);
-}
-
-static void
-stop_cancel_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(NatterTurnOutcome) outcome = NULL;
-  GError *error = NULL;
-
-  outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result, &error);
-  /* A cancel that found the turn already terminal lost the race with a
-   * settle: the turn is stopped all the same. */
-  if (outcome == NULL && g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_TURN_ENDED))
-    g_clear_error (&error);
-  if (error != NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-/**
- * natter_sessions_stop_turn_async:
- * @self: the service
- * @turn_id: the turn
- * @reason: (nullable): recorded on `turn_cancelled` when a cancel input
- *   is used
- * @cancellable: (nullable): cancels the wait only
- * @callback: called on the main context once the turn is stopped
- * @user_data: data for @callback
- *
- * stopTurn of §9.3. If this service has live advances of @turn_id (one
- * running, others queued on the turn lock), cancels every one of their
- * #GCancellables and completes when all have settled; the queued ones see
- * their cancellation when the lock frees. Otherwise advances the turn
- * with a `cancel` input. A cancel that loses the race with a concurrent
- * settle (the turn is terminal when it applies) counts as success.
- */
-void
-natter_sessions_stop_turn_async (NatterSessions      *self,
-                                 const char          *turn_id,
-                                 const char          *reason,
-                                 GCancellable        *cancellable,
-                                 GAsyncReadyCallback  callback,
-                                 gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(JsonObject) input = NULL;
-  GPtrArray *live;
-  NatterTurnExecution *execution;
-
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (turn_id != NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, natter_sessions_stop_turn_async);
-
-  live = g_hash_table_lookup (self->live, turn_id);
-  if (live != NULL)
-    {
-      /* A copy: a cancellation may settle an advance synchronously. */
-      g_autoptr(GPtrArray) advances = g_ptr_array_copy (live, NULL, NULL);
-
-      add_turn_waiter (self, turn_id, g_steal_pointer (&task));
-      for (guint i = 0; i < advances->len; i++)
-        g_cancellable_cancel (((Advance *) g_ptr_array_index (advances, i))->cancellable);
-      return;
-    }
-
-  input = json_object_new ();
-  json_object_set_string_member (input, "type", "cancel");
-  if (reason != NULL)
-    json_object_set_string_member (input, "reason", reason);
-  execution = start_advance (self, natter_session_index_lookup_session_for_turn (self->index, turn_id),
-                             turn_id, input);
-  natter_turn_execution_wait_async (execution, NULL, stop_cancel_cb, g_steal_pointer (&task));
-}
-
-/**
- * natter_sessions_stop_turn_finish:
- * @self: the service
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Returns: %TRUE when the turn is stopped (or had already ended); else
- *   %FALSE with the runtime's error (%NATTER_STORE_ERROR_NOT_FOUND,
- *   %NATTER_STORE_ERROR_CORRUPT, …)
- */
-gboolean
-natter_sessions_stop_turn_finish (NatterSessions  *self,
-                                  GAsyncResult    *result,
-                                  GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_stop_turn_async, FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/**
- * natter_sessions_wait_for_turn_async:
- * @self: the service
- * @turn_id: the turn
- * @cancellable: (nullable): a #GCancellable
- * @callback: called on the main context
- * @user_data: data for @callback
- *
- * Completes once this service has no live advance of @turn_id (at once if
- * it has none); the index entry is updated by then only for advances that
- * already delivered their outcome. For the CLI ("send and wait") and
- * tests; the UI follows events instead.
- */
-void
-natter_sessions_wait_for_turn_async (NatterSessions      *self,
-                                     const char          *turn_id,
-                                     GCancellable        *cancellable,
-                                     GAsyncReadyCallback  callback,
-                                     gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (turn_id != NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, natter_sessions_wait_for_turn_async);
-  if (!g_hash_table_contains (self->live, turn_id))
-    {
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-  add_turn_waiter (self, turn_id, g_steal_pointer (&task));
-}
-
-/**
- * natter_sessions_wait_for_turn_finish:
- * @self: the service
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Returns: %TRUE
- */
-gboolean
-natter_sessions_wait_for_turn_finish (NatterSessions  *self,
-                                      GAsyncResult    *result,
-                                      GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_wait_for_turn_async, FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/* resume_turn (§9.3) */
-
-static void
-resume_latest_read (GTask           *task,
-                    NatterTurnState *turn)
-{
-  OpData *data = g_task_get_task_data (task);
-  const char *latest = natter_session_state_get_latest_turn_id (data->state);
-  NatterTurnStatus status;
-
-  status = natter_derive_turn_status (turn);
-  if (natter_sessions_is_turn_running (data->self, latest) || status != NATTER_TURN_STATUS_IDLE)
-    {
-      op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                                          "The latest turn %s is %s, not idle; only an interrupted "
-                                          "turn can be resumed", latest,
-                                          natter_sessions_is_turn_running (data->self, latest)
-                                          ? "running" : natter_turn_status_to_string (status)));
-      return;
-    }
-  start_advance (data->self, data->session_id, latest, NULL);
-  op_finish (task);
-  g_task_return_pointer (task, g_strdup (latest), g_free);
-}
-
-static void
-resume_session_read (GTask *task)
-{
-  OpData *data = g_task_get_task_data (task);
-
-  if (natter_session_state_get_latest_turn_id (data->state) == NULL)
-    {
-      op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                                          "Session %s has no turn to resume", data->session_id));
-      return;
-    }
-  op_read_latest (task, resume_latest_read);
-}
-
-/**
- * natter_sessions_resume_turn_async:
- * @self: the service
- * @session_id: the session
- * @cancellable: (nullable): cancels up to the advance's start
- * @callback: called on the main context once the advance runs
- * @user_data: data for @callback
- *
- * resumeTurn of §9.3: re-enters the latest turn with no input, the turn
- * runtime's recovery entry point, for a turn left `idle` by a crash. Only
- * ever an explicit user action: recovery re-issues interrupted model
- * calls. Like send_message it returns once the advance has started.
- */
-void
-natter_sessions_resume_turn_async (NatterSessions      *self,
-                                   const char          *session_id,
-                                   GCancellable        *cancellable,
-                                   GAsyncReadyCallback  callback,
-                                   gpointer             user_data)
-{
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (session_id != NULL);
-
-  op_lock_and_read (op_task_new (self, session_id, cancellable, callback, user_data,
-                                 natter_sessions_resume_turn_async),
-                    resume_session_read);
-}
-
-/**
- * natter_sessions_resume_turn_finish:
- * @self: the service
- * @result: the #GAsyncResult
- * @error: return location for a #GError
- *
- * Returns: (transfer full) (nullable): the resumed turn's id; or %NULL
- *   with %NATTER_SESSION_ERROR_INVALID_ARGUMENT (no turns, or the latest
- *   turn is running, suspended or terminal), %NATTER_SESSION_ERROR_NOT_FOUND
- *   or %NATTER_SESSION_ERROR_CORRUPT
- */
-char *
-natter_sessions_resume_turn_finish (NatterSessions  *self,
-                                    GAsyncResult    *result,
-                                    GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_resume_turn_async, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 /* set_title */
+
+typedef struct
+{
+  NatterSessionsOp  base;
+  char             *title;
+  GPtrArray        *events;   /* the title_changed being appended */
+} TitleData;
+
+NATTER_SESSIONS_DEFINE_OP (TitleData, title_data)
+
+static void
+title_data_clear (TitleData *data)
+{
+  g_free (data->title);
+  g_clear_pointer (&data->events, g_ptr_array_unref);
+}
 
 static void
 title_appended_cb (GObject      *object,
@@ -2649,36 +690,35 @@ title_appended_cb (GObject      *object,
                    gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
-  GPtrArray *events = g_object_get_data (G_OBJECT (task), "events");
+  TitleData *data = title_data_get (task);
   GError *error = NULL;
 
   if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
-      !apply_appended (data, events, &error))
+      !natter_sessions_op_apply_appended (&data->base, data->events, &error))
     {
-      op_return_error (task, error);
+      natter_sessions_op_return_error (task, error);
       return;
     }
-  natter_session_index_update_from_state (data->self->index, data->state, NULL);
-  op_finish (task);
-  g_signal_emit (data->self, signals[SESSION_INDEX_CHANGED], 0, data->session_id);
+  natter_session_index_update_from_state (data->base.self->index, data->base.state, NULL);
+  natter_sessions_op_finish (task);
+  g_signal_emit (data->base.self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->base.session_id);
   g_task_return_boolean (task, TRUE);
 }
 
 static void
 title_session_read (GTask *task)
 {
-  OpData *data = g_task_get_task_data (task);
+  TitleData *data = title_data_get (task);
   g_autofree char *ts = NULL;
   GPtrArray *events;
 
-  if (op_check_cancelled (task))
+  if (natter_sessions_op_check_cancelled (task))
     return;
-  ts = natter_clock_format_ts (data->self->clock);
+  ts = natter_clock_format_ts (data->base.self->clock);
   events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  g_ptr_array_add (events, natter_session_event_new_title_changed (data->session_id, ts, data->title));
-  g_object_set_data_full (G_OBJECT (task), "events", events, (GDestroyNotify) g_ptr_array_unref);
-  natter_jsonl_repo_append_async (data->self->session_repo, data->session_id, events, NULL,
+  g_ptr_array_add (events, natter_session_event_new_title_changed (data->base.session_id, ts, data->title));
+  data->events = events;
+  natter_jsonl_repo_append_async (data->base.self->session_repo, data->base.session_id, events, NULL,
                                   title_appended_cb, g_object_ref (task));
 }
 
@@ -2709,10 +749,10 @@ natter_sessions_set_title_async (NatterSessions      *self,
   g_return_if_fail (session_id != NULL);
   g_return_if_fail (title != NULL);
 
-  task = op_task_new (self, session_id, cancellable, callback, user_data,
-                      natter_sessions_set_title_async);
-  ((OpData *) g_task_get_task_data (task))->title = g_strdup (title);
-  op_lock_and_read (task, title_session_read);
+  task = title_data_task_new (self, session_id, cancellable, callback, user_data,
+                              natter_sessions_set_title_async);
+  title_data_get (task)->title = g_strdup (title);
+  natter_sessions_op_lock_and_read (task, title_session_read);
 }
 
 /**
@@ -2744,20 +784,20 @@ deleted_cb (GObject      *object,
             gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
+  NatterSessionsOp *data = g_task_get_task_data (task);
   GError *error = NULL;
 
   if (!natter_jsonl_repo_delete_finish (NATTER_JSONL_REPO (object), result, &error))
     {
       /* A file already gone still takes its stale entry with it. */
       if (natter_session_index_remove (data->self->index, data->session_id))
-        g_signal_emit (data->self, signals[SESSION_INDEX_CHANGED], 0, data->session_id);
-      op_return_error (task, session_error (error, data->session_id));
+        g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
+      natter_sessions_op_return_error (task, natter_sessions_session_error (error, data->session_id));
       return;
     }
   natter_session_index_remove (data->self->index, data->session_id);
-  op_finish (task);
-  g_signal_emit (data->self, signals[SESSION_INDEX_CHANGED], 0, data->session_id);
+  natter_sessions_op_finish (task);
+  g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -2767,9 +807,9 @@ delete_locked_cb (GObject      *object,
                   gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  OpData *data = g_task_get_task_data (task);
+  NatterSessionsOp *data = g_task_get_task_data (task);
 
-  if (!op_lock_finish (task, result) || op_check_cancelled (task))
+  if (!natter_sessions_op_lock_finish (task, result) || natter_sessions_op_check_cancelled (task))
     return;
   natter_jsonl_repo_delete_async (data->self->session_repo, data->session_id, NULL, deleted_cb,
                                   g_object_ref (task));
@@ -2798,9 +838,10 @@ natter_sessions_delete_session_async (NatterSessions      *self,
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
 
-  op_lock (op_task_new (self, session_id, cancellable, callback, user_data,
-                        natter_sessions_delete_session_async),
-           delete_locked_cb);
+  natter_sessions_op_lock (natter_sessions_op_task_new (self, session_id, sizeof (NatterSessionsOp), NULL,
+                                                        cancellable, callback, user_data,
+                                                        natter_sessions_delete_session_async),
+                           delete_locked_cb);
 }
 
 /**
@@ -2858,7 +899,7 @@ natter_sessions_flush_async (NatterSessions      *self,
   target = g_new (guint64, 1);
   *target = self->next_op;
   g_task_set_task_data (task, target, g_free);
-  if (ops_done_up_to (self, *target))
+  if (natter_sessions_ops_done_up_to (self, *target))
     {
       g_task_return_boolean (task, TRUE);
       return;

@@ -11,6 +11,7 @@
 #include "natter-session-error.h"
 #include "natter-session-index.h"
 #include "natter-session-reducer.h"
+#include "natter-send-options.h"
 #include "natter-turn-runtime.h"
 
 G_BEGIN_DECLS
@@ -115,7 +116,7 @@ GPtrArray          *natter_sessions_get_turn_finish              (NatterSessions
 void                natter_sessions_send_message_async           (NatterSessions      *self,
                                                                   const char          *session_id,
                                                                   JsonObject          *input,
-                                                                  JsonObject          *config,
+                                                                  const NatterSendOptions *options,
                                                                   GCancellable        *cancellable,
                                                                   GAsyncReadyCallback  callback,
                                                                   gpointer             user_data);

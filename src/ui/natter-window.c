@@ -1222,8 +1222,8 @@ typedef struct
   char         *text;
   gboolean      restore_draft;
   gboolean      refocus;
-  JsonObject   *input;
-  JsonObject   *config;
+  JsonObject        *input;
+  NatterSendOptions *options;
 } SendData;
 
 static void
@@ -1233,7 +1233,7 @@ send_data_free (SendData *data)
   g_free (data->session_id);
   g_free (data->text);
   g_clear_pointer (&data->input, json_object_unref);
-  g_clear_pointer (&data->config, json_object_unref);
+  g_clear_pointer (&data->options, natter_send_options_free);
   g_free (data);
 }
 
@@ -1294,9 +1294,9 @@ send_message_cb (GObject      *source,
 
 /* Takes @data. */
 static void
-send_with_config (SendData *data)
+send_with_options (SendData *data)
 {
-  natter_sessions_send_message_async (data->self->sessions, data->session_id, data->input, data->config,
+  natter_sessions_send_message_async (data->self->sessions, data->session_id, data->input, data->options,
                                       data->self->cancellable, send_message_cb, data);
 }
 
@@ -1319,8 +1319,10 @@ send_model_resolved_cb (GObject      *source,
       send_done (data);
       return;
     }
-  json_object_set_object_member (json_object_get_object_member (data->config, "agent"), "model", model);
-  send_with_config (g_steal_pointer (&data));
+  natter_send_options_set_model (data->options, json_object_get_string_member (model, "provider"),
+                                 json_object_get_string_member (model, "model"));
+  json_object_unref (model);
+  send_with_options (g_steal_pointer (&data));
 }
 
 static void
@@ -1329,9 +1331,8 @@ send_text (NatterWindow *self,
            gboolean      restore_draft)
 {
   g_autoptr(JsonObject) input = json_object_new ();
-  g_autoptr(JsonObject) config = json_object_new ();
-  JsonObject *agent = json_object_new ();
-  JsonObject *model;
+  g_autoptr(NatterSendOptions) options = NULL;
+  g_autoptr(JsonObject) model = NULL;
   const char *provider = NULL;
   const char *model_name = NULL;
   gboolean resolve = FALSE;
@@ -1344,10 +1345,11 @@ send_text (NatterWindow *self,
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
-  json_object_set_string_member (agent, "agentId", next_agent_id (self));
+  options = natter_send_options_new (next_agent_id (self));
   /* The header's model overrides the agent's (§9, agent.model). */
   if ((model = next_model_descriptor (self)) != NULL)
-    json_object_set_object_member (agent, "model", model);
+    natter_send_options_set_model (options, json_object_get_string_member (model, "provider"),
+                                   json_object_get_string_member (model, "model"));
   else if (self->registry != NULL && agent_own_model (self) == NULL)
     {
       /* No model named anywhere means the provider's first one: the
@@ -1355,11 +1357,8 @@ send_text (NatterWindow *self,
       current_choice (self, &provider, &model_name);
       resolve = provider != NULL && (model_name == NULL || model_name[0] == '\0');
     }
-  json_object_set_object_member (config, "agent", agent);
-  json_object_set_boolean_member (config, "autoPermission",
-                                  g_settings_get_boolean (self->settings, "auto-permission"));
-  json_object_set_int_member (config, "maxModelCalls",
-                              g_settings_get_uint (self->settings, "max-model-calls"));
+  natter_send_options_set_auto_permission (options, g_settings_get_boolean (self->settings, "auto-permission"));
+  natter_send_options_set_max_model_calls (options, g_settings_get_uint (self->settings, "max-model-calls"));
 
   data = g_new0 (SendData, 1);
   data->self = g_object_ref (self);
@@ -1368,7 +1367,7 @@ send_text (NatterWindow *self,
   data->restore_draft = restore_draft;
   data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->composer)) != NULL;
   data->input = g_steal_pointer (&input);
-  data->config = g_steal_pointer (&config);
+  data->options = g_steal_pointer (&options);
 
   self->sending = TRUE;
   self->stick_to_bottom = TRUE;
@@ -1377,7 +1376,7 @@ send_text (NatterWindow *self,
     natter_provider_registry_resolve_model_async (self->registry, provider, NULL, self->cancellable,
                                                   send_model_resolved_cb, data);
   else
-    send_with_config (data);
+    send_with_options (data);
 }
 
 static void

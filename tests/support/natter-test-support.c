@@ -429,3 +429,15 @@ natter_test_property_notify_boolean (gpointer    object,
   g_value_set_boolean (g_value_init (&vb, G_TYPE_BOOLEAN), TRUE);
   natter_test_property_notify (object, property, &va, &vb);
 }
+
+NatterSendOptions *
+natter_test_send_options (const char *agent_id,
+                          const char *provider,
+                          const char *model)
+{
+  NatterSendOptions *options = natter_send_options_new (agent_id);
+
+  if (provider != NULL && model != NULL)
+    natter_send_options_set_model (options, provider, model);
+  return options;
+}

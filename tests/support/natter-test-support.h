@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "natter-clock.h"
+#include "natter-send-options.h"
 
 G_BEGIN_DECLS
 
@@ -99,5 +100,11 @@ void              natter_test_property_notify_boolean (gpointer    object,
     setter ((object), (a)); \
     natter_test_assert_notified (setter_watch_, 1); \
   } G_STMT_END
+
+/* Send options for @agent_id, with the model override @provider/@model
+ * when both are given. */
+NatterSendOptions *natter_test_send_options   (const char      *agent_id,
+                                               const char      *provider,
+                                               const char      *model);
 
 G_END_DECLS

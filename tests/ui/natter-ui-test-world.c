@@ -186,7 +186,7 @@ ui_send (UiWorld    *u,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) input = NULL;
-  g_autoptr(JsonNode) config = natter_test_json ("{\"agent\":{\"agentId\":\"helper\"}}");
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
   g_autofree char *literal = NULL;
   char *turn_id;
 
@@ -196,7 +196,7 @@ ui_send (UiWorld    *u,
   json_object_set_string_member (json_node_get_object (input), "role", "user");
   json_object_set_string_member (json_node_get_object (input), "content", text);
   natter_sessions_send_message_async (u->sessions, session_id, json_node_get_object (input),
-                                      json_node_get_object (config), NULL, ui_result_cb, &result);
+                                      options, NULL, ui_result_cb, &result);
   turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
   g_assert_no_error (error);
   return turn_id;

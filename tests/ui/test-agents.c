@@ -173,14 +173,11 @@ send_to_agent (UiWorld    *u,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) input = json_object_new ();
-  g_autoptr(JsonObject) config = json_object_new ();
-  JsonObject *agent = json_object_new ();
+  g_autoptr(NatterSendOptions) config = natter_test_send_options (agent_id, NULL, NULL);
   char *turn_id;
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
-  json_object_set_string_member (agent, "agentId", agent_id);
-  json_object_set_object_member (config, "agent", agent);
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
   natter_sessions_send_message_async (u->sessions, session_id, input, config, NULL, ui_result_cb, &result);
   turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);

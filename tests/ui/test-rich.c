@@ -585,18 +585,11 @@ send_with_model (UiWorld    *u,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) input = json_object_new ();
-  g_autoptr(JsonObject) config = json_object_new ();
-  JsonObject *agent = json_object_new ();
-  JsonObject *descriptor = json_object_new ();
+  g_autoptr(NatterSendOptions) config = natter_test_send_options ("helper", provider, model);
   char *turn_id;
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
-  json_object_set_string_member (descriptor, "provider", provider);
-  json_object_set_string_member (descriptor, "model", model);
-  json_object_set_string_member (agent, "agentId", "helper");
-  json_object_set_object_member (agent, "model", descriptor);
-  json_object_set_object_member (config, "agent", agent);
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
   natter_sessions_send_message_async (u->sessions, session_id, input, config, NULL, ui_result_cb, &result);
   turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
@@ -1097,14 +1090,13 @@ send_with_limit (UiWorld    *u,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\"}");
-  g_autofree char *literal = g_strdup_printf ("{\"agent\":{\"agentId\":\"helper\"},\"maxModelCalls\":%u}",
-                                              max_model_calls);
-  g_autoptr(JsonNode) config = natter_test_json (literal);
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
   char *turn_id;
 
+  natter_send_options_set_max_model_calls (options, max_model_calls);
   json_object_set_string_member (json_node_get_object (input), "content", text);
   natter_sessions_send_message_async (u->sessions, session_id, json_node_get_object (input),
-                                      json_node_get_object (config), NULL, ui_result_cb, &result);
+                                      options, NULL, ui_result_cb, &result);
   turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
   g_assert_no_error (error);
   ui_wait_turn (u, turn_id);

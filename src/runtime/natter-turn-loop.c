@@ -1,0 +1,717 @@
+/* natter-turn-loop.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The loop of turn-runtime.md §6 step 5 and its steps: natter-turn-step.c
+ * decides from the reduced turn what comes next, and the functions here
+ * write it: model calls and their streams, permission decisions and the
+ * classifier, cancellation, suspension and the end of the turn.
+ */
+
+#define G_LOG_DOMAIN "natter-turn-execution"
+
+#include <string.h>
+
+#include "natter-request-composer.h"
+#include "natter-turn-execution-private.h"
+#include "natter-turn-reducer.h"
+#include "natter-turn-schema.h"
+#include "natter-turn-step.h"
+
+/* Model step (§6 step 5) */
+
+static void
+sink_text_delta (const char *delta,
+                 gpointer    user_data)
+{
+  NatterTurnExecution *self = user_data;
+  guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
+
+  g_string_append (self->partial_text, delta);
+  g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA], 0, index, (int) NATTER_DELTA_TEXT, delta);
+  natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index, NATTER_DELTA_TEXT, delta);
+}
+
+static void
+sink_reasoning_delta (const char *delta,
+                      gpointer    user_data)
+{
+  NatterTurnExecution *self = user_data;
+  guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
+
+  g_string_append (self->partial_reasoning, delta);
+  g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA], 0, index, (int) NATTER_DELTA_REASONING, delta);
+  natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index,
+                                    NATTER_DELTA_REASONING, delta);
+}
+
+static void
+sink_step_event (JsonObject *step,
+                 gpointer    user_data)
+{
+  NatterTurnExecution *self = user_data;
+  GPtrArray *batch;
+  JsonObject *event;
+
+  if (self->settled)
+    return;
+  batch = _natter_turn_execution_new_batch ();
+  event = _natter_turn_execution_new_event (self, batch, "model_step_event");
+  json_object_set_int_member (event, "modelCallIndex",
+                              natter_turn_state_get_n_model_calls (self->state) - 1);
+  json_object_set_member (event, "event", _natter_turn_execution_object_node (step));
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
+static const NatterModelStepSink sink = {
+  sink_text_delta,
+  sink_reasoning_delta,
+  sink_step_event,
+};
+
+/* The answer streamed before a stop or a failure, as an assistant message
+ * (reasoning first, as in a response), or NULL when nothing arrived. */
+static JsonNode *
+build_partial (NatterTurnExecution *self)
+{
+  g_autoptr(JsonObject) message = NULL;
+  JsonArray *content;
+
+  if (self->partial_text->len == 0 && self->partial_reasoning->len == 0)
+    return NULL;
+
+  message = json_object_new ();
+  content = json_array_new ();
+  json_object_set_string_member (message, "role", "assistant");
+  json_object_set_array_member (message, "content", content);
+  if (self->partial_reasoning->len > 0)
+    {
+      JsonObject *part = json_object_new ();
+
+      json_object_set_string_member (part, "type", "reasoning");
+      json_object_set_string_member (part, "text", self->partial_reasoning->str);
+      json_array_add_object_element (content, part);
+    }
+  if (self->partial_text->len > 0)
+    {
+      JsonObject *part = json_object_new ();
+
+      json_object_set_string_member (part, "type", "text");
+      json_object_set_string_member (part, "text", self->partial_text->str);
+      json_array_add_object_element (content, part);
+    }
+  return _natter_turn_execution_object_node (message);
+}
+
+static void
+model_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(NatterTurnExecution) self = user_data;
+  g_autoptr(NatterModelStepResult) step = NULL;
+  g_autoptr(GError) error = NULL;
+  guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
+  GPtrArray *batch;
+  JsonObject *event;
+  g_autoptr(JsonNode) partial = NULL;
+
+  self->streaming = FALSE;
+  step = natter_model_stream_step_finish (NATTER_MODEL (object), result, &error);
+  if (self->settled)
+    return;
+  if (step == NULL)
+    partial = build_partial (self);
+
+  batch = _natter_turn_execution_new_batch ();
+  if (step != NULL)
+    {
+      event = _natter_turn_execution_new_event (self, batch, "model_call_completed");
+      json_object_set_int_member (event, "modelCallIndex", index);
+      json_object_set_member (event, "message", json_node_ref (step->message));
+      json_object_set_string_member (event, "finishReason", step->finish_reason);
+      json_object_set_object_member (event, "usage", json_object_ref (step->usage));
+    }
+  else if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
+    {
+      /* The loop appends the rest of the cancellation (§9). */
+      self->cancel_requested = TRUE;
+      event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
+      json_object_set_int_member (event, "modelCallIndex", index);
+      json_object_set_string_member (event, "error", "cancelled");
+      if (partial != NULL)
+        json_object_set_member (event, "partial", g_steal_pointer (&partial));
+    }
+  else
+    {
+      /* No automatic retry (§9). */
+      event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
+      json_object_set_int_member (event, "modelCallIndex", index);
+      json_object_set_string_member (event, "error", error->message);
+      if (partial != NULL)
+        json_object_set_member (event, "partial", g_steal_pointer (&partial));
+      event = _natter_turn_execution_new_event (self, batch, "turn_failed");
+      json_object_set_string_member (event, "error", error->message);
+      json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+    }
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
+static void
+start_model_call (NatterTurnExecution *self,
+                  gboolean             written,
+                  gpointer             data)
+{
+  g_autoptr(JsonObject) request = NULL;
+  g_autoptr(GError) error = NULL;
+  guint index;
+
+  if (!written || self->settled)
+    return;
+  /* Cancelled before the call started: the loop closes the request. */
+  if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
+    return;
+  index = natter_turn_state_get_n_model_calls (self->state) - 1;
+  request = natter_compose_request (self->state, index, self->materialized, &error);
+  if (request == NULL)
+    {
+      _natter_turn_execution_fail (self, g_steal_pointer (&error));
+      return;
+    }
+  self->streaming = TRUE;
+  g_string_truncate (self->partial_text, 0);
+  g_string_truncate (self->partial_reasoning, 0);
+  natter_model_stream_step_async (self->model, request, &sink, self, self->cancellable,
+                                  model_cb, g_object_ref (self));
+}
+
+/* Permissions (§7) */
+
+static void
+classify_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(NatterTurnExecution) self = user_data;
+  g_autoptr(JsonArray) answers = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) asked = g_steal_pointer (&self->classifying_calls);
+  g_autoptr(JsonArray) failed_ids = json_array_new ();
+  GPtrArray *batch;
+
+  self->classifying = FALSE;
+  answers = natter_permission_classifier_classify_finish (NATTER_PERMISSION_CLASSIFIER (object),
+                                                          result, &error);
+  if (self->settled)
+    return;
+
+  batch = _natter_turn_execution_new_batch ();
+  for (guint i = 0; i < json_array_get_length (asked); i++)
+    {
+      const char *id = json_object_get_string_member (json_array_get_object_element (asked, i),
+                                                      "toolCallId");
+      JsonObject *answer = NULL;
+
+      for (guint j = 0; answers != NULL && j < json_array_get_length (answers); j++)
+        {
+          JsonObject *candidate = json_array_get_object_element (answers, j);
+          const char *decision = json_object_get_string_member_with_default (candidate, "decision", "");
+
+          if (candidate != NULL &&
+              g_strcmp0 (json_object_get_string_member_with_default (candidate, "toolCallId", NULL), id) == 0 &&
+              (g_str_equal (decision, "allow") || g_str_equal (decision, "deny") ||
+               g_str_equal (decision, "defer")))
+            answer = candidate;
+        }
+      if (answer != NULL)
+        {
+          JsonObject *event = _natter_turn_execution_new_event (self, batch, "tool_permission_classified");
+
+          json_object_set_string_member (event, "toolCallId", id);
+          json_object_set_string_member (event, "decision",
+                                         json_object_get_string_member (answer, "decision"));
+          json_object_set_string_member (event, "reason",
+                                         json_object_get_string_member_with_default (answer, "reason", ""));
+        }
+      else
+        {
+          /* A failure or a missing decision counts as defer (§7). */
+          json_array_add_string_element (failed_ids, id);
+        }
+    }
+  if (json_array_get_length (failed_ids) > 0)
+    {
+      JsonObject *event = _natter_turn_execution_new_event (self, batch, "tool_permission_classification_failed");
+
+      json_object_set_array_member (event, "toolCallIds", json_array_ref (failed_ids));
+      json_object_set_string_member (event, "error",
+                                     error != NULL ? error->message : "The classifier gave no decision");
+    }
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
+/* Appends the effective decision that follows from a required permission
+ * without a human answer, or returns FALSE when the call waits (for the
+ * classifier or a human). */
+static gboolean
+decide_without_human (NatterTurnExecution *self,
+                      GPtrArray           *batch,
+                      NatterTurnToolCall  *call,
+                      gboolean             auto_permission,
+                      gboolean             human_available,
+                      gboolean            *out_allowed)
+{
+  JsonObject *classified = natter_turn_tool_call_get_classification (call);
+  JsonObject *event;
+  const char *decision = NULL;
+
+  *out_allowed = FALSE;
+  if (auto_permission)
+    {
+      if (classified != NULL)
+        decision = json_object_get_string_member (classified, "decision");
+      else if (natter_turn_tool_call_get_classification_failure (call) != NULL)
+        decision = "defer";
+      else
+        return FALSE;   /* not classified yet */
+
+      if (g_str_equal (decision, "allow"))
+        {
+          event = _natter_turn_execution_new_event (self, batch, "tool_permission_resolved");
+          json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
+          json_object_set_string_member (event, "decision", "allow");
+          json_object_set_string_member (event, "source", "classifier");
+          json_object_set_string_member (event, "reason",
+                                         json_object_get_string_member (classified, "reason"));
+          *out_allowed = TRUE;
+          return TRUE;
+        }
+    }
+  if (human_available)
+    return FALSE;       /* ask the human: the call stays pending */
+
+  event = _natter_turn_execution_new_event (self, batch, "tool_permission_resolved");
+  json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
+  json_object_set_string_member (event, "decision", "deny");
+  if (classified != NULL && g_strcmp0 (decision, "deny") == 0)
+    {
+      json_object_set_string_member (event, "source", "classifier");
+      json_object_set_string_member (event, "reason",
+                                     json_object_get_string_member (classified, "reason"));
+    }
+  else
+    {
+      json_object_set_string_member (event, "source", "human_unavailable");
+    }
+  _natter_turn_execution_add_runtime_error (self, batch, call, "Permission denied");
+  return TRUE;
+}
+
+static void
+add_invocation (NatterTurnExecution *self,
+                GPtrArray           *batch,
+                GPtrArray           *to_start,
+                NatterTurnToolCall  *call,
+                JsonObject          *descriptor)
+{
+  JsonObject *event = _natter_turn_execution_new_event (self, batch, "tool_invocation_requested");
+  const char *execution = json_object_get_string_member (descriptor, "execution");
+
+  json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
+  json_object_set_string_member (event, "toolId", json_object_get_string_member (descriptor, "toolId"));
+  json_object_set_string_member (event, "toolName", natter_turn_tool_call_get_name (call));
+  json_object_set_string_member (event, "execution", execution);
+  json_object_set_member (event, "input", json_node_copy (natter_turn_tool_call_get_arguments (call)));
+  if (g_str_equal (execution, "sync"))
+    g_ptr_array_add (to_start, g_strdup (natter_turn_tool_call_get_id (call)));
+}
+
+/* Cancellation (§9) */
+
+static void
+append_cancellation (NatterTurnExecution *self)
+{
+  g_autoptr(GPtrArray) unfinished = natter_turn_state_get_unfinished_tool_calls (self->state);
+  GPtrArray *batch = _natter_turn_execution_new_batch ();
+  JsonObject *event;
+
+  if (natter_turn_state_has_open_model_call (self->state))
+    {
+      event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
+      json_object_set_int_member (event, "modelCallIndex",
+                                  natter_turn_state_get_n_model_calls (self->state) - 1);
+      json_object_set_string_member (event, "error", "cancelled");
+    }
+  for (guint i = 0; i < unfinished->len; i++)
+    _natter_turn_execution_add_runtime_error (self, batch, g_ptr_array_index (unfinished, i), "cancelled");
+  event = _natter_turn_execution_new_event (self, batch, "turn_cancelled");
+  if (self->cancel_reason != NULL)
+    json_object_set_string_member (event, "reason", self->cancel_reason);
+  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
+/* The loop (§6 step 5) */
+
+/* The classifier's view of a call that needs permission. */
+static JsonObject *
+classification_entry (NatterTurnToolCall *call)
+{
+  JsonObject *entry = json_object_new ();
+
+  json_object_set_string_member (entry, "toolCallId", natter_turn_tool_call_get_id (call));
+  json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
+  json_object_set_member (entry, "input", json_node_copy (natter_turn_tool_call_get_arguments (call)));
+  json_object_set_member (entry, "request",
+                          json_node_copy (json_object_get_member (natter_turn_tool_call_get_permission_required (call),
+                                                                  "request")));
+  return entry;
+}
+
+/* A new, usable call: it runs at once unless the permission checker
+ * requires a decision, which is then asked for (§7). */
+static void
+check_permission (NatterTurnExecution *self,
+                  GPtrArray           *batch,
+                  GPtrArray           *to_start,
+                  NatterTurnToolCall  *call,
+                  JsonObject          *descriptor)
+{
+  g_autoptr(JsonNode) request = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonNode *arguments = natter_turn_tool_call_get_arguments (call);
+  gboolean required = TRUE;
+  JsonObject *event;
+
+  natter_permission_checker_check_in (self->runtime->checker, descriptor,
+                                      json_node_get_object (arguments), _natter_turn_execution_turn_cwd (self),
+                                      &required, &request, &error);
+  if (!required)
+    {
+      add_invocation (self, batch, to_start, call, descriptor);
+      return;
+    }
+  event = _natter_turn_execution_new_event (self, batch, "tool_permission_required");
+  json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
+  json_object_set_string_member (event, "toolName", natter_turn_tool_call_get_name (call));
+  if (request == NULL)
+    {
+      /* Fail closed with something a human can judge. */
+      g_autoptr(JsonObject) fallback = json_object_new ();
+
+      json_object_set_string_member (fallback, "toolName", natter_turn_tool_call_get_name (call));
+      json_object_set_member (fallback, "input", json_node_copy (arguments));
+      request = _natter_turn_execution_object_node (fallback);
+    }
+  json_object_set_member (event, "request", g_steal_pointer (&request));
+  if (error != NULL)
+    json_object_set_string_member (event, "checkerError", error->message);
+}
+
+/* Carries out natter_turn_step_for_tool_call() for one unfinished call:
+ * events go to @batch, sync tools to start to @to_start, calls for the
+ * classifier to @to_classify. */
+static void
+resolve_tool_call (NatterTurnExecution *self,
+                   GPtrArray           *batch,
+                   GPtrArray           *to_start,
+                   JsonArray           *to_classify,
+                   NatterTurnToolCall  *call)
+{
+  JsonObject *config = json_object_get_object_member (natter_turn_state_get_definition (self->state), "config");
+  const char *name = natter_turn_tool_call_get_name (call);
+  JsonObject *descriptor = natter_turn_step_find_tool (self->state, name);
+  gboolean allowed = FALSE;
+
+  switch (natter_turn_step_for_tool_call (self->state, call,
+                                          g_hash_table_contains (self->running, natter_turn_tool_call_get_id (call))))
+    {
+    case NATTER_TOOL_CALL_STEP_NONE:
+      break;
+    case NATTER_TOOL_CALL_STEP_INTERRUPTED:
+      /* §10: never re-run a side effect whose outcome is unknown. */
+      _natter_turn_execution_add_runtime_error (self, batch, call, "interrupted; outcome unknown; not retried");
+      break;
+    case NATTER_TOOL_CALL_STEP_INVOKE:
+      add_invocation (self, batch, to_start, call, descriptor);
+      break;
+    case NATTER_TOOL_CALL_STEP_DENIED:
+      _natter_turn_execution_add_runtime_error (self, batch, call, "Permission denied");
+      break;
+    case NATTER_TOOL_CALL_STEP_CLASSIFY:
+      json_array_add_object_element (to_classify, classification_entry (call));
+      break;
+    case NATTER_TOOL_CALL_STEP_DECIDE_WITHOUT_HUMAN:
+      if (decide_without_human (self, batch, call, json_object_get_boolean_member (config, "autoPermission"),
+                                json_object_get_boolean_member (config, "humanAvailable"), &allowed) &&
+          allowed)
+        add_invocation (self, batch, to_start, call, descriptor);
+      break;
+    /* Unknown tools and unusable calls become results the model can
+     * read (§8). */
+    case NATTER_TOOL_CALL_STEP_UNKNOWN_TOOL:
+      {
+        g_autofree char *message = g_strdup_printf ("Unknown tool “%s”", name);
+
+        _natter_turn_execution_add_runtime_error (self, batch, call, message);
+      }
+      break;
+    case NATTER_TOOL_CALL_STEP_BAD_ARGUMENTS:
+      _natter_turn_execution_add_runtime_error (self, batch, call, "The tool call's arguments are not a JSON object");
+      break;
+    case NATTER_TOOL_CALL_STEP_NO_HUMAN:
+      _natter_turn_execution_add_runtime_error (self, batch, call, "human input is unavailable for this turn");
+      break;
+    case NATTER_TOOL_CALL_STEP_CHECK_PERMISSION:
+      check_permission (self, batch, to_start, call, descriptor);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Sends @to_classify to the permission classifier, or records that there
+ * is none to ask. */
+static void
+classify (NatterTurnExecution *self,
+          JsonArray           *to_classify)
+{
+  if (self->runtime->classifier == NULL)
+    {
+      GPtrArray *batch = _natter_turn_execution_new_batch ();
+      JsonArray *ids = json_array_new ();
+      JsonObject *event;
+
+      for (guint i = 0; i < json_array_get_length (to_classify); i++)
+        json_array_add_string_element (ids,
+                                       json_object_get_string_member (json_array_get_object_element (to_classify, i),
+                                                                      "toolCallId"));
+      event = _natter_turn_execution_new_event (self, batch, "tool_permission_classification_failed");
+      json_object_set_array_member (event, "toolCallIds", ids);
+      json_object_set_string_member (event, "error", "No permission classifier is configured");
+      _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+      return;
+    }
+  self->classifying = TRUE;
+  self->classifying_calls = json_array_ref (to_classify);
+  natter_permission_classifier_classify_in_async (self->runtime->classifier, self->model,
+                                                  to_classify, self->cancellable,
+                                                  classify_cb, g_object_ref (self));
+}
+
+/* Goes through the unfinished tool calls; %TRUE when that gave something
+ * to write or to classify, which calls back into the loop when done. */
+static gboolean
+resolve_tool_calls (NatterTurnExecution *self)
+{
+  g_autoptr(GPtrArray) unfinished = natter_turn_state_get_unfinished_tool_calls (self->state);
+  g_autoptr(GPtrArray) to_start = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(JsonArray) to_classify = json_array_new ();
+  g_autoptr(GPtrArray) batch = _natter_turn_execution_new_batch ();
+
+  for (guint i = 0; i < unfinished->len; i++)
+    resolve_tool_call (self, batch, to_start, to_classify, g_ptr_array_index (unfinished, i));
+
+  if (batch->len > 0)
+    {
+      _natter_turn_execution_enqueue (self, g_steal_pointer (&batch), _natter_turn_execution_start_tools, g_steal_pointer (&to_start));
+      return TRUE;
+    }
+  if (json_array_get_length (to_classify) > 0)
+    {
+      classify (self, to_classify);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* §10: a request without a result was interrupted; close it, then the
+ * loop re-issues it as the next index with refs []. */
+static void
+close_open_call (NatterTurnExecution *self)
+{
+  GPtrArray *batch = _natter_turn_execution_new_batch ();
+  JsonObject *event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
+
+  json_object_set_int_member (event, "modelCallIndex", natter_turn_state_get_n_model_calls (self->state) - 1);
+  json_object_set_string_member (event, "error", "interrupted");
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
+static void
+suspend (NatterTurnExecution *self)
+{
+  g_autoptr(GPtrArray) permissions = natter_turn_state_get_pending_permissions (self->state);
+  g_autoptr(GPtrArray) async_tools = natter_turn_state_get_pending_async_tools (self->state);
+  GPtrArray *batch = _natter_turn_execution_new_batch ();
+  JsonObject *event = _natter_turn_execution_new_event (self, batch, "turn_suspended");
+  JsonArray *list = json_array_new ();
+
+  for (guint i = 0; i < permissions->len; i++)
+    {
+      NatterTurnToolCall *call = g_ptr_array_index (permissions, i);
+      JsonObject *entry = json_object_new ();
+
+      json_object_set_string_member (entry, "toolCallId", natter_turn_tool_call_get_id (call));
+      json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
+      json_object_set_member (entry, "request",
+                              json_node_copy (json_object_get_member (natter_turn_tool_call_get_permission_required (call),
+                                                                      "request")));
+      json_array_add_object_element (list, entry);
+    }
+  json_object_set_array_member (event, "pendingPermissions", list);
+  list = json_array_new ();
+  for (guint i = 0; i < async_tools->len; i++)
+    {
+      NatterTurnToolCall *call = g_ptr_array_index (async_tools, i);
+      JsonObject *invocation = natter_turn_tool_call_get_invocation (call);
+      JsonObject *entry = json_object_new ();
+
+      json_object_set_string_member (entry, "toolCallId", natter_turn_tool_call_get_id (call));
+      json_object_set_string_member (entry, "toolId", json_object_get_string_member (invocation, "toolId"));
+      json_object_set_string_member (entry, "toolName", natter_turn_tool_call_get_name (call));
+      json_object_set_member (entry, "input", json_node_copy (json_object_get_member (invocation, "input")));
+      json_array_add_object_element (list, entry);
+    }
+  json_object_set_array_member (event, "pendingAsyncTools", list);
+  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
+/* The last model call answered without tool calls: that is the output. */
+static void
+complete (NatterTurnExecution *self)
+{
+  NatterTurnModelCall *last = natter_turn_state_get_model_call (self->state,
+                                                                natter_turn_state_get_last_model_call_index (self->state));
+  GPtrArray *batch = _natter_turn_execution_new_batch ();
+  JsonObject *event = _natter_turn_execution_new_event (self, batch, "turn_completed");
+
+  json_object_set_member (event, "output", _natter_turn_execution_object_node (natter_turn_model_call_get_message (last)));
+  json_object_set_string_member (event, "finishReason", natter_turn_model_call_get_finish_reason (last));
+  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
+static void
+fail_at_limit (NatterTurnExecution *self)
+{
+  JsonObject *config = json_object_get_object_member (natter_turn_state_get_definition (self->state), "config");
+  gint64 max_calls = json_object_get_int_member (config, "maxModelCalls");
+  g_autofree char *message = g_strdup_printf ("The turn reached its limit of %" G_GINT64_FORMAT " model calls",
+                                              max_calls);
+  GPtrArray *batch = _natter_turn_execution_new_batch ();
+  JsonObject *event = _natter_turn_execution_new_event (self, batch, "turn_failed");
+
+  json_object_set_string_member (event, "error", message);
+  json_object_set_string_member (event, "code", "model-call-limit");
+  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
+/* Writes `model_call_requested`, then calls the model: the durable intent
+ * is on disk before the model is touched (§6). */
+static void
+request_model_call (NatterTurnExecution *self)
+{
+  JsonObject *config = json_object_get_object_member (natter_turn_state_get_definition (self->state), "config");
+  JsonNode *parameters = json_object_get_member (config, "parameters");
+  g_auto(GStrv) refs = NULL;
+  g_autofree char *previous_turn_id = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *batch;
+  JsonObject *event;
+  JsonObject *request;
+  JsonArray *messages;
+
+  refs = natter_turn_state_dup_next_request_refs (self->state, &previous_turn_id, &error);
+  if (refs == NULL)
+    {
+      _natter_turn_execution_fail (self, g_steal_pointer (&error));
+      return;
+    }
+  batch = _natter_turn_execution_new_batch ();
+  event = _natter_turn_execution_new_event (self, batch, "model_call_requested");
+  json_object_set_int_member (event, "modelCallIndex", natter_turn_state_get_n_model_calls (self->state));
+  request = json_object_new ();
+  if (previous_turn_id != NULL)
+    {
+      JsonObject *context_ref = json_object_new ();
+
+      json_object_set_string_member (context_ref, "previousTurnId", previous_turn_id);
+      json_object_set_object_member (request, "contextRef", context_ref);
+    }
+  messages = json_array_new ();
+  for (guint i = 0; refs[i] != NULL; i++)
+    json_array_add_string_element (messages, refs[i]);
+  json_object_set_array_member (request, "messages", messages);
+  /* The turn's generation parameters go with every call, in the durable
+   * request, so an audit rebuilds the exact wire payload (§3). */
+  json_object_set_member (request, "parameters",
+                          parameters != NULL ? json_node_copy (parameters)
+                                             : json_node_init_object (json_node_alloc (), json_object_new ()));
+  json_object_set_object_member (event, "request", request);
+  _natter_turn_execution_enqueue (self, batch, start_model_call, NULL);
+}
+
+/* One turn of the loop: natter-turn-step.c decides, the step functions
+ * above write. */
+void
+_natter_turn_execution_advance_loop (NatterTurnExecution *self)
+{
+  /* Whatever is in flight calls back into the loop when it is done. */
+  if (self->settled || self->writing || !g_queue_is_empty (&self->queue) ||
+      self->streaming || self->classifying)
+    return;
+  /* A cancellation kick before the turn was read (still queued on the
+   * turn lock, or reading): read_cb enters the loop itself and sees the
+   * cancelled cancellable then (session-layer-spec.md §9.3). */
+  if (self->state == NULL)
+    return;
+
+  switch (natter_turn_step_next (self->state,
+                                 self->cancel_requested || g_cancellable_is_cancelled (self->cancellable)))
+    {
+    case NATTER_TURN_STEP_SETTLE:
+      _natter_turn_execution_settle_from_event (self, natter_turn_state_get_terminal_event (self->state));
+      return;
+    case NATTER_TURN_STEP_CANCEL:
+      append_cancellation (self);
+      return;
+    case NATTER_TURN_STEP_REST:
+      _natter_turn_execution_settle_from_event (self, natter_turn_state_get_last_suspension (self->state));
+      return;
+    case NATTER_TURN_STEP_CLOSE_OPEN_CALL:
+      close_open_call (self);
+      return;
+    case NATTER_TURN_STEP_RESOLVE_TOOL_CALLS:
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (resolve_tool_calls (self))
+    return;
+
+  /* The batch is complete: wait, rest, finish, stop at the budget, or
+   * call the model. */
+  switch (natter_turn_step_after_tools (self->state, g_hash_table_size (self->running)))
+    {
+    case NATTER_TURN_STEP_WAIT_FOR_TOOLS:
+      return;
+    case NATTER_TURN_STEP_SUSPEND:
+      suspend (self);
+      return;
+    case NATTER_TURN_STEP_COMPLETE:
+      complete (self);
+      return;
+    case NATTER_TURN_STEP_MODEL_CALL_LIMIT:
+      fail_at_limit (self);
+      return;
+    case NATTER_TURN_STEP_CALL_MODEL:
+      request_model_call (self);
+      return;
+    default:
+      g_assert_not_reached ();
+    }
+}

@@ -1,0 +1,265 @@
+/* natter-send-options.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * How one message is to be sent: the agent, an optional model that
+ * overrides the agent's, whether tool calls run without asking, and the
+ * model-call limit. The window, the command line and the tests fill one
+ * in; the session layer turns it into the JSON of the spec once
+ * (natter-send-options-private.h), so the wire shape lives in one file.
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "natter-send-options-private.h"
+
+struct _NatterSendOptions
+{
+  char     *agent_id;
+  char     *provider;         /* both set or both NULL */
+  char     *model;
+  gboolean  auto_permission;
+  guint     max_model_calls;  /* 0: the runtime's default */
+};
+
+G_DEFINE_BOXED_TYPE (NatterSendOptions, natter_send_options,
+                     natter_send_options_copy, natter_send_options_free)
+
+/**
+ * natter_send_options_new:
+ * @agent_id: the agent that answers (`agent.agentId` of session-layer-spec.md
+ *   §9, SendMessageConfig)
+ *
+ * Options with no model override (the agent's model, else the default,
+ * decides: turn-runtime.md §1), `autoPermission` off and the runtime's
+ * default model-call limit.
+ *
+ * Returns: (transfer full): new options; free with natter_send_options_free()
+ */
+NatterSendOptions *
+natter_send_options_new (const char *agent_id)
+{
+  NatterSendOptions *self;
+
+  g_return_val_if_fail (agent_id != NULL && agent_id[0] != '\0', NULL);
+
+  self = g_new0 (NatterSendOptions, 1);
+  self->agent_id = g_strdup (agent_id);
+  return self;
+}
+
+/**
+ * natter_send_options_copy:
+ * @self: options
+ *
+ * Returns: (transfer full): an independent copy of @self
+ */
+NatterSendOptions *
+natter_send_options_copy (const NatterSendOptions *self)
+{
+  NatterSendOptions *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = natter_send_options_new (self->agent_id);
+  natter_send_options_set_model (copy, self->provider, self->model);
+  copy->auto_permission = self->auto_permission;
+  copy->max_model_calls = self->max_model_calls;
+  return copy;
+}
+
+/**
+ * natter_send_options_free:
+ * @self: (transfer full) (nullable): options
+ */
+void
+natter_send_options_free (NatterSendOptions *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->agent_id);
+  g_free (self->provider);
+  g_free (self->model);
+  g_free (self);
+}
+
+/**
+ * natter_send_options_get_agent_id:
+ * @self: options
+ *
+ * Returns: (transfer none): the agent's id
+ */
+const char *
+natter_send_options_get_agent_id (const NatterSendOptions *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->agent_id;
+}
+
+/**
+ * natter_send_options_set_model:
+ * @self: options
+ * @provider: (nullable): the provider id (a configured provider or an
+ *   endpoint URL); %NULL with @model %NULL removes the override
+ * @model: (nullable): the model name on that provider
+ *
+ * Sets the per-turn model that wins over the agent's own (turn-runtime.md
+ * §1); the turn keeps it at `agent.requested.overrides.model`. The two go
+ * together: both set or both %NULL.
+ */
+void
+natter_send_options_set_model (NatterSendOptions *self,
+                               const char        *provider,
+                               const char        *model)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail ((provider == NULL) == (model == NULL));
+
+  g_free (self->provider);
+  g_free (self->model);
+  self->provider = g_strdup (provider);
+  self->model = g_strdup (model);
+}
+
+/**
+ * natter_send_options_has_model:
+ * @self: options
+ *
+ * Returns: whether a model override is set
+ */
+gboolean
+natter_send_options_has_model (const NatterSendOptions *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->provider != NULL;
+}
+
+/**
+ * natter_send_options_get_provider:
+ * @self: options
+ *
+ * Returns: (transfer none) (nullable): the override's provider, or %NULL
+ */
+const char *
+natter_send_options_get_provider (const NatterSendOptions *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->provider;
+}
+
+/**
+ * natter_send_options_get_model:
+ * @self: options
+ *
+ * Returns: (transfer none) (nullable): the override's model name, or %NULL
+ */
+const char *
+natter_send_options_get_model (const NatterSendOptions *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->model;
+}
+
+/**
+ * natter_send_options_set_auto_permission:
+ * @self: options
+ * @auto_permission: whether tool calls that would ask run without asking
+ *
+ * The turn's `autoPermission` (turn-runtime.md §5); off by default.
+ */
+void
+natter_send_options_set_auto_permission (NatterSendOptions *self,
+                                         gboolean           auto_permission)
+{
+  g_return_if_fail (self != NULL);
+
+  self->auto_permission = !!auto_permission;
+}
+
+/**
+ * natter_send_options_get_auto_permission:
+ * @self: options
+ *
+ * Returns: the turn's `autoPermission`
+ */
+gboolean
+natter_send_options_get_auto_permission (const NatterSendOptions *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->auto_permission;
+}
+
+/**
+ * natter_send_options_set_max_model_calls:
+ * @self: options
+ * @max_model_calls: how many model calls the turn may make; 0 leaves it
+ *   to the runtime's default (%NATTER_DEFAULT_MAX_MODEL_CALLS unless the
+ *   services were set up with another)
+ *
+ * The turn's `maxModelCalls` (turn-runtime.md §5).
+ */
+void
+natter_send_options_set_max_model_calls (NatterSendOptions *self,
+                                         guint              max_model_calls)
+{
+  g_return_if_fail (self != NULL);
+
+  self->max_model_calls = max_model_calls;
+}
+
+/**
+ * natter_send_options_get_max_model_calls:
+ * @self: options
+ *
+ * Returns: the model-call limit, or 0 for the runtime's default
+ */
+guint
+natter_send_options_get_max_model_calls (const NatterSendOptions *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->max_model_calls;
+}
+
+/* The RequestedAgent of the spec: `{agentId, model?: {provider, model}}`;
+ * the runtime writes the model at `overrides.model`. */
+JsonObject *
+natter_send_options_to_requested_agent (const NatterSendOptions *self)
+{
+  JsonObject *agent = json_object_new ();
+
+  json_object_set_string_member (agent, "agentId", self->agent_id);
+  if (self->provider != NULL)
+    {
+      JsonObject *model = json_object_new ();
+
+      json_object_set_string_member (model, "provider", self->provider);
+      json_object_set_string_member (model, "model", self->model);
+      json_object_set_object_member (agent, "model", model);
+    }
+  return agent;
+}
+
+/* The config create_turn takes (turn-runtime.md §5): a session turn
+ * always has a human, a headless one never (§11). @cwd is the session's
+ * working directory, if it has one. */
+JsonObject *
+natter_send_options_to_turn_config (const NatterSendOptions *self,
+                                    gboolean                 human_available,
+                                    const char              *cwd)
+{
+  JsonObject *config = json_object_new ();
+
+  json_object_set_boolean_member (config, "humanAvailable", human_available);
+  if (cwd != NULL)
+    json_object_set_string_member (config, "cwd", cwd);
+  json_object_set_boolean_member (config, "autoPermission", self->auto_permission);
+  if (self->max_model_calls > 0)
+    json_object_set_int_member (config, "maxModelCalls", self->max_model_calls);
+  return config;
+}

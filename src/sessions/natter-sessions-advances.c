@@ -1,0 +1,243 @@
+/* natter-sessions-advances.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The advances the session service starts (session-layer-spec.md §9.3,
+ * §10): each is tracked per turn for stop_turn(), its events are
+ * forwarded as the service's signals, and its settling updates the index.
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "natter-session-index-private.h"
+#include "natter-sessions-private.h"
+
+/* Live advances (§9.3, §10) */
+
+static void
+advance_free (NatterSessionsAdvance *advance)
+{
+  advance->self->n_advances--;
+  g_clear_object (&advance->execution);
+  g_clear_object (&advance->cancellable);
+  g_free (advance->session_id);
+  g_free (advance->turn_id);
+  g_clear_object (&advance->self);
+  g_free (advance);
+}
+
+static void
+advance_event_cb (NatterTurnExecution *execution,
+                  JsonObject          *event,
+                  guint64              offset,
+                  NatterSessionsAdvance             *advance)
+{
+  g_signal_emit (advance->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_EVENT], 0,
+                 advance->session_id, advance->turn_id, event, offset);
+}
+
+static void
+advance_delta_cb (NatterTurnExecution *execution,
+                  guint                model_call_index,
+                  int                  kind,
+                  const char          *text,
+                  NatterSessionsAdvance             *advance)
+{
+  g_signal_emit (advance->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_DELTA], 0,
+                 advance->session_id, advance->turn_id, model_call_index, kind, text);
+}
+
+static void
+resolve_turn_waiters (NatterSessions *self,
+                      const char     *turn_id)
+{
+  GPtrArray *waiters = NULL;
+  g_autofree char *key = NULL;
+
+  if (!g_hash_table_steal_extended (self->turn_waiters, turn_id, (gpointer *) &key,
+                                    (gpointer *) &waiters))
+    return;
+  for (guint i = 0; i < waiters->len; i++)
+    g_task_return_boolean (g_ptr_array_index (waiters, i), TRUE);
+  g_ptr_array_unref (waiters);
+}
+
+/* Untracks exactly this advance: another advance of the same turn that
+ * started later stays tracked (§13.5). */
+static void
+untrack (NatterSessions *self,
+         NatterSessionsAdvance        *advance)
+{
+  GPtrArray *list = g_hash_table_lookup (self->live, advance->turn_id);
+
+  if (list == NULL || !g_ptr_array_remove (list, advance))
+    return;
+  if (list->len == 0)
+    {
+      g_hash_table_remove (self->live, advance->turn_id);
+      resolve_turn_waiters (self, advance->turn_id);
+    }
+}
+
+static const char *
+status_of_outcome (NatterTurnOutcome *outcome)
+{
+  switch (outcome->kind)
+    {
+    case NATTER_TURN_OUTCOME_COMPLETED:
+      return natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_COMPLETED);
+    case NATTER_TURN_OUTCOME_SUSPENDED:
+      return natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_SUSPENDED);
+    case NATTER_TURN_OUTCOME_FAILED:
+      return natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_FAILED);
+    case NATTER_TURN_OUTCOME_CANCELLED:
+      return natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_CANCELLED);
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+refreshed_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  NatterSessionsAdvance *advance = user_data;
+  NatterSessions *self = advance->self;
+  g_autoptr(NatterTurnState) state = NULL;
+  g_autoptr(GError) error = NULL;
+
+  state = natter_sessions_read_turn_finish (object, result, &error);
+  if (state != NULL)
+    natter_session_index_set_latest_turn_status (self->index, advance->session_id, advance->turn_id,
+                                                 natter_latest_turn_status_from_turn_status (natter_derive_turn_status (state)));
+  g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, advance->session_id);
+  advance_free (advance);
+}
+
+static void
+advance_outcome_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  NatterSessionsAdvance *advance = user_data;
+  NatterSessions *self = advance->self;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GError) error = NULL;
+
+  outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result, &error);
+  if (advance->session_id == NULL)
+    {
+      advance_free (advance);
+      return;
+    }
+  if (outcome == NULL)
+    {
+      /* An infrastructure error says nothing about the turn's state: ask
+       * the file, so the index never guesses (§8.3). */
+      natter_sessions_read_turn_async (self, advance->turn_id, NULL, refreshed_cb, advance);
+      return;
+    }
+  natter_session_index_set_latest_turn_status (self->index, advance->session_id, advance->turn_id,
+                                               status_of_outcome (outcome));
+  g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, advance->session_id);
+  advance_free (advance);
+}
+
+static void
+advance_settled_cb (NatterTurnExecution *execution,
+                    NatterSessionsAdvance             *advance)
+{
+  g_signal_handlers_disconnect_by_data (execution, advance);
+  untrack (advance->self, advance);
+  natter_turn_execution_wait_async (execution, NULL, advance_outcome_cb, advance);
+}
+
+/* Starts an advance, tracks it for stop_turn() and drains its events
+ * into the service's signals (§9.1 step 7, §10.1). */
+NatterTurnExecution *
+natter_sessions_start_advance (NatterSessions *self,
+                               const char     *session_id,
+                               const char     *turn_id,
+                               JsonObject     *input)
+{
+  NatterSessionsAdvance *advance = g_new0 (NatterSessionsAdvance, 1);
+  GPtrArray *list;
+
+  advance->self = g_object_ref (self);
+  self->n_advances++;
+  advance->cancellable = g_cancellable_new ();
+  advance->session_id = g_strdup (session_id);
+  advance->turn_id = g_strdup (turn_id);
+  advance->execution = natter_turn_runtime_advance_turn (self->runtime, turn_id, input,
+                                                         advance->cancellable);
+
+  list = g_hash_table_lookup (self->live, turn_id);
+  if (list == NULL)
+    {
+      list = g_ptr_array_new ();
+      g_hash_table_insert (self->live, g_strdup (turn_id), list);
+    }
+  g_ptr_array_add (list, advance);
+
+  g_signal_connect (advance->execution, "event", G_CALLBACK (advance_event_cb), advance);
+  g_signal_connect (advance->execution, "delta", G_CALLBACK (advance_delta_cb), advance);
+  g_signal_connect (advance->execution, "settled", G_CALLBACK (advance_settled_cb), advance);
+  if (natter_turn_execution_get_settled (advance->execution))
+    advance_settled_cb (advance->execution, advance);
+  return advance->execution;
+}
+
+/**
+ * natter_sessions_get_n_live_advances: (skip)
+ * @self: the service
+ * @turn_id: a turn
+ *
+ * Returns: how many advances of @turn_id this service is tracking
+ */
+guint
+natter_sessions_get_n_live_advances (NatterSessions *self,
+                                     const char     *turn_id)
+{
+  GPtrArray *list;
+
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), 0);
+
+  list = g_hash_table_lookup (self->live, turn_id);
+  return list != NULL ? list->len : 0;
+}
+
+/**
+ * natter_sessions_get_n_advances: (skip)
+ * @self: the service
+ *
+ * Returns: how many advances the service still follows, including settled
+ *   ones whose index update has not landed yet
+ */
+guint
+natter_sessions_get_n_advances (NatterSessions *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), 0);
+
+  return self->n_advances;
+}
+
+/**
+ * natter_sessions_is_turn_running:
+ * @self: the service
+ * @turn_id: a turn
+ *
+ * Whether an advance this service started for @turn_id has not settled
+ * yet: the "running" of §9.1 step 2. Ephemeral, never in the index.
+ *
+ * Returns: %TRUE while a live advance exists
+ */
+gboolean
+natter_sessions_is_turn_running (NatterSessions *self,
+                                 const char     *turn_id)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), FALSE);
+  g_return_val_if_fail (turn_id != NULL, FALSE);
+
+  return g_hash_table_contains (self->live, turn_id);
+}

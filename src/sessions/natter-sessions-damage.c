@@ -1,0 +1,441 @@
+/* natter-sessions-damage.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What a damaged session still tells (natter_sessions_inspect_damage_async())
+ * and the way out of it: a copy of its readable part as a new session
+ * (natter_sessions_recover_async()). Damaged files are only read.
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "natter-session-index-private.h"
+#include "natter-session-schema.h"
+#include "natter-sessions-private.h"
+#include "natter-store-error.h"
+#include "natter-turn-reducer.h"
+
+/* Damage: what a damaged session still tells, and a copy of it */
+
+/**
+ * natter_session_damage_free:
+ * @damage: (transfer full) (nullable): a damage report
+ *
+ * Frees @damage.
+ */
+void
+natter_session_damage_free (NatterSessionDamage *damage)
+{
+  if (damage == NULL)
+    return;
+  g_free (damage->title);
+  g_clear_object (&damage->file);
+  g_free (damage->reason);
+  g_free (damage);
+}
+
+G_DEFINE_BOXED_TYPE (NatterSessionDamage, natter_session_damage, natter_session_damage_copy,
+                     natter_session_damage_free)
+
+/**
+ * natter_session_damage_copy:
+ * @damage: a damage report
+ *
+ * Returns: (transfer full): a copy of @damage
+ */
+NatterSessionDamage *
+natter_session_damage_copy (const NatterSessionDamage *damage)
+{
+  NatterSessionDamage *copy = g_new0 (NatterSessionDamage, 1);
+
+  copy->title = g_strdup (damage->title);
+  copy->file = damage->file != NULL ? g_object_ref (damage->file) : NULL;
+  copy->line = damage->line;
+  copy->reason = g_strdup (damage->reason);
+  copy->n_turns = damage->n_turns;
+  copy->can_copy = damage->can_copy;
+  return copy;
+}
+
+/* The first problem of the log @id in @repo: %FALSE with @line and
+ * @reason set (line 0: the file as a whole; @missing when it does not
+ * exist), or %TRUE when it reads and folds whole. Folds the readable
+ * prefix into @state when it is a session log (@state not %NULL). */
+static gboolean
+check_log (NatterJsonlRepo     *repo,
+           const char          *id,
+           NatterSessionState  *state,
+           guint               *line,
+           char               **reason,
+           gboolean            *missing,
+           GCancellable        *cancellable)
+{
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(GError) error = NULL;
+
+  *missing = FALSE;
+  events = natter_jsonl_repo_read_prefix_sync (repo, id, line, reason, cancellable, &error);
+  if (events == NULL)
+    {
+      *line = 0;
+      *missing = g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
+      *reason = g_strdup (*missing ? "the file is missing" : error->message);
+      return FALSE;
+    }
+  if (state == NULL)
+    turn = natter_turn_state_new ();
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
+      gboolean applied = state != NULL ? natter_session_state_apply (state, event, &error)
+                                       : natter_turn_state_apply (turn, event, &error);
+
+      if (!applied)
+        {
+          g_free (*reason);
+          *line = i + 1;
+          *reason = g_strdup (error->message);
+          return FALSE;
+        }
+    }
+  return *line == 0;
+}
+
+/* Finds where @session_id is damaged: its session log's first bad line,
+ * else its latest turn's log (what the index reads, §8.2). Returns the
+ * readable prefix in @out_state. Blocks. */
+static NatterSessionDamage *
+inspect_sync (NatterJsonlRepo     *session_repo,
+              NatterJsonlRepo     *turn_repo,
+              const char          *session_id,
+              NatterSessionState **out_state,
+              GCancellable        *cancellable,
+              GError             **error)
+{
+  g_autoptr(NatterSessionState) state = natter_session_state_new ();
+  NatterSessionDamage *damage;
+  const char *latest;
+  gboolean missing;
+
+  if (!natter_id_validate (session_id, error))
+    return NULL;
+  damage = g_new0 (NatterSessionDamage, 1);
+  damage->file = natter_jsonl_repo_get_file (session_repo, session_id, NULL);
+  if (!check_log (session_repo, session_id, state, &damage->line, &damage->reason, &missing, cancellable) &&
+      missing)
+    {
+      natter_session_damage_free (damage);
+      g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
+                   "No session %s", session_id);
+      return NULL;
+    }
+  damage->can_copy = natter_session_state_get_definition (state) != NULL;
+  damage->title = g_strdup (damage->can_copy ? natter_session_state_get_title (state) : NULL);
+  damage->n_turns = damage->can_copy ? natter_session_state_get_n_turns (state) : 0;
+
+  latest = damage->can_copy ? natter_session_state_get_latest_turn_id (state) : NULL;
+  if (damage->reason == NULL && latest != NULL)
+    {
+      guint line = 0;
+      char *reason = NULL;
+
+      if (!check_log (turn_repo, latest, NULL, &line, &reason, &missing, cancellable))
+        {
+          /* The copy leaves out the turn that cannot be read. */
+          g_clear_object (&damage->file);
+          damage->file = natter_jsonl_repo_get_file (turn_repo, latest, NULL);
+          damage->line = line;
+          damage->reason = reason;
+          damage->n_turns--;
+        }
+    }
+  if (out_state != NULL)
+    *out_state = g_steal_pointer (&state);
+  return damage;
+}
+
+typedef struct
+{
+  NatterJsonlRepo    *session_repo;
+  NatterJsonlRepo    *turn_repo;
+  char               *session_id;
+  char               *new_id;
+  char               *ts;
+  NatterSessionState *copy;           /* recover: the new session */
+  char               *latest_status;  /* recover: its latest turn's */
+} DamageData;
+
+static void
+damage_data_free (DamageData *data)
+{
+  g_clear_object (&data->session_repo);
+  g_clear_object (&data->turn_repo);
+  g_free (data->session_id);
+  g_free (data->new_id);
+  g_free (data->ts);
+  g_clear_pointer (&data->copy, natter_session_state_unref);
+  g_free (data->latest_status);
+  g_free (data);
+}
+
+static DamageData *
+damage_data_new (NatterSessions *self,
+                 const char     *session_id)
+{
+  DamageData *data = g_new0 (DamageData, 1);
+
+  data->session_repo = g_object_ref (self->session_repo);
+  data->turn_repo = g_object_ref (self->turn_repo);
+  data->session_id = g_strdup (session_id);
+  return data;
+}
+
+static void
+inspect_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  DamageData *data = task_data;
+  NatterSessionDamage *damage;
+  GError *error = NULL;
+
+  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, NULL, cancellable, &error);
+  if (damage == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, damage, (GDestroyNotify) natter_session_damage_free);
+}
+
+/**
+ * natter_sessions_inspect_damage_async:
+ * @self: the service
+ * @session_id: a session, usually one the index lists with an error
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when done
+ * @user_data: data for @callback
+ *
+ * Finds what is left of a damaged session and where the damage is: the
+ * first line of its session log that cannot be read (or that breaks a
+ * rule of §6), else its latest turn's log, the one the index reads
+ * (§8.2). Reads only; nothing is written, nothing repaired (§4.2).
+ */
+void
+natter_sessions_inspect_damage_async (NatterSessions      *self,
+                                      const char          *session_id,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_inspect_damage_async);
+  g_task_set_task_data (task, damage_data_new (self, session_id), (GDestroyNotify) damage_data_free);
+  g_task_run_in_thread (task, inspect_thread);
+}
+
+/**
+ * natter_sessions_inspect_damage_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the damage report; its `reason`
+ *   is %NULL when nothing is damaged after all. %NULL with
+ *   %NATTER_SESSION_ERROR_NOT_FOUND (no such session file) or the id's
+ *   %NATTER_STORE_ERROR_INVALID_ID
+ */
+NatterSessionDamage *
+natter_sessions_inspect_damage_finish (NatterSessions  *self,
+                                       GAsyncResult    *result,
+                                       GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_inspect_damage_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+recover_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  DamageData *data = task_data;
+  g_autoptr(NatterSessionState) prefix = NULL;
+  g_autoptr(NatterSessionState) copy = natter_session_state_new ();
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GPtrArray) rest = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(JsonNode) created = NULL;
+  JsonObject *definition;
+  const char *title;
+  GError *error = NULL;
+
+  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, &prefix, cancellable, &error);
+  if (damage == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (!damage->can_copy)
+    {
+      g_autofree char *path = g_file_get_path (damage->file);
+
+      g_task_return_new_error (task, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
+                               "Nothing of session %s can be read: %s: %s",
+                               data->session_id, path, damage->reason);
+      return;
+    }
+
+  /* The same lineage, title and folder; the turns are referenced, not
+   * copied: turns are found only by reference (§7) and a settled turn
+   * never changes, so the copy can share them, as a fork shares its
+   * parent's. */
+  definition = natter_session_state_get_definition (prefix);
+  created = natter_session_event_new_created (data->new_id, data->ts,
+                                              json_object_get_string_member_with_default (definition, "title", NULL),
+                                              natter_session_state_get_cwd (prefix),
+                                              natter_session_state_get_parent_session (prefix),
+                                              natter_session_state_get_forked_from_turn_id (prefix));
+  for (guint i = 0; i < damage->n_turns; i++)
+    {
+      const NatterSessionTurn *turn = natter_session_state_get_turn (prefix, i);
+
+      g_ptr_array_add (rest, natter_session_event_new_turn_appended (data->new_id, data->ts, turn->turn_id,
+                                                                     (gint64) i + 1, turn->agent_id,
+                                                                     turn->model));
+    }
+  title = natter_session_state_get_title (prefix);
+  if (title != NULL &&
+      g_strcmp0 (title, json_object_get_string_member_with_default (definition, "title", NULL)) != 0)
+    g_ptr_array_add (rest, natter_session_event_new_title_changed (data->new_id, data->ts, title));
+
+  if (!natter_session_state_apply (copy, json_node_get_object (created), &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  for (guint i = 0; i < rest->len; i++)
+    if (!natter_session_state_apply (copy, json_node_get_object (g_ptr_array_index (rest, i)), &error))
+      {
+        g_task_return_error (task, error);
+        return;
+      }
+
+  /* The damaged log is only ever read; the copy is a new file. */
+  if (!natter_jsonl_repo_create_sync (data->session_repo, data->new_id, created, cancellable, &error) ||
+      (rest->len > 0 && !natter_jsonl_repo_append_sync (data->session_repo, data->new_id, rest, cancellable, &error)))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  data->latest_status = g_strdup (NATTER_LATEST_TURN_STATUS_NONE);
+  if (natter_session_state_get_latest_turn_id (copy) != NULL)
+    {
+      g_autoptr(GPtrArray) events = NULL;
+      g_autoptr(NatterTurnState) turn = NULL;
+      g_autoptr(GError) turn_error = NULL;
+
+      events = natter_jsonl_repo_read_sync (data->turn_repo, natter_session_state_get_latest_turn_id (copy),
+                                            cancellable, &turn_error);
+      if (events != NULL)
+        turn = natter_turn_reduce (events, &turn_error);
+      g_free (data->latest_status);
+      data->latest_status = g_strdup (turn != NULL
+                                      ? natter_latest_turn_status_from_turn_status (natter_derive_turn_status (turn))
+                                      : "idle");
+    }
+  data->copy = g_steal_pointer (&copy);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+recovered_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  DamageData *damage_data = g_task_get_task_data (G_TASK (result));
+  NatterSessions *self = data->self;
+  GError *error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  natter_session_index_update_from_state (self->index, damage_data->copy, damage_data->latest_status);
+  natter_sessions_op_finish (task);
+  g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, damage_data->new_id);
+  g_task_return_pointer (task, g_strdup (damage_data->new_id), g_free);
+}
+
+/**
+ * natter_sessions_recover_async:
+ * @self: the service
+ * @session_id: a damaged session
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when done
+ * @user_data: data for @callback
+ *
+ * Copies the readable part of a damaged session to a new session, the
+ * way out of a log that can no longer be used (§4.2: reads never repair
+ * or skip). The new session has the damaged one's title, folder and
+ * lineage, and as its turns the turns of the readable prefix
+ * (natter_sessions_inspect_damage_async()), referenced like a fork's:
+ * without the turn whose log is damaged, when that is the latest turn's.
+ * The damaged session's files are only read, never modified.
+ */
+void
+natter_sessions_recover_async (NatterSessions      *self,
+                               const char          *session_id,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) thread = NULL;
+  DamageData *data;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  task = natter_sessions_op_task_new (self, session_id, sizeof (NatterSessionsOp), NULL,
+                                      cancellable, callback, user_data, natter_sessions_recover_async);
+  data = damage_data_new (self, session_id);
+  data->new_id = natter_id_generator_next (self->ids);
+  data->ts = natter_clock_format_ts (self->clock);
+  thread = g_task_new (self, cancellable, recovered_cb, g_object_ref (task));
+  g_task_set_task_data (thread, data, (GDestroyNotify) damage_data_free);
+  g_task_run_in_thread (thread, recover_thread);
+}
+
+/**
+ * natter_sessions_recover_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the new session's id; %NULL with
+ *   %NATTER_SESSION_ERROR_NOT_FOUND (no such session),
+ *   %NATTER_SESSION_ERROR_CORRUPT (not even its first line can be read),
+ *   or a %NATTER_STORE_ERROR from writing the copy
+ */
+char *
+natter_sessions_recover_finish (NatterSessions  *self,
+                                GAsyncResult    *result,
+                                GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_recover_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,414 @@
+/* natter-sessions-op.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The machinery under every session-locked operation of the session
+ * service (session-layer-spec.md §9.1 steps 1–2): the errors a read
+ * becomes, reads and reductions in worker threads, the operations in
+ * flight that flush_async() waits for, and taking the session lock,
+ * reading the session and its latest turn.
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "natter-sessions-private.h"
+#include "natter-store-error.h"
+
+/* Errors */
+
+static gboolean
+is_corruption (const GError *error)
+{
+  return error->domain == NATTER_STORE_ERROR &&
+         (error->code == NATTER_STORE_ERROR_CORRUPT ||
+          error->code == NATTER_STORE_ERROR_MALFORMED ||
+          error->code == NATTER_STORE_ERROR_NOT_LOSSLESS ||
+          error->code == NATTER_STORE_ERROR_SCHEMA ||
+          error->code == NATTER_STORE_ERROR_UNKNOWN_TYPE ||
+          error->code == NATTER_STORE_ERROR_UNSUPPORTED_VERSION ||
+          error->code == NATTER_STORE_ERROR_INVARIANT);
+}
+
+/* Store errors about a session file become session errors; I/O errors
+ * and everything else pass through. */
+GError *
+natter_sessions_session_error (GError     *error,
+                               const char *session_id)
+{
+  GError *mapped;
+
+  if (error->domain != NATTER_STORE_ERROR)
+    return error;
+  if (error->code == NATTER_STORE_ERROR_NOT_FOUND)
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
+                          "No session %s", session_id);
+  else if (error->code == NATTER_STORE_ERROR_INVALID_ID)
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                          "%s", error->message);
+  else if (is_corruption (error))
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
+                          "Session %s is corrupt: %s", session_id, error->message);
+  else
+    return error;
+  g_error_free (error);
+  return mapped;
+}
+
+/* A latest turn that cannot be read makes the session unusable: a
+ * missing file is a dangling reference, which is corruption (§7). */
+GError *
+natter_sessions_latest_turn_error (GError     *error,
+                                   const char *session_id,
+                                   const char *turn_id)
+{
+  GError *mapped;
+
+  if (error->domain != NATTER_STORE_ERROR || error->code == NATTER_STORE_ERROR_IO)
+    return error;
+  if (error->code == NATTER_STORE_ERROR_NOT_FOUND)
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
+                          "Session %s is damaged: it refers to turn %s, but %s",
+                          session_id, turn_id, error->message);
+  else
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
+                          "Session %s: latest turn %s: %s", session_id, turn_id, error->message);
+  g_error_free (error);
+  return mapped;
+}
+
+/* Reading and reducing in a worker thread */
+
+static void
+read_session_thread (GTask        *task,
+                     gpointer      source_object,
+                     gpointer      task_data,
+                     GCancellable *cancellable)
+{
+  NatterSessions *self = source_object;
+  g_autoptr(GPtrArray) events = NULL;
+  NatterSessionState *state;
+  GError *error = NULL;
+
+  events = natter_jsonl_repo_read_sync (self->session_repo, task_data, cancellable, &error);
+  state = events != NULL ? natter_session_reduce (events, &error) : NULL;
+  if (state == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, state, (GDestroyNotify) natter_session_state_unref);
+}
+
+/* Reads and reduces a session; the result is the state, or the raw store
+ * error. Turns are read through the runtime (natter_sessions_read_turn_async()). */
+void
+natter_sessions_read_session_async (NatterSessions      *self,
+                                    const char          *session_id,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, natter_sessions_read_session_async);
+  g_task_set_task_data (task, g_strdup (session_id), g_free);
+  g_task_run_in_thread (task, read_session_thread);
+}
+
+NatterSessionState *
+natter_sessions_read_session_finish (GAsyncResult  *result,
+                                     GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Reads and reduces a turn through the runtime that owns the turn files;
+ * @callback's source object is the runtime. */
+void
+natter_sessions_read_turn_async (NatterSessions      *self,
+                                 const char          *turn_id,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  natter_turn_runtime_get_turn_state_async (self->runtime, turn_id, cancellable, callback, user_data);
+}
+
+NatterTurnState *
+natter_sessions_read_turn_finish (GObject       *runtime,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  return natter_turn_runtime_get_turn_state_finish (NATTER_TURN_RUNTIME (runtime), result, error);
+}
+
+/* Operations in flight, for flush_async() */
+
+guint64
+natter_sessions_begin_op (NatterSessions *self)
+{
+  guint64 *op = g_new (guint64, 1);
+
+  *op = ++self->next_op;
+  g_hash_table_add (self->ops, op);
+  return *op;
+}
+
+gboolean
+natter_sessions_ops_done_up_to (NatterSessions *self,
+                                guint64         target)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, self->ops);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (*(guint64 *) key <= target)
+      return FALSE;
+  return TRUE;
+}
+
+void
+natter_sessions_end_op (NatterSessions *self,
+                        guint64         op)
+{
+  g_hash_table_remove (self->ops, &op);
+
+  for (guint i = 0; i < self->flushes->len;)
+    {
+      GTask *task = g_ptr_array_index (self->flushes, i);
+      guint64 target = *(guint64 *) g_task_get_task_data (task);
+
+      if (natter_sessions_ops_done_up_to (self, target))
+        {
+          g_task_return_boolean (task, TRUE);
+          g_ptr_array_remove_index (self->flushes, i);
+        }
+      else
+        i++;
+    }
+}
+
+/* The session-locked operations. Each has its own task data, which
+ * starts with a NatterSessionsOp (NATTER_SESSIONS_DEFINE_OP). */
+
+static void
+op_data_free (NatterSessionsOp *data)
+{
+  if (data->clear != NULL)
+    data->clear (data);
+  g_clear_pointer (&data->guard, natter_lock_guard_release);
+  if (data->op != 0)
+    natter_sessions_end_op (data->self, data->op);
+  g_clear_pointer (&data->state, natter_session_state_unref);
+  g_free (data->session_id);
+  g_clear_object (&data->self);
+  g_free (data);
+}
+
+/* A task for an operation on @session_id whose task data is @size bytes
+ * (zeroed), a NatterSessionsOp followed by the operation's own members,
+ * which @clear frees. Counts as in flight for flush_async() until
+ * natter_sessions_op_finish(). */
+GTask *
+natter_sessions_op_task_new (NatterSessions      *self,
+                             const char          *session_id,
+                             gsize                size,
+                             GDestroyNotify       clear,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data,
+                             gpointer             source_tag)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  NatterSessionsOp *data;
+
+  g_assert (size >= sizeof (NatterSessionsOp));
+  data = g_malloc0 (size);
+  g_task_set_source_tag (task, source_tag);
+  data->self = g_object_ref (self);
+  data->op = natter_sessions_begin_op (self);
+  data->session_id = g_strdup (session_id);
+  data->clear = clear;
+  g_task_set_task_data (task, data, (GDestroyNotify) op_data_free);
+  return task;
+}
+
+/* Ends the operation before the caller hears of it: the lock is free and
+ * a flush no longer waits once the callback runs. */
+void
+natter_sessions_op_finish (GTask *task)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+
+  g_clear_pointer (&data->guard, natter_lock_guard_release);
+  if (data->op != 0)
+    {
+      natter_sessions_end_op (data->self, data->op);
+      data->op = 0;
+    }
+}
+
+void
+natter_sessions_op_return_error (GTask  *task,
+                                 GError *error)
+{
+  natter_sessions_op_finish (task);
+  g_task_return_error (task, error);
+}
+
+gboolean
+natter_sessions_op_check_cancelled (GTask *task)
+{
+  GError *error = NULL;
+
+  if (!g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &error))
+    return FALSE;
+  natter_sessions_op_return_error (task, error);
+  return TRUE;
+}
+
+gboolean
+natter_sessions_op_fault (GTask              *task,
+                          NatterSessionsStep  step)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (data->self->fault == NULL ||
+      data->self->fault (step, data->session_id, data->self->fault_data, &error))
+    return FALSE;
+  g_assert (error != NULL);
+  natter_sessions_op_return_error (task, error);
+  return TRUE;
+}
+
+void
+natter_sessions_op_lock (GTask               *task,
+                         GAsyncReadyCallback  callback)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+
+  natter_jsonl_repo_lock_async (data->self->session_repo, data->session_id,
+                                g_task_get_cancellable (task), callback, task);
+}
+
+gboolean
+natter_sessions_op_lock_finish (GTask        *task,
+                                GAsyncResult *result)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  data->guard = natter_jsonl_repo_lock_finish (data->self->session_repo, result, &error);
+  if (data->guard == NULL)
+    {
+      natter_sessions_op_return_error (task, error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Reads and reduces the operation's session under its lock. */
+static gboolean
+op_read_session_finish (GTask        *task,
+                        GAsyncResult *result)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  data->state = natter_sessions_read_session_finish (result, &error);
+  if (data->state == NULL)
+    {
+      natter_sessions_op_return_error (task, natter_sessions_session_error (error, data->session_id));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+op_session_read_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+
+  if (op_read_session_finish (task, result))
+    data->on_session (task);
+}
+
+static void
+op_locked_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+
+  if (!natter_sessions_op_lock_finish (task, result))
+    return;
+  natter_sessions_read_session_async (data->self, data->session_id, g_task_get_cancellable (task),
+                                      op_session_read_cb, g_object_ref (task));
+}
+
+/* Takes the session lock, reads and reduces the session file (not the
+ * index: an errored or foreign session fails here rather than get events
+ * glued to a corrupt log), then runs @on_session; a failure on the way
+ * returns the error. Takes over @task's reference. */
+void
+natter_sessions_op_lock_and_read (GTask  *task,
+                                  NatterSessionsOpStep  on_session)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+
+  data->on_session = on_session;
+  natter_sessions_op_lock (task, op_locked_cb);
+}
+
+static void
+op_latest_read_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  g_autoptr(NatterTurnState) turn = NULL;
+  GError *error = NULL;
+
+  turn = natter_sessions_read_turn_finish (object, result, &error);
+  if (turn == NULL)
+    {
+      natter_sessions_op_return_error (task, natter_sessions_latest_turn_error (error, data->session_id,
+                                                                                natter_session_state_get_latest_turn_id (data->state)));
+      return;
+    }
+  data->on_latest (task, turn);
+}
+
+/* Reads and reduces the session's latest turn (there must be one), then
+ * runs @on_latest with it; a turn that cannot be read returns the error. */
+void
+natter_sessions_op_read_latest (GTask        *task,
+                                NatterSessionsOpLatestStep  on_latest)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  const char *latest = natter_session_state_get_latest_turn_id (data->state);
+
+  g_assert (latest != NULL);
+  data->on_latest = on_latest;
+  natter_sessions_read_turn_async (data->self, latest, g_task_get_cancellable (task),
+                                   op_latest_read_cb, g_object_ref (task));
+}
+
+/* Appends under the lock, then applies the same events to the state, so
+ * the index entry is derived from exactly what is on disk. */
+gboolean
+natter_sessions_op_apply_appended (NatterSessionsOp  *data,
+                                   GPtrArray         *events,
+                                   GError           **error)
+{
+  for (guint i = 0; i < events->len; i++)
+    if (!natter_session_state_apply (data->state, json_node_get_object (g_ptr_array_index (events, i)),
+                                     error))
+      return FALSE;
+  return TRUE;
+}

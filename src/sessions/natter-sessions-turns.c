@@ -1,0 +1,800 @@
+/* natter-sessions-turns.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The turn-level operations of the session service: send_message
+ * (session-layer-spec.md §9.1), the external inputs routed to a turn
+ * (§9.2), stop_turn, wait_for_turn and resume_turn (§9.3).
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "natter-send-options-private.h"
+#include "natter-session-index-private.h"
+#include "natter-session-schema.h"
+#include "natter-sessions-private.h"
+#include "natter-turn-reducer.h"
+
+/* send_message (§9.1) */
+
+typedef struct
+{
+  NatterSessionsOp   base;
+  JsonObject        *input;
+  NatterSendOptions *options;
+  char              *turn_id;
+  gboolean           fresh_context;  /* the latest turn's context was unreadable */
+  GPtrArray         *events;         /* what steps 5–6 append */
+} SendData;
+
+NATTER_SESSIONS_DEFINE_OP (SendData, send_data)
+
+static void
+send_data_clear (SendData *data)
+{
+  g_clear_pointer (&data->input, json_object_unref);
+  g_clear_pointer (&data->options, natter_send_options_free);
+  g_free (data->turn_id);
+  g_clear_pointer (&data->events, g_ptr_array_unref);
+}
+
+static JsonNode *
+object_node (JsonObject *object)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_set_object (node, object);
+  return node;
+}
+
+
+static void
+send_appended_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  SendData *data = send_data_get (task);
+  NatterSessions *self = data->base.self;
+  GError *error = NULL;
+
+  if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
+      !natter_sessions_op_apply_appended (&data->base, data->events, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  /* Write-through in the same path as the append (§8.3). The new turn
+   * is idle until its advance settles. */
+  natter_session_index_update_from_state (self->index, data->base.state,
+                                          natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_IDLE));
+  g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->base.session_id);
+
+  if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_APPEND))
+    return;
+
+  /* Step 7: the session already references the turn (§7). Not tied to
+   * the caller's cancellable: the turn is the user's now. */
+  natter_sessions_start_advance (self, data->base.session_id, data->turn_id, NULL);
+
+  if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_ADVANCE))
+    return;
+
+  /* Step 8 */
+  natter_sessions_op_finish (task);
+  g_task_return_pointer (task, g_strdup (data->turn_id), g_free);
+}
+
+/* Steps 5 and 6: the session records the agent and exactly the
+ * {provider, model} the runtime resolved for the turn (§5). */
+static void
+send_append (GTask             *task,
+             NatterTurnCreated *created)
+{
+  SendData *data = send_data_get (task);
+  NatterSessions *self = data->base.self;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(JsonObject) model = json_object_new ();
+  g_autofree char *ts = natter_clock_format_ts (self->clock);
+  g_autofree char *title = NULL;
+
+  json_object_set_string_member (model, "provider", natter_turn_created_get_provider (created));
+  json_object_set_string_member (model, "model", natter_turn_created_get_model (created));
+  events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_ptr_array_add (events, natter_session_event_new_turn_appended (data->base.session_id, ts, data->turn_id,
+                                                                   natter_session_state_get_next_session_seq (data->base.state),
+                                                                   natter_turn_created_get_agent_id (created),
+                                                                   model));
+  /* Step 6, in the same append as step 5 so that no crash can separate a
+   * first turn from its default title. Never over a title the user set
+   * (also a set empty title). */
+  if (natter_session_state_get_title (data->base.state) == NULL &&
+      (title = natter_derive_session_title (data->input)) != NULL)
+    g_ptr_array_add (events, natter_session_event_new_title_changed (data->base.session_id, ts, title));
+
+  data->events = g_ptr_array_ref (events);
+  /* Appends are awaited, not fsynced (§4.2). */
+  natter_jsonl_repo_append_async (self->session_repo, data->base.session_id, events, NULL,
+                                  send_appended_cb, g_object_ref (task));
+}
+
+static void
+send_turn_created_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  SendData *data = send_data_get (task);
+  g_autoptr(NatterTurnCreated) created = NULL;
+  GError *error = NULL;
+
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  if (created == NULL)
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  data->turn_id = g_strdup (natter_turn_created_get_turn_id (created));
+  /* Between step 4 and step 5 a crash leaves a benign orphan (§7). */
+  if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_CREATE_TURN))
+    return;
+  send_append (task, created);
+}
+
+static void
+send_create_turn (GTask *task)
+{
+  SendData *data = send_data_get (task);
+  NatterSessions *self = data->base.self;
+  g_autoptr(JsonNode) context = NULL;
+  g_autoptr(JsonObject) config = NULL;
+  g_autoptr(JsonObject) requested_agent = NULL;
+  const char *previous = natter_session_state_get_latest_turn_id (data->base.state);
+
+  if (natter_sessions_op_check_cancelled (task))
+    return;
+
+  /* Step 3: `[]` for the first turn, else a reference; a fork's first
+   * turn refers to its fork point. */
+  if (previous == NULL)
+    previous = natter_session_state_get_forked_from_turn_id (data->base.state);
+  /* After a turn that failed because its history could not be read, a
+   * reference would reach the same damage again: the conversation goes
+   * on from an empty context instead (the damaged file stays as it is). */
+  if (previous == NULL || data->fresh_context)
+    {
+      context = json_node_new (JSON_NODE_ARRAY);
+      json_node_take_array (context, json_array_new ());
+    }
+  else
+    {
+      JsonObject *reference = json_object_new ();
+
+      json_object_set_string_member (reference, "previousTurnId", previous);
+      context = json_node_init_object (json_node_alloc (), reference);
+      json_object_unref (reference);
+    }
+
+  /* Step 4: the send options land on the turn; a session turn always
+   * has a human, and tools resolve relative paths against the session's
+   * directory. */
+  requested_agent = natter_send_options_to_requested_agent (data->options);
+  config = natter_send_options_to_turn_config (data->options, TRUE, natter_session_state_get_cwd (data->base.state));
+
+  natter_turn_runtime_create_turn_async (self->runtime, requested_agent, data->base.session_id, context,
+                                         data->input, config, NULL, send_turn_created_cb,
+                                         g_object_ref (task));
+}
+
+static GError *
+not_settled (const char *session_id,
+             const char *turn_id,
+             const char *status)
+{
+  return g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED,
+                      "The latest turn %s of session %s is %s; wait for it to settle or stop it",
+                      turn_id, session_id, status);
+}
+
+static void
+send_latest_read (GTask           *task,
+                  NatterTurnState *turn)
+{
+  SendData *data = send_data_get (task);
+  const char *latest = natter_session_state_get_latest_turn_id (data->base.state);
+
+  /* Step 2: no implicit queueing, steering or ask-human routing. */
+  if (natter_sessions_is_turn_running (data->base.self, latest))
+    {
+      natter_sessions_op_return_error (task, not_settled (data->base.session_id, latest, "running"));
+      return;
+    }
+  if (natter_turn_state_get_terminal_event (turn) == NULL)
+    {
+      natter_sessions_op_return_error (task, not_settled (data->base.session_id, latest,
+                                                          natter_turn_status_to_string (natter_derive_turn_status (turn))));
+      return;
+    }
+  if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_CHECK_LATEST))
+    return;
+  {
+    JsonObject *terminal = natter_turn_state_get_terminal_event (turn);
+
+    data->fresh_context =
+      g_strcmp0 (json_object_get_string_member_with_default (terminal, "type", NULL), "turn_failed") == 0 &&
+      g_strcmp0 (json_object_get_string_member_with_default (terminal, "code", NULL),
+                 NATTER_TURN_FAILED_CONTEXT_UNREADABLE) == 0;
+  }
+  send_create_turn (task);
+}
+
+static void
+send_session_read (GTask *task)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  const char *latest;
+
+  if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_READ_SESSION))
+    return;
+
+  latest = natter_session_state_get_latest_turn_id (data->state);
+  if (latest == NULL)
+    {
+      send_create_turn (task);
+      return;
+    }
+  /* A live advance is "running" whatever the file says. */
+  if (natter_sessions_is_turn_running (data->self, latest))
+    {
+      natter_sessions_op_return_error (task, not_settled (data->session_id, latest, "running"));
+      return;
+    }
+  natter_sessions_op_read_latest (task, send_latest_read);
+}
+
+/**
+ * natter_sessions_send_message_async:
+ * @self: the service
+ * @session_id: the session
+ * @input: (transfer none): the user message, `{role: "user", content}`
+ * @options: (transfer none): the SendMessageConfig of §9: the agent, an
+ *   optional model override, autoPermission and maxModelCalls
+ * @cancellable: (nullable): cancels up to the turn's creation; never the
+ *   turn (use natter_sessions_stop_turn_async())
+ * @callback: called on the main context once the turn runs
+ * @user_data: data for @callback
+ *
+ * sendMessage of §9.1, all under the session lock: (1) read and reduce
+ * the session; (2) refuse if the latest turn is not terminal — running
+ * (a live advance of this service), suspended or idle; (3) context `[]`
+ * for the first turn (a fork's fork point as `{previousTurnId}`), else
+ * `{previousTurnId: latest}`; (4) create the turn with the config and
+ * `humanAvailable: true`; (5) append `turn_appended` with the next
+ * `sessionSeq` and the turn's resolved agent id and `{provider, model}`;
+ * (6) in the same append, a `title_changed` from the truncated first
+ * message if the session has no title; (7) start the advance, tracked and
+ * forwarded (#NatterSessions::turn-event); (8) return the turn id at once.
+ * The index entry is updated and #NatterSessions::session-index-changed
+ * emitted after step 6 and again when the advance settles.
+ */
+void
+natter_sessions_send_message_async (NatterSessions      *self,
+                                    const char          *session_id,
+                                    JsonObject          *input,
+                                    const NatterSendOptions *options,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  SendData *data;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+  g_return_if_fail (input != NULL);
+  g_return_if_fail (options != NULL);
+
+  task = send_data_task_new (self, session_id, cancellable, callback, user_data,
+                             natter_sessions_send_message_async);
+  data = send_data_get (task);
+  data->input = json_object_ref (input);
+  data->options = natter_send_options_copy (options);
+  natter_sessions_op_lock_and_read (g_steal_pointer (&task), send_session_read);
+}
+
+/**
+ * natter_sessions_send_message_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the new turn's id; or %NULL with
+ *   %NATTER_SESSION_ERROR_TURN_NOT_SETTLED, %NATTER_SESSION_ERROR_NOT_FOUND,
+ *   %NATTER_SESSION_ERROR_CORRUPT, %NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+ *   the runtime's create_turn errors (%NATTER_RUNTIME_ERROR_AGENT, …), a
+ *   %NATTER_STORE_ERROR from an append, or %G_IO_ERROR_CANCELLED
+ */
+char *
+natter_sessions_send_message_finish (NatterSessions  *self,
+                                     GAsyncResult    *result,
+                                     GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_send_message_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* External inputs (§9.2) */
+
+static void
+input_waited_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterTurnOutcome *outcome;
+  GError *error = NULL;
+
+  outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result, &error);
+  if (outcome == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, outcome, (GDestroyNotify) natter_turn_outcome_unref);
+}
+
+/* One advance with one input; the runtime validates and its errors pass
+ * through. */
+static void
+advance_with_input (NatterSessions      *self,
+                    const char          *turn_id,
+                    JsonObject          *input,
+                    GCancellable        *cancellable,
+                    GAsyncReadyCallback  callback,
+                    gpointer             user_data,
+                    gpointer             source_tag)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  NatterTurnExecution *execution;
+  const char *session_id = natter_session_index_lookup_session_for_turn (self->index, turn_id);
+
+  g_task_set_source_tag (task, source_tag);
+  execution = natter_sessions_start_advance (self, session_id, turn_id, input);
+  natter_turn_execution_wait_async (execution, cancellable, input_waited_cb, g_steal_pointer (&task));
+}
+
+static NatterTurnOutcome *
+outcome_finish (NatterSessions  *self,
+                GAsyncResult    *result,
+                gpointer         source_tag,
+                GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * natter_sessions_respond_to_permission_async:
+ * @self: the service
+ * @turn_id: the suspended turn
+ * @tool_call_id: the call awaiting permission
+ * @decision: `allow` or `deny`
+ * @metadata: (nullable) (transfer none): recorded with the decision
+ * @cancellable: (nullable): cancels the wait, not the advance
+ * @callback: called on the main context when the advance settles
+ * @user_data: data for @callback
+ *
+ * respondToPermission of §9.2: one advance of @turn_id with a
+ * `permission_decision` input.
+ */
+void
+natter_sessions_respond_to_permission_async (NatterSessions      *self,
+                                             const char          *turn_id,
+                                             const char          *tool_call_id,
+                                             const char          *decision,
+                                             JsonNode            *metadata,
+                                             GCancellable        *cancellable,
+                                             GAsyncReadyCallback  callback,
+                                             gpointer             user_data)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL && tool_call_id != NULL && decision != NULL);
+
+  json_object_set_string_member (input, "type", "permission_decision");
+  json_object_set_string_member (input, "toolCallId", tool_call_id);
+  json_object_set_string_member (input, "decision", decision);
+  if (metadata != NULL)
+    json_object_set_member (input, "metadata", json_node_copy (metadata));
+  advance_with_input (self, turn_id, input, cancellable, callback, user_data,
+                      natter_sessions_respond_to_permission_async);
+}
+
+/**
+ * natter_sessions_respond_to_permission_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the advance's outcome; or %NULL
+ *   with the runtime's rejection passed through
+ *   (%NATTER_RUNTIME_ERROR_INVALID_INPUT for an unknown or resolved call,
+ *   %NATTER_RUNTIME_ERROR_TURN_ENDED for a terminal turn,
+ *   %NATTER_STORE_ERROR_NOT_FOUND, …)
+ */
+NatterTurnOutcome *
+natter_sessions_respond_to_permission_finish (NatterSessions  *self,
+                                              GAsyncResult    *result,
+                                              GError         **error)
+{
+  return outcome_finish (self, result, natter_sessions_respond_to_permission_async, error);
+}
+
+/**
+ * natter_sessions_respond_to_ask_human_async:
+ * @self: the service
+ * @turn_id: the suspended turn
+ * @tool_call_id: the pending `ask_human` call
+ * @answer: the human's answer
+ * @cancellable: (nullable): cancels the wait, not the advance
+ * @callback: called on the main context when the advance settles
+ * @user_data: data for @callback
+ *
+ * respondToAskHuman of §9.2: the dedicated endpoint for the ask-human
+ * tool, a thin wrapper over an `async_tool_result` input whose result is
+ * `{output: answer, isError: false}`. natter_sessions_send_message_async()
+ * never routes here (§9.1 step 2).
+ */
+void
+natter_sessions_respond_to_ask_human_async (NatterSessions      *self,
+                                            const char          *turn_id,
+                                            const char          *tool_call_id,
+                                            const char          *answer,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+  JsonObject *tool_result = json_object_new ();
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL && tool_call_id != NULL && answer != NULL);
+
+  json_object_set_string_member (tool_result, "output", answer);
+  json_object_set_boolean_member (tool_result, "isError", FALSE);
+  json_object_set_string_member (input, "type", "async_tool_result");
+  json_object_set_string_member (input, "toolCallId", tool_call_id);
+  json_object_set_object_member (input, "result", tool_result);
+  advance_with_input (self, turn_id, input, cancellable, callback, user_data,
+                      natter_sessions_respond_to_ask_human_async);
+}
+
+/**
+ * natter_sessions_respond_to_ask_human_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the advance's outcome; or %NULL
+ *   with the runtime's rejection passed through
+ */
+NatterTurnOutcome *
+natter_sessions_respond_to_ask_human_finish (NatterSessions  *self,
+                                             GAsyncResult    *result,
+                                             GError         **error)
+{
+  return outcome_finish (self, result, natter_sessions_respond_to_ask_human_async, error);
+}
+
+/**
+ * natter_sessions_deliver_async_tool_result_async:
+ * @self: the service
+ * @turn_id: the suspended turn
+ * @tool_call_id: the async call
+ * @result: (transfer none): ToolResultData `{output, isError}`
+ * @cancellable: (nullable): cancels the wait, not the advance
+ * @callback: called on the main context when the advance settles
+ * @user_data: data for @callback
+ *
+ * deliverAsyncToolResult of §9.2: one advance with an
+ * `async_tool_result` input.
+ */
+void
+natter_sessions_deliver_async_tool_result_async (NatterSessions      *self,
+                                                 const char          *turn_id,
+                                                 const char          *tool_call_id,
+                                                 JsonObject          *result,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL && tool_call_id != NULL && result != NULL);
+
+  json_object_set_string_member (input, "type", "async_tool_result");
+  json_object_set_string_member (input, "toolCallId", tool_call_id);
+  json_object_set_member (input, "result", object_node (result));
+  advance_with_input (self, turn_id, input, cancellable, callback, user_data,
+                      natter_sessions_deliver_async_tool_result_async);
+}
+
+/**
+ * natter_sessions_deliver_async_tool_result_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the advance's outcome; or %NULL
+ *   with the runtime's rejection passed through
+ */
+NatterTurnOutcome *
+natter_sessions_deliver_async_tool_result_finish (NatterSessions  *self,
+                                                  GAsyncResult    *result,
+                                                  GError         **error)
+{
+  return outcome_finish (self, result, natter_sessions_deliver_async_tool_result_async, error);
+}
+
+/* stop_turn, wait_for_turn (§9.3) */
+
+static void
+add_turn_waiter (NatterSessions *self,
+                 const char     *turn_id,
+                 GTask          *task)
+{
+  GPtrArray *waiters = g_hash_table_lookup (self->turn_waiters, turn_id);
+
+  if (waiters == NULL)
+    {
+      waiters = g_ptr_array_new_with_free_func (g_object_unref);
+      g_hash_table_insert (self->turn_waiters, g_strdup (turn_id), waiters);
+    }
+  g_ptr_array_add (waiters, task);
+}
+
+static void
+stop_cancel_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  GError *error = NULL;
+
+  outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result, &error);
+  /* A cancel that found the turn already terminal lost the race with a
+   * settle: the turn is stopped all the same. */
+  if (outcome == NULL && g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_TURN_ENDED))
+    g_clear_error (&error);
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * natter_sessions_stop_turn_async:
+ * @self: the service
+ * @turn_id: the turn
+ * @reason: (nullable): recorded on `turn_cancelled` when a cancel input
+ *   is used
+ * @cancellable: (nullable): cancels the wait only
+ * @callback: called on the main context once the turn is stopped
+ * @user_data: data for @callback
+ *
+ * stopTurn of §9.3. If this service has live advances of @turn_id (one
+ * running, others queued on the turn lock), cancels every one of their
+ * #GCancellables and completes when all have settled; the queued ones see
+ * their cancellation when the lock frees. Otherwise advances the turn
+ * with a `cancel` input. A cancel that loses the race with a concurrent
+ * settle (the turn is terminal when it applies) counts as success.
+ */
+void
+natter_sessions_stop_turn_async (NatterSessions      *self,
+                                 const char          *turn_id,
+                                 const char          *reason,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(JsonObject) input = NULL;
+  GPtrArray *live;
+  NatterTurnExecution *execution;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_stop_turn_async);
+
+  live = g_hash_table_lookup (self->live, turn_id);
+  if (live != NULL)
+    {
+      /* A copy: a cancellation may settle an advance synchronously. */
+      g_autoptr(GPtrArray) advances = g_ptr_array_copy (live, NULL, NULL);
+
+      add_turn_waiter (self, turn_id, g_steal_pointer (&task));
+      for (guint i = 0; i < advances->len; i++)
+        g_cancellable_cancel (((NatterSessionsAdvance *) g_ptr_array_index (advances, i))->cancellable);
+      return;
+    }
+
+  input = json_object_new ();
+  json_object_set_string_member (input, "type", "cancel");
+  if (reason != NULL)
+    json_object_set_string_member (input, "reason", reason);
+  execution = natter_sessions_start_advance (self, natter_session_index_lookup_session_for_turn (self->index, turn_id),
+                                             turn_id, input);
+  natter_turn_execution_wait_async (execution, NULL, stop_cancel_cb, g_steal_pointer (&task));
+}
+
+/**
+ * natter_sessions_stop_turn_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE when the turn is stopped (or had already ended); else
+ *   %FALSE with the runtime's error (%NATTER_STORE_ERROR_NOT_FOUND,
+ *   %NATTER_STORE_ERROR_CORRUPT, …)
+ */
+gboolean
+natter_sessions_stop_turn_finish (NatterSessions  *self,
+                                  GAsyncResult    *result,
+                                  GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_stop_turn_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * natter_sessions_wait_for_turn_async:
+ * @self: the service
+ * @turn_id: the turn
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Completes once this service has no live advance of @turn_id (at once if
+ * it has none); the index entry is updated by then only for advances that
+ * already delivered their outcome. For the CLI ("send and wait") and
+ * tests; the UI follows events instead.
+ */
+void
+natter_sessions_wait_for_turn_async (NatterSessions      *self,
+                                     const char          *turn_id,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_wait_for_turn_async);
+  if (!g_hash_table_contains (self->live, turn_id))
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  add_turn_waiter (self, turn_id, g_steal_pointer (&task));
+}
+
+/**
+ * natter_sessions_wait_for_turn_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE
+ */
+gboolean
+natter_sessions_wait_for_turn_finish (NatterSessions  *self,
+                                      GAsyncResult    *result,
+                                      GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_wait_for_turn_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* resume_turn (§9.3) */
+
+static void
+resume_latest_read (GTask           *task,
+                    NatterTurnState *turn)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  const char *latest = natter_session_state_get_latest_turn_id (data->state);
+  NatterTurnStatus status;
+
+  status = natter_derive_turn_status (turn);
+  if (natter_sessions_is_turn_running (data->self, latest) || status != NATTER_TURN_STATUS_IDLE)
+    {
+      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                                                          "The latest turn %s is %s, not idle; only an interrupted "
+                                                          "turn can be resumed", latest,
+                                                          natter_sessions_is_turn_running (data->self, latest)
+                                                          ? "running" : natter_turn_status_to_string (status)));
+      return;
+    }
+  natter_sessions_start_advance (data->self, data->session_id, latest, NULL);
+  natter_sessions_op_finish (task);
+  g_task_return_pointer (task, g_strdup (latest), g_free);
+}
+
+static void
+resume_session_read (GTask *task)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+
+  if (natter_session_state_get_latest_turn_id (data->state) == NULL)
+    {
+      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                                                          "Session %s has no turn to resume", data->session_id));
+      return;
+    }
+  natter_sessions_op_read_latest (task, resume_latest_read);
+}
+
+/**
+ * natter_sessions_resume_turn_async:
+ * @self: the service
+ * @session_id: the session
+ * @cancellable: (nullable): cancels up to the advance's start
+ * @callback: called on the main context once the advance runs
+ * @user_data: data for @callback
+ *
+ * resumeTurn of §9.3: re-enters the latest turn with no input, the turn
+ * runtime's recovery entry point, for a turn left `idle` by a crash. Only
+ * ever an explicit user action: recovery re-issues interrupted model
+ * calls. Like send_message it returns once the advance has started.
+ */
+void
+natter_sessions_resume_turn_async (NatterSessions      *self,
+                                   const char          *session_id,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  natter_sessions_op_lock_and_read (natter_sessions_op_task_new (self, session_id, sizeof (NatterSessionsOp), NULL,
+                                                                 cancellable, callback, user_data,
+                                                                 natter_sessions_resume_turn_async),
+                                    resume_session_read);
+}
+
+/**
+ * natter_sessions_resume_turn_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the resumed turn's id; or %NULL
+ *   with %NATTER_SESSION_ERROR_INVALID_ARGUMENT (no turns, or the latest
+ *   turn is running, suspended or terminal), %NATTER_SESSION_ERROR_NOT_FOUND
+ *   or %NATTER_SESSION_ERROR_CORRUPT
+ */
+char *
+natter_sessions_resume_turn_finish (NatterSessions  *self,
+                                    GAsyncResult    *result,
+                                    GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_resume_turn_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
