@@ -53,7 +53,7 @@ struct _NatterPreferencesWindow
   AdwPreferencesWindow  parent_instance;
 
   NatterServices       *services;
-  GSettings            *settings;
+  NatterSettings       *settings;
   GCancellable         *cancellable;
   GCancellable         *models_cancellable;
 
@@ -166,43 +166,29 @@ pending_end (NatterPreferencesWindow *self)
 
 /* The providers setting: a(sss) of (id, name, base URL) */
 
+static AdwToast *show_toast (NatterPreferencesWindow *self,
+                             const char              *title);
+
 static GPtrArray *
 read_providers (NatterPreferencesWindow *self)
 {
-  GPtrArray *providers = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
-  g_autoptr(GVariant) value = g_settings_get_value (self->settings, "providers");
-  GVariantIter iter;
-  const char *id, *name, *url;
-
-  g_variant_iter_init (&iter, value);
-  while (g_variant_iter_next (&iter, "(&s&s&s)", &id, &name, &url))
-    {
-      char **entry = g_new0 (char *, 4);
-
-      entry[0] = g_strdup (id);
-      entry[1] = g_strdup (name);
-      entry[2] = g_strdup (url);
-      g_ptr_array_add (providers, entry);
-    }
-  return providers;
+  return natter_settings_dup_providers (self->settings);
 }
 
-static void
+/* Stores @providers; a list the settings refuse is said in a toast. */
+static gboolean
 write_providers (NatterPreferencesWindow *self,
                  GPtrArray               *providers)
 {
-  GVariantBuilder builder;
+  g_autoptr(GError) error = NULL;
+  gboolean stored;
 
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sss)"));
-  for (guint i = 0; i < providers->len; i++)
-    {
-      char **entry = g_ptr_array_index (providers, i);
-
-      g_variant_builder_add (&builder, "(sss)", entry[0], entry[1], entry[2]);
-    }
   self->writing_providers = TRUE;
-  g_settings_set_value (self->settings, "providers", g_variant_builder_end (&builder));
+  stored = natter_settings_set_providers (self->settings, providers, &error);
   self->writing_providers = FALSE;
+  if (!stored)
+    show_toast (self, error->message);
+  return stored;
 }
 
 static int
@@ -210,7 +196,7 @@ find_provider (GPtrArray  *providers,
                const char *id)
 {
   for (guint i = 0; i < providers->len; i++)
-    if (g_str_equal (((char **) g_ptr_array_index (providers, i))[0], id))
+    if (g_str_equal (((NatterProviderConfig *) g_ptr_array_index (providers, i))->id, id))
       return (int) i;
   return -1;
 }
@@ -224,25 +210,18 @@ update_provider (NatterPreferencesWindow *self,
 {
   g_autoptr(GPtrArray) providers = read_providers (self);
   int index = find_provider (providers, id);
-  char **entry;
+  NatterProviderConfig *entry;
+  char **slot;
 
   if (index < 0)
     return;
   entry = g_ptr_array_index (providers, index);
-  if (g_str_equal (entry[field], value))
+  slot = field == 1 ? &entry->name : &entry->base_url;
+  if (g_str_equal (*slot, value))
     return;
-  g_free (entry[field]);
-  entry[field] = g_strdup (value);
+  g_free (*slot);
+  *slot = g_strdup (value);
   write_providers (self, providers);
-}
-
-static gboolean
-is_http_url (const char *text)
-{
-  g_autoptr(GUri) uri = g_uri_parse (text, G_URI_FLAGS_NONE, NULL);
-
-  return uri != NULL && g_uri_get_host (uri) != NULL && g_uri_get_host (uri)[0] != '\0' &&
-         (g_strcmp0 (g_uri_get_scheme (uri), "http") == 0 || g_strcmp0 (g_uri_get_scheme (uri), "https") == 0);
 }
 
 static ProviderRow *
@@ -287,7 +266,7 @@ url_applied_cb (AdwEntryRow *entry,
   NatterPreferencesWindow *self = g_object_get_data (G_OBJECT (entry), "window");
   g_autofree char *url = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (entry))));
 
-  if (!is_http_url (url))
+  if (!natter_provider_base_url_is_valid (url))
     {
       show_toast (self, _("The base URL must start with http:// or https://"));
       return;
@@ -510,7 +489,7 @@ test_clicked_cb (GtkButton   *button,
   g_autofree char *url = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row->url_row))));
   TestOp *op;
 
-  if (!is_http_url (url))
+  if (!natter_provider_base_url_is_valid (url))
     {
       show_toast (self, _("The base URL must start with http:// or https://"));
       return;
@@ -534,7 +513,7 @@ typedef struct
 {
   NatterPreferencesWindow *self;  /* weak */
   guint                    index;
-  char                   **entry;
+  NatterProviderConfig    *entry;
   gboolean                 undone;
 } RemovedProvider;
 
@@ -544,7 +523,7 @@ removed_provider_free (gpointer data)
   RemovedProvider *removed = data;
 
   g_clear_weak_pointer (&removed->self);
-  g_strfreev (removed->entry);
+  natter_provider_config_free (removed->entry);
   g_free (removed);
 }
 
@@ -559,8 +538,9 @@ undo_remove_cb (AdwToast        *toast,
     return;
   removed->undone = TRUE;
   providers = read_providers (self);
-  if (find_provider (providers, removed->entry[0]) < 0)
-    g_ptr_array_insert (providers, MIN (removed->index, providers->len), g_strdupv (removed->entry));
+  if (find_provider (providers, removed->entry->id) < 0)
+    g_ptr_array_insert (providers, MIN (removed->index, providers->len),
+                        natter_provider_config_copy (removed->entry));
   write_providers (self, providers);
   rebuild_providers (self);
   rebuild_provider_combo (self);
@@ -582,12 +562,16 @@ remove_clicked_cb (GtkButton   *button,
   removed = g_new0 (RemovedProvider, 1);
   g_set_weak_pointer (&removed->self, self);
   removed->index = index;
-  removed->entry = g_strdupv (g_ptr_array_index (providers, index));
+  removed->entry = natter_provider_config_copy (g_ptr_array_index (providers, index));
   g_ptr_array_remove_index (providers, index);
-  write_providers (self, providers);
+  if (!write_providers (self, providers))
+    {
+      removed_provider_free (removed);
+      return;
+    }
 
   /* The key stays in the keyring, so Undo gives the provider back whole. */
-  title = g_strdup_printf (_("Removed “%s”"), removed->entry[1]);
+  title = g_strdup_printf (_("Removed “%s”"), removed->entry->name);
   toast = show_undo_toast (self, title);
   g_object_set_data_full (G_OBJECT (toast), "removed", removed, removed_provider_free);
   g_signal_connect (toast, "button-clicked", G_CALLBACK (undo_remove_cb), removed);
@@ -601,7 +585,6 @@ add_provider_activated_cb (NatterPreferencesWindow *self)
 {
   g_autoptr(GPtrArray) providers = read_providers (self);
   g_autofree char *id = NULL;
-  char **entry;
   ProviderRow *row;
 
   for (guint n = 1; id == NULL || find_provider (providers, id) >= 0 ||
@@ -610,12 +593,9 @@ add_provider_activated_cb (NatterPreferencesWindow *self)
       g_free (id);
       id = g_strdup_printf ("provider-%u", n);
     }
-  entry = g_new0 (char *, 4);
-  entry[0] = g_strdup (id);
-  entry[1] = g_strdup (_("New Provider"));
-  entry[2] = g_strdup ("http://localhost:8080/v1");
-  g_ptr_array_add (providers, entry);
-  write_providers (self, providers);
+  g_ptr_array_add (providers, natter_provider_config_new (id, _("New Provider"), "http://localhost:8080/v1"));
+  if (!write_providers (self, providers))
+    return;
   rebuild_providers (self);
   rebuild_provider_combo (self);
 
@@ -640,18 +620,18 @@ icon_button (const char *icon_name,
 
 static void
 add_provider_row (NatterPreferencesWindow *self,
-                  char                   **entry,
+                  NatterProviderConfig    *entry,
                   gboolean                 expanded)
 {
   ProviderRow *row = g_new0 (ProviderRow, 1);
   GtkWidget *test_row;
 
-  row->id = g_strdup (entry[0]);
+  row->id = g_strdup (entry->id);
   row->expander = ADW_EXPANDER_ROW (adw_expander_row_new ());
   /* The provider's name and URL are the user's text, not markup. */
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row->expander), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->expander), entry[1]);
-  adw_expander_row_set_subtitle (row->expander, entry[2]);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->expander), entry->name);
+  adw_expander_row_set_subtitle (row->expander, entry->base_url);
   adw_expander_row_set_expanded (row->expander, expanded);
 
   row->remove_button = icon_button ("user-trash-symbolic", _("Remove Provider"));
@@ -660,13 +640,13 @@ add_provider_row (NatterPreferencesWindow *self,
   row->name_row = ADW_ENTRY_ROW (adw_entry_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->name_row), _("Name"));
   adw_entry_row_set_show_apply_button (row->name_row, TRUE);
-  gtk_editable_set_text (GTK_EDITABLE (row->name_row), entry[1]);
+  gtk_editable_set_text (GTK_EDITABLE (row->name_row), entry->name);
   adw_expander_row_add_row (row->expander, GTK_WIDGET (row->name_row));
 
   row->url_row = ADW_ENTRY_ROW (adw_entry_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->url_row), _("Base URL"));
   adw_entry_row_set_show_apply_button (row->url_row, TRUE);
-  gtk_editable_set_text (GTK_EDITABLE (row->url_row), entry[2]);
+  gtk_editable_set_text (GTK_EDITABLE (row->url_row), entry->base_url);
   adw_expander_row_add_row (row->expander, GTK_WIDGET (row->url_row));
 
   row->key_row = ADW_ENTRY_ROW (adw_password_entry_row_new ());
@@ -731,9 +711,9 @@ rebuild_providers (NatterPreferencesWindow *self)
 
   for (guint i = 0; i < providers->len; i++)
     {
-      char **entry = g_ptr_array_index (providers, i);
+      NatterProviderConfig *entry = g_ptr_array_index (providers, i);
 
-      add_provider_row (self, entry, g_hash_table_contains (expanded, entry[0]));
+      add_provider_row (self, entry, g_hash_table_contains (expanded, entry->id));
     }
 }
 
@@ -744,17 +724,17 @@ rebuild_provider_combo (NatterPreferencesWindow *self)
 {
   g_autoptr(GPtrArray) providers = read_providers (self);
   g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
-  g_autofree char *current = g_settings_get_string (self->settings, "default-provider");
+  g_autofree char *current = g_strdup (natter_settings_get_default_provider (self->settings));
   guint selected = GTK_INVALID_LIST_POSITION;
 
   g_ptr_array_set_size (self->provider_ids, 0);
   for (guint i = 0; i < providers->len; i++)
     {
-      char **entry = g_ptr_array_index (providers, i);
+      NatterProviderConfig *entry = g_ptr_array_index (providers, i);
 
-      gtk_string_list_append (names, entry[1]);
-      g_ptr_array_add (self->provider_ids, g_strdup (entry[0]));
-      if (g_str_equal (entry[0], current))
+      gtk_string_list_append (names, entry->name);
+      g_ptr_array_add (self->provider_ids, g_strdup (entry->id));
+      if (g_str_equal (entry->id, current))
         selected = i;
     }
   /* A default that is not in the list (removed, or the built-in
@@ -778,7 +758,7 @@ set_models (NatterPreferencesWindow  *self,
             const char               *problem)
 {
   g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
-  g_autofree char *current = g_settings_get_string (self->settings, "default-model");
+  g_autofree char *current = g_strdup (natter_settings_get_default_model (self->settings));
   guint selected = 0;
 
   g_ptr_array_set_size (self->model_ids, 0);
@@ -878,13 +858,13 @@ provider_selected_cb (NatterPreferencesWindow *self)
   if (self->updating_combos || selected >= self->provider_ids->len)
     return;
   id = g_ptr_array_index (self->provider_ids, selected);
-  current = g_settings_get_string (self->settings, "default-provider");
+  current = g_strdup (natter_settings_get_default_provider (self->settings));
   if (g_str_equal (current, id))
     return;
   /* Model names belong to a provider: a new provider starts from its
    * first model until one is picked. */
-  g_settings_set_string (self->settings, "default-model", "");
-  g_settings_set_string (self->settings, "default-provider", id);
+  natter_settings_set_default_model (self->settings, "");
+  natter_settings_set_default_provider (self->settings, id);
 }
 
 static void
@@ -894,68 +874,50 @@ model_selected_cb (NatterPreferencesWindow *self)
 
   if (self->updating_combos || selected >= self->model_ids->len)
     return;
-  g_settings_set_string (self->settings, "default-model", g_ptr_array_index (self->model_ids, selected));
+  natter_settings_set_default_model (self->settings, g_ptr_array_index (self->model_ids, selected));
+}
+
+/* The settings changed, here or elsewhere */
+
+static void
+providers_changed_cb (NatterPreferencesWindow *self)
+{
+  if (!self->writing_providers)
+    rebuild_providers (self);
+  rebuild_provider_combo (self);
+  reload_models (self);
 }
 
 static void
-settings_changed_cb (GSettings               *settings,
-                     const char              *key,
-                     NatterPreferencesWindow *self)
+default_provider_changed_cb (NatterPreferencesWindow *self)
 {
-  if (g_str_equal (key, "providers"))
+  const char *current = natter_settings_get_default_provider (self->settings);
+  guint index;
+
+  /* Usually the combo itself wrote it: keep its model (replacing it
+   * inside its own notify would free it under its feet). */
+  if (g_ptr_array_find_with_equal_func (self->provider_ids, current, g_str_equal, &index))
     {
-      if (!self->writing_providers)
-        rebuild_providers (self);
+      self->updating_combos = TRUE;
+      adw_combo_row_set_selected (self->provider_row, index);
+      self->updating_combos = FALSE;
+    }
+  else
+    {
       rebuild_provider_combo (self);
-      reload_models (self);
     }
-  else if (g_str_equal (key, "default-provider"))
-    {
-      g_autofree char *current = g_settings_get_string (settings, "default-provider");
-      guint index;
-
-      /* Usually the combo itself wrote it: keep its model (replacing it
-       * inside its own notify would free it under its feet). */
-      if (g_ptr_array_find_with_equal_func (self->provider_ids, current, g_str_equal, &index))
-        {
-          self->updating_combos = TRUE;
-          adw_combo_row_set_selected (self->provider_row, index);
-          self->updating_combos = FALSE;
-        }
-      else
-        {
-          rebuild_provider_combo (self);
-        }
-      reload_models (self);
-    }
-  else if (g_str_equal (key, "default-model"))
-    {
-      g_autofree char *current = g_settings_get_string (settings, "default-model");
-      guint selected = adw_combo_row_get_selected (self->model_row);
-
-      if (selected >= self->model_ids->len ||
-          !g_str_equal (g_ptr_array_index (self->model_ids, selected), current))
-        reload_models (self);
-    }
+  reload_models (self);
 }
 
-/* The model-call limit: a uint setting on a double adjustment */
-
-static gboolean
-uint_to_double (GValue   *value,
-                GVariant *variant,
-                gpointer  user_data)
+static void
+default_model_changed_cb (NatterPreferencesWindow *self)
 {
-  g_value_set_double (value, g_variant_get_uint32 (variant));
-  return TRUE;
-}
+  const char *current = natter_settings_get_default_model (self->settings);
+  guint selected = adw_combo_row_get_selected (self->model_row);
 
-static GVariant *
-double_to_uint (const GValue       *value,
-                const GVariantType *expected_type,
-                gpointer            user_data)
-{
-  return g_variant_new_uint32 ((guint32) CLAMP (g_value_get_double (value), 1, 1000));
+  if (selected >= self->model_ids->len ||
+      !g_str_equal (g_ptr_array_index (self->model_ids, selected), current))
+    reload_models (self);
 }
 
 /* The data folder */
@@ -1545,7 +1507,7 @@ open_editor (NatterPreferencesWindow *self,
       const char *id = g_ptr_array_index (self->provider_ids, i);
       int index = find_provider (configured, id);
 
-      gtk_string_list_append (providers, index >= 0 ? ((char **) g_ptr_array_index (configured, index))[1] : id);
+      gtk_string_list_append (providers, index >= 0 ? ((NatterProviderConfig *) g_ptr_array_index (configured, index))->name : id);
       if (model != NULL && g_str_equal (json_object_get_string_member (model, "provider"), id))
         selected_provider = i + 1;
     }
@@ -1618,14 +1580,6 @@ natter_preferences_window_dispose (GObject *object)
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_data (self->settings, self);
   g_clear_weak_pointer (&self->undo_toast);
-  if (self->settings != NULL)
-    {
-      g_settings_unbind (gtk_spin_button_get_adjustment (self->max_calls_spin), "value");
-      g_settings_unbind (self->auto_permission_switch, "active");
-      /* The writability binding G_SETTINGS_BIND_DEFAULT adds holds the
-       * settings too. */
-      g_settings_unbind (self->auto_permission_switch, "sensitive");
-    }
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_PREFERENCES_WINDOW);
 
   G_OBJECT_CLASS (natter_preferences_window_parent_class)->dispose (object);
@@ -1724,7 +1678,7 @@ natter_preferences_window_new (GtkWindow      *parent,
 
   g_return_val_if_fail (parent == NULL || GTK_IS_WINDOW (parent), NULL);
   g_return_val_if_fail (NATTER_IS_SERVICES (services), NULL);
-  g_return_val_if_fail (natter_services_get_settings (services) != NULL, NULL);
+  g_return_val_if_fail (natter_settings_get_gsettings (natter_services_get_settings (services)) != NULL, NULL);
 
   self = g_object_new (NATTER_TYPE_PREFERENCES_WINDOW,
                        "transient-for", parent,
@@ -1732,11 +1686,13 @@ natter_preferences_window_new (GtkWindow      *parent,
   self->services = g_object_ref (services);
   self->settings = g_object_ref (natter_services_get_settings (services));
 
-  g_settings_bind_with_mapping (self->settings, "max-model-calls",
-                                gtk_spin_button_get_adjustment (self->max_calls_spin), "value",
-                                G_SETTINGS_BIND_DEFAULT, uint_to_double, double_to_uint, NULL, NULL);
-  g_settings_bind (self->settings, "auto-permission", self->auto_permission_switch, "active",
-                   G_SETTINGS_BIND_DEFAULT);
+  /* The adjustment's double and the setting's uint convert both ways;
+   * the adjustment's bounds are the key's range. */
+  g_object_bind_property (self->settings, "max-model-calls",
+                          gtk_spin_button_get_adjustment (self->max_calls_spin), "value",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  g_object_bind_property (self->settings, "auto-permission", self->auto_permission_switch, "active",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 
   data_dir = g_file_get_path (natter_services_get_data_dir (services));
   adw_action_row_set_subtitle (self->data_dir_row, data_dir);
@@ -1750,7 +1706,10 @@ natter_preferences_window_new (GtkWindow      *parent,
 
   g_signal_connect_swapped (self->provider_row, "notify::selected", G_CALLBACK (provider_selected_cb), self);
   g_signal_connect_swapped (self->model_row, "notify::selected", G_CALLBACK (model_selected_cb), self);
-  g_signal_connect (self->settings, "changed", G_CALLBACK (settings_changed_cb), self);
+  g_signal_connect_swapped (self->settings, "notify::providers", G_CALLBACK (providers_changed_cb), self);
+  g_signal_connect_swapped (self->settings, "notify::default-provider",
+                            G_CALLBACK (default_provider_changed_cb), self);
+  g_signal_connect_swapped (self->settings, "notify::default-model", G_CALLBACK (default_model_changed_cb), self);
   return self;
 }
 
