@@ -12,7 +12,11 @@
  * through GSettings (bound where a property maps one to one), keys
  * through the services' NatterSecretStore, agents through the
  * NatterAgentStore. The window never shows a stored key: only whether
- * one is stored.
+ * one is stored. Each provider and agent is a row of its own
+ * (NatterProviderRow, NatterAgentRow) and the agent editor a subpage
+ * (NatterAgentEditor); they say what the user asked for through signals,
+ * and this window answers with the settings, the keyring and the agent
+ * store.
  */
 
 #define G_LOG_DOMAIN "natter-preferences-window"
@@ -21,32 +25,14 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-agent-editor.h"
+#include "natter-agent-row.h"
 #include "natter-builtin-tools.h"
 #include "natter-preferences-window-private.h"
+#include "natter-provider-row.h"
 
 /* A connection test or model list waits at most this long for a server. */
 #define TEST_TIMEOUT_SECONDS 15
-
-typedef struct
-{
-  char           *id;
-  AdwExpanderRow *expander;
-  AdwEntryRow    *name_row;
-  AdwEntryRow    *url_row;
-  AdwEntryRow    *key_row;
-  GtkWidget      *stored_label;
-  GtkWidget      *forget_button;
-  GtkWidget      *test_button;
-  GtkWidget      *remove_button;
-  gboolean        key_stored;
-} ProviderRow;
-
-typedef struct
-{
-  GtkWidget *row;
-  GtkWidget *edit_button;
-  GtkWidget *delete_button;
-} AgentRow;
 
 struct _NatterPreferencesWindow
 {
@@ -71,27 +57,14 @@ struct _NatterPreferencesWindow
   AdwPreferencesGroup  *agents_group;
   AdwActionRow         *add_agent_row;
 
-  GHashTable           *provider_rows;   /* id → ProviderRow */
-  GPtrArray            *provider_widgets; /* AdwExpanderRow, in order */
+  GHashTable           *provider_rows;   /* id → NatterProviderRow */
+  GPtrArray            *provider_widgets; /* NatterProviderRow, in order */
   GPtrArray            *provider_ids;    /* of the provider combo */
   GPtrArray            *model_ids;       /* of the model combo; [0] = "" */
-  GHashTable           *agent_rows;      /* id → AgentRow */
+  GHashTable           *agent_rows;      /* id → NatterAgentRow */
   GPtrArray            *agent_widgets;
 
-  /* The agent editor subpage, while open */
-  char                 *editing_id;      /* NULL: a new agent */
-  AdwEntryRow          *editor_name;
-  GtkTextView          *editor_prompt;
-  AdwComboRow          *editor_provider;
-  AdwPreferencesGroup  *editor_model_group;
-  AdwComboRow          *editor_model_list;  /* the provider's /models */
-  AdwEntryRow          *editor_model;       /* typed, when they cannot be listed */
-  GPtrArray            *editor_model_ids;   /* of editor_model_list */
-  char                 *editor_stored_provider;
-  char                 *editor_stored_model;
-  GCancellable         *editor_cancellable;
-  GtkWidget            *editor_save;
-  GHashTable           *editor_tools;    /* toolId → GtkCheckButton */
+  NatterAgentEditor    *editor;          /* the open subpage, or NULL */
 
   char                 *last_toast;
   AdwToast             *undo_toast;      /* weak */
@@ -106,15 +79,6 @@ static void rebuild_providers      (NatterPreferencesWindow *self);
 static void rebuild_provider_combo (NatterPreferencesWindow *self);
 static void reload_models          (NatterPreferencesWindow *self);
 static void rebuild_agents         (NatterPreferencesWindow *self);
-
-static void
-provider_row_free (gpointer data)
-{
-  ProviderRow *row = data;
-
-  g_free (row->id);
-  g_free (row);
-}
 
 /* Toasts */
 
@@ -224,7 +188,7 @@ update_provider (NatterPreferencesWindow *self,
   write_providers (self, providers);
 }
 
-static ProviderRow *
+static NatterProviderRow *
 row_for (NatterPreferencesWindow *self,
          const char              *id)
 {
@@ -232,47 +196,32 @@ row_for (NatterPreferencesWindow *self,
 }
 
 static void
-set_key_stored (ProviderRow *row,
-                gboolean     stored)
+apply_name_cb (NatterProviderRow       *row,
+               const char              *name,
+               NatterPreferencesWindow *self)
 {
-  row->key_stored = stored;
-  gtk_widget_set_visible (row->stored_label, stored);
-  gtk_widget_set_visible (row->forget_button, stored);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->key_row),
-                                 stored ? _("Replace API Key") : _("API Key"));
-}
-
-static void
-name_applied_cb (AdwEntryRow *entry,
-                 ProviderRow *row)
-{
-  NatterPreferencesWindow *self = g_object_get_data (G_OBJECT (entry), "window");
-  g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (entry))));
-
   if (name[0] == '\0')
     {
       show_toast (self, _("A provider needs a name"));
       return;
     }
-  update_provider (self, row->id, 1, name);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->expander), name);
+  update_provider (self, natter_provider_row_get_provider_id (row), 1, name);
+  natter_provider_row_set_name (row, name);
   rebuild_provider_combo (self);
 }
 
 static void
-url_applied_cb (AdwEntryRow *entry,
-                ProviderRow *row)
+apply_url_cb (NatterProviderRow       *row,
+              const char              *url,
+              NatterPreferencesWindow *self)
 {
-  NatterPreferencesWindow *self = g_object_get_data (G_OBJECT (entry), "window");
-  g_autofree char *url = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (entry))));
-
   if (!natter_provider_base_url_is_valid (url))
     {
       show_toast (self, _("The base URL must start with http:// or https://"));
       return;
     }
-  update_provider (self, row->id, 2, url);
-  adw_expander_row_set_subtitle (row->expander, url);
+  update_provider (self, natter_provider_row_get_provider_id (row), 2, url);
+  natter_provider_row_set_base_url (row, url);
 }
 
 /* API keys: each operation carries the window (one pending reference)
@@ -313,7 +262,7 @@ key_stored_cb (GObject      *object,
   g_autoptr(SecretOp) op = user_data;
   NatterPreferencesWindow *self = op->self;
   g_autoptr(GError) error = NULL;
-  ProviderRow *row;
+  NatterProviderRow *row;
 
   natter_secret_store_store_finish (NATTER_SECRET_STORE (object), result, &error);
   if (!pending_end (self))
@@ -327,24 +276,22 @@ key_stored_cb (GObject      *object,
     }
   if ((row = row_for (self, op->id)) != NULL)
     {
-      gtk_editable_set_text (GTK_EDITABLE (row->key_row), "");
-      set_key_stored (row, TRUE);
+      natter_provider_row_clear_entered_key (row);
+      natter_provider_row_set_key_stored (row, TRUE);
     }
   show_toast (self, _("API key stored in the keyring"));
   reload_models (self);
 }
 
 static void
-key_applied_cb (AdwEntryRow *entry,
-                ProviderRow *row)
+apply_key_cb (NatterProviderRow       *row,
+              const char              *key,
+              NatterPreferencesWindow *self)
 {
-  NatterPreferencesWindow *self = g_object_get_data (G_OBJECT (entry), "window");
-  const char *key = gtk_editable_get_text (GTK_EDITABLE (entry));
+  const char *id = natter_provider_row_get_provider_id (row);
 
-  if (key[0] == '\0')
-    return;
-  natter_secret_store_store_async (natter_services_get_secret_store (self->services), row->id, key,
-                                   self->cancellable, key_stored_cb, secret_op_new (self, row->id));
+  natter_secret_store_store_async (natter_services_get_secret_store (self->services), id, key,
+                                   self->cancellable, key_stored_cb, secret_op_new (self, id));
 }
 
 static void
@@ -355,11 +302,11 @@ key_looked_up_cb (GObject      *object,
   g_autoptr(SecretOp) op = user_data;
   g_autoptr(GError) error = NULL;
   g_autofree char *key = NULL;
-  ProviderRow *row;
+  NatterProviderRow *row;
 
   key = natter_secret_store_lookup_finish (NATTER_SECRET_STORE (object), result, &error);
   if (pending_end (op->self) && (row = row_for (op->self, op->id)) != NULL)
-    set_key_stored (row, key != NULL);
+    natter_provider_row_set_key_stored (row, key != NULL);
   if (key != NULL)
     memset (key, 0, strlen (key));
 }
@@ -372,7 +319,7 @@ key_cleared_cb (GObject      *object,
   g_autoptr(SecretOp) op = user_data;
   NatterPreferencesWindow *self = op->self;
   g_autoptr(GError) error = NULL;
-  ProviderRow *row;
+  NatterProviderRow *row;
 
   natter_secret_store_clear_finish (NATTER_SECRET_STORE (object), result, &error);
   if (!pending_end (self))
@@ -385,18 +332,18 @@ key_cleared_cb (GObject      *object,
       return;
     }
   if ((row = row_for (self, op->id)) != NULL)
-    set_key_stored (row, FALSE);
+    natter_provider_row_set_key_stored (row, FALSE);
   show_toast (self, _("API key removed from the keyring"));
 }
 
 static void
-forget_clicked_cb (GtkButton   *button,
-                   ProviderRow *row)
+forget_key_cb (NatterProviderRow       *row,
+               NatterPreferencesWindow *self)
 {
-  NatterPreferencesWindow *self = g_object_get_data (G_OBJECT (button), "window");
+  const char *id = natter_provider_row_get_provider_id (row);
 
-  natter_secret_store_clear_async (natter_services_get_secret_store (self->services), row->id,
-                                   self->cancellable, key_cleared_cb, secret_op_new (self, row->id));
+  natter_secret_store_clear_async (natter_services_get_secret_store (self->services), id,
+                                   self->cancellable, key_cleared_cb, secret_op_new (self, id));
 }
 
 /* The connection test: GET {baseUrl}/models with the typed key, else
@@ -429,7 +376,7 @@ test_listed_cb (GObject      *object,
   NatterPreferencesWindow *self = op->self;
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) models = NULL;
-  ProviderRow *row;
+  NatterProviderRow *row;
 
   models = natter_openai_provider_list_models_finish (NATTER_OPENAI_PROVIDER (object), result, &error);
   if (pending_end (self))
@@ -437,7 +384,7 @@ test_listed_cb (GObject      *object,
       guint n = models != NULL ? g_strv_length (models) : 0;
 
       if ((row = row_for (self, op->id)) != NULL)
-        gtk_widget_set_sensitive (row->test_button, TRUE);
+        natter_provider_row_set_testing (row, FALSE);
       if (models == NULL)
         {
           show_toast (self, error->message);
@@ -481,12 +428,11 @@ test_key_cb (GObject      *object,
 }
 
 static void
-test_clicked_cb (GtkButton   *button,
-                 ProviderRow *row)
+test_cb (NatterProviderRow       *row,
+         NatterPreferencesWindow *self)
 {
-  NatterPreferencesWindow *self = g_object_get_data (G_OBJECT (button), "window");
-  const char *typed = gtk_editable_get_text (GTK_EDITABLE (row->key_row));
-  g_autofree char *url = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row->url_row))));
+  const char *typed = natter_provider_row_get_entered_key (row);
+  g_autofree char *url = natter_provider_row_dup_entered_url (row);
   TestOp *op;
 
   if (!natter_provider_base_url_is_valid (url))
@@ -496,14 +442,14 @@ test_clicked_cb (GtkButton   *button,
     }
   op = g_new0 (TestOp, 1);
   op->self = pending_begin (self);
-  op->id = g_strdup (row->id);
-  op->name = g_strdup (gtk_editable_get_text (GTK_EDITABLE (row->name_row)));
+  op->id = g_strdup (natter_provider_row_get_provider_id (row));
+  op->name = g_strdup (natter_provider_row_get_entered_name (row));
   op->url = g_steal_pointer (&url);
-  gtk_widget_set_sensitive (row->test_button, FALSE);
+  natter_provider_row_set_testing (row, TRUE);
   if (typed[0] != '\0')
     test_run (op, typed);
   else
-    natter_secret_store_lookup_async (natter_services_get_secret_store (self->services), row->id,
+    natter_secret_store_lookup_async (natter_services_get_secret_store (self->services), op->id,
                                       self->cancellable, test_key_cb, op);
 }
 
@@ -547,12 +493,11 @@ undo_remove_cb (AdwToast        *toast,
 }
 
 static void
-remove_clicked_cb (GtkButton   *button,
-                   ProviderRow *row)
+remove_cb (NatterProviderRow       *row,
+           NatterPreferencesWindow *self)
 {
-  NatterPreferencesWindow *self = g_object_get_data (G_OBJECT (button), "window");
   g_autoptr(GPtrArray) providers = read_providers (self);
-  int index = find_provider (providers, row->id);
+  int index = find_provider (providers, natter_provider_row_get_provider_id (row));
   g_autofree char *title = NULL;
   RemovedProvider *removed;
   AdwToast *toast;
@@ -585,7 +530,6 @@ add_provider_activated_cb (NatterPreferencesWindow *self)
 {
   g_autoptr(GPtrArray) providers = read_providers (self);
   g_autofree char *id = NULL;
-  ProviderRow *row;
 
   for (guint n = 1; id == NULL || find_provider (providers, id) >= 0 ||
                     g_str_equal (id, NATTER_DEFAULT_PROVIDER_ID); n++)
@@ -599,94 +543,33 @@ add_provider_activated_cb (NatterPreferencesWindow *self)
   rebuild_providers (self);
   rebuild_provider_combo (self);
 
-  row = row_for (self, id);
-  adw_expander_row_set_expanded (row->expander, TRUE);
-  gtk_widget_grab_focus (GTK_WIDGET (row->name_row));
+  natter_provider_row_focus_name (row_for (self, id));
 }
 
 /* Building the provider rows */
-
-static GtkWidget *
-icon_button (const char *icon_name,
-             const char *tooltip)
-{
-  GtkWidget *button = gtk_button_new_from_icon_name (icon_name);
-
-  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (button, tooltip);
-  gtk_widget_add_css_class (button, "flat");
-  return button;
-}
 
 static void
 add_provider_row (NatterPreferencesWindow *self,
                   NatterProviderConfig    *entry,
                   gboolean                 expanded)
 {
-  ProviderRow *row = g_new0 (ProviderRow, 1);
-  GtkWidget *test_row;
+  NatterProviderRow *row = natter_provider_row_new (entry);
+  const char *id = natter_provider_row_get_provider_id (row);
 
-  row->id = g_strdup (entry->id);
-  row->expander = ADW_EXPANDER_ROW (adw_expander_row_new ());
-  /* The provider's name and URL are the user's text, not markup. */
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row->expander), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->expander), entry->name);
-  adw_expander_row_set_subtitle (row->expander, entry->base_url);
-  adw_expander_row_set_expanded (row->expander, expanded);
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), expanded);
+  g_signal_connect (row, "apply-name", G_CALLBACK (apply_name_cb), self);
+  g_signal_connect (row, "apply-url", G_CALLBACK (apply_url_cb), self);
+  g_signal_connect (row, "apply-key", G_CALLBACK (apply_key_cb), self);
+  g_signal_connect (row, "forget-key", G_CALLBACK (forget_key_cb), self);
+  g_signal_connect (row, "test", G_CALLBACK (test_cb), self);
+  g_signal_connect (row, "remove", G_CALLBACK (remove_cb), self);
 
-  row->remove_button = icon_button ("user-trash-symbolic", _("Remove Provider"));
-  adw_expander_row_add_action (row->expander, row->remove_button);
+  adw_preferences_group_add (self->providers_group, GTK_WIDGET (row));
+  g_ptr_array_add (self->provider_widgets, row);
+  g_hash_table_replace (self->provider_rows, (gpointer) id, row);
 
-  row->name_row = ADW_ENTRY_ROW (adw_entry_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->name_row), _("Name"));
-  adw_entry_row_set_show_apply_button (row->name_row, TRUE);
-  gtk_editable_set_text (GTK_EDITABLE (row->name_row), entry->name);
-  adw_expander_row_add_row (row->expander, GTK_WIDGET (row->name_row));
-
-  row->url_row = ADW_ENTRY_ROW (adw_entry_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->url_row), _("Base URL"));
-  adw_entry_row_set_show_apply_button (row->url_row, TRUE);
-  gtk_editable_set_text (GTK_EDITABLE (row->url_row), entry->base_url);
-  adw_expander_row_add_row (row->expander, GTK_WIDGET (row->url_row));
-
-  row->key_row = ADW_ENTRY_ROW (adw_password_entry_row_new ());
-  adw_entry_row_set_show_apply_button (row->key_row, TRUE);
-  row->stored_label = gtk_label_new (_("Stored in the keyring"));
-  gtk_widget_add_css_class (row->stored_label, "dim-label");
-  gtk_widget_add_css_class (row->stored_label, "caption");
-  adw_entry_row_add_suffix (row->key_row, row->stored_label);
-  row->forget_button = icon_button ("edit-clear-symbolic", _("Remove the Stored Key"));
-  adw_entry_row_add_suffix (row->key_row, row->forget_button);
-  adw_expander_row_add_row (row->expander, GTK_WIDGET (row->key_row));
-  set_key_stored (row, FALSE);
-
-  test_row = adw_action_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (test_row), _("Connection"));
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (test_row), _("Lists the server’s models with the key above"));
-  row->test_button = gtk_button_new_with_mnemonic (_("_Test"));
-  gtk_widget_set_valign (row->test_button, GTK_ALIGN_CENTER);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (test_row), row->test_button);
-  adw_expander_row_add_row (row->expander, test_row);
-
-  g_object_set_data (G_OBJECT (row->name_row), "window", self);
-  g_object_set_data (G_OBJECT (row->url_row), "window", self);
-  g_object_set_data (G_OBJECT (row->key_row), "window", self);
-  g_object_set_data (G_OBJECT (row->test_button), "window", self);
-  g_object_set_data (G_OBJECT (row->remove_button), "window", self);
-  g_object_set_data (G_OBJECT (row->forget_button), "window", self);
-  g_signal_connect (row->name_row, "apply", G_CALLBACK (name_applied_cb), row);
-  g_signal_connect (row->url_row, "apply", G_CALLBACK (url_applied_cb), row);
-  g_signal_connect (row->key_row, "apply", G_CALLBACK (key_applied_cb), row);
-  g_signal_connect (row->test_button, "clicked", G_CALLBACK (test_clicked_cb), row);
-  g_signal_connect (row->remove_button, "clicked", G_CALLBACK (remove_clicked_cb), row);
-  g_signal_connect (row->forget_button, "clicked", G_CALLBACK (forget_clicked_cb), row);
-
-  adw_preferences_group_add (self->providers_group, GTK_WIDGET (row->expander));
-  g_ptr_array_add (self->provider_widgets, row->expander);
-  g_hash_table_replace (self->provider_rows, row->id, row);
-
-  natter_secret_store_lookup_async (natter_services_get_secret_store (self->services), row->id,
-                                    self->cancellable, key_looked_up_cb, secret_op_new (self, row->id));
+  natter_secret_store_lookup_async (natter_services_get_secret_store (self->services), id,
+                                    self->cancellable, key_looked_up_cb, secret_op_new (self, id));
 }
 
 static void
@@ -695,13 +578,13 @@ rebuild_providers (NatterPreferencesWindow *self)
   g_autoptr(GPtrArray) providers = read_providers (self);
   g_autoptr(GHashTable) expanded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GHashTableIter iter;
-  ProviderRow *row;
+  NatterProviderRow *row;
 
   /* Rows are rebuilt whole; which were open survives. */
   g_hash_table_iter_init (&iter, self->provider_rows);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &row))
-    if (adw_expander_row_get_expanded (row->expander))
-      g_hash_table_add (expanded, g_strdup (row->id));
+    if (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (row)))
+      g_hash_table_add (expanded, g_strdup (natter_provider_row_get_provider_id (row)));
   for (guint i = 0; i < self->provider_widgets->len; i++)
     {
       adw_preferences_group_remove (self->providers_group, g_ptr_array_index (self->provider_widgets, i));
@@ -933,20 +816,6 @@ open_data_dir_clicked_cb (NatterPreferencesWindow *self)
 
 /* Agents */
 
-static const char *
-tool_label (const char *tool_id)
-{
-  if (g_str_equal (tool_id, NATTER_TOOL_ID_ASK_HUMAN))
-    return _("Ask you questions");
-  if (g_str_equal (tool_id, NATTER_TOOL_ID_READ_FILE))
-    return _("Read files");
-  if (g_str_equal (tool_id, NATTER_TOOL_ID_LIST_DIRECTORY))
-    return _("List folders");
-  if (g_str_equal (tool_id, NATTER_TOOL_ID_CURRENT_TIME))
-    return _("Tell the time");
-  return tool_id;
-}
-
 static void
 fill_assistant_row (NatterPreferencesWindow *self)
 {
@@ -981,7 +850,7 @@ fill_assistant_row (NatterPreferencesWindow *self)
 
       if (i > 0)
         g_string_append (tools, ", ");
-      g_string_append (tools, tool_label (json_object_get_string_member (descriptor, "toolId")));
+      g_string_append (tools, natter_agent_tool_label (json_object_get_string_member (descriptor, "toolId")));
     }
   tools_row = adw_action_row_new ();
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (tools_row), FALSE);
@@ -1008,10 +877,10 @@ static void open_editor (NatterPreferencesWindow *self,
                          JsonObject              *agent);
 
 static void
-edit_agent_clicked_cb (GtkButton               *button,
-                       NatterPreferencesWindow *self)
+edit_agent_cb (NatterAgentRow          *row,
+               NatterPreferencesWindow *self)
 {
-  g_autoptr(JsonObject) agent = load_agent (self, g_object_get_data (G_OBJECT (button), "agent-id"));
+  g_autoptr(JsonObject) agent = load_agent (self, natter_agent_row_get_agent_id (row));
 
   if (agent != NULL)
     open_editor (self, agent);
@@ -1054,11 +923,11 @@ undo_delete_cb (AdwToast     *toast,
 }
 
 static void
-delete_agent_clicked_cb (GtkButton               *button,
-                         NatterPreferencesWindow *self)
+delete_agent_cb (NatterAgentRow          *row,
+                 NatterPreferencesWindow *self)
 {
-  const char *agent_id = g_object_get_data (G_OBJECT (button), "agent-id");
-  const char *name = g_object_get_data (G_OBJECT (button), "agent-name");
+  const char *agent_id = natter_agent_row_get_agent_id (row);
+  g_autofree char *name = g_strdup (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)));
   NatterAgentStore *store = natter_services_get_agent_store (self->services);
   g_autofree char *basename = g_strconcat (agent_id, ".json", NULL);
   g_autoptr(GError) error = NULL;
@@ -1080,23 +949,6 @@ delete_agent_clicked_cb (GtkButton               *button,
   g_object_set_data_full (G_OBJECT (toast), "deleted", deleted, deleted_agent_free);
   g_signal_connect (toast, "button-clicked", G_CALLBACK (undo_delete_cb), deleted);
   rebuild_agents (self);
-}
-
-static char *
-describe_agent (JsonObject *agent)
-{
-  JsonArray *tools = json_object_get_array_member (agent, "tools");
-  guint n = json_array_get_length (tools);
-  g_autofree char *tools_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u tool", "%u tools", n), n);
-
-  if (json_object_has_member (agent, "model"))
-    {
-      JsonObject *model = json_object_get_object_member (agent, "model");
-
-      return g_strdup_printf ("%s · %s · %s", json_object_get_string_member (model, "provider"),
-                              json_object_get_string_member (model, "model"), tools_text);
-    }
-  return g_strdup_printf (_("Default model · %s"), tools_text);
 }
 
 static void
@@ -1125,301 +977,64 @@ rebuild_agents (NatterPreferencesWindow *self)
   for (guint i = 0; i < agents->len; i++)
     {
       JsonObject *agent = g_ptr_array_index (agents, i);
-      const char *agent_id = json_object_get_string_member (agent, "agentId");
-      const char *problem = json_object_get_string_member_with_default (agent, "error", NULL);
-      AgentRow *row = g_new0 (AgentRow, 1);
+      NatterAgentRow *row = natter_agent_row_new (agent);
 
-      row->row = adw_action_row_new ();
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row->row), FALSE);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row->row),
-                                     json_object_get_string_member (agent, "name"));
-      if (problem != NULL)
-        {
-          adw_action_row_set_subtitle (ADW_ACTION_ROW (row->row), problem);
-          adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row->row), 0);
-          gtk_widget_add_css_class (row->row, "error");
-        }
-      else
-        {
-          g_autofree char *subtitle = describe_agent (agent);
-
-          adw_action_row_set_subtitle (ADW_ACTION_ROW (row->row), subtitle);
-          row->edit_button = icon_button ("document-edit-symbolic", _("Edit Agent"));
-          g_object_set_data_full (G_OBJECT (row->edit_button), "agent-id", g_strdup (agent_id), g_free);
-          g_signal_connect (row->edit_button, "clicked", G_CALLBACK (edit_agent_clicked_cb), self);
-          adw_action_row_add_suffix (ADW_ACTION_ROW (row->row), row->edit_button);
-          adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row->row), row->edit_button);
-        }
-      row->delete_button = icon_button ("user-trash-symbolic", _("Delete Agent"));
-      g_object_set_data_full (G_OBJECT (row->delete_button), "agent-id", g_strdup (agent_id), g_free);
-      g_object_set_data_full (G_OBJECT (row->delete_button), "agent-name",
-                              g_strdup (json_object_get_string_member (agent, "name")), g_free);
-      g_signal_connect (row->delete_button, "clicked", G_CALLBACK (delete_agent_clicked_cb), self);
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row->row), row->delete_button);
-
-      adw_preferences_group_add (self->agents_group, row->row);
-      g_ptr_array_add (self->agent_widgets, row->row);
-      g_hash_table_replace (self->agent_rows, g_strdup (agent_id), row);
+      g_signal_connect (row, "edit", G_CALLBACK (edit_agent_cb), self);
+      g_signal_connect (row, "delete", G_CALLBACK (delete_agent_cb), self);
+      adw_preferences_group_add (self->agents_group, GTK_WIDGET (row));
+      g_ptr_array_add (self->agent_widgets, row);
+      g_hash_table_replace (self->agent_rows, (gpointer) natter_agent_row_get_agent_id (row), row);
     }
 }
 
-/* The agent editor: a subpage of the window */
+/* The agent editor: a subpage of the window *//* The agent editor: a subpage of the window */
 
 static void
 close_editor (NatterPreferencesWindow *self)
 {
-  g_clear_pointer (&self->editing_id, g_free);
-  g_clear_pointer (&self->editor_tools, g_hash_table_unref);
-  self->editor_name = NULL;
-  self->editor_prompt = NULL;
-  g_cancellable_cancel (self->editor_cancellable);
-  g_clear_object (&self->editor_cancellable);
-  g_clear_pointer (&self->editor_model_ids, g_ptr_array_unref);
-  g_clear_pointer (&self->editor_stored_provider, g_free);
-  g_clear_pointer (&self->editor_stored_model, g_free);
-  self->editor_provider = NULL;
-  self->editor_model_group = NULL;
-  self->editor_model_list = NULL;
-  self->editor_model = NULL;
-  self->editor_save = NULL;
+  self->editor = NULL;
   adw_preferences_window_close_subpage (ADW_PREFERENCES_WINDOW (self));
 }
 
 static void
-editor_back_clicked_cb (GtkButton               *button,
-                        NatterPreferencesWindow *self)
+editor_back_cb (NatterAgentEditor       *editor,
+                NatterPreferencesWindow *self)
 {
   close_editor (self);
 }
 
-/* The agent's model: a provider, then one of its `/models`; typed by
- * hand only when the list cannot be had, saying why. */
-
-static char *
-editor_dup_model_name (NatterPreferencesWindow *self)
+/* The editor lists models while it is open: that counts as pending work
+ * of the window, so tests can wait for it. */
+static void
+editor_loading_cb (NatterAgentEditor       *editor,
+                   GParamSpec              *pspec,
+                   NatterPreferencesWindow *self)
 {
-  guint selected;
-
-  if (gtk_widget_get_visible (GTK_WIDGET (self->editor_model_list)))
+  if (natter_agent_editor_get_loading (editor))
     {
-      selected = adw_combo_row_get_selected (self->editor_model_list);
-      if (self->editor_model_ids != NULL && selected < self->editor_model_ids->len)
-        return g_strdup (g_ptr_array_index (self->editor_model_ids, selected));
-      return g_strdup ("");
+      pending_begin (self);
+      return;
     }
-  return g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->editor_model))));
+  pending_end (self);
+  g_object_unref (self);
 }
-
-/* What the provider combo's entry @selected stands for; NULL for entry 0,
- * "the default model". */
-static const char *
-editor_provider_id (NatterPreferencesWindow *self,
-                    guint                    selected)
-{
-  if (selected == 0 || selected > self->provider_ids->len)
-    return NULL;
-  return g_ptr_array_index (self->provider_ids, selected - 1);
-}
-
-/* The model to show first for @provider_id: the stored one when the
- * agent's provider is shown again, else what was typed. */
-static const char *
-editor_wanted_model (NatterPreferencesWindow *self,
-                     const char              *provider_id)
-{
-  if (g_strcmp0 (provider_id, self->editor_stored_provider) == 0)
-    return self->editor_stored_model;
-  return NULL;
-}
-
-/* Falls back to the entry, with @problem as the group's note. */
-static void
-editor_show_model_entry (NatterPreferencesWindow *self,
-                         const char              *provider_id,
-                         const char              *problem)
-{
-  g_autofree char *note = NULL;
-  g_autofree char *escaped = NULL;
-  const char *wanted = editor_wanted_model (self, provider_id);
-
-  /* Translators: %s says why, e.g. a server's error message */
-  note = g_strdup_printf (_("Type the model name: the models could not be listed. %s"), problem);
-  /* A group's description is markup; a server's message is not. */
-  escaped = g_markup_escape_text (note, -1);
-  adw_preferences_group_set_description (self->editor_model_group, escaped);
-  gtk_widget_set_visible (GTK_WIDGET (self->editor_model_list), FALSE);
-  gtk_widget_set_visible (GTK_WIDGET (self->editor_model), TRUE);
-  if (wanted != NULL && gtk_editable_get_text (GTK_EDITABLE (self->editor_model))[0] == '\0')
-    gtk_editable_set_text (GTK_EDITABLE (self->editor_model), wanted);
-}
-
-typedef struct
-{
-  NatterPreferencesWindow *self;
-  char                    *provider_id;
-  GCancellable            *cancellable;
-} EditorListing;
 
 static void
-editor_listing_free (EditorListing *listing)
+editor_save_cb (NatterAgentEditor       *editor,
+                NatterPreferencesWindow *self)
 {
-  g_object_unref (listing->self);
-  g_free (listing->provider_id);
-  g_object_unref (listing->cancellable);
-  g_free (listing);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (EditorListing, editor_listing_free)
-
-static void
-editor_models_listed_cb (GObject      *object,
-                         GAsyncResult *result,
-                         gpointer      user_data)
-{
-  g_autoptr(EditorListing) listing = user_data;
-  NatterPreferencesWindow *self = listing->self;
-  g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
+  g_autoptr(JsonObject) agent = NULL;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) models = NULL;
-  const char *wanted;
-  guint selected = 0;
-
-  models = natter_openai_provider_list_models_finish (NATTER_OPENAI_PROVIDER (object), result, &error);
-  /* Closed, or another provider was picked meanwhile. */
-  if (!pending_end (self) || listing->cancellable != self->editor_cancellable ||
-      g_cancellable_is_cancelled (listing->cancellable))
-    return;
-  g_clear_object (&self->editor_cancellable);
-
-  if (models == NULL)
-    {
-      editor_show_model_entry (self, listing->provider_id, error->message);
-      return;
-    }
-  if (models[0] == NULL)
-    {
-      editor_show_model_entry (self, listing->provider_id, _("The provider lists none."));
-      return;
-    }
-
-  wanted = editor_wanted_model (self, listing->provider_id);
-  g_ptr_array_set_size (self->editor_model_ids, 0);
-  for (guint i = 0; models[i] != NULL; i++)
-    {
-      gtk_string_list_append (names, models[i]);
-      g_ptr_array_add (self->editor_model_ids, g_strdup (models[i]));
-      if (g_strcmp0 (models[i], wanted) == 0)
-        selected = i;
-    }
-  /* A stored model the server no longer lists is shown as itself rather
-   * than silently changed. */
-  if (wanted != NULL && !g_strv_contains ((const char * const *) models, wanted))
-    {
-      gtk_string_list_append (names, wanted);
-      g_ptr_array_add (self->editor_model_ids, g_strdup (wanted));
-      selected = self->editor_model_ids->len - 1;
-    }
-  adw_combo_row_set_model (self->editor_model_list, G_LIST_MODEL (names));
-  adw_combo_row_set_selected (self->editor_model_list, selected);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->editor_model_list), "");
-  gtk_widget_set_sensitive (GTK_WIDGET (self->editor_model_list), TRUE);
-}
-
-static void
-editor_provider_selected_cb (NatterPreferencesWindow *self)
-{
-  const char *provider_id = editor_provider_id (self, adw_combo_row_get_selected (self->editor_provider));
-  g_autoptr(NatterOpenaiProvider) provider = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GtkStringList) empty = gtk_string_list_new (NULL);
-  EditorListing *listing;
-
-  if (self->editor_model_list == NULL)
-    return;
-  g_cancellable_cancel (self->editor_cancellable);
-  g_clear_object (&self->editor_cancellable);
-  g_ptr_array_set_size (self->editor_model_ids, 0);
-  adw_combo_row_set_model (self->editor_model_list, G_LIST_MODEL (empty));
-  adw_preferences_group_set_description (self->editor_model_group, NULL);
-  gtk_editable_set_text (GTK_EDITABLE (self->editor_model), "");
-  gtk_widget_set_visible (GTK_WIDGET (self->editor_model), FALSE);
-  gtk_widget_set_visible (GTK_WIDGET (self->editor_model_list), provider_id != NULL);
-  if (provider_id == NULL)
-    return;
-
-  provider = natter_provider_registry_get_provider (natter_services_get_provider_registry (self->services),
-                                                    provider_id, &error);
-  if (provider == NULL)
-    {
-      editor_show_model_entry (self, provider_id, error->message);
-      return;
-    }
-  gtk_widget_set_sensitive (GTK_WIDGET (self->editor_model_list), FALSE);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->editor_model_list), _("Loading models…"));
-  listing = g_new0 (EditorListing, 1);
-  listing->self = pending_begin (self);
-  listing->provider_id = g_strdup (provider_id);
-  listing->cancellable = g_cancellable_new ();
-  self->editor_cancellable = g_object_ref (listing->cancellable);
-  natter_openai_provider_list_models_async (provider, listing->cancellable, editor_models_listed_cb, listing);
-}
-
-static void
-editor_save_clicked_cb (GtkButton               *button,
-                        NatterPreferencesWindow *self)
-{
-  NatterAgentStore *store = natter_services_get_agent_store (self->services);
-  g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->editor_name))));
-  g_autofree char *model_name = editor_dup_model_name (self);
-  g_autofree char *prompt = NULL;
-  g_autofree char *agent_id = NULL;
   g_autofree char *saved = NULL;
-  g_autoptr(JsonObject) agent = json_object_new ();
-  g_autoptr(GError) error = NULL;
-  GtkTextIter start, end;
-  JsonArray *tools = json_array_new ();
-  guint provider = adw_combo_row_get_selected (self->editor_provider);
-  g_autoptr(JsonArray) descriptors = natter_builtin_tools_descriptors (natter_services_get_tools (self->services));
 
-  if (name[0] == '\0')
-    {
-      json_array_unref (tools);
-      show_toast (self, _("An agent needs a name"));
-      return;
-    }
-  gtk_text_buffer_get_bounds (gtk_text_view_get_buffer (self->editor_prompt), &start, &end);
-  prompt = gtk_text_buffer_get_text (gtk_text_view_get_buffer (self->editor_prompt), &start, &end, FALSE);
-
-  agent_id = self->editing_id != NULL ? g_strdup (self->editing_id) : natter_agent_store_make_id (store, name);
-  json_object_set_string_member (agent, "agentId", agent_id);
-  json_object_set_string_member (agent, "name", name);
-  json_object_set_string_member (agent, "systemPrompt", prompt);
-  /* Entry 0 is "the default model". */
-  if (provider > 0 && provider <= self->provider_ids->len && model_name[0] != '\0')
-    {
-      JsonObject *model = json_object_new ();
-
-      json_object_set_string_member (model, "provider", g_ptr_array_index (self->provider_ids, provider - 1));
-      json_object_set_string_member (model, "model", model_name);
-      json_object_set_object_member (agent, "model", model);
-    }
-  /* In the fixed order of the built-in tools. */
-  for (guint i = 0; i < json_array_get_length (descriptors); i++)
-    {
-      const char *tool_id = json_object_get_string_member (json_array_get_object_element (descriptors, i), "toolId");
-      GtkCheckButton *check = g_hash_table_lookup (self->editor_tools, tool_id);
-
-      if (check != NULL && gtk_check_button_get_active (check))
-        json_array_add_string_element (tools, tool_id);
-    }
-  json_object_set_array_member (agent, "tools", tools);
-
-  if (!natter_agent_store_save (store, agent, &error))
+  agent = natter_agent_editor_build_agent (editor, &error);
+  if (agent == NULL ||
+      !natter_agent_store_save (natter_services_get_agent_store (self->services), agent, &error))
     {
       show_toast (self, error->message);
       return;
     }
-  saved = g_strdup_printf (_("Saved “%s”"), name);
+  saved = g_strdup_printf (_("Saved “%s”"), json_object_get_string_member (agent, "name"));
   close_editor (self);
   rebuild_agents (self);
   show_toast (self, saved);
@@ -1429,136 +1044,31 @@ static void
 open_editor (NatterPreferencesWindow *self,
              JsonObject              *agent)
 {
-  g_autoptr(GtkStringList) providers = gtk_string_list_new (NULL);
-  g_autoptr(JsonArray) descriptors = natter_builtin_tools_descriptors (natter_services_get_tools (self->services));
   g_autoptr(GPtrArray) configured = read_providers (self);
-  GtkWidget *box, *header, *back, *title, *page, *group, *frame, *scroller;
-  JsonObject *model = agent != NULL && json_object_has_member (agent, "model")
-                      ? json_object_get_object_member (agent, "model") : NULL;
-  JsonArray *tools = agent != NULL ? json_object_get_array_member (agent, "tools") : NULL;
-  guint selected_provider = 0;
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
 
-  g_clear_pointer (&self->editing_id, g_free);
-  g_clear_pointer (&self->editor_tools, g_hash_table_unref);
-  g_cancellable_cancel (self->editor_cancellable);
-  g_clear_object (&self->editor_cancellable);
-  g_clear_pointer (&self->editor_model_ids, g_ptr_array_unref);
-  g_clear_pointer (&self->editor_stored_provider, g_free);
-  g_clear_pointer (&self->editor_stored_model, g_free);
-  self->editing_id = agent != NULL ? g_strdup (json_object_get_string_member (agent, "agentId")) : NULL;
-  self->editor_tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  header = adw_header_bar_new ();
-  back = gtk_button_new_from_icon_name ("go-previous-symbolic");
-  gtk_widget_set_tooltip_text (back, _("Back"));
-  g_signal_connect (back, "clicked", G_CALLBACK (editor_back_clicked_cb), self);
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), back);
-  title = adw_window_title_new (agent != NULL ? _("Edit Agent") : _("New Agent"), NULL);
-  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), title);
-  self->editor_save = gtk_button_new_with_mnemonic (_("_Save"));
-  gtk_widget_add_css_class (self->editor_save, "suggested-action");
-  g_signal_connect (self->editor_save, "clicked", G_CALLBACK (editor_save_clicked_cb), self);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->editor_save);
-  gtk_box_append (GTK_BOX (box), header);
-
-  page = adw_preferences_page_new ();
-  gtk_widget_set_vexpand (page, TRUE);
-  gtk_box_append (GTK_BOX (box), page);
-
-  group = adw_preferences_group_new ();
-  self->editor_name = ADW_ENTRY_ROW (adw_entry_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->editor_name), _("Name"));
-  if (agent != NULL)
-    gtk_editable_set_text (GTK_EDITABLE (self->editor_name), json_object_get_string_member (agent, "name"));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->editor_name));
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
-
-  group = adw_preferences_group_new ();
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("System Prompt"));
-  adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (group),
-                                         _("What the model is told before every message to this agent"));
-  self->editor_prompt = GTK_TEXT_VIEW (gtk_text_view_new ());
-  gtk_text_view_set_wrap_mode (self->editor_prompt, GTK_WRAP_WORD_CHAR);
-  gtk_text_view_set_top_margin (self->editor_prompt, 12);
-  gtk_text_view_set_bottom_margin (self->editor_prompt, 12);
-  gtk_text_view_set_left_margin (self->editor_prompt, 12);
-  gtk_text_view_set_right_margin (self->editor_prompt, 12);
-  gtk_widget_add_css_class (GTK_WIDGET (self->editor_prompt), "inline");
-  if (agent != NULL)
-    gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->editor_prompt),
-                              json_object_get_string_member (agent, "systemPrompt"), -1);
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroller), 140);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->editor_prompt));
-  frame = gtk_frame_new (NULL);
-  gtk_widget_add_css_class (frame, "card");
-  gtk_widget_set_overflow (frame, GTK_OVERFLOW_HIDDEN);
-  gtk_frame_set_child (GTK_FRAME (frame), scroller);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), frame);
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
-
-  group = adw_preferences_group_new ();
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Model"));
-  gtk_string_list_append (providers, _("Default Model"));
+  /* The providers the default-model combo offers, by their names. */
   for (guint i = 0; i < self->provider_ids->len; i++)
     {
       const char *id = g_ptr_array_index (self->provider_ids, i);
       int index = find_provider (configured, id);
 
-      gtk_string_list_append (providers, index >= 0 ? ((NatterProviderConfig *) g_ptr_array_index (configured, index))->name : id);
-      if (model != NULL && g_str_equal (json_object_get_string_member (model, "provider"), id))
-        selected_provider = i + 1;
+      g_ptr_array_add (names, index >= 0 ? ((NatterProviderConfig *) g_ptr_array_index (configured, index))->name
+                                         : (char *) id);
     }
-  self->editor_provider = ADW_COMBO_ROW (adw_combo_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->editor_provider), _("Provider"));
-  adw_combo_row_set_model (self->editor_provider, G_LIST_MODEL (providers));
-  adw_combo_row_set_selected (self->editor_provider, selected_provider);
-  g_signal_connect_swapped (self->editor_provider, "notify::selected",
-                            G_CALLBACK (editor_provider_selected_cb), self);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->editor_provider));
-  self->editor_model_group = ADW_PREFERENCES_GROUP (group);
-  self->editor_model_ids = g_ptr_array_new_with_free_func (g_free);
-  self->editor_stored_provider = model != NULL ? g_strdup (json_object_get_string_member (model, "provider")) : NULL;
-  self->editor_stored_model = model != NULL ? g_strdup (json_object_get_string_member (model, "model")) : NULL;
-  self->editor_model_list = ADW_COMBO_ROW (adw_combo_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->editor_model_list), _("Model"));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->editor_model_list));
-  self->editor_model = ADW_ENTRY_ROW (adw_entry_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->editor_model), _("Model Name"));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->editor_model));
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
-  editor_provider_selected_cb (self);
-
-  group = adw_preferences_group_new ();
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Tools"));
-  for (guint i = 0; i < json_array_get_length (descriptors); i++)
-    {
-      JsonObject *descriptor = json_array_get_object_element (descriptors, i);
-      const char *tool_id = json_object_get_string_member (descriptor, "toolId");
-      GtkWidget *row = adw_action_row_new ();
-      GtkWidget *check = gtk_check_button_new ();
-      gboolean active = agent == NULL;
-
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-
-      for (guint j = 0; tools != NULL && j < json_array_get_length (tools); j++)
-        if (g_str_equal (json_array_get_string_element (tools, j), tool_id))
-          active = TRUE;
-      gtk_check_button_set_active (GTK_CHECK_BUTTON (check), active);
-      gtk_widget_set_valign (check, GTK_ALIGN_CENTER);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), tool_label (tool_id));
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), json_object_get_string_member (descriptor, "name"));
-      adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
-      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
-      adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-      g_hash_table_replace (self->editor_tools, g_strdup (tool_id), check);
-    }
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
-
-  adw_preferences_window_present_subpage (ADW_PREFERENCES_WINDOW (self), box);
-  gtk_widget_grab_focus (GTK_WIDGET (self->editor_name));
+  g_ptr_array_add (names, NULL);
+  g_ptr_array_add (self->provider_ids, NULL);
+  self->editor = natter_agent_editor_new (self->services, agent,
+                                          (const char * const *) self->provider_ids->pdata,
+                                          (const char * const *) names->pdata);
+  g_ptr_array_set_size (self->provider_ids, self->provider_ids->len - 1);
+  if (natter_agent_editor_get_loading (self->editor))
+    pending_begin (self);
+  g_signal_connect_object (self->editor, "notify::loading", G_CALLBACK (editor_loading_cb), self, 0);
+  g_signal_connect_object (self->editor, "save", G_CALLBACK (editor_save_cb), self, 0);
+  g_signal_connect_object (self->editor, "back", G_CALLBACK (editor_back_cb), self, 0);
+  adw_preferences_window_present_subpage (ADW_PREFERENCES_WINDOW (self), GTK_WIDGET (self->editor));
+  natter_agent_editor_focus (self->editor);
 }
 
 static void
@@ -1576,7 +1086,6 @@ natter_preferences_window_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_cancellable_cancel (self->models_cancellable);
-  g_cancellable_cancel (self->editor_cancellable);
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_data (self->settings, self);
   g_clear_weak_pointer (&self->undo_toast);
@@ -1600,12 +1109,6 @@ natter_preferences_window_finalize (GObject *object)
   g_clear_pointer (&self->model_ids, g_ptr_array_unref);
   g_clear_pointer (&self->agent_rows, g_hash_table_unref);
   g_clear_pointer (&self->agent_widgets, g_ptr_array_unref);
-  g_clear_pointer (&self->editor_tools, g_hash_table_unref);
-  g_clear_object (&self->editor_cancellable);
-  g_clear_pointer (&self->editor_model_ids, g_ptr_array_unref);
-  g_clear_pointer (&self->editor_stored_provider, g_free);
-  g_clear_pointer (&self->editor_stored_model, g_free);
-  g_clear_pointer (&self->editing_id, g_free);
   g_clear_pointer (&self->last_toast, g_free);
 
   G_OBJECT_CLASS (natter_preferences_window_parent_class)->finalize (object);
@@ -1646,11 +1149,11 @@ natter_preferences_window_init (NatterPreferencesWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->cancellable = g_cancellable_new ();
-  self->provider_rows = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, provider_row_free);
+  self->provider_rows = g_hash_table_new (g_str_hash, g_str_equal);
   self->provider_widgets = g_ptr_array_new ();
   self->provider_ids = g_ptr_array_new_with_free_func (g_free);
   self->model_ids = g_ptr_array_new_with_free_func (g_free);
-  self->agent_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->agent_rows = g_hash_table_new (g_str_hash, g_str_equal);
   self->agent_widgets = g_ptr_array_new ();
 }
 
@@ -1733,34 +1236,22 @@ natter_preferences_window_get_provider_widget (NatterPreferencesWindow *self,
                                                const char              *provider_id,
                                                const char              *field)
 {
-  ProviderRow *row = row_for (self, provider_id);
+  NatterProviderRow *row = row_for (self, provider_id);
 
   if (row == NULL)
     return NULL;
-  if (g_str_equal (field, "name"))
-    return GTK_WIDGET (row->name_row);
-  if (g_str_equal (field, "url"))
-    return GTK_WIDGET (row->url_row);
-  if (g_str_equal (field, "key"))
-    return GTK_WIDGET (row->key_row);
-  if (g_str_equal (field, "test"))
-    return row->test_button;
-  if (g_str_equal (field, "remove"))
-    return row->remove_button;
-  if (g_str_equal (field, "forget"))
-    return row->forget_button;
   if (g_str_equal (field, "expander"))
-    return GTK_WIDGET (row->expander);
-  g_return_val_if_reached (NULL);
+    return GTK_WIDGET (row);
+  return natter_provider_row_get_part (row, field);
 }
 
 gboolean
 natter_preferences_window_get_key_stored (NatterPreferencesWindow *self,
                                           const char              *provider_id)
 {
-  ProviderRow *row = row_for (self, provider_id);
+  NatterProviderRow *row = row_for (self, provider_id);
 
-  return row != NULL && row->key_stored;
+  return row != NULL && natter_provider_row_get_key_stored (row);
 }
 
 GtkWidget *
@@ -1809,40 +1300,20 @@ natter_preferences_window_get_agent_widget (NatterPreferencesWindow *self,
                                             const char              *agent_id,
                                             const char              *field)
 {
-  AgentRow *row = g_hash_table_lookup (self->agent_rows, agent_id);
+  NatterAgentRow *row = g_hash_table_lookup (self->agent_rows, agent_id);
 
   if (row == NULL)
     return NULL;
   if (g_str_equal (field, "row"))
-    return row->row;
-  if (g_str_equal (field, "edit"))
-    return row->edit_button;
-  if (g_str_equal (field, "delete"))
-    return row->delete_button;
-  g_return_val_if_reached (NULL);
+    return GTK_WIDGET (row);
+  return natter_agent_row_get_part (row, field);
 }
 
 GtkWidget *
 natter_preferences_window_get_editor_widget (NatterPreferencesWindow *self,
                                              const char              *field)
 {
-  if (self->editor_tools == NULL)
+  if (self->editor == NULL)
     return NULL;
-  if (g_str_equal (field, "name"))
-    return GTK_WIDGET (self->editor_name);
-  if (g_str_equal (field, "prompt"))
-    return GTK_WIDGET (self->editor_prompt);
-  if (g_str_equal (field, "model-provider"))
-    return GTK_WIDGET (self->editor_provider);
-  if (g_str_equal (field, "model-name"))
-    return GTK_WIDGET (self->editor_model);
-  if (g_str_equal (field, "model-list"))
-    return GTK_WIDGET (self->editor_model_list);
-  if (g_str_equal (field, "model-group"))
-    return GTK_WIDGET (self->editor_model_group);
-  if (g_str_equal (field, "save"))
-    return self->editor_save;
-  if (g_str_has_prefix (field, "tool:"))
-    return g_hash_table_lookup (self->editor_tools, field + strlen ("tool:"));
-  g_return_val_if_reached (NULL);
+  return natter_agent_editor_get_part (self->editor, field);
 }
