@@ -5,13 +5,21 @@
  * The single-writer lock on the storage directory (§8.3): a second open
  * file description, in this process or another, is refused with
  * NATTER_SESSION_ERROR_LOCKED; dropping the lock frees the directory.
+ * The writer that takes it removes the temporary files that killed
+ * creates left, and no one else does.
  */
 
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <utime.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "natter-data-dir-lock.h"
+#include "natter-services.h"
 #include "natter-session-error.h"
 #include "natter-test-support.h"
 
@@ -83,6 +91,227 @@ test_child_process_refused (void)
   natter_test_remove_tree (dir);
 }
 
+/* Leftovers of killed creates */
+
+#define TURN_ID "2026-11-30T09-14-03Z-0000000-000"
+#define SESSION_ID "2026-11-30T09-14-04Z-0000000-000"
+
+typedef struct
+{
+  GFile *dir;
+  char  *live;       /* a turn log */
+  char  *live_bytes;
+  char  *linked;     /* a second name of it, left by a kill after the link */
+  char  *orphan;     /* a session's first line, left by a kill before it */
+} Leftovers;
+
+/* Sets @path's modification time @seconds from now. */
+static void
+age_file (const char *path,
+          int         seconds)
+{
+  struct utimbuf times;
+
+  times.actime = times.modtime = time (NULL) + seconds;
+  g_assert_cmpint (utime (path, &times), ==, 0);
+}
+
+static void
+leftovers_make (Leftovers *l)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *turns = NULL;
+  g_autofree char *sessions = NULL;
+
+  l->dir = natter_test_make_temp_dir ();
+  root = g_file_get_path (l->dir);
+  turns = g_build_filename (root, "storage", "turns", "2026", "11", "30", NULL);
+  sessions = g_build_filename (root, "storage", "sessions", "2026", "11", "30", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (turns, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (sessions, 0700), ==, 0);
+
+  l->live = g_build_filename (turns, TURN_ID ".jsonl", NULL);
+  l->live_bytes = g_strdup ("{\"type\":\"turn_created\",\"turnId\":\"" TURN_ID "\"}\n");
+  g_file_set_contents (l->live, l->live_bytes, -1, &error);
+  g_assert_no_error (error);
+  l->linked = g_build_filename (turns, "." TURN_ID ".jsonl.q1W2e3", NULL);
+  g_assert_cmpint (link (l->live, l->linked), ==, 0);
+  l->orphan = g_build_filename (sessions, "." SESSION_ID ".jsonl.R4t5Y6", NULL);
+  g_file_set_contents (l->orphan, "{\"type\":\"session_cr", -1, &error);
+  g_assert_no_error (error);
+  /* Left by a run an hour ago. */
+  age_file (l->linked, -3600);
+  age_file (l->orphan, -3600);
+}
+
+typedef struct
+{
+  gboolean done;
+  int      removed;
+} Removal;
+
+static void
+removed_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Removal *removal = user_data;
+  g_autoptr(GError) error = NULL;
+
+  removal->removed = natter_services_remove_leftover_temp_files_finish (NULL, result, &error);
+  g_assert_no_error (error);
+  removal->done = TRUE;
+}
+
+/* Runs the services' removal of leftovers and returns how many it removed. */
+static int
+remove_leftovers (NatterServices *services)
+{
+  Removal removal = { FALSE, -1 };
+
+  natter_services_remove_leftover_temp_files_async (services, NULL, removed_cb, &removal);
+  natter_test_wait_for_flag (&removal.done, 10000);
+  return removal.removed;
+}
+
+/* The live log is whole and has one name again. */
+static void
+assert_live_intact (Leftovers *l,
+                    guint      links)
+{
+  g_autofree char *bytes = natter_test_read_file (l->live, NULL);
+  struct stat st;
+
+  g_assert_cmpstr (bytes, ==, l->live_bytes);
+  g_assert_cmpint (stat (l->live, &st), ==, 0);
+  g_assert_cmpuint (st.st_nlink, ==, links);
+}
+
+static void
+leftovers_free (Leftovers *l)
+{
+  natter_test_remove_tree (l->dir);
+  g_clear_object (&l->dir);
+  g_clear_pointer (&l->live, g_free);
+  g_clear_pointer (&l->live_bytes, g_free);
+  g_clear_pointer (&l->linked, g_free);
+  g_clear_pointer (&l->orphan, g_free);
+}
+
+static void
+test_writer_removes_leftovers (void)
+{
+  Leftovers l = { 0 };
+  g_autoptr(GError) error = NULL;
+  NatterServices *services;
+
+  leftovers_make (&l);
+  services = natter_services_new (l.dir, NULL, NULL, NULL, NULL);
+  /* Nothing is touched before the lock is held. */
+  g_assert_true (g_file_test (l.linked, G_FILE_TEST_IS_REGULAR));
+
+  g_assert_true (natter_services_acquire_writer_lock (services, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (remove_leftovers (services), ==, 2);
+  g_assert_false (g_file_test (l.linked, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (l.orphan, G_FILE_TEST_EXISTS));
+  assert_live_intact (&l, 1);
+
+  g_assert_finalize_object (services);
+  leftovers_free (&l);
+}
+
+/* A temporary file made after the lock was taken may be a create of this
+ * process in progress: it is left alone. */
+static void
+test_leftovers_made_since_lock_kept (void)
+{
+  Leftovers l = { 0 };
+  g_autoptr(GError) error = NULL;
+  NatterServices *services;
+
+  leftovers_make (&l);
+  services = natter_services_new (l.dir, NULL, NULL, NULL, NULL);
+  g_assert_true (natter_services_acquire_writer_lock (services, &error));
+  g_assert_no_error (error);
+  /* As if written just now, after the lock. */
+  age_file (l.orphan, 0);
+
+  g_assert_cmpint (remove_leftovers (services), ==, 1);
+  g_assert_false (g_file_test (l.linked, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (l.orphan, G_FILE_TEST_IS_REGULAR));
+  assert_live_intact (&l, 1);
+
+  g_assert_finalize_object (services);
+  leftovers_free (&l);
+}
+
+/* While another process holds the lock, it may be between writing a
+ * temporary file and linking it: a second process leaves every one alone. */
+static void
+test_leftovers_kept_while_another_process_writes (void)
+{
+  Leftovers l = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) storage = NULL;
+  NatterServices *services;
+  int ready[2];
+  int go[2];
+  int status = 0;
+  char byte = 0;
+  pid_t pid;
+
+  leftovers_make (&l);
+  storage = g_file_get_child (l.dir, "storage");
+  g_assert_cmpint (pipe (ready), ==, 0);
+  g_assert_cmpint (pipe (go), ==, 0);
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      NatterDataDirLock *lock;
+
+      close (ready[0]);
+      close (go[1]);
+      lock = natter_data_dir_lock_acquire (storage, NULL);
+      if (lock == NULL || write (ready[1], "l", 1) != 1)
+        _exit (1);
+      /* Held until the parent has tried. */
+      _exit (read (go[0], &byte, 1) == 1 ? 0 : 1);
+    }
+  close (ready[1]);
+  close (go[0]);
+  g_assert_cmpint (read (ready[0], &byte, 1), ==, 1);
+
+  services = natter_services_new (l.dir, NULL, NULL, NULL, NULL);
+  g_assert_false (natter_services_acquire_writer_lock (services, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED);
+  g_clear_error (&error);
+  g_assert_true (g_file_test (l.linked, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (l.orphan, G_FILE_TEST_IS_REGULAR));
+  assert_live_intact (&l, 2);
+
+  /* Once that process is gone, the next writer clears them. */
+  g_assert_cmpint (write (go[1], "g", 1), ==, 1);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  close (ready[0]);
+  close (go[1]);
+
+  g_assert_true (natter_services_acquire_writer_lock (services, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (remove_leftovers (services), ==, 2);
+  g_assert_false (g_file_test (l.linked, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (l.orphan, G_FILE_TEST_EXISTS));
+  assert_live_intact (&l, 1);
+
+  g_assert_finalize_object (services);
+  leftovers_free (&l);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -91,6 +320,10 @@ main (int   argc,
 
   g_test_add_func ("/data-dir-lock/second-open-refused-then-free", test_second_fd_refused);
   g_test_add_func ("/data-dir-lock/other-process-refused", test_child_process_refused);
+  g_test_add_func ("/data-dir-lock/writer-removes-leftover-temp-files", test_writer_removes_leftovers);
+  g_test_add_func ("/data-dir-lock/leftovers-made-since-lock-kept", test_leftovers_made_since_lock_kept);
+  g_test_add_func ("/data-dir-lock/leftovers-kept-while-another-process-writes",
+                   test_leftovers_kept_while_another_process_writes);
 
   return g_test_run ();
 }

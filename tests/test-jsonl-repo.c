@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -1150,6 +1151,125 @@ test_deletion_removes_only_the_file (Fixture       *f,
   g_assert_finalize_object (g_steal_pointer (&other));
 }
 
+/* A create killed before its link leaves `.<id>.jsonl.XXXXXX` alone; one
+ * killed after the link leaves it as a second name of the live log. */
+static void
+test_leftover_temp_files_removed (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *a_path = path_of (f, ID_A);
+  g_autofree char *c_path = path_of (f, ID_C);
+  g_autofree char *dir = g_path_get_dirname (a_path);
+  g_autofree char *c_dir = g_path_get_dirname (c_path);
+  g_autofree char *b_line = created_line (f->info, ID_B);
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_auto(GStrv) ids = NULL;
+  struct stat st;
+  guint removed = 99;
+  const char *removed_names[] = {
+    "." ID_A ".jsonl.Ab12Cd",   /* a hard link to the live log */
+    "." ID_B ".jsonl.xY34zW",   /* a first line never linked */
+  };
+  const char *kept_names[] = {
+    "." ID_A ".jsonl.tmp",      /* not six characters */
+    "." ID_A ".jsonl.ABCDEFG",
+    "." ID_A ".jsonl.AB-DEF",   /* not what g_mkstemp() makes */
+    "." ID_C ".jsonl.Zx78Cv",   /* not in its id's partition */
+    ".not-an-id.jsonl.AAAAAA",
+    "notes.txt",
+  };
+  g_autofree char *c_leftover = g_build_filename (c_dir, "." ID_C ".jsonl.Qw56Er", NULL);
+  g_autofree char *dir_leftover = g_build_filename (dir, "." ID_B ".jsonl.Dir123", NULL);
+  g_autofree char *symlink_leftover = g_build_filename (dir, "." ID_B ".jsonl.Lnk456", NULL);
+
+  create (f, ID_A);
+  append_notes (f, ID_A, 2, "kept");
+  before = file_bytes (a_path, NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (removed_names); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, removed_names[i], NULL);
+
+      if (i == 0)
+        g_assert_cmpint (link (a_path, path), ==, 0);
+      else
+        {
+          g_file_set_contents (path, b_line, -1, &error);
+          g_assert_no_error (error);
+        }
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (kept_names); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, kept_names[i], NULL);
+
+      g_file_set_contents (path, "x", -1, &error);
+      g_assert_no_error (error);
+    }
+  g_assert_cmpint (g_mkdir_with_parents (c_dir, 0700), ==, 0);
+  g_file_set_contents (c_leftover, "", 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir (dir_leftover, 0700), ==, 0);
+  g_assert_cmpint (symlink (a_path, symlink_leftover), ==, 0);
+  g_assert_cmpint (stat (a_path, &st), ==, 0);
+  g_assert_cmpuint (st.st_nlink, ==, 2);
+
+  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, g_get_real_time () + 1, &removed, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (removed, ==, 3);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (removed_names); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, removed_names[i], NULL);
+
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+    }
+  g_assert_false (g_file_test (c_leftover, G_FILE_TEST_EXISTS));
+  for (gsize i = 0; i < G_N_ELEMENTS (kept_names); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, kept_names[i], NULL);
+
+      g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+    }
+  g_assert_true (g_file_test (dir_leftover, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (symlink_leftover, G_FILE_TEST_IS_SYMLINK));
+
+  /* The live log lost only its second name: every byte is there, it reads
+   * and takes appends as before. */
+  g_assert_cmpint (stat (a_path, &st), ==, 0);
+  g_assert_cmpuint (st.st_nlink, ==, 1);
+  after = file_bytes (a_path, NULL);
+  g_assert_cmpstr (after, ==, before);
+  events = natter_jsonl_repo_read_sync (f->repo, ID_A, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (events->len, ==, 3);
+  ids = natter_jsonl_repo_list_ids_sync (f->repo, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (ids), ==, 1);
+  g_assert_cmpstr (ids[0], ==, ID_A);
+  append_notes (f, ID_A, 1, "after");
+
+  /* Nothing left to do the second time; no storage at all is no error. */
+  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, g_get_real_time () + 1, &removed, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (removed, ==, 0);
+}
+
+static void
+test_leftover_temp_files_without_storage (Fixture       *f,
+                                          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  guint removed = 99;
+
+  g_assert_false (g_file_test (f->storage_path, G_FILE_TEST_EXISTS));
+  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, g_get_real_time () + 1, &removed, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (removed, ==, 0);
+}
+
 /* Async forms and the lock */
 
 static void
@@ -1387,6 +1507,8 @@ add_kind_tests (const KindInfo *info)
     { "corrupt-files-rejected-whole", test_corrupt_files_rejected_whole },
     { f_name_list_ids (info), test_list_ids_across_partitions },
     { f_name_delete (info), test_deletion_removes_only_the_file },
+    { "leftover-temp-files-removed", test_leftover_temp_files_removed },
+    { "leftover-temp-files-without-storage", test_leftover_temp_files_without_storage },
     { "async-round-trip", test_async_round_trip },
     { "with-lock", test_lock },
     { "concurrent-appends-keep-lines-whole", test_concurrent_appends_keep_lines_whole },

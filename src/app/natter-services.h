@@ -44,6 +44,15 @@ NatterServices         *natter_services_new                      (GFile         
 gboolean                natter_services_acquire_writer_lock      (NatterServices       *self,
                                                                   GError              **error);
 gboolean                natter_services_has_writer_lock          (NatterServices       *self);
+void                    natter_services_remove_leftover_temp_files_async
+                                                                 (NatterServices       *self,
+                                                                  GCancellable         *cancellable,
+                                                                  GAsyncReadyCallback   callback,
+                                                                  gpointer              user_data);
+int                     natter_services_remove_leftover_temp_files_finish
+                                                                 (NatterServices       *self,
+                                                                  GAsyncResult         *result,
+                                                                  GError              **error);
 
 void                    natter_services_load_async               (NatterServices       *self,
                                                                   GCancellable         *cancellable,

@@ -425,7 +425,8 @@ create_file (NatterJsonlRepo  *self,
    * fails if the file exists" atomic, and a kill at any moment leaves
    * either no log or a log with its whole first line, never a log that
    * reads as corrupt for ever. A stray temporary file is not a `.jsonl`
-   * name, so no listing ever sees it. */
+   * name, so no listing ever sees it, and the next writer to start
+   * removes it (natter_jsonl_repo_remove_leftover_temp_files_sync()). */
   {
     g_autofree char *dir = g_path_get_dirname (path);
     g_autofree char *temp_path = g_strdup_printf ("%s/.%s.jsonl.XXXXXX", dir, id);
@@ -933,6 +934,162 @@ delete_file (NatterJsonlRepo  *self,
   return TRUE;
 }
 
+/* The temporary name create_file() gives a log's first line before the
+ * link: `.<id>.jsonl.XXXXXX`, the X being g_mkstemp()'s letters and
+ * digits. Returns the id, or NULL for any other name. */
+static char *
+leftover_temp_id (const char *name)
+{
+  static const char suffix[] = ".jsonl.";
+  gsize length = strlen (name);
+  gsize id_length;
+  g_autofree char *id = NULL;
+
+  if (name[0] != '.' || length < 1 + strlen (suffix) + 6)
+    return NULL;
+  for (gsize i = length - 6; i < length; i++)
+    if (!g_ascii_isalnum (name[i]))
+      return NULL;
+  id_length = length - 6 - strlen (suffix) - 1;
+  if (strncmp (name + 1 + id_length, suffix, strlen (suffix)) != 0)
+    return NULL;
+  id = g_strndup (name + 1, id_length);
+  if (!natter_id_validate (id, NULL))
+    return NULL;
+  return g_steal_pointer (&id);
+}
+
+/* Removes the leftover temporary files of one day directory (partition
+ * @partition). Only regular files of exactly the temporary name, in their
+ * id's own partition, are touched: nothing else there was made by
+ * create_file(). */
+static gboolean
+remove_leftovers_in (const char    *day_path,
+                     const char    *partition,
+                     gint64         modified_before,
+                     guint         *removed,
+                     GCancellable  *cancellable,
+                     GError       **error)
+{
+  GDir *dir = open_level (day_path);
+  const char *name;
+
+  if (dir == NULL)
+    return TRUE;
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *id = leftover_temp_id (name);
+      g_autofree char *id_partition = NULL;
+      g_autofree char *path = NULL;
+      struct stat st;
+
+      if (id == NULL)
+        continue;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          g_dir_close (dir);
+          return FALSE;
+        }
+      id_partition = natter_id_partition (id);
+      if (strcmp (id_partition, partition) != 0)
+        continue;
+
+      path = g_build_filename (day_path, name, NULL);
+      if (lstat (path, &st) < 0 || !S_ISREG (st.st_mode))
+        continue;
+      /* Made since the caller's writing began: a create of its own that
+       * may still be in progress. */
+      if ((gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000 >= modified_before)
+        continue;
+
+      /* A kill after the link leaves this name as a second link to the
+       * live log (st_nlink 2): unlink() takes away this name only, and the
+       * log keeps every byte under `<id>.jsonl`. A kill before the link
+       * leaves the only name of a first line that was never committed. */
+      if (g_unlink (path) < 0)
+        {
+          int saved_errno = errno;
+
+          if (saved_errno == ENOENT)
+            continue;
+          g_dir_close (dir);
+          return set_io_error (error, saved_errno, "remove the leftover temporary file", path);
+        }
+      g_debug ("Removed %s, left by an interrupted create%s", path,
+               st.st_nlink > 1 ? " (a second name of the log)" : "");
+      (*removed)++;
+    }
+  g_dir_close (dir);
+  return TRUE;
+}
+
+static gboolean
+remove_leftovers (NatterJsonlRepo  *self,
+                  gint64            modified_before,
+                  guint            *removed,
+                  GCancellable     *cancellable,
+                  GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GDir *top;
+  const char *year;
+  gboolean ok = TRUE;
+
+  top = g_dir_open (self->kind_path, 0, &local_error);
+  if (top == NULL)
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+                   "Could not list %s: %s", self->kind_path, local_error->message);
+      return FALSE;
+    }
+
+  /* The same partition levels as list_ids(). */
+  while (ok && (year = g_dir_read_name (top)) != NULL)
+    {
+      g_autofree char *year_path = NULL;
+      GDir *year_dir;
+      const char *month;
+
+      if (!is_digits (year, 4))
+        continue;
+      year_path = g_build_filename (self->kind_path, year, NULL);
+      if ((year_dir = open_level (year_path)) == NULL)
+        continue;
+
+      while (ok && (month = g_dir_read_name (year_dir)) != NULL)
+        {
+          g_autofree char *month_path = NULL;
+          GDir *month_dir;
+          const char *day;
+
+          if (!is_digits (month, 2))
+            continue;
+          month_path = g_build_filename (year_path, month, NULL);
+          if ((month_dir = open_level (month_path)) == NULL)
+            continue;
+
+          while (ok && (day = g_dir_read_name (month_dir)) != NULL)
+            {
+              g_autofree char *day_path = NULL;
+              g_autofree char *partition = NULL;
+
+              if (!is_digits (day, 2))
+                continue;
+              day_path = g_build_filename (month_path, day, NULL);
+              partition = g_strdup_printf ("%s/%s/%s", year, month, day);
+              ok = remove_leftovers_in (day_path, partition, modified_before, removed, cancellable, error);
+            }
+          g_dir_close (month_dir);
+        }
+      g_dir_close (year_dir);
+    }
+  g_dir_close (top);
+  return ok;
+}
+
 /* Public synchronous API. */
 
 /**
@@ -1207,6 +1364,57 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
     return FALSE;
 
   return delete_file (self, id, error);
+}
+
+/**
+ * natter_jsonl_repo_remove_leftover_temp_files_sync:
+ * @self: a #NatterJsonlRepo
+ * @modified_before: only files last modified before this wall-clock time
+ *   are removed, in microseconds since the Unix epoch (g_get_real_time())
+ * @out_removed: (out) (optional): how many files were removed
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Removes the temporary files that creates interrupted by a kill left
+ * beside the logs: `.<id>.jsonl.XXXXXX` in the id's partition directory,
+ * the name a create writes the first line under before linking it into
+ * place (natter_jsonl_repo_create_sync()). No listing or read ever sees
+ * them; they only take room. Nothing else is touched: no `.jsonl` file,
+ * no other name, nothing that is not a regular file. When the kill came
+ * after the link, the temporary name is a second hard link to the live
+ * log; removing it removes that name only, and the log keeps every byte.
+ *
+ * Removing the temporary file of a create still in progress would make
+ * that create fail, so the caller must know that none is: call it only
+ * while holding the storage directory's single-writer lock (no other
+ * process writes), with @modified_before the time the lock was taken.
+ * Files modified since then are left alone: they may be this process's
+ * own creates in progress, so the removal may run in a worker thread
+ * while the process writes. The services do so once the index is loaded
+ * (natter_services_remove_leftover_temp_files_async()). Blocks.
+ *
+ * Returns: %TRUE on success. Else %FALSE with %NATTER_STORE_ERROR_IO (a
+ *   directory could not be listed or a file removed; files removed before
+ *   that stay removed) or %G_IO_ERROR_CANCELLED.
+ */
+gboolean
+natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
+                                                   gint64            modified_before,
+                                                   guint            *out_removed,
+                                                   GCancellable     *cancellable,
+                                                   GError          **error)
+{
+  guint removed = 0;
+  gboolean ok;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
+       remove_leftovers (self, modified_before, &removed, cancellable, error);
+  if (out_removed != NULL)
+    *out_removed = removed;
+  return ok;
 }
 
 /* Asynchronous forms. */

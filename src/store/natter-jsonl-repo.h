@@ -72,6 +72,12 @@ gboolean         natter_jsonl_repo_delete_sync          (NatterJsonlRepo      *s
                                                          const char           *id,
                                                          GCancellable         *cancellable,
                                                          GError              **error);
+gboolean         natter_jsonl_repo_remove_leftover_temp_files_sync
+                                                        (NatterJsonlRepo      *self,
+                                                         gint64                modified_before,
+                                                         guint                *out_removed,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
 
 /* Asynchronous forms: the work runs in a worker thread (g_task_run_in_thread). */
 void             natter_jsonl_repo_create_async         (NatterJsonlRepo      *self,

@@ -241,6 +241,7 @@ static const struct
 } app_accels[] = {
   { "app.quit", { "<Control>q", NULL } },
   { "app.preferences", { "<Control>comma", NULL } },
+  { "win.show-help-overlay", { "<Control>question", NULL } },
   { "win.new-chat", { "<Control>n", NULL } },
   { "win.search", { "<Control>f", NULL } },
   { "win.rename", { "F2", NULL } },

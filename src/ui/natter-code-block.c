@@ -21,6 +21,14 @@
 /* How long the Copy button shows that it worked. */
 #define COPIED_FEEDBACK_MS 1000
 
+/* A block of more lines than this is capped: it shows its first
+ * PREVIEW_LINES and an expander for the rest, so that one huge block
+ * neither takes over the conversation nor makes the text view lay out
+ * thousands of lines nobody asked to see. Anything shorter is shown
+ * whole. */
+#define MAX_UNCAPPED_LINES 40
+#define PREVIEW_LINES      24
+
 struct _NatterCodeBlock
 {
   GtkWidget        parent_instance;
@@ -35,8 +43,14 @@ struct _NatterCodeBlock
   GtkButton       *copy_button;
   GtkWidget       *scroller;
   GtkSourceView   *view;
+  GtkExpander     *expander;
 
   GtkSourceBuffer *buffer;
+  GString         *code;         /* all of it; the buffer may hold a prefix */
+  guint            n_newlines;
+  guint            n_lines;
+  gsize            preview_len;  /* bytes of the first PREVIEW_LINES lines */
+  gsize            shown_len;    /* bytes of @code in the buffer */
 };
 
 G_DEFINE_FINAL_TYPE (NatterCodeBlock, natter_code_block, GTK_TYPE_WIDGET)
@@ -143,6 +157,75 @@ copy_clicked_cb (NatterCodeBlock *self)
   natter_code_block_copy (self);
 }
 
+static gboolean
+is_capped (NatterCodeBlock *self)
+{
+  return self->n_lines > MAX_UNCAPPED_LINES;
+}
+
+/* Counts the lines of the code from byte @from on (what was appended),
+ * the last one even without its newline, and notes where the preview of
+ * a capped block ends. */
+static void
+count_lines (NatterCodeBlock *self,
+             gsize            from)
+{
+  const char *str = self->code->str;
+  gsize len = self->code->len;
+
+  for (gsize i = from; i < len; i++)
+    if (str[i] == '\n' && ++self->n_newlines == PREVIEW_LINES)
+      self->preview_len = i;
+  self->n_lines = self->n_newlines + (len > 0 && str[len - 1] != '\n');
+}
+
+/* Brings the buffer, the expander and its label in line with the code:
+ * the whole code, or the preview of a capped block that is not expanded.
+ * Text already in the buffer stays, so highlighting is not redone. */
+static void
+sync_shown (NatterCodeBlock *self)
+{
+  GtkTextBuffer *buffer = GTK_TEXT_BUFFER (self->buffer);
+  gboolean capped = is_capped (self);
+  gsize want = capped && !gtk_expander_get_expanded (self->expander) ? self->preview_len : self->code->len;
+  GtkTextIter start, end;
+
+  if (want > self->shown_len)
+    {
+      gtk_text_buffer_get_end_iter (buffer, &end);
+      gtk_text_buffer_insert (buffer, &end, self->code->str + self->shown_len, want - self->shown_len);
+    }
+  else if (want < self->shown_len)
+    {
+      glong n_chars = g_utf8_strlen (self->code->str, want);
+
+      gtk_text_buffer_get_iter_at_offset (buffer, &start, n_chars);
+      gtk_text_buffer_get_end_iter (buffer, &end);
+      gtk_text_buffer_delete (buffer, &start, &end);
+    }
+  self->shown_len = want;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->expander), capped);
+  if (capped)
+    {
+      g_autofree char *label = NULL;
+
+      if (gtk_expander_get_expanded (self->expander))
+        label = g_strdup (_("Show Fewer Lines"));
+      else
+        label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Show All %u Line", "Show All %u Lines",
+                                              self->n_lines),
+                                 self->n_lines);
+      gtk_expander_set_label (self->expander, label);
+    }
+}
+
+static void
+expanded_cb (NatterCodeBlock *self)
+{
+  sync_shown (self);
+}
+
 static void
 natter_code_block_dispose (GObject *object)
 {
@@ -166,6 +249,8 @@ natter_code_block_finalize (GObject *object)
 
   g_clear_pointer (&self->info, g_free);
   g_clear_pointer (&self->language_label, g_free);
+  if (self->code != NULL)
+    g_string_free (self->code, TRUE);
 
   G_OBJECT_CLASS (natter_code_block_parent_class)->finalize (object);
 }
@@ -190,7 +275,9 @@ natter_code_block_class_init (NatterCodeBlockClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterCodeBlock, copy_button);
   gtk_widget_class_bind_template_child (widget_class, NatterCodeBlock, scroller);
   gtk_widget_class_bind_template_child (widget_class, NatterCodeBlock, view);
+  gtk_widget_class_bind_template_child (widget_class, NatterCodeBlock, expander);
   gtk_widget_class_bind_template_callback (widget_class, copy_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, expanded_cb);
   gtk_widget_class_set_css_name (widget_class, "codeblock");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
@@ -198,6 +285,7 @@ natter_code_block_class_init (NatterCodeBlockClass *klass)
 static void
 natter_code_block_init (NatterCodeBlock *self)
 {
+  self->code = g_string_new (NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->buffer = g_object_ref (GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->view))));
@@ -253,54 +341,57 @@ natter_code_block_new (const char *info,
  *
  * Replaces the code. When @code extends the current code (a block that is
  * still streaming), only the new tail is inserted, so highlighting and
- * layout work stay proportional to what arrived.
+ * layout work stay proportional to what arrived. A block of more than 40
+ * lines shows its first lines and an expander that shows the rest; the
+ * Copy button and natter_code_block_dup_code() always have all of it.
  */
 void
 natter_code_block_set_code (NatterCodeBlock *self,
                             const char      *code)
 {
-  GtkTextBuffer *buffer;
-  g_autofree char *current = NULL;
-  GtkTextIter end;
-  gsize current_len;
+  gsize len;
 
   g_return_if_fail (NATTER_IS_CODE_BLOCK (self));
   g_return_if_fail (code == NULL || g_utf8_validate (code, -1, NULL));
 
   if (code == NULL)
     code = "";
-  buffer = GTK_TEXT_BUFFER (self->buffer);
-  current = natter_code_block_dup_code (self);
-  current_len = strlen (current);
+  len = strlen (code);
 
-  if (current_len > 0 && strncmp (code, current, current_len) == 0)
+  if (self->code->len > 0 && len >= self->code->len && memcmp (code, self->code->str, self->code->len) == 0)
     {
-      if (code[current_len] == '\0')
+      gsize from = self->code->len;
+
+      if (len == from)
         return;
-      gtk_text_buffer_get_end_iter (buffer, &end);
-      gtk_text_buffer_insert (buffer, &end, code + current_len, -1);
+      g_string_append_len (self->code, code + from, len - from);
+      count_lines (self, from);
     }
   else
     {
-      gtk_text_buffer_set_text (buffer, code, -1);
+      g_string_assign (self->code, code);
+      self->n_newlines = 0;
+      self->preview_len = 0;
+      self->shown_len = 0;
+      gtk_text_buffer_set_text (GTK_TEXT_BUFFER (self->buffer), "", 0);
+      count_lines (self, 0);
     }
+  sync_shown (self);
 }
 
 /**
  * natter_code_block_dup_code:
  * @self: a #NatterCodeBlock
  *
- * Returns: (transfer full): the code shown, as the Copy button copies it
+ * Returns: (transfer full): the whole code, as the Copy button copies it
+ *   (also the lines a capped block does not show)
  */
 char *
 natter_code_block_dup_code (NatterCodeBlock *self)
 {
-  GtkTextIter start, end;
-
   g_return_val_if_fail (NATTER_IS_CODE_BLOCK (self), NULL);
 
-  gtk_text_buffer_get_bounds (GTK_TEXT_BUFFER (self->buffer), &start, &end);
-  return gtk_text_buffer_get_text (GTK_TEXT_BUFFER (self->buffer), &start, &end, TRUE);
+  return g_strndup (self->code->str, self->code->len);
 }
 
 /**

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One pending permission of a suspended turn (session-layer-spec.md
- * §10.4): which tool, what it wants to do, and Allow / Deny. Built only
+ * §10.4): what the tool will do, in words, the raw arguments behind an
+ * expander, and Allow / Deny. Built only
  * from the turn's reduced state, so the card is there again after a
  * restart. Each pending call has its own card; deciding one leaves the
  * others.
@@ -28,6 +29,8 @@ struct _NatterPermissionCard
 
   /* Template children */
   GtkLabel       *title_label;
+  GtkLabel       *tool_label;
+  GtkExpander    *details_expander;
   GtkLabel       *request_label;
   GtkLabel       *error_label;
   GtkWidget      *buttons;
@@ -123,6 +126,8 @@ natter_permission_card_class_init (NatterPermissionCardClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-permission-card.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, title_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, tool_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, details_expander);
   gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, request_label);
   gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, error_label);
   gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, buttons);
@@ -140,16 +145,94 @@ natter_permission_card_init (NatterPermissionCard *self)
   self->cancellable = g_cancellable_new ();
 }
 
+static const char *
+string_member (JsonNode   *node,
+               const char *name)
+{
+  JsonObject *object;
+  JsonNode *member;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  object = json_node_get_object (node);
+  member = json_object_get_member (object, name);
+  if (member == NULL || !JSON_NODE_HOLDS_VALUE (member) || json_node_get_value_type (member) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (member);
+}
+
+/**
+ * natter_permission_card_describe:
+ * @tool_name: (nullable): the tool's name, as the model sees it
+ * @request: (nullable): the `request` of `tool_permission_required`
+ *   (turn-runtime.md §5): the built-in file tools describe their request as
+ *   `{"action": "read" | "list", "path": …}`, a checker may give a sentence
+ *   of its own as a string
+ * @arguments: (nullable): the call's arguments
+ *
+ * Says in words what a tool call will do if allowed: “Read /etc/hostname”
+ * for read_file, “List /tmp” for list_directory, “Get the current time”,
+ * the checker's own sentence when it gave one, and “Use the tool “x”” for
+ * any other tool. The text is plain, never markup.
+ *
+ * Returns: (transfer full): the sentence, translated
+ */
+char *
+natter_permission_card_describe (const char *tool_name,
+                                 JsonNode   *request,
+                                 JsonNode   *arguments)
+{
+  const char *action = string_member (request, "action");
+  const char *path = string_member (request, "path");
+
+  if (request != NULL && JSON_NODE_HOLDS_VALUE (request) &&
+      json_node_get_value_type (request) == G_TYPE_STRING && json_node_get_string (request)[0] != '\0')
+    return g_strdup (json_node_get_string (request));
+
+  /* The request names the resolved path; the arguments are the fallback
+   * of a request that did not say. */
+  if (action == NULL && g_strcmp0 (tool_name, "read_file") == 0)
+    action = "read";
+  else if (action == NULL && g_strcmp0 (tool_name, "list_directory") == 0)
+    action = "list";
+  if (path == NULL)
+    path = string_member (arguments, "path");
+
+  if (g_strcmp0 (action, "read") == 0 && path != NULL)
+    /* Translators: what a tool will do; %s is a file's path */
+    return g_strdup_printf (_("Read %s"), path);
+  if (g_strcmp0 (action, "list") == 0 && path != NULL)
+    /* Translators: what a tool will do; %s is a folder's path */
+    return g_strdup_printf (_("List %s"), path);
+  if (g_strcmp0 (tool_name, "current_time") == 0)
+    return g_strdup (_("Get the current time"));
+  /* Translators: what a tool will do; %s is the tool's name, e.g. fetch_url */
+  return g_strdup_printf (_("Use the tool “%s”"), tool_name != NULL ? tool_name : "");
+}
+
+/* Strings as they are, anything else as pretty JSON. */
+static char *
+node_to_text (JsonNode *node)
+{
+  if (node == NULL)
+    return NULL;
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+  return json_to_string (node, TRUE);
+}
+
 /**
  * natter_permission_card_new:
  * @sessions: the session service the decision goes to
  * @turn_id: the suspended turn
  * @tool_call_id: the pending call
  * @tool_name: the tool's name, as the model sees it
- * @request: (nullable): the `request` of `tool_permission_required`, the
- *   JSON shown to the human
+ * @request: (nullable): the `request` of `tool_permission_required`
+ * @arguments: (nullable): the call's arguments, shown raw behind an
+ *   expander
  *
- * Creates a card whose Allow / Deny buttons call
+ * Creates a card that says what the call will do
+ * (natter_permission_card_describe()) and whose Allow / Deny buttons call
  * natter_sessions_respond_to_permission_async() for this call (§9.2).
  *
  * Returns: (transfer floating): a new card
@@ -159,11 +242,14 @@ natter_permission_card_new (NatterSessions *sessions,
                             const char     *turn_id,
                             const char     *tool_call_id,
                             const char     *tool_name,
-                            JsonNode       *request)
+                            JsonNode       *request,
+                            JsonNode       *arguments)
 {
   NatterPermissionCard *self;
   g_autofree char *title = NULL;
-  g_autofree char *text = NULL;
+  g_autofree char *tool = NULL;
+  g_autofree char *raw_arguments = NULL;
+  g_autoptr(GString) details = g_string_new (NULL);
 
   g_return_val_if_fail (NATTER_IS_SESSIONS (sessions), NULL);
   g_return_val_if_fail (turn_id != NULL && tool_call_id != NULL, NULL);
@@ -173,20 +259,71 @@ natter_permission_card_new (NatterSessions *sessions,
   self->turn_id = g_strdup (turn_id);
   self->tool_call_id = g_strdup (tool_call_id);
 
-  /* Translators: %s is the name of a tool, e.g. read_file */
-  title = g_strdup_printf (_("Allow “%s”?"), tool_name != NULL ? tool_name : "");
+  title = natter_permission_card_describe (tool_name, request, arguments);
   gtk_label_set_text (self->title_label, title);
-  if (request != NULL && JSON_NODE_HOLDS_VALUE (request) &&
-      json_node_get_value_type (request) == G_TYPE_STRING)
-    text = g_strdup (json_node_get_string (request));
-  else if (request != NULL)
-    text = json_to_string (request, TRUE);
-  gtk_label_set_text (self->request_label, text != NULL ? text : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->request_label), text != NULL);
+  /* Translators: %s is the name of a tool, e.g. read_file */
+  tool = g_strdup_printf (_("The assistant asks to use “%s”. Allow it?"), tool_name != NULL ? tool_name : "");
+  gtk_label_set_text (self->tool_label, tool);
+
+  raw_arguments = node_to_text (arguments);
+  g_string_append (details, raw_arguments != NULL ? raw_arguments : "{}");
+  /* What a checker asked beyond the arguments is for the human to judge
+   * too, unless the sentence above already says it. */
+  if (request != NULL && string_member (request, "action") == NULL &&
+      !(JSON_NODE_HOLDS_VALUE (request) && json_node_get_value_type (request) == G_TYPE_STRING))
+    {
+      g_autofree char *raw_request = node_to_text (request);
+
+      g_string_append_printf (details, "\n\n%s\n%s", _("Request:"), raw_request);
+    }
+  gtk_label_set_text (self->request_label, details->str);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, title,
                                   -1);
   return GTK_WIDGET (self);
+}
+
+/**
+ * natter_permission_card_get_description:
+ * @self: a card
+ *
+ * Returns: (transfer none): the sentence the card shows for what the tool
+ *   will do
+ */
+const char *
+natter_permission_card_get_description (NatterPermissionCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_PERMISSION_CARD (self), NULL);
+  return gtk_label_get_text (self->title_label);
+}
+
+/**
+ * natter_permission_card_get_details:
+ * @self: a card
+ *
+ * Returns: (transfer none): the raw arguments (and a checker's request)
+ *   shown behind the Details expander
+ */
+const char *
+natter_permission_card_get_details (NatterPermissionCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_PERMISSION_CARD (self), NULL);
+  return gtk_label_get_text (self->request_label);
+}
+
+/**
+ * natter_permission_card_set_details_expanded:
+ * @self: a card
+ * @expanded: whether to show the raw arguments
+ *
+ * Opens or closes the Details expander, as a click on it does.
+ */
+void
+natter_permission_card_set_details_expanded (NatterPermissionCard *self,
+                                             gboolean              expanded)
+{
+  g_return_if_fail (NATTER_IS_PERMISSION_CARD (self));
+  gtk_expander_set_expanded (self->details_expander, expanded);
 }
 
 /**

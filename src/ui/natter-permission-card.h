@@ -19,7 +19,15 @@ GtkWidget  *natter_permission_card_new              (NatterSessions       *sessi
                                                      const char           *turn_id,
                                                      const char           *tool_call_id,
                                                      const char           *tool_name,
-                                                     JsonNode             *request);
+                                                     JsonNode             *request,
+                                                     JsonNode             *arguments);
+char       *natter_permission_card_describe         (const char           *tool_name,
+                                                     JsonNode             *request,
+                                                     JsonNode             *arguments);
+const char *natter_permission_card_get_description  (NatterPermissionCard *self);
+const char *natter_permission_card_get_details      (NatterPermissionCard *self);
+void        natter_permission_card_set_details_expanded (NatterPermissionCard *self,
+                                                         gboolean              expanded);
 const char *natter_permission_card_get_turn_id      (NatterPermissionCard *self);
 const char *natter_permission_card_get_tool_call_id (NatterPermissionCard *self);
 gboolean    natter_permission_card_focus_default    (NatterPermissionCard *self);

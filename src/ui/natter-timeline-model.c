@@ -837,6 +837,28 @@ natter_timeline_model_get_latest (NatterTimelineModel *self)
 }
 
 /**
+ * natter_timeline_model_read_latest:
+ * @self: a model
+ * @n: how many of the latest turns to read
+ *
+ * Starts reading the session's own latest @n turns (turns read or being
+ * read are left as they are). A window showing the bottom of a
+ * conversation calls it as soon as the turns are known, so that the rows
+ * the list view is about to place there have their turns by the first
+ * frame rather than after it; they are the turns those rows would read
+ * anyway.
+ */
+void
+natter_timeline_model_read_latest (NatterTimelineModel *self,
+                                   guint                n)
+{
+  g_return_if_fail (NATTER_IS_TIMELINE_MODEL (self));
+
+  for (guint i = self->items->len - MIN (self->items->len, n); i < self->items->len; i++)
+    natter_turn_item_ensure_loaded (g_ptr_array_index (self->items, i));
+}
+
+/**
  * natter_timeline_model_read_around:
  * @self: a model
  * @item: one of its turn items, just placed in view

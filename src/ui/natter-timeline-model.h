@@ -53,6 +53,8 @@ NatterTurnItem      *natter_timeline_model_get_latest     (NatterTimelineModel *
 NatterTurnItem      *natter_timeline_model_lookup_any     (NatterTimelineModel *self,
                                                            const char          *turn_id);
 guint                natter_timeline_model_get_n_inherited (NatterTimelineModel *self);
+void                 natter_timeline_model_read_latest    (NatterTimelineModel *self,
+                                                           guint                n);
 void                 natter_timeline_model_read_around    (NatterTimelineModel *self,
                                                            NatterTurnItem      *item,
                                                            guint                radius);

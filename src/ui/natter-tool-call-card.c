@@ -236,6 +236,19 @@ natter_tool_call_card_get_status (NatterToolCallCard *self)
 }
 
 /**
+ * natter_tool_call_card_get_icon_name:
+ * @self: a card
+ *
+ * Returns: (transfer none): the icon shown for the call's state
+ */
+const char *
+natter_tool_call_card_get_icon_name (NatterToolCallCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), NULL);
+  return gtk_image_get_icon_name (self->status_icon);
+}
+
+/**
  * natter_tool_call_card_get_arguments:
  * @self: a card
  *

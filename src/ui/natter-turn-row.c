@@ -42,6 +42,10 @@ struct _NatterTurnRow
    * emits ::placed. */
   gboolean        placed_pending;
   guint           placed_id;
+  /* The template is instantiated when the row first has something to
+   * show: a long session binds about 200 rows and shows a handful, and
+   * building 200 templates was most of the time it took to open. */
+  gboolean        built;
 
   /* Template children */
   GtkWidget      *input_bubble;
@@ -131,9 +135,201 @@ partial_mark_new (NatterTurnModelCall *call)
   return box;
 }
 
+static char *
+ask_human_question (NatterTurnToolCall *call);
+
+/* Strings as they are, anything else as JSON. */
+static char *
+output_text (JsonNode *node)
+{
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return g_strdup ("");
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+  return json_to_string (node, TRUE);
+}
+
+static GtkWidget *
+plain_label_new (const char *text,
+                 const char *css_class)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (label, css_class);
+  return label;
+}
+
+/* An answered ask_human call reads as what it was, a question and its
+ * answer, not as a tool card with JSON inside. NULL for any other call
+ * (also an ask_human that failed or was denied: its card says why). */
+static GtkWidget *
+answered_question_new (NatterTurnToolCall *call)
+{
+  JsonObject *result = natter_turn_tool_call_get_result (call);
+  g_autofree char *question = NULL;
+  g_autofree char *answer = NULL;
+  GtkWidget *box, *header;
+
+  if (g_strcmp0 (natter_turn_tool_call_get_name (call), "ask_human") != 0 || result == NULL ||
+      json_object_get_boolean_member_with_default (result, "isError", FALSE) ||
+      g_strcmp0 (natter_turn_tool_call_get_decision (call), "deny") == 0)
+    return NULL;
+
+  question = ask_human_question (call);
+  answer = output_text (json_object_get_member (result, "output"));
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_add_css_class (box, "card");
+  gtk_widget_add_css_class (box, "natter-answered-question");
+  header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  gtk_widget_set_margin_top (header, 10);
+  gtk_widget_set_margin_start (header, 12);
+  gtk_widget_set_margin_end (header, 12);
+  gtk_box_append (GTK_BOX (header), gtk_image_new_from_icon_name ("dialog-question-symbolic"));
+  gtk_box_append (GTK_BOX (header), plain_label_new (_("The assistant asked"), "heading"));
+  gtk_box_append (GTK_BOX (box), header);
+
+  gtk_box_append (GTK_BOX (box), plain_label_new (question != NULL && question[0] != '\0'
+                                                  ? question : _("The assistant asked for your input."),
+                                                  "natter-question"));
+  gtk_box_append (GTK_BOX (box), plain_label_new (_("You answered"), "caption-heading"));
+  gtk_widget_set_margin_top (gtk_widget_get_last_child (box), 4);
+  gtk_box_append (GTK_BOX (box), plain_label_new (answer, "natter-answer"));
+  for (GtkWidget *child = gtk_widget_get_first_child (box); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      if (child == header)
+        continue;
+      gtk_widget_set_margin_start (child, 12);
+      gtk_widget_set_margin_end (child, 12);
+    }
+  gtk_widget_set_margin_bottom (gtk_widget_get_last_child (box), 10);
+  return box;
+}
+
+/* What makes two tool calls in a row the same for the eye: name,
+ * arguments and state. */
+static char *
+tool_card_key (NatterToolCallCard *card)
+{
+  return g_strdup_printf ("%s\n%s\n%s", natter_tool_call_card_get_name (card),
+                          natter_tool_call_card_get_status (card),
+                          natter_tool_call_card_get_arguments (card));
+}
+
+static void
+update_group_label (GtkWidget *group)
+{
+  GtkWidget *cards = g_object_get_data (G_OBJECT (group), "natter-group-cards");
+  GtkLabel *name_label = g_object_get_data (G_OBJECT (group), "natter-group-name");
+  NatterToolCallCard *first = NATTER_TOOL_CALL_CARD (gtk_widget_get_first_child (cards));
+  guint n = 0;
+  g_autofree char *text = NULL;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (cards); child != NULL; child = gtk_widget_get_next_sibling (child))
+    n++;
+  /* Translators: a tool called several times in a row, e.g. "current_time × 50" */
+  text = g_strdup_printf (_("%s × %u"), natter_tool_call_card_get_name (first), n);
+  gtk_label_set_text (name_label, text);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (g_object_get_data (G_OBJECT (group), "natter-group-expander")),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+}
+
+/* One collapsed line for a run of identical calls (a model that calls
+ * current_time fifty times), the cards themselves inside. */
+static GtkWidget *
+tool_call_group_new (GtkWidget *first_card)
+{
+  NatterToolCallCard *card = NATTER_TOOL_CALL_CARD (first_card);
+  GtkWidget *group = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *expander = gtk_expander_new (NULL);
+  GtkWidget *title = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *name_label = gtk_label_new (NULL);
+  GtkWidget *status_label = gtk_label_new (natter_tool_call_card_get_status (card));
+  GtkWidget *cards = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+
+  gtk_widget_add_css_class (group, "card");
+  gtk_widget_add_css_class (group, "natter-tool-call");
+  gtk_widget_add_css_class (group, "natter-tool-call-group");
+  gtk_widget_set_margin_top (expander, 6);
+  gtk_widget_set_margin_bottom (expander, 6);
+  gtk_widget_set_margin_start (expander, 10);
+  gtk_widget_set_margin_end (expander, 10);
+  gtk_box_append (GTK_BOX (title), gtk_image_new_from_icon_name (natter_tool_call_card_get_icon_name (card)));
+  gtk_label_set_xalign (GTK_LABEL (name_label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (name_label), PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (name_label, "monospace");
+  gtk_box_append (GTK_BOX (title), name_label);
+  gtk_label_set_xalign (GTK_LABEL (status_label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (status_label), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_hexpand (status_label, TRUE);
+  gtk_widget_add_css_class (status_label, "dim-label");
+  gtk_box_append (GTK_BOX (title), status_label);
+  gtk_expander_set_label_widget (GTK_EXPANDER (expander), title);
+  gtk_widget_set_margin_top (cards, 6);
+  gtk_expander_set_child (GTK_EXPANDER (expander), cards);
+  gtk_box_append (GTK_BOX (group), expander);
+
+  g_object_set_data (G_OBJECT (group), "natter-group-cards", cards);
+  g_object_set_data (G_OBJECT (group), "natter-group-name", name_label);
+  g_object_set_data (G_OBJECT (group), "natter-group-expander", expander);
+  g_object_set_data_full (G_OBJECT (group), "natter-group-key", tool_card_key (card), g_free);
+  return group;
+}
+
+static void
+add_to_group (GtkWidget *group,
+              GtkWidget *card)
+{
+  /* Inside the group's card, a card of its own would be a frame in a
+   * frame. */
+  gtk_widget_remove_css_class (card, "card");
+  gtk_box_append (GTK_BOX (g_object_get_data (G_OBJECT (group), "natter-group-cards")), card);
+  update_group_label (group);
+}
+
+/* Appends @card (floating) to the activity, or to the run of identical
+ * calls just before it. */
+static void
+append_tool_call_card (NatterTurnRow *self,
+                       GtkWidget     *card)
+{
+  GtkWidget *last = gtk_widget_get_last_child (self->activity_box);
+  g_autofree char *key = tool_card_key (NATTER_TOOL_CALL_CARD (card));
+
+  if (last != NULL && g_strcmp0 (g_object_get_data (G_OBJECT (last), "natter-group-key"), key) == 0)
+    {
+      add_to_group (last, card);
+      return;
+    }
+  if (last != NULL && NATTER_IS_TOOL_CALL_CARD (last))
+    {
+      g_autofree char *last_key = tool_card_key (NATTER_TOOL_CALL_CARD (last));
+
+      if (g_str_equal (key, last_key))
+        {
+          GtkWidget *group = tool_call_group_new (last);
+
+          g_object_ref (last);
+          gtk_box_remove (GTK_BOX (self->activity_box), last);
+          gtk_box_append (GTK_BOX (self->activity_box), group);
+          add_to_group (group, last);
+          g_object_unref (last);
+          add_to_group (group, card);
+          return;
+        }
+    }
+  gtk_box_append (GTK_BOX (self->activity_box), card);
+}
+
 static void
 add_message_parts (NatterTurnRow       *self,
-                   NatterTurnModelCall *call)
+                   NatterTurnModelCall *call,
+                   GHashTable          *prompted)
 {
   JsonObject *message = natter_turn_model_call_get_message (call);
   /* A call stopped or broken mid-answer keeps what had arrived; it stays
@@ -182,8 +378,18 @@ add_message_parts (NatterTurnRow       *self,
   g_string_free (text, TRUE);
 
   for (guint i = 0; i < natter_turn_model_call_get_n_tool_calls (call); i++)
-    gtk_box_append (GTK_BOX (self->activity_box),
-                    natter_tool_call_card_new (natter_turn_model_call_get_tool_call (call, i)));
+    {
+      NatterTurnToolCall *tool_call = natter_turn_model_call_get_tool_call (call, i);
+      GtkWidget *answered;
+
+      /* A call with a prompt below is shown by its prompt alone. */
+      if (prompted != NULL && g_hash_table_contains (prompted, natter_turn_tool_call_get_id (tool_call)))
+        continue;
+      if ((answered = answered_question_new (tool_call)) != NULL)
+        gtk_box_append (GTK_BOX (self->activity_box), answered);
+      else
+        append_tool_call_card (self, natter_tool_call_card_new (tool_call));
+    }
 }
 
 static char *
@@ -234,6 +440,23 @@ pending_async_tool_names (NatterTurnState *state)
   return g_string_free (names, FALSE);
 }
 
+/* The ids of the calls show_prompts() gives a card: a permission to
+ * decide or a question to answer (transfer full). */
+static GHashTable *
+prompted_calls (NatterTurnState *state)
+{
+  g_autoptr(GPtrArray) permissions = natter_turn_state_get_pending_permissions (state);
+  g_autoptr(GPtrArray) async_tools = natter_turn_state_get_pending_async_tools (state);
+  GHashTable *ids = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < permissions->len; i++)
+    g_hash_table_add (ids, (gpointer) natter_turn_tool_call_get_id (g_ptr_array_index (permissions, i)));
+  for (guint i = 0; i < async_tools->len; i++)
+    if (g_strcmp0 (natter_turn_tool_call_get_name (g_ptr_array_index (async_tools, i)), "ask_human") == 0)
+      g_hash_table_add (ids, (gpointer) natter_turn_tool_call_get_id (g_ptr_array_index (async_tools, i)));
+  return ids;
+}
+
 static void
 show_prompts (NatterTurnRow   *self,
               NatterTurnState *state)
@@ -253,7 +476,8 @@ show_prompts (NatterTurnRow   *self,
                       natter_permission_card_new (self->sessions, turn_id,
                                                   natter_turn_tool_call_get_id (call),
                                                   natter_turn_tool_call_get_name (call),
-                                                  request));
+                                                  request,
+                                                  natter_turn_tool_call_get_arguments (call)));
     }
   for (guint i = 0; i < async_tools->len; i++)
     {
@@ -318,9 +542,19 @@ show_terminal (NatterTurnRow   *self,
         const char *code = json_object_get_string_member_with_default (terminal, "code", NULL);
 
         if (g_strcmp0 (code, "model-call-limit") == 0)
-          set_status (self, FALSE, "dialog-information-symbolic",
-                      _("The assistant stopped after the most model calls one message may make."),
-                      _("_Continue"), latest ? "win.continue-turn" : NULL);
+          {
+            /* The runtime stops when the calls reach the limit, so their
+             * number is the limit this turn ran under. */
+            guint n = natter_turn_state_get_n_model_calls (state);
+            g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                                  "Stopped after %u model call for one message, "
+                                                                  "the limit set in Preferences.",
+                                                                  "Stopped after %u model calls for one message, "
+                                                                  "the limit set in Preferences.", n), n);
+
+            set_status (self, FALSE, "dialog-information-symbolic", text,
+                        _("_Continue"), latest ? "win.continue-turn" : NULL);
+          }
         else
           {
             g_autofree char *text = g_strdup_printf (_("Failed: %s"), error);
@@ -450,7 +684,11 @@ show_actions (NatterTurnRow   *self,
   if (!settled)
     return;
 
-  gtk_widget_set_visible (self->copy_button, self->assistant_text->len > 0);
+  /* With no words to copy (a failed or stopped turn) the button is not
+   * shown but keeps its place, so that Branch from Here stands where it
+   * does on every other turn. */
+  gtk_widget_set_visible (self->copy_button, TRUE);
+  gtk_widget_set_child_visible (self->copy_button, self->assistant_text->len > 0);
   /* The target first: an action name without its target warns. */
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->branch_button), "s", turn_id);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (self->branch_button), "win.branch-from-turn");
@@ -494,11 +732,31 @@ show_overlay (NatterTurnRow *self)
 }
 
 static void
+ensure_built (NatterTurnRow *self)
+{
+  if (self->built)
+    return;
+  self->built = TRUE;
+  gtk_widget_init_template (GTK_WIDGET (self));
+  /* The template's GtkBinLayout would take the allocation from
+   * natter_turn_row_size_allocate(). */
+  gtk_widget_set_layout_manager (GTK_WIDGET (self), NULL);
+}
+
+static void
 update (NatterTurnRow *self)
 {
   NatterTurnState *state;
   const char *error;
   g_autofree char *input = NULL;
+
+  /* A placeholder that nobody has seen yet needs no widgets: its
+   * measure gives it the placeholder's height. */
+  if (!self->built &&
+      (self->item == NULL ||
+       (natter_turn_item_get_state (self->item) == NULL && natter_turn_item_get_error (self->item) == NULL)))
+    return;
+  ensure_built (self);
 
   remove_children (self->activity_box);
   remove_children (self->prompts_box);
@@ -531,12 +789,14 @@ update (NatterTurnRow *self)
 
   if (state != NULL)
     {
+      g_autoptr(GHashTable) prompted = prompted_calls (state);
+
       for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
         {
           NatterTurnModelCall *call = natter_turn_state_get_model_call (state, i);
 
           if (call != NULL && !natter_turn_model_call_is_open (call))
-            add_message_parts (self, call);
+            add_message_parts (self, call, prompted);
         }
       show_prompts (self, state);
       show_terminal (self, state);
@@ -574,6 +834,10 @@ item_delta_cb (NatterTurnRow  *self,
                int             kind,
                const char     *text)
 {
+  /* Not built: nothing of the turn is shown yet; the overlay is shown
+   * whole once it is. */
+  if (!self->built)
+    return;
   if (kind == NATTER_DELTA_REASONING)
     {
       gtk_label_set_text (self->streaming_reasoning, natter_turn_item_get_overlay_reasoning (self->item));
@@ -617,6 +881,12 @@ placed_cb (gpointer user_data)
 
   self->placed_id = 0;
   self->placed_pending = FALSE;
+  /* Seen: it says it is loading until its turn is read. */
+  if (!self->built)
+    {
+      ensure_built (self);
+      update (self);
+    }
   natter_turn_item_ensure_loaded (self->item);
   g_signal_emit (self, signals[PLACED], 0);
   return G_SOURCE_REMOVE;
@@ -699,7 +969,8 @@ natter_turn_row_dispose (GObject *object)
   NatterTurnRow *self = NATTER_TURN_ROW (object);
 
   natter_turn_row_set_item (self, NULL);
-  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_TURN_ROW);
+  if (self->built)
+    gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_TURN_ROW);
   /* Template children without an id are not unparented by
    * gtk_widget_dispose_template(). */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
@@ -772,10 +1043,7 @@ static void
 natter_turn_row_init (NatterTurnRow *self)
 {
   self->assistant_text = g_string_new (NULL);
-  gtk_widget_init_template (GTK_WIDGET (self));
-  /* The template's GtkBinLayout would take the allocation from
-   * natter_turn_row_size_allocate(). */
-  gtk_widget_set_layout_manager (GTK_WIDGET (self), NULL);
+  /* The template waits for ensure_built(). */
 }
 
 /**
@@ -833,7 +1101,10 @@ natter_turn_row_set_item (NatterTurnRow  *self,
       g_signal_connect_swapped (item, "notify::latest", G_CALLBACK (item_changed_cb), self);
       root = gtk_widget_get_root (GTK_WIDGET (self));
       if (root == NULL)
-        natter_turn_item_ensure_loaded (item);
+        {
+          ensure_built (self);
+          natter_turn_item_ensure_loaded (item);
+        }
       else
         {
           /* Also a row already read: its ::placed reads ahead. A window

@@ -36,6 +36,7 @@
 #include "natter-session-error.h"
 #include "natter-session-row.h"
 #include "natter-store-error.h"
+#include "natter-toast-guard.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
 
@@ -45,6 +46,8 @@
 struct _NatterWindow
 {
   AdwApplicationWindow  parent_instance;
+
+  GtkWindow            *help_overlay;     /* weak; only while it shows */
 
   NatterSettings       *settings;
   NatterSessions       *sessions;
@@ -1104,9 +1107,18 @@ save_draft (NatterWindow *self)
     g_hash_table_remove (self->drafts, self->session_id);
 }
 
+/* The latest turns a window showing the bottom reads as soon as they are
+ * known: about as many as its viewport shows. */
+#define READ_LATEST_TURNS 4
+
 static void
 timeline_items_changed_cb (NatterWindow *self)
 {
+  /* The list view is about to place the latest rows in view: their turns
+   * are read now, with its first layout, rather than after it. A window
+   * not shown yet reads nothing until it is. */
+  if (self->timeline != NULL && self->stick_to_bottom && gtk_widget_get_mapped (GTK_WIDGET (self)))
+    natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
   update_conversation (self);
 }
 
@@ -1914,6 +1926,33 @@ copy_readable_part_activated (GtkWidget  *widget,
                                  recovered_cb, g_object_ref (self));
 }
 
+/* The shortcuts window is made when asked for and is destroyed when
+ * closed, never kept hidden the way GtkApplication keeps
+ * gtk/help-overlay.ui for each window. GTK 4.8's accessibility root
+ * answers a request for a child past its visible windows (a screen reader
+ * that counted a dialog that has closed since) with the last toplevel,
+ * hidden or not, and a hidden window has no object path: a critical, and
+ * then a crash. With no window kept hidden, the last toplevel is one that
+ * shows. */
+static void
+show_help_overlay_activated (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  g_autoptr(GtkBuilder) builder = NULL;
+
+  if (self->help_overlay == NULL)
+    {
+      builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-help-overlay.ui");
+      self->help_overlay = GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+      g_object_add_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
+      gtk_window_set_transient_for (self->help_overlay, GTK_WINDOW (self));
+      gtk_window_set_destroy_with_parent (self->help_overlay, TRUE);
+    }
+  gtk_window_present (self->help_overlay);
+}
+
 /* Transient feedback from inside a row, e.g. "Message copied". */
 static void
 show_toast_activated (GtkWidget  *widget,
@@ -2311,8 +2350,9 @@ undo_activated (GtkWidget  *widget,
   toast = g_object_ref (g_hash_table_lookup (self->pending_deletes, session_id));
   gtk_widget_activate_action (widget, "win.undo-delete", "s", session_id);
   /* No button dismissed this toast, so it is dismissed once here; its
-   * pending entry is gone, so going away deletes nothing. */
-  adw_toast_dismiss (toast);
+   * pending entry is gone, so going away deletes nothing. Ctrl+Z may come
+   * while the toast is still appearing: the guard waits for that to end. */
+  natter_toast_guard_dismiss (self->toast_overlay, toast);
   focus_sidebar_position (self, find_position (self, session_id));
 }
 
@@ -2465,6 +2505,8 @@ natter_window_finalize (GObject *object)
 {
   NatterWindow *self = NATTER_WINDOW (object);
 
+  if (self->help_overlay != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
   g_clear_object (&self->settings);
   g_clear_object (&self->sessions);
   g_clear_object (&self->hub);
@@ -2553,6 +2595,7 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_activated);
   gtk_widget_class_install_action (widget_class, "win.choose-model", NULL, choose_model_activated);
   gtk_widget_class_install_action (widget_class, "win.go-back", NULL, go_back_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, show_help_overlay_activated);
 }
 
 /* Opt-in for bench/bench-app-start.c (NATTER_BENCH_FIRST_FRAME=1): prints
@@ -2581,6 +2624,7 @@ natter_window_init (NatterWindow *self)
    * content stack counts toward its width, also at 360 px. */
   gtk_label_set_wrap (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), TRUE);
   gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), GTK_JUSTIFY_CENTER);
+  natter_toast_guard_attach (self->toast_overlay);
 
   self->cancellable = g_cancellable_new ();
   self->scroll_before_search = -1;

@@ -20,7 +20,7 @@ import time
 import gi
 
 gi.require_version("Atspi", "2.0")
-from gi.repository import Atspi  # noqa: E402
+from gi.repository import Atspi, Gio, GLib  # noqa: E402
 
 APP_ID = "io.github.natter.Natter"
 APP_PATH = "/io/github/natter/Natter"
@@ -31,11 +31,23 @@ class E2EFailure(Exception):
     pass
 
 
+# The app run that is expected to stay up (set while it runs, cleared when
+# the test quits or kills it): every wait checks it, so a crash fails the
+# wait at once, naming the signal, instead of after its timeout.
+_running_app = None
+
+
+def _check_running_app():
+    if _running_app is not None:
+        _running_app.check_alive()
+
+
 def wait_until(predicate, timeout, what):
     """Polls @predicate until it returns something truthy; returns that."""
     deadline = time.monotonic() + timeout
     last_error = None
     while True:
+        _check_running_app()
         try:
             value = predicate()
             if value:
@@ -237,6 +249,7 @@ class NatterApp:
         self.schema_dir = schema_dir
         self.log_path = log_path
         self.proc = None
+        self._exit_expected = False
         self.root = None
         self._conversation = None
         env = dict(os.environ)
@@ -244,6 +257,10 @@ class NatterApp:
         for key in ("GTK_A11Y", "NO_AT_BRIDGE", "G_DEBUG", "GSETTINGS_BACKEND"):
             env.pop(key, None)
         env.update({
+            # A critical is a bug: it aborts the app (and fails the test)
+            # instead of scrolling by in the log while the app carries on
+            # in a state nobody meant.
+            "G_DEBUG": "fatal-criticals",
             "HOME": home,
             "XDG_CONFIG_HOME": os.path.join(home, "config"),
             "XDG_DATA_HOME": os.path.join(home, "share"),
@@ -336,12 +353,35 @@ class NatterApp:
             return None
 
         self._conversation = None
+        global _running_app
+        _running_app = self
+        self._exit_expected = False
         self.root = wait_until(app_root, timeout, "natter's window in the accessibility tree")
         wait_until(lambda: find(self.root, Atspi.Role.FRAME), timeout, "the window")
         return self
 
+    def check_alive(self):
+        """Raises E2EFailure if the app has exited on its own (a crash, or
+        the abort a critical causes under G_DEBUG=fatal-criticals)."""
+        if self.proc is None or self._exit_expected or self.proc.poll() is None:
+            return
+        global _running_app
+        if _running_app is self:
+            _running_app = None
+        status = self.proc.returncode
+        how = ("killed by signal %d" % -status) if status < 0 else ("exit status %d" % status)
+        raise E2EFailure("natter exited unexpectedly (%s); log: %s" % (how, self.log_path))
+
+    def _expect_exit(self):
+        self.check_alive()
+        self._exit_expected = True
+        global _running_app
+        if _running_app is self:
+            _running_app = None
+
     def quit(self, timeout=30):
         """Quits through the GApplication action, as the menu would."""
+        self._expect_exit()
         subprocess.run(["gdbus", "call", "--session", "--dest", APP_ID,
                         "--object-path", APP_PATH, "--method",
                         "org.gtk.Actions.Activate", "quit", "[]", "{}"],
@@ -352,14 +392,58 @@ class NatterApp:
         return self.proc.returncode
 
     def kill9(self):
+        self._expect_exit()
         os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait(10)
         self.root = None
 
     def stop_if_running(self):
+        global _running_app
+        if _running_app is self:
+            _running_app = None
+        self._exit_expected = True
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
+
+    def child_past_the_windows(self):
+        """Asks the app's accessibility root, over the accessibility bus, for
+        the child one past its visible windows, as a screen reader does that
+        counted a dialog that has closed since; returns the reply's object
+        path. The app must answer, not crash."""
+        session = Gio.bus_get_sync(Gio.BusType.SESSION)
+        address = session.call_sync("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress",
+                                    None, GLib.VariantType("(s)"), 0, 10000).unpack()[0]
+        bus = Gio.DBusConnection.new_for_address_sync(
+            address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+            | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
+        try:
+            dbus = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+            names = bus.call_sync(*dbus, "ListNames", None, GLib.VariantType("(as)"),
+                                  0, 10000).unpack()[0]
+            name = None
+            for candidate in names:
+                if not candidate.startswith(":"):
+                    continue
+                try:
+                    pid = bus.call_sync(*dbus, "GetConnectionUnixProcessID",
+                                        GLib.Variant("(s)", (candidate,)), GLib.VariantType("(u)"),
+                                        0, 10000).unpack()[0]
+                except GLib.Error:
+                    continue
+                if pid == self.proc.pid:
+                    name = candidate
+            if name is None:
+                raise E2EFailure("natter is not on the accessibility bus")
+            index = self.root.get_child_count()
+            reply = bus.call_sync(name, "/org/a11y/atspi/accessible/root", "org.a11y.atspi.Accessible",
+                                  "GetChildAtIndex", GLib.Variant("(i)", (index,)), None, 0, 10000)
+            return reply.unpack()[0][1]
+        except GLib.Error as e:
+            self.check_alive()
+            raise E2EFailure("GetChildAtIndex past the windows failed: %s" % e.message)
+        finally:
+            bus.close_sync(None)
 
     # -- reading and driving the window ---------------------------------
 

@@ -207,6 +207,8 @@ class Run:
 
     def verify_store(self):
         """Stops the app, reads every log strictly with the real CLI."""
+        if self.app.proc is not None:
+            self.app.check_alive()
         if self.app.proc is not None and self.app.proc.poll() is None:
             self.app.quit()
         return check_store(self.binary, self.data, self.app.env)
@@ -250,7 +252,8 @@ class Run:
 
     def permission(self, allow):
         app = self.app
-        card = app.wait_for("the permission card", contains="Allow \u201cread_file\u201d?")
+        # The card says what the tool will do: "Read /…/secret.txt".
+        card = app.wait_for("the permission card", contains="Read /")
         button = self.button_in(card, "Allow" if allow else "Deny")
         return card, button
 
@@ -405,7 +408,7 @@ def keyboard_scenario(run):
     # A tool wants permission: Tab from the composer is Allow, Space presses it.
     type_keys("Read the secret file, please")
     key("Return")
-    card = app.wait_for("the permission card", contains="Allow \u201cread_file\u201d?")
+    card = app.wait_for("the permission card", contains="Read /")
     allow = run.button_in(card, "Allow")
     key("Tab")
     wait_until(lambda: focused(allow), 10, "Allow focused after Tab from the composer")
@@ -424,6 +427,12 @@ def keyboard_scenario(run):
     key("Return")
     wait_until(lambda: any(KEYBOARD_TITLE in labels for labels in app.sidebar_titles()),
                20, "the typed title in the sidebar")
+    # The dialog has gone: a reader that counted it asks for one window too
+    # many. GTK 4.8 then hands out the last toplevel, which must not be a
+    # hidden one (it has no object path: a critical, then a crash).
+    path = app.child_past_the_windows()
+    log("child past the windows: %s" % path)
+    app.check_alive()
 
     # Ctrl+F, Tab: into the list; Delete: gone behind an undo toast.
     sidebar = app.wait_for("the sidebar", role=Atspi.Role.LIST, name="Conversations")

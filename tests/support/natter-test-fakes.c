@@ -181,15 +181,23 @@ natter_fake_model_get_n_held (NatterFakeModel *self)
   return self->held->len;
 }
 
-/* Answers every held call with NATTER_FAKE_TEXT_STEP. */
+/* Answers every held call with @step (a message literal). */
 void
-natter_fake_model_release (NatterFakeModel *self)
+natter_fake_model_release_with (NatterFakeModel *self,
+                                const char      *step)
 {
   g_autoptr(GPtrArray) held = g_steal_pointer (&self->held);
 
   self->held = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < held->len; i++)
-    answer (g_ptr_array_index (held, i), NATTER_FAKE_TEXT_STEP);
+    answer (g_ptr_array_index (held, i), step);
+}
+
+/* Answers every held call with NATTER_FAKE_TEXT_STEP. */
+void
+natter_fake_model_release (NatterFakeModel *self)
+{
+  natter_fake_model_release_with (self, NATTER_FAKE_TEXT_STEP);
 }
 
 /* Streams @delta as answer text of the last held call, as a real model

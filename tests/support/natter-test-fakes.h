@@ -42,6 +42,8 @@ guint       natter_fake_model_get_n_held    (NatterFakeModel *self);
 void        natter_fake_model_release       (NatterFakeModel *self);
 void        natter_fake_model_stream_text   (NatterFakeModel *self,
                                              const char      *delta);
+void        natter_fake_model_release_with  (NatterFakeModel *self,
+                                             const char      *step);
 void        natter_fake_model_set_usage     (NatterFakeModel *self,
                                              const char      *usage_literal);
 void        natter_fake_model_set_hook      (NatterFakeModel *self,

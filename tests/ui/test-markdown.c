@@ -419,6 +419,8 @@ test_markdown_long_code_block (void)
   GtkWidget *window = gtk_window_new ();
   GtkWidget *scroller = gtk_scrolled_window_new ();
   GtkTextView *source_view;
+  g_autofree char *code = NULL;
+  g_auto(GStrv) lines = NULL;
   gint64 start, elapsed;
   int height;
 
@@ -441,10 +443,15 @@ test_markdown_long_code_block (void)
   wait_ready (view);
   g_test_message ("ready after %.2f ms", (g_get_monotonic_time () - start) / 1000.0);
 
+  /* All of the code is kept (and copied), but the view holds only the
+   * first lines of a block this long: it is capped behind an expander
+   * instead of being 10,000 lines tall. */
+  code = natter_code_block_dup_code (NATTER_CODE_BLOCK (single_code_block (view)));
+  lines = g_strsplit (code, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 10000);
   source_view = GTK_TEXT_VIEW (find_in_code_block (single_code_block (view), GTK_SOURCE_TYPE_VIEW));
-  g_assert_cmpint (gtk_text_buffer_get_line_count (gtk_text_view_get_buffer (source_view)), ==, 10000);
+  g_assert_cmpint (gtk_text_buffer_get_line_count (gtk_text_view_get_buffer (source_view)), <, 100);
 
-  /* The block scrolls inside itself instead of being 10,000 lines tall. */
   gtk_widget_measure (single_code_block (view), GTK_ORIENTATION_VERTICAL, 700, NULL, &height, NULL, NULL);
   g_assert_cmpint (height, <=, 700);
 

@@ -10,6 +10,7 @@
 
 #include "natter-ask-human-card.h"
 #include "natter-permission-card.h"
+#include "natter-tool-call-card.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 
@@ -75,6 +76,37 @@ wait_event (UiWorld    *u,
   ui_wait_until (event_written, &w);
 }
 
+/* The answered question of /prompts/ask-human, shown as a question and
+ * its answer, with no ask_human tool card (whose JSON hid them). */
+static gboolean
+question_and_answer_shown (gpointer data)
+{
+  g_autoptr(GPtrArray) cards = NULL;
+
+  ui_settle ();
+  if (!ui_label_shown (natter_window_get_timeline_list (data), "Which colour?") ||
+      !ui_label_shown (natter_window_get_timeline_list (data), "Blue"))
+    return FALSE;
+  cards = ui_find_all (data, NATTER_TYPE_TOOL_CALL_CARD);
+  for (guint i = 0; i < cards->len; i++)
+    if (g_strcmp0 (natter_tool_call_card_get_name (g_ptr_array_index (cards, i)), "ask_human") == 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether a mapped tool card of @window shows the call @name. */
+static gboolean
+tool_card_shown (NatterWindow *window,
+                 const char   *name)
+{
+  g_autoptr(GPtrArray) cards = ui_find_all (window, NATTER_TYPE_TOOL_CALL_CARD);
+
+  for (guint i = 0; i < cards->len; i++)
+    if (g_strcmp0 (natter_tool_call_card_get_name (g_ptr_array_index (cards, i)), name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 test_prompts_permission (void)
 {
@@ -106,6 +138,19 @@ test_prompts_permission (void)
   g_assert_cmpstr (natter_permission_card_get_tool_call_id (first), ==, "c1");
   g_assert_cmpstr (natter_permission_card_get_tool_call_id (g_ptr_array_index (cards, 1)), ==, "c2");
   g_assert_nonnull (ui_find_button (g_ptr_array_index (cards, 1), "_Deny"));
+
+  /* The card says in words what the call will do, the raw arguments and
+   * the checker's request behind Details; the pending call has no second
+   * row of its own. */
+  g_assert_cmpstr (natter_permission_card_get_description (first), ==, "Use the tool “sa”");
+  g_assert_true (ui_label_shown (first, "Use the tool “sa”"));
+  g_assert_nonnull (strstr (natter_permission_card_get_details (first), "may I?"));
+  g_assert_false (ui_label_shown (first, natter_permission_card_get_details (first)));
+  g_assert_false (tool_card_shown (window, "sa"));
+  g_assert_false (tool_card_shown (window, "sc"));
+  natter_permission_card_set_details_expanded (first, TRUE);
+  ui_save_window (GTK_WIDGET (window), "permission-card.png");
+  natter_permission_card_set_details_expanded (first, FALSE);
 
   /* Allow on the first card decides c1 only; c2's card stays. */
   g_signal_emit_by_name (ui_find_button (first, "_Allow"), "clicked");
@@ -177,6 +222,16 @@ test_prompts_ask_human (void)
   g_ptr_array_unref (cards);
   cards = wait_cards (window, NATTER_TYPE_ASK_HUMAN_CARD, 0);
 
+  /* The question and its answer stay in the conversation, in words, not
+   * folded into a tool card; after a restart too. */
+  ui_wait_until (question_and_answer_shown, window);
+  ui_save_window (GTK_WIDGET (window), "answered-question.png");
+  ui_destroy_window (window);
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (question_and_answer_shown, window);
+
   ui_destroy_window (window);
   ui_world_free (u);
 }
@@ -227,6 +282,49 @@ test_prompts_survive_restart (void)
   ui_world_free (u);
 }
 
+/* What a permission card says for the built-in tools, a checker's own
+ * sentence and any other tool; text with markup characters stays text. */
+static void
+test_prompts_permission_words (void)
+{
+  static const struct {
+    const char *tool;
+    const char *request;
+    const char *arguments;
+    const char *expected;
+  } cases[] = {
+    { "read_file", "{\"action\":\"read\",\"path\":\"/etc/hostname\"}", "{\"path\":\"/etc/hostname\"}",
+      "Read /etc/hostname" },
+    { "read_file", NULL, "{\"path\":\"notes.txt\"}", "Read notes.txt" },
+    { "list_directory", "{\"action\":\"list\",\"path\":\"/tmp\"}", "{\"path\":\"/tmp\"}", "List /tmp" },
+    { "current_time", "{\"tool\":\"current_time\",\"arguments\":{}}", "{}", "Get the current time" },
+    { "fetch_url", "{\"tool\":\"fetch_url\",\"arguments\":{\"url\":\"x\"}}", "{\"url\":\"x\"}",
+      "Use the tool “fetch_url”" },
+    { "sa", "\"Send the report to <b>Tom & Jerry</b>\"", "{}", "Send the report to <b>Tom & Jerry</b>" },
+    { "read_file", "{\"action\":\"read\",\"path\":\"/tmp/<b>&amp;\"}", "{}", "Read /tmp/<b>&amp;" },
+  };
+  UiWorld *u = ui_world_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) request = cases[i].request != NULL ? natter_test_json (cases[i].request) : NULL;
+      g_autoptr(JsonNode) arguments = natter_test_json (cases[i].arguments);
+      g_autofree char *text = natter_permission_card_describe (cases[i].tool, request, arguments);
+      GtkWidget *window = gtk_window_new ();
+      GtkWidget *card = natter_permission_card_new (u->sessions, "t", "c", cases[i].tool, request, arguments);
+
+      g_assert_cmpstr (text, ==, cases[i].expected);
+      gtk_window_set_child (GTK_WINDOW (window), card);
+      gtk_window_present (GTK_WINDOW (window));
+      ui_wait_until (ui_is_mapped, card);
+      g_assert_true (ui_label_shown (card, cases[i].expected));
+      g_assert_nonnull (strstr (natter_permission_card_get_details (NATTER_PERMISSION_CARD (card)),
+                                cases[i].arguments[1] == '}' ? "{" : "\""));
+      gtk_window_destroy (GTK_WINDOW (window));
+    }
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -238,6 +336,7 @@ main (int   argc,
   app = ui_app_new ();
 
   g_test_add_func ("/prompts/permission", test_prompts_permission);
+  g_test_add_func ("/prompts/permission-words", test_prompts_permission_words);
   g_test_add_func ("/prompts/ask-human", test_prompts_ask_human);
   g_test_add_func ("/prompts/survive-restart", test_prompts_survive_restart);
 

@@ -11,6 +11,7 @@
 
 #include <libsoup/soup.h>
 
+#include "natter-code-block.h"
 #include "natter-markdown-view.h"
 #include "natter-model-picker.h"
 #include "natter-tool-call-card.h"
@@ -836,24 +837,52 @@ test_rich_model_picker_unknown_provider (void)
 
 /* Shortcuts window */
 
+/* The shortcuts window of @window among the toplevels, or NULL. */
+static GtkWindow *
+find_shortcuts_window (NatterWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (GTK_IS_SHORTCUTS_WINDOW (w) && gtk_window_get_transient_for (w) == GTK_WINDOW (window))
+        return w;
+    }
+  return NULL;
+}
+
+static gboolean
+no_shortcuts_window (gpointer window)
+{
+  return find_shortcuts_window (window) == NULL;
+}
+
+/* The shortcuts window exists only while it shows: a hidden toplevel is
+ * what GTK 4.8's accessibility root can hand to a screen reader without
+ * an object path (see show_help_overlay_activated()). */
 static void
 test_rich_shortcuts (void)
 {
-  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/gtk/help-overlay.ui");
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-help-overlay.ui");
   UiWorld *u = ui_world_new ();
   NatterWindow *window;
-  GtkShortcutsWindow *overlay;
+  GtkWindow *overlay;
 
   g_assert_true (GTK_IS_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
+  g_clear_object (&builder);
 
   window = ui_window_new (app, u);
-  overlay = gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (window));
+  g_assert_null (find_shortcuts_window (window));
+  g_assert_null (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (window)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL));
+  overlay = find_shortcuts_window (window);
   g_assert_nonnull (overlay);
-  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (window), "show-help-overlay"));
-  g_action_group_activate_action (G_ACTION_GROUP (window), "show-help-overlay", NULL);
   ui_wait_until (ui_is_mapped, overlay);
   save_screenshots (GTK_WIDGET (overlay), "shortcuts");
-  gtk_window_close (GTK_WINDOW (overlay));
+  gtk_window_close (overlay);
+  ui_wait_until (no_shortcuts_window, window);
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -911,6 +940,255 @@ test_rich_icon_buttons_labelled (void)
   ui_world_free (u);
 }
 
+/* Code blocks */
+
+static gboolean
+ui_has_code_block (gpointer data)
+{
+  return ui_find_first (data, NATTER_TYPE_CODE_BLOCK) != NULL;
+}
+
+/* A fenced block of @n_lines numbered lines, as a model's JSON message. */
+static char *
+code_answer (guint n_lines)
+{
+  g_autoptr(GString) json = g_string_new ("{\"role\":\"assistant\",\"content\":\"Here:\\n\\n```c\\n");
+
+  for (guint i = 1; i <= n_lines; i++)
+    g_string_append_printf (json, "int line_%u = %u;\\n", i, i);
+  g_string_append (json, "```\\n\"}");
+  return g_string_free (g_steal_pointer (&json), FALSE);
+}
+
+typedef struct
+{
+  GtkWidget *block;
+  guint      n_lines;
+} BlockShown;
+
+/* Whether every one of the @n_lines lines of the code block's view is
+ * inside its allocation, with nothing to scroll vertically. */
+static gboolean
+code_lines_shown (gpointer data)
+{
+  BlockShown *b = data;
+  GtkTextView *view = GTK_TEXT_VIEW (ui_find_first (b->block, GTK_TYPE_TEXT_VIEW));
+  GtkScrolledWindow *scroller = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (GTK_WIDGET (view),
+                                                                              GTK_TYPE_SCROLLED_WINDOW));
+  GtkAdjustment *vadj = gtk_scrolled_window_get_vadjustment (scroller);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (view);
+  GtkTextIter first, last;
+  int first_y, line_height, last_y, last_height;
+
+  if (gtk_text_buffer_get_line_count (buffer) < (int) b->n_lines)
+    return FALSE;
+  gtk_text_buffer_get_start_iter (buffer, &first);
+  gtk_text_buffer_get_iter_at_line (buffer, &last, b->n_lines - 1);
+  gtk_text_view_get_line_yrange (view, &first, &first_y, &line_height);
+  gtk_text_view_get_line_yrange (view, &last, &last_y, &last_height);
+  return line_height > 0 &&
+         gtk_widget_get_height (GTK_WIDGET (scroller)) >= (int) b->n_lines * line_height &&
+         gtk_widget_get_height (GTK_WIDGET (view)) >= last_y + last_height &&
+         gtk_adjustment_get_upper (vadj) - gtk_adjustment_get_page_size (vadj) < 1 &&
+         !gtk_widget_get_child_visible (gtk_scrolled_window_get_vscrollbar (scroller));
+}
+
+static char *
+describe_block (gpointer data)
+{
+  BlockShown *b = data;
+  GtkTextView *view = GTK_TEXT_VIEW (ui_find_first (b->block, GTK_TYPE_TEXT_VIEW));
+  GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (view), GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *vadj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+
+  return g_strdup_printf ("code block of %u lines: scroller %d px high, view %d px, %d lines in the view, "
+                          "vadjustment upper %.0f page %.0f",
+                          b->n_lines, gtk_widget_get_height (scroller), gtk_widget_get_height (GTK_WIDGET (view)),
+                          gtk_text_buffer_get_line_count (gtk_text_view_get_buffer (view)),
+                          gtk_adjustment_get_upper (vadj), gtk_adjustment_get_page_size (vadj));
+}
+
+/* The code block of @turn_id's row, once the row shows it. */
+static GtkWidget *
+code_block_of (NatterWindow *window,
+               const char   *turn_id)
+{
+  NatterTurnRow *row = row_for_turn (window, turn_id);
+  GtkWidget *block;
+
+  ui_wait_until (ui_has_code_block, row);
+  block = ui_find_first (row, NATTER_TYPE_CODE_BLOCK);
+  g_assert_nonnull (block);
+  return block;
+}
+
+static void
+test_rich_code_block_whole (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *short_session = ui_create_session (u, "Code");
+  g_autofree char *long_session = ui_create_session (u, "Long code");
+  g_autofree char *short_answer = code_answer (10);
+  g_autofree char *long_answer = code_answer (100);
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *code = NULL;
+  NatterWindow *window;
+  GtkWidget *expander;
+  BlockShown b;
+
+  natter_fake_model_script (u->w->fakes->model, short_answer, long_answer, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, short_session));
+  t1 = ui_send (u, short_session, "Ten lines of C");
+  ui_wait_turn (u, t1);
+
+  /* Live: all ten lines, no scrollbar of its own, nothing to expand. */
+  b = (BlockShown) { code_block_of (window, t1), 10 };
+  ui_wait_until_full (code_lines_shown, describe_block, &b);
+  g_assert_null (ui_find_first (b.block, GTK_TYPE_EXPANDER));
+  save_screenshots (GTK_WIDGET (window), "code-block");
+
+  g_assert_true (natter_window_open_session (window, long_session));
+  t2 = ui_send (u, long_session, "A hundred lines of C");
+  ui_wait_turn (u, t2);
+
+  /* A very long block is capped, and its expander shows all of it; Copy
+   * still copies all of it. */
+  b = (BlockShown) { code_block_of (window, t2), 100 };
+  expander = ui_find_first (b.block, GTK_TYPE_EXPANDER);
+  g_assert_nonnull (expander);
+  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (expander)));
+  g_assert_false (code_lines_shown (&b));
+  code = natter_code_block_dup_code (NATTER_CODE_BLOCK (b.block));
+  g_assert_true (g_str_has_suffix (code, "\nint line_100 = 100;"));
+  save_screenshots (GTK_WIDGET (window), "code-block-capped");
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  ui_wait_until_full (code_lines_shown, describe_block, &b);
+  ui_destroy_window (window);
+
+  /* After a restart, the same. */
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, short_session));
+  b = (BlockShown) { code_block_of (window, t1), 10 };
+  ui_wait_until_full (code_lines_shown, describe_block, &b);
+  g_assert_true (natter_window_open_session (window, long_session));
+  b = (BlockShown) { code_block_of (window, t2), 100 };
+  expander = ui_find_first (b.block, GTK_TYPE_EXPANDER);
+  g_assert_nonnull (expander);
+  g_assert_false (code_lines_shown (&b));
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  ui_wait_until_full (code_lines_shown, describe_block, &b);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* The model-call limit: how many calls, why; identical calls grouped;
+ * Branch from Here where it is on a completed turn */
+
+static char *
+send_with_limit (UiWorld    *u,
+                 const char *session_id,
+                 const char *text,
+                 guint       max_model_calls)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\"}");
+  g_autofree char *literal = g_strdup_printf ("{\"agent\":{\"agentId\":\"helper\"},\"maxModelCalls\":%u}",
+                                              max_model_calls);
+  g_autoptr(JsonNode) config = natter_test_json (literal);
+  char *turn_id;
+
+  json_object_set_string_member (json_node_get_object (input), "content", text);
+  natter_sessions_send_message_async (u->sessions, session_id, json_node_get_object (input),
+                                      json_node_get_object (config), NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  ui_wait_turn (u, turn_id);
+  return turn_id;
+}
+
+/* The x of @row's Branch from Here in the row's own coordinates. */
+static double
+branch_x (NatterTurnRow *row)
+{
+  GtkWidget *button = ui_find_button (row, "_Branch from Here");
+  graphene_point_t point;
+
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_compute_point (button, GTK_WIDGET (row), &GRAPHENE_POINT_INIT (0, 0), &point));
+  return point.x;
+}
+
+static void
+check_limit_turn (NatterWindow *window,
+                  const char   *done_turn,
+                  const char   *limit_turn)
+{
+  NatterTurnRow *row = row_for_turn (window, limit_turn);
+  g_autoptr(GPtrArray) cards = NULL;
+  g_autoptr(GPtrArray) groups = NULL;
+  GtkWidget *expander;
+
+  g_assert_true (ui_label_shown (row, "Stopped after 5 model calls for one message, the limit set in Preferences."));
+  g_assert_nonnull (ui_find_button (row, "_Continue"));
+
+  /* Five identical calls are one line; its expander shows the five. */
+  cards = ui_find_all (row, NATTER_TYPE_TOOL_CALL_CARD);
+  g_assert_cmpuint (cards->len, ==, 0);
+  g_assert_true (ui_label_shown (row, "sa × 5"));
+  expander = ui_find_first (row, GTK_TYPE_EXPANDER);
+  g_assert_nonnull (expander);
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  ui_settle ();
+  g_ptr_array_unref (cards);
+  cards = ui_find_all (row, NATTER_TYPE_TOOL_CALL_CARD);
+  g_assert_cmpuint (cards->len, ==, 5);
+  for (guint i = 0; i < cards->len; i++)
+    g_assert_cmpstr (natter_tool_call_card_get_status (g_ptr_array_index (cards, i)), ==, "Done");
+
+  /* The row's actions line up with those of a completed turn. */
+  g_assert_cmpfloat_with_epsilon (branch_x (row), branch_x (row_for_turn (window, done_turn)), 0.5);
+}
+
+static void
+test_rich_limit_and_groups (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Limit");
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Fine.\"}",
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")),
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c2", "sa", "{}")),
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c3", "sa", "{}")),
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c4", "sa", "{}")),
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c5", "sa", "{}")),
+                            NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  t1 = send_with_limit (u, session_id, "Hello", 5);
+  t2 = send_with_limit (u, session_id, "Call sa until you stop", 5);
+
+  check_limit_turn (window, t1, t2);
+  save_screenshots (GTK_WIDGET (window), "limit-turn");
+  ui_destroy_window (window);
+
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  check_limit_turn (window, t1, t2);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -923,7 +1201,9 @@ main (int   argc,
 
   g_test_add_func ("/rich/turn", test_rich_turn);
   g_test_add_func ("/rich/copy", test_rich_copy);
+  g_test_add_func ("/rich/code-block-whole", test_rich_code_block_whole);
   g_test_add_func ("/rich/branch", test_rich_branch);
+  g_test_add_func ("/rich/limit-and-groups", test_rich_limit_and_groups);
   g_test_add_func ("/rich/try-again-latest", test_rich_try_again_latest);
   g_test_add_func ("/rich/model-picker", test_rich_model_picker);
   g_test_add_func ("/rich/model-picker-unreachable", test_rich_model_picker_unreachable);

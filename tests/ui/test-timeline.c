@@ -11,6 +11,7 @@
  * on a prompt says it waits for the user, live or after a restart.
  */
 
+#include "natter-code-block.h"
 #include "natter-markdown-view.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
@@ -127,6 +128,72 @@ test_timeline_deltas (void)
   ui_wait_turn (u, turn_id);
   wait_texts (window, "done");
   g_assert_false (natter_composer_get_running (natter_window_get_composer (window)));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static gboolean
+has_code_block (gpointer data)
+{
+  ui_settle ();
+  return ui_find_first (natter_window_get_timeline_list (data), NATTER_TYPE_CODE_BLOCK) != NULL;
+}
+
+/* A long streamed answer with code blocks, tables and lists, under a
+ * conversation taller than the window (the timeline scrolls and follows
+ * the bottom), then the stream ends and the final answer replaces the
+ * overlay: no warning (the tests make every warning fatal) in any frame
+ * drawn meanwhile. */
+static void
+test_timeline_stream_ends_clean (void)
+{
+  static const char *deltas[] = {
+    "Here is some code:\n\n", "```c\nint main (void)\n", "{\n  int a = 1;\n  int b = 2;\n",
+    "  int c = 3;\n  int d = 4;\n  int e = 5;\n  int f = 6;\n",
+    "  printf (\"%d %d %d %d %d %d and a line much wider than the window is, to scroll sideways\", a, b, c, d, e, f);\n",
+    "  return 0;\n}\n", "```\n\n",
+    "| a | b |\n|---|---|\n", "| 1 | 2 |\n\n", "- one\n- two\n\nAnd a ", "closing line.\n\n",
+  };
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Streaming code");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GString) answer = g_string_new (NULL);
+  g_autoptr(JsonNode) message = natter_test_json ("{\"role\":\"assistant\"}");
+  g_autofree char *literal = NULL;
+  NatterWindow *window;
+  Held held = { u };
+
+  for (guint i = 0; i < 3; i++)
+    natter_fake_model_script (u->w->fakes->model,
+                              "{\"role\":\"assistant\",\"content\":\"One.\\n\\nTwo.\\n\\nThree.\\n\\nFour.\\n\\n"
+                              "```\\na\\nb\\nc\\nd\\ne\\nf\\n```\\n\\nFive.\"}", NULL);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *t = ui_send (u, session_id, "Something long");
+
+      ui_wait_turn (u, t);
+    }
+  turn_id = ui_send (u, session_id, "Stream some code");
+  ui_wait_until (model_held, &held);
+  for (guint round = 0; round < 3; round++)
+    for (guint i = 0; i < G_N_ELEMENTS (deltas); i++)
+      {
+        natter_turn_event_hub_emit_delta (u->w->hub, turn_id, 0, NATTER_DELTA_TEXT, deltas[i]);
+        g_string_append (answer, deltas[i]);
+        ui_wait_painted ();
+      }
+  ui_wait_until (has_code_block, window);
+
+  json_object_set_string_member (json_node_get_object (message), "content", answer->str);
+  literal = json_to_string (message, FALSE);
+  natter_fake_model_release_with (u->w->fakes->model, literal);
+  ui_wait_turn (u, turn_id);
+  for (int i = 0; i < 10; i++)
+    ui_wait_painted ();
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -422,6 +489,24 @@ turn_read (NatterWindow *window,
   return natter_turn_item_get_state (item) != NULL || natter_turn_item_get_loading (item);
 }
 
+/* At notify::loaded: how many of the 4 latest turns are read or being
+ * read. */
+static void
+count_latest_reading_cb (GListModel *timeline,
+                         GParamSpec *pspec,
+                         guint      *n)
+{
+  guint n_items = g_list_model_get_n_items (timeline);
+
+  *n = 0;
+  for (guint i = n_items - MIN (n_items, 4); i < n_items; i++)
+    {
+      g_autoptr(NatterTurnItem) item = g_list_model_get_item (timeline, i);
+
+      *n += natter_turn_item_get_state (item) != NULL || natter_turn_item_get_loading (item);
+    }
+}
+
 static void
 test_timeline_long_session_reads_visible (void)
 {
@@ -433,11 +518,20 @@ test_timeline_long_session_reads_visible (void)
   NatterWindow *window;
   guint n_shown;
   guint first_shown;
+  guint n_latest_reading = G_MAXUINT;
 
   /* A restart: nothing read in memory. */
   ui_world_restart (u);
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, session_id));
+
+  /* The latest turns, those the window opens on, are being read as soon
+   * as the session's turns are known: before the list view's first
+   * layout, so that the first frame can show them. */
+  g_signal_connect (natter_window_get_timeline (window), "notify::loaded",
+                    G_CALLBACK (count_latest_reading_cb), &n_latest_reading);
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_cmpuint (n_latest_reading, ==, 4);
 
   /* The session opens at its latest turn, with every row in the viewport
    * read: GtkListView binds about 200 rows around them, but only the ones
@@ -460,6 +554,26 @@ test_timeline_long_session_reads_visible (void)
   for (guint seq = first_shown - 4; seq < first_shown; seq++)
     g_assert_true (turn_read (window, seq));
   g_assert_false (turn_read (window, LONG_SESSION_TURNS / 2));
+
+  /* Nor do the rows bound far from the viewport build their widgets: an
+   * unread row is an empty placeholder until it is seen. */
+  {
+    g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+    guint n_built = 0;
+
+    /* Every bound row, on screen (mapped) or not. */
+    for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (natter_window_get_timeline_list (window)));
+         child != NULL;
+         child = gtk_widget_get_next_sibling (child))
+      if (NATTER_IS_TURN_ROW (gtk_widget_get_first_child (child)))
+        g_ptr_array_add (rows, gtk_widget_get_first_child (child));
+
+    for (guint i = 0; i < rows->len; i++)
+      n_built += gtk_widget_get_first_child (g_ptr_array_index (rows, i)) != NULL;
+    g_test_message ("%u rows bound, %u built", rows->len, n_built);
+    g_assert_cmpuint (rows->len, >, 100);
+    g_assert_cmpuint (n_built, <, 30);
+  }
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -732,6 +846,7 @@ main (int   argc,
 
   g_test_add_func ("/timeline/turns", test_timeline_turns);
   g_test_add_func ("/timeline/deltas", test_timeline_deltas);
+  g_test_add_func ("/timeline/stream-ends-clean", test_timeline_stream_ends_clean);
   g_test_add_func ("/timeline/switch-while-streaming", test_timeline_switch_while_streaming);
   g_test_add_func ("/timeline/try-again", test_timeline_try_again);
   g_test_add_func ("/timeline/stop-keeps-answer", test_timeline_stop_keeps_answer);

@@ -1,0 +1,213 @@
+/* natter-toast-guard.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Dismissing a toast of libadwaita 1.2 while it is still appearing can
+ * free it twice over. The overlay frees a toast's bookkeeping when its
+ * hide animation ends, but leaves the "done" handler of its show
+ * animation connected to that freed memory. Whenever the hide animation
+ * ends first, the show animation's end (its last frame, or the overlay's
+ * unmap, e.g. the window closing) then writes into and unrefs freed
+ * memory: a crash, or damage that surfaces later as a critical anywhere.
+ * The hide ends first when a toast shown with the 500 ms "replace"
+ * animation (another toast was still hiding) is dismissed within 200 ms,
+ * or when the main loop stalls long enough for both animations to end in
+ * the same frame, since GTK runs the newer tick callback (the hide's)
+ * first. Fixed in libadwaita 1.3 (commit 1674ebc9); Debian 12 has 1.2.
+ *
+ * The guard makes the window's own dismissals safe: it notes the frame
+ * time of every toast that appears on the overlay (a new toast widget is
+ * a new child) and dismisses a toast only from a frame of the overlay's
+ * frame clock that is at least GUARD_US after the last appearance. The
+ * show animations (at most 500 ms) have then reached their end in that
+ * very frame at the latest, while the hide animation that the dismissal
+ * starts cannot end before 300 ms later. A toast the overlay shows because
+ * of the dismissal (the next one in its queue) is an appearance too, so
+ * the next pending dismissal waits again.
+ *
+ * Dismissals that libadwaita makes itself (the toast's close button,
+ * Escape, the timeout) do not go through here; only a timeout is
+ * certain to come late enough.
+ */
+
+#define G_LOG_DOMAIN "natter-toast-guard"
+
+#include "natter-toast-guard.h"
+
+/* libadwaita 1.2's longest show animation (REPLACE_DURATION, 500 ms),
+ * and room for the frame clock's rounding of the time the animation
+ * started at. */
+#define GUARD_US (600 * G_TIME_SPAN_MILLISECOND)
+
+typedef struct
+{
+  /* The frame time at which the latest toast appeared, or G_MININT64. */
+  gint64      last_shown_us;
+  /* Toasts waiting to be dismissed (owned), oldest first. */
+  GQueue      pending;
+  guint       tick_id;
+  GListModel *children;
+} Guard;
+
+static void
+guard_free (Guard *guard)
+{
+  g_queue_clear_full (&guard->pending, g_object_unref);
+  g_clear_object (&guard->children);
+  g_free (guard);
+}
+
+static Guard *
+guard_for (AdwToastOverlay *overlay)
+{
+  return g_object_get_data (G_OBJECT (overlay), "natter-toast-guard");
+}
+
+static void
+children_changed_cb (GListModel      *children,
+                     guint            position,
+                     guint            removed,
+                     guint            added,
+                     AdwToastOverlay *overlay)
+{
+  Guard *guard = guard_for (overlay);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (overlay));
+
+  /* Without a frame clock the overlay is not mapped, and libadwaita ends
+   * a show animation there as soon as it starts: nothing to wait for. */
+  if (added > 0 && guard != NULL && clock != NULL)
+    guard->last_shown_us = MAX (guard->last_shown_us, gdk_frame_clock_get_frame_time (clock));
+}
+
+/* A toast that went by itself meanwhile is not on the overlay any more,
+ * and adw_toast_dismiss() leaves it alone. */
+static void
+dismiss_now (AdwToast *toast)
+{
+  adw_toast_dismiss (toast);
+}
+
+static gboolean
+tick_cb (GtkWidget     *widget,
+         GdkFrameClock *clock,
+         gpointer       user_data)
+{
+  AdwToastOverlay *overlay = ADW_TOAST_OVERLAY (widget);
+  Guard *guard = guard_for (overlay);
+  gint64 now = gdk_frame_clock_get_frame_time (clock);
+
+  if (guard == NULL)
+    return G_SOURCE_REMOVE;
+
+  /* Each dismissal may show the next queued toast, which moves
+   * last_shown_us on: check again before every one. */
+  while (!g_queue_is_empty (&guard->pending) &&
+         (guard->last_shown_us == G_MININT64 || now - guard->last_shown_us >= GUARD_US))
+    {
+      g_autoptr(AdwToast) toast = g_queue_pop_head (&guard->pending);
+
+      dismiss_now (toast);
+    }
+
+  if (!g_queue_is_empty (&guard->pending))
+    return G_SOURCE_CONTINUE;
+  guard->tick_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+/* Connected after the overlay's other "unmap" handlers: those of its
+ * animations have ended every one of them by now, and a dismissal on an
+ * unmapped overlay animates nothing, so what waits can go at once. */
+static void
+overlay_unmapped_cb (AdwToastOverlay *overlay)
+{
+  Guard *guard = guard_for (overlay);
+
+  if (guard == NULL)
+    return;
+  if (guard->tick_id != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (overlay), guard->tick_id);
+      guard->tick_id = 0;
+    }
+  while (!g_queue_is_empty (&guard->pending))
+    {
+      g_autoptr(AdwToast) toast = g_queue_pop_head (&guard->pending);
+
+      dismiss_now (toast);
+    }
+}
+
+/* The overlay goes: drop the children observer (it must not outlive the
+ * widget's own bookkeeping) and the toasts still waiting, which the
+ * overlay's dispose has dismissed. */
+static void
+overlay_destroy_cb (AdwToastOverlay *overlay)
+{
+  g_object_set_data (G_OBJECT (overlay), "natter-toast-guard", NULL);
+}
+
+/**
+ * natter_toast_guard_attach:
+ * @overlay: a toast overlay that has no toast yet
+ *
+ * Starts noting when toasts appear on @overlay, so that
+ * natter_toast_guard_dismiss() can wait until a toast has finished
+ * appearing. Call it once, before the first toast is added.
+ */
+void
+natter_toast_guard_attach (AdwToastOverlay *overlay)
+{
+  Guard *guard;
+
+  g_return_if_fail (ADW_IS_TOAST_OVERLAY (overlay));
+  g_return_if_fail (guard_for (overlay) == NULL);
+
+  guard = g_new0 (Guard, 1);
+  guard->last_shown_us = G_MININT64;
+  g_queue_init (&guard->pending);
+  guard->children = gtk_widget_observe_children (GTK_WIDGET (overlay));
+  g_object_set_data_full (G_OBJECT (overlay), "natter-toast-guard", guard, (GDestroyNotify) guard_free);
+  /* gtk_widget_observe_children() makes inserting and removing this
+   * widget's children slower; the overlay has a handful of them and they
+   * change only when a toast comes or goes. */
+  g_signal_connect_object (guard->children, "items-changed", G_CALLBACK (children_changed_cb), overlay, 0);
+  g_signal_connect_after (overlay, "unmap", G_CALLBACK (overlay_unmapped_cb), NULL);
+  g_signal_connect (overlay, "destroy", G_CALLBACK (overlay_destroy_cb), NULL);
+}
+
+/**
+ * natter_toast_guard_dismiss:
+ * @overlay: the overlay @toast was added to, which
+ *   natter_toast_guard_attach() was called on
+ * @toast: a toast shown or queued on @overlay
+ *
+ * Dismisses @toast like adw_toast_dismiss(), but never while a toast of
+ * its overlay may still be appearing: it is dismissed in the overlay's
+ * next frame in which none is (at most 600 ms after the latest toast
+ * appeared), or when the overlay is unmapped. The toast's
+ * #AdwToast::dismissed handlers run then, not now. A toast that has gone
+ * meanwhile (already dismissed) is left alone.
+ */
+void
+natter_toast_guard_dismiss (AdwToastOverlay *overlay,
+                            AdwToast        *toast)
+{
+  Guard *guard;
+
+  g_return_if_fail (ADW_IS_TOAST_OVERLAY (overlay));
+  g_return_if_fail (ADW_IS_TOAST (toast));
+
+  guard = guard_for (overlay);
+  g_return_if_fail (guard != NULL);
+
+  /* Even when the time is up already, the dismissal waits for a frame:
+   * outside one, a stalled main loop could end the new hide animation in
+   * the same frame as a show animation that has not had its last frame
+   * yet. An unmapped overlay has no frames and no animations; what it
+   * holds goes at the latest when it is unmapped or disposed. */
+  if (g_queue_find (&guard->pending, toast) == NULL)
+    g_queue_push_tail (&guard->pending, g_object_ref (toast));
+  if (guard->tick_id == 0)
+    guard->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (overlay), tick_cb, NULL, NULL);
+}
