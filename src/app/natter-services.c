@@ -30,7 +30,7 @@ struct _NatterServices
 
   GFile                      *data_dir;
   GFile                      *storage_dir;
-  GSettings                  *settings;       /* nullable: built-in defaults */
+  NatterSettings             *settings;
 
   NatterClock                *clock;
   NatterIdGenerator          *ids;
@@ -201,12 +201,7 @@ static void
 load_providers (NatterServices *self)
 {
   g_auto(GStrv) known = natter_provider_registry_list_providers (self->providers);
-  g_autoptr(GVariant) providers = NULL;
-  GVariantIter iter;
-  const char *id, *name, *url;
-
-  if (self->settings == NULL)
-    return;
+  g_autoptr(GPtrArray) providers = natter_settings_dup_usable_providers (self->settings);
 
   /* The list replaces whatever was configured; Ollama stays known even
    * when the list drops it, so the out-of-the-box default keeps working. */
@@ -215,17 +210,11 @@ load_providers (NatterServices *self)
   natter_provider_registry_add_provider (self->providers, NATTER_DEFAULT_PROVIDER_ID, "Ollama",
                                          NATTER_DEFAULT_PROVIDER_URL);
 
-  providers = g_settings_get_value (self->settings, "providers");
-  g_variant_iter_init (&iter, providers);
-  while (g_variant_iter_next (&iter, "(&s&s&s)", &id, &name, &url))
+  for (guint i = 0; i < providers->len; i++)
     {
-      if (id[0] == '\0' || url[0] == '\0' ||
-          g_str_has_prefix (id, "http://") || g_str_has_prefix (id, "https://"))
-        {
-          g_debug ("Ignoring the unusable provider entry (%s, %s)", id, url);
-          continue;
-        }
-      natter_provider_registry_add_provider (self->providers, id, name, url);
+      NatterProviderConfig *config = g_ptr_array_index (providers, i);
+
+      natter_provider_registry_add_provider (self->providers, config->id, config->name, config->base_url);
     }
 }
 
@@ -238,40 +227,14 @@ load_default_model (NatterServices *self)
   natter_builtin_agent_resolver_set_default_model (self->agents, provider, model);
 }
 
-static void
-settings_changed_cb (GSettings      *settings,
-                     const char     *key,
-                     NatterServices *self)
-{
-  if (key == NULL || g_str_equal (key, "providers"))
-    load_providers (self);
-  if (key == NULL || g_str_equal (key, "default-provider") || g_str_equal (key, "default-model"))
-    load_default_model (self);
-}
-
-static GSettings *
-default_settings (void)
-{
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
-
-  if (source != NULL)
-    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
-  if (schema == NULL)
-    {
-      g_debug ("The schema %s is not installed; using the built-in defaults", APP_ID);
-      return NULL;
-    }
-  return g_settings_new_full (schema, NULL, NULL);
-}
 
 /**
  * natter_services_new:
  * @data_dir: (nullable): the data directory; %NULL for
  *   natter_services_get_default_data_dir()
- * @settings: (nullable): the `io.github.natter.Natter` settings; %NULL
- *   opens them when the schema is installed, else uses the schema's
- *   defaults built in (tests pass a memory-backed #GSettings)
+ * @settings: (nullable): the settings; %NULL for
+ *   natter_settings_new_default() (tests pass one over a memory-backed
+ *   #GSettings)
  * @key_lookup: (nullable) (scope notified): the API key lookup; %NULL
  *   reads natter_services_get_secret_store() (the Secret Service), then
  *   %NATTER_API_KEY_ENV
@@ -296,7 +259,7 @@ default_settings (void)
  */
 NatterServices *
 natter_services_new (GFile               *data_dir,
-                     GSettings           *settings,
+                     NatterSettings      *settings,
                      NatterKeyLookupFunc  key_lookup,
                      gpointer             key_lookup_data,
                      GDestroyNotify       key_lookup_destroy)
@@ -307,13 +270,13 @@ natter_services_new (GFile               *data_dir,
   g_autoptr(NatterModelPermissionClassifier) classifier = NULL;
 
   g_return_val_if_fail (data_dir == NULL || G_IS_FILE (data_dir), NULL);
-  g_return_val_if_fail (settings == NULL || G_IS_SETTINGS (settings), NULL);
+  g_return_val_if_fail (settings == NULL || NATTER_IS_SETTINGS (settings), NULL);
 
   self = g_object_new (NATTER_TYPE_SERVICES, NULL);
   self->secrets = natter_libsecret_store_new ();
   self->data_dir = data_dir != NULL ? g_object_ref (data_dir) : natter_services_get_default_data_dir ();
   self->storage_dir = g_file_get_child (self->data_dir, "storage");
-  self->settings = settings != NULL ? g_object_ref (settings) : default_settings ();
+  self->settings = settings != NULL ? g_object_ref (settings) : natter_settings_new_default ();
 
   self->clock = g_object_ref (natter_clock_get_system ());
   self->ids = natter_id_generator_new (self->clock);
@@ -358,8 +321,11 @@ natter_services_new (GFile               *data_dir,
                                         self->hub, self->clock, self->ids, self->index);
   self->headless = natter_headless_runner_new (self->runtime);
 
-  if (self->settings != NULL)
-    g_signal_connect (self->settings, "changed", G_CALLBACK (settings_changed_cb), self);
+  /* Connected before anyone else can be: whoever follows the same
+   * properties finds the registry already updated. */
+  g_signal_connect_swapped (self->settings, "notify::providers", G_CALLBACK (load_providers), self);
+  g_signal_connect_swapped (self->settings, "notify::default-provider", G_CALLBACK (load_default_model), self);
+  g_signal_connect_swapped (self->settings, "notify::default-model", G_CALLBACK (load_default_model), self);
   return self;
 }
 
@@ -797,10 +763,11 @@ natter_services_get_data_dir (NatterServices *self)
  * natter_services_get_settings:
  * @self: the services
  *
- * Returns: (transfer none) (nullable): the settings, or %NULL when the
- *   schema is not installed and the built-in defaults apply
+ * Returns: (transfer none): the settings the services follow; without
+ *   the schema installed they hold the built-in defaults
+ *   (natter_settings_get_gsettings() is then %NULL)
  */
-GSettings *
+NatterSettings *
 natter_services_get_settings (NatterServices *self)
 {
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
@@ -939,8 +906,7 @@ natter_services_dup_default_provider (NatterServices *self)
 
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
 
-  if (self->settings != NULL)
-    provider = g_settings_get_string (self->settings, "default-provider");
+  provider = g_strdup (natter_settings_get_default_provider (self->settings));
   if (provider == NULL || provider[0] == '\0')
     return g_strdup (NATTER_DEFAULT_PROVIDER_ID);
   return g_steal_pointer (&provider);
@@ -958,9 +924,7 @@ natter_services_dup_default_model (NatterServices *self)
 {
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
 
-  if (self->settings != NULL)
-    return g_settings_get_string (self->settings, "default-model");
-  return g_strdup ("");
+  return g_strdup (natter_settings_get_default_model (self->settings));
 }
 
 /**
@@ -975,9 +939,7 @@ natter_services_get_max_model_calls (NatterServices *self)
 {
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NATTER_DEFAULT_MAX_MODEL_CALLS);
 
-  if (self->settings != NULL)
-    return g_settings_get_uint (self->settings, "max-model-calls");
-  return NATTER_DEFAULT_MAX_MODEL_CALLS;
+  return natter_settings_get_max_model_calls (self->settings);
 }
 
 /**
@@ -991,9 +953,7 @@ natter_services_get_auto_permission (NatterServices *self)
 {
   g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
 
-  if (self->settings != NULL)
-    return g_settings_get_boolean (self->settings, "auto-permission");
-  return FALSE;
+  return natter_settings_get_auto_permission (self->settings);
 }
 
 /**

@@ -15,6 +15,7 @@
 #include "natter-secret-store.h"
 #include "natter-session-index.h"
 #include "natter-sessions.h"
+#include "natter-settings.h"
 
 G_BEGIN_DECLS
 
@@ -35,7 +36,7 @@ char                   *natter_services_secret_key_lookup        (const char    
                                                                   gpointer              user_data);
 
 NatterServices         *natter_services_new                      (GFile                *data_dir,
-                                                                  GSettings            *settings,
+                                                                  NatterSettings       *settings,
                                                                   NatterKeyLookupFunc   key_lookup,
                                                                   gpointer              key_lookup_data,
                                                                   GDestroyNotify        key_lookup_destroy);
@@ -75,7 +76,7 @@ gboolean                natter_services_flush_blocking           (NatterServices
                                                                   guint                 timeout_ms);
 
 GFile                  *natter_services_get_data_dir             (NatterServices       *self);
-GSettings              *natter_services_get_settings             (NatterServices       *self);
+NatterSettings         *natter_services_get_settings             (NatterServices       *self);
 NatterSessions         *natter_services_get_sessions             (NatterServices       *self);
 NatterSessionIndex     *natter_services_get_index                (NatterServices       *self);
 NatterTurnRuntime      *natter_services_get_runtime              (NatterServices       *self);

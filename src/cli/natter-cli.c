@@ -1317,8 +1317,7 @@ parse (Run   *run,
       usage_error (run, _("--max-model-calls must be at least 1"));
       return FALSE;
     }
-  if (run->base_url != NULL && !g_str_has_prefix (run->base_url, "http://") &&
-      !g_str_has_prefix (run->base_url, "https://"))
+  if (run->base_url != NULL && !natter_provider_id_is_endpoint (run->base_url))
     {
       usage_error (run, _("--base-url must be an http:// or https:// URL"));
       return FALSE;

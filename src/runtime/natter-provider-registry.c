@@ -263,13 +263,36 @@ natter_provider_registry_get_idle_timeout (NatterProviderRegistry *self)
   return self->idle_timeout;
 }
 
+/**
+ * natter_provider_id_is_endpoint:
+ * @provider_id: the `provider` of a model descriptor, or a would-be
+ *   provider id
+ *
+ * Whether @provider_id names a server directly (an ad-hoc endpoint of
+ * turn-runtime.md §12) rather than a configured provider: it starts with
+ * `http://` or `https://`. The one rule for every layer: the registry
+ * resolves such ids as endpoints, so no configured provider may carry
+ * one, and the window shows them as "not one of your providers".
+ * Whether the URL is usable (has a host) is the registry's resolve's
+ * business, which fails with a clear error when it is not.
+ *
+ * Returns: %TRUE for an endpoint URL
+ */
+gboolean
+natter_provider_id_is_endpoint (const char *provider_id)
+{
+  g_return_val_if_fail (provider_id != NULL, FALSE);
+
+  return g_str_has_prefix (provider_id, "http://") || g_str_has_prefix (provider_id, "https://");
+}
+
 /* An ad-hoc endpoint: an absolute http(s) URL with a host. */
 static GUri *
 parse_endpoint (const char *provider)
 {
   g_autoptr(GUri) uri = NULL;
 
-  if (!g_str_has_prefix (provider, "http://") && !g_str_has_prefix (provider, "https://"))
+  if (!natter_provider_id_is_endpoint (provider))
     return NULL;
   uri = g_uri_parse (provider, G_URI_FLAGS_NONE, NULL);
   if (uri == NULL || g_uri_get_host (uri) == NULL || g_uri_get_host (uri)[0] == '\0')

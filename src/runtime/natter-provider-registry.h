@@ -97,4 +97,6 @@ JsonObject             *natter_provider_registry_resolve_model_finish (NatterPro
                                                                        GAsyncResult            *result,
                                                                        GError                 **error);
 
+gboolean                natter_provider_id_is_endpoint                (const char              *provider_id);
+
 G_END_DECLS

@@ -49,13 +49,8 @@ set_model_provider (NatterApplication *self,
  * already updated the registry (their handler was connected first), so
  * every window's picker resolves its provider again. */
 static void
-model_settings_changed_cb (GSettings         *settings,
-                           const char        *key,
-                           NatterApplication *self)
+model_settings_changed_cb (NatterApplication *self)
 {
-  if (!g_str_equal (key, "providers") && !g_str_equal (key, "default-provider") &&
-      !g_str_equal (key, "default-model"))
-    return;
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
     if (NATTER_IS_WINDOW (l->data))
       set_model_provider (self, l->data);
@@ -156,7 +151,8 @@ preferences_activated (GSimpleAction *action,
   NatterPreferencesWindow *preferences;
 
   /* Without the schema there is nothing to edit (an uninstalled run). */
-  if (self->services == NULL || natter_services_get_settings (self->services) == NULL)
+  if (self->services == NULL ||
+      natter_settings_get_gsettings (natter_services_get_settings (self->services)) == NULL)
     return;
   preferences = natter_preferences_window_new (parent, self->services);
   gtk_window_present (GTK_WINDOW (preferences));
@@ -260,6 +256,7 @@ static void
 natter_application_startup (GApplication *app)
 {
   NatterApplication *self = NATTER_APPLICATION (app);
+  NatterSettings *settings;
 
   G_APPLICATION_CLASS (natter_application_parent_class)->startup (app);
 
@@ -277,9 +274,13 @@ natter_application_startup (GApplication *app)
   if (!natter_services_acquire_writer_lock (self->services, &self->startup_error))
     g_printerr ("natter: %s\n", self->startup_error->message);
   natter_services_load_async (self->services, NULL, index_loaded_cb, NULL);
-  if (natter_services_get_settings (self->services) != NULL)
-    g_signal_connect_object (natter_services_get_settings (self->services), "changed",
-                             G_CALLBACK (model_settings_changed_cb), self, 0);
+  settings = natter_services_get_settings (self->services);
+  g_signal_connect_object (settings, "notify::providers", G_CALLBACK (model_settings_changed_cb),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (settings, "notify::default-provider", G_CALLBACK (model_settings_changed_cb),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (settings, "notify::default-model", G_CALLBACK (model_settings_changed_cb),
+                           self, G_CONNECT_SWAPPED);
   if (self->search_provider != NULL)
     natter_search_provider_set_index (self->search_provider, natter_services_get_index (self->services));
 }

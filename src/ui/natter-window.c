@@ -49,7 +49,7 @@ struct _NatterWindow
 
   GtkWindow            *help_overlay;     /* weak; only while it shows */
 
-  GSettings            *settings;
+  NatterSettings       *settings;
   NatterSessions       *sessions;
   NatterTurnEventHub   *hub;
   NatterSessionIndex   *index;
@@ -296,11 +296,12 @@ error_close_cb (NatterWindow *self)
 static void
 natter_window_restore_state (NatterWindow *self)
 {
-  int width = g_settings_get_int (self->settings, "window-width");
-  int height = g_settings_get_int (self->settings, "window-height");
+  int width, height;
+  gboolean maximized;
 
+  natter_settings_get_window_size (self->settings, &width, &height, &maximized);
   gtk_window_set_default_size (GTK_WINDOW (self), width, height);
-  if (g_settings_get_boolean (self->settings, "window-maximized"))
+  if (maximized)
     gtk_window_maximize (GTK_WINDOW (self));
 }
 
@@ -312,9 +313,7 @@ natter_window_close_request (GtkWindow *window)
 
   /* The size to restore is the unmaximized one. */
   gtk_window_get_default_size (window, &width, &height);
-  g_settings_set_int (self->settings, "window-width", width);
-  g_settings_set_int (self->settings, "window-height", height);
-  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  natter_settings_set_window_size (self->settings, width, height, gtk_window_is_maximized (window));
 
   return GTK_WINDOW_CLASS (natter_window_parent_class)->close_request (window);
 }
@@ -888,12 +887,6 @@ next_model_descriptor (NatterWindow *self)
   return descriptor;
 }
 
-static gboolean
-is_endpoint_url (const char *provider)
-{
-  return g_str_has_prefix (provider, "http://") || g_str_has_prefix (provider, "https://");
-}
-
 /* "Use Ollama Instead": a way out of a provider that is gone, unless
  * the default is that provider or is not configured either. */
 static char *
@@ -937,7 +930,7 @@ list_provider (NatterWindow *self,
     }
 
   configured = natter_provider_registry_list_providers (self->registry);
-  if (!is_endpoint_url (provider_id) && g_strv_contains ((const char * const *) configured, provider_id))
+  if (!natter_provider_id_is_endpoint (provider_id) && g_strv_contains ((const char * const *) configured, provider_id))
     provider = natter_provider_registry_get_provider (self->registry, provider_id, &error);
   if (provider != NULL)
     {
@@ -947,7 +940,7 @@ list_provider (NatterWindow *self,
     }
 
   fallback = fallback_label (self, provider_id);
-  if (is_endpoint_url (provider_id))
+  if (natter_provider_id_is_endpoint (provider_id))
     {
       title = g_strdup (_("Not One of Your Providers"));
       /* Translators: %s is a server address, e.g. "http://localhost:8080/v1" */
@@ -1189,7 +1182,7 @@ natter_window_open_session (NatterWindow *self,
   self->session_id = g_strdup (session_id);
   set_entry (self, entry);
   apply_session_agent (self);
-  g_settings_set_string (self->settings, "last-session", session_id);
+  natter_settings_set_last_session (self->settings, session_id);
 
   if (natter_session_index_entry_get_error (entry) == NULL)
     {
@@ -1357,8 +1350,8 @@ send_text (NatterWindow *self,
       current_choice (self, &provider, &model_name);
       resolve = provider != NULL && (model_name == NULL || model_name[0] == '\0');
     }
-  natter_send_options_set_auto_permission (options, g_settings_get_boolean (self->settings, "auto-permission"));
-  natter_send_options_set_max_model_calls (options, g_settings_get_uint (self->settings, "max-model-calls"));
+  natter_send_options_set_auto_permission (options, natter_settings_get_auto_permission (self->settings));
+  natter_send_options_set_max_model_calls (options, natter_settings_get_max_model_calls (self->settings));
 
   data = g_new0 (SendData, 1);
   data->self = g_object_ref (self);
@@ -2449,7 +2442,7 @@ restore_last_session (NatterWindow *self)
   requested = g_steal_pointer (&self->open_when_loaded);
   if (requested != NULL && natter_window_open_session (self, requested))
     return;
-  last = g_settings_get_string (self->settings, "last-session");
+  last = g_strdup (natter_settings_get_last_session (self->settings));
   if (last[0] != '\0')
     natter_window_open_session (self, last);
 }
@@ -2632,7 +2625,6 @@ natter_window_init (NatterWindow *self)
   gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), GTK_JUSTIFY_CENTER);
   natter_toast_guard_attach (self->toast_overlay);
 
-  self->settings = g_settings_new (APP_ID);
   self->cancellable = g_cancellable_new ();
   self->scroll_before_search = -1;
   self->agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
@@ -2648,7 +2640,6 @@ natter_window_init (NatterWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->agent_chooser, "agents-changed", G_CALLBACK (agents_changed_cb), self,
                            G_CONNECT_SWAPPED);
-  natter_window_restore_state (self);
   natter_window_setup_keyboard (self);
   update_conversation (self);
   if (g_strcmp0 (g_getenv ("NATTER_BENCH_FIRST_FRAME"), "1") == 0)
@@ -2758,6 +2749,7 @@ natter_window_new (NatterApplication  *application,
                    NatterSessions     *sessions,
                    NatterTurnEventHub *hub)
 {
+  NatterServices *services;
   NatterWindow *self;
 
   g_return_val_if_fail (sessions == NULL || NATTER_IS_SESSIONS (sessions), NULL);
@@ -2766,6 +2758,13 @@ natter_window_new (NatterApplication  *application,
   self = g_object_new (NATTER_TYPE_WINDOW,
                        "application", application,
                        NULL);
+  /* The application's settings, so that a change anywhere reaches
+   * every window; an application without services (being set up) gets
+   * the installed ones. */
+  services = application != NULL ? natter_application_get_services (application) : NULL;
+  self->settings = services != NULL ? g_object_ref (natter_services_get_settings (services))
+                                    : natter_settings_new_default ();
+  natter_window_restore_state (self);
   if (sessions != NULL)
     natter_window_set_services (self, sessions, hub);
   return self;

@@ -134,7 +134,11 @@ fixture_set_up (Fixture       *f,
   g_unsetenv ("NATTER_API_KEY");
 
   f->secrets = natter_memory_secret_store_new ();
-  f->services = natter_services_new (f->data_dir, f->settings, NULL, NULL, NULL);
+  {
+    g_autoptr(NatterSettings) settings = natter_settings_new (f->settings);
+
+    f->services = natter_services_new (f->data_dir, settings, NULL, NULL, NULL);
+  }
   natter_services_set_secret_store (f->services, NATTER_SECRET_STORE (f->secrets));
 
   f->window = natter_preferences_window_new (NULL, f->services);

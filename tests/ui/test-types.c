@@ -261,6 +261,7 @@ test_preferences_window_new_finalize (void)
   g_autofree char *config = g_file_get_path (config_dir);
   g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
   g_autoptr(GSettings) settings = NULL;
+  g_autoptr(NatterSettings) natter_settings = NULL;
   g_autoptr(NatterMemorySecretStore) secrets = natter_memory_secret_store_new ();
   g_autoptr(NatterServices) services = NULL;
   NatterPreferencesWindow *window;
@@ -268,7 +269,8 @@ test_preferences_window_new_finalize (void)
   /* Never the user's agents folder. */
   g_setenv ("NATTER_CONFIG_DIR", config, TRUE);
   settings = g_settings_new_with_backend (APP_ID, backend);
-  services = natter_services_new (data_dir, settings, NULL, NULL, NULL);
+  natter_settings = natter_settings_new (settings);
+  services = natter_services_new (data_dir, natter_settings, NULL, NULL, NULL);
   natter_services_set_secret_store (services, NATTER_SECRET_STORE (secrets));
 
   window = natter_preferences_window_new (NULL, services);

@@ -1,0 +1,487 @@
+/* natter-preferences-providers.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The Providers page of Preferences: one NatterProviderRow per entry of
+ * the `providers` setting, answering its signals with the settings
+ * (name, base URL, removal with undo, new providers) and the services'
+ * NatterSecretStore (API keys, never shown once stored), and the
+ * connection test, GET {baseUrl}/models.
+ */
+
+#define G_LOG_DOMAIN "natter-preferences-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-preferences-window-private.h"
+
+/* The providers setting: a(sss) of (id, name, base URL) */
+
+GPtrArray *
+natter_preferences_window_read_providers (NatterPreferencesWindow *self)
+{
+  return natter_settings_dup_providers (self->settings);
+}
+
+/* Stores @providers; a list the settings refuse is said in a toast. */
+static gboolean
+write_providers (NatterPreferencesWindow *self,
+                 GPtrArray               *providers)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean stored;
+
+  self->writing_providers = TRUE;
+  stored = natter_settings_set_providers (self->settings, providers, &error);
+  self->writing_providers = FALSE;
+  if (!stored)
+    natter_preferences_window_show_toast (self, error->message);
+  return stored;
+}
+
+int
+natter_preferences_find_provider (GPtrArray  *providers,
+                                  const char *id)
+{
+  for (guint i = 0; i < providers->len; i++)
+    if (g_str_equal (((NatterProviderConfig *) g_ptr_array_index (providers, i))->id, id))
+      return (int) i;
+  return -1;
+}
+
+/* Updates one field (1 = name, 2 = URL) of provider @id. */
+static void
+update_provider (NatterPreferencesWindow *self,
+                 const char              *id,
+                 guint                    field,
+                 const char              *value)
+{
+  g_autoptr(GPtrArray) providers = natter_preferences_window_read_providers (self);
+  int index = natter_preferences_find_provider (providers, id);
+  NatterProviderConfig *entry;
+  char **slot;
+
+  if (index < 0)
+    return;
+  entry = g_ptr_array_index (providers, index);
+  slot = field == 1 ? &entry->name : &entry->base_url;
+  if (g_str_equal (*slot, value))
+    return;
+  g_free (*slot);
+  *slot = g_strdup (value);
+  write_providers (self, providers);
+}
+
+NatterProviderRow *
+natter_preferences_window_get_provider_row (NatterPreferencesWindow *self,
+                                            const char              *id)
+{
+  return g_hash_table_lookup (self->provider_rows, id);
+}
+
+static void
+apply_name_cb (NatterProviderRow       *row,
+               const char              *name,
+               NatterPreferencesWindow *self)
+{
+  if (name[0] == '\0')
+    {
+      natter_preferences_window_show_toast (self, _("A provider needs a name"));
+      return;
+    }
+  update_provider (self, natter_provider_row_get_provider_id (row), 1, name);
+  natter_provider_row_set_name (row, name);
+  natter_preferences_window_rebuild_provider_combo (self);
+}
+
+static void
+apply_url_cb (NatterProviderRow       *row,
+              const char              *url,
+              NatterPreferencesWindow *self)
+{
+  if (!natter_provider_base_url_is_valid (url))
+    {
+      natter_preferences_window_show_toast (self, _("The base URL must start with http:// or https://"));
+      return;
+    }
+  update_provider (self, natter_provider_row_get_provider_id (row), 2, url);
+  natter_provider_row_set_base_url (row, url);
+}
+
+/* API keys: each operation carries the window (one pending reference)
+ * and the provider id; rows may have been rebuilt when it completes. */
+
+typedef struct
+{
+  NatterPreferencesWindow *self;
+  char                    *id;
+} SecretOp;
+
+static SecretOp *
+secret_op_new (NatterPreferencesWindow *self,
+               const char              *id)
+{
+  SecretOp *op = g_new0 (SecretOp, 1);
+
+  op->self = natter_preferences_window_pending_begin (self);
+  op->id = g_strdup (id);
+  return op;
+}
+
+static void
+secret_op_free (SecretOp *op)
+{
+  g_object_unref (op->self);
+  g_free (op->id);
+  g_free (op);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SecretOp, secret_op_free)
+
+static void
+key_stored_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(SecretOp) op = user_data;
+  NatterPreferencesWindow *self = op->self;
+  g_autoptr(GError) error = NULL;
+  NatterProviderRow *row;
+
+  natter_secret_store_store_finish (NATTER_SECRET_STORE (object), result, &error);
+  if (!natter_preferences_window_pending_end (self))
+    return;
+  if (error != NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not store the API key: %s"), error->message);
+
+      natter_preferences_window_show_toast (self, message);
+      return;
+    }
+  if ((row = natter_preferences_window_get_provider_row (self, op->id)) != NULL)
+    {
+      natter_provider_row_clear_entered_key (row);
+      natter_provider_row_set_key_stored (row, TRUE);
+    }
+  natter_preferences_window_show_toast (self, _("API key stored in the keyring"));
+  natter_preferences_window_reload_models (self);
+}
+
+static void
+apply_key_cb (NatterProviderRow       *row,
+              const char              *key,
+              NatterPreferencesWindow *self)
+{
+  const char *id = natter_provider_row_get_provider_id (row);
+
+  natter_secret_store_store_async (natter_services_get_secret_store (self->services), id, key,
+                                   self->cancellable, key_stored_cb, secret_op_new (self, id));
+}
+
+static void
+key_looked_up_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(SecretOp) op = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+  NatterProviderRow *row;
+
+  key = natter_secret_store_lookup_finish (NATTER_SECRET_STORE (object), result, &error);
+  if (natter_preferences_window_pending_end (op->self) && (row = natter_preferences_window_get_provider_row (op->self, op->id)) != NULL)
+    natter_provider_row_set_key_stored (row, key != NULL);
+  if (key != NULL)
+    memset (key, 0, strlen (key));
+}
+
+static void
+key_cleared_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(SecretOp) op = user_data;
+  NatterPreferencesWindow *self = op->self;
+  g_autoptr(GError) error = NULL;
+  NatterProviderRow *row;
+
+  natter_secret_store_clear_finish (NATTER_SECRET_STORE (object), result, &error);
+  if (!natter_preferences_window_pending_end (self))
+    return;
+  if (error != NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not remove the API key: %s"), error->message);
+
+      natter_preferences_window_show_toast (self, message);
+      return;
+    }
+  if ((row = natter_preferences_window_get_provider_row (self, op->id)) != NULL)
+    natter_provider_row_set_key_stored (row, FALSE);
+  natter_preferences_window_show_toast (self, _("API key removed from the keyring"));
+}
+
+static void
+forget_key_cb (NatterProviderRow       *row,
+               NatterPreferencesWindow *self)
+{
+  const char *id = natter_provider_row_get_provider_id (row);
+
+  natter_secret_store_clear_async (natter_services_get_secret_store (self->services), id,
+                                   self->cancellable, key_cleared_cb, secret_op_new (self, id));
+}
+
+/* The connection test: GET {baseUrl}/models with the typed key, else
+ * the stored one. */
+
+typedef struct
+{
+  NatterPreferencesWindow *self;
+  char                    *id;
+  char                    *name;
+  char                    *url;
+} TestOp;
+
+static void
+test_op_free (TestOp *op)
+{
+  g_object_unref (op->self);
+  g_free (op->id);
+  g_free (op->name);
+  g_free (op->url);
+  g_free (op);
+}
+
+static void
+test_listed_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  TestOp *op = user_data;
+  NatterPreferencesWindow *self = op->self;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) models = NULL;
+  NatterProviderRow *row;
+
+  models = natter_openai_provider_list_models_finish (NATTER_OPENAI_PROVIDER (object), result, &error);
+  if (natter_preferences_window_pending_end (self))
+    {
+      guint n = models != NULL ? g_strv_length (models) : 0;
+
+      if ((row = natter_preferences_window_get_provider_row (self, op->id)) != NULL)
+        natter_provider_row_set_testing (row, FALSE);
+      if (models == NULL)
+        {
+          natter_preferences_window_show_toast (self, error->message);
+        }
+      else
+        {
+          g_autofree char *message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected: %u model",
+                                                                   "Connected: %u models", n), n);
+
+          natter_preferences_window_show_toast (self, message);
+        }
+    }
+  test_op_free (op);
+}
+
+static void
+test_run (TestOp     *op,
+          const char *key)
+{
+  g_autoptr(NatterOpenaiProvider) provider = NULL;
+
+  provider = natter_openai_provider_new (op->id, op->name, op->url, key, TEST_TIMEOUT_SECONDS, 0);
+  natter_openai_provider_list_models_async (provider, op->self->cancellable, test_listed_cb, op);
+}
+
+static void
+test_key_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  TestOp *op = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+
+  /* No key (or no keyring) still tests the connection: many local
+   * servers need none. */
+  key = natter_secret_store_lookup_finish (NATTER_SECRET_STORE (object), result, &error);
+  test_run (op, key);
+  if (key != NULL)
+    memset (key, 0, strlen (key));
+}
+
+static void
+test_cb (NatterProviderRow       *row,
+         NatterPreferencesWindow *self)
+{
+  const char *typed = natter_provider_row_get_entered_key (row);
+  g_autofree char *url = natter_provider_row_dup_entered_url (row);
+  TestOp *op;
+
+  if (!natter_provider_base_url_is_valid (url))
+    {
+      natter_preferences_window_show_toast (self, _("The base URL must start with http:// or https://"));
+      return;
+    }
+  op = g_new0 (TestOp, 1);
+  op->self = natter_preferences_window_pending_begin (self);
+  op->id = g_strdup (natter_provider_row_get_provider_id (row));
+  op->name = g_strdup (natter_provider_row_get_entered_name (row));
+  op->url = g_steal_pointer (&url);
+  natter_provider_row_set_testing (row, TRUE);
+  if (typed[0] != '\0')
+    test_run (op, typed);
+  else
+    natter_secret_store_lookup_async (natter_services_get_secret_store (self->services), op->id,
+                                      self->cancellable, test_key_cb, op);
+}
+
+/* Removing (with undo) and adding providers */
+
+typedef struct
+{
+  NatterPreferencesWindow *self;  /* weak */
+  guint                    index;
+  NatterProviderConfig    *entry;
+  gboolean                 undone;
+} RemovedProvider;
+
+static void
+removed_provider_free (gpointer data)
+{
+  RemovedProvider *removed = data;
+
+  g_clear_weak_pointer (&removed->self);
+  natter_provider_config_free (removed->entry);
+  g_free (removed);
+}
+
+static void
+undo_remove_cb (AdwToast        *toast,
+                RemovedProvider *removed)
+{
+  NatterPreferencesWindow *self = removed->self;
+  g_autoptr(GPtrArray) providers = NULL;
+
+  if (self == NULL || removed->undone)
+    return;
+  removed->undone = TRUE;
+  providers = natter_preferences_window_read_providers (self);
+  if (natter_preferences_find_provider (providers, removed->entry->id) < 0)
+    g_ptr_array_insert (providers, MIN (removed->index, providers->len),
+                        natter_provider_config_copy (removed->entry));
+  write_providers (self, providers);
+  natter_preferences_window_rebuild_providers (self);
+  natter_preferences_window_rebuild_provider_combo (self);
+}
+
+static void
+remove_cb (NatterProviderRow       *row,
+           NatterPreferencesWindow *self)
+{
+  g_autoptr(GPtrArray) providers = natter_preferences_window_read_providers (self);
+  int index = natter_preferences_find_provider (providers, natter_provider_row_get_provider_id (row));
+  g_autofree char *title = NULL;
+  RemovedProvider *removed;
+  AdwToast *toast;
+
+  if (index < 0)
+    return;
+  removed = g_new0 (RemovedProvider, 1);
+  g_set_weak_pointer (&removed->self, self);
+  removed->index = index;
+  removed->entry = natter_provider_config_copy (g_ptr_array_index (providers, index));
+  g_ptr_array_remove_index (providers, index);
+  if (!write_providers (self, providers))
+    {
+      removed_provider_free (removed);
+      return;
+    }
+
+  /* The key stays in the keyring, so Undo gives the provider back whole. */
+  title = g_strdup_printf (_("Removed “%s”"), removed->entry->name);
+  toast = natter_preferences_window_show_undo_toast (self, title);
+  g_object_set_data_full (G_OBJECT (toast), "removed", removed, removed_provider_free);
+  g_signal_connect (toast, "button-clicked", G_CALLBACK (undo_remove_cb), removed);
+
+  natter_preferences_window_rebuild_providers (self);
+  natter_preferences_window_rebuild_provider_combo (self);
+}
+
+void
+natter_preferences_window_add_provider_cb (NatterPreferencesWindow *self)
+{
+  g_autoptr(GPtrArray) providers = natter_preferences_window_read_providers (self);
+  g_autofree char *id = NULL;
+
+  for (guint n = 1; id == NULL || natter_preferences_find_provider (providers, id) >= 0 ||
+                    g_str_equal (id, NATTER_DEFAULT_PROVIDER_ID); n++)
+    {
+      g_free (id);
+      id = g_strdup_printf ("provider-%u", n);
+    }
+  g_ptr_array_add (providers, natter_provider_config_new (id, _("New Provider"), "http://localhost:8080/v1"));
+  if (!write_providers (self, providers))
+    return;
+  natter_preferences_window_rebuild_providers (self);
+  natter_preferences_window_rebuild_provider_combo (self);
+
+  natter_provider_row_focus_name (natter_preferences_window_get_provider_row (self, id));
+}
+
+/* Building the provider rows */
+
+static void
+add_provider_row (NatterPreferencesWindow *self,
+                  NatterProviderConfig    *entry,
+                  gboolean                 expanded)
+{
+  NatterProviderRow *row = natter_provider_row_new (entry);
+  const char *id = natter_provider_row_get_provider_id (row);
+
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), expanded);
+  g_signal_connect (row, "apply-name", G_CALLBACK (apply_name_cb), self);
+  g_signal_connect (row, "apply-url", G_CALLBACK (apply_url_cb), self);
+  g_signal_connect (row, "apply-key", G_CALLBACK (apply_key_cb), self);
+  g_signal_connect (row, "forget-key", G_CALLBACK (forget_key_cb), self);
+  g_signal_connect (row, "test", G_CALLBACK (test_cb), self);
+  g_signal_connect (row, "remove", G_CALLBACK (remove_cb), self);
+
+  adw_preferences_group_add (self->providers_group, GTK_WIDGET (row));
+  g_ptr_array_add (self->provider_widgets, row);
+  g_hash_table_replace (self->provider_rows, (gpointer) id, row);
+
+  natter_secret_store_lookup_async (natter_services_get_secret_store (self->services), id,
+                                    self->cancellable, key_looked_up_cb, secret_op_new (self, id));
+}
+
+void
+natter_preferences_window_rebuild_providers (NatterPreferencesWindow *self)
+{
+  g_autoptr(GPtrArray) providers = natter_preferences_window_read_providers (self);
+  g_autoptr(GHashTable) expanded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTableIter iter;
+  NatterProviderRow *row;
+
+  /* Rows are rebuilt whole; which were open survives. */
+  g_hash_table_iter_init (&iter, self->provider_rows);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &row))
+    if (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (row)))
+      g_hash_table_add (expanded, g_strdup (natter_provider_row_get_provider_id (row)));
+  for (guint i = 0; i < self->provider_widgets->len; i++)
+    {
+      adw_preferences_group_remove (self->providers_group, g_ptr_array_index (self->provider_widgets, i));
+    }
+  g_ptr_array_set_size (self->provider_widgets, 0);
+  g_hash_table_remove_all (self->provider_rows);
+
+  for (guint i = 0; i < providers->len; i++)
+    {
+      NatterProviderConfig *entry = g_ptr_array_index (providers, i);
+
+      add_provider_row (self, entry, g_hash_table_contains (expanded, entry->id));
+    }
+}

@@ -1,0 +1,116 @@
+/* natter-preferences-window-private.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Inside the preferences window: the struct its facets share (the
+ * window itself, natter-preferences-providers.c for the providers page,
+ * natter-preferences-agents.c for the agents page), the functions they
+ * call across files, and what tests reach: its rows and buttons (to
+ * drive them as a user would) and the last toast it showed.
+ */
+
+#pragma once
+
+#include "natter-agent-editor.h"
+#include "natter-agent-row.h"
+#include "natter-preferences-window.h"
+#include "natter-provider-row.h"
+
+G_BEGIN_DECLS
+
+/* A connection test or model list waits at most this long for a server. */
+#define TEST_TIMEOUT_SECONDS 15
+
+struct _NatterPreferencesWindow
+{
+  AdwPreferencesWindow  parent_instance;
+
+  NatterServices       *services;
+  NatterSettings       *settings;
+  GCancellable         *cancellable;
+  GCancellable         *models_cancellable;
+
+  /* Template widgets */
+  AdwPreferencesGroup  *providers_group;
+  AdwActionRow         *add_provider_row;
+  AdwComboRow          *provider_row;
+  AdwComboRow          *model_row;
+  GtkStack             *model_refresh_stack;
+  GtkSpinner           *model_spinner;
+  GtkSpinButton        *max_calls_spin;
+  GtkSwitch            *auto_permission_switch;
+  AdwActionRow         *data_dir_row;
+  AdwExpanderRow       *assistant_row;
+  AdwPreferencesGroup  *agents_group;
+  AdwActionRow         *add_agent_row;
+
+  GHashTable           *provider_rows;   /* id → NatterProviderRow */
+  GPtrArray            *provider_widgets; /* NatterProviderRow, in order */
+  GPtrArray            *provider_ids;    /* of the provider combo */
+  GPtrArray            *model_ids;       /* of the model combo; [0] = "" */
+  GHashTable           *agent_rows;      /* id → NatterAgentRow */
+  GPtrArray            *agent_widgets;
+
+  NatterAgentEditor    *editor;          /* the open subpage, or NULL */
+
+  char                 *last_toast;
+  AdwToast             *undo_toast;      /* weak */
+  guint                 n_pending;
+  gboolean              writing_providers;
+  gboolean              updating_combos;
+};
+
+
+/* Shared by the facets */
+AdwToast                *natter_preferences_window_show_toast             (NatterPreferencesWindow *self,
+                                                                           const char              *title);
+AdwToast                *natter_preferences_window_show_undo_toast        (NatterPreferencesWindow *self,
+                                                                           const char              *title);
+/* Pending async work holds a reference on the window (the one returned);
+ * _end() says whether the window is still open. */
+NatterPreferencesWindow *natter_preferences_window_pending_begin          (NatterPreferencesWindow *self);
+gboolean                 natter_preferences_window_pending_end            (NatterPreferencesWindow *self);
+void                     natter_preferences_window_rebuild_provider_combo (NatterPreferencesWindow *self);
+void                     natter_preferences_window_reload_models          (NatterPreferencesWindow *self);
+
+/* natter-preferences-providers.c */
+GPtrArray               *natter_preferences_window_read_providers         (NatterPreferencesWindow *self);
+int                      natter_preferences_find_provider                 (GPtrArray               *providers,
+                                                                           const char              *id);
+NatterProviderRow       *natter_preferences_window_get_provider_row       (NatterPreferencesWindow *self,
+                                                                           const char              *id);
+void                     natter_preferences_window_rebuild_providers      (NatterPreferencesWindow *self);
+void                     natter_preferences_window_add_provider_cb        (NatterPreferencesWindow *self);
+
+/* natter-preferences-agents.c */
+void                     natter_preferences_window_fill_assistant_row     (NatterPreferencesWindow *self);
+void                     natter_preferences_window_rebuild_agents         (NatterPreferencesWindow *self);
+void                     natter_preferences_window_add_agent_cb           (NatterPreferencesWindow *self);
+
+/* For tests */
+
+/* @field: "name", "url", "key", "test", "remove", "forget", "expander" */
+GtkWidget   *natter_preferences_window_get_provider_widget (NatterPreferencesWindow *self,
+                                                            const char              *provider_id,
+                                                            const char              *field);
+gboolean     natter_preferences_window_get_key_stored     (NatterPreferencesWindow *self,
+                                                            const char              *provider_id);
+/* @name: "provider", "model", "max-calls", "auto-permission", "data-dir",
+ * "add-provider", "add-agent", "assistant" */
+GtkWidget   *natter_preferences_window_get_widget         (NatterPreferencesWindow *self,
+                                                            const char              *name);
+const char  *natter_preferences_window_get_last_toast     (NatterPreferencesWindow *self);
+AdwToast    *natter_preferences_window_get_undo_toast     (NatterPreferencesWindow *self);
+guint        natter_preferences_window_get_n_pending      (NatterPreferencesWindow *self);
+/* The agent rows (by id) and their "edit"/"delete" buttons. */
+GtkWidget   *natter_preferences_window_get_agent_widget   (NatterPreferencesWindow *self,
+                                                            const char              *agent_id,
+                                                            const char              *field);
+/* The open agent editor: "name", "prompt" (GtkTextView), "model-provider",
+ * "model-list" (AdwComboRow of the provider's /models), "model-name" (the
+ * AdwEntryRow shown when they cannot be listed), "model-group" (its note
+ * is the group's description), "save", "tool:<toolId>" (GtkCheckButton). */
+GtkWidget   *natter_preferences_window_get_editor_widget  (NatterPreferencesWindow *self,
+                                                            const char              *field);
+
+G_END_DECLS

@@ -1,0 +1,535 @@
+/* natter-preferences-window.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Preferences: the model providers (name, base URL, API key in
+ * the keyring, a connection test), the default model, the model-call
+ * limit, automatic permission classification, the data folder, and the
+ * agents (the built-in Assistant, read only, and the user's own, stored
+ * as files in the config folder).
+ *
+ * Everything is applied at once, as GNOME preferences are: settings go
+ * through NatterSettings (bound where a property maps one to one), keys
+ * through the services' NatterSecretStore, agents through the
+ * NatterAgentStore. The window never shows a stored key: only whether
+ * one is stored. Each provider and agent is a row of its own
+ * (NatterProviderRow, NatterAgentRow) and the agent editor a subpage
+ * (NatterAgentEditor); they say what the user asked for through signals,
+ * and this window answers with the settings, the keyring and the agent
+ * store.
+ */
+
+#define G_LOG_DOMAIN "natter-preferences-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-preferences-window-private.h"
+
+G_DEFINE_FINAL_TYPE (NatterPreferencesWindow, natter_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
+
+/* Toasts */
+
+AdwToast *
+natter_preferences_window_show_toast (NatterPreferencesWindow *self,
+                                      const char              *title)
+{
+  /* Toast titles are markup in libadwaita 1.2; user text (names,
+   * server messages) is not. */
+  g_autofree char *escaped = g_markup_escape_text (title, -1);
+  AdwToast *toast = adw_toast_new (escaped);
+
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (title);
+  adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), toast);
+  return toast;
+}
+
+AdwToast *
+natter_preferences_window_show_undo_toast (NatterPreferencesWindow *self,
+                                           const char              *title)
+{
+  AdwToast *toast = natter_preferences_window_show_toast (self, title);
+
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_set_weak_pointer (&self->undo_toast, toast);
+  return toast;
+}
+
+/* Pending async work: each holds a reference on the window; tests wait
+ * for the count to drop to zero. */
+
+NatterPreferencesWindow *
+natter_preferences_window_pending_begin (NatterPreferencesWindow *self)
+{
+  self->n_pending++;
+  return g_object_ref (self);
+}
+
+gboolean
+natter_preferences_window_pending_end (NatterPreferencesWindow *self)
+{
+  g_assert (self->n_pending > 0);
+  self->n_pending--;
+  /* A closed window has nothing left to update. */
+  return !g_cancellable_is_cancelled (self->cancellable);
+}
+
+/* The default model */
+
+void
+natter_preferences_window_rebuild_provider_combo (NatterPreferencesWindow *self)
+{
+  g_autoptr(GPtrArray) providers = natter_preferences_window_read_providers (self);
+  g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
+  g_autofree char *current = g_strdup (natter_settings_get_default_provider (self->settings));
+  guint selected = GTK_INVALID_LIST_POSITION;
+
+  g_ptr_array_set_size (self->provider_ids, 0);
+  for (guint i = 0; i < providers->len; i++)
+    {
+      NatterProviderConfig *entry = g_ptr_array_index (providers, i);
+
+      gtk_string_list_append (names, entry->name);
+      g_ptr_array_add (self->provider_ids, g_strdup (entry->id));
+      if (g_str_equal (entry->id, current))
+        selected = i;
+    }
+  /* A default that is not in the list (removed, or the built-in
+   * Ollama) is shown as itself rather than silently changed. */
+  if (selected == GTK_INVALID_LIST_POSITION && current[0] != '\0')
+    {
+      gtk_string_list_append (names, current);
+      g_ptr_array_add (self->provider_ids, g_strdup (current));
+      selected = self->provider_ids->len - 1;
+    }
+
+  self->updating_combos = TRUE;
+  adw_combo_row_set_model (self->provider_row, G_LIST_MODEL (names));
+  adw_combo_row_set_selected (self->provider_row, selected);
+  self->updating_combos = FALSE;
+}
+
+static void
+set_models (NatterPreferencesWindow  *self,
+            const char * const       *models,
+            const char               *problem)
+{
+  g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
+  g_autofree char *current = g_strdup (natter_settings_get_default_model (self->settings));
+  guint selected = 0;
+
+  g_ptr_array_set_size (self->model_ids, 0);
+  gtk_string_list_append (names, _("The Provider’s First Model"));
+  g_ptr_array_add (self->model_ids, g_strdup (""));
+  for (guint i = 0; models != NULL && models[i] != NULL; i++)
+    {
+      gtk_string_list_append (names, models[i]);
+      g_ptr_array_add (self->model_ids, g_strdup (models[i]));
+      if (g_str_equal (models[i], current))
+        selected = self->model_ids->len - 1;
+    }
+  if (selected == 0 && current[0] != '\0')
+    {
+      gtk_string_list_append (names, current);
+      g_ptr_array_add (self->model_ids, g_strdup (current));
+      selected = self->model_ids->len - 1;
+    }
+
+  self->updating_combos = TRUE;
+  adw_combo_row_set_model (self->model_row, G_LIST_MODEL (names));
+  adw_combo_row_set_selected (self->model_row, selected);
+  self->updating_combos = FALSE;
+
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->model_row), problem != NULL ? problem : "");
+  if (problem != NULL)
+    gtk_widget_add_css_class (GTK_WIDGET (self->model_row), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->model_row), "error");
+}
+
+static void
+models_listed_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(NatterPreferencesWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) models = NULL;
+
+  models = natter_openai_provider_list_models_finish (NATTER_OPENAI_PROVIDER (object), result, &error);
+  if (!natter_preferences_window_pending_end (self) || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  gtk_spinner_stop (self->model_spinner);
+  gtk_stack_set_visible_child_name (self->model_refresh_stack, "button");
+  if (models == NULL)
+    {
+      g_autofree char *problem = g_strdup_printf (_("Could not list the models: %s"), error->message);
+
+      set_models (self, NULL, problem);
+      return;
+    }
+  set_models (self, (const char * const *) models, NULL);
+}
+
+void
+natter_preferences_window_reload_models (NatterPreferencesWindow *self)
+{
+  g_autofree char *provider_id = natter_services_dup_default_provider (self->services);
+  g_autoptr(NatterOpenaiProvider) provider = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_cancellable_cancel (self->models_cancellable);
+  g_clear_object (&self->models_cancellable);
+
+  provider = natter_provider_registry_get_provider (natter_services_get_provider_registry (self->services),
+                                                    provider_id, &error);
+  if (provider == NULL)
+    {
+      g_autofree char *problem = g_strdup_printf (_("Could not list the models: %s"), error->message);
+
+      set_models (self, NULL, problem);
+      return;
+    }
+
+  self->models_cancellable = g_cancellable_new ();
+  gtk_stack_set_visible_child_name (self->model_refresh_stack, "spinner");
+  gtk_spinner_start (self->model_spinner);
+  natter_openai_provider_list_models_async (provider, self->models_cancellable, models_listed_cb,
+                                            natter_preferences_window_pending_begin (self));
+}
+
+static void
+model_refresh_clicked_cb (NatterPreferencesWindow *self)
+{
+  natter_preferences_window_reload_models (self);
+}
+
+static void
+provider_selected_cb (NatterPreferencesWindow *self)
+{
+  guint selected = adw_combo_row_get_selected (self->provider_row);
+  g_autofree char *current = NULL;
+  const char *id;
+
+  if (self->updating_combos || selected >= self->provider_ids->len)
+    return;
+  id = g_ptr_array_index (self->provider_ids, selected);
+  current = g_strdup (natter_settings_get_default_provider (self->settings));
+  if (g_str_equal (current, id))
+    return;
+  /* Model names belong to a provider: a new provider starts from its
+   * first model until one is picked. */
+  natter_settings_set_default_model (self->settings, "");
+  natter_settings_set_default_provider (self->settings, id);
+}
+
+static void
+model_selected_cb (NatterPreferencesWindow *self)
+{
+  guint selected = adw_combo_row_get_selected (self->model_row);
+
+  if (self->updating_combos || selected >= self->model_ids->len)
+    return;
+  natter_settings_set_default_model (self->settings, g_ptr_array_index (self->model_ids, selected));
+}
+
+/* The settings changed, here or elsewhere */
+
+static void
+providers_changed_cb (NatterPreferencesWindow *self)
+{
+  if (!self->writing_providers)
+    natter_preferences_window_rebuild_providers (self);
+  natter_preferences_window_rebuild_provider_combo (self);
+  natter_preferences_window_reload_models (self);
+}
+
+static void
+default_provider_changed_cb (NatterPreferencesWindow *self)
+{
+  const char *current = natter_settings_get_default_provider (self->settings);
+  guint index;
+
+  /* Usually the combo itself wrote it: keep its model (replacing it
+   * inside its own notify would free it under its feet). */
+  if (g_ptr_array_find_with_equal_func (self->provider_ids, current, g_str_equal, &index))
+    {
+      self->updating_combos = TRUE;
+      adw_combo_row_set_selected (self->provider_row, index);
+      self->updating_combos = FALSE;
+    }
+  else
+    {
+      natter_preferences_window_rebuild_provider_combo (self);
+    }
+  natter_preferences_window_reload_models (self);
+}
+
+static void
+default_model_changed_cb (NatterPreferencesWindow *self)
+{
+  const char *current = natter_settings_get_default_model (self->settings);
+  guint selected = adw_combo_row_get_selected (self->model_row);
+
+  if (selected >= self->model_ids->len ||
+      !g_str_equal (g_ptr_array_index (self->model_ids, selected), current))
+    natter_preferences_window_reload_models (self);
+}
+
+/* The data folder */
+
+static void
+open_data_dir_clicked_cb (NatterPreferencesWindow *self)
+{
+  GFile *dir = natter_services_get_data_dir (self->services);
+  g_autofree char *uri = g_file_get_uri (dir);
+
+  gtk_show_uri (GTK_WINDOW (self), uri, GDK_CURRENT_TIME);
+}
+
+/* GObject */
+
+static void
+natter_preferences_window_dispose (GObject *object)
+{
+  NatterPreferencesWindow *self = NATTER_PREFERENCES_WINDOW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->models_cancellable);
+  if (self->settings != NULL)
+    g_signal_handlers_disconnect_by_data (self->settings, self);
+  g_clear_weak_pointer (&self->undo_toast);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_PREFERENCES_WINDOW);
+
+  G_OBJECT_CLASS (natter_preferences_window_parent_class)->dispose (object);
+}
+
+static void
+natter_preferences_window_finalize (GObject *object)
+{
+  NatterPreferencesWindow *self = NATTER_PREFERENCES_WINDOW (object);
+
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->models_cancellable);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->services);
+  g_clear_pointer (&self->provider_rows, g_hash_table_unref);
+  g_clear_pointer (&self->provider_widgets, g_ptr_array_unref);
+  g_clear_pointer (&self->provider_ids, g_ptr_array_unref);
+  g_clear_pointer (&self->model_ids, g_ptr_array_unref);
+  g_clear_pointer (&self->agent_rows, g_hash_table_unref);
+  g_clear_pointer (&self->agent_widgets, g_ptr_array_unref);
+  g_clear_pointer (&self->last_toast, g_free);
+
+  G_OBJECT_CLASS (natter_preferences_window_parent_class)->finalize (object);
+}
+
+static void
+natter_preferences_window_class_init (NatterPreferencesWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = natter_preferences_window_dispose;
+  object_class->finalize = natter_preferences_window_finalize;
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/natter/Natter/ui/natter-preferences-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, providers_group);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, add_provider_row);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, provider_row);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, model_row);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, model_refresh_stack);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, model_spinner);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, max_calls_spin);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, auto_permission_switch);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, data_dir_row);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, assistant_row);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, agents_group);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, add_agent_row);
+  gtk_widget_class_bind_template_callback_full (widget_class, "add_provider_activated_cb",
+                                                G_CALLBACK (natter_preferences_window_add_provider_cb));
+  gtk_widget_class_bind_template_callback (widget_class, model_refresh_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, open_data_dir_clicked_cb);
+  gtk_widget_class_bind_template_callback_full (widget_class, "add_agent_activated_cb",
+                                                G_CALLBACK (natter_preferences_window_add_agent_cb));
+}
+
+static void
+natter_preferences_window_init (NatterPreferencesWindow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->cancellable = g_cancellable_new ();
+  self->provider_rows = g_hash_table_new (g_str_hash, g_str_equal);
+  self->provider_widgets = g_ptr_array_new ();
+  self->provider_ids = g_ptr_array_new_with_free_func (g_free);
+  self->model_ids = g_ptr_array_new_with_free_func (g_free);
+  self->agent_rows = g_hash_table_new (g_str_hash, g_str_equal);
+  self->agent_widgets = g_ptr_array_new ();
+}
+
+/**
+ * natter_preferences_window_new:
+ * @parent: (nullable): the window it is transient for
+ * @services: the services whose settings, keys and agents it edits;
+ *   their settings must exist (the schema installed)
+ *
+ * Creates the Preferences window: pages "Providers",
+ * "General" and "Agents". Changes apply at once: providers and the
+ * default model through the `io.github.natter.Natter` settings (which
+ * the services follow live), API keys through
+ * natter_services_get_secret_store(), agents through
+ * natter_services_get_agent_store().
+ *
+ * Returns: (transfer full): the window, not yet presented
+ */
+NatterPreferencesWindow *
+natter_preferences_window_new (GtkWindow      *parent,
+                               NatterServices *services)
+{
+  NatterPreferencesWindow *self;
+  g_autofree char *data_dir = NULL;
+
+  g_return_val_if_fail (parent == NULL || GTK_IS_WINDOW (parent), NULL);
+  g_return_val_if_fail (NATTER_IS_SERVICES (services), NULL);
+  g_return_val_if_fail (natter_settings_get_gsettings (natter_services_get_settings (services)) != NULL, NULL);
+
+  self = g_object_new (NATTER_TYPE_PREFERENCES_WINDOW,
+                       "transient-for", parent,
+                       NULL);
+  self->services = g_object_ref (services);
+  self->settings = g_object_ref (natter_services_get_settings (services));
+
+  /* The adjustment's double and the setting's uint convert both ways;
+   * the adjustment's bounds are the key's range. */
+  g_object_bind_property (self->settings, "max-model-calls",
+                          gtk_spin_button_get_adjustment (self->max_calls_spin), "value",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  g_object_bind_property (self->settings, "auto-permission", self->auto_permission_switch, "active",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+
+  data_dir = g_file_get_path (natter_services_get_data_dir (services));
+  adw_action_row_set_subtitle (self->data_dir_row, data_dir);
+
+  natter_preferences_window_rebuild_providers (self);
+  natter_preferences_window_rebuild_provider_combo (self);
+  set_models (self, NULL, NULL);
+  natter_preferences_window_reload_models (self);
+  natter_preferences_window_fill_assistant_row (self);
+  natter_preferences_window_rebuild_agents (self);
+
+  g_signal_connect_swapped (self->provider_row, "notify::selected", G_CALLBACK (provider_selected_cb), self);
+  g_signal_connect_swapped (self->model_row, "notify::selected", G_CALLBACK (model_selected_cb), self);
+  g_signal_connect_swapped (self->settings, "notify::providers", G_CALLBACK (providers_changed_cb), self);
+  g_signal_connect_swapped (self->settings, "notify::default-provider",
+                            G_CALLBACK (default_provider_changed_cb), self);
+  g_signal_connect_swapped (self->settings, "notify::default-model", G_CALLBACK (default_model_changed_cb), self);
+  return self;
+}
+
+/**
+ * natter_preferences_window_get_services:
+ * @self: the window
+ *
+ * Returns: (transfer none): the services it edits
+ */
+NatterServices *
+natter_preferences_window_get_services (NatterPreferencesWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_PREFERENCES_WINDOW (self), NULL);
+  return self->services;
+}
+
+/* For tests (natter-preferences-window-private.h) */
+
+GtkWidget *
+natter_preferences_window_get_provider_widget (NatterPreferencesWindow *self,
+                                               const char              *provider_id,
+                                               const char              *field)
+{
+  NatterProviderRow *row = natter_preferences_window_get_provider_row (self, provider_id);
+
+  if (row == NULL)
+    return NULL;
+  if (g_str_equal (field, "expander"))
+    return GTK_WIDGET (row);
+  return natter_provider_row_get_part (row, field);
+}
+
+gboolean
+natter_preferences_window_get_key_stored (NatterPreferencesWindow *self,
+                                          const char              *provider_id)
+{
+  NatterProviderRow *row = natter_preferences_window_get_provider_row (self, provider_id);
+
+  return row != NULL && natter_provider_row_get_key_stored (row);
+}
+
+GtkWidget *
+natter_preferences_window_get_widget (NatterPreferencesWindow *self,
+                                      const char              *name)
+{
+  if (g_str_equal (name, "provider"))
+    return GTK_WIDGET (self->provider_row);
+  if (g_str_equal (name, "model"))
+    return GTK_WIDGET (self->model_row);
+  if (g_str_equal (name, "max-calls"))
+    return GTK_WIDGET (self->max_calls_spin);
+  if (g_str_equal (name, "auto-permission"))
+    return GTK_WIDGET (self->auto_permission_switch);
+  if (g_str_equal (name, "data-dir"))
+    return GTK_WIDGET (self->data_dir_row);
+  if (g_str_equal (name, "add-provider"))
+    return GTK_WIDGET (self->add_provider_row);
+  if (g_str_equal (name, "add-agent"))
+    return GTK_WIDGET (self->add_agent_row);
+  if (g_str_equal (name, "assistant"))
+    return GTK_WIDGET (self->assistant_row);
+  g_return_val_if_reached (NULL);
+}
+
+const char *
+natter_preferences_window_get_last_toast (NatterPreferencesWindow *self)
+{
+  return self->last_toast;
+}
+
+AdwToast *
+natter_preferences_window_get_undo_toast (NatterPreferencesWindow *self)
+{
+  return self->undo_toast;
+}
+
+guint
+natter_preferences_window_get_n_pending (NatterPreferencesWindow *self)
+{
+  return self->n_pending;
+}
+
+GtkWidget *
+natter_preferences_window_get_agent_widget (NatterPreferencesWindow *self,
+                                            const char              *agent_id,
+                                            const char              *field)
+{
+  NatterAgentRow *row = g_hash_table_lookup (self->agent_rows, agent_id);
+
+  if (row == NULL)
+    return NULL;
+  if (g_str_equal (field, "row"))
+    return GTK_WIDGET (row);
+  return natter_agent_row_get_part (row, field);
+}
+
+GtkWidget *
+natter_preferences_window_get_editor_widget (NatterPreferencesWindow *self,
+                                             const char              *field)
+{
+  if (self->editor == NULL)
+    return NULL;
+  return natter_agent_editor_get_part (self->editor, field);
+}
