@@ -22,6 +22,7 @@
 #include "natter-session-row.h"
 #include "natter-store-error.h"
 #include "natter-toast-guard.h"
+#include "natter-model-choice.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
 
@@ -314,53 +315,21 @@ agents_changed_cb (NatterWindow *self)
   _natter_window_update_model_picker (self);
 }
 
-/* The {provider, model?} the next message of the open session goes to:
- * the one the user picked for it, else the chosen agent's own model,
- * else its last turn's, else the default. A missing model means the
- * provider's first one. */
-static void
-current_choice (NatterWindow  *self,
-                const char   **provider,
-                const char   **model)
+/* What the model choice (natter-model-choice.c) is made from, for the
+ * open session. */
+static NatterModelChoice
+model_choice (NatterWindow *self)
 {
-  JsonObject *chosen = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL;
-  JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
-  JsonObject *own = agent_own_model (self);
-  JsonObject *choice = chosen != NULL ? chosen : own != NULL ? own : last;
+  NatterModelChoice choice = {
+    .picked = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL,
+    .agent_own = agent_own_model (self),
+    .last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL,
+    .default_provider = self->provider_id,
+    .default_model = self->default_model,
+    .has_registry = self->registry != NULL,
+  };
 
-  if (choice != NULL)
-    {
-      *provider = json_object_get_string_member_with_default (choice, "provider", NULL);
-      *model = json_object_get_string_member_with_default (choice, "model", NULL);
-      return;
-    }
-  *provider = self->provider_id;
-  *model = self->default_model;
-}
-
-/* What the SendMessageConfig's `agent.model` (§9) carries: the model the
- * picker shows, so a session keeps the model (and provider) of its last
- * turn; %NULL leaves the choice to the agent. An explicit pick wins; an
- * agent naming its own model gets no override, so the resolver uses
- * it. Without a registry the picker offers nothing, and only an
- * explicit pick counts. */
-static JsonObject *
-next_model_descriptor (NatterWindow *self)
-{
-  JsonObject *chosen = g_hash_table_lookup (self->chosen_models, self->session_id);
-  JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
-  JsonObject *choice = chosen != NULL ? chosen : self->registry != NULL ? last : NULL;
-  JsonObject *descriptor;
-
-  if (chosen == NULL && agent_own_model (self) != NULL)
-    return NULL;
-
-  if (choice == NULL || !json_object_has_member (choice, "model"))
-    return NULL;
-  descriptor = json_object_new ();
-  json_object_set_string_member (descriptor, "provider", json_object_get_string_member (choice, "provider"));
-  json_object_set_string_member (descriptor, "model", json_object_get_string_member (choice, "model"));
-  return descriptor;
+  return choice;
 }
 
 static gboolean
@@ -443,6 +412,7 @@ void
 _natter_window_update_model_picker (NatterWindow *self)
 {
   gboolean usable = self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+  NatterModelChoice choice;
   const char *provider = NULL;
   const char *model = NULL;
 
@@ -452,7 +422,8 @@ _natter_window_update_model_picker (NatterWindow *self)
       natter_model_picker_set_model (self->model_picker, NULL);
       return;
     }
-  current_choice (self, &provider, &model);
+  choice = model_choice (self);
+  natter_model_choice_shown (&choice, &provider, &model);
   /* Resolving looks the key up: only when the provider changes. */
   if (self->listed_provider == NULL || g_strcmp0 (provider, self->listed_provider) != 0)
     list_provider (self, provider);
@@ -602,16 +573,15 @@ send_model_resolved_cb (GObject      *source,
 
 void
 _natter_window_send_text (NatterWindow *self,
-           const char   *text,
-           gboolean      restore_draft)
+                          const char   *text,
+                          gboolean      restore_draft)
 {
   g_autoptr(JsonObject) input = json_object_new ();
   g_autoptr(JsonObject) config = json_object_new ();
   JsonObject *agent = json_object_new ();
   JsonObject *model;
-  const char *provider = NULL;
-  const char *model_name = NULL;
-  gboolean resolve = FALSE;
+  NatterModelChoice choice;
+  const char *provider;
   SendData *data;
 
   if (self->session_id == NULL || self->sessions == NULL)
@@ -622,16 +592,13 @@ _natter_window_send_text (NatterWindow *self,
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
   json_object_set_string_member (agent, "agentId", next_agent_id (self));
-  /* The header's model overrides the agent's (§9, agent.model). */
-  if ((model = next_model_descriptor (self)) != NULL)
+  /* The header's model overrides the agent's (§9, agent.model); with no
+   * model named anywhere, the registry is asked for the provider's first
+   * one. */
+  choice = model_choice (self);
+  if ((model = natter_model_choice_dup_descriptor (&choice)) != NULL)
     json_object_set_object_member (agent, "model", model);
-  else if (self->registry != NULL && agent_own_model (self) == NULL)
-    {
-      /* No model named anywhere means the provider's first one: the
-       * registry asks for it, the same rule the command line uses. */
-      current_choice (self, &provider, &model_name);
-      resolve = provider != NULL && (model_name == NULL || model_name[0] == '\0');
-    }
+  provider = natter_model_choice_provider_to_resolve (&choice);
   json_object_set_object_member (config, "agent", agent);
   json_object_set_boolean_member (config, "autoPermission",
                                   g_settings_get_boolean (self->settings, "auto-permission"));
@@ -650,7 +617,7 @@ _natter_window_send_text (NatterWindow *self,
   self->sending = TRUE;
   self->stick_to_bottom = TRUE;
   _natter_window_update_composer (self);
-  if (resolve)
+  if (provider != NULL)
     natter_provider_registry_resolve_model_async (self->registry, provider, NULL, self->cancellable,
                                                   send_model_resolved_cb, data);
   else
