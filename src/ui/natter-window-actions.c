@@ -164,7 +164,7 @@ refilter_pending (NatterWindow *self)
 /* The toast went away without Undo: now the file goes. */
 void
 _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
-                           NatterWindow *self)
+                                          NatterWindow *self)
 {
   const char *session_id = g_object_get_data (G_OBJECT (toast), "session-id");
 

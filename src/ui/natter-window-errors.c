@@ -28,7 +28,7 @@
 /* Takes @text. A notice, not an error: errors go to the error bar. */
 void
 _natter_window_show_error_toast (NatterWindow *self,
-                  char         *text)
+                                 char         *text)
 {
   /* Toast titles are Pango markup; the text may hold a name. */
   g_autofree char *escaped = g_markup_escape_text (text, -1);
@@ -110,10 +110,10 @@ _natter_window_hide_error (NatterWindow *self)
  * @retry_text, if any, is what the Retry button sends again. */
 void
 _natter_window_show_error (NatterWindow *self,
-            const char   *session_id,
-            const char   *heading,
-            const GError *error,
-            const char   *retry_text)
+                           const char   *session_id,
+                           const char   *heading,
+                           const GError *error,
+                           const char   *retry_text)
 {
   gboolean in_preferences;
   g_autofree char *plain = explain_error (error, &in_preferences);

@@ -92,7 +92,7 @@ focus_row_tick_cb (GtkWidget     *list,
  * last row when @position is past the end. */
 void
 _natter_window_focus_sidebar_position (NatterWindow *self,
-                        guint         position)
+                                       guint         position)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
   g_autoptr(NatterSessionIndexEntry) entry = NULL;

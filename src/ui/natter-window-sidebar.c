@@ -83,7 +83,7 @@ _natter_window_update_sidebar_page (NatterWindow *self)
 
 guint
 _natter_window_find_position (NatterWindow *self,
-               const char   *session_id)
+                              const char   *session_id)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
 
@@ -217,7 +217,7 @@ sidebar_scroll_tick_cb (GtkWidget     *widget,
  * list: the row under the pointer has to stay the one the user saw. */
 void
 _natter_window_keep_sidebar_scroll (NatterWindow *self,
-                     double        value)
+                                    double        value)
 {
   self->pending_scroll = value;
   self->scroll_ticks = 0;

@@ -419,24 +419,6 @@ natter_window_class_init (NatterWindowClass *klass)
 
 }
 
-/* Opt-in for bench/bench-app-start.c (NATTER_BENCH_FIRST_FRAME=1): prints
- * the monotonic time of the first painted frame, comparable with the
- * launcher's clock, so app start to first frame is measured from outside. */
-static void
-bench_after_paint_cb (GdkFrameClock *clock,
-                      gpointer       window)
-{
-  g_printerr ("first-frame %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
-  g_signal_handlers_disconnect_by_func (clock, bench_after_paint_cb, window);
-}
-
-static void
-bench_realize_cb (GtkWidget *widget)
-{
-  g_signal_connect (gtk_widget_get_frame_clock (widget), "after-paint",
-                    G_CALLBACK (bench_after_paint_cb), widget);
-}
-
 static void
 natter_window_init (NatterWindow *self)
 {
@@ -460,8 +442,6 @@ natter_window_init (NatterWindow *self)
   natter_window_restore_state (self);
   _natter_window_setup_keyboard (self);
   update_conversation (self);
-  if (g_strcmp0 (g_getenv ("NATTER_BENCH_FIRST_FRAME"), "1") == 0)
-    g_signal_connect (self, "realize", G_CALLBACK (bench_realize_cb), NULL);
 }
 
 static void
