@@ -18,6 +18,10 @@
  * is removed only when the toast goes away. Closing the window with a
  * toast still up keeps the session: losing nothing beats finishing a
  * deletion the user may not have seen through.
+ *
+ * This file holds the window's lifetime, opening a session and the public
+ * API; the sidebar, the conversation, the actions, keyboard use and the
+ * error bar are facets of their own over natter-window-private.h.
  */
 
 #define G_LOG_DOMAIN "natter-window"
