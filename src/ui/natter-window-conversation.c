@@ -214,7 +214,7 @@ _natter_window_update_composer (NatterWindow *self)
   _natter_window_update_keyboard_actions (self);
 }
 
-/* The agents (issue 7) */
+/* The agents */
 
 static gboolean
 has_agent_store (NatterWindow *self)
@@ -487,7 +487,7 @@ send_data_free (SendData *data)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SendData, send_data_free)
 
-/* A message that could not go out: its words are not lost (pitfall 9),
+/* A message that could not go out: its words are not lost,
  * they go back into the draft unless the user has typed something new
  * meanwhile. */
 static void

@@ -24,7 +24,7 @@
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
 
-/* Keyboard use (issue 7: "keyboard-only use of every feature")
+/* Keyboard use: every feature can be reached without a pointer.
  *
  * The accelerators are the application's (natter-application.c), so the
  * shortcuts window and the tests can list them. What only makes sense

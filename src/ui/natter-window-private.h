@@ -57,14 +57,14 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
   GHashTable           *chosen_models;    /* session id → {provider, model?} */
-  /* The agent chooser (issue 7): the composer's; what was picked per
+  /* The agent chooser: the composer's; what was picked per
    * session while the app runs, like drafts. */
   NatterAgentChooser   *agent_chooser;
   GHashTable           *chosen_agents;    /* session id → agent id */
   gboolean              applying_agent;
   char                 *last_agent_toast;
 
-  /* The model picker (issue 7): the registry it resolves providers in,
+  /* The model picker: the registry it resolves providers in,
    * the default {provider, model}, and the provider it was last given. */
   NatterProviderRegistry *registry;
   char                 *provider_id;
@@ -85,7 +85,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   guint                 list_key_id;  /* a key press in the session list is being handled */
   char                 *open_when_loaded; /* natter_window_open_session() before the scan ended */
 
-  /* Keyboard use (issue 7) */
+  /* Keyboard use */
   char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
   gboolean              focus_in_timeline;
   guint                 refocus_id;

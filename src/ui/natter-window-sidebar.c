@@ -307,7 +307,7 @@ _natter_window_sidebar_init (NatterWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self->session_list), keys);
 
   /* Delete (and a stray BackSpace, which does nothing) in the list only
-   * ever leads to the undo toast (pitfall 5). */
+   * ever leads to the undo toast: nothing is lost to a stray key. */
   shortcuts = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
   gtk_shortcut_controller_add_shortcut (shortcuts,
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Delete, 0),

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The main window (issue 6): the session sidebar and the conversation side
+ * The main window: the session sidebar and the conversation side
  * by side in an AdwLeaflet, one at a time on a narrow window.
  *
  * The sidebar is a GtkListView over the session index itself, filtered and
@@ -13,8 +13,8 @@
  * window stay alive, so a turn that streams while another session is shown
  * goes on being joined and shows live when the user comes back.
  *
- * Nothing in the list is destroyed by a key press without a chance to undo
- * (pitfall 5): Delete hides the session and shows an undo toast; the file
+ * Nothing in the list is destroyed by a key press without a chance to
+ * undo: Delete hides the session and shows an undo toast; the file
  * is removed only when the toast goes away. Closing the window with a
  * toast still up keeps the session: losing nothing beats finishing a
  * deletion the user may not have seen through.
@@ -525,7 +525,7 @@ natter_window_set_agent_id (NatterWindow *self,
  * @self: the window
  * @store: (nullable): the user's agents
  *
- * Shows the composer's agent chooser (issue 7) over Assistant and
+ * Shows the composer's agent chooser over Assistant and
  * @store's agents, following them live (the store is watched, so
  * changes from Preferences and by hand show at once). Each session
  * remembers its pick while the app runs; a session opens with the agent
@@ -563,7 +563,7 @@ natter_window_set_agent_store (NatterWindow     *self,
  *   (settings `default-model`); %NULL or "" for the provider's first
  *
  * Lets the header's model picker list, for the open session, the models
- * of the provider of its current model (issue 7): the one picked for the
+ * of the provider of its current model: the one picked for the
  * session, else its last turn's (`lastModel`), else @provider_id. The
  * model shown goes with the session's next messages as the
  * SendMessageConfig's `agent.model` `{provider, model}` (§9), with the
