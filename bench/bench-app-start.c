@@ -4,9 +4,9 @@
  *
  * App start to first frame: launches the real natter binary of
  * this build (src/ui/natter next to bench/) on a private HOME and data
- * dir, with NATTER_BENCH_FIRST_FRAME=1 so that the window prints the
- * monotonic time of its first painted frame (natter-window.c), and takes
- * the difference with the time just before the spawn. The clock is
+ * dir, with NATTER_BENCH_FIRST_FRAME=1 so that the app prints the
+ * monotonic time of its first painted frame (natter-first-frame-probe.c),
+ * and takes the difference with the time just before the spawn. The clock is
  * CLOCK_MONOTONIC in both processes, so the figure covers exec, dynamic
  * linking, GTK start-up, the services and the first paint.
  *

@@ -11,6 +11,7 @@
 
 #include "natter-application.h"
 #include "natter-command-line.h"
+#include "natter-first-frame-probe.h"
 #include "natter-preferences-window.h"
 #include "natter-window.h"
 #include "natter-search-provider.h"
@@ -265,6 +266,7 @@ natter_application_startup (GApplication *app)
   for (gsize i = 0; i < G_N_ELEMENTS (app_accels); i++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (app), app_accels[i].action,
                                            app_accels[i].accels);
+  natter_first_frame_probe_attach (GTK_APPLICATION (app));
 
   /* The primary instance owns the services and is the data directory's
    * only writer. Without the lock (another process, e.g. without a

@@ -2,17 +2,216 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Test seams of the main window.
+ * The main window's shared state, split by facet the way GNOME Text
+ * Editor splits its window: natter-window.c (lifetime, opening a session,
+ * the public API), -sidebar.c (the session list), -conversation.c (the
+ * timeline, agent and model choice, sending), -actions.c (the win.*
+ * actions), -keyboard.c (tab stops and focus) and -errors.c (the error
+ * bar and the damaged-conversation page). Each facet installs its own
+ * actions and template callbacks from natter_window_class_init().
+ *
+ * The getters at the end are test seams.
  */
 
 #pragma once
 
+#include "natter-agent-chooser.h"
 #include "natter-composer.h"
 #include "natter-model-picker.h"
+#include "natter-session-row.h"
+#include "natter-settings.h"
 #include "natter-window.h"
 
 G_BEGIN_DECLS
 
+/* How close to the end (in pixels) still counts as "at the bottom". */
+#define BOTTOM_SLACK 48.0
+
+struct _NatterWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+GtkWindow            *help_overlay;     /* weak; only while it shows */
+
+
+  NatterSettings       *settings;
+  NatterSessions       *sessions;
+  NatterTurnEventHub   *hub;
+  NatterSessionIndex   *index;
+  NatterTimeTicker     *ticker;           /* the sidebar rows' minutes */
+  char                 *agent_id;
+  GCancellable         *cancellable;
+
+  GtkFilterListModel   *filter_model;
+  GtkSortListModel     *sort_model;
+  GtkSingleSelection   *selection;
+  GtkStringFilter      *title_filter;
+  GtkCustomFilter      *pending_filter;
+
+  GHashTable           *pending_deletes;  /* session id → AdwToast */
+  /* The sidebar's place (see keep_sidebar_scroll()): where it was before
+   * a search, and where a change of its rows is to leave it. */
+  double                scroll_before_search;  /* < 0: not searching */
+  double                pending_scroll;
+  guint                 scroll_tick_id;
+  guint                 scroll_ticks;
+  GHashTable           *drafts;           /* session id → char* */
+  GHashTable           *timelines;        /* session id → NatterTimelineModel */
+  GHashTable           *chosen_models;    /* session id → {provider, model?} */
+  /* The agent chooser: the composer's; what was picked per
+   * session while the app runs, like drafts. */
+  NatterAgentChooser   *agent_chooser;
+  GHashTable           *chosen_agents;    /* session id → agent id */
+  gboolean              applying_agent;
+  char                 *last_agent_toast;
+
+  /* The model picker: the registry it resolves providers in,
+   * the default {provider, model}, and the provider it was last given. */
+  NatterProviderRegistry *registry;
+  char                 *provider_id;
+  char                 *default_model;
+  char                 *listed_provider;
+
+  char                 *session_id;
+  NatterSessionIndexEntry *entry;
+  NatterTimelineModel  *timeline;
+  gboolean              stick_to_bottom;
+  /* The bottom to catch up with once the frame's layout is done (see
+   * follow_bottom()): the frame clock's "layout" handler on the list. */
+  gboolean              follow_pending;
+  GdkFrameClock        *layout_clock;
+  gulong                layout_handler;
+  gboolean              sending;
+  gboolean              restored;
+  guint                 list_key_id;  /* a key press in the session list is being handled */
+  char                 *open_when_loaded; /* natter_window_open_session() before the scan ended */
+
+  /* Keyboard use */
+  char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
+  gboolean              focus_in_timeline;
+  guint                 refocus_id;
+  guint                 focus_row_tries;
+  char                 *focus_row_id;     /* the row focus_sidebar_position() wants */
+
+  /* Template children */
+  AdwToastOverlay      *toast_overlay;
+  AdwLeaflet           *leaflet;
+  GtkWidget            *sidebar;
+  GtkWidget            *content;
+  GtkSearchBar         *search_bar;
+  GtkSearchEntry       *search_entry;
+  GtkStack             *sidebar_stack;
+  GtkListView          *session_list;
+  AdwWindowTitle       *window_title;
+  GtkWidget            *conversation_menu_button;
+  GtkStack             *content_stack;
+  GtkScrolledWindow    *timeline_scroller;
+  GtkListView          *timeline_list;
+  GtkWidget            *new_conversation_page;
+  NatterComposer       *composer;
+  AdwStatusPage        *errored_page;
+  GtkButton            *copy_readable_button;
+  NatterModelPicker    *model_picker;
+
+  /* The open damaged session: what is left of it */
+  NatterSessionDamage  *damage;
+  char                 *damage_session_id;
+
+  GtkRevealer          *error_revealer;
+  GtkLabel             *error_heading;
+  GtkLabel             *error_detail;
+  GtkButton            *error_action_button;
+
+  /* The error bar: which session its error is about (NULL: the window's
+   * own), and the words a failed send can be retried with. */
+  char                 *error_session_id;
+  char                 *retry_text;
+};
+
+/* natter-window.c */
+void
+_natter_window_close_session (NatterWindow *self);
+
+/* natter-window-errors.c */
+void
+_natter_window_show_error_toast (NatterWindow *self,
+                                 char *text);
+void
+_natter_window_hide_error (NatterWindow *self);
+void
+_natter_window_show_error (NatterWindow *self,
+                           const char *session_id,
+                           const char *heading,
+                           const GError *error,
+                           const char *retry_text);
+void
+_natter_window_show_damage (NatterWindow *self);
+void
+_natter_window_class_errors_init (GtkWidgetClass *widget_class);
+
+/* natter-window-sidebar.c */
+void
+_natter_window_update_sidebar_page (NatterWindow *self);
+guint
+_natter_window_find_position (NatterWindow *self,
+                              const char *session_id);
+void
+_natter_window_sync_selection (NatterWindow *self);
+GtkAdjustment *
+_natter_window_sidebar_adjustment (NatterWindow *self);
+void
+_natter_window_keep_sidebar_scroll (NatterWindow *self,
+                                    double value);
+void
+_natter_window_class_sidebar_init (GtkWidgetClass *widget_class);
+void
+_natter_window_sidebar_init (NatterWindow *self);
+
+/* natter-window-conversation.c */
+void
+_natter_window_follow_bottom (NatterWindow *self);
+void
+_natter_window_timeline_unrealize_cb (NatterWindow *self);
+gboolean
+_natter_window_latest_is_running (NatterWindow *self);
+void
+_natter_window_update_composer (NatterWindow *self);
+void
+_natter_window_apply_session_agent (NatterWindow *self);
+void
+_natter_window_update_model_picker (NatterWindow *self);
+void
+_natter_window_send_text (NatterWindow *self,
+                          const char *text,
+                          gboolean restore_draft);
+void
+_natter_window_composer_stop_cb (NatterWindow *self);
+void
+_natter_window_class_conversation_init (GtkWidgetClass *widget_class);
+void
+_natter_window_timeline_init (NatterWindow *self);
+void
+_natter_window_conversation_init (NatterWindow *self);
+
+/* natter-window-actions.c */
+void
+_natter_window_delete_toast_dismissed_cb (AdwToast *toast,
+                                          NatterWindow *self);
+void
+_natter_window_class_actions_init (GtkWidgetClass *widget_class);
+
+/* natter-window-keyboard.c */
+void
+_natter_window_update_keyboard_actions (NatterWindow *self);
+void
+_natter_window_focus_sidebar_position (NatterWindow *self,
+                                       guint position);
+void
+_natter_window_setup_keyboard (NatterWindow *self);
+void
+_natter_window_class_keyboard_init (GtkWidgetClass *widget_class);
+
+/* Test seams */
 void            natter_window_dismiss_pending_deletes (NatterWindow *self);
 guint           natter_window_get_n_pending_deletes   (NatterWindow *self);
 NatterComposer *natter_window_get_composer            (NatterWindow *self);

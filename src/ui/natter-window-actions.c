@@ -1,0 +1,436 @@
+/* natter-window-actions.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The window's win.* actions: new, search, rename, delete with an undo
+ * toast, try again, branch, continue, resume, retry, the shortcuts window.
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-ask-human-card.h"
+#include "natter-branch-row.h"
+#include "natter-permission-card.h"
+#include "natter-provider-error.h"
+#include "natter-runtime-error.h"
+#include "natter-session-error.h"
+#include "natter-session-row.h"
+#include "natter-store-error.h"
+#include "natter-toast-guard.h"
+#include "natter-turn-row.h"
+#include "natter-window-private.h"
+
+/* Actions */
+
+static void
+create_session_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+
+  session_id = natter_sessions_create_session_finish (NATTER_SESSIONS (source), result, &error);
+  if (session_id == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("A new conversation could not be started"), error, NULL);
+      return;
+    }
+  natter_window_open_session (self, session_id);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
+
+static void
+new_chat_activated (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->sessions == NULL)
+    return;
+  /* An empty conversation is already a new chat: do not pile up more. */
+  if (self->entry != NULL && natter_session_index_entry_get_turn_count (self->entry) == 0 &&
+      natter_session_index_entry_get_error (self->entry) == NULL)
+    {
+      adw_leaflet_set_visible_child (self->leaflet, self->content);
+      gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+      return;
+    }
+  natter_sessions_create_session_async (self->sessions, NULL, NULL, NULL, NULL, self->cancellable,
+                                        create_session_cb, g_object_ref (self));
+}
+
+static void
+search_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  adw_leaflet_set_visible_child (self->leaflet, self->sidebar);
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+static void
+set_title_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_set_title_finish (NATTER_SESSIONS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, NULL, _("The conversation was not renamed"), error, NULL);
+}
+
+static void
+rename_response_cb (AdwMessageDialog *dialog,
+                    const char       *response,
+                    NatterWindow     *self)
+{
+  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+  const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
+  g_autofree char *title = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
+
+  if (g_strcmp0 (response, "rename") != 0 || title[0] == '\0')
+    return;
+  natter_sessions_set_title_async (self->sessions, session_id, title, self->cancellable,
+                                   set_title_cb, g_object_ref (self));
+}
+
+static void
+rename_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  AdwMessageDialog *dialog;
+  GtkWidget *entry;
+  const char *title;
+
+  if (self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL)
+    return;
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Rename Conversation"), NULL));
+  entry = gtk_entry_new ();
+  title = natter_session_index_entry_get_title (self->entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), title != NULL ? title : "");
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Title"), -1);
+  adw_message_dialog_set_extra_child (dialog, entry);
+  adw_message_dialog_add_responses (dialog,
+                                    "cancel", _("_Cancel"),
+                                    "rename", _("_Rename"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "rename", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "rename");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->session_id), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (rename_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_widget_grab_focus (entry);
+}
+
+static void
+delete_session_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_delete_session_finish (NATTER_SESSIONS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, NULL, _("The conversation was not deleted"), error, NULL);
+}
+
+static void
+refilter_pending (NatterWindow *self)
+{
+  gtk_filter_changed (GTK_FILTER (self->pending_filter), GTK_FILTER_CHANGE_DIFFERENT);
+  _natter_window_update_sidebar_page (self);
+}
+
+/* The toast went away without Undo: now the file goes. */
+void
+_natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
+                                          NatterWindow *self)
+{
+  const char *session_id = g_object_get_data (G_OBJECT (toast), "session-id");
+
+  if (g_hash_table_lookup (self->pending_deletes, session_id) != toast)
+    return;
+  g_hash_table_remove (self->pending_deletes, session_id);
+  g_hash_table_remove (self->drafts, session_id);
+  g_hash_table_remove (self->timelines, session_id);
+  _natter_window_update_keyboard_actions (self);
+  natter_sessions_delete_session_async (self->sessions, session_id, NULL,
+                                        delete_session_cb, g_object_ref (self));
+}
+
+static void
+undo_delete_activated (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *session_id = g_variant_get_string (parameter, NULL);
+  AdwToast *toast = g_hash_table_lookup (self->pending_deletes, session_id);
+  double scroll;
+
+  if (toast == NULL)
+    return;
+  /* The toast's own button dismisses it; dismissing it here as well
+   * would hide it twice (libadwaita 1.2 frees it twice when that happens
+   * during its show animation). Without its pending entry, its going away
+   * later deletes nothing. */
+  g_hash_table_remove (self->pending_deletes, session_id);
+  scroll = gtk_adjustment_get_value (_natter_window_sidebar_adjustment (self));
+  refilter_pending (self);
+  natter_window_open_session (self, session_id);
+  _natter_window_keep_sidebar_scroll (self, scroll);
+  _natter_window_update_keyboard_actions (self);
+}
+
+static void
+delete_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *session_id = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *escaped = NULL;
+  const char *title;
+  AdwToast *toast;
+  guint position;
+
+  if (self->entry == NULL || self->session_id == NULL)
+    return;
+
+  session_id = g_strdup (self->session_id);
+  position = _natter_window_find_position (self, session_id);
+  title = natter_session_index_entry_get_title (self->entry);
+  if (title == NULL || title[0] == '\0')
+    title = _("New chat");
+  /* Translators: %s is a conversation title */
+  text = g_strdup_printf (_("“%s” deleted"), title);
+  /* A toast's title is Pango markup, and a title is the user's text. */
+  escaped = g_markup_escape_text (text, -1);
+
+  toast = adw_toast_new (escaped);
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_action_name (toast, "win.undo-delete");
+  adw_toast_set_action_target_value (toast, g_variant_new_string (session_id));
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_object_set_data_full (G_OBJECT (toast), "session-id", g_strdup (session_id), g_free);
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (_natter_window_delete_toast_dismissed_cb), self, 0);
+  g_hash_table_insert (self->pending_deletes, g_strdup (session_id), g_object_ref (toast));
+
+  g_free (self->last_deleted_id);
+  self->last_deleted_id = g_strdup (session_id);
+
+  _natter_window_close_session (self);
+  refilter_pending (self);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  _natter_window_update_keyboard_actions (self);
+  /* The row below takes the deleted one's place (or the one above, at the
+   * end of the list), so a keyboard user goes on from where they were. */
+  _natter_window_focus_sidebar_position (self, position);
+}
+
+static void
+try_again_activated (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  NatterTurnItem *item = self->timeline != NULL
+    ? natter_timeline_model_lookup (self->timeline, g_variant_get_string (parameter, NULL)) : NULL;
+  g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
+
+  /* A failed turn is terminal: trying again is a new turn with the same
+   * words (turn-runtime.md §9). */
+  if (text != NULL)
+    _natter_window_send_text (self, text, FALSE);
+}
+
+static void
+fork_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+
+  session_id = natter_sessions_fork_finish (NATTER_SESSIONS (source), result, &error);
+  if (session_id == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("The branch could not be made"), error, NULL);
+      return;
+    }
+  natter_window_open_session (self, session_id);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
+
+/* A new session with the history up to and including the turn
+ * (session-layer-spec.md, fork); the original stays as it is. */
+static void
+branch_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *turn_id = g_variant_get_string (parameter, NULL);
+  NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
+  const char *session_id = self->session_id;
+
+  if (self->session_id == NULL || self->sessions == NULL)
+    return;
+  /* A turn a branch shows from its history belongs to the ancestor. */
+  if (item != NULL && natter_turn_item_get_inherited_from (item) != NULL)
+    session_id = natter_turn_item_get_inherited_from (item);
+  natter_sessions_fork_async (self->sessions, session_id, turn_id,
+                              NULL, self->cancellable, fork_cb, g_object_ref (self));
+}
+
+/* The shortcuts window is made when asked for and is destroyed when
+ * closed, never kept hidden the way GtkApplication keeps
+ * gtk/help-overlay.ui for each window. GTK 4.8's accessibility root
+ * answers a request for a child past its visible windows (a screen reader
+ * that counted a dialog that has closed since) with the last toplevel,
+ * hidden or not, and a hidden window has no object path: a critical, and
+ * then a crash. With no window kept hidden, the last toplevel is one that
+ * shows. */
+static void
+show_help_overlay_activated (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  g_autoptr(GtkBuilder) builder = NULL;
+
+  if (self->help_overlay == NULL)
+    {
+      builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-help-overlay.ui");
+      self->help_overlay = GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+      g_object_add_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
+      gtk_window_set_transient_for (self->help_overlay, GTK_WINDOW (self));
+      gtk_window_set_destroy_with_parent (self->help_overlay, TRUE);
+    }
+  gtk_window_present (self->help_overlay);
+}
+
+/* Transient feedback from inside a row, e.g. "Message copied". */
+static void
+show_toast_activated (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  /* Toast titles are Pango markup; the text may hold a name. */
+  g_autofree char *escaped = g_markup_escape_text (g_variant_get_string (parameter, NULL), -1);
+  AdwToast *toast = adw_toast_new (escaped);
+
+  adw_toast_set_timeout (toast, 2);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* The error bar's Retry: the failed words again, as the composer would
+ * send them (they were put back into it). */
+static void
+retry_send_activated (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *text = g_strdup (self->retry_text);
+  g_autofree char *draft = NULL;
+
+  if (text == NULL || g_strcmp0 (self->error_session_id, self->session_id) != 0)
+    return;
+  draft = natter_composer_dup_text (self->composer);
+  if (g_strcmp0 (draft, text) == 0)
+    {
+      natter_composer_set_text (self->composer, NULL);
+      g_hash_table_remove (self->drafts, self->session_id);
+    }
+  _natter_window_send_text (self, text, TRUE);
+}
+
+static void
+continue_activated (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  /* The limit's transcript is complete; a new turn picks it up (§9). */
+  _natter_window_send_text (NATTER_WINDOW (widget), _("Continue."), FALSE);
+}
+
+static void
+resume_turn_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+
+  turn_id = natter_sessions_resume_turn_finish (NATTER_SESSIONS (source), result, &error);
+  if (turn_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, self->session_id, _("The answer could not be continued"), error, NULL);
+  _natter_window_update_composer (self);
+}
+
+static void
+resume_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->session_id == NULL)
+    return;
+  self->stick_to_bottom = TRUE;
+  natter_sessions_resume_turn_async (self->sessions, self->session_id, self->cancellable,
+                                     resume_turn_cb, g_object_ref (self));
+}
+
+static void
+go_back_cb (NatterWindow *self)
+{
+  adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
+}
+
+void
+_natter_window_class_actions_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_bind_template_callback (widget_class, go_back_cb);
+  gtk_widget_class_install_action (widget_class, "win.new-chat", NULL, new_chat_activated);
+  gtk_widget_class_install_action (widget_class, "win.search", NULL, search_activated);
+  gtk_widget_class_install_action (widget_class, "win.rename", NULL, rename_activated);
+  gtk_widget_class_install_action (widget_class, "win.delete", NULL, delete_activated);
+  gtk_widget_class_install_action (widget_class, "win.undo-delete", "s", undo_delete_activated);
+  gtk_widget_class_install_action (widget_class, "win.try-again", "s", try_again_activated);
+  gtk_widget_class_install_action (widget_class, "win.continue-turn", "s", continue_activated);
+  gtk_widget_class_install_action (widget_class, "win.resume-turn", "s", resume_activated);
+  gtk_widget_class_install_action (widget_class, "win.branch-from-turn", "s", branch_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
+  gtk_widget_class_install_action (widget_class, "win.retry-send", NULL, retry_send_activated);
+  gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, show_help_overlay_activated);
+}
+

@@ -1,0 +1,699 @@
+/* natter-window-conversation.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The conversation: the timeline list and following its bottom, the
+ * composer's state, which agent and model the next message goes to, and
+ * sending it.
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-ask-human-card.h"
+#include "natter-branch-row.h"
+#include "natter-permission-card.h"
+#include "natter-provider-error.h"
+#include "natter-runtime-error.h"
+#include "natter-session-error.h"
+#include "natter-session-row.h"
+#include "natter-store-error.h"
+#include "natter-toast-guard.h"
+#include "natter-model-choice.h"
+#include "natter-turn-row.h"
+#include "natter-window-private.h"
+
+/* The timeline */
+
+/* Rows read ahead on each side of a row that comes into view: about a
+ * window's height of short turns, so that scrolling at a reading pace
+ * meets turns already read. */
+#define READ_AHEAD_ROWS 4
+
+static void
+turn_row_placed_cb (NatterTurnRow *row,
+                    NatterWindow  *self)
+{
+  NatterTurnItem *item = natter_turn_row_get_item (row);
+
+  if (self->timeline != NULL && item != NULL)
+    natter_timeline_model_read_around (self->timeline, item, READ_AHEAD_ROWS);
+}
+
+static GtkWidget *
+turn_row_new (NatterWindow *self)
+{
+  GtkWidget *row = natter_turn_row_new (self->sessions);
+
+  g_signal_connect_object (row, "placed", G_CALLBACK (turn_row_placed_cb), self, G_CONNECT_DEFAULT);
+  return row;
+}
+
+static void
+timeline_setup_cb (GtkSignalListItemFactory *factory,
+                   GtkListItem              *list_item,
+                   NatterWindow             *self)
+{
+  gtk_list_item_set_activatable (list_item, FALSE);
+  gtk_list_item_set_selectable (list_item, FALSE);
+  gtk_list_item_set_child (list_item, turn_row_new (self));
+}
+
+/* A branched session's timeline also holds markers (its "Branched from"
+ * separator, or why its history cannot be shown): a recycled list item
+ * gets the kind of row its new item needs. */
+static void
+timeline_bind_cb (GtkSignalListItemFactory *factory,
+                  GtkListItem              *list_item,
+                  NatterWindow             *self)
+{
+  gpointer item = gtk_list_item_get_item (list_item);
+  GtkWidget *child = gtk_list_item_get_child (list_item);
+
+  if (NATTER_IS_TIMELINE_MARKER (item))
+    {
+      if (!NATTER_IS_BRANCH_ROW (child))
+        {
+          child = natter_branch_row_new ();
+          gtk_list_item_set_child (list_item, child);
+        }
+      natter_branch_row_set_marker (NATTER_BRANCH_ROW (child), item);
+      return;
+    }
+  if (!NATTER_IS_TURN_ROW (child))
+    {
+      child = turn_row_new (self);
+      gtk_list_item_set_child (list_item, child);
+    }
+  natter_turn_row_set_item (NATTER_TURN_ROW (child), item);
+}
+
+static void
+timeline_unbind_cb (GtkSignalListItemFactory *factory,
+                    GtkListItem              *list_item,
+                    NatterWindow             *self)
+{
+  GtkWidget *child = gtk_list_item_get_child (list_item);
+
+  if (NATTER_IS_TURN_ROW (child))
+    natter_turn_row_set_item (NATTER_TURN_ROW (child), NULL);
+  else if (NATTER_IS_BRANCH_ROW (child))
+    natter_branch_row_set_marker (NATTER_BRANCH_ROW (child), NULL);
+}
+
+static void
+scroll_to_bottom (NatterWindow *self)
+{
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
+
+  gtk_adjustment_set_value (adjustment,
+                            gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
+}
+
+/* GtkListView (4.8) sets the adjustment from inside its allocation with
+ * its own value-changed handler blocked: a value set then moves the
+ * scrollbar but not the rows (a long session opened showing its first
+ * turns while the adjustment said bottom). So the bottom is caught up with
+ * after the frame's layout, where the list follows the new value and lays
+ * out again before the frame is painted. */
+void
+_natter_window_follow_bottom (NatterWindow *self)
+{
+  if (!self->stick_to_bottom)
+    return;
+  self->follow_pending = TRUE;
+  if (self->layout_clock != NULL)
+    gdk_frame_clock_request_phase (self->layout_clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);
+}
+
+static void
+timeline_after_layout_cb (GdkFrameClock *clock,
+                          NatterWindow  *self)
+{
+  if (!self->follow_pending)
+    return;
+  self->follow_pending = FALSE;
+  if (self->stick_to_bottom)
+    scroll_to_bottom (self);
+}
+
+static void
+timeline_realize_cb (NatterWindow *self)
+{
+  self->layout_clock = g_object_ref (gtk_widget_get_frame_clock (GTK_WIDGET (self->timeline_list)));
+  self->layout_handler = g_signal_connect_after (self->layout_clock, "layout",
+                                                 G_CALLBACK (timeline_after_layout_cb), self);
+  if (self->follow_pending)
+    gdk_frame_clock_request_phase (self->layout_clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);
+}
+
+void
+_natter_window_timeline_unrealize_cb (NatterWindow *self)
+{
+  if (self->layout_clock != NULL)
+    g_clear_signal_handler (&self->layout_handler, self->layout_clock);
+  g_clear_object (&self->layout_clock);
+}
+
+/* Follow the bottom while the user is there; once they scroll up, growth
+ * below never moves them. */
+static void
+timeline_value_changed_cb (NatterWindow  *self,
+                           GtkAdjustment *adjustment)
+{
+  double bottom = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
+
+  /* The list view moving the value as rows change height, before the
+   * bottom is caught up with, is not the user scrolling away. */
+  if (self->follow_pending)
+    return;
+  self->stick_to_bottom = gtk_adjustment_get_value (adjustment) >= bottom - BOTTOM_SLACK;
+}
+
+static void
+timeline_upper_changed_cb (NatterWindow *self)
+{
+  _natter_window_follow_bottom (self);
+}
+
+/* The conversation */
+
+gboolean
+_natter_window_latest_is_running (NatterWindow *self)
+{
+  const char *latest = self->entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->entry) : NULL;
+
+  return latest != NULL && natter_sessions_is_turn_running (self->sessions, latest);
+}
+
+void
+_natter_window_update_composer (NatterWindow *self)
+{
+  const char *status;
+  const char *reason = NULL;
+  gboolean running;
+
+  if (self->entry == NULL)
+    return;
+
+  status = natter_session_index_entry_get_latest_turn_status (self->entry);
+  running = _natter_window_latest_is_running (self);
+  if (natter_session_index_entry_get_error (self->entry) != NULL)
+    reason = _("This conversation is damaged and cannot take new messages.");
+  else if (!running && g_strcmp0 (status, "suspended") == 0)
+    reason = _("Answer the request above before sending a new message.");
+  else if (!running && g_strcmp0 (status, "idle") == 0)
+    reason = _("The last answer was interrupted. Resume it before sending a new message.");
+
+  natter_composer_set_running (self->composer, running);
+  natter_composer_set_blocked_reason (self->composer, reason);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->composer), !self->sending);
+  _natter_window_update_keyboard_actions (self);
+}
+
+/* The agents */
+
+static gboolean
+has_agent_store (NatterWindow *self)
+{
+  return natter_agent_chooser_get_store (self->agent_chooser) != NULL;
+}
+
+/* The agent the next message goes to: the chooser's, or without agents
+ * to choose from, the window's agent (natter_window_set_agent_id()). */
+static const char *
+next_agent_id (NatterWindow *self)
+{
+  return has_agent_store (self) ? natter_agent_chooser_get_agent_id (self->agent_chooser) : self->agent_id;
+}
+
+/* The model the chosen agent names itself, if any. */
+static JsonObject *
+agent_own_model (NatterWindow *self)
+{
+  if (!has_agent_store (self))
+    return NULL;
+  return natter_agent_chooser_get_agent_model (self->agent_chooser,
+                                               natter_agent_chooser_get_agent_id (self->agent_chooser));
+}
+
+/* Takes @text. */
+static void
+show_agent_toast (NatterWindow *self,
+                  char         *text)
+{
+  g_free (self->last_agent_toast);
+  self->last_agent_toast = g_strdup (text);
+  _natter_window_show_error_toast (self, text);
+}
+
+/* Shows the open session's agent: the one picked for it while the app
+ * runs, else its last turn's, else Assistant. An agent that is gone
+ * gives way to Assistant, said once per session, never a send to an
+ * agent that cannot answer. */
+void
+_natter_window_apply_session_agent (NatterWindow *self)
+{
+  const char *agent_id = NULL;
+
+  if (!has_agent_store (self) || self->session_id == NULL)
+    return;
+  agent_id = g_hash_table_lookup (self->chosen_agents, self->session_id);
+  if (agent_id == NULL && self->entry != NULL)
+    agent_id = natter_session_index_entry_get_last_agent_id (self->entry);
+  if (agent_id == NULL)
+    agent_id = NATTER_WINDOW_DEFAULT_AGENT_ID;
+
+  self->applying_agent = TRUE;
+  if (!natter_agent_chooser_set_agent_id (self->agent_chooser, agent_id))
+    {
+      /* Translators: %s is the id of an agent that was deleted */
+      show_agent_toast (self, g_strdup_printf (_("The agent “%s” is gone: messages go to Assistant"), agent_id));
+      g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
+                            g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
+    }
+  self->applying_agent = FALSE;
+}
+
+static void
+agent_chosen_cb (NatterWindow *self)
+{
+  if (!self->applying_agent && self->session_id != NULL)
+    g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
+                          g_strdup (natter_agent_chooser_get_agent_id (self->agent_chooser)));
+  _natter_window_update_model_picker (self);
+}
+
+static void
+agent_removed_cb (NatterWindow       *self,
+                  const char         *agent_id,
+                  const char         *name,
+                  NatterAgentChooser *chooser)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  /* No session keeps a choice that is gone; each falls back when shown. */
+  g_hash_table_iter_init (&iter, self->chosen_agents);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (g_str_equal (value, agent_id))
+      g_hash_table_iter_remove (&iter);
+  if (self->session_id != NULL)
+    g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
+                          g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
+  /* Translators: %s is the name of an agent that was deleted */
+  show_agent_toast (self, g_strdup_printf (_("The agent “%s” was removed: messages go to Assistant"), name));
+}
+
+static void
+agents_changed_cb (NatterWindow *self)
+{
+  /* The chosen agent's own model may have changed. */
+  _natter_window_update_model_picker (self);
+}
+
+/* What the model choice (natter-model-choice.c) is made from, for the
+ * open session. */
+static NatterModelChoice
+model_choice (NatterWindow *self)
+{
+  NatterModelChoice choice = {
+    .picked = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL,
+    .agent_own = agent_own_model (self),
+    .last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL,
+    .default_provider = self->provider_id,
+    .default_model = self->default_model,
+    .has_registry = self->registry != NULL,
+  };
+
+  return choice;
+}
+
+/* "Use Ollama Instead": a way out of a provider that is gone, unless
+ * the default is that provider or is not configured either. */
+static char *
+fallback_label (NatterWindow *self,
+                const char   *provider_id)
+{
+  g_autoptr(NatterOpenaiProvider) fallback = NULL;
+  g_auto(GStrv) configured = natter_provider_registry_list_providers (self->registry);
+
+  if (self->provider_id == NULL || g_strcmp0 (self->provider_id, provider_id) == 0 ||
+      !g_strv_contains ((const char * const *) configured, self->provider_id))
+    return NULL;
+  fallback = natter_provider_registry_get_provider (self->registry, self->provider_id, NULL);
+  if (fallback == NULL)
+    return NULL;
+  /* Translators: %s is the name of a model provider, e.g. "Ollama" */
+  return g_strdup_printf (_("Use %s Instead"), natter_openai_provider_get_display_name (fallback));
+}
+
+/* Points the picker at @provider_id's list: a configured provider's (kept
+ * by the picker, so this is cheap when switching back), or the unknown
+ * state for a removed provider or a bare endpoint URL, never another
+ * provider's list in its place. */
+static void
+list_provider (NatterWindow *self,
+               const char   *provider_id)
+{
+  g_autoptr(NatterOpenaiProvider) provider = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) configured = NULL;
+  g_autofree char *fallback = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *message = NULL;
+
+  g_free (self->listed_provider);
+  self->listed_provider = g_strdup (provider_id);
+  if (self->registry == NULL || provider_id == NULL)
+    {
+      natter_model_picker_set_provider (self->model_picker, NULL, NULL);
+      return;
+    }
+
+  configured = natter_provider_registry_list_providers (self->registry);
+  if (!natter_provider_id_is_endpoint (provider_id) && g_strv_contains ((const char * const *) configured, provider_id))
+    provider = natter_provider_registry_get_provider (self->registry, provider_id, &error);
+  if (provider != NULL)
+    {
+      natter_model_picker_set_provider (self->model_picker, provider,
+                                        natter_openai_provider_get_display_name (provider));
+      return;
+    }
+
+  fallback = fallback_label (self, provider_id);
+  if (natter_provider_id_is_endpoint (provider_id))
+    {
+      title = g_strdup (_("Not One of Your Providers"));
+      /* Translators: %s is a server address, e.g. "http://localhost:8080/v1" */
+      message = g_strdup_printf (_("This conversation’s model was reached at %s directly. "
+                                   "Add that server in Preferences to list its models."), provider_id);
+    }
+  else
+    {
+      /* Translators: %s is the id of a model provider, e.g. "openrouter" */
+      title = g_strdup_printf (_("“%s” Is Not Configured"), provider_id);
+      message = g_strdup (_("This conversation’s provider is not among your providers any more. "
+                            "Add it again in Preferences to list its models."));
+    }
+  natter_model_picker_set_unavailable (self->model_picker, title, message, fallback);
+}
+
+void
+_natter_window_update_model_picker (NatterWindow *self)
+{
+  gboolean usable = self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+  NatterModelChoice choice;
+  const char *provider = NULL;
+  const char *model = NULL;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->model_picker), usable);
+  if (!usable)
+    {
+      natter_model_picker_set_model (self->model_picker, NULL);
+      return;
+    }
+  choice = model_choice (self);
+  natter_model_choice_shown (&choice, &provider, &model);
+  /* Resolving looks the key up: only when the provider changes. */
+  if (self->listed_provider == NULL || g_strcmp0 (provider, self->listed_provider) != 0)
+    list_provider (self, provider);
+  natter_model_picker_set_model (self->model_picker, model);
+}
+
+static void
+model_chosen_cb (NatterWindow *self,
+                 const char   *model)
+{
+  const char *provider = natter_model_picker_get_provider_id (self->model_picker);
+  JsonObject *choice;
+
+  /* A model goes with the provider whose list it came from. */
+  if (self->session_id == NULL || provider == NULL)
+    return;
+  choice = json_object_new ();
+  json_object_set_string_member (choice, "provider", provider);
+  json_object_set_string_member (choice, "model", model);
+  g_hash_table_replace (self->chosen_models, g_strdup (self->session_id), choice);
+}
+
+static void
+model_fallback_cb (NatterWindow *self)
+{
+  JsonObject *choice;
+
+  if (self->session_id == NULL || self->provider_id == NULL)
+    return;
+  choice = json_object_new ();
+  json_object_set_string_member (choice, "provider", self->provider_id);
+  if (self->default_model != NULL)
+    json_object_set_string_member (choice, "model", self->default_model);
+  g_hash_table_replace (self->chosen_models, g_strdup (self->session_id), choice);
+  _natter_window_update_model_picker (self);
+}
+
+/* Sending */
+
+typedef struct
+{
+  NatterWindow *self;
+  char         *session_id;
+  char         *text;
+  gboolean      restore_draft;
+  gboolean      refocus;
+  JsonObject        *input;
+  NatterSendOptions *options;
+} SendData;
+
+static void
+send_data_free (SendData *data)
+{
+  g_object_unref (data->self);
+  g_free (data->session_id);
+  g_free (data->text);
+  g_clear_pointer (&data->input, json_object_unref);
+  g_clear_pointer (&data->options, natter_send_options_free);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SendData, send_data_free)
+
+/* A message that could not go out: its words are not lost,
+ * they go back into the draft unless the user has typed something new
+ * meanwhile. */
+static void
+send_failed (SendData     *data,
+             const GError *error)
+{
+  NatterWindow *self = data->self;
+
+  if (data->restore_draft)
+    {
+      if (g_strcmp0 (self->session_id, data->session_id) == 0)
+        {
+          g_autofree char *draft = natter_composer_dup_text (self->composer);
+
+          if (draft[0] == '\0')
+            natter_composer_set_text (self->composer, data->text);
+        }
+      else if (!g_hash_table_contains (self->drafts, data->session_id))
+        g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (data->text));
+    }
+  _natter_window_show_error (self, data->session_id, _("The message was not sent"), error, data->text);
+}
+
+static void
+send_done (SendData *data)
+{
+  NatterWindow *self = data->self;
+
+  _natter_window_update_composer (self);
+  /* The composer was insensitive while the message went out, which took
+   * its focus: give it back, so the next message is typed at once. */
+  if (data->refocus && g_strcmp0 (self->session_id, data->session_id) == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
+
+static void
+send_message_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(SendData) data = user_data;
+  NatterWindow *self = data->self;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+
+  turn_id = natter_sessions_send_message_finish (NATTER_SESSIONS (source), result, &error);
+  self->sending = FALSE;
+  if (turn_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    send_failed (data, error);
+  send_done (data);
+}
+
+/* Takes @data. */
+static void
+send_with_options (SendData *data)
+{
+  natter_sessions_send_message_async (data->self->sessions, data->session_id, data->input, data->options,
+                                      data->self->cancellable, send_message_cb, data);
+}
+
+static void
+send_model_resolved_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  g_autoptr(SendData) data = user_data;
+  NatterWindow *self = data->self;
+  g_autoptr(GError) error = NULL;
+  JsonObject *model;
+
+  model = natter_provider_registry_resolve_model_finish (NATTER_PROVIDER_REGISTRY (source), result, &error);
+  if (model == NULL)
+    {
+      self->sending = FALSE;
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        send_failed (data, error);
+      send_done (data);
+      return;
+    }
+  natter_send_options_set_model (data->options, json_object_get_string_member (model, "provider"),
+                                 json_object_get_string_member (model, "model"));
+  json_object_unref (model);
+  send_with_options (g_steal_pointer (&data));
+}
+
+void
+_natter_window_send_text (NatterWindow *self,
+                          const char   *text,
+                          gboolean      restore_draft)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = NULL;
+  g_autoptr(JsonObject) model = NULL;
+  NatterModelChoice choice;
+  const char *provider;
+  SendData *data;
+
+  if (self->session_id == NULL || self->sessions == NULL)
+    return;
+  /* A new message answers whatever the last error was about. */
+  _natter_window_hide_error (self);
+
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  options = natter_send_options_new (next_agent_id (self));
+  /* The header's model overrides the agent's (§9, agent.model); with no
+   * model named anywhere, the registry is asked for the provider's first
+   * one. */
+  choice = model_choice (self);
+  if ((model = natter_model_choice_dup_descriptor (&choice)) != NULL)
+    natter_send_options_set_model (options, json_object_get_string_member (model, "provider"),
+                                   json_object_get_string_member (model, "model"));
+  provider = natter_model_choice_provider_to_resolve (&choice);
+  natter_send_options_set_auto_permission (options, natter_settings_get_auto_permission (self->settings));
+  natter_send_options_set_max_model_calls (options, natter_settings_get_max_model_calls (self->settings));
+
+  data = g_new0 (SendData, 1);
+  data->self = g_object_ref (self);
+  data->session_id = g_strdup (self->session_id);
+  data->text = g_strdup (text);
+  data->restore_draft = restore_draft;
+  data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->composer)) != NULL;
+  data->input = g_steal_pointer (&input);
+  data->options = g_steal_pointer (&options);
+
+  self->sending = TRUE;
+  self->stick_to_bottom = TRUE;
+  _natter_window_update_composer (self);
+  if (provider != NULL)
+    natter_provider_registry_resolve_model_async (self->registry, provider, NULL, self->cancellable,
+                                                  send_model_resolved_cb, data);
+  else
+    send_with_options (data);
+}
+
+static void
+composer_send_cb (NatterWindow *self,
+                  const char   *text)
+{
+  natter_composer_set_text (self->composer, NULL);
+  g_hash_table_remove (self->drafts, self->session_id);
+  _natter_window_send_text (self, text, TRUE);
+}
+
+static void
+stop_turn_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, self->session_id, _("The answer could not be stopped"), error, NULL);
+}
+
+void
+_natter_window_composer_stop_cb (NatterWindow *self)
+{
+  const char *latest = self->entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->entry) : NULL;
+
+  if (latest == NULL)
+    return;
+  natter_sessions_stop_turn_async (self->sessions, latest, NULL, self->cancellable,
+                                   stop_turn_cb, g_object_ref (self));
+}
+
+void
+_natter_window_class_conversation_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_bind_template_callback (widget_class, model_chosen_cb);
+  gtk_widget_class_bind_template_callback (widget_class, model_fallback_cb);
+  gtk_widget_class_bind_template_callback (widget_class, composer_send_cb);
+  gtk_widget_class_bind_template_callback_full (widget_class, "composer_stop_cb", G_CALLBACK (_natter_window_composer_stop_cb));
+}
+
+
+/* Wires the timeline list to the window: its rows, and following the
+ * bottom as the list grows. */
+void
+_natter_window_timeline_init (NatterWindow *self)
+{
+  GtkListItemFactory *factory;
+  GtkAdjustment *adjustment;
+
+  factory = gtk_signal_list_item_factory_new ();
+  g_signal_connect (factory, "setup", G_CALLBACK (timeline_setup_cb), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (timeline_bind_cb), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (timeline_unbind_cb), self);
+  gtk_list_view_set_factory (self->timeline_list, factory);
+  g_object_unref (factory);
+
+  adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
+  g_signal_connect_swapped (adjustment, "value-changed", G_CALLBACK (timeline_value_changed_cb), self);
+  g_signal_connect_swapped (adjustment, "notify::upper", G_CALLBACK (timeline_upper_changed_cb), self);
+  g_signal_connect_swapped (adjustment, "notify::page-size", G_CALLBACK (timeline_upper_changed_cb), self);
+  g_signal_connect_swapped (self->timeline_list, "realize", G_CALLBACK (timeline_realize_cb), self);
+  g_signal_connect_swapped (self->timeline_list, "unrealize", G_CALLBACK (_natter_window_timeline_unrealize_cb), self);
+  if (gtk_widget_get_realized (GTK_WIDGET (self->timeline_list)))
+    timeline_realize_cb (self);
+}
+
+/* Follows the composer's agent chooser. */
+void
+_natter_window_conversation_init (NatterWindow *self)
+{
+  self->agent_chooser = natter_composer_get_agent_chooser (self->composer);
+  g_signal_connect_object (self->agent_chooser, "notify::agent-id", G_CALLBACK (agent_chosen_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->agent_chooser, "agent-removed", G_CALLBACK (agent_removed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->agent_chooser, "agents-changed", G_CALLBACK (agents_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+}

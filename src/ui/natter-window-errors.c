@@ -1,0 +1,410 @@
+/* natter-window-errors.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The error bar (what went wrong, in plain words, and one way on) and the
+ * page of a damaged conversation (what is left of it, where the damage
+ * is, its folder, and a copy of its readable part).
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-ask-human-card.h"
+#include "natter-branch-row.h"
+#include "natter-permission-card.h"
+#include "natter-provider-error.h"
+#include "natter-runtime-error.h"
+#include "natter-session-error.h"
+#include "natter-session-row.h"
+#include "natter-store-error.h"
+#include "natter-toast-guard.h"
+#include "natter-turn-row.h"
+#include "natter-window-private.h"
+
+/* Takes @text. A notice, not an error: errors go to the error bar. */
+void
+_natter_window_show_error_toast (NatterWindow *self,
+                                 char         *text)
+{
+  /* Toast titles are Pango markup; the text may hold a name. */
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  AdwToast *toast = adw_toast_new (escaped);
+
+  g_free (text);
+
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* The error bar
+ *
+ * Errors are not toasts: a toast sits on the composer, goes away on its
+ * own (or never, while the pointer rests on it) and cuts a long reason.
+ * The bar sits under the header, above everything else; it says what did
+ * not happen in plain words, then the whole reason (wrapped, selectable),
+ * with the one action that helps, and stays until dismissed, until the
+ * next message is sent, or until another conversation is opened. */
+
+typedef enum
+{
+  ERROR_ACTION_NONE,
+  ERROR_ACTION_PREFERENCES,
+  ERROR_ACTION_RETRY,
+} ErrorAction;
+
+/* What @error means for the person using the window (transfer full),
+ * and whether Preferences is where it is fixed. NULL when the error's
+ * own message is all there is to say. */
+static char *
+explain_error (const GError *error,
+               gboolean     *in_preferences)
+{
+  *in_preferences = FALSE;
+  if (error->domain == NATTER_RUNTIME_ERROR &&
+      (error->code == NATTER_RUNTIME_ERROR_AGENT || error->code == NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND))
+    {
+      *in_preferences = TRUE;
+      return g_strdup (_("The agent or its model is not set up. Choose them in Preferences."));
+    }
+  if (error->domain == NATTER_PROVIDER_ERROR)
+    {
+      *in_preferences = TRUE;
+      return g_strdup (_("The provider could not be used. Check its address and key in Preferences."));
+    }
+  if (error->domain == NATTER_SESSION_ERROR)
+    switch ((NatterSessionError) error->code)
+      {
+      case NATTER_SESSION_ERROR_TURN_NOT_SETTLED:
+        return g_strdup (_("The previous answer has not finished yet: wait for it, stop it or continue it first."));
+      case NATTER_SESSION_ERROR_NOT_FOUND:
+        return g_strdup (_("This conversation no longer exists."));
+      case NATTER_SESSION_ERROR_CORRUPT:
+        return g_strdup (_("The conversation’s file is damaged, so nothing can be added to it. The file was not changed."));
+      case NATTER_SESSION_ERROR_LOCKED:
+        return g_strdup (_("Another copy of Natter is using the same data folder."));
+      case NATTER_SESSION_ERROR_INVALID_ARGUMENT:
+      default:
+        break;
+      }
+  if (error->domain == NATTER_STORE_ERROR)
+    return g_strdup (_("A conversation file could not be read or written."));
+  if (error->domain == G_IO_ERROR)
+    return g_strdup (_("A file could not be read or written."));
+  return NULL;
+}
+
+void
+_natter_window_hide_error (NatterWindow *self)
+{
+  gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
+  g_clear_pointer (&self->error_session_id, g_free);
+  g_clear_pointer (&self->retry_text, g_free);
+}
+
+/* Shows @heading (what did not happen, plain words) and @error's whole
+ * reason in the error bar, about @session_id (NULL: not one conversation).
+ * @retry_text, if any, is what the Retry button sends again. */
+void
+_natter_window_show_error (NatterWindow *self,
+                           const char   *session_id,
+                           const char   *heading,
+                           const GError *error,
+                           const char   *retry_text)
+{
+  gboolean in_preferences;
+  g_autofree char *plain = explain_error (error, &in_preferences);
+  g_autofree char *detail = NULL;
+  ErrorAction action = ERROR_ACTION_NONE;
+
+  if (plain != NULL)
+    /* Translators: a plain explanation, then the precise reason */
+    detail = g_strdup_printf (_("%s\nDetails: %s"), plain, error->message);
+  else
+    detail = g_strdup (error->message);
+
+  if (in_preferences)
+    action = ERROR_ACTION_PREFERENCES;
+  else if (retry_text != NULL)
+    action = ERROR_ACTION_RETRY;
+
+  g_free (self->error_session_id);
+  self->error_session_id = g_strdup (session_id);
+  g_free (self->retry_text);
+  self->retry_text = action == ERROR_ACTION_RETRY ? g_strdup (retry_text) : NULL;
+
+  /* Plain text, never markup: the reason may quote a title or a server. */
+  gtk_label_set_text (self->error_heading, heading);
+  gtk_label_set_text (self->error_detail, detail);
+  switch (action)
+    {
+    case ERROR_ACTION_PREFERENCES:
+      gtk_button_set_label (self->error_action_button, _("_Preferences"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), "app.preferences");
+      break;
+    case ERROR_ACTION_RETRY:
+      gtk_button_set_label (self->error_action_button, _("_Retry"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), "win.retry-send");
+      break;
+    case ERROR_ACTION_NONE:
+    default:
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), NULL);
+      break;
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->error_action_button), action != ERROR_ACTION_NONE);
+  gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
+}
+
+static void
+error_close_cb (NatterWindow *self)
+{
+  _natter_window_hide_error (self);
+}
+
+/* Damaged conversations: what is left of one, where the damage is, and
+ * two ways on (its folder, and a copy of its readable part). */
+
+static void
+damage_actions_update (NatterWindow *self)
+{
+  gboolean current = self->damage != NULL && g_strcmp0 (self->damage_session_id, self->session_id) == 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-damaged-file",
+                                 current && self->damage->file != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-readable-part",
+                                 current && self->damage->can_copy && self->sessions != NULL);
+}
+
+/* The reason in plain words, with the file's name; escaped, since the
+ * status page's description is markup. */
+static void
+damage_describe (NatterWindow *self)
+{
+  const char *error = natter_session_index_entry_get_error (self->entry);
+  g_autofree char *text = NULL;
+  g_autofree char *escaped = NULL;
+
+  if (self->damage != NULL && g_strcmp0 (self->damage_session_id, self->session_id) == 0 &&
+      self->damage->reason != NULL)
+    {
+      g_autofree char *name = g_file_get_basename (self->damage->file);
+      g_autofree char *where = NULL;
+
+      if (self->damage->line > 0)
+        /* Translators: %u is a line number, the first %s a file name, the second why it cannot be read */
+        where = g_strdup_printf (_("Line %u of the file “%s” cannot be read: %s."),
+                                 self->damage->line, name, self->damage->reason);
+      else
+        /* Translators: the first %s is a file name, the second why it cannot be read */
+        where = g_strdup_printf (_("The file “%s” cannot be read: %s."), name, self->damage->reason);
+      if (self->damage->can_copy)
+        text = g_strdup_printf ("%s %s", where,
+                                _("The part before the damage can be copied to a new conversation; "
+                                  "the file itself is left as it is."));
+      else
+        text = g_steal_pointer (&where);
+    }
+  else
+    text = g_strdup (error != NULL ? error : "");
+  escaped = g_markup_escape_text (text, -1);
+  adw_status_page_set_description (self->errored_page, escaped);
+}
+
+/* Holds the window weakly: opening a damaged session must not keep a
+ * closed window alive until the file has been looked at. */
+static void
+damage_inspected_cb (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  GWeakRef *weak = user_data;
+  g_autoptr(NatterWindow) self = g_weak_ref_get (weak);
+  g_autoptr(GError) error = NULL;
+  NatterSessionDamage *damage;
+
+  g_weak_ref_clear (weak);
+  g_free (weak);
+  damage = natter_sessions_inspect_damage_finish (NATTER_SESSIONS (source), result, &error);
+  if (damage == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_debug ("Could not inspect the damaged session: %s", error->message);
+      return;
+    }
+  if (self == NULL)
+    {
+      natter_session_damage_free (damage);
+      return;
+    }
+  g_clear_pointer (&self->damage, natter_session_damage_free);
+  self->damage = damage;
+  if (self->entry != NULL && natter_session_index_entry_get_error (self->entry) != NULL &&
+      g_strcmp0 (self->damage_session_id, self->session_id) == 0)
+    damage_describe (self);
+  damage_actions_update (self);
+}
+
+/* Shows the open damaged session: its reason at once, the details and
+ * actions once the readable part has been looked at. */
+void
+_natter_window_show_damage (NatterWindow *self)
+{
+  const char *title = natter_session_index_entry_get_title (self->entry);
+
+  adw_status_page_set_title (self->errored_page,
+                             title != NULL && title[0] != '\0' ? title : _("This Conversation Is Damaged"));
+  if (g_strcmp0 (self->damage_session_id, self->session_id) != 0)
+    {
+      g_clear_pointer (&self->damage, natter_session_damage_free);
+      g_free (self->damage_session_id);
+      self->damage_session_id = g_strdup (self->session_id);
+      if (self->sessions != NULL)
+        {
+          GWeakRef *weak = g_new0 (GWeakRef, 1);
+
+          g_weak_ref_init (weak, self);
+          natter_sessions_inspect_damage_async (self->sessions, self->session_id, self->cancellable,
+                                                damage_inspected_cb, weak);
+        }
+    }
+  damage_describe (self);
+  damage_actions_update (self);
+}
+
+static void
+file_manager_fallback_cb (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_app_info_launch_default_for_uri_finish (result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, NULL, _("The folder could not be opened"), error, NULL);
+}
+
+/* No file manager answered ShowItems: open the containing folder with
+ * the default application for it (through the portal in a sandbox). */
+static void
+open_folder (NatterWindow *self,
+             GFile        *file)
+{
+  g_autoptr(GFile) folder = g_file_get_parent (file);
+  g_autofree char *uri = g_file_get_uri (folder);
+  g_autoptr(GdkAppLaunchContext) context =
+    gdk_display_get_app_launch_context (gtk_widget_get_display (GTK_WIDGET (self)));
+
+  g_app_info_launch_default_for_uri_async (uri, G_APP_LAUNCH_CONTEXT (context), self->cancellable,
+                                           file_manager_fallback_cb, g_object_ref (self));
+}
+
+typedef struct
+{
+  NatterWindow *self;
+  GFile        *file;
+} ShowFile;
+
+static void
+show_file_free (ShowFile *show)
+{
+  g_object_unref (show->self);
+  g_object_unref (show->file);
+  g_free (show);
+}
+
+static void
+show_items_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  ShowFile *show = user_data;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (reply == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_debug ("FileManager1.ShowItems failed: %s", error->message);
+      open_folder (show->self, show->file);
+    }
+  show_file_free (show);
+}
+
+/* "Show File": the file selected in its folder by the desktop's file
+ * manager (org.freedesktop.FileManager1), else the folder opened. */
+static void
+show_damaged_file_activated (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  GDBusConnection *bus = g_application_get_dbus_connection (g_application_get_default ());
+  g_autofree char *uri = NULL;
+  const char *uris[2] = { NULL, NULL };
+  ShowFile *show;
+
+  if (self->damage == NULL || self->damage->file == NULL)
+    return;
+  if (bus == NULL)
+    {
+      open_folder (self, self->damage->file);
+      return;
+    }
+  uri = g_file_get_uri (self->damage->file);
+  uris[0] = uri;
+  show = g_new0 (ShowFile, 1);
+  show->self = g_object_ref (self);
+  show->file = g_object_ref (self->damage->file);
+  g_dbus_connection_call (bus, "org.freedesktop.FileManager1", "/org/freedesktop/FileManager1",
+                          "org.freedesktop.FileManager1", "ShowItems",
+                          g_variant_new ("(^ass)", uris, ""), NULL,
+                          G_DBUS_CALL_FLAGS_NONE, -1, self->cancellable, show_items_cb, show);
+}
+
+static void
+recovered_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+
+  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (source), result, &error);
+  if (session_id == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("The readable part could not be copied"), error, NULL);
+      return;
+    }
+  natter_window_open_session (self, session_id);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
+/* "Copy Readable Part to a New Conversation" (session-layer-spec.md
+ * §4.2 stays true: the damaged file is only read). */
+static void
+copy_readable_part_activated (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->sessions == NULL || self->damage_session_id == NULL)
+    return;
+  natter_sessions_recover_async (self->sessions, self->damage_session_id, self->cancellable,
+                                 recovered_cb, g_object_ref (self));
+}
+
+void
+_natter_window_class_errors_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_bind_template_callback (widget_class, error_close_cb);
+  gtk_widget_class_install_action (widget_class, "win.show-damaged-file", NULL, show_damaged_file_activated);
+  gtk_widget_class_install_action (widget_class, "win.copy-readable-part", NULL, copy_readable_part_activated);
+}
+

@@ -1,0 +1,431 @@
+/* natter-window-keyboard.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Keyboard use: tab stops through the timeline, where focus goes after
+ * a deletion or a sent message, and the actions only keys reach.
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-ask-human-card.h"
+#include "natter-branch-row.h"
+#include "natter-permission-card.h"
+#include "natter-provider-error.h"
+#include "natter-runtime-error.h"
+#include "natter-session-error.h"
+#include "natter-session-row.h"
+#include "natter-store-error.h"
+#include "natter-toast-guard.h"
+#include "natter-turn-row.h"
+#include "natter-window-private.h"
+
+/* Keyboard use: every feature can be reached without a pointer.
+ *
+ * The accelerators are the application's (natter-application.c), so the
+ * shortcuts window and the tests can list them. What only makes sense
+ * next to a focused widget is bound locally: Delete in the session list,
+ * and Escape (stop the answer) in the bubble phase of the window, so that
+ * an entry, a popover or a dialog that wants Escape gets it first. */
+
+void
+_natter_window_update_keyboard_actions (NatterWindow *self)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  gboolean usable = self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+
+  /* A disabled action lets its key through: Ctrl+Z still undoes typing in
+   * the composer while no deletion waits for its undo. */
+  gtk_widget_action_set_enabled (widget, "win.undo",
+                                 self->pending_deletes != NULL &&
+                                 g_hash_table_size (self->pending_deletes) > 0);
+  gtk_widget_action_set_enabled (widget, "win.stop", _natter_window_latest_is_running (self));
+  gtk_widget_action_set_enabled (widget, "win.focus-composer", usable);
+  gtk_widget_action_set_enabled (widget, "win.choose-model", usable);
+  gtk_widget_action_set_enabled (widget, "win.go-back",
+                                 adw_leaflet_get_folded (self->leaflet) &&
+                                 adw_leaflet_get_visible_child (self->leaflet) == self->content);
+}
+
+/* The list makes the row's widget only when it lays out, a frame after
+ * the model changed; until then the list itself holds the focus. */
+static gboolean
+grab_row (NatterWindow *self)
+{
+  for (GtkWidget *item = gtk_widget_get_first_child (GTK_WIDGET (self->session_list));
+       item != NULL;
+       item = gtk_widget_get_next_sibling (item))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (item);
+      NatterSessionIndexEntry *entry;
+
+      if (row == NULL || !NATTER_IS_SESSION_ROW (row) || !gtk_widget_get_child_visible (item))
+        continue;
+      entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
+      if (entry != NULL &&
+          g_strcmp0 (natter_session_index_entry_get_session_id (entry), self->focus_row_id) == 0)
+        return gtk_widget_grab_focus (item);
+    }
+  return FALSE;
+}
+
+static gboolean
+focus_row_tick_cb (GtkWidget     *list,
+                   GdkFrameClock *clock,
+                   gpointer       user_data)
+{
+  NatterWindow *self = user_data;
+
+  /* The user went elsewhere meanwhile: leave them there. */
+  if (gtk_root_get_focus (GTK_ROOT (self)) != list)
+    return G_SOURCE_REMOVE;
+  if (grab_row (self))
+    return G_SOURCE_REMOVE;
+  return ++self->focus_row_tries < 10 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+/* Gives the keyboard focus to the sidebar row at @position, or to the
+ * last row when @position is past the end. */
+void
+_natter_window_focus_sidebar_position (NatterWindow *self,
+                                       guint         position)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
+  g_autoptr(NatterSessionIndexEntry) entry = NULL;
+
+  if (n == 0)
+    {
+      /* Nothing left to list: the new-chat button is the next step. */
+      gtk_widget_child_focus (self->sidebar, GTK_DIR_TAB_FORWARD);
+      return;
+    }
+  position = MIN (position, n - 1);
+  /* Selecting opens the conversation beside the list; on a narrow window
+   * that would leave the list, so there the row only takes the focus. */
+  if (!adw_leaflet_get_folded (self->leaflet))
+    gtk_single_selection_set_selected (self->selection, position);
+  entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), position);
+  g_free (self->focus_row_id);
+  self->focus_row_id = g_strdup (natter_session_index_entry_get_session_id (entry));
+  gtk_widget_activate_action (GTK_WIDGET (self->session_list), "list.scroll-to-item", "u", position);
+  if (grab_row (self))
+    return;
+  /* Until the row's widget exists, the list holds the focus. */
+  gtk_widget_grab_focus (GTK_WIDGET (self->session_list));
+  self->focus_row_tries = 0;
+  gtk_widget_add_tick_callback (GTK_WIDGET (self->session_list), focus_row_tick_cb, self, NULL);
+}
+
+/* Focuses the first prompt under @root still waiting for an answer (a
+ * permission card not decided yet, a question not answered): the cards
+ * take the focus only then. */
+static gboolean
+focus_pending_prompt_under (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (!gtk_widget_get_mapped (child))
+        continue;
+      if (NATTER_IS_PERMISSION_CARD (child))
+        {
+          if (natter_permission_card_focus_default (NATTER_PERMISSION_CARD (child)))
+            return TRUE;
+          continue;
+        }
+      if (NATTER_IS_ASK_HUMAN_CARD (child))
+        {
+          if (natter_ask_human_card_focus_default (NATTER_ASK_HUMAN_CARD (child)))
+            return TRUE;
+          continue;
+        }
+      if (focus_pending_prompt_under (child))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+focus_pending_prompt (NatterWindow *self)
+{
+  if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "conversation") != 0)
+    return FALSE;
+  return focus_pending_prompt_under (GTK_WIDGET (self->timeline_list));
+}
+
+/* Tab in the composer while it is refused because a prompt waits goes to
+ * that prompt (Allow, or the answer entry): the next thing to do. */
+static gboolean
+composer_key_pressed_cb (GtkEventControllerKey *controller,
+                         guint                  keyval,
+                         guint                  keycode,
+                         GdkModifierType        state,
+                         NatterWindow          *self)
+{
+  if ((keyval != GDK_KEY_Tab && keyval != GDK_KEY_KP_Tab) ||
+      (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return GDK_EVENT_PROPAGATE;
+  if (natter_composer_get_blocked_reason (self->composer) == NULL)
+    return GDK_EVENT_PROPAGATE;
+  return focus_pending_prompt (self) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
+}
+
+/* GTK 4.8's list view moves Tab from item to item, so inside a turn only
+ * one control could ever be reached (4.12 fixed this), and GtkExpander
+ * with a mnemonic title keeps Tab on itself. So the timeline walks Tab
+ * itself: through the controls of the focused turn in tree order
+ * (message actions, a code block's Copy, expanders, prompt buttons,
+ * selectable text), then the neighbouring turn's, and after the last one
+ * the window's own Tab leaves the list. */
+static void
+collect_tab_stops (GtkWidget *widget,
+                   GPtrArray *stops)
+{
+  if (!gtk_widget_get_mapped (widget) || !gtk_widget_get_child_visible (widget) ||
+      !gtk_widget_is_sensitive (widget) || !gtk_widget_get_can_focus (widget))
+    return;
+  if (gtk_widget_get_focusable (widget))
+    g_ptr_array_add (stops, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_tab_stops (child, stops);
+}
+
+static GtkWidget *
+adjacent_item (GtkWidget        *item,
+               GtkDirectionType  direction)
+{
+  return direction == GTK_DIR_TAB_FORWARD ? gtk_widget_get_next_sibling (item)
+                                          : gtk_widget_get_prev_sibling (item);
+}
+
+static gboolean
+timeline_key_pressed_cb (GtkEventControllerKey *controller,
+                         guint                  keyval,
+                         guint                  keycode,
+                         GdkModifierType        state,
+                         NatterWindow          *self)
+{
+  GtkWidget *list = GTK_WIDGET (self->timeline_list);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkDirectionType direction;
+  GtkWidget *item;
+  guint index;
+
+  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return GDK_EVENT_PROPAGATE;
+  if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab)
+    direction = (state & GDK_SHIFT_MASK) ? GTK_DIR_TAB_BACKWARD : GTK_DIR_TAB_FORWARD;
+  else if (keyval == GDK_KEY_ISO_Left_Tab)
+    direction = GTK_DIR_TAB_BACKWARD;
+  else
+    return GDK_EVENT_PROPAGATE;
+
+  item = gtk_widget_get_focus_child (list);
+  if (item == NULL || focus == NULL)
+    return GDK_EVENT_PROPAGATE;
+
+  /* Within the focused turn first; from the item itself, into it. */
+  {
+    g_autoptr(GPtrArray) stops = g_ptr_array_new ();
+
+    collect_tab_stops (item, stops);
+    if (stops->len > 0 && stops->pdata[0] == item)
+      g_ptr_array_remove_index (stops, 0);
+    if (g_ptr_array_find (stops, focus, &index))
+      {
+        if (direction == GTK_DIR_TAB_FORWARD && index + 1 < stops->len)
+          return gtk_widget_grab_focus (stops->pdata[index + 1]) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
+        if (direction == GTK_DIR_TAB_BACKWARD && index > 0)
+          return gtk_widget_grab_focus (stops->pdata[index - 1]) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
+      }
+    else if (focus == item && direction == GTK_DIR_TAB_FORWARD && stops->len > 0)
+      return gtk_widget_grab_focus (stops->pdata[0]) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
+  }
+
+  /* On to the neighbouring turn's controls, entering from its near end. */
+  for (GtkWidget *next = adjacent_item (item, direction); next != NULL; next = adjacent_item (next, direction))
+    {
+      g_autoptr(GPtrArray) stops = g_ptr_array_new ();
+
+      collect_tab_stops (next, stops);
+      if (stops->len > 0 && stops->pdata[0] == next)
+        g_ptr_array_remove_index (stops, 0);
+      if (stops->len == 0)
+        continue;
+      if (gtk_widget_grab_focus (stops->pdata[direction == GTK_DIR_TAB_FORWARD ? 0 : stops->len - 1]))
+        return GDK_EVENT_STOP;
+    }
+  /* Past the last (or first) turn: the window's Tab leaves the list. */
+  return GDK_EVENT_PROPAGATE;
+}
+
+static gboolean
+refocus_cb (gpointer user_data)
+{
+  NatterWindow *self = user_data;
+
+  self->refocus_id = 0;
+  if (gtk_root_get_focus (GTK_ROOT (self)) != NULL)
+    return G_SOURCE_REMOVE;
+  if (!focus_pending_prompt (self))
+    gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  return G_SOURCE_REMOVE;
+}
+
+/* A focused control in the conversation that goes away (an answered
+ * prompt, the Resume button of a turn that resumed) leaves the keyboard
+ * nowhere: send it to the next prompt, or else the composer. */
+static void
+focus_widget_changed_cb (NatterWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  if (focus != NULL)
+    {
+      self->focus_in_timeline = gtk_widget_is_ancestor (focus, GTK_WIDGET (self->timeline_list));
+      return;
+    }
+  if (self->focus_in_timeline && self->refocus_id == 0)
+    self->refocus_id = g_idle_add (refocus_cb, self);
+  self->focus_in_timeline = FALSE;
+}
+
+static void
+leaflet_changed_cb (NatterWindow *self)
+{
+  _natter_window_update_keyboard_actions (self);
+}
+
+static void
+undo_activated (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  g_autofree char *session_id = NULL;
+  g_autoptr(AdwToast) toast = NULL;
+
+  /* Ctrl+Z acts on what has the focus: in a text with typing to undo (the
+   * composer) it undoes the typing, even while a deletion waits; the
+   * toast's Undo button stays for that. */
+  if (GTK_IS_TEXT_VIEW (focus) &&
+      gtk_text_buffer_get_can_undo (gtk_text_view_get_buffer (GTK_TEXT_VIEW (focus))))
+    {
+      gtk_widget_activate_action (focus, "text.undo", NULL);
+      return;
+    }
+
+  if (self->last_deleted_id != NULL && g_hash_table_contains (self->pending_deletes, self->last_deleted_id))
+    session_id = g_strdup (self->last_deleted_id);
+  else
+    {
+      GHashTableIter iter;
+      gpointer key;
+
+      g_hash_table_iter_init (&iter, self->pending_deletes);
+      if (g_hash_table_iter_next (&iter, &key, NULL))
+        session_id = g_strdup (key);
+    }
+  if (session_id == NULL)
+    return;
+
+  toast = g_object_ref (g_hash_table_lookup (self->pending_deletes, session_id));
+  gtk_widget_activate_action (widget, "win.undo-delete", "s", session_id);
+  /* No button dismissed this toast, so it is dismissed once here; its
+   * pending entry is gone, so going away deletes nothing. Ctrl+Z may come
+   * while the toast is still appearing: the guard waits for that to end. */
+  natter_toast_guard_dismiss (self->toast_overlay, toast);
+  _natter_window_focus_sidebar_position (self, _natter_window_find_position (self, session_id));
+}
+
+static void
+focus_composer_activated (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
+
+static void
+stop_activated (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  _natter_window_composer_stop_cb (NATTER_WINDOW (widget));
+}
+
+static void
+choose_model_activated (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  natter_model_picker_popup (self->model_picker);
+}
+
+static void
+go_back_activated (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  guint position = self->session_id != NULL ? _natter_window_find_position (self, self->session_id) : 0;
+
+  adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
+  /* Back where the user came from: the conversation's row. */
+  if (position == GTK_INVALID_LIST_POSITION)
+    position = 0;
+  _natter_window_focus_sidebar_position (self, position);
+}
+
+void
+_natter_window_setup_keyboard (NatterWindow *self)
+{
+  GtkEventController *keys;
+  GtkShortcutController *shortcuts;
+
+  g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (leaflet_changed_cb), self);
+  g_signal_connect_swapped (self->leaflet, "notify::visible-child", G_CALLBACK (leaflet_changed_cb), self);
+  g_signal_connect (self, "notify::focus-widget", G_CALLBACK (focus_widget_changed_cb), NULL);
+
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (composer_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->composer), keys);
+
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (timeline_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->timeline_list), keys);
+
+  shortcuts = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
+  gtk_shortcut_controller_add_shortcut (shortcuts,
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
+                                                          gtk_named_action_new ("win.stop")));
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (shortcuts));
+  _natter_window_update_keyboard_actions (self);
+}
+
+void
+_natter_window_class_keyboard_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_activated);
+  gtk_widget_class_install_action (widget_class, "win.focus-composer", NULL, focus_composer_activated);
+  gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_activated);
+  gtk_widget_class_install_action (widget_class, "win.choose-model", NULL, choose_model_activated);
+  gtk_widget_class_install_action (widget_class, "win.go-back", NULL, go_back_activated);
+}
+

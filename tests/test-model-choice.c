@@ -1,0 +1,147 @@
+/* test-model-choice.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Which model the next message goes to: a pick, else the agent's own
+ * model, else the last turn's, else the default (a provider's first model
+ * when no model is named).
+ */
+
+#include "natter-model-choice.h"
+#include "natter-test-support.h"
+
+static JsonObject *
+model_new (const char *provider,
+           const char *model)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "provider", provider);
+  if (model != NULL)
+    json_object_set_string_member (object, "model", model);
+  return object;
+}
+
+static void
+assert_descriptor (const NatterModelChoice *choice,
+                   const char              *provider,
+                   const char              *model)
+{
+  g_autoptr(JsonObject) descriptor = natter_model_choice_dup_descriptor (choice);
+
+  if (provider == NULL)
+    {
+      g_assert_null (descriptor);
+      return;
+    }
+  g_assert_nonnull (descriptor);
+  g_assert_cmpstr (json_object_get_string_member (descriptor, "provider"), ==, provider);
+  g_assert_cmpstr (json_object_get_string_member (descriptor, "model"), ==, model);
+  g_assert_cmpuint (json_object_get_size (descriptor), ==, 2);
+}
+
+static void
+assert_shown (const NatterModelChoice *choice,
+              const char              *provider,
+              const char              *model)
+{
+  const char *shown_provider = "unset";
+  const char *shown_model = "unset";
+
+  natter_model_choice_shown (choice, &shown_provider, &shown_model);
+  g_assert_cmpstr (shown_provider, ==, provider);
+  g_assert_cmpstr (shown_model, ==, model);
+}
+
+static void
+test_pick_wins (void)
+{
+  g_autoptr(JsonObject) picked = model_new ("openrouter", "picked-model");
+  g_autoptr(JsonObject) own = model_new ("ollama", "agent-model");
+  g_autoptr(JsonObject) last = model_new ("ollama", "last-model");
+  NatterModelChoice choice = { picked, own, last, "ollama", "default-model", TRUE };
+
+  assert_shown (&choice, "openrouter", "picked-model");
+  assert_descriptor (&choice, "openrouter", "picked-model");
+  g_assert_null (natter_model_choice_provider_to_resolve (&choice));
+
+  /* Without a registry an explicit pick still counts. */
+  choice.has_registry = FALSE;
+  assert_descriptor (&choice, "openrouter", "picked-model");
+}
+
+static void
+test_agent_own_model (void)
+{
+  g_autoptr(JsonObject) own = model_new ("ollama", "agent-model");
+  g_autoptr(JsonObject) last = model_new ("openrouter", "last-model");
+  NatterModelChoice choice = { NULL, own, last, "ollama", "default-model", TRUE };
+
+  /* Shown, but not sent: the runtime resolves the agent's own model. */
+  assert_shown (&choice, "ollama", "agent-model");
+  assert_descriptor (&choice, NULL, NULL);
+  g_assert_null (natter_model_choice_provider_to_resolve (&choice));
+}
+
+static void
+test_last_turn (void)
+{
+  g_autoptr(JsonObject) last = model_new ("openrouter", "last-model");
+  g_autoptr(JsonObject) last_unnamed = model_new ("openrouter", NULL);
+  NatterModelChoice choice = { NULL, NULL, last, "ollama", "default-model", TRUE };
+
+  assert_shown (&choice, "openrouter", "last-model");
+  assert_descriptor (&choice, "openrouter", "last-model");
+
+  /* Without a registry the last turn's model is shown but not forced. */
+  choice.has_registry = FALSE;
+  assert_descriptor (&choice, NULL, NULL);
+  g_assert_null (natter_model_choice_provider_to_resolve (&choice));
+
+  /* A last turn that named no model: its provider's first one. */
+  choice.has_registry = TRUE;
+  choice.last = last_unnamed;
+  assert_shown (&choice, "openrouter", NULL);
+  assert_descriptor (&choice, NULL, NULL);
+  g_assert_cmpstr (natter_model_choice_provider_to_resolve (&choice), ==, "openrouter");
+}
+
+static void
+test_default (void)
+{
+  NatterModelChoice choice = { NULL, NULL, NULL, "ollama", "default-model", TRUE };
+
+  assert_shown (&choice, "ollama", "default-model");
+  /* The default is the agent's to apply, not an override. */
+  assert_descriptor (&choice, NULL, NULL);
+  g_assert_null (natter_model_choice_provider_to_resolve (&choice));
+
+  /* No default model: the default provider's first one. */
+  choice.default_model = "";
+  g_assert_cmpstr (natter_model_choice_provider_to_resolve (&choice), ==, "ollama");
+  choice.default_model = NULL;
+  assert_shown (&choice, "ollama", NULL);
+  g_assert_cmpstr (natter_model_choice_provider_to_resolve (&choice), ==, "ollama");
+
+  /* Nothing to ask without a registry or without a provider. */
+  choice.has_registry = FALSE;
+  g_assert_null (natter_model_choice_provider_to_resolve (&choice));
+  choice.has_registry = TRUE;
+  choice.default_provider = NULL;
+  assert_shown (&choice, NULL, NULL);
+  g_assert_null (natter_model_choice_provider_to_resolve (&choice));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/model-choice/pick-wins", test_pick_wins);
+  g_test_add_func ("/model-choice/agent-own-model", test_agent_own_model);
+  g_test_add_func ("/model-choice/last-turn", test_last_turn);
+  g_test_add_func ("/model-choice/default", test_default);
+
+  return g_test_run ();
+}
