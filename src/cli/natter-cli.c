@@ -19,62 +19,7 @@
 
 #include <glib/gi18n.h>
 
-#include "natter-cli.h"
-#include "natter-id.h"
-#include "natter-turn-reducer.h"
-
-typedef struct _Run Run;
-
-typedef enum
-{
-  OPT_MODEL      = 1 << 0,   /* --base-url, --model, --max-model-calls */
-  OPT_SESSION    = 1 << 1,   /* --session, --auto-permission */
-  OPT_JSON       = 1 << 2,   /* --json */
-} OptionSet;
-
-typedef struct
-{
-  const char *name;
-  const char *parameters;   /* translatable */
-  const char *summary;      /* translatable */
-  guint       min_args;
-  guint       max_args;     /* G_MAXUINT: the rest is one text joined by spaces */
-  OptionSet   options;
-  void      (*start) (Run *run);
-} Command;
-
-/* The _finish of a sessions operation that returns only success. */
-typedef gboolean (*BooleanFinish) (NatterSessions  *sessions,
-                                   GAsyncResult    *result,
-                                   GError         **error);
-
-struct _Run
-{
-  GTask                   *task;
-  NatterServices          *services;
-  GApplicationCommandLine *cmdline;
-  const Command           *command;
-
-  /* Options */
-  char                    *session_id;
-  gboolean                 auto_permission;
-  char                    *base_url;
-  char                    *model;
-  int                      max_model_calls;
-  gboolean                 json;
-  gboolean                 help;
-  GStrv                    args;        /* positional arguments */
-  char                    *text;        /* the joined message, for MESSAGE commands */
-
-  /* Progress */
-  char                    *turn_id;
-  JsonObject              *descriptor;
-  gboolean                 cancel_is_success;
-  NatterSessionState      *session;
-  guint                    next_turn;
-  JsonArray                *shown_turns;
-  BooleanFinish            boolean_finish; /* for boolean_done_cb() */
-};
+#include "natter-cli-private.h"
 
 static void
 run_free (Run *run)
@@ -96,10 +41,10 @@ run_free (Run *run)
 /* Output, always through the command line object: it may belong to
  * another process. */
 
-static void G_GNUC_PRINTF (2, 3)
-out (Run        *run,
-     const char *format,
-     ...)
+void G_GNUC_PRINTF (2, 3)
+natter_cli_out (Run        *run,
+                const char *format,
+                ...)
 {
   g_autofree char *text = NULL;
   va_list args;
@@ -111,9 +56,9 @@ out (Run        *run,
 }
 
 /* Ends the run with @status. */
-static void
-finish (Run *run,
-        int  status)
+void
+natter_cli_finish (Run *run,
+                   int  status)
 {
   GTask *task = run->task;
 
@@ -122,11 +67,11 @@ finish (Run *run,
   g_object_unref (task);
 }
 
-static void G_GNUC_PRINTF (3, 4)
-fail (Run        *run,
-      int         status,
-      const char *format,
-      ...)
+void G_GNUC_PRINTF (3, 4)
+natter_cli_fail (Run        *run,
+                 int         status,
+                 const char *format,
+                 ...)
 {
   g_autofree char *text = NULL;
   va_list args;
@@ -135,926 +80,15 @@ fail (Run        *run,
   text = g_strdup_vprintf (format, args);
   va_end (args);
   g_application_command_line_printerr (run->cmdline, "natter: %s\n", text);
-  finish (run, status);
+  natter_cli_finish (run, status);
 }
 
-static void
-fail_error (Run    *run,
-            GError *error)
+void
+natter_cli_fail_error (Run    *run,
+                       GError *error)
 {
-  fail (run, NATTER_CLI_EXIT_FAILURE, "%s", error->message);
+  natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", error->message);
   g_error_free (error);
-}
-
-static char *
-node_to_string (JsonNode *node)
-{
-  if (node == NULL)
-    return g_strdup ("null");
-  return json_to_string (node, FALSE);
-}
-
-/* The text of a user message: its string content, or its text parts
- * with attachments named. */
-static char *
-message_text (JsonObject *message)
-{
-  JsonNode *content = message != NULL ? json_object_get_member (message, "content") : NULL;
-  g_autoptr(GString) text = g_string_new (NULL);
-  JsonArray *parts;
-
-  if (content == NULL)
-    return g_strdup ("");
-  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (content));
-  if (!JSON_NODE_HOLDS_ARRAY (content))
-    return g_strdup ("");
-  parts = json_node_get_array (content);
-  for (guint i = 0; i < json_array_get_length (parts); i++)
-    {
-      JsonObject *part = json_array_get_object_element (parts, i);
-      const char *type = part != NULL ? json_object_get_string_member_with_default (part, "type", "") : "";
-
-      if (g_str_equal (type, "text"))
-        g_string_append (text, json_object_get_string_member_with_default (part, "text", ""));
-      else if (g_str_equal (type, "attachment"))
-        g_string_append_printf (text, "[%s]", json_object_get_string_member_with_default (part, "filename", ""));
-    }
-  return g_string_free (g_steal_pointer (&text), FALSE);
-}
-
-/* ------------------------------------------------------------------ */
-/* Reporting a turn                                                    */
-/* ------------------------------------------------------------------ */
-
-static const char *
-tool_call_status (NatterTurnToolCall *call)
-{
-  JsonObject *result = natter_turn_tool_call_get_result (call);
-
-  if (result != NULL)
-    {
-      if (g_strcmp0 (natter_turn_tool_call_get_decision (call), "deny") == 0)
-        return "denied";
-      return json_object_get_boolean_member_with_default (result, "isError", FALSE) ? "error" : "done";
-    }
-  if (natter_turn_tool_call_is_awaiting_permission (call))
-    return "awaiting-permission";
-  if (natter_turn_tool_call_is_awaiting_async_result (call))
-    return "awaiting-result";
-  return "pending";
-}
-
-/* The "waiting:" lines of a suspended turn: what it needs from outside. */
-static void
-print_waiting (Run             *run,
-               NatterTurnState *state)
-{
-  g_autoptr(GPtrArray) permissions = natter_turn_state_get_pending_permissions (state);
-  g_autoptr(GPtrArray) asyncs = natter_turn_state_get_pending_async_tools (state);
-
-  for (guint i = 0; i < permissions->len; i++)
-    {
-      NatterTurnToolCall *call = g_ptr_array_index (permissions, i);
-      JsonObject *required = natter_turn_tool_call_get_permission_required (call);
-      g_autofree char *request = node_to_string (required != NULL
-                                                 ? json_object_get_member (required, "request") : NULL);
-
-      out (run, "waiting: permission %s %s %s\n", natter_turn_tool_call_get_id (call),
-           natter_turn_tool_call_get_name (call), request);
-    }
-  for (guint i = 0; i < asyncs->len; i++)
-    {
-      NatterTurnToolCall *call = g_ptr_array_index (asyncs, i);
-      JsonNode *arguments = natter_turn_tool_call_get_arguments (call);
-      JsonObject *input = arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments)
-                          ? json_node_get_object (arguments) : NULL;
-
-      if (g_str_equal (natter_turn_tool_call_get_name (call), "ask_human") && input != NULL &&
-          json_object_get_string_member_with_default (input, "question", NULL) != NULL)
-        out (run, "waiting: question %s %s\n", natter_turn_tool_call_get_id (call),
-             json_object_get_string_member (input, "question"));
-      else
-        {
-          g_autofree char *text = node_to_string (arguments);
-
-          out (run, "waiting: tool %s %s %s\n", natter_turn_tool_call_get_id (call),
-               natter_turn_tool_call_get_name (call), text);
-        }
-    }
-}
-
-/* Prints a settled (or resting) turn and ends the run with its status:
- * 0 for completed and suspended, 1 for failed, cancelled and idle. */
-static void
-report_turn (Run             *run,
-             NatterTurnState *state)
-{
-  NatterTurnStatus status = natter_derive_turn_status (state);
-  JsonObject *terminal = natter_turn_state_get_terminal_event (state);
-  const char *session_id = json_object_get_string_member_with_default (natter_turn_state_get_definition (state),
-                                                                       "sessionId", NULL);
-
-  if (session_id != NULL)
-    out (run, "session %s\n", session_id);
-  out (run, "turn %s\n", natter_turn_state_get_turn_id (state));
-
-  switch (status)
-    {
-    case NATTER_TURN_STATUS_COMPLETED:
-      {
-        g_autofree char *answer = natter_turn_state_dup_final_text (state);
-
-        out (run, "\n%s\n", answer != NULL ? answer : "");
-        finish (run, 0);
-      }
-      return;
-    case NATTER_TURN_STATUS_SUSPENDED:
-      print_waiting (run, state);
-      finish (run, 0);
-      return;
-    case NATTER_TURN_STATUS_FAILED:
-      fail (run, NATTER_CLI_EXIT_FAILURE, _("The turn failed: %s"),
-            json_object_get_string_member_with_default (terminal, "error", ""));
-      return;
-    case NATTER_TURN_STATUS_CANCELLED:
-      if (run->cancel_is_success)
-        {
-          out (run, "cancelled\n");
-          finish (run, 0);
-        }
-      else
-        fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The turn was cancelled"));
-      return;
-    case NATTER_TURN_STATUS_IDLE:
-    default:
-      fail (run, NATTER_CLI_EXIT_FAILURE,
-            _("The turn stopped before it settled; continue it with “natter resume SESSION”"));
-      return;
-    }
-}
-
-static void
-report_read_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(NatterTurnState) state = NULL;
-  GError *error = NULL;
-
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, &error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &error);
-  if (state == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  report_turn (run, state);
-}
-
-static void
-report_turn_id (Run *run)
-{
-  natter_sessions_get_turn_async (natter_services_get_sessions (run->services), run->turn_id,
-                                  g_task_get_cancellable (run->task), report_read_cb, run);
-}
-
-static void
-report_waited_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  if (!natter_sessions_wait_for_turn_finish (NATTER_SESSIONS (object), result, &error))
-    {
-      fail_error (run, error);
-      return;
-    }
-  report_turn_id (run);
-}
-
-/* Waits until the turn settles, then reports it. */
-static void
-wait_and_report (Run *run)
-{
-  natter_sessions_wait_for_turn_async (natter_services_get_sessions (run->services), run->turn_id,
-                                       g_task_get_cancellable (run->task), report_waited_cb, run);
-}
-
-/* ------------------------------------------------------------------ */
-/* ask                                                                 */
-/* ------------------------------------------------------------------ */
-
-static JsonObject *
-user_message (const char *text)
-{
-  JsonObject *message = json_object_new ();
-
-  json_object_set_string_member (message, "role", "user");
-  json_object_set_string_member (message, "content", text);
-  return message;
-}
-
-/* The built-in agent on the model the command resolved, with the
- * command's limits. */
-static NatterSendOptions *
-send_options (Run *run)
-{
-  NatterSendOptions *options = natter_send_options_new (NATTER_BUILTIN_AGENT_ID);
-
-  natter_send_options_set_model (options, json_object_get_string_member (run->descriptor, "provider"),
-                                 json_object_get_string_member (run->descriptor, "model"));
-  natter_send_options_set_auto_permission (options, run->auto_permission ||
-                                           natter_services_get_auto_permission (run->services));
-  if (run->max_model_calls > 0)
-    natter_send_options_set_max_model_calls (options, run->max_model_calls);
-  return options;
-}
-
-static void
-ask_ran_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(NatterTurnOutcome) outcome = NULL;
-  g_autofree char *answer = NULL;
-  GError *error = NULL;
-
-  outcome = natter_headless_runner_run_finish (NATTER_HEADLESS_RUNNER (object), result, NULL, &answer, &error);
-  if (outcome == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  switch (outcome->kind)
-    {
-    case NATTER_TURN_OUTCOME_COMPLETED:
-      out (run, "%s\n", answer != NULL ? answer : "");
-      finish (run, 0);
-      break;
-    case NATTER_TURN_OUTCOME_FAILED:
-      fail (run, NATTER_CLI_EXIT_FAILURE, "%s", outcome->error != NULL ? outcome->error : _("The turn failed"));
-      break;
-    case NATTER_TURN_OUTCOME_CANCELLED:
-      fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The turn was cancelled"));
-      break;
-    case NATTER_TURN_OUTCOME_SUSPENDED:
-    default:
-      fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The turn is waiting for a tool result"));
-      break;
-    }
-}
-
-static void
-ask_model_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(NatterSendOptions) options = NULL;
-  g_autoptr(JsonObject) input = NULL;
-  GError *error = NULL;
-
-  run->descriptor = natter_services_resolve_model_finish (NATTER_SERVICES (object), result, &error);
-  if (run->descriptor == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  options = send_options (run);
-  input = user_message (run->text);
-  natter_headless_runner_run_async (natter_services_get_headless_runner (run->services), options, NULL, input,
-                                    g_task_get_cancellable (run->task), ask_ran_cb, run);
-}
-
-static void
-command_ask (Run *run)
-{
-  natter_services_resolve_model_async (run->services, run->base_url, run->model,
-                                       g_task_get_cancellable (run->task), ask_model_cb, run);
-}
-
-/* ------------------------------------------------------------------ */
-/* send                                                                */
-/* ------------------------------------------------------------------ */
-
-static void
-send_sent_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  run->turn_id = natter_sessions_send_message_finish (NATTER_SESSIONS (object), result, &error);
-  if (run->turn_id == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  wait_and_report (run);
-}
-
-static void
-send_message (Run *run)
-{
-  g_autoptr(NatterSendOptions) options = send_options (run);
-  g_autoptr(JsonObject) input = user_message (run->text);
-
-  natter_sessions_send_message_async (natter_services_get_sessions (run->services), run->session_id,
-                                      input, options, g_task_get_cancellable (run->task), send_sent_cb, run);
-}
-
-static void
-send_created_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  run->session_id = natter_sessions_create_session_finish (NATTER_SESSIONS (object), result, &error);
-  if (run->session_id == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  send_message (run);
-}
-
-static void
-send_with_model (Run *run)
-{
-  if (run->session_id != NULL)
-    {
-      send_message (run);
-      return;
-    }
-  natter_sessions_create_session_async (natter_services_get_sessions (run->services), NULL,
-                                        g_application_command_line_get_cwd (run->cmdline), NULL, NULL,
-                                        g_task_get_cancellable (run->task), send_created_cb, run);
-}
-
-static void
-send_model_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  run->descriptor = natter_services_resolve_model_finish (NATTER_SERVICES (object), result, &error);
-  if (run->descriptor == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  send_with_model (run);
-}
-
-/* Checks a session id given on the command line against the index:
- * a malformed id and an unknown session are errors before anything is
- * written. */
-static NatterSessionIndexEntry *
-lookup_session (Run        *run,
-                const char *session_id)
-{
-  NatterSessionIndexEntry *entry;
-  GError *error = NULL;
-
-  if (!natter_id_validate (session_id, &error))
-    {
-      fail_error (run, error);
-      return NULL;
-    }
-  entry = natter_session_index_lookup (natter_services_get_index (run->services), session_id);
-  if (entry == NULL)
-    {
-      fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), session_id);
-      return NULL;
-    }
-  if (natter_session_index_entry_get_error (entry) != NULL)
-    {
-      fail (run, NATTER_CLI_EXIT_FAILURE, _("Session %s cannot be used: %s"), session_id,
-            natter_session_index_entry_get_error (entry));
-      return NULL;
-    }
-  return entry;
-}
-
-static void
-command_send (Run *run)
-{
-  JsonObject *last_model = NULL;
-
-  if (run->session_id != NULL)
-    {
-      NatterSessionIndexEntry *entry = lookup_session (run, run->session_id);
-
-      if (entry == NULL)
-        return;
-      last_model = natter_session_index_entry_get_last_model (entry);
-    }
-
-  /* Without model options a session goes on with the model of its
-   * latest turn; a new session gets the configured default. */
-  if (run->base_url == NULL && run->model == NULL && last_model != NULL)
-    {
-      run->descriptor = json_object_ref (last_model);
-      send_with_model (run);
-      return;
-    }
-  natter_services_resolve_model_async (run->services, run->base_url, run->model,
-                                       g_task_get_cancellable (run->task), send_model_cb, run);
-}
-
-/* ------------------------------------------------------------------ */
-/* allow, deny, answer, deliver, stop, resume                          */
-/* ------------------------------------------------------------------ */
-
-static void
-input_done_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  Run *run = user_data;
-  NatterSessions *sessions = NATTER_SESSIONS (object);
-  g_autoptr(NatterTurnOutcome) outcome = NULL;
-  GError *error = NULL;
-
-  if (g_str_equal (run->command->name, "answer"))
-    outcome = natter_sessions_respond_to_ask_human_finish (sessions, result, &error);
-  else if (g_str_equal (run->command->name, "deliver"))
-    outcome = natter_sessions_deliver_async_tool_result_finish (sessions, result, &error);
-  else
-    outcome = natter_sessions_respond_to_permission_finish (sessions, result, &error);
-  if (outcome == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  /* The outcome says how this advance ended; the file says everything
-   * the turn still waits for. */
-  report_turn_id (run);
-}
-
-static void
-command_permission (Run *run)
-{
-  run->turn_id = g_strdup (run->args[0]);
-  natter_sessions_respond_to_permission_async (natter_services_get_sessions (run->services), run->args[0],
-                                               run->args[1], run->command->name[0] == 'a' ? "allow" : "deny",
-                                               NULL, g_task_get_cancellable (run->task), input_done_cb, run);
-}
-
-static void
-command_answer (Run *run)
-{
-  run->turn_id = g_strdup (run->args[0]);
-  natter_sessions_respond_to_ask_human_async (natter_services_get_sessions (run->services), run->args[0],
-                                              run->args[1], run->text, g_task_get_cancellable (run->task),
-                                              input_done_cb, run);
-}
-
-static void
-command_deliver (Run *run)
-{
-  g_autoptr(JsonNode) node = NULL;
-  g_autoptr(GError) error = NULL;
-
-  node = json_from_string (run->text, &error);
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    {
-      fail (run, NATTER_CLI_EXIT_USAGE,
-            _("The result must be a JSON object {\"output\": …, \"isError\": false}: %s"),
-            error != NULL ? error->message : _("not an object"));
-      return;
-    }
-  run->turn_id = g_strdup (run->args[0]);
-  natter_sessions_deliver_async_tool_result_async (natter_services_get_sessions (run->services), run->args[0],
-                                                   run->args[1], json_node_get_object (node),
-                                                   g_task_get_cancellable (run->task), input_done_cb, run);
-}
-
-static void
-stop_done_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (object), result, &error))
-    {
-      fail_error (run, error);
-      return;
-    }
-  run->cancel_is_success = TRUE;
-  report_turn_id (run);
-}
-
-static void
-command_stop (Run *run)
-{
-  run->turn_id = g_strdup (run->args[0]);
-  natter_sessions_stop_turn_async (natter_services_get_sessions (run->services), run->args[0],
-                                   _("Stopped from the command line"), g_task_get_cancellable (run->task),
-                                   stop_done_cb, run);
-}
-
-static void
-resume_done_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  run->turn_id = natter_sessions_resume_turn_finish (NATTER_SESSIONS (object), result, &error);
-  if (run->turn_id == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  wait_and_report (run);
-}
-
-static void
-command_resume (Run *run)
-{
-  if (lookup_session (run, run->args[0]) == NULL)
-    return;
-  natter_sessions_resume_turn_async (natter_services_get_sessions (run->services), run->args[0],
-                                     g_task_get_cancellable (run->task), resume_done_cb, run);
-}
-
-/* ------------------------------------------------------------------ */
-/* title, delete, fork                                                 */
-/* ------------------------------------------------------------------ */
-
-/* Ends a command whose operation only succeeds or fails (title, delete):
- * exit 0 and print nothing, or the error. */
-static void
-boolean_done_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  if (!run->boolean_finish (NATTER_SESSIONS (object), result, &error))
-    fail_error (run, error);
-  else
-    finish (run, 0);
-}
-
-static void
-command_title (Run *run)
-{
-  if (lookup_session (run, run->args[0]) == NULL)
-    return;
-  run->boolean_finish = natter_sessions_set_title_finish;
-  natter_sessions_set_title_async (natter_services_get_sessions (run->services), run->args[0], run->text,
-                                   g_task_get_cancellable (run->task), boolean_done_cb, run);
-}
-
-static void
-command_delete (Run *run)
-{
-  if (lookup_session (run, run->args[0]) == NULL)
-    return;
-  run->boolean_finish = natter_sessions_delete_session_finish;
-  natter_sessions_delete_session_async (natter_services_get_sessions (run->services), run->args[0],
-                                        g_task_get_cancellable (run->task), boolean_done_cb, run);
-}
-
-static void
-fork_done_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autofree char *session_id = NULL;
-  GError *error = NULL;
-
-  session_id = natter_sessions_fork_finish (NATTER_SESSIONS (object), result, &error);
-  if (session_id == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  out (run, "session %s\n", session_id);
-  finish (run, 0);
-}
-
-static void
-command_fork (Run *run)
-{
-  GError *error = NULL;
-
-  if (lookup_session (run, run->args[0]) == NULL)
-    return;
-  if (!natter_id_validate (run->args[1], &error))
-    {
-      fail_error (run, error);
-      return;
-    }
-  natter_sessions_fork_async (natter_services_get_sessions (run->services), run->args[0], run->args[1], NULL,
-                              g_task_get_cancellable (run->task), fork_done_cb, run);
-}
-
-static void
-recover_done_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autofree char *session_id = NULL;
-  GError *error = NULL;
-
-  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (object), result, &error);
-  if (session_id == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  out (run, "session %s\n", session_id);
-  finish (run, 0);
-}
-
-/* A damaged session cannot be used, so unlike the other commands this
- * one takes an errored index entry. */
-static void
-command_recover (Run *run)
-{
-  GError *error = NULL;
-
-  if (!natter_id_validate (run->args[0], &error))
-    {
-      fail_error (run, error);
-      return;
-    }
-  if (natter_session_index_lookup (natter_services_get_index (run->services), run->args[0]) == NULL)
-    {
-      fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), run->args[0]);
-      return;
-    }
-  natter_sessions_recover_async (natter_services_get_sessions (run->services), run->args[0],
-                                 g_task_get_cancellable (run->task), recover_done_cb, run);
-}
-
-/* ------------------------------------------------------------------ */
-/* sessions                                                            */
-/* ------------------------------------------------------------------ */
-
-static const char *
-or_dash (const char *text)
-{
-  return text != NULL && text[0] != '\0' ? text : "-";
-}
-
-static void
-command_sessions (Run *run)
-{
-  GListModel *index = G_LIST_MODEL (natter_services_get_index (run->services));
-  guint n = g_list_model_get_n_items (index);
-
-  if (run->json)
-    {
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
-      g_autoptr(JsonArray) array = json_array_new ();
-      g_autofree char *text = NULL;
-
-      for (guint i = 0; i < n; i++)
-        {
-          g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
-
-          json_array_add_element (array, natter_session_index_entry_to_json (entry));
-        }
-      json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
-      out (run, "%s\n", text);
-      finish (run, 0);
-      return;
-    }
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
-      const char *error = natter_session_index_entry_get_error (entry);
-
-      if (error != NULL)
-        out (run, "%s\terror\t%s\t%s\n", natter_session_index_entry_get_session_id (entry),
-             or_dash (natter_session_index_entry_get_updated_at (entry)), error);
-      else
-        out (run, "%s\t%s\t%s\t%s\n", natter_session_index_entry_get_session_id (entry),
-             natter_session_index_entry_get_latest_turn_status (entry),
-             or_dash (natter_session_index_entry_get_updated_at (entry)),
-             or_dash (natter_session_index_entry_get_title (entry)));
-    }
-  finish (run, 0);
-}
-
-/* ------------------------------------------------------------------ */
-/* show                                                                */
-/* ------------------------------------------------------------------ */
-
-/* One turn reduced for display: input, answer, tool calls, status. */
-static JsonObject *
-turn_summary (const NatterSessionTurn *turn,
-              NatterTurnState         *state)
-{
-  JsonObject *summary = json_object_new ();
-  JsonObject *definition = natter_turn_state_get_definition (state);
-  JsonObject *terminal = natter_turn_state_get_terminal_event (state);
-  JsonNode *input = json_object_get_member (definition, "input");
-  g_autofree char *input_text = message_text (input != NULL && JSON_NODE_HOLDS_OBJECT (input)
-                                              ? json_node_get_object (input) : NULL);
-  g_autofree char *answer = natter_turn_state_dup_final_text (state);
-  NatterTurnStatus status = natter_derive_turn_status (state);
-  JsonArray *calls = json_array_new ();
-
-  json_object_set_string_member (summary, "turnId", turn->turn_id);
-  json_object_set_int_member (summary, "sessionSeq", turn->session_seq);
-  json_object_set_string_member (summary, "agentId", turn->agent_id);
-  json_object_set_object_member (summary, "model", json_object_ref (turn->model));
-  json_object_set_string_member (summary, "ts", turn->ts);
-  json_object_set_string_member (summary, "status", natter_turn_status_to_string (status));
-  json_object_set_string_member (summary, "input", input_text);
-  if (answer != NULL)
-    json_object_set_string_member (summary, "answer", answer);
-  else
-    json_object_set_null_member (summary, "answer");
-
-  for (guint i = 0; i < natter_turn_state_get_n_tool_calls (state); i++)
-    {
-      NatterTurnToolCall *call = natter_turn_state_get_tool_call (state, i);
-      JsonObject *item = json_object_new ();
-      JsonNode *arguments = natter_turn_tool_call_get_arguments (call);
-      JsonObject *result = natter_turn_tool_call_get_result (call);
-
-      json_object_set_string_member (item, "toolCallId", natter_turn_tool_call_get_id (call));
-      json_object_set_string_member (item, "toolName", natter_turn_tool_call_get_name (call));
-      json_object_set_member (item, "arguments", arguments != NULL ? json_node_copy (arguments)
-                                                                   : json_node_new (JSON_NODE_NULL));
-      json_object_set_string_member (item, "status", tool_call_status (call));
-      if (result != NULL)
-        json_object_set_object_member (item, "result", json_object_ref (result));
-      json_array_add_object_element (calls, item);
-    }
-  json_object_set_array_member (summary, "toolCalls", calls);
-
-  if (status == NATTER_TURN_STATUS_FAILED)
-    json_object_set_string_member (summary, "error",
-                                   json_object_get_string_member_with_default (terminal, "error", ""));
-  if (status == NATTER_TURN_STATUS_CANCELLED &&
-      json_object_get_string_member_with_default (terminal, "reason", NULL) != NULL)
-    json_object_set_string_member (summary, "reason", json_object_get_string_member (terminal, "reason"));
-  return summary;
-}
-
-static void
-print_show_text (Run *run)
-{
-  NatterSessionState *session = run->session;
-
-  out (run, "session %s\n", natter_session_state_get_session_id (session));
-  out (run, "title %s\n", or_dash (natter_session_state_get_title (session)));
-  out (run, "created %s\n", natter_session_state_get_created_at (session));
-  out (run, "updated %s\n", natter_session_state_get_updated_at (session));
-  if (natter_session_state_get_parent_session (session) != NULL)
-    out (run, "forked-from %s %s\n", natter_session_state_get_parent_session (session),
-         or_dash (natter_session_state_get_forked_from_turn_id (session)));
-
-  for (guint i = 0; i < json_array_get_length (run->shown_turns); i++)
-    {
-      JsonObject *turn = json_array_get_object_element (run->shown_turns, i);
-      JsonObject *model = json_object_get_object_member (turn, "model");
-      JsonArray *calls = json_object_get_array_member (turn, "toolCalls");
-
-      out (run, "\nturn %s %s %s %s\n", json_object_get_string_member (turn, "turnId"),
-           json_object_get_string_member (turn, "status"),
-           json_object_get_string_member_with_default (model, "provider", "-"),
-           json_object_get_string_member_with_default (model, "model", "-"));
-      out (run, "user: %s\n", json_object_get_string_member (turn, "input"));
-      for (guint j = 0; j < json_array_get_length (calls); j++)
-        {
-          JsonObject *call = json_array_get_object_element (calls, j);
-          g_autofree char *arguments = node_to_string (json_object_get_member (call, "arguments"));
-
-          out (run, "tool: %s %s %s %s\n", json_object_get_string_member (call, "toolCallId"),
-               json_object_get_string_member (call, "toolName"), arguments,
-               json_object_get_string_member (call, "status"));
-        }
-      if (json_object_has_member (turn, "error"))
-        out (run, "error: %s\n", json_object_get_string_member (turn, "error"));
-      if (!json_object_get_null_member (turn, "answer"))
-        out (run, "assistant: %s\n", json_object_get_string_member (turn, "answer"));
-    }
-}
-
-static void show_next_turn (Run *run);
-
-static void
-show_turn_read_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(NatterTurnState) state = NULL;
-  GError *error = NULL;
-
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, &error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &error);
-  if (state == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  json_array_add_object_element (run->shown_turns,
-                                 turn_summary (natter_session_state_get_turn (run->session, run->next_turn),
-                                               state));
-  run->next_turn++;
-  show_next_turn (run);
-}
-
-static void
-show_next_turn (Run *run)
-{
-  NatterSessionState *session = run->session;
-
-  if (run->next_turn < natter_session_state_get_n_turns (session))
-    {
-      const NatterSessionTurn *turn = natter_session_state_get_turn (session, run->next_turn);
-
-      natter_sessions_get_turn_async (natter_services_get_sessions (run->services), turn->turn_id,
-                                      g_task_get_cancellable (run->task), show_turn_read_cb, run);
-      return;
-    }
-
-  if (run->json)
-    {
-      g_autoptr(JsonObject) object = json_object_new ();
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
-      g_autofree char *text = NULL;
-
-      json_object_set_string_member (object, "sessionId", natter_session_state_get_session_id (session));
-      if (natter_session_state_get_title (session) != NULL)
-        json_object_set_string_member (object, "title", natter_session_state_get_title (session));
-      json_object_set_string_member (object, "createdAt", natter_session_state_get_created_at (session));
-      json_object_set_string_member (object, "updatedAt", natter_session_state_get_updated_at (session));
-      if (natter_session_state_get_cwd (session) != NULL)
-        json_object_set_string_member (object, "cwd", natter_session_state_get_cwd (session));
-      if (natter_session_state_get_parent_session (session) != NULL)
-        json_object_set_string_member (object, "parentSession", natter_session_state_get_parent_session (session));
-      json_object_set_array_member (object, "turns", json_array_ref (run->shown_turns));
-      json_node_set_object (root, object);
-      text = json_to_string (root, TRUE);
-      out (run, "%s\n", text);
-    }
-  else
-    print_show_text (run);
-  finish (run, 0);
-}
-
-static void
-show_session_read_cb (GObject      *object,
-                      GAsyncResult *result,
-                      gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  run->session = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
-  if (run->session == NULL)
-    {
-      fail_error (run, error);
-      return;
-    }
-  run->shown_turns = json_array_new ();
-  show_next_turn (run);
-}
-
-static void
-command_show (Run *run)
-{
-  GError *error = NULL;
-
-  if (!natter_id_validate (run->args[0], &error))
-    {
-      fail_error (run, error);
-      return;
-    }
-  natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
-                                     g_task_get_cancellable (run->task), show_session_read_cb, run);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1067,26 +101,26 @@ static void command_help (Run *run);
 
 static const Command commands[] = {
   { "ask", N_("[MODEL-OPTIONS] MESSAGE"),
-    N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL, command_ask },
+    N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL, natter_cli_command_ask },
   { "send", N_("[--session ID] [--auto-permission] [MODEL-OPTIONS] MESSAGE"),
     N_("Send a message to a session (a new one without --session) and wait until the turn settles"),
-    1, JOINED, OPT_MODEL | OPT_SESSION, command_send },
-  { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, command_sessions },
+    1, JOINED, OPT_MODEL | OPT_SESSION, natter_cli_command_send },
+  { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
   { "show", N_("SESSION [--json]"), N_("Show a session’s turns: inputs, answers, tool calls and status"),
-    1, 1, OPT_JSON, command_show },
-  { "allow", N_("TURN CALL"), N_("Allow a tool call that waits for permission"), 2, 2, 0, command_permission },
-  { "deny", N_("TURN CALL"), N_("Deny a tool call that waits for permission"), 2, 2, 0, command_permission },
-  { "answer", N_("TURN CALL TEXT"), N_("Answer a question the model asked"), 3, JOINED, 0, command_answer },
+    1, 1, OPT_JSON, natter_cli_command_show },
+  { "allow", N_("TURN CALL"), N_("Allow a tool call that waits for permission"), 2, 2, 0, natter_cli_command_permission },
+  { "deny", N_("TURN CALL"), N_("Deny a tool call that waits for permission"), 2, 2, 0, natter_cli_command_permission },
+  { "answer", N_("TURN CALL TEXT"), N_("Answer a question the model asked"), 3, JOINED, 0, natter_cli_command_answer },
   { "deliver", N_("TURN CALL JSON"), N_("Deliver the result of an asynchronous tool call"), 3, 3, 0,
-    command_deliver },
-  { "stop", N_("TURN"), N_("Stop a turn"), 1, 1, 0, command_stop },
-  { "resume", N_("SESSION"), N_("Resume a session’s interrupted latest turn"), 1, 1, 0, command_resume },
-  { "title", N_("SESSION TITLE"), N_("Rename a session"), 2, JOINED, 0, command_title },
-  { "delete", N_("SESSION"), N_("Delete a session (its turn files stay)"), 1, 1, 0, command_delete },
+    natter_cli_command_deliver },
+  { "stop", N_("TURN"), N_("Stop a turn"), 1, 1, 0, natter_cli_command_stop },
+  { "resume", N_("SESSION"), N_("Resume a session’s interrupted latest turn"), 1, 1, 0, natter_cli_command_resume },
+  { "title", N_("SESSION TITLE"), N_("Rename a session"), 2, JOINED, 0, natter_cli_command_title },
+  { "delete", N_("SESSION"), N_("Delete a session (its turn files stay)"), 1, 1, 0, natter_cli_command_delete },
   { "fork", N_("SESSION TURN"), N_("Start a new session from a session’s history up to a turn"), 2, 2, 0,
-    command_fork },
+    natter_cli_command_fork },
   { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
-    command_recover },
+    natter_cli_command_recover },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -1194,19 +228,19 @@ command_help (Run *run)
 
       if (command == NULL)
         {
-          fail (run, NATTER_CLI_EXIT_USAGE, _("Unknown command “%s”"), run->args[0]);
+          natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, _("Unknown command “%s”"), run->args[0]);
           return;
         }
       run->command = command;
       context = option_context_new (run);
       help = g_option_context_get_help (context, TRUE, NULL);
-      out (run, "%s", help);
-      finish (run, 0);
+      natter_cli_out (run, "%s", help);
+      natter_cli_finish (run, 0);
       return;
     }
   summary = natter_cli_dup_summary ();
-  out (run, "%s", summary);
-  finish (run, 0);
+  natter_cli_out (run, "%s", summary);
+  natter_cli_finish (run, 0);
 }
 
 static GOptionContext *
@@ -1261,7 +295,7 @@ usage_error (Run        *run,
     g_application_command_line_printerr (run->cmdline, _("Try “natter %s --help”.\n"), run->command->name);
   else
     g_application_command_line_printerr (run->cmdline, "%s\n", _("Try “natter help”."));
-  finish (run, NATTER_CLI_EXIT_USAGE);
+  natter_cli_finish (run, NATTER_CLI_EXIT_USAGE);
 }
 
 /* Parses the command's options and arguments into @run; on a usage
@@ -1292,8 +326,8 @@ parse (Run   *run,
     {
       g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
 
-      out (run, "%s", help);
-      finish (run, 0);
+      natter_cli_out (run, "%s", help);
+      natter_cli_finish (run, 0);
       return FALSE;
     }
 
@@ -1348,7 +382,7 @@ loaded_cb (GObject      *object,
 
   if (!natter_services_load_finish (NATTER_SERVICES (object), result, &error))
     {
-      fail_error (run, error);
+      natter_cli_fail_error (run, error);
       return;
     }
   run->command->start (run);
@@ -1396,19 +430,19 @@ check_data_dir (Run *run)
   given = g_application_command_line_getenv (run->cmdline, NATTER_DATA_DIR_ENV);
   if (given == NULL || given[0] == '\0')
     {
-      fail (run, NATTER_CLI_EXIT_FAILURE,
-            _("The command did not say which data directory it is for; the running Natter uses %s"),
-            our_path);
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                       _("The command did not say which data directory it is for; the running Natter uses %s"),
+                       our_path);
       return FALSE;
     }
   theirs = g_application_command_line_create_file_for_arg (run->cmdline, given);
   if (same_directory (ours, theirs))
     return TRUE;
   their_path = g_file_get_parse_name (theirs);
-  fail (run, NATTER_CLI_EXIT_FAILURE,
-        _("The command was given the data directory %s, which another Natter process is using, "
-          "and the running Natter uses %s; nothing was done. Run it again when %s is free"),
-        their_path, our_path, their_path);
+  natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                   _("The command was given the data directory %s, which another Natter process is using, "
+                     "and the running Natter uses %s; nothing was done. Run it again when %s is free"),
+                   their_path, our_path, their_path);
   return FALSE;
 }
 
@@ -1477,14 +511,14 @@ natter_cli_run_async (NatterServices          *services,
     }
   if (run->services == NULL)
     {
-      fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The data directory is not available"));
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The data directory is not available"));
       return;
     }
   if (!check_data_dir (run))
     return;
-  if (run->command->start == command_ask)
+  if (run->command->start == natter_cli_command_ask)
     {
-      command_ask (run);
+      natter_cli_command_ask (run);
       return;
     }
   natter_services_load_async (run->services, cancellable, loaded_cb, run);

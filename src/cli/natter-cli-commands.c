@@ -1,0 +1,593 @@
+/* natter-cli-commands.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The subcommands of the `natter` command line: each starts the session
+ * layer operation it names and ends the run through the reporting in
+ * natter-cli-report.c.
+ */
+
+#define G_LOG_DOMAIN "natter-cli"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-cli-private.h"
+#include "natter-id.h"
+
+/* ------------------------------------------------------------------ */
+/* ask                                                                 */
+/* ------------------------------------------------------------------ */
+
+static JsonObject *
+user_message (const char *text)
+{
+  JsonObject *message = json_object_new ();
+
+  json_object_set_string_member (message, "role", "user");
+  json_object_set_string_member (message, "content", text);
+  return message;
+}
+
+/* The built-in agent on the model the command resolved, with the
+ * command's limits. */
+static NatterSendOptions *
+send_options (Run *run)
+{
+  NatterSendOptions *options = natter_send_options_new (NATTER_BUILTIN_AGENT_ID);
+
+  natter_send_options_set_model (options, json_object_get_string_member (run->descriptor, "provider"),
+                                 json_object_get_string_member (run->descriptor, "model"));
+  natter_send_options_set_auto_permission (options, run->auto_permission ||
+                                           natter_services_get_auto_permission (run->services));
+  if (run->max_model_calls > 0)
+    natter_send_options_set_max_model_calls (options, run->max_model_calls);
+  return options;
+}
+
+static void
+ask_ran_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autofree char *answer = NULL;
+  GError *error = NULL;
+
+  outcome = natter_headless_runner_run_finish (NATTER_HEADLESS_RUNNER (object), result, NULL, &answer, &error);
+  if (outcome == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  switch (outcome->kind)
+    {
+    case NATTER_TURN_OUTCOME_COMPLETED:
+      natter_cli_out (run, "%s\n", answer != NULL ? answer : "");
+      natter_cli_finish (run, 0);
+      break;
+    case NATTER_TURN_OUTCOME_FAILED:
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", outcome->error != NULL ? outcome->error : _("The turn failed"));
+      break;
+    case NATTER_TURN_OUTCOME_CANCELLED:
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The turn was cancelled"));
+      break;
+    case NATTER_TURN_OUTCOME_SUSPENDED:
+    default:
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The turn is waiting for a tool result"));
+      break;
+    }
+}
+
+static void
+ask_model_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(NatterSendOptions) options = NULL;
+  g_autoptr(JsonObject) input = NULL;
+  GError *error = NULL;
+
+  run->descriptor = natter_services_resolve_model_finish (NATTER_SERVICES (object), result, &error);
+  if (run->descriptor == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  options = send_options (run);
+  input = user_message (run->text);
+  natter_headless_runner_run_async (natter_services_get_headless_runner (run->services), options, NULL, input,
+                                    g_task_get_cancellable (run->task), ask_ran_cb, run);
+}
+
+void
+natter_cli_command_ask (Run *run)
+{
+  natter_services_resolve_model_async (run->services, run->base_url, run->model,
+                                       g_task_get_cancellable (run->task), ask_model_cb, run);
+}
+
+/* ------------------------------------------------------------------ */
+/* send                                                                */
+/* ------------------------------------------------------------------ */
+
+static void
+send_sent_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  run->turn_id = natter_sessions_send_message_finish (NATTER_SESSIONS (object), result, &error);
+  if (run->turn_id == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  natter_cli_wait_and_report (run);
+}
+
+static void
+send_message (Run *run)
+{
+  g_autoptr(NatterSendOptions) options = send_options (run);
+  g_autoptr(JsonObject) input = user_message (run->text);
+
+  natter_sessions_send_message_async (natter_services_get_sessions (run->services), run->session_id,
+                                      input, options, g_task_get_cancellable (run->task), send_sent_cb, run);
+}
+
+static void
+send_created_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  run->session_id = natter_sessions_create_session_finish (NATTER_SESSIONS (object), result, &error);
+  if (run->session_id == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  send_message (run);
+}
+
+static void
+send_with_model (Run *run)
+{
+  if (run->session_id != NULL)
+    {
+      send_message (run);
+      return;
+    }
+  natter_sessions_create_session_async (natter_services_get_sessions (run->services), NULL,
+                                        g_application_command_line_get_cwd (run->cmdline), NULL, NULL,
+                                        g_task_get_cancellable (run->task), send_created_cb, run);
+}
+
+static void
+send_model_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  run->descriptor = natter_services_resolve_model_finish (NATTER_SERVICES (object), result, &error);
+  if (run->descriptor == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  send_with_model (run);
+}
+
+/* Checks a session id given on the command line against the index:
+ * a malformed id and an unknown session are errors before anything is
+ * written. */
+static NatterSessionIndexEntry *
+lookup_session (Run        *run,
+                const char *session_id)
+{
+  NatterSessionIndexEntry *entry;
+  GError *error = NULL;
+
+  if (!natter_id_validate (session_id, &error))
+    {
+      natter_cli_fail_error (run, error);
+      return NULL;
+    }
+  entry = natter_session_index_lookup (natter_services_get_index (run->services), session_id);
+  if (entry == NULL)
+    {
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), session_id);
+      return NULL;
+    }
+  if (natter_session_index_entry_get_error (entry) != NULL)
+    {
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("Session %s cannot be used: %s"), session_id,
+                       natter_session_index_entry_get_error (entry));
+      return NULL;
+    }
+  return entry;
+}
+
+void
+natter_cli_command_send (Run *run)
+{
+  JsonObject *last_model = NULL;
+
+  if (run->session_id != NULL)
+    {
+      NatterSessionIndexEntry *entry = lookup_session (run, run->session_id);
+
+      if (entry == NULL)
+        return;
+      last_model = natter_session_index_entry_get_last_model (entry);
+    }
+
+  /* Without model options a session goes on with the model of its
+   * latest turn; a new session gets the configured default. */
+  if (run->base_url == NULL && run->model == NULL && last_model != NULL)
+    {
+      run->descriptor = json_object_ref (last_model);
+      send_with_model (run);
+      return;
+    }
+  natter_services_resolve_model_async (run->services, run->base_url, run->model,
+                                       g_task_get_cancellable (run->task), send_model_cb, run);
+}
+
+/* ------------------------------------------------------------------ */
+/* allow, deny, answer, deliver, stop, resume                          */
+/* ------------------------------------------------------------------ */
+
+static void
+input_done_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Run *run = user_data;
+  NatterSessions *sessions = NATTER_SESSIONS (object);
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  GError *error = NULL;
+
+  if (g_str_equal (run->command->name, "answer"))
+    outcome = natter_sessions_respond_to_ask_human_finish (sessions, result, &error);
+  else if (g_str_equal (run->command->name, "deliver"))
+    outcome = natter_sessions_deliver_async_tool_result_finish (sessions, result, &error);
+  else
+    outcome = natter_sessions_respond_to_permission_finish (sessions, result, &error);
+  if (outcome == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  /* The outcome says how this advance ended; the file says everything
+   * the turn still waits for. */
+  natter_cli_report_turn_id (run);
+}
+
+void
+natter_cli_command_permission (Run *run)
+{
+  run->turn_id = g_strdup (run->args[0]);
+  natter_sessions_respond_to_permission_async (natter_services_get_sessions (run->services), run->args[0],
+                                               run->args[1], run->command->name[0] == 'a' ? "allow" : "deny",
+                                               NULL, g_task_get_cancellable (run->task), input_done_cb, run);
+}
+
+void
+natter_cli_command_answer (Run *run)
+{
+  run->turn_id = g_strdup (run->args[0]);
+  natter_sessions_respond_to_ask_human_async (natter_services_get_sessions (run->services), run->args[0],
+                                              run->args[1], run->text, g_task_get_cancellable (run->task),
+                                              input_done_cb, run);
+}
+
+void
+natter_cli_command_deliver (Run *run)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+
+  node = json_from_string (run->text, &error);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE,
+                       _("The result must be a JSON object {\"output\": …, \"isError\": false}: %s"),
+                       error != NULL ? error->message : _("not an object"));
+      return;
+    }
+  run->turn_id = g_strdup (run->args[0]);
+  natter_sessions_deliver_async_tool_result_async (natter_services_get_sessions (run->services), run->args[0],
+                                                   run->args[1], json_node_get_object (node),
+                                                   g_task_get_cancellable (run->task), input_done_cb, run);
+}
+
+static void
+stop_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (object), result, &error))
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  run->cancel_is_success = TRUE;
+  natter_cli_report_turn_id (run);
+}
+
+void
+natter_cli_command_stop (Run *run)
+{
+  run->turn_id = g_strdup (run->args[0]);
+  natter_sessions_stop_turn_async (natter_services_get_sessions (run->services), run->args[0],
+                                   _("Stopped from the command line"), g_task_get_cancellable (run->task),
+                                   stop_done_cb, run);
+}
+
+static void
+resume_done_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  run->turn_id = natter_sessions_resume_turn_finish (NATTER_SESSIONS (object), result, &error);
+  if (run->turn_id == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  natter_cli_wait_and_report (run);
+}
+
+void
+natter_cli_command_resume (Run *run)
+{
+  if (lookup_session (run, run->args[0]) == NULL)
+    return;
+  natter_sessions_resume_turn_async (natter_services_get_sessions (run->services), run->args[0],
+                                     g_task_get_cancellable (run->task), resume_done_cb, run);
+}
+
+/* ------------------------------------------------------------------ */
+/* title, delete, fork                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Ends a command whose operation only succeeds or fails (title, delete):
+ * exit 0 and print nothing, or the error. */
+static void
+boolean_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  if (!run->boolean_finish (NATTER_SESSIONS (object), result, &error))
+    natter_cli_fail_error (run, error);
+  else
+    natter_cli_finish (run, 0);
+}
+
+void
+natter_cli_command_title (Run *run)
+{
+  if (lookup_session (run, run->args[0]) == NULL)
+    return;
+  run->boolean_finish = natter_sessions_set_title_finish;
+  natter_sessions_set_title_async (natter_services_get_sessions (run->services), run->args[0], run->text,
+                                   g_task_get_cancellable (run->task), boolean_done_cb, run);
+}
+
+void
+natter_cli_command_delete (Run *run)
+{
+  if (lookup_session (run, run->args[0]) == NULL)
+    return;
+  run->boolean_finish = natter_sessions_delete_session_finish;
+  natter_sessions_delete_session_async (natter_services_get_sessions (run->services), run->args[0],
+                                        g_task_get_cancellable (run->task), boolean_done_cb, run);
+}
+
+static void
+fork_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autofree char *session_id = NULL;
+  GError *error = NULL;
+
+  session_id = natter_sessions_fork_finish (NATTER_SESSIONS (object), result, &error);
+  if (session_id == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  natter_cli_out (run, "session %s\n", session_id);
+  natter_cli_finish (run, 0);
+}
+
+void
+natter_cli_command_fork (Run *run)
+{
+  GError *error = NULL;
+
+  if (lookup_session (run, run->args[0]) == NULL)
+    return;
+  if (!natter_id_validate (run->args[1], &error))
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  natter_sessions_fork_async (natter_services_get_sessions (run->services), run->args[0], run->args[1], NULL,
+                              g_task_get_cancellable (run->task), fork_done_cb, run);
+}
+
+static void
+recover_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autofree char *session_id = NULL;
+  GError *error = NULL;
+
+  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (object), result, &error);
+  if (session_id == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  natter_cli_out (run, "session %s\n", session_id);
+  natter_cli_finish (run, 0);
+}
+
+/* A damaged session cannot be used, so unlike the other commands this
+ * one takes an errored index entry. */
+void
+natter_cli_command_recover (Run *run)
+{
+  GError *error = NULL;
+
+  if (!natter_id_validate (run->args[0], &error))
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  if (natter_session_index_lookup (natter_services_get_index (run->services), run->args[0]) == NULL)
+    {
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), run->args[0]);
+      return;
+    }
+  natter_sessions_recover_async (natter_services_get_sessions (run->services), run->args[0],
+                                 g_task_get_cancellable (run->task), recover_done_cb, run);
+}
+
+/* ------------------------------------------------------------------ */
+/* sessions                                                            */
+/* ------------------------------------------------------------------ */
+
+void
+natter_cli_command_sessions (Run *run)
+{
+  natter_cli_print_sessions (run);
+  natter_cli_finish (run, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* show                                                                */
+/* ------------------------------------------------------------------ */
+
+static void show_next_turn (Run *run);
+
+static void
+show_turn_read_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterTurnState) state = NULL;
+  GError *error = NULL;
+
+  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, &error);
+  if (events != NULL)
+    state = natter_turn_reduce (events, &error);
+  if (state == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  json_array_add_object_element (run->shown_turns,
+                                 natter_cli_turn_summary (natter_session_state_get_turn (run->session, run->next_turn),
+                                                          state));
+  run->next_turn++;
+  show_next_turn (run);
+}
+
+static void
+show_next_turn (Run *run)
+{
+  NatterSessionState *session = run->session;
+
+  if (run->next_turn < natter_session_state_get_n_turns (session))
+    {
+      const NatterSessionTurn *turn = natter_session_state_get_turn (session, run->next_turn);
+
+      natter_sessions_get_turn_async (natter_services_get_sessions (run->services), turn->turn_id,
+                                      g_task_get_cancellable (run->task), show_turn_read_cb, run);
+      return;
+    }
+
+  if (run->json)
+    {
+      g_autoptr(JsonObject) object = json_object_new ();
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+      g_autofree char *text = NULL;
+
+      json_object_set_string_member (object, "sessionId", natter_session_state_get_session_id (session));
+      if (natter_session_state_get_title (session) != NULL)
+        json_object_set_string_member (object, "title", natter_session_state_get_title (session));
+      json_object_set_string_member (object, "createdAt", natter_session_state_get_created_at (session));
+      json_object_set_string_member (object, "updatedAt", natter_session_state_get_updated_at (session));
+      if (natter_session_state_get_cwd (session) != NULL)
+        json_object_set_string_member (object, "cwd", natter_session_state_get_cwd (session));
+      if (natter_session_state_get_parent_session (session) != NULL)
+        json_object_set_string_member (object, "parentSession", natter_session_state_get_parent_session (session));
+      json_object_set_array_member (object, "turns", json_array_ref (run->shown_turns));
+      json_node_set_object (root, object);
+      text = json_to_string (root, TRUE);
+      natter_cli_out (run, "%s\n", text);
+    }
+  else
+    natter_cli_print_show_text (run);
+  natter_cli_finish (run, 0);
+}
+
+static void
+show_session_read_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  run->session = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
+  if (run->session == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  run->shown_turns = json_array_new ();
+  show_next_turn (run);
+}
+
+void
+natter_cli_command_show (Run *run)
+{
+  GError *error = NULL;
+
+  if (!natter_id_validate (run->args[0], &error))
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
+                                     g_task_get_cancellable (run->task), show_session_read_cb, run);
+}

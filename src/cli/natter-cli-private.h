@@ -1,0 +1,109 @@
+/* natter-cli-private.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What the parts of the command line share: one run of a subcommand,
+ * the command table's row, the output helpers (natter-cli.c), the
+ * subcommands (natter-cli-commands.c) and the reporting of their results
+ * (natter-cli-report.c). Not installed, not used outside src/cli.
+ */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "natter-cli.h"
+#include "natter-turn-reducer.h"
+
+G_BEGIN_DECLS
+
+typedef struct _Run Run;
+
+typedef enum
+{
+  OPT_MODEL      = 1 << 0,   /* --base-url, --model, --max-model-calls */
+  OPT_SESSION    = 1 << 1,   /* --session, --auto-permission */
+  OPT_JSON       = 1 << 2,   /* --json */
+} OptionSet;
+
+typedef struct
+{
+  const char *name;
+  const char *parameters;   /* translatable */
+  const char *summary;      /* translatable */
+  guint       min_args;
+  guint       max_args;     /* G_MAXUINT: the rest is one text joined by spaces */
+  OptionSet   options;
+  void      (*start) (Run *run);
+} Command;
+
+/* The _finish of a sessions operation that returns only success. */
+typedef gboolean (*BooleanFinish) (NatterSessions  *sessions,
+                                   GAsyncResult    *result,
+                                   GError         **error);
+
+struct _Run
+{
+  GTask                   *task;
+  NatterServices          *services;
+  GApplicationCommandLine *cmdline;
+  const Command           *command;
+
+  /* Options */
+  char                    *session_id;
+  gboolean                 auto_permission;
+  char                    *base_url;
+  char                    *model;
+  int                      max_model_calls;
+  gboolean                 json;
+  gboolean                 help;
+  GStrv                    args;        /* positional arguments */
+  char                    *text;        /* the joined message, for MESSAGE commands */
+
+  /* Progress */
+  char                    *turn_id;
+  JsonObject              *descriptor;
+  gboolean                 cancel_is_success;
+  NatterSessionState      *session;
+  guint                    next_turn;
+  JsonArray                *shown_turns;
+  BooleanFinish            boolean_finish; /* for boolean_done_cb() */
+};
+
+/* natter-cli.c: output, always through the command line object */
+void natter_cli_out        (Run        *run,
+                            const char *format,
+                            ...) G_GNUC_PRINTF (2, 3);
+void natter_cli_finish     (Run        *run,
+                            int         status);
+void natter_cli_fail       (Run        *run,
+                            int         status,
+                            const char *format,
+                            ...) G_GNUC_PRINTF (3, 4);
+void natter_cli_fail_error (Run        *run,
+                            GError     *error);
+
+/* natter-cli-report.c */
+void        natter_cli_report_turn_id   (Run                     *run);
+void        natter_cli_wait_and_report  (Run                     *run);
+void        natter_cli_print_sessions   (Run                     *run);
+JsonObject *natter_cli_turn_summary     (const NatterSessionTurn *turn,
+                                         NatterTurnState         *state);
+void        natter_cli_print_show_text  (Run                     *run);
+
+/* natter-cli-commands.c: the subcommands, started from the command table */
+void natter_cli_command_ask        (Run *run);
+void natter_cli_command_send       (Run *run);
+void natter_cli_command_sessions   (Run *run);
+void natter_cli_command_show       (Run *run);
+void natter_cli_command_permission (Run *run);
+void natter_cli_command_answer     (Run *run);
+void natter_cli_command_deliver    (Run *run);
+void natter_cli_command_stop       (Run *run);
+void natter_cli_command_resume     (Run *run);
+void natter_cli_command_title      (Run *run);
+void natter_cli_command_delete     (Run *run);
+void natter_cli_command_fork       (Run *run);
+void natter_cli_command_recover    (Run *run);
+
+G_END_DECLS

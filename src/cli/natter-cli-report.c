@@ -1,0 +1,366 @@
+/* natter-cli-report.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * How the command line prints what the session layer answers: a settled
+ * turn and its exit status, the calls a turn waits on, the session list
+ * and one session's turns, as text or as JSON.
+ */
+
+#define G_LOG_DOMAIN "natter-cli"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-cli-private.h"
+
+static char *
+node_to_string (JsonNode *node)
+{
+  if (node == NULL)
+    return g_strdup ("null");
+  return json_to_string (node, FALSE);
+}
+
+/* The text of a user message: its string content, or its text parts
+ * with attachments named. */
+static char *
+message_text (JsonObject *message)
+{
+  JsonNode *content = message != NULL ? json_object_get_member (message, "content") : NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  JsonArray *parts;
+
+  if (content == NULL)
+    return g_strdup ("");
+  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (content));
+  if (!JSON_NODE_HOLDS_ARRAY (content))
+    return g_strdup ("");
+  parts = json_node_get_array (content);
+  for (guint i = 0; i < json_array_get_length (parts); i++)
+    {
+      JsonObject *part = json_array_get_object_element (parts, i);
+      const char *type = part != NULL ? json_object_get_string_member_with_default (part, "type", "") : "";
+
+      if (g_str_equal (type, "text"))
+        g_string_append (text, json_object_get_string_member_with_default (part, "text", ""));
+      else if (g_str_equal (type, "attachment"))
+        g_string_append_printf (text, "[%s]", json_object_get_string_member_with_default (part, "filename", ""));
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reporting a turn                                                    */
+/* ------------------------------------------------------------------ */
+
+static const char *
+tool_call_status (NatterTurnToolCall *call)
+{
+  JsonObject *result = natter_turn_tool_call_get_result (call);
+
+  if (result != NULL)
+    {
+      if (g_strcmp0 (natter_turn_tool_call_get_decision (call), "deny") == 0)
+        return "denied";
+      return json_object_get_boolean_member_with_default (result, "isError", FALSE) ? "error" : "done";
+    }
+  if (natter_turn_tool_call_is_awaiting_permission (call))
+    return "awaiting-permission";
+  if (natter_turn_tool_call_is_awaiting_async_result (call))
+    return "awaiting-result";
+  return "pending";
+}
+
+/* The "waiting:" lines of a suspended turn: what it needs from outside. */
+static void
+print_waiting (Run             *run,
+               NatterTurnState *state)
+{
+  g_autoptr(GPtrArray) permissions = natter_turn_state_get_pending_permissions (state);
+  g_autoptr(GPtrArray) asyncs = natter_turn_state_get_pending_async_tools (state);
+
+  for (guint i = 0; i < permissions->len; i++)
+    {
+      NatterTurnToolCall *call = g_ptr_array_index (permissions, i);
+      JsonObject *required = natter_turn_tool_call_get_permission_required (call);
+      g_autofree char *request = node_to_string (required != NULL
+                                                 ? json_object_get_member (required, "request") : NULL);
+
+      natter_cli_out (run, "waiting: permission %s %s %s\n", natter_turn_tool_call_get_id (call),
+                      natter_turn_tool_call_get_name (call), request);
+    }
+  for (guint i = 0; i < asyncs->len; i++)
+    {
+      NatterTurnToolCall *call = g_ptr_array_index (asyncs, i);
+      JsonNode *arguments = natter_turn_tool_call_get_arguments (call);
+      JsonObject *input = arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments)
+                          ? json_node_get_object (arguments) : NULL;
+
+      if (g_str_equal (natter_turn_tool_call_get_name (call), "ask_human") && input != NULL &&
+          json_object_get_string_member_with_default (input, "question", NULL) != NULL)
+        natter_cli_out (run, "waiting: question %s %s\n", natter_turn_tool_call_get_id (call),
+                        json_object_get_string_member (input, "question"));
+      else
+        {
+          g_autofree char *text = node_to_string (arguments);
+
+          natter_cli_out (run, "waiting: tool %s %s %s\n", natter_turn_tool_call_get_id (call),
+                          natter_turn_tool_call_get_name (call), text);
+        }
+    }
+}
+
+/* Prints a settled (or resting) turn and ends the run with its status:
+ * 0 for completed and suspended, 1 for failed, cancelled and idle. */
+static void
+report_turn (Run             *run,
+             NatterTurnState *state)
+{
+  NatterTurnStatus status = natter_derive_turn_status (state);
+  JsonObject *terminal = natter_turn_state_get_terminal_event (state);
+  const char *session_id = json_object_get_string_member_with_default (natter_turn_state_get_definition (state),
+                                                                       "sessionId", NULL);
+
+  if (session_id != NULL)
+    natter_cli_out (run, "session %s\n", session_id);
+  natter_cli_out (run, "turn %s\n", natter_turn_state_get_turn_id (state));
+
+  switch (status)
+    {
+    case NATTER_TURN_STATUS_COMPLETED:
+      {
+        g_autofree char *answer = natter_turn_state_dup_final_text (state);
+
+        natter_cli_out (run, "\n%s\n", answer != NULL ? answer : "");
+        natter_cli_finish (run, 0);
+      }
+      return;
+    case NATTER_TURN_STATUS_SUSPENDED:
+      print_waiting (run, state);
+      natter_cli_finish (run, 0);
+      return;
+    case NATTER_TURN_STATUS_FAILED:
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("The turn failed: %s"),
+                       json_object_get_string_member_with_default (terminal, "error", ""));
+      return;
+    case NATTER_TURN_STATUS_CANCELLED:
+      if (run->cancel_is_success)
+        {
+          natter_cli_out (run, "cancelled\n");
+          natter_cli_finish (run, 0);
+        }
+      else
+        natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The turn was cancelled"));
+      return;
+    case NATTER_TURN_STATUS_IDLE:
+    default:
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                       _("The turn stopped before it settled; continue it with “natter resume SESSION”"));
+      return;
+    }
+}
+
+static void
+report_read_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterTurnState) state = NULL;
+  GError *error = NULL;
+
+  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, &error);
+  if (events != NULL)
+    state = natter_turn_reduce (events, &error);
+  if (state == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  report_turn (run, state);
+}
+
+void
+natter_cli_report_turn_id (Run *run)
+{
+  natter_sessions_get_turn_async (natter_services_get_sessions (run->services), run->turn_id,
+                                  g_task_get_cancellable (run->task), report_read_cb, run);
+}
+
+static void
+report_waited_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  if (!natter_sessions_wait_for_turn_finish (NATTER_SESSIONS (object), result, &error))
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  natter_cli_report_turn_id (run);
+}
+
+/* Waits until the turn settles, then reports it. */
+void
+natter_cli_wait_and_report (Run *run)
+{
+  natter_sessions_wait_for_turn_async (natter_services_get_sessions (run->services), run->turn_id,
+                                       g_task_get_cancellable (run->task), report_waited_cb, run);
+}
+
+/* ------------------------------------------------------------------ */
+/* sessions                                                            */
+/* ------------------------------------------------------------------ */
+
+static const char *
+or_dash (const char *text)
+{
+  return text != NULL && text[0] != '\0' ? text : "-";
+}
+
+/* Prints the session index: one tab-separated line per session, or
+ * the entries as a JSON array. */
+void
+natter_cli_print_sessions (Run *run)
+{
+  GListModel *index = G_LIST_MODEL (natter_services_get_index (run->services));
+  guint n = g_list_model_get_n_items (index);
+
+  if (run->json)
+    {
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+      g_autoptr(JsonArray) array = json_array_new ();
+      g_autofree char *text = NULL;
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
+
+          json_array_add_element (array, natter_session_index_entry_to_json (entry));
+        }
+      json_node_set_array (root, array);
+      text = json_to_string (root, TRUE);
+      natter_cli_out (run, "%s\n", text);
+      return;
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
+      const char *error = natter_session_index_entry_get_error (entry);
+
+      if (error != NULL)
+        natter_cli_out (run, "%s\terror\t%s\t%s\n", natter_session_index_entry_get_session_id (entry),
+                        or_dash (natter_session_index_entry_get_updated_at (entry)), error);
+      else
+        natter_cli_out (run, "%s\t%s\t%s\t%s\n", natter_session_index_entry_get_session_id (entry),
+                        natter_session_index_entry_get_latest_turn_status (entry),
+                        or_dash (natter_session_index_entry_get_updated_at (entry)),
+                        or_dash (natter_session_index_entry_get_title (entry)));
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* show                                                                */
+/* ------------------------------------------------------------------ */
+
+/* One turn reduced for display: input, answer, tool calls, status. */
+JsonObject *
+natter_cli_turn_summary (const NatterSessionTurn *turn,
+                         NatterTurnState         *state)
+{
+  JsonObject *summary = json_object_new ();
+  JsonObject *definition = natter_turn_state_get_definition (state);
+  JsonObject *terminal = natter_turn_state_get_terminal_event (state);
+  JsonNode *input = json_object_get_member (definition, "input");
+  g_autofree char *input_text = message_text (input != NULL && JSON_NODE_HOLDS_OBJECT (input)
+                                              ? json_node_get_object (input) : NULL);
+  g_autofree char *answer = natter_turn_state_dup_final_text (state);
+  NatterTurnStatus status = natter_derive_turn_status (state);
+  JsonArray *calls = json_array_new ();
+
+  json_object_set_string_member (summary, "turnId", turn->turn_id);
+  json_object_set_int_member (summary, "sessionSeq", turn->session_seq);
+  json_object_set_string_member (summary, "agentId", turn->agent_id);
+  json_object_set_object_member (summary, "model", json_object_ref (turn->model));
+  json_object_set_string_member (summary, "ts", turn->ts);
+  json_object_set_string_member (summary, "status", natter_turn_status_to_string (status));
+  json_object_set_string_member (summary, "input", input_text);
+  if (answer != NULL)
+    json_object_set_string_member (summary, "answer", answer);
+  else
+    json_object_set_null_member (summary, "answer");
+
+  for (guint i = 0; i < natter_turn_state_get_n_tool_calls (state); i++)
+    {
+      NatterTurnToolCall *call = natter_turn_state_get_tool_call (state, i);
+      JsonObject *item = json_object_new ();
+      JsonNode *arguments = natter_turn_tool_call_get_arguments (call);
+      JsonObject *result = natter_turn_tool_call_get_result (call);
+
+      json_object_set_string_member (item, "toolCallId", natter_turn_tool_call_get_id (call));
+      json_object_set_string_member (item, "toolName", natter_turn_tool_call_get_name (call));
+      json_object_set_member (item, "arguments", arguments != NULL ? json_node_copy (arguments)
+                                                                   : json_node_new (JSON_NODE_NULL));
+      json_object_set_string_member (item, "status", tool_call_status (call));
+      if (result != NULL)
+        json_object_set_object_member (item, "result", json_object_ref (result));
+      json_array_add_object_element (calls, item);
+    }
+  json_object_set_array_member (summary, "toolCalls", calls);
+
+  if (status == NATTER_TURN_STATUS_FAILED)
+    json_object_set_string_member (summary, "error",
+                                   json_object_get_string_member_with_default (terminal, "error", ""));
+  if (status == NATTER_TURN_STATUS_CANCELLED &&
+      json_object_get_string_member_with_default (terminal, "reason", NULL) != NULL)
+    json_object_set_string_member (summary, "reason", json_object_get_string_member (terminal, "reason"));
+  return summary;
+}
+
+void
+natter_cli_print_show_text (Run *run)
+{
+  NatterSessionState *session = run->session;
+
+  natter_cli_out (run, "session %s\n", natter_session_state_get_session_id (session));
+  natter_cli_out (run, "title %s\n", or_dash (natter_session_state_get_title (session)));
+  natter_cli_out (run, "created %s\n", natter_session_state_get_created_at (session));
+  natter_cli_out (run, "updated %s\n", natter_session_state_get_updated_at (session));
+  if (natter_session_state_get_parent_session (session) != NULL)
+    natter_cli_out (run, "forked-from %s %s\n", natter_session_state_get_parent_session (session),
+                    or_dash (natter_session_state_get_forked_from_turn_id (session)));
+
+  for (guint i = 0; i < json_array_get_length (run->shown_turns); i++)
+    {
+      JsonObject *turn = json_array_get_object_element (run->shown_turns, i);
+      JsonObject *model = json_object_get_object_member (turn, "model");
+      JsonArray *calls = json_object_get_array_member (turn, "toolCalls");
+
+      natter_cli_out (run, "\nturn %s %s %s %s\n", json_object_get_string_member (turn, "turnId"),
+                      json_object_get_string_member (turn, "status"),
+                      json_object_get_string_member_with_default (model, "provider", "-"),
+                      json_object_get_string_member_with_default (model, "model", "-"));
+      natter_cli_out (run, "user: %s\n", json_object_get_string_member (turn, "input"));
+      for (guint j = 0; j < json_array_get_length (calls); j++)
+        {
+          JsonObject *call = json_array_get_object_element (calls, j);
+          g_autofree char *arguments = node_to_string (json_object_get_member (call, "arguments"));
+
+          natter_cli_out (run, "tool: %s %s %s %s\n", json_object_get_string_member (call, "toolCallId"),
+                          json_object_get_string_member (call, "toolName"), arguments,
+                          json_object_get_string_member (call, "status"));
+        }
+      if (json_object_has_member (turn, "error"))
+        natter_cli_out (run, "error: %s\n", json_object_get_string_member (turn, "error"));
+      if (!json_object_get_null_member (turn, "answer"))
+        natter_cli_out (run, "assistant: %s\n", json_object_get_string_member (turn, "answer"));
+    }
+}
