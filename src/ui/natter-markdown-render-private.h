@@ -3,12 +3,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The pieces of NatterMarkdownView that need no view: cutting a growing
- * Markdown text into top-level chunks, and turning one closed chunk into
- * widgets.
+ * Markdown text into top-level chunks, turning one closed chunk into
+ * widgets, and a block's inline content into Pango markup.
  */
 
 #pragma once
 
+#include <cmark.h>
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
@@ -52,6 +53,10 @@ void       natter_markdown_splitter_feed   (NatterMarkdownSplitter *splitter,
                                             GArray                 *closed);
 
 gboolean   natter_markdown_uri_is_allowed  (const char             *uri);
+char      *natter_markdown_inline_markup   (cmark_node             *block);
+void       natter_markdown_append_plain_text
+                                           (GString                *out,
+                                            cmark_node             *node);
 GtkWidget *natter_markdown_render_chunk    (const char             *text,
                                             gsize                   len);
 GtkWidget *natter_markdown_render_plain    (const char             *text,

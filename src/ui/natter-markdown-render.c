@@ -350,177 +350,6 @@ natter_markdown_splitter_feed (NatterMarkdownSplitter *splitter,
 }
 
 /* ---------------------------------------------------------------------- */
-/* Inline markup                                                          */
-/* ---------------------------------------------------------------------- */
-
-/**
- * natter_markdown_uri_is_allowed:
- * @uri: (nullable): a link target from an answer
- *
- * Links are only opened, and only shown as links, for web and mail
- * addresses: a model must not be able to make a click run a file: or a
- * custom scheme handler.
- *
- * Returns: whether @uri may be opened through the desktop
- */
-gboolean
-natter_markdown_uri_is_allowed (const char *uri)
-{
-  g_autofree char *scheme = NULL;
-
-  if (uri == NULL)
-    return FALSE;
-  scheme = g_uri_parse_scheme (uri);
-  return scheme != NULL &&
-         (g_ascii_strcasecmp (scheme, "http") == 0 ||
-          g_ascii_strcasecmp (scheme, "https") == 0 ||
-          g_ascii_strcasecmp (scheme, "mailto") == 0);
-}
-
-static void
-append_escaped (GString    *out,
-                const char *text)
-{
-  g_autofree char *escaped = NULL;
-
-  if (text == NULL || *text == '\0')
-    return;
-  escaped = g_markup_escape_text (text, -1);
-  g_string_append (out, escaped);
-}
-
-/* The plain text of a node's inline content, e.g. an image's alt text. */
-static void
-append_plain_text (GString    *out,
-                   cmark_node *node)
-{
-  cmark_iter *iter = cmark_iter_new (node);
-  cmark_event_type ev;
-
-  while ((ev = cmark_iter_next (iter)) != CMARK_EVENT_DONE)
-    {
-      cmark_node *cur = cmark_iter_get_node (iter);
-
-      if (ev != CMARK_EVENT_ENTER)
-        continue;
-      switch (cmark_node_get_type (cur))
-        {
-        case CMARK_NODE_TEXT:
-        case CMARK_NODE_CODE:
-        case CMARK_NODE_HTML_INLINE:
-        case CMARK_NODE_CODE_BLOCK:
-        case CMARK_NODE_HTML_BLOCK:
-          g_string_append (out, cmark_node_get_literal (cur));
-          break;
-        case CMARK_NODE_SOFTBREAK:
-          g_string_append_c (out, ' ');
-          break;
-        case CMARK_NODE_LINEBREAK:
-          g_string_append_c (out, '\n');
-          break;
-        case CMARK_NODE_PARAGRAPH:
-        case CMARK_NODE_HEADING:
-          if (out->len > 0 && out->str[out->len - 1] != '\n')
-            g_string_append_c (out, '\n');
-          break;
-        default:
-          break;
-        }
-    }
-  cmark_iter_free (iter);
-}
-
-/* Pango markup (with GtkLabel's <a>) for the inline children of @block.
- * Iterative, so deeply nested emphasis cannot exhaust the stack. */
-static char *
-inline_markup (cmark_node *block)
-{
-  GString *out = g_string_new (NULL);
-  cmark_iter *iter = cmark_iter_new (block);
-  cmark_event_type ev;
-  cmark_node *open_link = NULL;
-
-  while ((ev = cmark_iter_next (iter)) != CMARK_EVENT_DONE)
-    {
-      cmark_node *cur = cmark_iter_get_node (iter);
-      gboolean enter = ev == CMARK_EVENT_ENTER;
-
-      if (cur == block)
-        continue;
-
-      switch (cmark_node_get_type (cur))
-        {
-        case CMARK_NODE_TEXT:
-        case CMARK_NODE_HTML_INLINE:
-          /* Inline HTML is shown as the text it is, never interpreted. */
-          append_escaped (out, cmark_node_get_literal (cur));
-          break;
-        case CMARK_NODE_CODE:
-          g_string_append (out, "<tt>");
-          append_escaped (out, cmark_node_get_literal (cur));
-          g_string_append (out, "</tt>");
-          break;
-        case CMARK_NODE_SOFTBREAK:
-          g_string_append_c (out, ' ');
-          break;
-        case CMARK_NODE_LINEBREAK:
-          g_string_append_c (out, '\n');
-          break;
-        case CMARK_NODE_EMPH:
-          g_string_append (out, enter ? "<i>" : "</i>");
-          break;
-        case CMARK_NODE_STRONG:
-          g_string_append (out, enter ? "<b>" : "</b>");
-          break;
-        case CMARK_NODE_LINK:
-          if (enter && open_link == NULL &&
-              natter_markdown_uri_is_allowed (cmark_node_get_url (cur)))
-            {
-              g_autofree char *href = g_markup_escape_text (cmark_node_get_url (cur), -1);
-
-              g_string_append_printf (out, "<a href=\"%s\">", href);
-              open_link = cur;
-            }
-          else if (!enter && open_link == cur)
-            {
-              g_string_append (out, "</a>");
-              open_link = NULL;
-            }
-          break;
-        case CMARK_NODE_IMAGE:
-          {
-            /* Never fetched: the alt text stands in, linking to the
-             * image where that is safe. */
-            g_autoptr(GString) alt = g_string_new (NULL);
-            const char *url = cmark_node_get_url (cur);
-
-            append_plain_text (alt, cur);
-            if (alt->len == 0)
-              g_string_assign (alt, url != NULL ? url : "");
-            if (open_link == NULL && natter_markdown_uri_is_allowed (url))
-              {
-                g_autofree char *href = g_markup_escape_text (url, -1);
-
-                g_string_append_printf (out, "<a href=\"%s\">", href);
-                append_escaped (out, alt->str);
-                g_string_append (out, "</a>");
-              }
-            else
-              {
-                append_escaped (out, alt->str);
-              }
-            cmark_iter_reset (iter, cur, CMARK_EVENT_EXIT);
-          }
-          break;
-        default:
-          break;
-        }
-    }
-  cmark_iter_free (iter);
-  return g_string_free (out, FALSE);
-}
-
-/* ---------------------------------------------------------------------- */
 /* Widgets                                                                */
 /* ---------------------------------------------------------------------- */
 
@@ -665,14 +494,14 @@ render_block (cmark_node *node,
     {
       g_autoptr(GString) plain = g_string_new (NULL);
 
-      append_plain_text (plain, node);
+      natter_markdown_append_plain_text (plain, node);
       return new_label (plain->str, FALSE, "natter-md-paragraph");
     }
 
   switch (cmark_node_get_type (node))
     {
     case CMARK_NODE_PARAGRAPH:
-      text = inline_markup (node);
+      text = natter_markdown_inline_markup (node);
       return new_label (text, TRUE, "natter-md-paragraph");
 
     case CMARK_NODE_HEADING:
@@ -680,7 +509,7 @@ render_block (cmark_node *node,
         static const char * const classes[] = { "title-1", "title-2", "title-3", "title-4", "heading", "heading" };
         int level = CLAMP (cmark_node_get_heading_level (node), 1, 6);
 
-        text = inline_markup (node);
+        text = natter_markdown_inline_markup (node);
         widget = new_label (text, TRUE, "natter-md-heading");
         gtk_widget_add_css_class (widget, classes[level - 1]);
         gtk_accessible_update_property (GTK_ACCESSIBLE (widget),
@@ -819,7 +648,7 @@ cell_markup (const char *cell)
   /* A cell is inline content; "1. x" or "# x" stay what they look like. */
   if (first != NULL && cmark_node_get_type (first) == CMARK_NODE_PARAGRAPH &&
       cmark_node_next (first) == NULL)
-    markup = inline_markup (first);
+    markup = natter_markdown_inline_markup (first);
   else
     markup = g_markup_escape_text (cell, -1);
   cmark_node_free (doc);

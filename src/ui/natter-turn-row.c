@@ -24,7 +24,7 @@
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
 #include "natter-tool-call-card.h"
-#include "natter-turn-row.h"
+#include "natter-turn-row-private.h"
 
 struct _NatterTurnRow
 {
@@ -135,197 +135,6 @@ partial_mark_new (NatterTurnModelCall *call)
   return box;
 }
 
-static char *
-ask_human_question (NatterTurnToolCall *call);
-
-/* Strings as they are, anything else as JSON. */
-static char *
-output_text (JsonNode *node)
-{
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return g_strdup ("");
-  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (node));
-  return json_to_string (node, TRUE);
-}
-
-static GtkWidget *
-plain_label_new (const char *text,
-                 const char *css_class)
-{
-  GtkWidget *label = gtk_label_new (text);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  if (css_class != NULL)
-    gtk_widget_add_css_class (label, css_class);
-  return label;
-}
-
-/* An answered ask_human call reads as what it was, a question and its
- * answer, not as a tool card with JSON inside. NULL for any other call
- * (also an ask_human that failed or was denied: its card says why). */
-static GtkWidget *
-answered_question_new (NatterTurnToolCall *call)
-{
-  JsonObject *result = natter_turn_tool_call_get_result (call);
-  g_autofree char *question = NULL;
-  g_autofree char *answer = NULL;
-  GtkWidget *box, *header;
-
-  if (g_strcmp0 (natter_turn_tool_call_get_name (call), "ask_human") != 0 || result == NULL ||
-      json_object_get_boolean_member_with_default (result, "isError", FALSE) ||
-      g_strcmp0 (natter_turn_tool_call_get_decision (call), "deny") == 0)
-    return NULL;
-
-  question = ask_human_question (call);
-  answer = output_text (json_object_get_member (result, "output"));
-
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_add_css_class (box, "card");
-  gtk_widget_add_css_class (box, "natter-answered-question");
-  header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  gtk_widget_set_margin_top (header, 10);
-  gtk_widget_set_margin_start (header, 12);
-  gtk_widget_set_margin_end (header, 12);
-  gtk_box_append (GTK_BOX (header), gtk_image_new_from_icon_name ("dialog-question-symbolic"));
-  gtk_box_append (GTK_BOX (header), plain_label_new (_("The assistant asked"), "heading"));
-  gtk_box_append (GTK_BOX (box), header);
-
-  gtk_box_append (GTK_BOX (box), plain_label_new (question != NULL && question[0] != '\0'
-                                                  ? question : _("The assistant asked for your input."),
-                                                  "natter-question"));
-  gtk_box_append (GTK_BOX (box), plain_label_new (_("You answered"), "caption-heading"));
-  gtk_widget_set_margin_top (gtk_widget_get_last_child (box), 4);
-  gtk_box_append (GTK_BOX (box), plain_label_new (answer, "natter-answer"));
-  for (GtkWidget *child = gtk_widget_get_first_child (box); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      if (child == header)
-        continue;
-      gtk_widget_set_margin_start (child, 12);
-      gtk_widget_set_margin_end (child, 12);
-    }
-  gtk_widget_set_margin_bottom (gtk_widget_get_last_child (box), 10);
-  return box;
-}
-
-/* What makes two tool calls in a row the same for the eye: name,
- * arguments and state. */
-static char *
-tool_card_key (NatterToolCallCard *card)
-{
-  return g_strdup_printf ("%s\n%s\n%s", natter_tool_call_card_get_name (card),
-                          natter_tool_call_card_get_status (card),
-                          natter_tool_call_card_get_arguments (card));
-}
-
-static void
-update_group_label (GtkWidget *group)
-{
-  GtkWidget *cards = g_object_get_data (G_OBJECT (group), "natter-group-cards");
-  GtkLabel *name_label = g_object_get_data (G_OBJECT (group), "natter-group-name");
-  NatterToolCallCard *first = NATTER_TOOL_CALL_CARD (gtk_widget_get_first_child (cards));
-  guint n = 0;
-  g_autofree char *text = NULL;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (cards); child != NULL; child = gtk_widget_get_next_sibling (child))
-    n++;
-  /* Translators: a tool called several times in a row, e.g. "current_time × 50" */
-  text = g_strdup_printf (_("%s × %u"), natter_tool_call_card_get_name (first), n);
-  gtk_label_set_text (name_label, text);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (g_object_get_data (G_OBJECT (group), "natter-group-expander")),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
-}
-
-/* One collapsed line for a run of identical calls (a model that calls
- * current_time fifty times), the cards themselves inside. */
-static GtkWidget *
-tool_call_group_new (GtkWidget *first_card)
-{
-  NatterToolCallCard *card = NATTER_TOOL_CALL_CARD (first_card);
-  GtkWidget *group = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *expander = gtk_expander_new (NULL);
-  GtkWidget *title = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  GtkWidget *name_label = gtk_label_new (NULL);
-  GtkWidget *status_label = gtk_label_new (natter_tool_call_card_get_status (card));
-  GtkWidget *cards = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-
-  gtk_widget_add_css_class (group, "card");
-  gtk_widget_add_css_class (group, "natter-tool-call");
-  gtk_widget_add_css_class (group, "natter-tool-call-group");
-  gtk_widget_set_margin_top (expander, 6);
-  gtk_widget_set_margin_bottom (expander, 6);
-  gtk_widget_set_margin_start (expander, 10);
-  gtk_widget_set_margin_end (expander, 10);
-  gtk_box_append (GTK_BOX (title), gtk_image_new_from_icon_name (natter_tool_call_card_get_icon_name (card)));
-  gtk_label_set_xalign (GTK_LABEL (name_label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (name_label), PANGO_ELLIPSIZE_END);
-  gtk_widget_add_css_class (name_label, "monospace");
-  gtk_box_append (GTK_BOX (title), name_label);
-  gtk_label_set_xalign (GTK_LABEL (status_label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (status_label), PANGO_ELLIPSIZE_END);
-  gtk_widget_set_hexpand (status_label, TRUE);
-  gtk_widget_add_css_class (status_label, "dim-label");
-  gtk_box_append (GTK_BOX (title), status_label);
-  gtk_expander_set_label_widget (GTK_EXPANDER (expander), title);
-  gtk_widget_set_margin_top (cards, 6);
-  gtk_expander_set_child (GTK_EXPANDER (expander), cards);
-  gtk_box_append (GTK_BOX (group), expander);
-
-  g_object_set_data (G_OBJECT (group), "natter-group-cards", cards);
-  g_object_set_data (G_OBJECT (group), "natter-group-name", name_label);
-  g_object_set_data (G_OBJECT (group), "natter-group-expander", expander);
-  g_object_set_data_full (G_OBJECT (group), "natter-group-key", tool_card_key (card), g_free);
-  return group;
-}
-
-static void
-add_to_group (GtkWidget *group,
-              GtkWidget *card)
-{
-  /* Inside the group's card, a card of its own would be a frame in a
-   * frame. */
-  gtk_widget_remove_css_class (card, "card");
-  gtk_box_append (GTK_BOX (g_object_get_data (G_OBJECT (group), "natter-group-cards")), card);
-  update_group_label (group);
-}
-
-/* Appends @card (floating) to the activity, or to the run of identical
- * calls just before it. */
-static void
-append_tool_call_card (NatterTurnRow *self,
-                       GtkWidget     *card)
-{
-  GtkWidget *last = gtk_widget_get_last_child (self->activity_box);
-  g_autofree char *key = tool_card_key (NATTER_TOOL_CALL_CARD (card));
-
-  if (last != NULL && g_strcmp0 (g_object_get_data (G_OBJECT (last), "natter-group-key"), key) == 0)
-    {
-      add_to_group (last, card);
-      return;
-    }
-  if (last != NULL && NATTER_IS_TOOL_CALL_CARD (last))
-    {
-      g_autofree char *last_key = tool_card_key (NATTER_TOOL_CALL_CARD (last));
-
-      if (g_str_equal (key, last_key))
-        {
-          GtkWidget *group = tool_call_group_new (last);
-
-          g_object_ref (last);
-          gtk_box_remove (GTK_BOX (self->activity_box), last);
-          gtk_box_append (GTK_BOX (self->activity_box), group);
-          add_to_group (group, last);
-          g_object_unref (last);
-          add_to_group (group, card);
-          return;
-        }
-    }
-  gtk_box_append (GTK_BOX (self->activity_box), card);
-}
-
 static void
 add_message_parts (NatterTurnRow       *self,
                    NatterTurnModelCall *call,
@@ -385,76 +194,11 @@ add_message_parts (NatterTurnRow       *self,
       /* A call with a prompt below is shown by its prompt alone. */
       if (prompted != NULL && g_hash_table_contains (prompted, natter_turn_tool_call_get_id (tool_call)))
         continue;
-      if ((answered = answered_question_new (tool_call)) != NULL)
+      if ((answered = natter_turn_row_answered_question_new (tool_call)) != NULL)
         gtk_box_append (GTK_BOX (self->activity_box), answered);
       else
-        append_tool_call_card (self, natter_tool_call_card_new (tool_call));
+        natter_turn_row_append_tool_call_card (GTK_BOX (self->activity_box), natter_tool_call_card_new (tool_call));
     }
-}
-
-static char *
-ask_human_question (NatterTurnToolCall *call)
-{
-  JsonNode *arguments = natter_turn_tool_call_get_arguments (call);
-  JsonObject *object;
-
-  if (arguments == NULL || !JSON_NODE_HOLDS_OBJECT (arguments))
-    return NULL;
-  object = json_node_get_object (arguments);
-  return g_strdup (json_object_get_string_member_with_default (object, "question", NULL));
-}
-
-/* Whether the suspended turn waits on the person at the keyboard: a
- * permission to decide or an ask_human question to answer. Other async
- * tools get their results from elsewhere. */
-static gboolean
-waits_for_user (NatterTurnState *state)
-{
-  g_autoptr(GPtrArray) permissions = natter_turn_state_get_pending_permissions (state);
-  g_autoptr(GPtrArray) async_tools = natter_turn_state_get_pending_async_tools (state);
-
-  if (permissions->len > 0)
-    return TRUE;
-  for (guint i = 0; i < async_tools->len; i++)
-    if (g_strcmp0 (natter_turn_tool_call_get_name (g_ptr_array_index (async_tools, i)), "ask_human") == 0)
-      return TRUE;
-  return FALSE;
-}
-
-/* The async tools a suspended turn waits for, as “a”, “b” (transfer full). */
-static char *
-pending_async_tool_names (NatterTurnState *state)
-{
-  g_autoptr(GPtrArray) async_tools = natter_turn_state_get_pending_async_tools (state);
-  GString *names = g_string_new (NULL);
-
-  for (guint i = 0; i < async_tools->len; i++)
-    {
-      if (i > 0)
-        g_string_append (names, _(", "));
-      /* Translators: a tool's name, quoted */
-      g_string_append_printf (names, _("“%s”"), natter_turn_tool_call_get_name (g_ptr_array_index (async_tools, i)));
-    }
-  if (async_tools->len == 0)
-    g_string_append (names, _("a tool"));
-  return g_string_free (names, FALSE);
-}
-
-/* The ids of the calls show_prompts() gives a card: a permission to
- * decide or a question to answer (transfer full). */
-static GHashTable *
-prompted_calls (NatterTurnState *state)
-{
-  g_autoptr(GPtrArray) permissions = natter_turn_state_get_pending_permissions (state);
-  g_autoptr(GPtrArray) async_tools = natter_turn_state_get_pending_async_tools (state);
-  GHashTable *ids = g_hash_table_new (g_str_hash, g_str_equal);
-
-  for (guint i = 0; i < permissions->len; i++)
-    g_hash_table_add (ids, (gpointer) natter_turn_tool_call_get_id (g_ptr_array_index (permissions, i)));
-  for (guint i = 0; i < async_tools->len; i++)
-    if (g_strcmp0 (natter_turn_tool_call_get_name (g_ptr_array_index (async_tools, i)), "ask_human") == 0)
-      g_hash_table_add (ids, (gpointer) natter_turn_tool_call_get_id (g_ptr_array_index (async_tools, i)));
-  return ids;
 }
 
 static void
@@ -488,7 +232,7 @@ show_prompts (NatterTurnRow   *self,
        * person at the keyboard. */
       if (g_strcmp0 (natter_turn_tool_call_get_name (call), "ask_human") != 0)
         continue;
-      question = ask_human_question (call);
+      question = natter_turn_row_ask_human_question (call);
       gtk_box_append (GTK_BOX (self->prompts_box),
                       natter_ask_human_card_new (self->sessions, turn_id,
                                                  natter_turn_tool_call_get_id (call), question));
@@ -574,11 +318,11 @@ show_terminal (NatterTurnRow   *self,
        * read back after a restart: only the prompt moves it on. One
        * suspended on an async tool waits for the tool's result, which
        * arrives from outside (§6), live or not. */
-      if (waits_for_user (state))
+      if (natter_turn_row_waits_for_user (state))
         set_status (self, FALSE, "dialog-information-symbolic", _("Waiting for you"), NULL, NULL);
       else
         {
-          g_autofree char *names = pending_async_tool_names (state);
+          g_autofree char *names = natter_turn_row_pending_async_tool_names (state);
           g_autofree char *text = g_strdup_printf (_("Waiting for the result of %s"), names);
 
           set_status (self, FALSE, "content-loading-symbolic", text, NULL, NULL);
@@ -789,7 +533,7 @@ update (NatterTurnRow *self)
 
   if (state != NULL)
     {
-      g_autoptr(GHashTable) prompted = prompted_calls (state);
+      g_autoptr(GHashTable) prompted = natter_turn_row_prompted_calls (state);
 
       for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
         {
