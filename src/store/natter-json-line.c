@@ -409,6 +409,154 @@ attach (JsonNode  **root,
   return TRUE;
 }
 
+/* The state of one natter_json_line_parse(): the open containers, the
+ * tree built so far and the reader's position. */
+typedef struct
+{
+  Frame       frames[NATTER_JSON_MAX_DEPTH];
+  guint       depth;
+  JsonNode   *root;
+  Buffer      key;
+  Buffer      text;
+  const char *p;
+  const char *end;
+  gboolean    too_deep;
+} Parser;
+
+/* What the reader does after one step. */
+typedef enum
+{
+  STEP_FAIL,        /* the line is not canonical */
+  STEP_NEXT_VALUE,  /* a value (with its member name read) starts at p */
+  STEP_AFTER_VALUE, /* a value ended at p */
+  STEP_DONE,        /* the top-level value ended at the end of the line */
+} Step;
+
+/* Reads the scalar value at p: a string, a literal or a number. */
+static JsonNode *
+parse_scalar (Parser *parser)
+{
+  switch (*parser->p)
+    {
+    case '"':
+      if (!read_string (&parser->p, parser->end, &parser->text, NULL))
+        return NULL;
+      return json_node_init_string (json_node_alloc (), parser->text.data);
+
+    case 't':
+      if (!read_literal (&parser->p, parser->end, "true", 4))
+        return NULL;
+      return json_node_init_boolean (json_node_alloc (), TRUE);
+
+    case 'f':
+      if (!read_literal (&parser->p, parser->end, "false", 5))
+        return NULL;
+      return json_node_init_boolean (json_node_alloc (), FALSE);
+
+    case 'n':
+      if (!read_literal (&parser->p, parser->end, "null", 4))
+        return NULL;
+      return json_node_init_null (json_node_alloc ());
+
+    default:
+      {
+        Number number;
+
+        if (*parser->p != '-' && !(*parser->p >= '0' && *parser->p <= '9'))
+          return NULL;
+        if (!read_number (&parser->p, parser->end, &number))
+          return NULL;
+        return number_node (&number);
+      }
+    }
+}
+
+/* Opens the object or array at p; an empty one is closed at once. */
+static Step
+parse_open_container (Parser *parser)
+{
+  gboolean is_object = *parser->p == '{';
+  JsonNode *value;
+
+  if (parser->depth == NATTER_JSON_MAX_DEPTH)
+    {
+      parser->too_deep = TRUE;
+      return STEP_FAIL;
+    }
+  value = json_node_alloc ();
+  if (is_object)
+    {
+      json_node_init (value, JSON_NODE_OBJECT);
+      json_node_take_object (value, json_object_new ());
+    }
+  else
+    {
+      json_node_init (value, JSON_NODE_ARRAY);
+      json_node_take_array (value, json_array_new ());
+    }
+  if (!attach (&parser->root, parser->frames, parser->depth, &parser->key, value))
+    return STEP_FAIL;
+  parser->frames[parser->depth].node = value;
+  parser->frames[parser->depth].is_object = is_object;
+  parser->depth++;
+  parser->p++;
+
+  if (parser->p < parser->end && *parser->p == (is_object ? '}' : ']'))
+    {
+      parser->p++;
+      parser->depth--;
+      return STEP_AFTER_VALUE;
+    }
+  if (is_object && !read_member_name (&parser->p, parser->end, &parser->key))
+    return STEP_FAIL;
+  return STEP_NEXT_VALUE;
+}
+
+/* Reads one value at p (its member name, if any, already in key). */
+static Step
+parse_value (Parser *parser)
+{
+  JsonNode *value;
+
+  if (parser->p == parser->end)
+    return STEP_FAIL;
+  if (*parser->p == '{' || *parser->p == '[')
+    return parse_open_container (parser);
+
+  value = parse_scalar (parser);
+  if (value == NULL || !attach (&parser->root, parser->frames, parser->depth, &parser->key, value))
+    return STEP_FAIL;
+  return STEP_AFTER_VALUE;
+}
+
+/* After a value: a separator, or the ends of enclosing containers. */
+static Step
+parse_after_value (Parser *parser)
+{
+  for (;;)
+    {
+      Frame *top;
+
+      if (parser->depth == 0)
+        return parser->p == parser->end ? STEP_DONE : STEP_FAIL;
+      if (parser->p == parser->end)
+        return STEP_FAIL;
+
+      top = &parser->frames[parser->depth - 1];
+      if (*parser->p == ',')
+        {
+          parser->p++;
+          if (top->is_object && !read_member_name (&parser->p, parser->end, &parser->key))
+            return STEP_FAIL;
+          return STEP_NEXT_VALUE;
+        }
+      if (*parser->p != (top->is_object ? '}' : ']'))
+        return STEP_FAIL;
+      parser->p++;
+      parser->depth--;
+    }
+}
+
 /**
  * natter_json_line_parse:
  * @line: the bytes of one line, without its newline
@@ -432,150 +580,38 @@ natter_json_line_parse (const char *line,
                         gsize       length,
                         gboolean   *out_too_deep)
 {
-  Frame frames[NATTER_JSON_MAX_DEPTH];
-  const char *p = line;
-  const char *end = line + length;
-  JsonNode *root = NULL;
-  guint depth = 0;
-  Buffer key, text;
+  Parser parser;
+  Step step;
 
-  if (out_too_deep != NULL)
-    *out_too_deep = FALSE;
+  parser.depth = 0;
+  parser.root = NULL;
+  parser.p = line;
+  parser.end = line + length;
+  parser.too_deep = FALSE;
+  buffer_init (&parser.key);
+  buffer_init (&parser.text);
 
-  buffer_init (&key);
-  buffer_init (&text);
-
-  /* Each pass reads one value at p (its member name, if any, already in
-   * key), then closes as many containers as end there. */
-  for (;;)
+  /* Each pass reads one value at p, then closes as many containers as
+   * end there. */
+  do
     {
-      JsonNode *value;
-
-      if (p == end)
-        goto fail;
-
-      switch (*p)
-        {
-        case '{':
-        case '[':
-          {
-            gboolean is_object = *p == '{';
-
-            if (depth == NATTER_JSON_MAX_DEPTH)
-              {
-                if (out_too_deep != NULL)
-                  *out_too_deep = TRUE;
-                goto fail;
-              }
-            value = json_node_alloc ();
-            if (is_object)
-              {
-                json_node_init (value, JSON_NODE_OBJECT);
-                json_node_take_object (value, json_object_new ());
-              }
-            else
-              {
-                json_node_init (value, JSON_NODE_ARRAY);
-                json_node_take_array (value, json_array_new ());
-              }
-            if (!attach (&root, frames, depth, &key, value))
-              goto fail;
-            frames[depth].node = value;
-            frames[depth].is_object = is_object;
-            depth++;
-            p++;
-
-            if (p < end && *p == (is_object ? '}' : ']'))
-              {
-                p++;
-                depth--;
-                break;
-              }
-            if (is_object && !read_member_name (&p, end, &key))
-              goto fail;
-            continue;
-          }
-
-        case '"':
-          if (!read_string (&p, end, &text, NULL))
-            goto fail;
-          value = json_node_init_string (json_node_alloc (), text.data);
-          if (!attach (&root, frames, depth, &key, value))
-            goto fail;
-          break;
-
-        case 't':
-          if (!read_literal (&p, end, "true", 4))
-            goto fail;
-          if (!attach (&root, frames, depth, &key, json_node_init_boolean (json_node_alloc (), TRUE)))
-            goto fail;
-          break;
-
-        case 'f':
-          if (!read_literal (&p, end, "false", 5))
-            goto fail;
-          if (!attach (&root, frames, depth, &key, json_node_init_boolean (json_node_alloc (), FALSE)))
-            goto fail;
-          break;
-
-        case 'n':
-          if (!read_literal (&p, end, "null", 4))
-            goto fail;
-          if (!attach (&root, frames, depth, &key, json_node_init_null (json_node_alloc ())))
-            goto fail;
-          break;
-
-        default:
-          {
-            Number number;
-
-            if (*p != '-' && !(*p >= '0' && *p <= '9'))
-              goto fail;
-            if (!read_number (&p, end, &number))
-              goto fail;
-            if (!attach (&root, frames, depth, &key, number_node (&number)))
-              goto fail;
-          }
-          break;
-        }
-
-      /* After a value: a separator, or the ends of enclosing containers. */
-      for (;;)
-        {
-          Frame *top;
-
-          if (depth == 0)
-            {
-              if (p != end)
-                goto fail;
-              buffer_clear (&key);
-              buffer_clear (&text);
-              json_node_seal (root);
-              return root;
-            }
-          if (p == end)
-            goto fail;
-
-          top = &frames[depth - 1];
-          if (*p == ',')
-            {
-              p++;
-              if (top->is_object && !read_member_name (&p, end, &key))
-                goto fail;
-              break;
-            }
-          if (*p != (top->is_object ? '}' : ']'))
-            goto fail;
-          p++;
-          depth--;
-        }
+      step = parse_value (&parser);
+      if (step == STEP_AFTER_VALUE)
+        step = parse_after_value (&parser);
     }
+  while (step == STEP_NEXT_VALUE);
 
-fail:
-  buffer_clear (&key);
-  buffer_clear (&text);
-  g_clear_pointer (&root, json_node_unref);
-  return NULL;
+  buffer_clear (&parser.key);
+  buffer_clear (&parser.text);
+  if (out_too_deep != NULL)
+    *out_too_deep = parser.too_deep;
+  if (step != STEP_DONE)
+    {
+      g_clear_pointer (&parser.root, json_node_unref);
+      return NULL;
+    }
+  json_node_seal (parser.root);
+  return parser.root;
 }
 
 /**
