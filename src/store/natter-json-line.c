@@ -722,6 +722,204 @@ scan_member_name (const char **p,
   return TRUE;
 }
 
+/* The state of one natter_json_line_scan_object(). */
+typedef struct
+{
+  ScanFrame         frames[NATTER_JSON_MAX_DEPTH];
+  NameSpan          names[SCAN_MAX_NAMES];
+  guint             n_names;
+  guint             depth;
+  const char       *p;
+  const char       *end;
+  /* More names were open at once than fit in names. */
+  gboolean          overflow;
+  NatterJsonMember *members;
+  guint             max_members;
+  guint             count;
+  /* The member of the top-level object being read. */
+  NatterJsonMember *member;
+} Scanner;
+
+/* Reads the member name at p in the innermost open object @top; a name
+ * of the top-level object starts a new member. */
+static gboolean
+scanner_member_name (Scanner   *scanner,
+                     ScanFrame *top)
+{
+  gboolean name_escaped = FALSE;
+
+  if (scanner->depth == 1)
+    {
+      if (scanner->count == scanner->max_members)
+        return FALSE;
+      scanner->member = &scanner->members[scanner->count++];
+      scanner->member->name = scanner->p + 1;
+    }
+  if (!scan_member_name (&scanner->p, scanner->end, top, scanner->names, &scanner->n_names,
+                         &scanner->overflow, &name_escaped))
+    return FALSE;
+  if (scanner->depth == 1)
+    {
+      scanner->member->name_length = (gsize) (scanner->p - scanner->member->name) - 2;
+      scanner->member->name_escaped = name_escaped;
+    }
+  return TRUE;
+}
+
+/* Reads the scalar value at p: a string, a literal or a number. */
+static gboolean
+scanner_scalar (Scanner            *scanner,
+                NatterJsonSpanKind *kind,
+                gboolean           *escaped,
+                gint64             *int_value)
+{
+  switch (*scanner->p)
+    {
+    case '"':
+      *kind = NATTER_JSON_SPAN_STRING;
+      return read_string (&scanner->p, scanner->end, NULL, escaped);
+
+    case 't':
+      *kind = NATTER_JSON_SPAN_BOOLEAN;
+      *int_value = 1;
+      return read_literal (&scanner->p, scanner->end, "true", 4);
+
+    case 'f':
+      *kind = NATTER_JSON_SPAN_BOOLEAN;
+      return read_literal (&scanner->p, scanner->end, "false", 5);
+
+    case 'n':
+      *kind = NATTER_JSON_SPAN_NULL;
+      return read_literal (&scanner->p, scanner->end, "null", 4);
+
+    default:
+      {
+        Number number;
+
+        if (*scanner->p != '-' && !(*scanner->p >= '0' && *scanner->p <= '9'))
+          return FALSE;
+        if (!read_number (&scanner->p, scanner->end, &number))
+          return FALSE;
+        *kind = number.is_double ? NATTER_JSON_SPAN_DOUBLE : NATTER_JSON_SPAN_INT;
+        *int_value = number.int_value;
+        return TRUE;
+      }
+    }
+}
+
+/* Opens the object or array at p; an empty one is closed at once and its
+ * kind stored in @kind. */
+static Step
+scanner_open_container (Scanner            *scanner,
+                        NatterJsonSpanKind *kind)
+{
+  gboolean is_object = *scanner->p == '{';
+
+  if (scanner->depth == NATTER_JSON_MAX_DEPTH)
+    return STEP_FAIL;
+  if (scanner->depth == 1)
+    scanner->member->value = scanner->p;
+  scanner->frames[scanner->depth].is_object = is_object;
+  scanner->frames[scanner->depth].first_name = scanner->n_names;
+  scanner->depth++;
+  scanner->p++;
+
+  if (scanner->p < scanner->end && *scanner->p == (is_object ? '}' : ']'))
+    {
+      scanner->p++;
+      scanner->depth--;
+      *kind = is_object ? NATTER_JSON_SPAN_OBJECT : NATTER_JSON_SPAN_ARRAY;
+      return STEP_AFTER_VALUE;
+    }
+  if (is_object && !scanner_member_name (scanner, &scanner->frames[scanner->depth - 1]))
+    return STEP_FAIL;
+  return STEP_NEXT_VALUE;
+}
+
+/* Reads one value at p (its member name, if any, already read). A value
+ * of the top-level object that ends here, right after a scalar or an
+ * empty container, is stored in its member. */
+static Step
+scanner_value (Scanner *scanner)
+{
+  const char *value_start = scanner->p;
+  NatterJsonSpanKind kind;
+  gboolean escaped = FALSE;
+  gint64 int_value = 0;
+  NatterJsonMember *member;
+
+  if (scanner->p == scanner->end)
+    return STEP_FAIL;
+  if (*scanner->p == '{' || *scanner->p == '[')
+    {
+      Step step = scanner_open_container (scanner, &kind);
+
+      if (step != STEP_AFTER_VALUE)
+        return step;
+    }
+  else if (!scanner_scalar (scanner, &kind, &escaped, &int_value))
+    return STEP_FAIL;
+
+  if (scanner->depth != 1)
+    return STEP_AFTER_VALUE;
+  member = scanner->member;
+  member->kind = kind;
+  member->escaped = escaped;
+  member->int_value = int_value;
+  if (kind == NATTER_JSON_SPAN_STRING)
+    {
+      member->value = value_start + 1;
+      member->value_length = (gsize) (scanner->p - value_start) - 2;
+    }
+  else
+    {
+      member->value = value_start;
+      member->value_length = (gsize) (scanner->p - value_start);
+    }
+  return STEP_AFTER_VALUE;
+}
+
+/* After a value: a separator, or the ends of enclosing containers. */
+static Step
+scanner_after_value (Scanner *scanner)
+{
+  for (;;)
+    {
+      ScanFrame *top;
+
+      if (scanner->depth == 0)
+        return scanner->p == scanner->end ? STEP_DONE : STEP_FAIL;
+      if (scanner->p == scanner->end)
+        return STEP_FAIL;
+
+      top = &scanner->frames[scanner->depth - 1];
+      if (*scanner->p == ',')
+        {
+          scanner->p++;
+          if (top->is_object && !scanner_member_name (scanner, top))
+            return STEP_FAIL;
+          return STEP_NEXT_VALUE;
+        }
+      if (*scanner->p != (top->is_object ? '}' : ']'))
+        return STEP_FAIL;
+      scanner->p++;
+      scanner->n_names = top->first_name;
+      scanner->depth--;
+      /* A container that was a member value of the top-level object
+       * just closed. */
+      if (scanner->depth == 1)
+        {
+          NatterJsonMember *member = scanner->member;
+
+          member->kind = scanner->frames[1].is_object ? NATTER_JSON_SPAN_OBJECT
+                                                      : NATTER_JSON_SPAN_ARRAY;
+          member->escaped = FALSE;
+          member->int_value = 0;
+          member->value_length = (gsize) (scanner->p - member->value);
+        }
+    }
+}
+
 /**
  * natter_json_line_scan_object:
  * @line: the bytes of one line, without its newline
@@ -753,15 +951,8 @@ natter_json_line_scan_object (const char       *line,
                               guint             max_members,
                               guint            *n_members)
 {
-  ScanFrame frames[NATTER_JSON_MAX_DEPTH];
-  NameSpan names[SCAN_MAX_NAMES];
-  const char *p = line;
-  const char *end = line + length;
-  guint n_names = 0;
-  guint depth = 0;
-  guint count = 0;
-  gboolean overflow = FALSE;
-  NatterJsonMember *member = NULL;
+  Scanner scanner;
+  Step step;
 
   g_return_val_if_fail (n_members != NULL, FALSE);
 
@@ -769,183 +960,34 @@ natter_json_line_scan_object (const char       *line,
   if (length == 0 || line[0] != '{')
     return FALSE;
 
-  for (;;)
+  scanner.n_names = 0;
+  scanner.depth = 0;
+  scanner.p = line;
+  scanner.end = line + length;
+  scanner.overflow = FALSE;
+  scanner.members = members;
+  scanner.max_members = max_members;
+  scanner.count = 0;
+  scanner.member = NULL;
+
+  do
     {
-      const char *value_start = p;
-      NatterJsonSpanKind kind;
-      gboolean escaped = FALSE;
-      gint64 int_value = 0;
-
-      if (p == end)
-        return FALSE;
-
-      switch (*p)
-        {
-        case '{':
-        case '[':
-          {
-            gboolean is_object = *p == '{';
-
-            if (depth == NATTER_JSON_MAX_DEPTH)
-              return FALSE;
-            if (depth == 1)
-              member->value = p;
-            frames[depth].is_object = is_object;
-            frames[depth].first_name = n_names;
-            depth++;
-            p++;
-
-            if (p < end && *p == (is_object ? '}' : ']'))
-              {
-                p++;
-                depth--;
-                kind = is_object ? NATTER_JSON_SPAN_OBJECT : NATTER_JSON_SPAN_ARRAY;
-                break;
-              }
-            if (is_object)
-              {
-                gboolean name_escaped = FALSE;
-
-                if (depth == 1)
-                  {
-                    if (count == max_members)
-                      return FALSE;
-                    member = &members[count++];
-                    member->name = p + 1;
-                  }
-                if (!scan_member_name (&p, end, &frames[depth - 1], names, &n_names,
-                                       &overflow, &name_escaped))
-                  return FALSE;
-                if (depth == 1)
-                  {
-                    member->name_length = (gsize) (p - member->name) - 2;
-                    member->name_escaped = name_escaped;
-                  }
-              }
-            continue;
-          }
-
-        case '"':
-          if (!read_string (&p, end, NULL, &escaped))
-            return FALSE;
-          kind = NATTER_JSON_SPAN_STRING;
-          break;
-
-        case 't':
-          if (!read_literal (&p, end, "true", 4))
-            return FALSE;
-          kind = NATTER_JSON_SPAN_BOOLEAN;
-          int_value = 1;
-          break;
-
-        case 'f':
-          if (!read_literal (&p, end, "false", 5))
-            return FALSE;
-          kind = NATTER_JSON_SPAN_BOOLEAN;
-          break;
-
-        case 'n':
-          if (!read_literal (&p, end, "null", 4))
-            return FALSE;
-          kind = NATTER_JSON_SPAN_NULL;
-          break;
-
-        default:
-          {
-            Number number;
-
-            if (*p != '-' && !(*p >= '0' && *p <= '9'))
-              return FALSE;
-            if (!read_number (&p, end, &number))
-              return FALSE;
-            kind = number.is_double ? NATTER_JSON_SPAN_DOUBLE : NATTER_JSON_SPAN_INT;
-            int_value = number.int_value;
-          }
-          break;
-        }
-
-      /* A value of the top-level object ended here, right after a scalar
-       * or an empty container. */
-      if (depth == 1)
-        {
-          member->kind = kind;
-          member->escaped = escaped;
-          member->int_value = int_value;
-          if (kind == NATTER_JSON_SPAN_STRING)
-            {
-              member->value = value_start + 1;
-              member->value_length = (gsize) (p - value_start) - 2;
-            }
-          else
-            {
-              member->value = value_start;
-              member->value_length = (gsize) (p - value_start);
-            }
-        }
-
-      /* After a value: a separator, or the ends of enclosing containers. */
-      for (;;)
-        {
-          ScanFrame *top;
-
-          if (depth == 0)
-            {
-              if (p != end)
-                return FALSE;
-              *n_members = count;
-              if (G_UNLIKELY (overflow))
-                {
-                  g_autoptr(JsonNode) node = natter_json_line_parse (line, length, NULL);
-
-                  return node != NULL;
-                }
-              return TRUE;
-            }
-          if (p == end)
-            return FALSE;
-
-          top = &frames[depth - 1];
-          if (*p == ',')
-            {
-              p++;
-              if (top->is_object)
-                {
-                  gboolean name_escaped = FALSE;
-
-                  if (depth == 1)
-                    {
-                      if (count == max_members)
-                        return FALSE;
-                      member = &members[count++];
-                      member->name = p + 1;
-                    }
-                  if (!scan_member_name (&p, end, top, names, &n_names, &overflow,
-                                         &name_escaped))
-                    return FALSE;
-                  if (depth == 1)
-                    {
-                      member->name_length = (gsize) (p - member->name) - 2;
-                      member->name_escaped = name_escaped;
-                    }
-                }
-              break;
-            }
-          if (*p != (top->is_object ? '}' : ']'))
-            return FALSE;
-          p++;
-          n_names = top->first_name;
-          depth--;
-          /* A container that was a member value of the top-level object
-           * just closed. */
-          if (depth == 1)
-            {
-              member->kind = frames[1].is_object ? NATTER_JSON_SPAN_OBJECT : NATTER_JSON_SPAN_ARRAY;
-              member->escaped = FALSE;
-              member->int_value = 0;
-              member->value_length = (gsize) (p - member->value);
-            }
-        }
+      step = scanner_value (&scanner);
+      if (step == STEP_AFTER_VALUE)
+        step = scanner_after_value (&scanner);
     }
+  while (step == STEP_NEXT_VALUE);
+
+  if (step != STEP_DONE)
+    return FALSE;
+  *n_members = scanner.count;
+  if (G_UNLIKELY (scanner.overflow))
+    {
+      g_autoptr(JsonNode) node = natter_json_line_parse (line, length, NULL);
+
+      return node != NULL;
+    }
+  return TRUE;
 }
 
 /**
