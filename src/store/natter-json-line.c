@@ -614,60 +614,6 @@ natter_json_line_parse (const char *line,
   return parser.root;
 }
 
-/**
- * natter_json_line_nesting:
- * @line: the bytes of one line
- * @length: the length of @line in bytes
- *
- * An estimate of how deep json-glib's recursive parser would go on
- * @line: the deepest run of `[` and `{` outside double-quoted strings.
- * natter_json_from_line() hands a refused line to the reference path
- * only when this is within %NATTER_JSON_MAX_DEPTH.
- *
- * Returns: the nesting depth, counting every bracket outside strings
- */
-guint
-natter_json_line_nesting (const char *line,
-                          gsize       length)
-{
-  gboolean in_string = FALSE;
-  guint depth = 0;
-  guint deepest = 0;
-
-  for (gsize i = 0; i < length; i++)
-    {
-      char c = line[i];
-
-      if (in_string)
-        {
-          if (c == '\\')
-            i++;
-          else if (c == '"')
-            in_string = FALSE;
-          continue;
-        }
-      switch (c)
-        {
-        case '"':
-          in_string = TRUE;
-          break;
-        case '[':
-        case '{':
-          depth++;
-          deepest = MAX (deepest, depth);
-          break;
-        case ']':
-        case '}':
-          if (depth > 0)
-            depth--;
-          break;
-        default:
-          break;
-        }
-    }
-  return deepest;
-}
-
 /* The span scanner: the same grammar as natter_json_line_parse(), with
  * the same readers, but nothing is built. Member names of open objects
  * are kept as spans to refuse a duplicate; this many fit on the stack,
