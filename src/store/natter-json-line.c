@@ -409,6 +409,154 @@ attach (JsonNode  **root,
   return TRUE;
 }
 
+/* The state of one natter_json_line_parse(): the open containers, the
+ * tree built so far and the reader's position. */
+typedef struct
+{
+  Frame       frames[NATTER_JSON_MAX_DEPTH];
+  guint       depth;
+  JsonNode   *root;
+  Buffer      key;
+  Buffer      text;
+  const char *p;
+  const char *end;
+  gboolean    too_deep;
+} Parser;
+
+/* What the reader does after one step. */
+typedef enum
+{
+  STEP_FAIL,        /* the line is not canonical */
+  STEP_NEXT_VALUE,  /* a value (with its member name read) starts at p */
+  STEP_AFTER_VALUE, /* a value ended at p */
+  STEP_DONE,        /* the top-level value ended at the end of the line */
+} Step;
+
+/* Reads the scalar value at p: a string, a literal or a number. */
+static JsonNode *
+parse_scalar (Parser *parser)
+{
+  switch (*parser->p)
+    {
+    case '"':
+      if (!read_string (&parser->p, parser->end, &parser->text, NULL))
+        return NULL;
+      return json_node_init_string (json_node_alloc (), parser->text.data);
+
+    case 't':
+      if (!read_literal (&parser->p, parser->end, "true", 4))
+        return NULL;
+      return json_node_init_boolean (json_node_alloc (), TRUE);
+
+    case 'f':
+      if (!read_literal (&parser->p, parser->end, "false", 5))
+        return NULL;
+      return json_node_init_boolean (json_node_alloc (), FALSE);
+
+    case 'n':
+      if (!read_literal (&parser->p, parser->end, "null", 4))
+        return NULL;
+      return json_node_init_null (json_node_alloc ());
+
+    default:
+      {
+        Number number;
+
+        if (*parser->p != '-' && !(*parser->p >= '0' && *parser->p <= '9'))
+          return NULL;
+        if (!read_number (&parser->p, parser->end, &number))
+          return NULL;
+        return number_node (&number);
+      }
+    }
+}
+
+/* Opens the object or array at p; an empty one is closed at once. */
+static Step
+parse_open_container (Parser *parser)
+{
+  gboolean is_object = *parser->p == '{';
+  JsonNode *value;
+
+  if (parser->depth == NATTER_JSON_MAX_DEPTH)
+    {
+      parser->too_deep = TRUE;
+      return STEP_FAIL;
+    }
+  value = json_node_alloc ();
+  if (is_object)
+    {
+      json_node_init (value, JSON_NODE_OBJECT);
+      json_node_take_object (value, json_object_new ());
+    }
+  else
+    {
+      json_node_init (value, JSON_NODE_ARRAY);
+      json_node_take_array (value, json_array_new ());
+    }
+  if (!attach (&parser->root, parser->frames, parser->depth, &parser->key, value))
+    return STEP_FAIL;
+  parser->frames[parser->depth].node = value;
+  parser->frames[parser->depth].is_object = is_object;
+  parser->depth++;
+  parser->p++;
+
+  if (parser->p < parser->end && *parser->p == (is_object ? '}' : ']'))
+    {
+      parser->p++;
+      parser->depth--;
+      return STEP_AFTER_VALUE;
+    }
+  if (is_object && !read_member_name (&parser->p, parser->end, &parser->key))
+    return STEP_FAIL;
+  return STEP_NEXT_VALUE;
+}
+
+/* Reads one value at p (its member name, if any, already in key). */
+static Step
+parse_value (Parser *parser)
+{
+  JsonNode *value;
+
+  if (parser->p == parser->end)
+    return STEP_FAIL;
+  if (*parser->p == '{' || *parser->p == '[')
+    return parse_open_container (parser);
+
+  value = parse_scalar (parser);
+  if (value == NULL || !attach (&parser->root, parser->frames, parser->depth, &parser->key, value))
+    return STEP_FAIL;
+  return STEP_AFTER_VALUE;
+}
+
+/* After a value: a separator, or the ends of enclosing containers. */
+static Step
+parse_after_value (Parser *parser)
+{
+  for (;;)
+    {
+      Frame *top;
+
+      if (parser->depth == 0)
+        return parser->p == parser->end ? STEP_DONE : STEP_FAIL;
+      if (parser->p == parser->end)
+        return STEP_FAIL;
+
+      top = &parser->frames[parser->depth - 1];
+      if (*parser->p == ',')
+        {
+          parser->p++;
+          if (top->is_object && !read_member_name (&parser->p, parser->end, &parser->key))
+            return STEP_FAIL;
+          return STEP_NEXT_VALUE;
+        }
+      if (*parser->p != (top->is_object ? '}' : ']'))
+        return STEP_FAIL;
+      parser->p++;
+      parser->depth--;
+    }
+}
+
 /**
  * natter_json_line_parse:
  * @line: the bytes of one line, without its newline
@@ -432,204 +580,38 @@ natter_json_line_parse (const char *line,
                         gsize       length,
                         gboolean   *out_too_deep)
 {
-  Frame frames[NATTER_JSON_MAX_DEPTH];
-  const char *p = line;
-  const char *end = line + length;
-  JsonNode *root = NULL;
-  guint depth = 0;
-  Buffer key, text;
+  Parser parser;
+  Step step;
 
+  parser.depth = 0;
+  parser.root = NULL;
+  parser.p = line;
+  parser.end = line + length;
+  parser.too_deep = FALSE;
+  buffer_init (&parser.key);
+  buffer_init (&parser.text);
+
+  /* Each pass reads one value at p, then closes as many containers as
+   * end there. */
+  do
+    {
+      step = parse_value (&parser);
+      if (step == STEP_AFTER_VALUE)
+        step = parse_after_value (&parser);
+    }
+  while (step == STEP_NEXT_VALUE);
+
+  buffer_clear (&parser.key);
+  buffer_clear (&parser.text);
   if (out_too_deep != NULL)
-    *out_too_deep = FALSE;
-
-  buffer_init (&key);
-  buffer_init (&text);
-
-  /* Each pass reads one value at p (its member name, if any, already in
-   * key), then closes as many containers as end there. */
-  for (;;)
+    *out_too_deep = parser.too_deep;
+  if (step != STEP_DONE)
     {
-      JsonNode *value;
-
-      if (p == end)
-        goto fail;
-
-      switch (*p)
-        {
-        case '{':
-        case '[':
-          {
-            gboolean is_object = *p == '{';
-
-            if (depth == NATTER_JSON_MAX_DEPTH)
-              {
-                if (out_too_deep != NULL)
-                  *out_too_deep = TRUE;
-                goto fail;
-              }
-            value = json_node_alloc ();
-            if (is_object)
-              {
-                json_node_init (value, JSON_NODE_OBJECT);
-                json_node_take_object (value, json_object_new ());
-              }
-            else
-              {
-                json_node_init (value, JSON_NODE_ARRAY);
-                json_node_take_array (value, json_array_new ());
-              }
-            if (!attach (&root, frames, depth, &key, value))
-              goto fail;
-            frames[depth].node = value;
-            frames[depth].is_object = is_object;
-            depth++;
-            p++;
-
-            if (p < end && *p == (is_object ? '}' : ']'))
-              {
-                p++;
-                depth--;
-                break;
-              }
-            if (is_object && !read_member_name (&p, end, &key))
-              goto fail;
-            continue;
-          }
-
-        case '"':
-          if (!read_string (&p, end, &text, NULL))
-            goto fail;
-          value = json_node_init_string (json_node_alloc (), text.data);
-          if (!attach (&root, frames, depth, &key, value))
-            goto fail;
-          break;
-
-        case 't':
-          if (!read_literal (&p, end, "true", 4))
-            goto fail;
-          if (!attach (&root, frames, depth, &key, json_node_init_boolean (json_node_alloc (), TRUE)))
-            goto fail;
-          break;
-
-        case 'f':
-          if (!read_literal (&p, end, "false", 5))
-            goto fail;
-          if (!attach (&root, frames, depth, &key, json_node_init_boolean (json_node_alloc (), FALSE)))
-            goto fail;
-          break;
-
-        case 'n':
-          if (!read_literal (&p, end, "null", 4))
-            goto fail;
-          if (!attach (&root, frames, depth, &key, json_node_init_null (json_node_alloc ())))
-            goto fail;
-          break;
-
-        default:
-          {
-            Number number;
-
-            if (*p != '-' && !(*p >= '0' && *p <= '9'))
-              goto fail;
-            if (!read_number (&p, end, &number))
-              goto fail;
-            if (!attach (&root, frames, depth, &key, number_node (&number)))
-              goto fail;
-          }
-          break;
-        }
-
-      /* After a value: a separator, or the ends of enclosing containers. */
-      for (;;)
-        {
-          Frame *top;
-
-          if (depth == 0)
-            {
-              if (p != end)
-                goto fail;
-              buffer_clear (&key);
-              buffer_clear (&text);
-              json_node_seal (root);
-              return root;
-            }
-          if (p == end)
-            goto fail;
-
-          top = &frames[depth - 1];
-          if (*p == ',')
-            {
-              p++;
-              if (top->is_object && !read_member_name (&p, end, &key))
-                goto fail;
-              break;
-            }
-          if (*p != (top->is_object ? '}' : ']'))
-            goto fail;
-          p++;
-          depth--;
-        }
+      g_clear_pointer (&parser.root, json_node_unref);
+      return NULL;
     }
-
-fail:
-  buffer_clear (&key);
-  buffer_clear (&text);
-  g_clear_pointer (&root, json_node_unref);
-  return NULL;
-}
-
-/**
- * natter_json_line_nesting:
- * @line: the bytes of one line
- * @length: the length of @line in bytes
- *
- * An estimate of how deep json-glib's recursive parser would go on
- * @line: the deepest run of `[` and `{` outside double-quoted strings.
- * natter_json_from_line() hands a refused line to the reference path
- * only when this is within %NATTER_JSON_MAX_DEPTH.
- *
- * Returns: the nesting depth, counting every bracket outside strings
- */
-guint
-natter_json_line_nesting (const char *line,
-                          gsize       length)
-{
-  gboolean in_string = FALSE;
-  guint depth = 0;
-  guint deepest = 0;
-
-  for (gsize i = 0; i < length; i++)
-    {
-      char c = line[i];
-
-      if (in_string)
-        {
-          if (c == '\\')
-            i++;
-          else if (c == '"')
-            in_string = FALSE;
-          continue;
-        }
-      switch (c)
-        {
-        case '"':
-          in_string = TRUE;
-          break;
-        case '[':
-        case '{':
-          depth++;
-          deepest = MAX (deepest, depth);
-          break;
-        case ']':
-        case '}':
-          if (depth > 0)
-            depth--;
-          break;
-        default:
-          break;
-        }
-    }
-  return deepest;
+  json_node_seal (parser.root);
+  return parser.root;
 }
 
 /* The span scanner: the same grammar as natter_json_line_parse(), with
@@ -686,6 +668,204 @@ scan_member_name (const char **p,
   return TRUE;
 }
 
+/* The state of one natter_json_line_scan_object(). */
+typedef struct
+{
+  ScanFrame         frames[NATTER_JSON_MAX_DEPTH];
+  NameSpan          names[SCAN_MAX_NAMES];
+  guint             n_names;
+  guint             depth;
+  const char       *p;
+  const char       *end;
+  /* More names were open at once than fit in names. */
+  gboolean          overflow;
+  NatterJsonMember *members;
+  guint             max_members;
+  guint             count;
+  /* The member of the top-level object being read. */
+  NatterJsonMember *member;
+} Scanner;
+
+/* Reads the member name at p in the innermost open object @top; a name
+ * of the top-level object starts a new member. */
+static gboolean
+scanner_member_name (Scanner   *scanner,
+                     ScanFrame *top)
+{
+  gboolean name_escaped = FALSE;
+
+  if (scanner->depth == 1)
+    {
+      if (scanner->count == scanner->max_members)
+        return FALSE;
+      scanner->member = &scanner->members[scanner->count++];
+      scanner->member->name = scanner->p + 1;
+    }
+  if (!scan_member_name (&scanner->p, scanner->end, top, scanner->names, &scanner->n_names,
+                         &scanner->overflow, &name_escaped))
+    return FALSE;
+  if (scanner->depth == 1)
+    {
+      scanner->member->name_length = (gsize) (scanner->p - scanner->member->name) - 2;
+      scanner->member->name_escaped = name_escaped;
+    }
+  return TRUE;
+}
+
+/* Reads the scalar value at p: a string, a literal or a number. */
+static gboolean
+scanner_scalar (Scanner            *scanner,
+                NatterJsonSpanKind *kind,
+                gboolean           *escaped,
+                gint64             *int_value)
+{
+  switch (*scanner->p)
+    {
+    case '"':
+      *kind = NATTER_JSON_SPAN_STRING;
+      return read_string (&scanner->p, scanner->end, NULL, escaped);
+
+    case 't':
+      *kind = NATTER_JSON_SPAN_BOOLEAN;
+      *int_value = 1;
+      return read_literal (&scanner->p, scanner->end, "true", 4);
+
+    case 'f':
+      *kind = NATTER_JSON_SPAN_BOOLEAN;
+      return read_literal (&scanner->p, scanner->end, "false", 5);
+
+    case 'n':
+      *kind = NATTER_JSON_SPAN_NULL;
+      return read_literal (&scanner->p, scanner->end, "null", 4);
+
+    default:
+      {
+        Number number;
+
+        if (*scanner->p != '-' && !(*scanner->p >= '0' && *scanner->p <= '9'))
+          return FALSE;
+        if (!read_number (&scanner->p, scanner->end, &number))
+          return FALSE;
+        *kind = number.is_double ? NATTER_JSON_SPAN_DOUBLE : NATTER_JSON_SPAN_INT;
+        *int_value = number.int_value;
+        return TRUE;
+      }
+    }
+}
+
+/* Opens the object or array at p; an empty one is closed at once and its
+ * kind stored in @kind. */
+static Step
+scanner_open_container (Scanner            *scanner,
+                        NatterJsonSpanKind *kind)
+{
+  gboolean is_object = *scanner->p == '{';
+
+  if (scanner->depth == NATTER_JSON_MAX_DEPTH)
+    return STEP_FAIL;
+  if (scanner->depth == 1)
+    scanner->member->value = scanner->p;
+  scanner->frames[scanner->depth].is_object = is_object;
+  scanner->frames[scanner->depth].first_name = scanner->n_names;
+  scanner->depth++;
+  scanner->p++;
+
+  if (scanner->p < scanner->end && *scanner->p == (is_object ? '}' : ']'))
+    {
+      scanner->p++;
+      scanner->depth--;
+      *kind = is_object ? NATTER_JSON_SPAN_OBJECT : NATTER_JSON_SPAN_ARRAY;
+      return STEP_AFTER_VALUE;
+    }
+  if (is_object && !scanner_member_name (scanner, &scanner->frames[scanner->depth - 1]))
+    return STEP_FAIL;
+  return STEP_NEXT_VALUE;
+}
+
+/* Reads one value at p (its member name, if any, already read). A value
+ * of the top-level object that ends here, right after a scalar or an
+ * empty container, is stored in its member. */
+static Step
+scanner_value (Scanner *scanner)
+{
+  const char *value_start = scanner->p;
+  NatterJsonSpanKind kind;
+  gboolean escaped = FALSE;
+  gint64 int_value = 0;
+  NatterJsonMember *member;
+
+  if (scanner->p == scanner->end)
+    return STEP_FAIL;
+  if (*scanner->p == '{' || *scanner->p == '[')
+    {
+      Step step = scanner_open_container (scanner, &kind);
+
+      if (step != STEP_AFTER_VALUE)
+        return step;
+    }
+  else if (!scanner_scalar (scanner, &kind, &escaped, &int_value))
+    return STEP_FAIL;
+
+  if (scanner->depth != 1)
+    return STEP_AFTER_VALUE;
+  member = scanner->member;
+  member->kind = kind;
+  member->escaped = escaped;
+  member->int_value = int_value;
+  if (kind == NATTER_JSON_SPAN_STRING)
+    {
+      member->value = value_start + 1;
+      member->value_length = (gsize) (scanner->p - value_start) - 2;
+    }
+  else
+    {
+      member->value = value_start;
+      member->value_length = (gsize) (scanner->p - value_start);
+    }
+  return STEP_AFTER_VALUE;
+}
+
+/* After a value: a separator, or the ends of enclosing containers. */
+static Step
+scanner_after_value (Scanner *scanner)
+{
+  for (;;)
+    {
+      ScanFrame *top;
+
+      if (scanner->depth == 0)
+        return scanner->p == scanner->end ? STEP_DONE : STEP_FAIL;
+      if (scanner->p == scanner->end)
+        return STEP_FAIL;
+
+      top = &scanner->frames[scanner->depth - 1];
+      if (*scanner->p == ',')
+        {
+          scanner->p++;
+          if (top->is_object && !scanner_member_name (scanner, top))
+            return STEP_FAIL;
+          return STEP_NEXT_VALUE;
+        }
+      if (*scanner->p != (top->is_object ? '}' : ']'))
+        return STEP_FAIL;
+      scanner->p++;
+      scanner->n_names = top->first_name;
+      scanner->depth--;
+      /* A container that was a member value of the top-level object
+       * just closed. */
+      if (scanner->depth == 1)
+        {
+          NatterJsonMember *member = scanner->member;
+
+          member->kind = scanner->frames[1].is_object ? NATTER_JSON_SPAN_OBJECT
+                                                      : NATTER_JSON_SPAN_ARRAY;
+          member->escaped = FALSE;
+          member->int_value = 0;
+          member->value_length = (gsize) (scanner->p - member->value);
+        }
+    }
+}
+
 /**
  * natter_json_line_scan_object:
  * @line: the bytes of one line, without its newline
@@ -717,15 +897,8 @@ natter_json_line_scan_object (const char       *line,
                               guint             max_members,
                               guint            *n_members)
 {
-  ScanFrame frames[NATTER_JSON_MAX_DEPTH];
-  NameSpan names[SCAN_MAX_NAMES];
-  const char *p = line;
-  const char *end = line + length;
-  guint n_names = 0;
-  guint depth = 0;
-  guint count = 0;
-  gboolean overflow = FALSE;
-  NatterJsonMember *member = NULL;
+  Scanner scanner;
+  Step step;
 
   g_return_val_if_fail (n_members != NULL, FALSE);
 
@@ -733,183 +906,34 @@ natter_json_line_scan_object (const char       *line,
   if (length == 0 || line[0] != '{')
     return FALSE;
 
-  for (;;)
+  scanner.n_names = 0;
+  scanner.depth = 0;
+  scanner.p = line;
+  scanner.end = line + length;
+  scanner.overflow = FALSE;
+  scanner.members = members;
+  scanner.max_members = max_members;
+  scanner.count = 0;
+  scanner.member = NULL;
+
+  do
     {
-      const char *value_start = p;
-      NatterJsonSpanKind kind;
-      gboolean escaped = FALSE;
-      gint64 int_value = 0;
-
-      if (p == end)
-        return FALSE;
-
-      switch (*p)
-        {
-        case '{':
-        case '[':
-          {
-            gboolean is_object = *p == '{';
-
-            if (depth == NATTER_JSON_MAX_DEPTH)
-              return FALSE;
-            if (depth == 1)
-              member->value = p;
-            frames[depth].is_object = is_object;
-            frames[depth].first_name = n_names;
-            depth++;
-            p++;
-
-            if (p < end && *p == (is_object ? '}' : ']'))
-              {
-                p++;
-                depth--;
-                kind = is_object ? NATTER_JSON_SPAN_OBJECT : NATTER_JSON_SPAN_ARRAY;
-                break;
-              }
-            if (is_object)
-              {
-                gboolean name_escaped = FALSE;
-
-                if (depth == 1)
-                  {
-                    if (count == max_members)
-                      return FALSE;
-                    member = &members[count++];
-                    member->name = p + 1;
-                  }
-                if (!scan_member_name (&p, end, &frames[depth - 1], names, &n_names,
-                                       &overflow, &name_escaped))
-                  return FALSE;
-                if (depth == 1)
-                  {
-                    member->name_length = (gsize) (p - member->name) - 2;
-                    member->name_escaped = name_escaped;
-                  }
-              }
-            continue;
-          }
-
-        case '"':
-          if (!read_string (&p, end, NULL, &escaped))
-            return FALSE;
-          kind = NATTER_JSON_SPAN_STRING;
-          break;
-
-        case 't':
-          if (!read_literal (&p, end, "true", 4))
-            return FALSE;
-          kind = NATTER_JSON_SPAN_BOOLEAN;
-          int_value = 1;
-          break;
-
-        case 'f':
-          if (!read_literal (&p, end, "false", 5))
-            return FALSE;
-          kind = NATTER_JSON_SPAN_BOOLEAN;
-          break;
-
-        case 'n':
-          if (!read_literal (&p, end, "null", 4))
-            return FALSE;
-          kind = NATTER_JSON_SPAN_NULL;
-          break;
-
-        default:
-          {
-            Number number;
-
-            if (*p != '-' && !(*p >= '0' && *p <= '9'))
-              return FALSE;
-            if (!read_number (&p, end, &number))
-              return FALSE;
-            kind = number.is_double ? NATTER_JSON_SPAN_DOUBLE : NATTER_JSON_SPAN_INT;
-            int_value = number.int_value;
-          }
-          break;
-        }
-
-      /* A value of the top-level object ended here, right after a scalar
-       * or an empty container. */
-      if (depth == 1)
-        {
-          member->kind = kind;
-          member->escaped = escaped;
-          member->int_value = int_value;
-          if (kind == NATTER_JSON_SPAN_STRING)
-            {
-              member->value = value_start + 1;
-              member->value_length = (gsize) (p - value_start) - 2;
-            }
-          else
-            {
-              member->value = value_start;
-              member->value_length = (gsize) (p - value_start);
-            }
-        }
-
-      /* After a value: a separator, or the ends of enclosing containers. */
-      for (;;)
-        {
-          ScanFrame *top;
-
-          if (depth == 0)
-            {
-              if (p != end)
-                return FALSE;
-              *n_members = count;
-              if (G_UNLIKELY (overflow))
-                {
-                  g_autoptr(JsonNode) node = natter_json_line_parse (line, length, NULL);
-
-                  return node != NULL;
-                }
-              return TRUE;
-            }
-          if (p == end)
-            return FALSE;
-
-          top = &frames[depth - 1];
-          if (*p == ',')
-            {
-              p++;
-              if (top->is_object)
-                {
-                  gboolean name_escaped = FALSE;
-
-                  if (depth == 1)
-                    {
-                      if (count == max_members)
-                        return FALSE;
-                      member = &members[count++];
-                      member->name = p + 1;
-                    }
-                  if (!scan_member_name (&p, end, top, names, &n_names, &overflow,
-                                         &name_escaped))
-                    return FALSE;
-                  if (depth == 1)
-                    {
-                      member->name_length = (gsize) (p - member->name) - 2;
-                      member->name_escaped = name_escaped;
-                    }
-                }
-              break;
-            }
-          if (*p != (top->is_object ? '}' : ']'))
-            return FALSE;
-          p++;
-          n_names = top->first_name;
-          depth--;
-          /* A container that was a member value of the top-level object
-           * just closed. */
-          if (depth == 1)
-            {
-              member->kind = frames[1].is_object ? NATTER_JSON_SPAN_OBJECT : NATTER_JSON_SPAN_ARRAY;
-              member->escaped = FALSE;
-              member->int_value = 0;
-              member->value_length = (gsize) (p - member->value);
-            }
-        }
+      step = scanner_value (&scanner);
+      if (step == STEP_AFTER_VALUE)
+        step = scanner_after_value (&scanner);
     }
+  while (step == STEP_NEXT_VALUE);
+
+  if (step != STEP_DONE)
+    return FALSE;
+  *n_members = scanner.count;
+  if (G_UNLIKELY (scanner.overflow))
+    {
+      g_autoptr(JsonNode) node = natter_json_line_parse (line, length, NULL);
+
+      return node != NULL;
+    }
+  return TRUE;
 }
 
 /**

@@ -208,6 +208,60 @@ natter_json_to_line (JsonNode  *node,
 }
 
 /**
+ * natter_json_line_nesting:
+ * @line: the bytes of one line
+ * @length: the length of @line in bytes
+ *
+ * An estimate of how deep json-glib's recursive parser would go on
+ * @line: the deepest run of `[` and `{` outside double-quoted strings.
+ * natter_json_from_line() hands a refused line to the reference path
+ * only when this is within %NATTER_JSON_MAX_DEPTH.
+ *
+ * Returns: the nesting depth, counting every bracket outside strings
+ */
+guint
+natter_json_line_nesting (const char *line,
+                          gsize       length)
+{
+  gboolean in_string = FALSE;
+  guint depth = 0;
+  guint deepest = 0;
+
+  for (gsize i = 0; i < length; i++)
+    {
+      char c = line[i];
+
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      switch (c)
+        {
+        case '"':
+          in_string = TRUE;
+          break;
+        case '[':
+        case '{':
+          depth++;
+          deepest = MAX (deepest, depth);
+          break;
+        case ']':
+        case '}':
+          if (depth > 0)
+            depth--;
+          break;
+        default:
+          break;
+        }
+    }
+  return deepest;
+}
+
+/**
  * natter_json_from_line:
  * @line: the bytes of one line, without its newline
  * @length: the length of @line in bytes, or -1 if nul-terminated

@@ -5,14 +5,7 @@
 
 #define G_LOG_DOMAIN "natter-jsonl-repo"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-
-#include <glib/gstdio.h>
 
 #include "natter-id.h"
 #include "natter-json.h"
@@ -20,6 +13,8 @@
 #include "natter-session-schema.h"
 #include "natter-store-error.h"
 #include "natter-turn-schema.h"
+
+#include "natter-jsonl-repo-private.h"
 
 /* One append-only JSONL file per turn or session
  * (`storage/<kind>/YYYY/MM/DD/<id>.jsonl`, turn-runtime.md §2,
@@ -29,30 +24,9 @@
  * leaves every earlier line intact (pitfalls.md 1); a torn tail makes that
  * one file corrupt and nothing else (pitfalls.md 2).
  *
- * Every field is set once in the constructor and never changed, so worker
- * threads read the object without locking. */
-
-struct _NatterJsonlRepo
-{
-  GObject               parent_instance;
-
-  GFile                *storage_dir;
-  char                 *storage_path;
-  char                 *kind;
-  char                 *kind_path;
-  char                 *created_type;
-  /* The member that names the file's id in every event ("turnId",
-   * "sessionId"), or NULL when the kind does not have a known one. */
-  char                 *owner_member;
-  NatterEventValidator  validator;
-
-  NatterKeyedMutex     *locks;
-
-  /* Held by a worker only around "check the tail, then write": another
-   * thread's append could otherwise be caught half-written by the check
-   * and look like a torn line. Never held across a main-loop iteration. */
-  GMutex                append_lock;
-};
+ * This file holds the public API, its worker-thread tasks and the per-id
+ * locks; natter-jsonl-file.c does the I/O on one log and
+ * natter-jsonl-layout.c the partition directories. */
 
 G_DEFINE_FINAL_TYPE (NatterJsonlRepo, natter_jsonl_repo, G_TYPE_OBJECT)
 
@@ -181,915 +155,6 @@ natter_session_repo_new (GFile *storage_dir)
                                 natter_session_event_validate);
 }
 
-/* Paths and I/O helpers. */
-
-static char *
-dir_path_for (NatterJsonlRepo *self,
-              const char      *id)
-{
-  g_autofree char *partition = natter_id_partition (id);
-
-  return g_build_filename (self->kind_path, partition, NULL);
-}
-
-/* Validates @id first: no path is ever built from an unchecked id. */
-static char *
-file_path_for (NatterJsonlRepo  *self,
-               const char       *id,
-               GError          **error)
-{
-  g_autofree char *dir = NULL;
-  g_autofree char *name = NULL;
-
-  if (!natter_id_validate (id, error))
-    return NULL;
-
-  dir = dir_path_for (self, id);
-  name = g_strconcat (id, ".jsonl", NULL);
-  return g_build_filename (dir, name, NULL);
-}
-
-static gboolean
-set_io_error (GError     **error,
-              int          saved_errno,
-              const char  *what,
-              const char  *path)
-{
-  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
-               "Could not %s %s: %s", what, path, g_strerror (saved_errno));
-  return FALSE;
-}
-
-static gboolean
-write_all (int          fd,
-           const char  *data,
-           gsize        length,
-           const char  *path,
-           GError     **error)
-{
-  /* One write() for the whole buffer in practice; the loop only covers a
-   * short write (disk full, signal) so no byte is silently dropped. */
-  while (length > 0)
-    {
-      gssize written = write (fd, data, length);
-
-      if (written < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return set_io_error (error, errno, "write to", path);
-        }
-      data += written;
-      length -= written;
-    }
-  return TRUE;
-}
-
-static gboolean
-close_fd (int          fd,
-          const char  *path,
-          GError     **error)
-{
-  if (close (fd) < 0 && errno != EINTR)
-    return set_io_error (error, errno, "close", path);
-  return TRUE;
-}
-
-/* Makes @path (one component below an existing directory) with mode 0700,
- * and forces 0700 on it when this call created it: the umask must not
- * widen or narrow a directory that holds private conversations. An
- * existing directory is left as the user set it. */
-static gboolean
-make_private_dir (const char  *path,
-                  GError     **error)
-{
-  if (g_mkdir (path, 0700) == 0)
-    {
-      if (g_chmod (path, 0700) < 0)
-        return set_io_error (error, errno, "set the mode of", path);
-      return TRUE;
-    }
-  if (errno == EEXIST && g_file_test (path, G_FILE_TEST_IS_DIR))
-    return TRUE;
-  return set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
-}
-
-static gboolean
-ensure_partition_dir (NatterJsonlRepo  *self,
-                      const char       *id,
-                      GError          **error)
-{
-  g_autofree char *partition = natter_id_partition (id);
-  g_auto(GStrv) parts = g_strsplit (partition, "/", -1);
-  g_autofree char *path = NULL;
-
-  if (!g_file_test (self->storage_path, G_FILE_TEST_IS_DIR))
-    {
-      if (g_mkdir_with_parents (self->storage_path, 0700) < 0)
-        return set_io_error (error, errno, "create the directory", self->storage_path);
-      if (g_chmod (self->storage_path, 0700) < 0)
-        return set_io_error (error, errno, "set the mode of", self->storage_path);
-    }
-
-  if (!make_private_dir (self->kind_path, error))
-    return FALSE;
-
-  path = g_strdup (self->kind_path);
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      char *next = g_build_filename (path, parts[i], NULL);
-
-      g_free (path);
-      path = next;
-      if (!make_private_dir (path, error))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/* Validation of events on the way in and out. */
-
-static gboolean
-check_event (NatterJsonlRepo  *self,
-             JsonNode         *node,
-             const char       *id,
-             gboolean          must_be_created,
-             GError          **error)
-{
-  JsonObject *object;
-  const char *type;
-
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    {
-      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                           "The event is not a JSON object");
-      return FALSE;
-    }
-
-  object = json_node_get_object (node);
-  type = natter_json_require_string (object, "type", error);
-  if (type == NULL)
-    return FALSE;
-
-  if (must_be_created && strcmp (type, self->created_type) != 0)
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                   "The first event must be “%s”, not “%s”", self->created_type, type);
-      return FALSE;
-    }
-  if (!must_be_created && strcmp (type, self->created_type) == 0)
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                   "“%s” may only be the first event", self->created_type);
-      return FALSE;
-    }
-
-  if (!self->validator (object, id, error))
-    return FALSE;
-
-  /* Defence in depth: the validator checks this too, but an event filed
-   * under another id would corrupt two histories at once. */
-  if (self->owner_member != NULL)
-    {
-      const char *owner = natter_json_require_string (object, self->owner_member, error);
-
-      if (owner == NULL)
-        return FALSE;
-      if (strcmp (owner, id) != 0)
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                       "Field “%s” is “%s”, not the file's id “%s”",
-                       self->owner_member, owner, id);
-          return FALSE;
-        }
-    }
-
-  return TRUE;
-}
-
-/* Serializes @events into one buffer of complete "\n"-terminated lines,
- * or fails without side effects. Runs on the caller's thread: the nodes
- * belong to the caller and are not safe to read from a worker while the
- * caller may go on using them. */
-static GBytes *
-serialize_events (NatterJsonlRepo  *self,
-                  const char       *id,
-                  JsonNode * const *events,
-                  guint             n_events,
-                  gboolean          is_create,
-                  GError          **error)
-{
-  g_autoptr(GString) buffer = g_string_new (NULL);
-
-  for (guint i = 0; i < n_events; i++)
-    {
-      g_autoptr(GError) local_error = NULL;
-      g_autofree char *line = NULL;
-      gsize length = 0;
-
-      if (!check_event (self, events[i], id, is_create, &local_error) ||
-          (line = natter_json_to_line (events[i], &length, &local_error)) == NULL)
-        {
-          if (n_events > 1)
-            g_prefix_error (&local_error, "Event %u of %u: ", i + 1, n_events);
-          g_propagate_error (error, g_steal_pointer (&local_error));
-          return NULL;
-        }
-
-      g_string_append_len (buffer, line, length);
-      g_string_append_c (buffer, '\n');
-    }
-
-  return g_string_free_to_bytes (g_steal_pointer (&buffer));
-}
-
-static gboolean
-create_file (NatterJsonlRepo  *self,
-             const char       *id,
-             GBytes           *line,
-             GError          **error)
-{
-  g_autofree char *path = file_path_for (self, id, error);
-  gsize length;
-  const char *data;
-  int fd;
-
-  if (path == NULL)
-    return FALSE;
-
-  if (!ensure_partition_dir (self, id, error))
-    return FALSE;
-
-  /* The first line is written to a temporary file beside the log, then
-   * link()ed into place: link fails if the log exists, which makes "create
-   * fails if the file exists" atomic, and a kill at any moment leaves
-   * either no log or a log with its whole first line, never a log that
-   * reads as corrupt for ever. A stray temporary file is not a `.jsonl`
-   * name, so no listing ever sees it, and the next writer to start
-   * removes it (natter_jsonl_repo_remove_leftover_temp_files_sync()). */
-  {
-    g_autofree char *dir = g_path_get_dirname (path);
-    g_autofree char *temp_path = g_strdup_printf ("%s/.%s.jsonl.XXXXXX", dir, id);
-    gboolean linked;
-    int saved_errno;
-
-    fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0)
-      return set_io_error (error, errno, "create", temp_path);
-
-    data = g_bytes_get_data (line, &length);
-    if (fchmod (fd, 0600) < 0)
-      {
-        saved_errno = errno;
-        close (fd);
-        g_unlink (temp_path);
-        return set_io_error (error, saved_errno, "set the mode of", temp_path);
-      }
-    if (!write_all (fd, data, length, temp_path, error) ||
-        !close_fd (fd, temp_path, error))
-      {
-        g_unlink (temp_path);
-        return FALSE;
-      }
-
-    linked = link (temp_path, path) == 0;
-    saved_errno = errno;
-    g_unlink (temp_path);
-
-    if (!linked)
-      {
-        if (saved_errno == EEXIST)
-          {
-            g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_EXISTS,
-                         "%s already exists", path);
-            return FALSE;
-          }
-        return set_io_error (error, saved_errno, "create", path);
-      }
-  }
-
-  return TRUE;
-}
-
-static gboolean
-append_to_file_locked (NatterJsonlRepo  *self,
-                       const char       *id,
-                       GBytes           *lines,
-                       GError          **error)
-{
-  g_autofree char *path = file_path_for (self, id, error);
-  struct stat st;
-  gsize length;
-  const char *data;
-  char last = '\0';
-  gssize got;
-  int fd;
-
-  if (path == NULL)
-    return FALSE;
-
-  /* Read access only to look at the last byte; O_APPEND puts every write
-   * at the end whatever the file offset says. Never O_CREAT: appending to
-   * a log that was never created is an error, not a new log. */
-  do
-    fd = open (path, O_RDWR | O_APPEND | O_CLOEXEC);
-  while (fd < 0 && errno == EINTR);
-
-  if (fd < 0)
-    {
-      if (errno == ENOENT)
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
-                       "%s does not exist", path);
-          return FALSE;
-        }
-      return set_io_error (error, errno, "open", path);
-    }
-
-  if (fstat (fd, &st) < 0)
-    {
-      set_io_error (error, errno, "inspect", path);
-      close (fd);
-      return FALSE;
-    }
-
-  /* Gluing new lines to a torn tail would turn one damaged line into a
-   * valid-looking but wrong one, or damage the new lines too. */
-  if (st.st_size > 0)
-    {
-      do
-        got = pread (fd, &last, 1, st.st_size - 1);
-      while (got < 0 && errno == EINTR);
-
-      if (got < 0)
-        {
-          set_io_error (error, errno, "read", path);
-          close (fd);
-          return FALSE;
-        }
-    }
-  if (st.st_size == 0 || last != '\n')
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                   "%s: %s; refusing to append", path,
-                   st.st_size == 0 ? "the file is empty" : "the last line is torn (no newline)");
-      close (fd);
-      return FALSE;
-    }
-
-  data = g_bytes_get_data (lines, &length);
-  if (!write_all (fd, data, length, path, error))
-    {
-      close (fd);
-      return FALSE;
-    }
-
-  return close_fd (fd, path, error);
-}
-
-static gboolean
-append_to_file (NatterJsonlRepo  *self,
-                const char       *id,
-                GBytes           *lines,
-                GError          **error)
-{
-  gboolean ok;
-
-  g_mutex_lock (&self->append_lock);
-  ok = append_to_file_locked (self, id, lines, error);
-  g_mutex_unlock (&self->append_lock);
-
-  return ok;
-}
-
-/* Most logs fit here, so reading one costs no heap buffer: a fresh
- * multi-kilobyte malloc per file also made glibc consolidate the
- * previous file's freed JSON nodes every time. */
-#define READ_STACK_SIZE (16 * 1024)
-
-/* Reads all of @path into @stack_buffer (READ_STACK_SIZE bytes) or, if it
- * does not fit, into *@out_heap (then owned by the caller). */
-static gboolean
-load_file (const char  *path,
-           char        *stack_buffer,
-           char       **out_contents,
-           gsize       *out_length,
-           char       **out_heap,
-           GError     **error)
-{
-  char *buffer = stack_buffer;
-  gsize capacity = READ_STACK_SIZE;
-  gsize length = 0;
-  struct stat info;
-  int fd;
-
-  *out_heap = NULL;
-  do
-    fd = open (path, O_RDONLY | O_CLOEXEC);
-  while (fd < 0 && errno == EINTR);
-  if (fd < 0)
-    {
-      int saved_errno = errno;
-
-      if (saved_errno == ENOENT)
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
-                       "%s does not exist", path);
-          return FALSE;
-        }
-      return set_io_error (error, saved_errno, "read", path);
-    }
-
-  if (fstat (fd, &info) < 0)
-    {
-      int saved_errno = errno;
-
-      close (fd);
-      return set_io_error (error, saved_errno, "inspect", path);
-    }
-  if (!S_ISREG (info.st_mode))
-    {
-      close (fd);
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                   S_ISDIR (info.st_mode) ? "%s is a directory, not a file"
-                                          : "%s is not a regular file",
-                   path);
-      return FALSE;
-    }
-
-  /* One more byte than the size, so that the read that finds the end
-   * needs no reallocation. */
-  if ((guint64) info.st_size + 1 > capacity)
-    {
-      capacity = (gsize) info.st_size + 1;
-      buffer = *out_heap = g_malloc (capacity);
-    }
-
-  for (;;)
-    {
-      gssize n;
-
-      if (length == capacity)
-        {
-          capacity *= 2;
-          if (buffer == stack_buffer)
-            {
-              buffer = *out_heap = g_malloc (capacity);
-              memcpy (buffer, stack_buffer, length);
-            }
-          else
-            buffer = *out_heap = g_realloc (buffer, capacity);
-        }
-      n = read (fd, buffer + length, capacity - length);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int saved_errno = errno;
-
-          close (fd);
-          g_clear_pointer (out_heap, g_free);
-          return set_io_error (error, saved_errno, "read", path);
-        }
-      if (n == 0)
-        break;
-      length += n;
-    }
-  close (fd);
-
-  *out_contents = buffer;
-  *out_length = length;
-  return TRUE;
-}
-
-/* The first line that cannot be read, for a reader of the readable
- * prefix; NULL for a strict read. */
-typedef struct
-{
-  guint  line;     /* 0 while every line read */
-  char  *reason;   /* why that line cannot be read, without the path */
-} BadLine;
-
-static GPtrArray *
-read_file_full (NatterJsonlRepo  *self,
-                const char       *id,
-                BadLine          *bad,
-                GCancellable     *cancellable,
-                GError          **error)
-{
-  g_autofree char *path = file_path_for (self, id, error);
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(GPtrArray) events = NULL;
-  g_autofree char *heap = NULL;
-  char stack_buffer[READ_STACK_SIZE];
-  const char *contents = NULL;
-  gsize length = 0;
-  gsize pos = 0;
-  guint line_number = 0;
-
-  if (path == NULL)
-    return NULL;
-
-  if (!load_file (path, stack_buffer, (char **) &contents, &length, &heap, error))
-    return NULL;
-
-  events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-
-  if (length == 0)
-    {
-      if (bad != NULL)
-        {
-          bad->line = 1;
-          bad->reason = g_strdup ("the file is empty (the first line is missing)");
-          return g_steal_pointer (&events);
-        }
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                   "%s:1: the file is empty (the first line is missing)", path);
-      return NULL;
-    }
-
-  while (pos < length)
-    {
-      const char *line = contents + pos;
-      const char *end = memchr (line, '\n', length - pos);
-      g_autoptr(JsonNode) node = NULL;
-
-      line_number++;
-
-      if ((line_number & 1023) == 0 &&
-          g_cancellable_set_error_if_cancelled (cancellable, error))
-        return NULL;
-
-      if (end == NULL)
-        {
-          if (bad != NULL)
-            {
-              bad->line = line_number;
-              bad->reason = g_strdup ("the last line is torn (no newline at the end)");
-              break;
-            }
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                       "%s:%u: the last line is torn (no newline at the end)",
-                       path, line_number);
-          return NULL;
-        }
-
-      node = natter_json_from_line (line, end - line, &local_error);
-      if (node == NULL ||
-          !check_event (self, node, id, line_number == 1, &local_error))
-        {
-          if (bad != NULL)
-            {
-              bad->line = line_number;
-              bad->reason = g_strdup (local_error->message);
-              break;
-            }
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                       "%s:%u: %s", path, line_number, local_error->message);
-          return NULL;
-        }
-
-      g_ptr_array_add (events, g_steal_pointer (&node));
-      pos = (end - contents) + 1;
-    }
-
-  return g_steal_pointer (&events);
-}
-
-static GPtrArray *
-read_file (NatterJsonlRepo  *self,
-           const char       *id,
-           GCancellable     *cancellable,
-           GError          **error)
-{
-  return read_file_full (self, id, NULL, cancellable, error);
-}
-
-static gboolean
-is_digits (const char *name,
-           gsize       n)
-{
-  if (strlen (name) != n)
-    return FALSE;
-  for (gsize i = 0; i < n; i++)
-    if (!g_ascii_isdigit (name[i]))
-      return FALSE;
-  return TRUE;
-}
-
-/* Opens one partition level; a missing or unreadable level is skipped with
- * a debug message only, so that one odd directory never hides the rest of
- * the history (pitfalls.md 2). The top level is the caller's business. */
-static GDir *
-open_level (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  GDir *dir = g_dir_open (path, 0, &error);
-
-  if (dir == NULL)
-    g_debug ("Skipping %s: %s", path, error->message);
-  return dir;
-}
-
-static int
-compare_ids (gconstpointer a,
-             gconstpointer b)
-{
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-static GStrv
-list_ids (NatterJsonlRepo  *self,
-          GCancellable     *cancellable,
-          GError          **error)
-{
-  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) local_error = NULL;
-  GDir *top;
-  const char *year;
-
-  top = g_dir_open (self->kind_path, 0, &local_error);
-  if (top == NULL)
-    {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        {
-          g_ptr_array_add (ids, NULL);
-          return (GStrv) g_ptr_array_free (g_steal_pointer (&ids), FALSE);
-        }
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
-                   "Could not list %s: %s", self->kind_path, local_error->message);
-      return NULL;
-    }
-
-  while ((year = g_dir_read_name (top)) != NULL)
-    {
-      g_autofree char *year_path = NULL;
-      GDir *year_dir;
-      const char *month;
-
-      if (!is_digits (year, 4))
-        continue;
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        {
-          g_dir_close (top);
-          return NULL;
-        }
-
-      year_path = g_build_filename (self->kind_path, year, NULL);
-      if ((year_dir = open_level (year_path)) == NULL)
-        continue;
-
-      while ((month = g_dir_read_name (year_dir)) != NULL)
-        {
-          g_autofree char *month_path = NULL;
-          GDir *month_dir;
-          const char *day;
-
-          if (!is_digits (month, 2))
-            continue;
-          month_path = g_build_filename (year_path, month, NULL);
-          if ((month_dir = open_level (month_path)) == NULL)
-            continue;
-
-          while ((day = g_dir_read_name (month_dir)) != NULL)
-            {
-              g_autofree char *day_path = NULL;
-              g_autofree char *partition = NULL;
-              GDir *day_dir;
-              const char *name;
-
-              if (!is_digits (day, 2))
-                continue;
-              day_path = g_build_filename (month_path, day, NULL);
-              if ((day_dir = open_level (day_path)) == NULL)
-                continue;
-              partition = g_strdup_printf ("%s/%s/%s", year, month, day);
-
-              while ((name = g_dir_read_name (day_dir)) != NULL)
-                {
-                  g_autofree char *id = NULL;
-                  g_autofree char *id_partition = NULL;
-                  g_autofree char *file_path = NULL;
-
-                  if (!g_str_has_suffix (name, ".jsonl"))
-                    continue;
-
-                  id = g_strndup (name, strlen (name) - strlen (".jsonl"));
-                  file_path = g_build_filename (day_path, name, NULL);
-
-                  if (!natter_id_validate (id, NULL))
-                    {
-                      g_debug ("Ignoring %s: the name is not a valid id", file_path);
-                      continue;
-                    }
-                  id_partition = natter_id_partition (id);
-                  if (strcmp (id_partition, partition) != 0)
-                    {
-                      g_debug ("Ignoring %s: it is not in its id's partition %s",
-                               file_path, id_partition);
-                      continue;
-                    }
-                  /* Something else where the file should be (a
-                   * directory, say) is still this id: listed, so that
-                   * reading it reports the damage instead of the log
-                   * vanishing without a word. */
-                  g_ptr_array_add (ids, g_steal_pointer (&id));
-                }
-              g_dir_close (day_dir);
-            }
-          g_dir_close (month_dir);
-        }
-      g_dir_close (year_dir);
-    }
-  g_dir_close (top);
-
-  /* Ids sort in creation order as plain strings (natter-id.c). */
-  g_ptr_array_sort (ids, compare_ids);
-  g_ptr_array_add (ids, NULL);
-  return (GStrv) g_ptr_array_free (g_steal_pointer (&ids), FALSE);
-}
-
-static gboolean
-delete_file (NatterJsonlRepo  *self,
-             const char       *id,
-             GError          **error)
-{
-  g_autofree char *path = file_path_for (self, id, error);
-
-  if (path == NULL)
-    return FALSE;
-
-  /* Only this file: the partition directories stay even when empty, and
-   * nothing that the file refers to is touched (spec §4.3, §9.4). */
-  if (g_unlink (path) < 0)
-    {
-      if (errno == ENOENT)
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
-                       "%s does not exist", path);
-          return FALSE;
-        }
-      return set_io_error (error, errno, "delete", path);
-    }
-  return TRUE;
-}
-
-/* The temporary name create_file() gives a log's first line before the
- * link: `.<id>.jsonl.XXXXXX`, the X being g_mkstemp()'s letters and
- * digits. Returns the id, or NULL for any other name. */
-static char *
-leftover_temp_id (const char *name)
-{
-  static const char suffix[] = ".jsonl.";
-  gsize length = strlen (name);
-  gsize id_length;
-  g_autofree char *id = NULL;
-
-  if (name[0] != '.' || length < 1 + strlen (suffix) + 6)
-    return NULL;
-  for (gsize i = length - 6; i < length; i++)
-    if (!g_ascii_isalnum (name[i]))
-      return NULL;
-  id_length = length - 6 - strlen (suffix) - 1;
-  if (strncmp (name + 1 + id_length, suffix, strlen (suffix)) != 0)
-    return NULL;
-  id = g_strndup (name + 1, id_length);
-  if (!natter_id_validate (id, NULL))
-    return NULL;
-  return g_steal_pointer (&id);
-}
-
-/* Removes the leftover temporary files of one day directory (partition
- * @partition). Only regular files of exactly the temporary name, in their
- * id's own partition, are touched: nothing else there was made by
- * create_file(). */
-static gboolean
-remove_leftovers_in (const char    *day_path,
-                     const char    *partition,
-                     gint64         modified_before,
-                     guint         *removed,
-                     GCancellable  *cancellable,
-                     GError       **error)
-{
-  GDir *dir = open_level (day_path);
-  const char *name;
-
-  if (dir == NULL)
-    return TRUE;
-
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *id = leftover_temp_id (name);
-      g_autofree char *id_partition = NULL;
-      g_autofree char *path = NULL;
-      struct stat st;
-
-      if (id == NULL)
-        continue;
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        {
-          g_dir_close (dir);
-          return FALSE;
-        }
-      id_partition = natter_id_partition (id);
-      if (strcmp (id_partition, partition) != 0)
-        continue;
-
-      path = g_build_filename (day_path, name, NULL);
-      if (lstat (path, &st) < 0 || !S_ISREG (st.st_mode))
-        continue;
-      /* Made since the caller's writing began: a create of its own that
-       * may still be in progress. */
-      if ((gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000 >= modified_before)
-        continue;
-
-      /* A kill after the link leaves this name as a second link to the
-       * live log (st_nlink 2): unlink() takes away this name only, and the
-       * log keeps every byte under `<id>.jsonl`. A kill before the link
-       * leaves the only name of a first line that was never committed. */
-      if (g_unlink (path) < 0)
-        {
-          int saved_errno = errno;
-
-          if (saved_errno == ENOENT)
-            continue;
-          g_dir_close (dir);
-          return set_io_error (error, saved_errno, "remove the leftover temporary file", path);
-        }
-      g_debug ("Removed %s, left by an interrupted create%s", path,
-               st.st_nlink > 1 ? " (a second name of the log)" : "");
-      (*removed)++;
-    }
-  g_dir_close (dir);
-  return TRUE;
-}
-
-static gboolean
-remove_leftovers (NatterJsonlRepo  *self,
-                  gint64            modified_before,
-                  guint            *removed,
-                  GCancellable     *cancellable,
-                  GError          **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  GDir *top;
-  const char *year;
-  gboolean ok = TRUE;
-
-  top = g_dir_open (self->kind_path, 0, &local_error);
-  if (top == NULL)
-    {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return TRUE;
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
-                   "Could not list %s: %s", self->kind_path, local_error->message);
-      return FALSE;
-    }
-
-  /* The same partition levels as list_ids(). */
-  while (ok && (year = g_dir_read_name (top)) != NULL)
-    {
-      g_autofree char *year_path = NULL;
-      GDir *year_dir;
-      const char *month;
-
-      if (!is_digits (year, 4))
-        continue;
-      year_path = g_build_filename (self->kind_path, year, NULL);
-      if ((year_dir = open_level (year_path)) == NULL)
-        continue;
-
-      while (ok && (month = g_dir_read_name (year_dir)) != NULL)
-        {
-          g_autofree char *month_path = NULL;
-          GDir *month_dir;
-          const char *day;
-
-          if (!is_digits (month, 2))
-            continue;
-          month_path = g_build_filename (year_path, month, NULL);
-          if ((month_dir = open_level (month_path)) == NULL)
-            continue;
-
-          while (ok && (day = g_dir_read_name (month_dir)) != NULL)
-            {
-              g_autofree char *day_path = NULL;
-              g_autofree char *partition = NULL;
-
-              if (!is_digits (day, 2))
-                continue;
-              day_path = g_build_filename (month_path, day, NULL);
-              partition = g_strdup_printf ("%s/%s/%s", year, month, day);
-              ok = remove_leftovers_in (day_path, partition, modified_before, removed, cancellable, error);
-            }
-          g_dir_close (month_dir);
-        }
-      g_dir_close (year_dir);
-    }
-  g_dir_close (top);
-  return ok;
-}
-
 /* Public synchronous API. */
 
 /**
@@ -1114,7 +179,7 @@ natter_jsonl_repo_get_file (NatterJsonlRepo  *self,
 
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
 
-  path = file_path_for (self, id, error);
+  path = natter_jsonl_layout_file_path (self, id, error);
   if (path == NULL)
     return NULL;
   return g_file_new_for_path (path);
@@ -1158,11 +223,11 @@ natter_jsonl_repo_create_sync (NatterJsonlRepo  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
-  line = serialize_events (self, id, &created_event, 1, TRUE, error);
+  line = natter_jsonl_file_serialize_events (self, id, &created_event, 1, TRUE, error);
   if (line == NULL)
     return FALSE;
 
-  return create_file (self, id, line, error);
+  return natter_jsonl_file_create (self, id, line, error);
 }
 
 /**
@@ -1197,7 +262,7 @@ natter_jsonl_repo_read_sync (NatterJsonlRepo  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  return read_file (self, id, cancellable, error);
+  return natter_jsonl_file_read (self, id, cancellable, error);
 }
 
 /**
@@ -1232,7 +297,7 @@ natter_jsonl_repo_read_prefix_sync (NatterJsonlRepo  *self,
                                     GCancellable     *cancellable,
                                     GError          **error)
 {
-  BadLine bad = { 0, NULL };
+  NatterJsonlBadLine bad = { 0, NULL };
   GPtrArray *events;
 
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
@@ -1247,7 +312,7 @@ natter_jsonl_repo_read_prefix_sync (NatterJsonlRepo  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  events = read_file_full (self, id, &bad, cancellable, error);
+  events = natter_jsonl_file_read_full (self, id, &bad, cancellable, error);
   if (events == NULL)
     {
       g_free (bad.reason);
@@ -1298,12 +363,12 @@ natter_jsonl_repo_append_sync (NatterJsonlRepo  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
-  lines = serialize_events (self, id, (JsonNode * const *) events->pdata, events->len,
-                            FALSE, error);
+  lines = natter_jsonl_file_serialize_events (self, id, (JsonNode * const *) events->pdata,
+                                              events->len, FALSE, error);
   if (lines == NULL)
     return FALSE;
 
-  return append_to_file (self, id, lines, error);
+  return natter_jsonl_file_append (self, id, lines, error);
 }
 
 /**
@@ -1333,7 +398,7 @@ natter_jsonl_repo_list_ids_sync (NatterJsonlRepo  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  return list_ids (self, cancellable, error);
+  return natter_jsonl_layout_list_ids (self, cancellable, error);
 }
 
 /**
@@ -1363,7 +428,7 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
-  return delete_file (self, id, error);
+  return natter_jsonl_file_delete (self, id, error);
 }
 
 /**
@@ -1411,7 +476,7 @@ natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
-       remove_leftovers (self, modified_before, &removed, cancellable, error);
+       natter_jsonl_layout_remove_leftovers (self, modified_before, &removed, cancellable, error);
   if (out_removed != NULL)
     *out_removed = removed;
   return ok;
@@ -1461,21 +526,21 @@ repo_thread_func (GTask        *task,
   switch (data->op)
     {
     case OP_CREATE:
-      if (create_file (self, data->id, data->lines, &error))
+      if (natter_jsonl_file_create (self, data->id, data->lines, &error))
         g_task_return_boolean (task, TRUE);
       else
         g_task_return_error (task, g_steal_pointer (&error));
       break;
 
     case OP_APPEND:
-      if (append_to_file (self, data->id, data->lines, &error))
+      if (natter_jsonl_file_append (self, data->id, data->lines, &error))
         g_task_return_boolean (task, TRUE);
       else
         g_task_return_error (task, g_steal_pointer (&error));
       break;
 
     case OP_DELETE:
-      if (delete_file (self, data->id, &error))
+      if (natter_jsonl_file_delete (self, data->id, &error))
         g_task_return_boolean (task, TRUE);
       else
         g_task_return_error (task, g_steal_pointer (&error));
@@ -1483,7 +548,7 @@ repo_thread_func (GTask        *task,
 
     case OP_READ:
       {
-        GPtrArray *events = read_file (self, data->id, cancellable, &error);
+        GPtrArray *events = natter_jsonl_file_read (self, data->id, cancellable, &error);
 
         if (events != NULL)
           g_task_return_pointer (task, events, (GDestroyNotify) g_ptr_array_unref);
@@ -1494,7 +559,7 @@ repo_thread_func (GTask        *task,
 
     case OP_LIST_IDS:
       {
-        GStrv ids = list_ids (self, cancellable, &error);
+        GStrv ids = natter_jsonl_layout_list_ids (self, cancellable, &error);
 
         if (ids != NULL)
           g_task_return_pointer (task, ids, (GDestroyNotify) g_strfreev);
@@ -1597,7 +662,7 @@ natter_jsonl_repo_create_async (NatterJsonlRepo     *self,
   g_return_if_fail (created_event != NULL);
 
   if (natter_id_validate (id, &error))
-    line = serialize_events (self, id, &created_event, 1, TRUE, &error);
+    line = natter_jsonl_file_serialize_events (self, id, &created_event, 1, TRUE, &error);
 
   start_task (self, OP_CREATE, id, line, error, cancellable, callback, user_data,
               natter_jsonl_repo_create_async);
@@ -1707,8 +772,8 @@ natter_jsonl_repo_append_async (NatterJsonlRepo     *self,
           g_task_return_boolean (task, TRUE);
           return;
         }
-      lines = serialize_events (self, id, (JsonNode * const *) events->pdata, events->len,
-                                FALSE, &error);
+      lines = natter_jsonl_file_serialize_events (self, id, (JsonNode * const *) events->pdata,
+                                                  events->len, FALSE, &error);
     }
 
   start_task (self, OP_APPEND, id, lines, error, cancellable, callback, user_data,

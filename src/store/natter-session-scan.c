@@ -211,6 +211,271 @@ compare_ids (gconstpointer a,
   return memcmp (*(const char * const *) a, *(const char * const *) b, NATTER_ID_LENGTH);
 }
 
+/* What the scan folds from the lines read so far: spans into the file's
+ * bytes, copied out only once the whole file is accepted. */
+typedef struct
+{
+  const char *session_id;
+  gsize       session_id_length;
+  guint       line_number;
+  guint       turn_count;
+  const char *first_turn_id;
+  /* Every turn id, once there is more than one. */
+  GArray     *turn_ids;
+  Span        title, created_at, updated_at, cwd, parent;
+  Span        agent, provider, model, turn_id, turn_at;
+  gboolean    title_escaped, title_is_explicit, cwd_escaped;
+  gboolean    agent_escaped, provider_escaped, model_escaped;
+} ScanState;
+
+/* Sorts the members of one line into @field by name, each at most once
+ * (the line scanner already refused duplicates); an unknown member
+ * refuses the line. */
+static gboolean
+scan_fields (const NatterJsonMember  *members,
+             guint                    n_members,
+             const NatterJsonMember **field,
+             guint                   *seen)
+{
+  *seen = 0;
+  for (guint i = 0; i < n_members; i++)
+    {
+      int f = field_of (&members[i]);
+
+      if (f < 0)
+        return FALSE;
+      field[f] = &members[i];
+      *seen |= BIT (f);
+    }
+  return TRUE;
+}
+
+/* The fields every event has: a plain `type`, the file's own
+ * `sessionId` and a valid `ts`, which is the session's latest update. */
+static gboolean
+scan_common_fields (ScanState               *state,
+                    const NatterJsonMember **field)
+{
+  const NatterJsonMember *session = field[F_SESSION_ID];
+
+  if (field[F_TYPE] == NULL || !plain_string (field[F_TYPE]))
+    return FALSE;
+  if (session == NULL || !plain_string (session) ||
+      !span_is (session->value, session->value_length, state->session_id) ||
+      session->value_length != state->session_id_length)
+    return FALSE;
+  if (field[F_TS] == NULL || !span_is_timestamp (field[F_TS]))
+    return FALSE;
+  state->updated_at = (Span) { field[F_TS]->value, field[F_TS]->value_length };
+  return TRUE;
+}
+
+static gboolean
+scan_session_created (ScanState               *state,
+                      const NatterJsonMember **field,
+                      guint                    seen)
+{
+  const NatterJsonMember *m;
+
+  /* Only line 1, and then exactly once (repository and reducer). */
+  if (state->line_number != 1)
+    return FALSE;
+  if ((seen & ~CREATED_FIELDS) != 0)
+    return FALSE;
+  m = field[F_SCHEMA_VERSION];
+  if (m == NULL || m->kind != NATTER_JSON_SPAN_INT ||
+      m->int_value != NATTER_SESSION_SCHEMA_VERSION)
+    return FALSE;
+  if ((m = field[F_TITLE]) != NULL)
+    {
+      if (m->kind != NATTER_JSON_SPAN_STRING)
+        return FALSE;
+      state->title = (Span) { m->value, m->value_length };
+      state->title_escaped = m->escaped;
+    }
+  if ((m = field[F_CWD]) != NULL)
+    {
+      if (!cwd_is_valid (m))
+        return FALSE;
+      state->cwd = (Span) { m->value, m->value_length };
+      state->cwd_escaped = m->escaped;
+    }
+  if ((m = field[F_PARENT_SESSION]) != NULL)
+    {
+      if (!span_is_id (m))
+        return FALSE;
+      state->parent = (Span) { m->value, m->value_length };
+    }
+  if ((m = field[F_FORKED_FROM]) != NULL)
+    {
+      /* A fork point needs the session it was taken from. */
+      if (state->parent.data == NULL || !span_is_id (m))
+        return FALSE;
+    }
+  state->created_at = state->updated_at;
+  return TRUE;
+}
+
+static gboolean
+scan_turn_appended (ScanState               *state,
+                    const NatterJsonMember **field,
+                    guint                    seen)
+{
+  const NatterJsonMember *m;
+
+  if ((seen & ~TURN_FIELDS) != 0)
+    return FALSE;
+  if (field[F_TURN_ID] == NULL || !span_is_id (field[F_TURN_ID]))
+    return FALSE;
+  /* ≥ 1 (schema) and contiguous from 1 (reducer). */
+  m = field[F_SESSION_SEQ];
+  if (m == NULL || m->kind != NATTER_JSON_SPAN_INT ||
+      m->int_value != (gint64) state->turn_count + 1)
+    return FALSE;
+  m = field[F_AGENT_ID];
+  if (m == NULL || m->kind != NATTER_JSON_SPAN_STRING || m->value_length == 0)
+    return FALSE;
+  state->agent = (Span) { m->value, m->value_length };
+  state->agent_escaped = m->escaped;
+  if (field[F_MODEL] == NULL ||
+      !scan_model (field[F_MODEL], &state->provider, &state->provider_escaped,
+                   &state->model, &state->model_escaped))
+    return FALSE;
+
+  state->turn_id = (Span) { field[F_TURN_ID]->value, field[F_TURN_ID]->value_length };
+  state->turn_at = state->updated_at;
+  /* Unique turn ids: sorted and compared once at the end, and only
+   * when there is more than one. */
+  if (state->turn_count == 1)
+    {
+      state->turn_ids = g_array_sized_new (FALSE, FALSE, sizeof (const char *), 32);
+      g_array_append_val (state->turn_ids, state->first_turn_id);
+    }
+  if (state->turn_count == 0)
+    state->first_turn_id = state->turn_id.data;
+  else
+    g_array_append_val (state->turn_ids, state->turn_id.data);
+  state->turn_count++;
+  return TRUE;
+}
+
+static gboolean
+scan_title_changed (ScanState               *state,
+                    const NatterJsonMember **field,
+                    guint                    seen)
+{
+  const NatterJsonMember *m = field[F_TITLE];
+
+  if ((seen & ~TITLE_FIELDS) != 0)
+    return FALSE;
+  if (m == NULL || m->kind != NATTER_JSON_SPAN_STRING)
+    return FALSE;
+  state->title = (Span) { m->value, m->value_length };
+  state->title_escaped = m->escaped;
+  state->title_is_explicit = TRUE;
+  return TRUE;
+}
+
+/* Checks one complete line (without its newline) and folds it. */
+static gboolean
+scan_line (ScanState  *state,
+           const char *line,
+           gsize       line_length)
+{
+  NatterJsonMember members[MAX_EVENT_MEMBERS];
+  const NatterJsonMember *field[N_FIELDS] = { NULL };
+  const NatterJsonMember *type;
+  guint n_members = 0;
+  guint seen = 0;
+
+  if (!natter_json_line_scan_object (line, line_length, members, G_N_ELEMENTS (members),
+                                     &n_members))
+    return FALSE;
+  if (!scan_fields (members, n_members, field, &seen) ||
+      !scan_common_fields (state, field))
+    return FALSE;
+
+  type = field[F_TYPE];
+  if (span_is (type->value, type->value_length, "session_created"))
+    return scan_session_created (state, field, seen);
+  /* The first event must be session_created. */
+  if (state->line_number == 1)
+    return FALSE;
+  if (span_is (type->value, type->value_length, "turn_appended"))
+    return scan_turn_appended (state, field, seen);
+  if (span_is (type->value, type->value_length, "title_changed"))
+    return scan_title_changed (state, field, seen);
+  /* An unknown type. */
+  return FALSE;
+}
+
+static gboolean
+scan_lines (ScanState  *state,
+            const char *contents,
+            gsize       length)
+{
+  gsize pos = 0;
+
+  /* An empty file has no session_created. */
+  if (length == 0)
+    return FALSE;
+
+  while (pos < length)
+    {
+      const char *line = contents + pos;
+      const char *end = memchr (line, '\n', length - pos);
+
+      state->line_number++;
+      /* A torn last line. */
+      if (end == NULL)
+        return FALSE;
+      if (!scan_line (state, line, end - line))
+        return FALSE;
+      pos = (end - contents) + 1;
+    }
+  return TRUE;
+}
+
+static gboolean
+turn_ids_are_unique (GArray *turn_ids)
+{
+  if (turn_ids == NULL)
+    return TRUE;
+
+  g_array_sort (turn_ids, compare_ids);
+  for (guint i = 1; i < turn_ids->len; i++)
+    if (memcmp (g_array_index (turn_ids, const char *, i - 1),
+                g_array_index (turn_ids, const char *, i), NATTER_ID_LENGTH) == 0)
+      return FALSE;
+  return TRUE;
+}
+
+static void
+scan_state_fill_result (const ScanState         *state,
+                        NatterSessionScanResult *out)
+{
+  out->title = span_dup (state->title, state->title_escaped);
+  out->title_is_explicit = state->title_is_explicit;
+  out->created_at = span_dup (state->created_at, FALSE);
+  out->updated_at = span_dup (state->updated_at, FALSE);
+  out->turn_count = state->turn_count;
+  out->cwd = span_dup (state->cwd, state->cwd_escaped);
+  out->parent_session = span_dup (state->parent, FALSE);
+  if (state->turn_count > 0)
+    {
+      g_autofree char *provider_text = span_dup (state->provider, state->provider_escaped);
+      g_autofree char *model_text = span_dup (state->model, state->model_escaped);
+
+      out->last_agent_id = span_dup (state->agent, state->agent_escaped);
+      out->latest_turn_id = span_dup (state->turn_id, FALSE);
+      out->latest_turn_at = span_dup (state->turn_at, FALSE);
+      out->last_model = json_object_new ();
+      json_object_set_string_member (out->last_model, "provider", provider_text);
+      json_object_set_string_member (out->last_model, "model", model_text);
+      json_object_seal (out->last_model);
+    }
+}
+
 /**
  * natter_session_scan_contents:
  * @contents: the bytes of a session file
@@ -235,18 +500,8 @@ natter_session_scan_contents (const char              *contents,
                               const char              *session_id,
                               NatterSessionScanResult *out)
 {
-  g_autoptr(GArray) turn_ids = NULL;
-  const char *first_turn_id = NULL;
-  gsize session_id_length;
-  gsize pos = 0;
-  guint line_number = 0;
-  guint turn_count = 0;
-  Span title = { NULL, 0 }, created_at = { NULL, 0 }, updated_at = { NULL, 0 };
-  Span cwd = { NULL, 0 }, parent = { NULL, 0 };
-  Span agent = { NULL, 0 }, provider = { NULL, 0 }, model = { NULL, 0 }, turn_id = { NULL, 0 };
-  Span turn_at = { NULL, 0 };
-  gboolean title_escaped = FALSE, title_is_explicit = FALSE, cwd_escaped = FALSE;
-  gboolean agent_escaped = FALSE, provider_escaped = FALSE, model_escaped = FALSE;
+  ScanState state = { 0 };
+  gboolean ok;
 
   g_return_val_if_fail (contents != NULL || length == 0, FALSE);
   g_return_val_if_fail (session_id != NULL, FALSE);
@@ -255,189 +510,14 @@ natter_session_scan_contents (const char              *contents,
   memset (out, 0, sizeof *out);
   if (!natter_id_validate (session_id, NULL))
     return FALSE;
-  session_id_length = strlen (session_id);
+  state.session_id = session_id;
+  state.session_id_length = strlen (session_id);
 
-  /* An empty file has no session_created. */
-  if (length == 0)
-    return FALSE;
-
-  while (pos < length)
-    {
-      const char *line = contents + pos;
-      const char *end = memchr (line, '\n', length - pos);
-      NatterJsonMember members[MAX_EVENT_MEMBERS];
-      const NatterJsonMember *field[N_FIELDS] = { NULL };
-      const NatterJsonMember *type;
-      guint n_members = 0;
-      guint seen = 0;
-      guint allowed;
-
-      line_number++;
-      /* A torn last line. */
-      if (end == NULL)
-        return FALSE;
-      if (!natter_json_line_scan_object (line, end - line, members, G_N_ELEMENTS (members),
-                                         &n_members))
-        return FALSE;
-      pos = (end - contents) + 1;
-
-      for (guint i = 0; i < n_members; i++)
-        {
-          int f = field_of (&members[i]);
-
-          if (f < 0)
-            return FALSE;
-          field[f] = &members[i];
-          seen |= BIT (f);
-        }
-
-      /* The fields every event has. */
-      type = field[F_TYPE];
-      if (type == NULL || !plain_string (type))
-        return FALSE;
-      if (field[F_SESSION_ID] == NULL || !plain_string (field[F_SESSION_ID]) ||
-          !span_is (field[F_SESSION_ID]->value, field[F_SESSION_ID]->value_length, session_id) ||
-          field[F_SESSION_ID]->value_length != session_id_length)
-        return FALSE;
-      if (field[F_TS] == NULL || !span_is_timestamp (field[F_TS]))
-        return FALSE;
-      updated_at = (Span) { field[F_TS]->value, field[F_TS]->value_length };
-
-      if (span_is (type->value, type->value_length, "session_created"))
-        {
-          const NatterJsonMember *m;
-
-          /* Only line 1, and then exactly once (repository and reducer). */
-          if (line_number != 1)
-            return FALSE;
-          allowed = CREATED_FIELDS;
-          if ((seen & ~allowed) != 0)
-            return FALSE;
-          m = field[F_SCHEMA_VERSION];
-          if (m == NULL || m->kind != NATTER_JSON_SPAN_INT ||
-              m->int_value != NATTER_SESSION_SCHEMA_VERSION)
-            return FALSE;
-          if ((m = field[F_TITLE]) != NULL)
-            {
-              if (m->kind != NATTER_JSON_SPAN_STRING)
-                return FALSE;
-              title = (Span) { m->value, m->value_length };
-              title_escaped = m->escaped;
-            }
-          if ((m = field[F_CWD]) != NULL)
-            {
-              if (!cwd_is_valid (m))
-                return FALSE;
-              cwd = (Span) { m->value, m->value_length };
-              cwd_escaped = m->escaped;
-            }
-          if ((m = field[F_PARENT_SESSION]) != NULL)
-            {
-              if (!span_is_id (m))
-                return FALSE;
-              parent = (Span) { m->value, m->value_length };
-            }
-          if ((m = field[F_FORKED_FROM]) != NULL)
-            {
-              /* A fork point needs the session it was taken from. */
-              if (parent.data == NULL || !span_is_id (m))
-                return FALSE;
-            }
-          created_at = updated_at;
-        }
-      else if (line_number == 1)
-        {
-          /* The first event must be session_created. */
-          return FALSE;
-        }
-      else if (span_is (type->value, type->value_length, "turn_appended"))
-        {
-          const NatterJsonMember *m;
-
-          allowed = TURN_FIELDS;
-          if ((seen & ~allowed) != 0)
-            return FALSE;
-          if (field[F_TURN_ID] == NULL || !span_is_id (field[F_TURN_ID]))
-            return FALSE;
-          /* ≥ 1 (schema) and contiguous from 1 (reducer). */
-          m = field[F_SESSION_SEQ];
-          if (m == NULL || m->kind != NATTER_JSON_SPAN_INT ||
-              m->int_value != (gint64) turn_count + 1)
-            return FALSE;
-          m = field[F_AGENT_ID];
-          if (m == NULL || m->kind != NATTER_JSON_SPAN_STRING || m->value_length == 0)
-            return FALSE;
-          agent = (Span) { m->value, m->value_length };
-          agent_escaped = m->escaped;
-          if (field[F_MODEL] == NULL ||
-              !scan_model (field[F_MODEL], &provider, &provider_escaped, &model, &model_escaped))
-            return FALSE;
-
-          turn_id = (Span) { field[F_TURN_ID]->value, field[F_TURN_ID]->value_length };
-          turn_at = updated_at;
-          /* Unique turn ids: sorted and compared once at the end, and only
-           * when there is more than one. */
-          if (turn_count == 1)
-            {
-              turn_ids = g_array_sized_new (FALSE, FALSE, sizeof (const char *), 32);
-              g_array_append_val (turn_ids, first_turn_id);
-            }
-          if (turn_count == 0)
-            first_turn_id = turn_id.data;
-          else
-            g_array_append_val (turn_ids, turn_id.data);
-          turn_count++;
-        }
-      else if (span_is (type->value, type->value_length, "title_changed"))
-        {
-          const NatterJsonMember *m = field[F_TITLE];
-
-          allowed = TITLE_FIELDS;
-          if ((seen & ~allowed) != 0)
-            return FALSE;
-          if (m == NULL || m->kind != NATTER_JSON_SPAN_STRING)
-            return FALSE;
-          title = (Span) { m->value, m->value_length };
-          title_escaped = m->escaped;
-          title_is_explicit = TRUE;
-        }
-      else
-        {
-          /* An unknown type. */
-          return FALSE;
-        }
-    }
-
-  if (turn_ids != NULL)
-    {
-      g_array_sort (turn_ids, compare_ids);
-      for (guint i = 1; i < turn_ids->len; i++)
-        if (memcmp (g_array_index (turn_ids, const char *, i - 1),
-                    g_array_index (turn_ids, const char *, i), NATTER_ID_LENGTH) == 0)
-          return FALSE;
-    }
-
-  out->title = span_dup (title, title_escaped);
-  out->title_is_explicit = title_is_explicit;
-  out->created_at = span_dup (created_at, FALSE);
-  out->updated_at = span_dup (updated_at, FALSE);
-  out->turn_count = turn_count;
-  out->cwd = span_dup (cwd, cwd_escaped);
-  out->parent_session = span_dup (parent, FALSE);
-  if (turn_count > 0)
-    {
-      g_autofree char *provider_text = span_dup (provider, provider_escaped);
-      g_autofree char *model_text = span_dup (model, model_escaped);
-
-      out->last_agent_id = span_dup (agent, agent_escaped);
-      out->latest_turn_id = span_dup (turn_id, FALSE);
-      out->latest_turn_at = span_dup (turn_at, FALSE);
-      out->last_model = json_object_new ();
-      json_object_set_string_member (out->last_model, "provider", provider_text);
-      json_object_set_string_member (out->last_model, "model", model_text);
-      json_object_seal (out->last_model);
-    }
-  return TRUE;
+  ok = scan_lines (&state, contents, length) && turn_ids_are_unique (state.turn_ids);
+  if (ok)
+    scan_state_fill_result (&state, out);
+  g_clear_pointer (&state.turn_ids, g_array_unref);
+  return ok;
 }
 
 /**

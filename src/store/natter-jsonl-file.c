@@ -1,0 +1,550 @@
+/* natter-jsonl-file.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "natter-jsonl-repo"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <glib/gstdio.h>
+
+#include "natter-id.h"
+#include "natter-json.h"
+#include "natter-store-error.h"
+
+#include "natter-jsonl-repo-private.h"
+
+/* The I/O on one append-only log: create it with its first line through a
+ * temporary file and link(), append whole batches of lines with one
+ * write() after checking the tail, and read it strictly (or up to its
+ * first bad line). Events are checked on the way in and on the way out. */
+
+gboolean
+natter_jsonl_set_io_error (GError     **error,
+                           int          saved_errno,
+                           const char  *what,
+                           const char  *path)
+{
+  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+               "Could not %s %s: %s", what, path, g_strerror (saved_errno));
+  return FALSE;
+}
+
+static gboolean
+write_all (int          fd,
+           const char  *data,
+           gsize        length,
+           const char  *path,
+           GError     **error)
+{
+  /* One write() for the whole buffer in practice; the loop only covers a
+   * short write (disk full, signal) so no byte is silently dropped. */
+  while (length > 0)
+    {
+      gssize written = write (fd, data, length);
+
+      if (written < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return natter_jsonl_set_io_error (error, errno, "write to", path);
+        }
+      data += written;
+      length -= written;
+    }
+  return TRUE;
+}
+
+static gboolean
+close_fd (int          fd,
+          const char  *path,
+          GError     **error)
+{
+  if (close (fd) < 0 && errno != EINTR)
+    return natter_jsonl_set_io_error (error, errno, "close", path);
+  return TRUE;
+}
+
+/* Validation of events on the way in and out. */
+
+static gboolean
+check_event (NatterJsonlRepo  *self,
+             JsonNode         *node,
+             const char       *id,
+             gboolean          must_be_created,
+             GError          **error)
+{
+  JsonObject *object;
+  const char *type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                           "The event is not a JSON object");
+      return FALSE;
+    }
+
+  object = json_node_get_object (node);
+  type = natter_json_require_string (object, "type", error);
+  if (type == NULL)
+    return FALSE;
+
+  if (must_be_created && strcmp (type, self->created_type) != 0)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "The first event must be “%s”, not “%s”", self->created_type, type);
+      return FALSE;
+    }
+  if (!must_be_created && strcmp (type, self->created_type) == 0)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "“%s” may only be the first event", self->created_type);
+      return FALSE;
+    }
+
+  if (!self->validator (object, id, error))
+    return FALSE;
+
+  /* Defence in depth: the validator checks this too, but an event filed
+   * under another id would corrupt two histories at once. */
+  if (self->owner_member != NULL)
+    {
+      const char *owner = natter_json_require_string (object, self->owner_member, error);
+
+      if (owner == NULL)
+        return FALSE;
+      if (strcmp (owner, id) != 0)
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                       "Field “%s” is “%s”, not the file's id “%s”",
+                       self->owner_member, owner, id);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* Serializes @events into one buffer of complete "\n"-terminated lines,
+ * or fails without side effects. Runs on the caller's thread: the nodes
+ * belong to the caller and are not safe to read from a worker while the
+ * caller may go on using them. */
+GBytes *
+natter_jsonl_file_serialize_events (NatterJsonlRepo  *self,
+                                    const char       *id,
+                                    JsonNode * const *events,
+                                    guint             n_events,
+                                    gboolean          is_create,
+                                    GError          **error)
+{
+  g_autoptr(GString) buffer = g_string_new (NULL);
+
+  for (guint i = 0; i < n_events; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *line = NULL;
+      gsize length = 0;
+
+      if (!check_event (self, events[i], id, is_create, &local_error) ||
+          (line = natter_json_to_line (events[i], &length, &local_error)) == NULL)
+        {
+          if (n_events > 1)
+            g_prefix_error (&local_error, "Event %u of %u: ", i + 1, n_events);
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+
+      g_string_append_len (buffer, line, length);
+      g_string_append_c (buffer, '\n');
+    }
+
+  return g_string_free_to_bytes (g_steal_pointer (&buffer));
+}
+
+gboolean
+natter_jsonl_file_create (NatterJsonlRepo  *self,
+                          const char       *id,
+                          GBytes           *line,
+                          GError          **error)
+{
+  g_autofree char *path = natter_jsonl_layout_file_path (self, id, error);
+  gsize length;
+  const char *data;
+  int fd;
+
+  if (path == NULL)
+    return FALSE;
+
+  if (!natter_jsonl_layout_ensure_partition_dir (self, id, error))
+    return FALSE;
+
+  /* The first line is written to a temporary file beside the log, then
+   * link()ed into place: link fails if the log exists, which makes "create
+   * fails if the file exists" atomic, and a kill at any moment leaves
+   * either no log or a log with its whole first line, never a log that
+   * reads as corrupt for ever. A stray temporary file is not a `.jsonl`
+   * name, so no listing ever sees it, and the next writer to start
+   * removes it (natter_jsonl_repo_remove_leftover_temp_files_sync()). */
+  {
+    g_autofree char *dir = g_path_get_dirname (path);
+    g_autofree char *temp_path = g_strdup_printf ("%s/.%s.jsonl.XXXXXX", dir, id);
+    gboolean linked;
+    int saved_errno;
+
+    fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0)
+      return natter_jsonl_set_io_error (error, errno, "create", temp_path);
+
+    data = g_bytes_get_data (line, &length);
+    if (fchmod (fd, 0600) < 0)
+      {
+        saved_errno = errno;
+        close (fd);
+        g_unlink (temp_path);
+        return natter_jsonl_set_io_error (error, saved_errno, "set the mode of", temp_path);
+      }
+    if (!write_all (fd, data, length, temp_path, error) ||
+        !close_fd (fd, temp_path, error))
+      {
+        g_unlink (temp_path);
+        return FALSE;
+      }
+
+    linked = link (temp_path, path) == 0;
+    saved_errno = errno;
+    g_unlink (temp_path);
+
+    if (!linked)
+      {
+        if (saved_errno == EEXIST)
+          {
+            g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_EXISTS,
+                         "%s already exists", path);
+            return FALSE;
+          }
+        return natter_jsonl_set_io_error (error, saved_errno, "create", path);
+      }
+  }
+
+  return TRUE;
+}
+
+static gboolean
+append_to_file_locked (NatterJsonlRepo  *self,
+                       const char       *id,
+                       GBytes           *lines,
+                       GError          **error)
+{
+  g_autofree char *path = natter_jsonl_layout_file_path (self, id, error);
+  struct stat st;
+  gsize length;
+  const char *data;
+  char last = '\0';
+  gssize got;
+  int fd;
+
+  if (path == NULL)
+    return FALSE;
+
+  /* Read access only to look at the last byte; O_APPEND puts every write
+   * at the end whatever the file offset says. Never O_CREAT: appending to
+   * a log that was never created is an error, not a new log. */
+  do
+    fd = open (path, O_RDWR | O_APPEND | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+
+  if (fd < 0)
+    {
+      if (errno == ENOENT)
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
+                       "%s does not exist", path);
+          return FALSE;
+        }
+      return natter_jsonl_set_io_error (error, errno, "open", path);
+    }
+
+  if (fstat (fd, &st) < 0)
+    {
+      natter_jsonl_set_io_error (error, errno, "inspect", path);
+      close (fd);
+      return FALSE;
+    }
+
+  /* Gluing new lines to a torn tail would turn one damaged line into a
+   * valid-looking but wrong one, or damage the new lines too. */
+  if (st.st_size > 0)
+    {
+      do
+        got = pread (fd, &last, 1, st.st_size - 1);
+      while (got < 0 && errno == EINTR);
+
+      if (got < 0)
+        {
+          natter_jsonl_set_io_error (error, errno, "read", path);
+          close (fd);
+          return FALSE;
+        }
+    }
+  if (st.st_size == 0 || last != '\n')
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                   "%s: %s; refusing to append", path,
+                   st.st_size == 0 ? "the file is empty" : "the last line is torn (no newline)");
+      close (fd);
+      return FALSE;
+    }
+
+  data = g_bytes_get_data (lines, &length);
+  if (!write_all (fd, data, length, path, error))
+    {
+      close (fd);
+      return FALSE;
+    }
+
+  return close_fd (fd, path, error);
+}
+
+gboolean
+natter_jsonl_file_append (NatterJsonlRepo  *self,
+                          const char       *id,
+                          GBytes           *lines,
+                          GError          **error)
+{
+  gboolean ok;
+
+  g_mutex_lock (&self->append_lock);
+  ok = append_to_file_locked (self, id, lines, error);
+  g_mutex_unlock (&self->append_lock);
+
+  return ok;
+}
+
+/* Most logs fit here, so reading one costs no heap buffer: a fresh
+ * multi-kilobyte malloc per file also made glibc consolidate the
+ * previous file's freed JSON nodes every time. */
+#define READ_STACK_SIZE (16 * 1024)
+
+/* Reads all of @path into @stack_buffer (READ_STACK_SIZE bytes) or, if it
+ * does not fit, into *@out_heap (then owned by the caller). */
+static gboolean
+load_file (const char  *path,
+           char        *stack_buffer,
+           char       **out_contents,
+           gsize       *out_length,
+           char       **out_heap,
+           GError     **error)
+{
+  char *buffer = stack_buffer;
+  gsize capacity = READ_STACK_SIZE;
+  gsize length = 0;
+  struct stat info;
+  int fd;
+
+  *out_heap = NULL;
+  do
+    fd = open (path, O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      if (saved_errno == ENOENT)
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
+                       "%s does not exist", path);
+          return FALSE;
+        }
+      return natter_jsonl_set_io_error (error, saved_errno, "read", path);
+    }
+
+  if (fstat (fd, &info) < 0)
+    {
+      int saved_errno = errno;
+
+      close (fd);
+      return natter_jsonl_set_io_error (error, saved_errno, "inspect", path);
+    }
+  if (!S_ISREG (info.st_mode))
+    {
+      close (fd);
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                   S_ISDIR (info.st_mode) ? "%s is a directory, not a file"
+                                          : "%s is not a regular file",
+                   path);
+      return FALSE;
+    }
+
+  /* One more byte than the size, so that the read that finds the end
+   * needs no reallocation. */
+  if ((guint64) info.st_size + 1 > capacity)
+    {
+      capacity = (gsize) info.st_size + 1;
+      buffer = *out_heap = g_malloc (capacity);
+    }
+
+  for (;;)
+    {
+      gssize n;
+
+      if (length == capacity)
+        {
+          capacity *= 2;
+          if (buffer == stack_buffer)
+            {
+              buffer = *out_heap = g_malloc (capacity);
+              memcpy (buffer, stack_buffer, length);
+            }
+          else
+            buffer = *out_heap = g_realloc (buffer, capacity);
+        }
+      n = read (fd, buffer + length, capacity - length);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved_errno = errno;
+
+          close (fd);
+          g_clear_pointer (out_heap, g_free);
+          return natter_jsonl_set_io_error (error, saved_errno, "read", path);
+        }
+      if (n == 0)
+        break;
+      length += n;
+    }
+  close (fd);
+
+  *out_contents = buffer;
+  *out_length = length;
+  return TRUE;
+}
+
+/* The first line that cannot be read, for a reader of the readable
+ * prefix; NULL for a strict read. */
+
+GPtrArray *
+natter_jsonl_file_read_full (NatterJsonlRepo  *self,
+                             const char       *id,
+                             NatterJsonlBadLine          *bad,
+                             GCancellable     *cancellable,
+                             GError          **error)
+{
+  g_autofree char *path = natter_jsonl_layout_file_path (self, id, error);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *heap = NULL;
+  char stack_buffer[READ_STACK_SIZE];
+  const char *contents = NULL;
+  gsize length = 0;
+  gsize pos = 0;
+  guint line_number = 0;
+
+  if (path == NULL)
+    return NULL;
+
+  if (!load_file (path, stack_buffer, (char **) &contents, &length, &heap, error))
+    return NULL;
+
+  events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+  if (length == 0)
+    {
+      if (bad != NULL)
+        {
+          bad->line = 1;
+          bad->reason = g_strdup ("the file is empty (the first line is missing)");
+          return g_steal_pointer (&events);
+        }
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                   "%s:1: the file is empty (the first line is missing)", path);
+      return NULL;
+    }
+
+  while (pos < length)
+    {
+      const char *line = contents + pos;
+      const char *end = memchr (line, '\n', length - pos);
+      g_autoptr(JsonNode) node = NULL;
+
+      line_number++;
+
+      if ((line_number & 1023) == 0 &&
+          g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+
+      if (end == NULL)
+        {
+          if (bad != NULL)
+            {
+              bad->line = line_number;
+              bad->reason = g_strdup ("the last line is torn (no newline at the end)");
+              break;
+            }
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                       "%s:%u: the last line is torn (no newline at the end)",
+                       path, line_number);
+          return NULL;
+        }
+
+      node = natter_json_from_line (line, end - line, &local_error);
+      if (node == NULL ||
+          !check_event (self, node, id, line_number == 1, &local_error))
+        {
+          if (bad != NULL)
+            {
+              bad->line = line_number;
+              bad->reason = g_strdup (local_error->message);
+              break;
+            }
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                       "%s:%u: %s", path, line_number, local_error->message);
+          return NULL;
+        }
+
+      g_ptr_array_add (events, g_steal_pointer (&node));
+      pos = (end - contents) + 1;
+    }
+
+  return g_steal_pointer (&events);
+}
+
+GPtrArray *
+natter_jsonl_file_read (NatterJsonlRepo  *self,
+                        const char       *id,
+                        GCancellable     *cancellable,
+                        GError          **error)
+{
+  return natter_jsonl_file_read_full (self, id, NULL, cancellable, error);
+}
+
+gboolean
+natter_jsonl_file_delete (NatterJsonlRepo  *self,
+                          const char       *id,
+                          GError          **error)
+{
+  g_autofree char *path = natter_jsonl_layout_file_path (self, id, error);
+
+  if (path == NULL)
+    return FALSE;
+
+  /* Only this file: the partition directories stay even when empty, and
+   * nothing that the file refers to is touched (spec §4.3, §9.4). */
+  if (g_unlink (path) < 0)
+    {
+      if (errno == ENOENT)
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
+                       "%s does not exist", path);
+          return FALSE;
+        }
+      return natter_jsonl_set_io_error (error, errno, "delete", path);
+    }
+  return TRUE;
+}

@@ -1,0 +1,404 @@
+/* natter-jsonl-layout.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "natter-jsonl-repo"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <glib/gstdio.h>
+
+#include "natter-id.h"
+#include "natter-json.h"
+#include "natter-store-error.h"
+
+#include "natter-jsonl-repo-private.h"
+
+/* Where the logs live: `storage/<kind>/YYYY/MM/DD/<id>.jsonl`
+ * (turn-runtime.md §2, session-layer-spec.md §4.1). Builds the path of
+ * an id, makes its private partition directories, lists the ids on disk
+ * and removes the temporary files an interrupted create left behind. */
+
+static char *
+dir_path_for (NatterJsonlRepo *self,
+              const char      *id)
+{
+  g_autofree char *partition = natter_id_partition (id);
+
+  return g_build_filename (self->kind_path, partition, NULL);
+}
+
+/* Validates @id first: no path is ever built from an unchecked id. */
+char *
+natter_jsonl_layout_file_path (NatterJsonlRepo  *self,
+                               const char       *id,
+                               GError          **error)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *name = NULL;
+
+  if (!natter_id_validate (id, error))
+    return NULL;
+
+  dir = dir_path_for (self, id);
+  name = g_strconcat (id, ".jsonl", NULL);
+  return g_build_filename (dir, name, NULL);
+}
+
+/* Makes @path (one component below an existing directory) with mode 0700,
+ * and forces 0700 on it when this call created it: the umask must not
+ * widen or narrow a directory that holds private conversations. An
+ * existing directory is left as the user set it. */
+static gboolean
+make_private_dir (const char  *path,
+                  GError     **error)
+{
+  if (g_mkdir (path, 0700) == 0)
+    {
+      if (g_chmod (path, 0700) < 0)
+        return natter_jsonl_set_io_error (error, errno, "set the mode of", path);
+      return TRUE;
+    }
+  if (errno == EEXIST && g_file_test (path, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  return natter_jsonl_set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
+}
+
+gboolean
+natter_jsonl_layout_ensure_partition_dir (NatterJsonlRepo  *self,
+                                          const char       *id,
+                                          GError          **error)
+{
+  g_autofree char *partition = natter_id_partition (id);
+  g_auto(GStrv) parts = g_strsplit (partition, "/", -1);
+  g_autofree char *path = NULL;
+
+  if (!g_file_test (self->storage_path, G_FILE_TEST_IS_DIR))
+    {
+      if (g_mkdir_with_parents (self->storage_path, 0700) < 0)
+        return natter_jsonl_set_io_error (error, errno, "create the directory", self->storage_path);
+      if (g_chmod (self->storage_path, 0700) < 0)
+        return natter_jsonl_set_io_error (error, errno, "set the mode of", self->storage_path);
+    }
+
+  if (!make_private_dir (self->kind_path, error))
+    return FALSE;
+
+  path = g_strdup (self->kind_path);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *next = g_build_filename (path, parts[i], NULL);
+
+      g_free (path);
+      path = next;
+      if (!make_private_dir (path, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+is_digits (const char *name,
+           gsize       n)
+{
+  if (strlen (name) != n)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    if (!g_ascii_isdigit (name[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* Opens one partition level; a missing or unreadable level is skipped with
+ * a debug message only, so that one odd directory never hides the rest of
+ * the history (pitfalls.md 2). The top level is the caller's business. */
+static GDir *
+open_level (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  GDir *dir = g_dir_open (path, 0, &error);
+
+  if (dir == NULL)
+    g_debug ("Skipping %s: %s", path, error->message);
+  return dir;
+}
+
+static int
+compare_ids (gconstpointer a,
+             gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+GStrv
+natter_jsonl_layout_list_ids (NatterJsonlRepo  *self,
+                              GCancellable     *cancellable,
+                              GError          **error)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) local_error = NULL;
+  GDir *top;
+  const char *year;
+
+  top = g_dir_open (self->kind_path, 0, &local_error);
+  if (top == NULL)
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        {
+          g_ptr_array_add (ids, NULL);
+          return (GStrv) g_ptr_array_free (g_steal_pointer (&ids), FALSE);
+        }
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+                   "Could not list %s: %s", self->kind_path, local_error->message);
+      return NULL;
+    }
+
+  while ((year = g_dir_read_name (top)) != NULL)
+    {
+      g_autofree char *year_path = NULL;
+      GDir *year_dir;
+      const char *month;
+
+      if (!is_digits (year, 4))
+        continue;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          g_dir_close (top);
+          return NULL;
+        }
+
+      year_path = g_build_filename (self->kind_path, year, NULL);
+      if ((year_dir = open_level (year_path)) == NULL)
+        continue;
+
+      while ((month = g_dir_read_name (year_dir)) != NULL)
+        {
+          g_autofree char *month_path = NULL;
+          GDir *month_dir;
+          const char *day;
+
+          if (!is_digits (month, 2))
+            continue;
+          month_path = g_build_filename (year_path, month, NULL);
+          if ((month_dir = open_level (month_path)) == NULL)
+            continue;
+
+          while ((day = g_dir_read_name (month_dir)) != NULL)
+            {
+              g_autofree char *day_path = NULL;
+              g_autofree char *partition = NULL;
+              GDir *day_dir;
+              const char *name;
+
+              if (!is_digits (day, 2))
+                continue;
+              day_path = g_build_filename (month_path, day, NULL);
+              if ((day_dir = open_level (day_path)) == NULL)
+                continue;
+              partition = g_strdup_printf ("%s/%s/%s", year, month, day);
+
+              while ((name = g_dir_read_name (day_dir)) != NULL)
+                {
+                  g_autofree char *id = NULL;
+                  g_autofree char *id_partition = NULL;
+                  g_autofree char *file_path = NULL;
+
+                  if (!g_str_has_suffix (name, ".jsonl"))
+                    continue;
+
+                  id = g_strndup (name, strlen (name) - strlen (".jsonl"));
+                  file_path = g_build_filename (day_path, name, NULL);
+
+                  if (!natter_id_validate (id, NULL))
+                    {
+                      g_debug ("Ignoring %s: the name is not a valid id", file_path);
+                      continue;
+                    }
+                  id_partition = natter_id_partition (id);
+                  if (strcmp (id_partition, partition) != 0)
+                    {
+                      g_debug ("Ignoring %s: it is not in its id's partition %s",
+                               file_path, id_partition);
+                      continue;
+                    }
+                  /* Something else where the file should be (a
+                   * directory, say) is still this id: listed, so that
+                   * reading it reports the damage instead of the log
+                   * vanishing without a word. */
+                  g_ptr_array_add (ids, g_steal_pointer (&id));
+                }
+              g_dir_close (day_dir);
+            }
+          g_dir_close (month_dir);
+        }
+      g_dir_close (year_dir);
+    }
+  g_dir_close (top);
+
+  /* Ids sort in creation order as plain strings (natter-id.c). */
+  g_ptr_array_sort (ids, compare_ids);
+  g_ptr_array_add (ids, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&ids), FALSE);
+}
+
+/* The temporary name natter_jsonl_file_create() gives a log's first line before the
+ * link: `.<id>.jsonl.XXXXXX`, the X being g_mkstemp()'s letters and
+ * digits. Returns the id, or NULL for any other name. */
+static char *
+leftover_temp_id (const char *name)
+{
+  static const char suffix[] = ".jsonl.";
+  gsize length = strlen (name);
+  gsize id_length;
+  g_autofree char *id = NULL;
+
+  if (name[0] != '.' || length < 1 + strlen (suffix) + 6)
+    return NULL;
+  for (gsize i = length - 6; i < length; i++)
+    if (!g_ascii_isalnum (name[i]))
+      return NULL;
+  id_length = length - 6 - strlen (suffix) - 1;
+  if (strncmp (name + 1 + id_length, suffix, strlen (suffix)) != 0)
+    return NULL;
+  id = g_strndup (name + 1, id_length);
+  if (!natter_id_validate (id, NULL))
+    return NULL;
+  return g_steal_pointer (&id);
+}
+
+/* Removes the leftover temporary files of one day directory (partition
+ * @partition). Only regular files of exactly the temporary name, in their
+ * id's own partition, are touched: nothing else there was made by
+ * natter_jsonl_file_create(). */
+static gboolean
+remove_leftovers_in (const char    *day_path,
+                     const char    *partition,
+                     gint64         modified_before,
+                     guint         *removed,
+                     GCancellable  *cancellable,
+                     GError       **error)
+{
+  GDir *dir = open_level (day_path);
+  const char *name;
+
+  if (dir == NULL)
+    return TRUE;
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *id = leftover_temp_id (name);
+      g_autofree char *id_partition = NULL;
+      g_autofree char *path = NULL;
+      struct stat st;
+
+      if (id == NULL)
+        continue;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          g_dir_close (dir);
+          return FALSE;
+        }
+      id_partition = natter_id_partition (id);
+      if (strcmp (id_partition, partition) != 0)
+        continue;
+
+      path = g_build_filename (day_path, name, NULL);
+      if (lstat (path, &st) < 0 || !S_ISREG (st.st_mode))
+        continue;
+      /* Made since the caller's writing began: a create of its own that
+       * may still be in progress. */
+      if ((gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000 >= modified_before)
+        continue;
+
+      /* A kill after the link leaves this name as a second link to the
+       * live log (st_nlink 2): unlink() takes away this name only, and the
+       * log keeps every byte under `<id>.jsonl`. A kill before the link
+       * leaves the only name of a first line that was never committed. */
+      if (g_unlink (path) < 0)
+        {
+          int saved_errno = errno;
+
+          if (saved_errno == ENOENT)
+            continue;
+          g_dir_close (dir);
+          return natter_jsonl_set_io_error (error, saved_errno, "remove the leftover temporary file", path);
+        }
+      g_debug ("Removed %s, left by an interrupted create%s", path,
+               st.st_nlink > 1 ? " (a second name of the log)" : "");
+      (*removed)++;
+    }
+  g_dir_close (dir);
+  return TRUE;
+}
+
+gboolean
+natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,
+                                      gint64            modified_before,
+                                      guint            *removed,
+                                      GCancellable     *cancellable,
+                                      GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GDir *top;
+  const char *year;
+  gboolean ok = TRUE;
+
+  top = g_dir_open (self->kind_path, 0, &local_error);
+  if (top == NULL)
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+                   "Could not list %s: %s", self->kind_path, local_error->message);
+      return FALSE;
+    }
+
+  /* The same partition levels as natter_jsonl_layout_list_ids(). */
+  while (ok && (year = g_dir_read_name (top)) != NULL)
+    {
+      g_autofree char *year_path = NULL;
+      GDir *year_dir;
+      const char *month;
+
+      if (!is_digits (year, 4))
+        continue;
+      year_path = g_build_filename (self->kind_path, year, NULL);
+      if ((year_dir = open_level (year_path)) == NULL)
+        continue;
+
+      while (ok && (month = g_dir_read_name (year_dir)) != NULL)
+        {
+          g_autofree char *month_path = NULL;
+          GDir *month_dir;
+          const char *day;
+
+          if (!is_digits (month, 2))
+            continue;
+          month_path = g_build_filename (year_path, month, NULL);
+          if ((month_dir = open_level (month_path)) == NULL)
+            continue;
+
+          while (ok && (day = g_dir_read_name (month_dir)) != NULL)
+            {
+              g_autofree char *day_path = NULL;
+              g_autofree char *partition = NULL;
+
+              if (!is_digits (day, 2))
+                continue;
+              day_path = g_build_filename (month_path, day, NULL);
+              partition = g_strdup_printf ("%s/%s/%s", year, month, day);
+              ok = remove_leftovers_in (day_path, partition, modified_before, removed, cancellable, error);
+            }
+          g_dir_close (month_dir);
+        }
+      g_dir_close (year_dir);
+    }
+  g_dir_close (top);
+  return ok;
+}

@@ -1,0 +1,101 @@
+/* natter-jsonl-repo-private.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "natter-jsonl-repo.h"
+
+/* Shared between natter-jsonl-repo.c (API, tasks, locks),
+ * natter-jsonl-file.c (I/O on one log) and natter-jsonl-layout.c
+ * (partition paths and walks). Not installed, not for other layers. */
+
+G_BEGIN_DECLS
+
+/* Every field is set once in the constructor and never changed, so worker
+ * threads read the object without locking. */
+struct _NatterJsonlRepo
+{
+  GObject               parent_instance;
+
+  GFile                *storage_dir;
+  char                 *storage_path;
+  char                 *kind;
+  char                 *kind_path;
+  char                 *created_type;
+  /* The member that names the file's id in every event ("turnId",
+   * "sessionId"), or NULL when the kind does not have a known one. */
+  char                 *owner_member;
+  NatterEventValidator  validator;
+
+  NatterKeyedMutex     *locks;
+
+  /* Held by a worker only around "check the tail, then write": another
+   * thread's append could otherwise be caught half-written by the check
+   * and look like a torn line. Never held across a main-loop iteration. */
+  GMutex                append_lock;
+};
+
+/* The first line that cannot be read, for a reader of the readable
+ * prefix; NULL for a strict read. */
+typedef struct
+{
+  guint  line;     /* 0 while every line read */
+  char  *reason;   /* why that line cannot be read, without the path */
+} NatterJsonlBadLine;
+
+/* natter-jsonl-file.c: one log. */
+
+gboolean   natter_jsonl_set_io_error          (GError           **error,
+                                               int                saved_errno,
+                                               const char        *what,
+                                               const char        *path);
+GBytes    *natter_jsonl_file_serialize_events (NatterJsonlRepo   *self,
+                                               const char        *id,
+                                               JsonNode * const  *events,
+                                               guint              n_events,
+                                               gboolean           is_create,
+                                               GError           **error);
+gboolean   natter_jsonl_file_create           (NatterJsonlRepo   *self,
+                                               const char        *id,
+                                               GBytes            *line,
+                                               GError           **error);
+gboolean   natter_jsonl_file_append           (NatterJsonlRepo   *self,
+                                               const char        *id,
+                                               GBytes            *lines,
+                                               GError           **error);
+GPtrArray *natter_jsonl_file_read_full        (NatterJsonlRepo   *self,
+                                               const char        *id,
+                                               NatterJsonlBadLine *bad,
+                                               GCancellable      *cancellable,
+                                               GError           **error);
+GPtrArray *natter_jsonl_file_read             (NatterJsonlRepo   *self,
+                                               const char        *id,
+                                               GCancellable      *cancellable,
+                                               GError           **error);
+gboolean   natter_jsonl_file_delete           (NatterJsonlRepo   *self,
+                                               const char        *id,
+                                               GError           **error);
+
+/* natter-jsonl-layout.c: where the logs live. */
+
+char      *natter_jsonl_layout_file_path      (NatterJsonlRepo   *self,
+                                               const char        *id,
+                                               GError           **error);
+gboolean   natter_jsonl_layout_ensure_partition_dir (NatterJsonlRepo  *self,
+                                                     const char       *id,
+                                                     GError          **error);
+GStrv      natter_jsonl_layout_list_ids       (NatterJsonlRepo   *self,
+                                               GCancellable      *cancellable,
+                                               GError           **error);
+gboolean   natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,
+                                                 gint64            modified_before,
+                                                 guint            *removed,
+                                                 GCancellable     *cancellable,
+                                                 GError          **error);
+
+G_END_DECLS
