@@ -3,6 +3,7 @@
 #   store/ <- runtime/ <- sessions/ <- app/, cli/ <- ui/
 # Nothing below ui/ includes a GTK or libadwaita header; a layer includes
 # no header of a layer above it; ui/ does not use the command line (cli/).
+# Also the sizes that keep each file and function readable (below).
 set -eu
 cd "$1"
 status=0
@@ -37,5 +38,21 @@ forbid app cli ui
 forbid cli ui
 forbid ui cli
 
-[ $status -eq 0 ] && echo "ok: the layers depend one way (store, runtime, sessions, app/cli, ui)"
+# Sizes: a source file holds one responsibility and a function one step.
+# No .c file in src/ over 1,000 lines; no function over 120 lines (a body
+# from a `{` in column 0 to the next `}` in column 0, GNU style).
+for f in $(find src -name '*.c' | sort); do
+  lines=$(wc -l < "$f")
+  if [ "$lines" -gt 1000 ]; then
+    echo "$f has $lines lines (at most 1000)"; status=1
+  fi
+  long=$(awk '/^[a-z_][a-z0-9_]* \(/ { name = $1 }
+              /^\{/ { start = NR }
+              /^\}/ { if (start && NR - start - 1 > 120) print FILENAME ":" start ": " name " (" NR - start - 1 " lines)"; start = 0 }' "$f")
+  if [ -n "$long" ]; then
+    echo "function over 120 lines in $long"; status=1
+  fi
+done
+
+[ $status -eq 0 ] && echo "ok: the layers depend one way (store, runtime, sessions, app/cli, ui); no file over 1000 lines, no function over 120"
 exit $status
