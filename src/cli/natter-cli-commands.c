@@ -404,16 +404,17 @@ natter_cli_command_delete (Run *run)
                                         g_task_get_cancellable (run->task), boolean_done_cb, run);
 }
 
+/* Fork and recover both print the new session's id. */
 static void
-fork_done_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+new_session_done_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
 {
   Run *run = user_data;
   g_autofree char *session_id = NULL;
   GError *error = NULL;
 
-  session_id = natter_sessions_fork_finish (NATTER_SESSIONS (object), result, &error);
+  session_id = run->new_session_finish (NATTER_SESSIONS (object), result, &error);
   if (session_id == NULL)
     {
       natter_cli_fail_error (run, error);
@@ -435,27 +436,9 @@ natter_cli_command_fork (Run *run)
       natter_cli_fail_error (run, error);
       return;
     }
+  run->new_session_finish = natter_sessions_fork_finish;
   natter_sessions_fork_async (natter_services_get_sessions (run->services), run->args[0], run->args[1], NULL,
-                              g_task_get_cancellable (run->task), fork_done_cb, run);
-}
-
-static void
-recover_done_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autofree char *session_id = NULL;
-  GError *error = NULL;
-
-  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (object), result, &error);
-  if (session_id == NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  natter_cli_out (run, "session %s\n", session_id);
-  natter_cli_finish (run, 0);
+                              g_task_get_cancellable (run->task), new_session_done_cb, run);
 }
 
 /* A damaged session cannot be used, so unlike the other commands this
@@ -475,8 +458,9 @@ natter_cli_command_recover (Run *run)
       natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), run->args[0]);
       return;
     }
+  run->new_session_finish = natter_sessions_recover_finish;
   natter_sessions_recover_async (natter_services_get_sessions (run->services), run->args[0],
-                                 g_task_get_cancellable (run->task), recover_done_cb, run);
+                                 g_task_get_cancellable (run->task), new_session_done_cb, run);
 }
 
 /* ------------------------------------------------------------------ */

@@ -42,6 +42,11 @@ typedef gboolean (*BooleanFinish) (NatterSessions  *sessions,
                                    GAsyncResult    *result,
                                    GError         **error);
 
+/* The _finish of a sessions operation that makes a new session. */
+typedef char *(*NewSessionFinish) (NatterSessions  *sessions,
+                                   GAsyncResult    *result,
+                                   GError         **error);
+
 struct _Run
 {
   GTask                   *task;
@@ -68,6 +73,7 @@ struct _Run
   guint                    next_turn;
   JsonArray                *shown_turns;
   BooleanFinish            boolean_finish; /* for boolean_done_cb() */
+  NewSessionFinish         new_session_finish; /* for new_session_done_cb() */
 };
 
 /* natter-cli.c: output, always through the command line object */
