@@ -53,8 +53,10 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
    * a search, and where a change of its rows is to leave it. */
   double                scroll_before_search;  /* < 0: not searching */
   double                pending_scroll;
-  guint                 scroll_tick_id;
-  guint                 scroll_ticks;
+  GdkFrameClock        *scroll_clock;
+  gulong                scroll_paint_id;
+  guint                 scroll_frames;
+  guint                 scroll_stable_frames;
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
   GHashTable           *chosen_models;    /* session id → {provider, model?} */
@@ -159,6 +161,8 @@ void
 _natter_window_sync_selection (NatterWindow *self);
 GtkAdjustment *
 _natter_window_sidebar_adjustment (NatterWindow *self);
+void
+_natter_window_stop_sidebar_scroll (NatterWindow *self);
 void
 _natter_window_keep_sidebar_scroll (NatterWindow *self,
                                     double value);

@@ -190,26 +190,48 @@ _natter_window_sidebar_adjustment (NatterWindow *self)
   return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
 }
 
-static gboolean
-sidebar_scroll_tick_cb (GtkWidget     *widget,
-                        GdkFrameClock *clock,
-                        gpointer       user_data)
+void
+_natter_window_stop_sidebar_scroll (NatterWindow *self)
 {
-  NatterWindow *self = user_data;
+  if (self->scroll_clock == NULL)
+    return;
+  /* A window going away takes its surface's frame clock with it, and
+   * the clock's handlers are gone by then. */
+  if (g_signal_handler_is_connected (self->scroll_clock, self->scroll_paint_id))
+    {
+      g_signal_handler_disconnect (self->scroll_clock, self->scroll_paint_id);
+      gdk_frame_clock_end_updating (self->scroll_clock);
+    }
+  self->scroll_paint_id = 0;
+  g_clear_object (&self->scroll_clock);
+}
+
+/* Runs after a frame is painted: the adjustment then describes the rows
+ * the list has just laid out, so setting it now moves the list to a row
+ * that exists (set between a change of rows and their layout, the list
+ * would find no row there and ignore it). */
+static void
+sidebar_after_paint_cb (GdkFrameClock *clock,
+                        NatterWindow  *self)
+{
   GtkAdjustment *adjustment = _natter_window_sidebar_adjustment (self);
   double reachable = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
 
-  gtk_adjustment_set_value (adjustment, self->pending_scroll);
-  /* The rows that came back are measured over a few frames: until the
-   * list is long enough again, the value is clamped and set once more. */
-  if ((reachable >= self->pending_scroll &&
-       G_APPROX_VALUE (gtk_adjustment_get_value (adjustment), self->pending_scroll, 1.5)) ||
-      ++self->scroll_ticks >= 30)
+  /* The list keeps its place by an anchor row, which it picks when the
+   * value is set, from the row heights it knows then. The rows that came
+   * back are measured over a few frames, and an anchor picked too early
+   * puts the list elsewhere on a later frame. So the place counts as kept
+   * once the list has laid itself out there a few frames in a row. */
+  if (reachable >= self->pending_scroll &&
+      G_APPROX_VALUE (gtk_adjustment_get_value (adjustment), self->pending_scroll, 1.5))
+    self->scroll_stable_frames++;
+  else
     {
-      self->scroll_tick_id = 0;
-      return G_SOURCE_REMOVE;
+      self->scroll_stable_frames = 0;
+      gtk_adjustment_set_value (adjustment, self->pending_scroll);
     }
-  return G_SOURCE_CONTINUE;
+  if (self->scroll_stable_frames >= 3 || ++self->scroll_frames >= 120)
+    _natter_window_stop_sidebar_scroll (self);
 }
 
 /* Puts the sidebar back at @value once its rows are laid out again. Rows
@@ -219,12 +241,19 @@ void
 _natter_window_keep_sidebar_scroll (NatterWindow *self,
                                     double        value)
 {
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->session_list));
+
   self->pending_scroll = value;
-  self->scroll_ticks = 0;
+  self->scroll_frames = 0;
+  self->scroll_stable_frames = 0;
   gtk_adjustment_set_value (_natter_window_sidebar_adjustment (self), value);
-  if (self->scroll_tick_id == 0)
-    self->scroll_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->session_list),
-                                                         sidebar_scroll_tick_cb, self, NULL);
+  if (clock == NULL || self->scroll_clock != NULL)
+    return;
+  self->scroll_clock = g_object_ref (clock);
+  self->scroll_paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (sidebar_after_paint_cb), self);
+  /* Frames keep coming while the list settles, even if nothing else
+   * asks for one. */
+  gdk_frame_clock_begin_updating (clock);
 }
 
 static void

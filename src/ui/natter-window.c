@@ -315,11 +315,7 @@ natter_window_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->refocus_id, g_source_remove);
   g_clear_handle_id (&self->list_key_id, g_source_remove);
-  if (self->scroll_tick_id != 0)
-    {
-      gtk_widget_remove_tick_callback (GTK_WIDGET (self->session_list), self->scroll_tick_id);
-      self->scroll_tick_id = 0;
-    }
+  _natter_window_stop_sidebar_scroll (self);
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   if (self->index != NULL)
