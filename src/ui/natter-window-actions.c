@@ -140,17 +140,37 @@ rename_activated (GtkWidget  *widget,
   gtk_widget_grab_focus (entry);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  char         *session_id;
+} DeleteRequest;
+
+static void
+delete_request_free (DeleteRequest *request)
+{
+  g_object_unref (request->window);
+  g_free (request->session_id);
+  g_free (request);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DeleteRequest, delete_request_free)
+
 static void
 delete_session_cb (GObject      *source,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(DeleteRequest) request = user_data;
   g_autoptr(GError) error = NULL;
+  gboolean deleted = natter_sessions_delete_session_finish (NATTER_SESSIONS (source), result, &error);
 
-  if (!natter_sessions_delete_session_finish (NATTER_SESSIONS (source), result, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    _natter_window_show_error (self, NULL, _("The conversation was not deleted"), error, NULL);
+  /* The index entry is gone once deleted; a session that could not be
+   * deleted is listed again, beside the error saying so. */
+  if (request->window->session_sidebar != NULL)
+    natter_sidebar_set_hidden (request->window->session_sidebar, request->session_id, FALSE);
+  if (!deleted && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (request->window, NULL, _("The conversation was not deleted"), error, NULL);
 }
 
 /* The toast went away without Undo: now the file goes. */
@@ -159,6 +179,7 @@ _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
                                           NatterWindow *self)
 {
   const char *session_id = g_object_get_data (G_OBJECT (toast), "session-id");
+  DeleteRequest *request;
 
   if (g_hash_table_lookup (self->pending_deletes, session_id) != toast)
     return;
@@ -166,8 +187,10 @@ _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
   g_hash_table_remove (self->drafts, session_id);
   g_hash_table_remove (self->timelines, session_id);
   _natter_window_update_keyboard_actions (self);
-  natter_sessions_delete_session_async (self->sessions, session_id, NULL,
-                                        delete_session_cb, g_object_ref (self));
+  request = g_new0 (DeleteRequest, 1);
+  request->window = g_object_ref (self);
+  request->session_id = g_strdup (session_id);
+  natter_sessions_delete_session_async (self->sessions, session_id, NULL, delete_session_cb, request);
 }
 
 static void
