@@ -137,6 +137,10 @@ send_message (Run *run)
   g_autoptr(NatterSendOptions) options = send_options (run);
   g_autoptr(JsonObject) input = user_message (run->text);
 
+  /* Only a session's first message can ask; the title is written before
+   * the command exits (the application flushes on shutdown). */
+  natter_send_options_set_auto_title (options, !run->no_auto_title && natter_services_get_auto_title (run->services));
+
   natter_sessions_send_message_async (natter_services_get_sessions (run->services), run->session_id,
                                       input, options, g_task_get_cancellable (run->task), send_sent_cb, run);
 }

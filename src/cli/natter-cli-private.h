@@ -22,7 +22,7 @@ typedef struct _Run Run;
 typedef enum
 {
   OPT_MODEL      = 1 << 0,   /* --base-url, --model, --max-model-calls */
-  OPT_SESSION    = 1 << 1,   /* --session, --auto-permission */
+  OPT_SESSION    = 1 << 1,   /* --session, --auto-permission, --no-auto-title */
   OPT_JSON       = 1 << 2,   /* --json */
 } OptionSet;
 
@@ -57,6 +57,7 @@ struct _Run
   /* Options */
   char                    *session_id;
   gboolean                 auto_permission;
+  gboolean                 no_auto_title;
   char                    *base_url;
   char                    *model;
   int                      max_model_calls;

@@ -102,7 +102,7 @@ static void command_help (Run *run);
 static const Command commands[] = {
   { "ask", N_("[MODEL-OPTIONS] MESSAGE"),
     N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL, natter_cli_command_ask },
-  { "send", N_("[--session ID] [--auto-permission] [MODEL-OPTIONS] MESSAGE"),
+  { "send", N_("[--session ID] [--auto-permission] [--no-auto-title] [MODEL-OPTIONS] MESSAGE"),
     N_("Send a message to a session (a new one without --session) and wait until the turn settles"),
     1, JOINED, OPT_MODEL | OPT_SESSION, natter_cli_command_send },
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
@@ -261,6 +261,9 @@ option_context_new (Run *run)
                                       N_("ID") };
       entries[n++] = (GOptionEntry) { "auto-permission", 0, 0, G_OPTION_ARG_NONE, &run->auto_permission,
                                       N_("Let the permission classifier decide before asking"), NULL };
+      entries[n++] = (GOptionEntry) { "no-auto-title", 0, 0, G_OPTION_ARG_NONE, &run->no_auto_title,
+                                      N_("Keep the title taken from the first message instead of asking the model for one"),
+                                      NULL };
     }
   if (command->options & OPT_MODEL)
     {

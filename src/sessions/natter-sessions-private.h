@@ -80,6 +80,10 @@ struct _NatterSessions
 
   NatterSessionsFaultFunc  fault;
   gpointer                 fault_data;
+
+  /* §12.6: first turns whose session asked to be named once they
+   * complete (natter-sessions-titles.c). */
+  GHashTable              *pending_titles; /* first turn id → session id */
 };
 
 enum
@@ -100,6 +104,7 @@ typedef struct
   GCancellable        *cancellable;
   char                *session_id;   /* nullable: standalone */
   char                *turn_id;
+  guint64              title_op;     /* in flight while a title may follow, else 0 */
 } NatterSessionsAdvance;
 
 typedef struct _NatterSessionsOp NatterSessionsOp;
@@ -200,6 +205,21 @@ void                natter_sessions_op_read_latest     (GTask                 *t
 gboolean            natter_sessions_op_apply_appended  (NatterSessionsOp      *data,
                                                         GPtrArray             *events,
                                                         GError               **error);
+
+/* natter-sessions-titles.c */
+void                natter_sessions_want_title         (NatterSessions        *self,
+                                                        const char            *session_id,
+                                                        const char            *turn_id);
+gboolean            natter_sessions_title_pending      (NatterSessions        *self,
+                                                        const char            *turn_id);
+void                natter_sessions_title_settled      (NatterSessions        *self,
+                                                        const char            *session_id,
+                                                        const char            *turn_id,
+                                                        NatterTurnOutcomeKind  outcome,
+                                                        guint64                op);
+char               *natter_title_request_text          (JsonNode              *question,
+                                                        const char            *answer);
+char               *natter_title_from_answer           (const char            *answer);
 
 /* natter-sessions-advances.c */
 NatterTurnExecution *natter_sessions_start_advance     (NatterSessions        *self,

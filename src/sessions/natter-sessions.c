@@ -61,6 +61,7 @@ natter_sessions_finalize (GObject *object)
   g_clear_pointer (&self->turn_waiters, g_hash_table_unref);
   g_clear_pointer (&self->ops, g_hash_table_unref);
   g_clear_pointer (&self->flushes, g_ptr_array_unref);
+  g_clear_pointer (&self->pending_titles, g_hash_table_unref);
 
   G_OBJECT_CLASS (natter_sessions_parent_class)->finalize (object);
 }
@@ -127,6 +128,7 @@ natter_sessions_init (NatterSessions *self)
                                               (GDestroyNotify) g_ptr_array_unref);
   self->ops = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   self->flushes = g_ptr_array_new_with_free_func (g_object_unref);
+  self->pending_titles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 /**
@@ -879,9 +881,13 @@ natter_sessions_delete_session_finish (NatterSessions  *self,
  * send_message up to its return, set_title, delete, resume) has finished,
  * so all of their session-file appends have been written (awaited, not
  * fsynced, §4.2). Turn files need no flush: a running advance writes each
- * event before it announces it, so what was announced is on disk; a flush
- * never waits for a model. Operations begun after the call are not
- * waited for, so a busy service cannot starve a flush.
+ * event before it announces it, so what was announced is on disk. A flush
+ * never waits for a turn's model; it does wait for an automatic title
+ * (§12.6) whose turn has settled, so that `natter send` exits with the
+ * title written: callers that must not wait for a model bound the flush
+ * with a timeout (natter_services_flush_blocking()). Operations begun
+ * after the call are not waited for, so a busy service cannot starve a
+ * flush.
  */
 void
 natter_sessions_flush_async (NatterSessions      *self,

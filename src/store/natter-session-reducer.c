@@ -20,6 +20,11 @@ struct _NatterSessionState
   const char      *session_id;     /* owned by definition */
   char            *title;
   gboolean         title_is_explicit;
+  /* The title is the default one derived from the first message: the only
+   * title_changed so far came right after the first turn_appended, in a
+   * session created without a title (natter_session_state_get_title_is_default()). */
+  gboolean         title_is_default;
+  gboolean         after_first_turn;   /* the last event was turn_appended #1 */
   GArray          *turns;          /* of NatterSessionTurn, strings owned */
   GHashTable      *turns_by_id;    /* turn_id (owned by turns) → index + 1 */
   char            *updated_at;
@@ -259,13 +264,20 @@ apply_valid (NatterSessionState  *self,
     {
       if (!apply_turn_appended (self, event, error))
         return FALSE;
+      self->after_first_turn = self->turns->len == 1;
     }
   else
     {
       g_assert (g_str_equal (type, "title_changed"));
       g_free (self->title);
       self->title = g_strdup (json_object_get_string_member (event, "title"));
+      /* The session layer writes the default title in the same append as
+       * the first turn_appended and nowhere else, so only that position
+       * marks a title nobody chose. */
+      self->title_is_default = !self->title_is_explicit && self->after_first_turn &&
+                               !json_object_has_member (self->definition, "title");
       self->title_is_explicit = TRUE;
+      self->after_first_turn = FALSE;
     }
 
   g_free (self->updated_at);
@@ -430,6 +442,27 @@ natter_session_state_get_title_is_explicit (NatterSessionState *self)
   g_return_val_if_fail (self != NULL, FALSE);
 
   return self->title_is_explicit;
+}
+
+/**
+ * natter_session_state_get_title_is_default:
+ * @self: a #NatterSessionState
+ *
+ * Whether the current title is the default one of session-layer-spec.md
+ * §9.1 step 6 that nobody chose: the session was created without a title
+ * and its only `title_changed` directly follows the first `turn_appended`.
+ * A rename, a title given at creation or a later automatic title
+ * (§12.6) makes it %FALSE for good, which is what keeps an automatic
+ * title from replacing the user's or being written twice.
+ *
+ * Returns: %TRUE while the title is the derived default
+ */
+gboolean
+natter_session_state_get_title_is_default (NatterSessionState *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->title_is_default;
 }
 
 static const char *
