@@ -303,7 +303,7 @@ test_unknown_type (void)
   g_autoptr(GPtrArray) first = events_new ();
 
   add (later, created_json (SID, 0, NULL));
-  add (later, g_strdup ("{\"type\":\"message_queued\",\"sessionId\":\"" SID "\","
+  add (later, g_strdup ("{\"type\":\"conversation_steered\",\"sessionId\":\"" SID "\","
                         "\"ts\":\"2026-11-30T10:00:01.000Z\",\"queueId\":\"q\"}"));
   assert_reduce_fails (later, NATTER_STORE_ERROR_UNKNOWN_TYPE);
 
@@ -317,7 +317,7 @@ test_unknown_version (void)
   g_autoptr(GPtrArray) events = events_new ();
 
   add (events, g_strdup ("{\"type\":\"session_created\",\"sessionId\":\"" SID "\","
-                         "\"ts\":\"2026-11-30T10:00:00.000Z\",\"schemaVersion\":2}"));
+                         "\"ts\":\"2026-11-30T10:00:00.000Z\",\"schemaVersion\":3}"));
   add (events, turn_json (SID, 1, 1, 1));
   assert_reduce_fails (events, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
 }
@@ -548,7 +548,7 @@ test_apply_is_atomic (void)
   apply_fails_unchanged (state, g_strdup ("{\"type\":\"title_changed\",\"sessionId\":\"" SID "\","
                                           "\"ts\":\"2026-11-30T10:00:02.000Z\",\"title\":5}"),
                          NATTER_STORE_ERROR_SCHEMA);
-  apply_fails_unchanged (state, g_strdup ("{\"type\":\"permission_grant_added\",\"sessionId\":\"" SID "\","
+  apply_fails_unchanged (state, g_strdup ("{\"type\":\"conversation_steered\",\"sessionId\":\"" SID "\","
                                           "\"ts\":\"2026-11-30T10:00:02.000Z\"}"),
                          NATTER_STORE_ERROR_UNKNOWN_TYPE);
 

@@ -126,6 +126,7 @@ struct _NatterSessionsOp
   NatterSessionState         *state;       /* the session, read under the lock */
   NatterSessionsOpStep        on_session;  /* natter_sessions_op_lock_and_read() */
   NatterSessionsOpLatestStep  on_latest;   /* natter_sessions_op_read_latest() */
+  GPtrArray                  *appending;   /* natter_sessions_op_append_v2_async() */
   GDestroyNotify              clear;       /* frees the operation's own members */
 };
 
@@ -220,6 +221,23 @@ void                natter_sessions_title_settled      (NatterSessions        *s
 char               *natter_title_request_text          (JsonNode              *question,
                                                         const char            *answer);
 char               *natter_title_from_answer           (const char            *answer);
+
+/* natter-sessions-v2.c */
+void                natter_sessions_op_append_v2_async (GTask                 *task,
+                                                        GPtrArray             *events,
+                                                        GAsyncReadyCallback    callback);
+gboolean            natter_sessions_op_append_v2_finish (GTask                *task,
+                                                         GAsyncResult         *result,
+                                                         GError              **error);
+void                natter_sessions_append_events_async (NatterSessions      *self,
+                                                         const char          *session_id,
+                                                         GPtrArray           *events,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+gboolean            natter_sessions_append_events_finish (NatterSessions     *self,
+                                                          GAsyncResult       *result,
+                                                          GError            **error);
 
 /* natter-sessions-advances.c */
 NatterTurnExecution *natter_sessions_start_advance     (NatterSessions        *self,

@@ -6,29 +6,10 @@
 #define G_LOG_DOMAIN "natter-session-reducer"
 
 #include "natter-session-reducer.h"
+#include "natter-session-reducer-private.h"
 #include "natter-session-schema.h"
 #include "natter-store-error.h"
 
-struct _NatterSessionState
-{
-  gatomicrefcount  ref_count;
-
-  /* A private, sealed copy of the session_created event: the state must
-   * not change behind the reducer's back if a caller later edits the event
-   * it applied, and consumers of get_definition() cannot edit it either. */
-  JsonObject      *definition;
-  const char      *session_id;     /* owned by definition */
-  char            *title;
-  gboolean         title_is_explicit;
-  /* The title is the default one derived from the first message: the only
-   * title_changed so far came right after the first turn_appended, in a
-   * session created without a title (natter_session_state_get_title_is_default()). */
-  gboolean         title_is_default;
-  gboolean         after_first_turn;   /* the last event was turn_appended #1 */
-  GArray          *turns;          /* of NatterSessionTurn, strings owned */
-  GHashTable      *turns_by_id;    /* turn_id (owned by turns) → index + 1 */
-  char            *updated_at;
-};
 
 G_DEFINE_BOXED_TYPE (NatterSessionState, natter_session_state,
                      natter_session_state_ref, natter_session_state_unref)
@@ -128,6 +109,7 @@ natter_session_state_unref (NatterSessionState *self)
   g_clear_pointer (&self->definition, json_object_unref);
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->updated_at, g_free);
+  natter_session_v2_fold_clear (&self->v2);
   g_free (self);
 }
 
@@ -189,6 +171,9 @@ static gboolean apply_valid (NatterSessionState  *self,
  * `sessionId` matches the definition's, `sessionSeq` continues 1, 2, 3, …
  * without gaps, and `turnId`s are unique. Title folding: the title is the
  * `session_created` title until a `title_changed`, and the last one wins.
+ * The events of schema version 2 are accepted only once the file is at
+ * version 2 (created at 2, or raised by `schema_upgraded`), and fold the
+ * active grants and the pending queue (natter-session-state-v2.h).
  *
  * Applying is atomic: on error @self is unchanged and may keep being used.
  * The state keeps copies of @event's parts, or references where they are
@@ -244,6 +229,7 @@ apply_valid (NatterSessionState  *self,
       title = json_object_get_string_member_with_default (self->definition, "title", NULL);
       self->title = g_strdup (title);
       self->updated_at = g_strdup (json_object_get_string_member (event, "ts"));
+      natter_session_v2_fold_commit (&self->v2, event, type);
       return TRUE;
     }
 
@@ -260,15 +246,18 @@ apply_valid (NatterSessionState  *self,
                            "session_created appears more than once");
       return FALSE;
     }
-  else if (g_str_equal (type, "turn_appended"))
+
+  /* Schema version 2: the version rules, grants and the queue. Checked
+   * before anything changes, committed once nothing else can fail. */
+  if (!natter_session_v2_fold_check (&self->v2, event, type, error))
+    return FALSE;
+  if (g_str_equal (type, "turn_appended"))
     {
       if (!apply_turn_appended (self, event, error))
         return FALSE;
-      self->after_first_turn = self->turns->len == 1;
     }
-  else
+  else if (g_str_equal (type, "title_changed"))
     {
-      g_assert (g_str_equal (type, "title_changed"));
       g_free (self->title);
       self->title = g_strdup (json_object_get_string_member (event, "title"));
       /* The session layer writes the default title in the same append as
@@ -277,8 +266,9 @@ apply_valid (NatterSessionState  *self,
       self->title_is_default = !self->title_is_explicit && self->after_first_turn &&
                                !json_object_has_member (self->definition, "title");
       self->title_is_explicit = TRUE;
-      self->after_first_turn = FALSE;
     }
+  natter_session_v2_fold_commit (&self->v2, event, type);
+  self->after_first_turn = g_str_equal (type, "turn_appended") && self->turns->len == 1;
 
   g_free (self->updated_at);
   self->updated_at = g_strdup (json_object_get_string_member (event, "ts"));
