@@ -677,6 +677,44 @@ test_send_auto_title (Fixture       *f,
   g_assert_nonnull (strstr (r.out, expected));
 }
 
+/* `natter compact SESSION [--keep N]` summarizes the earlier turns and
+ * prints `compacted <id>`; the next send carries the summary. */
+static void
+test_compact (Fixture       *f,
+              gconstpointer  data)
+{
+  static const Step SUMMARY = { CHUNK ("They said hello twice.") FINISH ("stop") DONE, FALSE };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+
+  script (f, &ANSWER, &ANSWER, &SUMMARY, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "hello", "again");
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "compact", session_id, "--keep", "0");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "natter: --keep must be at least 1\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "compact", session_id, "--keep", "1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "compacted "));
+  g_assert_true (natter_id_validate (g_strstrip (r.out + strlen ("compacted ")), NULL));
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "Summarize the conversation below"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "third");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "They said hello twice."));
+}
+
 /* `natter recover SESSION` copies what can be read of a damaged session
  * to a new one and prints it; the damaged file stays as it was. */
 static void
@@ -851,6 +889,7 @@ main (int   argc,
   ADD ("/cli/resume-idle", test_resume_idle);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
   ADD ("/cli/send/auto-title", test_send_auto_title);
+  ADD ("/cli/compact", test_compact);
   ADD ("/cli/recover", test_recover);
   ADD ("/cli/errors", test_errors);
   ADD ("/cli/lock-refused", test_lock_refused);

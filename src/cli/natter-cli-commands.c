@@ -579,3 +579,12 @@ natter_cli_command_show (Run *run)
   natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
                                      g_task_get_cancellable (run->task), show_session_read_cb, run);
 }
+
+/* The session checks of every command that names one, for the commands
+ * kept in their own files. */
+NatterSessionIndexEntry *
+natter_cli_lookup_session (Run        *run,
+                           const char *session_id)
+{
+  return lookup_session (run, session_id);
+}

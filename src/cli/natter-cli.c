@@ -121,6 +121,9 @@ static const Command commands[] = {
     natter_cli_command_fork },
   { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
     natter_cli_command_recover },
+  { "compact", N_("SESSION [--keep N]"),
+    N_("Summarize a session's earlier turns so the conversation fits the model's context window"), 1, 1, OPT_KEEP,
+    natter_cli_command_compact },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -275,6 +278,9 @@ option_context_new (Run *run)
       entries[n++] = (GOptionEntry) { "max-model-calls", 0, 0, G_OPTION_ARG_INT, &run->max_model_calls,
                                       N_("The most model calls of the turn"), N_("N") };
     }
+  if (command->options & OPT_KEEP)
+    entries[n++] = (GOptionEntry) { "keep", 0, 0, G_OPTION_ARG_INT, &run->keep,
+                                    N_("How many of the latest turns stay whole (default 2)"), N_("N") };
   if (command->options & OPT_JSON)
     entries[n++] = (GOptionEntry) { "json", 0, 0, G_OPTION_ARG_NONE, &run->json,
                                     N_("Print JSON instead of text"), NULL };
@@ -319,6 +325,9 @@ parse (Run   *run,
   for (guint i = 2; arguments[i] != NULL; i++)
     g_strv_builder_add (builder, arguments[i]);
   argv = g_strv_builder_end (builder);
+  /* Tells "--keep" left out (the default) from a wrong value. */
+  if (command->options & OPT_KEEP)
+    run->keep = G_MININT;
 
   if (!g_option_context_parse_strv (context, &argv, &error))
     {
@@ -352,6 +361,13 @@ parse (Run   *run,
                                     g_strv_contains ((const char * const *) arguments, "--max-model-calls")))
     {
       usage_error (run, _("--max-model-calls must be at least 1"));
+      return FALSE;
+    }
+  if (run->keep == G_MININT)
+    run->keep = 2;
+  else if (command->options & OPT_KEEP && run->keep < 1)
+    {
+      usage_error (run, _("--keep must be at least 1"));
       return FALSE;
     }
   if (run->base_url != NULL && !natter_provider_id_is_endpoint (run->base_url))

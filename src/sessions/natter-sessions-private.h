@@ -239,6 +239,27 @@ gboolean            natter_sessions_append_events_finish (NatterSessions     *se
                                                           GAsyncResult       *result,
                                                           GError            **error);
 
+/* natter-sessions-compaction.c */
+char               *natter_compaction_request_text     (JsonArray             *messages);
+JsonObject         *natter_compaction_summary_message  (JsonObject            *compaction);
+void                natter_sessions_compaction_context_async  (NatterSessions      *self,
+                                                               JsonObject          *compaction,
+                                                               const char          *latest_turn_id,
+                                                               GAsyncReadyCallback  callback,
+                                                               gpointer             user_data);
+JsonArray          *natter_sessions_compaction_context_finish (GAsyncResult        *result,
+                                                               GError             **error);
+void                natter_sessions_fork_compaction_async     (NatterSessions      *self,
+                                                               JsonObject          *compaction,
+                                                               const char          *fork_turn_id,
+                                                               GAsyncReadyCallback  callback,
+                                                               gpointer             user_data);
+JsonObject         *natter_sessions_fork_compaction_finish    (GAsyncResult        *result,
+                                                               GError             **error);
+JsonNode           *natter_sessions_compaction_copy           (NatterSessions      *self,
+                                                               const char          *session_id,
+                                                               JsonObject          *compaction);
+
 /* natter-sessions-advances.c */
 NatterTurnExecution *natter_sessions_start_advance     (NatterSessions        *self,
                                                         const char            *session_id,

@@ -243,6 +243,7 @@ typedef struct
   char             *parent_session;
   char             *forked_from_turn_id;
   gboolean          inherit_cwd;      /* a fork: the parent's cwd and latest turn */
+  JsonObject       *compaction;       /* a fork: the parent's, while it may apply; then the one kept */
 } CreateData;
 
 NATTER_SESSIONS_DEFINE_OP (CreateData, create_data)
@@ -254,6 +255,22 @@ create_data_clear (CreateData *data)
   g_free (data->cwd);
   g_free (data->parent_session);
   g_free (data->forked_from_turn_id);
+  g_clear_pointer (&data->compaction, json_object_unref);
+}
+
+static void
+fork_compacted_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (!natter_sessions_append_events_finish (NATTER_SESSIONS (object), result, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, g_strdup (data->session_id), g_free);
 }
 
 static void
@@ -274,6 +291,17 @@ created_cb (GObject      *object,
   natter_session_index_update_from_state (self->index, data->state, NATTER_LATEST_TURN_STATUS_NONE);
   natter_sessions_op_finish (task);
   g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
+  if (create_data_get (task)->compaction != NULL)
+    {
+      /* The branch keeps the compaction of the turns it inherits (§12.3). */
+      g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+      g_ptr_array_add (events, natter_sessions_compaction_copy (self, data->session_id,
+                                                                create_data_get (task)->compaction));
+      natter_sessions_append_events_async (self, data->session_id, events, NULL, fork_compacted_cb,
+                                           g_steal_pointer (&task));
+      return;
+    }
   g_task_return_pointer (task, g_strdup (data->session_id), g_free);
 }
 
@@ -299,6 +327,25 @@ create_write (GTask *task)
     }
   natter_jsonl_repo_create_async (self->session_repo, data->base.session_id, event,
                                   g_task_get_cancellable (task), created_cb, g_object_ref (task));
+}
+
+static void
+fork_compaction_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CreateData *data = create_data_get (task);
+  GError *error = NULL;
+
+  g_clear_pointer (&data->compaction, json_object_unref);
+  data->compaction = natter_sessions_fork_compaction_finish (result, &error);
+  if (error != NULL)
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  create_write (task);
 }
 
 static void
@@ -331,6 +378,12 @@ fork_turn_read_cb (GObject      *object,
     }
   if (natter_sessions_op_check_cancelled (task))
     return;
+  if (data->compaction != NULL)
+    {
+      natter_sessions_fork_compaction_async (data->base.self, data->compaction, data->forked_from_turn_id,
+                                             fork_compaction_cb, g_object_ref (task));
+      return;
+    }
   create_write (task);
 }
 
@@ -352,6 +405,8 @@ parent_read_cb (GObject      *object,
     }
   if (data->inherit_cwd && data->cwd == NULL)
     data->cwd = g_strdup (natter_session_state_get_cwd (parent));
+  if (natter_session_state_get_compaction (parent) != NULL)
+    data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
   if (data->forked_from_turn_id == NULL && data->inherit_cwd)
     data->forked_from_turn_id = g_strdup (natter_session_state_get_latest_turn_id (parent));
   if (data->forked_from_turn_id == NULL)

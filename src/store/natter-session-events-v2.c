@@ -36,6 +36,9 @@ static const char * const replaced_members[] = {
 static const char * const removed_members[] = {
   "type", "sessionId", "ts", "queueId", NULL
 };
+static const char * const compacted_members[] = {
+  "type", "sessionId", "ts", "compactionId", "summary", "firstKeptTurnId", NULL
+};
 static const char * const options_members[] = {
   "agentId", "model", "autoPermission", "maxModelCalls", NULL
 };
@@ -192,6 +195,11 @@ natter_session_schema_validate_v2 (const char  *type,
     return natter_session_schema_check_members (event, replaced_members, type, error) &&
            natter_id_require_field (event, "queueId", error) != NULL &&
            require_message (event, error);
+  if (g_str_equal (type, "conversation_compacted"))
+    return natter_session_schema_check_members (event, compacted_members, type, error) &&
+           natter_id_require_field (event, "compactionId", error) != NULL &&
+           natter_json_require_nonempty_string (event, "summary", error) != NULL &&
+           natter_id_require_field (event, "firstKeptTurnId", error) != NULL;
   g_assert (g_str_equal (type, "queued_message_removed"));
   return natter_session_schema_check_members (event, removed_members, type, error) &&
          natter_id_require_field (event, "queueId", error) != NULL;
@@ -223,7 +231,8 @@ natter_session_event_get_required_version (JsonObject *event)
       g_str_equal (type, "permission_grant_removed") ||
       g_str_equal (type, "message_queued") ||
       g_str_equal (type, "queued_message_replaced") ||
-      g_str_equal (type, "queued_message_removed"))
+      g_str_equal (type, "queued_message_removed") ||
+      g_str_equal (type, "conversation_compacted"))
     return 2;
   if (g_str_equal (type, "turn_appended") && json_object_has_member (event, "consumedQueueIds"))
     return 2;
@@ -441,4 +450,39 @@ natter_session_event_set_consumed_queue_ids (JsonNode           *turn_appended,
   for (guint i = 0; queue_ids[i] != NULL; i++)
     json_array_add_string_element (array, queue_ids[i]);
   json_object_set_array_member (json_node_get_object (turn_appended), "consumedQueueIds", array);
+}
+
+/**
+ * natter_session_event_new_conversation_compacted:
+ * @session_id: the session's id
+ * @ts: an ISO-8601 UTC timestamp
+ * @compaction_id: a new id
+ * @summary: the summary of the conversation before @first_kept_turn_id;
+ *   not empty
+ * @first_kept_turn_id: the first turn the next turn's context keeps whole
+ *
+ * Builds a `conversation_compacted` event (session-layer-spec.md §12.3,
+ * docs/format.md "Schema version 2"): the next turn's context is the
+ * summary, then the transcript from @first_kept_turn_id on. Nothing is
+ * deleted. Write it with the session layer's version-2 writer.
+ *
+ * Returns: (transfer full): the event
+ */
+JsonNode *
+natter_session_event_new_conversation_compacted (const char *session_id,
+                                                 const char *ts,
+                                                 const char *compaction_id,
+                                                 const char *summary,
+                                                 const char *first_kept_turn_id)
+{
+  JsonObject *object;
+
+  g_return_val_if_fail (session_id != NULL && ts != NULL && compaction_id != NULL, NULL);
+  g_return_val_if_fail (summary != NULL && first_kept_turn_id != NULL, NULL);
+
+  object = new_event ("conversation_compacted", session_id, ts);
+  json_object_set_string_member (object, "compactionId", compaction_id);
+  json_object_set_string_member (object, "summary", summary);
+  json_object_set_string_member (object, "firstKeptTurnId", first_kept_turn_id);
+  return wrap (object);
 }

@@ -39,6 +39,11 @@ JsonNode *natter_session_event_new_queued_message_replaced (const char  *session
 JsonNode *natter_session_event_new_queued_message_removed  (const char  *session_id,
                                                             const char  *ts,
                                                             const char  *queue_id);
+JsonNode *natter_session_event_new_conversation_compacted (const char  *session_id,
+                                                           const char  *ts,
+                                                           const char  *compaction_id,
+                                                           const char  *summary,
+                                                           const char  *first_kept_turn_id);
 void      natter_session_event_set_consumed_queue_ids   (JsonNode           *turn_appended,
                                                          const char * const *queue_ids);
 

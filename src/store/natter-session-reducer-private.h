@@ -39,6 +39,8 @@ struct _NatterSessionState
    * session created without a title (natter_session_state_get_title_is_default()). */
   gboolean             title_is_default;
   gboolean             after_first_turn;   /* the last event was turn_appended #1 */
+  JsonObject          *compaction;         /* the last conversation_compacted (sealed), or NULL */
+  gboolean             compaction_pending; /* no turn_appended since it */
   GArray              *turns;          /* of NatterSessionTurn, strings owned */
   GHashTable          *turns_by_id;    /* turn_id (owned by turns) → index + 1 */
   char                *updated_at;

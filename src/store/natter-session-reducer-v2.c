@@ -170,6 +170,8 @@ natter_session_v2_fold_check (NatterSessionV2Fold  *fold,
     return id_is_new (fold, "grantId", json_object_get_string_member (event, "grantId"), error);
   if (g_str_equal (type, "message_queued"))
     return id_is_new (fold, "queueId", json_object_get_string_member (event, "queueId"), error);
+  if (g_str_equal (type, "conversation_compacted"))
+    return id_is_new (fold, "compactionId", json_object_get_string_member (event, "compactionId"), error);
   if (g_str_equal (type, "permission_grant_removed"))
     {
       const char *id = json_object_get_string_member (event, "grantId");
@@ -249,6 +251,8 @@ natter_session_v2_fold_commit (NatterSessionV2Fold *fold,
       g_clear_pointer (&queued->message, json_object_unref);
       queued->message = sealed_member (event, "message");
     }
+  else if (g_str_equal (type, "conversation_compacted"))
+    g_hash_table_add (fold->used_ids, g_strdup (json_object_get_string_member (event, "compactionId")));
   else if (g_str_equal (type, "queued_message_removed"))
     g_ptr_array_remove_index (fold->queue, find_queued (fold, json_object_get_string_member (event, "queueId")));
   else if (g_str_equal (type, "turn_appended") && json_object_has_member (event, "consumedQueueIds"))

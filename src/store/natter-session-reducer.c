@@ -109,6 +109,7 @@ natter_session_state_unref (NatterSessionState *self)
   g_clear_pointer (&self->definition, json_object_unref);
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->updated_at, g_free);
+  g_clear_pointer (&self->compaction, json_object_unref);
   natter_session_v2_fold_clear (&self->v2);
   g_free (self);
 }
@@ -267,6 +268,15 @@ apply_valid (NatterSessionState  *self,
                                !json_object_has_member (self->definition, "title");
       self->title_is_explicit = TRUE;
     }
+  else if (g_str_equal (type, "conversation_compacted"))
+    {
+      g_clear_pointer (&self->compaction, json_object_unref);
+      self->compaction = copy_flat_object (event);
+      json_object_seal (self->compaction);
+      self->compaction_pending = TRUE;
+    }
+  if (g_str_equal (type, "turn_appended"))
+    self->compaction_pending = FALSE;
   natter_session_v2_fold_commit (&self->v2, event, type);
   self->after_first_turn = g_str_equal (type, "turn_appended") && self->turns->len == 1;
 
@@ -631,4 +641,42 @@ natter_session_state_get_next_session_seq (NatterSessionState *self)
   g_return_val_if_fail (self != NULL, 0);
 
   return (gint64) self->turns->len + 1;
+}
+
+/**
+ * natter_session_state_get_compaction:
+ * @self: a #NatterSessionState
+ *
+ * The session's last `conversation_compacted` event
+ * (session-layer-spec.md §12.3; docs/format.md "Schema version 2"):
+ * `{compactionId, summary, firstKeptTurnId}` with `type`, `sessionId`
+ * and `ts`.
+ *
+ * Returns: (transfer none) (nullable): the sealed event, or %NULL when the
+ *   session was never compacted; valid while @self is
+ */
+JsonObject *
+natter_session_state_get_compaction (NatterSessionState *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->compaction;
+}
+
+/**
+ * natter_session_state_get_compaction_pending:
+ * @self: a #NatterSessionState
+ *
+ * Whether the last compaction waits for the next turn: no `turn_appended`
+ * came after it, so that turn's context is built inline from the summary
+ * and the kept turns (§12.3). Later turns refer to that one as usual.
+ *
+ * Returns: %TRUE while a compaction is not yet used
+ */
+gboolean
+natter_session_state_get_compaction_pending (NatterSessionState *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->compaction != NULL && self->compaction_pending;
 }

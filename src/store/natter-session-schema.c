@@ -292,7 +292,8 @@ natter_session_event_validate (JsonObject  *event,
       !g_str_equal (type, "permission_grant_removed") &&
       !g_str_equal (type, "message_queued") &&
       !g_str_equal (type, "queued_message_replaced") &&
-      !g_str_equal (type, "queued_message_removed"))
+      !g_str_equal (type, "queued_message_removed") &&
+      !g_str_equal (type, "conversation_compacted"))
     {
       g_autofree char *shown = g_utf8_make_valid (type, MIN (strlen (type), 64));
 
