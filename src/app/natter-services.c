@@ -844,6 +844,20 @@ natter_services_get_auto_permission (NatterServices *self)
 }
 
 /**
+ * natter_services_get_auto_title:
+ * @self: the services
+ *
+ * Returns: the `auto-title` setting (built in: %TRUE)
+ */
+gboolean
+natter_services_get_auto_title (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), TRUE);
+
+  return natter_settings_get_auto_title (self->settings);
+}
+
+/**
  * natter_services_get_agent_store:
  * @self: the services
  *

@@ -96,5 +96,6 @@ char                   *natter_services_dup_default_provider     (NatterServices
 char                   *natter_services_dup_default_model        (NatterServices       *self);
 guint                   natter_services_get_max_model_calls      (NatterServices       *self);
 gboolean                natter_services_get_auto_permission      (NatterServices       *self);
+gboolean                natter_services_get_auto_title           (NatterServices       *self);
 
 G_END_DECLS

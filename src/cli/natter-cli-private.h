@@ -22,8 +22,9 @@ typedef struct _Run Run;
 typedef enum
 {
   OPT_MODEL      = 1 << 0,   /* --base-url, --model, --max-model-calls */
-  OPT_SESSION    = 1 << 1,   /* --session, --auto-permission */
+  OPT_SESSION    = 1 << 1,   /* --session, --auto-permission, --no-auto-title */
   OPT_JSON       = 1 << 2,   /* --json */
+  OPT_KEEP       = 1 << 3,   /* --keep */
 } OptionSet;
 
 typedef struct
@@ -57,6 +58,8 @@ struct _Run
   /* Options */
   char                    *session_id;
   gboolean                 auto_permission;
+  gboolean                 no_auto_title;
+  int                      keep;        /* --keep; 0 when not given */
   char                    *base_url;
   char                    *model;
   int                      max_model_calls;
@@ -111,5 +114,9 @@ void natter_cli_command_title      (Run *run);
 void natter_cli_command_delete     (Run *run);
 void natter_cli_command_fork       (Run *run);
 void natter_cli_command_recover    (Run *run);
+void natter_cli_command_compact    (Run *run);
+
+NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
+                                                    const char *session_id);
 
 G_END_DECLS

@@ -102,7 +102,7 @@ static void command_help (Run *run);
 static const Command commands[] = {
   { "ask", N_("[MODEL-OPTIONS] MESSAGE"),
     N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL, natter_cli_command_ask },
-  { "send", N_("[--session ID] [--auto-permission] [MODEL-OPTIONS] MESSAGE"),
+  { "send", N_("[--session ID] [--auto-permission] [--no-auto-title] [MODEL-OPTIONS] MESSAGE"),
     N_("Send a message to a session (a new one without --session) and wait until the turn settles"),
     1, JOINED, OPT_MODEL | OPT_SESSION, natter_cli_command_send },
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
@@ -121,6 +121,9 @@ static const Command commands[] = {
     natter_cli_command_fork },
   { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
     natter_cli_command_recover },
+  { "compact", N_("SESSION [--keep N]"),
+    N_("Summarize a session's earlier turns so the conversation fits the model's context window"), 1, 1, OPT_KEEP,
+    natter_cli_command_compact },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -261,6 +264,9 @@ option_context_new (Run *run)
                                       N_("ID") };
       entries[n++] = (GOptionEntry) { "auto-permission", 0, 0, G_OPTION_ARG_NONE, &run->auto_permission,
                                       N_("Let the permission classifier decide before asking"), NULL };
+      entries[n++] = (GOptionEntry) { "no-auto-title", 0, 0, G_OPTION_ARG_NONE, &run->no_auto_title,
+                                      N_("Keep the title taken from the first message instead of asking the model for one"),
+                                      NULL };
     }
   if (command->options & OPT_MODEL)
     {
@@ -272,6 +278,9 @@ option_context_new (Run *run)
       entries[n++] = (GOptionEntry) { "max-model-calls", 0, 0, G_OPTION_ARG_INT, &run->max_model_calls,
                                       N_("The most model calls of the turn"), N_("N") };
     }
+  if (command->options & OPT_KEEP)
+    entries[n++] = (GOptionEntry) { "keep", 0, 0, G_OPTION_ARG_INT, &run->keep,
+                                    N_("How many of the latest turns stay whole (default 2)"), N_("N") };
   if (command->options & OPT_JSON)
     entries[n++] = (GOptionEntry) { "json", 0, 0, G_OPTION_ARG_NONE, &run->json,
                                     N_("Print JSON instead of text"), NULL };
@@ -316,6 +325,9 @@ parse (Run   *run,
   for (guint i = 2; arguments[i] != NULL; i++)
     g_strv_builder_add (builder, arguments[i]);
   argv = g_strv_builder_end (builder);
+  /* Tells "--keep" left out (the default) from a wrong value. */
+  if (command->options & OPT_KEEP)
+    run->keep = G_MININT;
 
   if (!g_option_context_parse_strv (context, &argv, &error))
     {
@@ -349,6 +361,13 @@ parse (Run   *run,
                                     g_strv_contains ((const char * const *) arguments, "--max-model-calls")))
     {
       usage_error (run, _("--max-model-calls must be at least 1"));
+      return FALSE;
+    }
+  if (run->keep == G_MININT)
+    run->keep = 2;
+  else if (command->options & OPT_KEEP && run->keep < 1)
+    {
+      usage_error (run, _("--keep must be at least 1"));
       return FALSE;
     }
   if (run->base_url != NULL && !natter_provider_id_is_endpoint (run->base_url))

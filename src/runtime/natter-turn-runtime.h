@@ -81,4 +81,6 @@ NatterTurnState     *natter_turn_runtime_get_turn_state_finish (NatterTurnRuntim
                                                                 GAsyncResult         *result,
                                                                 GError              **error);
 
+NatterContextResolver *natter_turn_runtime_get_context_resolver (NatterTurnRuntime *self);
+
 G_END_DECLS
