@@ -121,6 +121,9 @@ static const Command commands[] = {
     natter_cli_command_fork },
   { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
     natter_cli_command_recover },
+  { "mcp", N_("list | tools SERVER | call SERVER TOOL JSON"),
+    N_("List the tool servers of mcp.json, a server’s tools, or call a tool to check a server"), 1, 4, 0,
+    natter_cli_command_mcp },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
