@@ -119,4 +119,7 @@ void natter_cli_command_compact    (Run *run);
 NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
                                                     const char *session_id);
 
+/* natter-cli-mcp.c */
+void natter_cli_command_mcp        (Run *run);
+
 G_END_DECLS

@@ -124,6 +124,9 @@ static const Command commands[] = {
   { "compact", N_("SESSION [--keep N]"),
     N_("Summarize a session's earlier turns so the conversation fits the model's context window"), 1, 1, OPT_KEEP,
     natter_cli_command_compact },
+  { "mcp", N_("list | tools SERVER | call SERVER TOOL JSON"),
+    N_("List the tool servers of mcp.json, a server’s tools, or call a tool to check a server"), 1, 4, 0,
+    natter_cli_command_mcp },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
