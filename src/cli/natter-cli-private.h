@@ -24,6 +24,7 @@ typedef enum
   OPT_MODEL      = 1 << 0,   /* --base-url, --model, --max-model-calls */
   OPT_SESSION    = 1 << 1,   /* --session, --auto-permission */
   OPT_JSON       = 1 << 2,   /* --json */
+  OPT_ATTACH     = 1 << 3,   /* --attach FILE… */
 } OptionSet;
 
 typedef struct
@@ -63,9 +64,12 @@ struct _Run
   gboolean                 json;
   gboolean                 help;
   GStrv                    args;        /* positional arguments */
+  GStrv                    attach;      /* --attach FILE, as given */
   char                    *text;        /* the joined message, for MESSAGE commands */
 
   /* Progress */
+  JsonArray               *attachments; /* the stored `blob` parts */
+  void                   (*after_attachments) (Run *run);
   char                    *turn_id;
   JsonObject              *descriptor;
   gboolean                 cancel_is_success;
