@@ -697,9 +697,10 @@ request_model_call (NatterTurnExecution *self)
   json_object_set_array_member (request, "messages", messages);
   /* The turn's generation parameters go with every call, in the durable
    * request, so an audit rebuilds the exact wire payload (§3). */
-  json_object_set_member (request, "parameters",
-                          parameters != NULL ? json_node_copy (parameters)
-                                             : json_node_init_object (json_node_alloc (), json_object_new ()));
+  if (parameters != NULL)
+    json_object_set_member (request, "parameters", json_node_copy (parameters));
+  else
+    json_object_set_object_member (request, "parameters", json_object_new ());
   json_object_set_object_member (event, "request", request);
   _natter_turn_execution_enqueue (self, batch, start_model_call, NULL);
 }

@@ -310,9 +310,10 @@ build_turn_created (NatterTurnRuntime  *self,
   else
     json_object_set_null_member (object, "sessionId");
   json_object_set_object_member (object, "agent", g_steal_pointer (&agent_pair));
-  json_object_set_member (object, "context",
-                          context != NULL ? json_node_copy (context)
-                                          : json_node_init_array (json_node_alloc (), json_array_new ()));
+  if (context != NULL)
+    json_object_set_member (object, "context", json_node_copy (context));
+  else
+    json_object_set_array_member (object, "context", json_array_new ());
   json_object_set_member (object, "input", object_node (input));
   json_object_set_object_member (object, "config", g_steal_pointer (&full_config));
 
