@@ -36,6 +36,7 @@ struct _NatterServices
   NatterIdGenerator          *ids;
   NatterJsonlRepo            *turn_repo;
   NatterJsonlRepo            *session_repo;
+  NatterBlobStore            *blobs;
   NatterTurnEventHub         *hub;
   NatterToolRegistry         *tools;
   NatterProviderRegistry     *providers;
@@ -87,6 +88,7 @@ natter_services_finalize (GObject *object)
   g_clear_object (&self->hub);
   g_clear_object (&self->session_repo);
   g_clear_object (&self->turn_repo);
+  g_clear_object (&self->blobs);
   g_clear_object (&self->ids);
   g_clear_object (&self->clock);
   g_clear_object (&self->lock);
@@ -282,6 +284,7 @@ natter_services_new (GFile               *data_dir,
   self->ids = natter_id_generator_new (self->clock);
   self->turn_repo = natter_turn_repo_new (self->storage_dir);
   self->session_repo = natter_session_repo_new (self->storage_dir);
+  self->blobs = natter_blob_store_new (self->storage_dir);
   self->hub = natter_turn_event_hub_new ();
 
   self->tools = natter_tool_registry_new ();
@@ -316,6 +319,7 @@ natter_services_new (GFile               *data_dir,
                                            NATTER_PERMISSION_CLASSIFIER (classifier),
                                            self->hub, NULL,
                                            natter_services_get_max_model_calls (self));
+  natter_turn_runtime_set_blob_store (self->runtime, self->blobs);
   self->index = natter_session_index_new ();
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
@@ -812,6 +816,20 @@ natter_services_dup_default_model (NatterServices *self)
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
 
   return g_strdup (natter_settings_get_default_model (self->settings));
+}
+
+/**
+ * natter_services_get_blob_store:
+ * @self: the services
+ *
+ * Returns: (transfer none): the attachments of every turn, stored by
+ *   content under `storage/blobs` (docs/format.md §1)
+ */
+NatterBlobStore *
+natter_services_get_blob_store (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->blobs;
 }
 
 /**

@@ -85,6 +85,7 @@ NatterHeadlessRunner   *natter_services_get_headless_runner      (NatterServices
 NatterProviderRegistry *natter_services_get_provider_registry    (NatterServices       *self);
 NatterToolRegistry     *natter_services_get_tools                (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_turn_repo            (NatterServices       *self);
+NatterBlobStore        *natter_services_get_blob_store           (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_session_repo         (NatterServices       *self);
 NatterAgentStore       *natter_services_get_agent_store          (NatterServices       *self);
 NatterAgentResolver    *natter_services_get_agent_resolver       (NatterServices       *self);

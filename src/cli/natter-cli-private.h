@@ -25,6 +25,7 @@ typedef enum
   OPT_SESSION    = 1 << 1,   /* --session, --auto-permission, --no-auto-title */
   OPT_JSON       = 1 << 2,   /* --json */
   OPT_KEEP       = 1 << 3,   /* --keep */
+  OPT_ATTACH     = 1 << 4,   /* --attach FILE… */
 } OptionSet;
 
 typedef struct
@@ -66,9 +67,12 @@ struct _Run
   gboolean                 json;
   gboolean                 help;
   GStrv                    args;        /* positional arguments */
+  GStrv                    attach;      /* --attach FILE, as given */
   char                    *text;        /* the joined message, for MESSAGE commands */
 
   /* Progress */
+  JsonArray               *attachments; /* the stored `blob` parts */
+  void                   (*after_attachments) (Run *run);
   char                    *turn_id;
   JsonObject              *descriptor;
   gboolean                 cancel_is_success;

@@ -30,6 +30,8 @@ run_free (Run *run)
   g_free (run->base_url);
   g_free (run->model);
   g_strfreev (run->args);
+  g_strfreev (run->attach);
+  g_clear_pointer (&run->attachments, json_array_unref);
   g_free (run->text);
   g_free (run->turn_id);
   g_clear_pointer (&run->descriptor, json_object_unref);
@@ -100,11 +102,12 @@ natter_cli_fail_error (Run    *run,
 static void command_help (Run *run);
 
 static const Command commands[] = {
-  { "ask", N_("[MODEL-OPTIONS] MESSAGE"),
-    N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL, natter_cli_command_ask },
-  { "send", N_("[--session ID] [--auto-permission] [--no-auto-title] [MODEL-OPTIONS] MESSAGE"),
+  { "ask", N_("[--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
+    N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL | OPT_ATTACH,
+    natter_cli_command_ask },
+  { "send", N_("[--session ID] [--auto-permission] [--no-auto-title] [--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
     N_("Send a message to a session (a new one without --session) and wait until the turn settles"),
-    1, JOINED, OPT_MODEL | OPT_SESSION, natter_cli_command_send },
+    1, JOINED, OPT_MODEL | OPT_SESSION | OPT_ATTACH, natter_cli_command_send },
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
   { "show", N_("SESSION [--json]"), N_("Show a session’s turns: inputs, answers, tool calls and status"),
     1, 1, OPT_JSON, natter_cli_command_show },
@@ -284,6 +287,10 @@ option_context_new (Run *run)
   if (command->options & OPT_KEEP)
     entries[n++] = (GOptionEntry) { "keep", 0, 0, G_OPTION_ARG_INT, &run->keep,
                                     N_("How many of the latest turns stay whole (default 2)"), N_("N") };
+  if (command->options & OPT_ATTACH)
+    entries[n++] = (GOptionEntry) { "attach", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &run->attach,
+                                    N_("Attach an image, a text file or a PDF (repeat for more)"),
+                                    N_("FILE") };
   if (command->options & OPT_JSON)
     entries[n++] = (GOptionEntry) { "json", 0, 0, G_OPTION_ARG_NONE, &run->json,
                                     N_("Print JSON instead of text"), NULL };

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "natter-agent-resolver.h"
+#include "natter-blob-store.h"
 #include "natter-clock.h"
 #include "natter-context-resolver.h"
 #include "natter-id.h"
@@ -82,5 +83,7 @@ NatterTurnState     *natter_turn_runtime_get_turn_state_finish (NatterTurnRuntim
                                                                 GError              **error);
 
 NatterContextResolver *natter_turn_runtime_get_context_resolver (NatterTurnRuntime *self);
+void                 natter_turn_runtime_set_blob_store (NatterTurnRuntime          *self,
+                                                         NatterBlobStore            *blobs);
 
 G_END_DECLS
