@@ -24,6 +24,8 @@ typedef enum
   OPT_MODEL      = 1 << 0,   /* --base-url, --model, --max-model-calls */
   OPT_SESSION    = 1 << 1,   /* --session, --auto-permission */
   OPT_JSON       = 1 << 2,   /* --json */
+  OPT_EXPORT     = 1 << 3,   /* --format, --output */
+  OPT_IMPORT     = 1 << 4,   /* --from */
 } OptionSet;
 
 typedef struct
@@ -62,6 +64,9 @@ struct _Run
   int                      max_model_calls;
   gboolean                 json;
   gboolean                 help;
+  char                    *format;      /* export */
+  char                    *output;      /* export */
+  char                    *from;        /* import */
   GStrv                    args;        /* positional arguments */
   char                    *text;        /* the joined message, for MESSAGE commands */
 
@@ -111,5 +116,9 @@ void natter_cli_command_title      (Run *run);
 void natter_cli_command_delete     (Run *run);
 void natter_cli_command_fork       (Run *run);
 void natter_cli_command_recover    (Run *run);
+
+/* natter-cli-archive.c */
+void natter_cli_command_export     (Run *run);
+void natter_cli_command_import     (Run *run);
 
 G_END_DECLS

@@ -31,6 +31,9 @@ run_free (Run *run)
   g_free (run->model);
   g_strfreev (run->args);
   g_free (run->text);
+  g_free (run->format);
+  g_free (run->output);
+  g_free (run->from);
   g_free (run->turn_id);
   g_clear_pointer (&run->descriptor, json_object_unref);
   g_clear_pointer (&run->session, natter_session_state_unref);
@@ -121,6 +124,11 @@ static const Command commands[] = {
     natter_cli_command_fork },
   { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
     natter_cli_command_recover },
+  { "export", N_("SESSION [--format markdown|json] [--output FILE]"),
+    N_("Export a session as Markdown or as a JSON archive"), 1, 1, OPT_EXPORT, natter_cli_command_export },
+  { "import", N_("FILE [--from chatgpt]"),
+    N_("Import a JSON archive (or a ChatGPT conversations.json) as new sessions"), 1, 1, OPT_IMPORT,
+    natter_cli_command_import },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -275,6 +283,16 @@ option_context_new (Run *run)
   if (command->options & OPT_JSON)
     entries[n++] = (GOptionEntry) { "json", 0, 0, G_OPTION_ARG_NONE, &run->json,
                                     N_("Print JSON instead of text"), NULL };
+  if (command->options & OPT_EXPORT)
+    {
+      entries[n++] = (GOptionEntry) { "format", 0, 0, G_OPTION_ARG_STRING, &run->format,
+                                      N_("markdown (the default) or json"), N_("FORMAT") };
+      entries[n++] = (GOptionEntry) { "output", 'o', 0, G_OPTION_ARG_FILENAME, &run->output,
+                                      N_("Write to FILE instead of printing"), N_("FILE") };
+    }
+  if (command->options & OPT_IMPORT)
+    entries[n++] = (GOptionEntry) { "from", 0, 0, G_OPTION_ARG_STRING, &run->from,
+                                    N_("chatgpt: the file is a ChatGPT conversations.json"), N_("SOURCE") };
   g_assert (n < G_N_ELEMENTS (entries));
 
   /* GOption's own --help would exit() the process, which may be the
