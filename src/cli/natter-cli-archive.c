@@ -41,6 +41,7 @@ exported_cb (GObject      *object,
 {
   Run *run = user_data;
   g_autoptr(GFile) file = NULL;
+  g_autoptr(GBytes) bytes = NULL;
   GError *error = NULL;
   char *text;
 
@@ -58,7 +59,8 @@ exported_cb (GObject      *object,
       return;
     }
   file = g_application_command_line_create_file_for_arg (run->cmdline, run->output);
-  g_file_replace_contents_bytes_async (file, g_bytes_new_take (text, strlen (text)), NULL, FALSE,
+  bytes = g_bytes_new_take (text, strlen (text));
+  g_file_replace_contents_bytes_async (file, bytes, NULL, FALSE,
                                        G_FILE_CREATE_NONE, g_task_get_cancellable (run->task),
                                        exported_written_cb, run);
 }
