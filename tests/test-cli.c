@@ -773,6 +773,67 @@ test_recover (Fixture       *f,
   g_assert_cmpint (r.status, ==, 1);
 }
 
+/* `natter export` prints Markdown or writes a JSON archive; `natter
+ * import` brings the archive back as a new session and prints it; a
+ * damaged archive is refused, naming the problem. */
+static void
+test_export_import (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *copy_id = NULL;
+  g_autoptr(GFile) archive = g_file_get_child (f->dir, "out.json");
+  g_autoptr(GFile) broken = g_file_get_child (f->dir, "broken.json");
+  g_autofree char *archive_path = g_file_get_path (archive);
+  g_autofree char *broken_path = g_file_get_path (broken);
+  g_autofree char *contents = NULL;
+  guint n_turn_files;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "export", session_id, "--format", "markdown");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "# hello\n\n## You\n\nhello\n\n## Answer\n\nHello world\n");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "export", session_id, "--format", "json", "--output", archive_path);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_file_get_contents (archive_path, &contents, NULL, NULL));
+  g_assert_true (g_str_has_prefix (contents, "{\"format\":\"natter-archive\",\"version\":1,"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "import", archive_path);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  copy_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  g_assert_true (natter_id_validate (copy_id, NULL));
+  g_assert_cmpstr (copy_id, !=, session_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", copy_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Hello world"));
+
+  n_turn_files = count_turn_files (f);
+  g_assert_true (g_file_set_contents (broken_path, "{\"format\":\"natter-archive\",\"version\":1}", -1, NULL));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "import", broken_path);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.err, ==, "natter: The archive lacks its “session” array\n");
+  g_assert_cmpuint (count_turn_files (f), ==, n_turn_files);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "export", session_id, "--format", "pdf");
+  g_assert_cmpint (r.status, ==, 2);
+}
+
 static void
 test_errors (Fixture       *f,
              gconstpointer  data)
@@ -891,6 +952,7 @@ main (int   argc,
   ADD ("/cli/send/auto-title", test_send_auto_title);
   ADD ("/cli/compact", test_compact);
   ADD ("/cli/recover", test_recover);
+  ADD ("/cli/export-import", test_export_import);
   ADD ("/cli/errors", test_errors);
   ADD ("/cli/lock-refused", test_lock_refused);
 #undef ADD

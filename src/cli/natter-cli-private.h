@@ -26,6 +26,8 @@ typedef enum
   OPT_JSON       = 1 << 2,   /* --json */
   OPT_KEEP       = 1 << 3,   /* --keep */
   OPT_ATTACH     = 1 << 4,   /* --attach FILE… */
+  OPT_EXPORT     = 1 << 5,   /* --format, --output */
+  OPT_IMPORT     = 1 << 6,   /* --from */
 } OptionSet;
 
 typedef struct
@@ -66,6 +68,9 @@ struct _Run
   int                      max_model_calls;
   gboolean                 json;
   gboolean                 help;
+  char                    *format;      /* export */
+  char                    *output;      /* export */
+  char                    *from;        /* import */
   GStrv                    args;        /* positional arguments */
   GStrv                    attach;      /* --attach FILE, as given */
   char                    *text;        /* the joined message, for MESSAGE commands */
@@ -125,5 +130,9 @@ NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
 
 /* natter-cli-mcp.c */
 void natter_cli_command_mcp        (Run *run);
+
+/* natter-cli-archive.c */
+void natter_cli_command_export     (Run *run);
+void natter_cli_command_import     (Run *run);
 
 G_END_DECLS

@@ -33,6 +33,9 @@ run_free (Run *run)
   g_strfreev (run->attach);
   g_clear_pointer (&run->attachments, json_array_unref);
   g_free (run->text);
+  g_free (run->format);
+  g_free (run->output);
+  g_free (run->from);
   g_free (run->turn_id);
   g_clear_pointer (&run->descriptor, json_object_unref);
   g_clear_pointer (&run->session, natter_session_state_unref);
@@ -130,6 +133,11 @@ static const Command commands[] = {
   { "mcp", N_("list | tools SERVER | call SERVER TOOL JSON"),
     N_("List the tool servers of mcp.json, a server’s tools, or call a tool to check a server"), 1, 4, 0,
     natter_cli_command_mcp },
+  { "export", N_("SESSION [--format markdown|json] [--output FILE]"),
+    N_("Export a session as Markdown or as a JSON archive"), 1, 1, OPT_EXPORT, natter_cli_command_export },
+  { "import", N_("FILE [--from chatgpt]"),
+    N_("Import a JSON archive (or a ChatGPT conversations.json) as new sessions"), 1, 1, OPT_IMPORT,
+    natter_cli_command_import },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -294,6 +302,16 @@ option_context_new (Run *run)
   if (command->options & OPT_JSON)
     entries[n++] = (GOptionEntry) { "json", 0, 0, G_OPTION_ARG_NONE, &run->json,
                                     N_("Print JSON instead of text"), NULL };
+  if (command->options & OPT_EXPORT)
+    {
+      entries[n++] = (GOptionEntry) { "format", 0, 0, G_OPTION_ARG_STRING, &run->format,
+                                      N_("markdown (the default) or json"), N_("FORMAT") };
+      entries[n++] = (GOptionEntry) { "output", 'o', 0, G_OPTION_ARG_FILENAME, &run->output,
+                                      N_("Write to FILE instead of printing"), N_("FILE") };
+    }
+  if (command->options & OPT_IMPORT)
+    entries[n++] = (GOptionEntry) { "from", 0, 0, G_OPTION_ARG_STRING, &run->from,
+                                    N_("chatgpt: the file is a ChatGPT conversations.json"), N_("SOURCE") };
   g_assert (n < G_N_ELEMENTS (entries));
 
   /* GOption's own --help would exit() the process, which may be the

@@ -244,5 +244,23 @@ void                natter_sessions_compact_async                (NatterSessions
 char               *natter_sessions_compact_finish               (NatterSessions      *self,
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
+void                natter_sessions_export_async                 (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  const char          *format,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_export_finish                (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+void                natter_sessions_import_async                 (NatterSessions      *self,
+                                                                  GFile               *file,
+                                                                  const char          *from,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+GStrv               natter_sessions_import_finish                (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
 
 G_END_DECLS

@@ -133,6 +133,19 @@ _natter_window_show_damage (NatterWindow *self);
 void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class);
 
+/* natter-window-archive.c */
+void
+_natter_window_export_to (NatterWindow *self,
+                          const char   *session_id,
+                          const char   *format,
+                          GFile        *file);
+void
+_natter_window_import_from (NatterWindow *self,
+                            GFile        *file,
+                            const char   *from);
+void
+_natter_window_class_archive_init (GtkWidgetClass *widget_class);
+
 /* natter-window-sidebar.c */
 void
 _natter_window_class_sidebar_init (GtkWidgetClass *widget_class);

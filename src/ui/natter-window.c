@@ -402,6 +402,7 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_sidebar_init (widget_class);
   _natter_window_class_conversation_init (widget_class);
   _natter_window_class_actions_init (widget_class);
+  _natter_window_class_archive_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
 
 }
