@@ -112,4 +112,7 @@ void natter_cli_command_delete     (Run *run);
 void natter_cli_command_fork       (Run *run);
 void natter_cli_command_recover    (Run *run);
 
+/* natter-cli-search.c */
+void natter_cli_command_search     (Run *run);
+
 G_END_DECLS
