@@ -70,6 +70,7 @@ natter_application_activate (GApplication *app)
                                               natter_services_get_hub (self->services)));
       set_model_provider (self, NATTER_WINDOW (window));
       natter_window_set_agent_store (NATTER_WINDOW (window), natter_services_get_agent_store (self->services));
+      natter_window_set_search_index (NATTER_WINDOW (window), natter_services_get_search_index (self->services));
     }
 
   gtk_window_present (window);

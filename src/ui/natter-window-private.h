@@ -48,6 +48,17 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GtkStringFilter      *title_filter;
   GtkCustomFilter      *pending_filter;
 
+  /* Searching by content (natter-window-search.c) */
+  NatterSearchIndex    *search;
+  GtkCustomFilter      *content_filter;
+  GHashTable           *content_hits;     /* session id → its best hit */
+  GCancellable         *content_search;
+  GHashTable           *bound_rows;       /* NatterSessionRow set */
+  char                 *reveal_turn_id;   /* scrolled to once its timeline has it */
+  guint                 reveal_tick_id;   /* while set, the bottom is not followed */
+  guint                 reveal_ticks;
+  guint                 reveal_position;
+
   GHashTable           *pending_deletes;  /* session id → AdwToast */
   /* The sidebar's place (see keep_sidebar_scroll()): where it was before
    * a search, and where a change of its rows is to leave it. */
@@ -100,6 +111,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GtkWidget            *content;
   GtkSearchBar         *search_bar;
   GtkSearchEntry       *search_entry;
+  GtkLabel             *search_status;
   GtkStack             *sidebar_stack;
   GtkListView          *session_list;
   AdwWindowTitle       *window_title;
@@ -166,6 +178,29 @@ void
 _natter_window_class_sidebar_init (GtkWidgetClass *widget_class);
 void
 _natter_window_sidebar_init (NatterWindow *self);
+
+/* natter-window-search.c */
+GtkFilter *
+_natter_window_content_filter_new (NatterWindow *self);
+void
+_natter_window_search_bind_row (NatterWindow *self,
+                                NatterSessionRow *row);
+void
+_natter_window_search_unbind_row (NatterWindow *self,
+                                  NatterSessionRow *row);
+void
+_natter_window_search_changed (NatterWindow *self,
+                               const char *text);
+const char *
+_natter_window_search_hit_turn (NatterWindow *self,
+                                const char *session_id);
+void
+_natter_window_reveal_turn (NatterWindow *self,
+                            const char *turn_id);
+void
+_natter_window_try_reveal (NatterWindow *self);
+void
+_natter_window_search_dispose (NatterWindow *self);
 
 /* natter-window-conversation.c */
 void

@@ -2,7 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The session list: the index filtered (search, pending deletes) and
+ * The session list: the index filtered (search by title, and by content
+ * through natter-window-search.c; pending deletes) and
  * sorted newest first, its selection, and keeping its scroll position
  * through searches and changes of its rows.
  */
@@ -124,6 +125,10 @@ selection_changed_cb (NatterWindow *self)
   if (g_strcmp0 (natter_session_index_entry_get_session_id (entry), self->session_id) == 0)
     return;
   natter_window_open_session (self, natter_session_index_entry_get_session_id (entry));
+  /* Found by what was said: show where it was said. */
+  if (_natter_window_search_hit_turn (self, natter_session_index_entry_get_session_id (entry)) != NULL)
+    _natter_window_reveal_turn (self, _natter_window_search_hit_turn (self,
+                                                                      natter_session_index_entry_get_session_id (entry)));
   /* On a narrow window, arrow keys walk the list and Enter goes to the
    * conversation (session_activate_cb); a click goes at once. */
   if (!(self->list_key_id != 0 && adw_leaflet_get_folded (self->leaflet)))
@@ -172,6 +177,7 @@ session_bind_cb (GtkSignalListItemFactory *factory,
 {
   natter_session_row_set_entry (NATTER_SESSION_ROW (gtk_list_item_get_child (list_item)),
                                 gtk_list_item_get_item (list_item));
+  _natter_window_search_bind_row (self, NATTER_SESSION_ROW (gtk_list_item_get_child (list_item)));
 }
 
 static void
@@ -179,6 +185,7 @@ session_unbind_cb (GtkSignalListItemFactory *factory,
                    GtkListItem              *list_item,
                    NatterWindow             *self)
 {
+  _natter_window_search_unbind_row (self, NATTER_SESSION_ROW (gtk_list_item_get_child (list_item)));
   natter_session_row_set_entry (NATTER_SESSION_ROW (gtk_list_item_get_child (list_item)), NULL);
 }
 
@@ -241,6 +248,7 @@ search_changed_cb (NatterWindow *self)
       self->scroll_before_search = -1;
     }
   gtk_string_filter_set_search (self->title_filter, text);
+  _natter_window_search_changed (self, text);
   _natter_window_update_sidebar_page (self);
   /* The search may have dropped the open conversation's row: it is
    * selected again as soon as it is back. */
@@ -272,6 +280,7 @@ _natter_window_sidebar_init (NatterWindow *self)
   GtkListItemFactory *factory;
   GtkExpression *title;
   GtkEveryFilter *filter;
+  GtkAnyFilter *search;
   GtkShortcutController *shortcuts;
   GtkEventController *keys;
 
@@ -280,8 +289,12 @@ _natter_window_sidebar_init (NatterWindow *self)
   gtk_string_filter_set_match_mode (self->title_filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
   gtk_string_filter_set_ignore_case (self->title_filter, TRUE);
   self->pending_filter = gtk_custom_filter_new (not_pending_delete, self, NULL);
+  /* A title that matches, or words said in the conversation. */
+  search = gtk_any_filter_new ();
+  gtk_multi_filter_append (GTK_MULTI_FILTER (search), g_object_ref (GTK_FILTER (self->title_filter)));
+  gtk_multi_filter_append (GTK_MULTI_FILTER (search), _natter_window_content_filter_new (self));
   filter = gtk_every_filter_new ();
-  gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->title_filter)));
+  gtk_multi_filter_append (GTK_MULTI_FILTER (filter), GTK_FILTER (search));
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->pending_filter)));
   self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (self->index)), GTK_FILTER (filter));
   self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->filter_model)),

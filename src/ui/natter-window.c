@@ -190,6 +190,7 @@ timeline_items_changed_cb (NatterWindow *self)
   if (self->timeline != NULL && self->stick_to_bottom && gtk_widget_get_mapped (GTK_WIDGET (self)))
     natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
   update_conversation (self);
+  _natter_window_try_reveal (self);
 }
 
 void
@@ -343,6 +344,7 @@ natter_window_dispose (GObject *object)
   g_clear_object (&self->filter_model);
   g_clear_object (&self->title_filter);
   g_clear_object (&self->pending_filter);
+  _natter_window_search_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -402,6 +404,7 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_bar);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_status);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, session_list);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, window_title);
