@@ -717,6 +717,78 @@ test_compact (Fixture       *f,
 
 /* `natter recover SESSION` copies what can be read of a damaged session
  * to a new one and prints it; the damaged file stays as it was. */
+/* search finds words of messages and answers, best first, one line per
+ * turn; --json adds the title; a deleted session is no longer found. */
+static void
+test_search (Fixture       *f,
+             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *wombat_session = NULL;
+  g_autofree char *wombat_turn = NULL;
+  g_autofree char *koala_session = NULL;
+  g_autofree char *koala_turn = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *hit;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "Tell me about wombats");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &wombat_session, &wombat_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "And\tkoalas?");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &koala_session, &koala_turn);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("%s\t%s\tTell me about wombats\n", wombat_session, wombat_turn);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  /* The answer's words, in both sessions; a tab in a message is no
+   * column of its own. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "koalas", "world");
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("%s\t%s\tAnd koalas?\n", koala_session, koala_turn);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "--json", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  json = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 2);
+  hit = json_array_get_object_element (json_node_get_array (json), 0);
+  g_assert_cmpuint (json_object_get_size (hit), ==, 4);
+  g_assert_true (g_str_equal (json_object_get_string_member (hit, "sessionId"), wombat_session) ||
+                 g_str_equal (json_object_get_string_member (hit, "sessionId"), koala_session));
+  g_assert_nonnull (json_object_get_string_member (hit, "turnId"));
+  g_assert_nonnull (json_object_get_string_member (hit, "title"));
+  g_assert_cmpstr (json_object_get_string_member (hit, "snippet"), ==, "Hello world");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", wombat_session);
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombats");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+
+  /* Syntax of the index's query language is only words. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "\"koalas", "(", "*");
+  g_assert_cmpint (r.status, ==, 0);
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("%s\t%s\tAnd koalas?\n", koala_session, koala_turn);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpstr (r.out, ==, expected);
+}
+
 static void
 test_recover (Fixture       *f,
               gconstpointer  data)
@@ -953,6 +1025,7 @@ main (int   argc,
   ADD ("/cli/compact", test_compact);
   ADD ("/cli/recover", test_recover);
   ADD ("/cli/export-import", test_export_import);
+  ADD ("/cli/search", test_search);
   ADD ("/cli/errors", test_errors);
   ADD ("/cli/lock-refused", test_lock_refused);
 #undef ADD

@@ -135,4 +135,7 @@ void natter_cli_command_mcp        (Run *run);
 void natter_cli_command_export     (Run *run);
 void natter_cli_command_import     (Run *run);
 
+/* natter-cli-search.c */
+void natter_cli_command_search     (Run *run);
+
 G_END_DECLS

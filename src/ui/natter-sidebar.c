@@ -10,6 +10,12 @@
  * searches and rows coming back, and tells the window which conversation
  * the user picked; opening it is the window's business.
  *
+ * The search finds conversations by title and, given the full-text index
+ * (natter_sidebar_set_search_index()), by what was said in them: the
+ * index is asked in a worker thread as the user types, the conversations
+ * it finds join those whose title matches, and each such row shows the
+ * words that matched.
+ *
  * The rows are made by a signal factory rather than a builder template in
  * the .ui file: a #NatterSessionRow watches the turn event hub and shares
  * the sidebar's minute ticker, and a builder template only reaches its
@@ -21,6 +27,9 @@
 #include "config.h"
 
 #include "natter-sidebar.h"
+
+/* Enough for a sidebar: more hits than that means the words say little. */
+#define CONTENT_LIMIT 500
 
 struct _NatterSidebar
 {
@@ -35,6 +44,13 @@ struct _NatterSidebar
   GtkSingleSelection   *selection;
   GtkStringFilter      *title_filter;
   GtkCustomFilter      *hidden_filter;
+  GtkCustomFilter      *content_filter;
+
+  /* Searching by content */
+  NatterSearchIndex    *search;
+  GHashTable           *content_hits;     /* session id → SidebarHit */
+  GCancellable         *content_search;
+  GHashTable           *bound_rows;       /* NatterSessionRow set */
   GHashTable           *hidden;           /* session ids */
   char                 *selected_id;      /* what natter_sidebar_select() chose */
 
@@ -54,6 +70,7 @@ struct _NatterSidebar
   /* Template children */
   GtkSearchBar         *search_bar;
   GtkSearchEntry       *search_entry;
+  GtkLabel             *search_status;
   GtkStack             *sidebar_stack;
   GtkListView          *session_list;
 };
@@ -75,6 +92,20 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
+
+typedef struct
+{
+  char *turn_id;
+  char *markup;
+} SidebarHit;
+
+static void
+sidebar_hit_free (SidebarHit *hit)
+{
+  g_free (hit->turn_id);
+  g_free (hit->markup);
+  g_free (hit);
+}
 
 /* Order and filters */
 
@@ -115,6 +146,15 @@ not_hidden (gpointer item,
   NatterSidebar *self = user_data;
 
   return !g_hash_table_contains (self->hidden, natter_session_index_entry_get_session_id (item));
+}
+
+static gboolean
+content_matches (gpointer item,
+                 gpointer user_data)
+{
+  NatterSidebar *self = user_data;
+
+  return g_hash_table_contains (self->content_hits, natter_session_index_entry_get_session_id (item));
 }
 
 static void
@@ -277,13 +317,30 @@ row_setup_cb (GtkSignalListItemFactory *factory,
   gtk_list_item_set_child (list_item, natter_session_row_new (self->sessions, self->hub, self->ticker));
 }
 
+/* A row shows the words that matched while a search found its
+ * conversation by them. */
+static void
+update_row_snippet (NatterSidebar    *self,
+                    NatterSessionRow *row)
+{
+  NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
+  SidebarHit *hit = entry != NULL ? g_hash_table_lookup (self->content_hits,
+                                                         natter_session_index_entry_get_session_id (entry))
+                                  : NULL;
+
+  natter_session_row_set_snippet (row, hit != NULL ? hit->markup : NULL);
+}
+
 static void
 row_bind_cb (GtkSignalListItemFactory *factory,
              GtkListItem              *list_item,
              NatterSidebar            *self)
 {
-  natter_session_row_set_entry (NATTER_SESSION_ROW (gtk_list_item_get_child (list_item)),
-                                gtk_list_item_get_item (list_item));
+  NatterSessionRow *row = NATTER_SESSION_ROW (gtk_list_item_get_child (list_item));
+
+  natter_session_row_set_entry (row, gtk_list_item_get_item (list_item));
+  g_hash_table_add (self->bound_rows, row);
+  update_row_snippet (self, row);
 }
 
 static void
@@ -291,10 +348,85 @@ row_unbind_cb (GtkSignalListItemFactory *factory,
                GtkListItem              *list_item,
                NatterSidebar            *self)
 {
-  natter_session_row_set_entry (NATTER_SESSION_ROW (gtk_list_item_get_child (list_item)), NULL);
+  NatterSessionRow *row = NATTER_SESSION_ROW (gtk_list_item_get_child (list_item));
+
+  g_hash_table_remove (self->bound_rows, row);
+  natter_session_row_set_snippet (row, NULL);
+  natter_session_row_set_entry (row, NULL);
 }
 
 /* The search */
+
+static void
+set_hits (NatterSidebar *self,
+          GPtrArray     *hits)
+{
+  GHashTableIter iter;
+  gpointer row;
+
+  g_hash_table_remove_all (self->content_hits);
+  for (guint i = 0; hits != NULL && i < hits->len; i++)
+    {
+      NatterSearchHit *found = g_ptr_array_index (hits, i);
+      SidebarHit *hit;
+
+      /* Best first: a session keeps its best turn. */
+      if (g_hash_table_contains (self->content_hits, found->session_id))
+        continue;
+      hit = g_new0 (SidebarHit, 1);
+      hit->turn_id = g_strdup (found->turn_id);
+      /* Escaped here, piece by piece: what was said is never markup. */
+      hit->markup = natter_search_snippet_to_markup (found->snippet);
+      g_hash_table_insert (self->content_hits, g_strdup (found->session_id), hit);
+    }
+  if (self->content_filter != NULL)
+    gtk_filter_changed (GTK_FILTER (self->content_filter), GTK_FILTER_CHANGE_DIFFERENT);
+  g_hash_table_iter_init (&iter, self->bound_rows);
+  while (g_hash_table_iter_next (&iter, &row, NULL))
+    update_row_snippet (self, row);
+  update_page (self);
+  if (self->selection != NULL)
+    sync_selection (self);
+}
+
+static void
+content_searched_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(NatterSidebar) self = user_data;
+  g_autoptr(GPtrArray) hits = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean still_indexing = FALSE;
+
+  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, &still_indexing, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->content_hits == NULL)
+    return;
+  if (hits == NULL)
+    /* Titles are still searched; the index is only a cache. */
+    g_warning ("Searching the conversations failed: %s", error->message);
+  gtk_widget_set_visible (GTK_WIDGET (self->search_status), still_indexing);
+  set_hits (self, hits);
+}
+
+/* The search text changed: ask the index again (the title filter has
+ * already been updated). */
+static void
+search_content (NatterSidebar *self,
+                const char    *text)
+{
+  g_cancellable_cancel (self->content_search);
+  g_clear_object (&self->content_search);
+  if (self->search == NULL || text[0] == '\0')
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->search_status), FALSE);
+      set_hits (self, NULL);
+      return;
+    }
+  self->content_search = g_cancellable_new ();
+  natter_search_index_search_async (self->search, text, CONTENT_LIMIT, self->content_search,
+                                    content_searched_cb, g_object_ref (self));
+}
 
 static void
 search_changed_cb (NatterSidebar *self)
@@ -312,6 +444,7 @@ search_changed_cb (NatterSidebar *self)
       self->scroll_before_search = -1;
     }
   gtk_string_filter_set_search (self->title_filter, text);
+  search_content (self, text);
   update_page (self);
   /* The search may have dropped the open conversation's row: it is
    * selected again as soon as it is back. */
@@ -342,6 +475,9 @@ natter_sidebar_dispose (GObject *object)
 
   g_clear_handle_id (&self->list_key_id, g_source_remove);
   stop_keeping_scroll (self);
+  g_cancellable_cancel (self->content_search);
+  g_clear_object (&self->content_search);
+  g_clear_object (&self->search);
   if (self->selection != NULL)
     g_signal_handlers_disconnect_by_data (self->selection, self);
   if (self->sort_model != NULL)
@@ -352,6 +488,7 @@ natter_sidebar_dispose (GObject *object)
   g_clear_object (&self->filter_model);
   g_clear_object (&self->title_filter);
   g_clear_object (&self->hidden_filter);
+  g_clear_object (&self->content_filter);
   g_clear_object (&self->sessions);
   g_clear_object (&self->hub);
   g_clear_object (&self->ticker);
@@ -365,6 +502,8 @@ natter_sidebar_finalize (GObject *object)
   NatterSidebar *self = NATTER_SIDEBAR (object);
 
   g_clear_pointer (&self->hidden, g_hash_table_unref);
+  g_clear_pointer (&self->content_hits, g_hash_table_unref);
+  g_clear_pointer (&self->bound_rows, g_hash_table_unref);
   g_clear_pointer (&self->selected_id, g_free);
   g_clear_pointer (&self->focus_row_id, g_free);
 
@@ -457,6 +596,7 @@ natter_sidebar_class_init (NatterSidebarClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-sidebar.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterSidebar, search_bar);
   gtk_widget_class_bind_template_child (widget_class, NatterSidebar, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebar, search_status);
   gtk_widget_class_bind_template_child (widget_class, NatterSidebar, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, NatterSidebar, session_list);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
@@ -471,6 +611,8 @@ natter_sidebar_init (NatterSidebar *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->content_hits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) sidebar_hit_free);
+  self->bound_rows = g_hash_table_new (NULL, NULL);
   self->scroll_before_search = -1;
   g_signal_connect_swapped (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self);
   g_signal_connect_swapped (self->session_list, "activate", G_CALLBACK (list_activate_cb), self);
@@ -528,6 +670,7 @@ natter_sidebar_set_services (NatterSidebar      *self,
   GtkListItemFactory *factory;
   GtkExpression *title;
   GtkEveryFilter *filter;
+  GtkAnyFilter *search;
 
   g_return_if_fail (NATTER_IS_SIDEBAR (self));
   g_return_if_fail (self->sessions == NULL);
@@ -542,8 +685,13 @@ natter_sidebar_set_services (NatterSidebar      *self,
   gtk_string_filter_set_ignore_case (self->title_filter, TRUE);
   gtk_string_filter_set_search (self->title_filter, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
   self->hidden_filter = gtk_custom_filter_new (not_hidden, self, NULL);
+  self->content_filter = gtk_custom_filter_new (content_matches, self, NULL);
+  /* A title that matches, or words said in the conversation. */
+  search = gtk_any_filter_new ();
+  gtk_multi_filter_append (GTK_MULTI_FILTER (search), g_object_ref (GTK_FILTER (self->title_filter)));
+  gtk_multi_filter_append (GTK_MULTI_FILTER (search), g_object_ref (GTK_FILTER (self->content_filter)));
   filter = gtk_every_filter_new ();
-  gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->title_filter)));
+  gtk_multi_filter_append (GTK_MULTI_FILTER (filter), GTK_FILTER (search));
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->hidden_filter)));
   self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (natter_sessions_list_sessions (sessions))),
                                                   GTK_FILTER (filter));
@@ -801,4 +949,48 @@ natter_sidebar_set_search_mode (NatterSidebar *self,
 {
   g_return_if_fail (NATTER_IS_SIDEBAR (self));
   gtk_search_bar_set_search_mode (self->search_bar, search_mode);
+}
+
+/**
+ * natter_sidebar_set_search_index:
+ * @self: the sidebar
+ * @search: (nullable): the full-text index, or %NULL to search titles only
+ *
+ * Lets the search find conversations by the words of their messages and
+ * answers as well as by title; each such row shows the matching words.
+ * The sidebar keeps a reference to @search.
+ */
+void
+natter_sidebar_set_search_index (NatterSidebar     *self,
+                                 NatterSearchIndex *search)
+{
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+  g_return_if_fail (search == NULL || NATTER_IS_SEARCH_INDEX (search));
+
+  if (!g_set_object (&self->search, search))
+    return;
+  search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+}
+
+/**
+ * natter_sidebar_get_hit_turn:
+ * @self: the sidebar
+ * @session_id: a session id
+ *
+ * Returns: (nullable) (transfer none): the turn where the search found
+ *   the words it looks for in @session_id, while a search is on; %NULL
+ *   when the search found it by title only, or no search is on
+ */
+const char *
+natter_sidebar_get_hit_turn (NatterSidebar *self,
+                             const char    *session_id)
+{
+  SidebarHit *hit;
+
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+
+  if (gtk_editable_get_text (GTK_EDITABLE (self->search_entry))[0] == '\0')
+    return NULL;
+  hit = g_hash_table_lookup (self->content_hits, session_id);
+  return hit != NULL ? hit->turn_id : NULL;
 }

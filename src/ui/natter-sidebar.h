@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 
+#include "natter-search-index.h"
 #include "natter-session-row.h"
 #include "natter-sessions.h"
 #include "natter-turn-event-hub.h"
@@ -38,5 +39,10 @@ void          natter_sidebar_start_search    (NatterSidebar      *self);
 gboolean      natter_sidebar_get_search_mode (NatterSidebar      *self);
 void          natter_sidebar_set_search_mode (NatterSidebar      *self,
                                               gboolean            search_mode);
+
+void          natter_sidebar_set_search_index (NatterSidebar     *self,
+                                               NatterSearchIndex *search);
+const char   *natter_sidebar_get_hit_turn     (NatterSidebar     *self,
+                                               const char        *session_id);
 
 G_END_DECLS

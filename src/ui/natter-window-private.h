@@ -5,7 +5,8 @@
  * The main window's shared state, split by facet the way GNOME Text
  * Editor splits its window: natter-window.c (lifetime, opening a session,
  * the public API), -sidebar.c (the window's side of its #NatterSidebar:
- * picking, deleting, going to a conversation), -conversation.c (the
+ * picking, deleting, going to a conversation), -search.c (a search result
+ * opened at its turn), -conversation.c (the
  * timeline, agent and model choice, sending), -actions.c (the win.*
  * actions), -keyboard.c (tab stops and focus) and -errors.c (the error
  * bar and the damaged-conversation page). Each facet installs its own
@@ -45,6 +46,12 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GCancellable         *cancellable;
 
   GHashTable           *pending_deletes;  /* session id → AdwToast */
+
+  /* A search result opened: its turn is scrolled to (natter-window-search.c) */
+  char                 *reveal_turn_id;   /* scrolled to once its timeline has it */
+  guint                 reveal_tick_id;   /* while set, the bottom is not followed */
+  guint                 reveal_ticks;
+  guint                 reveal_position;
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
   GHashTable           *chosen_models;    /* session id → {provider, model?} */
@@ -151,6 +158,15 @@ void
 _natter_window_class_sidebar_init (GtkWidgetClass *widget_class);
 void
 _natter_window_sidebar_init (NatterWindow *self);
+
+/* natter-window-search.c */
+void
+_natter_window_reveal_turn (NatterWindow *self,
+                            const char *turn_id);
+void
+_natter_window_try_reveal (NatterWindow *self);
+void
+_natter_window_search_dispose (NatterWindow *self);
 
 /* natter-window-conversation.c */
 void

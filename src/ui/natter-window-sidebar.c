@@ -21,6 +21,9 @@ session_selected_cb (NatterWindow *self,
   if (g_strcmp0 (session_id, self->session_id) == 0)
     return;
   natter_window_open_session (self, session_id);
+  /* Found by what was said: show where it was said. */
+  if (natter_sidebar_get_hit_turn (self->session_sidebar, session_id) != NULL)
+    _natter_window_reveal_turn (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
   /* On a narrow window, arrow keys walk the list and Enter goes to the
    * conversation (session_activated_cb); a click goes at once. */
   if (!(by_key && adw_leaflet_get_folded (self->leaflet)))

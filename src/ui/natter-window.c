@@ -189,6 +189,7 @@ timeline_items_changed_cb (NatterWindow *self)
   if (self->timeline != NULL && self->stick_to_bottom && gtk_widget_get_mapped (GTK_WIDGET (self)))
     natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
   update_conversation (self);
+  _natter_window_try_reveal (self);
 }
 
 void
@@ -331,6 +332,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->last_agent_toast, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
   g_clear_pointer (&self->retry_text, g_free);
+  _natter_window_search_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
