@@ -734,11 +734,11 @@ test_search (Fixture       *f,
   JsonObject *hit;
 
   script (f, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "Tell me about wombats");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "Tell me about wombats");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &wombat_session, &wombat_turn);
   natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "And\tkoalas?");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "And\tkoalas?");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &koala_session, &koala_turn);
 
@@ -863,7 +863,7 @@ test_export_import (Fixture       *f,
   guint n_turn_files;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, NULL);
 
