@@ -715,6 +715,32 @@ test_compact (Fixture       *f,
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "They said hello twice."));
 }
 
+/* A turn that fails because the conversation no longer fits the model's
+ * context window says that `natter compact SESSION` helps. */
+static void
+test_overflow_hint (Fixture       *f,
+                    gconstpointer  data)
+{
+  static const Step OVERFLOW = {
+    "data: {\"error\":{\"message\":\"This model's maximum context length is 8192 tokens.\","
+    "\"code\":\"context_length_exceeded\"}}\n\n", FALSE
+  };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *hint = NULL;
+
+  script (f, &OVERFLOW, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 1);
+  parse_ids (r.out, &session_id, NULL);
+  g_assert_true (g_str_has_prefix (r.err, "natter: The turn failed: "));
+  g_assert_nonnull (strstr (r.err, "maximum context length"));
+  hint = g_strdup_printf ("“natter compact %s” summarizes its earlier turns, then send again)\n", session_id);
+  g_assert_true (g_str_has_suffix (r.err, hint));
+  /* One line. */
+  g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (int) strlen (r.err) - 1);
+}
+
 /* `natter recover SESSION` copies what can be read of a damaged session
  * to a new one and prints it; the damaged file stays as it was. */
 /* search finds words of messages and answers, best first, one line per
@@ -1023,6 +1049,7 @@ main (int   argc,
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
   ADD ("/cli/send/auto-title", test_send_auto_title);
   ADD ("/cli/compact", test_compact);
+  ADD ("/cli/overflow-hint", test_overflow_hint);
   ADD ("/cli/recover", test_recover);
   ADD ("/cli/export-import", test_export_import);
   ADD ("/cli/search", test_search);
