@@ -87,6 +87,7 @@ NatterSearchIndex      *natter_services_get_search_index         (NatterServices
 NatterProviderRegistry *natter_services_get_provider_registry    (NatterServices       *self);
 NatterToolRegistry     *natter_services_get_tools                (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_turn_repo            (NatterServices       *self);
+NatterBlobStore        *natter_services_get_blob_store           (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_session_repo         (NatterServices       *self);
 NatterAgentStore       *natter_services_get_agent_store          (NatterServices       *self);
 NatterAgentResolver    *natter_services_get_agent_resolver       (NatterServices       *self);
@@ -98,5 +99,6 @@ char                   *natter_services_dup_default_provider     (NatterServices
 char                   *natter_services_dup_default_model        (NatterServices       *self);
 guint                   natter_services_get_max_model_calls      (NatterServices       *self);
 gboolean                natter_services_get_auto_permission      (NatterServices       *self);
+gboolean                natter_services_get_auto_title           (NatterServices       *self);
 
 G_END_DECLS

@@ -599,6 +599,7 @@ _natter_window_send_text (NatterWindow *self,
   provider = natter_model_choice_provider_to_resolve (&choice);
   natter_send_options_set_auto_permission (options, natter_settings_get_auto_permission (self->settings));
   natter_send_options_set_max_model_calls (options, natter_settings_get_max_model_calls (self->settings));
+  natter_send_options_set_auto_title (options, natter_settings_get_auto_title (self->settings));
 
   data = g_new0 (SendData, 1);
   data->self = g_object_ref (self);
