@@ -277,6 +277,11 @@ input_done_cb (GObject      *object,
 void
 natter_cli_command_permission (Run *run)
 {
+  if (run->always)
+    {
+      natter_cli_command_allow_always (run);
+      return;
+    }
   run->turn_id = g_strdup (run->args[0]);
   natter_sessions_respond_to_permission_async (natter_services_get_sessions (run->services), run->args[0],
                                                run->args[1], run->command->name[0] == 'a' ? "allow" : "deny",

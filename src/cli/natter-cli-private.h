@@ -24,6 +24,7 @@ typedef enum
   OPT_MODEL      = 1 << 0,   /* --base-url, --model, --max-model-calls */
   OPT_SESSION    = 1 << 1,   /* --session, --auto-permission */
   OPT_JSON       = 1 << 2,   /* --json */
+  OPT_ALWAYS     = 1 << 3,   /* --always */
 } OptionSet;
 
 typedef struct
@@ -61,6 +62,7 @@ struct _Run
   char                    *model;
   int                      max_model_calls;
   gboolean                 json;
+  gboolean                 always;
   gboolean                 help;
   GStrv                    args;        /* positional arguments */
   char                    *text;        /* the joined message, for MESSAGE commands */
@@ -111,5 +113,11 @@ void natter_cli_command_title      (Run *run);
 void natter_cli_command_delete     (Run *run);
 void natter_cli_command_fork       (Run *run);
 void natter_cli_command_recover    (Run *run);
+
+/* natter-cli-grants.c */
+void natter_cli_command_grant        (Run *run);
+void natter_cli_command_grants       (Run *run);
+void natter_cli_command_revoke       (Run *run);
+void natter_cli_command_allow_always (Run *run);
 
 G_END_DECLS

@@ -108,7 +108,8 @@ static const Command commands[] = {
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
   { "show", N_("SESSION [--json]"), N_("Show a session’s turns: inputs, answers, tool calls and status"),
     1, 1, OPT_JSON, natter_cli_command_show },
-  { "allow", N_("TURN CALL"), N_("Allow a tool call that waits for permission"), 2, 2, 0, natter_cli_command_permission },
+  { "allow", N_("[--always] TURN CALL"), N_("Allow a tool call that waits for permission"), 2, 2, OPT_ALWAYS,
+    natter_cli_command_permission },
   { "deny", N_("TURN CALL"), N_("Deny a tool call that waits for permission"), 2, 2, 0, natter_cli_command_permission },
   { "answer", N_("TURN CALL TEXT"), N_("Answer a question the model asked"), 3, JOINED, 0, natter_cli_command_answer },
   { "deliver", N_("TURN CALL JSON"), N_("Deliver the result of an asynchronous tool call"), 3, 3, 0,
@@ -121,6 +122,11 @@ static const Command commands[] = {
     natter_cli_command_fork },
   { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
     natter_cli_command_recover },
+  { "grant", N_("SESSION TOOL"), N_("Always allow a tool in a session, without asking"), 2, 2, 0,
+    natter_cli_command_grant },
+  { "grants", N_("SESSION [--json]"), N_("List a session’s active grants"), 1, 1, OPT_JSON,
+    natter_cli_command_grants },
+  { "revoke", N_("SESSION GRANT"), N_("Revoke a grant: the tool asks again"), 2, 2, 0, natter_cli_command_revoke },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -272,6 +278,9 @@ option_context_new (Run *run)
       entries[n++] = (GOptionEntry) { "max-model-calls", 0, 0, G_OPTION_ARG_INT, &run->max_model_calls,
                                       N_("The most model calls of the turn"), N_("N") };
     }
+  if (command->options & OPT_ALWAYS)
+    entries[n++] = (GOptionEntry) { "always", 0, 0, G_OPTION_ARG_NONE, &run->always,
+                                    N_("Also allow every later call of the tool in this session"), NULL };
   if (command->options & OPT_JSON)
     entries[n++] = (GOptionEntry) { "json", 0, 0, G_OPTION_ARG_NONE, &run->json,
                                     N_("Print JSON instead of text"), NULL };

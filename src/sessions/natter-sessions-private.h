@@ -12,6 +12,7 @@
 
 #pragma once
 
+#include "natter-session-grant-view.h"
 #include "natter-sessions.h"
 #include "natter-turn-reducer.h"
 
@@ -67,6 +68,7 @@ struct _NatterSessions
   NatterClock             *clock;
   NatterIdGenerator       *ids;
   NatterSessionIndex      *index;
+  NatterSessionGrantView  *grants;        /* what the runtime consults (§12.2) */
 
   /* §9.3: every live advance this service started, per turn. */
   GHashTable              *live;          /* turn id → GPtrArray of NatterSessionsAdvance */
