@@ -131,12 +131,17 @@ send_sent_cb (GObject      *object,
   natter_cli_wait_and_report (run);
 }
 
-static void
-send_message (Run *run)
+void
+natter_cli_send_message (Run *run)
 {
   g_autoptr(NatterSendOptions) options = send_options (run);
   g_autoptr(JsonObject) input = user_message (run->text);
 
+  if (run->queue)
+    {
+      natter_cli_queue_or_send (run, input, options);
+      return;
+    }
   natter_sessions_send_message_async (natter_services_get_sessions (run->services), run->session_id,
                                       input, options, g_task_get_cancellable (run->task), send_sent_cb, run);
 }
@@ -155,7 +160,7 @@ send_created_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
-  send_message (run);
+  natter_cli_send_message (run);
 }
 
 static void
@@ -163,7 +168,7 @@ send_with_model (Run *run)
 {
   if (run->session_id != NULL)
     {
-      send_message (run);
+      natter_cli_send_message (run);
       return;
     }
   natter_sessions_create_session_async (natter_services_get_sessions (run->services), NULL,

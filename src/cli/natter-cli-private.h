@@ -25,6 +25,7 @@ typedef enum
   OPT_SESSION    = 1 << 1,   /* --session, --auto-permission */
   OPT_JSON       = 1 << 2,   /* --json */
   OPT_ALWAYS     = 1 << 3,   /* --always */
+  OPT_QUEUE      = 1 << 4,   /* --queue */
 } OptionSet;
 
 typedef struct
@@ -63,6 +64,7 @@ struct _Run
   int                      max_model_calls;
   gboolean                 json;
   gboolean                 always;
+  gboolean                 queue;
   gboolean                 help;
   GStrv                    args;        /* positional arguments */
   char                    *text;        /* the joined message, for MESSAGE commands */
@@ -113,6 +115,17 @@ void natter_cli_command_title      (Run *run);
 void natter_cli_command_delete     (Run *run);
 void natter_cli_command_fork       (Run *run);
 void natter_cli_command_recover    (Run *run);
+
+/* natter-cli-commands.c: send's last step, also after send --queue */
+void natter_cli_send_message         (Run *run);
+
+/* natter-cli-queue.c */
+void natter_cli_queue_or_send        (Run               *run,
+                                      JsonObject        *input,
+                                      NatterSendOptions *options);
+void natter_cli_command_queue        (Run *run);
+void natter_cli_command_unqueue      (Run *run);
+void natter_cli_follow_queue         (Run *run);
 
 /* natter-cli-grants.c */
 void natter_cli_command_grant        (Run *run);

@@ -102,9 +102,9 @@ static void command_help (Run *run);
 static const Command commands[] = {
   { "ask", N_("[MODEL-OPTIONS] MESSAGE"),
     N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL, natter_cli_command_ask },
-  { "send", N_("[--session ID] [--auto-permission] [MODEL-OPTIONS] MESSAGE"),
+  { "send", N_("[--session ID [--queue]] [--auto-permission] [MODEL-OPTIONS] MESSAGE"),
     N_("Send a message to a session (a new one without --session) and wait until the turn settles"),
-    1, JOINED, OPT_MODEL | OPT_SESSION, natter_cli_command_send },
+    1, JOINED, OPT_MODEL | OPT_SESSION | OPT_QUEUE, natter_cli_command_send },
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
   { "show", N_("SESSION [--json]"), N_("Show a session’s turns: inputs, answers, tool calls and status"),
     1, 1, OPT_JSON, natter_cli_command_show },
@@ -127,6 +127,10 @@ static const Command commands[] = {
   { "grants", N_("SESSION [--json]"), N_("List a session’s active grants"), 1, 1, OPT_JSON,
     natter_cli_command_grants },
   { "revoke", N_("SESSION GRANT"), N_("Revoke a grant: the tool asks again"), 2, 2, 0, natter_cli_command_revoke },
+  { "queue", N_("SESSION [--json]"), N_("List a session’s queued messages, oldest first"), 1, 1, OPT_JSON,
+    natter_cli_command_queue },
+  { "unqueue", N_("SESSION QUEUEID"), N_("Remove a queued message before it is sent"), 2, 2, 0,
+    natter_cli_command_unqueue },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -278,6 +282,10 @@ option_context_new (Run *run)
       entries[n++] = (GOptionEntry) { "max-model-calls", 0, 0, G_OPTION_ARG_INT, &run->max_model_calls,
                                       N_("The most model calls of the turn"), N_("N") };
     }
+  if (command->options & OPT_QUEUE)
+    entries[n++] = (GOptionEntry) { "queue", 0, 0, G_OPTION_ARG_NONE, &run->queue,
+                                    N_("While the session’s latest turn runs or waits, queue the message "
+                                       "to be sent after it"), NULL };
   if (command->options & OPT_ALWAYS)
     entries[n++] = (GOptionEntry) { "always", 0, 0, G_OPTION_ARG_NONE, &run->always,
                                     N_("Also allow every later call of the tool in this session"), NULL };

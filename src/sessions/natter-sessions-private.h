@@ -221,6 +221,24 @@ gboolean            natter_sessions_append_events_finish (NatterSessions     *se
                                                           GAsyncResult       *result,
                                                           GError            **error);
 
+/* natter-sessions-turns.c: promotion of the queue */
+void                natter_sessions_promote_queue_async (NatterSessions      *self,
+                                                         const char          *session_id,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+char               *natter_sessions_promote_queue_finish (NatterSessions     *self,
+                                                          GAsyncResult       *result,
+                                                          GError            **error);
+
+/* natter-sessions-queue.c */
+void                natter_sessions_take_oldest_queued  (NatterSessionState  *state,
+                                                         char               **out_queue_id,
+                                                         JsonObject         **inout_input,
+                                                         NatterSendOptions  **inout_options);
+void                natter_sessions_promote_soon        (NatterSessions      *self,
+                                                         const char          *session_id);
+
 /* natter-sessions-advances.c */
 NatterTurnExecution *natter_sessions_start_advance     (NatterSessions        *self,
                                                         const char            *session_id,
