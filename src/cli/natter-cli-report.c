@@ -136,7 +136,9 @@ report_turn (Run             *run,
         g_autofree char *answer = natter_turn_state_dup_final_text (state);
 
         natter_cli_out (run, "\n%s\n", answer != NULL ? answer : "");
-        natter_cli_finish (run, 0);
+        if (session_id != NULL && run->session_id == NULL)
+          run->session_id = g_strdup (session_id);
+        natter_cli_follow_queue (run);
       }
       return;
     case NATTER_TURN_STATUS_SUSPENDED:
