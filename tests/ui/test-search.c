@@ -228,18 +228,25 @@ test_search_by_content (void)
   ui_world_free (u);
 }
 
+/* The sidebar's note that the index is still being brought up to date. */
 static gboolean
-label_visible (gpointer data)
+is_indexing_note (GtkWidget *widget)
 {
-  ui_settle ();
-  return gtk_widget_get_visible (data);
+  return GTK_IS_LABEL (widget) &&
+         g_str_has_prefix (gtk_label_get_label (GTK_LABEL (widget)), "Still indexing");
 }
 
 static gboolean
-label_hidden (gpointer data)
+indexing_note_shown (gpointer window)
 {
   ui_settle ();
-  return !gtk_widget_get_visible (data);
+  return ui_find_first_full (window, GTK_TYPE_LABEL, is_indexing_note) != NULL;
+}
+
+static gboolean
+indexing_note_hidden (gpointer window)
+{
+  return !indexing_note_shown (window);
 }
 
 /* While the index is being brought up to date, a search says so (and
@@ -254,7 +261,6 @@ test_search_while_indexing (void)
   g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
   g_autofree char *path = g_file_get_path (cache);
   NatterSearchIndex *search = start_index (u);
-  GtkWidget *status;
   NatterWindow *window;
   ListWait list_wait;
   sqlite3 *db = NULL;
@@ -269,19 +275,18 @@ test_search_while_indexing (void)
   natter_search_index_start (search);
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
-  status = GTK_WIDGET (window->search_status);
   search_for (window, "zebras");
   /* What the earlier build indexed is found meanwhile. */
   list_wait = (ListWait) { window, sid, "<b>Zebras</b>." };
   ui_wait_until (lists_only, &list_wait);
-  ui_wait_until (label_visible, status);
+  ui_wait_until (indexing_note_shown, window);
   g_assert_true (natter_search_index_get_indexing (search));
 
   g_assert_cmpint (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
   ui_wait_until (index_idle, search);
   search_for (window, "savanna");
-  ui_wait_until (label_hidden, status);
+  ui_wait_until (indexing_note_hidden, window);
 
   ui_destroy_window (window);
   g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
