@@ -35,6 +35,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
 
 
   NatterSettings       *settings;
+  NatterBlobStore      *blobs;            /* nullable: attachments */
   NatterSessions       *sessions;
   NatterTurnEventHub   *hub;
   NatterSessionIndex   *index;
@@ -56,6 +57,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   guint                 scroll_tick_id;
   guint                 scroll_ticks;
   GHashTable           *drafts;           /* session id → char* */
+  GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
   GHashTable           *chosen_models;    /* session id → {provider, model?} */
   /* The agent chooser: the composer's; what was picked per
@@ -184,6 +186,11 @@ void
 _natter_window_send_text (NatterWindow *self,
                           const char *text,
                           gboolean restore_draft);
+void
+_natter_window_send_message (NatterWindow *self,
+                             const char *text,
+                             GPtrArray *sources,
+                             gboolean restore_draft);
 void
 _natter_window_composer_stop_cb (NatterWindow *self);
 void
