@@ -260,7 +260,7 @@ test_send_image_text_pdf (Fixture       *f,
   struct stat st;
 
   f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1",
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
        "--attach", f->png, "--attach", f->text, "--attach", f->pdf, "Look", "at", "these");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
@@ -372,7 +372,7 @@ test_size_limit (Fixture       *f,
   fclose (stream);
 
   f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "--attach", f->text,
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "--attach", f->text,
        "--attach", big_path, "too", "much");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpstr (r.out, ==, "");
@@ -401,7 +401,7 @@ test_missing_and_damaged_blob (Fixture       *f,
   JsonArray *attachments;
 
   f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1",
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
        "--attach", f->png, "--attach", f->text, "Look");
   g_assert_cmpint (r.status, ==, 0);
   session_id = session_of (r.out);
@@ -492,7 +492,7 @@ test_server_rejects_images (Fixture       *f,
   g_autofree char *session_id = NULL;
 
   f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "--attach", f->png, "Look");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "--attach", f->png, "Look");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "this model cannot read images"));
   session_id = session_of (r.out);

@@ -48,6 +48,7 @@ struct _NatterServices
   NatterSessionIndex         *index;
   NatterSessions             *sessions;
   NatterHeadlessRunner       *headless;
+  NatterSearchIndex          *search;
 
   NatterDataDirLock          *lock;
   gint64                      locked_at;  /* g_get_real_time () µs */
@@ -76,6 +77,7 @@ natter_services_finalize (GObject *object)
   NatterServices *self = NATTER_SERVICES (object);
 
   /* Dependents first, so each object dies holding what it needs. */
+  g_clear_object (&self->search);
   g_clear_object (&self->headless);
   g_clear_object (&self->sessions);
   g_clear_object (&self->index);
@@ -324,6 +326,12 @@ natter_services_new (GFile               *data_dir,
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
   self->headless = natter_headless_runner_new (self->runtime);
+  {
+    /* A cache beside the logs, never inside storage/ (docs/format.md §1). */
+    g_autoptr(GFile) search_file = g_file_resolve_relative_path (self->data_dir, "cache/search.sqlite");
+
+    self->search = natter_search_index_new (search_file, self->session_repo, self->turn_repo, self->sessions);
+  }
 
   /* Connected before anyone else can be: whoever follows the same
    * properties finds the registry already updated. */
@@ -732,6 +740,24 @@ natter_services_get_headless_runner (NatterServices *self)
 }
 
 /**
+ * natter_services_get_search_index:
+ * @self: the services
+ *
+ * The full-text search index over the data directory's sessions
+ * (`cache/search.sqlite`). It does nothing until someone who searches
+ * calls natter_search_index_start() (the window, `natter search`).
+ *
+ * Returns: (transfer none): the search index
+ */
+NatterSearchIndex *
+natter_services_get_search_index (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+
+  return self->search;
+}
+
+/**
  * natter_services_get_provider_registry:
  * @self: the services
  *
@@ -859,6 +885,20 @@ natter_services_get_auto_permission (NatterServices *self)
   g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
 
   return natter_settings_get_auto_permission (self->settings);
+}
+
+/**
+ * natter_services_get_auto_title:
+ * @self: the services
+ *
+ * Returns: the `auto-title` setting (built in: %TRUE)
+ */
+gboolean
+natter_services_get_auto_title (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), TRUE);
+
+  return natter_settings_get_auto_title (self->settings);
 }
 
 /**

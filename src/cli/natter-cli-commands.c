@@ -193,6 +193,10 @@ send_message (Run *run)
   g_autoptr(NatterSendOptions) options = send_options (run);
   g_autoptr(JsonObject) input = user_message (run);
 
+  /* Only a session's first message can ask; the title is written before
+   * the command exits (the application flushes on shutdown). */
+  natter_send_options_set_auto_title (options, !run->no_auto_title && natter_services_get_auto_title (run->services));
+
   natter_sessions_send_message_async (natter_services_get_sessions (run->services), run->session_id,
                                       input, options, g_task_get_cancellable (run->task), send_sent_cb, run);
 }
@@ -677,4 +681,13 @@ natter_cli_command_show (Run *run)
     }
   natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
                                      g_task_get_cancellable (run->task), show_session_read_cb, run);
+}
+
+/* The session checks of every command that names one, for the commands
+ * kept in their own files. */
+NatterSessionIndexEntry *
+natter_cli_lookup_session (Run        *run,
+                           const char *session_id)
+{
+  return lookup_session (run, session_id);
 }

@@ -596,3 +596,21 @@ natter_turn_runtime_get_turn_state_finish (NatterTurnRuntime  *self,
 
   return g_task_propagate_pointer (G_TASK (result), error);
 }
+
+/**
+ * natter_turn_runtime_get_context_resolver:
+ * @self: a #NatterTurnRuntime
+ *
+ * The resolver that materializes `{previousTurnId}` contexts
+ * (turn-runtime.md §11), for callers that need a conversation's history
+ * as messages (the summarizer of session-layer-spec.md §12.3).
+ *
+ * Returns: (transfer none): the runtime's context resolver
+ */
+NatterContextResolver *
+natter_turn_runtime_get_context_resolver (NatterTurnRuntime *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
+
+  return self->contexts;
+}

@@ -82,6 +82,7 @@ NatterTurnState     *natter_turn_runtime_get_turn_state_finish (NatterTurnRuntim
                                                                 GAsyncResult         *result,
                                                                 GError              **error);
 
+NatterContextResolver *natter_turn_runtime_get_context_resolver (NatterTurnRuntime *self);
 void                 natter_turn_runtime_set_blob_store (NatterTurnRuntime          *self,
                                                          NatterBlobStore            *blobs);
 

@@ -938,6 +938,23 @@ natter_turn_assistant_message_validate (JsonNode  *message,
 }
 
 /**
+ * natter_turn_user_message_validate:
+ * @message: (transfer none) (nullable): a candidate user message
+ * @error: return location for a #GError
+ *
+ * Checks @message against the user message shape of turn-runtime.md §3
+ * (that of `turn_created.input`), for a queued message of a session log.
+ *
+ * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_SCHEMA
+ */
+gboolean
+natter_turn_user_message_validate (JsonNode  *message,
+                                   GError   **error)
+{
+  return validate_message (message, ROLE_USER, error);
+}
+
+/**
  * natter_turn_event_new:
  * @type: the event type, one of turn-runtime.md §3
  * @turn_id: the turn id

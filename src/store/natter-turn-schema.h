@@ -37,6 +37,8 @@ gboolean  natter_turn_event_validate   (JsonObject  *event,
 gboolean  natter_turn_is_request_ref   (const char  *ref);
 gboolean  natter_turn_assistant_message_validate (JsonNode  *message,
                                                   GError   **error);
+gboolean  natter_turn_user_message_validate (JsonNode  *message,
+                                             GError   **error);
 JsonNode *natter_turn_event_new        (const char  *type,
                                         const char  *turn_id,
                                         const char  *ts);

@@ -5,13 +5,12 @@
  * The main window: the session sidebar and the conversation side
  * by side in an AdwLeaflet, one at a time on a narrow window.
  *
- * The sidebar is a GtkListView over the session index itself, filtered and
- * sorted by GTK list models (newest first) — never a copy — so it follows
- * every write-through update of the index (session-layer-spec.md §8.3)
- * with no refresh call. The conversation is a GtkListView over the
- * session's #NatterTimelineModel; timelines of sessions opened in this
- * window stay alive, so a turn that streams while another session is shown
- * goes on being joined and shows live when the user comes back.
+ * The sidebar is a #NatterSidebar over the session index itself (it
+ * follows every write-through update with no refresh call). The
+ * conversation is a GtkListView over the session's #NatterTimelineModel;
+ * timelines of sessions opened in this window stay alive, so a turn that
+ * streams while another session is shown goes on being joined and shows
+ * live when the user comes back.
  *
  * Nothing in the list is destroyed by a key press without a chance to
  * undo: Delete hides the session and shows an undo toast; the file
@@ -196,6 +195,7 @@ timeline_items_changed_cb (NatterWindow *self)
   if (self->timeline != NULL && self->stick_to_bottom && gtk_widget_get_mapped (GTK_WIDGET (self)))
     natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
   update_conversation (self);
+  _natter_window_try_reveal (self);
 }
 
 void
@@ -287,7 +287,7 @@ natter_window_open_session (NatterWindow *self,
       }
     }
   update_conversation (self);
-  _natter_window_sync_selection (self);
+  natter_sidebar_select (self->session_sidebar, self->session_id);
   _natter_window_follow_bottom (self);
   return TRUE;
 }
@@ -330,12 +330,6 @@ natter_window_dispose (GObject *object)
     g_hash_table_remove_all (self->pending_deletes);
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->refocus_id, g_source_remove);
-  g_clear_handle_id (&self->list_key_id, g_source_remove);
-  if (self->scroll_tick_id != 0)
-    {
-      gtk_widget_remove_tick_callback (GTK_WIDGET (self->session_list), self->scroll_tick_id);
-      self->scroll_tick_id = 0;
-    }
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   if (self->index != NULL)
@@ -354,11 +348,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->last_agent_toast, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
   g_clear_pointer (&self->retry_text, g_free);
-  g_clear_object (&self->selection);
-  g_clear_object (&self->sort_model);
-  g_clear_object (&self->filter_model);
-  g_clear_object (&self->title_filter);
-  g_clear_object (&self->pending_filter);
+  _natter_window_search_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -387,7 +377,6 @@ natter_window_finalize (GObject *object)
   g_clear_pointer (&self->provider_id, g_free);
   g_clear_pointer (&self->default_model, g_free);
   g_clear_pointer (&self->last_deleted_id, g_free);
-  g_clear_pointer (&self->focus_row_id, g_free);
   g_clear_pointer (&self->listed_provider, g_free);
   g_clear_pointer (&self->damage, natter_session_damage_free);
   g_clear_pointer (&self->damage_session_id, g_free);
@@ -418,10 +407,6 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_bar);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_entry);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar_stack);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, session_list);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, conversation_menu_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_stack);
@@ -437,6 +422,7 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_sidebar_init (widget_class);
   _natter_window_class_conversation_init (widget_class);
   _natter_window_class_actions_init (widget_class);
+  _natter_window_class_archive_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
 
 }
@@ -452,7 +438,6 @@ natter_window_init (NatterWindow *self)
   natter_toast_guard_attach (self->toast_overlay);
 
   self->cancellable = g_cancellable_new ();
-  self->scroll_before_search = -1;
   self->agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
   self->pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -483,7 +468,6 @@ natter_window_set_services (NatterWindow       *self,
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect_swapped (self->index, "notify::loaded", G_CALLBACK (index_loaded_cb), self);
 
-  _natter_window_update_sidebar_page (self);
   restore_last_session (self);
 }
 
@@ -677,7 +661,7 @@ GListModel *
 natter_window_get_sidebar_model (NatterWindow *self)
 {
   g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
-  return self->sort_model != NULL ? G_LIST_MODEL (self->sort_model) : NULL;
+  return natter_sidebar_get_model (self->session_sidebar);
 }
 
 /**
@@ -725,7 +709,7 @@ natter_window_get_composer (NatterWindow *self)
 GtkWidget *
 natter_window_get_session_list (NatterWindow *self)
 {
-  return GTK_WIDGET (self->session_list);
+  return natter_sidebar_get_list (self->session_sidebar);
 }
 
 GtkWidget *

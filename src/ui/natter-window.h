@@ -11,6 +11,7 @@
 #include "natter-blob-store.h"
 #include "natter-application.h"
 #include "natter-provider-registry.h"
+#include "natter-search-index.h"
 #include "natter-sessions.h"
 #include "natter-timeline-model.h"
 #include "natter-turn-event-hub.h"
@@ -35,6 +36,8 @@ NatterWindow        *natter_window_new                    (NatterApplication  *a
 void                 natter_window_set_blob_store         (NatterWindow       *self,
                                                            NatterBlobStore    *blobs);
 NatterBlobStore     *natter_window_get_blob_store         (NatterWindow       *self);
+void                 natter_window_set_search_index       (NatterWindow       *self,
+                                                           NatterSearchIndex  *search);
 void                 natter_window_set_agent_id           (NatterWindow       *self,
                                                            const char         *agent_id);
 void                 natter_window_set_agent_store        (NatterWindow       *self,
