@@ -334,6 +334,13 @@ test_send_image_text_pdf (Fixture       *f,
                    ==, "Look at these");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_array_get_object_element (turns, 1),
                                                                          "attachments")), ==, 0);
+
+  /* Deleting the session deletes no blob. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_files (f->dir, "storage/sessions"), ==, 0);
+  g_assert_cmpuint (count_files (f->dir, "storage/blobs"), ==, 3);
 }
 
 static void
