@@ -403,8 +403,12 @@ start_and_wait_for_line (GSubprocess **process,
   g_autoptr(GDataInputStream) lines = NULL;
   g_autoptr(GError) error = NULL;
 
-  launcher = g_subprocess_launcher_new (on_stderr ? G_SUBPROCESS_FLAGS_STDERR_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE
-                                                  : G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  /* The server's standard input stays open while the test runs, its
+   * output never reaches the test's: a failed test leaves no server
+   * holding the log open. */
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE
+                                        | (on_stderr ? G_SUBPROCESS_FLAGS_STDERR_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE
+                                                     : G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE));
   if (port != NULL)
     g_subprocess_launcher_setenv (launcher, "PORT", port, TRUE);
   *process = g_subprocess_launcher_spawnv (launcher, argv, &error);

@@ -11,6 +11,7 @@
 #include "natter-builtin-agent-resolver.h"
 #include "natter-headless-runner.h"
 #include "natter-libsecret-store.h"
+#include "natter-mcp-manager.h"
 #include "natter-provider-registry.h"
 #include "natter-secret-store.h"
 #include "natter-session-index.h"
@@ -84,6 +85,7 @@ NatterTurnEventHub     *natter_services_get_hub                  (NatterServices
 NatterHeadlessRunner   *natter_services_get_headless_runner      (NatterServices       *self);
 NatterProviderRegistry *natter_services_get_provider_registry    (NatterServices       *self);
 NatterToolRegistry     *natter_services_get_tools                (NatterServices       *self);
+NatterMcpManager       *natter_services_get_mcp_manager          (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_turn_repo            (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_session_repo         (NatterServices       *self);
 NatterAgentStore       *natter_services_get_agent_store          (NatterServices       *self);

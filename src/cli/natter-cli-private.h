@@ -24,6 +24,7 @@ typedef enum
   OPT_MODEL      = 1 << 0,   /* --base-url, --model, --max-model-calls */
   OPT_SESSION    = 1 << 1,   /* --session, --auto-permission */
   OPT_JSON       = 1 << 2,   /* --json */
+  OPT_TOOLS      = 1 << 3,   /* may advance a turn: the tool servers' tools are listed first */
 } OptionSet;
 
 typedef struct
@@ -114,5 +115,7 @@ void natter_cli_command_recover    (Run *run);
 
 /* natter-cli-mcp.c */
 void natter_cli_command_mcp        (Run *run);
+void natter_cli_mcp_refresh        (Run  *run,
+                                    void (*then) (Run *run));
 
 G_END_DECLS
