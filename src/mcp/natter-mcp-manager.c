@@ -289,6 +289,19 @@ natter_mcp_manager_get_config_error (NatterMcpManager *self)
 }
 
 /**
+ * natter_mcp_manager_get_config_path:
+ * @self: the manager
+ *
+ * Returns: the mcp.json it reads
+ */
+const char *
+natter_mcp_manager_get_config_path (NatterMcpManager *self)
+{
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
+  return self->config_path;
+}
+
+/**
  * natter_mcp_manager_get_clients:
  * @self: the manager
  *

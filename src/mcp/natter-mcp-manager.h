@@ -18,6 +18,7 @@ NatterMcpManager *natter_mcp_manager_new             (const char          *confi
                                                       NatterToolRegistry  *registry);
 const char       *natter_mcp_manager_get_config_error (NatterMcpManager   *self);
 GPtrArray        *natter_mcp_manager_get_clients     (NatterMcpManager    *self);
+const char       *natter_mcp_manager_get_config_path (NatterMcpManager    *self);
 JsonArray        *natter_mcp_manager_get_descriptors (NatterMcpManager    *self);
 void              natter_mcp_manager_reload          (NatterMcpManager    *self);
 void              natter_mcp_manager_refresh_async   (NatterMcpManager    *self,
