@@ -369,6 +369,63 @@ test_turn_allowed (Fixture       *f,
   }
 }
 
+static void
+cancel_on_notification_cb (NatterMcpClient *client,
+                           const char      *method,
+                           JsonObject      *params,
+                           GCancellable    *stop)
+{
+  if (g_str_equal (method, "notifications/message"))
+    g_cancellable_cancel (stop);
+}
+
+/* Stop while the server works on a call: the turn is cancelled and the
+ * server is told with notifications/cancelled. */
+static void
+test_turn_stopped (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f);
+  g_autoptr(NatterTurnOutcome) first = NULL;
+  g_autoptr(GCancellable) stop = g_cancellable_new ();
+  g_autoptr(NatterTurnExecution) execution = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(JsonNode) input = natter_test_json ("{\"type\":\"permission_decision\",\"toolCallId\":\"c1\","
+                                                "\"decision\":\"allow\"}");
+  NatterMcpClient *client = g_ptr_array_index (natter_mcp_manager_get_clients (f->mcp), 0);
+  NatterTestWait wait = { 0 };
+  Wait call = { 0 };
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(JsonNode) cancelled = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_fake_model_script (f->world->model,
+                            "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\",\"toolCallId\":\"c1\","
+                            "\"toolName\":\"mcp__fake__hang\",\"arguments\":{}}]}", NULL);
+  first = advance (f, turn_id, NULL);
+  g_assert_cmpint (first->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  g_signal_connect (client, "notification", G_CALLBACK (cancel_on_notification_cb), stop);
+  execution = natter_turn_runtime_advance_turn (f->runtime, turn_id, json_node_get_object (input), stop);
+  natter_test_wait_execution (execution, &wait);
+  g_assert_no_error (wait.error);
+  g_assert_cmpint (wait.outcome->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
+  g_clear_pointer (&wait.outcome, natter_turn_outcome_unref);
+  result = event_on_disk (f, turn_id, "tool_result");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "result"), "output"), ==,
+                   "cancelled");
+
+  natter_mcp_client_call_tool_async (client, "last_cancelled", NULL, NULL, wait_cb, &call);
+  natter_test_wait_for_flag (&call.done, WAIT_MS);
+  answer = natter_mcp_client_call_tool_finish (client, call.result, &error);
+  g_object_unref (call.result);
+  g_assert_no_error (error);
+  cancelled = natter_test_json (json_object_get_string_member (
+    json_array_get_object_element (json_object_get_array_member (answer, "content"), 0), "text"));
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (cancelled), "reason"), ==,
+                   "stopped by the user");
+  g_signal_handlers_disconnect_by_data (client, stop);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -380,6 +437,7 @@ main (int    argc,
   g_test_add_func ("/mcp/tool/result-mapping", test_result_mapping);
   g_test_add ("/mcp/tool/turn-allowed", Fixture, NULL, fixture_set_up, test_turn_allowed, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-denied", Fixture, NULL, fixture_set_up, test_turn_denied, fixture_tear_down);
+  g_test_add ("/mcp/tool/turn-stopped", Fixture, NULL, fixture_set_up, test_turn_stopped, fixture_tear_down);
 
   return g_test_run ();
 }

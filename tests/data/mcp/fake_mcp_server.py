@@ -89,7 +89,9 @@ class Server:
             sys.stderr.flush()
             sys.exit(3)
         elif name == "hang":
-            pass
+            # Says it started, then never answers.
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "info", "data": "hanging"}})
         elif name == "add_tool":
             self.tools.append({"name": "extra", "description": "Added later", "inputSchema": {"type": "object"}})
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
