@@ -13,6 +13,8 @@
 
 #include "natter-builtin-agent-resolver.h"
 #include "natter-builtin-tools.h"
+#include "natter-config-agent-resolver.h"
+#include "natter-runtime-error.h"
 #include "natter-json.h"
 #include "natter-default-permission-checker.h"
 #include "natter-mcp-manager.h"
@@ -426,6 +428,50 @@ test_turn_stopped (Fixture       *f,
   g_signal_handlers_disconnect_by_data (client, stop);
 }
 
+/* A user agent offers the tools of the servers it lists; a server that
+ * offers none now stops the turn before it starts. */
+static void
+test_agent_tool_servers (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GFile) agents_dir = g_file_get_child (f->dir, "agents");
+  g_autoptr(NatterAgentStore) store = natter_agent_store_new (agents_dir);
+  g_autoptr(NatterConfigAgentResolver) resolver = natter_config_agent_resolver_new (f->agents, store, f->tools);
+  g_autoptr(JsonNode) uses = natter_test_json ("{\"agentId\":\"helper\",\"name\":\"Helper\",\"systemPrompt\":\"\","
+                                               "\"tools\":[],\"toolServers\":[\"fake\"]}");
+  g_autoptr(JsonNode) ghost = natter_test_json ("{\"agentId\":\"ghostly\",\"name\":\"Ghostly\",\"systemPrompt\":\"\","
+                                                "\"tools\":[],\"toolServers\":[\"ghost\"]}");
+  g_autoptr(JsonNode) twice = natter_test_json ("{\"agentId\":\"x\",\"name\":\"X\",\"systemPrompt\":\"\","
+                                                "\"tools\":[],\"toolServers\":[\"a\",\"a\"]}");
+  g_autoptr(JsonNode) requested = natter_test_json ("{\"agentId\":\"helper\"}");
+  g_autoptr(JsonNode) requested_ghost = natter_test_json ("{\"agentId\":\"ghostly\"}");
+  g_autoptr(JsonObject) agent = NULL;
+  g_autoptr(JsonObject) none = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *tools;
+
+  g_assert_true (natter_agent_store_save (store, json_node_get_object (uses), &error));
+  g_assert_no_error (error);
+  g_assert_true (natter_agent_store_save (store, json_node_get_object (ghost), &error));
+  g_assert_no_error (error);
+  g_assert_false (natter_agent_store_validate (json_node_get_object (twice), &error));
+  g_assert_nonnull (strstr (error->message, "“toolServers” lists “a” twice"));
+  g_clear_error (&error);
+
+  agent = natter_agent_resolver_resolve (NATTER_AGENT_RESOLVER (resolver), json_node_get_object (requested), &error);
+  g_assert_no_error (error);
+  tools = json_object_get_array_member (agent, "tools");
+  g_assert_cmpuint (json_array_get_length (tools), ==, 6);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (tools, 0), "name"), ==,
+                   "mcp__fake__echo");
+
+  none = natter_agent_resolver_resolve (NATTER_AGENT_RESOLVER (resolver), json_node_get_object (requested_ghost),
+                                        &error);
+  g_assert_null (none);
+  g_assert_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_AGENT);
+  g_assert_nonnull (strstr (error->message, "uses the tool server “ghost”, which offers no tools now"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -438,6 +484,8 @@ main (int    argc,
   g_test_add ("/mcp/tool/turn-allowed", Fixture, NULL, fixture_set_up, test_turn_allowed, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-denied", Fixture, NULL, fixture_set_up, test_turn_denied, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-stopped", Fixture, NULL, fixture_set_up, test_turn_stopped, fixture_tear_down);
+  g_test_add ("/mcp/tool/agent-tool-servers", Fixture, NULL, fixture_set_up, test_agent_tool_servers,
+              fixture_tear_down);
 
   return g_test_run ();
 }

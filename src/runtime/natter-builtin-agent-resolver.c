@@ -187,3 +187,17 @@ natter_builtin_agent_resolver_set_extra_tools (NatterBuiltinAgentResolver *self,
   if (descriptors != NULL)
     self->extra_tools = json_array_ref (descriptors);
 }
+
+/**
+ * natter_builtin_agent_resolver_get_extra_tools:
+ * @self: the resolver
+ *
+ * Returns: (transfer none) (nullable): the descriptors of
+ *   natter_builtin_agent_resolver_set_extra_tools()
+ */
+JsonArray *
+natter_builtin_agent_resolver_get_extra_tools (NatterBuiltinAgentResolver *self)
+{
+  g_return_val_if_fail (NATTER_IS_BUILTIN_AGENT_RESOLVER (self), NULL);
+  return self->extra_tools;
+}

@@ -29,5 +29,6 @@ void                        natter_builtin_agent_resolver_set_default_model (Nat
 JsonObject                 *natter_builtin_agent_resolver_dup_default_model (NatterBuiltinAgentResolver *self);
 void                        natter_builtin_agent_resolver_set_extra_tools   (NatterBuiltinAgentResolver *self,
                                                                              JsonArray                  *descriptors);
+JsonArray                  *natter_builtin_agent_resolver_get_extra_tools   (NatterBuiltinAgentResolver *self);
 
 G_END_DECLS

@@ -220,15 +220,47 @@ test_add_edit_test_remove (Fixture       *f,
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Removed the tool server “web”");
 }
 
+/* The agent editor lists the enabled servers; a ticked one is written
+ * to the agent's file and kept when it is edited again. */
+static void
+test_agent_servers (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(JsonObject) saved = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *servers;
+
+  g_signal_emit_by_name (natter_preferences_window_get_widget (f->window, "add-agent"), "activated");
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_editor_widget (f->window, "name")), "Shots");
+  g_assert_null (natter_preferences_window_get_editor_widget (f->window, "server:off"));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (natter_preferences_window_get_editor_widget (f->window,
+                                                                                              "server:fake")),
+                               TRUE);
+  g_signal_emit_by_name (natter_preferences_window_get_editor_widget (f->window, "save"), "clicked");
+  saved = natter_agent_store_load (natter_services_get_agent_store (f->services), "shots", &error);
+  g_assert_no_error (error);
+  servers = json_object_get_array_member (saved, "toolServers");
+  g_assert_cmpuint (json_array_get_length (servers), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (servers, 0), ==, "fake");
+
+  g_signal_emit_by_name (natter_preferences_window_get_agent_widget (f->window, "shots", "edit"), "clicked");
+  g_assert_true (gtk_check_button_get_active (
+    GTK_CHECK_BUTTON (natter_preferences_window_get_editor_widget (f->window, "server:fake"))));
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   ui_test_init (&argc, &argv);
+  /* Subpages come and go at once, as with reduced motion. */
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
 
   g_test_add ("/preferences/mcp/states-and-switch", Fixture, NULL, fixture_set_up, test_states_and_switch,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/add-edit-test-remove", Fixture, NULL, fixture_set_up, test_add_edit_test_remove,
+              fixture_tear_down);
+  g_test_add ("/preferences/mcp/agent-servers", Fixture, NULL, fixture_set_up, test_agent_servers,
               fixture_tear_down);
   return g_test_run ();
 }
