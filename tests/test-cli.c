@@ -152,6 +152,9 @@ spawn (Fixture            *f,
   g_subprocess_launcher_unsetenv (launcher, "DBUS_SESSION_BUS_ADDRESS");
   g_subprocess_launcher_setenv (launcher, "XDG_RUNTIME_DIR", dir, TRUE);
   g_subprocess_launcher_setenv (launcher, "NATTER_DATA_DIR", dir, TRUE);
+  /* Tool servers come from $XDG_CONFIG_HOME/natter/mcp.json: the test's
+   * own, never the user's. */
+  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", dir, TRUE);
   g_subprocess_launcher_setenv (launcher, "NATTER_API_KEY", API_KEY, TRUE);
   g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
   g_subprocess_launcher_setenv (launcher, "GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
@@ -1206,6 +1209,48 @@ test_lock_refused (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
 }
 
+/* A tool server's tool is offered by `send` and runs once allowed. */
+static void
+test_send_mcp_tool (Fixture       *f,
+                    gconstpointer  data)
+{
+  static const Step MCP_ECHO = {
+    TOOL_CALL ("call_1", "mcp__fake__echo", "{\\\"message\\\":\\\"hi\\\"}") FINISH ("tool_calls") DONE, FALSE
+  };
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script_path = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  g_autofree char *config_dir = g_build_filename (g_file_peek_path (f->dir), "natter", NULL);
+  g_autofree char *config = g_build_filename (config_dir, "mcp.json", NULL);
+  g_autofree char *text = g_strdup_printf ("{\"mcpServers\": {\"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}",
+                                           python, script_path);
+  g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) allowed;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *waiting = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (config_dir, 0700), ==, 0);
+  g_file_set_contents (config, text, -1, &error);
+  g_assert_no_error (error);
+  script (f, &MCP_ECHO, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "echo", "hi");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  waiting = g_strdup_printf ("session %s\nturn %s\nwaiting: permission call_1 mcp__fake__echo ", session_id, turn_id);
+  g_assert_true (g_str_has_prefix (r.out, waiting));
+  /* The model was offered the tool, with the server's description. */
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"name\":\"mcp__fake__echo\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "Says the message back"));
+
+  RUN (f, &allowed, "allow", turn_id, "call_1");
+  g_assert_cmpstr (allowed.err, ==, "");
+  g_assert_cmpint (allowed.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "echo: hi"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1226,6 +1271,7 @@ main (int   argc,
   ADD ("/cli/grants/allow-always-grant-list-revoke", test_grants);
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
   ADD ("/cli/send/permission-deny", test_permission_deny);
+  ADD ("/cli/send/mcp-tool", test_send_mcp_tool);
   ADD ("/cli/send/ask-human-answer", test_ask_human_answer);
   ADD ("/cli/stop", test_stop);
   ADD ("/cli/resume-idle", test_resume_idle);

@@ -30,6 +30,7 @@ typedef enum
   OPT_IMPORT     = 1 << 6,   /* --from */
   OPT_ALWAYS     = 1 << 7,   /* --always */
   OPT_QUEUE      = 1 << 8,   /* --queue */
+  OPT_TOOLS      = 1 << 9,   /* may advance a turn: the tool servers' tools are listed first */
 } OptionSet;
 
 typedef struct
@@ -134,6 +135,8 @@ NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
 
 /* natter-cli-mcp.c */
 void natter_cli_command_mcp        (Run *run);
+void natter_cli_mcp_refresh        (Run  *run,
+                                    void (*then) (Run *run));
 
 /* natter-cli-archive.c */
 void natter_cli_command_export     (Run *run);

@@ -106,25 +106,25 @@ static void command_help (Run *run);
 
 static const Command commands[] = {
   { "ask", N_("[--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
-    N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL | OPT_ATTACH,
+    N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL | OPT_ATTACH | OPT_TOOLS,
     natter_cli_command_ask },
   { "send", N_("[--session ID [--queue]] [--auto-permission] [--no-auto-title] [--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
     N_("Send a message to a session (a new one without --session) and wait until the turn settles"),
-    1, JOINED, OPT_MODEL | OPT_SESSION | OPT_ATTACH | OPT_QUEUE, natter_cli_command_send },
+    1, JOINED, OPT_MODEL | OPT_SESSION | OPT_ATTACH | OPT_QUEUE | OPT_TOOLS, natter_cli_command_send },
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
   { "search", N_("QUERY [--json]"),
     N_("Find the turns whose message or answer contain every word, best match first"),
     1, JOINED, OPT_JSON, natter_cli_command_search },
   { "show", N_("SESSION [--json]"), N_("Show a session’s turns: inputs, answers, tool calls and status"),
     1, 1, OPT_JSON, natter_cli_command_show },
-  { "allow", N_("[--always] TURN CALL"), N_("Allow a tool call that waits for permission"), 2, 2, OPT_ALWAYS,
-    natter_cli_command_permission },
-  { "deny", N_("TURN CALL"), N_("Deny a tool call that waits for permission"), 2, 2, 0, natter_cli_command_permission },
-  { "answer", N_("TURN CALL TEXT"), N_("Answer a question the model asked"), 3, JOINED, 0, natter_cli_command_answer },
-  { "deliver", N_("TURN CALL JSON"), N_("Deliver the result of an asynchronous tool call"), 3, 3, 0,
+  { "allow", N_("[--always] TURN CALL"), N_("Allow a tool call that waits for permission"), 2, 2,
+    OPT_ALWAYS | OPT_TOOLS, natter_cli_command_permission },
+  { "deny", N_("TURN CALL"), N_("Deny a tool call that waits for permission"), 2, 2, OPT_TOOLS, natter_cli_command_permission },
+  { "answer", N_("TURN CALL TEXT"), N_("Answer a question the model asked"), 3, JOINED, OPT_TOOLS, natter_cli_command_answer },
+  { "deliver", N_("TURN CALL JSON"), N_("Deliver the result of an asynchronous tool call"), 3, 3, OPT_TOOLS,
     natter_cli_command_deliver },
   { "stop", N_("TURN"), N_("Stop a turn"), 1, 1, 0, natter_cli_command_stop },
-  { "resume", N_("SESSION"), N_("Resume a session’s interrupted latest turn"), 1, 1, 0, natter_cli_command_resume },
+  { "resume", N_("SESSION"), N_("Resume a session’s interrupted latest turn"), 1, 1, OPT_TOOLS, natter_cli_command_resume },
   { "title", N_("SESSION TITLE"), N_("Rename a session"), 2, JOINED, 0, natter_cli_command_title },
   { "delete", N_("SESSION"), N_("Delete a session (its turn files stay)"), 1, 1, 0, natter_cli_command_delete },
   { "fork", N_("SESSION TURN"), N_("Start a new session from a session’s history up to a turn"), 2, 2, 0,
@@ -439,6 +439,17 @@ parse (Run   *run,
   return TRUE;
 }
 
+/* A command that may advance a turn first lists the tool servers'
+ * tools: a turn that offered one can only go on with it registered. */
+static void
+start_command (Run *run)
+{
+  if (run->command->options & OPT_TOOLS)
+    natter_cli_mcp_refresh (run, run->command->start);
+  else
+    run->command->start (run);
+}
+
 static void
 loaded_cb (GObject      *object,
            GAsyncResult *result,
@@ -452,7 +463,7 @@ loaded_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
-  run->command->start (run);
+  start_command (run);
 }
 
 /* Whether @a and @b name the same directory: the same path, or the
@@ -585,7 +596,7 @@ natter_cli_run_async (NatterServices          *services,
     return;
   if (run->command->start == natter_cli_command_ask)
     {
-      natter_cli_command_ask (run);
+      start_command (run);
       return;
     }
   natter_services_load_async (run->services, cancellable, loaded_cb, run);

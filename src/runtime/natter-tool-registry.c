@@ -74,6 +74,25 @@ natter_tool_registry_add (NatterToolRegistry *self,
 }
 
 /**
+ * natter_tool_registry_remove:
+ * @self: a #NatterToolRegistry
+ * @tool_id: a `toolId`
+ *
+ * Forgets a tool that is gone (a tool server's tool no longer listed).
+ * Turns that already offered it keep it in their snapshot; advancing one
+ * of them then fails as §6 step 4 says.
+ */
+void
+natter_tool_registry_remove (NatterToolRegistry *self,
+                             const char         *tool_id)
+{
+  g_return_if_fail (NATTER_IS_TOOL_REGISTRY (self));
+  g_return_if_fail (tool_id != NULL);
+
+  g_hash_table_remove (self->tools, tool_id);
+}
+
+/**
  * natter_tool_registry_lookup:
  * @self: a #NatterToolRegistry
  * @tool_id: a `toolId`

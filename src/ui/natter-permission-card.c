@@ -206,8 +206,9 @@ string_member (JsonNode   *node,
  *
  * Says in words what a tool call will do if allowed: “Read /etc/hostname”
  * for read_file, “List /tmp” for list_directory, “Get the current time”,
- * the checker's own sentence when it gave one, and “Use the tool “x”” for
- * any other tool. The text is plain, never markup.
+ * the checker's own sentence when it gave one, “Use “x” of the tool
+ * server “y”” for a tool server's tool (its request is `{server, tool,
+ * arguments}`), and “Use the tool “x”” for any other tool. The text is plain, never markup.
  *
  * Returns: (transfer full): the sentence, translated
  */
@@ -240,6 +241,11 @@ natter_permission_card_describe (const char *tool_name,
     return g_strdup_printf (_("List %s"), path);
   if (g_strcmp0 (tool_name, "current_time") == 0)
     return g_strdup (_("Get the current time"));
+  if (string_member (request, "server") != NULL && string_member (request, "tool") != NULL)
+    /* Translators: what an MCP tool call will do; the first %s is the
+     * tool's name at its server, the second the server's name */
+    return g_strdup_printf (_("Use “%s” of the tool server “%s”"), string_member (request, "tool"),
+                            string_member (request, "server"));
   /* Translators: what a tool will do; %s is the tool's name, e.g. fetch_url */
   return g_strdup_printf (_("Use the tool “%s”"), tool_name != NULL ? tool_name : "");
 }
