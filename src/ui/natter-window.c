@@ -189,6 +189,7 @@ timeline_items_changed_cb (NatterWindow *self)
    * not shown yet reads nothing until it is. */
   if (self->timeline != NULL && self->stick_to_bottom && gtk_widget_get_mapped (GTK_WIDGET (self)))
     natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
+  _natter_window_apply_versions (self);
   update_conversation (self);
 }
 
@@ -204,6 +205,8 @@ _natter_window_close_session (NatterWindow *self)
   self->timeline = NULL;
   set_entry (self, NULL);
   g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->editing_turn_id, g_free);
+  g_clear_pointer (&self->versions, g_hash_table_unref);
   gtk_list_view_set_model (self->timeline_list, NULL);
   natter_composer_set_text (self->composer, NULL);
   update_conversation (self);
@@ -265,10 +268,12 @@ natter_window_open_session (NatterWindow *self,
       self->timeline = timeline;
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
+      g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
       selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (timeline)));
       self->stick_to_bottom = TRUE;
       gtk_list_view_set_model (self->timeline_list, GTK_SELECTION_MODEL (selection));
       natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, session_id));
+      _natter_window_refresh_versions (self);
     }
   update_conversation (self);
   _natter_window_sync_selection (self);
@@ -338,6 +343,8 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->last_agent_toast, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
   g_clear_pointer (&self->retry_text, g_free);
+  g_clear_pointer (&self->editing_turn_id, g_free);
+  g_clear_pointer (&self->versions, g_hash_table_unref);
   g_clear_object (&self->selection);
   g_clear_object (&self->sort_model);
   g_clear_object (&self->filter_model);
@@ -420,6 +427,7 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_conversation_init (widget_class);
   _natter_window_class_actions_init (widget_class);
   _natter_window_class_archive_init (widget_class);
+  _natter_window_class_versions_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
 
 }
