@@ -230,6 +230,7 @@ edit_message_activated (GtkWidget  *widget,
   const char *turn_id = g_variant_get_string (parameter, NULL);
   NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
   g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
+  AdwToast *toast;
 
   if (text == NULL)
     return;
@@ -237,8 +238,24 @@ edit_message_activated (GtkWidget  *widget,
   self->editing_turn_id = g_strdup (turn_id);
   natter_composer_set_text (self->composer, text);
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
-  adw_toast_overlay_add_toast (self->toast_overlay,
-                               adw_toast_new (_("Editing a sent message: sending it makes a new version")));
+  toast = adw_toast_new (_("Editing a sent message: sending it makes a new version"));
+  adw_toast_set_button_label (toast, _("_Cancel"));
+  adw_toast_set_action_name (toast, "win.cancel-edit");
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* Back to an ordinary message: the edited words go, nothing was sent. */
+static void
+cancel_edit_activated (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->editing_turn_id == NULL)
+    return;
+  g_clear_pointer (&self->editing_turn_id, g_free);
+  natter_composer_set_text (self->composer, NULL);
 }
 
 static void
@@ -254,4 +271,5 @@ _natter_window_class_versions_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.edit-message", "s", edit_message_activated);
   gtk_widget_class_install_action (widget_class, "win.open-version", "s", open_version_activated);
+  gtk_widget_class_install_action (widget_class, "win.cancel-edit", NULL, cancel_edit_activated);
 }
