@@ -44,6 +44,7 @@ typedef struct
 
 static const Step ANSWER = { CHUNK ("Hello") CHUNK (" world") FINISH ("stop") DONE, FALSE };
 static const Step HANG = { CHUNK ("Hel"), TRUE };
+static const Step TITLE = { CHUNK ("Greeting the World") FINISH ("stop") DONE, FALSE };
 static const Step ASK_COLOUR = {
   TOOL_CALL ("call_1", "ask_human", "{\\\"question\\\":\\\"Which colour?\\\"}") FINISH ("tool_calls") DONE, FALSE
 };
@@ -336,7 +337,7 @@ test_send_list_show (Fixture       *f,
   guint i = 0;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
@@ -420,7 +421,7 @@ test_permission_allow (Fixture       *f,
   g_autofree char *expected = NULL;
 
   script (f, &f->server->read_step, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
@@ -471,7 +472,7 @@ test_permission_deny (Fixture       *f,
   JsonObject *call;
 
   script (f, &f->server->read_step, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
@@ -502,7 +503,7 @@ test_ask_human_answer (Fixture       *f,
   g_autofree char *turn_id = NULL;
 
   script (f, &ASK_COLOUR, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "paint", "it");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "paint", "it");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
@@ -525,7 +526,7 @@ test_stop (Fixture       *f,
   g_autofree char *turn_id = NULL;
 
   script (f, &f->server->read_step, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
@@ -548,7 +549,7 @@ test_resume_idle (Fixture       *f,
 {
   g_auto(NatterTestRun) r = { 0 };
   g_autoptr(GSubprocess) process = NULL;
-  const char * const args[] = { "send", "--base-url", f->server->base_url, "--model", "m1", "hello", NULL };
+  const char * const args[] = { "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello", NULL };
   g_autofree char *session_id = NULL;
   g_auto(GStrv) fields = NULL;
 
@@ -592,7 +593,7 @@ test_title_fork_delete (Fixture       *f,
   guint n_turn_files;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
@@ -639,8 +640,155 @@ test_title_fork_delete (Fixture       *f,
   g_assert_true (g_str_has_prefix (r.err, "natter: No session "));
 }
 
+/* A new session is named by its model after the first answer, before
+ * `send` exits (the auto-title setting is on by default); with
+ * --no-auto-title nothing is asked and the first message stays the title. */
+static void
+test_send_auto_title (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *plain_id = NULL;
+  g_autofree char *expected = NULL;
+
+  script (f, &ANSWER, &TITLE, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "Write a title for the conversation below"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "\"max_tokens\":64"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "\"model\":\"m1\""));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello", "again");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &plain_id, NULL);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("%s\t", session_id);
+  g_assert_nonnull (strstr (r.out, "\tGreeting the World\n"));
+  g_assert_nonnull (strstr (r.out, "\thello again\n"));
+  g_assert_nonnull (strstr (r.out, expected));
+}
+
+/* `natter compact SESSION [--keep N]` summarizes the earlier turns and
+ * prints `compacted <id>`; the next send carries the summary. */
+static void
+test_compact (Fixture       *f,
+              gconstpointer  data)
+{
+  static const Step SUMMARY = { CHUNK ("They said hello twice.") FINISH ("stop") DONE, FALSE };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+
+  script (f, &ANSWER, &ANSWER, &SUMMARY, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "hello", "again");
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "compact", session_id, "--keep", "0");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "natter: --keep must be at least 1\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "compact", session_id, "--keep", "1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "compacted "));
+  g_assert_true (natter_id_validate (g_strstrip (r.out + strlen ("compacted ")), NULL));
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "Summarize the conversation below"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "third");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "They said hello twice."));
+}
+
 /* `natter recover SESSION` copies what can be read of a damaged session
  * to a new one and prints it; the damaged file stays as it was. */
+/* search finds words of messages and answers, best first, one line per
+ * turn; --json adds the title; a deleted session is no longer found. */
+static void
+test_search (Fixture       *f,
+             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *wombat_session = NULL;
+  g_autofree char *wombat_turn = NULL;
+  g_autofree char *koala_session = NULL;
+  g_autofree char *koala_turn = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *hit;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "Tell me about wombats");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &wombat_session, &wombat_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "And\tkoalas?");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &koala_session, &koala_turn);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("%s\t%s\tTell me about wombats\n", wombat_session, wombat_turn);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  /* The answer's words, in both sessions; a tab in a message is no
+   * column of its own. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "koalas", "world");
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("%s\t%s\tAnd koalas?\n", koala_session, koala_turn);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "--json", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  json = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 2);
+  hit = json_array_get_object_element (json_node_get_array (json), 0);
+  g_assert_cmpuint (json_object_get_size (hit), ==, 4);
+  g_assert_true (g_str_equal (json_object_get_string_member (hit, "sessionId"), wombat_session) ||
+                 g_str_equal (json_object_get_string_member (hit, "sessionId"), koala_session));
+  g_assert_nonnull (json_object_get_string_member (hit, "turnId"));
+  g_assert_nonnull (json_object_get_string_member (hit, "title"));
+  g_assert_cmpstr (json_object_get_string_member (hit, "snippet"), ==, "Hello world");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", wombat_session);
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombats");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+
+  /* Syntax of the index's query language is only words. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "\"koalas", "(", "*");
+  g_assert_cmpint (r.status, ==, 0);
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("%s\t%s\tAnd koalas?\n", koala_session, koala_turn);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpstr (r.out, ==, expected);
+}
+
 static void
 test_recover (Fixture       *f,
               gconstpointer  data)
@@ -657,7 +805,7 @@ test_recover (Fixture       *f,
   g_autoptr(GFile) file = NULL;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
@@ -715,7 +863,7 @@ test_export_import (Fixture       *f,
   guint n_turn_files;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, NULL);
 
@@ -839,7 +987,7 @@ test_lock_refused (Fixture       *f,
   lock = natter_data_dir_lock_acquire (storage, &error);
   g_assert_no_error (error);
 
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpstr (r.out, ==, "");
   g_assert_true (g_str_has_prefix (r.err, "natter: Another Natter process is using "));
@@ -873,8 +1021,11 @@ main (int   argc,
   ADD ("/cli/stop", test_stop);
   ADD ("/cli/resume-idle", test_resume_idle);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
+  ADD ("/cli/send/auto-title", test_send_auto_title);
+  ADD ("/cli/compact", test_compact);
   ADD ("/cli/recover", test_recover);
   ADD ("/cli/export-import", test_export_import);
+  ADD ("/cli/search", test_search);
   ADD ("/cli/errors", test_errors);
   ADD ("/cli/lock-refused", test_lock_refused);
 #undef ADD

@@ -303,7 +303,7 @@ test_unknown_type (void)
   g_autoptr(GPtrArray) first = events_new ();
 
   add (later, created_json (SID, 0, NULL));
-  add (later, g_strdup ("{\"type\":\"message_queued\",\"sessionId\":\"" SID "\","
+  add (later, g_strdup ("{\"type\":\"conversation_steered\",\"sessionId\":\"" SID "\","
                         "\"ts\":\"2026-11-30T10:00:01.000Z\",\"queueId\":\"q\"}"));
   assert_reduce_fails (later, NATTER_STORE_ERROR_UNKNOWN_TYPE);
 
@@ -317,7 +317,7 @@ test_unknown_version (void)
   g_autoptr(GPtrArray) events = events_new ();
 
   add (events, g_strdup ("{\"type\":\"session_created\",\"sessionId\":\"" SID "\","
-                         "\"ts\":\"2026-11-30T10:00:00.000Z\",\"schemaVersion\":2}"));
+                         "\"ts\":\"2026-11-30T10:00:00.000Z\",\"schemaVersion\":3}"));
   add (events, turn_json (SID, 1, 1, 1));
   assert_reduce_fails (events, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
 }
@@ -368,6 +368,64 @@ test_title_folding_explicit_changes (void)
   /* The definition keeps the creation title; only the folded title moves. */
   g_assert_cmpstr (json_object_get_string_member (natter_session_state_get_definition (over_default_state),
                                                   "title"), ==, "Plans");
+}
+
+/* Only the title written with the first turn, in a session created
+ * without one, is the derived default an automatic title may replace. */
+static void
+test_title_is_default (void)
+{
+  g_autoptr(GPtrArray) derived = events_new ();
+  g_autoptr(GPtrArray) before_turn = events_new ();
+  g_autoptr(GPtrArray) created_titled = events_new ();
+  g_autoptr(GPtrArray) later_turn = events_new ();
+  g_autoptr(NatterSessionState) state = NULL;
+
+  add (derived, created_json (SID, 0, NULL));
+  state = reduce_ok (derived);
+  g_assert_false (natter_session_state_get_title_is_default (state));
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  add (derived, turn_json (SID, 1, 1, 1));
+  add (derived, title_json (SID, 1, "How do I boil an egg"));
+  state = reduce_ok (derived);
+  g_assert_true (natter_session_state_get_title_is_default (state));
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  /* A rename, or the automatic title itself: never default again. */
+  add (derived, title_json (SID, 2, "Boiling eggs"));
+  state = reduce_ok (derived);
+  g_assert_false (natter_session_state_get_title_is_default (state));
+  g_clear_pointer (&state, natter_session_state_unref);
+  add (derived, turn_json (SID, 3, 2, 2));
+  add (derived, title_json (SID, 3, "Again"));
+  state = reduce_ok (derived);
+  g_assert_false (natter_session_state_get_title_is_default (state));
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  /* Named before the first message: the first turn brings no default. */
+  add (before_turn, created_json (SID, 0, NULL));
+  add (before_turn, title_json (SID, 1, "Mine"));
+  add (before_turn, turn_json (SID, 2, 1, 1));
+  state = reduce_ok (before_turn);
+  g_assert_false (natter_session_state_get_title_is_default (state));
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  /* A title given at creation is the user's. */
+  add (created_titled, created_json (SID, 0, ",\"title\":\"Plans\""));
+  add (created_titled, turn_json (SID, 1, 1, 1));
+  add (created_titled, title_json (SID, 1, "Plans for Monday"));
+  state = reduce_ok (created_titled);
+  g_assert_false (natter_session_state_get_title_is_default (state));
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  /* A title after a later turn is no default either. */
+  add (later_turn, created_json (SID, 0, NULL));
+  add (later_turn, turn_json (SID, 1, 1, 1));
+  add (later_turn, turn_json (SID, 2, 2, 2));
+  add (later_turn, title_json (SID, 2, "Late"));
+  state = reduce_ok (later_turn);
+  g_assert_false (natter_session_state_get_title_is_default (state));
 }
 
 static void
@@ -490,7 +548,7 @@ test_apply_is_atomic (void)
   apply_fails_unchanged (state, g_strdup ("{\"type\":\"title_changed\",\"sessionId\":\"" SID "\","
                                           "\"ts\":\"2026-11-30T10:00:02.000Z\",\"title\":5}"),
                          NATTER_STORE_ERROR_SCHEMA);
-  apply_fails_unchanged (state, g_strdup ("{\"type\":\"permission_grant_added\",\"sessionId\":\"" SID "\","
+  apply_fails_unchanged (state, g_strdup ("{\"type\":\"conversation_steered\",\"sessionId\":\"" SID "\","
                                           "\"ts\":\"2026-11-30T10:00:02.000Z\"}"),
                          NATTER_STORE_ERROR_UNKNOWN_TYPE);
 
@@ -741,6 +799,7 @@ main (int   argc,
   g_test_add_func ("/session-reducer/title-folding-default", test_title_folding_default);
   g_test_add_func ("/session-reducer/title-folding-explicit-changes", test_title_folding_explicit_changes);
   g_test_add_func ("/session-reducer/title-folding-last-wins", test_title_folding_last_wins);
+  g_test_add_func ("/session-reducer/title-is-default", test_title_is_default);
   g_test_add_func ("/session-reducer/apply-is-atomic", test_apply_is_atomic);
   g_test_add_func ("/session-reducer/incremental-equals-batch", test_incremental_equals_batch);
   g_test_add_func ("/session-reducer/state-keeps-copies", test_state_keeps_copies);

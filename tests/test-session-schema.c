@@ -71,7 +71,7 @@ test_common_fields (void)
       NATTER_STORE_ERROR_SCHEMA },
     { "type not a string", "{\"type\":7,\"sessionId\":\"" SID "\",\"ts\":\"" TS "\"}",
       NATTER_STORE_ERROR_SCHEMA },
-    { "type unknown", "{\"type\":\"message_queued\",\"sessionId\":\"" SID "\",\"ts\":\"" TS "\"}",
+    { "type unknown", "{\"type\":\"conversation_steered\",\"sessionId\":\"" SID "\",\"ts\":\"" TS "\"}",
       NATTER_STORE_ERROR_UNKNOWN_TYPE },
     { "type of another file kind", "{\"type\":\"turn_created\",\"sessionId\":\"" SID "\"}",
       NATTER_STORE_ERROR_UNKNOWN_TYPE },
@@ -122,9 +122,10 @@ test_session_created (void)
     { "every field", CREATED_HEAD ",\"schemaVersion\":1,\"title\":\"Plans\",\"cwd\":\"/home/ada/src\","
       "\"parentSession\":\"" OTHER "\",\"forkedFromTurnId\":\"" TID "\"}", 0 },
     { "empty title", CREATED_HEAD ",\"schemaVersion\":1,\"title\":\"\"}", 0 },
-    { "schemaVersion 2", CREATED_HEAD ",\"schemaVersion\":2}", NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
+    { "schemaVersion 2", CREATED_HEAD ",\"schemaVersion\":2}", 0 },
+    { "schemaVersion 3", CREATED_HEAD ",\"schemaVersion\":3}", NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
     { "schemaVersion 0", CREATED_HEAD ",\"schemaVersion\":0}", NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
-    { "schemaVersion 2 with new fields", CREATED_HEAD ",\"schemaVersion\":2,\"grants\":[]}",
+    { "schemaVersion 3 with new fields", CREATED_HEAD ",\"schemaVersion\":3,\"grants\":[]}",
       NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
     { "schemaVersion missing", CREATED_HEAD "}", NATTER_STORE_ERROR_SCHEMA },
     { "schemaVersion a string", CREATED_HEAD ",\"schemaVersion\":\"1\"}", NATTER_STORE_ERROR_SCHEMA },
@@ -307,9 +308,9 @@ test_constructors (void)
 
   /* Absent optional fields are omitted, never written as null. */
   assert_line (minimal,
-               "{\"type\":\"session_created\",\"sessionId\":\"" SID "\",\"ts\":\"" TS "\",\"schemaVersion\":1}");
+               "{\"type\":\"session_created\",\"sessionId\":\"" SID "\",\"ts\":\"" TS "\",\"schemaVersion\":2}");
   assert_line (full,
-               "{\"type\":\"session_created\",\"sessionId\":\"" SID "\",\"ts\":\"" TS "\",\"schemaVersion\":1,"
+               "{\"type\":\"session_created\",\"sessionId\":\"" SID "\",\"ts\":\"" TS "\",\"schemaVersion\":2,"
                "\"title\":\"Plans\",\"cwd\":\"/home/ada\",\"parentSession\":\"" OTHER "\","
                "\"forkedFromTurnId\":\"" TID "\"}");
   assert_line (appended, APPENDED_OK);

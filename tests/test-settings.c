@@ -27,7 +27,7 @@ typedef struct
 
 static const char * const keys[] = {
   "window-width", "window-height", "window-maximized", "last-session", "max-model-calls",
-  "auto-permission", "default-provider", "default-model", "providers",
+  "auto-permission", "auto-title", "default-provider", "default-model", "providers",
 };
 
 static void
@@ -82,6 +82,7 @@ test_new_finalize (void)
   g_assert_cmpstr (natter_settings_get_default_model (settings), ==, "");
   g_assert_cmpuint (natter_settings_get_max_model_calls (settings), ==, 50);
   g_assert_false (natter_settings_get_auto_permission (settings));
+  g_assert_true (natter_settings_get_auto_title (settings));
   g_assert_finalize_object (settings);
 }
 
@@ -103,6 +104,7 @@ test_defaults (Fixture       *f,
   g_assert_cmpint (width, ==, 1000);
   g_assert_cmpint (height, ==, 700);
   g_assert_false (maximized);
+  g_assert_true (natter_settings_get_auto_title (f->settings));
 }
 
 static void
@@ -132,6 +134,9 @@ test_key_change_notifies (Fixture       *f,
   g_settings_set_boolean (f->gsettings, "auto-permission", TRUE);
   g_assert_cmpuint (permission_count, ==, 1);
   g_assert_true (natter_settings_get_auto_permission (f->settings));
+
+  g_settings_set_boolean (f->gsettings, "auto-title", FALSE);
+  g_assert_false (natter_settings_get_auto_title (f->settings));
 
   g_settings_set_value (f->gsettings, "providers",
                         g_variant_new_parsed ("[('local', 'Local', 'http://127.0.0.1:1/v1')]"));

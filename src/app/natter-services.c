@@ -36,6 +36,7 @@ struct _NatterServices
   NatterIdGenerator          *ids;
   NatterJsonlRepo            *turn_repo;
   NatterJsonlRepo            *session_repo;
+  NatterBlobStore            *blobs;
   NatterTurnEventHub         *hub;
   NatterToolRegistry         *tools;
   NatterProviderRegistry     *providers;
@@ -47,6 +48,7 @@ struct _NatterServices
   NatterSessionIndex         *index;
   NatterSessions             *sessions;
   NatterHeadlessRunner       *headless;
+  NatterSearchIndex          *search;
 
   NatterDataDirLock          *lock;
   gint64                      locked_at;  /* g_get_real_time () µs */
@@ -75,6 +77,7 @@ natter_services_finalize (GObject *object)
   NatterServices *self = NATTER_SERVICES (object);
 
   /* Dependents first, so each object dies holding what it needs. */
+  g_clear_object (&self->search);
   g_clear_object (&self->headless);
   g_clear_object (&self->sessions);
   g_clear_object (&self->index);
@@ -87,6 +90,7 @@ natter_services_finalize (GObject *object)
   g_clear_object (&self->hub);
   g_clear_object (&self->session_repo);
   g_clear_object (&self->turn_repo);
+  g_clear_object (&self->blobs);
   g_clear_object (&self->ids);
   g_clear_object (&self->clock);
   g_clear_object (&self->lock);
@@ -282,6 +286,7 @@ natter_services_new (GFile               *data_dir,
   self->ids = natter_id_generator_new (self->clock);
   self->turn_repo = natter_turn_repo_new (self->storage_dir);
   self->session_repo = natter_session_repo_new (self->storage_dir);
+  self->blobs = natter_blob_store_new (self->storage_dir);
   self->hub = natter_turn_event_hub_new ();
 
   self->tools = natter_tool_registry_new ();
@@ -316,10 +321,17 @@ natter_services_new (GFile               *data_dir,
                                            NATTER_PERMISSION_CLASSIFIER (classifier),
                                            self->hub, NULL,
                                            natter_services_get_max_model_calls (self));
+  natter_turn_runtime_set_blob_store (self->runtime, self->blobs);
   self->index = natter_session_index_new ();
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
   self->headless = natter_headless_runner_new (self->runtime);
+  {
+    /* A cache beside the logs, never inside storage/ (docs/format.md §1). */
+    g_autoptr(GFile) search_file = g_file_resolve_relative_path (self->data_dir, "cache/search.sqlite");
+
+    self->search = natter_search_index_new (search_file, self->session_repo, self->turn_repo, self->sessions);
+  }
 
   /* Connected before anyone else can be: whoever follows the same
    * properties finds the registry already updated. */
@@ -728,6 +740,24 @@ natter_services_get_headless_runner (NatterServices *self)
 }
 
 /**
+ * natter_services_get_search_index:
+ * @self: the services
+ *
+ * The full-text search index over the data directory's sessions
+ * (`cache/search.sqlite`). It does nothing until someone who searches
+ * calls natter_search_index_start() (the window, `natter search`).
+ *
+ * Returns: (transfer none): the search index
+ */
+NatterSearchIndex *
+natter_services_get_search_index (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+
+  return self->search;
+}
+
+/**
  * natter_services_get_provider_registry:
  * @self: the services
  *
@@ -815,6 +845,20 @@ natter_services_dup_default_model (NatterServices *self)
 }
 
 /**
+ * natter_services_get_blob_store:
+ * @self: the services
+ *
+ * Returns: (transfer none): the attachments of every turn, stored by
+ *   content under `storage/blobs` (docs/format.md §1)
+ */
+NatterBlobStore *
+natter_services_get_blob_store (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->blobs;
+}
+
+/**
  * natter_services_get_max_model_calls:
  * @self: the services
  *
@@ -841,6 +885,20 @@ natter_services_get_auto_permission (NatterServices *self)
   g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
 
   return natter_settings_get_auto_permission (self->settings);
+}
+
+/**
+ * natter_services_get_auto_title:
+ * @self: the services
+ *
+ * Returns: the `auto-title` setting (built in: %TRUE)
+ */
+gboolean
+natter_services_get_auto_title (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), TRUE);
+
+  return natter_settings_get_auto_title (self->settings);
 }
 
 /**

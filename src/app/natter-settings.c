@@ -21,6 +21,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "natter-attachment-content.h"
 #include "natter-provider-registry.h"
 #include "natter-settings.h"
 #include "natter-turn-runtime.h"
@@ -289,7 +290,9 @@ struct _NatterSettings
   char      *default_provider;
   char      *default_model;
   guint      max_model_calls;
+  guint      attachment_size_limit;   /* MB */
   gboolean   auto_permission;
+  gboolean   auto_title;
   char      *last_session;
   int        window_width;
   int        window_height;
@@ -305,7 +308,9 @@ enum {
   PROP_DEFAULT_PROVIDER,
   PROP_DEFAULT_MODEL,
   PROP_MAX_MODEL_CALLS,
+  PROP_ATTACHMENT_SIZE_LIMIT,
   PROP_AUTO_PERMISSION,
+  PROP_AUTO_TITLE,
   PROP_LAST_SESSION,
   PROP_WINDOW_WIDTH,
   PROP_WINDOW_HEIGHT,
@@ -324,7 +329,9 @@ static const struct
   { PROP_DEFAULT_PROVIDER, "default-provider" },
   { PROP_DEFAULT_MODEL, "default-model" },
   { PROP_MAX_MODEL_CALLS, "max-model-calls" },
+  { PROP_ATTACHMENT_SIZE_LIMIT, "attachment-size-limit" },
   { PROP_AUTO_PERMISSION, "auto-permission" },
+  { PROP_AUTO_TITLE, "auto-title" },
   { PROP_LAST_SESSION, "last-session" },
   { PROP_WINDOW_WIDTH, "window-width" },
   { PROP_WINDOW_HEIGHT, "window-height" },
@@ -389,7 +396,9 @@ natter_settings_get_property (GObject    *object,
     case PROP_DEFAULT_PROVIDER: g_value_set_string (value, self->default_provider); break;
     case PROP_DEFAULT_MODEL: g_value_set_string (value, self->default_model); break;
     case PROP_MAX_MODEL_CALLS: g_value_set_uint (value, self->max_model_calls); break;
+    case PROP_ATTACHMENT_SIZE_LIMIT: g_value_set_uint (value, self->attachment_size_limit); break;
     case PROP_AUTO_PERMISSION: g_value_set_boolean (value, self->auto_permission); break;
+    case PROP_AUTO_TITLE: g_value_set_boolean (value, self->auto_title); break;
     case PROP_LAST_SESSION: g_value_set_string (value, self->last_session); break;
     case PROP_WINDOW_WIDTH: g_value_set_int (value, self->window_width); break;
     case PROP_WINDOW_HEIGHT: g_value_set_int (value, self->window_height); break;
@@ -415,7 +424,11 @@ natter_settings_set_property (GObject      *object,
       break;
     case PROP_DEFAULT_MODEL: set_string (self, &self->default_model, g_value_get_string (value), prop_id); break;
     case PROP_MAX_MODEL_CALLS: SET_SCALAR (max_model_calls, g_value_get_uint (value), prop_id); break;
+    case PROP_ATTACHMENT_SIZE_LIMIT:
+      SET_SCALAR (attachment_size_limit, g_value_get_uint (value), prop_id);
+      break;
     case PROP_AUTO_PERMISSION: SET_SCALAR (auto_permission, g_value_get_boolean (value), prop_id); break;
+    case PROP_AUTO_TITLE: SET_SCALAR (auto_title, g_value_get_boolean (value), prop_id); break;
     case PROP_LAST_SESSION: set_string (self, &self->last_session, g_value_get_string (value), prop_id); break;
     case PROP_WINDOW_WIDTH: SET_SCALAR (window_width, g_value_get_int (value), prop_id); break;
     case PROP_WINDOW_HEIGHT: SET_SCALAR (window_height, g_value_get_int (value), prop_id); break;
@@ -525,8 +538,13 @@ natter_settings_class_init (NatterSettingsClass *klass)
   /** NatterSettings:max-model-calls: the `max-model-calls` key, model calls per turn */
   properties[PROP_MAX_MODEL_CALLS] =
     g_param_spec_uint ("max-model-calls", NULL, NULL, 1, 1000, NATTER_DEFAULT_MAX_MODEL_CALLS, flags);
+  /** NatterSettings:attachment-size-limit: the `attachment-size-limit` key, in MB (10⁶ bytes) */
+  properties[PROP_ATTACHMENT_SIZE_LIMIT] =
+    g_param_spec_uint ("attachment-size-limit", NULL, NULL, 1, 1000, NATTER_DEFAULT_ATTACHMENT_SIZE_LIMIT, flags);
   /** NatterSettings:auto-permission: the `auto-permission` key */
   properties[PROP_AUTO_PERMISSION] = g_param_spec_boolean ("auto-permission", NULL, NULL, FALSE, flags);
+  /** NatterSettings:auto-title: the `auto-title` key */
+  properties[PROP_AUTO_TITLE] = g_param_spec_boolean ("auto-title", NULL, NULL, TRUE, flags);
   /** NatterSettings:last-session: the `last-session` key, a session id or "" */
   properties[PROP_LAST_SESSION] = g_param_spec_string ("last-session", NULL, NULL, "", flags);
   /** NatterSettings:window-width: the `window-width` key, in pixels */
@@ -546,6 +564,8 @@ natter_settings_init (NatterSettings *self)
   self->default_provider = g_strdup (NATTER_DEFAULT_PROVIDER_ID);
   self->default_model = g_strdup ("");
   self->max_model_calls = NATTER_DEFAULT_MAX_MODEL_CALLS;
+  self->auto_title = TRUE;
+  self->attachment_size_limit = NATTER_DEFAULT_ATTACHMENT_SIZE_LIMIT;
   self->last_session = g_strdup ("");
   self->window_width = 1000;
   self->window_height = 700;
@@ -779,6 +799,20 @@ natter_settings_get_max_model_calls (NatterSettings *self)
 }
 
 /**
+ * natter_settings_get_attachment_size_limit:
+ * @self: the settings
+ *
+ * Returns: the `attachment-size-limit` key: the most one message's
+ *   attachments may weigh together, in bytes
+ */
+guint64
+natter_settings_get_attachment_size_limit (NatterSettings *self)
+{
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), 0);
+  return (guint64) self->attachment_size_limit * 1000 * 1000;
+}
+
+/**
  * natter_settings_get_auto_permission:
  * @self: the settings
  *
@@ -789,6 +823,23 @@ natter_settings_get_auto_permission (NatterSettings *self)
 {
   g_return_val_if_fail (NATTER_IS_SETTINGS (self), FALSE);
   return self->auto_permission;
+}
+
+/**
+ * natter_settings_get_auto_title:
+ * @self: the settings
+ *
+ * Whether a conversation is named by its model after its first answer
+ * (session-layer-spec.md §12.6).
+ *
+ * Returns: the `auto-title` key
+ */
+gboolean
+natter_settings_get_auto_title (NatterSettings *self)
+{
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), TRUE);
+
+  return self->auto_title;
 }
 
 /**

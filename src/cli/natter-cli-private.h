@@ -22,10 +22,12 @@ typedef struct _Run Run;
 typedef enum
 {
   OPT_MODEL      = 1 << 0,   /* --base-url, --model, --max-model-calls */
-  OPT_SESSION    = 1 << 1,   /* --session, --auto-permission */
+  OPT_SESSION    = 1 << 1,   /* --session, --auto-permission, --no-auto-title */
   OPT_JSON       = 1 << 2,   /* --json */
-  OPT_EXPORT     = 1 << 3,   /* --format, --output */
-  OPT_IMPORT     = 1 << 4,   /* --from */
+  OPT_KEEP       = 1 << 3,   /* --keep */
+  OPT_ATTACH     = 1 << 4,   /* --attach FILE… */
+  OPT_EXPORT     = 1 << 5,   /* --format, --output */
+  OPT_IMPORT     = 1 << 6,   /* --from */
 } OptionSet;
 
 typedef struct
@@ -59,6 +61,8 @@ struct _Run
   /* Options */
   char                    *session_id;
   gboolean                 auto_permission;
+  gboolean                 no_auto_title;
+  int                      keep;        /* --keep; 0 when not given */
   char                    *base_url;
   char                    *model;
   int                      max_model_calls;
@@ -68,9 +72,12 @@ struct _Run
   char                    *output;      /* export */
   char                    *from;        /* import */
   GStrv                    args;        /* positional arguments */
+  GStrv                    attach;      /* --attach FILE, as given */
   char                    *text;        /* the joined message, for MESSAGE commands */
 
   /* Progress */
+  JsonArray               *attachments; /* the stored `blob` parts */
+  void                   (*after_attachments) (Run *run);
   char                    *turn_id;
   JsonObject              *descriptor;
   gboolean                 cancel_is_success;
@@ -116,9 +123,19 @@ void natter_cli_command_title      (Run *run);
 void natter_cli_command_delete     (Run *run);
 void natter_cli_command_fork       (Run *run);
 void natter_cli_command_recover    (Run *run);
+void natter_cli_command_compact    (Run *run);
+
+NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
+                                                    const char *session_id);
+
+/* natter-cli-mcp.c */
+void natter_cli_command_mcp        (Run *run);
 
 /* natter-cli-archive.c */
 void natter_cli_command_export     (Run *run);
 void natter_cli_command_import     (Run *run);
+
+/* natter-cli-search.c */
+void natter_cli_command_search     (Run *run);
 
 G_END_DECLS

@@ -30,6 +30,8 @@ run_free (Run *run)
   g_free (run->base_url);
   g_free (run->model);
   g_strfreev (run->args);
+  g_strfreev (run->attach);
+  g_clear_pointer (&run->attachments, json_array_unref);
   g_free (run->text);
   g_free (run->format);
   g_free (run->output);
@@ -103,12 +105,16 @@ natter_cli_fail_error (Run    *run,
 static void command_help (Run *run);
 
 static const Command commands[] = {
-  { "ask", N_("[MODEL-OPTIONS] MESSAGE"),
-    N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL, natter_cli_command_ask },
-  { "send", N_("[--session ID] [--auto-permission] [MODEL-OPTIONS] MESSAGE"),
+  { "ask", N_("[--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
+    N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL | OPT_ATTACH,
+    natter_cli_command_ask },
+  { "send", N_("[--session ID] [--auto-permission] [--no-auto-title] [--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
     N_("Send a message to a session (a new one without --session) and wait until the turn settles"),
-    1, JOINED, OPT_MODEL | OPT_SESSION, natter_cli_command_send },
+    1, JOINED, OPT_MODEL | OPT_SESSION | OPT_ATTACH, natter_cli_command_send },
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
+  { "search", N_("QUERY [--json]"),
+    N_("Find the turns whose message or answer contain every word, best match first"),
+    1, JOINED, OPT_JSON, natter_cli_command_search },
   { "show", N_("SESSION [--json]"), N_("Show a session’s turns: inputs, answers, tool calls and status"),
     1, 1, OPT_JSON, natter_cli_command_show },
   { "allow", N_("TURN CALL"), N_("Allow a tool call that waits for permission"), 2, 2, 0, natter_cli_command_permission },
@@ -124,6 +130,12 @@ static const Command commands[] = {
     natter_cli_command_fork },
   { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
     natter_cli_command_recover },
+  { "compact", N_("SESSION [--keep N]"),
+    N_("Summarize a session's earlier turns so the conversation fits the model's context window"), 1, 1, OPT_KEEP,
+    natter_cli_command_compact },
+  { "mcp", N_("list | tools SERVER | call SERVER TOOL JSON"),
+    N_("List the tool servers of mcp.json, a server’s tools, or call a tool to check a server"), 1, 4, 0,
+    natter_cli_command_mcp },
   { "export", N_("SESSION [--format markdown|json] [--output FILE]"),
     N_("Export a session as Markdown or as a JSON archive"), 1, 1, OPT_EXPORT, natter_cli_command_export },
   { "import", N_("FILE [--from chatgpt]"),
@@ -269,6 +281,9 @@ option_context_new (Run *run)
                                       N_("ID") };
       entries[n++] = (GOptionEntry) { "auto-permission", 0, 0, G_OPTION_ARG_NONE, &run->auto_permission,
                                       N_("Let the permission classifier decide before asking"), NULL };
+      entries[n++] = (GOptionEntry) { "no-auto-title", 0, 0, G_OPTION_ARG_NONE, &run->no_auto_title,
+                                      N_("Keep the title taken from the first message instead of asking the model for one"),
+                                      NULL };
     }
   if (command->options & OPT_MODEL)
     {
@@ -280,6 +295,13 @@ option_context_new (Run *run)
       entries[n++] = (GOptionEntry) { "max-model-calls", 0, 0, G_OPTION_ARG_INT, &run->max_model_calls,
                                       N_("The most model calls of the turn"), N_("N") };
     }
+  if (command->options & OPT_KEEP)
+    entries[n++] = (GOptionEntry) { "keep", 0, 0, G_OPTION_ARG_INT, &run->keep,
+                                    N_("How many of the latest turns stay whole (default 2)"), N_("N") };
+  if (command->options & OPT_ATTACH)
+    entries[n++] = (GOptionEntry) { "attach", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &run->attach,
+                                    N_("Attach an image, a text file or a PDF (repeat for more)"),
+                                    N_("FILE") };
   if (command->options & OPT_JSON)
     entries[n++] = (GOptionEntry) { "json", 0, 0, G_OPTION_ARG_NONE, &run->json,
                                     N_("Print JSON instead of text"), NULL };
@@ -334,6 +356,9 @@ parse (Run   *run,
   for (guint i = 2; arguments[i] != NULL; i++)
     g_strv_builder_add (builder, arguments[i]);
   argv = g_strv_builder_end (builder);
+  /* Tells "--keep" left out (the default) from a wrong value. */
+  if (command->options & OPT_KEEP)
+    run->keep = G_MININT;
 
   if (!g_option_context_parse_strv (context, &argv, &error))
     {
@@ -367,6 +392,13 @@ parse (Run   *run,
                                     g_strv_contains ((const char * const *) arguments, "--max-model-calls")))
     {
       usage_error (run, _("--max-model-calls must be at least 1"));
+      return FALSE;
+    }
+  if (run->keep == G_MININT)
+    run->keep = 2;
+  else if (command->options & OPT_KEEP && run->keep < 1)
+    {
+      usage_error (run, _("--keep must be at least 1"));
       return FALSE;
     }
   if (run->base_url != NULL && !natter_provider_id_is_endpoint (run->base_url))

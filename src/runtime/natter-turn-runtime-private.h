@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "natter-blob-store.h"
 #include "natter-turn-runtime.h"
 
 G_BEGIN_DECLS
@@ -25,6 +26,7 @@ struct _NatterTurnRuntime
   NatterPermissionChecker    *checker;
   NatterPermissionClassifier *classifier;   /* nullable */
   NatterTurnEventHub         *hub;
+  NatterBlobStore            *blobs;         /* nullable */
   JsonObject                 *default_model; /* nullable */
   guint                       max_model_calls;
 };

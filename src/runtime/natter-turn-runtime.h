@@ -6,6 +6,7 @@
 #pragma once
 
 #include "natter-agent-resolver.h"
+#include "natter-blob-store.h"
 #include "natter-clock.h"
 #include "natter-context-resolver.h"
 #include "natter-id.h"
@@ -80,5 +81,9 @@ void                 natter_turn_runtime_get_turn_state_async  (NatterTurnRuntim
 NatterTurnState     *natter_turn_runtime_get_turn_state_finish (NatterTurnRuntime    *self,
                                                                 GAsyncResult         *result,
                                                                 GError              **error);
+
+NatterContextResolver *natter_turn_runtime_get_context_resolver (NatterTurnRuntime *self);
+void                 natter_turn_runtime_set_blob_store (NatterTurnRuntime          *self,
+                                                         NatterBlobStore            *blobs);
 
 G_END_DECLS

@@ -20,6 +20,8 @@ struct _NatterSendOptions
   char     *model;
   gboolean  auto_permission;
   guint     max_model_calls;  /* 0: the runtime's default */
+  guint     max_tokens;       /* 0: none sent */
+  gboolean  auto_title;
 };
 
 G_DEFINE_BOXED_TYPE (NatterSendOptions, natter_send_options,
@@ -65,6 +67,8 @@ natter_send_options_copy (const NatterSendOptions *self)
   natter_send_options_set_model (copy, self->provider, self->model);
   copy->auto_permission = self->auto_permission;
   copy->max_model_calls = self->max_model_calls;
+  copy->max_tokens = self->max_tokens;
+  copy->auto_title = self->auto_title;
   return copy;
 }
 
@@ -226,6 +230,71 @@ natter_send_options_get_max_model_calls (const NatterSendOptions *self)
   return self->max_model_calls;
 }
 
+/**
+ * natter_send_options_set_max_tokens:
+ * @self: options
+ * @max_tokens: the most tokens one model call may answer with; 0 sends
+ *   no limit (the server's default)
+ *
+ * The turn's `config.parameters.max_tokens` (turn-runtime.md §3): short
+ * helper turns such as titles and summaries bound their answer with it.
+ */
+void
+natter_send_options_set_max_tokens (NatterSendOptions *self,
+                                    guint              max_tokens)
+{
+  g_return_if_fail (self != NULL);
+
+  self->max_tokens = max_tokens;
+}
+
+/**
+ * natter_send_options_get_max_tokens:
+ * @self: options
+ *
+ * Returns: the answer limit in tokens, or 0 for none
+ */
+guint
+natter_send_options_get_max_tokens (const NatterSendOptions *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->max_tokens;
+}
+
+/**
+ * natter_send_options_set_auto_title:
+ * @self: options
+ * @auto_title: whether the session may be named automatically
+ *
+ * Whether the first completed turn of the session this message starts
+ * is followed by a title request (session-layer-spec.md §12.6). Off by
+ * default; the front ends follow the `auto-title` setting. It only
+ * matters for a session's first message.
+ */
+void
+natter_send_options_set_auto_title (NatterSendOptions *self,
+                                    gboolean           auto_title)
+{
+  g_return_if_fail (self != NULL);
+
+  self->auto_title = !!auto_title;
+}
+
+/**
+ * natter_send_options_get_auto_title:
+ * @self: options
+ *
+ * Returns: whether automatic titling was asked for
+ */
+gboolean
+natter_send_options_get_auto_title (const NatterSendOptions *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->auto_title;
+}
+
 /* The RequestedAgent of the spec: `{agentId, model?: {provider, model}}`;
  * the runtime writes the model at `overrides.model`. */
 JsonObject *
@@ -261,5 +330,12 @@ natter_send_options_to_turn_config (const NatterSendOptions *self,
   json_object_set_boolean_member (config, "autoPermission", self->auto_permission);
   if (self->max_model_calls > 0)
     json_object_set_int_member (config, "maxModelCalls", self->max_model_calls);
+  if (self->max_tokens > 0)
+    {
+      JsonObject *parameters = json_object_new ();
+
+      json_object_set_int_member (parameters, "max_tokens", self->max_tokens);
+      json_object_set_object_member (config, "parameters", parameters);
+    }
   return config;
 }

@@ -31,6 +31,12 @@ gboolean           natter_send_options_get_auto_permission (const NatterSendOpti
 void               natter_send_options_set_max_model_calls (NatterSendOptions       *self,
                                                             guint                    max_model_calls);
 guint              natter_send_options_get_max_model_calls (const NatterSendOptions *self);
+void               natter_send_options_set_max_tokens      (NatterSendOptions       *self,
+                                                            guint                    max_tokens);
+guint              natter_send_options_get_max_tokens      (const NatterSendOptions *self);
+void               natter_send_options_set_auto_title      (NatterSendOptions       *self,
+                                                            gboolean                 auto_title);
+gboolean           natter_send_options_get_auto_title      (const NatterSendOptions *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSendOptions, natter_send_options_free)
 

@@ -126,6 +126,14 @@ advance_outcome_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
 
   outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result, &error);
+  if (advance->title_op != 0)
+    {
+      /* Takes over the operation that kept a flush waiting for the title. */
+      natter_sessions_title_settled (self, advance->session_id, advance->turn_id,
+                                     outcome != NULL ? outcome->kind : NATTER_TURN_OUTCOME_FAILED,
+                                     advance->title_op);
+      advance->title_op = 0;
+    }
   if (advance->session_id == NULL)
     {
       advance_free (advance);
@@ -149,6 +157,10 @@ advance_settled_cb (NatterTurnExecution *execution,
                     NatterSessionsAdvance             *advance)
 {
   g_signal_handlers_disconnect_by_data (execution, advance);
+  /* Before the turn's waiters hear of it: whoever flushes after that
+   * (the command line, before it exits) also waits for the title. */
+  if (natter_sessions_title_pending (advance->self, advance->turn_id))
+    advance->title_op = natter_sessions_begin_op (advance->self);
   untrack (advance->self, advance);
   natter_turn_execution_wait_async (execution, NULL, advance_outcome_cb, advance);
 }

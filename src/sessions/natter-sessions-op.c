@@ -199,6 +199,7 @@ op_data_free (NatterSessionsOp *data)
   if (data->op != 0)
     natter_sessions_end_op (data->self, data->op);
   g_clear_pointer (&data->state, natter_session_state_unref);
+  g_clear_pointer (&data->appending, g_ptr_array_unref);
   g_free (data->session_id);
   g_clear_object (&data->self);
   g_free (data);

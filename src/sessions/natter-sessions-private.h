@@ -80,6 +80,10 @@ struct _NatterSessions
 
   NatterSessionsFaultFunc  fault;
   gpointer                 fault_data;
+
+  /* §12.6: first turns whose session asked to be named once they
+   * complete (natter-sessions-titles.c). */
+  GHashTable              *pending_titles; /* first turn id → session id */
 };
 
 enum
@@ -100,6 +104,7 @@ typedef struct
   GCancellable        *cancellable;
   char                *session_id;   /* nullable: standalone */
   char                *turn_id;
+  guint64              title_op;     /* in flight while a title may follow, else 0 */
 } NatterSessionsAdvance;
 
 typedef struct _NatterSessionsOp NatterSessionsOp;
@@ -121,6 +126,7 @@ struct _NatterSessionsOp
   NatterSessionState         *state;       /* the session, read under the lock */
   NatterSessionsOpStep        on_session;  /* natter_sessions_op_lock_and_read() */
   NatterSessionsOpLatestStep  on_latest;   /* natter_sessions_op_read_latest() */
+  GPtrArray                  *appending;   /* natter_sessions_op_append_v2_async() */
   GDestroyNotify              clear;       /* frees the operation's own members */
 };
 
@@ -200,6 +206,59 @@ void                natter_sessions_op_read_latest     (GTask                 *t
 gboolean            natter_sessions_op_apply_appended  (NatterSessionsOp      *data,
                                                         GPtrArray             *events,
                                                         GError               **error);
+
+/* natter-sessions-titles.c */
+void                natter_sessions_want_title         (NatterSessions        *self,
+                                                        const char            *session_id,
+                                                        const char            *turn_id);
+gboolean            natter_sessions_title_pending      (NatterSessions        *self,
+                                                        const char            *turn_id);
+void                natter_sessions_title_settled      (NatterSessions        *self,
+                                                        const char            *session_id,
+                                                        const char            *turn_id,
+                                                        NatterTurnOutcomeKind  outcome,
+                                                        guint64                op);
+char               *natter_title_request_text          (JsonNode              *question,
+                                                        const char            *answer);
+char               *natter_title_from_answer           (const char            *answer);
+
+/* natter-sessions-v2.c */
+void                natter_sessions_op_append_v2_async (GTask                 *task,
+                                                        GPtrArray             *events,
+                                                        GAsyncReadyCallback    callback);
+gboolean            natter_sessions_op_append_v2_finish (GTask                *task,
+                                                         GAsyncResult         *result,
+                                                         GError              **error);
+void                natter_sessions_append_events_async (NatterSessions      *self,
+                                                         const char          *session_id,
+                                                         GPtrArray           *events,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+gboolean            natter_sessions_append_events_finish (NatterSessions     *self,
+                                                          GAsyncResult       *result,
+                                                          GError            **error);
+
+/* natter-sessions-compaction.c */
+char               *natter_compaction_request_text     (JsonArray             *messages);
+JsonObject         *natter_compaction_summary_message  (JsonObject            *compaction);
+void                natter_sessions_compaction_context_async  (NatterSessions      *self,
+                                                               JsonObject          *compaction,
+                                                               const char          *latest_turn_id,
+                                                               GAsyncReadyCallback  callback,
+                                                               gpointer             user_data);
+JsonArray          *natter_sessions_compaction_context_finish (GAsyncResult        *result,
+                                                               GError             **error);
+void                natter_sessions_fork_compaction_async     (NatterSessions      *self,
+                                                               JsonObject          *compaction,
+                                                               const char          *fork_turn_id,
+                                                               GAsyncReadyCallback  callback,
+                                                               gpointer             user_data);
+JsonObject         *natter_sessions_fork_compaction_finish    (GAsyncResult        *result,
+                                                               GError             **error);
+JsonNode           *natter_sessions_compaction_copy           (NatterSessions      *self,
+                                                               const char          *session_id,
+                                                               JsonObject          *compaction);
 
 /* natter-sessions-advances.c */
 NatterTurnExecution *natter_sessions_start_advance     (NatterSessions        *self,

@@ -24,6 +24,7 @@ typedef struct
   NatterSendOptions *options;
   char              *turn_id;
   gboolean           fresh_context;  /* the latest turn's context was unreadable */
+  JsonArray         *inline_context; /* the context after a compaction, once built */
   GPtrArray         *events;         /* what steps 5–6 append */
 } SendData;
 
@@ -35,6 +36,7 @@ send_data_clear (SendData *data)
   g_clear_pointer (&data->input, json_object_unref);
   g_clear_pointer (&data->options, natter_send_options_free);
   g_free (data->turn_id);
+  g_clear_pointer (&data->inline_context, json_array_unref);
   g_clear_pointer (&data->events, g_ptr_array_unref);
 }
 
@@ -72,6 +74,13 @@ send_appended_cb (GObject      *object,
 
   if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_APPEND))
     return;
+
+  /* §12.6: a session that still has its derived title gets named once
+   * its first turn completes, if the sender asked for it. */
+  if (natter_send_options_get_auto_title (data->options) &&
+      natter_session_state_get_n_turns (data->base.state) == 1 &&
+      natter_session_state_get_title_is_default (data->base.state))
+    natter_sessions_want_title (self, data->base.session_id, data->turn_id);
 
   /* Step 7: the session already references the turn (§7). Not tied to
    * the caller's cancellable: the turn is the user's now. */
@@ -141,6 +150,26 @@ send_turn_created_cb (GObject      *object,
   send_append (task, created);
 }
 
+static void send_create_turn (GTask *task);
+
+static void
+send_compaction_context_cb (GObject      *object,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  SendData *data = send_data_get (task);
+  GError *error = NULL;
+
+  data->inline_context = natter_sessions_compaction_context_finish (result, &error);
+  if (data->inline_context == NULL)
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  send_create_turn (g_steal_pointer (&task));
+}
+
 static void
 send_create_turn (GTask *task)
 {
@@ -158,10 +187,21 @@ send_create_turn (GTask *task)
    * turn refers to its fork point. */
   if (previous == NULL)
     previous = natter_session_state_get_forked_from_turn_id (data->base.state);
+  /* The first turn after a compaction (§12.3): inline, the summary and
+   * the kept turns, built from exactly those turn files. */
+  if (previous != NULL && !data->fresh_context && data->inline_context == NULL &&
+      natter_session_state_get_compaction_pending (data->base.state))
+    {
+      natter_sessions_compaction_context_async (self, natter_session_state_get_compaction (data->base.state),
+                                                previous, send_compaction_context_cb, g_object_ref (task));
+      return;
+    }
+  if (data->inline_context != NULL)
+    context = json_node_init_array (json_node_alloc (), data->inline_context);
   /* After a turn that failed because its history could not be read, a
    * reference would reach the same damage again: the conversation goes
    * on from an empty context instead (the damaged file stays as it is). */
-  if (previous == NULL || data->fresh_context)
+  else if (previous == NULL || data->fresh_context)
     {
       context = json_node_new (JSON_NODE_ARRAY);
       json_node_take_array (context, json_array_new ());

@@ -61,6 +61,7 @@ natter_sessions_finalize (GObject *object)
   g_clear_pointer (&self->turn_waiters, g_hash_table_unref);
   g_clear_pointer (&self->ops, g_hash_table_unref);
   g_clear_pointer (&self->flushes, g_ptr_array_unref);
+  g_clear_pointer (&self->pending_titles, g_hash_table_unref);
 
   G_OBJECT_CLASS (natter_sessions_parent_class)->finalize (object);
 }
@@ -127,6 +128,7 @@ natter_sessions_init (NatterSessions *self)
                                               (GDestroyNotify) g_ptr_array_unref);
   self->ops = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   self->flushes = g_ptr_array_new_with_free_func (g_object_unref);
+  self->pending_titles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 /**
@@ -241,6 +243,7 @@ typedef struct
   char             *parent_session;
   char             *forked_from_turn_id;
   gboolean          inherit_cwd;      /* a fork: the parent's cwd and latest turn */
+  JsonObject       *compaction;       /* a fork: the parent's, while it may apply; then the one kept */
 } CreateData;
 
 NATTER_SESSIONS_DEFINE_OP (CreateData, create_data)
@@ -252,6 +255,22 @@ create_data_clear (CreateData *data)
   g_free (data->cwd);
   g_free (data->parent_session);
   g_free (data->forked_from_turn_id);
+  g_clear_pointer (&data->compaction, json_object_unref);
+}
+
+static void
+fork_compacted_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (!natter_sessions_append_events_finish (NATTER_SESSIONS (object), result, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, g_strdup (data->session_id), g_free);
 }
 
 static void
@@ -272,6 +291,17 @@ created_cb (GObject      *object,
   natter_session_index_update_from_state (self->index, data->state, NATTER_LATEST_TURN_STATUS_NONE);
   natter_sessions_op_finish (task);
   g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
+  if (create_data_get (task)->compaction != NULL)
+    {
+      /* The branch keeps the compaction of the turns it inherits (§12.3). */
+      g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+      g_ptr_array_add (events, natter_sessions_compaction_copy (self, data->session_id,
+                                                                create_data_get (task)->compaction));
+      natter_sessions_append_events_async (self, data->session_id, events, NULL, fork_compacted_cb,
+                                           g_steal_pointer (&task));
+      return;
+    }
   g_task_return_pointer (task, g_strdup (data->session_id), g_free);
 }
 
@@ -297,6 +327,25 @@ create_write (GTask *task)
     }
   natter_jsonl_repo_create_async (self->session_repo, data->base.session_id, event,
                                   g_task_get_cancellable (task), created_cb, g_object_ref (task));
+}
+
+static void
+fork_compaction_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CreateData *data = create_data_get (task);
+  GError *error = NULL;
+
+  g_clear_pointer (&data->compaction, json_object_unref);
+  data->compaction = natter_sessions_fork_compaction_finish (result, &error);
+  if (error != NULL)
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  create_write (task);
 }
 
 static void
@@ -329,6 +378,12 @@ fork_turn_read_cb (GObject      *object,
     }
   if (natter_sessions_op_check_cancelled (task))
     return;
+  if (data->compaction != NULL)
+    {
+      natter_sessions_fork_compaction_async (data->base.self, data->compaction, data->forked_from_turn_id,
+                                             fork_compaction_cb, g_object_ref (task));
+      return;
+    }
   create_write (task);
 }
 
@@ -350,6 +405,8 @@ parent_read_cb (GObject      *object,
     }
   if (data->inherit_cwd && data->cwd == NULL)
     data->cwd = g_strdup (natter_session_state_get_cwd (parent));
+  if (natter_session_state_get_compaction (parent) != NULL)
+    data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
   if (data->forked_from_turn_id == NULL && data->inherit_cwd)
     data->forked_from_turn_id = g_strdup (natter_session_state_get_latest_turn_id (parent));
   if (data->forked_from_turn_id == NULL)
@@ -879,9 +936,13 @@ natter_sessions_delete_session_finish (NatterSessions  *self,
  * send_message up to its return, set_title, delete, resume) has finished,
  * so all of their session-file appends have been written (awaited, not
  * fsynced, §4.2). Turn files need no flush: a running advance writes each
- * event before it announces it, so what was announced is on disk; a flush
- * never waits for a model. Operations begun after the call are not
- * waited for, so a busy service cannot starve a flush.
+ * event before it announces it, so what was announced is on disk. A flush
+ * never waits for a turn's model; it does wait for an automatic title
+ * (§12.6) whose turn has settled, so that `natter send` exits with the
+ * title written: callers that must not wait for a model bound the flush
+ * with a timeout (natter_services_flush_blocking()). Operations begun
+ * after the call are not waited for, so a busy service cannot starve a
+ * flush.
  */
 void
 natter_sessions_flush_async (NatterSessions      *self,

@@ -250,6 +250,15 @@ char               *natter_sessions_recover_finish               (NatterSessions
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
 
+void                natter_sessions_compact_async                (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  guint                keep,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_compact_finish               (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
 void                natter_sessions_export_async                 (NatterSessions      *self,
                                                                   const char          *session_id,
                                                                   const char          *format,

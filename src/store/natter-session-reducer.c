@@ -6,24 +6,10 @@
 #define G_LOG_DOMAIN "natter-session-reducer"
 
 #include "natter-session-reducer.h"
+#include "natter-session-reducer-private.h"
 #include "natter-session-schema.h"
 #include "natter-store-error.h"
 
-struct _NatterSessionState
-{
-  gatomicrefcount  ref_count;
-
-  /* A private, sealed copy of the session_created event: the state must
-   * not change behind the reducer's back if a caller later edits the event
-   * it applied, and consumers of get_definition() cannot edit it either. */
-  JsonObject      *definition;
-  const char      *session_id;     /* owned by definition */
-  char            *title;
-  gboolean         title_is_explicit;
-  GArray          *turns;          /* of NatterSessionTurn, strings owned */
-  GHashTable      *turns_by_id;    /* turn_id (owned by turns) → index + 1 */
-  char            *updated_at;
-};
 
 G_DEFINE_BOXED_TYPE (NatterSessionState, natter_session_state,
                      natter_session_state_ref, natter_session_state_unref)
@@ -123,6 +109,8 @@ natter_session_state_unref (NatterSessionState *self)
   g_clear_pointer (&self->definition, json_object_unref);
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->updated_at, g_free);
+  g_clear_pointer (&self->compaction, json_object_unref);
+  natter_session_v2_fold_clear (&self->v2);
   g_free (self);
 }
 
@@ -184,6 +172,9 @@ static gboolean apply_valid (NatterSessionState  *self,
  * `sessionId` matches the definition's, `sessionSeq` continues 1, 2, 3, …
  * without gaps, and `turnId`s are unique. Title folding: the title is the
  * `session_created` title until a `title_changed`, and the last one wins.
+ * The events of schema version 2 are accepted only once the file is at
+ * version 2 (created at 2, or raised by `schema_upgraded`), and fold the
+ * active grants and the pending queue (natter-session-state-v2.h).
  *
  * Applying is atomic: on error @self is unchanged and may keep being used.
  * The state keeps copies of @event's parts, or references where they are
@@ -239,6 +230,7 @@ apply_valid (NatterSessionState  *self,
       title = json_object_get_string_member_with_default (self->definition, "title", NULL);
       self->title = g_strdup (title);
       self->updated_at = g_strdup (json_object_get_string_member (event, "ts"));
+      natter_session_v2_fold_commit (&self->v2, event, type);
       return TRUE;
     }
 
@@ -255,18 +247,38 @@ apply_valid (NatterSessionState  *self,
                            "session_created appears more than once");
       return FALSE;
     }
-  else if (g_str_equal (type, "turn_appended"))
+
+  /* Schema version 2: the version rules, grants and the queue. Checked
+   * before anything changes, committed once nothing else can fail. */
+  if (!natter_session_v2_fold_check (&self->v2, event, type, error))
+    return FALSE;
+  if (g_str_equal (type, "turn_appended"))
     {
       if (!apply_turn_appended (self, event, error))
         return FALSE;
     }
-  else
+  else if (g_str_equal (type, "title_changed"))
     {
-      g_assert (g_str_equal (type, "title_changed"));
       g_free (self->title);
       self->title = g_strdup (json_object_get_string_member (event, "title"));
+      /* The session layer writes the default title in the same append as
+       * the first turn_appended and nowhere else, so only that position
+       * marks a title nobody chose. */
+      self->title_is_default = !self->title_is_explicit && self->after_first_turn &&
+                               !json_object_has_member (self->definition, "title");
       self->title_is_explicit = TRUE;
     }
+  else if (g_str_equal (type, "conversation_compacted"))
+    {
+      g_clear_pointer (&self->compaction, json_object_unref);
+      self->compaction = copy_flat_object (event);
+      json_object_seal (self->compaction);
+      self->compaction_pending = TRUE;
+    }
+  if (g_str_equal (type, "turn_appended"))
+    self->compaction_pending = FALSE;
+  natter_session_v2_fold_commit (&self->v2, event, type);
+  self->after_first_turn = g_str_equal (type, "turn_appended") && self->turns->len == 1;
 
   g_free (self->updated_at);
   self->updated_at = g_strdup (json_object_get_string_member (event, "ts"));
@@ -430,6 +442,27 @@ natter_session_state_get_title_is_explicit (NatterSessionState *self)
   g_return_val_if_fail (self != NULL, FALSE);
 
   return self->title_is_explicit;
+}
+
+/**
+ * natter_session_state_get_title_is_default:
+ * @self: a #NatterSessionState
+ *
+ * Whether the current title is the default one of session-layer-spec.md
+ * §9.1 step 6 that nobody chose: the session was created without a title
+ * and its only `title_changed` directly follows the first `turn_appended`.
+ * A rename, a title given at creation or a later automatic title
+ * (§12.6) makes it %FALSE for good, which is what keeps an automatic
+ * title from replacing the user's or being written twice.
+ *
+ * Returns: %TRUE while the title is the derived default
+ */
+gboolean
+natter_session_state_get_title_is_default (NatterSessionState *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->title_is_default;
 }
 
 static const char *
@@ -608,4 +641,42 @@ natter_session_state_get_next_session_seq (NatterSessionState *self)
   g_return_val_if_fail (self != NULL, 0);
 
   return (gint64) self->turns->len + 1;
+}
+
+/**
+ * natter_session_state_get_compaction:
+ * @self: a #NatterSessionState
+ *
+ * The session's last `conversation_compacted` event
+ * (session-layer-spec.md §12.3; docs/format.md "Schema version 2"):
+ * `{compactionId, summary, firstKeptTurnId}` with `type`, `sessionId`
+ * and `ts`.
+ *
+ * Returns: (transfer none) (nullable): the sealed event, or %NULL when the
+ *   session was never compacted; valid while @self is
+ */
+JsonObject *
+natter_session_state_get_compaction (NatterSessionState *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->compaction;
+}
+
+/**
+ * natter_session_state_get_compaction_pending:
+ * @self: a #NatterSessionState
+ *
+ * Whether the last compaction waits for the next turn: no `turn_appended`
+ * came after it, so that turn's context is built inline from the summary
+ * and the kept turns (§12.3). Later turns refer to that one as usual.
+ *
+ * Returns: %TRUE while a compaction is not yet used
+ */
+gboolean
+natter_session_state_get_compaction_pending (NatterSessionState *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->compaction != NULL && self->compaction_pending;
 }

@@ -53,6 +53,9 @@ JsonObject              *natter_session_state_get_definition            (NatterS
 const char              *natter_session_state_get_session_id            (NatterSessionState  *self);
 const char              *natter_session_state_get_title                 (NatterSessionState  *self);
 gboolean                 natter_session_state_get_title_is_explicit     (NatterSessionState  *self);
+gboolean                 natter_session_state_get_title_is_default      (NatterSessionState  *self);
+JsonObject              *natter_session_state_get_compaction            (NatterSessionState  *self);
+gboolean                 natter_session_state_get_compaction_pending    (NatterSessionState  *self);
 const char              *natter_session_state_get_cwd                   (NatterSessionState  *self);
 const char              *natter_session_state_get_parent_session        (NatterSessionState  *self);
 const char              *natter_session_state_get_forked_from_turn_id   (NatterSessionState  *self);

@@ -31,12 +31,15 @@
 #include <unistd.h>
 
 #include "natter-id.h"
+#include "natter-json.h"
 #include "natter-json-private.h"
 #include "natter-session-reducer.h"
+#include "natter-session-reducer-private.h"
 #include "natter-session-scan.h"
 #include "natter-session-schema.h"
 
-/* session_created has the most members (8); a line with more is refused
+/* session_created and turn_appended with consumedQueueIds have the most
+ * members (8); a line with more is refused
  * whatever they are, since duplicates are refused and the set is closed. */
 #define MAX_EVENT_MEMBERS 8
 
@@ -57,12 +60,14 @@ typedef enum
   F_SESSION_SEQ,
   F_AGENT_ID,
   F_MODEL,
+  F_CONSUMED,
   N_FIELDS
 } Field;
 
 static const char * const field_names[N_FIELDS] = {
   "type", "sessionId", "ts", "schemaVersion", "title", "cwd",
   "parentSession", "forkedFromTurnId", "turnId", "sessionSeq", "agentId", "model",
+  "consumedQueueIds",
 };
 
 #define BIT(f) (1u << (f))
@@ -71,7 +76,7 @@ static const char * const field_names[N_FIELDS] = {
 #define CREATED_FIELDS (COMMON_FIELDS | BIT (F_SCHEMA_VERSION) | BIT (F_TITLE) | BIT (F_CWD) | \
                         BIT (F_PARENT_SESSION) | BIT (F_FORKED_FROM))
 #define TURN_FIELDS (COMMON_FIELDS | BIT (F_TURN_ID) | BIT (F_SESSION_SEQ) | BIT (F_AGENT_ID) | \
-                     BIT (F_MODEL))
+                     BIT (F_MODEL) | BIT (F_CONSUMED))
 #define TITLE_FIELDS (COMMON_FIELDS | BIT (F_TITLE))
 
 typedef struct
@@ -226,6 +231,9 @@ typedef struct
   Span        agent, provider, model, turn_id, turn_at;
   gboolean    title_escaped, title_is_explicit, cwd_escaped;
   gboolean    agent_escaped, provider_escaped, model_escaped;
+  /* Schema version 2: the version, grants and queue, folded by the
+   * reducer's own code so that both paths keep the same rules. */
+  NatterSessionV2Fold v2;
 } ScanState;
 
 /* Sorts the members of one line into @field by name, each at most once
@@ -284,8 +292,9 @@ scan_session_created (ScanState               *state,
     return FALSE;
   m = field[F_SCHEMA_VERSION];
   if (m == NULL || m->kind != NATTER_JSON_SPAN_INT ||
-      m->int_value != NATTER_SESSION_SCHEMA_VERSION)
+      m->int_value < 1 || m->int_value > NATTER_SESSION_SCHEMA_VERSION)
     return FALSE;
+  state->v2.schema_version = m->int_value;
   if ((m = field[F_TITLE]) != NULL)
     {
       if (m->kind != NATTER_JSON_SPAN_STRING)
@@ -376,6 +385,41 @@ scan_title_changed (ScanState               *state,
   return TRUE;
 }
 
+/* A line the span checks do not cover (an event of schema version 2, or
+ * a turn_appended with consumedQueueIds, both rare): it is parsed into a
+ * tree and checked by the schema and the reducer's own version-2 fold. */
+static gboolean
+scan_tree_line (ScanState  *state,
+                const char *line,
+                gsize       line_length)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *session_id = NULL;
+  JsonObject *event;
+  const char *type;
+
+  node = natter_json_from_line (line, line_length, NULL);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return FALSE;
+  event = json_node_get_object (node);
+  session_id = g_strndup (state->session_id, state->session_id_length);
+  if (!natter_session_event_validate (event, session_id, NULL))
+    return FALSE;
+  type = json_object_get_string_member (event, "type");
+  if (!natter_session_v2_fold_check (&state->v2, event, type, NULL))
+    return FALSE;
+  natter_session_v2_fold_commit (&state->v2, event, type);
+  return TRUE;
+}
+
+static gboolean
+is_v1_type (const NatterJsonMember *type)
+{
+  return span_is (type->value, type->value_length, "session_created") ||
+         span_is (type->value, type->value_length, "turn_appended") ||
+         span_is (type->value, type->value_length, "title_changed");
+}
+
 /* Checks one complete line (without its newline) and folds it. */
 static gboolean
 scan_line (ScanState  *state,
@@ -391,6 +435,19 @@ scan_line (ScanState  *state,
   if (!natter_json_line_scan_object (line, line_length, members, G_N_ELEMENTS (members),
                                      &n_members))
     return FALSE;
+
+  /* Any type other than the three of version 1 is a version-2 event or
+   * unknown: the tree path decides, and keeps the ts the span checks
+   * would have kept. */
+  for (guint i = 0; i < n_members; i++)
+    if (field_of (&members[i]) == F_TYPE && plain_string (&members[i]) && !is_v1_type (&members[i]))
+      {
+        for (guint j = 0; j < n_members; j++)
+          if (field_of (&members[j]) == F_TS)
+            state->updated_at = (Span) { members[j].value, members[j].value_length };
+        return state->line_number > 1 && scan_tree_line (state, line, line_length);
+      }
+
   if (!scan_fields (members, n_members, field, &seen) ||
       !scan_common_fields (state, field))
     return FALSE;
@@ -402,7 +459,8 @@ scan_line (ScanState  *state,
   if (state->line_number == 1)
     return FALSE;
   if (span_is (type->value, type->value_length, "turn_appended"))
-    return scan_turn_appended (state, field, seen);
+    return scan_turn_appended (state, field, seen) &&
+           (field[F_CONSUMED] == NULL || scan_tree_line (state, line, line_length));
   if (span_is (type->value, type->value_length, "title_changed"))
     return scan_title_changed (state, field, seen);
   /* An unknown type. */
@@ -517,6 +575,7 @@ natter_session_scan_contents (const char              *contents,
   if (ok)
     scan_state_fill_result (&state, out);
   g_clear_pointer (&state.turn_ids, g_array_unref);
+  natter_session_v2_fold_clear (&state.v2);
   return ok;
 }
 

@@ -10,6 +10,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-session-schema.h"
+#include "natter-session-schema-private.h"
 #include "natter-store-error.h"
 
 /* Validation is strict in both directions: every required field must be
@@ -24,7 +25,8 @@ static const char * const created_members[] = {
   "parentSession", "forkedFromTurnId", NULL
 };
 static const char * const turn_appended_members[] = {
-  "type", "sessionId", "ts", "turnId", "sessionSeq", "agentId", "model", NULL
+  "type", "sessionId", "ts", "turnId", "sessionSeq", "agentId", "model",
+  "consumedQueueIds", NULL
 };
 static const char * const title_changed_members[] = {
   "type", "sessionId", "ts", "title", NULL
@@ -33,11 +35,12 @@ static const char * const model_members[] = {
   "provider", "model", NULL
 };
 
-static gboolean
-check_members (JsonObject         *object,
-               const char * const *allowed,
-               const char         *what,
-               GError            **error)
+/* Refuses a member of @object outside @allowed, naming it and @what. */
+gboolean
+natter_session_schema_check_members (JsonObject         *object,
+                                     const char * const *allowed,
+                                     const char         *what,
+                                     GError            **error)
 {
   JsonObjectIter iter;
   const char *name;
@@ -135,15 +138,16 @@ validate_created (JsonObject  *event,
    * UNSUPPORTED_VERSION rather than on one of its new fields. */
   if (!natter_json_require_int (event, "schemaVersion", &version, error))
     return FALSE;
-  if (version != NATTER_SESSION_SCHEMA_VERSION)
+  /* Every version ever written keeps reading: files are never rewritten. */
+  if (version < 1 || version > NATTER_SESSION_SCHEMA_VERSION)
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_UNSUPPORTED_VERSION,
                    "Session schema version %" G_GINT64_FORMAT " is not supported "
-                   "(only %d is)", version, NATTER_SESSION_SCHEMA_VERSION);
+                   "(only 1 to %d are)", version, NATTER_SESSION_SCHEMA_VERSION);
       return FALSE;
     }
 
-  if (!check_members (event, created_members, "session_created", error))
+  if (!natter_session_schema_check_members (event, created_members, "session_created", error))
     return FALSE;
   if (!natter_json_optional_string (event, "title", NULL, error))
     return FALSE;
@@ -183,7 +187,7 @@ validate_turn_appended (JsonObject  *event,
   JsonObject *model;
   gint64 seq = 0;
 
-  if (!check_members (event, turn_appended_members, "turn_appended", error))
+  if (!natter_session_schema_check_members (event, turn_appended_members, "turn_appended", error))
     return FALSE;
   if (natter_id_require_field (event, "turnId", error) == NULL)
     return FALSE;
@@ -204,13 +208,18 @@ validate_turn_appended (JsonObject  *event,
   model = natter_json_require_object (event, "model", error);
   if (model == NULL)
     return FALSE;
-  if (!check_members (model, model_members, "The model descriptor", error) ||
+  if (!natter_session_schema_check_members (model, model_members, "The model descriptor", error) ||
       !natter_json_require_nonempty_string (model, "provider", error) ||
       !natter_json_require_nonempty_string (model, "model", error))
     {
       g_prefix_error (error, "Field “model”: ");
       return FALSE;
     }
+
+  /* Schema version 2: the queued messages this turn was made of. */
+  if (json_object_has_member (event, "consumedQueueIds") &&
+      !natter_session_schema_validate_queue_ids (event, error))
+    return FALSE;
 
   return TRUE;
 }
@@ -219,7 +228,7 @@ static gboolean
 validate_title_changed (JsonObject  *event,
                         GError     **error)
 {
-  if (!check_members (event, title_changed_members, "title_changed", error))
+  if (!natter_session_schema_check_members (event, title_changed_members, "title_changed", error))
     return FALSE;
   return natter_json_require_string (event, "title", error) != NULL;
 }
@@ -235,14 +244,20 @@ validate_title_changed (JsonObject  *event,
  * and §5). Every event needs `type`, `sessionId` (a valid id, equal to
  * @session_id when given) and an ISO-8601 UTC `ts`. Per type:
  *
- * - `session_created`: `schemaVersion` exactly 1; optional `title`
+ * - `session_created`: `schemaVersion` 1 or 2; optional `title`
  *   (string), `cwd` (natter_session_cwd_validate()), `parentSession` (a
  *   valid id) and `forkedFromTurnId` (a valid id, only with
  *   `parentSession`);
  * - `turn_appended`: `turnId` (a valid id), `sessionSeq` (an integer ≥ 1),
  *   `agentId` (a non-empty string), `model` (`{provider, model}`, both
  *   non-empty strings);
- * - `title_changed`: `title` (a string).
+ * - `title_changed`: `title` (a string);
+ * - the events of schema version 2 and `turn_appended.consumedQueueIds`,
+ *   as docs/format.md describes them (natter-session-events-v2.c).
+ *
+ * Whether a version-2 event may appear at its place in a file (the file
+ * must be at version 2 by then) is the reducer's rule, not this
+ * line-by-line check.
  *
  * Members outside the schema are refused. This function matches
  * #NatterEventValidator, so it is what the session repository runs on every
@@ -250,7 +265,8 @@ validate_title_changed (JsonObject  *event,
  *
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_UNKNOWN_TYPE
  *   (a `type` this version does not know),
- *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1)
+ *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1
+ *   or 2)
  *   or %NATTER_STORE_ERROR_SCHEMA (anything else).
  */
 gboolean
@@ -269,7 +285,15 @@ natter_session_event_validate (JsonObject  *event,
     return FALSE;
   if (!g_str_equal (type, "session_created") &&
       !g_str_equal (type, "turn_appended") &&
-      !g_str_equal (type, "title_changed"))
+      !g_str_equal (type, "title_changed") &&
+      /* Schema version 2 (natter-session-events-v2.c). */
+      !g_str_equal (type, "schema_upgraded") &&
+      !g_str_equal (type, "permission_grant_added") &&
+      !g_str_equal (type, "permission_grant_removed") &&
+      !g_str_equal (type, "message_queued") &&
+      !g_str_equal (type, "queued_message_replaced") &&
+      !g_str_equal (type, "queued_message_removed") &&
+      !g_str_equal (type, "conversation_compacted"))
     {
       g_autofree char *shown = g_utf8_make_valid (type, MIN (strlen (type), 64));
 
@@ -295,7 +319,9 @@ natter_session_event_validate (JsonObject  *event,
     return validate_created (event, error);
   if (g_str_equal (type, "turn_appended"))
     return validate_turn_appended (event, error);
-  return validate_title_changed (event, error);
+  if (g_str_equal (type, "title_changed"))
+    return validate_title_changed (event, error);
+  return natter_session_schema_validate_v2 (type, event, error);
 }
 
 static JsonObject *
@@ -330,7 +356,8 @@ wrap (JsonObject *object)
  * @forked_from_turn_id: (nullable): for a fork, the last turn of
  *   @parent_session that the fork keeps; only with @parent_session
  *
- * Builds a `session_created` event with `schemaVersion: 1`
+ * Builds a `session_created` event with the newest `schemaVersion`,
+ * %NATTER_SESSION_SCHEMA_VERSION
  * (session-layer-spec.md §5; dsh-session.md header fields). Absent
  * optional fields are omitted, never written as null. It does not
  * validate: the repository runs natter_session_event_validate() on create.

@@ -17,9 +17,12 @@ G_BEGIN_DECLS
 /**
  * NATTER_SESSION_SCHEMA_VERSION:
  *
- * The only `schemaVersion` a `session_created` event may carry in v1.
+ * The newest session schema version: the one new files are created with.
+ * Readers accept every version from 1 up to it (docs/format.md "Schema
+ * version 2"); a file created at 1 is raised to it by appending a
+ * `schema_upgraded` event, never by rewriting.
  */
-#define NATTER_SESSION_SCHEMA_VERSION 1
+#define NATTER_SESSION_SCHEMA_VERSION 2
 
 /**
  * NATTER_SESSION_CWD_MAX:

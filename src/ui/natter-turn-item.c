@@ -688,6 +688,13 @@ natter_turn_item_dup_input_text (NatterTurnItem *self)
               g_string_append_printf (text, "📎 %s",
                                       json_object_get_string_member_with_default (part, "filename", ""));
             }
+          else if (g_strcmp0 (json_object_get_string_member_with_default (part, "type", NULL), "blob") == 0)
+            {
+              if (text->len > 0)
+                g_string_append_c (text, '\n');
+              g_string_append_printf (text, "📎 %s",
+                                      json_object_get_string_member_with_default (part, "name", ""));
+            }
         }
     }
   return g_string_free (text, FALSE);

@@ -122,7 +122,9 @@ scroll_to_bottom (NatterWindow *self)
 void
 _natter_window_follow_bottom (NatterWindow *self)
 {
-  if (!self->stick_to_bottom)
+  /* A search result scrolled to its turn stays there while the rows
+   * around it are read and grow. */
+  if (!self->stick_to_bottom || self->reveal_tick_id != 0)
     return;
   self->follow_pending = TRUE;
   if (self->layout_clock != NULL)
@@ -168,7 +170,7 @@ timeline_value_changed_cb (NatterWindow  *self,
 
   /* The list view moving the value as rows change height, before the
    * bottom is caught up with, is not the user scrolling away. */
-  if (self->follow_pending)
+  if (self->follow_pending || self->reveal_tick_id != 0)
     return;
   self->stick_to_bottom = gtk_adjustment_get_value (adjustment) >= bottom - BOTTOM_SLACK;
 }
@@ -597,6 +599,7 @@ _natter_window_send_text (NatterWindow *self,
   provider = natter_model_choice_provider_to_resolve (&choice);
   natter_send_options_set_auto_permission (options, natter_settings_get_auto_permission (self->settings));
   natter_send_options_set_max_model_calls (options, natter_settings_get_max_model_calls (self->settings));
+  natter_send_options_set_auto_title (options, natter_settings_get_auto_title (self->settings));
 
   data = g_new0 (SendData, 1);
   data->self = g_object_ref (self);

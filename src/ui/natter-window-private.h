@@ -4,7 +4,9 @@
  *
  * The main window's shared state, split by facet the way GNOME Text
  * Editor splits its window: natter-window.c (lifetime, opening a session,
- * the public API), -sidebar.c (the session list), -conversation.c (the
+ * the public API), -sidebar.c (the window's side of its #NatterSidebar:
+ * picking, deleting, going to a conversation), -search.c (a search result
+ * opened at its turn), -conversation.c (the
  * timeline, agent and model choice, sending), -actions.c (the win.*
  * actions), -keyboard.c (tab stops and focus) and -errors.c (the error
  * bar and the damaged-conversation page). Each facet installs its own
@@ -20,6 +22,7 @@
 #include "natter-model-picker.h"
 #include "natter-session-row.h"
 #include "natter-settings.h"
+#include "natter-sidebar.h"
 #include "natter-window.h"
 
 G_BEGIN_DECLS
@@ -42,19 +45,13 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   char                 *agent_id;
   GCancellable         *cancellable;
 
-  GtkFilterListModel   *filter_model;
-  GtkSortListModel     *sort_model;
-  GtkSingleSelection   *selection;
-  GtkStringFilter      *title_filter;
-  GtkCustomFilter      *pending_filter;
-
   GHashTable           *pending_deletes;  /* session id → AdwToast */
-  /* The sidebar's place (see keep_sidebar_scroll()): where it was before
-   * a search, and where a change of its rows is to leave it. */
-  double                scroll_before_search;  /* < 0: not searching */
-  double                pending_scroll;
-  guint                 scroll_tick_id;
-  guint                 scroll_ticks;
+
+  /* A search result opened: its turn is scrolled to (natter-window-search.c) */
+  char                 *reveal_turn_id;   /* scrolled to once its timeline has it */
+  guint                 reveal_tick_id;   /* while set, the bottom is not followed */
+  guint                 reveal_ticks;
+  guint                 reveal_position;
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
   GHashTable           *chosen_models;    /* session id → {provider, model?} */
@@ -83,25 +80,19 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   gulong                layout_handler;
   gboolean              sending;
   gboolean              restored;
-  guint                 list_key_id;  /* a key press in the session list is being handled */
   char                 *open_when_loaded; /* natter_window_open_session() before the scan ended */
 
   /* Keyboard use */
   char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
   gboolean              focus_in_timeline;
   guint                 refocus_id;
-  guint                 focus_row_tries;
-  char                 *focus_row_id;     /* the row focus_sidebar_position() wants */
 
   /* Template children */
   AdwToastOverlay      *toast_overlay;
   AdwLeaflet           *leaflet;
   GtkWidget            *sidebar;
   GtkWidget            *content;
-  GtkSearchBar         *search_bar;
-  GtkSearchEntry       *search_entry;
-  GtkStack             *sidebar_stack;
-  GtkListView          *session_list;
+  NatterSidebar        *session_sidebar;
   AdwWindowTitle       *window_title;
   GtkWidget            *conversation_menu_button;
   GtkStack             *content_stack;
@@ -187,21 +178,18 @@ _natter_window_class_archive_init (GtkWidgetClass *widget_class);
 
 /* natter-window-sidebar.c */
 void
-_natter_window_update_sidebar_page (NatterWindow *self);
-guint
-_natter_window_find_position (NatterWindow *self,
-                              const char *session_id);
-void
-_natter_window_sync_selection (NatterWindow *self);
-GtkAdjustment *
-_natter_window_sidebar_adjustment (NatterWindow *self);
-void
-_natter_window_keep_sidebar_scroll (NatterWindow *self,
-                                    double value);
-void
 _natter_window_class_sidebar_init (GtkWidgetClass *widget_class);
 void
 _natter_window_sidebar_init (NatterWindow *self);
+
+/* natter-window-search.c */
+void
+_natter_window_reveal_turn (NatterWindow *self,
+                            const char *turn_id);
+void
+_natter_window_try_reveal (NatterWindow *self);
+void
+_natter_window_search_dispose (NatterWindow *self);
 
 /* natter-window-conversation.c */
 void

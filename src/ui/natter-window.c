@@ -5,13 +5,12 @@
  * The main window: the session sidebar and the conversation side
  * by side in an AdwLeaflet, one at a time on a narrow window.
  *
- * The sidebar is a GtkListView over the session index itself, filtered and
- * sorted by GTK list models (newest first) — never a copy — so it follows
- * every write-through update of the index (session-layer-spec.md §8.3)
- * with no refresh call. The conversation is a GtkListView over the
- * session's #NatterTimelineModel; timelines of sessions opened in this
- * window stay alive, so a turn that streams while another session is shown
- * goes on being joined and shows live when the user comes back.
+ * The sidebar is a #NatterSidebar over the session index itself (it
+ * follows every write-through update with no refresh call). The
+ * conversation is a GtkListView over the session's #NatterTimelineModel;
+ * timelines of sessions opened in this window stay alive, so a turn that
+ * streams while another session is shown goes on being joined and shows
+ * live when the user comes back.
  *
  * Nothing in the list is destroyed by a key press without a chance to
  * undo: Delete hides the session and shows an undo toast; the file
@@ -191,6 +190,7 @@ timeline_items_changed_cb (NatterWindow *self)
     natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
   _natter_window_apply_versions (self);
   update_conversation (self);
+  _natter_window_try_reveal (self);
 }
 
 void
@@ -276,7 +276,7 @@ natter_window_open_session (NatterWindow *self,
       _natter_window_refresh_versions (self);
     }
   update_conversation (self);
-  _natter_window_sync_selection (self);
+  natter_sidebar_select (self->session_sidebar, self->session_id);
   _natter_window_follow_bottom (self);
   return TRUE;
 }
@@ -319,12 +319,6 @@ natter_window_dispose (GObject *object)
     g_hash_table_remove_all (self->pending_deletes);
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->refocus_id, g_source_remove);
-  g_clear_handle_id (&self->list_key_id, g_source_remove);
-  if (self->scroll_tick_id != 0)
-    {
-      gtk_widget_remove_tick_callback (GTK_WIDGET (self->session_list), self->scroll_tick_id);
-      self->scroll_tick_id = 0;
-    }
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   if (self->index != NULL)
@@ -345,11 +339,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->retry_text, g_free);
   g_clear_pointer (&self->editing_turn_id, g_free);
   g_clear_pointer (&self->versions, g_hash_table_unref);
-  g_clear_object (&self->selection);
-  g_clear_object (&self->sort_model);
-  g_clear_object (&self->filter_model);
-  g_clear_object (&self->title_filter);
-  g_clear_object (&self->pending_filter);
+  _natter_window_search_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -376,7 +366,6 @@ natter_window_finalize (GObject *object)
   g_clear_pointer (&self->provider_id, g_free);
   g_clear_pointer (&self->default_model, g_free);
   g_clear_pointer (&self->last_deleted_id, g_free);
-  g_clear_pointer (&self->focus_row_id, g_free);
   g_clear_pointer (&self->listed_provider, g_free);
   g_clear_pointer (&self->damage, natter_session_damage_free);
   g_clear_pointer (&self->damage_session_id, g_free);
@@ -407,10 +396,6 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_bar);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_entry);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar_stack);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, session_list);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, conversation_menu_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_stack);
@@ -443,7 +428,6 @@ natter_window_init (NatterWindow *self)
   natter_toast_guard_attach (self->toast_overlay);
 
   self->cancellable = g_cancellable_new ();
-  self->scroll_before_search = -1;
   self->agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
   self->pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -472,7 +456,6 @@ natter_window_set_services (NatterWindow       *self,
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect_swapped (self->index, "notify::loaded", G_CALLBACK (index_loaded_cb), self);
 
-  _natter_window_update_sidebar_page (self);
   restore_last_session (self);
 }
 
@@ -631,7 +614,7 @@ GListModel *
 natter_window_get_sidebar_model (NatterWindow *self)
 {
   g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
-  return self->sort_model != NULL ? G_LIST_MODEL (self->sort_model) : NULL;
+  return natter_sidebar_get_model (self->session_sidebar);
 }
 
 /**
@@ -679,7 +662,7 @@ natter_window_get_composer (NatterWindow *self)
 GtkWidget *
 natter_window_get_session_list (NatterWindow *self)
 {
-  return GTK_WIDGET (self->session_list);
+  return natter_sidebar_get_list (self->session_sidebar);
 }
 
 GtkWidget *

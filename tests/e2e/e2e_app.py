@@ -291,6 +291,9 @@ class NatterApp:
             ("providers", "[('test', 'Test', '%s')]" % base_url),
             ("default-provider", "test"),
             ("default-model", "m"),
+            # The scenarios check titles taken from the first message; the
+            # mock would answer a title request with its canned text.
+            ("auto-title", "false"),
         ]
         for key, value in settings:
             subprocess.run(["gsettings", "set", APP_ID, key, value],
@@ -303,6 +306,7 @@ class NatterApp:
         settings = [
             ("providers", "[('local', 'Local', '%s')]" % base_url),
             ("default-provider", "local"),
+            ("auto-title", "false"),
         ]
         for key, value in settings:
             subprocess.run(["gsettings", "set", APP_ID, key, value],

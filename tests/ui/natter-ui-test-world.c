@@ -573,14 +573,21 @@ ui_save_screen (const char *name)
  * @argv: the test's arguments
  *
  * Initialises GLib's test framework, GTK (gtk_test_init()) and
- * libadwaita: what every window test does first.
+ * libadwaita: what every window test does first; and turns the
+ * `auto-title` setting off (the memory backend keeps it for the process).
  */
 void
 ui_test_init (int    *argc,
               char ***argv)
 {
+  g_autoptr(GSettings) settings = NULL;
+
   gtk_test_init (argc, argv, NULL);
   adw_init ();
+  /* The tests script every model call; the one that names a conversation
+   * is asked for only where a test turns automatic titles back on. */
+  settings = g_settings_new ("io.github.natter.Natter");
+  g_settings_set_boolean (settings, "auto-title", FALSE);
 }
 
 /**

@@ -444,6 +444,26 @@ test_limit_and_switch (Fixture       *f,
                    ==, data_dir);
 }
 
+/* "Name Conversations Automatically" is the auto-title key, on by default,
+ * both ways; the services (which the window and the command line ask) follow. */
+static void
+test_auto_title_switch (Fixture       *f,
+                        gconstpointer  data)
+{
+  GtkSwitch *toggle = GTK_SWITCH (natter_preferences_window_get_widget (f->window, "auto-title"));
+
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (gtk_widget_get_ancestor (GTK_WIDGET (toggle),
+                                                                                           ADW_TYPE_ACTION_ROW))),
+                   ==, "Name Conversations Automatically");
+  g_assert_true (gtk_switch_get_active (toggle));
+  g_assert_true (natter_services_get_auto_title (f->services));
+  gtk_switch_set_active (toggle, FALSE);
+  g_assert_false (g_settings_get_boolean (f->settings, "auto-title"));
+  g_assert_false (natter_services_get_auto_title (f->services));
+  g_settings_set_boolean (f->settings, "auto-title", TRUE);
+  g_assert_true (gtk_switch_get_active (toggle));
+}
+
 static void
 test_remove_undo_add (Fixture       *f,
                       gconstpointer  data)
@@ -768,6 +788,7 @@ main (int   argc,
   ADD ("/preferences/connection-test", test_connection_test);
   ADD ("/preferences/default-model", test_default_model);
   ADD ("/preferences/limit-and-switch", test_limit_and_switch);
+  ADD ("/preferences/auto-title-switch", test_auto_title_switch);
   ADD ("/preferences/remove-undo-add", test_remove_undo_add);
   ADD ("/preferences/agents", test_agents);
   ADD ("/preferences/agent-model-picker", test_agent_model_picker);

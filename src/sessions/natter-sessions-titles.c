@@ -1,0 +1,440 @@
+/* natter-sessions-titles.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Automatic titles (session-layer-spec.md §12.6): once the first turn of
+ * a session completes, a standalone turn (§11) asks the same provider and
+ * model for a short title, and its answer is appended as an ordinary
+ * `title_changed`. It never replaces a title the user set, before the
+ * answer or while the title request runs; it happens at most once; it
+ * never holds the session lock while the model thinks, so the next
+ * message is never delayed; and a failure is silent: the derived title
+ * simply stays.
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "natter-headless-runner.h"
+#include "natter-session-schema.h"
+#include "natter-session-index-private.h"
+#include "natter-sessions-private.h"
+
+/* How much of the first message and of the first answer the title
+ * request quotes, in characters: a title needs the gist, not the text. */
+#define QUOTE_MAX_CHARS 1000
+/* The answer needs only a few words; reasoning models get some room. */
+#define TITLE_MAX_TOKENS 64
+#define TITLE_MAX_WORDS 6
+
+#define TITLE_PROMPT \
+  "Write a title for the conversation below: at most 6 words, in the " \
+  "language of the conversation, that says what it is about. Answer " \
+  "with the title alone, without quotes, markup or a final period."
+
+/**
+ * natter_sessions_want_title: (skip)
+ * @self: the service
+ * @session_id: the session
+ * @turn_id: its first turn
+ *
+ * Remembers that @session_id is to be named once @turn_id completes
+ * (however many advances that takes: a permission prompt may come first).
+ */
+void
+natter_sessions_want_title (NatterSessions *self,
+                            const char     *session_id,
+                            const char     *turn_id)
+{
+  g_hash_table_replace (self->pending_titles, g_strdup (turn_id), g_strdup (session_id));
+}
+
+/**
+ * natter_sessions_title_pending: (skip)
+ * @self: the service
+ * @turn_id: a turn
+ *
+ * Returns: whether a title waits for @turn_id to complete
+ */
+gboolean
+natter_sessions_title_pending (NatterSessions *self,
+                               const char     *turn_id)
+{
+  return g_hash_table_contains (self->pending_titles, turn_id);
+}
+
+typedef struct
+{
+  NatterSessions *self;
+  char           *session_id;
+  char           *turn_id;
+  guint64         op;        /* keeps a flush waiting until the title is written or given up */
+} TitleJob;
+
+static void
+title_job_free (TitleJob *job)
+{
+  if (job->op != 0)
+    natter_sessions_end_op (job->self, job->op);
+  g_free (job->session_id);
+  g_free (job->turn_id);
+  g_object_unref (job->self);
+  g_free (job);
+}
+
+/* The text of a message's content (a string or `{type: "text"}` parts),
+ * cut to QUOTE_MAX_CHARS with "…" when longer. */
+static char *
+quoted_text (JsonNode *content)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *valid = NULL;
+  char *stripped;
+
+  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) &&
+      json_node_get_value_type (content) == G_TYPE_STRING)
+    g_string_append (text, json_node_get_string (content));
+  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
+    {
+      JsonArray *parts = json_node_get_array (content);
+
+      for (guint i = 0; i < json_array_get_length (parts); i++)
+        {
+          JsonNode *part = json_array_get_element (parts, i);
+
+          if (JSON_NODE_HOLDS_OBJECT (part) &&
+              g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (part), "type", NULL),
+                         "text") == 0)
+            g_string_append_printf (text, "%s\n",
+                                    json_object_get_string_member_with_default (json_node_get_object (part),
+                                                                                "text", ""));
+        }
+    }
+  valid = g_utf8_make_valid (text->str, text->len);
+  stripped = g_strstrip (valid);
+  if (g_utf8_strlen (stripped, -1) <= QUOTE_MAX_CHARS)
+    return g_strdup (stripped);
+  {
+    g_autofree char *cut = g_utf8_substring (stripped, 0, QUOTE_MAX_CHARS);
+
+    return g_strconcat (cut, "…", NULL);
+  }
+}
+
+/**
+ * natter_title_request_text:
+ * @question: (transfer none): the first user message's content
+ * @answer: (nullable): the first answer's text
+ *
+ * The user message of the title request of session-layer-spec.md §12.6:
+ * the instruction, then the first message and the first answer, each
+ * cut to 1,000 characters. Pure.
+ *
+ * Returns: (transfer full): the message text
+ */
+char *
+natter_title_request_text (JsonNode   *question,
+                           const char *answer)
+{
+  g_autofree char *asked = quoted_text (question);
+  g_autoptr(JsonNode) answer_node = json_node_init_string (json_node_alloc (), answer != NULL ? answer : "");
+  g_autofree char *answered = quoted_text (answer_node);
+
+  return g_strdup_printf ("%s\n\nUser: %s\n\nAssistant: %s", TITLE_PROMPT, asked, answered);
+}
+
+static gboolean
+is_wrapping (gunichar c)
+{
+  return c == '"' || c == '\'' || c == '*' || c == '#' || c == '`' || c == '_' ||
+         c == 0x201C || c == 0x201D || c == 0x201E || c == 0x2018 || c == 0x2019 ||
+         c == 0x00AB || c == 0x00BB;
+}
+
+/* Drops wrapping quotes and markup at both ends of @line, in place. */
+static char *
+unwrap (char *line)
+{
+  char *end;
+
+  while (*line != '\0' && (is_wrapping (g_utf8_get_char (line)) || g_unichar_isspace (g_utf8_get_char (line))))
+    line = g_utf8_next_char (line);
+  end = line + strlen (line);
+  while (end > line)
+    {
+      char *previous = g_utf8_prev_char (end);
+      gunichar c = g_utf8_get_char (previous);
+
+      if (!is_wrapping (c) && !g_unichar_isspace (c) && c != '.')
+        break;
+      end = previous;
+    }
+  *end = '\0';
+  return line;
+}
+
+/**
+ * natter_title_from_answer:
+ * @answer: (nullable): what the model answered to the title request
+ *
+ * Makes a title of a model's answer (session-layer-spec.md §12.6): its
+ * first non-empty line without a "Title:" label, wrapping quotes or
+ * markup and a final period, cut to six words and to
+ * %NATTER_SESSION_TITLE_MAX_CHARS characters. Pure.
+ *
+ * Returns: (transfer full) (nullable): the title, or %NULL when the
+ *   answer holds none
+ */
+char *
+natter_title_from_answer (const char *answer)
+{
+  g_autofree char *valid = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) title = g_string_new (NULL);
+  char *line = NULL;
+  g_auto(GStrv) words = NULL;
+  guint n_words = 0;
+
+  if (answer == NULL)
+    return NULL;
+  valid = g_utf8_make_valid (answer, -1);
+  lines = g_strsplit_set (valid, "\r\n", -1);
+  for (guint i = 0; lines[i] != NULL && line == NULL; i++)
+    {
+      char *candidate = unwrap (lines[i]);
+
+      if (g_ascii_strncasecmp (candidate, "title:", 6) == 0)
+        candidate = unwrap (candidate + 6);
+      if (*candidate != '\0')
+        line = candidate;
+    }
+  if (line == NULL)
+    return NULL;
+
+  words = g_strsplit_set (line, " \t", -1);
+  for (guint i = 0; words[i] != NULL && n_words < TITLE_MAX_WORDS; i++)
+    {
+      if (*words[i] == '\0')
+        continue;
+      g_string_append_printf (title, "%s%s", n_words > 0 ? " " : "", words[i]);
+      n_words++;
+    }
+  if (g_utf8_strlen (title->str, -1) > NATTER_SESSION_TITLE_MAX_CHARS)
+    {
+      g_autofree char *cut = g_utf8_substring (title->str, 0, NATTER_SESSION_TITLE_MAX_CHARS);
+
+      g_string_assign (title, g_strchomp (cut));
+    }
+  {
+    g_autofree char *copy = g_strdup (title->str);
+    char *unwrapped = unwrap (copy);
+
+    return *unwrapped != '\0' ? g_strdup (unwrapped) : NULL;
+  }
+}
+
+/* Writing the title, under the session lock */
+
+typedef struct
+{
+  NatterSessionsOp  base;
+  char             *title;
+  GPtrArray        *events;
+} AutoTitleData;
+
+NATTER_SESSIONS_DEFINE_OP (AutoTitleData, auto_title_data)
+
+static void
+auto_title_data_clear (AutoTitleData *data)
+{
+  g_free (data->title);
+  g_clear_pointer (&data->events, g_ptr_array_unref);
+}
+
+static void
+auto_title_appended_cb (GObject      *object,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AutoTitleData *data = auto_title_data_get (task);
+  GError *error = NULL;
+
+  if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
+      !natter_sessions_op_apply_appended (&data->base, data->events, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  natter_session_index_update_from_state (data->base.self->index, data->base.state, NULL);
+  natter_sessions_op_finish (task);
+  g_signal_emit (data->base.self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0,
+                 data->base.session_id);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+auto_title_session_read (GTask *task)
+{
+  AutoTitleData *data = auto_title_data_get (task);
+  g_autofree char *ts = NULL;
+
+  /* Read again under the lock: a rename while the model was asked wins. */
+  if (!natter_session_state_get_title_is_default (data->base.state))
+    {
+      natter_sessions_op_finish (task);
+      g_task_return_boolean (task, FALSE);
+      return;
+    }
+  ts = natter_clock_format_ts (data->base.self->clock);
+  data->events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_ptr_array_add (data->events, natter_session_event_new_title_changed (data->base.session_id, ts, data->title));
+  natter_jsonl_repo_append_async (data->base.self->session_repo, data->base.session_id, data->events, NULL,
+                                  auto_title_appended_cb, g_object_ref (task));
+}
+
+static void
+auto_title_written_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  TitleJob *job = user_data;
+  g_autoptr(GError) error = NULL;
+
+  /* Silent by design: the derived title stays. */
+  if (!g_task_propagate_boolean (G_TASK (result), &error) && error != NULL)
+    g_debug ("The automatic title was not written: %s", error->message);
+  title_job_free (job);
+}
+
+static void
+title_ran_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  TitleJob *job = user_data;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autofree char *answer = NULL;
+  g_autofree char *title = NULL;
+  g_autoptr(GError) error = NULL;
+  GTask *task;
+
+  outcome = natter_headless_runner_run_finish (NATTER_HEADLESS_RUNNER (object), result, NULL, &answer, &error);
+  if (outcome == NULL || outcome->kind != NATTER_TURN_OUTCOME_COMPLETED ||
+      (title = natter_title_from_answer (answer)) == NULL)
+    {
+      g_debug ("No automatic title for session %s: %s", job->session_id,
+               error != NULL ? error->message : outcome != NULL && outcome->error != NULL ? outcome->error
+                                                                                        : "no title in the answer");
+      title_job_free (job);
+      return;
+    }
+  /* The job's operation lives on until the title is written, so that a
+   * flush begun before it never returns in between. */
+  task = auto_title_data_task_new (job->self, job->session_id, NULL, auto_title_written_cb, job,
+                                   natter_sessions_title_settled);
+  auto_title_data_get (task)->title = g_steal_pointer (&title);
+  natter_sessions_op_lock_and_read (task, auto_title_session_read);
+}
+
+/* Asks for the title with the first turn's agent and exactly its model. */
+static void
+title_ask (TitleJob        *job,
+           NatterTurnState *turn)
+{
+  JsonObject *definition = natter_turn_state_get_definition (turn);
+  JsonObject *resolved = json_object_get_object_member (json_object_get_object_member (definition, "agent"),
+                                                        "resolved");
+  JsonObject *model = json_object_get_object_member (resolved, "model");
+  g_autoptr(NatterSendOptions) options = natter_send_options_new (json_object_get_string_member (resolved, "agentId"));
+  g_autoptr(NatterHeadlessRunner) runner = natter_headless_runner_new (job->self->runtime);
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autofree char *answer = natter_turn_state_dup_final_text (turn);
+  g_autofree char *text = NULL;
+
+  text = natter_title_request_text (json_object_get_member (json_object_get_object_member (definition, "input"),
+                                                            "content"),
+                                    answer);
+  natter_send_options_set_model (options, json_object_get_string_member (model, "provider"),
+                                 json_object_get_string_member (model, "model"));
+  natter_send_options_set_max_model_calls (options, 1);
+  natter_send_options_set_max_tokens (options, TITLE_MAX_TOKENS);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  natter_headless_runner_run_async (runner, options, NULL, input, NULL, title_ran_cb, job);
+}
+
+static void
+title_turn_read_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  TitleJob *job = user_data;
+  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(GError) error = NULL;
+
+  turn = natter_sessions_read_turn_finish (object, result, &error);
+  if (turn == NULL)
+    {
+      g_debug ("No automatic title for session %s: %s", job->session_id, error->message);
+      title_job_free (job);
+      return;
+    }
+  title_ask (job, turn);
+}
+
+static void
+title_session_read_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  TitleJob *job = user_data;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* A rename before the answer came means no request at all. */
+  state = natter_sessions_read_session_finish (result, &error);
+  if (state == NULL || !natter_session_state_get_title_is_default (state))
+    {
+      title_job_free (job);
+      return;
+    }
+  natter_sessions_read_turn_async (job->self, job->turn_id, NULL, title_turn_read_cb, job);
+}
+
+/**
+ * natter_sessions_title_settled: (skip)
+ * @self: the service
+ * @session_id: the turn's session
+ * @turn_id: a turn that natter_sessions_title_pending() named
+ * @outcome: how its advance settled
+ * @op: (transfer full): the operation that keeps a flush waiting; ended
+ *   here or once the title is written or given up
+ *
+ * A completed first turn starts the title request; a failed or
+ * cancelled one gives the title up (the derived title stays); a
+ * suspended one keeps waiting for the advance that completes it.
+ */
+void
+natter_sessions_title_settled (NatterSessions        *self,
+                               const char            *session_id,
+                               const char            *turn_id,
+                               NatterTurnOutcomeKind  outcome,
+                               guint64                op)
+{
+  TitleJob *job;
+
+  if (outcome != NATTER_TURN_OUTCOME_COMPLETED)
+    {
+      if (outcome != NATTER_TURN_OUTCOME_SUSPENDED)
+        g_hash_table_remove (self->pending_titles, turn_id);
+      natter_sessions_end_op (self, op);
+      return;
+    }
+  g_hash_table_remove (self->pending_titles, turn_id);
+  job = g_new0 (TitleJob, 1);
+  job->self = g_object_ref (self);
+  job->session_id = g_strdup (session_id);
+  job->turn_id = g_strdup (turn_id);
+  job->op = op;
+  natter_sessions_read_session_async (self, session_id, NULL, title_session_read_cb, job);
+}

@@ -1,0 +1,59 @@
+/* natter-session-reducer-private.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The session state's fields, shared by the reducer of the version-1
+ * events (natter-session-reducer.c) and the fold of what schema version 2
+ * added (natter-session-reducer-v2.c).
+ */
+
+#pragma once
+
+#include "natter-session-reducer.h"
+
+G_BEGIN_DECLS
+
+/* The part of the state schema version 2 added. Also used alone by the
+ * fast startup scan, so that both paths check the same rules. */
+typedef struct
+{
+  gint64      schema_version;  /* 0 before session_created */
+  GPtrArray  *grants;          /* of NatterSessionGrant *, active, in order added */
+  GPtrArray  *queue;           /* of NatterSessionQueuedMessage *, pending, FIFO */
+  GHashTable *used_ids;        /* every grantId and queueId seen (owned) */
+} NatterSessionV2Fold;
+
+struct _NatterSessionState
+{
+  gatomicrefcount      ref_count;
+
+  /* A private, sealed copy of the session_created event: the state must
+   * not change behind the reducer's back if a caller later edits the event
+   * it applied, and consumers of get_definition() cannot edit it either. */
+  JsonObject          *definition;
+  const char          *session_id;     /* owned by definition */
+  char                *title;
+  gboolean             title_is_explicit;
+  /* The title is the default one derived from the first message: the only
+   * title_changed so far came right after the first turn_appended, in a
+   * session created without a title (natter_session_state_get_title_is_default()). */
+  gboolean             title_is_default;
+  gboolean             after_first_turn;   /* the last event was turn_appended #1 */
+  JsonObject          *compaction;         /* the last conversation_compacted (sealed), or NULL */
+  gboolean             compaction_pending; /* no turn_appended since it */
+  GArray              *turns;          /* of NatterSessionTurn, strings owned */
+  GHashTable          *turns_by_id;    /* turn_id (owned by turns) → index + 1 */
+  char                *updated_at;
+  NatterSessionV2Fold  v2;
+};
+
+void     natter_session_v2_fold_clear  (NatterSessionV2Fold  *fold);
+gboolean natter_session_v2_fold_check  (NatterSessionV2Fold  *fold,
+                                        JsonObject           *event,
+                                        const char           *type,
+                                        GError              **error);
+void     natter_session_v2_fold_commit (NatterSessionV2Fold  *fold,
+                                        JsonObject           *event,
+                                        const char           *type);
+
+G_END_DECLS

@@ -1,0 +1,487 @@
+/* test-auto-title.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Automatic titles (session-layer-spec.md §12.6) end to end: the real
+ * services over a temporary data directory, the built-in agent, and a
+ * scripted OpenAI-compatible server on loopback whose request bodies the
+ * cases assert. What is checked is what lands in the session file.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#define G_SETTINGS_ENABLE_BACKEND
+#include <gio/gsettingsbackend.h>
+
+#include "natter-services.h"
+#include "natter-sessions-private.h"
+#include "natter-settings.h"
+#include "natter-test-server.h"
+#include "natter-test-support.h"
+
+#define WAIT_MS 20000
+
+#define SSE "text/event-stream"
+#define CHUNK(delta) "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" delta "\"}}]}\n\n"
+#define FINISH "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+#define DONE "data: [DONE]\n\n"
+#define SAY(text) { .status = 200, .content_type = SSE, .chunks = NATTER_TEST_CHUNKS (CHUNK (text), FINISH DONE) }
+#define ANSWER SAY ("Hello world")
+#define TITLE SAY ("\\\"Greeting the World.\\\"")
+#define BROKEN { .status = 500, .content_type = "application/json", .body = "{\"error\":{\"message\":\"down\"}}" }
+
+typedef struct
+{
+  GFile            *dir;
+  GSettings        *gsettings;
+  NatterSettings   *settings;
+  NatterServices   *services;
+  NatterSessions   *sessions;
+  NatterTestServer *server;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
+
+  f->dir = natter_test_make_temp_dir ();
+  f->gsettings = g_settings_new_with_backend (APP_ID, backend);
+  f->settings = natter_settings_new (f->gsettings);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  if (f->services != NULL)
+    {
+      g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
+      g_assert_finalize_object (f->services);
+    }
+  g_clear_pointer (&f->server, natter_test_server_free);
+  g_clear_object (&f->settings);
+  g_clear_object (&f->gsettings);
+  natter_test_remove_tree (f->dir);
+  g_clear_object (&f->dir);
+}
+
+static char *
+no_key (const char *provider,
+        gpointer    user_data)
+{
+  return NULL;
+}
+
+static void
+result_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_result (GAsyncResult **result)
+{
+  natter_test_wait_for_pointer ((gpointer *) result, WAIT_MS);
+  return *result;
+}
+
+/* The services over the scripted server, as provider "test", model "m". */
+static void
+serve (Fixture                  *f,
+       const NatterTestResponse *script,
+       guint                     n_script)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  f->server = natter_test_server_new (script, n_script);
+  f->server->expected_path = "/v1/chat/completions";
+  g_settings_set_value (f->gsettings, "providers",
+                        g_variant_new_parsed ("[('test', 'Test', %s)]", f->server->base_url));
+  g_settings_set_string (f->gsettings, "default-provider", "test");
+  g_settings_set_string (f->gsettings, "default-model", "m");
+  f->services = natter_services_new (f->dir, f->settings, no_key, NULL, NULL);
+  g_assert_true (natter_services_acquire_writer_lock (f->services, &error));
+  g_assert_no_error (error);
+  natter_services_load_async (f->services, NULL, result_cb, &result);
+  g_assert_true (natter_services_load_finish (f->services, wait_result (&result), &error));
+  g_assert_no_error (error);
+  f->sessions = natter_services_get_sessions (f->services);
+}
+
+#define SERVE(f, ...) \
+  G_STMT_START { \
+    const NatterTestResponse script_[] = { __VA_ARGS__ }; \
+    serve ((f), script_, G_N_ELEMENTS (script_)); \
+  } G_STMT_END
+
+static char *
+create_session (Fixture *f)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *session_id;
+
+  natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, result_cb, &result);
+  session_id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return session_id;
+}
+
+/* Sends @text and returns the turn id at once. */
+static char *
+send (Fixture    *f,
+      const char *session_id,
+      const char *text,
+      gboolean    auto_title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autoptr(JsonObject) input = json_object_new ();
+  char *turn_id;
+
+  natter_send_options_set_model (options, "test", "m");
+  natter_send_options_set_auto_title (options, auto_title);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return turn_id;
+}
+
+/* Waits for the turn, then for everything the service still does
+ * (the title request among it). */
+static void
+settle (Fixture    *f,
+        const char *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &result);
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
+}
+
+/* The titles of the session file's title_changed events, "|"-joined. */
+static char *
+titles_on_disk (Fixture    *f,
+                const char *session_id)
+{
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) titles = g_string_new (NULL);
+
+  events = natter_jsonl_repo_read_sync (natter_services_get_session_repo (f->services), session_id, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
+
+      if (g_str_equal (json_object_get_string_member (event, "type"), "title_changed"))
+        g_string_append_printf (titles, "%s%s", titles->len > 0 ? "|" : "",
+                                json_object_get_string_member (event, "title"));
+    }
+  return g_string_free (g_steal_pointer (&titles), FALSE);
+}
+
+static JsonObject *
+request_body (Fixture *f,
+              guint    index)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  g_assert_cmpuint (index, <, f->server->bodies->len);
+  node = natter_test_json (g_ptr_array_index (f->server->bodies, index));
+  return json_object_ref (json_node_get_object (node));
+}
+
+static void
+set_title (Fixture    *f,
+           const char *session_id,
+           const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_set_title_async (f->sessions, session_id, title, NULL, result_cb, &result);
+  g_assert_true (natter_sessions_set_title_finish (f->sessions, wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+/* After the first answer, one request to the same model with a small
+ * answer limit, quoting the first message and answer; its answer, made
+ * a title, is appended once. The second turn asks for nothing. */
+static void
+test_titled_once (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *titles = NULL;
+  g_autoptr(JsonObject) body = NULL;
+  g_autofree char *long_text = NULL;
+  g_autofree char *filler = g_strnfill (1500, 'x');
+  JsonArray *messages;
+  const char *asked;
+
+  SERVE (f, ANSWER, TITLE, ANSWER);
+  session_id = create_session (f);
+  long_text = g_strdup_printf ("Plan a trip to Lisbon %s END", filler);
+  first = send (f, session_id, long_text, TRUE);
+  settle (f, first);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  body = request_body (f, 1);
+  g_assert_cmpstr (json_object_get_string_member (body, "model"), ==, "m");
+  g_assert_cmpint (json_object_get_int_member (body, "max_tokens"), ==, 64);
+  messages = json_object_get_array_member (body, "messages");
+  asked = json_object_get_string_member (json_array_get_object_element (messages,
+                                                                        json_array_get_length (messages) - 1),
+                                         "content");
+  g_assert_true (g_str_has_prefix (asked, "Write a title for the conversation below: at most 6 words"));
+  g_assert_nonnull (strstr (asked, "User: Plan a trip to Lisbon xxx"));
+  g_assert_nonnull (strstr (asked, "…\n\nAssistant: Hello world"));
+  g_assert_null (strstr (asked, "END"));
+
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Plan a trip to Lisbon xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…|Greeting the World");
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (
+                     natter_services_get_index (f->services), session_id)), ==, "Greeting the World");
+
+  second = send (f, session_id, "and again", TRUE);
+  settle (f, second);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_clear_pointer (&titles, g_free);
+  titles = titles_on_disk (f, session_id);
+  g_assert_true (g_str_has_suffix (titles, "|Greeting the World"));
+  g_assert_null (strstr (titles, "and again"));
+}
+
+/* Renamed while the first answer is on its way: the user's title stays. */
+static void
+test_rename_before_answer (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, ANSWER, TITLE);
+  session_id = create_session (f);
+  turn_id = send (f, session_id, "hello", TRUE);
+  set_title (f, session_id, "Mine");
+  settle (f, turn_id);
+
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello|Mine");
+}
+
+static void
+rename_on_completion_cb (NatterSessions *sessions,
+                         const char     *session_id,
+                         const char     *turn_id,
+                         JsonObject     *event,
+                         guint64         offset,
+                         gboolean       *renamed)
+{
+  if (g_str_equal (json_object_get_string_member (event, "type"), "turn_completed"))
+    {
+      natter_sessions_set_title_async (sessions, session_id, "Mine after", NULL, NULL, NULL);
+      *renamed = TRUE;
+    }
+}
+
+/* Renamed once the answer is there, while the title may be asked for:
+ * the title written under the lock checks again, and the user wins. */
+static void
+test_rename_after_answer (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *titles = NULL;
+  gboolean renamed = FALSE;
+  gulong handler;
+
+  SERVE (f, ANSWER, TITLE);
+  session_id = create_session (f);
+  handler = g_signal_connect (f->sessions, "turn-event", G_CALLBACK (rename_on_completion_cb), &renamed);
+  turn_id = send (f, session_id, "hello", TRUE);
+  settle (f, turn_id);
+  g_signal_handler_disconnect (f->sessions, handler);
+  g_assert_true (renamed);
+
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello|Mine after");
+}
+
+/* A title given at creation is the user's: nothing is asked. */
+static void
+test_created_with_title (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, ANSWER);
+  natter_sessions_create_session_async (f->sessions, "Given", NULL, NULL, NULL, NULL, result_cb, &result);
+  session_id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  turn_id = send (f, session_id, "hello", TRUE);
+  settle (f, turn_id);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "");
+}
+
+static void
+test_off (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, ANSWER);
+  session_id = create_session (f);
+  turn_id = send (f, session_id, "hello", FALSE);
+  settle (f, turn_id);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello");
+}
+
+static void
+count_index_changes_cb (NatterSessions *sessions,
+                        const char     *session_id,
+                        guint          *n)
+{
+  (*n)++;
+}
+
+/* The server fails the title request: the derived title stays, nothing
+ * is reported, and the next message goes out as usual. */
+static void
+test_failure_is_silent (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, ANSWER, BROKEN, ANSWER);
+  session_id = create_session (f);
+  turn_id = send (f, session_id, "hello", TRUE);
+  settle (f, turn_id);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello");
+
+  second = send (f, session_id, "again", TRUE);
+  settle (f, second);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_clear_pointer (&titles, g_free);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello");
+}
+
+/* The title request does not hold the session: a second message sent
+ * as soon as the first answer is there goes out while the title is
+ * still being asked for. */
+static void
+test_next_message_not_delayed (Fixture       *f,
+                               gconstpointer  data)
+{
+  const NatterTestResponse hanging_title = {
+    .status = 200, .content_type = SSE, .chunks = NATTER_TEST_CHUNKS (CHUNK ("Slow")), .keep_open = TRUE
+  };
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *titles = NULL;
+  guint n_changes = 0;
+
+  SERVE (f, ANSWER, hanging_title, ANSWER);
+  session_id = create_session (f);
+  first = send (f, session_id, "hello", TRUE);
+  natter_sessions_wait_for_turn_async (f->sessions, first, NULL, result_cb, &result);
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&result), NULL));
+
+  g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (count_index_changes_cb), &n_changes);
+  second = send (f, session_id, "again", TRUE);
+  g_clear_object (&result);
+  natter_sessions_wait_for_turn_async (f->sessions, second, NULL, result_cb, &result);
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&result), NULL));
+  g_signal_handlers_disconnect_by_func (f->sessions, count_index_changes_cb, &n_changes);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "Write a title"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "again"));
+
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello");
+  /* The hanging request ends with the server; the flush in the tear-down
+   * then finds nothing left to wait for. */
+  g_clear_pointer (&f->server, natter_test_server_free);
+}
+
+static void
+test_title_from_answer (void)
+{
+  const struct { const char *answer; const char *title; } cases[] = {
+    { "Greeting the World", "Greeting the World" },
+    { "\"Greeting the World.\"", "Greeting the World" },
+    { "Title: **Trip to Lisbon**", "Trip to Lisbon" },
+    { "\n\n  «Voyage à Lisbonne»  \nmore", "Voyage à Lisbonne" },
+    { "one two three four five six seven eight", "one two three four five six" },
+    { "# Heading", "Heading" },
+    { "", NULL },
+    { "  \"\"  \n", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *title = natter_title_from_answer (cases[i].answer);
+
+      g_assert_cmpstr (title, ==, cases[i].title);
+    }
+  g_assert_null (natter_title_from_answer (NULL));
+}
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  ADD ("/auto-title/titled-once", test_titled_once);
+  ADD ("/auto-title/rename-before-answer", test_rename_before_answer);
+  ADD ("/auto-title/rename-after-answer", test_rename_after_answer);
+  ADD ("/auto-title/created-with-title", test_created_with_title);
+  ADD ("/auto-title/off", test_off);
+  ADD ("/auto-title/failure-is-silent", test_failure_is_silent);
+  ADD ("/auto-title/next-message-not-delayed", test_next_message_not_delayed);
+  g_test_add_func ("/auto-title/title-from-answer", test_title_from_answer);
+  return g_test_run ();
+}

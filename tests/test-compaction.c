@@ -1,0 +1,551 @@
+/* test-compaction.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Compaction (session-layer-spec.md §12.3) end to end: the real services
+ * over a temporary data directory, the built-in agent, and a scripted
+ * OpenAI-compatible server on loopback whose request bodies the cases
+ * assert: what the summarizer is asked, and exactly which messages the
+ * next turn sends. Also the event itself in the reducer.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#define G_SETTINGS_ENABLE_BACKEND
+#include <gio/gsettingsbackend.h>
+
+#include "natter-services.h"
+#include "natter-id.h"
+#include "natter-session-events-v2.h"
+#include "natter-session-schema.h"
+#include "natter-store-error.h"
+#include "natter-session-state-v2.h"
+#include "natter-sessions-private.h"
+#include "natter-settings.h"
+#include "natter-test-server.h"
+#include "natter-test-support.h"
+
+#define WAIT_MS 20000
+
+#define SSE "text/event-stream"
+#define CHUNK(delta) "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" delta "\"}}]}\n\n"
+#define FINISH "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+#define DONE "data: [DONE]\n\n"
+#define SAY(text) { .status = 200, .content_type = SSE, .chunks = NATTER_TEST_CHUNKS (CHUNK (text), FINISH DONE) }
+#define BROKEN { .status = 500, .content_type = "application/json", .body = "{\"error\":{\"message\":\"down\"}}" }
+
+typedef struct
+{
+  GFile            *dir;
+  GSettings        *gsettings;
+  NatterSettings   *settings;
+  NatterServices   *services;
+  NatterSessions   *sessions;
+  NatterTestServer *server;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
+
+  f->dir = natter_test_make_temp_dir ();
+  f->gsettings = g_settings_new_with_backend (APP_ID, backend);
+  f->settings = natter_settings_new (f->gsettings);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  if (f->services != NULL)
+    {
+      g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
+      g_assert_finalize_object (f->services);
+    }
+  g_clear_pointer (&f->server, natter_test_server_free);
+  g_clear_object (&f->settings);
+  g_clear_object (&f->gsettings);
+  natter_test_remove_tree (f->dir);
+  g_clear_object (&f->dir);
+}
+
+static char *
+no_key (const char *provider,
+        gpointer    user_data)
+{
+  return NULL;
+}
+
+static void
+result_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_result (GAsyncResult **result)
+{
+  natter_test_wait_for_pointer ((gpointer *) result, WAIT_MS);
+  return *result;
+}
+
+/* The services over the scripted server, as provider "test", model "m". */
+static void
+serve (Fixture                  *f,
+       const NatterTestResponse *script,
+       guint                     n_script)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  f->server = natter_test_server_new (script, n_script);
+  f->server->expected_path = "/v1/chat/completions";
+  g_settings_set_value (f->gsettings, "providers",
+                        g_variant_new_parsed ("[('test', 'Test', %s)]", f->server->base_url));
+  g_settings_set_string (f->gsettings, "default-provider", "test");
+  g_settings_set_string (f->gsettings, "default-model", "m");
+  f->services = natter_services_new (f->dir, f->settings, no_key, NULL, NULL);
+  g_assert_true (natter_services_acquire_writer_lock (f->services, &error));
+  g_assert_no_error (error);
+  natter_services_load_async (f->services, NULL, result_cb, &result);
+  g_assert_true (natter_services_load_finish (f->services, wait_result (&result), &error));
+  g_assert_no_error (error);
+  f->sessions = natter_services_get_sessions (f->services);
+}
+
+#define SERVE(f, ...) \
+  G_STMT_START { \
+    const NatterTestResponse script_[] = { __VA_ARGS__ }; \
+    serve ((f), script_, G_N_ELEMENTS (script_)); \
+  } G_STMT_END
+
+static char *
+create_session (Fixture *f)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *session_id;
+
+  natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, result_cb, &result);
+  session_id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return session_id;
+}
+
+/* Sends @text and returns the turn id at once. */
+static char *
+send (Fixture    *f,
+      const char *session_id,
+      const char *text,
+      gboolean    auto_title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autoptr(JsonObject) input = json_object_new ();
+  char *turn_id;
+
+  natter_send_options_set_model (options, "test", "m");
+  natter_send_options_set_auto_title (options, auto_title);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return turn_id;
+}
+
+/* Waits for the turn, then for everything the service still does
+ * (the title request among it). */
+static void
+settle (Fixture    *f,
+        const char *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &result);
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
+}
+
+static JsonObject *
+request_body (Fixture *f,
+              guint    index)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  g_assert_cmpuint (index, <, f->server->bodies->len);
+  node = natter_test_json (g_ptr_array_index (f->server->bodies, index));
+  return json_object_ref (json_node_get_object (node));
+}
+
+static void
+settle_all (Fixture    *f,
+            const char *turn_id)
+{
+  settle (f, turn_id);
+}
+
+/* Sends @text with automatic titles off and waits for its turn. */
+static char *
+say (Fixture    *f,
+     const char *session_id,
+     const char *text)
+{
+  char *turn_id = send (f, session_id, text, FALSE);
+
+  settle_all (f, turn_id);
+  return turn_id;
+}
+
+static char *
+compact (Fixture    *f,
+         const char *session_id,
+         guint       keep,
+         GError    **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  natter_sessions_compact_async (f->sessions, session_id, keep, NULL, result_cb, &result);
+  return natter_sessions_compact_finish (f->sessions, wait_result (&result), error);
+}
+
+static char *
+fork_at (Fixture    *f,
+         const char *session_id,
+         const char *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *fork_id;
+
+  natter_sessions_fork_async (f->sessions, session_id, turn_id, NULL, NULL, result_cb, &result);
+  fork_id = natter_sessions_fork_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return fork_id;
+}
+
+/* The messages of request @index after the system prompt, one
+ * "role: content" line each; the summary message is shown as
+ * "summary: <its text after the mark>". */
+static char *
+sent_messages (Fixture *f,
+               guint    index)
+{
+  g_autoptr(JsonObject) body = request_body (f, index);
+  JsonArray *messages = json_object_get_array_member (body, "messages");
+  GString *out = g_string_new (NULL);
+
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 0), "role"), ==, "system");
+  for (guint i = 1; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+      const char *content = json_object_get_string_member (message, "content");
+      const char *summary = strstr (content, "fit the context window):\n\n");
+
+      if (summary != NULL)
+        g_string_append_printf (out, "summary: %s\n", summary + strlen ("fit the context window):\n\n"));
+      else
+        g_string_append_printf (out, "%s: %s\n", json_object_get_string_member (message, "role"), content);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static JsonObject *
+last_event (Fixture    *f,
+            const char *session_id,
+            const char *type)
+{
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *found = NULL;
+
+  events = natter_jsonl_repo_read_sync (natter_services_get_session_repo (f->services), session_id, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
+
+      if (g_str_equal (json_object_get_string_member (event, "type"), type))
+        found = event;
+    }
+  return found != NULL ? json_object_ref (found) : NULL;
+}
+
+/* Three turns, compacted keeping two: the summarizer is asked about the
+ * first turn only, with the prompt that keeps what matters; the event
+ * names the second turn; the next request carries exactly the summary
+ * and the kept turns, and the one after it refers back to that. */
+static void
+test_compact_then_send (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *t3 = NULL;
+  g_autofree char *t4 = NULL;
+  g_autofree char *t5 = NULL;
+  g_autofree char *compaction_id = NULL;
+  g_autofree char *sent = NULL;
+  g_autoptr(JsonObject) body = NULL;
+  g_autoptr(JsonObject) event = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *messages;
+  const char *asked;
+
+  SERVE (f, SAY ("A1"), SAY ("A2"), SAY ("A3"), SAY ("We chose plan B for main.c."), SAY ("A4"), SAY ("A5"));
+  session_id = create_session (f);
+  t1 = say (f, session_id, "Q1 about main.c");
+  t2 = say (f, session_id, "Q2");
+  t3 = say (f, session_id, "Q3");
+
+  compaction_id = compact (f, session_id, 2, &error);
+  g_assert_no_error (error);
+  g_assert_true (natter_id_validate (compaction_id, NULL));
+
+  /* The summarizer: the same model, a bounded answer, the transcript
+   * before the kept turns and nothing of them. */
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+  body = request_body (f, 3);
+  g_assert_cmpstr (json_object_get_string_member (body, "model"), ==, "m");
+  g_assert_cmpint (json_object_get_int_member (body, "max_tokens"), ==, 2048);
+  messages = json_object_get_array_member (body, "messages");
+  asked = json_object_get_string_member (json_array_get_object_element (messages, json_array_get_length (messages) - 1),
+                                         "content");
+  g_assert_true (g_str_has_prefix (asked, "Summarize the conversation below"));
+  g_assert_nonnull (strstr (asked, "decision"));
+  g_assert_nonnull (strstr (asked, "file names"));
+  g_assert_nonnull (strstr (asked, "code identifiers"));
+  g_assert_nonnull (strstr (asked, "questions that are still open"));
+  g_assert_nonnull (strstr (asked, "\nUser: Q1 about main.c\n\nAssistant: A1\n"));
+  g_assert_null (strstr (asked, "Q2"));
+  g_assert_null (strstr (asked, "A3"));
+
+  event = last_event (f, session_id, "conversation_compacted");
+  g_assert_nonnull (event);
+  g_assert_cmpstr (json_object_get_string_member (event, "compactionId"), ==, compaction_id);
+  g_assert_cmpstr (json_object_get_string_member (event, "summary"), ==, "We chose plan B for main.c.");
+  g_assert_cmpstr (json_object_get_string_member (event, "firstKeptTurnId"), ==, t2);
+
+  t4 = say (f, session_id, "Q4");
+  sent = sent_messages (f, 4);
+  g_assert_cmpstr (sent, ==,
+                   "summary: We chose plan B for main.c.\n"
+                   "user: Q2\nassistant: A2\n"
+                   "user: Q3\nassistant: A3\n"
+                   "user: Q4\n");
+  /* The summary message is marked in the turn file; the model sees only
+   * role and content. */
+  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 4), "compactionId"));
+
+  t5 = say (f, session_id, "Q5");
+  g_clear_pointer (&sent, g_free);
+  sent = sent_messages (f, 5);
+  g_assert_cmpstr (sent, ==,
+                   "summary: We chose plan B for main.c.\n"
+                   "user: Q2\nassistant: A2\n"
+                   "user: Q3\nassistant: A3\n"
+                   "user: Q4\nassistant: A4\n"
+                   "user: Q5\n");
+}
+
+/* Nothing before the kept turns, a missing session: clear errors, and
+ * nothing is asked or written. */
+static void
+test_compact_refused (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *t1 = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(JsonObject) event = NULL;
+  g_autoptr(GError) error = NULL;
+
+  SERVE (f, SAY ("A1"));
+  session_id = create_session (f);
+  id = compact (f, session_id, 2, &error);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+  g_assert_null (id);
+  g_clear_error (&error);
+
+  t1 = say (f, session_id, "Q1");
+  id = compact (f, session_id, 1, &error);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "no turns before the last 1"));
+  g_assert_null (id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  event = last_event (f, session_id, "conversation_compacted");
+  g_assert_null (event);
+}
+
+/* A failed summary request writes nothing and says why. */
+static void
+test_compact_summary_fails (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(JsonObject) event = NULL;
+  g_autoptr(GError) error = NULL;
+
+  SERVE (f, SAY ("A1"), SAY ("A2"), BROKEN);
+  session_id = create_session (f);
+  t1 = say (f, session_id, "Q1");
+  t2 = say (f, session_id, "Q2");
+  id = compact (f, session_id, 1, &error);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+  g_assert_true (g_str_has_prefix (error->message, "The summary could not be made: "));
+  g_assert_null (id);
+  event = last_event (f, session_id, "conversation_compacted");
+  g_assert_null (event);
+}
+
+/* A branch taken after the compaction, at a turn it covers, keeps it: its
+ * first turn sends the summary and the kept turns, not the summarized
+ * ones. A branch taken before the first kept turn keeps the whole
+ * history. */
+static void
+test_fork_keeps_compaction (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *t3 = NULL;
+  g_autofree char *compaction_id = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *early = NULL;
+  g_autofree char *b1 = NULL;
+  g_autofree char *e1 = NULL;
+  g_autofree char *sent = NULL;
+  g_autoptr(JsonObject) copied = NULL;
+  g_autoptr(JsonObject) none = NULL;
+  g_autoptr(GError) error = NULL;
+
+  SERVE (f, SAY ("A1"), SAY ("A2"), SAY ("A3"), SAY ("S"), SAY ("B1"), SAY ("E1"));
+  session_id = create_session (f);
+  t1 = say (f, session_id, "Q1");
+  t2 = say (f, session_id, "Q2");
+  t3 = say (f, session_id, "Q3");
+  compaction_id = compact (f, session_id, 1, &error);
+  g_assert_no_error (error);
+
+  branch = fork_at (f, session_id, t3);
+  copied = last_event (f, branch, "conversation_compacted");
+  g_assert_nonnull (copied);
+  g_assert_cmpstr (json_object_get_string_member (copied, "compactionId"), !=, compaction_id);
+  g_assert_cmpstr (json_object_get_string_member (copied, "summary"), ==, "S");
+  g_assert_cmpstr (json_object_get_string_member (copied, "firstKeptTurnId"), ==, t3);
+  b1 = say (f, branch, "B-Q");
+  sent = sent_messages (f, 4);
+  g_assert_cmpstr (sent, ==, "summary: S\nuser: Q3\nassistant: A3\nuser: B-Q\n");
+
+  early = fork_at (f, session_id, t2);
+  none = last_event (f, early, "conversation_compacted");
+  g_assert_null (none);
+  e1 = say (f, early, "E-Q");
+  g_clear_pointer (&sent, g_free);
+  sent = sent_messages (f, 5);
+  g_assert_cmpstr (sent, ==, "user: Q1\nassistant: A1\nuser: Q2\nassistant: A2\nuser: E-Q\n");
+}
+
+/* The event in the reducer: version 2 only, reduced to the last one and
+ * pending until the next turn; its id is never reused. */
+static void
+test_event_reduces (void)
+{
+  const char *sid = "2026-11-30T10-00-00Z-0000001-000";
+  const char *t1 = "2026-11-30T10-00-01Z-0000002-000";
+  const char *c1 = "2026-11-30T10-00-02Z-0000003-000";
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(JsonNode) created = NULL;
+  g_autoptr(JsonObject) model = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+  JsonNode *compacted;
+
+  json_object_set_string_member (model, "provider", "p");
+  json_object_set_string_member (model, "model", "m");
+  created = natter_test_json ("{\"type\":\"session_created\",\"sessionId\":\"2026-11-30T10-00-00Z-0000001-000\","
+                              "\"ts\":\"2026-11-30T10:00:00.000Z\",\"schemaVersion\":1}");
+  g_ptr_array_add (events, json_node_ref (created));
+  g_ptr_array_add (events, natter_session_event_new_turn_appended (sid, "2026-11-30T10:00:01.000Z", t1, 1, "a", model));
+  compacted = natter_session_event_new_conversation_compacted (sid, "2026-11-30T10:00:02.000Z", c1, "Summary", t1);
+  line = json_to_string (compacted, FALSE);
+  g_assert_cmpstr (line, ==, "{\"type\":\"conversation_compacted\",\"sessionId\":\"2026-11-30T10-00-00Z-0000001-000\","
+                             "\"ts\":\"2026-11-30T10:00:02.000Z\",\"compactionId\":\"2026-11-30T10-00-02Z-0000003-000\","
+                             "\"summary\":\"Summary\",\"firstKeptTurnId\":\"2026-11-30T10-00-01Z-0000002-000\"}");
+  g_ptr_array_add (events, compacted);
+
+  /* At version 1 it is a schema error naming the version. */
+  state = natter_session_reduce (events, &error);
+  g_assert_null (state);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA);
+  g_assert_nonnull (strstr (error->message, "conversation_compacted needs session schema version 2"));
+  g_clear_error (&error);
+
+  /* Raised first, it reduces. */
+  g_ptr_array_insert (events, 2, natter_session_event_new_schema_upgraded (sid, "2026-11-30T10:00:02.000Z", 2));
+  state = natter_session_reduce (events, &error);
+  g_assert_no_error (error);
+  g_assert_true (natter_session_state_get_compaction_pending (state));
+  g_assert_cmpstr (json_object_get_string_member (natter_session_state_get_compaction (state), "summary"), ==,
+                   "Summary");
+  g_assert_cmpstr (json_object_get_string_member (natter_session_state_get_compaction (state), "firstKeptTurnId"),
+                   ==, t1);
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  /* The same id twice is refused; an empty summary too. */
+  g_ptr_array_add (events, natter_session_event_new_conversation_compacted (sid, "2026-11-30T10:00:03.000Z", c1, "Again", t1));
+  state = natter_session_reduce (events, &error);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVARIANT);
+  g_assert_null (state);
+  g_clear_error (&error);
+  g_ptr_array_remove_index (events, events->len - 1);
+  {
+    g_autoptr(JsonNode) empty = natter_session_event_new_conversation_compacted (sid, "2026-11-30T10:00:03.000Z",
+                                                                                 "2026-11-30T10-00-03Z-0000004-000",
+                                                                                 "", t1);
+
+    g_assert_false (natter_session_event_validate (json_node_get_object (empty), sid, &error));
+    g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA);
+    g_clear_error (&error);
+  }
+
+  /* The next turn uses it: no longer pending, still known. */
+  g_ptr_array_add (events, natter_session_event_new_turn_appended (sid, "2026-11-30T10:00:04.000Z",
+                                                                   "2026-11-30T10-00-04Z-0000005-000", 2, "a", model));
+  state = natter_session_reduce (events, &error);
+  g_assert_no_error (error);
+  g_assert_false (natter_session_state_get_compaction_pending (state));
+  g_assert_nonnull (natter_session_state_get_compaction (state));
+}
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  ADD ("/compaction/compact-then-send", test_compact_then_send);
+  ADD ("/compaction/refused", test_compact_refused);
+  ADD ("/compaction/summary-fails", test_compact_summary_fails);
+  ADD ("/compaction/fork-keeps-compaction", test_fork_keeps_compaction);
+  g_test_add_func ("/compaction/event-reduces", test_event_reduces);
+  return g_test_run ();
+}
