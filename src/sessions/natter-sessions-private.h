@@ -67,6 +67,7 @@ struct _NatterSessions
   NatterClock             *clock;
   NatterIdGenerator       *ids;
   NatterSessionIndex      *index;
+  NatterBlobStore         *blobs;         /* nullable: attachments for export and import */
 
   /* §9.3: every live advance this service started, per turn. */
   GHashTable              *live;          /* turn id → GPtrArray of NatterSessionsAdvance */
