@@ -11,6 +11,9 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
+#include "natter-blob-store.h"
 #include "natter-session-archive.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
@@ -24,6 +27,7 @@ typedef struct
   NatterTestWorld    *w;
   NatterSessionIndex *index;
   NatterSessions     *sessions;
+  NatterBlobStore    *blobs;
   guint               n_changed;
 } Fixture;
 
@@ -43,6 +47,9 @@ fixture_set_up (Fixture       *f,
   f->index = natter_session_index_new ();
   f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
                                      NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
+  f->blobs = natter_blob_store_new (f->w->storage);
+  natter_turn_runtime_set_blob_store (f->w->runtime, f->blobs);
+  natter_sessions_set_blob_store (f->sessions, f->blobs);
   g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
 }
 
@@ -94,6 +101,7 @@ fixture_tear_down (Fixture       *f,
   }
   g_assert_finalize_object (f->index);
   natter_test_world_free (f->w);
+  g_object_unref (f->blobs);
 }
 
 static void
@@ -476,6 +484,67 @@ test_damaged_archive (Fixture       *f,
   assert_refused (f, missing, NULL, "not in the archive");
 }
 
+#define TEST_SHA256 "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+/* An attachment travels inside the archive: it comes back with the
+ * import even where it is not stored, and damaged bytes are refused. */
+static void
+test_attachments (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, "With a file");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("test", 4);
+  g_autoptr(JsonNode) input = natter_test_json (
+    "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Read this\"},"
+    "{\"type\":\"blob\",\"sha256\":\"" TEST_SHA256 "\","
+    "\"mediaType\":\"text/plain\",\"name\":\"t.txt\",\"size\":4}]}");
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GAsyncResult) waited = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *sha256 = natter_blob_store_put_sync (f->blobs, bytes, &error);
+  g_autofree char *path = natter_blob_store_dup_path (f->blobs, TEST_SHA256);
+  g_autofree char *turn_id = NULL;
+  g_autofree char *markdown = NULL;
+  g_autofree char *archive = NULL;
+  g_autofree char *imported = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *damaged = NULL;
+  g_autofree char *without = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (sha256, ==, TEST_SHA256);
+  script (f, "{\"role\":\"assistant\",\"content\":\"It says test.\"}", NULL);
+  natter_sessions_send_message_async (f->sessions, sid, json_node_get_object (input), options, NULL, result_cb,
+                                      &result);
+  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &waited);
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&waited), &error));
+  wait_no_advances (f);
+
+  markdown = export (f, sid, "markdown");
+  g_assert_nonnull (strstr (markdown, "## You\n\nRead this\n\n*Attachment: t.txt*\n\n## Answer\n\nIt says test.\n"));
+  archive = export (f, sid, "json");
+  g_assert_nonnull (strstr (archive, "\"blobs\":[{\"sha256\":\"" TEST_SHA256 "\",\"data\":\"dGVzdA==\"}]"));
+
+  damaged = replace_once (archive, "dGVzdA==", "dGVzcw==");
+  assert_refused (f, damaged, NULL, "damaged");
+
+  /* Where the file is not stored, the archive brings it. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  without = replace_once (archive, ",\"blobs\":[{\"sha256\":\"" TEST_SHA256 "\",\"data\":\"dGVzdA==\"}]", "");
+  assert_refused (f, without, NULL, "neither in the archive nor stored here");
+  imported = import_one (f, archive);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  again = export (f, imported, "json");
+  a = without_ids (archive);
+  b = without_ids (again);
+  g_assert_cmpstr (a, ==, b);
+}
+
 /* A ChatGPT export: the first conversation was edited (its first message
  * has two versions; current_node is on the second) and has two
  * exchanges; the second ends with a question without an answer. */
@@ -607,6 +676,7 @@ main (int   argc,
   ADD ("/archive/round-trip", test_round_trip);
   ADD ("/archive/round-trip-branch", test_round_trip_branch);
   ADD ("/archive/damaged", test_damaged_archive);
+  ADD ("/archive/attachments", test_attachments);
   ADD ("/archive/chatgpt", test_chatgpt);
   ADD ("/archive/chatgpt-continue", test_chatgpt_continue);
   ADD ("/archive/chatgpt-damaged", test_chatgpt_damaged);

@@ -15,8 +15,11 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
+#include "natter-blob-store.h"
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-session-archive.h"
@@ -42,6 +45,7 @@ natter_import_plan_new (const char *session_id)
   plan->session_events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
   plan->turn_ids = g_ptr_array_new_with_free_func (g_free);
   plan->turn_events = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  plan->blobs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_bytes_unref);
   return plan;
 }
 
@@ -60,6 +64,7 @@ natter_import_plan_free (NatterImportPlan *plan)
   g_ptr_array_unref (plan->session_events);
   g_ptr_array_unref (plan->turn_ids);
   g_ptr_array_unref (plan->turn_events);
+  g_hash_table_unref (plan->blobs);
   g_free (plan);
 }
 
@@ -318,12 +323,78 @@ node_array (GPtrArray *events)
   return array;
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b,
+               gpointer      user_data)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static void
+take_string_member (JsonObject *object,
+                                       const char *member,
+                                       char       *value)
+{
+  json_object_set_string_member (object, member, value);
+  g_free (value);
+}
+
+/**
+ * natter_turn_events_dup_blob_names:
+ * @events: (element-type JsonNode): a turn's log
+ *
+ * The attachments the turn carries: the `blob` parts of its input and of
+ * its inline context (docs/format.md §4.4).
+ *
+ * Returns: (transfer full) (element-type utf8): their SHA-256 names, each
+ *   once
+ */
+GPtrArray *
+natter_turn_events_dup_blob_names (GPtrArray *events)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  JsonObject *created;
+  g_autoptr(GPtrArray) messages = g_ptr_array_new ();
+  JsonNode *context;
+
+  if (events->len == 0)
+    return names;
+  created = json_node_get_object (g_ptr_array_index (events, 0));
+  if (object_member (created, "input") != NULL)
+    g_ptr_array_add (messages, object_member (created, "input"));
+  context = json_object_get_member (created, "context");
+  if (context != NULL && JSON_NODE_HOLDS_ARRAY (context))
+    for (guint i = 0; i < json_array_get_length (json_node_get_array (context)); i++)
+      {
+        JsonNode *message = json_array_get_element (json_node_get_array (context), i);
+
+        if (JSON_NODE_HOLDS_OBJECT (message))
+          g_ptr_array_add (messages, json_node_get_object (message));
+      }
+  for (guint i = 0; i < messages->len; i++)
+    {
+      g_autoptr(GPtrArray) parts = natter_message_dup_blob_parts (g_ptr_array_index (messages, i));
+
+      for (guint j = 0; j < parts->len; j++)
+        {
+          const char *sha256 = json_object_get_string_member_with_default (g_ptr_array_index (parts, j), "sha256", NULL);
+
+          if (sha256 != NULL && !g_ptr_array_find_with_equal_func (names, sha256, g_str_equal, NULL))
+            g_ptr_array_add (names, g_strdup (sha256));
+        }
+    }
+  return names;
+}
+
 /**
  * natter_session_archive_new:
  * @session_events: (element-type JsonNode): the session's log
  * @turn_ids: (element-type utf8): the turns the session shows, in the
  *   order of the conversation (a branch's inherited turns first)
  * @turn_events: (element-type GPtrArray): the log of each of @turn_ids
+ * @blobs: (nullable) (element-type utf8 GBytes): the attachments the
+ *   turns carry, by SHA-256
  * @exported_at: the timestamp of the export
  *
  * Builds the JSON archive of docs/format.md §7.
@@ -334,6 +405,7 @@ JsonNode *
 natter_session_archive_new (GPtrArray  *session_events,
                             GPtrArray  *turn_ids,
                             GPtrArray  *turn_events,
+                            GHashTable *blobs,
                             const char *exported_at)
 {
   JsonObject *archive = json_object_new ();
@@ -355,6 +427,26 @@ natter_session_archive_new (GPtrArray  *session_events,
       json_array_add_object_element (turns, turn);
     }
   json_object_set_array_member (archive, "turns", turns);
+  if (blobs != NULL && g_hash_table_size (blobs) > 0)
+    {
+      g_autofree const char **names = (const char **) g_hash_table_get_keys_as_array (blobs, NULL);
+      JsonArray *array = json_array_new ();
+
+      /* In name order, so that the same conversation exports the same. */
+      g_qsort_with_data (names, g_hash_table_size (blobs), sizeof (char *), compare_names, NULL);
+      for (guint i = 0; names[i] != NULL; i++)
+        {
+          GBytes *bytes = g_hash_table_lookup (blobs, names[i]);
+          JsonObject *blob = json_object_new ();
+          gsize size;
+          const guchar *data = g_bytes_get_data (bytes, &size);
+
+          json_object_set_string_member (blob, "sha256", names[i]);
+          take_string_member (blob, "data", g_base64_encode (data, size));
+          json_array_add_object_element (array, blob);
+        }
+      json_object_set_array_member (archive, "blobs", array);
+    }
   json_node_take_object (node, archive);
   return node;
 }
@@ -539,6 +631,43 @@ plan_session (NatterImportPlan  *plan,
   return TRUE;
 }
 
+/* The archive's attachments, each checked against its name: bytes that
+ * do not hash to it are damage, never stored. */
+static gboolean
+read_blobs (JsonObject  *root,
+            GHashTable  *blobs,
+            GError     **error)
+{
+  JsonArray *array = array_member (root, "blobs");
+
+  if (array == NULL)
+    {
+      if (json_object_has_member (root, "blobs"))
+        return archive_error (error, _("The archive’s “blobs” is not an array"));
+      return TRUE;
+    }
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      JsonObject *blob = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
+      const char *sha256 = blob != NULL ? json_object_get_string_member_with_default (blob, "sha256", NULL) : NULL;
+      const char *data = blob != NULL ? json_object_get_string_member_with_default (blob, "data", NULL) : NULL;
+      g_autofree guchar *bytes = NULL;
+      g_autofree char *actual = NULL;
+      gsize size = 0;
+
+      if (sha256 == NULL || !natter_blob_hash_is_valid (sha256) || data == NULL)
+        return archive_error (error, _("Entry %u of “blobs” is not {sha256, data}"), i + 1);
+      bytes = g_base64_decode (data, &size);
+      actual = g_compute_checksum_for_data (G_CHECKSUM_SHA256, bytes, size);
+      if (!g_str_equal (actual, sha256))
+        return archive_error (error, _("Attachment %s in the archive is damaged: its bytes do not match its name"),
+                              sha256);
+      g_hash_table_insert (blobs, g_strdup (sha256), g_bytes_new_take (g_steal_pointer (&bytes), size));
+    }
+  return TRUE;
+}
+
 /**
  * natter_session_archive_plan_import:
  * @archive: a parsed archive (docs/format.md §7)
@@ -639,7 +768,8 @@ natter_session_archive_plan_import (JsonNode  *archive,
     }
 
   plan = natter_import_plan_new (session_id);
-  if (!plan_session (plan, session, inherited, turns, error))
+  if (!plan_session (plan, session, inherited, turns, error) ||
+      !read_blobs (root, plan->blobs, error))
     return NULL;
   /* Inherited turns first, then the session's own in the order they
    * were appended; their files are written in this order. */

@@ -33,6 +33,8 @@ G_BEGIN_DECLS
  * @turn_ids: (element-type utf8): the turns, in the order they are written
  * @turn_events: (element-type GPtrArray): one array of JsonNode per
  *   turn of @turn_ids, its log in order
+ * @blobs: (element-type utf8 GBytes): the attachments the plan brings,
+ *   by SHA-256 (checked against their bytes)
  *
  * One session and its turns, checked and ready to be written as new files.
  */
@@ -42,6 +44,7 @@ typedef struct
   GPtrArray *session_events;
   GPtrArray *turn_ids;
   GPtrArray *turn_events;
+  GHashTable *blobs;
 } NatterImportPlan;
 
 NatterImportPlan *natter_import_plan_new                 (const char        *session_id);
@@ -60,7 +63,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterImportPlan, natter_import_plan_free)
 JsonNode         *natter_session_archive_new             (GPtrArray         *session_events,
                                                           GPtrArray         *turn_ids,
                                                           GPtrArray         *turn_events,
+                                                          GHashTable        *blobs,
                                                           const char        *exported_at);
+GPtrArray        *natter_turn_events_dup_blob_names      (GPtrArray         *events);
 NatterImportPlan *natter_session_archive_plan_import     (JsonNode          *archive,
                                                           GError           **error);
 char             *natter_session_archive_to_markdown     (JsonObject        *archive);

@@ -79,6 +79,9 @@ append_message (GString    *out,
       else if (g_str_equal (type, "attachment"))
         g_string_append_printf (out, _("*Attachment: %s*\n\n"),
                                 json_object_get_string_member_with_default (part, "filename", ""));
+      else if (g_str_equal (type, "blob"))
+        g_string_append_printf (out, _("*Attachment: %s*\n\n"),
+                                json_object_get_string_member_with_default (part, "name", ""));
       else if (g_str_equal (type, "tool-call") && tool_calls != NULL)
         g_ptr_array_add (tool_calls, json_object_ref (part));
     }

@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-blob-store.h"
 #include "natter-json.h"
 #include "natter-session-archive.h"
 #include "natter-session-index-private.h"
@@ -23,10 +24,28 @@
 
 /* Export */
 
+/**
+ * natter_sessions_set_blob_store:
+ * @self: the service
+ * @blobs: (nullable): where attachments are kept
+ *
+ * Lets exports carry the attachments of the conversation and imports
+ * store those of an archive (docs/format.md §7). Without it, an export
+ * holds no attachment and an import refuses one that is not stored.
+ */
+void
+natter_sessions_set_blob_store (NatterSessions  *self,
+                                NatterBlobStore *blobs)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_set_object (&self->blobs, blobs);
+}
+
 typedef struct
 {
   NatterJsonlRepo *session_repo;
   NatterJsonlRepo *turn_repo;
+  NatterBlobStore *blobs;
   char            *session_id;
   char            *format;
   char            *ts;
@@ -37,6 +56,7 @@ export_data_free (ExportData *data)
 {
   g_clear_object (&data->session_repo);
   g_clear_object (&data->turn_repo);
+  g_clear_object (&data->blobs);
   g_free (data->session_id);
   g_free (data->format);
   g_free (data->ts);
@@ -75,6 +95,39 @@ read_turn (ExportData    *data,
   return TRUE;
 }
 
+/* The attachments the turns carry, by name (none without a blob store). */
+static GHashTable *
+read_blobs (ExportData    *data,
+            GPtrArray     *turn_events,
+            GCancellable  *cancellable,
+            GError       **error)
+{
+  g_autoptr(GHashTable) blobs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                       (GDestroyNotify) g_bytes_unref);
+
+  for (guint i = 0; data->blobs != NULL && i < turn_events->len; i++)
+    {
+      g_autoptr(GPtrArray) names = natter_turn_events_dup_blob_names (g_ptr_array_index (turn_events, i));
+
+      for (guint j = 0; j < names->len; j++)
+        {
+          const char *name = g_ptr_array_index (names, j);
+          GBytes *bytes;
+
+          if (g_hash_table_contains (blobs, name))
+            continue;
+          bytes = natter_blob_store_read_sync (data->blobs, name, error);
+          if (bytes == NULL)
+            {
+              g_prefix_error (error, _("An attachment of the conversation cannot be read: "));
+              return NULL;
+            }
+          g_hash_table_insert (blobs, g_strdup (name), bytes);
+        }
+    }
+  return g_steal_pointer (&blobs);
+}
+
 static void
 export_thread (GTask        *task,
                gpointer      source_object,
@@ -87,6 +140,7 @@ export_thread (GTask        *task,
   g_autoptr(GPtrArray) turn_ids = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) turn_events = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_autoptr(JsonNode) archive = NULL;
+  g_autoptr(GHashTable) blobs = NULL;
   GError *error = NULL;
   guint n_inherited = 0;
 
@@ -120,7 +174,13 @@ export_thread (GTask        *task,
         return;
       }
 
-  archive = natter_session_archive_new (session_events, turn_ids, turn_events, data->ts);
+  blobs = read_blobs (data, turn_events, cancellable, &error);
+  if (blobs == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  archive = natter_session_archive_new (session_events, turn_ids, turn_events, blobs, data->ts);
   if (g_str_equal (data->format, "markdown"))
     {
       g_task_return_pointer (task, natter_session_archive_to_markdown (json_node_get_object (archive)), g_free);
@@ -182,6 +242,7 @@ natter_sessions_export_async (NatterSessions      *self,
   data = g_new0 (ExportData, 1);
   data->session_repo = g_object_ref (self->session_repo);
   data->turn_repo = g_object_ref (self->turn_repo);
+  data->blobs = self->blobs != NULL ? g_object_ref (self->blobs) : NULL;
   data->session_id = g_strdup (session_id);
   data->format = g_strdup (format);
   data->ts = natter_clock_format_ts (self->clock);
@@ -283,6 +344,35 @@ plan_thread (GTask        *task,
     g_task_return_boolean (task, TRUE);
 }
 
+/* Every attachment a turn of @plan carries is either in @plan or
+ * already stored here. */
+static gboolean
+check_blobs (NatterSessions    *self,
+             NatterImportPlan  *plan,
+             GError           **error)
+{
+  for (guint i = 0; i < plan->turn_events->len; i++)
+    {
+      g_autoptr(GPtrArray) names = natter_turn_events_dup_blob_names (g_ptr_array_index (plan->turn_events, i));
+
+      for (guint j = 0; j < names->len; j++)
+        {
+          const char *name = g_ptr_array_index (names, j);
+
+          if (g_hash_table_contains (plan->blobs, name))
+            continue;
+          if (self->blobs == NULL || !natter_blob_store_check_present (self->blobs, name, -1, NULL))
+            {
+              g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE,
+                           _("Turn %s has attachment %s, which is neither in the archive nor stored here"),
+                           (const char *) g_ptr_array_index (plan->turn_ids, i), name);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 write_plan (NatterSessions    *self,
             NatterImportPlan  *plan,
@@ -290,6 +380,26 @@ write_plan (NatterSessions    *self,
             GError           **error)
 {
   g_autoptr(GPtrArray) rest = NULL;
+  GHashTableIter iter;
+  gpointer value;
+
+  /* Attachments before the turns that carry them (docs/format.md §1);
+   * a blob is named by its bytes, so storing one never changes another. */
+  g_hash_table_iter_init (&iter, plan->blobs);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      g_autofree char *name = NULL;
+
+      if (self->blobs == NULL)
+        {
+          g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                               _("Attachments cannot be stored here"));
+          return FALSE;
+        }
+      name = natter_blob_store_put_sync (self->blobs, value, error);
+      if (name == NULL)
+        return FALSE;
+    }
 
   for (guint i = 0; i < plan->turn_ids->len; i++)
     {
@@ -341,6 +451,11 @@ write_thread (GTask        *task,
         }
       g_ptr_array_add (data->states, state);
       g_ptr_array_add (data->statuses, status);
+      if (!check_blobs (NATTER_SESSIONS (source_object), plan, &error))
+        {
+          g_task_return_error (task, error);
+          return;
+        }
     }
   for (guint i = 0; i < data->plans->len; i++)
     if (!write_plan (NATTER_SESSIONS (source_object), g_ptr_array_index (data->plans, i), cancellable, &error))

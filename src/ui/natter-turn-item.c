@@ -44,6 +44,7 @@ struct _NatterTurnItem
 
   gboolean         running;
   gboolean         latest;
+  GPtrArray       *versions;   /* NatterTurnVersion; NULL: no other version */
 
   int              overlay_index;
   GString         *overlay_text;
@@ -59,6 +60,7 @@ enum
   PROP_RUNNING,
   PROP_LATEST,
   PROP_LOADING,
+  PROP_VERSIONS,
   N_PROPS
 };
 
@@ -99,6 +101,7 @@ natter_turn_item_finalize (GObject *object)
   g_clear_pointer (&self->inherited_from, g_free);
   g_clear_pointer (&self->state, natter_turn_state_unref);
   g_clear_pointer (&self->error, g_free);
+  g_clear_pointer (&self->versions, g_ptr_array_unref);
   g_clear_pointer (&self->pending, g_array_unref);
   g_string_free (self->overlay_text, TRUE);
   g_string_free (self->overlay_reasoning, TRUE);
@@ -128,6 +131,9 @@ natter_turn_item_get_property (GObject    *object,
     case PROP_LOADING:
       g_value_set_boolean (value, self->loading);
       break;
+    case PROP_VERSIONS:
+      g_value_set_boxed (value, self->versions);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -154,6 +160,15 @@ natter_turn_item_class_init (NatterTurnItemClass *klass)
   properties[PROP_LOADING] =
     g_param_spec_boolean ("loading", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * NatterTurnItem:versions: (type GPtrArray(NatterTurnVersion))
+   *
+   * The versions of the turn's message (natter_sessions_list_versions_async()),
+   * the original first; %NULL when it has no other.
+   */
+  properties[PROP_VERSIONS] =
+    g_param_spec_boxed ("versions", NULL, NULL, G_TYPE_PTR_ARRAY,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -700,4 +715,39 @@ natter_turn_item_dup_input_text (NatterTurnItem *self)
         }
     }
   return g_string_free (text, FALSE);
+}
+
+/**
+ * natter_turn_item_set_versions:
+ * @self: an item
+ * @versions: (nullable) (transfer none) (element-type NatterTurnVersion):
+ *   the versions of the message, the original first
+ *
+ * What the row's version switcher shows.
+ */
+void
+natter_turn_item_set_versions (NatterTurnItem *self,
+                               GPtrArray      *versions)
+{
+  g_return_if_fail (NATTER_IS_TURN_ITEM (self));
+
+  if (self->versions == versions)
+    return;
+  g_clear_pointer (&self->versions, g_ptr_array_unref);
+  self->versions = versions != NULL ? g_ptr_array_ref (versions) : NULL;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VERSIONS]);
+}
+
+/**
+ * natter_turn_item_get_versions:
+ * @self: an item
+ *
+ * Returns: (transfer none) (nullable) (element-type NatterTurnVersion):
+ *   the versions of the message, or %NULL
+ */
+GPtrArray *
+natter_turn_item_get_versions (NatterTurnItem *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), NULL);
+  return self->versions;
 }

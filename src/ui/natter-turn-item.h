@@ -48,5 +48,8 @@ void             natter_turn_item_add_delta           (NatterTurnItem  *self,
                                                        NatterDeltaKind  kind,
                                                        const char      *text);
 char            *natter_turn_item_dup_input_text      (NatterTurnItem  *self);
+void             natter_turn_item_set_versions        (NatterTurnItem  *self,
+                                                       GPtrArray       *versions);
+GPtrArray       *natter_turn_item_get_versions        (NatterTurnItem  *self);
 
 G_END_DECLS

@@ -273,9 +273,17 @@ try_again_activated (GtkWidget  *widget,
     ? natter_timeline_model_lookup (self->timeline, g_variant_get_string (parameter, NULL)) : NULL;
   g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
 
-  /* A failed turn is terminal: trying again is a new turn with the same
-   * words (turn-runtime.md §9). */
-  if (text != NULL)
+  NatterTurnState *state = item != NULL ? natter_turn_item_get_state (item) : NULL;
+
+  if (text == NULL)
+    return;
+  /* Another answer to the same words is a new version of the message, so
+   * the answer shown stays one arrow away. A failed turn is terminal and
+   * has no answer to keep: trying again is a new turn with the same words
+   * (turn-runtime.md §9). */
+  if (state != NULL && natter_derive_turn_status (state) == NATTER_TURN_STATUS_COMPLETED)
+    _natter_window_send_version (self, g_variant_get_string (parameter, NULL), text);
+  else
     _natter_window_send_text (self, text, FALSE);
 }
 

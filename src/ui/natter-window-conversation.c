@@ -692,9 +692,15 @@ static void
 composer_send_cb (NatterWindow *self,
                   const char   *text)
 {
+  g_autofree char *editing = g_steal_pointer (&self->editing_turn_id);
+
   natter_composer_set_text (self->composer, NULL);
   g_hash_table_remove (self->drafts, self->session_id);
-  _natter_window_send_message (self, text, natter_composer_take_attachments (self->composer), TRUE);
+  /* An edited message is a new version, never a change of the old. */
+  if (editing != NULL)
+    _natter_window_send_version (self, editing, text);
+  else
+    _natter_window_send_message (self, text, natter_composer_take_attachments (self->composer), TRUE);
 }
 
 static void

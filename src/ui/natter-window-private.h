@@ -119,6 +119,12 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
    * own), and the words a failed send can be retried with. */
   char                 *error_session_id;
   char                 *retry_text;
+
+  /* Versions of messages (natter-window-versions.c): the sent message
+   * being edited in the composer, and the open conversation's versions
+   * (turn id → GPtrArray of NatterTurnVersion). */
+  char                 *editing_turn_id;
+  GHashTable           *versions;
 };
 
 /* natter-window.c */
@@ -141,6 +147,23 @@ void
 _natter_window_show_damage (NatterWindow *self);
 void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class);
+
+/* natter-window-versions.c */
+void
+_natter_window_apply_versions (NatterWindow *self);
+void
+_natter_window_refresh_versions (NatterWindow *self);
+void
+_natter_window_versions_items_changed_cb (NatterWindow *self,
+                                          guint         position,
+                                          guint         removed,
+                                          guint         added);
+void
+_natter_window_send_version (NatterWindow *self,
+                             const char   *turn_id,
+                             const char   *text);
+void
+_natter_window_class_versions_init (GtkWidgetClass *widget_class);
 
 /* natter-window-archive.c */
 void

@@ -195,6 +195,7 @@ timeline_items_changed_cb (NatterWindow *self)
    * not shown yet reads nothing until it is. */
   if (self->timeline != NULL && self->stick_to_bottom && gtk_widget_get_mapped (GTK_WIDGET (self)))
     natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
+  _natter_window_apply_versions (self);
   update_conversation (self);
   _natter_window_try_reveal (self);
 }
@@ -211,6 +212,8 @@ _natter_window_close_session (NatterWindow *self)
   self->timeline = NULL;
   set_entry (self, NULL);
   g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->editing_turn_id, g_free);
+  g_clear_pointer (&self->versions, g_hash_table_unref);
   gtk_list_view_set_model (self->timeline_list, NULL);
   natter_composer_set_text (self->composer, NULL);
   update_conversation (self);
@@ -272,6 +275,7 @@ natter_window_open_session (NatterWindow *self,
       self->timeline = timeline;
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
+      g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
       selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (timeline)));
       self->stick_to_bottom = TRUE;
       gtk_list_view_set_model (self->timeline_list, GTK_SELECTION_MODEL (selection));
@@ -286,6 +290,7 @@ natter_window_open_session (NatterWindow *self,
         if (attachments != NULL)
           natter_composer_restore_attachments (self->composer, attachments);
       }
+      _natter_window_refresh_versions (self);
     }
   update_conversation (self);
   natter_sidebar_select (self->session_sidebar, self->session_id);
@@ -349,6 +354,8 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->last_agent_toast, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
   g_clear_pointer (&self->retry_text, g_free);
+  g_clear_pointer (&self->editing_turn_id, g_free);
+  g_clear_pointer (&self->versions, g_hash_table_unref);
   _natter_window_search_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
@@ -424,6 +431,7 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_conversation_init (widget_class);
   _natter_window_class_actions_init (widget_class);
   _natter_window_class_archive_init (widget_class);
+  _natter_window_class_versions_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
 
 }
