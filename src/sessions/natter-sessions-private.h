@@ -14,6 +14,7 @@
 
 #include "natter-session-grant-view.h"
 #include "natter-sessions.h"
+#include "natter-sessions-queue.h"
 #include "natter-turn-reducer.h"
 
 G_BEGIN_DECLS
@@ -218,16 +219,6 @@ void                natter_sessions_append_events_async (NatterSessions      *se
                                                          GAsyncReadyCallback  callback,
                                                          gpointer             user_data);
 gboolean            natter_sessions_append_events_finish (NatterSessions     *self,
-                                                          GAsyncResult       *result,
-                                                          GError            **error);
-
-/* natter-sessions-turns.c: promotion of the queue */
-void                natter_sessions_promote_queue_async (NatterSessions      *self,
-                                                         const char          *session_id,
-                                                         GCancellable        *cancellable,
-                                                         GAsyncReadyCallback  callback,
-                                                         gpointer             user_data);
-char               *natter_sessions_promote_queue_finish (NatterSessions     *self,
                                                           GAsyncResult       *result,
                                                           GError            **error);
 
