@@ -280,10 +280,19 @@ restart (Fixture *f)
 {
   gpointer weak = f->sessions;
 
+  gint64 deadline = g_get_monotonic_time () + NATTER_TEST_TIMEOUT_MS * 1000;
+
+  /* A worker thread may drop the last reference of a finished task after
+   * its callback ran, without waking the main context: poll. */
   g_object_add_weak_pointer (weak, &weak);
   g_clear_object (&f->sessions);
   while (weak != NULL)
-    g_main_context_iteration (NULL, TRUE);
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("The session service was not finalized");
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_thread_yield ();
+    }
   g_assert_finalize_object (f->index);
   f->index = natter_session_index_new ();
   f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,

@@ -149,10 +149,6 @@ advance_outcome_cb (GObject      *object,
   natter_session_index_set_latest_turn_status (self->index, advance->session_id, advance->turn_id,
                                                status_of_outcome (outcome));
   g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, advance->session_id);
-  /* The process that settles a turn promotes the queue (FIFO, one turn
-   * per queued message), under the session lock. */
-  if (outcome->kind == NATTER_TURN_OUTCOME_COMPLETED)
-    natter_sessions_promote_soon (self, advance->session_id);
   advance_free (advance);
 }
 
@@ -166,6 +162,12 @@ advance_settled_cb (NatterTurnExecution *execution,
   if (natter_sessions_title_pending (advance->self, advance->turn_id))
     advance->title_op = natter_sessions_begin_op (advance->self);
   untrack (advance->self, advance);
+  /* The process that settles a turn promotes the queue (FIFO, one turn
+   * per queued message) under the session lock; the promotion reads the
+   * settled turn and does nothing unless it completed. Started here, at
+   * once, so that a flush (a command line about to exit) waits for it. */
+  if (advance->session_id != NULL)
+    natter_sessions_promote_soon (advance->self, advance->session_id);
   natter_turn_execution_wait_async (execution, NULL, advance_outcome_cb, advance);
 }
 

@@ -14,6 +14,7 @@
 
 #include "natter-session-grant-view.h"
 #include "natter-sessions.h"
+#include "natter-sessions-queue.h"
 #include "natter-turn-reducer.h"
 
 G_BEGIN_DECLS

@@ -43,4 +43,13 @@ gboolean  natter_sessions_remove_queued_message_finish  (NatterSessions         
                                                          GAsyncResult            *result,
                                                          GError                 **error);
 
+void      natter_sessions_promote_queue_async           (NatterSessions          *self,
+                                                         const char              *session_id,
+                                                         GCancellable            *cancellable,
+                                                         GAsyncReadyCallback      callback,
+                                                         gpointer                 user_data);
+char     *natter_sessions_promote_queue_finish          (NatterSessions          *self,
+                                                         GAsyncResult            *result,
+                                                         GError                 **error);
+
 G_END_DECLS

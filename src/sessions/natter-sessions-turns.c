@@ -447,12 +447,22 @@ promote_session_read (GTask *task)
   natter_sessions_op_read_latest (task, promote_latest_read);
 }
 
-/* Under the session lock: when the session's latest turn completed (or
- * there is none) and messages are queued, the oldest becomes the next
- * turn, with the options it was queued with, its `turn_appended` naming
- * it in `consumedQueueIds`; the advance starts as for a send. Finishes
- * with the new turn's id, or NULL without an error when nothing is to be
- * promoted. */
+/**
+ * natter_sessions_promote_queue_async:
+ * @self: the service
+ * @session_id: the session
+ * @cancellable: (nullable): cancels up to the turn's creation
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * The promotion of queued messages (docs/format.md §3.4), under the
+ * session lock: when the session's latest turn completed (or there is
+ * none) and messages are queued, the oldest becomes the next turn, with
+ * the options it was queued with, its `turn_appended` naming it in
+ * `consumedQueueIds`; the advance starts as for a send. The service runs
+ * it itself when a turn completes and after queueing; a front end runs it
+ * when it opens a conversation, which recovers a promotion a crash lost.
+ */
 void
 natter_sessions_promote_queue_async (NatterSessions      *self,
                                      const char          *session_id,
@@ -466,6 +476,16 @@ natter_sessions_promote_queue_async (NatterSessions      *self,
   natter_sessions_op_lock_and_read (task, promote_session_read);
 }
 
+/**
+ * natter_sessions_promote_queue_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the new turn's id; %NULL without
+ *   an error when nothing was to be promoted; else %NULL with the errors
+ *   of natter_sessions_send_message_finish()
+ */
 char *
 natter_sessions_promote_queue_finish (NatterSessions  *self,
                                       GAsyncResult    *result,

@@ -142,7 +142,9 @@ update_placeholder (NatterComposer *self)
  * @self: a composer
  *
  * What Enter and the Send button do: emits #NatterComposer::send with the
- * text unless it is blank, a turn runs, or sending is blocked.
+ * text unless it is blank or sending is blocked. While a turn runs the
+ * button is Stop, but Enter still sends: the window queues the message
+ * to go after the running answer.
  *
  * Returns: whether ::send was emitted
  */
@@ -154,8 +156,9 @@ natter_composer_send (NatterComposer *self)
 
   g_return_val_if_fail (NATTER_IS_COMPOSER (self), FALSE);
 
-  /* Attachments alone are a message too. */
-  if (self->running || self->blocked_reason != NULL || (buffer_is_blank (self) && self->attachments->len == 0))
+  /* Attachments alone are a message too; while an answer runs, a
+   * message is queued. */
+  if (self->blocked_reason != NULL || (buffer_is_blank (self) && self->attachments->len == 0))
     return FALSE;
   gtk_text_buffer_get_bounds (self->buffer, &start, &end);
   text = gtk_text_buffer_get_text (self->buffer, &start, &end, FALSE);

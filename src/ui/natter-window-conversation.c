@@ -21,6 +21,7 @@
 #include "natter-runtime-error.h"
 #include "natter-session-error.h"
 #include "natter-session-row.h"
+#include "natter-sessions-queue.h"
 #include "natter-store-error.h"
 #include "natter-toast-guard.h"
 #include "natter-model-choice.h"
@@ -466,6 +467,7 @@ typedef struct
   char         *session_id;
   char         *text;
   gboolean      restore_draft;
+  gboolean      queue;          /* an answer runs: queue it after */
   gboolean      refocus;
   JsonObject        *input;
   NatterSendOptions *options;
@@ -577,7 +579,33 @@ attachments_stored_cb (GObject      *source,
   send_with_options (g_steal_pointer (&data));
 }
 
-/* Takes @data. */
+static void
+queue_message_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(SendData) data = user_data;
+  NatterWindow *self = data->self;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *queue_id = NULL;
+
+  queue_id = natter_sessions_queue_message_finish (NATTER_SESSIONS (source), result, &error);
+  /* The answer ended meanwhile: the message goes out as usual. */
+  if (queue_id == NULL && error == NULL)
+    {
+      data->queue = FALSE;
+      send_with_options (g_steal_pointer (&data));
+      return;
+    }
+  self->sending = FALSE;
+  if (queue_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    send_failed (data, error);
+  send_done (data);
+}
+
+/* Takes @data. The attachments are stored first; then, while an answer
+ * runs, the message is queued to go after it (§12.1; the queue view shows
+ * it), or else sent. */
 static void
 send_with_options (SendData *data)
 {
@@ -588,6 +616,12 @@ send_with_options (SendData *data)
       natter_attachments_store_async (self->blobs, data->sources,
                                       natter_settings_get_attachment_size_limit (self->settings),
                                       self->cancellable, attachments_stored_cb, data);
+      return;
+    }
+  if (data->queue)
+    {
+      natter_sessions_queue_message_async (self->sessions, data->session_id, data->input, data->options,
+                                           TRUE, self->cancellable, queue_message_cb, data);
       return;
     }
   natter_sessions_send_message_async (data->self->sessions, data->session_id, data->input, data->options,
@@ -671,6 +705,7 @@ _natter_window_send_message (NatterWindow *self,
   data->session_id = g_strdup (self->session_id);
   data->text = g_strdup (text);
   data->restore_draft = restore_draft;
+  data->queue = restore_draft && _natter_window_latest_is_running (self);
   data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->composer)) != NULL;
   data->input = g_steal_pointer (&input);
   data->options = g_steal_pointer (&options);
@@ -717,7 +752,7 @@ stop_turn_cb (GObject      *source,
 }
 
 void
-_natter_window_composer_stop_cb (NatterWindow *self)
+_natter_window_stop_latest (NatterWindow *self)
 {
   const char *latest = self->entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->entry) : NULL;
 

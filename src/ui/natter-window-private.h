@@ -20,6 +20,7 @@
 #include "natter-agent-chooser.h"
 #include "natter-composer.h"
 #include "natter-model-picker.h"
+#include "natter-queue-view.h"
 #include "natter-session-row.h"
 #include "natter-settings.h"
 #include "natter-sidebar.h"
@@ -102,6 +103,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GtkListView          *timeline_list;
   GtkWidget            *new_conversation_page;
   NatterComposer       *composer;
+  NatterQueueView      *queue_view;
   AdwStatusPage        *errored_page;
   GtkButton            *copy_readable_button;
   NatterModelPicker    *model_picker;
@@ -217,6 +219,12 @@ _natter_window_send_message (NatterWindow *self,
                              gboolean restore_draft);
 void
 _natter_window_composer_stop_cb (NatterWindow *self);
+void
+_natter_window_stop_latest (NatterWindow *self);
+/* natter-window-queue.c */
+void
+_natter_window_open_queue (NatterWindow *self);
+
 void
 _natter_window_class_conversation_init (GtkWidgetClass *widget_class);
 void

@@ -216,6 +216,7 @@ _natter_window_close_session (NatterWindow *self)
   g_clear_pointer (&self->versions, g_hash_table_unref);
   gtk_list_view_set_model (self->timeline_list, NULL);
   natter_composer_set_text (self->composer, NULL);
+  natter_queue_view_set_session (self->queue_view, NULL, NULL);
   update_conversation (self);
 }
 
@@ -291,6 +292,7 @@ natter_window_open_session (NatterWindow *self,
           natter_composer_restore_attachments (self->composer, attachments);
       }
       _natter_window_refresh_versions (self);
+      _natter_window_open_queue (self);
     }
   update_conversation (self);
   natter_sidebar_select (self->session_sidebar, self->session_id);
@@ -404,6 +406,7 @@ natter_window_class_init (NatterWindowClass *klass)
   window_class->close_request = natter_window_close_request;
 
   g_type_ensure (NATTER_TYPE_COMPOSER);
+  g_type_ensure (NATTER_TYPE_QUEUE_VIEW);
   g_type_ensure (NATTER_TYPE_MODEL_PICKER);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-window.ui");
@@ -422,6 +425,7 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, timeline_list);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, new_conversation_page);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, composer);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, queue_view);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, errored_page);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, copy_readable_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, model_picker);

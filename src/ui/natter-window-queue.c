@@ -1,0 +1,103 @@
+/* natter-window-queue.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The window's facet of queued messages (session-layer-spec.md §12.1):
+ * the pending bubbles of the open conversation, the promotion a crash
+ * may have left undone when a conversation opens, and Stop, which asks
+ * whether the queue stays.
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-sessions-queue.h"
+#include "natter-window-private.h"
+
+static void
+promoted_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GError) error = NULL;
+
+  turn_id = natter_sessions_promote_queue_finish (NATTER_SESSIONS (source), result, &error);
+  if (error != NULL)
+    g_debug ("The queue could not go on: %s", error->message);
+}
+
+/* Shows the open conversation's queue; and when its latest turn completed
+ * with messages still queued (a crash came between the two), sends the
+ * oldest now. */
+void
+_natter_window_open_queue (NatterWindow *self)
+{
+  natter_queue_view_set_session (self->queue_view, self->sessions, self->session_id);
+  natter_sessions_promote_queue_async (self->sessions, self->session_id, NULL, promoted_cb, NULL);
+}
+
+static void
+removed_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* Sent or removed meanwhile: nothing left to clear. */
+  if (!natter_sessions_remove_queued_message_finish (NATTER_SESSIONS (source), result, &error))
+    g_debug ("A queued message could not be removed: %s", error->message);
+}
+
+static void
+stop_response_cb (AdwMessageDialog *dialog,
+                  const char       *response,
+                  NatterWindow     *self)
+{
+  const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
+
+  if (g_strcmp0 (response, "clear") == 0)
+    {
+      g_auto(GStrv) ids = g_strdupv (g_object_get_data (G_OBJECT (dialog), "queue-ids"));
+
+      for (guint i = 0; ids[i] != NULL; i++)
+        natter_sessions_remove_queued_message_async (self->sessions, session_id, ids[i], NULL, removed_cb, NULL);
+    }
+  if ((g_strcmp0 (response, "clear") == 0 || g_strcmp0 (response, "keep") == 0) &&
+      g_strcmp0 (session_id, self->session_id) == 0)
+    _natter_window_stop_latest (self);
+}
+
+/* Stop (the button, Escape): with messages queued, asks whether they
+ * stay — a stopped answer does not send them, they wait for the person —
+ * or go with it. */
+void
+_natter_window_composer_stop_cb (NatterWindow *self)
+{
+  AdwMessageDialog *dialog;
+
+  if (natter_queue_view_get_n_queued (self->queue_view) == 0)
+    {
+      _natter_window_stop_latest (self);
+      return;
+    }
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Stop the Answer?"),
+                                                       _("Messages are queued after it. Keep them to send "
+                                                         "later, or clear them.")));
+  adw_message_dialog_add_responses (dialog,
+                                    "cancel", _("_Cancel"),
+                                    "clear", _("Stop and C_lear Queue"),
+                                    "keep", _("_Stop, Keep Queue"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "clear", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (dialog, "keep");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->session_id), g_free);
+  g_object_set_data_full (G_OBJECT (dialog), "queue-ids", natter_queue_view_dup_queue_ids (self->queue_view),
+                          (GDestroyNotify) g_strfreev);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (stop_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}

@@ -1,0 +1,278 @@
+/* test-queue.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Queued messages in the window (session-layer-spec.md §12.1): while an
+ * answer streams the composer stays usable and Enter queues; queued
+ * messages show as pending bubbles with Edit and Remove; they are sent
+ * when the answer completes; Stop asks whether the queue stays.
+ */
+
+#include "natter-composer.h"
+#include "natter-queue-view.h"
+#include "natter-session-state-v2.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+static gboolean
+model_held (gpointer data)
+{
+  UiWorld *u = data;
+
+  return natter_fake_model_get_n_held (u->w->fakes->model) == 1;
+}
+
+static gboolean
+composer_running (gpointer data)
+{
+  return natter_composer_get_running (natter_window_get_composer (data));
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  guint         n;
+  const char   *text;   /* nullable: a bubble that must be shown */
+} QueueWait;
+
+static gboolean
+queue_shows (gpointer data)
+{
+  QueueWait *w = data;
+  NatterQueueView *view;
+
+  /* No ui_settle() here: the running answer's spinner keeps the frame
+   * clock busy, and one iteration at a time is enough. */
+  view = w->window->queue_view;
+  return natter_queue_view_get_n_queued (view) == w->n &&
+         gtk_widget_get_visible (GTK_WIDGET (view)) == (w->n > 0) &&
+         (w->text == NULL || ui_label_shown (view, w->text));
+}
+
+static char *
+describe_queue (gpointer data)
+{
+  QueueWait *w = data;
+  NatterQueueView *view = w->window->queue_view;
+
+  return g_strdup_printf ("the view shows %u (visible %d, mapped %d), expected %u “%s”",
+                          natter_queue_view_get_n_queued (view), gtk_widget_get_visible (GTK_WIDGET (view)),
+                          gtk_widget_get_mapped (GTK_WIDGET (view)), w->n, w->text != NULL ? w->text : "");
+}
+
+static void
+wait_queue (NatterWindow *window,
+            guint         n,
+            const char   *text)
+{
+  QueueWait w = { window, n, text };
+
+  ui_wait_until_full (queue_shows, describe_queue, &w);
+}
+
+static NatterSessionState *
+get_session (UiWorld    *u,
+             const char *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionState *state;
+
+  natter_sessions_get_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
+  state = natter_sessions_get_session_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return state;
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *session_id;
+  guint       n_turns;
+  const char *status;
+} TurnsWait;
+
+static gboolean
+turns_settled (gpointer data)
+{
+  TurnsWait *w = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (w->u->index, w->session_id);
+
+  return natter_sessions_get_n_advances (w->u->sessions) == 0 &&
+         natter_session_index_entry_get_turn_count (entry) == w->n_turns &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), w->status) == 0;
+}
+
+static void
+type_and_enter (NatterWindow *window,
+                const char   *text)
+{
+  NatterComposer *composer = natter_window_get_composer (window);
+
+  natter_composer_set_text (composer, text);
+  g_assert_true (natter_composer_send (composer));
+}
+
+static AdwMessageDialog *
+find_dialog (const char *heading)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_widget_get_mapped (GTK_WIDGET (w)) &&
+          g_strcmp0 (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (w)), heading) == 0)
+        return ADW_MESSAGE_DIALOG (w);
+    }
+  return NULL;
+}
+
+static gboolean
+dialog_shown (gpointer data)
+{
+  return find_dialog (data) != NULL;
+}
+
+static void
+answer_dialog (const char *heading,
+               const char *response,
+               const char *entry_text)
+{
+  AdwMessageDialog *dialog;
+
+  ui_wait_until (dialog_shown, (gpointer) heading);
+  dialog = find_dialog (heading);
+  if (entry_text != NULL)
+    gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog)), entry_text);
+  adw_message_dialog_response (dialog, response);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+static void
+test_typing_and_queueing_while_streaming (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Queue");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  NatterWindow *window;
+  NatterQueueView *view;
+  TurnsWait done = { u, session_id, 2, "completed" };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  turn_id = ui_send (u, session_id, "Stream please");
+  ui_wait_until (model_held, u);
+  ui_wait_until (composer_running, window);
+
+  /* Enter while the answer streams queues the message. */
+  type_and_enter (window, "Next question");
+  wait_queue (window, 1, "Next question");
+  g_assert_true (natter_composer_get_running (natter_window_get_composer (window)));
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (natter_window_get_composer (window))));
+  state = get_session (u, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 1);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  type_and_enter (window, "Never mind");
+  wait_queue (window, 2, "Never mind");
+
+  /* Edit the first, remove the second. */
+  view = window->queue_view;
+  g_signal_emit_by_name (ui_find_button (view, "_Edit"), "clicked");
+  answer_dialog ("Edit Queued Message", "save", "Next question, edited");
+  wait_queue (window, 2, "Next question, edited");
+  {
+    g_autoptr(GPtrArray) removes = ui_find_all (view, GTK_TYPE_BUTTON);
+    GtkWidget *last_remove = NULL;
+
+    for (guint i = 0; i < removes->len; i++)
+      if (g_strcmp0 (gtk_button_get_label (g_ptr_array_index (removes, i)), "_Remove") == 0)
+        last_remove = g_ptr_array_index (removes, i);
+    g_signal_emit_by_name (last_remove, "clicked");
+  }
+  wait_queue (window, 1, "Next question, edited");
+
+  /* The answer completes: the queued message is the next turn. */
+  natter_fake_model_release (u->w->fakes->model);
+  ui_wait_until (turns_settled, &done);
+  wait_queue (window, 0, NULL);
+  g_clear_pointer (&state, natter_session_state_unref);
+  state = get_session (u, session_id);
+  events = ui_get_turn (u, natter_session_state_get_turn (state, 1)->turn_id);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
+                     json_node_get_object (g_ptr_array_index (events, 0)), "input"), "content"),
+                   ==, "Next question, edited");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+stop_with_queue (const char *response,
+                 guint       n_left)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Stop");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  NatterWindow *window;
+  TurnsWait stopped = { u, session_id, 1, "cancelled" };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  turn_id = ui_send (u, session_id, "Long answer");
+  ui_wait_until (model_held, u);
+  ui_wait_until (composer_running, window);
+  type_and_enter (window, "Afterwards");
+  wait_queue (window, 1, "Afterwards");
+
+  /* Stop asks first. */
+  g_signal_emit_by_name (natter_window_get_composer (window), "stop");
+  answer_dialog ("Stop the Answer?", response, NULL);
+  ui_wait_until (turns_settled, &stopped);
+  wait_queue (window, n_left, NULL);
+  state = get_session (u, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, n_left);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+test_stop_asks_keep_queue (void)
+{
+  stop_with_queue ("keep", 1);
+}
+
+static void
+test_stop_asks_clear_queue (void)
+{
+  stop_with_queue ("clear", 0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  app = ui_test_init_with_app (&argc, &argv);
+
+  g_test_add_func ("/queue/typing-and-queueing-while-streaming", test_typing_and_queueing_while_streaming);
+  g_test_add_func ("/queue/stop-asks-keep-queue", test_stop_asks_keep_queue);
+  g_test_add_func ("/queue/stop-asks-clear-queue", test_stop_asks_clear_queue);
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}
