@@ -48,4 +48,8 @@ void             natter_turn_item_add_delta           (NatterTurnItem  *self,
                                                        const char      *text);
 char            *natter_turn_item_dup_input_text      (NatterTurnItem  *self);
 
+const char         *natter_turn_item_get_compaction_summary (NatterTurnItem *self);
+void                natter_turn_item_set_compaction_summary (NatterTurnItem *self,
+                                                             const char     *summary);
+
 G_END_DECLS

@@ -23,6 +23,7 @@
 #include "natter-ask-human-card.h"
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
+#include "natter-provider-error.h"
 #include "natter-tool-call-card.h"
 #include "natter-turn-row-private.h"
 
@@ -49,6 +50,8 @@ struct _NatterTurnRow
 
   /* Template children */
   GtkWidget      *input_bubble;
+  GtkExpander    *summary_expander;
+  GtkLabel       *summary_label;
   GtkLabel       *input_label;
   GtkWidget      *activity_box;
   GtkLabel       *streaming_reasoning;
@@ -299,6 +302,15 @@ show_terminal (NatterTurnRow   *self,
             set_status (self, FALSE, "dialog-information-symbolic", text,
                         _("_Continue"), latest ? "win.continue-turn" : NULL);
           }
+        else if (natter_error_is_context_overflow (error))
+          {
+            /* Trying again would overflow again; compacting is the way on. */
+            g_autofree char *text = g_strdup_printf (_("Failed: %s"), error);
+
+            set_status (self, FALSE, "dialog-error-symbolic", text,
+                        _("Compact and _Continue"), latest ? "win.compact-and-continue" : NULL);
+            gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+          }
         else
           {
             g_autofree char *text = g_strdup_printf (_("Failed: %s"), error);
@@ -487,6 +499,22 @@ ensure_built (NatterTurnRow *self)
   gtk_widget_set_layout_manager (GTK_WIDGET (self), NULL);
 }
 
+/* The separator before the first turn a compaction keeps: the earlier
+ * turns stay above it, the summary the model sees instead is one click
+ * away (plain text, never markup). */
+static void
+update_summary (NatterTurnRow *self)
+{
+  const char *summary = self->item != NULL ? natter_turn_item_get_compaction_summary (self->item) : NULL;
+
+  /* An unbuilt placeholder gets it from update() once it is built. */
+  if (!self->built)
+    return;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->summary_expander), summary != NULL);
+  gtk_label_set_text (self->summary_label, summary != NULL ? summary : "");
+}
+
 static void
 update (NatterTurnRow *self)
 {
@@ -501,6 +529,7 @@ update (NatterTurnRow *self)
        (natter_turn_item_get_state (self->item) == NULL && natter_turn_item_get_error (self->item) == NULL)))
     return;
   ensure_built (self);
+  update_summary (self);
 
   remove_children (self->activity_box);
   remove_children (self->prompts_box);
@@ -764,6 +793,8 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-turn-row.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_bubble);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, summary_expander);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, activity_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, streaming_reasoning);
@@ -843,6 +874,7 @@ natter_turn_row_set_item (NatterTurnRow  *self,
       g_signal_connect_swapped (item, "delta", G_CALLBACK (item_delta_cb), self);
       g_signal_connect_swapped (item, "notify::running", G_CALLBACK (item_changed_cb), self);
       g_signal_connect_swapped (item, "notify::latest", G_CALLBACK (item_changed_cb), self);
+      g_signal_connect_swapped (item, "notify::compaction-summary", G_CALLBACK (update_summary), self);
       root = gtk_widget_get_root (GTK_WIDGET (self));
       if (root == NULL)
         {
@@ -860,6 +892,7 @@ natter_turn_row_set_item (NatterTurnRow  *self,
           gtk_widget_queue_allocate (GTK_WIDGET (self));
         }
     }
+  update_summary (self);
   update (self);
 }
 
