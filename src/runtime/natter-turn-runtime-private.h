@@ -27,6 +27,7 @@ struct _NatterTurnRuntime
   NatterTurnEventHub         *hub;
   JsonObject                 *default_model; /* nullable */
   guint                       max_model_calls;
+  guint                       n_state_reads;  /* get_turn_state calls, for benchmarks */
 };
 
 NatterTurnExecution *_natter_turn_execution_start (NatterTurnRuntime *runtime,

@@ -82,5 +82,6 @@ NatterTurnState     *natter_turn_runtime_get_turn_state_finish (NatterTurnRuntim
                                                                 GError              **error);
 
 NatterContextResolver *natter_turn_runtime_get_context_resolver (NatterTurnRuntime *self);
+guint                  natter_turn_runtime_get_n_state_reads    (NatterTurnRuntime *self);
 
 G_END_DECLS
