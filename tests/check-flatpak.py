@@ -33,7 +33,13 @@ PROVIDERS = {
     "libadwaita-1": "runtime",
     "gtksourceview-5": "runtime",
     "libsecret-1": "runtime",
+    "sqlite3": "runtime",  # the freedesktop base of org.gnome.Platform ships it, with FTS5
     "libcmark": "cmark",
+    # PDF attachments reach the model as their text; the GNOME runtime has
+    # no poppler, so the manifest builds its GLib binding.
+    "poppler-glib": "poppler",
+    # The tests write PDFs with cairo, which the runtime ships.
+    "cairo-pdf": "runtime",
 }
 
 FINISH_ARGS = {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # architecture.md: one direction of dependency.
-#   store/ <- runtime/ <- sessions/ <- app/, cli/ <- ui/
+#   store/ <- runtime/ <- mcp/ <- sessions/ <- app/, cli/ <- ui/
 # Nothing below ui/ includes a GTK or libadwaita header; a layer includes
 # no header of a layer above it; ui/ does not use the command line (cli/).
 # Also the sizes that keep each file and function readable (below).
@@ -8,7 +8,7 @@ set -eu
 cd "$1"
 status=0
 
-bad=$(grep -rlE '#include *[<"](gtk/|gdk/|adwaita\.h|gtksourceview/)' src/store src/runtime src/sessions src/app src/cli 2>/dev/null || true)
+bad=$(grep -rlE '#include *[<"](gtk/|gdk/|adwaita\.h|gtksourceview/)' src/store src/runtime src/mcp src/sessions src/app src/cli 2>/dev/null || true)
 if [ -n "$bad" ]; then
   echo "GTK headers below the ui layer:"; echo "$bad"; status=1
 fi
@@ -31,8 +31,9 @@ forbid () {
   done
 }
 
-forbid store runtime sessions app cli ui
-forbid runtime sessions app cli ui
+forbid store runtime mcp sessions app cli ui
+forbid runtime mcp sessions app cli ui
+forbid mcp sessions app cli ui
 forbid sessions app cli ui
 forbid app cli ui
 forbid cli ui
@@ -54,5 +55,5 @@ for f in $(find src -name '*.c' | sort); do
   fi
 done
 
-[ $status -eq 0 ] && echo "ok: the layers depend one way (store, runtime, sessions, app/cli, ui); no file over 1000 lines, no function over 120"
+[ $status -eq 0 ] && echo "ok: the layers depend one way (store, runtime, mcp, sessions, app/cli, ui); no file over 1000 lines, no function over 120"
 exit $status

@@ -471,7 +471,7 @@ test_create_if_absent (Fixture       *f,
   g_autofree char *after = NULL;
   g_autofree char *other_line = NULL;
   g_autofree char *wrong_owner = NULL;
-  g_autofree char *version_2 = NULL;
+  g_autofree char *version_3 = NULL;
   g_autofree char *b_path = path_of (f, ID_B);
   g_autoptr(JsonNode) nan_event = NULL;
   g_autoptr(GError) error = NULL;
@@ -496,9 +496,9 @@ test_create_if_absent (Fixture       *f,
     assert_create_fails (f, ID_B, note, NATTER_STORE_ERROR_SCHEMA);
   }
   assert_create_fails (f, ID_B, "[1,2]", NATTER_STORE_ERROR_SCHEMA);
-  version_2 = g_strdup_printf ("{\"type\":\"%s\",\"%s\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":2}",
+  version_3 = g_strdup_printf ("{\"type\":\"%s\",\"%s\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":3}",
                                f->info->created_type, f->info->owner_member, ID_B);
-  assert_create_fails (f, ID_B, version_2, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
+  assert_create_fails (f, ID_B, version_3, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
 
   /* Not lossless: a NaN can only come from a program, not a literal. */
   {

@@ -18,6 +18,8 @@
 #include "natter-session-index-private.h"
 #include "natter-session-reducer.h"
 #include "natter-test-support.h"
+#include "natter-test-fakes.h"
+#include "natter-sessions-private.h"
 
 #define NOW_US      (1795000000LL * G_USEC_PER_SEC)
 #define OBJECT_PATH "/io/github/natter/Natter/SearchProvider"
@@ -674,6 +676,134 @@ test_ini_file (void)
   }
 }
 
+/* Content: sessions found by the words of their messages and answers */
+
+static void
+content_result_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static gboolean
+completed (NatterSessionIndex *index,
+           const char         *session_id)
+{
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (index, session_id);
+
+  return entry != NULL && g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0;
+}
+
+/* A session whose one turn asked @text and got @answer. */
+static char *
+talk (NatterTestWorld    *w,
+      NatterSessions     *sessions,
+      NatterSessionIndex *index,
+      const char         *text,
+      const char         *answer)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autofree char *step = g_strdup_printf ("{\"role\":\"assistant\",\"content\":\"%s\"}", answer);
+  g_autofree char *turn_id = NULL;
+  char *session_id;
+
+  natter_sessions_create_session_async (sessions, NULL, NULL, NULL, NULL, NULL, content_result_cb, &result);
+  natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
+  session_id = natter_sessions_create_session_finish (sessions, result, &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+
+  natter_fake_model_script (w->fakes->model, step, NULL);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  natter_sessions_send_message_async (sessions, session_id, input, options, NULL, content_result_cb, &result);
+  natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
+  turn_id = natter_sessions_send_message_finish (sessions, result, &error);
+  g_assert_no_error (error);
+  while (!completed (index, session_id) || natter_sessions_get_n_advances (sessions) > 0)
+    g_main_context_iteration (NULL, TRUE);
+  return session_id;
+}
+
+static void
+test_content_hits (Fixture       *f,
+                   gconstpointer  data)
+{
+  NatterTestWorld *w = natter_test_world_new ();
+  NatterSessionIndex *index = natter_session_index_new ();
+  NatterSessions *sessions = natter_sessions_new (w->session_repo, w->turn_repo, w->runtime, w->hub,
+                                                  NATTER_CLOCK (w->clock), w->ids, index);
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (w->dir, "cache/search.sqlite");
+  NatterSearchIndex *search = natter_search_index_new (cache, w->session_repo, w->turn_repo, sessions);
+  g_autofree char *quokkas = NULL;
+  g_autofree char *numbats = NULL;
+  g_autofree char *both = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) metas = NULL;
+  g_autoptr(GVariant) meta = NULL;
+  const char *ids[] = { NULL, NULL };
+  gboolean loaded = FALSE;
+
+  natter_session_index_load_async (index, w->session_repo, w->turn_repo, NULL, load_cb, &loaded);
+  natter_test_wait_for_flag (&loaded, TIMEOUT_MS);
+  quokkas = talk (w, sessions, index, "Tell me about quokkas", "Quokkas are small marsupials.");
+  numbats = talk (w, sessions, index, "Name another marsupial", "The numbat eats termites.");
+  both = g_strconcat (numbats, " ", quokkas, NULL);
+  ids[0] = quokkas;
+
+  natter_search_index_start (search);
+  natter_search_index_wait_async (search, NULL, content_result_cb, &result);
+  natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
+  natter_search_provider_set_index (f->provider, index);
+  natter_search_provider_set_search_index (f->provider, search);
+
+  /* Not in any title: found by the answer. */
+  assert_ids (initial (f, "marsupials"), quokkas);
+  assert_ids (initial (f, "TERMITES"), numbats);
+  /* A title match comes first, then the sessions found by content. */
+  assert_ids (initial (f, "marsupial"), both);
+  /* Every term, in one turn. */
+  assert_ids (initial (f, "small marsupials"), quokkas);
+  assert_ids (initial (f, "quokkas termites"), "");
+  /* A subsearch keeps to the previous results. */
+  assert_ids (subsearch (f, quokkas, "marsupial"), quokkas);
+  assert_ids (subsearch (f, numbats, "small"), "");
+
+  /* A content hit says where the words were said. */
+  assert_ids (initial (f, "marsupials"), quokkas);
+  reply = call (f, "GetResultMetas", g_variant_new ("(^as)", ids), "(aa{sv})");
+  metas = g_variant_get_child_value (reply, 0);
+  g_assert_cmpuint (g_variant_n_children (metas), ==, 1);
+  meta = g_variant_get_child_value (metas, 0);
+  g_assert_cmpstr (meta_string (meta, "name"), ==, "Tell me about quokkas");
+  g_assert_cmpstr (meta_string (meta, "description"), ==, "Quokkas are small marsupials.");
+
+  natter_search_provider_set_search_index (f->provider, NULL);
+  natter_search_provider_set_index (f->provider, f->index);
+  /* A search thread may drop its task (and reference) a moment after
+   * its answer arrived. */
+  g_clear_object (&result);
+  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
+  g_object_unref (search);
+  {
+    gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
+
+    while (search != NULL && g_get_monotonic_time () < deadline)
+      g_main_context_iteration (NULL, FALSE);
+    g_assert_null (search);
+  }
+  g_object_unref (sessions);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_object_unref (index);
+  natter_test_world_free (w);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -693,6 +823,7 @@ main (int   argc,
   ADD ("launch-search", test_launch_search);
   ADD ("waits-for-index", test_waits_for_index);
   ADD ("unregister", test_unregister);
+  ADD ("content-hits", test_content_hits);
   g_test_add_func ("/search-provider/ini-file", test_ini_file);
 
   return g_test_run ();

@@ -994,7 +994,7 @@ test_invariant_unsupported_version (void)
 {
   g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
 
-  add (events, "turn_created", "'schemaVersion':2,'sessionId':null");
+  add (events, "turn_created", "'schemaVersion':3,'sessionId':null");
   assert_last_rejected (events, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
 }
 

@@ -57,8 +57,20 @@ typedef struct
   const char *fields;
 } ValidCase;
 
+/* A stored attachment: only in a turn of schema version 2. */
+#define HASH "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+#define BLOB "{'type':'blob','sha256':'" HASH "','mediaType':'image/png','name':'a.png','size':4}"
+#define BLOB_INPUT "'input':{'role':'user','content':[{'type':'text','text':'Look'}," BLOB "]}"
+
 static const ValidCase valid_cases[] = {
   { "turn-created", "turn_created", CREATED_FIELDS },
+  { "turn-created-v2-blob-input", "turn_created",
+    "'schemaVersion':2,'sessionId':null," AGENT ",'context':[]," BLOB_INPUT "," CONFIG },
+  { "turn-created-v2-blob-context", "turn_created",
+    "'schemaVersion':2,'sessionId':null," AGENT ",'context':[{'role':'user','content':[" BLOB "]}],"
+    INPUT "," CONFIG },
+  { "turn-created-v2-without-blob", "turn_created",
+    "'schemaVersion':2,'sessionId':null," AGENT ",'context':[]," INPUT "," CONFIG },
   { "turn-created-session-and-rich-context", "turn_created",
     "'schemaVersion':1,'sessionId':'" OTHER_TID "'," AGENT ","
     "'context':[{'role':'user','content':[{'type':'text','text':'Look'},"
@@ -150,8 +162,8 @@ static const InvalidCase invalid_cases[] = {
   /* The head of every event */
   { "unknown-type", "turn_paused", "'usage':{}", NATTER_STORE_ERROR_UNKNOWN_TYPE },
   /* turn_created */
-  { "created/schema-version-2", "turn_created",
-    "'schemaVersion':2,'sessionId':null,'somethingNew':true", NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
+  { "created/schema-version-3", "turn_created",
+    "'schemaVersion':3,'sessionId':null,'somethingNew':true", NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
   { "created/schema-version-0", "turn_created",
     "'schemaVersion':0,'sessionId':null," AGENT ",'context':[]," INPUT "," CONFIG,
     NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
@@ -214,6 +226,30 @@ static const InvalidCase invalid_cases[] = {
   { "created/input-attachment-without-filename", "turn_created",
     "'schemaVersion':1,'sessionId':null," AGENT ",'context':[],'input':{'role':'user','content':"
     "[{'type':'attachment','path':'/a','mimeType':'text/plain'}]}," CONFIG, NATTER_STORE_ERROR_SCHEMA },
+  { "created/blob-in-v1-input", "turn_created",
+    "'schemaVersion':1,'sessionId':null," AGENT ",'context':[]," BLOB_INPUT "," CONFIG, NATTER_STORE_ERROR_SCHEMA },
+  { "created/blob-in-v1-context", "turn_created",
+    "'schemaVersion':1,'sessionId':null," AGENT ",'context':[{'role':'user','content':[" BLOB "]}],"
+    INPUT "," CONFIG, NATTER_STORE_ERROR_SCHEMA },
+  { "created/blob-bad-hash", "turn_created",
+    "'schemaVersion':2,'sessionId':null," AGENT ",'context':[],'input':{'role':'user','content':"
+    "[{'type':'blob','sha256':'../../etc/passwd','mediaType':'text/plain','name':'a','size':1}]}," CONFIG,
+    NATTER_STORE_ERROR_SCHEMA },
+  { "created/blob-uppercase-hash", "turn_created",
+    "'schemaVersion':2,'sessionId':null," AGENT ",'context':[],'input':{'role':'user','content':"
+    "[{'type':'blob','sha256':'9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08',"
+    "'mediaType':'text/plain','name':'a','size':1}]}," CONFIG, NATTER_STORE_ERROR_SCHEMA },
+  { "created/blob-without-name", "turn_created",
+    "'schemaVersion':2,'sessionId':null," AGENT ",'context':[],'input':{'role':'user','content':"
+    "[{'type':'blob','sha256':'" HASH "','mediaType':'text/plain','size':1}]}," CONFIG,
+    NATTER_STORE_ERROR_SCHEMA },
+  { "created/blob-negative-size", "turn_created",
+    "'schemaVersion':2,'sessionId':null," AGENT ",'context':[],'input':{'role':'user','content':"
+    "[{'type':'blob','sha256':'" HASH "','mediaType':'text/plain','name':'a','size':-1}]}," CONFIG,
+    NATTER_STORE_ERROR_SCHEMA },
+  { "created/blob-in-assistant-message", "turn_created",
+    "'schemaVersion':2,'sessionId':null," AGENT ",'context':[{'role':'assistant','content':[" BLOB "]}],"
+    INPUT "," CONFIG, NATTER_STORE_ERROR_SCHEMA },
   { "created/input-reasoning-part", "turn_created",
     "'schemaVersion':1,'sessionId':null," AGENT ",'context':[],'input':{'role':'user','content':"
     "[{'type':'reasoning','text':'x'}]}," CONFIG, NATTER_STORE_ERROR_SCHEMA },

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The GNOME Shell search provider: the Activities overview finds
- * conversations by title and opens them. The provider only reads the
+ * conversations by title and by the words said in them, and opens them. The provider only reads the
  * session index and reports activations as signals, so it needs GIO but no
  * window, and the application decides what "open" means.
  */
@@ -16,6 +16,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "natter-search-provider.h"
+#include "natter-search-index.h"
 
 /* How long a search that arrives before the index is loaded waits for it.
  * D-Bus activation starts Natter for the Shell's first query, so that
@@ -60,6 +61,8 @@ struct _NatterSearchProvider
 
   NatterSessionIndex *index;
   gulong              loaded_handler_id;
+  NatterSearchIndex  *search;        /* nullable: titles only without it */
+  GHashTable         *snippets;      /* session id → plain snippet of the last content search */
   NatterClock        *clock;
   GApplication       *application;   /* weak: the application owns us */
 
@@ -316,6 +319,97 @@ result_set (NatterSearchProvider *self,
   return g_variant_new ("(@as)", g_variant_new_strv ((const char * const *) ids->pdata, ids->len));
 }
 
+/* Content search: the words of messages and answers, through the
+ * full-text index, added after the title matches. */
+
+typedef struct
+{
+  NatterSearchProvider  *self;
+  GDBusMethodInvocation *invocation;
+} ContentSearch;
+
+static void release (NatterSearchProvider *self);
+static void hold (NatterSearchProvider *self);
+
+static void
+content_searched_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  ContentSearch *search = user_data;
+  NatterSearchProvider *self = search->self;
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (search->invocation);
+  g_autofree const char **terms = NULL;
+  g_autofree const char **previous = NULL;
+  g_autoptr(GPtrArray) ids = NULL;
+  g_autoptr(GPtrArray) hits = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, NULL, &error);
+  if (hits == NULL)
+    g_debug ("content search failed, answering with titles only: %s", error->message);
+  if (g_str_equal (g_dbus_method_invocation_get_method_name (search->invocation), "GetSubsearchResultSet"))
+    g_variant_get (parameters, "(^a&s^a&s)", &previous, &terms);
+  else
+    g_variant_get (parameters, "(^a&s)", &terms);
+
+  ids = natter_search_provider_search (self, terms, previous);
+  for (guint i = 0; i < ids->len; i++)
+    g_hash_table_add (seen, g_ptr_array_index (ids, i));
+  for (guint i = 0; hits != NULL && i < hits->len && ids->len < NATTER_SEARCH_PROVIDER_MAX_RESULTS; i++)
+    {
+      NatterSearchHit *hit = g_ptr_array_index (hits, i);
+      NatterSessionIndexEntry *entry = natter_session_index_lookup (self->index, hit->session_id);
+
+      /* One result per session, its best turn; sessions that cannot be
+       * opened usefully are not offered, as for titles. */
+      if (entry == NULL || natter_session_index_entry_get_error (entry) != NULL ||
+          g_hash_table_contains (seen, hit->session_id) ||
+          (previous != NULL && !g_strv_contains (previous, hit->session_id)))
+        continue;
+      g_hash_table_insert (self->snippets, g_strdup (hit->session_id),
+                           natter_search_snippet_to_plain (hit->snippet));
+      g_ptr_array_add (ids, g_strdup (hit->session_id));
+      g_hash_table_add (seen, g_ptr_array_index (ids, ids->len - 1));
+    }
+  g_dbus_method_invocation_return_value (search->invocation,
+                                         g_variant_new ("(@as)", g_variant_new_strv ((const char * const *) ids->pdata,
+                                                                                     ids->len)));
+  release (self);
+  g_object_unref (self);
+  g_free (search);
+}
+
+/* Answers a result-set call (and takes the invocation's reference):
+ * at once from the titles, or after the content search. */
+static void
+answer_result_set (NatterSearchProvider  *self,
+                   GDBusMethodInvocation *invocation)
+{
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
+  g_autofree const char **terms = NULL;
+  g_autofree const char **previous = NULL;
+  g_autofree char *text = NULL;
+  ContentSearch *search;
+
+  if (self->search == NULL)
+    {
+      g_dbus_method_invocation_return_value (invocation, result_set (self, invocation));
+      return;
+    }
+  if (g_str_equal (g_dbus_method_invocation_get_method_name (invocation), "GetSubsearchResultSet"))
+    g_variant_get (parameters, "(^a&s^a&s)", &previous, &terms);
+  else
+    g_variant_get (parameters, "(^a&s)", &terms);
+  text = g_strjoinv (" ", (char **) terms);
+  search = g_new0 (ContentSearch, 1);
+  search->self = g_object_ref (self);
+  search->invocation = invocation;
+  hold (self);
+  natter_search_index_search_async (self->search, text, 200, NULL, content_searched_cb, search);
+}
+
 static GVariant *
 result_metas (NatterSearchProvider *self,
               GVariant             *parameters)
@@ -340,7 +434,10 @@ result_metas (NatterSearchProvider *self,
         continue;
 
       title = natter_session_index_entry_get_title (entry);
-      description = natter_search_provider_describe (self, entry);
+      /* A session found by what was said shows where it was said. */
+      description = g_strdup (g_hash_table_lookup (self->snippets, ids[i]));
+      if (description == NULL)
+        description = natter_search_provider_describe (self, entry);
 
       g_variant_builder_open (&metas, G_VARIANT_TYPE ("a{sv}"));
       g_variant_builder_add (&metas, "{sv}", "id", g_variant_new_string (ids[i]));
@@ -386,8 +483,8 @@ flush_pending (NatterSearchProvider *self)
   g_clear_handle_id (&self->pending_timeout_id, g_source_remove);
   while ((invocation = g_queue_pop_head (&self->pending)) != NULL)
     {
-      /* return_value takes the invocation's reference. */
-      g_dbus_method_invocation_return_value (invocation, result_set (self, invocation));
+      /* Answering takes the invocation's reference. */
+      answer_result_set (self, invocation);
       release (self);
     }
 }
@@ -427,7 +524,7 @@ method_call_cb (GDBusConnection       *connection,
             self->pending_timeout_id = g_timeout_add_seconds (PENDING_TIMEOUT_SECONDS, pending_timeout_cb, self);
           return;
         }
-      g_dbus_method_invocation_return_value (invocation, result_set (self, invocation));
+      answer_result_set (self, invocation);
     }
   else if (g_str_equal (method_name, "GetResultMetas"))
     {
@@ -545,6 +642,27 @@ natter_search_provider_set_index (NatterSearchProvider *self,
 }
 
 /**
+ * natter_search_provider_set_search_index:
+ * @self: the provider
+ * @search: (nullable): the full-text index, or %NULL to match titles only
+ *
+ * With a full-text index, a search also finds sessions by the words of
+ * their messages and answers (natter_search_index_search_sync()): after
+ * the title matches, one result per session in the order of its best
+ * turn, at most %NATTER_SEARCH_PROVIDER_MAX_RESULTS in all, and such a
+ * result's description is the matching snippet instead of its time.
+ */
+void
+natter_search_provider_set_search_index (NatterSearchProvider *self,
+                                         NatterSearchIndex    *search)
+{
+  g_return_if_fail (NATTER_IS_SEARCH_PROVIDER (self));
+  g_return_if_fail (search == NULL || NATTER_IS_SEARCH_INDEX (search));
+
+  g_set_object (&self->search, search);
+}
+
+/**
  * natter_search_provider_set_application:
  * @self: the provider
  * @application: (nullable): the application that exports it
@@ -648,6 +766,7 @@ natter_search_provider_dispose (GObject *object)
   if (self->index != NULL)
     g_clear_signal_handler (&self->loaded_handler_id, self->index);
   g_clear_object (&self->index);
+  g_clear_object (&self->search);
   g_clear_weak_pointer (&self->application);
 
   G_OBJECT_CLASS (natter_search_provider_parent_class)->dispose (object);
@@ -659,6 +778,7 @@ natter_search_provider_finalize (GObject *object)
   NatterSearchProvider *self = NATTER_SEARCH_PROVIDER (object);
 
   g_clear_object (&self->clock);
+  g_clear_pointer (&self->snippets, g_hash_table_unref);
 
   G_OBJECT_CLASS (natter_search_provider_parent_class)->finalize (object);
 }
@@ -777,4 +897,5 @@ static void
 natter_search_provider_init (NatterSearchProvider *self)
 {
   g_queue_init (&self->pending);
+  self->snippets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }

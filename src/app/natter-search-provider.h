@@ -9,6 +9,7 @@
 
 #include "natter-clock.h"
 #include "natter-session-index.h"
+#include "natter-search-index.h"
 
 G_BEGIN_DECLS
 
@@ -36,6 +37,8 @@ NatterSearchProvider *natter_search_provider_new             (NatterSessionIndex
 NatterSessionIndex   *natter_search_provider_get_index       (NatterSearchProvider *self);
 void                  natter_search_provider_set_index       (NatterSearchProvider *self,
                                                               NatterSessionIndex   *index);
+void                  natter_search_provider_set_search_index (NatterSearchProvider *self,
+                                                               NatterSearchIndex    *search);
 void                  natter_search_provider_set_application (NatterSearchProvider *self,
                                                               GApplication         *application);
 

@@ -17,6 +17,8 @@
 #include "config.h"
 
 #include "natter-builtin-tools.h"
+#include "natter-mcp-config.h"
+#include "natter-mcp-manager.h"
 #include "natter-config-agent-resolver.h"
 #include "natter-data-dir-lock.h"
 #include "natter-default-permission-checker.h"
@@ -36,17 +38,20 @@ struct _NatterServices
   NatterIdGenerator          *ids;
   NatterJsonlRepo            *turn_repo;
   NatterJsonlRepo            *session_repo;
+  NatterBlobStore            *blobs;
   NatterTurnEventHub         *hub;
   NatterToolRegistry         *tools;
   NatterProviderRegistry     *providers;
   NatterBuiltinAgentResolver *agents;
   NatterAgentStore           *agent_store;
   NatterConfigAgentResolver  *config_agents;
+  NatterMcpManager           *mcp;
   NatterSecretStore          *secrets;
   NatterTurnRuntime          *runtime;
   NatterSessionIndex         *index;
   NatterSessions             *sessions;
   NatterHeadlessRunner       *headless;
+  NatterSearchIndex          *search;
 
   NatterDataDirLock          *lock;
   gint64                      locked_at;  /* g_get_real_time () µs */
@@ -65,6 +70,8 @@ natter_services_dispose (GObject *object)
 
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_data (self->settings, self);
+  if (self->mcp != NULL)
+    g_signal_handlers_disconnect_by_data (self->mcp, self);
 
   G_OBJECT_CLASS (natter_services_parent_class)->dispose (object);
 }
@@ -75,11 +82,13 @@ natter_services_finalize (GObject *object)
   NatterServices *self = NATTER_SERVICES (object);
 
   /* Dependents first, so each object dies holding what it needs. */
+  g_clear_object (&self->search);
   g_clear_object (&self->headless);
   g_clear_object (&self->sessions);
   g_clear_object (&self->index);
   g_clear_object (&self->runtime);
   g_clear_object (&self->config_agents);
+  g_clear_object (&self->mcp);
   g_clear_object (&self->agent_store);
   g_clear_object (&self->agents);
   g_clear_object (&self->providers);
@@ -87,6 +96,7 @@ natter_services_finalize (GObject *object)
   g_clear_object (&self->hub);
   g_clear_object (&self->session_repo);
   g_clear_object (&self->turn_repo);
+  g_clear_object (&self->blobs);
   g_clear_object (&self->ids);
   g_clear_object (&self->clock);
   g_clear_object (&self->lock);
@@ -198,6 +208,12 @@ services_key_lookup (const char *provider,
 /* Settings */
 
 static void
+mcp_tools_changed_cb (NatterServices *self)
+{
+  natter_builtin_agent_resolver_set_extra_tools (self->agents, natter_mcp_manager_get_descriptors (self->mcp));
+}
+
+static void
 load_providers (NatterServices *self)
 {
   g_auto(GStrv) known = natter_provider_registry_list_providers (self->providers);
@@ -226,7 +242,6 @@ load_default_model (NatterServices *self)
 
   natter_builtin_agent_resolver_set_default_model (self->agents, provider, model);
 }
-
 
 /**
  * natter_services_new:
@@ -282,6 +297,7 @@ natter_services_new (GFile               *data_dir,
   self->ids = natter_id_generator_new (self->clock);
   self->turn_repo = natter_turn_repo_new (self->storage_dir);
   self->session_repo = natter_session_repo_new (self->storage_dir);
+  self->blobs = natter_blob_store_new (self->storage_dir);
   self->hub = natter_turn_event_hub_new ();
 
   self->tools = natter_tool_registry_new ();
@@ -302,6 +318,14 @@ natter_services_new (GFile               *data_dir,
     self->agent_store = natter_agent_store_new (agents_dir);
   }
   self->config_agents = natter_config_agent_resolver_new (self->agents, self->agent_store, self->tools);
+  {
+    g_autofree char *mcp_path = natter_mcp_config_default_path ();
+
+    /* The tool servers' tools join the Assistant's as each refresh
+     * registers them; nothing starts until someone refreshes. */
+    self->mcp = natter_mcp_manager_new (mcp_path, self->tools);
+    g_signal_connect_swapped (self->mcp, "tools-changed", G_CALLBACK (mcp_tools_changed_cb), self);
+  }
 
   contexts = natter_turn_context_resolver_new (self->turn_repo);
   /* autoPermission turns ask their own model first (§7); its answer is
@@ -316,10 +340,18 @@ natter_services_new (GFile               *data_dir,
                                            NATTER_PERMISSION_CLASSIFIER (classifier),
                                            self->hub, NULL,
                                            natter_services_get_max_model_calls (self));
+  natter_turn_runtime_set_blob_store (self->runtime, self->blobs);
   self->index = natter_session_index_new ();
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
+  natter_sessions_set_blob_store (self->sessions, self->blobs);
   self->headless = natter_headless_runner_new (self->runtime);
+  {
+    /* A cache beside the logs, never inside storage/ (docs/format.md §1). */
+    g_autoptr(GFile) search_file = g_file_resolve_relative_path (self->data_dir, "cache/search.sqlite");
+
+    self->search = natter_search_index_new (search_file, self->session_repo, self->turn_repo, self->sessions);
+  }
 
   /* Connected before anyone else can be: whoever follows the same
    * properties finds the registry already updated. */
@@ -327,6 +359,23 @@ natter_services_new (GFile               *data_dir,
   g_signal_connect_swapped (self->settings, "notify::default-provider", G_CALLBACK (load_default_model), self);
   g_signal_connect_swapped (self->settings, "notify::default-model", G_CALLBACK (load_default_model), self);
   return self;
+}
+
+/**
+ * natter_services_get_mcp_manager:
+ * @self: the services
+ *
+ * The tool servers of mcp.json (src/mcp/). The window refreshes it when
+ * it starts, `natter send` and `ask` before they send; its tools are
+ * offered by the built-in Assistant.
+ *
+ * Returns: (transfer none): the manager
+ */
+NatterMcpManager *
+natter_services_get_mcp_manager (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->mcp;
 }
 
 /**
@@ -561,76 +610,6 @@ natter_services_resolve_model_finish (NatterServices  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* Flushing at exit */
-
-typedef struct
-{
-  gboolean done;
-  gboolean timed_out;
-} Flush;
-
-static void
-flushed_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  Flush *flush = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!natter_sessions_flush_finish (NATTER_SESSIONS (object), result, &error))
-    g_debug ("Flush failed: %s", error->message);
-  flush->done = TRUE;
-  g_rc_box_release (flush);
-}
-
-static gboolean
-flush_timeout_cb (gpointer user_data)
-{
-  Flush *flush = user_data;
-
-  flush->timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/**
- * natter_services_flush_blocking:
- * @self: the services
- * @timeout_ms: the longest wait, in milliseconds
- *
- * The durability checkpoint before the process exits (dsh-session.md's
- * awaited flush): runs natter_sessions_flush_async() and iterates the
- * thread-default main context until it completes or @timeout_ms pass.
- * For an application's shutdown, when the main loop no longer runs;
- * anywhere else use natter_sessions_flush_async().
- *
- * Returns: %TRUE when every session-layer operation finished in time
- */
-gboolean
-natter_services_flush_blocking (NatterServices *self,
-                                guint           timeout_ms)
-{
-  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
-  Flush *flush = g_rc_box_new0 (Flush);
-  gboolean done;
-  guint timeout_id;
-
-  g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
-
-  /* One reference for the flush callback, one for this frame: a flush
-   * that outlives the timeout must not write into a dead frame. */
-  natter_sessions_flush_async (self->sessions, NULL, flushed_cb, g_rc_box_acquire (flush));
-  timeout_id = g_timeout_add (timeout_ms, flush_timeout_cb, flush);
-  while (!flush->done && !flush->timed_out)
-    g_main_context_iteration (context, TRUE);
-  if (!flush->timed_out)
-    g_source_remove (timeout_id);
-  else
-    g_debug ("Could not flush within %u ms", timeout_ms);
-  done = flush->done;
-  g_rc_box_release (flush);
-  return done;
-}
-
 /* Getters */
 
 /**
@@ -728,6 +707,24 @@ natter_services_get_headless_runner (NatterServices *self)
 }
 
 /**
+ * natter_services_get_search_index:
+ * @self: the services
+ *
+ * The full-text search index over the data directory's sessions
+ * (`cache/search.sqlite`). It does nothing until someone who searches
+ * calls natter_search_index_start() (the window, `natter search`).
+ *
+ * Returns: (transfer none): the search index
+ */
+NatterSearchIndex *
+natter_services_get_search_index (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+
+  return self->search;
+}
+
+/**
  * natter_services_get_provider_registry:
  * @self: the services
  *
@@ -812,6 +809,20 @@ natter_services_dup_default_model (NatterServices *self)
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
 
   return g_strdup (natter_settings_get_default_model (self->settings));
+}
+
+/**
+ * natter_services_get_blob_store:
+ * @self: the services
+ *
+ * Returns: (transfer none): the attachments of every turn, stored by
+ *   content under `storage/blobs` (docs/format.md §1)
+ */
+NatterBlobStore *
+natter_services_get_blob_store (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->blobs;
 }
 
 /**

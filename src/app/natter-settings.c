@@ -21,6 +21,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "natter-attachment-content.h"
 #include "natter-provider-registry.h"
 #include "natter-settings.h"
 #include "natter-turn-runtime.h"
@@ -289,6 +290,7 @@ struct _NatterSettings
   char      *default_provider;
   char      *default_model;
   guint      max_model_calls;
+  guint      attachment_size_limit;   /* MB */
   gboolean   auto_permission;
   gboolean   auto_title;
   char      *last_session;
@@ -306,6 +308,7 @@ enum {
   PROP_DEFAULT_PROVIDER,
   PROP_DEFAULT_MODEL,
   PROP_MAX_MODEL_CALLS,
+  PROP_ATTACHMENT_SIZE_LIMIT,
   PROP_AUTO_PERMISSION,
   PROP_AUTO_TITLE,
   PROP_LAST_SESSION,
@@ -326,6 +329,7 @@ static const struct
   { PROP_DEFAULT_PROVIDER, "default-provider" },
   { PROP_DEFAULT_MODEL, "default-model" },
   { PROP_MAX_MODEL_CALLS, "max-model-calls" },
+  { PROP_ATTACHMENT_SIZE_LIMIT, "attachment-size-limit" },
   { PROP_AUTO_PERMISSION, "auto-permission" },
   { PROP_AUTO_TITLE, "auto-title" },
   { PROP_LAST_SESSION, "last-session" },
@@ -392,6 +396,7 @@ natter_settings_get_property (GObject    *object,
     case PROP_DEFAULT_PROVIDER: g_value_set_string (value, self->default_provider); break;
     case PROP_DEFAULT_MODEL: g_value_set_string (value, self->default_model); break;
     case PROP_MAX_MODEL_CALLS: g_value_set_uint (value, self->max_model_calls); break;
+    case PROP_ATTACHMENT_SIZE_LIMIT: g_value_set_uint (value, self->attachment_size_limit); break;
     case PROP_AUTO_PERMISSION: g_value_set_boolean (value, self->auto_permission); break;
     case PROP_AUTO_TITLE: g_value_set_boolean (value, self->auto_title); break;
     case PROP_LAST_SESSION: g_value_set_string (value, self->last_session); break;
@@ -419,6 +424,9 @@ natter_settings_set_property (GObject      *object,
       break;
     case PROP_DEFAULT_MODEL: set_string (self, &self->default_model, g_value_get_string (value), prop_id); break;
     case PROP_MAX_MODEL_CALLS: SET_SCALAR (max_model_calls, g_value_get_uint (value), prop_id); break;
+    case PROP_ATTACHMENT_SIZE_LIMIT:
+      SET_SCALAR (attachment_size_limit, g_value_get_uint (value), prop_id);
+      break;
     case PROP_AUTO_PERMISSION: SET_SCALAR (auto_permission, g_value_get_boolean (value), prop_id); break;
     case PROP_AUTO_TITLE: SET_SCALAR (auto_title, g_value_get_boolean (value), prop_id); break;
     case PROP_LAST_SESSION: set_string (self, &self->last_session, g_value_get_string (value), prop_id); break;
@@ -530,6 +538,9 @@ natter_settings_class_init (NatterSettingsClass *klass)
   /** NatterSettings:max-model-calls: the `max-model-calls` key, model calls per turn */
   properties[PROP_MAX_MODEL_CALLS] =
     g_param_spec_uint ("max-model-calls", NULL, NULL, 1, 1000, NATTER_DEFAULT_MAX_MODEL_CALLS, flags);
+  /** NatterSettings:attachment-size-limit: the `attachment-size-limit` key, in MB (10⁶ bytes) */
+  properties[PROP_ATTACHMENT_SIZE_LIMIT] =
+    g_param_spec_uint ("attachment-size-limit", NULL, NULL, 1, 1000, NATTER_DEFAULT_ATTACHMENT_SIZE_LIMIT, flags);
   /** NatterSettings:auto-permission: the `auto-permission` key */
   properties[PROP_AUTO_PERMISSION] = g_param_spec_boolean ("auto-permission", NULL, NULL, FALSE, flags);
   /** NatterSettings:auto-title: the `auto-title` key */
@@ -554,6 +565,7 @@ natter_settings_init (NatterSettings *self)
   self->default_model = g_strdup ("");
   self->max_model_calls = NATTER_DEFAULT_MAX_MODEL_CALLS;
   self->auto_title = TRUE;
+  self->attachment_size_limit = NATTER_DEFAULT_ATTACHMENT_SIZE_LIMIT;
   self->last_session = g_strdup ("");
   self->window_width = 1000;
   self->window_height = 700;
@@ -784,6 +796,20 @@ natter_settings_get_max_model_calls (NatterSettings *self)
 {
   g_return_val_if_fail (NATTER_IS_SETTINGS (self), NATTER_DEFAULT_MAX_MODEL_CALLS);
   return self->max_model_calls;
+}
+
+/**
+ * natter_settings_get_attachment_size_limit:
+ * @self: the settings
+ *
+ * Returns: the `attachment-size-limit` key: the most one message's
+ *   attachments may weigh together, in bytes
+ */
+guint64
+natter_settings_get_attachment_size_limit (NatterSettings *self)
+{
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), 0);
+  return (guint64) self->attachment_size_limit * 1000 * 1000;
 }
 
 /**

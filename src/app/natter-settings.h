@@ -91,6 +91,7 @@ const char     *natter_settings_get_default_model  (NatterSettings  *self);
 void            natter_settings_set_default_model  (NatterSettings  *self,
                                                     const char      *model);
 guint           natter_settings_get_max_model_calls (NatterSettings *self);
+guint64         natter_settings_get_attachment_size_limit (NatterSettings *self);
 gboolean        natter_settings_get_auto_permission (NatterSettings *self);
 gboolean        natter_settings_get_auto_title      (NatterSettings *self);
 const char     *natter_settings_get_last_session   (NatterSettings  *self);

@@ -13,6 +13,9 @@
 
 #include <glib/gi18n.h>
 
+#include <signal.h>
+
+#include "natter-attachment-intake.h"
 #include "natter-cli-private.h"
 #include "natter-id.h"
 
@@ -20,14 +23,61 @@
 /* ask                                                                 */
 /* ------------------------------------------------------------------ */
 
+/* The command's message, with the files of --attach once stored. */
 static JsonObject *
-user_message (const char *text)
+user_message (Run *run)
 {
-  JsonObject *message = json_object_new ();
+  return natter_user_message_new (run->text, run->attachments);
+}
 
-  json_object_set_string_member (message, "role", "user");
-  json_object_set_string_member (message, "content", text);
-  return message;
+static void
+attachments_stored_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  run->attachments = natter_attachments_store_finish (result, &error);
+  if (run->attachments == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  /* A crash point for the test that kills the command between storing
+   * the blobs and writing the turn that references them: what is left
+   * on disk must be an orphan blob and nothing else. */
+  if (g_getenv ("NATTER_TEST_CRASH_AFTER_BLOBS") != NULL)
+    raise (SIGKILL);
+  run->after_attachments (run);
+}
+
+/* Stores the files of --attach as blobs, then goes on with @next: the
+ * blobs are on disk before any turn that references them is written,
+ * and a message over the size limit is refused before anything is. */
+static void
+store_attachments (Run  *run,
+                   void (*next) (Run *run))
+{
+  g_autoptr(GPtrArray) sources = NULL;
+  NatterSettings *settings = natter_services_get_settings (run->services);
+
+  if (run->attach == NULL || run->attach[0] == NULL)
+    {
+      next (run);
+      return;
+    }
+  sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  for (guint i = 0; run->attach[i] != NULL; i++)
+    {
+      g_autoptr(GFile) file = g_application_command_line_create_file_for_arg (run->cmdline, run->attach[i]);
+
+      g_ptr_array_add (sources, natter_attachment_source_new_for_file (file));
+    }
+  run->after_attachments = next;
+  natter_attachments_store_async (natter_services_get_blob_store (run->services), sources,
+                                  natter_settings_get_attachment_size_limit (settings),
+                                  g_task_get_cancellable (run->task), attachments_stored_cb, run);
 }
 
 /* The built-in agent on the model the command resolved, with the
@@ -98,16 +148,22 @@ ask_model_cb (GObject      *object,
       return;
     }
   options = send_options (run);
-  input = user_message (run->text);
+  input = user_message (run);
   natter_headless_runner_run_async (natter_services_get_headless_runner (run->services), options, NULL, input,
                                     g_task_get_cancellable (run->task), ask_ran_cb, run);
+}
+
+static void
+ask_start (Run *run)
+{
+  natter_services_resolve_model_async (run->services, run->base_url, run->model,
+                                       g_task_get_cancellable (run->task), ask_model_cb, run);
 }
 
 void
 natter_cli_command_ask (Run *run)
 {
-  natter_services_resolve_model_async (run->services, run->base_url, run->model,
-                                       g_task_get_cancellable (run->task), ask_model_cb, run);
+  store_attachments (run, ask_start);
 }
 
 /* ------------------------------------------------------------------ */
@@ -131,16 +187,21 @@ send_sent_cb (GObject      *object,
   natter_cli_wait_and_report (run);
 }
 
-static void
-send_message (Run *run)
+void
+natter_cli_send_message (Run *run)
 {
   g_autoptr(NatterSendOptions) options = send_options (run);
-  g_autoptr(JsonObject) input = user_message (run->text);
+  g_autoptr(JsonObject) input = user_message (run);
 
   /* Only a session's first message can ask; the title is written before
    * the command exits (the application flushes on shutdown). */
   natter_send_options_set_auto_title (options, !run->no_auto_title && natter_services_get_auto_title (run->services));
 
+  if (run->queue)
+    {
+      natter_cli_queue_or_send (run, input, options);
+      return;
+    }
   natter_sessions_send_message_async (natter_services_get_sessions (run->services), run->session_id,
                                       input, options, g_task_get_cancellable (run->task), send_sent_cb, run);
 }
@@ -159,7 +220,7 @@ send_created_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
-  send_message (run);
+  natter_cli_send_message (run);
 }
 
 static void
@@ -167,7 +228,7 @@ send_with_model (Run *run)
 {
   if (run->session_id != NULL)
     {
-      send_message (run);
+      natter_cli_send_message (run);
       return;
     }
   natter_sessions_create_session_async (natter_services_get_sessions (run->services), NULL,
@@ -222,8 +283,8 @@ lookup_session (Run        *run,
   return entry;
 }
 
-void
-natter_cli_command_send (Run *run)
+static void
+send_start (Run *run)
 {
   JsonObject *last_model = NULL;
 
@@ -246,6 +307,16 @@ natter_cli_command_send (Run *run)
     }
   natter_services_resolve_model_async (run->services, run->base_url, run->model,
                                        g_task_get_cancellable (run->task), send_model_cb, run);
+}
+
+void
+natter_cli_command_send (Run *run)
+{
+  /* A session that cannot be used is reported before any blob is
+   * stored. */
+  if (run->session_id != NULL && lookup_session (run, run->session_id) == NULL)
+    return;
+  store_attachments (run, send_start);
 }
 
 /* ------------------------------------------------------------------ */
@@ -281,6 +352,11 @@ input_done_cb (GObject      *object,
 void
 natter_cli_command_permission (Run *run)
 {
+  if (run->always)
+    {
+      natter_cli_command_allow_always (run);
+      return;
+    }
   run->turn_id = g_strdup (run->args[0]);
   natter_sessions_respond_to_permission_async (natter_services_get_sessions (run->services), run->args[0],
                                                run->args[1], run->command->name[0] == 'a' ? "allow" : "deny",
@@ -484,6 +560,32 @@ natter_cli_command_sessions (Run *run)
 
 static void show_next_turn (Run *run);
 
+static JsonArray *
+blob_parts (JsonObject *definition)
+{
+  g_autoptr(GPtrArray) parts = natter_message_dup_blob_parts (json_object_get_object_member (definition, "input"));
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; i < parts->len; i++)
+    json_array_add_object_element (array, json_object_ref (g_ptr_array_index (parts, i)));
+  return array;
+}
+
+static void
+show_attachments_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  Run *run = user_data;
+  JsonArray *attachments = natter_attachments_verify_finish (result);
+  JsonObject *summary = json_array_get_object_element (run->shown_turns,
+                                                       json_array_get_length (run->shown_turns) - 1);
+
+  json_object_set_array_member (summary, "attachments", attachments);
+  run->next_turn++;
+  show_next_turn (run);
+}
+
 static void
 show_turn_read_cb (GObject      *object,
                    GAsyncResult *result,
@@ -492,6 +594,8 @@ show_turn_read_cb (GObject      *object,
   Run *run = user_data;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) state = NULL;
+  g_autoptr(JsonArray) parts = NULL;
+  JsonObject *summary;
   GError *error = NULL;
 
   events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, &error);
@@ -502,11 +606,20 @@ show_turn_read_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
-  json_array_add_object_element (run->shown_turns,
-                                 natter_cli_turn_summary (natter_session_state_get_turn (run->session, run->next_turn),
-                                                          state));
-  run->next_turn++;
-  show_next_turn (run);
+  summary = natter_cli_turn_summary (natter_session_state_get_turn (run->session, run->next_turn), state);
+  json_array_add_object_element (run->shown_turns, summary);
+  parts = blob_parts (natter_turn_state_get_definition (state));
+  if (json_array_get_length (parts) == 0)
+    {
+      json_object_set_array_member (summary, "attachments", json_array_new ());
+      run->next_turn++;
+      show_next_turn (run);
+      return;
+    }
+  /* Each attachment is checked against its hash; a missing or damaged
+   * blob is reported on its turn, the others show as usual. */
+  natter_attachments_verify_async (natter_services_get_blob_store (run->services), parts,
+                                   g_task_get_cancellable (run->task), show_attachments_cb, run);
 }
 
 static void

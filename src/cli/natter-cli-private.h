@@ -25,6 +25,12 @@ typedef enum
   OPT_SESSION    = 1 << 1,   /* --session, --auto-permission, --no-auto-title */
   OPT_JSON       = 1 << 2,   /* --json */
   OPT_KEEP       = 1 << 3,   /* --keep */
+  OPT_ATTACH     = 1 << 4,   /* --attach FILE… */
+  OPT_EXPORT     = 1 << 5,   /* --format, --output */
+  OPT_IMPORT     = 1 << 6,   /* --from */
+  OPT_ALWAYS     = 1 << 7,   /* --always */
+  OPT_QUEUE      = 1 << 8,   /* --queue */
+  OPT_TOOLS      = 1 << 9,   /* may advance a turn: the tool servers' tools are listed first */
 } OptionSet;
 
 typedef struct
@@ -64,11 +70,19 @@ struct _Run
   char                    *model;
   int                      max_model_calls;
   gboolean                 json;
+  gboolean                 always;
+  gboolean                 queue;
   gboolean                 help;
+  char                    *format;      /* export */
+  char                    *output;      /* export */
+  char                    *from;        /* import */
   GStrv                    args;        /* positional arguments */
+  GStrv                    attach;      /* --attach FILE, as given */
   char                    *text;        /* the joined message, for MESSAGE commands */
 
   /* Progress */
+  JsonArray               *attachments; /* the stored `blob` parts */
+  void                   (*after_attachments) (Run *run);
   char                    *turn_id;
   JsonObject              *descriptor;
   gboolean                 cancel_is_success;
@@ -118,5 +132,34 @@ void natter_cli_command_compact    (Run *run);
 
 NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
                                                     const char *session_id);
+
+/* natter-cli-mcp.c */
+void natter_cli_command_mcp        (Run *run);
+void natter_cli_mcp_refresh        (Run  *run,
+                                    void (*then) (Run *run));
+
+/* natter-cli-archive.c */
+void natter_cli_command_export     (Run *run);
+void natter_cli_command_import     (Run *run);
+
+/* natter-cli-search.c */
+void natter_cli_command_search     (Run *run);
+
+/* natter-cli-commands.c: send's last step, also after send --queue */
+void natter_cli_send_message         (Run *run);
+
+/* natter-cli-queue.c */
+void natter_cli_queue_or_send        (Run               *run,
+                                      JsonObject        *input,
+                                      NatterSendOptions *options);
+void natter_cli_command_queue        (Run *run);
+void natter_cli_command_unqueue      (Run *run);
+void natter_cli_follow_queue         (Run *run);
+
+/* natter-cli-grants.c */
+void natter_cli_command_grant        (Run *run);
+void natter_cli_command_grants       (Run *run);
+void natter_cli_command_revoke       (Run *run);
+void natter_cli_command_allow_always (Run *run);
 
 G_END_DECLS

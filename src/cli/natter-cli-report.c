@@ -136,7 +136,9 @@ report_turn (Run             *run,
         g_autofree char *answer = natter_turn_state_dup_final_text (state);
 
         natter_cli_out (run, "\n%s\n", answer != NULL ? answer : "");
-        natter_cli_finish (run, 0);
+        if (session_id != NULL && run->session_id == NULL)
+          run->session_id = g_strdup (session_id);
+        natter_cli_follow_queue (run);
       }
       return;
     case NATTER_TURN_STATUS_SUSPENDED:
@@ -336,6 +338,24 @@ natter_cli_turn_summary (const NatterSessionTurn *turn,
   return summary;
 }
 
+/* "attachment:" lines: name, size and type, and what is wrong with a
+ * blob that is missing or damaged. */
+static void
+print_attachments (Run       *run,
+                   JsonArray *attachments)
+{
+  for (guint i = 0; attachments != NULL && i < json_array_get_length (attachments); i++)
+    {
+      JsonObject *attachment = json_array_get_object_element (attachments, i);
+      g_autofree char *size = g_format_size ((guint64) json_object_get_int_member (attachment, "size"));
+
+      natter_cli_out (run, "attachment: %s %s %s\n", json_object_get_string_member (attachment, "name"), size,
+                      json_object_get_string_member (attachment, "mediaType"));
+      if (json_object_has_member (attachment, "error"))
+        natter_cli_out (run, "attachment-error: %s\n", json_object_get_string_member (attachment, "error"));
+    }
+}
+
 void
 natter_cli_print_show_text (Run *run)
 {
@@ -360,6 +380,7 @@ natter_cli_print_show_text (Run *run)
                       json_object_get_string_member_with_default (model, "provider", "-"),
                       json_object_get_string_member_with_default (model, "model", "-"));
       natter_cli_out (run, "user: %s\n", json_object_get_string_member (turn, "input"));
+      print_attachments (run, json_object_get_array_member (turn, "attachments"));
       for (guint j = 0; j < json_array_get_length (calls); j++)
         {
           JsonObject *call = json_array_get_object_element (calls, j);

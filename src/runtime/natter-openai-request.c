@@ -44,6 +44,65 @@ append_paragraph (GString    *text,
   g_string_append (text, paragraph);
 }
 
+static gboolean
+has_attachment_parts (JsonArray *parts)
+{
+  for (guint i = 0; i < json_array_get_length (parts); i++)
+    {
+      JsonNode *node = json_array_get_element (parts, i);
+      const char *type = natter_openai_get_string (JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL,
+                                                   "type");
+
+      if (g_strcmp0 (type, "attachment-image") == 0 || g_strcmp0 (type, "attachment-text") == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A user message with attachments read from their blobs
+ * (natter-attachment-content.c): an array of text and `image_url` parts,
+ * the OpenAI-compatible vision shape that Ollama's /v1 accepts too. */
+static JsonObject *
+encode_user_parts (JsonArray  *parts,
+                   guint       position,
+                   GError    **error)
+{
+  g_autoptr(JsonObject) out = json_object_new ();
+  g_autoptr(JsonArray) content = json_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (parts); i++)
+    {
+      JsonNode *node = json_array_get_element (parts, i);
+      JsonObject *part = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const char *type = natter_openai_get_string (part, "type");
+      JsonObject *wire = json_object_new ();
+
+      json_array_add_object_element (content, wire);
+      if ((g_strcmp0 (type, "text") == 0 || g_strcmp0 (type, "attachment-text") == 0) &&
+          natter_openai_get_string (part, "text") != NULL)
+        {
+          json_object_set_string_member (wire, "type", "text");
+          json_object_set_string_member (wire, "text", natter_openai_get_string (part, "text"));
+        }
+      else if (g_strcmp0 (type, "attachment-image") == 0 && natter_openai_get_string (part, "url") != NULL)
+        {
+          JsonObject *image_url = json_object_new ();
+
+          json_object_set_string_member (image_url, "url", natter_openai_get_string (part, "url"));
+          json_object_set_string_member (wire, "type", "image_url");
+          json_object_set_object_member (wire, "image_url", image_url);
+        }
+      else
+        {
+          invalid (error, "message %u has a user content part of unknown type", position);
+          return NULL;
+        }
+    }
+  json_object_set_string_member (out, "role", "user");
+  json_object_set_array_member (out, "content", g_steal_pointer (&content));
+  return g_steal_pointer (&out);
+}
+
 static JsonObject *
 encode_user (JsonObject  *message,
              guint        position,
@@ -56,6 +115,9 @@ encode_user (JsonObject  *message,
   if (content != NULL && JSON_NODE_HOLDS_VALUE (content)
       && json_node_get_value_type (content) == G_TYPE_STRING)
     g_string_append (text, json_node_get_string (content));
+  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content) &&
+           has_attachment_parts (json_node_get_array (content)))
+    return encode_user_parts (json_node_get_array (content), position, error);
   else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
     {
       JsonArray *parts = json_node_get_array (content);
@@ -148,6 +210,9 @@ encode_assistant (JsonObject  *message,
   if (content != NULL && JSON_NODE_HOLDS_VALUE (content)
       && json_node_get_value_type (content) == G_TYPE_STRING)
     g_string_append (text, json_node_get_string (content));
+  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content) &&
+           has_attachment_parts (json_node_get_array (content)))
+    return encode_user_parts (json_node_get_array (content), position, error);
   else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
     {
       JsonArray *parts = json_node_get_array (content);
@@ -407,7 +472,10 @@ copy_parameters (JsonObject  *body,
  * I/O, and no key (the key only ever travels in a header). The body holds,
  * in order: `model`; `messages` (the system prompt first when present and
  * non-empty; user content as a string, text parts joined by a blank line
- * and an attachment as the note "[attachment: filename]"; assistant
+ * and an attachment as the note "[attachment: filename]"; a user message
+ * with attachments read from their blobs, `attachment-text` and
+ * `attachment-image` parts, as an array of `{type:"text", text}` and
+ * `{type:"image_url", image_url:{url}}` parts in their order; assistant
  * `content` as a string, or null when it only calls tools, its reasoning
  * dropped, `tool_calls` only when there are some, each
  * `{id, type:"function", function:{name, arguments}}` with the arguments

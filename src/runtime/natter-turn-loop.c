@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "natter-attachment-content.h"
 #include "natter-request-composer.h"
 #include "natter-turn-execution-private.h"
 #include "natter-turn-reducer.h"
@@ -103,23 +104,19 @@ build_partial (NatterTurnExecution *self)
   return _natter_turn_execution_object_node (message);
 }
 
+/* Closes the open model call with its answer (@step) or its @error;
+ * @code is the `turn_failed.code` of a failure, or %NULL. */
 static void
-model_cb (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
+finish_model_call (NatterTurnExecution   *self,
+                   NatterModelStepResult *step,
+                   GError                *error,
+                   const char            *code)
 {
-  g_autoptr(NatterTurnExecution) self = user_data;
-  g_autoptr(NatterModelStepResult) step = NULL;
-  g_autoptr(GError) error = NULL;
   guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
   GPtrArray *batch;
   JsonObject *event;
   g_autoptr(JsonNode) partial = NULL;
 
-  self->streaming = FALSE;
-  step = natter_model_stream_step_finish (NATTER_MODEL (object), result, &error);
-  if (self->settled)
-    return;
   if (step == NULL)
     partial = build_partial (self);
 
@@ -152,9 +149,53 @@ model_cb (GObject      *object,
         json_object_set_member (event, "partial", g_steal_pointer (&partial));
       event = _natter_turn_execution_new_event (self, batch, "turn_failed");
       json_object_set_string_member (event, "error", error->message);
+      if (code != NULL)
+        json_object_set_string_member (event, "code", code);
       json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
     }
   _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
+static void
+model_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(NatterTurnExecution) self = user_data;
+  g_autoptr(NatterModelStepResult) step = NULL;
+  g_autoptr(GError) error = NULL;
+
+  self->streaming = FALSE;
+  step = natter_model_stream_step_finish (NATTER_MODEL (object), result, &error);
+  if (self->settled)
+    return;
+  finish_model_call (self, step, error, NULL);
+}
+
+static void
+attachments_expanded_cb (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(NatterTurnExecution) self = user_data;
+  g_autoptr(JsonObject) request = NULL;
+  g_autoptr(GError) error = NULL;
+
+  request = natter_attachments_expand_finish (result, &error);
+  if (self->settled)
+    return;
+  if (request == NULL)
+    {
+      /* The call fails like any failed call, and the turn with it: the
+       * reason names the attachment and its file, and is kept in the
+       * turn so every front end shows which one. The user's message
+       * stays; nothing is sent without the attachment. */
+      self->streaming = FALSE;
+      finish_model_call (self, NULL, error, "attachment-unreadable");
+      return;
+    }
+  natter_model_stream_step_async (self->model, request, &sink, self, self->cancellable,
+                                  model_cb, g_object_ref (self));
 }
 
 static void
@@ -181,6 +222,15 @@ start_model_call (NatterTurnExecution *self,
   self->streaming = TRUE;
   g_string_truncate (self->partial_text, 0);
   g_string_truncate (self->partial_reasoning, 0);
+  /* Attachments are read from their blobs for each request, off the main
+   * thread; a missing or damaged one fails the call (model_cb) with the
+   * file it names, never sends the message without it. */
+  if (natter_messages_have_blob_parts (json_object_get_array_member (request, "messages")))
+    {
+      natter_attachments_expand_async (self->runtime->blobs, request, self->cancellable,
+                                       attachments_expanded_cb, g_object_ref (self));
+      return;
+    }
   natter_model_stream_step_async (self->model, request, &sink, self, self->cancellable,
                                   model_cb, g_object_ref (self));
 }
@@ -307,7 +357,7 @@ decide_without_human (NatterTurnExecution *self,
   return TRUE;
 }
 
-static void
+static JsonObject *
 add_invocation (NatterTurnExecution *self,
                 GPtrArray           *batch,
                 GPtrArray           *to_start,
@@ -324,6 +374,24 @@ add_invocation (NatterTurnExecution *self,
   json_object_set_member (event, "input", json_node_copy (natter_turn_tool_call_get_arguments (call)));
   if (g_str_equal (execution, "sync"))
     g_ptr_array_add (to_start, g_strdup (natter_turn_tool_call_get_id (call)));
+  return event;
+}
+
+/* The session's active grant for the call's tool (§12.2), if the turn
+ * belongs to a session. A tool that needs a human is never granted: its
+ * question is the point. */
+static char *
+find_grant (NatterTurnExecution *self,
+            JsonObject          *descriptor)
+{
+  JsonObject *definition = natter_turn_state_get_definition (self->state);
+  const char *session_id = json_object_get_string_member_with_default (definition, "sessionId", NULL);
+
+  if (self->runtime->grants == NULL || session_id == NULL ||
+      json_object_get_boolean_member_with_default (descriptor, "requiresHuman", TRUE))
+    return NULL;
+  return natter_permission_grants_lookup (self->runtime->grants, session_id,
+                                          json_object_get_string_member (descriptor, "toolId"));
 }
 
 /* Cancellation (§9) */
@@ -390,6 +458,19 @@ check_permission (NatterTurnExecution *self,
     {
       add_invocation (self, batch, to_start, call, descriptor);
       return;
+    }
+  /* Only a checker that could tell defers to a grant: its failure keeps
+   * failing closed. */
+  if (error == NULL)
+    {
+      g_autofree char *grant_id = find_grant (self, descriptor);
+
+      if (grant_id != NULL)
+        {
+          event = add_invocation (self, batch, to_start, call, descriptor);
+          json_object_set_string_member (event, "grantId", grant_id);
+          return;
+        }
     }
   event = _natter_turn_execution_new_event (self, batch, "tool_permission_required");
   json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
@@ -647,9 +728,10 @@ request_model_call (NatterTurnExecution *self)
   json_object_set_array_member (request, "messages", messages);
   /* The turn's generation parameters go with every call, in the durable
    * request, so an audit rebuilds the exact wire payload (§3). */
-  json_object_set_member (request, "parameters",
-                          parameters != NULL ? json_node_copy (parameters)
-                                             : json_node_init_object (json_node_alloc (), json_object_new ()));
+  if (parameters != NULL)
+    json_object_set_member (request, "parameters", json_node_copy (parameters));
+  else
+    json_object_set_object_member (request, "parameters", json_object_new ());
   json_object_set_object_member (event, "request", request);
   _natter_turn_execution_enqueue (self, batch, start_model_call, NULL);
 }

@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include "natter-blob-store.h"
 #include "natter-turn-runtime.h"
 
 G_BEGIN_DECLS
@@ -23,8 +24,10 @@ struct _NatterTurnRuntime
   NatterToolRegistry         *tools;
   NatterContextResolver      *contexts;
   NatterPermissionChecker    *checker;
+  NatterPermissionGrants     *grants;       /* nullable: no session grants */
   NatterPermissionClassifier *classifier;   /* nullable */
   NatterTurnEventHub         *hub;
+  NatterBlobStore            *blobs;         /* nullable */
   JsonObject                 *default_model; /* nullable */
   guint                       max_model_calls;
   guint                       n_state_reads;  /* get_turn_state calls, for benchmarks */

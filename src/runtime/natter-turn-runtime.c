@@ -9,6 +9,7 @@
 
 #define G_LOG_DOMAIN "natter-turn-runtime"
 
+#include "natter-attachment-content.h"
 #include "natter-json.h"
 #include "natter-session-schema.h"
 #include "natter-turn-reducer.h"
@@ -30,8 +31,10 @@ natter_turn_runtime_finalize (GObject *object)
   g_clear_object (&self->tools);
   g_clear_object (&self->contexts);
   g_clear_object (&self->checker);
+  g_clear_object (&self->grants);
   g_clear_object (&self->classifier);
   g_clear_object (&self->hub);
+  g_clear_object (&self->blobs);
   g_clear_pointer (&self->default_model, json_object_unref);
 
   G_OBJECT_CLASS (natter_turn_runtime_parent_class)->finalize (object);
@@ -46,6 +49,42 @@ natter_turn_runtime_class_init (NatterTurnRuntimeClass *klass)
 static void
 natter_turn_runtime_init (NatterTurnRuntime *self)
 {
+}
+
+/**
+ * natter_turn_runtime_get_tools:
+ * @self: the runtime
+ *
+ * Returns: (transfer none): the live tools the runtime's turns may call
+ */
+NatterToolRegistry *
+natter_turn_runtime_get_tools (NatterTurnRuntime *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
+
+  return self->tools;
+}
+
+/**
+ * natter_turn_runtime_set_permission_grants:
+ * @self: the runtime
+ * @grants: (nullable): the session-keyed grants view, or %NULL for none
+ *
+ * Sets what the runtime consults when the permission checker requires a
+ * decision for a call of a session's turn (session-layer-spec.md §12.2):
+ * a call covered by an active grant runs without asking, and its
+ * `tool_invocation_requested` records the grant's id (`grantId`). Calls
+ * of a tool that needs a human (`requiresHuman`, ask_human) are never
+ * looked up.
+ */
+void
+natter_turn_runtime_set_permission_grants (NatterTurnRuntime      *self,
+                                           NatterPermissionGrants *grants)
+{
+  g_return_if_fail (NATTER_IS_TURN_RUNTIME (self));
+  g_return_if_fail (grants == NULL || NATTER_IS_PERMISSION_GRANTS (grants));
+
+  g_set_object (&self->grants, grants);
 }
 
 /**
@@ -110,6 +149,25 @@ natter_turn_runtime_new (NatterJsonlRepo            *turn_repo,
   self->default_model = default_model != NULL ? json_object_ref (default_model) : NULL;
   self->max_model_calls = max_model_calls > 0 ? max_model_calls : NATTER_DEFAULT_MAX_MODEL_CALLS;
   return self;
+}
+
+/**
+ * natter_turn_runtime_set_blob_store:
+ * @self: a #NatterTurnRuntime
+ * @blobs: (nullable): the store of attachments
+ *
+ * Where the attachments that turns reference are stored
+ * (docs/format.md §1). Without one, a turn with an attachment cannot be
+ * created or advanced (%NATTER_RUNTIME_ERROR_INVALID_ARGUMENT).
+ */
+void
+natter_turn_runtime_set_blob_store (NatterTurnRuntime *self,
+                                    NatterBlobStore   *blobs)
+{
+  g_return_if_fail (NATTER_IS_TURN_RUNTIME (self));
+  g_return_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs));
+
+  g_set_object (&self->blobs, blobs);
 }
 
 static JsonNode *
@@ -279,15 +337,20 @@ build_turn_created (NatterTurnRuntime  *self,
 
   event = natter_turn_event_new ("turn_created", turn_id, ts);
   object = json_node_get_object (event);
-  json_object_set_int_member (object, "schemaVersion", NATTER_TURN_SCHEMA_VERSION);
+  /* Version 2 only when attachments make it necessary: every other turn
+   * stays readable by readers of version 1 (docs/format.md §6). */
+  json_object_set_int_member (object, "schemaVersion",
+                              natter_attachments_in_turn (input, context)
+                              ? NATTER_TURN_SCHEMA_VERSION_MAX : NATTER_TURN_SCHEMA_VERSION);
   if (session_id != NULL)
     json_object_set_string_member (object, "sessionId", session_id);
   else
     json_object_set_null_member (object, "sessionId");
   json_object_set_object_member (object, "agent", g_steal_pointer (&agent_pair));
-  json_object_set_member (object, "context",
-                          context != NULL ? json_node_copy (context)
-                                          : json_node_init_array (json_node_alloc (), json_array_new ()));
+  if (context != NULL)
+    json_object_set_member (object, "context", json_node_copy (context));
+  else
+    json_object_set_array_member (object, "context", json_array_new ());
   json_object_set_member (object, "input", object_node (input));
   json_object_set_object_member (object, "config", g_steal_pointer (&full_config));
 
@@ -362,6 +425,13 @@ natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_turn_runtime_create_turn_async);
 
+  /* A turn never references a blob that is not on disk (the ordering
+   * rule of session-layer-spec.md §7 applied to attachments). */
+  if (!natter_attachments_check_stored (self->blobs, input, context, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
   turn_id = natter_id_generator_next (self->ids);
   event = build_turn_created (self, turn_id, requested_agent, session_id, context, input,
                               config, &error);

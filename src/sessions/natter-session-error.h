@@ -35,6 +35,9 @@ G_BEGIN_DECLS
  * @NATTER_SESSION_ERROR_INVALID_ARGUMENT: a caller error: an invalid
  *   `cwd`, a fork point without a parent, resuming a turn that is not
  *   idle, a session with no turn to resume
+ * @NATTER_SESSION_ERROR_INVALID_ARCHIVE: a file given to an import (a
+ *   Natter archive or another program's export) is damaged or not what it
+ *   claims to be; the message names what is wrong, and nothing was written
  *
  * Error codes of %NATTER_SESSION_ERROR.
  */
@@ -45,6 +48,7 @@ typedef enum
   NATTER_SESSION_ERROR_CORRUPT,
   NATTER_SESSION_ERROR_LOCKED,
   NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+  NATTER_SESSION_ERROR_INVALID_ARCHIVE,
 } NatterSessionError;
 
 GQuark natter_session_error_quark (void);

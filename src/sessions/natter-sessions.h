@@ -57,6 +57,21 @@ void                 natter_session_damage_free     (NatterSessionDamage       *
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSessionDamage, natter_session_damage_free)
 
+/**
+ * NatterTurnVersion:
+ * @session_id: the session whose own turn it is
+ * @turn_id: the turn
+ *
+ * One version of a message (natter_sessions_list_versions_async()).
+ */
+typedef struct
+{
+  char *session_id;
+  char *turn_id;
+} NatterTurnVersion;
+
+void natter_turn_version_free (NatterTurnVersion *version);
+
 #define NATTER_TYPE_SESSIONS (natter_sessions_get_type ())
 
 G_DECLARE_FINAL_TYPE (NatterSessions, natter_sessions, NATTER, SESSIONS, GObject)
@@ -242,6 +257,35 @@ void                natter_sessions_compact_async                (NatterSessions
                                                                   GAsyncReadyCallback  callback,
                                                                   gpointer             user_data);
 char               *natter_sessions_compact_finish               (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+void                natter_sessions_set_blob_store               (NatterSessions      *self,
+                                                                  NatterBlobStore     *blobs);
+void                natter_sessions_export_async                 (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  const char          *format,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_export_finish                (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+void                natter_sessions_import_async                 (NatterSessions      *self,
+                                                                  GFile               *file,
+                                                                  const char          *from,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+GStrv               natter_sessions_import_finish                (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
+void                natter_sessions_list_versions_async          (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+GHashTable         *natter_sessions_list_versions_finish         (NatterSessions      *self,
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
 

@@ -50,6 +50,7 @@
 
 #include <string.h>
 
+#include "natter-blob-store.h"
 #include "natter-clock.h"
 #include "natter-id.h"
 #include "natter-json.h"
@@ -179,7 +180,7 @@ validate_content_parts (JsonArray   *parts,
                         Roles        role,
                         GError     **error)
 {
-  static const char * const user_parts[] = { "text", "attachment", NULL };
+  static const char * const user_parts[] = { "text", "attachment", NATTER_TURN_BLOB_PART_TYPE, NULL };
   static const char * const assistant_parts[] = { "text", "reasoning", "tool-call", NULL };
   guint n = json_array_get_length (parts);
 
@@ -205,6 +206,11 @@ validate_content_parts (JsonArray   *parts,
       if (g_str_equal (type, "text") || g_str_equal (type, "reasoning"))
         {
           if (natter_json_require_string (part, "text", error) == NULL)
+            goto fail;
+        }
+      else if (g_str_equal (type, NATTER_TURN_BLOB_PART_TYPE))
+        {
+          if (!natter_blob_part_validate (part, error))
             goto fail;
         }
       else if (g_str_equal (type, "attachment"))
@@ -844,7 +850,7 @@ static const struct
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR and
  *   %NATTER_STORE_ERROR_UNKNOWN_TYPE (unknown `type`),
  *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`turn_created` with an
- *   integer `schemaVersion` other than 1) or %NATTER_STORE_ERROR_SCHEMA
+ *   integer `schemaVersion` other than 1 or 2) or %NATTER_STORE_ERROR_SCHEMA
  *   (anything else, including a `turnId` other than @turn_id).
  */
 gboolean
@@ -880,7 +886,7 @@ natter_turn_event_validate (JsonObject  *event,
 
       if (!natter_json_require_int (event, "schemaVersion", &version, error))
         return FALSE;
-      if (version != NATTER_TURN_SCHEMA_VERSION)
+      if (version < NATTER_TURN_SCHEMA_VERSION || version > NATTER_TURN_SCHEMA_VERSION_MAX)
         {
           g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_UNSUPPORTED_VERSION,
                        "Unsupported turn schema version %" G_GINT64_FORMAT, version);
@@ -899,7 +905,8 @@ natter_turn_event_validate (JsonObject  *event,
     }
   if (natter_json_require_timestamp (event, "ts", error) == NULL)
     goto fail;
-  if (!validate (event, error))
+  if (!validate (event, error) ||
+      (validate == validate_turn_created && !natter_turn_created_check_blob_version (event, error)))
     goto fail;
   return TRUE;
 

@@ -16,9 +16,20 @@ G_BEGIN_DECLS
 /**
  * NATTER_TURN_SCHEMA_VERSION:
  *
- * The only `schemaVersion` a `turn_created` event may carry.
+ * The `schemaVersion` of a turn without stored attachments, and the
+ * oldest one a `turn_created` event may carry.
  */
 #define NATTER_TURN_SCHEMA_VERSION 1
+
+/**
+ * NATTER_TURN_SCHEMA_VERSION_MAX:
+ *
+ * The newest turn `schemaVersion`: 2, the version a turn whose messages
+ * carry stored attachments (`blob` parts) is written with, so that a
+ * reader that does not know them fails on the version instead of
+ * dropping them (docs/format.md §6).
+ */
+#define NATTER_TURN_SCHEMA_VERSION_MAX 2
 
 gboolean  natter_turn_event_validate   (JsonObject  *event,
                                         const char  *turn_id,

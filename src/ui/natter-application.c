@@ -70,6 +70,7 @@ natter_application_activate (GApplication *app)
                                               natter_services_get_hub (self->services)));
       set_model_provider (self, NATTER_WINDOW (window));
       natter_window_set_agent_store (NATTER_WINDOW (window), natter_services_get_agent_store (self->services));
+      natter_window_set_search_index (NATTER_WINDOW (window), natter_services_get_search_index (self->services));
     }
 
   gtk_window_present (window);
@@ -171,9 +172,15 @@ index_loaded_cb (GObject      *object,
                  gpointer      user_data)
 {
   g_autoptr(GError) error = NULL;
+  NatterServices *services = NATTER_SERVICES (object);
 
-  if (!natter_services_load_finish (NATTER_SERVICES (object), result, &error))
+  if (!natter_services_load_finish (services, result, &error))
     g_printerr ("natter: %s\n", error->message);
+  /* The search index's check of the files starts after the session scan,
+   * so as not to slow the list down; only the data directory's writer
+   * writes the cache. */
+  else if (natter_services_has_writer_lock (services))
+    natter_search_index_start (natter_services_get_search_index (services));
 }
 
 /* GNOME Shell's overview search picked one of our conversations. */
@@ -276,6 +283,9 @@ natter_application_startup (GApplication *app)
   if (!natter_services_acquire_writer_lock (self->services, &self->startup_error))
     g_printerr ("natter: %s\n", self->startup_error->message);
   natter_services_load_async (self->services, NULL, index_loaded_cb, NULL);
+  /* The tool servers start now, so their tools are listed by the time a
+   * first message is sent. */
+  natter_mcp_manager_refresh_async (natter_services_get_mcp_manager (self->services), NULL, NULL, NULL);
   settings = natter_services_get_settings (self->services);
   g_signal_connect_object (settings, "notify::providers", G_CALLBACK (model_settings_changed_cb),
                            self, G_CONNECT_SWAPPED);
@@ -284,7 +294,11 @@ natter_application_startup (GApplication *app)
   g_signal_connect_object (settings, "notify::default-model", G_CALLBACK (model_settings_changed_cb),
                            self, G_CONNECT_SWAPPED);
   if (self->search_provider != NULL)
-    natter_search_provider_set_index (self->search_provider, natter_services_get_index (self->services));
+    {
+      natter_search_provider_set_index (self->search_provider, natter_services_get_index (self->services));
+      natter_search_provider_set_search_index (self->search_provider,
+                                               natter_services_get_search_index (self->services));
+    }
 }
 
 static void

@@ -38,6 +38,7 @@ struct _NatterSessionRow
   /* Template children */
   GtkLabel                *title_label;
   GtkLabel                *subtitle_label;
+  GtkLabel                *snippet_label;
   GtkSpinner              *spinner;
   GtkLabel                *mark_label;
   GtkImage                *mark_icon;
@@ -441,6 +442,7 @@ natter_session_row_class_init (NatterSessionRowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-session-row.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, title_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, snippet_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, spinner);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, mark_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, mark_icon);
@@ -513,6 +515,41 @@ natter_session_row_set_entry (NatterSessionRow        *self,
       natter_time_ticker_hold (self->ticker);
       update (self);
     }
+}
+
+/**
+ * natter_session_row_set_snippet:
+ * @self: a row
+ * @markup: (nullable): Pango markup of where a search found its words,
+ *   already escaped (natter_search_snippet_to_markup()); %NULL hides it
+ *
+ * Shows, under the title, the words of the conversation a search matched.
+ */
+void
+natter_session_row_set_snippet (NatterSessionRow *self,
+                                const char       *markup)
+{
+  g_return_if_fail (NATTER_IS_SESSION_ROW (self));
+
+  gtk_label_set_markup (self->snippet_label, markup != NULL ? markup : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->snippet_label), markup != NULL);
+}
+
+/**
+ * natter_session_row_get_snippet:
+ * @self: a row
+ *
+ * Returns: (transfer none) (nullable): the markup of the snippet shown,
+ *   or %NULL when none is
+ */
+const char *
+natter_session_row_get_snippet (NatterSessionRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_ROW (self), NULL);
+
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->snippet_label)))
+    return NULL;
+  return gtk_label_get_label (self->snippet_label);
 }
 
 /**

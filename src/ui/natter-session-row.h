@@ -34,6 +34,9 @@ GtkWidget               *natter_session_row_new             (NatterSessions     
 void                     natter_session_row_set_entry       (NatterSessionRow        *self,
                                                              NatterSessionIndexEntry *entry);
 NatterSessionIndexEntry *natter_session_row_get_entry       (NatterSessionRow        *self);
+void                     natter_session_row_set_snippet     (NatterSessionRow        *self,
+                                                             const char              *markup);
+const char              *natter_session_row_get_snippet     (NatterSessionRow        *self);
 const char              *natter_session_row_get_title       (NatterSessionRow        *self);
 const char              *natter_session_row_get_status_mark (NatterSessionRow        *self);
 const char              *natter_session_row_get_time_text   (NatterSessionRow        *self);

@@ -13,6 +13,7 @@
 
 #include "config.h"
 
+#include "natter-blob-store.h"
 #include "natter-turn-item.h"
 
 typedef struct
@@ -46,6 +47,7 @@ struct _NatterTurnItem
   /* The summary of a compaction that keeps this turn and the later ones
    * whole; the timeline shows it before the turn. */
   char            *compaction_summary;
+  GPtrArray       *versions;   /* NatterTurnVersion; NULL: no other version */
 
   int              overlay_index;
   GString         *overlay_text;
@@ -62,6 +64,7 @@ enum
   PROP_LATEST,
   PROP_LOADING,
   PROP_COMPACTION_SUMMARY,
+  PROP_VERSIONS,
   N_PROPS
 };
 
@@ -103,6 +106,7 @@ natter_turn_item_finalize (GObject *object)
   g_clear_pointer (&self->state, natter_turn_state_unref);
   g_clear_pointer (&self->error, g_free);
   g_clear_pointer (&self->compaction_summary, g_free);
+  g_clear_pointer (&self->versions, g_ptr_array_unref);
   g_clear_pointer (&self->pending, g_array_unref);
   g_string_free (self->overlay_text, TRUE);
   g_string_free (self->overlay_reasoning, TRUE);
@@ -134,6 +138,9 @@ natter_turn_item_get_property (GObject    *object,
       break;
     case PROP_COMPACTION_SUMMARY:
       g_value_set_string (value, self->compaction_summary);
+      break;
+    case PROP_VERSIONS:
+      g_value_set_boxed (value, self->versions);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -170,6 +177,15 @@ natter_turn_item_class_init (NatterTurnItemClass *klass)
   properties[PROP_COMPACTION_SUMMARY] =
     g_param_spec_string ("compaction-summary", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * NatterTurnItem:versions: (type GPtrArray(NatterTurnVersion))
+   *
+   * The versions of the turn's message (natter_sessions_list_versions_async()),
+   * the original first; %NULL when it has no other.
+   */
+  properties[PROP_VERSIONS] =
+    g_param_spec_boxed ("versions", NULL, NULL, G_TYPE_PTR_ARRAY,
+                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -640,6 +656,28 @@ natter_turn_item_add_delta (NatterTurnItem  *self,
 }
 
 /**
+ * natter_turn_item_dup_attachments:
+ * @self: an item
+ *
+ * The stored attachments of the turn's user message (docs/format.md
+ * §4.4), which the row shows below the text.
+ *
+ * Returns: (transfer container) (element-type JsonObject): the `blob`
+ *   parts, in order; empty before the turn was read
+ */
+GPtrArray *
+natter_turn_item_dup_attachments (NatterTurnItem *self)
+{
+  JsonObject *definition;
+
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), NULL);
+
+  definition = self->state != NULL ? natter_turn_state_get_definition (self->state) : NULL;
+  return natter_message_dup_blob_parts (definition != NULL ? json_object_get_object_member (definition, "input")
+                                                           : NULL);
+}
+
+/**
  * natter_turn_item_dup_input_text:
  * @self: an item
  *
@@ -690,6 +728,7 @@ natter_turn_item_dup_input_text (NatterTurnItem *self)
               g_string_append_printf (text, "📎 %s",
                                       json_object_get_string_member_with_default (part, "filename", ""));
             }
+
         }
     }
   return g_string_free (text, FALSE);
@@ -726,4 +765,39 @@ natter_turn_item_set_compaction_summary (NatterTurnItem *self,
   g_free (self->compaction_summary);
   self->compaction_summary = g_strdup (summary);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPACTION_SUMMARY]);
+}
+
+/**
+ * natter_turn_item_set_versions:
+ * @self: an item
+ * @versions: (nullable) (transfer none) (element-type NatterTurnVersion):
+ *   the versions of the message, the original first
+ *
+ * What the row's version switcher shows.
+ */
+void
+natter_turn_item_set_versions (NatterTurnItem *self,
+                               GPtrArray      *versions)
+{
+  g_return_if_fail (NATTER_IS_TURN_ITEM (self));
+
+  if (self->versions == versions)
+    return;
+  g_clear_pointer (&self->versions, g_ptr_array_unref);
+  self->versions = versions != NULL ? g_ptr_array_ref (versions) : NULL;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VERSIONS]);
+}
+
+/**
+ * natter_turn_item_get_versions:
+ * @self: an item
+ *
+ * Returns: (transfer none) (nullable) (element-type NatterTurnVersion):
+ *   the versions of the message, or %NULL
+ */
+GPtrArray *
+natter_turn_item_get_versions (NatterTurnItem *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), NULL);
+  return self->versions;
 }

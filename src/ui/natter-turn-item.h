@@ -25,6 +25,7 @@ NatterTurnItem  *natter_turn_item_new_inherited       (NatterSessions  *sessions
                                                        guint            session_seq,
                                                        const char      *session_id);
 const char      *natter_turn_item_get_turn_id         (NatterTurnItem  *self);
+GPtrArray       *natter_turn_item_dup_attachments     (NatterTurnItem  *self);
 const char      *natter_turn_item_get_inherited_from  (NatterTurnItem  *self);
 guint            natter_turn_item_get_session_seq     (NatterTurnItem  *self);
 NatterTurnState *natter_turn_item_get_state           (NatterTurnItem  *self);
@@ -47,6 +48,9 @@ void             natter_turn_item_add_delta           (NatterTurnItem  *self,
                                                        NatterDeltaKind  kind,
                                                        const char      *text);
 char            *natter_turn_item_dup_input_text      (NatterTurnItem  *self);
+void             natter_turn_item_set_versions        (NatterTurnItem  *self,
+                                                       GPtrArray       *versions);
+GPtrArray       *natter_turn_item_get_versions        (NatterTurnItem  *self);
 
 const char         *natter_turn_item_get_compaction_summary (NatterTurnItem *self);
 void                natter_turn_item_set_compaction_summary (NatterTurnItem *self,

@@ -21,11 +21,13 @@
 #include <glib/gi18n.h>
 
 #include "natter-ask-human-card.h"
+#include "natter-attachment-chip.h"
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
 #include "natter-provider-error.h"
 #include "natter-tool-call-card.h"
 #include "natter-turn-row-private.h"
+#include "natter-version-switcher.h"
 
 struct _NatterTurnRow
 {
@@ -53,6 +55,11 @@ struct _NatterTurnRow
   GtkExpander    *summary_expander;
   GtkLabel       *summary_label;
   GtkLabel       *input_label;
+  GtkWidget      *attachments_box;
+  char           *attachments_turn_id;   /* whose attachments it shows */
+  GtkWidget      *input_actions;
+  GtkWidget      *edit_button;
+  NatterVersionSwitcher *version_switcher;
   GtkWidget      *activity_box;
   GtkLabel       *streaming_reasoning;
   GtkWidget      *streaming_box;
@@ -515,6 +522,43 @@ update_summary (NatterTurnRow *self)
   gtk_label_set_text (self->summary_label, summary != NULL ? summary : "");
 }
 
+/* The message's attachments below it, built once per turn: an image
+ * decodes only once, however often the turn changes. */
+static void
+show_attachments (NatterTurnRow *self)
+{
+  g_autoptr(GPtrArray) parts = natter_turn_item_dup_attachments (self->item);
+  const char *turn_id = natter_turn_item_get_turn_id (self->item);
+
+  if (parts->len > 0 && g_strcmp0 (self->attachments_turn_id, turn_id) == 0)
+    return;
+  remove_children (self->attachments_box);
+  g_free (self->attachments_turn_id);
+  self->attachments_turn_id = parts->len > 0 ? g_strdup (turn_id) : NULL;
+  for (guint i = 0; i < parts->len; i++)
+    gtk_box_append (GTK_BOX (self->attachments_box), natter_attachment_view_new (g_ptr_array_index (parts, i)));
+  gtk_widget_set_visible (self->attachments_box, parts->len > 0);
+}
+
+/* Under a sent message: its versions, and Edit once its turn has
+ * settled (an edit branches at the turn before it, win.edit-message). */
+static void
+show_input_actions (NatterTurnRow   *self,
+                    NatterTurnState *state,
+                    const char      *input)
+{
+  const char *turn_id = natter_turn_item_get_turn_id (self->item);
+  gboolean can_edit = state != NULL && natter_turn_state_get_terminal_event (state) != NULL &&
+                      !natter_turn_item_get_running (self->item) && input != NULL && input[0] != '\0';
+
+  natter_version_switcher_set_versions (self->version_switcher, natter_turn_item_get_versions (self->item), turn_id);
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (self->edit_button), "s", turn_id);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->edit_button), "win.edit-message");
+  gtk_widget_set_visible (self->edit_button, can_edit);
+  gtk_widget_set_visible (self->input_actions,
+                          can_edit || gtk_widget_get_visible (GTK_WIDGET (self->version_switcher)));
+}
+
 static void
 update (NatterTurnRow *self)
 {
@@ -537,6 +581,7 @@ update (NatterTurnRow *self)
   gtk_widget_set_visible (self->prompts_box, FALSE);
   gtk_widget_set_visible (self->status_box, FALSE);
   gtk_widget_set_visible (self->actions_box, FALSE);
+  gtk_widget_set_visible (self->input_actions, FALSE);
   if (self->item == NULL)
     return;
 
@@ -559,6 +604,8 @@ update (NatterTurnRow *self)
   input = natter_turn_item_dup_input_text (self->item);
   gtk_label_set_text (self->input_label, input != NULL ? input : "");
   gtk_widget_set_visible (self->input_bubble, input != NULL && input[0] != '\0');
+  show_attachments (self);
+  show_input_actions (self, state, input);
 
   if (state != NULL)
     {
@@ -759,6 +806,7 @@ natter_turn_row_finalize (GObject *object)
 
   g_clear_object (&self->sessions);
   g_string_free (self->assistant_text, TRUE);
+  g_free (self->attachments_turn_id);
 
   G_OBJECT_CLASS (natter_turn_row_parent_class)->finalize (object);
 }
@@ -791,11 +839,16 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
 
+  g_type_ensure (NATTER_TYPE_VERSION_SWITCHER);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-turn-row.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_bubble);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, summary_expander);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, attachments_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_actions);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, edit_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, version_switcher);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, activity_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, streaming_reasoning);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, streaming_box);
@@ -875,6 +928,7 @@ natter_turn_row_set_item (NatterTurnRow  *self,
       g_signal_connect_swapped (item, "notify::running", G_CALLBACK (item_changed_cb), self);
       g_signal_connect_swapped (item, "notify::latest", G_CALLBACK (item_changed_cb), self);
       g_signal_connect_swapped (item, "notify::compaction-summary", G_CALLBACK (update_summary), self);
+      g_signal_connect_swapped (item, "notify::versions", G_CALLBACK (item_changed_cb), self);
       root = gtk_widget_get_root (GTK_WIDGET (self));
       if (root == NULL)
         {

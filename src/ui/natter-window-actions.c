@@ -15,6 +15,7 @@
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
 #include "natter-permission-card.h"
+#include "natter-permissions-list.h"
 #include "natter-provider-error.h"
 #include "natter-runtime-error.h"
 #include "natter-session-error.h"
@@ -76,8 +77,7 @@ search_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
 
   adw_leaflet_set_visible_child (self->leaflet, self->sidebar);
-  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
-  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+  natter_sidebar_start_search (self->session_sidebar);
 }
 
 static void
@@ -141,24 +141,37 @@ rename_activated (GtkWidget  *widget,
   gtk_widget_grab_focus (entry);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  char         *session_id;
+} DeleteRequest;
+
+static void
+delete_request_free (DeleteRequest *request)
+{
+  g_object_unref (request->window);
+  g_free (request->session_id);
+  g_free (request);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DeleteRequest, delete_request_free)
+
 static void
 delete_session_cb (GObject      *source,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(DeleteRequest) request = user_data;
   g_autoptr(GError) error = NULL;
+  gboolean deleted = natter_sessions_delete_session_finish (NATTER_SESSIONS (source), result, &error);
 
-  if (!natter_sessions_delete_session_finish (NATTER_SESSIONS (source), result, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    _natter_window_show_error (self, NULL, _("The conversation was not deleted"), error, NULL);
-}
-
-static void
-refilter_pending (NatterWindow *self)
-{
-  gtk_filter_changed (GTK_FILTER (self->pending_filter), GTK_FILTER_CHANGE_DIFFERENT);
-  _natter_window_update_sidebar_page (self);
+  /* The index entry is gone once deleted; a session that could not be
+   * deleted is listed again, beside the error saying so. */
+  if (request->window->session_sidebar != NULL)
+    natter_sidebar_set_hidden (request->window->session_sidebar, request->session_id, FALSE);
+  if (!deleted && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (request->window, NULL, _("The conversation was not deleted"), error, NULL);
 }
 
 /* The toast went away without Undo: now the file goes. */
@@ -167,6 +180,7 @@ _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
                                           NatterWindow *self)
 {
   const char *session_id = g_object_get_data (G_OBJECT (toast), "session-id");
+  DeleteRequest *request;
 
   if (g_hash_table_lookup (self->pending_deletes, session_id) != toast)
     return;
@@ -174,8 +188,10 @@ _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
   g_hash_table_remove (self->drafts, session_id);
   g_hash_table_remove (self->timelines, session_id);
   _natter_window_update_keyboard_actions (self);
-  natter_sessions_delete_session_async (self->sessions, session_id, NULL,
-                                        delete_session_cb, g_object_ref (self));
+  request = g_new0 (DeleteRequest, 1);
+  request->window = g_object_ref (self);
+  request->session_id = g_strdup (session_id);
+  natter_sessions_delete_session_async (self->sessions, session_id, NULL, delete_session_cb, request);
 }
 
 static void
@@ -186,7 +202,6 @@ undo_delete_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *session_id = g_variant_get_string (parameter, NULL);
   AdwToast *toast = g_hash_table_lookup (self->pending_deletes, session_id);
-  double scroll;
 
   if (toast == NULL)
     return;
@@ -195,10 +210,8 @@ undo_delete_activated (GtkWidget  *widget,
    * during its show animation). Without its pending entry, its going away
    * later deletes nothing. */
   g_hash_table_remove (self->pending_deletes, session_id);
-  scroll = gtk_adjustment_get_value (_natter_window_sidebar_adjustment (self));
-  refilter_pending (self);
+  natter_sidebar_set_hidden (self->session_sidebar, session_id, FALSE);
   natter_window_open_session (self, session_id);
-  _natter_window_keep_sidebar_scroll (self, scroll);
   _natter_window_update_keyboard_actions (self);
 }
 
@@ -219,7 +232,7 @@ delete_activated (GtkWidget  *widget,
     return;
 
   session_id = g_strdup (self->session_id);
-  position = _natter_window_find_position (self, session_id);
+  position = natter_sidebar_find_position (self->session_sidebar, session_id);
   title = natter_session_index_entry_get_title (self->entry);
   if (title == NULL || title[0] == '\0')
     title = _("New chat");
@@ -241,8 +254,8 @@ delete_activated (GtkWidget  *widget,
   self->last_deleted_id = g_strdup (session_id);
 
   _natter_window_close_session (self);
-  refilter_pending (self);
-  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  natter_sidebar_set_hidden (self->session_sidebar, session_id, TRUE);
+  natter_sidebar_select (self->session_sidebar, NULL);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
   _natter_window_update_keyboard_actions (self);
   /* The row below takes the deleted one's place (or the one above, at the
@@ -260,9 +273,17 @@ try_again_activated (GtkWidget  *widget,
     ? natter_timeline_model_lookup (self->timeline, g_variant_get_string (parameter, NULL)) : NULL;
   g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
 
-  /* A failed turn is terminal: trying again is a new turn with the same
-   * words (turn-runtime.md §9). */
-  if (text != NULL)
+  NatterTurnState *state = item != NULL ? natter_turn_item_get_state (item) : NULL;
+
+  if (text == NULL)
+    return;
+  /* Another answer to the same words is a new version of the message, so
+   * the answer shown stays one arrow away. A failed turn is terminal and
+   * has no answer to keep: trying again is a new turn with the same words
+   * (turn-runtime.md §9). */
+  if (state != NULL && natter_derive_turn_status (state) == NATTER_TURN_STATUS_COMPLETED)
+    _natter_window_send_version (self, g_variant_get_string (parameter, NULL), text);
+  else
     _natter_window_send_text (self, text, FALSE);
 }
 
@@ -410,6 +431,20 @@ resume_activated (GtkWidget  *widget,
                                      resume_turn_cb, g_object_ref (self));
 }
 
+/* The conversation's permission grants, with Revoke (§12.2). */
+static void
+permissions_activated (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->session_id == NULL)
+    return;
+  gtk_window_present (GTK_WINDOW (natter_permissions_dialog_new (GTK_WINDOW (self), self->sessions,
+                                                                 self->session_id)));
+}
+
 static void
 go_back_cb (NatterWindow *self)
 {
@@ -424,6 +459,7 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_activated);
   gtk_widget_class_install_action (widget_class, "win.rename", NULL, rename_activated);
   gtk_widget_class_install_action (widget_class, "win.delete", NULL, delete_activated);
+  gtk_widget_class_install_action (widget_class, "win.permissions", NULL, permissions_activated);
   gtk_widget_class_install_action (widget_class, "win.undo-delete", "s", undo_delete_activated);
   gtk_widget_class_install_action (widget_class, "win.try-again", "s", try_again_activated);
   gtk_widget_class_install_action (widget_class, "win.continue-turn", "s", continue_activated);

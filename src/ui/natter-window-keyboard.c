@@ -51,73 +51,17 @@ _natter_window_update_keyboard_actions (NatterWindow *self)
                                  adw_leaflet_get_visible_child (self->leaflet) == self->content);
 }
 
-/* The list makes the row's widget only when it lays out, a frame after
- * the model changed; until then the list itself holds the focus. */
-static gboolean
-grab_row (NatterWindow *self)
-{
-  for (GtkWidget *item = gtk_widget_get_first_child (GTK_WIDGET (self->session_list));
-       item != NULL;
-       item = gtk_widget_get_next_sibling (item))
-    {
-      GtkWidget *row = gtk_widget_get_first_child (item);
-      NatterSessionIndexEntry *entry;
-
-      if (row == NULL || !NATTER_IS_SESSION_ROW (row) || !gtk_widget_get_child_visible (item))
-        continue;
-      entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
-      if (entry != NULL &&
-          g_strcmp0 (natter_session_index_entry_get_session_id (entry), self->focus_row_id) == 0)
-        return gtk_widget_grab_focus (item);
-    }
-  return FALSE;
-}
-
-static gboolean
-focus_row_tick_cb (GtkWidget     *list,
-                   GdkFrameClock *clock,
-                   gpointer       user_data)
-{
-  NatterWindow *self = user_data;
-
-  /* The user went elsewhere meanwhile: leave them there. */
-  if (gtk_root_get_focus (GTK_ROOT (self)) != list)
-    return G_SOURCE_REMOVE;
-  if (grab_row (self))
-    return G_SOURCE_REMOVE;
-  return ++self->focus_row_tries < 10 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
-}
-
 /* Gives the keyboard focus to the sidebar row at @position, or to the
  * last row when @position is past the end. */
 void
 _natter_window_focus_sidebar_position (NatterWindow *self,
                                        guint         position)
 {
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
-  g_autoptr(NatterSessionIndexEntry) entry = NULL;
-
-  if (n == 0)
-    {
-      /* Nothing left to list: the new-chat button is the next step. */
-      gtk_widget_child_focus (self->sidebar, GTK_DIR_TAB_FORWARD);
-      return;
-    }
-  position = MIN (position, n - 1);
   /* Selecting opens the conversation beside the list; on a narrow window
    * that would leave the list, so there the row only takes the focus. */
-  if (!adw_leaflet_get_folded (self->leaflet))
-    gtk_single_selection_set_selected (self->selection, position);
-  entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), position);
-  g_free (self->focus_row_id);
-  self->focus_row_id = g_strdup (natter_session_index_entry_get_session_id (entry));
-  gtk_widget_activate_action (GTK_WIDGET (self->session_list), "list.scroll-to-item", "u", position);
-  if (grab_row (self))
-    return;
-  /* Until the row's widget exists, the list holds the focus. */
-  gtk_widget_grab_focus (GTK_WIDGET (self->session_list));
-  self->focus_row_tries = 0;
-  gtk_widget_add_tick_callback (GTK_WIDGET (self->session_list), focus_row_tick_cb, self, NULL);
+  if (!natter_sidebar_focus_position (self->session_sidebar, position, !adw_leaflet_get_folded (self->leaflet)))
+    /* Nothing left to list: the new-chat button is the next step. */
+    gtk_widget_child_focus (self->sidebar, GTK_DIR_TAB_FORWARD);
 }
 
 /* Focuses the first prompt under @root still waiting for an answer (a
@@ -343,7 +287,7 @@ undo_activated (GtkWidget  *widget,
    * pending entry is gone, so going away deletes nothing. Ctrl+Z may come
    * while the toast is still appearing: the guard waits for that to end. */
   natter_toast_guard_dismiss (self->toast_overlay, toast);
-  _natter_window_focus_sidebar_position (self, _natter_window_find_position (self, session_id));
+  _natter_window_focus_sidebar_position (self, natter_sidebar_find_position (self->session_sidebar, session_id));
 }
 
 static void
@@ -382,7 +326,7 @@ go_back_activated (GtkWidget  *widget,
                    GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  guint position = self->session_id != NULL ? _natter_window_find_position (self, self->session_id) : 0;
+  guint position = self->session_id != NULL ? natter_sidebar_find_position (self->session_sidebar, self->session_id) : 0;
 
   adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
   /* Back where the user came from: the conversation's row. */

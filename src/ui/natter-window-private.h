@@ -4,7 +4,9 @@
  *
  * The main window's shared state, split by facet the way GNOME Text
  * Editor splits its window: natter-window.c (lifetime, opening a session,
- * the public API), -sidebar.c (the session list), -conversation.c (the
+ * the public API), -sidebar.c (the window's side of its #NatterSidebar:
+ * picking, deleting, going to a conversation), -search.c (a search result
+ * opened at its turn), -conversation.c (the
  * timeline, agent and model choice, sending), -actions.c (the win.*
  * actions), -keyboard.c (tab stops and focus) and -errors.c (the error
  * bar and the damaged-conversation page). Each facet installs its own
@@ -20,6 +22,7 @@
 #include "natter-model-picker.h"
 #include "natter-session-row.h"
 #include "natter-settings.h"
+#include "natter-sidebar.h"
 #include "natter-window.h"
 
 G_BEGIN_DECLS
@@ -35,6 +38,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
 
 
   NatterSettings       *settings;
+  NatterBlobStore      *blobs;            /* nullable: attachments */
   NatterSessions       *sessions;
   NatterTurnEventHub   *hub;
   NatterSessionIndex   *index;
@@ -42,20 +46,15 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   char                 *agent_id;
   GCancellable         *cancellable;
 
-  GtkFilterListModel   *filter_model;
-  GtkSortListModel     *sort_model;
-  GtkSingleSelection   *selection;
-  GtkStringFilter      *title_filter;
-  GtkCustomFilter      *pending_filter;
-
   GHashTable           *pending_deletes;  /* session id → AdwToast */
-  /* The sidebar's place (see keep_sidebar_scroll()): where it was before
-   * a search, and where a change of its rows is to leave it. */
-  double                scroll_before_search;  /* < 0: not searching */
-  double                pending_scroll;
-  guint                 scroll_tick_id;
-  guint                 scroll_ticks;
+
+  /* A search result opened: its turn is scrolled to (natter-window-search.c) */
+  char                 *reveal_turn_id;   /* scrolled to once its timeline has it */
+  guint                 reveal_tick_id;   /* while set, the bottom is not followed */
+  guint                 reveal_ticks;
+  guint                 reveal_position;
   GHashTable           *drafts;           /* session id → char* */
+  GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
   GHashTable           *chosen_models;    /* session id → {provider, model?} */
   /* The agent chooser: the composer's; what was picked per
@@ -83,25 +82,19 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   gulong                layout_handler;
   gboolean              sending;
   gboolean              restored;
-  guint                 list_key_id;  /* a key press in the session list is being handled */
   char                 *open_when_loaded; /* natter_window_open_session() before the scan ended */
 
   /* Keyboard use */
   char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
   gboolean              focus_in_timeline;
   guint                 refocus_id;
-  guint                 focus_row_tries;
-  char                 *focus_row_id;     /* the row focus_sidebar_position() wants */
 
   /* Template children */
   AdwToastOverlay      *toast_overlay;
   AdwLeaflet           *leaflet;
   GtkWidget            *sidebar;
   GtkWidget            *content;
-  GtkSearchBar         *search_bar;
-  GtkSearchEntry       *search_entry;
-  GtkStack             *sidebar_stack;
-  GtkListView          *session_list;
+  NatterSidebar        *session_sidebar;
   AdwWindowTitle       *window_title;
   GtkWidget            *conversation_menu_button;
   GtkStack             *content_stack;
@@ -126,6 +119,12 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
    * own), and the words a failed send can be retried with. */
   char                 *error_session_id;
   char                 *retry_text;
+
+  /* Versions of messages (natter-window-versions.c): the sent message
+   * being edited in the composer, and the open conversation's versions
+   * (turn id → GPtrArray of NatterTurnVersion). */
+  char                 *editing_turn_id;
+  GHashTable           *versions;
 };
 
 /* natter-window.c */
@@ -149,23 +148,50 @@ _natter_window_show_damage (NatterWindow *self);
 void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class);
 
+/* natter-window-versions.c */
+void
+_natter_window_apply_versions (NatterWindow *self);
+void
+_natter_window_refresh_versions (NatterWindow *self);
+void
+_natter_window_versions_items_changed_cb (NatterWindow *self,
+                                          guint         position,
+                                          guint         removed,
+                                          guint         added);
+void
+_natter_window_send_version (NatterWindow *self,
+                             const char   *turn_id,
+                             const char   *text);
+void
+_natter_window_class_versions_init (GtkWidgetClass *widget_class);
+
+/* natter-window-archive.c */
+void
+_natter_window_export_to (NatterWindow *self,
+                          const char   *session_id,
+                          const char   *format,
+                          GFile        *file);
+void
+_natter_window_import_from (NatterWindow *self,
+                            GFile        *file,
+                            const char   *from);
+void
+_natter_window_class_archive_init (GtkWidgetClass *widget_class);
+
 /* natter-window-sidebar.c */
-void
-_natter_window_update_sidebar_page (NatterWindow *self);
-guint
-_natter_window_find_position (NatterWindow *self,
-                              const char *session_id);
-void
-_natter_window_sync_selection (NatterWindow *self);
-GtkAdjustment *
-_natter_window_sidebar_adjustment (NatterWindow *self);
-void
-_natter_window_keep_sidebar_scroll (NatterWindow *self,
-                                    double value);
 void
 _natter_window_class_sidebar_init (GtkWidgetClass *widget_class);
 void
 _natter_window_sidebar_init (NatterWindow *self);
+
+/* natter-window-search.c */
+void
+_natter_window_reveal_turn (NatterWindow *self,
+                            const char *turn_id);
+void
+_natter_window_try_reveal (NatterWindow *self);
+void
+_natter_window_search_dispose (NatterWindow *self);
 
 /* natter-window-conversation.c */
 void
@@ -184,6 +210,11 @@ void
 _natter_window_send_text (NatterWindow *self,
                           const char *text,
                           gboolean restore_draft);
+void
+_natter_window_send_message (NatterWindow *self,
+                             const char *text,
+                             GPtrArray *sources,
+                             gboolean restore_draft);
 void
 _natter_window_composer_stop_cb (NatterWindow *self);
 void

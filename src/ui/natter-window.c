@@ -5,13 +5,12 @@
  * The main window: the session sidebar and the conversation side
  * by side in an AdwLeaflet, one at a time on a narrow window.
  *
- * The sidebar is a GtkListView over the session index itself, filtered and
- * sorted by GTK list models (newest first) — never a copy — so it follows
- * every write-through update of the index (session-layer-spec.md §8.3)
- * with no refresh call. The conversation is a GtkListView over the
- * session's #NatterTimelineModel; timelines of sessions opened in this
- * window stay alive, so a turn that streams while another session is shown
- * goes on being joined and shows live when the user comes back.
+ * The sidebar is a #NatterSidebar over the session index itself (it
+ * follows every write-through update with no refresh call). The
+ * conversation is a GtkListView over the session's #NatterTimelineModel;
+ * timelines of sessions opened in this window stay alive, so a turn that
+ * streams while another session is shown goes on being joined and shows
+ * live when the user comes back.
  *
  * Nothing in the list is destroyed by a key press without a chance to
  * undo: Delete hides the session and shows an undo toast; the file
@@ -109,6 +108,7 @@ update_conversation (NatterWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete", has_session);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compact", has_session && error == NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.permissions", has_session && error == NULL);
   _natter_window_update_keyboard_actions (self);
   update_title (self);
 
@@ -176,6 +176,12 @@ save_draft (NatterWindow *self)
     g_hash_table_replace (self->drafts, g_strdup (self->session_id), g_steal_pointer (&draft));
   else
     g_hash_table_remove (self->drafts, self->session_id);
+  /* Attachments belong to their conversation's draft, too. */
+  if (natter_composer_get_n_attachments (self->composer) > 0)
+    g_hash_table_replace (self->draft_attachments, g_strdup (self->session_id),
+                          natter_composer_take_attachments (self->composer));
+  else
+    g_hash_table_remove (self->draft_attachments, self->session_id);
 }
 
 /* The latest turns a window showing the bottom reads as soon as they are
@@ -190,7 +196,9 @@ timeline_items_changed_cb (NatterWindow *self)
    * not shown yet reads nothing until it is. */
   if (self->timeline != NULL && self->stick_to_bottom && gtk_widget_get_mapped (GTK_WIDGET (self)))
     natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
+  _natter_window_apply_versions (self);
   update_conversation (self);
+  _natter_window_try_reveal (self);
 }
 
 void
@@ -205,6 +213,8 @@ _natter_window_close_session (NatterWindow *self)
   self->timeline = NULL;
   set_entry (self, NULL);
   g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->editing_turn_id, g_free);
+  g_clear_pointer (&self->versions, g_hash_table_unref);
   gtk_list_view_set_model (self->timeline_list, NULL);
   natter_composer_set_text (self->composer, NULL);
   update_conversation (self);
@@ -266,13 +276,25 @@ natter_window_open_session (NatterWindow *self,
       self->timeline = timeline;
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
+      g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
       selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (timeline)));
       self->stick_to_bottom = TRUE;
       gtk_list_view_set_model (self->timeline_list, GTK_SELECTION_MODEL (selection));
       natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, session_id));
+      {
+        g_autoptr(GPtrArray) attachments = NULL;
+        g_autofree char *key = NULL;
+
+        g_hash_table_steal_extended (self->draft_attachments, session_id, (gpointer *) &key,
+                                     (gpointer *) &attachments);
+        g_ptr_array_unref (natter_composer_take_attachments (self->composer));
+        if (attachments != NULL)
+          natter_composer_restore_attachments (self->composer, attachments);
+      }
+      _natter_window_refresh_versions (self);
     }
   update_conversation (self);
-  _natter_window_sync_selection (self);
+  natter_sidebar_select (self->session_sidebar, self->session_id);
   _natter_window_follow_bottom (self);
   return TRUE;
 }
@@ -315,12 +337,6 @@ natter_window_dispose (GObject *object)
     g_hash_table_remove_all (self->pending_deletes);
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->refocus_id, g_source_remove);
-  g_clear_handle_id (&self->list_key_id, g_source_remove);
-  if (self->scroll_tick_id != 0)
-    {
-      gtk_widget_remove_tick_callback (GTK_WIDGET (self->session_list), self->scroll_tick_id);
-      self->scroll_tick_id = 0;
-    }
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   if (self->index != NULL)
@@ -339,11 +355,9 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->last_agent_toast, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
   g_clear_pointer (&self->retry_text, g_free);
-  g_clear_object (&self->selection);
-  g_clear_object (&self->sort_model);
-  g_clear_object (&self->filter_model);
-  g_clear_object (&self->title_filter);
-  g_clear_object (&self->pending_filter);
+  g_clear_pointer (&self->editing_turn_id, g_free);
+  g_clear_pointer (&self->versions, g_hash_table_unref);
+  _natter_window_search_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -356,6 +370,7 @@ natter_window_finalize (GObject *object)
   if (self->help_overlay != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
   g_clear_object (&self->settings);
+  g_clear_object (&self->blobs);
   g_clear_object (&self->sessions);
   g_clear_object (&self->hub);
   g_clear_object (&self->index);
@@ -363,6 +378,7 @@ natter_window_finalize (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->pending_deletes, g_hash_table_unref);
   g_clear_pointer (&self->drafts, g_hash_table_unref);
+  g_clear_pointer (&self->draft_attachments, g_hash_table_unref);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->open_when_loaded, g_free);
   g_clear_pointer (&self->agent_id, g_free);
@@ -370,7 +386,6 @@ natter_window_finalize (GObject *object)
   g_clear_pointer (&self->provider_id, g_free);
   g_clear_pointer (&self->default_model, g_free);
   g_clear_pointer (&self->last_deleted_id, g_free);
-  g_clear_pointer (&self->focus_row_id, g_free);
   g_clear_pointer (&self->listed_provider, g_free);
   g_clear_pointer (&self->damage, natter_session_damage_free);
   g_clear_pointer (&self->damage_session_id, g_free);
@@ -401,10 +416,6 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_bar);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, search_entry);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar_stack);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, session_list);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, conversation_menu_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_stack);
@@ -421,6 +432,8 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_conversation_init (widget_class);
   _natter_window_class_actions_init (widget_class);
   _natter_window_class_compaction_init (widget_class);
+  _natter_window_class_archive_init (widget_class);
+  _natter_window_class_versions_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
 
 }
@@ -436,10 +449,11 @@ natter_window_init (NatterWindow *self)
   natter_toast_guard_attach (self->toast_overlay);
 
   self->cancellable = g_cancellable_new ();
-  self->scroll_before_search = -1;
   self->agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
   self->pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->draft_attachments = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                   (GDestroyNotify) g_ptr_array_unref);
   self->timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   self->chosen_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -465,7 +479,6 @@ natter_window_set_services (NatterWindow       *self,
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect_swapped (self->index, "notify::loaded", G_CALLBACK (index_loaded_cb), self);
 
-  _natter_window_update_sidebar_page (self);
   restore_last_session (self);
 }
 
@@ -503,10 +516,45 @@ natter_window_new (NatterApplication  *application,
   services = application != NULL ? natter_application_get_services (application) : NULL;
   self->settings = services != NULL ? g_object_ref (natter_services_get_settings (services))
                                     : natter_settings_new_default ();
+  if (services != NULL)
+    natter_window_set_blob_store (self, natter_services_get_blob_store (services));
   natter_window_restore_state (self);
   if (sessions != NULL)
     natter_window_set_services (self, sessions, hub);
   return self;
+}
+
+/**
+ * natter_window_set_blob_store:
+ * @self: the window
+ * @blobs: (nullable): where attachments are stored (docs/format.md §1)
+ *
+ * The store the window writes the attachments of a message to before
+ * sending it, and reads sent attachments from. A window made with an
+ * application's services uses theirs; without one, attaching is off.
+ */
+void
+natter_window_set_blob_store (NatterWindow    *self,
+                              NatterBlobStore *blobs)
+{
+  g_return_if_fail (NATTER_IS_WINDOW (self));
+  g_return_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs));
+
+  g_set_object (&self->blobs, blobs);
+  natter_composer_set_can_attach (self->composer, blobs != NULL);
+}
+
+/**
+ * natter_window_get_blob_store:
+ * @self: the window
+ *
+ * Returns: (transfer none) (nullable): the store of attachments
+ */
+NatterBlobStore *
+natter_window_get_blob_store (NatterWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
+  return self->blobs;
 }
 
 /**
@@ -624,7 +672,7 @@ GListModel *
 natter_window_get_sidebar_model (NatterWindow *self)
 {
   g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
-  return self->sort_model != NULL ? G_LIST_MODEL (self->sort_model) : NULL;
+  return natter_sidebar_get_model (self->session_sidebar);
 }
 
 /**
@@ -672,7 +720,7 @@ natter_window_get_composer (NatterWindow *self)
 GtkWidget *
 natter_window_get_session_list (NatterWindow *self)
 {
-  return GTK_WIDGET (self->session_list);
+  return natter_sidebar_get_list (self->session_sidebar);
 }
 
 GtkWidget *

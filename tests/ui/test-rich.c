@@ -329,17 +329,26 @@ test_rich_branch (void)
   ui_world_free (u);
 }
 
-/* Try again on the latest (completed) turn */
+/* Try again on the latest (completed) turn: the same words again, as a
+ * new version of the message (a branch at the turn before it), so the
+ * first answer stays where it was. */
 
 static gboolean
-has_two_turns (gpointer data)
+has_second_version (gpointer data)
 {
   UiWorld *u = data;
   GListModel *index = G_LIST_MODEL (u->index);
-  g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, 0);
 
-  return natter_session_index_entry_get_turn_count (entry) == 2 &&
-         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0;
+  for (guint i = 0; i < g_list_model_get_n_items (index); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
+
+      if (natter_session_index_entry_get_parent_session (entry) != NULL &&
+          natter_session_index_entry_get_turn_count (entry) == 1 &&
+          g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 static void
@@ -363,7 +372,8 @@ test_rich_try_again_latest (void)
   button = ui_find_button (row_for_turn (window, turn_id), "_Try Again");
   g_assert_nonnull (button);
   g_assert_true (gtk_widget_activate (button));
-  ui_wait_until (has_two_turns, u);
+  ui_wait_until (has_second_version, u);
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (natter_session_index_lookup (u->index, session_id)), ==, 1);
   g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 2);
   request = natter_fake_model_get_request (u->w->fakes->model, 1);
   node = json_node_new (JSON_NODE_OBJECT);

@@ -23,6 +23,7 @@
 #include "natter-preferences-window-private.h"
 #include "natter-services.h"
 #include "natter-session-row.h"
+#include "natter-sidebar.h"
 #include "natter-timeline-model.h"
 #include "natter-tool-call-card.h"
 #include "natter-turn-item.h"
@@ -119,6 +120,16 @@ make_session_row (Fixture *f)
 }
 
 static GObject *
+make_sidebar (Fixture *f)
+{
+  g_autoptr(NatterTimeTicker) ticker = natter_time_ticker_new (NATTER_CLOCK (f->u->w->clock));
+  GtkWidget *sidebar = natter_sidebar_new ();
+
+  natter_sidebar_set_services (NATTER_SIDEBAR (sidebar), f->u->sessions, f->u->w->hub, ticker);
+  return own (sidebar);
+}
+
+static GObject *
 make_ask_human_card (Fixture *f)
 {
   return own (natter_ask_human_card_new (f->u->sessions, "t", "c1", "Which one?"));
@@ -199,6 +210,7 @@ static const TypeCase type_cases[] = {
   { "NatterCodeBlock", make_code_block },
   { "NatterTimeTicker", make_time_ticker },
   { "NatterSessionRow", make_session_row },
+  { "NatterSidebar", make_sidebar },
   { "NatterAskHumanCard", make_ask_human_card },
   { "NatterPermissionCard", make_permission_card },
   { "NatterAgentChooser", make_agent_chooser },
@@ -298,6 +310,14 @@ test_composer_notify (void)
 }
 
 static void
+test_sidebar_notify (void)
+{
+  g_autoptr(GObject) sidebar = own (natter_sidebar_new ());
+
+  natter_test_property_notify_boolean (sidebar, "search-mode");
+}
+
+static void
 test_model_picker_notify (void)
 {
   g_autoptr(GObject) picker = own (natter_model_picker_new ());
@@ -358,6 +378,7 @@ main (int   argc,
   g_test_add_func ("/types/new-finalize/NatterPreferencesWindow", test_preferences_window_new_finalize);
   g_test_add_func ("/types/notify/composer", test_composer_notify);
   g_test_add_func ("/types/notify/model-picker", test_model_picker_notify);
+  g_test_add_func ("/types/notify/sidebar", test_sidebar_notify);
   g_test_add_func ("/types/notify/agent-chooser", test_agent_chooser_notify);
   g_test_add_func ("/types/notify/turn-item", test_turn_item_notify);
 

@@ -1,0 +1,116 @@
+/* natter-cli-search.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * `natter search QUERY [--json]`: the turns whose user message or answer
+ * contain the words, best first, from the full-text search index.
+ */
+
+#define G_LOG_DOMAIN "natter-cli"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "natter-cli-private.h"
+#include "natter-search-index.h"
+
+/* More than anyone reads in a terminal; a script that needs more narrows
+ * the words. */
+#define SEARCH_LIMIT 200
+
+static void
+print_hits (Run       *run,
+            GPtrArray *hits)
+{
+  NatterSessionIndex *index = natter_services_get_index (run->services);
+
+  if (run->json)
+    {
+      g_autoptr(JsonArray) array = json_array_new ();
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+      g_autofree char *text = NULL;
+
+      for (guint i = 0; i < hits->len; i++)
+        {
+          NatterSearchHit *hit = g_ptr_array_index (hits, i);
+          NatterSessionIndexEntry *entry = natter_session_index_lookup (index, hit->session_id);
+          JsonObject *object = json_object_new ();
+          g_autofree char *snippet = natter_search_snippet_to_plain (hit->snippet);
+          const char *title = entry != NULL ? natter_session_index_entry_get_title (entry) : NULL;
+
+          json_object_set_string_member (object, "sessionId", hit->session_id);
+          json_object_set_string_member (object, "turnId", hit->turn_id);
+          if (title != NULL)
+            json_object_set_string_member (object, "title", title);
+          else
+            json_object_set_null_member (object, "title");
+          json_object_set_string_member (object, "snippet", snippet);
+          json_array_add_object_element (array, object);
+        }
+      json_node_set_array (root, array);
+      text = json_to_string (root, TRUE);
+      natter_cli_out (run, "%s\n", text);
+      return;
+    }
+
+  for (guint i = 0; i < hits->len; i++)
+    {
+      NatterSearchHit *hit = g_ptr_array_index (hits, i);
+      g_autofree char *snippet = natter_search_snippet_to_plain (hit->snippet);
+
+      natter_cli_out (run, "%s\t%s\t%s\n", hit->session_id, hit->turn_id, snippet);
+    }
+}
+
+static void
+searched_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GPtrArray) hits = NULL;
+  GError *error = NULL;
+  gboolean still_indexing = FALSE;
+
+  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, &still_indexing, &error);
+  if (hits == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  if (still_indexing)
+    g_application_command_line_printerr (run->cmdline, "%s\n",
+                                         _("Still indexing: conversations not indexed yet are not searched."));
+  print_hits (run, hits);
+  natter_cli_finish (run, 0);
+}
+
+static void
+index_current_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  if (!natter_search_index_wait_finish (NATTER_SEARCH_INDEX (object), result, &error))
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  natter_search_index_search_async (NATTER_SEARCH_INDEX (object), run->text, SEARCH_LIMIT,
+                                    g_task_get_cancellable (run->task), searched_cb, run);
+}
+
+void
+natter_cli_command_search (Run *run)
+{
+  NatterSearchIndex *search = natter_services_get_search_index (run->services);
+
+  /* A one-off command answers from an index brought up to date first (in
+   * a running window it usually is already): a first build takes a
+   * while, but a partial answer would look like a wrong one. */
+  natter_search_index_start (search);
+  natter_search_index_wait_async (search, g_task_get_cancellable (run->task), index_current_cb, run);
+}

@@ -1,0 +1,426 @@
+/* natter-attachment-content.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What a model receives for a stored attachment (docs/format.md §4.1,
+ * turn-runtime.md §12). The turn file keeps only the reference `{type:
+ * "blob", sha256, mediaType, name, size}`; the bytes are read from the
+ * blob store each time a request is built, so every later turn's context
+ * carries the attachment again, exactly as stored. The composed request
+ * then holds parts that exist only on the way to the wire:
+ *
+ * - `{type: "attachment-image", url}`: an image as a `data:` URL;
+ * - `{type: "attachment-text", text}`: a text file, or a PDF's extracted
+ *   text, headed by the file's name.
+ *
+ * A blob that is missing or no longer matches its hash fails the request
+ * with an error naming the file: the model is never sent a message with
+ * an attachment silently left out.
+ */
+
+#define G_LOG_DOMAIN "natter-attachments"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <poppler.h>
+
+#include "natter-attachment-content.h"
+#include "natter-runtime-error.h"
+
+/**
+ * natter_attachment_kind_for_media_type:
+ * @media_type: (nullable): a MIME type such as `image/png`
+ *
+ * Which of the shapes of turn-runtime.md §12 a type is sent in.
+ *
+ * Returns: the kind; %NATTER_ATTACHMENT_KIND_NONE for a type no model
+ *   reads (archives, audio, office documents…)
+ */
+NatterAttachmentKind
+natter_attachment_kind_for_media_type (const char *media_type)
+{
+  static const char * const images[] = { "image/png", "image/jpeg", "image/gif", "image/webp", NULL };
+  static const char * const texts[] = {
+    "application/json", "application/xml", "application/javascript", "application/x-shellscript",
+    "application/x-yaml", "application/toml", "application/sql", "application/x-python",
+    "application/x-perl", "application/x-ruby", "application/x-php", "application/ld+json", NULL
+  };
+
+  if (media_type == NULL)
+    return NATTER_ATTACHMENT_KIND_NONE;
+  if (g_strv_contains (images, media_type))
+    return NATTER_ATTACHMENT_KIND_IMAGE;
+  if (g_str_equal (media_type, "application/pdf"))
+    return NATTER_ATTACHMENT_KIND_PDF;
+  if (g_str_has_prefix (media_type, "text/") || g_strv_contains (texts, media_type))
+    return NATTER_ATTACHMENT_KIND_TEXT;
+  {
+    g_autofree char *type = g_content_type_from_mime_type (media_type);
+
+    if (type != NULL && g_content_type_is_a (type, "text/plain"))
+      return NATTER_ATTACHMENT_KIND_TEXT;
+  }
+  return NATTER_ATTACHMENT_KIND_NONE;
+}
+
+/**
+ * natter_attachment_pdf_extract_text:
+ * @bytes: the bytes of a PDF
+ * @error: return location for a #GError
+ *
+ * The text of every page of a PDF (poppler-glib), pages separated by an
+ * empty line. Blocks: for worker threads.
+ *
+ * Returns: (transfer full) (nullable): the text, possibly empty (a
+ *   scanned PDF has none), or %NULL with a %POPPLER_ERROR when the bytes
+ *   are not a readable PDF
+ */
+char *
+natter_attachment_pdf_extract_text (GBytes  *bytes,
+                                    GError **error)
+{
+  g_autoptr(GObject) document = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  int n_pages;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+
+  /* poppler-glib 22 declares no autoptr cleanups: hold it as a GObject. */
+  document = G_OBJECT (poppler_document_new_from_bytes (bytes, NULL, error));
+  if (document == NULL)
+    return NULL;
+  n_pages = poppler_document_get_n_pages (POPPLER_DOCUMENT (document));
+  for (int i = 0; i < n_pages; i++)
+    {
+      g_autoptr(GObject) page = G_OBJECT (poppler_document_get_page (POPPLER_DOCUMENT (document), i));
+      g_autofree char *page_text = page != NULL ? poppler_page_get_text (POPPLER_PAGE (page)) : NULL;
+
+      if (page_text == NULL || page_text[0] == '\0')
+        continue;
+      if (text->len > 0)
+        g_string_append (text, "\n\n");
+      g_string_append (text, page_text);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/**
+ * natter_attachments_in_turn:
+ * @input: (transfer none): the turn's user message
+ * @context: (transfer none) (nullable): the turn's context
+ *
+ * Returns: whether the `turn_created` of this input and context carries a
+ *   stored attachment, and is therefore written at turn schema version 2
+ */
+gboolean
+natter_attachments_in_turn (JsonObject *input,
+                            JsonNode   *context)
+{
+  g_autoptr(GPtrArray) parts = natter_message_dup_blob_parts (input);
+
+  return parts->len > 0 ||
+         (context != NULL && JSON_NODE_HOLDS_ARRAY (context) &&
+          natter_messages_have_blob_parts (json_node_get_array (context)));
+}
+
+static gboolean
+check_message (NatterBlobStore  *blobs,
+               JsonObject       *message,
+               GError          **error)
+{
+  g_autoptr(GPtrArray) parts = natter_message_dup_blob_parts (message);
+
+  for (guint i = 0; i < parts->len; i++)
+    {
+      JsonObject *part = g_ptr_array_index (parts, i);
+      const char *name = json_object_get_string_member_with_default (part, "name", "");
+
+      if (blobs == NULL)
+        {
+          g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
+                       "The attachment “%s” cannot be used: no attachment store", name);
+          return FALSE;
+        }
+      if (!natter_blob_store_check_present (blobs, json_object_get_string_member_with_default (part, "sha256", ""),
+                                            json_object_get_int_member_with_default (part, "size", -1), error))
+        {
+          g_prefix_error (error, "Attachment “%s”: ", name);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/**
+ * natter_attachments_check_stored:
+ * @blobs: (nullable): the blob store
+ * @input: (transfer none): the user message of a turn to create
+ * @context: (transfer none) (nullable): its context
+ * @error: return location for a #GError
+ *
+ * Checks that every attachment the new turn references is already a blob
+ * of the right size (one stat each): the turn is written only after its
+ * blobs, so a reference never dangles (session-layer-spec.md §7).
+ *
+ * Returns: %TRUE when all are stored; else %FALSE with
+ *   %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT (no store) or the
+ *   %NATTER_STORE_ERROR of natter_blob_store_check_present(), prefixed
+ *   with the attachment's name
+ */
+gboolean
+natter_attachments_check_stored (NatterBlobStore  *blobs,
+                                 JsonObject       *input,
+                                 JsonNode         *context,
+                                 GError          **error)
+{
+  if (!check_message (blobs, input, error))
+    return FALSE;
+  if (context != NULL && JSON_NODE_HOLDS_ARRAY (context))
+    {
+      JsonArray *messages = json_node_get_array (context);
+
+      for (guint i = 0; i < json_array_get_length (messages); i++)
+        {
+          JsonNode *node = json_array_get_element (messages, i);
+
+          if (JSON_NODE_HOLDS_OBJECT (node) && !check_message (blobs, json_node_get_object (node), error))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* The wire part of one stored attachment. */
+static JsonObject *
+expand_part (NatterBlobStore  *blobs,
+             JsonObject       *part,
+             GError          **error)
+{
+  const char *name = json_object_get_string_member (part, "name");
+  const char *media_type = json_object_get_string_member (part, "mediaType");
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(JsonObject) out = json_object_new ();
+  g_autofree char *text = NULL;
+  gsize length;
+  const char *data;
+
+  bytes = natter_blob_store_read_sync (blobs, json_object_get_string_member (part, "sha256"), error);
+  if (bytes == NULL)
+    return NULL;
+  data = g_bytes_get_data (bytes, &length);
+
+  switch (natter_attachment_kind_for_media_type (media_type))
+    {
+    case NATTER_ATTACHMENT_KIND_IMAGE:
+      {
+        g_autofree char *base64 = g_base64_encode ((const guchar *) data, length);
+        g_autofree char *url = g_strdup_printf ("data:%s;base64,%s", media_type, base64);
+
+        json_object_set_string_member (out, "type", "attachment-image");
+        json_object_set_string_member (out, "url", url);
+        return g_steal_pointer (&out);
+      }
+    case NATTER_ATTACHMENT_KIND_TEXT:
+      if (!g_utf8_validate_len (data, length, NULL))
+        {
+          g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
+                       "“%s” is not UTF-8 text", name);
+          return NULL;
+        }
+      text = g_strdup_printf ("File: %s\n\n%.*s", name, (int) length, data);
+      break;
+    case NATTER_ATTACHMENT_KIND_PDF:
+      {
+        g_autofree char *extracted = natter_attachment_pdf_extract_text (bytes, error);
+
+        if (extracted == NULL)
+          return NULL;
+        if (extracted[0] == '\0')
+          text = g_strdup_printf ("File: %s (a PDF without extractable text)", name);
+        else
+          text = g_strdup_printf ("File: %s (text extracted from the PDF)\n\n%s", name, extracted);
+      }
+      break;
+    case NATTER_ATTACHMENT_KIND_NONE:
+    default:
+      g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
+                   "Natter cannot send “%s” (%s) to a model", name, media_type);
+      return NULL;
+    }
+  json_object_set_string_member (out, "type", "attachment-text");
+  json_object_set_string_member (out, "text", text);
+  return g_steal_pointer (&out);
+}
+
+/* A new user message whose blob parts are replaced by their wire parts;
+ * the stored message is shared with the turn's state and never changed. */
+static JsonNode *
+expand_message (NatterBlobStore  *blobs,
+                JsonObject       *message,
+                GError          **error)
+{
+  JsonArray *parts = json_object_get_array_member (message, "content");
+  g_autoptr(JsonObject) copy = json_object_new ();
+  g_autoptr(JsonArray) content = json_array_new ();
+  JsonNode *node;
+
+  for (guint i = 0; i < json_array_get_length (parts); i++)
+    {
+      JsonNode *part = json_array_get_element (parts, i);
+      JsonObject *object = JSON_NODE_HOLDS_OBJECT (part) ? json_node_get_object (part) : NULL;
+
+      if (object != NULL &&
+          g_strcmp0 (json_object_get_string_member_with_default (object, "type", NULL),
+                     NATTER_TURN_BLOB_PART_TYPE) == 0)
+        {
+          JsonObject *wire = expand_part (blobs, object, error);
+
+          if (wire == NULL)
+            {
+              g_prefix_error (error, "Attachment “%s”: ", json_object_get_string_member (object, "name"));
+              return NULL;
+            }
+          json_array_add_object_element (content, wire);
+        }
+      else
+        json_array_add_element (content, json_node_copy (part));
+    }
+  json_object_set_string_member (copy, "role", "user");
+  json_object_set_array_member (copy, "content", g_steal_pointer (&content));
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (node, copy);
+  return node;
+}
+
+/**
+ * natter_attachments_expand_sync:
+ * @blobs: (nullable): the blob store
+ * @messages: (transfer none): composed request messages
+ * @error: return location for a #GError
+ *
+ * Replaces every stored attachment of @messages by what the model reads
+ * (turn-runtime.md §12): images as `attachment-image` parts with a
+ * `data:` URL, text files and PDFs as `attachment-text` parts headed by
+ * the file name. @messages is not changed. Blocks (reads and hashes every
+ * blob, extracts PDF text): call it from a worker thread.
+ *
+ * Returns: (transfer full) (nullable): the new messages, or %NULL with the
+ *   %NATTER_STORE_ERROR of natter_blob_store_read_sync() (missing or
+ *   damaged blob, the message naming its file), a %POPPLER_ERROR, or
+ *   %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT (no store, a type no model
+ *   reads, text that is not UTF-8), each prefixed with the attachment's
+ *   name
+ */
+JsonArray *
+natter_attachments_expand_sync (NatterBlobStore  *blobs,
+                                JsonArray        *messages,
+                                GError          **error)
+{
+  g_autoptr(JsonArray) out = json_array_new ();
+
+  g_return_val_if_fail (messages != NULL, NULL);
+
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonNode *node = json_array_get_element (messages, i);
+      g_autoptr(GPtrArray) parts = JSON_NODE_HOLDS_OBJECT (node)
+                                   ? natter_message_dup_blob_parts (json_node_get_object (node)) : NULL;
+      JsonNode *expanded;
+
+      if (parts == NULL || parts->len == 0)
+        {
+          json_array_add_element (out, json_node_copy (node));
+          continue;
+        }
+      if (blobs == NULL)
+        {
+          g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
+                               "The conversation has attachments but no attachment store");
+          return NULL;
+        }
+      expanded = expand_message (blobs, json_node_get_object (node), error);
+      if (expanded == NULL)
+        return NULL;
+      json_array_add_element (out, expanded);
+    }
+  return g_steal_pointer (&out);
+}
+
+static void
+expand_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  JsonObject *payload = task_data;
+  NatterBlobStore *blobs = g_object_get_data (G_OBJECT (task), "natter-blobs");
+  g_autoptr(JsonObject) copy = json_object_new ();
+  GError *error = NULL;
+  JsonArray *messages;
+  JsonObjectIter iter;
+  const char *member;
+  JsonNode *value;
+
+  messages = natter_attachments_expand_sync (blobs, json_object_get_array_member (payload, "messages"), &error);
+  if (messages == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  json_object_iter_init (&iter, payload);
+  while (json_object_iter_next (&iter, &member, &value))
+    if (!g_str_equal (member, "messages"))
+      json_object_set_member (copy, member, json_node_copy (value));
+  json_object_set_array_member (copy, "messages", messages);
+  g_task_return_pointer (task, g_steal_pointer (&copy), (GDestroyNotify) json_object_unref);
+}
+
+/**
+ * natter_attachments_expand_async:
+ * @blobs: (nullable): the blob store
+ * @payload: (transfer none): a composed request (natter_compose_request())
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the caller's main context
+ * @user_data: data for @callback
+ *
+ * natter_attachments_expand_sync() on the payload's messages, in a worker
+ * thread, so that reading, hashing and PDF extraction never block the
+ * main loop.
+ */
+void
+natter_attachments_expand_async (NatterBlobStore     *blobs,
+                                 JsonObject          *payload,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_return_if_fail (payload != NULL);
+
+  g_task_set_source_tag (task, natter_attachments_expand_async);
+  g_task_set_task_data (task, json_object_ref (payload), (GDestroyNotify) json_object_unref);
+  if (blobs != NULL)
+    g_object_set_data_full (G_OBJECT (task), "natter-blobs", g_object_ref (blobs), g_object_unref);
+  g_task_run_in_thread (task, expand_thread);
+}
+
+/**
+ * natter_attachments_expand_finish:
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): a new payload whose messages carry
+ *   the attachments' wire parts, or %NULL with the errors of
+ *   natter_attachments_expand_sync()
+ */
+JsonObject *
+natter_attachments_expand_finish (GAsyncResult  *result,
+                                  GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,756 @@
+/* natter-search-db.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The file behind full-text search: an SQLite database with an FTS5 table
+ * of every session turn's user message and answer, and the size and mtime
+ * of each file it was read from. It is a cache (session-layer-spec.md
+ * §12.5), never a source of truth: everything in it can be rebuilt from
+ * the logs, so any doubt about it (damage, another layout) is reported as
+ * NATTER_SEARCH_DB_ERROR_CORRUPT and the caller starts over. Only this
+ * file talks to SQLite; a connection is used by one thread at a time.
+ */
+
+#define G_LOG_DOMAIN "natter-search"
+
+#include "config.h"
+
+#include <string.h>
+#include <sqlite3.h>
+
+#include "natter-search-db.h"
+
+/* The layout of the tables; another value in user_version means a file
+ * of another Natter, rebuilt rather than read. */
+#define SCHEMA_VERSION 1
+
+/* See STMT_QUERY. */
+#define RANKED_MATCHES 2000
+
+static const char schema_sql[] =
+  "CREATE TABLE sessions(session_id TEXT PRIMARY KEY, size INTEGER NOT NULL,"
+  " mtime INTEGER NOT NULL, latest_turn_id TEXT) WITHOUT ROWID;"
+  "CREATE TABLE turns(id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, turn_id TEXT NOT NULL,"
+  " size INTEGER NOT NULL, mtime INTEGER NOT NULL, UNIQUE(session_id, turn_id));"
+  /* remove_diacritics 2: "cafe" finds "café", as the title search did. */
+  /* Every term is searched as a prefix (search as you type): prefix
+   * indexes of 2 and 3 characters spare short prefixes a scan of every
+   * word they begin. */
+  "CREATE VIRTUAL TABLE turn_text USING fts5(user, answer, tokenize='unicode61 remove_diacritics 2',"
+  " prefix='2 3');"
+  "PRAGMA user_version = 1;";
+
+typedef enum
+{
+  STMT_BEGIN,
+  STMT_COMMIT,
+  STMT_LOAD_SESSIONS,
+  STMT_LOAD_TURNS,
+  STMT_PUT_SESSION,
+  STMT_FIND_TURN,
+  STMT_INSERT_TURN,
+  STMT_UPDATE_TURN,
+  STMT_DELETE_TEXT,
+  STMT_INSERT_TEXT,
+  STMT_REMOVE_TEXTS,
+  STMT_REMOVE_TURNS,
+  STMT_REMOVE_SESSION,
+  STMT_QUERY,
+  N_STMTS
+} Stmt;
+
+static const char * const stmt_sql[N_STMTS] = {
+  [STMT_BEGIN] = "BEGIN IMMEDIATE",
+  [STMT_COMMIT] = "COMMIT",
+  [STMT_LOAD_SESSIONS] =
+    "SELECT s.session_id, s.size, s.mtime, s.latest_turn_id, t.size, t.mtime FROM sessions s"
+    " LEFT JOIN turns t ON t.session_id = s.session_id AND t.turn_id = s.latest_turn_id",
+  [STMT_LOAD_TURNS] = "SELECT turn_id, size, mtime FROM turns WHERE session_id = ?1",
+  [STMT_PUT_SESSION] = "INSERT OR REPLACE INTO sessions VALUES (?1, ?2, ?3, ?4)",
+  [STMT_FIND_TURN] = "SELECT id FROM turns WHERE session_id = ?1 AND turn_id = ?2",
+  [STMT_INSERT_TURN] = "INSERT INTO turns(session_id, turn_id, size, mtime) VALUES (?1, ?2, ?3, ?4)",
+  [STMT_UPDATE_TURN] = "UPDATE turns SET size = ?2, mtime = ?3 WHERE id = ?1",
+  [STMT_DELETE_TEXT] = "DELETE FROM turn_text WHERE rowid = ?1",
+  [STMT_INSERT_TEXT] = "INSERT INTO turn_text(rowid, user, answer) VALUES (?1, ?2, ?3)",
+  [STMT_REMOVE_TEXTS] = "DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE session_id = ?1)",
+  [STMT_REMOVE_TURNS] = "DELETE FROM turns WHERE session_id = ?1",
+  [STMT_REMOVE_SESSION] = "DELETE FROM sessions WHERE session_id = ?1",
+  /* bm25 through `rank`: best first, among the newest RANKED_MATCHES
+   * matching turns. Ranking costs a few microseconds per matching row, so
+   * a word said in most of 200,000 turns would take a second to rank in
+   * full; capping the candidates by rowid (turns are indexed roughly in
+   * the order they were said) keeps every query within milliseconds, and
+   * is exact for any word found fewer times. The snippet takes the column
+   * that matched best, up to 16 words around the match. */
+  [STMT_QUERY] =
+    "SELECT t.session_id, t.turn_id, snippet(turn_text, -1, char(2), char(3), '…', 16)"
+    " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
+    " WHERE turn_text MATCH ?1 AND turn_text.rowid >= coalesce((SELECT rowid FROM turn_text"
+    "   WHERE turn_text MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET " G_STRINGIFY (RANKED_MATCHES) " - 1), 0)"
+    " ORDER BY rank LIMIT ?2",
+};
+
+struct _NatterSearchDb
+{
+  sqlite3      *handle;
+  char         *path;
+  sqlite3_stmt *stmts[N_STMTS];
+};
+
+G_DEFINE_QUARK (natter-search-db-error-quark, natter_search_db_error)
+
+static gboolean
+set_error (NatterSearchDb  *db,
+           int              rc,
+           const char      *what,
+           GError         **error)
+{
+  int primary = rc & 0xff;
+  const char *message = db->handle != NULL ? sqlite3_errmsg (db->handle) : sqlite3_errstr (rc);
+
+  g_set_error (error, NATTER_SEARCH_DB_ERROR,
+               primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ? NATTER_SEARCH_DB_ERROR_CORRUPT
+                                                                      : NATTER_SEARCH_DB_ERROR_FAILED,
+               "Search index %s: %s: %s", db->path, what, message);
+  return FALSE;
+}
+
+static sqlite3_stmt *
+stmt (NatterSearchDb  *db,
+      Stmt             which,
+      GError         **error)
+{
+  int rc;
+
+  if (db->stmts[which] != NULL)
+    {
+      sqlite3_reset (db->stmts[which]);
+      sqlite3_clear_bindings (db->stmts[which]);
+      return db->stmts[which];
+    }
+  rc = sqlite3_prepare_v3 (db->handle, stmt_sql[which], -1, SQLITE_PREPARE_PERSISTENT, &db->stmts[which], NULL);
+  if (rc != SQLITE_OK)
+    {
+      set_error (db, rc, "preparing a statement", error);
+      return NULL;
+    }
+  return db->stmts[which];
+}
+
+/* Steps @s to its end; rows are not expected. */
+static gboolean
+run (NatterSearchDb  *db,
+     sqlite3_stmt    *s,
+     GError         **error)
+{
+  int rc = sqlite3_step (s);
+
+  sqlite3_reset (s);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    return set_error (db, rc, "writing", error);
+  return TRUE;
+}
+
+static gboolean
+exec (NatterSearchDb  *db,
+      const char      *sql,
+      GError         **error)
+{
+  int rc = sqlite3_exec (db->handle, sql, NULL, NULL, NULL);
+
+  if (rc != SQLITE_OK)
+    return set_error (db, rc, sql, error);
+  return TRUE;
+}
+
+static gboolean
+check_layout (NatterSearchDb  *db,
+              gboolean         create,
+              GError         **error)
+{
+  sqlite3_stmt *s = NULL;
+  int rc;
+  int version = -1;
+  int n_tables = -1;
+
+  /* Reading the schema is what finds a file that is not a database. */
+  rc = sqlite3_prepare_v2 (db->handle,
+                           "SELECT (SELECT count(*) FROM sqlite_master), user_version FROM pragma_user_version",
+                           -1, &s, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step (s)) == SQLITE_ROW)
+    {
+      n_tables = sqlite3_column_int (s, 0);
+      version = sqlite3_column_int (s, 1);
+      rc = SQLITE_OK;
+    }
+  sqlite3_finalize (s);
+  if (rc != SQLITE_OK)
+    return set_error (db, rc, "reading the layout", error);
+
+  if (n_tables == 0 && version == 0 && create)
+    return exec (db, schema_sql, error);
+  if (version != SCHEMA_VERSION)
+    {
+      g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT,
+                   "Search index %s has layout %d, not %d", db->path, version, SCHEMA_VERSION);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * natter_search_db_open:
+ * @path: the index file, in the file system's encoding
+ * @read_only: %TRUE for a connection that only queries: the file must
+ *   exist already and is never created or laid out
+ * @error: return location for a #GError
+ *
+ * Opens the search index at @path, creating it (and its tables) when it
+ * does not exist and @read_only is %FALSE. The file is in WAL mode, so
+ * a query connection reads while another connection writes.
+ *
+ * Returns: (transfer full) (nullable): the connection; else %NULL with
+ *   %NATTER_SEARCH_DB_ERROR_CORRUPT (not a readable index of this
+ *   layout: delete the file and rebuild) or
+ *   %NATTER_SEARCH_DB_ERROR_FAILED (cannot open, e.g. no such file when
+ *   @read_only)
+ */
+NatterSearchDb *
+natter_search_db_open (const char  *path,
+                       gboolean     read_only,
+                       GError     **error)
+{
+  g_autoptr(NatterSearchDb) db = g_new0 (NatterSearchDb, 1);
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  int rc;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  db->path = g_strdup (path);
+  if (!read_only)
+    flags |= SQLITE_OPEN_CREATE;
+  rc = sqlite3_open_v2 (path, &db->handle, flags, NULL);
+  if (rc != SQLITE_OK)
+    {
+      set_error (db, rc, "opening", error);
+      return NULL;
+    }
+  sqlite3_busy_timeout (db->handle, 5000);
+  if (!check_layout (db, !read_only, error))
+    return NULL;
+  /* WAL lets a query read while the index is being built; NORMAL
+   * synchronous is enough for a cache that is rebuilt when in doubt. */
+  if (!read_only && (!exec (db, "PRAGMA journal_mode = WAL", error) ||
+                     !exec (db, "PRAGMA synchronous = NORMAL", error)))
+    return NULL;
+  return g_steal_pointer (&db);
+}
+
+/**
+ * natter_search_db_close:
+ * @db: (transfer full) (nullable): a connection
+ *
+ * Closes the connection and frees @db.
+ */
+void
+natter_search_db_close (NatterSearchDb *db)
+{
+  if (db == NULL)
+    return;
+  for (guint i = 0; i < N_STMTS; i++)
+    sqlite3_finalize (db->stmts[i]);
+  sqlite3_close (db->handle);
+  g_free (db->path);
+  g_free (db);
+}
+
+/**
+ * natter_search_db_begin:
+ * @db: a writing connection
+ * @error: return location for a #GError
+ *
+ * Starts a write transaction; the writes up to natter_search_db_commit()
+ * become visible to queries together.
+ *
+ * Returns: %TRUE on success; else %FALSE with a %NATTER_SEARCH_DB_ERROR
+ */
+gboolean
+natter_search_db_begin (NatterSearchDb  *db,
+                        GError         **error)
+{
+  sqlite3_stmt *s = stmt (db, STMT_BEGIN, error);
+
+  return s != NULL && run (db, s, error);
+}
+
+/**
+ * natter_search_db_commit:
+ * @db: a writing connection in a transaction
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE on success; else %FALSE with a %NATTER_SEARCH_DB_ERROR
+ */
+gboolean
+natter_search_db_commit (NatterSearchDb  *db,
+                         GError         **error)
+{
+  sqlite3_stmt *s = stmt (db, STMT_COMMIT, error);
+
+  return s != NULL && run (db, s, error);
+}
+
+/**
+ * natter_search_session_record_free:
+ * @record: (transfer full) (nullable): a record
+ */
+void
+natter_search_session_record_free (NatterSearchSessionRecord *record)
+{
+  if (record == NULL)
+    return;
+  g_free (record->latest_turn_id);
+  g_free (record);
+}
+
+/**
+ * natter_search_db_load_sessions:
+ * @db: a connection
+ * @error: return location for a #GError
+ *
+ * Every session the index holds, with the stamps the start-up check
+ * compares: the session file's and its latest turn file's.
+ *
+ * Returns: (transfer full) (element-type utf8 NatterSearchSessionRecord):
+ *   session id → record; %NULL with a %NATTER_SEARCH_DB_ERROR
+ */
+GHashTable *
+natter_search_db_load_sessions (NatterSearchDb  *db,
+                                GError         **error)
+{
+  g_autoptr(GHashTable) sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          (GDestroyNotify) natter_search_session_record_free);
+  sqlite3_stmt *s = stmt (db, STMT_LOAD_SESSIONS, error);
+  int rc;
+
+  if (s == NULL)
+    return NULL;
+  while ((rc = sqlite3_step (s)) == SQLITE_ROW)
+    {
+      NatterSearchSessionRecord *record = g_new0 (NatterSearchSessionRecord, 1);
+
+      record->stamp.size = sqlite3_column_int64 (s, 1);
+      record->stamp.mtime_ns = sqlite3_column_int64 (s, 2);
+      record->latest_turn_id = g_strdup ((const char *) sqlite3_column_text (s, 3));
+      record->latest_turn.size = sqlite3_column_int64 (s, 4);
+      record->latest_turn.mtime_ns = sqlite3_column_int64 (s, 5);
+      g_hash_table_replace (sessions, g_strdup ((const char *) sqlite3_column_text (s, 0)), record);
+    }
+  sqlite3_reset (s);
+  if (rc != SQLITE_DONE)
+    {
+      set_error (db, rc, "reading", error);
+      return NULL;
+    }
+  return g_steal_pointer (&sessions);
+}
+
+/**
+ * natter_search_db_load_turn_stamps:
+ * @db: a connection
+ * @session_id: a session
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (element-type utf8 NatterSearchStamp): turn id
+ *   → the stamp of the turn file when it was indexed for @session_id;
+ *   %NULL with a %NATTER_SEARCH_DB_ERROR
+ */
+GHashTable *
+natter_search_db_load_turn_stamps (NatterSearchDb  *db,
+                                   const char      *session_id,
+                                   GError         **error)
+{
+  g_autoptr(GHashTable) turns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  sqlite3_stmt *s = stmt (db, STMT_LOAD_TURNS, error);
+  int rc;
+
+  if (s == NULL)
+    return NULL;
+  sqlite3_bind_text (s, 1, session_id, -1, SQLITE_STATIC);
+  while ((rc = sqlite3_step (s)) == SQLITE_ROW)
+    {
+      NatterSearchStamp *stamp = g_new (NatterSearchStamp, 1);
+
+      stamp->size = sqlite3_column_int64 (s, 1);
+      stamp->mtime_ns = sqlite3_column_int64 (s, 2);
+      g_hash_table_replace (turns, g_strdup ((const char *) sqlite3_column_text (s, 0)), stamp);
+    }
+  sqlite3_reset (s);
+  if (rc != SQLITE_DONE)
+    {
+      set_error (db, rc, "reading", error);
+      return NULL;
+    }
+  return g_steal_pointer (&turns);
+}
+
+/**
+ * natter_search_db_put_session:
+ * @db: a writing connection
+ * @session_id: the session
+ * @stamp: its file's stamp as it was read
+ * @latest_turn_id: (nullable): its latest turn
+ * @error: return location for a #GError
+ *
+ * Records that @session_id was indexed from a file with @stamp.
+ *
+ * Returns: %TRUE on success; else %FALSE with a %NATTER_SEARCH_DB_ERROR
+ */
+gboolean
+natter_search_db_put_session (NatterSearchDb           *db,
+                              const char               *session_id,
+                              const NatterSearchStamp  *stamp,
+                              const char               *latest_turn_id,
+                              GError                  **error)
+{
+  sqlite3_stmt *s = stmt (db, STMT_PUT_SESSION, error);
+
+  if (s == NULL)
+    return FALSE;
+  sqlite3_bind_text (s, 1, session_id, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (s, 2, stamp->size);
+  sqlite3_bind_int64 (s, 3, stamp->mtime_ns);
+  sqlite3_bind_text (s, 4, latest_turn_id, -1, SQLITE_STATIC);
+  return run (db, s, error);
+}
+
+static gint64
+find_turn (NatterSearchDb  *db,
+           const char      *session_id,
+           const char      *turn_id,
+           GError         **error)
+{
+  sqlite3_stmt *s = stmt (db, STMT_FIND_TURN, error);
+  gint64 id = 0;
+  int rc;
+
+  if (s == NULL)
+    return -1;
+  sqlite3_bind_text (s, 1, session_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text (s, 2, turn_id, -1, SQLITE_STATIC);
+  rc = sqlite3_step (s);
+  if (rc == SQLITE_ROW)
+    id = sqlite3_column_int64 (s, 0);
+  sqlite3_reset (s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    {
+      set_error (db, rc, "reading", error);
+      return -1;
+    }
+  return id;
+}
+
+/**
+ * natter_search_db_put_turn:
+ * @db: a writing connection
+ * @session_id: the session
+ * @turn_id: one of its turns
+ * @stamp: the turn file's stamp as it was read
+ * @user_text: the text of the user's message
+ * @answer_text: the text of the answers
+ * @error: return location for a #GError
+ *
+ * Indexes (or indexes again) the words of one turn of a session.
+ *
+ * Returns: %TRUE on success; else %FALSE with a %NATTER_SEARCH_DB_ERROR
+ */
+gboolean
+natter_search_db_put_turn (NatterSearchDb           *db,
+                           const char               *session_id,
+                           const char               *turn_id,
+                           const NatterSearchStamp  *stamp,
+                           const char               *user_text,
+                           const char               *answer_text,
+                           GError                  **error)
+{
+  sqlite3_stmt *s;
+  gint64 id = find_turn (db, session_id, turn_id, error);
+
+  if (id < 0)
+    return FALSE;
+  if (id > 0)
+    {
+      if ((s = stmt (db, STMT_UPDATE_TURN, error)) == NULL)
+        return FALSE;
+      sqlite3_bind_int64 (s, 1, id);
+      sqlite3_bind_int64 (s, 2, stamp->size);
+      sqlite3_bind_int64 (s, 3, stamp->mtime_ns);
+      if (!run (db, s, error) || (s = stmt (db, STMT_DELETE_TEXT, error)) == NULL)
+        return FALSE;
+      sqlite3_bind_int64 (s, 1, id);
+      if (!run (db, s, error))
+        return FALSE;
+    }
+  else
+    {
+      if ((s = stmt (db, STMT_INSERT_TURN, error)) == NULL)
+        return FALSE;
+      sqlite3_bind_text (s, 1, session_id, -1, SQLITE_STATIC);
+      sqlite3_bind_text (s, 2, turn_id, -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (s, 3, stamp->size);
+      sqlite3_bind_int64 (s, 4, stamp->mtime_ns);
+      if (!run (db, s, error))
+        return FALSE;
+      id = sqlite3_last_insert_rowid (db->handle);
+    }
+
+  if ((s = stmt (db, STMT_INSERT_TEXT, error)) == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (s, 1, id);
+  sqlite3_bind_text (s, 2, user_text != NULL ? user_text : "", -1, SQLITE_STATIC);
+  sqlite3_bind_text (s, 3, answer_text != NULL ? answer_text : "", -1, SQLITE_STATIC);
+  return run (db, s, error);
+}
+
+/**
+ * natter_search_db_remove_session:
+ * @db: a writing connection
+ * @session_id: a session
+ * @error: return location for a #GError
+ *
+ * Removes every row of @session_id. Nothing to remove is no error.
+ *
+ * Returns: %TRUE on success; else %FALSE with a %NATTER_SEARCH_DB_ERROR
+ */
+gboolean
+natter_search_db_remove_session (NatterSearchDb  *db,
+                                 const char      *session_id,
+                                 GError         **error)
+{
+  static const Stmt order[] = { STMT_REMOVE_TEXTS, STMT_REMOVE_TURNS, STMT_REMOVE_SESSION };
+
+  for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+    {
+      sqlite3_stmt *s = stmt (db, order[i], error);
+
+      if (s == NULL)
+        return FALSE;
+      sqlite3_bind_text (s, 1, session_id, -1, SQLITE_STATIC);
+      if (!run (db, s, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * natter_search_hit_free:
+ * @hit: (transfer full) (nullable): a hit
+ */
+void
+natter_search_hit_free (NatterSearchHit *hit)
+{
+  if (hit == NULL)
+    return;
+  g_free (hit->session_id);
+  g_free (hit->turn_id);
+  g_free (hit->snippet);
+  g_free (hit);
+}
+
+/**
+ * natter_search_db_query:
+ * @db: a connection
+ * @text: what the user typed
+ * @limit: at most this many hits
+ * @error: return location for a #GError
+ *
+ * Searches the user messages and answers for every word of @text (each a
+ * prefix of a word, case and accents ignored; see
+ * natter_search_build_match_expression()), best match first (BM25)
+ * among the newest 2,000 matching turns (a word found more often than
+ * that is ranked within its most recent uses, so that no query takes
+ * longer than a few milliseconds). A @text without any word matches
+ * nothing.
+ *
+ * Returns: (transfer full) (element-type NatterSearchHit): the hits;
+ *   %NULL with a %NATTER_SEARCH_DB_ERROR
+ */
+GPtrArray *
+natter_search_db_query (NatterSearchDb  *db,
+                        const char      *text,
+                        guint            limit,
+                        GError         **error)
+{
+  g_autoptr(GPtrArray) hits = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+  g_autofree char *match = natter_search_build_match_expression (text);
+  sqlite3_stmt *s;
+  int rc;
+
+  if (match == NULL)
+    return g_steal_pointer (&hits);
+  if ((s = stmt (db, STMT_QUERY, error)) == NULL)
+    return NULL;
+  sqlite3_bind_text (s, 1, match, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (s, 2, limit);
+  while ((rc = sqlite3_step (s)) == SQLITE_ROW)
+    {
+      NatterSearchHit *hit = g_new0 (NatterSearchHit, 1);
+
+      hit->session_id = g_strdup ((const char *) sqlite3_column_text (s, 0));
+      hit->turn_id = g_strdup ((const char *) sqlite3_column_text (s, 1));
+      hit->snippet = g_strdup ((const char *) sqlite3_column_text (s, 2));
+      g_ptr_array_add (hits, hit);
+    }
+  sqlite3_reset (s);
+  if (rc != SQLITE_DONE)
+    {
+      set_error (db, rc, "searching", error);
+      return NULL;
+    }
+  return g_steal_pointer (&hits);
+}
+
+/* Query text and snippets */
+
+static gboolean
+has_word_character (const char *term)
+{
+  for (const char *p = term; *p != '\0'; p = g_utf8_next_char (p))
+    if (g_unichar_isalnum (g_utf8_get_char (p)))
+      return TRUE;
+  return FALSE;
+}
+
+/**
+ * natter_search_build_match_expression:
+ * @text: what the user typed (UTF-8)
+ *
+ * Turns free text into an FTS5 match expression that cannot be read as
+ * FTS5 syntax: every whitespace-separated term becomes a quoted string
+ * (inner `"` doubled) and a prefix query, and all terms must match.
+ * `AND`, `NEAR(`, `col:`, `*` or a lone `"` are therefore only words.
+ * Terms without a letter or digit are dropped.
+ *
+ * Returns: (transfer full) (nullable): the expression, or %NULL when
+ *   @text has no term with a word in it
+ */
+char *
+natter_search_build_match_expression (const char *text)
+{
+  g_autoptr(GString) match = g_string_new (NULL);
+  g_auto(GStrv) terms = NULL;
+
+  if (text == NULL || !g_utf8_validate (text, -1, NULL))
+    return NULL;
+  terms = g_strsplit_set (text, " \t\n\r\f\v", -1);
+  for (guint i = 0; terms[i] != NULL; i++)
+    {
+      if (!has_word_character (terms[i]))
+        continue;
+      if (match->len > 0)
+        g_string_append_c (match, ' ');
+      g_string_append_c (match, '"');
+      for (const char *p = terms[i]; *p != '\0'; p++)
+        {
+          if (*p == '"')
+            g_string_append_c (match, '"');
+          g_string_append_c (match, *p);
+        }
+      g_string_append (match, "\"*");
+    }
+  if (match->len == 0)
+    return NULL;
+  return g_string_free (g_steal_pointer (&match), FALSE);
+}
+
+/* Appends @text with every run of white space (a snippet may span lines
+ * and tabs) as one space. */
+static void
+append_collapsed (GString    *out,
+                  const char *text,
+                  gssize      length,
+                  gboolean    escape)
+{
+  const char *end = text + length;
+  const char *run_start = text;
+
+  for (const char *p = text; p < end; p++)
+    {
+      if (g_ascii_isspace (*p))
+        {
+          if (escape)
+            {
+              g_autofree char *piece = g_markup_escape_text (run_start, p - run_start);
+              g_string_append (out, piece);
+            }
+          else
+            g_string_append_len (out, run_start, p - run_start);
+          if (out->len > 0 && out->str[out->len - 1] != ' ')
+            g_string_append_c (out, ' ');
+          run_start = p + 1;
+        }
+    }
+  if (escape)
+    {
+      g_autofree char *piece = g_markup_escape_text (run_start, end - run_start);
+      g_string_append (out, piece);
+    }
+  else
+    g_string_append_len (out, run_start, end - run_start);
+}
+
+static char *
+convert_snippet (const char *snippet,
+                 gboolean    markup)
+{
+  GString *out = g_string_new (NULL);
+  const char *p = snippet;
+
+  while (*p != '\0')
+    {
+      gsize n = strcspn (p, NATTER_SEARCH_MARK_START NATTER_SEARCH_MARK_END);
+
+      append_collapsed (out, p, n, markup);
+      p += n;
+      if (*p == '\0')
+        break;
+      if (markup)
+        g_string_append (out, *p == NATTER_SEARCH_MARK_START[0] ? "<b>" : "</b>");
+      p++;
+    }
+  return g_strstrip (g_string_free (out, FALSE));
+}
+
+/**
+ * natter_search_snippet_to_plain:
+ * @snippet: a #NatterSearchHit snippet
+ *
+ * The snippet as one line of plain text: marks removed, each run of white
+ * space (new lines, tabs) one space.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+natter_search_snippet_to_plain (const char *snippet)
+{
+  g_return_val_if_fail (snippet != NULL, NULL);
+
+  return convert_snippet (snippet, FALSE);
+}
+
+/**
+ * natter_search_snippet_to_markup:
+ * @snippet: a #NatterSearchHit snippet
+ *
+ * The snippet as one line of Pango markup: the text escaped with
+ * g_markup_escape_text(), each match in `<b>`, white space collapsed.
+ *
+ * Returns: (transfer full): the markup
+ */
+char *
+natter_search_snippet_to_markup (const char *snippet)
+{
+  g_return_val_if_fail (snippet != NULL, NULL);
+
+  return convert_snippet (snippet, TRUE);
+}

@@ -1,0 +1,136 @@
+/* natter-search-db.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/**
+ * NATTER_SEARCH_MARK_START:
+ *
+ * The byte that opens a matched word in a snippet. Control characters
+ * never occur in what a user would search for, so a front end can split a
+ * snippet on them and escape each piece before adding its own markup.
+ */
+#define NATTER_SEARCH_MARK_START "\x02"
+
+/**
+ * NATTER_SEARCH_MARK_END:
+ *
+ * The byte that closes a matched word in a snippet.
+ */
+#define NATTER_SEARCH_MARK_END "\x03"
+
+/**
+ * NatterSearchStamp:
+ * @size: the file's size in bytes
+ * @mtime_ns: its modification time, nanoseconds since the epoch
+ *
+ * What the index remembers of a file to tell, without reading it, that it
+ * has not changed since it was indexed.
+ */
+typedef struct
+{
+  gint64 size;
+  gint64 mtime_ns;
+} NatterSearchStamp;
+
+/**
+ * NatterSearchSessionRecord:
+ * @stamp: the session file's stamp when it was indexed
+ * @latest_turn_id: (nullable): its latest turn then
+ * @latest_turn: the latest turn file's stamp then (zeroes without one)
+ *
+ * One session as the index last saw it.
+ */
+typedef struct
+{
+  NatterSearchStamp  stamp;
+  char              *latest_turn_id;
+  NatterSearchStamp  latest_turn;
+} NatterSearchSessionRecord;
+
+/**
+ * NatterSearchHit:
+ * @session_id: the session
+ * @turn_id: the turn whose user message or answer matched
+ * @snippet: the matching words with some context, each match between
+ *   %NATTER_SEARCH_MARK_START and %NATTER_SEARCH_MARK_END; not escaped
+ *
+ * One match, a turn of a session.
+ */
+typedef struct
+{
+  char *session_id;
+  char *turn_id;
+  char *snippet;
+} NatterSearchHit;
+
+void             natter_search_hit_free                (NatterSearchHit   *hit);
+char            *natter_search_snippet_to_plain        (const char        *snippet);
+char            *natter_search_snippet_to_markup       (const char        *snippet);
+char            *natter_search_build_match_expression  (const char        *text);
+
+/**
+ * NatterSearchDbError:
+ * @NATTER_SEARCH_DB_ERROR_CORRUPT: the index file is not a readable index
+ *   (damaged, not SQLite, or of another layout): throw it away and rebuild
+ * @NATTER_SEARCH_DB_ERROR_FAILED: SQLite failed otherwise (disk full,
+ *   permissions, busy)
+ *
+ * Errors of the search index file (%NATTER_SEARCH_DB_ERROR).
+ */
+typedef enum
+{
+  NATTER_SEARCH_DB_ERROR_CORRUPT,
+  NATTER_SEARCH_DB_ERROR_FAILED,
+} NatterSearchDbError;
+
+#define NATTER_SEARCH_DB_ERROR (natter_search_db_error_quark ())
+GQuark           natter_search_db_error_quark          (void);
+
+typedef struct _NatterSearchDb NatterSearchDb;
+
+NatterSearchDb  *natter_search_db_open                 (const char        *path,
+                                                        gboolean           read_only,
+                                                        GError           **error);
+void             natter_search_db_close                (NatterSearchDb    *db);
+gboolean         natter_search_db_begin                (NatterSearchDb    *db,
+                                                        GError           **error);
+gboolean         natter_search_db_commit               (NatterSearchDb    *db,
+                                                        GError           **error);
+GHashTable      *natter_search_db_load_sessions        (NatterSearchDb    *db,
+                                                        GError           **error);
+GHashTable      *natter_search_db_load_turn_stamps     (NatterSearchDb    *db,
+                                                        const char        *session_id,
+                                                        GError           **error);
+gboolean         natter_search_db_put_session          (NatterSearchDb    *db,
+                                                        const char        *session_id,
+                                                        const NatterSearchStamp *stamp,
+                                                        const char        *latest_turn_id,
+                                                        GError           **error);
+gboolean         natter_search_db_put_turn             (NatterSearchDb    *db,
+                                                        const char        *session_id,
+                                                        const char        *turn_id,
+                                                        const NatterSearchStamp *stamp,
+                                                        const char        *user_text,
+                                                        const char        *answer_text,
+                                                        GError           **error);
+gboolean         natter_search_db_remove_session       (NatterSearchDb    *db,
+                                                        const char        *session_id,
+                                                        GError           **error);
+GPtrArray       *natter_search_db_query                (NatterSearchDb    *db,
+                                                        const char        *text,
+                                                        guint              limit,
+                                                        GError           **error);
+
+void             natter_search_session_record_free     (NatterSearchSessionRecord *record);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSearchHit, natter_search_hit_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSearchDb, natter_search_db_close)
+
+G_END_DECLS

@@ -1,0 +1,757 @@
+/* natter-search-index.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Full-text search over every session's user messages and answers. The
+ * words live in an SQLite FTS5 file (natter-search-db.c) that is a cache
+ * in the sense of session-layer-spec.md §12.5: missing, stale or damaged
+ * means rebuilt from the logs. One worker thread owns the writing
+ * connection and does all file work (natter-search-sync.c): the start-up
+ * check, the build, and the write-through of each session the service
+ * reports changed. Queries use their own connection and read what is
+ * committed, so a search during a build finds what is indexed so far and
+ * says that indexing is still going on.
+ */
+
+#define G_LOG_DOMAIN "natter-search"
+
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+
+#include "natter-search-index-private.h"
+#include "natter-session-index.h"
+
+typedef enum
+{
+  JOB_SYNC_ALL,
+  JOB_SYNC_SESSION,
+} JobKind;
+
+typedef struct
+{
+  JobKind  kind;
+  char    *session_id;
+} Job;
+
+/* The state the worker thread and the object share. It outlives the
+ * object while the thread still runs. */
+typedef struct
+{
+  gatomicrefcount  ref;
+  char            *path;
+  NatterJsonlRepo *session_repo;
+  NatterJsonlRepo *turn_repo;
+  GMainContext    *context;
+  GWeakRef         owner;
+
+  GMutex           lock;
+  GCond            cond;
+  GQueue           jobs;          /* Job */
+  gboolean         busy;          /* a job is being run */
+  gint             quit;          /* atomic */
+  gint             building;      /* atomic: a whole check or build runs or waits */
+  GHashTable      *removed;       /* session ids deleted; their hits are dropped at once */
+  guint            generation;    /* bumped when the file is replaced */
+
+  GMutex           query_lock;
+  NatterSearchDb  *query_db;
+  guint            query_generation;
+} Shared;
+
+struct _NatterSearchIndex
+{
+  GObject         parent_instance;
+
+  GFile          *file;
+  NatterSessions *sessions;
+  gulong          changed_id;
+  Shared         *shared;
+  GThread        *worker;
+  gboolean        indexing;
+  GPtrArray      *waiters;        /* GTask, waiting for the worker to be idle */
+};
+
+G_DEFINE_FINAL_TYPE (NatterSearchIndex, natter_search_index, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_INDEXING,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+job_free (Job *job)
+{
+  g_free (job->session_id);
+  g_free (job);
+}
+
+static Shared *
+shared_ref (Shared *shared)
+{
+  g_atomic_ref_count_inc (&shared->ref);
+  return shared;
+}
+
+static void
+shared_unref (Shared *shared)
+{
+  if (!g_atomic_ref_count_dec (&shared->ref))
+    return;
+  g_queue_clear_full (&shared->jobs, (GDestroyNotify) job_free);
+  g_clear_pointer (&shared->query_db, natter_search_db_close);
+  g_hash_table_unref (shared->removed);
+  g_mutex_clear (&shared->lock);
+  g_mutex_clear (&shared->query_lock);
+  g_cond_clear (&shared->cond);
+  g_weak_ref_clear (&shared->owner);
+  g_main_context_unref (shared->context);
+  g_object_unref (shared->session_repo);
+  g_object_unref (shared->turn_repo);
+  g_free (shared->path);
+  g_free (shared);
+}
+
+/* Main thread: the worker's news */
+
+static void
+complete_waiters (NatterSearchIndex *self)
+{
+  g_autoptr(GPtrArray) waiters = g_steal_pointer (&self->waiters);
+
+  self->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < waiters->len; i++)
+    g_task_return_boolean (g_ptr_array_index (waiters, i), TRUE);
+}
+
+static gboolean
+worker_idle (Shared *shared)
+{
+  gboolean idle;
+
+  g_mutex_lock (&shared->lock);
+  idle = !shared->busy && g_queue_is_empty (&shared->jobs);
+  g_mutex_unlock (&shared->lock);
+  return idle;
+}
+
+static void
+update_state (NatterSearchIndex *self)
+{
+  gboolean indexing = g_atomic_int_get (&self->shared->building) != 0;
+
+  if (self->indexing != indexing)
+    {
+      self->indexing = indexing;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INDEXING]);
+    }
+  if (worker_idle (self->shared))
+    complete_waiters (self);
+}
+
+static gboolean
+worker_news_cb (gpointer user_data)
+{
+  Shared *shared = user_data;
+  g_autoptr(NatterSearchIndex) self = g_weak_ref_get (&shared->owner);
+
+  if (self != NULL)
+    update_state (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+post_news (Shared *shared)
+{
+  g_main_context_invoke_full (shared->context, G_PRIORITY_DEFAULT, worker_news_cb,
+                              shared_ref (shared), (GDestroyNotify) shared_unref);
+}
+
+/* The worker thread */
+
+static void
+remove_file_set (const char *path)
+{
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+
+  if (g_unlink (path) != 0 && errno != ENOENT)
+    g_warning ("Cannot remove the damaged search index %s: %s", path, g_strerror (errno));
+  g_unlink (wal);
+  g_unlink (shm);
+}
+
+/* Opens the index, starting it over when the file is not one. */
+static NatterSearchDb *
+open_db (Shared *shared)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_path_get_dirname (shared->path);
+  NatterSearchDb *db;
+
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      g_warning ("Cannot create %s for the search index: %s", dir, g_strerror (errno));
+      return NULL;
+    }
+  db = natter_search_db_open (shared->path, FALSE, &error);
+  if (db == NULL && g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+    {
+      g_message ("Rebuilding the search index: %s", error->message);
+      g_clear_error (&error);
+      remove_file_set (shared->path);
+      g_mutex_lock (&shared->lock);
+      shared->generation++;
+      g_mutex_unlock (&shared->lock);
+      db = natter_search_db_open (shared->path, FALSE, &error);
+    }
+  if (db == NULL)
+    g_warning ("The search index cannot be opened: %s", error->message);
+  return db;
+}
+
+static gboolean
+run_job (Shared         *shared,
+         NatterSearchDb *db,
+         Job            *job,
+         GError        **error)
+{
+  NatterSearchSync sync = { shared->session_repo, shared->turn_repo, db, &shared->quit };
+
+  if (job->kind == JOB_SYNC_ALL)
+    return natter_search_sync_all (&sync, error);
+  return natter_search_sync_session (&sync, job->session_id, error);
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  Shared *shared = data;
+  NatterSearchDb *db = NULL;
+
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      Job *job;
+      Job *rebuild;
+
+      g_mutex_lock (&shared->lock);
+      while (g_queue_is_empty (&shared->jobs) && !g_atomic_int_get (&shared->quit))
+        g_cond_wait (&shared->cond, &shared->lock);
+      job = g_queue_pop_head (&shared->jobs);
+      shared->busy = job != NULL;
+      g_mutex_unlock (&shared->lock);
+      if (job == NULL || g_atomic_int_get (&shared->quit))
+        {
+          g_clear_pointer (&job, job_free);
+          break;
+        }
+
+      if (db == NULL)
+        db = open_db (shared);
+      if (db != NULL && !run_job (shared, db, job, &error))
+        {
+          /* Closing rolls back what the job left half done. A damaged
+           * file is thrown away and everything is checked again. */
+          g_clear_pointer (&db, natter_search_db_close);
+          if (g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+            {
+              g_message ("Rebuilding the damaged search index: %s", error->message);
+              remove_file_set (shared->path);
+              rebuild = g_new0 (Job, 1);
+              rebuild->kind = JOB_SYNC_ALL;
+              g_atomic_int_inc (&shared->building);
+              g_mutex_lock (&shared->lock);
+              shared->generation++;
+              g_queue_push_head (&shared->jobs, rebuild);
+              g_mutex_unlock (&shared->lock);
+            }
+          else
+            g_warning ("The search index was not updated: %s", error->message);
+        }
+      if (job != NULL && job->kind == JOB_SYNC_ALL)
+        g_atomic_int_add (&shared->building, -1);
+      g_clear_pointer (&job, job_free);
+      /* Idle before the news goes out, so that it finds the worker so. */
+      g_mutex_lock (&shared->lock);
+      shared->busy = FALSE;
+      g_mutex_unlock (&shared->lock);
+      post_news (shared);
+    }
+  g_clear_pointer (&db, natter_search_db_close);
+  shared_unref (shared);
+  return NULL;
+}
+
+static void
+queue_job (NatterSearchIndex *self,
+           JobKind            kind,
+           const char        *session_id)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->kind = kind;
+  job->session_id = g_strdup (session_id);
+  if (kind == JOB_SYNC_ALL)
+    g_atomic_int_inc (&self->shared->building);
+  g_mutex_lock (&self->shared->lock);
+  g_queue_push_tail (&self->shared->jobs, job);
+  g_cond_signal (&self->shared->cond);
+  g_mutex_unlock (&self->shared->lock);
+  update_state (self);
+}
+
+/* The service's news: a session changed or went away. */
+static void
+session_changed_cb (NatterSessions    *sessions,
+                    const char        *session_id,
+                    NatterSearchIndex *self)
+{
+  if (natter_session_index_lookup (natter_sessions_list_sessions (sessions), session_id) == NULL)
+    {
+      /* Deleted: its hits are gone from the next search on, before the
+       * worker has removed its rows. */
+      g_mutex_lock (&self->shared->lock);
+      g_hash_table_add (self->shared->removed, g_strdup (session_id));
+      g_mutex_unlock (&self->shared->lock);
+    }
+  if (self->worker != NULL)
+    queue_job (self, JOB_SYNC_SESSION, session_id);
+}
+
+/* Public API */
+
+/**
+ * natter_search_index_new:
+ * @cache_file: the index file, e.g. `<data dir>/cache/search.sqlite`
+ *   (docs/format.md §1); created when missing
+ * @session_repo: the session repository
+ * @turn_repo: the turn repository
+ * @sessions: (nullable): the session service whose
+ *   #NatterSessions::session-index-changed keeps the index current
+ *   (write-through), or %NULL for an index checked only at start
+ *
+ * Creates a search index. Nothing is read or written before
+ * natter_search_index_start().
+ *
+ * Returns: (transfer full): a new search index
+ */
+NatterSearchIndex *
+natter_search_index_new (GFile           *cache_file,
+                         NatterJsonlRepo *session_repo,
+                         NatterJsonlRepo *turn_repo,
+                         NatterSessions  *sessions)
+{
+  NatterSearchIndex *self;
+  Shared *shared;
+
+  g_return_val_if_fail (G_IS_FILE (cache_file) && g_file_peek_path (cache_file) != NULL, NULL);
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (session_repo), NULL);
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (turn_repo), NULL);
+  g_return_val_if_fail (sessions == NULL || NATTER_IS_SESSIONS (sessions), NULL);
+
+  self = g_object_new (NATTER_TYPE_SEARCH_INDEX, NULL);
+  self->file = g_object_ref (cache_file);
+  shared = self->shared;
+  shared->path = g_file_get_path (cache_file);
+  shared->session_repo = g_object_ref (session_repo);
+  shared->turn_repo = g_object_ref (turn_repo);
+  if (sessions != NULL)
+    {
+      self->sessions = g_object_ref (sessions);
+      self->changed_id = g_signal_connect (sessions, "session-index-changed",
+                                           G_CALLBACK (session_changed_cb), self);
+    }
+  return self;
+}
+
+/**
+ * natter_search_index_start:
+ * @self: a search index
+ *
+ * Starts the worker thread and the start-up check: sessions whose files
+ * changed since the index last saw them (or all of them, for a missing
+ * or damaged index file) are read and indexed in the background, while
+ * #NatterSearchIndex:indexing is %TRUE. From then on every change the
+ * session service reports is written through. Idempotent.
+ */
+void
+natter_search_index_start (NatterSearchIndex *self)
+{
+  g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
+
+  if (self->worker != NULL)
+    return;
+  queue_job (self, JOB_SYNC_ALL, NULL);
+  self->worker = g_thread_new ("natter-search", worker_main, shared_ref (self->shared));
+}
+
+/**
+ * natter_search_index_get_started:
+ * @self: a search index
+ *
+ * Returns: whether natter_search_index_start() was called
+ */
+gboolean
+natter_search_index_get_started (NatterSearchIndex *self)
+{
+  g_return_val_if_fail (NATTER_IS_SEARCH_INDEX (self), FALSE);
+
+  return self->worker != NULL;
+}
+
+/**
+ * natter_search_index_get_indexing:
+ * @self: a search index
+ *
+ * Returns: whether the start-up check or a build is still running, so
+ *   that a search may miss what is not indexed yet
+ */
+gboolean
+natter_search_index_get_indexing (NatterSearchIndex *self)
+{
+  g_return_val_if_fail (NATTER_IS_SEARCH_INDEX (self), FALSE);
+
+  return self->indexing;
+}
+
+/**
+ * natter_search_index_get_file:
+ * @self: a search index
+ *
+ * Returns: (transfer none): the index file
+ */
+GFile *
+natter_search_index_get_file (NatterSearchIndex *self)
+{
+  g_return_val_if_fail (NATTER_IS_SEARCH_INDEX (self), NULL);
+
+  return self->file;
+}
+
+static GPtrArray *
+query_locked (Shared      *shared,
+              const char  *text,
+              guint        limit,
+              GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  guint generation;
+
+  g_mutex_lock (&shared->lock);
+  generation = shared->generation;
+  g_mutex_unlock (&shared->lock);
+  if (shared->query_db != NULL && shared->query_generation != generation)
+    g_clear_pointer (&shared->query_db, natter_search_db_close);
+  if (shared->query_db == NULL)
+    {
+      shared->query_db = natter_search_db_open (shared->path, TRUE, &local_error);
+      shared->query_generation = generation;
+      /* No file yet, or one being started over: nothing is indexed. */
+      if (shared->query_db == NULL)
+        {
+          g_debug ("searching an index that is not there: %s", local_error->message);
+          return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+        }
+    }
+  return natter_search_db_query (shared->query_db, text, limit, error);
+}
+
+/**
+ * natter_search_index_search_sync:
+ * @self: a search index
+ * @text: what the user typed
+ * @limit: at most this many hits (before deleted sessions are dropped)
+ * @out_still_indexing: (out) (optional): set to whether the start-up
+ *   check or a build was still running, so the answer may be incomplete
+ * @error: return location for a #GError
+ *
+ * Searches user messages and answers of every session for all words of
+ * @text, each as a word prefix, ignoring case and accents (the query is
+ * built by natter_search_build_match_expression(), so no input is read
+ * as FTS5 syntax). One hit per matching turn, best (BM25) first; hits of
+ * sessions deleted in this process are left out at once. Blocks on
+ * SQLite: call it from a worker thread, or the CLI. Thread-safe.
+ *
+ * Returns: (transfer full) (element-type NatterSearchHit): the hits; %NULL
+ *   with a %NATTER_SEARCH_DB_ERROR when the index cannot be read
+ */
+GPtrArray *
+natter_search_index_search_sync (NatterSearchIndex  *self,
+                                 const char         *text,
+                                 guint               limit,
+                                 gboolean           *out_still_indexing,
+                                 GError            **error)
+{
+  Shared *shared;
+  GPtrArray *hits;
+
+  g_return_val_if_fail (NATTER_IS_SEARCH_INDEX (self), NULL);
+  g_return_val_if_fail (text != NULL, NULL);
+
+  shared = self->shared;
+  if (out_still_indexing != NULL)
+    *out_still_indexing = g_atomic_int_get (&shared->building) != 0;
+  g_mutex_lock (&shared->query_lock);
+  hits = query_locked (shared, text, limit, error);
+  g_mutex_unlock (&shared->query_lock);
+  if (hits == NULL)
+    return NULL;
+
+  g_mutex_lock (&shared->lock);
+  for (guint i = hits->len; i > 0; i--)
+    {
+      NatterSearchHit *hit = g_ptr_array_index (hits, i - 1);
+
+      if (g_hash_table_contains (shared->removed, hit->session_id))
+        g_ptr_array_remove_index (hits, i - 1);
+    }
+  g_mutex_unlock (&shared->lock);
+  return hits;
+}
+
+typedef struct
+{
+  char     *text;
+  guint     limit;
+  gboolean  still_indexing;
+} SearchData;
+
+static void
+search_data_free (SearchData *data)
+{
+  g_free (data->text);
+  g_free (data);
+}
+
+static void
+search_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  SearchData *data = task_data;
+  GError *error = NULL;
+  GPtrArray *hits;
+
+  hits = natter_search_index_search_sync (source_object, data->text, data->limit, &data->still_indexing, &error);
+  if (hits == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, hits, (GDestroyNotify) g_ptr_array_unref);
+}
+
+/**
+ * natter_search_index_search_async:
+ * @self: a search index
+ * @text: what the user typed
+ * @limit: at most this many hits
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the calling thread's main context
+ * @user_data: data for @callback
+ *
+ * natter_search_index_search_sync() in a worker thread.
+ */
+void
+natter_search_index_search_async (NatterSearchIndex   *self,
+                                  const char          *text,
+                                  guint                limit,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  SearchData *data;
+
+  g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
+  g_return_if_fail (text != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_search_index_search_async);
+  data = g_new0 (SearchData, 1);
+  data->text = g_strdup (text);
+  data->limit = limit;
+  g_task_set_task_data (task, data, (GDestroyNotify) search_data_free);
+  g_task_run_in_thread (task, search_thread);
+}
+
+/**
+ * natter_search_index_search_finish:
+ * @self: a search index
+ * @result: the #GAsyncResult
+ * @out_still_indexing: (out) (optional): as for
+ *   natter_search_index_search_sync()
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (element-type NatterSearchHit): the hits, best
+ *   first; %NULL with a %NATTER_SEARCH_DB_ERROR or %G_IO_ERROR_CANCELLED
+ */
+GPtrArray *
+natter_search_index_search_finish (NatterSearchIndex  *self,
+                                   GAsyncResult       *result,
+                                   gboolean           *out_still_indexing,
+                                   GError            **error)
+{
+  SearchData *data;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_search_index_search_async, NULL);
+
+  data = g_task_get_task_data (G_TASK (result));
+  if (out_still_indexing != NULL)
+    *out_still_indexing = data->still_indexing;
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * natter_search_index_wait_async:
+ * @self: a search index
+ * @cancellable: (nullable): cancels the wait, not the work
+ * @callback: called on the main context once the worker has nothing left
+ *   to do
+ * @user_data: data for @callback
+ *
+ * Waits until everything queued so far (the start-up check, changes
+ * written through) is in the index: for a command line that must answer
+ * from a current index, and for tests. Completes at once when the index
+ * is not started or has nothing to do.
+ */
+void
+natter_search_index_wait_async (NatterSearchIndex   *self,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_search_index_wait_async);
+  g_task_set_return_on_cancel (task, TRUE);
+  if (self->worker == NULL || worker_idle (self->shared))
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  g_ptr_array_add (self->waiters, g_steal_pointer (&task));
+}
+
+/**
+ * natter_search_index_wait_finish:
+ * @self: a search index
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE once the index is current; %FALSE with
+ *   %G_IO_ERROR_CANCELLED
+ */
+gboolean
+natter_search_index_wait_finish (NatterSearchIndex  *self,
+                                 GAsyncResult       *result,
+                                 GError            **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_search_index_wait_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* GObject */
+
+static void
+natter_search_index_dispose (GObject *object)
+{
+  NatterSearchIndex *self = NATTER_SEARCH_INDEX (object);
+
+  if (self->sessions != NULL)
+    g_clear_signal_handler (&self->changed_id, self->sessions);
+  g_clear_object (&self->sessions);
+  if (self->worker != NULL)
+    {
+      /* A build stops between two sessions with its work committed; the
+       * next start goes on from there. */
+      g_atomic_int_set (&self->shared->quit, 1);
+      g_mutex_lock (&self->shared->lock);
+      g_cond_signal (&self->shared->cond);
+      g_mutex_unlock (&self->shared->lock);
+      g_thread_join (g_steal_pointer (&self->worker));
+    }
+  if (self->waiters != NULL)
+    complete_waiters (self);
+
+  G_OBJECT_CLASS (natter_search_index_parent_class)->dispose (object);
+}
+
+static void
+natter_search_index_finalize (GObject *object)
+{
+  NatterSearchIndex *self = NATTER_SEARCH_INDEX (object);
+
+  g_clear_pointer (&self->waiters, g_ptr_array_unref);
+  g_clear_object (&self->file);
+  shared_unref (self->shared);
+
+  G_OBJECT_CLASS (natter_search_index_parent_class)->finalize (object);
+}
+
+static void
+natter_search_index_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  NatterSearchIndex *self = NATTER_SEARCH_INDEX (object);
+
+  switch (prop_id)
+    {
+    case PROP_INDEXING:
+      g_value_set_boolean (value, self->indexing);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_search_index_class_init (NatterSearchIndexClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = natter_search_index_dispose;
+  object_class->finalize = natter_search_index_finalize;
+  object_class->get_property = natter_search_index_get_property;
+
+  /**
+   * NatterSearchIndex:indexing:
+   *
+   * Whether the start-up check or a build runs: a search meanwhile finds
+   * only what is indexed so far.
+   */
+  properties[PROP_INDEXING] =
+    g_param_spec_boolean ("indexing", NULL, NULL, FALSE,
+                          (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+natter_search_index_init (NatterSearchIndex *self)
+{
+  Shared *shared = g_new0 (Shared, 1);
+
+  g_atomic_ref_count_init (&shared->ref);
+  g_mutex_init (&shared->lock);
+  g_mutex_init (&shared->query_lock);
+  g_cond_init (&shared->cond);
+  g_queue_init (&shared->jobs);
+  shared->removed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  shared->context = g_main_context_ref_thread_default ();
+  g_weak_ref_init (&shared->owner, self);
+  self->shared = shared;
+  self->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+}

@@ -1,0 +1,226 @@
+/* natter-session-markdown.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A conversation as Markdown for people to read: the title, then each
+ * turn's message and answer, tool calls folded into <details> blocks
+ * with their results, attachments named. Written from the JSON archive
+ * (natter-session-archive.c), so both exports show the same turns.
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "natter-json.h"
+#include "natter-session-archive.h"
+
+/* A fence longer than any run of backticks in @text, so that no text
+ * can close it early. */
+static void
+append_fenced (GString    *out,
+               const char *language,
+               const char *text)
+{
+  guint longest = 0;
+  guint run = 0;
+  g_autofree char *fence = NULL;
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      run = *p == '`' ? run + 1 : 0;
+      longest = MAX (longest, run);
+    }
+  fence = g_strnfill (MAX (3, longest + 1), '`');
+  g_string_append_printf (out, "%s%s\n%s%s%s\n\n", fence, language, text,
+                          g_str_has_suffix (text, "\n") ? "" : "\n", fence);
+}
+
+static char *
+json_text (JsonNode *node)
+{
+  if (node == NULL)
+    return g_strdup ("");
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (node));
+  return json_to_string (node, TRUE);
+}
+
+/* The text of a message, and its attachments as a list of names. */
+static void
+append_message (GString    *out,
+                JsonObject *message,
+                GPtrArray  *tool_calls)
+{
+  JsonNode *content = json_object_get_member (message, "content");
+  JsonArray *parts;
+
+  if (content == NULL)
+    return;
+  if (JSON_NODE_HOLDS_VALUE (content))
+    {
+      g_string_append_printf (out, "%s\n\n", json_node_get_string (content));
+      return;
+    }
+  if (!JSON_NODE_HOLDS_ARRAY (content))
+    return;
+  parts = json_node_get_array (content);
+  for (guint i = 0; i < json_array_get_length (parts); i++)
+    {
+      JsonObject *part = json_array_get_object_element (parts, i);
+      const char *type = json_object_get_string_member_with_default (part, "type", "");
+
+      if (g_str_equal (type, "text"))
+        g_string_append_printf (out, "%s\n\n", json_object_get_string_member_with_default (part, "text", ""));
+      else if (g_str_equal (type, "attachment"))
+        g_string_append_printf (out, _("*Attachment: %s*\n\n"),
+                                json_object_get_string_member_with_default (part, "filename", ""));
+      else if (g_str_equal (type, "blob"))
+        g_string_append_printf (out, _("*Attachment: %s*\n\n"),
+                                json_object_get_string_member_with_default (part, "name", ""));
+      else if (g_str_equal (type, "tool-call") && tool_calls != NULL)
+        g_ptr_array_add (tool_calls, json_object_ref (part));
+    }
+}
+
+static void
+append_tool_call (GString    *out,
+                  JsonObject *call,
+                  JsonObject *result)
+{
+  g_autofree char *arguments = json_text (json_object_get_member (call, "arguments"));
+
+  g_string_append_printf (out, "<details>\n<summary>%s</summary>\n\n",
+                          json_object_get_string_member_with_default (call, "toolName", ""));
+  g_string_append_printf (out, "%s\n\n", _("Arguments:"));
+  append_fenced (out, "json", arguments);
+  if (result != NULL)
+    {
+      JsonObject *value = json_object_get_object_member (result, "result");
+      g_autofree char *output = json_text (value != NULL ? json_object_get_member (value, "output") : NULL);
+      gboolean is_error = value != NULL && json_object_get_boolean_member_with_default (value, "isError", FALSE);
+
+      g_string_append_printf (out, "%s\n\n", is_error ? _("Result (an error):") : _("Result:"));
+      append_fenced (out, "", output);
+    }
+  else
+    g_string_append_printf (out, "%s\n\n", _("No result."));
+  g_string_append (out, "</details>\n\n");
+}
+
+/* The tool calls of a response, each with its result when the turn has one. */
+static void
+append_tool_calls (GString   *out,
+                   GPtrArray *calls,
+                   GPtrArray *events)
+{
+  for (guint i = 0; i < calls->len; i++)
+    {
+      JsonObject *call = g_ptr_array_index (calls, i);
+      const char *id = json_object_get_string_member_with_default (call, "toolCallId", "");
+      JsonObject *result = NULL;
+
+      for (guint j = 1; j < events->len; j++)
+        {
+          JsonObject *event = g_ptr_array_index (events, j);
+
+          if (g_strcmp0 (json_object_get_string_member_with_default (event, "type", ""), "tool_result") == 0 &&
+              g_strcmp0 (json_object_get_string_member_with_default (event, "toolCallId", ""), id) == 0)
+            result = event;
+        }
+      append_tool_call (out, call, result);
+    }
+}
+
+static void
+append_turn (GString   *out,
+             JsonArray *array)
+{
+  g_autoptr(GPtrArray) events = g_ptr_array_new ();
+  JsonObject *created;
+
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    g_ptr_array_add (events, json_array_get_object_element (array, i));
+  if (events->len == 0)
+    return;
+  created = g_ptr_array_index (events, 0);
+  g_string_append_printf (out, "## %s\n\n", _("You"));
+  if (json_object_get_object_member (created, "input") != NULL)
+    append_message (out, json_object_get_object_member (created, "input"), NULL);
+  g_string_append_printf (out, "## %s\n\n", _("Answer"));
+
+  for (guint i = 1; i < events->len; i++)
+    {
+      JsonObject *event = g_ptr_array_index (events, i);
+      const char *type = json_object_get_string_member_with_default (event, "type", "");
+
+      if (g_str_equal (type, "model_call_completed"))
+        {
+          g_autoptr(GPtrArray) calls = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+
+          append_message (out, json_object_get_object_member (event, "message"), calls);
+          append_tool_calls (out, calls, events);
+        }
+      else if (g_str_equal (type, "model_call_failed") && json_object_has_member (event, "partial"))
+        {
+          append_message (out, json_object_get_object_member (event, "partial"), NULL);
+          g_string_append_printf (out, "*%s*\n\n", _("(The answer stopped here.)"));
+        }
+      else if (g_str_equal (type, "turn_failed"))
+        g_string_append_printf (out, _("*The turn failed: %s*\n\n"),
+                                json_object_get_string_member_with_default (event, "error", ""));
+      else if (g_str_equal (type, "turn_cancelled"))
+        g_string_append_printf (out, "*%s*\n\n", _("Stopped."));
+    }
+}
+
+static char *
+archive_title (JsonArray *session)
+{
+  const char *title = NULL;
+
+  for (guint i = 0; i < json_array_get_length (session); i++)
+    {
+      JsonObject *event = json_array_get_object_element (session, i);
+
+      if (json_object_has_member (event, "title"))
+        title = json_object_get_string_member_with_default (event, "title", NULL);
+    }
+  return g_strdup (title != NULL && title[0] != '\0' ? title : _("Untitled conversation"));
+}
+
+/**
+ * natter_session_archive_to_markdown:
+ * @archive: an archive made by natter_session_archive_new()
+ *
+ * The conversation of @archive as Markdown: the title as a heading, then
+ * per turn the user's message (attachments by file name) and the answer:
+ * the text of every response, each tool call as a collapsed `<details>`
+ * block with its arguments and result, a partial answer, and how a turn
+ * that did not complete ended. Text is written as it was said: it is
+ * Markdown already.
+ *
+ * Returns: (transfer full): the Markdown text, ending in one newline
+ */
+char *
+natter_session_archive_to_markdown (JsonObject *archive)
+{
+  GString *out = g_string_new (NULL);
+  JsonArray *turns;
+  g_autofree char *title = NULL;
+
+  g_return_val_if_fail (archive != NULL, NULL);
+
+  title = archive_title (json_object_get_array_member (archive, "session"));
+  g_string_append_printf (out, "# %s\n\n", title);
+  turns = json_object_get_array_member (archive, "turns");
+  for (guint i = 0; i < json_array_get_length (turns); i++)
+    append_turn (out, json_object_get_array_member (json_array_get_object_element (turns, i), "events"));
+  while (g_str_has_suffix (out->str, "\n\n"))
+    g_string_truncate (out, out->len - 1);
+  return g_string_free (out, FALSE);
+}

@@ -1,0 +1,509 @@
+/* natter-blob-store.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Attachments are stored once, by content, beside the logs:
+ * `storage/blobs/sha256/<first 2 hex>/<64 hex>` (docs/format.md §1). A
+ * blob is immutable like a log line: it is written whole to a temporary
+ * file and link()ed into place, so a kill at any moment leaves either no
+ * blob or a whole one under its hash, never a short file named by a hash
+ * it does not have. Reads check the hash: a blob whose bytes changed is
+ * reported, never sent. Nothing here deletes a blob; a blob no turn
+ * references (a send that died before its turn was written) is benign,
+ * exactly like an orphan turn file (session-layer-spec.md §7).
+ */
+
+#define G_LOG_DOMAIN "natter-blob-store"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "natter-blob-store.h"
+#include "natter-json.h"
+#include "natter-store-error.h"
+
+struct _NatterBlobStore
+{
+  GObject  parent_instance;
+
+  char    *storage_path;   /* <data dir>/storage */
+  char    *root;           /* <storage>/blobs/sha256 */
+};
+
+G_DEFINE_FINAL_TYPE (NatterBlobStore, natter_blob_store, G_TYPE_OBJECT)
+
+static void
+natter_blob_store_finalize (GObject *object)
+{
+  NatterBlobStore *self = NATTER_BLOB_STORE (object);
+
+  g_free (self->storage_path);
+  g_free (self->root);
+  G_OBJECT_CLASS (natter_blob_store_parent_class)->finalize (object);
+}
+
+static void
+natter_blob_store_class_init (NatterBlobStoreClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = natter_blob_store_finalize;
+}
+
+static void
+natter_blob_store_init (NatterBlobStore *self)
+{
+}
+
+/**
+ * natter_blob_store_new:
+ * @storage_dir: the `storage` folder of the data directory
+ *
+ * The content-addressed store of attachments under
+ * `@storage_dir/blobs/sha256` (docs/format.md §1). Nothing is created
+ * until the first blob is put.
+ *
+ * Returns: (transfer full): a new blob store
+ */
+NatterBlobStore *
+natter_blob_store_new (GFile *storage_dir)
+{
+  NatterBlobStore *self;
+
+  g_return_val_if_fail (G_IS_FILE (storage_dir), NULL);
+
+  self = g_object_new (NATTER_TYPE_BLOB_STORE, NULL);
+  self->storage_path = g_file_get_path (storage_dir);
+  self->root = g_build_filename (self->storage_path, "blobs", "sha256", NULL);
+  return self;
+}
+
+/**
+ * natter_blob_hash_is_valid:
+ * @sha256: (nullable): a string
+ *
+ * Whether @sha256 is a blob's name: exactly 64 lowercase hexadecimal
+ * digits. Hashes are built into paths, so nothing else is accepted.
+ *
+ * Returns: %TRUE if valid
+ */
+gboolean
+natter_blob_hash_is_valid (const char *sha256)
+{
+  if (sha256 == NULL || strlen (sha256) != 64)
+    return FALSE;
+  for (guint i = 0; i < 64; i++)
+    if (!g_ascii_isdigit (sha256[i]) && !(sha256[i] >= 'a' && sha256[i] <= 'f'))
+      return FALSE;
+  return TRUE;
+}
+
+/**
+ * natter_blob_store_dup_path:
+ * @self: the blob store
+ * @sha256: a valid hash (natter_blob_hash_is_valid())
+ *
+ * Returns: (transfer full) (nullable): the path of the blob (whether it
+ *   exists or not), or %NULL when @sha256 is not a valid hash
+ */
+char *
+natter_blob_store_dup_path (NatterBlobStore *self,
+                            const char      *sha256)
+{
+  char prefix[3];
+
+  g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), NULL);
+
+  if (!natter_blob_hash_is_valid (sha256))
+    return NULL;
+  memcpy (prefix, sha256, 2);
+  prefix[2] = '\0';
+  return g_build_filename (self->root, prefix, sha256, NULL);
+}
+
+static gboolean
+set_io_error (GError     **error,
+              int          saved_errno,
+              const char  *what,
+              const char  *path)
+{
+  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+               "Could not %s %s: %s", what, path, g_strerror (saved_errno));
+  return FALSE;
+}
+
+static gboolean
+make_private_dir (const char  *path,
+                  GError     **error)
+{
+  if (g_mkdir (path, 0700) == 0)
+    return TRUE;
+  if (errno == EEXIST && g_file_test (path, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  return set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
+}
+
+static gboolean
+write_all (int           fd,
+           const guint8 *data,
+           gsize         length,
+           const char   *path,
+           GError      **error)
+{
+  while (length > 0)
+    {
+      gssize written = write (fd, data, length);
+
+      if (written < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return set_io_error (error, errno, "write", path);
+        }
+      data += written;
+      length -= (gsize) written;
+    }
+  return TRUE;
+}
+
+static char *
+hash_bytes (GBytes *bytes)
+{
+  return g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, bytes);
+}
+
+static gboolean
+write_temp_and_link (const char  *dir,
+                     const char  *path,
+                     const char  *sha256,
+                     GBytes      *bytes,
+                     gboolean    *out_exists,
+                     GError     **error)
+{
+  g_autofree char *temp_path = g_strdup_printf ("%s/.%s.XXXXXX", dir, sha256);
+  gsize length;
+  const guint8 *data = g_bytes_get_data (bytes, &length);
+  int saved_errno;
+  gboolean linked;
+  int fd;
+
+  *out_exists = FALSE;
+  fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return set_io_error (error, errno, "create", temp_path);
+  if (fchmod (fd, 0600) < 0 || !write_all (fd, data, length, temp_path, error) || fsync (fd) < 0)
+    {
+      saved_errno = errno;
+      close (fd);
+      g_unlink (temp_path);
+      return error == NULL || *error != NULL ? FALSE : set_io_error (error, saved_errno, "write", temp_path);
+    }
+  if (close (fd) < 0)
+    {
+      saved_errno = errno;
+      g_unlink (temp_path);
+      return set_io_error (error, saved_errno, "close", temp_path);
+    }
+  linked = link (temp_path, path) == 0;
+  saved_errno = errno;
+  g_unlink (temp_path);
+  if (!linked && saved_errno == EEXIST)
+    *out_exists = TRUE;
+  else if (!linked)
+    return set_io_error (error, saved_errno, "create", path);
+  return TRUE;
+}
+
+/**
+ * natter_blob_store_put_sync:
+ * @self: the blob store
+ * @bytes: the whole content
+ * @error: return location for a #GError
+ *
+ * Stores @bytes under their SHA-256 (docs/format.md §1): written complete
+ * to a temporary file in the blob's folder (mode 0600, folders 0700) and
+ * link()ed into place. Content already stored is not written again; an
+ * existing blob is first checked, so a damaged copy is reported instead
+ * of referenced. Blocks: call it from a worker thread.
+ *
+ * Returns: (transfer full) (nullable): the hash (64 lowercase hex), or
+ *   %NULL with %NATTER_STORE_ERROR_IO, or %NATTER_STORE_ERROR_CORRUPT when
+ *   the blob already on disk no longer matches its hash
+ */
+char *
+natter_blob_store_put_sync (NatterBlobStore  *self,
+                            GBytes           *bytes,
+                            GError          **error)
+{
+  g_autofree char *sha256 = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *blobs = NULL;
+  gboolean exists;
+
+  g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), NULL);
+  g_return_val_if_fail (bytes != NULL, NULL);
+
+  sha256 = hash_bytes (bytes);
+  path = natter_blob_store_dup_path (self, sha256);
+  dir = g_path_get_dirname (path);
+  blobs = g_build_filename (self->storage_path, "blobs", NULL);
+
+  if (!make_private_dir (self->storage_path, error) || !make_private_dir (blobs, error) ||
+      !make_private_dir (self->root, error) || !make_private_dir (dir, error))
+    return NULL;
+  if (!write_temp_and_link (dir, path, sha256, bytes, &exists, error))
+    return NULL;
+  if (exists)
+    {
+      g_autoptr(GBytes) stored = natter_blob_store_read_sync (self, sha256, error);
+
+      if (stored == NULL)
+        return NULL;
+    }
+  return g_steal_pointer (&sha256);
+}
+
+/**
+ * natter_blob_store_read_sync:
+ * @self: the blob store
+ * @sha256: the blob's hash
+ * @error: return location for a #GError
+ *
+ * Reads a whole blob and checks that its bytes still have their hash.
+ * Blocks: call it from a worker thread.
+ *
+ * Returns: (transfer full) (nullable): the content, or %NULL with
+ *   %NATTER_STORE_ERROR and %NATTER_STORE_ERROR_INVALID_ID (not a hash),
+ *   %NATTER_STORE_ERROR_NOT_FOUND (no such blob),
+ *   %NATTER_STORE_ERROR_CORRUPT (the bytes do not match the hash) or
+ *   %NATTER_STORE_ERROR_IO; each message names the blob's path
+ */
+GBytes *
+natter_blob_store_read_sync (NatterBlobStore  *self,
+                             const char       *sha256,
+                             GError          **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *actual = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) local_error = NULL;
+  char *data = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), NULL);
+
+  path = natter_blob_store_dup_path (self, sha256);
+  if (path == NULL)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
+                   "“%s” is not a SHA-256 hash", sha256 != NULL ? sha256 : "(null)");
+      return NULL;
+    }
+  if (!g_file_get_contents (path, &data, &length, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
+                     "The attachment file %s is missing", path);
+      else
+        g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+                     "Could not read %s: %s", path, local_error->message);
+      return NULL;
+    }
+  bytes = g_bytes_new_take (data, length);
+  actual = hash_bytes (bytes);
+  if (!g_str_equal (actual, sha256))
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                   "The attachment file %s is damaged: its content no longer matches its hash", path);
+      return NULL;
+    }
+  return g_steal_pointer (&bytes);
+}
+
+/**
+ * natter_blob_store_check_present:
+ * @self: the blob store
+ * @sha256: the blob's hash
+ * @size: the size the reference gives, in bytes
+ * @error: return location for a #GError
+ *
+ * A cheap check (one stat, no hashing) that a blob is on disk with the
+ * size a reference gives: what the runtime asks before it writes a turn
+ * that references the blob, so that a turn never points at a blob that
+ * was never stored (the ordering rule of session-layer-spec.md §7).
+ *
+ * Returns: %TRUE when present; else %FALSE with %NATTER_STORE_ERROR and
+ *   %NATTER_STORE_ERROR_INVALID_ID, %NATTER_STORE_ERROR_NOT_FOUND or
+ *   %NATTER_STORE_ERROR_CORRUPT (another size)
+ */
+gboolean
+natter_blob_store_check_present (NatterBlobStore  *self,
+                                 const char       *sha256,
+                                 gint64            size,
+                                 GError          **error)
+{
+  g_autofree char *path = NULL;
+  GStatBuf st;
+
+  g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), FALSE);
+
+  path = natter_blob_store_dup_path (self, sha256);
+  if (path == NULL)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
+                   "“%s” is not a SHA-256 hash", sha256 != NULL ? sha256 : "(null)");
+      return FALSE;
+    }
+  if (g_stat (path, &st) < 0)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
+                   "The attachment file %s is missing", path);
+      return FALSE;
+    }
+  if ((gint64) st.st_size != size)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                   "The attachment file %s has %" G_GINT64_FORMAT " bytes, not %" G_GINT64_FORMAT,
+                   path, (gint64) st.st_size, size);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * natter_blob_part_validate:
+ * @part: (transfer none): a content part whose `type` is "blob"
+ * @error: return location for a #GError
+ *
+ * Checks the members of a stored-attachment part (docs/format.md §4.1):
+ * `sha256` (64 lowercase hex), `mediaType` and `name` (non-empty
+ * strings), `size` (an integer ≥ 0, in bytes).
+ *
+ * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_SCHEMA
+ */
+gboolean
+natter_blob_part_validate (JsonObject  *part,
+                           GError     **error)
+{
+  const char *sha256 = natter_json_require_string (part, "sha256", error);
+  gint64 size;
+
+  if (sha256 == NULL)
+    return FALSE;
+  if (!natter_blob_hash_is_valid (sha256))
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                           "Field “sha256” must be 64 lowercase hexadecimal digits");
+      return FALSE;
+    }
+  if (!natter_json_require_nonempty_string (part, "mediaType", error) ||
+      !natter_json_require_nonempty_string (part, "name", error) ||
+      !natter_json_require_int (part, "size", &size, error))
+    return FALSE;
+  if (size < 0)
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                           "Field “size” must be at least 0");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+is_blob_part (JsonNode *node)
+{
+  return JSON_NODE_HOLDS_OBJECT (node) &&
+         g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (node), "type", NULL),
+                    NATTER_TURN_BLOB_PART_TYPE) == 0;
+}
+
+/**
+ * natter_message_dup_blob_parts:
+ * @message: (transfer none) (nullable): a message object
+ *
+ * The stored-attachment parts of a user message, in order.
+ *
+ * Returns: (transfer container) (element-type JsonObject): the parts,
+ *   possibly empty; each is owned by @message
+ */
+GPtrArray *
+natter_message_dup_blob_parts (JsonObject *message)
+{
+  GPtrArray *parts = g_ptr_array_new ();
+  JsonNode *content = message != NULL ? json_object_get_member (message, "content") : NULL;
+
+  if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
+    return parts;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (content)); i++)
+    {
+      JsonNode *node = json_array_get_element (json_node_get_array (content), i);
+
+      if (is_blob_part (node))
+        g_ptr_array_add (parts, json_node_get_object (node));
+    }
+  return parts;
+}
+
+/**
+ * natter_messages_have_blob_parts:
+ * @messages: (transfer none) (nullable): an array of messages
+ *
+ * Returns: whether any message of @messages has a stored-attachment part
+ */
+gboolean
+natter_messages_have_blob_parts (JsonArray *messages)
+{
+  for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
+    {
+      JsonNode *node = json_array_get_element (messages, i);
+      g_autoptr(GPtrArray) parts = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      parts = natter_message_dup_blob_parts (json_node_get_object (node));
+      if (parts->len > 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/**
+ * natter_turn_created_check_blob_version:
+ * @event: (transfer none): a `turn_created` event whose fields are valid
+ * @error: return location for a #GError
+ *
+ * Stored attachments exist only from turn schema version 2 on: a `blob`
+ * part in the input or the inline context of a version-1 turn is refused
+ * (docs/format.md §6). The version is what makes a reader that does not
+ * know attachments fail instead of sending or showing the message
+ * without them.
+ *
+ * Returns: %TRUE when the event's parts fit its version; else %FALSE with
+ *   %NATTER_STORE_ERROR_SCHEMA
+ */
+gboolean
+natter_turn_created_check_blob_version (JsonObject  *event,
+                                        GError     **error)
+{
+  JsonNode *context = json_object_get_member (event, "context");
+  g_autoptr(GPtrArray) parts = NULL;
+  gboolean has_blobs;
+
+  if (json_object_get_int_member_with_default (event, "schemaVersion", 1) >= 2)
+    return TRUE;
+  parts = natter_message_dup_blob_parts (json_object_get_object_member (event, "input"));
+  has_blobs = parts->len > 0 ||
+              (context != NULL && JSON_NODE_HOLDS_ARRAY (context) &&
+               natter_messages_have_blob_parts (json_node_get_array (context)));
+  if (has_blobs)
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                           "A “blob” content part needs turn schema version 2; the turn is at version 1");
+      return FALSE;
+    }
+  return TRUE;
+}

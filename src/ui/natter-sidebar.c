@@ -1,0 +1,996 @@
+/* natter-sidebar.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The session list beside the conversation: the session index itself,
+ * filtered (the search, conversations waiting for their undo toast to go)
+ * and sorted newest first by GTK list models — never a copy — so it
+ * follows every write-through update of the index (session-layer-spec.md
+ * §8.3) with no refresh call. It keeps its scroll position through
+ * searches and rows coming back, and tells the window which conversation
+ * the user picked; opening it is the window's business.
+ *
+ * The search finds conversations by title and, given the full-text index
+ * (natter_sidebar_set_search_index()), by what was said in them: the
+ * index is asked in a worker thread as the user types, the conversations
+ * it finds join those whose title matches, and each such row shows the
+ * words that matched.
+ *
+ * The rows are made by a signal factory rather than a builder template in
+ * the .ui file: a #NatterSessionRow watches the turn event hub and shares
+ * the sidebar's minute ticker, and a builder template only reaches its
+ * list item, never the widget whose services the row needs.
+ */
+
+#define G_LOG_DOMAIN "natter-sidebar"
+
+#include "config.h"
+
+#include "natter-sidebar.h"
+
+/* Enough for a sidebar: more hits than that means the words say little. */
+#define CONTENT_LIMIT 500
+
+struct _NatterSidebar
+{
+  GtkBox                parent_instance;
+
+  NatterSessions       *sessions;
+  NatterTurnEventHub   *hub;
+  NatterTimeTicker     *ticker;
+
+  GtkFilterListModel   *filter_model;
+  GtkSortListModel     *sort_model;
+  GtkSingleSelection   *selection;
+  GtkStringFilter      *title_filter;
+  GtkCustomFilter      *hidden_filter;
+  GtkCustomFilter      *content_filter;
+
+  /* Searching by content */
+  NatterSearchIndex    *search;
+  GHashTable           *content_hits;     /* session id → SidebarHit */
+  GCancellable         *content_search;
+  GHashTable           *bound_rows;       /* NatterSessionRow set */
+  GHashTable           *hidden;           /* session ids */
+  char                 *selected_id;      /* what natter_sidebar_select() chose */
+
+  /* Where the list was before a search, and where a change of its rows
+   * is to leave it (see natter_sidebar_keep_scroll()). */
+  double                scroll_before_search;  /* < 0: not searching */
+  double                pending_scroll;
+  GdkFrameClock        *scroll_clock;
+  gulong                scroll_paint_id;
+  guint                 scroll_frames;
+  guint                 scroll_stable_frames;
+
+  guint                 list_key_id;      /* a key press in the list is being handled */
+  guint                 focus_row_tries;
+  char                 *focus_row_id;     /* the row natter_sidebar_focus_position() wants */
+
+  /* Template children */
+  GtkSearchBar         *search_bar;
+  GtkSearchEntry       *search_entry;
+  GtkLabel             *search_status;
+  GtkStack             *sidebar_stack;
+  GtkListView          *session_list;
+};
+
+G_DEFINE_FINAL_TYPE (NatterSidebar, natter_sidebar, GTK_TYPE_BOX)
+
+enum {
+  PROP_0,
+  PROP_SEARCH_MODE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum {
+  SESSION_SELECTED,
+  SESSION_ACTIVATED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+typedef struct
+{
+  char *turn_id;
+  char *markup;
+} SidebarHit;
+
+static void
+sidebar_hit_free (SidebarHit *hit)
+{
+  g_free (hit->turn_id);
+  g_free (hit->markup);
+  g_free (hit);
+}
+
+/* Order and filters */
+
+static const char *
+activity_time (NatterSessionIndexEntry *entry)
+{
+  const char *latest_turn_at = natter_session_index_entry_get_latest_turn_at (entry);
+
+  return latest_turn_at != NULL ? latest_turn_at : natter_session_index_entry_get_created_at (entry);
+}
+
+static int
+compare_entries (gconstpointer a,
+                 gconstpointer b,
+                 gpointer      user_data)
+{
+  NatterSessionIndexEntry *ea = (NatterSessionIndexEntry *) a;
+  NatterSessionIndexEntry *eb = (NatterSessionIndexEntry *) b;
+  int result;
+
+  /* By the latest activity: the latest turn's time, or the creation time
+   * of a session without turns. Not `updatedAt`: a rename is not
+   * activity, and a conversation that jumped to the top on a rename
+   * would move away from under the pointer. ISO-8601 UTC timestamps of
+   * one format sort as strings; newest first, ties by id (ids sort in
+   * creation order), so the order is total. */
+  result = g_strcmp0 (activity_time (eb), activity_time (ea));
+  if (result == 0)
+    result = g_strcmp0 (natter_session_index_entry_get_session_id (eb),
+                        natter_session_index_entry_get_session_id (ea));
+  return result < 0 ? GTK_ORDERING_SMALLER : result > 0 ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+}
+
+static gboolean
+not_hidden (gpointer item,
+            gpointer user_data)
+{
+  NatterSidebar *self = user_data;
+
+  return !g_hash_table_contains (self->hidden, natter_session_index_entry_get_session_id (item));
+}
+
+static gboolean
+content_matches (gpointer item,
+                 gpointer user_data)
+{
+  NatterSidebar *self = user_data;
+
+  return g_hash_table_contains (self->content_hits, natter_session_index_entry_get_session_id (item));
+}
+
+static void
+update_page (NatterSidebar *self)
+{
+  const char *page = "list";
+
+  if (self->sort_model == NULL || g_list_model_get_n_items (G_LIST_MODEL (self->sort_model)) == 0)
+    {
+      const char *search = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+
+      page = search[0] != '\0' ? "no-results" : "empty";
+    }
+  gtk_stack_set_visible_child_name (self->sidebar_stack, page);
+}
+
+/* Keeping the place */
+
+static GtkAdjustment *
+list_adjustment (NatterSidebar *self)
+{
+  GtkWidget *scroller = gtk_widget_get_parent (GTK_WIDGET (self->session_list));
+
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+}
+
+static void
+stop_keeping_scroll (NatterSidebar *self)
+{
+  if (self->scroll_clock == NULL)
+    return;
+  /* A window going away takes its surface's frame clock with it, and
+   * the clock's handlers are gone by then. */
+  if (g_signal_handler_is_connected (self->scroll_clock, self->scroll_paint_id))
+    {
+      g_signal_handler_disconnect (self->scroll_clock, self->scroll_paint_id);
+      gdk_frame_clock_end_updating (self->scroll_clock);
+    }
+  self->scroll_paint_id = 0;
+  g_clear_object (&self->scroll_clock);
+}
+
+/* Runs after a frame is painted: the adjustment then describes the rows
+ * the list has just laid out, so setting it now moves the list to a row
+ * that exists (set between a change of rows and their layout, the list
+ * would find no row there and ignore it). */
+static void
+after_paint_cb (GdkFrameClock *clock,
+                NatterSidebar *self)
+{
+  GtkAdjustment *adjustment = list_adjustment (self);
+  double reachable = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
+
+  /* The list keeps its place by an anchor row, which it picks when the
+   * value is set, from the row heights it knows then. The rows that came
+   * back are measured over a few frames, and an anchor picked too early
+   * puts the list elsewhere on a later frame. So the place counts as kept
+   * once the list has laid itself out there a few frames in a row. */
+  if (reachable >= self->pending_scroll &&
+      G_APPROX_VALUE (gtk_adjustment_get_value (adjustment), self->pending_scroll, 1.5))
+    self->scroll_stable_frames++;
+  else
+    {
+      self->scroll_stable_frames = 0;
+      gtk_adjustment_set_value (adjustment, self->pending_scroll);
+    }
+  if (self->scroll_stable_frames >= 3 || ++self->scroll_frames >= 120)
+    stop_keeping_scroll (self);
+}
+
+/* Puts the list back at @value once its rows are laid out again. Rows
+ * coming back (a search cleared, a deletion undone) must not move the
+ * list: the row under the pointer has to stay the one the user saw. */
+static void
+keep_scroll (NatterSidebar *self,
+             double         value)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->session_list));
+
+  self->pending_scroll = value;
+  self->scroll_frames = 0;
+  self->scroll_stable_frames = 0;
+  gtk_adjustment_set_value (list_adjustment (self), value);
+  if (clock == NULL || self->scroll_clock != NULL)
+    return;
+  self->scroll_clock = g_object_ref (clock);
+  self->scroll_paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), self);
+  /* Frames keep coming while the list settles, even if nothing else
+   * asks for one. */
+  gdk_frame_clock_begin_updating (clock);
+}
+
+/* The selection */
+
+static void
+selection_changed_cb (NatterSidebar *self)
+{
+  NatterSessionIndexEntry *entry = gtk_single_selection_get_selected_item (self->selection);
+  const char *session_id;
+
+  /* A selection lost to a re-sort or a filter is not the user closing
+   * the conversation. */
+  if (entry == NULL)
+    return;
+  session_id = natter_session_index_entry_get_session_id (entry);
+  if (g_strcmp0 (session_id, self->selected_id) == 0)
+    return;
+  g_free (self->selected_id);
+  self->selected_id = g_strdup (session_id);
+  g_signal_emit (self, signals[SESSION_SELECTED], 0, session_id, self->list_key_id != 0);
+}
+
+static void
+sync_selection (NatterSidebar *self)
+{
+  guint position = self->selected_id != NULL
+                   ? natter_sidebar_find_position (self, self->selected_id)
+                   : GTK_INVALID_LIST_POSITION;
+
+  if (gtk_single_selection_get_selected (self->selection) != position)
+    gtk_single_selection_set_selected (self->selection, position);
+}
+
+static gboolean
+list_key_done_cb (gpointer user_data)
+{
+  NatterSidebar *self = user_data;
+
+  self->list_key_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs before the list's own key bindings, which change the selection
+ * synchronously; the mark lasts until this key press is handled. */
+static gboolean
+list_key_pressed_cb (NatterSidebar *self)
+{
+  if (self->list_key_id == 0)
+    self->list_key_id = g_idle_add_full (G_PRIORITY_HIGH, list_key_done_cb, self, NULL);
+  return GDK_EVENT_PROPAGATE;
+}
+
+static void
+list_activate_cb (NatterSidebar *self,
+                  guint          position)
+{
+  g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), position);
+
+  if (entry != NULL)
+    g_signal_emit (self, signals[SESSION_ACTIVATED], 0, natter_session_index_entry_get_session_id (entry));
+}
+
+/* Rows */
+
+static void
+row_setup_cb (GtkSignalListItemFactory *factory,
+              GtkListItem              *list_item,
+              NatterSidebar            *self)
+{
+  gtk_list_item_set_child (list_item, natter_session_row_new (self->sessions, self->hub, self->ticker));
+}
+
+/* A row shows the words that matched while a search found its
+ * conversation by them. */
+static void
+update_row_snippet (NatterSidebar    *self,
+                    NatterSessionRow *row)
+{
+  NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
+  SidebarHit *hit = entry != NULL ? g_hash_table_lookup (self->content_hits,
+                                                         natter_session_index_entry_get_session_id (entry))
+                                  : NULL;
+
+  natter_session_row_set_snippet (row, hit != NULL ? hit->markup : NULL);
+}
+
+static void
+row_bind_cb (GtkSignalListItemFactory *factory,
+             GtkListItem              *list_item,
+             NatterSidebar            *self)
+{
+  NatterSessionRow *row = NATTER_SESSION_ROW (gtk_list_item_get_child (list_item));
+
+  natter_session_row_set_entry (row, gtk_list_item_get_item (list_item));
+  g_hash_table_add (self->bound_rows, row);
+  update_row_snippet (self, row);
+}
+
+static void
+row_unbind_cb (GtkSignalListItemFactory *factory,
+               GtkListItem              *list_item,
+               NatterSidebar            *self)
+{
+  NatterSessionRow *row = NATTER_SESSION_ROW (gtk_list_item_get_child (list_item));
+
+  g_hash_table_remove (self->bound_rows, row);
+  natter_session_row_set_snippet (row, NULL);
+  natter_session_row_set_entry (row, NULL);
+}
+
+/* The search */
+
+static void
+set_hits (NatterSidebar *self,
+          GPtrArray     *hits)
+{
+  GHashTableIter iter;
+  gpointer row;
+
+  g_hash_table_remove_all (self->content_hits);
+  for (guint i = 0; hits != NULL && i < hits->len; i++)
+    {
+      NatterSearchHit *found = g_ptr_array_index (hits, i);
+      SidebarHit *hit;
+
+      /* Best first: a session keeps its best turn. */
+      if (g_hash_table_contains (self->content_hits, found->session_id))
+        continue;
+      hit = g_new0 (SidebarHit, 1);
+      hit->turn_id = g_strdup (found->turn_id);
+      /* Escaped here, piece by piece: what was said is never markup. */
+      hit->markup = natter_search_snippet_to_markup (found->snippet);
+      g_hash_table_insert (self->content_hits, g_strdup (found->session_id), hit);
+    }
+  if (self->content_filter != NULL)
+    gtk_filter_changed (GTK_FILTER (self->content_filter), GTK_FILTER_CHANGE_DIFFERENT);
+  g_hash_table_iter_init (&iter, self->bound_rows);
+  while (g_hash_table_iter_next (&iter, &row, NULL))
+    update_row_snippet (self, row);
+  update_page (self);
+  if (self->selection != NULL)
+    sync_selection (self);
+}
+
+static void
+content_searched_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(NatterSidebar) self = user_data;
+  g_autoptr(GPtrArray) hits = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean still_indexing = FALSE;
+
+  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, &still_indexing, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->content_hits == NULL)
+    return;
+  if (hits == NULL)
+    /* Titles are still searched; the index is only a cache. */
+    g_warning ("Searching the conversations failed: %s", error->message);
+  gtk_widget_set_visible (GTK_WIDGET (self->search_status), still_indexing);
+  set_hits (self, hits);
+}
+
+/* The search text changed: ask the index again (the title filter has
+ * already been updated). */
+static void
+search_content (NatterSidebar *self,
+                const char    *text)
+{
+  g_cancellable_cancel (self->content_search);
+  g_clear_object (&self->content_search);
+  if (self->search == NULL || text[0] == '\0')
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->search_status), FALSE);
+      set_hits (self, NULL);
+      return;
+    }
+  self->content_search = g_cancellable_new ();
+  natter_search_index_search_async (self->search, text, CONTENT_LIMIT, self->content_search,
+                                    content_searched_cb, g_object_ref (self));
+}
+
+static void
+search_changed_cb (NatterSidebar *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+  double restore = -1;
+
+  if (self->title_filter == NULL)
+    return;
+  if (text[0] != '\0' && self->scroll_before_search < 0)
+    self->scroll_before_search = gtk_adjustment_get_value (list_adjustment (self));
+  else if (text[0] == '\0' && self->scroll_before_search >= 0)
+    {
+      restore = self->scroll_before_search;
+      self->scroll_before_search = -1;
+    }
+  gtk_string_filter_set_search (self->title_filter, text);
+  search_content (self, text);
+  update_page (self);
+  /* The search may have dropped the open conversation's row: it is
+   * selected again as soon as it is back. */
+  sync_selection (self);
+  if (restore >= 0)
+    keep_scroll (self, restore);
+}
+
+static void
+stop_search_cb (NatterSidebar *self)
+{
+  gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
+  gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+}
+
+static void
+search_mode_cb (NatterSidebar *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_MODE]);
+}
+
+/* Lifetime */
+
+static void
+natter_sidebar_dispose (GObject *object)
+{
+  NatterSidebar *self = NATTER_SIDEBAR (object);
+
+  g_clear_handle_id (&self->list_key_id, g_source_remove);
+  stop_keeping_scroll (self);
+  g_cancellable_cancel (self->content_search);
+  g_clear_object (&self->content_search);
+  g_clear_object (&self->search);
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  if (self->sort_model != NULL)
+    g_signal_handlers_disconnect_by_data (self->sort_model, self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_SIDEBAR);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->sort_model);
+  g_clear_object (&self->filter_model);
+  g_clear_object (&self->title_filter);
+  g_clear_object (&self->hidden_filter);
+  g_clear_object (&self->content_filter);
+  g_clear_object (&self->sessions);
+  g_clear_object (&self->hub);
+  g_clear_object (&self->ticker);
+
+  G_OBJECT_CLASS (natter_sidebar_parent_class)->dispose (object);
+}
+
+static void
+natter_sidebar_finalize (GObject *object)
+{
+  NatterSidebar *self = NATTER_SIDEBAR (object);
+
+  g_clear_pointer (&self->hidden, g_hash_table_unref);
+  g_clear_pointer (&self->content_hits, g_hash_table_unref);
+  g_clear_pointer (&self->bound_rows, g_hash_table_unref);
+  g_clear_pointer (&self->selected_id, g_free);
+  g_clear_pointer (&self->focus_row_id, g_free);
+
+  G_OBJECT_CLASS (natter_sidebar_parent_class)->finalize (object);
+}
+
+static void
+natter_sidebar_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  NatterSidebar *self = NATTER_SIDEBAR (object);
+
+  switch (prop_id)
+    {
+    case PROP_SEARCH_MODE:
+      g_value_set_boolean (value, natter_sidebar_get_search_mode (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_sidebar_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  NatterSidebar *self = NATTER_SIDEBAR (object);
+
+  switch (prop_id)
+    {
+    case PROP_SEARCH_MODE:
+      natter_sidebar_set_search_mode (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_sidebar_class_init (NatterSidebarClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = natter_sidebar_dispose;
+  object_class->finalize = natter_sidebar_finalize;
+  object_class->get_property = natter_sidebar_get_property;
+  object_class->set_property = natter_sidebar_set_property;
+
+  /**
+   * NatterSidebar:search-mode:
+   *
+   * Whether the search bar shows. Turning it off clears the search.
+   */
+  properties[PROP_SEARCH_MODE] =
+    g_param_spec_boolean ("search-mode", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * NatterSidebar::session-selected:
+   * @self: the sidebar
+   * @session_id: the conversation the user picked
+   * @by_key: whether an arrow key picked it (walking the list) rather
+   *   than a click
+   *
+   * The user selected another conversation's row. Not emitted for
+   * natter_sidebar_select().
+   */
+  signals[SESSION_SELECTED] = g_signal_new ("session-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                            0, NULL, NULL, NULL,
+                                            G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
+
+  /**
+   * NatterSidebar::session-activated:
+   * @self: the sidebar
+   * @session_id: the conversation of the activated row
+   *
+   * A row was activated (Enter, double click): the user wants to go to
+   * that conversation.
+   */
+  signals[SESSION_ACTIVATED] = g_signal_new ("session-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                             0, NULL, NULL, NULL,
+                                             G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-sidebar.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebar, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebar, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebar, search_status);
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebar, sidebar_stack);
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebar, session_list);
+  gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
+}
+
+static void
+natter_sidebar_init (NatterSidebar *self)
+{
+  GtkShortcutController *shortcuts;
+  GtkEventController *keys;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->content_hits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) sidebar_hit_free);
+  self->bound_rows = g_hash_table_new (NULL, NULL);
+  self->scroll_before_search = -1;
+  g_signal_connect_swapped (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self);
+  g_signal_connect_swapped (self->session_list, "activate", G_CALLBACK (list_activate_cb), self);
+
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (list_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->session_list), keys);
+
+  /* Delete (and a stray BackSpace, which does nothing) in the list only
+   * ever leads to the undo toast: nothing is lost to a stray key. */
+  shortcuts = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
+  gtk_shortcut_controller_add_shortcut (shortcuts,
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Delete, 0),
+                                                          gtk_named_action_new ("win.delete")));
+  gtk_shortcut_controller_add_shortcut (shortcuts,
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_KP_Delete, 0),
+                                                          gtk_named_action_new ("win.delete")));
+  gtk_widget_add_controller (GTK_WIDGET (self->session_list), GTK_EVENT_CONTROLLER (shortcuts));
+  update_page (self);
+}
+
+/* API */
+
+/**
+ * natter_sidebar_new:
+ *
+ * Creates a sidebar listing nothing until natter_sidebar_set_services().
+ *
+ * Returns: (transfer floating): a new #NatterSidebar
+ */
+GtkWidget *
+natter_sidebar_new (void)
+{
+  return g_object_new (NATTER_TYPE_SIDEBAR, NULL);
+}
+
+/**
+ * natter_sidebar_set_services:
+ * @self: the sidebar, not given its services yet
+ * @sessions: the session service whose index it lists
+ * @hub: the turn event hub the rows watch for running turns
+ * @ticker: the minute ticker the rows' relative times share
+ *
+ * Builds the list over natter_sessions_list_sessions(): index → filter
+ * (search, hidden rows) → sort (newest first) → selection. Called once;
+ * the sidebar keeps a reference to each service.
+ */
+void
+natter_sidebar_set_services (NatterSidebar      *self,
+                             NatterSessions     *sessions,
+                             NatterTurnEventHub *hub,
+                             NatterTimeTicker   *ticker)
+{
+  GtkListItemFactory *factory;
+  GtkExpression *title;
+  GtkEveryFilter *filter;
+  GtkAnyFilter *search;
+
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+  g_return_if_fail (self->sessions == NULL);
+
+  self->sessions = g_object_ref (sessions);
+  self->hub = g_object_ref (hub);
+  self->ticker = g_object_ref (ticker);
+
+  title = gtk_property_expression_new (NATTER_TYPE_SESSION_INDEX_ENTRY, NULL, "title");
+  self->title_filter = gtk_string_filter_new (title);
+  gtk_string_filter_set_match_mode (self->title_filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
+  gtk_string_filter_set_ignore_case (self->title_filter, TRUE);
+  gtk_string_filter_set_search (self->title_filter, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+  self->hidden_filter = gtk_custom_filter_new (not_hidden, self, NULL);
+  self->content_filter = gtk_custom_filter_new (content_matches, self, NULL);
+  /* A title that matches, or words said in the conversation. */
+  search = gtk_any_filter_new ();
+  gtk_multi_filter_append (GTK_MULTI_FILTER (search), g_object_ref (GTK_FILTER (self->title_filter)));
+  gtk_multi_filter_append (GTK_MULTI_FILTER (search), g_object_ref (GTK_FILTER (self->content_filter)));
+  filter = gtk_every_filter_new ();
+  gtk_multi_filter_append (GTK_MULTI_FILTER (filter), GTK_FILTER (search));
+  gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->hidden_filter)));
+  self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (natter_sessions_list_sessions (sessions))),
+                                                  GTK_FILTER (filter));
+  self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->filter_model)),
+                                              GTK_SORTER (gtk_custom_sorter_new (compare_entries, NULL, NULL)));
+  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->sort_model)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  g_signal_connect_swapped (self->selection, "notify::selected-item", G_CALLBACK (selection_changed_cb), self);
+  g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (update_page), self);
+
+  factory = gtk_signal_list_item_factory_new ();
+  g_signal_connect (factory, "setup", G_CALLBACK (row_setup_cb), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (row_bind_cb), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (row_unbind_cb), self);
+  gtk_list_view_set_factory (self->session_list, factory);
+  g_object_unref (factory);
+  gtk_list_view_set_model (self->session_list, GTK_SELECTION_MODEL (self->selection));
+  update_page (self);
+}
+
+/**
+ * natter_sidebar_get_model:
+ * @self: the sidebar
+ *
+ * Returns: (transfer none) (nullable): what the list shows, in its order:
+ *   the index, searched, without hidden rows, newest first; %NULL before
+ *   natter_sidebar_set_services()
+ */
+GListModel *
+natter_sidebar_get_model (NatterSidebar *self)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+  return self->sort_model != NULL ? G_LIST_MODEL (self->sort_model) : NULL;
+}
+
+/**
+ * natter_sidebar_get_list:
+ * @self: the sidebar
+ *
+ * Returns: (transfer none): the #GtkListView of the conversations
+ */
+GtkWidget *
+natter_sidebar_get_list (NatterSidebar *self)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+  return GTK_WIDGET (self->session_list);
+}
+
+/**
+ * natter_sidebar_find_position:
+ * @self: the sidebar
+ * @session_id: a session id
+ *
+ * Returns: the position of @session_id's row in natter_sidebar_get_model(),
+ *   or %GTK_INVALID_LIST_POSITION when it is not listed (searched away,
+ *   hidden, or unknown)
+ */
+guint
+natter_sidebar_find_position (NatterSidebar *self,
+                              const char    *session_id)
+{
+  guint n;
+
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), GTK_INVALID_LIST_POSITION);
+  if (self->sort_model == NULL)
+    return GTK_INVALID_LIST_POSITION;
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), i);
+
+      if (g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
+        return i;
+    }
+  return GTK_INVALID_LIST_POSITION;
+}
+
+/**
+ * natter_sidebar_select:
+ * @self: the sidebar
+ * @session_id: (nullable): the conversation the window shows, or %NULL
+ *
+ * Marks @session_id's row as the selected one, now and whenever it comes
+ * back into the list (after a search). Emits no
+ * #NatterSidebar::session-selected.
+ */
+void
+natter_sidebar_select (NatterSidebar *self,
+                       const char    *session_id)
+{
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+
+  if (g_strcmp0 (self->selected_id, session_id) != 0)
+    {
+      g_free (self->selected_id);
+      self->selected_id = g_strdup (session_id);
+    }
+  if (self->selection != NULL)
+    sync_selection (self);
+}
+
+/**
+ * natter_sidebar_set_hidden:
+ * @self: the sidebar
+ * @session_id: a session id
+ * @hidden: whether its row is to be left out
+ *
+ * Hides a row (a conversation deleted with its undo toast still up) or
+ * shows it again. A row shown again does not move the list: the rows
+ * under the pointer stay where they were.
+ */
+void
+natter_sidebar_set_hidden (NatterSidebar *self,
+                           const char    *session_id,
+                           gboolean       hidden)
+{
+  double scroll;
+
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+  g_return_if_fail (session_id != NULL);
+
+  if (hidden == g_hash_table_contains (self->hidden, session_id))
+    return;
+  scroll = gtk_adjustment_get_value (list_adjustment (self));
+  if (hidden)
+    g_hash_table_add (self->hidden, g_strdup (session_id));
+  else
+    g_hash_table_remove (self->hidden, session_id);
+  if (self->hidden_filter == NULL)
+    return;
+  gtk_filter_changed (GTK_FILTER (self->hidden_filter),
+                      hidden ? GTK_FILTER_CHANGE_MORE_STRICT : GTK_FILTER_CHANGE_LESS_STRICT);
+  update_page (self);
+  sync_selection (self);
+  if (!hidden)
+    keep_scroll (self, scroll);
+}
+
+/* The list makes the row's widget only when it lays out, a frame after
+ * the model changed; until then the list itself holds the focus. */
+static gboolean
+grab_row (NatterSidebar *self)
+{
+  for (GtkWidget *item = gtk_widget_get_first_child (GTK_WIDGET (self->session_list));
+       item != NULL;
+       item = gtk_widget_get_next_sibling (item))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (item);
+      NatterSessionIndexEntry *entry;
+
+      if (row == NULL || !NATTER_IS_SESSION_ROW (row) || !gtk_widget_get_child_visible (item))
+        continue;
+      entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
+      if (entry != NULL &&
+          g_strcmp0 (natter_session_index_entry_get_session_id (entry), self->focus_row_id) == 0)
+        return gtk_widget_grab_focus (item);
+    }
+  return FALSE;
+}
+
+static gboolean
+focus_row_tick_cb (GtkWidget     *list,
+                   GdkFrameClock *clock,
+                   gpointer       user_data)
+{
+  NatterSidebar *self = user_data;
+  GtkRoot *root = gtk_widget_get_root (list);
+
+  /* The user went elsewhere meanwhile: leave them there. */
+  if (root == NULL || gtk_root_get_focus (root) != list)
+    return G_SOURCE_REMOVE;
+  if (grab_row (self))
+    return G_SOURCE_REMOVE;
+  return ++self->focus_row_tries < 10 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+/**
+ * natter_sidebar_focus_position:
+ * @self: the sidebar
+ * @position: a row's position; past the end means the last row
+ * @select: whether the row is also selected (which opens it)
+ *
+ * Gives the keyboard focus to the row at @position, scrolling to it; the
+ * list itself holds the focus until the row's widget exists.
+ *
+ * Returns: %FALSE, doing nothing, when the list is empty
+ */
+gboolean
+natter_sidebar_focus_position (NatterSidebar *self,
+                               guint          position,
+                               gboolean       select)
+{
+  g_autoptr(NatterSessionIndexEntry) entry = NULL;
+  guint n;
+
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), FALSE);
+
+  n = self->sort_model != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->sort_model)) : 0;
+  if (n == 0)
+    return FALSE;
+  position = MIN (position, n - 1);
+  if (select)
+    gtk_single_selection_set_selected (self->selection, position);
+  entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), position);
+  g_free (self->focus_row_id);
+  self->focus_row_id = g_strdup (natter_session_index_entry_get_session_id (entry));
+  gtk_widget_activate_action (GTK_WIDGET (self->session_list), "list.scroll-to-item", "u", position);
+  if (grab_row (self))
+    return TRUE;
+  gtk_widget_grab_focus (GTK_WIDGET (self->session_list));
+  self->focus_row_tries = 0;
+  gtk_widget_add_tick_callback (GTK_WIDGET (self->session_list), focus_row_tick_cb, self, NULL);
+  return TRUE;
+}
+
+/**
+ * natter_sidebar_start_search:
+ * @self: the sidebar
+ *
+ * Shows the search bar and puts the keyboard focus in its entry.
+ */
+void
+natter_sidebar_start_search (NatterSidebar *self)
+{
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+/**
+ * natter_sidebar_get_search_mode:
+ * @self: the sidebar
+ *
+ * Returns: whether the search bar shows
+ */
+gboolean
+natter_sidebar_get_search_mode (NatterSidebar *self)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), FALSE);
+  return gtk_search_bar_get_search_mode (self->search_bar);
+}
+
+/**
+ * natter_sidebar_set_search_mode:
+ * @self: the sidebar
+ * @search_mode: whether the search bar shows
+ *
+ * Shows or hides the search bar (#NatterSidebar:search-mode).
+ */
+void
+natter_sidebar_set_search_mode (NatterSidebar *self,
+                                gboolean       search_mode)
+{
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+  gtk_search_bar_set_search_mode (self->search_bar, search_mode);
+}
+
+/**
+ * natter_sidebar_set_search_index:
+ * @self: the sidebar
+ * @search: (nullable): the full-text index, or %NULL to search titles only
+ *
+ * Lets the search find conversations by the words of their messages and
+ * answers as well as by title; each such row shows the matching words.
+ * The sidebar keeps a reference to @search.
+ */
+void
+natter_sidebar_set_search_index (NatterSidebar     *self,
+                                 NatterSearchIndex *search)
+{
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+  g_return_if_fail (search == NULL || NATTER_IS_SEARCH_INDEX (search));
+
+  if (!g_set_object (&self->search, search))
+    return;
+  search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+}
+
+/**
+ * natter_sidebar_get_hit_turn:
+ * @self: the sidebar
+ * @session_id: a session id
+ *
+ * Returns: (nullable) (transfer none): the turn where the search found
+ *   the words it looks for in @session_id, while a search is on; %NULL
+ *   when the search found it by title only, or no search is on
+ */
+const char *
+natter_sidebar_get_hit_turn (NatterSidebar *self,
+                             const char    *session_id)
+{
+  SidebarHit *hit;
+
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+
+  if (gtk_editable_get_text (GTK_EDITABLE (self->search_entry))[0] == '\0')
+    return NULL;
+  hit = g_hash_table_lookup (self->content_hits, session_id);
+  return hit != NULL ? hit->turn_id : NULL;
+}

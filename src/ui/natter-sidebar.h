@@ -1,0 +1,48 @@
+/* natter-sidebar.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+#include "natter-search-index.h"
+#include "natter-session-row.h"
+#include "natter-sessions.h"
+#include "natter-turn-event-hub.h"
+
+G_BEGIN_DECLS
+
+#define NATTER_TYPE_SIDEBAR (natter_sidebar_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterSidebar, natter_sidebar, NATTER, SIDEBAR, GtkBox)
+
+GtkWidget    *natter_sidebar_new             (void);
+void          natter_sidebar_set_services    (NatterSidebar      *self,
+                                              NatterSessions     *sessions,
+                                              NatterTurnEventHub *hub,
+                                              NatterTimeTicker   *ticker);
+GListModel   *natter_sidebar_get_model       (NatterSidebar      *self);
+GtkWidget    *natter_sidebar_get_list        (NatterSidebar      *self);
+guint         natter_sidebar_find_position   (NatterSidebar      *self,
+                                              const char         *session_id);
+void          natter_sidebar_select          (NatterSidebar      *self,
+                                              const char         *session_id);
+void          natter_sidebar_set_hidden      (NatterSidebar      *self,
+                                              const char         *session_id,
+                                              gboolean            hidden);
+gboolean      natter_sidebar_focus_position  (NatterSidebar      *self,
+                                              guint               position,
+                                              gboolean            select);
+void          natter_sidebar_start_search    (NatterSidebar      *self);
+gboolean      natter_sidebar_get_search_mode (NatterSidebar      *self);
+void          natter_sidebar_set_search_mode (NatterSidebar      *self,
+                                              gboolean            search_mode);
+
+void          natter_sidebar_set_search_index (NatterSidebar     *self,
+                                               NatterSearchIndex *search);
+const char   *natter_sidebar_get_hit_turn     (NatterSidebar     *self,
+                                               const char        *session_id);
+
+G_END_DECLS

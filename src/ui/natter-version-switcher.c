@@ -1,0 +1,180 @@
+/* natter-version-switcher.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * "‹ 1/2 ›" under a message that has versions (an edit, a new try): the
+ * arrows open the conversation of the version before or after this one
+ * (win.open-version), the label says which one this is. The versions are
+ * the session service's (natter_sessions_list_versions_async()).
+ */
+
+#define G_LOG_DOMAIN "natter-version-switcher"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-sessions.h"
+#include "natter-version-switcher.h"
+
+struct _NatterVersionSwitcher
+{
+  GtkWidget  parent_instance;
+
+  GtkWidget *previous;
+  GtkWidget *label;
+  GtkWidget *next;
+  guint      position;     /* 0-based */
+  guint      n_versions;
+};
+
+G_DEFINE_FINAL_TYPE (NatterVersionSwitcher, natter_version_switcher, GTK_TYPE_WIDGET)
+
+static void
+natter_version_switcher_dispose (GObject *object)
+{
+  NatterVersionSwitcher *self = NATTER_VERSION_SWITCHER (object);
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  self->previous = self->label = self->next = NULL;
+  G_OBJECT_CLASS (natter_version_switcher_parent_class)->dispose (object);
+}
+
+static void
+natter_version_switcher_class_init (NatterVersionSwitcherClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = natter_version_switcher_dispose;
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "versionswitcher");
+}
+
+static GtkWidget *
+arrow_new (const char *icon,
+           const char *tooltip)
+{
+  GtkWidget *button = gtk_button_new_from_icon_name (icon);
+
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_add_css_class (button, "circular");
+  gtk_widget_set_tooltip_text (button, tooltip);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
+  return button;
+}
+
+static void
+natter_version_switcher_init (NatterVersionSwitcher *self)
+{
+  self->previous = arrow_new ("go-previous-symbolic", _("Previous Version"));
+  self->label = gtk_label_new (NULL);
+  self->next = arrow_new ("go-next-symbolic", _("Next Version"));
+  gtk_widget_add_css_class (self->label, "dim-label");
+  gtk_widget_add_css_class (self->label, "numeric");
+  gtk_widget_add_css_class (self->label, "caption");
+  gtk_widget_set_parent (self->previous, GTK_WIDGET (self));
+  gtk_widget_set_parent (self->label, GTK_WIDGET (self));
+  gtk_widget_set_parent (self->next, GTK_WIDGET (self));
+  gtk_widget_set_valign (GTK_WIDGET (self), GTK_ALIGN_CENTER);
+  gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
+}
+
+/**
+ * natter_version_switcher_new:
+ *
+ * Returns: (transfer floating): a switcher, hidden until it has versions
+ */
+GtkWidget *
+natter_version_switcher_new (void)
+{
+  return g_object_new (NATTER_TYPE_VERSION_SWITCHER, NULL);
+}
+
+static void
+point_at (GtkWidget  *button,
+          GPtrArray  *versions,
+          int         index)
+{
+  NatterTurnVersion *version;
+
+  if (versions == NULL || index < 0 || (guint) index >= versions->len)
+    {
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), NULL);
+      gtk_widget_set_sensitive (button, FALSE);
+      return;
+    }
+  version = g_ptr_array_index (versions, index);
+  /* The target first: an action name without its target warns. */
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", version->session_id);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.open-version");
+  gtk_widget_set_sensitive (button, TRUE);
+}
+
+/**
+ * natter_version_switcher_set_versions:
+ * @self: a switcher
+ * @versions: (nullable) (element-type NatterTurnVersion): the versions of
+ *   the message, the original first
+ * @turn_id: (nullable): the message shown, one of @versions
+ *
+ * Shows "‹ n/N ›" for @turn_id among @versions, or nothing when there is
+ * no other version (or @turn_id is not among them).
+ */
+void
+natter_version_switcher_set_versions (NatterVersionSwitcher *self,
+                                      GPtrArray             *versions,
+                                      const char            *turn_id)
+{
+  g_autofree char *text = NULL;
+  int position = -1;
+
+  g_return_if_fail (NATTER_IS_VERSION_SWITCHER (self));
+
+  for (guint i = 0; versions != NULL && turn_id != NULL && i < versions->len; i++)
+    if (g_strcmp0 (((NatterTurnVersion *) g_ptr_array_index (versions, i))->turn_id, turn_id) == 0)
+      position = (int) i;
+  if (position < 0 || versions->len < 2)
+    {
+      self->n_versions = 0;
+      self->position = 0;
+      gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
+      return;
+    }
+  self->n_versions = versions->len;
+  self->position = (guint) position;
+  /* Translators: which version of a message this is, e.g. "1/2" */
+  text = g_strdup_printf (_("%u/%u"), self->position + 1, self->n_versions);
+  gtk_label_set_text (GTK_LABEL (self->label), text);
+  point_at (self->previous, versions, position - 1);
+  point_at (self->next, versions, position + 1);
+  gtk_widget_set_visible (GTK_WIDGET (self), TRUE);
+}
+
+/**
+ * natter_version_switcher_get_position:
+ * @self: a switcher
+ *
+ * Returns: the 0-based position of the shown version
+ */
+guint
+natter_version_switcher_get_position (NatterVersionSwitcher *self)
+{
+  g_return_val_if_fail (NATTER_IS_VERSION_SWITCHER (self), 0);
+  return self->position;
+}
+
+/**
+ * natter_version_switcher_get_n_versions:
+ * @self: a switcher
+ *
+ * Returns: how many versions the message has (0 when it shows none)
+ */
+guint
+natter_version_switcher_get_n_versions (NatterVersionSwitcher *self)
+{
+  g_return_val_if_fail (NATTER_IS_VERSION_SWITCHER (self), 0);
+  return self->n_versions;
+}

@@ -1,0 +1,290 @@
+/* natter-window-archive.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The window's way in and out: "Export as Markdown…" and "Export as
+ * Archive…" in the conversation menu, "Import…" and "Import from
+ * ChatGPT…" in the main menu, each through the file chooser portal
+ * (GtkFileChooserNative); the work is the session service's
+ * (natter_sessions_export_async(), natter_sessions_import_async()).
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "natter-window-private.h"
+
+static void
+show_toast (NatterWindow *self,
+            const char   *text)
+{
+  /* Toast titles are Pango markup; the text may hold a file name. */
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+
+  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));
+}
+
+/* Export */
+
+typedef struct
+{
+  NatterWindow *self;
+  GFile        *file;
+} ExportData;
+
+static void
+export_data_free (ExportData *data)
+{
+  g_object_unref (data->self);
+  g_object_unref (data->file);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ExportData, export_data_free)
+
+static void
+export_written_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(ExportData) data = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *text = NULL;
+
+  if (!g_file_replace_contents_finish (G_FILE (source), result, NULL, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (data->self, NULL, _("The conversation was not exported"), error, NULL);
+      return;
+    }
+  name = g_file_get_basename (data->file);
+  /* Translators: %s is a file name */
+  text = g_strdup_printf (_("Exported to “%s”"), name);
+  show_toast (data->self, text);
+}
+
+static void
+exported_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(ExportData) data = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  GCancellable *cancellable;
+  char *text;
+  GFile *file;
+
+  text = natter_sessions_export_finish (NATTER_SESSIONS (source), result, &error);
+  if (text == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (data->self, NULL, _("The conversation was not exported"), error, NULL);
+      return;
+    }
+  file = data->file;
+  bytes = g_bytes_new_take (text, strlen (text));
+  cancellable = data->self->cancellable;
+  g_file_replace_contents_bytes_async (file, bytes, NULL, FALSE,
+                                       G_FILE_CREATE_REPLACE_DESTINATION, cancellable,
+                                       export_written_cb, g_steal_pointer (&data));
+}
+
+/**
+ * _natter_window_export_to:
+ * @self: the window
+ * @session_id: the session to export
+ * @format: "markdown" or "json" (natter_sessions_export_async())
+ * @file: where to write it; replaced if it exists
+ *
+ * Exports a session to @file, then says so in a toast; a failure shows
+ * in the error bar. What the file chooser's answer starts.
+ */
+void
+_natter_window_export_to (NatterWindow *self,
+                          const char   *session_id,
+                          const char   *format,
+                          GFile        *file)
+{
+  ExportData *data = g_new0 (ExportData, 1);
+
+  data->self = g_object_ref (self);
+  data->file = g_object_ref (file);
+  natter_sessions_export_async (self->sessions, session_id, format, self->cancellable, exported_cb, data);
+}
+
+static void
+export_response_cb (GtkNativeDialog *dialog,
+                    int              response,
+                    NatterWindow    *self)
+{
+  const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
+  const char *format = g_object_get_data (G_OBJECT (dialog), "format");
+  g_autoptr(GFile) file = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+  if (file != NULL && self->sessions != NULL)
+    _natter_window_export_to (self, session_id, format, file);
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static GtkFileFilter *
+filter_new (const char *name,
+            const char *mime_type,
+            const char *pattern)
+{
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, name);
+  gtk_file_filter_add_mime_type (filter, mime_type);
+  gtk_file_filter_add_pattern (filter, pattern);
+  return filter;
+}
+
+/* A file name from the title: what a file system refuses in a name
+ * becomes a dash. */
+static char *
+suggested_name (NatterWindow *self,
+                const char   *extension)
+{
+  const char *title = natter_session_index_entry_get_title (self->entry);
+  g_autofree char *base = g_strdup (title != NULL && title[0] != '\0' ? title : _("Conversation"));
+
+  g_strdelimit (base, "/\\:*?\"<>|", '-');
+  return g_strdup_printf ("%s.%s", g_strstrip (base), extension);
+}
+
+static void
+export_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *format = g_variant_get_string (parameter, NULL);
+  gboolean json = g_str_equal (format, "json");
+  g_autofree char *name = NULL;
+  g_autoptr(GtkFileFilter) filter = NULL;
+  GtkFileChooserNative *dialog;
+
+  if (self->entry == NULL || self->session_id == NULL || natter_session_index_entry_get_error (self->entry) != NULL ||
+      (!json && !g_str_equal (format, "markdown")))
+    return;
+  dialog = gtk_file_chooser_native_new (json ? _("Export as Archive") : _("Export as Markdown"),
+                                        GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
+                                        _("_Export"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  name = suggested_name (self, json ? "json" : "md");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
+  filter = json ? filter_new (_("Natter archives"), "application/json", "*.json")
+                : filter_new (_("Markdown"), "text/markdown", "*.md");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->session_id), g_free);
+  g_object_set_data_full (G_OBJECT (dialog), "format", g_strdup (format), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (export_response_cb), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+/* Import */
+
+static void
+imported_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ids = NULL;
+  g_autofree char *text = NULL;
+  guint n;
+
+  ids = natter_sessions_import_finish (NATTER_SESSIONS (source), result, &error);
+  if (ids == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("Nothing was imported"), error, NULL);
+      return;
+    }
+  n = g_strv_length (ids);
+  if (n == 0)
+    {
+      show_toast (self, _("The file holds no conversations"));
+      return;
+    }
+  natter_window_open_session (self, ids[0]);
+  text = g_strdup_printf (ngettext ("Imported %u conversation", "Imported %u conversations", n), n);
+  show_toast (self, text);
+}
+
+/**
+ * _natter_window_import_from:
+ * @self: the window
+ * @file: the file to import
+ * @from: (nullable): %NULL for a Natter archive, "chatgpt" for a ChatGPT
+ *   `conversations.json`
+ *
+ * Imports @file as new conversations and opens the first; a damaged file
+ * shows in the error bar, naming what is wrong (nothing is written then).
+ */
+void
+_natter_window_import_from (NatterWindow *self,
+                            GFile        *file,
+                            const char   *from)
+{
+  natter_sessions_import_async (self->sessions, file, from, self->cancellable, imported_cb, g_object_ref (self));
+}
+
+static void
+import_response_cb (GtkNativeDialog *dialog,
+                    int              response,
+                    NatterWindow    *self)
+{
+  const char *from = g_object_get_data (G_OBJECT (dialog), "from");
+  g_autoptr(GFile) file = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+  if (file != NULL && self->sessions != NULL)
+    _natter_window_import_from (self, file, from);
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+static void
+import_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *source = g_variant_get_string (parameter, NULL);
+  gboolean chatgpt = g_str_equal (source, "chatgpt");
+  g_autoptr(GtkFileFilter) filter = NULL;
+  GtkFileChooserNative *dialog;
+
+  if (self->sessions == NULL || (!chatgpt && !g_str_equal (source, "natter")))
+    return;
+  dialog = gtk_file_chooser_native_new (chatgpt ? _("Import from ChatGPT") : _("Import Conversation"),
+                                        GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN,
+                                        _("_Import"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  filter = filter_new (chatgpt ? _("ChatGPT conversations.json") : _("Natter archives"), "application/json", "*.json");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  if (chatgpt)
+    g_object_set_data (G_OBJECT (dialog), "from", (gpointer) "chatgpt");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (import_response_cb), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+void
+_natter_window_class_archive_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.export", "s", export_activated);
+  gtk_widget_class_install_action (widget_class, "win.import", "s", import_activated);
+}

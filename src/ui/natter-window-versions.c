@@ -1,0 +1,275 @@
+/* natter-window-versions.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Versions of a message in the window. Edit puts a sent message into the
+ * composer; sending it then branches at the turn before the message
+ * (natter_sessions_fork_async(), with the conversation's title, so the
+ * sidebar shows the branch as this conversation going on) and sends the
+ * new words there. Try Again on an answer does the same with the same
+ * words. Nothing is discarded: every message that has versions shows
+ * "‹ n/N ›", and the arrows open the conversation of the other version
+ * (natter_sessions_list_versions_async()).
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-session-error.h"
+#include "natter-turn-item.h"
+#include "natter-window-private.h"
+
+/* The versions of the open conversation's messages */
+
+/* Gives every item of the open timeline its versions (NULL for none),
+ * also items that were not there when the versions were read. */
+void
+_natter_window_apply_versions (NatterWindow *self)
+{
+  guint n;
+
+  if (self->timeline == NULL)
+    return;
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->timeline));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) object = g_list_model_get_item (G_LIST_MODEL (self->timeline), i);
+      NatterTurnItem *item;
+
+      if (!NATTER_IS_TURN_ITEM (object))
+        continue;
+      item = NATTER_TURN_ITEM (object);
+      natter_turn_item_set_versions (item, self->versions != NULL
+                                           ? g_hash_table_lookup (self->versions, natter_turn_item_get_turn_id (item))
+                                           : NULL);
+    }
+}
+
+/* The window is held weakly: reading versions is never a reason to keep
+ * a closed window alive. */
+typedef struct
+{
+  GWeakRef  self;
+  char     *session_id;
+} ListData;
+
+static void
+list_data_free (ListData *data)
+{
+  g_weak_ref_clear (&data->self);
+  g_free (data->session_id);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ListData, list_data_free)
+
+static void
+versions_listed_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(ListData) data = user_data;
+  g_autoptr(NatterWindow) self = g_weak_ref_get (&data->self);
+  g_autoptr(GHashTable) versions = NULL;
+
+  versions = natter_sessions_list_versions_finish (NATTER_SESSIONS (source), result, NULL);
+  /* Not finding them only means no switcher; the conversation itself
+   * says what is wrong with it. */
+  if (versions == NULL || self == NULL || g_strcmp0 (data->session_id, self->session_id) != 0)
+    return;
+  g_clear_pointer (&self->versions, g_hash_table_unref);
+  self->versions = g_steal_pointer (&versions);
+  _natter_window_apply_versions (self);
+}
+
+/* Reads the versions of the open conversation's messages again. */
+void
+_natter_window_refresh_versions (NatterWindow *self)
+{
+  ListData *data;
+
+  g_clear_pointer (&self->versions, g_hash_table_unref);
+  if (self->session_id == NULL || self->sessions == NULL || self->timeline == NULL)
+    return;
+  data = g_new0 (ListData, 1);
+  g_weak_ref_init (&data->self, self);
+  data->session_id = g_strdup (self->session_id);
+  natter_sessions_list_versions_async (self->sessions, self->session_id, self->cancellable,
+                                       versions_listed_cb, data);
+}
+
+/* A message added to the open conversation (the first of a new
+ * version, or another): the versions are read again. The first items of
+ * a timeline that is loading need nothing new: its read comes after. */
+void
+_natter_window_versions_items_changed_cb (NatterWindow *self,
+                                          guint         position,
+                                          guint         removed,
+                                          guint         added)
+{
+  if (added > 0 && self->timeline != NULL && natter_timeline_model_get_loaded (self->timeline))
+    _natter_window_refresh_versions (self);
+}
+
+/* Sending a new version */
+
+typedef struct
+{
+  NatterWindow *self;
+  char         *text;
+} VersionData;
+
+static void
+version_data_free (VersionData *data)
+{
+  g_object_unref (data->self);
+  g_free (data->text);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VersionData, version_data_free)
+
+static void
+branched_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(VersionData) data = user_data;
+  NatterWindow *self = data->self;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+
+  if (g_task_get_source_tag (G_TASK (result)) == natter_sessions_fork_async)
+    session_id = natter_sessions_fork_finish (NATTER_SESSIONS (source), result, &error);
+  else
+    session_id = natter_sessions_create_session_finish (NATTER_SESSIONS (source), result, &error);
+  if (session_id == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          /* The words are not lost: they go back into the composer. */
+          _natter_window_show_error (self, NULL, _("The new version could not be made"), error, NULL);
+          natter_composer_set_text (self->composer, data->text);
+        }
+      return;
+    }
+  natter_window_open_session (self, session_id);
+  _natter_window_send_text (self, data->text, TRUE);
+}
+
+/**
+ * _natter_window_send_version:
+ * @self: the window
+ * @turn_id: a settled turn of the open conversation (its own or one it
+ *   shows from the conversation it branched from)
+ * @text: the message's new words
+ *
+ * Makes a new version of @turn_id's message: a branch at the turn before
+ * it, with the open conversation's title, opened, with @text sent there.
+ * The first message has no turn before it: its branch starts from nothing.
+ */
+void
+_natter_window_send_version (NatterWindow *self,
+                             const char   *turn_id,
+                             const char   *text)
+{
+  NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
+  NatterTurnState *state = item != NULL ? natter_turn_item_get_state (item) : NULL;
+  const char *owner;
+  const char *previous = NULL;
+  const char *title;
+  VersionData *data;
+  JsonNode *context;
+
+  if (state == NULL || self->session_id == NULL || self->entry == NULL)
+    return;
+  owner = natter_turn_item_get_inherited_from (item) != NULL ? natter_turn_item_get_inherited_from (item)
+                                                               : self->session_id;
+  context = json_object_get_member (natter_turn_state_get_definition (state), "context");
+  if (context != NULL && JSON_NODE_HOLDS_OBJECT (context))
+    previous = json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId", NULL);
+  title = natter_session_index_entry_get_title (self->entry);
+
+  data = g_new0 (VersionData, 1);
+  data->self = g_object_ref (self);
+  data->text = g_strdup (text);
+  if (previous != NULL)
+    {
+      NatterTurnItem *before = natter_timeline_model_lookup_any (self->timeline, previous);
+      const char *before_owner = before != NULL && natter_turn_item_get_inherited_from (before) != NULL
+                                 ? natter_turn_item_get_inherited_from (before) : owner;
+
+      natter_sessions_fork_async (self->sessions, before_owner, previous, title, self->cancellable,
+                                  branched_cb, data);
+    }
+  else
+    {
+      NatterSessionIndexEntry *entry = natter_session_index_lookup (self->index, owner);
+      const char *parent = entry != NULL ? natter_session_index_entry_get_parent_session (entry) : NULL;
+
+      /* A first message's versions all branch from the conversation that
+       * had it first. */
+      natter_sessions_create_session_async (self->sessions, title,
+                                            entry != NULL ? natter_session_index_entry_get_cwd (entry) : NULL,
+                                            parent != NULL ? parent : owner, NULL, self->cancellable,
+                                            branched_cb, data);
+    }
+}
+
+/* Actions */
+
+static void
+edit_message_activated (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *turn_id = g_variant_get_string (parameter, NULL);
+  NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
+  g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
+  AdwToast *toast;
+
+  if (text == NULL)
+    return;
+  g_free (self->editing_turn_id);
+  self->editing_turn_id = g_strdup (turn_id);
+  natter_composer_set_text (self->composer, text);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  toast = adw_toast_new (_("Editing a sent message: sending it makes a new version"));
+  adw_toast_set_button_label (toast, _("_Cancel"));
+  adw_toast_set_action_name (toast, "win.cancel-edit");
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* Back to an ordinary message: the edited words go, nothing was sent. */
+static void
+cancel_edit_activated (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->editing_turn_id == NULL)
+    return;
+  g_clear_pointer (&self->editing_turn_id, g_free);
+  natter_composer_set_text (self->composer, NULL);
+}
+
+static void
+open_version_activated (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  natter_window_open_session (NATTER_WINDOW (widget), g_variant_get_string (parameter, NULL));
+}
+
+void
+_natter_window_class_versions_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.edit-message", "s", edit_message_activated);
+  gtk_widget_class_install_action (widget_class, "win.open-version", "s", open_version_activated);
+  gtk_widget_class_install_action (widget_class, "win.cancel-edit", NULL, cancel_edit_activated);
+}

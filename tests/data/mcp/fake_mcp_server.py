@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+# A small, strict MCP server for the tests of the MCP client: it speaks
+# newline-delimited JSON-RPC on stdio (or JSON answers over HTTP with
+# --http) and misbehaves on request: a tool that crashes the server, one
+# that never answers, a list in pages, a list that changes.
+#
+#   fake_mcp_server.py [--version V] [--page-size N] [--http]
+#
+# --version V     answer initialize with protocol version V (default: the
+#                 client's)
+# --page-size N   give tools/list in pages of N tools, with nextCursor
+# --http          serve Streamable HTTP (JSON answers) on 127.0.0.1; the
+#                 first line on stdout is the port
+import argparse
+import json
+import os
+import sys
+import threading
+
+TOOLS = [
+    {"name": "echo", "description": "Says the message back",
+     "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}},
+    {"name": "crash", "description": "Exits in the middle of the call", "inputSchema": {"type": "object"}},
+    {"name": "hang", "description": "Never answers", "inputSchema": {"type": "object"}},
+    {"name": "add_tool", "description": "Adds the tool 'extra' and says so",
+     "inputSchema": {"type": "object"}},
+    {"name": "last_cancelled", "description": "The last notifications/cancelled, as text",
+     "inputSchema": {"type": "object"}},
+    {"name": "fail", "description": "A tool error", "inputSchema": {"type": "object"}},
+]
+
+
+class Server:
+    def __init__(self, args):
+        self.args = args
+        self.tools = list(TOOLS)
+        self.initialized = False
+        self.last_cancelled = None
+        self.version = None
+        self.called = []
+
+    def result(self, msg_id, result):
+        return {"jsonrpc": "2.0", "id": msg_id, "result": result}
+
+    def error(self, msg_id, code, message):
+        return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+
+    def text(self, msg_id, text, is_error=False):
+        return self.result(msg_id, {"content": [{"type": "text", "text": text}], "isError": is_error})
+
+    def handle(self, msg, send):
+        """Answers one message through send(); returns nothing."""
+        method = msg.get("method")
+        msg_id = msg.get("id")
+        params = msg.get("params") or {}
+        if method == "initialize":
+            self.version = self.args.version or params.get("protocolVersion")
+            send(self.result(msg_id, {"protocolVersion": self.version,
+                                      "capabilities": {"tools": {"listChanged": True}},
+                                      "serverInfo": {"name": "fake", "version": "1"}}))
+        elif method == "notifications/initialized":
+            self.initialized = True
+        elif method == "notifications/cancelled":
+            self.last_cancelled = params
+        elif not self.initialized:
+            send(self.error(msg_id, -32002, "not initialized: %s before notifications/initialized" % method))
+        elif method == "tools/list":
+            start = int(params.get("cursor", "0"))
+            size = self.args.page_size or len(self.tools)
+            page = {"tools": self.tools[start:start + size]}
+            if start + size < len(self.tools):
+                page["nextCursor"] = str(start + size)
+            send(self.result(msg_id, page))
+        elif method == "tools/call":
+            self.call(msg_id, params.get("name"), params.get("arguments") or {}, send)
+        elif msg_id is not None:
+            send(self.error(msg_id, -32601, "Method not found"))
+
+    def call(self, msg_id, name, arguments, send):
+        # "seen" is not listed: the calls this server was asked for, so
+        # a test can tell that a denied call never reached it.
+        if name == "seen":
+            return send(self.text(msg_id, json.dumps(self.called)))
+        self.called.append(name)
+        if name == "echo":
+            send(self.text(msg_id, "echo: %s" % arguments.get("message")))
+        elif name == "crash":
+            sys.stderr.write("crashing on purpose\n")
+            sys.stderr.flush()
+            sys.exit(3)
+        elif name == "hang":
+            # Says it started, then never answers.
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "info", "data": "hanging"}})
+        elif name == "add_tool":
+            self.tools.append({"name": "extra", "description": "Added later", "inputSchema": {"type": "object"}})
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            send(self.text(msg_id, "added"))
+        elif name == "last_cancelled":
+            send(self.text(msg_id, json.dumps(self.last_cancelled, sort_keys=True)))
+        elif name == "fail":
+            send(self.text(msg_id, "it failed", True))
+        else:
+            send(self.error(msg_id, -32602, "Unknown tool: %s" % name))
+
+
+def serve_stdio(server):
+    def send(message):
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+    for line in sys.stdin:
+        if line.strip():
+            server.handle(json.loads(line), send)
+
+
+def serve_http(server):
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            accept = self.headers.get("Accept", "")
+            if "application/json" not in accept or "text/event-stream" not in accept:
+                return self.reply(406, None)
+            if body.get("method") != "initialize":
+                if self.headers.get("Mcp-Session-Id") != "fake-session":
+                    return self.reply(400, None)
+                if self.headers.get("MCP-Protocol-Version") != server.version:
+                    return self.reply(400, None)
+            answers = []
+            server.handle(body, answers.append)
+            if "id" not in body or "method" not in body:
+                return self.reply(202, None)
+            self.reply(200, answers[-1] if answers else None)
+
+        def reply(self, status, message):
+            data = json.dumps(message).encode() if message is not None else b""
+            self.send_response(status)
+            self.send_header("Mcp-Session-Id", "fake-session")
+            if message is not None:
+                self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    # The test holds our standard input: when it ends (even by a crash),
+    # so does this server.
+    def watch_stdin():
+        sys.stdin.read()
+        os._exit(0)
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    httpd = HTTPServer(("127.0.0.1", 0), Handler)
+    sys.stdout.write("%d\n" % httpd.server_address[1])
+    sys.stdout.flush()
+    httpd.serve_forever()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--version")
+    parser.add_argument("--page-size", type=int, default=0)
+    parser.add_argument("--http", action="store_true")
+    args = parser.parse_args()
+    server = Server(args)
+    if args.http:
+        serve_http(server)
+    else:
+        serve_stdio(server)
+
+
+if __name__ == "__main__":
+    main()

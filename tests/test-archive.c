@@ -1,0 +1,686 @@
+/* test-archive.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Export and import through the session service, against real repos in
+ * a temporary directory and a fake model: Markdown and JSON exports, the
+ * export → import → export round trip (a branch included), damaged
+ * archives that write nothing, and a small ChatGPT export written here,
+ * whose imported turns a new message continues.
+ */
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "natter-blob-store.h"
+#include "natter-session-archive.h"
+#include "natter-session-index-private.h"
+#include "natter-sessions-private.h"
+#include "natter-test-fakes.h"
+#include "natter-turn-reducer.h"
+
+#define TIMEOUT_MS 20000
+
+typedef struct
+{
+  NatterTestWorld    *w;
+  NatterSessionIndex *index;
+  NatterSessions     *sessions;
+  NatterBlobStore    *blobs;
+  guint               n_changed;
+} Fixture;
+
+static void
+changed_cb (NatterSessions *sessions,
+            const char     *session_id,
+            Fixture        *f)
+{
+  f->n_changed++;
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  f->w = natter_test_world_new ();
+  f->index = natter_session_index_new ();
+  f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
+                                     NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
+  f->blobs = natter_blob_store_new (f->w->storage);
+  natter_turn_runtime_set_blob_store (f->w->runtime, f->blobs);
+  natter_sessions_set_blob_store (f->sessions, f->blobs);
+  g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
+}
+
+static gboolean
+wake_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+wait_no_advances (Fixture *f)
+{
+  gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
+  guint id = g_timeout_add (10, wake_cb, NULL);
+
+  while (natter_sessions_get_n_advances (f->sessions) > 0)
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("Timed out waiting for the advances to end");
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_source_remove (id);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  gpointer weak = f->sessions;
+
+  wait_no_advances (f);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_object_add_weak_pointer (G_OBJECT (f->sessions), &weak);
+  g_object_unref (f->sessions);
+  /* A worker thread may drop the last reference of a finished task just
+   * after its callback ran. */
+  {
+    gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
+    guint id = g_timeout_add (10, wake_cb, NULL);
+
+    while (weak != NULL)
+      {
+        if (g_get_monotonic_time () > deadline)
+          g_error ("Timed out waiting for the service to go");
+        g_main_context_iteration (NULL, TRUE);
+      }
+    g_source_remove (id);
+  }
+  g_assert_finalize_object (f->index);
+  natter_test_world_free (f->w);
+  g_object_unref (f->blobs);
+}
+
+static void
+result_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_result (GAsyncResult **slot)
+{
+  natter_test_wait_for_pointer ((gpointer *) slot, TIMEOUT_MS);
+  return *slot;
+}
+
+static void
+script (Fixture    *f,
+        const char *first,
+        ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  for (const char *step = first; step != NULL; step = va_arg (args, const char *))
+    natter_fake_model_script (f->w->fakes->model, step, NULL);
+  va_end (args);
+}
+
+static char *
+create_session (Fixture    *f,
+                const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *id;
+
+  natter_sessions_create_session_async (f->sessions, title, NULL, NULL, NULL, NULL, result_cb, &result);
+  id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return id;
+}
+
+/* Sends @text and waits until the turn settles. */
+static char *
+send_and_wait (Fixture    *f,
+               const char *session_id,
+               const char *text)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GAsyncResult) waited = NULL;
+  g_autoptr(GError) error = NULL;
+  char *turn_id;
+
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &waited);
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&waited), &error));
+  g_assert_no_error (error);
+  wait_no_advances (f);
+  return turn_id;
+}
+
+static char *
+export (Fixture    *f,
+        const char *session_id,
+        const char *format)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *text;
+
+  natter_sessions_export_async (f->sessions, session_id, format, NULL, result_cb, &result);
+  text = natter_sessions_export_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return text;
+}
+
+static GFile *
+write_temp (Fixture    *f,
+            const char *name,
+            const char *contents)
+{
+  GFile *file = g_file_get_child (f->w->dir, name);
+  g_autoptr(GError) error = NULL;
+
+  g_file_replace_contents (file, contents, strlen (contents), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return file;
+}
+
+static GStrv
+import (Fixture     *f,
+        GFile       *file,
+        const char  *from,
+        GError     **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  natter_sessions_import_async (f->sessions, file, from, NULL, result_cb, &result);
+  return natter_sessions_import_finish (f->sessions, wait_result (&result), error);
+}
+
+static char *
+import_one (Fixture    *f,
+            const char *archive)
+{
+  g_autoptr(GFile) file = write_temp (f, "archive.json", archive);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ids = import (f, file, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (ids), ==, 1);
+  return g_strdup (ids[0]);
+}
+
+static guint
+n_files (NatterJsonlRepo *repo)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ids = natter_jsonl_repo_list_ids_sync (repo, NULL, &error);
+
+  g_assert_no_error (error);
+  return g_strv_length (ids);
+}
+
+/* @text with every id replaced by its order of first appearance and the
+ * export's own time removed: what must be equal between two exports of
+ * the same conversation under other ids. */
+static char *
+without_ids (const char *text)
+{
+  g_autoptr(GRegex) id = g_regex_new ("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}Z-[0-9]{7}-[0-9]{3}",
+                                      0, 0, NULL);
+  g_autoptr(GRegex) exported = g_regex_new ("\"exportedAt\":\"[^\"]*\"", 0, 0, NULL);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GMatchInfo) match = NULL;
+  GString *out = g_string_new (NULL);
+  g_autofree char *plain = g_regex_replace_literal (exported, text, -1, 0, "\"exportedAt\":\"\"", 0, NULL);
+  gint last = 0;
+
+  g_regex_match (id, plain, 0, &match);
+  while (g_match_info_matches (match))
+    {
+      g_autofree char *found = g_match_info_fetch (match, 0);
+      const char *name;
+      gint start, end;
+
+      g_match_info_fetch_pos (match, 0, &start, &end);
+      name = g_hash_table_lookup (seen, found);
+      if (name == NULL)
+        {
+          name = g_strdup_printf ("ID%u", g_hash_table_size (seen) + 1);
+          g_hash_table_insert (seen, g_strdup (found), (gpointer) name);
+        }
+      g_string_append_len (out, plain + last, start - last);
+      g_string_append (out, name);
+      last = end;
+      g_match_info_next (match, NULL);
+    }
+  g_string_append (out, plain + last);
+  return g_string_free (out, FALSE);
+}
+
+/* A session with a plain turn and a turn with a tool call. */
+static char *
+make_conversation (Fixture *f)
+{
+  g_autofree char *sid = create_session (f, "Weather talk");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+
+  script (f, "{\"role\":\"assistant\",\"content\":\"It is sunny.\"}",
+          NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{\"city\":\"Oslo\"}")),
+          "{\"role\":\"assistant\",\"content\":\"Oslo is cold.\"}", NULL);
+  first = send_and_wait (f, sid, "How is the weather?");
+  second = send_and_wait (f, sid, "And in Oslo?");
+  return g_steal_pointer (&sid);
+}
+
+static void
+test_export_markdown (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *markdown = export (f, sid, "markdown");
+  const char *weather;
+  const char *oslo;
+
+  g_assert_true (g_str_has_prefix (markdown, "# Weather talk\n\n## You\n\nHow is the weather?\n\n## Answer\n\nIt is sunny.\n"));
+  weather = strstr (markdown, "It is sunny.");
+  oslo = strstr (markdown, "And in Oslo?");
+  g_assert_nonnull (oslo);
+  g_assert_true (weather < oslo);
+  /* The tool call is folded away, with its arguments and its result. */
+  g_assert_nonnull (strstr (oslo, "<details>\n<summary>sa</summary>\n"));
+  g_assert_nonnull (strstr (oslo, "\"city\" : \"Oslo\""));
+  g_assert_nonnull (strstr (oslo, "Result:"));
+  g_assert_nonnull (strstr (oslo, "</details>\n\nOslo is cold.\n"));
+  g_assert_null (strstr (markdown, "2026-"));
+}
+
+static void
+test_export_json (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *text = export (f, sid, "json");
+  g_autoptr(JsonNode) node = natter_test_json (text);
+  JsonObject *archive = json_node_get_object (node);
+  JsonArray *turns = json_object_get_array_member (archive, "turns");
+  g_autoptr(GPtrArray) session = natter_jsonl_repo_read_sync (f->w->session_repo, sid, NULL, NULL);
+  JsonArray *events = json_object_get_array_member (archive, "session");
+
+  g_assert_cmpstr (json_object_get_string_member (archive, "format"), ==, "natter-archive");
+  g_assert_cmpint (json_object_get_int_member (archive, "version"), ==, 1);
+  /* The session's own log, line for line. */
+  g_assert_cmpuint (json_array_get_length (events), ==, session->len);
+  for (guint i = 0; i < session->len; i++)
+    g_assert_true (json_node_equal (json_array_get_element (events, i), g_ptr_array_index (session, i)));
+  /* And every turn's whole log. */
+  g_assert_cmpuint (json_array_get_length (turns), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *turn = json_array_get_object_element (turns, i);
+      g_autoptr(GPtrArray) log = natter_jsonl_repo_read_sync (f->w->turn_repo,
+                                                              json_object_get_string_member (turn, "turnId"),
+                                                              NULL, NULL);
+      JsonArray *turn_events = json_object_get_array_member (turn, "events");
+
+      g_assert_cmpuint (json_array_get_length (turn_events), ==, log->len);
+      for (guint j = 0; j < log->len; j++)
+        g_assert_true (json_node_equal (json_array_get_element (turn_events, j), g_ptr_array_index (log, j)));
+    }
+}
+
+static void
+test_round_trip (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *first = export (f, sid, "json");
+  g_autofree char *imported = import_one (f, first);
+  g_autofree char *second = export (f, imported, "json");
+  g_autofree char *again = import_one (f, first);
+  g_autofree char *a = without_ids (first);
+  g_autofree char *b = without_ids (second);
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (f->index, imported);
+
+  g_assert_cmpstr (imported, !=, sid);
+  g_assert_cmpstr (again, !=, imported);
+  g_assert_cmpstr (a, ==, b);
+  g_assert_nonnull (entry);
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "Weather talk");
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "completed");
+  /* Nothing was overwritten: the original, and two copies of 1 + 2 files. */
+  g_assert_cmpuint (n_files (f->w->session_repo), ==, 3);
+  g_assert_cmpuint (n_files (f->w->turn_repo), ==, 6);
+}
+
+static void
+test_round_trip_branch (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autoptr(NatterSessionState) parent = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *turn = NULL;
+  g_autofree char *markdown = NULL;
+  g_autofree char *archive = NULL;
+  g_autofree char *imported = NULL;
+  g_autofree char *markdown_again = NULL;
+  g_autofree char *first_turn = NULL;
+  g_autofree char *exported = NULL;
+  JsonObject *created;
+  g_autoptr(JsonNode) node = NULL;
+
+  {
+    g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (f->w->session_repo, sid, NULL, NULL);
+
+    parent = natter_session_reduce (events, NULL);
+    first_turn = g_strdup (natter_session_state_get_turn (parent, 0)->turn_id);
+  }
+  natter_sessions_fork_async (f->sessions, sid, first_turn, "Elsewhere", NULL, result_cb, &result);
+  branch = natter_sessions_fork_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  script (f, "{\"role\":\"assistant\",\"content\":\"Bergen is wet.\"}", NULL);
+  turn = send_and_wait (f, branch, "And in Bergen?");
+
+  markdown = export (f, branch, "markdown");
+  g_assert_nonnull (strstr (markdown, "How is the weather?"));
+  g_assert_nonnull (strstr (markdown, "Bergen is wet."));
+  g_assert_null (strstr (markdown, "And in Oslo?"));
+
+  archive = export (f, branch, "json");
+  imported = import_one (f, archive);
+  markdown_again = export (f, imported, "markdown");
+  g_assert_cmpstr (markdown_again, ==, markdown);
+
+  /* The branch comes in as a conversation of its own. */
+  exported = export (f, imported, "json");
+  node = natter_test_json (exported);
+  created = json_array_get_object_element (json_object_get_array_member (json_node_get_object (node), "session"), 0);
+  g_assert_false (json_object_has_member (created, "parentSession"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_node_get_object (node), "turns")), ==, 2);
+}
+
+/* Replaces the first @from in @text by @to. */
+static char *
+replace_once (const char *text,
+              const char *from,
+              const char *to)
+{
+  const char *at = strstr (text, from);
+
+  g_assert_nonnull (at);
+  return g_strdup_printf ("%.*s%s%s", (int) (at - text), text, to, at + strlen (from));
+}
+
+static void
+assert_refused (Fixture    *f,
+                const char *contents,
+                const char *from,
+                const char *expected)
+{
+  g_autoptr(GFile) file = write_temp (f, "damaged.json", contents);
+  g_autoptr(GError) error = NULL;
+  guint n_sessions = n_files (f->w->session_repo);
+  guint n_turns = n_files (f->w->turn_repo);
+  guint n_entries = g_list_model_get_n_items (G_LIST_MODEL (f->index));
+  guint n_changed = f->n_changed;
+  g_auto(GStrv) ids = import (f, file, from, &error);
+
+  g_assert_null (ids);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE);
+  if (strstr (error->message, expected) == NULL)
+    g_error ("“%s” does not say “%s”", error->message, expected);
+  g_assert_cmpuint (n_files (f->w->session_repo), ==, n_sessions);
+  g_assert_cmpuint (n_files (f->w->turn_repo), ==, n_turns);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->index)), ==, n_entries);
+  g_assert_cmpuint (f->n_changed, ==, n_changed);
+}
+
+static void
+test_damaged_archive (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *archive = export (f, sid, "json");
+  g_autofree char *half = g_strndup (archive, strlen (archive) / 2);
+  g_autofree char *bad_type = replace_once (archive, "\"type\":\"model_call_completed\"", "\"type\":\"model_call_done\"");
+  g_autofree char *no_turn = replace_once (archive, "{\"turnId\":", "{\"turn\":");
+  g_autofree char *other = replace_once (archive, "natter-archive", "other-archive");
+  g_autofree char *version = replace_once (archive, "\"version\":1", "\"version\":2");
+  g_autofree char *title = replace_once (archive, "\"title\":\"Weather talk\"", "\"title\":7");
+  g_autofree char *missing = NULL;
+
+  {
+    g_autoptr(JsonNode) node = natter_test_json (archive);
+    JsonArray *array = json_object_get_array_member (json_node_get_object (node), "turns");
+
+    json_array_remove_element (array, 1);
+    missing = json_to_string (node, FALSE);
+  }
+
+  assert_refused (f, half, NULL, "not valid JSON");
+  assert_refused (f, bad_type, NULL, "model_call_done");
+  assert_refused (f, no_turn, NULL, "Entry 1 of “turns”");
+  assert_refused (f, other, NULL, "not a Natter archive");
+  assert_refused (f, version, NULL, "version");
+  assert_refused (f, title, NULL, "The session, event 1");
+  assert_refused (f, missing, NULL, "not in the archive");
+}
+
+#define TEST_SHA256 "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+/* An attachment travels inside the archive: it comes back with the
+ * import even where it is not stored, and damaged bytes are refused. */
+static void
+test_attachments (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, "With a file");
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("test", 4);
+  g_autoptr(JsonNode) input = natter_test_json (
+    "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Read this\"},"
+    "{\"type\":\"blob\",\"sha256\":\"" TEST_SHA256 "\","
+    "\"mediaType\":\"text/plain\",\"name\":\"t.txt\",\"size\":4}]}");
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GAsyncResult) waited = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *sha256 = natter_blob_store_put_sync (f->blobs, bytes, &error);
+  g_autofree char *path = natter_blob_store_dup_path (f->blobs, TEST_SHA256);
+  g_autofree char *turn_id = NULL;
+  g_autofree char *markdown = NULL;
+  g_autofree char *archive = NULL;
+  g_autofree char *imported = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *damaged = NULL;
+  g_autofree char *without = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (sha256, ==, TEST_SHA256);
+  script (f, "{\"role\":\"assistant\",\"content\":\"It says test.\"}", NULL);
+  natter_sessions_send_message_async (f->sessions, sid, json_node_get_object (input), options, NULL, result_cb,
+                                      &result);
+  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &waited);
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&waited), &error));
+  wait_no_advances (f);
+
+  markdown = export (f, sid, "markdown");
+  g_assert_nonnull (strstr (markdown, "## You\n\nRead this\n\n*Attachment: t.txt*\n\n## Answer\n\nIt says test.\n"));
+  archive = export (f, sid, "json");
+  g_assert_nonnull (strstr (archive, "\"blobs\":[{\"sha256\":\"" TEST_SHA256 "\",\"data\":\"dGVzdA==\"}]"));
+
+  damaged = replace_once (archive, "dGVzdA==", "dGVzcw==");
+  assert_refused (f, damaged, NULL, "damaged");
+
+  /* Where the file is not stored, the archive brings it. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  without = replace_once (archive, ",\"blobs\":[{\"sha256\":\"" TEST_SHA256 "\",\"data\":\"dGVzdA==\"}]", "");
+  assert_refused (f, without, NULL, "neither in the archive nor stored here");
+  imported = import_one (f, archive);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  again = export (f, imported, "json");
+  a = without_ids (archive);
+  b = without_ids (again);
+  g_assert_cmpstr (a, ==, b);
+}
+
+/* A ChatGPT export: the first conversation was edited (its first message
+ * has two versions; current_node is on the second) and has two
+ * exchanges; the second ends with a question without an answer. */
+static const char CHATGPT[] =
+  "[{\"title\":\"Trip planning\",\"create_time\":1700000000.5,\"update_time\":1700000100.0,"
+  "\"conversation_id\":\"conv-1\",\"current_node\":\"a2\",\"mapping\":{"
+  "\"root\":{\"id\":\"root\",\"message\":null,\"parent\":null,\"children\":[\"sys\"]},"
+  "\"sys\":{\"id\":\"sys\",\"message\":{\"id\":\"sys\",\"author\":{\"role\":\"system\"},\"create_time\":null,"
+  "\"content\":{\"content_type\":\"text\",\"parts\":[\"\"]},\"metadata\":{\"is_visually_hidden_from_conversation\":true}},"
+  "\"parent\":\"root\",\"children\":[\"u1old\",\"u1\"]},"
+  "\"u1old\":{\"id\":\"u1old\",\"message\":{\"id\":\"u1old\",\"author\":{\"role\":\"user\"},\"create_time\":1700000001.0,"
+  "\"content\":{\"content_type\":\"text\",\"parts\":[\"Where to go in Spain?\"]}},\"parent\":\"sys\",\"children\":[]},"
+  "\"u1\":{\"id\":\"u1\",\"message\":{\"id\":\"u1\",\"author\":{\"role\":\"user\"},\"create_time\":1700000010.0,"
+  "\"content\":{\"content_type\":\"text\",\"parts\":[\"Where to go in Norway?\"]}},\"parent\":\"sys\",\"children\":[\"a1\"]},"
+  "\"a1\":{\"id\":\"a1\",\"message\":{\"id\":\"a1\",\"author\":{\"role\":\"assistant\"},\"create_time\":1700000011.0,"
+  "\"content\":{\"content_type\":\"text\",\"parts\":[\"Try the fjords.\"]},\"metadata\":{\"model_slug\":\"gpt-4o\"}},"
+  "\"parent\":\"u1\",\"children\":[\"u2\"]},"
+  "\"u2\":{\"id\":\"u2\",\"message\":{\"id\":\"u2\",\"author\":{\"role\":\"user\"},\"create_time\":1700000020.0,"
+  "\"content\":{\"content_type\":\"text\",\"parts\":[\"When?\"]}},\"parent\":\"a1\",\"children\":[\"a2\"]},"
+  "\"a2\":{\"id\":\"a2\",\"message\":{\"id\":\"a2\",\"author\":{\"role\":\"assistant\"},\"create_time\":1700000021.0,"
+  "\"content\":{\"content_type\":\"text\",\"parts\":[\"In June.\"]},\"metadata\":{\"model_slug\":\"gpt-4o\"}},"
+  "\"parent\":\"u2\",\"children\":[]}}},"
+  "{\"title\":\"Unanswered\",\"create_time\":1700001000,\"conversation_id\":\"conv-2\",\"current_node\":\"q\","
+  "\"mapping\":{\"q\":{\"id\":\"q\",\"message\":{\"id\":\"q\",\"author\":{\"role\":\"user\"},\"create_time\":1700001001.0,"
+  "\"content\":{\"content_type\":\"text\",\"parts\":[\"Hello?\"]}},\"parent\":null,\"children\":[]}}}]";
+
+static NatterTurnState *
+read_turn (Fixture    *f,
+           const char *turn_id)
+{
+  g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (f->w->turn_repo, turn_id, NULL, NULL);
+
+  g_assert_nonnull (events);
+  return natter_turn_reduce (events, NULL);
+}
+
+static void
+test_chatgpt (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autoptr(GFile) file = write_temp (f, "conversations.json", CHATGPT);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ids = import (f, file, "chatgpt", &error);
+  g_autoptr(NatterSessionState) trip = NULL;
+  g_autoptr(NatterTurnState) first = NULL;
+  g_autoptr(NatterTurnState) second = NULL;
+  g_autoptr(NatterTurnState) unanswered = NULL;
+  g_autofree char *final = NULL;
+  g_autofree char *markdown = NULL;
+  JsonObject *config;
+  NatterSessionIndexEntry *entry;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (ids), ==, 2);
+  {
+    g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (f->w->session_repo, ids[0], NULL, NULL);
+
+    trip = natter_session_reduce (events, NULL);
+  }
+  g_assert_cmpstr (natter_session_state_get_title (trip), ==, "Trip planning");
+  g_assert_cmpstr (natter_session_state_get_created_at (trip), ==, "2023-11-14T22:13:20.500Z");
+  g_assert_cmpuint (natter_session_state_get_n_turns (trip), ==, 2);
+
+  first = read_turn (f, natter_session_state_get_turn (trip, 0)->turn_id);
+  second = read_turn (f, natter_session_state_get_turn (trip, 1)->turn_id);
+  g_assert_cmpint (natter_derive_turn_status (first), ==, NATTER_TURN_STATUS_COMPLETED);
+  config = json_object_get_object_member (natter_turn_state_get_definition (first), "config");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (config, "imported"), "from"), ==,
+                   "chatgpt");
+  final = natter_turn_state_dup_final_text (second);
+  g_assert_cmpstr (final, ==, "In June.");
+
+  /* The edited version is the one on the main branch. */
+  markdown = export (f, ids[0], "markdown");
+  g_assert_nonnull (strstr (markdown, "Where to go in Norway?"));
+  g_assert_null (strstr (markdown, "Spain"));
+  g_assert_nonnull (strstr (markdown, "Try the fjords."));
+
+  entry = natter_session_index_lookup (f->index, ids[1]);
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "Unanswered");
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "failed");
+}
+
+/* An imported conversation goes on like any other: the model is sent
+ * the imported history, and nothing calls a model for the import. */
+static void
+test_chatgpt_continue (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(GFile) file = write_temp (f, "conversations.json", CHATGPT);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ids = import (f, file, "chatgpt", &error);
+  g_autofree char *turn = NULL;
+  g_autofree char *request = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->w->fakes->model), ==, 0);
+  script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  turn = send_and_wait (f, ids[0], "And the weather?");
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->w->fakes->model), ==, 1);
+  request = json_to_string (json_object_get_member (natter_fake_model_get_request (f->w->fakes->model, 0), "messages"),
+                            FALSE);
+  g_assert_nonnull (strstr (request, "Where to go in Norway?"));
+  g_assert_nonnull (strstr (request, "In June."));
+  g_assert_nonnull (strstr (request, "And the weather?"));
+}
+
+static void
+test_chatgpt_damaged (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *lost = replace_once (CHATGPT, "\"current_node\":\"a2\"", "\"current_node\":\"zz\"");
+  g_autofree char *loop = replace_once (CHATGPT, "\"parent\":\"u2\"", "\"parent\":\"a2\"");
+
+  assert_refused (f, "{\"not\":\"a list\"}", "chatgpt", "not a ChatGPT");
+  assert_refused (f, lost, "chatgpt", "Conversation 1: message zz is not in its “mapping”");
+  assert_refused (f, loop, "chatgpt", "their own parents");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("/archive/export-markdown", test_export_markdown);
+  ADD ("/archive/export-json", test_export_json);
+  ADD ("/archive/round-trip", test_round_trip);
+  ADD ("/archive/round-trip-branch", test_round_trip_branch);
+  ADD ("/archive/damaged", test_damaged_archive);
+  ADD ("/archive/attachments", test_attachments);
+  ADD ("/archive/chatgpt", test_chatgpt);
+  ADD ("/archive/chatgpt-continue", test_chatgpt_continue);
+  ADD ("/archive/chatgpt-damaged", test_chatgpt_damaged);
+#undef ADD
+
+  return g_test_run ();
+}

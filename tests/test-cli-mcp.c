@@ -1,0 +1,163 @@
+/* test-cli-mcp.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * `natter mcp list | tools | call` run as the real binary ($NATTER_BIN)
+ * against the fake tool server of tests/data/mcp, configured through
+ * $XDG_CONFIG_HOME/natter/mcp.json.
+ */
+
+#include "natter-test-support.h"
+
+#define WAIT_MS 30000
+
+typedef struct
+{
+  GFile *dir;   /* data dir, runtime dir and XDG_CONFIG_HOME */
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  g_autofree char *config_dir = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+
+  f->dir = natter_test_make_temp_dir ();
+  config_dir = g_build_filename (g_file_peek_path (f->dir), "natter", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (config_dir, 0700), ==, 0);
+  config = g_build_filename (config_dir, "mcp.json", NULL);
+  text = g_strdup_printf ("{\"mcpServers\": {"
+                          " \"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]},"
+                          " \"off\": {\"command\": \"%s\", \"disabled\": true},"
+                          " \"ghost\": {\"command\": \"/nonexistent/natter-no-server\"}}}",
+                          python, script, python);
+  g_file_set_contents (config, text, -1, &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  natter_test_remove_tree (f->dir);
+  g_object_unref (f->dir);
+}
+
+static void
+run_natter (Fixture            *f,
+            const char * const *args,
+            NatterTestRun      *result)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *dir = g_file_peek_path (f->dir);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_unsetenv (launcher, "DISPLAY");
+  g_subprocess_launcher_unsetenv (launcher, "WAYLAND_DISPLAY");
+  g_subprocess_launcher_unsetenv (launcher, "DBUS_SESSION_BUS_ADDRESS");
+  g_subprocess_launcher_setenv (launcher, "XDG_RUNTIME_DIR", dir, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", dir, TRUE);
+  g_subprocess_launcher_setenv (launcher, "NATTER_DATA_DIR", dir, TRUE);
+  g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
+  g_subprocess_launcher_setenv (launcher, "GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+  g_ptr_array_add (argv, (gpointer) g_getenv ("NATTER_BIN"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  memset (result, 0, sizeof *result);
+  natter_test_communicate (process, result);
+  natter_test_wait_for_flag (&result->done, WAIT_MS);
+}
+
+#define RUN(f, result, ...) \
+  G_STMT_START { \
+    const char * const run_args_[] = { __VA_ARGS__, NULL }; \
+    run_natter ((f), run_args_, (result)); \
+  } G_STMT_END
+
+static void
+test_list (Fixture       *f,
+           gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+
+  RUN (f, &r, "mcp", "list");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==,
+                   "fake\tconnected\t6 tools\n"
+                   "off\tdisabled\n"
+                   "ghost\terror\tCannot start tool server “ghost”: Failed to execute child process "
+                   "“/nonexistent/natter-no-server” (No such file or directory)\n");
+}
+
+static void
+test_tools (Fixture       *f,
+            gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_auto(NatterTestRun) missing = { 0 };
+
+  RUN (f, &r, "mcp", "tools", "fake");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "echo\tSays the message back\ncrash\tExits in the middle of the call\n"));
+
+  RUN (f, &missing, "mcp", "tools", "nope");
+  g_assert_cmpint (missing.status, ==, 1);
+  g_assert_true (g_str_has_prefix (missing.err, "natter: No tool server “nope” in "));
+}
+
+static void
+test_call (Fixture       *f,
+           gconstpointer  data)
+{
+  g_auto(NatterTestRun) ok = { 0 };
+  g_auto(NatterTestRun) failed = { 0 };
+  g_auto(NatterTestRun) bad = { 0 };
+  g_auto(NatterTestRun) crashed = { 0 };
+
+  RUN (f, &ok, "mcp", "call", "fake", "echo", "{\"message\": \"hello\"}");
+  g_assert_cmpint (ok.status, ==, 0);
+  g_assert_cmpstr (ok.out, ==, "echo: hello\n");
+
+  RUN (f, &failed, "mcp", "call", "fake", "fail", "{}");
+  g_assert_cmpint (failed.status, ==, 1);
+  g_assert_cmpstr (failed.out, ==, "it failed\n");
+  g_assert_cmpstr (failed.err, ==, "natter: Tool “fail” of “fake” reported an error\n");
+
+  RUN (f, &bad, "mcp", "call", "fake", "echo", "[1]");
+  g_assert_cmpint (bad.status, ==, 2);
+  g_assert_cmpstr (bad.err, ==, "natter: The arguments must be a JSON object: it is not a JSON object\n");
+
+  RUN (f, &crashed, "mcp", "call", "fake", "crash", "{}");
+  g_assert_cmpint (crashed.status, ==, 1);
+  g_assert_true (g_str_has_prefix (crashed.err, "natter: Tool server “fake” stopped (exit status 3)"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  if (g_getenv ("NATTER_BIN") == NULL || g_getenv ("NATTER_SCHEMA_DIR") == NULL)
+    {
+      g_test_skip ("NATTER_BIN is not set: the binary is only built with -Dui=true");
+      return g_test_run ();
+    }
+  g_test_add ("/cli/mcp/list", Fixture, NULL, fixture_set_up, test_list, fixture_tear_down);
+  g_test_add ("/cli/mcp/tools", Fixture, NULL, fixture_set_up, test_tools, fixture_tear_down);
+  g_test_add ("/cli/mcp/call", Fixture, NULL, fixture_set_up, test_call, fixture_tear_down);
+  return g_test_run ();
+}

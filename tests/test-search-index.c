@@ -1,0 +1,486 @@
+/* test-search-index.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Full-text search over real session and turn files written by the
+ * session service (fake model, temporary directory): what it finds, how
+ * it follows turns settling and sessions being deleted, and how its cache
+ * file is checked at start (stale files read, unchanged ones not, a
+ * damaged file rebuilt).
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+
+#include <glib/gstdio.h>
+
+#include "natter-search-index.h"
+#include "natter-session-index-private.h"
+#include "natter-sessions-private.h"
+#include "natter-test-fakes.h"
+
+#define TIMEOUT_MS 20000
+
+typedef struct
+{
+  NatterTestWorld    *w;
+  NatterSessionIndex *index;
+  NatterSessions     *sessions;
+  GFile              *cache;
+  NatterSearchIndex  *search;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  f->w = natter_test_world_new ();
+  f->index = natter_session_index_new ();
+  f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
+                                     NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
+  f->cache = g_file_resolve_relative_path (f->w->dir, "cache/search.sqlite");
+}
+
+typedef gboolean (*Condition) (Fixture *f, gconstpointer data);
+
+static gboolean
+wake_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+wait_until (Fixture       *f,
+            Condition      condition,
+            gconstpointer  data)
+{
+  gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
+  guint id = g_timeout_add (10, wake_cb, NULL);
+
+  while (!condition (f, data))
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("Timed out waiting for a condition");
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_source_remove (id);
+}
+
+static gboolean
+all_advances_done (Fixture       *f,
+                   gconstpointer  data)
+{
+  return natter_sessions_get_n_advances (f->sessions) == 0;
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  wait_until (f, all_advances_done, NULL);
+  if (f->search != NULL)
+    g_assert_finalize_object (f->search);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_object_unref (f->sessions);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_object_unref (f->index);
+  g_object_unref (f->cache);
+  natter_test_world_free (f->w);
+}
+
+static void
+result_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_result (GAsyncResult **slot)
+{
+  natter_test_wait_for_pointer ((gpointer *) slot, TIMEOUT_MS);
+  return *slot;
+}
+
+static char *
+create_session (Fixture *f)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *id;
+
+  natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, result_cb, &result);
+  id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return id;
+}
+
+static gboolean
+status_is (Fixture       *f,
+           gconstpointer  data)
+{
+  const char * const *pair = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (f->index, pair[0]);
+
+  return entry != NULL && g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), pair[1]) == 0;
+}
+
+/* Sends @text to @session_id, the fake model answering @answer, and waits
+ * until the turn completed. */
+static char *
+exchange (Fixture    *f,
+          const char *session_id,
+          const char *text,
+          const char *answer)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(JsonObject) step = json_object_new ();
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *step_text = NULL;
+  const char *pair[] = { session_id, "completed" };
+  char *turn_id;
+
+  json_object_set_string_member (step, "role", "assistant");
+  json_object_set_string_member (step, "content", answer);
+  json_node_set_object (node, step);
+  step_text = json_to_string (node, FALSE);
+  natter_fake_model_script (f->w->fakes->model, step_text, NULL);
+
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  wait_until (f, status_is, pair);
+  wait_until (f, all_advances_done, NULL);
+  return turn_id;
+}
+
+static NatterSearchIndex *
+start_search (Fixture *f)
+{
+  g_clear_object (&f->search);
+  f->search = natter_search_index_new (f->cache, f->w->session_repo, f->w->turn_repo, f->sessions);
+  natter_search_index_start (f->search);
+  return f->search;
+}
+
+static void
+wait_indexed (Fixture *f)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_search_index_wait_async (f->search, NULL, result_cb, &result);
+  g_assert_true (natter_search_index_wait_finish (f->search, wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_assert_false (natter_search_index_get_indexing (f->search));
+}
+
+/* "session turn" of every hit, in order, one per line. */
+static char *
+search (Fixture    *f,
+        const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, text, 50, NULL, &error);
+  GString *out = g_string_new (NULL);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < hits->len; i++)
+    {
+      NatterSearchHit *hit = g_ptr_array_index (hits, i);
+
+      g_string_append_printf (out, "%s %s\n", hit->session_id, hit->turn_id);
+    }
+  return g_string_free (out, FALSE);
+}
+
+#define assert_search(f, text, expected) \
+  G_STMT_START { \
+    g_autofree char *found_ = search ((f), (text)); \
+    g_assert_cmpstr (found_, ==, (expected)); \
+  } G_STMT_END
+
+static char *
+hit_line (const char *session_id,
+          const char *turn_id)
+{
+  return g_strdup_printf ("%s %s\n", session_id, turn_id);
+}
+
+static void
+test_finds_messages_and_answers (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *penguins = create_session (f);
+  g_autofree char *giraffes = create_session (f);
+  g_autofree char *t1 = exchange (f, penguins, "Where do penguins live?", "Penguins live in Antarctica.");
+  g_autofree char *t2 = exchange (f, giraffes, "How tall are giraffes?", "Giraffes grow up to six metres.");
+  g_autofree char *t3 = exchange (f, penguins, "And emperor ones?", "Emperor penguins huddle in the cold.");
+  g_autofree char *hit1 = hit_line (penguins, t1);
+  g_autofree char *hit2 = hit_line (giraffes, t2);
+  g_autofree char *hit3 = hit_line (penguins, t3);
+  g_autoptr(GPtrArray) hits = NULL;
+  g_autofree char *plain = NULL;
+  g_autofree char *markup = NULL;
+
+  start_search (f);
+  wait_indexed (f);
+
+  /* A word of an answer, one of a user message, a prefix, and no accent
+   * or case needed; never a turn of another session. */
+  assert_search (f, "antarctica", hit1);
+  assert_search (f, "TALL", hit2);
+  assert_search (f, "giraf", hit2);
+  assert_search (f, "emperor", hit3);
+  /* Every word must match, in one turn. */
+  assert_search (f, "penguins antarctica", hit1);
+  assert_search (f, "penguins giraffes", "");
+  /* Best first: the turn with the word in its message and its answer
+   * before the one with it once. */
+  {
+    g_autofree char *best_first = g_strconcat (hit1, hit3, NULL);
+
+    assert_search (f, "penguins", best_first);
+  }
+
+  /* The snippet marks the match; plain and markup forms. */
+  hits = natter_search_index_search_sync (f->search, "antarctica", 10, NULL, NULL);
+  g_assert_cmpuint (hits->len, ==, 1);
+  plain = natter_search_snippet_to_plain (((NatterSearchHit *) hits->pdata[0])->snippet);
+  markup = natter_search_snippet_to_markup (((NatterSearchHit *) hits->pdata[0])->snippet);
+  g_assert_cmpstr (plain, ==, "Penguins live in Antarctica.");
+  g_assert_cmpstr (markup, ==, "Penguins live in <b>Antarctica</b>.");
+}
+
+static void
+test_query_syntax_is_words (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f);
+  g_autofree char *tid = exchange (f, sid, "NEAR(alpha beta) AND \"quoted\" col:x", "a*b <tag> & more");
+  g_autofree char *hit = hit_line (sid, tid);
+  const char *odd[] = { "\"", "NEAR(", "AND", "OR NOT", "*", "col:", "^", "(", "a\"b", "-", "' OR 1=1 --" };
+  g_autoptr(GPtrArray) hits = NULL;
+  g_autofree char *markup = NULL;
+  char *expression;
+
+  start_search (f);
+  wait_indexed (f);
+  /* Nothing a user types is an FTS5 error. */
+  for (guint i = 0; i < G_N_ELEMENTS (odd); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) found = natter_search_index_search_sync (f->search, odd[i], 10, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (found);
+    }
+  assert_search (f, "near(alpha", hit);
+  assert_search (f, "\"quoted\"", hit);
+  assert_search (f, "and", hit);
+  assert_search (f, "-", "");
+
+  expression = natter_search_build_match_expression ("a\"b  NEAR( -");
+  g_assert_cmpstr (expression, ==, "\"a\"\"b\"* \"NEAR(\"*");
+  g_free (expression);
+  g_assert_null (natter_search_build_match_expression (" - * "));
+
+  /* What the user wrote is escaped before it becomes markup. */
+  hits = natter_search_index_search_sync (f->search, "tag", 10, NULL, NULL);
+  g_assert_cmpuint (hits->len, ==, 1);
+  markup = natter_search_snippet_to_markup (((NatterSearchHit *) hits->pdata[0])->snippet);
+  g_assert_cmpstr (markup, ==, "a*b &lt;<b>tag</b>&gt; &amp; more");
+}
+
+static void
+delete_session (Fixture    *f,
+                const char *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_delete_session_async (f->sessions, session_id, NULL, result_cb, &result);
+  g_assert_true (natter_sessions_delete_session_finish (f->sessions, wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_write_through (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *sid = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *hit1 = NULL;
+  g_autofree char *hit2 = NULL;
+
+  start_search (f);
+  wait_indexed (f);
+  sid = create_session (f);
+  other = create_session (f);
+
+  /* A turn that completes is found without a restart. */
+  t1 = exchange (f, sid, "Tell me about quokkas", "Quokkas are small marsupials.");
+  wait_indexed (f);
+  hit1 = hit_line (sid, t1);
+  assert_search (f, "marsupials", hit1);
+  t2 = exchange (f, other, "Any other marsupial?", "The numbat.");
+  wait_indexed (f);
+  hit2 = hit_line (other, t2);
+  assert_search (f, "numbat", hit2);
+
+  /* Deleting removes the session's hits at once, before the worker ran. */
+  delete_session (f, sid);
+  assert_search (f, "marsupial", hit2);
+  wait_indexed (f);
+  assert_search (f, "marsupial", hit2);
+
+  /* ...and from the file: a new index over it does not bring them back. */
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "quokkas", "");
+  assert_search (f, "marsupial", hit2);
+}
+
+static void
+test_corrupt_index_rebuilt (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f);
+  g_autofree char *tid = exchange (f, sid, "Name a volcano", "Vesuvius.");
+  g_autofree char *hit = hit_line (sid, tid);
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autoptr(GError) error = NULL;
+
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "vesuvius", hit);
+  g_clear_object (&f->search);
+
+  /* Damaged beyond reading: it is started over from the logs. */
+  g_unlink (wal);
+  g_file_set_contents (path, "this is no SQLite database, only some text of the same kind of length"
+                       " written over the index file by a test", -1, &error);
+  g_assert_no_error (error);
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "vesuvius", hit);
+
+  /* An empty file is laid out afresh and filled. */
+  g_clear_object (&f->search);
+  g_unlink (wal);
+  g_unlink (path);
+  g_file_set_contents (path, "", 0, &error);
+  g_assert_no_error (error);
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "vesuvius", hit);
+}
+
+/* Replaces @file's bytes with others of the same length and gives it back
+ * its mtime: a file read now would be damaged, one only stat()ed is not. */
+static void
+scramble_keeping_stamp (GFile *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *contents = NULL;
+  gsize length;
+  struct stat st;
+  struct timespec times[2];
+  g_autoptr(GError) error = NULL;
+  int fd;
+
+  g_assert_cmpint (stat (path, &st), ==, 0);
+  g_file_get_contents (path, &contents, &length, &error);
+  g_assert_no_error (error);
+  memset (contents, 'x', length);
+  fd = open (path, O_WRONLY);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, contents, length), ==, (gssize) length);
+  times[0] = st.st_atim;
+  times[1] = st.st_mtim;
+  g_assert_cmpint (futimens (fd, times), ==, 0);
+  close (fd);
+}
+
+static void
+test_stale_files_picked_up_at_start (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *changed = create_session (f);
+  g_autofree char *unchanged = create_session (f);
+  g_autofree char *gone = create_session (f);
+  g_autofree char *t1 = exchange (f, changed, "First about otters", "Otters hold hands.");
+  g_autofree char *t2 = exchange (f, unchanged, "About badgers", "Badgers dig setts.");
+  g_autofree char *t3 = exchange (f, gone, "About voles", "Voles are small.");
+  g_autofree char *t4 = NULL;
+  g_autofree char *hit2 = hit_line (unchanged, t2);
+  g_autofree char *hit4 = NULL;
+  g_autoptr(GFile) session_file = NULL;
+  g_autoptr(GFile) turn_file = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean still_indexing = FALSE;
+  g_autoptr(GPtrArray) hits = NULL;
+
+  start_search (f);
+  wait_indexed (f);
+  g_clear_object (&f->search);
+
+  /* While no index runs: a new turn, a session deleted from disk. */
+  t4 = exchange (f, changed, "Then about beavers", "Beavers build dams.");
+  hit4 = hit_line (changed, t4);
+  g_assert_true (natter_jsonl_repo_delete_sync (f->w->session_repo, gone, NULL, &error));
+  g_assert_no_error (error);
+  /* An unchanged session is not read again: its files could be anything
+   * now as long as their size and mtime are the same. */
+  session_file = natter_jsonl_repo_get_file (f->w->session_repo, unchanged, NULL);
+  turn_file = natter_jsonl_repo_get_file (f->w->turn_repo, t2, NULL);
+  scramble_keeping_stamp (session_file);
+  scramble_keeping_stamp (turn_file);
+
+  start_search (f);
+  /* A search before the check is done says so. */
+  hits = natter_search_index_search_sync (f->search, "badgers", 10, &still_indexing, &error);
+  g_assert_no_error (error);
+  g_assert_true (still_indexing);
+  wait_indexed (f);
+  g_clear_pointer (&hits, g_ptr_array_unref);
+  hits = natter_search_index_search_sync (f->search, "badgers", 10, &still_indexing, &error);
+  g_assert_false (still_indexing);
+
+  assert_search (f, "beavers", hit4);
+  assert_search (f, "badgers", hit2);
+  assert_search (f, "voles", "");
+  (void) t1;
+  (void) t3;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("/search-index/finds-messages-and-answers", test_finds_messages_and_answers);
+  ADD ("/search-index/query-syntax-is-words", test_query_syntax_is_words);
+  ADD ("/search-index/write-through", test_write_through);
+  ADD ("/search-index/corrupt-index-rebuilt", test_corrupt_index_rebuilt);
+  ADD ("/search-index/stale-files-picked-up-at-start", test_stale_files_picked_up_at_start);
+
+  return g_test_run ();
+}

@@ -1,0 +1,363 @@
+/* test-versions.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The versions of a message (natter_sessions_list_versions_async()):
+ * an edit or a new try is a branch at the turn before the message, and
+ * the original and every such branch are found from each other through
+ * parentSession and the fork point, in the order they were made.
+ */
+
+#include <string.h>
+
+#include "natter-session-index-private.h"
+#include "natter-sessions-private.h"
+#include "natter-test-fakes.h"
+#include "natter-turn-reducer.h"
+
+#define TIMEOUT_MS 20000
+
+typedef struct
+{
+  NatterTestWorld    *w;
+  NatterSessionIndex *index;
+  NatterSessions     *sessions;
+  guint               n_changed;
+} Fixture;
+
+static void
+changed_cb (NatterSessions *sessions,
+            const char     *session_id,
+            Fixture        *f)
+{
+  f->n_changed++;
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  f->w = natter_test_world_new ();
+  f->index = natter_session_index_new ();
+  f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
+                                     NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
+  g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
+}
+
+static gboolean
+wake_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+wait_no_advances (Fixture *f)
+{
+  gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
+  guint id = g_timeout_add (10, wake_cb, NULL);
+
+  while (natter_sessions_get_n_advances (f->sessions) > 0)
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("Timed out waiting for the advances to end");
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_source_remove (id);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  gpointer weak = f->sessions;
+
+  wait_no_advances (f);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_object_add_weak_pointer (G_OBJECT (f->sessions), &weak);
+  g_object_unref (f->sessions);
+  /* A worker thread may drop the last reference of a finished task just
+   * after its callback ran. */
+  {
+    gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
+    guint id = g_timeout_add (10, wake_cb, NULL);
+
+    while (weak != NULL)
+      {
+        if (g_get_monotonic_time () > deadline)
+          g_error ("Timed out waiting for the service to go");
+        g_main_context_iteration (NULL, TRUE);
+      }
+    g_source_remove (id);
+  }
+  g_assert_finalize_object (f->index);
+  natter_test_world_free (f->w);
+}
+
+static void
+result_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_result (GAsyncResult **slot)
+{
+  natter_test_wait_for_pointer ((gpointer *) slot, TIMEOUT_MS);
+  return *slot;
+}
+
+static void
+script (Fixture    *f,
+        const char *first,
+        ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  for (const char *step = first; step != NULL; step = va_arg (args, const char *))
+    natter_fake_model_script (f->w->fakes->model, step, NULL);
+  va_end (args);
+}
+
+static char *
+create_session (Fixture    *f,
+                const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *id;
+
+  natter_sessions_create_session_async (f->sessions, title, NULL, NULL, NULL, NULL, result_cb, &result);
+  id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return id;
+}
+
+/* Sends @text and waits until the turn settles. */
+static char *
+send_and_wait (Fixture    *f,
+               const char *session_id,
+               const char *text)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GAsyncResult) waited = NULL;
+  g_autoptr(GError) error = NULL;
+  char *turn_id;
+
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &waited);
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&waited), &error));
+  g_assert_no_error (error);
+  wait_no_advances (f);
+  return turn_id;
+}
+
+static char *
+fork_at (Fixture    *f,
+         const char *session_id,
+         const char *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *id;
+
+  natter_sessions_fork_async (f->sessions, session_id, turn_id, NULL, NULL, result_cb, &result);
+  id = natter_sessions_fork_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return id;
+}
+
+static char *
+branch_at_start (Fixture    *f,
+                 const char *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *id;
+
+  natter_sessions_create_session_async (f->sessions, NULL, NULL, session_id, NULL, NULL, result_cb, &result);
+  id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return id;
+}
+
+static GHashTable *
+versions (Fixture    *f,
+          const char *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  GHashTable *table;
+
+  natter_sessions_list_versions_async (f->sessions, session_id, NULL, result_cb, &result);
+  table = natter_sessions_list_versions_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  return table;
+}
+
+/* "session:turn session:turn …" for @turn_id, "" without versions. */
+static char *
+versions_of (GHashTable *table,
+             const char *turn_id)
+{
+  GPtrArray *list = g_hash_table_lookup (table, turn_id);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; list != NULL && i < list->len; i++)
+    {
+      NatterTurnVersion *version = g_ptr_array_index (list, i);
+
+      g_string_append_printf (out, "%s%s:%s", i > 0 ? " " : "", version->session_id, version->turn_id);
+    }
+  return g_string_free (out, FALSE);
+}
+
+#define assert_versions(table, turn, expected) \
+  G_STMT_START { \
+    g_autofree char *v_ = versions_of ((table), (turn)); \
+    g_autofree char *e_ = (expected); \
+    g_assert_cmpstr (v_, ==, e_); \
+  } G_STMT_END
+
+typedef struct
+{
+  char *session;
+  char *turns[3];
+} Conversation;
+
+static void
+conversation_clear (Conversation *c)
+{
+  g_free (c->session);
+  for (guint i = 0; i < 3; i++)
+    g_free (c->turns[i]);
+}
+
+static void
+make_conversation (Fixture      *f,
+                   Conversation *c)
+{
+  c->session = create_session (f, "Three");
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  c->turns[0] = send_and_wait (f, c->session, "Q1");
+  c->turns[1] = send_and_wait (f, c->session, "Q2");
+  c->turns[2] = send_and_wait (f, c->session, "Q3");
+}
+
+/* An edit of the second message, then another: three versions, found
+ * from the original and from each edit alike. */
+static void
+test_versions_edit (Fixture       *f,
+                    gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *edit1 = NULL;
+  g_autofree char *edit2 = NULL;
+  g_autofree char *edit1_turn = NULL;
+  g_autofree char *edit2_turn = NULL;
+  g_autofree char *empty = NULL;
+  g_autoptr(GHashTable) before = NULL;
+  g_autoptr(GHashTable) from_original = NULL;
+  g_autoptr(GHashTable) from_edit = NULL;
+
+  make_conversation (f, &c);
+  before = versions (f, c.session);
+  g_assert_cmpuint (g_hash_table_size (before), ==, 0);
+
+  edit1 = fork_at (f, c.session, c.turns[0]);
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  edit1_turn = send_and_wait (f, edit1, "Q2, said better");
+  edit2 = fork_at (f, c.session, c.turns[0]);
+  edit2_turn = send_and_wait (f, edit2, "Q2, said best");
+  /* A branch nobody wrote in yet is no version. */
+  empty = fork_at (f, c.session, c.turns[0]);
+
+  from_original = versions (f, c.session);
+  g_assert_cmpuint (g_hash_table_size (from_original), ==, 1);
+  assert_versions (from_original, c.turns[1],
+                   g_strdup_printf ("%s:%s %s:%s %s:%s", c.session, c.turns[1], edit1, edit1_turn, edit2, edit2_turn));
+  assert_versions (from_original, c.turns[0], g_strdup (""));
+  assert_versions (from_original, c.turns[2], g_strdup (""));
+
+  from_edit = versions (f, edit2);
+  assert_versions (from_edit, edit2_turn,
+                   g_strdup_printf ("%s:%s %s:%s %s:%s", c.session, c.turns[1], edit1, edit1_turn, edit2, edit2_turn));
+  /* The turn the edit shows from the original has none. */
+  assert_versions (from_edit, c.turns[0], g_strdup (""));
+  conversation_clear (&c);
+}
+
+/* The first message has no turn before it: its edit is a branch
+ * without a fork point. */
+static void
+test_versions_first_message (Fixture       *f,
+                             gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *edit = NULL;
+  g_autofree char *edit_turn = NULL;
+  g_autoptr(GHashTable) table = NULL;
+  g_autoptr(GHashTable) from_edit = NULL;
+
+  make_conversation (f, &c);
+  edit = branch_at_start (f, c.session);
+  script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  edit_turn = send_and_wait (f, edit, "Q1 again");
+  table = versions (f, c.session);
+  assert_versions (table, c.turns[0], g_strdup_printf ("%s:%s %s:%s", c.session, c.turns[0], edit, edit_turn));
+  from_edit = versions (f, edit);
+  assert_versions (from_edit, edit_turn, g_strdup_printf ("%s:%s %s:%s", c.session, c.turns[0], edit, edit_turn));
+  conversation_clear (&c);
+}
+
+/* An edit inside an edit is a version of the edit's own message. */
+static void
+test_versions_nested (Fixture       *f,
+                      gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *edit = NULL;
+  g_autofree char *edit_first = NULL;
+  g_autofree char *edit_second = NULL;
+  g_autofree char *inner = NULL;
+  g_autofree char *inner_turn = NULL;
+  g_autoptr(GHashTable) table = NULL;
+
+  make_conversation (f, &c);
+  edit = fork_at (f, c.session, c.turns[1]);
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  edit_first = send_and_wait (f, edit, "Q3 edited");
+  edit_second = send_and_wait (f, edit, "Q4");
+  inner = fork_at (f, edit, edit_first);
+  inner_turn = send_and_wait (f, inner, "Q4 edited");
+
+  table = versions (f, inner);
+  assert_versions (table, inner_turn, g_strdup_printf ("%s:%s %s:%s", edit, edit_second, inner, inner_turn));
+  assert_versions (table, edit_first, g_strdup_printf ("%s:%s %s:%s", c.session, c.turns[2], edit, edit_first));
+  assert_versions (table, c.turns[1], g_strdup (""));
+  conversation_clear (&c);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("/versions/edit", test_versions_edit);
+  ADD ("/versions/first-message", test_versions_first_message);
+  ADD ("/versions/nested", test_versions_nested);
+#undef ADD
+
+  return g_test_run ();
+}

@@ -1,0 +1,195 @@
+/* test-archive.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The window's export and import: the menus offer them, an export
+ * writes the file the chooser gave and says so, an import opens the new
+ * conversation, and a damaged file is refused in the error bar with the
+ * reason, nothing added to the sidebar.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+/* Whether @model (or a section or submenu of it) has an item for
+ * @action with @target. */
+static gboolean
+menu_has (GMenuModel *model,
+          const char *action,
+          const char *target)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autofree char *value = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+
+      if (section != NULL && menu_has (section, action, target))
+        return TRUE;
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+          g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_TARGET, "s", &value) &&
+          g_str_equal (name, action) && g_str_equal (value, target))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static GMenuModel *
+menu_of (NatterWindow *window,
+         const char   *icon)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (window, GTK_TYPE_MENU_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_menu_button_get_icon_name (g_ptr_array_index (buttons, i)), icon) == 0)
+      return gtk_menu_button_get_menu_model (g_ptr_array_index (buttons, i));
+  return NULL;
+}
+
+static gboolean
+file_exists (gpointer data)
+{
+  return g_file_query_exists (data, NULL);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *text;
+} Shown;
+
+static gboolean
+label_shown (gpointer data)
+{
+  Shown *shown = data;
+
+  ui_settle ();
+  return ui_label_shown (shown->window, shown->text);
+}
+
+static gboolean
+error_bar_shown (gpointer data)
+{
+  ui_settle ();
+  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
+}
+
+static gboolean
+other_session_open (gpointer data)
+{
+  NatterWindow *window = data;
+  const char *before = g_object_get_data (G_OBJECT (window), "before");
+
+  return natter_window_get_session_id (window) != NULL &&
+         g_strcmp0 (natter_window_get_session_id (window), before) != 0;
+}
+
+static void
+test_archive_menus (void)
+{
+  UiWorld *u = ui_world_new ();
+  NatterWindow *window = ui_window_new (app, u);
+  GMenuModel *primary = menu_of (window, "open-menu-symbolic");
+  g_autoptr(GPtrArray) buttons = ui_find_all (window, GTK_TYPE_MENU_BUTTON);
+  GMenuModel *conversation = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button));
+
+  g_assert_nonnull (primary);
+  g_assert_true (menu_has (primary, "win.import", "natter"));
+  g_assert_true (menu_has (primary, "win.import", "chatgpt"));
+  g_assert_true (menu_has (conversation, "win.export", "markdown"));
+  g_assert_true (menu_has (conversation, "win.export", "json"));
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+test_export_import (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Picnic / plans");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GFile) markdown = g_file_get_child (u->w->dir, "picnic.md");
+  g_autoptr(GFile) archive = g_file_get_child (u->w->dir, "picnic.json");
+  g_autofree char *contents = NULL;
+  NatterWindow *window;
+  Shown shown;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Bring <b>bread</b>.\"}", NULL);
+  turn_id = ui_send (u, session_id, "What should I bring?");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  _natter_window_export_to (window, session_id, "markdown", markdown);
+  ui_wait_until (file_exists, markdown);
+  shown = (Shown) { window, "Exported to “picnic.md”" };
+  ui_wait_until (label_shown, &shown);
+  g_assert_true (g_file_load_contents (markdown, NULL, &contents, NULL, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "# Picnic / plans\n\n## You\n\nWhat should I bring?\n\n## Answer\n\nBring <b>bread</b>.\n");
+
+  _natter_window_export_to (window, session_id, "json", archive);
+  ui_wait_until (file_exists, archive);
+  shown = (Shown) { window, "Exported to “picnic.json”" };
+  ui_wait_until (label_shown, &shown);
+
+  /* The import opens the new conversation, a sidebar row of its own. */
+  g_object_set_data_full (G_OBJECT (window), "before", g_strdup (session_id), g_free);
+  _natter_window_import_from (window, archive, NULL);
+  ui_wait_until (other_session_open, window);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (u->index)), ==, 2);
+  shown = (Shown) { window, "Imported 1 conversation" };
+  ui_wait_until (label_shown, &shown);
+  ui_wait_until (ui_timeline_loaded, window);
+  shown = (Shown) { window, "What should I bring?" };
+  ui_wait_until (label_shown, &shown);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+test_import_damaged (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(GFile) file = g_file_get_child (u->w->dir, "broken.json");
+  NatterWindow *window = ui_window_new (app, u);
+  const char *text = "[{\"title\":\"x\",\"mapping\":{},\"current_node\":\"n1\"}]";
+  Shown shown;
+
+  g_assert_true (g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL,
+                                          NULL));
+  _natter_window_import_from (window, file, "chatgpt");
+  ui_wait_until (error_bar_shown, window);
+  shown = (Shown) { window, "Nothing was imported" };
+  g_assert_true (label_shown (&shown));
+  shown = (Shown) { window, "Conversation 1: message n1 is not in its “mapping”" };
+  g_assert_true (label_shown (&shown));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (u->index)), ==, 0);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  app = ui_test_init_with_app (&argc, &argv);
+
+  g_test_add_func ("/archive/menus", test_archive_menus);
+  g_test_add_func ("/archive/export-import", test_export_import);
+  g_test_add_func ("/archive/import-damaged", test_import_damaged);
+
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+}

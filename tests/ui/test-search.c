@@ -1,0 +1,313 @@
+/* test-search.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The sidebar search (Ctrl+F) by what was said: a conversation whose
+ * title does not match is found by a word of an answer, its row shows
+ * the matching words (escaped), and opening it scrolls to that turn
+ * instead of the bottom.
+ */
+
+#include <sqlite3.h>
+
+#include "natter-search-index.h"
+#include "natter-turn-item.h"
+#include "natter-turn-row.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+/* Sends @text to @session_id, the fake model answering @answer, and
+ * waits until the turn settled. */
+static char *
+say (UiWorld    *u,
+     const char *session_id,
+     const char *text,
+     const char *answer)
+{
+  g_autoptr(JsonObject) step = json_object_new ();
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autofree char *literal = NULL;
+  char *turn_id;
+
+  json_object_set_string_member (step, "role", "assistant");
+  json_object_set_string_member (step, "content", answer);
+  json_node_set_object (node, step);
+  literal = json_to_string (node, FALSE);
+  natter_fake_model_script (u->w->fakes->model, literal, NULL);
+  turn_id = ui_send (u, session_id, text);
+  ui_wait_turn (u, turn_id);
+  return turn_id;
+}
+
+static NatterSearchIndex *
+start_index (UiWorld *u)
+{
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
+  NatterSearchIndex *search = natter_search_index_new (cache, u->w->session_repo, u->w->turn_repo, u->sessions);
+  g_autoptr(GAsyncResult) result = NULL;
+
+  natter_search_index_start (search);
+  natter_search_index_wait_async (search, NULL, ui_result_cb, &result);
+  g_assert_true (natter_search_index_wait_finish (search, ui_wait_result (&result), NULL));
+  return search;
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *session_id;
+  const char   *snippet;     /* NULL: the row shows none */
+} ListWait;
+
+/* The sidebar lists only @session_id, its row showing @snippet. */
+static gboolean
+lists_only (gpointer data)
+{
+  ListWait *w = data;
+  GListModel *model = natter_window_get_sidebar_model (w->window);
+  g_autoptr(NatterSessionIndexEntry) entry = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  ui_settle ();
+  if (g_list_model_get_n_items (model) != 1)
+    return FALSE;
+  entry = g_list_model_get_item (model, 0);
+  if (g_strcmp0 (natter_session_index_entry_get_session_id (entry), w->session_id) != 0)
+    return FALSE;
+  rows = ui_find_all (natter_window_get_session_list (w->window), NATTER_TYPE_SESSION_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterSessionRow *row = g_ptr_array_index (rows, i);
+
+      if (natter_session_row_get_entry (row) == entry && gtk_widget_get_mapped (GTK_WIDGET (row)))
+        return g_strcmp0 (natter_session_row_get_snippet (row), w->snippet) == 0;
+    }
+  return FALSE;
+}
+
+static void
+search_for (NatterWindow *window,
+            const char   *text)
+{
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
+  ui_settle ();
+  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), text);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *turn_id;
+} TurnWait;
+
+/* The row of the turn is on screen, within the timeline's viewport. */
+static gboolean
+turn_in_view (gpointer data)
+{
+  TurnWait *w = data;
+  GtkWidget *list = natter_window_get_timeline_list (w->window);
+  GtkWidget *scroller = gtk_widget_get_ancestor (list, GTK_TYPE_SCROLLED_WINDOW);
+  g_autoptr(GPtrArray) rows = NULL;
+
+  ui_settle ();
+  rows = ui_find_all (list, NATTER_TYPE_TURN_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterTurnRow *row = g_ptr_array_index (rows, i);
+      NatterTurnItem *item = natter_turn_row_get_item (row);
+      graphene_rect_t bounds;
+
+      if (item == NULL || g_strcmp0 (natter_turn_item_get_turn_id (item), w->turn_id) != 0 ||
+          !gtk_widget_get_mapped (GTK_WIDGET (row)) ||
+          !gtk_widget_compute_bounds (GTK_WIDGET (row), scroller, &bounds))
+        continue;
+      return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < gtk_widget_get_height (scroller);
+    }
+  return FALSE;
+}
+
+static gboolean
+index_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static char *
+describe_view (gpointer data)
+{
+  TurnWait *w = data;
+  GtkAdjustment *adjustment = natter_window_get_timeline_adjustment (w->window);
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_timeline_list (w->window), NATTER_TYPE_TURN_ROW);
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "turn %s not in view; scrolled to %.0f of %.0f (page %.0f); rows:", w->turn_id,
+                          gtk_adjustment_get_value (adjustment), gtk_adjustment_get_upper (adjustment),
+                          gtk_adjustment_get_page_size (adjustment));
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterTurnItem *item = natter_turn_row_get_item (g_ptr_array_index (rows, i));
+
+      if (item != NULL && gtk_widget_get_mapped (g_ptr_array_index (rows, i)))
+        g_string_append_printf (out, " %u", natter_turn_item_get_session_seq (item));
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+index_idle (gpointer data)
+{
+  return !natter_search_index_get_indexing (data);
+}
+
+static void
+test_search_by_content (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *trip = ui_create_session (u, "Trip planning");
+  g_autofree char *groceries = ui_create_session (u, "Groceries");
+  g_autofree char *target = NULL;
+  g_autofree char *last = NULL;
+  NatterSearchIndex *search = NULL;
+  GtkAdjustment *adjustment;
+  GtkSelectionModel *selection;
+  NatterWindow *window;
+  ListWait list_wait;
+  TurnWait turn_wait;
+
+  /* A long conversation: the turn that matches is in its middle, far
+   * from its first turns and from the bottom it opens at. */
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *question = g_strdup_printf ("Question number %u about the route", i);
+      g_autofree char *answer = g_strdup_printf ("Answer number %u, with enough words to take some room.", i);
+
+      if (i == 15)
+        target = say (u, trip, "What lives in the savanna?", "Zebras & <lions> roam there.");
+      else
+        g_free (say (u, trip, question, answer));
+    }
+  last = say (u, groceries, "Apples or pears?", "Pears.");
+  search = start_index (u);
+
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+
+  /* Found by a word of an answer, not of its title; the matching words
+   * shown under the title, escaped, the match in bold. */
+  search_for (window, "zebra");
+  list_wait = (ListWait) { window, trip, "<b>Zebras</b> &amp; &lt;lions&gt; roam there." };
+  ui_wait_until (lists_only, &list_wait);
+
+  /* A title match alone shows no snippet. */
+  search_for (window, "groceries");
+  list_wait = (ListWait) { window, groceries, NULL };
+  ui_wait_until (lists_only, &list_wait);
+
+  /* Opening the result shows the turn where the words were said. */
+  search_for (window, "savanna");
+  list_wait = (ListWait) { window, trip, "What lives in the <b>savanna</b>?" };
+  ui_wait_until (lists_only, &list_wait);
+  selection = gtk_list_view_get_model (GTK_LIST_VIEW (natter_window_get_session_list (window)));
+  gtk_selection_model_select_item (selection, 0, TRUE);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, trip);
+  turn_wait = (TurnWait) { window, target };
+  ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
+  /* ...and not the bottom, where a conversation opens otherwise. */
+  adjustment = natter_window_get_timeline_adjustment (window);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), <,
+                     gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment) - 1);
+
+  ui_destroy_window (window);
+  /* The index holds the service; a search thread may let go of it a
+   * moment after its answer arrived. */
+  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
+  g_object_unref (search);
+  ui_wait_until (index_gone, &search);
+  ui_world_free (u);
+}
+
+/* The sidebar's note that the index is still being brought up to date. */
+static gboolean
+is_indexing_note (GtkWidget *widget)
+{
+  return GTK_IS_LABEL (widget) &&
+         g_str_has_prefix (gtk_label_get_label (GTK_LABEL (widget)), "Still indexing");
+}
+
+static gboolean
+indexing_note_shown (gpointer window)
+{
+  ui_settle ();
+  return ui_find_first_full (window, GTK_TYPE_LABEL, is_indexing_note) != NULL;
+}
+
+static gboolean
+indexing_note_hidden (gpointer window)
+{
+  return !indexing_note_shown (window);
+}
+
+/* While the index is being brought up to date, a search says so (and
+ * shows what is indexed); once it is, the notice goes. The index's writer
+ * is held back by a write lock this test takes on the file. */
+static void
+test_search_while_indexing (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *sid = ui_create_session (u, "Trip planning");
+  g_autofree char *turn = say (u, sid, "What lives in the savanna?", "Zebras.");
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
+  g_autofree char *path = g_file_get_path (cache);
+  NatterSearchIndex *search = start_index (u);
+  NatterWindow *window;
+  ListWait list_wait;
+  sqlite3 *db = NULL;
+
+  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
+  g_object_unref (search);
+  ui_wait_until (index_gone, &search);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
+
+  search = natter_search_index_new (cache, u->w->session_repo, u->w->turn_repo, u->sessions);
+  natter_search_index_start (search);
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  search_for (window, "zebras");
+  /* What the earlier build indexed is found meanwhile. */
+  list_wait = (ListWait) { window, sid, "<b>Zebras</b>." };
+  ui_wait_until (lists_only, &list_wait);
+  ui_wait_until (indexing_note_shown, window);
+  g_assert_true (natter_search_index_get_indexing (search));
+
+  g_assert_cmpint (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  ui_wait_until (index_idle, search);
+  search_for (window, "savanna");
+  ui_wait_until (indexing_note_hidden, window);
+
+  ui_destroy_window (window);
+  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
+  g_object_unref (search);
+  ui_wait_until (index_gone, &search);
+  ui_world_free (u);
+  (void) turn;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  app = ui_test_init_with_app (&argc, &argv);
+
+  g_test_add_func ("/search/by-content", test_search_by_content);
+  g_test_add_func ("/search/while-indexing", test_search_while_indexing);
+
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+}

@@ -1,0 +1,375 @@
+/* test-versions.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Versions of a message on screen: the "‹ n/N ›" switcher, Edit (the
+ * sent message into the composer; sending branches at the turn before
+ * it, under the conversation's title) and Try Again (another answer as a
+ * new version), with every version one arrow away from the others and
+ * nothing written over.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "natter-turn-row.h"
+#include "natter-ui-test-world.h"
+#include "natter-version-switcher.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+static GPtrArray *
+make_versions (const char *first,
+               ...)
+{
+  GPtrArray *versions = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_turn_version_free);
+  va_list args;
+
+  va_start (args, first);
+  for (const char *session = first; session != NULL; session = va_arg (args, const char *))
+    {
+      NatterTurnVersion *version = g_new0 (NatterTurnVersion, 1);
+
+      version->session_id = g_strdup (session);
+      version->turn_id = g_strdup (va_arg (args, const char *));
+      g_ptr_array_add (versions, version);
+    }
+  va_end (args);
+  return versions;
+}
+
+static GtkWidget *
+child_at (GtkWidget *widget,
+          guint      index)
+{
+  GtkWidget *child = gtk_widget_get_first_child (widget);
+
+  for (guint i = 0; i < index; i++)
+    child = gtk_widget_get_next_sibling (child);
+  return child;
+}
+
+static const char *
+target_of (GtkWidget *button)
+{
+  GVariant *target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (button));
+
+  return target != NULL ? g_variant_get_string (target, NULL) : NULL;
+}
+
+static void
+test_switcher_widget (void)
+{
+  GtkWidget *switcher = g_object_ref_sink (natter_version_switcher_new ());
+  g_autoptr(GPtrArray) three = make_versions ("s1", "t1", "s2", "t2", "s3", "t3", NULL);
+  g_autoptr(GPtrArray) one = make_versions ("s1", "t1", NULL);
+  GtkWidget *previous = child_at (switcher, 0);
+  GtkWidget *label = child_at (switcher, 1);
+  GtkWidget *next = child_at (switcher, 2);
+
+  g_assert_false (gtk_widget_get_visible (switcher));
+
+  natter_version_switcher_set_versions (NATTER_VERSION_SWITCHER (switcher), three, "t2");
+  g_assert_true (gtk_widget_get_visible (switcher));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "2/3");
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (previous)), ==, "win.open-version");
+  g_assert_cmpstr (target_of (previous), ==, "s1");
+  g_assert_cmpstr (target_of (next), ==, "s3");
+  g_assert_true (gtk_widget_get_sensitive (previous));
+  g_assert_true (gtk_widget_get_sensitive (next));
+
+  /* The first has nothing before it, the last nothing after. */
+  natter_version_switcher_set_versions (NATTER_VERSION_SWITCHER (switcher), three, "t1");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "1/3");
+  g_assert_false (gtk_widget_get_sensitive (previous));
+  g_assert_cmpstr (target_of (next), ==, "s2");
+  natter_version_switcher_set_versions (NATTER_VERSION_SWITCHER (switcher), three, "t3");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "3/3");
+  g_assert_false (gtk_widget_get_sensitive (next));
+  g_assert_cmpuint (natter_version_switcher_get_position (NATTER_VERSION_SWITCHER (switcher)), ==, 2);
+
+  /* One version, or a message not among them: no switcher. */
+  natter_version_switcher_set_versions (NATTER_VERSION_SWITCHER (switcher), one, "t1");
+  g_assert_false (gtk_widget_get_visible (switcher));
+  natter_version_switcher_set_versions (NATTER_VERSION_SWITCHER (switcher), three, "t9");
+  g_assert_false (gtk_widget_get_visible (switcher));
+  natter_version_switcher_set_versions (NATTER_VERSION_SWITCHER (switcher), NULL, "t1");
+  g_assert_false (gtk_widget_get_visible (switcher));
+  g_object_unref (switcher);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *turn_id;
+  const char   *label;     /* the switcher's, NULL: none shown */
+} RowSwitcher;
+
+static NatterTurnRow *
+find_row (NatterWindow *window,
+          const char   *turn_id)
+{
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_timeline_list (window), NATTER_TYPE_TURN_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterTurnItem *item = natter_turn_row_get_item (g_ptr_array_index (rows, i));
+
+      if (item != NULL && g_strcmp0 (natter_turn_item_get_turn_id (item), turn_id) == 0 &&
+          natter_turn_item_get_state (item) != NULL)
+        return g_ptr_array_index (rows, i);
+    }
+  return NULL;
+}
+
+/* Shown or not: a hidden switcher is still in the row. */
+static GtkWidget *
+find_any (GtkWidget *widget,
+          GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_any (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static NatterVersionSwitcher *
+switcher_of (NatterTurnRow *row)
+{
+  GtkWidget *switcher = find_any (GTK_WIDGET (row), NATTER_TYPE_VERSION_SWITCHER);
+
+  g_assert_nonnull (switcher);
+  return NATTER_VERSION_SWITCHER (switcher);
+}
+
+static gboolean
+row_switcher_is (gpointer data)
+{
+  RowSwitcher *r = data;
+  NatterTurnRow *row;
+  NatterVersionSwitcher *switcher;
+
+  ui_settle ();
+  row = find_row (r->window, r->turn_id);
+  if (row == NULL)
+    return FALSE;
+  switcher = switcher_of (row);
+  if (r->label == NULL)
+    return !gtk_widget_get_visible (GTK_WIDGET (switcher));
+  return gtk_widget_get_mapped (GTK_WIDGET (switcher)) &&
+         g_strcmp0 (gtk_label_get_text (GTK_LABEL (child_at (GTK_WIDGET (switcher), 1))), r->label) == 0;
+}
+
+static void
+wait_switcher (NatterWindow *window,
+               const char   *turn_id,
+               const char   *label)
+{
+  RowSwitcher r = { window, turn_id, label };
+
+  ui_wait_until (row_switcher_is, &r);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  UiWorld      *u;
+  const char   *not;
+} NewVersion;
+
+/* The window shows another session than @not, with its one turn settled. */
+static gboolean
+new_version_open (gpointer data)
+{
+  NewVersion *v = data;
+  const char *open = natter_window_get_session_id (v->window);
+  NatterSessionIndexEntry *entry = open != NULL ? natter_session_index_lookup (v->u->index, open) : NULL;
+
+  return open != NULL && g_strcmp0 (open, v->not) != 0 && entry != NULL &&
+         natter_session_index_entry_get_turn_count (entry) == 1 &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0 &&
+         ui_no_advances (v->u);
+}
+
+static gboolean
+session_open (gpointer data)
+{
+  NewVersion *v = data;
+
+  return g_strcmp0 (natter_window_get_session_id (v->window), v->not) == 0;
+}
+
+static gboolean
+composer_has_text (gpointer data)
+{
+  g_autofree char *text = natter_composer_dup_text (natter_window_get_composer (data));
+
+  return text != NULL && text[0] != '\0';
+}
+
+static void
+test_edit_message (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *draft = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  NatterSessionIndexEntry *entry;
+  const char *branch;
+  g_autofree char *branch_id = NULL;
+  NatterTurnRow *row;
+  GtkWidget *edit;
+  NatterWindow *window;
+  NewVersion v;
+  NatterTurnItem *item;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Pasta.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"With basil.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"With lemon.\"}", NULL);
+  first = ui_send (u, session_id, "What to cook?");
+  ui_wait_turn (u, first);
+  second = ui_send (u, session_id, "Which sauce?");
+  ui_wait_turn (u, second);
+  g_assert_true (g_file_load_contents (file, NULL, &before, NULL, NULL, NULL));
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_switcher (window, second, NULL);
+
+  /* Edit is on the sent message; it puts the words into the composer. */
+  row = find_row (window, second);
+  edit = NULL;
+  {
+    g_autoptr(GPtrArray) buttons = ui_find_all (row, GTK_TYPE_BUTTON);
+
+    for (guint i = 0; i < buttons->len; i++)
+      if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), "Edit Message") == 0)
+        edit = g_ptr_array_index (buttons, i);
+  }
+  g_assert_nonnull (edit);
+  g_assert_true (gtk_widget_get_visible (edit));
+  g_assert_true (gtk_widget_activate (edit));
+  ui_wait_until (composer_has_text, window);
+  draft = natter_composer_dup_text (natter_window_get_composer (window));
+  g_assert_cmpstr (draft, ==, "Which sauce?");
+
+  /* Cancelled, the edit leaves an ordinary message behind. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-edit", NULL));
+  g_free (draft);
+  draft = natter_composer_dup_text (natter_window_get_composer (window));
+  g_assert_cmpstr (draft, ==, "");
+  g_assert_null (window->editing_turn_id);
+  g_assert_true (gtk_widget_activate (edit));
+  ui_wait_until (composer_has_text, window);
+
+  natter_composer_set_text (natter_window_get_composer (window), "Which sauce, without tomatoes?");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  v = (NewVersion) { window, u, session_id };
+  ui_wait_until (new_version_open, &v);
+
+  /* The branch continues the conversation under its title, from the
+   * turn before the edited message. */
+  branch = natter_window_get_session_id (window);
+  branch_id = g_strdup (branch);
+  entry = natter_session_index_lookup (u->index, branch_id);
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "Dinner");
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (entry), ==, session_id);
+  item = natter_timeline_model_lookup (natter_window_get_timeline (window),
+                                       natter_session_index_entry_get_latest_turn_id (entry));
+  g_assert_nonnull (item);
+  {
+    g_autofree char *input = natter_turn_item_dup_input_text (item);
+
+    g_assert_cmpstr (input, ==, "Which sauce, without tomatoes?");
+  }
+  wait_switcher (window, natter_session_index_entry_get_latest_turn_id (entry), "2/2");
+
+  /* The original is untouched, and one arrow away. */
+  g_assert_true (g_file_load_contents (file, NULL, &after, NULL, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+  row = find_row (window, natter_session_index_entry_get_latest_turn_id (entry));
+  g_assert_true (gtk_widget_activate (child_at (GTK_WIDGET (switcher_of (row)), 0)));
+  v = (NewVersion) { window, u, session_id };
+  ui_wait_until (session_open, &v);
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_switcher (window, second, "1/2");
+  wait_switcher (window, first, NULL);
+  row = find_row (window, second);
+  g_assert_true (gtk_widget_activate (child_at (GTK_WIDGET (switcher_of (row)), 2)));
+  v = (NewVersion) { window, u, branch_id };
+  ui_wait_until (session_open, &v);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* Try Again on an answer: another answer, the first one kept as the
+ * other version. */
+static void
+test_try_again_keeps_answer (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Jokes");
+  g_autofree char *turn_id = NULL;
+  NatterSessionIndexEntry *entry;
+  NatterWindow *window;
+  GtkWidget *button;
+  NewVersion v;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"A joke.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"A better joke.\"}", NULL);
+  turn_id = ui_send (u, session_id, "Tell me a joke");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_switcher (window, turn_id, NULL);
+
+  button = ui_find_button (find_row (window, turn_id), "_Try Again");
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_activate (button));
+  v = (NewVersion) { window, u, session_id };
+  ui_wait_until (new_version_open, &v);
+  entry = natter_session_index_lookup (u->index, natter_window_get_session_id (window));
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (entry), ==, session_id);
+  wait_switcher (window, natter_session_index_entry_get_latest_turn_id (entry), "2/2");
+  /* The first answer's conversation still has it, and only it. */
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (natter_session_index_lookup (u->index, session_id)),
+                    ==, 1);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  app = ui_test_init_with_app (&argc, &argv);
+
+  g_test_add_func ("/versions/switcher", test_switcher_widget);
+  g_test_add_func ("/versions/edit-message", test_edit_message);
+  g_test_add_func ("/versions/try-again", test_try_again_keeps_answer);
+
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+}
