@@ -30,6 +30,8 @@
 #include "natter-test-fakes.h"
 #include "natter-turn-context-resolver.h"
 
+#include <string.h>
+
 #define N_TURNS 1000
 #define BENCH   "send in a 1,000-turn session"
 
@@ -218,12 +220,71 @@ bench_send_1000 (void)
   natter_bench_remove_tree (dir);
 }
 
+/* Compacting a 1,000-turn session (session-layer-spec.md §12.3), then
+ * sending in it from a new process: the summarizer reads the history
+ * once; the send after it reads only the kept turns and sends the summary
+ * and those turns, not 1,000. */
+static void
+bench_compacted_1000 (void)
+{
+  g_autoptr(GFile) dir = natter_bench_temp_dir ();
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  g_autoptr(NatterJsonlRepo) session_repo = natter_session_repo_new (storage);
+  g_autoptr(NatterJsonlRepo) turn_repo = natter_turn_repo_new (storage);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NULL);
+  g_autoptr(GAsyncResult) compacted = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *compaction_id = NULL;
+  g_autofree char *body = NULL;
+  g_autoptr(JsonNode) request = NULL;
+  JsonArray *messages;
+  Stack *s;
+  double compact_s, send_s;
+  guint compact_reads, send_history_reads, send_state_reads;
+
+  session_id = natter_bench_generate_chain (storage, ids, N_TURNS, NULL);
+
+  s = stack_new (session_repo, turn_repo, ids);
+  natter_fake_model_script (s->fakes->model, "{\"role\":\"assistant\",\"content\":\"The summary.\"}", NULL);
+  compact_s = natter_bench_now ();
+  natter_sessions_compact_async (s->sessions, session_id, 2, NULL, result_cb, &compacted);
+  compaction_id = natter_sessions_compact_finish (s->sessions, wait_result (&compacted), &error);
+  if (compaction_id == NULL)
+    g_error ("compact: %s", error->message);
+  compact_s = natter_bench_now () - compact_s;
+  compact_reads = natter_turn_context_resolver_get_n_reads (s->contexts) +
+                  natter_turn_runtime_get_n_state_reads (s->runtime);
+  stack_free (s);
+
+  /* A new process sends the next message. */
+  s = stack_new (session_repo, turn_repo, ids);
+  send_s = send_and_wait (s, turn_repo, session_id, NULL);
+  send_history_reads = natter_turn_context_resolver_get_n_reads (s->contexts);
+  send_state_reads = natter_turn_runtime_get_n_state_reads (s->runtime);
+  request = json_node_init_object (json_node_alloc (), natter_fake_model_get_request (s->fakes->model, 0));
+  body = json_to_string (request, FALSE);
+  messages = json_object_get_array_member (natter_fake_model_get_request (s->fakes->model, 0), "messages");
+
+  natter_bench_row (BENCH, "compact 1,000 turns, keep 2", compact_s * 1000, "ms");
+  natter_bench_row (BENCH, "compact: turn files read", compact_reads, "files");
+  natter_bench_row (BENCH, "send after compaction (new process)", send_s * 1000, "ms");
+  natter_bench_row (BENCH, "send: turn files read by the context resolver", send_history_reads, "files");
+  natter_bench_row (BENCH, "send: turn reads by the session layer", send_state_reads, "reads");
+  natter_bench_row (BENCH, "send: messages in the request", messages != NULL ? json_array_get_length (messages) : 0,
+                    "messages");
+  natter_bench_row (BENCH, "send: request size", strlen (body) / 1024.0, "KiB");
+  stack_free (s);
+  natter_bench_remove_tree (dir);
+}
+
 static const struct
 {
   const char *name;
   void      (*run) (void);
 } cases[] = {
   { "send-1000", bench_send_1000 },
+  { "compacted-1000", bench_compacted_1000 },
 };
 
 int

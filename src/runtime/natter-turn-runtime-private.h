@@ -30,6 +30,7 @@ struct _NatterTurnRuntime
   NatterBlobStore            *blobs;         /* nullable */
   JsonObject                 *default_model; /* nullable */
   guint                       max_model_calls;
+  guint                       n_state_reads;  /* get_turn_state calls, for benchmarks */
 };
 
 NatterTurnExecution *_natter_turn_execution_start (NatterTurnRuntime *runtime,

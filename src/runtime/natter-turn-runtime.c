@@ -605,6 +605,7 @@ natter_turn_runtime_get_turn_state_async (NatterTurnRuntime   *self,
   g_return_if_fail (NATTER_IS_TURN_RUNTIME (self));
   g_return_if_fail (turn_id != NULL);
 
+  self->n_state_reads++;
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_turn_runtime_get_turn_state_async);
   g_task_set_task_data (task, g_strdup (turn_id), g_free);
@@ -650,4 +651,21 @@ natter_turn_runtime_get_context_resolver (NatterTurnRuntime *self)
   g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
 
   return self->contexts;
+}
+
+/**
+ * natter_turn_runtime_get_n_state_reads: (skip)
+ * @self: a #NatterTurnRuntime
+ *
+ * A benchmark seam: how many turn files natter_turn_runtime_get_turn_state_async()
+ * was asked to read (the session layer's reads of turns it does not run).
+ *
+ * Returns: the number of calls so far
+ */
+guint
+natter_turn_runtime_get_n_state_reads (NatterTurnRuntime *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), 0);
+
+  return self->n_state_reads;
 }

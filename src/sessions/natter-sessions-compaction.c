@@ -201,9 +201,11 @@ walk_read_cb (GObject      *object,
   walk_step (g_steal_pointer (&task));
 }
 
+/* Takes over @owned's reference. */
 static void
-walk_step (GTask *task)
+walk_step (GTask *owned)
 {
+  g_autoptr(GTask) task = owned;
   Walk *walk = g_task_get_task_data (task);
 
   if (walk->next == NULL)
@@ -216,7 +218,7 @@ walk_step (GTask *task)
         g_task_return_boolean (task, TRUE);
       return;
     }
-  natter_sessions_read_turn_async (walk->self, walk->next, NULL, walk_read_cb, task);
+  natter_sessions_read_turn_async (walk->self, walk->next, NULL, walk_read_cb, g_steal_pointer (&task));
 }
 
 /* Reads turns backwards along the reference chain from @from: up to and

@@ -189,7 +189,7 @@ send_compaction_context_cb (GObject      *object,
       natter_sessions_op_return_error (task, error);
       return;
     }
-  send_create_turn (g_steal_pointer (&task));
+  send_create_turn (task);
 }
 
 static void

@@ -202,6 +202,12 @@ struct _NatterTimelineModel
   GHashTable         *walk_seen;
   char               *walk_turn;
 
+  /* The session's last compaction: the turn it keeps first, and the
+   * summary its row shows before it. */
+  char               *compaction_turn;
+  char               *compaction_summary;
+  char               *compaction_seen_at;   /* updatedAt of the last reload for it */
+
   gboolean            loaded;
   gboolean            reloading;
   gboolean            reload_again;
@@ -210,6 +216,7 @@ struct _NatterTimelineModel
 };
 
 static void natter_timeline_model_list_model_init (GListModelInterface *iface);
+static void apply_compaction (NatterTimelineModel *self);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (NatterTimelineModel, natter_timeline_model, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
@@ -293,6 +300,9 @@ natter_timeline_model_finalize (GObject *object)
   g_clear_pointer (&self->walk_turn, g_free);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->error, g_free);
+  g_clear_pointer (&self->compaction_turn, g_free);
+  g_clear_pointer (&self->compaction_summary, g_free);
+  g_clear_pointer (&self->compaction_seen_at, g_free);
   g_clear_object (&self->cancellable);
 
   G_OBJECT_CLASS (natter_timeline_model_parent_class)->finalize (object);
@@ -425,6 +435,9 @@ walk_done (NatterTimelineModel *self,
       g_list_model_items_changed (G_LIST_MODEL (self), 0, 0, added);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
     }
+  /* A branch's compaction may keep an inherited turn first. */
+  if (self->compaction_turn != NULL)
+    apply_compaction (self);
   set_loaded (self);
   /* Turns sent while the walk ran were not followed (see
    * session_index_changed_cb()): catch up. */
@@ -528,6 +541,21 @@ start_walk (NatterTimelineModel *self,
              natter_session_state_get_forked_from_turn_id (state));
 }
 
+/* Shows the summary before the first kept turn, wherever it is (a
+ * branch's may be an inherited one); a later compaction moves it. */
+static void
+apply_compaction (NatterTimelineModel *self)
+{
+  NatterTurnItem *item;
+
+  for (guint i = 0; i < self->items->len; i++)
+    if (g_strcmp0 (natter_turn_item_get_turn_id (g_ptr_array_index (self->items, i)), self->compaction_turn) != 0)
+      natter_turn_item_set_compaction_summary (g_ptr_array_index (self->items, i), NULL);
+  item = natter_timeline_model_lookup_any (self, self->compaction_turn);
+  if (item != NULL)
+    natter_turn_item_set_compaction_summary (item, self->compaction_summary);
+}
+
 static void
 get_session_cb (GObject      *source,
                 GAsyncResult *result,
@@ -558,6 +586,16 @@ get_session_cb (GObject      *source,
       for (guint i = self->items->len; i < n_turns; i++)
         g_ptr_array_add (new_ids, (gpointer) natter_session_state_get_turn (state, i)->turn_id);
       append_turns (self, self->items->len, (const char * const *) new_ids->pdata, new_ids->len);
+      if (natter_session_state_get_compaction (state) != NULL)
+        {
+          JsonObject *compaction = natter_session_state_get_compaction (state);
+
+          g_free (self->compaction_turn);
+          self->compaction_turn = g_strdup (json_object_get_string_member (compaction, "firstKeptTurnId"));
+          g_free (self->compaction_summary);
+          self->compaction_summary = g_strdup (json_object_get_string_member (compaction, "summary"));
+          apply_compaction (self);
+        }
     }
 
   /* A branched session is loaded once its inherited history is known,
@@ -641,6 +679,14 @@ session_index_changed_cb (NatterSessions      *sessions,
     append_turns (self, self->items->len, &latest, 1);
   else if (turn_count > self->items->len)
     reload (self);
+  else if (g_strcmp0 (natter_session_index_entry_get_updated_at (entry), self->compaction_seen_at) != 0)
+    {
+      /* A session event that adds no turn (a compaction among them, whose
+       * summary the timeline shows) changes updatedAt: read the session. */
+      g_free (self->compaction_seen_at);
+      self->compaction_seen_at = g_strdup (natter_session_index_entry_get_updated_at (entry));
+      reload (self);
+    }
 }
 
 static void

@@ -44,6 +44,9 @@ struct _NatterTurnItem
 
   gboolean         running;
   gboolean         latest;
+  /* The summary of a compaction that keeps this turn and the later ones
+   * whole; the timeline shows it before the turn. */
+  char            *compaction_summary;
   GPtrArray       *versions;   /* NatterTurnVersion; NULL: no other version */
 
   int              overlay_index;
@@ -60,6 +63,7 @@ enum
   PROP_RUNNING,
   PROP_LATEST,
   PROP_LOADING,
+  PROP_COMPACTION_SUMMARY,
   PROP_VERSIONS,
   N_PROPS
 };
@@ -101,6 +105,7 @@ natter_turn_item_finalize (GObject *object)
   g_clear_pointer (&self->inherited_from, g_free);
   g_clear_pointer (&self->state, natter_turn_state_unref);
   g_clear_pointer (&self->error, g_free);
+  g_clear_pointer (&self->compaction_summary, g_free);
   g_clear_pointer (&self->versions, g_ptr_array_unref);
   g_clear_pointer (&self->pending, g_array_unref);
   g_string_free (self->overlay_text, TRUE);
@@ -131,6 +136,9 @@ natter_turn_item_get_property (GObject    *object,
     case PROP_LOADING:
       g_value_set_boolean (value, self->loading);
       break;
+    case PROP_COMPACTION_SUMMARY:
+      g_value_set_string (value, self->compaction_summary);
+      break;
     case PROP_VERSIONS:
       g_value_set_boxed (value, self->versions);
       break;
@@ -160,6 +168,15 @@ natter_turn_item_class_init (NatterTurnItemClass *klass)
   properties[PROP_LOADING] =
     g_param_spec_boolean ("loading", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * NatterTurnItem:compaction-summary: (nullable)
+   *
+   * The summary of the earlier messages when a compaction keeps this turn
+   * as its first whole one (session-layer-spec.md §12.3), else %NULL.
+   */
+  properties[PROP_COMPACTION_SUMMARY] =
+    g_param_spec_string ("compaction-summary", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /**
    * NatterTurnItem:versions: (type GPtrArray(NatterTurnVersion))
    *
@@ -715,6 +732,39 @@ natter_turn_item_dup_input_text (NatterTurnItem *self)
         }
     }
   return g_string_free (text, FALSE);
+}
+
+/**
+ * natter_turn_item_get_compaction_summary:
+ * @self: an item
+ *
+ * Returns: (nullable): the summary shown before this turn, see
+ *   #NatterTurnItem:compaction-summary
+ */
+const char *
+natter_turn_item_get_compaction_summary (NatterTurnItem *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), NULL);
+  return self->compaction_summary;
+}
+
+/**
+ * natter_turn_item_set_compaction_summary:
+ * @self: an item
+ * @summary: (nullable): the summary of the messages before this turn,
+ *   or %NULL when no compaction starts here
+ */
+void
+natter_turn_item_set_compaction_summary (NatterTurnItem *self,
+                                         const char     *summary)
+{
+  g_return_if_fail (NATTER_IS_TURN_ITEM (self));
+
+  if (g_strcmp0 (self->compaction_summary, summary) == 0)
+    return;
+  g_free (self->compaction_summary);
+  self->compaction_summary = g_strdup (summary);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPACTION_SUMMARY]);
 }
 
 /**

@@ -52,4 +52,8 @@ void             natter_turn_item_set_versions        (NatterTurnItem  *self,
                                                        GPtrArray       *versions);
 GPtrArray       *natter_turn_item_get_versions        (NatterTurnItem  *self);
 
+const char         *natter_turn_item_get_compaction_summary (NatterTurnItem *self);
+void                natter_turn_item_set_compaction_summary (NatterTurnItem *self,
+                                                             const char     *summary);
+
 G_END_DECLS

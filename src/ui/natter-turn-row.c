@@ -24,6 +24,7 @@
 #include "natter-attachment-chip.h"
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
+#include "natter-provider-error.h"
 #include "natter-tool-call-card.h"
 #include "natter-turn-row-private.h"
 #include "natter-version-switcher.h"
@@ -51,6 +52,8 @@ struct _NatterTurnRow
 
   /* Template children */
   GtkWidget      *input_bubble;
+  GtkExpander    *summary_expander;
+  GtkLabel       *summary_label;
   GtkLabel       *input_label;
   GtkWidget      *attachments_box;
   char           *attachments_turn_id;   /* whose attachments it shows */
@@ -306,6 +309,15 @@ show_terminal (NatterTurnRow   *self,
             set_status (self, FALSE, "dialog-information-symbolic", text,
                         _("_Continue"), latest ? "win.continue-turn" : NULL);
           }
+        else if (natter_error_is_context_overflow (error))
+          {
+            /* Trying again would overflow again; compacting is the way on. */
+            g_autofree char *text = g_strdup_printf (_("Failed: %s"), error);
+
+            set_status (self, FALSE, "dialog-error-symbolic", text,
+                        _("Compact and _Continue"), latest ? "win.compact-and-continue" : NULL);
+            gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+          }
         else
           {
             g_autofree char *text = g_strdup_printf (_("Failed: %s"), error);
@@ -494,6 +506,22 @@ ensure_built (NatterTurnRow *self)
   gtk_widget_set_layout_manager (GTK_WIDGET (self), NULL);
 }
 
+/* The separator before the first turn a compaction keeps: the earlier
+ * turns stay above it, the summary the model sees instead is one click
+ * away (plain text, never markup). */
+static void
+update_summary (NatterTurnRow *self)
+{
+  const char *summary = self->item != NULL ? natter_turn_item_get_compaction_summary (self->item) : NULL;
+
+  /* An unbuilt placeholder gets it from update() once it is built. */
+  if (!self->built)
+    return;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->summary_expander), summary != NULL);
+  gtk_label_set_text (self->summary_label, summary != NULL ? summary : "");
+}
+
 /* The message's attachments below it, built once per turn: an image
  * decodes only once, however often the turn changes. */
 static void
@@ -545,6 +573,7 @@ update (NatterTurnRow *self)
        (natter_turn_item_get_state (self->item) == NULL && natter_turn_item_get_error (self->item) == NULL)))
     return;
   ensure_built (self);
+  update_summary (self);
 
   remove_children (self->activity_box);
   remove_children (self->prompts_box);
@@ -813,6 +842,8 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   g_type_ensure (NATTER_TYPE_VERSION_SWITCHER);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-turn-row.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_bubble);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, summary_expander);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, attachments_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_actions);
@@ -896,6 +927,7 @@ natter_turn_row_set_item (NatterTurnRow  *self,
       g_signal_connect_swapped (item, "delta", G_CALLBACK (item_delta_cb), self);
       g_signal_connect_swapped (item, "notify::running", G_CALLBACK (item_changed_cb), self);
       g_signal_connect_swapped (item, "notify::latest", G_CALLBACK (item_changed_cb), self);
+      g_signal_connect_swapped (item, "notify::compaction-summary", G_CALLBACK (update_summary), self);
       g_signal_connect_swapped (item, "notify::versions", G_CALLBACK (item_changed_cb), self);
       root = gtk_widget_get_root (GTK_WIDGET (self));
       if (root == NULL)
@@ -914,6 +946,7 @@ natter_turn_row_set_item (NatterTurnRow  *self,
           gtk_widget_queue_allocate (GTK_WIDGET (self));
         }
     }
+  update_summary (self);
   update (self);
 }
 

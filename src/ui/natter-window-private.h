@@ -239,6 +239,10 @@ _natter_window_delete_toast_dismissed_cb (AdwToast *toast,
 void
 _natter_window_class_actions_init (GtkWidgetClass *widget_class);
 
+/* natter-window-compaction.c */
+void
+_natter_window_class_compaction_init (GtkWidgetClass *widget_class);
+
 /* natter-window-keyboard.c */
 void
 _natter_window_update_keyboard_actions (NatterWindow *self);

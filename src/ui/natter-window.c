@@ -107,6 +107,7 @@ update_conversation (NatterWindow *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete", has_session);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compact", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.permissions", has_session && error == NULL);
   _natter_window_update_keyboard_actions (self);
   update_title (self);
@@ -434,6 +435,7 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_sidebar_init (widget_class);
   _natter_window_class_conversation_init (widget_class);
   _natter_window_class_actions_init (widget_class);
+  _natter_window_class_compaction_init (widget_class);
   _natter_window_class_archive_init (widget_class);
   _natter_window_class_versions_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);

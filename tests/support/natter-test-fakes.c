@@ -72,6 +72,13 @@ fake_model_stream_step_async (NatterModel               *model,
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "provider p: HTTP 500");
       return;
     }
+  if (g_str_equal (step, NATTER_FAKE_STEP_OVERFLOW))
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
+                               "provider p: HTTP 400: This model's maximum context length is 8192 tokens. "
+                               "[context_length_exceeded]");
+      return;
+    }
   if (g_str_equal (step, NATTER_FAKE_STEP_HOOK))
     {
       g_assert_nonnull (self->hook);

@@ -4,12 +4,16 @@
  *
  * What a person sees of automatic titles (session-layer-spec.md §12.6):
  * the sidebar row of a new conversation first shows the first message,
- * then the title the model gave once the first answer is there.
+ * then the title the model gave once the first answer is there; and of
+ * compaction (§12.3): "Compact Conversation", the "Earlier messages
+ * summarized" separator with its summary, and "Compact and Continue" on
+ * a turn that failed because the conversation outgrew the context window.
  */
 
 #include <string.h>
 
 #include "natter-session-row.h"
+#include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 
@@ -94,6 +98,191 @@ test_sidebar_title_follows (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *summary;
+} SeparatorWait;
+
+/* The visible separator whose summary is @summary, or NULL. */
+static GtkExpander *
+find_separator (NatterWindow *window,
+                const char   *summary)
+{
+  g_autoptr(GPtrArray) expanders = ui_find_all (window, GTK_TYPE_EXPANDER);
+
+  for (guint i = 0; i < expanders->len; i++)
+    {
+      GtkExpander *expander = g_ptr_array_index (expanders, i);
+      GtkWidget *child = gtk_expander_get_child (expander);
+
+      if (gtk_widget_get_visible (GTK_WIDGET (expander)) &&
+          g_strcmp0 (gtk_expander_get_label (expander), "Earlier messages summarized") == 0 &&
+          GTK_IS_LABEL (child) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (child)), summary) == 0)
+        return expander;
+    }
+  return NULL;
+}
+
+static gboolean
+separator_shown (gpointer data)
+{
+  SeparatorWait *w = data;
+
+  return find_separator (w->window, w->summary) != NULL;
+}
+
+static guint
+count_separators (NatterWindow *window)
+{
+  g_autoptr(GPtrArray) expanders = ui_find_all (window, GTK_TYPE_EXPANDER);
+  guint n = 0;
+
+  for (guint i = 0; i < expanders->len; i++)
+    if (gtk_widget_get_visible (g_ptr_array_index (expanders, i)) &&
+        g_strcmp0 (gtk_expander_get_label (g_ptr_array_index (expanders, i)), "Earlier messages summarized") == 0)
+      n++;
+  return n;
+}
+
+/* Compact Conversation from the menu: every turn stays on screen, the
+ * separator sits on the first kept turn, and its summary (any text, shown
+ * as text) opens on a click. */
+static void
+test_compact_shows_separator (void)
+{
+  const char *summary = "Decided: <b>plan B</b> & main.c";
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, NULL);
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *t3 = NULL;
+  g_autofree char *step = g_strdup_printf ("{\"role\":\"assistant\",\"content\":\"%s\"}", summary);
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  GtkExpander *separator;
+  NatterTurnRow *row;
+  SeparatorWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"A1\"}",
+                            "{\"role\":\"assistant\",\"content\":\"A2\"}",
+                            "{\"role\":\"assistant\",\"content\":\"A3\"}", step, NULL);
+  t1 = ui_send (u, session_id, "Q1");
+  ui_wait_turn (u, t1);
+  t2 = ui_send (u, session_id, "Q2");
+  ui_wait_turn (u, t2);
+  t3 = ui_send (u, session_id, "Q3");
+  ui_wait_turn (u, t3);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_cmpuint (count_separators (window), ==, 0);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.compact", NULL));
+  wait = (SeparatorWait) { window, summary };
+  ui_wait_until (separator_shown, &wait);
+  g_assert_cmpuint (count_separators (window), ==, 1);
+
+  /* On the second turn's row, the first still above it. */
+  separator = find_separator (window, summary);
+  row = NATTER_TURN_ROW (gtk_widget_get_ancestor (GTK_WIDGET (separator), NATTER_TYPE_TURN_ROW));
+  g_assert_cmpstr (natter_turn_item_get_turn_id (natter_turn_row_get_item (row)), ==, t2);
+  g_assert_true (ui_label_shown (window, "Q1"));
+  g_assert_true (ui_label_shown (window, "Q3"));
+  g_assert_false (gtk_expander_get_expanded (separator));
+  gtk_expander_set_expanded (separator, TRUE);
+  g_assert_false (gtk_label_get_use_markup (GTK_LABEL (gtk_expander_get_child (separator))));
+
+  natter_sessions_get_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
+  state = natter_sessions_get_session_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (natter_session_state_get_compaction (state), "firstKeptTurnId"),
+                   ==, t2);
+  /* The result holds the service, which must go before the world. */
+  g_clear_object (&result);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *session_id;
+  guint       n_turns;
+} TurnsWait;
+
+static gboolean
+session_has_completed_turns (gpointer data)
+{
+  TurnsWait *w = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (w->u->index, w->session_id);
+
+  return entry != NULL && natter_session_index_entry_get_turn_count (entry) == w->n_turns &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0;
+}
+
+static gboolean
+compact_button_shown (gpointer data)
+{
+  GtkWidget *button = ui_find_button (data, "Compact and _Continue");
+
+  return button != NULL && gtk_widget_is_visible (button);
+}
+
+/* A turn that failed because the conversation outgrew the context window
+ * offers Compact and Continue instead of Try Again; it compacts and sends
+ * the message again, now after the summary. */
+static void
+test_compact_and_continue (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, NULL);
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *t3 = NULL;
+  g_autoptr(JsonNode) request = NULL;
+  g_autofree char *request_text = NULL;
+  NatterWindow *window;
+  GtkWidget *button;
+  TurnsWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"A1\"}",
+                            "{\"role\":\"assistant\",\"content\":\"A2\"}", NATTER_FAKE_STEP_OVERFLOW,
+                            "{\"role\":\"assistant\",\"content\":\"Short summary\"}",
+                            "{\"role\":\"assistant\",\"content\":\"A3\"}", NULL);
+  t1 = ui_send (u, session_id, "Q1");
+  ui_wait_turn (u, t1);
+  t2 = ui_send (u, session_id, "Q2");
+  ui_wait_turn (u, t2);
+  t3 = ui_send (u, session_id, "Q3 is long");
+  ui_wait_turn (u, t3);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  ui_wait_until (compact_button_shown, window);
+  button = ui_find_button (window, "Compact and _Continue");
+  g_assert_null (ui_find_button (window, "_Try Again"));
+
+  gtk_widget_activate (button);
+  wait = (TurnsWait) { u, session_id, 4 };
+  ui_wait_until (session_has_completed_turns, &wait);
+
+  /* The summarizer, then the message again after the summary. */
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 5);
+  request = json_node_init_object (json_node_alloc (), natter_fake_model_get_request (u->w->fakes->model, 4));
+  request_text = json_to_string (request, FALSE);
+  g_assert_nonnull (strstr (request_text, "Short summary"));
+  g_assert_null (strstr (request_text, "\"Q1\""));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -102,6 +291,8 @@ main (int   argc,
 
   app = ui_test_init_with_app (&argc, &argv);
   g_test_add_func ("/titles/sidebar-title-follows", test_sidebar_title_follows);
+  g_test_add_func ("/compaction/separator", test_compact_shows_separator);
+  g_test_add_func ("/compaction/compact-and-continue", test_compact_and_continue);
   status = g_test_run ();
   g_object_unref (app);
   return status;

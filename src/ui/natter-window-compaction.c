@@ -1,0 +1,109 @@
+/* natter-window-compaction.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The window's compaction (session-layer-spec.md §12.3): "Compact
+ * Conversation" in the conversation menu (win.compact) and "Compact and
+ * Continue" on a turn that failed because the conversation no longer
+ * fits the model's context window (win.compact-and-continue), which
+ * compacts and then sends the failed message again.
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-window-private.h"
+
+/* The latest turns a compaction from the window keeps whole. */
+#define KEEP_TURNS 2
+
+typedef struct
+{
+  NatterWindow *self;
+  char         *session_id;
+  char         *resend;     /* the failed message to send again, or NULL */
+} Compaction;
+
+static void
+compaction_free (Compaction *compaction)
+{
+  g_object_unref (compaction->self);
+  g_free (compaction->session_id);
+  g_free (compaction->resend);
+  g_free (compaction);
+}
+
+static void
+compacted_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Compaction *compaction = user_data;
+  NatterWindow *self = compaction->self;
+  g_autofree char *compaction_id = NULL;
+  g_autoptr(GError) error = NULL;
+
+  compaction_id = natter_sessions_compact_finish (NATTER_SESSIONS (source), result, &error);
+  if (compaction_id == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, compaction->session_id, _("The conversation could not be compacted"),
+                                   error, NULL);
+    }
+  else if (compaction->resend != NULL && g_strcmp0 (self->session_id, compaction->session_id) == 0)
+    _natter_window_send_text (self, compaction->resend, FALSE);
+  else
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Earlier messages summarized"));
+  compaction_free (compaction);
+}
+
+static void
+start (NatterWindow *self,
+       const char   *resend)
+{
+  Compaction *compaction;
+
+  if (self->session_id == NULL || self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL)
+    return;
+  compaction = g_new0 (Compaction, 1);
+  compaction->self = g_object_ref (self);
+  compaction->session_id = g_strdup (self->session_id);
+  compaction->resend = g_strdup (resend);
+  _natter_window_hide_error (self);
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Summarizing earlier messages…"));
+  natter_sessions_compact_async (self->sessions, compaction->session_id, KEEP_TURNS, self->cancellable,
+                                 compacted_cb, compaction);
+}
+
+static void
+compact_activated (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  start (NATTER_WINDOW (widget), NULL);
+}
+
+static void
+compact_and_continue_activated (GtkWidget  *widget,
+                                const char *action_name,
+                                GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  NatterTurnItem *item = self->timeline != NULL
+    ? natter_timeline_model_lookup (self->timeline, g_variant_get_string (parameter, NULL)) : NULL;
+  g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
+
+  /* Like Try Again, the failed turn stays; a new turn sends its words. */
+  if (text != NULL)
+    start (self, text);
+}
+
+void
+_natter_window_class_compaction_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.compact", NULL, compact_activated);
+  gtk_widget_class_install_action (widget_class, "win.compact-and-continue", "s", compact_and_continue_activated);
+}
