@@ -18,5 +18,7 @@ void                natter_tool_registry_add    (NatterToolRegistry *self,
                                                  NatterTool         *tool);
 NatterTool         *natter_tool_registry_lookup (NatterToolRegistry *self,
                                                  const char         *tool_id);
+NatterTool         *natter_tool_registry_lookup_id_or_name (NatterToolRegistry *self,
+                                                            const char         *id_or_name);
 
 G_END_DECLS

@@ -31,6 +31,7 @@ struct _NatterToolCallCard
   GtkImage    *status_icon;
   GtkLabel    *name_label;
   GtkLabel    *status_label;
+  GtkLabel    *rule_label;
   GtkLabel    *arguments_label;
   GtkWidget   *progress_heading;
   GtkLabel    *progress_label;
@@ -118,9 +119,19 @@ set_call (NatterToolCallCard *self,
   g_autofree char *arguments = node_to_text (natter_turn_tool_call_get_arguments (call));
   g_autofree char *accessible = NULL;
 
+  JsonObject *invocation = natter_turn_tool_call_get_invocation (call);
+  g_autofree char *rule = NULL;
+
   gtk_image_set_from_icon_name (self->status_icon, icon_name);
   gtk_label_set_text (self->name_label, name != NULL ? name : "");
   gtk_label_set_text (self->status_label, status);
+  /* tool_invocation_requested.grantId: a grant of the session allowed the
+   * call without asking (docs/format.md §3.4). */
+  if (invocation != NULL && json_object_get_string_member_with_default (invocation, "grantId", NULL) != NULL)
+    /* Translators: %s is the name of a tool, e.g. read_file */
+    rule = g_strdup_printf (_("Allowed by your rule for %s"), name != NULL ? name : "");
+  gtk_label_set_text (self->rule_label, rule != NULL ? rule : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->rule_label), rule != NULL);
   gtk_label_set_text (self->arguments_label, arguments[0] != '\0' ? arguments : "{}");
 
   if (progress != NULL && progress->len > 0)
@@ -147,6 +158,13 @@ set_call (NatterToolCallCard *self,
 
   /* Translators: a tool call and its state, e.g. "read_file: Done" */
   accessible = g_strdup_printf (_("%s: %s"), name != NULL ? name : "", status);
+  if (rule != NULL)
+    {
+      g_autofree char *with_rule = g_strdup_printf ("%s. %s", accessible, rule);
+
+      g_free (accessible);
+      accessible = g_steal_pointer (&with_rule);
+    }
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->expander),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
 }
@@ -172,6 +190,7 @@ natter_tool_call_card_class_init (NatterToolCallCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, status_icon);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, name_label);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, status_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, rule_label);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, arguments_label);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, progress_heading);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, progress_label);
@@ -233,6 +252,23 @@ natter_tool_call_card_get_status (NatterToolCallCard *self)
 {
   g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), NULL);
   return gtk_label_get_text (self->status_label);
+}
+
+/**
+ * natter_tool_call_card_get_rule:
+ * @self: a card
+ *
+ * Returns: (transfer none) (nullable): "Allowed by your rule for …" when a
+ *   permission grant of the session let the call run without asking, else
+ *   %NULL
+ */
+const char *
+natter_tool_call_card_get_rule (NatterToolCallCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), NULL);
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->rule_label)))
+    return NULL;
+  return gtk_label_get_text (self->rule_label);
 }
 
 /**
