@@ -260,7 +260,7 @@ test_send_image_text_pdf (Fixture       *f,
   struct stat st;
 
   f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1",
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
        "--attach", f->png, "--attach", f->text, "--attach", f->pdf, "Look", "at", "these");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
@@ -334,6 +334,13 @@ test_send_image_text_pdf (Fixture       *f,
                    ==, "Look at these");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_array_get_object_element (turns, 1),
                                                                          "attachments")), ==, 0);
+
+  /* Deleting the session deletes no blob. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_files (f->dir, "storage/sessions"), ==, 0);
+  g_assert_cmpuint (count_files (f->dir, "storage/blobs"), ==, 3);
 }
 
 static void
@@ -372,7 +379,7 @@ test_size_limit (Fixture       *f,
   fclose (stream);
 
   f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "--attach", f->text,
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "--attach", f->text,
        "--attach", big_path, "too", "much");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpstr (r.out, ==, "");
@@ -401,7 +408,7 @@ test_missing_and_damaged_blob (Fixture       *f,
   JsonArray *attachments;
 
   f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1",
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
        "--attach", f->png, "--attach", f->text, "Look");
   g_assert_cmpint (r.status, ==, 0);
   session_id = session_of (r.out);
@@ -492,7 +499,7 @@ test_server_rejects_images (Fixture       *f,
   g_autofree char *session_id = NULL;
 
   f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "--attach", f->png, "Look");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "--attach", f->png, "Look");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "this model cannot read images"));
   session_id = session_of (r.out);

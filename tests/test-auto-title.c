@@ -367,6 +367,28 @@ test_off (Fixture       *f,
   g_assert_cmpstr (titles, ==, "hello");
 }
 
+static gboolean
+deadline_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Drives the main loop until the scripted server has had @n requests. */
+static void
+wait_for_requests (Fixture *f,
+                   guint    n)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (WAIT_MS, deadline_cb, &timed_out);
+
+  while (f->server->bodies->len < n && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (id);
+  g_assert_cmpuint (f->server->bodies->len, >=, n);
+}
+
 static void
 count_index_changes_cb (NatterSessions *sessions,
                         const char     *session_id,
@@ -426,6 +448,10 @@ test_next_message_not_delayed (Fixture       *f,
   natter_sessions_wait_for_turn_async (f->sessions, first, NULL, result_cb, &result);
   g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&result), NULL));
 
+  /* The server answers in the order requests arrive: the second message
+   * goes once the title request has arrived (and hangs), so that it is
+   * the title request that waits. */
+  wait_for_requests (f, 2);
   g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (count_index_changes_cb), &n_changes);
   second = send (f, session_id, "again", TRUE);
   g_clear_object (&result);

@@ -152,6 +152,9 @@ spawn (Fixture            *f,
   g_subprocess_launcher_unsetenv (launcher, "DBUS_SESSION_BUS_ADDRESS");
   g_subprocess_launcher_setenv (launcher, "XDG_RUNTIME_DIR", dir, TRUE);
   g_subprocess_launcher_setenv (launcher, "NATTER_DATA_DIR", dir, TRUE);
+  /* Tool servers come from $XDG_CONFIG_HOME/natter/mcp.json: the test's
+   * own, never the user's. */
+  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", dir, TRUE);
   g_subprocess_launcher_setenv (launcher, "NATTER_API_KEY", API_KEY, TRUE);
   g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
   g_subprocess_launcher_setenv (launcher, "GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
@@ -459,6 +462,187 @@ test_permission_allow (Fixture       *f,
   g_assert_true (g_str_has_prefix (r.err, "natter: "));
 }
 
+static guint
+count_lines (const char *text)
+{
+  guint n = 0;
+
+  for (const char *p = strchr (text, '\n'); p != NULL; p = strchr (p + 1, '\n'))
+    n++;
+  return n;
+}
+
+/* "Always allow": allow --always answers the call and grants its tool;
+ * the next call of the tool in the session runs without asking; grants
+ * lists it (text and JSON); revoke removes it; ask_human and unknown
+ * tools cannot be granted. */
+static void
+test_grants (Fixture       *f,
+             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *grant_id = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *listed = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  JsonObject *entry;
+
+  script (f, &f->server->read_step, &ANSWER, &f->server->read_step, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "allow", "--always", turn_id, "call_1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "grant "));
+  grant_id = g_strndup (r.out + strlen ("grant "), strcspn (r.out + strlen ("grant "), "\n"));
+  g_assert_true (natter_id_validate (grant_id, NULL));
+  expected = g_strdup_printf ("grant %s\nsession %s\nturn %s\n\nHello world\n", grant_id, session_id, turn_id);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grants", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  listed = g_strdup_printf ("%s\tnatter.read_file\t", grant_id);
+  g_assert_true (g_str_has_prefix (r.out, listed));
+  g_assert_true (g_str_has_suffix (r.out, "Z\n"));
+  g_assert_cmpuint (count_lines (r.out), ==, 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grants", session_id, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  json = natter_test_json (r.out);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 1);
+  entry = json_array_get_object_element (json_node_get_array (json), 0);
+  g_assert_cmpstr (json_object_get_string_member (entry, "grantId"), ==, grant_id);
+  g_assert_cmpstr (json_object_get_string_member (entry, "toolId"), ==, "natter.read_file");
+  g_assert_true (json_object_has_member (entry, "ts"));
+
+  /* The next read runs at once: the turn completes. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "again");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_null (strstr (r.out, "waiting:"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "revoke", session_id, grant_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grants", session_id);
+  g_assert_cmpstr (r.out, ==, "");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "revoke", session_id, grant_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: "));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grant", session_id, "ask_human");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "natter: ask_human can never be always allowed"));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grant", session_id, "no_such_tool");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.err, ==, "natter: There is no tool “no_such_tool”\n");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grant", session_id, "read_file");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "grant "));
+}
+
+/* Queued messages: send --queue while the turn waits prints `queued
+ * <id>`; queue lists them (text and JSON); unqueue removes one; when the
+ * turn completes the oldest is sent and reported after it; send --queue
+ * on a settled session sends at once. */
+static void
+test_queue (Fixture       *f,
+            gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *listed = NULL;
+  g_autofree char *promoted = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_auto(GStrv) reports = NULL;
+  JsonObject *entry;
+
+  script (f, &f->server->read_step, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "first", "queued");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "queued "));
+  first = g_strndup (r.out + strlen ("queued "), strlen (r.out) - strlen ("queued ") - 1);
+  g_assert_true (natter_id_validate (first, NULL));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "second");
+  second = g_strndup (r.out + strlen ("queued "), strlen (r.out) - strlen ("queued ") - 1);
+  g_assert_true (natter_id_validate (second, NULL));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  listed = g_strdup_printf ("%s\t", first);
+  g_assert_true (g_str_has_prefix (r.out, listed));
+  g_assert_nonnull (strstr (r.out, "\tfirst queued\n"));
+  g_assert_cmpuint (count_lines (r.out), ==, 2);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id, "--json");
+  json = natter_test_json (r.out);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 2);
+  entry = json_array_get_object_element (json_node_get_array (json), 1);
+  g_assert_cmpstr (json_object_get_string_member (entry, "queueId"), ==, second);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (entry, "message"), "content"),
+                   ==, "second");
+  g_assert_true (json_object_has_member (entry, "ts"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "unqueue", session_id, second);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+
+  /* Allowing completes the turn; the queued message is sent after it and
+   * reported too. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "allow", turn_id, "call_1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  reports = g_strsplit (r.out, "\n\nsession ", -1);
+  g_assert_cmpuint (g_strv_length (reports), ==, 2);
+  parse_ids (r.out, NULL, NULL);
+  g_assert_true (g_str_has_suffix (reports[0], "\n\nHello world"));
+  g_assert_true (g_str_has_suffix (reports[1], "\n\nHello world\n"));
+  promoted = g_strdup_printf ("session %s", reports[1]);
+  parse_ids (promoted, NULL, NULL);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "first queued"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id);
+  g_assert_cmpstr (r.out, ==, "");
+
+  /* Settled: --queue sends at once. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "right", "away");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+}
+
 static void
 test_permission_deny (Fixture       *f,
                       gconstpointer  data)
@@ -713,6 +897,32 @@ test_compact (Fixture       *f,
   RUN (f, &r, "send", "--session", session_id, "third");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "They said hello twice."));
+}
+
+/* A turn that fails because the conversation no longer fits the model's
+ * context window says that `natter compact SESSION` helps. */
+static void
+test_overflow_hint (Fixture       *f,
+                    gconstpointer  data)
+{
+  static const Step OVERFLOW = {
+    "data: {\"error\":{\"message\":\"This model's maximum context length is 8192 tokens.\","
+    "\"code\":\"context_length_exceeded\"}}\n\n", FALSE
+  };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *hint = NULL;
+
+  script (f, &OVERFLOW, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 1);
+  parse_ids (r.out, &session_id, NULL);
+  g_assert_true (g_str_has_prefix (r.err, "natter: The turn failed: "));
+  g_assert_nonnull (strstr (r.err, "maximum context length"));
+  hint = g_strdup_printf ("“natter compact %s” summarizes its earlier turns, then send again)\n", session_id);
+  g_assert_true (g_str_has_suffix (r.err, hint));
+  /* One line. */
+  g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (int) strlen (r.err) - 1);
 }
 
 /* `natter recover SESSION` copies what can be read of a damaged session
@@ -999,6 +1209,48 @@ test_lock_refused (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
 }
 
+/* A tool server's tool is offered by `send` and runs once allowed. */
+static void
+test_send_mcp_tool (Fixture       *f,
+                    gconstpointer  data)
+{
+  static const Step MCP_ECHO = {
+    TOOL_CALL ("call_1", "mcp__fake__echo", "{\\\"message\\\":\\\"hi\\\"}") FINISH ("tool_calls") DONE, FALSE
+  };
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script_path = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  g_autofree char *config_dir = g_build_filename (g_file_peek_path (f->dir), "natter", NULL);
+  g_autofree char *config = g_build_filename (config_dir, "mcp.json", NULL);
+  g_autofree char *text = g_strdup_printf ("{\"mcpServers\": {\"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}",
+                                           python, script_path);
+  g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) allowed;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *waiting = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (config_dir, 0700), ==, 0);
+  g_file_set_contents (config, text, -1, &error);
+  g_assert_no_error (error);
+  script (f, &MCP_ECHO, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "echo", "hi");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  waiting = g_strdup_printf ("session %s\nturn %s\nwaiting: permission call_1 mcp__fake__echo ", session_id, turn_id);
+  g_assert_true (g_str_has_prefix (r.out, waiting));
+  /* The model was offered the tool, with the server's description. */
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"name\":\"mcp__fake__echo\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "Says the message back"));
+
+  RUN (f, &allowed, "allow", turn_id, "call_1");
+  g_assert_cmpstr (allowed.err, ==, "");
+  g_assert_cmpint (allowed.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "echo: hi"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1016,13 +1268,17 @@ main (int   argc,
   ADD ("/cli/ask/provider-unreachable", test_ask_unreachable);
   ADD ("/cli/send/new-session-list-show", test_send_list_show);
   ADD ("/cli/send/permission-allow", test_permission_allow);
+  ADD ("/cli/grants/allow-always-grant-list-revoke", test_grants);
+  ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
   ADD ("/cli/send/permission-deny", test_permission_deny);
+  ADD ("/cli/send/mcp-tool", test_send_mcp_tool);
   ADD ("/cli/send/ask-human-answer", test_ask_human_answer);
   ADD ("/cli/stop", test_stop);
   ADD ("/cli/resume-idle", test_resume_idle);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
   ADD ("/cli/send/auto-title", test_send_auto_title);
   ADD ("/cli/compact", test_compact);
+  ADD ("/cli/overflow-hint", test_overflow_hint);
   ADD ("/cli/recover", test_recover);
   ADD ("/cli/export-import", test_export_import);
   ADD ("/cli/search", test_search);

@@ -18,6 +18,8 @@
 
 #include "natter-services.h"
 #include "natter-id.h"
+#include "natter-provider-error.h"
+#include "natter-turn-reducer.h"
 #include "natter-session-events-v2.h"
 #include "natter-session-schema.h"
 #include "natter-store-error.h"
@@ -533,6 +535,89 @@ test_event_reduces (void)
   g_assert_nonnull (natter_session_state_get_compaction (state));
 }
 
+/* Each server's way of saying the conversation is too long, as the
+ * provider words the failed call; and what is not an overflow. */
+static void
+test_overflow_wordings (void)
+{
+  const char *overflows[] = {
+    /* OpenAI: the message, and the code the provider adds. */
+    "E2E: The server refused the request (HTTP 400): This model's maximum context length is 8192 tokens. "
+    "However, your messages resulted in 9000 tokens. [context_length_exceeded]",
+    "HTTP 400: Too long [context_length_exceeded]",
+    /* llama.cpp */
+    "HTTP 400: request (4476 tokens) exceeds the available context size (4096 tokens) [exceed_context_size_error]",
+    /* vLLM */
+    "HTTP 400: This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.",
+    "HTTP 400: The prompt (total length 25938) is too long to fit into the model (context length 4096).",
+    /* Ollama */
+    "HTTP 500: the input length exceeds the context length",
+    "HTTP 400: prompt too long; exceeded max context length by 120 tokens",
+    /* LM Studio */
+    "HTTP 400: Trying to keep the first 15857 tokens when context the overflows. However, the model is loaded "
+    "with context length of only 4096 tokens, which is not enough.",
+    "HTTP 400: The number of tokens to keep from the initial prompt is greater than the context length.",
+    "HTTP 400: Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)",
+  };
+  const char *others[] = {
+    "HTTP 401: Incorrect API key provided",
+    "Could not reach 127.0.0.1:1",
+    "HTTP 429: Rate limit reached",
+    "",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (overflows); i++)
+    g_assert_true (natter_error_is_context_overflow (overflows[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    g_assert_false (natter_error_is_context_overflow (others[i]));
+  g_assert_false (natter_error_is_context_overflow (NULL));
+}
+
+/* A server that answers with OpenAI's overflow code: the failed turn's
+ * error carries it, so the window and the command line recognize it. */
+static void
+test_overflow_from_server (Fixture       *f,
+                           gconstpointer  data)
+{
+  const NatterTestResponse overflow = {
+    .status = 400, .content_type = "application/json",
+    .body = "{\"error\":{\"message\":\"Please reduce the length of the messages.\","
+            "\"type\":\"invalid_request_error\",\"code\":\"context_length_exceeded\"}}"
+  };
+  const NatterTestResponse llama = {
+    .status = 400, .content_type = "application/json",
+    .body = "{\"error\":{\"code\":400,\"message\":\"request (4476 tokens) exceeds the available context size "
+            "(4096 tokens)\",\"type\":\"exceed_context_size_error\"}}"
+  };
+  g_autofree char *session_id = NULL;
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  const char *turns[2];
+
+  serve (f, (NatterTestResponse[]) { overflow, llama }, 2);
+  session_id = create_session (f);
+  t1 = say (f, session_id, "Q1");
+  t2 = say (f, session_id, "Q2");
+  turns[0] = t1;
+  turns[1] = t2;
+  for (guint i = 0; i < G_N_ELEMENTS (turns); i++)
+    {
+      g_autoptr(GAsyncResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(NatterTurnState) state = NULL;
+      JsonObject *terminal;
+
+      natter_turn_runtime_get_turn_state_async (natter_services_get_runtime (f->services), turns[i], NULL,
+                                                result_cb, &result);
+      state = natter_turn_runtime_get_turn_state_finish (natter_services_get_runtime (f->services),
+                                                         wait_result (&result), &error);
+      g_assert_no_error (error);
+      terminal = natter_turn_state_get_terminal_event (state);
+      g_assert_cmpstr (json_object_get_string_member (terminal, "type"), ==, "turn_failed");
+      g_assert_true (natter_error_is_context_overflow (json_object_get_string_member (terminal, "error")));
+    }
+}
+
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
 
@@ -547,5 +632,7 @@ main (int   argc,
   ADD ("/compaction/summary-fails", test_compact_summary_fails);
   ADD ("/compaction/fork-keeps-compaction", test_fork_keeps_compaction);
   g_test_add_func ("/compaction/event-reduces", test_event_reduces);
+  g_test_add_func ("/compaction/overflow-wordings", test_overflow_wordings);
+  ADD ("/compaction/overflow-from-server", test_overflow_from_server);
   return g_test_run ();
 }

@@ -9,6 +9,7 @@
  * (NATTER_MCP_EVERYTHING_DIR).
  */
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #include "natter-mcp-client.h"
@@ -185,6 +186,49 @@ test_config_errors (void)
   none = natter_mcp_config_load (missing, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (none->len, ==, 0);
+  natter_test_remove_tree (dir);
+}
+
+static void
+test_config_update (void)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autofree char *path = g_build_filename (g_file_peek_path (dir), "sub", "mcp.json", NULL);
+  g_autoptr(JsonNode) entry = natter_test_json ("{\"command\": \"srv\", \"note\": \"mine\"}");
+  g_autoptr(JsonNode) bad = natter_test_json ("{\"command\": \"srv\", \"url\": \"http://h\"}");
+  g_autoptr(JsonObject) read_back = NULL;
+  g_autoptr(GPtrArray) servers = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  GStatBuf st;
+
+  /* A missing file and folder are created, readable by the owner only. */
+  g_assert_true (natter_mcp_config_update (path, "a", json_node_get_object (entry), &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+  g_assert_true (natter_mcp_config_update (path, "b", json_node_get_object (entry), &error));
+  read_back = natter_mcp_config_dup_entry (path, "a", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (read_back, "note"), ==, "mine");
+
+  /* An invalid entry is refused and nothing changes. */
+  g_file_get_contents (path, &text, NULL, NULL);
+  g_assert_false (natter_mcp_config_update (path, "c", json_node_get_object (bad), &error));
+  g_assert_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG);
+  g_clear_error (&error);
+  {
+    g_autofree char *after = NULL;
+
+    g_file_get_contents (path, &after, NULL, NULL);
+    g_assert_cmpstr (after, ==, text);
+  }
+
+  g_assert_true (natter_mcp_config_update (path, "a", NULL, &error));
+  servers = natter_mcp_config_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (servers->len, ==, 1);
+  g_assert_cmpstr (((NatterMcpServerConfig *) g_ptr_array_index (servers, 0))->name, ==, "b");
   natter_test_remove_tree (dir);
 }
 
@@ -403,8 +447,12 @@ start_and_wait_for_line (GSubprocess **process,
   g_autoptr(GDataInputStream) lines = NULL;
   g_autoptr(GError) error = NULL;
 
-  launcher = g_subprocess_launcher_new (on_stderr ? G_SUBPROCESS_FLAGS_STDERR_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE
-                                                  : G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  /* The server's standard input stays open while the test runs, its
+   * output never reaches the test's: a failed test leaves no server
+   * holding the log open. */
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE
+                                        | (on_stderr ? G_SUBPROCESS_FLAGS_STDERR_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE
+                                                     : G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE));
   if (port != NULL)
     g_subprocess_launcher_setenv (launcher, "PORT", port, TRUE);
   *process = g_subprocess_launcher_spawnv (launcher, argv, &error);
@@ -573,6 +621,7 @@ main (int    argc,
 
   g_test_add_func ("/mcp/config/valid", test_config_valid);
   g_test_add_func ("/mcp/config/errors", test_config_errors);
+  g_test_add_func ("/mcp/config/update", test_config_update);
   g_test_add_func ("/mcp/stdio/handshake-and-call", test_stdio_handshake_and_call);
   g_test_add_func ("/mcp/stdio/version-negotiation", test_stdio_version_negotiation);
   g_test_add_func ("/mcp/stdio/pagination", test_stdio_pagination);

@@ -130,6 +130,34 @@ natter_attachment_source_get_file (NatterAttachmentSource *self)
 }
 
 /**
+ * natter_attachment_source_get_name:
+ * @self: a source
+ *
+ * Returns: (transfer none) (nullable): the name given with bytes, or
+ *   %NULL for a file (its name is its basename)
+ */
+const char *
+natter_attachment_source_get_name (NatterAttachmentSource *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->name;
+}
+
+/**
+ * natter_attachment_source_get_media_type:
+ * @self: a source
+ *
+ * Returns: (transfer none) (nullable): the type given with bytes, or
+ *   %NULL for a file (its type is found when it is read)
+ */
+const char *
+natter_attachment_source_get_media_type (NatterAttachmentSource *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->media_type;
+}
+
+/**
  * natter_attachment_source_get_bytes:
  * @self: a source
  *

@@ -52,6 +52,8 @@ NatterAttachmentSource *natter_attachment_source_ref           (NatterAttachment
 void                    natter_attachment_source_unref         (NatterAttachmentSource *self);
 GFile                  *natter_attachment_source_get_file      (NatterAttachmentSource *self);
 GBytes                 *natter_attachment_source_get_bytes     (NatterAttachmentSource *self);
+const char             *natter_attachment_source_get_name      (NatterAttachmentSource *self);
+const char             *natter_attachment_source_get_media_type (NatterAttachmentSource *self);
 
 JsonArray              *natter_attachments_store_sync          (NatterBlobStore        *blobs,
                                                                 GPtrArray              *sources,

@@ -17,6 +17,8 @@
 #include "config.h"
 
 #include "natter-builtin-tools.h"
+#include "natter-mcp-config.h"
+#include "natter-mcp-manager.h"
 #include "natter-config-agent-resolver.h"
 #include "natter-data-dir-lock.h"
 #include "natter-default-permission-checker.h"
@@ -43,6 +45,7 @@ struct _NatterServices
   NatterBuiltinAgentResolver *agents;
   NatterAgentStore           *agent_store;
   NatterConfigAgentResolver  *config_agents;
+  NatterMcpManager           *mcp;
   NatterSecretStore          *secrets;
   NatterTurnRuntime          *runtime;
   NatterSessionIndex         *index;
@@ -67,6 +70,8 @@ natter_services_dispose (GObject *object)
 
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_data (self->settings, self);
+  if (self->mcp != NULL)
+    g_signal_handlers_disconnect_by_data (self->mcp, self);
 
   G_OBJECT_CLASS (natter_services_parent_class)->dispose (object);
 }
@@ -83,6 +88,7 @@ natter_services_finalize (GObject *object)
   g_clear_object (&self->index);
   g_clear_object (&self->runtime);
   g_clear_object (&self->config_agents);
+  g_clear_object (&self->mcp);
   g_clear_object (&self->agent_store);
   g_clear_object (&self->agents);
   g_clear_object (&self->providers);
@@ -202,6 +208,12 @@ services_key_lookup (const char *provider,
 /* Settings */
 
 static void
+mcp_tools_changed_cb (NatterServices *self)
+{
+  natter_builtin_agent_resolver_set_extra_tools (self->agents, natter_mcp_manager_get_descriptors (self->mcp));
+}
+
+static void
 load_providers (NatterServices *self)
 {
   g_auto(GStrv) known = natter_provider_registry_list_providers (self->providers);
@@ -307,6 +319,14 @@ natter_services_new (GFile               *data_dir,
     self->agent_store = natter_agent_store_new (agents_dir);
   }
   self->config_agents = natter_config_agent_resolver_new (self->agents, self->agent_store, self->tools);
+  {
+    g_autofree char *mcp_path = natter_mcp_config_default_path ();
+
+    /* The tool servers' tools join the Assistant's as each refresh
+     * registers them; nothing starts until someone refreshes. */
+    self->mcp = natter_mcp_manager_new (mcp_path, self->tools);
+    g_signal_connect_swapped (self->mcp, "tools-changed", G_CALLBACK (mcp_tools_changed_cb), self);
+  }
 
   contexts = natter_turn_context_resolver_new (self->turn_repo);
   /* autoPermission turns ask their own model first (§7); its answer is
@@ -325,7 +345,6 @@ natter_services_new (GFile               *data_dir,
   self->index = natter_session_index_new ();
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
-  natter_sessions_set_blob_store (self->sessions, self->blobs);
   self->headless = natter_headless_runner_new (self->runtime);
   {
     /* A cache beside the logs, never inside storage/ (docs/format.md §1). */
@@ -340,6 +359,23 @@ natter_services_new (GFile               *data_dir,
   g_signal_connect_swapped (self->settings, "notify::default-provider", G_CALLBACK (load_default_model), self);
   g_signal_connect_swapped (self->settings, "notify::default-model", G_CALLBACK (load_default_model), self);
   return self;
+}
+
+/**
+ * natter_services_get_mcp_manager:
+ * @self: the services
+ *
+ * The tool servers of mcp.json (src/mcp/). The window refreshes it when
+ * it starts, `natter send` and `ask` before they send; its tools are
+ * offered by the built-in Assistant.
+ *
+ * Returns: (transfer none): the manager
+ */
+NatterMcpManager *
+natter_services_get_mcp_manager (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->mcp;
 }
 
 /**

@@ -11,6 +11,7 @@
 #include "natter-builtin-agent-resolver.h"
 #include "natter-headless-runner.h"
 #include "natter-libsecret-store.h"
+#include "natter-mcp-manager.h"
 #include "natter-provider-registry.h"
 #include "natter-search-index.h"
 #include "natter-secret-store.h"
@@ -86,6 +87,7 @@ NatterHeadlessRunner   *natter_services_get_headless_runner      (NatterServices
 NatterSearchIndex      *natter_services_get_search_index         (NatterServices       *self);
 NatterProviderRegistry *natter_services_get_provider_registry    (NatterServices       *self);
 NatterToolRegistry     *natter_services_get_tools                (NatterServices       *self);
+NatterMcpManager       *natter_services_get_mcp_manager          (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_turn_repo            (NatterServices       *self);
 NatterBlobStore        *natter_services_get_blob_store           (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_session_repo         (NatterServices       *self);

@@ -187,8 +187,8 @@ send_sent_cb (GObject      *object,
   natter_cli_wait_and_report (run);
 }
 
-static void
-send_message (Run *run)
+void
+natter_cli_send_message (Run *run)
 {
   g_autoptr(NatterSendOptions) options = send_options (run);
   g_autoptr(JsonObject) input = user_message (run);
@@ -197,6 +197,11 @@ send_message (Run *run)
    * the command exits (the application flushes on shutdown). */
   natter_send_options_set_auto_title (options, !run->no_auto_title && natter_services_get_auto_title (run->services));
 
+  if (run->queue)
+    {
+      natter_cli_queue_or_send (run, input, options);
+      return;
+    }
   natter_sessions_send_message_async (natter_services_get_sessions (run->services), run->session_id,
                                       input, options, g_task_get_cancellable (run->task), send_sent_cb, run);
 }
@@ -215,7 +220,7 @@ send_created_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
-  send_message (run);
+  natter_cli_send_message (run);
 }
 
 static void
@@ -223,7 +228,7 @@ send_with_model (Run *run)
 {
   if (run->session_id != NULL)
     {
-      send_message (run);
+      natter_cli_send_message (run);
       return;
     }
   natter_sessions_create_session_async (natter_services_get_sessions (run->services), NULL,
@@ -347,6 +352,11 @@ input_done_cb (GObject      *object,
 void
 natter_cli_command_permission (Run *run)
 {
+  if (run->always)
+    {
+      natter_cli_command_allow_always (run);
+      return;
+    }
   run->turn_id = g_strdup (run->args[0]);
   natter_sessions_respond_to_permission_async (natter_services_get_sessions (run->services), run->args[0],
                                                run->args[1], run->command->name[0] == 'a' ? "allow" : "deny",

@@ -17,6 +17,8 @@
 #include "natter-mcp-client.h"
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
+#include "natter-mcp-manager.h"
+#include "natter-services.h"
 
 typedef struct
 {
@@ -219,6 +221,66 @@ parse_arguments (const char  *text,
       return NULL;
     }
   return json_object_ref (json_node_get_object (root));
+}
+
+/* ---- tools for send and ask ---------------------------------------- */
+
+typedef struct
+{
+  Run   *run;
+  void (*then) (Run *run);
+} Refresh;
+
+static void
+refreshed_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Refresh *refresh = user_data;
+  Run *run = refresh->run;
+  void (*then) (Run *run) = refresh->then;
+  NatterMcpManager *manager = NATTER_MCP_MANAGER (object);
+  GPtrArray *clients = natter_mcp_manager_get_clients (manager);
+  g_autoptr(GError) error = NULL;
+
+  g_free (refresh);
+  if (!natter_mcp_manager_refresh_finish (manager, result, &error))
+    {
+      natter_cli_fail_error (run, g_steal_pointer (&error));
+      return;
+    }
+  /* A server that is down is said, not hidden; the turn goes on
+   * without its tools. */
+  if (natter_mcp_manager_get_config_error (manager) != NULL)
+    g_application_command_line_printerr (run->cmdline, "natter: %s\n", natter_mcp_manager_get_config_error (manager));
+  for (guint i = 0; i < clients->len; i++)
+    {
+      NatterMcpClient *client = g_ptr_array_index (clients, i);
+
+      if (natter_mcp_client_get_state (client) == NATTER_MCP_CLIENT_STATE_FAILED)
+        g_application_command_line_printerr (run->cmdline, "natter: %s\n", natter_mcp_client_get_last_error (client));
+    }
+  then (run);
+}
+
+/**
+ * natter_cli_mcp_refresh:
+ * @run: a `send` or `ask`
+ * @then: what the command does next
+ *
+ * Lists the enabled tool servers' tools, so the turn offers them, then
+ * calls @then. Servers that fail are named on standard error.
+ */
+void
+natter_cli_mcp_refresh (Run  *run,
+                        void (*then) (Run *run))
+{
+  Refresh *refresh = g_new0 (Refresh, 1);
+
+  refresh->run = run;
+  refresh->then = then;
+  natter_mcp_manager_refresh_async (natter_services_get_mcp_manager (run->services),
+                                    g_task_get_cancellable (run->task), refreshed_cb, refresh);
 }
 
 /* ---- the command --------------------------------------------------- */

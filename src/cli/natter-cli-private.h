@@ -28,6 +28,9 @@ typedef enum
   OPT_ATTACH     = 1 << 4,   /* --attach FILE… */
   OPT_EXPORT     = 1 << 5,   /* --format, --output */
   OPT_IMPORT     = 1 << 6,   /* --from */
+  OPT_ALWAYS     = 1 << 7,   /* --always */
+  OPT_QUEUE      = 1 << 8,   /* --queue */
+  OPT_TOOLS      = 1 << 9,   /* may advance a turn: the tool servers' tools are listed first */
 } OptionSet;
 
 typedef struct
@@ -67,6 +70,8 @@ struct _Run
   char                    *model;
   int                      max_model_calls;
   gboolean                 json;
+  gboolean                 always;
+  gboolean                 queue;
   gboolean                 help;
   char                    *format;      /* export */
   char                    *output;      /* export */
@@ -130,6 +135,8 @@ NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
 
 /* natter-cli-mcp.c */
 void natter_cli_command_mcp        (Run *run);
+void natter_cli_mcp_refresh        (Run  *run,
+                                    void (*then) (Run *run));
 
 /* natter-cli-archive.c */
 void natter_cli_command_export     (Run *run);
@@ -137,5 +144,22 @@ void natter_cli_command_import     (Run *run);
 
 /* natter-cli-search.c */
 void natter_cli_command_search     (Run *run);
+
+/* natter-cli-commands.c: send's last step, also after send --queue */
+void natter_cli_send_message         (Run *run);
+
+/* natter-cli-queue.c */
+void natter_cli_queue_or_send        (Run               *run,
+                                      JsonObject        *input,
+                                      NatterSendOptions *options);
+void natter_cli_command_queue        (Run *run);
+void natter_cli_command_unqueue      (Run *run);
+void natter_cli_follow_queue         (Run *run);
+
+/* natter-cli-grants.c */
+void natter_cli_command_grant        (Run *run);
+void natter_cli_command_grants       (Run *run);
+void natter_cli_command_revoke       (Run *run);
+void natter_cli_command_allow_always (Run *run);
 
 G_END_DECLS

@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
+#include "natter-provider-error.h"
 
 static char *
 node_to_string (JsonNode *node)
@@ -135,7 +136,9 @@ report_turn (Run             *run,
         g_autofree char *answer = natter_turn_state_dup_final_text (state);
 
         natter_cli_out (run, "\n%s\n", answer != NULL ? answer : "");
-        natter_cli_finish (run, 0);
+        if (session_id != NULL && run->session_id == NULL)
+          run->session_id = g_strdup (session_id);
+        natter_cli_follow_queue (run);
       }
       return;
     case NATTER_TURN_STATUS_SUSPENDED:
@@ -143,8 +146,18 @@ report_turn (Run             *run,
       natter_cli_finish (run, 0);
       return;
     case NATTER_TURN_STATUS_FAILED:
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("The turn failed: %s"),
-                       json_object_get_string_member_with_default (terminal, "error", ""));
+      {
+        const char *error = json_object_get_string_member_with_default (terminal, "error", "");
+
+        /* A conversation that outgrew the context window has a way on. */
+        if (session_id != NULL && natter_error_is_context_overflow (error))
+          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                           _("The turn failed: %s (the conversation is too long for the model; "
+                             "“natter compact %s” summarizes its earlier turns, then send again)"),
+                           error, session_id);
+        else
+          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("The turn failed: %s"), error);
+      }
       return;
     case NATTER_TURN_STATUS_CANCELLED:
       if (run->cancel_is_success)

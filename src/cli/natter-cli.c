@@ -106,24 +106,25 @@ static void command_help (Run *run);
 
 static const Command commands[] = {
   { "ask", N_("[--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
-    N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL | OPT_ATTACH,
+    N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL | OPT_ATTACH | OPT_TOOLS,
     natter_cli_command_ask },
-  { "send", N_("[--session ID] [--auto-permission] [--no-auto-title] [--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
+  { "send", N_("[--session ID [--queue]] [--auto-permission] [--no-auto-title] [--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
     N_("Send a message to a session (a new one without --session) and wait until the turn settles"),
-    1, JOINED, OPT_MODEL | OPT_SESSION | OPT_ATTACH, natter_cli_command_send },
+    1, JOINED, OPT_MODEL | OPT_SESSION | OPT_ATTACH | OPT_QUEUE | OPT_TOOLS, natter_cli_command_send },
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
   { "search", N_("QUERY [--json]"),
     N_("Find the turns whose message or answer contain every word, best match first"),
     1, JOINED, OPT_JSON, natter_cli_command_search },
   { "show", N_("SESSION [--json]"), N_("Show a session’s turns: inputs, answers, tool calls and status"),
     1, 1, OPT_JSON, natter_cli_command_show },
-  { "allow", N_("TURN CALL"), N_("Allow a tool call that waits for permission"), 2, 2, 0, natter_cli_command_permission },
-  { "deny", N_("TURN CALL"), N_("Deny a tool call that waits for permission"), 2, 2, 0, natter_cli_command_permission },
-  { "answer", N_("TURN CALL TEXT"), N_("Answer a question the model asked"), 3, JOINED, 0, natter_cli_command_answer },
-  { "deliver", N_("TURN CALL JSON"), N_("Deliver the result of an asynchronous tool call"), 3, 3, 0,
+  { "allow", N_("[--always] TURN CALL"), N_("Allow a tool call that waits for permission"), 2, 2,
+    OPT_ALWAYS | OPT_TOOLS, natter_cli_command_permission },
+  { "deny", N_("TURN CALL"), N_("Deny a tool call that waits for permission"), 2, 2, OPT_TOOLS, natter_cli_command_permission },
+  { "answer", N_("TURN CALL TEXT"), N_("Answer a question the model asked"), 3, JOINED, OPT_TOOLS, natter_cli_command_answer },
+  { "deliver", N_("TURN CALL JSON"), N_("Deliver the result of an asynchronous tool call"), 3, 3, OPT_TOOLS,
     natter_cli_command_deliver },
   { "stop", N_("TURN"), N_("Stop a turn"), 1, 1, 0, natter_cli_command_stop },
-  { "resume", N_("SESSION"), N_("Resume a session’s interrupted latest turn"), 1, 1, 0, natter_cli_command_resume },
+  { "resume", N_("SESSION"), N_("Resume a session’s interrupted latest turn"), 1, 1, OPT_TOOLS, natter_cli_command_resume },
   { "title", N_("SESSION TITLE"), N_("Rename a session"), 2, JOINED, 0, natter_cli_command_title },
   { "delete", N_("SESSION"), N_("Delete a session (its turn files stay)"), 1, 1, 0, natter_cli_command_delete },
   { "fork", N_("SESSION TURN"), N_("Start a new session from a session’s history up to a turn"), 2, 2, 0,
@@ -141,6 +142,15 @@ static const Command commands[] = {
   { "import", N_("FILE [--from chatgpt]"),
     N_("Import a JSON archive (or a ChatGPT conversations.json) as new sessions"), 1, 1, OPT_IMPORT,
     natter_cli_command_import },
+  { "grant", N_("SESSION TOOL"), N_("Always allow a tool in a session, without asking"), 2, 2, 0,
+    natter_cli_command_grant },
+  { "grants", N_("SESSION [--json]"), N_("List a session’s active grants"), 1, 1, OPT_JSON,
+    natter_cli_command_grants },
+  { "revoke", N_("SESSION GRANT"), N_("Revoke a grant: the tool asks again"), 2, 2, 0, natter_cli_command_revoke },
+  { "queue", N_("SESSION [--json]"), N_("List a session’s queued messages, oldest first"), 1, 1, OPT_JSON,
+    natter_cli_command_queue },
+  { "unqueue", N_("SESSION QUEUEID"), N_("Remove a queued message before it is sent"), 2, 2, 0,
+    natter_cli_command_unqueue },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -269,7 +279,7 @@ option_context_new (Run *run)
   const Command *command = run->command;
   g_autofree char *parameters = g_strdup_printf ("%s %s", command->name, _(command->parameters));
   GOptionContext *context = g_option_context_new (parameters);
-  GOptionEntry entries[10];
+  GOptionEntry entries[16];
   guint n = 0;
 
   memset (entries, 0, sizeof entries);
@@ -302,6 +312,13 @@ option_context_new (Run *run)
     entries[n++] = (GOptionEntry) { "attach", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &run->attach,
                                     N_("Attach an image, a text file or a PDF (repeat for more)"),
                                     N_("FILE") };
+  if (command->options & OPT_QUEUE)
+    entries[n++] = (GOptionEntry) { "queue", 0, 0, G_OPTION_ARG_NONE, &run->queue,
+                                    N_("While the session’s latest turn runs or waits, queue the message "
+                                       "to be sent after it"), NULL };
+  if (command->options & OPT_ALWAYS)
+    entries[n++] = (GOptionEntry) { "always", 0, 0, G_OPTION_ARG_NONE, &run->always,
+                                    N_("Also allow every later call of the tool in this session"), NULL };
   if (command->options & OPT_JSON)
     entries[n++] = (GOptionEntry) { "json", 0, 0, G_OPTION_ARG_NONE, &run->json,
                                     N_("Print JSON instead of text"), NULL };
@@ -422,6 +439,17 @@ parse (Run   *run,
   return TRUE;
 }
 
+/* A command that may advance a turn first lists the tool servers'
+ * tools: a turn that offered one can only go on with it registered. */
+static void
+start_command (Run *run)
+{
+  if (run->command->options & OPT_TOOLS)
+    natter_cli_mcp_refresh (run, run->command->start);
+  else
+    run->command->start (run);
+}
+
 static void
 loaded_cb (GObject      *object,
            GAsyncResult *result,
@@ -435,7 +463,7 @@ loaded_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
-  run->command->start (run);
+  start_command (run);
 }
 
 /* Whether @a and @b name the same directory: the same path, or the
@@ -568,7 +596,7 @@ natter_cli_run_async (NatterServices          *services,
     return;
   if (run->command->start == natter_cli_command_ask)
     {
-      natter_cli_command_ask (run);
+      start_command (run);
       return;
     }
   natter_services_load_async (run->services, cancellable, loaded_cb, run);

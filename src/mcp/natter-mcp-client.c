@@ -58,6 +58,7 @@ static GParamSpec *properties[N_PROPS];
 
 enum {
   SIGNAL_TOOLS_CHANGED,
+  SIGNAL_NOTIFICATION,
   N_SIGNALS
 };
 
@@ -433,7 +434,14 @@ handle_message (JsonNode *node,
       self->generation++;
       g_signal_emit (self, signals[SIGNAL_TOOLS_CHANGED], 0);
     }
-  /* Other notifications (logging, progress) are not for Natter. */
+  else
+    {
+      /* Logging, progress: not acted on, but whoever listens hears it. */
+      JsonNode *params = json_object_get_member (message, "params");
+
+      g_signal_emit (self, signals[SIGNAL_NOTIFICATION], 0, method,
+                     params != NULL && JSON_NODE_HOLDS_OBJECT (params) ? json_node_get_object (params) : NULL);
+    }
 }
 
 static void
@@ -862,6 +870,19 @@ natter_mcp_client_class_init (NatterMcpClientClass *klass)
   signals[SIGNAL_TOOLS_CHANGED] =
     g_signal_new ("tools-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
+
+  /**
+   * NatterMcpClient::notification:
+   * @self: the client
+   * @method: the notification's method, e.g. `notifications/message`
+   * @params: (nullable): its params object
+   *
+   * A notification from the server that the client does not act on
+   * itself (logging, progress).
+   */
+  signals[SIGNAL_NOTIFICATION] =
+    g_signal_new ("notification", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, JSON_TYPE_OBJECT);
 }
 
 static void

@@ -5,6 +5,8 @@
 
 #define G_LOG_DOMAIN "natter-mcp"
 
+#include <errno.h>
+
 #include <glib/gi18n.h>
 
 #include "natter-mcp-config.h"
@@ -259,14 +261,160 @@ natter_mcp_server_config_parse (const char  *name,
 /**
  * natter_mcp_config_default_path:
  *
- * Where the tool servers are configured: `$XDG_CONFIG_HOME/natter/mcp.json`.
+ * Where the tool servers are configured: `mcp.json` in
+ * `$NATTER_CONFIG_DIR` when that is set and not empty (as for agents,
+ * for tests), else in `$XDG_CONFIG_HOME/natter`.
  *
  * Returns: (transfer full): the path (the file may not exist)
  */
 char *
 natter_mcp_config_default_path (void)
 {
+  const char *env = g_getenv ("NATTER_CONFIG_DIR");
+
+  if (env != NULL && env[0] != '\0')
+    return g_build_filename (env, "mcp.json", NULL);
   return g_build_filename (g_get_user_config_dir (), "natter", "mcp.json", NULL);
+}
+
+/* The whole document, to edit it in place; a missing file is an empty
+ * configuration. */
+static JsonNode *
+read_document (const char  *path,
+               GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *text = NULL;
+  JsonNode *root;
+
+  if (!g_file_get_contents (path, &text, NULL, &local_error))
+    {
+      if (!g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        {
+          g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG, _("Cannot read %s: %s"), path,
+                       local_error->message);
+          return NULL;
+        }
+      text = g_strdup ("{\"mcpServers\": {}}");
+    }
+  if (!json_parser_load_from_data (parser, text, -1, &local_error))
+    {
+      g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG, _("%s is not valid JSON: %s"), path,
+                   local_error->message);
+      return NULL;
+    }
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
+                   _("%s must be an object with an “mcpServers” object"), path);
+      return NULL;
+    }
+  if (!json_object_has_member (json_node_get_object (root), "mcpServers"))
+    json_object_set_object_member (json_node_get_object (root), "mcpServers", json_object_new ());
+  if (!JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_node_get_object (root), "mcpServers")))
+    {
+      g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
+                   _("%s must be an object with an “mcpServers” object"), path);
+      return NULL;
+    }
+  return json_node_copy (root);
+}
+
+/**
+ * natter_mcp_config_dup_entry:
+ * @path: the configuration file
+ * @name: a server's name
+ * @error: return location for a %NATTER_MCP_ERROR_CONFIG error
+ *
+ * The server's entry as written, with the members Natter does not use,
+ * so an edit keeps them.
+ *
+ * Returns: (transfer full) (nullable): the entry, or %NULL (with @error
+ *   set when the file cannot be read, without when there is no such
+ *   server)
+ */
+JsonObject *
+natter_mcp_config_dup_entry (const char  *path,
+                             const char  *name,
+                             GError     **error)
+{
+  g_autoptr(JsonNode) root = read_document (path, error);
+  JsonObject *servers;
+  JsonNode *entry;
+
+  if (root == NULL)
+    return NULL;
+  servers = json_object_get_object_member (json_node_get_object (root), "mcpServers");
+  entry = json_object_get_member (servers, name);
+  if (entry == NULL || !JSON_NODE_HOLDS_OBJECT (entry))
+    return NULL;
+  return json_object_ref (json_node_get_object (entry));
+}
+
+/**
+ * natter_mcp_config_update:
+ * @path: the configuration file (created with its folder when missing)
+ * @name: a server's name
+ * @entry: (nullable): its new entry, or %NULL to remove the server
+ * @error: return location for a %NATTER_MCP_ERROR_CONFIG error, or a
+ *   #GFileError when it cannot be written
+ *
+ * Writes one server's entry into @path, leaving the rest of the file
+ * (other servers, other members) as it was. The entry is checked first
+ * (natter_mcp_server_config_parse()); the file is replaced whole, never
+ * half written, readable by its owner only.
+ *
+ * Returns: %TRUE when written
+ */
+gboolean
+natter_mcp_config_update (const char  *path,
+                          const char  *name,
+                          JsonObject  *entry,
+                          GError     **error)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonGenerator) generator = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *folder = NULL;
+  JsonObject *servers;
+
+  g_return_val_if_fail (path != NULL && name != NULL, FALSE);
+
+  if (entry != NULL)
+    {
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+      g_autoptr(NatterMcpServerConfig) checked = NULL;
+
+      json_node_set_object (node, entry);
+      checked = natter_mcp_server_config_parse (name, node, error);
+      if (checked == NULL)
+        return FALSE;
+    }
+  root = read_document (path, error);
+  if (root == NULL)
+    return FALSE;
+  servers = json_object_get_object_member (json_node_get_object (root), "mcpServers");
+  if (entry != NULL)
+    json_object_set_object_member (servers, name, json_object_ref (entry));
+  else
+    json_object_remove_member (servers, name);
+
+  generator = json_generator_new ();
+  json_generator_set_pretty (generator, TRUE);
+  json_generator_set_root (generator, root);
+  text = json_generator_to_data (generator, NULL);
+  folder = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (folder, 0700) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), _("Cannot create %s: %s"), folder,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  return g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
 }
 
 /**

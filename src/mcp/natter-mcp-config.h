@@ -74,6 +74,13 @@ GPtrArray             *natter_mcp_config_load            (const char            
                                                           GError               **error);
 NatterMcpServerConfig *natter_mcp_config_find            (GPtrArray             *servers,
                                                           const char            *name);
+JsonObject            *natter_mcp_config_dup_entry       (const char            *path,
+                                                          const char            *name,
+                                                          GError               **error);
+gboolean               natter_mcp_config_update          (const char            *path,
+                                                          const char            *name,
+                                                          JsonObject            *entry,
+                                                          GError               **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterMcpServerConfig, natter_mcp_server_config_unref)
 

@@ -34,7 +34,18 @@ typedef struct
   char               *version;
   GHashTable         *posts;      /* request id → Post, requests only */
   GPtrArray          *all_posts;  /* every Post in flight */
+  /* POSTs travel independently, so a notification (above all
+   * `notifications/initialized`) could overtake nothing but be overtaken
+   * by the next request; messages wait here until it is accepted. */
+  guint               notifications_in_flight;
+  GQueue              held;       /* HeldMessage */
 } Http;
+
+typedef struct
+{
+  JsonNode *message;
+  gint64    id;
+} HeldMessage;
 
 typedef struct
 {
@@ -60,6 +71,13 @@ http_clear (gpointer data)
   g_free (self->version);
   g_hash_table_unref (self->posts);
   g_ptr_array_unref (self->all_posts);
+  while (!g_queue_is_empty (&self->held))
+    {
+      HeldMessage *held = g_queue_pop_head (&self->held);
+
+      json_node_unref (held->message);
+      g_free (held);
+    }
 }
 
 static Http *
@@ -74,9 +92,22 @@ http_unref (Http *self)
   g_rc_box_release_full (self, http_clear);
 }
 
+static void post_now (Http *self, JsonNode *message, gint64 request_id);
+
 static void
 post_free (Post *post)
 {
+  Http *http = post->http;
+
+  if (post->id < 0 && --http->notifications_in_flight == 0)
+    while (!http->parent.closed && http->notifications_in_flight == 0 && !g_queue_is_empty (&http->held))
+      {
+        HeldMessage *held = g_queue_pop_head (&http->held);
+
+        post_now (http, held->message, held->id);
+        json_node_unref (held->message);
+        g_free (held);
+      }
   if (post->id >= 0 && g_hash_table_lookup (post->http->posts, &post->id) == post)
     g_hash_table_remove (post->http->posts, &post->id);
   g_ptr_array_remove_fast (post->http->all_posts, post);
@@ -284,11 +315,10 @@ add_headers (Http        *self,
 }
 
 static void
-http_send (NatterMcpTransport *transport,
-           JsonNode           *message,
-           gint64              request_id)
+post_now (Http     *self,
+          JsonNode *message,
+          gint64    request_id)
 {
-  Http *self = (Http *) transport;
   g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(GBytes) body = NULL;
   char *text;
@@ -307,9 +337,30 @@ http_send (NatterMcpTransport *transport,
   g_ptr_array_add (self->all_posts, post);
   if (request_id >= 0)
     g_hash_table_insert (self->posts, &post->id, post);
+  else
+    self->notifications_in_flight++;
   add_headers (self, post->msg);
   soup_message_set_request_body_from_bytes (post->msg, "application/json", body);
   soup_session_send_async (self->session, post->msg, G_PRIORITY_DEFAULT, post->cancellable, sent_cb, post);
+}
+
+static void
+http_send (NatterMcpTransport *transport,
+           JsonNode           *message,
+           gint64              request_id)
+{
+  Http *self = (Http *) transport;
+
+  if (self->notifications_in_flight > 0)
+    {
+      HeldMessage *held = g_new0 (HeldMessage, 1);
+
+      held->message = json_node_copy (message);
+      held->id = request_id;
+      g_queue_push_tail (&self->held, held);
+      return;
+    }
+  post_now (self, message, request_id);
 }
 
 static void
@@ -385,5 +436,6 @@ natter_mcp_http_transport_start (NatterMcpServerConfig              *config,
   self->session = soup_session_new_with_options ("user-agent", "Natter", NULL);
   self->posts = g_hash_table_new (g_int64_hash, g_int64_equal);
   self->all_posts = g_ptr_array_new ();
+  g_queue_init (&self->held);
   return &self->parent;
 }

@@ -236,6 +236,30 @@ validate_tools (JsonNode  *node,
   return TRUE;
 }
 
+static gboolean
+validate_names (JsonNode    *node,
+                const char  *member,
+                GError     **error)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  JsonArray *names;
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return invalid (error, _("“%s” must be a list of names"), member);
+  names = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (names); i++)
+    {
+      JsonNode *element = json_array_get_element (names, i);
+
+      if (!JSON_NODE_HOLDS_VALUE (element) || json_node_get_value_type (element) != G_TYPE_STRING ||
+          json_node_get_string (element)[0] == '\0')
+        return invalid (error, _("“%s” must be a list of names"), member);
+      if (!g_hash_table_add (seen, (gpointer) json_node_get_string (element)))
+        return invalid (error, _("“%s” lists “%s” twice"), member, json_node_get_string (element));
+    }
+  return TRUE;
+}
+
 /**
  * natter_agent_store_validate:
  * @agent: a user-defined agent
@@ -244,9 +268,10 @@ validate_tools (JsonNode  *node,
  * Checks @agent against the agent file format: exactly the members
  * `agentId` (natter_agent_store_is_valid_id()), `name` (a non-empty
  * string), `systemPrompt` (a string), optionally `model` (`{provider,
- * model}`, both non-empty strings) and `tools` (a list of distinct tool
- * ids). Whether the tools exist is the resolver's question, not the
- * file's.
+ * model}`, both non-empty strings), `tools` (a list of distinct tool
+ * ids) and optionally `toolServers` (a list of distinct names of tool
+ * servers of mcp.json whose tools the agent offers). Whether the tools
+ * and servers exist is the resolver's question, not the file's.
  *
  * Returns: %TRUE when @agent is well-formed; else %FALSE with
  *   %G_IO_ERROR_INVALID_DATA and a message naming the problem
@@ -255,7 +280,7 @@ gboolean
 natter_agent_store_validate (JsonObject  *agent,
                              GError     **error)
 {
-  static const char * const known[] = { "agentId", "name", "systemPrompt", "model", "tools", NULL };
+  static const char * const known[] = { "agentId", "name", "systemPrompt", "model", "tools", "toolServers", NULL };
   g_autoptr(GList) members = NULL;
   const char *agent_id;
   JsonNode *node;
@@ -280,6 +305,9 @@ natter_agent_store_validate (JsonObject  *agent,
     return FALSE;
   node = json_object_get_member (agent, "model");
   if (node != NULL && !validate_model (node, error))
+    return FALSE;
+  node = json_object_get_member (agent, "toolServers");
+  if (node != NULL && !validate_names (node, "toolServers", error))
     return FALSE;
   node = json_object_get_member (agent, "tools");
   if (node == NULL)

@@ -28,6 +28,7 @@ struct _NatterBuiltinAgentResolver
   NatterToolRegistry *tools;
   char               *provider;
   char               *model;
+  JsonArray          *extra_tools;   /* nullable */
 };
 
 static void agent_resolver_iface_init (NatterAgentResolverInterface *iface);
@@ -44,6 +45,7 @@ natter_builtin_agent_resolver_resolve (NatterAgentResolver  *resolver,
   const char *agent_id = json_object_get_string_member_with_default (requested, "agentId", NULL);
   g_autoptr(JsonObject) agent = NULL;
   g_autoptr(JsonObject) model = NULL;
+  JsonArray *tools;
 
   if (g_strcmp0 (agent_id, NATTER_BUILTIN_AGENT_ID) != 0)
     {
@@ -59,7 +61,10 @@ natter_builtin_agent_resolver_resolve (NatterAgentResolver  *resolver,
   model = natter_builtin_agent_resolver_dup_default_model (self);
   if (model != NULL)
     json_object_set_object_member (agent, "model", g_steal_pointer (&model));
-  json_object_set_array_member (agent, "tools", natter_builtin_tools_descriptors (self->tools));
+  tools = natter_builtin_tools_descriptors (self->tools);
+  for (guint i = 0; self->extra_tools != NULL && i < json_array_get_length (self->extra_tools); i++)
+    json_array_add_element (tools, json_node_copy (json_array_get_element (self->extra_tools, i)));
+  json_object_set_array_member (agent, "tools", tools);
   return g_steal_pointer (&agent);
 }
 
@@ -77,6 +82,7 @@ natter_builtin_agent_resolver_finalize (GObject *object)
   g_clear_object (&self->tools);
   g_clear_pointer (&self->provider, g_free);
   g_clear_pointer (&self->model, g_free);
+  g_clear_pointer (&self->extra_tools, json_array_unref);
   G_OBJECT_CLASS (natter_builtin_agent_resolver_parent_class)->finalize (object);
 }
 
@@ -160,4 +166,38 @@ natter_builtin_agent_resolver_dup_default_model (NatterBuiltinAgentResolver *sel
   json_object_set_string_member (model, "provider", self->provider);
   json_object_set_string_member (model, "model", self->model);
   return model;
+}
+
+/**
+ * natter_builtin_agent_resolver_set_extra_tools:
+ * @self: the resolver
+ * @descriptors: (nullable): tool descriptors offered after the built-in
+ *   tools (those of the enabled tool servers), or %NULL for none
+ *
+ * Turns created afterwards snapshot these tools too (turn-runtime.md
+ * §1); their implementations must be in the tool registry.
+ */
+void
+natter_builtin_agent_resolver_set_extra_tools (NatterBuiltinAgentResolver *self,
+                                               JsonArray                  *descriptors)
+{
+  g_return_if_fail (NATTER_IS_BUILTIN_AGENT_RESOLVER (self));
+
+  g_clear_pointer (&self->extra_tools, json_array_unref);
+  if (descriptors != NULL)
+    self->extra_tools = json_array_ref (descriptors);
+}
+
+/**
+ * natter_builtin_agent_resolver_get_extra_tools:
+ * @self: the resolver
+ *
+ * Returns: (transfer none) (nullable): the descriptors of
+ *   natter_builtin_agent_resolver_set_extra_tools()
+ */
+JsonArray *
+natter_builtin_agent_resolver_get_extra_tools (NatterBuiltinAgentResolver *self)
+{
+  g_return_val_if_fail (NATTER_IS_BUILTIN_AGENT_RESOLVER (self), NULL);
+  return self->extra_tools;
 }

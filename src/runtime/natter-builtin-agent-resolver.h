@@ -27,5 +27,8 @@ void                        natter_builtin_agent_resolver_set_default_model (Nat
                                                                              const char                 *provider,
                                                                              const char                 *model);
 JsonObject                 *natter_builtin_agent_resolver_dup_default_model (NatterBuiltinAgentResolver *self);
+void                        natter_builtin_agent_resolver_set_extra_tools   (NatterBuiltinAgentResolver *self,
+                                                                             JsonArray                  *descriptors);
+JsonArray                  *natter_builtin_agent_resolver_get_extra_tools   (NatterBuiltinAgentResolver *self);
 
 G_END_DECLS

@@ -28,6 +28,46 @@ static void agent_resolver_iface_init (NatterAgentResolverInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (NatterConfigAgentResolver, natter_config_agent_resolver, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (NATTER_TYPE_AGENT_RESOLVER, agent_resolver_iface_init))
 
+/* The tools of the tool servers an agent lists (`mcp:<server>/…`, as the
+ * built-in resolver offers them). A server that offers none now — not
+ * configured, disabled, not running — stops the turn from starting, as a
+ * missing tool does. */
+static gboolean
+add_server_tools (NatterConfigAgentResolver  *self,
+                  const char                 *agent_id,
+                  JsonArray                  *servers,
+                  JsonArray                  *descriptors,
+                  GError                    **error)
+{
+  JsonArray *offered = natter_builtin_agent_resolver_get_extra_tools (self->builtin);
+
+  for (guint i = 0; i < json_array_get_length (servers); i++)
+    {
+      const char *server = json_array_get_string_element (servers, i);
+      g_autofree char *prefix = g_strdup_printf ("mcp:%s/", server);
+      guint found = 0;
+
+      for (guint j = 0; offered != NULL && j < json_array_get_length (offered); j++)
+        {
+          JsonNode *node = json_array_get_element (offered, j);
+
+          if (g_str_has_prefix (json_object_get_string_member (json_node_get_object (node), "toolId"), prefix))
+            {
+              json_array_add_element (descriptors, json_node_copy (node));
+              found++;
+            }
+        }
+      if (found == 0)
+        {
+          g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_AGENT,
+                       "The agent “%s” uses the tool server “%s”, which offers no tools now "
+                       "(it is not configured, disabled, or not running)", agent_id, server);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static JsonObject *
 natter_config_agent_resolver_resolve (NatterAgentResolver  *resolver,
                                       JsonObject           *requested,
@@ -98,6 +138,10 @@ natter_config_agent_resolver_resolve (NatterAgentResolver  *resolver,
       if (model != NULL)
         json_object_set_object_member (agent, "model", model);
     }
+  if (json_object_has_member (stored, "toolServers")
+      && !add_server_tools (self, agent_id, json_object_get_array_member (stored, "toolServers"), descriptors,
+                            error))
+    return NULL;
   json_object_set_array_member (agent, "tools", g_steal_pointer (&descriptors));
   return g_steal_pointer (&agent);
 }

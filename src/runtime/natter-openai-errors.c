@@ -126,6 +126,28 @@ stringify_node (JsonNode *node)
   return natter_openai_quote_server_text (serialized, -1);
 }
 
+/* OpenAI's `code` or llama.cpp's `type` when it names a context
+ * overflow, else NULL. */
+static const char *
+overflow_code (JsonObject *error)
+{
+  const char *members[] = { "code", "type" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (members); i++)
+    {
+      JsonNode *node = json_object_get_member (error, members[i]);
+      const char *value;
+
+      /* llama.cpp's `code` is the HTTP status, a number. */
+      if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+        continue;
+      value = json_node_get_string (node);
+      if (g_strcmp0 (value, "context_length_exceeded") == 0 || g_strcmp0 (value, "exceed_context_size_error") == 0)
+        return value;
+    }
+  return NULL;
+}
+
 /* The human part of an HTTP error body, in the shapes servers use:
  * {"error":{"message"}} (OpenAI, vLLM), {"error":"…"} (Ollama),
  * {"message":…} (many proxies), {"detail":…} (FastAPI servers), or a
@@ -153,7 +175,15 @@ describe_error_body (const char *body,
           JsonNode *message = json_object_get_member (inner, "message");
 
           if (message != NULL && !JSON_NODE_HOLDS_NULL (message))
-            return stringify_node (message);
+            {
+              g_autofree char *text = stringify_node (message);
+              const char *code = overflow_code (inner);
+
+              /* The code says "context overflow" where the wording may not. */
+              if (code != NULL)
+                return g_strdup_printf ("%s [%s]", text, code);
+              return g_steal_pointer (&text);
+            }
           return stringify_node (member);
         }
       if (member != NULL && !JSON_NODE_HOLDS_NULL (member))

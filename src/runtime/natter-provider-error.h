@@ -51,6 +51,7 @@ typedef enum
   NATTER_PROVIDER_ERROR_CANCELLED,
 } NatterProviderError;
 
-GQuark natter_provider_error_quark (void);
+GQuark   natter_provider_error_quark      (void);
+gboolean natter_error_is_context_overflow (const char *message);
 
 G_END_DECLS

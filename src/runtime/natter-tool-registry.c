@@ -74,6 +74,25 @@ natter_tool_registry_add (NatterToolRegistry *self,
 }
 
 /**
+ * natter_tool_registry_remove:
+ * @self: a #NatterToolRegistry
+ * @tool_id: a `toolId`
+ *
+ * Forgets a tool that is gone (a tool server's tool no longer listed).
+ * Turns that already offered it keep it in their snapshot; advancing one
+ * of them then fails as §6 step 4 says.
+ */
+void
+natter_tool_registry_remove (NatterToolRegistry *self,
+                             const char         *tool_id)
+{
+  g_return_if_fail (NATTER_IS_TOOL_REGISTRY (self));
+  g_return_if_fail (tool_id != NULL);
+
+  g_hash_table_remove (self->tools, tool_id);
+}
+
+/**
  * natter_tool_registry_lookup:
  * @self: a #NatterToolRegistry
  * @tool_id: a `toolId`
@@ -90,4 +109,44 @@ natter_tool_registry_lookup (NatterToolRegistry *self,
   g_return_val_if_fail (tool_id != NULL, NULL);
 
   return g_hash_table_lookup (self->tools, tool_id);
+}
+
+/**
+ * natter_tool_registry_lookup_id_or_name:
+ * @self: the registry
+ * @id_or_name: a tool's registry id (`natter.read_file`) or the name the
+ *   model sees (`read_file`), as a person would type it
+ *
+ * Finds a tool by id, else by the `name` of its descriptor when exactly
+ * one tool has it.
+ *
+ * Returns: (transfer none) (nullable): the tool, or %NULL when none (or
+ *   several) match
+ */
+NatterTool *
+natter_tool_registry_lookup_id_or_name (NatterToolRegistry *self,
+                                        const char         *id_or_name)
+{
+  GHashTableIter iter;
+  NatterTool *tool;
+  NatterTool *found = NULL;
+
+  g_return_val_if_fail (NATTER_IS_TOOL_REGISTRY (self), NULL);
+  g_return_val_if_fail (id_or_name != NULL, NULL);
+
+  if ((tool = g_hash_table_lookup (self->tools, id_or_name)) != NULL)
+    return tool;
+  g_hash_table_iter_init (&iter, self->tools);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &tool))
+    {
+      const char *name = json_object_get_string_member_with_default (natter_tool_get_descriptor (tool), "name", "");
+
+      if (g_str_equal (name, id_or_name))
+        {
+          if (found != NULL)
+            return NULL;
+          found = tool;
+        }
+    }
+  return found;
 }

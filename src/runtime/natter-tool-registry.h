@@ -16,7 +16,11 @@ G_DECLARE_FINAL_TYPE (NatterToolRegistry, natter_tool_registry, NATTER, TOOL_REG
 NatterToolRegistry *natter_tool_registry_new    (void);
 void                natter_tool_registry_add    (NatterToolRegistry *self,
                                                  NatterTool         *tool);
+void                natter_tool_registry_remove (NatterToolRegistry *self,
+                                                 const char         *tool_id);
 NatterTool         *natter_tool_registry_lookup (NatterToolRegistry *self,
                                                  const char         *tool_id);
+NatterTool         *natter_tool_registry_lookup_id_or_name (NatterToolRegistry *self,
+                                                            const char         *id_or_name);
 
 G_END_DECLS

@@ -357,7 +357,7 @@ decide_without_human (NatterTurnExecution *self,
   return TRUE;
 }
 
-static void
+static JsonObject *
 add_invocation (NatterTurnExecution *self,
                 GPtrArray           *batch,
                 GPtrArray           *to_start,
@@ -374,6 +374,24 @@ add_invocation (NatterTurnExecution *self,
   json_object_set_member (event, "input", json_node_copy (natter_turn_tool_call_get_arguments (call)));
   if (g_str_equal (execution, "sync"))
     g_ptr_array_add (to_start, g_strdup (natter_turn_tool_call_get_id (call)));
+  return event;
+}
+
+/* The session's active grant for the call's tool (§12.2), if the turn
+ * belongs to a session. A tool that needs a human is never granted: its
+ * question is the point. */
+static char *
+find_grant (NatterTurnExecution *self,
+            JsonObject          *descriptor)
+{
+  JsonObject *definition = natter_turn_state_get_definition (self->state);
+  const char *session_id = json_object_get_string_member_with_default (definition, "sessionId", NULL);
+
+  if (self->runtime->grants == NULL || session_id == NULL ||
+      json_object_get_boolean_member_with_default (descriptor, "requiresHuman", TRUE))
+    return NULL;
+  return natter_permission_grants_lookup (self->runtime->grants, session_id,
+                                          json_object_get_string_member (descriptor, "toolId"));
 }
 
 /* Cancellation (§9) */
@@ -440,6 +458,19 @@ check_permission (NatterTurnExecution *self,
     {
       add_invocation (self, batch, to_start, call, descriptor);
       return;
+    }
+  /* Only a checker that could tell defers to a grant: its failure keeps
+   * failing closed. */
+  if (error == NULL)
+    {
+      g_autofree char *grant_id = find_grant (self, descriptor);
+
+      if (grant_id != NULL)
+        {
+          event = add_invocation (self, batch, to_start, call, descriptor);
+          json_object_set_string_member (event, "grantId", grant_id);
+          return;
+        }
     }
   event = _natter_turn_execution_new_event (self, batch, "tool_permission_required");
   json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));

@@ -24,6 +24,7 @@ struct _NatterTurnRuntime
   NatterToolRegistry         *tools;
   NatterContextResolver      *contexts;
   NatterPermissionChecker    *checker;
+  NatterPermissionGrants     *grants;       /* nullable: no session grants */
   NatterPermissionClassifier *classifier;   /* nullable */
   NatterTurnEventHub         *hub;
   NatterBlobStore            *blobs;         /* nullable */

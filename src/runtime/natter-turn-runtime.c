@@ -31,6 +31,7 @@ natter_turn_runtime_finalize (GObject *object)
   g_clear_object (&self->tools);
   g_clear_object (&self->contexts);
   g_clear_object (&self->checker);
+  g_clear_object (&self->grants);
   g_clear_object (&self->classifier);
   g_clear_object (&self->hub);
   g_clear_object (&self->blobs);
@@ -48,6 +49,42 @@ natter_turn_runtime_class_init (NatterTurnRuntimeClass *klass)
 static void
 natter_turn_runtime_init (NatterTurnRuntime *self)
 {
+}
+
+/**
+ * natter_turn_runtime_get_tools:
+ * @self: the runtime
+ *
+ * Returns: (transfer none): the live tools the runtime's turns may call
+ */
+NatterToolRegistry *
+natter_turn_runtime_get_tools (NatterTurnRuntime *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
+
+  return self->tools;
+}
+
+/**
+ * natter_turn_runtime_set_permission_grants:
+ * @self: the runtime
+ * @grants: (nullable): the session-keyed grants view, or %NULL for none
+ *
+ * Sets what the runtime consults when the permission checker requires a
+ * decision for a call of a session's turn (session-layer-spec.md §12.2):
+ * a call covered by an active grant runs without asking, and its
+ * `tool_invocation_requested` records the grant's id (`grantId`). Calls
+ * of a tool that needs a human (`requiresHuman`, ask_human) are never
+ * looked up.
+ */
+void
+natter_turn_runtime_set_permission_grants (NatterTurnRuntime      *self,
+                                           NatterPermissionGrants *grants)
+{
+  g_return_if_fail (NATTER_IS_TURN_RUNTIME (self));
+  g_return_if_fail (grants == NULL || NATTER_IS_PERMISSION_GRANTS (grants));
+
+  g_set_object (&self->grants, grants);
 }
 
 /**
@@ -131,6 +168,20 @@ natter_turn_runtime_set_blob_store (NatterTurnRuntime *self,
   g_return_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs));
 
   g_set_object (&self->blobs, blobs);
+}
+
+/**
+ * natter_turn_runtime_get_blob_store:
+ * @self: a #NatterTurnRuntime
+ *
+ * Returns: (transfer none) (nullable): the store of attachments
+ *   (natter_turn_runtime_set_blob_store())
+ */
+NatterBlobStore *
+natter_turn_runtime_get_blob_store (NatterTurnRuntime *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
+  return self->blobs;
 }
 
 static JsonNode *

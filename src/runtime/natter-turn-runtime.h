@@ -13,6 +13,7 @@
 #include "natter-jsonl-repo.h"
 #include "natter-model-registry.h"
 #include "natter-permission-checker.h"
+#include "natter-permission-grants.h"
 #include "natter-permission-classifier.h"
 #include "natter-runtime-error.h"
 #include "natter-tool-registry.h"
@@ -45,6 +46,10 @@ NatterTurnRuntime   *natter_turn_runtime_new            (NatterJsonlRepo        
                                                          NatterTurnEventHub         *hub,
                                                          JsonObject                 *default_model,
                                                          guint                       max_model_calls);
+
+NatterToolRegistry  *natter_turn_runtime_get_tools          (NatterTurnRuntime      *self);
+void                 natter_turn_runtime_set_permission_grants (NatterTurnRuntime      *self,
+                                                                NatterPermissionGrants *grants);
 
 void                 natter_turn_runtime_create_turn_async  (NatterTurnRuntime    *self,
                                                              JsonObject           *requested_agent,
@@ -85,5 +90,6 @@ NatterTurnState     *natter_turn_runtime_get_turn_state_finish (NatterTurnRuntim
 NatterContextResolver *natter_turn_runtime_get_context_resolver (NatterTurnRuntime *self);
 void                 natter_turn_runtime_set_blob_store (NatterTurnRuntime          *self,
                                                          NatterBlobStore            *blobs);
+NatterBlobStore     *natter_turn_runtime_get_blob_store (NatterTurnRuntime          *self);
 
 G_END_DECLS

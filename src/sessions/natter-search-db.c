@@ -24,13 +24,20 @@
  * of another Natter, rebuilt rather than read. */
 #define SCHEMA_VERSION 1
 
+/* See STMT_QUERY. */
+#define RANKED_MATCHES 2000
+
 static const char schema_sql[] =
   "CREATE TABLE sessions(session_id TEXT PRIMARY KEY, size INTEGER NOT NULL,"
   " mtime INTEGER NOT NULL, latest_turn_id TEXT) WITHOUT ROWID;"
   "CREATE TABLE turns(id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, turn_id TEXT NOT NULL,"
   " size INTEGER NOT NULL, mtime INTEGER NOT NULL, UNIQUE(session_id, turn_id));"
   /* remove_diacritics 2: "cafe" finds "café", as the title search did. */
-  "CREATE VIRTUAL TABLE turn_text USING fts5(user, answer, tokenize='unicode61 remove_diacritics 2');"
+  /* Every term is searched as a prefix (search as you type): prefix
+   * indexes of 2 and 3 characters spare short prefixes a scan of every
+   * word they begin. */
+  "CREATE VIRTUAL TABLE turn_text USING fts5(user, answer, tokenize='unicode61 remove_diacritics 2',"
+  " prefix='2 3');"
   "PRAGMA user_version = 1;";
 
 typedef enum
@@ -68,12 +75,19 @@ static const char * const stmt_sql[N_STMTS] = {
   [STMT_REMOVE_TEXTS] = "DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE session_id = ?1)",
   [STMT_REMOVE_TURNS] = "DELETE FROM turns WHERE session_id = ?1",
   [STMT_REMOVE_SESSION] = "DELETE FROM sessions WHERE session_id = ?1",
-  /* bm25 through `rank`: best first. The snippet takes the column that
-   * matched best, with up to 16 words around the match. */
+  /* bm25 through `rank`: best first, among the newest RANKED_MATCHES
+   * matching turns. Ranking costs a few microseconds per matching row, so
+   * a word said in most of 200,000 turns would take a second to rank in
+   * full; capping the candidates by rowid (turns are indexed roughly in
+   * the order they were said) keeps every query within milliseconds, and
+   * is exact for any word found fewer times. The snippet takes the column
+   * that matched best, up to 16 words around the match. */
   [STMT_QUERY] =
     "SELECT t.session_id, t.turn_id, snippet(turn_text, -1, char(2), char(3), '…', 16)"
     " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
-    " WHERE turn_text MATCH ?1 ORDER BY rank LIMIT ?2",
+    " WHERE turn_text MATCH ?1 AND turn_text.rowid >= coalesce((SELECT rowid FROM turn_text"
+    "   WHERE turn_text MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET " G_STRINGIFY (RANKED_MATCHES) " - 1), 0)"
+    " ORDER BY rank LIMIT ?2",
 };
 
 struct _NatterSearchDb
@@ -552,8 +566,11 @@ natter_search_hit_free (NatterSearchHit *hit)
  *
  * Searches the user messages and answers for every word of @text (each a
  * prefix of a word, case and accents ignored; see
- * natter_search_build_match_expression()), best match first (BM25).
- * A @text without any word matches nothing.
+ * natter_search_build_match_expression()), best match first (BM25)
+ * among the newest 2,000 matching turns (a word found more often than
+ * that is ranked within its most recent uses, so that no query takes
+ * longer than a few milliseconds). A @text without any word matches
+ * nothing.
  *
  * Returns: (transfer full) (element-type NatterSearchHit): the hits;
  *   %NULL with a %NATTER_SEARCH_DB_ERROR

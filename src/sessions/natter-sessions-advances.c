@@ -149,6 +149,10 @@ advance_outcome_cb (GObject      *object,
   natter_session_index_set_latest_turn_status (self->index, advance->session_id, advance->turn_id,
                                                status_of_outcome (outcome));
   g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, advance->session_id);
+  /* The process that settles a turn promotes the queue (FIFO, one turn
+   * per queued message), under the session lock. */
+  if (outcome->kind == NATTER_TURN_OUTCOME_COMPLETED)
+    natter_sessions_promote_soon (self, advance->session_id);
   advance_free (advance);
 }
 

@@ -322,6 +322,7 @@ op_read_session_finish (GTask        *task,
       natter_sessions_op_return_error (task, natter_sessions_session_error (error, data->session_id));
       return FALSE;
     }
+  natter_session_grant_view_update (data->self->grants, data->state);
   return TRUE;
 }
 

@@ -12,6 +12,7 @@
 
 #pragma once
 
+#include "natter-session-grant-view.h"
 #include "natter-sessions.h"
 #include "natter-turn-reducer.h"
 
@@ -67,7 +68,7 @@ struct _NatterSessions
   NatterClock             *clock;
   NatterIdGenerator       *ids;
   NatterSessionIndex      *index;
-  NatterBlobStore         *blobs;         /* nullable: attachments for export and import */
+  NatterSessionGrantView  *grants;        /* what the runtime consults (§12.2) */
 
   /* §9.3: every live advance this service started, per turn. */
   GHashTable              *live;          /* turn id → GPtrArray of NatterSessionsAdvance */
@@ -260,6 +261,23 @@ JsonObject         *natter_sessions_fork_compaction_finish    (GAsyncResult     
 JsonNode           *natter_sessions_compaction_copy           (NatterSessions      *self,
                                                                const char          *session_id,
                                                                JsonObject          *compaction);
+/* natter-sessions-turns.c: promotion of the queue */
+void                natter_sessions_promote_queue_async (NatterSessions      *self,
+                                                         const char          *session_id,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+char               *natter_sessions_promote_queue_finish (NatterSessions     *self,
+                                                          GAsyncResult       *result,
+                                                          GError            **error);
+
+/* natter-sessions-queue.c */
+void                natter_sessions_take_oldest_queued  (NatterSessionState  *state,
+                                                         char               **out_queue_id,
+                                                         JsonObject         **inout_input,
+                                                         NatterSendOptions  **inout_options);
+void                natter_sessions_promote_soon        (NatterSessions      *self,
+                                                         const char          *session_id);
 
 /* natter-sessions-advances.c */
 NatterTurnExecution *natter_sessions_start_advance     (NatterSessions        *self,

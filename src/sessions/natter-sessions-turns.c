@@ -11,7 +11,9 @@
 
 #include "natter-send-options-private.h"
 #include "natter-session-index-private.h"
+#include "natter-session-events-v2.h"
 #include "natter-session-schema.h"
+#include "natter-session-state-v2.h"
 #include "natter-sessions-private.h"
 #include "natter-turn-reducer.h"
 
@@ -26,6 +28,11 @@ typedef struct
   gboolean           fresh_context;  /* the latest turn's context was unreadable */
   JsonArray         *inline_context; /* the context after a compaction, once built */
   GPtrArray         *events;         /* what steps 5–6 append */
+  /* Promotion of the queue (natter-sessions-queue.c): the queued message
+   * this turn is made of; and, for a send that found a promotion lost to
+   * a crash, the error to return once that message was sent instead. */
+  char              *promoted;
+  GError            *after_promotion;
 } SendData;
 
 NATTER_SESSIONS_DEFINE_OP (SendData, send_data)
@@ -38,6 +45,8 @@ send_data_clear (SendData *data)
   g_free (data->turn_id);
   g_clear_pointer (&data->inline_context, json_array_unref);
   g_clear_pointer (&data->events, g_ptr_array_unref);
+  g_free (data->promoted);
+  g_clear_error (&data->after_promotion);
 }
 
 static JsonNode *
@@ -60,8 +69,9 @@ send_appended_cb (GObject      *object,
   NatterSessions *self = data->base.self;
   GError *error = NULL;
 
-  if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
-      !natter_sessions_op_apply_appended (&data->base, data->events, &error))
+  if (data->promoted != NULL ? !natter_sessions_op_append_v2_finish (task, result, &error)
+                              : (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
+                                 !natter_sessions_op_apply_appended (&data->base, data->events, &error)))
     {
       natter_sessions_op_return_error (task, error);
       return;
@@ -91,7 +101,10 @@ send_appended_cb (GObject      *object,
 
   /* Step 8 */
   natter_sessions_op_finish (task);
-  g_task_return_pointer (task, g_strdup (data->turn_id), g_free);
+  if (data->after_promotion != NULL)
+    g_task_return_error (task, g_steal_pointer (&data->after_promotion));
+  else
+    g_task_return_pointer (task, g_strdup (data->turn_id), g_free);
 }
 
 /* Steps 5 and 6: the session records the agent and exactly the
@@ -122,6 +135,15 @@ send_append (GTask             *task,
     g_ptr_array_add (events, natter_session_event_new_title_changed (data->base.session_id, ts, title));
 
   data->events = g_ptr_array_ref (events);
+  if (data->promoted != NULL)
+    {
+      const char *consumed[] = { data->promoted, NULL };
+
+      /* The turn and the queued message leaving the queue are one line. */
+      natter_session_event_set_consumed_queue_ids (g_ptr_array_index (events, 0), consumed);
+      natter_sessions_op_append_v2_async (task, events, send_appended_cb);
+      return;
+    }
   /* Appends are awaited, not fsynced (§4.2). */
   natter_jsonl_repo_append_async (self->session_repo, data->base.session_id, events, NULL,
                                   send_appended_cb, g_object_ref (task));
@@ -264,6 +286,16 @@ send_latest_read (GTask           *task,
       g_strcmp0 (json_object_get_string_member_with_default (terminal, "type", NULL), "turn_failed") == 0 &&
       g_strcmp0 (json_object_get_string_member_with_default (terminal, "code", NULL),
                  NATTER_TURN_FAILED_CONTEXT_UNREADABLE) == 0;
+    /* A completed turn with messages still queued: the process that
+     * settled it stopped before promoting. The oldest goes first, and
+     * this message is not sent (the queue is first in line). */
+    if (data->promoted == NULL && natter_session_state_get_n_queued (data->base.state) > 0 &&
+        g_strcmp0 (json_object_get_string_member_with_default (terminal, "type", NULL), "turn_completed") == 0)
+      {
+        data->after_promotion = not_settled (data->base.session_id, latest,
+                                             "followed by queued messages, the oldest of which is sent now");
+        natter_sessions_take_oldest_queued (data->base.state, &data->promoted, &data->input, &data->options);
+      }
   }
   send_create_turn (task);
 }
@@ -361,6 +393,86 @@ natter_sessions_send_message_finish (NatterSessions  *self,
 {
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_send_message_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Promotion of the queue (docs/format.md §3.4, docs/runtime.md) */
+
+static void
+promote_nothing (GTask *task)
+{
+  natter_sessions_op_finish (task);
+  g_task_return_pointer (task, NULL, NULL);
+}
+
+static void
+promote_latest_read (GTask           *task,
+                     NatterTurnState *turn)
+{
+  SendData *data = send_data_get (task);
+  JsonObject *terminal = natter_turn_state_get_terminal_event (turn);
+
+  /* Only a completed turn lets the queue go on: after a failure, a stop
+   * or an interruption it waits for the person; a suspended turn is not
+   * over. */
+  if (terminal == NULL ||
+      g_strcmp0 (json_object_get_string_member_with_default (terminal, "type", NULL), "turn_completed") != 0)
+    {
+      promote_nothing (task);
+      return;
+    }
+  natter_sessions_take_oldest_queued (data->base.state, &data->promoted, &data->input, &data->options);
+  send_create_turn (task);
+}
+
+static void
+promote_session_read (GTask *task)
+{
+  SendData *data = send_data_get (task);
+  const char *latest = natter_session_state_get_latest_turn_id (data->base.state);
+
+  if (natter_session_state_get_n_queued (data->base.state) == 0 ||
+      (latest != NULL && natter_sessions_is_turn_running (data->base.self, latest)))
+    {
+      promote_nothing (task);
+      return;
+    }
+  if (latest == NULL)
+    {
+      natter_sessions_take_oldest_queued (data->base.state, &data->promoted, &data->input, &data->options);
+      send_create_turn (task);
+      return;
+    }
+  natter_sessions_op_read_latest (task, promote_latest_read);
+}
+
+/* Under the session lock: when the session's latest turn completed (or
+ * there is none) and messages are queued, the oldest becomes the next
+ * turn, with the options it was queued with, its `turn_appended` naming
+ * it in `consumedQueueIds`; the advance starts as for a send. Finishes
+ * with the new turn's id, or NULL without an error when nothing is to be
+ * promoted. */
+void
+natter_sessions_promote_queue_async (NatterSessions      *self,
+                                     const char          *session_id,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  GTask *task = send_data_task_new (self, session_id, cancellable, callback, user_data,
+                                    natter_sessions_promote_queue_async);
+
+  natter_sessions_op_lock_and_read (task, promote_session_read);
+}
+
+char *
+natter_sessions_promote_queue_finish (NatterSessions  *self,
+                                      GAsyncResult    *result,
+                                      GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_promote_queue_async, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -64,9 +64,11 @@ natter_sessions_op_append_v2_finish (GTask         *task,
   NatterSessionsOp *data = g_task_get_task_data (task);
   g_autoptr(GPtrArray) appended = g_steal_pointer (&data->appending);
 
-  if (!natter_jsonl_repo_append_finish (data->self->session_repo, result, error))
+  if (!natter_jsonl_repo_append_finish (data->self->session_repo, result, error) ||
+      !natter_sessions_op_apply_appended (data, appended, error))
     return FALSE;
-  return natter_sessions_op_apply_appended (data, appended, error);
+  natter_session_grant_view_update (data->self->grants, data->state);
+  return TRUE;
 }
 
 /* append_events: the generic locked operation over the writer above */

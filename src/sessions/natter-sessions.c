@@ -57,7 +57,7 @@ natter_sessions_finalize (GObject *object)
   g_clear_object (&self->clock);
   g_clear_object (&self->ids);
   g_clear_object (&self->index);
-  g_clear_object (&self->blobs);
+  g_clear_object (&self->grants);
   g_clear_pointer (&self->live, g_hash_table_unref);
   g_clear_pointer (&self->turn_waiters, g_hash_table_unref);
   g_clear_pointer (&self->ops, g_hash_table_unref);
@@ -146,7 +146,8 @@ natter_sessions_init (NatterSessions *self)
  *   natter_session_index_load_async() at startup
  *
  * Creates the session service (§9). Every dependency is injected; the
- * service holds a reference to each.
+ * service holds a reference to each. It gives @runtime its view of the
+ * sessions' permission grants (natter_turn_runtime_set_permission_grants()).
  *
  * Returns: (transfer full): a new service
  */
@@ -177,6 +178,8 @@ natter_sessions_new (NatterJsonlRepo    *session_repo,
   self->clock = g_object_ref (clock);
   self->ids = g_object_ref (ids);
   self->index = g_object_ref (index);
+  self->grants = natter_session_grant_view_new (session_repo);
+  natter_turn_runtime_set_permission_grants (runtime, NATTER_PERMISSION_GRANTS (self->grants));
   return self;
 }
 
@@ -854,6 +857,7 @@ deleted_cb (GObject      *object,
       return;
     }
   natter_session_index_remove (data->self->index, data->session_id);
+  natter_session_grant_view_forget (data->self->grants, data->session_id);
   natter_sessions_op_finish (task);
   g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
   g_task_return_boolean (task, TRUE);

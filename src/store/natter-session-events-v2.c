@@ -79,7 +79,7 @@ require_message (JsonObject  *event,
 }
 
 /* The send options a queued message becomes a turn with:
- * {agentId, model?: {provider, model}, autoPermission, maxModelCalls ≥ 1}. */
+ * {agentId, model?: {provider, model}, autoPermission, maxModelCalls? ≥ 1}. */
 static gboolean
 validate_options (JsonObject  *event,
                   GError     **error)
@@ -92,10 +92,12 @@ validate_options (JsonObject  *event,
     return FALSE;
   if (!natter_session_schema_check_members (options, options_members, "The send options", error) ||
       !natter_json_require_nonempty_string (options, "agentId", error) ||
-      !natter_json_require_boolean (options, "autoPermission", &auto_permission, error) ||
+      !natter_json_require_boolean (options, "autoPermission", &auto_permission, error))
+    goto fail;
+  if (json_object_has_member (options, "maxModelCalls") &&
       !natter_json_require_int (options, "maxModelCalls", &max_calls, error))
     goto fail;
-  if (max_calls < 1)
+  if (json_object_has_member (options, "maxModelCalls") && max_calls < 1)
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
                    "Field “maxModelCalls” must be at least 1, not %" G_GINT64_FORMAT, max_calls);

@@ -283,6 +283,9 @@ natter_application_startup (GApplication *app)
   if (!natter_services_acquire_writer_lock (self->services, &self->startup_error))
     g_printerr ("natter: %s\n", self->startup_error->message);
   natter_services_load_async (self->services, NULL, index_loaded_cb, NULL);
+  /* The tool servers start now, so their tools are listed by the time a
+   * first message is sent. */
+  natter_mcp_manager_refresh_async (natter_services_get_mcp_manager (self->services), NULL, NULL, NULL);
   settings = natter_services_get_settings (self->services);
   g_signal_connect_object (settings, "notify::providers", G_CALLBACK (model_settings_changed_cb),
                            self, G_CONNECT_SWAPPED);

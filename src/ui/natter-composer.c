@@ -18,6 +18,8 @@
 #include <glib/gi18n.h>
 
 #include "natter-agent-chooser.h"
+#include "natter-attachment-chip.h"
+#include "natter-attachment-intake.h"
 #include "natter-composer.h"
 
 struct _NatterComposer
@@ -26,6 +28,9 @@ struct _NatterComposer
 
   gboolean            running;
   char               *blocked_reason;
+  gboolean            can_attach;
+  GPtrArray          *attachments;   /* Pending, in the order added */
+  GtkNativeDialog    *chooser;       /* while the file chooser shows */
 
   /* Template children */
   GtkLabel           *reason_label;
@@ -34,7 +39,23 @@ struct _NatterComposer
   GtkTextBuffer      *buffer;
   NatterAgentChooser *agent_chooser;
   GtkButton          *send_button;
+  GtkButton          *attach_button;
+  GtkFlowBox         *attachments_box;
 };
+
+/* An attachment of the message being written. */
+typedef struct
+{
+  NatterAttachmentSource *source;
+  GtkWidget              *chip;     /* NULL until its file is looked at */
+} Pending;
+
+static void
+pending_free (Pending *pending)
+{
+  natter_attachment_source_unref (pending->source);
+  g_free (pending);
+}
 
 G_DEFINE_FINAL_TYPE (NatterComposer, natter_composer, GTK_TYPE_WIDGET)
 
@@ -87,7 +108,8 @@ update_button (NatterComposer *self)
       gtk_widget_remove_css_class (GTK_WIDGET (self->send_button), "destructive-action");
       gtk_widget_add_css_class (GTK_WIDGET (self->send_button), "suggested-action");
       gtk_widget_set_sensitive (GTK_WIDGET (self->send_button),
-                                self->blocked_reason == NULL && !buffer_is_blank (self));
+                                self->blocked_reason == NULL &&
+                                (!buffer_is_blank (self) || self->attachments->len > 0));
     }
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->send_button), label);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->send_button),
@@ -132,7 +154,8 @@ natter_composer_send (NatterComposer *self)
 
   g_return_val_if_fail (NATTER_IS_COMPOSER (self), FALSE);
 
-  if (self->running || self->blocked_reason != NULL || buffer_is_blank (self))
+  /* Attachments alone are a message too. */
+  if (self->running || self->blocked_reason != NULL || (buffer_is_blank (self) && self->attachments->len == 0))
     return FALSE;
   gtk_text_buffer_get_bounds (self->buffer, &start, &end);
   text = gtk_text_buffer_get_text (self->buffer, &start, &end, FALSE);
@@ -166,11 +189,373 @@ key_pressed_cb (GtkEventControllerKey *controller,
   return GDK_EVENT_STOP;
 }
 
+/* Attachments */
+
+static void
+update_attachments (NatterComposer *self)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->attachments_box), self->attachments->len > 0);
+  update_button (self);
+}
+
+static void
+chip_remove_cb (NatterAttachmentChip *chip,
+                NatterComposer       *self)
+{
+  for (guint i = 0; i < self->attachments->len; i++)
+    {
+      Pending *pending = g_ptr_array_index (self->attachments, i);
+
+      if (pending->chip == GTK_WIDGET (chip))
+        {
+          gtk_flow_box_remove (self->attachments_box, gtk_widget_get_parent (pending->chip));
+          g_ptr_array_remove_index (self->attachments, i);
+          break;
+        }
+    }
+  update_attachments (self);
+}
+
+static void
+show_chip (NatterComposer *self,
+           Pending        *pending,
+           GtkWidget      *chip)
+{
+  int position = 0;
+
+  /* In the order the files were added, whichever was looked at first. */
+  for (guint i = 0; i < self->attachments->len && g_ptr_array_index (self->attachments, i) != pending; i++)
+    if (((Pending *) g_ptr_array_index (self->attachments, i))->chip != NULL)
+      position++;
+  pending->chip = chip;
+  g_signal_connect (chip, "remove", G_CALLBACK (chip_remove_cb), self);
+  gtk_flow_box_insert (self->attachments_box, chip, position);
+  update_attachments (self);
+}
+
+static void
+file_info_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(NatterComposer) self = user_data;
+  g_autoptr(GFileInfo) info = g_file_query_info_finish (G_FILE (object), result, NULL);
+  g_autofree char *basename = g_file_get_basename (G_FILE (object));
+  g_autofree char *media_type = NULL;
+  Pending *pending = NULL;
+
+  for (guint i = 0; i < self->attachments->len; i++)
+    {
+      Pending *candidate = g_ptr_array_index (self->attachments, i);
+
+      if (candidate->chip == NULL && natter_attachment_source_get_file (candidate->source) == G_FILE (object))
+        pending = candidate;
+    }
+  /* Removed meanwhile (cleared by a send, or the composer went away). */
+  if (pending == NULL || gtk_widget_get_root (GTK_WIDGET (self)) == NULL)
+    return;
+  if (info != NULL && g_file_info_get_content_type (info) != NULL)
+    media_type = g_content_type_get_mime_type (g_file_info_get_content_type (info));
+  /* What the file is and how big it is are checked again when it is
+   * read at sending; this is only for the eye. */
+  show_chip (self, pending,
+             natter_attachment_chip_new (info != NULL ? g_file_info_get_display_name (info) : basename, media_type,
+                                         info != NULL ? g_file_info_get_size (info) : -1, NULL, TRUE));
+}
+
+/**
+ * natter_composer_add_file:
+ * @self: a composer
+ * @file: a file the user chose, dropped or pasted
+ *
+ * Adds @file to the attachments of the message being written; its chip
+ * shows once its name, type and size are known (asked asynchronously).
+ */
+void
+natter_composer_add_file (NatterComposer *self,
+                          GFile          *file)
+{
+  Pending *pending;
+
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  pending = g_new0 (Pending, 1);
+  pending->source = natter_attachment_source_new_for_file (file);
+  g_ptr_array_add (self->attachments, pending);
+  update_button (self);
+  g_file_query_info_async (natter_attachment_source_get_file (pending->source),
+                           G_FILE_ATTRIBUTE_STANDARD_DISPLAY_NAME "," G_FILE_ATTRIBUTE_STANDARD_SIZE ","
+                           G_FILE_ATTRIBUTE_STANDARD_CONTENT_TYPE,
+                           G_FILE_QUERY_INFO_NONE, G_PRIORITY_DEFAULT, NULL, file_info_cb, g_object_ref (self));
+}
+
+static void
+add_bytes_source (NatterComposer         *self,
+                  NatterAttachmentSource *source,
+                  GdkPaintable           *thumbnail)
+{
+  Pending *pending = g_new0 (Pending, 1);
+
+  pending->source = natter_attachment_source_ref (source);
+  g_ptr_array_add (self->attachments, pending);
+  show_chip (self, pending,
+             natter_attachment_chip_new (natter_attachment_source_get_name (source),
+                                         natter_attachment_source_get_media_type (source),
+                                         (gint64) g_bytes_get_size (natter_attachment_source_get_bytes (source)),
+                                         thumbnail, TRUE));
+}
+
+/**
+ * natter_composer_add_texture:
+ * @self: a composer
+ * @texture: a pasted image
+ *
+ * Adds @texture, encoded as PNG, to the attachments of the message being
+ * written, with a thumbnail of it.
+ */
+void
+natter_composer_add_texture (NatterComposer *self,
+                             GdkTexture     *texture)
+{
+  g_autoptr(GBytes) png = NULL;
+  g_autoptr(NatterAttachmentSource) source = NULL;
+
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+  g_return_if_fail (GDK_IS_TEXTURE (texture));
+
+  png = gdk_texture_save_to_png_bytes (texture);
+  /* Translators: the file name of an image pasted into a message */
+  source = natter_attachment_source_new_for_bytes (png, _("Pasted image.png"), "image/png");
+  add_bytes_source (self, source, GDK_PAINTABLE (texture));
+}
+
+/**
+ * natter_composer_get_n_attachments:
+ * @self: a composer
+ *
+ * Returns: how many attachments the message being written has
+ */
+guint
+natter_composer_get_n_attachments (NatterComposer *self)
+{
+  g_return_val_if_fail (NATTER_IS_COMPOSER (self), 0);
+  return self->attachments->len;
+}
+
+/**
+ * natter_composer_take_attachments:
+ * @self: a composer
+ *
+ * Empties the attachments of the message being written and returns
+ * them, for sending.
+ *
+ * Returns: (transfer full) (element-type NatterAttachmentSource): the
+ *   attachments, in order
+ */
+GPtrArray *
+natter_composer_take_attachments (NatterComposer *self)
+{
+  GPtrArray *sources;
+  GtkWidget *child;
+
+  g_return_val_if_fail (NATTER_IS_COMPOSER (self), NULL);
+
+  sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  for (guint i = 0; i < self->attachments->len; i++)
+    g_ptr_array_add (sources, natter_attachment_source_ref (((Pending *) g_ptr_array_index (self->attachments, i))->source));
+  g_ptr_array_set_size (self->attachments, 0);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->attachments_box))) != NULL)
+    gtk_flow_box_remove (self->attachments_box, child);
+  update_attachments (self);
+  return sources;
+}
+
+/**
+ * natter_composer_restore_attachments:
+ * @self: a composer
+ * @sources: (element-type NatterAttachmentSource): what
+ *   natter_composer_take_attachments() returned
+ *
+ * Puts the attachments of a message that could not be sent back, so
+ * nothing the user attached is lost.
+ */
+void
+natter_composer_restore_attachments (NatterComposer *self,
+                                     GPtrArray      *sources)
+{
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+
+  for (guint i = 0; i < sources->len; i++)
+    {
+      NatterAttachmentSource *source = g_ptr_array_index (sources, i);
+
+      if (natter_attachment_source_get_file (source) != NULL)
+        natter_composer_add_file (self, natter_attachment_source_get_file (source));
+      else
+        add_bytes_source (self, source, NULL);
+    }
+}
+
+static gboolean
+drop_cb (GtkDropTarget  *target,
+         const GValue   *value,
+         double          x,
+         double          y,
+         NatterComposer *self)
+{
+  GSList *files;
+
+  if (!self->can_attach || !G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = gdk_file_list_get_files (g_value_get_boxed (value));
+  for (GSList *l = files; l != NULL; l = l->next)
+    natter_composer_add_file (self, l->data);
+  g_slist_free (files);
+  return files != NULL;
+}
+
+/**
+ * natter_composer_add_drop_target:
+ * @self: a composer
+ * @widget: where files may be dropped, e.g. the whole window
+ *
+ * Files dropped on @widget become attachments of the message being
+ * written (when attaching is on, natter_composer_set_can_attach()).
+ */
+void
+natter_composer_add_drop_target (NatterComposer *self,
+                                 GtkWidget      *widget)
+{
+  GtkDropTarget *target;
+
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+
+  target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (target, "drop", G_CALLBACK (drop_cb), self);
+  gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (target));
+}
+
+static void
+pasted_files_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(NatterComposer) self = user_data;
+  const GValue *value = gdk_clipboard_read_value_finish (GDK_CLIPBOARD (object), result, NULL);
+
+  if (value != NULL && G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    {
+      GSList *files = gdk_file_list_get_files (g_value_get_boxed (value));
+
+      for (GSList *l = files; l != NULL; l = l->next)
+        natter_composer_add_file (self, l->data);
+      g_slist_free (files);
+    }
+}
+
+static void
+pasted_texture_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(NatterComposer) self = user_data;
+  g_autoptr(GdkTexture) texture = gdk_clipboard_read_texture_finish (GDK_CLIPBOARD (object), result, NULL);
+
+  if (texture != NULL)
+    natter_composer_add_texture (self, texture);
+}
+
+/* Ctrl+V of copied files or of an image attaches them; text pastes as
+ * text, as always. */
+static void
+paste_clipboard_cb (GtkTextView    *view,
+                    NatterComposer *self)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (view));
+  GdkContentFormats *formats = gdk_clipboard_get_formats (clipboard);
+
+  if (!self->can_attach)
+    return;
+  if (gdk_content_formats_contain_gtype (formats, GDK_TYPE_FILE_LIST))
+    {
+      g_signal_stop_emission_by_name (view, "paste-clipboard");
+      gdk_clipboard_read_value_async (clipboard, GDK_TYPE_FILE_LIST, G_PRIORITY_DEFAULT, NULL,
+                                      pasted_files_cb, g_object_ref (self));
+    }
+  else if (gdk_content_formats_contain_gtype (formats, GDK_TYPE_TEXTURE) &&
+           !gdk_content_formats_contain_gtype (formats, G_TYPE_STRING))
+    {
+      g_signal_stop_emission_by_name (view, "paste-clipboard");
+      gdk_clipboard_read_texture_async (clipboard, NULL, pasted_texture_cb, g_object_ref (self));
+    }
+}
+
+static void
+chooser_response_cb (GtkNativeDialog *chooser,
+                     int              response,
+                     NatterComposer  *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (chooser));
+
+      for (guint i = 0; i < g_list_model_get_n_items (files); i++)
+        {
+          g_autoptr(GFile) file = g_list_model_get_item (files, i);
+
+          natter_composer_add_file (self, file);
+        }
+    }
+  gtk_native_dialog_destroy (chooser);
+  g_clear_object (&self->chooser);
+}
+
+/* The file chooser goes through the portal inside Flatpak, which hands
+ * the app exactly the files the user picked: no file-system permission
+ * is needed. */
+static void
+attach_clicked_cb (NatterComposer *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkFileChooserNative *chooser;
+
+  if (self->chooser != NULL)
+    return;
+  chooser = gtk_file_chooser_native_new (_("Attach Files"), GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                         GTK_FILE_CHOOSER_ACTION_OPEN, _("_Attach"), _("_Cancel"));
+  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (chooser), TRUE);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  self->chooser = GTK_NATIVE_DIALOG (chooser);
+  g_signal_connect (chooser, "response", G_CALLBACK (chooser_response_cb), self);
+  gtk_native_dialog_show (self->chooser);
+}
+
+/**
+ * natter_composer_set_can_attach:
+ * @self: a composer
+ * @can_attach: whether messages may carry attachments (there is a blob
+ *   store to keep them)
+ *
+ * Shows the attach button and lets dropped and pasted files in.
+ */
+void
+natter_composer_set_can_attach (NatterComposer *self,
+                                gboolean        can_attach)
+{
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+  self->can_attach = !!can_attach;
+  gtk_widget_set_visible (GTK_WIDGET (self->attach_button), self->can_attach);
+}
+
 static void
 natter_composer_dispose (GObject *object)
 {
   GtkWidget *child;
 
+  if (NATTER_COMPOSER (object)->chooser != NULL)
+    gtk_native_dialog_destroy (NATTER_COMPOSER (object)->chooser);
+  g_clear_object (&NATTER_COMPOSER (object)->chooser);
   gtk_widget_dispose_template (GTK_WIDGET (object), NATTER_TYPE_COMPOSER);
   /* Template children without an id are not unparented by
    * gtk_widget_dispose_template(). */
@@ -186,6 +571,7 @@ natter_composer_finalize (GObject *object)
   NatterComposer *self = NATTER_COMPOSER (object);
 
   g_free (self->blocked_reason);
+  g_ptr_array_unref (self->attachments);
 
   G_OBJECT_CLASS (natter_composer_parent_class)->finalize (object);
 }
@@ -292,7 +678,10 @@ natter_composer_class_init (NatterComposerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, text_view);
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, send_button);
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, agent_chooser);
+  gtk_widget_class_bind_template_child (widget_class, NatterComposer, attach_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterComposer, attachments_box);
   gtk_widget_class_bind_template_callback (widget_class, button_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, attach_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, update_button);
   gtk_widget_class_set_css_name (widget_class, "natter-composer");
 }
@@ -302,8 +691,10 @@ natter_composer_init (NatterComposer *self)
 {
   GtkEventController *keys;
 
+  self->attachments = g_ptr_array_new_with_free_func ((GDestroyNotify) pending_free);
   gtk_widget_init_template (GTK_WIDGET (self));
   self->buffer = gtk_text_view_get_buffer (self->text_view);
+  g_signal_connect (self->text_view, "paste-clipboard", G_CALLBACK (paste_clipboard_cb), self);
   g_signal_connect_swapped (self->buffer, "changed", G_CALLBACK (update_button), self);
   g_signal_connect_swapped (self->buffer, "changed", G_CALLBACK (update_placeholder), self);
   g_signal_connect_swapped (self->agent_chooser, "notify::agent-id", G_CALLBACK (update_placeholder), self);

@@ -30,4 +30,17 @@ const char *natter_composer_get_placeholder    (NatterComposer *self);
 
 NatterAgentChooser *natter_composer_get_agent_chooser (NatterComposer *self);
 
+void        natter_composer_set_can_attach       (NatterComposer *self,
+                                                  gboolean        can_attach);
+void        natter_composer_add_file             (NatterComposer *self,
+                                                  GFile          *file);
+void        natter_composer_add_texture          (NatterComposer *self,
+                                                  GdkTexture     *texture);
+guint       natter_composer_get_n_attachments    (NatterComposer *self);
+GPtrArray  *natter_composer_take_attachments     (NatterComposer *self);
+void        natter_composer_restore_attachments  (NatterComposer *self,
+                                                  GPtrArray      *sources);
+void        natter_composer_add_drop_target      (NatterComposer *self,
+                                                  GtkWidget      *widget);
+
 G_END_DECLS

@@ -4,7 +4,8 @@
  *
  * One pending permission of a suspended turn (session-layer-spec.md
  * §10.4): what the tool will do, in words, the raw arguments behind an
- * expander, and Allow / Deny. Built only
+ * expander, and Allow / Deny, or Always Allow in This Conversation (a
+ * permission grant of the session, §12.2). Built only
  * from the turn's reduced state, so the card is there again after a
  * restart. Each pending call has its own card; deciding one leaves the
  * others.
@@ -17,6 +18,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-permission-card.h"
+#include "natter-sessions-grants.h"
 
 struct _NatterPermissionCard
 {
@@ -35,9 +37,20 @@ struct _NatterPermissionCard
   GtkLabel       *error_label;
   GtkWidget      *buttons;
   GtkWidget      *allow_button;
+  GtkWidget      *always_button;
 };
 
 G_DEFINE_FINAL_TYPE (NatterPermissionCard, natter_permission_card, GTK_TYPE_WIDGET)
+
+/* A refusal says why on the card; the buttons are usable again. */
+static void
+show_refusal (NatterPermissionCard *self,
+              const GError         *error)
+{
+  gtk_label_set_text (self->error_label, error->message);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+  gtk_widget_set_sensitive (self->buttons, TRUE);
+}
 
 static void
 respond_cb (GObject      *source,
@@ -54,11 +67,30 @@ respond_cb (GObject      *source,
   /* A decision that reached the file is shown by the timeline when the
    * resolution event arrives; only a refusal needs saying here. */
   if (outcome == NULL && error != NULL)
-    {
-      gtk_label_set_text (self->error_label, error->message);
-      gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
-      gtk_widget_set_sensitive (self->buttons, TRUE);
-    }
+    show_refusal (self, error);
+}
+
+static void
+always_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(NatterPermissionCard) self = user_data;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GError) error = NULL;
+
+  outcome = natter_sessions_allow_always_finish (NATTER_SESSIONS (source), result, NULL, &error);
+  if (outcome == NULL && error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_refusal (self, error);
+}
+
+static void
+always_clicked_cb (NatterPermissionCard *self)
+{
+  gtk_widget_set_sensitive (self->buttons, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  natter_sessions_allow_always_async (self->sessions, self->turn_id, self->tool_call_id, self->cancellable,
+                                      always_cb, g_object_ref (self));
 }
 
 static void
@@ -132,8 +164,10 @@ natter_permission_card_class_init (NatterPermissionCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, error_label);
   gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, buttons);
   gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, allow_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterPermissionCard, always_button);
   gtk_widget_class_bind_template_callback (widget_class, allow_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, deny_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, always_clicked_cb);
   gtk_widget_class_set_css_name (widget_class, "natter-permission-card");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
@@ -172,8 +206,9 @@ string_member (JsonNode   *node,
  *
  * Says in words what a tool call will do if allowed: “Read /etc/hostname”
  * for read_file, “List /tmp” for list_directory, “Get the current time”,
- * the checker's own sentence when it gave one, and “Use the tool “x”” for
- * any other tool. The text is plain, never markup.
+ * the checker's own sentence when it gave one, “Use “x” of the tool
+ * server “y”” for a tool server's tool (its request is `{server, tool,
+ * arguments}`), and “Use the tool “x”” for any other tool. The text is plain, never markup.
  *
  * Returns: (transfer full): the sentence, translated
  */
@@ -206,6 +241,11 @@ natter_permission_card_describe (const char *tool_name,
     return g_strdup_printf (_("List %s"), path);
   if (g_strcmp0 (tool_name, "current_time") == 0)
     return g_strdup (_("Get the current time"));
+  if (string_member (request, "server") != NULL && string_member (request, "tool") != NULL)
+    /* Translators: what an MCP tool call will do; the first %s is the
+     * tool's name at its server, the second the server's name */
+    return g_strdup_printf (_("Use “%s” of the tool server “%s”"), string_member (request, "tool"),
+                            string_member (request, "server"));
   /* Translators: what a tool will do; %s is the tool's name, e.g. fetch_url */
   return g_strdup_printf (_("Use the tool “%s”"), tool_name != NULL ? tool_name : "");
 }

@@ -31,11 +31,13 @@ struct _NatterToolCallCard
   GtkImage    *status_icon;
   GtkLabel    *name_label;
   GtkLabel    *status_label;
+  GtkLabel    *rule_label;
   GtkLabel    *arguments_label;
   GtkWidget   *progress_heading;
   GtkLabel    *progress_label;
   GtkLabel    *result_heading;
   GtkLabel    *result_label;
+  GtkBox      *media_box;
 };
 
 G_DEFINE_FINAL_TYPE (NatterToolCallCard, natter_tool_call_card, GTK_TYPE_WIDGET)
@@ -106,6 +108,89 @@ tool_call_status (NatterTurnToolCall *call,
   return _("Pending");
 }
 
+/* One image of a tool server's result, decoded from its base64; a
+ * label that says why when it cannot be shown. */
+static GtkWidget *
+media_image (JsonObject *item)
+{
+  const char *data = json_object_get_string_member_with_default (item, "data", "");
+  gsize length = 0;
+  g_autofree guchar *bytes = g_base64_decode (data, &length);
+  g_autoptr(GBytes) wrapped = g_bytes_new_take (g_steal_pointer (&bytes), length);
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *picture;
+
+  texture = length > 0 ? gdk_texture_new_from_bytes (wrapped, &error) : NULL;
+  if (texture == NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("Cannot show the image: %s"),
+                                               error != NULL ? error->message : _("it is empty"));
+      GtkWidget *label = gtk_label_new (text);
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_widget_add_css_class (label, "error");
+      return label;
+    }
+  picture = gtk_picture_new_for_paintable (GDK_PAINTABLE (texture));
+  gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+  gtk_widget_set_halign (picture, GTK_ALIGN_START);
+  gtk_widget_set_size_request (picture, -1, MIN (gdk_texture_get_height (texture), 240));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (picture), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Image from the tool"), -1);
+  return picture;
+}
+
+/* A tool server's content that text does not carry (turn-runtime.md §3,
+ * `metadata.mcp`): images as images, resource links as links. */
+static void
+set_media (NatterToolCallCard *self,
+           JsonObject         *result)
+{
+  JsonObject *metadata = NULL;
+  JsonObject *mcp = NULL;
+  JsonArray *content = NULL;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->media_box))) != NULL)
+    gtk_box_remove (self->media_box, child);
+  if (result != NULL && json_object_has_member (result, "metadata")
+      && JSON_NODE_HOLDS_OBJECT (json_object_get_member (result, "metadata")))
+    metadata = json_object_get_object_member (result, "metadata");
+  if (metadata != NULL && json_object_has_member (metadata, "mcp")
+      && JSON_NODE_HOLDS_OBJECT (json_object_get_member (metadata, "mcp")))
+    mcp = json_object_get_object_member (metadata, "mcp");
+  if (mcp != NULL && json_object_has_member (mcp, "content")
+      && JSON_NODE_HOLDS_ARRAY (json_object_get_member (mcp, "content")))
+    content = json_object_get_array_member (mcp, "content");
+
+  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
+    {
+      JsonNode *node = json_array_get_element (content, i);
+      JsonObject *item = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const char *type = item != NULL ? json_object_get_string_member_with_default (item, "type", "") : "";
+
+      if (g_str_equal (type, "image"))
+        gtk_box_append (self->media_box, media_image (item));
+      else if (g_str_equal (type, "resource_link"))
+        {
+          const char *uri = json_object_get_string_member_with_default (item, "uri", "");
+          const char *label = json_object_get_string_member_with_default (item, "title", NULL);
+          GtkWidget *link;
+
+          if (label == NULL)
+            label = json_object_get_string_member_with_default (item, "name", uri);
+          link = gtk_link_button_new_with_label (uri, label);
+          gtk_widget_set_halign (link, GTK_ALIGN_START);
+          gtk_widget_set_tooltip_text (link, uri);
+          gtk_box_append (self->media_box, link);
+        }
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->media_box),
+                          gtk_widget_get_first_child (GTK_WIDGET (self->media_box)) != NULL);
+}
+
 static void
 set_call (NatterToolCallCard *self,
           NatterTurnToolCall *call)
@@ -118,9 +203,19 @@ set_call (NatterToolCallCard *self,
   g_autofree char *arguments = node_to_text (natter_turn_tool_call_get_arguments (call));
   g_autofree char *accessible = NULL;
 
+  JsonObject *invocation = natter_turn_tool_call_get_invocation (call);
+  g_autofree char *rule = NULL;
+
   gtk_image_set_from_icon_name (self->status_icon, icon_name);
   gtk_label_set_text (self->name_label, name != NULL ? name : "");
   gtk_label_set_text (self->status_label, status);
+  /* tool_invocation_requested.grantId: a grant of the session allowed the
+   * call without asking (docs/format.md §3.4). */
+  if (invocation != NULL && json_object_get_string_member_with_default (invocation, "grantId", NULL) != NULL)
+    /* Translators: %s is the name of a tool, e.g. read_file */
+    rule = g_strdup_printf (_("Allowed by your rule for %s"), name != NULL ? name : "");
+  gtk_label_set_text (self->rule_label, rule != NULL ? rule : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->rule_label), rule != NULL);
   gtk_label_set_text (self->arguments_label, arguments[0] != '\0' ? arguments : "{}");
 
   if (progress != NULL && progress->len > 0)
@@ -142,11 +237,19 @@ set_call (NatterToolCallCard *self,
       if (self->failed)
         gtk_widget_add_css_class (GTK_WIDGET (self->result_label), "error");
     }
+  set_media (self, result);
   gtk_widget_set_visible (GTK_WIDGET (self->result_heading), result != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->result_label), result != NULL);
 
   /* Translators: a tool call and its state, e.g. "read_file: Done" */
   accessible = g_strdup_printf (_("%s: %s"), name != NULL ? name : "", status);
+  if (rule != NULL)
+    {
+      g_autofree char *with_rule = g_strdup_printf ("%s. %s", accessible, rule);
+
+      g_free (accessible);
+      accessible = g_steal_pointer (&with_rule);
+    }
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->expander),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
 }
@@ -172,11 +275,13 @@ natter_tool_call_card_class_init (NatterToolCallCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, status_icon);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, name_label);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, status_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, rule_label);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, arguments_label);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, progress_heading);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, progress_label);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, result_heading);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, result_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, media_box);
   gtk_widget_class_set_css_name (widget_class, "natter-tool-call-card");
 }
 
@@ -233,6 +338,23 @@ natter_tool_call_card_get_status (NatterToolCallCard *self)
 {
   g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), NULL);
   return gtk_label_get_text (self->status_label);
+}
+
+/**
+ * natter_tool_call_card_get_rule:
+ * @self: a card
+ *
+ * Returns: (transfer none) (nullable): "Allowed by your rule for …" when a
+ *   permission grant of the session let the call run without asking, else
+ *   %NULL
+ */
+const char *
+natter_tool_call_card_get_rule (NatterToolCallCard *self)
+{
+  g_return_val_if_fail (NATTER_IS_TOOL_CALL_CARD (self), NULL);
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->rule_label)))
+    return NULL;
+  return gtk_label_get_text (self->rule_label);
 }
 
 /**

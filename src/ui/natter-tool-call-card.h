@@ -19,6 +19,7 @@ GtkWidget  *natter_tool_call_card_new           (NatterTurnToolCall *call);
 const char *natter_tool_call_card_get_name      (NatterToolCallCard *self);
 const char *natter_tool_call_card_get_status    (NatterToolCallCard *self);
 const char *natter_tool_call_card_get_icon_name (NatterToolCallCard *self);
+const char *natter_tool_call_card_get_rule      (NatterToolCallCard *self);
 const char *natter_tool_call_card_get_arguments (NatterToolCallCard *self);
 const char *natter_tool_call_card_get_progress  (NatterToolCallCard *self);
 const char *natter_tool_call_card_get_result    (NatterToolCallCard *self);

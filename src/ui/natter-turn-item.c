@@ -13,6 +13,7 @@
 
 #include "config.h"
 
+#include "natter-blob-store.h"
 #include "natter-turn-item.h"
 
 typedef struct
@@ -638,6 +639,28 @@ natter_turn_item_add_delta (NatterTurnItem  *self,
 }
 
 /**
+ * natter_turn_item_dup_attachments:
+ * @self: an item
+ *
+ * The stored attachments of the turn's user message (docs/format.md
+ * §4.4), which the row shows below the text.
+ *
+ * Returns: (transfer container) (element-type JsonObject): the `blob`
+ *   parts, in order; empty before the turn was read
+ */
+GPtrArray *
+natter_turn_item_dup_attachments (NatterTurnItem *self)
+{
+  JsonObject *definition;
+
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), NULL);
+
+  definition = self->state != NULL ? natter_turn_state_get_definition (self->state) : NULL;
+  return natter_message_dup_blob_parts (definition != NULL ? json_object_get_object_member (definition, "input")
+                                                           : NULL);
+}
+
+/**
  * natter_turn_item_dup_input_text:
  * @self: an item
  *
@@ -688,13 +711,7 @@ natter_turn_item_dup_input_text (NatterTurnItem *self)
               g_string_append_printf (text, "📎 %s",
                                       json_object_get_string_member_with_default (part, "filename", ""));
             }
-          else if (g_strcmp0 (json_object_get_string_member_with_default (part, "type", NULL), "blob") == 0)
-            {
-              if (text->len > 0)
-                g_string_append_c (text, '\n');
-              g_string_append_printf (text, "📎 %s",
-                                      json_object_get_string_member_with_default (part, "name", ""));
-            }
+
         }
     }
   return g_string_free (text, FALSE);

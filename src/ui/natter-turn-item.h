@@ -25,6 +25,7 @@ NatterTurnItem  *natter_turn_item_new_inherited       (NatterSessions  *sessions
                                                        guint            session_seq,
                                                        const char      *session_id);
 const char      *natter_turn_item_get_turn_id         (NatterTurnItem  *self);
+GPtrArray       *natter_turn_item_dup_attachments     (NatterTurnItem  *self);
 const char      *natter_turn_item_get_inherited_from  (NatterTurnItem  *self);
 guint            natter_turn_item_get_session_seq     (NatterTurnItem  *self);
 NatterTurnState *natter_turn_item_get_state           (NatterTurnItem  *self);

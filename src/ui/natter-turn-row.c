@@ -21,6 +21,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-ask-human-card.h"
+#include "natter-attachment-chip.h"
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
 #include "natter-tool-call-card.h"
@@ -54,6 +55,8 @@ struct _NatterTurnRow
   GtkWidget      *input_actions;
   GtkWidget      *edit_button;
   NatterVersionSwitcher *version_switcher;
+  GtkWidget      *attachments_box;
+  char           *attachments_turn_id;   /* whose attachments it shows */
   GtkWidget      *activity_box;
   GtkLabel       *streaming_reasoning;
   GtkWidget      *streaming_box;
@@ -510,6 +513,24 @@ show_input_actions (NatterTurnRow   *self,
                           can_edit || gtk_widget_get_visible (GTK_WIDGET (self->version_switcher)));
 }
 
+/* The message's attachments below it, built once per turn: an image
+ * decodes only once, however often the turn changes. */
+static void
+show_attachments (NatterTurnRow *self)
+{
+  g_autoptr(GPtrArray) parts = natter_turn_item_dup_attachments (self->item);
+  const char *turn_id = natter_turn_item_get_turn_id (self->item);
+
+  if (parts->len > 0 && g_strcmp0 (self->attachments_turn_id, turn_id) == 0)
+    return;
+  remove_children (self->attachments_box);
+  g_free (self->attachments_turn_id);
+  self->attachments_turn_id = parts->len > 0 ? g_strdup (turn_id) : NULL;
+  for (guint i = 0; i < parts->len; i++)
+    gtk_box_append (GTK_BOX (self->attachments_box), natter_attachment_view_new (g_ptr_array_index (parts, i)));
+  gtk_widget_set_visible (self->attachments_box, parts->len > 0);
+}
+
 static void
 update (NatterTurnRow *self)
 {
@@ -555,6 +576,7 @@ update (NatterTurnRow *self)
   gtk_label_set_text (self->input_label, input != NULL ? input : "");
   gtk_widget_set_visible (self->input_bubble, input != NULL && input[0] != '\0');
   show_input_actions (self, state, input);
+  show_attachments (self);
 
   if (state != NULL)
     {
@@ -755,6 +777,7 @@ natter_turn_row_finalize (GObject *object)
 
   g_clear_object (&self->sessions);
   g_string_free (self->assistant_text, TRUE);
+  g_free (self->attachments_turn_id);
 
   G_OBJECT_CLASS (natter_turn_row_parent_class)->finalize (object);
 }
@@ -794,6 +817,7 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_actions);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, edit_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, version_switcher);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, attachments_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, activity_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, streaming_reasoning);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, streaming_box);

@@ -15,6 +15,7 @@
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
 #include "natter-permission-card.h"
+#include "natter-permissions-list.h"
 #include "natter-provider-error.h"
 #include "natter-runtime-error.h"
 #include "natter-session-error.h"
@@ -430,6 +431,20 @@ resume_activated (GtkWidget  *widget,
                                      resume_turn_cb, g_object_ref (self));
 }
 
+/* The conversation's permission grants, with Revoke (§12.2). */
+static void
+permissions_activated (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->session_id == NULL)
+    return;
+  gtk_window_present (GTK_WINDOW (natter_permissions_dialog_new (GTK_WINDOW (self), self->sessions,
+                                                                 self->session_id)));
+}
+
 static void
 go_back_cb (NatterWindow *self)
 {
@@ -444,6 +459,7 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_activated);
   gtk_widget_class_install_action (widget_class, "win.rename", NULL, rename_activated);
   gtk_widget_class_install_action (widget_class, "win.delete", NULL, delete_activated);
+  gtk_widget_class_install_action (widget_class, "win.permissions", NULL, permissions_activated);
   gtk_widget_class_install_action (widget_class, "win.undo-delete", "s", undo_delete_activated);
   gtk_widget_class_install_action (widget_class, "win.try-again", "s", try_again_activated);
   gtk_widget_class_install_action (widget_class, "win.continue-turn", "s", continue_activated);

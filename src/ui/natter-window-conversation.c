@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-ask-human-card.h"
+#include "natter-attachment-intake.h"
 #include "natter-branch-row.h"
 #include "natter-permission-card.h"
 #include "natter-provider-error.h"
@@ -468,6 +469,7 @@ typedef struct
   gboolean      refocus;
   JsonObject        *input;
   NatterSendOptions *options;
+  GPtrArray         *sources;   /* nullable: the attachments, not yet stored */
 } SendData;
 
 static void
@@ -478,6 +480,7 @@ send_data_free (SendData *data)
   g_free (data->text);
   g_clear_pointer (&data->input, json_object_unref);
   g_clear_pointer (&data->options, natter_send_options_free);
+  g_clear_pointer (&data->sources, g_ptr_array_unref);
   g_free (data);
 }
 
@@ -504,6 +507,9 @@ send_failed (SendData     *data,
       else if (!g_hash_table_contains (self->drafts, data->session_id))
         g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (data->text));
     }
+  /* Nor are its attachments, while its conversation is open. */
+  if (data->sources != NULL && g_strcmp0 (self->session_id, data->session_id) == 0)
+    natter_composer_restore_attachments (self->composer, data->sources);
   _natter_window_show_error (self, data->session_id, _("The message was not sent"), error, data->text);
 }
 
@@ -536,10 +542,54 @@ send_message_cb (GObject      *source,
   send_done (data);
 }
 
+static void send_with_options (SendData *data);
+
+/* Whether @input already carries parts (its attachments were stored). */
+static gboolean
+json_node_holds_array_content (JsonObject *input)
+{
+  JsonNode *content = json_object_get_member (input, "content");
+
+  return content != NULL && JSON_NODE_HOLDS_ARRAY (content);
+}
+
+static void
+attachments_stored_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_autoptr(SendData) data = user_data;
+  g_autoptr(JsonArray) parts = NULL;
+  g_autoptr(GError) error = NULL;
+
+  parts = natter_attachments_store_finish (result, &error);
+  if (parts == NULL)
+    {
+      data->self->sending = FALSE;
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        send_failed (data, error);
+      send_done (data);
+      return;
+    }
+  /* The blobs are on disk: only now may a turn reference them. */
+  g_clear_pointer (&data->input, json_object_unref);
+  data->input = natter_user_message_new (data->text, parts);
+  send_with_options (g_steal_pointer (&data));
+}
+
 /* Takes @data. */
 static void
 send_with_options (SendData *data)
 {
+  NatterWindow *self = data->self;
+
+  if (data->sources != NULL && !json_node_holds_array_content (data->input))
+    {
+      natter_attachments_store_async (self->blobs, data->sources,
+                                      natter_settings_get_attachment_size_limit (self->settings),
+                                      self->cancellable, attachments_stored_cb, data);
+      return;
+    }
   natter_sessions_send_message_async (data->self->sessions, data->session_id, data->input, data->options,
                                       data->self->cancellable, send_message_cb, data);
 }
@@ -574,6 +624,18 @@ _natter_window_send_text (NatterWindow *self,
                           const char   *text,
                           gboolean      restore_draft)
 {
+  _natter_window_send_message (self, text, NULL, restore_draft);
+}
+
+/* Sends @text with the attachments @sources (nullable, taken): they are
+ * stored as blobs first (natter-attachment-intake.c), then the turn that
+ * references them is created. */
+void
+_natter_window_send_message (NatterWindow *self,
+                             const char   *text,
+                             GPtrArray    *sources,
+                             gboolean      restore_draft)
+{
   g_autoptr(JsonObject) input = json_object_new ();
   g_autoptr(NatterSendOptions) options = NULL;
   g_autoptr(JsonObject) model = NULL;
@@ -582,7 +644,10 @@ _natter_window_send_text (NatterWindow *self,
   SendData *data;
 
   if (self->session_id == NULL || self->sessions == NULL)
-    return;
+    {
+      g_clear_pointer (&sources, g_ptr_array_unref);
+      return;
+    }
   /* A new message answers whatever the last error was about. */
   _natter_window_hide_error (self);
 
@@ -609,6 +674,9 @@ _natter_window_send_text (NatterWindow *self,
   data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->composer)) != NULL;
   data->input = g_steal_pointer (&input);
   data->options = g_steal_pointer (&options);
+  if (sources != NULL && sources->len > 0 && self->blobs != NULL)
+    data->sources = g_steal_pointer (&sources);
+  g_clear_pointer (&sources, g_ptr_array_unref);
 
   self->sending = TRUE;
   self->stick_to_bottom = TRUE;
@@ -632,7 +700,7 @@ composer_send_cb (NatterWindow *self,
   if (editing != NULL)
     _natter_window_send_version (self, editing, text);
   else
-    _natter_window_send_text (self, text, TRUE);
+    _natter_window_send_message (self, text, natter_composer_take_attachments (self->composer), TRUE);
 }
 
 static void
@@ -705,4 +773,6 @@ _natter_window_conversation_init (NatterWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->agent_chooser, "agents-changed", G_CALLBACK (agents_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  /* Files dropped anywhere on the window are attached. */
+  natter_composer_add_drop_target (self->composer, GTK_WIDGET (self));
 }

@@ -38,6 +38,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
 
 
   NatterSettings       *settings;
+  NatterBlobStore      *blobs;            /* nullable: attachments */
   NatterSessions       *sessions;
   NatterTurnEventHub   *hub;
   NatterSessionIndex   *index;
@@ -53,6 +54,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   guint                 reveal_ticks;
   guint                 reveal_position;
   GHashTable           *drafts;           /* session id → char* */
+  GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
   GHashTable           *chosen_models;    /* session id → {provider, model?} */
   /* The agent chooser: the composer's; what was picked per
@@ -208,6 +210,11 @@ void
 _natter_window_send_text (NatterWindow *self,
                           const char *text,
                           gboolean restore_draft);
+void
+_natter_window_send_message (NatterWindow *self,
+                             const char *text,
+                             GPtrArray *sources,
+                             gboolean restore_draft);
 void
 _natter_window_composer_stop_cb (NatterWindow *self);
 void

@@ -107,6 +107,7 @@ update_conversation (NatterWindow *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete", has_session);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.permissions", has_session && error == NULL);
   _natter_window_update_keyboard_actions (self);
   update_title (self);
 
@@ -174,6 +175,12 @@ save_draft (NatterWindow *self)
     g_hash_table_replace (self->drafts, g_strdup (self->session_id), g_steal_pointer (&draft));
   else
     g_hash_table_remove (self->drafts, self->session_id);
+  /* Attachments belong to their conversation's draft, too. */
+  if (natter_composer_get_n_attachments (self->composer) > 0)
+    g_hash_table_replace (self->draft_attachments, g_strdup (self->session_id),
+                          natter_composer_take_attachments (self->composer));
+  else
+    g_hash_table_remove (self->draft_attachments, self->session_id);
 }
 
 /* The latest turns a window showing the bottom reads as soon as they are
@@ -273,6 +280,16 @@ natter_window_open_session (NatterWindow *self,
       self->stick_to_bottom = TRUE;
       gtk_list_view_set_model (self->timeline_list, GTK_SELECTION_MODEL (selection));
       natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, session_id));
+      {
+        g_autoptr(GPtrArray) attachments = NULL;
+        g_autofree char *key = NULL;
+
+        g_hash_table_steal_extended (self->draft_attachments, session_id, (gpointer *) &key,
+                                     (gpointer *) &attachments);
+        g_ptr_array_unref (natter_composer_take_attachments (self->composer));
+        if (attachments != NULL)
+          natter_composer_restore_attachments (self->composer, attachments);
+      }
       _natter_window_refresh_versions (self);
     }
   update_conversation (self);
@@ -352,6 +369,7 @@ natter_window_finalize (GObject *object)
   if (self->help_overlay != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
   g_clear_object (&self->settings);
+  g_clear_object (&self->blobs);
   g_clear_object (&self->sessions);
   g_clear_object (&self->hub);
   g_clear_object (&self->index);
@@ -359,6 +377,7 @@ natter_window_finalize (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->pending_deletes, g_hash_table_unref);
   g_clear_pointer (&self->drafts, g_hash_table_unref);
+  g_clear_pointer (&self->draft_attachments, g_hash_table_unref);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->open_when_loaded, g_free);
   g_clear_pointer (&self->agent_id, g_free);
@@ -431,6 +450,8 @@ natter_window_init (NatterWindow *self)
   self->agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
   self->pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->draft_attachments = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                   (GDestroyNotify) g_ptr_array_unref);
   self->timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   self->chosen_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -493,10 +514,45 @@ natter_window_new (NatterApplication  *application,
   services = application != NULL ? natter_application_get_services (application) : NULL;
   self->settings = services != NULL ? g_object_ref (natter_services_get_settings (services))
                                     : natter_settings_new_default ();
+  if (services != NULL)
+    natter_window_set_blob_store (self, natter_services_get_blob_store (services));
   natter_window_restore_state (self);
   if (sessions != NULL)
     natter_window_set_services (self, sessions, hub);
   return self;
+}
+
+/**
+ * natter_window_set_blob_store:
+ * @self: the window
+ * @blobs: (nullable): where attachments are stored (docs/format.md §1)
+ *
+ * The store the window writes the attachments of a message to before
+ * sending it, and reads sent attachments from. A window made with an
+ * application's services uses theirs; without one, attaching is off.
+ */
+void
+natter_window_set_blob_store (NatterWindow    *self,
+                              NatterBlobStore *blobs)
+{
+  g_return_if_fail (NATTER_IS_WINDOW (self));
+  g_return_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs));
+
+  g_set_object (&self->blobs, blobs);
+  natter_composer_set_can_attach (self->composer, blobs != NULL);
+}
+
+/**
+ * natter_window_get_blob_store:
+ * @self: the window
+ *
+ * Returns: (transfer none) (nullable): the store of attachments
+ */
+NatterBlobStore *
+natter_window_get_blob_store (NatterWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
+  return self->blobs;
 }
 
 /**

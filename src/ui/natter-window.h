@@ -8,6 +8,7 @@
 #include <adwaita.h>
 
 #include "natter-agent-store.h"
+#include "natter-blob-store.h"
 #include "natter-application.h"
 #include "natter-provider-registry.h"
 #include "natter-search-index.h"
@@ -32,6 +33,9 @@ G_DECLARE_FINAL_TYPE (NatterWindow, natter_window, NATTER, WINDOW, AdwApplicatio
 NatterWindow        *natter_window_new                    (NatterApplication  *application,
                                                            NatterSessions     *sessions,
                                                            NatterTurnEventHub *hub);
+void                 natter_window_set_blob_store         (NatterWindow       *self,
+                                                           NatterBlobStore    *blobs);
+NatterBlobStore     *natter_window_get_blob_store         (NatterWindow       *self);
 void                 natter_window_set_search_index       (NatterWindow       *self,
                                                            NatterSearchIndex  *search);
 void                 natter_window_set_agent_id           (NatterWindow       *self,

@@ -283,7 +283,8 @@ test_prompts_survive_restart (void)
 }
 
 /* What a permission card says for the built-in tools, a checker's own
- * sentence and any other tool; text with markup characters stays text. */
+ * sentence, a tool server's tool (naming the server) and any other tool;
+ * text with markup characters stays text. */
 static void
 test_prompts_permission_words (void)
 {
@@ -302,6 +303,8 @@ test_prompts_permission_words (void)
       "Use the tool “fetch_url”" },
     { "sa", "\"Send the report to <b>Tom & Jerry</b>\"", "{}", "Send the report to <b>Tom & Jerry</b>" },
     { "read_file", "{\"action\":\"read\",\"path\":\"/tmp/<b>&amp;\"}", "{}", "Read /tmp/<b>&amp;" },
+    { "mcp__fs__read", "{\"server\":\"fs <i>\",\"tool\":\"read\",\"arguments\":{\"path\":\"/a\"}}",
+      "{\"path\":\"/a\"}", "Use “read” of the tool server “fs <i>”" },
   };
   UiWorld *u = ui_world_new ();
 

@@ -8,6 +8,8 @@
  * instead of the bottom.
  */
 
+#include <sqlite3.h>
+
 #include "natter-search-index.h"
 #include "natter-turn-item.h"
 #include "natter-turn-row.h"
@@ -153,6 +155,12 @@ describe_view (gpointer data)
   return g_string_free (out, FALSE);
 }
 
+static gboolean
+index_idle (gpointer data)
+{
+  return !natter_search_index_get_indexing (data);
+}
+
 static void
 test_search_by_content (void)
 {
@@ -220,6 +228,74 @@ test_search_by_content (void)
   ui_world_free (u);
 }
 
+/* The sidebar's note that the index is still being brought up to date. */
+static gboolean
+is_indexing_note (GtkWidget *widget)
+{
+  return GTK_IS_LABEL (widget) &&
+         g_str_has_prefix (gtk_label_get_label (GTK_LABEL (widget)), "Still indexing");
+}
+
+static gboolean
+indexing_note_shown (gpointer window)
+{
+  ui_settle ();
+  return ui_find_first_full (window, GTK_TYPE_LABEL, is_indexing_note) != NULL;
+}
+
+static gboolean
+indexing_note_hidden (gpointer window)
+{
+  return !indexing_note_shown (window);
+}
+
+/* While the index is being brought up to date, a search says so (and
+ * shows what is indexed); once it is, the notice goes. The index's writer
+ * is held back by a write lock this test takes on the file. */
+static void
+test_search_while_indexing (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *sid = ui_create_session (u, "Trip planning");
+  g_autofree char *turn = say (u, sid, "What lives in the savanna?", "Zebras.");
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
+  g_autofree char *path = g_file_get_path (cache);
+  NatterSearchIndex *search = start_index (u);
+  NatterWindow *window;
+  ListWait list_wait;
+  sqlite3 *db = NULL;
+
+  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
+  g_object_unref (search);
+  ui_wait_until (index_gone, &search);
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
+
+  search = natter_search_index_new (cache, u->w->session_repo, u->w->turn_repo, u->sessions);
+  natter_search_index_start (search);
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  search_for (window, "zebras");
+  /* What the earlier build indexed is found meanwhile. */
+  list_wait = (ListWait) { window, sid, "<b>Zebras</b>." };
+  ui_wait_until (lists_only, &list_wait);
+  ui_wait_until (indexing_note_shown, window);
+  g_assert_true (natter_search_index_get_indexing (search));
+
+  g_assert_cmpint (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  ui_wait_until (index_idle, search);
+  search_for (window, "savanna");
+  ui_wait_until (indexing_note_hidden, window);
+
+  ui_destroy_window (window);
+  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
+  g_object_unref (search);
+  ui_wait_until (index_gone, &search);
+  ui_world_free (u);
+  (void) turn;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -229,6 +305,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/search/by-content", test_search_by_content);
+  g_test_add_func ("/search/while-indexing", test_search_while_indexing);
 
   status = g_test_run ();
   g_object_unref (app);

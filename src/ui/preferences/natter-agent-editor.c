@@ -436,6 +436,63 @@ add_tool_rows (NatterAgentEditor *self,
     }
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The names of the tool servers a row is shown for: the enabled ones,
+ * then any other the agent lists (so saving never drops it). */
+static GPtrArray *
+server_names (NatterAgentEditor *self,
+              JsonArray         *listed)
+{
+  GPtrArray *clients = natter_mcp_manager_get_clients (natter_services_get_mcp_manager (self->services));
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < clients->len; i++)
+    g_ptr_array_add (names, g_strdup (natter_mcp_client_get_config (g_ptr_array_index (clients, i))->name));
+  for (guint i = 0; listed != NULL && i < json_array_get_length (listed); i++)
+    if (!g_ptr_array_find_with_equal_func (names, json_array_get_string_element (listed, i), g_str_equal, NULL))
+      g_ptr_array_add (names, g_strdup (json_array_get_string_element (listed, i)));
+  return names;
+}
+
+/* One check row per tool server: the agent offers all its tools. */
+static void
+add_server_rows (NatterAgentEditor *self,
+                 JsonObject        *agent)
+{
+  JsonArray *listed = agent != NULL && json_object_has_member (agent, "toolServers")
+    ? json_object_get_array_member (agent, "toolServers") : NULL;
+  g_autoptr(GPtrArray) names = server_names (self, listed);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      g_autofree char *key = g_strconcat ("server:", name, NULL);
+      g_autofree char *title = g_strdup_printf (_("Tool server “%s”"), name);
+      GtkWidget *row = adw_action_row_new ();
+      GtkWidget *check = gtk_check_button_new ();
+      gboolean active = FALSE;
+
+      for (guint j = 0; listed != NULL && j < json_array_get_length (listed); j++)
+        if (g_str_equal (json_array_get_string_element (listed, j), name))
+          active = TRUE;
+      gtk_check_button_set_active (GTK_CHECK_BUTTON (check), active);
+      gtk_widget_set_valign (check, GTK_ALIGN_CENTER);
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("All its tools; every call asks first"));
+      adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
+      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
+      adw_preferences_group_add (self->tools_group, row);
+      g_hash_table_replace (self->tools, g_steal_pointer (&key), check);
+    }
+}
+
 /**
  * natter_agent_editor_new:
  * @services: whose providers (to list their models) and built-in tools
@@ -492,6 +549,7 @@ natter_agent_editor_new (NatterServices     *services,
   provider_selected_cb (self);
 
   add_tool_rows (self, agent);
+  add_server_rows (self, agent);
   return self;
 }
 
@@ -588,6 +646,25 @@ natter_agent_editor_build_agent (NatterAgentEditor  *self,
         json_array_add_string_element (tools, tool_id);
     }
   json_object_set_array_member (agent, "tools", tools);
+  {
+    GHashTableIter iter;
+    gpointer key, value;
+    g_autoptr(GPtrArray) servers = g_ptr_array_new ();
+
+    g_hash_table_iter_init (&iter, self->tools);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+      if (g_str_has_prefix (key, "server:") && gtk_check_button_get_active (value))
+        g_ptr_array_add (servers, (char *) key + strlen ("server:"));
+    g_ptr_array_sort (servers, compare_names);
+    if (servers->len > 0)
+      {
+        JsonArray *names = json_array_new ();
+
+        for (guint i = 0; i < servers->len; i++)
+          json_array_add_string_element (names, g_ptr_array_index (servers, i));
+        json_object_set_array_member (agent, "toolServers", names);
+      }
+  }
   return agent;
 }
 
@@ -609,7 +686,7 @@ natter_agent_editor_focus (NatterAgentEditor *self)
  * @self: the editor
  * @part: "name", "prompt" (GtkTextView), "model-provider", "model-list",
  *   "model-name" (the entry shown when models cannot be listed),
- *   "model-group", "save" or "tool:<toolId>" (GtkCheckButton)
+ *   "model-group", "save", "tool:<toolId>" or "server:<name>" (GtkCheckButton)
  *
  * For tests, which drive the page as a user would.
  *
@@ -637,5 +714,7 @@ natter_agent_editor_get_part (NatterAgentEditor *self,
     return self->save_button;
   if (g_str_has_prefix (part, "tool:"))
     return g_hash_table_lookup (self->tools, part + strlen ("tool:"));
+  if (g_str_has_prefix (part, "server:"))
+    return g_hash_table_lookup (self->tools, part);
   g_return_val_if_reached (NULL);
 }

@@ -88,7 +88,18 @@ void                     natter_preferences_window_fill_assistant_row     (Natte
 void                     natter_preferences_window_rebuild_agents         (NatterPreferencesWindow *self);
 void                     natter_preferences_window_add_agent_cb           (NatterPreferencesWindow *self);
 
+/* natter-preferences-mcp.c */
+void                     natter_preferences_window_add_mcp_page           (NatterPreferencesWindow *self);
+void                     natter_preferences_window_rebuild_mcp            (NatterPreferencesWindow *self);
+
 /* For tests */
+
+/* The Tool Servers page: with @server, its "row", "switch", "edit",
+ * "test" or "remove"; without, the "name" and "target" entries and the
+ * "save" button. */
+GtkWidget   *natter_preferences_window_get_mcp_widget     (NatterPreferencesWindow *self,
+                                                            const char              *server,
+                                                            const char              *field);
 
 /* @field: "name", "url", "key", "test", "remove", "forget", "expander" */
 GtkWidget   *natter_preferences_window_get_provider_widget (NatterPreferencesWindow *self,

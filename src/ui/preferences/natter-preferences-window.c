@@ -425,6 +425,7 @@ natter_preferences_window_new (GtkWindow      *parent,
   natter_preferences_window_reload_models (self);
   natter_preferences_window_fill_assistant_row (self);
   natter_preferences_window_rebuild_agents (self);
+  natter_preferences_window_add_mcp_page (self);
 
   g_signal_connect_swapped (self->provider_row, "notify::selected", G_CALLBACK (provider_selected_cb), self);
   g_signal_connect_swapped (self->model_row, "notify::selected", G_CALLBACK (model_selected_cb), self);

@@ -13,7 +13,9 @@
 #                 first line on stdout is the port
 import argparse
 import json
+import os
 import sys
+import threading
 
 TOOLS = [
     {"name": "echo", "description": "Says the message back",
@@ -35,6 +37,7 @@ class Server:
         self.initialized = False
         self.last_cancelled = None
         self.version = None
+        self.called = []
 
     def result(self, msg_id, result):
         return {"jsonrpc": "2.0", "id": msg_id, "result": result}
@@ -74,6 +77,11 @@ class Server:
             send(self.error(msg_id, -32601, "Method not found"))
 
     def call(self, msg_id, name, arguments, send):
+        # "seen" is not listed: the calls this server was asked for, so
+        # a test can tell that a denied call never reached it.
+        if name == "seen":
+            return send(self.text(msg_id, json.dumps(self.called)))
+        self.called.append(name)
         if name == "echo":
             send(self.text(msg_id, "echo: %s" % arguments.get("message")))
         elif name == "crash":
@@ -81,7 +89,9 @@ class Server:
             sys.stderr.flush()
             sys.exit(3)
         elif name == "hang":
-            pass
+            # Says it started, then never answers.
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "info", "data": "hanging"}})
         elif name == "add_tool":
             self.tools.append({"name": "extra", "description": "Added later", "inputSchema": {"type": "object"}})
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
@@ -136,6 +146,12 @@ def serve_http(server):
             self.end_headers()
             self.wfile.write(data)
 
+    # The test holds our standard input: when it ends (even by a crash),
+    # so does this server.
+    def watch_stdin():
+        sys.stdin.read()
+        os._exit(0)
+    threading.Thread(target=watch_stdin, daemon=True).start()
     httpd = HTTPServer(("127.0.0.1", 0), Handler)
     sys.stdout.write("%d\n" % httpd.server_address[1])
     sys.stdout.flush()

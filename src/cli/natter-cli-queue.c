@@ -1,0 +1,209 @@
+/* natter-cli-queue.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Queued messages on the command line (session-layer-spec.md §12.1):
+ * send --queue, queue, unqueue, and following the queue after a turn
+ * completes. Output lines are stable for scripts (README, "Command
+ * line").
+ */
+
+#define G_LOG_DOMAIN "natter-cli"
+
+#include "natter-cli-private.h"
+#include "natter-services.h"
+#include "natter-session-state-v2.h"
+#include "natter-sessions-queue.h"
+
+static void
+queued_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autofree char *queue_id = NULL;
+  GError *error = NULL;
+
+  queue_id = natter_sessions_queue_message_finish (NATTER_SESSIONS (object), result, &error);
+  if (error != NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  /* Settled: sent at once, as send does. */
+  if (queue_id == NULL)
+    {
+      run->queue = FALSE;
+      natter_cli_send_message (run);
+      return;
+    }
+  natter_cli_out (run, "queued %s\n", queue_id);
+  natter_cli_finish (run, 0);
+}
+
+/* send --session ID --queue: `queued <queueId>` while the latest turn has
+ * not settled (or messages already wait), else what send prints. */
+void
+natter_cli_queue_or_send (Run               *run,
+                          JsonObject        *input,
+                          NatterSendOptions *options)
+{
+  natter_sessions_queue_message_async (natter_services_get_sessions (run->services), run->session_id, input,
+                                       options, TRUE, g_task_get_cancellable (run->task), queued_cb, run);
+}
+
+static void
+print_queue (Run                *run,
+             NatterSessionState *state)
+{
+  guint n = natter_session_state_get_n_queued (state);
+
+  if (run->json)
+    {
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+      g_autoptr(JsonArray) array = json_array_new ();
+      g_autofree char *text = NULL;
+
+      for (guint i = 0; i < n; i++)
+        {
+          const NatterSessionQueuedMessage *queued = natter_session_state_get_queued (state, i);
+          JsonObject *object = json_object_new ();
+
+          json_object_set_string_member (object, "queueId", queued->queue_id);
+          json_object_set_object_member (object, "message", json_object_ref (queued->message));
+          json_object_set_string_member (object, "ts", queued->ts);
+          json_array_add_object_element (array, object);
+        }
+      json_node_set_array (root, array);
+      text = json_to_string (root, TRUE);
+      natter_cli_out (run, "%s\n", text);
+      return;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      const NatterSessionQueuedMessage *queued = natter_session_state_get_queued (state, i);
+      JsonNode *content = json_object_get_member (queued->message, "content");
+      g_autofree char *text = NULL;
+      g_autofree char *one_line = NULL;
+
+      if (JSON_NODE_HOLDS_VALUE (content))
+        text = g_strdup (json_node_get_string (content));
+      else
+        text = json_to_string (content, FALSE);
+      one_line = g_strdelimit (g_strdup (text), "\n\t", ' ');
+      natter_cli_out (run, "%s\t%s\t%s\n", queued->queue_id, queued->ts, one_line);
+    }
+}
+
+static void
+queue_read_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(NatterSessionState) state = NULL;
+  GError *error = NULL;
+
+  state = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
+  if (state == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  print_queue (run, state);
+  natter_cli_finish (run, 0);
+}
+
+/* natter queue SESSION [--json]: one `<queueId>\t<ts>\t<text>` line per
+ * pending message, oldest first, or `[{queueId, message, ts}]`. */
+void
+natter_cli_command_queue (Run *run)
+{
+  natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
+                                     g_task_get_cancellable (run->task), queue_read_cb, run);
+}
+
+static void
+unqueued_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+
+  if (!natter_sessions_remove_queued_message_finish (NATTER_SESSIONS (object), result, &error))
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  natter_cli_finish (run, 0);
+}
+
+/* natter unqueue SESSION QUEUEID: prints nothing. */
+void
+natter_cli_command_unqueue (Run *run)
+{
+  natter_sessions_remove_queued_message_async (natter_services_get_sessions (run->services), run->args[0],
+                                               run->args[1], g_task_get_cancellable (run->task), unqueued_cb, run);
+}
+
+static void
+follow_read_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Run *run = user_data;
+  NatterSessions *sessions = NATTER_SESSIONS (object);
+  g_autoptr(NatterSessionState) state = NULL;
+  const NatterSessionTurn *reported;
+  const char *latest;
+  GError *error = NULL;
+
+  state = natter_sessions_get_session_finish (sessions, result, &error);
+  if (state == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  latest = natter_session_state_get_latest_turn_id (state);
+  reported = natter_session_state_find_turn (state, run->turn_id);
+  /* A queued message became the next turn when the reported one
+   * completed: it is reported too, after a blank line, so the process
+   * stays until it settles instead of leaving it interrupted. */
+  if (latest != NULL && reported != NULL &&
+      natter_session_state_find_turn (state, latest)->session_seq == reported->session_seq + 1)
+    {
+      g_free (run->turn_id);
+      run->turn_id = g_strdup (latest);
+      natter_cli_out (run, "\n");
+      natter_cli_wait_and_report (run);
+      return;
+    }
+  natter_cli_finish (run, 0);
+}
+
+static void
+follow_flushed_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_flush_finish (NATTER_SESSIONS (object), result, &error) || run->session_id == NULL)
+    {
+      natter_cli_finish (run, 0);
+      return;
+    }
+  natter_sessions_get_session_async (NATTER_SESSIONS (object), run->session_id, g_task_get_cancellable (run->task),
+                                     follow_read_cb, run);
+}
+
+/* After a reported turn completed: once the promotion that its settling
+ * started has run (flush), follows the turn it made, if any. */
+void
+natter_cli_follow_queue (Run *run)
+{
+  natter_sessions_flush_async (natter_services_get_sessions (run->services), g_task_get_cancellable (run->task),
+                               follow_flushed_cb, run);
+}

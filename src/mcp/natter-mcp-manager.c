@@ -1,0 +1,410 @@
+/* natter-mcp-manager.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The tool servers of one running Natter: a client per enabled server of
+ * mcp.json, and their tools kept in the tool registry under the names
+ * the model sees. A refresh asks every server for its list at once; a
+ * server that fails keeps its error in its client and offers no tools,
+ * it does not fail the refresh. A server that says its list changed
+ * starts a refresh.
+ */
+
+#define G_LOG_DOMAIN "natter-mcp"
+
+#include "natter-mcp-config.h"
+#include "natter-mcp-manager.h"
+#include "natter-mcp-tool.h"
+
+struct _NatterMcpManager
+{
+  GObject             parent_instance;
+  char               *config_path;
+  NatterToolRegistry *registry;
+  char               *config_error;
+  GPtrArray          *clients;       /* NatterMcpClient, enabled servers in file order */
+  GPtrArray          *tool_ids;      /* what is registered now */
+  JsonArray          *descriptors;   /* their descriptors, in order */
+  GHashTable         *lists;         /* client → JsonArray of its last list */
+  guint               outstanding;   /* lists asked for in this refresh */
+  GPtrArray          *waiters;       /* GTask of refresh callers */
+  gboolean            again;         /* a refresh was asked for during one */
+  guint               generation;    /* bumped by reload */
+};
+
+G_DEFINE_FINAL_TYPE (NatterMcpManager, natter_mcp_manager, G_TYPE_OBJECT)
+
+enum {
+  SIGNAL_TOOLS_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void start_refresh (NatterMcpManager *self);
+
+/* Registers every listed tool under its assigned name, replacing what
+ * was registered before. */
+static void
+publish (NatterMcpManager *self)
+{
+  g_autoptr(GPtrArray) servers = g_ptr_array_new ();
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  g_autoptr(GPtrArray) owners = g_ptr_array_new ();
+  g_autoptr(GPtrArray) entries = g_ptr_array_new ();
+  g_auto(GStrv) assigned = NULL;
+
+  for (guint i = 0; i < self->tool_ids->len; i++)
+    natter_tool_registry_remove (self->registry, g_ptr_array_index (self->tool_ids, i));
+  g_ptr_array_set_size (self->tool_ids, 0);
+  g_clear_pointer (&self->descriptors, json_array_unref);
+  self->descriptors = json_array_new ();
+
+  for (guint i = 0; i < self->clients->len; i++)
+    {
+      NatterMcpClient *client = g_ptr_array_index (self->clients, i);
+      JsonArray *tools = g_hash_table_lookup (self->lists, client);
+
+      for (guint j = 0; tools != NULL && j < json_array_get_length (tools); j++)
+        {
+          JsonObject *tool = json_array_get_object_element (tools, j);
+
+          g_ptr_array_add (servers, natter_mcp_client_get_config (client)->name);
+          g_ptr_array_add (names, (gpointer) json_object_get_string_member (tool, "name"));
+          g_ptr_array_add (owners, client);
+          g_ptr_array_add (entries, tool);
+        }
+    }
+  g_ptr_array_add (servers, NULL);
+  g_ptr_array_add (names, NULL);
+  assigned = natter_mcp_tool_names_assign ((const char * const *) servers->pdata,
+                                           (const char * const *) names->pdata);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      g_autoptr(NatterTool) tool = natter_mcp_tool_new (g_ptr_array_index (owners, i),
+                                                        g_ptr_array_index (entries, i), assigned[i]);
+      JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+      natter_tool_registry_add (self->registry, tool);
+      g_ptr_array_add (self->tool_ids, g_strdup (natter_tool_get_id (tool)));
+      json_node_set_object (node, natter_tool_get_descriptor (tool));
+      json_array_add_element (self->descriptors, node);
+    }
+  g_signal_emit (self, signals[SIGNAL_TOOLS_CHANGED], 0);
+}
+
+static void
+refresh_done (NatterMcpManager *self)
+{
+  g_autoptr(GPtrArray) waiters = NULL;
+
+  publish (self);
+  if (self->again)
+    {
+      self->again = FALSE;
+      start_refresh (self);
+      return;
+    }
+  waiters = g_steal_pointer (&self->waiters);
+  self->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < waiters->len; i++)
+    g_task_return_boolean (g_ptr_array_index (waiters, i), TRUE);
+}
+
+typedef struct
+{
+  NatterMcpManager *self;
+  guint             generation;
+} ListCall;
+
+static void
+list_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  ListCall *call = user_data;
+  g_autoptr(NatterMcpManager) self = call->self;
+  NatterMcpClient *client = NATTER_MCP_CLIENT (object);
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean current = call->generation == self->generation;
+
+  g_free (call);
+  tools = natter_mcp_client_list_tools_finish (client, result, &error);
+  if (error != NULL)
+    g_debug ("tool server %s: %s", natter_mcp_client_get_config (client)->name, error->message);
+  if (current)
+    {
+      if (tools != NULL)
+        g_hash_table_replace (self->lists, client, json_array_ref (tools));
+      else
+        g_hash_table_remove (self->lists, client);
+    }
+  if (--self->outstanding == 0)
+    refresh_done (self);
+}
+
+static void
+start_refresh (NatterMcpManager *self)
+{
+  self->outstanding = 1;   /* held until every list is asked for */
+  for (guint i = 0; i < self->clients->len; i++)
+    {
+      ListCall *call = g_new0 (ListCall, 1);
+
+      call->self = g_object_ref (self);
+      call->generation = self->generation;
+      self->outstanding++;
+      natter_mcp_client_list_tools_async (g_ptr_array_index (self->clients, i), NULL, list_cb, call);
+    }
+  if (--self->outstanding == 0)
+    refresh_done (self);
+}
+
+/**
+ * natter_mcp_manager_refresh_async:
+ * @self: the manager
+ * @cancellable: (nullable): stops waiting (the refresh goes on)
+ * @callback: called when every enabled server answered or failed
+ * @user_data: its data
+ *
+ * Asks every enabled server for its tools (starting the ones that are
+ * not running) and registers them. Two refreshes at once share the work.
+ */
+void
+natter_mcp_manager_refresh_async (NatterMcpManager    *self,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (NATTER_IS_MCP_MANAGER (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_mcp_manager_refresh_async);
+  g_ptr_array_add (self->waiters, task);
+  if (self->outstanding > 0)
+    {
+      self->again = TRUE;
+      return;
+    }
+  start_refresh (self);
+}
+
+/**
+ * natter_mcp_manager_refresh_finish:
+ * @self: the manager
+ * @result: the result
+ * @error: return location for %G_IO_ERROR_CANCELLED
+ *
+ * Returns: %TRUE once the tools are registered
+ */
+gboolean
+natter_mcp_manager_refresh_finish (NatterMcpManager  *self,
+                                   GAsyncResult      *result,
+                                   GError           **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+client_tools_changed_cb (NatterMcpClient  *client,
+                         NatterMcpManager *self)
+{
+  natter_mcp_manager_refresh_async (self, NULL, NULL, NULL);
+}
+
+static void
+drop_clients (NatterMcpManager *self)
+{
+  /* Stopping a client fails its requests at once; the refresh that
+   * hears it must already see the clients gone. */
+  g_autoptr(GPtrArray) clients = g_steal_pointer (&self->clients);
+
+  self->clients = g_ptr_array_new_with_free_func (g_object_unref);
+  g_hash_table_remove_all (self->lists);
+  for (guint i = 0; i < clients->len; i++)
+    {
+      NatterMcpClient *client = g_ptr_array_index (clients, i);
+
+      g_signal_handlers_disconnect_by_data (client, self);
+      natter_mcp_client_stop (client);
+    }
+}
+
+/**
+ * natter_mcp_manager_reload:
+ * @self: the manager
+ *
+ * Reads mcp.json again: the running servers are stopped and a client is
+ * made for each enabled server. A file that cannot be read leaves no
+ * servers and its error in natter_mcp_manager_get_config_error(). The
+ * tools are registered by the next refresh.
+ */
+void
+natter_mcp_manager_reload (NatterMcpManager *self)
+{
+  g_autoptr(GPtrArray) configs = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (NATTER_IS_MCP_MANAGER (self));
+
+  drop_clients (self);
+  self->generation++;
+  g_clear_pointer (&self->config_error, g_free);
+  configs = natter_mcp_config_load (self->config_path, &error);
+  if (configs == NULL)
+    {
+      self->config_error = g_strdup (error->message);
+      g_message ("%s", error->message);
+      return;
+    }
+  for (guint i = 0; i < configs->len; i++)
+    {
+      NatterMcpServerConfig *config = g_ptr_array_index (configs, i);
+      NatterMcpClient *client;
+
+      if (!config->enabled)
+        continue;
+      client = natter_mcp_client_new (config);
+      g_signal_connect (client, "tools-changed", G_CALLBACK (client_tools_changed_cb), self);
+      g_ptr_array_add (self->clients, client);
+    }
+}
+
+/**
+ * natter_mcp_manager_get_config_error:
+ * @self: the manager
+ *
+ * Returns: (nullable): why mcp.json could not be used
+ */
+const char *
+natter_mcp_manager_get_config_error (NatterMcpManager *self)
+{
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
+  return self->config_error;
+}
+
+/**
+ * natter_mcp_manager_get_config_path:
+ * @self: the manager
+ *
+ * Returns: the mcp.json it reads
+ */
+const char *
+natter_mcp_manager_get_config_path (NatterMcpManager *self)
+{
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
+  return self->config_path;
+}
+
+/**
+ * natter_mcp_manager_get_clients:
+ * @self: the manager
+ *
+ * Returns: (transfer none) (element-type NatterMcpClient): a client per
+ *   enabled server, in the order of mcp.json
+ */
+GPtrArray *
+natter_mcp_manager_get_clients (NatterMcpManager *self)
+{
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
+  return self->clients;
+}
+
+/**
+ * natter_mcp_manager_get_descriptors:
+ * @self: the manager
+ *
+ * Returns: (transfer none): the descriptors of every registered tool of
+ *   every enabled server, as the last refresh found them
+ */
+JsonArray *
+natter_mcp_manager_get_descriptors (NatterMcpManager *self)
+{
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
+  return self->descriptors;
+}
+
+static void
+natter_mcp_manager_dispose (GObject *object)
+{
+  NatterMcpManager *self = NATTER_MCP_MANAGER (object);
+
+  drop_clients (self);
+  G_OBJECT_CLASS (natter_mcp_manager_parent_class)->dispose (object);
+}
+
+static void
+natter_mcp_manager_finalize (GObject *object)
+{
+  NatterMcpManager *self = NATTER_MCP_MANAGER (object);
+
+  g_free (self->config_path);
+  g_clear_object (&self->registry);
+  g_free (self->config_error);
+  g_ptr_array_unref (self->clients);
+  g_ptr_array_unref (self->tool_ids);
+  g_clear_pointer (&self->descriptors, json_array_unref);
+  g_hash_table_unref (self->lists);
+  g_ptr_array_unref (self->waiters);
+  G_OBJECT_CLASS (natter_mcp_manager_parent_class)->finalize (object);
+}
+
+static void
+natter_mcp_manager_class_init (NatterMcpManagerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = natter_mcp_manager_dispose;
+  object_class->finalize = natter_mcp_manager_finalize;
+
+  /**
+   * NatterMcpManager::tools-changed:
+   *
+   * A refresh registered the tools anew; natter_mcp_manager_get_descriptors()
+   * has the new list.
+   */
+  signals[SIGNAL_TOOLS_CHANGED] =
+    g_signal_new ("tools-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+}
+
+static void
+natter_mcp_manager_init (NatterMcpManager *self)
+{
+  self->clients = g_ptr_array_new_with_free_func (g_object_unref);
+  self->tool_ids = g_ptr_array_new_with_free_func (g_free);
+  self->descriptors = json_array_new ();
+  self->lists = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) json_array_unref);
+  self->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+/**
+ * natter_mcp_manager_new:
+ * @config_path: mcp.json (natter_mcp_config_default_path())
+ * @registry: the tool registry the servers' tools are added to
+ *
+ * A manager with the servers of @config_path read (natter_mcp_manager_reload());
+ * nothing starts until natter_mcp_manager_refresh_async().
+ *
+ * Returns: (transfer full): the manager
+ */
+NatterMcpManager *
+natter_mcp_manager_new (const char         *config_path,
+                        NatterToolRegistry *registry)
+{
+  NatterMcpManager *self;
+
+  g_return_val_if_fail (config_path != NULL, NULL);
+  g_return_val_if_fail (NATTER_IS_TOOL_REGISTRY (registry), NULL);
+
+  self = g_object_new (NATTER_TYPE_MCP_MANAGER, NULL);
+  self->config_path = g_strdup (config_path);
+  self->registry = g_object_ref (registry);
+  natter_mcp_manager_reload (self);
+  return self;
+}

@@ -1,0 +1,32 @@
+/* natter-mcp-manager.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "natter-mcp-client.h"
+#include "natter-tool-registry.h"
+
+G_BEGIN_DECLS
+
+#define NATTER_TYPE_MCP_MANAGER (natter_mcp_manager_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterMcpManager, natter_mcp_manager, NATTER, MCP_MANAGER, GObject)
+
+NatterMcpManager *natter_mcp_manager_new             (const char          *config_path,
+                                                      NatterToolRegistry  *registry);
+const char       *natter_mcp_manager_get_config_error (NatterMcpManager   *self);
+GPtrArray        *natter_mcp_manager_get_clients     (NatterMcpManager    *self);
+const char       *natter_mcp_manager_get_config_path (NatterMcpManager    *self);
+JsonArray        *natter_mcp_manager_get_descriptors (NatterMcpManager    *self);
+void              natter_mcp_manager_reload          (NatterMcpManager    *self);
+void              natter_mcp_manager_refresh_async   (NatterMcpManager    *self,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+gboolean          natter_mcp_manager_refresh_finish  (NatterMcpManager    *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
+
+G_END_DECLS

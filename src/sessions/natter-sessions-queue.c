@@ -1,0 +1,454 @@
+/* natter-sessions-queue.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Queued messages (session-layer-spec.md §12.1; docs/format.md §3.3,
+ * §3.4): queueing, editing and removing under the session lock through
+ * the one writer of version-2 events. sendMessage never queues (§9.1);
+ * queueing is this separate API. The promotion rule: when a session's
+ * latest turn completes, the process that settled it turns the oldest
+ * queued message into the next turn (natter_sessions_promote_queue_async()
+ * in natter-sessions-turns.c), one turn per message, with the options it
+ * was queued with. After a failed, stopped or interrupted turn the queue
+ * waits for the person; a suspended turn is not over. A promotion lost to
+ * a crash between settling and promoting is done by the next queue or
+ * send on the session (the queue is in the log; the turn_appended that
+ * consumes a message is one line, so nothing is sent twice).
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "natter-send-options-private.h"
+#include "natter-session-events-v2.h"
+#include "natter-session-index-private.h"
+#include "natter-session-state-v2.h"
+#include "natter-sessions-private.h"
+#include "natter-sessions-queue.h"
+#include "natter-turn-schema.h"
+
+static JsonObject *
+options_to_json (const NatterSendOptions *options)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "agentId", natter_send_options_get_agent_id (options));
+  if (natter_send_options_has_model (options))
+    {
+      JsonObject *model = json_object_new ();
+
+      json_object_set_string_member (model, "provider", natter_send_options_get_provider (options));
+      json_object_set_string_member (model, "model", natter_send_options_get_model (options));
+      json_object_set_object_member (object, "model", model);
+    }
+  json_object_set_boolean_member (object, "autoPermission", natter_send_options_get_auto_permission (options));
+  if (natter_send_options_get_max_model_calls (options) > 0)
+    json_object_set_int_member (object, "maxModelCalls", natter_send_options_get_max_model_calls (options));
+  return object;
+}
+
+static NatterSendOptions *
+options_from_json (JsonObject *object)
+{
+  NatterSendOptions *options = natter_send_options_new (json_object_get_string_member (object, "agentId"));
+  JsonObject *model = json_object_has_member (object, "model") ? json_object_get_object_member (object, "model")
+                                                                : NULL;
+
+  if (model != NULL)
+    natter_send_options_set_model (options, json_object_get_string_member (model, "provider"),
+                                   json_object_get_string_member (model, "model"));
+  natter_send_options_set_auto_permission (options, json_object_get_boolean_member (object, "autoPermission"));
+  natter_send_options_set_max_model_calls (options,
+                                           (guint) json_object_get_int_member_with_default (object, "maxModelCalls", 0));
+  return options;
+}
+
+/* The oldest pending message of @state, as what a send takes: its id, a
+ * copy of its message and its options (replacing what the pointers held). */
+void
+natter_sessions_take_oldest_queued (NatterSessionState  *state,
+                                    char               **out_queue_id,
+                                    JsonObject         **inout_input,
+                                    NatterSendOptions  **inout_options)
+{
+  const NatterSessionQueuedMessage *oldest = natter_session_state_get_queued (state, 0);
+  g_autoptr(JsonNode) message = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) copy = NULL;
+
+  json_node_set_object (message, oldest->message);
+  copy = json_node_copy (message);
+  g_free (*out_queue_id);
+  *out_queue_id = g_strdup (oldest->queue_id);
+  g_clear_pointer (inout_input, json_object_unref);
+  *inout_input = json_object_ref (json_node_get_object (copy));
+  g_clear_pointer (inout_options, natter_send_options_free);
+  *inout_options = options_from_json (oldest->options);
+}
+
+static void
+promoted_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GError) error = NULL;
+
+  turn_id = natter_sessions_promote_queue_finish (NATTER_SESSIONS (object), result, &error);
+  /* The queue stays in the log: the next queue or send retries. */
+  if (error != NULL)
+    g_debug ("Could not send a queued message: %s", error->message);
+}
+
+/* Starts the promotion of @session_id's queue; what it finds decides
+ * whether anything is sent. */
+void
+natter_sessions_promote_soon (NatterSessions *self,
+                              const char     *session_id)
+{
+  natter_sessions_promote_queue_async (self, session_id, NULL, promoted_cb, NULL);
+}
+
+static gboolean
+check_message (JsonObject  *input,
+               GError     **error)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  GError *schema_error = NULL;
+
+  json_node_set_object (node, input);
+  if (natter_turn_user_message_validate (node, &schema_error))
+    return TRUE;
+  g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+               "Not a user message: %s", schema_error->message);
+  g_error_free (schema_error);
+  return FALSE;
+}
+
+/* One operation for queue, replace and remove. */
+typedef struct
+{
+  NatterSessionsOp   base;
+  char              *queue_id;
+  JsonObject        *input;        /* queue, replace */
+  NatterSendOptions *options;      /* queue */
+  gboolean           only_if_busy; /* queue */
+  char              *result_id;    /* queue: the new id, NULL when the caller sends */
+} QueueData;
+
+NATTER_SESSIONS_DEFINE_OP (QueueData, queue_data)
+
+static void
+queue_data_clear (QueueData *data)
+{
+  g_free (data->queue_id);
+  g_clear_pointer (&data->input, json_object_unref);
+  g_clear_pointer (&data->options, natter_send_options_free);
+  g_free (data->result_id);
+}
+
+static void
+queue_appended_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  QueueData *data = queue_data_get (task);
+  NatterSessions *self = data->base.self;
+  GError *error = NULL;
+
+  if (!natter_sessions_op_append_v2_finish (task, result, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  natter_session_index_update_from_state (self->index, data->base.state, NULL);
+  natter_sessions_op_finish (task);
+  g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0,
+                 data->base.session_id);
+  /* A queued message behind a completed turn (or a promotion a crash
+   * lost) goes now; behind a running one, when it completes. */
+  if (g_task_get_source_tag (task) == natter_sessions_queue_message_async)
+    {
+      natter_sessions_promote_soon (self, data->base.session_id);
+      g_task_return_pointer (task, g_steal_pointer (&data->result_id), g_free);
+    }
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+append_one (GTask    *task,
+            JsonNode *event)
+{
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+  g_ptr_array_add (events, event);
+  natter_sessions_op_append_v2_async (task, events, queue_appended_cb);
+}
+
+static void
+queue_append (GTask *task)
+{
+  QueueData *data = queue_data_get (task);
+  g_autoptr(JsonObject) options = options_to_json (data->options);
+  g_autofree char *ts = natter_clock_format_ts (data->base.self->clock);
+
+  data->result_id = natter_id_generator_next (data->base.self->ids);
+  append_one (task, natter_session_event_new_message_queued (data->base.session_id, ts, data->result_id,
+                                                              data->input, options));
+}
+
+static void
+queue_latest_read (GTask           *task,
+                   NatterTurnState *turn)
+{
+  /* Settled, nothing waiting: the caller sends it as a message. */
+  if (natter_turn_state_get_terminal_event (turn) != NULL)
+    {
+      natter_sessions_op_finish (task);
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
+  queue_append (task);
+}
+
+static void
+queue_session_read (GTask *task)
+{
+  QueueData *data = queue_data_get (task);
+  NatterSessionState *state = data->base.state;
+  const char *latest = natter_session_state_get_latest_turn_id (state);
+
+  if (natter_sessions_op_check_cancelled (task))
+    return;
+  if (!data->only_if_busy || natter_session_state_get_n_queued (state) > 0 ||
+      (latest != NULL && natter_sessions_is_turn_running (data->base.self, latest)))
+    {
+      queue_append (task);
+      return;
+    }
+  if (latest == NULL)
+    {
+      natter_sessions_op_finish (task);
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
+  natter_sessions_op_read_latest (task, queue_latest_read);
+}
+
+/**
+ * natter_sessions_queue_message_async:
+ * @self: the service
+ * @session_id: the session
+ * @input: (transfer none): the user message, `{role: "user", content}`
+ * @options: (transfer none): the options its turn will be created with
+ * @only_if_busy: queue only when the latest turn has not settled (or
+ *   messages are already queued); else finish with %NULL so that the
+ *   caller sends it with natter_sessions_send_message_async()
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Queues a message (session-layer-spec.md §12.1): appends
+ * `message_queued` under the session lock (a version-1 file is raised
+ * first, docs/format.md §3.3), updates the index entry, emits
+ * #NatterSessions::session-index-changed, and then promotes the queue
+ * when the latest turn completed (or there is none). Otherwise the
+ * message waits: it becomes a turn when the turns before it complete, in
+ * the order queued.
+ */
+void
+natter_sessions_queue_message_async (NatterSessions          *self,
+                                     const char              *session_id,
+                                     JsonObject              *input,
+                                     const NatterSendOptions *options,
+                                     gboolean                 only_if_busy,
+                                     GCancellable            *cancellable,
+                                     GAsyncReadyCallback      callback,
+                                     gpointer                 user_data)
+{
+  GTask *task;
+  QueueData *data;
+  GError *error = NULL;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL && input != NULL && options != NULL);
+
+  task = queue_data_task_new (self, session_id, cancellable, callback, user_data,
+                              natter_sessions_queue_message_async);
+  if (!check_message (input, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  data = queue_data_get (task);
+  data->input = json_object_ref (input);
+  data->options = natter_send_options_copy (options);
+  data->only_if_busy = only_if_busy;
+  natter_sessions_op_lock_and_read (task, queue_session_read);
+}
+
+/**
+ * natter_sessions_queue_message_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the queued message's id; %NULL
+ *   without an error when @only_if_busy found the session settled (send
+ *   the message instead); else %NULL with
+ *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT (not a user message),
+ *   %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_CORRUPT or a
+ *   %NATTER_STORE_ERROR from the append
+ */
+char *
+natter_sessions_queue_message_finish (NatterSessions  *self,
+                                      GAsyncResult    *result,
+                                      GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_queue_message_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+pending_session_read (GTask *task)
+{
+  QueueData *data = queue_data_get (task);
+  g_autofree char *ts = NULL;
+
+  if (natter_sessions_op_check_cancelled (task))
+    return;
+  if (natter_session_state_find_queued (data->base.state, data->queue_id) == NULL)
+    {
+      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
+                                                          "Session %s has no queued message %s (already sent "
+                                                          "or removed?)", data->base.session_id, data->queue_id));
+      return;
+    }
+  ts = natter_clock_format_ts (data->base.self->clock);
+  if (data->input != NULL)
+    append_one (task, natter_session_event_new_queued_message_replaced (data->base.session_id, ts,
+                                                                         data->queue_id, data->input));
+  else
+    append_one (task, natter_session_event_new_queued_message_removed (data->base.session_id, ts,
+                                                                        data->queue_id));
+}
+
+/**
+ * natter_sessions_replace_queued_message_async:
+ * @self: the service
+ * @session_id: the session
+ * @queue_id: a pending queued message
+ * @input: (transfer none): its new message
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Edits a queued message that was not sent yet: appends
+ * `queued_message_replaced` under the session lock. It keeps its place
+ * and its options.
+ */
+void
+natter_sessions_replace_queued_message_async (NatterSessions      *self,
+                                              const char          *session_id,
+                                              const char          *queue_id,
+                                              JsonObject          *input,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data)
+{
+  GTask *task;
+  GError *error = NULL;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL && queue_id != NULL && input != NULL);
+
+  task = queue_data_task_new (self, session_id, cancellable, callback, user_data,
+                              natter_sessions_replace_queued_message_async);
+  if (!check_message (input, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  queue_data_get (task)->queue_id = g_strdup (queue_id);
+  queue_data_get (task)->input = json_object_ref (input);
+  natter_sessions_op_lock_and_read (task, pending_session_read);
+}
+
+/**
+ * natter_sessions_replace_queued_message_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE on success; else %FALSE with
+ *   %NATTER_SESSION_ERROR_NOT_FOUND (no such session, or the message was
+ *   sent or removed), %NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+ *   %NATTER_SESSION_ERROR_CORRUPT or a %NATTER_STORE_ERROR
+ */
+gboolean
+natter_sessions_replace_queued_message_finish (NatterSessions  *self,
+                                               GAsyncResult    *result,
+                                               GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_replace_queued_message_async,
+                        FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * natter_sessions_remove_queued_message_async:
+ * @self: the service
+ * @session_id: the session
+ * @queue_id: a pending queued message
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Cancels a queued message that was not sent yet: appends
+ * `queued_message_removed` under the session lock.
+ */
+void
+natter_sessions_remove_queued_message_async (NatterSessions      *self,
+                                             const char          *session_id,
+                                             const char          *queue_id,
+                                             GCancellable        *cancellable,
+                                             GAsyncReadyCallback  callback,
+                                             gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL && queue_id != NULL);
+
+  task = queue_data_task_new (self, session_id, cancellable, callback, user_data,
+                              natter_sessions_remove_queued_message_async);
+  queue_data_get (task)->queue_id = g_strdup (queue_id);
+  natter_sessions_op_lock_and_read (task, pending_session_read);
+}
+
+/**
+ * natter_sessions_remove_queued_message_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE on success; else %FALSE as
+ *   natter_sessions_replace_queued_message_finish()
+ */
+gboolean
+natter_sessions_remove_queued_message_finish (NatterSessions  *self,
+                                              GAsyncResult    *result,
+                                              GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_remove_queued_message_async,
+                        FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

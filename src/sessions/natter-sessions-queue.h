@@ -1,0 +1,46 @@
+/* natter-sessions-queue.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Queued messages (session-layer-spec.md §12.1): typed while a turn runs,
+ * sent one by one as turns complete.
+ */
+
+#pragma once
+
+#include "natter-sessions.h"
+
+G_BEGIN_DECLS
+
+void      natter_sessions_queue_message_async           (NatterSessions          *self,
+                                                         const char              *session_id,
+                                                         JsonObject              *input,
+                                                         const NatterSendOptions *options,
+                                                         gboolean                 only_if_busy,
+                                                         GCancellable            *cancellable,
+                                                         GAsyncReadyCallback      callback,
+                                                         gpointer                 user_data);
+char     *natter_sessions_queue_message_finish          (NatterSessions          *self,
+                                                         GAsyncResult            *result,
+                                                         GError                 **error);
+void      natter_sessions_replace_queued_message_async  (NatterSessions          *self,
+                                                         const char              *session_id,
+                                                         const char              *queue_id,
+                                                         JsonObject              *input,
+                                                         GCancellable            *cancellable,
+                                                         GAsyncReadyCallback      callback,
+                                                         gpointer                 user_data);
+gboolean  natter_sessions_replace_queued_message_finish (NatterSessions          *self,
+                                                         GAsyncResult            *result,
+                                                         GError                 **error);
+void      natter_sessions_remove_queued_message_async   (NatterSessions          *self,
+                                                         const char              *session_id,
+                                                         const char              *queue_id,
+                                                         GCancellable            *cancellable,
+                                                         GAsyncReadyCallback      callback,
+                                                         gpointer                 user_data);
+gboolean  natter_sessions_remove_queued_message_finish  (NatterSessions          *self,
+                                                         GAsyncResult            *result,
+                                                         GError                 **error);
+
+G_END_DECLS

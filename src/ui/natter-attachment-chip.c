@@ -1,0 +1,424 @@
+/* natter-attachment-chip.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * How an attachment looks in the window. In the composer, before it is
+ * sent: a chip with a thumbnail (a pasted image) or the icon of its type,
+ * its name, its size and a remove button. In a sent message: an image is
+ * shown inline, scaled down, decoded from its blob in a worker thread;
+ * any other file is a chip that opens the file with the desktop's
+ * default application (through the OpenURI portal inside Flatpak). A
+ * blob that is missing or damaged says so in place of the attachment.
+ */
+
+#define G_LOG_DOMAIN "natter-attachments"
+
+#include "config.h"
+
+#include <errno.h>
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "natter-attachment-chip.h"
+#include "natter-attachment-content.h"
+#include "natter-window.h"
+
+/* The largest an inline image is shown, in pixels. */
+#define PREVIEW_WIDTH 320
+#define PREVIEW_HEIGHT 240
+
+struct _NatterAttachmentChip
+{
+  GtkWidget  parent_instance;
+
+  char      *name;
+  GtkWidget *box;
+};
+
+G_DEFINE_FINAL_TYPE (NatterAttachmentChip, natter_attachment_chip, GTK_TYPE_WIDGET)
+
+enum
+{
+  REMOVE,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+natter_attachment_chip_dispose (GObject *object)
+{
+  NatterAttachmentChip *self = NATTER_ATTACHMENT_CHIP (object);
+
+  g_clear_pointer (&self->box, gtk_widget_unparent);
+  G_OBJECT_CLASS (natter_attachment_chip_parent_class)->dispose (object);
+}
+
+static void
+natter_attachment_chip_finalize (GObject *object)
+{
+  g_free (NATTER_ATTACHMENT_CHIP (object)->name);
+  G_OBJECT_CLASS (natter_attachment_chip_parent_class)->finalize (object);
+}
+
+static void
+natter_attachment_chip_class_init (NatterAttachmentChipClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = natter_attachment_chip_dispose;
+  object_class->finalize = natter_attachment_chip_finalize;
+
+  /**
+   * NatterAttachmentChip::remove:
+   *
+   * The user removed the attachment from the message being written.
+   */
+  signals[REMOVE] = g_signal_new ("remove", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "natter-attachment-chip");
+}
+
+static void
+natter_attachment_chip_init (NatterAttachmentChip *self)
+{
+}
+
+static void
+remove_clicked_cb (NatterAttachmentChip *self)
+{
+  g_signal_emit (self, signals[REMOVE], 0);
+}
+
+/**
+ * natter_attachment_chip_new:
+ * @name: the file's name
+ * @media_type: (nullable): its MIME type, for the icon
+ * @size: its size in bytes, or -1 when unknown
+ * @thumbnail: (nullable): a picture of it, shown instead of the icon
+ * @removable: whether it has a remove button (::remove)
+ *
+ * Returns: (transfer floating): a new chip
+ */
+GtkWidget *
+natter_attachment_chip_new (const char   *name,
+                            const char   *media_type,
+                            gint64        size,
+                            GdkPaintable *thumbnail,
+                            gboolean      removable)
+{
+  NatterAttachmentChip *self = g_object_new (NATTER_TYPE_ATTACHMENT_CHIP, NULL);
+  GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *label;
+  GtkWidget *icon;
+  g_autofree char *size_text = size >= 0 ? g_format_size ((guint64) size) : NULL;
+
+  self->name = g_strdup (name);
+  self->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  gtk_widget_add_css_class (self->box, "card");
+  gtk_widget_add_css_class (self->box, "natter-attachment-chip");
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+
+  if (thumbnail != NULL)
+    {
+      icon = gtk_picture_new_for_paintable (thumbnail);
+      gtk_picture_set_can_shrink (GTK_PICTURE (icon), TRUE);
+      gtk_widget_set_size_request (icon, 32, 32);
+    }
+  else
+    {
+      g_autofree char *type = media_type != NULL ? g_content_type_from_mime_type (media_type) : NULL;
+      g_autoptr(GIcon) gicon = type != NULL ? g_content_type_get_symbolic_icon (type) : NULL;
+
+      icon = gicon != NULL ? gtk_image_new_from_gicon (gicon) : gtk_image_new_from_icon_name ("text-x-generic-symbolic");
+      gtk_image_set_pixel_size (GTK_IMAGE (icon), 24);
+    }
+  gtk_widget_set_margin_start (icon, 8);
+  gtk_widget_set_valign (icon, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (self->box), icon);
+
+  /* Plain text: a file name is never markup. */
+  label = gtk_label_new (name);
+  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 24);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_box_append (GTK_BOX (labels), label);
+  if (size_text != NULL)
+    {
+      label = gtk_label_new (size_text);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_widget_add_css_class (label, "caption");
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_box_append (GTK_BOX (labels), label);
+    }
+  gtk_widget_set_margin_top (labels, 4);
+  gtk_widget_set_margin_bottom (labels, 4);
+  gtk_widget_set_margin_end (labels, removable ? 0 : 10);
+  gtk_box_append (GTK_BOX (self->box), labels);
+
+  if (removable)
+    {
+      GtkWidget *button = gtk_button_new_from_icon_name ("window-close-symbolic");
+      g_autofree char *tooltip = g_strdup_printf (_("Remove “%s”"), name);
+
+      gtk_widget_add_css_class (button, "flat");
+      gtk_widget_add_css_class (button, "circular");
+      gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+      gtk_widget_set_margin_end (button, 4);
+      gtk_widget_set_tooltip_text (button, tooltip);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
+      g_signal_connect_swapped (button, "clicked", G_CALLBACK (remove_clicked_cb), self);
+      gtk_box_append (GTK_BOX (self->box), button);
+    }
+  return GTK_WIDGET (self);
+}
+
+/**
+ * natter_attachment_chip_get_name:
+ * @self: a chip
+ *
+ * Returns: (transfer none): the attachment's name
+ */
+const char *
+natter_attachment_chip_get_name (NatterAttachmentChip *self)
+{
+  g_return_val_if_fail (NATTER_IS_ATTACHMENT_CHIP (self), NULL);
+  return self->name;
+}
+
+/* Sent attachments */
+
+static NatterBlobStore *
+blob_store_of (GtkWidget *widget)
+{
+  GtkRoot *root = gtk_widget_get_root (widget);
+
+  return root != NULL && NATTER_IS_WINDOW (root) ? natter_window_get_blob_store (NATTER_WINDOW (root)) : NULL;
+}
+
+static void
+show_problem (GtkWidget    *view,
+              const GError *error)
+{
+  GtkWidget *label = gtk_label_new (error->message);
+
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 50);
+  gtk_widget_add_css_class (label, "error");
+  gtk_widget_add_css_class (label, "caption");
+  gtk_box_append (GTK_BOX (view), label);
+}
+
+static void
+decode_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  NatterBlobStore *blobs = g_object_get_data (G_OBJECT (task), "natter-blobs");
+  g_autoptr(GBytes) bytes = NULL;
+  GdkTexture *texture;
+  GError *error = NULL;
+
+  bytes = natter_blob_store_read_sync (blobs, task_data, &error);
+  texture = bytes != NULL ? gdk_texture_new_from_bytes (bytes, &error) : NULL;
+  if (texture == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, texture, g_object_unref);
+}
+
+static void
+decoded_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GtkWidget) view = user_data;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *picture = g_object_get_data (G_OBJECT (view), "natter-picture");
+
+  texture = g_task_propagate_pointer (G_TASK (result), &error);
+  g_object_set_data (G_OBJECT (view), "natter-loaded", GINT_TO_POINTER (TRUE));
+  if (texture == NULL)
+    {
+      gtk_widget_set_visible (picture, FALSE);
+      show_problem (view, error);
+      return;
+    }
+  gtk_picture_set_paintable (GTK_PICTURE (picture), GDK_PAINTABLE (texture));
+  gtk_widget_set_size_request (picture,
+                               MIN (PREVIEW_WIDTH, gdk_texture_get_width (texture)),
+                               MIN (PREVIEW_HEIGHT, gdk_texture_get_height (texture)));
+}
+
+/* Images are decoded when first shown, once, off the main thread. */
+static void
+view_map_cb (GtkWidget *view)
+{
+  JsonObject *part = g_object_get_data (G_OBJECT (view), "natter-part");
+  NatterBlobStore *blobs = blob_store_of (view);
+  g_autoptr(GTask) task = NULL;
+
+  if (g_object_get_data (G_OBJECT (view), "natter-started") != NULL || blobs == NULL)
+    return;
+  g_object_set_data (G_OBJECT (view), "natter-started", GINT_TO_POINTER (TRUE));
+  task = g_task_new (NULL, NULL, decoded_cb, g_object_ref (view));
+  g_task_set_task_data (task, g_strdup (json_object_get_string_member (part, "sha256")), g_free);
+  g_object_set_data_full (G_OBJECT (task), "natter-blobs", g_object_ref (blobs), g_object_unref);
+  g_task_run_in_thread (task, decode_thread);
+}
+
+/* Opening: the blob is copied under its own name into the cache (the
+ * default application recognises the file by it), then handed to the
+ * desktop. */
+static void
+copy_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  JsonObject *part = task_data;
+  NatterBlobStore *blobs = g_object_get_data (G_OBJECT (task), "natter-blobs");
+  const char *sha256 = json_object_get_string_member (part, "sha256");
+  g_autofree char *base = g_path_get_basename (json_object_get_string_member (part, "name"));
+  g_autofree char *dir = g_build_filename (g_get_user_cache_dir (), "natter", "attachments", sha256, NULL);
+  g_autofree char *path = g_build_filename (dir, base, NULL);
+  g_autoptr(GBytes) bytes = NULL;
+  GError *error = NULL;
+
+  bytes = natter_blob_store_read_sync (blobs, sha256, &error);
+  if (bytes == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (g_mkdir_with_parents (dir, 0700) < 0 ||
+      !g_file_set_contents_full (path, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes),
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
+    {
+      if (error == NULL)
+        error = g_error_new (G_IO_ERROR, g_io_error_from_errno (errno), _("Could not create %s"), dir);
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_return_pointer (task, g_filename_to_uri (path, NULL, NULL), g_free);
+}
+
+static void
+launched_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_app_info_launch_default_for_uri_finish (result, &error))
+    g_warning ("Could not open the attachment: %s", error->message);
+}
+
+static void
+copied_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GtkWidget) button = user_data;
+  g_autofree char *uri = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkAppLaunchContext) context = NULL;
+
+  uri = g_task_propagate_pointer (G_TASK (result), &error);
+  if (uri == NULL)
+    {
+      gtk_widget_set_tooltip_text (button, error->message);
+      gtk_widget_add_css_class (button, "error");
+      return;
+    }
+  context = gdk_display_get_app_launch_context (gtk_widget_get_display (button));
+  g_app_info_launch_default_for_uri_async (uri, G_APP_LAUNCH_CONTEXT (context), NULL, launched_cb, NULL);
+}
+
+static void
+open_clicked_cb (GtkWidget *button)
+{
+  JsonObject *part = g_object_get_data (G_OBJECT (button), "natter-part");
+  NatterBlobStore *blobs = blob_store_of (button);
+  g_autoptr(GTask) task = NULL;
+
+  if (blobs == NULL)
+    return;
+  task = g_task_new (NULL, NULL, copied_cb, g_object_ref (button));
+  g_task_set_task_data (task, json_object_ref (part), (GDestroyNotify) json_object_unref);
+  g_object_set_data_full (G_OBJECT (task), "natter-blobs", g_object_ref (blobs), g_object_unref);
+  g_task_run_in_thread (task, copy_thread);
+}
+
+/**
+ * natter_attachment_view_new:
+ * @part: (transfer none): a `blob` content part of a sent message
+ *
+ * How a sent attachment shows (docs/format.md §4.4): an image inline,
+ * scaled down to at most 320×240 and decoded off the main thread when
+ * first shown; any other file as a chip that opens it with the default
+ * application. The blob store is the window's
+ * (natter_window_get_blob_store()).
+ *
+ * Returns: (transfer floating): a new widget
+ */
+GtkWidget *
+natter_attachment_view_new (JsonObject *part)
+{
+  const char *name = json_object_get_string_member_with_default (part, "name", "");
+  const char *media_type = json_object_get_string_member_with_default (part, "mediaType", NULL);
+  gint64 size = json_object_get_int_member_with_default (part, "size", -1);
+  GtkWidget *view = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+
+  gtk_widget_set_halign (view, GTK_ALIGN_END);
+  g_object_set_data_full (G_OBJECT (view), "natter-part", json_object_ref (part), (GDestroyNotify) json_object_unref);
+  if (natter_attachment_kind_for_media_type (media_type) == NATTER_ATTACHMENT_KIND_IMAGE)
+    {
+      GtkWidget *picture = gtk_picture_new ();
+
+      gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+      gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
+      gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
+      gtk_widget_set_halign (picture, GTK_ALIGN_END);
+      gtk_widget_add_css_class (picture, "natter-attachment-image");
+      gtk_box_append (GTK_BOX (view), picture);
+      g_object_set_data (G_OBJECT (view), "natter-picture", picture);
+      g_signal_connect (view, "map", G_CALLBACK (view_map_cb), NULL);
+    }
+  else
+    {
+      GtkWidget *button = gtk_button_new ();
+      g_autofree char *tooltip = g_strdup_printf (_("Open “%s”"), name);
+
+      gtk_button_set_child (GTK_BUTTON (button), natter_attachment_chip_new (name, media_type, size, NULL, FALSE));
+      gtk_widget_add_css_class (button, "flat");
+      gtk_widget_set_tooltip_text (button, tooltip);
+      g_object_set_data_full (G_OBJECT (button), "natter-part", json_object_ref (part),
+                              (GDestroyNotify) json_object_unref);
+      g_signal_connect (button, "clicked", G_CALLBACK (open_clicked_cb), NULL);
+      gtk_box_append (GTK_BOX (view), button);
+      g_object_set_data (G_OBJECT (view), "natter-loaded", GINT_TO_POINTER (TRUE));
+    }
+  return view;
+}
+
+/**
+ * natter_attachment_view_get_loaded:
+ * @view: a widget from natter_attachment_view_new()
+ *
+ * Returns: whether it shows what it will show: an image decoded (or the
+ *   reason it cannot be), or a file chip
+ */
+gboolean
+natter_attachment_view_get_loaded (GtkWidget *view)
+{
+  g_return_val_if_fail (GTK_IS_WIDGET (view), FALSE);
+  return g_object_get_data (G_OBJECT (view), "natter-loaded") != NULL;
+}

@@ -1,0 +1,510 @@
+/* natter-preferences-mcp.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The Tool Servers page of Preferences: one row per server of mcp.json
+ * with its state (connected and how many tools, not started, the last
+ * error, disabled), a switch to enable it, Edit, Test and Remove; and a
+ * group to add a server or save the one being edited, as a command line
+ * (stdio) or an http(s) URL. Edits rewrite only that server's entry in
+ * mcp.json, keeping whatever else the entry or the file holds, and the
+ * servers are read again.
+ */
+
+#define G_LOG_DOMAIN "natter-preferences-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-mcp-config.h"
+#include "natter-mcp-manager.h"
+#include "natter-preferences-window-private.h"
+
+typedef struct
+{
+  NatterPreferencesWindow *window;   /* owns this */
+  NatterMcpManager        *manager;
+  AdwPreferencesGroup     *group;
+  GPtrArray               *rows;      /* AdwActionRow, one per server */
+  GHashTable              *widgets;   /* "server\x1ffield" → GtkWidget (borrowed) */
+  GtkEditable             *name_entry;
+  GtkEditable             *target_entry;
+  GtkWidget               *save_button;
+  guint                    reload_id;
+} McpPage;
+
+static void rebuild (McpPage *page);
+
+static void
+mcp_page_free (McpPage *page)
+{
+  g_clear_object (&page->manager);
+  g_ptr_array_unref (page->rows);
+  g_hash_table_unref (page->widgets);
+  g_free (page);
+}
+
+static McpPage *
+get_page (NatterPreferencesWindow *self)
+{
+  return g_object_get_data (G_OBJECT (self), "natter-mcp-page");
+}
+
+static const char *
+config_path (McpPage *page)
+{
+  return natter_mcp_manager_get_config_path (page->manager);
+}
+
+static gboolean
+reload_idle_cb (gpointer user_data)
+{
+  NatterPreferencesWindow *window = user_data;
+  McpPage *page = get_page (window);
+
+  if (page != NULL)
+    page->reload_id = 0;
+  if (natter_preferences_window_pending_end (window) && page != NULL)
+    {
+      natter_mcp_manager_reload (page->manager);
+      rebuild (page);
+      natter_mcp_manager_refresh_async (page->manager, NULL, NULL, NULL);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* Reads mcp.json again, starts the enabled servers, shows the rows:
+ * from an idle, since the widget that asked is one of the rows. */
+static void
+reload (McpPage *page)
+{
+  if (page->reload_id != 0)
+    return;
+  page->reload_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, reload_idle_cb,
+                                     natter_preferences_window_pending_begin (page->window), g_object_unref);
+}
+
+static guint
+count_tools (McpPage    *page,
+             const char *server)
+{
+  JsonArray *descriptors = natter_mcp_manager_get_descriptors (page->manager);
+  g_autofree char *prefix = g_strdup_printf ("mcp:%s/", server);
+  guint n = 0;
+
+  for (guint i = 0; i < json_array_get_length (descriptors); i++)
+    if (g_str_has_prefix (json_object_get_string_member (json_array_get_object_element (descriptors, i), "toolId"),
+                          prefix))
+      n++;
+  return n;
+}
+
+static char *
+describe_state (McpPage               *page,
+                NatterMcpServerConfig *config)
+{
+  GPtrArray *clients = natter_mcp_manager_get_clients (page->manager);
+
+  if (!config->enabled)
+    return g_strdup (_("Disabled"));
+  for (guint i = 0; i < clients->len; i++)
+    {
+      NatterMcpClient *client = g_ptr_array_index (clients, i);
+      guint n;
+
+      if (!g_str_equal (natter_mcp_client_get_config (client)->name, config->name))
+        continue;
+      switch (natter_mcp_client_get_state (client))
+        {
+        case NATTER_MCP_CLIENT_STATE_READY:
+          n = count_tools (page, config->name);
+          return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected, %u tool", "Connected, %u tools", n), n);
+        case NATTER_MCP_CLIENT_STATE_CONNECTING:
+          return g_strdup (_("Starting…"));
+        case NATTER_MCP_CLIENT_STATE_FAILED:
+          return g_strdup (natter_mcp_client_get_last_error (client));
+        case NATTER_MCP_CLIENT_STATE_IDLE:
+        default:
+          return g_strdup (_("Not started"));
+        }
+    }
+  return g_strdup (_("Not started"));
+}
+
+static void
+remember (McpPage    *page,
+          const char *server,
+          const char *field,
+          GtkWidget  *widget)
+{
+  g_hash_table_replace (page->widgets, g_strdup_printf ("%s\x1f%s", server, field), widget);
+}
+
+static void
+show_error (McpPage *page,
+            GError  *error)
+{
+  natter_preferences_window_show_toast (page->window, error->message);
+}
+
+static void
+enabled_cb (GtkSwitch  *toggle,
+            GParamSpec *pspec,
+            McpPage    *page)
+{
+  const char *name = g_object_get_data (G_OBJECT (toggle), "server");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) entry = natter_mcp_config_dup_entry (config_path (page), name, &error);
+
+  if (entry == NULL)
+    {
+      if (error != NULL)
+        show_error (page, error);
+      return;
+    }
+  if (gtk_switch_get_active (toggle))
+    json_object_remove_member (entry, "disabled");
+  else
+    json_object_set_boolean_member (entry, "disabled", TRUE);
+  if (!natter_mcp_config_update (config_path (page), name, entry, &error))
+    show_error (page, error);
+  reload (page);
+}
+
+static void
+remove_cb (GtkButton *button,
+           McpPage   *page)
+{
+  g_autofree char *name = g_strdup (g_object_get_data (G_OBJECT (button), "server"));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+
+  if (!natter_mcp_config_update (config_path (page), name, NULL, &error))
+    {
+      show_error (page, error);
+      return;
+    }
+  message = g_strdup_printf (_("Removed the tool server “%s”"), name);
+  natter_preferences_window_show_toast (page->window, message);
+  reload (page);
+}
+
+static void
+edit_cb (GtkButton *button,
+         McpPage   *page)
+{
+  NatterMcpServerConfig *config = g_object_get_data (G_OBJECT (button), "config");
+  g_autoptr(GString) target = g_string_new (NULL);
+
+  if (config->url != NULL)
+    g_string_append (target, config->url);
+  else
+    {
+      g_autofree char *command = g_shell_quote (config->command);
+
+      g_string_append (target, command);
+      for (guint i = 0; config->args[i] != NULL; i++)
+        {
+          g_autofree char *arg = g_shell_quote (config->args[i]);
+
+          g_string_append_printf (target, " %s", arg);
+        }
+    }
+  gtk_editable_set_text (page->name_entry, config->name);
+  gtk_editable_set_text (page->target_entry, target->str);
+}
+
+typedef struct
+{
+  McpPage   *page;
+  GtkWidget *row;
+} TestCall;
+
+static void
+tested_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  TestCall *call = user_data;
+  g_autoptr(NatterMcpClient) client = NATTER_MCP_CLIENT (object);
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+  NatterPreferencesWindow *window = call->page->window;
+
+  tools = natter_mcp_client_list_tools_finish (client, result, &error);
+  natter_mcp_client_stop (client);
+  if (natter_preferences_window_pending_end (window))
+    {
+      if (tools == NULL)
+        message = g_strdup (error->message);
+      else
+        message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Test passed: %u tool", "Test passed: %u tools",
+                                                json_array_get_length (tools)),
+                                   json_array_get_length (tools));
+      natter_preferences_window_show_toast (window, message);
+    }
+  g_object_unref (call->row);
+  g_free (call);
+  g_object_unref (window);
+}
+
+static void
+test_cb (GtkButton *button,
+         McpPage   *page)
+{
+  NatterMcpServerConfig *config = g_object_get_data (G_OBJECT (button), "config");
+  NatterMcpClient *client = natter_mcp_client_new (config);
+  TestCall *call = g_new0 (TestCall, 1);
+
+  /* A client of its own: the test starts the server even when it is
+   * disabled, and never disturbs the one the conversations use. */
+  call->page = page;
+  call->row = g_object_ref (GTK_WIDGET (button));
+  natter_preferences_window_pending_begin (page->window);
+  natter_mcp_client_set_timeout (client, TEST_TIMEOUT_SECONDS);
+  natter_mcp_client_list_tools_async (client, NULL, tested_cb, call);
+}
+
+static GtkWidget *
+flat_button (const char *label)
+{
+  GtkWidget *button = gtk_button_new_with_label (label);
+
+  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (button, "flat");
+  return button;
+}
+
+static GtkWidget *
+server_row (McpPage               *page,
+            NatterMcpServerConfig *config)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *toggle = gtk_switch_new ();
+  GtkWidget *edit = flat_button (_("Edit"));
+  GtkWidget *test = flat_button (_("Test"));
+  GtkWidget *remove = flat_button (_("Remove"));
+  g_autofree char *state = describe_state (page, config);
+
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), config->name);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), state);
+  gtk_switch_set_active (GTK_SWITCH (toggle), config->enabled);
+  gtk_widget_set_valign (toggle, GTK_ALIGN_CENTER);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (toggle), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Enabled"), -1);
+  g_object_set_data_full (G_OBJECT (toggle), "server", g_strdup (config->name), g_free);
+  g_object_set_data_full (G_OBJECT (remove), "server", g_strdup (config->name), g_free);
+  g_object_set_data_full (G_OBJECT (edit), "config", natter_mcp_server_config_ref (config),
+                          (GDestroyNotify) natter_mcp_server_config_unref);
+  g_object_set_data_full (G_OBJECT (test), "config", natter_mcp_server_config_ref (config),
+                          (GDestroyNotify) natter_mcp_server_config_unref);
+  g_signal_connect (toggle, "notify::active", G_CALLBACK (enabled_cb), page);
+  g_signal_connect (edit, "clicked", G_CALLBACK (edit_cb), page);
+  g_signal_connect (test, "clicked", G_CALLBACK (test_cb), page);
+  g_signal_connect (remove, "clicked", G_CALLBACK (remove_cb), page);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), edit);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), test);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), remove);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), toggle);
+  remember (page, config->name, "row", row);
+  remember (page, config->name, "switch", toggle);
+  remember (page, config->name, "edit", edit);
+  remember (page, config->name, "test", test);
+  remember (page, config->name, "remove", remove);
+  return row;
+}
+
+static void
+rebuild (McpPage *page)
+{
+  g_autoptr(GPtrArray) configs = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < page->rows->len; i++)
+    adw_preferences_group_remove (page->group, g_ptr_array_index (page->rows, i));
+  g_ptr_array_set_size (page->rows, 0);
+  g_hash_table_remove_all (page->widgets);
+
+  configs = natter_mcp_config_load (config_path (page), &error);
+  if (configs == NULL)
+    {
+      GtkWidget *row = adw_action_row_new ();
+
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), error->message);
+      adw_preferences_group_add (page->group, row);
+      g_ptr_array_add (page->rows, row);
+      return;
+    }
+  for (guint i = 0; i < configs->len; i++)
+    {
+      GtkWidget *row = server_row (page, g_ptr_array_index (configs, i));
+
+      adw_preferences_group_add (page->group, row);
+      g_ptr_array_add (page->rows, row);
+    }
+}
+
+/* The entry for what the Target field says: an http(s) URL, or a
+ * command line split as a shell would. */
+static gboolean
+fill_entry (JsonObject  *entry,
+            const char  *target,
+            GError     **error)
+{
+  g_auto(GStrv) argv = NULL;
+  JsonArray *args;
+
+  json_object_remove_member (entry, "command");
+  json_object_remove_member (entry, "args");
+  json_object_remove_member (entry, "url");
+  json_object_remove_member (entry, "type");
+  if (g_str_has_prefix (target, "http://") || g_str_has_prefix (target, "https://"))
+    {
+      json_object_set_string_member (entry, "url", target);
+      return TRUE;
+    }
+  if (!g_shell_parse_argv (target, NULL, &argv, error))
+    return FALSE;
+  json_object_set_string_member (entry, "command", argv[0]);
+  args = json_array_new ();
+  for (guint i = 1; argv[i] != NULL; i++)
+    json_array_add_string_element (args, argv[i]);
+  json_object_set_array_member (entry, "args", args);
+  return TRUE;
+}
+
+static void
+save_cb (GtkButton *button,
+         McpPage   *page)
+{
+  g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (page->name_entry)));
+  g_autofree char *target = g_strstrip (g_strdup (gtk_editable_get_text (page->target_entry)));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) entry = NULL;
+  g_autofree char *message = NULL;
+
+  if (*name == '\0' || *target == '\0')
+    {
+      natter_preferences_window_show_toast (page->window, _("A tool server needs a name and a command or URL"));
+      return;
+    }
+  entry = natter_mcp_config_dup_entry (config_path (page), name, &error);
+  if (entry == NULL && error != NULL)
+    {
+      show_error (page, error);
+      return;
+    }
+  if (entry == NULL)
+    entry = json_object_new ();
+  if (!fill_entry (entry, target, &error)
+      || !natter_mcp_config_update (config_path (page), name, entry, &error))
+    {
+      show_error (page, error);
+      return;
+    }
+  message = g_strdup_printf (_("Saved the tool server “%s”"), name);
+  natter_preferences_window_show_toast (page->window, message);
+  gtk_editable_set_text (page->name_entry, "");
+  gtk_editable_set_text (page->target_entry, "");
+  reload (page);
+}
+
+static AdwPreferencesGroup *
+add_group (McpPage *page)
+{
+  AdwPreferencesGroup *group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  GtkWidget *name = adw_entry_row_new ();
+  GtkWidget *target = adw_entry_row_new ();
+
+  adw_preferences_group_set_title (group, _("Add or Edit a Server"));
+  adw_preferences_group_set_description (group, _("A command line starts a server on this computer; an http:// "
+                                                  "or https:// URL reaches one over the network."));
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (name), _("Name"));
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (target), _("Command or URL"));
+  page->name_entry = GTK_EDITABLE (name);
+  page->target_entry = GTK_EDITABLE (target);
+  page->save_button = gtk_button_new_with_label (_("Save Server"));
+  gtk_widget_set_halign (page->save_button, GTK_ALIGN_END);
+  gtk_widget_set_margin_top (page->save_button, 12);
+  gtk_widget_add_css_class (page->save_button, "suggested-action");
+  g_signal_connect (page->save_button, "clicked", G_CALLBACK (save_cb), page);
+  adw_preferences_group_add (group, name);
+  adw_preferences_group_add (group, target);
+  adw_preferences_group_add (group, page->save_button);
+  return group;
+}
+
+/**
+ * natter_preferences_window_add_mcp_page:
+ * @self: the window
+ *
+ * Adds the Tool Servers page; its rows follow the servers' states.
+ */
+void
+natter_preferences_window_add_mcp_page (NatterPreferencesWindow *self)
+{
+  McpPage *page = g_new0 (McpPage, 1);
+  AdwPreferencesPage *prefs_page = ADW_PREFERENCES_PAGE (adw_preferences_page_new ());
+  g_autofree char *description = NULL;
+
+  page->window = self;
+  page->manager = g_object_ref (natter_services_get_mcp_manager (self->services));
+  page->rows = g_ptr_array_new ();
+  page->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_object_set_data_full (G_OBJECT (self), "natter-mcp-page", page, (GDestroyNotify) mcp_page_free);
+
+  adw_preferences_page_set_title (prefs_page, _("Tool Servers"));
+  adw_preferences_page_set_icon_name (prefs_page, "network-server-symbolic");
+  page->group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  adw_preferences_group_set_title (page->group, _("Tool Servers (MCP)"));
+  /* Translators: %s is the path of mcp.json */
+  description = g_strdup_printf (_("Every call of a server’s tool asks first. Read from %s."), config_path (page));
+  adw_preferences_group_set_description (page->group, description);
+  adw_preferences_page_add (prefs_page, page->group);
+  adw_preferences_page_add (prefs_page, add_group (page));
+  adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), prefs_page);
+
+  g_signal_connect_object (page->manager, "tools-changed", G_CALLBACK (natter_preferences_window_rebuild_mcp), self,
+                           G_CONNECT_SWAPPED);
+  rebuild (page);
+}
+
+/**
+ * natter_preferences_window_rebuild_mcp:
+ * @self: the window
+ *
+ * Shows the servers of mcp.json again, with their current states.
+ */
+void
+natter_preferences_window_rebuild_mcp (NatterPreferencesWindow *self)
+{
+  McpPage *page = get_page (self);
+
+  if (page != NULL)
+    rebuild (page);
+}
+
+GtkWidget *
+natter_preferences_window_get_mcp_widget (NatterPreferencesWindow *self,
+                                          const char              *server,
+                                          const char              *field)
+{
+  McpPage *page = get_page (self);
+  g_autofree char *key = NULL;
+
+  if (server == NULL)
+    {
+      if (g_str_equal (field, "name"))
+        return GTK_WIDGET (page->name_entry);
+      if (g_str_equal (field, "target"))
+        return GTK_WIDGET (page->target_entry);
+      if (g_str_equal (field, "save"))
+        return page->save_button;
+      return NULL;
+    }
+  key = g_strdup_printf ("%s\x1f%s", server, field);
+  return g_hash_table_lookup (page->widgets, key);
+}

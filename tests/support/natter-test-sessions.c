@@ -1,0 +1,204 @@
+/* natter-test-sessions.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "natter-test-sessions.h"
+
+void
+natter_test_sessions_set_up (NatterTestSessions *t,
+                             gconstpointer       data)
+{
+  t->w = natter_test_world_new ();
+  t->index = natter_session_index_new ();
+  t->sessions = natter_sessions_new (t->w->session_repo, t->w->turn_repo, t->w->runtime, t->w->hub,
+                                     NATTER_CLOCK (t->w->clock), t->w->ids, t->index);
+}
+
+static gboolean
+all_advances_done (NatterTestSessions *t,
+                   gconstpointer       data)
+{
+  return natter_sessions_get_n_advances (t->sessions) == 0;
+}
+
+static gboolean
+pointer_cleared (NatterTestSessions *t,
+                 gconstpointer       data)
+{
+  return *(gpointer const *) data == NULL;
+}
+
+void
+natter_test_sessions_tear_down (NatterTestSessions *t,
+                                gconstpointer       data)
+{
+  gpointer weak = t->sessions;
+
+  natter_test_sessions_wait_until (t, all_advances_done, NULL);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  /* A worker thread may drop the last reference of a finished task just
+   * after its callback ran. */
+  g_object_add_weak_pointer (weak, &weak);
+  g_object_unref (t->sessions);
+  natter_test_sessions_wait_until (t, pointer_cleared, &weak);
+  g_assert_finalize_object (t->index);
+  natter_test_world_free (t->w);
+}
+
+void
+natter_test_result_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+GAsyncResult *
+natter_test_sessions_wait_result (GAsyncResult **slot)
+{
+  natter_test_wait_for_pointer ((gpointer *) slot, NATTER_TEST_TIMEOUT_MS);
+  return *slot;
+}
+
+static gboolean
+wake_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* The periodic wake-up only makes the condition be checked again; it
+ * never decides anything. */
+void
+natter_test_sessions_wait_until (NatterTestSessions  *t,
+                                 NatterTestCondition  condition,
+                                 gconstpointer        data)
+{
+  gint64 deadline = g_get_monotonic_time () + NATTER_TEST_TIMEOUT_MS * 1000;
+  guint id = g_timeout_add (10, wake_cb, NULL);
+
+  while (!condition (t, data))
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("Timed out waiting for a condition");
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_source_remove (id);
+}
+
+static gboolean
+status_is (NatterTestSessions *t,
+           gconstpointer       data)
+{
+  const char * const *pair = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (t->index, pair[0]);
+
+  return entry != NULL && g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), pair[1]) == 0;
+}
+
+void
+natter_test_sessions_wait_status (NatterTestSessions *t,
+                                  const char         *session_id,
+                                  const char         *status)
+{
+  const char *pair[] = { session_id, status };
+
+  natter_test_sessions_wait_until (t, status_is, pair);
+}
+
+void
+natter_test_sessions_script (NatterTestSessions *t,
+                             const char         *first,
+                             ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  for (const char *step = first; step != NULL; step = va_arg (args, const char *))
+    natter_fake_model_script (t->w->fakes->model, step, NULL);
+  va_end (args);
+}
+
+char *
+natter_test_sessions_create (NatterTestSessions *t)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *id;
+
+  natter_sessions_create_session_async (t->sessions, NULL, NULL, NULL, NULL, NULL, natter_test_result_cb, &result);
+  id = natter_sessions_create_session_finish (t->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return id;
+}
+
+/* Sends @text as the fake "helper" agent. */
+char *
+natter_test_sessions_send (NatterTestSessions  *t,
+                           const char          *session_id,
+                           const char          *text,
+                           GError             **error)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  natter_sessions_send_message_async (t->sessions, session_id, input, options, NULL, natter_test_result_cb, &result);
+  return natter_sessions_send_message_finish (t->sessions, natter_test_sessions_wait_result (&result), error);
+}
+
+NatterSessionState *
+natter_test_sessions_get (NatterTestSessions *t,
+                          const char         *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionState *state;
+
+  natter_sessions_get_session_async (t->sessions, session_id, NULL, natter_test_result_cb, &result);
+  state = natter_sessions_get_session_finish (t->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return state;
+}
+
+GPtrArray *
+natter_test_sessions_read (NatterJsonlRepo *repo,
+                           const char      *id)
+{
+  g_autoptr(GError) error = NULL;
+  GPtrArray *events = natter_jsonl_repo_read_sync (repo, id, NULL, &error);
+
+  g_assert_no_error (error);
+  return events;
+}
+
+guint
+natter_test_count_type (GPtrArray  *events,
+                        const char *type)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < events->len; i++)
+    if (g_str_equal (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, i)), "type"),
+                     type))
+      n++;
+  return n;
+}
+
+/* The last event of @type; there must be one. */
+JsonObject *
+natter_test_find_type (GPtrArray  *events,
+                       const char *type)
+{
+  for (guint i = events->len; i > 0; i--)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i - 1));
+
+      if (g_str_equal (json_object_get_string_member (event, "type"), type))
+        return event;
+    }
+  g_error ("No %s event", type);
+}

@@ -1,0 +1,67 @@
+/* natter-test-sessions.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A session service over the fake world (natter-test-fakes.h), and the
+ * driving the tests of grants and queued messages share: wait for an
+ * async result or a condition by iterating the main loop with a timeout,
+ * create a session, send, read a log.
+ */
+
+#pragma once
+
+#include "natter-session-index-private.h"
+#include "natter-sessions-private.h"
+#include "natter-test-fakes.h"
+
+G_BEGIN_DECLS
+
+#define NATTER_TEST_TIMEOUT_MS 20000
+
+typedef struct
+{
+  NatterTestWorld    *w;
+  NatterSessionIndex *index;
+  NatterSessions     *sessions;
+} NatterTestSessions;
+
+typedef gboolean (*NatterTestCondition) (NatterTestSessions *t,
+                                         gconstpointer       data);
+
+void          natter_test_sessions_set_up      (NatterTestSessions  *t,
+                                                gconstpointer        data);
+void          natter_test_sessions_tear_down   (NatterTestSessions  *t,
+                                                gconstpointer        data);
+
+/* A GAsyncReadyCallback storing a reference to the result in
+ * *(GAsyncResult **) user_data; natter_test_sessions_wait_result() waits
+ * for it. */
+void          natter_test_result_cb            (GObject             *object,
+                                                GAsyncResult        *result,
+                                                gpointer             user_data);
+GAsyncResult *natter_test_sessions_wait_result (GAsyncResult       **slot);
+void          natter_test_sessions_wait_until  (NatterTestSessions  *t,
+                                                NatterTestCondition  condition,
+                                                gconstpointer        data);
+void          natter_test_sessions_wait_status (NatterTestSessions  *t,
+                                                const char          *session_id,
+                                                const char          *status);
+
+void          natter_test_sessions_script      (NatterTestSessions  *t,
+                                                const char          *first,
+                                                ...) G_GNUC_NULL_TERMINATED;
+char         *natter_test_sessions_create      (NatterTestSessions  *t);
+char         *natter_test_sessions_send        (NatterTestSessions  *t,
+                                                const char          *session_id,
+                                                const char          *text,
+                                                GError             **error);
+NatterSessionState *natter_test_sessions_get   (NatterTestSessions  *t,
+                                                const char          *session_id);
+GPtrArray    *natter_test_sessions_read        (NatterJsonlRepo     *repo,
+                                                const char          *id);
+guint         natter_test_count_type           (GPtrArray           *events,
+                                                const char          *type);
+JsonObject   *natter_test_find_type            (GPtrArray           *events,
+                                                const char          *type);
+
+G_END_DECLS

@@ -1,0 +1,464 @@
+/* test-queue.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Queued messages (session-layer-spec.md §12.1; docs/format.md §3.3,
+ * §3.4) through the session service, a real runtime and a fake model:
+ * FIFO promotion after a completed turn only, edits and removals, the
+ * session lock, and recovery of a promotion lost between settling and
+ * promoting, without sending anything twice.
+ */
+
+#include <string.h>
+
+#include "natter-session-events-v2.h"
+#include "natter-session-state-v2.h"
+#include "natter-sessions-queue.h"
+#include "natter-test-sessions.h"
+
+typedef NatterTestSessions Fixture;
+
+static JsonObject *
+user_message (const char *text)
+{
+  JsonObject *message = json_object_new ();
+
+  json_object_set_string_member (message, "role", "user");
+  json_object_set_string_member (message, "content", text);
+  return message;
+}
+
+static char *
+queue (Fixture    *f,
+       const char *sid,
+       const char *text,
+       gboolean    only_if_busy)
+{
+  g_autoptr(JsonObject) input = user_message (text);
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *id;
+
+  natter_sessions_queue_message_async (f->sessions, sid, input, options, only_if_busy, NULL,
+                                       natter_test_result_cb, &result);
+  id = natter_sessions_queue_message_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return id;
+}
+
+static char *
+send_text (Fixture    *f,
+           const char *sid,
+           const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  char *tid = natter_test_sessions_send (f, sid, text, &error);
+
+  g_assert_no_error (error);
+  return tid;
+}
+
+typedef struct
+{
+  const char *sid;
+  guint       n_turns;
+  const char *status;
+} Settled;
+
+/* The session has @n_turns, the latest with @status, and nothing runs. */
+static gboolean
+settled_at (NatterTestSessions *t,
+            gconstpointer       data)
+{
+  const Settled *s = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (t->index, s->sid);
+
+  return entry != NULL && natter_sessions_get_n_advances (t->sessions) == 0 &&
+         natter_session_index_entry_get_turn_count (entry) == s->n_turns &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), s->status) == 0;
+}
+
+static void
+wait_settled (Fixture    *f,
+              const char *sid,
+              guint       n_turns,
+              const char *status)
+{
+  Settled s = { sid, n_turns, status };
+
+  natter_test_sessions_wait_until (f, settled_at, &s);
+  /* A promotion may have been started by the last settle: let it run. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  natter_test_sessions_wait_until (f, settled_at, &s);
+}
+
+static gboolean
+model_holds (NatterTestSessions *t,
+             gconstpointer       data)
+{
+  return natter_fake_model_get_n_held (t->w->fakes->model) > 0;
+}
+
+/* The text the turn @index (0-based) of @sid was created with, and the
+ * queue ids its turn_appended consumed ("" for none). */
+static void
+assert_turn (Fixture    *f,
+             const char *sid,
+             guint       index,
+             const char *text,
+             const char *consumed)
+{
+  g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, sid);
+  const NatterSessionTurn *turn = natter_session_state_get_turn (state, index);
+  g_autoptr(GPtrArray) turn_events = natter_test_sessions_read (f->w->turn_repo, turn->turn_id);
+  g_autoptr(GPtrArray) session_events = natter_test_sessions_read (f->w->session_repo, sid);
+  JsonObject *created = json_node_get_object (g_ptr_array_index (turn_events, 0));
+  JsonArray *ids = NULL;
+
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (created, "input"), "content"),
+                   ==, text);
+  for (guint i = 0; i < session_events->len; i++)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (session_events, i));
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (event, "turnId", NULL), turn->turn_id) == 0 &&
+          json_object_has_member (event, "consumedQueueIds"))
+        ids = json_object_get_array_member (event, "consumedQueueIds");
+    }
+  if (consumed[0] == '\0')
+    g_assert_null (ids);
+  else
+    {
+      g_assert_nonnull (ids);
+      g_assert_cmpuint (json_array_get_length (ids), ==, 1);
+      g_assert_cmpstr (json_array_get_string_element (ids, 0), ==, consumed);
+    }
+}
+
+static guint
+n_queued (Fixture    *f,
+          const char *sid)
+{
+  g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, sid);
+
+  return natter_session_state_get_n_queued (state);
+}
+
+static void
+test_promotes_fifo_after_completion (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *first = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = send_text (f, sid, "first");
+  natter_test_sessions_wait_until (f, model_holds, NULL);
+  a = queue (f, sid, "A", TRUE);
+  b = queue (f, sid, "B", TRUE);
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_cmpuint (n_queued (f, sid), ==, 2);
+
+  natter_fake_model_release (f->w->fakes->model);
+  wait_settled (f, sid, 3, "completed");
+  assert_turn (f, sid, 1, "A", a);
+  assert_turn (f, sid, 2, "B", b);
+  g_assert_cmpuint (n_queued (f, sid), ==, 0);
+}
+
+static void
+test_does_not_promote_after_failure_or_cancel (Fixture       *f,
+                                               gconstpointer  data)
+{
+  g_autofree char *failed = natter_test_sessions_create (f);
+  g_autofree char *stopped = natter_test_sessions_create (f);
+  g_autofree char *turn = NULL;
+  g_autofree char *q1 = NULL;
+  g_autofree char *q2 = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* One model call only: answering with a tool call fails the turn. */
+  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NULL);
+  {
+    g_autoptr(JsonObject) input = user_message ("will fail");
+    g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+    g_autoptr(GAsyncResult) sent = NULL;
+
+    natter_send_options_set_max_model_calls (options, 1);
+    natter_sessions_send_message_async (f->sessions, failed, input, options, NULL, natter_test_result_cb, &sent);
+    g_free (natter_sessions_send_message_finish (f->sessions, natter_test_sessions_wait_result (&sent), &error));
+    g_assert_no_error (error);
+  }
+  natter_test_sessions_wait_until (f, model_holds, NULL);
+  q1 = queue (f, failed, "after failure", TRUE);
+  natter_fake_model_release_with (f->w->fakes->model, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("x", "sa", "{}")));
+  wait_settled (f, failed, 1, "failed");
+  g_assert_cmpuint (n_queued (f, failed), ==, 1);
+
+  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NULL);
+  turn = send_text (f, stopped, "will be stopped");
+  natter_test_sessions_wait_until (f, model_holds, NULL);
+  q2 = queue (f, stopped, "after stop", TRUE);
+  natter_sessions_stop_turn_async (f->sessions, turn, NULL, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_stop_turn_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  wait_settled (f, stopped, 1, "cancelled");
+  g_assert_cmpuint (n_queued (f, stopped), ==, 1);
+}
+
+static gboolean
+crash_after_append (NatterSessionsStep   step,
+                    const char          *session_id,
+                    gpointer             user_data,
+                    GError             **error)
+{
+  if (step != NATTER_SESSIONS_STEP_APPEND)
+    return TRUE;
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, "simulated crash");
+  return FALSE;
+}
+
+/* A turn left idle by a crash (created and appended, never advanced):
+ * the queue waits for the person to resume it. */
+static void
+test_does_not_promote_after_a_crash (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *queued = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+
+  natter_sessions_set_fault_func (f->sessions, crash_after_append, NULL);
+  g_assert_null (natter_test_sessions_send (f, sid, "interrupted", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_FAILED);
+  natter_sessions_set_fault_func (f->sessions, NULL, NULL);
+
+  queued = queue (f, sid, "after the crash", TRUE);
+  g_assert_nonnull (queued);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  state = natter_test_sessions_get (f, sid);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 1);
+}
+
+/* The process stops between settling a turn and promoting the queue: the
+ * log then has a completed latest turn and a pending message. */
+static char *
+lose_a_promotion (Fixture    *f,
+                  const char *sid,
+                  const char *text)
+{
+  g_autoptr(JsonObject) message = user_message (text);
+  g_autoptr(JsonObject) options = json_object_new ();
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *queue_id = natter_id_generator_next (f->w->ids);
+
+  json_object_set_string_member (options, "agentId", "helper");
+  json_object_set_boolean_member (options, "autoPermission", FALSE);
+  g_ptr_array_add (events, natter_session_event_new_message_queued (sid, "2026-11-30T09:14:03Z", queue_id,
+                                                                    message, options));
+  natter_sessions_append_events_async (f->sessions, sid, events, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_append_events_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                       &error));
+  g_assert_no_error (error);
+  return queue_id;
+}
+
+/* A new service over the same files, as after a restart. */
+static void
+restart (Fixture *f)
+{
+  gpointer weak = f->sessions;
+
+  g_object_add_weak_pointer (weak, &weak);
+  g_clear_object (&f->sessions);
+  while (weak != NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_finalize_object (f->index);
+  f->index = natter_session_index_new ();
+  f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
+                                     NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
+}
+
+static void
+test_survives_restart_and_kill_between_settle_and_promotion (Fixture       *f,
+                                                             gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *lost = NULL;
+  g_autofree char *next = NULL;
+  g_autofree char *again = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                               NATTER_FAKE_TEXT_STEP, NULL);
+  g_free (send_text (f, sid, "first"));
+  natter_test_sessions_wait_status (f, sid, "completed");
+  lost = lose_a_promotion (f, sid, "lost");
+  restart (f);
+
+  /* The next queue recovers: the lost message goes first, once. */
+  next = queue (f, sid, "next", TRUE);
+  g_assert_nonnull (next);
+  wait_settled (f, sid, 3, "completed");
+  assert_turn (f, sid, 1, "lost", lost);
+  assert_turn (f, sid, 2, "next", next);
+
+  /* So does the next send, which then is not sent: the queue was first. */
+  g_free (lose_a_promotion (f, sid, "lost again"));
+  restart (f);
+  again = natter_test_sessions_send (f, sid, "not sent", &error);
+  g_assert_null (again);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED);
+  wait_settled (f, sid, 4, "completed");
+  g_assert_cmpuint (n_queued (f, sid), ==, 0);
+  {
+    g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, sid);
+    g_autoptr(GPtrArray) events = natter_test_sessions_read (f->w->turn_repo,
+                                                             natter_session_state_get_turn (state, 3)->turn_id);
+
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
+                       json_node_get_object (g_ptr_array_index (events, 0)), "input"), "content"), ==, "lost again");
+  }
+}
+
+static gboolean
+edit (Fixture    *f,
+      const char *sid,
+      const char *queue_id,
+      const char *text,
+      GError    **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  if (text != NULL)
+    {
+      g_autoptr(JsonObject) input = user_message (text);
+
+      natter_sessions_replace_queued_message_async (f->sessions, sid, queue_id, input, NULL,
+                                                    natter_test_result_cb, &result);
+      return natter_sessions_replace_queued_message_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                            error);
+    }
+  natter_sessions_remove_queued_message_async (f->sessions, sid, queue_id, NULL, natter_test_result_cb, &result);
+  return natter_sessions_remove_queued_message_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                       error);
+}
+
+static void
+test_edit_and_remove (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  g_free (send_text (f, sid, "first"));
+  natter_test_sessions_wait_until (f, model_holds, NULL);
+  a = queue (f, sid, "A", TRUE);
+  b = queue (f, sid, "B", TRUE);
+  g_assert_true (edit (f, sid, a, "A, edited", &error));
+  g_assert_true (edit (f, sid, b, NULL, &error));
+  g_assert_no_error (error);
+
+  natter_fake_model_release (f->w->fakes->model);
+  wait_settled (f, sid, 2, "completed");
+  assert_turn (f, sid, 1, "A, edited", a);
+
+  /* Sent or removed messages are gone for good. */
+  g_assert_false (edit (f, sid, a, "too late", &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_false (edit (f, sid, b, NULL, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
+}
+
+static void
+test_concurrent_queue_and_send_serialize (Fixture       *f,
+                                          gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autoptr(JsonObject) input = user_message ("S");
+  g_autoptr(JsonObject) queued = user_message ("Q");
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) sent = NULL;
+  g_autoptr(GAsyncResult) enqueued = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *queue_id = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  g_free (send_text (f, sid, "first"));
+  natter_test_sessions_wait_status (f, sid, "completed");
+
+  /* Both at once: the send takes the lock first, so the queue finds a
+   * running turn and waits behind it. */
+  natter_sessions_send_message_async (f->sessions, sid, input, options, NULL, natter_test_result_cb, &sent);
+  natter_sessions_queue_message_async (f->sessions, sid, queued, options, TRUE, NULL, natter_test_result_cb,
+                                       &enqueued);
+  turn_id = natter_sessions_send_message_finish (f->sessions, natter_test_sessions_wait_result (&sent), &error);
+  g_assert_no_error (error);
+  queue_id = natter_sessions_queue_message_finish (f->sessions, natter_test_sessions_wait_result (&enqueued),
+                                                   &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (queue_id);
+
+  events = natter_test_sessions_read (f->w->session_repo, sid);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 2)),
+                                                  "turnId"), ==, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 1)),
+                                                  "queueId"), ==, queue_id);
+
+  natter_test_sessions_wait_until (f, model_holds, NULL);
+  natter_fake_model_release (f->w->fakes->model);
+  wait_settled (f, sid, 3, "completed");
+  assert_turn (f, sid, 1, "S", "");
+  assert_turn (f, sid, 2, "Q", queue_id);
+}
+
+/* `send --queue` on a settled session sends as send does. */
+static void
+test_only_if_busy_leaves_a_settled_session_alone (Fixture       *f,
+                                                  gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *queued = queue (f, sid, "now", TRUE);
+  g_autoptr(GPtrArray) events = natter_test_sessions_read (f->w->session_repo, sid);
+
+  g_assert_null (queued);
+  g_assert_cmpuint (events->len, ==, 1);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add ("/queue/" path, Fixture, NULL, natter_test_sessions_set_up, func, natter_test_sessions_tear_down)
+  ADD ("promotes-fifo-after-completion", test_promotes_fifo_after_completion);
+  ADD ("does-not-promote-after-failure-or-cancel", test_does_not_promote_after_failure_or_cancel);
+  ADD ("does-not-promote-after-a-crash", test_does_not_promote_after_a_crash);
+  ADD ("survives-restart-and-kill-between-settle-and-promotion-without-double-send",
+       test_survives_restart_and_kill_between_settle_and_promotion);
+  ADD ("edit-and-remove", test_edit_and_remove);
+  ADD ("concurrent-queue-and-send-serialize-under-the-session-lock", test_concurrent_queue_and_send_serialize);
+  ADD ("only-if-busy-leaves-a-settled-session-alone", test_only_if_busy_leaves_a_settled_session_alone);
+#undef ADD
+
+  return g_test_run ();
+}

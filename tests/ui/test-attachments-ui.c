@@ -1,0 +1,321 @@
+/* test-attachments-ui.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Attachments in the window: files dropped on the window and an image or
+ * files pasted into the composer become chips (name, size, a thumbnail
+ * for a pasted image) that can be removed; sending stores them as blobs
+ * before the turn, the model gets the image, and the sent message shows
+ * it inline, decoded off the main thread. Ends with a screenshot of a
+ * conversation with an image.
+ */
+
+#include "natter-attachment-chip.h"
+#include "natter-attachment-intake.h"
+#include "natter-composer.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+/* A 96×64 gradient, as PNG-encodable texture. */
+static GdkTexture *
+make_texture (void)
+{
+  const int width = 96, height = 64;
+  g_autofree guint8 *pixels = g_malloc (width * height * 4);
+  g_autoptr(GBytes) bytes = NULL;
+
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      {
+        guint8 *p = pixels + (y * width + x) * 4;
+
+        p[0] = (guint8) (x * 255 / width);
+        p[1] = (guint8) (y * 255 / height);
+        p[2] = 200;
+        p[3] = 255;
+      }
+  bytes = g_bytes_new (pixels, width * height * 4);
+  return gdk_memory_texture_new (width, height, GDK_MEMORY_R8G8B8A8, bytes, width * 4);
+}
+
+typedef struct
+{
+  UiWorld         *u;
+  NatterBlobStore *blobs;
+  NatterWindow    *window;
+  char            *session_id;
+  GFile           *text_file;
+  GFile           *png_file;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GdkTexture) texture = make_texture ();
+  g_autoptr(GBytes) png = gdk_texture_save_to_png_bytes (texture);
+  g_autoptr(GError) error = NULL;
+
+  f->u = ui_world_new ();
+  f->blobs = natter_blob_store_new (f->u->w->storage);
+  natter_turn_runtime_set_blob_store (f->u->w->runtime, f->blobs);
+  f->session_id = ui_create_session (f->u, "Pictures");
+
+  f->text_file = g_file_get_child (f->u->w->dir, "notes.txt");
+  g_file_replace_contents (f->text_file, "the word is plum", 16, NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL,
+                           &error);
+  g_assert_no_error (error);
+  f->png_file = g_file_get_child (f->u->w->dir, "gradient.png");
+  g_file_replace_contents (f->png_file, g_bytes_get_data (png, NULL), g_bytes_get_size (png), NULL, FALSE,
+                           G_FILE_CREATE_NONE, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  f->window = ui_window_new (app, f->u);
+  natter_window_set_blob_store (f->window, f->blobs);
+  g_assert_true (natter_window_open_session (f->window, f->session_id));
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  ui_destroy_window (f->window);
+  g_object_unref (f->text_file);
+  g_object_unref (f->png_file);
+  g_free (f->session_id);
+  g_object_unref (f->blobs);
+  ui_world_free (f->u);
+}
+
+typedef struct
+{
+  gpointer root;
+  guint    n;
+} ChipCount;
+
+static gboolean
+has_n_chips (gpointer data)
+{
+  ChipCount *count = data;
+  g_autoptr(GPtrArray) chips = NULL;
+
+  ui_settle ();
+  chips = ui_find_all (count->root, NATTER_TYPE_ATTACHMENT_CHIP);
+  return chips->len == count->n;
+}
+
+static NatterComposer *
+composer_of (Fixture *f)
+{
+  ui_wait_until (ui_is_mapped, f->window->composer);
+  return f->window->composer;
+}
+
+/* The drop target the window has for files. */
+static GtkDropTarget *
+window_drop_target (Fixture *f)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (f->window));
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_DROP_TARGET (controller) &&
+          gdk_content_formats_contain_gtype (gtk_drop_target_get_formats (GTK_DROP_TARGET (controller)),
+                                             GDK_TYPE_FILE_LIST))
+        return GTK_DROP_TARGET (controller);
+    }
+  g_assert_not_reached ();
+}
+
+static gboolean
+first_request_made (gpointer data)
+{
+  return natter_fake_model_get_n_requests (data) > 0;
+}
+
+static gboolean
+image_shown (gpointer data)
+{
+  g_autoptr(GPtrArray) pictures = NULL;
+
+  ui_settle ();
+  pictures = ui_find_all (data, GTK_TYPE_PICTURE);
+  for (guint i = 0; i < pictures->len; i++)
+    {
+      GtkPicture *picture = g_ptr_array_index (pictures, i);
+
+      if (gtk_widget_has_css_class (GTK_WIDGET (picture), "natter-attachment-image") &&
+          gtk_picture_get_paintable (picture) != NULL && gtk_widget_get_mapped (GTK_WIDGET (picture)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_drop_and_send (Fixture       *f,
+                    gconstpointer  data)
+{
+  NatterComposer *composer = composer_of (f);
+  GtkDropTarget *target = window_drop_target (f);
+  GSList *files = g_slist_append (g_slist_append (NULL, f->text_file), f->png_file);
+  g_auto(GValue) value = G_VALUE_INIT;
+  ChipCount count = { f->window, 2 };
+  g_autoptr(GPtrArray) chips = NULL;
+  gboolean accepted = FALSE;
+  JsonObject *request;
+  JsonArray *messages;
+  g_autofree char *request_text = NULL;
+  g_autoptr(JsonNode) request_node = json_node_new (JSON_NODE_OBJECT);
+
+  /* Two files dropped anywhere on the window: two chips. */
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, gdk_file_list_new_from_list (files));
+  g_slist_free (files);
+  g_signal_emit_by_name (target, "drop", &value, 10.0, 10.0, &accepted);
+  g_assert_true (accepted);
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 2);
+  g_assert_true (ui_label_shown (f->window, "notes.txt"));
+  g_assert_true (ui_label_shown (f->window, "16 bytes"));
+  g_assert_true (ui_label_shown (f->window, "gradient.png"));
+
+  /* Removing one leaves the other. */
+  chips = ui_find_all (f->window, NATTER_TYPE_ATTACHMENT_CHIP);
+  g_assert_cmpstr (natter_attachment_chip_get_name (g_ptr_array_index (chips, 0)), ==, "notes.txt");
+  g_signal_emit_by_name (g_ptr_array_index (chips, 0), "remove");
+  count.n = 1;
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
+  g_assert_false (ui_label_shown (f->window, "notes.txt"));
+
+  /* An image alone is a message: Send stores it and the model gets it. */
+  natter_fake_model_script (f->u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"A gradient.\"}", NULL);
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (first_request_made, f->u->w->fakes->model);
+  request = natter_fake_model_get_request (f->u->w->fakes->model, 0);
+  messages = json_object_get_array_member (request, "messages");
+  json_node_set_object (request_node, json_array_get_object_element (messages, json_array_get_length (messages) - 1));
+  request_text = json_to_string (request_node, FALSE);
+  g_assert_nonnull (strstr (request_text, "\"type\":\"attachment-image\""));
+  g_assert_nonnull (strstr (request_text, "data:image/png;base64,"));
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
+
+  /* The sent message shows the image, decoded from its blob. */
+  ui_wait_until (image_shown, f->window);
+}
+
+static gboolean
+has_text (gpointer data)
+{
+  g_autofree char *text = natter_composer_dup_text (data);
+
+  return text[0] != '\0';
+}
+
+static void
+test_paste (Fixture       *f,
+            gconstpointer  data)
+{
+  NatterComposer *composer = composer_of (f);
+  GtkTextView *view = GTK_TEXT_VIEW (ui_find_first (composer, GTK_TYPE_TEXT_VIEW));
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (view));
+  g_autoptr(GdkTexture) texture = make_texture ();
+  ChipCount count = { f->window, 1 };
+  GSList *files = g_slist_append (NULL, f->text_file);
+  GdkFileList *list = gdk_file_list_new_from_list (files);
+  g_autofree char *typed = NULL;
+
+  g_slist_free (files);
+
+  /* An image: a chip with a thumbnail, nothing typed. */
+  gdk_clipboard_set_texture (clipboard, texture);
+  g_signal_emit_by_name (view, "paste-clipboard");
+  ui_wait_until (has_n_chips, &count);
+  g_assert_true (ui_label_shown (f->window, "Pasted image.png"));
+  g_assert_nonnull (ui_find_first (ui_find_first (f->window, NATTER_TYPE_ATTACHMENT_CHIP), GTK_TYPE_PICTURE));
+
+  /* Copied files: one chip each. */
+  gdk_clipboard_set (clipboard, GDK_TYPE_FILE_LIST, list);
+  g_boxed_free (GDK_TYPE_FILE_LIST, list);
+  g_signal_emit_by_name (view, "paste-clipboard");
+  count.n = 2;
+  ui_wait_until (has_n_chips, &count);
+  g_assert_true (ui_label_shown (f->window, "notes.txt"));
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 2);
+
+  /* Text still pastes as text. */
+  gdk_clipboard_set_text (clipboard, "plain words");
+  g_signal_emit_by_name (view, "paste-clipboard");
+  ui_wait_until (has_text, composer);
+  typed = natter_composer_dup_text (composer);
+  g_assert_cmpstr (typed, ==, "plain words");
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 2);
+
+  /* The attachments stay with their conversation's draft. */
+  {
+    g_autofree char *other = ui_create_session (f->u, "Other");
+
+    g_assert_true (natter_window_open_session (f->window, other));
+    count.n = 0;
+    ui_wait_until (has_n_chips, &count);
+    g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
+    g_assert_true (natter_window_open_session (f->window, f->session_id));
+    count.n = 2;
+    ui_wait_until (has_n_chips, &count);
+    g_assert_true (ui_label_shown (f->window, "Pasted image.png"));
+  }
+}
+
+/* A conversation whose message carries an image and a text file. */
+static void
+test_screenshot (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  g_autoptr(JsonArray) parts = NULL;
+  g_autoptr(JsonObject) input = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+
+  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->png_file));
+  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
+  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
+  g_assert_no_error (error);
+  input = natter_user_message_new ("What colours are in this picture?", parts);
+  natter_fake_model_script (f->u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"It fades from **blue** to *magenta* and "
+                            "*turquoise*; the notes say the word is plum.\"}", NULL);
+  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  ui_wait_turn (f->u, turn_id);
+
+  ui_wait_until (image_shown, f->window);
+  g_assert_true (ui_label_shown (f->window, "notes.txt"));
+  ui_save_window (GTK_WIDGET (f->window), "attachments.png");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  app = ui_test_init_with_app (&argc, &argv);
+
+#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  ADD ("/attachments/drop-and-send", test_drop_and_send);
+  ADD ("/attachments/paste", test_paste);
+  ADD ("/attachments/screenshot", test_screenshot);
+#undef ADD
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}

@@ -1,0 +1,260 @@
+/* test-grants.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Session permission grants in the window (session-layer-spec.md §12.2):
+ * "Always Allow in This Conversation" on the permission card, the tool
+ * card of a call a grant allowed, and the conversation menu's
+ * "Permissions" with Revoke.
+ */
+
+#include "natter-permission-card.h"
+#include "natter-permissions-list.h"
+#include "natter-session-state-v2.h"
+#include "natter-sessions-grants.h"
+#include "natter-tool-call-card.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *turn_id;
+  const char *type;
+} EventWait;
+
+static gboolean
+event_written (gpointer data)
+{
+  EventWait *w = data;
+  g_autoptr(GPtrArray) events = NULL;
+
+  if (natter_sessions_is_turn_running (w->u->sessions, w->turn_id))
+    return FALSE;
+  events = ui_get_turn (w->u, w->turn_id);
+  return ui_find_event (events, w->type, NULL) != NULL;
+}
+
+static NatterSessionState *
+get_session (UiWorld    *u,
+             const char *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionState *state;
+
+  natter_sessions_get_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
+  state = natter_sessions_get_session_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return state;
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *name;
+  const char   *rule;
+} RuleWait;
+
+/* Whether the tool card of the call @name shows the rule text. */
+static gboolean
+rule_shown (gpointer data)
+{
+  RuleWait *w = data;
+  g_autoptr(GPtrArray) cards = NULL;
+
+  ui_settle ();
+  cards = ui_find_all (w->window, NATTER_TYPE_TOOL_CALL_CARD);
+  for (guint i = 0; i < cards->len; i++)
+    {
+      NatterToolCallCard *card = g_ptr_array_index (cards, i);
+
+      if (g_strcmp0 (natter_tool_call_card_get_name (card), w->name) == 0 &&
+          g_strcmp0 (natter_tool_call_card_get_rule (card), w->rule) == 0 &&
+          ui_label_shown (card, w->rule))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The button whose (wrapping) label is "Always Allow in This
+ * Conversation". */
+static GtkWidget *
+always_button (gpointer card)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (card, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    {
+      GtkWidget *child = gtk_button_get_child (g_ptr_array_index (buttons, i));
+
+      if (GTK_IS_LABEL (child) &&
+          g_strcmp0 (gtk_label_get_text (GTK_LABEL (child)), "Always Allow in This Conversation") == 0)
+        return g_ptr_array_index (buttons, i);
+    }
+  g_error ("No “Always Allow in This Conversation” button");
+}
+
+static gboolean
+has_permission_card (gpointer data)
+{
+  ui_settle ();
+  return ui_find_first (data, NATTER_TYPE_PERMISSION_CARD) != NULL;
+}
+
+static void
+test_always_allow (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *next_id = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) next_events = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  NatterPermissionCard *card;
+  NatterWindow *window;
+  JsonObject *resolved;
+  const char *grant_id;
+  EventWait done = { u, NULL, "turn_completed" };
+  RuleWait rule = { NULL, "sa", "Allowed by your rule for sa" };
+
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")),
+                            NATTER_FAKE_TEXT_STEP,
+                            NULL);
+  session_id = ui_create_session (u, "Tools");
+  turn_id = ui_send (u, session_id, "Run it");
+  ui_wait_turn (u, turn_id);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (has_permission_card, window);
+  card = NATTER_PERMISSION_CARD (ui_find_first (window, NATTER_TYPE_PERMISSION_CARD));
+  g_assert_nonnull (ui_find_button (card, "_Allow"));
+  g_assert_nonnull (ui_find_button (card, "_Deny"));
+
+  ui_save_window (GTK_WIDGET (window), "permission-card-always.png");
+  g_signal_emit_by_name (always_button (card), "clicked");
+  done.turn_id = turn_id;
+  ui_wait_until (event_written, &done);
+
+  /* The call was allowed, and said which grant. */
+  state = get_session (u, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_grants (state), ==, 1);
+  grant_id = natter_session_state_get_grant (state, 0)->grant_id;
+  events = ui_get_turn (u, turn_id);
+  resolved = ui_find_event (events, "tool_permission_resolved", "c1");
+  g_assert_cmpstr (json_object_get_string_member (resolved, "decision"), ==, "allow");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (resolved, "metadata"), "grantId"),
+                   ==, grant_id);
+
+  /* The next call of the tool runs without a card and says why. */
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c2", "sa", "{}")),
+                            NATTER_FAKE_TEXT_STEP,
+                            NULL);
+  next_id = ui_send (u, session_id, "Again");
+  done.turn_id = next_id;
+  ui_wait_until (event_written, &done);
+  next_events = ui_get_turn (u, next_id);
+  g_assert_null (ui_find_event (next_events, "tool_permission_required", "c2"));
+  g_assert_cmpstr (json_object_get_string_member (ui_find_event (next_events, "tool_invocation_requested", "c2"),
+                                                  "grantId"), ==, grant_id);
+  rule.window = window;
+  ui_wait_until (rule_shown, &rule);
+  ui_save_window (GTK_WIDGET (window), "tool-card-rule.png");
+  g_assert_null (ui_find_first (window, NATTER_TYPE_PERMISSION_CARD));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static NatterPermissionsList *
+find_permissions_list (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      GtkWidget *list = ui_find_first (w, NATTER_TYPE_PERMISSIONS_LIST);
+
+      if (list != NULL && gtk_widget_get_mapped (list))
+        return NATTER_PERMISSIONS_LIST (list);
+    }
+  return NULL;
+}
+
+static gboolean
+list_shows (gpointer data)
+{
+  NatterPermissionsList *list;
+
+  ui_settle ();
+  list = find_permissions_list ();
+  return list != NULL && natter_permissions_list_is_loaded (list) &&
+         natter_permissions_list_get_n_grants (list) == GPOINTER_TO_UINT (data);
+}
+
+static void
+test_permissions_list_revoke (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Rules");
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *grant_id = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  NatterPermissionsList *list;
+  GtkWidget *dialog;
+  NatterWindow *window;
+
+  natter_sessions_add_grant_async (u->sessions, session_id, "sa", NULL, ui_result_cb, &result);
+  grant_id = natter_sessions_add_grant_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  /* The result holds the service. */
+  g_clear_object (&result);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.permissions", NULL));
+  ui_wait_until (list_shows, GUINT_TO_POINTER (1));
+  list = find_permissions_list ();
+  g_assert_true (ui_label_shown (list, "sa"));
+  dialog = gtk_widget_get_ancestor (GTK_WIDGET (list), GTK_TYPE_WINDOW);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
+  ui_save_window (dialog, "permissions-dialog.png");
+
+  g_signal_emit_by_name (ui_find_button (list, "_Revoke"), "clicked");
+  ui_wait_until (list_shows, GUINT_TO_POINTER (0));
+  g_assert_true (ui_label_shown (find_permissions_list (), "No tool is always allowed in this conversation. "
+                                 "Use “Always Allow in This Conversation” when the assistant asks."));
+  state = get_session (u, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_grants (state), ==, 0);
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  ui_settle ();
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  app = ui_test_init_with_app (&argc, &argv);
+
+  g_test_add_func ("/grants/always-allow", test_always_allow);
+  g_test_add_func ("/grants/permissions-list-revoke", test_permissions_list_revoke);
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}

@@ -1,0 +1,266 @@
+/* test-preferences-mcp.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The Tool Servers page of Preferences, driven as a user would: the
+ * servers of mcp.json with their states, the switch that disables one
+ * (the rest of its entry kept), adding, editing, testing and removing a
+ * server. The server is the fake MCP server of tests/data/mcp.
+ */
+
+#include <string.h>
+
+#include <adwaita.h>
+#define G_SETTINGS_ENABLE_BACKEND
+#include <gio/gsettingsbackend.h>
+
+#include "config.h"
+#include "natter-mcp-manager.h"
+#include "natter-preferences-window-private.h"
+#include "natter-test-support.h"
+#include "natter-ui-test-world.h"
+
+#define WAIT_MS 20000
+
+typedef struct
+{
+  GFile                   *data_dir;
+  GFile                   *config_dir;
+  char                    *config;
+  char                    *python;
+  char                    *script;
+  GSettings               *settings;
+  NatterServices          *services;
+  NatterPreferencesWindow *window;
+} Fixture;
+
+static void
+refreshed_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_assert_true (natter_mcp_manager_refresh_finish (NATTER_MCP_MANAGER (object), result, NULL));
+  *(gboolean *) user_data = TRUE;
+}
+
+static void
+refresh (Fixture *f)
+{
+  gboolean done = FALSE;
+
+  natter_mcp_manager_refresh_async (natter_services_get_mcp_manager (f->services), NULL, refreshed_cb, &done);
+  natter_test_wait_for_flag (&done, WAIT_MS);
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
+  g_autoptr(NatterSettings) settings = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  f->data_dir = natter_test_make_temp_dir ();
+  f->config_dir = natter_test_make_temp_dir ();
+  g_setenv ("NATTER_CONFIG_DIR", g_file_peek_path (f->config_dir), TRUE);
+  f->config = g_build_filename (g_file_peek_path (f->config_dir), "mcp.json", NULL);
+  f->python = g_find_program_in_path ("python3");
+  f->script = g_test_build_filename (G_TEST_DIST, "..", "data", "mcp", "fake_mcp_server.py", NULL);
+  text = g_strdup_printf ("{\"mcpServers\": {"
+                          " \"fake\": {\"command\": \"%s\", \"args\": [\"%s\"], \"note\": \"kept\"},"
+                          " \"off\": {\"command\": \"%s\", \"args\": [\"%s\"], \"disabled\": true}}}",
+                          f->python, f->script, f->python, f->script);
+  g_file_set_contents (f->config, text, -1, &error);
+  g_assert_no_error (error);
+
+  f->settings = g_settings_new_with_backend (APP_ID, backend);
+  settings = natter_settings_new (f->settings);
+  f->services = natter_services_new (f->data_dir, settings, NULL, NULL, NULL);
+  f->window = natter_preferences_window_new (NULL, f->services);
+  gtk_window_present (GTK_WINDOW (f->window));
+  refresh (f);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  gpointer weak = f->window;
+
+  g_object_add_weak_pointer (G_OBJECT (f->window), &weak);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  while (weak != NULL && natter_preferences_window_get_n_pending (weak) > 0)
+    g_main_context_iteration (NULL, TRUE);
+  for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+  g_clear_object (&f->services);
+  g_clear_object (&f->settings);
+  natter_test_remove_tree (f->data_dir);
+  natter_test_remove_tree (f->config_dir);
+  g_clear_object (&f->data_dir);
+  g_clear_object (&f->config_dir);
+  g_free (f->config);
+  g_free (f->python);
+  g_free (f->script);
+  g_unsetenv ("NATTER_CONFIG_DIR");
+}
+
+static gboolean
+no_pending (gpointer data)
+{
+  return natter_preferences_window_get_n_pending (data) == 0;
+}
+
+static const char *
+subtitle (Fixture    *f,
+          const char *server)
+{
+  GtkWidget *row = natter_preferences_window_get_mcp_widget (f->window, server, "row");
+
+  g_assert_nonnull (row);
+  return adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
+}
+
+static JsonObject *
+entry_on_disk (Fixture    *f,
+               const char *server)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *servers;
+
+  json_parser_load_from_file (parser, f->config, &error);
+  g_assert_no_error (error);
+  servers = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "mcpServers");
+  if (!json_object_has_member (servers, server))
+    return NULL;
+  return json_object_ref (json_object_get_object_member (servers, server));
+}
+
+static void
+click (Fixture    *f,
+       const char *server,
+       const char *field)
+{
+  GtkWidget *button = natter_preferences_window_get_mcp_widget (f->window, server, field);
+
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+}
+
+static void
+test_states_and_switch (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(JsonObject) entry = NULL;
+  GtkWidget *toggle;
+
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Connected, 6 tools");
+  g_assert_cmpstr (subtitle (f, "off"), ==, "Disabled");
+  toggle = natter_preferences_window_get_mcp_widget (f->window, "off", "switch");
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (toggle)));
+
+  /* Switching "fake" off writes "disabled" and keeps the rest. */
+  toggle = natter_preferences_window_get_mcp_widget (f->window, "fake", "switch");
+  gtk_switch_set_active (GTK_SWITCH (toggle), FALSE);
+  ui_wait_until (no_pending, f->window);
+  entry = entry_on_disk (f, "fake");
+  g_assert_true (json_object_get_boolean_member (entry, "disabled"));
+  g_assert_cmpstr (json_object_get_string_member (entry, "note"), ==, "kept");
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Disabled");
+  g_assert_cmpuint (natter_mcp_manager_get_clients (natter_services_get_mcp_manager (f->services))->len, ==, 0);
+}
+
+static void
+test_add_edit_test_remove (Fixture       *f,
+                           gconstpointer  data)
+{
+  GtkEditable *name = GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "name"));
+  GtkEditable *target = GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "target"));
+  g_autoptr(JsonObject) web = NULL;
+  g_autoptr(JsonObject) gone = NULL;
+  g_autofree char *expected_target = NULL;
+  g_autofree char *quoted_python = g_shell_quote (f->python);
+  g_autofree char *quoted_script = g_shell_quote (f->script);
+
+  gtk_editable_set_text (name, "web");
+  gtk_editable_set_text (target, "https://example.com/mcp");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  ui_wait_until (no_pending, f->window);
+  web = entry_on_disk (f, "web");
+  g_assert_nonnull (web);
+  g_assert_cmpstr (json_object_get_string_member (web, "url"), ==, "https://example.com/mcp");
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Saved the tool server “web”");
+  g_assert_nonnull (natter_preferences_window_get_mcp_widget (f->window, "web", "row"));
+  g_assert_cmpstr (gtk_editable_get_text (name), ==, "");
+
+  /* A command line that does not parse is said, and nothing written. */
+  gtk_editable_set_text (name, "broken");
+  gtk_editable_set_text (target, "python3 'unclosed");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  g_assert_null (entry_on_disk (f, "broken"));
+  g_assert_nonnull (natter_preferences_window_get_last_toast (f->window));
+
+  click (f, "off", "edit");
+  expected_target = g_strdup_printf ("%s %s", quoted_python, quoted_script);
+  g_assert_cmpstr (gtk_editable_get_text (name), ==, "off");
+  g_assert_cmpstr (gtk_editable_get_text (target), ==, expected_target);
+
+  /* Test starts even a disabled server, on the side. */
+  click (f, "off", "test");
+  ui_wait_until (no_pending, f->window);
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Test passed: 6 tools");
+
+  click (f, "web", "remove");
+  ui_wait_until (no_pending, f->window);
+  gone = entry_on_disk (f, "web");
+  g_assert_null (gone);
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, "web", "row"));
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Removed the tool server “web”");
+}
+
+/* The agent editor lists the enabled servers; a ticked one is written
+ * to the agent's file and kept when it is edited again. */
+static void
+test_agent_servers (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(JsonObject) saved = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *servers;
+
+  g_signal_emit_by_name (natter_preferences_window_get_widget (f->window, "add-agent"), "activated");
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_editor_widget (f->window, "name")), "Shots");
+  g_assert_null (natter_preferences_window_get_editor_widget (f->window, "server:off"));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (natter_preferences_window_get_editor_widget (f->window,
+                                                                                              "server:fake")),
+                               TRUE);
+  g_signal_emit_by_name (natter_preferences_window_get_editor_widget (f->window, "save"), "clicked");
+  saved = natter_agent_store_load (natter_services_get_agent_store (f->services), "shots", &error);
+  g_assert_no_error (error);
+  servers = json_object_get_array_member (saved, "toolServers");
+  g_assert_cmpuint (json_array_get_length (servers), ==, 1);
+  g_assert_cmpstr (json_array_get_string_element (servers, 0), ==, "fake");
+
+  g_signal_emit_by_name (natter_preferences_window_get_agent_widget (f->window, "shots", "edit"), "clicked");
+  g_assert_true (gtk_check_button_get_active (
+    GTK_CHECK_BUTTON (natter_preferences_window_get_editor_widget (f->window, "server:fake"))));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  ui_test_init (&argc, &argv);
+  /* Subpages come and go at once, as with reduced motion. */
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+
+  g_test_add ("/preferences/mcp/states-and-switch", Fixture, NULL, fixture_set_up, test_states_and_switch,
+              fixture_tear_down);
+  g_test_add ("/preferences/mcp/add-edit-test-remove", Fixture, NULL, fixture_set_up, test_add_edit_test_remove,
+              fixture_tear_down);
+  g_test_add ("/preferences/mcp/agent-servers", Fixture, NULL, fixture_set_up, test_agent_servers,
+              fixture_tear_down);
+  return g_test_run ();
+}
