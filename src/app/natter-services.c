@@ -243,7 +243,6 @@ load_default_model (NatterServices *self)
   natter_builtin_agent_resolver_set_default_model (self->agents, provider, model);
 }
 
-
 /**
  * natter_services_new:
  * @data_dir: (nullable): the data directory; %NULL for
@@ -608,76 +607,6 @@ natter_services_resolve_model_finish (NatterServices  *self,
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_services_resolve_model_async, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-/* Flushing at exit */
-
-typedef struct
-{
-  gboolean done;
-  gboolean timed_out;
-} Flush;
-
-static void
-flushed_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  Flush *flush = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!natter_sessions_flush_finish (NATTER_SESSIONS (object), result, &error))
-    g_debug ("Flush failed: %s", error->message);
-  flush->done = TRUE;
-  g_rc_box_release (flush);
-}
-
-static gboolean
-flush_timeout_cb (gpointer user_data)
-{
-  Flush *flush = user_data;
-
-  flush->timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/**
- * natter_services_flush_blocking:
- * @self: the services
- * @timeout_ms: the longest wait, in milliseconds
- *
- * The durability checkpoint before the process exits (dsh-session.md's
- * awaited flush): runs natter_sessions_flush_async() and iterates the
- * thread-default main context until it completes or @timeout_ms pass.
- * For an application's shutdown, when the main loop no longer runs;
- * anywhere else use natter_sessions_flush_async().
- *
- * Returns: %TRUE when every session-layer operation finished in time
- */
-gboolean
-natter_services_flush_blocking (NatterServices *self,
-                                guint           timeout_ms)
-{
-  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
-  Flush *flush = g_rc_box_new0 (Flush);
-  gboolean done;
-  guint timeout_id;
-
-  g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
-
-  /* One reference for the flush callback, one for this frame: a flush
-   * that outlives the timeout must not write into a dead frame. */
-  natter_sessions_flush_async (self->sessions, NULL, flushed_cb, g_rc_box_acquire (flush));
-  timeout_id = g_timeout_add (timeout_ms, flush_timeout_cb, flush);
-  while (!flush->done && !flush->timed_out)
-    g_main_context_iteration (context, TRUE);
-  if (!flush->timed_out)
-    g_source_remove (timeout_id);
-  else
-    g_debug ("Could not flush within %u ms", timeout_ms);
-  done = flush->done;
-  g_rc_box_release (flush);
-  return done;
 }
 
 /* Getters */

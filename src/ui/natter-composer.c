@@ -624,6 +624,41 @@ natter_composer_grab_focus (GtkWidget *widget)
   return gtk_widget_grab_focus (GTK_WIDGET (NATTER_COMPOSER (widget)->text_view));
 }
 
+/* Tab goes through the composer as it reads, left to right: the chips of
+ * the attachments, the attach button, the message, the agent chooser,
+ * Send. GTK's own order goes by the children's middles from the top, and
+ * the buttons sit at the bottom of a message that is taller than they
+ * are, so it would put them all after the message. */
+static gboolean
+natter_composer_focus (GtkWidget        *widget,
+                       GtkDirectionType  direction)
+{
+  NatterComposer *self = NATTER_COMPOSER (widget);
+  GtkWidget *stops[] = {
+    GTK_WIDGET (self->attachments_box), GTK_WIDGET (self->attach_button), GTK_WIDGET (self->text_view),
+    GTK_WIDGET (self->agent_chooser), GTK_WIDGET (self->send_button),
+  };
+  int n = G_N_ELEMENTS (stops);
+  int step = direction == GTK_DIR_TAB_FORWARD ? 1 : -1;
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  int current = -1;
+
+  if (direction != GTK_DIR_TAB_FORWARD && direction != GTK_DIR_TAB_BACKWARD)
+    return GTK_WIDGET_CLASS (natter_composer_parent_class)->focus (widget, direction);
+
+  for (int i = 0; i < n && focus != NULL; i++)
+    if (focus == stops[i] || gtk_widget_is_ancestor (focus, stops[i]))
+      current = i;
+  /* Within a stop first (from chip to chip), then on to the next. */
+  if (current >= 0 && current != 2 && gtk_widget_child_focus (stops[current], direction))
+    return TRUE;
+  for (int i = current >= 0 ? current + step : (step > 0 ? 0 : n - 1); i >= 0 && i < n; i += step)
+    if (gtk_widget_get_visible (stops[i]) && gtk_widget_child_focus (stops[i], direction))
+      return TRUE;
+  return FALSE;
+}
+
 static void
 natter_composer_class_init (NatterComposerClass *klass)
 {
@@ -635,6 +670,7 @@ natter_composer_class_init (NatterComposerClass *klass)
   object_class->get_property = natter_composer_get_property;
   object_class->set_property = natter_composer_set_property;
   widget_class->grab_focus = natter_composer_grab_focus;
+  widget_class->focus = natter_composer_focus;
 
   /**
    * NatterComposer:running:

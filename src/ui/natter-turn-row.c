@@ -52,11 +52,11 @@ struct _NatterTurnRow
   /* Template children */
   GtkWidget      *input_bubble;
   GtkLabel       *input_label;
+  GtkWidget      *attachments_box;
+  char           *attachments_turn_id;   /* whose attachments it shows */
   GtkWidget      *input_actions;
   GtkWidget      *edit_button;
   NatterVersionSwitcher *version_switcher;
-  GtkWidget      *attachments_box;
-  char           *attachments_turn_id;   /* whose attachments it shows */
   GtkWidget      *activity_box;
   GtkLabel       *streaming_reasoning;
   GtkWidget      *streaming_box;
@@ -494,6 +494,24 @@ ensure_built (NatterTurnRow *self)
   gtk_widget_set_layout_manager (GTK_WIDGET (self), NULL);
 }
 
+/* The message's attachments below it, built once per turn: an image
+ * decodes only once, however often the turn changes. */
+static void
+show_attachments (NatterTurnRow *self)
+{
+  g_autoptr(GPtrArray) parts = natter_turn_item_dup_attachments (self->item);
+  const char *turn_id = natter_turn_item_get_turn_id (self->item);
+
+  if (parts->len > 0 && g_strcmp0 (self->attachments_turn_id, turn_id) == 0)
+    return;
+  remove_children (self->attachments_box);
+  g_free (self->attachments_turn_id);
+  self->attachments_turn_id = parts->len > 0 ? g_strdup (turn_id) : NULL;
+  for (guint i = 0; i < parts->len; i++)
+    gtk_box_append (GTK_BOX (self->attachments_box), natter_attachment_view_new (g_ptr_array_index (parts, i)));
+  gtk_widget_set_visible (self->attachments_box, parts->len > 0);
+}
+
 /* Under a sent message: its versions, and Edit once its turn has
  * settled (an edit branches at the turn before it, win.edit-message). */
 static void
@@ -511,24 +529,6 @@ show_input_actions (NatterTurnRow   *self,
   gtk_widget_set_visible (self->edit_button, can_edit);
   gtk_widget_set_visible (self->input_actions,
                           can_edit || gtk_widget_get_visible (GTK_WIDGET (self->version_switcher)));
-}
-
-/* The message's attachments below it, built once per turn: an image
- * decodes only once, however often the turn changes. */
-static void
-show_attachments (NatterTurnRow *self)
-{
-  g_autoptr(GPtrArray) parts = natter_turn_item_dup_attachments (self->item);
-  const char *turn_id = natter_turn_item_get_turn_id (self->item);
-
-  if (parts->len > 0 && g_strcmp0 (self->attachments_turn_id, turn_id) == 0)
-    return;
-  remove_children (self->attachments_box);
-  g_free (self->attachments_turn_id);
-  self->attachments_turn_id = parts->len > 0 ? g_strdup (turn_id) : NULL;
-  for (guint i = 0; i < parts->len; i++)
-    gtk_box_append (GTK_BOX (self->attachments_box), natter_attachment_view_new (g_ptr_array_index (parts, i)));
-  gtk_widget_set_visible (self->attachments_box, parts->len > 0);
 }
 
 static void
@@ -575,8 +575,8 @@ update (NatterTurnRow *self)
   input = natter_turn_item_dup_input_text (self->item);
   gtk_label_set_text (self->input_label, input != NULL ? input : "");
   gtk_widget_set_visible (self->input_bubble, input != NULL && input[0] != '\0');
-  show_input_actions (self, state, input);
   show_attachments (self);
+  show_input_actions (self, state, input);
 
   if (state != NULL)
     {
@@ -814,10 +814,10 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-turn-row.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_bubble);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, attachments_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_actions);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, edit_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, version_switcher);
-  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, attachments_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, activity_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, streaming_reasoning);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, streaming_box);

@@ -245,11 +245,15 @@ class Run:
         self.verify_store()
 
     def button_in(self, root, label, timeout=20):
-        """A push button whose name contains @label (GTK 4.8 names a
-        button with a mnemonic "_Allow Allow")."""
-        return wait_until(lambda: next((b for b in find_all(root, Atspi.Role.PUSH_BUTTON)
-                                        if label in name_of(b).replace("_", "")), None),
-                          timeout, "the %r button" % label)
+        """The push button named @label (GTK 4.8 names a button with a
+        mnemonic "_Allow Allow"), before one whose longer name only
+        contains it, such as "Always Allow in This Conversation"."""
+        def find():
+            buttons = [(b, name_of(b).replace("_", "")) for b in find_all(root, Atspi.Role.PUSH_BUTTON)]
+            exact = [b for b, name in buttons if name in (label, "%s %s" % (label, label))]
+            within = [b for b, name in buttons if label in name]
+            return (exact or within or [None])[0]
+        return wait_until(find, timeout, "the %r button" % label)
 
     def permission(self, allow):
         app = self.app
