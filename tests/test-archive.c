@@ -49,7 +49,6 @@ fixture_set_up (Fixture       *f,
                                      NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
   f->blobs = natter_blob_store_new (f->w->storage);
   natter_turn_runtime_set_blob_store (f->w->runtime, f->blobs);
-  natter_sessions_set_blob_store (f->sessions, f->blobs);
   g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
 }
 

@@ -344,7 +344,6 @@ natter_services_new (GFile               *data_dir,
   self->index = natter_session_index_new ();
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
-  natter_sessions_set_blob_store (self->sessions, self->blobs);
   self->headless = natter_headless_runner_new (self->runtime);
   {
     /* A cache beside the logs, never inside storage/ (docs/format.md §1). */

@@ -170,6 +170,20 @@ natter_turn_runtime_set_blob_store (NatterTurnRuntime *self,
   g_set_object (&self->blobs, blobs);
 }
 
+/**
+ * natter_turn_runtime_get_blob_store:
+ * @self: a #NatterTurnRuntime
+ *
+ * Returns: (transfer none) (nullable): the store of attachments
+ *   (natter_turn_runtime_set_blob_store())
+ */
+NatterBlobStore *
+natter_turn_runtime_get_blob_store (NatterTurnRuntime *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
+  return self->blobs;
+}
+
 static JsonNode *
 object_node (JsonObject *object)
 {

@@ -91,5 +91,6 @@ NatterContextResolver *natter_turn_runtime_get_context_resolver (NatterTurnRunti
 guint                  natter_turn_runtime_get_n_state_reads    (NatterTurnRuntime *self);
 void                 natter_turn_runtime_set_blob_store (NatterTurnRuntime          *self,
                                                          NatterBlobStore            *blobs);
+NatterBlobStore     *natter_turn_runtime_get_blob_store (NatterTurnRuntime          *self);
 
 G_END_DECLS

@@ -24,23 +24,6 @@
 
 /* Export */
 
-/**
- * natter_sessions_set_blob_store:
- * @self: the service
- * @blobs: (nullable): where attachments are kept
- *
- * Lets exports carry the attachments of the conversation and imports
- * store those of an archive (docs/format.md §7). Without it, an export
- * holds no attachment and an import refuses one that is not stored.
- */
-void
-natter_sessions_set_blob_store (NatterSessions  *self,
-                                NatterBlobStore *blobs)
-{
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_set_object (&self->blobs, blobs);
-}
-
 typedef struct
 {
   NatterJsonlRepo *session_repo;
@@ -242,7 +225,9 @@ natter_sessions_export_async (NatterSessions      *self,
   data = g_new0 (ExportData, 1);
   data->session_repo = g_object_ref (self->session_repo);
   data->turn_repo = g_object_ref (self->turn_repo);
-  data->blobs = self->blobs != NULL ? g_object_ref (self->blobs) : NULL;
+  /* The runtime's store: the one the turns' attachments were read from. */
+  if (natter_turn_runtime_get_blob_store (self->runtime) != NULL)
+    data->blobs = g_object_ref (natter_turn_runtime_get_blob_store (self->runtime));
   data->session_id = g_strdup (session_id);
   data->format = g_strdup (format);
   data->ts = natter_clock_format_ts (self->clock);
@@ -351,6 +336,8 @@ check_blobs (NatterSessions    *self,
              NatterImportPlan  *plan,
              GError           **error)
 {
+  NatterBlobStore *blobs = natter_turn_runtime_get_blob_store (self->runtime);
+
   for (guint i = 0; i < plan->turn_events->len; i++)
     {
       g_autoptr(GPtrArray) names = natter_turn_events_dup_blob_names (g_ptr_array_index (plan->turn_events, i));
@@ -361,7 +348,7 @@ check_blobs (NatterSessions    *self,
 
           if (g_hash_table_contains (plan->blobs, name))
             continue;
-          if (self->blobs == NULL || !natter_blob_store_check_present (self->blobs, name, -1, NULL))
+          if (blobs == NULL || !natter_blob_store_check_present (blobs, name, -1, NULL))
             {
               g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE,
                            _("Turn %s has attachment %s, which is neither in the archive nor stored here"),
@@ -380,6 +367,7 @@ write_plan (NatterSessions    *self,
             GError           **error)
 {
   g_autoptr(GPtrArray) rest = NULL;
+  NatterBlobStore *blobs = natter_turn_runtime_get_blob_store (self->runtime);
   GHashTableIter iter;
   gpointer value;
 
@@ -390,13 +378,13 @@ write_plan (NatterSessions    *self,
     {
       g_autofree char *name = NULL;
 
-      if (self->blobs == NULL)
+      if (blobs == NULL)
         {
           g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
                                _("Attachments cannot be stored here"));
           return FALSE;
         }
-      name = natter_blob_store_put_sync (self->blobs, value, error);
+      name = natter_blob_store_put_sync (blobs, value, error);
       if (name == NULL)
         return FALSE;
     }

@@ -70,7 +70,6 @@ struct _NatterSessions
   NatterIdGenerator       *ids;
   NatterSessionIndex      *index;
   NatterSessionGrantView  *grants;        /* what the runtime consults (§12.2) */
-  NatterBlobStore         *blobs;         /* nullable: attachments for export and import */
 
   /* §9.3: every live advance this service started, per turn. */
   GHashTable              *live;          /* turn id → GPtrArray of NatterSessionsAdvance */

@@ -58,7 +58,6 @@ natter_sessions_finalize (GObject *object)
   g_clear_object (&self->ids);
   g_clear_object (&self->index);
   g_clear_object (&self->grants);
-  g_clear_object (&self->blobs);
   g_clear_pointer (&self->live, g_hash_table_unref);
   g_clear_pointer (&self->turn_waiters, g_hash_table_unref);
   g_clear_pointer (&self->ops, g_hash_table_unref);

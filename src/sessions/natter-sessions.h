@@ -259,8 +259,6 @@ void                natter_sessions_compact_async                (NatterSessions
 char               *natter_sessions_compact_finish               (NatterSessions      *self,
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
-void                natter_sessions_set_blob_store               (NatterSessions      *self,
-                                                                  NatterBlobStore     *blobs);
 void                natter_sessions_export_async                 (NatterSessions      *self,
                                                                   const char          *session_id,
                                                                   const char          *format,
