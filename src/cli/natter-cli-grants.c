@@ -77,32 +77,12 @@ print_grants (Run                *run,
     }
 }
 
-static void
-grants_read_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(NatterSessionState) state = NULL;
-  GError *error = NULL;
-
-  state = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
-  if (state == NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  print_grants (run, state);
-  natter_cli_finish (run, 0);
-}
-
 /* natter grants SESSION [--json]: one `<grantId>\t<toolId>\t<ts>` line per
  * active grant, or `[{grantId, toolId, ts}]`. */
 void
 natter_cli_command_grants (Run *run)
 {
-  natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
-                                     g_task_get_cancellable (run->task), grants_read_cb, run);
+  natter_cli_print_session (run, print_grants);
 }
 
 static void
