@@ -168,7 +168,7 @@ session_of (const char *out)
 /* A tool server's tool is granted by the name the model sees or by its
  * toolId, once the enabled servers' tools are listed: a granted call runs
  * without asking; revoked, it asks again. A tool no enabled server offers
- * cannot be granted. */
+ * cannot be granted; a built-in tool is granted without starting them. */
 static void
 test_grant (Fixture       *f,
             gconstpointer  data)
@@ -189,6 +189,7 @@ test_grant (Fixture       *f,
   g_auto(NatterTestRun) asked = { 0 };
   g_auto(NatterTestRun) unknown = { 0 };
   g_auto(NatterTestRun) disabled = { 0 };
+  g_auto(NatterTestRun) builtin = { 0 };
   g_autofree char *session_id = NULL;
   g_autofree char *grant_id = NULL;
   g_autofree char *expected = NULL;
@@ -230,6 +231,12 @@ test_grant (Fixture       *f,
   RUN (f, &disabled, "grant", session_id, "mcp__off__echo");
   g_assert_cmpint (disabled.status, ==, 1);
   g_assert_nonnull (strstr (disabled.err, "natter: There is no tool “mcp__off__echo”"));
+
+  /* A built-in tool is granted without starting any server (the broken
+   * "ghost" would say so on standard error). */
+  RUN (f, &builtin, "grant", session_id, "read_file");
+  g_assert_cmpint (builtin.status, ==, 0);
+  g_assert_cmpstr (builtin.err, ==, "");
 }
 
 int

@@ -30,7 +30,7 @@ typedef enum
   OPT_IMPORT     = 1 << 6,   /* --from */
   OPT_ALWAYS     = 1 << 7,   /* --always */
   OPT_QUEUE      = 1 << 8,   /* --queue */
-  OPT_TOOLS      = 1 << 9,   /* may advance a turn or names a tool: the tool servers’ tools are listed first */
+  OPT_TOOLS      = 1 << 9,   /* may advance a turn: the tool servers' tools are listed first */
 } OptionSet;
 
 typedef struct

@@ -142,7 +142,7 @@ static const Command commands[] = {
   { "import", N_("FILE [--from chatgpt]"),
     N_("Import a JSON archive (or a ChatGPT conversations.json) as new sessions"), 1, 1, OPT_IMPORT,
     natter_cli_command_import },
-  { "grant", N_("SESSION TOOL"), N_("Always allow a tool in a session, without asking"), 2, 2, OPT_TOOLS,
+  { "grant", N_("SESSION TOOL"), N_("Always allow a tool in a session, without asking"), 2, 2, 0,
     natter_cli_command_grant },
   { "grants", N_("SESSION [--json]"), N_("List a session’s active grants"), 1, 1, OPT_JSON,
     natter_cli_command_grants },
@@ -440,9 +440,7 @@ parse (Run   *run,
 }
 
 /* A command that may advance a turn first lists the tool servers'
- * tools: a turn that offered one can only go on with it registered. So
- * does `grant`: a server's tool can be granted only when an enabled
- * server offers it, by the name the model sees or by its toolId. */
+ * tools: a turn that offered one can only go on with it registered. */
 static void
 start_command (Run *run)
 {
