@@ -268,12 +268,18 @@ test_cb (GtkButton *button,
   natter_mcp_client_list_tools_async (client, NULL, tested_cb, call);
 }
 
+/* The row's actions are icons with their names as tooltips: three
+ * worded buttons and the switch left a 360 px row no room for the
+ * server's name and state, which wrapped a letter a line. */
 static GtkWidget *
-flat_button (const char *label)
+flat_button (const char *label,
+             const char *icon_name)
 {
-  GtkWidget *button = gtk_button_new_with_label (label);
+  GtkWidget *button = gtk_button_new_from_icon_name (icon_name);
 
   gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (button, label);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
   gtk_widget_add_css_class (button, "flat");
   return button;
 }
@@ -284,9 +290,9 @@ server_row (McpPage               *page,
 {
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *toggle = gtk_switch_new ();
-  GtkWidget *edit = flat_button (_("Edit"));
-  GtkWidget *test = flat_button (_("Test"));
-  GtkWidget *remove = flat_button (_("Remove"));
+  GtkWidget *edit = flat_button (_("Edit"), "document-edit-symbolic");
+  GtkWidget *test = flat_button (_("Test"), "emblem-system-symbolic");
+  GtkWidget *remove = flat_button (_("Remove"), "user-trash-symbolic");
   g_autofree char *state = describe_state (page, config);
 
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
