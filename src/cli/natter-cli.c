@@ -105,10 +105,10 @@ natter_cli_fail_error (Run    *run,
 static void command_help (Run *run);
 
 static const Command commands[] = {
-  { "ask", N_("[--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
+  { "ask", N_("[--attach FILE]… [MODEL-OPTIONS] MESSAGE"),
     N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL | OPT_ATTACH | OPT_TOOLS,
     natter_cli_command_ask },
-  { "send", N_("[--session ID [--queue]] [--auto-permission] [--no-auto-title] [--attach FILE…] [MODEL-OPTIONS] MESSAGE"),
+  { "send", N_("[--session ID [--queue]] [--auto-permission] [--no-auto-title] [--attach FILE]… [MODEL-OPTIONS] MESSAGE"),
     N_("Send a message to a session (a new one without --session) and wait until the turn settles"),
     1, JOINED, OPT_MODEL | OPT_SESSION | OPT_ATTACH | OPT_QUEUE | OPT_TOOLS, natter_cli_command_send },
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
