@@ -14,7 +14,6 @@
 
 #include "natter-auto-compact.h"
 
-#include "natter-session-error.h"
 #include "natter-turn-reducer.h"
 
 #define KEEP_TURNS 2
@@ -51,15 +50,8 @@ compacted_cb (GObject      *source,
   GError *error = NULL;
   char *compaction_id = natter_sessions_compact_finish (NATTER_SESSIONS (source), result, &error);
 
-  /* Nothing before the kept turns: there is nothing to make smaller, and
-   * the send goes on as it would have. */
-  if (compaction_id == NULL && g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT))
-    {
-      g_debug ("not compacted: %s", error->message);
-      g_clear_error (&error);
-      g_task_return_pointer (task, NULL, NULL);
-      return;
-    }
+  /* Every failure is told, "nothing before the kept turns" among them:
+   * the user sees why a full conversation was sent whole. */
   if (compaction_id == NULL)
     g_task_return_error (task, error);
   else
@@ -242,8 +234,7 @@ natter_auto_compact_async (NatterSessions         *sessions,
  * is still to be sent: a failed compaction must not cost the message.
  *
  * Returns: (transfer full) (nullable): the new compaction's id; %NULL
- *   without an error when none was needed (or nothing lay before the
- *   kept turns); %NULL with the error of natter_sessions_compact_finish()
+ *   without an error when none was needed; %NULL with the error of natter_sessions_compact_finish()
  *   (%NATTER_SESSION_ERROR or %NATTER_PROVIDER_ERROR) when it failed
  */
 char *
