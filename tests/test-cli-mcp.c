@@ -7,6 +7,8 @@
  * $XDG_CONFIG_HOME/natter/mcp.json.
  */
 
+#include "natter-id.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 
 #define WAIT_MS 30000
@@ -145,6 +147,98 @@ test_call (Fixture       *f,
   g_assert_true (g_str_has_prefix (crashed.err, "natter: Tool server “fake” stopped (exit status 3)"));
 }
 
+#define SSE "text/event-stream"
+#define CHUNK(delta) "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" delta "\"}}]}\n\n"
+#define FINISH(reason) "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"" reason "\"}]}\n\n"
+#define DONE "data: [DONE]\n\n"
+#define ECHO_CALL(id) \
+  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"" id "\"," \
+  "\"type\":\"function\",\"function\":{\"name\":\"mcp__fake__echo\"," \
+  "\"arguments\":\"{\\\"message\\\":\\\"hi\\\"}\"}}]}}]}\n\n" FINISH ("tool_calls") DONE
+#define ANSWER CHUNK ("Hello") FINISH ("stop") DONE
+
+/* The session id on the first line of `send`'s output. */
+static char *
+session_of (const char *out)
+{
+  g_assert_true (g_str_has_prefix (out, "session "));
+  return g_strndup (out + strlen ("session "), strcspn (out + strlen ("session "), "\n"));
+}
+
+/* A tool server's tool is granted by the name the model sees or by its
+ * toolId, once the enabled servers' tools are listed: a granted call runs
+ * without asking; revoked, it asks again. A tool no enabled server offers
+ * cannot be granted; a built-in tool is granted without starting them. */
+static void
+test_grant (Fixture       *f,
+            gconstpointer  data)
+{
+  const NatterTestResponse script[] = {
+    { 200, SSE, NULL, NATTER_TEST_CHUNKS (ANSWER) },
+    { 200, SSE, NULL, NATTER_TEST_CHUNKS (ECHO_CALL ("call_1")) },
+    { 200, SSE, NULL, NATTER_TEST_CHUNKS (ANSWER) },
+    { 200, SSE, NULL, NATTER_TEST_CHUNKS (ECHO_CALL ("call_2")) },
+  };
+  g_autoptr(NatterTestServer) server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_auto(NatterTestRun) created = { 0 };
+  g_auto(NatterTestRun) granted = { 0 };
+  g_auto(NatterTestRun) by_id = { 0 };
+  g_auto(NatterTestRun) listed = { 0 };
+  g_auto(NatterTestRun) ran = { 0 };
+  g_auto(NatterTestRun) revoked = { 0 };
+  g_auto(NatterTestRun) asked = { 0 };
+  g_auto(NatterTestRun) unknown = { 0 };
+  g_auto(NatterTestRun) disabled = { 0 };
+  g_auto(NatterTestRun) builtin = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *grant_id = NULL;
+  g_autofree char *expected = NULL;
+
+  RUN (f, &created, "send", "--no-auto-title", "--base-url", server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (created.status, ==, 0);
+  session_id = session_of (created.out);
+
+  RUN (f, &granted, "grant", session_id, "mcp__fake__echo");
+  g_assert_cmpint (granted.status, ==, 0);
+  g_assert_true (g_str_has_prefix (granted.out, "grant "));
+  grant_id = g_strndup (granted.out + strlen ("grant "), strcspn (granted.out + strlen ("grant "), "\n"));
+  g_assert_true (natter_id_validate (grant_id, NULL));
+
+  /* The toolId names the same tool: its grant is the one there is. */
+  RUN (f, &by_id, "grant", session_id, "mcp:fake/echo");
+  g_assert_cmpint (by_id.status, ==, 0);
+  g_assert_cmpstr (by_id.out, ==, granted.out);
+
+  RUN (f, &listed, "grants", session_id);
+  expected = g_strdup_printf ("%s\tmcp:fake/echo\t", grant_id);
+  g_assert_true (g_str_has_prefix (listed.out, expected));
+
+  RUN (f, &ran, "send", "--session", session_id, "echo it");
+  g_assert_cmpint (ran.status, ==, 0);
+  g_assert_null (strstr (ran.out, "waiting:"));
+  g_assert_true (g_str_has_suffix (ran.out, "\n\nHello\n"));
+  g_assert_nonnull (strstr (server->bodies->pdata[2], "echo: hi"));
+
+  RUN (f, &revoked, "revoke", session_id, grant_id);
+  g_assert_cmpint (revoked.status, ==, 0);
+  RUN (f, &asked, "send", "--session", session_id, "echo it again");
+  g_assert_cmpint (asked.status, ==, 0);
+  g_assert_nonnull (strstr (asked.out, "waiting: permission call_2 mcp__fake__echo"));
+
+  RUN (f, &unknown, "grant", session_id, "mcp__fake__nope");
+  g_assert_cmpint (unknown.status, ==, 1);
+  g_assert_nonnull (strstr (unknown.err, "natter: There is no tool “mcp__fake__nope”"));
+  RUN (f, &disabled, "grant", session_id, "mcp__off__echo");
+  g_assert_cmpint (disabled.status, ==, 1);
+  g_assert_nonnull (strstr (disabled.err, "natter: There is no tool “mcp__off__echo”"));
+
+  /* A built-in tool is granted without starting any server (the broken
+   * "ghost" would say so on standard error). */
+  RUN (f, &builtin, "grant", session_id, "read_file");
+  g_assert_cmpint (builtin.status, ==, 0);
+  g_assert_cmpstr (builtin.err, ==, "");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -159,5 +253,6 @@ main (int   argc,
   g_test_add ("/cli/mcp/list", Fixture, NULL, fixture_set_up, test_list, fixture_tear_down);
   g_test_add ("/cli/mcp/tools", Fixture, NULL, fixture_set_up, test_tools, fixture_tear_down);
   g_test_add ("/cli/mcp/call", Fixture, NULL, fixture_set_up, test_call, fixture_tear_down);
+  g_test_add ("/cli/mcp/grant", Fixture, NULL, fixture_set_up, test_grant, fixture_tear_down);
   return g_test_run ();
 }

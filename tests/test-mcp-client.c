@@ -502,9 +502,10 @@ static char *
 everything_script (void)
 {
   const char *dir = g_getenv ("NATTER_MCP_EVERYTHING_DIR");
+  g_autofree char *node = g_find_program_in_path ("node");
   g_autofree char *script = NULL;
 
-  if (dir == NULL || *dir == '\0' || g_find_program_in_path ("node") == NULL)
+  if (dir == NULL || *dir == '\0' || node == NULL)
     {
       g_test_skip ("server-everything is not installed (NATTER_MCP_EVERYTHING_DIR and node; .ci/run installs it)");
       return NULL;

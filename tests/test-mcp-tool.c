@@ -279,6 +279,15 @@ server_saw (Fixture *f)
   return g_strdup (json_object_get_string_member (json_array_get_object_element (json_object_get_array_member (result, "content"), 0), "text"));
 }
 
+/* Only the call: the turn is expected to stop at the permission question. */
+static void
+script_echo_call (Fixture *f)
+{
+  natter_fake_model_script (f->world->model,
+                            "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\",\"toolCallId\":\"c1\","
+                            "\"toolName\":\"mcp__fake__echo\",\"arguments\":{\"message\":\"hi\"}}]}", NULL);
+}
+
 static void
 script_echo (Fixture *f)
 {
@@ -369,6 +378,147 @@ test_turn_allowed (Fixture       *f,
     g_assert_cmpstr (json_object_get_string_member (mcp, "server"), ==, "fake");
     g_assert_cmpstr (json_object_get_string_member (mcp, "tool"), ==, "echo");
   }
+}
+
+/* ---- grants -------------------------------------------------------- */
+
+/* The session grants the runtime consults, kept in a table of
+ * "session tool" → grant id, so a test grants and revokes directly. */
+#define TEST_TYPE_GRANTS (test_grants_get_type ())
+G_DECLARE_FINAL_TYPE (TestGrants, test_grants, TEST, GRANTS, GObject)
+
+struct _TestGrants
+{
+  GObject     parent_instance;
+  GHashTable *grants;
+};
+
+static char *
+test_grants_lookup (NatterPermissionGrants *grants,
+                    const char             *session_id,
+                    const char             *tool_id)
+{
+  g_autofree char *key = g_strdup_printf ("%s %s", session_id, tool_id);
+
+  return g_strdup (g_hash_table_lookup (TEST_GRANTS (grants)->grants, key));
+}
+
+static void
+test_grants_iface_init (NatterPermissionGrantsInterface *iface)
+{
+  iface->lookup = test_grants_lookup;
+}
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestGrants, test_grants, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_PERMISSION_GRANTS, test_grants_iface_init))
+
+static void
+test_grants_finalize (GObject *object)
+{
+  g_hash_table_unref (TEST_GRANTS (object)->grants);
+  G_OBJECT_CLASS (test_grants_parent_class)->finalize (object);
+}
+
+static void
+test_grants_class_init (TestGrantsClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_grants_finalize;
+}
+
+static void
+test_grants_init (TestGrants *self)
+{
+  self->grants = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+static void
+created_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterTurnCreated) created = NULL;
+
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  g_assert_no_error (error);
+  *(char **) user_data = g_strdup (natter_turn_created_get_turn_id (created));
+}
+
+/* A turn of the session @session_id, so its calls may be granted. */
+static char *
+create_session_turn (Fixture    *f,
+                     const char *session_id)
+{
+  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\": \"assistant\"}");
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\": \"user\", \"content\": \"echo hi\"}");
+  g_autoptr(JsonNode) config = natter_test_json ("{\"humanAvailable\": true}");
+  char *turn_id = NULL;
+
+  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), session_id, NULL,
+                                         json_node_get_object (input), json_node_get_object (config), NULL,
+                                         created_cb, &turn_id);
+  natter_test_wait_for_pointer ((gpointer *) &turn_id, WAIT_MS);
+  return turn_id;
+}
+
+/* A grant for a server's tool covers its calls exactly as it does a
+ * built-in tool's: the call runs without asking and the turn records the
+ * grant; the grant belongs to one session; once revoked, the tool asks
+ * again. */
+static void
+test_turn_granted (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(TestGrants) grants = g_object_new (TEST_TYPE_GRANTS, NULL);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NATTER_CLOCK (f->clock));
+  g_autofree char *s1 = natter_id_generator_next (ids);
+  g_autofree char *s2 = natter_id_generator_next (ids);
+  g_autofree char *key = NULL;
+  g_autofree char *granted_turn = NULL;
+  g_autofree char *other_session_turn = NULL;
+  g_autofree char *revoked_turn = NULL;
+  g_autoptr(NatterTurnOutcome) granted = NULL;
+  g_autoptr(NatterTurnOutcome) other_session = NULL;
+  g_autoptr(NatterTurnOutcome) revoked = NULL;
+  g_autoptr(JsonObject) invocation = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  g_autofree char *saw = NULL;
+
+  natter_turn_runtime_set_permission_grants (f->runtime, NATTER_PERMISSION_GRANTS (grants));
+  key = g_strdup_printf ("%s mcp:fake/echo", s1);
+  g_hash_table_insert (grants->grants, g_strdup (key), g_strdup ("g1"));
+
+  granted_turn = create_session_turn (f, s1);
+  script_echo (f);
+  granted = advance (f, granted_turn, NULL);
+  g_assert_cmpint (granted->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  invocation = event_on_disk (f, granted_turn, "tool_invocation_requested");
+  g_assert_cmpstr (json_object_get_string_member (invocation, "toolId"), ==, "mcp:fake/echo");
+  g_assert_cmpstr (json_object_get_string_member (invocation, "grantId"), ==, "g1");
+  result = event_on_disk (f, granted_turn, "tool_result");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "result"), "output"), ==,
+                   "echo: hi");
+  saw = server_saw (f);
+  g_assert_cmpstr (saw, ==, "[\"echo\"]");
+
+  /* Another session is not covered. */
+  other_session_turn = create_session_turn (f, s2);
+  script_echo_call (f);
+  other_session = advance (f, other_session_turn, NULL);
+  g_assert_cmpint (other_session->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+
+  /* Revoked: the same tool in the same session asks again. */
+  g_hash_table_remove (grants->grants, key);
+  revoked_turn = create_session_turn (f, s1);
+  script_echo_call (f);
+  revoked = advance (f, revoked_turn, NULL);
+  g_assert_cmpint (revoked->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  {
+    g_autoptr(JsonObject) required = event_on_disk (f, revoked_turn, "tool_permission_required");
+
+    g_assert_cmpstr (json_object_get_string_member (required, "toolCallId"), ==, "c1");
+  }
+  natter_turn_runtime_set_permission_grants (f->runtime, NULL);
 }
 
 static void
@@ -482,6 +632,7 @@ main (int    argc,
   g_test_add_func ("/mcp/tool/names-collisions", test_names_collisions);
   g_test_add_func ("/mcp/tool/result-mapping", test_result_mapping);
   g_test_add ("/mcp/tool/turn-allowed", Fixture, NULL, fixture_set_up, test_turn_allowed, fixture_tear_down);
+  g_test_add ("/mcp/tool/turn-granted", Fixture, NULL, fixture_set_up, test_turn_granted, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-denied", Fixture, NULL, fixture_set_up, test_turn_denied, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-stopped", Fixture, NULL, fixture_set_up, test_turn_stopped, fixture_tear_down);
   g_test_add ("/mcp/tool/agent-tool-servers", Fixture, NULL, fixture_set_up, test_agent_tool_servers,

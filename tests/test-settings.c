@@ -14,6 +14,7 @@
 #define G_SETTINGS_ENABLE_BACKEND
 #include <gio/gsettingsbackend.h>
 
+#include "natter-mcp-manager.h"
 #include "natter-provider-registry.h"
 #include "natter-services.h"
 #include "natter-settings.h"
@@ -27,7 +28,7 @@ typedef struct
 
 static const char * const keys[] = {
   "window-width", "window-height", "window-maximized", "last-session", "max-model-calls",
-  "auto-permission", "auto-title", "default-provider", "default-model", "providers",
+  "auto-permission", "auto-title", "default-provider", "default-model", "providers", "mcp-timeout",
 };
 
 static void
@@ -286,6 +287,52 @@ test_services_follow (Fixture       *f,
   natter_test_remove_tree (dir);
 }
 
+/* The tool server call timeout of Preferences reaches every client whose
+ * mcp.json entry names none, live and after mcp.json is read again; an
+ * entry's own timeout wins. */
+static void
+test_services_mcp_timeout (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autofree char *config = g_build_filename (g_file_peek_path (dir), "mcp.json", NULL);
+  g_autofree char *old_config_dir = g_strdup (g_getenv ("NATTER_CONFIG_DIR"));
+  g_autoptr(GError) error = NULL;
+  NatterServices *services;
+  NatterMcpManager *manager;
+  GPtrArray *clients;
+
+  g_file_set_contents (config, "{\"mcpServers\": {\"plain\": {\"command\": \"true\"},"
+                               " \"slow\": {\"command\": \"true\", \"timeout\": 5}}}", -1, &error);
+  g_assert_no_error (error);
+  g_setenv ("NATTER_CONFIG_DIR", g_file_peek_path (dir), TRUE);
+  g_assert_cmpuint (g_settings_get_uint (f->gsettings, "mcp-timeout"), ==, 60);
+
+  services = natter_services_new (dir, f->settings, NULL, NULL, NULL);
+  manager = natter_services_get_mcp_manager (services);
+  clients = natter_mcp_manager_get_clients (manager);
+  g_assert_cmpuint (clients->len, ==, 2);
+  g_assert_cmpuint (natter_mcp_client_get_timeout (g_ptr_array_index (clients, 0)), ==, 60);
+  g_assert_cmpuint (natter_mcp_client_get_timeout (g_ptr_array_index (clients, 1)), ==, 5);
+
+  g_settings_set_uint (f->gsettings, "mcp-timeout", 90);
+  g_assert_cmpuint (natter_mcp_manager_get_default_timeout (manager), ==, 90);
+  g_assert_cmpuint (natter_mcp_client_get_timeout (g_ptr_array_index (clients, 0)), ==, 90);
+  g_assert_cmpuint (natter_mcp_client_get_timeout (g_ptr_array_index (clients, 1)), ==, 5);
+
+  natter_mcp_manager_reload (manager);
+  clients = natter_mcp_manager_get_clients (manager);
+  g_assert_cmpuint (natter_mcp_client_get_timeout (g_ptr_array_index (clients, 0)), ==, 90);
+  g_assert_cmpuint (natter_mcp_client_get_timeout (g_ptr_array_index (clients, 1)), ==, 5);
+
+  g_assert_finalize_object (services);
+  if (old_config_dir != NULL)
+    g_setenv ("NATTER_CONFIG_DIR", old_config_dir, TRUE);
+  else
+    g_unsetenv ("NATTER_CONFIG_DIR");
+  natter_test_remove_tree (dir);
+}
+
 static void
 test_endpoint_ids (void)
 {
@@ -314,6 +361,7 @@ main (int   argc,
   ADD ("/settings/providers/validation", test_providers_validation);
   ADD ("/settings/providers/usable", test_usable_providers);
   ADD ("/settings/services-follow", test_services_follow);
+  ADD ("/settings/services-mcp-timeout", test_services_mcp_timeout);
 
   return g_test_run ();
 }

@@ -264,7 +264,8 @@ load_default_model (NatterServices *self)
  * user's agents (natter_agent_store_get_default_dir()), the context
  * resolver (§11), the turn runtime (§5), the session index and service
  * (session-layer-spec.md §8, §9) and the headless runner (§11). The
- * provider list and the default model follow @settings live.
+ * provider list, the default model and the tool servers' call timeout
+ * follow @settings live.
  *
  * Nothing is read or written yet: take the single-writer lock with
  * natter_services_acquire_writer_lock() and load the index with
@@ -325,6 +326,9 @@ natter_services_new (GFile               *data_dir,
      * registers them; nothing starts until someone refreshes. */
     self->mcp = natter_mcp_manager_new (mcp_path, self->tools);
     g_signal_connect_swapped (self->mcp, "tools-changed", G_CALLBACK (mcp_tools_changed_cb), self);
+    /* A call's timeout follows Preferences live; an mcp.json entry's
+     * own `timeout` still wins. */
+    g_object_bind_property (self->settings, "mcp-timeout", self->mcp, "default-timeout", G_BINDING_SYNC_CREATE);
   }
 
   contexts = natter_turn_context_resolver_new (self->turn_repo);

@@ -22,6 +22,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "natter-attachment-content.h"
+#include "natter-mcp-client.h"
 #include "natter-provider-registry.h"
 #include "natter-settings.h"
 #include "natter-turn-runtime.h"
@@ -291,6 +292,7 @@ struct _NatterSettings
   char      *default_model;
   guint      max_model_calls;
   guint      attachment_size_limit;   /* MB */
+  guint      mcp_timeout;             /* s */
   gboolean   auto_permission;
   gboolean   auto_title;
   gboolean   auto_compact;
@@ -310,6 +312,7 @@ enum {
   PROP_DEFAULT_MODEL,
   PROP_MAX_MODEL_CALLS,
   PROP_ATTACHMENT_SIZE_LIMIT,
+  PROP_MCP_TIMEOUT,
   PROP_AUTO_PERMISSION,
   PROP_AUTO_TITLE,
   PROP_AUTO_COMPACT,
@@ -332,6 +335,7 @@ static const struct
   { PROP_DEFAULT_MODEL, "default-model" },
   { PROP_MAX_MODEL_CALLS, "max-model-calls" },
   { PROP_ATTACHMENT_SIZE_LIMIT, "attachment-size-limit" },
+  { PROP_MCP_TIMEOUT, "mcp-timeout" },
   { PROP_AUTO_PERMISSION, "auto-permission" },
   { PROP_AUTO_TITLE, "auto-title" },
   { PROP_AUTO_COMPACT, "auto-compact" },
@@ -400,6 +404,7 @@ natter_settings_get_property (GObject    *object,
     case PROP_DEFAULT_MODEL: g_value_set_string (value, self->default_model); break;
     case PROP_MAX_MODEL_CALLS: g_value_set_uint (value, self->max_model_calls); break;
     case PROP_ATTACHMENT_SIZE_LIMIT: g_value_set_uint (value, self->attachment_size_limit); break;
+    case PROP_MCP_TIMEOUT: g_value_set_uint (value, self->mcp_timeout); break;
     case PROP_AUTO_PERMISSION: g_value_set_boolean (value, self->auto_permission); break;
     case PROP_AUTO_TITLE: g_value_set_boolean (value, self->auto_title); break;
     case PROP_AUTO_COMPACT: g_value_set_boolean (value, self->auto_compact); break;
@@ -431,6 +436,7 @@ natter_settings_set_property (GObject      *object,
     case PROP_ATTACHMENT_SIZE_LIMIT:
       SET_SCALAR (attachment_size_limit, g_value_get_uint (value), prop_id);
       break;
+    case PROP_MCP_TIMEOUT: SET_SCALAR (mcp_timeout, g_value_get_uint (value), prop_id); break;
     case PROP_AUTO_PERMISSION: SET_SCALAR (auto_permission, g_value_get_boolean (value), prop_id); break;
     case PROP_AUTO_TITLE: SET_SCALAR (auto_title, g_value_get_boolean (value), prop_id); break;
     case PROP_AUTO_COMPACT: SET_SCALAR (auto_compact, g_value_get_boolean (value), prop_id); break;
@@ -546,6 +552,9 @@ natter_settings_class_init (NatterSettingsClass *klass)
   /** NatterSettings:attachment-size-limit: the `attachment-size-limit` key, in MB (10⁶ bytes) */
   properties[PROP_ATTACHMENT_SIZE_LIMIT] =
     g_param_spec_uint ("attachment-size-limit", NULL, NULL, 1, 1000, NATTER_DEFAULT_ATTACHMENT_SIZE_LIMIT, flags);
+  /** NatterSettings:mcp-timeout: the `mcp-timeout` key, how long a tool server call waits, in seconds */
+  properties[PROP_MCP_TIMEOUT] =
+    g_param_spec_uint ("mcp-timeout", NULL, NULL, 1, 3600, NATTER_MCP_DEFAULT_TIMEOUT_SECONDS, flags);
   /** NatterSettings:auto-permission: the `auto-permission` key */
   properties[PROP_AUTO_PERMISSION] = g_param_spec_boolean ("auto-permission", NULL, NULL, FALSE, flags);
   /** NatterSettings:auto-title: the `auto-title` key */
@@ -574,6 +583,7 @@ natter_settings_init (NatterSettings *self)
   self->auto_title = TRUE;
   self->auto_compact = TRUE;
   self->attachment_size_limit = NATTER_DEFAULT_ATTACHMENT_SIZE_LIMIT;
+  self->mcp_timeout = NATTER_MCP_DEFAULT_TIMEOUT_SECONDS;
   self->last_session = g_strdup ("");
   self->window_width = 1000;
   self->window_height = 700;

@@ -693,6 +693,37 @@ natter_cli_command_show (Run *run)
                                      g_task_get_cancellable (run->task), show_session_read_cb, run);
 }
 
+static void
+print_session_read_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(NatterSessionState) state = NULL;
+  GError *error = NULL;
+
+  state = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
+  if (state == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  run->print_session (run, state);
+  natter_cli_finish (run, 0);
+}
+
+/* Reads the session the command names (its first argument), prints what
+ * @print takes from its state, and finishes: the commands that list a
+ * part of a session (its grants, its queue). */
+void
+natter_cli_print_session (Run  *run,
+                          void (*print) (Run *run, NatterSessionState *state))
+{
+  run->print_session = print;
+  natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
+                                     g_task_get_cancellable (run->task), print_session_read_cb, run);
+}
+
 /* The session checks of every command that names one, for the commands
  * kept in their own files. */
 NatterSessionIndexEntry *

@@ -14,6 +14,7 @@
 #include "natter-services.h"
 #include "natter-session-state-v2.h"
 #include "natter-sessions-grants.h"
+#include "natter-tool-registry.h"
 
 static void
 granted_cb (GObject      *object,
@@ -34,12 +35,25 @@ granted_cb (GObject      *object,
   natter_cli_finish (run, 0);
 }
 
-/* natter grant SESSION TOOL: prints `grant <grantId>`. */
-void
-natter_cli_command_grant (Run *run)
+static void
+add_grant (Run *run)
 {
   natter_sessions_add_grant_async (natter_services_get_sessions (run->services), run->args[0], run->args[1],
                                    g_task_get_cancellable (run->task), granted_cb, run);
+}
+
+/* natter grant SESSION TOOL: prints `grant <grantId>`. A tool server's
+ * tools are only known once the enabled servers have listed them, so a
+ * tool the registry does not hold yet (mcp__server__tool, or its toolId
+ * mcp:server/tool) is looked for again after that; one no enabled server
+ * offers is still refused. A built-in tool starts no server. */
+void
+natter_cli_command_grant (Run *run)
+{
+  if (natter_tool_registry_lookup_id_or_name (natter_services_get_tools (run->services), run->args[1]) != NULL)
+    add_grant (run);
+  else
+    natter_cli_mcp_refresh (run, add_grant);
 }
 
 static void
@@ -77,32 +91,12 @@ print_grants (Run                *run,
     }
 }
 
-static void
-grants_read_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(NatterSessionState) state = NULL;
-  GError *error = NULL;
-
-  state = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
-  if (state == NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  print_grants (run, state);
-  natter_cli_finish (run, 0);
-}
-
 /* natter grants SESSION [--json]: one `<grantId>\t<toolId>\t<ts>` line per
  * active grant, or `[{grantId, toolId, ts}]`. */
 void
 natter_cli_command_grants (Run *run)
 {
-  natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
-                                     g_task_get_cancellable (run->task), grants_read_cb, run);
+  natter_cli_print_session (run, print_grants);
 }
 
 static void

@@ -29,6 +29,21 @@ typedef struct
   NatterMcpClient *client;
 } McpRun;
 
+/* A client for @config that waits as long as Preferences says, unless
+ * the server's entry names its own timeout. */
+static NatterMcpClient *
+new_client (McpRun                *mcp,
+            NatterMcpServerConfig *config)
+{
+  NatterMcpClient *client = natter_mcp_client_new (config);
+
+  if (config->timeout_seconds == 0)
+    natter_mcp_client_set_timeout (client,
+                                   natter_mcp_manager_get_default_timeout (
+                                     natter_services_get_mcp_manager (mcp->run->services)));
+  return client;
+}
+
 static void
 mcp_run_free (McpRun *mcp)
 {
@@ -106,7 +121,7 @@ list_next (McpRun *mcp)
       mcp_finish (mcp, 0);
       return;
     }
-  mcp->client = natter_mcp_client_new (g_ptr_array_index (mcp->servers, mcp->next++));
+  mcp->client = new_client (mcp, g_ptr_array_index (mcp->servers, mcp->next++));
   natter_mcp_client_list_tools_async (mcp->client, g_task_get_cancellable (mcp->run->task), list_tools_cb, mcp);
 }
 
@@ -299,7 +314,7 @@ open_server (McpRun *mcp)
       mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, message);
       return FALSE;
     }
-  mcp->client = natter_mcp_client_new (config);
+  mcp->client = new_client (mcp, config);
   return TRUE;
 }
 

@@ -84,6 +84,7 @@ struct _Run
   /* Progress */
   JsonArray               *attachments; /* the stored `blob` parts */
   void                   (*after_attachments) (Run *run);
+  void                   (*print_session) (Run *run, NatterSessionState *state);
   char                    *turn_id;
   JsonObject              *descriptor;
   gboolean                 cancel_is_success;
@@ -106,6 +107,8 @@ void natter_cli_fail       (Run        *run,
                             ...) G_GNUC_PRINTF (3, 4);
 void natter_cli_fail_error (Run        *run,
                             GError     *error);
+void natter_cli_print_session (Run  *run,
+                               void (*print) (Run *run, NatterSessionState *state));
 
 /* natter-cli-report.c */
 void        natter_cli_report_turn_id   (Run                     *run);

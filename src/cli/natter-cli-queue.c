@@ -95,32 +95,12 @@ print_queue (Run                *run,
     }
 }
 
-static void
-queue_read_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(NatterSessionState) state = NULL;
-  GError *error = NULL;
-
-  state = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
-  if (state == NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  print_queue (run, state);
-  natter_cli_finish (run, 0);
-}
-
 /* natter queue SESSION [--json]: one `<queueId>\t<ts>\t<text>` line per
  * pending message, oldest first, or `[{queueId, message, ts}]`. */
 void
 natter_cli_command_queue (Run *run)
 {
-  natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
-                                     g_task_get_cancellable (run->task), queue_read_cb, run);
+  natter_cli_print_session (run, print_queue);
 }
 
 static void

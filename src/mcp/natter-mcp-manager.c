@@ -30,6 +30,7 @@ struct _NatterMcpManager
   GPtrArray          *waiters;       /* GTask of refresh callers */
   gboolean            again;         /* a refresh was asked for during one */
   guint               generation;    /* bumped by reload */
+  guint               default_timeout;  /* s, for servers whose entry names none */
 };
 
 G_DEFINE_FINAL_TYPE (NatterMcpManager, natter_mcp_manager, G_TYPE_OBJECT)
@@ -40,6 +41,14 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
+
+enum {
+  PROP_0,
+  PROP_DEFAULT_TIMEOUT,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static void start_refresh (NatterMcpManager *self);
 
@@ -270,6 +279,8 @@ natter_mcp_manager_reload (NatterMcpManager *self)
       if (!config->enabled)
         continue;
       client = natter_mcp_client_new (config);
+      if (config->timeout_seconds == 0)
+        natter_mcp_client_set_timeout (client, self->default_timeout);
       g_signal_connect (client, "tools-changed", G_CALLBACK (client_tools_changed_cb), self);
       g_ptr_array_add (self->clients, client);
     }
@@ -329,6 +340,80 @@ natter_mcp_manager_get_descriptors (NatterMcpManager *self)
   return self->descriptors;
 }
 
+/**
+ * natter_mcp_manager_get_default_timeout:
+ * @self: the manager
+ *
+ * Returns: how long a call waits for its answer, in seconds, on a server
+ *   whose mcp.json entry has no `timeout`
+ */
+guint
+natter_mcp_manager_get_default_timeout (NatterMcpManager *self)
+{
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NATTER_MCP_DEFAULT_TIMEOUT_SECONDS);
+  return self->default_timeout;
+}
+
+/**
+ * natter_mcp_manager_set_default_timeout:
+ * @self: the manager
+ * @seconds: at least 1
+ *
+ * Sets how long a call waits for its answer on every server whose
+ * mcp.json entry has no `timeout` of its own (the entry's value wins: a
+ * person who wrote it for one slow server meant it). Running clients take
+ * it for their next request; a request already waiting keeps its timer.
+ */
+void
+natter_mcp_manager_set_default_timeout (NatterMcpManager *self,
+                                        guint             seconds)
+{
+  g_return_if_fail (NATTER_IS_MCP_MANAGER (self));
+  g_return_if_fail (seconds > 0);
+
+  if (self->default_timeout == seconds)
+    return;
+  self->default_timeout = seconds;
+  for (guint i = 0; i < self->clients->len; i++)
+    {
+      NatterMcpClient *client = g_ptr_array_index (self->clients, i);
+
+      if (natter_mcp_client_get_config (client)->timeout_seconds == 0)
+        natter_mcp_client_set_timeout (client, seconds);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DEFAULT_TIMEOUT]);
+}
+
+static void
+natter_mcp_manager_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  NatterMcpManager *self = NATTER_MCP_MANAGER (object);
+
+  switch (prop_id)
+    {
+    case PROP_DEFAULT_TIMEOUT: g_value_set_uint (value, self->default_timeout); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_mcp_manager_set_property (GObject      *object,
+                                 guint         prop_id,
+                                 const GValue *value,
+                                 GParamSpec   *pspec)
+{
+  NatterMcpManager *self = NATTER_MCP_MANAGER (object);
+
+  switch (prop_id)
+    {
+    case PROP_DEFAULT_TIMEOUT: natter_mcp_manager_set_default_timeout (self, g_value_get_uint (value)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 natter_mcp_manager_dispose (GObject *object)
 {
@@ -361,6 +446,19 @@ natter_mcp_manager_class_init (NatterMcpManagerClass *klass)
 
   object_class->dispose = natter_mcp_manager_dispose;
   object_class->finalize = natter_mcp_manager_finalize;
+  object_class->get_property = natter_mcp_manager_get_property;
+  object_class->set_property = natter_mcp_manager_set_property;
+
+  /**
+   * NatterMcpManager:default-timeout:
+   *
+   * How long a call waits for its answer, in seconds, on a server whose
+   * mcp.json entry has no `timeout` (the `mcp-timeout` setting).
+   */
+  properties[PROP_DEFAULT_TIMEOUT] =
+    g_param_spec_uint ("default-timeout", NULL, NULL, 1, G_MAXUINT, NATTER_MCP_DEFAULT_TIMEOUT_SECONDS,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * NatterMcpManager::tools-changed:
@@ -381,6 +479,7 @@ natter_mcp_manager_init (NatterMcpManager *self)
   self->descriptors = json_array_new ();
   self->lists = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) json_array_unref);
   self->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  self->default_timeout = NATTER_MCP_DEFAULT_TIMEOUT_SECONDS;
 }
 
 /**

@@ -124,8 +124,10 @@ add_grant_for_tool_id (NatterSessions      *self,
  * natter_sessions_add_grant_async:
  * @self: the service
  * @session_id: the session
- * @tool: the tool to allow: its registry id (`natter.read_file`) or the
- *   name the model sees (`read_file`)
+ * @tool: the tool to allow: its registry id (`natter.read_file`,
+ *   `mcp:files/read`) or the name the model sees (`read_file`,
+ *   `mcp__files__read`); a tool server's tools are in the registry once
+ *   natter_mcp_manager_refresh_async() has listed them
  * @cancellable: (nullable): a #GCancellable
  * @callback: called on the main context
  * @user_data: data for @callback

@@ -137,14 +137,15 @@ button_new (const char      *label,
 }
 
 /* One pending message: a bubble (the message, plainly, and "Queued")
- * with Edit and Remove. */
+ * with Edit and Remove under it. Everything wraps and the buttons go
+ * below the text, so a queued message fits a window 360 px wide. */
 static GtkWidget *
 bubble_new (NatterQueueView                  *self,
             const NatterSessionQueuedMessage *queued)
 {
   g_autofree char *text = message_text (queued->message);
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *column = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *label = gtk_label_new (text);
   GtkWidget *state = gtk_label_new (_("Queued: sent when the answer above is complete"));
 
@@ -155,16 +156,19 @@ bubble_new (NatterQueueView                  *self,
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_xalign (GTK_LABEL (label), 1);
   gtk_label_set_selectable (GTK_LABEL (label), FALSE);
+  gtk_label_set_wrap (GTK_LABEL (state), TRUE);
   gtk_label_set_xalign (GTK_LABEL (state), 1);
+  gtk_label_set_justify (GTK_LABEL (state), GTK_JUSTIFY_RIGHT);
   gtk_widget_add_css_class (state, "caption");
   gtk_widget_add_css_class (state, "dim-label");
-  gtk_box_append (GTK_BOX (column), label);
-  gtk_box_append (GTK_BOX (column), state);
-  gtk_box_append (GTK_BOX (row), column);
-  gtk_box_append (GTK_BOX (row), button_new (_("_Edit"), queued->queue_id, text,
-                                             G_CALLBACK (edit_clicked_cb), self));
-  gtk_box_append (GTK_BOX (row), button_new (_("_Remove"), queued->queue_id, text,
-                                             G_CALLBACK (remove_clicked_cb), self));
+  gtk_widget_set_halign (actions, GTK_ALIGN_END);
+  gtk_box_append (GTK_BOX (row), label);
+  gtk_box_append (GTK_BOX (row), state);
+  gtk_box_append (GTK_BOX (actions), button_new (_("_Edit"), queued->queue_id, text,
+                                                 G_CALLBACK (edit_clicked_cb), self));
+  gtk_box_append (GTK_BOX (actions), button_new (_("_Remove"), queued->queue_id, text,
+                                                 G_CALLBACK (remove_clicked_cb), self));
+  gtk_box_append (GTK_BOX (row), actions);
   gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
   return row;
 }

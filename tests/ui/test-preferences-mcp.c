@@ -248,6 +248,35 @@ test_agent_servers (Fixture       *f,
     GTK_CHECK_BUTTON (natter_preferences_window_get_editor_widget (f->window, "server:fake"))));
 }
 
+/* The call timeout is a setting on the page: 60 s until changed, the
+ * spin button writes the key and the running clients take it; the key
+ * changed elsewhere shows in the spin button. */
+static void
+test_call_timeout (Fixture       *f,
+                   gconstpointer  data)
+{
+  GtkWidget *spin = natter_preferences_window_get_mcp_widget (f->window, NULL, "timeout");
+  GtkWidget *row;
+  NatterMcpClient *client;
+
+  g_assert_true (GTK_IS_SPIN_BUTTON (spin));
+  g_assert_true (gtk_widget_is_visible (spin));
+  row = gtk_widget_get_ancestor (spin, ADW_TYPE_ACTION_ROW);
+  g_assert_nonnull (row);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "Call Timeout");
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (spin)), ==, 60);
+
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 90);
+  g_assert_cmpuint (g_settings_get_uint (f->settings, "mcp-timeout"), ==, 90);
+  client = g_ptr_array_index (natter_mcp_manager_get_clients (natter_services_get_mcp_manager (f->services)), 0);
+  g_assert_cmpstr (natter_mcp_client_get_config (client)->name, ==, "fake");
+  g_assert_cmpuint (natter_mcp_client_get_timeout (client), ==, 90);
+
+  g_settings_set_uint (f->settings, "mcp-timeout", 30);
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (spin)), ==, 30);
+  g_assert_cmpuint (natter_mcp_client_get_timeout (client), ==, 30);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -260,6 +289,7 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/add-edit-test-remove", Fixture, NULL, fixture_set_up, test_add_edit_test_remove,
               fixture_tear_down);
+  g_test_add ("/preferences/mcp/call-timeout", Fixture, NULL, fixture_set_up, test_call_timeout, fixture_tear_down);
   g_test_add ("/preferences/mcp/agent-servers", Fixture, NULL, fixture_set_up, test_agent_servers,
               fixture_tear_down);
   return g_test_run ();

@@ -182,6 +182,14 @@ test_typing_and_queueing_while_streaming (void)
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   type_and_enter (window, "Never mind");
   wait_queue (window, 2, "Never mind");
+  /* Queued messages fit a window 360 px wide: nothing in them makes the
+   * window wider. */
+  {
+    int minimum;
+
+    gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+    g_assert_cmpint (minimum, <=, 360);
+  }
 
   /* Edit the first, remove the second. */
   view = window->queue_view;

@@ -1025,6 +1025,64 @@ code_block_of (NatterWindow *window,
   return block;
 }
 
+static gboolean
+model_held (gpointer data)
+{
+  return natter_fake_model_get_n_held (((UiWorld *) data)->w->fakes->model) == 1;
+}
+
+/* A block that arrives a piece at a time, as a server streams it (the
+ * fence first, its one line after), is as tall as its code once the
+ * answer is in: its height follows what was appended. */
+static void
+test_rich_code_block_streamed (void)
+{
+  static const char *deltas[] = {
+    "Here is code:\n\n", "```python\n", "print('hi')\n", "```\n\n", "Done.",
+  };
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Streamed code");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *literal = NULL;
+  g_autoptr(GString) answer = g_string_new (NULL);
+  g_autoptr(JsonNode) message = natter_test_json ("{\"role\":\"assistant\"}");
+  NatterWindow *window;
+  BlockShown b;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  turn_id = ui_send (u, session_id, "Some Python");
+  ui_wait_until (model_held, u);
+  for (guint i = 0; i < G_N_ELEMENTS (deltas); i++)
+    {
+      natter_turn_event_hub_emit_delta (u->w->hub, turn_id, 0, NATTER_DELTA_TEXT, deltas[i]);
+      g_string_append (answer, deltas[i]);
+      ui_wait_painted ();
+    }
+  json_object_set_string_member (json_node_get_object (message), "content", answer->str);
+  literal = json_to_string (message, FALSE);
+  natter_fake_model_release_with (u->w->fakes->model, literal);
+  ui_wait_turn (u, turn_id);
+  /* The conversation is then named (automatic titles), which the
+   * timeline hears of as well. */
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+
+    natter_sessions_set_title_async (u->sessions, session_id, "Printing hi", NULL, ui_result_cb, &result);
+    ui_wait_until (ui_result_ready, &result);
+    g_assert_true (natter_sessions_set_title_finish (u->sessions, result, NULL));
+  }
+  for (int i = 0; i < 5; i++)
+    ui_wait_painted ();
+
+  b = (BlockShown) { code_block_of (window, turn_id), 1 };
+  ui_wait_until_full (code_lines_shown, describe_block, &b);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 static void
 test_rich_code_block_whole (void)
 {
@@ -1202,6 +1260,7 @@ main (int   argc,
   g_test_add_func ("/rich/turn", test_rich_turn);
   g_test_add_func ("/rich/copy", test_rich_copy);
   g_test_add_func ("/rich/code-block-whole", test_rich_code_block_whole);
+  g_test_add_func ("/rich/code-block-streamed", test_rich_code_block_streamed);
   g_test_add_func ("/rich/branch", test_rich_branch);
   g_test_add_func ("/rich/limit-and-groups", test_rich_limit_and_groups);
   g_test_add_func ("/rich/try-again-latest", test_rich_try_again_latest);

@@ -31,6 +31,7 @@ typedef struct
   GtkEditable             *name_entry;
   GtkEditable             *target_entry;
   GtkWidget               *save_button;
+  GtkSpinButton           *timeout_spin;
   guint                    reload_id;
 } McpPage;
 
@@ -437,6 +438,36 @@ add_group (McpPage *page)
   return group;
 }
 
+/* How long a call waits, for every server whose mcp.json entry names no
+ * timeout of its own. AdwSpinRow is newer than libadwaita 1.2, so a spin
+ * button sits at the end of an action row. */
+static AdwPreferencesGroup *
+timeout_group (McpPage *page)
+{
+  AdwPreferencesGroup *group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *spin = gtk_spin_button_new_with_range (1, 3600, 1);
+
+  adw_preferences_group_set_title (group, _("Calls"));
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Call Timeout"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
+                               _("Seconds a call waits for the server’s answer. A server’s own “timeout” "
+                                 "in mcp.json wins."));
+  gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Call timeout in seconds"), -1);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), spin);
+  adw_preferences_group_add (group, row);
+  /* The adjustment's double and the setting's uint convert both ways;
+   * the bounds are the key's range. */
+  g_object_bind_property (natter_services_get_settings (page->window->services), "mcp-timeout",
+                          gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (spin)), "value",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  page->timeout_spin = GTK_SPIN_BUTTON (spin);
+  return group;
+}
+
 /**
  * natter_preferences_window_add_mcp_page:
  * @self: the window
@@ -465,6 +496,7 @@ natter_preferences_window_add_mcp_page (NatterPreferencesWindow *self)
   adw_preferences_group_set_description (page->group, description);
   adw_preferences_page_add (prefs_page, page->group);
   adw_preferences_page_add (prefs_page, add_group (page));
+  adw_preferences_page_add (prefs_page, timeout_group (page));
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), prefs_page);
 
   g_signal_connect_object (page->manager, "tools-changed", G_CALLBACK (natter_preferences_window_rebuild_mcp), self,
@@ -503,6 +535,8 @@ natter_preferences_window_get_mcp_widget (NatterPreferencesWindow *self,
         return GTK_WIDGET (page->target_entry);
       if (g_str_equal (field, "save"))
         return page->save_button;
+      if (g_str_equal (field, "timeout"))
+        return GTK_WIDGET (page->timeout_spin);
       return NULL;
     }
   key = g_strdup_printf ("%s\x1f%s", server, field);

@@ -96,8 +96,8 @@ void                     natter_preferences_window_rebuild_mcp            (Natte
 /* For tests */
 
 /* The Tool Servers page: with @server, its "row", "switch", "edit",
- * "test" or "remove"; without, the "name" and "target" entries and the
- * "save" button. */
+ * "test" or "remove"; without, the "name" and "target" entries, the
+ * "save" button and the call "timeout" spin button. */
 GtkWidget   *natter_preferences_window_get_mcp_widget     (NatterPreferencesWindow *self,
                                                             const char              *server,
                                                             const char              *field);
