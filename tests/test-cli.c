@@ -58,6 +58,8 @@ typedef struct
   GPtrArray  *auths;      /* char*: every Authorization header */
   char       *read_call;  /* the read_file tool call step, built per test */
   Step        read_step;
+  const char *models;     /* the body of GET /v1/models, or NULL: not asked */
+  guint       n_models;   /* how often it was asked */
 } Server;
 
 static void
@@ -76,6 +78,14 @@ server_cb (SoupServer        *soup,
   guint index = server->bodies->len;
   const Step *step;
 
+  if (server->models != NULL && g_str_equal (path, "/v1/models"))
+    {
+      server->n_models++;
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, server->models,
+                                        strlen (server->models));
+      soup_server_message_set_status (msg, 200, NULL);
+      return;
+    }
   g_assert_cmpstr (path, ==, "/v1/chat/completions");
   g_ptr_array_add (server->bodies, g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body)));
   g_ptr_array_add (server->auths, g_strdup (auth != NULL ? auth : ""));
@@ -899,6 +909,49 @@ test_compact (Fixture       *f,
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "They said hello twice."));
 }
 
+/* `send` follows the auto-compact setting (on by default): the last
+ * prompt took 900 of the 1,000 tokens the server reports for m1, so the
+ * earlier turns are summarized first, said on stderr, and the message
+ * goes out with the summary; stdout stays the ids. */
+static void
+test_send_auto_compact (Fixture       *f,
+                        gconstpointer  data)
+{
+#define USAGE(prompt) "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":" #prompt ",\"completion_tokens\":2}}\n\n"
+  static const Step SMALL = { CHUNK ("Hello") FINISH ("stop") USAGE (10) DONE, FALSE };
+  static const Step LARGE = { CHUNK ("Hello") FINISH ("stop") USAGE (900) DONE, FALSE };
+  static const Step SUMMARY = { CHUNK ("They said hello thrice.") FINISH ("stop") DONE, FALSE };
+#undef USAGE
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+
+  f->server->models = "{\"object\":\"list\",\"data\":[{\"id\":\"m1\",\"max_model_len\":1000}]}";
+  script (f, &SMALL, &SMALL, &LARGE, &SUMMARY, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "hello", "again");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "hello", "thrice");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "fourth");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.err, "Compacted the conversation before sending ("));
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  /* Each process asks once: the window is kept in memory only. */
+  g_assert_cmpuint (f->server->n_models, ==, 3);
+  g_assert_cmpuint (f->server->bodies->len, ==, 5);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "Summarize the conversation below"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 4), "They said hello thrice."));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 4), "fourth"));
+}
+
 /* A turn that fails because the conversation no longer fits the model's
  * context window says that `natter compact SESSION` helps. */
 static void
@@ -1278,6 +1331,7 @@ main (int   argc,
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
   ADD ("/cli/send/auto-title", test_send_auto_title);
   ADD ("/cli/compact", test_compact);
+  ADD ("/cli/send-auto-compact", test_send_auto_compact);
   ADD ("/cli/overflow-hint", test_overflow_hint);
   ADD ("/cli/recover", test_recover);
   ADD ("/cli/export-import", test_export_import);

@@ -295,6 +295,7 @@ struct _NatterSettings
   guint      mcp_timeout;             /* s */
   gboolean   auto_permission;
   gboolean   auto_title;
+  gboolean   auto_compact;
   char      *last_session;
   int        window_width;
   int        window_height;
@@ -314,6 +315,7 @@ enum {
   PROP_MCP_TIMEOUT,
   PROP_AUTO_PERMISSION,
   PROP_AUTO_TITLE,
+  PROP_AUTO_COMPACT,
   PROP_LAST_SESSION,
   PROP_WINDOW_WIDTH,
   PROP_WINDOW_HEIGHT,
@@ -336,6 +338,7 @@ static const struct
   { PROP_MCP_TIMEOUT, "mcp-timeout" },
   { PROP_AUTO_PERMISSION, "auto-permission" },
   { PROP_AUTO_TITLE, "auto-title" },
+  { PROP_AUTO_COMPACT, "auto-compact" },
   { PROP_LAST_SESSION, "last-session" },
   { PROP_WINDOW_WIDTH, "window-width" },
   { PROP_WINDOW_HEIGHT, "window-height" },
@@ -404,6 +407,7 @@ natter_settings_get_property (GObject    *object,
     case PROP_MCP_TIMEOUT: g_value_set_uint (value, self->mcp_timeout); break;
     case PROP_AUTO_PERMISSION: g_value_set_boolean (value, self->auto_permission); break;
     case PROP_AUTO_TITLE: g_value_set_boolean (value, self->auto_title); break;
+    case PROP_AUTO_COMPACT: g_value_set_boolean (value, self->auto_compact); break;
     case PROP_LAST_SESSION: g_value_set_string (value, self->last_session); break;
     case PROP_WINDOW_WIDTH: g_value_set_int (value, self->window_width); break;
     case PROP_WINDOW_HEIGHT: g_value_set_int (value, self->window_height); break;
@@ -435,6 +439,7 @@ natter_settings_set_property (GObject      *object,
     case PROP_MCP_TIMEOUT: SET_SCALAR (mcp_timeout, g_value_get_uint (value), prop_id); break;
     case PROP_AUTO_PERMISSION: SET_SCALAR (auto_permission, g_value_get_boolean (value), prop_id); break;
     case PROP_AUTO_TITLE: SET_SCALAR (auto_title, g_value_get_boolean (value), prop_id); break;
+    case PROP_AUTO_COMPACT: SET_SCALAR (auto_compact, g_value_get_boolean (value), prop_id); break;
     case PROP_LAST_SESSION: set_string (self, &self->last_session, g_value_get_string (value), prop_id); break;
     case PROP_WINDOW_WIDTH: SET_SCALAR (window_width, g_value_get_int (value), prop_id); break;
     case PROP_WINDOW_HEIGHT: SET_SCALAR (window_height, g_value_get_int (value), prop_id); break;
@@ -554,6 +559,8 @@ natter_settings_class_init (NatterSettingsClass *klass)
   properties[PROP_AUTO_PERMISSION] = g_param_spec_boolean ("auto-permission", NULL, NULL, FALSE, flags);
   /** NatterSettings:auto-title: the `auto-title` key */
   properties[PROP_AUTO_TITLE] = g_param_spec_boolean ("auto-title", NULL, NULL, TRUE, flags);
+  /** NatterSettings:auto-compact: the `auto-compact` key */
+  properties[PROP_AUTO_COMPACT] = g_param_spec_boolean ("auto-compact", NULL, NULL, TRUE, flags);
   /** NatterSettings:last-session: the `last-session` key, a session id or "" */
   properties[PROP_LAST_SESSION] = g_param_spec_string ("last-session", NULL, NULL, "", flags);
   /** NatterSettings:window-width: the `window-width` key, in pixels */
@@ -574,6 +581,7 @@ natter_settings_init (NatterSettings *self)
   self->default_model = g_strdup ("");
   self->max_model_calls = NATTER_DEFAULT_MAX_MODEL_CALLS;
   self->auto_title = TRUE;
+  self->auto_compact = TRUE;
   self->attachment_size_limit = NATTER_DEFAULT_ATTACHMENT_SIZE_LIMIT;
   self->mcp_timeout = NATTER_MCP_DEFAULT_TIMEOUT_SECONDS;
   self->last_session = g_strdup ("");
@@ -833,6 +841,58 @@ natter_settings_get_auto_permission (NatterSettings *self)
 {
   g_return_val_if_fail (NATTER_IS_SETTINGS (self), FALSE);
   return self->auto_permission;
+}
+
+/**
+ * natter_settings_get_auto_compact:
+ * @self: the settings
+ *
+ * Whether a conversation is compacted before a message is sent once the
+ * last model call's prompt passed 80% of the model's context window
+ * (session-layer-spec.md §12.3).
+ *
+ * Returns: the `auto-compact` key
+ */
+gboolean
+natter_settings_get_auto_compact (NatterSettings *self)
+{
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), TRUE);
+
+  return self->auto_compact;
+}
+
+/**
+ * natter_settings_get_context_window:
+ * @self: the settings
+ * @provider: a provider id
+ * @model: a model name
+ *
+ * The context window the user set for @model of @provider: the entry
+ * "@provider/@model" of the `context-windows` key. It wins over what the
+ * server reports.
+ *
+ * Returns: the window in tokens, or 0 when the user set none (or the
+ *   settings are the built-in defaults)
+ */
+guint
+natter_settings_get_context_window (NatterSettings *self,
+                                    const char     *provider,
+                                    const char     *model)
+{
+  g_autoptr(GVariant) windows = NULL;
+  g_autofree char *key = NULL;
+  gint32 window = 0;
+
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), 0);
+  g_return_val_if_fail (provider != NULL && model != NULL, 0);
+
+  if (self->settings == NULL)
+    return 0;
+  windows = g_settings_get_value (self->settings, "context-windows");
+  key = g_strconcat (provider, "/", model, NULL);
+  if (!g_variant_lookup (windows, key, "i", &window) || window <= 0)
+    return 0;
+  return (guint) window;
 }
 
 /**

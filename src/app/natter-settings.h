@@ -94,6 +94,10 @@ guint           natter_settings_get_max_model_calls (NatterSettings *self);
 guint64         natter_settings_get_attachment_size_limit (NatterSettings *self);
 gboolean        natter_settings_get_auto_permission (NatterSettings *self);
 gboolean        natter_settings_get_auto_title      (NatterSettings *self);
+gboolean        natter_settings_get_auto_compact    (NatterSettings *self);
+guint           natter_settings_get_context_window  (NatterSettings *self,
+                                                     const char     *provider,
+                                                     const char     *model);
 const char     *natter_settings_get_last_session   (NatterSettings  *self);
 void            natter_settings_set_last_session   (NatterSettings  *self,
                                                     const char      *session_id);

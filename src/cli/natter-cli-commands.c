@@ -228,7 +228,7 @@ send_with_model (Run *run)
 {
   if (run->session_id != NULL)
     {
-      natter_cli_send_message (run);
+      natter_cli_auto_compact_then_send (run);
       return;
     }
   natter_sessions_create_session_async (natter_services_get_sessions (run->services), NULL,

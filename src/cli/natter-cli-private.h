@@ -133,6 +133,7 @@ void natter_cli_command_delete     (Run *run);
 void natter_cli_command_fork       (Run *run);
 void natter_cli_command_recover    (Run *run);
 void natter_cli_command_compact    (Run *run);
+void natter_cli_auto_compact_then_send (Run *run);
 
 NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
                                                     const char *session_id);

@@ -27,6 +27,7 @@ typedef enum
 {
   CALL_CHAT,
   CALL_MODELS,
+  CALL_JSON,     /* any JSON object, returned as its root node */
 } CallKind;
 
 typedef enum
@@ -259,6 +260,27 @@ parse_models (GTask      *task,
   g_task_return_pointer (task, g_strv_builder_end (builder), (GDestroyNotify) g_strfreev);
 }
 
+static void
+parse_json (GTask      *task,
+            const char *body,
+            gsize       len)
+{
+  NatterOpenaiProvider *self = g_task_get_source_object (task);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  if (!json_parser_load_from_data (parser, body, len, NULL)
+      || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      call_return_error (task,
+                         natter_openai_provider_error (self, NATTER_PROVIDER_ERROR_BAD_RESPONSE,
+                                                       "%s sent an answer that is not a JSON object",
+                                                       self->display_name));
+      return;
+    }
+  call_settle (task);
+  g_task_return_pointer (task, json_parser_steal_root (parser), (GDestroyNotify) json_node_unref);
+}
+
 /* The whole body is in (or the read failed): decide the outcome. */
 static void
 finish_body (GTask *task)
@@ -276,6 +298,11 @@ finish_body (GTask *task)
       return;
 
     case BODY_JSON:
+      if (call->kind == CALL_JSON)
+        {
+          parse_json (task, (const char *) call->collected->data, call->collected->len);
+          return;
+        }
       if (call->kind == CALL_MODELS)
         {
           parse_models (task, (const char *) call->collected->data, call->collected->len);
@@ -481,7 +508,7 @@ send_cb (GObject      *source,
       call->collected = g_byte_array_new ();
       call->collect_limit = MAX_ERROR_BODY_BYTES;
     }
-  else if (call->kind == CALL_MODELS)
+  else if (call->kind == CALL_MODELS || call->kind == CALL_JSON)
     {
       call->mode = BODY_JSON;
       call->collected = g_byte_array_new ();
@@ -516,37 +543,22 @@ send_cb (GObject      *source,
   read_next (g_steal_pointer (&task));
 }
 
-/**
- * natter_openai_call_start:
- * @self: a provider
- * @task: (transfer full): the task of the operation; the call becomes its
- *   task data and returns through it
- * @stream: (nullable): the stream assembler of a chat completion, or
- *   %NULL for the model list
- * @method: the HTTP method
- * @path: the path below the base URL, with its leading '/'
- * @body: (nullable): the JSON request body
- * @cancellable: (nullable): the caller's cancellable
- *
- * Starts one HTTP call. A chat call returns a boolean through @task once
- * @stream holds the answer; a model list call returns a #GStrv. Either
- * fails with a %NATTER_PROVIDER_ERROR.
- */
-void
-natter_openai_call_start (NatterOpenaiProvider *self,
-                          GTask                *task,
-                          NatterChatStream     *stream,
-                          const char           *method,
-                          const char           *path,
-                          GBytes               *body,
-                          GCancellable         *cancellable)
+static void
+call_start_url (NatterOpenaiProvider *self,
+                GTask                *task,
+                CallKind              kind,
+                NatterChatStream     *stream,
+                const char           *method,
+                const char           *url,
+                const char           *path,
+                GBytes               *body,
+                GCancellable         *cancellable)
 {
-  g_autofree char *url = g_strconcat (self->base_url, path, NULL);
   g_autoptr(GUri) uri = g_uri_parse (url, SOUP_HTTP_URI_FLAGS, NULL);
   SoupMessageHeaders *headers;
   Call *call = g_new0 (Call, 1);
 
-  call->kind = stream != NULL ? CALL_CHAT : CALL_MODELS;
+  call->kind = kind;
   if (stream != NULL)
     call->stream = g_object_ref (stream);
   call->cancellable = g_cancellable_new ();
@@ -602,8 +614,63 @@ natter_openai_call_start (NatterOpenaiProvider *self,
     }
   call_touch (call);
 
-  g_debug ("%s: %s %s%s", self->id, method, self->display_base, path);
+  g_debug ("%s: %s %s%s", self->id, method, self->display_base, path != NULL ? path : g_uri_get_path (uri));
 
   soup_session_send_async (self->session, call->msg, G_PRIORITY_DEFAULT,
                            call->cancellable, send_cb, task);
+}
+
+/**
+ * natter_openai_call_start:
+ * @self: a provider
+ * @task: (transfer full): the task of the operation; the call becomes its
+ *   task data and returns through it
+ * @stream: (nullable): the stream assembler of a chat completion, or
+ *   %NULL for the model list
+ * @method: the HTTP method
+ * @path: the path below the base URL, with its leading '/'
+ * @body: (nullable): the JSON request body
+ * @cancellable: (nullable): the caller's cancellable
+ *
+ * Starts one HTTP call. A chat call returns a boolean through @task once
+ * @stream holds the answer; a model list call returns a #GStrv. Either
+ * fails with a %NATTER_PROVIDER_ERROR.
+ */
+void
+natter_openai_call_start (NatterOpenaiProvider *self,
+                          GTask                *task,
+                          NatterChatStream     *stream,
+                          const char           *method,
+                          const char           *path,
+                          GBytes               *body,
+                          GCancellable         *cancellable)
+{
+  g_autofree char *url = g_strconcat (self->base_url, path, NULL);
+
+  call_start_url (self, task, stream != NULL ? CALL_CHAT : CALL_MODELS, stream, method, url, path, body,
+                  cancellable);
+}
+
+/**
+ * natter_openai_call_start_json:
+ * @self: a provider
+ * @task: (transfer full): the task of the operation
+ * @method: the HTTP method
+ * @url: the whole URL (a server's native API may live beside the base URL)
+ * @body: (nullable): the JSON request body
+ * @cancellable: (nullable): the caller's cancellable
+ *
+ * Starts one HTTP call whose answer is a JSON object: @task returns its
+ * root #JsonNode (transfer full), or a %NATTER_PROVIDER_ERROR as the
+ * other calls do.
+ */
+void
+natter_openai_call_start_json (NatterOpenaiProvider *self,
+                               GTask                *task,
+                               const char           *method,
+                               const char           *url,
+                               GBytes               *body,
+                               GCancellable         *cancellable)
+{
+  call_start_url (self, task, CALL_JSON, NULL, method, url, NULL, body, cancellable);
 }

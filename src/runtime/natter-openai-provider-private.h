@@ -56,6 +56,13 @@ void    natter_openai_call_start                   (NatterOpenaiProvider *self,
                                                     GBytes               *body,
                                                     GCancellable         *cancellable);
 
+void    natter_openai_call_start_json              (NatterOpenaiProvider *self,
+                                                    GTask                *task,
+                                                    const char           *method,
+                                                    const char           *url,
+                                                    GBytes               *body,
+                                                    GCancellable         *cancellable);
+
 GError *natter_openai_provider_error_literal       (NatterOpenaiProvider *self,
                                                     NatterProviderError   code,
                                                     const char           *message);

@@ -56,4 +56,13 @@ GStrv                 natter_openai_provider_list_models_finish (NatterOpenaiPro
                                                                  GAsyncResult          *result,
                                                                  GError               **error);
 
+void                  natter_openai_provider_context_window_async  (NatterOpenaiProvider  *self,
+                                                                    const char            *model,
+                                                                    GCancellable          *cancellable,
+                                                                    GAsyncReadyCallback    callback,
+                                                                    gpointer               user_data);
+gint64                natter_openai_provider_context_window_finish (NatterOpenaiProvider  *self,
+                                                                    GAsyncResult          *result,
+                                                                    GError               **error);
+
 G_END_DECLS

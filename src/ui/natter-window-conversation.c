@@ -15,6 +15,7 @@
 
 #include "natter-ask-human-card.h"
 #include "natter-attachment-intake.h"
+#include "natter-auto-compact.h"
 #include "natter-branch-row.h"
 #include "natter-permission-card.h"
 #include "natter-provider-error.h"
@@ -469,6 +470,7 @@ typedef struct
   gboolean      restore_draft;
   gboolean      queue;          /* an answer runs: queue it after */
   gboolean      refocus;
+  gboolean      compact_checked; /* the auto-compact setting had its say */
   JsonObject        *input;
   NatterSendOptions *options;
   GPtrArray         *sources;   /* nullable: the attachments, not yet stored */
@@ -546,6 +548,24 @@ send_message_cb (GObject      *source,
 
 static void send_with_options (SendData *data);
 
+static void
+auto_compacted_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  SendData *data = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *compaction_id = natter_auto_compact_finish (NATTER_SESSIONS (source), result, &error);
+
+  /* A failed compaction costs the message nothing: it goes out with the
+   * whole history, and the toast says why nothing was summarized. */
+  if (compaction_id == NULL && error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error_toast (data->self,
+                                     g_strdup_printf (_("The conversation could not be compacted before "
+                                                        "sending: %s"), error->message));
+  send_with_options (data);
+}
+
 /* Whether @input already carries parts (its attachments were stored). */
 static gboolean
 json_node_holds_array_content (JsonObject *input)
@@ -616,6 +636,15 @@ send_with_options (SendData *data)
       natter_attachments_store_async (self->blobs, data->sources,
                                       natter_settings_get_attachment_size_limit (self->settings),
                                       self->cancellable, attachments_stored_cb, data);
+      return;
+    }
+  /* Only a message sent now: a queued one waits for an answer whose
+   * usage is not known yet. */
+  if (!data->queue && !data->compact_checked)
+    {
+      data->compact_checked = TRUE;
+      natter_auto_compact_async (self->sessions, self->registry, self->settings, data->session_id,
+                                 self->cancellable, auto_compacted_cb, data);
       return;
     }
   if (data->queue)

@@ -464,6 +464,28 @@ test_auto_title_switch (Fixture       *f,
   g_assert_true (gtk_switch_get_active (toggle));
 }
 
+/* "Compact Long Conversations Automatically" is the auto-compact key, on
+ * by default, both ways; the settings the window and the command line ask
+ * before a send follow. */
+static void
+test_auto_compact_switch (Fixture       *f,
+                          gconstpointer  data)
+{
+  GtkSwitch *toggle = GTK_SWITCH (natter_preferences_window_get_widget (f->window, "auto-compact"));
+  NatterSettings *settings = natter_services_get_settings (f->services);
+
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (gtk_widget_get_ancestor (GTK_WIDGET (toggle),
+                                                                                           ADW_TYPE_ACTION_ROW))),
+                   ==, "Compact Long Conversations Automatically");
+  g_assert_true (gtk_switch_get_active (toggle));
+  g_assert_true (natter_settings_get_auto_compact (settings));
+  gtk_switch_set_active (toggle, FALSE);
+  g_assert_false (g_settings_get_boolean (f->settings, "auto-compact"));
+  g_assert_false (natter_settings_get_auto_compact (settings));
+  g_settings_set_boolean (f->settings, "auto-compact", TRUE);
+  g_assert_true (gtk_switch_get_active (toggle));
+}
+
 static void
 test_remove_undo_add (Fixture       *f,
                       gconstpointer  data)
@@ -789,6 +811,7 @@ main (int   argc,
   ADD ("/preferences/default-model", test_default_model);
   ADD ("/preferences/limit-and-switch", test_limit_and_switch);
   ADD ("/preferences/auto-title-switch", test_auto_title_switch);
+  ADD ("/preferences/auto-compact-switch", test_auto_compact_switch);
   ADD ("/preferences/remove-undo-add", test_remove_undo_add);
   ADD ("/preferences/agents", test_agents);
   ADD ("/preferences/agent-model-picker", test_agent_model_picker);

@@ -40,6 +40,7 @@ struct _NatterPreferencesWindow
   GtkSpinButton        *max_calls_spin;
   GtkSwitch            *auto_permission_switch;
   GtkSwitch            *auto_title_switch;
+  GtkSwitch            *auto_compact_switch;
   AdwActionRow         *data_dir_row;
   AdwExpanderRow       *assistant_row;
   AdwPreferencesGroup  *agents_group;
@@ -107,7 +108,7 @@ GtkWidget   *natter_preferences_window_get_provider_widget (NatterPreferencesWin
                                                             const char              *field);
 gboolean     natter_preferences_window_get_key_stored     (NatterPreferencesWindow *self,
                                                             const char              *provider_id);
-/* @name: "provider", "model", "max-calls", "auto-permission", "auto-title", "data-dir",
+/* @name: "provider", "model", "max-calls", "auto-permission", "auto-title", "auto-compact", "data-dir",
  * "add-provider", "add-agent", "assistant" */
 GtkWidget   *natter_preferences_window_get_widget         (NatterPreferencesWindow *self,
                                                             const char              *name);

@@ -348,6 +348,7 @@ natter_preferences_window_class_init (NatterPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, max_calls_spin);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, auto_permission_switch);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, auto_title_switch);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, auto_compact_switch);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, data_dir_row);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, assistant_row);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, agents_group);
@@ -414,6 +415,8 @@ natter_preferences_window_new (GtkWindow      *parent,
   g_object_bind_property (self->settings, "auto-permission", self->auto_permission_switch, "active",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
   g_object_bind_property (self->settings, "auto-title", self->auto_title_switch, "active",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  g_object_bind_property (self->settings, "auto-compact", self->auto_compact_switch, "active",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 
   data_dir = g_file_get_path (natter_services_get_data_dir (services));
@@ -488,6 +491,8 @@ natter_preferences_window_get_widget (NatterPreferencesWindow *self,
     return GTK_WIDGET (self->auto_permission_switch);
   if (g_str_equal (name, "auto-title"))
     return GTK_WIDGET (self->auto_title_switch);
+  if (g_str_equal (name, "auto-compact"))
+    return GTK_WIDGET (self->auto_compact_switch);
   if (g_str_equal (name, "data-dir"))
     return GTK_WIDGET (self->data_dir_row);
   if (g_str_equal (name, "add-provider"))
