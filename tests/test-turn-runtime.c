@@ -497,6 +497,7 @@ test_model_call_limit (Fixture       *f,
   outcome = advance (f, turn_id, NULL, NULL);
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_FAILED);
   g_assert_cmpstr (outcome->code, ==, "model-call-limit");
+  g_assert_cmpstr (outcome->error, ==, "The turn reached its limit of 10 model calls");
   assert_types (f, turn_id, expected->str);
 }
 
