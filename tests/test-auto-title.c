@@ -242,7 +242,15 @@ test_titled_once (Fixture       *f,
   settle (f, first);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  /* The conversation's own request offers the agent's tools; the title
+   * request offers none, so the model can only answer in words. */
+  {
+    g_autoptr(JsonObject) answer_body = request_body (f, 0);
+
+    g_assert_true (json_object_has_member (answer_body, "tools"));
+  }
   body = request_body (f, 1);
+  g_assert_false (json_object_has_member (body, "tools"));
   g_assert_cmpstr (json_object_get_string_member (body, "model"), ==, "m");
   g_assert_cmpint (json_object_get_int_member (body, "max_tokens"), ==, 64);
   messages = json_object_get_array_member (body, "messages");

@@ -317,7 +317,15 @@ test_compact_then_send (Fixture       *f,
   /* The summarizer: the same model, a bounded answer, the transcript
    * before the kept turns and nothing of them. */
   g_assert_cmpuint (f->server->bodies->len, ==, 4);
+  /* The conversation's requests offer the agent's tools; the summary
+   * request offers none, so its one model call cannot be a tool call. */
+  {
+    g_autoptr(JsonObject) answer_body = request_body (f, 2);
+
+    g_assert_true (json_object_has_member (answer_body, "tools"));
+  }
   body = request_body (f, 3);
+  g_assert_false (json_object_has_member (body, "tools"));
   g_assert_cmpstr (json_object_get_string_member (body, "model"), ==, "m");
   g_assert_cmpint (json_object_get_int_member (body, "max_tokens"), ==, 2048);
   messages = json_object_get_array_member (body, "messages");

@@ -583,8 +583,13 @@ test_continue_after_failure (Fixture       *f,
   wait_status (f, sid, "failed");
   events = read_events (f->w->turn_repo, failed);
   if (limit)
-    g_assert_cmpstr (json_object_get_string_member (event_at (events, events->len - 1), "code"),
-                     ==, "model-call-limit");
+    {
+      g_assert_cmpstr (json_object_get_string_member (event_at (events, events->len - 1), "code"),
+                       ==, "model-call-limit");
+      /* One call is "1 model call", in the singular. */
+      g_assert_cmpstr (json_object_get_string_member (event_at (events, events->len - 1), "error"),
+                       ==, "The turn reached its limit of 1 model call");
+    }
 
   next = send (f, sid, "two");
   wait_status (f, sid, "completed");

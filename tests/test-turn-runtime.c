@@ -171,6 +171,50 @@ test_create_returns_resolution (Fixture       *f,
                                     json_node_get_object (g_ptr_array_index (events, 0))));
 }
 
+static void
+created_error_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GError **out = user_data;
+  g_autoptr(NatterTurnCreated) created = NULL;
+
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, out);
+  g_assert_null (created);
+}
+
+static JsonArray *
+resolved_tools (NatterTurnCreated *created)
+{
+  JsonObject *agent = json_object_get_object_member (natter_turn_created_get_event (created), "agent");
+
+  return json_object_get_array_member (json_object_get_object_member (agent, "resolved"), "tools");
+}
+
+/* `overrides.tools: []` offers the model no tools (a summary, a title);
+ * any other tool list is refused, not half applied. */
+static void
+test_create_without_tools (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(NatterTurnCreated) plain = create_turn_record (f, "{\"agentId\":\"helper\"}");
+  g_autoptr(NatterTurnCreated) bare = create_turn_record (f, "{\"agentId\":\"helper\",\"overrides\":{\"tools\":[]}}");
+  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\",\"overrides\":{\"tools\":[\"sa\"]}}");
+  g_autoptr(JsonNode) input = natter_test_json ("{\"role\":\"user\",\"content\":\"hi\"}");
+  g_autoptr(JsonNode) config = natter_test_json ("{\"humanAvailable\":true}");
+  GError *error = NULL;
+
+  g_assert_cmpuint (json_array_get_length (resolved_tools (plain)), >, 0);
+  g_assert_cmpuint (json_array_get_length (resolved_tools (bare)), ==, 0);
+
+  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL,
+                                         json_node_get_object (input), json_node_get_object (config),
+                                         NULL, created_error_cb, &error);
+  natter_test_wait_for_pointer ((gpointer *) &error, 5000);
+  g_assert_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+}
+
 /* Advances with an optional input literal and waits for the outcome. */
 static NatterTurnOutcome *
 advance (Fixture     *f,
@@ -497,6 +541,7 @@ test_model_call_limit (Fixture       *f,
   outcome = advance (f, turn_id, NULL, NULL);
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_FAILED);
   g_assert_cmpstr (outcome->code, ==, "model-call-limit");
+  g_assert_cmpstr (outcome->error, ==, "The turn reached its limit of 10 model calls");
   assert_types (f, turn_id, expected->str);
 }
 
@@ -1414,6 +1459,7 @@ main (int   argc,
 
   ADD ("plain-response", test_plain_response, NULL);
   ADD ("create-returns-resolution", test_create_returns_resolution, NULL);
+  ADD ("create-without-tools", test_create_without_tools, NULL);
   ADD ("provider-failure", test_provider_failure, NULL);
   ADD ("sync-tool-round-trip", test_sync_tool_round_trip, NULL);
   ADD ("sync-tool-throws", test_sync_tool_throws, NULL);

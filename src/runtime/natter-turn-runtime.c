@@ -212,6 +212,48 @@ requested_model_override (JsonObject *requested_agent)
   return model != NULL ? model : get_object_or_null (requested_agent, "model");
 }
 
+/* Reads `overrides.tools` of @requested_agent into @no_tools: an empty
+ * list asks for no tools, for a turn that wants only text (a summary, a
+ * title) and whose model must not answer with a tool call. Only the empty
+ * list is taken, since the runtime never offers a tool the agent does not
+ * have: anything else fails with NATTER_RUNTIME_ERROR_INVALID_ARGUMENT. */
+static gboolean
+read_tools_override (JsonObject  *requested_agent,
+                     gboolean    *no_tools,
+                     GError     **error)
+{
+  JsonObject *overrides = get_object_or_null (requested_agent, "overrides");
+  JsonNode *tools = overrides != NULL ? json_object_get_member (overrides, "tools") : NULL;
+
+  *no_tools = tools != NULL;
+  if (tools != NULL &&
+      (!JSON_NODE_HOLDS_ARRAY (tools) || json_array_get_length (json_node_get_array (tools)) > 0))
+    {
+      g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
+                           "agent.overrides.tools can only be an empty list");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Sets `tools` of @resolved: the agent's, or none when asked. */
+static gboolean
+resolve_tools (JsonObject  *resolved,
+               JsonObject  *agent,
+               JsonObject  *requested_agent,
+               GError     **error)
+{
+  gboolean no_tools;
+
+  if (!read_tools_override (requested_agent, &no_tools, error))
+    return FALSE;
+  if (!no_tools && json_object_has_member (agent, "tools"))
+    json_object_set_member (resolved, "tools", json_node_copy (json_object_get_member (agent, "tools")));
+  else
+    json_object_set_array_member (resolved, "tools", json_array_new ());
+  return TRUE;
+}
+
 /* The request as the file keeps it: the override at `overrides.model`,
  * where the reference format has it, never at the top level. */
 static JsonObject *
@@ -296,11 +338,8 @@ build_turn_created (NatterTurnRuntime  *self,
   json_object_set_string_member (resolved, "systemPrompt",
                                  json_object_get_string_member_with_default (agent, "systemPrompt", ""));
   json_object_set_member (resolved, "model", object_node (model));
-  if (json_object_has_member (agent, "tools"))
-    json_object_set_member (resolved, "tools",
-                            json_node_copy (json_object_get_member (agent, "tools")));
-  else
-    json_object_set_array_member (resolved, "tools", json_array_new ());
+  if (!resolve_tools (resolved, agent, requested_agent, error))
+    return NULL;
 
   json_object_set_object_member (agent_pair, "requested",
                                  requested_for_file (requested_agent, override));

@@ -22,6 +22,7 @@ struct _NatterSendOptions
   guint     max_model_calls;  /* 0: the runtime's default */
   guint     max_tokens;       /* 0: none sent */
   gboolean  auto_title;
+  gboolean  no_tools;
 };
 
 G_DEFINE_BOXED_TYPE (NatterSendOptions, natter_send_options,
@@ -69,6 +70,7 @@ natter_send_options_copy (const NatterSendOptions *self)
   copy->max_model_calls = self->max_model_calls;
   copy->max_tokens = self->max_tokens;
   copy->auto_title = self->auto_title;
+  copy->no_tools = self->no_tools;
   return copy;
 }
 
@@ -295,6 +297,39 @@ natter_send_options_get_auto_title (const NatterSendOptions *self)
   return self->auto_title;
 }
 
+/**
+ * natter_send_options_set_no_tools:
+ * @self: options
+ * @no_tools: whether the turn offers the model no tools at all
+ *
+ * A turn that only wants text back (a summary for compaction, §12.3, a
+ * title, §12.6) sends an empty tool list, so the model cannot answer
+ * with a tool call. Written as `agent.requested.overrides.tools: []`
+ * (turn-runtime.md §1).
+ */
+void
+natter_send_options_set_no_tools (NatterSendOptions *self,
+                                  gboolean           no_tools)
+{
+  g_return_if_fail (self != NULL);
+
+  self->no_tools = !!no_tools;
+}
+
+/**
+ * natter_send_options_get_no_tools:
+ * @self: options
+ *
+ * Returns: whether the turn offers the model no tools
+ */
+gboolean
+natter_send_options_get_no_tools (const NatterSendOptions *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->no_tools;
+}
+
 /* The RequestedAgent of the spec: `{agentId, model?: {provider, model}}`;
  * the runtime writes the model at `overrides.model`. */
 JsonObject *
@@ -310,6 +345,13 @@ natter_send_options_to_requested_agent (const NatterSendOptions *self)
       json_object_set_string_member (model, "provider", self->provider);
       json_object_set_string_member (model, "model", self->model);
       json_object_set_object_member (agent, "model", model);
+    }
+  if (self->no_tools)
+    {
+      JsonObject *overrides = json_object_new ();
+
+      json_object_set_array_member (overrides, "tools", json_array_new ());
+      json_object_set_object_member (agent, "overrides", overrides);
     }
   return agent;
 }

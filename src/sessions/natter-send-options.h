@@ -37,6 +37,9 @@ guint              natter_send_options_get_max_tokens      (const NatterSendOpti
 void               natter_send_options_set_auto_title      (NatterSendOptions       *self,
                                                             gboolean                 auto_title);
 gboolean           natter_send_options_get_auto_title      (const NatterSendOptions *self);
+void               natter_send_options_set_no_tools        (NatterSendOptions       *self,
+                                                            gboolean                 no_tools);
+gboolean           natter_send_options_get_no_tools        (const NatterSendOptions *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSendOptions, natter_send_options_free)
 

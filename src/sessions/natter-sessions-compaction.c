@@ -524,6 +524,9 @@ compact_walked_cb (GObject      *object,
                                  json_object_get_string_member (model, "model"));
   natter_send_options_set_max_model_calls (data->options, 1);
   natter_send_options_set_max_tokens (data->options, SUMMARY_MAX_TOKENS);
+  /* The summary is text: offered no tool, the model cannot spend its one
+   * call on a tool call instead. */
+  natter_send_options_set_no_tools (data->options, TRUE);
 
   natter_context_resolver_materialize_async (natter_turn_runtime_get_context_resolver (data->base.self->runtime),
                                              data->before, NULL, compact_materialized_cb, g_steal_pointer (&task));

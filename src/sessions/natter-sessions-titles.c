@@ -358,6 +358,8 @@ title_ask (TitleJob        *job,
                                  json_object_get_string_member (model, "model"));
   natter_send_options_set_max_model_calls (options, 1);
   natter_send_options_set_max_tokens (options, TITLE_MAX_TOKENS);
+  /* A title is text: offered no tool, the model answers in words. */
+  natter_send_options_set_no_tools (options, TRUE);
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
   natter_headless_runner_run_async (runner, options, NULL, input, NULL, title_ran_cb, job);

@@ -648,6 +648,21 @@ update_marker_titles (NatterTimelineModel     *self,
     }
 }
 
+/* The hub says a turn's processing ended before the service lets go of
+ * its advance, so an item can still read as running then; the service
+ * announces the settled turn with the index change that follows. */
+static void
+refresh_running (NatterTimelineModel *self)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, self->by_turn);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (natter_turn_item_get_running (value))
+      natter_turn_item_set_running (value, natter_sessions_is_turn_running (self->sessions, key));
+}
+
 /* The index entry is updated before the signal, and send_message starts
  * the advance right after it: adding the new turn here, synchronously,
  * means its first events and deltas find their item. */
@@ -669,6 +684,7 @@ session_index_changed_cb (NatterSessions      *sessions,
     }
   if (!self->loaded)
     return;
+  refresh_running (self);
   entry = natter_session_index_lookup (natter_sessions_list_sessions (sessions), session_id);
   if (entry == NULL)
     return;

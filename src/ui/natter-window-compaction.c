@@ -36,6 +36,40 @@ compaction_free (Compaction *compaction)
   g_free (compaction);
 }
 
+/* The service's compaction errors name the turn and the session for the
+ * command line; the window says the same in plain words (transfer full).
+ * A summary that failed keeps its reason, which names no ids. */
+static GError *
+plain_error (const GError *error)
+{
+  const char *text = NULL;
+
+  if (error->domain == NATTER_SESSION_ERROR)
+    switch (error->code)
+      {
+      case NATTER_SESSION_ERROR_TURN_NOT_SETTLED:
+        text = _("An answer is still being written, or the conversation changed meanwhile. "
+                 "Wait for the answer or stop it, then try again.");
+        break;
+      case NATTER_SESSION_ERROR_INVALID_ARGUMENT:
+        if (!g_str_has_prefix (error->message, "The summary could not be made"))
+          text = _("There are not enough earlier messages to summarize yet.");
+        break;
+      case NATTER_SESSION_ERROR_NOT_FOUND:
+        text = _("The conversation no longer exists.");
+        break;
+      case NATTER_SESSION_ERROR_CORRUPT:
+        text = _("The conversation's history is damaged.");
+        break;
+      case NATTER_SESSION_ERROR_LOCKED:
+        text = _("Another Natter is writing to this conversation. Try again in a moment.");
+        break;
+      default:
+        break;
+      }
+  return g_error_new_literal (error->domain, error->code, text != NULL ? text : error->message);
+}
+
 static void
 compacted_cb (GObject      *source,
               GAsyncResult *result,
@@ -50,8 +84,12 @@ compacted_cb (GObject      *source,
   if (compaction_id == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _natter_window_show_error (self, compaction->session_id, _("The conversation could not be compacted"),
-                                   error, NULL);
+        {
+          g_autoptr(GError) plain = plain_error (error);
+
+          _natter_window_show_error (self, compaction->session_id, _("The conversation could not be compacted"),
+                                     plain, NULL);
+        }
     }
   else if (compaction->resend != NULL && g_strcmp0 (self->session_id, compaction->session_id) == 0)
     _natter_window_send_text (self, compaction->resend, FALSE);
@@ -66,7 +104,11 @@ start (NatterWindow *self,
 {
   Compaction *compaction;
 
-  if (self->session_id == NULL || self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL)
+  /* The actions are off while the latest turn runs (see
+   * _natter_window_update_keyboard_actions()); a compaction then could
+   * only fail, so it never starts nor says it is summarizing. */
+  if (self->session_id == NULL || self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL ||
+      _natter_window_latest_is_running (self))
     return;
   compaction = g_new0 (Compaction, 1);
   compaction->self = g_object_ref (self);

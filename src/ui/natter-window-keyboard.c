@@ -46,6 +46,10 @@ _natter_window_update_keyboard_actions (NatterWindow *self)
   gtk_widget_action_set_enabled (widget, "win.stop", _natter_window_latest_is_running (self));
   gtk_widget_action_set_enabled (widget, "win.focus-composer", usable);
   gtk_widget_action_set_enabled (widget, "win.choose-model", usable);
+  /* Compaction waits for the latest turn: it summarizes settled turns. */
+  gtk_widget_action_set_enabled (widget, "win.compact", usable && !_natter_window_latest_is_running (self));
+  gtk_widget_action_set_enabled (widget, "win.compact-and-continue",
+                                 usable && !_natter_window_latest_is_running (self));
   gtk_widget_action_set_enabled (widget, "win.go-back",
                                  adw_leaflet_get_folded (self->leaflet) &&
                                  adw_leaflet_get_visible_child (self->leaflet) == self->content);

@@ -208,6 +208,80 @@ test_compact_shows_separator (void)
   ui_world_free (u);
 }
 
+static gboolean
+latest_running (gpointer data)
+{
+  return _natter_window_latest_is_running (data);
+}
+
+static gboolean
+latest_settled (gpointer data)
+{
+  NatterWindow *window = data;
+
+  return window->entry != NULL && natter_session_index_entry_get_turn_count (window->entry) == 2 &&
+         !_natter_window_latest_is_running (window) &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (window->entry), "completed") == 0;
+}
+
+static gboolean
+model_held (gpointer data)
+{
+  return natter_fake_model_get_n_held (data) == 1;
+}
+
+static gboolean
+error_bar_shown (gpointer data)
+{
+  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
+}
+
+/* While an answer is written Compact Conversation is off: nothing is
+ * summarized, no error is shown. Once the answer is there, a compaction
+ * that cannot be done says why in plain words, without any ids. */
+static void
+test_compact_waits_for_answer (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, NULL);
+  g_autofree char *t1 = NULL;
+  NatterWindow *window;
+  guint n_requests;
+  const char *detail;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"A1\"}",
+                            NATTER_FAKE_STEP_HOLD, NULL);
+  t1 = ui_send (u, session_id, "Q1");
+  ui_wait_turn (u, t1);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  natter_composer_set_text (natter_window_get_composer (window), "Q2");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_until (latest_running, window);
+  ui_wait_until (model_held, u->w->fakes->model);
+
+  n_requests = natter_fake_model_get_n_requests (u->w->fakes->model);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.compact", NULL);
+  ui_settle ();
+  natter_fake_model_release_with (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"A2\"}");
+  ui_wait_until (latest_settled, window);
+  ui_settle ();
+  g_assert_false (gtk_revealer_get_reveal_child (GTK_REVEALER (natter_window_get_error_bar (window))));
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, n_requests);
+
+  /* Two turns, both kept whole: nothing earlier to summarize. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.compact", NULL));
+  ui_wait_until (error_bar_shown, window);
+  g_assert_cmpstr (gtk_label_get_text (window->error_heading), ==, "The conversation could not be compacted");
+  detail = gtk_label_get_text (window->error_detail);
+  g_assert_cmpstr (detail, ==, "There are not enough earlier messages to summarize yet.");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 typedef struct
 {
   UiWorld    *u;
@@ -292,6 +366,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
   g_test_add_func ("/titles/sidebar-title-follows", test_sidebar_title_follows);
   g_test_add_func ("/compaction/separator", test_compact_shows_separator);
+  g_test_add_func ("/compaction/waits-for-answer", test_compact_waits_for_answer);
   g_test_add_func ("/compaction/compact-and-continue", test_compact_and_continue);
   status = g_test_run ();
   g_object_unref (app);

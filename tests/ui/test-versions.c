@@ -318,6 +318,62 @@ test_edit_message (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  UiWorld      *u;
+  const char   *session_id;
+} LiveEdit;
+
+/* The latest turn of the open session has settled (no advance left)
+ * and its row shows Edit under the sent message. */
+static gboolean
+live_edit_shown (gpointer data)
+{
+  LiveEdit *l = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (l->u->index, l->session_id);
+  const char *latest = entry != NULL ? natter_session_index_entry_get_latest_turn_id (entry) : NULL;
+  NatterTurnRow *row;
+  g_autoptr(GPtrArray) buttons = NULL;
+
+  ui_settle ();
+  if (latest == NULL || !ui_no_advances (l->u))
+    return FALSE;
+  row = find_row (l->window, latest);
+  if (row == NULL)
+    return FALSE;
+  buttons = ui_find_all (row, GTK_TYPE_BUTTON);
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), "Edit Message") == 0)
+      return gtk_widget_get_mapped (g_ptr_array_index (buttons, i));
+  return FALSE;
+}
+
+/* A message sent while the window is open gets Edit as soon as its turn
+ * settles, not only after the window is opened again. */
+static void
+test_edit_shown_live (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Live");
+  NatterWindow *window;
+  LiveEdit l;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Soup.\"}", NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  natter_composer_set_text (natter_window_get_composer (window), "What for lunch?");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  l = (LiveEdit) { window, u, session_id };
+  ui_wait_until (live_edit_shown, &l);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* Try Again on an answer: another answer, the first one kept as the
  * other version. */
 static void
@@ -367,6 +423,7 @@ main (int   argc,
 
   g_test_add_func ("/versions/switcher", test_switcher_widget);
   g_test_add_func ("/versions/edit-message", test_edit_message);
+  g_test_add_func ("/versions/edit-shown-live", test_edit_shown_live);
   g_test_add_func ("/versions/try-again", test_try_again_keeps_answer);
 
   status = g_test_run ();
