@@ -10,11 +10,7 @@
 
 #define G_LOG_DOMAIN "natter-turn-execution"
 
-#include "config.h"
-
 #include <string.h>
-
-#include <glib/gi18n.h>
 
 #include "natter-attachment-content.h"
 #include "natter-request-composer.h"
@@ -683,13 +679,10 @@ fail_at_limit (NatterTurnExecution *self)
 {
   JsonObject *config = json_object_get_object_member (natter_turn_state_get_definition (self->state), "config");
   gint64 max_calls = json_object_get_int_member (config, "maxModelCalls");
-  /* Translators: shown when a turn stops because it used up its model
-   * calls; %lu is how many it may make */
-  g_autofree char *message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                           "The turn reached its limit of %lu model call",
-                                                           "The turn reached its limit of %lu model calls",
-                                                           (gulong) max_calls),
-                                              (gulong) max_calls);
+  /* Kept in the turn file, so in English like every runtime message
+   * there, whatever language the app runs in. */
+  g_autofree char *message = g_strdup_printf ("The turn reached its limit of %" G_GINT64_FORMAT " model %s",
+                                              max_calls, max_calls == 1 ? "call" : "calls");
   GPtrArray *batch = _natter_turn_execution_new_batch ();
   JsonObject *event = _natter_turn_execution_new_event (self, batch, "turn_failed");
 
