@@ -30,6 +30,7 @@ struct _NatterAskHumanCard
   GtkEntry       *entry;
   GtkButton      *send_button;
   GtkLabel       *error_label;
+  gboolean        answering;
 };
 
 G_DEFINE_FINAL_TYPE (NatterAskHumanCard, natter_ask_human_card, GTK_TYPE_WIDGET)
@@ -57,11 +58,21 @@ respond_cb (GObject      *source,
     return;
   if (outcome == NULL && error != NULL)
     {
+      self->answering = FALSE;
       gtk_label_set_text (self->error_label, error->message);
       gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
       gtk_widget_set_sensitive (GTK_WIDGET (self->entry), TRUE);
       update_send_sensitivity (self);
     }
+}
+
+static gboolean
+holds_focus (NatterAskHumanCard *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  return focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self));
 }
 
 /**
@@ -80,6 +91,12 @@ natter_ask_human_card_send (NatterAskHumanCard *self)
   answer = gtk_editable_get_text (GTK_EDITABLE (self->entry));
   if (answer[0] == '\0' || !gtk_widget_get_sensitive (GTK_WIDGET (self->entry)))
     return;
+  /* The entry goes insensitive under the keyboard: the window places the
+   * focus first (the next waiting prompt, else the composer), as GTK's own
+   * later move would land anywhere. */
+  self->answering = TRUE;
+  if (holds_focus (self))
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.leave-prompt", NULL);
   gtk_widget_set_sensitive (GTK_WIDGET (self->entry), FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
   update_send_sensitivity (self);
@@ -227,5 +244,7 @@ natter_ask_human_card_focus_default (NatterAskHumanCard *self)
 {
   g_return_val_if_fail (NATTER_IS_ASK_HUMAN_CARD (self), FALSE);
 
+  if (self->answering)
+    return FALSE;
   return gtk_widget_grab_focus (GTK_WIDGET (self->entry));
 }

@@ -38,6 +38,7 @@ struct _NatterPermissionCard
   GtkWidget      *buttons;
   GtkWidget      *allow_button;
   GtkWidget      *always_button;
+  gboolean        answering;
 };
 
 G_DEFINE_FINAL_TYPE (NatterPermissionCard, natter_permission_card, GTK_TYPE_WIDGET)
@@ -47,6 +48,7 @@ static void
 show_refusal (NatterPermissionCard *self,
               const GError         *error)
 {
+  self->answering = FALSE;
   gtk_label_set_text (self->error_label, error->message);
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
   gtk_widget_set_sensitive (self->buttons, TRUE);
@@ -84,11 +86,28 @@ always_cb (GObject      *source,
     show_refusal (self, error);
 }
 
+/* Answering takes the buttons away from under the keyboard. Left to
+ * itself GTK moves the focus on to whatever follows in the window, later
+ * and not always to the same place; the window decides instead (the next
+ * waiting prompt, else the composer), before the buttons go insensitive,
+ * while this card already counts as answered. */
+static void
+begin_answer (NatterPermissionCard *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  self->answering = TRUE;
+  if (focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self)))
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.leave-prompt", NULL);
+  gtk_widget_set_sensitive (self->buttons, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+}
+
 static void
 always_clicked_cb (NatterPermissionCard *self)
 {
-  gtk_widget_set_sensitive (self->buttons, FALSE);
-  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  begin_answer (self);
   natter_sessions_allow_always_async (self->sessions, self->turn_id, self->tool_call_id, self->cancellable,
                                       always_cb, g_object_ref (self));
 }
@@ -97,8 +116,7 @@ static void
 decide (NatterPermissionCard *self,
         const char           *decision)
 {
-  gtk_widget_set_sensitive (self->buttons, FALSE);
-  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  begin_answer (self);
   natter_sessions_respond_to_permission_async (self->sessions, self->turn_id, self->tool_call_id,
                                                decision, NULL, self->cancellable,
                                                respond_cb, g_object_ref (self));
@@ -409,5 +427,7 @@ natter_permission_card_focus_default (NatterPermissionCard *self)
 {
   g_return_val_if_fail (NATTER_IS_PERMISSION_CARD (self), FALSE);
 
+  if (self->answering)
+    return FALSE;
   return gtk_widget_grab_focus (self->allow_button);
 }

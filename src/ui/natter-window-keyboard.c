@@ -305,6 +305,19 @@ focus_composer_activated (GtkWidget  *widget,
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }
 
+/* A prompt was answered from the keyboard: on to the next waiting prompt,
+ * else back to the composer to type on. */
+static void
+leave_prompt_activated (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (!focus_pending_prompt (self))
+    gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
+
 static void
 stop_activated (GtkWidget  *widget,
                 const char *action_name,
@@ -372,6 +385,7 @@ _natter_window_class_keyboard_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_activated);
   gtk_widget_class_install_action (widget_class, "win.focus-composer", NULL, focus_composer_activated);
+  gtk_widget_class_install_action (widget_class, "win.leave-prompt", NULL, leave_prompt_activated);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_activated);
   gtk_widget_class_install_action (widget_class, "win.choose-model", NULL, choose_model_activated);
   gtk_widget_class_install_action (widget_class, "win.go-back", NULL, go_back_activated);

@@ -878,6 +878,20 @@ turn_done (gpointer data)
   return ui_find_event (events, "turn_completed", NULL) != NULL;
 }
 
+static gboolean
+is_insensitive (gpointer widget)
+{
+  return !gtk_widget_is_sensitive (widget);
+}
+
+/* A button's activate (Space, Enter) presses it for a moment before it
+ * clicks: the decision is taken once the card's buttons go insensitive. */
+static void
+wait_insensitive (GtkWidget *widget)
+{
+  ui_wait_until (is_insensitive, widget);
+}
+
 static void
 test_keyboard_permission_prompt (void)
 {
@@ -927,8 +941,11 @@ test_keyboard_permission_prompt (void)
   tab (window, GTK_DIR_TAB_FORWARD);
 
   /* Space/Enter on Allow (the button's activate) decides; the focus,
-   * gone with the card's buttons, comes back to the composer. */
+   * gone with the card's buttons, is back in the composer at once, not
+   * wherever GTK would move it on the next frame. */
   gtk_widget_activate (allow);
+  wait_insensitive (allow);
+  g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (composer)));
   d = (Decided) { u, turn_id };
   ui_wait_until (turn_done, &d);
   events = ui_get_turn (u, turn_id);
@@ -987,6 +1004,7 @@ test_keyboard_ask_human_prompt (void)
   /* Enter in the entry's text sends. */
   g_assert_true (GTK_IS_TEXT (gtk_root_get_focus (GTK_ROOT (window))));
   g_signal_emit_by_name (gtk_root_get_focus (GTK_ROOT (window)), "activate");
+  g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (natter_window_get_composer (window))));
   d = (Decided) { u, turn_id };
   ui_wait_until (turn_done, &d);
   wait_focus_in (window, natter_window_get_composer (window));
