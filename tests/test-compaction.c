@@ -23,6 +23,7 @@
 #include "natter-sessions-private.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
+#include "natter-turn-context-resolver.h"
 
 #define SAY NATTER_TEST_SAY
 #define BROKEN NATTER_TEST_BROKEN
@@ -448,6 +449,86 @@ test_overflow_from_server (Fixture       *f,
     }
 }
 
+/* Moves the turn files of @turn_ids [0, @n) out of the store, so that a
+ * later read of any of them fails. */
+static void
+hide_turns (Fixture   *f,
+            GPtrArray *turn_ids,
+            guint      n)
+{
+  g_autoptr(GFile) hidden = g_file_get_child (f->dir, "hidden");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_make_directory (hidden, NULL, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *id = g_ptr_array_index (turn_ids, i);
+      g_autoptr(GFile) file = natter_jsonl_repo_get_file (natter_services_get_turn_repo (f->services), id, NULL);
+      g_autoptr(GFile) moved = g_file_get_child (hidden, id);
+
+      g_assert_true (g_file_move (file, moved, G_FILE_COPY_NONE, NULL, NULL, NULL, &error));
+      g_assert_no_error (error);
+    }
+}
+
+/* Compacting a 1,000-turn session: keeping the last 2 turns, the event
+ * names the 999th; the summarizer reads the 998 before it; and the next
+ * message, sent by a new process, carries exactly the summary, the two
+ * kept turns and itself, and needs no more than those 2 turn files (the
+ * 998 others are moved away first, and the context resolver reads at
+ * most 2). */
+static void
+test_compact_1000_turns (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GPtrArray) turns = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *session_id = NULL;
+  g_autofree char *compaction_id = NULL;
+  g_autofree char *next = NULL;
+  g_autofree char *sent = NULL;
+  g_autoptr(JsonObject) event = NULL;
+  g_autoptr(JsonObject) body = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterTurnContextResolver *resolver;
+  JsonArray *messages;
+  const char *asked;
+  guint reads;
+
+  session_id = natter_test_services_write_chain (f, 1000, turns);
+  SERVE (f, SAY ("Summary of 998 turns."), SAY ("Answer 1001."));
+
+  compaction_id = compact (f, session_id, 2, &error);
+  g_assert_no_error (error);
+  event = natter_test_services_last_event (f, session_id, "conversation_compacted");
+  g_assert_nonnull (event);
+  g_assert_cmpstr (json_object_get_string_member (event, "compactionId"), ==, compaction_id);
+  g_assert_cmpstr (json_object_get_string_member (event, "firstKeptTurnId"), ==, g_ptr_array_index (turns, 998));
+  body = natter_test_services_request_body (f, 0);
+  messages = json_object_get_array_member (body, "messages");
+  asked = json_object_get_string_member (json_array_get_object_element (messages, json_array_get_length (messages) - 1),
+                                         "content");
+  g_assert_nonnull (strstr (asked, "\nUser: Question 1.\n\nAssistant: Answer 1.\n"));
+  g_assert_nonnull (strstr (asked, "\nUser: Question 998.\n\nAssistant: Answer 998.\n"));
+  g_assert_null (strstr (asked, "Question 999."));
+
+  natter_test_services_reload (f);
+  hide_turns (f, turns, 998);
+  resolver = NATTER_TURN_CONTEXT_RESOLVER (natter_turn_runtime_get_context_resolver (
+                                             natter_services_get_runtime (f->services)));
+  reads = natter_turn_context_resolver_get_n_reads (resolver);
+  next = say (f, session_id, "Question 1001.");
+  g_assert_cmpuint (natter_turn_context_resolver_get_n_reads (resolver) - reads, <=, 2);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  sent = sent_messages (f, 1);
+  g_assert_cmpstr (sent, ==,
+                   "summary: Summary of 998 turns.\n"
+                   "user: Question 999.\nassistant: Answer 999.\n"
+                   "user: Question 1000.\nassistant: Answer 1000.\n"
+                   "user: Question 1001.\n");
+}
+
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, natter_test_services_set_up, func, natter_test_services_tear_down)
 
@@ -464,5 +545,6 @@ main (int   argc,
   g_test_add_func ("/compaction/event-reduces", test_event_reduces);
   g_test_add_func ("/compaction/overflow-wordings", test_overflow_wordings);
   ADD ("/compaction/overflow-from-server", test_overflow_from_server);
+  ADD ("/compaction/compacting-a-1000-turn-session", test_compact_1000_turns);
   return g_test_run ();
 }
