@@ -266,6 +266,83 @@ test_setting_off (Fixture       *f,
   g_assert_cmpuint (f->base.server->paths->len, ==, 3);
 }
 
+/* One or two turns: nothing lies before the 2 kept turns, so however
+ * full the window, nothing is tried and nothing is to be told. */
+static void
+test_nothing_to_compact (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_settings_set_value (f->base.gsettings, "context-windows", g_variant_new_parsed ("{'test/m': 1000}"));
+  SERVE (f, SAY ("A1", 950), SAY ("A2", 990), SAY ("A3", 10));
+  say (f, "Q1");
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *compaction_id = auto_compact (f, &error);
+
+      g_assert_no_error (error);
+      g_assert_null (compaction_id);
+    }
+  say (f, "Q2");
+  {
+    g_autofree char *compaction_id = auto_compact (f, &error);
+
+    g_assert_no_error (error);
+    g_assert_null (compaction_id);
+  }
+  say (f, "Q3");
+  g_assert_cmpuint (f->base.server->paths->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->base.server->bodies, 2), "Q1"));
+}
+
+/* The summary keeps failing: the first failure is told, the next sends
+ * still try (the server may be back) but say nothing more; another
+ * session's failure is its own, told once too. */
+static void
+test_failure_told_once (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *first_session = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_settings_set_value (f->base.gsettings, "context-windows", g_variant_new_parsed ("{'test/m': 1000}"));
+  SERVE (f, SAY ("A1", 10), SAY ("A2", 10), SAY ("A3", 900), BROKEN, SAY ("A4", 950), BROKEN, SAY ("A5", 950),
+         SAY ("B1", 10), SAY ("B2", 10), SAY ("B3", 900), BROKEN);
+  say (f, "Q1");
+  say (f, "Q2");
+  say (f, "Q3");
+  {
+    g_autofree char *compaction_id = auto_compact (f, &error);
+
+    g_assert_null (compaction_id);
+    g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&error);
+  }
+  say (f, "Q4");
+  {
+    g_autofree char *compaction_id = auto_compact (f, &error);
+
+    g_assert_no_error (error);
+    g_assert_null (compaction_id);
+  }
+  g_assert_nonnull (strstr (g_ptr_array_index (f->base.server->bodies, 5), "Summarize the conversation below"));
+  say (f, "Q5");
+
+  first_session = g_steal_pointer (&f->session_id);
+  say (f, "R1");
+  say (f, "R2");
+  say (f, "R3");
+  {
+    g_autofree char *compaction_id = auto_compact (f, &error);
+
+    g_assert_null (compaction_id);
+    g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&error);
+  }
+  g_assert_cmpuint (f->base.server->paths->len, ==, 11);
+}
+
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
 
@@ -281,5 +358,7 @@ main (int   argc,
   ADD ("/auto-compact/ollama-show", test_ollama_show);
   ADD ("/auto-compact/summary-fails", test_summary_fails);
   ADD ("/auto-compact/setting-off", test_setting_off);
+  ADD ("/auto-compact/nothing-to-compact", test_nothing_to_compact);
+  ADD ("/auto-compact/failure-told-once", test_failure_told_once);
   return g_test_run ();
 }
