@@ -343,6 +343,42 @@ test_failure_told_once (Fixture       *f,
   g_assert_cmpuint (f->base.server->paths->len, ==, 11);
 }
 
+/* The window set for one model (as Preferences sets it) is kept beside
+ * the others, 0 forgets it, and auto-compact uses it without asking the
+ * server. */
+static void
+test_window_set_for_model (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *compaction_id = NULL;
+  g_autoptr(GVariant) windows = NULL;
+  g_autoptr(GError) error = NULL;
+  gint32 value = 0;
+
+  g_settings_set_value (f->base.gsettings, "context-windows", g_variant_new_parsed ("{'other/x': 5}"));
+  natter_settings_set_context_window (f->base.settings, "test", "gone", 64);
+  natter_settings_set_context_window (f->base.settings, "test", "m", 2000);
+  natter_settings_set_context_window (f->base.settings, "test", "m", 1000);
+  natter_settings_set_context_window (f->base.settings, "test", "gone", 0);
+  windows = g_settings_get_value (f->base.gsettings, "context-windows");
+  g_assert_cmpuint (g_variant_n_children (windows), ==, 2);
+  g_assert_true (g_variant_lookup (windows, "other/x", "i", &value));
+  g_assert_cmpint (value, ==, 5);
+  g_assert_true (g_variant_lookup (windows, "test/m", "i", &value));
+  g_assert_cmpint (value, ==, 1000);
+  g_assert_cmpuint (natter_settings_get_context_window (f->base.settings, "test", "m"), ==, 1000);
+
+  SERVE (f, SAY ("A1", 10), SAY ("A2", 10), SAY ("A3", 850), SAY ("Summary.", 5));
+  say (f, "Q1");
+  say (f, "Q2");
+  say (f, "Q3");
+  compaction_id = auto_compact (f, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (compaction_id);
+  g_assert_cmpuint (f->base.server->paths->len, ==, 4);
+  g_assert_cmpstr (path (f, 3), ==, "/v1/chat/completions");
+}
+
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
 
@@ -360,5 +396,6 @@ main (int   argc,
   ADD ("/auto-compact/setting-off", test_setting_off);
   ADD ("/auto-compact/nothing-to-compact", test_nothing_to_compact);
   ADD ("/auto-compact/failure-told-once", test_failure_told_once);
+  ADD ("/auto-compact/window-set-for-model", test_window_set_for_model);
   return g_test_run ();
 }
