@@ -63,6 +63,7 @@ struct _NatterConversationView
   GtkScrolledWindow   *timeline_scroller;
   GtkListView         *timeline_list;
   GtkWidget           *new_chat_page;
+  GtkRevealer         *editing_bar;
   NatterQueueView     *queue_view;
   NatterComposer      *composer;
 };
@@ -388,6 +389,7 @@ natter_conversation_view_class_init (NatterConversationViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterConversationView, timeline_scroller);
   gtk_widget_class_bind_template_child (widget_class, NatterConversationView, timeline_list);
   gtk_widget_class_bind_template_child (widget_class, NatterConversationView, new_chat_page);
+  gtk_widget_class_bind_template_child (widget_class, NatterConversationView, editing_bar);
   gtk_widget_class_bind_template_child (widget_class, NatterConversationView, queue_view);
   gtk_widget_class_bind_template_child (widget_class, NatterConversationView, composer);
   gtk_widget_class_bind_template_callback (widget_class, timeline_setup_cb);
@@ -565,6 +567,38 @@ natter_conversation_view_set_new_chat_hint (NatterConversationView *self,
   g_return_if_fail (NATTER_IS_CONVERSATION_VIEW (self));
 
   gtk_widget_set_visible (self->new_chat_page, visible);
+}
+
+/**
+ * natter_conversation_view_set_editing:
+ * @self: the view
+ * @editing: whether the composer holds a sent message being edited
+ *
+ * Says so above the composer, with a Cancel button (`win.cancel-edit`),
+ * for as long as the edit lasts: sending the composer's words makes a new
+ * version of that message rather than a new message.
+ */
+void
+natter_conversation_view_set_editing (NatterConversationView *self,
+                                      gboolean                editing)
+{
+  g_return_if_fail (NATTER_IS_CONVERSATION_VIEW (self));
+
+  gtk_revealer_set_reveal_child (self->editing_bar, editing);
+}
+
+/**
+ * natter_conversation_view_get_editing:
+ * @self: the view
+ *
+ * Returns: whether the view says a sent message is being edited
+ */
+gboolean
+natter_conversation_view_get_editing (NatterConversationView *self)
+{
+  g_return_val_if_fail (NATTER_IS_CONVERSATION_VIEW (self), FALSE);
+
+  return gtk_revealer_get_reveal_child (self->editing_bar);
 }
 
 /**

@@ -30,6 +30,9 @@ void                 natter_conversation_view_reveal_turn          (NatterConver
                                                                     const char             *turn_id);
 void                 natter_conversation_view_set_new_chat_hint    (NatterConversationView *self,
                                                                     gboolean                visible);
+void                 natter_conversation_view_set_editing          (NatterConversationView *self,
+                                                                    gboolean                editing);
+gboolean             natter_conversation_view_get_editing          (NatterConversationView *self);
 GtkListView         *natter_conversation_view_get_list             (NatterConversationView *self);
 GtkScrolledWindow   *natter_conversation_view_get_scroller         (NatterConversationView *self);
 NatterComposer      *natter_conversation_view_get_composer         (NatterConversationView *self);

@@ -204,6 +204,7 @@ _natter_window_close_session (NatterWindow *self)
   set_entry (self, NULL);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->editing_turn_id, g_free);
+  natter_conversation_view_set_editing (self->conversation_view, FALSE);
   g_clear_pointer (&self->versions, g_hash_table_unref);
   natter_conversation_view_set_timeline (self->conversation_view, NULL);
   natter_composer_set_text (self->composer, NULL);
