@@ -166,6 +166,9 @@ build_button (NatterModelPicker *self)
   adw_squeezer_add (self->squeezer, self->name_box);
   adw_squeezer_add (self->squeezer, self->icon_box);
   gtk_menu_button_set_child (self->menu_button, GTK_WIDGET (self->squeezer));
+  /* Flat like the header's other buttons: with a child of its own the
+   * button is neither a text nor an image button to the style sheet. */
+  gtk_menu_button_set_has_frame (self->menu_button, FALSE);
 }
 
 static void
