@@ -99,9 +99,26 @@ model_held (gpointer data)
   "And a closing paragraph.\"}"
 
 static void
-check_stream_end (int width,
-                  int height)
+set_title (UiWorld    *u,
+           const char *session_id,
+           const char *title)
 {
+  g_autoptr(GAsyncResult) result = NULL;
+
+  natter_sessions_set_title_async (u->sessions, session_id, title, NULL, ui_result_cb, &result);
+  ui_wait_until (ui_result_ready, &result);
+  g_assert_true (natter_sessions_set_title_finish (u->sessions, result, NULL));
+}
+
+/* @away: mid-stream, the title changes and another conversation is
+ * looked at, then this one again, as a user does while a first answer
+ * streams. */
+static void
+check_stream_end (int      width,
+                  int      height,
+                  gboolean away)
+{
+  g_autofree char *other = NULL;
   static const char *deltas[] = {
     "Here ", "is ", "the ", "command:\n\n", "``", "`sh", "\n", "ls", " -la", " ~/Doc", "uments",
     "\nfind . -name '*.txt' -newer ", "reference.txt -exec grep -l 'something long' {} + ", "| sort | uniq -c | sort -rn | head -n 20",
@@ -110,7 +127,10 @@ check_stream_end (int width,
     "- a list item\n", "- another item\n",
   };
   UiWorld *u = ui_world_new ();
-  g_autofree char *session_id = ui_create_session (u, "Long conversation");
+  g_autofree char *session_id = NULL;
+
+  other = ui_create_session (u, "Another conversation");
+  session_id = ui_create_session (u, "Long conversation");
   g_autofree char *turn_id = NULL;
   g_autofree char *literal = NULL;
   g_autoptr(GString) answer = g_string_new (NULL);
@@ -142,6 +162,19 @@ check_stream_end (int width,
       natter_turn_event_hub_emit_delta (u->w->hub, turn_id, 0, NATTER_DELTA_TEXT, deltas[i]);
       g_string_append (answer, deltas[i]);
       ui_wait_painted ();
+      if (away && i == 8)
+        {
+          set_title (u, session_id, "Listing files");
+          g_assert_true (natter_window_open_session (window, other));
+          ui_wait_painted ();
+        }
+      if (away && i == 12)
+        {
+          g_assert_true (natter_window_open_session (window, session_id));
+          adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)),
+                                ADW_NAVIGATION_DIRECTION_FORWARD);
+          ui_wait_painted ();
+        }
     }
   json_object_set_string_member (json_node_get_object (message), "content", answer->str);
   literal = json_to_string (message, FALSE);
@@ -152,7 +185,7 @@ check_stream_end (int width,
   /* Without any resize: the block shows its code at its height. */
   ui_wait_until_full (code_laid_out, describe_code, window);
   {
-    g_autofree char *name = g_strdup_printf ("stream-end-%d.png", width);
+    g_autofree char *name = g_strdup_printf ("stream-end-%d%s.png", width, away ? "-away" : "");
 
     ui_save_window (GTK_WIDGET (window), name);
   }
@@ -164,8 +197,10 @@ check_stream_end (int width,
 static void
 test_stream_end_scrolling (void)
 {
-  check_stream_end (800, 500);
-  check_stream_end (360, 640);
+  check_stream_end (800, 500, FALSE);
+  check_stream_end (360, 640, FALSE);
+  check_stream_end (800, 500, TRUE);
+  check_stream_end (360, 640, TRUE);
 }
 
 int
