@@ -248,6 +248,79 @@ list_provider (NatterWindow *self,
   natter_model_picker_set_unavailable (self->model_picker, title, message, fallback);
 }
 
+typedef struct
+{
+  NatterWindow *self;
+  char         *provider;
+} FirstModel;
+
+static void
+first_model_free (FirstModel *first)
+{
+  g_object_unref (first->self);
+  g_free (first->provider);
+  g_free (first);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FirstModel, first_model_free)
+
+static void
+first_model_resolved_cb (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(FirstModel) first = user_data;
+  NatterWindow *self = first->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) descriptor = NULL;
+
+  descriptor = natter_provider_registry_resolve_model_finish (NATTER_PROVIDER_REGISTRY (source), result, &error);
+  /* Cancelled: the providers changed or the window went away. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->first_models == NULL)
+    return;
+  if (g_strcmp0 (self->resolving_provider, first->provider) == 0)
+    {
+      g_clear_pointer (&self->resolving_provider, g_free);
+      g_clear_object (&self->first_model_cancellable);
+    }
+  /* A provider that cannot say is left as it is: the picker's list says
+   * why, and sending reports the same error in words. */
+  if (descriptor == NULL)
+    {
+      g_debug ("No first model of %s: %s", first->provider, error->message);
+      return;
+    }
+  g_hash_table_replace (self->first_models, g_strdup (first->provider),
+                        g_strdup (json_object_get_string_member (descriptor, "model")));
+  _natter_window_update_model_picker (self);
+}
+
+/* The model a message goes to when none is named: the provider's first,
+ * asked for through the same resolution the send path uses, so the
+ * header never shows another model than the one that answers. Known
+ * once resolved; until then (or if it cannot be), NULL. */
+static const char *
+first_model (NatterWindow *self,
+             const char   *provider)
+{
+  const char *known = g_hash_table_lookup (self->first_models, provider);
+  FirstModel *first;
+
+  if (known != NULL || self->registry == NULL || g_strcmp0 (self->resolving_provider, provider) == 0)
+    return known;
+  g_cancellable_cancel (self->first_model_cancellable);
+  g_clear_object (&self->first_model_cancellable);
+  self->first_model_cancellable = g_cancellable_new ();
+  g_free (self->resolving_provider);
+  self->resolving_provider = g_strdup (provider);
+  first = g_new0 (FirstModel, 1);
+  first->self = g_object_ref (self);
+  first->provider = g_strdup (provider);
+  natter_provider_registry_resolve_model_async (self->registry, provider, NULL, self->first_model_cancellable,
+                                                first_model_resolved_cb, first);
+  return NULL;
+}
+
 void
 _natter_window_update_model_picker (NatterWindow *self)
 {
@@ -267,6 +340,9 @@ _natter_window_update_model_picker (NatterWindow *self)
   /* Resolving looks the key up: only when the provider changes. */
   if (self->listed_provider == NULL || g_strcmp0 (provider, self->listed_provider) != 0)
     list_provider (self, provider);
+  if (provider != NULL && (model == NULL || model[0] == '\0') && choice.agent_own == NULL &&
+      self->listed_provider != NULL && natter_model_picker_get_provider_id (self->model_picker) != NULL)
+    model = first_model (self, provider);
   natter_model_picker_set_model (self->model_picker, model);
 }
 

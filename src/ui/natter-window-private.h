@@ -64,6 +64,11 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   char                 *provider_id;
   char                 *default_model;
   char                 *listed_provider;
+  /* A provider's first model, as the send path resolves it, once known:
+   * what the picker shows when no model is named (provider id → model). */
+  GHashTable           *first_models;
+  GCancellable         *first_model_cancellable;
+  char                 *resolving_provider;
 
   char                 *session_id;
   NatterSessionIndexEntry *entry;
@@ -83,6 +88,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GtkWidget            *sidebar;
   GtkWidget            *content;
   NatterSidebar        *session_sidebar;
+  AdwHeaderBar         *content_header;
   AdwWindowTitle       *window_title;
   GtkWidget            *conversation_menu_button;
   GtkStack             *content_stack;

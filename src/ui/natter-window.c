@@ -325,6 +325,8 @@ natter_window_dispose (GObject *object)
   if (self->pending_deletes != NULL)
     g_hash_table_remove_all (self->pending_deletes);
   g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->first_model_cancellable);
+  g_clear_object (&self->first_model_cancellable);
   g_clear_handle_id (&self->refocus_id, g_source_remove);
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
@@ -339,6 +341,7 @@ natter_window_dispose (GObject *object)
 
   g_clear_pointer (&self->timelines, g_hash_table_unref);
   g_clear_pointer (&self->chosen_models, g_hash_table_unref);
+  g_clear_pointer (&self->first_models, g_hash_table_unref);
   g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->last_agent_toast, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
@@ -374,6 +377,7 @@ natter_window_finalize (GObject *object)
   g_clear_pointer (&self->default_model, g_free);
   g_clear_pointer (&self->last_deleted_id, g_free);
   g_clear_pointer (&self->listed_provider, g_free);
+  g_clear_pointer (&self->resolving_provider, g_free);
   g_clear_pointer (&self->damage, natter_session_damage_free);
   g_clear_pointer (&self->damage_session_id, g_free);
 
@@ -403,6 +407,7 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_header);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, conversation_menu_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_stack);
@@ -422,6 +427,53 @@ natter_window_class_init (NatterWindowClass *klass)
 
 }
 
+/* The desktop's window buttons without Minimize and Maximize: on a
+ * window as narrow as a phone (360 px) they took the room the
+ * conversation's title needs, and neither means much there. The
+ * remaining order (and the side Close is on) stays the desktop's. */
+static char *
+narrow_decoration_layout (const char *layout)
+{
+  g_auto(GStrv) sides = g_strsplit (layout != NULL ? layout : "", ":", 2);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; sides[i] != NULL; i++)
+    {
+      g_auto(GStrv) buttons = g_strsplit (sides[i], ",", -1);
+      gboolean first = TRUE;
+
+      if (i > 0)
+        g_string_append_c (out, ':');
+      for (guint j = 0; buttons[j] != NULL; j++)
+        if (!g_str_equal (buttons[j], "minimize") && !g_str_equal (buttons[j], "maximize"))
+          {
+            g_string_append_printf (out, "%s%s", first ? "" : ",", buttons[j]);
+            first = FALSE;
+          }
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Folded, the window may be as narrow as a phone: fewer buttons beside
+ * the title, as GNOME's adaptive apps have (the model picker gives way to
+ * an icon by itself). Unfolded, the desktop's buttons again. */
+static void
+update_narrow_header (NatterWindow *self)
+{
+  g_autofree char *layout = NULL;
+  g_autofree char *narrow = NULL;
+
+  if (!adw_leaflet_get_folded (self->leaflet))
+    {
+      adw_header_bar_set_decoration_layout (self->content_header, NULL);
+      return;
+    }
+  g_object_get (gtk_widget_get_settings (GTK_WIDGET (self)), "gtk-decoration-layout", &layout, NULL);
+  narrow = narrow_decoration_layout (layout);
+  if (g_strcmp0 (narrow, adw_header_bar_get_decoration_layout (self->content_header)) != 0)
+    adw_header_bar_set_decoration_layout (self->content_header, narrow);
+}
+
 static void
 natter_window_init (NatterWindow *self)
 {
@@ -434,6 +486,10 @@ natter_window_init (NatterWindow *self)
   gtk_label_set_wrap (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), TRUE);
   gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), GTK_JUSTIFY_CENTER);
   natter_toast_guard_attach (self->toast_overlay);
+  g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (update_narrow_header), self);
+  g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-decoration-layout",
+                           G_CALLBACK (update_narrow_header), self, G_CONNECT_SWAPPED);
+  update_narrow_header (self);
 
   self->cancellable = g_cancellable_new ();
   self->agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
@@ -443,6 +499,7 @@ natter_window_init (NatterWindow *self)
                                                    (GDestroyNotify) g_ptr_array_unref);
   self->timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
+  self->first_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->chosen_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   _natter_window_conversation_init (self);
   _natter_window_setup_keyboard (self);
@@ -632,6 +689,10 @@ natter_window_set_model_provider (NatterWindow           *self,
 
   /* The providers may have changed under the same id: resolve again. */
   g_clear_pointer (&self->listed_provider, g_free);
+  g_hash_table_remove_all (self->first_models);
+  g_cancellable_cancel (self->first_model_cancellable);
+  g_clear_object (&self->first_model_cancellable);
+  g_clear_pointer (&self->resolving_provider, g_free);
   _natter_window_update_model_picker (self);
 }
 
