@@ -257,11 +257,12 @@ class NatterApp:
         for key in ("GTK_A11Y", "NO_AT_BRIDGE", "G_DEBUG", "GSETTINGS_BACKEND"):
             env.pop(key, None)
         env.update({
-            # A critical is a bug: it aborts the app (and fails the test)
-            # instead of scrolling by in the log while the app carries on
-            # in a state nobody meant.
-            # E2E_APP_G_DEBUG makes it stricter still (fatal-warnings).
-            "G_DEBUG": os.environ.get("E2E_APP_G_DEBUG", "fatal-criticals"),
+            # A critical or a warning is a bug: it aborts the app (and
+            # fails the test) instead of scrolling by in the log while the
+            # app carries on in a state nobody meant; a GTK warning such as
+            # a widget snapshot without an allocation shows up here as it
+            # does in the UI tests. E2E_APP_G_DEBUG overrides it.
+            "G_DEBUG": os.environ.get("E2E_APP_G_DEBUG", "fatal-criticals,fatal-warnings"),
             "HOME": home,
             "XDG_CONFIG_HOME": os.path.join(home, "config"),
             "XDG_DATA_HOME": os.path.join(home, "share"),
