@@ -25,6 +25,12 @@
  * of the dismissal (the next one in its queue) is an appearance too, so
  * the next pending dismissal waits again.
  *
+ * A toast of high priority hides the one on screen as it is added: that
+ * is a dismissal too, so natter_toast_guard_add() holds such an add back
+ * in the same way (the delete toast, added twice within a frame when two
+ * conversations are deleted at once, crashed the keyboard test under
+ * load without it).
+ *
  * Dismissals that libadwaita makes itself (the toast's close button,
  * Escape, the timeout) do not go through here; only a timeout is
  * certain to come late enough.
@@ -39,22 +45,63 @@
  * started at. */
 #define GUARD_US (600 * G_TIME_SPAN_MILLISECOND)
 
+/* What waits for the toasts on screen to finish appearing. */
+typedef struct
+{
+  AdwToast *toast;  /* owned */
+  gboolean  add;    /* to add it, else to dismiss it */
+} Pending;
+
 typedef struct
 {
   /* The frame time at which the latest toast appeared, or G_MININT64. */
   gint64      last_shown_us;
-  /* Toasts waiting to be dismissed (owned), oldest first. */
+  /* Pending adds and dismissals, oldest first. */
   GQueue      pending;
   guint       tick_id;
   GListModel *children;
 } Guard;
 
 static void
+pending_free (Pending *pending)
+{
+  g_object_unref (pending->toast);
+  g_free (pending);
+}
+
+static void
 guard_free (Guard *guard)
 {
-  g_queue_clear_full (&guard->pending, g_object_unref);
+  g_queue_clear_full (&guard->pending, (GDestroyNotify) pending_free);
   g_clear_object (&guard->children);
   g_free (guard);
+}
+
+static void
+push_pending (Guard    *guard,
+              AdwToast *toast,
+              gboolean  add)
+{
+  Pending *pending = g_new0 (Pending, 1);
+
+  pending->toast = g_object_ref (toast);
+  pending->add = add;
+  g_queue_push_tail (&guard->pending, pending);
+}
+
+static GList *
+find_pending (Guard    *guard,
+              AdwToast *toast,
+              gboolean  add)
+{
+  for (GList *l = guard->pending.head; l != NULL; l = l->next)
+    {
+      Pending *pending = l->data;
+
+      if (pending->toast == toast && pending->add == add)
+        return l;
+    }
+  return NULL;
 }
 
 static Guard *
@@ -82,9 +129,14 @@ children_changed_cb (GListModel      *children,
 /* A toast that went by itself meanwhile is not on the overlay any more,
  * and adw_toast_dismiss() leaves it alone. */
 static void
-dismiss_now (AdwToast *toast)
+run_pending (AdwToastOverlay *overlay,
+             Pending         *pending)
 {
-  adw_toast_dismiss (toast);
+  if (pending->add)
+    adw_toast_overlay_add_toast (overlay, g_object_ref (pending->toast));
+  else
+    adw_toast_dismiss (pending->toast);
+  pending_free (pending);
 }
 
 static gboolean
@@ -99,15 +151,11 @@ tick_cb (GtkWidget     *widget,
   if (guard == NULL)
     return G_SOURCE_REMOVE;
 
-  /* Each dismissal may show the next queued toast, which moves
+  /* Each add, and each dismissal that shows the next queued toast, moves
    * last_shown_us on: check again before every one. */
   while (!g_queue_is_empty (&guard->pending) &&
          (guard->last_shown_us == G_MININT64 || now - guard->last_shown_us >= GUARD_US))
-    {
-      g_autoptr(AdwToast) toast = g_queue_pop_head (&guard->pending);
-
-      dismiss_now (toast);
-    }
+    run_pending (overlay, g_queue_pop_head (&guard->pending));
 
   if (!g_queue_is_empty (&guard->pending))
     return G_SOURCE_CONTINUE;
@@ -116,8 +164,9 @@ tick_cb (GtkWidget     *widget,
 }
 
 /* Connected after the overlay's other "unmap" handlers: those of its
- * animations have ended every one of them by now, and a dismissal on an
- * unmapped overlay animates nothing, so what waits can go at once. */
+ * animations have ended every one of them by now, and an add or a
+ * dismissal on an unmapped overlay animates nothing, so what waits can go
+ * at once. */
 static void
 overlay_unmapped_cb (AdwToastOverlay *overlay)
 {
@@ -131,11 +180,7 @@ overlay_unmapped_cb (AdwToastOverlay *overlay)
       guard->tick_id = 0;
     }
   while (!g_queue_is_empty (&guard->pending))
-    {
-      g_autoptr(AdwToast) toast = g_queue_pop_head (&guard->pending);
-
-      dismiss_now (toast);
-    }
+    run_pending (overlay, g_queue_pop_head (&guard->pending));
 }
 
 /* The overlay goes: drop the children observer (it must not outlive the
@@ -194,6 +239,7 @@ natter_toast_guard_dismiss (AdwToastOverlay *overlay,
                             AdwToast        *toast)
 {
   Guard *guard;
+  GList *add;
 
   g_return_if_fail (ADW_IS_TOAST_OVERLAY (overlay));
   g_return_if_fail (ADW_IS_TOAST (toast));
@@ -206,8 +252,60 @@ natter_toast_guard_dismiss (AdwToastOverlay *overlay,
    * the same frame as a show animation that has not had its last frame
    * yet. An unmapped overlay has no frames and no animations; what it
    * holds goes at the latest when it is unmapped or disposed. */
-  if (g_queue_find (&guard->pending, toast) == NULL)
-    g_queue_push_tail (&guard->pending, g_object_ref (toast));
+  add = find_pending (guard, toast, TRUE);
+  if (add != NULL)
+    {
+      /* Never shown: it goes without a trace, and without ::dismissed. */
+      pending_free (add->data);
+      g_queue_delete_link (&guard->pending, add);
+      return;
+    }
+  if (find_pending (guard, toast, FALSE) == NULL)
+    push_pending (guard, toast, FALSE);
+  if (guard->tick_id == 0)
+    guard->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (overlay), tick_cb, NULL, NULL);
+}
+
+/**
+ * natter_toast_guard_add:
+ * @overlay: the overlay, which natter_toast_guard_attach() was called on
+ * @toast: (transfer full): a toast of %ADW_TOAST_PRIORITY_HIGH
+ *
+ * Adds @toast like adw_toast_overlay_add_toast(). A toast of high
+ * priority hides the toast on screen, which must not happen while that
+ * one may still be appearing; so when the overlay shows a toast and
+ * another appeared less than 600 ms ago, @toast is added in the first
+ * frame after that (or when the overlay is unmapped), after the adds
+ * and dismissals asked for before it. Dismissing it with
+ * natter_toast_guard_dismiss() before then drops it unseen, without
+ * #AdwToast::dismissed.
+ */
+void
+natter_toast_guard_add (AdwToastOverlay *overlay,
+                        AdwToast        *toast)
+{
+  g_autoptr(AdwToast) owned = toast;
+  Guard *guard;
+  GdkFrameClock *clock;
+
+  g_return_if_fail (ADW_IS_TOAST_OVERLAY (overlay));
+  g_return_if_fail (ADW_IS_TOAST (toast));
+
+  guard = guard_for (overlay);
+  g_return_if_fail (guard != NULL);
+
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (overlay));
+  /* Nothing waits, and nothing on screen to hide (the overlay's only child
+   * is its content) or nothing still appearing: at once. */
+  if (g_queue_is_empty (&guard->pending) &&
+      (clock == NULL || g_list_model_get_n_items (guard->children) <= 1 ||
+       guard->last_shown_us == G_MININT64 ||
+       gdk_frame_clock_get_frame_time (clock) - guard->last_shown_us >= GUARD_US))
+    {
+      adw_toast_overlay_add_toast (overlay, g_steal_pointer (&owned));
+      return;
+    }
+  push_pending (guard, toast, TRUE);
   if (guard->tick_id == 0)
     guard->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (overlay), tick_cb, NULL, NULL);
 }

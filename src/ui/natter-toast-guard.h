@@ -12,5 +12,7 @@ G_BEGIN_DECLS
 void natter_toast_guard_attach  (AdwToastOverlay *overlay);
 void natter_toast_guard_dismiss (AdwToastOverlay *overlay,
                                  AdwToast        *toast);
+void natter_toast_guard_add     (AdwToastOverlay *overlay,
+                                 AdwToast        *toast);
 
 G_END_DECLS

@@ -256,7 +256,9 @@ delete_activated (GtkWidget  *widget,
   _natter_window_close_session (self);
   natter_sidebar_set_hidden (self->session_sidebar, session_id, TRUE);
   natter_sidebar_select (self->session_sidebar, NULL);
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  /* High priority replaces the toast on screen: only once it has
+   * finished appearing (libadwaita 1.2). */
+  natter_toast_guard_add (self->toast_overlay, toast);
   _natter_window_update_keyboard_actions (self);
   /* The row below takes the deleted one's place (or the one above, at the
    * end of the list), so a keyboard user goes on from where they were. */
