@@ -220,6 +220,48 @@ test_add_edit_test_remove (Fixture       *f,
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Removed the tool server “web”");
 }
 
+/* Test shows what it found in the server's row, not only in a toast:
+ * connected with its tool count, or the error; a disabled server stays
+ * marked disabled. A later change of the server's real state replaces
+ * the test's word. */
+static void
+test_test_updates_row (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(JsonObject) off = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *state;
+
+  g_assert_cmpstr (subtitle (f, "off"), ==, "Disabled");
+  click (f, "off", "test");
+  g_assert_cmpstr (subtitle (f, "off"), ==, "Disabled; testing…");
+  ui_wait_until (no_pending, f->window);
+  g_assert_cmpstr (subtitle (f, "off"), ==, "Disabled; the test connected, 6 tools");
+
+  /* The entry now names a program that does not exist. */
+  off = entry_on_disk (f, "off");
+  json_object_set_string_member (off, "command", "/nonexistent/natter-no-server");
+  g_assert_true (natter_mcp_config_update (f->config, "off", off, &error));
+  g_assert_no_error (error);
+  natter_preferences_window_rebuild_mcp (f->window);
+  click (f, "off", "test");
+  ui_wait_until (no_pending, f->window);
+  state = subtitle (f, "off");
+  g_assert_true (g_str_has_prefix (state, "Disabled; the test failed: Cannot start tool server “off”: "));
+
+  /* An enabled server: the row says what the test found. */
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Connected, 6 tools");
+  click (f, "fake", "test");
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Testing…");
+  ui_wait_until (no_pending, f->window);
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Connected, 6 tools");
+
+  /* The running client stopping is newer news than the test. */
+  natter_mcp_client_stop (g_ptr_array_index (natter_mcp_manager_get_clients (natter_services_get_mcp_manager (
+                                                                                 f->services)), 0));
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Not started");
+}
+
 /* The agent editor lists the enabled servers; a ticked one is written
  * to the agent's file and kept when it is edited again. */
 static void
@@ -288,6 +330,8 @@ main (int   argc,
   g_test_add ("/preferences/mcp/states-and-switch", Fixture, NULL, fixture_set_up, test_states_and_switch,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/add-edit-test-remove", Fixture, NULL, fixture_set_up, test_add_edit_test_remove,
+              fixture_tear_down);
+  g_test_add ("/preferences/mcp/test-updates-row", Fixture, NULL, fixture_set_up, test_test_updates_row,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/call-timeout", Fixture, NULL, fixture_set_up, test_call_timeout, fixture_tear_down);
   g_test_add ("/preferences/mcp/agent-servers", Fixture, NULL, fixture_set_up, test_agent_servers,

@@ -4,7 +4,8 @@
  *
  * The Tool Servers page of Preferences: one row per server of mcp.json
  * with its state (connected and how many tools, not started, the last
- * error, disabled), a switch to enable it, Edit, Test and Remove; and a
+ * error, disabled, what the last Test found until the server's own state
+ * changes), a switch to enable it, Edit, Test and Remove; and a
  * group to add a server or save the one being edited, as a command line
  * (stdio) or an http(s) URL. Edits rewrite only that server's entry in
  * mcp.json, keeping whatever else the entry or the file holds, and the
@@ -28,6 +29,7 @@ typedef struct
   AdwPreferencesGroup     *group;
   GPtrArray               *rows;      /* AdwActionRow, one per server */
   GHashTable              *widgets;   /* "server\x1ffield" → GtkWidget (borrowed) */
+  GHashTable              *tests;     /* server → what its last Test found (a sentence) */
   GtkEditable             *name_entry;
   GtkEditable             *target_entry;
   GtkWidget               *save_button;
@@ -43,6 +45,7 @@ mcp_page_free (McpPage *page)
   g_clear_object (&page->manager);
   g_ptr_array_unref (page->rows);
   g_hash_table_unref (page->widgets);
+  g_hash_table_unref (page->tests);
   g_free (page);
 }
 
@@ -68,6 +71,8 @@ reload_idle_cb (gpointer user_data)
     page->reload_id = 0;
   if (natter_preferences_window_pending_end (window) && page != NULL)
     {
+      /* A test of the old entries says nothing about the new ones. */
+      g_hash_table_remove_all (page->tests);
       natter_mcp_manager_reload (page->manager);
       rebuild (page);
       natter_mcp_manager_refresh_async (page->manager, NULL, NULL, NULL);
@@ -106,9 +111,15 @@ describe_state (McpPage               *page,
                 NatterMcpServerConfig *config)
 {
   GPtrArray *clients = natter_mcp_manager_get_clients (page->manager);
+  const char *tested = g_hash_table_lookup (page->tests, config->name);
 
+  /* Translators: %s says what a test of the disabled server found */
+  if (!config->enabled && tested != NULL)
+    return g_strdup_printf (_("Disabled; %s"), tested);
   if (!config->enabled)
     return g_strdup (_("Disabled"));
+  if (tested != NULL)
+    return g_strdup (tested);
   for (guint i = 0; i < clients->len; i++)
     {
       NatterMcpClient *client = g_ptr_array_index (clients, i);
@@ -220,7 +231,44 @@ typedef struct
 {
   McpPage   *page;
   GtkWidget *row;
+  char      *server;
+  gboolean   enabled;
 } TestCall;
+
+/* Shows the server's state again in its row, if it still has one. */
+static void
+update_row (McpPage    *page,
+            const char *server)
+{
+  g_autofree char *key = g_strdup_printf ("%s\x1f%s", server, "row");
+  GtkWidget *row = g_hash_table_lookup (page->widgets, key);
+  g_autofree char *state = NULL;
+
+  if (row == NULL)
+    return;
+  state = describe_state (page, g_object_get_data (G_OBJECT (row), "config"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), state);
+}
+
+/* What a test found, as the row says it. */
+static char *
+describe_test (TestCall  *call,
+               JsonArray *tools,
+               GError    *error)
+{
+  guint n;
+
+  if (tools == NULL && call->enabled)
+    return g_strdup (error->message);
+  if (tools == NULL)
+    /* Translators: %s is why the test of a disabled tool server failed */
+    return g_strdup_printf (_("the test failed: %s"), error->message);
+  n = json_array_get_length (tools);
+  if (call->enabled)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected, %u tool", "Connected, %u tools", n), n);
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "the test connected, %u tool", "the test connected, %u tools",
+                                       n), n);
+}
 
 static void
 tested_cb (GObject      *object,
@@ -238,6 +286,8 @@ tested_cb (GObject      *object,
   natter_mcp_client_stop (client);
   if (natter_preferences_window_pending_end (window))
     {
+      g_hash_table_replace (call->page->tests, g_strdup (call->server), describe_test (call, tools, error));
+      update_row (call->page, call->server);
       if (tools == NULL)
         message = g_strdup (error->message);
       else
@@ -247,6 +297,7 @@ tested_cb (GObject      *object,
       natter_preferences_window_show_toast (window, message);
     }
   g_object_unref (call->row);
+  g_free (call->server);
   g_free (call);
   g_object_unref (window);
 }
@@ -263,6 +314,11 @@ test_cb (GtkButton *button,
    * disabled, and never disturbs the one the conversations use. */
   call->page = page;
   call->row = g_object_ref (GTK_WIDGET (button));
+  call->server = g_strdup (config->name);
+  call->enabled = config->enabled;
+  g_hash_table_replace (page->tests, g_strdup (config->name),
+                        g_strdup (config->enabled ? _("Testing…") : _("testing…")));
+  update_row (page, config->name);
   natter_preferences_window_pending_begin (page->window);
   natter_mcp_client_set_timeout (client, TEST_TIMEOUT_SECONDS);
   natter_mcp_client_list_tools_async (client, NULL, tested_cb, call);
@@ -298,6 +354,8 @@ server_row (McpPage               *page,
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), config->name);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), state);
+  g_object_set_data_full (G_OBJECT (row), "config", natter_mcp_server_config_ref (config),
+                          (GDestroyNotify) natter_mcp_server_config_unref);
   gtk_switch_set_active (GTK_SWITCH (toggle), config->enabled);
   gtk_widget_set_valign (toggle, GTK_ALIGN_CENTER);
   gtk_accessible_update_property (GTK_ACCESSIBLE (toggle), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Enabled"), -1);
@@ -323,6 +381,38 @@ server_row (McpPage               *page,
   return row;
 }
 
+/* The running client's state changed: that is newer than any test. */
+static void
+client_state_cb (NatterMcpClient         *client,
+                 GParamSpec              *pspec,
+                 NatterPreferencesWindow *window)
+{
+  McpPage *page = get_page (window);
+  const char *server = natter_mcp_client_get_config (client)->name;
+
+  if (page == NULL)
+    return;
+  g_hash_table_remove (page->tests, server);
+  update_row (page, server);
+}
+
+static void
+watch_clients (McpPage *page)
+{
+  GPtrArray *clients = natter_mcp_manager_get_clients (page->manager);
+
+  for (guint i = 0; i < clients->len; i++)
+    {
+      NatterMcpClient *client = g_ptr_array_index (clients, i);
+
+      if (g_signal_handler_find (client, G_SIGNAL_MATCH_FUNC | G_SIGNAL_MATCH_DATA, 0, 0, NULL,
+                                 client_state_cb, page->window) != 0)
+        continue;
+      g_signal_connect_object (client, "notify::state", G_CALLBACK (client_state_cb), page->window, 0);
+      g_signal_connect_object (client, "notify::last-error", G_CALLBACK (client_state_cb), page->window, 0);
+    }
+}
+
 static void
 rebuild (McpPage *page)
 {
@@ -333,6 +423,7 @@ rebuild (McpPage *page)
     adw_preferences_group_remove (page->group, g_ptr_array_index (page->rows, i));
   g_ptr_array_set_size (page->rows, 0);
   g_hash_table_remove_all (page->widgets);
+  watch_clients (page);
 
   configs = natter_mcp_config_load (config_path (page), &error);
   if (configs == NULL)
@@ -491,6 +582,7 @@ natter_preferences_window_add_mcp_page (NatterPreferencesWindow *self)
   page->manager = g_object_ref (natter_services_get_mcp_manager (self->services));
   page->rows = g_ptr_array_new ();
   page->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  page->tests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_object_set_data_full (G_OBJECT (self), "natter-mcp-page", page, (GDestroyNotify) mcp_page_free);
 
   adw_preferences_page_set_title (prefs_page, _("Tool Servers"));
