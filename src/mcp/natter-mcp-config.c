@@ -510,6 +510,40 @@ natter_mcp_config_load (const char  *path,
   return natter_mcp_config_parse (text, (gssize) length, path, error);
 }
 
+static gboolean
+maps_equal (JsonObject *a,
+            JsonObject *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  return json_object_equal (a, b);
+}
+
+/**
+ * natter_mcp_server_config_equal:
+ * @a: a server entry
+ * @b: another
+ *
+ * Whether the two entries would reach the same server the same way:
+ * same name, transport, command, arguments, environment, URL, headers,
+ * enabled state and timeout. Members Natter does not read are not
+ * compared.
+ *
+ * Returns: %TRUE when they are the same
+ */
+gboolean
+natter_mcp_server_config_equal (const NatterMcpServerConfig *a,
+                                const NatterMcpServerConfig *b)
+{
+  g_return_val_if_fail (a != NULL && b != NULL, FALSE);
+
+  return g_str_equal (a->name, b->name) && a->kind == b->kind
+    && g_strcmp0 (a->command, b->command) == 0
+    && g_strv_equal ((const char * const *) a->args, (const char * const *) b->args)
+    && maps_equal (a->env, b->env) && g_strcmp0 (a->url, b->url) == 0 && maps_equal (a->headers, b->headers)
+    && a->enabled == b->enabled && a->timeout_seconds == b->timeout_seconds;
+}
+
 /**
  * natter_mcp_config_find:
  * @servers: (element-type NatterMcpServerConfig): loaded servers

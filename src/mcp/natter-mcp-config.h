@@ -64,6 +64,8 @@ void                   natter_mcp_server_config_unref    (NatterMcpServerConfig 
 NatterMcpServerConfig *natter_mcp_server_config_parse    (const char            *name,
                                                           JsonNode              *entry,
                                                           GError               **error);
+gboolean               natter_mcp_server_config_equal    (const NatterMcpServerConfig *a,
+                                                          const NatterMcpServerConfig *b);
 
 char                  *natter_mcp_config_default_path    (void);
 GPtrArray             *natter_mcp_config_parse           (const char            *text,

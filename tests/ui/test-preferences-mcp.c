@@ -262,6 +262,78 @@ test_test_updates_row (Fixture       *f,
   g_assert_cmpstr (subtitle (f, "fake"), ==, "Not started");
 }
 
+static gboolean
+has_row (gpointer data)
+{
+  Fixture *f = data;
+
+  return natter_preferences_window_get_mcp_widget (f->window, "extra", "row") != NULL
+         && g_strcmp0 (subtitle (f, "extra"), "Connected, 6 tools") == 0;
+}
+
+static gboolean
+error_shown (gpointer data)
+{
+  Fixture *f = data;
+
+  return gtk_widget_get_visible (natter_preferences_window_get_mcp_widget (f->window, NULL, "config-error"));
+}
+
+static gboolean
+error_hidden (gpointer data)
+{
+  return !error_shown (data);
+}
+
+static gboolean
+extra_gone (gpointer data)
+{
+  Fixture *f = data;
+
+  return natter_preferences_window_get_mcp_widget (f->window, "extra", "row") == NULL;
+}
+
+/* mcp.json edited elsewhere while the page is open: a new server shows
+ * (and starts), a mistake is said in words above the servers from
+ * before, and the fixed file is taken up. */
+static void
+test_file_changed_elsewhere (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *with_extra = g_strdup_printf ("{\"mcpServers\": {"
+                                                 " \"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]},"
+                                                 " \"extra\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}",
+                                                 f->python, f->script, f->python, f->script);
+  g_autofree char *without = g_strdup_printf ("{\"mcpServers\": {"
+                                              " \"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}",
+                                              f->python, f->script);
+  GtkWidget *error_row = natter_preferences_window_get_mcp_widget (f->window, NULL, "config-error");
+
+  g_assert_false (gtk_widget_get_visible (error_row));
+  g_file_set_contents (f->config, with_extra, -1, &error);
+  g_assert_no_error (error);
+  ui_wait_until (has_row, f);
+  g_assert_nonnull (natter_preferences_window_get_mcp_widget (f->window, "fake", "row"));
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, "off", "row"));
+
+  g_file_set_contents (f->config, "{\"mcpServers\": {\"fake\": {\"command\": 3}}}", -1, &error);
+  g_assert_no_error (error);
+  ui_wait_until (error_shown, f);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (error_row)), ==,
+                   "mcp.json has a mistake; the servers below are those from before it");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (error_row)),
+                            "Tool server “fake”: “command” must be a non-empty text"));
+  g_assert_nonnull (natter_preferences_window_get_mcp_widget (f->window, "extra", "row"));
+  g_assert_cmpuint (natter_mcp_manager_get_clients (natter_services_get_mcp_manager (f->services))->len, ==, 2);
+
+  g_file_set_contents (f->config, without, -1, &error);
+  g_assert_no_error (error);
+  ui_wait_until (error_hidden, f);
+  ui_wait_until (extra_gone, f);
+  g_assert_nonnull (natter_preferences_window_get_mcp_widget (f->window, "fake", "row"));
+}
+
 /* The agent editor lists the enabled servers; a ticked one is written
  * to the agent's file and kept when it is edited again. */
 static void
@@ -333,6 +405,8 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/test-updates-row", Fixture, NULL, fixture_set_up, test_test_updates_row,
               fixture_tear_down);
+  g_test_add ("/preferences/mcp/file-changed-elsewhere", Fixture, NULL, fixture_set_up,
+              test_file_changed_elsewhere, fixture_tear_down);
   g_test_add ("/preferences/mcp/call-timeout", Fixture, NULL, fixture_set_up, test_call_timeout, fixture_tear_down);
   g_test_add ("/preferences/mcp/agent-servers", Fixture, NULL, fixture_set_up, test_agent_servers,
               fixture_tear_down);

@@ -30,6 +30,8 @@ typedef struct
   GPtrArray               *rows;      /* AdwActionRow, one per server */
   GHashTable              *widgets;   /* "server\x1ffield" → GtkWidget (borrowed) */
   GHashTable              *tests;     /* server → what its last Test found (a sentence) */
+  GPtrArray               *shown;     /* NatterMcpServerConfig: the last mcp.json that parsed */
+  GtkWidget               *error_row; /* why mcp.json cannot be used now; hidden when it can */
   GtkEditable             *name_entry;
   GtkEditable             *target_entry;
   GtkWidget               *save_button;
@@ -46,6 +48,7 @@ mcp_page_free (McpPage *page)
   g_ptr_array_unref (page->rows);
   g_hash_table_unref (page->widgets);
   g_hash_table_unref (page->tests);
+  g_clear_pointer (&page->shown, g_ptr_array_unref);
   g_free (page);
 }
 
@@ -425,16 +428,21 @@ rebuild (McpPage *page)
   g_hash_table_remove_all (page->widgets);
   watch_clients (page);
 
+  /* A file that does not parse (being edited by hand, say) is said above
+   * the servers of the last one that did, which the manager keeps. */
   configs = natter_mcp_config_load (config_path (page), &error);
+  gtk_widget_set_visible (page->error_row, configs == NULL);
   if (configs == NULL)
     {
-      GtkWidget *row = adw_action_row_new ();
-
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), error->message);
-      adw_preferences_group_add (page->group, row);
-      g_ptr_array_add (page->rows, row);
-      return;
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (page->error_row), error->message);
+      if (page->shown == NULL)
+        return;
+      configs = g_ptr_array_ref (page->shown);
+    }
+  else
+    {
+      g_clear_pointer (&page->shown, g_ptr_array_unref);
+      page->shown = g_ptr_array_ref (configs);
     }
   for (guint i = 0; i < configs->len; i++)
     {
@@ -565,6 +573,18 @@ timeout_group (McpPage *page)
   return group;
 }
 
+static void
+config_changed_cb (NatterPreferencesWindow *self)
+{
+  McpPage *page = get_page (self);
+
+  if (page == NULL)
+    return;
+  /* A test of the old entries says nothing about the new ones. */
+  g_hash_table_remove_all (page->tests);
+  rebuild (page);
+}
+
 /**
  * natter_preferences_window_add_mcp_page:
  * @self: the window
@@ -583,6 +603,13 @@ natter_preferences_window_add_mcp_page (NatterPreferencesWindow *self)
   page->rows = g_ptr_array_new ();
   page->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   page->tests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  page->error_row = adw_action_row_new ();
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (page->error_row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (page->error_row),
+                                 _("mcp.json has a mistake; the servers below are those from before it"));
+  adw_action_row_add_prefix (ADW_ACTION_ROW (page->error_row), gtk_image_new_from_icon_name ("dialog-warning-symbolic"));
+  gtk_widget_add_css_class (page->error_row, "error");
+  gtk_widget_set_visible (page->error_row, FALSE);
   g_object_set_data_full (G_OBJECT (self), "natter-mcp-page", page, (GDestroyNotify) mcp_page_free);
 
   adw_preferences_page_set_title (prefs_page, _("Tool Servers"));
@@ -592,6 +619,7 @@ natter_preferences_window_add_mcp_page (NatterPreferencesWindow *self)
   /* Translators: %s is the path of mcp.json */
   description = g_strdup_printf (_("Every call of a server’s tool asks first. Read from %s."), config_path (page));
   adw_preferences_group_set_description (page->group, description);
+  adw_preferences_group_add (page->group, page->error_row);
   adw_preferences_page_add (prefs_page, page->group);
   adw_preferences_page_add (prefs_page, add_group (page));
   adw_preferences_page_add (prefs_page, timeout_group (page));
@@ -599,6 +627,10 @@ natter_preferences_window_add_mcp_page (NatterPreferencesWindow *self)
 
   g_signal_connect_object (page->manager, "tools-changed", G_CALLBACK (natter_preferences_window_rebuild_mcp), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (page->manager, "config-changed", G_CALLBACK (config_changed_cb), self, G_CONNECT_SWAPPED);
+  /* A server added to mcp.json by hand (or by another client) shows up
+   * here, and its tools in the conversations, without a restart. */
+  natter_mcp_manager_watch (page->manager);
   rebuild (page);
 }
 
@@ -635,6 +667,8 @@ natter_preferences_window_get_mcp_widget (NatterPreferencesWindow *self,
         return page->save_button;
       if (g_str_equal (field, "timeout"))
         return GTK_WIDGET (page->timeout_spin);
+      if (g_str_equal (field, "config-error"))
+        return page->error_row;
       return NULL;
     }
   key = g_strdup_printf ("%s\x1f%s", server, field);
