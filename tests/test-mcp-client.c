@@ -493,6 +493,9 @@ test_http_fake_json (void)
   result = call_tool (client, "echo", "{\"message\": \"over http\"}", NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (first_text (result), ==, "echo: over http");
+  /* It has no listening stream (405): not an error. */
+  g_assert_cmpint (natter_mcp_client_get_state (client), ==, NATTER_MCP_CLIENT_STATE_READY);
+  g_assert_null (natter_mcp_client_get_last_error (client));
   g_subprocess_force_exit (server);
 }
 
@@ -614,6 +617,45 @@ test_everything_http (void)
   g_subprocess_force_exit (server);
 }
 
+/* server-everything adds tools once it knows the client (after
+ * `notifications/initialized`) and says so unasked: over Streamable HTTP
+ * that reaches Natter only on the listening stream (the GET), which the
+ * client opens before it finishes the handshake. */
+static void
+test_everything_http_list_changed (void)
+{
+  g_autofree char *script = everything_script ();
+  g_autofree char *node = g_find_program_in_path ("node");
+  g_autofree char *port = free_port ();
+  g_autoptr(GSubprocess) server = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *literal = NULL;
+  g_autoptr(NatterMcpServerConfig) config = NULL;
+  g_autoptr(NatterMcpClient) client = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(JsonArray) again = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean changed = FALSE;
+
+  if (script == NULL)
+    return;
+  line = start_and_wait_for_line (&server, (const char * const []) { node, script, "streamableHttp", NULL },
+                                  port, TRUE, "listening on port");
+  literal = g_strdup_printf ("{\"url\": \"http://127.0.0.1:%s/mcp\"}", port);
+  config = config_from ("everything-http", literal);
+  client = natter_mcp_client_new (config);
+  g_signal_connect (client, "tools-changed", G_CALLBACK (flag_cb), &changed);
+  tools = list_tools (client, &error);
+  g_assert_no_error (error);
+  natter_test_wait_for_flag (&changed, WAIT_MS);
+  again = list_tools (client, &error);
+  g_assert_no_error (error);
+  g_assert_true (has_tool (again, "simulate-research-query"));
+  g_assert_cmpint (natter_mcp_client_get_state (client), ==, NATTER_MCP_CLIENT_STATE_READY);
+  g_assert_null (natter_mcp_client_get_last_error (client));
+  g_subprocess_force_exit (server);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -634,6 +676,7 @@ main (int    argc,
   g_test_add_func ("/mcp/http/fake-json", test_http_fake_json);
   g_test_add_func ("/mcp/everything/stdio", test_everything_stdio);
   g_test_add_func ("/mcp/everything/http", test_everything_http);
+  g_test_add_func ("/mcp/everything/http-list-changed", test_everything_http_list_changed);
 
   return g_test_run ();
 }

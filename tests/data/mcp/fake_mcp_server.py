@@ -136,6 +136,10 @@ def serve_http(server):
                 return self.reply(202, None)
             self.reply(200, answers[-1] if answers else None)
 
+        # No listening stream: a GET is refused as the specification says.
+        def do_GET(self):
+            self.reply(405, None)
+
         def reply(self, status, message):
             data = json.dumps(message).encode() if message is not None else b""
             self.send_response(status)
