@@ -30,18 +30,13 @@ typedef struct
 } McpRun;
 
 /* A client for @config that waits as long as Preferences says, unless
- * the server's entry names its own timeout. */
+ * the server's entry names its own timeout, and reads secret header
+ * values from the keyring. */
 static NatterMcpClient *
 new_client (McpRun                *mcp,
             NatterMcpServerConfig *config)
 {
-  NatterMcpClient *client = natter_mcp_client_new (config);
-
-  if (config->timeout_seconds == 0)
-    natter_mcp_client_set_timeout (client,
-                                   natter_mcp_manager_get_default_timeout (
-                                     natter_services_get_mcp_manager (mcp->run->services)));
-  return client;
+  return natter_mcp_manager_new_client (natter_services_get_mcp_manager (mcp->run->services), config);
 }
 
 static void

@@ -37,7 +37,9 @@ typedef enum
  * @args: (array zero-terminated=1): its arguments (never %NULL)
  * @env: (nullable): extra environment variables, string values only
  * @url: (nullable): the endpoint of an HTTP server
- * @headers: (nullable): extra HTTP headers, string values only
+ * @headers: (nullable): extra HTTP headers: text values, or
+ *   `{"secret": KEY}` references to the Secret Service
+ *   (natter_mcp_secrets_resolve_headers())
  * @enabled: %FALSE when the entry says `"disabled": true`
  * @timeout_seconds: the entry's `timeout` in seconds, 0 when it has none
  *

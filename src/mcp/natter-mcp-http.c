@@ -518,6 +518,8 @@ http_close (NatterMcpTransport *transport)
 /**
  * natter_mcp_http_transport_start:
  * @config: an HTTP server
+ * @headers: its headers to send, secret values resolved
+ *   (natter_mcp_secrets_resolve_headers())
  * @callbacks: the client's callbacks
  * @user_data: their data
  * @error: return location for a %NATTER_MCP_ERROR_START error
@@ -529,6 +531,7 @@ http_close (NatterMcpTransport *transport)
  */
 NatterMcpTransport *
 natter_mcp_http_transport_start (NatterMcpServerConfig              *config,
+                                 JsonObject                         *headers,
                                  const NatterMcpTransportCallbacks  *callbacks,
                                  gpointer                            user_data,
                                  GError                            **error)
@@ -552,7 +555,7 @@ natter_mcp_http_transport_start (NatterMcpServerConfig              *config,
   self->parent.close = http_close;
   self->name = g_strdup (config->name);
   self->url = g_strdup (config->url);
-  self->headers = config->headers != NULL ? json_object_ref (config->headers) : NULL;
+  self->headers = json_object_ref (headers);
   self->session = soup_session_new_with_options ("user-agent", "Natter", NULL);
   self->posts = g_hash_table_new (g_int64_hash, g_int64_equal);
   self->all_posts = g_ptr_array_new ();

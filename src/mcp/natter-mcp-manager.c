@@ -33,6 +33,7 @@ struct _NatterMcpManager
   guint               generation;    /* bumped by reload */
   guint               default_timeout;  /* s, for servers whose entry names none */
   GFileMonitor       *monitor;       /* mcp.json, once watched */
+  NatterMcpSecrets   *secrets;       /* nullable: secret header values */
   guint               debounce_id;   /* a change waiting to be read */
 };
 
@@ -291,15 +292,63 @@ apply_configs (NatterMcpManager *self,
       client = take_unchanged (old, config);
       if (client == NULL)
         {
-          client = natter_mcp_client_new (config);
-          if (config->timeout_seconds == 0)
-            natter_mcp_client_set_timeout (client, self->default_timeout);
+          client = natter_mcp_manager_new_client (self, config);
           g_signal_connect (client, "tools-changed", G_CALLBACK (client_tools_changed_cb), self);
         }
       g_ptr_array_add (self->clients, client);
     }
   for (guint i = 0; i < old->len; i++)
     forget_client (self, g_ptr_array_index (old, i));
+}
+
+/**
+ * natter_mcp_manager_new_client:
+ * @self: the manager
+ * @config: a server
+ *
+ * A client for @config set up as the manager's own are (the default
+ * timeout unless the entry names one, the secrets of
+ * natter_mcp_manager_set_secrets()) but not managed: for checking a
+ * server (Test, `natter mcp`) without disturbing the running one.
+ *
+ * Returns: (transfer full): the client
+ */
+NatterMcpClient *
+natter_mcp_manager_new_client (NatterMcpManager      *self,
+                               NatterMcpServerConfig *config)
+{
+  NatterMcpClient *client;
+
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
+  g_return_val_if_fail (config != NULL, NULL);
+
+  client = natter_mcp_client_new (config);
+  if (config->timeout_seconds == 0)
+    natter_mcp_client_set_timeout (client, self->default_timeout);
+  natter_mcp_client_set_secrets (client, self->secrets);
+  return client;
+}
+
+/**
+ * natter_mcp_manager_set_secrets:
+ * @self: the manager
+ * @secrets: (nullable): where secret header values are read
+ *
+ * Gives every client, running or made later, @secrets
+ * (natter_mcp_client_set_secrets()).
+ */
+void
+natter_mcp_manager_set_secrets (NatterMcpManager *self,
+                                NatterMcpSecrets *secrets)
+{
+  g_return_if_fail (NATTER_IS_MCP_MANAGER (self));
+
+  if (secrets != NULL)
+    natter_mcp_secrets_ref (secrets);
+  g_clear_pointer (&self->secrets, natter_mcp_secrets_unref);
+  self->secrets = secrets;
+  for (guint i = 0; i < self->clients->len; i++)
+    natter_mcp_client_set_secrets (g_ptr_array_index (self->clients, i), secrets);
 }
 
 /**
@@ -544,6 +593,7 @@ natter_mcp_manager_finalize (GObject *object)
   g_free (self->config_path);
   g_clear_object (&self->registry);
   g_free (self->config_error);
+  g_clear_pointer (&self->secrets, natter_mcp_secrets_unref);
   g_ptr_array_unref (self->clients);
   g_ptr_array_unref (self->tool_ids);
   g_clear_pointer (&self->descriptors, json_array_unref);

@@ -310,7 +310,7 @@ test_cb (GtkButton *button,
          McpPage   *page)
 {
   NatterMcpServerConfig *config = g_object_get_data (G_OBJECT (button), "config");
-  NatterMcpClient *client = natter_mcp_client_new (config);
+  NatterMcpClient *client = natter_mcp_manager_new_client (page->manager, config);
   TestCall *call = g_new0 (TestCall, 1);
 
   /* A client of its own: the test starts the server even when it is
