@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "natter-mcp-manager.h"
+#include "natter-memory-secret-store.h"
 #include "natter-preferences-window-private.h"
 #include "natter-test-support.h"
 #include "natter-ui-test-world.h"
@@ -31,6 +32,7 @@ typedef struct
   char                    *script;
   GSettings               *settings;
   NatterServices          *services;
+  NatterMemorySecretStore *secrets;
   NatterPreferencesWindow *window;
 } Fixture;
 
@@ -77,6 +79,8 @@ fixture_set_up (Fixture       *f,
   f->settings = g_settings_new_with_backend (APP_ID, backend);
   settings = natter_settings_new (f->settings);
   f->services = natter_services_new (f->data_dir, settings, NULL, NULL, NULL);
+  f->secrets = natter_memory_secret_store_new ();
+  natter_services_set_secret_store (f->services, NATTER_SECRET_STORE (f->secrets));
   f->window = natter_preferences_window_new (NULL, f->services);
   gtk_window_present (GTK_WINDOW (f->window));
   refresh (f);
@@ -95,6 +99,7 @@ fixture_tear_down (Fixture       *f,
   for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
     ;
   g_clear_object (&f->services);
+  g_clear_object (&f->secrets);
   g_clear_object (&f->settings);
   natter_test_remove_tree (f->data_dir);
   natter_test_remove_tree (f->config_dir);
@@ -334,6 +339,181 @@ test_file_changed_elsewhere (Fixture       *f,
   g_assert_nonnull (natter_preferences_window_get_mcp_widget (f->window, "fake", "row"));
 }
 
+static GtkWidget *
+pair_widget (Fixture    *f,
+             const char *field)
+{
+  GtkWidget *widget = natter_preferences_window_get_mcp_widget (f->window, NULL, field);
+
+  g_assert_nonnull (widget);
+  return widget;
+}
+
+static void
+set_text (Fixture    *f,
+          const char *field,
+          const char *text)
+{
+  gtk_editable_set_text (GTK_EDITABLE (pair_widget (f, field)), text);
+}
+
+static const char *
+get_text (Fixture    *f,
+          const char *field)
+{
+  return gtk_editable_get_text (GTK_EDITABLE (pair_widget (f, field)));
+}
+
+static gboolean
+secret_on (Fixture    *f,
+           const char *field)
+{
+  return gtk_check_button_get_active (GTK_CHECK_BUTTON (pair_widget (f, field)));
+}
+
+static gboolean
+web_connected (gpointer data)
+{
+  Fixture *f = data;
+
+  return natter_preferences_window_get_mcp_widget (f->window, "web", "row") != NULL
+         && g_strcmp0 (subtitle (f, "web"), "Connected, 6 tools") == 0;
+}
+
+/* Starts the fake server over HTTP, refusing any request without
+ * @header (NAME:VALUE); returns its port. */
+static char *
+start_http_server (Fixture      *f,
+                   GSubprocess **process,
+                   const char   *header)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GDataInputStream) lines = NULL;
+  g_autoptr(GError) error = NULL;
+  char *port;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                        | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  *process = g_subprocess_launcher_spawn (launcher, &error, f->python, f->script, "--http", "--require-header",
+                                          header, NULL);
+  g_assert_no_error (error);
+  lines = g_data_input_stream_new (g_subprocess_get_stdout_pipe (*process));
+  port = g_data_input_stream_read_line (lines, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (port);
+  return port;
+}
+
+/* Headers of a URL server: an Authorization header is secret by itself,
+ * its value goes to the keyring and mcp.json refers to it; the server
+ * gets the value (the fake refuses any request without it). Edit shows
+ * the rows again without the secret; a removed header leaves the file,
+ * a removed server its secret. */
+static void
+test_headers_and_secrets (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GSubprocess) server = NULL;
+  g_autofree char *port = start_http_server (f, &server, "Authorization:Bearer s3cret-v4lue");
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%s/mcp", port);
+  g_autofree char *text = NULL;
+  g_autoptr(JsonObject) web = NULL;
+  g_autoptr(JsonObject) edited = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *headers;
+
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "name")), "web");
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "target")), url);
+  g_signal_emit_by_name (pair_widget (f, "header:add"), "clicked");
+  set_text (f, "header:0:name", "Authorization");
+  g_assert_true (secret_on (f, "header:0:secret"));
+  g_assert_false (gtk_entry_get_visibility (GTK_ENTRY (pair_widget (f, "header:0:value"))));
+  set_text (f, "header:0:value", "Bearer s3cret-v4lue");
+  g_signal_emit_by_name (pair_widget (f, "header:add"), "clicked");
+  set_text (f, "header:1:name", "X-Plain");
+  g_assert_false (secret_on (f, "header:1:secret"));
+  set_text (f, "header:1:value", "1");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  ui_wait_until (no_pending, f->window);
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Saved the tool server “web”");
+
+  g_file_get_contents (f->config, &text, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (strstr (text, "s3cret"));
+  web = entry_on_disk (f, "web");
+  headers = json_object_get_object_member (web, "headers");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (headers, "Authorization"),
+                                                  "secret"), ==, "mcp-header:web/Authorization");
+  g_assert_cmpstr (json_object_get_string_member (headers, "X-Plain"), ==, "1");
+  g_assert_cmpstr (natter_memory_secret_store_peek (f->secrets, "mcp-header:web/Authorization"), ==,
+                   "Bearer s3cret-v4lue");
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, NULL, "header:0:name"));
+  /* The running server got the value from the keyring. */
+  ui_wait_until (web_connected, f);
+
+  click (f, "web", "edit");
+  g_assert_cmpstr (get_text (f, "header:0:name"), ==, "Authorization");
+  g_assert_cmpstr (get_text (f, "header:0:value"), ==, "");
+  g_assert_true (secret_on (f, "header:0:secret"));
+  g_assert_cmpstr (get_text (f, "header:1:name"), ==, "X-Plain");
+  g_assert_cmpstr (get_text (f, "header:1:value"), ==, "1");
+  g_signal_emit_by_name (pair_widget (f, "header:1:remove"), "clicked");
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, NULL, "header:1:name"));
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  ui_wait_until (no_pending, f->window);
+  edited = entry_on_disk (f, "web");
+  headers = json_object_get_object_member (edited, "headers");
+  g_assert_false (json_object_has_member (headers, "X-Plain"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (headers, "Authorization"),
+                                                  "secret"), ==, "mcp-header:web/Authorization");
+  g_assert_cmpstr (natter_memory_secret_store_peek (f->secrets, "mcp-header:web/Authorization"), ==,
+                   "Bearer s3cret-v4lue");
+
+  click (f, "web", "remove");
+  ui_wait_until (no_pending, f->window);
+  g_assert_null (natter_memory_secret_store_peek (f->secrets, "mcp-header:web/Authorization"));
+  g_subprocess_force_exit (server);
+}
+
+/* Environment variables of a command server, written and shown again;
+ * rows that do not fit the server are refused in words. */
+static void
+test_env (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autoptr(JsonObject) saved = NULL;
+  g_autofree char *command = g_strdup_printf ("%s %s", f->python, f->script);
+
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "name")), "local");
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "target")),
+                         command);
+  g_signal_emit_by_name (pair_widget (f, "header:add"), "clicked");
+  set_text (f, "header:0:name", "X-Nope");
+  set_text (f, "header:0:value", "1");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==,
+                   "Headers are for a server reached by URL; a command gets environment variables");
+  g_assert_null (entry_on_disk (f, "local"));
+  g_signal_emit_by_name (pair_widget (f, "header:0:remove"), "clicked");
+
+  g_signal_emit_by_name (pair_widget (f, "env:add"), "clicked");
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, NULL, "env:0:secret"));
+  set_text (f, "env:0:name", "FOO");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Environment Variables: “FOO” has no value");
+  set_text (f, "env:0:value", "bar baz");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  ui_wait_until (no_pending, f->window);
+  saved = entry_on_disk (f, "local");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (saved, "env"), "FOO"), ==,
+                   "bar baz");
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, NULL, "env:0:name"));
+
+  click (f, "local", "edit");
+  g_assert_cmpstr (get_text (f, "env:0:name"), ==, "FOO");
+  g_assert_cmpstr (get_text (f, "env:0:value"), ==, "bar baz");
+}
+
 /* The agent editor lists the enabled servers; a ticked one is written
  * to the agent's file and kept when it is edited again. */
 static void
@@ -407,6 +587,9 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/file-changed-elsewhere", Fixture, NULL, fixture_set_up,
               test_file_changed_elsewhere, fixture_tear_down);
+  g_test_add ("/preferences/mcp/headers-and-secrets", Fixture, NULL, fixture_set_up, test_headers_and_secrets,
+              fixture_tear_down);
+  g_test_add ("/preferences/mcp/env", Fixture, NULL, fixture_set_up, test_env, fixture_tear_down);
   g_test_add ("/preferences/mcp/call-timeout", Fixture, NULL, fixture_set_up, test_call_timeout, fixture_tear_down);
   g_test_add ("/preferences/mcp/agent-servers", Fixture, NULL, fixture_set_up, test_agent_servers,
               fixture_tear_down);

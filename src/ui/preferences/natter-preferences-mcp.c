@@ -19,7 +19,10 @@
 #include <glib/gi18n.h>
 
 #include "natter-mcp-config.h"
+#include "natter-mcp-error.h"
 #include "natter-mcp-manager.h"
+#include "natter-mcp-pairs.h"
+#include "natter-mcp-secrets.h"
 #include "natter-preferences-window-private.h"
 
 typedef struct
@@ -35,6 +38,8 @@ typedef struct
   GtkEditable             *name_entry;
   GtkEditable             *target_entry;
   GtkWidget               *save_button;
+  NatterMcpPairs          *env;       /* a command's environment variables */
+  NatterMcpPairs          *headers;   /* a URL's headers */
   GtkSpinButton           *timeout_spin;
   guint                    reload_id;
 } McpPage;
@@ -49,6 +54,8 @@ mcp_page_free (McpPage *page)
   g_hash_table_unref (page->widgets);
   g_hash_table_unref (page->tests);
   g_clear_pointer (&page->shown, g_ptr_array_unref);
+  natter_mcp_pairs_free (page->env);
+  natter_mcp_pairs_free (page->headers);
   g_free (page);
 }
 
@@ -187,6 +194,59 @@ enabled_cb (GtkSwitch  *toggle,
   reload (page);
 }
 
+/* The secret keys that @entry's headers refer to. */
+static GPtrArray *
+secret_keys_of (JsonObject *entry)
+{
+  GPtrArray *keys = g_ptr_array_new ();
+  JsonNode *node = entry != NULL ? json_object_get_member (entry, "headers") : NULL;
+  g_autoptr(GList) names = NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return keys;
+  names = json_object_get_members (json_node_get_object (node));
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      const char *key = natter_mcp_header_get_secret_key (json_object_get_member (json_node_get_object (node),
+                                                                                  l->data));
+
+      if (key != NULL)
+        g_ptr_array_add (keys, (gpointer) key);
+    }
+  return keys;
+}
+
+static void
+forgotten_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_secret_store_clear_finish (NATTER_SECRET_STORE (object), result, &error))
+    g_debug ("A tool server's secret stays in the keyring: %s", error->message);
+  natter_preferences_window_pending_end (user_data);
+  g_object_unref (user_data);
+}
+
+/* Removes from the keyring the secrets @old referred to that @new (the
+ * entry written instead, or NULL) no longer does: a removed header or
+ * server leaves no credential behind. */
+static void
+forget_secrets (McpPage    *page,
+                JsonObject *old,
+                JsonObject *new)
+{
+  g_autoptr(GPtrArray) before = secret_keys_of (old);
+  g_autoptr(GPtrArray) after = secret_keys_of (new);
+
+  for (guint i = 0; i < before->len; i++)
+    if (!g_ptr_array_find_with_equal_func (after, g_ptr_array_index (before, i), g_str_equal, NULL))
+      natter_secret_store_clear_async (natter_services_get_secret_store (page->window->services),
+                                       g_ptr_array_index (before, i), NULL, forgotten_cb,
+                                       natter_preferences_window_pending_begin (page->window));
+}
+
 static void
 remove_cb (GtkButton *button,
            McpPage   *page)
@@ -194,15 +254,35 @@ remove_cb (GtkButton *button,
   g_autofree char *name = g_strdup (g_object_get_data (G_OBJECT (button), "server"));
   g_autoptr(GError) error = NULL;
   g_autofree char *message = NULL;
+  g_autoptr(JsonObject) old = natter_mcp_config_dup_entry (config_path (page), name, NULL);
 
   if (!natter_mcp_config_update (config_path (page), name, NULL, &error))
     {
       show_error (page, error);
       return;
     }
+  forget_secrets (page, old, NULL);
   message = g_strdup_printf (_("Removed the tool server “%s”"), name);
   natter_preferences_window_show_toast (page->window, message);
   reload (page);
+}
+
+/* Shows @map (an entry's `env` or `headers`) as rows; a stored secret's
+ * value is not read back, the row only says it is kept. */
+static void
+fill_pairs (NatterMcpPairs *pairs,
+            JsonObject     *map)
+{
+  g_autoptr(GList) names = map != NULL ? json_object_get_members (map) : NULL;
+
+  natter_mcp_pairs_clear (pairs);
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      JsonNode *value = json_object_get_member (map, l->data);
+      const char *key = natter_mcp_header_get_secret_key (value);
+
+      natter_mcp_pairs_add (pairs, l->data, key == NULL ? json_node_get_string (value) : NULL, key);
+    }
 }
 
 static void
@@ -228,6 +308,8 @@ edit_cb (GtkButton *button,
     }
   gtk_editable_set_text (page->name_entry, config->name);
   gtk_editable_set_text (page->target_entry, target->str);
+  fill_pairs (page->env, config->env);
+  fill_pairs (page->headers, config->headers);
 }
 
 typedef struct
@@ -482,6 +564,147 @@ fill_entry (JsonObject  *entry,
   return TRUE;
 }
 
+/* A save waiting for its secrets to be stored: mcp.json is written only
+ * once the keyring has every value its references name. */
+typedef struct
+{
+  McpPage    *page;
+  NatterPreferencesWindow *window;   /* a pending reference */
+  char       *name;
+  JsonObject *entry;
+  JsonObject *old;       /* nullable: the entry before */
+  guint       storing;
+  gboolean    storing_done;  /* secrets were stored */
+  GError     *error;
+} SaveOp;
+
+static void
+save_op_free (SaveOp *op)
+{
+  g_free (op->name);
+  json_object_unref (op->entry);
+  g_clear_pointer (&op->old, json_object_unref);
+  g_clear_error (&op->error);
+  g_free (op);
+}
+
+static void
+save_finish (SaveOp *op)
+{
+  McpPage *page = op->page;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+  GPtrArray *clients = natter_mcp_manager_get_clients (page->manager);
+
+  if (op->error != NULL || !natter_mcp_config_update (config_path (page), op->name, op->entry, &error))
+    {
+      show_error (page, op->error != NULL ? op->error : error);
+      return;
+    }
+  forget_secrets (page, op->old, op->entry);
+  /* A new secret value under the same reference leaves the entry as it
+   * was: the running server is stopped so the next call connects with
+   * the new value. */
+  for (guint i = 0; op->storing_done && i < clients->len; i++)
+    if (g_str_equal (natter_mcp_client_get_config (g_ptr_array_index (clients, i))->name, op->name))
+      natter_mcp_client_stop (g_ptr_array_index (clients, i));
+  message = g_strdup_printf (_("Saved the tool server “%s”"), op->name);
+  natter_preferences_window_show_toast (page->window, message);
+  gtk_editable_set_text (page->name_entry, "");
+  gtk_editable_set_text (page->target_entry, "");
+  natter_mcp_pairs_clear (page->env);
+  natter_mcp_pairs_clear (page->headers);
+  reload (page);
+}
+
+static void
+secret_stored_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  SaveOp *op = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_secret_store_store_finish (NATTER_SECRET_STORE (object), result, &error) && op->error == NULL)
+    {
+      op->error = g_error_new (error->domain, error->code, _("The secret header could not be kept in the "
+                                                             "keyring, so nothing was saved: %s"), error->message);
+    }
+  if (--op->storing == 0)
+    {
+      NatterPreferencesWindow *window = op->window;
+
+      op->storing_done = TRUE;
+      if (natter_preferences_window_pending_end (window))
+        save_finish (op);
+      save_op_free (op);
+      g_object_unref (window);
+    }
+}
+
+/* Writes the rows into @op's entry: `env` for a command, `headers` for a
+ * URL (a secret one as a reference, its typed value sent to the
+ * keyring). FALSE with @error when the rows do not fit the server. */
+static gboolean
+fill_pairs_into (SaveOp     *op,
+                 GPtrArray  *env,
+                 GPtrArray  *headers,
+                 GPtrArray  *to_store,
+                 GError    **error)
+{
+  gboolean stdio = json_object_has_member (op->entry, "command");
+  JsonObject *map;
+
+  if (stdio && headers->len > 0)
+    {
+      g_set_error_literal (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
+                           _("Headers are for a server reached by URL; a command gets environment variables"));
+      return FALSE;
+    }
+  if (!stdio && env->len > 0)
+    {
+      g_set_error_literal (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
+                           _("Environment variables are for a server started by a command; a URL gets headers"));
+      return FALSE;
+    }
+  json_object_remove_member (op->entry, "env");
+  json_object_remove_member (op->entry, "headers");
+  map = json_object_new ();
+  for (guint i = 0; i < env->len; i++)
+    {
+      NatterMcpPair *pair = g_ptr_array_index (env, i);
+
+      json_object_set_string_member (map, pair->name, pair->value);
+    }
+  for (guint i = 0; i < headers->len; i++)
+    {
+      NatterMcpPair *pair = g_ptr_array_index (headers, i);
+      JsonObject *reference;
+
+      if (!pair->secret)
+        {
+          json_object_set_string_member (map, pair->name, pair->value);
+          continue;
+        }
+      reference = json_object_new ();
+      if (*pair->value == '\0')
+        json_object_set_string_member (reference, "secret", pair->stored_key);
+      else
+        {
+          g_autofree char *key = natter_mcp_header_secret_key_for (op->name, pair->name);
+
+          json_object_set_string_member (reference, "secret", key);
+          g_ptr_array_add (to_store, pair);
+        }
+      json_object_set_object_member (map, pair->name, reference);
+    }
+  if (json_object_get_size (map) > 0)
+    json_object_set_object_member (op->entry, stdio ? "env" : "headers", map);
+  else
+    json_object_unref (map);
+  return TRUE;
+}
+
 static void
 save_cb (GtkButton *button,
          McpPage   *page)
@@ -489,33 +712,50 @@ save_cb (GtkButton *button,
   g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (page->name_entry)));
   g_autofree char *target = g_strstrip (g_strdup (gtk_editable_get_text (page->target_entry)));
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) entry = NULL;
-  g_autofree char *message = NULL;
+  g_autoptr(GPtrArray) env = NULL;
+  g_autoptr(GPtrArray) headers = NULL;
+  g_autoptr(GPtrArray) to_store = g_ptr_array_new ();
+  SaveOp *op;
 
   if (*name == '\0' || *target == '\0')
     {
       natter_preferences_window_show_toast (page->window, _("A tool server needs a name and a command or URL"));
       return;
     }
-  entry = natter_mcp_config_dup_entry (config_path (page), name, &error);
-  if (entry == NULL && error != NULL)
+  op = g_new0 (SaveOp, 1);
+  op->page = page;
+  op->name = g_steal_pointer (&name);
+  /* Read twice: the entry is edited, the old one compared afterwards. */
+  op->old = natter_mcp_config_dup_entry (config_path (page), op->name, &error);
+  if (error == NULL)
+    op->entry = natter_mcp_config_dup_entry (config_path (page), op->name, &error);
+  if (op->entry == NULL)
+    op->entry = json_object_new ();
+  if (error != NULL || !fill_entry (op->entry, target, &error)
+      || (env = natter_mcp_pairs_collect (page->env, &error)) == NULL
+      || (headers = natter_mcp_pairs_collect (page->headers, &error)) == NULL
+      || !fill_pairs_into (op, env, headers, to_store, &error))
     {
       show_error (page, error);
+      save_op_free (op);
       return;
     }
-  if (entry == NULL)
-    entry = json_object_new ();
-  if (!fill_entry (entry, target, &error)
-      || !natter_mcp_config_update (config_path (page), name, entry, &error))
+  if (to_store->len == 0)
     {
-      show_error (page, error);
+      save_finish (op);
+      save_op_free (op);
       return;
     }
-  message = g_strdup_printf (_("Saved the tool server “%s”"), name);
-  natter_preferences_window_show_toast (page->window, message);
-  gtk_editable_set_text (page->name_entry, "");
-  gtk_editable_set_text (page->target_entry, "");
-  reload (page);
+  op->window = natter_preferences_window_pending_begin (page->window);
+  op->storing = to_store->len;
+  for (guint i = 0; i < to_store->len; i++)
+    {
+      NatterMcpPair *pair = g_ptr_array_index (to_store, i);
+      g_autofree char *key = natter_mcp_header_secret_key_for (op->name, pair->name);
+
+      natter_secret_store_store_async (natter_services_get_secret_store (page->window->services), key, pair->value,
+                                       NULL, secret_stored_cb, op);
+    }
 }
 
 static AdwPreferencesGroup *
@@ -539,7 +779,6 @@ add_group (McpPage *page)
   g_signal_connect (page->save_button, "clicked", G_CALLBACK (save_cb), page);
   adw_preferences_group_add (group, name);
   adw_preferences_group_add (group, target);
-  adw_preferences_group_add (group, page->save_button);
   return group;
 }
 
@@ -622,6 +861,19 @@ natter_preferences_window_add_mcp_page (NatterPreferencesWindow *self)
   adw_preferences_group_add (page->group, page->error_row);
   adw_preferences_page_add (prefs_page, page->group);
   adw_preferences_page_add (prefs_page, add_group (page));
+  page->env = natter_mcp_pairs_new (_("Environment Variables"),
+                                    _("Given to a server started by a command."), _("Add Variable"), FALSE);
+  page->headers = natter_mcp_pairs_new (_("Headers"),
+                                        _("Sent to a server reached by URL. A secret value is kept in the "
+                                          "keyring; mcp.json only refers to it."), _("Add Header"), TRUE);
+  adw_preferences_page_add (prefs_page, natter_mcp_pairs_get_group (page->env));
+  adw_preferences_page_add (prefs_page, natter_mcp_pairs_get_group (page->headers));
+  {
+    AdwPreferencesGroup *save = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+
+    adw_preferences_group_add (save, page->save_button);
+    adw_preferences_page_add (prefs_page, save);
+  }
   adw_preferences_page_add (prefs_page, timeout_group (page));
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), prefs_page);
 
@@ -649,6 +901,22 @@ natter_preferences_window_rebuild_mcp (NatterPreferencesWindow *self)
     rebuild (page);
 }
 
+/* "add", or "N:FIELD" for row N. */
+static GtkWidget *
+pairs_widget (NatterMcpPairs *pairs,
+              const char     *what)
+{
+  char *end = NULL;
+  guint64 index;
+
+  if (g_str_equal (what, "add"))
+    return natter_mcp_pairs_get_widget (pairs, G_MAXUINT, "add");
+  index = g_ascii_strtoull (what, &end, 10);
+  if (end == what || *end != ':' || index >= G_MAXUINT)
+    return NULL;
+  return natter_mcp_pairs_get_widget (pairs, (guint) index, end + 1);
+}
+
 GtkWidget *
 natter_preferences_window_get_mcp_widget (NatterPreferencesWindow *self,
                                           const char              *server,
@@ -669,6 +937,9 @@ natter_preferences_window_get_mcp_widget (NatterPreferencesWindow *self,
         return GTK_WIDGET (page->timeout_spin);
       if (g_str_equal (field, "config-error"))
         return page->error_row;
+      if (g_str_has_prefix (field, "env:") || g_str_has_prefix (field, "header:"))
+        return pairs_widget (g_str_has_prefix (field, "env:") ? page->env : page->headers,
+                             strchr (field, ':') + 1);
       return NULL;
     }
   key = g_strdup_printf ("%s\x1f%s", server, field);
