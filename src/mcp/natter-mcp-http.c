@@ -49,6 +49,9 @@ typedef struct
 
 /* A listening stream that ended is opened again after this long. */
 #define RELISTEN_DELAY_S 1
+/* A server that is slow to answer the listening GET does not hold the
+ * other messages back longer than this. */
+#define LISTEN_GRACE_MS 2000
 
 /* What a Post is: a request (id >= 0), a notification or response, or
  * the listening GET. */
@@ -71,6 +74,7 @@ typedef struct
   NatterSseParser  *parser;   /* an event stream */
   GByteArray       *collected; /* a JSON body */
   gboolean          blocking; /* later messages wait for this one */
+  guint             grace_id; /* the listening GET: when to stop waiting for it */
 } Post;
 
 static void
@@ -117,6 +121,7 @@ post_unblock (Post *post)
 {
   Http *http = post->http;
 
+  g_clear_handle_id (&post->grace_id, g_source_remove);
   if (!post->blocking)
     return;
   post->blocking = FALSE;
@@ -446,6 +451,16 @@ http_abort_request (NatterMcpTransport *transport,
     g_cancellable_cancel (post->cancellable);
 }
 
+static gboolean
+listen_grace_cb (gpointer user_data)
+{
+  Post *post = user_data;
+
+  post->grace_id = 0;
+  post_unblock (post);
+  return G_SOURCE_REMOVE;
+}
+
 /* Opens the listening stream: a GET with the session. Until the server
  * answers it, later messages wait, so that what the server says unasked
  * right after `notifications/initialized` (a list that grew as it
@@ -463,6 +478,7 @@ listen_now (Http *self)
   post->msg = soup_message_new (SOUP_METHOD_GET, self->url);
   post->cancellable = g_cancellable_new ();
   post->blocking = TRUE;
+  post->grace_id = g_timeout_add (LISTEN_GRACE_MS, listen_grace_cb, post);
   self->blockers++;
   self->listening = TRUE;
   g_ptr_array_add (self->all_posts, post);

@@ -14,6 +14,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "natter-mcp-error.h"
@@ -209,8 +211,14 @@ void
 natter_mcp_pairs_free (NatterMcpPairs *self)
 {
   for (guint i = 0; i < self->rows->len; i++)
-    g_signal_handlers_disconnect_by_data (((Row *) g_ptr_array_index (self->rows, i))->remove,
-                                          g_ptr_array_index (self->rows, i));
+    {
+      Row *row = g_ptr_array_index (self->rows, i);
+
+      g_signal_handlers_disconnect_by_data (row->remove, row);
+      g_signal_handlers_disconnect_by_data (row->name, row);
+      if (row->secret != NULL)
+        g_signal_handlers_disconnect_by_data (row->secret, row);
+    }
   g_signal_handlers_disconnect_by_data (self->add, self);
   g_ptr_array_unref (self->rows);
   g_object_unref (self->group);

@@ -7,7 +7,9 @@
  * error, disabled, what the last Test found until the server's own state
  * changes), a switch to enable it, Edit, Test and Remove; and a
  * group to add a server or save the one being edited, as a command line
- * (stdio) or an http(s) URL. Edits rewrite only that server's entry in
+ * (stdio) with its environment variables or an http(s) URL with its
+ * headers (a secret header's value goes to the keyring, mcp.json gets a
+ * reference: natter-mcp-secrets.h). Edits rewrite only that server's entry in
  * mcp.json, keeping whatever else the entry or the file holds, and the
  * servers are read again.
  */
