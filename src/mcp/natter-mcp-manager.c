@@ -385,7 +385,9 @@ natter_mcp_manager_reload (NatterMcpManager *self)
 static gboolean
 debounced_cb (gpointer user_data)
 {
-  NatterMcpManager *self = user_data;
+  /* Stopping the clients of removed servers ends their refreshes, which
+   * may hold the last references but this one. */
+  g_autoptr(NatterMcpManager) self = g_object_ref (user_data);
 
   self->debounce_id = 0;
   natter_mcp_manager_reload (self);

@@ -210,18 +210,10 @@ natter_mcp_pairs_new (const char *title,
 void
 natter_mcp_pairs_free (NatterMcpPairs *self)
 {
-  for (guint i = 0; i < self->rows->len; i++)
-    {
-      Row *row = g_ptr_array_index (self->rows, i);
-
-      g_signal_handlers_disconnect_by_data (row->remove, row);
-      g_signal_handlers_disconnect_by_data (row->name, row);
-      if (row->secret != NULL)
-        g_signal_handlers_disconnect_by_data (row->secret, row);
-    }
-  g_signal_handlers_disconnect_by_data (self->add, self);
-  g_ptr_array_unref (self->rows);
+  /* The widgets go first (with the page, or with this last reference),
+   * so no handler runs once the rows it points at are freed. */
   g_object_unref (self->group);
+  g_ptr_array_unref (self->rows);
   g_free (self);
 }
 
