@@ -12,73 +12,35 @@
 
 #include <string.h>
 
-#define G_SETTINGS_ENABLE_BACKEND
-#include <gio/gsettingsbackend.h>
-
 #include "natter-auto-compact.h"
 #include "natter-session-error.h"
-#include "natter-services.h"
-#include "natter-settings.h"
-#include "natter-test-server.h"
+#include "natter-test-services.h"
 #include "natter-test-support.h"
 
-#define WAIT_MS 20000
-
-#define SSE "text/event-stream"
 #define JSON "application/json"
-#define CHUNK(delta) "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" delta "\"}}]}\n\n"
-#define FINISH "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
-#define USAGE(prompt) "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":" #prompt ",\"completion_tokens\":1}}\n\n"
-#define DONE "data: [DONE]\n\n"
-#define SAY(text, prompt) \
-  { .status = 200, .content_type = SSE, .chunks = NATTER_TEST_CHUNKS (CHUNK (text), FINISH, USAGE (prompt) DONE) }
-#define BROKEN { .status = 500, .content_type = JSON, .body = "{\"error\":{\"message\":\"down\"}}" }
+#define SAY NATTER_TEST_SAY_USING
+#define BROKEN NATTER_TEST_BROKEN
 #define MODELS(entry) { .status = 200, .content_type = JSON, .body = "{\"object\":\"list\",\"data\":[" entry "]}" }
 
 typedef struct
 {
-  GFile            *dir;
-  GSettings        *gsettings;
-  NatterSettings   *settings;
-  NatterServices   *services;
-  NatterSessions   *sessions;
-  NatterTestServer *server;
-  char             *session_id;
+  NatterTestServices base;
+  char              *session_id;
 } Fixture;
 
 static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
-
-  f->dir = natter_test_make_temp_dir ();
-  f->gsettings = g_settings_new_with_backend (APP_ID, backend);
-  f->settings = natter_settings_new (f->gsettings);
+  natter_test_services_set_up (&f->base, data);
 }
 
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  if (f->services != NULL)
-    {
-      g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
-      g_assert_finalize_object (f->services);
-    }
   g_free (f->session_id);
-  g_clear_pointer (&f->server, natter_test_server_free);
-  g_clear_object (&f->settings);
-  g_clear_object (&f->gsettings);
-  natter_test_remove_tree (f->dir);
-  g_clear_object (&f->dir);
-}
-
-static char *
-no_key (const char *provider,
-        gpointer    user_data)
-{
-  return NULL;
+  natter_test_services_tear_down (&f->base, data);
 }
 
 static void
@@ -89,41 +51,12 @@ result_cb (GObject      *object,
   *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
-static GAsyncResult *
-wait_result (GAsyncResult **result)
-{
-  natter_test_wait_for_pointer ((gpointer *) result, WAIT_MS);
-  return *result;
-}
-
-/* The services over the scripted server, as provider "test", model "m". */
-static void
-serve (Fixture                  *f,
-       const NatterTestResponse *script,
-       guint                     n_script)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  f->server = natter_test_server_new (script, n_script);
-  g_settings_set_value (f->gsettings, "providers",
-                        g_variant_new_parsed ("[('test', 'Test', %s)]", f->server->base_url));
-  g_settings_set_string (f->gsettings, "default-provider", "test");
-  g_settings_set_string (f->gsettings, "default-model", "m");
-  g_settings_set_boolean (f->gsettings, "auto-title", FALSE);
-  f->services = natter_services_new (f->dir, f->settings, no_key, NULL, NULL);
-  g_assert_true (natter_services_acquire_writer_lock (f->services, &error));
-  g_assert_no_error (error);
-  natter_services_load_async (f->services, NULL, result_cb, &result);
-  g_assert_true (natter_services_load_finish (f->services, wait_result (&result), &error));
-  g_assert_no_error (error);
-  f->sessions = natter_services_get_sessions (f->services);
-}
-
+/* The services over the scripted server (any path: the window is asked
+ * too), without automatic titles. */
 #define SERVE(f, ...) \
   G_STMT_START { \
-    const NatterTestResponse script_[] = { __VA_ARGS__ }; \
-    serve ((f), script_, G_N_ELEMENTS (script_)); \
+    g_settings_set_boolean ((f)->base.gsettings, "auto-title", FALSE); \
+    NATTER_TEST_SERVE (&(f)->base, NULL, __VA_ARGS__); \
   } G_STMT_END
 
 /* Sends @text to the fixture's session (made on first use) and waits
@@ -132,30 +65,12 @@ static void
 say (Fixture    *f,
      const char *text)
 {
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GAsyncResult) waited = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
-  g_autoptr(JsonObject) input = json_object_new ();
   g_autofree char *turn_id = NULL;
 
   if (f->session_id == NULL)
-    {
-      natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, result_cb, &result);
-      f->session_id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
-      g_assert_no_error (error);
-      g_clear_object (&result);
-    }
-  natter_send_options_set_model (options, "test", "m");
-  natter_send_options_set_auto_title (options, FALSE);
-  json_object_set_string_member (input, "role", "user");
-  json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (f->sessions, f->session_id, input, options, NULL, result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &waited);
-  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&waited), &error));
-  g_assert_no_error (error);
+    f->session_id = natter_test_services_create_session (&f->base);
+  turn_id = natter_test_services_send (&f->base, f->session_id, text, FALSE);
+  natter_test_services_wait_turn (&f->base, turn_id);
 }
 
 /* What the front ends do before a send. */
@@ -165,17 +80,17 @@ auto_compact (Fixture *f,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_auto_compact_async (f->sessions, natter_services_get_provider_registry (f->services),
-                             natter_services_get_settings (f->services), f->session_id, NULL, result_cb, &result);
-  return natter_auto_compact_finish (f->sessions, wait_result (&result), error);
+  natter_auto_compact_async (f->base.sessions, natter_services_get_provider_registry (f->base.services),
+                             natter_services_get_settings (f->base.services), f->session_id, NULL, result_cb, &result);
+  return natter_auto_compact_finish (f->base.sessions, natter_test_services_wait_result (&result), error);
 }
 
 static const char *
 path (Fixture *f,
       guint    index)
 {
-  g_assert_cmpuint (index, <, f->server->paths->len);
-  return g_ptr_array_index (f->server->paths, index);
+  g_assert_cmpuint (index, <, f->base.server->paths->len);
+  return g_ptr_array_index (f->base.server->paths, index);
 }
 
 /* Whether request @index starts its conversation with the summary. */
@@ -188,8 +103,8 @@ starts_with_summary (Fixture    *f,
   JsonArray *messages;
   const char *first;
 
-  g_assert_cmpuint (index, <, f->server->bodies->len);
-  node = natter_test_json (g_ptr_array_index (f->server->bodies, index));
+  g_assert_cmpuint (index, <, f->base.server->bodies->len);
+  node = natter_test_json (g_ptr_array_index (f->base.server->bodies, index));
   messages = json_object_get_array_member (json_node_get_object (node), "messages");
   first = json_object_get_string_member (json_array_get_object_element (messages, 1), "content");
   return strstr (first, summary) != NULL && strstr (first, "context window") != NULL;
@@ -216,12 +131,12 @@ test_above_window (Fixture       *f,
   g_assert_no_error (error);
   g_assert_nonnull (compaction_id);
   g_assert_cmpstr (path (f, 3), ==, "/v1/models");
-  g_assert_cmpuint (f->server->paths->len, ==, 5);
-  g_assert_true (strstr (g_ptr_array_index (f->server->bodies, 4), "Summarize the conversation below") != NULL);
+  g_assert_cmpuint (f->base.server->paths->len, ==, 5);
+  g_assert_true (strstr (g_ptr_array_index (f->base.server->bodies, 4), "Summarize the conversation below") != NULL);
 
   say (f, "Q4");
   g_assert_true (starts_with_summary (f, 5, "Plan B was chosen."));
-  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 5), "Q1"));
+  g_assert_null (strstr (g_ptr_array_index (f->base.server->bodies, 5), "Q1"));
 
   /* Compacted and nothing sent since the next call: the window is
    * known (kept per model), and 100 tokens is far below it. */
@@ -229,7 +144,7 @@ test_above_window (Fixture       *f,
   compaction_id = auto_compact (f, &error);
   g_assert_no_error (error);
   g_assert_null (compaction_id);
-  g_assert_cmpuint (f->server->paths->len, ==, 6);
+  g_assert_cmpuint (f->base.server->paths->len, ==, 6);
 }
 
 /* 800 of 1,000 is not past 80%: the window is asked, nothing else. */
@@ -249,10 +164,10 @@ test_below_window (Fixture       *f,
   compaction_id = auto_compact (f, &error);
   g_assert_no_error (error);
   g_assert_null (compaction_id);
-  g_assert_cmpuint (f->server->paths->len, ==, 4);
+  g_assert_cmpuint (f->base.server->paths->len, ==, 4);
   say (f, "Q4");
   g_assert_false (starts_with_summary (f, 4, "A1"));
-  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 4), "Q1"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->base.server->bodies, 4), "Q1"));
 }
 
 /* The user's window for "test/m" wins: the server is not even asked,
@@ -264,7 +179,7 @@ test_user_window_wins (Fixture       *f,
   g_autofree char *compaction_id = NULL;
   g_autoptr(GError) error = NULL;
 
-  g_settings_set_value (f->gsettings, "context-windows", g_variant_new_parsed ("{'test/m': 1000, 'test/x': 5}"));
+  g_settings_set_value (f->base.gsettings, "context-windows", g_variant_new_parsed ("{'test/m': 1000, 'test/x': 5}"));
   SERVE (f, SAY ("A1", 10), SAY ("A2", 10), SAY ("A3", 850), SAY ("Summary.", 5));
   say (f, "Q1");
   say (f, "Q2");
@@ -273,7 +188,7 @@ test_user_window_wins (Fixture       *f,
   compaction_id = auto_compact (f, &error);
   g_assert_no_error (error);
   g_assert_nonnull (compaction_id);
-  g_assert_cmpuint (f->server->paths->len, ==, 4);
+  g_assert_cmpuint (f->base.server->paths->len, ==, 4);
   g_assert_cmpstr (path (f, 3), ==, "/v1/chat/completions");
 }
 
@@ -300,7 +215,7 @@ test_ollama_show (Fixture       *f,
   g_assert_nonnull (compaction_id);
   g_assert_cmpstr (path (f, 3), ==, "/v1/models");
   g_assert_cmpstr (path (f, 4), ==, "/api/show");
-  show = natter_test_json (g_ptr_array_index (f->server->bodies, 4));
+  show = natter_test_json (g_ptr_array_index (f->base.server->bodies, 4));
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (show), "model"), ==, "m");
 }
 
@@ -313,7 +228,7 @@ test_summary_fails (Fixture       *f,
   g_autofree char *compaction_id = NULL;
   g_autoptr(GError) error = NULL;
 
-  g_settings_set_value (f->gsettings, "context-windows", g_variant_new_parsed ("{'test/m': 1000}"));
+  g_settings_set_value (f->base.gsettings, "context-windows", g_variant_new_parsed ("{'test/m': 1000}"));
   SERVE (f, SAY ("A1", 10), SAY ("A2", 10), SAY ("A3", 900), BROKEN, SAY ("A4", 950));
   say (f, "Q1");
   say (f, "Q2");
@@ -323,11 +238,11 @@ test_summary_fails (Fixture       *f,
   g_assert_null (compaction_id);
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
   g_assert_true (g_str_has_prefix (error->message, "The summary could not be made: "));
-  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "Summarize the conversation below"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->base.server->bodies, 3), "Summarize the conversation below"));
   say (f, "Q4");
-  g_assert_cmpuint (f->server->paths->len, ==, 5);
-  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 4), "Q1"));
-  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 4), "Q4"));
+  g_assert_cmpuint (f->base.server->paths->len, ==, 5);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->base.server->bodies, 4), "Q1"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->base.server->bodies, 4), "Q4"));
 }
 
 /* The setting off: nothing is asked however full the window. */
@@ -338,8 +253,8 @@ test_setting_off (Fixture       *f,
   g_autofree char *compaction_id = NULL;
   g_autoptr(GError) error = NULL;
 
-  g_settings_set_value (f->gsettings, "context-windows", g_variant_new_parsed ("{'test/m': 1000}"));
-  g_settings_set_boolean (f->gsettings, "auto-compact", FALSE);
+  g_settings_set_value (f->base.gsettings, "context-windows", g_variant_new_parsed ("{'test/m': 1000}"));
+  g_settings_set_boolean (f->base.gsettings, "auto-compact", FALSE);
   SERVE (f, SAY ("A1", 10), SAY ("A2", 10), SAY ("A3", 990));
   say (f, "Q1");
   say (f, "Q2");
@@ -348,7 +263,120 @@ test_setting_off (Fixture       *f,
   compaction_id = auto_compact (f, &error);
   g_assert_no_error (error);
   g_assert_null (compaction_id);
-  g_assert_cmpuint (f->server->paths->len, ==, 3);
+  g_assert_cmpuint (f->base.server->paths->len, ==, 3);
+}
+
+/* One or two turns: nothing lies before the 2 kept turns, so however
+ * full the window, nothing is tried and nothing is to be told. */
+static void
+test_nothing_to_compact (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_settings_set_value (f->base.gsettings, "context-windows", g_variant_new_parsed ("{'test/m': 1000}"));
+  SERVE (f, SAY ("A1", 950), SAY ("A2", 990), SAY ("A3", 10));
+  say (f, "Q1");
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *compaction_id = auto_compact (f, &error);
+
+      g_assert_no_error (error);
+      g_assert_null (compaction_id);
+    }
+  say (f, "Q2");
+  {
+    g_autofree char *compaction_id = auto_compact (f, &error);
+
+    g_assert_no_error (error);
+    g_assert_null (compaction_id);
+  }
+  say (f, "Q3");
+  g_assert_cmpuint (f->base.server->paths->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->base.server->bodies, 2), "Q1"));
+}
+
+/* The summary keeps failing: the first failure is told, the next sends
+ * still try (the server may be back) but say nothing more; another
+ * session's failure is its own, told once too. */
+static void
+test_failure_told_once (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *first_session = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_settings_set_value (f->base.gsettings, "context-windows", g_variant_new_parsed ("{'test/m': 1000}"));
+  SERVE (f, SAY ("A1", 10), SAY ("A2", 10), SAY ("A3", 900), BROKEN, SAY ("A4", 950), BROKEN, SAY ("A5", 950),
+         SAY ("B1", 10), SAY ("B2", 10), SAY ("B3", 900), BROKEN);
+  say (f, "Q1");
+  say (f, "Q2");
+  say (f, "Q3");
+  {
+    g_autofree char *compaction_id = auto_compact (f, &error);
+
+    g_assert_null (compaction_id);
+    g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&error);
+  }
+  say (f, "Q4");
+  {
+    g_autofree char *compaction_id = auto_compact (f, &error);
+
+    g_assert_no_error (error);
+    g_assert_null (compaction_id);
+  }
+  g_assert_nonnull (strstr (g_ptr_array_index (f->base.server->bodies, 5), "Summarize the conversation below"));
+  say (f, "Q5");
+
+  first_session = g_steal_pointer (&f->session_id);
+  say (f, "R1");
+  say (f, "R2");
+  say (f, "R3");
+  {
+    g_autofree char *compaction_id = auto_compact (f, &error);
+
+    g_assert_null (compaction_id);
+    g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&error);
+  }
+  g_assert_cmpuint (f->base.server->paths->len, ==, 11);
+}
+
+/* The window set for one model (as Preferences sets it) is kept beside
+ * the others, 0 forgets it, and auto-compact uses it without asking the
+ * server. */
+static void
+test_window_set_for_model (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *compaction_id = NULL;
+  g_autoptr(GVariant) windows = NULL;
+  g_autoptr(GError) error = NULL;
+  gint32 value = 0;
+
+  g_settings_set_value (f->base.gsettings, "context-windows", g_variant_new_parsed ("{'other/x': 5}"));
+  natter_settings_set_context_window (f->base.settings, "test", "gone", 64);
+  natter_settings_set_context_window (f->base.settings, "test", "m", 2000);
+  natter_settings_set_context_window (f->base.settings, "test", "m", 1000);
+  natter_settings_set_context_window (f->base.settings, "test", "gone", 0);
+  windows = g_settings_get_value (f->base.gsettings, "context-windows");
+  g_assert_cmpuint (g_variant_n_children (windows), ==, 2);
+  g_assert_true (g_variant_lookup (windows, "other/x", "i", &value));
+  g_assert_cmpint (value, ==, 5);
+  g_assert_true (g_variant_lookup (windows, "test/m", "i", &value));
+  g_assert_cmpint (value, ==, 1000);
+  g_assert_cmpuint (natter_settings_get_context_window (f->base.settings, "test", "m"), ==, 1000);
+
+  SERVE (f, SAY ("A1", 10), SAY ("A2", 10), SAY ("A3", 850), SAY ("Summary.", 5));
+  say (f, "Q1");
+  say (f, "Q2");
+  say (f, "Q3");
+  compaction_id = auto_compact (f, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (compaction_id);
+  g_assert_cmpuint (f->base.server->paths->len, ==, 4);
+  g_assert_cmpstr (path (f, 3), ==, "/v1/chat/completions");
 }
 
 #define ADD(path, func) \
@@ -366,5 +394,8 @@ main (int   argc,
   ADD ("/auto-compact/ollama-show", test_ollama_show);
   ADD ("/auto-compact/summary-fails", test_summary_fails);
   ADD ("/auto-compact/setting-off", test_setting_off);
+  ADD ("/auto-compact/nothing-to-compact", test_nothing_to_compact);
+  ADD ("/auto-compact/failure-told-once", test_failure_told_once);
+  ADD ("/auto-compact/window-set-for-model", test_window_set_for_model);
   return g_test_run ();
 }

@@ -12,69 +12,21 @@
 
 #include <string.h>
 
-#define G_SETTINGS_ENABLE_BACKEND
-#include <gio/gsettingsbackend.h>
-
-#include "natter-services.h"
 #include "natter-sessions-private.h"
-#include "natter-settings.h"
-#include "natter-test-server.h"
+#include "natter-test-services.h"
 #include "natter-test-support.h"
 
-#define WAIT_MS 20000
+#define WAIT_MS NATTER_TEST_SERVICES_WAIT_MS
 
-#define SSE "text/event-stream"
-#define CHUNK(delta) "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" delta "\"}}]}\n\n"
-#define FINISH "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
-#define DONE "data: [DONE]\n\n"
-#define SAY(text) { .status = 200, .content_type = SSE, .chunks = NATTER_TEST_CHUNKS (CHUNK (text), FINISH DONE) }
+#define SSE NATTER_TEST_SSE
+#define CHUNK NATTER_TEST_SSE_CHUNK
+#define SAY NATTER_TEST_SAY
 #define ANSWER SAY ("Hello world")
 #define TITLE SAY ("\\\"Greeting the World.\\\"")
-#define BROKEN { .status = 500, .content_type = "application/json", .body = "{\"error\":{\"message\":\"down\"}}" }
+#define BROKEN NATTER_TEST_BROKEN
+#define SERVE(f, ...) NATTER_TEST_SERVE ((f), "/v1/chat/completions", __VA_ARGS__)
 
-typedef struct
-{
-  GFile            *dir;
-  GSettings        *gsettings;
-  NatterSettings   *settings;
-  NatterServices   *services;
-  NatterSessions   *sessions;
-  NatterTestServer *server;
-} Fixture;
-
-static void
-fixture_set_up (Fixture       *f,
-                gconstpointer  data)
-{
-  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
-
-  f->dir = natter_test_make_temp_dir ();
-  f->gsettings = g_settings_new_with_backend (APP_ID, backend);
-  f->settings = natter_settings_new (f->gsettings);
-}
-
-static void
-fixture_tear_down (Fixture       *f,
-                   gconstpointer  data)
-{
-  if (f->services != NULL)
-    {
-      g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
-      g_assert_finalize_object (f->services);
-    }
-  g_clear_pointer (&f->server, natter_test_server_free);
-  g_clear_object (&f->settings);
-  g_clear_object (&f->gsettings);
-  natter_test_remove_tree (f->dir);
-  g_clear_object (&f->dir);
-}
-
-static char *
-no_key (const char *provider,
-        gpointer    user_data)
-{
-  return NULL;
-}
+typedef NatterTestServices Fixture;
 
 static void
 result_cb (GObject      *object,
@@ -82,94 +34,6 @@ result_cb (GObject      *object,
            gpointer      user_data)
 {
   *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_result (GAsyncResult **result)
-{
-  natter_test_wait_for_pointer ((gpointer *) result, WAIT_MS);
-  return *result;
-}
-
-/* The services over the scripted server, as provider "test", model "m". */
-static void
-serve (Fixture                  *f,
-       const NatterTestResponse *script,
-       guint                     n_script)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  f->server = natter_test_server_new (script, n_script);
-  f->server->expected_path = "/v1/chat/completions";
-  g_settings_set_value (f->gsettings, "providers",
-                        g_variant_new_parsed ("[('test', 'Test', %s)]", f->server->base_url));
-  g_settings_set_string (f->gsettings, "default-provider", "test");
-  g_settings_set_string (f->gsettings, "default-model", "m");
-  f->services = natter_services_new (f->dir, f->settings, no_key, NULL, NULL);
-  g_assert_true (natter_services_acquire_writer_lock (f->services, &error));
-  g_assert_no_error (error);
-  natter_services_load_async (f->services, NULL, result_cb, &result);
-  g_assert_true (natter_services_load_finish (f->services, wait_result (&result), &error));
-  g_assert_no_error (error);
-  f->sessions = natter_services_get_sessions (f->services);
-}
-
-#define SERVE(f, ...) \
-  G_STMT_START { \
-    const NatterTestResponse script_[] = { __VA_ARGS__ }; \
-    serve ((f), script_, G_N_ELEMENTS (script_)); \
-  } G_STMT_END
-
-static char *
-create_session (Fixture *f)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *session_id;
-
-  natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, result_cb, &result);
-  session_id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  return session_id;
-}
-
-/* Sends @text and returns the turn id at once. */
-static char *
-send (Fixture    *f,
-      const char *session_id,
-      const char *text,
-      gboolean    auto_title)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
-  g_autoptr(JsonObject) input = json_object_new ();
-  char *turn_id;
-
-  natter_send_options_set_model (options, "test", "m");
-  natter_send_options_set_auto_title (options, auto_title);
-  json_object_set_string_member (input, "role", "user");
-  json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  return turn_id;
-}
-
-/* Waits for the turn, then for everything the service still does
- * (the title request among it). */
-static void
-settle (Fixture    *f,
-        const char *turn_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &result);
-  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&result), &error));
-  g_assert_no_error (error);
-  g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
 }
 
 /* The titles of the session file's title_changed events, "|"-joined. */
@@ -194,17 +58,6 @@ titles_on_disk (Fixture    *f,
   return g_string_free (g_steal_pointer (&titles), FALSE);
 }
 
-static JsonObject *
-request_body (Fixture *f,
-              guint    index)
-{
-  g_autoptr(JsonNode) node = NULL;
-
-  g_assert_cmpuint (index, <, f->server->bodies->len);
-  node = natter_test_json (g_ptr_array_index (f->server->bodies, index));
-  return json_object_ref (json_node_get_object (node));
-}
-
 static void
 set_title (Fixture    *f,
            const char *session_id,
@@ -214,7 +67,7 @@ set_title (Fixture    *f,
   g_autoptr(GError) error = NULL;
 
   natter_sessions_set_title_async (f->sessions, session_id, title, NULL, result_cb, &result);
-  g_assert_true (natter_sessions_set_title_finish (f->sessions, wait_result (&result), &error));
+  g_assert_true (natter_sessions_set_title_finish (f->sessions, natter_test_services_wait_result (&result), &error));
   g_assert_no_error (error);
 }
 
@@ -236,20 +89,20 @@ test_titled_once (Fixture       *f,
   const char *asked;
 
   SERVE (f, ANSWER, TITLE, ANSWER);
-  session_id = create_session (f);
+  session_id = natter_test_services_create_session (f);
   long_text = g_strdup_printf ("Plan a trip to Lisbon %s END", filler);
-  first = send (f, session_id, long_text, TRUE);
-  settle (f, first);
+  first = natter_test_services_send (f, session_id, long_text, TRUE);
+  natter_test_services_settle (f, first);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
   /* The conversation's own request offers the agent's tools; the title
    * request offers none, so the model can only answer in words. */
   {
-    g_autoptr(JsonObject) answer_body = request_body (f, 0);
+    g_autoptr(JsonObject) answer_body = natter_test_services_request_body (f, 0);
 
     g_assert_true (json_object_has_member (answer_body, "tools"));
   }
-  body = request_body (f, 1);
+  body = natter_test_services_request_body (f, 1);
   g_assert_false (json_object_has_member (body, "tools"));
   g_assert_cmpstr (json_object_get_string_member (body, "model"), ==, "m");
   g_assert_cmpint (json_object_get_int_member (body, "max_tokens"), ==, 64);
@@ -267,8 +120,8 @@ test_titled_once (Fixture       *f,
   g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (
                      natter_services_get_index (f->services), session_id)), ==, "Greeting the World");
 
-  second = send (f, session_id, "and again", TRUE);
-  settle (f, second);
+  second = natter_test_services_send (f, session_id, "and again", TRUE);
+  natter_test_services_settle (f, second);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_clear_pointer (&titles, g_free);
   titles = titles_on_disk (f, session_id);
@@ -286,10 +139,10 @@ test_rename_before_answer (Fixture       *f,
   g_autofree char *titles = NULL;
 
   SERVE (f, ANSWER, TITLE);
-  session_id = create_session (f);
-  turn_id = send (f, session_id, "hello", TRUE);
+  session_id = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
   set_title (f, session_id, "Mine");
-  settle (f, turn_id);
+  natter_test_services_settle (f, turn_id);
 
   titles = titles_on_disk (f, session_id);
   g_assert_cmpstr (titles, ==, "hello|Mine");
@@ -323,10 +176,10 @@ test_rename_after_answer (Fixture       *f,
   gulong handler;
 
   SERVE (f, ANSWER, TITLE);
-  session_id = create_session (f);
+  session_id = natter_test_services_create_session (f);
   handler = g_signal_connect (f->sessions, "turn-event", G_CALLBACK (rename_on_completion_cb), &renamed);
-  turn_id = send (f, session_id, "hello", TRUE);
-  settle (f, turn_id);
+  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  natter_test_services_settle (f, turn_id);
   g_signal_handler_disconnect (f->sessions, handler);
   g_assert_true (renamed);
 
@@ -347,10 +200,10 @@ test_created_with_title (Fixture       *f,
 
   SERVE (f, ANSWER);
   natter_sessions_create_session_async (f->sessions, "Given", NULL, NULL, NULL, NULL, result_cb, &result);
-  session_id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
+  session_id = natter_sessions_create_session_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
-  turn_id = send (f, session_id, "hello", TRUE);
-  settle (f, turn_id);
+  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
   titles = titles_on_disk (f, session_id);
@@ -366,9 +219,9 @@ test_off (Fixture       *f,
   g_autofree char *titles = NULL;
 
   SERVE (f, ANSWER);
-  session_id = create_session (f);
-  turn_id = send (f, session_id, "hello", FALSE);
-  settle (f, turn_id);
+  session_id = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, session_id, "hello", FALSE);
+  natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
   titles = titles_on_disk (f, session_id);
@@ -417,16 +270,16 @@ test_failure_is_silent (Fixture       *f,
   g_autofree char *titles = NULL;
 
   SERVE (f, ANSWER, BROKEN, ANSWER);
-  session_id = create_session (f);
-  turn_id = send (f, session_id, "hello", TRUE);
-  settle (f, turn_id);
+  session_id = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
   titles = titles_on_disk (f, session_id);
   g_assert_cmpstr (titles, ==, "hello");
 
-  second = send (f, session_id, "again", TRUE);
-  settle (f, second);
+  second = natter_test_services_send (f, session_id, "again", TRUE);
+  natter_test_services_settle (f, second);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_clear_pointer (&titles, g_free);
   titles = titles_on_disk (f, session_id);
@@ -451,20 +304,20 @@ test_next_message_not_delayed (Fixture       *f,
   guint n_changes = 0;
 
   SERVE (f, ANSWER, hanging_title, ANSWER);
-  session_id = create_session (f);
-  first = send (f, session_id, "hello", TRUE);
+  session_id = natter_test_services_create_session (f);
+  first = natter_test_services_send (f, session_id, "hello", TRUE);
   natter_sessions_wait_for_turn_async (f->sessions, first, NULL, result_cb, &result);
-  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&result), NULL));
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result), NULL));
 
   /* The server answers in the order requests arrive: the second message
    * goes once the title request has arrived (and hangs), so that it is
    * the title request that waits. */
   wait_for_requests (f, 2);
   g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (count_index_changes_cb), &n_changes);
-  second = send (f, session_id, "again", TRUE);
+  second = natter_test_services_send (f, session_id, "again", TRUE);
   g_clear_object (&result);
   natter_sessions_wait_for_turn_async (f->sessions, second, NULL, result_cb, &result);
-  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&result), NULL));
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result), NULL));
   g_signal_handlers_disconnect_by_func (f->sessions, count_index_changes_cb, &n_changes);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "Write a title"));
@@ -501,7 +354,7 @@ test_title_from_answer (void)
 }
 
 #define ADD(path, func) \
-  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  g_test_add (path, Fixture, NULL, natter_test_services_set_up, func, natter_test_services_tear_down)
 
 int
 main (int   argc,

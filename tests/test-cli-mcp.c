@@ -55,29 +55,10 @@ run_natter (Fixture            *f,
             const char * const *args,
             NatterTestRun      *result)
 {
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (f->dir);
   g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *dir = g_file_peek_path (f->dir);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_unsetenv (launcher, "DISPLAY");
-  g_subprocess_launcher_unsetenv (launcher, "WAYLAND_DISPLAY");
-  g_subprocess_launcher_unsetenv (launcher, "DBUS_SESSION_BUS_ADDRESS");
-  g_subprocess_launcher_setenv (launcher, "XDG_RUNTIME_DIR", dir, TRUE);
-  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", dir, TRUE);
-  g_subprocess_launcher_setenv (launcher, "NATTER_DATA_DIR", dir, TRUE);
-  g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
-  g_subprocess_launcher_setenv (launcher, "GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
-  g_ptr_array_add (argv, (gpointer) g_getenv ("NATTER_BIN"));
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
+  process = natter_test_cli_spawn (launcher, args);
   memset (result, 0, sizeof *result);
   natter_test_communicate (process, result);
   natter_test_wait_for_flag (&result->done, WAIT_MS);

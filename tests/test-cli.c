@@ -149,35 +149,10 @@ static GSubprocess *
 spawn (Fixture            *f,
        const char * const *args)
 {
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autofree char *dir = g_file_get_path (f->dir);
-  g_autoptr(GError) error = NULL;
-  GSubprocess *process;
+  g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (f->dir);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  /* No display, no session bus: each invocation is its own primary. */
-  g_subprocess_launcher_unsetenv (launcher, "DISPLAY");
-  g_subprocess_launcher_unsetenv (launcher, "WAYLAND_DISPLAY");
-  g_subprocess_launcher_unsetenv (launcher, "DBUS_SESSION_BUS_ADDRESS");
-  g_subprocess_launcher_setenv (launcher, "XDG_RUNTIME_DIR", dir, TRUE);
-  g_subprocess_launcher_setenv (launcher, "NATTER_DATA_DIR", dir, TRUE);
-  /* Tool servers come from $XDG_CONFIG_HOME/natter/mcp.json: the test's
-   * own, never the user's. */
-  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", dir, TRUE);
   g_subprocess_launcher_setenv (launcher, "NATTER_API_KEY", API_KEY, TRUE);
-  g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
-  g_subprocess_launcher_setenv (launcher, "GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("NATTER_BIN"));
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  return process;
+  return natter_test_cli_spawn (launcher, args);
 }
 
 /* Runs natter with @args while this main loop serves the model. */

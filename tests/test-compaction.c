@@ -13,10 +13,6 @@
 
 #include <string.h>
 
-#define G_SETTINGS_ENABLE_BACKEND
-#include <gio/gsettingsbackend.h>
-
-#include "natter-services.h"
 #include "natter-id.h"
 #include "natter-provider-error.h"
 #include "natter-turn-reducer.h"
@@ -25,62 +21,15 @@
 #include "natter-store-error.h"
 #include "natter-session-state-v2.h"
 #include "natter-sessions-private.h"
-#include "natter-settings.h"
-#include "natter-test-server.h"
+#include "natter-test-services.h"
 #include "natter-test-support.h"
+#include "natter-turn-context-resolver.h"
 
-#define WAIT_MS 20000
+#define SAY NATTER_TEST_SAY
+#define BROKEN NATTER_TEST_BROKEN
+#define SERVE(f, ...) NATTER_TEST_SERVE ((f), "/v1/chat/completions", __VA_ARGS__)
 
-#define SSE "text/event-stream"
-#define CHUNK(delta) "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" delta "\"}}]}\n\n"
-#define FINISH "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
-#define DONE "data: [DONE]\n\n"
-#define SAY(text) { .status = 200, .content_type = SSE, .chunks = NATTER_TEST_CHUNKS (CHUNK (text), FINISH DONE) }
-#define BROKEN { .status = 500, .content_type = "application/json", .body = "{\"error\":{\"message\":\"down\"}}" }
-
-typedef struct
-{
-  GFile            *dir;
-  GSettings        *gsettings;
-  NatterSettings   *settings;
-  NatterServices   *services;
-  NatterSessions   *sessions;
-  NatterTestServer *server;
-} Fixture;
-
-static void
-fixture_set_up (Fixture       *f,
-                gconstpointer  data)
-{
-  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
-
-  f->dir = natter_test_make_temp_dir ();
-  f->gsettings = g_settings_new_with_backend (APP_ID, backend);
-  f->settings = natter_settings_new (f->gsettings);
-}
-
-static void
-fixture_tear_down (Fixture       *f,
-                   gconstpointer  data)
-{
-  if (f->services != NULL)
-    {
-      g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
-      g_assert_finalize_object (f->services);
-    }
-  g_clear_pointer (&f->server, natter_test_server_free);
-  g_clear_object (&f->settings);
-  g_clear_object (&f->gsettings);
-  natter_test_remove_tree (f->dir);
-  g_clear_object (&f->dir);
-}
-
-static char *
-no_key (const char *provider,
-        gpointer    user_data)
-{
-  return NULL;
-}
+typedef NatterTestServices Fixture;
 
 static void
 result_cb (GObject      *object,
@@ -90,121 +39,16 @@ result_cb (GObject      *object,
   *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
-static GAsyncResult *
-wait_result (GAsyncResult **result)
-{
-  natter_test_wait_for_pointer ((gpointer *) result, WAIT_MS);
-  return *result;
-}
-
-/* The services over the scripted server, as provider "test", model "m". */
-static void
-serve (Fixture                  *f,
-       const NatterTestResponse *script,
-       guint                     n_script)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  f->server = natter_test_server_new (script, n_script);
-  f->server->expected_path = "/v1/chat/completions";
-  g_settings_set_value (f->gsettings, "providers",
-                        g_variant_new_parsed ("[('test', 'Test', %s)]", f->server->base_url));
-  g_settings_set_string (f->gsettings, "default-provider", "test");
-  g_settings_set_string (f->gsettings, "default-model", "m");
-  f->services = natter_services_new (f->dir, f->settings, no_key, NULL, NULL);
-  g_assert_true (natter_services_acquire_writer_lock (f->services, &error));
-  g_assert_no_error (error);
-  natter_services_load_async (f->services, NULL, result_cb, &result);
-  g_assert_true (natter_services_load_finish (f->services, wait_result (&result), &error));
-  g_assert_no_error (error);
-  f->sessions = natter_services_get_sessions (f->services);
-}
-
-#define SERVE(f, ...) \
-  G_STMT_START { \
-    const NatterTestResponse script_[] = { __VA_ARGS__ }; \
-    serve ((f), script_, G_N_ELEMENTS (script_)); \
-  } G_STMT_END
-
-static char *
-create_session (Fixture *f)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *session_id;
-
-  natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, result_cb, &result);
-  session_id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  return session_id;
-}
-
-/* Sends @text and returns the turn id at once. */
-static char *
-send (Fixture    *f,
-      const char *session_id,
-      const char *text,
-      gboolean    auto_title)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
-  g_autoptr(JsonObject) input = json_object_new ();
-  char *turn_id;
-
-  natter_send_options_set_model (options, "test", "m");
-  natter_send_options_set_auto_title (options, auto_title);
-  json_object_set_string_member (input, "role", "user");
-  json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  return turn_id;
-}
-
-/* Waits for the turn, then for everything the service still does
- * (the title request among it). */
-static void
-settle (Fixture    *f,
-        const char *turn_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &result);
-  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&result), &error));
-  g_assert_no_error (error);
-  g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
-}
-
-static JsonObject *
-request_body (Fixture *f,
-              guint    index)
-{
-  g_autoptr(JsonNode) node = NULL;
-
-  g_assert_cmpuint (index, <, f->server->bodies->len);
-  node = natter_test_json (g_ptr_array_index (f->server->bodies, index));
-  return json_object_ref (json_node_get_object (node));
-}
-
-static void
-settle_all (Fixture    *f,
-            const char *turn_id)
-{
-  settle (f, turn_id);
-}
-
-/* Sends @text with automatic titles off and waits for its turn. */
+/* Sends @text with automatic titles off and waits for its turn, then
+ * for everything the services still do. */
 static char *
 say (Fixture    *f,
      const char *session_id,
      const char *text)
 {
-  char *turn_id = send (f, session_id, text, FALSE);
+  char *turn_id = natter_test_services_send (f, session_id, text, FALSE);
 
-  settle_all (f, turn_id);
+  natter_test_services_settle (f, turn_id);
   return turn_id;
 }
 
@@ -217,7 +61,7 @@ compact (Fixture    *f,
   g_autoptr(GAsyncResult) result = NULL;
 
   natter_sessions_compact_async (f->sessions, session_id, keep, NULL, result_cb, &result);
-  return natter_sessions_compact_finish (f->sessions, wait_result (&result), error);
+  return natter_sessions_compact_finish (f->sessions, natter_test_services_wait_result (&result), error);
 }
 
 static char *
@@ -230,7 +74,7 @@ fork_at (Fixture    *f,
   char *fork_id;
 
   natter_sessions_fork_async (f->sessions, session_id, turn_id, NULL, NULL, result_cb, &result);
-  fork_id = natter_sessions_fork_finish (f->sessions, wait_result (&result), &error);
+  fork_id = natter_sessions_fork_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
   return fork_id;
 }
@@ -242,7 +86,7 @@ static char *
 sent_messages (Fixture *f,
                guint    index)
 {
-  g_autoptr(JsonObject) body = request_body (f, index);
+  g_autoptr(JsonObject) body = natter_test_services_request_body (f, index);
   JsonArray *messages = json_object_get_array_member (body, "messages");
   GString *out = g_string_new (NULL);
 
@@ -259,27 +103,6 @@ sent_messages (Fixture *f,
         g_string_append_printf (out, "%s: %s\n", json_object_get_string_member (message, "role"), content);
     }
   return g_string_free (out, FALSE);
-}
-
-static JsonObject *
-last_event (Fixture    *f,
-            const char *session_id,
-            const char *type)
-{
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonObject *found = NULL;
-
-  events = natter_jsonl_repo_read_sync (natter_services_get_session_repo (f->services), session_id, NULL, &error);
-  g_assert_no_error (error);
-  for (guint i = 0; i < events->len; i++)
-    {
-      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
-
-      if (g_str_equal (json_object_get_string_member (event, "type"), type))
-        found = event;
-    }
-  return found != NULL ? json_object_ref (found) : NULL;
 }
 
 /* Three turns, compacted keeping two: the summarizer is asked about the
@@ -305,7 +128,7 @@ test_compact_then_send (Fixture       *f,
   const char *asked;
 
   SERVE (f, SAY ("A1"), SAY ("A2"), SAY ("A3"), SAY ("We chose plan B for main.c."), SAY ("A4"), SAY ("A5"));
-  session_id = create_session (f);
+  session_id = natter_test_services_create_session (f);
   t1 = say (f, session_id, "Q1 about main.c");
   t2 = say (f, session_id, "Q2");
   t3 = say (f, session_id, "Q3");
@@ -320,11 +143,11 @@ test_compact_then_send (Fixture       *f,
   /* The conversation's requests offer the agent's tools; the summary
    * request offers none, so its one model call cannot be a tool call. */
   {
-    g_autoptr(JsonObject) answer_body = request_body (f, 2);
+    g_autoptr(JsonObject) answer_body = natter_test_services_request_body (f, 2);
 
     g_assert_true (json_object_has_member (answer_body, "tools"));
   }
-  body = request_body (f, 3);
+  body = natter_test_services_request_body (f, 3);
   g_assert_false (json_object_has_member (body, "tools"));
   g_assert_cmpstr (json_object_get_string_member (body, "model"), ==, "m");
   g_assert_cmpint (json_object_get_int_member (body, "max_tokens"), ==, 2048);
@@ -340,7 +163,7 @@ test_compact_then_send (Fixture       *f,
   g_assert_null (strstr (asked, "Q2"));
   g_assert_null (strstr (asked, "A3"));
 
-  event = last_event (f, session_id, "conversation_compacted");
+  event = natter_test_services_last_event (f, session_id, "conversation_compacted");
   g_assert_nonnull (event);
   g_assert_cmpstr (json_object_get_string_member (event, "compactionId"), ==, compaction_id);
   g_assert_cmpstr (json_object_get_string_member (event, "summary"), ==, "We chose plan B for main.c.");
@@ -381,7 +204,7 @@ test_compact_refused (Fixture       *f,
   g_autoptr(GError) error = NULL;
 
   SERVE (f, SAY ("A1"));
-  session_id = create_session (f);
+  session_id = natter_test_services_create_session (f);
   id = compact (f, session_id, 2, &error);
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
   g_assert_null (id);
@@ -393,7 +216,7 @@ test_compact_refused (Fixture       *f,
   g_assert_nonnull (strstr (error->message, "no turns before the last 1"));
   g_assert_null (id);
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
-  event = last_event (f, session_id, "conversation_compacted");
+  event = natter_test_services_last_event (f, session_id, "conversation_compacted");
   g_assert_null (event);
 }
 
@@ -410,14 +233,14 @@ test_compact_summary_fails (Fixture       *f,
   g_autoptr(GError) error = NULL;
 
   SERVE (f, SAY ("A1"), SAY ("A2"), BROKEN);
-  session_id = create_session (f);
+  session_id = natter_test_services_create_session (f);
   t1 = say (f, session_id, "Q1");
   t2 = say (f, session_id, "Q2");
   id = compact (f, session_id, 1, &error);
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
   g_assert_true (g_str_has_prefix (error->message, "The summary could not be made: "));
   g_assert_null (id);
-  event = last_event (f, session_id, "conversation_compacted");
+  event = natter_test_services_last_event (f, session_id, "conversation_compacted");
   g_assert_null (event);
 }
 
@@ -444,7 +267,7 @@ test_fork_keeps_compaction (Fixture       *f,
   g_autoptr(GError) error = NULL;
 
   SERVE (f, SAY ("A1"), SAY ("A2"), SAY ("A3"), SAY ("S"), SAY ("B1"), SAY ("E1"));
-  session_id = create_session (f);
+  session_id = natter_test_services_create_session (f);
   t1 = say (f, session_id, "Q1");
   t2 = say (f, session_id, "Q2");
   t3 = say (f, session_id, "Q3");
@@ -452,7 +275,7 @@ test_fork_keeps_compaction (Fixture       *f,
   g_assert_no_error (error);
 
   branch = fork_at (f, session_id, t3);
-  copied = last_event (f, branch, "conversation_compacted");
+  copied = natter_test_services_last_event (f, branch, "conversation_compacted");
   g_assert_nonnull (copied);
   g_assert_cmpstr (json_object_get_string_member (copied, "compactionId"), !=, compaction_id);
   g_assert_cmpstr (json_object_get_string_member (copied, "summary"), ==, "S");
@@ -462,7 +285,7 @@ test_fork_keeps_compaction (Fixture       *f,
   g_assert_cmpstr (sent, ==, "summary: S\nuser: Q3\nassistant: A3\nuser: B-Q\n");
 
   early = fork_at (f, session_id, t2);
-  none = last_event (f, early, "conversation_compacted");
+  none = natter_test_services_last_event (f, early, "conversation_compacted");
   g_assert_null (none);
   e1 = say (f, early, "E-Q");
   g_clear_pointer (&sent, g_free);
@@ -602,8 +425,8 @@ test_overflow_from_server (Fixture       *f,
   g_autofree char *t2 = NULL;
   const char *turns[2];
 
-  serve (f, (NatterTestResponse[]) { overflow, llama }, 2);
-  session_id = create_session (f);
+  natter_test_services_serve (f, "/v1/chat/completions", (NatterTestResponse[]) { overflow, llama }, 2);
+  session_id = natter_test_services_create_session (f);
   t1 = say (f, session_id, "Q1");
   t2 = say (f, session_id, "Q2");
   turns[0] = t1;
@@ -618,7 +441,7 @@ test_overflow_from_server (Fixture       *f,
       natter_turn_runtime_get_turn_state_async (natter_services_get_runtime (f->services), turns[i], NULL,
                                                 result_cb, &result);
       state = natter_turn_runtime_get_turn_state_finish (natter_services_get_runtime (f->services),
-                                                         wait_result (&result), &error);
+                                                         natter_test_services_wait_result (&result), &error);
       g_assert_no_error (error);
       terminal = natter_turn_state_get_terminal_event (state);
       g_assert_cmpstr (json_object_get_string_member (terminal, "type"), ==, "turn_failed");
@@ -626,8 +449,88 @@ test_overflow_from_server (Fixture       *f,
     }
 }
 
+/* Moves the turn files of @turn_ids [0, @n) out of the store, so that a
+ * later read of any of them fails. */
+static void
+hide_turns (Fixture   *f,
+            GPtrArray *turn_ids,
+            guint      n)
+{
+  g_autoptr(GFile) hidden = g_file_get_child (f->dir, "hidden");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_make_directory (hidden, NULL, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *id = g_ptr_array_index (turn_ids, i);
+      g_autoptr(GFile) file = natter_jsonl_repo_get_file (natter_services_get_turn_repo (f->services), id, NULL);
+      g_autoptr(GFile) moved = g_file_get_child (hidden, id);
+
+      g_assert_true (g_file_move (file, moved, G_FILE_COPY_NONE, NULL, NULL, NULL, &error));
+      g_assert_no_error (error);
+    }
+}
+
+/* Compacting a 1,000-turn session: keeping the last 2 turns, the event
+ * names the 999th; the summarizer reads the 998 before it; and the next
+ * message, sent by a new process, carries exactly the summary, the two
+ * kept turns and itself, and needs no more than those 2 turn files (the
+ * 998 others are moved away first, and the context resolver reads at
+ * most 2). */
+static void
+test_compact_1000_turns (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GPtrArray) turns = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *session_id = NULL;
+  g_autofree char *compaction_id = NULL;
+  g_autofree char *next = NULL;
+  g_autofree char *sent = NULL;
+  g_autoptr(JsonObject) event = NULL;
+  g_autoptr(JsonObject) body = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterTurnContextResolver *resolver;
+  JsonArray *messages;
+  const char *asked;
+  guint reads;
+
+  session_id = natter_test_services_write_chain (f, 1000, turns);
+  SERVE (f, SAY ("Summary of 998 turns."), SAY ("Answer 1001."));
+
+  compaction_id = compact (f, session_id, 2, &error);
+  g_assert_no_error (error);
+  event = natter_test_services_last_event (f, session_id, "conversation_compacted");
+  g_assert_nonnull (event);
+  g_assert_cmpstr (json_object_get_string_member (event, "compactionId"), ==, compaction_id);
+  g_assert_cmpstr (json_object_get_string_member (event, "firstKeptTurnId"), ==, g_ptr_array_index (turns, 998));
+  body = natter_test_services_request_body (f, 0);
+  messages = json_object_get_array_member (body, "messages");
+  asked = json_object_get_string_member (json_array_get_object_element (messages, json_array_get_length (messages) - 1),
+                                         "content");
+  g_assert_nonnull (strstr (asked, "\nUser: Question 1.\n\nAssistant: Answer 1.\n"));
+  g_assert_nonnull (strstr (asked, "\nUser: Question 998.\n\nAssistant: Answer 998.\n"));
+  g_assert_null (strstr (asked, "Question 999."));
+
+  natter_test_services_reload (f);
+  hide_turns (f, turns, 998);
+  resolver = NATTER_TURN_CONTEXT_RESOLVER (natter_turn_runtime_get_context_resolver (
+                                             natter_services_get_runtime (f->services)));
+  reads = natter_turn_context_resolver_get_n_reads (resolver);
+  next = say (f, session_id, "Question 1001.");
+  g_assert_cmpuint (natter_turn_context_resolver_get_n_reads (resolver) - reads, <=, 2);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  sent = sent_messages (f, 1);
+  g_assert_cmpstr (sent, ==,
+                   "summary: Summary of 998 turns.\n"
+                   "user: Question 999.\nassistant: Answer 999.\n"
+                   "user: Question 1000.\nassistant: Answer 1000.\n"
+                   "user: Question 1001.\n");
+}
+
 #define ADD(path, func) \
-  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  g_test_add (path, Fixture, NULL, natter_test_services_set_up, func, natter_test_services_tear_down)
 
 int
 main (int   argc,
@@ -642,5 +545,6 @@ main (int   argc,
   g_test_add_func ("/compaction/event-reduces", test_event_reduces);
   g_test_add_func ("/compaction/overflow-wordings", test_overflow_wordings);
   ADD ("/compaction/overflow-from-server", test_overflow_from_server);
+  ADD ("/compaction/compacting-a-1000-turn-session", test_compact_1000_turns);
   return g_test_run ();
 }

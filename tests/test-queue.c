@@ -171,6 +171,76 @@ test_promotes_fifo_after_completion (Fixture       *f,
   g_assert_cmpuint (n_queued (f, sid), ==, 0);
 }
 
+typedef struct
+{
+  Fixture    *f;
+  const char *sid;
+  gboolean    flushed;
+  guint       turns_after_flush;
+} FlushAfterWait;
+
+static void
+flushed_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  FlushAfterWait *w = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (natter_sessions_flush_finish (NATTER_SESSIONS (object), result, &error));
+  g_assert_no_error (error);
+  w->turns_after_flush =
+    natter_session_index_entry_get_turn_count (natter_session_index_lookup (w->f->index, w->sid));
+  w->flushed = TRUE;
+}
+
+static void
+waited_then_flush_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  FlushAfterWait *w = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (natter_sessions_wait_for_turn_finish (NATTER_SESSIONS (object), result, &error));
+  g_assert_no_error (error);
+  natter_sessions_flush_async (NATTER_SESSIONS (object), NULL, flushed_cb, w);
+}
+
+static gboolean
+flushed (NatterTestSessions *t,
+         gconstpointer       data)
+{
+  return ((const FlushAfterWait *) data)->flushed;
+}
+
+/* A process that waits for its turn and then flushes before it exits
+ * (the command line) finds the queued message already sent: the
+ * promotion the settling starts is under way before any waiter hears of
+ * the turn, so the flush waits for it. */
+static void
+test_waiter_flush_waits_for_the_promotion (Fixture       *f,
+                                           gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *first = NULL;
+  g_autofree char *a = NULL;
+  FlushAfterWait w = { f, NULL, FALSE, 0 };
+
+  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  first = send_text (f, sid, "first");
+  natter_test_sessions_wait_until (f, model_holds, NULL);
+  a = queue (f, sid, "A", TRUE);
+  w.sid = sid;
+  natter_sessions_wait_for_turn_async (f->sessions, first, NULL, waited_then_flush_cb, &w);
+
+  natter_fake_model_release (f->w->fakes->model);
+  natter_test_sessions_wait_until (f, flushed, &w);
+  g_assert_cmpuint (w.turns_after_flush, ==, 2);
+  wait_settled (f, sid, 2, "completed");
+  assert_turn (f, sid, 1, "A", a);
+}
+
 static void
 test_does_not_promote_after_failure_or_cancel (Fixture       *f,
                                                gconstpointer  data)
@@ -460,6 +530,7 @@ main (int   argc,
 #define ADD(path, func) \
   g_test_add ("/queue/" path, Fixture, NULL, natter_test_sessions_set_up, func, natter_test_sessions_tear_down)
   ADD ("promotes-fifo-after-completion", test_promotes_fifo_after_completion);
+  ADD ("waiter-flush-waits-for-the-promotion", test_waiter_flush_waits_for_the_promotion);
   ADD ("does-not-promote-after-failure-or-cancel", test_does_not_promote_after_failure_or_cancel);
   ADD ("does-not-promote-after-a-crash", test_does_not_promote_after_a_crash);
   ADD ("survives-restart-and-kill-between-settle-and-promotion-without-double-send",

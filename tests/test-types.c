@@ -5,7 +5,8 @@
  * Every public GObject type below the UI can be made with the least its
  * constructor needs and is finalized when its last reference goes (no
  * cycle keeps it alive), and the session layer's properties notify once
- * per change and never for an equal value. Interfaces are covered by the
+ * per change and never for an equal value; each boxed type's copy stands
+ * on its own once the original is freed. Interfaces are covered by the
  * types that implement them. Two types are left out here: a
  * NatterTurnExecution exists only for a turn the runtime advances
  * (test-turn-runtime finalizes them), and the system clock is a process
@@ -13,6 +14,18 @@
  */
 
 #include "natter-agent-store.h"
+#include "natter-attachment-intake.h"
+#include "natter-blob-store.h"
+#include "natter-mcp-client.h"
+#include "natter-mcp-manager.h"
+#include "natter-mcp-tool.h"
+#include "natter-search-index.h"
+#include "natter-send-options.h"
+#include "natter-session-grant-view.h"
+#include "natter-settings.h"
+#include "natter-turn-created.h"
+#include "natter-turn-execution.h"
+#include "natter-turn-reducer.h"
 #include "natter-builtin-agent-resolver.h"
 #include "natter-builtin-tools.h"
 #include "natter-chat-stream.h"
@@ -264,6 +277,76 @@ make_id_generator (Fixture *f)
   return G_OBJECT (natter_id_generator_new (NATTER_CLOCK (f->w->clock)));
 }
 
+static GObject *
+make_blob_store (Fixture *f)
+{
+  return G_OBJECT (natter_blob_store_new (f->w->storage));
+}
+
+static GObject *
+make_search_index (Fixture *f)
+{
+  g_autoptr(NatterSessions) sessions = NATTER_SESSIONS (make_sessions (f));
+  g_autoptr(GFile) cache = g_file_get_child (f->w->dir, "search.sqlite");
+
+  return G_OBJECT (natter_search_index_new (cache, f->w->session_repo, f->w->turn_repo, sessions));
+}
+
+static GObject *
+make_session_grant_view (Fixture *f)
+{
+  return G_OBJECT (natter_session_grant_view_new (f->w->session_repo));
+}
+
+/* Over no GSettings schema: the built-in defaults, kept in memory. */
+static GObject *
+make_settings (Fixture *f)
+{
+  return G_OBJECT (natter_settings_new (NULL));
+}
+
+static NatterMcpServerConfig *
+mcp_config (void)
+{
+  g_autoptr(JsonNode) entry = natter_test_json ("{\"command\":\"true\"}");
+  g_autoptr(GError) error = NULL;
+  NatterMcpServerConfig *config = natter_mcp_server_config_parse ("files", entry, &error);
+
+  g_assert_no_error (error);
+  return config;
+}
+
+/* Never started: a client starts its server on the first call. */
+static GObject *
+make_mcp_client (Fixture *f)
+{
+  g_autoptr(NatterMcpServerConfig) config = mcp_config ();
+
+  return G_OBJECT (natter_mcp_client_new (config));
+}
+
+static GObject *
+make_mcp_tool (Fixture *f)
+{
+  g_autoptr(NatterMcpServerConfig) config = mcp_config ();
+  g_autoptr(NatterMcpClient) client = natter_mcp_client_new (config);
+  g_autoptr(JsonNode) tool = natter_test_json ("{\"name\":\"echo\",\"description\":\"Echoes.\","
+                                               "\"inputSchema\":{\"type\":\"object\"}}");
+
+  return G_OBJECT (natter_mcp_tool_new (client, json_node_get_object (tool), "mcp__files__echo"));
+}
+
+/* Over a configuration file that does not exist: no server. */
+static GObject *
+make_mcp_manager (Fixture *f)
+{
+  g_autoptr(NatterToolRegistry) tools = natter_tool_registry_new ();
+  g_autoptr(GFile) file = g_file_get_child (f->w->dir, "mcp.json");
+  g_autofree char *path = g_file_get_path (file);
+
+  return G_OBJECT (natter_mcp_manager_new (path, tools));
+}
+
 static const TypeCase type_cases[] = {
   { "NatterOpenaiProvider", make_openai_provider },
   { "NatterOpenaiModel", make_openai_model },
@@ -295,7 +378,129 @@ static const TypeCase type_cases[] = {
   { "NatterKeyedMutex", make_keyed_mutex },
   { "NatterJsonlRepo", make_jsonl_repo },
   { "NatterIdGenerator", make_id_generator },
+  { "NatterBlobStore", make_blob_store },
+  { "NatterSearchIndex", make_search_index },
+  { "NatterSessionGrantView", make_session_grant_view },
+  { "NatterSettings", make_settings },
+  { "NatterMcpClient", make_mcp_client },
+  { "NatterMcpTool", make_mcp_tool },
+  { "NatterMcpManager", make_mcp_manager },
 };
+
+/* Boxed types: a copy stands on its own, whether the type copies or
+ * counts references. The original goes first; the copy is then copied
+ * and freed again (under ASan a copy that shared what the original
+ * freed is a use after free). */
+typedef struct
+{
+  const char *name;
+  GType     (*get_type) (void);
+  gpointer  (*make) (Fixture *f);
+} BoxedCase;
+
+static gpointer
+make_send_options (Fixture *f)
+{
+  NatterSendOptions *options = natter_send_options_new ("assistant");
+
+  natter_send_options_set_max_model_calls (options, 7);
+  return options;
+}
+
+static gpointer
+make_provider_config (Fixture *f)
+{
+  return natter_provider_config_new ("local", "Local", "http://127.0.0.1:9/v1");
+}
+
+static gpointer
+make_session_damage (Fixture *f)
+{
+  NatterSessionDamage *damage = g_new0 (NatterSessionDamage, 1);
+
+  damage->title = g_strdup ("Plans");
+  damage->file = g_file_get_child (f->w->dir, "s.jsonl");
+  damage->line = 3;
+  damage->reason = g_strdup ("not JSON");
+  return damage;
+}
+
+static gpointer
+make_session_state (Fixture *f)
+{
+  return natter_session_state_new ();
+}
+
+static gpointer
+make_turn_state (Fixture *f)
+{
+  return natter_turn_state_new ();
+}
+
+static gpointer
+make_turn_outcome (Fixture *f)
+{
+  g_autoptr(JsonNode) event = natter_test_json ("{\"type\":\"turn_completed\",\"turnId\":\"t\",\"ts\":1,\"usage\":{}}");
+
+  return natter_turn_outcome_new_from_event (json_node_get_object (event));
+}
+
+static gpointer
+make_turn_created (Fixture *f)
+{
+  g_autoptr(JsonNode) event = natter_test_json ("{\"type\":\"turn_created\",\"turnId\":\"t\","
+                                                "\"agent\":{\"resolved\":{\"agentId\":\"a\","
+                                                "\"model\":{\"provider\":\"p\",\"model\":\"m\"}}}}");
+
+  return natter_turn_created_new_from_event (json_node_get_object (event));
+}
+
+static gpointer
+make_mcp_server_config (Fixture *f)
+{
+  return mcp_config ();
+}
+
+static gpointer
+make_attachment_source (Fixture *f)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("hello", 5);
+
+  return natter_attachment_source_new_for_bytes (bytes, "hello.txt", "text/plain");
+}
+
+static const BoxedCase boxed_cases[] = {
+  { "NatterSendOptions", natter_send_options_get_type, make_send_options },
+  { "NatterProviderConfig", natter_provider_config_get_type, make_provider_config },
+  { "NatterSessionDamage", natter_session_damage_get_type, make_session_damage },
+  { "NatterSessionState", natter_session_state_get_type, make_session_state },
+  { "NatterTurnState", natter_turn_state_get_type, make_turn_state },
+  { "NatterTurnOutcome", natter_turn_outcome_get_type, make_turn_outcome },
+  { "NatterTurnCreated", natter_turn_created_get_type, make_turn_created },
+  { "NatterMcpServerConfig", natter_mcp_server_config_get_type, make_mcp_server_config },
+  { "NatterAttachmentSource", natter_attachment_source_get_type, make_attachment_source },
+};
+
+static void
+test_boxed_copy_free (gconstpointer data)
+{
+  const BoxedCase *boxed_case = data;
+  Fixture f = { natter_test_world_new () };
+  GType type = boxed_case->get_type ();
+  gpointer original = boxed_case->make (&f);
+  gpointer copy, second;
+
+  g_assert_cmpstr (g_type_name (type), ==, boxed_case->name);
+  g_assert_true (G_TYPE_IS_BOXED (type));
+  g_assert_nonnull (original);
+  copy = g_boxed_copy (type, original);
+  g_assert_nonnull (copy);
+  g_boxed_free (type, original);
+  second = g_boxed_copy (type, copy);
+  g_boxed_free (type, copy);
+  g_boxed_free (type, second);
+  natter_test_world_free (f.w);
+}
 
 static void
 test_new_finalize (gconstpointer data)
@@ -356,6 +561,12 @@ main (int   argc,
       g_autofree char *path = g_strdup_printf ("/types/new-finalize/%s", type_cases[i].name);
 
       g_test_add_data_func (path, &type_cases[i], test_new_finalize);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (boxed_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/types/boxed-copy-free/%s", boxed_cases[i].name);
+
+      g_test_add_data_func (path, &boxed_cases[i], test_boxed_copy_free);
     }
   g_test_add_func ("/types/notify/session-index-entry", test_session_index_entry_notify);
 

@@ -8,6 +8,11 @@
  * `context-windows`, else the one the server reports — compact keeping
  * the last 2 turns. The window stays unknown for a server that does not
  * say, and then nothing happens: guessing could compact too early.
+ *
+ * A conversation of no more turns than are kept has nothing to summarize:
+ * it is not tried (and nothing is told) however full the window. A failed
+ * compaction is told once per session while the sessions live: the next
+ * sends try again, since the server may be back, but stay quiet about it.
  */
 
 #define G_LOG_DOMAIN "natter-app"
@@ -18,6 +23,10 @@
 
 #define KEEP_TURNS 2
 
+/* The sessions whose last automatic compaction failed and was told:
+ * a set of session ids kept on the NatterSessions. */
+#define FAILED_KEY "natter-auto-compact-failed"
+
 typedef struct
 {
   NatterSessions         *sessions;
@@ -27,6 +36,8 @@ typedef struct
   char           *provider;
   char           *model;
   gint64          prompt_tokens;
+  guint           n_chain;     /* turns of the latest's reference chain read so far */
+  char           *previous;    /* the next one back, or NULL where the chain starts */
 } AutoCompact;
 
 static void
@@ -38,7 +49,21 @@ auto_compact_free (AutoCompact *data)
   g_free (data->session_id);
   g_free (data->provider);
   g_free (data->model);
+  g_free (data->previous);
   g_free (data);
+}
+
+static GHashTable *
+failed_sessions (NatterSessions *sessions)
+{
+  GHashTable *failed = g_object_get_data (G_OBJECT (sessions), FAILED_KEY);
+
+  if (failed == NULL)
+    {
+      failed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_object_set_data_full (G_OBJECT (sessions), FAILED_KEY, failed, (GDestroyNotify) g_hash_table_unref);
+    }
+  return failed;
 }
 
 static void
@@ -47,15 +72,96 @@ compacted_cb (GObject      *source,
               gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
+  AutoCompact *data = g_task_get_task_data (task);
+  GHashTable *failed = failed_sessions (data->sessions);
   GError *error = NULL;
   char *compaction_id = natter_sessions_compact_finish (NATTER_SESSIONS (source), result, &error);
 
-  /* Every failure is told, "nothing before the kept turns" among them:
-   * the user sees why a full conversation was sent whole. */
-  if (compaction_id == NULL)
-    g_task_return_error (task, error);
+  if (compaction_id != NULL)
+    {
+      g_hash_table_remove (failed, data->session_id);
+      g_task_return_pointer (task, compaction_id, g_free);
+      return;
+    }
+  /* The user learns once why a full conversation goes whole; telling it
+   * again on every message would only repeat it. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || g_hash_table_add (failed, g_strdup (data->session_id)))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_debug ("automatic compaction of %s failed again: %s", data->session_id, error->message);
+  g_error_free (error);
+  g_task_return_pointer (task, NULL, NULL);
+}
+
+/* The turn whose transcript @turn's context refers to, or NULL where
+ * the context is inline: the chain starts again there. */
+static char *
+previous_turn_id (NatterTurnState *turn)
+{
+  JsonNode *context = json_object_get_member (natter_turn_state_get_definition (turn), "context");
+
+  if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
+    return NULL;
+  return g_strdup (json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId",
+                                                               NULL));
+}
+
+static void check_chain (GTask *task);
+
+static void
+chain_turn_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  AutoCompact *data = g_task_get_task_data (task);
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterTurnState) turn = NULL;
+
+  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (source), result, NULL);
+  turn = events != NULL ? natter_turn_reduce (events, NULL) : NULL;
+  g_clear_pointer (&data->previous, g_free);
+  /* An unreadable history is the compaction's to report: it is tried. */
+  if (turn == NULL)
+    data->n_chain = KEEP_TURNS + 1;
   else
-    g_task_return_pointer (task, compaction_id, g_free);
+    {
+      data->n_chain++;
+      data->previous = previous_turn_id (turn);
+    }
+  check_chain (g_steal_pointer (&task));
+}
+
+/* Takes @owned. Follows the reference chain back from the latest turn,
+ * as the compaction itself does (natter_sessions_compact_async()), until
+ * more turns than are kept are found, then compacts; a chain that ends
+ * first (a new conversation, or one compacted a turn ago) leaves nothing
+ * to summarize, and nothing is tried. At most KEEP_TURNS + 1 turns are
+ * read. */
+static void
+check_chain (GTask *owned)
+{
+  g_autoptr(GTask) task = owned;
+  AutoCompact *data = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+
+  if (data->n_chain > KEEP_TURNS)
+    {
+      natter_sessions_compact_async (data->sessions, data->session_id, KEEP_TURNS, cancellable, compacted_cb,
+                                     g_steal_pointer (&task));
+      return;
+    }
+  if (data->previous == NULL)
+    {
+      g_debug ("%s: %u turns since the context restarted, nothing before the last %u",
+               data->session_id, data->n_chain, KEEP_TURNS);
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
+  natter_sessions_get_turn_async (data->sessions, data->previous, cancellable, chain_turn_cb,
+                                  g_steal_pointer (&task));
 }
 
 static void
@@ -71,8 +177,7 @@ decide (GTask  *task,
       g_task_return_pointer (task, NULL, NULL);
       return;
     }
-  natter_sessions_compact_async (data->sessions, data->session_id, KEEP_TURNS,
-                                 g_task_get_cancellable (task), compacted_cb, g_object_ref (task));
+  check_chain (g_object_ref (task));
 }
 
 static void
@@ -130,6 +235,8 @@ turn_cb (GObject      *source,
                                            natter_turn_state_get_definition (turn), "agent"), "resolved"), "model");
   data->provider = g_strdup (json_object_get_string_member (model, "provider"));
   data->model = g_strdup (json_object_get_string_member (model, "model"));
+  data->n_chain = 1;
+  data->previous = previous_turn_id (turn);
 
   window = natter_settings_get_context_window (data->settings, data->provider, data->model);
   if (window > 0)
@@ -188,7 +295,8 @@ session_cb (GObject      *source,
  * tokens. The window is the user's `context-windows` entry
  * "provider/model", else what the server reports
  * (natter_openai_provider_context_window_async()); unknown means no
- * compaction.
+ * compaction. A conversation whose reference chain holds no more than the
+ * 2 kept turns (a new one, or one just compacted) is not tried at all.
  */
 void
 natter_auto_compact_async (NatterSessions         *sessions,
@@ -235,7 +343,9 @@ natter_auto_compact_async (NatterSessions         *sessions,
  *
  * Returns: (transfer full) (nullable): the new compaction's id; %NULL
  *   without an error when none was needed; %NULL with the error of natter_sessions_compact_finish()
- *   (%NATTER_SESSION_ERROR or %NATTER_PROVIDER_ERROR) when it failed
+ *   (%NATTER_SESSION_ERROR or %NATTER_PROVIDER_ERROR) when it failed for
+ *   the first time in this session since the last success (or since
+ *   @sessions was made); %NULL without an error when it failed again
  */
 char *
 natter_auto_compact_finish (NatterSessions  *sessions,

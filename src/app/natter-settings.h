@@ -98,6 +98,10 @@ gboolean        natter_settings_get_auto_compact    (NatterSettings *self);
 guint           natter_settings_get_context_window  (NatterSettings *self,
                                                      const char     *provider,
                                                      const char     *model);
+void            natter_settings_set_context_window  (NatterSettings *self,
+                                                     const char     *provider,
+                                                     const char     *model,
+                                                     guint           tokens);
 const char     *natter_settings_get_last_session   (NatterSettings  *self);
 void            natter_settings_set_last_session   (NatterSettings  *self,
                                                     const char      *session_id);

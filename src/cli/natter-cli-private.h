@@ -72,7 +72,6 @@ struct _Run
   gboolean                 json;
   gboolean                 always;
   gboolean                 queue;
-  gboolean                 promote_tried; /* natter_cli_follow_queue() promoted itself */
   gboolean                 help;
   char                    *format;      /* export */
   char                    *output;      /* export */

@@ -128,26 +128,6 @@ natter_cli_command_unqueue (Run *run)
 }
 
 static void
-follow_promoted_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autofree char *turn_id = NULL;
-  g_autoptr(GError) error = NULL;
-
-  turn_id = natter_sessions_promote_queue_finish (NATTER_SESSIONS (object), result, &error);
-  if (turn_id == NULL && error != NULL)
-    {
-      natter_cli_fail_error (run, g_steal_pointer (&error));
-      return;
-    }
-  /* Either this promotion made the next turn, or the one the settling
-   * started made it meanwhile, or the queue waits: the session says. */
-  natter_cli_follow_queue (run);
-}
-
-static void
 follow_read_cb (GObject      *object,
                 GAsyncResult *result,
                 gpointer      user_data)
@@ -175,22 +155,13 @@ follow_read_cb (GObject      *object,
     {
       g_free (run->turn_id);
       run->turn_id = g_strdup (latest);
-      run->promote_tried = FALSE;
       natter_cli_out (run, "\n");
       natter_cli_wait_and_report (run);
       return;
     }
-  /* The promotion the settling started may not have begun when the flush
-   * did: promoting here as well is safe (under the session lock, the
-   * queue's oldest message becomes one turn, once). */
-  if (latest != NULL && g_strcmp0 (latest, run->turn_id) == 0 &&
-      natter_session_state_get_n_queued (state) > 0 && !run->promote_tried)
-    {
-      run->promote_tried = TRUE;
-      natter_sessions_promote_queue_async (sessions, run->session_id, g_task_get_cancellable (run->task),
-                                           follow_promoted_cb, run);
-      return;
-    }
+  /* Otherwise nothing was promoted: the flush waited for the promotion
+   * the settling began before the turn's waiters heard of it, so a queue
+   * still there waits for the person (the turn did not complete). */
   natter_cli_finish (run, 0);
 }
 

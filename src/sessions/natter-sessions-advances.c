@@ -161,13 +161,15 @@ advance_settled_cb (NatterTurnExecution *execution,
    * (the command line, before it exits) also waits for the title. */
   if (natter_sessions_title_pending (advance->self, advance->turn_id))
     advance->title_op = natter_sessions_begin_op (advance->self);
-  untrack (advance->self, advance);
   /* The process that settles a turn promotes the queue (FIFO, one turn
    * per queued message) under the session lock; the promotion reads the
-   * settled turn and does nothing unless it completed. Started here, at
-   * once, so that a flush (a command line about to exit) waits for it. */
+   * settled turn and does nothing unless it completed. Its operation
+   * begins here, before untrack() tells the turn's waiters, so that a
+   * waiter that flushes (a command line about to exit) waits for it. It
+   * looks at the turn only once it holds the lock, after this returns. */
   if (advance->session_id != NULL)
     natter_sessions_promote_soon (advance->self, advance->session_id);
+  untrack (advance->self, advance);
   natter_turn_execution_wait_async (execution, NULL, advance_outcome_cb, advance);
 }
 

@@ -653,8 +653,9 @@ natter_composer_focus (GtkWidget        *widget,
   for (int i = 0; i < n && focus != NULL; i++)
     if (focus == stops[i] || gtk_widget_is_ancestor (focus, stops[i]))
       current = i;
-  /* Within a stop first (from chip to chip), then on to the next. */
-  if (current >= 0 && current != 2 && gtk_widget_child_focus (stops[current], direction))
+  /* Within a stop first (from chip to chip), then on to the next. The
+   * message has no children to walk: its text view lets Tab go. */
+  if (current >= 0 && gtk_widget_child_focus (stops[current], direction))
     return TRUE;
   for (int i = current >= 0 ? current + step : (step > 0 ? 0 : n - 1); i >= 0 && i < n; i += step)
     if (gtk_widget_get_visible (stops[i]) && gtk_widget_child_focus (stops[i], direction))

@@ -18,6 +18,8 @@
 
 #include <glib/gi18n.h>
 
+#include <adwaita.h>
+
 #include "natter-model-picker.h"
 
 struct _NatterModelPicker
@@ -33,6 +35,12 @@ struct _NatterModelPicker
   GHashTable           *listings;   /* provider key → GStrv, listed */
   GHashTable           *fetching;   /* provider key → GCancellable */
   gboolean              unknown;    /* set_unavailable() */
+  /* The button's content: the model's name, or an icon where there is
+   * no room for it. */
+  AdwSqueezer          *squeezer;
+  GtkLabel             *name_label;
+  GtkWidget            *name_box;
+  GtkWidget            *icon_box;
 
   /* Template children */
   GtkMenuButton        *menu_button;
@@ -114,38 +122,53 @@ rebuild_rows (NatterModelPicker *self)
     }
 }
 
-static GtkLabel *
-find_label (GtkWidget *widget)
-{
-  if (GTK_IS_LABEL (widget))
-    return GTK_LABEL (widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkLabel *label = find_label (child);
-
-      if (label != NULL)
-        return label;
-    }
-  return NULL;
-}
-
 static void
 update_button (NatterModelPicker *self)
 {
-  GtkLabel *label;
+  gboolean named = self->model != NULL && self->model[0] != '\0';
+  g_autofree char *tooltip = NULL;
 
-  gtk_menu_button_set_label (self->menu_button,
-                             self->model != NULL && self->model[0] != '\0' ? self->model : _("Choose Model"));
-  /* A long model name must not hold a narrow window wide, nor squeeze
-   * the conversation's title to a few letters: it gives way (the whole
-   * name is in the tooltip and the list). GtkMenuButton makes a new
-   * label for each set_label(). */
-  label = find_label (GTK_WIDGET (self->menu_button));
-  if (label != NULL)
-    {
-      gtk_label_set_ellipsize (label, PANGO_ELLIPSIZE_MIDDLE);
-      gtk_label_set_max_width_chars (label, 20);
-    }
+  /* Translators: the model picker's tooltip; %s is a model name */
+  tooltip = named ? g_strdup_printf (_("Model for the Next Message: %s"), self->model)
+                  : g_strdup (_("Model for the Next Message"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->menu_button), tooltip);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  named ? self->model : _("Choose Model"), -1);
+  gtk_label_set_text (self->name_label, named ? self->model : _("Choose Model"));
+}
+
+/* The button shows the model's whole name when there is room for it, and
+ * an icon when there is not (a narrow window, GNOME's mobile width): a
+ * name cut to "lla…3b" or "Choos…Model" reads as a fault, and the name is
+ * in the tooltip and the list anyway. A very long name is still capped
+ * so that it never holds the title to a few letters. */
+static void
+build_button (NatterModelPicker *self)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+  GtkWidget *icon = gtk_image_new_from_icon_name ("applications-science-symbolic");
+
+  self->name_label = GTK_LABEL (label);
+  gtk_label_set_ellipsize (self->name_label, PANGO_ELLIPSIZE_MIDDLE);
+  gtk_label_set_max_width_chars (self->name_label, 24);
+  gtk_label_set_width_chars (self->name_label, 0);
+  self->name_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_box_append (GTK_BOX (self->name_box), label);
+  gtk_box_append (GTK_BOX (self->name_box), gtk_image_new_from_icon_name ("pan-down-symbolic"));
+  self->icon_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_halign (self->icon_box, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (self->icon_box), icon);
+
+  self->squeezer = ADW_SQUEEZER (adw_squeezer_new ());
+  adw_squeezer_set_transition_type (self->squeezer, ADW_SQUEEZER_TRANSITION_TYPE_NONE);
+  adw_squeezer_set_switch_threshold_policy (self->squeezer, ADW_FOLD_THRESHOLD_POLICY_NATURAL);
+  adw_squeezer_set_homogeneous (self->squeezer, FALSE);
+  adw_squeezer_add (self->squeezer, self->name_box);
+  adw_squeezer_add (self->squeezer, self->icon_box);
+  gtk_menu_button_set_child (self->menu_button, GTK_WIDGET (self->squeezer));
+  /* Flat like the header's other buttons: with a child of its own the
+   * button is neither a text nor an image button to the style sheet. */
+  gtk_menu_button_set_has_frame (self->menu_button, FALSE);
 }
 
 static void
@@ -454,6 +477,7 @@ static void
 natter_model_picker_init (NatterModelPicker *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  build_button (self);
 
   self->models = gtk_string_list_new (NULL);
   self->listings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_strfreev);
@@ -632,6 +656,20 @@ natter_model_picker_set_model (NatterModelPicker *self,
   update_button (self);
   rebuild_rows (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODEL]);
+}
+
+/**
+ * natter_model_picker_get_compact:
+ * @self: the picker
+ *
+ * Returns: whether the button shows an icon instead of the model's name,
+ *   as it does where the name has no room (a narrow window)
+ */
+gboolean
+natter_model_picker_get_compact (NatterModelPicker *self)
+{
+  g_return_val_if_fail (NATTER_IS_MODEL_PICKER (self), FALSE);
+  return adw_squeezer_get_visible_child (self->squeezer) == self->icon_box;
 }
 
 /**

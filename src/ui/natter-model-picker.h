@@ -28,6 +28,7 @@ const char *natter_model_picker_get_provider_id (NatterModelPicker    *self);
 const char *natter_model_picker_get_model       (NatterModelPicker    *self);
 void        natter_model_picker_set_model       (NatterModelPicker    *self,
                                                  const char           *model);
+gboolean    natter_model_picker_get_compact     (NatterModelPicker    *self);
 GListModel *natter_model_picker_get_models      (NatterModelPicker    *self);
 const char *natter_model_picker_get_state       (NatterModelPicker    *self);
 void        natter_model_picker_popup           (NatterModelPicker    *self);

@@ -16,10 +16,12 @@
  * it finds join those whose title matches, and each such row shows the
  * words that matched.
  *
- * The rows are made by a signal factory rather than a builder template in
- * the .ui file: a #NatterSessionRow watches the turn event hub and shares
- * the sidebar's minute ticker, and a builder template only reaches its
- * list item, never the widget whose services the row needs.
+ * The row factory is declared in the .ui file but is a signal factory
+ * rather than a builder template: a #NatterSessionRow watches the turn
+ * event hub and shares the sidebar's minute ticker, and a builder
+ * template only reaches its list item, never the widget whose services
+ * the row needs. The list has no model, so makes no row, until the
+ * services are set.
  */
 
 #define G_LOG_DOMAIN "natter-sidebar"
@@ -599,6 +601,9 @@ natter_sidebar_class_init (NatterSidebarClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterSidebar, search_status);
   gtk_widget_class_bind_template_child (widget_class, NatterSidebar, sidebar_stack);
   gtk_widget_class_bind_template_child (widget_class, NatterSidebar, session_list);
+  gtk_widget_class_bind_template_callback (widget_class, row_setup_cb);
+  gtk_widget_class_bind_template_callback (widget_class, row_bind_cb);
+  gtk_widget_class_bind_template_callback (widget_class, row_unbind_cb);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
 }
@@ -667,7 +672,6 @@ natter_sidebar_set_services (NatterSidebar      *self,
                              NatterTurnEventHub *hub,
                              NatterTimeTicker   *ticker)
 {
-  GtkListItemFactory *factory;
   GtkExpression *title;
   GtkEveryFilter *filter;
   GtkAnyFilter *search;
@@ -704,12 +708,6 @@ natter_sidebar_set_services (NatterSidebar      *self,
   g_signal_connect_swapped (self->selection, "notify::selected-item", G_CALLBACK (selection_changed_cb), self);
   g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (update_page), self);
 
-  factory = gtk_signal_list_item_factory_new ();
-  g_signal_connect (factory, "setup", G_CALLBACK (row_setup_cb), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (row_bind_cb), self);
-  g_signal_connect (factory, "unbind", G_CALLBACK (row_unbind_cb), self);
-  gtk_list_view_set_factory (self->session_list, factory);
-  g_object_unref (factory);
   gtk_list_view_set_model (self->session_list, GTK_SELECTION_MODEL (self->selection));
   update_page (self);
 }

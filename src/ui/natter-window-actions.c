@@ -426,7 +426,7 @@ resume_activated (GtkWidget  *widget,
 
   if (self->session_id == NULL)
     return;
-  self->stick_to_bottom = TRUE;
+  natter_conversation_view_stick_to_bottom (self->conversation_view);
   natter_sessions_resume_turn_async (self->sessions, self->session_id, self->cancellable,
                                      resume_turn_cb, g_object_ref (self));
 }

@@ -2,9 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The conversation: the timeline list and following its bottom, the
- * composer's state, which agent and model the next message goes to, and
- * sending it.
+ * The conversation: the composer's state, which agent and model the
+ * next message goes to, and sending it. The timeline itself is shown by
+ * NatterConversationView.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -13,11 +13,8 @@
 
 #include <glib/gi18n.h>
 
-#include "natter-ask-human-card.h"
 #include "natter-attachment-intake.h"
 #include "natter-auto-compact.h"
-#include "natter-branch-row.h"
-#include "natter-permission-card.h"
 #include "natter-provider-error.h"
 #include "natter-runtime-error.h"
 #include "natter-session-error.h"
@@ -26,163 +23,7 @@
 #include "natter-store-error.h"
 #include "natter-toast-guard.h"
 #include "natter-model-choice.h"
-#include "natter-turn-row.h"
 #include "natter-window-private.h"
-
-/* The timeline */
-
-/* Rows read ahead on each side of a row that comes into view: about a
- * window's height of short turns, so that scrolling at a reading pace
- * meets turns already read. */
-#define READ_AHEAD_ROWS 4
-
-static void
-turn_row_placed_cb (NatterTurnRow *row,
-                    NatterWindow  *self)
-{
-  NatterTurnItem *item = natter_turn_row_get_item (row);
-
-  if (self->timeline != NULL && item != NULL)
-    natter_timeline_model_read_around (self->timeline, item, READ_AHEAD_ROWS);
-}
-
-static GtkWidget *
-turn_row_new (NatterWindow *self)
-{
-  GtkWidget *row = natter_turn_row_new (self->sessions);
-
-  g_signal_connect_object (row, "placed", G_CALLBACK (turn_row_placed_cb), self, G_CONNECT_DEFAULT);
-  return row;
-}
-
-static void
-timeline_setup_cb (GtkSignalListItemFactory *factory,
-                   GtkListItem              *list_item,
-                   NatterWindow             *self)
-{
-  gtk_list_item_set_activatable (list_item, FALSE);
-  gtk_list_item_set_selectable (list_item, FALSE);
-  gtk_list_item_set_child (list_item, turn_row_new (self));
-}
-
-/* A branched session's timeline also holds markers (its "Branched from"
- * separator, or why its history cannot be shown): a recycled list item
- * gets the kind of row its new item needs. */
-static void
-timeline_bind_cb (GtkSignalListItemFactory *factory,
-                  GtkListItem              *list_item,
-                  NatterWindow             *self)
-{
-  gpointer item = gtk_list_item_get_item (list_item);
-  GtkWidget *child = gtk_list_item_get_child (list_item);
-
-  if (NATTER_IS_TIMELINE_MARKER (item))
-    {
-      if (!NATTER_IS_BRANCH_ROW (child))
-        {
-          child = natter_branch_row_new ();
-          gtk_list_item_set_child (list_item, child);
-        }
-      natter_branch_row_set_marker (NATTER_BRANCH_ROW (child), item);
-      return;
-    }
-  if (!NATTER_IS_TURN_ROW (child))
-    {
-      child = turn_row_new (self);
-      gtk_list_item_set_child (list_item, child);
-    }
-  natter_turn_row_set_item (NATTER_TURN_ROW (child), item);
-}
-
-static void
-timeline_unbind_cb (GtkSignalListItemFactory *factory,
-                    GtkListItem              *list_item,
-                    NatterWindow             *self)
-{
-  GtkWidget *child = gtk_list_item_get_child (list_item);
-
-  if (NATTER_IS_TURN_ROW (child))
-    natter_turn_row_set_item (NATTER_TURN_ROW (child), NULL);
-  else if (NATTER_IS_BRANCH_ROW (child))
-    natter_branch_row_set_marker (NATTER_BRANCH_ROW (child), NULL);
-}
-
-static void
-scroll_to_bottom (NatterWindow *self)
-{
-  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
-
-  gtk_adjustment_set_value (adjustment,
-                            gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
-}
-
-/* GtkListView (4.8) sets the adjustment from inside its allocation with
- * its own value-changed handler blocked: a value set then moves the
- * scrollbar but not the rows (a long session opened showing its first
- * turns while the adjustment said bottom). So the bottom is caught up with
- * after the frame's layout, where the list follows the new value and lays
- * out again before the frame is painted. */
-void
-_natter_window_follow_bottom (NatterWindow *self)
-{
-  /* A search result scrolled to its turn stays there while the rows
-   * around it are read and grow. */
-  if (!self->stick_to_bottom || self->reveal_tick_id != 0)
-    return;
-  self->follow_pending = TRUE;
-  if (self->layout_clock != NULL)
-    gdk_frame_clock_request_phase (self->layout_clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);
-}
-
-static void
-timeline_after_layout_cb (GdkFrameClock *clock,
-                          NatterWindow  *self)
-{
-  if (!self->follow_pending)
-    return;
-  self->follow_pending = FALSE;
-  if (self->stick_to_bottom)
-    scroll_to_bottom (self);
-}
-
-static void
-timeline_realize_cb (NatterWindow *self)
-{
-  self->layout_clock = g_object_ref (gtk_widget_get_frame_clock (GTK_WIDGET (self->timeline_list)));
-  self->layout_handler = g_signal_connect_after (self->layout_clock, "layout",
-                                                 G_CALLBACK (timeline_after_layout_cb), self);
-  if (self->follow_pending)
-    gdk_frame_clock_request_phase (self->layout_clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);
-}
-
-void
-_natter_window_timeline_unrealize_cb (NatterWindow *self)
-{
-  if (self->layout_clock != NULL)
-    g_clear_signal_handler (&self->layout_handler, self->layout_clock);
-  g_clear_object (&self->layout_clock);
-}
-
-/* Follow the bottom while the user is there; once they scroll up, growth
- * below never moves them. */
-static void
-timeline_value_changed_cb (NatterWindow  *self,
-                           GtkAdjustment *adjustment)
-{
-  double bottom = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
-
-  /* The list view moving the value as rows change height, before the
-   * bottom is caught up with, is not the user scrolling away. */
-  if (self->follow_pending || self->reveal_tick_id != 0)
-    return;
-  self->stick_to_bottom = gtk_adjustment_get_value (adjustment) >= bottom - BOTTOM_SLACK;
-}
-
-static void
-timeline_upper_changed_cb (NatterWindow *self)
-{
-  _natter_window_follow_bottom (self);
-}
 
 /* The conversation */
 
@@ -407,6 +248,79 @@ list_provider (NatterWindow *self,
   natter_model_picker_set_unavailable (self->model_picker, title, message, fallback);
 }
 
+typedef struct
+{
+  NatterWindow *self;
+  char         *provider;
+} FirstModel;
+
+static void
+first_model_free (FirstModel *first)
+{
+  g_object_unref (first->self);
+  g_free (first->provider);
+  g_free (first);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FirstModel, first_model_free)
+
+static void
+first_model_resolved_cb (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(FirstModel) first = user_data;
+  NatterWindow *self = first->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) descriptor = NULL;
+
+  descriptor = natter_provider_registry_resolve_model_finish (NATTER_PROVIDER_REGISTRY (source), result, &error);
+  /* Cancelled: the providers changed or the window went away. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->first_models == NULL)
+    return;
+  if (g_strcmp0 (self->resolving_provider, first->provider) == 0)
+    {
+      g_clear_pointer (&self->resolving_provider, g_free);
+      g_clear_object (&self->first_model_cancellable);
+    }
+  /* A provider that cannot say is left as it is: the picker's list says
+   * why, and sending reports the same error in words. */
+  if (descriptor == NULL)
+    {
+      g_debug ("No first model of %s: %s", first->provider, error->message);
+      return;
+    }
+  g_hash_table_replace (self->first_models, g_strdup (first->provider),
+                        g_strdup (json_object_get_string_member (descriptor, "model")));
+  _natter_window_update_model_picker (self);
+}
+
+/* The model a message goes to when none is named: the provider's first,
+ * asked for through the same resolution the send path uses, so the
+ * header never shows another model than the one that answers. Known
+ * once resolved; until then (or if it cannot be), NULL. */
+static const char *
+first_model (NatterWindow *self,
+             const char   *provider)
+{
+  const char *known = g_hash_table_lookup (self->first_models, provider);
+  FirstModel *first;
+
+  if (known != NULL || self->registry == NULL || g_strcmp0 (self->resolving_provider, provider) == 0)
+    return known;
+  g_cancellable_cancel (self->first_model_cancellable);
+  g_clear_object (&self->first_model_cancellable);
+  self->first_model_cancellable = g_cancellable_new ();
+  g_free (self->resolving_provider);
+  self->resolving_provider = g_strdup (provider);
+  first = g_new0 (FirstModel, 1);
+  first->self = g_object_ref (self);
+  first->provider = g_strdup (provider);
+  natter_provider_registry_resolve_model_async (self->registry, provider, NULL, self->first_model_cancellable,
+                                                first_model_resolved_cb, first);
+  return NULL;
+}
+
 void
 _natter_window_update_model_picker (NatterWindow *self)
 {
@@ -426,6 +340,9 @@ _natter_window_update_model_picker (NatterWindow *self)
   /* Resolving looks the key up: only when the provider changes. */
   if (self->listed_provider == NULL || g_strcmp0 (provider, self->listed_provider) != 0)
     list_provider (self, provider);
+  if (provider != NULL && (model == NULL || model[0] == '\0') && choice.agent_own == NULL &&
+      self->listed_provider != NULL && natter_model_picker_get_provider_id (self->model_picker) != NULL)
+    model = first_model (self, provider);
   natter_model_picker_set_model (self->model_picker, model);
 }
 
@@ -743,7 +660,7 @@ _natter_window_send_message (NatterWindow *self,
   g_clear_pointer (&sources, g_ptr_array_unref);
 
   self->sending = TRUE;
-  self->stick_to_bottom = TRUE;
+  natter_conversation_view_stick_to_bottom (self->conversation_view);
   _natter_window_update_composer (self);
   if (provider != NULL)
     natter_provider_registry_resolve_model_async (self->registry, provider, NULL, self->cancellable,
@@ -758,6 +675,7 @@ composer_send_cb (NatterWindow *self,
 {
   g_autofree char *editing = g_steal_pointer (&self->editing_turn_id);
 
+  natter_conversation_view_set_editing (self->conversation_view, FALSE);
   natter_composer_set_text (self->composer, NULL);
   g_hash_table_remove (self->drafts, self->session_id);
   /* An edited message is a new version, never a change of the old. */
@@ -796,40 +714,16 @@ _natter_window_class_conversation_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_callback (widget_class, model_chosen_cb);
   gtk_widget_class_bind_template_callback (widget_class, model_fallback_cb);
-  gtk_widget_class_bind_template_callback (widget_class, composer_send_cb);
-  gtk_widget_class_bind_template_callback_full (widget_class, "composer_stop_cb", G_CALLBACK (_natter_window_composer_stop_cb));
 }
 
 
-/* Wires the timeline list to the window: its rows, and following the
- * bottom as the list grows. */
-void
-_natter_window_timeline_init (NatterWindow *self)
-{
-  GtkListItemFactory *factory;
-  GtkAdjustment *adjustment;
-
-  factory = gtk_signal_list_item_factory_new ();
-  g_signal_connect (factory, "setup", G_CALLBACK (timeline_setup_cb), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (timeline_bind_cb), self);
-  g_signal_connect (factory, "unbind", G_CALLBACK (timeline_unbind_cb), self);
-  gtk_list_view_set_factory (self->timeline_list, factory);
-  g_object_unref (factory);
-
-  adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
-  g_signal_connect_swapped (adjustment, "value-changed", G_CALLBACK (timeline_value_changed_cb), self);
-  g_signal_connect_swapped (adjustment, "notify::upper", G_CALLBACK (timeline_upper_changed_cb), self);
-  g_signal_connect_swapped (adjustment, "notify::page-size", G_CALLBACK (timeline_upper_changed_cb), self);
-  g_signal_connect_swapped (self->timeline_list, "realize", G_CALLBACK (timeline_realize_cb), self);
-  g_signal_connect_swapped (self->timeline_list, "unrealize", G_CALLBACK (_natter_window_timeline_unrealize_cb), self);
-  if (gtk_widget_get_realized (GTK_WIDGET (self->timeline_list)))
-    timeline_realize_cb (self);
-}
-
-/* Follows the composer's agent chooser. */
+/* Sends what the composer sends, and follows its agent chooser. */
 void
 _natter_window_conversation_init (NatterWindow *self)
 {
+  g_signal_connect_object (self->composer, "send", G_CALLBACK (composer_send_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->composer, "stop", G_CALLBACK (_natter_window_composer_stop_cb), self,
+                           G_CONNECT_SWAPPED);
   self->agent_chooser = natter_composer_get_agent_chooser (self->composer);
   g_signal_connect_object (self->agent_chooser, "notify::agent-id", G_CALLBACK (agent_chosen_cb), self,
                            G_CONNECT_SWAPPED);

@@ -23,13 +23,11 @@
 #include "natter-queue-view.h"
 #include "natter-session-row.h"
 #include "natter-settings.h"
+#include "natter-conversation-view.h"
 #include "natter-sidebar.h"
 #include "natter-window.h"
 
 G_BEGIN_DECLS
-
-/* How close to the end (in pixels) still counts as "at the bottom". */
-#define BOTTOM_SLACK 48.0
 
 struct _NatterWindow
 {
@@ -49,11 +47,6 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
 
   GHashTable           *pending_deletes;  /* session id → AdwToast */
 
-  /* A search result opened: its turn is scrolled to (natter-window-search.c) */
-  char                 *reveal_turn_id;   /* scrolled to once its timeline has it */
-  guint                 reveal_tick_id;   /* while set, the bottom is not followed */
-  guint                 reveal_ticks;
-  guint                 reveal_position;
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
@@ -71,16 +64,15 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   char                 *provider_id;
   char                 *default_model;
   char                 *listed_provider;
+  /* A provider's first model, as the send path resolves it, once known:
+   * what the picker shows when no model is named (provider id → model). */
+  GHashTable           *first_models;
+  GCancellable         *first_model_cancellable;
+  char                 *resolving_provider;
 
   char                 *session_id;
   NatterSessionIndexEntry *entry;
   NatterTimelineModel  *timeline;
-  gboolean              stick_to_bottom;
-  /* The bottom to catch up with once the frame's layout is done (see
-   * follow_bottom()): the frame clock's "layout" handler on the list. */
-  gboolean              follow_pending;
-  GdkFrameClock        *layout_clock;
-  gulong                layout_handler;
   gboolean              sending;
   gboolean              restored;
   char                 *open_when_loaded; /* natter_window_open_session() before the scan ended */
@@ -96,17 +88,19 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GtkWidget            *sidebar;
   GtkWidget            *content;
   NatterSidebar        *session_sidebar;
+  AdwHeaderBar         *content_header;
   AdwWindowTitle       *window_title;
   GtkWidget            *conversation_menu_button;
   GtkStack             *content_stack;
-  GtkScrolledWindow    *timeline_scroller;
-  GtkListView          *timeline_list;
-  GtkWidget            *new_conversation_page;
-  NatterComposer       *composer;
-  NatterQueueView      *queue_view;
+  NatterConversationView *conversation_view;
   AdwStatusPage        *errored_page;
   GtkButton            *copy_readable_button;
   NatterModelPicker    *model_picker;
+
+  /* The conversation view's parts the facets work with, looked up once. */
+  GtkListView          *timeline_list;
+  NatterComposer       *composer;
+  NatterQueueView      *queue_view;
 
   /* The open damaged session: what is left of it */
   NatterSessionDamage  *damage;
@@ -190,16 +184,8 @@ _natter_window_sidebar_init (NatterWindow *self);
 void
 _natter_window_reveal_turn (NatterWindow *self,
                             const char *turn_id);
-void
-_natter_window_try_reveal (NatterWindow *self);
-void
-_natter_window_search_dispose (NatterWindow *self);
 
 /* natter-window-conversation.c */
-void
-_natter_window_follow_bottom (NatterWindow *self);
-void
-_natter_window_timeline_unrealize_cb (NatterWindow *self);
 gboolean
 _natter_window_latest_is_running (NatterWindow *self);
 void
@@ -227,8 +213,6 @@ _natter_window_open_queue (NatterWindow *self);
 
 void
 _natter_window_class_conversation_init (GtkWidgetClass *widget_class);
-void
-_natter_window_timeline_init (NatterWindow *self);
 void
 _natter_window_conversation_init (NatterWindow *self);
 

@@ -230,7 +230,6 @@ edit_message_activated (GtkWidget  *widget,
   const char *turn_id = g_variant_get_string (parameter, NULL);
   NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
   g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
-  AdwToast *toast;
 
   if (text == NULL)
     return;
@@ -238,10 +237,7 @@ edit_message_activated (GtkWidget  *widget,
   self->editing_turn_id = g_strdup (turn_id);
   natter_composer_set_text (self->composer, text);
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
-  toast = adw_toast_new (_("Editing a sent message: sending it makes a new version"));
-  adw_toast_set_button_label (toast, _("_Cancel"));
-  adw_toast_set_action_name (toast, "win.cancel-edit");
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  natter_conversation_view_set_editing (self->conversation_view, TRUE);
 }
 
 /* Back to an ordinary message: the edited words go, nothing was sent. */
@@ -255,7 +251,9 @@ cancel_edit_activated (GtkWidget  *widget,
   if (self->editing_turn_id == NULL)
     return;
   g_clear_pointer (&self->editing_turn_id, g_free);
+  natter_conversation_view_set_editing (self->conversation_view, FALSE);
   natter_composer_set_text (self->composer, NULL);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }
 
 static void

@@ -125,9 +125,9 @@ update_conversation (NatterWindow *self)
       return;
     }
   gtk_stack_set_visible_child_name (self->content_stack, "conversation");
-  gtk_widget_set_visible (self->new_conversation_page,
-                          self->timeline != NULL && natter_timeline_model_get_loaded (self->timeline) &&
-                          g_list_model_get_n_items (G_LIST_MODEL (self->timeline)) == 0);
+  natter_conversation_view_set_new_chat_hint (self->conversation_view,
+                                              self->timeline != NULL && natter_timeline_model_get_loaded (self->timeline) &&
+                                              g_list_model_get_n_items (G_LIST_MODEL (self->timeline)) == 0);
 }
 
 static void
@@ -184,21 +184,11 @@ save_draft (NatterWindow *self)
     g_hash_table_remove (self->draft_attachments, self->session_id);
 }
 
-/* The latest turns a window showing the bottom reads as soon as they are
- * known: about as many as its viewport shows. */
-#define READ_LATEST_TURNS 4
-
 static void
 timeline_items_changed_cb (NatterWindow *self)
 {
-  /* The list view is about to place the latest rows in view: their turns
-   * are read now, with its first layout, rather than after it. A window
-   * not shown yet reads nothing until it is. */
-  if (self->timeline != NULL && self->stick_to_bottom && gtk_widget_get_mapped (GTK_WIDGET (self)))
-    natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
   _natter_window_apply_versions (self);
   update_conversation (self);
-  _natter_window_try_reveal (self);
 }
 
 void
@@ -214,8 +204,9 @@ _natter_window_close_session (NatterWindow *self)
   set_entry (self, NULL);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->editing_turn_id, g_free);
+  natter_conversation_view_set_editing (self->conversation_view, FALSE);
   g_clear_pointer (&self->versions, g_hash_table_unref);
-  gtk_list_view_set_model (self->timeline_list, NULL);
+  natter_conversation_view_set_timeline (self->conversation_view, NULL);
   natter_composer_set_text (self->composer, NULL);
   natter_queue_view_set_session (self->queue_view, NULL, NULL);
   update_conversation (self);
@@ -240,7 +231,6 @@ natter_window_open_session (NatterWindow *self,
                             const char   *session_id)
 {
   NatterSessionIndexEntry *entry;
-  g_autoptr(GtkNoSelection) selection = NULL;
   NatterTimelineModel *timeline;
 
   g_return_val_if_fail (NATTER_IS_WINDOW (self), FALSE);
@@ -278,9 +268,7 @@ natter_window_open_session (NatterWindow *self,
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
-      selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (timeline)));
-      self->stick_to_bottom = TRUE;
-      gtk_list_view_set_model (self->timeline_list, GTK_SELECTION_MODEL (selection));
+      natter_conversation_view_set_timeline (self->conversation_view, timeline);
       natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, session_id));
       {
         g_autoptr(GPtrArray) attachments = NULL;
@@ -297,7 +285,6 @@ natter_window_open_session (NatterWindow *self,
     }
   update_conversation (self);
   natter_sidebar_select (self->session_sidebar, self->session_id);
-  _natter_window_follow_bottom (self);
   return TRUE;
 }
 
@@ -338,6 +325,8 @@ natter_window_dispose (GObject *object)
   if (self->pending_deletes != NULL)
     g_hash_table_remove_all (self->pending_deletes);
   g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->first_model_cancellable);
+  g_clear_object (&self->first_model_cancellable);
   g_clear_handle_id (&self->refocus_id, g_source_remove);
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
@@ -347,19 +336,18 @@ natter_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
   self->timeline = NULL;
   set_entry (self, NULL);
-  _natter_window_timeline_unrealize_cb (self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
 
   g_clear_pointer (&self->timelines, g_hash_table_unref);
   g_clear_pointer (&self->chosen_models, g_hash_table_unref);
+  g_clear_pointer (&self->first_models, g_hash_table_unref);
   g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->last_agent_toast, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
   g_clear_pointer (&self->retry_text, g_free);
   g_clear_pointer (&self->editing_turn_id, g_free);
   g_clear_pointer (&self->versions, g_hash_table_unref);
-  _natter_window_search_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -389,6 +377,7 @@ natter_window_finalize (GObject *object)
   g_clear_pointer (&self->default_model, g_free);
   g_clear_pointer (&self->last_deleted_id, g_free);
   g_clear_pointer (&self->listed_provider, g_free);
+  g_clear_pointer (&self->resolving_provider, g_free);
   g_clear_pointer (&self->damage, natter_session_damage_free);
   g_clear_pointer (&self->damage_session_id, g_free);
 
@@ -406,8 +395,7 @@ natter_window_class_init (NatterWindowClass *klass)
   object_class->finalize = natter_window_finalize;
   window_class->close_request = natter_window_close_request;
 
-  g_type_ensure (NATTER_TYPE_COMPOSER);
-  g_type_ensure (NATTER_TYPE_QUEUE_VIEW);
+  g_type_ensure (NATTER_TYPE_CONVERSATION_VIEW);
   g_type_ensure (NATTER_TYPE_MODEL_PICKER);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-window.ui");
@@ -419,14 +407,11 @@ natter_window_class_init (NatterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_header);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, conversation_menu_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_stack);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, timeline_scroller);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, timeline_list);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, new_conversation_page);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, composer);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, queue_view);
+  gtk_widget_class_bind_template_child (widget_class, NatterWindow, conversation_view);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, errored_page);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, copy_readable_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, model_picker);
@@ -442,15 +427,69 @@ natter_window_class_init (NatterWindowClass *klass)
 
 }
 
+/* The desktop's window buttons without Minimize and Maximize: on a
+ * window as narrow as a phone (360 px) they took the room the
+ * conversation's title needs, and neither means much there. The
+ * remaining order (and the side Close is on) stays the desktop's. */
+static char *
+narrow_decoration_layout (const char *layout)
+{
+  g_auto(GStrv) sides = g_strsplit (layout != NULL ? layout : "", ":", 2);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; sides[i] != NULL; i++)
+    {
+      g_auto(GStrv) buttons = g_strsplit (sides[i], ",", -1);
+      gboolean first = TRUE;
+
+      if (i > 0)
+        g_string_append_c (out, ':');
+      for (guint j = 0; buttons[j] != NULL; j++)
+        if (!g_str_equal (buttons[j], "minimize") && !g_str_equal (buttons[j], "maximize"))
+          {
+            g_string_append_printf (out, "%s%s", first ? "" : ",", buttons[j]);
+            first = FALSE;
+          }
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Folded, the window may be as narrow as a phone: fewer buttons beside
+ * the title, as GNOME's adaptive apps have (the model picker gives way to
+ * an icon by itself). Unfolded, the desktop's buttons again. */
+static void
+update_narrow_header (NatterWindow *self)
+{
+  g_autofree char *layout = NULL;
+  g_autofree char *narrow = NULL;
+
+  if (!adw_leaflet_get_folded (self->leaflet))
+    {
+      adw_header_bar_set_decoration_layout (self->content_header, NULL);
+      return;
+    }
+  g_object_get (gtk_widget_get_settings (GTK_WIDGET (self)), "gtk-decoration-layout", &layout, NULL);
+  narrow = narrow_decoration_layout (layout);
+  if (g_strcmp0 (narrow, adw_header_bar_get_decoration_layout (self->content_header)) != 0)
+    adw_header_bar_set_decoration_layout (self->content_header, narrow);
+}
+
 static void
 natter_window_init (NatterWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->timeline_list = natter_conversation_view_get_list (self->conversation_view);
+  self->composer = natter_conversation_view_get_composer (self->conversation_view);
+  self->queue_view = natter_conversation_view_get_queue_view (self->conversation_view);
   /* The long label wraps rather than widen the window: every page of the
    * content stack counts toward its width, also at 360 px. */
   gtk_label_set_wrap (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), TRUE);
   gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), GTK_JUSTIFY_CENTER);
   natter_toast_guard_attach (self->toast_overlay);
+  g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (update_narrow_header), self);
+  g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-decoration-layout",
+                           G_CALLBACK (update_narrow_header), self, G_CONNECT_SWAPPED);
+  update_narrow_header (self);
 
   self->cancellable = g_cancellable_new ();
   self->agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
@@ -460,6 +499,7 @@ natter_window_init (NatterWindow *self)
                                                    (GDestroyNotify) g_ptr_array_unref);
   self->timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
+  self->first_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->chosen_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   _natter_window_conversation_init (self);
   _natter_window_setup_keyboard (self);
@@ -477,7 +517,7 @@ natter_window_set_services (NatterWindow       *self,
   self->ticker = natter_time_ticker_new (natter_sessions_get_clock (sessions));
 
   _natter_window_sidebar_init (self);
-  _natter_window_timeline_init (self);
+  natter_conversation_view_set_sessions (self->conversation_view, sessions);
 
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
@@ -649,6 +689,10 @@ natter_window_set_model_provider (NatterWindow           *self,
 
   /* The providers may have changed under the same id: resolve again. */
   g_clear_pointer (&self->listed_provider, g_free);
+  g_hash_table_remove_all (self->first_models);
+  g_cancellable_cancel (self->first_model_cancellable);
+  g_clear_object (&self->first_model_cancellable);
+  g_clear_pointer (&self->resolving_provider, g_free);
   _natter_window_update_model_picker (self);
 }
 
@@ -736,7 +780,7 @@ natter_window_get_timeline_list (NatterWindow *self)
 GtkAdjustment *
 natter_window_get_timeline_adjustment (NatterWindow *self)
 {
-  return gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
+  return gtk_scrolled_window_get_vadjustment (natter_conversation_view_get_scroller (self->conversation_view));
 }
 
 NatterModelPicker *

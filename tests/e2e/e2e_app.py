@@ -260,7 +260,8 @@ class NatterApp:
             # A critical is a bug: it aborts the app (and fails the test)
             # instead of scrolling by in the log while the app carries on
             # in a state nobody meant.
-            "G_DEBUG": "fatal-criticals",
+            # E2E_APP_G_DEBUG makes it stricter still (fatal-warnings).
+            "G_DEBUG": os.environ.get("E2E_APP_G_DEBUG", "fatal-criticals"),
             "HOME": home,
             "XDG_CONFIG_HOME": os.path.join(home, "config"),
             "XDG_DATA_HOME": os.path.join(home, "share"),
@@ -285,15 +286,16 @@ class NatterApp:
             env["ASAN_OPTIONS"] += ":detect_leaks=0"
         self.env = env
 
-    def configure(self, base_url):
-        """Points the default provider at @base_url with model "m"."""
+    def configure(self, base_url, auto_title=False):
+        """Points the default provider at @base_url with model "m"; the
+        automatic title only with @auto_title."""
         settings = [
             ("providers", "[('test', 'Test', '%s')]" % base_url),
             ("default-provider", "test"),
             ("default-model", "m"),
             # The scenarios check titles taken from the first message; the
             # mock would answer a title request with its canned text.
-            ("auto-title", "false"),
+            ("auto-title", "true" if auto_title else "false"),
         ]
         for key, value in settings:
             subprocess.run(["gsettings", "set", APP_ID, key, value],

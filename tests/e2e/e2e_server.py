@@ -14,6 +14,8 @@ A rule's reply is a list of steps:
   ("text", "words ...", delay)          the same, @delay seconds apart
   ("tool", name, {arguments})           one streamed tool call, its
                                         arguments split over several chunks
+  ("chunks", [pieces], delay)           each piece as one chunk, exactly as
+                                        given (a fence cut mid-line)
   ("pause", seconds)                    send nothing (but keep-alives) for a while
   ("hold", event)                       stop sending until the event is set
                                         (or the client is gone): the
@@ -118,6 +120,9 @@ class _Handler(BaseHTTPRequestHandler):
                     if i + 2 < len(words):
                         piece += " "
                     self._event({"content": piece}, delay=delay)
+            elif kind == "chunks":
+                for piece in step[1]:
+                    self._event({"content": piece}, delay=step[2])
             elif kind == "tool":
                 name, arguments = step[1], json.dumps(step[2])
                 call_id = "call_e2e_%d_%d" % (int(time.time() * 1000), call_index)

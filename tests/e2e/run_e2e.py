@@ -63,6 +63,13 @@ MOCK_GREETING = "Hello from mock-llm, streamed in chunks by someone else's serve
 KEYBOARD_HELLO = "Hello from the keyboard"
 KEYBOARD_ANSWER = "Keys only, and it still works."
 KEYBOARD_TITLE = "Typed title"
+CODE_ASK = "Which command lists files"
+CODE_LINE = "ls -la ~/Documents"
+CODE_TITLE = "Listing files"
+# A first answer whose only code block is one line, cut into small pieces
+# the way a real server streams it: the fence and the line arrive apart.
+CODE_CHUNKS = ["Use", " this", ":\n\n", "``", "`sh", "\n", "ls", " -la", " ~/Doc", "uments",
+               "\n``", "`\n", "\nIt", " lists", " them."]
 README_HELLO = "My first message"
 README_ANSWER = "The provider's first model answers the first message."
 GREETING = ("Hello! I am the scripted model, streaming this answer to you in small "
@@ -85,6 +92,9 @@ class Scripted:
         self.server = ScriptedServer()
         self.hold = threading.Event()
         s = self.server
+        # The automatic title's request quotes the conversation: it must
+        # match before the rule of the message it quotes.
+        s.add_rule("Write a title for the conversation", [("text", CODE_TITLE)])
         s.add_rule("tool:" + SECRET, [("text", ANSWER_FROM_FILE)])
         s.add_rule("tool:" + "Blue", [("text", "Blue is a fine colour; the turn is complete.")])
         s.add_rule("tool:" + "Green", [("text", "Green it is, even after a restart.")])
@@ -104,6 +114,7 @@ class Scripted:
         s.add_rule(KEYBOARD_HELLO, [("text", KEYBOARD_ANSWER)])
         s.add_rule(README_HELLO, [("text", README_ANSWER)])
         s.add_rule("Is anyone there", [("text", "Nobody should ever see this.")])
+        s.add_rule(CODE_ASK, [("chunks", CODE_CHUNKS, 0.05)])
 
     @property
     def base_url(self):
@@ -488,6 +499,39 @@ def readme_scenario(run):
                          % [r.get("model") for r in asked])
 
 
+def code_scenario(run):
+    """A first answer whose only code block is one line, streamed in small
+    pieces while the automatic title changes the header: once the stream
+    ends the block shows its line, at its height, without any resize."""
+    app = run.start_app()
+    app.new_chat()
+    app.send(CODE_ASK)
+    app.wait_text("It lists them.")
+    wait_until(lambda: app.sidebar_titles() and CODE_TITLE in " ".join(app.sidebar_titles()[0]),
+               20, "the automatic title in the sidebar")
+    conversation = app.conversation()
+
+    def code_view():
+        for acc in find_all(conversation, Atspi.Role.TEXT) + find_all(conversation, Atspi.Role.PARAGRAPH):
+            text = acc.get_text_iface()
+            if text is not None and CODE_LINE in text.get_text(0, text.get_character_count()):
+                return acc
+        return None
+
+    view = wait_until(code_view, 20, "the code block's text in the conversation")
+    # Its text is laid out: the view is at least one line tall. GTK answers
+    # the extents of what it allocated; a view left at its first, empty
+    # allocation is a few pixels of margin.
+    def tall_enough():
+        ext = view.get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+        return ext.height if ext.height >= 30 else None
+    try:
+        wait_until(tall_enough, 10, "the one-line code block to be at least one line tall")
+    finally:
+        run.shot(1, "-code")
+    run.verify_store()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", choices=["scripted", "mock-llm"], required=True)
@@ -498,6 +542,8 @@ def main():
                         help="run the keyboard-only scenario instead of the steps")
     parser.add_argument("--readme", action="store_true",
                         help="run the README-settings scenario instead of the steps")
+    parser.add_argument("--code", action="store_true",
+                        help="run the streamed one-line code block scenario instead of the steps")
     args = parser.parse_args()
 
     if args.keyboard and args.server != "scripted":
@@ -520,7 +566,7 @@ def main():
     if args.readme:
         run.app.configure_readme(run.server.base_url)
     else:
-        run.app.configure(run.server.base_url)
+        run.app.configure(run.server.base_url, auto_title=args.code)
     failed = False
     try:
         if args.keyboard:
@@ -528,6 +574,10 @@ def main():
             started = time.monotonic()
             keyboard_scenario(run)
             log("keyboard scenario passed in %.1f s" % (time.monotonic() - started))
+            steps = []
+        if args.code:
+            log("streamed code block scenario")
+            code_scenario(run)
             steps = []
         if args.readme:
             log("README-settings scenario")

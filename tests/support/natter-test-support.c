@@ -216,6 +216,67 @@ communicated_cb (GObject      *object,
 }
 
 /**
+ * natter_test_cli_launcher_new:
+ * @dir: the data directory the command works in
+ *
+ * A launcher for `natter` subcommands with their stdout and stderr piped,
+ * working in @dir alone: no display and no session bus (so each
+ * invocation is its own primary and never forwards to a running window),
+ * @dir as NATTER_DATA_DIR, XDG_RUNTIME_DIR and XDG_CONFIG_HOME (tool
+ * servers come from the test's own mcp.json, never the user's), memory
+ * GSettings over the build's schema (NATTER_SCHEMA_DIR), and the C locale
+ * in UTF-8 so that messages are the untranslated ones. Add what a test
+ * needs on top (an API key, a crash point).
+ *
+ * Returns: (transfer full): the launcher
+ */
+GSubprocessLauncher *
+natter_test_cli_launcher_new (GFile *dir)
+{
+  GSubprocessLauncher *launcher;
+  const char *path = g_file_peek_path (dir);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_unsetenv (launcher, "DISPLAY");
+  g_subprocess_launcher_unsetenv (launcher, "WAYLAND_DISPLAY");
+  g_subprocess_launcher_unsetenv (launcher, "DBUS_SESSION_BUS_ADDRESS");
+  g_subprocess_launcher_setenv (launcher, "XDG_RUNTIME_DIR", path, TRUE);
+  g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", path, TRUE);
+  g_subprocess_launcher_setenv (launcher, "NATTER_DATA_DIR", path, TRUE);
+  g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
+  g_subprocess_launcher_setenv (launcher, "GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+  return launcher;
+}
+
+/**
+ * natter_test_cli_spawn:
+ * @launcher: from natter_test_cli_launcher_new()
+ * @args: (array zero-terminated=1): the subcommand and its arguments
+ *
+ * Starts `$NATTER_BIN @args…`; fails the test if it cannot start.
+ *
+ * Returns: (transfer full): the process
+ */
+GSubprocess *
+natter_test_cli_spawn (GSubprocessLauncher *launcher,
+                       const char * const  *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  GSubprocess *process;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("NATTER_BIN"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  return process;
+}
+
+/**
  * natter_test_communicate:
  * @process: a process spawned with its stdout and stderr piped
  * @run: (out caller-allocates): zeroed; filled in when @process ends

@@ -50,6 +50,11 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (NatterTestRun, natter_test_run_clear)
 void             natter_test_communicate      (GSubprocess     *process,
                                                NatterTestRun   *run);
 
+/* The command line as a test runs it: its own data dir, no display. */
+GSubprocessLauncher *natter_test_cli_launcher_new (GFile              *dir);
+GSubprocess         *natter_test_cli_spawn        (GSubprocessLauncher *launcher,
+                                                   const char * const  *args);
+
 JsonNode        *natter_test_json             (const char      *literal);
 void             natter_test_assert_json_equal (JsonNode       *actual,
                                                 const char     *expected_literal);

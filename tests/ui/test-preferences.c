@@ -486,6 +486,58 @@ test_auto_compact_switch (Fixture       *f,
   g_assert_true (gtk_switch_get_active (toggle));
 }
 
+/* Below "Compact Long Conversations Automatically", the default model's
+ * context window in tokens: what the spin button shows is that model's
+ * `context-windows` entry, both ways (auto-compact reads the entry, see
+ * test-auto-compact); 0 forgets it; each model has its own; with no
+ * default model there is nothing to set. */
+static void
+test_context_window (Fixture       *f,
+                     gconstpointer  data)
+{
+  GtkSpinButton *spin = GTK_SPIN_BUTTON (natter_preferences_window_get_widget (f->window, "context-window"));
+  AdwPreferencesRow *row = ADW_PREFERENCES_ROW (natter_preferences_window_get_widget (f->window,
+                                                                                     "context-window-row"));
+  GtkWidget *compact = natter_preferences_window_get_widget (f->window, "auto-compact");
+  NatterSettings *settings = natter_services_get_settings (f->services);
+  g_autoptr(GVariant) windows = NULL;
+  gint32 value = 0;
+
+  g_assert_true (gtk_widget_get_ancestor (GTK_WIDGET (row), ADW_TYPE_PREFERENCES_GROUP) ==
+                 gtk_widget_get_ancestor (compact, ADW_TYPE_PREFERENCES_GROUP));
+  g_assert_true (gtk_widget_get_ancestor (GTK_WIDGET (spin), ADW_TYPE_ACTION_ROW) == GTK_WIDGET (row));
+  g_assert_cmpstr (adw_preferences_row_get_title (row), ==, "Context Window");
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (spin)));
+
+  g_settings_set_string (f->settings, "default-model", "beta");
+  wait_idle (f);
+  g_assert_cmpstr (adw_preferences_row_get_title (row), ==, "Context Window of “beta”");
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (spin)));
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 0);
+
+  gtk_spin_button_set_value (spin, 8192);
+  windows = g_settings_get_value (f->settings, "context-windows");
+  g_assert_true (g_variant_lookup (windows, "local/beta", "i", &value));
+  g_assert_cmpint (value, ==, 8192);
+  g_assert_cmpuint (natter_settings_get_context_window (settings, "local", "beta"), ==, 8192);
+
+  /* Changed elsewhere: the row follows. */
+  g_settings_set_value (f->settings, "context-windows", g_variant_new_parsed ("{'local/beta': 4096, 'local/gamma': 100}"));
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 4096);
+
+  /* Another model shows and sets its own. */
+  g_settings_set_string (f->settings, "default-model", "gamma");
+  wait_idle (f);
+  g_assert_cmpstr (adw_preferences_row_get_title (row), ==, "Context Window of “gamma”");
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 100);
+  gtk_spin_button_set_value (spin, 0);
+  g_assert_cmpuint (natter_settings_get_context_window (settings, "local", "gamma"), ==, 0);
+  g_assert_cmpuint (natter_settings_get_context_window (settings, "local", "beta"), ==, 4096);
+  g_clear_pointer (&windows, g_variant_unref);
+  windows = g_settings_get_value (f->settings, "context-windows");
+  g_assert_cmpuint (g_variant_n_children (windows), ==, 1);
+}
+
 static void
 test_remove_undo_add (Fixture       *f,
                       gconstpointer  data)
@@ -812,6 +864,7 @@ main (int   argc,
   ADD ("/preferences/limit-and-switch", test_limit_and_switch);
   ADD ("/preferences/auto-title-switch", test_auto_title_switch);
   ADD ("/preferences/auto-compact-switch", test_auto_compact_switch);
+  ADD ("/preferences/context-window", test_context_window);
   ADD ("/preferences/remove-undo-add", test_remove_undo_add);
   ADD ("/preferences/agents", test_agents);
   ADD ("/preferences/agent-model-picker", test_agent_model_picker);

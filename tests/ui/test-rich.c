@@ -537,6 +537,90 @@ test_rich_model_picker (void)
   models_server_stop (&ms);
 }
 
+typedef struct
+{
+  NatterModelPicker *picker;
+  const char        *text;
+} PickerLabelWait;
+
+/* The label the picker's button shows (not its popover's). */
+static GtkLabel *
+picker_button_label (NatterModelPicker *picker)
+{
+  GtkWidget *button = gtk_widget_get_first_child (GTK_WIDGET (picker));
+  GtkWidget *widget;
+
+  g_assert_true (GTK_IS_MENU_BUTTON (button));
+  /* The menu button's toggle button, then its content. */
+  widget = gtk_widget_get_first_child (button);
+  while (widget != NULL && !GTK_IS_LABEL (widget))
+    {
+      GtkWidget *child = gtk_widget_get_first_child (widget);
+
+      widget = child != NULL ? child : gtk_widget_get_next_sibling (widget);
+    }
+  return widget != NULL ? GTK_LABEL (widget) : NULL;
+}
+
+static gboolean
+picker_label_is (gpointer data)
+{
+  PickerLabelWait *w = data;
+  GtkLabel *label = picker_button_label (w->picker);
+
+  return label != NULL && g_strcmp0 (gtk_label_get_text (label), w->text) == 0 &&
+         gtk_widget_get_width (GTK_WIDGET (label)) > 0;
+}
+
+static char *
+describe_picker_label (gpointer data)
+{
+  PickerLabelWait *w = data;
+  GtkLabel *label = picker_button_label (w->picker);
+
+  return g_strdup_printf ("the picker shows %s", label != NULL ? gtk_label_get_text (label) : "no label");
+}
+
+/* The README's out-of-the-box settings: one provider, `default-model`
+ * empty. The picker of a new chat shows the model the first message will
+ * go to (the provider's first, resolved as sending resolves it), whole,
+ * never a placeholder cut to "Choos…Model". */
+static void
+test_rich_model_picker_first_model (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "First message");
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  ModelsServer ms = { NULL };
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  PickerLabelWait wait = { NULL, "alpha" };
+  GtkLabel *label;
+
+  models_server_start (&ms);
+  natter_provider_registry_add_provider (registry, "local", "Local Server", ms.base_url);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  natter_window_set_model_provider (window, registry, "local", NULL);
+  picker = natter_window_get_model_picker (window);
+  wait.picker = picker;
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (picker)));
+
+  ui_wait_until_full (picker_label_is, describe_picker_label, &wait);
+  ui_settle ();
+  label = picker_button_label (picker);
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (label)));
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
+  g_assert_false (natter_model_picker_get_compact (picker));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (gtk_widget_get_first_child (GTK_WIDGET (picker))), "alpha"));
+  save_screenshots (GTK_WIDGET (window), "model-picker-first-model");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  models_server_stop (&ms);
+}
+
 static void
 test_rich_model_picker_unreachable (void)
 {
@@ -1266,6 +1350,7 @@ main (int   argc,
   g_test_add_func ("/rich/try-again-latest", test_rich_try_again_latest);
   g_test_add_func ("/rich/model-picker", test_rich_model_picker);
   g_test_add_func ("/rich/model-picker-unreachable", test_rich_model_picker_unreachable);
+  g_test_add_func ("/rich/model-picker-first-model", test_rich_model_picker_first_model);
   g_test_add_func ("/rich/model-picker-per-session", test_rich_model_picker_per_session);
   g_test_add_func ("/rich/model-picker-unknown-provider", test_rich_model_picker_unknown_provider);
   g_test_add_func ("/rich/shortcuts", test_rich_shortcuts);

@@ -162,6 +162,32 @@ leaflet_settled (gpointer data)
   return !adw_leaflet_get_child_transition_running (leaflet) && adw_leaflet_get_folded (leaflet) && n_shown == 1;
 }
 
+/* A model as people run one, not the fixtures' "p"/"m": the README's
+ * pictures show it in the header. */
+#define README_PROVIDER "ollama"
+#define README_MODEL    "llama3.2:3b"
+
+/* Sends @text to @session_id with the README's model. */
+static char *
+send_readme (UiWorld    *u,
+             const char *session_id,
+             const char *text)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", README_PROVIDER, README_MODEL);
+  char *turn_id;
+
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  natter_sessions_send_message_async (u->sessions, session_id, input, options, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return turn_id;
+}
+
 /* The README's conversation. */
 static char *
 readme_conversation (UiWorld *u)
@@ -185,7 +211,7 @@ readme_conversation (UiWorld *u)
                             "numbers.reverse()        # in place\\n```\\n\\n"
                             "Use `list.reverse()` when you do not need the original order any more.\"}",
                             NULL);
-  t1 = ui_send (u, session_id, "How do I reverse a list in Python? Look at notes.py first.");
+  t1 = send_readme (u, session_id, "How do I reverse a list in Python? Look at notes.py first.");
   ui_wait_turn (u, t1);
   return session_id;
 }
@@ -240,6 +266,8 @@ save_readme_screenshots (gboolean dark)
   gtk_window_set_default_size (GTK_WINDOW (window), 1100, 760);
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
+  /* The header names the model as a person's setup would. */
+  g_assert_cmpstr (natter_model_picker_get_model (natter_window_get_model_picker (window)), ==, README_MODEL);
   save_screenshot (window, dark ? "main-dark.png" : "main.png");
   publish_screenshot (dark ? "main-dark.png" : "main.png");
 

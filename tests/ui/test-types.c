@@ -15,11 +15,15 @@
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
 #include "natter-code-block.h"
+#include "natter-attachment-chip.h"
 #include "natter-composer.h"
+#include "natter-conversation-view.h"
 #include "natter-markdown-view.h"
 #include "natter-memory-secret-store.h"
 #include "natter-model-picker.h"
 #include "natter-permission-card.h"
+#include "natter-permissions-list.h"
+#include "natter-queue-view.h"
 #include "natter-preferences-window-private.h"
 #include "natter-services.h"
 #include "natter-session-row.h"
@@ -28,6 +32,7 @@
 #include "natter-tool-call-card.h"
 #include "natter-turn-item.h"
 #include "natter-turn-row.h"
+#include "natter-version-switcher.h"
 #include "natter-ui-test-world.h"
 
 #define APP_ID "io.github.natter.Natter"
@@ -191,6 +196,59 @@ make_timeline_model (Fixture *f)
   return G_OBJECT (timeline);
 }
 
+/* With a conversation in it: the view lets go of its timeline, rows and
+ * frame-clock handler as it goes. */
+static GObject *
+make_conversation_view (Fixture *f)
+{
+  GtkWidget *view = natter_conversation_view_new ();
+  g_autoptr(NatterTimelineModel) timeline = NATTER_TIMELINE_MODEL (make_timeline_model (f));
+
+  natter_conversation_view_set_sessions (NATTER_CONVERSATION_VIEW (view), f->u->sessions);
+  natter_conversation_view_set_timeline (NATTER_CONVERSATION_VIEW (view), timeline);
+  return own (view);
+}
+
+/* Following the sessions service but no conversation: a conversation's
+ * read holds the view until it returns, as every widget's async read does. */
+static GObject *
+make_queue_view (Fixture *f)
+{
+  GtkWidget *view = g_object_new (NATTER_TYPE_QUEUE_VIEW, NULL);
+
+  natter_queue_view_set_session (NATTER_QUEUE_VIEW (view), f->u->sessions, NULL);
+  return own (view);
+}
+
+static gboolean
+permissions_list_loaded (gpointer data)
+{
+  return natter_permissions_list_is_loaded (data);
+}
+
+/* Its first read done: a read in flight holds the list until it returns. */
+static GObject *
+make_permissions_list (Fixture *f)
+{
+  g_autofree char *session_id = ui_create_session (f->u, "Permissions");
+  GtkWidget *list = natter_permissions_list_new (f->u->sessions, session_id);
+
+  ui_wait_until (permissions_list_loaded, list);
+  return own (list);
+}
+
+static GObject *
+make_version_switcher (Fixture *f)
+{
+  return own (natter_version_switcher_new ());
+}
+
+static GObject *
+make_attachment_chip (Fixture *f)
+{
+  return own (natter_attachment_chip_new ("notes.txt", "text/plain", 12, NULL, TRUE));
+}
+
 static GObject *
 make_model_picker (Fixture *f)
 {
@@ -220,6 +278,11 @@ static const TypeCase type_cases[] = {
   { "NatterTimelineMarker", make_timeline_marker },
   { "NatterTimelineModel", make_timeline_model },
   { "NatterModelPicker", make_model_picker },
+  { "NatterConversationView", make_conversation_view },
+  { "NatterQueueView", make_queue_view },
+  { "NatterPermissionsList", make_permissions_list },
+  { "NatterVersionSwitcher", make_version_switcher },
+  { "NatterAttachmentChip", make_attachment_chip },
   { "NatterApplication", make_application },
 };
 
@@ -318,6 +381,56 @@ test_sidebar_notify (void)
 }
 
 static void
+count_notify_cb (GObject    *object,
+                 GParamSpec *pspec,
+                 guint      *n)
+{
+  (*n)++;
+}
+
+/* Following the bottom is read-only: a revealed turn ends it, a message
+ * sent (stick_to_bottom) takes it up again; each change notifies once. */
+static void
+test_conversation_view_notify (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Reveal");
+  g_autofree char *turn_id = NULL;
+  NatterTimelineModel *timeline;
+  GtkWidget *view = g_object_ref_sink (natter_conversation_view_new ());
+  NatterConversationView *conversation = NATTER_CONVERSATION_VIEW (view);
+  guint n = 0;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, "Hello");
+
+  ui_wait_turn (u, turn_id);
+  timeline = natter_timeline_model_new (u->sessions, u->w->hub, session_id);
+  ui_wait_until (timeline_model_loaded, timeline);
+  natter_conversation_view_set_sessions (conversation, u->sessions);
+  natter_conversation_view_set_timeline (conversation, timeline);
+  g_assert_true (natter_conversation_view_get_sticks_to_bottom (conversation));
+  g_signal_connect (view, "notify::sticks-to-bottom", G_CALLBACK (count_notify_cb), &n);
+
+  natter_conversation_view_reveal_turn (conversation, turn_id);
+  g_assert_false (natter_conversation_view_get_sticks_to_bottom (conversation));
+  g_assert_cmpuint (n, ==, 1);
+  natter_conversation_view_reveal_turn (conversation, turn_id);
+  g_assert_cmpuint (n, ==, 1);
+  natter_conversation_view_stick_to_bottom (conversation);
+  g_assert_true (natter_conversation_view_get_sticks_to_bottom (conversation));
+  g_assert_cmpuint (n, ==, 2);
+  natter_conversation_view_stick_to_bottom (conversation);
+  g_assert_cmpuint (n, ==, 2);
+
+  natter_conversation_view_set_timeline (conversation, NULL);
+  g_assert_null (natter_conversation_view_get_timeline (conversation));
+  g_object_unref (timeline);
+  g_assert_finalize_object (view);
+  ui_world_free (u);
+}
+
+static void
 test_model_picker_notify (void)
 {
   g_autoptr(GObject) picker = own (natter_model_picker_new ());
@@ -379,6 +492,7 @@ main (int   argc,
   g_test_add_func ("/types/notify/composer", test_composer_notify);
   g_test_add_func ("/types/notify/model-picker", test_model_picker_notify);
   g_test_add_func ("/types/notify/sidebar", test_sidebar_notify);
+  g_test_add_func ("/types/notify/conversation-view", test_conversation_view_notify);
   g_test_add_func ("/types/notify/agent-chooser", test_agent_chooser_notify);
   g_test_add_func ("/types/notify/turn-item", test_turn_item_notify);
 

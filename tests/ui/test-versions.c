@@ -216,6 +216,12 @@ composer_has_text (gpointer data)
   return text != NULL && text[0] != '\0';
 }
 
+static gboolean
+editing_said (gpointer window)
+{
+  return ui_label_shown (window, "Editing a sent message: sending it makes a new version");
+}
+
 static void
 test_edit_message (void)
 {
@@ -267,9 +273,13 @@ test_edit_message (void)
   ui_wait_until (composer_has_text, window);
   draft = natter_composer_dup_text (natter_window_get_composer (window));
   g_assert_cmpstr (draft, ==, "Which sauce?");
+  /* Said above the composer, with its Cancel, not in a toast over it. */
+  g_assert_true (natter_conversation_view_get_editing (window->conversation_view));
+  ui_wait_until (editing_said, window);
 
   /* Cancelled, the edit leaves an ordinary message behind. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-edit", NULL));
+  g_assert_false (natter_conversation_view_get_editing (window->conversation_view));
   g_free (draft);
   draft = natter_composer_dup_text (natter_window_get_composer (window));
   g_assert_cmpstr (draft, ==, "");
@@ -279,6 +289,7 @@ test_edit_message (void)
 
   natter_composer_set_text (natter_window_get_composer (window), "Which sauce, without tomatoes?");
   g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  g_assert_false (natter_conversation_view_get_editing (window->conversation_view));
   v = (NewVersion) { window, u, session_id };
   ui_wait_until (new_version_open, &v);
 

@@ -150,29 +150,39 @@ leaflet_settled (gpointer data)
 }
 
 /* GNOME's mobile width: the window goes down to 360 px, and the open
- * conversation's title is shown whole there, not cut to a few letters. */
+ * conversation's title is shown whole there, not cut to a few letters,
+ * whatever window buttons the desktop puts beside it (@layout), also
+ * when the header has a model to show (@model, nullable). */
 static void
-test_window_narrow (void)
+check_narrow (const char *layout_wanted,
+              const char *model,
+              const char *screenshot)
 {
   GtkSettings *settings = gtk_settings_get_default ();
   g_autofree char *layout = NULL;
   UiWorld *u;
   g_autofree char *session_id = NULL;
   g_autoptr(GString) why = g_string_new (NULL);
+  g_autoptr(NatterProviderRegistry) registry = NULL;
   NatterWindow *window;
   WidthWait wait = { NULL, 360 };
   AdwWindowTitle *title = NULL;
   GtkWidget *title_label = NULL;
-  int min = 0;
+  int min = 0, natural = 0;
 
-  /* GNOME's window buttons (its default gtk-decoration-layout, which the
-   * Shell and Phosh set): only Close, at the end. */
   g_object_get (settings, "gtk-decoration-layout", &layout, NULL);
-  g_object_set (settings, "gtk-decoration-layout", "appmenu:close", NULL);
+  g_object_set (settings, "gtk-decoration-layout", layout_wanted, NULL);
   u = ui_world_new ();
   session_id = ui_create_session (u, "Weekend plans");
   window = ui_window_new (app, u);
   wait.window = GTK_WIDGET (window);
+  if (model != NULL)
+    {
+      /* Nobody listens there: the name shows all the same. */
+      registry = natter_provider_registry_new (NULL, NULL, NULL);
+      natter_provider_registry_add_provider (registry, "local", "Local", "http://127.0.0.1:9/v1");
+      natter_window_set_model_provider (window, registry, "local", model);
+    }
 
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
@@ -208,11 +218,55 @@ test_window_narrow (void)
 
     g_assert_false (pango_layout_is_ellipsized (text_layout));
   }
-  ui_save_window (GTK_WIDGET (window), "narrow-360.png");
+  /* Its allocation holds the whole title, not just a layout that would. */
+  {
+    g_autoptr(PangoLayout) whole = gtk_widget_create_pango_layout (title_label, "Weekend plans");
+
+    pango_layout_get_pixel_size (whole, &natural, NULL);
+    g_test_message ("%s: the title is %d px wide, its text %d px", layout_wanted,
+                    gtk_widget_get_width (title_label), natural);
+    g_assert_cmpint (gtk_widget_get_width (title_label), >=, natural);
+  }
+  if (model != NULL)
+    {
+      NatterModelPicker *picker = natter_window_get_model_picker (window);
+
+      /* No name cut to "lla…3b" or "…" beside the title: the name gave
+       * way to an icon, and it is still the tooltip. */
+      for (GtkWidget *w = gtk_widget_get_first_child (GTK_WIDGET (picker)); w != NULL;
+           w = gtk_widget_get_first_child (w) != NULL ? gtk_widget_get_first_child (w) : gtk_widget_get_next_sibling (w))
+        if (GTK_IS_LABEL (w) && gtk_widget_get_mapped (w))
+          {
+            g_test_message ("The picker shows “%s”", gtk_label_get_text (GTK_LABEL (w)));
+            g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (w))));
+          }
+      g_assert_true (natter_model_picker_get_compact (picker));
+      g_assert_cmpstr (natter_model_picker_get_model (picker), ==, model);
+      g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (gtk_widget_get_first_child (GTK_WIDGET (picker))),
+                                model));
+    }
+  ui_save_window (GTK_WIDGET (window), screenshot);
 
   ui_destroy_window (window);
   ui_world_free (u);
   g_object_set (settings, "gtk-decoration-layout", layout, NULL);
+}
+
+static void
+test_window_narrow (void)
+{
+  /* GNOME's window buttons (its default gtk-decoration-layout, which the
+   * Shell and Phosh set): only Close, at the end. */
+  check_narrow ("appmenu:close", NULL, "narrow-360.png");
+}
+
+/* At 360 px with a model in the header and the three window buttons that
+ * GTK shows outside GNOME: the title still shows whole. */
+static void
+test_window_narrow_buttons (void)
+{
+  check_narrow ("menu:minimize,maximize,close", "llama3.2:3b", "narrow-360-buttons.png");
+  check_narrow ("appmenu:close", "llama3.2:3b", "narrow-360-model.png");
 }
 
 #define MARKUP_TITLE "Tom & Jerry <b>"
@@ -680,6 +734,7 @@ main (int   argc,
   g_test_add_func ("/window/empty-state", test_window_empty_state);
   g_test_add_func ("/window/size-is-restored", test_window_size_is_restored);
   g_test_add_func ("/window/narrow", test_window_narrow);
+  g_test_add_func ("/window/narrow-buttons", test_window_narrow_buttons);
   g_test_add_func ("/window/markup-in-titles", test_window_markup_in_titles);
   g_test_add_func ("/window/errors", test_window_errors);
   g_test_add_func ("/window/composer", test_window_composer);

@@ -45,6 +45,8 @@ struct _NatterPreferencesWindow
   AdwExpanderRow       *assistant_row;
   AdwPreferencesGroup  *agents_group;
   AdwActionRow         *add_agent_row;
+  AdwActionRow         *context_window_row; /* natter-preferences-context-window.c */
+  GtkSpinButton        *context_window_spin;
 
   GHashTable           *provider_rows;   /* id → NatterProviderRow */
   GPtrArray            *provider_widgets; /* NatterProviderRow, in order */
@@ -60,6 +62,7 @@ struct _NatterPreferencesWindow
   guint                 n_pending;
   gboolean              writing_providers;
   gboolean              updating_combos;
+  gboolean              updating_context_window;
 };
 
 
@@ -89,6 +92,9 @@ void                     natter_preferences_window_fill_assistant_row     (Natte
 void                     natter_preferences_window_rebuild_agents         (NatterPreferencesWindow *self);
 void                     natter_preferences_window_add_agent_cb           (NatterPreferencesWindow *self);
 
+/* natter-preferences-context-window.c */
+void                     natter_preferences_window_add_context_window_row (NatterPreferencesWindow *self);
+
 /* natter-preferences-mcp.c */
 void                     natter_preferences_window_add_mcp_page           (NatterPreferencesWindow *self);
 void                     natter_preferences_window_rebuild_mcp            (NatterPreferencesWindow *self);
@@ -108,8 +114,9 @@ GtkWidget   *natter_preferences_window_get_provider_widget (NatterPreferencesWin
                                                             const char              *field);
 gboolean     natter_preferences_window_get_key_stored     (NatterPreferencesWindow *self,
                                                             const char              *provider_id);
-/* @name: "provider", "model", "max-calls", "auto-permission", "auto-title", "auto-compact", "data-dir",
- * "add-provider", "add-agent", "assistant" */
+/* @name: "provider", "model", "max-calls", "auto-permission", "auto-title", "auto-compact",
+ * "context-window" (the spin button; "context-window-row" its row), "data-dir", "add-provider", "add-agent",
+ * "assistant" */
 GtkWidget   *natter_preferences_window_get_widget         (NatterPreferencesWindow *self,
                                                             const char              *name);
 const char  *natter_preferences_window_get_last_toast     (NatterPreferencesWindow *self);

@@ -301,7 +301,10 @@ natter_preferences_window_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_cancellable_cancel (self->models_cancellable);
   if (self->settings != NULL)
-    g_signal_handlers_disconnect_by_data (self->settings, self);
+    {
+      g_signal_handlers_disconnect_by_data (self->settings, self);
+      g_signal_handlers_disconnect_by_data (natter_settings_get_gsettings (self->settings), self);
+    }
   g_clear_weak_pointer (&self->undo_toast);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_PREFERENCES_WINDOW);
 
@@ -419,6 +422,8 @@ natter_preferences_window_new (GtkWindow      *parent,
   g_object_bind_property (self->settings, "auto-compact", self->auto_compact_switch, "active",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 
+  natter_preferences_window_add_context_window_row (self);
+
   data_dir = g_file_get_path (natter_services_get_data_dir (services));
   adw_action_row_set_subtitle (self->data_dir_row, data_dir);
 
@@ -493,6 +498,10 @@ natter_preferences_window_get_widget (NatterPreferencesWindow *self,
     return GTK_WIDGET (self->auto_title_switch);
   if (g_str_equal (name, "auto-compact"))
     return GTK_WIDGET (self->auto_compact_switch);
+  if (g_str_equal (name, "context-window"))
+    return GTK_WIDGET (self->context_window_spin);
+  if (g_str_equal (name, "context-window-row"))
+    return GTK_WIDGET (self->context_window_row);
   if (g_str_equal (name, "data-dir"))
     return GTK_WIDGET (self->data_dir_row);
   if (g_str_equal (name, "add-provider"))
