@@ -128,6 +128,36 @@ test_call (Fixture       *f,
   g_assert_true (g_str_has_prefix (crashed.err, "natter: Tool server “fake” stopped (exit status 3)"));
 }
 
+/* A disabled server is never started from the command line: `tools`
+ * and `call` say so and fail; `list` shows it as disabled. The entry's
+ * command would run python3 reading its standard input, so starting it
+ * would show as a different error. */
+static void
+test_disabled (Fixture       *f,
+               gconstpointer  data)
+{
+  g_auto(NatterTestRun) tools = { 0 };
+  g_auto(NatterTestRun) call = { 0 };
+  g_auto(NatterTestRun) list = { 0 };
+  g_autofree char *config = g_build_filename (g_file_peek_path (f->dir), "natter", "mcp.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("natter: Tool server “off” is disabled; enable it in Preferences "
+                                               "(Tool Servers) or remove \"disabled\": true from its entry in "
+                                               "%s\n", config);
+
+  RUN (f, &tools, "mcp", "tools", "off");
+  g_assert_cmpint (tools.status, ==, 1);
+  g_assert_cmpstr (tools.out, ==, "");
+  g_assert_cmpstr (tools.err, ==, expected);
+
+  RUN (f, &call, "mcp", "call", "off", "echo", "{\"message\": \"hello\"}");
+  g_assert_cmpint (call.status, ==, 1);
+  g_assert_cmpstr (call.out, ==, "");
+  g_assert_cmpstr (call.err, ==, expected);
+
+  RUN (f, &list, "mcp", "list");
+  g_assert_nonnull (strstr (list.out, "\noff\tdisabled\n"));
+}
+
 #define SSE "text/event-stream"
 #define CHUNK(delta) "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" delta "\"}}]}\n\n"
 #define FINISH(reason) "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"" reason "\"}]}\n\n"
@@ -234,6 +264,7 @@ main (int   argc,
   g_test_add ("/cli/mcp/list", Fixture, NULL, fixture_set_up, test_list, fixture_tear_down);
   g_test_add ("/cli/mcp/tools", Fixture, NULL, fixture_set_up, test_tools, fixture_tear_down);
   g_test_add ("/cli/mcp/call", Fixture, NULL, fixture_set_up, test_call, fixture_tear_down);
+  g_test_add ("/cli/mcp/disabled", Fixture, NULL, fixture_set_up, test_disabled, fixture_tear_down);
   g_test_add ("/cli/mcp/grant", Fixture, NULL, fixture_set_up, test_grant, fixture_tear_down);
   return g_test_run ();
 }

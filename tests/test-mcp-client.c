@@ -15,6 +15,8 @@
 #include "natter-mcp-client.h"
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
+#include "natter-mcp-secrets.h"
+#include "natter-memory-secret-store.h"
 #include "natter-test-support.h"
 
 #define WAIT_MS 20000
@@ -166,6 +168,12 @@ test_config_errors (void)
     { "{\"mcpServers\": {\"a\": {\"url\": \"http://h\", \"type\": \"stdio\"}}}", "type “stdio” does not match" },
     { "{\"mcpServers\": {\"a\": {\"command\": \"x\", \"timeout\": 0}}}", "“timeout” must be a whole number" },
     { "{\"mcpServers\": {\"a\": {\"command\": \"x\", \"disabled\": \"yes\"}}}", "“disabled” must be true or false" },
+    { "{\"mcpServers\": {\"a\": {\"url\": \"http://h\", \"headers\": {\"K\": {\"secret\": \"\"}}}}}",
+      "the value of “K” in “headers” must be text or {\"secret\": \"KEY\"}" },
+    { "{\"mcpServers\": {\"a\": {\"url\": \"http://h\", \"headers\": {\"K\": {\"secret\": \"k\", \"x\": 1}}}}}",
+      "must be text or {\"secret\": \"KEY\"}" },
+    { "{\"mcpServers\": {\"a\": {\"command\": \"x\", \"env\": {\"K\": {\"secret\": \"k\"}}}}}",
+      "the value of “K” in “env” must be text" },
   };
   g_autoptr(GFile) dir = natter_test_make_temp_dir ();
   g_autofree char *missing = g_build_filename (g_file_peek_path (dir), "mcp.json", NULL);
@@ -493,6 +501,72 @@ test_http_fake_json (void)
   result = call_tool (client, "echo", "{\"message\": \"over http\"}", NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (first_text (result), ==, "echo: over http");
+  /* It has no listening stream (405): not an error. */
+  g_assert_cmpint (natter_mcp_client_get_state (client), ==, NATTER_MCP_CLIENT_STATE_READY);
+  g_assert_null (natter_mcp_client_get_last_error (client));
+  g_subprocess_force_exit (server);
+}
+
+static char *
+store_lookup (const char  *key,
+              gpointer     user_data,
+              GError     **error)
+{
+  return natter_secret_store_lookup_sync (NATTER_SECRET_STORE (user_data), key, NULL, error);
+}
+
+/* A header kept in the Secret Service: mcp.json holds a reference, the
+ * client reads the value when it connects (the fake refuses any request
+ * without it). Missing, the connection fails naming the header, never
+ * a value. */
+static void
+test_http_secret_header (void)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  const char *argv[] = { python, script, "--http", "--require-header", "Authorization:Bearer s3cret-v4lue", NULL };
+  g_autoptr(GSubprocess) server = NULL;
+  g_autofree char *port = start_and_wait_for_line (&server, argv, NULL, FALSE, "");
+  g_autofree char *literal = g_strdup_printf ("{\"url\": \"http://127.0.0.1:%s/mcp\", \"headers\": {"
+                                              " \"Authorization\": {\"secret\": \"mcp-header:web/Authorization\"},"
+                                              " \"X-Plain\": \"1\"}}", port);
+  g_autoptr(NatterMcpServerConfig) config = config_from ("web", literal);
+  g_autoptr(NatterMemorySecretStore) store = natter_memory_secret_store_new ();
+  g_autoptr(NatterMcpSecrets) secrets = natter_mcp_secrets_new (store_lookup, g_object_ref (store), g_object_unref);
+  g_autoptr(NatterMcpClient) client = natter_mcp_client_new (config);
+  g_autoptr(NatterMcpClient) bare = natter_mcp_client_new (config);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(JsonArray) refused = NULL;
+  g_autoptr(JsonArray) stored = NULL;
+  Wait wait = { 0 };
+
+  /* Nothing stored yet. */
+  natter_mcp_client_set_secrets (client, secrets);
+  refused = list_tools (client, &error);
+  g_assert_null (refused);
+  g_assert_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_START);
+  g_assert_cmpstr (error->message, ==, "Tool server “web”: the value of header “Authorization” is not in the Secret "
+                                       "Service; type it again on the Tool Servers page of Preferences");
+  g_clear_error (&error);
+
+  natter_secret_store_store_async (NATTER_SECRET_STORE (store), "mcp-header:web/Authorization", "Bearer s3cret-v4lue",
+                                   NULL, wait_cb, &wait);
+  natter_test_wait_for_flag (&wait.done, WAIT_MS);
+  g_assert_true (natter_secret_store_store_finish (NATTER_SECRET_STORE (store), wait.result, &error));
+  g_assert_no_error (error);
+  g_clear_object (&wait.result);
+  g_assert_cmpstr (natter_memory_secret_store_peek (store, "mcp-header:web/Authorization"), ==, "Bearer s3cret-v4lue");
+  tools = list_tools (client, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (tools), ==, 6);
+  g_assert_cmpint (natter_mcp_client_get_state (client), ==, NATTER_MCP_CLIENT_STATE_READY);
+
+  /* A client with no store at all cannot send the header. */
+  stored = list_tools (bare, &error);
+  g_assert_null (stored);
+  g_assert_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_START);
+  g_assert_null (strstr (error->message, "s3cret"));
   g_subprocess_force_exit (server);
 }
 
@@ -614,6 +688,45 @@ test_everything_http (void)
   g_subprocess_force_exit (server);
 }
 
+/* server-everything adds tools once it knows the client (after
+ * `notifications/initialized`) and says so unasked: over Streamable HTTP
+ * that reaches Natter only on the listening stream (the GET), which the
+ * client opens before it finishes the handshake. */
+static void
+test_everything_http_list_changed (void)
+{
+  g_autofree char *script = everything_script ();
+  g_autofree char *node = g_find_program_in_path ("node");
+  g_autofree char *port = free_port ();
+  g_autoptr(GSubprocess) server = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *literal = NULL;
+  g_autoptr(NatterMcpServerConfig) config = NULL;
+  g_autoptr(NatterMcpClient) client = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(JsonArray) again = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean changed = FALSE;
+
+  if (script == NULL)
+    return;
+  line = start_and_wait_for_line (&server, (const char * const []) { node, script, "streamableHttp", NULL },
+                                  port, TRUE, "listening on port");
+  literal = g_strdup_printf ("{\"url\": \"http://127.0.0.1:%s/mcp\"}", port);
+  config = config_from ("everything-http", literal);
+  client = natter_mcp_client_new (config);
+  g_signal_connect (client, "tools-changed", G_CALLBACK (flag_cb), &changed);
+  tools = list_tools (client, &error);
+  g_assert_no_error (error);
+  natter_test_wait_for_flag (&changed, WAIT_MS);
+  again = list_tools (client, &error);
+  g_assert_no_error (error);
+  g_assert_true (has_tool (again, "simulate-research-query"));
+  g_assert_cmpint (natter_mcp_client_get_state (client), ==, NATTER_MCP_CLIENT_STATE_READY);
+  g_assert_null (natter_mcp_client_get_last_error (client));
+  g_subprocess_force_exit (server);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -632,8 +745,10 @@ main (int    argc,
   g_test_add_func ("/mcp/stdio/stop-cancels", test_stdio_stop_cancels);
   g_test_add_func ("/mcp/stdio/start-failure", test_stdio_start_failure);
   g_test_add_func ("/mcp/http/fake-json", test_http_fake_json);
+  g_test_add_func ("/mcp/http/secret-header", test_http_secret_header);
   g_test_add_func ("/mcp/everything/stdio", test_everything_stdio);
   g_test_add_func ("/mcp/everything/http", test_everything_http);
+  g_test_add_func ("/mcp/everything/http-list-changed", test_everything_http_list_changed);
 
   return g_test_run ();
 }

@@ -622,6 +622,97 @@ test_agent_tool_servers (Fixture       *f,
   g_assert_nonnull (strstr (error->message, "uses the tool server “ghost”, which offers no tools now"));
 }
 
+/* ---- mcp.json followed while running ------------------------------ */
+
+static void
+flag_cb (gpointer  instance,
+         gboolean *flag)
+{
+  *flag = TRUE;
+}
+
+/* Writes @text as mcp.json (replaced whole, as editors and
+ * natter_mcp_config_update() do) and waits until the manager read it
+ * and, when @tools_too, registered the tools of the servers it found. */
+static void
+rewrite_and_wait (Fixture    *f,
+                  const char *text,
+                  gboolean    tools_too)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean read = FALSE;
+  gboolean listed = FALSE;
+  gulong read_id = g_signal_connect (f->mcp, "config-changed", G_CALLBACK (flag_cb), &read);
+  gulong listed_id = g_signal_connect (f->mcp, "tools-changed", G_CALLBACK (flag_cb), &listed);
+
+  g_file_set_contents (f->config, text, -1, &error);
+  g_assert_no_error (error);
+  natter_test_wait_for_flag (&read, WAIT_MS);
+  if (tools_too)
+    natter_test_wait_for_flag (&listed, WAIT_MS);
+  g_signal_handler_disconnect (f->mcp, read_id);
+  g_signal_handler_disconnect (f->mcp, listed_id);
+}
+
+static guint
+count_tools_of (Fixture    *f,
+                const char *server)
+{
+  JsonArray *descriptors = natter_mcp_manager_get_descriptors (f->mcp);
+  g_autofree char *prefix = g_strdup_printf ("mcp:%s/", server);
+  guint n = 0;
+
+  for (guint i = 0; i < json_array_get_length (descriptors); i++)
+    if (g_str_has_prefix (json_object_get_string_member (json_array_get_object_element (descriptors, i), "toolId"),
+                          prefix))
+      n++;
+  return n;
+}
+
+/* A server added, changed or removed in mcp.json while Natter runs is
+ * picked up without a restart; an unchanged server keeps running; a file
+ * that does not parse is said and the servers from before stay. */
+static void
+test_config_watched (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  g_autofree char *two = g_strdup_printf ("{\"mcpServers\": {\"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]},"
+                                          " \"second\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}",
+                                          python, script, python, script);
+  g_autofree char *one = g_strdup_printf ("{\"mcpServers\": {\"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}",
+                                          python, script);
+  GPtrArray *clients = natter_mcp_manager_get_clients (f->mcp);
+  g_autoptr(NatterMcpClient) first = g_object_ref (g_ptr_array_index (clients, 0));
+
+  natter_mcp_manager_watch (f->mcp);
+  g_assert_cmpuint (count_tools_of (f, "fake"), ==, 6);
+
+  rewrite_and_wait (f, two, TRUE);
+  clients = natter_mcp_manager_get_clients (f->mcp);
+  g_assert_cmpuint (clients->len, ==, 2);
+  g_assert_true (g_ptr_array_index (clients, 0) == first);
+  g_assert_cmpint (natter_mcp_client_get_state (first), ==, NATTER_MCP_CLIENT_STATE_READY);
+  g_assert_cmpuint (count_tools_of (f, "second"), ==, 6);
+  g_assert_null (natter_mcp_manager_get_config_error (f->mcp));
+
+  rewrite_and_wait (f, "{\"mcpServers\": {\"fake\": ", FALSE);
+  g_assert_nonnull (natter_mcp_manager_get_config_error (f->mcp));
+  g_assert_nonnull (strstr (natter_mcp_manager_get_config_error (f->mcp), "is not valid JSON"));
+  clients = natter_mcp_manager_get_clients (f->mcp);
+  g_assert_cmpuint (clients->len, ==, 2);
+  g_assert_cmpuint (count_tools_of (f, "second"), ==, 6);
+
+  rewrite_and_wait (f, one, TRUE);
+  g_assert_null (natter_mcp_manager_get_config_error (f->mcp));
+  clients = natter_mcp_manager_get_clients (f->mcp);
+  g_assert_cmpuint (clients->len, ==, 1);
+  g_assert_true (g_ptr_array_index (clients, 0) == first);
+  g_assert_cmpuint (count_tools_of (f, "second"), ==, 0);
+  g_assert_cmpuint (count_tools_of (f, "fake"), ==, 6);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -631,6 +722,7 @@ main (int    argc,
   g_test_add_func ("/mcp/tool/names-sanitized", test_names_sanitized);
   g_test_add_func ("/mcp/tool/names-collisions", test_names_collisions);
   g_test_add_func ("/mcp/tool/result-mapping", test_result_mapping);
+  g_test_add ("/mcp/tool/config-watched", Fixture, NULL, fixture_set_up, test_config_watched, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-allowed", Fixture, NULL, fixture_set_up, test_turn_allowed, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-granted", Fixture, NULL, fixture_set_up, test_turn_granted, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-denied", Fixture, NULL, fixture_set_up, test_turn_denied, fixture_tear_down);

@@ -205,6 +205,30 @@ services_key_lookup (const char *provider,
   return natter_env_key_lookup (provider, NULL);
 }
 
+/* The tool servers' secret header values live in the same store as the
+ * API keys (the Secret Service unless a test put another), read at each
+ * connection. The lookup holds the services weakly: they own the
+ * manager, and a client made for a check may outlive them. */
+static char *
+mcp_secret_lookup (const char  *key,
+                   gpointer     user_data,
+                   GError     **error)
+{
+  g_autoptr(NatterServices) self = g_weak_ref_get (user_data);
+
+  /* Gone means Natter is shutting down: nothing is stored any more. */
+  if (self == NULL)
+    return NULL;
+  return natter_secret_store_lookup_sync (self->secrets, key, NULL, error);
+}
+
+static void
+weak_ref_free (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
 /* Settings */
 
 static void
@@ -324,7 +348,13 @@ natter_services_new (GFile               *data_dir,
 
     /* The tool servers' tools join the Assistant's as each refresh
      * registers them; nothing starts until someone refreshes. */
+    GWeakRef *weak = g_new0 (GWeakRef, 1);
+    g_autoptr(NatterMcpSecrets) secrets = NULL;
+
+    g_weak_ref_init (weak, self);
+    secrets = natter_mcp_secrets_new (mcp_secret_lookup, weak, weak_ref_free);
     self->mcp = natter_mcp_manager_new (mcp_path, self->tools);
+    natter_mcp_manager_set_secrets (self->mcp, secrets);
     g_signal_connect_swapped (self->mcp, "tools-changed", G_CALLBACK (mcp_tools_changed_cb), self);
     /* A call's timeout follows Preferences live; an mcp.json entry's
      * own `timeout` still wins. */

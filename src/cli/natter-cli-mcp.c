@@ -30,18 +30,13 @@ typedef struct
 } McpRun;
 
 /* A client for @config that waits as long as Preferences says, unless
- * the server's entry names its own timeout. */
+ * the server's entry names its own timeout, and reads secret header
+ * values from the keyring. */
 static NatterMcpClient *
 new_client (McpRun                *mcp,
             NatterMcpServerConfig *config)
 {
-  NatterMcpClient *client = natter_mcp_client_new (config);
-
-  if (config->timeout_seconds == 0)
-    natter_mcp_client_set_timeout (client,
-                                   natter_mcp_manager_get_default_timeout (
-                                     natter_services_get_mcp_manager (mcp->run->services)));
-  return client;
+  return natter_mcp_manager_new_client (natter_services_get_mcp_manager (mcp->run->services), config);
 }
 
 static void
@@ -314,6 +309,15 @@ open_server (McpRun *mcp)
       mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, message);
       return FALSE;
     }
+  /* Disabled means never contacted, from here as from the window: the
+   * person may have switched it off because it is not to be trusted. */
+  if (!config->enabled)
+    {
+      message = g_strdup_printf (_("Tool server “%s” is disabled; enable it in Preferences (Tool Servers) or "
+                                   "remove \"disabled\": true from its entry in %s"), config->name, mcp->path);
+      mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, message);
+      return FALSE;
+    }
   mcp->client = new_client (mcp, config);
   return TRUE;
 }
@@ -339,8 +343,10 @@ check_arity (McpRun     *mcp,
  * `mcp list` prints one line per configured server (name, state, tool
  * count or error), `mcp tools SERVER` one line per tool (name, tab, the
  * first line of its description), `mcp call SERVER TOOL JSON` the tool's
- * result in words. Exit status 1 when the server fails or the tool
- * reports an error, 2 for a malformed command line.
+ * result in words. A disabled server is listed as such and never
+ * started: `tools` and `call` refuse it. Exit status 1 when the server
+ * is disabled or fails or the tool reports an error, 2 for a malformed
+ * command line.
  */
 void
 natter_cli_command_mcp (Run *run)

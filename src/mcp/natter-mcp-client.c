@@ -19,6 +19,7 @@
 
 #include "natter-mcp-client-private.h"
 #include "natter-mcp-error.h"
+#include "natter-mcp-secrets.h"
 #include "natter-mcp-transport-private.h"
 
 /* The protocol versions Natter speaks, newest first; the first is the
@@ -41,6 +42,7 @@ struct _NatterMcpClient
   GPtrArray              *waiters;   /* GTask of a request waiting for the handshake */
   JsonArray              *tools;     /* the cached list, or NULL */
   guint                   generation; /* bumped when the list changes */
+  NatterMcpSecrets       *secrets;    /* nullable: where secret header values are read */
 };
 
 G_DEFINE_FINAL_TYPE (NatterMcpClient, natter_mcp_client, G_TYPE_OBJECT)
@@ -512,7 +514,15 @@ connect_server (NatterMcpClient *self)
   if (self->config->kind == NATTER_MCP_TRANSPORT_STDIO)
     self->transport = natter_mcp_stdio_transport_start (self->config, &transport_callbacks, self, &error);
   else
-    self->transport = natter_mcp_http_transport_start (self->config, &transport_callbacks, self, &error);
+    {
+      /* Secret values are read at each connection, so one replaced in
+       * the keyring is used from the next start on. */
+      g_autoptr(JsonObject) headers = natter_mcp_secrets_resolve_headers (self->secrets, self->config, &error);
+
+      if (headers != NULL)
+        self->transport = natter_mcp_http_transport_start (self->config, headers, &transport_callbacks, self,
+                                                           &error);
+    }
   if (self->transport == NULL)
     {
       disconnect_with_error (self, error);
@@ -664,6 +674,28 @@ natter_mcp_client_new (NatterMcpServerConfig *config)
 }
 
 /**
+ * natter_mcp_client_set_secrets:
+ * @self: a client
+ * @secrets: (nullable): where the values of secret headers are read
+ *
+ * Without it, an HTTP server whose mcp.json entry has a secret header
+ * (`{"secret": KEY}`) cannot be reached: the connection fails with
+ * %NATTER_MCP_ERROR_START naming the header. Takes effect at the next
+ * connection.
+ */
+void
+natter_mcp_client_set_secrets (NatterMcpClient  *self,
+                               NatterMcpSecrets *secrets)
+{
+  g_return_if_fail (NATTER_IS_MCP_CLIENT (self));
+
+  if (secrets != NULL)
+    natter_mcp_secrets_ref (secrets);
+  g_clear_pointer (&self->secrets, natter_mcp_secrets_unref);
+  self->secrets = secrets;
+}
+
+/**
  * natter_mcp_client_get_config:
  * @self: a client
  *
@@ -762,6 +794,7 @@ natter_mcp_client_finalize (GObject *object)
   NatterMcpClient *self = NATTER_MCP_CLIENT (object);
 
   g_clear_pointer (&self->config, natter_mcp_server_config_unref);
+  g_clear_pointer (&self->secrets, natter_mcp_secrets_unref);
   g_free (self->last_error);
   g_free (self->protocol_version);
   g_hash_table_unref (self->pending);

@@ -9,6 +9,7 @@
 #include <json-glib/json-glib.h>
 
 #include "natter-mcp-config.h"
+#include "natter-mcp-secrets.h"
 
 G_BEGIN_DECLS
 
@@ -50,6 +51,8 @@ const char            *natter_mcp_client_get_protocol_version (NatterMcpClient  
 guint                  natter_mcp_client_get_timeout          (NatterMcpClient       *self);
 void                   natter_mcp_client_set_timeout          (NatterMcpClient       *self,
                                                                guint                  seconds);
+void                   natter_mcp_client_set_secrets          (NatterMcpClient       *self,
+                                                               NatterMcpSecrets      *secrets);
 
 void                   natter_mcp_client_list_tools_async     (NatterMcpClient       *self,
                                                                GCancellable          *cancellable,

@@ -52,12 +52,30 @@ natter_mcp_server_config_unref (NatterMcpServerConfig *config)
 G_DEFINE_BOXED_TYPE (NatterMcpServerConfig, natter_mcp_server_config,
                      natter_mcp_server_config_ref, natter_mcp_server_config_unref)
 
-/* A member that must be an object whose values are all strings (`env`,
- * `headers`); NULL when absent. */
+/* A reference to a value kept in the Secret Service:
+ * `{"secret": "non-empty text"}` and nothing else. */
+static gboolean
+is_secret_reference (JsonNode *value)
+{
+  JsonObject *object;
+  JsonNode *key;
+
+  if (!JSON_NODE_HOLDS_OBJECT (value))
+    return FALSE;
+  object = json_node_get_object (value);
+  key = json_object_get_member (object, "secret");
+  return json_object_get_size (object) == 1 && key != NULL && JSON_NODE_HOLDS_VALUE (key)
+         && json_node_get_value_type (key) == G_TYPE_STRING && *json_node_get_string (key) != '\0';
+}
+
+/* A member that must be an object whose values are all strings (`env`),
+ * or strings and secret references (`headers`, when @secrets); NULL when
+ * absent. */
 static gboolean
 read_string_map (JsonObject  *entry,
                  const char  *server,
                  const char  *member,
+                 gboolean     secrets,
                  JsonObject **out,
                  GError     **error)
 {
@@ -80,6 +98,15 @@ read_string_map (JsonObject  *entry,
     {
       JsonNode *value = json_object_get_member (map, l->data);
 
+      if (secrets && is_secret_reference (value))
+        continue;
+      if (secrets && JSON_NODE_HOLDS_OBJECT (value))
+        {
+          g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
+                       _("Tool server “%s”: the value of “%s” in “%s” must be text or {\"secret\": \"KEY\"}"),
+                       server, (const char *) l->data, member);
+          return FALSE;
+        }
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING)
         {
           g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
@@ -189,7 +216,9 @@ read_flags (JsonObject            *entry,
  * @error: return location for a %NATTER_MCP_ERROR_CONFIG error
  *
  * Validates one server entry: `{command, args?, env?}` for a stdio
- * server or `{url, headers?}` for a Streamable HTTP one, each with the
+ * server or `{url, headers?}` for a Streamable HTTP one (a header's value
+ * is text, or `{"secret": KEY}` for one kept in the Secret Service:
+ * natter-mcp-secrets.h), each with the
  * optional `disabled` (boolean) and `timeout` (seconds). `type` may say
  * `stdio`, `http` or `streamableHttp` and must then agree. Unknown
  * members are left alone: other clients add their own.
@@ -225,8 +254,8 @@ natter_mcp_server_config_parse (const char  *name,
       || !read_optional_string (object, name, "command", &config->command, error)
       || !read_optional_string (object, name, "url", &config->url, error)
       || !read_args (object, name, &config->args, error)
-      || !read_string_map (object, name, "env", &config->env, error)
-      || !read_string_map (object, name, "headers", &config->headers, error)
+      || !read_string_map (object, name, "env", FALSE, &config->env, error)
+      || !read_string_map (object, name, "headers", TRUE, &config->headers, error)
       || !read_flags (object, config, error))
     return NULL;
 
@@ -508,6 +537,40 @@ natter_mcp_config_load (const char  *path,
       return NULL;
     }
   return natter_mcp_config_parse (text, (gssize) length, path, error);
+}
+
+static gboolean
+maps_equal (JsonObject *a,
+            JsonObject *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  return json_object_equal (a, b);
+}
+
+/**
+ * natter_mcp_server_config_equal:
+ * @a: a server entry
+ * @b: another
+ *
+ * Whether the two entries would reach the same server the same way:
+ * same name, transport, command, arguments, environment, URL, headers,
+ * enabled state and timeout. Members Natter does not read are not
+ * compared.
+ *
+ * Returns: %TRUE when they are the same
+ */
+gboolean
+natter_mcp_server_config_equal (const NatterMcpServerConfig *a,
+                                const NatterMcpServerConfig *b)
+{
+  g_return_val_if_fail (a != NULL && b != NULL, FALSE);
+
+  return g_str_equal (a->name, b->name) && a->kind == b->kind
+    && g_strcmp0 (a->command, b->command) == 0
+    && g_strv_equal ((const char * const *) a->args, (const char * const *) b->args)
+    && maps_equal (a->env, b->env) && g_strcmp0 (a->url, b->url) == 0 && maps_equal (a->headers, b->headers)
+    && a->enabled == b->enabled && a->timeout_seconds == b->timeout_seconds;
 }
 
 /**

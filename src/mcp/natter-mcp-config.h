@@ -37,7 +37,9 @@ typedef enum
  * @args: (array zero-terminated=1): its arguments (never %NULL)
  * @env: (nullable): extra environment variables, string values only
  * @url: (nullable): the endpoint of an HTTP server
- * @headers: (nullable): extra HTTP headers, string values only
+ * @headers: (nullable): extra HTTP headers: text values, or
+ *   `{"secret": KEY}` references to the Secret Service
+ *   (natter_mcp_secrets_resolve_headers())
  * @enabled: %FALSE when the entry says `"disabled": true`
  * @timeout_seconds: the entry's `timeout` in seconds, 0 when it has none
  *
@@ -64,6 +66,8 @@ void                   natter_mcp_server_config_unref    (NatterMcpServerConfig 
 NatterMcpServerConfig *natter_mcp_server_config_parse    (const char            *name,
                                                           JsonNode              *entry,
                                                           GError               **error);
+gboolean               natter_mcp_server_config_equal    (const NatterMcpServerConfig *a,
+                                                          const NatterMcpServerConfig *b);
 
 char                  *natter_mcp_config_default_path    (void);
 GPtrArray             *natter_mcp_config_parse           (const char            *text,

@@ -7,7 +7,10 @@
  * endpoint; a request's answer comes back as a JSON body or as a stream
  * of Server-Sent Events (read with the project's SSE parser) that may
  * carry notifications before the answer. The server's session id and
- * the negotiated protocol version go back on every later POST.
+ * the negotiated protocol version go back on every later POST. Once the
+ * version is agreed, a GET opens the server's listening stream (when it
+ * has one; 405 says it has none) for what it sends unasked, above all
+ * `notifications/tools/list_changed`.
  */
 
 #define G_LOG_DOMAIN "natter-mcp"
@@ -37,9 +40,23 @@ typedef struct
   /* POSTs travel independently, so a notification (above all
    * `notifications/initialized`) could overtake nothing but be overtaken
    * by the next request; messages wait here until it is accepted. */
-  guint               notifications_in_flight;
+  guint               blockers;   /* notifications in flight, a listening GET not yet answered */
   GQueue              held;       /* HeldMessage */
+  gboolean            listening;  /* a listening GET is open or being opened */
+  gboolean            no_listen;  /* the server has no listening stream */
+  guint               relisten_id;
 } Http;
+
+/* A listening stream that ended is opened again after this long. */
+#define RELISTEN_DELAY_S 1
+/* A server that is slow to answer the listening GET does not hold the
+ * other messages back longer than this. */
+#define LISTEN_GRACE_MS 2000
+
+/* What a Post is: a request (id >= 0), a notification or response, or
+ * the listening GET. */
+#define POST_NOTIFICATION ((gint64) -1)
+#define POST_LISTEN ((gint64) -2)
 
 typedef struct
 {
@@ -56,6 +73,8 @@ typedef struct
   GInputStream     *body;
   NatterSseParser  *parser;   /* an event stream */
   GByteArray       *collected; /* a JSON body */
+  gboolean          blocking; /* later messages wait for this one */
+  guint             grace_id; /* the listening GET: when to stop waiting for it */
 } Post;
 
 static void
@@ -69,6 +88,7 @@ http_clear (gpointer data)
   g_clear_object (&self->session);
   g_free (self->session_id);
   g_free (self->version);
+  g_clear_handle_id (&self->relisten_id, g_source_remove);
   g_hash_table_unref (self->posts);
   g_ptr_array_unref (self->all_posts);
   while (!g_queue_is_empty (&self->held))
@@ -93,14 +113,20 @@ http_unref (Http *self)
 }
 
 static void post_now (Http *self, JsonNode *message, gint64 request_id);
+static void listen_later (Http *self);
 
+/* @post no longer holds back the messages sent after it: they go. */
 static void
-post_free (Post *post)
+post_unblock (Post *post)
 {
   Http *http = post->http;
 
-  if (post->id < 0 && --http->notifications_in_flight == 0)
-    while (!http->parent.closed && http->notifications_in_flight == 0 && !g_queue_is_empty (&http->held))
+  g_clear_handle_id (&post->grace_id, g_source_remove);
+  if (!post->blocking)
+    return;
+  post->blocking = FALSE;
+  if (--http->blockers == 0)
+    while (!http->parent.closed && http->blockers == 0 && !g_queue_is_empty (&http->held))
       {
         HeldMessage *held = g_queue_pop_head (&http->held);
 
@@ -108,6 +134,19 @@ post_free (Post *post)
         json_node_unref (held->message);
         g_free (held);
       }
+}
+
+static void
+post_free (Post *post)
+{
+  Http *http = post->http;
+
+  post_unblock (post);
+  if (post->id == POST_LISTEN)
+    {
+      http->listening = FALSE;
+      listen_later (http);
+    }
   if (post->id >= 0 && g_hash_table_lookup (post->http->posts, &post->id) == post)
     g_hash_table_remove (post->http->posts, &post->id);
   g_ptr_array_remove_fast (post->http->all_posts, post);
@@ -218,6 +257,30 @@ read_next (Post *post)
                                    read_cb, post);
 }
 
+/* The answer to the listening GET: an event stream to read, or the
+ * server has none (405, or anything else that is not a stream: the
+ * server still works, it only cannot speak unasked). */
+static gboolean
+check_listen_answer (Post       *post,
+                     guint       status,
+                     const char *type)
+{
+  Http *http = post->http;
+
+  post_unblock (post);
+  if (SOUP_STATUS_IS_SUCCESSFUL (status) && g_strcmp0 (type, "text/event-stream") == 0)
+    {
+      post->parser = natter_sse_parser_new (0, sse_event_cb, post, NULL);
+      return TRUE;
+    }
+  if (status != SOUP_STATUS_METHOD_NOT_ALLOWED)
+    g_debug ("tool server %s: no listening stream (HTTP %u, %s)", http->name, status,
+             type != NULL ? type : "no content type");
+  http->no_listen = TRUE;
+  post_free (post);
+  return FALSE;
+}
+
 /* Checks the status and headers of an answer; FALSE (the POST is ended
  * or the transport dead) when there is no body to read. */
 static gboolean
@@ -232,6 +295,8 @@ check_answer (Post *post)
 
   if (session_id != NULL && http->session_id == NULL)
     http->session_id = g_strdup (session_id);
+  if (post->id == POST_LISTEN)
+    return check_listen_answer (post, status, type);
   if (status == SOUP_STATUS_NOT_FOUND && http->session_id != NULL)
     {
       /* The server forgot the session: start again on the next call. */
@@ -248,7 +313,7 @@ check_answer (Post *post)
       post_end (post, error);
       return FALSE;
     }
-  if (status == SOUP_STATUS_ACCEPTED || post->id < 0)
+  if (status == SOUP_STATUS_ACCEPTED || post->id == POST_NOTIFICATION)
     {
       post_end (post, NULL);
       return FALSE;
@@ -279,6 +344,14 @@ sent_cb (GObject      *object,
   post->body = soup_session_send_finish (SOUP_SESSION (object), result, &error);
   if (post->http->parent.closed)
     {
+      post_free (post);
+      return;
+    }
+  if (post->body == NULL && post->id == POST_LISTEN)
+    {
+      /* Unreachable for the GET: the next POST says so for real. */
+      g_debug ("tool server %s: no listening stream: %s", post->http->name, error->message);
+      post->http->no_listen = TRUE;
       post_free (post);
       return;
     }
@@ -338,7 +411,10 @@ post_now (Http     *self,
   if (request_id >= 0)
     g_hash_table_insert (self->posts, &post->id, post);
   else
-    self->notifications_in_flight++;
+    {
+      post->blocking = TRUE;
+      self->blockers++;
+    }
   add_headers (self, post->msg);
   soup_message_set_request_body_from_bytes (post->msg, "application/json", body);
   soup_session_send_async (self->session, post->msg, G_PRIORITY_DEFAULT, post->cancellable, sent_cb, post);
@@ -351,7 +427,7 @@ http_send (NatterMcpTransport *transport,
 {
   Http *self = (Http *) transport;
 
-  if (self->notifications_in_flight > 0)
+  if (self->blockers > 0)
     {
       HeldMessage *held = g_new0 (HeldMessage, 1);
 
@@ -375,6 +451,63 @@ http_abort_request (NatterMcpTransport *transport,
     g_cancellable_cancel (post->cancellable);
 }
 
+static gboolean
+listen_grace_cb (gpointer user_data)
+{
+  Post *post = user_data;
+
+  post->grace_id = 0;
+  post_unblock (post);
+  return G_SOURCE_REMOVE;
+}
+
+/* Opens the listening stream: a GET with the session. Until the server
+ * answers it, later messages wait, so that what the server says unasked
+ * right after `notifications/initialized` (a list that grew as it
+ * learned the client) has a stream to go to. */
+static void
+listen_now (Http *self)
+{
+  Post *post;
+
+  if (self->parent.closed || self->listening || self->no_listen)
+    return;
+  post = g_new0 (Post, 1);
+  post->http = http_ref (self);
+  post->id = POST_LISTEN;
+  post->msg = soup_message_new (SOUP_METHOD_GET, self->url);
+  post->cancellable = g_cancellable_new ();
+  post->blocking = TRUE;
+  post->grace_id = g_timeout_add (LISTEN_GRACE_MS, listen_grace_cb, post);
+  self->blockers++;
+  self->listening = TRUE;
+  g_ptr_array_add (self->all_posts, post);
+  add_headers (self, post->msg);
+  soup_message_headers_replace (soup_message_get_request_headers (post->msg), "Accept", "text/event-stream");
+  soup_session_send_async (self->session, post->msg, G_PRIORITY_DEFAULT, post->cancellable, sent_cb, post);
+}
+
+static gboolean
+relisten_cb (gpointer user_data)
+{
+  Http *self = user_data;
+
+  self->relisten_id = 0;
+  listen_now (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The server may end its listening stream at any time; while it has
+ * one, it is opened again. */
+static void
+listen_later (Http *self)
+{
+  if (self->parent.closed || self->no_listen || self->version == NULL || self->relisten_id != 0)
+    return;
+  self->relisten_id = g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, RELISTEN_DELAY_S, relisten_cb,
+                                                  http_ref (self), (GDestroyNotify) http_unref);
+}
+
 static void
 http_set_version (NatterMcpTransport *transport,
                   const char         *protocol_version)
@@ -383,6 +516,8 @@ http_set_version (NatterMcpTransport *transport,
 
   g_free (self->version);
   self->version = g_strdup (protocol_version);
+  /* The handshake is answered: the session exists to listen on. */
+  listen_now (self);
 }
 
 static void
@@ -392,12 +527,15 @@ http_close (NatterMcpTransport *transport)
 
   for (guint i = 0; i < self->all_posts->len; i++)
     g_cancellable_cancel (((Post *) g_ptr_array_index (self->all_posts, i))->cancellable);
+  g_clear_handle_id (&self->relisten_id, g_source_remove);
   http_unref (self);
 }
 
 /**
  * natter_mcp_http_transport_start:
  * @config: an HTTP server
+ * @headers: its headers to send, secret values resolved
+ *   (natter_mcp_secrets_resolve_headers())
  * @callbacks: the client's callbacks
  * @user_data: their data
  * @error: return location for a %NATTER_MCP_ERROR_START error
@@ -409,6 +547,7 @@ http_close (NatterMcpTransport *transport)
  */
 NatterMcpTransport *
 natter_mcp_http_transport_start (NatterMcpServerConfig              *config,
+                                 JsonObject                         *headers,
                                  const NatterMcpTransportCallbacks  *callbacks,
                                  gpointer                            user_data,
                                  GError                            **error)
@@ -432,7 +571,7 @@ natter_mcp_http_transport_start (NatterMcpServerConfig              *config,
   self->parent.close = http_close;
   self->name = g_strdup (config->name);
   self->url = g_strdup (config->url);
-  self->headers = config->headers != NULL ? json_object_ref (config->headers) : NULL;
+  self->headers = json_object_ref (headers);
   self->session = soup_session_new_with_options ("user-agent", "Natter", NULL);
   self->posts = g_hash_table_new (g_int64_hash, g_int64_equal);
   self->all_posts = g_ptr_array_new ();

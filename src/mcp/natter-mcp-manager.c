@@ -7,7 +7,8 @@
  * the model sees. A refresh asks every server for its list at once; a
  * server that fails keeps its error in its client and offers no tools,
  * it does not fail the refresh. A server that says its list changed
- * starts a refresh.
+ * starts a refresh. Once watched, mcp.json is read again whenever it
+ * changes on disk: servers whose entry did not change keep running.
  */
 
 #define G_LOG_DOMAIN "natter-mcp"
@@ -31,12 +32,20 @@ struct _NatterMcpManager
   gboolean            again;         /* a refresh was asked for during one */
   guint               generation;    /* bumped by reload */
   guint               default_timeout;  /* s, for servers whose entry names none */
+  GFileMonitor       *monitor;       /* mcp.json, once watched */
+  NatterMcpSecrets   *secrets;       /* nullable: secret header values */
+  guint               debounce_id;   /* a change waiting to be read */
 };
+
+/* An editor writes a file in several steps (truncate, write, rename, a
+ * backup); the file is read once it has been quiet this long. */
+#define WATCH_DEBOUNCE_MS 200
 
 G_DEFINE_FINAL_TYPE (NatterMcpManager, natter_mcp_manager, G_TYPE_OBJECT)
 
 enum {
   SIGNAL_TOOLS_CHANGED,
+  SIGNAL_CONFIG_CHANGED,
   N_SIGNALS
 };
 
@@ -227,31 +236,131 @@ client_tools_changed_cb (NatterMcpClient  *client,
 }
 
 static void
-drop_clients (NatterMcpManager *self)
+forget_client (NatterMcpManager *self,
+               NatterMcpClient  *client)
 {
   /* Stopping a client fails its requests at once; the refresh that
-   * hears it must already see the clients gone. */
+   * hears it must already see the client gone. */
+  g_hash_table_remove (self->lists, client);
+  g_signal_handlers_disconnect_by_data (client, self);
+  natter_mcp_client_stop (client);
+}
+
+static void
+drop_clients (NatterMcpManager *self)
+{
   g_autoptr(GPtrArray) clients = g_steal_pointer (&self->clients);
 
   self->clients = g_ptr_array_new_with_free_func (g_object_unref);
-  g_hash_table_remove_all (self->lists);
   for (guint i = 0; i < clients->len; i++)
-    {
-      NatterMcpClient *client = g_ptr_array_index (clients, i);
+    forget_client (self, g_ptr_array_index (clients, i));
+}
 
-      g_signal_handlers_disconnect_by_data (client, self);
-      natter_mcp_client_stop (client);
+/* The running client of a server whose entry is still @config, taken
+ * out of @old; NULL when the entry is new or changed. */
+static NatterMcpClient *
+take_unchanged (GPtrArray             *old,
+                NatterMcpServerConfig *config)
+{
+  for (guint i = 0; i < old->len; i++)
+    {
+      NatterMcpClient *client = g_ptr_array_index (old, i);
+
+      if (natter_mcp_server_config_equal (natter_mcp_client_get_config (client), config))
+        return g_ptr_array_steal_index (old, i);
     }
+  return NULL;
+}
+
+/* Makes the clients those of @configs' enabled servers, in file order;
+ * a server whose entry is unchanged keeps its client (and its calls in
+ * flight), the others are stopped. */
+static void
+apply_configs (NatterMcpManager *self,
+               GPtrArray        *configs)
+{
+  g_autoptr(GPtrArray) old = g_steal_pointer (&self->clients);
+
+  self->clients = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < configs->len; i++)
+    {
+      NatterMcpServerConfig *config = g_ptr_array_index (configs, i);
+      NatterMcpClient *client;
+
+      if (!config->enabled)
+        continue;
+      client = take_unchanged (old, config);
+      if (client == NULL)
+        {
+          client = natter_mcp_manager_new_client (self, config);
+          g_signal_connect (client, "tools-changed", G_CALLBACK (client_tools_changed_cb), self);
+        }
+      g_ptr_array_add (self->clients, client);
+    }
+  for (guint i = 0; i < old->len; i++)
+    forget_client (self, g_ptr_array_index (old, i));
+}
+
+/**
+ * natter_mcp_manager_new_client:
+ * @self: the manager
+ * @config: a server
+ *
+ * A client for @config set up as the manager's own are (the default
+ * timeout unless the entry names one, the secrets of
+ * natter_mcp_manager_set_secrets()) but not managed: for checking a
+ * server (Test, `natter mcp`) without disturbing the running one.
+ *
+ * Returns: (transfer full): the client
+ */
+NatterMcpClient *
+natter_mcp_manager_new_client (NatterMcpManager      *self,
+                               NatterMcpServerConfig *config)
+{
+  NatterMcpClient *client;
+
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
+  g_return_val_if_fail (config != NULL, NULL);
+
+  client = natter_mcp_client_new (config);
+  if (config->timeout_seconds == 0)
+    natter_mcp_client_set_timeout (client, self->default_timeout);
+  natter_mcp_client_set_secrets (client, self->secrets);
+  return client;
+}
+
+/**
+ * natter_mcp_manager_set_secrets:
+ * @self: the manager
+ * @secrets: (nullable): where secret header values are read
+ *
+ * Gives every client, running or made later, @secrets
+ * (natter_mcp_client_set_secrets()).
+ */
+void
+natter_mcp_manager_set_secrets (NatterMcpManager *self,
+                                NatterMcpSecrets *secrets)
+{
+  g_return_if_fail (NATTER_IS_MCP_MANAGER (self));
+
+  if (secrets != NULL)
+    natter_mcp_secrets_ref (secrets);
+  g_clear_pointer (&self->secrets, natter_mcp_secrets_unref);
+  self->secrets = secrets;
+  for (guint i = 0; i < self->clients->len; i++)
+    natter_mcp_client_set_secrets (g_ptr_array_index (self->clients, i), secrets);
 }
 
 /**
  * natter_mcp_manager_reload:
  * @self: the manager
  *
- * Reads mcp.json again: the running servers are stopped and a client is
- * made for each enabled server. A file that cannot be read leaves no
- * servers and its error in natter_mcp_manager_get_config_error(). The
- * tools are registered by the next refresh.
+ * Reads mcp.json again and makes a client for each enabled server; a
+ * server whose entry did not change keeps its running client, the
+ * others are stopped. A file that cannot be read or does not parse
+ * keeps the servers from before and puts its error in
+ * natter_mcp_manager_get_config_error() (at the first read, that is no
+ * servers). The tools are registered by the next refresh.
  */
 void
 natter_mcp_manager_reload (NatterMcpManager *self)
@@ -261,8 +370,6 @@ natter_mcp_manager_reload (NatterMcpManager *self)
 
   g_return_if_fail (NATTER_IS_MCP_MANAGER (self));
 
-  drop_clients (self);
-  self->generation++;
   g_clear_pointer (&self->config_error, g_free);
   configs = natter_mcp_config_load (self->config_path, &error);
   if (configs == NULL)
@@ -271,19 +378,69 @@ natter_mcp_manager_reload (NatterMcpManager *self)
       g_message ("%s", error->message);
       return;
     }
-  for (guint i = 0; i < configs->len; i++)
-    {
-      NatterMcpServerConfig *config = g_ptr_array_index (configs, i);
-      NatterMcpClient *client;
+  self->generation++;
+  apply_configs (self, configs);
+}
 
-      if (!config->enabled)
-        continue;
-      client = natter_mcp_client_new (config);
-      if (config->timeout_seconds == 0)
-        natter_mcp_client_set_timeout (client, self->default_timeout);
-      g_signal_connect (client, "tools-changed", G_CALLBACK (client_tools_changed_cb), self);
-      g_ptr_array_add (self->clients, client);
+static gboolean
+debounced_cb (gpointer user_data)
+{
+  /* Stopping the clients of removed servers ends their refreshes, which
+   * may hold the last references but this one. */
+  g_autoptr(NatterMcpManager) self = g_object_ref (user_data);
+
+  self->debounce_id = 0;
+  natter_mcp_manager_reload (self);
+  g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
+  if (self->config_error == NULL)
+    natter_mcp_manager_refresh_async (self, NULL, NULL, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+config_file_changed_cb (GFileMonitor      *monitor,
+                        GFile             *file,
+                        GFile             *other,
+                        GFileMonitorEvent  event,
+                        NatterMcpManager  *self)
+{
+  if (event == G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED || event == G_FILE_MONITOR_EVENT_PRE_UNMOUNT
+      || event == G_FILE_MONITOR_EVENT_UNMOUNTED)
+    return;
+  g_clear_handle_id (&self->debounce_id, g_source_remove);
+  self->debounce_id = g_timeout_add (WATCH_DEBOUNCE_MS, debounced_cb, self);
+}
+
+/**
+ * natter_mcp_manager_watch:
+ * @self: the manager
+ *
+ * Follows mcp.json from now on (calling again changes nothing): once a
+ * change has settled (a fifth of a second without another), the file is
+ * read again as natter_mcp_manager_reload() says,
+ * #NatterMcpManager::config-changed is emitted, and, when it parsed, the
+ * tools are listed again. The running window calls this; a command-line
+ * run does not need it. A file that cannot be watched is only logged:
+ * the servers still work, the file is read at the next start.
+ */
+void
+natter_mcp_manager_watch (NatterMcpManager *self)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (NATTER_IS_MCP_MANAGER (self));
+
+  if (self->monitor != NULL)
+    return;
+  file = g_file_new_for_path (self->config_path);
+  self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->monitor == NULL)
+    {
+      g_message ("Cannot follow changes of %s: %s", self->config_path, error->message);
+      return;
     }
+  g_signal_connect (self->monitor, "changed", G_CALLBACK (config_file_changed_cb), self);
 }
 
 /**
@@ -419,6 +576,13 @@ natter_mcp_manager_dispose (GObject *object)
 {
   NatterMcpManager *self = NATTER_MCP_MANAGER (object);
 
+  if (self->monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->monitor, self);
+      g_file_monitor_cancel (self->monitor);
+      g_clear_object (&self->monitor);
+    }
+  g_clear_handle_id (&self->debounce_id, g_source_remove);
   drop_clients (self);
   G_OBJECT_CLASS (natter_mcp_manager_parent_class)->dispose (object);
 }
@@ -431,6 +595,7 @@ natter_mcp_manager_finalize (GObject *object)
   g_free (self->config_path);
   g_clear_object (&self->registry);
   g_free (self->config_error);
+  g_clear_pointer (&self->secrets, natter_mcp_secrets_unref);
   g_ptr_array_unref (self->clients);
   g_ptr_array_unref (self->tool_ids);
   g_clear_pointer (&self->descriptors, json_array_unref);
@@ -468,6 +633,17 @@ natter_mcp_manager_class_init (NatterMcpManagerClass *klass)
    */
   signals[SIGNAL_TOOLS_CHANGED] =
     g_signal_new ("tools-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+
+  /**
+   * NatterMcpManager::config-changed:
+   *
+   * A watched mcp.json changed and was read again: the clients are
+   * those of the new file, or, when it did not parse, those from before
+   * with natter_mcp_manager_get_config_error() saying why.
+   */
+  signals[SIGNAL_CONFIG_CHANGED] =
+    g_signal_new ("config-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
 }
 

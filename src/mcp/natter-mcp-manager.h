@@ -21,6 +21,11 @@ GPtrArray        *natter_mcp_manager_get_clients     (NatterMcpManager    *self)
 const char       *natter_mcp_manager_get_config_path (NatterMcpManager    *self);
 JsonArray        *natter_mcp_manager_get_descriptors (NatterMcpManager    *self);
 void              natter_mcp_manager_reload          (NatterMcpManager    *self);
+void              natter_mcp_manager_watch           (NatterMcpManager    *self);
+NatterMcpClient  *natter_mcp_manager_new_client      (NatterMcpManager      *self,
+                                                      NatterMcpServerConfig *config);
+void              natter_mcp_manager_set_secrets     (NatterMcpManager    *self,
+                                                      NatterMcpSecrets    *secrets);
 guint             natter_mcp_manager_get_default_timeout (NatterMcpManager *self);
 void              natter_mcp_manager_set_default_timeout (NatterMcpManager *self,
                                                           guint             seconds);

@@ -57,6 +57,7 @@ NatterMcpTransport *natter_mcp_stdio_transport_start (NatterMcpServerConfig     
                                                       gpointer                            user_data,
                                                       GError                            **error);
 NatterMcpTransport *natter_mcp_http_transport_start  (NatterMcpServerConfig              *config,
+                                                      JsonObject                         *headers,
                                                       const NatterMcpTransportCallbacks  *callbacks,
                                                       gpointer                            user_data,
                                                       GError                            **error);

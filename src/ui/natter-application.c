@@ -286,6 +286,9 @@ natter_application_startup (GApplication *app)
   /* The tool servers start now, so their tools are listed by the time a
    * first message is sent. */
   natter_mcp_manager_refresh_async (natter_services_get_mcp_manager (self->services), NULL, NULL, NULL);
+  /* Servers added, changed or removed in mcp.json while Natter runs are
+   * taken up without a restart. */
+  natter_mcp_manager_watch (natter_services_get_mcp_manager (self->services));
   settings = natter_services_get_settings (self->services);
   g_signal_connect_object (settings, "notify::providers", G_CALLBACK (model_settings_changed_cb),
                            self, G_CONNECT_SWAPPED);

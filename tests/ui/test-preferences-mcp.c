@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "natter-mcp-manager.h"
+#include "natter-memory-secret-store.h"
 #include "natter-preferences-window-private.h"
 #include "natter-test-support.h"
 #include "natter-ui-test-world.h"
@@ -31,6 +32,7 @@ typedef struct
   char                    *script;
   GSettings               *settings;
   NatterServices          *services;
+  NatterMemorySecretStore *secrets;
   NatterPreferencesWindow *window;
 } Fixture;
 
@@ -77,6 +79,8 @@ fixture_set_up (Fixture       *f,
   f->settings = g_settings_new_with_backend (APP_ID, backend);
   settings = natter_settings_new (f->settings);
   f->services = natter_services_new (f->data_dir, settings, NULL, NULL, NULL);
+  f->secrets = natter_memory_secret_store_new ();
+  natter_services_set_secret_store (f->services, NATTER_SECRET_STORE (f->secrets));
   f->window = natter_preferences_window_new (NULL, f->services);
   gtk_window_present (GTK_WINDOW (f->window));
   refresh (f);
@@ -95,6 +99,7 @@ fixture_tear_down (Fixture       *f,
   for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
     ;
   g_clear_object (&f->services);
+  g_clear_object (&f->secrets);
   g_clear_object (&f->settings);
   natter_test_remove_tree (f->data_dir);
   natter_test_remove_tree (f->config_dir);
@@ -220,6 +225,295 @@ test_add_edit_test_remove (Fixture       *f,
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Removed the tool server “web”");
 }
 
+/* Test shows what it found in the server's row, not only in a toast:
+ * connected with its tool count, or the error; a disabled server stays
+ * marked disabled. A later change of the server's real state replaces
+ * the test's word. */
+static void
+test_test_updates_row (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(JsonObject) off = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *state;
+
+  g_assert_cmpstr (subtitle (f, "off"), ==, "Disabled");
+  click (f, "off", "test");
+  g_assert_cmpstr (subtitle (f, "off"), ==, "Disabled; testing…");
+  ui_wait_until (no_pending, f->window);
+  g_assert_cmpstr (subtitle (f, "off"), ==, "Disabled; the test connected, 6 tools");
+
+  /* The entry now names a program that does not exist. */
+  off = entry_on_disk (f, "off");
+  json_object_set_string_member (off, "command", "/nonexistent/natter-no-server");
+  g_assert_true (natter_mcp_config_update (f->config, "off", off, &error));
+  g_assert_no_error (error);
+  natter_preferences_window_rebuild_mcp (f->window);
+  click (f, "off", "test");
+  ui_wait_until (no_pending, f->window);
+  state = subtitle (f, "off");
+  g_assert_true (g_str_has_prefix (state, "Disabled; the test failed: Cannot start tool server “off”: "));
+
+  /* An enabled server: the row says what the test found. */
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Connected, 6 tools");
+  click (f, "fake", "test");
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Testing…");
+  ui_wait_until (no_pending, f->window);
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Connected, 6 tools");
+
+  /* The running client stopping is newer news than the test. */
+  natter_mcp_client_stop (g_ptr_array_index (natter_mcp_manager_get_clients (natter_services_get_mcp_manager (
+                                                                                 f->services)), 0));
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Not started");
+}
+
+static gboolean
+has_row (gpointer data)
+{
+  Fixture *f = data;
+
+  return natter_preferences_window_get_mcp_widget (f->window, "extra", "row") != NULL
+         && g_strcmp0 (subtitle (f, "extra"), "Connected, 6 tools") == 0;
+}
+
+static gboolean
+error_shown (gpointer data)
+{
+  Fixture *f = data;
+
+  return gtk_widget_get_visible (natter_preferences_window_get_mcp_widget (f->window, NULL, "config-error"));
+}
+
+static gboolean
+error_hidden (gpointer data)
+{
+  return !error_shown (data);
+}
+
+static gboolean
+extra_gone (gpointer data)
+{
+  Fixture *f = data;
+
+  return natter_preferences_window_get_mcp_widget (f->window, "extra", "row") == NULL;
+}
+
+/* mcp.json edited elsewhere while the page is open: a new server shows
+ * (and starts), a mistake is said in words above the servers from
+ * before, and the fixed file is taken up. */
+static void
+test_file_changed_elsewhere (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *with_extra = g_strdup_printf ("{\"mcpServers\": {"
+                                                 " \"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]},"
+                                                 " \"extra\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}",
+                                                 f->python, f->script, f->python, f->script);
+  g_autofree char *without = g_strdup_printf ("{\"mcpServers\": {"
+                                              " \"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}",
+                                              f->python, f->script);
+  GtkWidget *error_row = natter_preferences_window_get_mcp_widget (f->window, NULL, "config-error");
+
+  g_assert_false (gtk_widget_get_visible (error_row));
+  g_file_set_contents (f->config, with_extra, -1, &error);
+  g_assert_no_error (error);
+  ui_wait_until (has_row, f);
+  g_assert_nonnull (natter_preferences_window_get_mcp_widget (f->window, "fake", "row"));
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, "off", "row"));
+
+  g_file_set_contents (f->config, "{\"mcpServers\": {\"fake\": {\"command\": 3}}}", -1, &error);
+  g_assert_no_error (error);
+  ui_wait_until (error_shown, f);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (error_row)), ==,
+                   "mcp.json has a mistake; the servers below are those from before it");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (error_row)),
+                            "Tool server “fake”: “command” must be a non-empty text"));
+  g_assert_nonnull (natter_preferences_window_get_mcp_widget (f->window, "extra", "row"));
+  g_assert_cmpuint (natter_mcp_manager_get_clients (natter_services_get_mcp_manager (f->services))->len, ==, 2);
+
+  g_file_set_contents (f->config, without, -1, &error);
+  g_assert_no_error (error);
+  ui_wait_until (error_hidden, f);
+  ui_wait_until (extra_gone, f);
+  g_assert_nonnull (natter_preferences_window_get_mcp_widget (f->window, "fake", "row"));
+}
+
+static GtkWidget *
+pair_widget (Fixture    *f,
+             const char *field)
+{
+  GtkWidget *widget = natter_preferences_window_get_mcp_widget (f->window, NULL, field);
+
+  g_assert_nonnull (widget);
+  return widget;
+}
+
+static void
+set_text (Fixture    *f,
+          const char *field,
+          const char *text)
+{
+  gtk_editable_set_text (GTK_EDITABLE (pair_widget (f, field)), text);
+}
+
+static const char *
+get_text (Fixture    *f,
+          const char *field)
+{
+  return gtk_editable_get_text (GTK_EDITABLE (pair_widget (f, field)));
+}
+
+static gboolean
+secret_on (Fixture    *f,
+           const char *field)
+{
+  return gtk_check_button_get_active (GTK_CHECK_BUTTON (pair_widget (f, field)));
+}
+
+static gboolean
+web_connected (gpointer data)
+{
+  Fixture *f = data;
+
+  return natter_preferences_window_get_mcp_widget (f->window, "web", "row") != NULL
+         && g_strcmp0 (subtitle (f, "web"), "Connected, 6 tools") == 0;
+}
+
+/* Starts the fake server over HTTP, refusing any request without
+ * @header (NAME:VALUE); returns its port. */
+static char *
+start_http_server (Fixture      *f,
+                   GSubprocess **process,
+                   const char   *header)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GDataInputStream) lines = NULL;
+  g_autoptr(GError) error = NULL;
+  char *port;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                        | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  *process = g_subprocess_launcher_spawn (launcher, &error, f->python, f->script, "--http", "--require-header",
+                                          header, NULL);
+  g_assert_no_error (error);
+  lines = g_data_input_stream_new (g_subprocess_get_stdout_pipe (*process));
+  port = g_data_input_stream_read_line (lines, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (port);
+  return port;
+}
+
+/* Headers of a URL server: an Authorization header is secret by itself,
+ * its value goes to the keyring and mcp.json refers to it; the server
+ * gets the value (the fake refuses any request without it). Edit shows
+ * the rows again without the secret; a removed header leaves the file,
+ * a removed server its secret. */
+static void
+test_headers_and_secrets (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GSubprocess) server = NULL;
+  g_autofree char *port = start_http_server (f, &server, "Authorization:Bearer s3cret-v4lue");
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%s/mcp", port);
+  g_autofree char *text = NULL;
+  g_autoptr(JsonObject) web = NULL;
+  g_autoptr(JsonObject) edited = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *headers;
+
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "name")), "web");
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "target")), url);
+  g_signal_emit_by_name (pair_widget (f, "header:add"), "clicked");
+  set_text (f, "header:0:name", "Authorization");
+  g_assert_true (secret_on (f, "header:0:secret"));
+  g_assert_false (gtk_entry_get_visibility (GTK_ENTRY (pair_widget (f, "header:0:value"))));
+  set_text (f, "header:0:value", "Bearer s3cret-v4lue");
+  g_signal_emit_by_name (pair_widget (f, "header:add"), "clicked");
+  set_text (f, "header:1:name", "X-Plain");
+  g_assert_false (secret_on (f, "header:1:secret"));
+  set_text (f, "header:1:value", "1");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  ui_wait_until (no_pending, f->window);
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Saved the tool server “web”");
+
+  g_file_get_contents (f->config, &text, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (strstr (text, "s3cret"));
+  web = entry_on_disk (f, "web");
+  headers = json_object_get_object_member (web, "headers");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (headers, "Authorization"),
+                                                  "secret"), ==, "mcp-header:web/Authorization");
+  g_assert_cmpstr (json_object_get_string_member (headers, "X-Plain"), ==, "1");
+  g_assert_cmpstr (natter_memory_secret_store_peek (f->secrets, "mcp-header:web/Authorization"), ==,
+                   "Bearer s3cret-v4lue");
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, NULL, "header:0:name"));
+  /* The running server got the value from the keyring. */
+  ui_wait_until (web_connected, f);
+
+  click (f, "web", "edit");
+  g_assert_cmpstr (get_text (f, "header:0:name"), ==, "Authorization");
+  g_assert_cmpstr (get_text (f, "header:0:value"), ==, "");
+  g_assert_true (secret_on (f, "header:0:secret"));
+  g_assert_cmpstr (get_text (f, "header:1:name"), ==, "X-Plain");
+  g_assert_cmpstr (get_text (f, "header:1:value"), ==, "1");
+  g_signal_emit_by_name (pair_widget (f, "header:1:remove"), "clicked");
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, NULL, "header:1:name"));
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  ui_wait_until (no_pending, f->window);
+  edited = entry_on_disk (f, "web");
+  headers = json_object_get_object_member (edited, "headers");
+  g_assert_false (json_object_has_member (headers, "X-Plain"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (headers, "Authorization"),
+                                                  "secret"), ==, "mcp-header:web/Authorization");
+  g_assert_cmpstr (natter_memory_secret_store_peek (f->secrets, "mcp-header:web/Authorization"), ==,
+                   "Bearer s3cret-v4lue");
+
+  click (f, "web", "remove");
+  ui_wait_until (no_pending, f->window);
+  g_assert_null (natter_memory_secret_store_peek (f->secrets, "mcp-header:web/Authorization"));
+  g_subprocess_force_exit (server);
+}
+
+/* Environment variables of a command server, written and shown again;
+ * rows that do not fit the server are refused in words. */
+static void
+test_env (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autoptr(JsonObject) saved = NULL;
+  g_autofree char *command = g_strdup_printf ("%s %s", f->python, f->script);
+
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "name")), "local");
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "target")),
+                         command);
+  g_signal_emit_by_name (pair_widget (f, "header:add"), "clicked");
+  set_text (f, "header:0:name", "X-Nope");
+  set_text (f, "header:0:value", "1");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==,
+                   "Headers are for a server reached by URL; a command gets environment variables");
+  g_assert_null (entry_on_disk (f, "local"));
+  g_signal_emit_by_name (pair_widget (f, "header:0:remove"), "clicked");
+
+  g_signal_emit_by_name (pair_widget (f, "env:add"), "clicked");
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, NULL, "env:0:secret"));
+  set_text (f, "env:0:name", "FOO");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Environment Variables: “FOO” has no value");
+  set_text (f, "env:0:value", "bar baz");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  ui_wait_until (no_pending, f->window);
+  saved = entry_on_disk (f, "local");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (saved, "env"), "FOO"), ==,
+                   "bar baz");
+  g_assert_null (natter_preferences_window_get_mcp_widget (f->window, NULL, "env:0:name"));
+
+  click (f, "local", "edit");
+  g_assert_cmpstr (get_text (f, "env:0:name"), ==, "FOO");
+  g_assert_cmpstr (get_text (f, "env:0:value"), ==, "bar baz");
+}
+
 /* The agent editor lists the enabled servers; a ticked one is written
  * to the agent's file and kept when it is edited again. */
 static void
@@ -289,6 +583,13 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/add-edit-test-remove", Fixture, NULL, fixture_set_up, test_add_edit_test_remove,
               fixture_tear_down);
+  g_test_add ("/preferences/mcp/test-updates-row", Fixture, NULL, fixture_set_up, test_test_updates_row,
+              fixture_tear_down);
+  g_test_add ("/preferences/mcp/file-changed-elsewhere", Fixture, NULL, fixture_set_up,
+              test_file_changed_elsewhere, fixture_tear_down);
+  g_test_add ("/preferences/mcp/headers-and-secrets", Fixture, NULL, fixture_set_up, test_headers_and_secrets,
+              fixture_tear_down);
+  g_test_add ("/preferences/mcp/env", Fixture, NULL, fixture_set_up, test_env, fixture_tear_down);
   g_test_add ("/preferences/mcp/call-timeout", Fixture, NULL, fixture_set_up, test_call_timeout, fixture_tear_down);
   g_test_add ("/preferences/mcp/agent-servers", Fixture, NULL, fixture_set_up, test_agent_servers,
               fixture_tear_down);

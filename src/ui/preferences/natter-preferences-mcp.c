@@ -4,9 +4,12 @@
  *
  * The Tool Servers page of Preferences: one row per server of mcp.json
  * with its state (connected and how many tools, not started, the last
- * error, disabled), a switch to enable it, Edit, Test and Remove; and a
+ * error, disabled, what the last Test found until the server's own state
+ * changes), a switch to enable it, Edit, Test and Remove; and a
  * group to add a server or save the one being edited, as a command line
- * (stdio) or an http(s) URL. Edits rewrite only that server's entry in
+ * (stdio) with its environment variables or an http(s) URL with its
+ * headers (a secret header's value goes to the keyring, mcp.json gets a
+ * reference: natter-mcp-secrets.h). Edits rewrite only that server's entry in
  * mcp.json, keeping whatever else the entry or the file holds, and the
  * servers are read again.
  */
@@ -18,7 +21,10 @@
 #include <glib/gi18n.h>
 
 #include "natter-mcp-config.h"
+#include "natter-mcp-error.h"
 #include "natter-mcp-manager.h"
+#include "natter-mcp-pairs.h"
+#include "natter-mcp-secrets.h"
 #include "natter-preferences-window-private.h"
 
 typedef struct
@@ -28,9 +34,14 @@ typedef struct
   AdwPreferencesGroup     *group;
   GPtrArray               *rows;      /* AdwActionRow, one per server */
   GHashTable              *widgets;   /* "server\x1ffield" → GtkWidget (borrowed) */
+  GHashTable              *tests;     /* server → what its last Test found (a sentence) */
+  GPtrArray               *shown;     /* NatterMcpServerConfig: the last mcp.json that parsed */
+  GtkWidget               *error_row; /* why mcp.json cannot be used now; hidden when it can */
   GtkEditable             *name_entry;
   GtkEditable             *target_entry;
   GtkWidget               *save_button;
+  NatterMcpPairs          *env;       /* a command's environment variables */
+  NatterMcpPairs          *headers;   /* a URL's headers */
   GtkSpinButton           *timeout_spin;
   guint                    reload_id;
 } McpPage;
@@ -43,6 +54,10 @@ mcp_page_free (McpPage *page)
   g_clear_object (&page->manager);
   g_ptr_array_unref (page->rows);
   g_hash_table_unref (page->widgets);
+  g_hash_table_unref (page->tests);
+  g_clear_pointer (&page->shown, g_ptr_array_unref);
+  natter_mcp_pairs_free (page->env);
+  natter_mcp_pairs_free (page->headers);
   g_free (page);
 }
 
@@ -68,6 +83,8 @@ reload_idle_cb (gpointer user_data)
     page->reload_id = 0;
   if (natter_preferences_window_pending_end (window) && page != NULL)
     {
+      /* A test of the old entries says nothing about the new ones. */
+      g_hash_table_remove_all (page->tests);
       natter_mcp_manager_reload (page->manager);
       rebuild (page);
       natter_mcp_manager_refresh_async (page->manager, NULL, NULL, NULL);
@@ -106,9 +123,15 @@ describe_state (McpPage               *page,
                 NatterMcpServerConfig *config)
 {
   GPtrArray *clients = natter_mcp_manager_get_clients (page->manager);
+  const char *tested = g_hash_table_lookup (page->tests, config->name);
 
+  /* Translators: %s says what a test of the disabled server found */
+  if (!config->enabled && tested != NULL)
+    return g_strdup_printf (_("Disabled; %s"), tested);
   if (!config->enabled)
     return g_strdup (_("Disabled"));
+  if (tested != NULL)
+    return g_strdup (tested);
   for (guint i = 0; i < clients->len; i++)
     {
       NatterMcpClient *client = g_ptr_array_index (clients, i);
@@ -173,6 +196,59 @@ enabled_cb (GtkSwitch  *toggle,
   reload (page);
 }
 
+/* The secret keys that @entry's headers refer to. */
+static GPtrArray *
+secret_keys_of (JsonObject *entry)
+{
+  GPtrArray *keys = g_ptr_array_new ();
+  JsonNode *node = entry != NULL ? json_object_get_member (entry, "headers") : NULL;
+  g_autoptr(GList) names = NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return keys;
+  names = json_object_get_members (json_node_get_object (node));
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      const char *key = natter_mcp_header_get_secret_key (json_object_get_member (json_node_get_object (node),
+                                                                                  l->data));
+
+      if (key != NULL)
+        g_ptr_array_add (keys, (gpointer) key);
+    }
+  return keys;
+}
+
+static void
+forgotten_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_secret_store_clear_finish (NATTER_SECRET_STORE (object), result, &error))
+    g_debug ("A tool server's secret stays in the keyring: %s", error->message);
+  natter_preferences_window_pending_end (user_data);
+  g_object_unref (user_data);
+}
+
+/* Removes from the keyring the secrets @old referred to that @new (the
+ * entry written instead, or NULL) no longer does: a removed header or
+ * server leaves no credential behind. */
+static void
+forget_secrets (McpPage    *page,
+                JsonObject *old,
+                JsonObject *new)
+{
+  g_autoptr(GPtrArray) before = secret_keys_of (old);
+  g_autoptr(GPtrArray) after = secret_keys_of (new);
+
+  for (guint i = 0; i < before->len; i++)
+    if (!g_ptr_array_find_with_equal_func (after, g_ptr_array_index (before, i), g_str_equal, NULL))
+      natter_secret_store_clear_async (natter_services_get_secret_store (page->window->services),
+                                       g_ptr_array_index (before, i), NULL, forgotten_cb,
+                                       natter_preferences_window_pending_begin (page->window));
+}
+
 static void
 remove_cb (GtkButton *button,
            McpPage   *page)
@@ -180,15 +256,35 @@ remove_cb (GtkButton *button,
   g_autofree char *name = g_strdup (g_object_get_data (G_OBJECT (button), "server"));
   g_autoptr(GError) error = NULL;
   g_autofree char *message = NULL;
+  g_autoptr(JsonObject) old = natter_mcp_config_dup_entry (config_path (page), name, NULL);
 
   if (!natter_mcp_config_update (config_path (page), name, NULL, &error))
     {
       show_error (page, error);
       return;
     }
+  forget_secrets (page, old, NULL);
   message = g_strdup_printf (_("Removed the tool server “%s”"), name);
   natter_preferences_window_show_toast (page->window, message);
   reload (page);
+}
+
+/* Shows @map (an entry's `env` or `headers`) as rows; a stored secret's
+ * value is not read back, the row only says it is kept. */
+static void
+fill_pairs (NatterMcpPairs *pairs,
+            JsonObject     *map)
+{
+  g_autoptr(GList) names = map != NULL ? json_object_get_members (map) : NULL;
+
+  natter_mcp_pairs_clear (pairs);
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      JsonNode *value = json_object_get_member (map, l->data);
+      const char *key = natter_mcp_header_get_secret_key (value);
+
+      natter_mcp_pairs_add (pairs, l->data, key == NULL ? json_node_get_string (value) : NULL, key);
+    }
 }
 
 static void
@@ -214,13 +310,52 @@ edit_cb (GtkButton *button,
     }
   gtk_editable_set_text (page->name_entry, config->name);
   gtk_editable_set_text (page->target_entry, target->str);
+  fill_pairs (page->env, config->env);
+  fill_pairs (page->headers, config->headers);
 }
 
 typedef struct
 {
   McpPage   *page;
   GtkWidget *row;
+  char      *server;
+  gboolean   enabled;
 } TestCall;
+
+/* Shows the server's state again in its row, if it still has one. */
+static void
+update_row (McpPage    *page,
+            const char *server)
+{
+  g_autofree char *key = g_strdup_printf ("%s\x1f%s", server, "row");
+  GtkWidget *row = g_hash_table_lookup (page->widgets, key);
+  g_autofree char *state = NULL;
+
+  if (row == NULL)
+    return;
+  state = describe_state (page, g_object_get_data (G_OBJECT (row), "config"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), state);
+}
+
+/* What a test found, as the row says it. */
+static char *
+describe_test (TestCall  *call,
+               JsonArray *tools,
+               GError    *error)
+{
+  guint n;
+
+  if (tools == NULL && call->enabled)
+    return g_strdup (error->message);
+  if (tools == NULL)
+    /* Translators: %s is why the test of a disabled tool server failed */
+    return g_strdup_printf (_("the test failed: %s"), error->message);
+  n = json_array_get_length (tools);
+  if (call->enabled)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected, %u tool", "Connected, %u tools", n), n);
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "the test connected, %u tool", "the test connected, %u tools",
+                                       n), n);
+}
 
 static void
 tested_cb (GObject      *object,
@@ -238,6 +373,8 @@ tested_cb (GObject      *object,
   natter_mcp_client_stop (client);
   if (natter_preferences_window_pending_end (window))
     {
+      g_hash_table_replace (call->page->tests, g_strdup (call->server), describe_test (call, tools, error));
+      update_row (call->page, call->server);
       if (tools == NULL)
         message = g_strdup (error->message);
       else
@@ -247,6 +384,7 @@ tested_cb (GObject      *object,
       natter_preferences_window_show_toast (window, message);
     }
   g_object_unref (call->row);
+  g_free (call->server);
   g_free (call);
   g_object_unref (window);
 }
@@ -256,13 +394,18 @@ test_cb (GtkButton *button,
          McpPage   *page)
 {
   NatterMcpServerConfig *config = g_object_get_data (G_OBJECT (button), "config");
-  NatterMcpClient *client = natter_mcp_client_new (config);
+  NatterMcpClient *client = natter_mcp_manager_new_client (page->manager, config);
   TestCall *call = g_new0 (TestCall, 1);
 
   /* A client of its own: the test starts the server even when it is
    * disabled, and never disturbs the one the conversations use. */
   call->page = page;
   call->row = g_object_ref (GTK_WIDGET (button));
+  call->server = g_strdup (config->name);
+  call->enabled = config->enabled;
+  g_hash_table_replace (page->tests, g_strdup (config->name),
+                        g_strdup (config->enabled ? _("Testing…") : _("testing…")));
+  update_row (page, config->name);
   natter_preferences_window_pending_begin (page->window);
   natter_mcp_client_set_timeout (client, TEST_TIMEOUT_SECONDS);
   natter_mcp_client_list_tools_async (client, NULL, tested_cb, call);
@@ -298,6 +441,8 @@ server_row (McpPage               *page,
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), config->name);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), state);
+  g_object_set_data_full (G_OBJECT (row), "config", natter_mcp_server_config_ref (config),
+                          (GDestroyNotify) natter_mcp_server_config_unref);
   gtk_switch_set_active (GTK_SWITCH (toggle), config->enabled);
   gtk_widget_set_valign (toggle, GTK_ALIGN_CENTER);
   gtk_accessible_update_property (GTK_ACCESSIBLE (toggle), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Enabled"), -1);
@@ -323,6 +468,38 @@ server_row (McpPage               *page,
   return row;
 }
 
+/* The running client's state changed: that is newer than any test. */
+static void
+client_state_cb (NatterMcpClient         *client,
+                 GParamSpec              *pspec,
+                 NatterPreferencesWindow *window)
+{
+  McpPage *page = get_page (window);
+  const char *server = natter_mcp_client_get_config (client)->name;
+
+  if (page == NULL)
+    return;
+  g_hash_table_remove (page->tests, server);
+  update_row (page, server);
+}
+
+static void
+watch_clients (McpPage *page)
+{
+  GPtrArray *clients = natter_mcp_manager_get_clients (page->manager);
+
+  for (guint i = 0; i < clients->len; i++)
+    {
+      NatterMcpClient *client = g_ptr_array_index (clients, i);
+
+      if (g_signal_handler_find (client, G_SIGNAL_MATCH_FUNC | G_SIGNAL_MATCH_DATA, 0, 0, NULL,
+                                 client_state_cb, page->window) != 0)
+        continue;
+      g_signal_connect_object (client, "notify::state", G_CALLBACK (client_state_cb), page->window, 0);
+      g_signal_connect_object (client, "notify::last-error", G_CALLBACK (client_state_cb), page->window, 0);
+    }
+}
+
 static void
 rebuild (McpPage *page)
 {
@@ -333,17 +510,23 @@ rebuild (McpPage *page)
     adw_preferences_group_remove (page->group, g_ptr_array_index (page->rows, i));
   g_ptr_array_set_size (page->rows, 0);
   g_hash_table_remove_all (page->widgets);
+  watch_clients (page);
 
+  /* A file that does not parse (being edited by hand, say) is said above
+   * the servers of the last one that did, which the manager keeps. */
   configs = natter_mcp_config_load (config_path (page), &error);
+  gtk_widget_set_visible (page->error_row, configs == NULL);
   if (configs == NULL)
     {
-      GtkWidget *row = adw_action_row_new ();
-
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), error->message);
-      adw_preferences_group_add (page->group, row);
-      g_ptr_array_add (page->rows, row);
-      return;
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (page->error_row), error->message);
+      if (page->shown == NULL)
+        return;
+      configs = g_ptr_array_ref (page->shown);
+    }
+  else
+    {
+      g_clear_pointer (&page->shown, g_ptr_array_unref);
+      page->shown = g_ptr_array_ref (configs);
     }
   for (guint i = 0; i < configs->len; i++)
     {
@@ -383,6 +566,147 @@ fill_entry (JsonObject  *entry,
   return TRUE;
 }
 
+/* A save waiting for its secrets to be stored: mcp.json is written only
+ * once the keyring has every value its references name. */
+typedef struct
+{
+  McpPage    *page;
+  NatterPreferencesWindow *window;   /* a pending reference */
+  char       *name;
+  JsonObject *entry;
+  JsonObject *old;       /* nullable: the entry before */
+  guint       storing;
+  gboolean    storing_done;  /* secrets were stored */
+  GError     *error;
+} SaveOp;
+
+static void
+save_op_free (SaveOp *op)
+{
+  g_free (op->name);
+  json_object_unref (op->entry);
+  g_clear_pointer (&op->old, json_object_unref);
+  g_clear_error (&op->error);
+  g_free (op);
+}
+
+static void
+save_finish (SaveOp *op)
+{
+  McpPage *page = op->page;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+  GPtrArray *clients = natter_mcp_manager_get_clients (page->manager);
+
+  if (op->error != NULL || !natter_mcp_config_update (config_path (page), op->name, op->entry, &error))
+    {
+      show_error (page, op->error != NULL ? op->error : error);
+      return;
+    }
+  forget_secrets (page, op->old, op->entry);
+  /* A new secret value under the same reference leaves the entry as it
+   * was: the running server is stopped so the next call connects with
+   * the new value. */
+  for (guint i = 0; op->storing_done && i < clients->len; i++)
+    if (g_str_equal (natter_mcp_client_get_config (g_ptr_array_index (clients, i))->name, op->name))
+      natter_mcp_client_stop (g_ptr_array_index (clients, i));
+  message = g_strdup_printf (_("Saved the tool server “%s”"), op->name);
+  natter_preferences_window_show_toast (page->window, message);
+  gtk_editable_set_text (page->name_entry, "");
+  gtk_editable_set_text (page->target_entry, "");
+  natter_mcp_pairs_clear (page->env);
+  natter_mcp_pairs_clear (page->headers);
+  reload (page);
+}
+
+static void
+secret_stored_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  SaveOp *op = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_secret_store_store_finish (NATTER_SECRET_STORE (object), result, &error) && op->error == NULL)
+    {
+      op->error = g_error_new (error->domain, error->code, _("The secret header could not be kept in the "
+                                                             "keyring, so nothing was saved: %s"), error->message);
+    }
+  if (--op->storing == 0)
+    {
+      NatterPreferencesWindow *window = op->window;
+
+      op->storing_done = TRUE;
+      if (natter_preferences_window_pending_end (window))
+        save_finish (op);
+      save_op_free (op);
+      g_object_unref (window);
+    }
+}
+
+/* Writes the rows into @op's entry: `env` for a command, `headers` for a
+ * URL (a secret one as a reference, its typed value sent to the
+ * keyring). FALSE with @error when the rows do not fit the server. */
+static gboolean
+fill_pairs_into (SaveOp     *op,
+                 GPtrArray  *env,
+                 GPtrArray  *headers,
+                 GPtrArray  *to_store,
+                 GError    **error)
+{
+  gboolean stdio = json_object_has_member (op->entry, "command");
+  JsonObject *map;
+
+  if (stdio && headers->len > 0)
+    {
+      g_set_error_literal (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
+                           _("Headers are for a server reached by URL; a command gets environment variables"));
+      return FALSE;
+    }
+  if (!stdio && env->len > 0)
+    {
+      g_set_error_literal (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
+                           _("Environment variables are for a server started by a command; a URL gets headers"));
+      return FALSE;
+    }
+  json_object_remove_member (op->entry, "env");
+  json_object_remove_member (op->entry, "headers");
+  map = json_object_new ();
+  for (guint i = 0; i < env->len; i++)
+    {
+      NatterMcpPair *pair = g_ptr_array_index (env, i);
+
+      json_object_set_string_member (map, pair->name, pair->value);
+    }
+  for (guint i = 0; i < headers->len; i++)
+    {
+      NatterMcpPair *pair = g_ptr_array_index (headers, i);
+      JsonObject *reference;
+
+      if (!pair->secret)
+        {
+          json_object_set_string_member (map, pair->name, pair->value);
+          continue;
+        }
+      reference = json_object_new ();
+      if (*pair->value == '\0')
+        json_object_set_string_member (reference, "secret", pair->stored_key);
+      else
+        {
+          g_autofree char *key = natter_mcp_header_secret_key_for (op->name, pair->name);
+
+          json_object_set_string_member (reference, "secret", key);
+          g_ptr_array_add (to_store, pair);
+        }
+      json_object_set_object_member (map, pair->name, reference);
+    }
+  if (json_object_get_size (map) > 0)
+    json_object_set_object_member (op->entry, stdio ? "env" : "headers", map);
+  else
+    json_object_unref (map);
+  return TRUE;
+}
+
 static void
 save_cb (GtkButton *button,
          McpPage   *page)
@@ -390,33 +714,50 @@ save_cb (GtkButton *button,
   g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (page->name_entry)));
   g_autofree char *target = g_strstrip (g_strdup (gtk_editable_get_text (page->target_entry)));
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) entry = NULL;
-  g_autofree char *message = NULL;
+  g_autoptr(GPtrArray) env = NULL;
+  g_autoptr(GPtrArray) headers = NULL;
+  g_autoptr(GPtrArray) to_store = g_ptr_array_new ();
+  SaveOp *op;
 
   if (*name == '\0' || *target == '\0')
     {
       natter_preferences_window_show_toast (page->window, _("A tool server needs a name and a command or URL"));
       return;
     }
-  entry = natter_mcp_config_dup_entry (config_path (page), name, &error);
-  if (entry == NULL && error != NULL)
+  op = g_new0 (SaveOp, 1);
+  op->page = page;
+  op->name = g_steal_pointer (&name);
+  /* Read twice: the entry is edited, the old one compared afterwards. */
+  op->old = natter_mcp_config_dup_entry (config_path (page), op->name, &error);
+  if (error == NULL)
+    op->entry = natter_mcp_config_dup_entry (config_path (page), op->name, &error);
+  if (op->entry == NULL)
+    op->entry = json_object_new ();
+  if (error != NULL || !fill_entry (op->entry, target, &error)
+      || (env = natter_mcp_pairs_collect (page->env, &error)) == NULL
+      || (headers = natter_mcp_pairs_collect (page->headers, &error)) == NULL
+      || !fill_pairs_into (op, env, headers, to_store, &error))
     {
       show_error (page, error);
+      save_op_free (op);
       return;
     }
-  if (entry == NULL)
-    entry = json_object_new ();
-  if (!fill_entry (entry, target, &error)
-      || !natter_mcp_config_update (config_path (page), name, entry, &error))
+  if (to_store->len == 0)
     {
-      show_error (page, error);
+      save_finish (op);
+      save_op_free (op);
       return;
     }
-  message = g_strdup_printf (_("Saved the tool server “%s”"), name);
-  natter_preferences_window_show_toast (page->window, message);
-  gtk_editable_set_text (page->name_entry, "");
-  gtk_editable_set_text (page->target_entry, "");
-  reload (page);
+  op->window = natter_preferences_window_pending_begin (page->window);
+  op->storing = to_store->len;
+  for (guint i = 0; i < to_store->len; i++)
+    {
+      NatterMcpPair *pair = g_ptr_array_index (to_store, i);
+      g_autofree char *key = natter_mcp_header_secret_key_for (op->name, pair->name);
+
+      natter_secret_store_store_async (natter_services_get_secret_store (page->window->services), key, pair->value,
+                                       NULL, secret_stored_cb, op);
+    }
 }
 
 static AdwPreferencesGroup *
@@ -440,7 +781,6 @@ add_group (McpPage *page)
   g_signal_connect (page->save_button, "clicked", G_CALLBACK (save_cb), page);
   adw_preferences_group_add (group, name);
   adw_preferences_group_add (group, target);
-  adw_preferences_group_add (group, page->save_button);
   return group;
 }
 
@@ -474,6 +814,18 @@ timeout_group (McpPage *page)
   return group;
 }
 
+static void
+config_changed_cb (NatterPreferencesWindow *self)
+{
+  McpPage *page = get_page (self);
+
+  if (page == NULL)
+    return;
+  /* A test of the old entries says nothing about the new ones. */
+  g_hash_table_remove_all (page->tests);
+  rebuild (page);
+}
+
 /**
  * natter_preferences_window_add_mcp_page:
  * @self: the window
@@ -491,6 +843,14 @@ natter_preferences_window_add_mcp_page (NatterPreferencesWindow *self)
   page->manager = g_object_ref (natter_services_get_mcp_manager (self->services));
   page->rows = g_ptr_array_new ();
   page->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  page->tests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  page->error_row = adw_action_row_new ();
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (page->error_row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (page->error_row),
+                                 _("mcp.json has a mistake; the servers below are those from before it"));
+  adw_action_row_add_prefix (ADW_ACTION_ROW (page->error_row), gtk_image_new_from_icon_name ("dialog-warning-symbolic"));
+  gtk_widget_add_css_class (page->error_row, "error");
+  gtk_widget_set_visible (page->error_row, FALSE);
   g_object_set_data_full (G_OBJECT (self), "natter-mcp-page", page, (GDestroyNotify) mcp_page_free);
 
   adw_preferences_page_set_title (prefs_page, _("Tool Servers"));
@@ -500,13 +860,31 @@ natter_preferences_window_add_mcp_page (NatterPreferencesWindow *self)
   /* Translators: %s is the path of mcp.json */
   description = g_strdup_printf (_("Every call of a server’s tool asks first. Read from %s."), config_path (page));
   adw_preferences_group_set_description (page->group, description);
+  adw_preferences_group_add (page->group, page->error_row);
   adw_preferences_page_add (prefs_page, page->group);
   adw_preferences_page_add (prefs_page, add_group (page));
+  page->env = natter_mcp_pairs_new (_("Environment Variables"),
+                                    _("Given to a server started by a command."), _("Add Variable"), FALSE);
+  page->headers = natter_mcp_pairs_new (_("Headers"),
+                                        _("Sent to a server reached by URL. A secret value is kept in the "
+                                          "keyring; mcp.json only refers to it."), _("Add Header"), TRUE);
+  adw_preferences_page_add (prefs_page, natter_mcp_pairs_get_group (page->env));
+  adw_preferences_page_add (prefs_page, natter_mcp_pairs_get_group (page->headers));
+  {
+    AdwPreferencesGroup *save = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+
+    adw_preferences_group_add (save, page->save_button);
+    adw_preferences_page_add (prefs_page, save);
+  }
   adw_preferences_page_add (prefs_page, timeout_group (page));
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), prefs_page);
 
   g_signal_connect_object (page->manager, "tools-changed", G_CALLBACK (natter_preferences_window_rebuild_mcp), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (page->manager, "config-changed", G_CALLBACK (config_changed_cb), self, G_CONNECT_SWAPPED);
+  /* A server added to mcp.json by hand (or by another client) shows up
+   * here, and its tools in the conversations, without a restart. */
+  natter_mcp_manager_watch (page->manager);
   rebuild (page);
 }
 
@@ -523,6 +901,22 @@ natter_preferences_window_rebuild_mcp (NatterPreferencesWindow *self)
 
   if (page != NULL)
     rebuild (page);
+}
+
+/* "add", or "N:FIELD" for row N. */
+static GtkWidget *
+pairs_widget (NatterMcpPairs *pairs,
+              const char     *what)
+{
+  char *end = NULL;
+  guint64 index;
+
+  if (g_str_equal (what, "add"))
+    return natter_mcp_pairs_get_widget (pairs, G_MAXUINT, "add");
+  index = g_ascii_strtoull (what, &end, 10);
+  if (end == what || *end != ':' || index >= G_MAXUINT)
+    return NULL;
+  return natter_mcp_pairs_get_widget (pairs, (guint) index, end + 1);
 }
 
 GtkWidget *
@@ -543,6 +937,11 @@ natter_preferences_window_get_mcp_widget (NatterPreferencesWindow *self,
         return page->save_button;
       if (g_str_equal (field, "timeout"))
         return GTK_WIDGET (page->timeout_spin);
+      if (g_str_equal (field, "config-error"))
+        return page->error_row;
+      if (g_str_has_prefix (field, "env:") || g_str_has_prefix (field, "header:"))
+        return pairs_widget (g_str_has_prefix (field, "env:") ? page->env : page->headers,
+                             strchr (field, ':') + 1);
       return NULL;
     }
   key = g_strdup_printf ("%s\x1f%s", server, field);

@@ -5,12 +5,14 @@
 # that never answers, a list in pages, a list that changes.
 #
 #   fake_mcp_server.py [--version V] [--page-size N] [--http]
+#                      [--require-header NAME:VALUE]
 #
 # --version V     answer initialize with protocol version V (default: the
 #                 client's)
 # --page-size N   give tools/list in pages of N tools, with nextCursor
 # --http          serve Streamable HTTP (JSON answers) on 127.0.0.1; the
 #                 first line on stdout is the port
+# --require-header answer 401 to any HTTP request without that header
 import argparse
 import json
 import os
@@ -123,6 +125,8 @@ def serve_http(server):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             accept = self.headers.get("Accept", "")
+            if not self.authorized():
+                return self.reply(401, None)
             if "application/json" not in accept or "text/event-stream" not in accept:
                 return self.reply(406, None)
             if body.get("method") != "initialize":
@@ -135,6 +139,16 @@ def serve_http(server):
             if "id" not in body or "method" not in body:
                 return self.reply(202, None)
             self.reply(200, answers[-1] if answers else None)
+
+        # No listening stream: a GET is refused as the specification says.
+        def do_GET(self):
+            self.reply(405 if self.authorized() else 401, None)
+
+        def authorized(self):
+            if server.require_header is None:
+                return True
+            name, _, value = server.require_header.partition(":")
+            return self.headers.get(name) == value
 
         def reply(self, status, message):
             data = json.dumps(message).encode() if message is not None else b""
@@ -163,8 +177,10 @@ def main():
     parser.add_argument("--version")
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--http", action="store_true")
+    parser.add_argument("--require-header", help="NAME:VALUE every HTTP request must carry")
     args = parser.parse_args()
     server = Server(args)
+    server.require_header = args.require_header
     if args.http:
         serve_http(server)
     else:

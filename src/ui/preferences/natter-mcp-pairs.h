@@ -1,0 +1,50 @@
+/* natter-mcp-pairs.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+/**
+ * NatterMcpPair:
+ * @name: the variable's or header's name, trimmed
+ * @value: what was typed as its value (may be empty for a stored secret)
+ * @secret: the value is kept in the Secret Service
+ * @stored_key: (nullable): the key it is kept under already, when the
+ *   edited entry had a reference
+ *
+ * One name/value row as read from the editor.
+ */
+typedef struct
+{
+  char     *name;
+  char     *value;
+  gboolean  secret;
+  char     *stored_key;
+} NatterMcpPair;
+
+typedef struct _NatterMcpPairs NatterMcpPairs;
+
+NatterMcpPairs      *natter_mcp_pairs_new        (const char     *title,
+                                                  const char     *description,
+                                                  const char     *add_label,
+                                                  gboolean        with_secret);
+void                 natter_mcp_pairs_free       (NatterMcpPairs *self);
+AdwPreferencesGroup *natter_mcp_pairs_get_group  (NatterMcpPairs *self);
+void                 natter_mcp_pairs_clear      (NatterMcpPairs *self);
+void                 natter_mcp_pairs_add        (NatterMcpPairs *self,
+                                                  const char     *name,
+                                                  const char     *value,
+                                                  const char     *stored_key);
+guint                natter_mcp_pairs_get_n      (NatterMcpPairs *self);
+GtkWidget           *natter_mcp_pairs_get_widget (NatterMcpPairs *self,
+                                                  guint           index,
+                                                  const char     *field);
+GPtrArray           *natter_mcp_pairs_collect    (NatterMcpPairs *self,
+                                                  GError        **error);
+
+G_END_DECLS
