@@ -30,10 +30,18 @@ session_selected_cb (NatterWindow *self,
     adw_leaflet_set_visible_child (self->leaflet, self->content);
 }
 
+/* Enter on a row: a row focused from the keyboard need not be selected
+ * (Down from the search), so it is opened here as a selection would. */
 static void
 session_activated_cb (NatterWindow *self,
                       const char   *session_id)
 {
+  if (g_strcmp0 (session_id, self->session_id) != 0)
+    {
+      natter_window_open_session (self, session_id);
+      if (natter_sidebar_get_hit_turn (self->session_sidebar, session_id) != NULL)
+        _natter_window_reveal_turn (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
+    }
   adw_leaflet_set_visible_child (self->leaflet, self->content);
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }

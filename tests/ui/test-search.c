@@ -219,6 +219,15 @@ test_search_by_content (void)
   g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), <,
                      gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment) - 1);
 
+  /* From the keyboard: Down from the search focuses the hit without
+   * selecting it, Enter activates it, which opens it at its turn too. */
+  g_assert_true (natter_window_open_session (window, groceries));
+  search_for (window, "savanna");
+  ui_wait_until (lists_only, &list_wait);
+  g_signal_emit_by_name (natter_window_get_session_list (window), "activate", 0);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, trip);
+  ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
+
   ui_destroy_window (window);
   /* The index holds the service; a search thread may let go of it a
    * moment after its answer arrived. */
