@@ -676,6 +676,7 @@ composer_send_cb (NatterWindow *self,
   g_autofree char *editing = g_steal_pointer (&self->editing_turn_id);
 
   natter_conversation_view_set_editing (self->conversation_view, FALSE);
+  _natter_window_update_keyboard_actions (self);
   natter_composer_set_text (self->composer, NULL);
   g_hash_table_remove (self->drafts, self->session_id);
   /* An edited message is a new version, never a change of the old. */

@@ -44,6 +44,7 @@ _natter_window_update_keyboard_actions (NatterWindow *self)
                                  self->pending_deletes != NULL &&
                                  g_hash_table_size (self->pending_deletes) > 0);
   gtk_widget_action_set_enabled (widget, "win.stop", _natter_window_latest_is_running (self));
+  gtk_widget_action_set_enabled (widget, "win.cancel-edit", self->editing_turn_id != NULL);
   gtk_widget_action_set_enabled (widget, "win.focus-composer", usable);
   gtk_widget_action_set_enabled (widget, "win.choose-model", usable);
   /* Compaction waits for the latest turn: it summarizes settled turns. */
@@ -377,6 +378,14 @@ _natter_window_setup_keyboard (NatterWindow *self)
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
                                                           gtk_named_action_new ("win.stop")));
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (shortcuts));
+
+  /* Escape in the composer ends an edit of a sent message first; with no
+   * edit (the action disabled) it goes on to Stop. */
+  shortcuts = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
+  gtk_shortcut_controller_add_shortcut (shortcuts,
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
+                                                          gtk_named_action_new ("win.cancel-edit")));
+  gtk_widget_add_controller (GTK_WIDGET (self->composer), GTK_EVENT_CONTROLLER (shortcuts));
   _natter_window_update_keyboard_actions (self);
 }
 

@@ -238,6 +238,7 @@ edit_message_activated (GtkWidget  *widget,
   natter_composer_set_text (self->composer, text);
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
   natter_conversation_view_set_editing (self->conversation_view, TRUE);
+  _natter_window_update_keyboard_actions (self);
 }
 
 /* Back to an ordinary message: the edited words go, nothing was sent. */
@@ -254,6 +255,7 @@ cancel_edit_activated (GtkWidget  *widget,
   natter_conversation_view_set_editing (self->conversation_view, FALSE);
   natter_composer_set_text (self->composer, NULL);
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  _natter_window_update_keyboard_actions (self);
 }
 
 static void

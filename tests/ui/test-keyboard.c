@@ -767,6 +767,21 @@ test_keyboard_send_keeps_focus_and_escape_stops (void)
   /* Escape while nothing runs is not taken (dialogs, search keep it). */
   g_assert_false (press (window, "Escape"));
 
+  /* Editing a sent message, Escape in the composer ends the edit: the
+   * words go, the next message is an ordinary one. */
+  {
+    const char *sent = natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (u->index,
+                                                                                                   session_id));
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", sent));
+    g_assert_nonnull (window->editing_turn_id);
+    g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (composer)));
+    g_assert_true (press (window, "Escape"));
+    g_assert_null (window->editing_turn_id);
+    g_assert_false (natter_conversation_view_get_editing (window->conversation_view));
+    g_assert_false (press (window, "Escape"));
+  }
+
   /* A turn that hangs: Escape stops it. */
   natter_composer_set_text (composer, "Hang");
   g_assert_true (press_key_controllers (window, GDK_KEY_Return));
