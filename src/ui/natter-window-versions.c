@@ -9,6 +9,7 @@
  * new words there. Try Again on an answer does the same with the same
  * words. Nothing is discarded: every message that has versions shows
  * "‹ n/N ›", and the arrows open the conversation of the other version
+ * scrolled to that version of the message
  * (natter_sessions_list_versions_async()).
  */
 
@@ -258,18 +259,26 @@ cancel_edit_activated (GtkWidget  *widget,
   natter_composer_set_text (self->composer, NULL);
 }
 
+/* Another version opens where the one left was: at its version of the
+ * message, not at the bottom of its conversation. */
 static void
 open_version_activated (GtkWidget  *widget,
                         const char *action_name,
                         GVariant   *parameter)
 {
-  natter_window_open_session (NATTER_WINDOW (widget), g_variant_get_string (parameter, NULL));
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *session_id;
+  const char *turn_id;
+
+  g_variant_get (parameter, "(&s&s)", &session_id, &turn_id);
+  if (natter_window_open_session (self, session_id))
+    _natter_window_reveal_turn (self, turn_id);
 }
 
 void
 _natter_window_class_versions_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.edit-message", "s", edit_message_activated);
-  gtk_widget_class_install_action (widget_class, "win.open-version", "s", open_version_activated);
+  gtk_widget_class_install_action (widget_class, "win.open-version", "(ss)", open_version_activated);
   gtk_widget_class_install_action (widget_class, "win.cancel-edit", NULL, cancel_edit_activated);
 }

@@ -51,12 +51,28 @@ child_at (GtkWidget *widget,
   return child;
 }
 
+/* The session a switcher arrow opens. */
 static const char *
 target_of (GtkWidget *button)
 {
   GVariant *target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (button));
+  const char *session_id = NULL;
 
-  return target != NULL ? g_variant_get_string (target, NULL) : NULL;
+  if (target != NULL)
+    g_variant_get (target, "(&s&s)", &session_id, NULL);
+  return session_id;
+}
+
+/* The message an arrow opens the other version at. */
+static const char *
+turn_target_of (GtkWidget *button)
+{
+  GVariant *target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (button));
+  const char *turn_id = NULL;
+
+  if (target != NULL)
+    g_variant_get (target, "(&s&s)", NULL, &turn_id);
+  return turn_id;
 }
 
 static void
@@ -77,6 +93,8 @@ test_switcher_widget (void)
   g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (previous)), ==, "win.open-version");
   g_assert_cmpstr (target_of (previous), ==, "s1");
   g_assert_cmpstr (target_of (next), ==, "s3");
+  g_assert_cmpstr (turn_target_of (previous), ==, "t1");
+  g_assert_cmpstr (turn_target_of (next), ==, "t3");
   g_assert_true (gtk_widget_get_sensitive (previous));
   g_assert_true (gtk_widget_get_sensitive (next));
 
@@ -321,6 +339,111 @@ test_edit_message (void)
 typedef struct
 {
   NatterWindow *window;
+  const char   *session_id;
+  const char   *turn_id;
+} TurnWait;
+
+/* @session_id is open and the row of @turn_id is on screen, within the
+ * timeline's viewport. */
+static gboolean
+turn_in_view (gpointer data)
+{
+  TurnWait *w = data;
+  GtkWidget *list = natter_window_get_timeline_list (w->window);
+  GtkWidget *scroller = gtk_widget_get_ancestor (list, GTK_TYPE_SCROLLED_WINDOW);
+  NatterTurnRow *row;
+  graphene_rect_t bounds;
+
+  ui_settle ();
+  if (g_strcmp0 (natter_window_get_session_id (w->window), w->session_id) != 0)
+    return FALSE;
+  row = find_row (w->window, w->turn_id);
+  if (row == NULL || !gtk_widget_get_mapped (GTK_WIDGET (row)) ||
+      !gtk_widget_compute_bounds (GTK_WIDGET (row), scroller, &bounds))
+    return FALSE;
+  return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < gtk_widget_get_height (scroller);
+}
+
+static char *
+describe_view (gpointer data)
+{
+  TurnWait *w = data;
+  GtkAdjustment *adjustment = natter_window_get_timeline_adjustment (w->window);
+
+  return g_strdup_printf ("%s open, turn %s of %s not in view; scrolled to %.0f of %.0f (page %.0f)",
+                          natter_window_get_session_id (w->window), w->turn_id, w->session_id,
+                          gtk_adjustment_get_value (adjustment), gtk_adjustment_get_upper (adjustment),
+                          gtk_adjustment_get_page_size (adjustment));
+}
+
+/* An arrow of the switcher opens the other version at the same message,
+ * however far up the conversation it is, not at its bottom. */
+static void
+test_switch_shows_message (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Long");
+  g_autoptr(GPtrArray) turns = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) answer = g_string_new ("{\"role\":\"assistant\",\"content\":\"");
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *edited = NULL;
+  GtkAdjustment *adjustment;
+  NatterWindow *window;
+  NatterTurnRow *row;
+  TurnWait w;
+
+  for (guint i = 0; i < 30; i++)
+    g_string_append_printf (answer, "Line %u of a long answer.\\n\\n", i);
+  g_string_append (answer, "\"}");
+  natter_fake_model_script (u->w->fakes->model, answer->str, answer->str, answer->str, answer->str,
+                            answer->str, answer->str, answer->str, NULL);
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("Question %u", i);
+
+      g_ptr_array_add (turns, ui_send (u, session_id, text));
+      ui_wait_turn (u, g_ptr_array_index (turns, i));
+    }
+  /* The second message edited: a branch at the first turn. */
+  natter_sessions_fork_async (u->sessions, session_id, g_ptr_array_index (turns, 0), "Long", NULL,
+                              ui_result_cb, &result);
+  branch = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  edited = ui_send (u, branch, "Question 1, edited");
+  ui_wait_turn (u, edited);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, branch));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_switcher (window, edited, "2/2");
+
+  /* To the original: its second message in view, five long turns below. */
+  row = find_row (window, edited);
+  g_assert_true (gtk_widget_activate (child_at (GTK_WIDGET (switcher_of (row)), 0)));
+  w = (TurnWait) { window, session_id, g_ptr_array_index (turns, 1) };
+  ui_wait_until_full (turn_in_view, describe_view, &w);
+  wait_switcher (window, g_ptr_array_index (turns, 1), "1/2");
+  g_assert_true (turn_in_view (&w));
+  adjustment = natter_window_get_timeline_adjustment (window);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), <,
+                     gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment) - 1);
+
+  /* And back to the edit. */
+  row = find_row (window, g_ptr_array_index (turns, 1));
+  g_assert_true (gtk_widget_activate (child_at (GTK_WIDGET (switcher_of (row)), 2)));
+  w = (TurnWait) { window, branch, edited };
+  ui_wait_until_full (turn_in_view, describe_view, &w);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  NatterWindow *window;
   UiWorld      *u;
   const char   *session_id;
 } LiveEdit;
@@ -424,6 +547,7 @@ main (int   argc,
   g_test_add_func ("/versions/switcher", test_switcher_widget);
   g_test_add_func ("/versions/edit-message", test_edit_message);
   g_test_add_func ("/versions/edit-shown-live", test_edit_shown_live);
+  g_test_add_func ("/versions/switch-shows-message", test_switch_shows_message);
   g_test_add_func ("/versions/try-again", test_try_again_keeps_answer);
 
   status = g_test_run ();
