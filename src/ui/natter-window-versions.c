@@ -19,6 +19,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-attachment-reuse.h"
 #include "natter-session-error.h"
 #include "natter-turn-item.h"
 #include "natter-window-private.h"
@@ -121,6 +122,7 @@ typedef struct
 {
   NatterWindow *self;
   char         *text;
+  GPtrArray    *sources;   /* nullable: NatterAttachmentSource */
 } VersionData;
 
 static void
@@ -128,6 +130,7 @@ version_data_free (VersionData *data)
 {
   g_object_unref (data->self);
   g_free (data->text);
+  g_clear_pointer (&data->sources, g_ptr_array_unref);
   g_free (data);
 }
 
@@ -154,11 +157,13 @@ branched_cb (GObject      *source,
           /* The words are not lost: they go back into the composer. */
           _natter_window_show_error (self, NULL, _("The new version could not be made"), error, NULL);
           natter_composer_set_text (self->composer, data->text);
+          if (data->sources != NULL)
+            natter_composer_restore_attachments (self->composer, data->sources);
         }
       return;
     }
   natter_window_open_session (self, session_id);
-  _natter_window_send_text (self, data->text, TRUE);
+  _natter_window_send_message (self, data->text, g_steal_pointer (&data->sources), TRUE);
 }
 
 /**
@@ -167,15 +172,19 @@ branched_cb (GObject      *source,
  * @turn_id: a settled turn of the open conversation (its own or one it
  *   shows from the conversation it branched from)
  * @text: the message's new words
+ * @sources: (transfer full) (nullable) (element-type NatterAttachmentSource):
+ *   its attachments
  *
  * Makes a new version of @turn_id's message: a branch at the turn before
- * it, with the open conversation's title, opened, with @text sent there.
- * The first message has no turn before it: its branch starts from nothing.
+ * it, with the open conversation's title, opened, with @text and
+ * @sources sent there. The first message has no turn before it: its
+ * branch starts from nothing.
  */
 void
 _natter_window_send_version (NatterWindow *self,
                              const char   *turn_id,
-                             const char   *text)
+                             const char   *text,
+                             GPtrArray    *sources)
 {
   NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
   NatterTurnState *state = item != NULL ? natter_turn_item_get_state (item) : NULL;
@@ -186,7 +195,10 @@ _natter_window_send_version (NatterWindow *self,
   JsonNode *context;
 
   if (state == NULL || self->session_id == NULL || self->entry == NULL)
-    return;
+    {
+      g_clear_pointer (&sources, g_ptr_array_unref);
+      return;
+    }
   owner = natter_turn_item_get_inherited_from (item) != NULL ? natter_turn_item_get_inherited_from (item)
                                                                : self->session_id;
   context = json_object_get_member (natter_turn_state_get_definition (state), "context");
@@ -197,6 +209,7 @@ _natter_window_send_version (NatterWindow *self,
   data = g_new0 (VersionData, 1);
   data->self = g_object_ref (self);
   data->text = g_strdup (text);
+  data->sources = sources;
   if (previous != NULL)
     {
       NatterTurnItem *before = natter_timeline_model_lookup_any (self->timeline, previous);
@@ -222,6 +235,66 @@ _natter_window_send_version (NatterWindow *self,
 
 /* Actions */
 
+typedef struct
+{
+  GWeakRef  self;
+  char     *turn_id;
+} CarryData;
+
+static void
+carry_data_free (CarryData *data)
+{
+  g_weak_ref_clear (&data->self);
+  g_free (data->turn_id);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CarryData, carry_data_free)
+
+static void
+attachments_loaded_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_autoptr(CarryData) data = user_data;
+  g_autoptr(NatterWindow) self = g_weak_ref_get (&data->self);
+  g_autoptr(GPtrArray) sources = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sources = natter_attachments_load_finish (result, &error);
+  /* The edit was sent or given up meanwhile: nothing to carry into. */
+  if (self == NULL || g_strcmp0 (self->editing_turn_id, data->turn_id) != 0)
+    return;
+  if (sources == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("The attachments of the message could not be added to the edit"),
+                                   error, NULL);
+      return;
+    }
+  natter_composer_restore_attachments (self->composer, sources);
+}
+
+/* The edit starts with the attachments the message was sent with, as
+ * chips the user can remove: the new version references the same
+ * blobs unless they do. */
+static void
+carry_attachments (NatterWindow   *self,
+                   NatterTurnItem *item,
+                   const char     *turn_id)
+{
+  g_autoptr(GPtrArray) parts = natter_turn_item_dup_attachments (item);
+  CarryData *data;
+
+  g_ptr_array_unref (natter_composer_take_attachments (self->composer));
+  if (parts->len == 0 || self->blobs == NULL)
+    return;
+  data = g_new0 (CarryData, 1);
+  g_weak_ref_init (&data->self, self);
+  data->turn_id = g_strdup (turn_id);
+  natter_attachments_load_async (self->blobs, parts, self->cancellable, attachments_loaded_cb, data);
+}
+
 static void
 edit_message_activated (GtkWidget  *widget,
                         const char *action_name,
@@ -238,6 +311,7 @@ edit_message_activated (GtkWidget  *widget,
   g_free (self->editing_turn_id);
   self->editing_turn_id = g_strdup (turn_id);
   natter_composer_set_text (self->composer, text);
+  carry_attachments (self, item, turn_id);
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
   toast = adw_toast_new (_("Editing a sent message: sending it makes a new version"));
   adw_toast_set_button_label (toast, _("_Cancel"));
@@ -245,7 +319,8 @@ edit_message_activated (GtkWidget  *widget,
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
-/* Back to an ordinary message: the edited words go, nothing was sent. */
+/* Back to an ordinary message: the edited words and attachments go,
+ * nothing was sent. */
 static void
 cancel_edit_activated (GtkWidget  *widget,
                        const char *action_name,
@@ -257,6 +332,7 @@ cancel_edit_activated (GtkWidget  *widget,
     return;
   g_clear_pointer (&self->editing_turn_id, g_free);
   natter_composer_set_text (self->composer, NULL);
+  g_ptr_array_unref (natter_composer_take_attachments (self->composer));
 }
 
 /* Another version opens where the one left was: at its version of the
