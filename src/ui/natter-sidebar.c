@@ -496,6 +496,8 @@ natter_sidebar_dispose (GObject *object)
   g_clear_object (&self->title_filter);
   g_clear_object (&self->hidden_filter);
   g_clear_object (&self->content_filter);
+  if (self->family_filter != NULL)
+    g_signal_handlers_disconnect_by_data (self->family_filter, self);
   g_clear_object (&self->family_filter);
   g_clear_object (&self->sessions);
   g_clear_object (&self->hub);

@@ -295,6 +295,81 @@ carry_attachments (NatterWindow   *self,
   natter_attachments_load_async (self->blobs, parts, self->cancellable, attachments_loaded_cb, data);
 }
 
+typedef struct
+{
+  GWeakRef  self;
+  char     *turn_id;
+  char     *text;
+} RetryData;
+
+static void
+retry_data_free (RetryData *data)
+{
+  g_weak_ref_clear (&data->self);
+  g_free (data->turn_id);
+  g_free (data->text);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RetryData, retry_data_free)
+
+static void
+retry_loaded_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(RetryData) data = user_data;
+  g_autoptr(NatterWindow) self = g_weak_ref_get (&data->self);
+  g_autoptr(GError) error = NULL;
+  GPtrArray *sources = natter_attachments_load_finish (result, &error);
+
+  if (self == NULL)
+    {
+      g_clear_pointer (&sources, g_ptr_array_unref);
+      return;
+    }
+  /* Another answer to the message without its attachments would answer
+   * another question: nothing is sent. */
+  if (sources == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("The message could not be sent again"), error, NULL);
+      return;
+    }
+  _natter_window_send_version (self, data->turn_id, data->text, sources);
+}
+
+/**
+ * _natter_window_try_again_version:
+ * @self: the window
+ * @turn_id: a completed turn of the open conversation
+ * @text: its message's words
+ *
+ * Another answer to @turn_id's message as a new version of it, with the
+ * same words and the same attachments (read back from their blobs
+ * first), so that the answer shown stays one arrow away.
+ */
+void
+_natter_window_try_again_version (NatterWindow *self,
+                                  const char   *turn_id,
+                                  const char   *text)
+{
+  NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
+  g_autoptr(GPtrArray) parts = item != NULL ? natter_turn_item_dup_attachments (item) : NULL;
+  RetryData *data;
+
+  if (parts == NULL || parts->len == 0 || self->blobs == NULL)
+    {
+      _natter_window_send_version (self, turn_id, text, NULL);
+      return;
+    }
+  data = g_new0 (RetryData, 1);
+  g_weak_ref_init (&data->self, self);
+  data->turn_id = g_strdup (turn_id);
+  data->text = g_strdup (text);
+  natter_attachments_load_async (self->blobs, parts, self->cancellable, retry_loaded_cb, data);
+}
+
 static void
 edit_message_activated (GtkWidget  *widget,
                         const char *action_name,

@@ -392,6 +392,53 @@ test_edit_carries_attachments (Fixture       *f,
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
 }
 
+/* Try Again on a message sent with attachments asks again with them:
+ * the new version's turn references the same blobs. */
+static void
+test_try_again_keeps_attachments (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(JsonArray) parts = NULL;
+  g_autoptr(JsonObject) input = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) kept = NULL;
+  NatterSessionIndexEntry *entry;
+  OtherOpen other = { f, f->session_id };
+
+  natter_fake_model_script (f->u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Blue.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Blue, and plum.\"}", NULL);
+  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->png_file));
+  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
+  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
+  g_assert_no_error (error);
+  input = natter_user_message_new ("What is in these?", parts);
+  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  ui_wait_turn (f->u, turn_id);
+  ui_wait_until (ui_timeline_loaded, f->window);
+  ui_wait_until (image_shown, f->window);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.try-again", "s", turn_id));
+  ui_wait_until (other_version_open, &other);
+  entry = natter_session_index_lookup (f->u->index, natter_window_get_session_id (f->window));
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (entry), ==, f->session_id);
+  events = ui_get_turn (f->u, natter_session_index_entry_get_latest_turn_id (entry));
+  kept = natter_message_dup_blob_parts (json_object_get_object_member (ui_find_event (events, "turn_created", NULL),
+                                                                       "input"));
+  g_assert_cmpuint (kept->len, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    g_assert_cmpstr (json_object_get_string_member (kept->pdata[i], "sha256"), ==,
+                     json_object_get_string_member (json_array_get_object_element (parts, i), "sha256"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -405,6 +452,7 @@ main (int   argc,
   ADD ("/attachments/paste", test_paste);
   ADD ("/attachments/screenshot", test_screenshot);
   ADD ("/attachments/edit-carries-attachments", test_edit_carries_attachments);
+  ADD ("/attachments/try-again-keeps-attachments", test_try_again_keeps_attachments);
 #undef ADD
 
   status = g_test_run ();
