@@ -12,6 +12,7 @@
 
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
+#include "natter-session-families.h"
 #include "natter-test-sessions.h"
 #include "natter-turn-reducer.h"
 
@@ -204,6 +205,73 @@ test_versions_nested (Fixture       *f,
   conversation_clear (&c);
 }
 
+static void
+set_title (Fixture    *f,
+           const char *session_id,
+           const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_set_title_async (f->sessions, session_id, title, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_title_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+/* Families: a branch under its parent's title is a version of the
+ * conversation, a branch with a title of its own (or none) is not; the
+ * head is the version with the latest activity; a rename parts them. */
+static void
+test_families (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *original = natter_test_sessions_create_titled (f, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *edit = NULL;
+  g_autofree char *apart = NULL;
+  g_autofree char *again = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+  g_autoptr(NatterSessionFamilies) same = NULL;
+  g_autoptr(NatterSessionFamilies) renamed = NULL;
+
+  natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":\"Pasta.\"}",
+                               "{\"role\":\"assistant\",\"content\":\"Rice.\"}",
+                               "{\"role\":\"assistant\",\"content\":\"Soup.\"}", NULL);
+  first = natter_test_sessions_send_and_wait (f, original, "What to cook?");
+  edit = branch_at_start (f, original);
+  set_title (f, edit, "Dinner");
+  apart = fork_at (f, original, first);
+  /* A version of the version is still one conversation. */
+  again = branch_at_start (f, edit);
+  set_title (f, again, "Dinner");
+  /* The edit goes on last: it is the one to show. */
+  natter_fake_clock_advance (f->w->clock, 60 * G_USEC_PER_SEC);
+  g_free (natter_test_sessions_send_and_wait (f, edit, "What to cook tonight?"));
+
+  families = natter_session_families_new (G_LIST_MODEL (f->index));
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, original), ==, 3);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, edit), ==, 3);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, apart), ==, 1);
+  g_assert_cmpstr (natter_session_families_get_original (families, again), ==, original);
+  g_assert_cmpstr (natter_session_families_get_original (families, apart), ==, apart);
+  g_assert_cmpstr (natter_session_families_get_head (families, original), ==, edit);
+  g_assert_true (natter_session_families_is_head (families, edit));
+  g_assert_false (natter_session_families_is_head (families, original));
+  g_assert_false (natter_session_families_is_head (families, again));
+  g_assert_true (natter_session_families_is_head (families, apart));
+  g_assert_true (natter_session_families_is_head (families, "2026-01-01T00-00-00Z-0000000-000"));
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, "2026-01-01T00-00-00Z-0000000-000"), ==, 0);
+  same = natter_session_families_new (G_LIST_MODEL (f->index));
+  g_assert_true (natter_session_families_equal_heads (families, same));
+
+  set_title (f, edit, "Supper");
+  renamed = natter_session_families_new (G_LIST_MODEL (f->index));
+  g_assert_false (natter_session_families_equal_heads (families, renamed));
+  g_assert_cmpuint (natter_session_families_get_n_versions (renamed, original), ==, 1);
+  g_assert_cmpuint (natter_session_families_get_n_versions (renamed, edit), ==, 1);
+  g_assert_cmpuint (natter_session_families_get_n_versions (renamed, again), ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -215,6 +283,7 @@ main (int   argc,
   ADD ("/versions/edit", test_versions_edit);
   ADD ("/versions/first-message", test_versions_first_message);
   ADD ("/versions/nested", test_versions_nested);
+  ADD ("/versions/families", test_families);
 #undef ADD
 
   return g_test_run ();
