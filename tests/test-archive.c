@@ -17,158 +17,10 @@
 #include "natter-session-archive.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
-#include "natter-test-fakes.h"
+#include "natter-test-sessions.h"
 #include "natter-turn-reducer.h"
 
-#define TIMEOUT_MS 20000
-
-typedef struct
-{
-  NatterTestWorld    *w;
-  NatterSessionIndex *index;
-  NatterSessions     *sessions;
-  NatterBlobStore    *blobs;
-  guint               n_changed;
-} Fixture;
-
-static void
-changed_cb (NatterSessions *sessions,
-            const char     *session_id,
-            Fixture        *f)
-{
-  f->n_changed++;
-}
-
-static void
-fixture_set_up (Fixture       *f,
-                gconstpointer  data)
-{
-  f->w = natter_test_world_new ();
-  f->index = natter_session_index_new ();
-  f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
-                                     NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
-  f->blobs = natter_blob_store_new (f->w->storage);
-  natter_turn_runtime_set_blob_store (f->w->runtime, f->blobs);
-  g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
-}
-
-static gboolean
-wake_cb (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-wait_no_advances (Fixture *f)
-{
-  gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
-  guint id = g_timeout_add (10, wake_cb, NULL);
-
-  while (natter_sessions_get_n_advances (f->sessions) > 0)
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("Timed out waiting for the advances to end");
-      g_main_context_iteration (NULL, TRUE);
-    }
-  g_source_remove (id);
-}
-
-static void
-fixture_tear_down (Fixture       *f,
-                   gconstpointer  data)
-{
-  gpointer weak = f->sessions;
-
-  wait_no_advances (f);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_object_add_weak_pointer (G_OBJECT (f->sessions), &weak);
-  g_object_unref (f->sessions);
-  /* A worker thread may drop the last reference of a finished task just
-   * after its callback ran. */
-  {
-    gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
-    guint id = g_timeout_add (10, wake_cb, NULL);
-
-    while (weak != NULL)
-      {
-        if (g_get_monotonic_time () > deadline)
-          g_error ("Timed out waiting for the service to go");
-        g_main_context_iteration (NULL, TRUE);
-      }
-    g_source_remove (id);
-  }
-  g_assert_finalize_object (f->index);
-  natter_test_world_free (f->w);
-  g_object_unref (f->blobs);
-}
-
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  natter_test_wait_for_pointer ((gpointer *) slot, TIMEOUT_MS);
-  return *slot;
-}
-
-static void
-script (Fixture    *f,
-        const char *first,
-        ...)
-{
-  va_list args;
-
-  va_start (args, first);
-  for (const char *step = first; step != NULL; step = va_arg (args, const char *))
-    natter_fake_model_script (f->w->fakes->model, step, NULL);
-  va_end (args);
-}
-
-static char *
-create_session (Fixture    *f,
-                const char *title)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *id;
-
-  natter_sessions_create_session_async (f->sessions, title, NULL, NULL, NULL, NULL, result_cb, &result);
-  id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  return id;
-}
-
-/* Sends @text and waits until the turn settles. */
-static char *
-send_and_wait (Fixture    *f,
-               const char *session_id,
-               const char *text)
-{
-  g_autoptr(JsonObject) input = json_object_new ();
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GAsyncResult) waited = NULL;
-  g_autoptr(GError) error = NULL;
-  char *turn_id;
-
-  json_object_set_string_member (input, "role", "user");
-  json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &waited);
-  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&waited), &error));
-  g_assert_no_error (error);
-  wait_no_advances (f);
-  return turn_id;
-}
+typedef NatterTestSessions Fixture;
 
 static char *
 export (Fixture    *f,
@@ -179,8 +31,8 @@ export (Fixture    *f,
   g_autoptr(GError) error = NULL;
   char *text;
 
-  natter_sessions_export_async (f->sessions, session_id, format, NULL, result_cb, &result);
-  text = natter_sessions_export_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_export_async (f->sessions, session_id, format, NULL, natter_test_result_cb, &result);
+  text = natter_sessions_export_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   return text;
 }
@@ -206,8 +58,8 @@ import (Fixture     *f,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_sessions_import_async (f->sessions, file, from, NULL, result_cb, &result);
-  return natter_sessions_import_finish (f->sessions, wait_result (&result), error);
+  natter_sessions_import_async (f->sessions, file, from, NULL, natter_test_result_cb, &result);
+  return natter_sessions_import_finish (f->sessions, natter_test_sessions_wait_result (&result), error);
 }
 
 static char *
@@ -275,15 +127,15 @@ without_ids (const char *text)
 static char *
 make_conversation (Fixture *f)
 {
-  g_autofree char *sid = create_session (f, "Weather talk");
+  g_autofree char *sid = natter_test_sessions_create_titled (f, "Weather talk");
   g_autofree char *first = NULL;
   g_autofree char *second = NULL;
 
-  script (f, "{\"role\":\"assistant\",\"content\":\"It is sunny.\"}",
+  natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":\"It is sunny.\"}",
           NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{\"city\":\"Oslo\"}")),
           "{\"role\":\"assistant\",\"content\":\"Oslo is cold.\"}", NULL);
-  first = send_and_wait (f, sid, "How is the weather?");
-  second = send_and_wait (f, sid, "And in Oslo?");
+  first = natter_test_sessions_send_and_wait (f, sid, "How is the weather?");
+  second = natter_test_sessions_send_and_wait (f, sid, "And in Oslo?");
   return g_steal_pointer (&sid);
 }
 
@@ -392,11 +244,11 @@ test_round_trip_branch (Fixture       *f,
     parent = natter_session_reduce (events, NULL);
     first_turn = g_strdup (natter_session_state_get_turn (parent, 0)->turn_id);
   }
-  natter_sessions_fork_async (f->sessions, sid, first_turn, "Elsewhere", NULL, result_cb, &result);
-  branch = natter_sessions_fork_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_fork_async (f->sessions, sid, first_turn, "Elsewhere", NULL, natter_test_result_cb, &result);
+  branch = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
-  script (f, "{\"role\":\"assistant\",\"content\":\"Bergen is wet.\"}", NULL);
-  turn = send_and_wait (f, branch, "And in Bergen?");
+  natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":\"Bergen is wet.\"}", NULL);
+  turn = natter_test_sessions_send_and_wait (f, branch, "And in Bergen?");
 
   markdown = export (f, branch, "markdown");
   g_assert_nonnull (strstr (markdown, "How is the weather?"));
@@ -491,7 +343,7 @@ static void
 test_attachments (Fixture       *f,
                   gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, "With a file");
+  g_autofree char *sid = natter_test_sessions_create_titled (f, "With a file");
   g_autoptr(GBytes) bytes = g_bytes_new_static ("test", 4);
   g_autoptr(JsonNode) input = natter_test_json (
     "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Read this\"},"
@@ -515,14 +367,15 @@ test_attachments (Fixture       *f,
 
   g_assert_no_error (error);
   g_assert_cmpstr (sha256, ==, TEST_SHA256);
-  script (f, "{\"role\":\"assistant\",\"content\":\"It says test.\"}", NULL);
-  natter_sessions_send_message_async (f->sessions, sid, json_node_get_object (input), options, NULL, result_cb,
-                                      &result);
-  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
+  natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":\"It says test.\"}", NULL);
+  natter_sessions_send_message_async (f->sessions, sid, json_node_get_object (input), options, NULL,
+                                      natter_test_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
-  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &waited);
-  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&waited), &error));
-  wait_no_advances (f);
+  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, natter_test_result_cb, &waited);
+  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_sessions_wait_result (&waited),
+                                                       &error));
+  natter_test_sessions_wait_idle (f);
 
   markdown = export (f, sid, "markdown");
   g_assert_nonnull (strstr (markdown, "## You\n\nRead this\n\n*Attachment: t.txt*\n\n## Answer\n\nIt says test.\n"));
@@ -641,8 +494,8 @@ test_chatgpt_continue (Fixture       *f,
 
   g_assert_no_error (error);
   g_assert_cmpuint (natter_fake_model_get_n_requests (f->w->fakes->model), ==, 0);
-  script (f, NATTER_FAKE_TEXT_STEP, NULL);
-  turn = send_and_wait (f, ids[0], "And the weather?");
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  turn = natter_test_sessions_send_and_wait (f, ids[0], "And the weather?");
   g_assert_cmpuint (natter_fake_model_get_n_requests (f->w->fakes->model), ==, 1);
   request = json_to_string (json_object_get_member (natter_fake_model_get_request (f->w->fakes->model, 0), "messages"),
                             FALSE);
@@ -669,7 +522,8 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, natter_test_sessions_set_up_with_blobs, func, natter_test_sessions_tear_down)
   ADD ("/archive/export-markdown", test_export_markdown);
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);

@@ -18,6 +18,7 @@
 
 #include "natter-attachment-content.h"
 #include "natter-attachment-intake.h"
+#include "natter-attachment-reuse.h"
 #include "natter-blob-store.h"
 #include "natter-openai-provider.h"
 #include "natter-services.h"
@@ -483,6 +484,72 @@ test_turn_after_blob (Fixture       *f,
   }
 }
 
+static void
+loaded_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* The attachments of a sent message read back for a new one (an edit)
+ * keep their names and types, and stored again are the same blobs: the
+ * new message references what the old one did. */
+static void
+test_load_for_new_message (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *png = write_file (f, "dot.png", PNG, sizeof PNG);
+  g_autofree char *text = write_file (f, "notes.txt", "the word is plum\n", -1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) parts = store_paths (f, 1000, &error, png, text, NULL);
+  g_autoptr(JsonObject) message = natter_user_message_new ("Look", parts);
+  g_autoptr(GPtrArray) blob_parts = natter_message_dup_blob_parts (message);
+  g_autoptr(GPtrArray) sources = NULL;
+  g_autoptr(JsonArray) again = NULL;
+  g_autoptr(JsonNode) before = json_node_new (JSON_NODE_ARRAY);
+  g_autoptr(JsonNode) after = json_node_new (JSON_NODE_ARRAY);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autofree char *blob_path = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (blob_parts->len, ==, 2);
+  sources = natter_attachments_load_sync (f->blobs, blob_parts, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sources->len, ==, 2);
+  g_assert_cmpstr (natter_attachment_source_get_name (sources->pdata[0]), ==, "dot.png");
+  g_assert_cmpstr (natter_attachment_source_get_media_type (sources->pdata[0]), ==, "image/png");
+  g_assert_cmpstr (natter_attachment_source_get_name (sources->pdata[1]), ==, "notes.txt");
+  g_assert_cmpstr (natter_attachment_source_get_media_type (sources->pdata[1]), ==, "text/plain");
+
+  again = natter_attachments_store_sync (f->blobs, sources, 1000, NULL, &error);
+  g_assert_no_error (error);
+  json_node_set_array (before, parts);
+  json_node_set_array (after, again);
+  g_assert_true (json_node_equal (before, after));
+  g_assert_cmpuint (count_files (f->storage), ==, 2);
+
+  /* In a worker thread, the same. */
+  g_clear_pointer (&sources, g_ptr_array_unref);
+  natter_attachments_load_async (f->blobs, blob_parts, NULL, loaded_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  sources = natter_attachments_load_finish (result, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sources->len, ==, 2);
+  g_clear_object (&result);
+
+  /* A blob gone: the message's attachments cannot be carried, and the
+   * error names the one missing. */
+  g_clear_pointer (&sources, g_ptr_array_unref);
+  blob_path = natter_blob_store_dup_path (f->blobs, json_object_get_string_member (blob_parts->pdata[1], "sha256"));
+  g_assert_cmpint (g_unlink (blob_path), ==, 0);
+  sources = natter_attachments_load_sync (f->blobs, blob_parts, NULL, &error);
+  g_assert_null (sources);
+  g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNREADABLE);
+  g_assert_nonnull (strstr (error->message, "notes.txt"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -498,6 +565,7 @@ main (int   argc,
   ADD ("/attachments/pdf-text", test_pdf_text);
   ADD ("/attachments/expand-and-encode", test_expand_and_encode);
   ADD ("/attachments/turn-after-blob", test_turn_after_blob);
+  ADD ("/attachments/load-for-new-message", test_load_for_new_message);
 #undef ADD
 
   return g_test_run ();

@@ -1279,6 +1279,67 @@ test_send_mcp_tool (Fixture       *f,
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "echo: hi"));
 }
 
+/* `natter sessions` lists every session, and a version of a
+ * conversation (a branch with its title) says which one it continues. */
+static void
+test_sessions_mark_versions (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *fork_id = NULL;
+  g_autofree char *marked = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *entries;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", session_id, "Greetings");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "fork", session_id, turn_id);
+  g_assert_cmpint (r.status, ==, 0);
+  fork_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+
+  /* Untitled, the branch is a conversation of its own. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_null (strstr (r.out, "version of"));
+
+  /* With the conversation's title, it is a version of it. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", fork_id, "Greetings");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  marked = g_strdup_printf ("\tGreetings\tversion of %s\n", session_id);
+  g_assert_nonnull (strstr (r.out, marked));
+  g_assert_nonnull (strstr (r.out, "\tGreetings\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions", "--json");
+  json = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  entries = json_node_get_array (json);
+  g_assert_cmpuint (json_array_get_length (entries), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+      const char *id = json_object_get_string_member (entry, "sessionId");
+
+      if (g_str_equal (id, fork_id))
+        g_assert_cmpstr (json_object_get_string_member (entry, "versionOf"), ==, session_id);
+      else
+        g_assert_false (json_object_has_member (entry, "versionOf"));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1304,6 +1365,7 @@ main (int   argc,
   ADD ("/cli/stop", test_stop);
   ADD ("/cli/resume-idle", test_resume_idle);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
+  ADD ("/cli/sessions-mark-versions", test_sessions_mark_versions);
   ADD ("/cli/send/auto-title", test_send_auto_title);
   ADD ("/cli/compact", test_compact);
   ADD ("/cli/send-auto-compact", test_send_auto_compact);

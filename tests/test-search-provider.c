@@ -34,6 +34,8 @@
 #define WAITING     "2026-11-30T09-14-03Z-0000007-000"
 #define FAILED      "2026-11-30T09-14-03Z-0000008-000"
 #define UNKNOWN     "2026-11-30T09-14-03Z-0000099-000"
+#define LISBON_EDIT "2026-11-30T09-14-03Z-0000010-000"
+#define LISBON_AGAIN "2026-11-30T09-14-03Z-0000011-000"
 
 typedef struct
 {
@@ -138,11 +140,12 @@ load_index (Fixture *f)
 /* Adds a session titled @title (NULL: untitled) last updated
  * @seconds_ago before the fake now. */
 static NatterSessionIndexEntry *
-add_session (Fixture    *f,
-             const char *session_id,
-             const char *title,
-             gint64      seconds_ago,
-             const char *status)
+add_branch (Fixture    *f,
+            const char *session_id,
+            const char *title,
+            gint64      seconds_ago,
+            const char *status,
+            const char *parent)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) event = NULL;
@@ -166,6 +169,11 @@ add_session (Fixture    *f,
       json_builder_set_member_name (builder, "title");
       json_builder_add_string_value (builder, title);
     }
+  if (parent != NULL)
+    {
+      json_builder_set_member_name (builder, "parentSession");
+      json_builder_add_string_value (builder, parent);
+    }
   json_builder_end_object (builder);
   g_ptr_array_add (events, json_builder_get_root (builder));
 
@@ -174,6 +182,16 @@ add_session (Fixture    *f,
   entry = natter_session_index_update_from_state (f->index, state, status);
   natter_session_index_entry_set_updated_at (entry, updated_at);
   return entry;
+}
+
+static NatterSessionIndexEntry *
+add_session (Fixture    *f,
+             const char *session_id,
+             const char *title,
+             gint64      seconds_ago,
+             const char *status)
+{
+  return add_branch (f, session_id, title, seconds_ago, status, NULL);
 }
 
 static void
@@ -332,6 +350,22 @@ test_initial_matching (Fixture       *f,
   assert_ids (initial (f, ""), "");
   assert_ids (initial (f, "-"), "");
   assert_ids (initial (f, "nothing-like-this"), "");
+}
+
+
+/* A conversation edited (a branch under its title) is offered once, as
+ * its latest version; a branch with a title of its own is another
+ * conversation. */
+static void
+test_versions_offered_once (Fixture       *f,
+                            gconstpointer  data)
+{
+  add_branch (f, LISBON_EDIT, "Trip to Lisbon", 5 * 60, "completed", LISBON_TRIP);
+  add_branch (f, LISBON_AGAIN, "Lisbon again", 20 * 60, "completed", LISBON_TRIP);
+
+  assert_ids (initial (f, "lisbon"), LISBON_EDIT " " LISBON_FOOD " " LISBON_AGAIN);
+  assert_ids (initial (f, "trip"), LISBON_EDIT);
+  assert_ids (subsearch (f, LISBON_TRIP " " LISBON_EDIT, "trip"), LISBON_EDIT);
 }
 
 static void
@@ -815,6 +849,7 @@ main (int   argc,
 
   ADD ("initial-matching", test_initial_matching);
   ADD ("subsearch-narrows", test_subsearch_narrows);
+  ADD ("versions-offered-once", test_versions_offered_once);
   ADD ("order-and-limit", test_order_and_limit);
   ADD ("result-metas", test_result_metas);
   ADD ("describe-times", test_describe_times);

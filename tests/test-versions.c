@@ -12,154 +12,11 @@
 
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
-#include "natter-test-fakes.h"
+#include "natter-session-families.h"
+#include "natter-test-sessions.h"
 #include "natter-turn-reducer.h"
 
-#define TIMEOUT_MS 20000
-
-typedef struct
-{
-  NatterTestWorld    *w;
-  NatterSessionIndex *index;
-  NatterSessions     *sessions;
-  guint               n_changed;
-} Fixture;
-
-static void
-changed_cb (NatterSessions *sessions,
-            const char     *session_id,
-            Fixture        *f)
-{
-  f->n_changed++;
-}
-
-static void
-fixture_set_up (Fixture       *f,
-                gconstpointer  data)
-{
-  f->w = natter_test_world_new ();
-  f->index = natter_session_index_new ();
-  f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
-                                     NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
-  g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
-}
-
-static gboolean
-wake_cb (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-wait_no_advances (Fixture *f)
-{
-  gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
-  guint id = g_timeout_add (10, wake_cb, NULL);
-
-  while (natter_sessions_get_n_advances (f->sessions) > 0)
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("Timed out waiting for the advances to end");
-      g_main_context_iteration (NULL, TRUE);
-    }
-  g_source_remove (id);
-}
-
-static void
-fixture_tear_down (Fixture       *f,
-                   gconstpointer  data)
-{
-  gpointer weak = f->sessions;
-
-  wait_no_advances (f);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_object_add_weak_pointer (G_OBJECT (f->sessions), &weak);
-  g_object_unref (f->sessions);
-  /* A worker thread may drop the last reference of a finished task just
-   * after its callback ran. */
-  {
-    gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
-    guint id = g_timeout_add (10, wake_cb, NULL);
-
-    while (weak != NULL)
-      {
-        if (g_get_monotonic_time () > deadline)
-          g_error ("Timed out waiting for the service to go");
-        g_main_context_iteration (NULL, TRUE);
-      }
-    g_source_remove (id);
-  }
-  g_assert_finalize_object (f->index);
-  natter_test_world_free (f->w);
-}
-
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  natter_test_wait_for_pointer ((gpointer *) slot, TIMEOUT_MS);
-  return *slot;
-}
-
-static void
-script (Fixture    *f,
-        const char *first,
-        ...)
-{
-  va_list args;
-
-  va_start (args, first);
-  for (const char *step = first; step != NULL; step = va_arg (args, const char *))
-    natter_fake_model_script (f->w->fakes->model, step, NULL);
-  va_end (args);
-}
-
-static char *
-create_session (Fixture    *f,
-                const char *title)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *id;
-
-  natter_sessions_create_session_async (f->sessions, title, NULL, NULL, NULL, NULL, result_cb, &result);
-  id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  return id;
-}
-
-/* Sends @text and waits until the turn settles. */
-static char *
-send_and_wait (Fixture    *f,
-               const char *session_id,
-               const char *text)
-{
-  g_autoptr(JsonObject) input = json_object_new ();
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GAsyncResult) waited = NULL;
-  g_autoptr(GError) error = NULL;
-  char *turn_id;
-
-  json_object_set_string_member (input, "role", "user");
-  json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &waited);
-  g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, wait_result (&waited), &error));
-  g_assert_no_error (error);
-  wait_no_advances (f);
-  return turn_id;
-}
+typedef NatterTestSessions Fixture;
 
 static char *
 fork_at (Fixture    *f,
@@ -170,8 +27,8 @@ fork_at (Fixture    *f,
   g_autoptr(GError) error = NULL;
   char *id;
 
-  natter_sessions_fork_async (f->sessions, session_id, turn_id, NULL, NULL, result_cb, &result);
-  id = natter_sessions_fork_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_fork_async (f->sessions, session_id, turn_id, NULL, NULL, natter_test_result_cb, &result);
+  id = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   return id;
 }
@@ -184,8 +41,9 @@ branch_at_start (Fixture    *f,
   g_autoptr(GError) error = NULL;
   char *id;
 
-  natter_sessions_create_session_async (f->sessions, NULL, NULL, session_id, NULL, NULL, result_cb, &result);
-  id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_create_session_async (f->sessions, NULL, NULL, session_id, NULL, NULL, natter_test_result_cb,
+                                        &result);
+  id = natter_sessions_create_session_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   return id;
 }
@@ -198,8 +56,8 @@ versions (Fixture    *f,
   g_autoptr(GError) error = NULL;
   GHashTable *table;
 
-  natter_sessions_list_versions_async (f->sessions, session_id, NULL, result_cb, &result);
-  table = natter_sessions_list_versions_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_list_versions_async (f->sessions, session_id, NULL, natter_test_result_cb, &result);
+  table = natter_sessions_list_versions_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   return table;
 }
@@ -246,11 +104,11 @@ static void
 make_conversation (Fixture      *f,
                    Conversation *c)
 {
-  c->session = create_session (f, "Three");
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
-  c->turns[0] = send_and_wait (f, c->session, "Q1");
-  c->turns[1] = send_and_wait (f, c->session, "Q2");
-  c->turns[2] = send_and_wait (f, c->session, "Q3");
+  c->session = natter_test_sessions_create_titled (f, "Three");
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  c->turns[0] = natter_test_sessions_send_and_wait (f, c->session, "Q1");
+  c->turns[1] = natter_test_sessions_send_and_wait (f, c->session, "Q2");
+  c->turns[2] = natter_test_sessions_send_and_wait (f, c->session, "Q3");
 }
 
 /* An edit of the second message, then another: three versions, found
@@ -274,10 +132,10 @@ test_versions_edit (Fixture       *f,
   g_assert_cmpuint (g_hash_table_size (before), ==, 0);
 
   edit1 = fork_at (f, c.session, c.turns[0]);
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
-  edit1_turn = send_and_wait (f, edit1, "Q2, said better");
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  edit1_turn = natter_test_sessions_send_and_wait (f, edit1, "Q2, said better");
   edit2 = fork_at (f, c.session, c.turns[0]);
-  edit2_turn = send_and_wait (f, edit2, "Q2, said best");
+  edit2_turn = natter_test_sessions_send_and_wait (f, edit2, "Q2, said best");
   /* A branch nobody wrote in yet is no version. */
   empty = fork_at (f, c.session, c.turns[0]);
 
@@ -310,8 +168,8 @@ test_versions_first_message (Fixture       *f,
 
   make_conversation (f, &c);
   edit = branch_at_start (f, c.session);
-  script (f, NATTER_FAKE_TEXT_STEP, NULL);
-  edit_turn = send_and_wait (f, edit, "Q1 again");
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  edit_turn = natter_test_sessions_send_and_wait (f, edit, "Q1 again");
   table = versions (f, c.session);
   assert_versions (table, c.turns[0], g_strdup_printf ("%s:%s %s:%s", c.session, c.turns[0], edit, edit_turn));
   from_edit = versions (f, edit);
@@ -334,11 +192,11 @@ test_versions_nested (Fixture       *f,
 
   make_conversation (f, &c);
   edit = fork_at (f, c.session, c.turns[1]);
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
-  edit_first = send_and_wait (f, edit, "Q3 edited");
-  edit_second = send_and_wait (f, edit, "Q4");
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  edit_first = natter_test_sessions_send_and_wait (f, edit, "Q3 edited");
+  edit_second = natter_test_sessions_send_and_wait (f, edit, "Q4");
   inner = fork_at (f, edit, edit_first);
-  inner_turn = send_and_wait (f, inner, "Q4 edited");
+  inner_turn = natter_test_sessions_send_and_wait (f, inner, "Q4 edited");
 
   table = versions (f, inner);
   assert_versions (table, inner_turn, g_strdup_printf ("%s:%s %s:%s", edit, edit_second, inner, inner_turn));
@@ -347,16 +205,85 @@ test_versions_nested (Fixture       *f,
   conversation_clear (&c);
 }
 
+static void
+set_title (Fixture    *f,
+           const char *session_id,
+           const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_set_title_async (f->sessions, session_id, title, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_title_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+/* Families: a branch under its parent's title is a version of the
+ * conversation, a branch with a title of its own (or none) is not; the
+ * head is the version with the latest activity; a rename parts them. */
+static void
+test_families (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *original = natter_test_sessions_create_titled (f, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *edit = NULL;
+  g_autofree char *apart = NULL;
+  g_autofree char *again = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+  g_autoptr(NatterSessionFamilies) same = NULL;
+  g_autoptr(NatterSessionFamilies) renamed = NULL;
+
+  natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":\"Pasta.\"}",
+                               "{\"role\":\"assistant\",\"content\":\"Rice.\"}",
+                               "{\"role\":\"assistant\",\"content\":\"Soup.\"}", NULL);
+  first = natter_test_sessions_send_and_wait (f, original, "What to cook?");
+  edit = branch_at_start (f, original);
+  set_title (f, edit, "Dinner");
+  apart = fork_at (f, original, first);
+  /* A version of the version is still one conversation. */
+  again = branch_at_start (f, edit);
+  set_title (f, again, "Dinner");
+  /* The edit goes on last: it is the one to show. */
+  natter_fake_clock_advance (f->w->clock, 60 * G_USEC_PER_SEC);
+  g_free (natter_test_sessions_send_and_wait (f, edit, "What to cook tonight?"));
+
+  families = natter_session_families_new (G_LIST_MODEL (f->index));
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, original), ==, 3);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, edit), ==, 3);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, apart), ==, 1);
+  g_assert_cmpstr (natter_session_families_get_original (families, again), ==, original);
+  g_assert_cmpstr (natter_session_families_get_original (families, apart), ==, apart);
+  g_assert_cmpstr (natter_session_families_get_head (families, original), ==, edit);
+  g_assert_true (natter_session_families_is_head (families, edit));
+  g_assert_false (natter_session_families_is_head (families, original));
+  g_assert_false (natter_session_families_is_head (families, again));
+  g_assert_true (natter_session_families_is_head (families, apart));
+  g_assert_true (natter_session_families_is_head (families, "2026-01-01T00-00-00Z-0000000-000"));
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, "2026-01-01T00-00-00Z-0000000-000"), ==, 0);
+  same = natter_session_families_new (G_LIST_MODEL (f->index));
+  g_assert_true (natter_session_families_equal_heads (families, same));
+
+  set_title (f, edit, "Supper");
+  renamed = natter_session_families_new (G_LIST_MODEL (f->index));
+  g_assert_false (natter_session_families_equal_heads (families, renamed));
+  g_assert_cmpuint (natter_session_families_get_n_versions (renamed, original), ==, 1);
+  g_assert_cmpuint (natter_session_families_get_n_versions (renamed, edit), ==, 1);
+  g_assert_cmpuint (natter_session_families_get_n_versions (renamed, again), ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
-#define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, natter_test_sessions_set_up, func, natter_test_sessions_tear_down)
   ADD ("/versions/edit", test_versions_edit);
   ADD ("/versions/first-message", test_versions_first_message);
   ADD ("/versions/nested", test_versions_nested);
+  ADD ("/versions/families", test_families);
 #undef ADD
 
   return g_test_run ();

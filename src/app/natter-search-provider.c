@@ -17,6 +17,7 @@
 
 #include "natter-search-provider.h"
 #include "natter-search-index.h"
+#include "natter-session-families.h"
 
 /* How long a search that arrives before the index is loaded waits for it.
  * D-Bus activation starts Natter for the Shell's first query, so that
@@ -178,7 +179,9 @@ compare_newest_first (gconstpointer a,
  * accent-insensitively (titles are casefolded and normalized, and "cafe"
  * finds "Café"), each term a prefix of some word of the title ("uni" finds
  * "Café Ünïcode", "code" does not). Errored and untitled sessions never
- * match. The result is sorted by `updatedAt`, newest first, and holds at
+ * match, and a conversation with several versions (edits, new tries;
+ * natter-session-families.c), all under its title, is offered once, as
+ * its most recently active version, as the sidebar lists it. The result is sorted by `updatedAt`, newest first, and holds at
  * most %NATTER_SEARCH_PROVIDER_MAX_RESULTS ids. Without an index, or when
  * no term contains a word, nothing matches.
  *
@@ -190,6 +193,7 @@ natter_search_provider_search (NatterSearchProvider *self,
                                const char * const   *previous)
 {
   g_autoptr(GPtrArray) hits = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(NatterSessionFamilies) families = NULL;
   GPtrArray *ids;
 
   g_return_val_if_fail (NATTER_IS_SEARCH_PROVIDER (self), NULL);
@@ -197,6 +201,7 @@ natter_search_provider_search (NatterSearchProvider *self,
   ids = g_ptr_array_new_with_free_func (g_free);
   if (self->index == NULL || !terms_have_words (terms))
     return ids;
+  families = natter_session_families_new (G_LIST_MODEL (self->index));
 
   if (previous != NULL)
     {
@@ -207,7 +212,8 @@ natter_search_provider_search (NatterSearchProvider *self,
           NatterSessionIndexEntry *entry = natter_session_index_lookup (self->index, previous[i]);
 
           /* A session deleted since the first search has no entry. */
-          if (entry != NULL && g_hash_table_add (seen, (gpointer) previous[i]) && entry_matches (entry, terms))
+          if (entry != NULL && g_hash_table_add (seen, (gpointer) previous[i]) && entry_matches (entry, terms) &&
+              natter_session_families_is_head (families, previous[i]))
             g_ptr_array_add (hits, g_object_ref (entry));
         }
     }
@@ -219,7 +225,8 @@ natter_search_provider_search (NatterSearchProvider *self,
         {
           g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->index), i);
 
-          if (entry_matches (entry, terms))
+          if (entry_matches (entry, terms) &&
+              natter_session_families_is_head (families, natter_session_index_entry_get_session_id (entry)))
             g_ptr_array_add (hits, g_steal_pointer (&entry));
         }
     }

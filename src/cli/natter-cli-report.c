@@ -15,6 +15,7 @@
 
 #include "natter-cli-private.h"
 #include "natter-provider-error.h"
+#include "natter-session-families.h"
 
 static char *
 node_to_string (JsonNode *node)
@@ -239,44 +240,52 @@ or_dash (const char *text)
 }
 
 /* Prints the session index: one tab-separated line per session, or
- * the entries as a JSON array. */
+ * the entries as a JSON array. Every session is listed; one that is a
+ * version of another conversation (an edit or a new try,
+ * natter-session-families.c) says which: a fifth column "version of ID"
+ * in text, `versionOf` in JSON. */
 void
 natter_cli_print_sessions (Run *run)
 {
   GListModel *index = G_LIST_MODEL (natter_services_get_index (run->services));
+  g_autoptr(NatterSessionFamilies) families = natter_session_families_new (index);
   guint n = g_list_model_get_n_items (index);
-
-  if (run->json)
-    {
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
-      g_autoptr(JsonArray) array = json_array_new ();
-      g_autofree char *text = NULL;
-
-      for (guint i = 0; i < n; i++)
-        {
-          g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
-
-          json_array_add_element (array, natter_session_index_entry_to_json (entry));
-        }
-      json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
-      natter_cli_out (run, "%s\n", text);
-      return;
-    }
+  g_autoptr(JsonArray) array = json_array_new ();
 
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
+      const char *id = natter_session_index_entry_get_session_id (entry);
       const char *error = natter_session_index_entry_get_error (entry);
+      const char *original = natter_session_families_get_original (families, id);
+      gboolean version = g_strcmp0 (original, id) != 0;
 
-      if (error != NULL)
-        natter_cli_out (run, "%s\terror\t%s\t%s\n", natter_session_index_entry_get_session_id (entry),
-                        or_dash (natter_session_index_entry_get_updated_at (entry)), error);
+      if (run->json)
+        {
+          JsonNode *node = natter_session_index_entry_to_json (entry);
+
+          if (version)
+            json_object_set_string_member (json_node_get_object (node), "versionOf", original);
+          json_array_add_element (array, node);
+        }
+      else if (error != NULL)
+        natter_cli_out (run, "%s\terror\t%s\t%s\n", id, or_dash (natter_session_index_entry_get_updated_at (entry)),
+                        error);
       else
-        natter_cli_out (run, "%s\t%s\t%s\t%s\n", natter_session_index_entry_get_session_id (entry),
+        natter_cli_out (run, "%s\t%s\t%s\t%s%s%s\n", id,
                         natter_session_index_entry_get_latest_turn_status (entry),
                         or_dash (natter_session_index_entry_get_updated_at (entry)),
-                        or_dash (natter_session_index_entry_get_title (entry)));
+                        or_dash (natter_session_index_entry_get_title (entry)),
+                        version ? "\tversion of " : "", version ? original : "");
+    }
+  if (run->json)
+    {
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+      g_autofree char *text = NULL;
+
+      json_node_set_array (root, array);
+      text = json_to_string (root, TRUE);
+      natter_cli_out (run, "%s\n", text);
     }
 }
 

@@ -24,6 +24,9 @@
  * of another Natter, rebuilt rather than read. */
 #define SCHEMA_VERSION 1
 
+/* How many words a snippet shows. */
+#define SNIPPET_WORDS 16
+
 /* See STMT_QUERY. */
 #define RANKED_MATCHES 2000
 
@@ -80,10 +83,13 @@ static const char * const stmt_sql[N_STMTS] = {
    * a word said in most of 200,000 turns would take a second to rank in
    * full; capping the candidates by rowid (turns are indexed roughly in
    * the order they were said) keeps every query within milliseconds, and
-   * is exact for any word found fewer times. The snippet takes the column
-   * that matched best, up to 16 words around the match. */
+   * is exact for any word found fewer times. Both columns come marked
+   * whole: the snippet is cut in C (natter-search-snippet.c), since
+   * SQLite's snippet() cuts and marks its tokens, not the words a reader
+   * sees. */
   [STMT_QUERY] =
-    "SELECT t.session_id, t.turn_id, snippet(turn_text, -1, char(2), char(3), '…', 16)"
+    "SELECT t.session_id, t.turn_id, highlight(turn_text, 0, char(2), char(3)),"
+    " highlight(turn_text, 1, char(2), char(3))"
     " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
     " WHERE turn_text MATCH ?1 AND turn_text.rowid >= coalesce((SELECT rowid FROM turn_text"
     "   WHERE turn_text MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET " G_STRINGIFY (RANKED_MATCHES) " - 1), 0)"
@@ -557,6 +563,28 @@ natter_search_hit_free (NatterSearchHit *hit)
   g_free (hit);
 }
 
+static guint
+count_marks (const char *text)
+{
+  guint n = 0;
+
+  for (const char *p = text != NULL ? strchr (text, NATTER_SEARCH_MARK_START[0]) : NULL; p != NULL;
+       p = strchr (p + 1, NATTER_SEARCH_MARK_START[0]))
+    n++;
+  return n;
+}
+
+/* The words around the match in the column that matched more often. */
+static char *
+snippet_of (sqlite3_stmt *s)
+{
+  const char *user = (const char *) sqlite3_column_text (s, 2);
+  const char *answer = (const char *) sqlite3_column_text (s, 3);
+  const char *best = count_marks (answer) > count_marks (user) ? answer : user;
+
+  return natter_search_snippet_from_highlight (best != NULL ? best : "", SNIPPET_WORDS);
+}
+
 /**
  * natter_search_db_query:
  * @db: a connection
@@ -598,7 +626,7 @@ natter_search_db_query (NatterSearchDb  *db,
 
       hit->session_id = g_strdup ((const char *) sqlite3_column_text (s, 0));
       hit->turn_id = g_strdup ((const char *) sqlite3_column_text (s, 1));
-      hit->snippet = g_strdup ((const char *) sqlite3_column_text (s, 2));
+      hit->snippet = snippet_of (s);
       g_ptr_array_add (hits, hit);
     }
   sqlite3_reset (s);

@@ -74,6 +74,8 @@ void             natter_search_hit_free                (NatterSearchHit   *hit);
 char            *natter_search_snippet_to_plain        (const char        *snippet);
 char            *natter_search_snippet_to_markup       (const char        *snippet);
 char            *natter_search_build_match_expression  (const char        *text);
+char            *natter_search_snippet_from_highlight  (const char        *highlighted,
+                                                        guint              n_words);
 
 /**
  * NatterSearchDbError:

@@ -39,6 +39,7 @@ struct _NatterSessionRow
   GtkLabel                *title_label;
   GtkLabel                *subtitle_label;
   GtkLabel                *snippet_label;
+  GtkLabel                *versions_label;
   GtkSpinner              *spinner;
   GtkLabel                *mark_label;
   GtkImage                *mark_icon;
@@ -443,6 +444,7 @@ natter_session_row_class_init (NatterSessionRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, title_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, subtitle_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, snippet_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, versions_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, spinner);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, mark_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, mark_icon);
@@ -533,6 +535,47 @@ natter_session_row_set_snippet (NatterSessionRow *self,
 
   gtk_label_set_markup (self->snippet_label, markup != NULL ? markup : "");
   gtk_widget_set_visible (GTK_WIDGET (self->snippet_label), markup != NULL);
+}
+
+/**
+ * natter_session_row_set_n_versions:
+ * @self: a row
+ * @n_versions: how many versions the conversation has (edits, new
+ *   tries), the one shown included
+ *
+ * Says under the title that the conversation has other versions, which
+ * the "‹ n/N ›" of its messages reach; nothing for 1 (or 0).
+ */
+void
+natter_session_row_set_n_versions (NatterSessionRow *self,
+                                   guint             n_versions)
+{
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (NATTER_IS_SESSION_ROW (self));
+
+  if (n_versions > 1)
+    /* Translators: under a conversation's title in the sidebar: it was
+     * edited or tried again, and has this many versions */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u version", "%u versions", n_versions), n_versions);
+  gtk_label_set_text (self->versions_label, text != NULL ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->versions_label), text != NULL);
+}
+
+/**
+ * natter_session_row_get_versions_text:
+ * @self: a row
+ *
+ * Returns: (transfer none) (nullable): the "n versions" shown, or %NULL
+ */
+const char *
+natter_session_row_get_versions_text (NatterSessionRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_ROW (self), NULL);
+
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->versions_label)))
+    return NULL;
+  return gtk_label_get_text (self->versions_label);
 }
 
 /**

@@ -37,6 +37,9 @@ NatterSessionIndexEntry *natter_session_row_get_entry       (NatterSessionRow   
 void                     natter_session_row_set_snippet     (NatterSessionRow        *self,
                                                              const char              *markup);
 const char              *natter_session_row_get_snippet     (NatterSessionRow        *self);
+void                     natter_session_row_set_n_versions  (NatterSessionRow        *self,
+                                                             guint                    n_versions);
+const char              *natter_session_row_get_versions_text (NatterSessionRow      *self);
 const char              *natter_session_row_get_title       (NatterSessionRow        *self);
 const char              *natter_session_row_get_status_mark (NatterSessionRow        *self);
 const char              *natter_session_row_get_time_text   (NatterSessionRow        *self);

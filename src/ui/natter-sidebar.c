@@ -28,6 +28,7 @@
 
 #include "config.h"
 
+#include "natter-family-filter.h"
 #include "natter-sidebar.h"
 
 /* Enough for a sidebar: more hits than that means the words say little. */
@@ -47,6 +48,7 @@ struct _NatterSidebar
   GtkStringFilter      *title_filter;
   GtkCustomFilter      *hidden_filter;
   GtkCustomFilter      *content_filter;
+  NatterFamilyFilter   *family_filter;    /* one row per conversation, not per version */
 
   /* Searching by content */
   NatterSearchIndex    *search;
@@ -66,8 +68,6 @@ struct _NatterSidebar
   guint                 scroll_stable_frames;
 
   guint                 list_key_id;      /* a key press in the list is being handled */
-  guint                 focus_row_tries;
-  char                 *focus_row_id;     /* the row natter_sidebar_focus_position() wants */
 
   /* Template children */
   GtkSearchBar         *search_bar;
@@ -320,17 +320,17 @@ row_setup_cb (GtkSignalListItemFactory *factory,
 }
 
 /* A row shows the words that matched while a search found its
- * conversation by them. */
+ * conversation by them, and how many versions the conversation has. */
 static void
 update_row_snippet (NatterSidebar    *self,
                     NatterSessionRow *row)
 {
   NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
-  SidebarHit *hit = entry != NULL ? g_hash_table_lookup (self->content_hits,
-                                                         natter_session_index_entry_get_session_id (entry))
-                                  : NULL;
+  const char *id = entry != NULL ? natter_session_index_entry_get_session_id (entry) : NULL;
+  SidebarHit *hit = id != NULL ? g_hash_table_lookup (self->content_hits, id) : NULL;
 
   natter_session_row_set_snippet (row, hit != NULL ? hit->markup : NULL);
+  natter_session_row_set_n_versions (row, natter_family_filter_get_n_versions (self->family_filter, id));
 }
 
 static void
@@ -360,12 +360,20 @@ row_unbind_cb (GtkSignalListItemFactory *factory,
 /* The search */
 
 static void
-set_hits (NatterSidebar *self,
-          GPtrArray     *hits)
+update_rows (NatterSidebar *self)
 {
   GHashTableIter iter;
   gpointer row;
 
+  g_hash_table_iter_init (&iter, self->bound_rows);
+  while (g_hash_table_iter_next (&iter, &row, NULL))
+    update_row_snippet (self, row);
+}
+
+static void
+set_hits (NatterSidebar *self,
+          GPtrArray     *hits)
+{
   g_hash_table_remove_all (self->content_hits);
   for (guint i = 0; hits != NULL && i < hits->len; i++)
     {
@@ -383,9 +391,7 @@ set_hits (NatterSidebar *self,
     }
   if (self->content_filter != NULL)
     gtk_filter_changed (GTK_FILTER (self->content_filter), GTK_FILTER_CHANGE_DIFFERENT);
-  g_hash_table_iter_init (&iter, self->bound_rows);
-  while (g_hash_table_iter_next (&iter, &row, NULL))
-    update_row_snippet (self, row);
+  update_rows (self);
   update_page (self);
   if (self->selection != NULL)
     sync_selection (self);
@@ -446,6 +452,7 @@ search_changed_cb (NatterSidebar *self)
       self->scroll_before_search = -1;
     }
   gtk_string_filter_set_search (self->title_filter, text);
+  natter_family_filter_set_enabled (self->family_filter, text[0] == '\0');
   search_content (self, text);
   update_page (self);
   /* The search may have dropped the open conversation's row: it is
@@ -491,6 +498,9 @@ natter_sidebar_dispose (GObject *object)
   g_clear_object (&self->title_filter);
   g_clear_object (&self->hidden_filter);
   g_clear_object (&self->content_filter);
+  if (self->family_filter != NULL)
+    g_signal_handlers_disconnect_by_data (self->family_filter, self);
+  g_clear_object (&self->family_filter);
   g_clear_object (&self->sessions);
   g_clear_object (&self->hub);
   g_clear_object (&self->ticker);
@@ -507,7 +517,6 @@ natter_sidebar_finalize (GObject *object)
   g_clear_pointer (&self->content_hits, g_hash_table_unref);
   g_clear_pointer (&self->bound_rows, g_hash_table_unref);
   g_clear_pointer (&self->selected_id, g_free);
-  g_clear_pointer (&self->focus_row_id, g_free);
 
   G_OBJECT_CLASS (natter_sidebar_parent_class)->finalize (object);
 }
@@ -663,7 +672,8 @@ natter_sidebar_new (void)
  * @ticker: the minute ticker the rows' relative times share
  *
  * Builds the list over natter_sessions_list_sessions(): index → filter
- * (search, hidden rows) → sort (newest first) → selection. Called once;
+ * (search, hidden rows, one row per conversation however many versions
+ * it has, natter-family-filter.c) → sort (newest first) → selection. Called once;
  * the sidebar keeps a reference to each service.
  */
 void
@@ -697,6 +707,9 @@ natter_sidebar_set_services (NatterSidebar      *self,
   filter = gtk_every_filter_new ();
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), GTK_FILTER (search));
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->hidden_filter)));
+  self->family_filter = natter_family_filter_new (G_LIST_MODEL (natter_sessions_list_sessions (sessions)));
+  g_signal_connect_swapped (self->family_filter, "changed", G_CALLBACK (update_rows), self);
+  gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->family_filter)));
   self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (natter_sessions_list_sessions (sessions))),
                                                   GTK_FILTER (filter));
   self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->filter_model)),
@@ -828,83 +841,6 @@ natter_sidebar_set_hidden (NatterSidebar *self,
   sync_selection (self);
   if (!hidden)
     keep_scroll (self, scroll);
-}
-
-/* The list makes the row's widget only when it lays out, a frame after
- * the model changed; until then the list itself holds the focus. */
-static gboolean
-grab_row (NatterSidebar *self)
-{
-  for (GtkWidget *item = gtk_widget_get_first_child (GTK_WIDGET (self->session_list));
-       item != NULL;
-       item = gtk_widget_get_next_sibling (item))
-    {
-      GtkWidget *row = gtk_widget_get_first_child (item);
-      NatterSessionIndexEntry *entry;
-
-      if (row == NULL || !NATTER_IS_SESSION_ROW (row) || !gtk_widget_get_child_visible (item))
-        continue;
-      entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
-      if (entry != NULL &&
-          g_strcmp0 (natter_session_index_entry_get_session_id (entry), self->focus_row_id) == 0)
-        return gtk_widget_grab_focus (item);
-    }
-  return FALSE;
-}
-
-static gboolean
-focus_row_tick_cb (GtkWidget     *list,
-                   GdkFrameClock *clock,
-                   gpointer       user_data)
-{
-  NatterSidebar *self = user_data;
-  GtkRoot *root = gtk_widget_get_root (list);
-
-  /* The user went elsewhere meanwhile: leave them there. */
-  if (root == NULL || gtk_root_get_focus (root) != list)
-    return G_SOURCE_REMOVE;
-  if (grab_row (self))
-    return G_SOURCE_REMOVE;
-  return ++self->focus_row_tries < 10 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
-}
-
-/**
- * natter_sidebar_focus_position:
- * @self: the sidebar
- * @position: a row's position; past the end means the last row
- * @select: whether the row is also selected (which opens it)
- *
- * Gives the keyboard focus to the row at @position, scrolling to it; the
- * list itself holds the focus until the row's widget exists.
- *
- * Returns: %FALSE, doing nothing, when the list is empty
- */
-gboolean
-natter_sidebar_focus_position (NatterSidebar *self,
-                               guint          position,
-                               gboolean       select)
-{
-  g_autoptr(NatterSessionIndexEntry) entry = NULL;
-  guint n;
-
-  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), FALSE);
-
-  n = self->sort_model != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->sort_model)) : 0;
-  if (n == 0)
-    return FALSE;
-  position = MIN (position, n - 1);
-  if (select)
-    gtk_single_selection_set_selected (self->selection, position);
-  entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), position);
-  g_free (self->focus_row_id);
-  self->focus_row_id = g_strdup (natter_session_index_entry_get_session_id (entry));
-  gtk_widget_activate_action (GTK_WIDGET (self->session_list), "list.scroll-to-item", "u", position);
-  if (grab_row (self))
-    return TRUE;
-  gtk_widget_grab_focus (GTK_WIDGET (self->session_list));
-  self->focus_row_tries = 0;
-  gtk_widget_add_tick_callback (GTK_WIDGET (self->session_list), focus_row_tick_cb, self, NULL);
-  return TRUE;
 }
 
 /**

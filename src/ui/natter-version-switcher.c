@@ -4,7 +4,8 @@
  *
  * "‹ 1/2 ›" under a message that has versions (an edit, a new try): the
  * arrows open the conversation of the version before or after this one
- * (win.open-version), the label says which one this is. The versions are
+ * at that version of the message (win.open-version, with the session and
+ * the turn), the label says which one this is. The versions are
  * the session service's (natter_sessions_list_versions_async()).
  */
 
@@ -108,7 +109,7 @@ point_at (GtkWidget  *button,
     }
   version = g_ptr_array_index (versions, index);
   /* The target first: an action name without its target warns. */
-  gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", version->session_id);
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "(ss)", version->session_id, version->turn_id);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.open-version");
   gtk_widget_set_sensitive (button, TRUE);
 }

@@ -284,7 +284,7 @@ try_again_activated (GtkWidget  *widget,
    * has no answer to keep: trying again is a new turn with the same words
    * (turn-runtime.md §9). */
   if (state != NULL && natter_derive_turn_status (state) == NATTER_TURN_STATUS_COMPLETED)
-    _natter_window_send_version (self, g_variant_get_string (parameter, NULL), text);
+    _natter_window_try_again_version (self, g_variant_get_string (parameter, NULL), text);
   else
     _natter_window_send_text (self, text, FALSE);
 }

@@ -681,7 +681,7 @@ composer_send_cb (NatterWindow *self,
   g_hash_table_remove (self->drafts, self->session_id);
   /* An edited message is a new version, never a change of the old. */
   if (editing != NULL)
-    _natter_window_send_version (self, editing, text);
+    _natter_window_send_version (self, editing, text, natter_composer_take_attachments (self->composer));
   else
     _natter_window_send_message (self, text, natter_composer_take_attachments (self->composer), TRUE);
 }

@@ -157,7 +157,12 @@ _natter_window_versions_items_changed_cb (NatterWindow *self,
 void
 _natter_window_send_version (NatterWindow *self,
                              const char   *turn_id,
-                             const char   *text);
+                             const char   *text,
+                             GPtrArray    *sources);
+void
+_natter_window_try_again_version (NatterWindow *self,
+                                  const char   *turn_id,
+                                  const char   *text);
 void
 _natter_window_class_versions_init (GtkWidgetClass *widget_class);
 

@@ -9,6 +9,7 @@
  * new words there. Try Again on an answer does the same with the same
  * words. Nothing is discarded: every message that has versions shows
  * "‹ n/N ›", and the arrows open the conversation of the other version
+ * scrolled to that version of the message
  * (natter_sessions_list_versions_async()).
  */
 
@@ -18,6 +19,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-attachment-reuse.h"
 #include "natter-session-error.h"
 #include "natter-turn-item.h"
 #include "natter-window-private.h"
@@ -120,6 +122,7 @@ typedef struct
 {
   NatterWindow *self;
   char         *text;
+  GPtrArray    *sources;   /* nullable: NatterAttachmentSource */
 } VersionData;
 
 static void
@@ -127,6 +130,7 @@ version_data_free (VersionData *data)
 {
   g_object_unref (data->self);
   g_free (data->text);
+  g_clear_pointer (&data->sources, g_ptr_array_unref);
   g_free (data);
 }
 
@@ -153,11 +157,13 @@ branched_cb (GObject      *source,
           /* The words are not lost: they go back into the composer. */
           _natter_window_show_error (self, NULL, _("The new version could not be made"), error, NULL);
           natter_composer_set_text (self->composer, data->text);
+          if (data->sources != NULL)
+            natter_composer_restore_attachments (self->composer, data->sources);
         }
       return;
     }
   natter_window_open_session (self, session_id);
-  _natter_window_send_text (self, data->text, TRUE);
+  _natter_window_send_message (self, data->text, g_steal_pointer (&data->sources), TRUE);
 }
 
 /**
@@ -166,15 +172,19 @@ branched_cb (GObject      *source,
  * @turn_id: a settled turn of the open conversation (its own or one it
  *   shows from the conversation it branched from)
  * @text: the message's new words
+ * @sources: (transfer full) (nullable) (element-type NatterAttachmentSource):
+ *   its attachments
  *
  * Makes a new version of @turn_id's message: a branch at the turn before
- * it, with the open conversation's title, opened, with @text sent there.
- * The first message has no turn before it: its branch starts from nothing.
+ * it, with the open conversation's title, opened, with @text and
+ * @sources sent there. The first message has no turn before it: its
+ * branch starts from nothing.
  */
 void
 _natter_window_send_version (NatterWindow *self,
                              const char   *turn_id,
-                             const char   *text)
+                             const char   *text,
+                             GPtrArray    *sources)
 {
   NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
   NatterTurnState *state = item != NULL ? natter_turn_item_get_state (item) : NULL;
@@ -185,7 +195,10 @@ _natter_window_send_version (NatterWindow *self,
   JsonNode *context;
 
   if (state == NULL || self->session_id == NULL || self->entry == NULL)
-    return;
+    {
+      g_clear_pointer (&sources, g_ptr_array_unref);
+      return;
+    }
   owner = natter_turn_item_get_inherited_from (item) != NULL ? natter_turn_item_get_inherited_from (item)
                                                                : self->session_id;
   context = json_object_get_member (natter_turn_state_get_definition (state), "context");
@@ -196,6 +209,7 @@ _natter_window_send_version (NatterWindow *self,
   data = g_new0 (VersionData, 1);
   data->self = g_object_ref (self);
   data->text = g_strdup (text);
+  data->sources = sources;
   if (previous != NULL)
     {
       NatterTurnItem *before = natter_timeline_model_lookup_any (self->timeline, previous);
@@ -221,6 +235,141 @@ _natter_window_send_version (NatterWindow *self,
 
 /* Actions */
 
+typedef struct
+{
+  GWeakRef  self;
+  char     *turn_id;
+} CarryData;
+
+static void
+carry_data_free (CarryData *data)
+{
+  g_weak_ref_clear (&data->self);
+  g_free (data->turn_id);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CarryData, carry_data_free)
+
+static void
+attachments_loaded_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_autoptr(CarryData) data = user_data;
+  g_autoptr(NatterWindow) self = g_weak_ref_get (&data->self);
+  g_autoptr(GPtrArray) sources = NULL;
+  g_autoptr(GError) error = NULL;
+
+  sources = natter_attachments_load_finish (result, &error);
+  /* The edit was sent or given up meanwhile: nothing to carry into. */
+  if (self == NULL || g_strcmp0 (self->editing_turn_id, data->turn_id) != 0)
+    return;
+  if (sources == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("The attachments of the message could not be added to the edit"),
+                                   error, NULL);
+      return;
+    }
+  natter_composer_restore_attachments (self->composer, sources);
+}
+
+/* The edit starts with the attachments the message was sent with, as
+ * chips the user can remove: the new version references the same
+ * blobs unless they do. */
+static void
+carry_attachments (NatterWindow   *self,
+                   NatterTurnItem *item,
+                   const char     *turn_id)
+{
+  g_autoptr(GPtrArray) parts = natter_turn_item_dup_attachments (item);
+  CarryData *data;
+
+  g_ptr_array_unref (natter_composer_take_attachments (self->composer));
+  if (parts->len == 0 || self->blobs == NULL)
+    return;
+  data = g_new0 (CarryData, 1);
+  g_weak_ref_init (&data->self, self);
+  data->turn_id = g_strdup (turn_id);
+  natter_attachments_load_async (self->blobs, parts, self->cancellable, attachments_loaded_cb, data);
+}
+
+typedef struct
+{
+  GWeakRef  self;
+  char     *turn_id;
+  char     *text;
+} RetryData;
+
+static void
+retry_data_free (RetryData *data)
+{
+  g_weak_ref_clear (&data->self);
+  g_free (data->turn_id);
+  g_free (data->text);
+  g_free (data);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RetryData, retry_data_free)
+
+static void
+retry_loaded_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(RetryData) data = user_data;
+  g_autoptr(NatterWindow) self = g_weak_ref_get (&data->self);
+  g_autoptr(GError) error = NULL;
+  GPtrArray *sources = natter_attachments_load_finish (result, &error);
+
+  if (self == NULL)
+    {
+      g_clear_pointer (&sources, g_ptr_array_unref);
+      return;
+    }
+  /* Another answer to the message without its attachments would answer
+   * another question: nothing is sent. */
+  if (sources == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("The message could not be sent again"), error, NULL);
+      return;
+    }
+  _natter_window_send_version (self, data->turn_id, data->text, sources);
+}
+
+/**
+ * _natter_window_try_again_version:
+ * @self: the window
+ * @turn_id: a completed turn of the open conversation
+ * @text: its message's words
+ *
+ * Another answer to @turn_id's message as a new version of it, with the
+ * same words and the same attachments (read back from their blobs
+ * first), so that the answer shown stays one arrow away.
+ */
+void
+_natter_window_try_again_version (NatterWindow *self,
+                                  const char   *turn_id,
+                                  const char   *text)
+{
+  NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
+  g_autoptr(GPtrArray) parts = item != NULL ? natter_turn_item_dup_attachments (item) : NULL;
+  RetryData *data;
+
+  if (parts == NULL || parts->len == 0 || self->blobs == NULL)
+    {
+      _natter_window_send_version (self, turn_id, text, NULL);
+      return;
+    }
+  data = g_new0 (RetryData, 1);
+  g_weak_ref_init (&data->self, self);
+  data->turn_id = g_strdup (turn_id);
+  data->text = g_strdup (text);
+  natter_attachments_load_async (self->blobs, parts, self->cancellable, retry_loaded_cb, data);
+}
+
 static void
 edit_message_activated (GtkWidget  *widget,
                         const char *action_name,
@@ -236,12 +385,14 @@ edit_message_activated (GtkWidget  *widget,
   g_free (self->editing_turn_id);
   self->editing_turn_id = g_strdup (turn_id);
   natter_composer_set_text (self->composer, text);
+  carry_attachments (self, item, turn_id);
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
   natter_conversation_view_set_editing (self->conversation_view, TRUE);
   _natter_window_update_keyboard_actions (self);
 }
 
-/* Back to an ordinary message: the edited words go, nothing was sent. */
+/* Back to an ordinary message: the edited words and attachments go,
+ * nothing was sent. */
 static void
 cancel_edit_activated (GtkWidget  *widget,
                        const char *action_name,
@@ -254,22 +405,31 @@ cancel_edit_activated (GtkWidget  *widget,
   g_clear_pointer (&self->editing_turn_id, g_free);
   natter_conversation_view_set_editing (self->conversation_view, FALSE);
   natter_composer_set_text (self->composer, NULL);
+  g_ptr_array_unref (natter_composer_take_attachments (self->composer));
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
   _natter_window_update_keyboard_actions (self);
 }
 
+/* Another version opens where the one left was: at its version of the
+ * message, not at the bottom of its conversation. */
 static void
 open_version_activated (GtkWidget  *widget,
                         const char *action_name,
                         GVariant   *parameter)
 {
-  natter_window_open_session (NATTER_WINDOW (widget), g_variant_get_string (parameter, NULL));
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *session_id;
+  const char *turn_id;
+
+  g_variant_get (parameter, "(&s&s)", &session_id, &turn_id);
+  if (natter_window_open_session (self, session_id))
+    _natter_window_reveal_turn (self, turn_id);
 }
 
 void
 _natter_window_class_versions_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.edit-message", "s", edit_message_activated);
-  gtk_widget_class_install_action (widget_class, "win.open-version", "s", open_version_activated);
+  gtk_widget_class_install_action (widget_class, "win.open-version", "(ss)", open_version_activated);
   gtk_widget_class_install_action (widget_class, "win.cancel-edit", NULL, cancel_edit_activated);
 }

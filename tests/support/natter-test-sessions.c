@@ -5,6 +5,14 @@
 
 #include "natter-test-sessions.h"
 
+static void
+changed_cb (NatterSessions     *sessions,
+            const char         *session_id,
+            NatterTestSessions *t)
+{
+  t->n_changed++;
+}
+
 void
 natter_test_sessions_set_up (NatterTestSessions *t,
                              gconstpointer       data)
@@ -13,6 +21,18 @@ natter_test_sessions_set_up (NatterTestSessions *t,
   t->index = natter_session_index_new ();
   t->sessions = natter_sessions_new (t->w->session_repo, t->w->turn_repo, t->w->runtime, t->w->hub,
                                      NATTER_CLOCK (t->w->clock), t->w->ids, t->index);
+  g_signal_connect (t->sessions, "session-index-changed", G_CALLBACK (changed_cb), t);
+}
+
+/* The same, with a blob store in the world's storage that the runtime
+ * reads attachments from. */
+void
+natter_test_sessions_set_up_with_blobs (NatterTestSessions *t,
+                                        gconstpointer       data)
+{
+  natter_test_sessions_set_up (t, data);
+  t->blobs = natter_blob_store_new (t->w->storage);
+  natter_turn_runtime_set_blob_store (t->w->runtime, t->blobs);
 }
 
 static gboolean
@@ -35,7 +55,7 @@ natter_test_sessions_tear_down (NatterTestSessions *t,
 {
   gpointer weak = t->sessions;
 
-  natter_test_sessions_wait_until (t, all_advances_done, NULL);
+  natter_test_sessions_wait_idle (t);
   while (g_main_context_iteration (NULL, FALSE))
     ;
   /* A worker thread may drop the last reference of a finished task just
@@ -45,6 +65,7 @@ natter_test_sessions_tear_down (NatterTestSessions *t,
   natter_test_sessions_wait_until (t, pointer_cleared, &weak);
   g_assert_finalize_object (t->index);
   natter_test_world_free (t->w);
+  g_clear_object (&t->blobs);
 }
 
 void
@@ -107,6 +128,13 @@ natter_test_sessions_wait_status (NatterTestSessions *t,
   natter_test_sessions_wait_until (t, status_is, pair);
 }
 
+/* Waits until no turn of the service advances any more. */
+void
+natter_test_sessions_wait_idle (NatterTestSessions *t)
+{
+  natter_test_sessions_wait_until (t, all_advances_done, NULL);
+}
+
 void
 natter_test_sessions_script (NatterTestSessions *t,
                              const char         *first,
@@ -123,11 +151,18 @@ natter_test_sessions_script (NatterTestSessions *t,
 char *
 natter_test_sessions_create (NatterTestSessions *t)
 {
+  return natter_test_sessions_create_titled (t, NULL);
+}
+
+char *
+natter_test_sessions_create_titled (NatterTestSessions *t,
+                                    const char         *title)
+{
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   char *id;
 
-  natter_sessions_create_session_async (t->sessions, NULL, NULL, NULL, NULL, NULL, natter_test_result_cb, &result);
+  natter_sessions_create_session_async (t->sessions, title, NULL, NULL, NULL, NULL, natter_test_result_cb, &result);
   id = natter_sessions_create_session_finish (t->sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   return id;
@@ -148,6 +183,26 @@ natter_test_sessions_send (NatterTestSessions  *t,
   json_object_set_string_member (input, "content", text);
   natter_sessions_send_message_async (t->sessions, session_id, input, options, NULL, natter_test_result_cb, &result);
   return natter_sessions_send_message_finish (t->sessions, natter_test_sessions_wait_result (&result), error);
+}
+
+/* Sends @text as the fake "helper" agent and waits until the turn has
+ * settled and the service is idle. */
+char *
+natter_test_sessions_send_and_wait (NatterTestSessions *t,
+                                    const char         *session_id,
+                                    const char         *text)
+{
+  g_autoptr(GAsyncResult) waited = NULL;
+  g_autoptr(GError) error = NULL;
+  char *turn_id = natter_test_sessions_send (t, session_id, text, &error);
+
+  g_assert_no_error (error);
+  natter_sessions_wait_for_turn_async (t->sessions, turn_id, NULL, natter_test_result_cb, &waited);
+  g_assert_true (natter_sessions_wait_for_turn_finish (t->sessions, natter_test_sessions_wait_result (&waited),
+                                                       &error));
+  g_assert_no_error (error);
+  natter_test_sessions_wait_idle (t);
+  return turn_id;
 }
 
 NatterSessionState *

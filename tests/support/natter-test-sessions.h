@@ -3,13 +3,15 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A session service over the fake world (natter-test-fakes.h), and the
- * driving the tests of grants and queued messages share: wait for an
- * async result or a condition by iterating the main loop with a timeout,
- * create a session, send, read a log.
+ * driving the tests of the session service share (grants, queued
+ * messages, versions, export and import): wait for an async result or a
+ * condition by iterating the main loop with a timeout, create a session,
+ * send, read a log.
  */
 
 #pragma once
 
+#include "natter-blob-store.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 #include "natter-test-fakes.h"
@@ -23,6 +25,8 @@ typedef struct
   NatterTestWorld    *w;
   NatterSessionIndex *index;
   NatterSessions     *sessions;
+  NatterBlobStore    *blobs;       /* only with natter_test_sessions_set_up_with_blobs() */
+  guint               n_changed;   /* "session-index-changed" emissions so far */
 } NatterTestSessions;
 
 typedef gboolean (*NatterTestCondition) (NatterTestSessions *t,
@@ -30,6 +34,8 @@ typedef gboolean (*NatterTestCondition) (NatterTestSessions *t,
 
 void          natter_test_sessions_set_up      (NatterTestSessions  *t,
                                                 gconstpointer        data);
+void          natter_test_sessions_set_up_with_blobs (NatterTestSessions *t,
+                                                      gconstpointer       data);
 void          natter_test_sessions_tear_down   (NatterTestSessions  *t,
                                                 gconstpointer        data);
 
@@ -46,15 +52,21 @@ void          natter_test_sessions_wait_until  (NatterTestSessions  *t,
 void          natter_test_sessions_wait_status (NatterTestSessions  *t,
                                                 const char          *session_id,
                                                 const char          *status);
+void          natter_test_sessions_wait_idle   (NatterTestSessions  *t);
 
 void          natter_test_sessions_script      (NatterTestSessions  *t,
                                                 const char          *first,
                                                 ...) G_GNUC_NULL_TERMINATED;
 char         *natter_test_sessions_create      (NatterTestSessions  *t);
+char         *natter_test_sessions_create_titled (NatterTestSessions *t,
+                                                  const char         *title);
 char         *natter_test_sessions_send        (NatterTestSessions  *t,
                                                 const char          *session_id,
                                                 const char          *text,
                                                 GError             **error);
+char         *natter_test_sessions_send_and_wait (NatterTestSessions *t,
+                                                  const char         *session_id,
+                                                  const char         *text);
 NatterSessionState *natter_test_sessions_get   (NatterTestSessions  *t,
                                                 const char          *session_id);
 GPtrArray    *natter_test_sessions_read        (NatterJsonlRepo     *repo,

@@ -301,6 +301,144 @@ test_screenshot (Fixture       *f,
   ui_save_window (GTK_WIDGET (f->window), "attachments.png");
 }
 
+typedef struct
+{
+  Fixture    *f;
+  const char *not;
+} OtherOpen;
+
+/* The window shows a session other than @not, its latest turn settled. */
+static gboolean
+other_version_open (gpointer data)
+{
+  OtherOpen *o = data;
+  const char *open = natter_window_get_session_id (o->f->window);
+  NatterSessionIndexEntry *entry = open != NULL ? natter_session_index_lookup (o->f->u->index, open) : NULL;
+
+  return entry != NULL && g_strcmp0 (open, o->not) != 0 &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0 &&
+         ui_no_advances (o->f->u);
+}
+
+/* Editing a message that was sent with attachments starts with them in
+ * the composer, as chips that can be removed; the new version's turn
+ * references the ones kept, the same blobs. */
+static void
+test_edit_carries_attachments (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(JsonArray) parts = NULL;
+  g_autoptr(JsonObject) input = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) chips = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) kept = NULL;
+  NatterComposer *composer = composer_of (f);
+  ChipCount count = { composer, 2 };
+  NatterSessionIndexEntry *entry;
+  OtherOpen other = { f, f->session_id };
+
+  natter_fake_model_script (f->u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Hello.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Blue and plum.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Blue.\"}", NULL);
+  first = ui_send (f->u, f->session_id, "Hi");
+  ui_wait_turn (f->u, first);
+  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->png_file));
+  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
+  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
+  g_assert_no_error (error);
+  input = natter_user_message_new ("What is in these?", parts);
+  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  ui_wait_turn (f->u, turn_id);
+  ui_wait_until (ui_timeline_loaded, f->window);
+  ui_wait_until (image_shown, f->window);
+
+  /* Edit: the words and both attachments, as chips, in the composer. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-message", "s", turn_id));
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 2);
+  g_assert_true (ui_label_shown (composer, "gradient.png"));
+  g_assert_true (ui_label_shown (composer, "notes.txt"));
+  g_assert_true (ui_label_shown (composer, "16 bytes"));
+
+  /* One removed, the other kept and sent with the new words. */
+  chips = ui_find_all (composer, NATTER_TYPE_ATTACHMENT_CHIP);
+  g_assert_cmpstr (natter_attachment_chip_get_name (g_ptr_array_index (chips, 1)), ==, "notes.txt");
+  g_signal_emit_by_name (g_ptr_array_index (chips, 1), "remove");
+  count.n = 1;
+  ui_wait_until (has_n_chips, &count);
+  natter_composer_set_text (composer, "What is in this one?");
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (other_version_open, &other);
+
+  entry = natter_session_index_lookup (f->u->index, natter_window_get_session_id (f->window));
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (entry), ==, f->session_id);
+  events = ui_get_turn (f->u, natter_session_index_entry_get_latest_turn_id (entry));
+  kept = natter_message_dup_blob_parts (json_object_get_object_member (ui_find_event (events, "turn_created", NULL),
+                                                                       "input"));
+  g_assert_cmpuint (kept->len, ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (kept->pdata[0], "sha256"), ==,
+                   json_object_get_string_member (json_array_get_object_element (parts, 0), "sha256"));
+  g_assert_cmpstr (json_object_get_string_member (kept->pdata[0], "name"), ==, "gradient.png");
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
+}
+
+/* Try Again on a message sent with attachments asks again with them:
+ * the new version's turn references the same blobs. */
+static void
+test_try_again_keeps_attachments (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(JsonArray) parts = NULL;
+  g_autoptr(JsonObject) input = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) kept = NULL;
+  NatterSessionIndexEntry *entry;
+  OtherOpen other = { f, f->session_id };
+
+  natter_fake_model_script (f->u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Blue.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Blue, and plum.\"}", NULL);
+  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->png_file));
+  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
+  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
+  g_assert_no_error (error);
+  input = natter_user_message_new ("What is in these?", parts);
+  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  ui_wait_turn (f->u, turn_id);
+  ui_wait_until (ui_timeline_loaded, f->window);
+  ui_wait_until (image_shown, f->window);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.try-again", "s", turn_id));
+  ui_wait_until (other_version_open, &other);
+  entry = natter_session_index_lookup (f->u->index, natter_window_get_session_id (f->window));
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (entry), ==, f->session_id);
+  events = ui_get_turn (f->u, natter_session_index_entry_get_latest_turn_id (entry));
+  kept = natter_message_dup_blob_parts (json_object_get_object_member (ui_find_event (events, "turn_created", NULL),
+                                                                       "input"));
+  g_assert_cmpuint (kept->len, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    g_assert_cmpstr (json_object_get_string_member (kept->pdata[i], "sha256"), ==,
+                     json_object_get_string_member (json_array_get_object_element (parts, i), "sha256"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -313,6 +451,8 @@ main (int   argc,
   ADD ("/attachments/drop-and-send", test_drop_and_send);
   ADD ("/attachments/paste", test_paste);
   ADD ("/attachments/screenshot", test_screenshot);
+  ADD ("/attachments/edit-carries-attachments", test_edit_carries_attachments);
+  ADD ("/attachments/try-again-keeps-attachments", test_try_again_keeps_attachments);
 #undef ADD
 
   status = g_test_run ();

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-session-row.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
 #include "natter-version-switcher.h"
@@ -51,12 +52,28 @@ child_at (GtkWidget *widget,
   return child;
 }
 
+/* The session a switcher arrow opens. */
 static const char *
 target_of (GtkWidget *button)
 {
   GVariant *target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (button));
+  const char *session_id = NULL;
 
-  return target != NULL ? g_variant_get_string (target, NULL) : NULL;
+  if (target != NULL)
+    g_variant_get (target, "(&s&s)", &session_id, NULL);
+  return session_id;
+}
+
+/* The message an arrow opens the other version at. */
+static const char *
+turn_target_of (GtkWidget *button)
+{
+  GVariant *target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (button));
+  const char *turn_id = NULL;
+
+  if (target != NULL)
+    g_variant_get (target, "(&s&s)", NULL, &turn_id);
+  return turn_id;
 }
 
 static void
@@ -77,6 +94,8 @@ test_switcher_widget (void)
   g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (previous)), ==, "win.open-version");
   g_assert_cmpstr (target_of (previous), ==, "s1");
   g_assert_cmpstr (target_of (next), ==, "s3");
+  g_assert_cmpstr (turn_target_of (previous), ==, "t1");
+  g_assert_cmpstr (turn_target_of (next), ==, "t3");
   g_assert_true (gtk_widget_get_sensitive (previous));
   g_assert_true (gtk_widget_get_sensitive (next));
 
@@ -332,6 +351,111 @@ test_edit_message (void)
 typedef struct
 {
   NatterWindow *window;
+  const char   *session_id;
+  const char   *turn_id;
+} TurnWait;
+
+/* @session_id is open and the row of @turn_id is on screen, within the
+ * timeline's viewport. */
+static gboolean
+turn_in_view (gpointer data)
+{
+  TurnWait *w = data;
+  GtkWidget *list = natter_window_get_timeline_list (w->window);
+  GtkWidget *scroller = gtk_widget_get_ancestor (list, GTK_TYPE_SCROLLED_WINDOW);
+  NatterTurnRow *row;
+  graphene_rect_t bounds;
+
+  ui_settle ();
+  if (g_strcmp0 (natter_window_get_session_id (w->window), w->session_id) != 0)
+    return FALSE;
+  row = find_row (w->window, w->turn_id);
+  if (row == NULL || !gtk_widget_get_mapped (GTK_WIDGET (row)) ||
+      !gtk_widget_compute_bounds (GTK_WIDGET (row), scroller, &bounds))
+    return FALSE;
+  return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < gtk_widget_get_height (scroller);
+}
+
+static char *
+describe_view (gpointer data)
+{
+  TurnWait *w = data;
+  GtkAdjustment *adjustment = natter_window_get_timeline_adjustment (w->window);
+
+  return g_strdup_printf ("%s open, turn %s of %s not in view; scrolled to %.0f of %.0f (page %.0f)",
+                          natter_window_get_session_id (w->window), w->turn_id, w->session_id,
+                          gtk_adjustment_get_value (adjustment), gtk_adjustment_get_upper (adjustment),
+                          gtk_adjustment_get_page_size (adjustment));
+}
+
+/* An arrow of the switcher opens the other version at the same message,
+ * however far up the conversation it is, not at its bottom. */
+static void
+test_switch_shows_message (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Long");
+  g_autoptr(GPtrArray) turns = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) answer = g_string_new ("{\"role\":\"assistant\",\"content\":\"");
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *edited = NULL;
+  GtkAdjustment *adjustment;
+  NatterWindow *window;
+  NatterTurnRow *row;
+  TurnWait w;
+
+  for (guint i = 0; i < 30; i++)
+    g_string_append_printf (answer, "Line %u of a long answer.\\n\\n", i);
+  g_string_append (answer, "\"}");
+  natter_fake_model_script (u->w->fakes->model, answer->str, answer->str, answer->str, answer->str,
+                            answer->str, answer->str, answer->str, NULL);
+  for (guint i = 0; i < 6; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("Question %u", i);
+
+      g_ptr_array_add (turns, ui_send (u, session_id, text));
+      ui_wait_turn (u, g_ptr_array_index (turns, i));
+    }
+  /* The second message edited: a branch at the first turn. */
+  natter_sessions_fork_async (u->sessions, session_id, g_ptr_array_index (turns, 0), "Long", NULL,
+                              ui_result_cb, &result);
+  branch = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  edited = ui_send (u, branch, "Question 1, edited");
+  ui_wait_turn (u, edited);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, branch));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_switcher (window, edited, "2/2");
+
+  /* To the original: its second message in view, five long turns below. */
+  row = find_row (window, edited);
+  g_assert_true (gtk_widget_activate (child_at (GTK_WIDGET (switcher_of (row)), 0)));
+  w = (TurnWait) { window, session_id, g_ptr_array_index (turns, 1) };
+  ui_wait_until_full (turn_in_view, describe_view, &w);
+  wait_switcher (window, g_ptr_array_index (turns, 1), "1/2");
+  g_assert_true (turn_in_view (&w));
+  adjustment = natter_window_get_timeline_adjustment (window);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), <,
+                     gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment) - 1);
+
+  /* And back to the edit. */
+  row = find_row (window, g_ptr_array_index (turns, 1));
+  g_assert_true (gtk_widget_activate (child_at (GTK_WIDGET (switcher_of (row)), 2)));
+  w = (TurnWait) { window, branch, edited };
+  ui_wait_until_full (turn_in_view, describe_view, &w);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  NatterWindow *window;
   UiWorld      *u;
   const char   *session_id;
 } LiveEdit;
@@ -424,6 +548,181 @@ test_try_again_keeps_answer (void)
   ui_world_free (u);
 }
 
+/* What the sidebar lists, in its order, as "id id …", and the versions
+ * text of each row shown ("-" for none). */
+typedef struct
+{
+  NatterWindow *window;
+  const char   *ids;
+  const char   *versions;
+} SidebarWait;
+
+static char *
+sidebar_ids (NatterWindow *window)
+{
+  GListModel *model = natter_window_get_sidebar_model (window);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (model, i);
+
+      g_string_append_printf (out, "%s%s", i > 0 ? " " : "", natter_session_index_entry_get_session_id (entry));
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+sidebar_versions (NatterWindow *window)
+{
+  GListModel *model = natter_window_get_sidebar_model (window);
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (model, i);
+      const char *text = NULL;
+
+      for (guint r = 0; r < rows->len; r++)
+        if (natter_session_row_get_entry (rows->pdata[r]) == entry)
+          text = natter_session_row_get_versions_text (rows->pdata[r]);
+      g_string_append_printf (out, "%s%s", i > 0 ? "|" : "", text != NULL ? text : "-");
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+sidebar_is (gpointer data)
+{
+  SidebarWait *w = data;
+  g_autofree char *ids = NULL;
+  g_autofree char *versions = NULL;
+
+  ui_settle ();
+  ids = sidebar_ids (w->window);
+  versions = sidebar_versions (w->window);
+  return g_strcmp0 (ids, w->ids) == 0 && (w->versions == NULL || g_strcmp0 (versions, w->versions) == 0);
+}
+
+static char *
+describe_sidebar (gpointer data)
+{
+  SidebarWait *w = data;
+  g_autofree char *ids = sidebar_ids (w->window);
+  g_autofree char *versions = sidebar_versions (w->window);
+
+  return g_strdup_printf ("the sidebar lists \"%s\" (%s), not \"%s\" (%s)", ids, versions, w->ids,
+                          w->versions != NULL ? w->versions : "any");
+}
+
+static void
+wait_sidebar (NatterWindow *window,
+              const char   *versions,
+              const char   *first,
+              ...)
+{
+  g_autoptr(GString) ids = g_string_new (NULL);
+  SidebarWait w;
+  va_list args;
+
+  va_start (args, first);
+  for (const char *id = first; id != NULL; id = va_arg (args, const char *))
+    g_string_append_printf (ids, "%s%s", ids->len > 0 ? " " : "", id);
+  va_end (args);
+  w = (SidebarWait) { window, ids->str, versions };
+  ui_wait_until_full (sidebar_is, describe_sidebar, &w);
+}
+
+static gboolean
+search_entry_shown (gpointer data)
+{
+  ui_settle ();
+  return ui_find_first (data, GTK_TYPE_SEARCH_ENTRY) != NULL;
+}
+
+static char *
+fork_titled (UiWorld    *u,
+             const char *session_id,
+             const char *turn_id,
+             const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *branch;
+
+  natter_sessions_fork_async (u->sessions, session_id, turn_id, title, NULL, ui_result_cb, &result);
+  branch = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return branch;
+}
+
+/* An edit is the conversation going on, not another conversation: the
+ * sidebar lists it once, as its latest version, saying how many versions
+ * it has; a branch made on purpose stays a conversation of its own, and
+ * a search finds every version. */
+static void
+test_sidebar_lists_conversation_once (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *edit = NULL;
+  g_autofree char *edited = NULL;
+  g_autofree char *apart = NULL;
+  g_autofree char *apart_turn = NULL;
+  g_autofree char *later = NULL;
+  GtkSelectionModel *selection;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Pasta.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Tomato sauce.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Pesto.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Rice.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Basil.\"}", NULL);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  second = ui_send (u, original, "Which sauce?");
+  ui_wait_turn (u, second);
+  /* The second message edited (the window gives the branch the title),
+   * and a branch made on purpose after it (no title). */
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  edit = fork_titled (u, original, first, "Dinner");
+  edited = ui_send (u, edit, "Which sauce, no tomatoes?");
+  ui_wait_turn (u, edited);
+  apart = fork_titled (u, original, second, NULL);
+  apart_turn = ui_send (u, apart, "Something else then");
+  ui_wait_turn (u, apart_turn);
+
+  window = ui_window_new (app, u);
+  wait_sidebar (window, "-|2 versions", apart, edit, NULL);
+
+  /* A search finds every version by its words. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL));
+  ui_wait_until (search_entry_shown, window);
+  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "Dinner");
+  wait_sidebar (window, NULL, edit, original, NULL);
+  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "");
+  wait_sidebar (window, "-|2 versions", apart, edit, NULL);
+
+  /* The row opens the latest version, whose message has ‹ 2/2 ›. */
+  selection = gtk_list_view_get_model (GTK_LIST_VIEW (natter_window_get_session_list (window)));
+  gtk_selection_model_select_item (selection, 1, TRUE);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, edit);
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_switcher (window, edited, "2/2");
+
+  /* Going on in the original makes it the one listed. */
+  later = ui_send (u, original, "And for dessert?");
+  ui_wait_turn (u, later);
+  wait_sidebar (window, "2 versions|-", original, apart, NULL);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -435,6 +734,8 @@ main (int   argc,
   g_test_add_func ("/versions/switcher", test_switcher_widget);
   g_test_add_func ("/versions/edit-message", test_edit_message);
   g_test_add_func ("/versions/edit-shown-live", test_edit_shown_live);
+  g_test_add_func ("/versions/switch-shows-message", test_switch_shows_message);
+  g_test_add_func ("/versions/sidebar-lists-conversation-once", test_sidebar_lists_conversation_once);
   g_test_add_func ("/versions/try-again", test_try_again_keeps_answer);
 
   status = g_test_run ();

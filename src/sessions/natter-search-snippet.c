@@ -1,0 +1,166 @@
+/* natter-search-snippet.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The words shown around a search match. SQLite's own snippet() cuts at
+ * its tokens, and its tokenizer splits "e-mail", "don't" or "file_name"
+ * into several: a snippet could start inside a word and mark half of it.
+ * Here a word is what a reader sees as one, a run of characters between
+ * white space (with the punctuation at its ends, like a closing full
+ * stop, outside the mark), and the snippet is cut and marked in those
+ * words only.
+ */
+
+#define G_LOG_DOMAIN "natter-search"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "natter-search-db.h"
+
+typedef struct
+{
+  const char *start;   /* into the plain text */
+  const char *end;
+  const char *core_start;   /* without punctuation at the ends */
+  const char *core_end;
+  gboolean    marked;
+} Word;
+
+/* Splits @highlighted into its text without marks (@plain) and a flag per
+ * byte of it saying whether SQLite marked that byte. */
+static char *
+strip_marks (const char  *highlighted,
+             GByteArray **marked)
+{
+  GString *plain = g_string_new (NULL);
+  guint8 inside = 0;
+
+  *marked = g_byte_array_new ();
+  for (const char *p = highlighted; *p != '\0'; p++)
+    {
+      if (*p == NATTER_SEARCH_MARK_START[0] || *p == NATTER_SEARCH_MARK_END[0])
+        {
+          inside = *p == NATTER_SEARCH_MARK_START[0];
+          continue;
+        }
+      g_string_append_c (plain, *p);
+      g_byte_array_append (*marked, &inside, 1);
+    }
+  return g_string_free (plain, FALSE);
+}
+
+static gboolean
+is_word_char (const char *p)
+{
+  return g_unichar_isalnum (g_utf8_get_char (p));
+}
+
+/* The words of @plain, each with whether any of its bytes is marked. */
+static GArray *
+split_words (const char *plain,
+             GByteArray *marked)
+{
+  GArray *words = g_array_new (FALSE, TRUE, sizeof (Word));
+  const char *p = plain;
+
+  while (*p != '\0')
+    {
+      Word word = { 0 };
+
+      while (*p != '\0' && g_unichar_isspace (g_utf8_get_char (p)))
+        p = g_utf8_next_char (p);
+      if (*p == '\0')
+        break;
+      word.start = p;
+      while (*p != '\0' && !g_unichar_isspace (g_utf8_get_char (p)))
+        p = g_utf8_next_char (p);
+      word.end = p;
+      for (const char *q = word.start; q < word.end; q++)
+        if (marked->data[q - plain])
+          word.marked = TRUE;
+      word.core_start = word.start;
+      while (word.core_start < word.end && !is_word_char (word.core_start))
+        word.core_start = g_utf8_next_char (word.core_start);
+      word.core_end = word.end;
+      while (word.core_end > word.core_start && !is_word_char (g_utf8_prev_char (word.core_end)))
+        word.core_end = g_utf8_prev_char (word.core_end);
+      /* All punctuation ("--", "…"): marked whole, if at all. */
+      if (word.core_start == word.core_end)
+        {
+          word.core_start = word.start;
+          word.core_end = word.end;
+        }
+      g_array_append_val (words, word);
+    }
+  return words;
+}
+
+/**
+ * natter_search_snippet_from_highlight:
+ * @highlighted: a whole text with SQLite's matches between
+ *   %NATTER_SEARCH_MARK_START and %NATTER_SEARCH_MARK_END (highlight())
+ * @n_words: how many words the snippet shows at most (at least 1)
+ *
+ * Cuts a snippet of @n_words whole words out of @highlighted around its
+ * first match, with "…" where words were left out, and marks every word
+ * a match is in, from its first to its last letter or digit, however the
+ * index split it. Words are separated by white space, which is kept as
+ * it was between the words shown.
+ *
+ * Returns: (transfer full): the snippet, in the #NatterSearchHit form
+ */
+char *
+natter_search_snippet_from_highlight (const char *highlighted,
+                                      guint       n_words)
+{
+  g_autoptr(GByteArray) marked = NULL;
+  g_autofree char *plain = NULL;
+  g_autoptr(GArray) words = NULL;
+  GString *out = g_string_new (NULL);
+  guint first = 0;
+  guint start;
+  guint end;
+
+  g_return_val_if_fail (highlighted != NULL, NULL);
+  g_return_val_if_fail (n_words > 0, NULL);
+
+  plain = strip_marks (highlighted, &marked);
+  words = split_words (plain, marked);
+  if (words->len == 0)
+    return g_string_free (out, FALSE);
+  while (first < words->len && !g_array_index (words, Word, first).marked)
+    first++;
+  if (first == words->len)
+    first = 0;
+  /* A little of what came before the match, the rest after it. */
+  start = first > n_words / 4 ? first - n_words / 4 : 0;
+  end = MIN (start + n_words, words->len);
+  if (end - start < n_words)
+    start = end > n_words ? end - n_words : 0;
+
+  if (start > 0)
+    g_string_append (out, "… ");
+  for (guint i = start; i < end; i++)
+    {
+      Word *word = &g_array_index (words, Word, i);
+
+      if (i > start)
+        g_string_append_len (out, g_array_index (words, Word, i - 1).end,
+                             word->start - g_array_index (words, Word, i - 1).end);
+      if (!word->marked)
+        {
+          g_string_append_len (out, word->start, word->end - word->start);
+          continue;
+        }
+      g_string_append_len (out, word->start, word->core_start - word->start);
+      g_string_append (out, NATTER_SEARCH_MARK_START);
+      g_string_append_len (out, word->core_start, word->core_end - word->core_start);
+      g_string_append (out, NATTER_SEARCH_MARK_END);
+      g_string_append_len (out, word->core_end, word->end - word->core_end);
+    }
+  if (end < words->len)
+    g_string_append (out, " …");
+  return g_string_free (out, FALSE);
+}

@@ -1,0 +1,276 @@
+/* natter-session-families.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Which conversations are versions of one another, for the lists that
+ * show conversations (the sidebar, the Shell search provider, `natter
+ * sessions`). Editing a sent message or trying an answer again makes a
+ * branch (session-layer-spec.md §9) that the window gives the
+ * conversation's title; a branch the user makes on purpose starts
+ * without one. So a branch with its parent's title is that
+ * conversation going on in another version, and the sessions joined so
+ * are one family: the original (the one without such a parent) and its
+ * versions. A list shows a family once, as its most recently active
+ * version (its head), which is where the user left it. Renaming one of
+ * them makes it a conversation of its own. Nothing is stored for this;
+ * it is read from the index entries.
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "config.h"
+
+#include "natter-session-families.h"
+#include "natter-session-index-entry.h"
+
+typedef struct
+{
+  char  *original;
+  char  *head;
+  char  *head_activity;
+  guint  n_versions;
+} Family;
+
+struct _NatterSessionFamilies
+{
+  GHashTable *families;   /* session id → Family (owned by originals) */
+  GHashTable *originals;  /* original id → Family */
+};
+
+static void
+family_free (Family *family)
+{
+  g_free (family->original);
+  g_free (family->head);
+  g_free (family->head_activity);
+  g_free (family);
+}
+
+static const char *
+activity_time (NatterSessionIndexEntry *entry)
+{
+  const char *latest_turn_at = natter_session_index_entry_get_latest_turn_at (entry);
+
+  return latest_turn_at != NULL ? latest_turn_at : natter_session_index_entry_get_created_at (entry);
+}
+
+/* The entry @entry continues as a version, or %NULL. */
+static NatterSessionIndexEntry *
+continued (GHashTable              *entries,
+           NatterSessionIndexEntry *entry)
+{
+  const char *parent_id = natter_session_index_entry_get_parent_session (entry);
+  const char *title = natter_session_index_entry_get_title (entry);
+  NatterSessionIndexEntry *parent;
+
+  if (parent_id == NULL || title == NULL || natter_session_index_entry_get_error (entry) != NULL)
+    return NULL;
+  parent = g_hash_table_lookup (entries, parent_id);
+  if (parent == NULL || natter_session_index_entry_get_error (parent) != NULL ||
+      g_strcmp0 (natter_session_index_entry_get_title (parent), title) != 0)
+    return NULL;
+  return parent;
+}
+
+/**
+ * natter_session_families_new:
+ * @index: (element-type NatterSessionIndexEntry): the session index (or
+ *   any list of its entries)
+ *
+ * Works out the families of the sessions of @index as they are now: a
+ * snapshot, to be made again when the index changes.
+ *
+ * Returns: (transfer full): the families
+ */
+NatterSessionFamilies *
+natter_session_families_new (GListModel *index)
+{
+  NatterSessionFamilies *self = g_new0 (NatterSessionFamilies, 1);
+  g_autoptr(GHashTable) entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_object_unref);
+  guint n;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_val_if_fail (G_IS_LIST_MODEL (index), NULL);
+
+  self->families = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->originals = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) family_free);
+  n = g_list_model_get_n_items (index);
+  for (guint i = 0; i < n; i++)
+    {
+      NatterSessionIndexEntry *entry = g_list_model_get_item (index, i);
+
+      g_hash_table_replace (entries, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
+    }
+
+  g_hash_table_iter_init (&iter, entries);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      NatterSessionIndexEntry *entry = value;
+      NatterSessionIndexEntry *original = entry;
+      NatterSessionIndexEntry *parent;
+      const char *id = natter_session_index_entry_get_session_id (entry);
+      Family *family;
+      guint depth = 0;
+
+      /* Parents are older than their branches, so the chain ends; the
+       * bound only guards against a damaged store naming a cycle. */
+      while ((parent = continued (entries, original)) != NULL && depth++ < n)
+        original = parent;
+      family = g_hash_table_lookup (self->originals, natter_session_index_entry_get_session_id (original));
+      if (family == NULL)
+        {
+          family = g_new0 (Family, 1);
+          family->original = g_strdup (natter_session_index_entry_get_session_id (original));
+          g_hash_table_insert (self->originals, family->original, family);
+        }
+      family->n_versions++;
+      /* The most recent activity; equal times go to the later session. */
+      if (family->head == NULL || g_strcmp0 (activity_time (entry), family->head_activity) > 0 ||
+          (g_strcmp0 (activity_time (entry), family->head_activity) == 0 && g_strcmp0 (id, family->head) > 0))
+        {
+          g_free (family->head);
+          g_free (family->head_activity);
+          family->head = g_strdup (id);
+          family->head_activity = g_strdup (activity_time (entry));
+        }
+    }
+  g_hash_table_iter_init (&iter, entries);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      NatterSessionIndexEntry *original = value;
+      NatterSessionIndexEntry *parent;
+      guint depth = 0;
+
+      while ((parent = continued (entries, original)) != NULL && depth++ < n)
+        original = parent;
+      g_hash_table_insert (self->families, g_strdup (natter_session_index_entry_get_session_id (value)),
+                           g_hash_table_lookup (self->originals,
+                                                natter_session_index_entry_get_session_id (original)));
+    }
+  return self;
+}
+
+/**
+ * natter_session_families_free:
+ * @self: (transfer full) (nullable): families
+ */
+void
+natter_session_families_free (NatterSessionFamilies *self)
+{
+  if (self == NULL)
+    return;
+  /* The values of families belong to originals. */
+  g_hash_table_unref (self->families);
+  g_hash_table_unref (self->originals);
+  g_free (self);
+}
+
+static Family *
+lookup (NatterSessionFamilies *self,
+        const char            *session_id)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return session_id != NULL ? g_hash_table_lookup (self->families, session_id) : NULL;
+}
+
+/**
+ * natter_session_families_get_head:
+ * @self: families
+ * @session_id: a session of the index
+ *
+ * Returns: (transfer none) (nullable): the most recently active version
+ *   of @session_id's family (@session_id itself when it has no other),
+ *   or %NULL for a session the index did not have
+ */
+const char *
+natter_session_families_get_head (NatterSessionFamilies *self,
+                                  const char            *session_id)
+{
+  Family *family = lookup (self, session_id);
+
+  return family != NULL ? family->head : NULL;
+}
+
+/**
+ * natter_session_families_get_original:
+ * @self: families
+ * @session_id: a session of the index
+ *
+ * Returns: (transfer none) (nullable): the session @session_id's family
+ *   started from (@session_id itself when it is not a version of
+ *   another), or %NULL for a session the index did not have
+ */
+const char *
+natter_session_families_get_original (NatterSessionFamilies *self,
+                                      const char            *session_id)
+{
+  Family *family = lookup (self, session_id);
+
+  return family != NULL ? family->original : NULL;
+}
+
+/**
+ * natter_session_families_get_n_versions:
+ * @self: families
+ * @session_id: a session of the index
+ *
+ * Returns: how many sessions @session_id's family has, itself included
+ *   (1 without versions; 0 for a session the index did not have)
+ */
+guint
+natter_session_families_get_n_versions (NatterSessionFamilies *self,
+                                        const char            *session_id)
+{
+  Family *family = lookup (self, session_id);
+
+  return family != NULL ? family->n_versions : 0;
+}
+
+/**
+ * natter_session_families_is_head:
+ * @self: families
+ * @session_id: a session
+ *
+ * Returns: whether a list showing each family once shows @session_id:
+ *   %TRUE for its family's head and for a session the index did not have
+ *   (nothing is known to hide it)
+ */
+gboolean
+natter_session_families_is_head (NatterSessionFamilies *self,
+                                 const char            *session_id)
+{
+  Family *family = lookup (self, session_id);
+
+  return family == NULL || g_strcmp0 (family->head, session_id) == 0;
+}
+
+/**
+ * natter_session_families_equal_heads:
+ * @a: families
+ * @b: families
+ *
+ * Returns: whether @a and @b show the same sessions, with the same
+ *   numbers of versions: a list built on @a needs no change for @b
+ */
+gboolean
+natter_session_families_equal_heads (NatterSessionFamilies *a,
+                                     NatterSessionFamilies *b)
+{
+  GHashTableIter iter;
+  gpointer key;
+  gpointer value;
+
+  if (g_hash_table_size (a->families) != g_hash_table_size (b->families))
+    return FALSE;
+  g_hash_table_iter_init (&iter, a->families);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      Family *fa = value;
+      Family *fb = g_hash_table_lookup (b->families, key);
+
+      if (fb == NULL || g_strcmp0 (fa->head, fb->head) != 0 || fa->n_versions != fb->n_versions)
+        return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,29 @@
+/* natter-session-families.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct _NatterSessionFamilies NatterSessionFamilies;
+
+NatterSessionFamilies *natter_session_families_new            (GListModel            *index);
+void                   natter_session_families_free           (NatterSessionFamilies *self);
+const char            *natter_session_families_get_head       (NatterSessionFamilies *self,
+                                                               const char            *session_id);
+const char            *natter_session_families_get_original   (NatterSessionFamilies *self,
+                                                               const char            *session_id);
+guint                  natter_session_families_get_n_versions (NatterSessionFamilies *self,
+                                                               const char            *session_id);
+gboolean               natter_session_families_is_head        (NatterSessionFamilies *self,
+                                                               const char            *session_id);
+gboolean               natter_session_families_equal_heads    (NatterSessionFamilies *a,
+                                                               NatterSessionFamilies *b);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSessionFamilies, natter_session_families_free)
+
+G_END_DECLS

@@ -1,0 +1,147 @@
+/* natter-family-filter.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The sidebar's filter that lists a conversation once however many
+ * versions it has (natter-session-families.c): only the most recently
+ * active version of each family passes, so an edit shows as the
+ * conversation going on rather than as a second conversation of the
+ * same name. The families are worked out again whenever the index
+ * changes; the filter says it changed only when the sessions it lets
+ * through (or their numbers of versions) did. A search turns it off:
+ * words said in an older version must find it too.
+ */
+
+#define G_LOG_DOMAIN "natter-sidebar"
+
+#include "config.h"
+
+#include "natter-family-filter.h"
+#include "natter-session-families.h"
+#include "natter-session-index-entry.h"
+
+struct _NatterFamilyFilter
+{
+  GtkFilter              parent_instance;
+
+  GListModel            *index;
+  NatterSessionFamilies *families;
+  gboolean               enabled;
+};
+
+G_DEFINE_FINAL_TYPE (NatterFamilyFilter, natter_family_filter, GTK_TYPE_FILTER)
+
+static gboolean
+natter_family_filter_match (GtkFilter *filter,
+                            gpointer   item)
+{
+  NatterFamilyFilter *self = NATTER_FAMILY_FILTER (filter);
+
+  return !self->enabled ||
+         natter_session_families_is_head (self->families, natter_session_index_entry_get_session_id (item));
+}
+
+static GtkFilterMatch
+natter_family_filter_get_strictness (GtkFilter *filter)
+{
+  return NATTER_FAMILY_FILTER (filter)->enabled ? GTK_FILTER_MATCH_SOME : GTK_FILTER_MATCH_ALL;
+}
+
+static void
+index_changed_cb (NatterFamilyFilter *self)
+{
+  g_autoptr(NatterSessionFamilies) families = natter_session_families_new (self->index);
+  gboolean same = natter_session_families_equal_heads (self->families, families);
+
+  natter_session_families_free (self->families);
+  self->families = g_steal_pointer (&families);
+  if (!same && self->enabled)
+    gtk_filter_changed (GTK_FILTER (self), GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+static void
+natter_family_filter_dispose (GObject *object)
+{
+  NatterFamilyFilter *self = NATTER_FAMILY_FILTER (object);
+
+  g_clear_object (&self->index);
+  g_clear_pointer (&self->families, natter_session_families_free);
+
+  G_OBJECT_CLASS (natter_family_filter_parent_class)->dispose (object);
+}
+
+static void
+natter_family_filter_class_init (NatterFamilyFilterClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkFilterClass *filter_class = GTK_FILTER_CLASS (klass);
+
+  object_class->dispose = natter_family_filter_dispose;
+  filter_class->match = natter_family_filter_match;
+  filter_class->get_strictness = natter_family_filter_get_strictness;
+}
+
+static void
+natter_family_filter_init (NatterFamilyFilter *self)
+{
+  self->enabled = TRUE;
+}
+
+/**
+ * natter_family_filter_new:
+ * @index: (element-type NatterSessionIndexEntry): the session index the
+ *   filtered list shows
+ *
+ * Returns: (transfer full): a filter passing each family's most recently
+ *   active version, following @index
+ */
+NatterFamilyFilter *
+natter_family_filter_new (GListModel *index)
+{
+  NatterFamilyFilter *self;
+
+  g_return_val_if_fail (G_IS_LIST_MODEL (index), NULL);
+
+  self = g_object_new (NATTER_TYPE_FAMILY_FILTER, NULL);
+  self->index = g_object_ref (index);
+  self->families = natter_session_families_new (index);
+  /* After the filter model has taken the change in (a session it does
+   * not know yet passes): a change of the filter in the middle of it
+   * would count the new rows twice. */
+  g_signal_connect_object (index, "items-changed", G_CALLBACK (index_changed_cb), self,
+                           G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  return self;
+}
+
+/**
+ * natter_family_filter_set_enabled:
+ * @self: the filter
+ * @enabled: %FALSE to pass every session (while searching)
+ */
+void
+natter_family_filter_set_enabled (NatterFamilyFilter *self,
+                                  gboolean            enabled)
+{
+  g_return_if_fail (NATTER_IS_FAMILY_FILTER (self));
+
+  if (self->enabled == !!enabled)
+    return;
+  self->enabled = !!enabled;
+  gtk_filter_changed (GTK_FILTER (self), enabled ? GTK_FILTER_CHANGE_MORE_STRICT : GTK_FILTER_CHANGE_LESS_STRICT);
+}
+
+/**
+ * natter_family_filter_get_n_versions:
+ * @self: the filter
+ * @session_id: a session of the index
+ *
+ * Returns: how many versions @session_id's conversation has, itself
+ *   included (1 without others)
+ */
+guint
+natter_family_filter_get_n_versions (NatterFamilyFilter *self,
+                                     const char         *session_id)
+{
+  g_return_val_if_fail (NATTER_IS_FAMILY_FILTER (self), 0);
+  return natter_session_families_get_n_versions (self->families, session_id);
+}

@@ -1,0 +1,116 @@
+/* natter-sidebar-focus.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Moving the keyboard focus to a row of the sidebar's list, through the
+ * sidebar's public API only: the list view makes a row's widget only
+ * when it lays out, a frame after the model changed, so the focus waits
+ * on the list itself and goes to the row on one of the next frames.
+ */
+
+#define G_LOG_DOMAIN "natter-sidebar"
+
+#include "config.h"
+
+#include "natter-sidebar.h"
+
+/* What a focus request remembers until the row exists (object data of
+ * the sidebar, so that it goes with it). */
+typedef struct
+{
+  char  *session_id;
+  guint  tries;
+} FocusRow;
+
+#define FOCUS_ROW_KEY "natter-sidebar-focus-row"
+
+static void
+focus_row_free (FocusRow *focus)
+{
+  g_free (focus->session_id);
+  g_free (focus);
+}
+
+static gboolean
+grab_row (NatterSidebar *self)
+{
+  FocusRow *focus = g_object_get_data (G_OBJECT (self), FOCUS_ROW_KEY);
+
+  for (GtkWidget *item = gtk_widget_get_first_child (natter_sidebar_get_list (self));
+       item != NULL;
+       item = gtk_widget_get_next_sibling (item))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (item);
+      NatterSessionIndexEntry *entry;
+
+      if (row == NULL || !NATTER_IS_SESSION_ROW (row) || !gtk_widget_get_child_visible (item))
+        continue;
+      entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
+      if (entry != NULL && focus != NULL &&
+          g_strcmp0 (natter_session_index_entry_get_session_id (entry), focus->session_id) == 0)
+        return gtk_widget_grab_focus (item);
+    }
+  return FALSE;
+}
+
+static gboolean
+focus_row_tick_cb (GtkWidget     *list,
+                   GdkFrameClock *clock,
+                   gpointer       user_data)
+{
+  NatterSidebar *self = user_data;
+  FocusRow *focus = g_object_get_data (G_OBJECT (self), FOCUS_ROW_KEY);
+  GtkRoot *root = gtk_widget_get_root (list);
+
+  /* The user went elsewhere meanwhile: leave them there. */
+  if (root == NULL || gtk_root_get_focus (root) != list)
+    return G_SOURCE_REMOVE;
+  if (grab_row (self))
+    return G_SOURCE_REMOVE;
+  return ++focus->tries < 10 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+/**
+ * natter_sidebar_focus_position:
+ * @self: the sidebar
+ * @position: a row's position; past the end means the last row
+ * @select: whether the row is also selected (which opens it)
+ *
+ * Gives the keyboard focus to the row at @position, scrolling to it; the
+ * list itself holds the focus until the row's widget exists.
+ *
+ * Returns: %FALSE, doing nothing, when the list is empty
+ */
+gboolean
+natter_sidebar_focus_position (NatterSidebar *self,
+                               guint          position,
+                               gboolean       select)
+{
+  g_autoptr(NatterSessionIndexEntry) entry = NULL;
+  GListModel *model;
+  GtkWidget *list;
+  FocusRow *focus;
+  guint n;
+
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), FALSE);
+
+  model = natter_sidebar_get_model (self);
+  list = natter_sidebar_get_list (self);
+  n = model != NULL ? g_list_model_get_n_items (model) : 0;
+  if (n == 0)
+    return FALSE;
+  position = MIN (position, n - 1);
+  if (select)
+    gtk_single_selection_set_selected (GTK_SINGLE_SELECTION (gtk_list_view_get_model (GTK_LIST_VIEW (list))),
+                                       position);
+  entry = g_list_model_get_item (model, position);
+  focus = g_new0 (FocusRow, 1);
+  focus->session_id = g_strdup (natter_session_index_entry_get_session_id (entry));
+  g_object_set_data_full (G_OBJECT (self), FOCUS_ROW_KEY, focus, (GDestroyNotify) focus_row_free);
+  gtk_widget_activate_action (list, "list.scroll-to-item", "u", position);
+  if (grab_row (self))
+    return TRUE;
+  gtk_widget_grab_focus (list);
+  gtk_widget_add_tick_callback (list, focus_row_tick_cb, self, NULL);
+  return TRUE;
+}
