@@ -327,6 +327,44 @@ test_agent_editor_loading_notify (void)
   natter_test_remove_tree (dir);
 }
 
+/* The first button under @root showing the trash icon, or NULL. */
+static GtkWidget *
+find_trash_button (GtkWidget *root)
+{
+  if (GTK_IS_BUTTON (root) && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (root)), "user-trash-symbolic") == 0)
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_trash_button (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* An icon-only button is announced by what it does, not as "GtkImage". */
+static void
+assert_labelled (GtkWidget  *root,
+                 const char *label)
+{
+  GtkWidget *button = find_trash_button (root);
+
+  g_assert_nonnull (button);
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label);
+}
+
+static void
+test_icon_buttons_named (void)
+{
+  g_autoptr(NatterProviderRow) provider = new_provider_row ();
+  g_autoptr(NatterAgentRow) agent = new_agent_row ("{\"agentId\":\"tutor\",\"name\":\"Tutor\","
+                                                   "\"systemPrompt\":\"Teach.\",\"tools\":[]}");
+
+  assert_labelled (GTK_WIDGET (provider), "Remove Provider");
+  assert_labelled (GTK_WIDGET (agent), "Delete Agent");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -339,6 +377,7 @@ main (int   argc,
   g_test_add_func ("/preferences-widgets/provider-row/signals", test_provider_row_signals);
   g_test_add_func ("/preferences-widgets/agent-row/new-finalize", test_agent_row_new_finalize);
   g_test_add_func ("/preferences-widgets/agent-row/notify", test_agent_row_notify);
+  g_test_add_func ("/preferences-widgets/icon-buttons-named", test_icon_buttons_named);
   g_test_add_func ("/preferences-widgets/agent-editor/new-finalize", test_agent_editor_new_finalize);
   g_test_add_func ("/preferences-widgets/agent-editor/loading-notify", test_agent_editor_loading_notify);
 

@@ -446,6 +446,9 @@ server_row (McpPage               *page,
   gtk_switch_set_active (GTK_SWITCH (toggle), config->enabled);
   gtk_widget_set_valign (toggle, GTK_ALIGN_CENTER);
   gtk_accessible_update_property (GTK_ACCESSIBLE (toggle), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Enabled"), -1);
+  /* Each row's controls say which server they act on, not only "Edit". */
+  for (GtkWidget **control = (GtkWidget *[]) { toggle, edit, test, remove, NULL }; *control != NULL; control++)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (*control), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, config->name, -1);
   g_object_set_data_full (G_OBJECT (toggle), "server", g_strdup (config->name), g_free);
   g_object_set_data_full (G_OBJECT (remove), "server", g_strdup (config->name), g_free);
   g_object_set_data_full (G_OBJECT (edit), "config", natter_mcp_server_config_ref (config),
