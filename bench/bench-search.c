@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sqlite3.h>
 
@@ -201,11 +202,16 @@ read_floor (GPtrArray *paths)
 }
 
 /* The main loop while the index works: the worst gap between two 1 ms
- * timeouts is the longest the main thread was kept from running. */
+ * timeouts is the longest the main thread was kept from running, by work
+ * of its own or by waiting for a core; how many gaps passed a frame
+ * (16 ms), and the CPU time the main thread used in all, tell the two
+ * apart: a main thread that used a few ms of CPU over the whole build
+ * cannot have worked through a 100 ms gap. */
 typedef struct
 {
   double   last;
   double   worst;
+  guint    over_frame;
   gboolean done;
 } Stall;
 
@@ -216,8 +222,19 @@ tick_cb (gpointer data)
   double now = natter_bench_now ();
 
   stall->worst = MAX (stall->worst, now - stall->last);
+  stall->over_frame += now - stall->last > 0.016;
   stall->last = now;
   return G_SOURCE_CONTINUE;
+}
+
+/* CPU time (user and system) of the calling thread, in seconds. */
+static double
+thread_cpu_s (void)
+{
+  struct timespec now;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now);
+  return now.tv_sec + now.tv_nsec / 1e9;
 }
 
 static void
@@ -233,13 +250,17 @@ waited_cb (GObject      *object,
 }
 
 /* Starts @search and runs the main loop until it is idle; returns the
- * wall time and sets the worst stall. */
+ * wall time and sets the worst stall, the gaps over a frame and the main
+ * thread's CPU time meanwhile (each out-parameter may be NULL). */
 static double
-run_index (NatterSearchIndex *search,
-           double            *out_stall)
+run_index_full (NatterSearchIndex *search,
+                double            *out_stall,
+                guint             *out_over_frame,
+                double            *out_main_cpu)
 {
   Stall stall = { 0 };
   double start = natter_bench_now ();
+  double cpu = thread_cpu_s ();
   guint id;
 
   stall.last = start;
@@ -251,7 +272,18 @@ run_index (NatterSearchIndex *search,
   g_source_remove (id);
   if (out_stall != NULL)
     *out_stall = stall.worst;
+  if (out_over_frame != NULL)
+    *out_over_frame = stall.over_frame;
+  if (out_main_cpu != NULL)
+    *out_main_cpu = thread_cpu_s () - cpu;
   return natter_bench_now () - start;
+}
+
+static double
+run_index (NatterSearchIndex *search,
+           double            *out_stall)
+{
+  return run_index_full (search, out_stall, NULL, NULL);
 }
 
 static int
@@ -368,7 +400,8 @@ bench_search (void)
   g_autoptr(NatterSearchIndex) search = NULL;
   g_autoptr(NatterSearchIndex) check = NULL;
   const char *bench = "search (10,000 sessions x 20)";
-  double start, generate_s, floor_s, build_s, build_stall, scan_s, check_s, check_stall, beside_s;
+  double start, generate_s, floor_s, build_s, build_stall, build_main_cpu, scan_s, check_s, check_stall, beside_s;
+  guint build_over_frame;
   g_autoptr(GString) common = g_string_new (NULL);
   g_autoptr(GString) rare = g_string_new (NULL);
   g_autoptr(GString) two = g_string_new (NULL);
@@ -384,7 +417,7 @@ bench_search (void)
   floor_s = read_floor (paths);
 
   search = natter_search_index_new (cache, sessions, turns, NULL);
-  build_s = run_index (search, &build_stall);
+  build_s = run_index_full (search, &build_stall, &build_over_frame, &build_main_cpu);
 
   /* Rank 1 is drawn often, rank 3000 about once in 20,000 words. */
   append_word (common, 1);
@@ -401,6 +434,8 @@ bench_search (void)
   natter_bench_row (bench, "build from nothing (worker thread)", build_s * 1000, "ms");
   natter_bench_row (bench, "build / floor", build_s / floor_s, "x");
   natter_bench_row (bench, "build: worst main-loop stall", build_stall * 1000, "ms");
+  natter_bench_row (bench, "build: main-loop gaps over 16 ms", build_over_frame, "");
+  natter_bench_row (bench, "build: main thread's CPU meanwhile", build_main_cpu * 1000, "ms");
   bench_query (search, bench, "common word", common->str);
   bench_query (search, bench, "rare word", rare->str);
   bench_query (search, bench, "two words", two->str);
