@@ -486,11 +486,13 @@ test_auto_compact_switch (Fixture       *f,
   g_assert_true (gtk_switch_get_active (toggle));
 }
 
-/* Below "Compact Long Conversations Automatically", the default model's
- * context window in tokens: what the spin button shows is that model's
- * `context-windows` entry, both ways (auto-compact reads the entry, see
- * test-auto-compact); 0 forgets it; each model has its own; with no
- * default model there is nothing to set. */
+/* Below "Compact Long Conversations Automatically", the context window in
+ * tokens of the model a message goes to when none is chosen: what the
+ * spin button shows is that model's `context-windows` entry, both ways
+ * (auto-compact reads the entry, see test-auto-compact); 0 forgets it;
+ * each model has its own; with no default model, the provider's first
+ * (the README's first-run settings). A number typed with thousands
+ * separators is read whole. */
 static void
 test_context_window (Fixture       *f,
                      gconstpointer  data)
@@ -506,8 +508,14 @@ test_context_window (Fixture       *f,
   g_assert_true (gtk_widget_get_ancestor (GTK_WIDGET (row), ADW_TYPE_PREFERENCES_GROUP) ==
                  gtk_widget_get_ancestor (compact, ADW_TYPE_PREFERENCES_GROUP));
   g_assert_true (gtk_widget_get_ancestor (GTK_WIDGET (spin), ADW_TYPE_ACTION_ROW) == GTK_WIDGET (row));
-  g_assert_cmpstr (adw_preferences_row_get_title (row), ==, "Context Window");
-  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (spin)));
+  g_assert_cmpstr (adw_preferences_row_get_title (row), ==, "Context Window of “alpha”");
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (spin)));
+  gtk_editable_set_text (GTK_EDITABLE (spin), "128,000");
+  gtk_spin_button_update (spin);
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 128000);
+  g_assert_cmpuint (natter_settings_get_context_window (settings, "local", "alpha"), ==, 128000);
+  gtk_spin_button_set_value (spin, 0);
+  g_assert_cmpuint (natter_settings_get_context_window (settings, "local", "alpha"), ==, 0);
 
   g_settings_set_string (f->settings, "default-model", "beta");
   wait_idle (f);

@@ -2,7 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The preferences row that sets the default model's context window, below
+ * The preferences row that sets the context window of the model a message
+ * goes to when none is chosen (the default model, else the provider's
+ * first as the model list shows it), below
  * "Compact Long Conversations Automatically": a spin button in tokens that
  * writes that model's entry of the `context-windows` setting
  * (natter_settings_set_context_window()), 0 meaning "ask the server".
@@ -23,12 +25,50 @@
 /* A window no server has: 10 million tokens. */
 #define MAX_WINDOW 10000000
 
+/* The model a new message goes to when none is chosen: the default model,
+ * else the provider's first, once the model list has it (NULL before). */
+static const char *
+effective_model (NatterPreferencesWindow *self)
+{
+  const char *model = natter_settings_get_default_model (self->settings);
+
+  if (model != NULL && *model != '\0')
+    return model;
+  if (self->model_ids != NULL && self->model_ids->len > 1)
+    return g_ptr_array_index (self->model_ids, 1);
+  return NULL;
+}
+
+/* Tokens are whole numbers: "128,000" or "128 000" as people write them
+ * is 128000, not 128 (the spin button's own parsing stops at the comma). */
+static int
+spin_input_cb (GtkSpinButton *spin,
+               double        *new_value)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
+  g_autoptr(GString) digits = g_string_new (NULL);
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_isdigit (c) && c < 0x80)
+        g_string_append_c (digits, (char) c);
+      else if (!(c == ',' || c == '.' || c == '\'' || g_unichar_isspace (c) || c == 0x202F || c == 0x2009))
+        return GTK_INPUT_ERROR;
+    }
+  if (digits->len == 0)
+    return GTK_INPUT_ERROR;
+  *new_value = g_ascii_strtod (digits->str, NULL);
+  return TRUE;
+}
+
 static void
 sync_row (NatterPreferencesWindow *self)
 {
   const char *provider = natter_settings_get_default_provider (self->settings);
-  const char *model = natter_settings_get_default_model (self->settings);
-  gboolean known = provider != NULL && *provider != '\0' && model != NULL && *model != '\0';
+  const char *model = effective_model (self);
+  gboolean known = provider != NULL && *provider != '\0' && model != NULL;
   g_autofree char *title = NULL;
 
   self->updating_context_window = TRUE;
@@ -57,12 +97,26 @@ static void
 value_changed_cb (NatterPreferencesWindow *self)
 {
   const char *provider = natter_settings_get_default_provider (self->settings);
-  const char *model = natter_settings_get_default_model (self->settings);
+  const char *model = effective_model (self);
 
-  if (self->updating_context_window || provider == NULL || *provider == '\0' || model == NULL || *model == '\0')
+  if (self->updating_context_window || provider == NULL || *provider == '\0' || model == NULL)
     return;
   natter_settings_set_context_window (self->settings, provider, model,
                                       (guint) gtk_spin_button_get_value_as_int (self->context_window_spin));
+}
+
+/**
+ * natter_preferences_window_sync_context_window:
+ * @self: the preferences window
+ *
+ * Shows the context window of the model that now goes first, after the
+ * model list changed (with no default model, the provider's first).
+ */
+void
+natter_preferences_window_sync_context_window (NatterPreferencesWindow *self)
+{
+  if (self->context_window_row != NULL)
+    sync_row (self);
 }
 
 /**
@@ -82,7 +136,7 @@ natter_preferences_window_add_context_window_row (NatterPreferencesWindow *self)
   g_return_if_fail (group != NULL);
 
   self->context_window_spin = GTK_SPIN_BUTTON (gtk_spin_button_new (adjustment, 1024, 0));
-  gtk_spin_button_set_numeric (self->context_window_spin, TRUE);
+  g_signal_connect (self->context_window_spin, "input", G_CALLBACK (spin_input_cb), NULL);
   gtk_widget_set_valign (GTK_WIDGET (self->context_window_spin), GTK_ALIGN_CENTER);
   self->context_window_row = ADW_ACTION_ROW (adw_action_row_new ());
   adw_action_row_add_suffix (self->context_window_row, GTK_WIDGET (self->context_window_spin));

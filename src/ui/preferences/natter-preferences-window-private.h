@@ -77,6 +77,7 @@ NatterPreferencesWindow *natter_preferences_window_pending_begin          (Natte
 gboolean                 natter_preferences_window_pending_end            (NatterPreferencesWindow *self);
 void                     natter_preferences_window_rebuild_provider_combo (NatterPreferencesWindow *self);
 void                     natter_preferences_window_reload_models          (NatterPreferencesWindow *self);
+void                     natter_preferences_window_sync_context_window    (NatterPreferencesWindow *self);
 
 /* natter-preferences-providers.c */
 GPtrArray               *natter_preferences_window_read_providers         (NatterPreferencesWindow *self);

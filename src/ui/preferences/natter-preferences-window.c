@@ -142,6 +142,7 @@ set_models (NatterPreferencesWindow  *self,
   adw_combo_row_set_model (self->model_row, G_LIST_MODEL (names));
   adw_combo_row_set_selected (self->model_row, selected);
   self->updating_combos = FALSE;
+  natter_preferences_window_sync_context_window (self);
 
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self->model_row), problem != NULL ? problem : "");
   if (problem != NULL)
