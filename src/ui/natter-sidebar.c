@@ -807,6 +807,32 @@ natter_sidebar_select (NatterSidebar *self,
 }
 
 /**
+ * natter_sidebar_scroll_to:
+ * @self: the sidebar
+ * @session_id: a session id
+ *
+ * Scrolls the list so that @session_id's row is in view (a new chat's row
+ * at the top of a list scrolled down); nothing when it is not listed.
+ */
+void
+natter_sidebar_scroll_to (NatterSidebar *self,
+                          const char    *session_id)
+{
+  guint position;
+
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+  g_return_if_fail (session_id != NULL);
+
+  position = natter_sidebar_find_position (self, session_id);
+  /* The top row is the top of the list, kept there while its rows are
+   * laid out (a place being kept from before would pull it back). */
+  if (position == 0)
+    keep_scroll (self, 0);
+  else if (position != GTK_INVALID_LIST_POSITION)
+    gtk_widget_activate_action (GTK_WIDGET (self->session_list), "list.scroll-to-item", "u", position);
+}
+
+/**
  * natter_sidebar_set_hidden:
  * @self: the sidebar
  * @session_id: a session id

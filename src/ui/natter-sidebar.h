@@ -29,6 +29,8 @@ guint         natter_sidebar_find_position   (NatterSidebar      *self,
                                               const char         *session_id);
 void          natter_sidebar_select          (NatterSidebar      *self,
                                               const char         *session_id);
+void          natter_sidebar_scroll_to       (NatterSidebar      *self,
+                                              const char         *session_id);
 void          natter_sidebar_set_hidden      (NatterSidebar      *self,
                                               const char         *session_id,
                                               gboolean            hidden);

@@ -44,6 +44,8 @@ create_session_cb (GObject      *source,
       return;
     }
   natter_window_open_session (self, session_id);
+  /* The new row is at the top of the list, which may be scrolled away. */
+  natter_sidebar_scroll_to (self->session_sidebar, session_id);
   adw_leaflet_set_visible_child (self->leaflet, self->content);
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }

@@ -938,6 +938,50 @@ test_sidebar_keeps_place (void)
   g_assert_cmpstr (natter_window_get_session_id (window), ==, chosen);
   g_assert_cmpuint (sidebar_selected (window), ==, chosen_position);
 
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* A new chat is a new row at the top of a list that may be scrolled
+ * down: the list goes up to show it. */
+static void
+test_sidebar_new_chat_in_view (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *talked = NULL;
+  g_autofree char *turn_id = NULL;
+  GtkAdjustment *adjustment;
+  NatterWindow *window;
+  ScrollWait wait;
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Notes %02u", i);
+
+      g_free (ui_create_session (u, title));
+    }
+  talked = ui_create_session (u, "Talked");
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, talked, "Hello");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  wait_row (window, talked, "Talked");
+  g_assert_true (natter_window_open_session (window, talked));
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (
+                 gtk_widget_get_ancestor (natter_window_get_session_list (window), GTK_TYPE_SCROLLED_WINDOW)));
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
+  ui_settle ();
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), >, 0);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL);
+  wait.window = window;
+  wait.value = 0;
+  ui_wait_until_full (scrolled_to, describe_scroll, &wait);
+  g_assert_cmpstr (natter_window_get_session_id (window), !=, talked);
+  g_assert_cmpstr (sidebar_id (window, 0), ==, natter_window_get_session_id (window));
+  g_assert_cmpuint (sidebar_selected (window), ==, 0);
+
   ui_destroy_window (window);
   ui_world_free (u);
 }
@@ -964,6 +1008,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/rename-then-send-keeps-title", test_sidebar_rename_then_send_keeps_title);
   g_test_add_func ("/sidebar/order-is-activity", test_sidebar_order_is_activity);
   g_test_add_func ("/sidebar/keeps-place", test_sidebar_keeps_place);
+  g_test_add_func ("/sidebar/new-chat-in-view", test_sidebar_new_chat_in_view);
 
   status = g_test_run ();
   g_clear_object (&app);
