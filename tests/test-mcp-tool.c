@@ -654,21 +654,6 @@ rewrite_and_wait (Fixture    *f,
   g_signal_handler_disconnect (f->mcp, listed_id);
 }
 
-static guint
-count_tools_of (Fixture    *f,
-                const char *server)
-{
-  JsonArray *descriptors = natter_mcp_manager_get_descriptors (f->mcp);
-  g_autofree char *prefix = g_strdup_printf ("mcp:%s/", server);
-  guint n = 0;
-
-  for (guint i = 0; i < json_array_get_length (descriptors); i++)
-    if (g_str_has_prefix (json_object_get_string_member (json_array_get_object_element (descriptors, i), "toolId"),
-                          prefix))
-      n++;
-  return n;
-}
-
 /* A server added, changed or removed in mcp.json while Natter runs is
  * picked up without a restart; an unchanged server keeps running; a file
  * that does not parse is said and the servers from before stay. */
@@ -687,14 +672,14 @@ test_config_watched (Fixture       *f,
   g_autoptr(NatterMcpClient) first = g_object_ref (g_ptr_array_index (clients, 0));
 
   natter_mcp_manager_watch (f->mcp);
-  g_assert_cmpuint (count_tools_of (f, "fake"), ==, 6);
+  g_assert_cmpuint (natter_mcp_manager_count_tools (f->mcp, "fake"), ==, 6);
 
   rewrite_and_wait (f, two, TRUE);
   clients = natter_mcp_manager_get_clients (f->mcp);
   g_assert_cmpuint (clients->len, ==, 2);
   g_assert_true (g_ptr_array_index (clients, 0) == first);
   g_assert_cmpint (natter_mcp_client_get_state (first), ==, NATTER_MCP_CLIENT_STATE_READY);
-  g_assert_cmpuint (count_tools_of (f, "second"), ==, 6);
+  g_assert_cmpuint (natter_mcp_manager_count_tools (f->mcp, "second"), ==, 6);
   g_assert_null (natter_mcp_manager_get_config_error (f->mcp));
 
   rewrite_and_wait (f, "{\"mcpServers\": {\"fake\": ", FALSE);
@@ -702,15 +687,15 @@ test_config_watched (Fixture       *f,
   g_assert_nonnull (strstr (natter_mcp_manager_get_config_error (f->mcp), "is not valid JSON"));
   clients = natter_mcp_manager_get_clients (f->mcp);
   g_assert_cmpuint (clients->len, ==, 2);
-  g_assert_cmpuint (count_tools_of (f, "second"), ==, 6);
+  g_assert_cmpuint (natter_mcp_manager_count_tools (f->mcp, "second"), ==, 6);
 
   rewrite_and_wait (f, one, TRUE);
   g_assert_null (natter_mcp_manager_get_config_error (f->mcp));
   clients = natter_mcp_manager_get_clients (f->mcp);
   g_assert_cmpuint (clients->len, ==, 1);
   g_assert_true (g_ptr_array_index (clients, 0) == first);
-  g_assert_cmpuint (count_tools_of (f, "second"), ==, 0);
-  g_assert_cmpuint (count_tools_of (f, "fake"), ==, 6);
+  g_assert_cmpuint (natter_mcp_manager_count_tools (f->mcp, "second"), ==, 0);
+  g_assert_cmpuint (natter_mcp_manager_count_tools (f->mcp, "fake"), ==, 6);
 }
 
 int

@@ -498,6 +498,34 @@ natter_mcp_manager_get_descriptors (NatterMcpManager *self)
 }
 
 /**
+ * natter_mcp_manager_count_tools:
+ * @self: the manager
+ * @server: a server's name in mcp.json
+ *
+ * Returns: how many of the registered tools (natter_mcp_manager_get_descriptors())
+ *   are @server's: their tool ids are `mcp:SERVER/TOOL`
+ */
+guint
+natter_mcp_manager_count_tools (NatterMcpManager *self,
+                                const char       *server)
+{
+  g_autofree char *prefix = NULL;
+  guint n = 0;
+
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), 0);
+  g_return_val_if_fail (server != NULL, 0);
+
+  prefix = g_strdup_printf ("mcp:%s/", server);
+  for (guint i = 0; self->descriptors != NULL && i < json_array_get_length (self->descriptors); i++)
+    {
+      JsonObject *descriptor = json_array_get_object_element (self->descriptors, i);
+
+      n += g_str_has_prefix (json_object_get_string_member (descriptor, "toolId"), prefix);
+    }
+  return n;
+}
+
+/**
  * natter_mcp_manager_get_default_timeout:
  * @self: the manager
  *

@@ -20,6 +20,8 @@ const char       *natter_mcp_manager_get_config_error (NatterMcpManager   *self)
 GPtrArray        *natter_mcp_manager_get_clients     (NatterMcpManager    *self);
 const char       *natter_mcp_manager_get_config_path (NatterMcpManager    *self);
 JsonArray        *natter_mcp_manager_get_descriptors (NatterMcpManager    *self);
+guint             natter_mcp_manager_count_tools     (NatterMcpManager    *self,
+                                                      const char          *server);
 void              natter_mcp_manager_reload          (NatterMcpManager    *self);
 void              natter_mcp_manager_watch           (NatterMcpManager    *self);
 NatterMcpClient  *natter_mcp_manager_new_client      (NatterMcpManager      *self,

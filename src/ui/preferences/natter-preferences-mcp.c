@@ -103,21 +103,6 @@ reload (McpPage *page)
                                      natter_preferences_window_pending_begin (page->window), g_object_unref);
 }
 
-static guint
-count_tools (McpPage    *page,
-             const char *server)
-{
-  JsonArray *descriptors = natter_mcp_manager_get_descriptors (page->manager);
-  g_autofree char *prefix = g_strdup_printf ("mcp:%s/", server);
-  guint n = 0;
-
-  for (guint i = 0; i < json_array_get_length (descriptors); i++)
-    if (g_str_has_prefix (json_object_get_string_member (json_array_get_object_element (descriptors, i), "toolId"),
-                          prefix))
-      n++;
-  return n;
-}
-
 static char *
 describe_state (McpPage               *page,
                 NatterMcpServerConfig *config)
@@ -142,7 +127,7 @@ describe_state (McpPage               *page,
       switch (natter_mcp_client_get_state (client))
         {
         case NATTER_MCP_CLIENT_STATE_READY:
-          n = count_tools (page, config->name);
+          n = natter_mcp_manager_count_tools (page->manager, config->name);
           return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected, %u tool", "Connected, %u tools", n), n);
         case NATTER_MCP_CLIENT_STATE_CONNECTING:
           return g_strdup (_("Starting…"));
