@@ -207,6 +207,8 @@ show_problem (GtkWidget    *view,
   GtkWidget *label = gtk_label_new (error->message);
 
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  /* A message may hold a long path: break inside it too. */
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_max_width_chars (GTK_LABEL (label), 50);
   gtk_widget_add_css_class (label, "error");

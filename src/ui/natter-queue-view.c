@@ -26,8 +26,15 @@ struct _NatterQueueView
   char           *session_id;
   GCancellable   *cancellable;
   GPtrArray      *queue_ids;   /* shown, oldest first */
+  GtkWidget      *scroller;    /* holds @list */
   GtkWidget      *list;
 };
+
+/* The most the queue takes of the conversation's height, in px: about
+ * two and a half bubbles, a third of a phone-sized window (360×740), so
+ * that however many messages wait, the timeline and the composer stay
+ * on screen; more scroll inside the queue. */
+#define QUEUE_MAX_HEIGHT 220
 
 G_DEFINE_FINAL_TYPE (NatterQueueView, natter_queue_view, GTK_TYPE_WIDGET)
 
@@ -139,15 +146,30 @@ button_new (const char      *label,
 /* One pending message: a bubble (the message, plainly, and "Queued")
  * with Edit and Remove under it. Everything wraps and the buttons go
  * below the text, so a queued message fits a window 360 px wide. */
+/* What happens to the queue given the latest turn's status (a
+ * natter_session_index_entry_get_latest_turn_status() string, nullable):
+ * only a completed turn lets it go on; after a failed or stopped one it
+ * waits until the person's
+ * next message is answered (the promotion rule of
+ * natter-sessions-queue.c). A running turn's status is "idle". */
+static const char *
+caption_for_status (const char *latest_status)
+{
+  if (g_strcmp0 (latest_status, "failed") == 0 || g_strcmp0 (latest_status, "cancelled") == 0)
+    return _("Waiting: sent after your next message is answered");
+  return _("Queued: sent when the answer above is complete");
+}
+
 static GtkWidget *
 bubble_new (NatterQueueView                  *self,
-            const NatterSessionQueuedMessage *queued)
+            const NatterSessionQueuedMessage *queued,
+            const char                       *latest_status)
 {
   g_autofree char *text = message_text (queued->message);
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *label = gtk_label_new (text);
-  GtkWidget *state = gtk_label_new (_("Queued: sent when the answer above is complete"));
+  GtkWidget *state = gtk_label_new (caption_for_status (latest_status));
 
   gtk_widget_set_halign (row, GTK_ALIGN_END);
   gtk_widget_add_css_class (row, "natter-queued-message");
@@ -157,6 +179,7 @@ bubble_new (NatterQueueView                  *self,
   gtk_label_set_xalign (GTK_LABEL (label), 1);
   gtk_label_set_selectable (GTK_LABEL (label), FALSE);
   gtk_label_set_wrap (GTK_LABEL (state), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (state), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_xalign (GTK_LABEL (state), 1);
   gtk_label_set_justify (GTK_LABEL (state), GTK_JUSTIFY_RIGHT);
   gtk_widget_add_css_class (state, "caption");
@@ -192,18 +215,23 @@ session_read_cb (GObject      *source,
   g_autoptr(NatterQueueView) self = user_data;
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+  const char *latest_status = NULL;
 
   state = natter_sessions_get_session_finish (NATTER_SESSIONS (source), result, &error);
   /* Another conversation was opened meanwhile. */
   if (state == NULL || g_strcmp0 (natter_session_state_get_session_id (state), self->session_id) != 0)
     return;
   clear_bubbles (self);
+  entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), self->session_id);
+  if (entry != NULL)
+    latest_status = natter_session_index_entry_get_latest_turn_status (entry);
   for (guint i = 0; i < natter_session_state_get_n_queued (state); i++)
     {
       const NatterSessionQueuedMessage *queued = natter_session_state_get_queued (state, i);
 
       g_ptr_array_add (self->queue_ids, g_strdup (queued->queue_id));
-      gtk_box_append (GTK_BOX (self->list), bubble_new (self, queued));
+      gtk_box_append (GTK_BOX (self->list), bubble_new (self, queued, latest_status));
     }
   gtk_widget_set_visible (GTK_WIDGET (self), self->queue_ids->len > 0);
 }
@@ -235,7 +263,8 @@ natter_queue_view_dispose (GObject *object)
   if (self->sessions != NULL)
     g_signal_handlers_disconnect_by_data (self->sessions, self);
   g_clear_object (&self->sessions);
-  g_clear_pointer (&self->list, gtk_widget_unparent);
+  self->list = NULL;
+  g_clear_pointer (&self->scroller, gtk_widget_unparent);
   G_OBJECT_CLASS (natter_queue_view_parent_class)->dispose (object);
 }
 
@@ -273,7 +302,13 @@ natter_queue_view_init (NatterQueueView *self)
   gtk_widget_set_margin_end (self->list, 12);
   gtk_widget_set_margin_top (self->list, 6);
   gtk_widget_set_margin_bottom (self->list, 6);
-  gtk_widget_set_parent (self->list, GTK_WIDGET (self));
+  /* As tall as the bubbles up to QUEUE_MAX_HEIGHT, then scrolling. */
+  self->scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (self->scroller), TRUE);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (self->scroller), QUEUE_MAX_HEIGHT);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scroller), self->list);
+  gtk_widget_set_parent (self->scroller, GTK_WIDGET (self));
   gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Queued messages"), -1);
 }

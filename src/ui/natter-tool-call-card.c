@@ -130,6 +130,7 @@ media_image (JsonObject *item)
 
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
       gtk_widget_add_css_class (label, "error");
       return label;
     }

@@ -222,6 +222,9 @@ test_typing_and_queueing_while_streaming (void)
   ui_world_free (u);
 }
 
+#define QUEUED_CAPTION "Queued: sent when the answer above is complete"
+#define WAITING_CAPTION "Waiting: sent after your next message is answered"
+
 static void
 stop_with_queue (const char *response,
                  guint       n_left)
@@ -242,12 +245,16 @@ stop_with_queue (const char *response,
   ui_wait_until (composer_running, window);
   type_and_enter (window, "Afterwards");
   wait_queue (window, 1, "Afterwards");
+  g_assert_true (ui_label_shown (window->queue_view, QUEUED_CAPTION));
 
   /* Stop asks first. */
   g_signal_emit_by_name (natter_window_get_composer (window), "stop");
   answer_dialog ("Stop the Answer?", response, NULL);
   ui_wait_until (turns_settled, &stopped);
-  wait_queue (window, n_left, NULL);
+  /* A kept queue waits for the person after a stopped answer: its
+   * bubbles say so, not that they go when the answer completes. */
+  wait_queue (window, n_left, n_left > 0 ? WAITING_CAPTION : NULL);
+  g_assert_false (ui_label_shown (window->queue_view, QUEUED_CAPTION));
   state = get_session (u, session_id);
   g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, n_left);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
@@ -268,6 +275,62 @@ test_stop_asks_clear_queue (void)
   stop_with_queue ("clear", 0);
 }
 
+/* At a phone's 360×740, eight messages queued while an answer streams:
+ * the queue scrolls within a third of the window, the window keeps its
+ * height and the composer stays on screen. */
+static void
+test_many_queued_narrow (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Many");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  graphene_rect_t bounds;
+  int height_before;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  window = ui_window_new (app, u);
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 740);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+  turn_id = ui_send (u, session_id, "Long answer");
+  ui_wait_until (model_held, u);
+  ui_wait_until (composer_running, window);
+  ui_wait_painted ();
+  ui_wait_painted ();
+  height_before = gtk_widget_get_height (GTK_WIDGET (window));
+  g_assert_cmpint (height_before, <=, 740);
+
+  for (guint i = 0; i < 8; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("Queued question number %u, with a few words", i + 1);
+
+      type_and_enter (window, text);
+      wait_queue (window, i + 1, text);
+    }
+  for (guint i = 0; i < 3; i++)
+    ui_wait_painted ();
+
+  composer = natter_window_get_composer (window);
+  g_test_message ("window %d px high (was %d), queue %d px", gtk_widget_get_height (GTK_WIDGET (window)),
+                  height_before, gtk_widget_get_height (GTK_WIDGET (window->queue_view)));
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window)), ==, height_before);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window->queue_view)), <=, height_before / 3);
+  g_assert_true (gtk_widget_compute_bounds (GTK_WIDGET (composer), GTK_WIDGET (window), &bounds));
+  g_assert_cmpfloat (bounds.origin.y, >=, 0);
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, height_before);
+  g_assert_cmpfloat (bounds.size.height, >, 0);
+  /* The timeline keeps room to read the answer. */
+  g_assert_cmpint (gtk_widget_get_height (natter_window_get_timeline_list (window)), >=, 100);
+
+  g_signal_emit_by_name (composer, "stop");
+  answer_dialog ("Stop the Answer?", "clear", NULL);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -279,6 +342,7 @@ main (int   argc,
   g_test_add_func ("/queue/typing-and-queueing-while-streaming", test_typing_and_queueing_while_streaming);
   g_test_add_func ("/queue/stop-asks-keep-queue", test_stop_asks_keep_queue);
   g_test_add_func ("/queue/stop-asks-clear-queue", test_stop_asks_clear_queue);
+  g_test_add_func ("/queue/many-queued-narrow", test_many_queued_narrow);
 
   status = g_test_run ();
   g_clear_object (&app);
