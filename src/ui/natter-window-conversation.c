@@ -166,16 +166,57 @@ agents_changed_cb (NatterWindow *self)
 static NatterModelChoice
 model_choice (NatterWindow *self)
 {
+  JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
   NatterModelChoice choice = {
     .picked = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL,
     .agent_own = agent_own_model (self),
-    .last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL,
+    .last = last != NULL || self->session_id == NULL ? last
+                                                     : g_hash_table_lookup (self->branch_models, self->session_id),
     .default_provider = self->provider_id,
     .default_model = self->default_model,
     .has_registry = self->registry != NULL,
   };
 
   return choice;
+}
+
+void
+_natter_window_carried_choice_clear (NatterWindowCarriedChoice *carried)
+{
+  g_clear_pointer (&carried->picked, json_object_unref);
+  g_clear_pointer (&carried->last, json_object_unref);
+  g_clear_pointer (&carried->agent_id, g_free);
+}
+
+/* Fills @carried (cleared) with what the next message of the open
+ * session would go out with, before its new version is made: the
+ * version is a new session, which has none of it yet. */
+void
+_natter_window_dup_choice (NatterWindow              *self,
+                           NatterWindowCarriedChoice *carried)
+{
+  NatterModelChoice choice = model_choice (self);
+
+  carried->picked = choice.picked != NULL ? json_object_ref (choice.picked) : NULL;
+  carried->last = choice.last != NULL ? json_object_ref (choice.last) : NULL;
+  carried->agent_id = has_agent_store (self) ? g_strdup (natter_agent_chooser_get_agent_id (self->agent_chooser))
+                                             : NULL;
+}
+
+/* Gives @session_id, a new version not opened yet, the choice its
+ * conversation had, so its messages go where that conversation's would
+ * (natter-model-choice.c), not to the default. */
+void
+_natter_window_carry_choice (NatterWindow                    *self,
+                             const char                      *session_id,
+                             const NatterWindowCarriedChoice *carried)
+{
+  if (carried->picked != NULL)
+    g_hash_table_replace (self->chosen_models, g_strdup (session_id), json_object_ref (carried->picked));
+  if (carried->last != NULL)
+    g_hash_table_replace (self->branch_models, g_strdup (session_id), json_object_ref (carried->last));
+  if (carried->agent_id != NULL)
+    g_hash_table_replace (self->chosen_agents, g_strdup (session_id), g_strdup (carried->agent_id));
 }
 
 /* "Use Ollama Instead": a way out of a provider that is gone, unless

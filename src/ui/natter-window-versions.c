@@ -120,6 +120,7 @@ typedef struct
 {
   NatterWindow *self;
   char         *text;
+  NatterWindowCarriedChoice carried;
 } VersionData;
 
 static void
@@ -127,6 +128,7 @@ version_data_free (VersionData *data)
 {
   g_object_unref (data->self);
   g_free (data->text);
+  _natter_window_carried_choice_clear (&data->carried);
   g_free (data);
 }
 
@@ -156,6 +158,9 @@ branched_cb (GObject      *source,
         }
       return;
     }
+  /* The new version goes on with the model and agent of the
+   * conversation it was made from, as its next message would. */
+  _natter_window_carry_choice (self, session_id, &data->carried);
   natter_window_open_session (self, session_id);
   _natter_window_send_text (self, data->text, TRUE);
 }
@@ -196,6 +201,7 @@ _natter_window_send_version (NatterWindow *self,
   data = g_new0 (VersionData, 1);
   data->self = g_object_ref (self);
   data->text = g_strdup (text);
+  _natter_window_dup_choice (self, &data->carried);
   if (previous != NULL)
     {
       NatterTurnItem *before = natter_timeline_model_lookup_any (self->timeline, previous);
