@@ -330,6 +330,9 @@ build_turn_created (NatterTurnRuntime  *self,
                    json_object_get_string_member_with_default (requested_agent, "agentId", ""));
       return NULL;
     }
+  /* A turn no provider serves (one deleted) could never make a call. */
+  if (!natter_model_registry_check (self->models, model, error))
+    return NULL;
 
   json_object_set_string_member (resolved, "agentId",
                                  json_object_get_string_member_with_default (agent, "agentId",
@@ -452,8 +455,9 @@ create_cb (GObject      *object,
  * @user_data: data for @callback
  *
  * create_turn of turn-runtime.md §5: resolves the agent into the
- * immutable snapshot and writes `turn_created`. On any failure no file is
- * created.
+ * immutable snapshot, checks that its model resolves in the model
+ * registry (a provider that is configured, or an endpoint URL), and
+ * writes `turn_created`. On any failure no file is created.
  */
 void
 natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
@@ -508,7 +512,9 @@ natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
  *
  * Returns: (transfer full) (nullable): what was written — the new turn's
  *   id and the agent and model it resolved — or %NULL with
- *   %NATTER_RUNTIME_ERROR_AGENT, %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT, a
+ *   %NATTER_RUNTIME_ERROR_AGENT, %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND (no
+ *   provider serves the model, e.g. an unknown provider id: the message
+ *   names it), %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT, a
  *   %NATTER_STORE_ERROR (an invalid definition, or the repo's error)
  */
 NatterTurnCreated *
