@@ -180,6 +180,46 @@ model_choice (NatterWindow *self)
   return choice;
 }
 
+/**
+ * _natter_window_provider_is_missing:
+ * @self: the window
+ * @provider_id: (nullable): a provider id or endpoint URL
+ *
+ * Whether @provider_id names a provider that is not configured (deleted
+ * in Preferences, or a setting naming one that never was). An endpoint
+ * URL needs no configuration; without a registry nothing can be told.
+ *
+ * Returns: %TRUE if nothing can be sent to @provider_id
+ */
+gboolean
+_natter_window_provider_is_missing (NatterWindow *self,
+                                    const char   *provider_id)
+{
+  g_auto(GStrv) configured = NULL;
+
+  if (self->registry == NULL || provider_id == NULL || provider_id[0] == '\0' ||
+      natter_provider_id_is_endpoint (provider_id))
+    return FALSE;
+  configured = natter_provider_registry_list_providers (self->registry);
+  return !g_strv_contains ((const char * const *) configured, provider_id);
+}
+
+/* The provider a message with @choice would go to, when it is gone: the
+ * runtime would refuse the turn, so the window says why before sending.
+ * An agent's own model is the runtime's to resolve. */
+static const char *
+missing_provider (NatterWindow            *self,
+                  const NatterModelChoice *choice)
+{
+  const char *provider = NULL;
+  const char *model = NULL;
+
+  if (choice->picked == NULL && choice->agent_own != NULL)
+    return NULL;
+  natter_model_choice_shown (choice, &provider, &model);
+  return _natter_window_provider_is_missing (self, provider) ? provider : NULL;
+}
+
 void
 _natter_window_carried_choice_clear (NatterWindowCarriedChoice *carried)
 {
@@ -662,6 +702,7 @@ _natter_window_send_message (NatterWindow *self,
   g_autoptr(JsonObject) model = NULL;
   NatterModelChoice choice;
   const char *provider;
+  const char *gone;
   SendData *data;
 
   if (self->session_id == NULL || self->sessions == NULL)
@@ -700,6 +741,18 @@ _natter_window_send_message (NatterWindow *self,
     data->sources = g_steal_pointer (&sources);
   g_clear_pointer (&sources, g_ptr_array_unref);
 
+  if ((gone = missing_provider (self, &choice)) != NULL)
+    {
+      g_autoptr(GError) error = g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
+                                             "No provider “%s” is configured", gone);
+
+      /* No turn is made for a provider that is gone: it could never
+       * answer, and would only look interrupted. */
+      send_failed (data, error);
+      send_done (data);
+      send_data_free (data);
+      return;
+    }
   self->sending = TRUE;
   natter_conversation_view_stick_to_bottom (self->conversation_view);
   _natter_window_update_composer (self);

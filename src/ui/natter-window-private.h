@@ -205,6 +205,9 @@ typedef struct
   JsonObject *last;
   char       *agent_id;
 } NatterWindowCarriedChoice;
+gboolean
+_natter_window_provider_is_missing (NatterWindow *self,
+                                    const char   *provider_id);
 void
 _natter_window_carried_choice_clear (NatterWindowCarriedChoice *carried);
 void
