@@ -695,6 +695,39 @@ natter_turn_runtime_get_turn_state_finish (NatterTurnRuntime  *self,
 }
 
 /**
+ * natter_turn_runtime_check_model:
+ * @self: a #NatterTurnRuntime
+ * @state: a turn, as reduced from its file
+ * @error: return location for a #GError
+ *
+ * Whether a provider still serves the model @state was created with
+ * (natter_model_registry_check(): no key is looked up). An advance of a
+ * turn whose provider is gone fails before writing anything
+ * (turn-runtime.md §5), so whoever starts one on a person's behalf (a
+ * resume) asks first, and can say why instead of starting nothing.
+ *
+ * Returns: %TRUE if the model may be resolved, or %FALSE with
+ *   %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND naming the provider
+ */
+gboolean
+natter_turn_runtime_check_model (NatterTurnRuntime  *self,
+                                 NatterTurnState    *state,
+                                 GError            **error)
+{
+  JsonObject *resolved;
+  JsonObject *model;
+
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), FALSE);
+  g_return_val_if_fail (state != NULL, FALSE);
+
+  resolved = get_object_or_null (get_object_or_null (natter_turn_state_get_definition (state), "agent"), "resolved");
+  model = get_object_or_null (resolved, "model");
+  if (model == NULL)
+    return TRUE;
+  return natter_model_registry_check (self->models, model, error);
+}
+
+/**
  * natter_turn_runtime_get_context_resolver:
  * @self: a #NatterTurnRuntime
  *
