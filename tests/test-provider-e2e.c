@@ -1012,6 +1012,49 @@ test_json_body_tool_calls (Fixture       *f,
 #undef JSON_TOOL_CALL
 }
 
+static void
+create_failed_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GError **error = user_data;
+  g_autoptr(NatterTurnCreated) created = NULL;
+
+  created = natter_turn_runtime_create_turn_finish (NATTER_TURN_RUNTIME (object), result, error);
+  g_assert_null (created);
+  g_assert_nonnull (*error);
+}
+
+/* A model whose provider is not configured (a deleted provider, a
+ * default naming one that is gone) makes no turn: a turn created for it
+ * could never make its first call and would wait forever, unfinished.
+ * The error says which provider is missing; no key is looked up. */
+static void
+test_unknown_provider_makes_no_turn (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autoptr(JsonNode) agent = natter_test_json ("{\"agentId\":\"helper\","
+                                                "\"model\":{\"provider\":\"gone\",\"model\":\"m\"}}");
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(JsonObject) config = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ids = NULL;
+
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "Say ping");
+  json_object_set_boolean_member (config, "humanAvailable", TRUE);
+  natter_turn_runtime_create_turn_async (f->runtime, json_node_get_object (agent), NULL, NULL, input, config,
+                                         NULL, create_failed_cb, &error);
+  natter_test_wait_for_pointer ((gpointer *) &error, 10000);
+  g_assert_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "No provider “gone” is configured"));
+  g_clear_error (&error);
+  ids = natter_jsonl_repo_list_ids_sync (f->repo, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (ids), ==, 0);
+  g_assert_cmpuint (f->keys.n_lookups, ==, 0);
+}
+
 /* Resolving: unknown ids fail clearly; URLs need no configuration. */
 static void
 test_registry_resolve (Fixture       *f,
@@ -1157,6 +1200,7 @@ main (int   argc,
   ADD ("ad-hoc-endpoint", test_ad_hoc_endpoint);
   ADD ("json-body-tool-calls", test_json_body_tool_calls);
   ADD ("registry/resolve", test_registry_resolve);
+  ADD ("unknown-provider-makes-no-turn", test_unknown_provider_makes_no_turn);
   g_test_add_func ("/provider-e2e/registry/key-change", test_registry_key_change);
   g_test_add_func ("/provider-e2e/registry/env-key", test_env_key_lookup);
 

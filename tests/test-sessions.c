@@ -556,6 +556,29 @@ test_not_settled_idle (Fixture       *f,
   wait_status (f, sid, "completed");
 }
 
+/* An interrupted turn whose provider was removed since: Resume says
+ * so, instead of starting an advance that fails before writing anything
+ * and seeming to do nothing; the turn stays as it was, for when the
+ * provider is back. */
+static void
+test_resume_provider_gone (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+
+  send_crashing_at (f, sid, "one", NATTER_SESSIONS_STEP_APPEND);
+  g_clear_object (&f->w->fakes->model);
+  resume (f, sid, &error);
+  g_assert_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "No provider “p” is configured"));
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (natter_session_index_lookup (f->index, sid)),
+                   ==, "idle");
+  g_assert_false (natter_sessions_is_turn_running (f->sessions,
+                                                   natter_session_index_entry_get_latest_turn_id (
+                                                     natter_session_index_lookup (f->index, sid))));
+}
+
 static void
 test_continue_after_failure (Fixture       *f,
                              gconstpointer  data)
@@ -2054,6 +2077,7 @@ main (int   argc,
   ADD ("send/not-settled-running", test_not_settled_running, NULL);
   ADD ("send/not-settled-suspended", test_not_settled_suspended, NULL);
   ADD ("send/not-settled-idle-then-resume", test_not_settled_idle, NULL);
+  ADD ("send/resume-with-provider-gone-says-why", test_resume_provider_gone, NULL);
   ADD ("send/continue-after-failed", test_continue_after_failure, GINT_TO_POINTER (FALSE));
   ADD ("send/continue-after-model-call-limit", test_continue_after_failure, GINT_TO_POINTER (TRUE));
   ADD ("send/concurrent-two-one-wins", test_concurrent_one_wins, GUINT_TO_POINTER (2));

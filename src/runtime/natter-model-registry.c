@@ -46,3 +46,33 @@ natter_model_registry_resolve (NatterModelRegistry  *self,
                  json_object_get_string_member_with_default (descriptor, "provider", ""));
   return model;
 }
+
+/**
+ * natter_model_registry_check:
+ * @self: a #NatterModelRegistry
+ * @descriptor: (transfer none): `{provider, model}`
+ * @error: return location for a #GError
+ *
+ * Whether a provider serves @descriptor, as far as the registry can tell
+ * without a live model (no key is looked up, nothing is sent): a turn is
+ * not created for a model that could never be called (turn-runtime.md
+ * §5, create_turn). A registry without a check answers %TRUE, and the
+ * advance's resolve (natter_model_registry_resolve()) finds out.
+ *
+ * Returns: %TRUE if the descriptor may be resolved, or %FALSE with
+ *   %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND saying which provider is unknown
+ */
+gboolean
+natter_model_registry_check (NatterModelRegistry  *self,
+                             JsonObject           *descriptor,
+                             GError              **error)
+{
+  NatterModelRegistryInterface *iface;
+
+  g_return_val_if_fail (NATTER_IS_MODEL_REGISTRY (self), FALSE);
+  g_return_val_if_fail (descriptor != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  iface = NATTER_MODEL_REGISTRY_GET_IFACE (self);
+  return iface->check == NULL || iface->check (self, descriptor, error);
+}

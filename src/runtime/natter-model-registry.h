@@ -16,6 +16,9 @@ G_DECLARE_INTERFACE (NatterModelRegistry, natter_model_registry, NATTER, MODEL_R
 /**
  * NatterModelRegistryInterface:
  * @resolve: the live model for a descriptor `{provider, model}`
+ * @check: (nullable): whether a provider serves a descriptor, without
+ *   making a live model (no key is looked up); %NULL when the registry
+ *   cannot tell before resolving
  *
  * Resolves the model descriptor stored in a turn snapshot to a live model
  * (turn-runtime.md §6 step 4, §12). Every advance resolves it again.
@@ -27,9 +30,16 @@ struct _NatterModelRegistryInterface
   NatterModel *(*resolve) (NatterModelRegistry  *self,
                            JsonObject           *descriptor,
                            GError              **error);
+  gboolean     (*check)   (NatterModelRegistry  *self,
+                           JsonObject           *descriptor,
+                           GError              **error);
 };
 
 NatterModel *natter_model_registry_resolve (NatterModelRegistry  *self,
+                                            JsonObject           *descriptor,
+                                            GError              **error);
+
+gboolean     natter_model_registry_check   (NatterModelRegistry  *self,
                                             JsonObject           *descriptor,
                                             GError              **error);
 

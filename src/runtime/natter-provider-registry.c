@@ -300,6 +300,15 @@ parse_endpoint (const char *provider)
   return g_steal_pointer (&uri);
 }
 
+static void
+set_unknown_provider (GError     **error,
+                      const char  *provider)
+{
+  g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
+               "No provider “%s” is configured — add it in the preferences, "
+               "or give the endpoint’s http(s) URL instead", provider);
+}
+
 static char *
 strip_slashes (const char *url)
 {
@@ -398,9 +407,7 @@ natter_provider_registry_get_provider (NatterProviderRegistry  *self,
     }
   else
     {
-      g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
-                   "No provider “%s” is configured — add it in the preferences, "
-                   "or give the endpoint’s http(s) URL instead", provider);
+      set_unknown_provider (error, provider);
       return NULL;
     }
 
@@ -566,8 +573,34 @@ natter_provider_registry_resolve (NatterModelRegistry  *registry,
   return NATTER_MODEL (natter_openai_model_new (live, model));
 }
 
+/* A descriptor is served when it names a model of a configured provider
+ * or of an endpoint URL: what natter_provider_registry_get_provider()
+ * accepts, told without looking up a key. */
+static gboolean
+natter_provider_registry_check (NatterModelRegistry  *registry,
+                                JsonObject           *descriptor,
+                                GError              **error)
+{
+  NatterProviderRegistry *self = NATTER_PROVIDER_REGISTRY (registry);
+  const char *provider = get_string (descriptor, "provider");
+  const char *model = get_string (descriptor, "model");
+  g_autoptr(GUri) endpoint = NULL;
+
+  if (provider == NULL || provider[0] == '\0' || model == NULL || model[0] == '\0')
+    {
+      g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
+                           "The model descriptor does not name a provider and a model");
+      return FALSE;
+    }
+  if (g_hash_table_contains (self->configured, provider) || (endpoint = parse_endpoint (provider)) != NULL)
+    return TRUE;
+  set_unknown_provider (error, provider);
+  return FALSE;
+}
+
 static void
 natter_provider_registry_iface_init (NatterModelRegistryInterface *iface)
 {
   iface->resolve = natter_provider_registry_resolve;
+  iface->check = natter_provider_registry_check;
 }

@@ -330,6 +330,9 @@ build_turn_created (NatterTurnRuntime  *self,
                    json_object_get_string_member_with_default (requested_agent, "agentId", ""));
       return NULL;
     }
+  /* A turn no provider serves (one deleted) could never make a call. */
+  if (!natter_model_registry_check (self->models, model, error))
+    return NULL;
 
   json_object_set_string_member (resolved, "agentId",
                                  json_object_get_string_member_with_default (agent, "agentId",
@@ -452,8 +455,9 @@ create_cb (GObject      *object,
  * @user_data: data for @callback
  *
  * create_turn of turn-runtime.md §5: resolves the agent into the
- * immutable snapshot and writes `turn_created`. On any failure no file is
- * created.
+ * immutable snapshot, checks that its model resolves in the model
+ * registry (a provider that is configured, or an endpoint URL), and
+ * writes `turn_created`. On any failure no file is created.
  */
 void
 natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
@@ -508,7 +512,9 @@ natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
  *
  * Returns: (transfer full) (nullable): what was written — the new turn's
  *   id and the agent and model it resolved — or %NULL with
- *   %NATTER_RUNTIME_ERROR_AGENT, %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT, a
+ *   %NATTER_RUNTIME_ERROR_AGENT, %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND (no
+ *   provider serves the model, e.g. an unknown provider id: the message
+ *   names it), %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT, a
  *   %NATTER_STORE_ERROR (an invalid definition, or the repo's error)
  */
 NatterTurnCreated *
@@ -686,6 +692,39 @@ natter_turn_runtime_get_turn_state_finish (NatterTurnRuntime  *self,
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_turn_runtime_get_turn_state_async, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * natter_turn_runtime_check_model:
+ * @self: a #NatterTurnRuntime
+ * @state: a turn, as reduced from its file
+ * @error: return location for a #GError
+ *
+ * Whether a provider still serves the model @state was created with
+ * (natter_model_registry_check(): no key is looked up). An advance of a
+ * turn whose provider is gone fails before writing anything
+ * (turn-runtime.md §5), so whoever starts one on a person's behalf (a
+ * resume) asks first, and can say why instead of starting nothing.
+ *
+ * Returns: %TRUE if the model may be resolved, or %FALSE with
+ *   %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND naming the provider
+ */
+gboolean
+natter_turn_runtime_check_model (NatterTurnRuntime  *self,
+                                 NatterTurnState    *state,
+                                 GError            **error)
+{
+  JsonObject *resolved;
+  JsonObject *model;
+
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), FALSE);
+  g_return_val_if_fail (state != NULL, FALSE);
+
+  resolved = get_object_or_null (get_object_or_null (natter_turn_state_get_definition (state), "agent"), "resolved");
+  model = get_object_or_null (resolved, "model");
+  if (model == NULL)
+    return TRUE;
+  return natter_model_registry_check (self->models, model, error);
 }
 
 /**

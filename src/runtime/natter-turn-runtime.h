@@ -88,6 +88,9 @@ NatterTurnState     *natter_turn_runtime_get_turn_state_finish (NatterTurnRuntim
                                                                 GError              **error);
 
 NatterContextResolver *natter_turn_runtime_get_context_resolver (NatterTurnRuntime *self);
+gboolean               natter_turn_runtime_check_model          (NatterTurnRuntime  *self,
+                                                                 NatterTurnState    *state,
+                                                                 GError            **error);
 guint                  natter_turn_runtime_get_n_state_reads    (NatterTurnRuntime *self);
 void                 natter_turn_runtime_set_blob_store (NatterTurnRuntime          *self,
                                                          NatterBlobStore            *blobs);

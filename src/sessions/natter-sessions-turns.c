@@ -889,6 +889,7 @@ resume_latest_read (GTask           *task,
 {
   NatterSessionsOp *data = g_task_get_task_data (task);
   const char *latest = natter_session_state_get_latest_turn_id (data->state);
+  g_autoptr(GError) error = NULL;
   NatterTurnStatus status;
 
   status = natter_derive_turn_status (turn);
@@ -899,6 +900,13 @@ resume_latest_read (GTask           *task,
                                                           "turn can be resumed", latest,
                                                           natter_sessions_is_turn_running (data->self, latest)
                                                           ? "running" : natter_turn_status_to_string (status)));
+      return;
+    }
+  /* A turn whose provider was removed would fail before writing
+   * anything, and the resume would seem to do nothing: say why. */
+  if (!natter_turn_runtime_check_model (data->self->runtime, turn, &error))
+    {
+      natter_sessions_op_return_error (task, g_steal_pointer (&error));
       return;
     }
   natter_sessions_start_advance (data->self, data->session_id, latest, NULL);
@@ -957,8 +965,9 @@ natter_sessions_resume_turn_async (NatterSessions      *self,
  *
  * Returns: (transfer full) (nullable): the resumed turn's id; or %NULL
  *   with %NATTER_SESSION_ERROR_INVALID_ARGUMENT (no turns, or the latest
- *   turn is running, suspended or terminal), %NATTER_SESSION_ERROR_NOT_FOUND
- *   or %NATTER_SESSION_ERROR_CORRUPT
+ *   turn is running, suspended or terminal), %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND
+ *   (no provider serves the turn's model any more: it stays as it is),
+ *   %NATTER_SESSION_ERROR_NOT_FOUND or %NATTER_SESSION_ERROR_CORRUPT
  */
 char *
 natter_sessions_resume_turn_finish (NatterSessions  *self,

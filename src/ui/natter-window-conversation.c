@@ -166,16 +166,97 @@ agents_changed_cb (NatterWindow *self)
 static NatterModelChoice
 model_choice (NatterWindow *self)
 {
+  JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
   NatterModelChoice choice = {
     .picked = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL,
     .agent_own = agent_own_model (self),
-    .last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL,
+    .last = last != NULL || self->session_id == NULL ? last
+                                                     : g_hash_table_lookup (self->branch_models, self->session_id),
     .default_provider = self->provider_id,
     .default_model = self->default_model,
     .has_registry = self->registry != NULL,
   };
 
   return choice;
+}
+
+/**
+ * _natter_window_provider_is_missing:
+ * @self: the window
+ * @provider_id: (nullable): a provider id or endpoint URL
+ *
+ * Whether @provider_id names a provider that is not configured (deleted
+ * in Preferences, or a setting naming one that never was). An endpoint
+ * URL needs no configuration; without a registry nothing can be told.
+ *
+ * Returns: %TRUE if nothing can be sent to @provider_id
+ */
+gboolean
+_natter_window_provider_is_missing (NatterWindow *self,
+                                    const char   *provider_id)
+{
+  g_auto(GStrv) configured = NULL;
+
+  if (self->registry == NULL || provider_id == NULL || provider_id[0] == '\0' ||
+      natter_provider_id_is_endpoint (provider_id))
+    return FALSE;
+  configured = natter_provider_registry_list_providers (self->registry);
+  return !g_strv_contains ((const char * const *) configured, provider_id);
+}
+
+/* The provider a message with @choice would go to, when it is gone: the
+ * runtime would refuse the turn, so the window says why before sending.
+ * An agent's own model is the runtime's to resolve. */
+static const char *
+missing_provider (NatterWindow            *self,
+                  const NatterModelChoice *choice)
+{
+  const char *provider = NULL;
+  const char *model = NULL;
+
+  if (choice->picked == NULL && choice->agent_own != NULL)
+    return NULL;
+  natter_model_choice_shown (choice, &provider, &model);
+  return _natter_window_provider_is_missing (self, provider) ? provider : NULL;
+}
+
+void
+_natter_window_carried_choice_clear (NatterWindowCarriedChoice *carried)
+{
+  g_clear_pointer (&carried->picked, json_object_unref);
+  g_clear_pointer (&carried->last, json_object_unref);
+  g_clear_pointer (&carried->agent_id, g_free);
+}
+
+/* Fills @carried (cleared) with what the next message of the open
+ * session would go out with, before its new version is made: the
+ * version is a new session, which has none of it yet. */
+void
+_natter_window_dup_choice (NatterWindow              *self,
+                           NatterWindowCarriedChoice *carried)
+{
+  NatterModelChoice choice = model_choice (self);
+
+  carried->picked = choice.picked != NULL ? json_object_ref (choice.picked) : NULL;
+  carried->last = choice.last != NULL ? json_object_ref (choice.last) : NULL;
+  carried->agent_id = has_agent_store (self) ? g_strdup (natter_agent_chooser_get_agent_id (self->agent_chooser))
+                                             : NULL;
+}
+
+/* Gives @session_id, a new version not opened yet, the choice its
+ * conversation had, so its messages go where that conversation's would
+ * (natter-model-choice.c), not to the default. */
+void
+_natter_window_carry_choice (NatterWindow                    *self,
+                             const char                      *session_id,
+                             const NatterWindowCarriedChoice *carried)
+{
+  if (carried->picked != NULL)
+    g_hash_table_replace (self->chosen_models, g_strdup (session_id), json_object_ref (carried->picked));
+  if (carried->last != NULL)
+    g_hash_table_replace (self->branch_models, g_strdup (session_id), json_object_ref (carried->last));
+  if (carried->agent_id != NULL)
+    g_hash_table_replace (self->chosen_agents, g_strdup (session_id), g_strdup (carried->agent_id));
 }
 
 /* "Use Ollama Instead": a way out of a provider that is gone, unless
@@ -621,6 +702,7 @@ _natter_window_send_message (NatterWindow *self,
   g_autoptr(JsonObject) model = NULL;
   NatterModelChoice choice;
   const char *provider;
+  const char *gone;
   SendData *data;
 
   if (self->session_id == NULL || self->sessions == NULL)
@@ -659,6 +741,18 @@ _natter_window_send_message (NatterWindow *self,
     data->sources = g_steal_pointer (&sources);
   g_clear_pointer (&sources, g_ptr_array_unref);
 
+  if ((gone = missing_provider (self, &choice)) != NULL)
+    {
+      g_autoptr(GError) error = g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
+                                             "No provider “%s” is configured", gone);
+
+      /* No turn is made for a provider that is gone: it could never
+       * answer, and would only look interrupted. */
+      send_failed (data, error);
+      send_done (data);
+      send_data_free (data);
+      return;
+    }
   self->sending = TRUE;
   natter_conversation_view_stick_to_bottom (self->conversation_view);
   _natter_window_update_composer (self);

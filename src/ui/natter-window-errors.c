@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
@@ -60,10 +61,26 @@ typedef enum
  * and whether Preferences is where it is fixed. NULL when the error's
  * own message is all there is to say. */
 static char *
-explain_error (const GError *error,
+explain_error (NatterWindow *self,
+               const GError *error,
                gboolean     *in_preferences)
 {
   *in_preferences = FALSE;
+  if (error->domain == NATTER_RUNTIME_ERROR && error->code == NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND &&
+      _natter_window_provider_is_missing (self, self->provider_id))
+    {
+      g_autofree char *quoted = g_strdup_printf ("“%s”", self->provider_id);
+
+      /* The default names a provider that was deleted: say so, rather
+       * than that something is "not set up". */
+      if (strstr (error->message, quoted) != NULL)
+        {
+          *in_preferences = TRUE;
+          /* Translators: %s is the id of a model provider that was deleted */
+          return g_strdup_printf (_("The default provider “%s” no longer exists. Choose another one in Preferences."),
+                                  self->provider_id);
+        }
+    }
   if (error->domain == NATTER_RUNTIME_ERROR &&
       (error->code == NATTER_RUNTIME_ERROR_AGENT || error->code == NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND))
     {
@@ -116,7 +133,7 @@ _natter_window_show_error (NatterWindow *self,
                            const char   *retry_text)
 {
   gboolean in_preferences;
-  g_autofree char *plain = explain_error (error, &in_preferences);
+  g_autofree char *plain = explain_error (self, error, &in_preferences);
   g_autofree char *detail = NULL;
   ErrorAction action = ERROR_ACTION_NONE;
 

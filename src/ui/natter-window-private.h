@@ -51,6 +51,9 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
   GHashTable           *timelines;        /* session id → NatterTimelineModel */
   GHashTable           *chosen_models;    /* session id → {provider, model?} */
+  /* A new version's conversation has no turn of its own until its first
+   * message: it goes on with the last model of the one it was made from. */
+  GHashTable           *branch_models;    /* session id → {provider, model?} */
   /* The agent chooser: the composer's; what was picked per
    * session while the app runs, like drafts. */
   NatterAgentChooser   *agent_chooser;
@@ -199,6 +202,26 @@ void
 _natter_window_apply_session_agent (NatterWindow *self);
 void
 _natter_window_update_model_picker (NatterWindow *self);
+/* What a new version of the open conversation's message goes on with:
+ * its model pick, its last turn's model and its agent (all nullable). */
+typedef struct
+{
+  JsonObject *picked;
+  JsonObject *last;
+  char       *agent_id;
+} NatterWindowCarriedChoice;
+gboolean
+_natter_window_provider_is_missing (NatterWindow *self,
+                                    const char   *provider_id);
+void
+_natter_window_carried_choice_clear (NatterWindowCarriedChoice *carried);
+void
+_natter_window_dup_choice (NatterWindow              *self,
+                           NatterWindowCarriedChoice *carried);
+void
+_natter_window_carry_choice (NatterWindow                    *self,
+                             const char                      *session_id,
+                             const NatterWindowCarriedChoice *carried);
 void
 _natter_window_send_text (NatterWindow *self,
                           const char *text,

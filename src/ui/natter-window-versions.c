@@ -123,6 +123,7 @@ typedef struct
   NatterWindow *self;
   char         *text;
   GPtrArray    *sources;   /* nullable: NatterAttachmentSource */
+  NatterWindowCarriedChoice carried;
 } VersionData;
 
 static void
@@ -131,6 +132,7 @@ version_data_free (VersionData *data)
   g_object_unref (data->self);
   g_free (data->text);
   g_clear_pointer (&data->sources, g_ptr_array_unref);
+  _natter_window_carried_choice_clear (&data->carried);
   g_free (data);
 }
 
@@ -162,6 +164,9 @@ branched_cb (GObject      *source,
         }
       return;
     }
+  /* The new version goes on with the model and agent of the
+   * conversation it was made from, as its next message would. */
+  _natter_window_carry_choice (self, session_id, &data->carried);
   natter_window_open_session (self, session_id);
   _natter_window_send_message (self, data->text, g_steal_pointer (&data->sources), TRUE);
 }
@@ -210,6 +215,7 @@ _natter_window_send_version (NatterWindow *self,
   data->self = g_object_ref (self);
   data->text = g_strdup (text);
   data->sources = sources;
+  _natter_window_dup_choice (self, &data->carried);
   if (previous != NULL)
     {
       NatterTurnItem *before = natter_timeline_model_lookup_any (self->timeline, previous);

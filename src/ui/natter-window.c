@@ -341,6 +341,7 @@ natter_window_dispose (GObject *object)
 
   g_clear_pointer (&self->timelines, g_hash_table_unref);
   g_clear_pointer (&self->chosen_models, g_hash_table_unref);
+  g_clear_pointer (&self->branch_models, g_hash_table_unref);
   g_clear_pointer (&self->first_models, g_hash_table_unref);
   g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->last_agent_toast, g_free);
@@ -499,6 +500,7 @@ natter_window_init (NatterWindow *self)
                                                    (GDestroyNotify) g_ptr_array_unref);
   self->timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
+  self->branch_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   self->first_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->chosen_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   _natter_window_conversation_init (self);

@@ -268,10 +268,24 @@ world_resolve_model (NatterModelRegistry  *registry,
   return g_object_ref (NATTER_MODEL (self->model));
 }
 
+/* The provider is there exactly while the world has a model. */
+static gboolean
+world_check_model (NatterModelRegistry  *registry,
+                   JsonObject           *descriptor,
+                   GError              **error)
+{
+  if (NATTER_FAKE_WORLD (registry)->model != NULL)
+    return TRUE;
+  g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND, "No provider “%s” is configured",
+               json_object_get_string_member_with_default (descriptor, "provider", ""));
+  return FALSE;
+}
+
 static void
 model_registry_iface_init (NatterModelRegistryInterface *iface)
 {
   iface->resolve = world_resolve_model;
+  iface->check = world_check_model;
 }
 
 #define TOOL(id, name, execution, human) \

@@ -580,6 +580,48 @@ test_remove_undo_add (Fixture       *f,
   wait_idle (f);
 }
 
+/* Removing the default provider moves the default to the first one
+ * left (from its first model), or to none when no provider is left, so
+ * the default never names a provider that is gone; Undo gives it back. */
+static void
+test_remove_default (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *provider = NULL;
+  g_autofree char *model = NULL;
+
+  g_settings_set_string (f->settings, "default-model", "m1");
+  wait_idle (f);
+  g_signal_emit_by_name (provider_widget (f, "local", "remove"), "clicked");
+  provider = g_settings_get_string (f->settings, "default-provider");
+  model = g_settings_get_string (f->settings, "default-model");
+  g_assert_cmpstr (provider, ==, "down");
+  g_assert_cmpstr (model, ==, "");
+  wait_idle (f);
+
+  g_signal_emit_by_name (natter_preferences_window_get_undo_toast (f->window), "button-clicked");
+  g_free (provider);
+  g_free (model);
+  provider = g_settings_get_string (f->settings, "default-provider");
+  model = g_settings_get_string (f->settings, "default-model");
+  g_assert_cmpstr (provider, ==, "local");
+  g_assert_cmpstr (model, ==, "m1");
+  wait_idle (f);
+
+  /* Another provider goes without touching the default. */
+  g_signal_emit_by_name (provider_widget (f, "down", "remove"), "clicked");
+  g_free (provider);
+  provider = g_settings_get_string (f->settings, "default-provider");
+  g_assert_cmpstr (provider, ==, "local");
+  wait_idle (f);
+
+  g_signal_emit_by_name (provider_widget (f, "local", "remove"), "clicked");
+  g_free (provider);
+  provider = g_settings_get_string (f->settings, "default-provider");
+  g_assert_cmpstr (provider, ==, "");
+  wait_idle (f);
+}
+
 static gboolean
 agent_file_exists (Fixture    *f,
                    const char *agent_id)
@@ -874,6 +916,7 @@ main (int   argc,
   ADD ("/preferences/auto-compact-switch", test_auto_compact_switch);
   ADD ("/preferences/context-window", test_context_window);
   ADD ("/preferences/remove-undo-add", test_remove_undo_add);
+  ADD ("/preferences/remove-default", test_remove_default);
   ADD ("/preferences/agents", test_agents);
   ADD ("/preferences/agent-model-picker", test_agent_model_picker);
   ADD ("/preferences/screenshots", test_screenshots);

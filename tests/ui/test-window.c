@@ -723,6 +723,53 @@ test_window_composer (void)
   g_assert_cmpfloat (dark, >=, 0.12);
 }
 
+/* The default provider was deleted (the setting still names it): a
+ * message makes no turn, which could only look interrupted forever; the
+ * error bar says so in plain words, with Preferences, and the words go
+ * back into the composer. */
+static void
+test_window_missing_default_provider (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "New Chat");
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  NatterSessionIndexEntry *entry;
+  NatterComposer *composer;
+  NatterWindow *window;
+  g_autofree char *draft = NULL;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  window = ui_window_new (app, u);
+  composer = natter_window_get_composer (window);
+  natter_provider_registry_add_provider (registry, "mock", "Mock", "http://127.0.0.1:9/v1");
+  natter_window_set_model_provider (window, registry, "gone", "m");
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  natter_composer_set_text (composer, "Hello there");
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (error_bar_shown, window);
+  g_assert_cmpstr (gtk_label_get_text (error_label (window, 0)), ==, "The message was not sent");
+  g_assert_cmpstr (gtk_label_get_text (error_label (window, 1)), ==,
+                   "The default provider “gone” no longer exists. Choose another one in Preferences.\n"
+                   "Details: No provider “gone” is configured");
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (error_action (window))), ==, "app.preferences");
+  ui_wait_until (composer_has_text, window);
+  draft = natter_composer_dup_text (composer);
+  g_assert_cmpstr (draft, ==, "Hello there");
+
+  /* No turn, so nothing runs and nothing spins in the sidebar. */
+  entry = natter_session_index_lookup (u->index, session_id);
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 0);
+  g_assert_null (natter_session_index_entry_get_latest_turn_id (entry));
+  g_assert_true (ui_no_advances (u));
+  g_assert_false (window->sending);
+  g_assert_false (_natter_window_latest_is_running (window));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -737,6 +784,7 @@ main (int   argc,
   g_test_add_func ("/window/narrow-buttons", test_window_narrow_buttons);
   g_test_add_func ("/window/markup-in-titles", test_window_markup_in_titles);
   g_test_add_func ("/window/errors", test_window_errors);
+  g_test_add_func ("/window/missing-default-provider", test_window_missing_default_provider);
   g_test_add_func ("/window/composer", test_window_composer);
 
   status = g_test_run ();

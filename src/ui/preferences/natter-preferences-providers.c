@@ -346,6 +346,7 @@ typedef struct
   NatterPreferencesWindow *self;  /* weak */
   guint                    index;
   NatterProviderConfig    *entry;
+  char                    *default_model; /* nullable: it was the default, with this model */
   gboolean                 undone;
 } RemovedProvider;
 
@@ -356,6 +357,7 @@ removed_provider_free (gpointer data)
 
   g_clear_weak_pointer (&removed->self);
   natter_provider_config_free (removed->entry);
+  g_free (removed->default_model);
   g_free (removed);
 }
 
@@ -373,9 +375,32 @@ undo_remove_cb (AdwToast        *toast,
   if (natter_preferences_find_provider (providers, removed->entry->id) < 0)
     g_ptr_array_insert (providers, MIN (removed->index, providers->len),
                         natter_provider_config_copy (removed->entry));
-  write_providers (self, providers);
+  if (write_providers (self, providers) && removed->default_model != NULL)
+    {
+      natter_settings_set_default_provider (self->settings, removed->entry->id);
+      natter_settings_set_default_model (self->settings, removed->default_model);
+    }
   natter_preferences_window_rebuild_providers (self);
   natter_preferences_window_rebuild_provider_combo (self);
+}
+
+/* The default provider was removed: the default goes to the first
+ * provider left (or the built-in one, when none is), starting from its
+ * first model, so no message is ever sent to a provider that is gone. */
+static void
+replace_default (NatterPreferencesWindow *self,
+                 RemovedProvider         *removed,
+                 GPtrArray               *providers)
+{
+  NatterProviderConfig *first = providers->len > 0 ? g_ptr_array_index (providers, 0) : NULL;
+
+  if (g_strcmp0 (natter_settings_get_default_provider (self->settings), removed->entry->id) != 0)
+    return;
+  removed->default_model = g_strdup (natter_settings_get_default_model (self->settings));
+  if (removed->default_model == NULL)
+    removed->default_model = g_strdup ("");
+  natter_settings_set_default_model (self->settings, "");
+  natter_settings_set_default_provider (self->settings, first != NULL ? first->id : "");
 }
 
 static void
@@ -400,6 +425,7 @@ remove_cb (NatterProviderRow       *row,
       removed_provider_free (removed);
       return;
     }
+  replace_default (self, removed, providers);
 
   /* The key stays in the keyring, so Undo gives the provider back whole. */
   title = g_strdup_printf (_("Removed “%s”"), removed->entry->name);
