@@ -176,30 +176,39 @@ ui_create_session (UiWorld    *u,
   return session_id;
 }
 
-/* Sends @text to @session_id through the fake agent "helper" and returns
- * the turn id at once (the turn runs on). */
+/* Sends @text to @session_id through the fake agent "helper", on
+ * {@provider, @model} (both may be NULL: the agent's own), a minute of the
+ * fake clock after the last send, and returns the turn id at once (the
+ * turn runs on). */
+char *
+ui_send_with_model (UiWorld    *u,
+                    const char *session_id,
+                    const char *text,
+                    const char *provider,
+                    const char *model)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", provider, model);
+  char *turn_id;
+
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", text);
+  natter_sessions_send_message_async (u->sessions, session_id, input, options, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return turn_id;
+}
+
+/* ui_send_with_model() on the agent's own model. */
 char *
 ui_send (UiWorld    *u,
          const char *session_id,
          const char *text)
 {
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) input = NULL;
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
-  g_autofree char *literal = NULL;
-  char *turn_id;
-
-  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  input = json_node_new (JSON_NODE_OBJECT);
-  json_node_take_object (input, json_object_new ());
-  json_object_set_string_member (json_node_get_object (input), "role", "user");
-  json_object_set_string_member (json_node_get_object (input), "content", text);
-  natter_sessions_send_message_async (u->sessions, session_id, json_node_get_object (input),
-                                      options, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return turn_id;
+  return ui_send_with_model (u, session_id, text, NULL, NULL);
 }
 
 typedef struct

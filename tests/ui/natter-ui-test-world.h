@@ -72,6 +72,11 @@ void               ui_world_restart       (UiWorld            *u);
 gboolean           ui_no_advances         (gpointer            data);
 char              *ui_create_session      (UiWorld            *u,
                                            const char         *title);
+char              *ui_send_with_model     (UiWorld            *u,
+                                           const char         *session_id,
+                                           const char         *text,
+                                           const char         *provider,
+                                           const char         *model);
 char              *ui_send                (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *text);

@@ -672,7 +672,7 @@ test_rich_model_picker_unreachable (void)
 #define TWO_MODELS "{\"object\":\"list\",\"data\":[{\"id\":\"gamma\"},{\"id\":\"delta\"},{\"id\":\"epsilon\"}]}"
 
 /* Sends @text to @session_id with the model {@provider, @model}, as a
- * session whose last turn used that model got it. */
+ * session whose last turn used that model got it, and waits for it. */
 static char *
 send_with_model (UiWorld    *u,
                  const char *session_id,
@@ -680,18 +680,8 @@ send_with_model (UiWorld    *u,
                  const char *provider,
                  const char *model)
 {
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) input = json_object_new ();
-  g_autoptr(NatterSendOptions) config = natter_test_send_options ("helper", provider, model);
-  char *turn_id;
+  char *turn_id = ui_send_with_model (u, session_id, text, provider, model);
 
-  json_object_set_string_member (input, "role", "user");
-  json_object_set_string_member (input, "content", text);
-  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  natter_sessions_send_message_async (u->sessions, session_id, input, config, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
   ui_wait_turn (u, turn_id);
   return turn_id;
 }

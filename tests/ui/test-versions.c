@@ -723,29 +723,6 @@ test_sidebar_lists_conversation_once (void)
   ui_world_free (u);
 }
 
-/* Sends @text in @session_id on @provider's @model, as a conversation
- * that has always used it. */
-static char *
-send_on (UiWorld    *u,
-         const char *session_id,
-         const char *text,
-         const char *provider,
-         const char *model)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) input = json_object_new ();
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", provider, model);
-  char *turn_id;
-
-  json_object_set_string_member (input, "role", "user");
-  json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (u->sessions, session_id, input, options, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return turn_id;
-}
-
 /* The `{provider, model}` a turn of the open conversation ran with, as
  * its definition records it (transfer none). */
 static JsonObject *
@@ -781,7 +758,7 @@ check_version_keeps_model (gboolean edit)
   natter_fake_model_script (u->w->fakes->model,
                             "{\"role\":\"assistant\",\"content\":\"Red.\"}",
                             "{\"role\":\"assistant\",\"content\":\"Blue.\"}", NULL);
-  turn_id = send_on (u, session_id, "A colour?", "mock", "m");
+  turn_id = ui_send_with_model (u, session_id, "A colour?", "mock", "m");
   ui_wait_turn (u, turn_id);
 
   /* Nobody listens there: a named model needs no answer from them. */
