@@ -288,6 +288,7 @@ test_many_queued_narrow (void)
   NatterComposer *composer;
   graphene_rect_t bounds;
   int height_before;
+  TurnsWait stopped = { u, session_id, 1, "cancelled" };
 
   natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
   window = ui_window_new (app, u);
@@ -325,8 +326,12 @@ test_many_queued_narrow (void)
   /* The timeline keeps room to read the answer. */
   g_assert_cmpint (gtk_widget_get_height (natter_window_get_timeline_list (window)), >=, 100);
 
+  /* Stopped and cleared, and done with before the window goes: what the
+   * stop started holds the window until it ends. */
   g_signal_emit_by_name (composer, "stop");
   answer_dialog ("Stop the Answer?", "clear", NULL);
+  ui_wait_until (turns_settled, &stopped);
+  wait_queue (window, 0, NULL);
   ui_destroy_window (window);
   ui_world_free (u);
 }
