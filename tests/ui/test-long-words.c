@@ -16,16 +16,19 @@
 static NatterApplication *app;
 
 #define LONG_WORD_PART "Averylongwordwithoutanyspaces"
+#define LONG_WORD_REPEATS 20
 
-/* Ordinary words around a 1,740-character word, about 8,000 characters. */
+/* Ordinary words around a 580-character word, about 3,000 characters:
+ * far wider than any window, and small enough to lay out at several
+ * widths under ASan within the tests' time. */
 static char *
 long_text (void)
 {
   GString *text = g_string_new ("Here is what I found: ");
 
-  for (int i = 0; i < 60; i++)
+  for (int i = 0; i < LONG_WORD_REPEATS; i++)
     g_string_append (text, LONG_WORD_PART);
-  while (text->len < 8000)
+  while (text->len < 3000)
     g_string_append (text, " and then some ordinary words that wrap as usual");
   return g_string_free (text, FALSE);
 }
@@ -133,7 +136,7 @@ test_long_words_wrap (void)
   const char *long_word;
   NatterWindow *window;
 
-  for (int i = 0; i < 60; i++)
+  for (int i = 0; i < LONG_WORD_REPEATS; i++)
     g_string_append (word, LONG_WORD_PART);
   long_word = word->str;
 
