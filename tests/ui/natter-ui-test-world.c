@@ -237,6 +237,21 @@ ui_wait_turn (UiWorld    *u,
   ui_settle ();
 }
 
+/* The session's state, read through the service (transfer full). */
+NatterSessionState *
+ui_get_session (UiWorld    *u,
+                const char *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionState *state;
+
+  natter_sessions_get_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
+  state = natter_sessions_get_session_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return state;
+}
+
 /* The turn file's events (JsonNode), read through the service. */
 GPtrArray *
 ui_get_turn (UiWorld    *u,

@@ -84,6 +84,8 @@ void               ui_wait_turn           (UiWorld            *u,
                                            const char         *turn_id);
 GPtrArray         *ui_get_turn            (UiWorld            *u,
                                            const char         *turn_id);
+NatterSessionState *ui_get_session        (UiWorld            *u,
+                                           const char         *session_id);
 JsonObject        *ui_find_event          (GPtrArray          *events,
                                            const char         *type,
                                            const char         *tool_call_id);

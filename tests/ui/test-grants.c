@@ -37,20 +37,6 @@ event_written (gpointer data)
   return ui_find_event (events, w->type, NULL) != NULL;
 }
 
-static NatterSessionState *
-get_session (UiWorld    *u,
-             const char *session_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  NatterSessionState *state;
-
-  natter_sessions_get_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
-  state = natter_sessions_get_session_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return state;
-}
-
 typedef struct
 {
   NatterWindow *window;
@@ -143,7 +129,7 @@ test_always_allow (void)
   ui_wait_until (event_written, &done);
 
   /* The call was allowed, and said which grant. */
-  state = get_session (u, session_id);
+  state = ui_get_session (u, session_id);
   g_assert_cmpuint (natter_session_state_get_n_grants (state), ==, 1);
   grant_id = natter_session_state_get_grant (state, 0)->grant_id;
   events = ui_get_turn (u, turn_id);
@@ -234,7 +220,7 @@ test_permissions_list_revoke (void)
   ui_wait_until (list_shows, GUINT_TO_POINTER (0));
   g_assert_true (ui_label_shown (find_permissions_list (), "No tool is always allowed in this conversation. "
                                  "Use “Always Allow in This Conversation” when the assistant asks."));
-  state = get_session (u, session_id);
+  state = ui_get_session (u, session_id);
   g_assert_cmpuint (natter_session_state_get_n_grants (state), ==, 0);
 
   gtk_window_destroy (GTK_WINDOW (dialog));

@@ -72,20 +72,6 @@ wait_queue (NatterWindow *window,
   ui_wait_until_full (queue_shows, describe_queue, &w);
 }
 
-static NatterSessionState *
-get_session (UiWorld    *u,
-             const char *session_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  NatterSessionState *state;
-
-  natter_sessions_get_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
-  state = natter_sessions_get_session_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return state;
-}
-
 typedef struct
 {
   UiWorld    *u;
@@ -177,7 +163,7 @@ test_typing_and_queueing_while_streaming (void)
   wait_queue (window, 1, "Next question");
   g_assert_true (natter_composer_get_running (natter_window_get_composer (window)));
   g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (natter_window_get_composer (window))));
-  state = get_session (u, session_id);
+  state = ui_get_session (u, session_id);
   g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 1);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   type_and_enter (window, "Never mind");
@@ -212,7 +198,7 @@ test_typing_and_queueing_while_streaming (void)
   ui_wait_until (turns_settled, &done);
   wait_queue (window, 0, NULL);
   g_clear_pointer (&state, natter_session_state_unref);
-  state = get_session (u, session_id);
+  state = ui_get_session (u, session_id);
   events = ui_get_turn (u, natter_session_state_get_turn (state, 1)->turn_id);
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
                      json_node_get_object (g_ptr_array_index (events, 0)), "input"), "content"),
@@ -255,7 +241,7 @@ stop_with_queue (const char *response,
    * bubbles say so, not that they go when the answer completes. */
   wait_queue (window, n_left, n_left > 0 ? WAITING_CAPTION : NULL);
   g_assert_false (ui_label_shown (window->queue_view, QUEUED_CAPTION));
-  state = get_session (u, session_id);
+  state = ui_get_session (u, session_id);
   g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, n_left);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
 

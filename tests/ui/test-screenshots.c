@@ -167,27 +167,6 @@ leaflet_settled (gpointer data)
 #define README_PROVIDER "ollama"
 #define README_MODEL    "llama3.2:3b"
 
-/* Sends @text to @session_id with the README's model. */
-static char *
-send_readme (UiWorld    *u,
-             const char *session_id,
-             const char *text)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) input = json_object_new ();
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", README_PROVIDER, README_MODEL);
-  char *turn_id;
-
-  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  json_object_set_string_member (input, "role", "user");
-  json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (u->sessions, session_id, input, options, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return turn_id;
-}
-
 /* The README's conversation. */
 static char *
 readme_conversation (UiWorld *u)
@@ -211,7 +190,8 @@ readme_conversation (UiWorld *u)
                             "numbers.reverse()        # in place\\n```\\n\\n"
                             "Use `list.reverse()` when you do not need the original order any more.\"}",
                             NULL);
-  t1 = send_readme (u, session_id, "How do I reverse a list in Python? Look at notes.py first.");
+  t1 = ui_send_with_model (u, session_id, "How do I reverse a list in Python? Look at notes.py first.",
+                           README_PROVIDER, README_MODEL);
   ui_wait_turn (u, t1);
   return session_id;
 }

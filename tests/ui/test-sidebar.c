@@ -614,20 +614,6 @@ entry_turn_completed (gpointer data)
 }
 
 /* The session as its file reduces now. */
-static NatterSessionState *
-get_session (UiWorld    *u,
-             const char *session_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  NatterSessionState *state;
-
-  natter_sessions_get_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
-  state = natter_sessions_get_session_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return state;
-}
-
 static void
 test_sidebar_rename_then_send_keeps_title (void)
 {
@@ -702,7 +688,7 @@ test_sidebar_rename_then_send_keeps_title (void)
   g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 1);
 
   /* And on disk: the session file reduces to the typed, explicit title. */
-  state = get_session (u, session_id);
+  state = ui_get_session (u, session_id);
   g_assert_cmpstr (natter_session_state_get_title (state), ==, typed);
   g_assert_true (natter_session_state_get_title_is_explicit (state));
 
