@@ -2063,6 +2063,72 @@ test_recover_without_damaged_latest_turn (Fixture       *f,
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
 }
 
+/* §9 getSession: requests made before a read begins share it (opening a
+ * conversation asks from several views at once); a request made after a
+ * write finished never joins a read begun before it; one requester
+ * cancelling does not fail the others. */
+static void
+test_get_session_shared_read (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, "Before", NULL);
+  g_autofree char *ghost = natter_id_generator_next (f->w->ids);
+  g_autoptr(GAsyncResult) a = NULL;
+  g_autoptr(GAsyncResult) b = NULL;
+  g_autoptr(GAsyncResult) c = NULL;
+  g_autoptr(GAsyncResult) d = NULL;
+  g_autoptr(GAsyncResult) renamed = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(NatterSessionState) state_a = NULL;
+  g_autoptr(NatterSessionState) state_b = NULL;
+  g_autoptr(NatterSessionState) state_c = NULL;
+  g_autoptr(NatterSessionState) state_d = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_get_session_async (f->sessions, sid, NULL, result_cb, &a);
+  natter_sessions_get_session_async (f->sessions, sid, cancellable, result_cb, &b);
+  g_cancellable_cancel (cancellable);
+  natter_sessions_get_session_async (f->sessions, sid, NULL, result_cb, &c);
+  state_a = natter_sessions_get_session_finish (f->sessions, wait_result (&a), &error);
+  g_assert_no_error (error);
+  state_b = natter_sessions_get_session_finish (f->sessions, wait_result (&b), &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (state_b);
+  g_clear_error (&error);
+  state_c = natter_sessions_get_session_finish (f->sessions, wait_result (&c), &error);
+  g_assert_no_error (error);
+  /* One read: the very same state. */
+  g_assert_true (state_a == state_c);
+  g_assert_cmpstr (natter_session_state_get_title (state_a), ==, "Before");
+
+  /* A read begins; a rename finishes while it may still run; a request
+   * after the rename sees it. */
+  g_clear_object (&a);
+  natter_sessions_get_session_async (f->sessions, sid, NULL, result_cb, &a);
+  natter_sessions_set_title_async (f->sessions, sid, "After", NULL, result_cb, &renamed);
+  g_assert_true (natter_sessions_set_title_finish (f->sessions, wait_result (&renamed), &error));
+  g_assert_no_error (error);
+  natter_sessions_get_session_async (f->sessions, sid, NULL, result_cb, &d);
+  state_d = natter_sessions_get_session_finish (f->sessions, wait_result (&d), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (natter_session_state_get_title (state_d), ==, "After");
+  g_clear_pointer (&state_a, natter_session_state_unref);
+  state_a = natter_sessions_get_session_finish (f->sessions, wait_result (&a), &error);
+  g_assert_no_error (error);
+  g_assert_true (state_a != state_d);
+
+  /* A session that is not there fails every requester alike. */
+  g_clear_object (&a);
+  g_clear_object (&b);
+  natter_sessions_get_session_async (f->sessions, ghost, NULL, result_cb, &a);
+  natter_sessions_get_session_async (f->sessions, ghost, NULL, result_cb, &b);
+  g_assert_null (natter_sessions_get_session_finish (f->sessions, wait_result (&a), &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_null (natter_sessions_get_session_finish (f->sessions, wait_result (&b), &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2118,6 +2184,7 @@ main (int   argc,
   ADD ("titles/pitfall-4-odd-titles-delete-one-each", test_pitfall_titles, NULL);
   ADD ("titles/pitfall-6-user-title-stays", test_rename_then_send, NULL);
   ADD ("titles/derivation", test_title_derivation, NULL);
+  ADD ("get-session/requests-before-the-read-share-it", test_get_session_shared_read, NULL);
 
   return g_test_run ();
 }

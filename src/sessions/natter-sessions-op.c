@@ -120,6 +120,99 @@ natter_sessions_read_session_finish (GAsyncResult  *result,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* Shared getSession reads: every request for a session made before its
+ * read begins joins it. The read begins in an idle of the requests' main
+ * context, so it begins after each of them and misses no write that
+ * finished before one was made. It reads without a cancellable: one
+ * requester giving up must not fail the others; a cancelled requester
+ * still gets G_IO_ERROR_CANCELLED from its own task. */
+
+typedef struct
+{
+  NatterSessions *self;
+  char           *session_id;
+  GMainContext   *context;
+  GPtrArray      *tasks;       /* GTask, owned */
+} SharedRead;
+
+static void
+shared_read_free (SharedRead *shared)
+{
+  g_object_unref (shared->self);
+  g_free (shared->session_id);
+  g_main_context_unref (shared->context);
+  g_ptr_array_unref (shared->tasks);
+  g_free (shared);
+}
+
+static void
+shared_read_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  SharedRead *shared = user_data;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+
+  state = natter_sessions_read_session_finish (result, &error);
+  if (state == NULL)
+    error = natter_sessions_session_error (g_steal_pointer (&error), shared->session_id);
+  for (guint i = 0; i < shared->tasks->len; i++)
+    {
+      GTask *task = g_ptr_array_index (shared->tasks, i);
+
+      /* The state is never changed once reduced: every requester holds
+       * a reference to the same one. */
+      if (state != NULL)
+        g_task_return_pointer (task, natter_session_state_ref (state),
+                               (GDestroyNotify) natter_session_state_unref);
+      else
+        g_task_return_error (task, g_error_copy (error));
+    }
+  shared_read_free (shared);
+}
+
+static gboolean
+begin_shared_read (gpointer user_data)
+{
+  SharedRead *shared = user_data;
+
+  /* From now on a request would miss writes made after the read began. */
+  if (g_hash_table_lookup (shared->self->shared_reads, shared->session_id) == shared)
+    g_hash_table_remove (shared->self->shared_reads, shared->session_id);
+  natter_sessions_read_session_async (shared->self, shared->session_id, NULL, shared_read_cb, shared);
+  return G_SOURCE_REMOVE;
+}
+
+/* Returns @task (transfer full: it is returned to when the read ends)
+ * with the state of @session_id, mapped to session errors as getSession
+ * (§9) says; joins a read of it that has not begun yet. */
+void
+natter_sessions_join_session_read (NatterSessions *self,
+                                   const char     *session_id,
+                                   GTask          *task)
+{
+  SharedRead *shared = g_hash_table_lookup (self->shared_reads, session_id);
+  GMainContext *context = g_task_get_context (task);
+
+  if (shared == NULL || shared->context != context)
+    {
+      g_autoptr(GSource) idle = g_idle_source_new ();
+
+      shared = g_new0 (SharedRead, 1);
+      shared->self = g_object_ref (self);
+      shared->session_id = g_strdup (session_id);
+      shared->context = g_main_context_ref (context);
+      shared->tasks = g_ptr_array_new_with_free_func (g_object_unref);
+      g_hash_table_replace (self->shared_reads, shared->session_id, shared);
+      g_source_set_priority (idle, G_PRIORITY_DEFAULT);
+      g_source_set_callback (idle, begin_shared_read, shared, NULL);
+      g_source_set_static_name (idle, "[natter] shared session read");
+      g_source_attach (idle, context);
+    }
+  g_ptr_array_add (shared->tasks, task);
+}
+
 /* Reads and reduces a turn through the runtime that owns the turn files;
  * @callback's source object is the runtime. */
 void

@@ -87,6 +87,10 @@ struct _NatterSessions
   /* §12.6: first turns whose session asked to be named once they
    * complete (natter-sessions-titles.c). */
   GHashTable              *pending_titles; /* first turn id → session id */
+
+  /* getSession reads not yet begun, which later requests join
+   * (natter-sessions-op.c): session id → SharedRead. */
+  GHashTable              *shared_reads;
 };
 
 enum
@@ -171,6 +175,9 @@ void                natter_sessions_read_session_async (NatterSessions        *s
                                                         gpointer               user_data);
 NatterSessionState *natter_sessions_read_session_finish (GAsyncResult         *result,
                                                          GError              **error);
+void                natter_sessions_join_session_read  (NatterSessions        *self,
+                                                        const char            *session_id,
+                                                        GTask                 *task);
 void                natter_sessions_read_turn_async    (NatterSessions        *self,
                                                         const char            *turn_id,
                                                         GCancellable          *cancellable,

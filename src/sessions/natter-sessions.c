@@ -63,6 +63,7 @@ natter_sessions_finalize (GObject *object)
   g_clear_pointer (&self->ops, g_hash_table_unref);
   g_clear_pointer (&self->flushes, g_ptr_array_unref);
   g_clear_pointer (&self->pending_titles, g_hash_table_unref);
+  g_clear_pointer (&self->shared_reads, g_hash_table_unref);
 
   G_OBJECT_CLASS (natter_sessions_parent_class)->finalize (object);
 }
@@ -130,6 +131,7 @@ natter_sessions_init (NatterSessions *self)
   self->ops = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   self->flushes = g_ptr_array_new_with_free_func (g_object_unref);
   self->pending_titles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->shared_reads = g_hash_table_new (g_str_hash, g_str_equal);
 }
 
 /**
@@ -597,22 +599,6 @@ natter_sessions_fork_finish (NatterSessions  *self,
 
 /* get_session, get_turn */
 
-static void
-get_session_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  NatterSessionState *state;
-  GError *error = NULL;
-
-  state = natter_sessions_read_session_finish (result, &error);
-  if (state == NULL)
-    g_task_return_error (task, natter_sessions_session_error (error, g_task_get_task_data (task)));
-  else
-    g_task_return_pointer (task, state, (GDestroyNotify) natter_session_state_unref);
-}
-
 /**
  * natter_sessions_get_session_async:
  * @self: the service
@@ -622,7 +608,11 @@ get_session_cb (GObject      *object,
  * @user_data: data for @callback
  *
  * getSession of §9: reads and reduces the session file (in a worker
- * thread). Read-only; takes no lock.
+ * thread). Read-only; takes no lock. Requests for the same session made
+ * before its read begins (in the same main-loop iteration, typically:
+ * opening a conversation asks for it from several views) share one
+ * read, which begins after every one of them, so each still sees every
+ * write that finished before it asked.
  */
 void
 natter_sessions_get_session_async (NatterSessions      *self,
@@ -638,8 +628,7 @@ natter_sessions_get_session_async (NatterSessions      *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_sessions_get_session_async);
-  g_task_set_task_data (task, g_strdup (session_id), g_free);
-  natter_sessions_read_session_async (self, session_id, cancellable, get_session_cb, task);
+  natter_sessions_join_session_read (self, session_id, task);
 }
 
 /**
