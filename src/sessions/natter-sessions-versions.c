@@ -16,6 +16,7 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "config.h"
+#include <string.h>
 
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
@@ -235,6 +236,7 @@ natter_sessions_list_versions_async (NatterSessions      *self,
 {
   g_autoptr(GTask) task = NULL;
   VersionsData *data;
+  gboolean related = FALSE;
   guint n;
 
   g_return_if_fail (NATTER_IS_SESSIONS (self));
@@ -250,12 +252,27 @@ natter_sessions_list_versions_async (NatterSessions      *self,
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->index), i);
+      const char *parent = natter_session_index_entry_get_parent_session (entry);
+      const char *id = natter_session_index_entry_get_session_id (entry);
 
-      if (natter_session_index_entry_get_parent_session (entry) != NULL &&
-          natter_session_index_entry_get_error (entry) == NULL)
-        g_ptr_array_add (data->branches, g_strdup (natter_session_index_entry_get_session_id (entry)));
+      if (parent == NULL)
+        continue;
+      if (strcmp (id, session_id) == 0 || strcmp (parent, session_id) == 0)
+        related = TRUE;
+      if (natter_session_index_entry_get_error (entry) == NULL)
+        g_ptr_array_add (data->branches, g_strdup (id));
     }
   g_task_set_task_data (task, data, (GDestroyNotify) versions_data_free);
+  /* A session that neither branched nor was branched from has one
+   * version of every message: knowing that needs no read (opening a
+   * long conversation would otherwise read its file once more). */
+  if (!related)
+    {
+      g_task_return_pointer (task, g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          (GDestroyNotify) g_ptr_array_unref),
+                             (GDestroyNotify) g_hash_table_unref);
+      return;
+    }
   g_task_run_in_thread (task, versions_thread);
 }
 

@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-session-state-v2.h"
 #include "natter-sessions-queue.h"
 #include "natter-window-private.h"
 
@@ -30,14 +31,31 @@ promoted_cb (GObject      *source,
     g_debug ("The queue could not go on: %s", error->message);
 }
 
+static void
+queue_read_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autofree char *session_id = user_data;
+  g_autoptr(NatterSessionState) state = NULL;
+
+  /* Unreadable: the timeline says why. Nothing queued: nothing to
+   * promote, and no need to take the session's lock. */
+  state = natter_sessions_get_session_finish (NATTER_SESSIONS (source), result, NULL);
+  if (state != NULL && natter_session_state_get_n_queued (state) > 0)
+    natter_sessions_promote_queue_async (NATTER_SESSIONS (source), session_id, NULL, promoted_cb, NULL);
+}
+
 /* Shows the open conversation's queue; and when its latest turn completed
  * with messages still queued (a crash came between the two), sends the
- * oldest now. */
+ * oldest now. The read is the one the timeline and the queue view make
+ * anyway (natter_sessions_get_session_async() shares it). */
 void
 _natter_window_open_queue (NatterWindow *self)
 {
   natter_queue_view_set_session (self->queue_view, self->sessions, self->session_id);
-  natter_sessions_promote_queue_async (self->sessions, self->session_id, NULL, promoted_cb, NULL);
+  natter_sessions_get_session_async (self->sessions, self->session_id, NULL, queue_read_cb,
+                                     g_strdup (self->session_id));
 }
 
 static void

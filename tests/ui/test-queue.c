@@ -10,6 +10,8 @@
 
 #include "natter-composer.h"
 #include "natter-queue-view.h"
+#include "natter-session-events-v2.h"
+#include "natter-sessions-private.h"
 #include "natter-session-state-v2.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
@@ -322,6 +324,63 @@ test_many_queued_narrow (void)
   ui_world_free (u);
 }
 
+/* A crash between an answer completing and the promotion of the message
+ * queued behind it leaves a completed latest turn and a pending message;
+ * opening the conversation sends it. */
+static void
+test_opening_sends_what_a_crash_left_queued (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Crash");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *queue_id = NULL;
+  g_autoptr(JsonObject) message = json_object_new ();
+  g_autoptr(JsonObject) options = json_object_new ();
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  gboolean appended;
+  TurnsWait promoted = { u, session_id, 2, "completed" };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, "First");
+  ui_wait_turn (u, turn_id);
+  queue_id = natter_id_generator_next (u->w->ids);
+  json_object_set_string_member (message, "role", "user");
+  json_object_set_string_member (message, "content", "Left behind");
+  json_object_set_string_member (options, "agentId", "helper");
+  json_object_set_boolean_member (options, "autoPermission", FALSE);
+  g_ptr_array_add (events, natter_session_event_new_message_queued (session_id, "2026-11-30T09:14:03Z", queue_id,
+                                                                    message, options));
+  natter_sessions_append_events_async (u->sessions, session_id, events, NULL, ui_result_cb, &result);
+  appended = natter_sessions_append_events_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_true (appended);
+  /* The result holds the service: let it go before the world does. */
+  g_clear_object (&result);
+  state = ui_get_session (u, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 1);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (turns_settled, &promoted);
+  wait_queue (window, 0, NULL);
+  g_clear_pointer (&state, natter_session_state_unref);
+  state = ui_get_session (u, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 0);
+  g_clear_pointer (&events, g_ptr_array_unref);
+  events = ui_get_turn (u, natter_session_state_get_turn (state, 1)->turn_id);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
+                     json_node_get_object (g_ptr_array_index (events, 0)), "input"), "content"),
+                   ==, "Left behind");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -334,6 +393,7 @@ main (int   argc,
   g_test_add_func ("/queue/stop-asks-keep-queue", test_stop_asks_keep_queue);
   g_test_add_func ("/queue/stop-asks-clear-queue", test_stop_asks_clear_queue);
   g_test_add_func ("/queue/many-queued-narrow", test_many_queued_narrow);
+  g_test_add_func ("/queue/opening-sends-what-a-crash-left-queued", test_opening_sends_what_a_crash_left_queued);
 
   status = g_test_run ();
   g_clear_object (&app);
