@@ -16,11 +16,13 @@
 static NatterApplication *app;
 
 #define LONG_WORD_PART "Averylongwordwithoutanyspaces"
-#define LONG_WORD_REPEATS 20
+#define LONG_WORD_REPEATS 12
 
-/* Ordinary words around a 580-character word, about 3,000 characters:
- * far wider than any window, and small enough to lay out at several
- * widths under ASan within the tests' time. */
+/* Ordinary words around a 348-character word (about 2,800 px in the
+ * default font, far wider than any window), about 1,500 characters in
+ * all: Pango breaks such a word character by character, and this stays
+ * small enough to lay out at several widths under ASan on a loaded
+ * machine within the tests' time. */
 static char *
 long_text (void)
 {
@@ -28,7 +30,7 @@ long_text (void)
 
   for (int i = 0; i < LONG_WORD_REPEATS; i++)
     g_string_append (text, LONG_WORD_PART);
-  while (text->len < 3000)
+  while (text->len < 1500)
     g_string_append (text, " and then some ordinary words that wrap as usual");
   return g_string_free (text, FALSE);
 }
@@ -104,6 +106,14 @@ card_shown (gpointer data)
   return ui_find_first (data, NATTER_TYPE_TOOL_CALL_CARD) != NULL;
 }
 
+static char *
+describe_cards (gpointer data)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (data, GTK_TYPE_LABEL);
+
+  return g_strdup_printf ("no tool card is shown; %u labels in the window", labels->len);
+}
+
 /* Opens the tool's card, as a person reading its result has it. */
 static void
 open_card (NatterWindow *window,
@@ -111,7 +121,7 @@ open_card (NatterWindow *window,
 {
   NatterToolCallCard *card;
 
-  ui_wait_until (card_shown, window);
+  ui_wait_until_full (card_shown, describe_cards, window);
   card = NATTER_TOOL_CALL_CARD (ui_find_first (window, NATTER_TYPE_TOOL_CALL_CARD));
   /* The card shortens a long result at its end, never inside the word. */
   g_assert_true (strstr (natter_tool_call_card_get_result (card), result) != NULL);
