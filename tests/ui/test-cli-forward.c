@@ -47,13 +47,66 @@ spawn (GFile              *dir,
   return process;
 }
 
+typedef struct
+{
+  GDBusConnection *bus;
+  guint32          pid;       /* the window we started */
+  gboolean         vanished;  /* no one owns the name */
+  gboolean         ours;      /* the window we started owns it */
+} NameWait;
+
+static void
+name_vanished_cb (GDBusConnection *connection,
+                  const char      *name,
+                  gpointer         user_data)
+{
+  ((NameWait *) user_data)->vanished = TRUE;
+}
+
 static void
 name_appeared_cb (GDBusConnection *connection,
                   const char      *name,
                   const char      *owner,
                   gpointer         user_data)
 {
-  *(gboolean *) user_data = TRUE;
+  NameWait *wait = user_data;
+  g_autoptr(GVariant) reply = NULL;
+  guint32 pid = 0;
+
+  wait->vanished = FALSE;
+  reply = g_dbus_connection_call_sync (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+                                       g_variant_new ("(s)", owner), G_VARIANT_TYPE ("(u)"),
+                                       G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+  if (reply != NULL)
+    g_variant_get (reply, "(u)", &pid);
+  wait->ours = wait->pid != 0 && pid == wait->pid;
+}
+
+/* Starts the window on @dir and waits until the application's name is
+ * its own. A window an earlier test quit may still own the name for a
+ * moment after its process ended (the bus has not seen it go yet): a
+ * window started then would hand its activation to that one and exit,
+ * and the commands would reach a window on another directory. */
+static GSubprocess *
+spawn_window (GDBusConnection *bus,
+              GFile           *dir,
+              NatterTestRun   *run)
+{
+  const char * const no_args[] = { NULL };
+  NameWait wait = { bus, 0, FALSE, FALSE };
+  GSubprocess *window;
+  guint watch;
+
+  watch = g_bus_watch_name_on_connection (bus, APP_ID, G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                          name_appeared_cb, name_vanished_cb, &wait, NULL);
+  natter_test_wait_for_flag (&wait.vanished, WAIT_MS);
+  window = spawn (dir, no_args);
+  wait.pid = (guint32) g_ascii_strtoull (g_subprocess_get_identifier (window), NULL, 10);
+  natter_test_communicate (window, run);
+  natter_test_wait_for_flag (&wait.ours, WAIT_MS);
+  g_bus_unwatch_name (watch);
+  return window;
 }
 
 static void
@@ -64,22 +117,14 @@ test_forwarded_to_window (void)
   g_autoptr(GSubprocess) window = NULL;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
-  const char * const no_args[] = { NULL };
   const char * const sessions[] = { "sessions", "--json", NULL };
-  gboolean appeared = FALSE;
   NatterTestRun gui = { 0 };
   NatterTestRun cli = { 0 };
-  guint watch;
 
   bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
   g_assert_no_error (error);
 
-  window = spawn (dir, no_args);
-  natter_test_communicate (window, &gui);
-  watch = g_bus_watch_name_on_connection (bus, APP_ID, G_BUS_NAME_WATCHER_FLAGS_NONE,
-                                          name_appeared_cb, NULL, &appeared, NULL);
-  natter_test_wait_for_flag (&appeared, WAIT_MS);
-  g_bus_unwatch_name (watch);
+  window = spawn_window (bus, dir, &gui);
 
   {
     g_autoptr(GSubprocess) second = spawn (dir, sessions);
@@ -150,23 +195,15 @@ test_other_data_dir (void)
   g_autofree char *base_url = g_strdup_printf ("http://127.0.0.1:%u/v1", natter_test_closed_port ());
   g_autofree char *a_path = g_file_get_path (a);
   g_autofree char *c_path = g_file_get_path (c);
-  const char * const no_args[] = { NULL };
   const char * const sessions[] = { "sessions", "--json", NULL };
   const char * const send[] = { "send", "--base-url", base_url, "--model", "m", "Written where I point", NULL };
-  gboolean appeared = FALSE;
   NatterTestRun gui = { 0 };
   NatterTestRun cli = { 0 };
-  guint watch;
 
   bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
   g_assert_no_error (error);
 
-  window = spawn (a, no_args);
-  natter_test_communicate (window, &gui);
-  watch = g_bus_watch_name_on_connection (bus, APP_ID, G_BUS_NAME_WATCHER_FLAGS_NONE,
-                                          name_appeared_cb, NULL, &appeared, NULL);
-  natter_test_wait_for_flag (&appeared, WAIT_MS);
-  g_bus_unwatch_name (watch);
+  window = spawn_window (bus, a, &gui);
 
   /* B is free: the command runs there (its model cannot be reached, but
    * the session is written) and not in the window's A. */
