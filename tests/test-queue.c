@@ -319,29 +319,13 @@ test_does_not_promote_after_a_crash (Fixture       *f,
   g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 1);
 }
 
-/* The process stops between settling a turn and promoting the queue: the
- * log then has a completed latest turn and a pending message. */
+/* The process stops between settling a turn and promoting the queue. */
 static char *
 lose_a_promotion (Fixture    *f,
                   const char *sid,
                   const char *text)
 {
-  g_autoptr(JsonObject) message = user_message (text);
-  g_autoptr(JsonObject) options = json_object_new ();
-  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *queue_id = natter_id_generator_next (f->w->ids);
-
-  json_object_set_string_member (options, "agentId", "helper");
-  json_object_set_boolean_member (options, "autoPermission", FALSE);
-  g_ptr_array_add (events, natter_session_event_new_message_queued (sid, "2026-11-30T09:14:03Z", queue_id,
-                                                                    message, options));
-  natter_sessions_append_events_async (f->sessions, sid, events, NULL, natter_test_result_cb, &result);
-  g_assert_true (natter_sessions_append_events_finish (f->sessions, natter_test_sessions_wait_result (&result),
-                                                       &error));
-  g_assert_no_error (error);
-  return queue_id;
+  return natter_test_lose_a_promotion (f->sessions, f->w->ids, sid, text);
 }
 
 /* A new service over the same files, as after a restart. */

@@ -5,6 +5,8 @@
 
 #include "natter-test-sessions.h"
 
+#include "natter-session-events-v2.h"
+
 static void
 changed_cb (NatterSessions     *sessions,
             const char         *session_id,
@@ -256,4 +258,36 @@ natter_test_find_type (GPtrArray  *events,
         return event;
     }
   g_error ("No %s event", type);
+}
+
+/* Appends a message queued for the fake "helper" agent with nothing
+ * after it: what a process that stopped between settling a turn and
+ * promoting the queue leaves in the log (a completed latest turn and a
+ * pending message). Returns the queue id (transfer full). Works on any
+ * service, so that the window's tests can use it too. */
+char *
+natter_test_lose_a_promotion (NatterSessions    *sessions,
+                              NatterIdGenerator *ids,
+                              const char        *session_id,
+                              const char        *text)
+{
+  g_autoptr(JsonObject) message = json_object_new ();
+  g_autoptr(JsonObject) options = json_object_new ();
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *queue_id = natter_id_generator_next (ids);
+  gboolean appended;
+
+  json_object_set_string_member (message, "role", "user");
+  json_object_set_string_member (message, "content", text);
+  json_object_set_string_member (options, "agentId", "helper");
+  json_object_set_boolean_member (options, "autoPermission", FALSE);
+  g_ptr_array_add (events, natter_session_event_new_message_queued (session_id, "2026-11-30T09:14:03Z", queue_id,
+                                                                    message, options));
+  natter_sessions_append_events_async (sessions, session_id, events, NULL, natter_test_result_cb, &result);
+  appended = natter_sessions_append_events_finish (sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_true (appended);
+  return queue_id;
 }

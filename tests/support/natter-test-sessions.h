@@ -69,6 +69,10 @@ char         *natter_test_sessions_send_and_wait (NatterTestSessions *t,
                                                   const char         *text);
 NatterSessionState *natter_test_sessions_get   (NatterTestSessions  *t,
                                                 const char          *session_id);
+char         *natter_test_lose_a_promotion     (NatterSessions      *sessions,
+                                                NatterIdGenerator   *ids,
+                                                const char          *session_id,
+                                                const char          *text);
 GPtrArray    *natter_test_sessions_read        (NatterJsonlRepo     *repo,
                                                 const char          *id);
 guint         natter_test_count_type           (GPtrArray           *events,

@@ -10,9 +10,8 @@
 
 #include "natter-composer.h"
 #include "natter-queue-view.h"
-#include "natter-session-events-v2.h"
-#include "natter-sessions-private.h"
 #include "natter-session-state-v2.h"
+#include "natter-test-sessions.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 
@@ -93,6 +92,20 @@ turns_settled (gpointer data)
          g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), w->status) == 0;
 }
 
+/* Turn @k of @state was started by the message @text. */
+static void
+assert_turn_input (UiWorld            *u,
+                   NatterSessionState *state,
+                   guint               k,
+                   const char         *text)
+{
+  g_autoptr(GPtrArray) events = ui_get_turn (u, natter_session_state_get_turn (state, k)->turn_id);
+
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
+                     json_node_get_object (g_ptr_array_index (events, 0)), "input"), "content"),
+                   ==, text);
+}
+
 static void
 type_and_enter (NatterWindow *window,
                 const char   *text)
@@ -147,7 +160,6 @@ test_typing_and_queueing_while_streaming (void)
   g_autofree char *session_id = ui_create_session (u, "Queue");
   g_autofree char *turn_id = NULL;
   g_autoptr(NatterSessionState) state = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   NatterWindow *window;
   NatterQueueView *view;
   TurnsWait done = { u, session_id, 2, "completed" };
@@ -201,10 +213,7 @@ test_typing_and_queueing_while_streaming (void)
   wait_queue (window, 0, NULL);
   g_clear_pointer (&state, natter_session_state_unref);
   state = ui_get_session (u, session_id);
-  events = ui_get_turn (u, natter_session_state_get_turn (state, 1)->turn_id);
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
-                     json_node_get_object (g_ptr_array_index (events, 0)), "input"), "content"),
-                   ==, "Next question, edited");
+  assert_turn_input (u, state, 1, "Next question, edited");
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -333,33 +342,14 @@ test_opening_sends_what_a_crash_left_queued (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, "Crash");
   g_autofree char *turn_id = NULL;
-  g_autofree char *queue_id = NULL;
-  g_autoptr(JsonObject) message = json_object_new ();
-  g_autoptr(JsonObject) options = json_object_new ();
-  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(NatterSessionState) state = NULL;
-  g_autoptr(GError) error = NULL;
   NatterWindow *window;
-  gboolean appended;
   TurnsWait promoted = { u, session_id, 2, "completed" };
 
   natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   turn_id = ui_send (u, session_id, "First");
   ui_wait_turn (u, turn_id);
-  queue_id = natter_id_generator_next (u->w->ids);
-  json_object_set_string_member (message, "role", "user");
-  json_object_set_string_member (message, "content", "Left behind");
-  json_object_set_string_member (options, "agentId", "helper");
-  json_object_set_boolean_member (options, "autoPermission", FALSE);
-  g_ptr_array_add (events, natter_session_event_new_message_queued (session_id, "2026-11-30T09:14:03Z", queue_id,
-                                                                    message, options));
-  natter_sessions_append_events_async (u->sessions, session_id, events, NULL, ui_result_cb, &result);
-  appended = natter_sessions_append_events_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_assert_true (appended);
-  /* The result holds the service: let it go before the world does. */
-  g_clear_object (&result);
+  g_free (natter_test_lose_a_promotion (u->sessions, u->w->ids, session_id, "Left behind"));
   state = ui_get_session (u, session_id);
   g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 1);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
@@ -371,11 +361,7 @@ test_opening_sends_what_a_crash_left_queued (void)
   g_clear_pointer (&state, natter_session_state_unref);
   state = ui_get_session (u, session_id);
   g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 0);
-  g_clear_pointer (&events, g_ptr_array_unref);
-  events = ui_get_turn (u, natter_session_state_get_turn (state, 1)->turn_id);
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
-                     json_node_get_object (g_ptr_array_index (events, 0)), "input"), "content"),
-                   ==, "Left behind");
+  assert_turn_input (u, state, 1, "Left behind");
 
   ui_destroy_window (window);
   ui_world_free (u);
