@@ -49,10 +49,9 @@ spawn (GFile              *dir,
 
 typedef struct
 {
-  GDBusConnection *bus;
-  guint32          pid;       /* the window we started */
-  gboolean         vanished;  /* no one owns the name */
-  gboolean         ours;      /* the window we started owns it */
+  guint32  pid;       /* the window we started */
+  gboolean vanished;  /* no one owns the name */
+  gboolean ours;      /* the window we started owns it */
 } NameWait;
 
 static void
@@ -94,7 +93,7 @@ spawn_window (GDBusConnection *bus,
               NatterTestRun   *run)
 {
   const char * const no_args[] = { NULL };
-  NameWait wait = { bus, 0, FALSE, FALSE };
+  NameWait wait = { 0, FALSE, FALSE };
   GSubprocess *window;
   guint watch;
 
