@@ -26,10 +26,6 @@
  * meets turns already read. */
 #define READ_AHEAD_ROWS 4
 
-/* The latest turns a view showing the bottom reads as soon as they are
- * known: about as many as its viewport shows. */
-#define READ_LATEST_TURNS 4
-
 /* Frames during which the timeline keeps to a revealed turn rather than
  * to its bottom: its rows are read and laid out meanwhile, and the list,
  * anchored at the turn, keeps it in view while they grow. */
@@ -309,7 +305,7 @@ timeline_changed_cb (NatterConversationView *self)
    * not shown yet reads nothing until it is; a narrow one showing its
    * list of conversations reads them now, for the view it opens next. */
   if (self->stick_to_bottom && root != NULL && gtk_widget_get_mapped (GTK_WIDGET (root)))
-    natter_timeline_model_read_latest (self->timeline, READ_LATEST_TURNS);
+    natter_timeline_model_read_latest (self->timeline, NATTER_TIMELINE_LATEST_TURNS);
   try_reveal (self);
 }
 

@@ -921,6 +921,35 @@ natter_timeline_model_read_latest (NatterTimelineModel *self,
 }
 
 /**
+ * natter_timeline_model_latest_read:
+ * @self: a model
+ * @n: how many of the latest turns
+ *
+ * Whether the session's own latest @n turns (all of them when it has
+ * fewer) have been read: each has its state, or the error its read
+ * ended with. A model not loaded yet has none read.
+ *
+ * Returns: %TRUE when they are all read
+ */
+gboolean
+natter_timeline_model_latest_read (NatterTimelineModel *self,
+                                   guint                n)
+{
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), FALSE);
+
+  if (!self->loaded)
+    return FALSE;
+  for (guint i = self->items->len - MIN (self->items->len, n); i < self->items->len; i++)
+    {
+      NatterTurnItem *item = g_ptr_array_index (self->items, i);
+
+      if (natter_turn_item_get_state (item) == NULL && natter_turn_item_get_error (item) == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/**
  * natter_timeline_model_read_around:
  * @self: a model
  * @item: one of its turn items, just placed in view

@@ -13,6 +13,10 @@
 
 G_BEGIN_DECLS
 
+/* The latest turns a view showing the bottom of a conversation reads as
+ * soon as they are known: about as many as its viewport shows. */
+#define NATTER_TIMELINE_LATEST_TURNS 4
+
 /**
  * NatterTimelineMarkerKind:
  * @NATTER_TIMELINE_MARKER_BRANCHED: the inherited turns above were
@@ -54,6 +58,8 @@ NatterTurnItem      *natter_timeline_model_lookup_any     (NatterTimelineModel *
                                                            const char          *turn_id);
 guint                natter_timeline_model_get_n_inherited (NatterTimelineModel *self);
 void                 natter_timeline_model_read_latest    (NatterTimelineModel *self,
+                                                           guint                n);
+gboolean             natter_timeline_model_latest_read    (NatterTimelineModel *self,
                                                            guint                n);
 void                 natter_timeline_model_read_around    (NatterTimelineModel *self,
                                                            NatterTurnItem      *item,
