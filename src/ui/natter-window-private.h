@@ -4,8 +4,9 @@
  *
  * The main window's shared state, split by facet the way GNOME Text
  * Editor splits its window: natter-window.c (lifetime, opening a session,
- * the public API), -sidebar.c (the window's side of its #NatterSidebar:
- * picking, deleting, going to a conversation), -search.c (a search result
+ * the public API), -opening.c (a picked conversation shown once its
+ * latest turns are read), -sidebar.c (the window's side of its
+ * #NatterSidebar: picking, deleting, going to a conversation), -search.c (a search result
  * opened at its turn), -conversation.c (the
  * timeline, agent and model choice, sending), -actions.c (the win.*
  * actions), -keyboard.c (tab stops and focus) and -errors.c (the error
@@ -80,6 +81,14 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   gboolean              restored;
   char                 *open_when_loaded; /* natter_window_open_session() before the scan ended */
 
+  /* A conversation the user picked, shown once its latest turns are read
+   * (natter-window-opening.c); the timeline and the turns being read. */
+  char                 *opening_id;
+  NatterTimelineModel  *opening_timeline;
+  GPtrArray            *opening_items;
+  guint                 opening_timeout_id;
+  guint                 opening_wait_ms;
+
   /* Keyboard use */
   char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
   gboolean              focus_in_timeline;
@@ -129,6 +138,18 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
 /* natter-window.c */
 void
 _natter_window_close_session (NatterWindow *self);
+NatterTimelineModel *
+_natter_window_ensure_timeline (NatterWindow *self,
+                                const char   *session_id);
+
+/* natter-window-opening.c */
+void
+_natter_window_cancel_opening (NatterWindow *self);
+void
+_natter_window_opening_init (NatterWindow *self);
+void
+_natter_window_set_opening_wait (NatterWindow *self,
+                                 guint         wait_ms);
 
 /* natter-window-errors.c */
 void

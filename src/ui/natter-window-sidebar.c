@@ -13,6 +13,20 @@
 
 #include "natter-window-private.h"
 
+/* A conversation picked in the list opens on its latest turns once they
+ * are read. One found by a search hit opens on the hit instead, and a
+ * narrow window slides to the conversation at once: both open now. */
+static void
+open_picked (NatterWindow *self,
+             const char   *session_id)
+{
+  if (natter_sidebar_get_hit_turn (self->session_sidebar, session_id) == NULL &&
+      !adw_leaflet_get_folded (self->leaflet))
+    natter_window_open_session_when_read (self, session_id);
+  else
+    natter_window_open_session (self, session_id);
+}
+
 static void
 session_selected_cb (NatterWindow *self,
                      const char   *session_id,
@@ -20,7 +34,7 @@ session_selected_cb (NatterWindow *self,
 {
   if (g_strcmp0 (session_id, self->session_id) == 0)
     return;
-  natter_window_open_session (self, session_id);
+  open_picked (self, session_id);
   /* Found by what was said: show where it was said. */
   if (natter_sidebar_get_hit_turn (self->session_sidebar, session_id) != NULL)
     _natter_window_reveal_turn (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
@@ -38,7 +52,7 @@ session_activated_cb (NatterWindow *self,
 {
   if (g_strcmp0 (session_id, self->session_id) != 0)
     {
-      natter_window_open_session (self, session_id);
+      open_picked (self, session_id);
       if (natter_sidebar_get_hit_turn (self->session_sidebar, session_id) != NULL)
         _natter_window_reveal_turn (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
     }

@@ -212,6 +212,22 @@ _natter_window_close_session (NatterWindow *self)
   update_conversation (self);
 }
 
+/* The timeline of @session_id this window keeps (transfer none),
+ * made (and so starting to read) on first use. */
+NatterTimelineModel *
+_natter_window_ensure_timeline (NatterWindow *self,
+                                const char   *session_id)
+{
+  NatterTimelineModel *timeline = g_hash_table_lookup (self->timelines, session_id);
+
+  if (timeline == NULL)
+    {
+      timeline = natter_timeline_model_new (self->sessions, self->hub, session_id);
+      g_hash_table_insert (self->timelines, g_strdup (session_id), timeline);
+    }
+  return timeline;
+}
+
 /**
  * natter_window_open_session:
  * @self: the window
@@ -222,7 +238,9 @@ _natter_window_close_session (NatterWindow *self)
  * GSettings `last-session`. An errored session (§8.2) shows its error and
  * cannot take messages. While the startup scan is still running (a Shell
  * search result that launched the app), the session is opened as soon
- * as the index is loaded, in place of the last open one.
+ * as the index is loaded, in place of the last open one. It opens at
+ * once, before its turns are read, and drops the wait of a conversation
+ * natter_window_open_session_when_read() was about to show.
  *
  * Returns: %FALSE if @session_id is not in the (loaded) index
  */
@@ -247,6 +265,9 @@ natter_window_open_session (NatterWindow *self,
   entry = natter_session_index_lookup (self->index, session_id);
   if (entry == NULL || g_hash_table_contains (self->pending_deletes, session_id))
     return FALSE;
+  /* Asked for now: a conversation still being read for an earlier
+   * request is not shown after this one. */
+  _natter_window_cancel_opening (self);
   if (g_strcmp0 (session_id, self->session_id) == 0)
     return TRUE;
 
@@ -258,12 +279,7 @@ natter_window_open_session (NatterWindow *self,
 
   if (natter_session_index_entry_get_error (entry) == NULL)
     {
-      timeline = g_hash_table_lookup (self->timelines, session_id);
-      if (timeline == NULL)
-        {
-          timeline = natter_timeline_model_new (self->sessions, self->hub, session_id);
-          g_hash_table_insert (self->timelines, g_strdup (session_id), timeline);
-        }
+      timeline = _natter_window_ensure_timeline (self, session_id);
       self->timeline = timeline;
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
@@ -300,11 +316,11 @@ restore_last_session (NatterWindow *self)
     return;
   self->restored = TRUE;
   requested = g_steal_pointer (&self->open_when_loaded);
-  if (requested != NULL && natter_window_open_session (self, requested))
+  if (requested != NULL && natter_window_open_session_when_read (self, requested))
     return;
   last = g_strdup (natter_settings_get_last_session (self->settings));
   if (last[0] != '\0')
-    natter_window_open_session (self, last);
+    natter_window_open_session_when_read (self, last);
 }
 
 static void
@@ -324,6 +340,7 @@ natter_window_dispose (GObject *object)
    * so that closing never finishes a deletion (the session survives). */
   if (self->pending_deletes != NULL)
     g_hash_table_remove_all (self->pending_deletes);
+  _natter_window_cancel_opening (self);
   g_cancellable_cancel (self->cancellable);
   g_cancellable_cancel (self->first_model_cancellable);
   g_clear_object (&self->first_model_cancellable);
@@ -505,6 +522,7 @@ natter_window_init (NatterWindow *self)
   self->chosen_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   _natter_window_conversation_init (self);
   _natter_window_setup_keyboard (self);
+  _natter_window_opening_init (self);
   update_conversation (self);
 }
 

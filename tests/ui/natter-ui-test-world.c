@@ -383,7 +383,10 @@ ui_timeline_loaded (gpointer data)
 {
   NatterTimelineModel *timeline = natter_window_get_timeline (data);
 
-  return timeline != NULL && natter_timeline_model_get_loaded (timeline);
+  /* A conversation picked in the list is shown once its turns are read:
+   * until then the window's timeline is the one it showed before. */
+  return timeline != NULL && natter_timeline_model_get_loaded (timeline) &&
+         natter_window_get_opening_session_id (data) == NULL;
 }
 
 /* A window of @app over @u's service with the fake agent "helper",

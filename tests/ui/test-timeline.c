@@ -579,6 +579,133 @@ test_timeline_long_session_reads_visible (void)
   ui_world_free (u);
 }
 
+/* A conversation picked in the list: the window goes on showing the one
+ * it shows until the picked one's latest turns are read, and then
+ * switches, so no frame shows the picked one with rows still unread. */
+typedef struct
+{
+  NatterWindow *window;
+  const char   *session_id;
+  guint         frames;          /* frames drawn showing it */
+  guint         unread_frames;   /* of those, frames with no turn read in view */
+} PickedFrames;
+
+static void
+picked_after_paint_cb (GdkFrameClock *clock,
+                       PickedFrames  *p)
+{
+  g_autoptr(GPtrArray) rows = NULL;
+  gboolean read = FALSE;
+
+  if (g_strcmp0 (natter_window_get_session_id (p->window), p->session_id) != 0)
+    return;
+  p->frames++;
+  rows = ui_find_all (natter_window_get_timeline_list (p->window), NATTER_TYPE_TURN_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterTurnItem *item = natter_turn_row_get_item (g_ptr_array_index (rows, i));
+
+      if (gtk_widget_get_mapped (g_ptr_array_index (rows, i)) && item != NULL &&
+          natter_turn_item_get_state (item) != NULL)
+        read = TRUE;
+    }
+  if (!read)
+    p->unread_frames++;
+}
+
+static gboolean
+window_shows (gpointer data)
+{
+  PickedFrames *p = data;
+
+  return g_strcmp0 (natter_window_get_session_id (p->window), p->session_id) == 0 && p->frames > 0;
+}
+
+static void
+test_timeline_picked_opens_with_its_turns (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *shown_id = make_long_session (u, 3);
+  g_autofree char *picked_id = make_long_session (u, 20);
+  g_autofree char *latest_question = g_strdup_printf ("Question %u", 19);
+  PickedFrames p = { NULL, NULL, 0, 0 };
+  GdkFrameClock *clock;
+  gulong handler;
+  NatterWindow *window;
+
+  /* A restart: nothing of either conversation read in memory. */
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  /* However loaded the machine, the turns are read before the wait ends. */
+  _natter_window_set_opening_wait (window, 60000);
+  g_assert_true (natter_window_open_session (window, shown_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_viewport_loaded (window, AT_BOTTOM);
+
+  p.window = window;
+  p.session_id = picked_id;
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (picked_after_paint_cb), &p);
+  g_assert_true (natter_window_open_session_when_read (window, picked_id));
+
+  /* Nothing switched yet: the window still shows, and would send to, the
+   * conversation it showed. Asking again changes nothing. */
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, shown_id);
+  g_assert_cmpstr (natter_window_get_opening_session_id (window), ==, picked_id);
+  g_assert_true (natter_window_open_session_when_read (window, picked_id));
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, shown_id);
+
+  /* Then it switches, and its first frame has the latest turns. */
+  ui_wait_until (window_shows, &p);
+  g_signal_handler_disconnect (clock, handler);
+  g_assert_null (natter_window_get_opening_session_id (window));
+  g_assert_cmpuint (p.unread_frames, ==, 0);
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), latest_question));
+
+  /* A conversation shown before, whose turns are read, opens at once. */
+  g_assert_true (natter_window_open_session_when_read (window, shown_id));
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, shown_id);
+  g_assert_null (natter_window_get_opening_session_id (window));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* Opening another conversation while a picked one is still being read:
+ * the later request wins, and the picked one does not show up after it. */
+static void
+test_timeline_picked_then_other (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *first_id = make_long_session (u, 2);
+  g_autofree char *picked_id = make_long_session (u, 10);
+  g_autofree char *other_id = make_long_session (u, 2);
+  NatterTimelineModel *picked;
+  NatterWindow *window;
+
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  _natter_window_set_opening_wait (window, 60000);
+  g_assert_true (natter_window_open_session (window, first_id));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  g_assert_true (natter_window_open_session_when_read (window, picked_id));
+  g_assert_cmpstr (natter_window_get_opening_session_id (window), ==, picked_id);
+  picked = _natter_window_ensure_timeline (window, picked_id);
+  g_assert_true (natter_window_open_session (window, other_id));
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, other_id);
+  g_assert_null (natter_window_get_opening_session_id (window));
+
+  /* The picked conversation's read ends; the window stays where it was
+   * sent last. */
+  ui_wait_until ((UiCondition) natter_timeline_model_get_loaded, picked);
+  ui_settle ();
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, other_id);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* The last session is restored at startup before the window is shown:
  * its rows are bound then, and read only once shown and in view. */
 static void
@@ -849,6 +976,8 @@ main (int   argc,
   g_test_add_func ("/timeline/try-again", test_timeline_try_again);
   g_test_add_func ("/timeline/stop-keeps-answer", test_timeline_stop_keeps_answer);
   g_test_add_func ("/timeline/long-session-reads-visible", test_timeline_long_session_reads_visible);
+  g_test_add_func ("/timeline/picked-opens-with-its-turns", test_timeline_picked_opens_with_its_turns);
+  g_test_add_func ("/timeline/picked-then-other", test_timeline_picked_then_other);
   g_test_add_func ("/timeline/scroll-loads-rows", test_timeline_scroll_loads_rows);
   g_test_add_func ("/timeline/open-before-shown", test_timeline_open_before_shown);
   g_test_add_func ("/timeline/suspended-waits-for-user", test_timeline_suspended_waits_for_user);

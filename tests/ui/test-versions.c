@@ -710,8 +710,8 @@ test_sidebar_lists_conversation_once (void)
   /* The row opens the latest version, whose message has ‹ 2/2 ›. */
   selection = gtk_list_view_get_model (GTK_LIST_VIEW (natter_window_get_session_list (window)));
   gtk_selection_model_select_item (selection, 1, TRUE);
-  g_assert_cmpstr (natter_window_get_session_id (window), ==, edit);
   ui_wait_until (ui_timeline_loaded, window);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, edit);
   wait_switcher (window, edited, "2/2");
 
   /* Going on in the original makes it the one listed. */
