@@ -89,6 +89,11 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   guint                 opening_timeout_id;
   guint                 opening_wait_ms;
 
+  /* The queue's read, waiting for the first frame of the conversation
+   * (natter-window-queue.c). */
+  GdkFrameClock        *queue_clock;
+  gulong                queue_paint_handler;
+
   /* Keyboard use */
   char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
   gboolean              focus_in_timeline;
@@ -259,6 +264,8 @@ _natter_window_stop_latest (NatterWindow *self);
 /* natter-window-queue.c */
 void
 _natter_window_open_queue (NatterWindow *self);
+void
+_natter_window_close_queue (NatterWindow *self);
 
 void
 _natter_window_class_conversation_init (GtkWidgetClass *widget_class);

@@ -46,16 +46,56 @@ queue_read_cb (GObject      *source,
     natter_sessions_promote_queue_async (NATTER_SESSIONS (source), session_id, NULL, promoted_cb, NULL);
 }
 
-/* Shows the open conversation's queue; and when its latest turn completed
- * with messages still queued (a crash came between the two), sends the
- * oldest now. The read is the one the timeline and the queue view make
- * anyway (natter_sessions_get_session_async() shares it). */
-void
-_natter_window_open_queue (NatterWindow *self)
+static void
+open_queue_now (NatterWindow *self)
 {
   natter_queue_view_set_session (self->queue_view, self->sessions, self->session_id);
   natter_sessions_get_session_async (self->sessions, self->session_id, NULL, queue_read_cb,
                                      g_strdup (self->session_id));
+}
+
+static void
+queue_after_paint_cb (GdkFrameClock *clock,
+                      NatterWindow  *self)
+{
+  _natter_window_close_queue (self);
+  open_queue_now (self);
+}
+
+/* Shows the open conversation's queue; and when its latest turn completed
+ * with messages still queued (a crash came between the two), sends the
+ * oldest now. Both need the session read again (the queue view and the
+ * recovery share that read): in a window on screen it begins after the
+ * conversation's first frame, so that it does not compete with drawing
+ * it. */
+void
+_natter_window_open_queue (NatterWindow *self)
+{
+  GdkFrameClock *clock = NULL;
+
+  _natter_window_close_queue (self);
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+  if (clock == NULL)
+    {
+      open_queue_now (self);
+      return;
+    }
+  self->queue_clock = g_object_ref (clock);
+  self->queue_paint_handler = g_signal_connect (clock, "after-paint", G_CALLBACK (queue_after_paint_cb), self);
+}
+
+/* Forgets a queue read that has not begun: the conversation is closing. */
+void
+_natter_window_close_queue (NatterWindow *self)
+{
+  /* A frame clock disposed with its window's surface has dropped its
+   * handlers already. */
+  if (self->queue_clock != NULL &&
+      g_signal_handler_is_connected (self->queue_clock, self->queue_paint_handler))
+    g_signal_handler_disconnect (self->queue_clock, self->queue_paint_handler);
+  self->queue_paint_handler = 0;
+  g_clear_object (&self->queue_clock);
 }
 
 static void

@@ -208,6 +208,7 @@ _natter_window_close_session (NatterWindow *self)
   g_clear_pointer (&self->versions, g_hash_table_unref);
   natter_conversation_view_set_timeline (self->conversation_view, NULL);
   natter_composer_set_text (self->composer, NULL);
+  _natter_window_close_queue (self);
   natter_queue_view_set_session (self->queue_view, NULL, NULL);
   update_conversation (self);
 }
@@ -341,6 +342,7 @@ natter_window_dispose (GObject *object)
   if (self->pending_deletes != NULL)
     g_hash_table_remove_all (self->pending_deletes);
   _natter_window_cancel_opening (self);
+  _natter_window_close_queue (self);
   g_cancellable_cancel (self->cancellable);
   g_cancellable_cancel (self->first_model_cancellable);
   g_clear_object (&self->first_model_cancellable);
