@@ -621,6 +621,23 @@ window_shows (gpointer data)
   return g_strcmp0 (natter_window_get_session_id (p->window), p->session_id) == 0 && p->frames > 0;
 }
 
+/* After a restart (nothing read in memory), a window showing @shown_id;
+ * however loaded the machine, a picked conversation's turns are read
+ * before its wait ends. */
+static NatterWindow *
+picked_window_new (UiWorld    *u,
+                   const char *shown_id)
+{
+  NatterWindow *window;
+
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  _natter_window_set_opening_wait (window, 60000);
+  g_assert_true (natter_window_open_session (window, shown_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  return window;
+}
+
 static void
 test_timeline_picked_opens_with_its_turns (void)
 {
@@ -633,13 +650,7 @@ test_timeline_picked_opens_with_its_turns (void)
   gulong handler;
   NatterWindow *window;
 
-  /* A restart: nothing of either conversation read in memory. */
-  ui_world_restart (u);
-  window = ui_window_new (app, u);
-  /* However loaded the machine, the turns are read before the wait ends. */
-  _natter_window_set_opening_wait (window, 60000);
-  g_assert_true (natter_window_open_session (window, shown_id));
-  ui_wait_until (ui_timeline_loaded, window);
+  window = picked_window_new (u, shown_id);
   wait_viewport_loaded (window, AT_BOTTOM);
 
   p.window = window;
@@ -683,11 +694,7 @@ test_timeline_picked_then_other (void)
   NatterTimelineModel *picked;
   NatterWindow *window;
 
-  ui_world_restart (u);
-  window = ui_window_new (app, u);
-  _natter_window_set_opening_wait (window, 60000);
-  g_assert_true (natter_window_open_session (window, first_id));
-  ui_wait_until (ui_timeline_loaded, window);
+  window = picked_window_new (u, first_id);
 
   g_assert_true (natter_window_open_session_when_read (window, picked_id));
   g_assert_cmpstr (natter_window_get_opening_session_id (window), ==, picked_id);
