@@ -34,153 +34,6 @@
 /* A branch of a branch of …: the walk gives up this many ancestors up. */
 #define MAX_ANCESTORS 64
 
-struct _NatterTimelineMarker
-{
-  GObject                  parent_instance;
-
-  NatterTimelineMarkerKind kind;
-  char                    *session_id;
-  char                    *title;
-  char                    *error;
-};
-
-G_DEFINE_FINAL_TYPE (NatterTimelineMarker, natter_timeline_marker, G_TYPE_OBJECT)
-
-enum
-{
-  MARKER_PROP_0,
-  MARKER_PROP_TITLE,
-  N_MARKER_PROPS
-};
-
-static GParamSpec *marker_properties[N_MARKER_PROPS];
-
-static void
-natter_timeline_marker_finalize (GObject *object)
-{
-  NatterTimelineMarker *self = NATTER_TIMELINE_MARKER (object);
-
-  g_free (self->session_id);
-  g_free (self->title);
-  g_free (self->error);
-
-  G_OBJECT_CLASS (natter_timeline_marker_parent_class)->finalize (object);
-}
-
-static void
-natter_timeline_marker_get_property (GObject    *object,
-                                     guint       prop_id,
-                                     GValue     *value,
-                                     GParamSpec *pspec)
-{
-  NatterTimelineMarker *self = NATTER_TIMELINE_MARKER (object);
-
-  switch (prop_id)
-    {
-    case MARKER_PROP_TITLE:
-      g_value_set_string (value, self->title);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-natter_timeline_marker_class_init (NatterTimelineMarkerClass *klass)
-{
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-
-  object_class->finalize = natter_timeline_marker_finalize;
-  object_class->get_property = natter_timeline_marker_get_property;
-
-  /**
-   * NatterTimelineMarker:title:
-   *
-   * The title of the session a branch was made from: notified when that
-   * session is renamed while the timeline lives.
-   */
-  marker_properties[MARKER_PROP_TITLE] =
-    g_param_spec_string ("title", NULL, NULL, NULL,
-                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_properties (object_class, N_MARKER_PROPS, marker_properties);
-}
-
-static void
-natter_timeline_marker_init (NatterTimelineMarker *self)
-{
-}
-
-static NatterTimelineMarker *
-marker_new (NatterTimelineMarkerKind  kind,
-            const char               *session_id,
-            const char               *title,
-            const char               *error)
-{
-  NatterTimelineMarker *self = g_object_new (NATTER_TYPE_TIMELINE_MARKER, NULL);
-
-  self->kind = kind;
-  self->session_id = g_strdup (session_id);
-  self->title = g_strdup (title);
-  self->error = g_strdup (error);
-  return self;
-}
-
-/**
- * natter_timeline_marker_get_kind:
- * @self: a marker
- *
- * Returns: whether @self is the "Branched from" separator or an error
- *   about the inherited history
- */
-NatterTimelineMarkerKind
-natter_timeline_marker_get_kind (NatterTimelineMarker *self)
-{
-  g_return_val_if_fail (NATTER_IS_TIMELINE_MARKER (self), NATTER_TIMELINE_MARKER_ERROR);
-  return self->kind;
-}
-
-/**
- * natter_timeline_marker_get_session_id:
- * @self: a marker
- *
- * Returns: (nullable): for %NATTER_TIMELINE_MARKER_BRANCHED, the session
- *   the turns above it belong to
- */
-const char *
-natter_timeline_marker_get_session_id (NatterTimelineMarker *self)
-{
-  g_return_val_if_fail (NATTER_IS_TIMELINE_MARKER (self), NULL);
-  return self->session_id;
-}
-
-/**
- * natter_timeline_marker_get_title:
- * @self: a marker
- *
- * Returns: (nullable): that session's title, kept up to date while the
- *   timeline lives (%NULL or empty when it has none)
- */
-const char *
-natter_timeline_marker_get_title (NatterTimelineMarker *self)
-{
-  g_return_val_if_fail (NATTER_IS_TIMELINE_MARKER (self), NULL);
-  return self->title;
-}
-
-/**
- * natter_timeline_marker_get_error:
- * @self: a marker
- *
- * Returns: (nullable): for %NATTER_TIMELINE_MARKER_ERROR, a translated
- *   sentence saying why the earlier history is not shown
- */
-const char *
-natter_timeline_marker_get_error (NatterTimelineMarker *self)
-{
-  g_return_val_if_fail (NATTER_IS_TIMELINE_MARKER (self), NULL);
-  return self->error;
-}
-
 struct _NatterTimelineModel
 {
   GObject             parent_instance;
@@ -411,7 +264,7 @@ walk_done (NatterTimelineModel *self,
   g_clear_pointer (&self->walk_turn, g_free);
 
   if (error != NULL)
-    g_ptr_array_add (self->prefix, marker_new (NATTER_TIMELINE_MARKER_ERROR, NULL, NULL, error));
+    g_ptr_array_add (self->prefix, natter_timeline_marker_new (NATTER_TIMELINE_MARKER_ERROR, NULL, NULL, error));
   for (guint i = levels->len; i > 0; i--)
     {
       GPtrArray *level = g_ptr_array_index (levels, i - 1);
@@ -497,7 +350,7 @@ ancestor_cb (GObject      *source,
       if (turn == fork_point)
         break;
     }
-  g_ptr_array_add (level, marker_new (NATTER_TIMELINE_MARKER_BRANCHED, session_id,
+  g_ptr_array_add (level, natter_timeline_marker_new (NATTER_TIMELINE_MARKER_BRANCHED, session_id,
                                       natter_session_state_get_title (state), NULL));
   g_ptr_array_add (self->walk_levels, g_steal_pointer (&level));
 
@@ -637,14 +490,10 @@ update_marker_titles (NatterTimelineModel     *self,
     {
       NatterTimelineMarker *marker = g_ptr_array_index (self->prefix, i);
 
-      if (!NATTER_IS_TIMELINE_MARKER (marker) ||
-          marker->kind != NATTER_TIMELINE_MARKER_BRANCHED ||
-          g_strcmp0 (marker->session_id, session_id) != 0 ||
-          g_strcmp0 (marker->title, title) == 0)
-        continue;
-      g_free (marker->title);
-      marker->title = g_strdup (title);
-      g_object_notify_by_pspec (G_OBJECT (marker), marker_properties[MARKER_PROP_TITLE]);
+      if (NATTER_IS_TIMELINE_MARKER (marker) &&
+          natter_timeline_marker_get_kind (marker) == NATTER_TIMELINE_MARKER_BRANCHED &&
+          g_strcmp0 (natter_timeline_marker_get_session_id (marker), session_id) == 0)
+        natter_timeline_marker_set_title (marker, title);
     }
 }
 
@@ -898,6 +747,15 @@ natter_timeline_model_get_latest (NatterTimelineModel *self)
   return self->items->len > 0 ? g_ptr_array_index (self->items, self->items->len - 1) : NULL;
 }
 
+/* "The latest n turns" is the session's own: a branch's inherited turns
+ * sit above them and are never what its view opens on. */
+static guint
+latest_start (NatterTimelineModel *self,
+              guint                n)
+{
+  return self->items->len - MIN (self->items->len, n);
+}
+
 /**
  * natter_timeline_model_read_latest:
  * @self: a model
@@ -916,7 +774,7 @@ natter_timeline_model_read_latest (NatterTimelineModel *self,
 {
   g_return_if_fail (NATTER_IS_TIMELINE_MODEL (self));
 
-  for (guint i = self->items->len - MIN (self->items->len, n); i < self->items->len; i++)
+  for (guint i = latest_start (self, n); i < self->items->len; i++)
     natter_turn_item_ensure_loaded (g_ptr_array_index (self->items, i));
 }
 
@@ -939,7 +797,7 @@ natter_timeline_model_latest_read (NatterTimelineModel *self,
 
   if (!self->loaded)
     return FALSE;
-  for (guint i = self->items->len - MIN (self->items->len, n); i < self->items->len; i++)
+  for (guint i = latest_start (self, n); i < self->items->len; i++)
     {
       NatterTurnItem *item = g_ptr_array_index (self->items, i);
 
@@ -947,6 +805,35 @@ natter_timeline_model_latest_read (NatterTimelineModel *self,
         return FALSE;
     }
   return TRUE;
+}
+
+/**
+ * natter_timeline_model_dup_latest:
+ * @self: a model
+ * @n: how many of the latest turns
+ *
+ * The items of the session's own latest @n turns (all of them when it
+ * has fewer; none before the model is loaded), oldest first: the ones
+ * natter_timeline_model_read_latest() reads and
+ * natter_timeline_model_latest_read() looks at, for a caller that wants
+ * to hear when their reads end.
+ *
+ * Returns: (transfer full) (element-type NatterTurnItem): the items
+ */
+GPtrArray *
+natter_timeline_model_dup_latest (NatterTimelineModel *self,
+                                  guint                n)
+{
+  GPtrArray *latest;
+
+  g_return_val_if_fail (NATTER_IS_TIMELINE_MODEL (self), NULL);
+
+  latest = g_ptr_array_new_with_free_func (g_object_unref);
+  if (!self->loaded)
+    return latest;
+  for (guint i = latest_start (self, n); i < self->items->len; i++)
+    g_ptr_array_add (latest, g_object_ref (g_ptr_array_index (self->items, i)));
+  return latest;
 }
 
 /**

@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 
 #include "natter-sessions.h"
+#include "natter-timeline-marker.h"
 #include "natter-turn-event-hub.h"
 #include "natter-turn-item.h"
 
@@ -16,30 +17,6 @@ G_BEGIN_DECLS
 /* The latest turns a view showing the bottom of a conversation reads as
  * soon as they are known: about as many as its viewport shows. */
 #define NATTER_TIMELINE_LATEST_TURNS 4
-
-/**
- * NatterTimelineMarkerKind:
- * @NATTER_TIMELINE_MARKER_BRANCHED: the inherited turns above were
- *   branched from, in the session the marker names
- * @NATTER_TIMELINE_MARKER_ERROR: the inherited history could not be read
- *   (any further back); the marker carries the reason
- *
- * What a non-turn row of a branched session's timeline says.
- */
-typedef enum
-{
-  NATTER_TIMELINE_MARKER_BRANCHED,
-  NATTER_TIMELINE_MARKER_ERROR,
-} NatterTimelineMarkerKind;
-
-#define NATTER_TYPE_TIMELINE_MARKER (natter_timeline_marker_get_type ())
-
-G_DECLARE_FINAL_TYPE (NatterTimelineMarker, natter_timeline_marker, NATTER, TIMELINE_MARKER, GObject)
-
-NatterTimelineMarkerKind natter_timeline_marker_get_kind       (NatterTimelineMarker *self);
-const char              *natter_timeline_marker_get_session_id (NatterTimelineMarker *self);
-const char              *natter_timeline_marker_get_title      (NatterTimelineMarker *self);
-const char              *natter_timeline_marker_get_error      (NatterTimelineMarker *self);
 
 #define NATTER_TYPE_TIMELINE_MODEL (natter_timeline_model_get_type ())
 
@@ -60,6 +37,8 @@ guint                natter_timeline_model_get_n_inherited (NatterTimelineModel 
 void                 natter_timeline_model_read_latest    (NatterTimelineModel *self,
                                                            guint                n);
 gboolean             natter_timeline_model_latest_read    (NatterTimelineModel *self,
+                                                           guint                n);
+GPtrArray           *natter_timeline_model_dup_latest     (NatterTimelineModel *self,
                                                            guint                n);
 void                 natter_timeline_model_read_around    (NatterTimelineModel *self,
                                                            NatterTurnItem      *item,

@@ -16,7 +16,6 @@
 #include "config.h"
 
 #include "natter-timeline-model.h"
-#include "natter-turn-item.h"
 #include "natter-window-private.h"
 
 /* The longest a picked conversation waits for its turns before it is
@@ -33,16 +32,20 @@ _natter_window_set_opening_wait (NatterWindow *self,
   self->opening_wait_ms = wait_ms;
 }
 
+static void
+check_opening (NatterWindow *self);
+
 void
 _natter_window_cancel_opening (NatterWindow *self)
 {
   if (self->opening_timeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->opening_timeline, self);
+    g_signal_handlers_disconnect_by_func (self->opening_timeline, check_opening, self);
   g_clear_object (&self->opening_timeline);
   if (self->opening_items != NULL)
     {
       for (guint i = 0; i < self->opening_items->len; i++)
-        g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->opening_items, i), self);
+        g_signal_handlers_disconnect_by_func (g_ptr_array_index (self->opening_items, i),
+                                              check_opening, self);
       g_clear_pointer (&self->opening_items, g_ptr_array_unref);
     }
   g_clear_handle_id (&self->opening_timeout_id, g_source_remove);
@@ -62,30 +65,19 @@ finish_opening (NatterWindow *self)
   natter_window_open_session (self, session_id);
 }
 
-static void
-check_opening (NatterWindow *self);
-
 /* Once the turn list is known: read the latest turns, as the view
  * showing the bottom would, and hear when each read ends. */
 static void
 watch_latest (NatterWindow *self)
 {
-  GListModel *model = G_LIST_MODEL (self->opening_timeline);
-  guint n_items = g_list_model_get_n_items (model);
-
   if (self->opening_items != NULL)
     return;
   natter_timeline_model_read_latest (self->opening_timeline, NATTER_TIMELINE_LATEST_TURNS);
-  self->opening_items = g_ptr_array_new_with_free_func (g_object_unref);
-  for (guint i = n_items; i > 0 && self->opening_items->len < NATTER_TIMELINE_LATEST_TURNS; i--)
-    {
-      g_autoptr(GObject) item = g_list_model_get_item (model, i - 1);
-
-      if (!NATTER_IS_TURN_ITEM (item))
-        continue;
-      g_signal_connect_swapped (item, "changed", G_CALLBACK (check_opening), self);
-      g_ptr_array_add (self->opening_items, g_steal_pointer (&item));
-    }
+  self->opening_items = natter_timeline_model_dup_latest (self->opening_timeline,
+                                                          NATTER_TIMELINE_LATEST_TURNS);
+  for (guint i = 0; i < self->opening_items->len; i++)
+    g_signal_connect_swapped (g_ptr_array_index (self->opening_items, i), "changed",
+                              G_CALLBACK (check_opening), self);
 }
 
 static void
