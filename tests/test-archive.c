@@ -516,6 +516,28 @@ test_chatgpt_damaged (Fixture       *f,
   assert_refused (f, loop, "chatgpt", "their own parents");
 }
 
+/* An archive or an export nested 100,000 deep (a hostile file) is
+ * refused with a clear error before json-glib's recursive parser sees
+ * it: nothing is written, the conversations already there read on. */
+static void
+test_hostile_nesting (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *before = export (f, sid, "json");
+  g_autofree char *after = NULL;
+  g_autofree char *open = g_strnfill (100000, '[');
+  g_autofree char *close = g_strnfill (100000, ']');
+  g_autofree char *archive = g_strdup_printf ("{\"format\":\"natter-archive\",\"version\":1,\"session\":%s%s,"
+                                              "\"turns\":[]}", open, close);
+  g_autofree char *chatgpt = g_strdup_printf ("[{\"title\":\"x\",\"mapping\":%s%s}]", open, close);
+
+  assert_refused (f, archive, NULL, "deeper than 512 levels");
+  assert_refused (f, chatgpt, "chatgpt", "deeper than 512 levels");
+  after = export (f, sid, "json");
+  g_assert_cmpstr (after, ==, before);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -529,6 +551,7 @@ main (int   argc,
   ADD ("/archive/round-trip", test_round_trip);
   ADD ("/archive/round-trip-branch", test_round_trip_branch);
   ADD ("/archive/damaged", test_damaged_archive);
+  ADD ("/archive/hostile-nesting", test_hostile_nesting);
   ADD ("/archive/attachments", test_attachments);
   ADD ("/archive/chatgpt", test_chatgpt);
   ADD ("/archive/chatgpt-continue", test_chatgpt_continue);

@@ -18,6 +18,7 @@
 #include "natter-attachment-intake.h"
 #include "natter-cli-private.h"
 #include "natter-id.h"
+#include "natter-json.h"
 
 /* ------------------------------------------------------------------ */
 /* ask                                                                 */
@@ -364,7 +365,7 @@ natter_cli_command_deliver (Run *run)
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(GError) error = NULL;
 
-  node = json_from_string (run->text, &error);
+  node = natter_json_parse (run->text, -1, &error);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       natter_cli_fail (run, NATTER_CLI_EXIT_USAGE,

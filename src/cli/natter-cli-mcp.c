@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-mcp-client.h"
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
@@ -222,7 +223,7 @@ parse_arguments (const char  *text,
   g_autoptr(JsonParser) parser = json_parser_new ();
   JsonNode *root;
 
-  if (!json_parser_load_from_data (parser, text, -1, error))
+  if (!natter_json_parser_load (parser, text, -1, error))
     return NULL;
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))

@@ -10,6 +10,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
 
@@ -65,10 +66,17 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
   g_autoptr(GError) local_error = NULL;
   JsonNode *root;
 
-  if (!json_parser_load_from_data (parser, text, (gssize) length, &local_error))
+  if (!natter_json_parser_load (parser, text, (gssize) length, &local_error))
     {
-      g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                   _("The server sent something that is not JSON: %s"), local_error->message);
+      /* A message nested past the limit is JSON, but never a message
+       * anyone may parse: the server is hostile or broken. Anything else
+       * that does not parse is not a message at all. */
+      if (g_error_matches (local_error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_TOO_DEEP))
+        g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
+                     _("The server sent a message nested deeper than %u levels"), NATTER_JSON_MAX_DEPTH);
+      else
+        g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_NOT_A_MESSAGE,
+                     _("The server sent something that is not JSON: %s"), local_error->message);
       return FALSE;
     }
   root = json_parser_get_root (parser);
@@ -82,7 +90,7 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
     }
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
+      g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_NOT_A_MESSAGE,
                    _("The server sent JSON that is not a JSON-RPC message"));
       return FALSE;
     }

@@ -20,6 +20,7 @@
 #include <glib/gstdio.h>
 
 #include "natter-agent-store.h"
+#include "natter-json.h"
 
 #define AGENT_SUFFIX ".json"
 
@@ -380,7 +381,7 @@ load_file (GFile       *file,
         g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
-  if (!json_parser_load_from_data (parser, contents, length, &local_error))
+  if (!natter_json_parser_load (parser, contents, length, &local_error))
     {
       invalid (error, _("%s is not valid JSON: %s"), basename, local_error->message);
       return NULL;

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 
 /* Server text quoted in an error message is cut to this many characters. */
@@ -163,7 +164,7 @@ describe_error_body (const char *body,
   if (len == 0)
     return NULL;
 
-  if (json_parser_load_from_data (parser, body, len, NULL)
+  if (natter_json_parser_load (parser, body, len, NULL)
       && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       object = json_node_get_object (json_parser_get_root (parser));

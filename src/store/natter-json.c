@@ -212,53 +212,25 @@ natter_json_to_line (JsonNode  *node,
  * @line: the bytes of one line
  * @length: the length of @line in bytes
  *
- * An estimate of how deep json-glib's recursive parser would go on
- * @line: the deepest run of `[` and `{` outside double-quoted strings.
+ * How deep json-glib's recursive parser would go on @line, as
+ * natter_json_scan() measures it: the deepest run of `[` and `{` outside
+ * double-quoted strings, counted up to one past %NATTER_JSON_MAX_DEPTH.
  * natter_json_from_line() hands a refused line to the reference path
  * only when this is within %NATTER_JSON_MAX_DEPTH.
  *
- * Returns: the nesting depth, counting every bracket outside strings
+ * Returns: the nesting depth, or %G_MAXUINT when a `'` or `/` outside a
+ *   string would make json-glib read a stretch of the line as a string
+ *   or a comment, hiding brackets from the count
  */
 guint
 natter_json_line_nesting (const char *line,
                           gsize       length)
 {
-  gboolean in_string = FALSE;
   guint depth = 0;
-  guint deepest = 0;
 
-  for (gsize i = 0; i < length; i++)
-    {
-      char c = line[i];
-
-      if (in_string)
-        {
-          if (c == '\\')
-            i++;
-          else if (c == '"')
-            in_string = FALSE;
-          continue;
-        }
-      switch (c)
-        {
-        case '"':
-          in_string = TRUE;
-          break;
-        case '[':
-        case '{':
-          depth++;
-          deepest = MAX (deepest, depth);
-          break;
-        case ']':
-        case '}':
-          if (depth > 0)
-            depth--;
-          break;
-        default:
-          break;
-        }
-    }
-  return deepest;
+  if (natter_json_scan (line, length, &depth, NULL) == NATTER_JSON_SCAN_LENIENT)
+    return G_MAXUINT;
+  return depth;
 }
 
 /**
@@ -278,10 +250,11 @@ natter_json_line_nesting (const char *line,
  * form and builds the tree directly (natter-json-line.c), several times
  * faster than parsing with JsonParser and regenerating. A refused line is
  * handed to that slower reference path only to name the error, so the
- * codes are the reference's — except for a line nested deeper than
- * %NATTER_JSON_MAX_DEPTH (512, counting brackets outside strings), which is
- * refused with %NATTER_STORE_ERROR_NOT_LOSSLESS without asking json-glib,
- * whose parser recurses once per level and would overflow the stack.
+ * codes are the reference's, which refuses a line nested deeper than
+ * %NATTER_JSON_MAX_DEPTH (512, counting brackets outside strings), or
+ * holding a `'` or `/` outside a string, with
+ * %NATTER_STORE_ERROR_NOT_LOSSLESS without asking json-glib, whose parser
+ * recurses once per level and would overflow the stack.
  *
  * Returns: (transfer full) (nullable): the parsed node, or %NULL with
  *   %NATTER_STORE_ERROR_MALFORMED (not UTF-8, not JSON) or
@@ -305,13 +278,15 @@ natter_json_from_line (const char  *line,
   if (node != NULL)
     return node;
 
-  if (too_deep || natter_json_line_nesting (line, length) > NATTER_JSON_MAX_DEPTH)
+  if (too_deep)
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
                    "The line nests deeper than %u levels", NATTER_JSON_MAX_DEPTH);
       return NULL;
     }
 
+  /* The reference path measures the nesting before json-glib sees the
+   * line. */
   return natter_json_from_line_reference (line, length, error);
 }
 
@@ -330,10 +305,13 @@ natter_json_from_line (const char  *line,
  * parsed value. The last rule rejects everything json-glib cannot
  * round-trip: duplicate member names, integers beyond 64 bits, numbers that
  * overflow to Infinity, `\u0000` escapes, and any hand-made formatting.
+ * json-glib never sees a line that natter_json_scan() finds too deep or
+ * lenient: such a line does not round-trip either.
  *
  * Returns: (transfer full) (nullable): the parsed node, or %NULL with
  *   %NATTER_STORE_ERROR_MALFORMED (not UTF-8, not JSON) or
- *   %NATTER_STORE_ERROR_NOT_LOSSLESS (does not round-trip).
+ *   %NATTER_STORE_ERROR_NOT_LOSSLESS (does not round-trip, nested too
+ *   deep, or a `'` or `/` outside a string).
  */
 JsonNode *
 natter_json_from_line_reference (const char  *line,
@@ -344,12 +322,33 @@ natter_json_from_line_reference (const char  *line,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *canonical = NULL;
   gsize canonical_length = 0;
+  gsize offset = 0;
   JsonNode *root;
 
   g_return_val_if_fail (line != NULL, NULL);
 
   if (length < 0)
     length = strlen (line);
+
+  /* json-glib's parser recurses once per level: a line nested too deep
+   * never reaches it, nor one with a `'` or `/` outside a string, which
+   * json-glib would read leniently (a string, a comment) and which no
+   * canonical line holds. */
+  switch (natter_json_scan (line, length, NULL, &offset))
+    {
+    case NATTER_JSON_SCAN_TOO_DEEP:
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
+                   "The line nests deeper than %u levels", NATTER_JSON_MAX_DEPTH);
+      return NULL;
+    case NATTER_JSON_SCAN_LENIENT:
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
+                   "The line is not canonical JSON: “%c” outside a string at byte %" G_GSIZE_FORMAT,
+                   line[offset], offset + 1);
+      return NULL;
+    case NATTER_JSON_SCAN_OK:
+    default:
+      break;
+    }
 
   if (!g_utf8_validate_len (line, length, NULL))
     {

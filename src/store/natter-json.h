@@ -15,12 +15,33 @@
 
 G_BEGIN_DECLS
 
+/**
+ * NATTER_JSON_MAX_DEPTH:
+ *
+ * The deepest nesting of arrays and objects a stored value may have (`[]`
+ * is depth 1). json-glib's parser, generator and node destructor all
+ * recurse once per level, so a deeper line could exhaust a worker
+ * thread's stack; natter_json_check_lossless() refuses such a value at
+ * append, natter_json_from_line() refuses such a line at read, and
+ * natter_json_parse() refuses such a document from outside before
+ * json-glib sees it.
+ */
+#define NATTER_JSON_MAX_DEPTH 512
+
 gboolean    natter_json_check_lossless     (JsonNode     *node,
                                             GError      **error);
 char       *natter_json_to_line            (JsonNode     *node,
                                             gsize        *length,
                                             GError      **error);
 JsonNode   *natter_json_from_line          (const char   *line,
+                                            gssize        length,
+                                            GError      **error);
+
+gboolean    natter_json_parser_load        (JsonParser   *parser,
+                                            const char   *text,
+                                            gssize        length,
+                                            GError      **error);
+JsonNode   *natter_json_parse              (const char   *text,
                                             gssize        length,
                                             GError      **error);
 
