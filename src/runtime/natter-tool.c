@@ -160,3 +160,40 @@ natter_tool_describe_request (NatterTool *self,
     return NULL;
   return iface->describe_request (self, input, cwd);
 }
+
+/**
+ * natter_tool_output_cut:
+ * @text: a tool's result as the model would read it, valid UTF-8
+ * @length: its length in bytes
+ * @out_cut: (out) (optional): whether it was cut
+ *
+ * What a model is given of @text: all of it when it is at most
+ * %NATTER_TOOL_OUTPUT_MAX_BYTES long, else its start up to the last
+ * character that ends within the limit, then a line
+ * `[truncated: N of M bytes shown]` (the form read_file uses), so the
+ * model knows it was cut and how long the whole was. The note is at most
+ * %NATTER_TOOL_OUTPUT_NOTE_MAX_BYTES long.
+ *
+ * Returns: (transfer full): the text the model reads
+ */
+char *
+natter_tool_output_cut (const char *text,
+                        gsize       length,
+                        gboolean   *out_cut)
+{
+  const char *end;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  if (out_cut != NULL)
+    *out_cut = length > NATTER_TOOL_OUTPUT_MAX_BYTES;
+  if (length <= NATTER_TOOL_OUTPUT_MAX_BYTES)
+    return g_strndup (text, length);
+  /* Back from the first byte past the limit to the start of its
+   * character: that character is left out whole. */
+  end = text + NATTER_TOOL_OUTPUT_MAX_BYTES;
+  while (end > text && ((guchar) *end & 0xC0) == 0x80)
+    end--;
+  return g_strdup_printf ("%.*s\n[truncated: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " bytes shown]",
+                          (int) (end - text), text, (gsize) (end - text), length);
+}
