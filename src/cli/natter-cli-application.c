@@ -31,6 +31,7 @@ struct _NatterCliApplication
   GApplication    parent_instance;
   NatterServices *services;
   int             exit_status;
+  gboolean        cleaning_up;  /* leftovers of killed writes are being removed */
 };
 
 G_DEFINE_FINAL_TYPE (NatterCliApplication, natter_cli_application, G_TYPE_APPLICATION)
@@ -71,6 +72,13 @@ natter_cli_application_command_line (GApplication            *app,
           return 1;
         }
       self->services = g_steal_pointer (&services);
+    }
+  /* Once this process writes the directory, what writes killed half-way
+   * left there is removed, beside the command. */
+  if (self->services != NULL && !self->cleaning_up)
+    {
+      self->cleaning_up = TRUE;
+      natter_services_clean_up_leftovers (self->services, app);
     }
 
   natter_command_line_run (natter_cli_get_commands (), app, self->services, cmdline, ran_cb);

@@ -13,6 +13,9 @@
   run_e2e.py --server scripted --tool-servers
                                    a tool server that hangs at start while
                                    the window sends a message
+  run_e2e.py --server scripted --leftovers
+                                   what killed writes left is removed at
+                                   the window's start
   run_e2e.py --server scripted --readme
                                    a fresh profile with only the README's
                                    settings (no default model): the first
@@ -556,6 +559,31 @@ def tool_servers_scenario(run):
     run.verify_store()
 
 
+def leftovers_scenario(run):
+    """Writes killed half-way left temporary files (a log's first line, an
+    attachment never linked into place): the window removes them once it
+    has started, and nothing else."""
+    turns = os.path.join(run.data, "storage", "turns", "2026", "11", "30")
+    blobs = os.path.join(run.data, "storage", "blobs", "sha256", "9f")
+    os.makedirs(turns)
+    os.makedirs(blobs)
+    leftovers = [
+        os.path.join(turns, ".2026-11-30T09-14-03Z-0000000-000.jsonl.q1W2e3"),
+        os.path.join(blobs, ".9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.zZ9yY8"),
+    ]
+    kept = os.path.join(turns, "notes.txt")
+    for path in leftovers + [kept]:
+        with open(path, "w") as f:
+            f.write("{\"type\":\"turn_cr")
+    app = run.start_app()
+    app.new_chat()
+    wait_until(lambda: not any(os.path.exists(p) for p in leftovers), 20,
+               "the leftover temporary files to be removed")
+    if not os.path.exists(kept):
+        raise E2EFailure("a file that is not a leftover was removed")
+    run.verify_store()
+
+
 def code_scenario(run):
     """A first answer whose only code block is one line, streamed in small
     pieces while the automatic title changes the header: once the stream
@@ -601,6 +629,8 @@ def main():
                         help="run the README-settings scenario instead of the steps")
     parser.add_argument("--code", action="store_true",
                         help="run the streamed one-line code block scenario instead of the steps")
+    parser.add_argument("--leftovers", action="store_true",
+                        help="run the leftover temporary files scenario instead of the steps")
     parser.add_argument("--tool-servers", action="store_true",
                         help="run the hung tool server scenario instead of the steps")
     args = parser.parse_args()
@@ -637,6 +667,10 @@ def main():
         if args.code:
             log("streamed code block scenario")
             code_scenario(run)
+            steps = []
+        if args.leftovers:
+            log("leftover temporary files scenario")
+            leftovers_scenario(run)
             steps = []
         if args.tool_servers:
             log("hung tool server scenario")
