@@ -23,7 +23,8 @@
  *
  * `huge-message`: one message of 2 MB, then one of 20 MB, indexed and
  * searched for a rare word near its end and a common word (target: time
- * and memory linear in the size; 20 MB searched in under a second).
+ * and memory linear in the size; 20 MB searched in under a second);
+ * NATTER_BENCH_HUGE_SMALL_ONLY=1 runs the 2 MB one only.
  *
  * NATTER_BENCH_SESSIONS=N uses N sessions instead (to try it quickly);
  * NATTER_BENCH_SEARCH_DIR=path keeps the generated store (and not the
@@ -89,6 +90,33 @@ append_words (GString *text,
     }
 }
 
+/* The lines of a completed turn: @question, answered @answer. */
+static void
+append_turn_lines (GString    *text,
+                   const char *turn_id,
+                   const char *session_id,
+                   const char *question,
+                   const char *answer)
+{
+  g_string_append_printf (text,
+    "{\"type\":\"turn_created\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":1,"
+    "\"sessionId\":\"%s\",\"agent\":{\"requested\":{\"agentId\":\"default\"},\"resolved\":{"
+    "\"agentId\":\"default\",\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"},"
+    "\"systemPrompt\":\"Be brief.\",\"tools\":[]}},\"context\":[],"
+    "\"input\":{\"role\":\"user\",\"content\":\"%s\"},"
+    "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}}\n",
+    turn_id, session_id, question);
+  g_string_append_printf (text,
+    "{\"type\":\"model_call_requested\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}\n"
+    "{\"type\":\"model_call_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"finishReason\":\"stop\",\"usage\":{\"inputTokens\":120,\"outputTokens\":80},"
+    "\"message\":{\"role\":\"assistant\",\"content\":\"%s\"}}\n"
+    "{\"type\":\"turn_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"finishReason\":\"stop\","
+    "\"output\":{\"role\":\"assistant\",\"content\":\"%s\"},\"usage\":{\"inputTokens\":120,"
+    "\"outputTokens\":80}}\n", turn_id, turn_id, answer, turn_id, answer);
+}
+
 static void
 append_turn (GString    *text,
              GRand      *rand,
@@ -100,23 +128,7 @@ append_turn (GString    *text,
 
   append_words (question, rand, 12);
   append_words (answer, rand, 60);
-  g_string_append_printf (text,
-    "{\"type\":\"turn_created\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":1,"
-    "\"sessionId\":\"%s\",\"agent\":{\"requested\":{\"agentId\":\"default\"},\"resolved\":{"
-    "\"agentId\":\"default\",\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"},"
-    "\"systemPrompt\":\"Be brief.\",\"tools\":[]}},\"context\":[],"
-    "\"input\":{\"role\":\"user\",\"content\":\"%s\"},"
-    "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}}\n",
-    turn_id, session_id, question->str);
-  g_string_append_printf (text,
-    "{\"type\":\"model_call_requested\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
-    "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}\n"
-    "{\"type\":\"model_call_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
-    "\"finishReason\":\"stop\",\"usage\":{\"inputTokens\":120,\"outputTokens\":80},"
-    "\"message\":{\"role\":\"assistant\",\"content\":\"%s\"}}\n"
-    "{\"type\":\"turn_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"finishReason\":\"stop\","
-    "\"output\":{\"role\":\"assistant\",\"content\":\"%s\"},\"usage\":{\"inputTokens\":120,"
-    "\"outputTokens\":80}}\n", turn_id, turn_id, answer->str, turn_id, answer->str);
+  append_turn_lines (text, turn_id, session_id, question->str, answer->str);
 }
 
 /* Writes the store; returns every file's path (what a build reads). */
@@ -499,14 +511,7 @@ generate_huge (GFile *storage,
       g_string_append (message, ". ");
     }
   g_string_insert (message, message->len - 1000, " pelicanneedle ");
-  g_string_append_printf (turn,
-    "{\"type\":\"turn_created\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":1,"
-    "\"sessionId\":\"%s\",\"agent\":{\"requested\":{\"agentId\":\"default\"},\"resolved\":{"
-    "\"agentId\":\"default\",\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"},"
-    "\"systemPrompt\":\"Be brief.\",\"tools\":[]}},\"context\":[],"
-    "\"input\":{\"role\":\"user\",\"content\":\"%s\"},"
-    "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}}\n",
-    turn_id, session_id, message->str);
+  append_turn_lines (turn, turn_id, session_id, message->str, "Noted.");
   natter_bench_write_file (turn_file, turn->str, turn->len);
   g_string_append_printf (session, "{\"type\":\"session_created\",\"sessionId\":\"%s\",\"ts\":\"" TS "\","
                           "\"schemaVersion\":1}\n"
