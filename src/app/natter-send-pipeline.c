@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The one way a person's message becomes a turn, for the window and the
- * command line alike (docs/sessions.md, "Sending a message"). From a
+ * command line alike (docs/sessions.md §1). From a
  * NatterMessageRequest it decides, in this order and before anything is
  * written:
  *
@@ -982,8 +982,8 @@ version_turn_read_cb (GObject      *object,
  *   queued or refused
  * @user_data: data for @callback
  *
- * Sends a message the one way both front ends share (docs/sessions.md,
- * "Sending a message"): reads the message again from its turn for a
+ * Sends a message the one way both front ends share (docs/sessions.md
+ * §1): reads the message again from its turn for a
  * request made with natter_message_request_new_again(); finds the
  * conversation whose choices it follows and refuses a damaged one;
  * chooses the agent and the model (natter-model-choice.c); stores the
