@@ -336,6 +336,41 @@ test_again_keeps_attachments (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
 }
 
+/* A message whose files could not be stored is refused whole, with a
+ * Retry worth offering; the same request sent again carries the files. */
+static void
+test_retry_after_storage_failure (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autoptr(GFile) file = g_file_get_child (f->dir, "notes.txt");
+  g_autoptr(GFile) blobs = g_file_resolve_relative_path (f->dir, "storage/blobs");
+  g_autofree char *blobs_path = g_file_get_path (blobs);
+  g_autoptr(NatterAttachmentSource) source = NULL;
+  g_autoptr(NatterMessageRequest) request = natter_message_request_new ("Summarize the file");
+  g_autoptr(NatterSendResult) refused = NULL;
+  g_autoptr(NatterSendResult) sent = NULL;
+  g_autoptr(GError) error = NULL;
+
+  SERVE (f, SAY ("Read it"));
+  g_assert_true (g_file_set_contents (g_file_peek_path (file), "the secret is 42\n", -1, &error));
+  natter_test_remove_tree (blobs);
+  g_assert_true (g_file_set_contents (blobs_path, "not a folder", -1, &error));
+  source = natter_attachment_source_new_for_file (file);
+  natter_message_request_add_attachment (request, source);
+
+  refused = send_request (f, natter_message_request_copy (request), &error);
+  g_assert_null (refused);
+  g_assert_true (natter_send_error_can_retry (error));
+  g_clear_error (&error);
+  g_assert_cmpuint (n_session_files (f), ==, 0);
+
+  g_assert_cmpint (g_unlink (blobs_path), ==, 0);
+  sent = send_request (f, natter_message_request_copy (request), &error);
+  g_assert_no_error (error);
+  natter_test_services_settle (f, sent->turn_id);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "the secret is 42"));
+}
+
 /* A damaged earlier turn: every message is refused, naming the file,
  * whether sent, queued or tried again; no turn is made, nothing goes to
  * the model. */
@@ -470,6 +505,7 @@ main (int   argc,
   ADD ("message-after-failure-carries-it-once", test_message_after_failure_carries_it_once);
   ADD ("compact-and-continue-sends-once", test_compact_and_continue_sends_once);
   ADD ("again-keeps-attachments", test_again_keeps_attachments);
+  ADD ("retry-after-storage-failure", test_retry_after_storage_failure);
   ADD ("damaged-history-refuses", test_damaged_history_refuses);
   ADD ("edit-is-a-version", test_edit_is_a_version);
   ADD ("model-rule", test_model_rule);
