@@ -17,43 +17,6 @@
 #include "natter-sessions-queue.h"
 
 static void
-queued_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autofree char *queue_id = NULL;
-  GError *error = NULL;
-
-  queue_id = natter_sessions_queue_message_finish (NATTER_SESSIONS (object), result, &error);
-  if (error != NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  /* Settled: sent at once, as send does. */
-  if (queue_id == NULL)
-    {
-      run->queue = FALSE;
-      natter_cli_send_message (run);
-      return;
-    }
-  natter_cli_out (run, "queued %s\n", queue_id);
-  natter_cli_finish (run, 0);
-}
-
-/* send --session ID --queue: `queued <queueId>` while the latest turn has
- * not settled (or messages already wait), else what send prints. */
-void
-natter_cli_queue_or_send (Run               *run,
-                          JsonObject        *input,
-                          NatterSendOptions *options)
-{
-  natter_sessions_queue_message_async (natter_services_get_sessions (run->services), run->session_id, input,
-                                       options, TRUE, g_task_get_cancellable (run->task), queued_cb, run);
-}
-
-static void
 print_queue (Run                *run,
              NatterSessionState *state)
 {
