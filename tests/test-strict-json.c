@@ -23,6 +23,7 @@
 #include "natter-json.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
+#include "natter-turn-reducer.h"
 
 #define SAY NATTER_TEST_SAY
 #define SERVE(f, ...) NATTER_TEST_SERVE ((f), "/v1/chat/completions", __VA_ARGS__)
@@ -230,28 +231,6 @@ assert_strict_readers_agree (Fixture *f)
     g_test_message ("%u logs and %u request bodies read strictly", n_logs, paths->len - n_logs);
 }
 
-/* The text of a stored message: its content, or its text parts joined. */
-static char *
-message_text (JsonObject *message)
-{
-  JsonNode *content = json_object_get_member (message, "content");
-  GString *text;
-  JsonArray *parts;
-
-  if (JSON_NODE_HOLDS_VALUE (content))
-    return g_strdup (json_node_get_string (content));
-  text = g_string_new (NULL);
-  parts = json_node_get_array (content);
-  for (guint i = 0; i < json_array_get_length (parts); i++)
-    {
-      JsonObject *part = json_array_get_object_element (parts, i);
-
-      if (g_str_equal (json_object_get_string_member (part, "type"), "text"))
-        g_string_append (text, json_object_get_string_member (part, "text"));
-    }
-  return g_string_free (text, FALSE);
-}
-
 /* The stored text of the user's message and the answer of @turn_id. */
 static void
 assert_turn_text (Fixture    *f,
@@ -260,26 +239,19 @@ assert_turn_text (Fixture    *f,
                   const char *answer)
 {
   g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterTurnState) state = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *output = NULL;
-  JsonObject *created;
-  JsonObject *completed = NULL;
+  g_autofree char *final = NULL;
+  JsonObject *input;
 
   events = natter_jsonl_repo_read_sync (natter_services_get_turn_repo (f->services), turn_id, NULL, &error);
   g_assert_no_error (error);
-  created = json_node_get_object (g_ptr_array_index (events, 0));
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (created, "input"), "content"),
-                   ==, typed);
-  for (guint i = 0; i < events->len; i++)
-    {
-      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
-
-      if (g_str_equal (json_object_get_string_member (event, "type"), "turn_completed"))
-        completed = event;
-    }
-  g_assert_nonnull (completed);
-  output = message_text (json_object_get_object_member (completed, "output"));
-  g_assert_cmpstr (output, ==, answer);
+  state = natter_turn_reduce (events, &error);
+  g_assert_no_error (error);
+  input = json_object_get_object_member (natter_turn_state_get_definition (state), "input");
+  g_assert_cmpstr (json_object_get_string_member (input, "content"), ==, typed);
+  final = natter_turn_state_dup_final_text (state);
+  g_assert_cmpstr (final, ==, answer);
 }
 
 /* The content of the first message of @role in a request body. */
