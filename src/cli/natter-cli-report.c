@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-provider-error.h"
 #include "natter-session-families.h"
 
@@ -22,7 +23,7 @@ node_to_string (JsonNode *node)
 {
   if (node == NULL)
     return g_strdup ("null");
-  return json_to_string (node, FALSE);
+  return natter_json_to_text (node, FALSE, NULL);
 }
 
 /* The text of a user message: its string content, or its text parts
@@ -290,7 +291,7 @@ natter_cli_print_sessions (Run *run)
       g_autofree char *text = NULL;
 
       json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
     }
 }
