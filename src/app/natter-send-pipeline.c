@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The one way a person's message becomes a turn, for the window and the
- * command line alike (docs/sessions.md, "Sending a message"). From a
+ * command line alike (docs/sessions.md §1). From a
  * NatterMessageRequest it decides, in this order and before anything is
  * written:
  *
@@ -42,8 +42,11 @@
 #include "natter-store-error.h"
 #include "natter-turn-reducer.h"
 
-/* The turns a Compact and Continue keeps whole. */
-#define KEEP_TURNS 2
+/* The turns a Compact and Continue keeps whole: the message sent again
+ * and the one turn before it, the same two a compaction of the
+ * conversation keeps (the failed turn is not among them: its message
+ * goes once, in the new version). */
+#define KEEP_TURNS_BEFORE 1
 
 struct _NatterSendPipeline
 {
@@ -226,8 +229,9 @@ natter_send_pipeline_get_sessions (NatterSendPipeline *self)
 
 /* The agent */
 
-/* The agent file of @agent_id, or NULL for Assistant, an agent that is
- * gone or one that cannot be read (then *@gone). */
+/* The agent file of @agent_id, or NULL for Assistant, without an agent
+ * store (the runtime's resolver alone knows the agents then), or for an
+ * agent that is gone or cannot be read (then *@gone). */
 static JsonObject *
 load_agent (NatterSendPipeline *self,
             const char         *agent_id,
@@ -237,13 +241,13 @@ load_agent (NatterSendPipeline *self,
   JsonObject *agent;
 
   *gone = FALSE;
-  if (agent_id == NULL || g_str_equal (agent_id, NATTER_BUILTIN_AGENT_ID))
+  if (agent_id == NULL || g_str_equal (agent_id, NATTER_BUILTIN_AGENT_ID) || self->agents == NULL)
     return NULL;
-  agent = self->agents != NULL ? natter_agent_store_load (self->agents, agent_id, &error) : NULL;
+  agent = natter_agent_store_load (self->agents, agent_id, &error);
   if (agent == NULL)
     {
       *gone = TRUE;
-      g_debug ("Agent %s cannot be used: %s", agent_id, error != NULL ? error->message : "no agent store");
+      g_debug ("Agent %s cannot be used: %s", agent_id, error->message);
     }
   return agent;
 }
@@ -281,7 +285,7 @@ natter_send_pipeline_dup_agent (NatterSendPipeline *self,
   agent = load_agent (self, last, &is_gone);
   if (gone != NULL)
     *gone = is_gone;
-  return g_strdup (agent != NULL ? last : NATTER_BUILTIN_AGENT_ID);
+  return g_strdup (last != NULL && !is_gone ? last : NATTER_BUILTIN_AGENT_ID);
 }
 
 /**
@@ -392,9 +396,11 @@ fail (GTask  *owned,
 
   if (state->result->created)
     {
+      NatterSessions *sessions = pipeline_of (task)->sessions;
+
       state->refused = error;
-      natter_sessions_delete_session_async (pipeline_of (task)->sessions, state->result->session_id, NULL,
-                                            deleted_cb, g_steal_pointer (&task));
+      natter_sessions_delete_session_async (sessions, state->result->session_id, NULL, deleted_cb,
+                                            g_steal_pointer (&task));
       return;
     }
   g_task_return_error (task, error);
@@ -525,8 +531,8 @@ compact_then_send (GTask *task)
   GCancellable *cancellable = g_task_get_cancellable (task);
 
   if (natter_message_request_get_compact_first (state->request))
-    natter_sessions_compact_async (self->sessions, state->result->session_id, KEEP_TURNS, cancellable, compacted_cb,
-                                   task);
+    natter_sessions_compact_async (self->sessions, state->result->session_id, KEEP_TURNS_BEFORE, cancellable,
+                                   compacted_cb, task);
   else if (!natter_message_request_get_queue (state->request) && !state->result->created)
     natter_auto_compact_async (self->sessions, self->registry, self->settings, state->result->session_id,
                                cancellable, auto_compacted_cb, task);
@@ -676,15 +682,13 @@ choose (GTask *task)
   gboolean gone;
   guint max_model_calls;
 
+  /* An agent chosen for the message is the one that answers (the
+   * runtime says so if it cannot); the conversation's own gives way to
+   * Assistant once it is gone. */
   agent_id = natter_message_request_get_agent (request) != NULL
              ? g_strdup (natter_message_request_get_agent (request))
              : natter_send_pipeline_dup_agent (self, state->origin, NULL);
   agent = load_agent (self, agent_id, &gone);
-  if (gone)
-    {
-      g_free (agent_id);
-      agent_id = g_strdup (NATTER_BUILTIN_AGENT_ID);
-    }
 
   if (natter_message_request_get_provider (request) != NULL || natter_message_request_get_model (request) != NULL)
     {
@@ -978,8 +982,8 @@ version_turn_read_cb (GObject      *object,
  *   queued or refused
  * @user_data: data for @callback
  *
- * Sends a message the one way both front ends share (docs/sessions.md,
- * "Sending a message"): reads the message again from its turn for a
+ * Sends a message the one way both front ends share (docs/sessions.md
+ * §1): reads the message again from its turn for a
  * request made with natter_message_request_new_again(); finds the
  * conversation whose choices it follows and refuses a damaged one;
  * chooses the agent and the model (natter-model-choice.c); stores the

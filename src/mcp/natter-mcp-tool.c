@@ -311,7 +311,7 @@ natter_mcp_tool_map_result (const char *server,
     structured_in_text = texts_carry (texts, structured);
   if (output->len == 0 && structured != NULL)
     {
-      g_autofree char *text = json_to_string (structured, FALSE);
+      g_autofree char *text = natter_json_to_text (structured, FALSE, NULL);
 
       g_string_append (output, text);
       structured_in_text = TRUE;

@@ -66,7 +66,7 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
   g_autoptr(GError) local_error = NULL;
   JsonNode *root;
 
-  if (!natter_json_parser_load (parser, text, (gssize) length, &local_error))
+  if (!natter_json_parser_load_external (parser, text, (gssize) length, &local_error))
     {
       /* A message nested past the limit is JSON, but never a message
        * anyone may parse: the server is hostile or broken. Anything else

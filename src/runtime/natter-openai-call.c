@@ -218,7 +218,7 @@ parse_models (GTask      *task,
   JsonNode *list = NULL;
   const char *key = "id";
 
-  if (!natter_json_parser_load (parser, body, len, NULL)
+  if (!natter_json_parser_load_external (parser, body, len, NULL)
       || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       call_return_error (task,
@@ -269,7 +269,7 @@ parse_json (GTask      *task,
   NatterOpenaiProvider *self = g_task_get_source_object (task);
   g_autoptr(JsonParser) parser = json_parser_new ();
 
-  if (!natter_json_parser_load (parser, body, len, NULL)
+  if (!natter_json_parser_load_external (parser, body, len, NULL)
       || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       call_return_error (task,

@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-request-composer.h"
 #include "natter-runtime-error.h"
 #include "natter-tool.h"
@@ -72,7 +73,7 @@ natter_tool_result_to_message (JsonObject *tool_result_event)
     set_content (message, json_node_get_string (output));
   else
     {
-      g_autofree char *text = json_to_string (output, FALSE);
+      g_autofree char *text = natter_json_to_text (output, FALSE, NULL);
 
       set_content (message, text);
     }

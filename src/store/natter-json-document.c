@@ -128,16 +128,19 @@ position_of (const char *text,
  * @length: its length in bytes, or -1 when nul-terminated
  * @error: return location for a #GError
  *
- * json_parser_load_from_data() for a document that came from outside
- * (a file, a body, a message): refused, without asking json-glib, when
- * it nests deeper than %NATTER_JSON_MAX_DEPTH (json-glib recurses once
- * per level and would overflow the stack) or holds a `'` or `/` outside
- * a string (not JSON; json-glib would hide brackets there). Every reader
- * of outside JSON goes through this function or natter_json_parse().
+ * json_parser_load_from_data(), guarded: refused, without asking
+ * json-glib, when @text nests deeper than %NATTER_JSON_MAX_DEPTH
+ * (json-glib recurses once per level and would overflow the stack) or
+ * holds a `'` or `/` outside a string (not JSON; json-glib would hide
+ * brackets there). Every reader of JSON goes through it:
+ * natter_json_parser_load_external() for text from outside that is kept
+ * (it also replaces what no string can hold), natter_json_parse() for a
+ * whole document, and this function itself where the text must be read
+ * exactly as written or not at all (a tool call's arguments, mcp.json).
  *
  * Returns: %TRUE when @parser holds the document (its root may be %NULL
- *   for an empty one); else %FALSE with %NATTER_STORE_ERROR_TOO_DEEP, or
- *   %NATTER_STORE_ERROR_MALFORMED whose message is json-glib's for a
+ *   for an empty one); else %FALSE with %NATTER_STORE_ERROR_TOO_DEEP,
+ *   %NATTER_STORE_ERROR_MALFORMED, or json-glib's #JsonParserError for a
  *   syntax error
  */
 gboolean
@@ -146,7 +149,6 @@ natter_json_parser_load (JsonParser  *parser,
                          gssize       length,
                          GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
   gsize offset = 0;
   guint line;
   guint column;
@@ -174,12 +176,7 @@ natter_json_parser_load (JsonParser  *parser,
     default:
       break;
     }
-  if (!json_parser_load_from_data (parser, text, length, &local_error))
-    {
-      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED, local_error->message);
-      return FALSE;
-    }
-  return TRUE;
+  return json_parser_load_from_data (parser, text, length, error);
 }
 
 /**
@@ -188,11 +185,12 @@ natter_json_parser_load (JsonParser  *parser,
  * @length: its length in bytes, or -1 when nul-terminated
  * @error: return location for a #GError
  *
- * Parses @text as natter_json_parser_load() does, in a parser of its own.
+ * Parses @text as natter_json_parser_load_external() does, in a parser
+ * of its own.
  *
  * Returns: (transfer full) (nullable): the document's root, or %NULL
- *   with %NATTER_STORE_ERROR_TOO_DEEP or %NATTER_STORE_ERROR_MALFORMED
- *   (not JSON, or empty)
+ *   with an error of natter_json_parser_load_external(), or
+ *   %NATTER_STORE_ERROR_MALFORMED for an empty document
  */
 JsonNode *
 natter_json_parse (const char  *text,
@@ -204,7 +202,7 @@ natter_json_parse (const char  *text,
 
   g_return_val_if_fail (text != NULL, NULL);
 
-  if (!natter_json_parser_load (parser, text, length, error))
+  if (!natter_json_parser_load_external (parser, text, length, error))
     return NULL;
   root = json_parser_steal_root (parser);
   if (root == NULL)

@@ -2,10 +2,14 @@
 # A small, strict MCP server for the tests of the MCP client: it speaks
 # newline-delimited JSON-RPC on stdio (or JSON answers over HTTP with
 # --http) and misbehaves on request: a tool that crashes the server, one
-# that never answers, a list in pages, a list that changes.
+# that never answers, a list in pages, a list that changes, text with a
+# lone surrogate and NUL (JSON escapes no C string holds). It reads what
+# it is sent as strictly as Python's json module does: a request that is
+# not RFC 8259 JSON crashes it.
 #
 #   fake_mcp_server.py [--version V] [--page-size N] [--http]
-#                      [--require-header NAME:VALUE]
+#                      [--require-header NAME:VALUE] [--odd] [--hang-handshake]
+#                      [--banner] [--hostile-tools]
 #
 # --version V     answer initialize with protocol version V (default: the
 #                 client's)
@@ -18,6 +22,7 @@
 #                 start, one before every answer
 # --hostile-tools also list "big" (a result of any size) and "deep" (a
 #                 result nested 100,000 deep)
+# --odd           also list "odd" (it answers whether listed or not)
 import argparse
 import json
 import os
@@ -35,6 +40,8 @@ TOOLS = [
      "inputSchema": {"type": "object"}},
     {"name": "fail", "description": "A tool error", "inputSchema": {"type": "object"}},
 ]
+# Listed only with --odd.
+ODD = {"name": "odd", "description": "Says a lone surrogate, NUL and U+001F", "inputSchema": {"type": "object"}}
 
 # Listed with --hostile-tools only.
 HOSTILE_TOOLS = [
@@ -53,7 +60,8 @@ class RawDeep:
 class Server:
     def __init__(self, args):
         self.args = args
-        self.tools = list(TOOLS) + (list(HOSTILE_TOOLS) if args.hostile_tools else [])
+        self.tools = (list(TOOLS) + (list(HOSTILE_TOOLS) if args.hostile_tools else [])
+                      + ([ODD] if args.odd else []))
         self.initialized = False
         self.last_cancelled = None
         self.version = None
@@ -121,14 +129,17 @@ class Server:
         elif name == "fail":
             send(self.text(msg_id, "it failed", True))
         elif name == "big":
-            # A text that says where it is: "0123456789" repeated, with a
-            # marker at each 100,000th byte and one at the very end.
+            # "0123456789" repeated, ending in "END": a test sees where it
+            # was cut.
             size = int(arguments.get("bytes", 0))
             text = ("0123456789" * (size // 10 + 1))[:max(0, size - 3)] + "END"
             send(self.result(msg_id, {"content": [{"type": "text", "text": text}],
                                       "structuredContent": {"content": text}}))
         elif name == "deep":
             send({"jsonrpc": "2.0", "id": msg_id, "result": {"content": [], "deep": RawDeep()}})
+        elif name == "odd":
+            # json.dumps writes these as \ud800, \u0000 and \u001f.
+            send(self.text(msg_id, "a\ud800b\x00c\x1fd"))
         else:
             send(self.error(msg_id, -32602, "Unknown tool: %s" % name))
 
@@ -223,6 +234,7 @@ def main():
     parser.add_argument("--hang-handshake", action="store_true")
     parser.add_argument("--banner", action="store_true")
     parser.add_argument("--hostile-tools", action="store_true")
+    parser.add_argument("--odd", action="store_true", help="also list the tool 'odd'")
     args = parser.parse_args()
     server = Server(args)
     server.require_header = args.require_header
