@@ -473,7 +473,8 @@ test_parse_refuses_deep_documents (void)
 /* json-glib also reads single-quoted strings and comments, and would
  * not count the brackets it hid in them: a document whose `'` or `/`
  * outside a string could hide a deeper one from the count is refused as
- * not JSON, whatever follows; the stored-line reader refuses it too. */
+ * not JSON, whatever follows; the stored-line reader refuses it too. A
+ * syntax error is json-glib's own. */
 static void
 test_parse_refuses_lenient_documents (void)
 {
@@ -503,7 +504,8 @@ test_parse_refuses_lenient_documents (void)
   g_assert_no_error (error);
   g_clear_pointer (&node, json_node_unref);
   node = natter_json_parse ("{\"a\": }", -1, &error);
-  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == JSON_PARSER_ERROR);
   g_clear_error (&error);
   node = natter_json_parse ("", -1, &error);
   g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
