@@ -1279,20 +1279,67 @@ test_send_mcp_tool (Fixture       *f,
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "echo: hi"));
 }
 
-/* `natter sessions` lists every session, and a version of a
- * conversation (a branch with its title) says which one it continues. */
+/* The "version of" mark of `natter sessions` for @id: the original's id,
+ * or "" when @id is listed as a conversation of its own. */
+static char *
+listed_version_of (const char *out,
+                   const char *id)
+{
+  g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], id))
+      {
+        const char *mark = strstr (lines[i], "\tversion of ");
+
+        return g_strdup (mark != NULL ? mark + strlen ("\tversion of ") : "");
+      }
+  g_assert_not_reached ();
+}
+
+/* The `versionOf` of @id in `natter sessions --json`, "" without one. */
+static char *
+json_version_of (const char *out,
+                 const char *id)
+{
+  g_autoptr(JsonNode) json = natter_test_json (out);
+  JsonArray *entries = json_node_get_array (json);
+
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+
+      if (g_str_equal (json_object_get_string_member (entry, "sessionId"), id))
+        return g_strdup (json_object_get_string_member_with_default (entry, "versionOf", ""));
+    }
+  g_assert_not_reached ();
+}
+
+#define assert_version_of(out, json_out, id, expected) \
+  G_STMT_START { \
+    g_autofree char *text_ = listed_version_of ((out), (id)); \
+    g_autofree char *json_ = json_version_of ((json_out), (id)); \
+    g_assert_cmpstr (text_, ==, (expected)); \
+    g_assert_cmpstr (json_, ==, (expected)); \
+  } G_STMT_END
+
+/* `natter sessions` says which conversation a version (what Edit and
+ * Try Again make in the window: a branch created with the title of the
+ * conversation it was made from) continues, from the stored lineage: a
+ * fork made on purpose is a conversation of its own even under its
+ * parent's title; a renamed version and a version of a version still
+ * say where they came from. */
 static void
 test_sessions_mark_versions (Fixture       *f,
                              gconstpointer  data)
 {
   g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) j;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
   g_autofree char *fork_id = NULL;
-  g_autofree char *marked = NULL;
-  g_autoptr(JsonNode) json = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonArray *entries;
+  g_autofree char *version = NULL;
+  g_autofree char *inner = NULL;
 
   script (f, &ANSWER, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
@@ -1305,39 +1352,40 @@ test_sessions_mark_versions (Fixture       *f,
   RUN (f, &r, "fork", session_id, turn_id);
   g_assert_cmpint (r.status, ==, 0);
   fork_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  /* An edit of the first message, as the window makes one. */
+  version = natter_test_store_session (f->dir, "Greetings", session_id, NULL);
 
-  /* Untitled, the branch is a conversation of its own. */
   natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
-  g_assert_null (strstr (r.out, "version of"));
+  g_assert_cmpint (r.status, ==, 0);
+  RUN (f, &j, "sessions", "--json");
+  g_assert_cmpint (j.status, ==, 0);
+  assert_version_of (r.out, j.out, session_id, "");
+  assert_version_of (r.out, j.out, fork_id, "");
+  assert_version_of (r.out, j.out, version, session_id);
 
-  /* With the conversation's title, it is a version of it. */
+  /* The fork under its parent's title is still its own. */
   natter_test_run_clear (&r);
   RUN (f, &r, "title", fork_id, "Greetings");
   g_assert_cmpint (r.status, ==, 0);
+  /* The version renamed is still a version. */
   natter_test_run_clear (&r);
+  RUN (f, &r, "title", version, "Salutations");
+  g_assert_cmpint (r.status, ==, 0);
+  /* An edit made in the version: a version of the version. */
+  inner = natter_test_store_session (f->dir, "Salutations", version, NULL);
+
+  natter_test_run_clear (&r);
+  natter_test_run_clear (&j);
   RUN (f, &r, "sessions");
   g_assert_cmpint (r.status, ==, 0);
-  marked = g_strdup_printf ("\tGreetings\tversion of %s\n", session_id);
-  g_assert_nonnull (strstr (r.out, marked));
+  RUN (f, &j, "sessions", "--json");
+  assert_version_of (r.out, j.out, fork_id, "");
+  assert_version_of (r.out, j.out, version, session_id);
+  assert_version_of (r.out, j.out, inner, session_id);
+  assert_version_of (r.out, j.out, session_id, "");
   g_assert_nonnull (strstr (r.out, "\tGreetings\n"));
-
-  natter_test_run_clear (&r);
-  RUN (f, &r, "sessions", "--json");
-  json = json_from_string (r.out, &error);
-  g_assert_no_error (error);
-  entries = json_node_get_array (json);
-  g_assert_cmpuint (json_array_get_length (entries), ==, 2);
-  for (guint i = 0; i < 2; i++)
-    {
-      JsonObject *entry = json_array_get_object_element (entries, i);
-      const char *id = json_object_get_string_member (entry, "sessionId");
-
-      if (g_str_equal (id, fork_id))
-        g_assert_cmpstr (json_object_get_string_member (entry, "versionOf"), ==, session_id);
-      else
-        g_assert_false (json_object_has_member (entry, "versionOf"));
-    }
+  g_assert_nonnull (strstr (r.out, "\tSalutations\tversion of "));
 }
 
 int

@@ -4,9 +4,9 @@
  *
  * Versions of a message in the window. Edit puts a sent message into the
  * composer; sending it then branches at the turn before the message
- * (natter_sessions_fork_async(), with the conversation's title, so the
- * sidebar shows the branch as this conversation going on) and sends the
- * new words there. Try Again on an answer does the same with the same
+ * (natter_sessions_fork_async(), created with the conversation's title:
+ * what marks a branch as a version, docs/format.md §3.2, so the sidebar
+ * shows it as this conversation going on) and sends the new words there. Try Again on an answer does the same with the same
  * words. Nothing is discarded: every message that has versions shows
  * "‹ n/N ›", and the arrows open the conversation of the other version
  * scrolled to that version of the message
