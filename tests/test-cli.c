@@ -475,7 +475,7 @@ test_grants (Fixture       *f,
   JsonObject *entry;
 
   script (f, &f->server->read_step, &ANSWER, &f->server->read_step, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
@@ -561,7 +561,7 @@ test_queue (Fixture       *f,
   JsonObject *entry;
 
   script (f, &f->server->read_step, &ANSWER, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
@@ -844,6 +844,143 @@ test_send_auto_title (Fixture       *f,
   g_assert_nonnull (strstr (r.out, "\tGreeting the World\n"));
   g_assert_nonnull (strstr (r.out, "\thello again\n"));
   g_assert_nonnull (strstr (r.out, expected));
+}
+
+/* The title `natter sessions` lists for @session_id ("-" for none). */
+static char *
+listed_title (Fixture    *f,
+              const char *session_id)
+{
+  g_auto(NatterTestRun) r;
+  g_auto(GStrv) lines = NULL;
+
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  lines = g_strsplit (r.out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], session_id))
+      {
+        g_auto(GStrv) fields = g_strsplit (lines[i], "\t", -1);
+
+        g_assert_cmpuint (g_strv_length (fields), >=, 4);
+        return g_strdup (fields[3]);
+      }
+  g_assert_not_reached ();
+}
+
+/* The title belongs to the conversation: its first answer arrives
+ * through `allow`, in another process than the `send` that started it,
+ * and that process asks the model for the title (once) before it
+ * exits. */
+static void
+test_auto_title_after_allow (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *title = NULL;
+
+  script (f, &f->server->read_step, &ANSWER, &TITLE, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "allow", turn_id, "call_1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "Write a title for the conversation below"));
+  title = listed_title (f, session_id);
+  g_assert_cmpstr (title, ==, "Greeting the World");
+}
+
+/* The same when the first answer comes with the answer to the model's
+ * question. */
+static void
+test_auto_title_after_answer (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *title = NULL;
+
+  script (f, &ASK_COLOUR, &ANSWER, &TITLE, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "paint", "it");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "answer", turn_id, "call_1", "deep", "blue");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  title = listed_title (f, session_id);
+  g_assert_cmpstr (title, ==, "Greeting the World");
+}
+
+/* The process that sent the first message was killed mid-answer; the
+ * `resume` that finishes the answer names the conversation. */
+static void
+test_auto_title_after_resume (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autoptr(GSubprocess) process = NULL;
+  const char * const args[] = { "send", "--base-url", f->server->base_url, "--model", "m1", "hello", NULL };
+  g_autofree char *session_id = NULL;
+  g_autofree char *title = NULL;
+  g_auto(GStrv) fields = NULL;
+
+  script (f, &HANG, &ANSWER, &TITLE, NULL);
+  process = spawn (f, args);
+  natter_test_communicate (process, &r);
+  while (f->server->bodies->len == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_subprocess_force_exit (process);
+  natter_test_wait_for_flag (&r.done, WAIT_MS);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  fields = g_strsplit (r.out, "\t", -1);
+  g_assert_cmpstr (fields[1], ==, "idle");
+  session_id = g_strdup (fields[0]);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "resume", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  title = listed_title (f, session_id);
+  g_assert_cmpstr (title, ==, "Greeting the World");
+}
+
+/* `send --no-auto-title` keeps the first line as the conversation's
+ * title for good: the `allow` that brings the first answer asks for
+ * nothing. */
+static void
+test_no_auto_title_after_allow (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *title = NULL;
+
+  script (f, &f->server->read_step, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "allow", turn_id, "call_1");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  title = listed_title (f, session_id);
+  g_assert_cmpstr (title, ==, "read my notes");
 }
 
 /* `natter compact SESSION [--keep N]` summarizes the earlier turns and
@@ -1262,7 +1399,7 @@ test_send_mcp_tool (Fixture       *f,
   g_file_set_contents (config, text, -1, &error);
   g_assert_no_error (error);
   script (f, &MCP_ECHO, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "echo", "hi");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "echo", "hi");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
@@ -1415,6 +1552,10 @@ main (int   argc,
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
   ADD ("/cli/sessions-mark-versions", test_sessions_mark_versions);
   ADD ("/cli/send/auto-title", test_send_auto_title);
+  ADD ("/cli/auto-title/after-allow", test_auto_title_after_allow);
+  ADD ("/cli/auto-title/after-answer", test_auto_title_after_answer);
+  ADD ("/cli/auto-title/after-resume", test_auto_title_after_resume);
+  ADD ("/cli/auto-title/not-after-no-auto-title", test_no_auto_title_after_allow);
   ADD ("/cli/compact", test_compact);
   ADD ("/cli/send-auto-compact", test_send_auto_compact);
   ADD ("/cli/overflow-hint", test_overflow_hint);

@@ -226,12 +226,24 @@ send_created_cb (GObject      *object,
 static void
 send_with_model (Run *run)
 {
+  g_autofree char *title = NULL;
+
   if (run->session_id != NULL)
     {
       natter_cli_auto_compact_then_send (run);
       return;
     }
-  natter_sessions_create_session_async (natter_services_get_sessions (run->services), NULL,
+  /* --no-auto-title: the conversation keeps the first line of its first
+   * message for good, whichever process brings the first answer. A title
+   * given at creation is one the automatic title never replaces
+   * (docs/format.md §3.2). */
+  if (run->no_auto_title)
+    {
+      g_autoptr(JsonObject) input = user_message (run);
+
+      title = natter_derive_session_title (input);
+    }
+  natter_sessions_create_session_async (natter_services_get_sessions (run->services), title,
                                         g_application_command_line_get_cwd (run->cmdline), NULL, NULL,
                                         g_task_get_cancellable (run->task), send_created_cb, run);
 }

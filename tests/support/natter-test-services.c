@@ -353,3 +353,59 @@ natter_test_services_write_chain (NatterTestServices *f,
   write_log (sessions, session_id, session);
   return session_id;
 }
+
+/**
+ * natter_test_services_write_interrupted:
+ * @f: the fixture, before natter_test_services_serve()
+ * @text: the first message
+ * @out_turn_id: (out) (optional): gets the turn's id
+ *
+ * Writes what a process killed while the model answered a new
+ * conversation's first message leaves: a session created without a title,
+ * the turn appended with the title derived from @text, and the turn
+ * created with its model call requested and nothing after (it is idle;
+ * natter_sessions_resume_turn_async() goes on with it).
+ *
+ * Returns: (transfer full): the session id
+ */
+char *
+natter_test_services_write_interrupted (NatterTestServices  *f,
+                                        const char          *text,
+                                        char               **out_turn_id)
+{
+  g_autoptr(GFile) storage = g_file_get_child (f->dir, "storage");
+  g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
+  g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NULL);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
+  g_autofree char *ts = g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
+  g_autoptr(GString) session = g_string_new (NULL);
+  g_autoptr(GString) turn = g_string_new (NULL);
+  g_autofree char *turn_id = NULL;
+  char *session_id;
+
+  g_assert_null (f->services);
+  session_id = natter_id_generator_next (ids);
+  turn_id = natter_id_generator_next (ids);
+  g_string_append_printf (turn,
+    "{\"type\":\"turn_created\",\"turnId\":\"%s\",\"ts\":\"%s\",\"schemaVersion\":1,\"sessionId\":\"%s\","
+    "\"agent\":{\"requested\":{\"agentId\":\"assistant\"},\"resolved\":{\"agentId\":\"assistant\","
+    "\"model\":{\"provider\":\"test\",\"model\":\"m\"},\"systemPrompt\":\"Be brief.\",\"tools\":[]}},"
+    "\"context\":[],\"input\":{\"role\":\"user\",\"content\":\"%s\"},"
+    "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}}\n"
+    "{\"type\":\"model_call_requested\",\"turnId\":\"%s\",\"ts\":\"%s\",\"modelCallIndex\":0,"
+    "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}\n",
+    turn_id, ts, session_id, text, turn_id, ts);
+  write_log (turns, turn_id, turn);
+  g_string_append_printf (session,
+    "{\"type\":\"session_created\",\"sessionId\":\"%s\",\"ts\":\"%s\",\"schemaVersion\":2}\n"
+    "{\"type\":\"turn_appended\",\"sessionId\":\"%s\",\"ts\":\"%s\",\"turnId\":\"%s\",\"sessionSeq\":1,"
+    "\"agentId\":\"assistant\",\"model\":{\"provider\":\"test\",\"model\":\"m\"}}\n"
+    "{\"type\":\"title_changed\",\"sessionId\":\"%s\",\"ts\":\"%s\",\"title\":\"%s\"}\n",
+    session_id, ts, session_id, ts, turn_id, session_id, ts, text);
+  write_log (sessions, session_id, session);
+  if (out_turn_id != NULL)
+    *out_turn_id = g_steal_pointer (&turn_id);
+  return session_id;
+}

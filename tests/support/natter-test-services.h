@@ -78,6 +78,9 @@ char        *natter_test_services_send          (NatterTestServices       *f,
                                                  gboolean                  auto_title);
 void        natter_test_services_wait_turn      (NatterTestServices       *f,
                                                  const char               *turn_id);
+char        *natter_test_services_write_interrupted (NatterTestServices   *f,
+                                                     const char           *text,
+                                                     char                **out_turn_id);
 void        natter_test_services_settle         (NatterTestServices       *f,
                                                  const char               *turn_id);
 JsonObject *natter_test_services_request_body   (NatterTestServices       *f,

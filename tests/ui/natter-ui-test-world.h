@@ -16,6 +16,7 @@
 #include <adwaita.h>
 
 #include "natter-sessions-private.h"
+#include "natter-settings.h"
 #include "natter-test-fakes.h"
 #include "natter-cli.h"
 #include "natter-window.h"
@@ -27,6 +28,7 @@ typedef struct
   NatterTestWorld    *w;
   NatterSessionIndex *index;
   NatterSessions     *sessions;
+  NatterSettings     *settings;   /* the installed ones, as the window's */
 } UiWorld;
 
 typedef gboolean (*UiCondition) (gpointer data);
@@ -89,6 +91,11 @@ NatterSessionState *ui_get_session        (UiWorld            *u,
 JsonObject        *ui_find_event          (GPtrArray          *events,
                                            const char         *type,
                                            const char         *tool_call_id);
+char              *ui_read_file           (GFile              *file);
+char              *ui_make_interrupted    (UiWorld            *u,
+                                           const char         *session_id,
+                                           const char         *text,
+                                           char              **turn_file);
 
 /* Widgets */
 
