@@ -628,6 +628,113 @@ test_queue (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 4);
 }
 
+/* A completed first turn and, behind it, a message its process queued
+ * but was killed before sending: what a crash between the answer and
+ * the promotion of the queue leaves. Returns the session. */
+static char *
+lose_a_promotion (Fixture    *f,
+                  const char *text)
+{
+  g_auto(NatterTestRun) r;
+  char *session_id = NULL;
+
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  g_free (natter_test_store_queued (f->dir, session_id, text, f->server->base_url, "m1"));
+  return session_id;
+}
+
+/* The session's line of `natter sessions`: its status and turn count
+ * ("completed 3"). */
+static char *
+session_status (Fixture    *f,
+                const char *session_id)
+{
+  g_auto(NatterTestRun) r;
+  g_autoptr(JsonNode) json = NULL;
+  JsonArray *entries;
+
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  json = natter_test_json (r.out);
+  entries = json_node_get_array (json);
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+
+      if (g_str_equal (json_object_get_string_member (entry, "sessionId"), session_id))
+        return g_strdup_printf ("%s %" G_GINT64_FORMAT, json_object_get_string_member (entry, "latestTurnStatus"),
+                                json_object_get_int_member (entry, "turnCount"));
+    }
+  g_assert_not_reached ();
+}
+
+/* A plain send finds the queue first in line: it is refused, and the
+ * oldest queued message, sent instead, runs to its answer before the
+ * command exits (never left interrupted for `resume`). */
+static void
+test_queue_first_send_refused (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *promoted = NULL;
+  g_autofree char *status = NULL;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  session_id = lose_a_promotion (f, "left behind");
+
+  RUN (f, &r, "send", "--session", session_id, "not", "sent");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: The latest turn "));
+  g_assert_nonnull (strstr (r.err, "queued messages"));
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  parse_ids (r.out, &promoted, NULL);
+  g_assert_cmpstr (promoted, ==, session_id);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "left behind"));
+  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 1), "not sent"));
+
+  status = session_status (f, session_id);
+  g_assert_cmpstr (status, ==, "completed 2");
+}
+
+/* send --queue behind what a crash left queued: the message is queued
+ * after it, and both are sent, each after the answer before it, and
+ * reported, before the command exits. */
+static void
+test_queue_first_send_queue (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *status = NULL;
+  g_auto(GStrv) reports = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
+  session_id = lose_a_promotion (f, "left behind");
+
+  RUN (f, &r, "send", "--session", session_id, "--queue", "next");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "queued "));
+  reports = g_strsplit (r.out, "\n\nsession ", -1);
+  g_assert_cmpuint (g_strv_length (reports), ==, 3);
+  g_assert_true (g_str_has_suffix (reports[1], "\n\nHello world"));
+  g_assert_true (g_str_has_suffix (reports[2], "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "left behind"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "next"));
+
+  status = session_status (f, session_id);
+  g_assert_cmpstr (status, ==, "completed 3");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id);
+  g_assert_cmpstr (r.out, ==, "");
+}
+
 static void
 test_permission_deny (Fixture       *f,
                       gconstpointer  data)
@@ -1544,6 +1651,8 @@ main (int   argc,
   ADD ("/cli/send/permission-allow", test_permission_allow);
   ADD ("/cli/grants/allow-always-grant-list-revoke", test_grants);
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
+  ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
+  ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
   ADD ("/cli/send/permission-deny", test_permission_deny);
   ADD ("/cli/send/mcp-tool", test_send_mcp_tool);
   ADD ("/cli/send/ask-human-answer", test_ask_human_answer);

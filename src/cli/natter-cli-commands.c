@@ -181,7 +181,7 @@ send_sent_cb (GObject      *object,
   run->turn_id = natter_sessions_send_message_finish (NATTER_SESSIONS (object), result, &error);
   if (run->turn_id == NULL)
     {
-      natter_cli_fail_error (run, error);
+      natter_cli_fail_after_promotion (run, error);
       return;
     }
   natter_cli_wait_and_report (run);
@@ -196,6 +196,9 @@ natter_cli_send_message (Run *run)
   /* Only a session's first message can ask; the title is written before
    * the command exits (the application flushes on shutdown). */
   natter_send_options_set_auto_title (options, !run->no_auto_title && natter_services_get_auto_title (run->services));
+  /* A queued message this send makes the session send runs to its end
+   * before the command does (natter-cli-queue.c). */
+  natter_cli_note_latest (run);
 
   if (run->queue)
     {
