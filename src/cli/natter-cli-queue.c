@@ -16,6 +16,7 @@
 #define G_LOG_DOMAIN "natter-cli"
 
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-services.h"
 #include "natter-session-error.h"
 #include "natter-session-state-v2.h"
@@ -71,7 +72,7 @@ natter_cli_fail_after_promotion (Run    *run,
 
   if (!g_error_matches (refusal, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED))
     {
-      natter_cli_fail_error (run, g_steal_pointer (&refusal));
+      natter_cli_fail_send_error (run, g_steal_pointer (&refusal));
       return;
     }
   g_application_command_line_printerr (run->cmdline, "natter: %s\n", refusal->message);
@@ -93,44 +94,16 @@ queued_flushed_cb (GObject      *object,
     natter_cli_finish (run, 0);
 }
 
-static void
-queued_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autofree char *queue_id = NULL;
-  GError *error = NULL;
-
-  queue_id = natter_sessions_queue_message_finish (NATTER_SESSIONS (object), result, &error);
-  if (error != NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  /* Settled: sent at once, as send does. */
-  if (queue_id == NULL)
-    {
-      run->queue = FALSE;
-      natter_cli_send_message (run);
-      return;
-    }
-  natter_cli_out (run, "queued %s\n", queue_id);
-  /* Behind a completed turn (a promotion a crash lost), the queue goes
-   * on now, in this process: its turns are followed to their end. */
-  natter_sessions_flush_async (NATTER_SESSIONS (object), g_task_get_cancellable (run->task), queued_flushed_cb, run);
-}
-
-/* send --session ID --queue: `queued <queueId>` while the latest turn has
- * not settled (or messages already wait), else what send prints; then
- * the report of each turn the queue makes now, after a blank line. */
+/* send --queue: `queued <queueId>`; then the report of each turn the
+ * queue makes now, after a blank line (behind a completed answer, a
+ * promotion a crash lost goes first, in this process). */
 void
-natter_cli_queue_or_send (Run               *run,
-                          JsonObject        *input,
-                          NatterSendOptions *options)
+natter_cli_queued (Run        *run,
+                   const char *queue_id)
 {
-  natter_sessions_queue_message_async (natter_services_get_sessions (run->services), run->session_id, input,
-                                       options, TRUE, g_task_get_cancellable (run->task), queued_cb, run);
+  natter_cli_out (run, "queued %s\n", queue_id);
+  natter_sessions_flush_async (natter_services_get_sessions (run->services), g_task_get_cancellable (run->task),
+                               queued_flushed_cb, run);
 }
 
 static void
@@ -156,7 +129,7 @@ print_queue (Run                *run,
           json_array_add_object_element (array, object);
         }
       json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
       return;
     }
@@ -170,7 +143,7 @@ print_queue (Run                *run,
       if (JSON_NODE_HOLDS_VALUE (content))
         text = g_strdup (json_node_get_string (content));
       else
-        text = json_to_string (content, FALSE);
+        text = natter_json_to_text (content, FALSE, NULL);
       one_line = g_strdelimit (g_strdup (text), "\n\t", ' ');
       natter_cli_out (run, "%s\t%s\t%s\n", queued->queue_id, queued->ts, one_line);
     }

@@ -107,8 +107,9 @@ focus_pending_prompt (NatterWindow *self)
   return focus_pending_prompt_under (GTK_WIDGET (self->timeline_list));
 }
 
-/* Tab in the composer while it is refused because a prompt waits goes to
- * that prompt (Allow, or the answer entry): the next thing to do. */
+/* Tab in the composer while a prompt waits goes to that prompt (Allow,
+ * or the answer entry): the next thing to do. A message typed meanwhile
+ * waits in the queue. */
 static gboolean
 composer_key_pressed_cb (GtkEventControllerKey *controller,
                          guint                  keyval,
@@ -118,8 +119,6 @@ composer_key_pressed_cb (GtkEventControllerKey *controller,
 {
   if ((keyval != GDK_KEY_Tab && keyval != GDK_KEY_KP_Tab) ||
       (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
-    return GDK_EVENT_PROPAGATE;
-  if (natter_composer_get_blocked_reason (self->composer) == NULL)
     return GDK_EVENT_PROPAGATE;
   return focus_pending_prompt (self) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
 }

@@ -23,6 +23,7 @@
 #include "natter-model-picker.h"
 #include "natter-queue-view.h"
 #include "natter-session-row.h"
+#include "natter-send-pipeline.h"
 #include "natter-settings.h"
 #include "natter-conversation-view.h"
 #include "natter-sidebar.h"
@@ -40,6 +41,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   NatterSettings       *settings;
   NatterBlobStore      *blobs;            /* nullable: attachments */
   NatterSessions       *sessions;
+  NatterSendPipeline   *pipeline;         /* every message goes through it */
   NatterTurnEventHub   *hub;
   NatterSessionIndex   *index;
   NatterTimeTicker     *ticker;           /* the sidebar rows' minutes */
@@ -131,7 +133,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   /* The error bar: which session its error is about (NULL: the window's
    * own), and the words a failed send can be retried with. */
   char                 *error_session_id;
-  char                 *retry_text;
+  NatterMessageRequest *retry_request;
 
   /* Versions of messages (natter-window-versions.c): the sent message
    * being edited in the composer, and the open conversation's versions
@@ -167,7 +169,7 @@ _natter_window_show_error (NatterWindow *self,
                            const char *session_id,
                            const char *heading,
                            const GError *error,
-                           const char *retry_text);
+                           const NatterMessageRequest *retry);
 void
 _natter_window_show_damage (NatterWindow *self);
 void
@@ -183,15 +185,6 @@ _natter_window_versions_items_changed_cb (NatterWindow *self,
                                           guint         position,
                                           guint         removed,
                                           guint         added);
-void
-_natter_window_send_version (NatterWindow *self,
-                             const char   *turn_id,
-                             const char   *text,
-                             GPtrArray    *sources);
-void
-_natter_window_try_again_version (NatterWindow *self,
-                                  const char   *turn_id,
-                                  const char   *text);
 void
 _natter_window_class_versions_init (GtkWidgetClass *widget_class);
 
@@ -222,6 +215,8 @@ _natter_window_reveal_turn (NatterWindow *self,
 /* natter-window-conversation.c */
 gboolean
 _natter_window_latest_is_running (NatterWindow *self);
+gboolean
+_natter_window_latest_is_unsettled (NatterWindow *self);
 void
 _natter_window_update_composer (NatterWindow *self);
 void
@@ -257,6 +252,18 @@ _natter_window_send_message (NatterWindow *self,
                              const char *text,
                              GPtrArray *sources,
                              gboolean restore_draft);
+void
+_natter_window_send_version (NatterWindow *self,
+                             const char   *turn_id,
+                             const char   *text,
+                             GPtrArray    *sources);
+void
+_natter_window_send_again (NatterWindow *self,
+                           const char   *turn_id,
+                           gboolean      compact_first);
+void
+_natter_window_send_request_again (NatterWindow               *self,
+                                   const NatterMessageRequest *request);
 void
 _natter_window_composer_stop_cb (NatterWindow *self);
 void

@@ -365,7 +365,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->last_agent_toast, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
-  g_clear_pointer (&self->retry_text, g_free);
+  g_clear_pointer (&self->retry_request, natter_message_request_free);
   g_clear_pointer (&self->editing_turn_id, g_free);
   g_clear_pointer (&self->versions, g_hash_table_unref);
 
@@ -382,6 +382,7 @@ natter_window_finalize (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->blobs);
   g_clear_object (&self->sessions);
+  g_clear_object (&self->pipeline);
   g_clear_object (&self->hub);
   g_clear_object (&self->index);
   g_clear_object (&self->ticker);
@@ -534,6 +535,10 @@ natter_window_set_services (NatterWindow       *self,
                             NatterTurnEventHub *hub)
 {
   self->sessions = g_object_ref (sessions);
+  self->pipeline = natter_send_pipeline_new (sessions, self->settings);
+  natter_send_pipeline_set_blob_store (self->pipeline, self->blobs);
+  natter_send_pipeline_set_agent_store (self->pipeline, natter_agent_chooser_get_store (self->agent_chooser));
+  natter_send_pipeline_set_provider_registry (self->pipeline, self->registry, self->provider_id, self->default_model);
   self->hub = g_object_ref (hub);
   self->index = g_object_ref (natter_sessions_list_sessions (sessions));
   self->ticker = natter_time_ticker_new (natter_sessions_get_clock (sessions));
@@ -607,6 +612,8 @@ natter_window_set_blob_store (NatterWindow    *self,
   g_return_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs));
 
   g_set_object (&self->blobs, blobs);
+  if (self->pipeline != NULL)
+    natter_send_pipeline_set_blob_store (self->pipeline, blobs);
   natter_composer_set_can_attach (self->composer, blobs != NULL);
 }
 
@@ -669,6 +676,8 @@ natter_window_set_agent_store (NatterWindow     *self,
   if (store != NULL)
     natter_agent_store_watch (store);
   natter_agent_chooser_set_store (self->agent_chooser, store);
+  if (self->pipeline != NULL)
+    natter_send_pipeline_set_agent_store (self->pipeline, store);
   gtk_widget_set_visible (GTK_WIDGET (self->agent_chooser), store != NULL);
   _natter_window_apply_session_agent (self);
   _natter_window_update_model_picker (self);
@@ -708,6 +717,8 @@ natter_window_set_model_provider (NatterWindow           *self,
   self->provider_id = provider_id != NULL && provider_id[0] != '\0' ? g_strdup (provider_id) : NULL;
   g_free (self->default_model);
   self->default_model = default_model != NULL && default_model[0] != '\0' ? g_strdup (default_model) : NULL;
+  if (self->pipeline != NULL)
+    natter_send_pipeline_set_provider_registry (self->pipeline, registry, self->provider_id, self->default_model);
 
   /* The providers may have changed under the same id: resolve again. */
   g_clear_pointer (&self->listed_provider, g_free);

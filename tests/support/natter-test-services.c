@@ -35,6 +35,23 @@ natter_test_services_set_up (NatterTestServices *f,
   f->settings = natter_settings_new (f->gsettings);
 }
 
+/**
+ * natter_test_services_set_up_without_titles:
+ * @f: the fixture
+ * @data: unused (a GTestFixtureFunc)
+ *
+ * natter_test_services_set_up() with the `auto-title` setting off, for
+ * the tests that script every model call and are not about titles: no
+ * conversation's first answer is followed by a title request.
+ */
+void
+natter_test_services_set_up_without_titles (NatterTestServices *f,
+                                            gconstpointer       data)
+{
+  natter_test_services_set_up (f, data);
+  g_settings_set_boolean (f->gsettings, "auto-title", FALSE);
+}
+
 /* Waits for what the services still do, then checks nothing holds them. */
 static void
 drop_services (NatterTestServices *f)
@@ -163,7 +180,9 @@ natter_test_services_create_session (NatterTestServices *f)
  * @f: the fixture
  * @session_id: the session
  * @text: the user's message
- * @auto_title: whether the session may be named by the model
+ * @auto_title: the send option of that name, which the session service no
+ *   longer reads: the `auto-title` setting decides (see
+ *   natter_test_services_set_up_without_titles())
  *
  * Sends @text as the built-in "assistant" agent on test/m.
  *

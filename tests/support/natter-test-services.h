@@ -54,6 +54,8 @@ typedef struct
 
 void        natter_test_services_set_up         (NatterTestServices       *f,
                                                  gconstpointer             data);
+void        natter_test_services_set_up_without_titles (NatterTestServices *f,
+                                                        gconstpointer       data);
 void        natter_test_services_tear_down      (NatterTestServices       *f,
                                                  gconstpointer             data);
 void        natter_test_services_serve          (NatterTestServices       *f,

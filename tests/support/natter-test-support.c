@@ -10,7 +10,9 @@
 #include "natter-id.h"
 #include "natter-jsonl-repo.h"
 #include "natter-session-events-v2.h"
+#include "natter-session-reducer.h"
 #include "natter-session-schema.h"
+#include "natter-session-state-v2.h"
 
 struct _NatterFakeClock
 {
@@ -178,6 +180,66 @@ natter_test_json_array (const char *first_literal,
   return array;
 }
 
+static void
+list_files_into (GFile     *folder,
+                 GPtrArray *paths)
+{
+  g_autoptr(GFileEnumerator) children = NULL;
+  GFileInfo *info;
+  GFile *child;
+
+  children = g_file_enumerate_children (folder, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
+                                        NULL, NULL);
+  if (children == NULL)
+    return;
+  while (g_file_enumerator_iterate (children, &info, &child, NULL, NULL) && info != NULL)
+    if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+      list_files_into (child, paths);
+    else
+      g_ptr_array_add (paths, g_file_get_path (child));
+}
+
+/**
+ * natter_test_list_files:
+ * @dir: a folder
+ * @relative: a path under @dir, e.g. "storage/sessions"
+ *
+ * Returns: (transfer full) (element-type utf8): the paths of every file
+ *   under @relative, at any depth, in no particular order; empty when
+ *   it does not exist
+ */
+GPtrArray *
+natter_test_list_files (GFile      *dir,
+                        const char *relative)
+{
+  g_autoptr(GFile) folder = g_file_resolve_relative_path (dir, relative);
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+
+  list_files_into (folder, paths);
+  return paths;
+}
+
+/**
+ * natter_test_append_file:
+ * @path: an existing file
+ * @text: what to add at its end, e.g. half a line, as a crash or another
+ *   program would leave it
+ */
+void
+natter_test_append_file (const char *path,
+                         const char *text)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileOutputStream) stream = NULL;
+  g_autoptr(GError) error = NULL;
+
+  stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_output_stream_write_all (G_OUTPUT_STREAM (stream), text, strlen (text), NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error));
+}
+
 char *
 natter_test_read_file (const char *path,
                        gsize      *length)
@@ -318,7 +380,8 @@ natter_test_store_session (GFile      *dir,
 /**
  * natter_test_store_queued:
  * @dir: a data directory no process holds
- * @session_id: a session of it, at session schema version 2
+ * @session_id: a session of it (raised to session schema version 2 first
+ *   when it is at 1)
  * @text: the message
  * @provider: the provider its turn is to use (an endpoint URL will do)
  * @model: the model
@@ -345,6 +408,8 @@ natter_test_store_queued (GFile      *dir,
   g_autoptr(JsonObject) options = json_object_new ();
   g_autoptr(JsonObject) model_object = json_object_new ();
   g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GPtrArray) before = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(GError) error = NULL;
   char *queue_id = natter_id_generator_next (ids);
 
@@ -355,7 +420,14 @@ natter_test_store_queued (GFile      *dir,
   json_object_set_string_member (options, "agentId", "assistant");
   json_object_set_object_member (options, "model", g_steal_pointer (&model_object));
   json_object_set_boolean_member (options, "autoPermission", FALSE);
+  before = natter_jsonl_repo_read_sync (repo, session_id, NULL, &error);
+  g_assert_no_error (error);
+  state = natter_session_reduce (before, &error);
+  g_assert_no_error (error);
   g_ptr_array_add (events, natter_session_event_new_message_queued (session_id, ts, queue_id, message, options));
+  /* A file still at version 1 is raised first, as Natter's one writer of
+   * version-2 events does (docs/format.md §3.3). */
+  natter_session_events_raise (events, natter_session_state_get_schema_version (state), NULL);
   g_assert_true (natter_jsonl_repo_append_sync (repo, session_id, events, NULL, &error));
   g_assert_no_error (error);
   return queue_id;
