@@ -819,17 +819,18 @@ test_stop (Fixture       *f,
 
 /* A process killed mid-stream leaves its turn idle; `resume` re-issues the
  * interrupted call against the endpoint recorded in the turn. */
-static void
-test_resume_idle (Fixture       *f,
-                  gconstpointer  data)
+/* Runs `natter send @extra… --base-url … --model m1 hello` and kills it
+ * once the model was asked (the script must hang there): its new
+ * session's only turn is left idle. Returns that session. */
+static char *
+send_killed_mid_answer (Fixture    *f,
+                        const char *extra)
 {
   g_auto(NatterTestRun) r = { 0 };
   g_autoptr(GSubprocess) process = NULL;
-  const char * const args[] = { "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello", NULL };
-  g_autofree char *session_id = NULL;
+  const char * const args[] = { "send", "--base-url", f->server->base_url, "--model", "m1", "hello", extra, NULL };
   g_auto(GStrv) fields = NULL;
 
-  script (f, &HANG, &ANSWER, NULL);
   process = spawn (f, args);
   natter_test_communicate (process, &r);
   while (f->server->bodies->len == 0)
@@ -842,7 +843,18 @@ test_resume_idle (Fixture       *f,
   RUN (f, &r, "sessions");
   fields = g_strsplit (r.out, "\t", -1);
   g_assert_cmpstr (fields[1], ==, "idle");
-  session_id = g_strdup (fields[0]);
+  return g_strdup (fields[0]);
+}
+
+static void
+test_resume_idle (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+
+  script (f, &HANG, &ANSWER, NULL);
+  session_id = send_killed_mid_answer (f, "--no-auto-title");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "resume", session_id);
@@ -1037,25 +1049,11 @@ test_auto_title_after_resume (Fixture       *f,
                               gconstpointer  data)
 {
   g_auto(NatterTestRun) r = { 0 };
-  g_autoptr(GSubprocess) process = NULL;
-  const char * const args[] = { "send", "--base-url", f->server->base_url, "--model", "m1", "hello", NULL };
   g_autofree char *session_id = NULL;
   g_autofree char *title = NULL;
-  g_auto(GStrv) fields = NULL;
 
   script (f, &HANG, &ANSWER, &TITLE, NULL);
-  process = spawn (f, args);
-  natter_test_communicate (process, &r);
-  while (f->server->bodies->len == 0)
-    g_main_context_iteration (NULL, TRUE);
-  g_subprocess_force_exit (process);
-  natter_test_wait_for_flag (&r.done, WAIT_MS);
-
-  natter_test_run_clear (&r);
-  RUN (f, &r, "sessions");
-  fields = g_strsplit (r.out, "\t", -1);
-  g_assert_cmpstr (fields[1], ==, "idle");
-  session_id = g_strdup (fields[0]);
+  session_id = send_killed_mid_answer (f, NULL);
 
   natter_test_run_clear (&r);
   RUN (f, &r, "resume", session_id);

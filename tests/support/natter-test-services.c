@@ -321,6 +321,16 @@ write_turn (NatterJsonlRepo *repo,
   write_log (repo, turn_id, text);
 }
 
+/* Now, as a `ts` (docs/format.md §1). */
+static char *
+now_ts (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
+
+  return g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
+}
+
 /**
  * natter_test_services_write_chain:
  * @f: the fixture, before natter_test_services_serve() (the services
@@ -344,9 +354,7 @@ natter_test_services_write_chain (NatterTestServices *f,
   g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
   g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
   g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NULL);
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-  g_autofree char *ts = g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
+  g_autofree char *ts = now_ts ();
   g_autoptr(GString) session = g_string_new (NULL);
   g_autofree char *previous = NULL;
   char *session_id;
@@ -396,9 +404,7 @@ natter_test_services_write_interrupted (NatterTestServices  *f,
   g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
   g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
   g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NULL);
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-  g_autofree char *ts = g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
+  g_autofree char *ts = now_ts ();
   g_autoptr(GString) session = g_string_new (NULL);
   g_autoptr(GString) turn = g_string_new (NULL);
   g_autofree char *turn_id = NULL;

@@ -182,6 +182,20 @@ ui_create_session (UiWorld    *u,
   return session_id;
 }
 
+/* Renames @session_id to @title, and waits until it is written. */
+void
+ui_set_title (UiWorld    *u,
+              const char *session_id,
+              const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_set_title_async (u->sessions, session_id, title, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_title_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
 /* Sends @text to @session_id through the fake agent "helper", on
  * {@provider, @model} (both may be NULL: the agent's own), a minute of the
  * fake clock after the last send, and returns the turn id at once (the

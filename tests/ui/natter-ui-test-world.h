@@ -74,6 +74,9 @@ void               ui_world_restart       (UiWorld            *u);
 gboolean           ui_no_advances         (gpointer            data);
 char              *ui_create_session      (UiWorld            *u,
                                            const char         *title);
+void               ui_set_title           (UiWorld            *u,
+                                           const char         *session_id,
+                                           const char         *title);
 char              *ui_send_with_model     (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *text,

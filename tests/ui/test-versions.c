@@ -657,19 +657,6 @@ fork_titled (UiWorld    *u,
   return branch;
 }
 
-static void
-rename_session (UiWorld    *u,
-                const char *session_id,
-                const char *title)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  natter_sessions_set_title_async (u->sessions, session_id, title, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_title_finish (u->sessions, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
-}
-
 /* An edit is the conversation going on, not another conversation: the
  * sidebar lists it once, as its latest version, saying how many versions
  * it has; a branch made on purpose stays a conversation of its own, and
@@ -734,8 +721,8 @@ test_sidebar_lists_conversation_once (void)
   ui_wait_turn (u, later);
   wait_sidebar (window, "2 versions|-", original, apart, NULL);
 
-  rename_session (u, apart, "Dinner");
-  rename_session (u, edit, "Supper");
+  ui_set_title (u, apart, "Dinner");
+  ui_set_title (u, edit, "Supper");
   ui_settle ();
   wait_sidebar (window, "2 versions|-", original, apart, NULL);
 
