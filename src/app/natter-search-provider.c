@@ -220,8 +220,9 @@ once_per_family (GPtrArray             *hits,
  * match, and a conversation with several versions (edits, new tries;
  * natter-session-families.c) is offered once: as its most recently
  * active version, as the sidebar lists it, or when that one's title does
- * not match, as the newest version whose title (a rename) does. The result is sorted by `updatedAt`, newest first, and holds at
- * most %NATTER_SEARCH_PROVIDER_MAX_RESULTS ids. Without an index, or when
+ * not match, as the newest version whose title (a rename) does. The
+ * result is sorted by `updatedAt`, newest first, and holds at most
+ * %NATTER_SEARCH_PROVIDER_MAX_RESULTS ids. Without an index, or when
  * no term contains a word, nothing matches.
  *
  * Returns: (transfer full) (element-type utf8): the matching session ids
