@@ -101,7 +101,7 @@ test_titled_once (Fixture       *f,
   SERVE (f, ANSWER, TITLE, ANSWER);
   session_id = natter_test_services_create_session (f);
   long_text = g_strdup_printf ("Plan a trip to Lisbon %s END", filler);
-  first = natter_test_services_send (f, session_id, long_text, TRUE);
+  first = natter_test_services_send (f, session_id, long_text);
   natter_test_services_settle (f, first);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
@@ -130,7 +130,7 @@ test_titled_once (Fixture       *f,
   g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (
                      natter_services_get_index (f->services), session_id)), ==, "Greeting the World");
 
-  second = natter_test_services_send (f, session_id, "and again", TRUE);
+  second = natter_test_services_send (f, session_id, "and again");
   natter_test_services_settle (f, second);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_clear_pointer (&titles, g_free);
@@ -150,7 +150,7 @@ test_rename_before_answer (Fixture       *f,
 
   SERVE (f, ANSWER, TITLE);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   set_title (f, session_id, "Mine");
   natter_test_services_settle (f, turn_id);
 
@@ -188,7 +188,7 @@ test_rename_after_answer (Fixture       *f,
   SERVE (f, ANSWER, TITLE);
   session_id = natter_test_services_create_session (f);
   handler = g_signal_connect (f->sessions, "turn-event", G_CALLBACK (rename_on_completion_cb), &renamed);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
   g_signal_handler_disconnect (f->sessions, handler);
   g_assert_true (renamed);
@@ -212,7 +212,7 @@ test_created_with_title (Fixture       *f,
   natter_sessions_create_session_async (f->sessions, "Given", NULL, NULL, NULL, NULL, result_cb, &result);
   session_id = natter_sessions_create_session_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
@@ -233,7 +233,7 @@ test_off (Fixture       *f,
   g_settings_set_boolean (f->gsettings, "auto-title", FALSE);
   SERVE (f, ANSWER);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
@@ -284,14 +284,14 @@ test_failure_is_silent (Fixture       *f,
 
   SERVE (f, ANSWER, BROKEN, ANSWER);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
   titles = titles_on_disk (f, session_id);
   g_assert_cmpstr (titles, ==, "hello");
 
-  second = natter_test_services_send (f, session_id, "again", TRUE);
+  second = natter_test_services_send (f, session_id, "again");
   natter_test_services_settle (f, second);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_clear_pointer (&titles, g_free);
@@ -318,7 +318,7 @@ test_next_message_not_delayed (Fixture       *f,
 
   SERVE (f, ANSWER, hanging_title, ANSWER);
   session_id = natter_test_services_create_session (f);
-  first = natter_test_services_send (f, session_id, "hello", TRUE);
+  first = natter_test_services_send (f, session_id, "hello");
   natter_sessions_wait_for_turn_async (f->sessions, first, NULL, result_cb, &result);
   g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result), NULL));
 
@@ -327,7 +327,7 @@ test_next_message_not_delayed (Fixture       *f,
    * the title request that waits. */
   wait_for_requests (f, 2);
   g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (count_index_changes_cb), &n_changes);
-  second = natter_test_services_send (f, session_id, "again", TRUE);
+  second = natter_test_services_send (f, session_id, "again");
   g_clear_object (&result);
   natter_sessions_wait_for_turn_async (f->sessions, second, NULL, result_cb, &result);
   g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result), NULL));
@@ -348,7 +348,7 @@ send_first (Fixture    *f,
             const char *text)
 {
   g_autofree char *session_id = natter_test_services_create_session (f);
-  char *turn_id = natter_test_services_send (f, session_id, text, FALSE);
+  char *turn_id = natter_test_services_send (f, session_id, text);
 
   natter_test_services_wait_turn (f, turn_id);
   return turn_id;
@@ -474,14 +474,14 @@ test_first_completed_answer (Fixture       *f,
 
   SERVE (f, BROKEN, ANSWER, TITLE, ANSWER);
   session_id = natter_test_services_create_session (f);
-  first = natter_test_services_send (f, session_id, "hello", FALSE);
+  first = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, first);
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
-  second = natter_test_services_send (f, session_id, "hello again", FALSE);
+  second = natter_test_services_send (f, session_id, "hello again");
   natter_test_services_settle (f, second);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "User: hello again"));
-  third = natter_test_services_send (f, session_id, "and more", FALSE);
+  third = natter_test_services_send (f, session_id, "and more");
   natter_test_services_settle (f, third);
   g_assert_cmpuint (f->server->bodies->len, ==, 4);
 

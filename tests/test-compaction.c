@@ -46,7 +46,7 @@ say (Fixture    *f,
      const char *session_id,
      const char *text)
 {
-  char *turn_id = natter_test_services_send (f, session_id, text, FALSE);
+  char *turn_id = natter_test_services_send (f, session_id, text);
 
   natter_test_services_settle (f, turn_id);
   return turn_id;
