@@ -466,14 +466,13 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
 {
   g_auto(NatterSessionScanResult) scan = { 0 };
   g_autoptr(NatterTurnState) turn = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GError) error = NULL;
   NatterSessionIndexEntry *entry;
   const char *latest;
 
   /* The session file without a JSON tree per line: the verdict, fields
-   * and errors of natter_jsonl_repo_read_sync() and
-   * natter_session_reduce_validated(), at a fraction of the cost. */
+   * and errors of natter_session_reduce_file_sync(), at a fraction of
+   * the cost. */
   if (!natter_session_scan_file_sync (session_repo, session_id, &scan, cancellable, &error))
     {
       g_autofree char *title = readable_title (session_repo, session_id, cancellable);
@@ -489,9 +488,7 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
   if (latest == NULL)
     return entry;
 
-  events = natter_jsonl_repo_read_sync (turn_repo, latest, cancellable, &error);
-  if (events != NULL)
-    turn = natter_turn_reduce (events, &error);
+  turn = natter_turn_reduce_file_sync (turn_repo, latest, NULL, cancellable, &error);
   if (turn == NULL)
     {
       g_autofree char *text = NULL;

@@ -70,9 +70,7 @@ read_session (NatterJsonlRepo  *repo,
               GCancellable     *cancellable,
               GError          **error)
 {
-  g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (repo, session_id, cancellable, error);
-
-  return events != NULL ? natter_session_reduce (events, error) : NULL;
+  return natter_session_reduce_file_sync (repo, session_id, NULL, cancellable, error);
 }
 
 /* The turn of @owner's own turns that continues @previous (%NULL: the
