@@ -63,6 +63,31 @@ print_hits (Run       *run,
     }
 }
 
+/* A damaged conversation is not in the index as if it were whole (its
+ * log reads all or nothing, docs/format.md §2), so the words the search
+ * missed may be in it: it is named rather than silently missing. */
+static void
+print_damaged (Run *run)
+{
+  GListModel *index = G_LIST_MODEL (natter_services_get_index (run->services));
+
+  for (guint i = 0; i < g_list_model_get_n_items (index); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
+      const char *title = natter_session_index_entry_get_title (entry);
+
+      if (natter_session_index_entry_get_error (entry) == NULL)
+        continue;
+      if (title != NULL)
+        g_application_command_line_printerr (run->cmdline,
+                                             _("Damaged, not searched in full: %s “%s”\n"),
+                                             natter_session_index_entry_get_session_id (entry), title);
+      else
+        g_application_command_line_printerr (run->cmdline, _("Damaged, not searched in full: %s\n"),
+                                             natter_session_index_entry_get_session_id (entry));
+    }
+}
+
 static void
 searched_cb (GObject      *object,
              GAsyncResult *result,
@@ -82,6 +107,7 @@ searched_cb (GObject      *object,
   if (still_indexing)
     g_application_command_line_printerr (run->cmdline, "%s\n",
                                          _("Still indexing: conversations not indexed yet are not searched."));
+  print_damaged (run);
   print_hits (run, hits);
   natter_cli_finish (run, 0);
 }
