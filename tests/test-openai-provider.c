@@ -568,13 +568,6 @@ test_http_errors (void)
     }
 }
 
-/* OpenAI's answer to `max_tokens` from a model that only takes the newer
- * name (its o-series), exactly as it sends it. */
-#define REFUSE_MAX_TOKENS \
-  "{\"error\":{\"message\":\"Unsupported parameter: 'max_tokens' is not supported with this model. " \
-  "Use 'max_completion_tokens' instead.\",\"type\":\"invalid_request_error\",\"param\":\"max_tokens\"," \
-  "\"code\":\"unsupported_parameter\"}}"
-
 static JsonObject *
 limited_composed (void)
 {
@@ -591,7 +584,7 @@ test_token_limit_name (void)
 {
   static const char *const answer[] = { CHUNK ("Koala facts") FINISH ("stop") DONE, NULL };
   static const NatterTestResponse script[] = {
-    { .status = 400, .content_type = "application/json", .body = REFUSE_MAX_TOKENS },
+    NATTER_TEST_REFUSE_MAX_TOKENS,
     { .status = 200, .content_type = "text/event-stream", .chunks = answer },
     { .status = 200, .content_type = "text/event-stream", .chunks = answer },
   };
@@ -627,7 +620,7 @@ static void
 test_token_limit_name_other_refusals (void)
 {
   static const NatterTestResponse twice[] = {
-    { .status = 400, .content_type = "application/json", .body = REFUSE_MAX_TOKENS },
+    NATTER_TEST_REFUSE_MAX_TOKENS,
     { .status = 400, .content_type = "application/json",
       .body = "{\"error\":{\"message\":\"Unsupported parameter: 'max_completion_tokens'\","
               "\"param\":\"max_completion_tokens\",\"code\":\"unsupported_parameter\"}}" },
