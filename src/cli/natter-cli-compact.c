@@ -11,8 +11,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "natter-auto-compact.h"
 #include "natter-cli-private.h"
 
@@ -57,12 +55,14 @@ auto_compacted_cb (GObject      *object,
   /* On stderr: stdout stays what `send` always printed. A failure costs
    * the message nothing: it goes out with the whole history. */
   if (compaction_id != NULL)
-    g_application_command_line_printerr (run->cmdline, _("Compacted the conversation before sending (%s)\n"),
+    g_application_command_line_printerr (run->cmdline,
+                                         natter_cli_tr (run, "Compacted the conversation before sending (%s)\n"),
                                          compaction_id);
   else if (error != NULL)
     g_application_command_line_printerr (run->cmdline,
-                                         _("Could not compact the conversation before sending, so it is sent "
-                                           "whole: %s\n"), error->message);
+                                         natter_cli_tr (run, "Could not compact the conversation before sending, "
+                                                        "so it is sent whole: %s\n"),
+                                         error->message);
   natter_cli_send_message (run);
 }
 

@@ -10,8 +10,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n-lib.h>
-
 #include "natter-cli-private.h"
 #include "natter-search-index.h"
 
@@ -80,10 +78,10 @@ print_damaged (Run *run)
         continue;
       if (title != NULL)
         g_application_command_line_printerr (run->cmdline,
-                                             _("Damaged, not searched in full: %s “%s”\n"),
+                                             natter_cli_tr (run, "Damaged, not searched in full: %s “%s”\n"),
                                              natter_session_index_entry_get_session_id (entry), title);
       else
-        g_application_command_line_printerr (run->cmdline, _("Damaged, not searched in full: %s\n"),
+        g_application_command_line_printerr (run->cmdline, natter_cli_tr (run, "Damaged, not searched in full: %s\n"),
                                              natter_session_index_entry_get_session_id (entry));
     }
 }
@@ -106,7 +104,8 @@ searched_cb (GObject      *object,
     }
   if (still_indexing)
     g_application_command_line_printerr (run->cmdline, "%s\n",
-                                         _("Still indexing: conversations not indexed yet are not searched."));
+                                         natter_cli_tr (run, "Still indexing: conversations not indexed yet "
+                                                        "are not searched."));
   print_damaged (run);
   print_hits (run, hits);
   natter_cli_finish (run, 0);
