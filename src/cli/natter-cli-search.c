@@ -67,15 +67,13 @@ print_hits (Run       *run,
 static void
 print_damaged (Run *run)
 {
-  GListModel *index = G_LIST_MODEL (natter_services_get_index (run->services));
+  g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (natter_services_get_index (run->services));
 
-  for (guint i = 0; i < g_list_model_get_n_items (index); i++)
+  for (guint i = 0; i < damaged->len; i++)
     {
-      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
+      NatterSessionIndexEntry *entry = g_ptr_array_index (damaged, i);
       const char *title = natter_session_index_entry_get_title (entry);
 
-      if (natter_session_index_entry_get_error (entry) == NULL)
-        continue;
       if (title != NULL)
         g_application_command_line_printerr (run->cmdline,
                                              natter_cli_tr (run, "Damaged, not searched in full: %s “%s”\n"),

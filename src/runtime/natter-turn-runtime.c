@@ -11,6 +11,7 @@
 
 #include "natter-attachment-content.h"
 #include "natter-json.h"
+#include "natter-log-read.h"
 #include "natter-session-schema.h"
 #include "natter-turn-reducer.h"
 #include "natter-turn-runtime-private.h"

@@ -15,6 +15,7 @@
 
 #include <sys/stat.h>
 
+#include "natter-log-read.h"
 #include "natter-search-index-private.h"
 #include "natter-session-reducer.h"
 #include "natter-turn-reducer.h"

@@ -13,6 +13,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-log-read.h"
 #include "natter-session-grant-view.h"
 #include "natter-session-state-v2.h"
 

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-log-read.h"
 #include "natter-session-index-private.h"
 #include "natter-session-reducer.h"
 #include "natter-session-scan.h"
@@ -231,6 +232,35 @@ natter_session_index_lookup_session_for_turn (NatterSessionIndex *self,
   g_return_val_if_fail (turn_id != NULL, NULL);
 
   return g_hash_table_lookup (self->by_latest_turn, turn_id);
+}
+
+/**
+ * natter_session_index_dup_damaged:
+ * @self: the index
+ *
+ * The sessions listed as damaged (natter_session_index_entry_get_error()
+ * is set): a search by content cannot look into them, and says so
+ * (docs/format.md, "The search cache").
+ *
+ * Returns: (transfer container) (element-type NatterSessionIndexEntry):
+ *   the entries, in session id order
+ */
+GPtrArray *
+natter_session_index_dup_damaged (NatterSessionIndex *self)
+{
+  GPtrArray *damaged;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
+
+  damaged = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (self->entries, i);
+
+      if (natter_session_index_entry_get_error (entry) != NULL)
+        g_ptr_array_add (damaged, g_object_ref (entry));
+    }
+  return damaged;
 }
 
 /**

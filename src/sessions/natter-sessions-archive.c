@@ -18,6 +18,7 @@
 
 #include "natter-blob-store.h"
 #include "natter-json.h"
+#include "natter-log-read.h"
 #include "natter-session-archive.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"

@@ -11,6 +11,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-log-read.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 

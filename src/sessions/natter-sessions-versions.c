@@ -18,6 +18,7 @@
 #include "config.h"
 #include <string.h>
 
+#include "natter-log-read.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 

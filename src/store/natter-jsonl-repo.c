@@ -275,11 +275,9 @@ natter_jsonl_repo_read_sync (NatterJsonlRepo  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * natter_jsonl_repo_read_sync() with the reader's own rules applied line
- * by line: the reducers' invariants (session-layer-spec.md §6,
- * turn-runtime.md §4) refuse a log exactly like a malformed line does,
- * naming the file and the line of the event that broke them
- * (docs/format.md §2). Blocks.
+ * natter_jsonl_repo_read_sync() with the reader's rules applied line by
+ * line: a reducer's invariant refuses a log as a malformed line does,
+ * naming the file and the line of the event (docs/format.md §2). Blocks.
  *
  * Returns: (transfer full) (element-type JsonNode): as
  *   natter_jsonl_repo_read_sync(); an error of @fold keeps its domain and

@@ -5,7 +5,6 @@
 
 #define G_LOG_DOMAIN "natter-session-reducer"
 
-#include "natter-jsonl-repo.h"
 #include "natter-session-reducer.h"
 #include "natter-session-reducer-private.h"
 #include "natter-session-schema.h"
@@ -157,10 +156,6 @@ apply_turn_appended (NatterSessionState  *self,
   return TRUE;
 }
 
-static gboolean apply_valid (NatterSessionState  *self,
-                             JsonObject          *event,
-                             GError             **error);
-
 /**
  * natter_session_state_apply:
  * @self: a #NatterSessionState
@@ -196,19 +191,19 @@ natter_session_state_apply (NatterSessionState  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   /* Any valid id passes the schema here: a foreign id is an invariant of
-   * the sequence, reported by apply_valid() as INVARIANT, not a malformed
+   * the sequence, reported by natter_session_state_apply_valid() as INVARIANT, not a malformed
    * event. */
   if (!natter_session_event_validate (event, NULL, error))
     return FALSE;
-  return apply_valid (self, event, error);
+  return natter_session_state_apply_valid (self, event, error);
 }
 
 /* natter_session_state_apply() for an event that already passed
  * natter_session_event_validate(). */
-static gboolean
-apply_valid (NatterSessionState  *self,
-             JsonObject          *event,
-             GError             **error)
+gboolean
+natter_session_state_apply_valid (NatterSessionState  *self,
+                                  JsonObject          *event,
+                                  GError             **error)
 {
   const char *type;
   const char *session_id;
@@ -305,7 +300,7 @@ reduce (GPtrArray  *events,
           return NULL;
         }
       if (validated)
-        ok = apply_valid (state, json_node_get_object (node), error);
+        ok = natter_session_state_apply_valid (state, json_node_get_object (node), error);
       else
         ok = natter_session_state_apply (state, json_node_get_object (node), error);
       if (!ok)
@@ -375,60 +370,6 @@ natter_session_reduce_validated (GPtrArray  *events,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   return reduce (events, TRUE, error);
-}
-
-static gboolean
-fold_valid (JsonObject  *event,
-            gpointer     user_data,
-            GError     **error)
-{
-  return apply_valid (user_data, event, error);
-}
-
-/**
- * natter_session_reduce_file_sync:
- * @repo: the session repository (natter_session_repo_new())
- * @session_id: the session
- * @out_events: (out) (optional) (transfer full) (element-type JsonNode):
- *   the events, as natter_jsonl_repo_read_sync() returns them
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * Reads a session file and reduces it (session-layer-spec.md §6) in one
- * pass, each event folded as its line is read, so that an event out of
- * order is reported like a malformed one: with the file and its line
- * (docs/format.md §2). Blocks.
- *
- * Returns: (transfer full) (nullable): the state; else %NULL with the
- *   read's %NATTER_STORE_ERROR (INVALID_ID, NOT_FOUND, IO, CORRUPT) or
- *   the reducer's (INVARIANT, SCHEMA, UNKNOWN_TYPE, UNSUPPORTED_VERSION),
- *   any of them about a line as `<path>:<line>: <reason>`; or
- *   %G_IO_ERROR_CANCELLED.
- */
-NatterSessionState *
-natter_session_reduce_file_sync (NatterJsonlRepo     *repo,
-                                 const char          *session_id,
-                                 GPtrArray          **out_events,
-                                 GCancellable        *cancellable,
-                                 GError             **error)
-{
-  g_autoptr(NatterSessionState) state = natter_session_state_new ();
-  g_autoptr(GPtrArray) events = NULL;
-
-  g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  /* The session repository runs natter_session_event_validate() on every
-   * line, so the fold skips that second check, as
-   * natter_session_reduce_validated() does. */
-  events = natter_jsonl_repo_read_fold_sync (repo, session_id, fold_valid, state, cancellable, error);
-  if (events == NULL)
-    return NULL;
-  /* The repository refuses a file without its first line. */
-  g_assert (state->definition != NULL);
-  if (out_events != NULL)
-    *out_events = g_steal_pointer (&events);
-  return g_steal_pointer (&state);
 }
 
 /**

@@ -7,7 +7,6 @@
 
 #pragma once
 
-#include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
 #include "natter-types.h"
@@ -48,11 +47,6 @@ gboolean                 natter_session_state_apply                     (NatterS
 NatterSessionState      *natter_session_reduce                          (GPtrArray           *events,
                                                                          GError             **error);
 NatterSessionState      *natter_session_reduce_validated                (GPtrArray           *events,
-                                                                         GError             **error);
-NatterSessionState      *natter_session_reduce_file_sync                (NatterJsonlRepo     *repo,
-                                                                         const char          *session_id,
-                                                                         GPtrArray          **out_events,
-                                                                         GCancellable        *cancellable,
                                                                          GError             **error);
 
 JsonObject              *natter_session_state_get_definition            (NatterSessionState  *self);

@@ -33,6 +33,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-json-private.h"
+#include "natter-log-read.h"
 #include "natter-session-reducer.h"
 #include "natter-session-reducer-private.h"
 #include "natter-session-scan.h"

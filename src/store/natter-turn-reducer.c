@@ -37,7 +37,6 @@
 #define G_LOG_DOMAIN "natter-turn-reducer"
 
 #include "natter-json.h"
-#include "natter-jsonl-repo.h"
 #include "natter-turn-reducer-private.h"
 #include "natter-turn-schema.h"
 
@@ -959,54 +958,5 @@ natter_turn_reduce (GPtrArray  *events,
           return NULL;
         }
     }
-  return g_steal_pointer (&state);
-}
-
-static gboolean
-fold_event (JsonObject  *event,
-            gpointer     user_data,
-            GError     **error)
-{
-  return natter_turn_state_apply (user_data, event, error);
-}
-
-/**
- * natter_turn_reduce_file_sync:
- * @repo: the turn repository (natter_turn_repo_new())
- * @turn_id: the turn
- * @out_events: (out) (optional) (transfer full) (element-type JsonNode):
- *   the events, as natter_jsonl_repo_read_sync() returns them
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * Reads a turn file and reduces it (turn-runtime.md §4) in one pass, each
- * event folded as its line is read, so that an event out of order is
- * reported like a malformed one: with the file and its line
- * (docs/format.md §2). Blocks.
- *
- * Returns: (transfer full) (nullable): the state; else %NULL with the
- *   read's %NATTER_STORE_ERROR (INVALID_ID, NOT_FOUND, IO, CORRUPT) or
- *   the reducer's (INVARIANT, SCHEMA, UNKNOWN_TYPE, UNSUPPORTED_VERSION),
- *   any of them about a line as `<path>:<line>: <reason>`; or
- *   %G_IO_ERROR_CANCELLED.
- */
-NatterTurnState *
-natter_turn_reduce_file_sync (NatterJsonlRepo  *repo,
-                              const char       *turn_id,
-                              GPtrArray       **out_events,
-                              GCancellable     *cancellable,
-                              GError          **error)
-{
-  g_autoptr(NatterTurnState) state = natter_turn_state_new ();
-  g_autoptr(GPtrArray) events = NULL;
-
-  g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  events = natter_jsonl_repo_read_fold_sync (repo, turn_id, fold_event, state, cancellable, error);
-  if (events == NULL)
-    return NULL;
-  if (out_events != NULL)
-    *out_events = g_steal_pointer (&events);
   return g_steal_pointer (&state);
 }

@@ -16,7 +16,7 @@
 
 #pragma once
 
-#include <gio/gio.h>
+#include <glib-object.h>
 #include <json-glib/json-glib.h>
 
 #include "natter-types.h"
@@ -51,11 +51,6 @@ gboolean             natter_turn_state_apply_batch              (NatterTurnState
                                                                  GPtrArray        *events,
                                                                  GError          **error);
 NatterTurnState     *natter_turn_reduce                         (GPtrArray        *events,
-                                                                 GError          **error);
-NatterTurnState     *natter_turn_reduce_file_sync               (NatterJsonlRepo  *repo,
-                                                                 const char       *turn_id,
-                                                                 GPtrArray       **out_events,
-                                                                 GCancellable     *cancellable,
                                                                  GError          **error);
 
 NatterTurnStatus     natter_derive_turn_status                  (NatterTurnState  *state);

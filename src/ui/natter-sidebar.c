@@ -403,21 +403,6 @@ set_hits (NatterSidebar *self,
     sync_selection (self);
 }
 
-static guint
-count_damaged (NatterSidebar *self)
-{
-  GListModel *index = G_LIST_MODEL (natter_sessions_list_sessions (self->sessions));
-  guint n = 0;
-
-  for (guint i = 0; i < g_list_model_get_n_items (index); i++)
-    {
-      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
-
-      n += natter_session_index_entry_get_error (entry) != NULL;
-    }
-  return n;
-}
-
 /* What the search could not look at, in words under the entry. */
 static void
 show_search_status (NatterSidebar *self,
@@ -425,7 +410,8 @@ show_search_status (NatterSidebar *self,
                     gboolean       still_indexing)
 {
   g_autoptr(GString) text = g_string_new (NULL);
-  guint n_damaged = count_damaged (self);
+  g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (natter_sessions_list_sessions (self->sessions));
+  guint n_damaged = damaged->len;
 
   if (error != NULL)
     /* Titles are still searched; the index is only a cache. */
