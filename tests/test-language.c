@@ -164,8 +164,10 @@ main (int   argc,
   g_setenv ("LC_ALL", "C.UTF-8", TRUE);
   g_setenv ("LANGUAGE", "de", TRUE);
   setlocale (LC_ALL, "");
+  /* As main.c sets it up. */
   bindtextdomain (GETTEXT_PACKAGE, catalogs);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/language/command-line-in-callers-language", test_caller_language);
