@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 #include "natter-sse-parser.h"
 
@@ -417,15 +418,12 @@ encode_body (NatterOpenaiProvider  *self,
 {
   g_autoptr(JsonNode) request = natter_openai_encode_request_with_limit (self, composed, model, limit_name,
                                                                          error);
-  g_autoptr(JsonGenerator) generator = NULL;
   char *text;
   gsize len;
 
   if (request == NULL)
     return NULL;
-  generator = json_generator_new ();
-  json_generator_set_root (generator, request);
-  text = json_generator_to_data (generator, &len);
+  text = natter_json_to_text (request, FALSE, &len);
   return g_bytes_new_take (text, len);
 }
 
