@@ -89,64 +89,28 @@ fixture_tear_down (Fixture       *f,
   g_object_unref (f->files);
 }
 
-/* Runs natter with @args, bounded. */
-static void
-run_argv (Fixture            *f,
-          const char * const *args,
-          NatterTestRun      *result)
-{
-  g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (f->dir);
-  g_autoptr(GSubprocess) process = natter_test_cli_spawn (launcher, args);
-
-  memset (result, 0, sizeof *result);
-  natter_test_communicate (process, result);
-  natter_test_wait_for_flag (&result->done, WAIT_MS);
-}
-
 #define RUN(f, result, ...) \
   G_STMT_START { \
     const char * const run_args_[] = { __VA_ARGS__, NULL }; \
-    run_argv ((f), run_args_, (result)); \
+    natter_test_cli_run ((f)->dir, run_args_, (result), WAIT_MS); \
   } G_STMT_END
 
-/* Every file under @dir (but the search cache, which is the index's to
- * rewrite): relative path → contents. */
-static void
-snapshot_into (GFile      *root,
-               GFile      *dir,
-               GHashTable *files)
-{
-  g_autoptr(GFileEnumerator) children = NULL;
-  GFileInfo *info;
-  GFile *child;
-
-  children = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
-                                        NULL, NULL);
-  if (children == NULL)
-    return;
-  while (g_file_enumerator_iterate (children, &info, &child, NULL, NULL) && info != NULL)
-    {
-      g_autofree char *relative = g_file_get_relative_path (root, child);
-      char *contents = NULL;
-
-      if (g_str_has_prefix (relative, "cache"))
-        continue;
-      if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
-        {
-          snapshot_into (root, child, files);
-          continue;
-        }
-      g_assert_true (g_file_get_contents (g_file_peek_path (child), &contents, NULL, NULL));
-      g_hash_table_insert (files, g_steal_pointer (&relative), contents);
-    }
-}
-
+/* Every file of the data directory (but the search cache, which is the
+ * index's to rewrite): relative path → contents. */
 static GHashTable *
 snapshot (Fixture *f)
 {
   GHashTable *files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GPtrArray) paths = natter_test_list_files (f->dir, "storage");
 
-  snapshot_into (f->dir, f->dir, files);
+  for (guint i = 0; i < paths->len; i++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (g_ptr_array_index (paths, i));
+      char *contents = NULL;
+
+      g_assert_true (g_file_get_contents (g_ptr_array_index (paths, i), &contents, NULL, NULL));
+      g_hash_table_insert (files, g_file_get_relative_path (f->dir, file), contents);
+    }
   return files;
 }
 

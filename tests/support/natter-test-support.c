@@ -337,6 +337,29 @@ natter_test_cli_spawn (GSubprocessLauncher *launcher,
 }
 
 /**
+ * natter_test_cli_run:
+ * @dir: the data directory (natter_test_cli_launcher_new())
+ * @args: (array zero-terminated=1): the subcommand and its arguments
+ * @result: (out caller-allocates): what the run said and how it ended
+ * @timeout_ms: fail the test when it has not ended by then
+ *
+ * Runs `$NATTER_BIN @args…` to its end while the main context runs.
+ */
+void
+natter_test_cli_run (GFile              *dir,
+                     const char * const *args,
+                     NatterTestRun      *result,
+                     guint               timeout_ms)
+{
+  g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (dir);
+  g_autoptr(GSubprocess) process = natter_test_cli_spawn (launcher, args);
+
+  memset (result, 0, sizeof *result);
+  natter_test_communicate (process, result);
+  natter_test_wait_for_flag (&result->done, timeout_ms);
+}
+
+/**
  * natter_test_communicate:
  * @process: a process spawned with its stdout and stderr piped
  * @run: (out caller-allocates): zeroed; filled in when @process ends

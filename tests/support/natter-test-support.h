@@ -66,6 +66,10 @@ const char            *natter_test_command_line_get_err (NatterTestCommandLine  
 GSubprocessLauncher *natter_test_cli_launcher_new (GFile              *dir);
 GSubprocess         *natter_test_cli_spawn        (GSubprocessLauncher *launcher,
                                                    const char * const  *args);
+void                 natter_test_cli_run          (GFile              *dir,
+                                                   const char * const  *args,
+                                                   NatterTestRun       *result,
+                                                   guint                timeout_ms);
 
 JsonNode        *natter_test_json             (const char      *literal);
 void             natter_test_assert_json_equal (JsonNode       *actual,
