@@ -299,6 +299,45 @@ test_failure_is_silent (Fixture       *f,
   g_assert_cmpstr (titles, ==, "hello");
 }
 
+/* A model that refuses `max_tokens` (OpenAI's reasoning models) still
+ * names the conversation: the title request goes again with
+ * `max_completion_tokens`, and the next one to that model goes with it at
+ * once. */
+static void
+test_server_refuses_max_tokens (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *titles = NULL;
+  g_autoptr(JsonObject) refused = NULL;
+  g_autoptr(JsonObject) again = NULL;
+  g_autoptr(JsonObject) next = NULL;
+
+  SERVE (f, ANSWER, NATTER_TEST_REFUSE_MAX_TOKENS, TITLE, ANSWER, TITLE);
+  session_id = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  natter_test_services_settle (f, turn_id);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  refused = natter_test_services_request_body (f, 1);
+  again = natter_test_services_request_body (f, 2);
+  g_assert_cmpint (json_object_get_int_member (refused, "max_tokens"), ==, 64);
+  g_assert_false (json_object_has_member (again, "max_tokens"));
+  g_assert_cmpint (json_object_get_int_member (again, "max_completion_tokens"), ==, 64);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello|Greeting the World");
+
+  g_clear_pointer (&turn_id, g_free);
+  other = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, other, "hi", TRUE);
+  natter_test_services_settle (f, turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 5);
+  next = natter_test_services_request_body (f, 4);
+  g_assert_cmpint (json_object_get_int_member (next, "max_completion_tokens"), ==, 64);
+}
+
 /* The title request does not hold the session: a second message sent
  * as soon as the first answer is there goes out while the title is
  * still being asked for. */
@@ -595,6 +634,7 @@ main (int   argc,
   ADD ("/auto-title/created-with-title", test_created_with_title);
   ADD ("/auto-title/off", test_off);
   ADD ("/auto-title/failure-is-silent", test_failure_is_silent);
+  ADD ("/auto-title/server-refuses-max-tokens", test_server_refuses_max_tokens);
   ADD ("/auto-title/next-message-not-delayed", test_next_message_not_delayed);
   ADD ("/auto-title/after-allow-in-a-later-process", test_after_allow_in_a_later_process);
   ADD ("/auto-title/after-answer-in-a-later-process", test_after_answer_in_a_later_process);
