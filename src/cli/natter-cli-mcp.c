@@ -11,8 +11,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-mcp-client.h"
@@ -79,7 +77,8 @@ mcp_fail (McpRun     *mcp,
 /* What a server is doing, in words, for `mcp list` and for the warnings
  * of `send`: NULL when its tools are offered. */
 static char *
-describe_not_ready (NatterMcpManager *manager,
+describe_not_ready (Run              *run,
+                    NatterMcpManager *manager,
                     NatterMcpClient  *client)
 {
   if (natter_mcp_manager_get_server_tools (manager, client) != NULL)
@@ -87,8 +86,8 @@ describe_not_ready (NatterMcpManager *manager,
   if (natter_mcp_client_get_state (client) == NATTER_MCP_CLIENT_STATE_FAILED)
     return g_strdup (natter_mcp_client_get_last_error (client));
   /* Translators: %s is a tool server's name, %u a number of seconds */
-  return g_strdup_printf (_("Tool server “%s” did not finish starting within %u s; its tools are not offered "
-                            "until it does"),
+  return g_strdup_printf (natter_cli_tr (run, "Tool server “%s” did not finish starting within %u s; its tools "
+                                         "are not offered until it does"),
                           natter_mcp_client_get_config (client)->name, NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS);
 }
 
@@ -109,7 +108,7 @@ listed_cb (GObject      *object,
       return;
     }
   if (configs->len == 0 && config_error == NULL)
-    natter_cli_out (mcp->run, _("No tool servers are configured in %s\n"), mcp->path);
+    natter_cli_out (mcp->run, natter_cli_tr (mcp->run, "No tool servers are configured in %s\n"), mcp->path);
   for (guint i = 0; i < configs->len; i++)
     {
       NatterMcpServerConfig *config = g_ptr_array_index (configs, i);
@@ -117,20 +116,21 @@ listed_cb (GObject      *object,
       JsonArray *tools = client != NULL ? natter_mcp_manager_get_server_tools (manager, client) : NULL;
 
       if (!config->enabled || client == NULL)
-        natter_cli_out (mcp->run, "%s\t%s\n", config->name, _("disabled"));
+        natter_cli_out (mcp->run, "%s\t%s\n", config->name, natter_cli_tr (mcp->run, "disabled"));
       else if (tools != NULL)
         {
           guint n = json_array_get_length (tools);
-          g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u tool", "%u tools", n), n);
+          g_autofree char *count = g_strdup_printf (natter_cli_ntr (mcp->run, "%u tool", "%u tools", n), n);
 
-          natter_cli_out (mcp->run, "%s\t%s\t%s\n", config->name, _("connected"), count);
+          natter_cli_out (mcp->run, "%s\t%s\t%s\n", config->name, natter_cli_tr (mcp->run, "connected"), count);
         }
       else
         {
-          g_autofree char *why = describe_not_ready (manager, client);
+          g_autofree char *why = describe_not_ready (mcp->run, manager, client);
           gboolean failed = natter_mcp_client_get_state (client) == NATTER_MCP_CLIENT_STATE_FAILED;
 
-          natter_cli_out (mcp->run, "%s\t%s\t%s\n", config->name, failed ? _("error") : _("starting"), why);
+          natter_cli_out (mcp->run, "%s\t%s\t%s\n", config->name,
+                          failed ? natter_cli_tr (mcp->run, "error") : natter_cli_tr (mcp->run, "starting"), why);
         }
     }
   /* A file with a mistake is said, after the servers that still run
@@ -231,7 +231,8 @@ call_cb (GObject      *object,
     }
   if (json_object_get_boolean_member_with_default (answer, "isError", FALSE))
     {
-      message = g_strdup_printf (_("Tool “%s” of “%s” reported an error"), mcp->run->args[2], mcp->run->args[1]);
+      message = g_strdup_printf (natter_cli_tr (mcp->run, "Tool “%s” of “%s” reported an error"),
+                                 mcp->run->args[2], mcp->run->args[1]);
       mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, message);
       return;
     }
@@ -239,7 +240,8 @@ call_cb (GObject      *object,
 }
 
 static JsonObject *
-parse_arguments (const char  *text,
+parse_arguments (Run         *run,
+                 const char  *text,
                  GError     **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
@@ -250,7 +252,8 @@ parse_arguments (const char  *text,
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_set_error_literal (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG, _("it is not a JSON object"));
+      g_set_error_literal (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
+                           natter_cli_tr (run, "it is not a JSON object"));
       return NULL;
     }
   return json_object_ref (json_node_get_object (root));
@@ -288,7 +291,7 @@ refreshed_cb (GObject      *object,
     g_application_command_line_printerr (run->cmdline, "natter: %s\n", natter_mcp_manager_get_config_error (manager));
   for (guint i = 0; i < clients->len; i++)
     {
-      g_autofree char *why = describe_not_ready (manager, g_ptr_array_index (clients, i));
+      g_autofree char *why = describe_not_ready (run, manager, g_ptr_array_index (clients, i));
 
       if (why != NULL)
         g_application_command_line_printerr (run->cmdline, "natter: %s\n", why);
@@ -331,7 +334,8 @@ open_server (McpRun *mcp)
 
   if (config == NULL)
     {
-      message = g_strdup_printf (_("No tool server “%s” in %s"), mcp->run->args[1], mcp->path);
+      message = g_strdup_printf (natter_cli_tr (mcp->run, "No tool server “%s” in %s"), mcp->run->args[1],
+                                 mcp->path);
       mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, message);
       return FALSE;
     }
@@ -339,8 +343,9 @@ open_server (McpRun *mcp)
    * person may have switched it off because it is not to be trusted. */
   if (!config->enabled)
     {
-      message = g_strdup_printf (_("Tool server “%s” is disabled; enable it in Preferences (Tool Servers) or "
-                                   "remove \"disabled\": true from its entry in %s"), config->name, mcp->path);
+      message = g_strdup_printf (natter_cli_tr (mcp->run, "Tool server “%s” is disabled; enable it in Preferences "
+                                                "(Tool Servers) or remove \"disabled\": true from its entry in %s"),
+                                 config->name, mcp->path);
       mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, message);
       return FALSE;
     }
@@ -357,7 +362,7 @@ check_arity (McpRun     *mcp,
 
   if (g_strv_length (mcp->run->args) == count)
     return TRUE;
-  message = g_strdup_printf (_("Usage: natter mcp %s"), usage);
+  message = g_strdup_printf (natter_cli_tr (mcp->run, "Usage: natter mcp %s"), usage);
   mcp_fail (mcp, NATTER_CLI_EXIT_USAGE, message);
   return FALSE;
 }
@@ -418,10 +423,10 @@ natter_cli_command_mcp (Run *run)
 
       if (!check_arity (mcp, 4, "call SERVER TOOL JSON"))
         return;
-      arguments = parse_arguments (run->args[3], &error);
+      arguments = parse_arguments (run, run->args[3], &error);
       if (arguments == NULL)
         {
-          message = g_strdup_printf (_("The arguments must be a JSON object: %s"), error->message);
+          message = g_strdup_printf (natter_cli_tr (run, "The arguments must be a JSON object: %s"), error->message);
           mcp_fail (mcp, NATTER_CLI_EXIT_USAGE, message);
           return;
         }
@@ -431,7 +436,8 @@ natter_cli_command_mcp (Run *run)
     }
   else
     {
-      g_autofree char *message = g_strdup_printf (_("Unknown mcp command “%s”: use list, tools or call"), verb);
+      g_autofree char *message = g_strdup_printf (natter_cli_tr (run, "Unknown mcp command “%s”: use list, tools or call"),
+                                                  verb);
 
       mcp_fail (mcp, NATTER_CLI_EXIT_USAGE, message);
     }

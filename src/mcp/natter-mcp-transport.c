@@ -8,8 +8,6 @@
 
 #define G_LOG_DOMAIN "natter-mcp"
 
-#include <glib/gi18n.h>
-
 #include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
@@ -73,10 +71,10 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
        * that does not parse is not a message at all. */
       if (g_error_matches (local_error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_TOO_DEEP))
         g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                     _("The server sent a message nested deeper than %u levels"), NATTER_JSON_MAX_DEPTH);
+                     "The server sent a message nested deeper than %u levels", NATTER_JSON_MAX_DEPTH);
       else
         g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_NOT_A_MESSAGE,
-                     _("The server sent something that is not JSON: %s"), local_error->message);
+                     "The server sent something that is not JSON: %s", local_error->message);
       return FALSE;
     }
   root = json_parser_get_root (parser);
@@ -91,7 +89,7 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_NOT_A_MESSAGE,
-                   _("The server sent JSON that is not a JSON-RPC message"));
+                   "The server sent JSON that is not a JSON-RPC message");
       return FALSE;
     }
   if (!self->closed)
