@@ -774,10 +774,23 @@ _natter_window_class_conversation_init (GtkWidgetClass *widget_class)
 }
 
 
+/* A file the composer would not attach: said in the error bar, about
+ * the conversation being written. */
+static void
+attachment_refused_cb (NatterWindow *self,
+                       const char   *reason)
+{
+  g_autoptr(GError) error = g_error_new_literal (NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED, reason);
+
+  _natter_window_show_error (self, self->session_id, _("The file was not attached"), error, NULL);
+}
+
 /* Sends what the composer sends, and follows its agent chooser. */
 void
 _natter_window_conversation_init (NatterWindow *self)
 {
+  g_signal_connect_object (self->composer, "attachment-refused", G_CALLBACK (attachment_refused_cb), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->composer, "send", G_CALLBACK (composer_send_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->composer, "stop", G_CALLBACK (_natter_window_composer_stop_cb), self,
                            G_CONNECT_SWAPPED);

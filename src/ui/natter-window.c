@@ -579,6 +579,14 @@ natter_window_init (NatterWindow *self)
   update_conversation (self);
 }
 
+/* Files are checked as they are attached, against the limit of the
+ * settings. */
+static void
+attachment_limit_cb (NatterWindow *self)
+{
+  natter_composer_set_attachment_limit (self->composer, natter_settings_get_attachment_size_limit (self->settings));
+}
+
 static void
 natter_window_set_services (NatterWindow       *self,
                             NatterSessions     *sessions,
@@ -637,6 +645,9 @@ natter_window_new (NatterApplication  *application,
   services = application != NULL ? natter_application_get_services (application) : NULL;
   self->settings = services != NULL ? g_object_ref (natter_services_get_settings (services))
                                     : natter_settings_new_default ();
+  attachment_limit_cb (self);
+  g_signal_connect_object (self->settings, "notify::attachment-size-limit", G_CALLBACK (attachment_limit_cb), self,
+                           G_CONNECT_SWAPPED);
   if (services != NULL)
     natter_window_set_blob_store (self, natter_services_get_blob_store (services));
   natter_window_restore_state (self);
