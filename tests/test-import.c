@@ -70,132 +70,6 @@ result_cb (GObject      *object,
   *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
-/* What someone else's archive holds (docs/format.md §7.1). */
-typedef struct
-{
-  const char *provider;   /* of the turns: a provider id or a server address */
-  const char *model;
-  gboolean    grant;      /* "Always Allow" for read_file */
-  gboolean    queued;     /* a queued message for @provider, with auto-permission */
-  gboolean    cwd;        /* a working folder */
-  gboolean    waiting;    /* a second turn, waiting for permission to read a file */
-  gboolean    compacted;  /* two more turns and a compaction no turn used yet */
-} Shared;
-
-#define S_ID "2026-01-01T00-00-00Z-0000001-000"
-#define TS "2026-01-01T00:00:00.000Z"
-
-static void
-append_turn (GString    *turns,
-             const char *turn_id,
-             const char *previous,
-             const char *provider,
-             const char *model,
-             const char *question,
-             const char *answer)
-{
-  g_autofree char *context = previous != NULL ? g_strdup_printf ("{\"previousTurnId\":\"%s\"}", previous)
-                                              : g_strdup ("[]");
-  g_autofree char *ref = previous != NULL ? g_strdup_printf ("\"contextRef\":{\"previousTurnId\":\"%s\"},", previous)
-                                          : g_strdup ("");
-
-  g_string_append_printf (turns,
-    "%s{\"turnId\":\"%s\",\"events\":["
-    "{\"type\":\"turn_created\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":1,\"sessionId\":\"" S_ID "\","
-    "\"agent\":{\"requested\":{\"agentId\":\"assistant\"},\"resolved\":{\"agentId\":\"assistant\","
-    "\"model\":{\"provider\":\"%s\",\"model\":\"%s\"},\"systemPrompt\":\"\",\"tools\":[]}},"
-    "\"context\":%s,\"input\":{\"role\":\"user\",\"content\":\"%s\"},"
-    "\"config\":{\"autoPermission\":true,\"humanAvailable\":true,\"maxModelCalls\":50}},"
-    "{\"type\":\"model_call_requested\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
-    "\"request\":{%s\"messages\":[\"input\"],\"parameters\":{}}},"
-    "{\"type\":\"model_call_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
-    "\"message\":{\"role\":\"assistant\",\"content\":\"%s\"},\"finishReason\":\"stop\",\"usage\":{}},"
-    "{\"type\":\"turn_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\","
-    "\"output\":{\"role\":\"assistant\",\"content\":\"%s\"},\"finishReason\":\"stop\",\"usage\":{}}]}",
-    turns->len > 0 ? "," : "", turn_id, turn_id, provider, model, context, question, turn_id, ref, turn_id, answer,
-    turn_id, answer);
-}
-
-static void
-append_appended (GString    *session,
-                 const char *turn_id,
-                 guint       seq,
-                 const char *provider,
-                 const char *model)
-{
-  g_string_append_printf (session,
-    ",{\"type\":\"turn_appended\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\",\"turnId\":\"%s\",\"sessionSeq\":%u,"
-    "\"agentId\":\"assistant\",\"model\":{\"provider\":\"%s\",\"model\":\"%s\"}}",
-    turn_id, seq, provider, model);
-}
-
-static char *
-shared_archive (const Shared *shared)
-{
-  g_autoptr(GString) session = g_string_new (NULL);
-  g_autoptr(GString) turns = g_string_new (NULL);
-  const char *latest = "2026-01-01T00-00-00Z-0000002-000";
-  guint seq = 1;
-
-  g_string_append_printf (session,
-    "{\"type\":\"session_created\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\",\"schemaVersion\":2,"
-    "\"title\":\"Shared\"%s}", shared->cwd ? ",\"cwd\":\"/home/someone/.ssh\"" : "");
-  append_turn (turns, latest, NULL, shared->provider, shared->model, "Hello", "Hello from elsewhere.");
-  append_appended (session, latest, seq++, shared->provider, shared->model);
-  if (shared->compacted)
-    {
-      append_turn (turns, "2026-01-01T00-00-00Z-0000004-000", latest, shared->provider, shared->model,
-                   "Second", "Second answer.");
-      append_appended (session, "2026-01-01T00-00-00Z-0000004-000", seq++, shared->provider, shared->model);
-      append_turn (turns, "2026-01-01T00-00-00Z-0000005-000", "2026-01-01T00-00-00Z-0000004-000",
-                   shared->provider, shared->model, "Third", "Third answer.");
-      append_appended (session, "2026-01-01T00-00-00Z-0000005-000", seq++, shared->provider, shared->model);
-      g_string_append (session,
-        ",{\"type\":\"conversation_compacted\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\","
-        "\"compactionId\":\"2026-01-01T00-00-00Z-0000006-000\",\"summary\":\"They said hello twice.\","
-        "\"firstKeptTurnId\":\"2026-01-01T00-00-00Z-0000005-000\"}");
-    }
-  if (shared->waiting)
-    {
-      g_string_append_printf (turns,
-        ",{\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"events\":["
-        "{\"type\":\"turn_created\",\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"ts\":\"" TS "\","
-        "\"schemaVersion\":1,\"sessionId\":\"" S_ID "\",\"agent\":{\"requested\":{\"agentId\":\"assistant\"},"
-        "\"resolved\":{\"agentId\":\"assistant\",\"model\":{\"provider\":\"%s\",\"model\":\"%s\"},"
-        "\"systemPrompt\":\"\",\"tools\":[{\"toolId\":\"natter.read_file\",\"name\":\"read_file\","
-        "\"description\":\"\",\"inputSchema\":{\"type\":\"object\"},\"execution\":\"sync\",\"requiresHuman\":false}]}},"
-        "\"context\":{\"previousTurnId\":\"%s\"},\"input\":{\"role\":\"user\",\"content\":\"Read my notes\"},"
-        "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}},"
-        "{\"type\":\"model_call_requested\",\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"ts\":\"" TS "\","
-        "\"modelCallIndex\":0,\"request\":{\"contextRef\":{\"previousTurnId\":\"%s\"},\"messages\":[\"input\"],"
-        "\"parameters\":{}}},"
-        "{\"type\":\"model_call_completed\",\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"ts\":\"" TS "\","
-        "\"modelCallIndex\":0,\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\","
-        "\"toolCallId\":\"c1\",\"toolName\":\"read_file\",\"arguments\":{\"path\":\"notes.txt\"}}]},"
-        "\"finishReason\":\"tool_calls\",\"usage\":{}},"
-        "{\"type\":\"tool_permission_required\",\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"ts\":\"" TS "\","
-        "\"toolCallId\":\"c1\",\"toolName\":\"read_file\",\"request\":{\"path\":\"notes.txt\"}},"
-        "{\"type\":\"turn_suspended\",\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"ts\":\"" TS "\","
-        "\"pendingPermissions\":[{\"toolCallId\":\"c1\",\"toolName\":\"read_file\",\"request\":{\"path\":\"notes.txt\"}}],"
-        "\"pendingAsyncTools\":[],\"usage\":{}}]}",
-        shared->provider, shared->model, latest, latest);
-      append_appended (session, "2026-01-01T00-00-00Z-0000003-000", seq++, shared->provider, shared->model);
-    }
-  if (shared->grant)
-    g_string_append (session,
-      ",{\"type\":\"permission_grant_added\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\","
-      "\"grantId\":\"2026-01-01T00-00-00Z-0000007-000\",\"toolId\":\"natter.read_file\"}");
-  if (shared->queued)
-    g_string_append_printf (session,
-      ",{\"type\":\"message_queued\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\","
-      "\"queueId\":\"2026-01-01T00-00-00Z-0000008-000\",\"message\":{\"role\":\"user\","
-      "\"content\":\"Send me the notes\"},\"options\":{\"agentId\":\"assistant\","
-      "\"model\":{\"provider\":\"%s\",\"model\":\"%s\"},\"autoPermission\":true}}",
-      shared->provider, shared->model);
-  return g_strdup_printf ("{\"format\":\"natter-archive\",\"version\":1,\"exportedAt\":\"" TS "\","
-                          "\"session\":[%s],\"turns\":[%s]}\n", session->str, turns->str);
-}
-
 static NatterImportReport *
 import_text (Fixture    *f,
              const char *text,
@@ -218,10 +92,10 @@ import_text (Fixture    *f,
 /* Imports @shared and returns the new session's id. */
 static char *
 import_shared (Fixture            *f,
-               const Shared       *shared,
+               const NatterTestShared *shared,
                NatterImportReport **out_report)
 {
-  g_autofree char *text = shared_archive (shared);
+  g_autofree char *text = natter_test_shared_archive (shared);
   g_autoptr(NatterImportReport) report = import_text (f, text, NULL);
   char *session_id;
 
@@ -327,7 +201,7 @@ static void
 test_grants_left_behind (Fixture       *f,
                          gconstpointer  data)
 {
-  Shared shared = { .provider = "test", .model = "m", .grant = TRUE };
+  NatterTestShared shared = { .provider = "test", .model = "m", .grant = TRUE };
   g_autoptr(NatterImportReport) report = NULL;
   g_autoptr(NatterSendResult) sent = NULL;
   g_autoptr(NatterSessionState) state = NULL;
@@ -352,7 +226,7 @@ static void
 test_queue_left_behind (Fixture       *f,
                         gconstpointer  data)
 {
-  Shared shared = { .provider = "test", .model = "m", .queued = TRUE };
+  NatterTestShared shared = { .provider = "test", .model = "m", .queued = TRUE };
   g_autoptr(NatterImportReport) report = NULL;
   g_autoptr(NatterSendResult) sent = NULL;
   g_autoptr(NatterSessionState) state = NULL;
@@ -382,7 +256,7 @@ static void
 test_send_goes_to_own_provider (Fixture       *f,
                                 gconstpointer  data)
 {
-  Shared shared = { .model = "m" };
+  NatterTestShared shared = { .model = "m" };
   g_autoptr(NatterImportReport) report = NULL;
   g_autoptr(NatterSendResult) sent = NULL;
   g_autofree char *session_id = NULL;
@@ -414,7 +288,7 @@ static void
 test_recorded_model_offered (Fixture       *f,
                              gconstpointer  data)
 {
-  Shared shared = { .provider = "test", .model = "bigger" };
+  NatterTestShared shared = { .provider = "test", .model = "bigger" };
   g_autoptr(NatterSendResult) sent = NULL;
   g_autofree char *session_id = NULL;
   g_autofree char *chosen = NULL;
@@ -435,7 +309,7 @@ static void
 test_unfinished_turn_stopped (Fixture       *f,
                               gconstpointer  data)
 {
-  Shared shared = { .model = "m", .waiting = TRUE };
+  NatterTestShared shared = { .model = "m", .waiting = TRUE };
   g_autoptr(NatterImportReport) report = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(NatterTurnState) turn = NULL;
@@ -469,7 +343,7 @@ static void
 test_working_folder_left_behind (Fixture       *f,
                                  gconstpointer  data)
 {
-  Shared shared = { .provider = "test", .model = "m", .cwd = TRUE };
+  NatterTestShared shared = { .provider = "test", .model = "m", .cwd = TRUE };
   g_autoptr(NatterImportReport) report = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autofree char *session_id = NULL;
@@ -499,7 +373,7 @@ static void
 test_unused_compaction_kept (Fixture       *f,
                              gconstpointer  data)
 {
-  Shared shared = { .provider = "test", .model = "m", .compacted = TRUE };
+  NatterTestShared shared = { .provider = "test", .model = "m", .compacted = TRUE };
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(NatterSendResult) sent = NULL;
   g_autofree char *session_id = NULL;
@@ -526,7 +400,7 @@ static void
 test_compaction_uses_own_model (Fixture       *f,
                                 gconstpointer  data)
 {
-  Shared shared = { .model = "m", .compacted = TRUE };
+  NatterTestShared shared = { .model = "m", .compacted = TRUE };
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) body = NULL;
   g_autofree char *session_id = NULL;
@@ -613,7 +487,7 @@ static void
 test_mark_survives_restart (Fixture       *f,
                             gconstpointer  data)
 {
-  Shared shared = { .model = "m" };
+  NatterTestShared shared = { .model = "m" };
   g_autoptr(NatterSendResult) sent = NULL;
   g_autofree char *session_id = NULL;
 
