@@ -609,18 +609,6 @@ test_chatgpt_hostile (Fixture       *f,
   g_assert_cmpuint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
 }
 
-static char *
-fixture_text (void)
-{
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "chatgpt", "conversations.json", NULL);
-  g_autoptr(GError) error = NULL;
-  char *text = NULL;
-
-  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
-  g_assert_no_error (error);
-  return text;
-}
-
 static NatterSessionState *
 read_session (Fixture    *f,
               const char *session_id)
@@ -674,26 +662,6 @@ versions_of (Fixture    *f,
   return found;
 }
 
-/* The conversations @first… (from 1, 0-terminated) of the fixture, as
- * an export of their own. */
-static char *
-fixture_subset (guint first,
-                ...)
-{
-  g_autofree char *text = fixture_text ();
-  g_autoptr(JsonNode) all = natter_test_json (text);
-  g_autoptr(JsonNode) subset = json_node_new (JSON_NODE_ARRAY);
-  JsonArray *array = json_array_new ();
-  va_list args;
-
-  va_start (args, first);
-  for (guint n = first; n != 0; n = va_arg (args, guint))
-    json_array_add_element (array, json_node_copy (json_array_get_element (json_node_get_array (all), n - 1)));
-  va_end (args);
-  json_node_take_array (subset, array);
-  return json_to_string (subset, FALSE);
-}
-
 /* The branch shown is the conversation; every other branch of ChatGPT's
  * tree (an edited first message, a regenerated answer, an edited second
  * message) is a version of its message, made as an edit makes one: the
@@ -702,7 +670,7 @@ static void
 test_chatgpt_branches (Fixture       *f,
                        gconstpointer  data)
 {
-  g_autofree char *text = fixture_subset (1, 0);
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (1, 0);
   g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
   g_autoptr(GPtrArray) versions = NULL;
   g_autoptr(GAsyncResult) result = NULL;
@@ -751,7 +719,7 @@ static void
 test_chatgpt_continuation (Fixture       *f,
                            gconstpointer  data)
 {
-  g_autofree char *text = fixture_subset (1, 0);
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (1, 0);
   g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
 
   assert_exchange (f, g_ptr_array_index (report->session_ids, 0), 1, "When? → In June, when the days are longest.");
@@ -764,7 +732,7 @@ static void
 test_chatgpt_tool_messages (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autofree char *text = fixture_subset (2, 0);
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (2, 0);
   g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
   const char *tools_id = g_ptr_array_index (report->session_ids, 0);
 
@@ -780,7 +748,7 @@ static void
 test_chatgpt_image_messages (Fixture       *f,
                              gconstpointer  data)
 {
-  g_autofree char *text = fixture_subset (3, 0);
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (3, 0);
   g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
   const char *photo_id = g_ptr_array_index (report->session_ids, 0);
 
@@ -796,7 +764,7 @@ static void
 test_chatgpt_empty_conversations (Fixture       *f,
                                   gconstpointer  data)
 {
-  g_autofree char *text = fixture_subset (4, 5, 7, 0);
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (4, 5, 7, 0);
   g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
 
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->index)), ==, 1);
@@ -810,7 +778,7 @@ static void
 test_chatgpt_defective_named (Fixture       *f,
                               gconstpointer  data)
 {
-  g_autofree char *text = fixture_subset (6, 7, 0);
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (6, 7, 0);
   g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
 
   g_assert_cmpuint (report->session_ids->len, ==, 1);
@@ -825,7 +793,7 @@ static void
 test_chatgpt_fixture (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *text = fixture_text ();
+  g_autofree char *text = natter_test_chatgpt_fixture ();
   g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
   g_auto(GStrv) notes = natter_import_report_dup_notes (report);
 
@@ -853,7 +821,7 @@ static void
 test_chatgpt_twice (Fixture       *f,
                     gconstpointer  data)
 {
-  g_autofree char *text = fixture_text ();
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (1, 2, 3, 7, 0);
   g_autoptr(NatterImportReport) first = import_chatgpt_text (f, text);
   g_autoptr(NatterImportReport) second = NULL;
   guint n_before = n_all_files (f);

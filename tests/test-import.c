@@ -417,18 +417,6 @@ test_compaction_uses_own_model (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (body, "model"), ==, "m");
 }
 
-static char *
-chatgpt_fixture (void)
-{
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "chatgpt", "conversations.json", NULL);
-  g_autoptr(GError) error = NULL;
-  char *text = NULL;
-
-  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
-  g_assert_no_error (error);
-  return text;
-}
-
 /* A ChatGPT conversation goes on here, on the person's own provider and
  * with Assistant, with no word about an agent "imported" or a provider
  * "chatgpt" nobody has: a plain message, another try at an imported
@@ -437,7 +425,7 @@ static void
 test_chatgpt_continues_on_own_provider (Fixture       *f,
                                         gconstpointer  data)
 {
-  g_autofree char *text = chatgpt_fixture ();
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (1, 2, 3, 7, 0);
   g_autoptr(NatterImportReport) report = NULL;
   g_autoptr(NatterSendResult) sent = NULL;
   g_autoptr(NatterSendResult) again = NULL;

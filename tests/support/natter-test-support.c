@@ -629,3 +629,53 @@ natter_test_shared_archive (const NatterTestShared *shared)
   return g_strdup_printf ("{\"format\":\"natter-archive\",\"version\":1,\"exportedAt\":\"" TS "\","
                           "\"session\":[%s],\"turns\":[%s]}\n", session->str, turns->str);
 }
+
+/**
+ * natter_test_chatgpt_fixture:
+ *
+ * Returns: (transfer full): the text of tests/data/chatgpt/conversations.json,
+ *   a ChatGPT export written from OpenAI's published shape
+ */
+char *
+natter_test_chatgpt_fixture (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "chatgpt", "conversations.json", NULL);
+  g_autoptr(GError) error = NULL;
+  char *text = NULL;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      /* The window's tests run from tests/ui. */
+      g_free (path);
+      path = g_test_build_filename (G_TEST_DIST, "..", "data", "chatgpt", "conversations.json", NULL);
+    }
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
+}
+
+/**
+ * natter_test_chatgpt_fixture_subset:
+ * @first: the position of a conversation of the fixture, from 1
+ * @...: more positions, then 0
+ *
+ * Returns: (transfer full): those conversations of
+ *   natter_test_chatgpt_fixture(), as an export of their own
+ */
+char *
+natter_test_chatgpt_fixture_subset (guint first,
+                                    ...)
+{
+  g_autofree char *text = natter_test_chatgpt_fixture ();
+  g_autoptr(JsonNode) all = natter_test_json (text);
+  g_autoptr(JsonNode) subset = json_node_new (JSON_NODE_ARRAY);
+  JsonArray *array = json_array_new ();
+  va_list args;
+
+  va_start (args, first);
+  for (guint n = first; n != 0; n = va_arg (args, guint))
+    json_array_add_element (array, json_node_copy (json_array_get_element (json_node_get_array (all), n - 1)));
+  va_end (args);
+  json_node_take_array (subset, array);
+  return json_to_string (subset, FALSE);
+}

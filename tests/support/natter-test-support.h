@@ -125,5 +125,8 @@ typedef struct
 } NatterTestShared;
 
 char             *natter_test_shared_archive  (const NatterTestShared *shared);
+char             *natter_test_chatgpt_fixture (void);
+char             *natter_test_chatgpt_fixture_subset (guint first,
+                                                      ...);
 
 G_END_DECLS
