@@ -15,6 +15,7 @@
 
 #include "natter-blob-store.h"
 #include "natter-session-archive.h"
+#include "natter-session-events-v2.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 #include "natter-test-sessions.h"
@@ -350,6 +351,53 @@ test_damaged_archive (Fixture       *f,
   assert_refused (f, version, NULL, "version");
   assert_refused (f, title, NULL, "The session, event 1");
   assert_refused (f, missing, NULL, "not in the archive");
+}
+
+/* Hostile archives are refused quickly, with nothing written and the
+ * conversations already here untouched: one nested far deeper than any
+ * archive (json-glib would recurse once per level), and one whose
+ * summary keeps a turn of the store rather than of the archive. */
+static void
+test_hostile_archive (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *archive = export (f, sid, "json");
+  g_autoptr(GPtrArray) before = natter_test_sessions_read (f->w->session_repo, sid);
+  g_autoptr(GPtrArray) after = NULL;
+  g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, sid);
+  g_autoptr(GString) deep = g_string_new ("{\"format\":\"natter-archive\",\"version\":1,\"session\":");
+  g_autofree char *foreign = NULL;
+  guint64 start = g_get_monotonic_time ();
+
+  for (guint i = 0; i < 300000; i++)
+    g_string_append_c (deep, '[');
+  for (guint i = 0; i < 300000; i++)
+    g_string_append_c (deep, ']');
+  g_string_append (deep, ",\"turns\":[]}");
+  assert_refused (f, deep->str, NULL, "it nests too deeply");
+
+  {
+    g_autoptr(JsonNode) node = natter_test_json (archive);
+    JsonArray *session = json_object_get_array_member (json_node_get_object (node), "session");
+    g_autoptr(JsonNode) compacted = NULL;
+
+    compacted = natter_session_event_new_conversation_compacted (
+      sid, "2026-11-30T10:00:02.000Z", "2026-11-30T10-00-02Z-0000009-000", "A summary",
+      "2026-11-30T10-00-02Z-0000008-000");
+    json_object_set_int_member (json_array_get_object_element (session, 0), "schemaVersion", 2);
+    json_array_add_element (session, g_steal_pointer (&compacted));
+    foreign = json_to_string (node, FALSE);
+  }
+  assert_refused (f, foreign, NULL, "its summary keeps turn 2026-11-30T10-00-02Z-0000008-000, which is not in the "
+                                    "archive");
+
+  after = natter_test_sessions_read (f->w->session_repo, sid);
+  g_assert_cmpuint (after->len, ==, before->len);
+  for (guint i = 0; i < before->len; i++)
+    g_assert_true (json_node_equal (g_ptr_array_index (after, i), g_ptr_array_index (before, i)));
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 2);
+  g_assert_cmpuint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
 }
 
 #define TEST_SHA256 "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
@@ -878,6 +926,7 @@ main (int   argc,
   ADD ("/archive/round-trip", test_round_trip);
   ADD ("/archive/round-trip-branch", test_round_trip_branch);
   ADD ("/archive/damaged", test_damaged_archive);
+  ADD ("/archive/hostile", test_hostile_archive);
   ADD ("/archive/attachments", test_attachments);
   ADD ("/archive/chatgpt", test_chatgpt);
   ADD ("/archive/chatgpt-continue", test_chatgpt_continue);

@@ -468,11 +468,11 @@ test_agents_imported_chatgpt (void)
   ui_wait_until (ui_timeline_loaded, window);
   trip = g_strdup (natter_window_get_session_id (window));
   entry = natter_session_index_lookup (f->u->index, trip);
-  g_assert_true (natter_session_index_entry_get_latest_turn_imported (entry));
   g_assert_cmpstr (natter_agent_chooser_get_agent_id (chooser), ==, NATTER_BUILTIN_AGENT_ID);
   g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "local");
   g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
   g_assert_null (natter_window_get_last_agent_toast (window));
+  g_assert_true (natter_session_index_entry_get_latest_turn_imported (entry));
 
   natter_fake_model_script (f->u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   {
