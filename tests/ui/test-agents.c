@@ -12,12 +12,15 @@
  * Assistant, with a toast, when the chosen agent is removed.
  */
 
+#include <string.h>
+
 #include <libsoup/soup.h>
 
 #include "natter-agent-chooser.h"
 #include "natter-builtin-agent-resolver.h"
 #include "natter-config-agent-resolver.h"
 #include "natter-turn-context-resolver.h"
+#include "natter-test-support.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 
@@ -450,8 +453,8 @@ static void
 test_agents_imported_chatgpt (void)
 {
   Fixture *f = fixture_new ();
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "data", "chatgpt", "conversations.json", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (1, 2, 3, 7, 0);
+  g_autoptr(GFile) file = g_file_get_child (f->u->w->dir, "conversations.json");
   g_autoptr(JsonObject) created = NULL;
   g_autoptr(GPtrArray) again = NULL;
   g_autofree char *trip = NULL;
@@ -463,6 +466,8 @@ test_agents_imported_chatgpt (void)
   JsonObject *retried;
   OtherSession o;
 
+  g_assert_true (g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL,
+                                          NULL));
   _natter_window_import_from (window, file, "chatgpt");
   ui_wait_until (window_has_session, window);
   ui_wait_until (ui_timeline_loaded, window);
