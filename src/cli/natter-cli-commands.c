@@ -18,6 +18,7 @@
 #include "natter-attachment-intake.h"
 #include "natter-cli-private.h"
 #include "natter-id.h"
+#include "natter-json.h"
 
 /* ------------------------------------------------------------------ */
 /* ask                                                                 */
@@ -361,10 +362,12 @@ natter_cli_command_answer (Run *run)
 void
 natter_cli_command_deliver (Run *run)
 {
-  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
+  JsonNode *node = NULL;
 
-  node = json_from_string (run->text, &error);
+  if (natter_json_parser_load_external (parser, run->text, -1, &error))
+    node = json_parser_get_root (parser);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       natter_cli_fail (run, NATTER_CLI_EXIT_USAGE,
@@ -639,7 +642,7 @@ show_next_turn (Run *run)
         json_object_set_string_member (object, "parentSession", natter_session_state_get_parent_session (session));
       json_object_set_array_member (object, "turns", json_array_ref (run->shown_turns));
       json_node_set_object (root, object);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
     }
   else

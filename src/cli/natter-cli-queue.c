@@ -11,6 +11,7 @@
 #define G_LOG_DOMAIN "natter-cli"
 
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-services.h"
 #include "natter-session-state-v2.h"
 #include "natter-sessions-queue.h"
@@ -38,7 +39,7 @@ print_queue (Run                *run,
           json_array_add_object_element (array, object);
         }
       json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
       return;
     }
@@ -52,7 +53,7 @@ print_queue (Run                *run,
       if (JSON_NODE_HOLDS_VALUE (content))
         text = g_strdup (json_node_get_string (content));
       else
-        text = json_to_string (content, FALSE);
+        text = natter_json_to_text (content, FALSE, NULL);
       one_line = g_strdelimit (g_strdup (text), "\n\t", ' ');
       natter_cli_out (run, "%s\t%s\t%s\n", queued->queue_id, queued->ts, one_line);
     }

@@ -24,6 +24,7 @@
 #include "natter-json.h"
 #include "natter-session-archive.h"
 #include "natter-session-error.h"
+#include "natter-session-events-v2.h"
 #include "natter-session-index-entry.h"
 #include "natter-session-schema.h"
 #include "natter-session-state-v2.h"
@@ -684,8 +685,34 @@ appended_for (const char *session_id,
                                                  model != NULL ? model : empty);
 }
 
+static gboolean is_authority (JsonObject *event,
+                              GHashTable *grants,
+                              GHashTable *queued);
+
+/* The grants still active and the queued messages still pending at the
+ * end of the session's log as exported, whose events the import leaves
+ * behind (docs/format.md §7.1). */
+static void
+find_authority (NatterSessionState *state,
+                GHashTable         *grants,
+                GHashTable         *queued)
+{
+  for (guint i = 0; i < natter_session_state_get_n_grants (state); i++)
+    g_hash_table_add (grants, g_strdup (natter_session_state_get_grant (state, i)->grant_id));
+  for (guint i = 0; i < natter_session_state_get_n_queued (state); i++)
+    g_hash_table_add (queued, g_strdup (natter_session_state_get_queued (state, i)->queue_id));
+}
+
 /* The session's log for the plan: a branch becomes a conversation of its
- * own, whose first turns are the ones it inherited. */
+ * own, whose first turns are the ones it inherited. Like every new file
+ * it starts at schema version 1 and is raised right before its first
+ * event of a later version (docs/format.md §3.3), whatever version the
+ * exported file had: the archive's own `schema_upgraded` events are not
+ * copied. What is data, never authority, stays behind: the events of
+ * grants still active and of queued messages still pending at the end of
+ * the log, and the working folder, each counted in the plan's report. A
+ * log that does not read as exported (an unknown version among its
+ * faults) is copied as it is, for the check to refuse. */
 static gboolean
 plan_session (NatterImportPlan  *plan,
               GPtrArray         *events,
@@ -696,9 +723,26 @@ plan_session (NatterImportPlan  *plan,
   JsonObject *created = json_node_get_object (g_ptr_array_index (events, 0));
   const char *ts = json_object_get_string_member_with_default (created, "ts", "");
   JsonNode *first = json_node_copy (g_ptr_array_index (events, 0));
+  g_autoptr(NatterSessionState) as_exported = natter_session_reduce (events, NULL);
+  g_autoptr(GHashTable) grants = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) queued = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gboolean lowest = as_exported != NULL;
 
   json_object_remove_member (json_node_get_object (first), "parentSession");
   json_object_remove_member (json_node_get_object (first), "forkedFromTurnId");
+  if (json_object_has_member (json_node_get_object (first), "cwd"))
+    {
+      json_object_remove_member (json_node_get_object (first), "cwd");
+      plan->report->n_working_folders++;
+    }
+  if (lowest)
+    {
+      find_authority (as_exported, grants, queued);
+      plan->report->n_grants += g_hash_table_size (grants);
+      plan->report->n_queued += g_hash_table_size (queued);
+    }
+  if (lowest)
+    json_object_set_int_member (json_node_get_object (first), "schemaVersion", 1);
   g_ptr_array_add (plan->session_events, first);
   for (guint i = 0; i < inherited->len; i++)
     {
@@ -711,14 +755,23 @@ plan_session (NatterImportPlan  *plan,
     }
   for (guint i = 1; i < events->len; i++)
     {
-      JsonNode *copy = json_node_copy (g_ptr_array_index (events, i));
-      JsonObject *event = json_node_get_object (copy);
+      JsonNode *copy;
+      JsonObject *event;
 
+      if (lowest &&
+          (g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (g_ptr_array_index (events, i)),
+                                                                  "type", NULL), "schema_upgraded") == 0 ||
+           is_authority (json_node_get_object (g_ptr_array_index (events, i)), grants, queued)))
+        continue;
+      copy = json_node_copy (g_ptr_array_index (events, i));
+      event = json_node_get_object (copy);
       if (json_object_has_member (event, "sessionSeq") && inherited->len > 0)
         json_object_set_int_member (event, "sessionSeq",
                                     json_object_get_int_member (event, "sessionSeq") + inherited->len);
       g_ptr_array_add (plan->session_events, copy);
     }
+  if (lowest)
+    natter_session_events_raise (plan->session_events, 1, NULL);
   return TRUE;
 }
 
@@ -756,26 +809,6 @@ read_blobs (JsonObject  *root,
                               sha256);
       g_hash_table_insert (blobs, g_strdup (sha256), g_bytes_new_take (g_steal_pointer (&bytes), size));
     }
-  return TRUE;
-}
-
-/* The grants still active and the queued messages still pending at the
- * end of the session's log, as the reducer folds it; %FALSE when the log
- * does not fold (the check names why). */
-static gboolean
-find_authority (GPtrArray  *session_events,
-                GHashTable *grants,
-                GHashTable *queued)
-{
-  g_autoptr(NatterSessionState) state = natter_session_state_new ();
-
-  for (guint i = 0; i < session_events->len; i++)
-    if (!natter_session_state_apply (state, json_node_get_object (g_ptr_array_index (session_events, i)), NULL))
-      return FALSE;
-  for (guint i = 0; i < natter_session_state_get_n_grants (state); i++)
-    g_hash_table_add (grants, g_strdup (natter_session_state_get_grant (state, i)->grant_id));
-  for (guint i = 0; i < natter_session_state_get_n_queued (state); i++)
-    g_hash_table_add (queued, g_strdup (natter_session_state_get_queued (state, i)->queue_id));
   return TRUE;
 }
 
@@ -825,35 +858,17 @@ names_endpoint (JsonObject *created)
   return provider != NULL && natter_provider_id_is_endpoint (provider);
 }
 
-/* What an archive brings is data, never authority (docs/format.md
- * §7.1): its active grants, its pending queued messages and its working
- * folder stay behind, every turn is marked imported (what it names as
- * agent, provider or address is a label from then on), and a turn that
- * had not ended (waiting for a permission, a tool or a resume) is
- * brought in stopped, since the work it waits for is not brought. What
+/* What an archive's turns bring is data, never authority (docs/format.md
+ * §7.1): every turn is marked imported (what it names as agent, provider
+ * or address is a label from then on), and a turn that had not ended
+ * (waiting for a permission, a tool or a resume) is brought in stopped,
+ * since the work it waits for is not brought. The session's grants,
+ * queued messages and working folder stay behind in plan_session(). What
  * is left out is counted in the plan's report. */
 static void
 leave_authority_behind (NatterImportPlan *plan,
                         const char       *ts)
 {
-  g_autoptr(GHashTable) grants = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GHashTable) queued = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  JsonObject *created = json_node_get_object (g_ptr_array_index (plan->session_events, 0));
-
-  if (find_authority (plan->session_events, grants, queued))
-    {
-      for (guint i = plan->session_events->len; i-- > 1;)
-        if (is_authority (json_node_get_object (g_ptr_array_index (plan->session_events, i)), grants, queued))
-          g_ptr_array_remove_index (plan->session_events, i);
-      plan->report->n_grants += g_hash_table_size (grants);
-      plan->report->n_queued += g_hash_table_size (queued);
-    }
-  if (json_object_has_member (created, "cwd"))
-    {
-      json_object_remove_member (created, "cwd");
-      plan->report->n_working_folders++;
-    }
-
   for (guint i = 0; i < plan->turn_events->len; i++)
     {
       GPtrArray *events = g_ptr_array_index (plan->turn_events, i);

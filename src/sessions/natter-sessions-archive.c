@@ -542,7 +542,7 @@ plan_archive (ImportData    *data,
       /* json-glib recurses once per level: a file nested deeper than any
        * archive is refused before it is parsed. */
       natter_json_line_nesting (contents, length) > NATTER_JSON_MAX_DEPTH + 8 ||
-      !json_parser_load_from_data (parser, contents, (gssize) length, &local))
+      !natter_json_parser_load_external (parser, contents, (gssize) length, &local))
     {
       g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE,
                    _("The file is not valid JSON: %s"),

@@ -20,6 +20,7 @@
 
 #include "natter-json-array-reader.h"
 #include "natter-json-private.h"
+#include "natter-json.h"
 #include "natter-store-error.h"
 
 #define CHUNK_SIZE (64 * 1024)
@@ -237,7 +238,8 @@ parse_element (NatterJsonArrayReader  *self,
       return FALSE;
     }
   parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, (const char *) self->element->data, (gssize) self->element->len, &local))
+  if (!natter_json_parser_load_external (parser, (const char *) self->element->data, (gssize) self->element->len,
+                                         &local))
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED, "It is not valid JSON: %s", local->message);
       return FALSE;

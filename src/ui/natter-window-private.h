@@ -31,6 +31,10 @@
 
 G_BEGIN_DECLS
 
+/* What a new conversation's draft, model and agent are kept under
+ * before it has a session id: no id is ever "". */
+#define NATTER_WINDOW_NEW_CHAT_KEY ""
+
 struct _NatterWindow
 {
   AdwApplicationWindow  parent_instance;
@@ -78,6 +82,10 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   char                 *resolving_provider;
 
   char                 *session_id;
+  /* A new conversation being written: no session exists until its first
+   * message is sent (natter-send-pipeline.c makes it then); its draft,
+   * model and agent are kept under NATTER_WINDOW_NEW_CHAT_KEY. */
+  gboolean              new_chat;
   NatterSessionIndexEntry *entry;
   NatterTimelineModel  *timeline;
   gboolean              sending;
@@ -146,6 +154,10 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
 /* natter-window.c */
 void
 _natter_window_close_session (NatterWindow *self);
+void
+_natter_window_open_new_chat (NatterWindow *self);
+const char *
+_natter_window_choice_key (NatterWindow *self);
 NatterTimelineModel *
 _natter_window_ensure_timeline (NatterWindow *self,
                                 const char   *session_id);

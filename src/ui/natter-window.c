@@ -112,6 +112,15 @@ update_conversation (NatterWindow *self)
   _natter_window_update_keyboard_actions (self);
   update_title (self);
 
+  if (!has_session && self->new_chat)
+    {
+      /* Nothing is written for a new conversation before its first
+       * message: the conversation page, empty, with the composer. */
+      _natter_window_update_composer (self);
+      gtk_stack_set_visible_child_name (self->content_stack, "conversation");
+      natter_conversation_view_set_new_chat_hint (self->conversation_view, TRUE);
+      return;
+    }
   if (!has_session)
     {
       gtk_stack_set_visible_child_name (self->content_stack, "empty");
@@ -164,24 +173,50 @@ set_entry (NatterWindow            *self,
     }
 }
 
+/* What the open conversation's draft and choices are kept under: its
+ * id, or for a new conversation NATTER_WINDOW_NEW_CHAT_KEY; NULL when
+ * none is open. */
+const char *
+_natter_window_choice_key (NatterWindow *self)
+{
+  if (self->session_id != NULL)
+    return self->session_id;
+  return self->new_chat ? NATTER_WINDOW_NEW_CHAT_KEY : NULL;
+}
+
 static void
 save_draft (NatterWindow *self)
 {
+  const char *key = _natter_window_choice_key (self);
   g_autofree char *draft = NULL;
 
-  if (self->session_id == NULL)
+  if (key == NULL)
     return;
   draft = natter_composer_dup_text (self->composer);
   if (draft[0] != '\0')
-    g_hash_table_replace (self->drafts, g_strdup (self->session_id), g_steal_pointer (&draft));
+    g_hash_table_replace (self->drafts, g_strdup (key), g_steal_pointer (&draft));
   else
-    g_hash_table_remove (self->drafts, self->session_id);
+    g_hash_table_remove (self->drafts, key);
   /* Attachments belong to their conversation's draft, too. */
   if (natter_composer_get_n_attachments (self->composer) > 0)
-    g_hash_table_replace (self->draft_attachments, g_strdup (self->session_id),
-                          natter_composer_take_attachments (self->composer));
+    g_hash_table_replace (self->draft_attachments, g_strdup (key), natter_composer_take_attachments (self->composer));
   else
-    g_hash_table_remove (self->draft_attachments, self->session_id);
+    g_hash_table_remove (self->draft_attachments, key);
+}
+
+/* Puts the draft kept under @key into the composer. */
+static void
+restore_draft (NatterWindow *self,
+               const char   *key)
+{
+  g_autoptr(GPtrArray) attachments = NULL;
+  g_autofree char *stolen_key = NULL;
+
+  natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, key));
+  g_hash_table_steal_extended (self->draft_attachments, key, (gpointer *) &stolen_key, (gpointer *) &attachments);
+  g_ptr_array_unref (natter_composer_take_attachments (self->composer));
+  if (attachments != NULL)
+    natter_composer_restore_attachments (self->composer, attachments);
 }
 
 static void
@@ -198,6 +233,7 @@ _natter_window_close_session (NatterWindow *self)
   if (self->error_session_id != NULL)
     _natter_window_hide_error (self);
   save_draft (self);
+  self->new_chat = FALSE;
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
   self->timeline = NULL;
@@ -286,23 +322,37 @@ natter_window_open_session (NatterWindow *self,
       g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
       natter_conversation_view_set_timeline (self->conversation_view, timeline);
-      natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, session_id));
-      {
-        g_autoptr(GPtrArray) attachments = NULL;
-        g_autofree char *key = NULL;
-
-        g_hash_table_steal_extended (self->draft_attachments, session_id, (gpointer *) &key,
-                                     (gpointer *) &attachments);
-        g_ptr_array_unref (natter_composer_take_attachments (self->composer));
-        if (attachments != NULL)
-          natter_composer_restore_attachments (self->composer, attachments);
-      }
+      restore_draft (self, session_id);
       _natter_window_refresh_versions (self);
       _natter_window_open_queue (self);
     }
   update_conversation (self);
   natter_sidebar_select (self->session_sidebar, self->session_id);
   return TRUE;
+}
+
+/**
+ * _natter_window_open_new_chat:
+ * @self: the window
+ *
+ * Shows a new, empty conversation: the composer with the new
+ * conversation's draft, the default agent and model. Nothing is
+ * written: the conversation exists from its first message, when the
+ * send pipeline makes it (docs/sessions.md §1).
+ */
+void
+_natter_window_open_new_chat (NatterWindow *self)
+{
+  _natter_window_cancel_opening (self);
+  if (self->new_chat)
+    return;
+  _natter_window_close_session (self);
+  self->new_chat = TRUE;
+  restore_draft (self, NATTER_WINDOW_NEW_CHAT_KEY);
+  _natter_window_apply_session_agent (self);
+  update_conversation (self);
+  _natter_window_update_model_picker (self);
+  natter_sidebar_select (self->session_sidebar, NULL);
 }
 
 /* Startup: the last open session */
