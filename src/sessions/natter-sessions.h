@@ -93,6 +93,9 @@ void                natter_sessions_set_own_model                (NatterSessions
                                                                   const char             *model);
 NatterSessionIndex *natter_sessions_list_sessions                (NatterSessions      *self);
 NatterClock        *natter_sessions_get_clock                    (NatterSessions      *self);
+void                natter_sessions_set_auto_title               (NatterSessions      *self,
+                                                                  gboolean             auto_title);
+gboolean            natter_sessions_get_auto_title               (NatterSessions      *self);
 
 void                natter_sessions_create_session_async         (NatterSessions      *self,
                                                                   const char          *title,
