@@ -167,6 +167,13 @@ string_property (const char *name)
                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 }
 
+static GParamSpec *
+boolean_property (const char *name)
+{
+  return g_param_spec_boolean (name, NULL, NULL, FALSE,
+                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+}
+
 static void
 natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
 {
@@ -254,14 +261,10 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
   /**
    * NatterSessionIndexEntry:latest-turn-imported:
    *
-   * Whether the latest turn was imported (docs/format.md §7.3): then
-   * `lastAgentId` and `lastModel` record where the conversation came
-   * from, and are a label, never where its next message goes. Read from
-   * the latest turn file, like `latestTurnStatus`.
+   * Whether the latest turn was imported (docs/format.md §7.3): its agent
+   * and model are then a label, never where the next message goes.
    */
-  properties[PROP_LATEST_TURN_IMPORTED] =
-    g_param_spec_boolean ("latest-turn-imported", NULL, NULL, FALSE,
-                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LATEST_TURN_IMPORTED] = boolean_property ("latest-turn-imported");
   /**
    * NatterSessionIndexEntry:error:
    *
@@ -289,9 +292,7 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    * (an edit or another try, not a branch made on purpose; docs/format.md
    * §3.2, natter_session_state_get_is_version()).
    */
-  properties[PROP_IS_VERSION] = g_param_spec_boolean ("is-version", NULL, NULL, FALSE,
-                                                      G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
-                                                      G_PARAM_STATIC_STRINGS);
+  properties[PROP_IS_VERSION] = boolean_property ("is-version");
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
