@@ -101,7 +101,7 @@ test_titled_once (Fixture       *f,
   SERVE (f, ANSWER, TITLE, ANSWER);
   session_id = natter_test_services_create_session (f);
   long_text = g_strdup_printf ("Plan a trip to Lisbon %s END", filler);
-  first = natter_test_services_send (f, session_id, long_text, TRUE);
+  first = natter_test_services_send (f, session_id, long_text);
   natter_test_services_settle (f, first);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
@@ -130,7 +130,7 @@ test_titled_once (Fixture       *f,
   g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (
                      natter_services_get_index (f->services), session_id)), ==, "Greeting the World");
 
-  second = natter_test_services_send (f, session_id, "and again", TRUE);
+  second = natter_test_services_send (f, session_id, "and again");
   natter_test_services_settle (f, second);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_clear_pointer (&titles, g_free);
@@ -150,7 +150,7 @@ test_rename_before_answer (Fixture       *f,
 
   SERVE (f, ANSWER, TITLE);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   set_title (f, session_id, "Mine");
   natter_test_services_settle (f, turn_id);
 
@@ -188,7 +188,7 @@ test_rename_after_answer (Fixture       *f,
   SERVE (f, ANSWER, TITLE);
   session_id = natter_test_services_create_session (f);
   handler = g_signal_connect (f->sessions, "turn-event", G_CALLBACK (rename_on_completion_cb), &renamed);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
   g_signal_handler_disconnect (f->sessions, handler);
   g_assert_true (renamed);
@@ -212,7 +212,7 @@ test_created_with_title (Fixture       *f,
   natter_sessions_create_session_async (f->sessions, "Given", NULL, NULL, NULL, NULL, result_cb, &result);
   session_id = natter_sessions_create_session_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
@@ -233,7 +233,7 @@ test_off (Fixture       *f,
   g_settings_set_boolean (f->gsettings, "auto-title", FALSE);
   SERVE (f, ANSWER);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
@@ -284,19 +284,58 @@ test_failure_is_silent (Fixture       *f,
 
   SERVE (f, ANSWER, BROKEN, ANSWER);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
   titles = titles_on_disk (f, session_id);
   g_assert_cmpstr (titles, ==, "hello");
 
-  second = natter_test_services_send (f, session_id, "again", TRUE);
+  second = natter_test_services_send (f, session_id, "again");
   natter_test_services_settle (f, second);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_clear_pointer (&titles, g_free);
   titles = titles_on_disk (f, session_id);
   g_assert_cmpstr (titles, ==, "hello");
+}
+
+/* A model that refuses `max_tokens` (OpenAI's reasoning models) still
+ * names the conversation: the title request goes again with
+ * `max_completion_tokens`, and the next one to that model goes with it at
+ * once. */
+static void
+test_server_refuses_max_tokens (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *titles = NULL;
+  g_autoptr(JsonObject) refused = NULL;
+  g_autoptr(JsonObject) again = NULL;
+  g_autoptr(JsonObject) next = NULL;
+
+  SERVE (f, ANSWER, NATTER_TEST_REFUSE_MAX_TOKENS, TITLE, ANSWER, TITLE);
+  session_id = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  natter_test_services_settle (f, turn_id);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  refused = natter_test_services_request_body (f, 1);
+  again = natter_test_services_request_body (f, 2);
+  g_assert_cmpint (json_object_get_int_member (refused, "max_tokens"), ==, 64);
+  g_assert_false (json_object_has_member (again, "max_tokens"));
+  g_assert_cmpint (json_object_get_int_member (again, "max_completion_tokens"), ==, 64);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello|Greeting the World");
+
+  g_clear_pointer (&turn_id, g_free);
+  other = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, other, "hi", TRUE);
+  natter_test_services_settle (f, turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 5);
+  next = natter_test_services_request_body (f, 4);
+  g_assert_cmpint (json_object_get_int_member (next, "max_completion_tokens"), ==, 64);
 }
 
 /* The title request does not hold the session: a second message sent
@@ -318,7 +357,7 @@ test_next_message_not_delayed (Fixture       *f,
 
   SERVE (f, ANSWER, hanging_title, ANSWER);
   session_id = natter_test_services_create_session (f);
-  first = natter_test_services_send (f, session_id, "hello", TRUE);
+  first = natter_test_services_send (f, session_id, "hello");
   natter_sessions_wait_for_turn_async (f->sessions, first, NULL, result_cb, &result);
   g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result), NULL));
 
@@ -327,7 +366,7 @@ test_next_message_not_delayed (Fixture       *f,
    * the title request that waits. */
   wait_for_requests (f, 2);
   g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (count_index_changes_cb), &n_changes);
-  second = natter_test_services_send (f, session_id, "again", TRUE);
+  second = natter_test_services_send (f, session_id, "again");
   g_clear_object (&result);
   natter_sessions_wait_for_turn_async (f->sessions, second, NULL, result_cb, &result);
   g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result), NULL));
@@ -348,7 +387,7 @@ send_first (Fixture    *f,
             const char *text)
 {
   g_autofree char *session_id = natter_test_services_create_session (f);
-  char *turn_id = natter_test_services_send (f, session_id, text, FALSE);
+  char *turn_id = natter_test_services_send (f, session_id, text);
 
   natter_test_services_wait_turn (f, turn_id);
   return turn_id;
@@ -474,14 +513,14 @@ test_first_completed_answer (Fixture       *f,
 
   SERVE (f, BROKEN, ANSWER, TITLE, ANSWER);
   session_id = natter_test_services_create_session (f);
-  first = natter_test_services_send (f, session_id, "hello", FALSE);
+  first = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, first);
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
-  second = natter_test_services_send (f, session_id, "hello again", FALSE);
+  second = natter_test_services_send (f, session_id, "hello again");
   natter_test_services_settle (f, second);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "User: hello again"));
-  third = natter_test_services_send (f, session_id, "and more", FALSE);
+  third = natter_test_services_send (f, session_id, "and more");
   natter_test_services_settle (f, third);
   g_assert_cmpuint (f->server->bodies->len, ==, 4);
 
@@ -595,6 +634,7 @@ main (int   argc,
   ADD ("/auto-title/created-with-title", test_created_with_title);
   ADD ("/auto-title/off", test_off);
   ADD ("/auto-title/failure-is-silent", test_failure_is_silent);
+  ADD ("/auto-title/server-refuses-max-tokens", test_server_refuses_max_tokens);
   ADD ("/auto-title/next-message-not-delayed", test_next_message_not_delayed);
   ADD ("/auto-title/after-allow-in-a-later-process", test_after_allow_in_a_later_process);
   ADD ("/auto-title/after-answer-in-a-later-process", test_after_answer_in_a_later_process);

@@ -787,8 +787,6 @@ choose (GTask *task)
   natter_send_options_set_max_model_calls (state->options, max_model_calls > 0
                                                            ? max_model_calls
                                                            : natter_settings_get_max_model_calls (self->settings));
-  natter_send_options_set_auto_title (state->options, natter_message_request_get_auto_title (request) &&
-                                      natter_settings_get_auto_title (self->settings));
 
   descriptor = natter_model_choice_dup_descriptor (&choice);
   if (descriptor != NULL)

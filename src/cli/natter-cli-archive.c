@@ -14,7 +14,6 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
 
@@ -72,12 +71,12 @@ natter_cli_command_export (Run *run)
 
   if (!g_str_equal (format, "markdown") && !g_str_equal (format, "json"))
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, _("--format must be markdown or json"));
+      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, natter_cli_tr (run, "--format must be markdown or json"));
       return;
     }
   if (natter_session_index_lookup (natter_services_get_index (run->services), run->args[0]) == NULL)
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), run->args[0]);
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), run->args[0]);
       return;
     }
   natter_sessions_export_async (natter_services_get_sessions (run->services), run->args[0], format,
@@ -105,7 +104,13 @@ imported_cb (GObject      *object,
     }
   for (guint i = 0; i < report->session_ids->len; i++)
     natter_cli_out (run, "session %s\n", (const char *) g_ptr_array_index (report->session_ids, i));
-  notes = natter_import_report_dup_notes (report);
+  {
+    /* The notes are translated by the session layer, as the caller reads. */
+    gpointer previous = natter_cli_locale_enter (run->cmdline);
+
+    notes = natter_import_report_dup_notes (report);
+    natter_cli_locale_leave (previous);
+  }
   for (guint i = 0; notes[i] != NULL; i++)
     g_application_command_line_printerr (run->cmdline, "natter: %s\n", notes[i]);
   for (guint i = 0; i < report->defective->len; i++)
@@ -114,9 +119,9 @@ imported_cb (GObject      *object,
   if (report->defective->len > 0)
     {
       natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
-                       ngettext ("%u conversation could not be read and was not imported",
-                                 "%u conversations could not be read and were not imported",
-                                 report->defective->len),
+                       natter_cli_ntr (run, "%u conversation could not be read and was not imported",
+                                       "%u conversations could not be read and were not imported",
+                                       report->defective->len),
                        report->defective->len);
       return;
     }
@@ -130,7 +135,7 @@ natter_cli_command_import (Run *run)
 
   if (run->from != NULL && !g_str_equal (run->from, "chatgpt"))
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, _("--from must be chatgpt"));
+      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, natter_cli_tr (run, "--from must be chatgpt"));
       return;
     }
   file = g_application_command_line_create_file_for_arg (run->cmdline, run->args[0]);

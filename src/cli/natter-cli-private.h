@@ -13,6 +13,7 @@
 #include <json-glib/json-glib.h>
 
 #include "natter-cli.h"
+#include "natter-cli-locale.h"
 #include "natter-turn-reducer.h"
 
 G_BEGIN_DECLS
@@ -97,6 +98,11 @@ struct _Run
   BooleanFinish            boolean_finish; /* for boolean_done_cb() */
   NewSessionFinish         new_session_finish; /* for new_session_done_cb() */
 };
+
+/* A text of the command line, in its caller's language
+ * (natter-cli-locale.c): mark texts with these, not _(). */
+#define natter_cli_tr(run, text) natter_cli_gettext ((run)->cmdline, (text))
+#define natter_cli_ntr(run, text, plural, n) natter_cli_ngettext ((run)->cmdline, (text), (plural), (n))
 
 /* natter-cli.c: output, always through the command line object */
 void natter_cli_out        (Run        *run,

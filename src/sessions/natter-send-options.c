@@ -21,7 +21,6 @@ struct _NatterSendOptions
   gboolean  auto_permission;
   guint     max_model_calls;  /* 0: the runtime's default */
   guint     max_tokens;       /* 0: none sent */
-  gboolean  auto_title;
   gboolean  no_tools;
 };
 
@@ -69,7 +68,6 @@ natter_send_options_copy (const NatterSendOptions *self)
   copy->auto_permission = self->auto_permission;
   copy->max_model_calls = self->max_model_calls;
   copy->max_tokens = self->max_tokens;
-  copy->auto_title = self->auto_title;
   copy->no_tools = self->no_tools;
   return copy;
 }
@@ -262,40 +260,6 @@ natter_send_options_get_max_tokens (const NatterSendOptions *self)
   g_return_val_if_fail (self != NULL, 0);
 
   return self->max_tokens;
-}
-
-/**
- * natter_send_options_set_auto_title:
- * @self: options
- * @auto_title: whether the session may be named automatically
- *
- * Kept for the front ends that set it; the session service no longer
- * reads it. Whether a conversation is named after its first answer
- * (session-layer-spec.md §12.6) belongs to the conversation, not to the
- * message that started it: natter_sessions_set_auto_title() (bound to
- * the `auto-title` setting), whichever advance brings that answer.
- */
-void
-natter_send_options_set_auto_title (NatterSendOptions *self,
-                                    gboolean           auto_title)
-{
-  g_return_if_fail (self != NULL);
-
-  self->auto_title = !!auto_title;
-}
-
-/**
- * natter_send_options_get_auto_title:
- * @self: options
- *
- * Returns: whether automatic titling was asked for
- */
-gboolean
-natter_send_options_get_auto_title (const NatterSendOptions *self)
-{
-  g_return_val_if_fail (self != NULL, FALSE);
-
-  return self->auto_title;
 }
 
 /**

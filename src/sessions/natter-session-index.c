@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-log-read.h"
 #include "natter-session-index-private.h"
 #include "natter-session-reducer.h"
 #include "natter-session-scan.h"
@@ -231,6 +232,35 @@ natter_session_index_lookup_session_for_turn (NatterSessionIndex *self,
   g_return_val_if_fail (turn_id != NULL, NULL);
 
   return g_hash_table_lookup (self->by_latest_turn, turn_id);
+}
+
+/**
+ * natter_session_index_dup_damaged:
+ * @self: the index
+ *
+ * The sessions listed as damaged (natter_session_index_entry_get_error()
+ * is set): a search by content cannot look into them, and says so
+ * (docs/format.md, "The search cache").
+ *
+ * Returns: (transfer container) (element-type NatterSessionIndexEntry):
+ *   the entries, in session id order
+ */
+GPtrArray *
+natter_session_index_dup_damaged (NatterSessionIndex *self)
+{
+  GPtrArray *damaged;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
+
+  damaged = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (self->entries, i);
+
+      if (natter_session_index_entry_get_error (entry) != NULL)
+        g_ptr_array_add (damaged, g_object_ref (entry));
+    }
+  return damaged;
 }
 
 /**
@@ -508,14 +538,13 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
 {
   g_auto(NatterSessionScanResult) scan = { 0 };
   g_autoptr(NatterTurnState) turn = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GError) error = NULL;
   NatterSessionIndexEntry *entry;
   const char *latest;
 
   /* The session file without a JSON tree per line: the verdict, fields
-   * and errors of natter_jsonl_repo_read_sync() and
-   * natter_session_reduce_validated(), at a fraction of the cost. */
+   * and errors of natter_session_reduce_file_sync(), at a fraction of
+   * the cost. */
   if (!natter_session_scan_file_sync (session_repo, session_id, &scan, cancellable, &error))
     {
       g_autofree char *title = readable_title (session_repo, session_id, cancellable);
@@ -531,9 +560,7 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
   if (latest == NULL)
     return entry;
 
-  events = natter_jsonl_repo_read_sync (turn_repo, latest, cancellable, &error);
-  if (events != NULL)
-    turn = natter_turn_reduce (events, &error);
+  turn = natter_turn_reduce_file_sync (turn_repo, latest, NULL, cancellable, &error);
   if (turn == NULL)
     {
       g_autofree char *text = NULL;

@@ -22,6 +22,7 @@
 #include "natter-json-array-reader.h"
 #include "natter-json-private.h"
 #include "natter-json.h"
+#include "natter-log-read.h"
 #include "natter-session-archive.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
@@ -131,9 +132,8 @@ export_thread (GTask        *task,
   GError *error = NULL;
   guint n_inherited = 0;
 
-  session_events = natter_jsonl_repo_read_sync (data->session_repo, data->session_id, cancellable, &error);
-  if (session_events != NULL)
-    state = natter_session_reduce (session_events, &error);
+  state = natter_session_reduce_file_sync (data->session_repo, data->session_id, &session_events,
+                                           cancellable, &error);
   if (state == NULL)
     {
       g_task_return_error (task, natter_sessions_session_error (error, data->session_id));

@@ -156,10 +156,6 @@ apply_turn_appended (NatterSessionState  *self,
   return TRUE;
 }
 
-static gboolean apply_valid (NatterSessionState  *self,
-                             JsonObject          *event,
-                             GError             **error);
-
 /**
  * natter_session_state_apply:
  * @self: a #NatterSessionState
@@ -195,19 +191,19 @@ natter_session_state_apply (NatterSessionState  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   /* Any valid id passes the schema here: a foreign id is an invariant of
-   * the sequence, reported by apply_valid() as INVARIANT, not a malformed
+   * the sequence, reported by natter_session_state_apply_valid() as INVARIANT, not a malformed
    * event. */
   if (!natter_session_event_validate (event, NULL, error))
     return FALSE;
-  return apply_valid (self, event, error);
+  return natter_session_state_apply_valid (self, event, error);
 }
 
 /* natter_session_state_apply() for an event that already passed
  * natter_session_event_validate(). */
-static gboolean
-apply_valid (NatterSessionState  *self,
-             JsonObject          *event,
-             GError             **error)
+gboolean
+natter_session_state_apply_valid (NatterSessionState  *self,
+                                  JsonObject          *event,
+                                  GError             **error)
 {
   const char *type;
   const char *session_id;
@@ -304,7 +300,7 @@ reduce (GPtrArray  *events,
           return NULL;
         }
       if (validated)
-        ok = apply_valid (state, json_node_get_object (node), error);
+        ok = natter_session_state_apply_valid (state, json_node_get_object (node), error);
       else
         ok = natter_session_state_apply (state, json_node_get_object (node), error);
       if (!ok)

@@ -180,9 +180,9 @@ natter_test_services_create_session (NatterTestServices *f)
  * @f: the fixture
  * @session_id: the session
  * @text: the user's message
- * @auto_title: the send option of that name, which the session service no
- *   longer reads: the `auto-title` setting decides (see
- *   natter_test_services_set_up_without_titles())
+ *
+ * Automatic titles follow the `auto-title` setting (see
+ * natter_test_services_set_up_without_titles()).
  *
  * Sends @text as the built-in "assistant" agent on test/m.
  *
@@ -191,8 +191,7 @@ natter_test_services_create_session (NatterTestServices *f)
 char *
 natter_test_services_send (NatterTestServices *f,
                            const char         *session_id,
-                           const char         *text,
-                           gboolean            auto_title)
+                           const char         *text)
 {
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
@@ -201,7 +200,6 @@ natter_test_services_send (NatterTestServices *f,
   char *turn_id;
 
   natter_send_options_set_model (options, "test", "m");
-  natter_send_options_set_auto_title (options, auto_title);
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
   natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);

@@ -76,8 +76,7 @@ GAsyncResult *natter_test_services_wait_result  (GAsyncResult            **slot)
 char        *natter_test_services_create_session (NatterTestServices      *f);
 char        *natter_test_services_send          (NatterTestServices       *f,
                                                  const char               *session_id,
-                                                 const char               *text,
-                                                 gboolean                  auto_title);
+                                                 const char               *text);
 void        natter_test_services_wait_turn      (NatterTestServices       *f,
                                                  const char               *turn_id);
 char        *natter_test_services_write_interrupted (NatterTestServices   *f,

@@ -344,6 +344,29 @@ natter_test_cli_spawn (GSubprocessLauncher *launcher,
 }
 
 /**
+ * natter_test_cli_run:
+ * @dir: the data directory (natter_test_cli_launcher_new())
+ * @args: (array zero-terminated=1): the subcommand and its arguments
+ * @result: (out caller-allocates): what the run said and how it ended
+ * @timeout_ms: fail the test when it has not ended by then
+ *
+ * Runs `$NATTER_BIN @args…` to its end while the main context runs.
+ */
+void
+natter_test_cli_run (GFile              *dir,
+                     const char * const *args,
+                     NatterTestRun      *result,
+                     guint               timeout_ms)
+{
+  g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (dir);
+  g_autoptr(GSubprocess) process = natter_test_cli_spawn (launcher, args);
+
+  memset (result, 0, sizeof *result);
+  natter_test_communicate (process, result);
+  natter_test_wait_for_flag (&result->done, timeout_ms);
+}
+
+/**
  * natter_test_store_session:
  * @dir: a data directory no process holds
  * @title: (nullable): `session_created.title`
@@ -692,6 +715,113 @@ natter_test_send_options (const char *agent_id,
   if (provider != NULL && model != NULL)
     natter_send_options_set_model (options, provider, model);
   return options;
+}
+
+/* A command line whose output the test reads */
+
+struct _NatterTestCommandLine
+{
+  GApplicationCommandLine  parent_instance;
+  GString                 *out;
+  GString                 *err;
+};
+
+G_DEFINE_FINAL_TYPE (NatterTestCommandLine, natter_test_command_line, G_TYPE_APPLICATION_COMMAND_LINE)
+
+static void
+natter_test_command_line_print_literal (GApplicationCommandLine *cmdline,
+                                        const char              *message)
+{
+  g_string_append (NATTER_TEST_COMMAND_LINE (cmdline)->out, message);
+}
+
+static void
+natter_test_command_line_printerr_literal (GApplicationCommandLine *cmdline,
+                                           const char              *message)
+{
+  g_string_append (NATTER_TEST_COMMAND_LINE (cmdline)->err, message);
+}
+
+static void
+natter_test_command_line_finalize (GObject *object)
+{
+  NatterTestCommandLine *self = NATTER_TEST_COMMAND_LINE (object);
+
+  g_string_free (self->out, TRUE);
+  g_string_free (self->err, TRUE);
+  G_OBJECT_CLASS (natter_test_command_line_parent_class)->finalize (object);
+}
+
+static void
+natter_test_command_line_class_init (NatterTestCommandLineClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GApplicationCommandLineClass *cmdline_class = G_APPLICATION_COMMAND_LINE_CLASS (klass);
+
+  object_class->finalize = natter_test_command_line_finalize;
+  cmdline_class->print_literal = natter_test_command_line_print_literal;
+  cmdline_class->printerr_literal = natter_test_command_line_printerr_literal;
+}
+
+static void
+natter_test_command_line_init (NatterTestCommandLine *self)
+{
+  self->out = g_string_new (NULL);
+  self->err = g_string_new (NULL);
+}
+
+/**
+ * natter_test_command_line_new:
+ * @arguments: (array zero-terminated=1): the whole command line, the
+ *   program name first
+ * @environment: (array zero-terminated=1) (nullable): `NAME=value`
+ *   entries: the environment of the process the command line comes
+ *   from (GIO calls every such subclass remote); %NULL for none
+ *
+ * Returns: (transfer full): a command line for natter_cli_run_async()
+ *   and the like
+ */
+NatterTestCommandLine *
+natter_test_command_line_new (const char * const *arguments,
+                              const char * const *environment)
+{
+  GVariant *platform_data = NULL;
+
+  if (environment != NULL)
+    {
+      g_autoptr(GVariantBuilder) builder = g_variant_builder_new (G_VARIANT_TYPE_VARDICT);
+
+      g_variant_builder_add (builder, "{sv}", "environ", g_variant_new_bytestring_array (environment, -1));
+      platform_data = g_variant_builder_end (builder);
+    }
+  return g_object_new (NATTER_TYPE_TEST_COMMAND_LINE,
+                       "arguments", g_variant_new_bytestring_array (arguments, -1),
+                       "platform-data", platform_data,
+                       NULL);
+}
+
+/**
+ * natter_test_command_line_get_out:
+ * @self: a test command line
+ *
+ * Returns: (transfer none): all it printed to standard output
+ */
+const char *
+natter_test_command_line_get_out (NatterTestCommandLine *self)
+{
+  return self->out->str;
+}
+
+/**
+ * natter_test_command_line_get_err:
+ * @self: a test command line
+ *
+ * Returns: (transfer none): all it printed to standard error
+ */
+const char *
+natter_test_command_line_get_err (NatterTestCommandLine *self)
+{
+  return self->err->str;
 }
 
 /* Archives */

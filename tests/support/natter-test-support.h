@@ -50,10 +50,26 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (NatterTestRun, natter_test_run_clear)
 void             natter_test_communicate      (GSubprocess     *process,
                                                NatterTestRun   *run);
 
+/* A command line given to the code under test in this process, its
+ * output kept. GIO calls it remote, as one forwarded from another
+ * process, whose environment travels with it. */
+#define NATTER_TYPE_TEST_COMMAND_LINE (natter_test_command_line_get_type ())
+G_DECLARE_FINAL_TYPE (NatterTestCommandLine, natter_test_command_line, NATTER, TEST_COMMAND_LINE,
+                      GApplicationCommandLine)
+
+NatterTestCommandLine *natter_test_command_line_new     (const char * const     *arguments,
+                                                         const char * const     *environment);
+const char            *natter_test_command_line_get_out (NatterTestCommandLine  *self);
+const char            *natter_test_command_line_get_err (NatterTestCommandLine  *self);
+
 /* The command line as a test runs it: its own data dir, no display. */
 GSubprocessLauncher *natter_test_cli_launcher_new (GFile              *dir);
 GSubprocess         *natter_test_cli_spawn        (GSubprocessLauncher *launcher,
                                                    const char * const  *args);
+void                 natter_test_cli_run          (GFile              *dir,
+                                                   const char * const  *args,
+                                                   NatterTestRun       *result,
+                                                   guint                timeout_ms);
 
 /* Writing a store another process made (docs/format.md §3). */
 char                *natter_test_store_session    (GFile              *dir,
