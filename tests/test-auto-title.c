@@ -317,7 +317,7 @@ test_server_refuses_max_tokens (Fixture       *f,
 
   SERVE (f, ANSWER, NATTER_TEST_REFUSE_MAX_TOKENS, TITLE, ANSWER, TITLE);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
@@ -331,7 +331,7 @@ test_server_refuses_max_tokens (Fixture       *f,
 
   g_clear_pointer (&turn_id, g_free);
   other = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, other, "hi", TRUE);
+  turn_id = natter_test_services_send (f, other, "hi");
   natter_test_services_settle (f, turn_id);
   g_assert_cmpuint (f->server->bodies->len, ==, 5);
   next = natter_test_services_request_body (f, 4);
