@@ -414,6 +414,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->first_models, g_hash_table_unref);
   g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->last_agent_toast, g_free);
+  g_clear_pointer (&self->last_import_details, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
   g_clear_pointer (&self->retry_request, natter_message_request_free);
   g_clear_pointer (&self->editing_turn_id, g_free);
