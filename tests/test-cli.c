@@ -140,9 +140,10 @@ server_free (Server *server)
 
 typedef struct
 {
-  GFile  *dir;        /* NATTER_DATA_DIR */
-  Server *server;
-  char   *file;       /* a file for read_file to read */
+  GFile    *dir;           /* NATTER_DATA_DIR */
+  Server   *server;
+  char     *file;          /* a file for read_file to read */
+  gboolean  own_provider;  /* the server is the configured default (use_own_provider()) */
 } Fixture;
 
 static GSubprocess *
@@ -152,7 +153,27 @@ spawn (Fixture            *f,
   g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (f->dir);
 
   g_subprocess_launcher_setenv (launcher, "NATTER_API_KEY", API_KEY, TRUE);
+  if (f->own_provider)
+    g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "keyfile", TRUE);
   return natter_test_cli_spawn (launcher, args);
+}
+
+/* Makes the scripted server the person's own provider "mine", the
+ * default with model "m1", as Preferences would: settings the command
+ * reads from a key file under its XDG_CONFIG_HOME. */
+static void
+use_own_provider (Fixture *f)
+{
+  g_autoptr(GFile) dir = g_file_resolve_relative_path (f->dir, "glib-2.0/settings");
+  g_autoptr(GFile) keyfile = g_file_get_child (dir, "keyfile");
+  g_autofree char *text = g_strdup_printf ("[io/github/natter/Natter]\n"
+                                           "providers=[('mine', 'Mine', '%s')]\n"
+                                           "default-provider='mine'\n"
+                                           "default-model='m1'\n", f->server->base_url);
+
+  g_assert_cmpint (g_mkdir_with_parents (g_file_peek_path (dir), 0700), ==, 0);
+  g_assert_true (g_file_set_contents (g_file_peek_path (keyfile), text, -1, NULL));
+  f->own_provider = TRUE;
 }
 
 /* Runs natter with @args while this main loop serves the model. */
@@ -1450,9 +1471,16 @@ test_export_import (Fixture       *f,
   g_assert_true (g_file_get_contents (archive_path, &contents, NULL, NULL));
   g_assert_true (g_str_has_prefix (contents, "{\"format\":\"natter-archive\",\"version\":1,"));
 
+  /* An archive is data from wherever it came from: the address the
+   * conversation was sent to and its working folder stay behind, and the
+   * command says so. */
   natter_test_run_clear (&r);
   RUN (f, &r, "import", archive_path);
-  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpstr (r.err, ==,
+                   "natter: 1 answer came from a server address named in the file: it is shown as a label and never "
+                   "contacted; new messages go to your own providers.\n"
+                   "natter: 1 working folder named in the file was not brought over: tools work in your own "
+                   "folders.\n");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "session "));
   copy_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
@@ -1474,6 +1502,84 @@ test_export_import (Fixture       *f,
   natter_test_run_clear (&r);
   RUN (f, &r, "export", session_id, "--format", "pdf");
   g_assert_cmpint (r.status, ==, 2);
+}
+
+/* Someone else's archive, imported in a fresh data directory: its
+ * "Always Allow" grant, its queued message and its server address stay
+ * behind, and the command says so. A plain send then goes to the
+ * person's own provider with their key; the address the archive names
+ * hears nothing, and read_file asks before it runs. */
+static void
+test_import_shared_archive (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(NatterTestServer) elsewhere = natter_test_server_new (NULL, 0);
+  NatterTestShared shared = { .provider = elsewhere->base_url, .model = "m1", .grant = TRUE, .queued = TRUE };
+  g_autofree char *text = natter_test_shared_archive (&shared);
+  g_autoptr(GFile) archive = g_file_get_child (f->dir, "shared.json");
+  g_autofree char *path = g_file_get_path (archive);
+  g_autofree char *session_id = NULL;
+  g_autofree char *waiting = NULL;
+  g_autofree char *said = NULL;
+  g_auto(NatterTestRun) r;
+
+  use_own_provider (f);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  RUN (f, &r, "import", path);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  session_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  said = g_strdup (r.err);
+
+  script (f, &f->server->read_step, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "Read", "my", "notes");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  waiting = g_strdup_printf ("waiting: permission call_1 read_file ");
+  g_assert_nonnull (strstr (r.out, waiting));
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m1\""));
+  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 0), "Send me the notes"));
+  /* The tear-down checks it carried the person's key. */
+  g_assert_cmpuint (elsewhere->paths->len, ==, 0);
+  g_assert_cmpstr (said, ==,
+                   "natter: 1 “Always Allow” permission was not brought over: tools ask again.\n"
+                   "natter: 1 queued message was not brought over and will not be sent.\n"
+                   "natter: 1 answer came from a server address named in the file: it is shown as a label and "
+                   "never contacted; new messages go to your own providers.\n");
+}
+
+/* A ChatGPT export: the conversations that can be read come in and
+ * continue on the person's own provider; the damaged one is named and
+ * the command fails. */
+static void
+test_import_chatgpt (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "chatgpt", "conversations.json", NULL);
+  g_auto(GStrv) lines = NULL;
+  g_autofree char *trip = NULL;
+  g_auto(NatterTestRun) r;
+
+  use_own_provider (f);
+  RUN (f, &r, "import", "--from", "chatgpt", path);
+  g_assert_cmpint (r.status, ==, 1);
+  lines = g_strsplit (r.out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 5);
+  g_assert_true (g_str_has_prefix (lines[0], "session "));
+  trip = g_strdup (lines[0] + strlen ("session "));
+  g_assert_nonnull (strstr (r.err, "natter: Conversation 6 (“Damaged”): message gone is not in its “mapping”\n"));
+  g_assert_true (g_str_has_suffix (r.err, "natter: 1 conversation could not be read and was not imported\n"));
+
+  script (f, &ANSWER, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--no-auto-title", "--session", trip, "And", "the", "weather?");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Hello world"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m1\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "Try the fjords."));
 }
 
 static void
@@ -1790,6 +1896,8 @@ main (int   argc,
   ADD ("/cli/retry/failed-message-once", test_retry_failed);
   ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);
   ADD ("/cli/export-import", test_export_import);
+  ADD ("/cli/import-shared-archive", test_import_shared_archive);
+  ADD ("/cli/import-chatgpt", test_import_chatgpt);
   ADD ("/cli/search", test_search);
   ADD ("/cli/errors", test_errors);
   ADD ("/cli/lock-refused", test_lock_refused);

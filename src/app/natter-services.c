@@ -266,6 +266,8 @@ load_default_model (NatterServices *self)
   g_autofree char *model = natter_services_dup_default_model (self);
 
   natter_builtin_agent_resolver_set_default_model (self->agents, provider, model);
+  if (self->sessions != NULL)
+    natter_sessions_set_own_model (self->sessions, self->providers, provider, model);
   if (self->pipeline != NULL)
     natter_send_pipeline_set_provider_registry (self->pipeline, self->providers, provider, model);
 }

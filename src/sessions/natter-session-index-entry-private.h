@@ -38,6 +38,8 @@ void                     natter_session_index_entry_set_latest_turn_id      (Nat
                                                                              const char              *latest_turn_id);
 void                     natter_session_index_entry_set_latest_turn_status  (NatterSessionIndexEntry *self,
                                                                              const char              *status);
+void                     natter_session_index_entry_set_latest_turn_imported (NatterSessionIndexEntry *self,
+                                                                              gboolean                 imported);
 void                     natter_session_index_entry_set_error               (NatterSessionIndexEntry *self,
                                                                              const char              *error);
 void                     natter_session_index_entry_set_cwd                 (NatterSessionIndexEntry *self,

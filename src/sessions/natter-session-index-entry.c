@@ -30,6 +30,7 @@ struct _NatterSessionIndexEntry
   char       *latest_turn_id;
   char       *latest_turn_at;
   const char *latest_turn_status;   /* interned */
+  gboolean    latest_turn_imported;
   char       *error;
   char       *cwd;
   char       *parent_session;
@@ -51,6 +52,7 @@ enum
   PROP_LATEST_TURN_ID,
   PROP_LATEST_TURN_AT,
   PROP_LATEST_TURN_STATUS,
+  PROP_LATEST_TURN_IMPORTED,
   PROP_ERROR,
   PROP_CWD,
   PROP_PARENT_SESSION,
@@ -120,6 +122,9 @@ natter_session_index_entry_get_property (GObject    *object,
     case PROP_LATEST_TURN_STATUS:
       g_value_set_static_string (value, self->latest_turn_status);
       break;
+    case PROP_LATEST_TURN_IMPORTED:
+      g_value_set_boolean (value, self->latest_turn_imported);
+      break;
     case PROP_ERROR:
       g_value_set_string (value, self->error);
       break;
@@ -160,6 +165,13 @@ string_property (const char *name)
 {
   return g_param_spec_string (name, NULL, NULL, NULL,
                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+}
+
+static GParamSpec *
+boolean_property (const char *name)
+{
+  return g_param_spec_boolean (name, NULL, NULL, FALSE,
+                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 }
 
 static void
@@ -247,6 +259,13 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    */
   properties[PROP_LATEST_TURN_STATUS] = string_property ("latest-turn-status");
   /**
+   * NatterSessionIndexEntry:latest-turn-imported:
+   *
+   * Whether the latest turn was imported (docs/format.md §7.3): its agent
+   * and model are then a label, never where the next message goes.
+   */
+  properties[PROP_LATEST_TURN_IMPORTED] = boolean_property ("latest-turn-imported");
+  /**
    * NatterSessionIndexEntry:error:
    *
    * Not %NULL for an errored entry (§8.2): why the session file or its
@@ -273,9 +292,7 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    * (an edit or another try, not a branch made on purpose; docs/format.md
    * §3.2, natter_session_state_get_is_version()).
    */
-  properties[PROP_IS_VERSION] = g_param_spec_boolean ("is-version", NULL, NULL, FALSE,
-                                                      G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
-                                                      G_PARAM_STATIC_STRINGS);
+  properties[PROP_IS_VERSION] = boolean_property ("is-version");
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -370,6 +387,10 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
   natter_session_index_entry_set_created_at (self, natter_session_state_get_created_at (state));
   natter_session_index_entry_set_updated_at (self, natter_session_state_get_updated_at (state));
   natter_session_index_entry_set_turn_count (self, n_turns);
+  /* A new latest turn is one this application made: an import sets
+   * the mark of its own turns after it (and the scan from the file). */
+  if (g_strcmp0 (self->latest_turn_id, last != NULL ? last->turn_id : NULL) != 0)
+    natter_session_index_entry_set_latest_turn_imported (self, FALSE);
   natter_session_index_entry_set_last_agent_id (self, last != NULL ? last->agent_id : NULL);
   natter_session_index_entry_set_last_model (self, last != NULL ? last->model : NULL);
   natter_session_index_entry_set_latest_turn_id (self, last != NULL ? last->turn_id : NULL);
@@ -496,6 +517,19 @@ natter_session_index_entry_set_latest_turn_status (NatterSessionIndexEntry *self
     return;
   self->latest_turn_status = interned;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LATEST_TURN_STATUS]);
+}
+
+void
+natter_session_index_entry_set_latest_turn_imported (NatterSessionIndexEntry *self,
+                                                     gboolean                 imported)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+
+  imported = !!imported;
+  if (self->latest_turn_imported == imported)
+    return;
+  self->latest_turn_imported = imported;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LATEST_TURN_IMPORTED]);
 }
 
 void
@@ -692,6 +726,20 @@ natter_session_index_entry_get_latest_turn_status (NatterSessionIndexEntry *self
 }
 
 /**
+ * natter_session_index_entry_get_latest_turn_imported:
+ * @self: an entry
+ *
+ * Returns: whether the latest turn was imported
+ *   (#NatterSessionIndexEntry:latest-turn-imported)
+ */
+gboolean
+natter_session_index_entry_get_latest_turn_imported (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), FALSE);
+  return self->latest_turn_imported;
+}
+
+/**
  * natter_session_index_entry_get_error:
  * @self: an entry
  *
@@ -752,8 +800,10 @@ natter_session_index_entry_get_is_version (NatterSessionIndexEntry *self)
  * The entry as the spec's SessionIndexEntry object (§8.1): exactly the
  * members `sessionId`, `title?`, `createdAt`, `updatedAt`, `turnCount`,
  * `lastAgentId?`, `lastModel?`, `latestTurnId?`, `latestTurnStatus`,
- * plus `error` for an errored entry. Optional members are absent, not
- * null, when unset. What `natter list --json` prints.
+ * plus `latestTurnImported: true` when the latest turn was imported
+ * (#NatterSessionIndexEntry:latest-turn-imported) and `error` for an
+ * errored entry. Optional members are absent, not null, when unset.
+ * What `natter list --json` prints.
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -779,6 +829,8 @@ natter_session_index_entry_to_json (NatterSessionIndexEntry *self)
   if (self->latest_turn_id != NULL)
     json_object_set_string_member (object, "latestTurnId", self->latest_turn_id);
   json_object_set_string_member (object, "latestTurnStatus", self->latest_turn_status);
+  if (self->latest_turn_imported)
+    json_object_set_boolean_member (object, "latestTurnImported", TRUE);
   if (self->error != NULL)
     json_object_set_string_member (object, "error", self->error);
 
@@ -814,6 +866,7 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          g_strcmp0 (a->latest_turn_id, b->latest_turn_id) == 0 &&
          g_strcmp0 (a->latest_turn_at, b->latest_turn_at) == 0 &&
          a->latest_turn_status == b->latest_turn_status &&
+         a->latest_turn_imported == b->latest_turn_imported &&
          g_strcmp0 (a->error, b->error) == 0 &&
          g_strcmp0 (a->cwd, b->cwd) == 0 &&
          g_strcmp0 (a->parent_session, b->parent_session) == 0 &&

@@ -91,6 +91,12 @@ struct _NatterSessions
   /* getSession reads not yet begun, which later requests join
    * (natter-sessions-op.c): session id → SharedRead. */
   GHashTable              *shared_reads;
+
+  /* The person's own model, for summaries of imported conversations
+   * (natter_sessions_set_own_model()). */
+  NatterProviderRegistry  *own_registry;
+  char                    *own_provider;
+  char                    *own_model;
 };
 
 enum

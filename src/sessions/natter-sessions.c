@@ -109,6 +109,9 @@ natter_sessions_finalize (GObject *object)
   g_clear_pointer (&self->ops, g_hash_table_unref);
   g_clear_pointer (&self->flushes, g_ptr_array_unref);
   g_clear_pointer (&self->shared_reads, g_hash_table_unref);
+  g_clear_object (&self->own_registry);
+  g_clear_pointer (&self->own_provider, g_free);
+  g_clear_pointer (&self->own_model, g_free);
 
   G_OBJECT_CLASS (natter_sessions_parent_class)->finalize (object);
 }
@@ -241,6 +244,36 @@ natter_sessions_new (NatterJsonlRepo    *session_repo,
   self->grants = natter_session_grant_view_new (session_repo);
   natter_turn_runtime_set_permission_grants (runtime, NATTER_PERMISSION_GRANTS (self->grants));
   return self;
+}
+
+/**
+ * natter_sessions_set_own_model:
+ * @self: the service
+ * @registry: (nullable): the person's providers
+ * @provider: (nullable): their default provider's id
+ * @model: (nullable): their default model; %NULL or empty for the
+ *   provider's first
+ *
+ * The model the session layer asks on the person's behalf when a
+ * conversation's own is only a record of where it came from: the
+ * summary of a conversation whose latest turn was imported
+ * (natter_sessions_compact_async(), docs/format.md §7.3). Without it,
+ * such a summary goes to Assistant on the runtime's default model.
+ */
+void
+natter_sessions_set_own_model (NatterSessions         *self,
+                               NatterProviderRegistry *registry,
+                               const char             *provider,
+                               const char             *model)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (registry == NULL || NATTER_IS_PROVIDER_REGISTRY (registry));
+
+  g_set_object (&self->own_registry, registry);
+  g_free (self->own_provider);
+  self->own_provider = provider != NULL && provider[0] != '\0' ? g_strdup (provider) : NULL;
+  g_free (self->own_model);
+  self->own_model = model != NULL && model[0] != '\0' ? g_strdup (model) : NULL;
 }
 
 /**

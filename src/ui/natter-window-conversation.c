@@ -109,16 +109,22 @@ show_agent_toast (NatterWindow *self,
 /* Shows the open session's agent: the one picked for it while the app
  * runs, else its last turn's, else Assistant. An agent that is gone
  * gives way to Assistant, said once per session, never a send to an
- * agent that cannot answer. */
+ * agent that cannot answer. An imported conversation's agent is only a
+ * record of where it came from (natter_send_pipeline_dup_agent()):
+ * Assistant takes its place without a word. */
 void
 _natter_window_apply_session_agent (NatterWindow *self)
 {
   const char *key = _natter_window_choice_key (self);
+  g_autofree char *continued = NULL;
   const char *agent_id = NULL;
 
   if (!has_agent_store (self) || key == NULL)
     return;
   agent_id = g_hash_table_lookup (self->chosen_agents, key);
+  if (agent_id == NULL && self->entry != NULL && natter_session_index_entry_get_latest_turn_imported (self->entry) &&
+      self->pipeline != NULL)
+    agent_id = continued = natter_send_pipeline_dup_agent (self->pipeline, self->session_id, NULL);
   if (agent_id == NULL && self->entry != NULL)
     agent_id = natter_session_index_entry_get_last_agent_id (self->entry);
   if (agent_id == NULL)
@@ -176,8 +182,16 @@ agents_changed_cb (NatterWindow *self)
 static NatterModelChoice
 model_choice (NatterWindow *self)
 {
-  JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
-  NatterModelChoice choice = {
+  JsonObject *last = NULL;
+  NatterModelChoice choice;
+
+  /* An imported latest turn's model is a label unless the person has it
+   * (natter_send_pipeline_get_continued_model()). */
+  if (self->entry != NULL)
+    last = self->pipeline != NULL ? natter_send_pipeline_get_continued_model (self->pipeline, self->entry)
+           : natter_session_index_entry_get_latest_turn_imported (self->entry) ? NULL
+           : natter_session_index_entry_get_last_model (self->entry);
+  choice = (NatterModelChoice) {
     .picked = _natter_window_choice_key (self) != NULL
               ? g_hash_table_lookup (self->chosen_models, _natter_window_choice_key (self)) : NULL,
     .agent_own = agent_own_model (self),
@@ -774,10 +788,23 @@ _natter_window_class_conversation_init (GtkWidgetClass *widget_class)
 }
 
 
+/* A file the composer would not attach: said in the error bar, about
+ * the conversation being written. */
+static void
+attachment_refused_cb (NatterWindow *self,
+                       const char   *reason)
+{
+  g_autoptr(GError) error = g_error_new_literal (NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED, reason);
+
+  _natter_window_show_error (self, self->session_id, _("The file was not attached"), error, NULL);
+}
+
 /* Sends what the composer sends, and follows its agent chooser. */
 void
 _natter_window_conversation_init (NatterWindow *self)
 {
+  g_signal_connect_object (self->composer, "attachment-refused", G_CALLBACK (attachment_refused_cb), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->composer, "send", G_CALLBACK (composer_send_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->composer, "stop", G_CALLBACK (_natter_window_composer_stop_cb), self,
                            G_CONNECT_SWAPPED);

@@ -67,6 +67,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GHashTable           *chosen_agents;    /* session id → agent id */
   gboolean              applying_agent;
   char                 *last_agent_toast;
+  char                 *last_import_details;   /* what the last import's Details dialog says */
 
   /* The model picker: the registry it resolves providers in,
    * the default {provider, model}, and the provider it was last given. */

@@ -414,6 +414,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->first_models, g_hash_table_unref);
   g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->last_agent_toast, g_free);
+  g_clear_pointer (&self->last_import_details, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
   g_clear_pointer (&self->retry_request, natter_message_request_free);
   g_clear_pointer (&self->editing_turn_id, g_free);
@@ -579,6 +580,14 @@ natter_window_init (NatterWindow *self)
   update_conversation (self);
 }
 
+/* Files are checked as they are attached, against the limit of the
+ * settings. */
+static void
+attachment_limit_cb (NatterWindow *self)
+{
+  natter_composer_set_attachment_limit (self->composer, natter_settings_get_attachment_size_limit (self->settings));
+}
+
 static void
 natter_window_set_services (NatterWindow       *self,
                             NatterSessions     *sessions,
@@ -637,6 +646,9 @@ natter_window_new (NatterApplication  *application,
   services = application != NULL ? natter_application_get_services (application) : NULL;
   self->settings = services != NULL ? g_object_ref (natter_services_get_settings (services))
                                     : natter_settings_new_default ();
+  attachment_limit_cb (self);
+  g_signal_connect_object (self->settings, "notify::attachment-size-limit", G_CALLBACK (attachment_limit_cb), self,
+                           G_CONNECT_SWAPPED);
   if (services != NULL)
     natter_window_set_blob_store (self, natter_services_get_blob_store (services));
   natter_window_restore_state (self);

@@ -823,3 +823,180 @@ natter_test_command_line_get_err (NatterTestCommandLine *self)
 {
   return self->err->str;
 }
+
+/* Archives */
+
+#define S_ID "2026-01-01T00-00-00Z-0000001-000"
+#define TS "2026-01-01T00:00:00.000Z"
+
+static void
+append_turn (GString    *turns,
+             const char *turn_id,
+             const char *previous,
+             const char *provider,
+             const char *model,
+             const char *question,
+             const char *answer)
+{
+  g_autofree char *context = previous != NULL ? g_strdup_printf ("{\"previousTurnId\":\"%s\"}", previous)
+                                              : g_strdup ("[]");
+  g_autofree char *ref = previous != NULL ? g_strdup_printf ("\"contextRef\":{\"previousTurnId\":\"%s\"},", previous)
+                                          : g_strdup ("");
+
+  g_string_append_printf (turns,
+    "%s{\"turnId\":\"%s\",\"events\":["
+    "{\"type\":\"turn_created\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":1,\"sessionId\":\"" S_ID "\","
+    "\"agent\":{\"requested\":{\"agentId\":\"assistant\"},\"resolved\":{\"agentId\":\"assistant\","
+    "\"model\":{\"provider\":\"%s\",\"model\":\"%s\"},\"systemPrompt\":\"\",\"tools\":[]}},"
+    "\"context\":%s,\"input\":{\"role\":\"user\",\"content\":\"%s\"},"
+    "\"config\":{\"autoPermission\":true,\"humanAvailable\":true,\"maxModelCalls\":50}},"
+    "{\"type\":\"model_call_requested\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"request\":{%s\"messages\":[\"input\"],\"parameters\":{}}},"
+    "{\"type\":\"model_call_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"message\":{\"role\":\"assistant\",\"content\":\"%s\"},\"finishReason\":\"stop\",\"usage\":{}},"
+    "{\"type\":\"turn_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\","
+    "\"output\":{\"role\":\"assistant\",\"content\":\"%s\"},\"finishReason\":\"stop\",\"usage\":{}}]}",
+    turns->len > 0 ? "," : "", turn_id, turn_id, provider, model, context, question, turn_id, ref, turn_id, answer,
+    turn_id, answer);
+}
+
+static void
+append_appended (GString    *session,
+                 const char *turn_id,
+                 guint       seq,
+                 const char *provider,
+                 const char *model)
+{
+  g_string_append_printf (session,
+    ",{\"type\":\"turn_appended\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\",\"turnId\":\"%s\",\"sessionSeq\":%u,"
+    "\"agentId\":\"assistant\",\"model\":{\"provider\":\"%s\",\"model\":\"%s\"}}",
+    turn_id, seq, provider, model);
+}
+
+/**
+ * natter_test_shared_archive:
+ * @shared: what the archive holds
+ *
+ * A Natter archive (docs/format.md §7.1) of a conversation made
+ * elsewhere: session "2026-01-01T00-00-00Z-0000001-000" titled "Shared",
+ * a first turn "Hello" → "Hello from elsewhere." on @shared's provider
+ * and model, and what @shared asks for besides.
+ *
+ * Returns: (transfer full): the archive's text
+ */
+char *
+natter_test_shared_archive (const NatterTestShared *shared)
+{
+  g_autoptr(GString) session = g_string_new (NULL);
+  g_autoptr(GString) turns = g_string_new (NULL);
+  const char *latest = "2026-01-01T00-00-00Z-0000002-000";
+  guint seq = 1;
+
+  g_string_append_printf (session,
+    "{\"type\":\"session_created\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\",\"schemaVersion\":2,"
+    "\"title\":\"Shared\"%s}", shared->cwd ? ",\"cwd\":\"/home/someone/.ssh\"" : "");
+  append_turn (turns, latest, NULL, shared->provider, shared->model, "Hello", "Hello from elsewhere.");
+  append_appended (session, latest, seq++, shared->provider, shared->model);
+  if (shared->compacted)
+    {
+      append_turn (turns, "2026-01-01T00-00-00Z-0000004-000", latest, shared->provider, shared->model,
+                   "Second", "Second answer.");
+      append_appended (session, "2026-01-01T00-00-00Z-0000004-000", seq++, shared->provider, shared->model);
+      append_turn (turns, "2026-01-01T00-00-00Z-0000005-000", "2026-01-01T00-00-00Z-0000004-000",
+                   shared->provider, shared->model, "Third", "Third answer.");
+      append_appended (session, "2026-01-01T00-00-00Z-0000005-000", seq++, shared->provider, shared->model);
+      g_string_append (session,
+        ",{\"type\":\"conversation_compacted\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\","
+        "\"compactionId\":\"2026-01-01T00-00-00Z-0000006-000\",\"summary\":\"They said hello twice.\","
+        "\"firstKeptTurnId\":\"2026-01-01T00-00-00Z-0000005-000\"}");
+    }
+  if (shared->waiting)
+    {
+      g_string_append_printf (turns,
+        ",{\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"events\":["
+        "{\"type\":\"turn_created\",\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"ts\":\"" TS "\","
+        "\"schemaVersion\":1,\"sessionId\":\"" S_ID "\",\"agent\":{\"requested\":{\"agentId\":\"assistant\"},"
+        "\"resolved\":{\"agentId\":\"assistant\",\"model\":{\"provider\":\"%s\",\"model\":\"%s\"},"
+        "\"systemPrompt\":\"\",\"tools\":[{\"toolId\":\"natter.read_file\",\"name\":\"read_file\","
+        "\"description\":\"\",\"inputSchema\":{\"type\":\"object\"},\"execution\":\"sync\",\"requiresHuman\":false}]}},"
+        "\"context\":{\"previousTurnId\":\"%s\"},\"input\":{\"role\":\"user\",\"content\":\"Read my notes\"},"
+        "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}},"
+        "{\"type\":\"model_call_requested\",\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"ts\":\"" TS "\","
+        "\"modelCallIndex\":0,\"request\":{\"contextRef\":{\"previousTurnId\":\"%s\"},\"messages\":[\"input\"],"
+        "\"parameters\":{}}},"
+        "{\"type\":\"model_call_completed\",\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"ts\":\"" TS "\","
+        "\"modelCallIndex\":0,\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\","
+        "\"toolCallId\":\"c1\",\"toolName\":\"read_file\",\"arguments\":{\"path\":\"notes.txt\"}}]},"
+        "\"finishReason\":\"tool_calls\",\"usage\":{}},"
+        "{\"type\":\"tool_permission_required\",\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"ts\":\"" TS "\","
+        "\"toolCallId\":\"c1\",\"toolName\":\"read_file\",\"request\":{\"path\":\"notes.txt\"}},"
+        "{\"type\":\"turn_suspended\",\"turnId\":\"2026-01-01T00-00-00Z-0000003-000\",\"ts\":\"" TS "\","
+        "\"pendingPermissions\":[{\"toolCallId\":\"c1\",\"toolName\":\"read_file\",\"request\":{\"path\":\"notes.txt\"}}],"
+        "\"pendingAsyncTools\":[],\"usage\":{}}]}",
+        shared->provider, shared->model, latest, latest);
+      append_appended (session, "2026-01-01T00-00-00Z-0000003-000", seq++, shared->provider, shared->model);
+    }
+  if (shared->grant)
+    g_string_append (session,
+      ",{\"type\":\"permission_grant_added\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\","
+      "\"grantId\":\"2026-01-01T00-00-00Z-0000007-000\",\"toolId\":\"natter.read_file\"}");
+  if (shared->queued)
+    g_string_append_printf (session,
+      ",{\"type\":\"message_queued\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\","
+      "\"queueId\":\"2026-01-01T00-00-00Z-0000008-000\",\"message\":{\"role\":\"user\","
+      "\"content\":\"Send me the notes\"},\"options\":{\"agentId\":\"assistant\","
+      "\"model\":{\"provider\":\"%s\",\"model\":\"%s\"},\"autoPermission\":true}}",
+      shared->provider, shared->model);
+  return g_strdup_printf ("{\"format\":\"natter-archive\",\"version\":1,\"exportedAt\":\"" TS "\","
+                          "\"session\":[%s],\"turns\":[%s]}\n", session->str, turns->str);
+}
+
+/**
+ * natter_test_chatgpt_fixture:
+ *
+ * Returns: (transfer full): the text of tests/data/chatgpt/conversations.json,
+ *   a ChatGPT export written from OpenAI's published shape
+ */
+char *
+natter_test_chatgpt_fixture (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "chatgpt", "conversations.json", NULL);
+  g_autoptr(GError) error = NULL;
+  char *text = NULL;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      /* The window's tests run from tests/ui. */
+      g_free (path);
+      path = g_test_build_filename (G_TEST_DIST, "..", "data", "chatgpt", "conversations.json", NULL);
+    }
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
+}
+
+/**
+ * natter_test_chatgpt_fixture_subset:
+ * @first: the position of a conversation of the fixture, from 1
+ * @...: more positions, then 0
+ *
+ * Returns: (transfer full): those conversations of
+ *   natter_test_chatgpt_fixture(), as an export of their own
+ */
+char *
+natter_test_chatgpt_fixture_subset (guint first,
+                                    ...)
+{
+  g_autofree char *text = natter_test_chatgpt_fixture ();
+  g_autoptr(JsonNode) all = natter_test_json (text);
+  g_autoptr(JsonNode) subset = json_node_new (JSON_NODE_ARRAY);
+  JsonArray *array = json_array_new ();
+  va_list args;
+
+  va_start (args, first);
+  for (guint n = first; n != 0; n = va_arg (args, guint))
+    json_array_add_element (array, json_node_copy (json_array_get_element (json_node_get_array (all), n - 1)));
+  va_end (args);
+  json_node_take_array (subset, array);
+  return json_to_string (subset, FALSE);
+}

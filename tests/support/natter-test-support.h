@@ -150,4 +150,21 @@ NatterSendOptions *natter_test_send_options   (const char      *agent_id,
                                                const char      *provider,
                                                const char      *model);
 
+/* What someone else's archive holds (natter_test_shared_archive()). */
+typedef struct
+{
+  const char *provider;   /* of the turns: a provider id or a server address */
+  const char *model;
+  gboolean    grant;      /* "Always Allow" for read_file */
+  gboolean    queued;     /* a queued message for @provider, with auto-permission */
+  gboolean    cwd;        /* a working folder */
+  gboolean    waiting;    /* a second turn, waiting for permission to read a file */
+  gboolean    compacted;  /* two more turns and a compaction no turn used yet */
+} NatterTestShared;
+
+char             *natter_test_shared_archive  (const NatterTestShared *shared);
+char             *natter_test_chatgpt_fixture (void);
+char             *natter_test_chatgpt_fixture_subset (guint first,
+                                                      ...);
+
 G_END_DECLS

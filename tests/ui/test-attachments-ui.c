@@ -498,6 +498,46 @@ test_retry_keeps_attachments (Fixture       *f,
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
 }
 
+/* A file is checked when it is attached, not at send: one whose bytes
+ * belie its name, and one that would take the message over the limit,
+ * are refused at once in the error bar, naming the file; the others stay. */
+static void
+test_checked_when_attached (Fixture       *f,
+                            gconstpointer  data)
+{
+  NatterComposer *composer = composer_of (f);
+  g_autoptr(GFile) fake = g_file_get_child (f->u->w->dir, "fake.png");
+  g_autoptr(GFile) more = g_file_get_child (f->u->w->dir, "more.txt");
+  g_autoptr(GError) error = NULL;
+  ChipCount count = { composer, 1 };
+
+  g_assert_true (g_file_replace_contents (fake, "this is no picture", 18, NULL, FALSE, G_FILE_CREATE_NONE, NULL,
+                                          NULL, &error));
+  g_assert_true (g_file_replace_contents (more, "0123456789", 10, NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL,
+                                          &error));
+  g_assert_no_error (error);
+  /* notes.txt is 16 bytes: it fits 20, with more.txt it would not. */
+  natter_composer_set_attachment_limit (composer, 20);
+
+  natter_composer_add_file (composer, f->text_file);
+  ui_wait_until (has_n_chips, &count);
+
+  natter_composer_add_file (composer, fake);
+  ui_wait_until (error_bar_shown, f->window);
+  g_assert_cmpstr (gtk_label_get_text (f->window->error_heading), ==, "The file was not attached");
+  g_assert_nonnull (strstr (gtk_label_get_text (f->window->error_detail), "fake.png"));
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
+
+  _natter_window_hide_error (f->window);
+  natter_composer_add_file (composer, more);
+  ui_wait_until (error_bar_shown, f->window);
+  g_assert_nonnull (strstr (gtk_label_get_text (f->window->error_detail), "more.txt"));
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->u->w->fakes->model), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -513,6 +553,7 @@ main (int   argc,
   ADD ("/attachments/edit-carries-attachments", test_edit_carries_attachments);
   ADD ("/attachments/try-again-keeps-attachments", test_try_again_keeps_attachments);
   ADD ("/attachments/retry-keeps-attachments", test_retry_keeps_attachments);
+  ADD ("/attachments/checked-when-attached", test_checked_when_attached);
 #undef ADD
 
   status = g_test_run ();
