@@ -269,7 +269,7 @@ test_bad_files_listed_as_errored (Fixture       *f,
 
   g_assert_false (json_object_has_member (find_agent (agents, "reviewer"), "error"));
   assert_errored (agents, "broken", "broken.json is not valid JSON");
-  assert_errored (agents, "deep", "deep.json is not valid JSON: 1:538: the JSON nests deeper than 512 levels");
+  assert_errored (agents, "deep", "deep.json is not valid JSON: 1:546: the JSON nests deeper than 520 levels");
   assert_errored (agents, "array", "array.json does not hold a JSON object");
   assert_errored (agents, "renamed", "holds the agent “reviewer”");
   assert_errored (agents, "strict", "Unknown member “x”");

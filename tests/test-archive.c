@@ -473,7 +473,7 @@ test_hostile_archive (Fixture       *f,
   for (guint i = 0; i < 300000; i++)
     g_string_append_c (deep, ']');
   g_string_append (deep, ",\"turns\":[]}");
-  assert_refused (f, deep->str, NULL, "it nests too deeply");
+  assert_refused (f, deep->str, NULL, "the JSON nests deeper than 520 levels");
 
   {
     g_autoptr(JsonNode) node = natter_test_json (archive);
@@ -1028,8 +1028,8 @@ test_hostile_nesting (Fixture       *f,
                                               "\"turns\":[]}", open, close);
   g_autofree char *chatgpt = g_strdup_printf ("[{\"title\":\"x\",\"mapping\":%s%s}]", open, close);
 
-  assert_refused (f, archive, NULL, "deeper than 512 levels");
-  assert_refused (f, chatgpt, "chatgpt", "deeper than 512 levels");
+  assert_refused (f, archive, NULL, "deeper than 520 levels");
+  assert_refused (f, chatgpt, "chatgpt", "nests deeper than 512 levels");
   after = export (f, sid, "json");
   g_assert_cmpstr (after, ==, before);
 }

@@ -1025,7 +1025,7 @@ test_hostile_nesting (void)
   const NatterChatToolCall *call;
 
   g_assert_error (streamed->error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE);
-  g_assert_nonnull (strstr (streamed->error->message, "deeper than 512 levels"));
+  g_assert_nonnull (strstr (streamed->error->message, "deeper than 520 levels"));
   g_assert_cmpstr (natter_chat_stream_get_text (streamed->stream), ==, "ok");
   g_assert_error (whole->error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE);
 

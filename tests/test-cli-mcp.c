@@ -340,7 +340,7 @@ test_deep_message (Fixture       *f,
   write_hung_config (f, ", \"--hostile-tools\"");
   RUN (f, &call, "mcp", "call", "fake", "deep", "{}");
   g_assert_cmpint (call.status, ==, 1);
-  g_assert_cmpstr (call.err, ==, "natter: Tool server “fake”: The server sent a message nested deeper than 512 "
+  g_assert_cmpstr (call.err, ==, "natter: Tool server “fake”: The server sent a message nested deeper than 520 "
                                  "levels\n");
 }
 
@@ -376,7 +376,7 @@ test_deep_config (Fixture       *f,
   RUN (f, &list, "mcp", "list");
   g_assert_cmpint (list.status, ==, 1);
   g_assert_cmpstr (list.out, ==, "");
-  expected = g_strdup_printf ("natter: %s is not valid JSON: 1:527: the JSON nests deeper than 512 levels\n", path);
+  expected = g_strdup_printf ("natter: %s is not valid JSON: 1:535: the JSON nests deeper than 520 levels\n", path);
   g_assert_cmpstr (list.err, ==, expected);
 
   RUN (f, &sessions, "sessions");

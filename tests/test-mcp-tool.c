@@ -844,6 +844,35 @@ test_turn_big_result (Fixture       *f,
   g_assert_cmpstr (sent, ==, output);
 }
 
+/* A server's content item nested past what a turn line may hold is left
+ * out, and counted, so that the rest of the result is kept at all; the
+ * result then reads back from a line. */
+static void
+test_result_too_deep_left_out (void)
+{
+  g_autofree char *open = g_strnfill (510, '[');
+  g_autofree char *close = g_strnfill (510, ']');
+  g_autofree char *literal = g_strdup_printf ("{\"content\": [{\"type\": \"text\", \"text\": \"deep\"},"
+                                              " {\"type\": \"odd\", \"value\": %s%s}]}", open, close);
+  g_autoptr(JsonNode) answer = natter_test_json (literal);
+  g_autoptr(JsonObject) result = natter_mcp_tool_map_result ("srv", "tool", json_node_get_object (answer));
+  g_autoptr(JsonObject) event = json_object_new ();
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *line = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *mcp = json_object_get_object_member (json_object_get_object_member (result, "metadata"), "mcp");
+
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (mcp, "content")), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (mcp, "omitted"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (result, "output"), ==, "deep\n[odd]");
+  json_object_set_string_member (event, "type", "tool_result");
+  json_object_set_object_member (event, "result", json_object_ref (result));
+  node = json_node_init_object (json_node_alloc (), event);
+  line = natter_json_to_line (node, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -854,6 +883,7 @@ main (int    argc,
   g_test_add_func ("/mcp/tool/names-collisions", test_names_collisions);
   g_test_add_func ("/mcp/tool/result-mapping", test_result_mapping);
   g_test_add_func ("/mcp/tool/result-stored-once", test_result_stored_once);
+  g_test_add_func ("/mcp/tool/result-too-deep-left-out", test_result_too_deep_left_out);
   g_test_add ("/mcp/tool/turn-big-result", Fixture, "--hostile-tools", fixture_set_up, test_turn_big_result,
               fixture_tear_down);
   g_test_add ("/mcp/tool/config-watched", Fixture, NULL, fixture_set_up, test_config_watched, fixture_tear_down);

@@ -261,7 +261,9 @@ texts_carry (GHashTable *texts,
  * the text is its JSON, or every value in it is one of the texts, as
  * server-filesystem sends a file). When `output` was cut,
  * `metadata.mcp` says so: `truncated: true` and `textBytes`, the length
- * of the whole text.
+ * of the whole text. What is nested too deep for a turn line (docs/format.md
+ * §2) is not kept: such content items are counted in `omitted`, and
+ * such structured content left out.
  *
  * Returns: (transfer full): `{output, isError, metadata}`
  */
@@ -278,6 +280,7 @@ natter_mcp_tool_map_result (const char *server,
   gboolean is_error = json_object_get_boolean_member_with_default (answer, "isError", FALSE);
   gboolean structured_in_text = FALSE;
   gboolean cut = FALSE;
+  guint omitted = 0;
   JsonObject *result = json_object_new ();
   JsonObject *metadata = json_object_new ();
   JsonObject *mcp = json_object_new ();
@@ -298,6 +301,15 @@ natter_mcp_tool_map_result (const char *server,
       if (g_str_equal (type, "text"))
         {
           g_hash_table_add (texts, (gpointer) json_object_get_string_member_with_default (item, "text", ""));
+          continue;
+        }
+      /* The item goes five levels down in its `tool_result` event
+       * (result, metadata, mcp, content, the item): one nested deeper
+       * than a stored line may be is left out, so the result can be
+       * kept at all. */
+      if (natter_json_node_depth (node) + 5 > NATTER_JSON_MAX_DEPTH)
+        {
+          omitted++;
           continue;
         }
       node = json_node_copy (node);
@@ -327,9 +339,12 @@ natter_mcp_tool_map_result (const char *server,
     {
       g_autofree char *text = json_to_string (structured, FALSE);
 
-      if (strlen (text) <= NATTER_TOOL_OUTPUT_MAX_BYTES)
+      if (strlen (text) <= NATTER_TOOL_OUTPUT_MAX_BYTES
+          && natter_json_node_depth (structured) + 4 <= NATTER_JSON_MAX_DEPTH)
         json_object_set_member (mcp, "structuredContent", json_node_copy (structured));
     }
+  if (omitted > 0)
+    json_object_set_int_member (mcp, "omitted", omitted);
   if (cut)
     {
       json_object_set_boolean_member (mcp, "truncated", TRUE);

@@ -71,7 +71,8 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
        * that does not parse is not a message at all. */
       if (g_error_matches (local_error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_TOO_DEEP))
         g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                     "The server sent a message nested deeper than %u levels", NATTER_JSON_MAX_DEPTH);
+                     "The server sent a message nested deeper than %u levels",
+                     NATTER_JSON_DOCUMENT_MAX_DEPTH);
       else
         g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_NOT_A_MESSAGE,
                      "The server sent something that is not JSON: %s", local_error->message);

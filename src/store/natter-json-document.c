@@ -9,8 +9,8 @@
  * document nested 100,000 deep exhausts the stack and kills the process
  * before json-glib could say anything. So the nesting is measured first,
  * by a pass that does not recurse, and a document deeper than
- * %NATTER_JSON_MAX_DEPTH (the limit the log reader has) never reaches
- * json-glib.
+ * %NATTER_JSON_DOCUMENT_MAX_DEPTH (the limit the log reader has, and the
+ * few levels an archive wraps stored values in) never reaches json-glib.
  *
  * The pass must never count fewer brackets than json-glib will see.
  * json-glib 1.6 also reads text no JSON writer produces: strings in
@@ -33,6 +33,7 @@
  * natter_json_scan:
  * @text: the document's bytes
  * @length: their length
+ * @max_depth: the deepest nesting allowed
  * @out_depth: (out) (optional): the deepest nesting of `[` and `{`
  *   outside strings, as far as the scan went
  * @out_offset: (out) (optional): where the scan stopped (the bracket
@@ -41,7 +42,7 @@
  * The non-recursive pass that guards json-glib's parser: it follows
  * double-quoted strings (a backslash escapes the next byte) and counts
  * the nesting of the brackets outside them, stopping as soon as it
- * passes %NATTER_JSON_MAX_DEPTH or meets a `'` or `/` outside a string
+ * passes @max_depth or meets a `'` or `/` outside a string
  * (which json-glib would read as a string or a comment).
  *
  * Returns: what the scan found
@@ -49,6 +50,7 @@
 NatterJsonScan
 natter_json_scan (const char *text,
                   gsize       length,
+                  guint       max_depth,
                   guint      *out_depth,
                   gsize      *out_offset)
 {
@@ -79,7 +81,7 @@ natter_json_scan (const char *text,
         case '{':
           depth++;
           deepest = MAX (deepest, depth);
-          if (depth > NATTER_JSON_MAX_DEPTH)
+          if (depth > max_depth)
             found = NATTER_JSON_SCAN_TOO_DEEP;
           break;
         case ']':
@@ -129,7 +131,7 @@ position_of (const char *text,
  * @error: return location for a #GError
  *
  * json_parser_load_from_data(), guarded: refused, without asking
- * json-glib, when @text nests deeper than %NATTER_JSON_MAX_DEPTH
+ * json-glib, when @text nests deeper than %NATTER_JSON_DOCUMENT_MAX_DEPTH
  * (json-glib recurses once per level and would overflow the stack) or
  * holds a `'` or `/` outside a string (not JSON; json-glib would hide
  * brackets there). Every reader of JSON goes through it:
@@ -160,12 +162,12 @@ natter_json_parser_load (JsonParser  *parser,
   if (length < 0)
     length = strlen (text);
 
-  switch (natter_json_scan (text, length, NULL, &offset))
+  switch (natter_json_scan (text, length, NATTER_JSON_DOCUMENT_MAX_DEPTH, NULL, &offset))
     {
     case NATTER_JSON_SCAN_TOO_DEEP:
       position_of (text, offset, &line, &column);
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_TOO_DEEP,
-                   "%u:%u: the JSON nests deeper than %u levels", line, column, NATTER_JSON_MAX_DEPTH);
+                   "%u:%u: the JSON nests deeper than %u levels", line, column, NATTER_JSON_DOCUMENT_MAX_DEPTH);
       return FALSE;
     case NATTER_JSON_SCAN_LENIENT:
       position_of (text, offset, &line, &column);

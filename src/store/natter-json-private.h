@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 
 /**
  * NatterJsonScan:
- * @NATTER_JSON_SCAN_OK: nested at most %NATTER_JSON_MAX_DEPTH deep
+ * @NATTER_JSON_SCAN_OK: nested at most as deep as the limit
  * @NATTER_JSON_SCAN_TOO_DEEP: nested deeper
  * @NATTER_JSON_SCAN_LENIENT: a `'` or `/` outside a double-quoted string,
  *   which json-glib would read as the start of a string or a comment
@@ -32,6 +32,7 @@ typedef enum
 
 NatterJsonScan natter_json_scan           (const char  *text,
                                            gsize        length,
+                                           guint        max_depth,
                                            guint       *out_depth,
                                            gsize       *out_offset);
 

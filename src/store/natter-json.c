@@ -247,6 +247,63 @@ natter_json_to_text (JsonNode *node,
 }
 
 /**
+ * natter_json_node_depth:
+ * @node: (transfer none): any JSON node
+ *
+ * How deep arrays and objects nest in @node (`1` is 0, `[]` 1,
+ * `[[1]]` 2), measured without recursion, so that a value can be checked
+ * against %NATTER_JSON_MAX_DEPTH before it is put a few levels down in
+ * an event.
+ *
+ * Returns: the depth
+ */
+guint
+natter_json_node_depth (JsonNode *node)
+{
+  g_autoptr(GArray) stack = NULL;
+  Pending root = { node, 0 };
+  guint deepest = 0;
+
+  g_return_val_if_fail (node != NULL, 0);
+
+  stack = g_array_new (FALSE, FALSE, sizeof (Pending));
+  g_array_append_val (stack, root);
+  while (stack->len > 0)
+    {
+      Pending pending = g_array_index (stack, Pending, stack->len - 1);
+
+      g_array_set_size (stack, stack->len - 1);
+      if (JSON_NODE_HOLDS_OBJECT (pending.node))
+        {
+          JsonObjectIter iter;
+          JsonNode *member;
+
+          deepest = MAX (deepest, pending.depth + 1);
+          json_object_iter_init (&iter, json_node_get_object (pending.node));
+          while (json_object_iter_next (&iter, NULL, &member))
+            {
+              Pending child = { member, pending.depth + 1 };
+
+              g_array_append_val (stack, child);
+            }
+        }
+      else if (JSON_NODE_HOLDS_ARRAY (pending.node))
+        {
+          JsonArray *array = json_node_get_array (pending.node);
+
+          deepest = MAX (deepest, pending.depth + 1);
+          for (guint i = 0; i < json_array_get_length (array); i++)
+            {
+              Pending child = { json_array_get_element (array, i), pending.depth + 1 };
+
+              g_array_append_val (stack, child);
+            }
+        }
+    }
+  return deepest;
+}
+
+/**
  * natter_json_to_line:
  * @node: (transfer none): the value to serialize
  * @length: (out) (optional): the length of the result in bytes
@@ -304,7 +361,7 @@ natter_json_to_line (JsonNode  *node,
  *
  * How deep json-glib's recursive parser would go on @line, as
  * natter_json_scan() measures it: the deepest run of `[` and `{` outside
- * double-quoted strings, counted up to one past %NATTER_JSON_MAX_DEPTH.
+ * double-quoted strings.
  * natter_json_from_line() hands a refused line to the reference path
  * only when this is within %NATTER_JSON_MAX_DEPTH.
  *
@@ -318,7 +375,7 @@ natter_json_line_nesting (const char *line,
 {
   guint depth = 0;
 
-  if (natter_json_scan (line, length, &depth, NULL) == NATTER_JSON_SCAN_LENIENT)
+  if (natter_json_scan (line, length, G_MAXUINT, &depth, NULL) == NATTER_JSON_SCAN_LENIENT)
     return G_MAXUINT;
   return depth;
 }
@@ -427,7 +484,7 @@ natter_json_from_line_reference (const char  *line,
    * never reaches it, nor one with a `'` or `/` outside a string, which
    * json-glib would read leniently (a string, a comment) and which no
    * canonical line holds. */
-  switch (natter_json_scan (line, length, NULL, &offset))
+  switch (natter_json_scan (line, length, NATTER_JSON_MAX_DEPTH, NULL, &offset))
     {
     case NATTER_JSON_SCAN_TOO_DEEP:
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,

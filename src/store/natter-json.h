@@ -28,8 +28,20 @@ G_BEGIN_DECLS
  */
 #define NATTER_JSON_MAX_DEPTH 512
 
+/**
+ * NATTER_JSON_DOCUMENT_MAX_DEPTH:
+ *
+ * The deepest nesting a document from outside may have
+ * (natter_json_parser_load()): the log reader's %NATTER_JSON_MAX_DEPTH,
+ * and 8 levels more, since such a document may hold stored values a few
+ * levels down (an archive holds each event four levels down). json-glib
+ * recursing 520 levels is as safe as 512.
+ */
+#define NATTER_JSON_DOCUMENT_MAX_DEPTH (NATTER_JSON_MAX_DEPTH + 8)
+
 gboolean    natter_json_check_lossless     (JsonNode     *node,
                                             GError      **error);
+guint       natter_json_node_depth         (JsonNode     *node);
 char       *natter_json_to_text            (JsonNode     *node,
                                             gboolean      pretty,
                                             gsize        *length);

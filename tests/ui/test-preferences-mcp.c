@@ -603,7 +603,7 @@ test_opened_after_mistake (Fixture       *f,
   error_row = natter_preferences_window_get_mcp_widget (f->window, NULL, "config-error");
   g_assert_true (gtk_widget_get_visible (error_row));
   g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (error_row)),
-                            "is not valid JSON: 1:527: the JSON nests deeper than 512 levels"));
+                            "is not valid JSON: 1:535: the JSON nests deeper than 520 levels"));
   g_assert_cmpstr (subtitle (f, "fake"), ==, "Connected, 6 tools");
   g_assert_cmpstr (subtitle (f, "off"), ==, "Disabled");
 }
