@@ -564,6 +564,11 @@ sent_cb (GObject      *source,
       send_done (data);
       return;
     }
+  /* The composer takes messages again before another conversation
+   * opens: it is where the keyboard goes when the rows it was in go (a
+   * Try Again button clicked), and an insensitive one cannot take it. */
+  self->sending = FALSE;
+  _natter_window_update_composer (self);
   /* Said once per conversation: the message went with the whole
    * history all the same. */
   if (sent->compaction_error != NULL)
@@ -575,7 +580,11 @@ sent_cb (GObject      *source,
     {
       _natter_window_carry_choice (self, sent->session_id, &data->carried);
       if (g_strcmp0 (self->session_id, data->session_id) == 0)
-        natter_window_open_session (self, sent->session_id);
+        {
+          natter_window_open_session (self, sent->session_id);
+          g_free (data->session_id);
+          data->session_id = g_strdup (sent->session_id);
+        }
     }
   /* A first message made its conversation, which opens where the new
    * one was, its row scrolled into view at the top of the list. */
