@@ -138,6 +138,11 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
    * (turn id → GPtrArray of NatterTurnVersion). */
   char                 *editing_turn_id;
   GHashTable           *versions;
+  /* The version an arrow asked for, opened once the click that asked is
+   * over: opening it replaces the rows the arrow is in. */
+  guint                 open_version_id;
+  char                 *open_version_session;
+  char                 *open_version_turn;
 };
 
 /* natter-window.c */

@@ -347,6 +347,7 @@ natter_window_dispose (GObject *object)
   g_cancellable_cancel (self->first_model_cancellable);
   g_clear_object (&self->first_model_cancellable);
   g_clear_handle_id (&self->refocus_id, g_source_remove);
+  g_clear_handle_id (&self->open_version_id, g_source_remove);
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   if (self->index != NULL)
@@ -368,6 +369,8 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->retry_text, g_free);
   g_clear_pointer (&self->editing_turn_id, g_free);
   g_clear_pointer (&self->versions, g_hash_table_unref);
+  g_clear_pointer (&self->open_version_session, g_free);
+  g_clear_pointer (&self->open_version_turn, g_free);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }

@@ -10,6 +10,9 @@
                                    one scenario driven only by
                                    synthesized key presses (every
                                    feature works from the keyboard)
+  run_e2e.py --server scripted --versions
+                                   switches between two versions of an
+                                   answer with real clicks on the arrows
   run_e2e.py --server scripted --readme
                                    a fresh profile with only the README's
                                    settings (no default model): the first
@@ -70,6 +73,8 @@ CODE_TITLE = "Listing files"
 # the way a real server streams it: the fence and the line arrive apart.
 CODE_CHUNKS = ["Use", " this", ":\n\n", "``", "`sh", "\n", "ls", " -la", " ~/Doc", "uments",
                "\n``", "`\n", "\nIt", " lists", " them."]
+VERSIONS_ASK = "Tell me a joke"
+VERSIONS_ANSWER = "A joke with a punchline."
 README_HELLO = "My first message"
 README_ANSWER = "The provider's first model answers the first message."
 GREETING = ("Hello! I am the scripted model, streaming this answer to you in small "
@@ -113,6 +118,7 @@ class Scripted:
         s.add_rule("Are you back", [("text", "Yes, the server is back.")])
         s.add_rule(KEYBOARD_HELLO, [("text", KEYBOARD_ANSWER)])
         s.add_rule(README_HELLO, [("text", README_ANSWER)])
+        s.add_rule(VERSIONS_ASK, [("text", VERSIONS_ANSWER)])
         s.add_rule("Is anyone there", [("text", "Nobody should ever see this.")])
         s.add_rule(CODE_ASK, [("chunks", CODE_CHUNKS, 0.05)])
 
@@ -532,6 +538,57 @@ def code_scenario(run):
     run.verify_store()
 
 
+def click_at(acc):
+    """A real left click (XTest) in the middle of @acc, as a person clicks:
+    the button goes through GTK's press and release, not its action."""
+    ext = acc.get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+    Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + ext.height // 2, "b1c")
+
+
+def versions_scenario(run):
+    """Makes a second version of an answer with Try Again, then switches
+    between the versions with real clicks on ‹ and ›, eight times. The
+    arrow pressed opens another conversation, which replaces the rows the
+    arrow is in: the app must not log a critical (it aborts under
+    G_DEBUG=fatal-criticals), and afterwards the sidebar still shows the
+    open conversation selected and no message is selected."""
+    app = run.start_app()
+    app.new_chat()
+    app.send(VERSIONS_ASK)
+    app.wait_text(VERSIONS_ANSWER)
+    click_at(run.button_in(app.conversation(), "Try Again"))
+
+    def switcher_says(label):
+        return lambda: app.find(Atspi.Role.LABEL, name=label)
+
+    wait_until(switcher_says("2/2"), 20, "the switcher saying 2/2 after Try Again")
+    app.wait_text(VERSIONS_ANSWER)
+    for n in range(8):
+        going_back = n % 2 == 0
+        arrow = app.wait_for("the %s arrow" % ("previous" if going_back else "next"),
+                             role=Atspi.Role.PUSH_BUTTON,
+                             name="Previous Version" if going_back else "Next Version")
+        wait_until(lambda: arrow.get_state_set().contains(Atspi.StateType.SENSITIVE),
+                   10, "the arrow to be sensitive")
+        click_at(arrow)
+        wait_until(switcher_says("1/2" if going_back else "2/2"), 20,
+                   "the switcher to say %s after click %d" % ("1/2" if going_back else "2/2", n + 1))
+        app.check_alive()
+    run.shot(1, "-versions")
+    # The open conversation is the selected row of the sidebar; no
+    # message of the conversation is selected.
+    sidebar = app.wait_for("the sidebar", role=Atspi.Role.LIST, name="Conversations")
+    wait_until(lambda: any(sidebar.get_child_at_index(i).get_state_set().contains(Atspi.StateType.SELECTED)
+                           for i in range(sidebar.get_child_count())),
+               10, "a selected conversation in the sidebar")
+    conversation = app.conversation()
+    selected = [i for i in range(conversation.get_child_count())
+                if conversation.get_child_at_index(i).get_state_set().contains(Atspi.StateType.SELECTED)]
+    if selected:
+        raise E2EFailure("messages %r of the conversation show selected" % selected)
+    run.verify_store()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", choices=["scripted", "mock-llm"], required=True)
@@ -544,12 +601,14 @@ def main():
                         help="run the README-settings scenario instead of the steps")
     parser.add_argument("--code", action="store_true",
                         help="run the streamed one-line code block scenario instead of the steps")
+    parser.add_argument("--versions", action="store_true",
+                        help="run the version switching scenario (real clicks) instead of the steps")
     args = parser.parse_args()
 
     if args.keyboard and args.server != "scripted":
         parser.error("--keyboard needs the scripted server")
-    if args.readme and args.server != "scripted":
-        parser.error("--readme needs the scripted server")
+    if (args.readme or args.versions) and args.server != "scripted":
+        parser.error("this scenario needs the scripted server")
     if args.server == "mock-llm":
         if not args.mock_llm_dir:
             args.mock_llm_dir = os.path.join(os.path.expanduser("~"), ".cache", "natter-mock-llm")
@@ -578,6 +637,10 @@ def main():
         if args.code:
             log("streamed code block scenario")
             code_scenario(run)
+            steps = []
+        if args.versions:
+            log("version switching scenario")
+            versions_scenario(run)
             steps = []
         if args.readme:
             log("README-settings scenario")
