@@ -116,12 +116,22 @@ natter_application_handle_local_options (GApplication *app,
   return -1;
 }
 
+/* Quitting closes the windows, as their close buttons would: a window
+ * first stops the answers still streaming, keeping what they said, and
+ * the application ends with its last window. */
 static void
 quit_activated (GSimpleAction *action,
                 GVariant      *parameter,
                 gpointer       user_data)
 {
-  g_application_quit (G_APPLICATION (user_data));
+  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (user_data)));
+
+  if (windows == NULL)
+    g_application_quit (G_APPLICATION (user_data));
+  g_list_foreach (windows, (GFunc) g_object_ref, NULL);
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (l->data);
+  g_list_free_full (windows, g_object_unref);
 }
 
 static void

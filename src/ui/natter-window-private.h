@@ -94,6 +94,10 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GdkFrameClock        *queue_clock;
   gulong                queue_paint_handler;
 
+  /* Answers being stopped before the window closes. */
+  guint                 closing_stops;
+  gboolean              close_failed;
+
   /* Keyboard use */
   char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
   gboolean              focus_in_timeline;

@@ -64,11 +64,64 @@ natter_window_restore_state (NatterWindow *self)
     gtk_window_maximize (GTK_WINDOW (self));
 }
 
+/* Closing (or quitting) while answers stream ends them as Stop does: what
+ * was streamed so far is kept, and the next start finds a stopped answer,
+ * not one cut off by a crash. The window goes once every answer has
+ * stopped; one that could not be stopped keeps it open and says why. */
+static void
+close_stopped_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (source), result, &error))
+    {
+      self->close_failed = TRUE;
+      _natter_window_show_error (self, NULL, _("An answer could not be stopped, so the window stays open"),
+                                 error, NULL);
+    }
+  if (--self->closing_stops > 0)
+    return;
+  if (!self->close_failed)
+    gtk_window_close (GTK_WINDOW (self));
+  self->close_failed = FALSE;
+}
+
+/* Stops every answer this process is running; returns how many. */
+static guint
+stop_running_answers (NatterWindow *self)
+{
+  GListModel *sessions;
+  guint n, stopping = 0;
+
+  if (self->sessions == NULL)
+    return 0;
+  sessions = G_LIST_MODEL (natter_sessions_list_sessions (self->sessions));
+  n = g_list_model_get_n_items (sessions);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (sessions, i);
+      const char *latest = natter_session_index_entry_get_latest_turn_id (entry);
+
+      if (latest == NULL || !natter_sessions_is_turn_running (self->sessions, latest))
+        continue;
+      stopping++;
+      self->closing_stops++;
+      natter_sessions_stop_turn_async (self->sessions, latest, NULL, NULL, close_stopped_cb, g_object_ref (self));
+    }
+  return stopping;
+}
+
 static gboolean
 natter_window_close_request (GtkWindow *window)
 {
   NatterWindow *self = NATTER_WINDOW (window);
   int width, height;
+
+  if (self->closing_stops > 0 || stop_running_answers (self) > 0)
+    return TRUE;
 
   /* The size to restore is the unmaximized one. */
   gtk_window_get_default_size (window, &width, &height);

@@ -10,6 +10,9 @@
                                    one scenario driven only by
                                    synthesized key presses (every
                                    feature works from the keyboard)
+  run_e2e.py --server scripted --quit
+                                   Ctrl+Q while an answer streams: it is
+                                   stopped and kept, not lost
   run_e2e.py --server scripted --versions
                                    switches between two versions of an
                                    answer with real clicks on the arrows
@@ -545,6 +548,46 @@ def click_at(acc):
     Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + ext.height // 2, "b1c")
 
 
+def point_at_window(app):
+    """X sends keys to the window under the pointer (no window manager):
+    the pointer rests on the window's header, unclicked."""
+    ext = app.find(Atspi.Role.FRAME).get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+    Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + 10, "abs")
+    wait_until(lambda: app.find(Atspi.Role.FRAME).get_state_set().contains(Atspi.StateType.ACTIVE),
+               10, "the window to be active")
+
+
+def quit_scenario(run):
+    """Ctrl+Q while an answer streams: the answer stops as Stop stops it,
+    what had arrived is kept, and the next start shows it stopped, not
+    interrupted by a crash, with the composer ready for the next message."""
+    app = run.start_app()
+    app.new_chat()
+    app.send("Answer slowly please")
+    app.wait_text("This answer starts streaming")
+    point_at_window(app)
+    app._expect_exit()
+    key("q", "Control")
+    status = app.proc.wait(30)
+    app.root = None
+    run.server.hold.set()
+    if status != 0:
+        raise E2EFailure("natter exited with %d on Ctrl+Q" % status)
+    sessions = check_store(run.binary, run.data, app.env)
+    mine = [s for s in sessions if s.get("title") == "Answer slowly please"]
+    if not mine or mine[0].get("latestTurnStatus") != "cancelled":
+        raise E2EFailure("the answer is not stopped after Ctrl+Q: %r" % mine)
+    app = run.start_app()
+    app.select_session("Answer slowly please")
+    app.wait_text("This answer starts streaming")
+    run.shot(1, "-quit")
+    if any("Interrupted" in t or "crash" in t for t in app.texts()):
+        raise E2EFailure("the stopped answer shows as interrupted: %r" % app.texts())
+    app.send("Are you back?")
+    app.wait_text("Yes, the server is back.")
+    run.verify_store()
+
+
 def versions_scenario(run):
     """Makes a second version of an answer with Try Again, then switches
     between the versions with real clicks on ‹ and ›, eight times. The
@@ -601,13 +644,15 @@ def main():
                         help="run the README-settings scenario instead of the steps")
     parser.add_argument("--code", action="store_true",
                         help="run the streamed one-line code block scenario instead of the steps")
+    parser.add_argument("--quit", action="store_true",
+                        help="run the quit-while-answering scenario (Ctrl+Q) instead of the steps")
     parser.add_argument("--versions", action="store_true",
                         help="run the version switching scenario (real clicks) instead of the steps")
     args = parser.parse_args()
 
     if args.keyboard and args.server != "scripted":
         parser.error("--keyboard needs the scripted server")
-    if (args.readme or args.versions) and args.server != "scripted":
+    if (args.readme or args.versions or args.quit) and args.server != "scripted":
         parser.error("this scenario needs the scripted server")
     if args.server == "mock-llm":
         if not args.mock_llm_dir:
@@ -637,6 +682,10 @@ def main():
         if args.code:
             log("streamed code block scenario")
             code_scenario(run)
+            steps = []
+        if args.quit:
+            log("quit while answering scenario")
+            quit_scenario(run)
             steps = []
         if args.versions:
             log("version switching scenario")
