@@ -91,6 +91,10 @@ struct _NatterSessions
   /* getSession reads not yet begun, which later requests join
    * (natter-sessions-op.c): session id → SharedRead. */
   GHashTable              *shared_reads;
+
+  /* Queues that are not to go on for now (natter_sessions_hold_queue()):
+   * session id → number of holds. */
+  GHashTable              *held_queues;
 };
 
 enum

@@ -63,6 +63,7 @@ natter_sessions_finalize (GObject *object)
   g_clear_pointer (&self->ops, g_hash_table_unref);
   g_clear_pointer (&self->flushes, g_ptr_array_unref);
   g_clear_pointer (&self->pending_titles, g_hash_table_unref);
+  g_clear_pointer (&self->held_queues, g_hash_table_unref);
   g_clear_pointer (&self->shared_reads, g_hash_table_unref);
 
   G_OBJECT_CLASS (natter_sessions_parent_class)->finalize (object);
@@ -131,6 +132,7 @@ natter_sessions_init (NatterSessions *self)
   self->ops = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   self->flushes = g_ptr_array_new_with_free_func (g_object_unref);
   self->pending_titles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->held_queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shared_reads = g_hash_table_new (g_str_hash, g_str_equal);
 }
 

@@ -34,7 +34,8 @@ struct _NatterWindow
 {
   AdwApplicationWindow  parent_instance;
 
-GtkWindow            *help_overlay;     /* weak; only while it shows */
+  GtkWindow            *help_overlay;     /* weak; only while it shows */
+  GtkWindow            *stop_dialog;      /* weak; "Stop the Answer?" while it asks */
 
 
   NatterSettings       *settings;

@@ -199,6 +199,18 @@ hub_processing_cb (NatterTurnEventHub *hub,
     _natter_window_update_composer (self);
 }
 
+/* The service tells of a settled answer once it no longer runs it (the
+ * entry's status may have said "completed" before that, unchanged since):
+ * the composer stops showing an answer in progress. */
+static void
+session_index_changed_cb (NatterSessions *sessions,
+                          const char     *session_id,
+                          NatterWindow   *self)
+{
+  if (self->entry != NULL && g_strcmp0 (session_id, self->session_id) == 0)
+    _natter_window_update_composer (self);
+}
+
 static void
 set_entry (NatterWindow            *self,
            NatterSessionIndexEntry *entry)
@@ -405,6 +417,8 @@ natter_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   if (self->index != NULL)
     g_signal_handlers_disconnect_by_data (self->index, self);
+  if (self->sessions != NULL)
+    g_signal_handlers_disconnect_by_data (self->sessions, self);
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
   self->timeline = NULL;
@@ -435,6 +449,8 @@ natter_window_finalize (GObject *object)
 
   if (self->help_overlay != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
+  if (self->stop_dialog != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->stop_dialog), (gpointer *) &self->stop_dialog);
   g_clear_object (&self->settings);
   g_clear_object (&self->blobs);
   g_clear_object (&self->sessions);
@@ -599,6 +615,7 @@ natter_window_set_services (NatterWindow       *self,
 
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
+  g_signal_connect (sessions, "session-index-changed", G_CALLBACK (session_index_changed_cb), self);
   g_signal_connect_swapped (self->index, "notify::loaded", G_CALLBACK (index_loaded_cb), self);
 
   restore_last_session (self);
