@@ -10,6 +10,9 @@
                                    one scenario driven only by
                                    synthesized key presses (every
                                    feature works from the keyboard)
+  run_e2e.py --server scripted --drop
+                                   drags a file from another window onto
+                                   the message field: it is attached
   run_e2e.py --server scripted --quit
                                    Ctrl+Q while an answer streams: it is
                                    stopped and kept, not lost
@@ -588,6 +591,48 @@ def quit_scenario(run):
     run.verify_store()
 
 
+def drop_scenario(run):
+    """Drags two files from another application's window onto the message
+    field with real pointer events (XTest; the files travel by XDND, as
+    from GNOME Files): they become attachment chips, the message keeps
+    its words, no path is typed into it."""
+    app = run.start_app()
+    app.new_chat()
+    notes = os.path.join(run.work, "notes.txt")
+    with open(notes, "w") as f:
+        f.write("Buy basil.\n")
+    composer = app.composer()
+    type_text(composer, "Look at this")
+    source = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "drag_source.py"), notes],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        if source.stdout.readline().strip() != "ready":
+            raise E2EFailure("the drag source did not start")
+        # The source's window sits at the screen's origin (no window
+        # manager), 120×60, over a corner of Natter's header.
+        ext = composer.get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+        target = (ext.x + ext.width // 2, ext.y + ext.height // 2)
+        Atspi.generate_mouse_event(60, 30, "abs")
+        Atspi.generate_mouse_event(60, 30, "b1p")
+        steps = 20
+        for i in range(1, steps + 1):
+            Atspi.generate_mouse_event(60 + (target[0] - 60) * i // steps,
+                                       30 + (target[1] - 30) * i // steps, "abs")
+            time.sleep(0.05)  # a hand moves over time; XDND answers each position
+        run.shot(1, "-drop-over")
+        Atspi.generate_mouse_event(target[0], target[1], "b1r")
+        app.wait_for("the dropped file's chip", contains="notes.txt")
+        text = composer.get_text_iface()
+        words = text.get_text(0, text.get_character_count())
+        if words != "Look at this":
+            raise E2EFailure("the message field reads %r after the drop" % words)
+        run.shot(1, "-drop")
+    finally:
+        source.stdin.close()
+        source.wait(10)
+    run.verify_store()
+
+
 def versions_scenario(run):
     """Makes a second version of an answer with Try Again, then switches
     between the versions with real clicks on ‹ and ›, eight times. The
@@ -644,6 +689,8 @@ def main():
                         help="run the README-settings scenario instead of the steps")
     parser.add_argument("--code", action="store_true",
                         help="run the streamed one-line code block scenario instead of the steps")
+    parser.add_argument("--drop", action="store_true",
+                        help="run the drag-and-drop scenario (real pointer events) instead of the steps")
     parser.add_argument("--quit", action="store_true",
                         help="run the quit-while-answering scenario (Ctrl+Q) instead of the steps")
     parser.add_argument("--versions", action="store_true",
@@ -652,7 +699,7 @@ def main():
 
     if args.keyboard and args.server != "scripted":
         parser.error("--keyboard needs the scripted server")
-    if (args.readme or args.versions or args.quit) and args.server != "scripted":
+    if (args.readme or args.versions or args.quit or args.drop) and args.server != "scripted":
         parser.error("this scenario needs the scripted server")
     if args.server == "mock-llm":
         if not args.mock_llm_dir:
@@ -682,6 +729,10 @@ def main():
         if args.code:
             log("streamed code block scenario")
             code_scenario(run)
+            steps = []
+        if args.drop:
+            log("drag and drop scenario")
+            drop_scenario(run)
             steps = []
         if args.quit:
             log("quit while answering scenario")

@@ -113,11 +113,11 @@ composer_of (Fixture *f)
   return f->window->composer;
 }
 
-/* The drop target the window has for files. */
+/* The drop target the conversation has for files. */
 static GtkDropTarget *
 window_drop_target (Fixture *f)
 {
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (f->window));
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (f->window->conversation_view));
 
   for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
     {
@@ -171,12 +171,46 @@ test_drop_and_send (Fixture       *f,
   g_autofree char *request_text = NULL;
   g_autoptr(JsonNode) request_node = json_node_new (JSON_NODE_OBJECT);
 
-  /* Two files dropped anywhere on the window: two chips. */
+  /* The conversation takes files dropped on the message field too, before
+   * the field (which would insert their paths as text) sees them. */
+  {
+    GtkWidget *field = ui_find_first (composer, GTK_TYPE_TEXT_VIEW);
+    GtkWidget *target_widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (target));
+
+    g_assert_nonnull (field);
+    g_assert_true (gtk_widget_is_ancestor (field, target_widget));
+    g_assert_cmpint (gtk_event_controller_get_propagation_phase (GTK_EVENT_CONTROLLER (target)), ==,
+                     GTK_PHASE_CAPTURE);
+  }
+
+  /* Over the conversation, the files show where they go. */
+  {
+    GdkDragAction action = 0;
+    GtkWidget *target_widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (target));
+
+    g_signal_emit_by_name (target, "enter", 10.0, 10.0, &action);
+    g_assert_cmpint (action, ==, GDK_ACTION_COPY);
+    g_assert_true (gtk_widget_has_css_class (target_widget, "natter-drop-highlight"));
+    g_signal_emit_by_name (target, "leave");
+    g_assert_false (gtk_widget_has_css_class (target_widget, "natter-drop-highlight"));
+    g_signal_emit_by_name (target, "enter", 10.0, 10.0, &action);
+  }
+
+  /* Two files dropped anywhere on the conversation: two chips, and no
+   * path typed into the message. */
+  natter_composer_set_text (composer, "Look at these");
   g_value_init (&value, GDK_TYPE_FILE_LIST);
   g_value_take_boxed (&value, gdk_file_list_new_from_list (files));
   g_slist_free (files);
   g_signal_emit_by_name (target, "drop", &value, 10.0, 10.0, &accepted);
   g_assert_true (accepted);
+  g_assert_false (gtk_widget_has_css_class (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (target)),
+                                            "natter-drop-highlight"));
+  {
+    g_autofree char *text = natter_composer_dup_text (composer);
+
+    g_assert_cmpstr (text, ==, "Look at these");
+  }
   ui_wait_until (has_n_chips, &count);
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 2);
   g_assert_true (ui_label_shown (f->window, "notes.txt"));
