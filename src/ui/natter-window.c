@@ -259,9 +259,9 @@ timeline_items_changed_cb (NatterWindow *self)
 void
 _natter_window_close_session (NatterWindow *self)
 {
-  /* An error about this conversation does not belong to the next one. */
-  if (self->error_session_id != NULL)
-    _natter_window_hide_error (self);
+  /* What went wrong is said where it went wrong: the next conversation
+   * opens without it. */
+  _natter_window_hide_error (self);
   save_draft (self);
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);

@@ -10,6 +10,8 @@
  * conversation with an image.
  */
 
+#include <glib/gstdio.h>
+
 #include "natter-attachment-chip.h"
 #include "natter-attachment-intake.h"
 #include "natter-composer.h"
@@ -473,12 +475,140 @@ test_try_again_keeps_attachments (Fixture       *f,
                      json_object_get_string_member (json_array_get_object_element (parts, i), "sha256"));
 }
 
+/* Where the test's desktop writes what it was asked to open, and the
+ * folder it lives in. */
+static char *opened_marker;
+static char *desktop_root;
+
+/* A desktop with one application for text files, which writes the URI
+ * it is given to opened_marker: set up before GIO reads the desktop's
+ * applications. */
+static void
+set_up_desktop (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("natter-desktop-XXXXXX", NULL);
+  g_autofree char *apps = g_build_filename (root, "data", "applications", NULL);
+  g_autofree char *config = g_build_filename (root, "config", NULL);
+  g_autofree char *script = g_build_filename (root, "opener.sh", NULL);
+  g_autofree char *desktop = g_build_filename (apps, "natter-test-opener.desktop", NULL);
+  g_autofree char *mimeapps = g_build_filename (config, "mimeapps.list", NULL);
+  g_autofree char *data_home = g_build_filename (root, "data", NULL);
+  g_autofree char *cache_home = g_build_filename (root, "cache", NULL);
+  g_autofree char *script_text = NULL;
+  g_autofree char *desktop_text = NULL;
+
+  opened_marker = g_build_filename (root, "opened", NULL);
+  desktop_root = g_strdup (root);
+  g_assert_cmpint (g_mkdir_with_parents (apps, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (config, 0700), ==, 0);
+  script_text = g_strdup_printf ("#!/bin/sh\nprintf '%%s' \"$1\" > '%s.tmp' && mv '%s.tmp' '%s'\n",
+                                 opened_marker, opened_marker, opened_marker);
+  g_assert_true (g_file_set_contents (script, script_text, -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0700), ==, 0);
+  desktop_text = g_strdup_printf ("[Desktop Entry]\nType=Application\nName=Opener\nExec=%s %%u\n"
+                                  "MimeType=text/plain;\nNoDisplay=true\n", script);
+  g_assert_true (g_file_set_contents (desktop, desktop_text, -1, NULL));
+  g_assert_true (g_file_set_contents (mimeapps, "[Default Applications]\ntext/plain=natter-test-opener.desktop\n",
+                                      -1, NULL));
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("XDG_CACHE_HOME", cache_home, TRUE);
+}
+
+static GtkWidget *
+history_chip (Fixture    *f,
+              const char *name)
+{
+  g_autofree char *tooltip = g_strdup_printf ("Open “%s”", name);
+  g_autoptr(GPtrArray) buttons = ui_find_all (natter_window_get_timeline_list (f->window), GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_widget_get_tooltip_text (buttons->pdata[i]), tooltip) == 0)
+      return buttons->pdata[i];
+  return NULL;
+}
+
+static gboolean
+history_chip_shown (gpointer data)
+{
+  ui_settle ();
+  return history_chip (data, "notes.txt") != NULL;
+}
+
+static gboolean
+marker_written (gpointer data)
+{
+  return g_file_test (opened_marker, G_FILE_TEST_EXISTS);
+}
+
+static gboolean
+error_bar_says (gpointer data)
+{
+  Fixture *f = data;
+
+  return gtk_revealer_get_reveal_child (f->window->error_revealer) &&
+         g_strcmp0 (gtk_label_get_text (f->window->error_heading), "“notes.txt” could not be opened") == 0;
+}
+
+/* A file sent with a message opens, from its chip in the conversation,
+ * in the desktop's application for it; one whose blob is gone says why
+ * it cannot, in the window. */
+static void
+test_history_chip_opens (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(JsonArray) parts = NULL;
+  g_autoptr(JsonObject) input = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *uri = NULL;
+  g_autofree char *opened = NULL;
+  g_autofree char *blob = NULL;
+  g_autofree char *copy = NULL;
+  GtkWidget *chip;
+
+  natter_fake_model_script (f->u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Plum.\"}", NULL);
+  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
+  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
+  g_assert_no_error (error);
+  input = natter_user_message_new ("What is the word?", parts);
+  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  ui_wait_turn (f->u, turn_id);
+  ui_wait_until (ui_timeline_loaded, f->window);
+  ui_wait_until (history_chip_shown, f);
+
+  g_assert_true (gtk_widget_activate (history_chip (f, "notes.txt")));
+  ui_wait_until (marker_written, NULL);
+  g_assert_true (g_file_get_contents (opened_marker, &uri, NULL, NULL));
+  g_assert_true (g_str_has_suffix (uri, "/notes.txt"));
+  /* A local file's URI reaches the application as its path. */
+  copy = g_str_has_prefix (uri, "file:") ? g_filename_from_uri (uri, NULL, NULL) : g_strdup (uri);
+  g_assert_true (g_file_get_contents (copy, &opened, NULL, NULL));
+  g_assert_cmpstr (opened, ==, "the word is plum");
+  g_assert_false (gtk_revealer_get_reveal_child (f->window->error_revealer));
+
+  /* Its blob gone: the window says the file could not be opened, and why. */
+  blob = natter_blob_store_dup_path (f->blobs, json_object_get_string_member (json_array_get_object_element (parts, 0),
+                                                                              "sha256"));
+  g_assert_cmpint (g_unlink (blob), ==, 0);
+  chip = history_chip (f, "notes.txt");
+  g_assert_true (gtk_widget_activate (chip));
+  ui_wait_until (error_bar_says, f);
+  g_assert_true (gtk_widget_has_css_class (chip, "error"));
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   int status;
 
+  set_up_desktop ();
   app = ui_test_init_with_app (&argc, &argv);
 
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
@@ -487,9 +617,17 @@ main (int   argc,
   ADD ("/attachments/screenshot", test_screenshot);
   ADD ("/attachments/edit-carries-attachments", test_edit_carries_attachments);
   ADD ("/attachments/try-again-keeps-attachments", test_try_again_keeps_attachments);
+  ADD ("/attachments/history-chip-opens", test_history_chip_opens);
 #undef ADD
 
   status = g_test_run ();
   g_clear_object (&app);
+  {
+    g_autoptr(GFile) root = g_file_new_for_path (desktop_root);
+
+    natter_test_remove_tree (root);
+  }
+  g_free (desktop_root);
+  g_free (opened_marker);
   return status;
 }
