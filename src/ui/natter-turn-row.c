@@ -445,7 +445,10 @@ show_actions (NatterTurnRow   *self,
 
   gtk_widget_set_visible (self->actions_box, settled);
   if (!settled)
-    return;
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
+      return;
+    }
 
   /* With no words to copy (a failed or stopped turn) the button is not
    * shown but keeps its place, so that Branch from Here stands where it
@@ -581,6 +584,7 @@ update (NatterTurnRow *self)
   gtk_widget_set_visible (self->prompts_box, FALSE);
   gtk_widget_set_visible (self->status_box, FALSE);
   gtk_widget_set_visible (self->actions_box, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
   gtk_widget_set_visible (self->input_actions, FALSE);
   if (self->item == NULL)
     return;
