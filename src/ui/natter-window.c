@@ -27,6 +27,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "natter-ask-human-card.h"
@@ -130,11 +132,27 @@ natter_window_close_request (GtkWindow *window)
   return GTK_WINDOW_CLASS (natter_window_parent_class)->close_request (window);
 }
 
+/* The header names the model of the next message in its picker, which
+ * needs the room: the subtitle names the model the last answer came from
+ * only when that is another one (the picker then shows a name the
+ * conversation has not used yet). */
+static void
+update_subtitle (NatterWindow *self)
+{
+  g_autofree char *last = self->entry != NULL ? natter_session_index_entry_dup_last_model_string (self->entry) : NULL;
+  const char *next = natter_model_picker_get_model (self->model_picker);
+  const char *last_model = last != NULL ? strchr (last, '/') : NULL;
+
+  if (last != NULL && next != NULL && last_model != NULL && g_strcmp0 (last_model + 1, next) == 0 &&
+      gtk_widget_get_visible (GTK_WIDGET (self->model_picker)))
+    g_clear_pointer (&last, g_free);
+  adw_window_title_set_subtitle (self->window_title, last != NULL ? last : "");
+}
+
 static void
 update_title (NatterWindow *self)
 {
   const char *title = NULL;
-  g_autofree char *model = NULL;
 
   if (self->entry != NULL)
     {
@@ -144,12 +162,11 @@ update_title (NatterWindow *self)
         title = _("Damaged Conversation");
       else if (title == NULL || title[0] == '\0')
         title = _("New chat");
-      model = natter_session_index_entry_dup_last_model_string (self->entry);
     }
   adw_window_title_set_title (self->window_title, title != NULL ? title : "");
-  adw_window_title_set_subtitle (self->window_title, model != NULL ? model : "");
   gtk_widget_set_visible (self->conversation_menu_button, self->entry != NULL);
   _natter_window_update_model_picker (self);
+  update_subtitle (self);
 }
 
 static void
@@ -579,6 +596,8 @@ natter_window_init (NatterWindow *self)
   gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), GTK_JUSTIFY_CENTER);
   natter_toast_guard_attach (self->toast_overlay);
   g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (update_narrow_header), self);
+  g_signal_connect_swapped (self->model_picker, "notify::model", G_CALLBACK (update_subtitle), self);
+  g_signal_connect_swapped (self->model_picker, "notify::visible", G_CALLBACK (update_subtitle), self);
   g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-decoration-layout",
                            G_CALLBACK (update_narrow_header), self, G_CONNECT_SWAPPED);
   update_narrow_header (self);

@@ -256,6 +256,71 @@ test_full_conversation_at_360 (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *model;
+} PickerWait;
+
+static gboolean
+picker_named (gpointer data)
+{
+  PickerWait *w = data;
+  NatterModelPicker *picker = natter_window_get_model_picker (w->window);
+
+  ui_settle ();
+  return g_strcmp0 (natter_model_picker_get_model (picker), w->model) == 0 &&
+         gtk_widget_get_mapped (GTK_WIDGET (picker)) && !natter_model_picker_get_compact (picker);
+}
+
+static char *
+describe_picker (gpointer data)
+{
+  PickerWait *w = data;
+  NatterModelPicker *picker = natter_window_get_model_picker (w->window);
+  AdwWindowTitle *title = ADW_WINDOW_TITLE (ui_find_first (w->window, ADW_TYPE_WINDOW_TITLE));
+
+  int nat = 0, min = 0, hnat = 0;
+
+  gtk_widget_measure (GTK_WIDGET (picker), GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (title), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &hnat, NULL, NULL);
+  return g_strdup_printf ("the picker (min %d, natural %d, given %d; title natural %d given %d; window %d) shows %s (%s), the subtitle “%s”",
+                          min, nat, gtk_widget_get_width (GTK_WIDGET (picker)), hnat, gtk_widget_get_width (GTK_WIDGET (title)),
+                          gtk_widget_get_width (GTK_WIDGET (w->window)),
+                          natter_model_picker_get_model (picker),
+                          natter_model_picker_get_compact (picker) ? "an icon" : "the name",
+                          adw_window_title_get_subtitle (title));
+}
+
+/* A conversation answered by a model: the header names that model in its
+ * picker, where a person changes it, not only as a subtitle that leaves
+ * the picker an icon. */
+static void
+test_header_names_the_model (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Header");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  PickerWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send_with_model (u, session_id, "Hello", "p", "llama3.2:3b-instruct");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait = (PickerWait) { window, "llama3.2:3b-instruct" };
+  ui_wait_until_full (picker_named, describe_picker, &wait);
+  g_assert_cmpstr (adw_window_title_get_subtitle (ADW_WINDOW_TITLE (ui_find_first (window, ADW_TYPE_WINDOW_TITLE))),
+                   ==, "");
+  ui_save_window (GTK_WIDGET (window), "header-model.png");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -264,6 +329,7 @@ main (int   argc,
 
   app = ui_test_init_with_app (&argc, &argv);
   g_test_add_func ("/narrow/full-conversation-at-360", test_full_conversation_at_360);
+  g_test_add_func ("/narrow/header-names-the-model", test_header_names_the_model);
   status = g_test_run ();
   g_clear_object (&app);
   return status;
