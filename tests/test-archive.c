@@ -15,6 +15,8 @@
 
 #include "natter-blob-store.h"
 #include "natter-session-archive.h"
+#include "natter-session-events-v2.h"
+#include "natter-session-state-v2.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 #include "natter-test-sessions.h"
@@ -217,6 +219,99 @@ test_round_trip (Fixture       *f,
   /* Nothing was overwritten: the original, and two copies of 1 + 2 files. */
   g_assert_cmpuint (n_files (f->w->session_repo), ==, 3);
   g_assert_cmpuint (n_files (f->w->turn_repo), ==, 6);
+}
+
+/* The types of the session file of @id, space-separated, each with the
+ * schemaVersion it carries ("session_created:1"). */
+static char *
+session_types (Fixture    *f,
+               const char *id)
+{
+  g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (f->w->session_repo, id, NULL, NULL);
+  g_autoptr(GString) types = g_string_new (NULL);
+
+  g_assert_nonnull (events);
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
+
+      g_string_append_printf (types, "%s%s", i > 0 ? " " : "", json_object_get_string_member (event, "type"));
+      if (json_object_has_member (event, "schemaVersion"))
+        g_string_append_printf (types, ":%" G_GINT64_FORMAT, json_object_get_int_member (event, "schemaVersion"));
+    }
+  return g_string_free (g_steal_pointer (&types), FALSE);
+}
+
+/* @archive with its session_created at @version and its schema_upgraded
+ * events left out: what a Natter that created every file at version 2
+ * exported. */
+static char *
+archive_created_at (const char *archive,
+                    gint64      version)
+{
+  g_autoptr(JsonNode) node = natter_test_json (archive);
+  JsonArray *session = json_object_get_array_member (json_node_get_object (node), "session");
+  g_autoptr(JsonArray) kept = json_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (session); i++)
+    {
+      JsonObject *event = json_array_get_object_element (session, i);
+
+      if (g_str_equal (json_object_get_string_member (event, "type"), "schema_upgraded"))
+        continue;
+      if (i == 0)
+        json_object_set_int_member (event, "schemaVersion", version);
+      json_array_add_element (kept, json_node_copy (json_array_get_element (session, i)));
+    }
+  json_object_set_array_member (json_node_get_object (node), "session", g_steal_pointer (&kept));
+  return json_to_string (node, FALSE);
+}
+
+/* Imports @archive and asserts the types of the new session file. */
+static void
+assert_imported_as (Fixture    *f,
+                    const char *archive,
+                    const char *expected)
+{
+  g_autofree char *id = import_one (f, archive);
+  g_autofree char *types = session_types (f, id);
+
+  g_assert_cmpstr (types, ==, expected);
+}
+
+/* An imported session is created at the lowest version that expresses
+ * it, whatever version its archive's file had: 1, raised by
+ * schema_upgraded right before its first version-2 event
+ * (docs/format.md §3.3). */
+static void
+test_import_lowest_version (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *plain = export (f, sid, "json");
+  g_autofree char *plain_at_2 = archive_created_at (plain, 2);
+  g_autofree char *granted = NULL;
+  g_autofree char *granted_at_2 = NULL;
+  g_autoptr(GPtrArray) grant = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *v1 = "session_created:1 turn_appended turn_appended";
+  const char *v2 = "session_created:1 turn_appended turn_appended schema_upgraded:2 permission_grant_added";
+
+  assert_imported_as (f, plain, v1);
+  assert_imported_as (f, plain_at_2, v1);
+
+  g_ptr_array_add (grant, natter_session_event_new_grant_added (sid, "2026-11-30T10:00:00.000Z",
+                                                                "2026-11-30T10-00-00Z-0000001-000", "sa"));
+  natter_sessions_append_events_async (f->sessions, sid, grant, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_append_events_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                       &error));
+  g_assert_no_error (error);
+  granted = export (f, sid, "json");
+  granted_at_2 = archive_created_at (granted, 2);
+
+  assert_imported_as (f, granted, v2);
+  assert_imported_as (f, granted_at_2, v2);
 }
 
 static void
@@ -457,6 +552,7 @@ test_chatgpt (Fixture       *f,
     trip = natter_session_reduce (events, NULL);
   }
   g_assert_cmpstr (natter_session_state_get_title (trip), ==, "Trip planning");
+  g_assert_cmpint (natter_session_state_get_schema_version (trip), ==, 1);
   g_assert_cmpstr (natter_session_state_get_created_at (trip), ==, "2023-11-14T22:13:20.500Z");
   g_assert_cmpuint (natter_session_state_get_n_turns (trip), ==, 2);
 
@@ -528,6 +624,7 @@ main (int   argc,
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);
   ADD ("/archive/round-trip-branch", test_round_trip_branch);
+  ADD ("/archive/import-lowest-version", test_import_lowest_version);
   ADD ("/archive/damaged", test_damaged_archive);
   ADD ("/archive/attachments", test_attachments);
   ADD ("/archive/chatgpt", test_chatgpt);

@@ -304,6 +304,25 @@ test_unsupported_writes_nothing (Fixture       *f,
   g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED);
   g_clear_error (&error);
 
+  /* Text no stored string can hold, a NUL or a surrogate encoded as
+   * UTF-8 would be, is refused, never cut or changed (docs/format.md
+   * §2). */
+  {
+    static const char nul[] = { 'a', 0, 'b', '\n' };
+    static const char surrogate[] = { 'a', (char) 0xed, (char) 0xa0, (char) 0x80, 'b', '\n' };
+    g_autofree char *with_nul = write_file (f, "nul.txt", nul, sizeof nul);
+    g_autofree char *with_surrogate = write_file (f, "surrogate.txt", surrogate, sizeof surrogate);
+
+    parts = store_paths (f, 1000, &error, with_nul, NULL);
+    g_assert_null (parts);
+    g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED);
+    g_clear_error (&error);
+    parts = store_paths (f, 1000, &error, with_surrogate, NULL);
+    g_assert_null (parts);
+    g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED);
+    g_clear_error (&error);
+  }
+
   /* A folder is no attachment. */
   {
     g_autofree char *dir = g_file_get_path (f->dir);

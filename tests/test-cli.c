@@ -939,18 +939,108 @@ test_overflow_hint (Fixture       *f,
   };
   g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
   g_autofree char *hint = NULL;
 
   script (f, &OVERFLOW, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (r.status, ==, 1);
-  parse_ids (r.out, &session_id, NULL);
+  parse_ids (r.out, &session_id, &turn_id);
   g_assert_true (g_str_has_prefix (r.err, "natter: The turn failed: "));
   g_assert_nonnull (strstr (r.err, "maximum context length"));
-  hint = g_strdup_printf ("“natter compact %s” summarizes its earlier turns, then send again)\n", session_id);
+  hint = g_strdup_printf ("“natter retry --compact %s” summarizes its earlier turns and sends the message again)\n",
+                          turn_id);
   g_assert_true (g_str_has_suffix (r.err, hint));
   /* One line. */
   g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (int) strlen (r.err) - 1);
+}
+
+/* A failed message tried again from the command line is a new version
+ * of it, as in the window: `natter retry TURN` sends it once more, and
+ * the model receives it once. */
+static void
+test_retry_failed (Fixture       *f,
+                   gconstpointer  data)
+{
+  static const Step DOWN = { "data: {\"error\":{\"message\":\"The server is overloaded\"}}\n\n", FALSE };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *failed_id = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *hint = NULL;
+  const char *body;
+
+  script (f, &ANSWER, &DOWN, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "second");
+  g_assert_cmpint (r.status, ==, 1);
+  parse_ids (r.out, NULL, &failed_id);
+  hint = g_strdup_printf ("(“natter retry %s” sends the message again)\n", failed_id);
+  g_assert_true (g_str_has_suffix (r.err, hint));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", failed_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version_id, NULL);
+  g_assert_cmpstr (version_id, !=, session_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  body = g_ptr_array_index (f->server->bodies, 2);
+  g_assert_nonnull (strstr (body, "\"first\""));
+  g_assert_nonnull (strstr (body, "\"second\""));
+  g_assert_null (strstr (strstr (body, "\"second\"") + 1, "\"second\""));
+
+  /* The failed try stays in its version. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_nonnull (strstr (r.out, "\tfailed\t"));
+  g_assert_nonnull (strstr (r.out, "\tcompleted\t"));
+}
+
+/* An earlier turn's file damaged: `send` is refused, naming the file and
+ * the way out, and nothing is sent; recover copies the part before. */
+static void
+test_send_damaged_history (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *relative = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *hint = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "second");
+  g_assert_cmpint (r.status, ==, 0);
+
+  relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id, turn_id + 5, turn_id + 8, turn_id);
+  file = g_file_resolve_relative_path (f->dir, relative);
+  path = g_file_get_path (file);
+  natter_test_append_file (path, "{\"type\":\"turn_comp");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "third");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "natter: The history of session "));
+  g_assert_nonnull (strstr (r.err, path));
+  hint = g_strdup_printf ("natter recover %s\n", session_id);
+  g_assert_true (g_str_has_suffix (r.err, hint));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpint (r.status, ==, 0);
 }
 
 /* `natter recover SESSION` copies what can be read of a damaged session
@@ -1371,6 +1461,8 @@ main (int   argc,
   ADD ("/cli/send-auto-compact", test_send_auto_compact);
   ADD ("/cli/overflow-hint", test_overflow_hint);
   ADD ("/cli/recover", test_recover);
+  ADD ("/cli/retry/failed-message-once", test_retry_failed);
+  ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);
   ADD ("/cli/export-import", test_export_import);
   ADD ("/cli/search", test_search);
   ADD ("/cli/errors", test_errors);

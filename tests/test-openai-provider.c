@@ -315,6 +315,54 @@ test_stream_answer (void)
   run_clear (&run);
 }
 
+/* The body is RFC 8259 JSON whatever the text holds: every control
+ * character escaped (json-glib writes U+001F raw), also inside the
+ * arguments of a tool call, which a server parses as JSON of its own. */
+static void
+test_stream_body_is_strict_json (void)
+{
+  static const char *const chunks[] = { CHUNK ("ok") FINISH ("stop") DONE, NULL };
+  static const NatterTestResponse script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = chunks },
+  };
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, NULL, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = composed_from (
+    "{\"systemPrompt\":\"Be \\u001f brief.\","
+    " \"messages\":[{\"role\":\"user\",\"content\":\"unit\\u001fseparator \\u0001\\u007f\"},"
+    "  {\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\",\"toolCallId\":\"c1\","
+    "     \"toolName\":\"find\",\"arguments\":{\"q\\u001f\":\"a\\u001fb\"}}]},"
+    "  {\"role\":\"tool\",\"toolCallId\":\"c1\",\"toolName\":\"find\",\"content\":\"x\\u001fy\"}],"
+    " \"tools\":[]}");
+  g_autoptr(JsonNode) sent = NULL;
+  const char *body;
+  const char *arguments;
+  JsonArray *messages;
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+  g_assert_no_error (run.error);
+
+  body = g_ptr_array_index (ts->bodies, 0);
+  for (const char *p = body; *p != '\0'; p++)
+    g_assert_cmpint ((guchar) *p, >=, 0x20);
+  sent = natter_test_json (body);
+  messages = json_object_get_array_member (json_node_get_object (sent), "messages");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 0), "content"), ==,
+                   "Be \x1f brief.");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 1), "content"), ==,
+                   "unit\x1fseparator \x01\x7f");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 3), "content"), ==,
+                   "x\x1fy");
+  arguments = json_object_get_string_member (json_object_get_object_member (json_array_get_object_element (
+    json_object_get_array_member (json_array_get_object_element (messages, 2), "tool_calls"), 0), "function"),
+    "arguments");
+  g_assert_cmpstr (arguments, ==, "{\"q\\u001f\":\"a\\u001fb\"}");
+
+  run_clear (&run);
+}
+
 /* Groq reports the real usage only in `x_groq` of the final chunk, after
  * a partial standard `usage`: the extension's report wins. */
 static void
@@ -1031,6 +1079,7 @@ main (int   argc,
   g_test_add_func ("/openai-provider/encode/rejects", test_encode_rejects);
   g_test_add_func ("/openai-provider/stream/answer", test_stream_answer);
   g_test_add_func ("/openai-provider/stream/vendor-usage", test_stream_vendor_usage);
+  g_test_add_func ("/openai-provider/stream/body-is-strict-json", test_stream_body_is_strict_json);
   g_test_add_func ("/openai-provider/stream/tool-round-trip", test_stream_tool_round_trip);
   g_test_add_func ("/openai-provider/stream/json-body", test_stream_json_body);
   g_test_add_func ("/openai-provider/stream/no-key", test_stream_no_key);

@@ -513,9 +513,13 @@ test_concurrent_queue_and_send_serialize (Fixture       *f,
   g_assert_no_error (error);
   g_assert_nonnull (queue_id);
 
+  /* The file, created at version 1, is raised right before the queue's
+   * first event. */
   events = natter_test_sessions_read (f->w->session_repo, sid);
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 2)),
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 3)),
                                                   "turnId"), ==, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 2)),
+                                                  "type"), ==, "schema_upgraded");
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 1)),
                                                   "queueId"), ==, queue_id);
 

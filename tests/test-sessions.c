@@ -288,6 +288,16 @@ types_of (NatterJsonlRepo *repo,
   return g_string_free (g_steal_pointer (&types), FALSE);
 }
 
+/* The schemaVersion a session file was created with. */
+static gint64
+created_version (Fixture    *f,
+                 const char *id)
+{
+  g_autoptr(GPtrArray) events = read_events (f->w->session_repo, id);
+
+  return json_object_get_int_member (event_at (events, 0), "schemaVersion");
+}
+
 #define assert_types(repo, id, expected) \
   G_STMT_START { \
     g_autofree char *types_ = types_of ((repo), (id)); \
@@ -1507,6 +1517,8 @@ test_fork (Fixture       *f,
 
   child = fork_session (f, parent, t1, &error);
   g_assert_no_error (error);
+  /* The lowest version that expresses it (docs/format.md §3.3). */
+  g_assert_cmpint (created_version (f, child), ==, 1);
   state = get_session (f, child);
   g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, parent);
   g_assert_cmpstr (natter_session_state_get_forked_from_turn_id (state), ==, t1);
@@ -1741,11 +1753,15 @@ turn_path (Fixture    *f,
   return g_file_get_path (file);
 }
 
-/* An earlier turn's file damaged (or gone) after a restart: the next
- * message's turn cannot read its history. It must fail, terminally,
- * naming the file (and line), and the conversation must go on: the turn
- * after it starts from an empty context. The damaged file stays as it
- * is. */
+static void inspect_cb (GObject *object, GAsyncResult *result, gpointer user_data);
+
+/* An earlier turn's file damaged (or gone) after a restart: the history
+ * the next message continues cannot be read whole. The message is
+ * refused — no turn is made, the session file is not touched — naming
+ * the file (and line), and so is every later one: a turn with a
+ * silently shortened history is never made. The way out is a copy of
+ * the readable part, which ends before the damaged turn. The damaged
+ * file stays as it is. */
 static void
 test_unreadable_earlier_turn (Fixture       *f,
                               gconstpointer  data)
@@ -1755,19 +1771,25 @@ test_unreadable_earlier_turn (Fixture       *f,
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
   g_autofree char *three = NULL;
-  g_autofree char *four = NULL;
+  g_autofree char *copy = NULL;
   g_autofree char *path = NULL;
   g_autofree char *damaged = NULL;
   g_autofree char *after = NULL;
-  g_autofree char *context = NULL;
-  g_autoptr(GPtrArray) events = NULL;
-  JsonObject *terminal;
-  const char *message;
+  g_autofree char *log_before = NULL;
+  g_autofree char *log_after = NULL;
+  g_autofree char *session_path = NULL;
+  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (f->w->session_repo, sid, NULL);
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  guint turn_files;
 
   script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
   wait_status (f, sid, "completed");
   two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+  three = send (f, sid, "three");
   wait_status (f, sid, "completed");
 
   path = turn_path (f, one);
@@ -1779,29 +1801,38 @@ test_unreadable_earlier_turn (Fixture       *f,
       g_assert_true (g_file_get_contents (path, &damaged, NULL, NULL));
     }
   restart (f);
+  session_path = g_file_get_path (session_file);
+  g_assert_true (g_file_get_contents (session_path, &log_before, NULL, NULL));
+  turn_files = n_files (f->w->turn_repo);
 
-  three = send (f, sid, "three");
-  wait_status (f, sid, "failed");
-  events = read_events (f->w->turn_repo, three);
-  terminal = event_at (events, events->len - 1);
-  g_assert_cmpstr (json_object_get_string_member (terminal, "type"), ==, "turn_failed");
-  g_assert_cmpstr (json_object_get_string_member (terminal, "code"), ==, NATTER_TURN_FAILED_CONTEXT_UNREADABLE);
-  message = json_object_get_string_member (terminal, "error");
-  g_assert_nonnull (strstr (message, path));
-  if (missing)
-    g_assert_nonnull (strstr (message, "damaged"));
-  else
+  /* Sent twice, as a person trying again would: refused both times. */
+  for (guint i = 0; i < 2; i++)
     {
-      g_autofree char *with_line = g_strdup_printf ("%s:5:", path);
+      g_autofree char *refused = send_with (f, sid, "four", NULL, &error);
 
-      g_assert_nonnull (strstr (message, with_line));
+      g_assert_null (refused);
+      g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+      g_assert_nonnull (strstr (error->message, path));
+      if (!missing)
+        {
+          g_autofree char *with_line = g_strdup_printf ("%s:5:", path);
+
+          g_assert_nonnull (strstr (error->message, with_line));
+        }
+      g_clear_error (&error);
     }
+  g_assert_cmpuint (n_files (f->w->turn_repo), ==, turn_files);
+  g_assert_true (g_file_get_contents (session_path, &log_after, NULL, NULL));
+  g_assert_cmpstr (log_after, ==, log_before);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->index, sid)), ==,
+                   three);
 
-  /* The conversation goes on, from a fresh context. */
-  four = send (f, sid, "four");
-  wait_status (f, sid, "completed");
-  context = context_of (f, four);
-  g_assert_cmpstr (context, ==, "[]");
+  /* The way out: the readable part, which ends before the first turn. */
+  natter_sessions_recover_async (f->sessions, sid, NULL, result_cb, &result);
+  copy = natter_sessions_recover_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  state = get_session (f, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);
 
   if (!missing)
     {
@@ -1810,6 +1841,60 @@ test_unreadable_earlier_turn (Fixture       *f,
     }
   else
     g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+/* The damage in the middle: the readable part is every turn before it,
+ * and the copy goes on from there with the whole of that history. */
+static void
+test_recover_before_damaged_middle_turn (Fixture       *f,
+                                         gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *next = NULL;
+  g_autofree char *context = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *damage_path = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+  three = send (f, sid, "three");
+  wait_status (f, sid, "completed");
+  corrupt_file (f->w->turn_repo, two);
+  path = turn_path (f, two);
+  restart (f);
+
+  natter_sessions_inspect_damage_async (f->sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  damage_path = g_file_get_path (damage->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  g_assert_cmpuint (damage->n_turns, ==, 1);
+
+  natter_sessions_recover_async (f->sessions, sid, NULL, result_cb, &result);
+  copy = natter_sessions_recover_finish (f->sessions, wait_result (&result), &error);
+  g_assert_no_error (error);
+  state = get_session (f, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
+
+  next = send (f, copy, "again");
+  wait_status (f, copy, "completed");
+  context = context_of (f, next);
+  expected = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", one);
+  g_assert_cmpstr (context, ==, expected);
 }
 
 /* A turn_appended whose turn file is missing is a dangling reference:
@@ -1879,7 +1964,6 @@ test_resume_unreadable_context (Fixture       *f,
   g_autofree char *sid = create_session (f, NULL, NULL);
   g_autofree char *one = NULL;
   g_autofree char *path = NULL;
-  g_autofree char *next = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GError) error = NULL;
   const char *latest;
@@ -1902,8 +1986,10 @@ test_resume_unreadable_context (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (terminal, "code"), ==, NATTER_TURN_FAILED_CONTEXT_UNREADABLE);
   g_assert_nonnull (strstr (json_object_get_string_member (terminal, "error"), path));
 
-  next = send (f, sid, "three");
-  wait_status (f, sid, "completed");
+  /* The history is still damaged: the next message is refused. */
+  g_free (send_with (f, sid, "three", NULL, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+  g_assert_nonnull (strstr (error->message, path));
 }
 
 static void
@@ -1996,6 +2082,7 @@ test_recover_readable_prefix (Fixture       *f,
   g_assert_no_error (error);
   g_assert_nonnull (copy);
   g_assert_cmpstr (copy, !=, sid);
+  g_assert_cmpint (created_version (f, copy), ==, 1);
 
   g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, before);
@@ -2172,11 +2259,12 @@ main (int   argc,
   ADD ("index/mutations-publish-and-delete-keeps-turns", test_mutations_publish, NULL);
   ADD ("index/dangling-latest-turn-is-damage", test_dangling_latest_turn, NULL);
   ADD ("index/directory-as-session-is-damaged", test_directory_as_session, NULL);
-  ADD ("send/damaged-earlier-turn-fails-then-goes-on", test_unreadable_earlier_turn, GINT_TO_POINTER (FALSE));
-  ADD ("send/missing-earlier-turn-fails-then-goes-on", test_unreadable_earlier_turn, GINT_TO_POINTER (TRUE));
-  ADD ("send/resume-with-damaged-history-fails-then-goes-on", test_resume_unreadable_context, NULL);
+  ADD ("send/damaged-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (FALSE));
+  ADD ("send/missing-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (TRUE));
+  ADD ("send/resume-with-damaged-history-fails-then-refuses", test_resume_unreadable_context, NULL);
   ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);
   ADD ("recover/leaves-out-damaged-latest-turn", test_recover_without_damaged_latest_turn, NULL);
+  ADD ("recover/ends-before-damaged-middle-turn", test_recover_before_damaged_middle_turn, NULL);
   ADD ("events/tagged-in-order-and-settlement-updates-status", test_events_tagged_in_order, NULL);
   ADD ("fork/first-turn-references-fork-point", test_fork, NULL);
   ADD ("fork/unsettled-turn-refused", test_fork_unsettled_refused, NULL);

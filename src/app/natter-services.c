@@ -51,6 +51,7 @@ struct _NatterServices
   NatterSessionIndex         *index;
   NatterSessions             *sessions;
   NatterHeadlessRunner       *headless;
+  NatterSendPipeline         *pipeline;
   NatterSearchIndex          *search;
 
   NatterDataDirLock          *lock;
@@ -84,6 +85,7 @@ natter_services_finalize (GObject *object)
   /* Dependents first, so each object dies holding what it needs. */
   g_clear_object (&self->search);
   g_clear_object (&self->headless);
+  g_clear_object (&self->pipeline);
   g_clear_object (&self->sessions);
   g_clear_object (&self->index);
   g_clear_object (&self->runtime);
@@ -265,6 +267,8 @@ load_default_model (NatterServices *self)
   g_autofree char *model = natter_services_dup_default_model (self);
 
   natter_builtin_agent_resolver_set_default_model (self->agents, provider, model);
+  if (self->pipeline != NULL)
+    natter_send_pipeline_set_provider_registry (self->pipeline, self->providers, provider, model);
 }
 
 /**
@@ -379,6 +383,10 @@ natter_services_new (GFile               *data_dir,
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
   self->headless = natter_headless_runner_new (self->runtime);
+  self->pipeline = natter_send_pipeline_new (self->sessions, self->settings);
+  natter_send_pipeline_set_blob_store (self->pipeline, self->blobs);
+  natter_send_pipeline_set_agent_store (self->pipeline, self->agent_store);
+  load_default_model (self);
   {
     /* A cache beside the logs, never inside storage/ (docs/format.md §1). */
     g_autoptr(GFile) search_file = g_file_resolve_relative_path (self->data_dir, "cache/search.sqlite");
@@ -737,6 +745,21 @@ natter_services_get_headless_runner (NatterServices *self)
 {
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
   return self->headless;
+}
+
+/**
+ * natter_services_get_send_pipeline:
+ * @self: the services
+ *
+ * Returns: (transfer none): the one way a message becomes a turn
+ *   (natter-send-pipeline.c), with the configured providers, the default
+ *   model, the blob store and the user's agents
+ */
+NatterSendPipeline *
+natter_services_get_send_pipeline (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->pipeline;
 }
 
 /**

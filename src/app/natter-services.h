@@ -14,6 +14,7 @@
 #include "natter-mcp-manager.h"
 #include "natter-provider-registry.h"
 #include "natter-search-index.h"
+#include "natter-send-pipeline.h"
 #include "natter-secret-store.h"
 #include "natter-session-index.h"
 #include "natter-sessions.h"
@@ -84,6 +85,7 @@ NatterSessionIndex     *natter_services_get_index                (NatterServices
 NatterTurnRuntime      *natter_services_get_runtime              (NatterServices       *self);
 NatterTurnEventHub     *natter_services_get_hub                  (NatterServices       *self);
 NatterHeadlessRunner   *natter_services_get_headless_runner      (NatterServices       *self);
+NatterSendPipeline     *natter_services_get_send_pipeline        (NatterServices       *self);
 NatterSearchIndex      *natter_services_get_search_index         (NatterServices       *self);
 NatterProviderRegistry *natter_services_get_provider_registry    (NatterServices       *self);
 NatterToolRegistry     *natter_services_get_tools                (NatterServices       *self);

@@ -18,6 +18,7 @@
 #include "natter-attachment-intake.h"
 #include "natter-cli-private.h"
 #include "natter-id.h"
+#include "natter-json.h"
 
 /* ------------------------------------------------------------------ */
 /* ask                                                                 */
@@ -170,89 +171,6 @@ natter_cli_command_ask (Run *run)
 /* send                                                                */
 /* ------------------------------------------------------------------ */
 
-static void
-send_sent_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  run->turn_id = natter_sessions_send_message_finish (NATTER_SESSIONS (object), result, &error);
-  if (run->turn_id == NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  natter_cli_wait_and_report (run);
-}
-
-void
-natter_cli_send_message (Run *run)
-{
-  g_autoptr(NatterSendOptions) options = send_options (run);
-  g_autoptr(JsonObject) input = user_message (run);
-
-  /* Only a session's first message can ask; the title is written before
-   * the command exits (the application flushes on shutdown). */
-  natter_send_options_set_auto_title (options, !run->no_auto_title && natter_services_get_auto_title (run->services));
-
-  if (run->queue)
-    {
-      natter_cli_queue_or_send (run, input, options);
-      return;
-    }
-  natter_sessions_send_message_async (natter_services_get_sessions (run->services), run->session_id,
-                                      input, options, g_task_get_cancellable (run->task), send_sent_cb, run);
-}
-
-static void
-send_created_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  run->session_id = natter_sessions_create_session_finish (NATTER_SESSIONS (object), result, &error);
-  if (run->session_id == NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  natter_cli_send_message (run);
-}
-
-static void
-send_with_model (Run *run)
-{
-  if (run->session_id != NULL)
-    {
-      natter_cli_auto_compact_then_send (run);
-      return;
-    }
-  natter_sessions_create_session_async (natter_services_get_sessions (run->services), NULL,
-                                        g_application_command_line_get_cwd (run->cmdline), NULL, NULL,
-                                        g_task_get_cancellable (run->task), send_created_cb, run);
-}
-
-static void
-send_model_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  Run *run = user_data;
-  GError *error = NULL;
-
-  run->descriptor = natter_services_resolve_model_finish (NATTER_SERVICES (object), result, &error);
-  if (run->descriptor == NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  send_with_model (run);
-}
-
 /* Checks a session id given on the command line against the index:
  * a malformed id and an unknown session are errors before anything is
  * written. */
@@ -284,39 +202,108 @@ lookup_session (Run        *run,
 }
 
 static void
-send_start (Run *run)
+message_sent_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
 {
-  JsonObject *last_model = NULL;
+  Run *run = user_data;
+  g_autoptr(NatterSendResult) sent = NULL;
+  GError *error = NULL;
 
-  if (run->session_id != NULL)
+  sent = natter_send_pipeline_send_finish (NATTER_SEND_PIPELINE (object), result, &error);
+  if (sent == NULL)
     {
-      NatterSessionIndexEntry *entry = lookup_session (run, run->session_id);
-
-      if (entry == NULL)
-        return;
-      last_model = natter_session_index_entry_get_last_model (entry);
-    }
-
-  /* Without model options a session goes on with the model of its
-   * latest turn; a new session gets the configured default. */
-  if (run->base_url == NULL && run->model == NULL && last_model != NULL)
-    {
-      run->descriptor = json_object_ref (last_model);
-      send_with_model (run);
+      natter_cli_fail_send_error (run, error);
       return;
     }
-  natter_services_resolve_model_async (run->services, run->base_url, run->model,
-                                       g_task_get_cancellable (run->task), send_model_cb, run);
+  /* On stderr: stdout stays what `send` always printed. A failed
+   * compaction cost the message nothing: it went with the whole
+   * history. */
+  if (sent->compaction_id != NULL)
+    g_application_command_line_printerr (run->cmdline, _("Compacted the conversation before sending (%s)\n"),
+                                         sent->compaction_id);
+  else if (sent->compaction_error != NULL)
+    g_application_command_line_printerr (run->cmdline,
+                                         _("Could not compact the conversation before sending, so it is sent "
+                                           "whole: %s\n"), sent->compaction_error->message);
+  g_free (run->session_id);
+  run->session_id = g_strdup (sent->session_id);
+  if (sent->queue_id != NULL)
+    {
+      natter_cli_out (run, "queued %s\n", sent->queue_id);
+      natter_cli_finish (run, 0);
+      return;
+    }
+  run->turn_id = g_strdup (sent->turn_id);
+  natter_cli_wait_and_report (run);
+}
+
+/* The command's model options: --base-url names the provider (an
+ * endpoint), --model the model (of the default provider without
+ * --base-url). Without either, the conversation's rules choose. */
+static void
+request_set_model (Run                  *run,
+                   NatterMessageRequest *request)
+{
+  if (run->base_url != NULL || run->model != NULL)
+    natter_message_request_set_model (request, run->base_url, run->model);
+}
+
+/* Sends @request through the pipeline both front ends share, and reports
+ * what became of it. */
+static void
+send_request (Run                  *run,
+              NatterMessageRequest *request)
+{
+  request_set_model (run, request);
+  natter_message_request_set_auto_permission (request, run->auto_permission);
+  if (run->max_model_calls > 0)
+    natter_message_request_set_max_model_calls (request, (guint) run->max_model_calls);
+  natter_message_request_set_auto_title (request, !run->no_auto_title);
+  natter_send_pipeline_send_async (natter_services_get_send_pipeline (run->services), request,
+                                   g_task_get_cancellable (run->task), message_sent_cb, run);
 }
 
 void
 natter_cli_command_send (Run *run)
 {
+  g_autoptr(NatterMessageRequest) request = natter_message_request_new (run->text);
+
   /* A session that cannot be used is reported before any blob is
    * stored. */
   if (run->session_id != NULL && lookup_session (run, run->session_id) == NULL)
     return;
-  store_attachments (run, send_start);
+  natter_message_request_set_session (request, run->session_id);
+  natter_message_request_set_cwd (request, g_application_command_line_get_cwd (run->cmdline));
+  natter_message_request_set_queue (request, run->queue);
+  for (guint i = 0; run->attach != NULL && run->attach[i] != NULL; i++)
+    {
+      g_autoptr(GFile) file = g_application_command_line_create_file_for_arg (run->cmdline, run->attach[i]);
+      g_autoptr(NatterAttachmentSource) source = natter_attachment_source_new_for_file (file);
+
+      natter_message_request_add_attachment (request, source);
+    }
+  send_request (run, request);
+}
+
+/* natter retry TURN: the message of TURN again, as a new version of it
+ * (its words and its attachments; the turn stays, one version away),
+ * the way the window's Try Again sends it. --compact summarizes the
+ * earlier turns first, as Compact and Continue does. */
+void
+natter_cli_command_retry (Run *run)
+{
+  g_autoptr(NatterMessageRequest) request = NULL;
+  GError *error = NULL;
+
+  if (!natter_id_validate (run->args[0], &error))
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  request = natter_message_request_new_again (run->args[0]);
+  natter_message_request_set_compact_first (request, run->compact);
+  send_request (run, request);
 }
 
 /* ------------------------------------------------------------------ */
@@ -375,10 +362,12 @@ natter_cli_command_answer (Run *run)
 void
 natter_cli_command_deliver (Run *run)
 {
-  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
+  JsonNode *node = NULL;
 
-  node = json_from_string (run->text, &error);
+  if (natter_json_parser_load_external (parser, run->text, -1, &error))
+    node = json_parser_get_root (parser);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       natter_cli_fail (run, NATTER_CLI_EXIT_USAGE,
@@ -653,7 +642,7 @@ show_next_turn (Run *run)
         json_object_set_string_member (object, "parentSession", natter_session_state_get_parent_session (session));
       json_object_set_array_member (object, "turns", json_array_ref (run->shown_turns));
       json_node_set_object (root, object);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
     }
   else

@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-mcp-client.h"
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
@@ -202,7 +203,7 @@ call_cb (GObject      *object,
       print_content (mcp->run, json_array_get_object_element (content, i));
   if (json_object_has_member (answer, "structuredContent"))
     {
-      g_autofree char *text = json_to_string (json_object_get_member (answer, "structuredContent"), FALSE);
+      g_autofree char *text = natter_json_to_text (json_object_get_member (answer, "structuredContent"), FALSE, NULL);
 
       natter_cli_out (mcp->run, "structuredContent: %s\n", text);
     }
@@ -222,7 +223,7 @@ parse_arguments (const char  *text,
   g_autoptr(JsonParser) parser = json_parser_new ();
   JsonNode *root;
 
-  if (!json_parser_load_from_data (parser, text, -1, error))
+  if (!natter_json_parser_load_external (parser, text, -1, error))
     return NULL;
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))

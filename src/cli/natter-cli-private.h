@@ -31,6 +31,7 @@ typedef enum
   OPT_ALWAYS     = 1 << 7,   /* --always */
   OPT_QUEUE      = 1 << 8,   /* --queue */
   OPT_TOOLS      = 1 << 9,   /* may advance a turn: the tool servers' tools are listed first */
+  OPT_COMPACT    = 1 << 10,  /* --compact */
 } OptionSet;
 
 typedef struct
@@ -72,6 +73,7 @@ struct _Run
   gboolean                 json;
   gboolean                 always;
   gboolean                 queue;
+  gboolean                 compact;     /* retry --compact */
   gboolean                 help;
   char                    *format;      /* export */
   char                    *output;      /* export */
@@ -106,6 +108,8 @@ void natter_cli_fail       (Run        *run,
                             ...) G_GNUC_PRINTF (3, 4);
 void natter_cli_fail_error (Run        *run,
                             GError     *error);
+void natter_cli_fail_send_error (Run    *run,
+                                 GError *error);
 void natter_cli_print_session (Run  *run,
                                void (*print) (Run *run, NatterSessionState *state));
 
@@ -132,7 +136,7 @@ void natter_cli_command_delete     (Run *run);
 void natter_cli_command_fork       (Run *run);
 void natter_cli_command_recover    (Run *run);
 void natter_cli_command_compact    (Run *run);
-void natter_cli_auto_compact_then_send (Run *run);
+void natter_cli_command_retry      (Run *run);
 
 NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
                                                     const char *session_id);
@@ -149,13 +153,7 @@ void natter_cli_command_import     (Run *run);
 /* natter-cli-search.c */
 void natter_cli_command_search     (Run *run);
 
-/* natter-cli-commands.c: send's last step, also after send --queue */
-void natter_cli_send_message         (Run *run);
-
 /* natter-cli-queue.c */
-void natter_cli_queue_or_send        (Run               *run,
-                                      JsonObject        *input,
-                                      NatterSendOptions *options);
 void natter_cli_command_queue        (Run *run);
 void natter_cli_command_unqueue      (Run *run);
 void natter_cli_follow_queue         (Run *run);

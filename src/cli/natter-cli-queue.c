@@ -11,46 +11,10 @@
 #define G_LOG_DOMAIN "natter-cli"
 
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-services.h"
 #include "natter-session-state-v2.h"
 #include "natter-sessions-queue.h"
-
-static void
-queued_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autofree char *queue_id = NULL;
-  GError *error = NULL;
-
-  queue_id = natter_sessions_queue_message_finish (NATTER_SESSIONS (object), result, &error);
-  if (error != NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  /* Settled: sent at once, as send does. */
-  if (queue_id == NULL)
-    {
-      run->queue = FALSE;
-      natter_cli_send_message (run);
-      return;
-    }
-  natter_cli_out (run, "queued %s\n", queue_id);
-  natter_cli_finish (run, 0);
-}
-
-/* send --session ID --queue: `queued <queueId>` while the latest turn has
- * not settled (or messages already wait), else what send prints. */
-void
-natter_cli_queue_or_send (Run               *run,
-                          JsonObject        *input,
-                          NatterSendOptions *options)
-{
-  natter_sessions_queue_message_async (natter_services_get_sessions (run->services), run->session_id, input,
-                                       options, TRUE, g_task_get_cancellable (run->task), queued_cb, run);
-}
 
 static void
 print_queue (Run                *run,
@@ -75,7 +39,7 @@ print_queue (Run                *run,
           json_array_add_object_element (array, object);
         }
       json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
       return;
     }
@@ -89,7 +53,7 @@ print_queue (Run                *run,
       if (JSON_NODE_HOLDS_VALUE (content))
         text = g_strdup (json_node_get_string (content));
       else
-        text = json_to_string (content, FALSE);
+        text = natter_json_to_text (content, FALSE, NULL);
       one_line = g_strdelimit (g_strdup (text), "\n\t", ' ');
       natter_cli_out (run, "%s\t%s\t%s\n", queued->queue_id, queued->ts, one_line);
     }

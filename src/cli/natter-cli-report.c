@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-provider-error.h"
 #include "natter-session-families.h"
 
@@ -22,7 +23,7 @@ node_to_string (JsonNode *node)
 {
   if (node == NULL)
     return g_strdup ("null");
-  return json_to_string (node, FALSE);
+  return natter_json_to_text (node, FALSE, NULL);
 }
 
 /* The text of a user message: its string content, or its text parts
@@ -150,12 +151,18 @@ report_turn (Run             *run,
       {
         const char *error = json_object_get_string_member_with_default (terminal, "error", "");
 
-        /* A conversation that outgrew the context window has a way on. */
+        /* A conversation that outgrew the context window has a way on:
+         * the message again, after a summary, as a new version of it
+         * (sending the words again would repeat them after the failed
+         * turn). */
         if (session_id != NULL && natter_error_is_context_overflow (error))
           natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
                            _("The turn failed: %s (the conversation is too long for the model; "
-                             "“natter compact %s” summarizes its earlier turns, then send again)"),
-                           error, session_id);
+                             "“natter retry --compact %s” summarizes its earlier turns and sends the message again)"),
+                           error, natter_turn_state_get_turn_id (state));
+        else if (session_id != NULL)
+          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("The turn failed: %s (“natter retry %s” sends the message again)"),
+                           error, natter_turn_state_get_turn_id (state));
         else
           natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("The turn failed: %s"), error);
       }
@@ -284,7 +291,7 @@ natter_cli_print_sessions (Run *run)
       g_autofree char *text = NULL;
 
       json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
     }
 }

@@ -13,6 +13,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-search-index.h"
 
 /* More than anyone reads in a terminal; a script that needs more narrows
@@ -49,7 +50,7 @@ print_hits (Run       *run,
           json_array_add_object_element (array, object);
         }
       json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
       return;
     }

@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
+#include "natter-session-error.h"
 
 static void
 run_free (Run *run)
@@ -96,6 +97,24 @@ natter_cli_fail_error (Run    *run,
   g_error_free (error);
 }
 
+/* A message that was not sent: the reason, and where there is one, the
+ * way on. */
+void
+natter_cli_fail_send_error (Run    *run,
+                            GError *error)
+{
+  if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED) && run->session_id != NULL)
+    {
+      /* Translators: the first %s is why, the second a session id */
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                       _("%s\nCopy the part before the damage into a new session with: natter recover %s"),
+                       error->message, run->session_id);
+      g_error_free (error);
+      return;
+    }
+  natter_cli_fail_error (run, error);
+}
+
 /* ------------------------------------------------------------------ */
 /* The command table and the parsing                                   */
 /* ------------------------------------------------------------------ */
@@ -131,6 +150,9 @@ static const Command commands[] = {
     natter_cli_command_fork },
   { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
     natter_cli_command_recover },
+  { "retry", N_("[--compact] TURN"),
+    N_("Send a turn's message again, with its attachments, as a new version of it, and wait until the turn settles"),
+    1, 1, OPT_MODEL | OPT_COMPACT | OPT_TOOLS, natter_cli_command_retry },
   { "compact", N_("SESSION [--keep N]"),
     N_("Summarize a session's earlier turns so the conversation fits the model's context window"), 1, 1, OPT_KEEP,
     natter_cli_command_compact },
@@ -316,6 +338,10 @@ option_context_new (Run *run)
     entries[n++] = (GOptionEntry) { "queue", 0, 0, G_OPTION_ARG_NONE, &run->queue,
                                     N_("While the session’s latest turn runs or waits, queue the message "
                                        "to be sent after it"), NULL };
+  if (command->options & OPT_COMPACT)
+    entries[n++] = (GOptionEntry) { "compact", 0, 0, G_OPTION_ARG_NONE, &run->compact,
+                                    N_("Summarize the earlier turns first, for a message that overflowed the "
+                                       "model’s context window"), NULL };
   if (command->options & OPT_ALWAYS)
     entries[n++] = (GOptionEntry) { "always", 0, 0, G_OPTION_ARG_NONE, &run->always,
                                     N_("Also allow every later call of the tool in this session"), NULL };

@@ -18,6 +18,7 @@
 #include <glib/gi18n.h>
 #include <libsoup/soup.h>
 
+#include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
 #include "natter-sse-parser.h"
@@ -392,14 +393,12 @@ post_now (Http     *self,
           JsonNode *message,
           gint64    request_id)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(GBytes) body = NULL;
   char *text;
   gsize length;
   Post *post;
 
-  json_generator_set_root (generator, message);
-  text = json_generator_to_data (generator, &length);
+  text = natter_json_to_text (message, FALSE, &length);
   body = g_bytes_new_take (text, length);
 
   post = g_new0 (Post, 1);

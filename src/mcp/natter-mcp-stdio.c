@@ -12,6 +12,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
 
@@ -103,14 +104,13 @@ stdio_send (NatterMcpTransport *transport,
             gint64              request_id)
 {
   Stdio *self = (Stdio *) transport;
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autofree char *text = NULL;
   GString *line;
 
-  json_generator_set_root (generator, message);
-  text = json_generator_to_data (generator, NULL);
-  /* The generator writes no raw newlines (they are escaped in strings),
-   * so one message is one line, as the stdio transport requires. */
+  /* Compact JSON holds no raw control character (they are escaped in
+   * strings), so one message is one line, as the stdio transport
+   * requires, and a server reading it strictly accepts it. */
+  text = natter_json_to_text (message, FALSE, NULL);
   line = g_string_new (text);
   g_string_append_c (line, '\n');
   g_queue_push_tail (&self->writes, g_string_free_to_bytes (line));

@@ -10,6 +10,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
 
@@ -65,7 +66,7 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
   g_autoptr(GError) local_error = NULL;
   JsonNode *root;
 
-  if (!json_parser_load_from_data (parser, text, (gssize) length, &local_error))
+  if (!natter_json_parser_load_external (parser, text, (gssize) length, &local_error))
     {
       g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
                    _("The server sent something that is not JSON: %s"), local_error->message);

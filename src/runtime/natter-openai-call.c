@@ -11,6 +11,7 @@
 
 #define G_LOG_DOMAIN "natter-openai-provider"
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 #include "natter-sse-parser.h"
 
@@ -217,7 +218,7 @@ parse_models (GTask      *task,
   JsonNode *list = NULL;
   const char *key = "id";
 
-  if (!json_parser_load_from_data (parser, body, len, NULL)
+  if (!natter_json_parser_load_external (parser, body, len, NULL)
       || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       call_return_error (task,
@@ -268,7 +269,7 @@ parse_json (GTask      *task,
   NatterOpenaiProvider *self = g_task_get_source_object (task);
   g_autoptr(JsonParser) parser = json_parser_new ();
 
-  if (!json_parser_load_from_data (parser, body, len, NULL)
+  if (!natter_json_parser_load_external (parser, body, len, NULL)
       || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       call_return_error (task,

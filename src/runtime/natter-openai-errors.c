@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 
 /* Server text quoted in an error message is cut to this many characters. */
@@ -122,7 +123,7 @@ stringify_node (JsonNode *node)
 
   if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
     return natter_openai_quote_server_text (json_node_get_string (node), -1);
-  serialized = json_to_string (node, FALSE);
+  serialized = natter_json_to_text (node, FALSE, NULL);
   return natter_openai_quote_server_text (serialized, -1);
 }
 
@@ -163,7 +164,7 @@ describe_error_body (const char *body,
   if (len == 0)
     return NULL;
 
-  if (json_parser_load_from_data (parser, body, len, NULL)
+  if (natter_json_parser_load_external (parser, body, len, NULL)
       && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       object = json_node_get_object (json_parser_get_root (parser));

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 #include "natter-sse-parser.h"
 
@@ -402,7 +403,6 @@ natter_openai_provider_stream_async (NatterOpenaiProvider *self,
   g_autoptr(GTask) task = NULL;
   g_autoptr(JsonNode) request = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonGenerator) generator = NULL;
   g_autoptr(GBytes) body = NULL;
   g_autofree char *text = NULL;
   gsize len;
@@ -423,9 +423,7 @@ natter_openai_provider_stream_async (NatterOpenaiProvider *self,
       return;
     }
 
-  generator = json_generator_new ();
-  json_generator_set_root (generator, request);
-  text = json_generator_to_data (generator, &len);
+  text = natter_json_to_text (request, FALSE, &len);
   body = g_bytes_new_take (g_steal_pointer (&text), len);
 
   natter_openai_call_start (self, g_steal_pointer (&task), stream, SOUP_METHOD_POST,

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 
 static gboolean
@@ -184,7 +185,7 @@ encode_tool_call (JsonObject  *part,
      * stores it as a string): the model sees exactly what it wrote. */
     serialized = g_strdup (json_node_get_string (arguments));
   else
-    serialized = json_to_string (arguments, FALSE);
+    serialized = natter_json_to_text (arguments, FALSE, NULL);
 
   function = json_object_new ();
   json_object_set_string_member (function, "name", name);
@@ -287,7 +288,7 @@ encode_tool_result (JsonObject  *message,
     json_object_set_string_member (out, "content", json_node_get_string (content));
   else
     {
-      g_autofree char *serialized = json_to_string (content, FALSE);
+      g_autofree char *serialized = natter_json_to_text (content, FALSE, NULL);
 
       json_object_set_string_member (out, "content", serialized);
     }

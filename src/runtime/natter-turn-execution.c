@@ -356,9 +356,11 @@ apply_input_and_loop (NatterTurnExecution *self)
  * would stop this turn for ever: every advance would fail the same way
  * and the session could never go on. It fails the turn instead, a
  * terminal `turn_failed` with code `context-unreadable` whose error names
- * the file and line; the session layer gives the next turn a fresh
- * context. Only possible while no tool call waits for a result (a turn
- * cannot end with one open); then the advance fails as before. */
+ * the file and line. The session layer refuses every later message of
+ * the conversation while that history cannot be read: no turn ever goes
+ * on from a shortened one. Only possible while no tool call waits for a
+ * result (a turn cannot end with one open); then the advance fails as
+ * before. */
 static gboolean
 fail_unreadable_context (NatterTurnExecution *self,
                          const GError        *error)

@@ -24,6 +24,7 @@
 #include "natter-json.h"
 #include "natter-session-archive.h"
 #include "natter-session-error.h"
+#include "natter-session-events-v2.h"
 #include "natter-session-index-entry.h"
 #include "natter-session-schema.h"
 #include "natter-turn-reducer.h"
@@ -594,7 +595,12 @@ appended_for (const char *session_id,
 }
 
 /* The session's log for the plan: a branch becomes a conversation of its
- * own, whose first turns are the ones it inherited. */
+ * own, whose first turns are the ones it inherited. Like every new file
+ * it starts at schema version 1 and is raised right before its first
+ * event of a later version (docs/format.md §3.3), whatever version the
+ * exported file had: the archive's own `schema_upgraded` events are not
+ * copied. A log that does not read as exported (an unknown version
+ * among its faults) is copied as it is, for the check to refuse. */
 static gboolean
 plan_session (NatterImportPlan  *plan,
               GPtrArray         *events,
@@ -605,9 +611,13 @@ plan_session (NatterImportPlan  *plan,
   JsonObject *created = json_node_get_object (g_ptr_array_index (events, 0));
   const char *ts = json_object_get_string_member_with_default (created, "ts", "");
   JsonNode *first = json_node_copy (g_ptr_array_index (events, 0));
+  g_autoptr(NatterSessionState) as_exported = natter_session_reduce (events, NULL);
+  gboolean lowest = as_exported != NULL;
 
   json_object_remove_member (json_node_get_object (first), "parentSession");
   json_object_remove_member (json_node_get_object (first), "forkedFromTurnId");
+  if (lowest)
+    json_object_set_int_member (json_node_get_object (first), "schemaVersion", 1);
   g_ptr_array_add (plan->session_events, first);
   for (guint i = 0; i < inherited->len; i++)
     {
@@ -620,14 +630,22 @@ plan_session (NatterImportPlan  *plan,
     }
   for (guint i = 1; i < events->len; i++)
     {
-      JsonNode *copy = json_node_copy (g_ptr_array_index (events, i));
-      JsonObject *event = json_node_get_object (copy);
+      JsonNode *copy;
+      JsonObject *event;
 
+      if (lowest &&
+          g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (g_ptr_array_index (events, i)),
+                                                                 "type", NULL), "schema_upgraded") == 0)
+        continue;
+      copy = json_node_copy (g_ptr_array_index (events, i));
+      event = json_node_get_object (copy);
       if (json_object_has_member (event, "sessionSeq") && inherited->len > 0)
         json_object_set_int_member (event, "sessionSeq",
                                     json_object_get_int_member (event, "sessionSeq") + inherited->len);
       g_ptr_array_add (plan->session_events, copy);
     }
+  if (lowest)
+    natter_session_events_raise (plan->session_events, 1, NULL);
   return TRUE;
 }
 

@@ -38,6 +38,11 @@ G_BEGIN_DECLS
  * @NATTER_SESSION_ERROR_INVALID_ARCHIVE: a file given to an import (a
  *   Natter archive or another program's export) is damaged or not what it
  *   claims to be; the message names what is wrong, and nothing was written
+ * @NATTER_SESSION_ERROR_HISTORY_DAMAGED: a message was refused because
+ *   the history it would continue cannot be read in full (an earlier
+ *   turn's file is damaged or missing); the message names the file. No
+ *   turn is made: a shortened history is never sent. The way out is a
+ *   copy of the readable part (natter_sessions_recover_async()).
  *
  * Error codes of %NATTER_SESSION_ERROR.
  */
@@ -49,6 +54,7 @@ typedef enum
   NATTER_SESSION_ERROR_LOCKED,
   NATTER_SESSION_ERROR_INVALID_ARGUMENT,
   NATTER_SESSION_ERROR_INVALID_ARCHIVE,
+  NATTER_SESSION_ERROR_HISTORY_DAMAGED,
 } NatterSessionError;
 
 GQuark natter_session_error_quark (void);

@@ -297,7 +297,7 @@ plan_file (ImportData    *data,
   if (!g_file_load_contents (data->file, cancellable, &contents, &length, NULL, error))
     return NULL;
   if (!g_utf8_validate_len (contents, length, NULL) ||
-      !json_parser_load_from_data (parser, contents, (gssize) length, &local))
+      !natter_json_parser_load_external (parser, contents, (gssize) length, &local))
     {
       g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE,
                    _("The file is not valid JSON: %s"), local != NULL ? local->message : _("it is not UTF-8"));

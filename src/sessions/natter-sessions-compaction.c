@@ -15,6 +15,7 @@
 
 #include "natter-headless-runner.h"
 #include "natter-id.h"
+#include "natter-json.h"
 #include "natter-request-composer.h"
 #include "natter-session-events-v2.h"
 #include "natter-session-index-private.h"
@@ -66,7 +67,7 @@ append_content (GString  *out,
           else if (g_str_equal (type, "tool-call"))
             {
               g_autofree char *arguments = json_object_has_member (object, "arguments")
-                ? json_to_string (json_object_get_member (object, "arguments"), FALSE) : g_strdup ("{}");
+                ? natter_json_to_text (json_object_get_member (object, "arguments"), FALSE, NULL) : g_strdup ("{}");
 
               g_string_append_printf (out, "[calls %s %s]",
                                       json_object_get_string_member_with_default (object, "toolName", "a tool"),
@@ -76,7 +77,7 @@ append_content (GString  *out,
       return;
     }
   {
-    g_autofree char *json = json_to_string (content, FALSE);
+    g_autofree char *json = natter_json_to_text (content, FALSE, NULL);
 
     g_string_append (out, json);
   }

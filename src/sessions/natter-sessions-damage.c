@@ -103,8 +103,9 @@ check_log (NatterJsonlRepo     *repo,
 }
 
 /* Finds where @session_id is damaged: its session log's first bad line,
- * else its latest turn's log (what the index reads, §8.2). Returns the
- * readable prefix in @out_state. Blocks. */
+ * else the first of its turns whose log cannot be read. Returns the
+ * readable prefix in @out_state. Blocks: it reads every turn of the
+ * session, which only an explicit look at damage asks for. */
 static NatterSessionDamage *
 inspect_sync (NatterJsonlRepo     *session_repo,
               NatterJsonlRepo     *turn_repo,
@@ -115,7 +116,6 @@ inspect_sync (NatterJsonlRepo     *session_repo,
 {
   g_autoptr(NatterSessionState) state = natter_session_state_new ();
   NatterSessionDamage *damage;
-  const char *latest;
   gboolean missing;
 
   if (!natter_id_validate (session_id, error))
@@ -134,20 +134,31 @@ inspect_sync (NatterJsonlRepo     *session_repo,
   damage->title = g_strdup (damage->can_copy ? natter_session_state_get_title (state) : NULL);
   damage->n_turns = damage->can_copy ? natter_session_state_get_n_turns (state) : 0;
 
-  latest = damage->can_copy ? natter_session_state_get_latest_turn_id (state) : NULL;
-  if (damage->reason == NULL && latest != NULL)
+  /* Every turn of the readable part, oldest first: a later turn's
+   * history runs through every earlier one, so the copy ends before the
+   * first turn that cannot be read, never leaving a hole in a history. */
+  for (guint i = 0; i < damage->n_turns; i++)
     {
+      const char *turn_id = natter_session_state_get_turn (state, i)->turn_id;
       guint line = 0;
       char *reason = NULL;
 
-      if (!check_log (turn_repo, latest, NULL, &line, &reason, &missing, cancellable))
+      if (g_cancellable_is_cancelled (cancellable))
+        break;
+      if (!check_log (turn_repo, turn_id, NULL, &line, &reason, &missing, cancellable))
         {
-          /* The copy leaves out the turn that cannot be read. */
-          g_clear_object (&damage->file);
-          damage->file = natter_jsonl_repo_get_file (turn_repo, latest, NULL);
-          damage->line = line;
-          damage->reason = reason;
-          damage->n_turns--;
+          /* A damaged session log names its own line first. */
+          if (damage->reason == NULL)
+            {
+              g_clear_object (&damage->file);
+              damage->file = natter_jsonl_repo_get_file (turn_repo, turn_id, NULL);
+              damage->line = line;
+              damage->reason = reason;
+            }
+          else
+            g_free (reason);
+          damage->n_turns = i;
+          break;
         }
     }
   if (out_state != NULL)
@@ -218,8 +229,10 @@ inspect_thread (GTask        *task,
  *
  * Finds what is left of a damaged session and where the damage is: the
  * first line of its session log that cannot be read (or that breaks a
- * rule of §6), else its latest turn's log, the one the index reads
- * (§8.2). Reads only; nothing is written, nothing repaired (§4.2).
+ * rule of the session reducer, docs/format.md §3.2), else the first of
+ * its turns whose log cannot be read — the latest one (what the index
+ * reads) or an earlier one, which every later turn's history runs
+ * through. Reads only; nothing is written, nothing repaired.
  */
 void
 natter_sessions_inspect_damage_async (NatterSessions      *self,

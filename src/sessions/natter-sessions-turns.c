@@ -9,6 +9,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-runtime-error.h"
 #include "natter-send-options-private.h"
 #include "natter-session-index-private.h"
 #include "natter-session-events-v2.h"
@@ -26,7 +27,7 @@ typedef struct
   JsonObject        *input;
   NatterSendOptions *options;
   char              *turn_id;
-  gboolean           fresh_context;  /* the latest turn's context was unreadable */
+  gboolean           history_read;   /* the history the turn continues reads whole */
   JsonArray         *inline_context; /* the context after a compaction, once built */
   GPtrArray         *events;         /* what steps 5–6 append */
   /* Promotion of the queue (natter-sessions-queue.c): the queued message
@@ -175,6 +176,38 @@ send_turn_created_cb (GObject      *object,
 
 static void send_create_turn (GTask *task);
 
+/* The history a reference points at must read whole before a turn is
+ * made on it: a damaged earlier turn would otherwise fail the new turn
+ * (or, worse, shorten what the model receives). The context resolver
+ * keeps settled turns' transcripts, so this costs the advance nothing:
+ * it finds them read. */
+static void
+send_history_read_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  SendData *data = send_data_get (task);
+  g_autoptr(JsonArray) transcript = NULL;
+  g_autoptr(GError) error = NULL;
+
+  transcript = natter_context_resolver_materialize_finish (NATTER_CONTEXT_RESOLVER (object), result, &error);
+  if (transcript == NULL)
+    {
+      if (g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT))
+        natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR,
+                                                            NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+                                                            "The history of session %s cannot be read, so "
+                                                            "nothing was sent: %s",
+                                                            data->base.session_id, error->message));
+      else
+        natter_sessions_op_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  data->history_read = TRUE;
+  send_create_turn (task);
+}
+
 static void
 send_compaction_context_cb (GObject      *object,
                             GAsyncResult *result,
@@ -212,7 +245,7 @@ send_create_turn (GTask *task)
     previous = natter_session_state_get_forked_from_turn_id (data->base.state);
   /* The first turn after a compaction (§12.3): inline, the summary and
    * the kept turns, built from exactly those turn files. */
-  if (previous != NULL && !data->fresh_context && data->inline_context == NULL &&
+  if (previous != NULL && data->inline_context == NULL &&
       natter_session_state_get_compaction_pending (data->base.state))
     {
       natter_sessions_compaction_context_async (self, natter_session_state_get_compaction (data->base.state),
@@ -221,13 +254,16 @@ send_create_turn (GTask *task)
     }
   if (data->inline_context != NULL)
     context = json_node_init_array (json_node_alloc (), data->inline_context);
-  /* After a turn that failed because its history could not be read, a
-   * reference would reach the same damage again: the conversation goes
-   * on from an empty context instead (the damaged file stays as it is). */
-  else if (previous == NULL || data->fresh_context)
+  else if (previous == NULL)
     {
       context = json_node_new (JSON_NODE_ARRAY);
       json_node_take_array (context, json_array_new ());
+    }
+  else if (!data->history_read)
+    {
+      natter_context_resolver_materialize_async (natter_turn_runtime_get_context_resolver (self->runtime),
+                                                 previous, NULL, send_history_read_cb, g_object_ref (task));
+      return;
     }
   else
     {
@@ -283,10 +319,6 @@ send_latest_read (GTask           *task,
   {
     JsonObject *terminal = natter_turn_state_get_terminal_event (turn);
 
-    data->fresh_context =
-      g_strcmp0 (json_object_get_string_member_with_default (terminal, "type", NULL), "turn_failed") == 0 &&
-      g_strcmp0 (json_object_get_string_member_with_default (terminal, "code", NULL),
-                 NATTER_TURN_FAILED_CONTEXT_UNREADABLE) == 0;
     /* A completed turn with messages still queued: the process that
      * settled it stopped before promoting. The oldest goes first, and
      * this message is not sent (the queue is first in line). */

@@ -28,6 +28,7 @@
 #include "natter-session-index-private.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
+#include "natter-store-error.h"
 
 G_DEFINE_FINAL_TYPE (NatterSessions, natter_sessions, G_TYPE_OBJECT)
 
@@ -368,9 +369,21 @@ fork_turn_read_cb (GObject      *object,
   NatterTurnStatus status;
 
   turn = natter_sessions_read_turn_finish (object, result, &error);
+  /* A branch continues the history up to its fork point: one that
+   * cannot be read is a history that cannot be read, refused as a
+   * message on it would be. */
+  if (turn == NULL && error->domain == NATTER_STORE_ERROR && error->code != NATTER_STORE_ERROR_IO)
+    {
+      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+                                                          "Cannot branch from turn %s of session %s: %s",
+                                                          data->forked_from_turn_id, data->parent_session,
+                                                          error->message));
+      g_error_free (error);
+      return;
+    }
   if (turn == NULL)
     {
-      natter_sessions_op_return_error (task, natter_sessions_latest_turn_error (error, data->parent_session, data->forked_from_turn_id));
+      natter_sessions_op_return_error (task, error);
       return;
     }
   status = natter_derive_turn_status (turn);

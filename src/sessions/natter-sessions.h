@@ -27,13 +27,14 @@ G_BEGIN_DECLS
 /**
  * NatterSessionDamage:
  * @title: (nullable): the title the readable lines give
- * @file: the damaged file: the session's log, or its latest turn's
+ * @file: the damaged file: the session's log, or the first of its
+ *   turns' logs that cannot be read
  * @line: the 1-based number of the first line of @file that cannot be
  *   read (or breaks a rule), 0 when @file cannot be read at all
  * @reason: (nullable): why, in the words of the reader, without the
  *   path; %NULL when nothing is damaged
  * @n_turns: how many turns a copy (natter_sessions_recover_async())
- *   would have
+ *   would have: those before the first one that cannot be read
  * @can_copy: whether anything can be copied (the first line reads)
  *
  * What is left of a damaged session, and where the damage is

@@ -27,29 +27,8 @@
 
 /* Actions */
 
-static void
-create_session_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(NatterWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *session_id = NULL;
-
-  session_id = natter_sessions_create_session_finish (NATTER_SESSIONS (source), result, &error);
-  if (session_id == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _natter_window_show_error (self, NULL, _("A new conversation could not be started"), error, NULL);
-      return;
-    }
-  natter_window_open_session (self, session_id);
-  /* The new row is at the top of the list, which may be scrolled away. */
-  natter_sidebar_scroll_to (self->session_sidebar, session_id);
-  adw_leaflet_set_visible_child (self->leaflet, self->content);
-  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
-}
-
+/* A new conversation, shown empty: nothing is written before its first
+ * message, so unused new chats never pile up in the list. */
 static void
 new_chat_activated (GtkWidget  *widget,
                     const char *action_name,
@@ -59,16 +38,9 @@ new_chat_activated (GtkWidget  *widget,
 
   if (self->sessions == NULL)
     return;
-  /* An empty conversation is already a new chat: do not pile up more. */
-  if (self->entry != NULL && natter_session_index_entry_get_turn_count (self->entry) == 0 &&
-      natter_session_index_entry_get_error (self->entry) == NULL)
-    {
-      adw_leaflet_set_visible_child (self->leaflet, self->content);
-      gtk_widget_grab_focus (GTK_WIDGET (self->composer));
-      return;
-    }
-  natter_sessions_create_session_async (self->sessions, NULL, NULL, NULL, NULL, self->cancellable,
-                                        create_session_cb, g_object_ref (self));
+  _natter_window_open_new_chat (self);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }
 
 static void
@@ -267,28 +239,20 @@ delete_activated (GtkWidget  *widget,
   _natter_window_focus_sidebar_position (self, position);
 }
 
+/* Another answer to the same message is a new version of it, answered
+ * or failed alike: the turn shown stays one arrow away, and the history
+ * the model receives holds the message once. */
 static void
 try_again_activated (GtkWidget  *widget,
                      const char *action_name,
                      GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  NatterTurnItem *item = self->timeline != NULL
-    ? natter_timeline_model_lookup (self->timeline, g_variant_get_string (parameter, NULL)) : NULL;
-  g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
+  const char *turn_id = g_variant_get_string (parameter, NULL);
 
-  NatterTurnState *state = item != NULL ? natter_turn_item_get_state (item) : NULL;
-
-  if (text == NULL)
+  if (self->timeline == NULL || natter_timeline_model_lookup_any (self->timeline, turn_id) == NULL)
     return;
-  /* Another answer to the same words is a new version of the message, so
-   * the answer shown stays one arrow away. A failed turn is terminal and
-   * has no answer to keep: trying again is a new turn with the same words
-   * (turn-runtime.md §9). */
-  if (state != NULL && natter_derive_turn_status (state) == NATTER_TURN_STATUS_COMPLETED)
-    _natter_window_try_again_version (self, g_variant_get_string (parameter, NULL), text);
-  else
-    _natter_window_send_text (self, text, FALSE);
+  _natter_window_send_again (self, turn_id, FALSE);
 }
 
 static void
@@ -375,26 +339,29 @@ show_toast_activated (GtkWidget  *widget,
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
-/* The error bar's Retry: the failed words again, as the composer would
- * send them (they were put back into it). */
+/* The error bar's Retry: the message that was not sent, again, with its
+ * files. Its words and files were put back into the composer: they go
+ * from there now. */
 static void
 retry_send_activated (GtkWidget  *widget,
                       const char *action_name,
                       GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  g_autofree char *text = g_strdup (self->retry_text);
+  g_autoptr(NatterMessageRequest) request = NULL;
   g_autofree char *draft = NULL;
 
-  if (text == NULL || g_strcmp0 (self->error_session_id, self->session_id) != 0)
+  if (self->retry_request == NULL || g_strcmp0 (self->error_session_id, self->session_id) != 0)
     return;
+  request = natter_message_request_copy (self->retry_request);
   draft = natter_composer_dup_text (self->composer);
-  if (g_strcmp0 (draft, text) == 0)
+  if (g_strcmp0 (draft, natter_message_request_get_text (request)) == 0)
     {
       natter_composer_set_text (self->composer, NULL);
+      g_ptr_array_unref (natter_composer_take_attachments (self->composer));
       g_hash_table_remove (self->drafts, self->session_id);
     }
-  _natter_window_send_text (self, text, TRUE);
+  _natter_window_send_request_again (self, request);
 }
 
 static void

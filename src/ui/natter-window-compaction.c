@@ -6,7 +6,8 @@
  * Conversation" in the conversation menu (win.compact) and "Compact and
  * Continue" on a turn that failed because the conversation no longer
  * fits the model's context window (win.compact-and-continue), which
- * compacts and then sends the failed message again.
+ * sends the failed message again as a new version of it, compacted
+ * first (natter-send-pipeline.c).
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -24,7 +25,6 @@ typedef struct
 {
   NatterWindow *self;
   char         *session_id;
-  char         *resend;     /* the failed message to send again, or NULL */
 } Compaction;
 
 static void
@@ -32,7 +32,6 @@ compaction_free (Compaction *compaction)
 {
   g_object_unref (compaction->self);
   g_free (compaction->session_id);
-  g_free (compaction->resend);
   g_free (compaction);
 }
 
@@ -91,16 +90,13 @@ compacted_cb (GObject      *source,
                                      plain, NULL);
         }
     }
-  else if (compaction->resend != NULL && g_strcmp0 (self->session_id, compaction->session_id) == 0)
-    _natter_window_send_text (self, compaction->resend, FALSE);
   else
     gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Earlier messages summarized"));
   compaction_free (compaction);
 }
 
 static void
-start (NatterWindow *self,
-       const char   *resend)
+start (NatterWindow *self)
 {
   Compaction *compaction;
 
@@ -113,7 +109,6 @@ start (NatterWindow *self,
   compaction = g_new0 (Compaction, 1);
   compaction->self = g_object_ref (self);
   compaction->session_id = g_strdup (self->session_id);
-  compaction->resend = g_strdup (resend);
   _natter_window_hide_error (self);
   gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Summarizing earlier messages…"));
   natter_sessions_compact_async (self->sessions, compaction->session_id, KEEP_TURNS, self->cancellable,
@@ -125,22 +120,26 @@ compact_activated (GtkWidget  *widget,
                    const char *action_name,
                    GVariant   *parameter)
 {
-  start (NATTER_WINDOW (widget), NULL);
+  start (NATTER_WINDOW (widget));
 }
 
+/* After an answer overflowed the model's window: the same message again,
+ * as a new version of it, once the earlier turns are summarized. The
+ * failed turn stays in its version; the model receives the message once. */
 static void
 compact_and_continue_activated (GtkWidget  *widget,
                                 const char *action_name,
                                 GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  NatterTurnItem *item = self->timeline != NULL
-    ? natter_timeline_model_lookup (self->timeline, g_variant_get_string (parameter, NULL)) : NULL;
-  g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
+  const char *turn_id = g_variant_get_string (parameter, NULL);
 
-  /* Like Try Again, the failed turn stays; a new turn sends its words. */
-  if (text != NULL)
-    start (self, text);
+  if (self->session_id == NULL || self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL ||
+      _natter_window_latest_is_running (self) || self->timeline == NULL ||
+      natter_timeline_model_lookup_any (self->timeline, turn_id) == NULL)
+    return;
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Summarizing earlier messages…"));
+  _natter_window_send_again (self, turn_id, TRUE);
 }
 
 void

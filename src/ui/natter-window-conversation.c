@@ -13,16 +13,8 @@
 
 #include <glib/gi18n.h>
 
-#include "natter-attachment-intake.h"
-#include "natter-auto-compact.h"
-#include "natter-provider-error.h"
-#include "natter-runtime-error.h"
-#include "natter-session-error.h"
-#include "natter-session-row.h"
-#include "natter-sessions-queue.h"
-#include "natter-store-error.h"
-#include "natter-toast-guard.h"
 #include "natter-model-choice.h"
+#include "natter-send-pipeline.h"
 #include "natter-window-private.h"
 
 /* The conversation */
@@ -35,6 +27,17 @@ _natter_window_latest_is_running (NatterWindow *self)
   return latest != NULL && natter_sessions_is_turn_running (self->sessions, latest);
 }
 
+/* Whether the open conversation's answer has not ended: it runs, or it
+ * waits for a permission or an answer. A message typed then waits in
+ * the queue, and Stop ends the answer. */
+gboolean
+_natter_window_latest_is_unsettled (NatterWindow *self)
+{
+  return _natter_window_latest_is_running (self) ||
+         (self->entry != NULL &&
+          g_strcmp0 (natter_session_index_entry_get_latest_turn_status (self->entry), "suspended") == 0);
+}
+
 void
 _natter_window_update_composer (NatterWindow *self)
 {
@@ -42,15 +45,22 @@ _natter_window_update_composer (NatterWindow *self)
   const char *reason = NULL;
   gboolean running;
 
+  if (self->entry == NULL && self->new_chat)
+    {
+      /* A new conversation: nothing runs, anything may be sent. */
+      natter_composer_set_running (self->composer, FALSE);
+      natter_composer_set_blocked_reason (self->composer, NULL);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->composer), !self->sending);
+      _natter_window_update_keyboard_actions (self);
+      return;
+    }
   if (self->entry == NULL)
     return;
 
   status = natter_session_index_entry_get_latest_turn_status (self->entry);
-  running = _natter_window_latest_is_running (self);
+  running = _natter_window_latest_is_unsettled (self);
   if (natter_session_index_entry_get_error (self->entry) != NULL)
     reason = _("This conversation is damaged and cannot take new messages.");
-  else if (!running && g_strcmp0 (status, "suspended") == 0)
-    reason = _("Answer the request above before sending a new message.");
   else if (!running && g_strcmp0 (status, "idle") == 0)
     reason = _("The last answer was interrupted. Resume it before sending a new message.");
 
@@ -103,11 +113,12 @@ show_agent_toast (NatterWindow *self,
 void
 _natter_window_apply_session_agent (NatterWindow *self)
 {
+  const char *key = _natter_window_choice_key (self);
   const char *agent_id = NULL;
 
-  if (!has_agent_store (self) || self->session_id == NULL)
+  if (!has_agent_store (self) || key == NULL)
     return;
-  agent_id = g_hash_table_lookup (self->chosen_agents, self->session_id);
+  agent_id = g_hash_table_lookup (self->chosen_agents, key);
   if (agent_id == NULL && self->entry != NULL)
     agent_id = natter_session_index_entry_get_last_agent_id (self->entry);
   if (agent_id == NULL)
@@ -118,8 +129,7 @@ _natter_window_apply_session_agent (NatterWindow *self)
     {
       /* Translators: %s is the id of an agent that was deleted */
       show_agent_toast (self, g_strdup_printf (_("The agent “%s” is gone: messages go to Assistant"), agent_id));
-      g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
-                            g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
+      g_hash_table_replace (self->chosen_agents, g_strdup (key), g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
     }
   self->applying_agent = FALSE;
 }
@@ -127,8 +137,8 @@ _natter_window_apply_session_agent (NatterWindow *self)
 static void
 agent_chosen_cb (NatterWindow *self)
 {
-  if (!self->applying_agent && self->session_id != NULL)
-    g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
+  if (!self->applying_agent && _natter_window_choice_key (self) != NULL)
+    g_hash_table_replace (self->chosen_agents, g_strdup (_natter_window_choice_key (self)),
                           g_strdup (natter_agent_chooser_get_agent_id (self->agent_chooser)));
   _natter_window_update_model_picker (self);
 }
@@ -147,8 +157,8 @@ agent_removed_cb (NatterWindow       *self,
   while (g_hash_table_iter_next (&iter, NULL, &value))
     if (g_str_equal (value, agent_id))
       g_hash_table_iter_remove (&iter);
-  if (self->session_id != NULL)
-    g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
+  if (_natter_window_choice_key (self) != NULL)
+    g_hash_table_replace (self->chosen_agents, g_strdup (_natter_window_choice_key (self)),
                           g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
   /* Translators: %s is the name of an agent that was deleted */
   show_agent_toast (self, g_strdup_printf (_("The agent “%s” was removed: messages go to Assistant"), name));
@@ -168,7 +178,8 @@ model_choice (NatterWindow *self)
 {
   JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
   NatterModelChoice choice = {
-    .picked = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL,
+    .picked = _natter_window_choice_key (self) != NULL
+              ? g_hash_table_lookup (self->chosen_models, _natter_window_choice_key (self)) : NULL,
     .agent_own = agent_own_model (self),
     .last = last != NULL || self->session_id == NULL ? last
                                                      : g_hash_table_lookup (self->branch_models, self->session_id),
@@ -180,44 +191,13 @@ model_choice (NatterWindow *self)
   return choice;
 }
 
-/**
- * _natter_window_provider_is_missing:
- * @self: the window
- * @provider_id: (nullable): a provider id or endpoint URL
- *
- * Whether @provider_id names a provider that is not configured (deleted
- * in Preferences, or a setting naming one that never was). An endpoint
- * URL needs no configuration; without a registry nothing can be told.
- *
- * Returns: %TRUE if nothing can be sent to @provider_id
- */
+/* Whether @provider_id names a provider that is not configured
+ * (natter_send_pipeline_provider_is_missing()). */
 gboolean
 _natter_window_provider_is_missing (NatterWindow *self,
                                     const char   *provider_id)
 {
-  g_auto(GStrv) configured = NULL;
-
-  if (self->registry == NULL || provider_id == NULL || provider_id[0] == '\0' ||
-      natter_provider_id_is_endpoint (provider_id))
-    return FALSE;
-  configured = natter_provider_registry_list_providers (self->registry);
-  return !g_strv_contains ((const char * const *) configured, provider_id);
-}
-
-/* The provider a message with @choice would go to, when it is gone: the
- * runtime would refuse the turn, so the window says why before sending.
- * An agent's own model is the runtime's to resolve. */
-static const char *
-missing_provider (NatterWindow            *self,
-                  const NatterModelChoice *choice)
-{
-  const char *provider = NULL;
-  const char *model = NULL;
-
-  if (choice->picked == NULL && choice->agent_own != NULL)
-    return NULL;
-  natter_model_choice_shown (choice, &provider, &model);
-  return _natter_window_provider_is_missing (self, provider) ? provider : NULL;
+  return self->pipeline != NULL && natter_send_pipeline_provider_is_missing (self->pipeline, provider_id);
 }
 
 void
@@ -405,7 +385,8 @@ first_model (NatterWindow *self,
 void
 _natter_window_update_model_picker (NatterWindow *self)
 {
-  gboolean usable = self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+  gboolean usable = (self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL) ||
+                    (self->entry == NULL && self->new_chat);
   NatterModelChoice choice;
   const char *provider = NULL;
   const char *model = NULL;
@@ -435,12 +416,12 @@ model_chosen_cb (NatterWindow *self,
   JsonObject *choice;
 
   /* A model goes with the provider whose list it came from. */
-  if (self->session_id == NULL || provider == NULL)
+  if (_natter_window_choice_key (self) == NULL || provider == NULL)
     return;
   choice = json_object_new ();
   json_object_set_string_member (choice, "provider", provider);
   json_object_set_string_member (choice, "model", model);
-  g_hash_table_replace (self->chosen_models, g_strdup (self->session_id), choice);
+  g_hash_table_replace (self->chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
 }
 
 static void
@@ -448,71 +429,78 @@ model_fallback_cb (NatterWindow *self)
 {
   JsonObject *choice;
 
-  if (self->session_id == NULL || self->provider_id == NULL)
+  if (_natter_window_choice_key (self) == NULL || self->provider_id == NULL)
     return;
   choice = json_object_new ();
   json_object_set_string_member (choice, "provider", self->provider_id);
   if (self->default_model != NULL)
     json_object_set_string_member (choice, "model", self->default_model);
-  g_hash_table_replace (self->chosen_models, g_strdup (self->session_id), choice);
+  g_hash_table_replace (self->chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
   _natter_window_update_model_picker (self);
 }
 
-/* Sending */
+/* Sending: every message goes through the send pipeline the command
+ * line uses too (natter-send-pipeline.c); the window only asks and
+ * shows. */
 
 typedef struct
 {
-  NatterWindow *self;
-  char         *session_id;
-  char         *text;
-  gboolean      restore_draft;
-  gboolean      queue;          /* an answer runs: queue it after */
-  gboolean      refocus;
-  gboolean      compact_checked; /* the auto-compact setting had its say */
-  JsonObject        *input;
-  NatterSendOptions *options;
-  GPtrArray         *sources;   /* nullable: the attachments, not yet stored */
+  NatterWindow         *self;
+  NatterMessageRequest *request;
+  char                 *session_id;    /* the open conversation when it was sent: its
+                                        * choice key (NATTER_WINDOW_NEW_CHAT_KEY: a new one) */
+  gboolean              restore_draft;
+  gboolean              refocus;
+  NatterWindowCarriedChoice carried;   /* for a new version */
 } SendData;
 
 static void
 send_data_free (SendData *data)
 {
   g_object_unref (data->self);
+  natter_message_request_free (data->request);
   g_free (data->session_id);
-  g_free (data->text);
-  g_clear_pointer (&data->input, json_object_unref);
-  g_clear_pointer (&data->options, natter_send_options_free);
-  g_clear_pointer (&data->sources, g_ptr_array_unref);
+  _natter_window_carried_choice_clear (&data->carried);
   g_free (data);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SendData, send_data_free)
 
-/* A message that could not go out: its words are not lost,
- * they go back into the draft unless the user has typed something new
- * meanwhile. */
+/* A message that could not go out: its words and files are not lost.
+ * Typed ones go back into the draft unless the user has typed something
+ * new meanwhile; the error bar offers Retry where sending the same again
+ * can succeed. */
 static void
 send_failed (SendData     *data,
              const GError *error)
 {
   NatterWindow *self = data->self;
+  const char *text = natter_message_request_get_text (data->request);
+  GPtrArray *sources = natter_message_request_get_attachments (data->request);
+  const char *heading;
 
-  if (data->restore_draft)
+  if (data->restore_draft && text != NULL)
     {
-      if (g_strcmp0 (self->session_id, data->session_id) == 0)
+      if (g_strcmp0 (_natter_window_choice_key (self), data->session_id) == 0)
         {
           g_autofree char *draft = natter_composer_dup_text (self->composer);
 
           if (draft[0] == '\0')
-            natter_composer_set_text (self->composer, data->text);
+            natter_composer_set_text (self->composer, text);
         }
       else if (!g_hash_table_contains (self->drafts, data->session_id))
-        g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (data->text));
+        g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (text));
     }
-  /* Nor are its attachments, while its conversation is open. */
-  if (data->sources != NULL && g_strcmp0 (self->session_id, data->session_id) == 0)
-    natter_composer_restore_attachments (self->composer, data->sources);
-  _natter_window_show_error (self, data->session_id, _("The message was not sent"), error, data->text);
+  if (data->restore_draft && sources->len > 0 && g_strcmp0 (_natter_window_choice_key (self), data->session_id) == 0)
+    natter_composer_restore_attachments (self->composer, sources);
+  if (natter_message_request_get_compact_first (data->request))
+    heading = _("The conversation could not be compacted");
+  else if (natter_message_request_get_version_of (data->request) != NULL)
+    heading = _("The new version could not be made");
+  else
+    heading = _("The message was not sent");
+  _natter_window_show_error (self, data->session_id[0] != '\0' ? data->session_id : NULL, heading, error,
+                             natter_send_error_can_retry (error) ? data->request : NULL);
 }
 
 static void
@@ -520,164 +508,129 @@ send_done (SendData *data)
 {
   NatterWindow *self = data->self;
 
+  self->sending = FALSE;
   _natter_window_update_composer (self);
   /* The composer was insensitive while the message went out, which took
    * its focus: give it back, so the next message is typed at once. */
-  if (data->refocus && g_strcmp0 (self->session_id, data->session_id) == 0)
+  if (data->refocus && g_strcmp0 (_natter_window_choice_key (self), data->session_id) == 0)
     gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }
 
+/* The new conversation made for a first message takes over what was
+ * chosen for it while it was new. */
 static void
-send_message_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
+adopt_new_chat (NatterWindow *self,
+                const char   *session_id)
+{
+  gpointer value;
+
+  if (g_hash_table_steal_extended (self->chosen_models, NATTER_WINDOW_NEW_CHAT_KEY, NULL, &value))
+    g_hash_table_replace (self->chosen_models, g_strdup (session_id), value);
+  if (g_hash_table_steal_extended (self->chosen_agents, NATTER_WINDOW_NEW_CHAT_KEY, NULL, &value))
+    g_hash_table_replace (self->chosen_agents, g_strdup (session_id), value);
+  g_hash_table_remove (self->drafts, NATTER_WINDOW_NEW_CHAT_KEY);
+  g_hash_table_remove (self->draft_attachments, NATTER_WINDOW_NEW_CHAT_KEY);
+}
+
+static void
+sent_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
 {
   g_autoptr(SendData) data = user_data;
   NatterWindow *self = data->self;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *turn_id = NULL;
-
-  turn_id = natter_sessions_send_message_finish (NATTER_SESSIONS (source), result, &error);
-  self->sending = FALSE;
-  if (turn_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    send_failed (data, error);
-  send_done (data);
-}
-
-static void send_with_options (SendData *data);
-
-static void
-auto_compacted_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  SendData *data = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *compaction_id = natter_auto_compact_finish (NATTER_SESSIONS (source), result, &error);
-
-  /* A failed compaction costs the message nothing: it goes out with the
-   * whole history, and the toast says why nothing was summarized. */
-  if (compaction_id == NULL && error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    _natter_window_show_error_toast (data->self,
-                                     g_strdup_printf (_("The conversation could not be compacted before "
-                                                        "sending: %s"), error->message));
-  send_with_options (data);
-}
-
-/* Whether @input already carries parts (its attachments were stored). */
-static gboolean
-json_node_holds_array_content (JsonObject *input)
-{
-  JsonNode *content = json_object_get_member (input, "content");
-
-  return content != NULL && JSON_NODE_HOLDS_ARRAY (content);
-}
-
-static void
-attachments_stored_cb (GObject      *source,
-                       GAsyncResult *result,
-                       gpointer      user_data)
-{
-  g_autoptr(SendData) data = user_data;
-  g_autoptr(JsonArray) parts = NULL;
+  g_autoptr(NatterSendResult) sent = NULL;
   g_autoptr(GError) error = NULL;
 
-  parts = natter_attachments_store_finish (result, &error);
-  if (parts == NULL)
+  sent = natter_send_pipeline_send_finish (NATTER_SEND_PIPELINE (source), result, &error);
+  if (sent == NULL)
     {
-      data->self->sending = FALSE;
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         send_failed (data, error);
       send_done (data);
       return;
     }
-  /* The blobs are on disk: only now may a turn reference them. */
-  g_clear_pointer (&data->input, json_object_unref);
-  data->input = natter_user_message_new (data->text, parts);
-  send_with_options (g_steal_pointer (&data));
-}
-
-static void
-queue_message_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(SendData) data = user_data;
-  NatterWindow *self = data->self;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *queue_id = NULL;
-
-  queue_id = natter_sessions_queue_message_finish (NATTER_SESSIONS (source), result, &error);
-  /* The answer ended meanwhile: the message goes out as usual. */
-  if (queue_id == NULL && error == NULL)
+  /* Said once per conversation: the message went with the whole
+   * history all the same. */
+  if (sent->compaction_error != NULL)
+    _natter_window_show_error_toast (self, g_strdup_printf (_("The conversation could not be compacted before "
+                                                              "sending: %s"), sent->compaction_error->message));
+  /* A new version goes on with the model and agent of the conversation
+   * it was made from, and is shown where it differs. */
+  if (sent->created && natter_message_request_get_version_of (data->request) != NULL)
     {
-      data->queue = FALSE;
-      send_with_options (g_steal_pointer (&data));
-      return;
+      _natter_window_carry_choice (self, sent->session_id, &data->carried);
+      if (g_strcmp0 (self->session_id, data->session_id) == 0)
+        natter_window_open_session (self, sent->session_id);
     }
-  self->sending = FALSE;
-  if (queue_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    send_failed (data, error);
+  /* A first message made its conversation, which opens where the new
+   * one was, its row scrolled into view at the top of the list. */
+  else if (sent->created)
+    {
+      gboolean still_new = self->new_chat && self->session_id == NULL;
+
+      adopt_new_chat (self, sent->session_id);
+      if (still_new)
+        {
+          g_autofree char *typed = natter_composer_dup_text (self->composer);
+
+          /* Words typed while the first message went out are the new
+           * conversation's draft now. */
+          if (typed[0] != '\0')
+            g_hash_table_replace (self->drafts, g_strdup (sent->session_id), g_steal_pointer (&typed));
+          if (natter_composer_get_n_attachments (self->composer) > 0)
+            g_hash_table_replace (self->draft_attachments, g_strdup (sent->session_id),
+                                  natter_composer_take_attachments (self->composer));
+          self->new_chat = FALSE;
+          natter_window_open_session (self, sent->session_id);
+          natter_sidebar_scroll_to (self->session_sidebar, sent->session_id);
+        }
+      g_free (data->session_id);
+      data->session_id = g_strdup (sent->session_id);
+    }
   send_done (data);
 }
 
-/* Takes @data. The attachments are stored first; then, while an answer
- * runs, the message is queued to go after it (§12.1; the queue view shows
- * it), or else sent. */
+/* Takes @request. Sends it from the open conversation, with what the
+ * window shows as chosen for it: the agent chooser's agent and the model
+ * picked in the header bar. */
 static void
-send_with_options (SendData *data)
+send_request (NatterWindow         *self,
+              NatterMessageRequest *request,
+              gboolean              restore_draft)
 {
-  NatterWindow *self = data->self;
+  JsonObject *picked;
+  SendData *data;
 
-  if (data->sources != NULL && !json_node_holds_array_content (data->input))
+  if (_natter_window_choice_key (self) == NULL || self->pipeline == NULL)
     {
-      natter_attachments_store_async (self->blobs, data->sources,
-                                      natter_settings_get_attachment_size_limit (self->settings),
-                                      self->cancellable, attachments_stored_cb, data);
+      natter_message_request_free (request);
       return;
     }
-  /* Only a message sent now: a queued one waits for an answer whose
-   * usage is not known yet. */
-  if (!data->queue && !data->compact_checked)
-    {
-      data->compact_checked = TRUE;
-      natter_auto_compact_async (self->sessions, self->registry, self->settings, data->session_id,
-                                 self->cancellable, auto_compacted_cb, data);
-      return;
-    }
-  if (data->queue)
-    {
-      natter_sessions_queue_message_async (self->sessions, data->session_id, data->input, data->options,
-                                           TRUE, self->cancellable, queue_message_cb, data);
-      return;
-    }
-  natter_sessions_send_message_async (data->self->sessions, data->session_id, data->input, data->options,
-                                      data->self->cancellable, send_message_cb, data);
-}
+  /* A new message answers whatever the last error was about. */
+  _natter_window_hide_error (self);
 
-static void
-send_model_resolved_cb (GObject      *source,
-                        GAsyncResult *result,
-                        gpointer      user_data)
-{
-  g_autoptr(SendData) data = user_data;
-  NatterWindow *self = data->self;
-  g_autoptr(GError) error = NULL;
-  JsonObject *model;
+  /* A new conversation's first message makes it (session NULL). */
+  natter_message_request_set_session (request, self->session_id);
+  if (has_agent_store (self) || self->agent_id != NULL)
+    natter_message_request_set_agent (request, next_agent_id (self));
+  picked = g_hash_table_lookup (self->chosen_models, _natter_window_choice_key (self));
+  if (picked != NULL)
+    natter_message_request_set_model (request, json_object_get_string_member_with_default (picked, "provider", NULL),
+                                      json_object_get_string_member_with_default (picked, "model", NULL));
 
-  model = natter_provider_registry_resolve_model_finish (NATTER_PROVIDER_REGISTRY (source), result, &error);
-  if (model == NULL)
-    {
-      self->sending = FALSE;
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        send_failed (data, error);
-      send_done (data);
-      return;
-    }
-  natter_send_options_set_model (data->options, json_object_get_string_member (model, "provider"),
-                                 json_object_get_string_member (model, "model"));
-  json_object_unref (model);
-  send_with_options (g_steal_pointer (&data));
+  data = g_new0 (SendData, 1);
+  data->self = g_object_ref (self);
+  data->request = request;
+  data->session_id = g_strdup (_natter_window_choice_key (self));
+  data->restore_draft = restore_draft;
+  data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->composer)) != NULL;
+  _natter_window_dup_choice (self, &data->carried);
+
+  self->sending = TRUE;
+  natter_conversation_view_stick_to_bottom (self->conversation_view);
+  _natter_window_update_composer (self);
+  natter_send_pipeline_send_async (self->pipeline, data->request, self->cancellable, sent_cb, data);
 }
 
 void
@@ -688,79 +641,87 @@ _natter_window_send_text (NatterWindow *self,
   _natter_window_send_message (self, text, NULL, restore_draft);
 }
 
-/* Sends @text with the attachments @sources (nullable, taken): they are
- * stored as blobs first (natter-attachment-intake.c), then the turn that
- * references them is created. */
+/* Sends @text with the attachments @sources (nullable, taken). A message
+ * typed while the answer has not ended (it runs, or waits for a
+ * permission or an answer) waits in the queue (session-layer-spec.md
+ * §12.1; the queue view shows it). */
 void
 _natter_window_send_message (NatterWindow *self,
                              const char   *text,
                              GPtrArray    *sources,
                              gboolean      restore_draft)
 {
-  g_autoptr(JsonObject) input = json_object_new ();
-  g_autoptr(NatterSendOptions) options = NULL;
-  g_autoptr(JsonObject) model = NULL;
-  NatterModelChoice choice;
-  const char *provider;
-  const char *gone;
-  SendData *data;
+  NatterMessageRequest *request = natter_message_request_new (text);
 
-  if (self->session_id == NULL || self->sessions == NULL)
-    {
-      g_clear_pointer (&sources, g_ptr_array_unref);
-      return;
-    }
-  /* A new message answers whatever the last error was about. */
-  _natter_window_hide_error (self);
-
-  json_object_set_string_member (input, "role", "user");
-  json_object_set_string_member (input, "content", text);
-  options = natter_send_options_new (next_agent_id (self));
-  /* The header's model overrides the agent's (§9, agent.model); with no
-   * model named anywhere, the registry is asked for the provider's first
-   * one. */
-  choice = model_choice (self);
-  if ((model = natter_model_choice_dup_descriptor (&choice)) != NULL)
-    natter_send_options_set_model (options, json_object_get_string_member (model, "provider"),
-                                   json_object_get_string_member (model, "model"));
-  provider = natter_model_choice_provider_to_resolve (&choice);
-  natter_send_options_set_auto_permission (options, natter_settings_get_auto_permission (self->settings));
-  natter_send_options_set_max_model_calls (options, natter_settings_get_max_model_calls (self->settings));
-  natter_send_options_set_auto_title (options, natter_settings_get_auto_title (self->settings));
-
-  data = g_new0 (SendData, 1);
-  data->self = g_object_ref (self);
-  data->session_id = g_strdup (self->session_id);
-  data->text = g_strdup (text);
-  data->restore_draft = restore_draft;
-  data->queue = restore_draft && _natter_window_latest_is_running (self);
-  data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->composer)) != NULL;
-  data->input = g_steal_pointer (&input);
-  data->options = g_steal_pointer (&options);
-  if (sources != NULL && sources->len > 0 && self->blobs != NULL)
-    data->sources = g_steal_pointer (&sources);
+  for (guint i = 0; sources != NULL && i < sources->len; i++)
+    natter_message_request_add_attachment (request, g_ptr_array_index (sources, i));
   g_clear_pointer (&sources, g_ptr_array_unref);
+  natter_message_request_set_queue (request, restore_draft && _natter_window_latest_is_unsettled (self));
+  send_request (self, request, restore_draft);
+}
 
-  if ((gone = missing_provider (self, &choice)) != NULL)
-    {
-      g_autoptr(GError) error = g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
-                                             "No provider “%s” is configured", gone);
+/**
+ * _natter_window_send_version:
+ * @self: the window
+ * @turn_id: a settled turn of the open conversation (its own or one it
+ *   shows from the conversation it branched from)
+ * @text: the message's new words
+ * @sources: (transfer full) (nullable) (element-type NatterAttachmentSource):
+ *   its attachments
+ *
+ * Makes a new version of @turn_id's message with @text and @sources (an
+ * edit): the pipeline branches at the turn before it, with the open
+ * conversation's title, and the new version opens.
+ */
+void
+_natter_window_send_version (NatterWindow *self,
+                             const char   *turn_id,
+                             const char   *text,
+                             GPtrArray    *sources)
+{
+  NatterMessageRequest *request = natter_message_request_new (text);
 
-      /* No turn is made for a provider that is gone: it could never
-       * answer, and would only look interrupted. */
-      send_failed (data, error);
-      send_done (data);
-      send_data_free (data);
-      return;
-    }
-  self->sending = TRUE;
-  natter_conversation_view_stick_to_bottom (self->conversation_view);
-  _natter_window_update_composer (self);
-  if (provider != NULL)
-    natter_provider_registry_resolve_model_async (self->registry, provider, NULL, self->cancellable,
-                                                  send_model_resolved_cb, data);
-  else
-    send_with_options (data);
+  for (guint i = 0; sources != NULL && i < sources->len; i++)
+    natter_message_request_add_attachment (request, g_ptr_array_index (sources, i));
+  g_clear_pointer (&sources, g_ptr_array_unref);
+  natter_message_request_set_version_of (request, turn_id);
+  send_request (self, request, TRUE);
+}
+
+/**
+ * _natter_window_send_again:
+ * @self: the window
+ * @turn_id: a settled turn of the open conversation
+ * @compact_first: whether to summarize the earlier turns first
+ *
+ * Try Again (and, with @compact_first, Compact and Continue): @turn_id's
+ * message once more, with its words and attachments as they were sent,
+ * as a new version of it. The turn, answered or failed, stays one arrow
+ * away, and the history the model receives holds the message once.
+ */
+void
+_natter_window_send_again (NatterWindow *self,
+                           const char   *turn_id,
+                           gboolean      compact_first)
+{
+  NatterMessageRequest *request = natter_message_request_new_again (turn_id);
+
+  natter_message_request_set_compact_first (request, compact_first);
+  send_request (self, request, FALSE);
+}
+
+/**
+ * _natter_window_send_request_again:
+ * @self: the window
+ * @request: (transfer none): a message that was not sent
+ *
+ * The error bar's Retry: the same message, files included.
+ */
+void
+_natter_window_send_request_again (NatterWindow               *self,
+                                   const NatterMessageRequest *request)
+{
+  send_request (self, natter_message_request_copy (request), TRUE);
 }
 
 static void
@@ -772,7 +733,8 @@ composer_send_cb (NatterWindow *self,
   natter_conversation_view_set_editing (self->conversation_view, FALSE);
   _natter_window_update_keyboard_actions (self);
   natter_composer_set_text (self->composer, NULL);
-  g_hash_table_remove (self->drafts, self->session_id);
+  if (_natter_window_choice_key (self) != NULL)
+    g_hash_table_remove (self->drafts, _natter_window_choice_key (self));
   /* An edited message is a new version, never a change of the old. */
   if (editing != NULL)
     _natter_window_send_version (self, editing, text, natter_composer_take_attachments (self->composer));

@@ -55,6 +55,7 @@ typedef enum
   ERROR_ACTION_NONE,
   ERROR_ACTION_PREFERENCES,
   ERROR_ACTION_RETRY,
+  ERROR_ACTION_RECOVER,
 } ErrorAction;
 
 /* What @error means for the person using the window (transfer full),
@@ -103,6 +104,10 @@ explain_error (NatterWindow *self,
         return g_strdup (_("The conversation’s file is damaged, so nothing can be added to it. The file was not changed."));
       case NATTER_SESSION_ERROR_LOCKED:
         return g_strdup (_("Another copy of Natter is using the same data folder."));
+      case NATTER_SESSION_ERROR_HISTORY_DAMAGED:
+        return g_strdup (_("An earlier message of this conversation cannot be read, so nothing was sent: the "
+                           "model would not get the whole conversation. Copy the part before the damage into a "
+                           "new conversation to go on; the damaged file is left as it is."));
       case NATTER_SESSION_ERROR_INVALID_ARGUMENT:
       default:
         break;
@@ -123,18 +128,19 @@ _natter_window_hide_error (NatterWindow *self)
 {
   gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
   g_clear_pointer (&self->error_session_id, g_free);
-  g_clear_pointer (&self->retry_text, g_free);
+  g_clear_pointer (&self->retry_request, natter_message_request_free);
 }
 
 /* Shows @heading (what did not happen, plain words) and @error's whole
  * reason in the error bar, about @session_id (NULL: not one conversation).
- * @retry_text, if any, is what the Retry button sends again. */
+ * @retry, if any, is the message the Retry button sends again, files
+ * included; offered only where sending it again can succeed. */
 void
-_natter_window_show_error (NatterWindow *self,
-                           const char   *session_id,
-                           const char   *heading,
-                           const GError *error,
-                           const char   *retry_text)
+_natter_window_show_error (NatterWindow               *self,
+                           const char                 *session_id,
+                           const char                 *heading,
+                           const GError               *error,
+                           const NatterMessageRequest *retry)
 {
   gboolean in_preferences;
   g_autofree char *plain = explain_error (self, error, &in_preferences);
@@ -149,13 +155,16 @@ _natter_window_show_error (NatterWindow *self,
 
   if (in_preferences)
     action = ERROR_ACTION_PREFERENCES;
-  else if (retry_text != NULL)
+  else if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED) && session_id != NULL)
+    action = ERROR_ACTION_RECOVER;
+  else if (retry != NULL)
     action = ERROR_ACTION_RETRY;
 
   g_free (self->error_session_id);
   self->error_session_id = g_strdup (session_id);
-  g_free (self->retry_text);
-  self->retry_text = action == ERROR_ACTION_RETRY ? g_strdup (retry_text) : NULL;
+  g_clear_pointer (&self->retry_request, natter_message_request_free);
+  if (action == ERROR_ACTION_RETRY)
+    self->retry_request = natter_message_request_copy (retry);
 
   /* Plain text, never markup: the reason may quote a title or a server. */
   gtk_label_set_text (self->error_heading, heading);
@@ -169,6 +178,10 @@ _natter_window_show_error (NatterWindow *self,
     case ERROR_ACTION_RETRY:
       gtk_button_set_label (self->error_action_button, _("_Retry"));
       gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), "win.retry-send");
+      break;
+    case ERROR_ACTION_RECOVER:
+      gtk_button_set_label (self->error_action_button, _("_Copy Readable Part"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), "win.recover-from-error");
       break;
     case ERROR_ACTION_NONE:
     default:
@@ -442,9 +455,26 @@ copy_readable_part_activated (GtkWidget  *widget,
                                  recovered_cb, g_object_ref (self));
 }
 
+/* The error bar's way out of a history that cannot be read: the part
+ * before the damage, copied into a new conversation that opens. */
+static void
+recover_from_error_activated (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *session_id = g_strdup (self->error_session_id);
+
+  if (self->sessions == NULL || session_id == NULL)
+    return;
+  _natter_window_hide_error (self);
+  natter_sessions_recover_async (self->sessions, session_id, self->cancellable, recovered_cb, g_object_ref (self));
+}
+
 void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class)
 {
+  gtk_widget_class_install_action (widget_class, "win.recover-from-error", NULL, recover_from_error_activated);
   gtk_widget_class_bind_template_callback (widget_class, error_close_cb);
   gtk_widget_class_install_action (widget_class, "win.show-damaged-file", NULL, show_damaged_file_activated);
   gtk_widget_class_install_action (widget_class, "win.copy-readable-part", NULL, copy_readable_part_activated);

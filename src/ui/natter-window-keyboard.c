@@ -37,6 +37,7 @@ _natter_window_update_keyboard_actions (NatterWindow *self)
 {
   GtkWidget *widget = GTK_WIDGET (self);
   gboolean usable = self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+  gboolean writable = usable || (self->entry == NULL && self->new_chat);
 
   /* A disabled action lets its key through: Ctrl+Z still undoes typing in
    * the composer while no deletion waits for its undo. */
@@ -45,8 +46,8 @@ _natter_window_update_keyboard_actions (NatterWindow *self)
                                  g_hash_table_size (self->pending_deletes) > 0);
   gtk_widget_action_set_enabled (widget, "win.stop", _natter_window_latest_is_running (self));
   gtk_widget_action_set_enabled (widget, "win.cancel-edit", self->editing_turn_id != NULL);
-  gtk_widget_action_set_enabled (widget, "win.focus-composer", usable);
-  gtk_widget_action_set_enabled (widget, "win.choose-model", usable);
+  gtk_widget_action_set_enabled (widget, "win.focus-composer", writable);
+  gtk_widget_action_set_enabled (widget, "win.choose-model", writable);
   /* Compaction waits for the latest turn: it summarizes settled turns. */
   gtk_widget_action_set_enabled (widget, "win.compact", usable && !_natter_window_latest_is_running (self));
   gtk_widget_action_set_enabled (widget, "win.compact-and-continue",
@@ -107,8 +108,9 @@ focus_pending_prompt (NatterWindow *self)
   return focus_pending_prompt_under (GTK_WIDGET (self->timeline_list));
 }
 
-/* Tab in the composer while it is refused because a prompt waits goes to
- * that prompt (Allow, or the answer entry): the next thing to do. */
+/* Tab in the composer while a prompt waits goes to that prompt (Allow,
+ * or the answer entry): the next thing to do. A message typed meanwhile
+ * waits in the queue. */
 static gboolean
 composer_key_pressed_cb (GtkEventControllerKey *controller,
                          guint                  keyval,
@@ -118,8 +120,6 @@ composer_key_pressed_cb (GtkEventControllerKey *controller,
 {
   if ((keyval != GDK_KEY_Tab && keyval != GDK_KEY_KP_Tab) ||
       (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
-    return GDK_EVENT_PROPAGATE;
-  if (natter_composer_get_blocked_reason (self->composer) == NULL)
     return GDK_EVENT_PROPAGATE;
   return focus_pending_prompt (self) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
 }

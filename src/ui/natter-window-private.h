@@ -23,12 +23,17 @@
 #include "natter-model-picker.h"
 #include "natter-queue-view.h"
 #include "natter-session-row.h"
+#include "natter-send-pipeline.h"
 #include "natter-settings.h"
 #include "natter-conversation-view.h"
 #include "natter-sidebar.h"
 #include "natter-window.h"
 
 G_BEGIN_DECLS
+
+/* What a new conversation's draft, model and agent are kept under
+ * before it has a session id: no id is ever "". */
+#define NATTER_WINDOW_NEW_CHAT_KEY ""
 
 struct _NatterWindow
 {
@@ -41,6 +46,7 @@ struct _NatterWindow
   NatterSettings       *settings;
   NatterBlobStore      *blobs;            /* nullable: attachments */
   NatterSessions       *sessions;
+  NatterSendPipeline   *pipeline;         /* every message goes through it */
   NatterTurnEventHub   *hub;
   NatterSessionIndex   *index;
   NatterTimeTicker     *ticker;           /* the sidebar rows' minutes */
@@ -76,6 +82,10 @@ struct _NatterWindow
   char                 *resolving_provider;
 
   char                 *session_id;
+  /* A new conversation being written: no session exists until its first
+   * message is sent (natter-send-pipeline.c makes it then); its draft,
+   * model and agent are kept under NATTER_WINDOW_NEW_CHAT_KEY. */
+  gboolean              new_chat;
   NatterSessionIndexEntry *entry;
   NatterTimelineModel  *timeline;
   gboolean              sending;
@@ -136,7 +146,7 @@ struct _NatterWindow
   /* The error bar: which session its error is about (NULL: the window's
    * own), and the words a failed send can be retried with. */
   char                 *error_session_id;
-  char                 *retry_text;
+  NatterMessageRequest *retry_request;
 
   /* Versions of messages (natter-window-versions.c): the sent message
    * being edited in the composer, and the open conversation's versions
@@ -153,6 +163,10 @@ struct _NatterWindow
 /* natter-window.c */
 void
 _natter_window_close_session (NatterWindow *self);
+void
+_natter_window_open_new_chat (NatterWindow *self);
+const char *
+_natter_window_choice_key (NatterWindow *self);
 NatterTimelineModel *
 _natter_window_ensure_timeline (NatterWindow *self,
                                 const char   *session_id);
@@ -177,7 +191,7 @@ _natter_window_show_error (NatterWindow *self,
                            const char *session_id,
                            const char *heading,
                            const GError *error,
-                           const char *retry_text);
+                           const NatterMessageRequest *retry);
 void
 _natter_window_show_damage (NatterWindow *self);
 void
@@ -193,15 +207,6 @@ _natter_window_versions_items_changed_cb (NatterWindow *self,
                                           guint         position,
                                           guint         removed,
                                           guint         added);
-void
-_natter_window_send_version (NatterWindow *self,
-                             const char   *turn_id,
-                             const char   *text,
-                             GPtrArray    *sources);
-void
-_natter_window_try_again_version (NatterWindow *self,
-                                  const char   *turn_id,
-                                  const char   *text);
 void
 _natter_window_class_versions_init (GtkWidgetClass *widget_class);
 
@@ -232,6 +237,8 @@ _natter_window_reveal_turn (NatterWindow *self,
 /* natter-window-conversation.c */
 gboolean
 _natter_window_latest_is_running (NatterWindow *self);
+gboolean
+_natter_window_latest_is_unsettled (NatterWindow *self);
 void
 _natter_window_update_composer (NatterWindow *self);
 void
@@ -267,6 +274,18 @@ _natter_window_send_message (NatterWindow *self,
                              const char *text,
                              GPtrArray *sources,
                              gboolean restore_draft);
+void
+_natter_window_send_version (NatterWindow *self,
+                             const char   *turn_id,
+                             const char   *text,
+                             GPtrArray    *sources);
+void
+_natter_window_send_again (NatterWindow *self,
+                           const char   *turn_id,
+                           gboolean      compact_first);
+void
+_natter_window_send_request_again (NatterWindow               *self,
+                                   const NatterMessageRequest *request);
 void
 _natter_window_composer_stop_cb (NatterWindow *self);
 void

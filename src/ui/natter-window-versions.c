@@ -3,11 +3,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Versions of a message in the window. Edit puts a sent message into the
- * composer; sending it then branches at the turn before the message
- * (natter_sessions_fork_async(), with the conversation's title, so the
- * sidebar shows the branch as this conversation going on) and sends the
- * new words there. Try Again on an answer does the same with the same
- * words. Nothing is discarded: every message that has versions shows
+ * composer; sending it then makes a new version: the send pipeline
+ * branches at the turn before the message, with the conversation's
+ * title, so the sidebar shows the branch as this conversation going on,
+ * and sends the new words there (_natter_window_send_version()). Try
+ * Again does the same with the same message. Nothing is discarded:
+ * every message that has versions shows
  * "‹ n/N ›", and the arrows open the conversation of the other version
  * scrolled to that version of the message
  * (natter_sessions_list_versions_async()).
@@ -116,129 +117,6 @@ _natter_window_versions_items_changed_cb (NatterWindow *self,
     _natter_window_refresh_versions (self);
 }
 
-/* Sending a new version */
-
-typedef struct
-{
-  NatterWindow *self;
-  char         *text;
-  GPtrArray    *sources;   /* nullable: NatterAttachmentSource */
-  NatterWindowCarriedChoice carried;
-} VersionData;
-
-static void
-version_data_free (VersionData *data)
-{
-  g_object_unref (data->self);
-  g_free (data->text);
-  g_clear_pointer (&data->sources, g_ptr_array_unref);
-  _natter_window_carried_choice_clear (&data->carried);
-  g_free (data);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VersionData, version_data_free)
-
-static void
-branched_cb (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  g_autoptr(VersionData) data = user_data;
-  NatterWindow *self = data->self;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *session_id = NULL;
-
-  if (g_task_get_source_tag (G_TASK (result)) == natter_sessions_fork_async)
-    session_id = natter_sessions_fork_finish (NATTER_SESSIONS (source), result, &error);
-  else
-    session_id = natter_sessions_create_session_finish (NATTER_SESSIONS (source), result, &error);
-  if (session_id == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          /* The words are not lost: they go back into the composer. */
-          _natter_window_show_error (self, NULL, _("The new version could not be made"), error, NULL);
-          natter_composer_set_text (self->composer, data->text);
-          if (data->sources != NULL)
-            natter_composer_restore_attachments (self->composer, data->sources);
-        }
-      return;
-    }
-  /* The new version goes on with the model and agent of the
-   * conversation it was made from, as its next message would. */
-  _natter_window_carry_choice (self, session_id, &data->carried);
-  natter_window_open_session (self, session_id);
-  _natter_window_send_message (self, data->text, g_steal_pointer (&data->sources), TRUE);
-}
-
-/**
- * _natter_window_send_version:
- * @self: the window
- * @turn_id: a settled turn of the open conversation (its own or one it
- *   shows from the conversation it branched from)
- * @text: the message's new words
- * @sources: (transfer full) (nullable) (element-type NatterAttachmentSource):
- *   its attachments
- *
- * Makes a new version of @turn_id's message: a branch at the turn before
- * it, with the open conversation's title, opened, with @text and
- * @sources sent there. The first message has no turn before it: its
- * branch starts from nothing.
- */
-void
-_natter_window_send_version (NatterWindow *self,
-                             const char   *turn_id,
-                             const char   *text,
-                             GPtrArray    *sources)
-{
-  NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
-  NatterTurnState *state = item != NULL ? natter_turn_item_get_state (item) : NULL;
-  const char *owner;
-  const char *previous = NULL;
-  const char *title;
-  VersionData *data;
-  JsonNode *context;
-
-  if (state == NULL || self->session_id == NULL || self->entry == NULL)
-    {
-      g_clear_pointer (&sources, g_ptr_array_unref);
-      return;
-    }
-  owner = natter_turn_item_get_inherited_from (item) != NULL ? natter_turn_item_get_inherited_from (item)
-                                                               : self->session_id;
-  context = json_object_get_member (natter_turn_state_get_definition (state), "context");
-  if (context != NULL && JSON_NODE_HOLDS_OBJECT (context))
-    previous = json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId", NULL);
-  title = natter_session_index_entry_get_title (self->entry);
-
-  data = g_new0 (VersionData, 1);
-  data->self = g_object_ref (self);
-  data->text = g_strdup (text);
-  data->sources = sources;
-  _natter_window_dup_choice (self, &data->carried);
-  if (previous != NULL)
-    {
-      NatterTurnItem *before = natter_timeline_model_lookup_any (self->timeline, previous);
-      const char *before_owner = before != NULL && natter_turn_item_get_inherited_from (before) != NULL
-                                 ? natter_turn_item_get_inherited_from (before) : owner;
-
-      natter_sessions_fork_async (self->sessions, before_owner, previous, title, self->cancellable,
-                                  branched_cb, data);
-    }
-  else
-    {
-      NatterSessionIndexEntry *entry = natter_session_index_lookup (self->index, owner);
-      const char *parent = entry != NULL ? natter_session_index_entry_get_parent_session (entry) : NULL;
-
-      /* A first message's versions all branch from the conversation that
-       * had it first. */
-      natter_sessions_create_session_async (self->sessions, title,
-                                            entry != NULL ? natter_session_index_entry_get_cwd (entry) : NULL,
-                                            parent != NULL ? parent : owner, NULL, self->cancellable,
-                                            branched_cb, data);
-    }
-}
-
 /* Actions */
 
 typedef struct
@@ -299,81 +177,6 @@ carry_attachments (NatterWindow   *self,
   g_weak_ref_init (&data->self, self);
   data->turn_id = g_strdup (turn_id);
   natter_attachments_load_async (self->blobs, parts, self->cancellable, attachments_loaded_cb, data);
-}
-
-typedef struct
-{
-  GWeakRef  self;
-  char     *turn_id;
-  char     *text;
-} RetryData;
-
-static void
-retry_data_free (RetryData *data)
-{
-  g_weak_ref_clear (&data->self);
-  g_free (data->turn_id);
-  g_free (data->text);
-  g_free (data);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (RetryData, retry_data_free)
-
-static void
-retry_loaded_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(RetryData) data = user_data;
-  g_autoptr(NatterWindow) self = g_weak_ref_get (&data->self);
-  g_autoptr(GError) error = NULL;
-  GPtrArray *sources = natter_attachments_load_finish (result, &error);
-
-  if (self == NULL)
-    {
-      g_clear_pointer (&sources, g_ptr_array_unref);
-      return;
-    }
-  /* Another answer to the message without its attachments would answer
-   * another question: nothing is sent. */
-  if (sources == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _natter_window_show_error (self, NULL, _("The message could not be sent again"), error, NULL);
-      return;
-    }
-  _natter_window_send_version (self, data->turn_id, data->text, sources);
-}
-
-/**
- * _natter_window_try_again_version:
- * @self: the window
- * @turn_id: a completed turn of the open conversation
- * @text: its message's words
- *
- * Another answer to @turn_id's message as a new version of it, with the
- * same words and the same attachments (read back from their blobs
- * first), so that the answer shown stays one arrow away.
- */
-void
-_natter_window_try_again_version (NatterWindow *self,
-                                  const char   *turn_id,
-                                  const char   *text)
-{
-  NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
-  g_autoptr(GPtrArray) parts = item != NULL ? natter_turn_item_dup_attachments (item) : NULL;
-  RetryData *data;
-
-  if (parts == NULL || parts->len == 0 || self->blobs == NULL)
-    {
-      _natter_window_send_version (self, turn_id, text, NULL);
-      return;
-    }
-  data = g_new0 (RetryData, 1);
-  g_weak_ref_init (&data->self, self);
-  data->turn_id = g_strdup (turn_id);
-  data->text = g_strdup (text);
-  natter_attachments_load_async (self->blobs, parts, self->cancellable, retry_loaded_cb, data);
 }
 
 static void

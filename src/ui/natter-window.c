@@ -182,6 +182,15 @@ update_conversation (NatterWindow *self)
   _natter_window_update_keyboard_actions (self);
   update_title (self);
 
+  if (!has_session && self->new_chat)
+    {
+      /* Nothing is written for a new conversation before its first
+       * message: the conversation page, empty, with the composer. */
+      _natter_window_update_composer (self);
+      gtk_stack_set_visible_child_name (self->content_stack, "conversation");
+      natter_conversation_view_set_new_chat_hint (self->conversation_view, TRUE);
+      return;
+    }
   if (!has_session)
     {
       gtk_stack_set_visible_child_name (self->content_stack, "empty");
@@ -246,24 +255,50 @@ set_entry (NatterWindow            *self,
     }
 }
 
+/* What the open conversation's draft and choices are kept under: its
+ * id, or for a new conversation NATTER_WINDOW_NEW_CHAT_KEY; NULL when
+ * none is open. */
+const char *
+_natter_window_choice_key (NatterWindow *self)
+{
+  if (self->session_id != NULL)
+    return self->session_id;
+  return self->new_chat ? NATTER_WINDOW_NEW_CHAT_KEY : NULL;
+}
+
 static void
 save_draft (NatterWindow *self)
 {
+  const char *key = _natter_window_choice_key (self);
   g_autofree char *draft = NULL;
 
-  if (self->session_id == NULL)
+  if (key == NULL)
     return;
   draft = natter_composer_dup_text (self->composer);
   if (draft[0] != '\0')
-    g_hash_table_replace (self->drafts, g_strdup (self->session_id), g_steal_pointer (&draft));
+    g_hash_table_replace (self->drafts, g_strdup (key), g_steal_pointer (&draft));
   else
-    g_hash_table_remove (self->drafts, self->session_id);
+    g_hash_table_remove (self->drafts, key);
   /* Attachments belong to their conversation's draft, too. */
   if (natter_composer_get_n_attachments (self->composer) > 0)
-    g_hash_table_replace (self->draft_attachments, g_strdup (self->session_id),
-                          natter_composer_take_attachments (self->composer));
+    g_hash_table_replace (self->draft_attachments, g_strdup (key), natter_composer_take_attachments (self->composer));
   else
-    g_hash_table_remove (self->draft_attachments, self->session_id);
+    g_hash_table_remove (self->draft_attachments, key);
+}
+
+/* Puts the draft kept under @key into the composer. */
+static void
+restore_draft (NatterWindow *self,
+               const char   *key)
+{
+  g_autoptr(GPtrArray) attachments = NULL;
+  g_autofree char *stolen_key = NULL;
+
+  natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, key));
+  g_hash_table_steal_extended (self->draft_attachments, key, (gpointer *) &stolen_key, (gpointer *) &attachments);
+  g_ptr_array_unref (natter_composer_take_attachments (self->composer));
+  if (attachments != NULL)
+    natter_composer_restore_attachments (self->composer, attachments);
 }
 
 static void
@@ -280,6 +315,7 @@ _natter_window_close_session (NatterWindow *self)
    * opens without it. */
   _natter_window_hide_error (self);
   save_draft (self);
+  self->new_chat = FALSE;
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
   self->timeline = NULL;
@@ -368,23 +404,37 @@ natter_window_open_session (NatterWindow *self,
       g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
       natter_conversation_view_set_timeline (self->conversation_view, timeline);
-      natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, session_id));
-      {
-        g_autoptr(GPtrArray) attachments = NULL;
-        g_autofree char *key = NULL;
-
-        g_hash_table_steal_extended (self->draft_attachments, session_id, (gpointer *) &key,
-                                     (gpointer *) &attachments);
-        g_ptr_array_unref (natter_composer_take_attachments (self->composer));
-        if (attachments != NULL)
-          natter_composer_restore_attachments (self->composer, attachments);
-      }
+      restore_draft (self, session_id);
       _natter_window_refresh_versions (self);
       _natter_window_open_queue (self);
     }
   update_conversation (self);
   natter_sidebar_select (self->session_sidebar, self->session_id);
   return TRUE;
+}
+
+/**
+ * _natter_window_open_new_chat:
+ * @self: the window
+ *
+ * Shows a new, empty conversation: the composer with the new
+ * conversation's draft, the default agent and model. Nothing is
+ * written: the conversation exists from its first message, when the
+ * send pipeline makes it (docs/sessions.md §1).
+ */
+void
+_natter_window_open_new_chat (NatterWindow *self)
+{
+  _natter_window_cancel_opening (self);
+  if (self->new_chat)
+    return;
+  _natter_window_close_session (self);
+  self->new_chat = TRUE;
+  restore_draft (self, NATTER_WINDOW_NEW_CHAT_KEY);
+  _natter_window_apply_session_agent (self);
+  update_conversation (self);
+  _natter_window_update_model_picker (self);
+  natter_sidebar_select (self->session_sidebar, NULL);
 }
 
 /* Startup: the last open session */
@@ -450,7 +500,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->last_agent_toast, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
-  g_clear_pointer (&self->retry_text, g_free);
+  g_clear_pointer (&self->retry_request, natter_message_request_free);
   g_clear_pointer (&self->editing_turn_id, g_free);
   g_clear_pointer (&self->versions, g_hash_table_unref);
   g_clear_pointer (&self->open_version_session, g_free);
@@ -471,6 +521,7 @@ natter_window_finalize (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->blobs);
   g_clear_object (&self->sessions);
+  g_clear_object (&self->pipeline);
   g_clear_object (&self->hub);
   g_clear_object (&self->index);
   g_clear_object (&self->ticker);
@@ -625,6 +676,10 @@ natter_window_set_services (NatterWindow       *self,
                             NatterTurnEventHub *hub)
 {
   self->sessions = g_object_ref (sessions);
+  self->pipeline = natter_send_pipeline_new (sessions, self->settings);
+  natter_send_pipeline_set_blob_store (self->pipeline, self->blobs);
+  natter_send_pipeline_set_agent_store (self->pipeline, natter_agent_chooser_get_store (self->agent_chooser));
+  natter_send_pipeline_set_provider_registry (self->pipeline, self->registry, self->provider_id, self->default_model);
   self->hub = g_object_ref (hub);
   self->index = g_object_ref (natter_sessions_list_sessions (sessions));
   self->ticker = natter_time_ticker_new (natter_sessions_get_clock (sessions));
@@ -699,6 +754,8 @@ natter_window_set_blob_store (NatterWindow    *self,
   g_return_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs));
 
   g_set_object (&self->blobs, blobs);
+  if (self->pipeline != NULL)
+    natter_send_pipeline_set_blob_store (self->pipeline, blobs);
   natter_composer_set_can_attach (self->composer, blobs != NULL);
 }
 
@@ -761,6 +818,8 @@ natter_window_set_agent_store (NatterWindow     *self,
   if (store != NULL)
     natter_agent_store_watch (store);
   natter_agent_chooser_set_store (self->agent_chooser, store);
+  if (self->pipeline != NULL)
+    natter_send_pipeline_set_agent_store (self->pipeline, store);
   gtk_widget_set_visible (GTK_WIDGET (self->agent_chooser), store != NULL);
   _natter_window_apply_session_agent (self);
   _natter_window_update_model_picker (self);
@@ -800,6 +859,8 @@ natter_window_set_model_provider (NatterWindow           *self,
   self->provider_id = provider_id != NULL && provider_id[0] != '\0' ? g_strdup (provider_id) : NULL;
   g_free (self->default_model);
   self->default_model = default_model != NULL && default_model[0] != '\0' ? g_strdup (default_model) : NULL;
+  if (self->pipeline != NULL)
+    natter_send_pipeline_set_provider_registry (self->pipeline, registry, self->provider_id, self->default_model);
 
   /* The providers may have changed under the same id: resolve again. */
   g_clear_pointer (&self->listed_provider, g_free);

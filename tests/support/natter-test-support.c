@@ -173,6 +173,66 @@ natter_test_json_array (const char *first_literal,
   return array;
 }
 
+static void
+list_files_into (GFile     *folder,
+                 GPtrArray *paths)
+{
+  g_autoptr(GFileEnumerator) children = NULL;
+  GFileInfo *info;
+  GFile *child;
+
+  children = g_file_enumerate_children (folder, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
+                                        NULL, NULL);
+  if (children == NULL)
+    return;
+  while (g_file_enumerator_iterate (children, &info, &child, NULL, NULL) && info != NULL)
+    if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+      list_files_into (child, paths);
+    else
+      g_ptr_array_add (paths, g_file_get_path (child));
+}
+
+/**
+ * natter_test_list_files:
+ * @dir: a folder
+ * @relative: a path under @dir, e.g. "storage/sessions"
+ *
+ * Returns: (transfer full) (element-type utf8): the paths of every file
+ *   under @relative, at any depth, in no particular order; empty when
+ *   it does not exist
+ */
+GPtrArray *
+natter_test_list_files (GFile      *dir,
+                        const char *relative)
+{
+  g_autoptr(GFile) folder = g_file_resolve_relative_path (dir, relative);
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+
+  list_files_into (folder, paths);
+  return paths;
+}
+
+/**
+ * natter_test_append_file:
+ * @path: an existing file
+ * @text: what to add at its end, e.g. half a line, as a crash or another
+ *   program would leave it
+ */
+void
+natter_test_append_file (const char *path,
+                         const char *text)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileOutputStream) stream = NULL;
+  g_autoptr(GError) error = NULL;
+
+  stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_output_stream_write_all (G_OUTPUT_STREAM (stream), text, strlen (text), NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error));
+}
+
 char *
 natter_test_read_file (const char *path,
                        gsize      *length)

@@ -62,6 +62,10 @@ GPtrArray       *natter_test_json_array       (const char      *first_literal,
                                                ...) G_GNUC_NULL_TERMINATED;
 char            *natter_test_read_file        (const char      *path,
                                                gsize           *length);
+GPtrArray       *natter_test_list_files       (GFile           *dir,
+                                               const char      *relative);
+void             natter_test_append_file      (const char      *path,
+                                               const char      *text);
 
 /* Property notifications: counts the notify signals of one property. */
 typedef struct _NatterTestNotify NatterTestNotify;

@@ -602,6 +602,63 @@ test_history_chip_opens (Fixture       *f,
   g_assert_true (gtk_widget_has_css_class (chip, "error"));
 }
 
+static gboolean
+error_bar_shown (gpointer data)
+{
+  return gtk_revealer_get_reveal_child (NATTER_WINDOW (data)->error_revealer);
+}
+
+/* A message with a file that could not go out (the attachments could not
+ * be stored): its words and its file are back in the composer, Retry is
+ * offered, and Retry sends the message with the file — never the words
+ * alone. */
+static void
+test_retry_keeps_attachments (Fixture       *f,
+                              gconstpointer  data)
+{
+  NatterComposer *composer = composer_of (f);
+  g_autoptr(GFile) blobs_dir = g_file_get_child (f->u->w->storage, "blobs");
+  g_autofree char *blobs_path = g_file_get_path (blobs_dir);
+  ChipCount count = { f->window, 1 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *request_text = NULL;
+  g_autoptr(JsonNode) request = NULL;
+  GtkWidget *retry;
+
+  /* Where the blobs go is a file: nothing can be stored for a while. */
+  natter_test_remove_tree (blobs_dir);
+  g_assert_true (g_file_set_contents (blobs_path, "not a folder", -1, &error));
+  g_assert_no_error (error);
+
+  natter_composer_add_file (composer, f->text_file);
+  ui_wait_until (has_n_chips, &count);
+  natter_composer_set_text (composer, "Read this");
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (error_bar_shown, f->window);
+  g_assert_cmpstr (gtk_label_get_text (f->window->error_heading), ==, "The message was not sent");
+  ui_wait_until (has_text, composer);
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
+  retry = GTK_WIDGET (f->window->error_action_button);
+  g_assert_true (gtk_widget_get_visible (retry));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (retry)), ==, "_Retry");
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->u->w->fakes->model), ==, 0);
+
+  /* The folder is back: Retry sends the words with the file. */
+  g_assert_cmpint (g_unlink (blobs_path), ==, 0);
+  natter_fake_model_script (f->u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Plum.\"}", NULL);
+  g_signal_emit_by_name (retry, "clicked");
+  ui_wait_until (first_request_made, f->u->w->fakes->model);
+  request = json_node_init_object (json_node_alloc (), natter_fake_model_get_request (f->u->w->fakes->model, 0));
+  request_text = json_to_string (request, FALSE);
+  g_assert_nonnull (strstr (request_text, "Read this"));
+  g_assert_nonnull (strstr (request_text, "the word is plum"));
+  /* Sent: the composer holds no chip any more. */
+  count = (ChipCount) { composer, 0 };
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -618,6 +675,7 @@ main (int   argc,
   ADD ("/attachments/edit-carries-attachments", test_edit_carries_attachments);
   ADD ("/attachments/try-again-keeps-attachments", test_try_again_keeps_attachments);
   ADD ("/attachments/history-chip-opens", test_history_chip_opens);
+  ADD ("/attachments/retry-keeps-attachments", test_retry_keeps_attachments);
 #undef ADD
 
   status = g_test_run ();

@@ -387,12 +387,6 @@ test_keyboard_local_keys_bound (void)
 
 /* Conversations */
 
-static gboolean
-has_session (gpointer data)
-{
-  return natter_window_get_session_id (data) != NULL;
-}
-
 static void
 test_keyboard_new_chat_and_composer (void)
 {
@@ -401,11 +395,14 @@ test_keyboard_new_chat_and_composer (void)
   NatterComposer *composer = natter_window_get_composer (window);
   GtkWidget *sidebar_list = natter_window_get_session_list (window);
 
-  /* Ctrl+N: a new conversation, the composer ready to type into. */
+  /* Ctrl+N: a new conversation, the composer ready to type into. It is
+   * not written, nor listed, before its first message. */
   g_assert_true (press (window, "<Control>n"));
-  ui_wait_until (has_session, window);
   wait_focus_in (window, composer);
-  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 1);
+  g_assert_null (natter_window_get_session_id (window));
+  g_assert_true (gtk_widget_is_sensitive (GTK_WIDGET (composer)));
+  g_assert_null (natter_composer_get_blocked_reason (composer));
+  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 0);
 
   /* Ctrl+F: the search entry, open, with the focus. */
   g_assert_true (press (window, "<Control>f"));
@@ -945,10 +942,11 @@ test_keyboard_permission_prompt (void)
   assert_reachable (cycle, allow, "Allow");
   assert_reachable (cycle, deny, "Deny");
 
-  /* From the composer (refused: "answer the request above"), Tab goes
-   * straight to Allow; Shift+Tab from there is Deny. */
+  /* From the composer (which would queue a message, and offers Stop),
+   * Tab goes straight to Allow; Shift+Tab from there is Deny. */
   g_assert_true (press (window, "<Control>l"));
-  g_assert_nonnull (natter_composer_get_blocked_reason (composer));
+  g_assert_null (natter_composer_get_blocked_reason (composer));
+  g_assert_true (natter_composer_get_running (composer));
   g_assert_true (press_key_controllers (window, GDK_KEY_Tab));
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == allow);
   tab (window, GTK_DIR_TAB_BACKWARD);

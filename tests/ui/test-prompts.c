@@ -275,8 +275,10 @@ test_prompts_survive_restart (void)
   g_assert_cmpstr (natter_permission_card_get_tool_call_id (g_ptr_array_index (permissions, 0)), ==, "c1");
   g_assert_cmpstr (natter_ask_human_card_get_tool_call_id (g_ptr_array_index (questions, 0)), ==, "q1");
 
-  /* The composer says why it cannot send, before anyone tries. */
-  g_assert_nonnull (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
+  /* The answer has not ended: a message typed now waits in the queue,
+   * and Stop ends the turn (the prompts are not the only way out). */
+  g_assert_null (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
+  g_assert_true (natter_composer_get_running (natter_window_get_composer (window)));
 
   ui_destroy_window (window);
   ui_world_free (u);

@@ -9,6 +9,7 @@
  */
 
 #include "natter-composer.h"
+#include "natter-permission-card.h"
 #include "natter-queue-view.h"
 #include "natter-session-state-v2.h"
 #include "natter-test-sessions.h"
@@ -482,6 +483,92 @@ test_opening_sends_what_a_crash_left_queued (void)
   ui_world_free (u);
 }
 
+static gboolean
+composer_not_running (gpointer data)
+{
+  return !natter_composer_get_running (natter_window_get_composer (data));
+}
+
+static gboolean
+permission_card_shown (gpointer data)
+{
+  g_autoptr(GPtrArray) cards = NULL;
+
+  ui_settle ();
+  cards = ui_find_all (data, NATTER_TYPE_PERMISSION_CARD);
+  return cards->len == 1;
+}
+
+/* While a permission prompt waits, the answer has not ended: a message
+ * typed then waits in the queue (as `natter send --queue` would queue
+ * it), and goes once the prompt is answered and the turn completes. */
+static void
+test_queue_while_prompt_waits (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Prompt");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  NatterWindow *window;
+  TurnsWait done = { u, NULL, 2, "completed" };
+
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")),
+                            NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, "Use the tool");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (permission_card_shown, window);
+  ui_wait_until (composer_running, window);
+  g_assert_null (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
+
+  type_and_enter (window, "And then this");
+  wait_queue (window, 1, "And then this");
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (natter_session_index_lookup (u->index, session_id)),
+                    ==, 1);
+
+  /* Allowed: the turn completes, and the queued message becomes the next. */
+  g_assert_true (gtk_widget_activate (ui_find_button (window, "_Allow")));
+  done.session_id = session_id;
+  ui_wait_until (turns_settled, &done);
+  wait_queue (window, 0, NULL);
+  state = ui_get_session (u, session_id);
+  assert_turn_input (u, state, 1, "And then this");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* A turn that waits for a permission is not stuck until someone denies:
+ * Stop ends it, as it ends a running answer. */
+static void
+test_stop_while_prompt_waits (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Prompt");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  TurnsWait stopped = { u, NULL, 1, "cancelled" };
+
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")), NULL);
+  turn_id = ui_send (u, session_id, "Use the tool");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (permission_card_shown, window);
+  ui_wait_until (composer_running, window);
+
+  g_signal_emit_by_name (natter_window_get_composer (window), "stop");
+  stopped.session_id = session_id;
+  ui_wait_until (turns_settled, &stopped);
+  ui_wait_until (composer_not_running, window);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -498,6 +585,8 @@ main (int   argc,
   g_test_add_func ("/queue/stop-question-cancel", test_stop_question_cancel);
   g_test_add_func ("/queue/many-queued-narrow", test_many_queued_narrow);
   g_test_add_func ("/queue/opening-sends-what-a-crash-left-queued", test_opening_sends_what_a_crash_left_queued);
+  g_test_add_func ("/queue/queue-while-prompt-waits", test_queue_while_prompt_waits);
+  g_test_add_func ("/queue/stop-while-prompt-waits", test_stop_while_prompt_waits);
 
   status = g_test_run ();
   g_clear_object (&app);

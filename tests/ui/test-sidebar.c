@@ -929,8 +929,9 @@ test_sidebar_keeps_place (void)
   ui_world_free (u);
 }
 
-/* A new chat is a new row at the top of a list that may be scrolled
- * down: the list goes up to show it. */
+/* A new chat is written, and listed, from its first message: then its
+ * row is at the top of a list that may be scrolled down, and the list
+ * goes up to show it. */
 static void
 test_sidebar_new_chat_in_view (void)
 {
@@ -961,9 +962,16 @@ test_sidebar_new_chat_in_view (void)
   g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), >, 0);
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL);
+  g_assert_null (natter_window_get_session_id (window));
+  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 41);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_composer_set_text (natter_window_get_composer (window), "A new topic");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
   wait.window = window;
   wait.value = 0;
   ui_wait_until_full (scrolled_to, describe_scroll, &wait);
+  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 42);
+  g_assert_nonnull (natter_window_get_session_id (window));
   g_assert_cmpstr (natter_window_get_session_id (window), !=, talked);
   g_assert_cmpstr (sidebar_id (window, 0), ==, natter_window_get_session_id (window));
   g_assert_cmpuint (sidebar_selected (window), ==, 0);

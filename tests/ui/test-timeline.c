@@ -238,6 +238,21 @@ test_timeline_switch_while_streaming (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *other_than;
+} Opened;
+
+static gboolean
+another_session_open (gpointer data)
+{
+  Opened *o = data;
+
+  return natter_window_get_session_id (o->window) != NULL &&
+         g_strcmp0 (natter_window_get_session_id (o->window), o->other_than) != 0;
+}
+
 static void
 test_timeline_try_again (void)
 {
@@ -263,11 +278,27 @@ test_timeline_try_again (void)
     }
   g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "Failed: provider p: HTTP 500"));
 
+  /* Trying again makes a new version of the failed message, which
+   * opens: the message once, answered; the failed try stays in the
+   * version before, and the model was asked with the message once. */
   g_signal_emit_by_name (button, "clicked");
+  ui_wait_until (another_session_open, &(Opened) { window, session_id });
   timeline = natter_window_get_timeline (window);
   wait_texts (window, "done");
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (timeline)), ==, 2);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (timeline)), ==, 1);
   g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "Try me"));
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 2);
+  {
+    g_autoptr(JsonNode) request = json_node_init_object (json_node_alloc (),
+                                                         natter_fake_model_get_request (u->w->fakes->model, 1));
+    g_autofree char *text = json_to_string (request, FALSE);
+    const char *first = strstr (text, "Try me");
+
+    g_assert_nonnull (first);
+    g_assert_null (strstr (first + 1, "Try me"));
+  }
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (natter_session_index_lookup (u->index, session_id)),
+                    ==, 1);
 
   ui_destroy_window (window);
   ui_world_free (u);

@@ -307,9 +307,25 @@ compact_button_shown (gpointer data)
   return button != NULL && gtk_widget_is_visible (button);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *other_than;
+} VersionWait;
+
+static gboolean
+another_session_open (gpointer data)
+{
+  VersionWait *v = data;
+
+  return natter_window_get_session_id (v->window) != NULL &&
+         g_strcmp0 (natter_window_get_session_id (v->window), v->other_than) != 0;
+}
+
 /* A turn that failed because the conversation outgrew the context window
- * offers Compact and Continue instead of Try Again; it compacts and sends
- * the message again, now after the summary. */
+ * offers Compact and Continue instead of Try Again; it sends the message
+ * again as a new version of it, compacted first: the model receives the
+ * summary, the turn before and the message once. */
 static void
 test_compact_and_continue (void)
 {
@@ -318,6 +334,7 @@ test_compact_and_continue (void)
   g_autofree char *t1 = NULL;
   g_autofree char *t2 = NULL;
   g_autofree char *t3 = NULL;
+  g_autofree char *version_id = NULL;
   g_autoptr(JsonNode) request = NULL;
   g_autofree char *request_text = NULL;
   NatterWindow *window;
@@ -342,16 +359,25 @@ test_compact_and_continue (void)
   button = ui_find_button (window, "Compact and _Continue");
   g_assert_null (ui_find_button (window, "_Try Again"));
 
+  /* A new version of the failed message opens, compacted first; the
+   * failed turn stays in the version it failed in. */
   gtk_widget_activate (button);
-  wait = (TurnsWait) { u, session_id, 4 };
+  ui_wait_until (another_session_open, &(VersionWait) { window, session_id });
+  version_id = g_strdup (natter_window_get_session_id (window));
+  wait = (TurnsWait) { u, version_id, 1 };
   ui_wait_until (session_has_completed_turns, &wait);
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (natter_session_index_lookup (u->index, session_id)),
+                    ==, 3);
 
-  /* The summarizer, then the message again after the summary. */
+  /* The summarizer, then the message again after the summary, once. */
   g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 5);
   request = json_node_init_object (json_node_alloc (), natter_fake_model_get_request (u->w->fakes->model, 4));
   request_text = json_to_string (request, FALSE);
   g_assert_nonnull (strstr (request_text, "Short summary"));
   g_assert_null (strstr (request_text, "\"Q1\""));
+  g_assert_nonnull (strstr (request_text, "Q2"));
+  g_assert_nonnull (strstr (request_text, "Q3 is long"));
+  g_assert_null (strstr (strstr (request_text, "Q3 is long") + 1, "Q3 is long"));
 
   ui_destroy_window (window);
   ui_world_free (u);
