@@ -311,25 +311,13 @@ static void
 test_screenshot (Fixture       *f,
                  gconstpointer  data)
 {
-  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
-  g_autoptr(JsonArray) parts = NULL;
-  g_autoptr(JsonObject) input = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *turn_id = NULL;
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
-  g_autoptr(GAsyncResult) result = NULL;
 
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->png_file));
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
-  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
-  g_assert_no_error (error);
-  input = natter_user_message_new ("What colours are in this picture?", parts);
   natter_fake_model_script (f->u->w->fakes->model,
                             "{\"role\":\"assistant\",\"content\":\"It fades from **blue** to *magenta* and "
                             "*turquoise*; the notes say the word is plum.\"}", NULL);
-  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
+  turn_id = ui_send_with_files (f->u, f->blobs, f->session_id, "What colours are in this picture?", NULL,
+                                f->png_file, f->text_file, NULL);
   ui_wait_turn (f->u, turn_id);
 
   ui_wait_until (image_shown, f->window);
@@ -363,12 +351,7 @@ static void
 test_edit_carries_attachments (Fixture       *f,
                                gconstpointer  data)
 {
-  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
   g_autoptr(JsonArray) parts = NULL;
-  g_autoptr(JsonObject) input = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
   g_autofree char *first = NULL;
   g_autofree char *turn_id = NULL;
   g_autoptr(GPtrArray) chips = NULL;
@@ -385,15 +368,8 @@ test_edit_carries_attachments (Fixture       *f,
                             "{\"role\":\"assistant\",\"content\":\"Blue.\"}", NULL);
   first = ui_send (f->u, f->session_id, "Hi");
   ui_wait_turn (f->u, first);
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->png_file));
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
-  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
-  g_assert_no_error (error);
-  input = natter_user_message_new ("What is in these?", parts);
-  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  turn_id = ui_send_with_files (f->u, f->blobs, f->session_id, "What is in these?", &parts,
+                                f->png_file, f->text_file, NULL);
   ui_wait_turn (f->u, turn_id);
   ui_wait_until (ui_timeline_loaded, f->window);
   ui_wait_until (image_shown, f->window);
@@ -434,12 +410,7 @@ static void
 test_try_again_keeps_attachments (Fixture       *f,
                                   gconstpointer  data)
 {
-  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
   g_autoptr(JsonArray) parts = NULL;
-  g_autoptr(JsonObject) input = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
   g_autofree char *turn_id = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GPtrArray) kept = NULL;
@@ -449,15 +420,8 @@ test_try_again_keeps_attachments (Fixture       *f,
   natter_fake_model_script (f->u->w->fakes->model,
                             "{\"role\":\"assistant\",\"content\":\"Blue.\"}",
                             "{\"role\":\"assistant\",\"content\":\"Blue, and plum.\"}", NULL);
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->png_file));
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
-  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
-  g_assert_no_error (error);
-  input = natter_user_message_new ("What is in these?", parts);
-  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  turn_id = ui_send_with_files (f->u, f->blobs, f->session_id, "What is in these?", &parts,
+                                f->png_file, f->text_file, NULL);
   ui_wait_turn (f->u, turn_id);
   ui_wait_until (ui_timeline_loaded, f->window);
   ui_wait_until (image_shown, f->window);
@@ -557,12 +521,7 @@ static void
 test_history_chip_opens (Fixture       *f,
                          gconstpointer  data)
 {
-  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
   g_autoptr(JsonArray) parts = NULL;
-  g_autoptr(JsonObject) input = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
   g_autofree char *turn_id = NULL;
   g_autofree char *uri = NULL;
   g_autofree char *opened = NULL;
@@ -571,13 +530,7 @@ test_history_chip_opens (Fixture       *f,
   GtkWidget *chip;
 
   natter_fake_model_script (f->u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Plum.\"}", NULL);
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
-  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
-  g_assert_no_error (error);
-  input = natter_user_message_new ("What is the word?", parts);
-  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
+  turn_id = ui_send_with_files (f->u, f->blobs, f->session_id, "What is the word?", &parts, f->text_file, NULL);
   ui_wait_turn (f->u, turn_id);
   ui_wait_until (ui_timeline_loaded, f->window);
   ui_wait_until (history_chip_shown, f);

@@ -13,8 +13,6 @@
 #include <string.h>
 
 #include "natter-agent-chooser.h"
-#include "natter-attachment-intake.h"
-#include "natter-test-sessions.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
 #include "natter-version-switcher.h"
@@ -180,10 +178,6 @@ test_full_conversation_at_360 (void)
   g_autofree char *branch = NULL;
   g_autofree char *running = NULL;
   g_autoptr(GFile) notes = g_file_get_child (u->w->dir, "meeting-notes-for-the-quarterly-review.txt");
-  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
-  g_autoptr(JsonArray) parts = NULL;
-  g_autoptr(JsonObject) input = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   NatterWindow *window;
@@ -206,14 +200,7 @@ test_full_conversation_at_360 (void)
   ui_wait_turn (u, t1);
   g_file_replace_contents (notes, "Review on Friday.", 17, NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (notes));
-  parts = natter_attachments_store_sync (blobs, sources, 1000000, NULL, &error);
-  g_assert_no_error (error);
-  input = natter_user_message_new ("When is the review?", parts);
-  natter_sessions_send_message_async (u->sessions, original, input, options, NULL, ui_result_cb, &result);
-  t2 = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  t2 = ui_send_with_files (u, blobs, original, "When is the review?", NULL, notes, NULL);
   ui_wait_turn (u, t2);
   t3 = ui_send (u, original, "And the next meeting?");
   ui_wait_turn (u, t3);
