@@ -514,6 +514,14 @@ error_bar_says (gpointer data)
          g_strcmp0 (gtk_label_get_text (f->window->error_heading), "“notes.txt” could not be opened") == 0;
 }
 
+static gboolean
+error_bar_hidden (gpointer data)
+{
+  Fixture *f = data;
+
+  return !gtk_revealer_get_reveal_child (f->window->error_revealer);
+}
+
 /* A file sent with a message opens, from its chip in the conversation,
  * in the desktop's application for it; one whose blob is gone says why
  * it cannot, in the window. */
@@ -527,6 +535,7 @@ test_history_chip_opens (Fixture       *f,
   g_autofree char *opened = NULL;
   g_autofree char *blob = NULL;
   g_autofree char *copy = NULL;
+  g_autofree char *other = NULL;
   GtkWidget *chip;
 
   natter_fake_model_script (f->u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Plum.\"}", NULL);
@@ -553,6 +562,11 @@ test_history_chip_opens (Fixture       *f,
   g_assert_true (gtk_widget_activate (chip));
   ui_wait_until (error_bar_says, f);
   g_assert_true (gtk_widget_has_css_class (chip, "error"));
+
+  /* Said about this conversation: another one opens without it. */
+  other = ui_create_session (f->u, "Elsewhere");
+  g_assert_true (natter_window_open_session (f->window, other));
+  ui_wait_until (error_bar_hidden, f);
 }
 
 static gboolean
