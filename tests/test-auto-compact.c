@@ -32,7 +32,7 @@ static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  natter_test_services_set_up (&f->base, data);
+  natter_test_services_set_up_without_titles (&f->base, data);
 }
 
 static void

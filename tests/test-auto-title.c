@@ -24,6 +24,16 @@
 #define ANSWER SAY ("Hello world")
 #define TITLE SAY ("\\\"Greeting the World.\\\"")
 #define BROKEN NATTER_TEST_BROKEN
+#define TOOL_CALL(id, name, args) \
+  { .status = 200, .content_type = SSE, \
+    .chunks = NATTER_TEST_CHUNKS ("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0," \
+                                  "\"id\":\"" id "\",\"type\":\"function\",\"function\":{\"name\":\"" name "\"," \
+                                  "\"arguments\":\"" args "\"}}]}}]}\n\n", \
+                                  "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n" \
+                                  NATTER_TEST_SSE_DONE) }
+/* read_file needs permission; ask_human needs an answer. */
+#define READ_CALL TOOL_CALL ("call_1", "read_file", "{\\\"path\\\":\\\"notes.txt\\\"}")
+#define ASK_CALL TOOL_CALL ("call_1", "ask_human", "{\\\"question\\\":\\\"Which city?\\\"}")
 #define SERVE(f, ...) NATTER_TEST_SERVE ((f), "/v1/chat/completions", __VA_ARGS__)
 
 typedef NatterTestServices Fixture;
@@ -210,6 +220,8 @@ test_created_with_title (Fixture       *f,
   g_assert_cmpstr (titles, ==, "");
 }
 
+/* The `auto-title` setting off: nothing is asked, whatever the sender's
+ * options say. */
 static void
 test_off (Fixture       *f,
           gconstpointer  data)
@@ -218,9 +230,10 @@ test_off (Fixture       *f,
   g_autofree char *turn_id = NULL;
   g_autofree char *titles = NULL;
 
+  g_settings_set_boolean (f->gsettings, "auto-title", FALSE);
   SERVE (f, ANSWER);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", FALSE);
+  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
@@ -330,6 +343,220 @@ test_next_message_not_delayed (Fixture       *f,
   g_clear_pointer (&f->server, natter_test_server_free);
 }
 
+static char *
+send_first (Fixture    *f,
+            const char *text)
+{
+  g_autofree char *session_id = natter_test_services_create_session (f);
+  char *turn_id = natter_test_services_send (f, session_id, text, FALSE);
+
+  natter_test_services_wait_turn (f, turn_id);
+  return turn_id;
+}
+
+static const char *
+session_of (Fixture    *f,
+            const char *turn_id)
+{
+  return natter_session_index_lookup_session_for_turn (natter_services_get_index (f->services), turn_id);
+}
+
+static void
+allow (Fixture    *f,
+       const char *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_respond_to_permission_async (f->sessions, turn_id, "call_1", "allow", NULL, NULL, result_cb,
+                                               &result);
+  outcome = natter_sessions_respond_to_permission_finish (f->sessions, natter_test_services_wait_result (&result),
+                                                          &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
+}
+
+/* The title belongs to the conversation, not to the process that sent
+ * its first message: the first answer arrives through "allow" in a later
+ * process (the app was restarted while the turn waited), and the title
+ * is asked for then, once. */
+static void
+test_after_allow_in_a_later_process (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *turn_id = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, READ_CALL, ANSWER, TITLE);
+  turn_id = send_first (f, "Read my notes");
+  session_id = g_strdup (session_of (f, turn_id));
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+
+  natter_test_services_reload (f);
+  allow (f, turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "Write a title"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "Read my notes"));
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Read my notes|Greeting the World");
+}
+
+/* The same through the answer to a question the model asked. */
+static void
+test_after_answer_in_a_later_process (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, ASK_CALL, ANSWER, TITLE);
+  turn_id = send_first (f, "Plan a trip");
+  session_id = g_strdup (session_of (f, turn_id));
+
+  natter_test_services_reload (f);
+  natter_sessions_respond_to_ask_human_async (f->sessions, turn_id, "call_1", "Lisbon", NULL, result_cb, &result);
+  outcome = natter_sessions_respond_to_ask_human_finish (f->sessions, natter_test_services_wait_result (&result),
+                                                         &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Plan a trip|Greeting the World");
+}
+
+/* A first answer cut off by a crash and finished by "resume" in the next
+ * process is named too. */
+static void
+test_after_resume (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *resumed = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *titles = NULL;
+
+  session_id = natter_test_services_write_interrupted (f, "Tell me a story", &turn_id);
+  SERVE (f, ANSWER, TITLE);
+  natter_sessions_resume_turn_async (f->sessions, session_id, NULL, result_cb, &result);
+  resumed = natter_sessions_resume_turn_finish (f->sessions, natter_test_services_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (resumed, ==, turn_id);
+  natter_test_services_settle (f, turn_id);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Tell me a story|Greeting the World");
+}
+
+/* The first answer that completes names the conversation, though it
+ * came with the second message (the first failed); later answers ask
+ * nothing. */
+static void
+test_first_completed_answer (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, BROKEN, ANSWER, TITLE, ANSWER);
+  session_id = natter_test_services_create_session (f);
+  first = natter_test_services_send (f, session_id, "hello", FALSE);
+  natter_test_services_settle (f, first);
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  second = natter_test_services_send (f, session_id, "hello again", FALSE);
+  natter_test_services_settle (f, second);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "User: hello again"));
+  third = natter_test_services_send (f, session_id, "and more", FALSE);
+  natter_test_services_settle (f, third);
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello|Greeting the World");
+}
+
+/* A conversation whose first message was queued (and sent by the queue)
+ * is named like any other. */
+static void
+test_first_message_queued (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autofree char *session_id = NULL;
+  g_autofree char *queue_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, ANSWER, TITLE);
+  session_id = natter_test_services_create_session (f);
+  natter_send_options_set_model (options, "test", "m");
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "Queued first");
+  natter_sessions_queue_message_async (f->sessions, session_id, input, options, FALSE, NULL, result_cb, &result);
+  queue_id = natter_sessions_queue_message_finish (f->sessions, natter_test_services_wait_result (&result), &error);
+  g_assert_no_error (error);
+  wait_for_requests (f, 2);
+  g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
+
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Queued first|Greeting the World");
+}
+
+/* With the setting off, nothing is asked, whoever brings the answer. */
+static void
+test_setting_off_after_allow (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *turn_id = NULL;
+  g_autofree char *titles = NULL;
+
+  g_settings_set_boolean (f->gsettings, "auto-title", FALSE);
+  SERVE (f, READ_CALL, ANSWER);
+  turn_id = send_first (f, "Read my notes");
+  natter_test_services_reload (f);
+  allow (f, turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  titles = titles_on_disk (f, session_of (f, turn_id));
+  g_assert_cmpstr (titles, ==, "Read my notes");
+}
+
+/* Renamed while the first answer waited for permission: the title the
+ * user typed stays, and nothing is asked. */
+static void
+test_renamed_before_allow (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *turn_id = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, READ_CALL, ANSWER);
+  turn_id = send_first (f, "Read my notes");
+  session_id = g_strdup (session_of (f, turn_id));
+  set_title (f, session_id, "Mine");
+  natter_test_services_reload (f);
+  allow (f, turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Read my notes|Mine");
+}
+
 static void
 test_title_from_answer (void)
 {
@@ -369,6 +596,13 @@ main (int   argc,
   ADD ("/auto-title/off", test_off);
   ADD ("/auto-title/failure-is-silent", test_failure_is_silent);
   ADD ("/auto-title/next-message-not-delayed", test_next_message_not_delayed);
+  ADD ("/auto-title/after-allow-in-a-later-process", test_after_allow_in_a_later_process);
+  ADD ("/auto-title/after-answer-in-a-later-process", test_after_answer_in_a_later_process);
+  ADD ("/auto-title/after-resume", test_after_resume);
+  ADD ("/auto-title/first-completed-answer", test_first_completed_answer);
+  ADD ("/auto-title/first-message-queued", test_first_message_queued);
+  ADD ("/auto-title/setting-off-after-allow", test_setting_off_after_allow);
+  ADD ("/auto-title/renamed-before-allow", test_renamed_before_allow);
   g_test_add_func ("/auto-title/title-from-answer", test_title_from_answer);
   return g_test_run ();
 }

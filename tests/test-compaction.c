@@ -530,7 +530,7 @@ test_compact_1000_turns (Fixture       *f,
 }
 
 #define ADD(path, func) \
-  g_test_add (path, Fixture, NULL, natter_test_services_set_up, func, natter_test_services_tear_down)
+  g_test_add (path, Fixture, NULL, natter_test_services_set_up_without_titles, func, natter_test_services_tear_down)
 
 int
 main (int   argc,

@@ -572,7 +572,12 @@ place (GTask *task)
   NatterSendPipeline *self = pipeline_of (task);
   SendState *state = state_of (task);
   GCancellable *cancellable = g_task_get_cancellable (task);
+  g_autofree char *title = NULL;
 
+  /* Kept for good: a title given at creation is one the automatic title
+   * never replaces, whichever process brings the first answer. */
+  if (state->origin == NULL && !natter_message_request_get_auto_title (state->request))
+    title = natter_derive_session_title (state->input);
   if (state->version_owner != NULL && state->fork_turn != NULL)
     natter_sessions_fork_async (self->sessions, state->fork_owner, state->fork_turn, state->title, cancellable,
                                 placed_cb, task);
@@ -580,7 +585,7 @@ place (GTask *task)
     natter_sessions_create_session_async (self->sessions, state->title, state->cwd, state->parent, NULL, cancellable,
                                           placed_cb, task);
   else if (state->origin == NULL)
-    natter_sessions_create_session_async (self->sessions, NULL, natter_message_request_get_cwd (state->request),
+    natter_sessions_create_session_async (self->sessions, title, natter_message_request_get_cwd (state->request),
                                           NULL, NULL, cancellable, placed_cb, task);
   else
     {

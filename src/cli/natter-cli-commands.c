@@ -213,7 +213,7 @@ message_sent_cb (GObject      *object,
   sent = natter_send_pipeline_send_finish (NATTER_SEND_PIPELINE (object), result, &error);
   if (sent == NULL)
     {
-      natter_cli_fail_send_error (run, error);
+      natter_cli_fail_after_promotion (run, error);
       return;
     }
   /* On stderr: stdout stays what `send` always printed. A failed
@@ -230,8 +230,7 @@ message_sent_cb (GObject      *object,
   run->session_id = g_strdup (sent->session_id);
   if (sent->queue_id != NULL)
     {
-      natter_cli_out (run, "queued %s\n", sent->queue_id);
-      natter_cli_finish (run, 0);
+      natter_cli_queued (run, sent->queue_id);
       return;
     }
   run->turn_id = g_strdup (sent->turn_id);
@@ -273,6 +272,9 @@ natter_cli_command_send (Run *run)
    * stored. */
   if (run->session_id != NULL && lookup_session (run, run->session_id) == NULL)
     return;
+  /* A queued message this send makes the session send runs to its end
+   * before the command does (natter-cli-queue.c). */
+  natter_cli_note_latest (run);
   natter_message_request_set_session (request, run->session_id);
   natter_message_request_set_cwd (request, g_application_command_line_get_cwd (run->cmdline));
   natter_message_request_set_queue (request, run->queue);

@@ -92,6 +92,8 @@ struct _Run
   NatterSessionState      *session;
   guint                    next_turn;
   JsonArray                *shown_turns;
+  char                    *latest_before;  /* send: the session's latest turn when it began */
+  int                      exit_floor;     /* the least exit status the run ends with */
   BooleanFinish            boolean_finish; /* for boolean_done_cb() */
   NewSessionFinish         new_session_finish; /* for new_session_done_cb() */
 };
@@ -157,6 +159,11 @@ void natter_cli_command_search     (Run *run);
 void natter_cli_command_queue        (Run *run);
 void natter_cli_command_unqueue      (Run *run);
 void natter_cli_follow_queue         (Run *run);
+void natter_cli_note_latest          (Run *run);
+void natter_cli_queued               (Run        *run,
+                                      const char *queue_id);
+void natter_cli_fail_after_promotion (Run    *run,
+                                      GError *error);
 
 /* natter-cli-grants.c */
 void natter_cli_command_grant        (Run *run);

@@ -38,6 +38,7 @@ run_free (Run *run)
   g_free (run->output);
   g_free (run->from);
   g_free (run->turn_id);
+  g_free (run->latest_before);
   g_clear_pointer (&run->descriptor, json_object_unref);
   g_clear_pointer (&run->session, natter_session_state_unref);
   g_clear_pointer (&run->shown_turns, json_array_unref);
@@ -61,7 +62,8 @@ natter_cli_out (Run        *run,
   g_application_command_line_print (run->cmdline, "%s", text);
 }
 
-/* Ends the run with @status. */
+/* Ends the run with @status, or with the run's floor when that is
+ * higher (a refused send that waited for a queued message's turn). */
 void
 natter_cli_finish (Run *run,
                    int  status)
@@ -69,7 +71,7 @@ natter_cli_finish (Run *run,
   GTask *task = run->task;
 
   run->task = NULL;
-  g_task_return_int (task, status);
+  g_task_return_int (task, MAX (status, run->exit_floor));
   g_object_unref (task);
 }
 

@@ -269,10 +269,11 @@ natter_send_options_get_max_tokens (const NatterSendOptions *self)
  * @self: options
  * @auto_title: whether the session may be named automatically
  *
- * Whether the first completed turn of the session this message starts
- * is followed by a title request (session-layer-spec.md §12.6). Off by
- * default; the front ends follow the `auto-title` setting. It only
- * matters for a session's first message.
+ * Kept for the front ends that set it; the session service no longer
+ * reads it. Whether a conversation is named after its first answer
+ * (session-layer-spec.md §12.6) belongs to the conversation, not to the
+ * message that started it: natter_sessions_set_auto_title() (bound to
+ * the `auto-title` setting), whichever advance brings that answer.
  */
 void
 natter_send_options_set_auto_title (NatterSendOptions *self,

@@ -44,5 +44,7 @@ void                     natter_session_index_entry_set_cwd                 (Nat
                                                                              const char              *cwd);
 void                     natter_session_index_entry_set_parent_session      (NatterSessionIndexEntry *self,
                                                                              const char              *parent_session);
+void                     natter_session_index_entry_set_is_version          (NatterSessionIndexEntry *self,
+                                                                             gboolean                 is_version);
 
 G_END_DECLS

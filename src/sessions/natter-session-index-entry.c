@@ -33,6 +33,7 @@ struct _NatterSessionIndexEntry
   char       *error;
   char       *cwd;
   char       *parent_session;
+  gboolean    is_version;
 };
 
 G_DEFINE_FINAL_TYPE (NatterSessionIndexEntry, natter_session_index_entry, G_TYPE_OBJECT)
@@ -53,6 +54,7 @@ enum
   PROP_ERROR,
   PROP_CWD,
   PROP_PARENT_SESSION,
+  PROP_IS_VERSION,
   N_PROPS
 };
 
@@ -126,6 +128,9 @@ natter_session_index_entry_get_property (GObject    *object,
       break;
     case PROP_PARENT_SESSION:
       g_value_set_string (value, self->parent_session);
+      break;
+    case PROP_IS_VERSION:
+      g_value_set_boolean (value, self->is_version);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -261,6 +266,16 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    * The session this one was forked from, or %NULL.
    */
   properties[PROP_PARENT_SESSION] = string_property ("parent-session");
+  /**
+   * NatterSessionIndexEntry:is-version:
+   *
+   * Whether the session is a version of #NatterSessionIndexEntry:parent-session
+   * (an edit or another try, not a branch made on purpose; docs/format.md
+   * §3.2, natter_session_state_get_is_version()).
+   */
+  properties[PROP_IS_VERSION] = g_param_spec_boolean ("is-version", NULL, NULL, FALSE,
+                                                      G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
+                                                      G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -363,6 +378,7 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
     natter_session_index_entry_set_latest_turn_status (self, NATTER_LATEST_TURN_STATUS_NONE);
   natter_session_index_entry_set_cwd (self, natter_session_state_get_cwd (state));
   natter_session_index_entry_set_parent_session (self, natter_session_state_get_parent_session (state));
+  natter_session_index_entry_set_is_version (self, natter_session_state_get_is_version (state));
   natter_session_index_entry_set_error (self, NULL);
   g_object_thaw_notify (G_OBJECT (self));
 }
@@ -504,6 +520,17 @@ natter_session_index_entry_set_parent_session (NatterSessionIndexEntry *self,
 {
   g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
   set_string (self, &self->parent_session, parent_session, PROP_PARENT_SESSION);
+}
+
+void
+natter_session_index_entry_set_is_version (NatterSessionIndexEntry *self,
+                                           gboolean                 is_version)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  if (self->is_version == !!is_version)
+    return;
+  self->is_version = !!is_version;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IS_VERSION]);
 }
 
 /**
@@ -704,6 +731,21 @@ natter_session_index_entry_get_parent_session (NatterSessionIndexEntry *self)
 }
 
 /**
+ * natter_session_index_entry_get_is_version:
+ * @self: an entry
+ *
+ * Returns: whether the session is a version of its parent session (an
+ *   edit or another try; docs/format.md §3.2), read from its stored
+ *   lineage: never from its title
+ */
+gboolean
+natter_session_index_entry_get_is_version (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), FALSE);
+  return self->is_version;
+}
+
+/**
  * natter_session_index_entry_to_json:
  * @self: an entry
  *
@@ -774,7 +816,8 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          a->latest_turn_status == b->latest_turn_status &&
          g_strcmp0 (a->error, b->error) == 0 &&
          g_strcmp0 (a->cwd, b->cwd) == 0 &&
-         g_strcmp0 (a->parent_session, b->parent_session) == 0;
+         g_strcmp0 (a->parent_session, b->parent_session) == 0 &&
+         a->is_version == b->is_version;
 }
 
 /**

@@ -39,6 +39,7 @@ const char *natter_session_index_entry_get_latest_turn_status (NatterSessionInde
 const char *natter_session_index_entry_get_error              (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_cwd                (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_parent_session     (NatterSessionIndexEntry *self);
+gboolean    natter_session_index_entry_get_is_version         (NatterSessionIndexEntry *self);
 
 JsonNode   *natter_session_index_entry_to_json                (NatterSessionIndexEntry *self);
 gboolean    natter_session_index_entry_equal                  (NatterSessionIndexEntry *a,

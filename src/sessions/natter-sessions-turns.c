@@ -87,13 +87,6 @@ send_appended_cb (GObject      *object,
   if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_APPEND))
     return;
 
-  /* §12.6: a session that still has its derived title gets named once
-   * its first turn completes, if the sender asked for it. */
-  if (natter_send_options_get_auto_title (data->options) &&
-      natter_session_state_get_n_turns (data->base.state) == 1 &&
-      natter_session_state_get_title_is_default (data->base.state))
-    natter_sessions_want_title (self, data->base.session_id, data->turn_id);
-
   /* Step 7: the session already references the turn (§7). Not tied to
    * the caller's cancellable: the turn is the user's now. */
   natter_sessions_start_advance (self, data->base.session_id, data->turn_id, NULL);

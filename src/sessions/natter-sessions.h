@@ -87,6 +87,9 @@ NatterSessions     *natter_sessions_new                          (NatterJsonlRep
 
 NatterSessionIndex *natter_sessions_list_sessions                (NatterSessions      *self);
 NatterClock        *natter_sessions_get_clock                    (NatterSessions      *self);
+void                natter_sessions_set_auto_title               (NatterSessions      *self,
+                                                                  gboolean             auto_title);
+gboolean            natter_sessions_get_auto_title               (NatterSessions      *self);
 
 void                natter_sessions_create_session_async         (NatterSessions      *self,
                                                                   const char          *title,

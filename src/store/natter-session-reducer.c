@@ -520,6 +520,28 @@ natter_session_state_get_forked_from_turn_id (NatterSessionState *self)
 }
 
 /**
+ * natter_session_state_get_is_version:
+ * @self: a #NatterSessionState
+ *
+ * Whether the session is a version of the conversation it branched from
+ * (docs/format.md §3.2): a new version of a message, made by editing it
+ * or trying its answer again, as opposed to a branch made on purpose.
+ * Read from the lineage `session_created` stored: a version names its
+ * `parentSession` and was created with a `title` (the one of the
+ * conversation it was made from); a deliberate branch is created
+ * without one. A later rename changes neither.
+ *
+ * Returns: %TRUE for a version
+ */
+gboolean
+natter_session_state_get_is_version (NatterSessionState *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return definition_string (self, "parentSession") != NULL && json_object_has_member (self->definition, "title");
+}
+
+/**
  * natter_session_state_get_created_at:
  * @self: a #NatterSessionState
  *

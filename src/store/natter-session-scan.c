@@ -230,6 +230,7 @@ typedef struct
   Span        title, created_at, updated_at, cwd, parent;
   Span        agent, provider, model, turn_id, turn_at;
   gboolean    title_escaped, title_is_explicit, cwd_escaped;
+  gboolean    created_with_title;
   gboolean    agent_escaped, provider_escaped, model_escaped;
   /* Schema version 2: the version, grants and queue, folded by the
    * reducer's own code so that both paths keep the same rules. */
@@ -301,6 +302,7 @@ scan_session_created (ScanState               *state,
         return FALSE;
       state->title = (Span) { m->value, m->value_length };
       state->title_escaped = m->escaped;
+      state->created_with_title = TRUE;
     }
   if ((m = field[F_CWD]) != NULL)
     {
@@ -519,6 +521,8 @@ scan_state_fill_result (const ScanState         *state,
   out->turn_count = state->turn_count;
   out->cwd = span_dup (state->cwd, state->cwd_escaped);
   out->parent_session = span_dup (state->parent, FALSE);
+  /* natter_session_state_get_is_version(), read from the spans. */
+  out->is_version = state->parent.data != NULL && state->created_with_title;
   if (state->turn_count > 0)
     {
       g_autofree char *provider_text = span_dup (state->provider, state->provider_escaped);
@@ -680,6 +684,7 @@ fill_from_state (NatterSessionScanResult *out,
   out->turn_count = n_turns;
   out->cwd = g_strdup (natter_session_state_get_cwd (state));
   out->parent_session = g_strdup (natter_session_state_get_parent_session (state));
+  out->is_version = natter_session_state_get_is_version (state);
   if (n_turns > 0)
     {
       const NatterSessionTurn *last = natter_session_state_get_turn (state, n_turns - 1);

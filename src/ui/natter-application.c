@@ -124,14 +124,15 @@ quit_activated (GSimpleAction *action,
                 GVariant      *parameter,
                 gpointer       user_data)
 {
-  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (user_data)));
+  g_autoptr(GPtrArray) windows = g_ptr_array_new_with_free_func (g_object_unref);
 
-  if (windows == NULL)
+  /* A window may go as it closes: the list is taken first. */
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (user_data)); l != NULL; l = l->next)
+    g_ptr_array_add (windows, g_object_ref (l->data));
+  if (windows->len == 0)
     g_application_quit (G_APPLICATION (user_data));
-  g_list_foreach (windows, (GFunc) g_object_ref, NULL);
-  for (GList *l = windows; l != NULL; l = l->next)
-    gtk_window_close (l->data);
-  g_list_free_full (windows, g_object_unref);
+  for (guint i = 0; i < windows->len; i++)
+    gtk_window_close (windows->pdata[i]);
 }
 
 static void

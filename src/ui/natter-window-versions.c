@@ -4,11 +4,13 @@
  *
  * Versions of a message in the window. Edit puts a sent message into the
  * composer; sending it then makes a new version: the send pipeline
- * branches at the turn before the message, with the conversation's
- * title, so the sidebar shows the branch as this conversation going on,
- * and sends the new words there (_natter_window_send_version()). Try
- * Again does the same with the same message. Nothing is discarded:
- * every message that has versions shows
+ * branches at the turn before the message, created with the
+ * conversation's title (what marks a branch as a version,
+ * docs/format.md §3.2), so the sidebar shows the branch as this
+ * conversation going on, and sends the new words there
+ * (_natter_window_send_version()). Try Again does the same with the
+ * same message. Nothing is discarded: every message that has versions
+ * shows
  * "‹ n/N ›", and the arrows open the conversation of the other version
  * scrolled to that version of the message
  * (natter_sessions_list_versions_async()).

@@ -54,6 +54,8 @@ typedef struct
 
 void        natter_test_services_set_up         (NatterTestServices       *f,
                                                  gconstpointer             data);
+void        natter_test_services_set_up_without_titles (NatterTestServices *f,
+                                                        gconstpointer       data);
 void        natter_test_services_tear_down      (NatterTestServices       *f,
                                                  gconstpointer             data);
 void        natter_test_services_serve          (NatterTestServices       *f,
@@ -78,6 +80,9 @@ char        *natter_test_services_send          (NatterTestServices       *f,
                                                  gboolean                  auto_title);
 void        natter_test_services_wait_turn      (NatterTestServices       *f,
                                                  const char               *turn_id);
+char        *natter_test_services_write_interrupted (NatterTestServices   *f,
+                                                     const char           *text,
+                                                     char                **out_turn_id);
 void        natter_test_services_settle         (NatterTestServices       *f,
                                                  const char               *turn_id);
 JsonObject *natter_test_services_request_body   (NatterTestServices       *f,

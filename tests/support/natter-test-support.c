@@ -7,6 +7,13 @@
 
 #include "natter-test-support.h"
 
+#include "natter-id.h"
+#include "natter-jsonl-repo.h"
+#include "natter-session-events-v2.h"
+#include "natter-session-reducer.h"
+#include "natter-session-schema.h"
+#include "natter-session-state-v2.h"
+
 struct _NatterFakeClock
 {
   GObject parent_instance;
@@ -334,6 +341,130 @@ natter_test_cli_spawn (GSubprocessLauncher *launcher,
   process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
   return process;
+}
+
+/**
+ * natter_test_store_session:
+ * @dir: a data directory no process holds
+ * @title: (nullable): `session_created.title`
+ * @parent_session: (nullable): `parentSession`
+ * @forked_from_turn_id: (nullable): `forkedFromTurnId`
+ *
+ * Writes a new session file into @dir's store (docs/format.md §3), as a
+ * window or another Natter would have: for the tests that run the real
+ * binary on a store it did not make all of (a version made by Edit in
+ * the window, say).
+ *
+ * Returns: (transfer full): the new session's id
+ */
+char *
+natter_test_store_session (GFile      *dir,
+                           const char *title,
+                           const char *parent_session,
+                           const char *forked_from_turn_id)
+{
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  g_autoptr(NatterJsonlRepo) repo = natter_session_repo_new (storage);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (natter_clock_get_system ());
+  g_autofree char *ts = natter_clock_format_ts (natter_clock_get_system ());
+  g_autoptr(JsonNode) created = NULL;
+  g_autoptr(GError) error = NULL;
+  char *session_id = natter_id_generator_next (ids);
+
+  created = natter_session_event_new_created (session_id, ts, title, NULL, parent_session, forked_from_turn_id);
+  g_assert_true (natter_jsonl_repo_create_sync (repo, session_id, created, NULL, &error));
+  g_assert_no_error (error);
+  return session_id;
+}
+
+/**
+ * natter_test_message_queued_new:
+ * @session_id: the session
+ * @ts: the event's timestamp
+ * @queue_id: the new queue id
+ * @text: the message
+ * @agent_id: the agent its turn is to run
+ * @provider: (nullable): the provider its turn is to use (an endpoint URL
+ *   will do); %NULL for the agent's own model
+ * @model: (nullable): the model, with @provider
+ *
+ * A `message_queued` event (docs/format.md §3.3) as a front end queues
+ * one: the message and the options its turn will be created with.
+ *
+ * Returns: (transfer full): the event
+ */
+JsonNode *
+natter_test_message_queued_new (const char *session_id,
+                                const char *ts,
+                                const char *queue_id,
+                                const char *text,
+                                const char *agent_id,
+                                const char *provider,
+                                const char *model)
+{
+  g_autoptr(JsonObject) message = json_object_new ();
+  g_autoptr(JsonObject) options = json_object_new ();
+
+  json_object_set_string_member (message, "role", "user");
+  json_object_set_string_member (message, "content", text);
+  json_object_set_string_member (options, "agentId", agent_id);
+  if (provider != NULL)
+    {
+      JsonObject *model_object = json_object_new ();
+
+      json_object_set_string_member (model_object, "provider", provider);
+      json_object_set_string_member (model_object, "model", model);
+      json_object_set_object_member (options, "model", model_object);
+    }
+  json_object_set_boolean_member (options, "autoPermission", FALSE);
+  return natter_session_event_new_message_queued (session_id, ts, queue_id, message, options);
+}
+
+/**
+ * natter_test_store_queued:
+ * @dir: a data directory no process holds
+ * @session_id: a session of it (raised to session schema version 2 first
+ *   when it is at 1)
+ * @text: the message
+ * @provider: the provider its turn is to use (an endpoint URL will do)
+ * @model: the model
+ *
+ * Appends `message_queued` for the built-in agent to @session_id's file
+ * (docs/format.md §3.3) as the process that queued it wrote it: after a
+ * completed latest turn, what a process killed between settling that
+ * turn and promoting the queue leaves behind.
+ *
+ * Returns: (transfer full): the queued message's id
+ */
+char *
+natter_test_store_queued (GFile      *dir,
+                          const char *session_id,
+                          const char *text,
+                          const char *provider,
+                          const char *model)
+{
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  g_autoptr(NatterJsonlRepo) repo = natter_session_repo_new (storage);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (natter_clock_get_system ());
+  g_autofree char *ts = natter_clock_format_ts (natter_clock_get_system ());
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GPtrArray) before = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+  char *queue_id = natter_id_generator_next (ids);
+
+  before = natter_jsonl_repo_read_sync (repo, session_id, NULL, &error);
+  g_assert_no_error (error);
+  state = natter_session_reduce (before, &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (events, natter_test_message_queued_new (session_id, ts, queue_id, text, "assistant",
+                                                           provider, model));
+  /* A file still at version 1 is raised first, as Natter's one writer of
+   * version-2 events does (docs/format.md §3.3). */
+  natter_session_events_raise (events, natter_session_state_get_schema_version (state), NULL);
+  g_assert_true (natter_jsonl_repo_append_sync (repo, session_id, events, NULL, &error));
+  g_assert_no_error (error);
+  return queue_id;
 }
 
 /**

@@ -55,6 +55,24 @@ GSubprocessLauncher *natter_test_cli_launcher_new (GFile              *dir);
 GSubprocess         *natter_test_cli_spawn        (GSubprocessLauncher *launcher,
                                                    const char * const  *args);
 
+/* Writing a store another process made (docs/format.md §3). */
+char                *natter_test_store_session    (GFile              *dir,
+                                                   const char         *title,
+                                                   const char         *parent_session,
+                                                   const char         *forked_from_turn_id);
+JsonNode            *natter_test_message_queued_new (const char       *session_id,
+                                                     const char       *ts,
+                                                     const char       *queue_id,
+                                                     const char       *text,
+                                                     const char       *agent_id,
+                                                     const char       *provider,
+                                                     const char       *model);
+char                *natter_test_store_queued     (GFile              *dir,
+                                                   const char         *session_id,
+                                                   const char         *text,
+                                                   const char         *provider,
+                                                   const char         *model);
+
 JsonNode        *natter_test_json             (const char      *literal);
 void             natter_test_assert_json_equal (JsonNode       *actual,
                                                 const char     *expected_literal);

@@ -133,19 +133,6 @@ test_sidebar_shows_index (void)
 }
 
 static void
-set_title (UiWorld    *u,
-           const char *session_id,
-           const char *title)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  natter_sessions_set_title_async (u->sessions, session_id, title, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_title_finish (u->sessions, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
-}
-
-static void
 delete_session (UiWorld    *u,
                 const char *session_id)
 {
@@ -172,7 +159,7 @@ test_sidebar_follows_changes (void)
   /* A rename, made anywhere, shows; it is not activity, so the session
    * keeps its place below the newer one. */
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  set_title (u, a, "Renamed");
+  ui_set_title (u, a, "Renamed");
   wait_row (window, a, "Renamed");
   g_assert_cmpstr (sidebar_id (window, 0), ==, b);
   g_assert_cmpstr (sidebar_id (window, 1), ==, a);
@@ -777,7 +764,7 @@ test_sidebar_order_is_activity (void)
   /* Renaming the older one, opened, leaves it where the user sees it. */
   g_assert_true (natter_window_open_session (window, a));
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  set_title (u, a, "Older, renamed");
+  ui_set_title (u, a, "Older, renamed");
   wait_row (window, a, "Older, renamed");
   g_assert_cmpstr (sidebar_id (window, 0), ==, b);
   g_assert_cmpstr (sidebar_id (window, 1), ==, a);
@@ -791,7 +778,7 @@ test_sidebar_order_is_activity (void)
 
   /* Renaming the other one now does not bring it back up. */
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  set_title (u, b, "Newer, renamed");
+  ui_set_title (u, b, "Newer, renamed");
   wait_row (window, b, "Newer, renamed");
   g_assert_cmpstr (sidebar_id (window, 0), ==, a);
   ui_destroy_window (window);
