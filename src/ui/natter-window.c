@@ -390,6 +390,7 @@ natter_window_open_session (NatterWindow *self,
   if (g_strcmp0 (session_id, self->session_id) == 0)
     return TRUE;
 
+  natter_conversation_view_release_focus (self->conversation_view);
   _natter_window_close_session (self);
   self->session_id = g_strdup (session_id);
   set_entry (self, entry);

@@ -291,6 +291,12 @@ n_dialogs (const char *heading)
 }
 
 static gboolean
+composer_idle (gpointer data)
+{
+  return !natter_composer_get_running (natter_window_get_composer (data));
+}
+
+static gboolean
 no_stop_question (gpointer data)
 {
   return n_dialogs ("Stop the Answer?") == 0;
@@ -365,9 +371,9 @@ stop_question_holds_queue (const char *button,
   state = ui_get_session (u, session_id);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, n_turns);
   g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, n_left);
-  /* Nothing runs: no spinner, and Stop has nothing to stop. */
-  ui_settle ();
-  g_assert_false (natter_composer_get_running (composer));
+  /* Nothing runs: no spinner, and Stop has nothing to stop (once the
+   * service has said the answer settled). */
+  ui_wait_until (composer_idle, window);
   g_assert_false (stop_enabled (window));
   /* The question goes once answered (its closing may take a frame). */
   ui_wait_until (no_stop_question, NULL);
