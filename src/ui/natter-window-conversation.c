@@ -824,6 +824,6 @@ _natter_window_conversation_init (NatterWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->agent_chooser, "agents-changed", G_CALLBACK (agents_changed_cb), self,
                            G_CONNECT_SWAPPED);
-  /* Files dropped anywhere on the window are attached. */
-  natter_composer_add_drop_target (self->composer, GTK_WIDGET (self));
+  /* Files dropped anywhere on the conversation are attached. */
+  natter_composer_add_drop_target (self->composer, GTK_WIDGET (self->conversation_view));
 }
