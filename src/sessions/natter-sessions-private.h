@@ -97,6 +97,9 @@ struct _NatterSessions
   NatterProviderRegistry  *own_registry;
   char                    *own_provider;
   char                    *own_model;
+  /* Queues that are not to go on for now (natter_sessions_hold_queue()):
+   * session id → number of holds. */
+  GHashTable              *held_queues;
 };
 
 enum

@@ -16,6 +16,7 @@
 #include "natter-session-schema.h"
 #include "natter-session-state-v2.h"
 #include "natter-sessions-private.h"
+#include "natter-sessions-queue.h"
 #include "natter-turn-reducer.h"
 
 /* send_message (§9.1) */
@@ -458,6 +459,7 @@ promote_session_read (GTask *task)
   const char *latest = natter_session_state_get_latest_turn_id (data->base.state);
 
   if (natter_session_state_get_n_queued (data->base.state) == 0 ||
+      natter_sessions_is_queue_held (data->base.self, data->base.session_id) ||
       (latest != NULL && natter_sessions_is_turn_running (data->base.self, latest)))
     {
       promote_nothing (task);

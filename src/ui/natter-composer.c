@@ -510,6 +510,29 @@ natter_composer_restore_attachments (NatterComposer *self,
     }
 }
 
+/* The drop highlight: the widget files are dropped on shows where they
+ * go while they are over it. */
+#define DROP_HIGHLIGHT "natter-drop-highlight"
+
+static GdkDragAction
+drop_enter_cb (GtkDropTarget  *target,
+               double          x,
+               double          y,
+               NatterComposer *self)
+{
+  if (!self->can_attach)
+    return 0;
+  gtk_widget_add_css_class (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (target)), DROP_HIGHLIGHT);
+  return GDK_ACTION_COPY;
+}
+
+static void
+drop_leave_cb (GtkDropTarget  *target,
+               NatterComposer *self)
+{
+  gtk_widget_remove_css_class (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (target)), DROP_HIGHLIGHT);
+}
+
 static gboolean
 drop_cb (GtkDropTarget  *target,
          const GValue   *value,
@@ -519,6 +542,7 @@ drop_cb (GtkDropTarget  *target,
 {
   GSList *files;
 
+  drop_leave_cb (target, self);
   if (!self->can_attach || !G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
     return FALSE;
   files = gdk_file_list_get_files (g_value_get_boxed (value));
@@ -531,10 +555,13 @@ drop_cb (GtkDropTarget  *target,
 /**
  * natter_composer_add_drop_target:
  * @self: a composer
- * @widget: where files may be dropped, e.g. the whole window
+ * @widget: where files may be dropped, e.g. the whole conversation
  *
- * Files dropped on @widget become attachments of the message being
- * written (when attaching is on, natter_composer_set_can_attach()).
+ * Files dropped on @widget, the composer's text field included, become
+ * attachments of the message being written (when attaching is on,
+ * natter_composer_set_can_attach()), and @widget is highlighted while
+ * they are over it. The target sees drops in the capture phase, before
+ * the text field, which would otherwise insert the files' paths as text.
  */
 void
 natter_composer_add_drop_target (NatterComposer *self,
@@ -545,6 +572,9 @@ natter_composer_add_drop_target (NatterComposer *self,
   g_return_if_fail (NATTER_IS_COMPOSER (self));
 
   target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (target), GTK_PHASE_CAPTURE);
+  g_signal_connect (target, "enter", G_CALLBACK (drop_enter_cb), self);
+  g_signal_connect (target, "leave", G_CALLBACK (drop_leave_cb), self);
   g_signal_connect (target, "drop", G_CALLBACK (drop_cb), self);
   gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (target));
 }

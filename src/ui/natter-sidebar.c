@@ -257,6 +257,16 @@ keep_scroll (NatterSidebar *self,
 
 /* The selection */
 
+/* The session whose row stands for @session_id: an older version of a
+ * conversation shows as the conversation's one row. */
+static const char *
+listed_for (NatterSidebar *self,
+            const char    *session_id)
+{
+  return self->family_filter != NULL ? natter_family_filter_get_listed (self->family_filter, session_id)
+                                     : session_id;
+}
+
 static void
 selection_changed_cb (NatterSidebar *self)
 {
@@ -268,7 +278,8 @@ selection_changed_cb (NatterSidebar *self)
   if (entry == NULL)
     return;
   session_id = natter_session_index_entry_get_session_id (entry);
-  if (g_strcmp0 (session_id, self->selected_id) == 0)
+  /* The row of the conversation an older version of which is open. */
+  if (g_strcmp0 (session_id, listed_for (self, self->selected_id)) == 0)
     return;
   g_free (self->selected_id);
   self->selected_id = g_strdup (session_id);
@@ -279,7 +290,7 @@ static void
 sync_selection (NatterSidebar *self)
 {
   guint position = self->selected_id != NULL
-                   ? natter_sidebar_find_position (self, self->selected_id)
+                   ? natter_sidebar_find_position (self, listed_for (self, self->selected_id))
                    : GTK_INVALID_LIST_POSITION;
 
   if (gtk_single_selection_get_selected (self->selection) != position)

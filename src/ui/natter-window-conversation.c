@@ -564,6 +564,11 @@ sent_cb (GObject      *source,
       send_done (data);
       return;
     }
+  /* The composer takes messages again before another conversation
+   * opens: it is where the keyboard goes when the rows it was in go (a
+   * Try Again button clicked), and an insensitive one cannot take it. */
+  self->sending = FALSE;
+  _natter_window_update_composer (self);
   /* Said once per conversation: the message went with the whole
    * history all the same. */
   if (sent->compaction_error != NULL)
@@ -575,7 +580,11 @@ sent_cb (GObject      *source,
     {
       _natter_window_carry_choice (self, sent->session_id, &data->carried);
       if (g_strcmp0 (self->session_id, data->session_id) == 0)
-        natter_window_open_session (self, sent->session_id);
+        {
+          natter_window_open_session (self, sent->session_id);
+          g_free (data->session_id);
+          data->session_id = g_strdup (sent->session_id);
+        }
     }
   /* A first message made its conversation, which opens where the new
    * one was, its row scrolled into view at the top of the list. */
@@ -815,6 +824,6 @@ _natter_window_conversation_init (NatterWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->agent_chooser, "agents-changed", G_CALLBACK (agents_changed_cb), self,
                            G_CONNECT_SWAPPED);
-  /* Files dropped anywhere on the window are attached. */
-  natter_composer_add_drop_target (self->composer, GTK_WIDGET (self));
+  /* Files dropped anywhere on the conversation are attached. */
+  natter_composer_add_drop_target (self->composer, GTK_WIDGET (self->conversation_view));
 }

@@ -39,7 +39,8 @@ struct _NatterWindow
 {
   AdwApplicationWindow  parent_instance;
 
-GtkWindow            *help_overlay;     /* weak; only while it shows */
+  GtkWindow            *help_overlay;     /* weak; only while it shows */
+  GtkWindow            *stop_dialog;      /* weak; "Stop the Answer?" while it asks */
 
 
   NatterSettings       *settings;
@@ -105,6 +106,10 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GdkFrameClock        *queue_clock;
   gulong                queue_paint_handler;
 
+  /* Answers being stopped before the window closes. */
+  guint                 closing_stops;
+  gboolean              close_failed;
+
   /* Keyboard use */
   char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
   gboolean              focus_in_timeline;
@@ -149,6 +154,11 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
    * (turn id → GPtrArray of NatterTurnVersion). */
   char                 *editing_turn_id;
   GHashTable           *versions;
+  /* The version an arrow asked for, opened once the click that asked is
+   * over: opening it replaces the rows the arrow is in. */
+  guint                 open_version_id;
+  char                 *open_version_session;
+  char                 *open_version_turn;
 };
 
 /* natter-window.c */

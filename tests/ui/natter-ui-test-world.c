@@ -9,6 +9,8 @@
 
 #include "natter-ui-test-world.h"
 
+#include "natter-attachment-intake.h"
+
 static gboolean
 ui_timeout_cb (gpointer data)
 {
@@ -219,6 +221,45 @@ ui_send_with_model (UiWorld    *u,
   natter_sessions_send_message_async (u->sessions, session_id, input, options, NULL, ui_result_cb, &result);
   turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
   g_assert_no_error (error);
+  return turn_id;
+}
+
+/* Sends @text with the files @first_file, … (NULL-terminated) attached,
+ * stored in @blobs as the window stores them, through the fake agent
+ * "helper", a minute of the fake clock after the last send; returns the
+ * turn id at once (transfer full) and, when @out_parts is not NULL, the
+ * message's `blob` parts (transfer full). */
+char *
+ui_send_with_files (UiWorld          *u,
+                    NatterBlobStore  *blobs,
+                    const char       *session_id,
+                    const char       *text,
+                    JsonArray       **out_parts,
+                    GFile            *first_file,
+                    ...)
+{
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) parts = NULL;
+  g_autoptr(JsonObject) input = NULL;
+  char *turn_id;
+  va_list args;
+
+  va_start (args, first_file);
+  for (GFile *file = first_file; file != NULL; file = va_arg (args, GFile *))
+    g_ptr_array_add (sources, natter_attachment_source_new_for_file (file));
+  va_end (args);
+  parts = natter_attachments_store_sync (blobs, sources, 1000000, NULL, &error);
+  g_assert_no_error (error);
+  input = natter_user_message_new (text, parts);
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  natter_sessions_send_message_async (u->sessions, session_id, input, options, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  if (out_parts != NULL)
+    *out_parts = g_steal_pointer (&parts);
   return turn_id;
 }
 

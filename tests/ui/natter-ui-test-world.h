@@ -82,6 +82,13 @@ char              *ui_send_with_model     (UiWorld            *u,
                                            const char         *text,
                                            const char         *provider,
                                            const char         *model);
+char              *ui_send_with_files     (UiWorld            *u,
+                                           NatterBlobStore    *blobs,
+                                           const char         *session_id,
+                                           const char         *text,
+                                           JsonArray         **out_parts,
+                                           GFile              *first_file,
+                                           ...) G_GNUC_NULL_TERMINATED;
 char              *ui_send                (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *text);
