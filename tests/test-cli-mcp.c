@@ -313,7 +313,8 @@ test_hung_server (Fixture       *f,
 
 /* A server that prints a line that is not JSON-RPC on its standard
  * output (a banner, a log line) is used all the same: the line is
- * skipped, as the official SDKs do. */
+ * skipped, as the official SDKs do, and logged to the journal, never
+ * beside the command's output on standard error. */
 static void
 test_banner_server (Fixture       *f,
                     gconstpointer  data)
@@ -324,9 +325,11 @@ test_banner_server (Fixture       *f,
   write_hung_config (f, ", \"--banner\"");
   RUN (f, &list, "mcp", "list");
   g_assert_true (g_str_has_prefix (list.out, "fake\tconnected\t6 tools\n"));
+  g_assert_cmpstr (list.err, ==, "");
   RUN (f, &call, "mcp", "call", "fake", "echo", "{\"message\": \"through the noise\"}");
   g_assert_cmpint (call.status, ==, 0);
   g_assert_cmpstr (call.out, ==, "echo: through the noise\n");
+  g_assert_cmpstr (call.err, ==, "");
 }
 
 /* A server's answer nested 100,000 deep ends its connection with a

@@ -300,6 +300,40 @@ test_stdio_strict_json (void)
   assert_strict_round_trip (client);
 }
 
+/* A server that prints lines that are not JSON-RPC on its standard
+ * output (a banner at start, a log line before each answer) is used
+ * all the same, as the official SDKs use it: each such line is skipped
+ * and logged, its start escaped. */
+static void
+test_stdio_banner (void)
+{
+  g_autoptr(NatterMcpServerConfig) config = fake_config ("\"--banner\"");
+  g_autoptr(NatterMcpClient) client = natter_mcp_client_new (config);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(JsonObject) result = NULL;
+
+  g_test_expect_message ("natter-mcp", G_LOG_LEVEL_MESSAGE,
+                         "Tool server “fake” printed a line that is not a message, skipped: "
+                         "Fake MCP server ready (this line is not JSON-RPC) (*not JSON*)");
+  /* One before the answer to initialize, one before the list. */
+  for (guint i = 0; i < 2; i++)
+    g_test_expect_message ("natter-mcp", G_LOG_LEVEL_MESSAGE,
+                           "Tool server “fake” printed a line that is not a message, skipped: "
+                           "fake server: answering (*)");
+  tools = list_tools (client, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (tools), ==, 6);
+  g_test_assert_expected_messages ();
+
+  g_test_expect_message ("natter-mcp", G_LOG_LEVEL_MESSAGE, "*skipped: fake server: answering*");
+  result = call_tool (client, "echo", "{\"message\": \"through the noise\"}", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (first_text (result), ==, "echo: through the noise");
+  g_assert_cmpint (natter_mcp_client_get_state (client), ==, NATTER_MCP_CLIENT_STATE_READY);
+  g_test_assert_expected_messages ();
+}
+
 static void
 test_stdio_version_negotiation (void)
 {
@@ -783,6 +817,7 @@ main (int    argc,
   g_test_add_func ("/mcp/config/update", test_config_update);
   g_test_add_func ("/mcp/stdio/handshake-and-call", test_stdio_handshake_and_call);
   g_test_add_func ("/mcp/stdio/strict-json", test_stdio_strict_json);
+  g_test_add_func ("/mcp/stdio/banner", test_stdio_banner);
   g_test_add_func ("/mcp/stdio/version-negotiation", test_stdio_version_negotiation);
   g_test_add_func ("/mcp/stdio/pagination", test_stdio_pagination);
   g_test_add_func ("/mcp/stdio/list-changed", test_stdio_list_changed);

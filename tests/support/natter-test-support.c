@@ -291,9 +291,10 @@ communicated_cb (GObject      *object,
  * invocation is its own primary and never forwards to a running window),
  * @dir as NATTER_DATA_DIR, XDG_RUNTIME_DIR and XDG_CONFIG_HOME (tool
  * servers come from the test's own mcp.json, never the user's), memory
- * GSettings over the build's schema (NATTER_SCHEMA_DIR), and the C locale
- * in UTF-8 so that messages are the untranslated ones. Add what a test
- * needs on top (an API key, a crash point).
+ * GSettings over the build's schema (NATTER_SCHEMA_DIR), the C locale
+ * in UTF-8 so that messages are the untranslated ones, and no
+ * G_MESSAGES_DEBUG. Add what a test needs on top (an API key, a crash
+ * point).
  *
  * Returns: (transfer full): the launcher
  */
@@ -314,6 +315,8 @@ natter_test_cli_launcher_new (GFile *dir)
   g_subprocess_launcher_setenv (launcher, "GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
   g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
   g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+  /* Its standard error is compared whole: no debug log on it. */
+  g_subprocess_launcher_unsetenv (launcher, "G_MESSAGES_DEBUG");
   return launcher;
 }
 
