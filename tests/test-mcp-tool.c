@@ -608,6 +608,70 @@ test_turn_stopped (Fixture       *f,
   g_signal_handlers_disconnect_by_data (client, stop);
 }
 
+static void
+set_flag_cb (gpointer  data,
+             GObject  *where_the_object_was)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* A server that never answers its handshake holds up the first refresh
+ * that asks it at most the handshake limit, offering the other server's
+ * tools meanwhile, and never a later refresh: a command forwarded to the
+ * running window (its `send`, `mcp list`) does not wait for it again. */
+static void
+test_hung_server_waited_once (void)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autofree char *config = g_build_filename (g_file_peek_path (dir), "mcp.json", NULL);
+  g_autofree char *text = g_strdup_printf ("{\"mcpServers\": {"
+                                           " \"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]},"
+                                           " \"hung\": {\"command\": \"%s\", \"args\": [\"%s\", \"--hang-handshake\"]}}}",
+                                           python, script, python, script);
+  g_autoptr(NatterToolRegistry) tools = natter_tool_registry_new ();
+  g_autoptr(GError) error = NULL;
+  NatterMcpManager *mcp;
+  NatterMcpClient *fake;
+  NatterMcpClient *hung;
+  gboolean refreshed = FALSE;
+  gboolean again = FALSE;
+  gboolean finalized = FALSE;
+
+  g_file_set_contents (config, text, -1, &error);
+  g_assert_no_error (error);
+  mcp = natter_mcp_manager_new (config, tools);
+  fake = natter_mcp_manager_find_client (mcp, "fake");
+  hung = natter_mcp_manager_find_client (mcp, "hung");
+
+  natter_mcp_manager_refresh_async (mcp, NULL, refreshed_cb, &refreshed);
+  natter_test_wait_for_flag (&refreshed, WAIT_MS);
+  g_assert_nonnull (natter_mcp_manager_get_server_tools (mcp, fake));
+  g_assert_null (natter_mcp_manager_get_server_tools (mcp, hung));
+  g_assert_cmpint (natter_mcp_client_get_state (hung), ==, NATTER_MCP_CLIENT_STATE_CONNECTING);
+  g_assert_nonnull (natter_tool_registry_lookup (tools, "mcp:fake/echo"));
+  for (guint i = 0; i < json_array_get_length (natter_mcp_manager_get_descriptors (mcp)); i++)
+    g_assert_false (g_str_has_prefix (json_object_get_string_member (
+      json_array_get_object_element (natter_mcp_manager_get_descriptors (mcp), i), "name"), "mcp__hung__"));
+
+  /* The next refresh returns without the main loop waiting on anything:
+   * no timer, no server. */
+  natter_mcp_manager_refresh_async (mcp, NULL, refreshed_cb, &again);
+  for (guint i = 0; i < 100 && !again; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_true (again);
+  g_assert_cmpint (natter_mcp_client_get_state (hung), ==, NATTER_MCP_CLIENT_STATE_CONNECTING);
+
+  /* Stopped, the servers let go of the lists still asked for. */
+  g_object_weak_ref (G_OBJECT (mcp), set_flag_cb, &finalized);
+  natter_mcp_client_stop (hung);
+  natter_mcp_client_stop (fake);
+  g_object_unref (mcp);
+  natter_test_wait_for_flag (&finalized, WAIT_MS);
+  natter_test_remove_tree (dir);
+}
+
 /* A user agent offers the tools of the servers it lists; a server that
  * offers none now stops the turn before it starts. */
 static void
@@ -884,6 +948,7 @@ main (int    argc,
   g_test_add_func ("/mcp/tool/result-mapping", test_result_mapping);
   g_test_add_func ("/mcp/tool/result-stored-once", test_result_stored_once);
   g_test_add_func ("/mcp/tool/result-too-deep-left-out", test_result_too_deep_left_out);
+  g_test_add_func ("/mcp/tool/hung-server-waited-once", test_hung_server_waited_once);
   g_test_add ("/mcp/tool/turn-big-result", Fixture, "--hostile-tools", fixture_set_up, test_turn_big_result,
               fixture_tear_down);
   g_test_add ("/mcp/tool/config-watched", Fixture, NULL, fixture_set_up, test_config_watched, fixture_tear_down);

@@ -8,7 +8,8 @@
  * each server's tools are offered as soon as its list comes: one slow or
  * hung server holds up no other, and no send. A refresh's callers wait
  * at most %NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS; a server not ready by
- * then goes on starting, offering nothing until it is. A server that
+ * then goes on starting, offering nothing until it is, and later
+ * refreshes do not wait for it again. A server that
  * fails keeps its error in its client and offers no tools, it does not
  * fail the refresh. A server that says its list changed starts a
  * refresh. Once watched, mcp.json is read again whenever it changes on
@@ -34,6 +35,7 @@ struct _NatterMcpManager
   JsonArray          *descriptors;   /* their descriptors, in order */
   GHashTable         *lists;         /* client → JsonArray of its last list */
   GHashTable         *list_seqs;     /* client → the request number of that list */
+  GHashTable         *waited_since;  /* client → gint64 µs: since when refreshes wait for its first list */
   guint64             next_seq;      /* numbers the list requests */
   guint               generation;    /* bumped by reload */
   guint               default_timeout;  /* s, for servers whose entry names none */
@@ -155,10 +157,33 @@ deadline_cb (gpointer user_data)
 
 typedef struct
 {
-  Round   *round;
-  guint64  seq;
-  guint    generation;
+  NatterMcpManager *self;
+  Round            *round;       /* nullable: the round does not wait for this list */
+  guint64           seq;
+  guint             generation;
 } ListCall;
+
+/* Whether a refresh starting at @now waits for @client's list: only
+ * during the handshake limit after a refresh first waited for it. A
+ * server that never became ready (one that hangs) holds up the first
+ * refresh that asks it, never the next: a command forwarded to the
+ * window does not wait again for a server the window gave up waiting
+ * for. Its list is still taken when it comes. */
+static gboolean
+waits_for (NatterMcpManager *self,
+           NatterMcpClient  *client,
+           gint64            now)
+{
+  gint64 *since = g_hash_table_lookup (self->waited_since, client);
+
+  if (since == NULL)
+    {
+      since = g_new (gint64, 1);
+      *since = now;
+      g_hash_table_insert (self->waited_since, client, since);
+    }
+  return now - *since < NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS * G_USEC_PER_SEC;
+}
 
 static void
 list_cb (GObject      *object,
@@ -167,7 +192,7 @@ list_cb (GObject      *object,
 {
   ListCall *call = user_data;
   Round *round = call->round;
-  NatterMcpManager *self = round->self;
+  g_autoptr(NatterMcpManager) self = call->self;
   NatterMcpClient *client = NATTER_MCP_CLIENT (object);
   g_autoptr(JsonArray) tools = NULL;
   g_autoptr(GError) error = NULL;
@@ -182,6 +207,10 @@ list_cb (GObject      *object,
     {
       JsonArray *before = g_hash_table_lookup (self->lists, client);
 
+      /* Ready: should it stop and start again, it is waited for anew. */
+      if (tools != NULL)
+        g_hash_table_remove (self->waited_since, client);
+
       g_hash_table_replace (self->list_seqs, client, GSIZE_TO_POINTER (call->seq));
       if (tools != before)
         {
@@ -193,7 +222,7 @@ list_cb (GObject      *object,
         }
     }
   g_free (call);
-  if (--round->outstanding == 0)
+  if (round != NULL && --round->outstanding == 0)
     {
       round_return (round);
       round_free (round);
@@ -205,6 +234,7 @@ start_round (NatterMcpManager *self,
              GTask            *waiter)
 {
   Round *round = g_new0 (Round, 1);
+  gint64 now = g_get_monotonic_time ();
 
   round->self = g_object_ref (self);
   round->waiters = g_ptr_array_new_with_free_func (g_object_unref);
@@ -214,13 +244,18 @@ start_round (NatterMcpManager *self,
   round->deadline_id = g_timeout_add_seconds (NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS, deadline_cb, round);
   for (guint i = 0; i < self->clients->len; i++)
     {
+      NatterMcpClient *client = g_ptr_array_index (self->clients, i);
       ListCall *call = g_new0 (ListCall, 1);
 
-      call->round = round;
+      call->self = g_object_ref (self);
       call->seq = ++self->next_seq;
       call->generation = self->generation;
-      round->outstanding++;
-      natter_mcp_client_list_tools_async (g_ptr_array_index (self->clients, i), NULL, list_cb, call);
+      if (waits_for (self, client, now))
+        {
+          call->round = round;
+          round->outstanding++;
+        }
+      natter_mcp_client_list_tools_async (client, NULL, list_cb, call);
     }
   if (--round->outstanding == 0)
     {
@@ -234,7 +269,9 @@ start_round (NatterMcpManager *self,
  * @self: the manager
  * @cancellable: (nullable): stops waiting (the refresh goes on)
  * @callback: called when every enabled server answered or failed, or
- *   after %NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS, whichever comes first
+ *   after %NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS, whichever comes first;
+ *   at once for a server an earlier refresh already waited for that
+ *   long without its becoming ready
  * @user_data: its data
  *
  * Asks every enabled server for its tools at once (starting the ones
@@ -296,6 +333,7 @@ forget_client (NatterMcpManager *self,
    * hears it must already see the client gone. */
   listed = g_hash_table_remove (self->lists, client);
   g_hash_table_remove (self->list_seqs, client);
+  g_hash_table_remove (self->waited_since, client);
   g_signal_handlers_disconnect_by_data (client, self);
   natter_mcp_client_stop (client);
   return listed;
@@ -757,6 +795,7 @@ natter_mcp_manager_finalize (GObject *object)
   g_clear_pointer (&self->descriptors, json_array_unref);
   g_hash_table_unref (self->lists);
   g_hash_table_unref (self->list_seqs);
+  g_hash_table_unref (self->waited_since);
   g_ptr_array_unref (self->configs);
   G_OBJECT_CLASS (natter_mcp_manager_parent_class)->finalize (object);
 }
@@ -812,6 +851,7 @@ natter_mcp_manager_init (NatterMcpManager *self)
   self->descriptors = json_array_new ();
   self->lists = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) json_array_unref);
   self->list_seqs = g_hash_table_new (g_direct_hash, g_direct_equal);
+  self->waited_since = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   self->configs = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_mcp_server_config_unref);
   self->default_timeout = NATTER_MCP_DEFAULT_TIMEOUT_SECONDS;
 }
