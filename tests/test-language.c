@@ -14,10 +14,12 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <libintl.h>
 #include <locale.h>
 #include <string.h>
 
+#include "natter-builtin-tools.h"
 #include "natter-cli.h"
 #include "natter-mcp-client.h"
 #include "natter-mcp-config.h"
@@ -154,6 +156,31 @@ test_tool_errors_untranslated (void)
   g_assert_nonnull (strstr (error->message, "Tool server “fake” stopped (exit status 3)"));
 }
 
+/* A built-in tool that fails: its error, which the turn stores and the
+ * model reads, is in English in the German window, the C library's
+ * words included. */
+static void
+test_builtin_tool_errors_untranslated (void)
+{
+  g_autoptr(NatterTool) read_file = natter_tool_read_file_new ();
+  g_autoptr(NatterTool) list_directory = natter_tool_list_directory_new ();
+  g_autoptr(JsonNode) missing = natter_test_json ("{\"path\": \"/nonexistent/natter-missing\"}");
+  g_autoptr(JsonObject) read = NULL;
+  g_autoptr(JsonObject) listed = NULL;
+  g_autoptr(GError) read_error = NULL;
+  g_autoptr(GError) list_error = NULL;
+
+  /* This process does translate the C library's words. */
+  g_assert_cmpstr (g_strerror (ENOENT), !=, "No such file or directory");
+
+  read = natter_tool_run_in (read_file, json_node_get_object (missing), "/", NULL, NULL, NULL, &read_error);
+  g_assert_null (read);
+  g_assert_cmpstr (read_error->message, ==, "Cannot read “/nonexistent/natter-missing”: No such file or directory");
+  listed = natter_tool_run_in (list_directory, json_node_get_object (missing), "/", NULL, NULL, NULL, &list_error);
+  g_assert_null (listed);
+  g_assert_cmpstr (list_error->message, ==, "Cannot list “/nonexistent/natter-missing”: No such file or directory");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -172,6 +199,7 @@ main (int   argc,
 
   g_test_add_func ("/language/command-line-in-callers-language", test_caller_language);
   g_test_add_func ("/language/tool-errors-untranslated", test_tool_errors_untranslated);
+  g_test_add_func ("/language/builtin-tool-errors-untranslated", test_builtin_tool_errors_untranslated);
 
   return g_test_run ();
 }

@@ -102,6 +102,7 @@ JsonNode   *natter_tool_describe_request (NatterTool            *self,
                                           JsonObject            *input,
                                           const char            *cwd);
 
+const char *natter_tool_strerror       (int                      errnum);
 char       *natter_tool_output_cut     (const char              *text,
                                         gsize                    length,
                                         gboolean                *out_cut);
