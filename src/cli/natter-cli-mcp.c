@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include "natter-cli-locale.h"
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-mcp-client.h"
@@ -72,6 +73,37 @@ mcp_fail (McpRun     *mcp,
   natter_cli_fail (run, status, "%s", message);
 }
 
+/* mcp.json's servers, its mistake in the caller's words. */
+static GPtrArray *
+load_config (Run         *run,
+             const char  *path,
+             GError     **error)
+{
+  gpointer previous = natter_cli_locale_enter (run->cmdline);
+  GPtrArray *configs = natter_mcp_config_load (path, error);
+
+  natter_cli_locale_leave (previous);
+  return configs;
+}
+
+/* The mistake in mcp.json that @manager keeps, in the caller's words:
+ * the manager's own is in the language of the process that read the
+ * file, the window's when the command was forwarded to it. NULL when
+ * the file has none. */
+static char *
+config_mistake (Run              *run,
+                NatterMcpManager *manager)
+{
+  g_autoptr(GPtrArray) configs = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (natter_mcp_manager_get_config_error (manager) == NULL)
+    return NULL;
+  configs = load_config (run, natter_mcp_manager_get_config_path (manager), &error);
+  /* Mended in the meantime: the manager's words, then. */
+  return g_strdup (error != NULL ? error->message : natter_mcp_manager_get_config_error (manager));
+}
+
 /* ---- list ------------------------------------------------------------ */
 
 /* What a server is doing, in words, for `mcp list` and for the warnings
@@ -99,7 +131,7 @@ listed_cb (GObject      *object,
   McpRun *mcp = user_data;
   NatterMcpManager *manager = NATTER_MCP_MANAGER (object);
   GPtrArray *configs = natter_mcp_manager_get_configs (manager);
-  const char *config_error = natter_mcp_manager_get_config_error (manager);
+  g_autofree char *config_error = config_mistake (mcp->run, manager);
   g_autoptr(GError) error = NULL;
 
   if (!natter_mcp_manager_refresh_finish (manager, result, &error))
@@ -277,6 +309,7 @@ refreshed_cb (GObject      *object,
   void (*then) (Run *run) = refresh->then;
   NatterMcpManager *manager = NATTER_MCP_MANAGER (object);
   GPtrArray *clients = natter_mcp_manager_get_clients (manager);
+  g_autofree char *mistake = NULL;
   g_autoptr(GError) error = NULL;
 
   g_free (refresh);
@@ -287,8 +320,9 @@ refreshed_cb (GObject      *object,
     }
   /* A server that is down is said, not hidden; the turn goes on
    * without its tools. */
-  if (natter_mcp_manager_get_config_error (manager) != NULL)
-    g_application_command_line_printerr (run->cmdline, "natter: %s\n", natter_mcp_manager_get_config_error (manager));
+  mistake = config_mistake (run, manager);
+  if (mistake != NULL)
+    g_application_command_line_printerr (run->cmdline, "natter: %s\n", mistake);
   for (guint i = 0; i < clients->len; i++)
     {
       g_autofree char *why = describe_not_ready (run, manager, g_ptr_array_index (clients, i));
@@ -405,7 +439,7 @@ natter_cli_command_mcp (Run *run)
       natter_mcp_manager_refresh_async (manager, g_task_get_cancellable (run->task), listed_cb, mcp);
       return;
     }
-  mcp->servers = natter_mcp_config_load (mcp->path, &error);
+  mcp->servers = load_config (run, mcp->path, &error);
   if (mcp->servers == NULL)
     {
       mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, error->message);

@@ -779,7 +779,8 @@ natter_test_command_line_init (NatterTestCommandLine *self)
  *   program name first
  * @environment: (array zero-terminated=1) (nullable): `NAME=value`
  *   entries: the environment of the process the command line comes
- *   from (GIO calls every such subclass remote); %NULL for none
+ *   from (GIO calls every such subclass remote), which is in this
+ *   process's working directory; %NULL for neither
  *
  * Returns: (transfer full): a command line for natter_cli_run_async()
  *   and the like
@@ -793,8 +794,11 @@ natter_test_command_line_new (const char * const *arguments,
   if (environment != NULL)
     {
       g_autoptr(GVariantBuilder) builder = g_variant_builder_new (G_VARIANT_TYPE_VARDICT);
+      g_autofree char *cwd = g_get_current_dir ();
 
       g_variant_builder_add (builder, "{sv}", "environ", g_variant_new_bytestring_array (environment, -1));
+      /* GApplication sends the caller's working directory too. */
+      g_variant_builder_add (builder, "{sv}", "cwd", g_variant_new_bytestring (cwd));
       platform_data = g_variant_builder_end (builder);
     }
   return g_object_new (NATTER_TYPE_TEST_COMMAND_LINE,
