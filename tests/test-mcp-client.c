@@ -586,6 +586,29 @@ test_http_strict_json (void)
   g_subprocess_force_exit (server);
 }
 
+/* A body nested 100,000 deep (it crashed the process) fails its call
+ * with a clear error. */
+static void
+test_http_deep_message (void)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  const char *argv[] = { python, script, "--http", "--hostile-tools", NULL };
+  g_autoptr(GSubprocess) server = NULL;
+  g_autofree char *port = start_and_wait_for_line (&server, argv, NULL, FALSE, "");
+  g_autofree char *literal = g_strdup_printf ("{\"url\": \"http://127.0.0.1:%s/mcp\"}", port);
+  g_autoptr(NatterMcpServerConfig) config = config_from ("fake-http", literal);
+  g_autoptr(NatterMcpClient) client = natter_mcp_client_new (config);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) result = NULL;
+
+  result = call_tool (client, "deep", "{}", NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL);
+  g_assert_nonnull (strstr (error->message, "The server sent a message nested deeper than 520 levels"));
+  g_subprocess_force_exit (server);
+}
+
 static char *
 store_lookup (const char  *key,
               gpointer     user_data,
@@ -828,6 +851,7 @@ main (int    argc,
   g_test_add_func ("/mcp/http/fake-json", test_http_fake_json);
   g_test_add_func ("/mcp/http/secret-header", test_http_secret_header);
   g_test_add_func ("/mcp/http/strict-json", test_http_strict_json);
+  g_test_add_func ("/mcp/http/deep-message", test_http_deep_message);
   g_test_add_func ("/mcp/everything/stdio", test_everything_stdio);
   g_test_add_func ("/mcp/everything/http", test_everything_http);
   g_test_add_func ("/mcp/everything/http-list-changed", test_everything_http_list_changed);

@@ -204,7 +204,7 @@ def serve_http(server):
             return self.headers.get(name) == value
 
         def reply(self, status, message):
-            data = json.dumps(message).encode() if message is not None else b""
+            data = encode(message).encode() if message is not None else b""
             self.send_response(status)
             self.send_header("Mcp-Session-Id", "fake-session")
             if message is not None:
