@@ -300,7 +300,7 @@ assert_imported_as (Fixture    *f,
  * it, whatever version its archive's file had: 1, raised by
  * schema_upgraded right before its first version-2 event
  * (docs/format.md §3.3). A grant revoked in the archive is history and
- * comes along (an active one would stay behind, §7.1). */
+ * comes along (an active one would stay behind, docs/format.md §7.1). */
 static void
 test_import_lowest_version (Fixture       *f,
                             gconstpointer  data)

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Compaction (session-layer-spec.md §12.3) end to end: the real services
+ * Compaction (docs/sessions.md §5) end to end: the real services
  * over a temporary data directory, the built-in agent, and a scripted
  * OpenAI-compatible server on loopback whose request bodies the cases
  * assert: what the summarizer is asked, and exactly which messages the

@@ -20,7 +20,7 @@
  *   user's window, so that the server's counts again
  *
  * Sets the entry "@provider/@model" of the `context-windows` key
- * (session-layer-spec.md §12.3: "or the user set it for the model"),
+ * (docs/sessions.md §5: "or the user set it for the model"),
  * keeping every other entry. Does nothing on the built-in defaults
  * (settings without a #GSettings).
  */

@@ -849,7 +849,7 @@ natter_settings_get_auto_permission (NatterSettings *self)
  *
  * Whether a conversation is compacted before a message is sent once the
  * last model call's prompt passed 80% of the model's context window
- * (session-layer-spec.md §12.3).
+ * (docs/sessions.md §5).
  *
  * Returns: the `auto-compact` key
  */
@@ -900,7 +900,7 @@ natter_settings_get_context_window (NatterSettings *self,
  * @self: the settings
  *
  * Whether a conversation is named by its model after its first answer
- * (session-layer-spec.md §12.6).
+ * (docs/sessions.md §13).
  *
  * Returns: the `auto-title` key
  */

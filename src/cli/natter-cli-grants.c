@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The subcommands of session permission grants (session-layer-spec.md
- * §12.2): grant, grants, revoke, and allow --always. Their output lines
+ * The subcommands of session permission grants (docs/sessions.md
+ * §12): grant, grants, revoke, and allow --always. Their output lines
  * are stable for scripts (README, "Command line").
  */
 

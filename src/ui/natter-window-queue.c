@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The window's facet of queued messages (session-layer-spec.md §12.1):
+ * The window's facet of queued messages (docs/sessions.md §4):
  * the pending bubbles of the open conversation, the promotion a crash
  * may have left undone when a conversation opens, and Stop, which asks
  * whether the queue stays.

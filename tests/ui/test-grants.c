@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Session permission grants in the window (session-layer-spec.md §12.2):
+ * Session permission grants in the window (docs/sessions.md §12):
  * "Always Allow in This Conversation" on the permission card, the tool
  * card of a call a grant allowed, and the conversation menu's
  * "Permissions" with Revoke.
