@@ -15,8 +15,8 @@
 
 #include "natter-blob-store.h"
 #include "natter-session-archive.h"
-#include "natter-session-events-v2.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 #include "natter-test-sessions.h"

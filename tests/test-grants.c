@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 #include "natter-test-sessions.h"
 

@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-#include "natter-session-events-v2.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-queue.h"
 #include "natter-test-sessions.h"
 

@@ -13,7 +13,7 @@
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-services.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 #include "natter-tool-registry.h"
 

@@ -19,7 +19,7 @@
 #include "natter-json.h"
 #include "natter-services.h"
 #include "natter-session-error.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-queue.h"
 
 /* The session's latest turn as the index has it now. */

@@ -15,7 +15,7 @@
 
 #include "natter-log-read.h"
 #include "natter-session-grant-view.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 
 struct _NatterSessionGrantView
 {

@@ -88,7 +88,7 @@ struct _NatterSessions
   gpointer                 fault_data;
 
   /* docs/sessions.md §13: whether a session's first completed answer asks its
-   * model for a title (natter-sessions-titles.c). */
+   * model for a title (natter-sessions-auto-title.c). */
   gboolean                 auto_title;
 
   /* getSession reads not yet begun, which later requests join
@@ -231,7 +231,7 @@ gboolean            natter_sessions_op_apply_appended  (NatterSessionsOp      *d
                                                         GPtrArray             *events,
                                                         GError               **error);
 
-/* natter-sessions-titles.c */
+/* natter-sessions-auto-title.c */
 void                natter_sessions_title_completed    (NatterSessions        *self,
                                                         const char            *session_id,
                                                         const char            *turn_id,
@@ -240,7 +240,7 @@ char               *natter_title_request_text          (JsonNode              *q
                                                         const char            *answer);
 char               *natter_title_from_answer           (const char            *answer);
 
-/* natter-sessions-v2.c */
+/* natter-sessions-append.c */
 void                natter_sessions_op_append_v2_async (GTask                 *task,
                                                         GPtrArray             *events,
                                                         GAsyncReadyCallback    callback);

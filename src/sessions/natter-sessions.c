@@ -325,7 +325,7 @@ natter_sessions_get_clock (NatterSessions *self)
  * session's first completed answer (a send, an answer to a permission
  * prompt or a question, a delivered result, a resume, in this process
  * or after a restart) asks for the title then, while the title is still
- * the one derived from the first message (natter-sessions-titles.c).
+ * the one derived from the first message (natter-sessions-auto-title.c).
  */
 void
 natter_sessions_set_auto_title (NatterSessions *self,

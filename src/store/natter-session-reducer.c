@@ -170,7 +170,7 @@ apply_turn_appended (NatterSessionState  *self,
  * `session_created` title until a `title_changed`, and the last one wins.
  * The events of schema version 2 are accepted only once the file is at
  * version 2 (created at 2, or raised by `schema_upgraded`), and fold the
- * active grants and the pending queue (natter-session-state-v2.h).
+ * active grants and the pending queue (natter-session-grants-queue.h).
  *
  * Applying is atomic: on error @self is unchanged and may keep being used.
  * The state keeps copies of @event's parts, or references where they are

@@ -254,7 +254,7 @@ validate_title_changed (JsonObject  *event,
  *   non-empty strings);
  * - `title_changed`: `title` (a string);
  * - the events of schema version 2 and `turn_appended.consumedQueueIds`,
- *   as docs/format.md describes them (natter-session-events-v2.c).
+ *   as docs/format.md describes them (natter-session-schema-upgrade.c).
  *
  * Whether a version-2 event may appear at its place in a file (the file
  * must be at version 2 by then) is the reducer's rule, not this
@@ -287,7 +287,7 @@ natter_session_event_validate (JsonObject  *event,
   if (!g_str_equal (type, "session_created") &&
       !g_str_equal (type, "turn_appended") &&
       !g_str_equal (type, "title_changed") &&
-      /* Schema version 2 (natter-session-events-v2.c). */
+      /* Schema version 2 (natter-session-schema-upgrade.c). */
       !g_str_equal (type, "schema_upgraded") &&
       !g_str_equal (type, "permission_grant_added") &&
       !g_str_equal (type, "permission_grant_removed") &&

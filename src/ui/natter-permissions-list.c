@@ -16,7 +16,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-permissions-list.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 
 struct _NatterPermissionsList

@@ -15,7 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-queue-view.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-queue.h"
 
 struct _NatterQueueView

@@ -14,7 +14,7 @@
 
 #include <glib/gi18n.h>
 
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-queue.h"
 #include "natter-window-private.h"
 

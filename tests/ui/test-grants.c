@@ -10,7 +10,7 @@
 
 #include "natter-permission-card.h"
 #include "natter-permissions-list.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 #include "natter-tool-call-card.h"
 #include "natter-ui-test-world.h"

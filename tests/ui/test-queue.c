@@ -11,7 +11,7 @@
 #include "natter-composer.h"
 #include "natter-permission-card.h"
 #include "natter-queue-view.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-test-sessions.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"

@@ -1,4 +1,4 @@
-/* natter-sessions-titles.c
+/* natter-sessions-auto-title.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

@@ -1,4 +1,4 @@
-/* natter-session-events-v2.h
+/* natter-session-schema-upgrade.h
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

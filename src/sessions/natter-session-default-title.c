@@ -1,4 +1,4 @@
-/* natter-session-title.c
+/* natter-session-default-title.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

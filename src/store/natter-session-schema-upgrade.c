@@ -1,18 +1,18 @@
-/* natter-session-events-v2.c
+/* natter-session-schema-upgrade.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The session events of schema version 2: their field-by-field
  * validation (called by natter_session_event_validate()), which version a
  * given event needs, and their builders. Where such an event may appear is
- * the reducer's rule (natter-session-reducer-v2.c).
+ * the reducer's rule (natter-session-grants-queue.c).
  */
 
 #define G_LOG_DOMAIN "natter-session-schema"
 
 #include "natter-id.h"
 #include "natter-json.h"
-#include "natter-session-events-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
 #include "natter-store-error.h"

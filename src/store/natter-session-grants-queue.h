@@ -1,4 +1,4 @@
-/* natter-session-state-v2.h
+/* natter-session-grants-queue.h
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

@@ -1,4 +1,4 @@
-/* natter-session-reducer-v2.c
+/* natter-session-grants-queue.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -13,9 +13,9 @@
 
 #define G_LOG_DOMAIN "natter-session-reducer"
 
-#include "natter-session-events-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-session-reducer-private.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-store-error.h"
 
 static void
