@@ -15,9 +15,9 @@
 
 #include "natter-blob-store.h"
 #include "natter-session-archive.h"
-#include "natter-session-schema-upgrade.h"
 #include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-test-sessions.h"
 #include "natter-turn-reducer.h"

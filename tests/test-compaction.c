@@ -15,15 +15,15 @@
 
 #include "natter-id.h"
 #include "natter-provider-error.h"
-#include "natter-turn-reducer.h"
-#include "natter-session-schema-upgrade.h"
-#include "natter-session-schema.h"
-#include "natter-store-error.h"
 #include "natter-session-grants-queue.h"
+#include "natter-session-schema.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
+#include "natter-store-error.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
 #include "natter-turn-context-resolver.h"
+#include "natter-turn-reducer.h"
 
 #define SAY NATTER_TEST_SAY
 #define BROKEN NATTER_TEST_BROKEN

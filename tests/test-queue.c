@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-#include "natter-session-schema-upgrade.h"
 #include "natter-session-grants-queue.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-queue.h"
 #include "natter-test-sessions.h"
 

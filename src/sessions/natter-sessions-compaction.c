@@ -18,8 +18,8 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-request-composer.h"
-#include "natter-session-schema-upgrade.h"
 #include "natter-session-index-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 
 /* The summary may be long: it replaces the whole earlier conversation. */

@@ -12,9 +12,9 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include "natter-session-schema-upgrade.h"
-#include "natter-session-index-private.h"
 #include "natter-session-grants-queue.h"
+#include "natter-session-index-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-grants.h"
 #include "natter-sessions-private.h"
 #include "natter-tool-registry.h"

@@ -19,9 +19,9 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-send-options-private.h"
-#include "natter-session-schema-upgrade.h"
-#include "natter-session-index-private.h"
 #include "natter-session-grants-queue.h"
+#include "natter-session-index-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-queue.h"
 #include "natter-turn-schema.h"

@@ -12,10 +12,10 @@
 
 #include "natter-runtime-error.h"
 #include "natter-send-options-private.h"
-#include "natter-session-index-private.h"
-#include "natter-session-schema-upgrade.h"
-#include "natter-session-schema.h"
 #include "natter-session-grants-queue.h"
+#include "natter-session-index-private.h"
+#include "natter-session-schema.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-queue.h"
 #include "natter-turn-reducer.h"

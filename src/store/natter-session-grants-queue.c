@@ -13,9 +13,9 @@
 
 #define G_LOG_DOMAIN "natter-session-reducer"
 
-#include "natter-session-schema-upgrade.h"
-#include "natter-session-reducer-private.h"
 #include "natter-session-grants-queue.h"
+#include "natter-session-reducer-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-store-error.h"
 
 static void

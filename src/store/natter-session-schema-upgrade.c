@@ -12,9 +12,9 @@
 
 #include "natter-id.h"
 #include "natter-json.h"
-#include "natter-session-schema-upgrade.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-store-error.h"
 #include "natter-turn-schema.h"
 
