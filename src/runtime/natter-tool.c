@@ -42,7 +42,7 @@ untranslated_locale (void)
  * @errnum: an errno value
  *
  * The C library's description of @errnum, untranslated, for a tool's
- * error (turn-runtime.md §8: stored and read by the model, so in no
+ * error (docs/runtime.md §8: stored and read by the model, so in no
  * UI's language). g_strerror() translates, and keeps the first
  * translation for the whole process.
  *
@@ -66,7 +66,7 @@ natter_tool_default_init (NatterToolInterface *iface)
  * natter_tool_get_descriptor:
  * @self: a #NatterTool
  *
- * Returns: (transfer none): the tool's descriptor (§1)
+ * Returns: (transfer none): the tool's descriptor (docs/runtime.md §1)
  */
 JsonObject *
 natter_tool_get_descriptor (NatterTool *self)
@@ -80,7 +80,7 @@ natter_tool_get_descriptor (NatterTool *self)
  * natter_tool_get_id:
  * @self: a #NatterTool
  *
- * The descriptor key of turn-runtime.md §1.
+ * The descriptor key of docs/runtime.md §1.
  *
  * Returns: (transfer none): the registry key, `toolId`
  */
@@ -94,7 +94,7 @@ natter_tool_get_id (NatterTool *self)
  * natter_tool_is_async:
  * @self: a #NatterTool
  *
- * The execution kind of turn-runtime.md §1 and §8.
+ * The execution kind of docs/runtime.md §1 and §8.
  *
  * Returns: whether the descriptor says `execution: "async"`
  */
@@ -115,10 +115,10 @@ natter_tool_is_async (NatterTool *self)
  * @cancellable: (nullable): cancelled when the turn is cancelled
  * @error: return location for a #GError
  *
- * Runs a sync tool (§8). Blocks: call it from a worker thread. The
- * tool runs with untranslated messages in that thread (uselocale()), so
- * that the errors libraries give it, which become its result, are in no
- * UI's language.
+ * Runs a sync tool (docs/runtime.md §8). Blocks: call it from a worker
+ * thread. The tool runs with untranslated messages in that thread
+ * (uselocale()), so that the errors libraries give it, which become its
+ * result, are in no UI's language.
  *
  * Returns: (transfer full) (nullable): `{output, isError, metadata?}`, or
  *   %NULL with the tool's error, which the runtime turns into an error
@@ -163,7 +163,7 @@ natter_tool_run (NatterTool              *self,
  * @cancellable: (nullable): cancelled when the turn is cancelled
  * @error: return location for a #GError
  *
- * Runs a sync tool in a turn's working directory (turn-runtime.md §8).
+ * Runs a sync tool in a turn's working directory (docs/runtime.md §8).
  * Tools without a @run_in implementation ignore @cwd and run as with
  * natter_tool_run(). Blocks: call it from a worker thread; the tool
  * runs with untranslated messages, as in natter_tool_run().
@@ -204,7 +204,7 @@ natter_tool_run_in (NatterTool              *self,
  * @cwd: (nullable): the turn's working directory
  *
  * What one call of the tool would do, as the permission request shown to
- * a human (turn-runtime.md §7), e.g. `{"action":"read","path":"/abs"}`.
+ * a human (docs/runtime.md §7), e.g. `{"action":"read","path":"/abs"}`.
  *
  * Returns: (transfer full) (nullable): the request, or %NULL when the
  *   tool does not describe its calls (the checker then shows the

@@ -4,7 +4,7 @@
  *
  * Lossless JSON: the one check used at every append and every read
  * (dsh-session.md: the log is the source of truth, so the invariant is
- * enforced at the source; turn-runtime.md §2).
+ * enforced at the source; docs/runtime.md §2).
  */
 
 #pragma once
@@ -64,6 +64,9 @@ JsonNode   *natter_json_parse              (const char   *text,
                                             gssize        length,
                                             GError      **error);
 
+JsonNode   *natter_json_require_member     (JsonObject   *object,
+                                            const char   *member,
+                                            GError      **error);
 const char *natter_json_require_string     (JsonObject   *object,
                                             const char   *member,
                                             GError      **error);
@@ -74,6 +77,8 @@ gboolean    natter_json_optional_string    (JsonObject   *object,
                                             const char   *member,
                                             const char  **out_value,
                                             GError      **error);
+const char *natter_json_loose_string       (JsonObject   *object,
+                                            const char   *member);
 gboolean    natter_json_require_int        (JsonObject   *object,
                                             const char   *member,
                                             gint64       *out_value,
