@@ -18,6 +18,7 @@
 #include "natter-session-scan.h"
 #include "natter-store-error.h"
 #include "natter-turn-reducer.h"
+#include "natter-turn-scan.h"
 
 struct _NatterSessionIndex
 {
@@ -453,8 +454,10 @@ readable_title (NatterJsonlRepo *session_repo,
  * @cancellable: (nullable): a #GCancellable
  *
  * §8.2 steps 2–3 for one session, blocking: reads and reduces the session
- * file and, if it has turns, the latest turn file only. A file that fails
- * gives an errored entry; nothing is thrown.
+ * file and, if it has turns, the latest turn file only (both tree-free
+ * where they can be: natter_session_scan_file_sync(),
+ * natter_turn_scan_file_sync()). A file that fails gives an errored
+ * entry; nothing is thrown.
  *
  * Returns: (transfer full): the entry
  */
@@ -465,10 +468,9 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
                                     GCancellable    *cancellable)
 {
   g_auto(NatterSessionScanResult) scan = { 0 };
-  g_autoptr(NatterTurnState) turn = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GError) error = NULL;
   NatterSessionIndexEntry *entry;
+  NatterTurnStatus status;
   const char *latest;
 
   /* The session file without a JSON tree per line: the verdict, fields
@@ -489,10 +491,8 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
   if (latest == NULL)
     return entry;
 
-  events = natter_jsonl_repo_read_sync (turn_repo, latest, cancellable, &error);
-  if (events != NULL)
-    turn = natter_turn_reduce (events, &error);
-  if (turn == NULL)
+  /* The latest turn only for its status, tree-free as well. */
+  if (!natter_turn_scan_file_sync (turn_repo, latest, &status, cancellable, &error))
     {
       g_autofree char *text = NULL;
 
@@ -509,8 +509,7 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
       natter_session_index_entry_set_error (entry, text);
       return entry;
     }
-  natter_session_index_entry_set_latest_turn_status (entry,
-                                                     natter_latest_turn_status_from_turn_status (natter_derive_turn_status (turn)));
+  natter_session_index_entry_set_latest_turn_status (entry, natter_latest_turn_status_from_turn_status (status));
   return entry;
 }
 
