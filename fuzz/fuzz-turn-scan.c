@@ -27,6 +27,7 @@
 #include <glib/gstdio.h>
 
 #include "natter-json-private.h"
+#include "natter-log-read.h"
 #include "natter-jsonl-repo.h"
 #include "natter-store-error.h"
 #include "natter-turn-reducer.h"
@@ -153,9 +154,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 {
   g_autoptr(GError) full_error = NULL;
   g_autoptr(GError) scan_error = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   NatterTurnStatus fast = NATTER_TURN_STATUS_IDLE;
+  gboolean fast_imported = FALSE;
   NatterTurnStatus from_file = NATTER_TURN_STATUS_IDLE;
   const char *contents;
   gsize length;
@@ -183,20 +184,19 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
                                  G_FILE_SET_CONTENTS_NONE, 0600, &full_error))
     g_error ("Cannot write %s: %s", turn_file, full_error->message);
 
-  events = natter_jsonl_repo_read_sync (turn_repo, FUZZ_ID, NULL, &full_error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &full_error);
+  state = natter_turn_reduce_file_sync (turn_repo, FUZZ_ID, NULL, NULL, &full_error);
 
-  if (natter_turn_scan_contents (contents, length, FUZZ_ID, &fast))
+  if (natter_turn_scan_contents (contents, length, FUZZ_ID, &fast, &fast_imported))
     {
       if (state == NULL)
         g_printerr ("The scan decides %s, the full read refuses: %s\n", natter_turn_status_to_string (fast),
                     full_error->message);
       g_assert_nonnull (state);
       g_assert_cmpint (fast, ==, natter_derive_turn_status (state));
+      g_assert_cmpint (fast_imported, ==, natter_turn_state_is_imported (state));
     }
 
-  g_assert_cmpint (natter_turn_scan_file_sync (turn_repo, FUZZ_ID, &from_file, NULL, &scan_error),
+  g_assert_cmpint (natter_turn_scan_file_sync (turn_repo, FUZZ_ID, &from_file, NULL, NULL, &scan_error),
                    ==, state != NULL);
   if (state != NULL)
     g_assert_cmpint (from_file, ==, natter_derive_turn_status (state));

@@ -616,6 +616,107 @@ test_http_errors (void)
     }
 }
 
+static JsonObject *
+limited_composed (void)
+{
+  return composed_from ("{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+                        " \"parameters\":{\"max_tokens\":64}}");
+}
+
+/* The token limit goes as `max_tokens`, which every compatible server
+ * reads (some ignore the newer name); a server that refuses it gets the
+ * same request once more as `max_completion_tokens`, the deltas start
+ * from nothing, and the model keeps that name. */
+static void
+test_token_limit_name (void)
+{
+  static const char *const answer[] = { CHUNK ("Koala facts") FINISH ("stop") DONE, NULL };
+  static const NatterTestResponse script[] = {
+    NATTER_TEST_REFUSE_MAX_TOKENS,
+    { .status = 200, .content_type = "text/event-stream", .chunks = answer },
+    { .status = 200, .content_type = "text/event-stream", .chunks = answer },
+  };
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(JsonObject) composed = limited_composed ();
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+      Run run = { 0 };
+
+      run_stream (provider, composed, stream, NULL, &run);
+      g_assert_no_error (run.error);
+      g_assert_true (run.ok);
+      g_assert_cmpstr (natter_chat_stream_get_text (stream), ==, "Koala facts");
+      g_assert_cmpuint (run.delta_list->len, ==, 1);
+      run_clear (&run);
+    }
+
+  g_assert_cmpuint (ts->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (ts->bodies, 0), "\"max_tokens\":64"));
+  g_assert_null (strstr (g_ptr_array_index (ts->bodies, 0), "max_completion_tokens"));
+  for (guint i = 1; i < 3; i++)
+    {
+      g_assert_nonnull (strstr (g_ptr_array_index (ts->bodies, i), "\"max_completion_tokens\":64"));
+      g_assert_null (strstr (g_ptr_array_index (ts->bodies, i), "\"max_tokens\""));
+    }
+}
+
+/* Only the refusal of the limit's name is tried again, and only once. */
+static void
+test_token_limit_name_other_refusals (void)
+{
+  static const NatterTestResponse twice[] = {
+    NATTER_TEST_REFUSE_MAX_TOKENS,
+    { .status = 400, .content_type = "application/json",
+      .body = "{\"error\":{\"message\":\"Unsupported parameter: 'max_completion_tokens'\","
+              "\"param\":\"max_completion_tokens\",\"code\":\"unsupported_parameter\"}}" },
+  };
+  static const NatterTestResponse other[] = {
+    { .status = 400, .content_type = "application/json",
+      .body = "{\"error\":{\"message\":\"Unsupported parameter: 'temperature'\",\"param\":\"temperature\"}}" },
+  };
+  g_autoptr(JsonObject) limited = limited_composed ();
+  g_autoptr(JsonObject) plain = simple_composed ();
+
+  {
+    g_autoptr(NatterTestServer) ts = natter_test_server_new (twice, G_N_ELEMENTS (twice));
+    g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+    g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+    Run run = { 0 };
+
+    run_stream (provider, limited, stream, NULL, &run);
+    g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_HTTP);
+    g_assert_nonnull (strstr (run.error->message, "max_completion_tokens"));
+    g_assert_cmpuint (ts->bodies->len, ==, 2);
+    run_clear (&run);
+  }
+  {
+    g_autoptr(NatterTestServer) ts = natter_test_server_new (other, G_N_ELEMENTS (other));
+    g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+    g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+    Run run = { 0 };
+
+    run_stream (provider, limited, stream, NULL, &run);
+    g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_HTTP);
+    g_assert_cmpuint (ts->bodies->len, ==, 1);
+    run_clear (&run);
+  }
+  {
+    /* Without a limit there is nothing to send again. */
+    g_autoptr(NatterTestServer) ts = natter_test_server_new (twice, 1);
+    g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+    g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+    Run run = { 0 };
+
+    run_stream (provider, plain, stream, NULL, &run);
+    g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_HTTP);
+    g_assert_cmpuint (ts->bodies->len, ==, 1);
+    run_clear (&run);
+  }
+}
+
 static void
 test_http_retry_after_date (void)
 {
@@ -1091,6 +1192,9 @@ main (int   argc,
   g_test_add_func ("/openai-provider/stream/cancel-before-send", test_stream_cancel_before_send);
   g_test_add_func ("/openai-provider/http/errors", test_http_errors);
   g_test_add_func ("/openai-provider/http/retry-after-date", test_http_retry_after_date);
+  g_test_add_func ("/openai-provider/http/token-limit-name", test_token_limit_name);
+  g_test_add_func ("/openai-provider/http/token-limit-name-other-refusals",
+                   test_token_limit_name_other_refusals);
   g_test_add_func ("/openai-provider/transport/unreachable", test_unreachable);
   g_test_add_func ("/openai-provider/transport/bad-url", test_bad_url);
   g_test_add_func ("/openai-provider/stream/unencodable", test_stream_unencodable);

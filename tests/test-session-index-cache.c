@@ -9,8 +9,9 @@
  * turn file), an invalid one (truncated, garbage, another version, one
  * flipped byte), a change another process made while this one was
  * closed, a new, deleted or damaged session — is read, so the index is
- * always the one a scan without any cache gives, and a damaged
- * conversation never looks whole.
+ * always the one a scan without any cache gives (a version's and an
+ * imported turn's marks included), and a damaged conversation never
+ * looks whole.
  */
 
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 
 #include <glib/gstdio.h>
 
+#include "natter-import-report.h"
 #include "natter-session-index-cache.h"
 #include "natter-test-sessions.h"
 
@@ -29,6 +31,36 @@ typedef struct
   GFile             *cache;
   GPtrArray         *ids;    /* the sessions made by set-up */
 } Fixture;
+
+static void
+import_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Imports a conversation made elsewhere (docs/format.md §7.1); returns
+ * its id. */
+static char *
+import_shared (Fixture *f)
+{
+  NatterTestShared shared = { .provider = "elsewhere", .model = "m1" };
+  g_autofree char *text = natter_test_shared_archive (&shared);
+  g_autoptr(GFile) file = g_file_get_child (f->t.w->dir, "shared.json");
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(NatterImportReport) report = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL,
+                                          &error));
+  g_assert_no_error (error);
+  natter_sessions_import_async (f->t.sessions, file, NULL, NULL, import_cb, &result);
+  report = natter_sessions_import_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (report->session_ids->len, ==, 1);
+  return g_strdup (g_ptr_array_index (report->session_ids, 0));
+}
 
 static void
 fixture_set_up (Fixture       *f,
@@ -52,6 +84,11 @@ fixture_set_up (Fixture       *f,
         g_free (natter_test_sessions_send_and_wait (&f->t, id, "Hello"));
     }
   g_free (natter_test_sessions_send_and_wait (&f->t, g_ptr_array_index (f->ids, 2), "Again"));
+
+  /* The entries' marks: a version (an edit, made under its parent's
+   * title) and a conversation whose latest turn was imported. */
+  g_ptr_array_add (f->ids, natter_test_store_session (f->t.w->dir, "Conversation “0”", g_ptr_array_index (f->ids, 0), NULL));
+  g_ptr_array_add (f->ids, import_shared (f));
 }
 
 static void
@@ -158,6 +195,26 @@ test_missing_then_warm (Fixture       *f,
   /* Nothing changed: nothing is read. */
   g_assert_cmpuint (scan (f), ==, 0);
   g_assert_cmpuint (scan (f), ==, 0);
+
+  /* The marks come from the cache too (scan() compares every entry
+   * with a scan without the cache; here they are known to be set). */
+  {
+    g_autoptr(GError) error = NULL;
+    guint n_read = G_MAXUINT;
+    g_autoptr(GPtrArray) cached = natter_session_index_scan_cached_sync (f->t.w->session_repo, f->t.w->turn_repo,
+                                                                         f->cache, 0, FALSE, &n_read, NULL, &error);
+    guint n_versions = 0, n_imported = 0;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (n_read, ==, 0);
+    for (guint i = 0; i < cached->len; i++)
+      {
+        n_versions += natter_session_index_entry_get_is_version (g_ptr_array_index (cached, i));
+        n_imported += natter_session_index_entry_get_latest_turn_imported (g_ptr_array_index (cached, i));
+      }
+    g_assert_cmpuint (n_versions, ==, 1);
+    g_assert_cmpuint (n_imported, ==, 1);
+  }
 }
 
 /* A session file that grew, or whose mtime moved, is read again. */

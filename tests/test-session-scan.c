@@ -14,6 +14,7 @@
 
 #include "natter-id.h"
 #include "natter-json-private.h"
+#include "natter-log-read.h"
 #include "natter-session-index-entry-private.h"
 #include "natter-session-index-private.h"
 #include "natter-session-reducer.h"
@@ -107,7 +108,6 @@ check_file (Fixture    *fixture,
   g_autoptr(GFile) parent = g_file_get_parent (file);
   g_autoptr(GError) full_error = NULL;
   g_autoptr(GError) scan_error = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_auto(NatterSessionScanResult) fast = { 0 };
   g_auto(NatterSessionScanResult) from_file = { 0 };
@@ -116,9 +116,7 @@ check_file (Fixture    *fixture,
   g_assert_true (g_mkdir_with_parents (g_file_peek_path (parent), 0700) == 0);
   g_assert_true (g_file_set_contents (g_file_peek_path (file), bytes, length, NULL));
 
-  events = natter_jsonl_repo_read_sync (fixture->sessions, id, NULL, &full_error);
-  if (events != NULL)
-    state = natter_session_reduce_validated (events, &full_error);
+  state = natter_session_reduce_file_sync (fixture->sessions, id, NULL, NULL, &full_error);
 
   fast_ok = natter_session_scan_contents (bytes, length, id, &fast);
   if (fast_ok != (state != NULL))

@@ -313,9 +313,9 @@ test_plain_chat (Fixture       *f,
 
   SERVE (f, SAY ("Hello! How can I help?"), SAY ("Greetings"), SAY ("Paris is the capital of France."));
   session_id = natter_test_services_create_session (f);
-  first = natter_test_services_send (f, session_id, "Hello", TRUE);
+  first = natter_test_services_send (f, session_id, "Hello");
   natter_test_services_settle (f, first);
-  second = natter_test_services_send (f, session_id, "What is the capital of France?", TRUE);
+  second = natter_test_services_send (f, session_id, "What is the capital of France?");
   natter_test_services_settle (f, second);
 
   assert_turn_text (f, second, "What is the capital of France?", "Paris is the capital of France.");
@@ -338,9 +338,9 @@ test_odd_characters (Fixture       *f,
 
   SERVE (f, SAY (ODD_STREAMED), SAY ("Odd \\u001f title \\u0000"), SAY ("Fine."));
   session_id = natter_test_services_create_session (f);
-  first = natter_test_services_send (f, session_id, ODD_TYPED, TRUE);
+  first = natter_test_services_send (f, session_id, ODD_TYPED);
   natter_test_services_settle (f, first);
-  second = natter_test_services_send (f, session_id, ODD_TYPED, TRUE);
+  second = natter_test_services_send (f, session_id, ODD_TYPED);
   natter_test_services_settle (f, second);
 
   assert_turn_text (f, first, ODD_TYPED, ODD_STORED);

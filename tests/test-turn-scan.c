@@ -17,6 +17,7 @@
 
 #include "natter-id.h"
 #include "natter-json-private.h"
+#include "natter-log-read.h"
 #include "natter-jsonl-repo.h"
 #include "natter-store-error.h"
 #include "natter-turn-reducer.h"
@@ -70,21 +71,21 @@ check_file (Fixture    *f,
   g_autoptr(GFile) parent = g_file_get_parent (file);
   g_autoptr(GError) full_error = NULL;
   g_autoptr(GError) scan_error = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   NatterTurnStatus fast = NATTER_TURN_STATUS_IDLE;
   NatterTurnStatus from_file = NATTER_TURN_STATUS_IDLE;
+  gboolean fast_imported = FALSE;
+  gboolean file_imported = FALSE;
   gboolean fast_ok, file_ok;
 
   g_assert_true (g_mkdir_with_parents (g_file_peek_path (parent), 0700) == 0);
   g_assert_true (g_file_set_contents (g_file_peek_path (file), bytes, length, NULL));
 
-  events = natter_jsonl_repo_read_sync (f->w->turn_repo, id, NULL, &full_error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &full_error);
+  state = natter_turn_reduce_file_sync (f->w->turn_repo, id, NULL, NULL, &full_error);
 
-  fast_ok = natter_turn_scan_contents (bytes, length, id, &fast);
-  if (fast_ok && (state == NULL || fast != natter_derive_turn_status (state)))
+  fast_ok = natter_turn_scan_contents (bytes, length, id, &fast, &fast_imported);
+  if (fast_ok && (state == NULL || fast != natter_derive_turn_status (state) ||
+                  fast_imported != natter_turn_state_is_imported (state)))
     {
       g_autofree char *shown = g_strescape (bytes, NULL);
 
@@ -94,12 +95,13 @@ check_file (Fixture    *f,
       g_assert_not_reached ();
     }
 
-  file_ok = natter_turn_scan_file_sync (f->w->turn_repo, id, &from_file, NULL, &scan_error);
+  file_ok = natter_turn_scan_file_sync (f->w->turn_repo, id, &from_file, &file_imported, NULL, &scan_error);
   g_assert_cmpint (file_ok, ==, state != NULL);
   if (state != NULL)
     {
       g_assert_no_error (scan_error);
       g_assert_cmpint (from_file, ==, natter_derive_turn_status (state));
+      g_assert_cmpint (file_imported, ==, natter_turn_state_is_imported (state));
       if (fast_ok)
         f->decided++;
       else
@@ -267,6 +269,18 @@ turn_created_new (GRand      *rand,
     json_object_set_string_member (config, "cwd", g_rand_boolean (rand) ? "/home/u/a \"b\"" : "/");
   if (g_rand_boolean (rand))
     json_object_set_object_member (config, "parameters", json_object_new ());
+  /* An imported turn (docs/format.md §7.3): any value marks it. */
+  switch (g_rand_int_range (rand, 0, 4))
+    {
+    case 0:
+      json_object_set_object_member (config, "imported", json_object_new ());
+      break;
+    case 1:
+      json_object_set_null_member (config, "imported");
+      break;
+    default:
+      break;
+    }
   json_object_set_object_member (event, "config", config);
   return event;
 }
@@ -683,11 +697,11 @@ test_runtime_turns (Fixture       *f,
       g_autoptr(GString) text = read_turn (f, turn_id);
       NatterTurnStatus status;
 
-      g_assert_cmpint (natter_turn_scan_contents (text->str, text->len, turn_id, &status), ==, turns[i].decided);
+      g_assert_cmpint (natter_turn_scan_contents (text->str, text->len, turn_id, &status, NULL), ==, turns[i].decided);
       if (turns[i].decided)
         g_assert_cmpint (status, ==, turns[i].status);
       g_assert_cmpint (check_file (f, turn_id, text->str, text->len), ==, turns[i].decided);
-      g_assert_true (natter_turn_scan_file_sync (f->w->turn_repo, turn_id, &status, NULL, NULL));
+      g_assert_true (natter_turn_scan_file_sync (f->w->turn_repo, turn_id, &status, NULL, NULL, NULL));
       g_assert_cmpint (status, ==, turns[i].status);
 
       for (guint round = 0; round < 300; round++)
@@ -715,10 +729,10 @@ test_file_errors (Fixture       *f,
   g_assert_false (check_file (f, id, "", 0));
   /* The last newline missing: a torn line. */
   g_assert_false (check_file (f, id, text->str, text->len - 1));
-  g_assert_false (natter_turn_scan_file_sync (f->w->turn_repo, missing, &status, NULL, &error));
+  g_assert_false (natter_turn_scan_file_sync (f->w->turn_repo, missing, &status, NULL, NULL, &error));
   g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
   g_clear_error (&error);
-  g_assert_false (natter_turn_scan_file_sync (f->w->turn_repo, "../x", &status, NULL, &error));
+  g_assert_false (natter_turn_scan_file_sync (f->w->turn_repo, "../x", &status, NULL, NULL, &error));
   g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID);
 }
 

@@ -13,8 +13,6 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
-
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-provider-error.h"
@@ -159,14 +157,16 @@ report_turn (Run             *run,
          * turn). */
         if (session_id != NULL && natter_error_is_context_overflow (error))
           natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
-                           _("The turn failed: %s (the conversation is too long for the model; "
-                             "“natter retry --compact %s” summarizes its earlier turns and sends the message again)"),
+                           natter_cli_tr (run, "The turn failed: %s (the conversation is too long for the model; "
+                                          "“natter retry --compact %s” summarizes its earlier turns and sends the "
+                                          "message again)"),
                            error, natter_turn_state_get_turn_id (state));
         else if (session_id != NULL)
-          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("The turn failed: %s (“natter retry %s” sends the message again)"),
+          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                           natter_cli_tr (run, "The turn failed: %s (“natter retry %s” sends the message again)"),
                            error, natter_turn_state_get_turn_id (state));
         else
-          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("The turn failed: %s"), error);
+          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "The turn failed: %s"), error);
       }
       return;
     case NATTER_TURN_STATUS_CANCELLED:
@@ -176,12 +176,13 @@ report_turn (Run             *run,
           natter_cli_finish (run, 0);
         }
       else
-        natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The turn was cancelled"));
+        natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", natter_cli_tr (run, "The turn was cancelled"));
       return;
     case NATTER_TURN_STATUS_IDLE:
     default:
       natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
-                       _("The turn stopped before it settled; continue it with “natter resume SESSION”"));
+                       natter_cli_tr (run, "The turn stopped before it settled; "
+                                      "continue it with “natter resume SESSION”"));
       return;
     }
 }

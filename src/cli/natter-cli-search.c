@@ -10,8 +10,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n-lib.h>
-
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-search-index.h"
@@ -64,6 +62,29 @@ print_hits (Run       *run,
     }
 }
 
+/* A damaged conversation is not in the index as if it were whole (its
+ * log reads all or nothing, docs/format.md §2), so the words the search
+ * missed may be in it: it is named rather than silently missing. */
+static void
+print_damaged (Run *run)
+{
+  g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (natter_services_get_index (run->services));
+
+  for (guint i = 0; i < damaged->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (damaged, i);
+      const char *title = natter_session_index_entry_get_title (entry);
+
+      if (title != NULL)
+        g_application_command_line_printerr (run->cmdline,
+                                             natter_cli_tr (run, "Damaged, not searched in full: %s “%s”\n"),
+                                             natter_session_index_entry_get_session_id (entry), title);
+      else
+        g_application_command_line_printerr (run->cmdline, natter_cli_tr (run, "Damaged, not searched in full: %s\n"),
+                                             natter_session_index_entry_get_session_id (entry));
+    }
+}
+
 static void
 searched_cb (GObject      *object,
              GAsyncResult *result,
@@ -82,7 +103,9 @@ searched_cb (GObject      *object,
     }
   if (still_indexing)
     g_application_command_line_printerr (run->cmdline, "%s\n",
-                                         _("Still indexing: conversations not indexed yet are not searched."));
+                                         natter_cli_tr (run, "Still indexing: conversations not indexed yet "
+                                                        "are not searched."));
+  print_damaged (run);
   print_hits (run, hits);
   natter_cli_finish (run, 0);
 }

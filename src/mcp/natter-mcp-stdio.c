@@ -10,8 +10,6 @@
 
 #define G_LOG_DOMAIN "natter-mcp"
 
-#include <glib/gi18n.h>
-
 #include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
@@ -130,10 +128,10 @@ exited_cb (GObject      *object,
   if (!g_subprocess_wait_finish (process, result, NULL) || self->parent.closed)
     return;
   if (g_subprocess_get_if_exited (process))
-    why = g_strdup_printf (_("Tool server “%s” stopped (exit status %d)"),
+    why = g_strdup_printf ("Tool server “%s” stopped (exit status %d)",
                            self->name, g_subprocess_get_exit_status (process));
   else
-    why = g_strdup_printf (_("Tool server “%s” stopped (killed by signal %d)"),
+    why = g_strdup_printf ("Tool server “%s” stopped (killed by signal %d)",
                            self->name, g_subprocess_get_term_sig (process));
   g_strstrip (self->stderr_tail->str);
   self->stderr_tail->len = strlen (self->stderr_tail->str);
@@ -170,7 +168,7 @@ output_line_cb (GObject      *object,
   g_strstrip (line);
   if (*line != '\0' && !natter_mcp_transport_deliver_text (&self->parent, line, strlen (line), &error))
     {
-      g_prefix_error (&error, _("Tool server “%s”: "), self->name);
+      g_prefix_error (&error, "Tool server “%s”: ", self->name);
       g_subprocess_force_exit (self->process);
       natter_mcp_transport_die (&self->parent, error);
       return;
@@ -264,7 +262,7 @@ natter_mcp_stdio_transport_start (NatterMcpServerConfig              *config,
   if (process == NULL)
     {
       g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_START,
-                   _("Cannot start tool server “%s”: %s"), config->name, local_error->message);
+                   "Cannot start tool server “%s”: %s", config->name, local_error->message);
       return NULL;
     }
 

@@ -82,6 +82,7 @@ typedef struct
   __typeof__ (poppler_document_get_n_pages) *document_get_n_pages;
   __typeof__ (poppler_document_get_page) *document_get_page;
   __typeof__ (poppler_page_get_text) *page_get_text;
+  __typeof__ (poppler_error_quark) *error_quark;
 } Poppler;
 
 static gboolean
@@ -122,6 +123,8 @@ poppler_get (GError **error)
                           (gpointer *) &poppler.document_get_page, &failure);
           poppler_symbol (module, "poppler_page_get_text",
                           (gpointer *) &poppler.page_get_text, &failure);
+          poppler_symbol (module, "poppler_error_quark",
+                          (gpointer *) &poppler.error_quark, &failure);
           g_module_make_resident (module);
         }
       g_once_init_leave (&once, 1);
@@ -183,6 +186,65 @@ natter_attachment_pdf_extract_text (GBytes  *bytes,
       g_string_append (text, page_text);
     }
   return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/**
+ * natter_attachment_pdf_check:
+ * @bytes: bytes that look like a PDF
+ * @error: return location for a #GError
+ *
+ * Whether poppler-glib can open the PDF, as a model request will when it
+ * extracts its text (natter_attachment_pdf_extract_text()): checked when
+ * the file is attached, so that a damaged or locked PDF is refused then
+ * rather than failing every later turn of the conversation. Blocks: for
+ * worker threads.
+ *
+ * Like natter_attachment_pdf_extract_text(), it loads poppler-glib on
+ * the first call.
+ *
+ * Returns: %TRUE when it opens; else %FALSE with a `POPPLER_ERROR`
+ *   (natter_attachment_pdf_error_is_locked() tells one that needs a
+ *   password), or %G_IO_ERROR_NOT_SUPPORTED when poppler-glib cannot be
+ *   loaded
+ */
+gboolean
+natter_attachment_pdf_check (GBytes  *bytes,
+                             GError **error)
+{
+  const Poppler *poppler;
+  g_autoptr(GObject) document = NULL;
+
+  g_return_val_if_fail (bytes != NULL, FALSE);
+
+  poppler = poppler_get (error);
+  if (poppler == NULL)
+    return FALSE;
+  document = (GObject *) poppler->document_new_from_bytes (bytes, NULL, error);
+  return document != NULL;
+}
+
+/**
+ * natter_attachment_pdf_error_is_locked:
+ * @error: an error of natter_attachment_pdf_check() or
+ *   natter_attachment_pdf_extract_text()
+ *
+ * Whether poppler-glib refused the PDF because it needs a password
+ * (`POPPLER_ERROR_ENCRYPTED`). The error domain is poppler's, which this
+ * library only knows once poppler-glib is loaded: an error that came from
+ * it means it is.
+ *
+ * Returns: %TRUE for a PDF locked with a password
+ */
+gboolean
+natter_attachment_pdf_error_is_locked (const GError *error)
+{
+  const Poppler *poppler;
+
+  g_return_val_if_fail (error != NULL, FALSE);
+
+  if (error->domain == G_IO_ERROR || (poppler = poppler_get (NULL)) == NULL)
+    return FALSE;
+  return g_error_matches (error, poppler->error_quark (), POPPLER_ERROR_ENCRYPTED);
 }
 
 /**

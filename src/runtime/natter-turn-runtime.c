@@ -11,6 +11,7 @@
 
 #include "natter-attachment-content.h"
 #include "natter-json.h"
+#include "natter-log-read.h"
 #include "natter-session-schema.h"
 #include "natter-turn-reducer.h"
 #include "natter-turn-runtime-private.h"
@@ -563,9 +564,7 @@ get_turn_cb (GObject      *object,
   g_autoptr(NatterTurnState) state = NULL;
   GError *error = NULL;
 
-  events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &error);
+  state = natter_turn_reduce_file_finish (NATTER_JSONL_REPO (object), result, &events, &error);
   if (state == NULL)
     g_task_return_error (task, error);
   else
@@ -596,7 +595,7 @@ natter_turn_runtime_get_turn_async (NatterTurnRuntime   *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_turn_runtime_get_turn_async);
-  natter_jsonl_repo_read_async (self->repo, turn_id, cancellable, get_turn_cb, task);
+  natter_turn_reduce_file_async (self->repo, turn_id, cancellable, get_turn_cb, task);
 }
 
 /**
@@ -627,12 +626,10 @@ get_turn_state_thread (GTask        *task,
                        GCancellable *cancellable)
 {
   NatterTurnRuntime *self = source_object;
-  g_autoptr(GPtrArray) events = NULL;
   NatterTurnState *state;
   GError *error = NULL;
 
-  events = natter_jsonl_repo_read_sync (self->repo, task_data, cancellable, &error);
-  state = events != NULL ? natter_turn_reduce (events, &error) : NULL;
+  state = natter_turn_reduce_file_sync (self->repo, task_data, NULL, cancellable, &error);
   if (state == NULL)
     g_task_return_error (task, error);
   else

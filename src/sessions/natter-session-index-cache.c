@@ -42,13 +42,14 @@
  * numbers are in (a data directory copied to another machine is simply
  * read again). */
 #define MAGIC_NAME     "natter-index"
-#define FORMAT_VERSION 1
+#define FORMAT_VERSION 2
 #define HEADER_SIZE    32   /* magic, then the MD5 digest of the payload */
 #define DIGEST_SIZE    16
 
 /* A record: the identities of the session file and of its latest turn
- * file, the turn count, then the entry's strings in this order, each a
- * 32-bit length + 1 (0 for none) and its bytes with a final NUL. */
+ * file, the turn count, the entry's marks (FLAG_*), then the entry's
+ * strings in this order, each a 32-bit length + 1 (0 for none) and its
+ * bytes with a final NUL. */
 enum
 {
   S_SESSION_ID,
@@ -67,6 +68,12 @@ enum
   N_STRINGS
 };
 
+/* The entry's boolean properties: a record with another bit set is not
+ * this version's. */
+#define FLAG_IS_VERSION           (1u << 0)
+#define FLAG_LATEST_TURN_IMPORTED (1u << 1)
+#define ALL_FLAGS                 (FLAG_IS_VERSION | FLAG_LATEST_TURN_IMPORTED)
+
 /* exists (1 byte), size, mtime, ctime, inode (8 bytes each) */
 #define IDENTITY_SIZE (1 + 4 * 8)
 
@@ -75,6 +82,7 @@ typedef struct
   NatterFileIdentity session;
   NatterFileIdentity turn;
   guint32            turn_count;
+  guint32            flags;
   const char        *strings[N_STRINGS];   /* into the cache's bytes; NULL for none */
 } CacheRecord;
 
@@ -220,7 +228,7 @@ read_record (Reader      *r,
              CacheRecord *record)
 {
   if (!read_identity (r, &record->session) || !read_identity (r, &record->turn) ||
-      !read_u32 (r, &record->turn_count))
+      !read_u32 (r, &record->turn_count) || !read_u32 (r, &record->flags) || (record->flags & ~ALL_FLAGS) != 0)
     return FALSE;
   for (guint i = 0; i < N_STRINGS; i++)
     if (!read_string (r, &record->strings[i]))
@@ -339,6 +347,8 @@ entry_from_record (const CacheRecord *record)
   natter_session_index_entry_set_error (entry, s[S_ERROR]);
   natter_session_index_entry_set_cwd (entry, s[S_CWD]);
   natter_session_index_entry_set_parent_session (entry, s[S_PARENT_SESSION]);
+  natter_session_index_entry_set_is_version (entry, (record->flags & FLAG_IS_VERSION) != 0);
+  natter_session_index_entry_set_latest_turn_imported (entry, (record->flags & FLAG_LATEST_TURN_IMPORTED) != 0);
   return entry;
 }
 
@@ -435,6 +445,8 @@ write_record (GByteArray                     *out,
   write_identity (out, &record->session);
   write_identity (out, &record->turn);
   write_u32 (out, natter_session_index_entry_get_turn_count (entry));
+  write_u32 (out, (natter_session_index_entry_get_is_version (entry) ? FLAG_IS_VERSION : 0) |
+                  (natter_session_index_entry_get_latest_turn_imported (entry) ? FLAG_LATEST_TURN_IMPORTED : 0));
   write_string (out, natter_session_index_entry_get_session_id (entry));
   write_string (out, natter_session_index_entry_get_title (entry));
   write_string (out, natter_session_index_entry_get_created_at (entry));

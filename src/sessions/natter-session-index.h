@@ -25,6 +25,7 @@ const char              *natter_session_index_lookup_session_for_turn (NatterSes
 gboolean                 natter_session_index_get_loaded            (NatterSessionIndex   *self);
 void                     natter_session_index_set_cache_file        (NatterSessionIndex   *self,
                                                                      GFile                *file);
+GPtrArray               *natter_session_index_dup_damaged           (NatterSessionIndex   *self);
 
 void                     natter_session_index_load_async            (NatterSessionIndex   *self,
                                                                      NatterJsonlRepo      *session_repo,

@@ -11,6 +11,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-log-read.h"
 #include "natter-session-state-v2.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
@@ -86,13 +87,11 @@ read_session_thread (GTask        *task,
                      GCancellable *cancellable)
 {
   NatterSessions *self = source_object;
-  g_autoptr(GPtrArray) events = NULL;
   NatterSessionState *state;
   GError *error = NULL;
 
   g_atomic_int_inc (&self->n_session_reads);
-  events = natter_jsonl_repo_read_sync (self->session_repo, task_data, cancellable, &error);
-  state = events != NULL ? natter_session_reduce (events, &error) : NULL;
+  state = natter_session_reduce_file_sync (self->session_repo, task_data, NULL, cancellable, &error);
   if (state == NULL)
     g_task_return_error (task, error);
   else

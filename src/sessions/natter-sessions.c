@@ -34,6 +34,51 @@ G_DEFINE_FINAL_TYPE (NatterSessions, natter_sessions, G_TYPE_OBJECT)
 
 guint natter_sessions_signals[NATTER_SESSIONS_N_SIGNALS];
 
+enum
+{
+  PROP_0,
+  PROP_AUTO_TITLE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+natter_sessions_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  NatterSessions *self = NATTER_SESSIONS (object);
+
+  switch (prop_id)
+    {
+    case PROP_AUTO_TITLE:
+      g_value_set_boolean (value, self->auto_title);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_sessions_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  NatterSessions *self = NATTER_SESSIONS (object);
+
+  switch (prop_id)
+    {
+    case PROP_AUTO_TITLE:
+      natter_sessions_set_auto_title (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 natter_sessions_dispose (GObject *object)
 {
@@ -63,9 +108,12 @@ natter_sessions_finalize (GObject *object)
   g_clear_pointer (&self->turn_waiters, g_hash_table_unref);
   g_clear_pointer (&self->ops, g_hash_table_unref);
   g_clear_pointer (&self->flushes, g_ptr_array_unref);
-  g_clear_pointer (&self->pending_titles, g_hash_table_unref);
+  g_clear_pointer (&self->held_queues, g_hash_table_unref);
   g_clear_pointer (&self->shared_reads, g_hash_table_unref);
   g_clear_pointer (&self->queue_lengths, g_hash_table_unref);
+  g_clear_object (&self->own_registry);
+  g_clear_pointer (&self->own_provider, g_free);
+  g_clear_pointer (&self->own_model, g_free);
 
   G_OBJECT_CLASS (natter_sessions_parent_class)->finalize (object);
 }
@@ -77,6 +125,20 @@ natter_sessions_class_init (NatterSessionsClass *klass)
 
   object_class->dispose = natter_sessions_dispose;
   object_class->finalize = natter_sessions_finalize;
+  object_class->get_property = natter_sessions_get_property;
+  object_class->set_property = natter_sessions_set_property;
+
+  /**
+   * NatterSessions:auto-title:
+   *
+   * Whether a conversation is named by its model once its first answer
+   * is there (session-layer-spec.md §12.6): the person's `auto-title`
+   * setting, which the application binds here. Off until it does.
+   */
+  properties[PROP_AUTO_TITLE] = g_param_spec_boolean ("auto-title", NULL, NULL, FALSE,
+                                                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                      G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * NatterSessions::session-index-changed:
@@ -132,7 +194,7 @@ natter_sessions_init (NatterSessions *self)
                                               (GDestroyNotify) g_ptr_array_unref);
   self->ops = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   self->flushes = g_ptr_array_new_with_free_func (g_object_unref);
-  self->pending_titles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->held_queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shared_reads = g_hash_table_new (g_str_hash, g_str_equal);
   self->queue_lengths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
@@ -189,6 +251,36 @@ natter_sessions_new (NatterJsonlRepo    *session_repo,
 }
 
 /**
+ * natter_sessions_set_own_model:
+ * @self: the service
+ * @registry: (nullable): the person's providers
+ * @provider: (nullable): their default provider's id
+ * @model: (nullable): their default model; %NULL or empty for the
+ *   provider's first
+ *
+ * The model the session layer asks on the person's behalf when a
+ * conversation's own is only a record of where it came from: the
+ * summary of a conversation whose latest turn was imported
+ * (natter_sessions_compact_async(), docs/format.md §7.3). Without it,
+ * such a summary goes to Assistant on the runtime's default model.
+ */
+void
+natter_sessions_set_own_model (NatterSessions         *self,
+                               NatterProviderRegistry *registry,
+                               const char             *provider,
+                               const char             *model)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (registry == NULL || NATTER_IS_PROVIDER_REGISTRY (registry));
+
+  g_set_object (&self->own_registry, registry);
+  g_free (self->own_provider);
+  self->own_provider = provider != NULL && provider[0] != '\0' ? g_strdup (provider) : NULL;
+  g_free (self->own_model);
+  self->own_model = model != NULL && model[0] != '\0' ? g_strdup (model) : NULL;
+}
+
+/**
  * natter_sessions_list_sessions:
  * @self: the service
  *
@@ -221,6 +313,44 @@ natter_sessions_get_clock (NatterSessions *self)
   g_return_val_if_fail (NATTER_IS_SESSIONS (self), NULL);
 
   return self->clock;
+}
+
+/**
+ * natter_sessions_set_auto_title:
+ * @self: the service
+ * @auto_title: whether conversations are named automatically
+ *
+ * Sets #NatterSessions:auto-title. It belongs to the conversation, not
+ * to whoever sent its first message: whichever advance brings a
+ * session's first completed answer (a send, an answer to a permission
+ * prompt or a question, a delivered result, a resume, in this process
+ * or after a restart) asks for the title then, while the title is still
+ * the one derived from the first message (natter-sessions-titles.c).
+ */
+void
+natter_sessions_set_auto_title (NatterSessions *self,
+                                gboolean        auto_title)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+
+  if (self->auto_title == !!auto_title)
+    return;
+  self->auto_title = !!auto_title;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUTO_TITLE]);
+}
+
+/**
+ * natter_sessions_get_auto_title:
+ * @self: the service
+ *
+ * Returns: #NatterSessions:auto-title
+ */
+gboolean
+natter_sessions_get_auto_title (NatterSessions *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), FALSE);
+
+  return self->auto_title;
 }
 
 /**

@@ -4,8 +4,8 @@
  *
  * The startup scan's read of a session's latest turn file
  * (session-layer-spec.md §8.2 step 3), only to learn its status, without
- * a JsonNode tree per line. The full read (natter_jsonl_repo_read_sync(),
- * then natter_turn_reduce()) builds, validates, reduces and frees a tree
+ * a JsonNode tree per line. The full read (natter_turn_reduce_file_sync())
+ * builds, validates, reduces and frees a tree
  * of every event; at 10,000 sessions that was about half of the scan.
  *
  * Here every line goes through natter_json_line_scan_object(), which
@@ -40,6 +40,7 @@
 #include "natter-json.h"
 #include "natter-json-private.h"
 #include "natter-jsonl-repo-private.h"
+#include "natter-log-read.h"
 #include "natter-session-schema.h"
 #include "natter-turn-reducer.h"
 #include "natter-turn-reducer-private.h"
@@ -66,6 +67,7 @@ typedef struct
   Member     *previous_turn_id;  /* the context's {previousTurnId}, NULL for `[]` */
   NatterJsonMember previous;
   gint64      usage[N_USAGE];
+  gboolean    imported;          /* config holds `imported` (natter_turn_definition_is_imported()) */
 } TurnScan;
 
 /* Span checks. Each says whether the full read's check certainly passes;
@@ -355,6 +357,8 @@ scan_turn_created (TurnScan *scan,
       !is_int_at_least (member = find (config, n_config, "maxModelCalls"), 1))
     return FALSE;
   scan->max_model_calls = member->int_value;
+  /* Any value marks an imported turn, as in the full read. */
+  scan->imported = find (config, n_config, "imported") != NULL;
   if ((member = find (config, n_config, "parameters")) != NULL && !is_kind (member, NATTER_JSON_SPAN_OBJECT))
     return FALSE;
   if ((member = find (config, n_config, "cwd")) != NULL)
@@ -562,11 +566,14 @@ scan_line (TurnScan   *scan,
  * @length: their length
  * @turn_id: the id of the turn the file belongs to (a valid id)
  * @out_status: (out): the turn's status, when decided
+ * @out_imported: (out) (optional): whether the turn was imported
+ *   (natter_turn_state_is_imported()), when decided
  *
  * The verdict half of natter_turn_scan_file_sync(): whether the full read
- * of a file with these bytes (natter_jsonl_repo_read_sync() of the turn
- * repository, then natter_turn_reduce()) certainly succeeds, and then the
- * status natter_derive_turn_status() gives its state. Decides the turns
+ * of a file with these bytes (natter_turn_reduce_file_sync() of the turn
+ * repository) certainly succeeds, and then the
+ * status natter_derive_turn_status() gives its state and whether
+ * natter_turn_state_is_imported() holds for it. Decides the turns
  * made of model calls answered with text (see the top of this file);
  * allocates nothing but a working directory's text.
  *
@@ -577,7 +584,8 @@ gboolean
 natter_turn_scan_contents (const char       *contents,
                            gsize             length,
                            const char       *turn_id,
-                           NatterTurnStatus *out_status)
+                           NatterTurnStatus *out_status,
+                           gboolean         *out_imported)
 {
   TurnScan scan = { 0 };
   gsize pos = 0;
@@ -602,6 +610,8 @@ natter_turn_scan_contents (const char       *contents,
     }
   /* The full read knows of no suspension here: none was read. */
   *out_status = natter_turn_status_derive (scan.terminal_type, FALSE);
+  if (out_imported != NULL)
+    *out_imported = scan.imported;
   return TRUE;
 }
 
@@ -610,13 +620,14 @@ natter_turn_scan_contents (const char       *contents,
  * @repo: the turn repository
  * @turn_id: the turn
  * @out_status: (out): the turn's status, on success
+ * @out_imported: (out) (optional): whether it was imported, on success
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
  * The startup scan's read of a session's latest turn file
- * (session-layer-spec.md §8.2 step 3): its status, as
- * natter_derive_turn_status() gives it after natter_jsonl_repo_read_sync()
- * and natter_turn_reduce(), read tree-free when
+ * (session-layer-spec.md §8.2 step 3): its status and its imported mark,
+ * as natter_derive_turn_status() and natter_turn_state_is_imported() give
+ * them after natter_turn_reduce_file_sync(), read tree-free when
  * natter_turn_scan_contents() can decide and by that full read otherwise,
  * whose error is returned. Blocks.
  *
@@ -630,11 +641,11 @@ gboolean
 natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
                             const char        *turn_id,
                             NatterTurnStatus  *out_status,
+                            gboolean          *out_imported,
                             GCancellable      *cancellable,
                             GError           **error)
 {
   g_autofree char *path = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   g_autofree char *heap = NULL;
   char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
@@ -651,16 +662,15 @@ natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
   path = natter_jsonl_layout_file_path (repo, turn_id, NULL);
   if (path != NULL &&
       natter_jsonl_file_load (path, stack_buffer, &contents, &length, &heap, NULL) &&
-      natter_turn_scan_contents (contents, length, turn_id, out_status))
+      natter_turn_scan_contents (contents, length, turn_id, out_status, out_imported))
     return TRUE;
 
   /* Undecided, damaged or unreadable: the full read says what it is. */
-  events = natter_jsonl_repo_read_sync (repo, turn_id, cancellable, error);
-  if (events == NULL)
-    return FALSE;
-  state = natter_turn_reduce (events, error);
+  state = natter_turn_reduce_file_sync (repo, turn_id, NULL, cancellable, error);
   if (state == NULL)
     return FALSE;
   *out_status = natter_derive_turn_status (state);
+  if (out_imported != NULL)
+    *out_imported = natter_turn_state_is_imported (state);
   return TRUE;
 }

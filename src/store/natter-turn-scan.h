@@ -15,11 +15,13 @@ G_BEGIN_DECLS
 gboolean natter_turn_scan_contents  (const char        *contents,
                                      gsize              length,
                                      const char        *turn_id,
-                                     NatterTurnStatus  *out_status);
+                                     NatterTurnStatus  *out_status,
+                                     gboolean          *out_imported);
 
 gboolean natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
                                      const char        *turn_id,
                                      NatterTurnStatus  *out_status,
+                                     gboolean          *out_imported,
                                      GCancellable      *cancellable,
                                      GError           **error);
 
