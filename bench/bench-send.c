@@ -33,7 +33,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "natter-bench.h"
@@ -300,17 +299,6 @@ bench_compacted_1000 (void)
   natter_bench_remove_tree (dir);
 }
 
-/* CPU time of the whole process (every thread), in seconds. */
-static double
-cpu_now (void)
-{
-  struct rusage usage;
-
-  getrusage (RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
-         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
 static int
 compare_doubles (gconstpointer a,
                  gconstpointer b)
@@ -344,10 +332,10 @@ bench_warm_1000 (void)
   for (guint i = 0; i < 3; i++)
     send_and_wait (s, turn_repo, session_id, NULL);
 
-  cpu_start = cpu_now ();
+  cpu_start = natter_bench_cpu_s ();
   for (guint i = 0; i < N_WARM; i++)
     sends[i] = send_and_wait (s, turn_repo, session_id, NULL);
-  cpu_s = cpu_now () - cpu_start;
+  cpu_s = natter_bench_cpu_s () - cpu_start;
   for (guint i = 0; i < N_WARM; i++)
     floors[i] = read_floor (paths);
   qsort (sends, N_WARM, sizeof (double), compare_doubles);

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "natter-bench.h"
@@ -185,19 +184,6 @@ generate_or_reuse (GFile *storage)
   return needed;
 }
 
-/* User + system CPU time of the whole process so far, in seconds: unlike
- * wall time it does not grow when other work shares the cores, so it is
- * the figure to compare between runs on a busy machine. */
-static double
-cpu_now (void)
-{
-  struct rusage usage;
-
-  getrusage (RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
-         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
 static double
 scan (NatterJsonlRepo *sessions,
       NatterJsonlRepo *turns,
@@ -206,7 +192,7 @@ scan (NatterJsonlRepo *sessions,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) entries = NULL;
-  double cpu_start = cpu_now ();
+  double cpu_start = natter_bench_cpu_s ();
   double start = natter_bench_now ();
 
   entries = natter_session_index_scan_sync (sessions, turns, n_threads, NULL, &error);
@@ -216,7 +202,7 @@ scan (NatterJsonlRepo *sessions,
     if (natter_session_index_entry_get_error (g_ptr_array_index (entries, i)) != NULL)
       g_error ("errored entry: %s", natter_session_index_entry_get_error (g_ptr_array_index (entries, i)));
   if (out_cpu != NULL)
-    *out_cpu = cpu_now () - cpu_start;
+    *out_cpu = natter_bench_cpu_s () - cpu_start;
   return natter_bench_now () - start;
 }
 
@@ -255,9 +241,9 @@ bench_startup_scan (void)
   /* Warm the cache, then measure. */
   read_floor (needed, &bytes, &lines);
   scan (sessions, turns, 0, NULL);
-  floor_cpu = cpu_now ();
+  floor_cpu = natter_bench_cpu_s ();
   floor_s = read_floor (needed, &bytes, &lines);
-  floor_cpu = cpu_now () - floor_cpu;
+  floor_cpu = natter_bench_cpu_s () - floor_cpu;
   rss_before = natter_bench_peak_rss_kib ();
   one_s = scan (sessions, turns, 1, &one_cpu);
   many_s = scan (sessions, turns, 0, &many_cpu);
@@ -334,7 +320,7 @@ cached_scan (NatterJsonlRepo *sessions,
 {
   g_autoptr(GError) error = NULL;
   GPtrArray *entries;
-  double cpu_start = cpu_now ();
+  double cpu_start = natter_bench_cpu_s ();
   double start = natter_bench_now ();
   double elapsed;
 
@@ -342,7 +328,7 @@ cached_scan (NatterJsonlRepo *sessions,
   elapsed = natter_bench_now () - start;
   if (entries == NULL)
     g_error ("scan failed: %s", error->message);
-  *out_cpu = cpu_now () - cpu_start;
+  *out_cpu = natter_bench_cpu_s () - cpu_start;
   if (out_entries != NULL)
     *out_entries = entries;
   else
