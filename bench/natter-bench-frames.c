@@ -70,8 +70,9 @@ natter_bench_renderer_name (GtkWidget *widget)
   return type;
 }
 
-/* The phases a frame may begin with. */
+/* The phases a frame may begin with, in order (NATTER_BENCH_N_PHASES). */
 static const char * const first_phases[] = { "flush-events", "before-paint", "update", "layout", "paint" };
+G_STATIC_ASSERT (G_N_ELEMENTS (first_phases) == NATTER_BENCH_N_PHASES);
 
 /* The probe running: one window at a time. */
 static NatterBenchFrames *running;
@@ -83,14 +84,23 @@ phase_begin_hook (GSignalInvocationHint *hint,
                   gpointer               data)
 {
   NatterBenchFrames *frames = running;
+  gint64 cpu;
 
-  if (frames == NULL || frames->frame_cpu != 0 ||
-      g_value_get_object (&params[0]) != (gpointer) frames->clock)
+  if (frames == NULL || g_value_get_object (&params[0]) != (gpointer) frames->clock)
     return TRUE;
-  frames->frame_wall = g_get_monotonic_time ();
-  frames->frame_cpu = main_thread_cpu_us ();
-  if (frames->last_after_cpu != 0)
-    frames->worst_interval_cpu = MAX (frames->worst_interval_cpu, frames->frame_cpu - frames->last_after_cpu);
+  cpu = main_thread_cpu_us ();
+  if (frames->frame_cpu == 0)
+    {
+      frames->frame_wall = g_get_monotonic_time ();
+      frames->frame_cpu = cpu;
+      memset (frames->phase_cpu, 0, sizeof frames->phase_cpu);
+      if (frames->last_after_cpu != 0)
+        frames->worst_interval_cpu = MAX (frames->worst_interval_cpu, cpu - frames->last_after_cpu);
+    }
+  else
+    frames->phase_cpu[frames->phase] += cpu - frames->phase_start;
+  frames->phase = GPOINTER_TO_UINT (data);
+  frames->phase_start = cpu;
   return TRUE;
 }
 
@@ -105,6 +115,10 @@ after_paint_cb (GdkFrameClock     *clock,
     {
       gint64 frame_cpu = cpu - frames->frame_cpu;
 
+      /* The last phase runs to the after-paint (resume-events included). */
+      frames->phase_cpu[frames->phase] += cpu - frames->phase_start;
+      if (frame_cpu > frames->worst_frame_cpu)
+        memcpy (frames->worst_phase_cpu, frames->phase_cpu, sizeof frames->phase_cpu);
       frames->worst_frame_cpu = MAX (frames->worst_frame_cpu, frame_cpu);
       frames->worst_frame_wall = MAX (frames->worst_frame_wall, g_get_monotonic_time () - frames->frame_wall);
       frames->n_frames++;
@@ -131,7 +145,7 @@ natter_bench_frames_start (NatterBenchFrames *frames,
   frames->clock = g_object_ref (gtk_widget_get_frame_clock (widget));
   for (guint i = 0; i < G_N_ELEMENTS (first_phases); i++)
     frames->hooks[i] = g_signal_add_emission_hook (g_signal_lookup (first_phases[i], GDK_TYPE_FRAME_CLOCK), 0,
-                                                   phase_begin_hook, NULL, NULL);
+                                                   phase_begin_hook, GUINT_TO_POINTER (i), NULL);
   frames->after_id = g_signal_connect_after (frames->clock, "after-paint", G_CALLBACK (after_paint_cb), frames);
   running = frames;
 }
@@ -158,9 +172,9 @@ natter_bench_frames_stop (NatterBenchFrames *frames)
  * @bench: the bench label of the rows
  * @what: what the frames were drawn for, to start each figure's name
  *
- * Prints the worst frame's main-thread CPU and wall time, the worst
- * main-thread CPU between two frames, the frames counted and how many
- * passed the 8 ms budget.
+ * Prints the worst frame's main-thread CPU and wall time, that CPU time
+ * phase by phase, the worst main-thread CPU between two frames, the
+ * frames counted and how many passed the 8 ms budget.
  */
 void
 natter_bench_frames_rows (NatterBenchFrames *frames,
@@ -175,6 +189,12 @@ natter_bench_frames_rows (NatterBenchFrames *frames,
 
   natter_bench_row (bench, cpu, frames->worst_frame_cpu / 1000.0, "ms");
   natter_bench_row (bench, wall, frames->worst_frame_wall / 1000.0, "ms");
+  for (guint i = 0; i < G_N_ELEMENTS (first_phases); i++)
+    {
+      g_autofree char *phase = g_strdup_printf ("%s: worst frame, %s CPU", what, first_phases[i]);
+
+      natter_bench_row (bench, phase, frames->worst_phase_cpu[i] / 1000.0, "ms");
+    }
   natter_bench_row (bench, interval, frames->worst_interval_cpu / 1000.0, "ms");
   natter_bench_row (bench, count, frames->n_frames, "frames");
   natter_bench_row (bench, over, frames->n_over_budget, "frames");
