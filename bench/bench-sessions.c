@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The startup scan of session-layer-spec.md §8.2 over 10,000 sessions of
+ * The startup scan of docs/sessions.md §8.2 over 10,000 sessions of
  * 20 turns each, generated on disk: wall time (warm cache), peak RSS, and
  * the floor of reading the same files the scan must read (every session
  * file and each session's latest turn file) with plain open/read, as a
@@ -338,7 +338,7 @@ cached_scan (NatterJsonlRepo *sessions,
 
 /* 100,000 conversations (3 turns each, in $NATTER_BENCH_DATA_DIR with the
  * other shared data sets): the startup scan without the persisted index
- * cache (every session read) and with it (session-layer-spec.md §12.5:
+ * cache (every session read) and with it (docs/sessions.md §8.4:
  * every file stat()ed, nothing read), each beside its floor. */
 static void
 bench_startup_scan_100k (void)

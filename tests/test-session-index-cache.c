@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The persisted index cache of session-layer-spec.md §12.5
+ * The persisted index cache of docs/sessions.md §8.4
  * (natter-session-index-cache.c, docs/format.md §1): a session whose files
  * have not changed comes from the cache without being read; anything
  * else — no cache, a stale one (size, mtime, change time, the latest

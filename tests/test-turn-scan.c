@@ -9,7 +9,7 @@
  * accepts the file and derives the same status; natter_turn_scan_file_sync()
  * always gives what the full read gives, status or error. Turns written by
  * the runtime and generated ones of every shape the scan decides, whole
- * and damaged (session-layer-spec.md §8.2, turn-runtime.md §3–§4).
+ * and damaged (docs/sessions.md §8.2, docs/runtime.md §3–§4).
  * Random but deterministic: one fixed seed.
  */
 

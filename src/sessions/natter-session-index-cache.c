@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The persisted index cache (session-layer-spec.md §12.5): one file,
+ * The persisted index cache (docs/sessions.md §8.4): one file,
  * `cache/session-index`, that holds every session's index entry beside
  * the identity (size, mtime, ctime, inode) of the session file and of its
  * latest turn file it was read from. At start the scan stats both files

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The persisted index cache of session-layer-spec.md §12.5 (docs/format.md
+ * The persisted index cache of docs/sessions.md §8.4 (docs/format.md
  * §1, "The session index cache"). Private to the session index.
  */
 

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The startup scan's read of a session's latest turn file
- * (session-layer-spec.md §8.2 step 3), only to learn its status, without
+ * (docs/sessions.md §8.2 step 3), only to learn its status, without
  * a JsonNode tree per line. The full read (natter_turn_reduce_file_sync())
  * builds, validates, reduces and frees a tree
  * of every event; at 10,000 sessions that was about half of the scan.
@@ -185,7 +185,7 @@ walk (Member           *container,
          natter_json_span_walk (container->value, container->value_length, items, MAX_ITEMS, n_items);
 }
 
-/* Messages of turn-runtime.md §3: a user message (`turn_created.input`) or
+/* Messages of docs/runtime.md §3: a user message (`turn_created.input`) or
  * an assistant message (answers, `output`, `partial`) whose content is a
  * string, or parts of text (and, for the assistant, reasoning). A blob,
  * an attachment or a tool call is the full read's to judge. */
@@ -625,7 +625,7 @@ natter_turn_scan_contents (const char       *contents,
  * @error: return location for a #GError
  *
  * The startup scan's read of a session's latest turn file
- * (session-layer-spec.md §8.2 step 3): its status and its imported mark,
+ * (docs/sessions.md §8.2 step 3): its status and its imported mark,
  * as natter_derive_turn_status() and natter_turn_state_is_imported() give
  * them after natter_turn_reduce_file_sync(), read tree-free when
  * natter_turn_scan_contents() can decide and by that full read otherwise,
