@@ -348,7 +348,7 @@ fork_compaction_cb (GObject      *object,
   data->compaction = natter_sessions_fork_compaction_finish (result, &error);
   if (error != NULL)
     {
-      natter_sessions_op_return_error (task, error);
+      natter_sessions_op_return_error (task, natter_sessions_history_error (error, data->parent_session, NULL));
       return;
     }
   create_write (task);
@@ -368,7 +368,10 @@ fork_turn_read_cb (GObject      *object,
   turn = natter_sessions_read_turn_finish (object, result, &error);
   if (turn == NULL)
     {
-      natter_sessions_op_return_error (task, natter_sessions_latest_turn_error (error, data->parent_session, data->forked_from_turn_id));
+      /* The branch would continue a history that cannot be read: its
+       * messages would all be refused (docs/sessions.md §2). */
+      natter_sessions_op_return_error (task, natter_sessions_history_error (error, data->parent_session,
+                                                                            data->forked_from_turn_id));
       return;
     }
   status = natter_derive_turn_status (turn);
@@ -583,8 +586,10 @@ natter_sessions_fork_async (NatterSessions      *self,
  * @error: return location for a #GError
  *
  * Returns: (transfer full) (nullable): the new session's id; or %NULL
- *   with the errors of natter_sessions_create_session_finish(), or
- *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT if the session has no turns
+ *   with the errors of natter_sessions_create_session_finish(),
+ *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT if the session has no turns,
+ *   or %NATTER_SESSION_ERROR_HISTORY_DAMAGED if the turn to branch at (or
+ *   one the branch's compaction keeps) cannot be read
  */
 char *
 natter_sessions_fork_finish (NatterSessions  *self,
