@@ -54,6 +54,8 @@ struct _OraclePending
 };
 
 
+G_DEFINE_QUARK (oracle-shown-refusal-quark, oracle_shown_refusal)
+
 void
 oracle_sent_clear (OracleSent *sent)
 {
@@ -1601,6 +1603,8 @@ static gboolean
 error_is (const GError *error,
           OSendOutcome  outcome)
 {
+  if (error->domain == ORACLE_SHOWN_REFUSAL)
+    return outcome != OSEND_TURN && outcome != OSEND_QUEUED;
   switch (outcome)
     {
     case OSEND_NOT_SETTLED:
@@ -1711,6 +1715,13 @@ op_send (OracleDriver *d,
 
   if (fresh)
     s = oracle_new_session (d->o);
+  if (d->front->auto_queue)
+    {
+      OTurn *latest = oracle_latest (s);
+
+      queue = latest != NULL && (latest->status == OT_HELD || latest->status == OT_WAITING_CALL ||
+                                 latest->status == OT_SUSPENDED);
+    }
   oracle_log (d->o, "op %u: %s \"%s\"%s to S%u%s%s", d->op_number, queue ? "queue" : "send", escaped, shown_files,
               s->n, fresh ? " (new)" : "", max_calls > 0 ? " (max model calls given)" : "");
   want = oracle_send (d->o, s, input, queue, max_calls, FALSE);
@@ -1720,7 +1731,7 @@ op_send (OracleDriver *d,
   d->can_retry = FALSE;
   if (sent.error != NULL && fresh)
     oracle_forget_session (d->o, s);
-  else if (sent.error != NULL && natter_send_error_can_retry (sent.error))
+  else if (sent.error != NULL && sent.retry_offered)
     {
       d->can_retry = TRUE;
       d->refused_session = s;
@@ -1762,7 +1773,8 @@ op_version (OracleDriver *d,
   gboolean edit = g_str_equal (kind, "edit");
   gboolean compact = g_str_equal (kind, "compact-and-continue");
   g_autofree char *text = edit ? oracle_new_text (d->o, TRUE) : NULL;
-  OMsg *input = edit ? oracle_user_msg (d->o, text, NULL) : of->input;
+  OMsg *input = edit ? oracle_user_msg (d->o, text, d->front->edit_keeps_files ? of->input->files : NULL)
+                     : of->input;
   OracleSent sent = { 0 };
   OSendResult want;
 
@@ -2689,7 +2701,7 @@ op_possible (OracleDriver *d,
       return any_session (d, queueable) != NULL;
     case OP_RETRY_REFUSED:
       return d->can_retry && g_ptr_array_find (d->o->sessions, d->refused_session, NULL) &&
-             d->front->retry != NULL;
+             d->front->retry != NULL && (d->front->can_retry == NULL || d->front->can_retry (d));
     case OP_TRY_AGAIN:
     case OP_EDIT:
       return any_turn (d, terminal_visible) != NULL && d->o->sessions->len < 18;
@@ -3099,6 +3111,14 @@ oracle_driver_get_services (OracleDriver *d)
   return d->f.services;
 }
 
+/* The session as the service reads it now, or NULL. */
+NatterSessionState *
+oracle_driver_read_session (OracleDriver *d,
+                            const char   *session_id)
+{
+  return get_session (d, session_id, NULL);
+}
+
 Oracle *
 oracle_driver_get_oracle (OracleDriver *d)
 {
@@ -3137,6 +3157,7 @@ pipeline_run (OracleDriver         *d,
     {
       natter_message_request_free (d->refused_request);
       d->refused_request = natter_message_request_copy (request);
+      out->retry_offered = TRUE;
     }
 }
 

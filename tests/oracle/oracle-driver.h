@@ -29,11 +29,17 @@ typedef struct _OracleDriver OracleDriver;
 /* What became of a message a front end sent. */
 typedef struct
 {
-  char   *session_id;
-  char   *turn_id;
-  char   *queue_id;
-  GError *error;
+  char     *session_id;
+  char     *turn_id;
+  char     *queue_id;
+  GError   *error;
+  gboolean  retry_offered;   /* the front end offers to send it again */
 } OracleSent;
+
+/* A refusal a front end shows without its code (the window): it matches
+ * any refusal the model expects. */
+#define ORACLE_SHOWN_REFUSAL (oracle_shown_refusal_quark ())
+GQuark oracle_shown_refusal_quark (void);
 
 void oracle_sent_clear (OracleSent *sent);
 
@@ -65,6 +71,15 @@ typedef struct
   /* The last message that was not sent, sent again (the error's Retry). */
   void     (*retry)     (OracleDriver *d,
                          OracleSent   *out);
+  /* Whether the Retry of the last refusal is still offered (NULL: yes). */
+  gboolean (*can_retry) (OracleDriver *d);
+  /* A message waits in the queue exactly when the latest turn has not
+   * ended (it runs or waits for the person), whatever was asked: the
+   * window's rule. */
+  gboolean   auto_queue;
+  /* An edit keeps the message's attachments (the window carries them
+   * into the composer). */
+  gboolean   edit_keeps_files;
 } OracleFrontEnd;
 
 /* Reads @s as one reader shows it, in the shape of
@@ -111,6 +126,8 @@ char           *oracle_driver_dup_counts       (OracleDriver         *d);
 guint           oracle_driver_get_n_failures   (OracleDriver         *d);
 
 NatterServices *oracle_driver_get_services     (OracleDriver         *d);
+NatterSessionState *oracle_driver_read_session (OracleDriver         *d,
+                                                const char           *session_id);
 Oracle         *oracle_driver_get_oracle       (OracleDriver         *d);
 const char     *oracle_driver_get_base_url     (OracleDriver         *d);
 void            oracle_driver_fail             (OracleDriver         *d,
