@@ -15,7 +15,6 @@
 
 #define G_LOG_DOMAIN "natter-bench"
 
-#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,22 +25,6 @@
 #define N_SESSIONS 10000
 #define N_TURNS    20
 #define BENCH      "RSS with 10,000 sessions"
-
-/* A field of /proc/self/status in KiB (VmRSS: now, VmHWM: peak). */
-static double
-status_kib (const char *field)
-{
-  g_autofree char *status = NULL;
-  g_auto(GStrv) lines = NULL;
-
-  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
-    g_error ("cannot read /proc/self/status");
-  lines = g_strsplit (status, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (g_str_has_prefix (lines[i], field) && lines[i][strlen (field)] == ':')
-      return g_ascii_strtod (lines[i] + strlen (field) + 1, NULL);
-  g_error ("no %s in /proc/self/status", field);
-}
 
 static void
 loaded_cb (GObject      *object,
@@ -84,8 +67,8 @@ bench_index_10k (void)
   data_dir = natter_bench_ensure_sessions (N_SESSIONS, N_TURNS);
 
   g_type_ensure (NATTER_TYPE_SERVICES);
-  empty_kib = status_kib ("VmRSS");
-  empty_hwm_kib = status_kib ("VmHWM");
+  empty_kib = natter_bench_status_kib ("VmRSS");
+  empty_hwm_kib = natter_bench_status_kib ("VmHWM");
 
   services = natter_services_new (data_dir, NULL, NULL, NULL, NULL);
   start = natter_bench_now ();
@@ -93,7 +76,7 @@ bench_index_10k (void)
   while (!done)
     g_main_context_iteration (NULL, TRUE);
   load_s = natter_bench_now () - start;
-  loaded_kib = status_kib ("VmRSS");
+  loaded_kib = natter_bench_status_kib ("VmRSS");
   if (g_list_model_get_n_items (G_LIST_MODEL (natter_services_get_index (services))) != N_SESSIONS)
     g_error ("the index holds %u sessions",
              g_list_model_get_n_items (G_LIST_MODEL (natter_services_get_index (services))));
@@ -102,7 +85,7 @@ bench_index_10k (void)
   natter_bench_row (BENCH, "floor: peak RSS before the load", empty_hwm_kib / 1024, "MiB");
   natter_bench_row (BENCH, "services load", load_s * 1000, "ms");
   natter_bench_row (BENCH, "RSS after the load", loaded_kib / 1024, "MiB");
-  natter_bench_row (BENCH, "peak RSS (VmHWM)", status_kib ("VmHWM") / 1024, "MiB");
+  natter_bench_row (BENCH, "peak RSS (VmHWM)", natter_bench_status_kib ("VmHWM") / 1024, "MiB");
   natter_bench_row (BENCH, "RSS growth per session", (loaded_kib - empty_kib) * 1024 / N_SESSIONS, "bytes");
   natter_bench_row (BENCH, "RSS after load / empty process", loaded_kib / empty_kib, "x");
 

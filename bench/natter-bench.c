@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include <string.h>
+
 #include <glib/gstdio.h>
 #include <sys/resource.h>
 
@@ -21,6 +23,22 @@ natter_bench_peak_rss_kib (void)
 
   getrusage (RUSAGE_SELF, &usage);
   return usage.ru_maxrss;
+}
+
+/* A field of /proc/self/status in KiB (VmRSS: now, VmHWM: peak). */
+double
+natter_bench_status_kib (const char *field)
+{
+  g_autofree char *status = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
+    g_error ("cannot read /proc/self/status");
+  lines = g_strsplit (status, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], field) && lines[i][strlen (field)] == ':')
+      return g_ascii_strtod (lines[i] + strlen (field) + 1, NULL);
+  g_error ("no %s in /proc/self/status", field);
 }
 
 /* One row of the table bench/run prints: bench, figure, value, unit. */

@@ -4,7 +4,7 @@
  *
  * libFuzzer target for the startup scan's tree-free read of a session
  * file (natter-session-scan.c) against the full read it stands in for
- * (natter_jsonl_repo_read_sync(), then natter_session_reduce_validated()):
+ * (natter_session_reduce_file_sync()):
  * whatever the bytes, both accept or both refuse, an accepted file folds
  * to the same index fields, and a refused one gives the same error. Each
  * line is also given to the span scanner and the tree builder
@@ -27,6 +27,7 @@
 
 #include "natter-json-private.h"
 #include "natter-jsonl-repo.h"
+#include "natter-log-read.h"
 #include "natter-session-reducer.h"
 #include "natter-session-scan.h"
 #include "natter-store-error.h"
@@ -192,7 +193,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 {
   g_autoptr(GError) full_error = NULL;
   g_autoptr(GError) scan_error = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_auto(NatterSessionScanResult) fast = { 0 };
   g_auto(NatterSessionScanResult) from_file = { 0 };
@@ -221,9 +221,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
                                  G_FILE_SET_CONTENTS_NONE, 0600, &full_error))
     g_error ("Cannot write %s: %s", session_file, full_error->message);
 
-  events = natter_jsonl_repo_read_sync (session_repo, FUZZ_ID, NULL, &full_error);
-  if (events != NULL)
-    state = natter_session_reduce_validated (events, &full_error);
+  state = natter_session_reduce_file_sync (session_repo, FUZZ_ID, NULL, NULL, &full_error);
 
   fast_ok = natter_session_scan_contents (contents, length, FUZZ_ID, &fast);
   if (fast_ok != (state != NULL))

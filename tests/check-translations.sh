@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every language in po/LINGUAS is complete against the strings the sources
 # have *now*: the POT is regenerated from po/POTFILES.in into a temporary
-# folder (with the same xgettext keywords as i18n.gettext's glib preset),
+# folder (with the same xgettext keywords as i18n.gettext's glib preset
+# and po/meson.build's own),
 # each .po is merged into it, and any untranslated or fuzzy message fails.
 # When you add or change a user-visible string, this test tells you to
 # update the translations (run `meson compile -C BUILD natter-update-po`
@@ -24,6 +25,8 @@ xgettext --package-name=natter --directory=. --files-from=po/POTFILES.in \
   --from-code=UTF-8 --add-comments \
   --keyword=_ --keyword=N_ --keyword=C_:1c,2 --keyword=NC_:1c,2 \
   --keyword=g_dcgettext:2 --keyword=g_dngettext:2,3 --keyword=g_dpgettext2:2c,3 \
+  --keyword=natter_cli_tr:2 --keyword=natter_cli_ntr:2,3 \
+  --keyword=natter_cli_gettext:2 --keyword=natter_cli_ngettext:2,3 \
   2>"$tmp/xgettext.log" || { cat "$tmp/xgettext.log"; echo "xgettext failed"; exit 1; }
 [ -s "$tmp/natter.pot" ] || { echo "xgettext found no translatable strings"; exit 1; }
 

@@ -15,6 +15,8 @@
 
 #include "natter-blob-store.h"
 #include "natter-session-archive.h"
+#include "natter-session-events-v2.h"
+#include "natter-session-state-v2.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 #include "natter-test-sessions.h"
@@ -50,16 +52,31 @@ write_temp (Fixture    *f,
   return file;
 }
 
+static NatterImportReport *
+import_report (Fixture     *f,
+               GFile       *file,
+               const char  *from,
+               GError     **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  natter_sessions_import_async (f->sessions, file, from, NULL, natter_test_result_cb, &result);
+  return natter_sessions_import_finish (f->sessions, natter_test_sessions_wait_result (&result), error);
+}
+
+/* The ids of the conversations an import made. */
 static GStrv
 import (Fixture     *f,
         GFile       *file,
         const char  *from,
         GError     **error)
 {
-  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(NatterImportReport) report = import_report (f, file, from, error);
 
-  natter_sessions_import_async (f->sessions, file, from, NULL, natter_test_result_cb, &result);
-  return natter_sessions_import_finish (f->sessions, natter_test_sessions_wait_result (&result), error);
+  if (report == NULL)
+    return NULL;
+  g_ptr_array_add (report->session_ids, NULL);
+  return g_strdupv ((char **) report->session_ids->pdata);
 }
 
 static char *
@@ -85,9 +102,9 @@ n_files (NatterJsonlRepo *repo)
   return g_strv_length (ids);
 }
 
-/* @text with every id replaced by its order of first appearance and the
- * export's own time removed: what must be equal between two exports of
- * the same conversation under other ids. */
+/* @text with every id replaced by its order of first appearance, the
+ * export's own time and the mark of imported turns removed: what must be
+ * equal between two exports of the same conversation under other ids. */
 static char *
 without_ids (const char *text)
 {
@@ -97,7 +114,9 @@ without_ids (const char *text)
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GMatchInfo) match = NULL;
   GString *out = g_string_new (NULL);
-  g_autofree char *plain = g_regex_replace_literal (exported, text, -1, 0, "\"exportedAt\":\"\"", 0, NULL);
+  g_autoptr(GRegex) mark = g_regex_new (",\"imported\":\\{\"from\":\"natter-archive\"\\}", 0, 0, NULL);
+  g_autofree char *unmarked = g_regex_replace_literal (mark, text, -1, 0, "", 0, NULL);
+  g_autofree char *plain = g_regex_replace_literal (exported, unmarked, -1, 0, "\"exportedAt\":\"\"", 0, NULL);
   gint last = 0;
 
   g_regex_match (id, plain, 0, &match);
@@ -219,6 +238,103 @@ test_round_trip (Fixture       *f,
   g_assert_cmpuint (n_files (f->w->turn_repo), ==, 6);
 }
 
+/* The types of the session file of @id, space-separated, each with the
+ * schemaVersion it carries ("session_created:1"). */
+static char *
+session_types (Fixture    *f,
+               const char *id)
+{
+  g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (f->w->session_repo, id, NULL, NULL);
+  g_autoptr(GString) types = g_string_new (NULL);
+
+  g_assert_nonnull (events);
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
+
+      g_string_append_printf (types, "%s%s", i > 0 ? " " : "", json_object_get_string_member (event, "type"));
+      if (json_object_has_member (event, "schemaVersion"))
+        g_string_append_printf (types, ":%" G_GINT64_FORMAT, json_object_get_int_member (event, "schemaVersion"));
+    }
+  return g_string_free (g_steal_pointer (&types), FALSE);
+}
+
+/* @archive with its session_created at @version and its schema_upgraded
+ * events left out: what a Natter that created every file at version 2
+ * exported. */
+static char *
+archive_created_at (const char *archive,
+                    gint64      version)
+{
+  g_autoptr(JsonNode) node = natter_test_json (archive);
+  JsonArray *session = json_object_get_array_member (json_node_get_object (node), "session");
+  g_autoptr(JsonArray) kept = json_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (session); i++)
+    {
+      JsonObject *event = json_array_get_object_element (session, i);
+
+      if (g_str_equal (json_object_get_string_member (event, "type"), "schema_upgraded"))
+        continue;
+      if (i == 0)
+        json_object_set_int_member (event, "schemaVersion", version);
+      json_array_add_element (kept, json_node_copy (json_array_get_element (session, i)));
+    }
+  json_object_set_array_member (json_node_get_object (node), "session", g_steal_pointer (&kept));
+  return json_to_string (node, FALSE);
+}
+
+/* Imports @archive and asserts the types of the new session file. */
+static void
+assert_imported_as (Fixture    *f,
+                    const char *archive,
+                    const char *expected)
+{
+  g_autofree char *id = import_one (f, archive);
+  g_autofree char *types = session_types (f, id);
+
+  g_assert_cmpstr (types, ==, expected);
+}
+
+/* An imported session is created at the lowest version that expresses
+ * it, whatever version its archive's file had: 1, raised by
+ * schema_upgraded right before its first version-2 event
+ * (docs/format.md §3.3). A grant revoked in the archive is history and
+ * comes along (an active one would stay behind, §7.1). */
+static void
+test_import_lowest_version (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *plain = export (f, sid, "json");
+  g_autofree char *plain_at_2 = archive_created_at (plain, 2);
+  g_autofree char *granted = NULL;
+  g_autofree char *granted_at_2 = NULL;
+  g_autoptr(GPtrArray) grant = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *v1 = "session_created:1 turn_appended turn_appended";
+  const char *v2 = "session_created:1 turn_appended turn_appended schema_upgraded:2 permission_grant_added "
+                   "permission_grant_removed";
+
+  assert_imported_as (f, plain, v1);
+  assert_imported_as (f, plain_at_2, v1);
+
+  g_ptr_array_add (grant, natter_session_event_new_grant_added (sid, "2026-11-30T10:00:00.000Z",
+                                                                "2026-11-30T10-00-00Z-0000001-000", "sa"));
+  g_ptr_array_add (grant, natter_session_event_new_grant_removed (sid, "2026-11-30T10:00:01.000Z",
+                                                                  "2026-11-30T10-00-00Z-0000001-000"));
+  natter_sessions_append_events_async (f->sessions, sid, grant, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_append_events_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                       &error));
+  g_assert_no_error (error);
+  granted = export (f, sid, "json");
+  granted_at_2 = archive_created_at (granted, 2);
+
+  assert_imported_as (f, granted, v2);
+  assert_imported_as (f, granted_at_2, v2);
+}
+
 static void
 test_round_trip_branch (Fixture       *f,
                         gconstpointer  data)
@@ -333,6 +449,53 @@ test_damaged_archive (Fixture       *f,
   assert_refused (f, version, NULL, "version");
   assert_refused (f, title, NULL, "The session, event 1");
   assert_refused (f, missing, NULL, "not in the archive");
+}
+
+/* Hostile archives are refused quickly, with nothing written and the
+ * conversations already here untouched: one nested far deeper than any
+ * archive (json-glib would recurse once per level), and one whose
+ * summary keeps a turn of the store rather than of the archive. */
+static void
+test_hostile_archive (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *archive = export (f, sid, "json");
+  g_autoptr(GPtrArray) before = natter_test_sessions_read (f->w->session_repo, sid);
+  g_autoptr(GPtrArray) after = NULL;
+  g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, sid);
+  g_autoptr(GString) deep = g_string_new ("{\"format\":\"natter-archive\",\"version\":1,\"session\":");
+  g_autofree char *foreign = NULL;
+  guint64 start = g_get_monotonic_time ();
+
+  for (guint i = 0; i < 300000; i++)
+    g_string_append_c (deep, '[');
+  for (guint i = 0; i < 300000; i++)
+    g_string_append_c (deep, ']');
+  g_string_append (deep, ",\"turns\":[]}");
+  assert_refused (f, deep->str, NULL, "it nests too deeply");
+
+  {
+    g_autoptr(JsonNode) node = natter_test_json (archive);
+    JsonArray *session = json_object_get_array_member (json_node_get_object (node), "session");
+    g_autoptr(JsonNode) compacted = NULL;
+
+    compacted = natter_session_event_new_conversation_compacted (
+      sid, "2026-11-30T10:00:02.000Z", "2026-11-30T10-00-02Z-0000009-000", "A summary",
+      "2026-11-30T10-00-02Z-0000008-000");
+    json_object_set_int_member (json_array_get_object_element (session, 0), "schemaVersion", 2);
+    json_array_add_element (session, g_steal_pointer (&compacted));
+    foreign = json_to_string (node, FALSE);
+  }
+  assert_refused (f, foreign, NULL, "its summary keeps turn 2026-11-30T10-00-02Z-0000008-000, which is not in the "
+                                    "archive");
+
+  after = natter_test_sessions_read (f->w->session_repo, sid);
+  g_assert_cmpuint (after->len, ==, before->len);
+  for (guint i = 0; i < before->len; i++)
+    g_assert_true (json_node_equal (g_ptr_array_index (after, i), g_ptr_array_index (before, i)));
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 2);
+  g_assert_cmpuint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
 }
 
 #define TEST_SHA256 "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
@@ -457,6 +620,7 @@ test_chatgpt (Fixture       *f,
     trip = natter_session_reduce (events, NULL);
   }
   g_assert_cmpstr (natter_session_state_get_title (trip), ==, "Trip planning");
+  g_assert_cmpint (natter_session_state_get_schema_version (trip), ==, 1);
   g_assert_cmpstr (natter_session_state_get_created_at (trip), ==, "2023-11-14T22:13:20.500Z");
   g_assert_cmpuint (natter_session_state_get_n_turns (trip), ==, 2);
 
@@ -504,16 +668,348 @@ test_chatgpt_continue (Fixture       *f,
   g_assert_nonnull (strstr (request, "And the weather?"));
 }
 
+/* The imported conversation's report, with nothing left unread. */
+static NatterImportReport *
+import_chatgpt_text (Fixture    *f,
+                     const char *text)
+{
+  g_autoptr(GFile) file = write_temp (f, "conversations.json", text);
+  g_autoptr(GError) error = NULL;
+  NatterImportReport *report = import_report (f, file, "chatgpt", &error);
+
+  g_assert_no_error (error);
+  return report;
+}
+
+static void
+assert_defective (NatterImportReport *report,
+                  guint               index,
+                  const char         *expected)
+{
+  g_assert_cmpuint (index, <, report->defective->len);
+  if (strstr (g_ptr_array_index (report->defective, index), expected) == NULL)
+    g_error ("“%s” does not say “%s”", (const char *) g_ptr_array_index (report->defective, index), expected);
+}
+
+/* A file that is not a list of conversations is refused whole; a
+ * conversation that cannot be read is named, and the others come in. */
 static void
 test_chatgpt_damaged (Fixture       *f,
                       gconstpointer  data)
 {
   g_autofree char *lost = replace_once (CHATGPT, "\"current_node\":\"a2\"", "\"current_node\":\"zz\"");
   g_autofree char *loop = replace_once (CHATGPT, "\"parent\":\"u2\"", "\"parent\":\"a2\"");
+  g_autofree char *cut = g_strndup (CHATGPT, strlen (CHATGPT) - 40);
+  g_autoptr(NatterImportReport) report = NULL;
 
   assert_refused (f, "{\"not\":\"a list\"}", "chatgpt", "not a ChatGPT");
-  assert_refused (f, lost, "chatgpt", "Conversation 1: message zz is not in its “mapping”");
-  assert_refused (f, loop, "chatgpt", "their own parents");
+  assert_refused (f, "", "chatgpt", "not a ChatGPT");
+  assert_refused (f, "[7]", "chatgpt", "Conversation 1: it is not a JSON object");
+
+  report = import_chatgpt_text (f, lost);
+  assert_defective (report, 0, "Conversation 1 (“Trip planning”): message zz is not in its “mapping”");
+  g_assert_cmpuint (report->defective->len, ==, 1);
+  g_assert_cmpuint (report->session_ids->len, ==, 1);
+  g_clear_pointer (&report, natter_import_report_free);
+
+  /* The second conversation came in with the file before. */
+  report = import_chatgpt_text (f, loop);
+  assert_defective (report, 0, "Conversation 1 (“Trip planning”): its messages are their own parents");
+  g_assert_cmpuint (report->session_ids->len, ==, 0);
+  g_assert_cmpuint (report->already->len, ==, 1);
+  g_clear_pointer (&report, natter_import_report_free);
+
+  /* Cut short: what came before the cut is imported, the rest is
+   * named. */
+  report = import_chatgpt_text (f, cut);
+  assert_defective (report, 0, "The rest of the file, from conversation 2: The file ends in the middle of entry 2");
+  g_assert_cmpuint (report->defective->len, ==, 1);
+  g_assert_cmpuint (report->session_ids->len, ==, 1);
+}
+
+/* Hostile shapes are refused quickly, each for itself: a conversation
+ * nested far deeper than json-glib can parse, one that is not UTF-8, a
+ * cycle of parents through the whole tree. */
+static void
+test_chatgpt_hostile (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GString) text = g_string_new ("[");
+  g_autoptr(NatterImportReport) report = NULL;
+  guint64 start = g_get_monotonic_time ();
+
+  for (guint i = 0; i < 200000; i++)
+    g_string_append_c (text, '[');
+  for (guint i = 0; i < 200000; i++)
+    g_string_append_c (text, ']');
+  g_string_append (text, ",{\"title\":\"\xff\xfe\",\"mapping\":{}},");
+  g_string_append (text, "{\"title\":\"Circle\",\"current_node\":\"a\",\"mapping\":{"
+                         "\"a\":{\"parent\":\"b\",\"message\":null},\"b\":{\"parent\":\"a\",\"message\":null}}},");
+  g_string_append (text, CHATGPT + 1);
+  report = import_chatgpt_text (f, text->str);
+  assert_defective (report, 0, "Conversation 1: It nests deeper than 512 levels");
+  assert_defective (report, 1, "Conversation 2: It is not valid UTF-8");
+  assert_defective (report, 2, "Conversation 3 (“Circle”): its messages are their own parents");
+  g_assert_cmpuint (report->defective->len, ==, 3);
+  g_assert_cmpuint (report->session_ids->len, ==, 2);
+  /* Bounded: well within a few seconds on any machine. */
+  g_assert_cmpuint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+}
+
+static NatterSessionState *
+read_session (Fixture    *f,
+              const char *session_id)
+{
+  g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (f->w->session_repo, session_id, NULL, NULL);
+
+  g_assert_nonnull (events);
+  return natter_session_reduce (events, NULL);
+}
+
+/* "question → answer" of turn @index of @session_id, the answer being
+ * the final text, or "(failed: code)". */
+static char *
+exchange_of (Fixture    *f,
+             const char *session_id,
+             guint       index)
+{
+  g_autoptr(NatterSessionState) state = read_session (f, session_id);
+  g_autoptr(NatterTurnState) turn = read_turn (f, natter_session_state_get_turn (state, index)->turn_id);
+  JsonObject *input = json_object_get_object_member (natter_turn_state_get_definition (turn), "input");
+  g_autofree char *answer = natter_turn_state_dup_final_text (turn);
+  JsonObject *terminal = natter_turn_state_get_terminal_event (turn);
+
+  if (g_str_equal (json_object_get_string_member (terminal, "type"), "turn_failed"))
+    return g_strdup_printf ("%s → (failed: %s)", json_object_get_string_member (input, "content"),
+                            json_object_get_string_member (terminal, "code"));
+  return g_strdup_printf ("%s → %s", json_object_get_string_member (input, "content"), answer);
+}
+
+#define assert_exchange(f, sid, index, expected) \
+  G_STMT_START { \
+    g_autofree char *exchange_ = exchange_of ((f), (sid), (index)); \
+    g_assert_cmpstr (exchange_, ==, (expected)); \
+  } G_STMT_END
+
+/* The sessions whose parent is @parent, in id order. */
+static GPtrArray *
+versions_of (Fixture    *f,
+             const char *parent)
+{
+  GPtrArray *found = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_session_state_unref);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (f->index));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (f->index), i);
+
+      if (g_strcmp0 (natter_session_index_entry_get_parent_session (entry), parent) == 0)
+        g_ptr_array_add (found, read_session (f, natter_session_index_entry_get_session_id (entry)));
+    }
+  return found;
+}
+
+/* The branch shown is the conversation; every other branch of ChatGPT's
+ * tree (an edited first message, a regenerated answer, an edited second
+ * message) is a version of its message, made as an edit makes one: the
+ * conversation's title, its parent, and the turn before the message. */
+static void
+test_chatgpt_branches (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (1, 0);
+  g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
+  g_autoptr(GPtrArray) versions = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GHashTable) listed = NULL;
+  g_autoptr(NatterSessionState) trip = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *trip_id;
+  GPtrArray *first_versions;
+
+  g_assert_cmpuint (report->session_ids->len, ==, 1);
+  trip_id = g_ptr_array_index (report->session_ids, 0);
+  trip = read_session (f, trip_id);
+  g_assert_cmpuint (natter_session_state_get_n_turns (trip), ==, 2);
+  assert_exchange (f, trip_id, 0, "Where to go in Norway? → Try the fjords.");
+
+  versions = versions_of (f, trip_id);
+  g_assert_cmpuint (versions->len, ==, 3);
+  for (guint i = 0; i < versions->len; i++)
+    g_assert_cmpstr (natter_session_state_get_title (g_ptr_array_index (versions, i)), ==, "Trip planning");
+  g_assert_null (natter_session_state_get_forked_from_turn_id (g_ptr_array_index (versions, 0)));
+  assert_exchange (f, natter_session_state_get_session_id (g_ptr_array_index (versions, 0)), 0,
+                   "Where to go in Spain? → Try Andalusia.");
+  g_assert_null (natter_session_state_get_forked_from_turn_id (g_ptr_array_index (versions, 1)));
+  assert_exchange (f, natter_session_state_get_session_id (g_ptr_array_index (versions, 1)), 0,
+                   "Where to go in Norway? → Go to Lofoten.");
+  g_assert_cmpstr (natter_session_state_get_forked_from_turn_id (g_ptr_array_index (versions, 2)), ==,
+                   natter_session_state_get_turn (trip, 0)->turn_id);
+  assert_exchange (f, natter_session_state_get_session_id (g_ptr_array_index (versions, 2)), 0,
+                   "And in winter? → For the northern lights.");
+  g_assert_cmpuint (report->n_versions, ==, 3);
+
+  /* The version switcher finds them. */
+  natter_sessions_list_versions_async (f->sessions, trip_id, NULL, natter_test_result_cb, &result);
+  listed = natter_sessions_list_versions_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  first_versions = g_hash_table_lookup (listed, natter_session_state_get_turn (trip, 0)->turn_id);
+  g_assert_nonnull (first_versions);
+  g_assert_cmpuint (first_versions->len, ==, 3);
+  g_assert_cmpuint (((GPtrArray *) g_hash_table_lookup (listed, natter_session_state_get_turn (trip, 1)->turn_id))->len,
+                    ==, 2);
+}
+
+/* "Continue generating" carries an answer cut off at the token limit on
+ * mid-sentence: the pieces are one answer, joined without a break. */
+static void
+test_chatgpt_continuation (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (1, 0);
+  g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
+
+  assert_exchange (f, g_ptr_array_index (report->session_ids, 0), 1, "When? → In June, when the days are longest.");
+}
+
+/* What the assistant addressed to a tool, and the tools' output, are not
+ * the answer; an image a tool made is named where it was; a question
+ * only a tool answered has no answer. */
+static void
+test_chatgpt_tool_messages (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (2, 0);
+  g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
+  const char *tools_id = g_ptr_array_index (report->session_ids, 0);
+
+  assert_exchange (f, tools_id, 0, "How is the weather in Oslo today? → It is 5 °C and cloudy.");
+  assert_exchange (f, tools_id, 1, "Draw a cat on a fjord. → [image: file-CatOnFjord]");
+  assert_exchange (f, tools_id, 2, "Search the forecast for tomorrow. → (failed: imported-unanswered)");
+  g_assert_cmpuint (report->n_images, ==, 1);
+}
+
+/* A message that was only an image is a turn of its own, first or not,
+ * its image named. */
+static void
+test_chatgpt_image_messages (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (3, 0);
+  g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
+  const char *photo_id = g_ptr_array_index (report->session_ids, 0);
+
+  assert_exchange (f, photo_id, 0, "[image: file-Heron] → That is a grey heron.");
+  assert_exchange (f, photo_id, 1, "[image: file-Nest] → And that is its nest.");
+  assert_exchange (f, photo_id, 2, "Thanks! → You're welcome.");
+  g_assert_cmpuint (report->n_images, ==, 2);
+}
+
+/* A conversation of whitespace, or of the person's instructions only,
+ * is not a conversation: nothing is made of it, and the report says so. */
+static void
+test_chatgpt_empty_conversations (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (4, 5, 7, 0);
+  g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
+
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->index)), ==, 1);
+  g_assert_cmpuint (report->session_ids->len, ==, 1);
+  g_assert_cmpuint (report->n_empty, ==, 2);
+}
+
+/* One damaged conversation costs only itself: it is named, the others
+ * come in. */
+static void
+test_chatgpt_defective_named (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (6, 7, 0);
+  g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
+
+  g_assert_cmpuint (report->session_ids->len, ==, 1);
+  assert_exchange (f, g_ptr_array_index (report->session_ids, 0), 0, "Still there? → Yes.");
+  g_assert_cmpuint (report->defective->len, ==, 1);
+  assert_defective (report, 0, "Conversation 1 (“Damaged”): message gone is not in its “mapping”");
+}
+
+/* The whole fixture (tests/data/chatgpt/conversations.json, written from
+ * OpenAI's published export shape) at once. */
+static void
+test_chatgpt_fixture (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *text = natter_test_chatgpt_fixture ();
+  g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
+  g_auto(GStrv) notes = natter_import_report_dup_notes (report);
+
+  g_assert_cmpuint (report->session_ids->len, ==, 4);
+  g_assert_cmpuint (report->n_versions, ==, 3);
+  g_assert_cmpuint (report->n_images, ==, 3);
+  g_assert_cmpuint (report->n_empty, ==, 2);
+  g_assert_cmpuint (report->defective->len, ==, 1);
+  assert_defective (report, 0, "Conversation 6 (“Damaged”): message gone is not in its “mapping”");
+  g_assert_cmpuint (g_strv_length (notes), ==, 3);
+  g_assert_cmpstr (notes[0], ==, "3 regenerated answers or edited messages were kept as other versions of their "
+                                 "messages.");
+  g_assert_cmpstr (notes[1], ==, "3 images or files are not in the file: placeholders name them.");
+  g_assert_cmpstr (notes[2], ==, "2 conversations without messages were left out.");
+}
+
+static guint
+n_all_files (Fixture *f)
+{
+  return n_files (f->w->session_repo) + n_files (f->w->turn_repo);
+}
+
+/* The same export imported again brings nothing twice. */
+static void
+test_chatgpt_twice (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (1, 2, 3, 7, 0);
+  g_autoptr(NatterImportReport) first = import_chatgpt_text (f, text);
+  g_autoptr(NatterImportReport) second = NULL;
+  guint n_before = n_all_files (f);
+  guint n_entries = g_list_model_get_n_items (G_LIST_MODEL (f->index));
+
+  second = import_chatgpt_text (f, text);
+  g_assert_cmpuint (second->session_ids->len, ==, 0);
+  g_assert_cmpuint (second->already->len, ==, 4);
+  g_assert_cmpstr (g_ptr_array_index (second->already, 0), ==, "Conversation 1 (“Trip planning”)");
+  g_assert_cmpuint (second->n_versions, ==, 0);
+  g_assert_cmpuint (n_all_files (f), ==, n_before);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->index)), ==, n_entries);
+}
+
+/* An archive's turns are marked imported, and so is the index entry of
+ * its conversation, as a fresh scan of the files would say. */
+static void
+test_archive_marks_imported (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *archive = export (f, sid, "json");
+  g_autofree char *imported = import_one (f, archive);
+  g_autofree char *again = export (f, imported, "json");
+  g_autofree char *twice = import_one (f, again);
+  g_autoptr(NatterSessionState) state = read_session (f, twice);
+  g_autoptr(NatterSessionIndexEntry) scanned = NULL;
+
+  for (guint i = 0; i < natter_session_state_get_n_turns (state); i++)
+    {
+      g_autoptr(NatterTurnState) turn = read_turn (f, natter_session_state_get_turn (state, i)->turn_id);
+      JsonObject *config = json_object_get_object_member (natter_turn_state_get_definition (turn), "config");
+
+      g_assert_true (natter_turn_state_is_imported (turn));
+      g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (config, "imported"), "from"), ==,
+                       "natter-archive");
+    }
+  g_assert_true (natter_session_index_entry_get_latest_turn_imported (natter_session_index_lookup (f->index, twice)));
+  scanned = natter_session_index_fold_one_sync (f->w->session_repo, f->w->turn_repo, twice, NULL);
+  g_assert_true (natter_session_index_entry_equal (scanned, natter_session_index_lookup (f->index, twice)));
+  g_assert_false (natter_session_index_entry_get_latest_turn_imported (natter_session_index_lookup (f->index, sid)));
 }
 
 int
@@ -528,11 +1024,23 @@ main (int   argc,
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);
   ADD ("/archive/round-trip-branch", test_round_trip_branch);
+  ADD ("/archive/import-lowest-version", test_import_lowest_version);
   ADD ("/archive/damaged", test_damaged_archive);
+  ADD ("/archive/hostile", test_hostile_archive);
   ADD ("/archive/attachments", test_attachments);
   ADD ("/archive/chatgpt", test_chatgpt);
   ADD ("/archive/chatgpt-continue", test_chatgpt_continue);
   ADD ("/archive/chatgpt-damaged", test_chatgpt_damaged);
+  ADD ("/archive/chatgpt-hostile", test_chatgpt_hostile);
+  ADD ("/archive/chatgpt-branches", test_chatgpt_branches);
+  ADD ("/archive/chatgpt-continuation", test_chatgpt_continuation);
+  ADD ("/archive/chatgpt-tool-messages", test_chatgpt_tool_messages);
+  ADD ("/archive/chatgpt-image-messages", test_chatgpt_image_messages);
+  ADD ("/archive/chatgpt-empty-conversations", test_chatgpt_empty_conversations);
+  ADD ("/archive/chatgpt-defective-named", test_chatgpt_defective_named);
+  ADD ("/archive/chatgpt-fixture", test_chatgpt_fixture);
+  ADD ("/archive/chatgpt-twice", test_chatgpt_twice);
+  ADD ("/archive/marks-imported", test_archive_marks_imported);
 #undef ADD
 
   return g_test_run ();

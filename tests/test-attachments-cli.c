@@ -135,24 +135,9 @@ static guint
 count_files (GFile      *dir,
              const char *relative)
 {
-  g_autoptr(GFile) child = g_file_resolve_relative_path (dir, relative);
-  g_autoptr(GFileEnumerator) children = NULL;
-  GFileInfo *info;
-  GFile *grandchild;
-  guint n = 0;
+  g_autoptr(GPtrArray) paths = natter_test_list_files (dir, relative);
 
-  children = g_file_enumerate_children (child, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
-                                        NULL, NULL);
-  if (children == NULL)
-    return 0;
-  while (g_file_enumerator_iterate (children, &info, &grandchild, NULL, NULL) && info != NULL)
-    {
-      g_autofree char *name = g_file_get_basename (grandchild);
-      g_autofree char *sub = g_build_filename (relative, name, NULL);
-
-      n += g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY ? count_files (dir, sub) : 1;
-    }
-  return n;
+  return paths->len;
 }
 
 static char *

@@ -304,6 +304,25 @@ test_unsupported_writes_nothing (Fixture       *f,
   g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED);
   g_clear_error (&error);
 
+  /* Text no stored string can hold, a NUL or a surrogate encoded as
+   * UTF-8 would be, is refused, never cut or changed (docs/format.md
+   * §2). */
+  {
+    static const char nul[] = { 'a', 0, 'b', '\n' };
+    static const char surrogate[] = { 'a', (char) 0xed, (char) 0xa0, (char) 0x80, 'b', '\n' };
+    g_autofree char *with_nul = write_file (f, "nul.txt", nul, sizeof nul);
+    g_autofree char *with_surrogate = write_file (f, "surrogate.txt", surrogate, sizeof surrogate);
+
+    parts = store_paths (f, 1000, &error, with_nul, NULL);
+    g_assert_null (parts);
+    g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED);
+    g_clear_error (&error);
+    parts = store_paths (f, 1000, &error, with_surrogate, NULL);
+    g_assert_null (parts);
+    g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED);
+    g_clear_error (&error);
+  }
+
   /* A folder is no attachment. */
   {
     g_autofree char *dir = g_file_get_path (f->dir);
@@ -312,6 +331,148 @@ test_unsupported_writes_nothing (Fixture       *f,
     g_assert_null (parts);
     g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNREADABLE);
   }
+  g_assert_false (g_file_query_exists (f->storage, NULL));
+}
+
+/* The type is what the bytes are: the name only refines text. A file
+ * named like an image or a PDF that is not one, and a PDF that cannot be
+ * opened, are refused when attached, in words that say why; nothing is
+ * written. */
+static void
+test_type_from_content (Fixture       *f,
+                        gconstpointer  data)
+{
+  static const guint8 noise[] = { 0x00, 0xff, 0x13, 0x37, 0x00, 0x80, 0x81, 0xfe };
+  g_autofree char *text_png = write_file (f, "fake.png", "not an image at all\n", -1);
+  g_autofree char *noise_png = write_file (f, "noise.png", noise, sizeof noise);
+  g_autofree char *broken_pdf = write_file (f, "broken.pdf", "%PDF-1.4\n1 0 obj\n<< /Type /Catalog", -1);
+  g_autofree char *png_as_txt = write_file (f, "dot.txt", PNG, sizeof PNG);
+  g_autofree char *script = write_file (f, "tool.py", "print ('hi')\n", -1);
+  g_autofree char *real_pdf = write_pdf (f, "real.pdf", "Plums");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) parts = NULL;
+  struct { const char *path; const char *name; const char *says; } refused[] = {
+    { text_png, "fake.png", "holds text" },
+    { noise_png, "noise.png", "it is not one" },
+    { broken_pdf, "broken.pdf", "damaged PDF" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      parts = store_paths (f, 1000, &error, refused[i].path, NULL);
+      g_assert_null (parts);
+      g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, refused[i].name));
+      g_assert_nonnull (strstr (error->message, refused[i].says));
+      g_clear_error (&error);
+    }
+  g_assert_false (g_file_query_exists (f->storage, NULL));
+
+  /* Pasted content claimed to be an image is held to it too. */
+  {
+    g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+    g_autoptr(GBytes) bytes = g_bytes_new_static ("<html>", 6);
+
+    g_ptr_array_add (sources, natter_attachment_source_new_for_bytes (bytes, "Pasted image.png", "image/png"));
+    g_assert_null (natter_attachments_store_sync (f->blobs, sources, 1000, NULL, &error));
+    g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED);
+    g_clear_error (&error);
+  }
+
+  /* The bytes decide; the name refines text. */
+  parts = store_paths (f, 100000, &error, png_as_txt, script, real_pdf, NULL);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (parts, 0), "mediaType"), ==,
+                   "image/png");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (parts, 1), "mediaType"), ==,
+                   "text/x-python");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (parts, 2), "mediaType"), ==,
+                   "application/pdf");
+}
+
+/* Rounded sizes that look the same are given to the byte. */
+static void
+test_size_message_shows_difference (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  g_autofree char *over = g_malloc0 (20000001);
+  g_autoptr(GBytes) a = NULL;
+  g_autoptr(GBytes) b = NULL;
+  g_autofree char *total = g_format_size_full (20000001, G_FORMAT_SIZE_LONG_FORMAT);
+  g_autofree char *limit = g_format_size_full (20000000, G_FORMAT_SIZE_LONG_FORMAT);
+  g_autoptr(GError) error = NULL;
+
+  memset (over, 'a', 20000001);
+  a = g_bytes_new_static (over, 10000000);
+  b = g_bytes_new_static (over + 10000000, 10000001);
+  g_ptr_array_add (sources, natter_attachment_source_new_for_bytes (a, "a.txt", "text/plain"));
+  g_ptr_array_add (sources, natter_attachment_source_new_for_bytes (b, "b.txt", "text/plain"));
+  g_assert_null (natter_attachments_store_sync (f->blobs, sources, 20000000, NULL, &error));
+  g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_TOO_LARGE);
+  g_test_message ("%s", error->message);
+  g_assert_cmpstr (total, !=, limit);
+  g_assert_nonnull (strstr (error->message, total));
+  g_assert_nonnull (strstr (error->message, limit));
+  g_clear_error (&error);
+
+  /* Sizes that differ when rounded stay short. */
+  g_ptr_array_set_size (sources, 1);
+  g_assert_null (natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error));
+  g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_TOO_LARGE);
+  g_assert_null (strstr (error->message, "bytes"));
+  g_assert_nonnull (strstr (error->message, "a.txt"));
+  g_assert_false (g_file_query_exists (f->storage, NULL));
+}
+
+static void
+checked_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static gboolean
+check_path (const char  *path,
+            guint64      limit,
+            guint64     *out_size,
+            GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(NatterAttachmentSource) source = natter_attachment_source_new_for_file (file);
+  g_autoptr(GAsyncResult) result = NULL;
+
+  natter_attachment_source_check_async (source, limit, NULL, checked_cb, &result);
+  natter_test_wait_for_pointer ((gpointer *) &result, 10000);
+  return natter_attachment_source_check_finish (result, out_size, error);
+}
+
+/* What the window asks of each file as it is attached. */
+static void
+test_check_one_file (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *png = write_file (f, "dot.png", PNG, sizeof PNG);
+  g_autofree char *fake = write_file (f, "fake.png", "text", -1);
+  g_autofree char *dir = g_file_get_path (f->dir);
+  g_autoptr(GError) error = NULL;
+  guint64 size = 0;
+
+  g_assert_true (check_path (png, 1000, &size, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (size, ==, sizeof PNG);
+
+  g_assert_false (check_path (png, 10, NULL, &error));
+  g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "dot.png"));
+  g_clear_error (&error);
+  g_assert_false (check_path (fake, 1000, NULL, &error));
+  g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  g_assert_false (check_path (dir, 1000, NULL, &error));
+  g_assert_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNREADABLE);
   g_assert_false (g_file_query_exists (f->storage, NULL));
 }
 
@@ -562,6 +723,9 @@ main (int   argc,
   ADD ("/attachments/store-files", test_store_files);
   ADD ("/attachments/size-limit-writes-nothing", test_size_limit_writes_nothing);
   ADD ("/attachments/unsupported-writes-nothing", test_unsupported_writes_nothing);
+  ADD ("/attachments/type-from-content", test_type_from_content);
+  ADD ("/attachments/size-message-shows-difference", test_size_message_shows_difference);
+  ADD ("/attachments/check-one-file", test_check_one_file);
   ADD ("/attachments/pdf-text", test_pdf_text);
   ADD ("/attachments/expand-and-encode", test_expand_and_encode);
   ADD ("/attachments/turn-after-blob", test_turn_after_blob);

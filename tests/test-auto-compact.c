@@ -32,7 +32,7 @@ static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  natter_test_services_set_up (&f->base, data);
+  natter_test_services_set_up_without_titles (&f->base, data);
 }
 
 static void
@@ -69,7 +69,7 @@ say (Fixture    *f,
 
   if (f->session_id == NULL)
     f->session_id = natter_test_services_create_session (&f->base);
-  turn_id = natter_test_services_send (&f->base, f->session_id, text, FALSE);
+  turn_id = natter_test_services_send (&f->base, f->session_id, text);
   natter_test_services_wait_turn (&f->base, turn_id);
 }
 

@@ -24,6 +24,16 @@
 #define ANSWER SAY ("Hello world")
 #define TITLE SAY ("\\\"Greeting the World.\\\"")
 #define BROKEN NATTER_TEST_BROKEN
+#define TOOL_CALL(id, name, args) \
+  { .status = 200, .content_type = SSE, \
+    .chunks = NATTER_TEST_CHUNKS ("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0," \
+                                  "\"id\":\"" id "\",\"type\":\"function\",\"function\":{\"name\":\"" name "\"," \
+                                  "\"arguments\":\"" args "\"}}]}}]}\n\n", \
+                                  "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n" \
+                                  NATTER_TEST_SSE_DONE) }
+/* read_file needs permission; ask_human needs an answer. */
+#define READ_CALL TOOL_CALL ("call_1", "read_file", "{\\\"path\\\":\\\"notes.txt\\\"}")
+#define ASK_CALL TOOL_CALL ("call_1", "ask_human", "{\\\"question\\\":\\\"Which city?\\\"}")
 #define SERVE(f, ...) NATTER_TEST_SERVE ((f), "/v1/chat/completions", __VA_ARGS__)
 
 typedef NatterTestServices Fixture;
@@ -91,7 +101,7 @@ test_titled_once (Fixture       *f,
   SERVE (f, ANSWER, TITLE, ANSWER);
   session_id = natter_test_services_create_session (f);
   long_text = g_strdup_printf ("Plan a trip to Lisbon %s END", filler);
-  first = natter_test_services_send (f, session_id, long_text, TRUE);
+  first = natter_test_services_send (f, session_id, long_text);
   natter_test_services_settle (f, first);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
@@ -120,7 +130,7 @@ test_titled_once (Fixture       *f,
   g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (
                      natter_services_get_index (f->services), session_id)), ==, "Greeting the World");
 
-  second = natter_test_services_send (f, session_id, "and again", TRUE);
+  second = natter_test_services_send (f, session_id, "and again");
   natter_test_services_settle (f, second);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_clear_pointer (&titles, g_free);
@@ -140,7 +150,7 @@ test_rename_before_answer (Fixture       *f,
 
   SERVE (f, ANSWER, TITLE);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   set_title (f, session_id, "Mine");
   natter_test_services_settle (f, turn_id);
 
@@ -178,7 +188,7 @@ test_rename_after_answer (Fixture       *f,
   SERVE (f, ANSWER, TITLE);
   session_id = natter_test_services_create_session (f);
   handler = g_signal_connect (f->sessions, "turn-event", G_CALLBACK (rename_on_completion_cb), &renamed);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
   g_signal_handler_disconnect (f->sessions, handler);
   g_assert_true (renamed);
@@ -202,7 +212,7 @@ test_created_with_title (Fixture       *f,
   natter_sessions_create_session_async (f->sessions, "Given", NULL, NULL, NULL, NULL, result_cb, &result);
   session_id = natter_sessions_create_session_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
@@ -210,6 +220,8 @@ test_created_with_title (Fixture       *f,
   g_assert_cmpstr (titles, ==, "");
 }
 
+/* The `auto-title` setting off: nothing is asked, whatever the sender's
+ * options say. */
 static void
 test_off (Fixture       *f,
           gconstpointer  data)
@@ -218,9 +230,10 @@ test_off (Fixture       *f,
   g_autofree char *turn_id = NULL;
   g_autofree char *titles = NULL;
 
+  g_settings_set_boolean (f->gsettings, "auto-title", FALSE);
   SERVE (f, ANSWER);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", FALSE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
@@ -271,19 +284,58 @@ test_failure_is_silent (Fixture       *f,
 
   SERVE (f, ANSWER, BROKEN, ANSWER);
   session_id = natter_test_services_create_session (f);
-  turn_id = natter_test_services_send (f, session_id, "hello", TRUE);
+  turn_id = natter_test_services_send (f, session_id, "hello");
   natter_test_services_settle (f, turn_id);
 
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
   titles = titles_on_disk (f, session_id);
   g_assert_cmpstr (titles, ==, "hello");
 
-  second = natter_test_services_send (f, session_id, "again", TRUE);
+  second = natter_test_services_send (f, session_id, "again");
   natter_test_services_settle (f, second);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   g_clear_pointer (&titles, g_free);
   titles = titles_on_disk (f, session_id);
   g_assert_cmpstr (titles, ==, "hello");
+}
+
+/* A model that refuses `max_tokens` (OpenAI's reasoning models) still
+ * names the conversation: the title request goes again with
+ * `max_completion_tokens`, and the next one to that model goes with it at
+ * once. */
+static void
+test_server_refuses_max_tokens (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *titles = NULL;
+  g_autoptr(JsonObject) refused = NULL;
+  g_autoptr(JsonObject) again = NULL;
+  g_autoptr(JsonObject) next = NULL;
+
+  SERVE (f, ANSWER, NATTER_TEST_REFUSE_MAX_TOKENS, TITLE, ANSWER, TITLE);
+  session_id = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, session_id, "hello");
+  natter_test_services_settle (f, turn_id);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  refused = natter_test_services_request_body (f, 1);
+  again = natter_test_services_request_body (f, 2);
+  g_assert_cmpint (json_object_get_int_member (refused, "max_tokens"), ==, 64);
+  g_assert_false (json_object_has_member (again, "max_tokens"));
+  g_assert_cmpint (json_object_get_int_member (again, "max_completion_tokens"), ==, 64);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello|Greeting the World");
+
+  g_clear_pointer (&turn_id, g_free);
+  other = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, other, "hi");
+  natter_test_services_settle (f, turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 5);
+  next = natter_test_services_request_body (f, 4);
+  g_assert_cmpint (json_object_get_int_member (next, "max_completion_tokens"), ==, 64);
 }
 
 /* The title request does not hold the session: a second message sent
@@ -305,7 +357,7 @@ test_next_message_not_delayed (Fixture       *f,
 
   SERVE (f, ANSWER, hanging_title, ANSWER);
   session_id = natter_test_services_create_session (f);
-  first = natter_test_services_send (f, session_id, "hello", TRUE);
+  first = natter_test_services_send (f, session_id, "hello");
   natter_sessions_wait_for_turn_async (f->sessions, first, NULL, result_cb, &result);
   g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result), NULL));
 
@@ -314,7 +366,7 @@ test_next_message_not_delayed (Fixture       *f,
    * the title request that waits. */
   wait_for_requests (f, 2);
   g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (count_index_changes_cb), &n_changes);
-  second = natter_test_services_send (f, session_id, "again", TRUE);
+  second = natter_test_services_send (f, session_id, "again");
   g_clear_object (&result);
   natter_sessions_wait_for_turn_async (f->sessions, second, NULL, result_cb, &result);
   g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result), NULL));
@@ -328,6 +380,220 @@ test_next_message_not_delayed (Fixture       *f,
   /* The hanging request ends with the server; the flush in the tear-down
    * then finds nothing left to wait for. */
   g_clear_pointer (&f->server, natter_test_server_free);
+}
+
+static char *
+send_first (Fixture    *f,
+            const char *text)
+{
+  g_autofree char *session_id = natter_test_services_create_session (f);
+  char *turn_id = natter_test_services_send (f, session_id, text);
+
+  natter_test_services_wait_turn (f, turn_id);
+  return turn_id;
+}
+
+static const char *
+session_of (Fixture    *f,
+            const char *turn_id)
+{
+  return natter_session_index_lookup_session_for_turn (natter_services_get_index (f->services), turn_id);
+}
+
+static void
+allow (Fixture    *f,
+       const char *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_respond_to_permission_async (f->sessions, turn_id, "call_1", "allow", NULL, NULL, result_cb,
+                                               &result);
+  outcome = natter_sessions_respond_to_permission_finish (f->sessions, natter_test_services_wait_result (&result),
+                                                          &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
+}
+
+/* The title belongs to the conversation, not to the process that sent
+ * its first message: the first answer arrives through "allow" in a later
+ * process (the app was restarted while the turn waited), and the title
+ * is asked for then, once. */
+static void
+test_after_allow_in_a_later_process (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *turn_id = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, READ_CALL, ANSWER, TITLE);
+  turn_id = send_first (f, "Read my notes");
+  session_id = g_strdup (session_of (f, turn_id));
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+
+  natter_test_services_reload (f);
+  allow (f, turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "Write a title"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "Read my notes"));
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Read my notes|Greeting the World");
+}
+
+/* The same through the answer to a question the model asked. */
+static void
+test_after_answer_in_a_later_process (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, ASK_CALL, ANSWER, TITLE);
+  turn_id = send_first (f, "Plan a trip");
+  session_id = g_strdup (session_of (f, turn_id));
+
+  natter_test_services_reload (f);
+  natter_sessions_respond_to_ask_human_async (f->sessions, turn_id, "call_1", "Lisbon", NULL, result_cb, &result);
+  outcome = natter_sessions_respond_to_ask_human_finish (f->sessions, natter_test_services_wait_result (&result),
+                                                         &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Plan a trip|Greeting the World");
+}
+
+/* A first answer cut off by a crash and finished by "resume" in the next
+ * process is named too. */
+static void
+test_after_resume (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *resumed = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *titles = NULL;
+
+  session_id = natter_test_services_write_interrupted (f, "Tell me a story", &turn_id);
+  SERVE (f, ANSWER, TITLE);
+  natter_sessions_resume_turn_async (f->sessions, session_id, NULL, result_cb, &result);
+  resumed = natter_sessions_resume_turn_finish (f->sessions, natter_test_services_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (resumed, ==, turn_id);
+  natter_test_services_settle (f, turn_id);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Tell me a story|Greeting the World");
+}
+
+/* The first answer that completes names the conversation, though it
+ * came with the second message (the first failed); later answers ask
+ * nothing. */
+static void
+test_first_completed_answer (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, BROKEN, ANSWER, TITLE, ANSWER);
+  session_id = natter_test_services_create_session (f);
+  first = natter_test_services_send (f, session_id, "hello");
+  natter_test_services_settle (f, first);
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  second = natter_test_services_send (f, session_id, "hello again");
+  natter_test_services_settle (f, second);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "User: hello again"));
+  third = natter_test_services_send (f, session_id, "and more");
+  natter_test_services_settle (f, third);
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "hello|Greeting the World");
+}
+
+/* A conversation whose first message was queued (and sent by the queue)
+ * is named like any other. */
+static void
+test_first_message_queued (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autofree char *session_id = NULL;
+  g_autofree char *queue_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, ANSWER, TITLE);
+  session_id = natter_test_services_create_session (f);
+  natter_send_options_set_model (options, "test", "m");
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "Queued first");
+  natter_sessions_queue_message_async (f->sessions, session_id, input, options, FALSE, NULL, result_cb, &result);
+  queue_id = natter_sessions_queue_message_finish (f->sessions, natter_test_services_wait_result (&result), &error);
+  g_assert_no_error (error);
+  wait_for_requests (f, 2);
+  g_assert_true (natter_services_flush_blocking (f->services, WAIT_MS));
+
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Queued first|Greeting the World");
+}
+
+/* With the setting off, nothing is asked, whoever brings the answer. */
+static void
+test_setting_off_after_allow (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *turn_id = NULL;
+  g_autofree char *titles = NULL;
+
+  g_settings_set_boolean (f->gsettings, "auto-title", FALSE);
+  SERVE (f, READ_CALL, ANSWER);
+  turn_id = send_first (f, "Read my notes");
+  natter_test_services_reload (f);
+  allow (f, turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  titles = titles_on_disk (f, session_of (f, turn_id));
+  g_assert_cmpstr (titles, ==, "Read my notes");
+}
+
+/* Renamed while the first answer waited for permission: the title the
+ * user typed stays, and nothing is asked. */
+static void
+test_renamed_before_allow (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *turn_id = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, READ_CALL, ANSWER);
+  turn_id = send_first (f, "Read my notes");
+  session_id = g_strdup (session_of (f, turn_id));
+  set_title (f, session_id, "Mine");
+  natter_test_services_reload (f);
+  allow (f, turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  titles = titles_on_disk (f, session_id);
+  g_assert_cmpstr (titles, ==, "Read my notes|Mine");
 }
 
 static void
@@ -368,7 +634,15 @@ main (int   argc,
   ADD ("/auto-title/created-with-title", test_created_with_title);
   ADD ("/auto-title/off", test_off);
   ADD ("/auto-title/failure-is-silent", test_failure_is_silent);
+  ADD ("/auto-title/server-refuses-max-tokens", test_server_refuses_max_tokens);
   ADD ("/auto-title/next-message-not-delayed", test_next_message_not_delayed);
+  ADD ("/auto-title/after-allow-in-a-later-process", test_after_allow_in_a_later_process);
+  ADD ("/auto-title/after-answer-in-a-later-process", test_after_answer_in_a_later_process);
+  ADD ("/auto-title/after-resume", test_after_resume);
+  ADD ("/auto-title/first-completed-answer", test_first_completed_answer);
+  ADD ("/auto-title/first-message-queued", test_first_message_queued);
+  ADD ("/auto-title/setting-off-after-allow", test_setting_off_after_allow);
+  ADD ("/auto-title/renamed-before-allow", test_renamed_before_allow);
   g_test_add_func ("/auto-title/title-from-answer", test_title_from_answer);
   return g_test_run ();
 }

@@ -50,24 +50,10 @@ fixture_tear_down (Fixture       *f,
   g_object_unref (f->dir);
 }
 
-static void
-run_natter (Fixture            *f,
-            const char * const *args,
-            NatterTestRun      *result)
-{
-  g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (f->dir);
-  g_autoptr(GSubprocess) process = NULL;
-
-  process = natter_test_cli_spawn (launcher, args);
-  memset (result, 0, sizeof *result);
-  natter_test_communicate (process, result);
-  natter_test_wait_for_flag (&result->done, WAIT_MS);
-}
-
 #define RUN(f, result, ...) \
   G_STMT_START { \
     const char * const run_args_[] = { __VA_ARGS__, NULL }; \
-    run_natter ((f), run_args_, (result)); \
+    natter_test_cli_run ((f)->dir, run_args_, (result), WAIT_MS); \
   } G_STMT_END
 
 static void

@@ -140,9 +140,10 @@ server_free (Server *server)
 
 typedef struct
 {
-  GFile  *dir;        /* NATTER_DATA_DIR */
-  Server *server;
-  char   *file;       /* a file for read_file to read */
+  GFile    *dir;           /* NATTER_DATA_DIR */
+  Server   *server;
+  char     *file;          /* a file for read_file to read */
+  gboolean  own_provider;  /* the server is the configured default (use_own_provider()) */
 } Fixture;
 
 static GSubprocess *
@@ -152,7 +153,27 @@ spawn (Fixture            *f,
   g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (f->dir);
 
   g_subprocess_launcher_setenv (launcher, "NATTER_API_KEY", API_KEY, TRUE);
+  if (f->own_provider)
+    g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "keyfile", TRUE);
   return natter_test_cli_spawn (launcher, args);
+}
+
+/* Makes the scripted server the person's own provider "mine", the
+ * default with model "m1", as Preferences would: settings the command
+ * reads from a key file under its XDG_CONFIG_HOME. */
+static void
+use_own_provider (Fixture *f)
+{
+  g_autoptr(GFile) dir = g_file_resolve_relative_path (f->dir, "glib-2.0/settings");
+  g_autoptr(GFile) keyfile = g_file_get_child (dir, "keyfile");
+  g_autofree char *text = g_strdup_printf ("[io/github/natter/Natter]\n"
+                                           "providers=[('mine', 'Mine', '%s')]\n"
+                                           "default-provider='mine'\n"
+                                           "default-model='m1'\n", f->server->base_url);
+
+  g_assert_cmpint (g_mkdir_with_parents (g_file_peek_path (dir), 0700), ==, 0);
+  g_assert_true (g_file_set_contents (g_file_peek_path (keyfile), text, -1, NULL));
+  f->own_provider = TRUE;
 }
 
 /* Runs natter with @args while this main loop serves the model. */
@@ -475,7 +496,7 @@ test_grants (Fixture       *f,
   JsonObject *entry;
 
   script (f, &f->server->read_step, &ANSWER, &f->server->read_step, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
@@ -561,7 +582,7 @@ test_queue (Fixture       *f,
   JsonObject *entry;
 
   script (f, &f->server->read_step, &ANSWER, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
@@ -626,6 +647,113 @@ test_queue (Fixture       *f,
   g_assert_true (g_str_has_prefix (r.out, "session "));
   g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
   g_assert_cmpuint (f->server->bodies->len, ==, 4);
+}
+
+/* A completed first turn and, behind it, a message its process queued
+ * but was killed before sending: what a crash between the answer and
+ * the promotion of the queue leaves. Returns the session. */
+static char *
+lose_a_promotion (Fixture    *f,
+                  const char *text)
+{
+  g_auto(NatterTestRun) r;
+  char *session_id = NULL;
+
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  g_free (natter_test_store_queued (f->dir, session_id, text, f->server->base_url, "m1"));
+  return session_id;
+}
+
+/* The session's line of `natter sessions`: its status and turn count
+ * ("completed 3"). */
+static char *
+session_status (Fixture    *f,
+                const char *session_id)
+{
+  g_auto(NatterTestRun) r;
+  g_autoptr(JsonNode) json = NULL;
+  JsonArray *entries;
+
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  json = natter_test_json (r.out);
+  entries = json_node_get_array (json);
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+
+      if (g_str_equal (json_object_get_string_member (entry, "sessionId"), session_id))
+        return g_strdup_printf ("%s %" G_GINT64_FORMAT, json_object_get_string_member (entry, "latestTurnStatus"),
+                                json_object_get_int_member (entry, "turnCount"));
+    }
+  g_assert_not_reached ();
+}
+
+/* A plain send finds the queue first in line: it is refused, and the
+ * oldest queued message, sent instead, runs to its answer before the
+ * command exits (never left interrupted for `resume`). */
+static void
+test_queue_first_send_refused (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *promoted = NULL;
+  g_autofree char *status = NULL;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  session_id = lose_a_promotion (f, "left behind");
+
+  RUN (f, &r, "send", "--session", session_id, "not", "sent");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: The latest turn "));
+  g_assert_nonnull (strstr (r.err, "queued messages"));
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  parse_ids (r.out, &promoted, NULL);
+  g_assert_cmpstr (promoted, ==, session_id);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "left behind"));
+  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 1), "not sent"));
+
+  status = session_status (f, session_id);
+  g_assert_cmpstr (status, ==, "completed 2");
+}
+
+/* send --queue behind what a crash left queued: the message is queued
+ * after it, and both are sent, each after the answer before it, and
+ * reported, before the command exits. */
+static void
+test_queue_first_send_queue (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *status = NULL;
+  g_auto(GStrv) reports = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
+  session_id = lose_a_promotion (f, "left behind");
+
+  RUN (f, &r, "send", "--session", session_id, "--queue", "next");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "queued "));
+  reports = g_strsplit (r.out, "\n\nsession ", -1);
+  g_assert_cmpuint (g_strv_length (reports), ==, 3);
+  g_assert_true (g_str_has_suffix (reports[1], "\n\nHello world"));
+  g_assert_true (g_str_has_suffix (reports[2], "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "left behind"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "next"));
+
+  status = session_status (f, session_id);
+  g_assert_cmpstr (status, ==, "completed 3");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id);
+  g_assert_cmpstr (r.out, ==, "");
 }
 
 static void
@@ -712,17 +840,18 @@ test_stop (Fixture       *f,
 
 /* A process killed mid-stream leaves its turn idle; `resume` re-issues the
  * interrupted call against the endpoint recorded in the turn. */
-static void
-test_resume_idle (Fixture       *f,
-                  gconstpointer  data)
+/* Runs `natter send @extra… --base-url … --model m1 hello` and kills it
+ * once the model was asked (the script must hang there): its new
+ * session's only turn is left idle. Returns that session. */
+static char *
+send_killed_mid_answer (Fixture    *f,
+                        const char *extra)
 {
   g_auto(NatterTestRun) r = { 0 };
   g_autoptr(GSubprocess) process = NULL;
-  const char * const args[] = { "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello", NULL };
-  g_autofree char *session_id = NULL;
+  const char * const args[] = { "send", "--base-url", f->server->base_url, "--model", "m1", "hello", extra, NULL };
   g_auto(GStrv) fields = NULL;
 
-  script (f, &HANG, &ANSWER, NULL);
   process = spawn (f, args);
   natter_test_communicate (process, &r);
   while (f->server->bodies->len == 0)
@@ -735,7 +864,18 @@ test_resume_idle (Fixture       *f,
   RUN (f, &r, "sessions");
   fields = g_strsplit (r.out, "\t", -1);
   g_assert_cmpstr (fields[1], ==, "idle");
-  session_id = g_strdup (fields[0]);
+  return g_strdup (fields[0]);
+}
+
+static void
+test_resume_idle (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+
+  script (f, &HANG, &ANSWER, NULL);
+  session_id = send_killed_mid_answer (f, "--no-auto-title");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "resume", session_id);
@@ -846,6 +986,129 @@ test_send_auto_title (Fixture       *f,
   g_assert_nonnull (strstr (r.out, expected));
 }
 
+/* The title `natter sessions` lists for @session_id ("-" for none). */
+static char *
+listed_title (Fixture    *f,
+              const char *session_id)
+{
+  g_auto(NatterTestRun) r;
+  g_auto(GStrv) lines = NULL;
+
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  lines = g_strsplit (r.out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], session_id))
+      {
+        g_auto(GStrv) fields = g_strsplit (lines[i], "\t", -1);
+
+        g_assert_cmpuint (g_strv_length (fields), >=, 4);
+        return g_strdup (fields[3]);
+      }
+  g_assert_not_reached ();
+}
+
+/* The title belongs to the conversation: its first answer arrives
+ * through `allow`, in another process than the `send` that started it,
+ * and that process asks the model for the title (once) before it
+ * exits. */
+static void
+test_auto_title_after_allow (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *title = NULL;
+
+  script (f, &f->server->read_step, &ANSWER, &TITLE, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "allow", turn_id, "call_1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "Write a title for the conversation below"));
+  title = listed_title (f, session_id);
+  g_assert_cmpstr (title, ==, "Greeting the World");
+}
+
+/* The same when the first answer comes with the answer to the model's
+ * question. */
+static void
+test_auto_title_after_answer (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *title = NULL;
+
+  script (f, &ASK_COLOUR, &ANSWER, &TITLE, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "paint", "it");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "answer", turn_id, "call_1", "deep", "blue");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  title = listed_title (f, session_id);
+  g_assert_cmpstr (title, ==, "Greeting the World");
+}
+
+/* The process that sent the first message was killed mid-answer; the
+ * `resume` that finishes the answer names the conversation. */
+static void
+test_auto_title_after_resume (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *title = NULL;
+
+  script (f, &HANG, &ANSWER, &TITLE, NULL);
+  session_id = send_killed_mid_answer (f, NULL);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "resume", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  title = listed_title (f, session_id);
+  g_assert_cmpstr (title, ==, "Greeting the World");
+}
+
+/* `send --no-auto-title` keeps the first line as the conversation's
+ * title for good: the `allow` that brings the first answer asks for
+ * nothing. */
+static void
+test_no_auto_title_after_allow (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *title = NULL;
+
+  script (f, &f->server->read_step, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "allow", turn_id, "call_1");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  title = listed_title (f, session_id);
+  g_assert_cmpstr (title, ==, "read my notes");
+}
+
 /* `natter compact SESSION [--keep N]` summarizes the earlier turns and
  * prints `compacted <id>`; the next send carries the summary. */
 static void
@@ -939,18 +1202,108 @@ test_overflow_hint (Fixture       *f,
   };
   g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
   g_autofree char *hint = NULL;
 
   script (f, &OVERFLOW, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (r.status, ==, 1);
-  parse_ids (r.out, &session_id, NULL);
+  parse_ids (r.out, &session_id, &turn_id);
   g_assert_true (g_str_has_prefix (r.err, "natter: The turn failed: "));
   g_assert_nonnull (strstr (r.err, "maximum context length"));
-  hint = g_strdup_printf ("“natter compact %s” summarizes its earlier turns, then send again)\n", session_id);
+  hint = g_strdup_printf ("“natter retry --compact %s” summarizes its earlier turns and sends the message again)\n",
+                          turn_id);
   g_assert_true (g_str_has_suffix (r.err, hint));
   /* One line. */
   g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (int) strlen (r.err) - 1);
+}
+
+/* A failed message tried again from the command line is a new version
+ * of it, as in the window: `natter retry TURN` sends it once more, and
+ * the model receives it once. */
+static void
+test_retry_failed (Fixture       *f,
+                   gconstpointer  data)
+{
+  static const Step DOWN = { "data: {\"error\":{\"message\":\"The server is overloaded\"}}\n\n", FALSE };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *failed_id = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *hint = NULL;
+  const char *body;
+
+  script (f, &ANSWER, &DOWN, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "second");
+  g_assert_cmpint (r.status, ==, 1);
+  parse_ids (r.out, NULL, &failed_id);
+  hint = g_strdup_printf ("(“natter retry %s” sends the message again)\n", failed_id);
+  g_assert_true (g_str_has_suffix (r.err, hint));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", failed_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version_id, NULL);
+  g_assert_cmpstr (version_id, !=, session_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  body = g_ptr_array_index (f->server->bodies, 2);
+  g_assert_nonnull (strstr (body, "\"first\""));
+  g_assert_nonnull (strstr (body, "\"second\""));
+  g_assert_null (strstr (strstr (body, "\"second\"") + 1, "\"second\""));
+
+  /* The failed try stays in its version. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_nonnull (strstr (r.out, "\tfailed\t"));
+  g_assert_nonnull (strstr (r.out, "\tcompleted\t"));
+}
+
+/* An earlier turn's file damaged: `send` is refused, naming the file and
+ * the way out, and nothing is sent; recover copies the part before. */
+static void
+test_send_damaged_history (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *relative = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *hint = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "second");
+  g_assert_cmpint (r.status, ==, 0);
+
+  relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id, turn_id + 5, turn_id + 8, turn_id);
+  file = g_file_resolve_relative_path (f->dir, relative);
+  path = g_file_get_path (file);
+  natter_test_append_file (path, "{\"type\":\"turn_comp");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "third");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "natter: The history of session "));
+  g_assert_nonnull (strstr (r.err, path));
+  hint = g_strdup_printf ("natter recover %s\n", session_id);
+  g_assert_true (g_str_has_suffix (r.err, hint));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpint (r.status, ==, 0);
 }
 
 /* `natter recover SESSION` copies what can be read of a damaged session
@@ -1118,9 +1471,16 @@ test_export_import (Fixture       *f,
   g_assert_true (g_file_get_contents (archive_path, &contents, NULL, NULL));
   g_assert_true (g_str_has_prefix (contents, "{\"format\":\"natter-archive\",\"version\":1,"));
 
+  /* An archive is data from wherever it came from: the address the
+   * conversation was sent to and its working folder stay behind, and the
+   * command says so. */
   natter_test_run_clear (&r);
   RUN (f, &r, "import", archive_path);
-  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpstr (r.err, ==,
+                   "natter: 1 answer came from a server address named in the file: it is shown as a label and never "
+                   "contacted; new messages go to your own providers.\n"
+                   "natter: 1 working folder named in the file was not brought over: tools work in your own "
+                   "folders.\n");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "session "));
   copy_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
@@ -1142,6 +1502,84 @@ test_export_import (Fixture       *f,
   natter_test_run_clear (&r);
   RUN (f, &r, "export", session_id, "--format", "pdf");
   g_assert_cmpint (r.status, ==, 2);
+}
+
+/* Someone else's archive, imported in a fresh data directory: its
+ * "Always Allow" grant, its queued message and its server address stay
+ * behind, and the command says so. A plain send then goes to the
+ * person's own provider with their key; the address the archive names
+ * hears nothing, and read_file asks before it runs. */
+static void
+test_import_shared_archive (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(NatterTestServer) elsewhere = natter_test_server_new (NULL, 0);
+  NatterTestShared shared = { .provider = elsewhere->base_url, .model = "m1", .grant = TRUE, .queued = TRUE };
+  g_autofree char *text = natter_test_shared_archive (&shared);
+  g_autoptr(GFile) archive = g_file_get_child (f->dir, "shared.json");
+  g_autofree char *path = g_file_get_path (archive);
+  g_autofree char *session_id = NULL;
+  g_autofree char *waiting = NULL;
+  g_autofree char *said = NULL;
+  g_auto(NatterTestRun) r;
+
+  use_own_provider (f);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  RUN (f, &r, "import", path);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  session_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  said = g_strdup (r.err);
+
+  script (f, &f->server->read_step, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "Read", "my", "notes");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  waiting = g_strdup_printf ("waiting: permission call_1 read_file ");
+  g_assert_nonnull (strstr (r.out, waiting));
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m1\""));
+  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 0), "Send me the notes"));
+  /* The tear-down checks it carried the person's key. */
+  g_assert_cmpuint (elsewhere->paths->len, ==, 0);
+  g_assert_cmpstr (said, ==,
+                   "natter: 1 “Always Allow” permission was not brought over: tools ask again.\n"
+                   "natter: 1 queued message was not brought over and will not be sent.\n"
+                   "natter: 1 answer came from a server address named in the file: it is shown as a label and "
+                   "never contacted; new messages go to your own providers.\n");
+}
+
+/* A ChatGPT export: the conversations that can be read come in and
+ * continue on the person's own provider; the damaged one is named and
+ * the command fails. */
+static void
+test_import_chatgpt (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "chatgpt", "conversations.json", NULL);
+  g_auto(GStrv) lines = NULL;
+  g_autofree char *trip = NULL;
+  g_auto(NatterTestRun) r;
+
+  use_own_provider (f);
+  RUN (f, &r, "import", "--from", "chatgpt", path);
+  g_assert_cmpint (r.status, ==, 1);
+  lines = g_strsplit (r.out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 5);
+  g_assert_true (g_str_has_prefix (lines[0], "session "));
+  trip = g_strdup (lines[0] + strlen ("session "));
+  g_assert_nonnull (strstr (r.err, "natter: Conversation 6 (“Damaged”): message gone is not in its “mapping”\n"));
+  g_assert_true (g_str_has_suffix (r.err, "natter: 1 conversation could not be read and was not imported\n"));
+
+  script (f, &ANSWER, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--no-auto-title", "--session", trip, "And", "the", "weather?");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Hello world"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m1\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "Try the fjords."));
 }
 
 static void
@@ -1262,7 +1700,7 @@ test_send_mcp_tool (Fixture       *f,
   g_file_set_contents (config, text, -1, &error);
   g_assert_no_error (error);
   script (f, &MCP_ECHO, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "echo", "hi");
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "echo", "hi");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
@@ -1279,20 +1717,67 @@ test_send_mcp_tool (Fixture       *f,
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "echo: hi"));
 }
 
-/* `natter sessions` lists every session, and a version of a
- * conversation (a branch with its title) says which one it continues. */
+/* The "version of" mark of `natter sessions` for @id: the original's id,
+ * or "" when @id is listed as a conversation of its own. */
+static char *
+listed_version_of (const char *out,
+                   const char *id)
+{
+  g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], id))
+      {
+        const char *mark = strstr (lines[i], "\tversion of ");
+
+        return g_strdup (mark != NULL ? mark + strlen ("\tversion of ") : "");
+      }
+  g_assert_not_reached ();
+}
+
+/* The `versionOf` of @id in `natter sessions --json`, "" without one. */
+static char *
+json_version_of (const char *out,
+                 const char *id)
+{
+  g_autoptr(JsonNode) json = natter_test_json (out);
+  JsonArray *entries = json_node_get_array (json);
+
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+
+      if (g_str_equal (json_object_get_string_member (entry, "sessionId"), id))
+        return g_strdup (json_object_get_string_member_with_default (entry, "versionOf", ""));
+    }
+  g_assert_not_reached ();
+}
+
+#define assert_version_of(out, json_out, id, expected) \
+  G_STMT_START { \
+    g_autofree char *text_ = listed_version_of ((out), (id)); \
+    g_autofree char *json_ = json_version_of ((json_out), (id)); \
+    g_assert_cmpstr (text_, ==, (expected)); \
+    g_assert_cmpstr (json_, ==, (expected)); \
+  } G_STMT_END
+
+/* `natter sessions` says which conversation a version (what Edit and
+ * Try Again make in the window: a branch created with the title of the
+ * conversation it was made from) continues, from the stored lineage: a
+ * fork made on purpose is a conversation of its own even under its
+ * parent's title; a renamed version and a version of a version still
+ * say where they came from. */
 static void
 test_sessions_mark_versions (Fixture       *f,
                              gconstpointer  data)
 {
   g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) j;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
   g_autofree char *fork_id = NULL;
-  g_autofree char *marked = NULL;
-  g_autoptr(JsonNode) json = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonArray *entries;
+  g_autofree char *version = NULL;
+  g_autofree char *inner = NULL;
 
   script (f, &ANSWER, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
@@ -1305,39 +1790,40 @@ test_sessions_mark_versions (Fixture       *f,
   RUN (f, &r, "fork", session_id, turn_id);
   g_assert_cmpint (r.status, ==, 0);
   fork_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  /* An edit of the first message, as the window makes one. */
+  version = natter_test_store_session (f->dir, "Greetings", session_id, NULL);
 
-  /* Untitled, the branch is a conversation of its own. */
   natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
-  g_assert_null (strstr (r.out, "version of"));
+  g_assert_cmpint (r.status, ==, 0);
+  RUN (f, &j, "sessions", "--json");
+  g_assert_cmpint (j.status, ==, 0);
+  assert_version_of (r.out, j.out, session_id, "");
+  assert_version_of (r.out, j.out, fork_id, "");
+  assert_version_of (r.out, j.out, version, session_id);
 
-  /* With the conversation's title, it is a version of it. */
+  /* The fork under its parent's title is still its own. */
   natter_test_run_clear (&r);
   RUN (f, &r, "title", fork_id, "Greetings");
   g_assert_cmpint (r.status, ==, 0);
+  /* The version renamed is still a version. */
   natter_test_run_clear (&r);
+  RUN (f, &r, "title", version, "Salutations");
+  g_assert_cmpint (r.status, ==, 0);
+  /* An edit made in the version: a version of the version. */
+  inner = natter_test_store_session (f->dir, "Salutations", version, NULL);
+
+  natter_test_run_clear (&r);
+  natter_test_run_clear (&j);
   RUN (f, &r, "sessions");
   g_assert_cmpint (r.status, ==, 0);
-  marked = g_strdup_printf ("\tGreetings\tversion of %s\n", session_id);
-  g_assert_nonnull (strstr (r.out, marked));
+  RUN (f, &j, "sessions", "--json");
+  assert_version_of (r.out, j.out, fork_id, "");
+  assert_version_of (r.out, j.out, version, session_id);
+  assert_version_of (r.out, j.out, inner, session_id);
+  assert_version_of (r.out, j.out, session_id, "");
   g_assert_nonnull (strstr (r.out, "\tGreetings\n"));
-
-  natter_test_run_clear (&r);
-  RUN (f, &r, "sessions", "--json");
-  json = json_from_string (r.out, &error);
-  g_assert_no_error (error);
-  entries = json_node_get_array (json);
-  g_assert_cmpuint (json_array_get_length (entries), ==, 2);
-  for (guint i = 0; i < 2; i++)
-    {
-      JsonObject *entry = json_array_get_object_element (entries, i);
-      const char *id = json_object_get_string_member (entry, "sessionId");
-
-      if (g_str_equal (id, fork_id))
-        g_assert_cmpstr (json_object_get_string_member (entry, "versionOf"), ==, session_id);
-      else
-        g_assert_false (json_object_has_member (entry, "versionOf"));
-    }
+  g_assert_nonnull (strstr (r.out, "\tSalutations\tversion of "));
 }
 
 int
@@ -1359,6 +1845,8 @@ main (int   argc,
   ADD ("/cli/send/permission-allow", test_permission_allow);
   ADD ("/cli/grants/allow-always-grant-list-revoke", test_grants);
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
+  ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
+  ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
   ADD ("/cli/send/permission-deny", test_permission_deny);
   ADD ("/cli/send/mcp-tool", test_send_mcp_tool);
   ADD ("/cli/send/ask-human-answer", test_ask_human_answer);
@@ -1367,11 +1855,19 @@ main (int   argc,
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
   ADD ("/cli/sessions-mark-versions", test_sessions_mark_versions);
   ADD ("/cli/send/auto-title", test_send_auto_title);
+  ADD ("/cli/auto-title/after-allow", test_auto_title_after_allow);
+  ADD ("/cli/auto-title/after-answer", test_auto_title_after_answer);
+  ADD ("/cli/auto-title/after-resume", test_auto_title_after_resume);
+  ADD ("/cli/auto-title/not-after-no-auto-title", test_no_auto_title_after_allow);
   ADD ("/cli/compact", test_compact);
   ADD ("/cli/send-auto-compact", test_send_auto_compact);
   ADD ("/cli/overflow-hint", test_overflow_hint);
   ADD ("/cli/recover", test_recover);
+  ADD ("/cli/retry/failed-message-once", test_retry_failed);
+  ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);
   ADD ("/cli/export-import", test_export_import);
+  ADD ("/cli/import-shared-archive", test_import_shared_archive);
+  ADD ("/cli/import-chatgpt", test_import_chatgpt);
   ADD ("/cli/search", test_search);
   ADD ("/cli/errors", test_errors);
   ADD ("/cli/lock-refused", test_lock_refused);

@@ -46,7 +46,7 @@ say (Fixture    *f,
      const char *session_id,
      const char *text)
 {
-  char *turn_id = natter_test_services_send (f, session_id, text, FALSE);
+  char *turn_id = natter_test_services_send (f, session_id, text);
 
   natter_test_services_settle (f, turn_id);
   return turn_id;
@@ -296,6 +296,34 @@ test_compact_summary_fails (Fixture       *f,
   g_assert_null (id);
   event = natter_test_services_last_event (f, session_id, "conversation_compacted");
   g_assert_null (event);
+}
+
+/* A model that refuses `max_tokens` still summarizes: the request goes
+ * again with `max_completion_tokens`. */
+static void
+test_compact_server_refuses_max_tokens (Fixture       *f,
+                                        gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(JsonObject) event = NULL;
+  g_autoptr(JsonObject) again = NULL;
+  g_autoptr(GError) error = NULL;
+
+  SERVE (f, SAY ("A1"), SAY ("A2"), NATTER_TEST_REFUSE_MAX_TOKENS, SAY ("We chose plan B."));
+  session_id = natter_test_services_create_session (f);
+  t1 = say (f, session_id, "Q1");
+  t2 = say (f, session_id, "Q2");
+  id = compact (f, session_id, 1, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (id);
+  again = natter_test_services_request_body (f, 3);
+  g_assert_false (json_object_has_member (again, "max_tokens"));
+  g_assert_true (json_object_has_member (again, "max_completion_tokens"));
+  event = natter_test_services_last_event (f, session_id, "conversation_compacted");
+  g_assert_cmpstr (json_object_get_string_member (event, "summary"), ==, "We chose plan B.");
 }
 
 /* A branch taken after the compaction, at a turn it covers, keeps it: its
@@ -584,7 +612,7 @@ test_compact_1000_turns (Fixture       *f,
 }
 
 #define ADD(path, func) \
-  g_test_add (path, Fixture, NULL, natter_test_services_set_up, func, natter_test_services_tear_down)
+  g_test_add (path, Fixture, NULL, natter_test_services_set_up_without_titles, func, natter_test_services_tear_down)
 
 int
 main (int   argc,
@@ -595,6 +623,7 @@ main (int   argc,
   ADD ("/compaction/compact-then-send", test_compact_then_send);
   ADD ("/compaction/refused", test_compact_refused);
   ADD ("/compaction/summary-fails", test_compact_summary_fails);
+  ADD ("/compaction/server-refuses-max-tokens", test_compact_server_refuses_max_tokens);
   ADD ("/compaction/fork-keeps-compaction", test_fork_keeps_compaction);
   ADD ("/compaction/damaged-kept-turn-refuses-the-message", test_damaged_kept_turn);
   g_test_add_func ("/compaction/event-reduces", test_event_reduces);

@@ -6,6 +6,7 @@
  */
 
 #include <math.h>
+#include <string.h>
 
 #include "natter-json.h"
 #include "natter-test-support.h"
@@ -44,6 +45,133 @@ assert_line_rejected (const char *line,
 
   g_assert_null (node);
   g_assert_error (error, NATTER_STORE_ERROR, code);
+}
+
+/* RFC 8259 §7: every control character in a string or a member name is
+ * written escaped (json-glib's generator writes U+001F raw), so that any
+ * strict reader accepts the line; the line reads back exactly. */
+static void
+test_every_control_character_escaped (void)
+{
+  g_autoptr(GString) text = g_string_new ("<");
+  g_autoptr(JsonObject) object = json_object_new ();
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+
+  for (guint c = 0x01; c < 0x20; c++)
+    g_string_append_c (text, (char) c);
+  g_string_append (text, "\x7f\"\\/>");
+  json_object_set_string_member (object, "text", text->str);
+  json_object_set_int_member (object, text->str, 1);
+  json_node_set_object (node, object);
+
+  line = natter_json_to_line (node, NULL, &error);
+  g_assert_no_error (error);
+  for (const char *p = line; *p != '\0'; p++)
+    if ((guchar) *p < 0x20)
+      g_error ("The line holds the control character 0x%02x raw: %s", *p, line);
+  g_assert_nonnull (strstr (line, "\\u001e\\u001f\\u007f"));
+
+  back = natter_json_from_line (line, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (json_node_equal (back, node));
+}
+
+/* What leaves Natter other than log lines (request bodies, archives,
+ * `--json` output) is as strict, pretty or not, and always UTF-8: bytes
+ * of a string that are not UTF-8 (which a JsonNode can hold) are
+ * written as U+FFFD rather than passed on. */
+static void
+test_to_text_is_strict (void)
+{
+  g_autoptr(JsonNode) node = natter_test_json ("{\"a\":[\"x\\u001fy\"],\"b\\u001f\":1.5}");
+  g_autoptr(JsonNode) bad = json_node_new (JSON_NODE_VALUE);
+  g_autofree char *compact = NULL;
+  g_autofree char *pretty = NULL;
+  g_autofree char *replaced = NULL;
+  gsize length = 0;
+
+  compact = natter_json_to_text (node, FALSE, &length);
+  g_assert_cmpstr (compact, ==, "{\"a\":[\"x\\u001fy\"],\"b\\u001f\":1.5}");
+  g_assert_cmpuint (length, ==, strlen (compact));
+  pretty = natter_json_to_text (node, TRUE, NULL);
+  g_assert_cmpstr (pretty, ==, "{\n  \"a\" : [\n    \"x\\u001fy\"\n  ],\n  \"b\\u001f\" : 1.5\n}");
+
+  json_node_set_string (bad, "a\xff\x1f" "b\xc3");
+  replaced = natter_json_to_text (bad, FALSE, &length);
+  g_assert_cmpstr (replaced, ==, "\"a\xef\xbf\xbd\\u001fb\xef\xbf\xbd\"");
+  g_assert_cmpuint (length, ==, strlen (replaced));
+}
+
+/* JSON from outside: what no stored string can hold (U+0000, a lone
+ * surrogate) is read as U+FFFD, everything else as json-glib reads it
+ * (docs/format.md §2, "Text a string cannot hold"). */
+static void
+test_load_external (void)
+{
+  static const struct { const char *json; const char *text; } cases[] = {
+    { "\"a\\u0000b\"", "a\xef\xbf\xbd" "b" },
+    { "\"\\ud800\"", "\xef\xbf\xbd" },
+    { "\"\\udc00x\"", "\xef\xbf\xbd" "x" },
+    { "\"\\ud800\\u0041\"", "\xef\xbf\xbd" "A" },
+    { "\"\\ud800\\ud800\\udc00\"", "\xef\xbf\xbd\xf0\x90\x80\x80" },
+    { "\"\\ud83d\\ude00\\uD83D\\uDE00\"", "\xf0\x9f\x98\x80\xf0\x9f\x98\x80" },
+    { "\"\\\\u0000 \\\\ud800\"", "\\u0000 \\ud800" },
+    { "\"\\u001f\\u00e9\"", "\x1f\xc3\xa9" },
+    { "\"plain\"", "plain" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+
+      g_test_message ("%s", cases[i].json);
+      g_assert_true (natter_json_parser_load_external (parser, cases[i].json, -1, &error));
+      g_assert_no_error (error);
+      g_assert_cmpstr (json_node_get_string (json_parser_get_root (parser)), ==, cases[i].text);
+    }
+
+  /* Not JSON stays not JSON. */
+  {
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    g_autoptr(GError) error = NULL;
+
+    g_assert_false (natter_json_parser_load_external (parser, "\"\\u12\"", -1, &error));
+    g_assert_nonnull (error);
+  }
+}
+
+/* Lines written before U+001F was escaped hold it raw: they still read,
+ * as the same value. A line that spells it both ways was written by no
+ * version of Natter and is refused. */
+static void
+test_lines_written_raw_still_read (void)
+{
+  const char *raw = "{\"type\":\"title_changed\",\"title\":\"unit\x1fseparator\",\"k\x1f\":[\"\x1f\"]}";
+  const char *escaped = "{\"type\":\"title_changed\",\"title\":\"unit\\u001fseparator\",\"k\\u001f\":[\"\\u001f\"]}";
+  g_autoptr(JsonNode) old_node = NULL;
+  g_autoptr(JsonNode) new_node = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *again = NULL;
+
+  old_node = natter_json_from_line (raw, -1, &error);
+  g_assert_no_error (error);
+  new_node = natter_json_from_line (escaped, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (json_node_equal (old_node, new_node));
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (old_node), "title"), ==,
+                   "unit\x1fseparator");
+
+  /* What is written now is the escaped form. */
+  again = natter_json_to_line (old_node, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (again, ==, escaped);
+
+  assert_line_rejected ("{\"a\":\"\x1f\\u001f\"}", -1, NATTER_STORE_ERROR_NOT_LOSSLESS);
+  assert_line_rejected ("{\"a\x1f\":\"\\u001f\"}", -1, NATTER_STORE_ERROR_NOT_LOSSLESS);
 }
 
 static void
@@ -286,6 +414,10 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/json/canonical-round-trip", test_canonical_round_trip);
+  g_test_add_func ("/json/every-control-character-escaped", test_every_control_character_escaped);
+  g_test_add_func ("/json/lines-written-raw-still-read", test_lines_written_raw_still_read);
+  g_test_add_func ("/json/to-text-is-strict", test_to_text_is_strict);
+  g_test_add_func ("/json/load-external", test_load_external);
   g_test_add_func ("/json/rejects-non-lossless-lines", test_rejects_non_lossless_lines);
   g_test_add_func ("/json/rejects-non-finite-values", test_rejects_non_finite_values);
   g_test_add_func ("/json/rejects-invalid-utf8-values", test_rejects_invalid_utf8_values);

@@ -110,6 +110,26 @@ first_text (JsonObject *result)
   return json_object_get_string_member (item, "text");
 }
 
+/* A tool server reads JSON strictly (the fake does, as Python's json
+ * module does): U+001F in an argument travels escaped, and what it
+ * answers is text exactly, but for what no string can hold — NUL and a
+ * lone surrogate — which becomes U+FFFD (docs/format.md §2). */
+static void
+assert_strict_round_trip (NatterMcpClient *client)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) echoed = NULL;
+  g_autoptr(JsonObject) odd = NULL;
+
+  echoed = call_tool (client, "echo", "{\"message\": \"unit\\u001fseparator\"}", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (first_text (echoed), ==, "echo: unit\x1fseparator");
+  odd = call_tool (client, "odd", "{}", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (first_text (odd), ==, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\x1f" "d");
+  g_assert_cmpint (natter_mcp_client_get_state (client), ==, NATTER_MCP_CLIENT_STATE_READY);
+}
+
 static gboolean
 has_tool (JsonArray  *tools,
           const char *name)
@@ -269,6 +289,15 @@ test_stdio_handshake_and_call (void)
   failed = call_tool (client, "fail", "{}", NULL, &error);
   g_assert_no_error (error);
   g_assert_true (json_object_get_boolean_member (failed, "isError"));
+}
+
+static void
+test_stdio_strict_json (void)
+{
+  g_autoptr(NatterMcpServerConfig) config = fake_config ("");
+  g_autoptr(NatterMcpClient) client = natter_mcp_client_new (config);
+
+  assert_strict_round_trip (client);
 }
 
 static void
@@ -507,6 +536,22 @@ test_http_fake_json (void)
   g_subprocess_force_exit (server);
 }
 
+static void
+test_http_strict_json (void)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  const char *argv[] = { python, script, "--http", NULL };
+  g_autoptr(GSubprocess) server = NULL;
+  g_autofree char *port = start_and_wait_for_line (&server, argv, NULL, FALSE, "");
+  g_autofree char *literal = g_strdup_printf ("{\"url\": \"http://127.0.0.1:%s/mcp\"}", port);
+  g_autoptr(NatterMcpServerConfig) config = config_from ("fake-http", literal);
+  g_autoptr(NatterMcpClient) client = natter_mcp_client_new (config);
+
+  assert_strict_round_trip (client);
+  g_subprocess_force_exit (server);
+}
+
 static char *
 store_lookup (const char  *key,
               gpointer     user_data,
@@ -737,6 +782,7 @@ main (int    argc,
   g_test_add_func ("/mcp/config/errors", test_config_errors);
   g_test_add_func ("/mcp/config/update", test_config_update);
   g_test_add_func ("/mcp/stdio/handshake-and-call", test_stdio_handshake_and_call);
+  g_test_add_func ("/mcp/stdio/strict-json", test_stdio_strict_json);
   g_test_add_func ("/mcp/stdio/version-negotiation", test_stdio_version_negotiation);
   g_test_add_func ("/mcp/stdio/pagination", test_stdio_pagination);
   g_test_add_func ("/mcp/stdio/list-changed", test_stdio_list_changed);
@@ -746,6 +792,7 @@ main (int    argc,
   g_test_add_func ("/mcp/stdio/start-failure", test_stdio_start_failure);
   g_test_add_func ("/mcp/http/fake-json", test_http_fake_json);
   g_test_add_func ("/mcp/http/secret-header", test_http_secret_header);
+  g_test_add_func ("/mcp/http/strict-json", test_http_strict_json);
   g_test_add_func ("/mcp/everything/stdio", test_everything_stdio);
   g_test_add_func ("/mcp/everything/http", test_everything_http);
   g_test_add_func ("/mcp/everything/http-list-changed", test_everything_http_list_changed);

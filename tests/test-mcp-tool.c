@@ -136,6 +136,7 @@ refreshed_cb (GObject      *object,
   *(gboolean *) user_data = TRUE;
 }
 
+/* @data: NULL, or one more argument for the fake server ("--odd"). */
 static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
@@ -151,7 +152,9 @@ fixture_set_up (Fixture       *f,
 
   f->dir = natter_test_make_temp_dir ();
   f->config = g_build_filename (g_file_peek_path (f->dir), "mcp.json", NULL);
-  text = g_strdup_printf ("{\"mcpServers\": {\"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}", python, script);
+  text = g_strdup_printf ("{\"mcpServers\": {\"fake\": {\"command\": \"%s\", \"args\": [\"%s\"%s%s%s]}}}", python,
+                          script, data != NULL ? ", \"" : "", data != NULL ? (const char *) data : "",
+                          data != NULL ? "\"" : "");
   g_file_set_contents (f->config, text, -1, &error);
   g_assert_no_error (error);
 
@@ -378,6 +381,31 @@ test_turn_allowed (Fixture       *f,
     g_assert_cmpstr (json_object_get_string_member (mcp, "server"), ==, "fake");
     g_assert_cmpstr (json_object_get_string_member (mcp, "tool"), ==, "echo");
   }
+}
+
+/* A result holding what no stored string can (a lone surrogate, NUL)
+ * does not stall the turn: it is stored with U+FFFD in their place
+ * (docs/format.md §2), U+001F exactly, and reads back. */
+static void
+test_turn_odd_result (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f);
+  g_autoptr(NatterTurnOutcome) first = NULL;
+  g_autoptr(NatterTurnOutcome) second = NULL;
+  g_autoptr(JsonObject) result = NULL;
+
+  natter_fake_model_script (f->world->model,
+                            "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\",\"toolCallId\":\"c1\","
+                            "\"toolName\":\"mcp__fake__odd\",\"arguments\":{}}]}", NULL);
+  natter_fake_model_script (f->world->model, "{\"role\":\"assistant\",\"content\":\"done\"}", NULL);
+  first = advance (f, turn_id, NULL);
+  g_assert_cmpint (first->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  second = advance (f, turn_id, "{\"type\":\"permission_decision\",\"toolCallId\":\"c1\",\"decision\":\"allow\"}");
+  g_assert_cmpint (second->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+  result = event_on_disk (f, turn_id, "tool_result");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "result"), "output"), ==,
+                   "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\x1f" "d");
 }
 
 /* ---- grants -------------------------------------------------------- */
@@ -710,6 +738,7 @@ main (int    argc,
   g_test_add ("/mcp/tool/config-watched", Fixture, NULL, fixture_set_up, test_config_watched, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-allowed", Fixture, NULL, fixture_set_up, test_turn_allowed, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-granted", Fixture, NULL, fixture_set_up, test_turn_granted, fixture_tear_down);
+  g_test_add ("/mcp/tool/turn-odd-result", Fixture, "--odd", fixture_set_up, test_turn_odd_result, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-denied", Fixture, NULL, fixture_set_up, test_turn_denied, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-stopped", Fixture, NULL, fixture_set_up, test_turn_stopped, fixture_tear_down);
   g_test_add ("/mcp/tool/agent-tool-servers", Fixture, NULL, fixture_set_up, test_agent_tool_servers,

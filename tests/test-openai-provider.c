@@ -315,6 +315,54 @@ test_stream_answer (void)
   run_clear (&run);
 }
 
+/* The body is RFC 8259 JSON whatever the text holds: every control
+ * character escaped (json-glib writes U+001F raw), also inside the
+ * arguments of a tool call, which a server parses as JSON of its own. */
+static void
+test_stream_body_is_strict_json (void)
+{
+  static const char *const chunks[] = { CHUNK ("ok") FINISH ("stop") DONE, NULL };
+  static const NatterTestResponse script[] = {
+    { .status = 200, .content_type = "text/event-stream", .chunks = chunks },
+  };
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, NULL, 30);
+  g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+  g_autoptr(JsonObject) composed = composed_from (
+    "{\"systemPrompt\":\"Be \\u001f brief.\","
+    " \"messages\":[{\"role\":\"user\",\"content\":\"unit\\u001fseparator \\u0001\\u007f\"},"
+    "  {\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\",\"toolCallId\":\"c1\","
+    "     \"toolName\":\"find\",\"arguments\":{\"q\\u001f\":\"a\\u001fb\"}}]},"
+    "  {\"role\":\"tool\",\"toolCallId\":\"c1\",\"toolName\":\"find\",\"content\":\"x\\u001fy\"}],"
+    " \"tools\":[]}");
+  g_autoptr(JsonNode) sent = NULL;
+  const char *body;
+  const char *arguments;
+  JsonArray *messages;
+  Run run = { 0 };
+
+  run_stream (provider, composed, stream, NULL, &run);
+  g_assert_no_error (run.error);
+
+  body = g_ptr_array_index (ts->bodies, 0);
+  for (const char *p = body; *p != '\0'; p++)
+    g_assert_cmpint ((guchar) *p, >=, 0x20);
+  sent = natter_test_json (body);
+  messages = json_object_get_array_member (json_node_get_object (sent), "messages");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 0), "content"), ==,
+                   "Be \x1f brief.");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 1), "content"), ==,
+                   "unit\x1fseparator \x01\x7f");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages, 3), "content"), ==,
+                   "x\x1fy");
+  arguments = json_object_get_string_member (json_object_get_object_member (json_array_get_object_element (
+    json_object_get_array_member (json_array_get_object_element (messages, 2), "tool_calls"), 0), "function"),
+    "arguments");
+  g_assert_cmpstr (arguments, ==, "{\"q\\u001f\":\"a\\u001fb\"}");
+
+  run_clear (&run);
+}
+
 /* Groq reports the real usage only in `x_groq` of the final chunk, after
  * a partial standard `usage`: the extension's report wins. */
 static void
@@ -566,6 +614,107 @@ test_http_errors (void)
       g_assert_cmpstr (run.error->message, ==, cases[i].message);
       run_clear (&run);
     }
+}
+
+static JsonObject *
+limited_composed (void)
+{
+  return composed_from ("{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+                        " \"parameters\":{\"max_tokens\":64}}");
+}
+
+/* The token limit goes as `max_tokens`, which every compatible server
+ * reads (some ignore the newer name); a server that refuses it gets the
+ * same request once more as `max_completion_tokens`, the deltas start
+ * from nothing, and the model keeps that name. */
+static void
+test_token_limit_name (void)
+{
+  static const char *const answer[] = { CHUNK ("Koala facts") FINISH ("stop") DONE, NULL };
+  static const NatterTestResponse script[] = {
+    NATTER_TEST_REFUSE_MAX_TOKENS,
+    { .status = 200, .content_type = "text/event-stream", .chunks = answer },
+    { .status = 200, .content_type = "text/event-stream", .chunks = answer },
+  };
+  g_autoptr(NatterTestServer) ts = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+  g_autoptr(JsonObject) composed = limited_composed ();
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+      Run run = { 0 };
+
+      run_stream (provider, composed, stream, NULL, &run);
+      g_assert_no_error (run.error);
+      g_assert_true (run.ok);
+      g_assert_cmpstr (natter_chat_stream_get_text (stream), ==, "Koala facts");
+      g_assert_cmpuint (run.delta_list->len, ==, 1);
+      run_clear (&run);
+    }
+
+  g_assert_cmpuint (ts->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (ts->bodies, 0), "\"max_tokens\":64"));
+  g_assert_null (strstr (g_ptr_array_index (ts->bodies, 0), "max_completion_tokens"));
+  for (guint i = 1; i < 3; i++)
+    {
+      g_assert_nonnull (strstr (g_ptr_array_index (ts->bodies, i), "\"max_completion_tokens\":64"));
+      g_assert_null (strstr (g_ptr_array_index (ts->bodies, i), "\"max_tokens\""));
+    }
+}
+
+/* Only the refusal of the limit's name is tried again, and only once. */
+static void
+test_token_limit_name_other_refusals (void)
+{
+  static const NatterTestResponse twice[] = {
+    NATTER_TEST_REFUSE_MAX_TOKENS,
+    { .status = 400, .content_type = "application/json",
+      .body = "{\"error\":{\"message\":\"Unsupported parameter: 'max_completion_tokens'\","
+              "\"param\":\"max_completion_tokens\",\"code\":\"unsupported_parameter\"}}" },
+  };
+  static const NatterTestResponse other[] = {
+    { .status = 400, .content_type = "application/json",
+      .body = "{\"error\":{\"message\":\"Unsupported parameter: 'temperature'\",\"param\":\"temperature\"}}" },
+  };
+  g_autoptr(JsonObject) limited = limited_composed ();
+  g_autoptr(JsonObject) plain = simple_composed ();
+
+  {
+    g_autoptr(NatterTestServer) ts = natter_test_server_new (twice, G_N_ELEMENTS (twice));
+    g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+    g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+    Run run = { 0 };
+
+    run_stream (provider, limited, stream, NULL, &run);
+    g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_HTTP);
+    g_assert_nonnull (strstr (run.error->message, "max_completion_tokens"));
+    g_assert_cmpuint (ts->bodies->len, ==, 2);
+    run_clear (&run);
+  }
+  {
+    g_autoptr(NatterTestServer) ts = natter_test_server_new (other, G_N_ELEMENTS (other));
+    g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+    g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+    Run run = { 0 };
+
+    run_stream (provider, limited, stream, NULL, &run);
+    g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_HTTP);
+    g_assert_cmpuint (ts->bodies->len, ==, 1);
+    run_clear (&run);
+  }
+  {
+    /* Without a limit there is nothing to send again. */
+    g_autoptr(NatterTestServer) ts = natter_test_server_new (twice, 1);
+    g_autoptr(NatterOpenaiProvider) provider = make_provider (ts->base_url, API_KEY, 30);
+    g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("t-0");
+    Run run = { 0 };
+
+    run_stream (provider, plain, stream, NULL, &run);
+    g_assert_error (run.error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_HTTP);
+    g_assert_cmpuint (ts->bodies->len, ==, 1);
+    run_clear (&run);
+  }
 }
 
 static void
@@ -1031,6 +1180,7 @@ main (int   argc,
   g_test_add_func ("/openai-provider/encode/rejects", test_encode_rejects);
   g_test_add_func ("/openai-provider/stream/answer", test_stream_answer);
   g_test_add_func ("/openai-provider/stream/vendor-usage", test_stream_vendor_usage);
+  g_test_add_func ("/openai-provider/stream/body-is-strict-json", test_stream_body_is_strict_json);
   g_test_add_func ("/openai-provider/stream/tool-round-trip", test_stream_tool_round_trip);
   g_test_add_func ("/openai-provider/stream/json-body", test_stream_json_body);
   g_test_add_func ("/openai-provider/stream/no-key", test_stream_no_key);
@@ -1042,6 +1192,9 @@ main (int   argc,
   g_test_add_func ("/openai-provider/stream/cancel-before-send", test_stream_cancel_before_send);
   g_test_add_func ("/openai-provider/http/errors", test_http_errors);
   g_test_add_func ("/openai-provider/http/retry-after-date", test_http_retry_after_date);
+  g_test_add_func ("/openai-provider/http/token-limit-name", test_token_limit_name);
+  g_test_add_func ("/openai-provider/http/token-limit-name-other-refusals",
+                   test_token_limit_name_other_refusals);
   g_test_add_func ("/openai-provider/transport/unreachable", test_unreachable);
   g_test_add_func ("/openai-provider/transport/bad-url", test_bad_url);
   g_test_add_func ("/openai-provider/stream/unencodable", test_stream_unencodable);

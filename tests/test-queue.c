@@ -171,6 +171,40 @@ test_promotes_fifo_after_completion (Fixture       *f,
   g_assert_cmpuint (n_queued (f, sid), ==, 0);
 }
 
+/* A held queue is not promoted by a completed turn; released without
+ * promoting it waits, released to promote it goes on; holds nest. */
+static void
+test_held_queue_waits (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *first = NULL;
+  g_autofree char *a = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  first = send_text (f, sid, "first");
+  natter_test_sessions_wait_until (f, model_holds, NULL);
+  a = queue (f, sid, "A", TRUE);
+  natter_sessions_hold_queue (f->sessions, sid);
+  natter_sessions_hold_queue (f->sessions, sid);
+  g_assert_true (natter_sessions_is_queue_held (f->sessions, sid));
+
+  natter_fake_model_release (f->w->fakes->model);
+  wait_settled (f, sid, 1, "completed");
+  g_assert_cmpuint (n_queued (f, sid), ==, 1);
+
+  natter_sessions_release_queue (f->sessions, sid, TRUE);
+  g_assert_true (natter_sessions_is_queue_held (f->sessions, sid));
+  wait_settled (f, sid, 1, "completed");
+  g_assert_cmpuint (n_queued (f, sid), ==, 1);
+
+  natter_sessions_release_queue (f->sessions, sid, TRUE);
+  g_assert_false (natter_sessions_is_queue_held (f->sessions, sid));
+  wait_settled (f, sid, 2, "completed");
+  assert_turn (f, sid, 1, "A", a);
+  g_assert_cmpuint (n_queued (f, sid), ==, 0);
+}
+
 typedef struct
 {
   Fixture    *f;
@@ -479,9 +513,13 @@ test_concurrent_queue_and_send_serialize (Fixture       *f,
   g_assert_no_error (error);
   g_assert_nonnull (queue_id);
 
+  /* The file, created at version 1, is raised right before the queue's
+   * first event. */
   events = natter_test_sessions_read (f->w->session_repo, sid);
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 2)),
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 3)),
                                                   "turnId"), ==, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 2)),
+                                                  "type"), ==, "schema_upgraded");
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 1)),
                                                   "queueId"), ==, queue_id);
 
@@ -519,6 +557,7 @@ main (int   argc,
   ADD ("does-not-promote-after-a-crash", test_does_not_promote_after_a_crash);
   ADD ("survives-restart-and-kill-between-settle-and-promotion-without-double-send",
        test_survives_restart_and_kill_between_settle_and_promotion);
+  ADD ("held-queue-waits", test_held_queue_waits);
   ADD ("edit-and-remove", test_edit_and_remove);
   ADD ("concurrent-queue-and-send-serialize-under-the-session-lock", test_concurrent_queue_and_send_serialize);
   ADD ("only-if-busy-leaves-a-settled-session-alone", test_only_if_busy_leaves_a_settled_session_alone);

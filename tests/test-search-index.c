@@ -390,6 +390,86 @@ test_corrupt_index_rebuilt (Fixture       *f,
   assert_search (f, "vesuvius", hit);
 }
 
+static void
+assert_private (const char *path)
+{
+  struct stat st;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  if ((st.st_mode & 0777) != 0600)
+    g_error ("%s has mode %o, not 0600", path, st.st_mode & 0777);
+}
+
+/* What is where the cache file belongs: an empty folder is no index and
+ * is replaced; a folder with something in it, or a pipe, is left alone,
+ * and every search says why it finds nothing, instead of a log line. The
+ * file is private to its user, like every file of the data directory. */
+static void
+test_cache_path_not_a_file (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f);
+  g_autofree char *tid = exchange (f, sid, "Name a glacier", "Aletsch.");
+  g_autofree char *hit = hit_line (sid, tid);
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+  g_autofree char *inside = g_build_filename (path, "keep.txt", NULL);
+
+  /* A folder with a file in it. */
+  g_assert_cmpint (g_mkdir_with_parents (path, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (inside, "mine", -1, NULL));
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) hits = NULL;
+
+      start_search (f);
+      wait_indexed (f);
+      hits = natter_search_index_search_sync (f->search, "aletsch", 10, NULL, &error);
+      g_assert_null (hits);
+      g_assert_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE);
+      g_assert_nonnull (strstr (error->message, path));
+      g_assert_nonnull (strstr (error->message, "folder"));
+    }
+  g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
+  g_clear_object (&f->search);
+
+  /* A pipe: never opened, so nothing waits on it. */
+  g_assert_cmpint (g_unlink (inside), ==, 0);
+  g_assert_cmpint (g_rmdir (path), ==, 0);
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) hits = NULL;
+
+    start_search (f);
+    wait_indexed (f);
+    hits = natter_search_index_search_sync (f->search, "aletsch", 10, NULL, &error);
+    g_assert_null (hits);
+    g_assert_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE);
+    g_clear_object (&f->search);
+  }
+
+  /* An empty folder holds nothing: the index is built in its place. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "aletsch", hit);
+  assert_private (path);
+  assert_private (wal);
+  assert_private (shm);
+  g_clear_object (&f->search);
+
+  /* A file an older Natter left readable by others becomes private. */
+  g_assert_cmpint (g_chmod (path, 0644), ==, 0);
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "aletsch", hit);
+  assert_private (path);
+}
+
 /* Replaces @file's bytes with others of the same length and gives it back
  * its mtime: a file read now would be damaged, one only stat()ed is not. */
 static void
@@ -613,6 +693,7 @@ main (int   argc,
   g_test_add_func ("/search-index/snippet-from-highlight", test_snippet_from_highlight);
   ADD ("/search-index/write-through", test_write_through);
   ADD ("/search-index/corrupt-index-rebuilt", test_corrupt_index_rebuilt);
+  ADD ("/search-index/cache-path-not-a-file", test_cache_path_not_a_file);
   ADD ("/search-index/stale-files-picked-up-at-start", test_stale_files_picked_up_at_start);
 
   return g_test_run ();

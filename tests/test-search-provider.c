@@ -17,6 +17,7 @@
 #include "natter-search-provider.h"
 #include "natter-session-index-private.h"
 #include "natter-session-reducer.h"
+#include "natter-session-schema.h"
 #include "natter-test-support.h"
 #include "natter-test-fakes.h"
 #include "natter-sessions-private.h"
@@ -36,6 +37,7 @@
 #define UNKNOWN     "2026-11-30T09-14-03Z-0000099-000"
 #define LISBON_EDIT "2026-11-30T09-14-03Z-0000010-000"
 #define LISBON_AGAIN "2026-11-30T09-14-03Z-0000011-000"
+#define LISBON_RENAMED "2026-11-30T09-14-03Z-0000009-000"
 
 typedef struct
 {
@@ -138,14 +140,20 @@ load_index (Fixture *f)
 }
 
 /* Adds a session titled @title (NULL: untitled) last updated
- * @seconds_ago before the fake now. */
+ * @seconds_ago before the fake now; with @parent, a version of it
+ * (created with @title, as Edit makes one) or, @renamed, a session
+ * created as a version under the title of @parent, since renamed
+ * @title; a branch made on purpose is added with @title and not
+ * @version (created without a title, named later). */
 static NatterSessionIndexEntry *
-add_branch (Fixture    *f,
-            const char *session_id,
-            const char *title,
-            gint64      seconds_ago,
-            const char *status,
-            const char *parent)
+add_session_full (Fixture    *f,
+                  const char *session_id,
+                  const char *title,
+                  gint64      seconds_ago,
+                  const char *status,
+                  const char *parent,
+                  gboolean    version,
+                  gboolean    renamed)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) event = NULL;
@@ -164,10 +172,10 @@ add_branch (Fixture    *f,
   json_builder_add_string_value (builder, "2026-11-01T08:00:00.000Z");
   json_builder_set_member_name (builder, "schemaVersion");
   json_builder_add_int_value (builder, 1);
-  if (title != NULL)
+  if (title != NULL && (parent == NULL || version))
     {
       json_builder_set_member_name (builder, "title");
-      json_builder_add_string_value (builder, title);
+      json_builder_add_string_value (builder, renamed ? "Trip to Lisbon" : title);
     }
   if (parent != NULL)
     {
@@ -176,6 +184,8 @@ add_branch (Fixture    *f,
     }
   json_builder_end_object (builder);
   g_ptr_array_add (events, json_builder_get_root (builder));
+  if (title != NULL && ((parent != NULL && !version) || renamed))
+    g_ptr_array_add (events, natter_session_event_new_title_changed (session_id, "2026-11-01T08:00:00.000Z", title));
 
   state = natter_session_reduce (events, &error);
   g_assert_no_error (error);
@@ -191,7 +201,7 @@ add_session (Fixture    *f,
              gint64      seconds_ago,
              const char *status)
 {
-  return add_branch (f, session_id, title, seconds_ago, status, NULL);
+  return add_session_full (f, session_id, title, seconds_ago, status, NULL, FALSE, FALSE);
 }
 
 static void
@@ -353,19 +363,23 @@ test_initial_matching (Fixture       *f,
 }
 
 
-/* A conversation edited (a branch under its title) is offered once, as
- * its latest version; a branch with a title of its own is another
- * conversation. */
+/* A conversation edited (versions: what Edit and Try Again make) is
+ * offered once, as its latest version; a version renamed since is found
+ * by its own title when the latest version's title does not match; a
+ * branch made on purpose is another conversation. */
 static void
 test_versions_offered_once (Fixture       *f,
                             gconstpointer  data)
 {
-  add_branch (f, LISBON_EDIT, "Trip to Lisbon", 5 * 60, "completed", LISBON_TRIP);
-  add_branch (f, LISBON_AGAIN, "Lisbon again", 20 * 60, "completed", LISBON_TRIP);
+  add_session_full (f, LISBON_RENAMED, "Porto detour", 40 * 60, "completed", LISBON_TRIP, TRUE, TRUE);
+  add_session_full (f, LISBON_EDIT, "Trip to Lisbon", 5 * 60, "completed", LISBON_TRIP, TRUE, FALSE);
+  add_session_full (f, LISBON_AGAIN, "Lisbon again", 20 * 60, "completed", LISBON_TRIP, FALSE, FALSE);
 
   assert_ids (initial (f, "lisbon"), LISBON_EDIT " " LISBON_FOOD " " LISBON_AGAIN);
   assert_ids (initial (f, "trip"), LISBON_EDIT);
   assert_ids (subsearch (f, LISBON_TRIP " " LISBON_EDIT, "trip"), LISBON_EDIT);
+  assert_ids (initial (f, "porto"), LISBON_RENAMED);
+  assert_ids (subsearch (f, LISBON_TRIP " " LISBON_EDIT " " LISBON_RENAMED, "porto"), LISBON_RENAMED);
 }
 
 static void

@@ -75,21 +75,18 @@ test_copy_is_independent (void)
   g_assert_false (natter_send_options_has_model (options));
 }
 
-/* Helper turns bound their answer; only a first message asks for a title. */
+/* Helper turns bound their answer, and a copy keeps the bound. */
 static void
-test_max_tokens_and_auto_title (void)
+test_max_tokens (void)
 {
   g_autoptr(NatterSendOptions) options = natter_send_options_new ("helper");
   g_autoptr(NatterSendOptions) copy = NULL;
   g_autoptr(JsonObject) config = NULL;
 
   g_assert_cmpuint (natter_send_options_get_max_tokens (options), ==, 0);
-  g_assert_false (natter_send_options_get_auto_title (options));
   natter_send_options_set_max_tokens (options, 64);
-  natter_send_options_set_auto_title (options, TRUE);
   copy = natter_send_options_copy (options);
   g_assert_cmpuint (natter_send_options_get_max_tokens (copy), ==, 64);
-  g_assert_true (natter_send_options_get_auto_title (copy));
   config = natter_send_options_to_turn_config (copy, FALSE, NULL);
   assert_json (config, "{\"humanAvailable\":false,\"autoPermission\":false,\"parameters\":{\"max_tokens\":64}}");
 }
@@ -117,7 +114,7 @@ main (int   argc,
   g_test_add_func ("/send-options/full", test_full);
   g_test_add_func ("/send-options/copy-is-independent", test_copy_is_independent);
   g_test_add_func ("/send-options/boxed-type", test_boxed_type);
-  g_test_add_func ("/send-options/max-tokens-and-auto-title", test_max_tokens_and_auto_title);
+  g_test_add_func ("/send-options/max-tokens", test_max_tokens);
 
   return g_test_run ();
 }

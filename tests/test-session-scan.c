@@ -14,6 +14,7 @@
 
 #include "natter-id.h"
 #include "natter-json-private.h"
+#include "natter-log-read.h"
 #include "natter-session-index-entry-private.h"
 #include "natter-session-index-private.h"
 #include "natter-session-reducer.h"
@@ -107,7 +108,6 @@ check_file (Fixture    *fixture,
   g_autoptr(GFile) parent = g_file_get_parent (file);
   g_autoptr(GError) full_error = NULL;
   g_autoptr(GError) scan_error = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_auto(NatterSessionScanResult) fast = { 0 };
   g_auto(NatterSessionScanResult) from_file = { 0 };
@@ -116,9 +116,7 @@ check_file (Fixture    *fixture,
   g_assert_true (g_mkdir_with_parents (g_file_peek_path (parent), 0700) == 0);
   g_assert_true (g_file_set_contents (g_file_peek_path (file), bytes, length, NULL));
 
-  events = natter_jsonl_repo_read_sync (fixture->sessions, id, NULL, &full_error);
-  if (events != NULL)
-    state = natter_session_reduce_validated (events, &full_error);
+  state = natter_session_reduce_file_sync (fixture->sessions, id, NULL, NULL, &full_error);
 
   fast_ok = natter_session_scan_contents (bytes, length, id, &fast);
   if (fast_ok != (state != NULL))
@@ -496,6 +494,37 @@ test_known_fields (Fixture       *fixture,
   g_assert_true (check_file (fixture, id, text, strlen (text)));
 }
 
+/* U+001F as earlier versions wrote it (raw) and as it is written now
+ * (escaped): the scan reads both as the full read does, one spelling per
+ * line (docs/format.md §2). */
+static void
+test_unit_separator_spellings (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autofree char *id = make_id (1);
+  g_autofree char *created = g_strdup_printf ("{\"type\":\"session_created\",\"sessionId\":\"%s\","
+                                              "\"ts\":\"2024-03-01T10:20:30Z\",\"schemaVersion\":1}\n", id);
+  g_autofree char *raw = g_strdup_printf ("%s{\"type\":\"title_changed\",\"sessionId\":\"%s\","
+                                          "\"ts\":\"2024-03-01T10:22:00Z\",\"title\":\"a\x1f" "b\"}\n", created, id);
+  g_autofree char *escaped = g_strdup_printf ("%s{\"type\":\"title_changed\",\"sessionId\":\"%s\","
+                                              "\"ts\":\"2024-03-01T10:22:00Z\",\"title\":\"a\\u001fb\"}\n",
+                                              created, id);
+  g_autofree char *both = g_strdup_printf ("%s{\"type\":\"title_changed\",\"sessionId\":\"%s\","
+                                           "\"ts\":\"2024-03-01T10:22:00Z\",\"title\":\"a\x1f\\u001fb\"}\n",
+                                           created, id);
+  const char *lines[] = { raw, escaped };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_auto(NatterSessionScanResult) result = { 0 };
+
+      g_assert_true (natter_session_scan_contents (lines[i], strlen (lines[i]), id, &result));
+      g_assert_cmpstr (result.title, ==, "a\x1f" "b");
+      g_assert_true (check_file (fixture, id, lines[i], strlen (lines[i])));
+    }
+  g_assert_false (check_file (fixture, id, both, strlen (both)));
+}
+
 static void
 test_mutated (Fixture       *fixture,
               gconstpointer  data)
@@ -591,6 +620,7 @@ test_span_scanner (void)
     "", "[]", "1", "\"s\"", "{\"a\":1,\"a\":2}", "{\"o\":{\"x\":1,\"x\":1}}", "{\"a\":1 }",
     "{\"a\":-0}", "{\"a\":1.0e5}", "{\"a\":\"\\/\"}", "{\"a\":\"\\u001F\"}", "{\"a\":\"\x01\"}",
     "{\"a\":\"\xc3\"}", "{\"a\":[{\"b\":1,\"b\":1}]}",
+    "{\"a\":\"\x1f\\u001f\"}", "{\"a\\u001f\":1,\"a\x1f\":2}", "{\"o\":{\"\x1f\":1},\"p\":\"\\u001f\"}",
   };
   NatterJsonMember members[16];
   guint n = 0;
@@ -659,6 +689,8 @@ main (int   argc,
   g_test_add_func ("/session-scan/span-scanner", test_span_scanner);
   g_test_add_func ("/session-scan/span-scanner-many-names", test_span_scanner_many_names);
   g_test_add ("/session-scan/known-fields", Fixture, NULL, fixture_set_up, test_known_fields, fixture_tear_down);
+  g_test_add ("/session-scan/unit-separator-spellings", Fixture, NULL, fixture_set_up, test_unit_separator_spellings,
+              fixture_tear_down);
   g_test_add ("/session-scan/valid-shapes", Fixture, NULL, fixture_set_up, test_valid_shapes, fixture_tear_down);
   g_test_add ("/session-scan/file-errors", Fixture, NULL, fixture_set_up, test_file_errors, fixture_tear_down);
   g_test_add ("/session-scan/index-fold", Fixture, NULL, fixture_set_up, test_index_fold, fixture_tear_down);

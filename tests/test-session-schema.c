@@ -308,9 +308,9 @@ test_constructors (void)
 
   /* Absent optional fields are omitted, never written as null. */
   assert_line (minimal,
-               "{\"type\":\"session_created\",\"sessionId\":\"" SID "\",\"ts\":\"" TS "\",\"schemaVersion\":2}");
+               "{\"type\":\"session_created\",\"sessionId\":\"" SID "\",\"ts\":\"" TS "\",\"schemaVersion\":1}");
   assert_line (full,
-               "{\"type\":\"session_created\",\"sessionId\":\"" SID "\",\"ts\":\"" TS "\",\"schemaVersion\":2,"
+               "{\"type\":\"session_created\",\"sessionId\":\"" SID "\",\"ts\":\"" TS "\",\"schemaVersion\":1,"
                "\"title\":\"Plans\",\"cwd\":\"/home/ada\",\"parentSession\":\"" OTHER "\","
                "\"forkedFromTurnId\":\"" TID "\"}");
   assert_line (appended, APPENDED_OK);

@@ -47,6 +47,8 @@
 #define TURN HEAD ("turn_appended") TURN_BODY "}"
 #define TURN_CONSUMING(id) HEAD ("turn_appended") TURN_BODY ",\"consumedQueueIds\":[\"" id "\"]}"
 #define UNKNOWN HEAD ("conversation_steered") ",\"text\":\"faster\"}"
+#define COMPACTED(id) HEAD ("conversation_compacted") ",\"compactionId\":\"" id "\"," \
+  "\"summary\":\"So far\",\"firstKeptTurnId\":\"" TID "\"}"
 
 /* Reducing lines */
 
@@ -437,28 +439,191 @@ test_version_1_file_gains_version_2_events_and_reads_back (Fixture       *f,
   g_assert_cmpuint (natter_session_state_get_n_grants (state), ==, 0);
 }
 
+/* A new session holds only version-1 events, so it is created at
+ * version 1, which every reader of version 1 reads (the reference's
+ * included); it is raised by schema_upgraded right before its first
+ * version-2 event, like any old file. */
 static void
-test_new_session_is_created_at_version_2 (Fixture       *f,
+test_new_session_is_created_at_version_1 (Fixture       *f,
                                           gconstpointer  data)
 {
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GPtrArray) grant = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
   g_autoptr(GError) error = NULL;
   g_autofree char *id = NULL;
+  g_autofree char *created = NULL;
   g_autofree char *contents = NULL;
   g_autoptr(NatterSessionState) state = NULL;
+  g_auto(GStrv) lines = NULL;
 
   natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
   id = natter_sessions_create_session_finish (f->sessions, result, &error);
   g_assert_no_error (error);
+  created = file_contents (f, id);
+  g_assert_nonnull (strstr (created, "\"schemaVersion\":1}\n"));
+  g_assert_cmpuint (count (created, "\n"), ==, 1);
+  state = read_state (f, id);
+  g_assert_cmpint (natter_session_state_get_schema_version (state), ==, 1);
+  g_clear_pointer (&state, natter_session_state_unref);
 
   g_ptr_array_add (grant, natter_session_event_new_grant_added (id, TS, G1, "read_file"));
   append (f, id, grant);
   contents = file_contents (f, id);
-  g_assert_true (strstr (contents, "\"schemaVersion\":2") != NULL);
-  g_assert_cmpuint (count (contents, "schema_upgraded"), ==, 0);
+  g_assert_true (g_str_has_prefix (contents, created));
+  lines = g_strsplit (contents + strlen (created), "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  g_assert_nonnull (strstr (lines[0], "\"type\":\"schema_upgraded\""));
+  g_assert_nonnull (strstr (lines[1], "\"type\":\"permission_grant_added\""));
   state = read_state (f, id);
+  g_assert_cmpint (natter_session_state_get_schema_version (state), ==, 2);
+  g_assert_cmpuint (natter_session_state_get_n_grants (state), ==, 1);
+}
+
+/* Where a file breaks a rule of the order of events, its error says
+ * where, as it does for a malformed line (docs/format.md §2): the file and
+ * the line, through every read that reports it. */
+
+static void
+write_session_file (Fixture    *f,
+                    const char *contents)
+{
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->w->session_repo, SID, NULL);
+  g_autoptr(GFile) parent = g_file_get_parent (file);
+
+  g_assert_true (g_mkdir_with_parents (g_file_peek_path (parent), 0700) == 0);
+  g_assert_true (g_file_set_contents (g_file_peek_path (file), contents, -1, NULL));
+}
+
+static void
+assert_names_line (const char *message,
+                   GFile      *file,
+                   guint       line,
+                   const char *reason)
+{
+  g_autofree char *where = g_strdup_printf ("%s:%u: ", g_file_peek_path (file), line);
+
+  g_test_message ("%s", message);
+  g_assert_true (strstr (message, where) != NULL);
+  g_assert_true (strstr (message, reason) != NULL);
+}
+
+static void
+test_ordering_errors_name_the_file_and_line (Fixture       *f,
+                                             gconstpointer  data)
+{
+  static const struct { const char *contents; guint line; const char *reason; } files[] = {
+    { CREATED_V2 "\n" GRANT (G1, "read_file") "\n" GRANT (G1, "list_directory") "\n", 3, "used more than once" },
+    { CREATED_V2 "\n" COMPACTED (G1) "\n" COMPACTED (G1) "\n", 3, "used more than once" },
+    { CREATED_V2 "\n" GRANT (G1, "read_file") "\n" REVOKE (G2) "\n", 3, G2 },
+    { CREATED_V2 "\n" QUEUE (Q1, "a") "\n" TURN_CONSUMING (Q2) "\n", 3, Q2 },
+    { CREATED_V1 "\n" TURN "\n" GRANT (G1, "read_file") "\n", 3, "needs session schema version 2" },
+  };
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->w->session_repo, SID, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_auto(NatterSessionScanResult) scanned = { 0 };
+      g_autoptr(NatterSessionIndexEntry) entry = NULL;
+      g_autoptr(GAsyncResult) result = NULL;
+      g_autoptr(NatterSessionState) state = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *after = NULL;
+
+      write_session_file (f, files[i].contents);
+
+      /* The startup scan and the sidebar's entry. */
+      g_assert_false (natter_session_scan_file_sync (f->w->session_repo, SID, &scanned, NULL, &error));
+      g_assert_nonnull (error);
+      assert_names_line (error->message, file, files[i].line, files[i].reason);
+      g_clear_error (&error);
+      entry = natter_session_index_fold_one_sync (f->w->session_repo, f->w->turn_repo, SID, NULL);
+      assert_names_line (natter_session_index_entry_get_error (entry), file, files[i].line, files[i].reason);
+
+      /* Every operation's read (show, send, export, …). */
+      natter_sessions_read_session_async (f->sessions, SID, NULL, result_cb, &result);
+      natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
+      state = natter_sessions_read_session_finish (result, &error);
+      g_assert_null (state);
+      g_assert_nonnull (error);
+      assert_names_line (error->message, file, files[i].line, files[i].reason);
+
+      /* Reported, never repaired. */
+      after = file_contents (f, SID);
+      g_assert_cmpstr (after, ==, files[i].contents);
+    }
+}
+
+/* The same for the latest turn's file, which the list reads too. */
+static void
+test_turn_ordering_error_names_the_file_and_line (Fixture       *f,
+                                                  gconstpointer  data)
+{
+  g_autoptr(JsonNode) created = natter_test_json (
+    "{\"type\":\"turn_created\",\"turnId\":\"" TID "\",\"ts\":\"" TS "\",\"schemaVersion\":1,"
+    "\"sessionId\":\"" SID "\",\"agent\":{\"requested\":{\"agentId\":\"assistant\"},"
+    "\"resolved\":{\"agentId\":\"assistant\",\"systemPrompt\":\"Be brief.\","
+    "\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"},\"tools\":[]}},"
+    "\"context\":[],\"input\":{\"role\":\"user\",\"content\":\"Hi\"},"
+    "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}}");
+  /* A model call that fails before it was requested. */
+  g_autoptr(GPtrArray) out_of_order = natter_test_json_array (
+    "{\"type\":\"model_call_failed\",\"turnId\":\"" TID "\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"error\":\"gone\"}", NULL);
+  g_autoptr(GFile) turn_file = natter_jsonl_repo_get_file (f->w->turn_repo, TID, NULL);
+  g_autoptr(NatterSessionIndexEntry) entry = NULL;
+  g_autoptr(GError) error = NULL;
+
+  write_session_file (f, CREATED_V1 "\n" TURN "\n");
+  g_assert_true (natter_jsonl_repo_create_sync (f->w->turn_repo, TID, created, NULL, &error));
+  g_assert_no_error (error);
+  /* Each event is well-formed, so the repository writes it. */
+  g_assert_true (natter_jsonl_repo_append_sync (f->w->turn_repo, TID, out_of_order, NULL, &error));
+  g_assert_no_error (error);
+
+  entry = natter_session_index_fold_one_sync (f->w->session_repo, f->w->turn_repo, SID, NULL);
+  assert_names_line (natter_session_index_entry_get_error (entry), turn_file, 2, "");
+}
+
+/* Writes @lines (a NULL-terminated list of event literals) as the
+ * session file of @id, each with @id as its sessionId, as an earlier
+ * version of Natter wrote them. */
+static void
+write_lines (Fixture            *f,
+             const char         *id,
+             const char * const *lines)
+{
+  g_autoptr(GPtrArray) events = parse_lines (lines);
+  g_autoptr(JsonNode) created = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < events->len; i++)
+    json_object_set_string_member (json_node_get_object (g_ptr_array_index (events, i)), "sessionId", id);
+  created = g_ptr_array_steal_index (events, 0);
+  g_assert_true (natter_jsonl_repo_create_sync (f->w->session_repo, id, created, NULL, &error));
+  g_assert_true (natter_jsonl_repo_append_sync (f->w->session_repo, id, events, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* Files created at version 2 by earlier Natters still read unchanged,
+ * also with only version-1 events. */
+static void
+test_file_created_at_version_2_reads (Fixture       *f,
+                                      gconstpointer  data)
+{
+  const char *only_v1[] = { CREATED_V2, TURN, NULL };
+  const char *with_grant[] = { CREATED_V2, TURN, GRANT (G1, "read_file"), NULL };
+  const char *other = "2026-11-30T09-14-03Z-0000003-000";
+  g_autoptr(NatterSessionState) state = NULL;
+
+  write_lines (f, SID, only_v1);
+  state = read_state (f, SID);
+  g_assert_cmpint (natter_session_state_get_schema_version (state), ==, 2);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  write_lines (f, other, with_grant);
+  state = read_state (f, other);
   g_assert_cmpint (natter_session_state_get_schema_version (state), ==, 2);
   g_assert_cmpuint (natter_session_state_get_n_grants (state), ==, 1);
 }
@@ -481,8 +646,14 @@ main (int   argc,
   g_test_add_func ("/session-v2/scan-agrees-with-full-read", test_scan_agrees_with_full_read);
   g_test_add ("/session-v2/version-1-file-gains-version-2-events-and-reads-back", Fixture, NULL,
               fixture_set_up, test_version_1_file_gains_version_2_events_and_reads_back, fixture_tear_down);
-  g_test_add ("/session-v2/new-session-is-created-at-version-2", Fixture, NULL,
-              fixture_set_up, test_new_session_is_created_at_version_2, fixture_tear_down);
+  g_test_add ("/session-v2/new-session-is-created-at-version-1", Fixture, NULL,
+              fixture_set_up, test_new_session_is_created_at_version_1, fixture_tear_down);
+  g_test_add ("/session-v2/file-created-at-version-2-reads", Fixture, NULL,
+              fixture_set_up, test_file_created_at_version_2_reads, fixture_tear_down);
+  g_test_add ("/session-v2/ordering-errors-name-the-file-and-line", Fixture, NULL,
+              fixture_set_up, test_ordering_errors_name_the_file_and_line, fixture_tear_down);
+  g_test_add ("/session-v2/turn-ordering-error-names-the-file-and-line", Fixture, NULL,
+              fixture_set_up, test_turn_ordering_error_names_the_file_and_line, fixture_tear_down);
 
   return g_test_run ();
 }

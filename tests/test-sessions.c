@@ -288,6 +288,16 @@ types_of (NatterJsonlRepo *repo,
   return g_string_free (g_steal_pointer (&types), FALSE);
 }
 
+/* The schemaVersion a session file was created with. */
+static gint64
+created_version (Fixture    *f,
+                 const char *id)
+{
+  g_autoptr(GPtrArray) events = read_events (f->w->session_repo, id);
+
+  return json_object_get_int_member (event_at (events, 0), "schemaVersion");
+}
+
 #define assert_types(repo, id, expected) \
   G_STMT_START { \
     g_autofree char *types_ = types_of ((repo), (id)); \
@@ -1507,6 +1517,8 @@ test_fork (Fixture       *f,
 
   child = fork_session (f, parent, t1, &error);
   g_assert_no_error (error);
+  /* The lowest version that expresses it (docs/format.md §3.3). */
+  g_assert_cmpint (created_version (f, child), ==, 1);
   state = get_session (f, child);
   g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, parent);
   g_assert_cmpstr (natter_session_state_get_forked_from_turn_id (state), ==, t1);
@@ -2103,6 +2115,7 @@ test_recover_readable_prefix (Fixture       *f,
   g_assert_no_error (error);
   g_assert_nonnull (copy);
   g_assert_cmpstr (copy, !=, sid);
+  g_assert_cmpint (created_version (f, copy), ==, 1);
 
   g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, before);

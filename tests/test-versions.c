@@ -218,9 +218,43 @@ set_title (Fixture    *f,
   g_assert_no_error (error);
 }
 
-/* Families: a branch under its parent's title is a version of the
- * conversation, a branch with a title of its own (or none) is not; the
- * head is the version with the latest activity; a rename parts them. */
+/* A new version of the message after @turn_id (%NULL: of the first
+ * message) of @session_id, made as the window's Edit and Try Again make
+ * one: a branch at the turn before the message, created with the title
+ * of the conversation it was made from. */
+static char *
+version_at (Fixture    *f,
+            const char *session_id,
+            const char *turn_id)
+{
+  g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, session_id);
+  const char *title = natter_session_state_get_title (state);
+  const char *parent = natter_session_state_get_parent_session (state);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *id;
+
+  if (turn_id != NULL)
+    {
+      natter_sessions_fork_async (f->sessions, session_id, turn_id, title, NULL, natter_test_result_cb, &result);
+      id = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+    }
+  else
+    {
+      /* A first message's versions all branch from the conversation
+       * that had it first. */
+      natter_sessions_create_session_async (f->sessions, title, NULL,
+                                            parent != NULL ? parent : session_id,
+                                            NULL, NULL, natter_test_result_cb, &result);
+      id = natter_sessions_create_session_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+    }
+  g_assert_no_error (error);
+  return id;
+}
+
+/* Families: the versions made by Edit and Try Again (and versions of
+ * those) are one conversation; a branch made on purpose is not; the head
+ * is the version with the latest activity. */
 static void
 test_families (Fixture       *f,
                gconstpointer  data)
@@ -232,18 +266,15 @@ test_families (Fixture       *f,
   g_autofree char *again = NULL;
   g_autoptr(NatterSessionFamilies) families = NULL;
   g_autoptr(NatterSessionFamilies) same = NULL;
-  g_autoptr(NatterSessionFamilies) renamed = NULL;
 
   natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":\"Pasta.\"}",
                                "{\"role\":\"assistant\",\"content\":\"Rice.\"}",
                                "{\"role\":\"assistant\",\"content\":\"Soup.\"}", NULL);
   first = natter_test_sessions_send_and_wait (f, original, "What to cook?");
-  edit = branch_at_start (f, original);
-  set_title (f, edit, "Dinner");
+  edit = version_at (f, original, NULL);
   apart = fork_at (f, original, first);
   /* A version of the version is still one conversation. */
-  again = branch_at_start (f, edit);
-  set_title (f, again, "Dinner");
+  again = version_at (f, edit, NULL);
   /* The edit goes on last: it is the one to show. */
   natter_fake_clock_advance (f->w->clock, 60 * G_USEC_PER_SEC);
   g_free (natter_test_sessions_send_and_wait (f, edit, "What to cook tonight?"));
@@ -263,13 +294,96 @@ test_families (Fixture       *f,
   g_assert_cmpuint (natter_session_families_get_n_versions (families, "2026-01-01T00-00-00Z-0000000-000"), ==, 0);
   same = natter_session_families_new (G_LIST_MODEL (f->index));
   g_assert_true (natter_session_families_equal_heads (families, same));
+}
 
+/* A branch made on purpose ("Branch from here", `natter fork`) is a
+ * conversation of its own, also when the user gives it its parent's
+ * title: versions are what the stored lineage says, never a title that
+ * happens to match. */
+static void
+test_families_fork_with_parents_title (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_autofree char *original = natter_test_sessions_create_titled (f, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *apart = NULL;
+  g_autofree char *apart_turn = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = natter_test_sessions_send_and_wait (f, original, "What to cook?");
+  apart = fork_at (f, original, first);
+  apart_turn = natter_test_sessions_send_and_wait (f, apart, "And for dessert?");
+  set_title (f, apart, "Dinner");
+
+  families = natter_session_families_new (G_LIST_MODEL (f->index));
+  g_assert_cmpstr (natter_session_families_get_original (families, apart), ==, apart);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, apart), ==, 1);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, original), ==, 1);
+  g_assert_true (natter_session_families_is_head (families, apart));
+  g_assert_true (natter_session_families_is_head (families, original));
+}
+
+/* A version the user renamed is still a version of the conversation it
+ * was made from: a rename changes the title, not where it came from. */
+static void
+test_families_renamed_version (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *original = natter_test_sessions_create_titled (f, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *edit = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = natter_test_sessions_send_and_wait (f, original, "What to cook?");
+  edit = version_at (f, original, NULL);
+  natter_fake_clock_advance (f->w->clock, 60 * G_USEC_PER_SEC);
+  g_free (natter_test_sessions_send_and_wait (f, edit, "What to cook tonight?"));
   set_title (f, edit, "Supper");
-  renamed = natter_session_families_new (G_LIST_MODEL (f->index));
-  g_assert_false (natter_session_families_equal_heads (families, renamed));
-  g_assert_cmpuint (natter_session_families_get_n_versions (renamed, original), ==, 1);
-  g_assert_cmpuint (natter_session_families_get_n_versions (renamed, edit), ==, 1);
-  g_assert_cmpuint (natter_session_families_get_n_versions (renamed, again), ==, 1);
+
+  families = natter_session_families_new (G_LIST_MODEL (f->index));
+  g_assert_cmpstr (natter_session_families_get_original (families, edit), ==, original);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, original), ==, 2);
+  g_assert_cmpstr (natter_session_families_get_head (families, original), ==, edit);
+  g_assert_false (natter_session_families_is_head (families, original));
+}
+
+/* An edit of an edit: a version made in a version (of its own later
+ * message, or of the message it changed) belongs to the first
+ * conversation, however the titles went since. */
+static void
+test_families_edit_of_an_edit (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *original = natter_test_sessions_create_titled (f, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *edit = NULL;
+  g_autofree char *edit_first = NULL;
+  g_autofree char *edit_second = NULL;
+  g_autofree char *inner = NULL;
+  g_autofree char *again = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                               NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = natter_test_sessions_send_and_wait (f, original, "What to cook?");
+  second = natter_test_sessions_send_and_wait (f, original, "With what?");
+  edit = version_at (f, original, first);
+  edit_first = natter_test_sessions_send_and_wait (f, edit, "With which wine?");
+  edit_second = natter_test_sessions_send_and_wait (f, edit, "Red or white?");
+  set_title (f, edit, "Wine");
+  /* Edits of the edit's own message and of its later message. */
+  again = version_at (f, original, first);
+  inner = version_at (f, edit, edit_first);
+  set_title (f, inner, "Dinner");
+
+  families = natter_session_families_new (G_LIST_MODEL (f->index));
+  g_assert_cmpstr (natter_session_families_get_original (families, inner), ==, original);
+  g_assert_cmpstr (natter_session_families_get_original (families, again), ==, original);
+  g_assert_cmpstr (natter_session_families_get_original (families, edit), ==, original);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, inner), ==, 4);
 }
 
 int
@@ -284,6 +398,9 @@ main (int   argc,
   ADD ("/versions/first-message", test_versions_first_message);
   ADD ("/versions/nested", test_versions_nested);
   ADD ("/versions/families", test_families);
+  ADD ("/versions/families/fork-with-parents-title", test_families_fork_with_parents_title);
+  ADD ("/versions/families/renamed-version", test_families_renamed_version);
+  ADD ("/versions/families/edit-of-an-edit", test_families_edit_of_an_edit);
 #undef ADD
 
   return g_test_run ();

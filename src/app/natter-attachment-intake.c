@@ -6,7 +6,10 @@
  * command line alike: every file is read and checked (its size against
  * the `attachment-size-limit` setting, its type against what a model can
  * be sent) before the first blob is written, so a refused message leaves
- * nothing on disk. Only then are the blobs stored (natter-blob-store.c),
+ * nothing on disk. The type is what the bytes are, never what the name
+ * says: a file named like an image that holds something else is refused,
+ * as is a PDF that cannot be opened, when it is attached rather than at
+ * every later request. Only then are the blobs stored (natter-blob-store.c),
  * and only after that may the turn that references them be created: a
  * crash in between leaves an orphan blob, which is benign
  * (session-layer-spec.md §7).
@@ -17,6 +20,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <poppler.h>
 
 #include "natter-attachment-content.h"
 #include "natter-attachment-intake.h"
@@ -187,19 +191,45 @@ loaded_free (Loaded *loaded)
   g_free (loaded);
 }
 
-static gboolean
-too_large (guint64   total,
-           guint64   limit,
-           GError  **error)
+/* @total and @limit as the user reads them: rounded, unless rounding
+ * makes them look the same ("20.0 MB" over "20.0 MB"), then to the byte. */
+static void
+format_sizes (guint64   total,
+              guint64   limit,
+              char    **total_text,
+              char    **limit_text)
 {
-  g_autofree char *total_text = g_format_size (total);
-  g_autofree char *limit_text = g_format_size (limit);
+  *total_text = g_format_size (total);
+  *limit_text = g_format_size (limit);
+  if (g_str_equal (*total_text, *limit_text))
+    {
+      g_free (*total_text);
+      g_free (*limit_text);
+      *total_text = g_format_size_full (total, G_FORMAT_SIZE_LONG_FORMAT);
+      *limit_text = g_format_size_full (limit, G_FORMAT_SIZE_LONG_FORMAT);
+    }
+}
+
+/* @name: the one file weighed, or NULL for several. */
+static gboolean
+too_large (guint64      total,
+           guint64      limit,
+           const char  *name,
+           GError     **error)
+{
+  g_autofree char *total_text = NULL;
+  g_autofree char *limit_text = NULL;
 
   if (total <= limit)
     return FALSE;
-  g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_TOO_LARGE,
-               _("The attachments weigh %s together; one message may carry at most %s"),
-               total_text, limit_text);
+  format_sizes (total, limit, &total_text, &limit_text);
+  if (name != NULL)
+    g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_TOO_LARGE,
+                 _("“%s” weighs %s; one message may carry at most %s"), name, total_text, limit_text);
+  else
+    g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_TOO_LARGE,
+                 _("The attachments weigh %s together; one message may carry at most %s"),
+                 total_text, limit_text);
   return TRUE;
 }
 
@@ -211,6 +241,7 @@ check_sizes (GPtrArray     *sources,
              GCancellable  *cancellable,
              GError       **error)
 {
+  g_autofree char *only_name = NULL;
   guint64 total = 0;
 
   for (guint i = 0; i < sources->len; i++)
@@ -222,6 +253,7 @@ check_sizes (GPtrArray     *sources,
       if (source->bytes != NULL)
         {
           total += g_bytes_get_size (source->bytes);
+          only_name = g_strdup (source->name);
           continue;
         }
       info = g_file_query_info (source->file, G_FILE_ATTRIBUTE_STANDARD_SIZE "," G_FILE_ATTRIBUTE_STANDARD_TYPE ","
@@ -242,8 +274,95 @@ check_sizes (GPtrArray     *sources,
           return FALSE;
         }
       total += (guint64) g_file_info_get_size (info);
+      only_name = g_strdup (g_file_info_get_display_name (info));
     }
-  return !too_large (total, limit, error);
+  return !too_large (total, limit, sources->len == 1 ? only_name : NULL, error);
+}
+
+/* A MIME type's name for people ("PNG image"), in the UI's language. */
+static char *
+describe (const char *media_type)
+{
+  g_autofree char *type = g_content_type_from_mime_type (media_type);
+
+  return g_content_type_get_description (type != NULL ? type : media_type);
+}
+
+/* The type of an attachment, from its bytes (GIO's sniffing over the
+ * shared MIME database). @claimed, what its name or the clipboard says,
+ * only refines text: "text/x-python" rather than "text/plain". Refuses
+ * what the bytes show no model can read, and a claim the bytes belie (an
+ * image or a PDF that is not one), in words that say which. */
+static char *
+media_type_from_content (const char    *name,
+                         const char    *claimed,
+                         const guchar  *data,
+                         gsize          length,
+                         GError       **error)
+{
+  g_autofree char *sniffed_type = g_content_type_guess (NULL, data, length, NULL);
+  g_autofree char *sniffed = g_content_type_get_mime_type (sniffed_type);
+  NatterAttachmentKind kind = natter_attachment_kind_for_media_type (sniffed);
+  NatterAttachmentKind claimed_kind = natter_attachment_kind_for_media_type (claimed);
+  gboolean is_text = g_utf8_validate_len ((const char *) data, length, NULL);
+
+  /* The bytes begin as an image or a PDF does. */
+  if (kind == NATTER_ATTACHMENT_KIND_IMAGE || kind == NATTER_ATTACHMENT_KIND_PDF)
+    return g_steal_pointer (&sniffed);
+
+  if (claimed_kind == NATTER_ATTACHMENT_KIND_IMAGE || claimed_kind == NATTER_ATTACHMENT_KIND_PDF)
+    {
+      g_autofree char *what = describe (claimed);
+
+      if (is_text)
+        g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
+                     _("“%s” is named like a %s, but it holds text"), name, what);
+      else
+        g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
+                     _("“%s” is named like a %s, but it is not one and cannot be read"),
+                     name, what);
+      return NULL;
+    }
+  if (is_text)
+    {
+      if (claimed_kind == NATTER_ATTACHMENT_KIND_TEXT)
+        return g_strdup (claimed);
+      return g_strdup (kind == NATTER_ATTACHMENT_KIND_TEXT ? sniffed : "text/plain");
+    }
+  if (claimed_kind == NATTER_ATTACHMENT_KIND_TEXT || kind == NATTER_ATTACHMENT_KIND_TEXT)
+    {
+      g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
+                   _("“%s” is not UTF-8 text"), name);
+      return NULL;
+    }
+  {
+    g_autofree char *what = describe (sniffed != NULL ? sniffed : "application/octet-stream");
+
+    g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
+                 _("“%s” (%s) cannot be sent to a model; attach images, text files or PDFs"), name, what);
+  }
+  return NULL;
+}
+
+/* What would fail the first request that reads the attachment, found now. */
+static gboolean
+check_readable (const char  *name,
+                const char  *media_type,
+                GBytes      *bytes,
+                GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (natter_attachment_kind_for_media_type (media_type) != NATTER_ATTACHMENT_KIND_PDF ||
+      natter_attachment_pdf_check (bytes, &local_error))
+    return TRUE;
+  if (g_error_matches (local_error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
+    g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
+                 _("“%s” is a PDF locked with a password; Natter cannot read it"), name);
+  else
+    g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
+                 _("“%s” is a damaged PDF that cannot be read (%s)"), name, local_error->message);
+  return FALSE;
 }
 
 static Loaded *
@@ -253,15 +372,15 @@ load_source (NatterAttachmentSource  *source,
 {
   Loaded *loaded = g_new0 (Loaded, 1);
   g_autoptr(GError) local_error = NULL;
-  NatterAttachmentKind kind;
+  g_autofree char *claimed = NULL;
   gsize length;
-  const char *data;
+  const guchar *data;
 
   if (source->bytes != NULL)
     {
       loaded->bytes = g_bytes_ref (source->bytes);
       loaded->name = g_strdup (source->name);
-      loaded->media_type = g_strdup (source->media_type);
+      claimed = g_strdup (source->media_type);
     }
   else
     {
@@ -277,25 +396,112 @@ load_source (NatterAttachmentSource  *source,
           return NULL;
         }
       loaded->bytes = g_bytes_new_take (contents, length);
-      type = g_content_type_guess (loaded->name, (const guchar *) contents, length, NULL);
-      loaded->media_type = g_content_type_get_mime_type (type);
-      if (loaded->media_type == NULL)
-        loaded->media_type = g_strdup ("application/octet-stream");
+      /* The name alone: what it claims, which the content must bear out. */
+      type = g_content_type_guess (loaded->name, NULL, 0, NULL);
+      claimed = g_content_type_get_mime_type (type);
     }
 
   data = g_bytes_get_data (loaded->bytes, &length);
-  kind = natter_attachment_kind_for_media_type (loaded->media_type);
-  if (kind == NATTER_ATTACHMENT_KIND_NONE)
-    g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
-                 _("“%s” (%s) cannot be sent to a model; attach images, text files or PDFs"),
-                 loaded->name, loaded->media_type);
-  else if (kind == NATTER_ATTACHMENT_KIND_TEXT && !g_utf8_validate_len (data, length, NULL))
-    g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
-                 _("“%s” is not UTF-8 text"), loaded->name);
-  else
+  loaded->media_type = media_type_from_content (loaded->name, claimed, data, length, error);
+  if (loaded->media_type != NULL &&
+      check_readable (loaded->name, loaded->media_type, loaded->bytes, error))
     return loaded;
   loaded_free (loaded);
   return NULL;
+}
+
+static void
+check_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  NatterAttachmentSource *source = task_data;
+  guint64 limit = *(guint64 *) g_object_get_data (G_OBJECT (task), "natter-limit");
+  g_autoptr(GPtrArray) sources = g_ptr_array_new ();
+  GError *error = NULL;
+  Loaded *loaded;
+  guint64 size;
+
+  g_ptr_array_add (sources, source);
+  if (!check_sizes (sources, limit, cancellable, &error) ||
+      (loaded = load_source (source, cancellable, &error)) == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  size = g_bytes_get_size (loaded->bytes);
+  /* It may have grown since it was measured. */
+  if (too_large (size, limit, loaded->name, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, g_memdup2 (&size, sizeof size), g_free);
+  loaded_free (loaded);
+}
+
+/**
+ * natter_attachment_source_check_async:
+ * @self: a file or content the user is attaching
+ * @limit: the most one message's attachments may weigh together, in
+ *   bytes (natter_settings_get_attachment_size_limit())
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the caller's main context
+ * @user_data: data for @callback
+ *
+ * Whether @self can be attached, and if not why, in plain words: the
+ * checks natter_attachments_store_sync() makes of each attachment (a
+ * readable regular file, not over @limit alone, a type a model reads
+ * decided from its bytes, a PDF that opens), without storing anything.
+ * For a composer that checks each file as it is attached, not only at
+ * send; the sum of several is the store's to check. Reads the file in a
+ * worker thread.
+ */
+void
+natter_attachment_source_check_async (NatterAttachmentSource *self,
+                                      guint64                 limit,
+                                      GCancellable           *cancellable,
+                                      GAsyncReadyCallback     callback,
+                                      gpointer                user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (self != NULL);
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_attachment_source_check_async);
+  g_task_set_task_data (task, natter_attachment_source_ref (self), (GDestroyNotify) natter_attachment_source_unref);
+  g_object_set_data_full (G_OBJECT (task), "natter-limit", g_memdup2 (&limit, sizeof limit), g_free);
+  g_task_run_in_thread (task, check_thread);
+}
+
+/**
+ * natter_attachment_source_check_finish:
+ * @result: the #GAsyncResult
+ * @out_size: (out) (optional): the attachment's size in bytes, when it
+ *   can be attached
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE when the attachment can be attached; else %FALSE with a
+ *   %NATTER_ATTACHMENT_ERROR (TOO_LARGE, UNSUPPORTED, UNREADABLE) whose
+ *   message names the file and says why, for the user, or
+ *   %G_IO_ERROR_CANCELLED
+ */
+gboolean
+natter_attachment_source_check_finish (GAsyncResult  *result,
+                                       guint64       *out_size,
+                                       GError       **error)
+{
+  g_autofree guint64 *size = NULL;
+
+  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_attachment_source_check_async, FALSE);
+
+  size = g_task_propagate_pointer (G_TASK (result), error);
+  if (size == NULL)
+    return FALSE;
+  if (out_size != NULL)
+    *out_size = *size;
+  return TRUE;
 }
 
 /**
@@ -309,8 +515,9 @@ load_source (NatterAttachmentSource  *source,
  *
  * Reads and checks every attachment, then stores each as a blob
  * (docs/format.md §1). Nothing is written unless every attachment is
- * readable, of a type a model can be sent (image, text, PDF) and the
- * total is within @limit. Blocks: for worker threads.
+ * readable, of a type a model can be sent (image, text, PDF; decided
+ * from its bytes, docs/format.md §4.4) and the total is within @limit.
+ * Blocks: for worker threads.
  *
  * Returns: (transfer full) (nullable): the content parts to put in the
  *   user message, `{type: "blob", sha256, mediaType, name, size}` in the
@@ -344,7 +551,7 @@ natter_attachments_store_sync (NatterBlobStore  *blobs,
       total += g_bytes_get_size (one->bytes);
     }
   /* A file may have grown since it was measured. */
-  if (too_large (total, limit, error))
+  if (too_large (total, limit, loaded->len == 1 ? ((Loaded *) g_ptr_array_index (loaded, 0))->name : NULL, error))
     return NULL;
 
   for (guint i = 0; i < loaded->len; i++)

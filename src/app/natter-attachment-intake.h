@@ -55,6 +55,15 @@ GBytes                 *natter_attachment_source_get_bytes     (NatterAttachment
 const char             *natter_attachment_source_get_name      (NatterAttachmentSource *self);
 const char             *natter_attachment_source_get_media_type (NatterAttachmentSource *self);
 
+void                    natter_attachment_source_check_async   (NatterAttachmentSource *self,
+                                                                guint64                 limit,
+                                                                GCancellable           *cancellable,
+                                                                GAsyncReadyCallback     callback,
+                                                                gpointer                user_data);
+gboolean                natter_attachment_source_check_finish  (GAsyncResult           *result,
+                                                                guint64                *out_size,
+                                                                GError                **error);
+
 JsonArray              *natter_attachments_store_sync          (NatterBlobStore        *blobs,
                                                                 GPtrArray              *sources,
                                                                 guint64                 limit,

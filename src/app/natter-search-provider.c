@@ -165,6 +165,44 @@ compare_newest_first (gconstpointer a,
                     natter_session_index_entry_get_session_id (ea));
 }
 
+/* Keeps one hit of each family (natter-session-families.c): its head
+ * when that matched, as the sidebar lists it; else the newest version
+ * that did, which a rename gave words the head does not have. @hits is
+ * sorted newest first and stays so. */
+static void
+once_per_family (GPtrArray             *hits,
+                 NatterSessionFamilies *families)
+{
+  g_autoptr(GHashTable) head_hit = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) kept = g_hash_table_new (g_str_hash, g_str_equal);
+  guint i = 0;
+
+  for (guint j = 0; j < hits->len; j++)
+    {
+      const char *id = natter_session_index_entry_get_session_id (g_ptr_array_index (hits, j));
+
+      if (natter_session_families_is_head (families, id))
+        g_hash_table_add (head_hit, (gpointer) natter_session_families_get_original (families, id));
+    }
+  while (i < hits->len)
+    {
+      const char *id = natter_session_index_entry_get_session_id (g_ptr_array_index (hits, i));
+      const char *original = natter_session_families_get_original (families, id);
+      gboolean keep;
+
+      if (original == NULL)
+        keep = TRUE;
+      else if (g_hash_table_contains (head_hit, original))
+        keep = natter_session_families_is_head (families, id);
+      else
+        keep = g_hash_table_add (kept, (gpointer) original);
+      if (keep)
+        i++;
+      else
+        g_ptr_array_remove_index (hits, i);
+    }
+}
+
 /**
  * natter_search_provider_search:
  * @self: the provider
@@ -180,9 +218,11 @@ compare_newest_first (gconstpointer a,
  * finds "Café"), each term a prefix of some word of the title ("uni" finds
  * "Café Ünïcode", "code" does not). Errored and untitled sessions never
  * match, and a conversation with several versions (edits, new tries;
- * natter-session-families.c), all under its title, is offered once, as
- * its most recently active version, as the sidebar lists it. The result is sorted by `updatedAt`, newest first, and holds at
- * most %NATTER_SEARCH_PROVIDER_MAX_RESULTS ids. Without an index, or when
+ * natter-session-families.c) is offered once: as its most recently
+ * active version, as the sidebar lists it, or when that one's title does
+ * not match, as the newest version whose title (a rename) does. The
+ * result is sorted by `updatedAt`, newest first, and holds at most
+ * %NATTER_SEARCH_PROVIDER_MAX_RESULTS ids. Without an index, or when
  * no term contains a word, nothing matches.
  *
  * Returns: (transfer full) (element-type utf8): the matching session ids
@@ -212,8 +252,7 @@ natter_search_provider_search (NatterSearchProvider *self,
           NatterSessionIndexEntry *entry = natter_session_index_lookup (self->index, previous[i]);
 
           /* A session deleted since the first search has no entry. */
-          if (entry != NULL && g_hash_table_add (seen, (gpointer) previous[i]) && entry_matches (entry, terms) &&
-              natter_session_families_is_head (families, previous[i]))
+          if (entry != NULL && g_hash_table_add (seen, (gpointer) previous[i]) && entry_matches (entry, terms))
             g_ptr_array_add (hits, g_object_ref (entry));
         }
     }
@@ -225,13 +264,13 @@ natter_search_provider_search (NatterSearchProvider *self,
         {
           g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->index), i);
 
-          if (entry_matches (entry, terms) &&
-              natter_session_families_is_head (families, natter_session_index_entry_get_session_id (entry)))
+          if (entry_matches (entry, terms))
             g_ptr_array_add (hits, g_steal_pointer (&entry));
         }
     }
 
   g_ptr_array_sort (hits, compare_newest_first);
+  once_per_family (hits, families);
   for (guint i = 0; i < hits->len && i < NATTER_SEARCH_PROVIDER_MAX_RESULTS; i++)
     g_ptr_array_add (ids, g_strdup (natter_session_index_entry_get_session_id (g_ptr_array_index (hits, i))));
   return ids;

@@ -252,6 +252,15 @@ load_agent (NatterSendPipeline *self,
   return agent;
 }
 
+/* Whether @model, recorded by an imported turn, is one of the person's
+ * own (natter_provider_registry_offers_model()). */
+static gboolean
+model_is_offered (NatterSendPipeline *self,
+                  JsonObject         *model)
+{
+  return self->registry != NULL && natter_provider_registry_offers_model (self->registry, model);
+}
+
 /**
  * natter_send_pipeline_dup_agent:
  * @self: the pipeline
@@ -261,7 +270,11 @@ load_agent (NatterSendPipeline *self,
  *
  * The agent a conversation's next message goes to when none is chosen:
  * the agent of its latest turn while it exists, else Assistant. The
- * window's agent chooser shows the same.
+ * window's agent chooser shows the same. An imported latest turn's agent
+ * is a record of where the conversation came from (docs/format.md §7.3):
+ * it answers only when it is one of the person's own agents, and
+ * otherwise Assistant takes over without @gone being set, since nothing
+ * the person had was lost.
  *
  * Returns: (transfer full): the agent id
  */
@@ -274,6 +287,7 @@ natter_send_pipeline_dup_agent (NatterSendPipeline *self,
   g_autoptr(JsonObject) agent = NULL;
   const char *last = NULL;
   gboolean is_gone = FALSE;
+  gboolean imported = FALSE;
 
   g_return_val_if_fail (NATTER_IS_SEND_PIPELINE (self), NULL);
 
@@ -281,11 +295,53 @@ natter_send_pipeline_dup_agent (NatterSendPipeline *self,
                                                             session_id)
                              : NULL;
   if (entry != NULL)
-    last = natter_session_index_entry_get_last_agent_id (entry);
+    {
+      last = natter_session_index_entry_get_last_agent_id (entry);
+      imported = natter_session_index_entry_get_latest_turn_imported (entry);
+    }
   agent = load_agent (self, last, &is_gone);
+  /* Without the person's agents to look in, only Assistant is known to
+   * be theirs. */
+  if (imported && agent == NULL && g_strcmp0 (last, NATTER_BUILTIN_AGENT_ID) != 0)
+    {
+      if (gone != NULL)
+        *gone = FALSE;
+      return g_strdup (NATTER_BUILTIN_AGENT_ID);
+    }
   if (gone != NULL)
     *gone = is_gone;
   return g_strdup (last != NULL && !is_gone ? last : NATTER_BUILTIN_AGENT_ID);
+}
+
+/**
+ * natter_send_pipeline_get_continued_model:
+ * @self: the pipeline
+ * @entry: a conversation's index entry
+ *
+ * The `{provider, model}` a conversation goes on with when its next
+ * message names none: its latest turn's. An imported latest turn's model
+ * (#NatterSessionIndexEntry:latest-turn-imported) is a label of where
+ * the conversation came from: it is offered only when the person has it
+ * (natter_provider_registry_offers_model(): one of their configured
+ * providers, never an address the file recorded); otherwise the message
+ * goes where a new conversation's would.
+ *
+ * Returns: (transfer none) (nullable): the model, or %NULL for the
+ *   defaults
+ */
+JsonObject *
+natter_send_pipeline_get_continued_model (NatterSendPipeline      *self,
+                                          NatterSessionIndexEntry *entry)
+{
+  JsonObject *last;
+
+  g_return_val_if_fail (NATTER_IS_SEND_PIPELINE (self), NULL);
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (entry), NULL);
+
+  last = natter_session_index_entry_get_last_model (entry);
+  if (last == NULL || !natter_session_index_entry_get_latest_turn_imported (entry))
+    return last;
+  return model_is_offered (self, last) ? last : NULL;
 }
 
 /**
@@ -572,7 +628,12 @@ place (GTask *task)
   NatterSendPipeline *self = pipeline_of (task);
   SendState *state = state_of (task);
   GCancellable *cancellable = g_task_get_cancellable (task);
+  g_autofree char *title = NULL;
 
+  /* Kept for good: a title given at creation is one the automatic title
+   * never replaces, whichever process brings the first answer. */
+  if (state->origin == NULL && !natter_message_request_get_auto_title (state->request))
+    title = natter_derive_session_title (state->input);
   if (state->version_owner != NULL && state->fork_turn != NULL)
     natter_sessions_fork_async (self->sessions, state->fork_owner, state->fork_turn, state->title, cancellable,
                                 placed_cb, task);
@@ -580,7 +641,7 @@ place (GTask *task)
     natter_sessions_create_session_async (self->sessions, state->title, state->cwd, state->parent, NULL, cancellable,
                                           placed_cb, task);
   else if (state->origin == NULL)
-    natter_sessions_create_session_async (self->sessions, NULL, natter_message_request_get_cwd (state->request),
+    natter_sessions_create_session_async (self->sessions, title, natter_message_request_get_cwd (state->request),
                                           NULL, NULL, cancellable, placed_cb, task);
   else
     {
@@ -726,8 +787,6 @@ choose (GTask *task)
   natter_send_options_set_max_model_calls (state->options, max_model_calls > 0
                                                            ? max_model_calls
                                                            : natter_settings_get_max_model_calls (self->settings));
-  natter_send_options_set_auto_title (state->options, natter_message_request_get_auto_title (request) &&
-                                      natter_settings_get_auto_title (self->settings));
 
   descriptor = natter_model_choice_dup_descriptor (&choice);
   if (descriptor != NULL)
@@ -765,9 +824,14 @@ fork_point_read_cb (GObject      *object,
 
   events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, NULL);
   turn = events != NULL ? natter_turn_reduce (events, NULL) : NULL;
-  /* Unreadable, the history is the send's to refuse, with its reason. */
+  /* Unreadable, the history is the send's to refuse, with its reason.
+   * An imported fork point's model is a label unless the person has it
+   * (natter_send_pipeline_get_continued_model()). */
   if (turn != NULL)
     state->last_model = dup_turn_model (turn);
+  if (turn != NULL && natter_turn_state_is_imported (turn) && state->last_model != NULL &&
+      !model_is_offered (pipeline_of (task), state->last_model))
+    g_clear_pointer (&state->last_model, json_object_unref);
   choose (task);
 }
 
@@ -820,10 +884,10 @@ read_origin (GTask *task)
                                state->origin, natter_session_index_entry_get_error (entry)));
       return;
     }
-  last = natter_session_index_entry_get_last_model (entry);
-  if (last != NULL)
+  last = natter_send_pipeline_get_continued_model (self, entry);
+  if (last != NULL || natter_session_index_entry_get_latest_turn_imported (entry))
     {
-      state->last_model = json_object_ref (last);
+      state->last_model = last != NULL ? json_object_ref (last) : NULL;
       choose (task);
       return;
     }

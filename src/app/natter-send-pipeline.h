@@ -70,6 +70,8 @@ char               *natter_send_pipeline_dup_agent             (NatterSendPipeli
                                                                 gboolean               *gone);
 gboolean            natter_send_pipeline_provider_is_missing   (NatterSendPipeline     *self,
                                                                 const char             *provider);
+JsonObject         *natter_send_pipeline_get_continued_model   (NatterSendPipeline      *self,
+                                                                NatterSessionIndexEntry *entry);
 
 void                natter_send_pipeline_send_async            (NatterSendPipeline     *self,
                                                                 NatterMessageRequest   *request,

@@ -267,6 +267,8 @@ load_default_model (NatterServices *self)
   g_autofree char *model = natter_services_dup_default_model (self);
 
   natter_builtin_agent_resolver_set_default_model (self->agents, provider, model);
+  if (self->sessions != NULL)
+    natter_sessions_set_own_model (self->sessions, self->providers, provider, model);
   if (self->pipeline != NULL)
     natter_send_pipeline_set_provider_registry (self->pipeline, self->providers, provider, model);
 }
@@ -382,6 +384,10 @@ natter_services_new (GFile               *data_dir,
   self->index = natter_session_index_new ();
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
+  /* A conversation is named after its first answer whoever brings it
+   * (session-layer-spec.md §12.6): the session layer follows the setting
+   * live, whatever front end sent the message. */
+  g_object_bind_property (self->settings, "auto-title", self->sessions, "auto-title", G_BINDING_SYNC_CREATE);
   self->headless = natter_headless_runner_new (self->runtime);
   self->pipeline = natter_send_pipeline_new (self->sessions, self->settings);
   natter_send_pipeline_set_blob_store (self->pipeline, self->blobs);

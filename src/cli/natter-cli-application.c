@@ -16,9 +16,8 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "natter-cli.h"
+#include "natter-cli-locale.h"
 #include "natter-command-line.h"
 #include "natter-cli-application.h"
 #include "natter-services.h"
@@ -56,7 +55,8 @@ natter_cli_application_command_line (GApplication            *app,
     {
       /* A window asked this headless primary to present itself. */
       g_application_command_line_printerr (cmdline, "natter: %s\n",
-                                           _("A natter command is running; open the window when it has finished"));
+                                           natter_cli_gettext (cmdline, "A natter command is running; "
+                                                               "open the window when it has finished"));
       return 1;
     }
 

@@ -14,7 +14,6 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
 
@@ -72,35 +71,60 @@ natter_cli_command_export (Run *run)
 
   if (!g_str_equal (format, "markdown") && !g_str_equal (format, "json"))
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, _("--format must be markdown or json"));
+      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, natter_cli_tr (run, "--format must be markdown or json"));
       return;
     }
   if (natter_session_index_lookup (natter_services_get_index (run->services), run->args[0]) == NULL)
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), run->args[0]);
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), run->args[0]);
       return;
     }
   natter_sessions_export_async (natter_services_get_sessions (run->services), run->args[0], format,
                                 g_task_get_cancellable (run->task), exported_cb, run);
 }
 
+/* The new sessions on stdout, one `session ID` line each; on stderr,
+ * what was left out, and every conversation that could not be read, which
+ * makes the command fail (the others are imported). */
 static void
 imported_cb (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
 {
   Run *run = user_data;
-  g_auto(GStrv) ids = NULL;
+  g_autoptr(NatterImportReport) report = NULL;
+  g_auto(GStrv) notes = NULL;
   GError *error = NULL;
 
-  ids = natter_sessions_import_finish (NATTER_SESSIONS (object), result, &error);
-  if (ids == NULL)
+  report = natter_sessions_import_finish (NATTER_SESSIONS (object), result, &error);
+  if (report == NULL)
     {
       natter_cli_fail_error (run, error);
       return;
     }
-  for (guint i = 0; ids[i] != NULL; i++)
-    natter_cli_out (run, "session %s\n", ids[i]);
+  for (guint i = 0; i < report->session_ids->len; i++)
+    natter_cli_out (run, "session %s\n", (const char *) g_ptr_array_index (report->session_ids, i));
+  {
+    /* The notes are translated by the session layer, as the caller reads. */
+    gpointer previous = natter_cli_locale_enter (run->cmdline);
+
+    notes = natter_import_report_dup_notes (report);
+    natter_cli_locale_leave (previous);
+  }
+  for (guint i = 0; notes[i] != NULL; i++)
+    g_application_command_line_printerr (run->cmdline, "natter: %s\n", notes[i]);
+  for (guint i = 0; i < report->defective->len; i++)
+    g_application_command_line_printerr (run->cmdline, "natter: %s\n",
+                                         (const char *) g_ptr_array_index (report->defective, i));
+  if (report->defective->len > 0)
+    {
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                       natter_cli_ntr (run, "%u conversation could not be read and was not imported",
+                                       "%u conversations could not be read and were not imported",
+                                       report->defective->len),
+                       report->defective->len);
+      return;
+    }
   natter_cli_finish (run, 0);
 }
 
@@ -111,7 +135,7 @@ natter_cli_command_import (Run *run)
 
   if (run->from != NULL && !g_str_equal (run->from, "chatgpt"))
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, _("--from must be chatgpt"));
+      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, natter_cli_tr (run, "--from must be chatgpt"));
       return;
     }
   file = g_application_command_line_create_file_for_arg (run->cmdline, run->args[0]);

@@ -11,13 +11,12 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include <signal.h>
 
 #include "natter-attachment-intake.h"
 #include "natter-cli-private.h"
 #include "natter-id.h"
+#include "natter-json.h"
 
 /* ------------------------------------------------------------------ */
 /* ask                                                                 */
@@ -119,14 +118,15 @@ ask_ran_cb (GObject      *object,
       natter_cli_finish (run, 0);
       break;
     case NATTER_TURN_OUTCOME_FAILED:
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", outcome->error != NULL ? outcome->error : _("The turn failed"));
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s",
+                       outcome->error != NULL ? outcome->error : natter_cli_tr (run, "The turn failed"));
       break;
     case NATTER_TURN_OUTCOME_CANCELLED:
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The turn was cancelled"));
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", natter_cli_tr (run, "The turn was cancelled"));
       break;
     case NATTER_TURN_OUTCOME_SUSPENDED:
     default:
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The turn is waiting for a tool result"));
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", natter_cli_tr (run, "The turn is waiting for a tool result"));
       break;
     }
 }
@@ -188,12 +188,12 @@ lookup_session (Run        *run,
   entry = natter_session_index_lookup (natter_services_get_index (run->services), session_id);
   if (entry == NULL)
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), session_id);
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), session_id);
       return NULL;
     }
   if (natter_session_index_entry_get_error (entry) != NULL)
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("Session %s cannot be used: %s"), session_id,
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "Session %s cannot be used: %s"), session_id,
                        natter_session_index_entry_get_error (entry));
       return NULL;
     }
@@ -212,25 +212,26 @@ message_sent_cb (GObject      *object,
   sent = natter_send_pipeline_send_finish (NATTER_SEND_PIPELINE (object), result, &error);
   if (sent == NULL)
     {
-      natter_cli_fail_send_error (run, error);
+      natter_cli_fail_after_promotion (run, error);
       return;
     }
   /* On stderr: stdout stays what `send` always printed. A failed
    * compaction cost the message nothing: it went with the whole
    * history. */
   if (sent->compaction_id != NULL)
-    g_application_command_line_printerr (run->cmdline, _("Compacted the conversation before sending (%s)\n"),
+    g_application_command_line_printerr (run->cmdline,
+                                         natter_cli_tr (run, "Compacted the conversation before sending (%s)\n"),
                                          sent->compaction_id);
   else if (sent->compaction_error != NULL)
     g_application_command_line_printerr (run->cmdline,
-                                         _("Could not compact the conversation before sending, so it is sent "
-                                           "whole: %s\n"), sent->compaction_error->message);
+                                         natter_cli_tr (run, "Could not compact the conversation before sending, "
+                                                        "so it is sent whole: %s\n"),
+                                         sent->compaction_error->message);
   g_free (run->session_id);
   run->session_id = g_strdup (sent->session_id);
   if (sent->queue_id != NULL)
     {
-      natter_cli_out (run, "queued %s\n", sent->queue_id);
-      natter_cli_finish (run, 0);
+      natter_cli_queued (run, sent->queue_id);
       return;
     }
   run->turn_id = g_strdup (sent->turn_id);
@@ -272,6 +273,9 @@ natter_cli_command_send (Run *run)
    * stored. */
   if (run->session_id != NULL && lookup_session (run, run->session_id) == NULL)
     return;
+  /* A queued message this send makes the session send runs to its end
+   * before the command does (natter-cli-queue.c). */
+  natter_cli_note_latest (run);
   natter_message_request_set_session (request, run->session_id);
   natter_message_request_set_cwd (request, g_application_command_line_get_cwd (run->cmdline));
   natter_message_request_set_queue (request, run->queue);
@@ -361,15 +365,17 @@ natter_cli_command_answer (Run *run)
 void
 natter_cli_command_deliver (Run *run)
 {
-  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
+  JsonNode *node = NULL;
 
-  node = json_from_string (run->text, &error);
+  if (natter_json_parser_load_external (parser, run->text, -1, &error))
+    node = json_parser_get_root (parser);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       natter_cli_fail (run, NATTER_CLI_EXIT_USAGE,
-                       _("The result must be a JSON object {\"output\": …, \"isError\": false}: %s"),
-                       error != NULL ? error->message : _("not an object"));
+                       natter_cli_tr (run, "The result must be a JSON object {\"output\": …, \"isError\": false}: %s"),
+                       error != NULL ? error->message : natter_cli_tr (run, "not an object"));
       return;
     }
   run->turn_id = g_strdup (run->args[0]);
@@ -399,8 +405,9 @@ void
 natter_cli_command_stop (Run *run)
 {
   run->turn_id = g_strdup (run->args[0]);
+  /* The reason is stored in the turn: never in the language of a UI. */
   natter_sessions_stop_turn_async (natter_services_get_sessions (run->services), run->args[0],
-                                   _("Stopped from the command line"), g_task_get_cancellable (run->task),
+                                   "Stopped from the command line", g_task_get_cancellable (run->task),
                                    stop_done_cb, run);
 }
 
@@ -521,7 +528,7 @@ natter_cli_command_recover (Run *run)
     }
   if (natter_session_index_lookup (natter_services_get_index (run->services), run->args[0]) == NULL)
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("No session %s"), run->args[0]);
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), run->args[0]);
       return;
     }
   run->new_session_finish = natter_sessions_recover_finish;
@@ -639,7 +646,7 @@ show_next_turn (Run *run)
         json_object_set_string_member (object, "parentSession", natter_session_state_get_parent_session (session));
       json_object_set_array_member (object, "turns", json_array_ref (run->shown_turns));
       json_node_set_object (root, object);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
     }
   else

@@ -11,8 +11,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "natter-cli-private.h"
 
 static void

@@ -11,6 +11,7 @@
 
 
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-services.h"
 #include "natter-session-state-v2.h"
 #include "natter-sessions-grants.h"
@@ -79,7 +80,7 @@ print_grants (Run                *run,
           json_array_add_object_element (array, object);
         }
       json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
       return;
     }

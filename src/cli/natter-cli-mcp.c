@@ -11,9 +11,8 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-mcp-client.h"
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
@@ -86,13 +85,13 @@ list_tools_cb (GObject      *object,
 
   tools = natter_mcp_client_list_tools_finish (client, result, &error);
   if (tools == NULL)
-    natter_cli_out (mcp->run, "%s\t%s\t%s\n", name, _("error"), error->message);
+    natter_cli_out (mcp->run, "%s\t%s\t%s\n", name, natter_cli_tr (mcp->run, "error"), error->message);
   else
     {
       guint n = json_array_get_length (tools);
-      g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u tool", "%u tools", n), n);
+      g_autofree char *count = g_strdup_printf (natter_cli_ntr (mcp->run, "%u tool", "%u tools", n), n);
 
-      natter_cli_out (mcp->run, "%s\t%s\t%s\n", name, _("connected"), count);
+      natter_cli_out (mcp->run, "%s\t%s\t%s\n", name, natter_cli_tr (mcp->run, "connected"), count);
     }
   natter_mcp_client_stop (client);
   g_clear_object (&mcp->client);
@@ -109,7 +108,7 @@ list_next (McpRun *mcp)
       config = g_ptr_array_index (mcp->servers, mcp->next);
       if (config->enabled)
         break;
-      natter_cli_out (mcp->run, "%s\t%s\n", config->name, _("disabled"));
+      natter_cli_out (mcp->run, "%s\t%s\n", config->name, natter_cli_tr (mcp->run, "disabled"));
     }
   if (mcp->next >= mcp->servers->len)
     {
@@ -202,13 +201,14 @@ call_cb (GObject      *object,
       print_content (mcp->run, json_array_get_object_element (content, i));
   if (json_object_has_member (answer, "structuredContent"))
     {
-      g_autofree char *text = json_to_string (json_object_get_member (answer, "structuredContent"), FALSE);
+      g_autofree char *text = natter_json_to_text (json_object_get_member (answer, "structuredContent"), FALSE, NULL);
 
       natter_cli_out (mcp->run, "structuredContent: %s\n", text);
     }
   if (json_object_get_boolean_member_with_default (answer, "isError", FALSE))
     {
-      message = g_strdup_printf (_("Tool “%s” of “%s” reported an error"), mcp->run->args[2], mcp->run->args[1]);
+      message = g_strdup_printf (natter_cli_tr (mcp->run, "Tool “%s” of “%s” reported an error"),
+                                 mcp->run->args[2], mcp->run->args[1]);
       mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, message);
       return;
     }
@@ -216,18 +216,20 @@ call_cb (GObject      *object,
 }
 
 static JsonObject *
-parse_arguments (const char  *text,
+parse_arguments (Run         *run,
+                 const char  *text,
                  GError     **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   JsonNode *root;
 
-  if (!json_parser_load_from_data (parser, text, -1, error))
+  if (!natter_json_parser_load_external (parser, text, -1, error))
     return NULL;
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_set_error_literal (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG, _("it is not a JSON object"));
+      g_set_error_literal (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
+                           natter_cli_tr (run, "it is not a JSON object"));
       return NULL;
     }
   return json_object_ref (json_node_get_object (root));
@@ -305,7 +307,8 @@ open_server (McpRun *mcp)
 
   if (config == NULL)
     {
-      message = g_strdup_printf (_("No tool server “%s” in %s"), mcp->run->args[1], mcp->path);
+      message = g_strdup_printf (natter_cli_tr (mcp->run, "No tool server “%s” in %s"), mcp->run->args[1],
+                                 mcp->path);
       mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, message);
       return FALSE;
     }
@@ -313,8 +316,9 @@ open_server (McpRun *mcp)
    * person may have switched it off because it is not to be trusted. */
   if (!config->enabled)
     {
-      message = g_strdup_printf (_("Tool server “%s” is disabled; enable it in Preferences (Tool Servers) or "
-                                   "remove \"disabled\": true from its entry in %s"), config->name, mcp->path);
+      message = g_strdup_printf (natter_cli_tr (mcp->run, "Tool server “%s” is disabled; enable it in Preferences "
+                                                "(Tool Servers) or remove \"disabled\": true from its entry in %s"),
+                                 config->name, mcp->path);
       mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, message);
       return FALSE;
     }
@@ -331,7 +335,7 @@ check_arity (McpRun     *mcp,
 
   if (g_strv_length (mcp->run->args) == count)
     return TRUE;
-  message = g_strdup_printf (_("Usage: natter mcp %s"), usage);
+  message = g_strdup_printf (natter_cli_tr (mcp->run, "Usage: natter mcp %s"), usage);
   mcp_fail (mcp, NATTER_CLI_EXIT_USAGE, message);
   return FALSE;
 }
@@ -368,7 +372,7 @@ natter_cli_command_mcp (Run *run)
       if (!check_arity (mcp, 1, "list"))
         return;
       if (mcp->servers->len == 0)
-        natter_cli_out (run, _("No tool servers are configured in %s\n"), mcp->path);
+        natter_cli_out (run, natter_cli_tr (run, "No tool servers are configured in %s\n"), mcp->path);
       list_next (mcp);
     }
   else if (g_str_equal (verb, "tools"))
@@ -383,10 +387,10 @@ natter_cli_command_mcp (Run *run)
 
       if (!check_arity (mcp, 4, "call SERVER TOOL JSON"))
         return;
-      arguments = parse_arguments (run->args[3], &error);
+      arguments = parse_arguments (run, run->args[3], &error);
       if (arguments == NULL)
         {
-          message = g_strdup_printf (_("The arguments must be a JSON object: %s"), error->message);
+          message = g_strdup_printf (natter_cli_tr (run, "The arguments must be a JSON object: %s"), error->message);
           mcp_fail (mcp, NATTER_CLI_EXIT_USAGE, message);
           return;
         }
@@ -396,7 +400,8 @@ natter_cli_command_mcp (Run *run)
     }
   else
     {
-      g_autofree char *message = g_strdup_printf (_("Unknown mcp command “%s”: use list, tools or call"), verb);
+      g_autofree char *message = g_strdup_printf (natter_cli_tr (run, "Unknown mcp command “%s”: use list, tools or call"),
+                                                  verb);
 
       mcp_fail (mcp, NATTER_CLI_EXIT_USAGE, message);
     }

@@ -13,6 +13,7 @@
 #include <json-glib/json-glib.h>
 
 #include "natter-cli.h"
+#include "natter-cli-locale.h"
 #include "natter-turn-reducer.h"
 
 G_BEGIN_DECLS
@@ -92,9 +93,16 @@ struct _Run
   NatterSessionState      *session;
   guint                    next_turn;
   JsonArray                *shown_turns;
+  char                    *latest_before;  /* send: the session's latest turn when it began */
+  int                      exit_floor;     /* the least exit status the run ends with */
   BooleanFinish            boolean_finish; /* for boolean_done_cb() */
   NewSessionFinish         new_session_finish; /* for new_session_done_cb() */
 };
+
+/* A text of the command line, in its caller's language
+ * (natter-cli-locale.c): mark texts with these, not _(). */
+#define natter_cli_tr(run, text) natter_cli_gettext ((run)->cmdline, (text))
+#define natter_cli_ntr(run, text, plural, n) natter_cli_ngettext ((run)->cmdline, (text), (plural), (n))
 
 /* natter-cli.c: output, always through the command line object */
 void natter_cli_out        (Run        *run,
@@ -157,6 +165,11 @@ void natter_cli_command_search     (Run *run);
 void natter_cli_command_queue        (Run *run);
 void natter_cli_command_unqueue      (Run *run);
 void natter_cli_follow_queue         (Run *run);
+void natter_cli_note_latest          (Run *run);
+void natter_cli_queued               (Run        *run,
+                                      const char *queue_id);
+void natter_cli_fail_after_promotion (Run    *run,
+                                      GError *error);
 
 /* natter-cli-grants.c */
 void natter_cli_command_grant        (Run *run);

@@ -11,9 +11,8 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-provider-error.h"
 #include "natter-session-families.h"
 
@@ -22,7 +21,7 @@ node_to_string (JsonNode *node)
 {
   if (node == NULL)
     return g_strdup ("null");
-  return json_to_string (node, FALSE);
+  return natter_json_to_text (node, FALSE, NULL);
 }
 
 /* The text of a user message: its string content, or its text parts
@@ -150,14 +149,22 @@ report_turn (Run             *run,
       {
         const char *error = json_object_get_string_member_with_default (terminal, "error", "");
 
-        /* A conversation that outgrew the context window has a way on. */
+        /* A conversation that outgrew the context window has a way on:
+         * the message again, after a summary, as a new version of it
+         * (sending the words again would repeat them after the failed
+         * turn). */
         if (session_id != NULL && natter_error_is_context_overflow (error))
           natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
-                           _("The turn failed: %s (the conversation is too long for the model; "
-                             "“natter compact %s” summarizes its earlier turns, then send again)"),
-                           error, session_id);
+                           natter_cli_tr (run, "The turn failed: %s (the conversation is too long for the model; "
+                                          "“natter retry --compact %s” summarizes its earlier turns and sends the "
+                                          "message again)"),
+                           error, natter_turn_state_get_turn_id (state));
+        else if (session_id != NULL)
+          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                           natter_cli_tr (run, "The turn failed: %s (“natter retry %s” sends the message again)"),
+                           error, natter_turn_state_get_turn_id (state));
         else
-          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, _("The turn failed: %s"), error);
+          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "The turn failed: %s"), error);
       }
       return;
     case NATTER_TURN_STATUS_CANCELLED:
@@ -167,12 +174,13 @@ report_turn (Run             *run,
           natter_cli_finish (run, 0);
         }
       else
-        natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The turn was cancelled"));
+        natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", natter_cli_tr (run, "The turn was cancelled"));
       return;
     case NATTER_TURN_STATUS_IDLE:
     default:
       natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
-                       _("The turn stopped before it settled; continue it with “natter resume SESSION”"));
+                       natter_cli_tr (run, "The turn stopped before it settled; "
+                                      "continue it with “natter resume SESSION”"));
       return;
     }
 }
@@ -284,7 +292,7 @@ natter_cli_print_sessions (Run *run)
       g_autofree char *text = NULL;
 
       json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
     }
 }

@@ -10,9 +10,8 @@
 
 #include "config.h"
 
-#include <glib/gi18n-lib.h>
-
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-search-index.h"
 
 /* More than anyone reads in a terminal; a script that needs more narrows
@@ -49,7 +48,7 @@ print_hits (Run       *run,
           json_array_add_object_element (array, object);
         }
       json_node_set_array (root, array);
-      text = json_to_string (root, TRUE);
+      text = natter_json_to_text (root, TRUE, NULL);
       natter_cli_out (run, "%s\n", text);
       return;
     }
@@ -60,6 +59,29 @@ print_hits (Run       *run,
       g_autofree char *snippet = natter_search_snippet_to_plain (hit->snippet);
 
       natter_cli_out (run, "%s\t%s\t%s\n", hit->session_id, hit->turn_id, snippet);
+    }
+}
+
+/* A damaged conversation is not in the index as if it were whole (its
+ * log reads all or nothing, docs/format.md §2), so the words the search
+ * missed may be in it: it is named rather than silently missing. */
+static void
+print_damaged (Run *run)
+{
+  g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (natter_services_get_index (run->services));
+
+  for (guint i = 0; i < damaged->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (damaged, i);
+      const char *title = natter_session_index_entry_get_title (entry);
+
+      if (title != NULL)
+        g_application_command_line_printerr (run->cmdline,
+                                             natter_cli_tr (run, "Damaged, not searched in full: %s “%s”\n"),
+                                             natter_session_index_entry_get_session_id (entry), title);
+      else
+        g_application_command_line_printerr (run->cmdline, natter_cli_tr (run, "Damaged, not searched in full: %s\n"),
+                                             natter_session_index_entry_get_session_id (entry));
     }
 }
 
@@ -81,7 +103,9 @@ searched_cb (GObject      *object,
     }
   if (still_indexing)
     g_application_command_line_printerr (run->cmdline, "%s\n",
-                                         _("Still indexing: conversations not indexed yet are not searched."));
+                                         natter_cli_tr (run, "Still indexing: conversations not indexed yet "
+                                                        "are not searched."));
+  print_damaged (run);
   print_hits (run, hits);
   natter_cli_finish (run, 0);
 }

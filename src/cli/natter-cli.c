@@ -38,6 +38,7 @@ run_free (Run *run)
   g_free (run->output);
   g_free (run->from);
   g_free (run->turn_id);
+  g_free (run->latest_before);
   g_clear_pointer (&run->descriptor, json_object_unref);
   g_clear_pointer (&run->session, natter_session_state_unref);
   g_clear_pointer (&run->shown_turns, json_array_unref);
@@ -61,7 +62,8 @@ natter_cli_out (Run        *run,
   g_application_command_line_print (run->cmdline, "%s", text);
 }
 
-/* Ends the run with @status. */
+/* Ends the run with @status, or with the run's floor when that is
+ * higher (a refused send that waited for a queued message's turn). */
 void
 natter_cli_finish (Run *run,
                    int  status)
@@ -69,7 +71,7 @@ natter_cli_finish (Run *run,
   GTask *task = run->task;
 
   run->task = NULL;
-  g_task_return_int (task, status);
+  g_task_return_int (task, MAX (status, run->exit_floor));
   g_object_unref (task);
 }
 
@@ -107,7 +109,8 @@ natter_cli_fail_send_error (Run    *run,
     {
       /* Translators: the first %s is why, the second a session id */
       natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
-                       _("%s\nCopy the part before the damage into a new session with: natter recover %s"),
+                       natter_cli_tr (run, "%s\nCopy the part before the damage into a new session with: "
+                                      "natter recover %s"),
                        error->message, run->session_id);
       g_error_free (error);
       return;
@@ -233,6 +236,36 @@ natter_cli_needs_services (const char * const *arguments)
   return TRUE;
 }
 
+/* The overview in the language of @cmdline's caller (%NULL: this
+ * process's). */
+static char *
+dup_summary_for (GApplicationCommandLine *cmdline)
+{
+  GString *text = g_string_new (NULL);
+
+  g_string_append_printf (text, "%s\n",
+                          natter_cli_gettext (cmdline, "Commands (headless; forwarded to the running Natter "
+                                                       "if there is one):"));
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *usage = g_strdup_printf ("%s %s", commands[i].name,
+                                                natter_cli_gettext (cmdline, commands[i].parameters));
+
+      g_string_append_printf (text, "  natter %s\n      %s\n", usage, natter_cli_gettext (cmdline, commands[i].summary));
+    }
+  g_string_append_printf (text, "\n%s\n", natter_cli_gettext (cmdline, "Model options:"));
+  g_string_append_printf (text, "  --base-url URL         %s\n",
+                          natter_cli_gettext (cmdline, "An OpenAI-compatible endpoint instead of the default provider"));
+  g_string_append_printf (text, "  --model NAME           %s\n", natter_cli_gettext (cmdline, "The model to use"));
+  g_string_append_printf (text, "  --max-model-calls N    %s\n",
+                          natter_cli_gettext (cmdline, "The most model calls of the turn"));
+  g_string_append_printf (text, "\n%s\n", natter_cli_gettext (cmdline, "Environment:"));
+  g_string_append_printf (text, "  NATTER_API_KEY         %s\n",
+                          natter_cli_gettext (cmdline, "The API key when the Secret Service has none for the provider"));
+  g_string_append_printf (text, "  NATTER_DATA_DIR        %s\n", natter_cli_gettext (cmdline, "The data directory"));
+  return g_string_free (text, FALSE);
+}
+
 /**
  * natter_cli_dup_summary:
  *
@@ -244,28 +277,11 @@ natter_cli_needs_services (const char * const *arguments)
 char *
 natter_cli_dup_summary (void)
 {
-  GString *text = g_string_new (NULL);
-
-  g_string_append_printf (text, "%s\n", _("Commands (headless; forwarded to the running Natter if there is one):"));
-  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    {
-      g_autofree char *usage = g_strdup_printf ("%s %s", commands[i].name, _(commands[i].parameters));
-
-      g_string_append_printf (text, "  natter %s\n      %s\n", usage, _(commands[i].summary));
-    }
-  g_string_append_printf (text, "\n%s\n", _("Model options:"));
-  g_string_append_printf (text, "  --base-url URL         %s\n",
-                          _("An OpenAI-compatible endpoint instead of the default provider"));
-  g_string_append_printf (text, "  --model NAME           %s\n", _("The model to use"));
-  g_string_append_printf (text, "  --max-model-calls N    %s\n", _("The most model calls of the turn"));
-  g_string_append_printf (text, "\n%s\n", _("Environment:"));
-  g_string_append_printf (text, "  NATTER_API_KEY         %s\n",
-                          _("The API key when the Secret Service has none for the provider"));
-  g_string_append_printf (text, "  NATTER_DATA_DIR        %s\n", _("The data directory"));
-  return g_string_free (text, FALSE);
+  return dup_summary_for (NULL);
 }
 
 static GOptionContext *option_context_new (Run *run);
+static char *option_context_get_help (Run *run, GOptionContext *context);
 
 static void
 command_help (Run *run)
@@ -280,17 +296,17 @@ command_help (Run *run)
 
       if (command == NULL)
         {
-          natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, _("Unknown command “%s”"), run->args[0]);
+          natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, natter_cli_tr (run, "Unknown command “%s”"), run->args[0]);
           return;
         }
       run->command = command;
       context = option_context_new (run);
-      help = g_option_context_get_help (context, TRUE, NULL);
+      help = option_context_get_help (run, context);
       natter_cli_out (run, "%s", help);
       natter_cli_finish (run, 0);
       return;
     }
-  summary = natter_cli_dup_summary ();
+  summary = dup_summary_for (run->cmdline);
   natter_cli_out (run, "%s", summary);
   natter_cli_finish (run, 0);
 }
@@ -299,7 +315,7 @@ static GOptionContext *
 option_context_new (Run *run)
 {
   const Command *command = run->command;
-  g_autofree char *parameters = g_strdup_printf ("%s %s", command->name, _(command->parameters));
+  g_autofree char *parameters = g_strdup_printf ("%s %s", command->name, natter_cli_tr (run, command->parameters));
   GOptionContext *context = g_option_context_new (parameters);
   GOptionEntry entries[16];
   guint n = 0;
@@ -363,10 +379,23 @@ option_context_new (Run *run)
   /* GOption's own --help would exit() the process, which may be the
    * running window's: help is an ordinary option here. */
   g_option_context_set_help_enabled (context, FALSE);
-  g_option_context_set_summary (context, _(command->summary));
+  g_option_context_set_summary (context, natter_cli_tr (run, command->summary));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   return context;
+}
+
+/* GOption's help, its own texts and the entries', in the caller's
+ * language. */
+static char *
+option_context_get_help (Run            *run,
+                         GOptionContext *context)
+{
+  gpointer previous = natter_cli_locale_enter (run->cmdline);
+  char *help = g_option_context_get_help (context, TRUE, NULL);
+
+  natter_cli_locale_leave (previous);
+  return help;
 }
 
 static void
@@ -375,9 +404,10 @@ usage_error (Run        *run,
 {
   g_application_command_line_printerr (run->cmdline, "natter: %s\n", message);
   if (run->command != NULL)
-    g_application_command_line_printerr (run->cmdline, _("Try “natter %s --help”.\n"), run->command->name);
+    g_application_command_line_printerr (run->cmdline, natter_cli_tr (run, "Try “natter %s --help”.\n"),
+                                         run->command->name);
   else
-    g_application_command_line_printerr (run->cmdline, "%s\n", _("Try “natter help”."));
+    g_application_command_line_printerr (run->cmdline, "%s\n", natter_cli_tr (run, "Try “natter help”."));
   natter_cli_finish (run, NATTER_CLI_EXIT_USAGE);
 }
 
@@ -394,6 +424,8 @@ parse (Run   *run,
   g_auto(GStrv) argv = NULL;
   guint argc, n_args;
   const Command *command = run->command;
+  gpointer previous;
+  gboolean parsed;
 
   g_strv_builder_add (builder, program);
   for (guint i = 2; arguments[i] != NULL; i++)
@@ -403,14 +435,18 @@ parse (Run   *run,
   if (command->options & OPT_KEEP)
     run->keep = G_MININT;
 
-  if (!g_option_context_parse_strv (context, &argv, &error))
+  /* GOption's errors in the caller's language. */
+  previous = natter_cli_locale_enter (run->cmdline);
+  parsed = g_option_context_parse_strv (context, &argv, &error);
+  natter_cli_locale_leave (previous);
+  if (!parsed)
     {
       usage_error (run, error->message);
       return FALSE;
     }
   if (run->help)
     {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      g_autofree char *help = option_context_get_help (run, context);
 
       natter_cli_out (run, "%s", help);
       natter_cli_finish (run, 0);
@@ -428,25 +464,26 @@ parse (Run   *run,
     }
   if (n_args < command->min_args || n_args > command->max_args)
     {
-      usage_error (run, n_args < command->min_args ? _("Missing arguments") : _("Too many arguments"));
+      usage_error (run, n_args < command->min_args ? natter_cli_tr (run, "Missing arguments")
+                                                   : natter_cli_tr (run, "Too many arguments"));
       return FALSE;
     }
   if (run->max_model_calls < 0 || (command->options & OPT_MODEL && run->max_model_calls == 0 &&
                                     g_strv_contains ((const char * const *) arguments, "--max-model-calls")))
     {
-      usage_error (run, _("--max-model-calls must be at least 1"));
+      usage_error (run, natter_cli_tr (run, "--max-model-calls must be at least 1"));
       return FALSE;
     }
   if (run->keep == G_MININT)
     run->keep = 2;
   else if (command->options & OPT_KEEP && run->keep < 1)
     {
-      usage_error (run, _("--keep must be at least 1"));
+      usage_error (run, natter_cli_tr (run, "--keep must be at least 1"));
       return FALSE;
     }
   if (run->base_url != NULL && !natter_provider_id_is_endpoint (run->base_url))
     {
-      usage_error (run, _("--base-url must be an http:// or https:// URL"));
+      usage_error (run, natter_cli_tr (run, "--base-url must be an http:// or https:// URL"));
       return FALSE;
     }
 
@@ -459,7 +496,7 @@ parse (Run   *run,
     run->text = g_strdup (run->args[2]);
   if (run->text != NULL && run->text[0] == '\0')
     {
-      usage_error (run, _("The text is empty"));
+      usage_error (run, natter_cli_tr (run, "The text is empty"));
       return FALSE;
     }
   return TRUE;
@@ -535,7 +572,8 @@ check_data_dir (Run *run)
   if (given == NULL || given[0] == '\0')
     {
       natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
-                       _("The command did not say which data directory it is for; the running Natter uses %s"),
+                       natter_cli_tr (run, "The command did not say which data directory it is for; "
+                                      "the running Natter uses %s"),
                        our_path);
       return FALSE;
     }
@@ -544,8 +582,9 @@ check_data_dir (Run *run)
     return TRUE;
   their_path = g_file_get_parse_name (theirs);
   natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
-                   _("The command was given the data directory %s, which another Natter process is using, "
-                     "and the running Natter uses %s; nothing was done. Run it again when %s is free"),
+                   natter_cli_tr (run, "The command was given the data directory %s, which another Natter "
+                                  "process is using, and the running Natter uses %s; nothing was done. "
+                                  "Run it again when %s is free"),
                    their_path, our_path, their_path);
   return FALSE;
 }
@@ -595,13 +634,13 @@ natter_cli_run_async (NatterServices          *services,
   arguments = g_application_command_line_get_arguments (cmdline, &argc);
   if (argc < 2)
     {
-      usage_error (run, _("No command given"));
+      usage_error (run, natter_cli_tr (run, "No command given"));
       return;
     }
   run->command = find_command (arguments[1]);
   if (run->command == NULL)
     {
-      g_autofree char *message = g_strdup_printf (_("Unknown command “%s”"), arguments[1]);
+      g_autofree char *message = g_strdup_printf (natter_cli_tr (run, "Unknown command “%s”"), arguments[1]);
 
       usage_error (run, message);
       return;
@@ -615,7 +654,7 @@ natter_cli_run_async (NatterServices          *services,
     }
   if (run->services == NULL)
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", _("The data directory is not available"));
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", natter_cli_tr (run, "The data directory is not available"));
       return;
     }
   if (!check_data_dir (run))

@@ -8,8 +8,6 @@
 
 #define G_LOG_DOMAIN "natter-mcp"
 
-#include <glib/gi18n.h>
-
 #include "natter-mcp-client-private.h"
 #include "natter-mcp-error.h"
 
@@ -68,7 +66,7 @@ take_page (NatterMcpClient  *self,
 
 bad:
   g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-               _("Tool server “%s” sent a malformed list of tools"), natter_mcp_client_get_config (self)->name);
+               "Tool server “%s” sent a malformed list of tools", natter_mcp_client_get_config (self)->name);
   return FALSE;
 }
 
@@ -94,7 +92,7 @@ list_page_cb (GObject      *object,
       if (++data->pages >= MAX_LIST_PAGES)
         {
           g_task_return_new_error (task, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                                   _("Tool server “%s” sent more than %u pages of tools"),
+                                   "Tool server “%s” sent more than %u pages of tools",
                                    natter_mcp_client_get_config (self)->name, MAX_LIST_PAGES);
           return;
         }
@@ -199,7 +197,7 @@ call_done_cb (GObject      *object,
   if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
     {
       g_task_return_new_error (task, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                               _("Tool server “%s” answered “tools/call” without a “content” list"),
+                               "Tool server “%s” answered “tools/call” without a “content” list",
                                natter_mcp_client_get_config (self)->name);
       return;
     }

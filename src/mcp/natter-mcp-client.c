@@ -9,13 +9,16 @@
  * through its pages and cached until the server says the list changed,
  * and `tools/call`. A server that stops fails the requests in flight;
  * the next request starts it again.
+ *
+ * The errors of the client and its transports are not translated: a
+ * failed `tools/call` becomes the tool's result, stored in the turn and
+ * sent to the model, and neither may depend on the language of the UI
+ * that happened to run it.
  */
 
 #define G_LOG_DOMAIN "natter-mcp"
 
 #include "config.h"
-
-#include <glib/gi18n.h>
 
 #include "natter-mcp-client-private.h"
 #include "natter-mcp-error.h"
@@ -25,7 +28,6 @@
 /* The protocol versions Natter speaks, newest first; the first is the
  * one it asks for (Lifecycle, Version Negotiation). */
 static const char * const supported_versions[] = { "2025-11-25", "2025-06-18", NULL };
-
 
 struct _NatterMcpClient
 {
@@ -218,7 +220,7 @@ timeout_cb (gpointer user_data)
   if (pending != NULL)
     abandon (self, pending, "timeout",
              g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_TIMEOUT,
-                          _("Tool server “%s” did not answer “%s” within %u s"),
+                          "Tool server “%s” did not answer “%s” within %u s",
                           self->config->name, pending->method, self->timeout));
   return G_SOURCE_REMOVE;
 }
@@ -233,7 +235,7 @@ cancelled_cb (GCancellable *cancellable,
   pending = pending_take (self, pending->id);
   if (pending != NULL)
     abandon (self, pending, "stopped by the user",
-             g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The call to tool server “%s” was stopped"),
+             g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED, "The call to tool server “%s” was stopped",
                           self->config->name));
   return G_SOURCE_REMOVE;
 }
@@ -347,7 +349,7 @@ handle_request_end (gint64        id,
     pending_fail (pending, g_error_copy (error));
   else
     pending_fail (pending, g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_CLOSED,
-                                        _("Tool server “%s” ended its answer to “%s” without a result"),
+                                        "Tool server “%s” ended its answer to “%s” without a result",
                                         self->config->name, pending->method));
 }
 
@@ -371,7 +373,7 @@ handle_response (NatterMcpClient *self,
       const char *text = json_object_get_string_member_with_default (error, "message", "");
 
       pending_fail (pending, g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_REMOTE,
-                                          _("Tool server “%s” refused “%s”: %s (code %d)"),
+                                          "Tool server “%s” refused “%s”: %s (code %d)",
                                           self->config->name, pending->method, text,
                                           (int) json_object_get_int_member_with_default (error, "code", 0)));
       return;
@@ -379,7 +381,7 @@ handle_response (NatterMcpClient *self,
   if (result == NULL)
     {
       pending_fail (pending, g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                                          _("Tool server “%s” answered “%s” with neither result nor error"),
+                                          "Tool server “%s” answered “%s” with neither result nor error",
                                           self->config->name, pending->method));
       return;
     }
@@ -469,8 +471,8 @@ initialized_cb (GObject      *object,
   if (version == NULL || !g_strv_contains ((const char * const *) supported_versions, version))
     {
       error = g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                           _("Tool server “%s” speaks protocol version “%s”; Natter speaks %s and %s"),
-                           self->config->name, version != NULL ? version : _("(none)"),
+                           "Tool server “%s” speaks protocol version “%s”; Natter speaks %s and %s",
+                           self->config->name, version != NULL ? version : "(none)",
                            supported_versions[0], supported_versions[1]);
       disconnect_with_error (self, error);
       return;
@@ -646,7 +648,7 @@ natter_mcp_client_stop (NatterMcpClient *self)
   drop_transport (self);
   g_clear_pointer (&self->tools, json_array_unref);
   set_state (self, NATTER_MCP_CLIENT_STATE_IDLE, NULL);
-  error = g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_CLOSED, _("Tool server “%s” was stopped"),
+  error = g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_CLOSED, "Tool server “%s” was stopped",
                        self->config->name);
   fail_all (self, error);
 }

@@ -9,6 +9,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-json.h"
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
 
@@ -404,7 +405,6 @@ natter_mcp_config_update (const char  *path,
                           GError     **error)
 {
   g_autoptr(JsonNode) root = NULL;
-  g_autoptr(JsonGenerator) generator = NULL;
   g_autofree char *text = NULL;
   g_autofree char *folder = NULL;
   JsonObject *servers;
@@ -430,10 +430,7 @@ natter_mcp_config_update (const char  *path,
   else
     json_object_remove_member (servers, name);
 
-  generator = json_generator_new ();
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_root (generator, root);
-  text = json_generator_to_data (generator, NULL);
+  text = natter_json_to_text (root, TRUE, NULL);
   folder = g_path_get_dirname (path);
   if (g_mkdir_with_parents (folder, 0700) != 0)
     {

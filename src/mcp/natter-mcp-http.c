@@ -15,9 +15,9 @@
 
 #define G_LOG_DOMAIN "natter-mcp"
 
-#include <glib/gi18n.h>
 #include <libsoup/soup.h>
 
+#include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
 #include "natter-sse-parser.h"
@@ -209,7 +209,7 @@ read_cb (GObject      *object,
     }
   if (bytes == NULL)
     {
-      g_prefix_error (&error, _("Reading the answer of tool server “%s”: "), post->http->name);
+      g_prefix_error (&error, "Reading the answer of tool server “%s”: ", post->http->name);
       post_end (post, error);
       return;
     }
@@ -236,7 +236,7 @@ read_cb (GObject      *object,
       if (post->collected->len + size > MAX_JSON_BYTES)
         {
           error = g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                               _("Tool server “%s” sent an answer larger than 16 MiB"), post->http->name);
+                               "Tool server “%s” sent an answer larger than 16 MiB", post->http->name);
           post_end (post, error);
           return;
         }
@@ -301,14 +301,14 @@ check_answer (Post *post)
     {
       /* The server forgot the session: start again on the next call. */
       error = g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_CLOSED,
-                           _("Tool server “%s” ended the session"), http->name);
+                           "Tool server “%s” ended the session", http->name);
       natter_mcp_transport_die (&http->parent, error);
       post_free (post);
       return FALSE;
     }
   if (!SOUP_STATUS_IS_SUCCESSFUL (status))
     {
-      error = g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_HTTP, _("Tool server “%s” answered HTTP %u %s"),
+      error = g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_HTTP, "Tool server “%s” answered HTTP %u %s",
                            http->name, status, soup_message_get_reason_phrase (post->msg));
       post_end (post, error);
       return FALSE;
@@ -325,8 +325,8 @@ check_answer (Post *post)
   else
     {
       error = g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                           _("Tool server “%s” answered with “%s”, neither JSON nor an event stream"),
-                           http->name, type != NULL ? type : _("no content type"));
+                           "Tool server “%s” answered with “%s”, neither JSON nor an event stream",
+                           http->name, type != NULL ? type : "no content type");
       post_end (post, error);
       return FALSE;
     }
@@ -361,7 +361,7 @@ sent_cb (GObject      *object,
 
       start_error = g_error_new (NATTER_MCP_ERROR, g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
                                  ? NATTER_MCP_ERROR_CLOSED : NATTER_MCP_ERROR_START,
-                                 _("Cannot reach tool server “%s”: %s"), post->http->name, error->message);
+                                 "Cannot reach tool server “%s”: %s", post->http->name, error->message);
       post_end (post, start_error);
       return;
     }
@@ -392,14 +392,12 @@ post_now (Http     *self,
           JsonNode *message,
           gint64    request_id)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(GBytes) body = NULL;
   char *text;
   gsize length;
   Post *post;
 
-  json_generator_set_root (generator, message);
-  text = json_generator_to_data (generator, &length);
+  text = natter_json_to_text (message, FALSE, &length);
   body = g_bytes_new_take (text, length);
 
   post = g_new0 (Post, 1);
@@ -559,7 +557,7 @@ natter_mcp_http_transport_start (NatterMcpServerConfig              *config,
   if (uri == NULL)
     {
       g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_START,
-                   _("Tool server “%s”: “%s” is not a valid URL"), config->name, config->url);
+                   "Tool server “%s”: “%s” is not a valid URL", config->name, config->url);
       return NULL;
     }
   self = g_rc_box_new0 (Http);

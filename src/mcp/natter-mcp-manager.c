@@ -375,7 +375,11 @@ natter_mcp_manager_reload (NatterMcpManager *self)
   if (configs == NULL)
     {
       self->config_error = g_strdup (error->message);
-      g_message ("%s", error->message);
+      /* Said where it matters (Preferences, `natter mcp list`, the
+       * commands that use the servers), never as a log line: on a
+       * command line that would reach the user's standard error beside
+       * the command's own. */
+      g_debug ("%s", error->message);
       return;
     }
   self->generation++;
@@ -437,7 +441,7 @@ natter_mcp_manager_watch (NatterMcpManager *self)
   self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
   if (self->monitor == NULL)
     {
-      g_message ("Cannot follow changes of %s: %s", self->config_path, error->message);
+      g_debug ("Cannot follow changes of %s: %s", self->config_path, error->message);
       return;
     }
   g_signal_connect (self->monitor, "changed", G_CALLBACK (config_file_changed_cb), self);

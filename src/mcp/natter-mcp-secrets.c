@@ -15,8 +15,6 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
-
 #include "natter-mcp-error.h"
 #include "natter-mcp-secrets.h"
 
@@ -192,16 +190,16 @@ natter_mcp_secrets_resolve_headers (NatterMcpSecrets       *self,
       if (local_error != NULL)
         {
           g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_START,
-                       _("Tool server “%s”: the value of header “%s” is kept in the Secret Service, which "
-                         "could not be read: %s"), config->name, (const char *) l->data, local_error->message);
+                       "Tool server “%s”: the value of header “%s” is kept in the Secret Service, which "
+                         "could not be read: %s", config->name, (const char *) l->data, local_error->message);
           return NULL;
         }
       if (secret == NULL || *secret == '\0')
         {
           g_free (secret);
           g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_START,
-                       _("Tool server “%s”: the value of header “%s” is not in the Secret Service; type it again "
-                         "on the Tool Servers page of Preferences"), config->name, (const char *) l->data);
+                       "Tool server “%s”: the value of header “%s” is not in the Secret Service; type it again "
+                         "on the Tool Servers page of Preferences", config->name, (const char *) l->data);
           return NULL;
         }
       json_object_set_string_member (headers, l->data, secret);

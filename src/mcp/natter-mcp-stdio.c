@@ -10,8 +10,7 @@
 
 #define G_LOG_DOMAIN "natter-mcp"
 
-#include <glib/gi18n.h>
-
+#include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
 
@@ -103,14 +102,13 @@ stdio_send (NatterMcpTransport *transport,
             gint64              request_id)
 {
   Stdio *self = (Stdio *) transport;
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autofree char *text = NULL;
   GString *line;
 
-  json_generator_set_root (generator, message);
-  text = json_generator_to_data (generator, NULL);
-  /* The generator writes no raw newlines (they are escaped in strings),
-   * so one message is one line, as the stdio transport requires. */
+  /* Compact JSON holds no raw control character (they are escaped in
+   * strings), so one message is one line, as the stdio transport
+   * requires, and a server reading it strictly accepts it. */
+  text = natter_json_to_text (message, FALSE, NULL);
   line = g_string_new (text);
   g_string_append_c (line, '\n');
   g_queue_push_tail (&self->writes, g_string_free_to_bytes (line));
@@ -130,10 +128,10 @@ exited_cb (GObject      *object,
   if (!g_subprocess_wait_finish (process, result, NULL) || self->parent.closed)
     return;
   if (g_subprocess_get_if_exited (process))
-    why = g_strdup_printf (_("Tool server “%s” stopped (exit status %d)"),
+    why = g_strdup_printf ("Tool server “%s” stopped (exit status %d)",
                            self->name, g_subprocess_get_exit_status (process));
   else
-    why = g_strdup_printf (_("Tool server “%s” stopped (killed by signal %d)"),
+    why = g_strdup_printf ("Tool server “%s” stopped (killed by signal %d)",
                            self->name, g_subprocess_get_term_sig (process));
   g_strstrip (self->stderr_tail->str);
   self->stderr_tail->len = strlen (self->stderr_tail->str);
@@ -170,7 +168,7 @@ output_line_cb (GObject      *object,
   g_strstrip (line);
   if (*line != '\0' && !natter_mcp_transport_deliver_text (&self->parent, line, strlen (line), &error))
     {
-      g_prefix_error (&error, _("Tool server “%s”: "), self->name);
+      g_prefix_error (&error, "Tool server “%s”: ", self->name);
       g_subprocess_force_exit (self->process);
       natter_mcp_transport_die (&self->parent, error);
       return;
@@ -264,7 +262,7 @@ natter_mcp_stdio_transport_start (NatterMcpServerConfig              *config,
   if (process == NULL)
     {
       g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_START,
-                   _("Cannot start tool server “%s”: %s"), config->name, local_error->message);
+                   "Cannot start tool server “%s”: %s", config->name, local_error->message);
       return NULL;
     }
 

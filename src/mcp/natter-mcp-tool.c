@@ -15,6 +15,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-json.h"
 #include "natter-mcp-tool.h"
 #include "natter-tool-path.h"
 
@@ -225,7 +226,7 @@ natter_mcp_tool_map_result (const char *server,
     }
   if (output->len == 0 && json_object_has_member (answer, "structuredContent"))
     {
-      g_autofree char *text = json_to_string (json_object_get_member (answer, "structuredContent"), FALSE);
+      g_autofree char *text = natter_json_to_text (json_object_get_member (answer, "structuredContent"), FALSE, NULL);
 
       g_string_append (output, text);
     }

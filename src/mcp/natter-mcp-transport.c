@@ -8,8 +8,7 @@
 
 #define G_LOG_DOMAIN "natter-mcp"
 
-#include <glib/gi18n.h>
-
+#include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
 
@@ -65,10 +64,10 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
   g_autoptr(GError) local_error = NULL;
   JsonNode *root;
 
-  if (!json_parser_load_from_data (parser, text, (gssize) length, &local_error))
+  if (!natter_json_parser_load_external (parser, text, (gssize) length, &local_error))
     {
       g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                   _("The server sent something that is not JSON: %s"), local_error->message);
+                   "The server sent something that is not JSON: %s", local_error->message);
       return FALSE;
     }
   root = json_parser_get_root (parser);
@@ -83,7 +82,7 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                   _("The server sent JSON that is not a JSON-RPC message"));
+                   "The server sent JSON that is not a JSON-RPC message");
       return FALSE;
     }
   if (!self->closed)

@@ -20,6 +20,7 @@
 #include <glib/gstdio.h>
 
 #include "natter-agent-store.h"
+#include "natter-json.h"
 
 #define AGENT_SUFFIX ".json"
 
@@ -380,7 +381,7 @@ load_file (GFile       *file,
         g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
-  if (!json_parser_load_from_data (parser, contents, length, &local_error))
+  if (!natter_json_parser_load_external (parser, contents, length, &local_error))
     {
       invalid (error, _("%s is not valid JSON: %s"), basename, local_error->message);
       return NULL;
@@ -591,7 +592,7 @@ natter_agent_store_save (NatterAgentStore  *self,
     }
 
   root = json_node_init_object (json_node_alloc (), agent);
-  contents = json_to_string (root, TRUE);
+  contents = natter_json_to_text (root, TRUE, NULL);
   length = strlen (contents);
   file = agent_file (self, json_object_get_string_member (agent, "agentId"));
   path = g_file_get_path (file);

@@ -107,6 +107,32 @@ natter_attachment_pdf_extract_text (GBytes  *bytes,
 }
 
 /**
+ * natter_attachment_pdf_check:
+ * @bytes: bytes that look like a PDF
+ * @error: return location for a #GError
+ *
+ * Whether poppler-glib can open the PDF, as a model request will when it
+ * extracts its text (natter_attachment_pdf_extract_text()): checked when
+ * the file is attached, so that a damaged or locked PDF is refused then
+ * rather than failing every later turn of the conversation. Blocks: for
+ * worker threads.
+ *
+ * Returns: %TRUE when it opens; else %FALSE with a %POPPLER_ERROR
+ *   (%POPPLER_ERROR_ENCRYPTED for one that needs a password)
+ */
+gboolean
+natter_attachment_pdf_check (GBytes  *bytes,
+                             GError **error)
+{
+  g_autoptr(GObject) document = NULL;
+
+  g_return_val_if_fail (bytes != NULL, FALSE);
+
+  document = G_OBJECT (poppler_document_new_from_bytes (bytes, NULL, error));
+  return document != NULL;
+}
+
+/**
  * natter_attachments_in_turn:
  * @input: (transfer none): the turn's user message
  * @context: (transfer none) (nullable): the turn's context

@@ -42,6 +42,8 @@ typedef enum
 NatterAttachmentKind natter_attachment_kind_for_media_type (const char       *media_type);
 char                *natter_attachment_pdf_extract_text    (GBytes           *bytes,
                                                             GError          **error);
+gboolean             natter_attachment_pdf_check           (GBytes           *bytes,
+                                                            GError          **error);
 
 gboolean             natter_attachments_in_turn            (JsonObject       *input,
                                                             JsonNode         *context);

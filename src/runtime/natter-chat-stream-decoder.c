@@ -208,7 +208,7 @@ apply_tool_call (NatterChatStream *self,
         arguments = json_node_get_string (arguments_node);
       else if (JSON_NODE_HOLDS_OBJECT (arguments_node) || JSON_NODE_HOLDS_ARRAY (arguments_node))
         /* Some servers send the arguments already parsed. */
-        arguments = serialized = json_to_string (arguments_node, FALSE);
+        arguments = serialized = natter_json_to_text (arguments_node, FALSE, NULL);
     }
 
   has_index = get_count (fragment, "index", &index);
@@ -482,7 +482,7 @@ parse_arguments (NatterChatStream *self,
       /* Some models encode the arguments twice: "{\"a\":1}". */
       const char *inner = json_node_get_string (root);
 
-      if (json_parser_load_from_data (self->parser, inner, -1, NULL))
+      if (!has_nul_escape (inner, strlen (inner)) && json_parser_load_from_data (self->parser, inner, -1, NULL))
         {
           g_clear_pointer (&root, json_node_unref);
           root = json_parser_steal_root (self->parser);

@@ -260,7 +260,7 @@ _natter_chat_stream_describe_server_error (JsonNode *node)
         }
     }
 
-  serialized = json_to_string (node, FALSE);
+  serialized = natter_json_to_text (node, FALSE, NULL);
   return quote_server_text (serialized, -1);
 }
 
@@ -331,7 +331,7 @@ parse_object (NatterChatStream  *self,
   g_autoptr(GError) local_error = NULL;
   JsonNode *root;
 
-  if (!json_parser_load_from_data (self->parser, data, len, &local_error))
+  if (!natter_json_parser_load_external (self->parser, data, len, &local_error))
     {
       g_autofree char *quoted = quote_server_text (data, MIN (len, 200));
 
@@ -386,7 +386,7 @@ fail_from_error_event (NatterChatStream  *self,
 {
   g_autofree char *message = NULL;
 
-  if (len > 0 && json_parser_load_from_data (self->parser, data, len, NULL))
+  if (len > 0 && natter_json_parser_load_external (self->parser, data, len, NULL))
     {
       JsonNode *root = json_parser_get_root (self->parser);
       JsonObject *object = root != NULL && JSON_NODE_HOLDS_OBJECT (root)
@@ -418,7 +418,7 @@ apply_bare_json_line (NatterChatStream  *self,
   JsonNode *inner;
   g_autofree char *message = NULL;
 
-  if (len == 0 || !json_parser_load_from_data (self->parser, data, len, NULL))
+  if (len == 0 || !natter_json_parser_load_external (self->parser, data, len, NULL))
     return TRUE;
   root = json_parser_get_root (self->parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))

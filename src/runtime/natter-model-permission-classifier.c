@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-model-permission-classifier.h"
 #include "natter-runtime-error.h"
 
@@ -59,7 +60,7 @@ natter_model_permission_classifier_build_request (JsonArray *calls)
 
   json_object_set_array_member (wrapper, "calls", json_array_ref (calls));
   json_node_set_object (node, wrapper);
-  listing = json_to_string (node, FALSE);
+  listing = natter_json_to_text (node, FALSE, NULL);
   content = g_strdup_printf ("Classify these tool calls:\n%s", listing);
 
   json_object_set_string_member (message, "role", "user");
@@ -147,7 +148,7 @@ natter_model_permission_classifier_parse_answer (JsonObject  *message,
   char *end = strrchr (text, '}');
 
   if (start == NULL || end == NULL || end < start ||
-      !json_parser_load_from_data (parser, start, end - start + 1, NULL) ||
+      !natter_json_parser_load_external (parser, start, end - start + 1, NULL) ||
       !JSON_NODE_HOLDS_OBJECT (root = json_parser_get_root (parser)) ||
       (member = json_object_get_member (json_node_get_object (root), "decisions")) == NULL ||
       !JSON_NODE_HOLDS_ARRAY (member))

@@ -11,6 +11,7 @@
 
 #define G_LOG_DOMAIN "natter-openai-provider"
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 #include "natter-sse-parser.h"
 
@@ -58,6 +59,14 @@ typedef struct
   gsize             collect_limit;
   NatterChatStream *stream;     /* CALL_CHAT */
   NatterSseParser  *parser;     /* CALL_CHAT and BODY_SSE */
+  /* CALL_CHAT with a token limit: the request again with the limit's
+   * other name, sent once if the server refuses the first name. */
+  char             *method;
+  GUri             *uri;
+  char             *model;
+  char             *limit_name;
+  GBytes           *alternate_body;
+  char             *alternate_limit_name;
 } Call;
 
 static void
@@ -75,6 +84,12 @@ call_free (gpointer data)
   g_clear_pointer (&call->collected, g_byte_array_unref);
   g_clear_object (&call->stream);
   g_clear_pointer (&call->parser, natter_sse_parser_free);
+  g_free (call->method);
+  g_clear_pointer (&call->uri, g_uri_unref);
+  g_free (call->model);
+  g_free (call->limit_name);
+  g_clear_pointer (&call->alternate_body, g_bytes_unref);
+  g_free (call->alternate_limit_name);
   g_free (call);
 }
 
@@ -204,6 +219,9 @@ sse_event_cb (const char  *event_name,
 }
 
 static void read_next (GTask *task);
+static void send_message (NatterOpenaiProvider *self,
+                          GTask                *task,
+                          GBytes               *body);
 
 static void
 parse_models (GTask      *task,
@@ -217,7 +235,7 @@ parse_models (GTask      *task,
   JsonNode *list = NULL;
   const char *key = "id";
 
-  if (!json_parser_load_from_data (parser, body, len, NULL)
+  if (!natter_json_parser_load_external (parser, body, len, NULL)
       || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       call_return_error (task,
@@ -268,7 +286,7 @@ parse_json (GTask      *task,
   NatterOpenaiProvider *self = g_task_get_source_object (task);
   g_autoptr(JsonParser) parser = json_parser_new ();
 
-  if (!json_parser_load_from_data (parser, body, len, NULL)
+  if (!natter_json_parser_load_external (parser, body, len, NULL)
       || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       call_return_error (task,
@@ -292,6 +310,24 @@ finish_body (GTask *task)
   switch (call->mode)
     {
     case BODY_ERROR:
+      if (call->alternate_body != NULL && soup_message_get_status (call->msg) == SOUP_STATUS_BAD_REQUEST &&
+          natter_openai_error_body_refuses_parameter ((const char *) call->collected->data,
+                                                      call->collected->len, call->limit_name))
+        {
+          g_autoptr(GBytes) alternate = g_steal_pointer (&call->alternate_body);
+
+          /* Nothing of the refused request reached the stream. */
+          g_debug ("%s refused “%s” for %s; sending “%s” instead", self->id, call->limit_name, call->model,
+                   call->alternate_limit_name);
+          natter_openai_provider_remember_token_limit_name (self, call->model, call->alternate_limit_name);
+          g_clear_object (&call->msg);
+          g_clear_object (&call->body);
+          g_clear_pointer (&call->collected, g_byte_array_unref);
+          call->got_headers = FALSE;
+          call_touch (call);
+          send_message (self, g_object_ref (task), alternate);
+          return;
+        }
       call_return_error (task, natter_openai_provider_http_error (self, call->msg,
                                            (const char *) call->collected->data,
                                            call->collected->len));
@@ -543,6 +579,44 @@ send_cb (GObject      *source,
   read_next (g_steal_pointer (&task));
 }
 
+/* Sends the call's request with @body; its response goes to send_cb().
+ * Takes @task's reference. */
+static void
+send_message (NatterOpenaiProvider *self,
+              GTask                *task,
+              GBytes               *body)
+{
+  Call *call = g_task_get_task_data (task);
+  SoupMessageHeaders *headers;
+
+  call->msg = soup_message_new_from_uri (call->method, call->uri);
+  headers = soup_message_get_request_headers (call->msg);
+  soup_message_headers_replace (headers, "Accept",
+                                call->kind == CALL_CHAT ? "text/event-stream, application/json"
+                                                        : "application/json");
+  if (self->api_key != NULL)
+    {
+      g_autofree char *authorization = g_strconcat ("Bearer ", self->api_key, NULL);
+
+      soup_message_headers_replace (headers, "Authorization", authorization);
+    }
+  if (body != NULL)
+    soup_message_set_request_body_from_bytes (call->msg, "application/json", body);
+
+  soup_session_send_async (self->session, call->msg, G_PRIORITY_DEFAULT,
+                           call->cancellable, send_cb, task);
+}
+
+/* What a chat call sends again, once, if the server refuses the name of
+ * its token limit. */
+typedef struct
+{
+  const char *model;
+  const char *limit_name;
+  GBytes     *alternate_body;
+  const char *alternate_limit_name;
+} Alternate;
+
 static void
 call_start_url (NatterOpenaiProvider *self,
                 GTask                *task,
@@ -552,15 +626,22 @@ call_start_url (NatterOpenaiProvider *self,
                 const char           *url,
                 const char           *path,
                 GBytes               *body,
+                const Alternate      *alternate,
                 GCancellable         *cancellable)
 {
   g_autoptr(GUri) uri = g_uri_parse (url, SOUP_HTTP_URI_FLAGS, NULL);
-  SoupMessageHeaders *headers;
   Call *call = g_new0 (Call, 1);
 
   call->kind = kind;
   if (stream != NULL)
     call->stream = g_object_ref (stream);
+  if (alternate != NULL && alternate->alternate_body != NULL)
+    {
+      call->model = g_strdup (alternate->model);
+      call->limit_name = g_strdup (alternate->limit_name);
+      call->alternate_body = g_bytes_ref (alternate->alternate_body);
+      call->alternate_limit_name = g_strdup (alternate->alternate_limit_name);
+    }
   call->cancellable = g_cancellable_new ();
   g_task_set_task_data (task, call, call_free);
   /* Cancellation is reported as NATTER_PROVIDER_ERROR_CANCELLED, not as
@@ -579,19 +660,8 @@ call_start_url (NatterOpenaiProvider *self,
       return;
     }
 
-  call->msg = soup_message_new_from_uri (method, uri);
-  headers = soup_message_get_request_headers (call->msg);
-  soup_message_headers_replace (headers, "Accept",
-                                call->kind == CALL_CHAT ? "text/event-stream, application/json"
-                                                        : "application/json");
-  if (self->api_key != NULL)
-    {
-      g_autofree char *authorization = g_strconcat ("Bearer ", self->api_key, NULL);
-
-      soup_message_headers_replace (headers, "Authorization", authorization);
-    }
-  if (body != NULL)
-    soup_message_set_request_body_from_bytes (call->msg, "application/json", body);
+  call->method = g_strdup (method);
+  call->uri = g_uri_ref (uri);
 
   if (cancellable != NULL)
     {
@@ -616,8 +686,7 @@ call_start_url (NatterOpenaiProvider *self,
 
   g_debug ("%s: %s %s%s", self->id, method, self->display_base, path != NULL ? path : g_uri_get_path (uri));
 
-  soup_session_send_async (self->session, call->msg, G_PRIORITY_DEFAULT,
-                           call->cancellable, send_cb, task);
+  send_message (self, task, body);
 }
 
 /**
@@ -648,7 +717,46 @@ natter_openai_call_start (NatterOpenaiProvider *self,
   g_autofree char *url = g_strconcat (self->base_url, path, NULL);
 
   call_start_url (self, task, stream != NULL ? CALL_CHAT : CALL_MODELS, stream, method, url, path, body,
-                  cancellable);
+                  NULL, cancellable);
+}
+
+/**
+ * natter_openai_call_start_chat:
+ * @self: a provider
+ * @task: (transfer full): the task of the operation
+ * @stream: the stream assembler of the chat completion
+ * @body: the JSON request body
+ * @model: the model it asks
+ * @limit_name: (nullable): the name @body gives its token limit, if any
+ * @alternate_body: (nullable): @body with the token limit under its other
+ *   name, %NULL when @body has no token limit
+ * @alternate_limit_name: (nullable): that other name
+ * @cancellable: (nullable): the caller's cancellable
+ *
+ * natter_openai_call_start() of `POST /chat/completions`, which sends
+ * @alternate_body once when the server answers HTTP 400 refusing
+ * @limit_name (natter_openai_error_body_refuses_parameter()), and then
+ * remembers the other name for @model.
+ */
+void
+natter_openai_call_start_chat (NatterOpenaiProvider *self,
+                               GTask                *task,
+                               NatterChatStream     *stream,
+                               GBytes               *body,
+                               const char           *model,
+                               const char           *limit_name,
+                               GBytes               *alternate_body,
+                               const char           *alternate_limit_name,
+                               GCancellable         *cancellable)
+{
+  g_autofree char *url = g_strconcat (self->base_url, "/chat/completions", NULL);
+  Alternate alternate = { model, limit_name, alternate_body, alternate_limit_name };
+
+  g_assert (stream != NULL);
+  g_assert ((alternate_body == NULL) == (alternate_limit_name == NULL));
+
+  call_start_url (self, task, CALL_CHAT, stream, SOUP_METHOD_POST, url, "/chat/completions", body,
+                  &alternate, cancellable);
 }
 
 /**
@@ -672,5 +780,5 @@ natter_openai_call_start_json (NatterOpenaiProvider *self,
                                GBytes               *body,
                                GCancellable         *cancellable)
 {
-  call_start_url (self, task, CALL_JSON, NULL, method, url, NULL, body, cancellable);
+  call_start_url (self, task, CALL_JSON, NULL, method, url, NULL, body, NULL, cancellable);
 }

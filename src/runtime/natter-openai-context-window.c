@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 
 static const char * const window_members[] = { "max_model_len", "context_length", "max_context_length" };
@@ -135,7 +136,7 @@ models_cb (GObject      *source,
   /* Ollama serves its OpenAI API under /v1 and its own beside it. */
   json_object_set_string_member (request, "model", model);
   node = json_node_init_object (json_node_alloc (), request);
-  text = json_to_string (node, FALSE);
+  text = natter_json_to_text (node, FALSE, NULL);
   len = strlen (text);
   body = g_bytes_new_take (g_steal_pointer (&text), len);
   base = g_strndup (self->base_url, strlen (self->base_url) - strlen ("/v1"));

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 
 /* Server text quoted in an error message is cut to this many characters. */
@@ -122,7 +123,7 @@ stringify_node (JsonNode *node)
 
   if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
     return natter_openai_quote_server_text (json_node_get_string (node), -1);
-  serialized = json_to_string (node, FALSE);
+  serialized = natter_json_to_text (node, FALSE, NULL);
   return natter_openai_quote_server_text (serialized, -1);
 }
 
@@ -163,7 +164,7 @@ describe_error_body (const char *body,
   if (len == 0)
     return NULL;
 
-  if (json_parser_load_from_data (parser, body, len, NULL)
+  if (natter_json_parser_load_external (parser, body, len, NULL)
       && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       object = json_node_get_object (json_parser_get_root (parser));
@@ -247,6 +248,68 @@ parse_retry_after (const char *value)
     return -1;
   now = g_date_time_new_now_utc ();
   return MAX (0, g_date_time_difference (date, now) / G_TIME_SPAN_SECOND);
+}
+
+/**
+ * natter_openai_error_body_refuses_parameter: (skip)
+ * @body: (array length=len): the start of the body of an HTTP 400 answer
+ * @len: its length in bytes
+ * @name: a parameter the request sent, e.g. "max_tokens"
+ *
+ * Whether the server refused the request because of @name. OpenAI names
+ * it: `{"error": {"message": "Unsupported parameter: 'max_tokens' is not
+ * supported with this model. Use 'max_completion_tokens' instead.",
+ * "param": "max_tokens", "code": "unsupported_parameter"}}`; other
+ * servers only say it in words ("Extra inputs are not permitted",
+ * "unrecognized", "unknown"), so a message that quotes @name and says it
+ * is not taken counts too.
+ *
+ * Returns: %TRUE when the body refuses @name
+ */
+gboolean
+natter_openai_error_body_refuses_parameter (const char *body,
+                                            gsize       len,
+                                            const char *name)
+{
+  static const char * const refusals[] = {
+    "unsupported", "not supported", "not permitted", "not allowed", "unrecognized", "unknown", "extra",
+  };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *message = NULL;
+  g_autofree char *folded = NULL;
+  JsonObject *error = NULL;
+  JsonNode *root;
+
+  if (len == 0 || !json_parser_load_from_data (parser, body, len, NULL))
+    return FALSE;
+  root = json_parser_get_root (parser);
+  if (JSON_NODE_HOLDS_OBJECT (root))
+    {
+      JsonNode *member = json_object_get_member (json_node_get_object (root), "error");
+
+      error = member != NULL && JSON_NODE_HOLDS_OBJECT (member) ? json_node_get_object (member)
+                                                                : json_node_get_object (root);
+    }
+  if (error == NULL)
+    return FALSE;
+  if (g_strcmp0 (natter_openai_get_string (error, "param"), name) == 0)
+    return TRUE;
+
+  message = g_strdup (natter_openai_get_string (error, "message"));
+  if (message == NULL)
+    {
+      g_autoptr(JsonGenerator) generator = json_generator_new ();
+
+      json_generator_set_root (generator, root);
+      message = json_generator_to_data (generator, NULL);
+    }
+  if (strstr (message, name) == NULL)
+    return FALSE;
+  folded = g_ascii_strdown (message, -1);
+  for (gsize i = 0; i < G_N_ELEMENTS (refusals); i++)
+    if (strstr (folded, refusals[i]) != NULL)
+      return TRUE;
+  return FALSE;
 }
 
 /**

@@ -7,7 +7,8 @@
  * error messages for the names they show; the one HTTP call of
  * natter-openai-call.c, which the provider's operations start; and the
  * error constructors of natter-openai-errors.c, which the call uses. The
- * request encoding (natter-openai-request.c) needs none of it: it is pure.
+ * request encoding (natter-openai-request.c) reads only the name a model
+ * takes its token limit under; otherwise it is pure.
  *
  * Nothing outside src/runtime/natter-openai-*.c includes this header.
  */
@@ -32,7 +33,16 @@ struct _NatterOpenaiProvider
   guint        idle_timeout;  /* seconds; 0 = never */
   gsize        max_event_bytes;
   SoupSession *session;
+  /* Models that refused `max_tokens` and took `max_completion_tokens`:
+   * their next requests send that name at once. Main context only. */
+  GHashTable  *completion_token_models;
 };
+
+/* The two names of the limit on an answer's tokens: OpenAI's older one,
+ * which every compatible server knows and its newer models refuse, and
+ * its newer one, which some servers ignore. */
+#define NATTER_OPENAI_MAX_TOKENS "max_tokens"
+#define NATTER_OPENAI_MAX_COMPLETION_TOKENS "max_completion_tokens"
 
 /* A string member, or %NULL when @object is %NULL or the member is
  * missing or not a string. */
@@ -47,6 +57,31 @@ natter_openai_get_string (JsonObject *object,
     return NULL;
   return json_node_get_string (node);
 }
+
+const char *natter_openai_provider_get_token_limit_name (NatterOpenaiProvider *self,
+                                                        const char           *model);
+void        natter_openai_provider_remember_token_limit_name (NatterOpenaiProvider *self,
+                                                              const char           *model,
+                                                              const char           *limit_name);
+gboolean    natter_openai_request_has_token_limit      (JsonObject           *composed);
+JsonNode   *natter_openai_encode_request_with_limit    (NatterOpenaiProvider *self,
+                                                        JsonObject           *composed,
+                                                        const char           *model,
+                                                        const char           *limit_name,
+                                                        GError              **error);
+gboolean    natter_openai_error_body_refuses_parameter (const char           *body,
+                                                        gsize                 len,
+                                                        const char           *name);
+
+void    natter_openai_call_start_chat              (NatterOpenaiProvider *self,
+                                                    GTask                *task,
+                                                    NatterChatStream     *stream,
+                                                    GBytes               *body,
+                                                    const char           *model,
+                                                    const char           *limit_name,
+                                                    GBytes               *alternate_body,
+                                                    const char           *alternate_limit_name,
+                                                    GCancellable         *cancellable);
 
 void    natter_openai_call_start                   (NatterOpenaiProvider *self,
                                                     GTask                *task,

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 #include "natter-sse-parser.h"
 
@@ -47,6 +48,7 @@ natter_openai_provider_finalize (GObject *object)
       g_free (self->api_key);
     }
   g_clear_object (&self->session);
+  g_hash_table_unref (self->completion_token_models);
 
   G_OBJECT_CLASS (natter_openai_provider_parent_class)->finalize (object);
 }
@@ -266,6 +268,47 @@ natter_openai_provider_class_init (NatterOpenaiProviderClass *klass)
 static void
 natter_openai_provider_init (NatterOpenaiProvider *self)
 {
+  self->completion_token_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/**
+ * natter_openai_provider_get_token_limit_name: (skip)
+ * @self: a provider
+ * @model: a model name
+ *
+ * The name the limit on @model's answer is sent under: `max_tokens`,
+ * which every OpenAI-compatible server reads (some ignore the newer
+ * name), unless @model refused it in this process.
+ *
+ * Returns: (transfer none): %NATTER_OPENAI_MAX_TOKENS or
+ *   %NATTER_OPENAI_MAX_COMPLETION_TOKENS
+ */
+const char *
+natter_openai_provider_get_token_limit_name (NatterOpenaiProvider *self,
+                                             const char           *model)
+{
+  return g_hash_table_contains (self->completion_token_models, model) ? NATTER_OPENAI_MAX_COMPLETION_TOKENS
+                                                                      : NATTER_OPENAI_MAX_TOKENS;
+}
+
+/**
+ * natter_openai_provider_remember_token_limit_name: (skip)
+ * @self: a provider
+ * @model: a model name
+ * @limit_name: the name @model took after refusing the other
+ *
+ * Sends @model's token limit under @limit_name from now on, so that only
+ * its first request is refused.
+ */
+void
+natter_openai_provider_remember_token_limit_name (NatterOpenaiProvider *self,
+                                                  const char           *model,
+                                                  const char           *limit_name)
+{
+  if (g_str_equal (limit_name, NATTER_OPENAI_MAX_COMPLETION_TOKENS))
+    g_hash_table_add (self->completion_token_models, g_strdup (model));
+  else
+    g_hash_table_remove (self->completion_token_models, model);
 }
 
 /**
@@ -366,6 +409,24 @@ natter_openai_provider_get_idle_timeout (NatterOpenaiProvider *self)
   return self->idle_timeout;
 }
 
+static GBytes *
+encode_body (NatterOpenaiProvider  *self,
+             JsonObject            *composed,
+             const char            *model,
+             const char            *limit_name,
+             GError               **error)
+{
+  g_autoptr(JsonNode) request = natter_openai_encode_request_with_limit (self, composed, model, limit_name,
+                                                                         error);
+  char *text;
+  gsize len;
+
+  if (request == NULL)
+    return NULL;
+  text = natter_json_to_text (request, FALSE, &len);
+  return g_bytes_new_take (text, len);
+}
+
 /**
  * natter_openai_provider_stream_async:
  * @self: a provider
@@ -389,6 +450,12 @@ natter_openai_provider_get_idle_timeout (NatterOpenaiProvider *self)
  * stops at `[DONE]` or the end of the body; natter_chat_stream_finish()
  * has then been called on @stream in every case, so its text, reasoning
  * and tool calls are readable even after a failure.
+ *
+ * A request with a token limit that the server answers with HTTP 400
+ * naming the limit's parameter is sent once more with the limit's other
+ * name (`max_tokens`, `max_completion_tokens`), which the model then
+ * keeps (docs/runtime.md "The token limit"); nothing reached @stream
+ * from the refused request.
  */
 void
 natter_openai_provider_stream_async (NatterOpenaiProvider *self,
@@ -400,12 +467,11 @@ natter_openai_provider_stream_async (NatterOpenaiProvider *self,
                                      gpointer              user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(JsonNode) request = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonGenerator) generator = NULL;
   g_autoptr(GBytes) body = NULL;
-  g_autofree char *text = NULL;
-  gsize len;
+  g_autoptr(GBytes) alternate = NULL;
+  const char *limit_name;
+  const char *alternate_name;
 
   g_return_if_fail (NATTER_IS_OPENAI_PROVIDER (self));
   g_return_if_fail (composed != NULL);
@@ -416,20 +482,22 @@ natter_openai_provider_stream_async (NatterOpenaiProvider *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_openai_provider_stream_async);
 
-  request = natter_openai_provider_encode_request (self, composed, model, &error);
-  if (request == NULL)
+  limit_name = natter_openai_provider_get_token_limit_name (self, model);
+  alternate_name = g_str_equal (limit_name, NATTER_OPENAI_MAX_TOKENS) ? NATTER_OPENAI_MAX_COMPLETION_TOKENS
+                                                                      : NATTER_OPENAI_MAX_TOKENS;
+  body = encode_body (self, composed, model, limit_name, &error);
+  /* The same request with the other name of the token limit, sent once
+   * if the server refuses the first (docs/runtime.md "The token limit"). */
+  if (body != NULL && natter_openai_request_has_token_limit (composed))
+    alternate = encode_body (self, composed, model, alternate_name, &error);
+  if (body == NULL || error != NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
 
-  generator = json_generator_new ();
-  json_generator_set_root (generator, request);
-  text = json_generator_to_data (generator, &len);
-  body = g_bytes_new_take (g_steal_pointer (&text), len);
-
-  natter_openai_call_start (self, g_steal_pointer (&task), stream, SOUP_METHOD_POST,
-                            "/chat/completions", body, cancellable);
+  natter_openai_call_start_chat (self, g_steal_pointer (&task), stream, body, model, limit_name,
+                                 alternate, alternate != NULL ? alternate_name : NULL, cancellable);
 }
 
 /**

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-openai-provider-private.h"
 
 static gboolean
@@ -184,7 +185,7 @@ encode_tool_call (JsonObject  *part,
      * stores it as a string): the model sees exactly what it wrote. */
     serialized = g_strdup (json_node_get_string (arguments));
   else
-    serialized = json_to_string (arguments, FALSE);
+    serialized = natter_json_to_text (arguments, FALSE, NULL);
 
   function = json_object_new ();
   json_object_set_string_member (function, "name", name);
@@ -287,7 +288,7 @@ encode_tool_result (JsonObject  *message,
     json_object_set_string_member (out, "content", json_node_get_string (content));
   else
     {
-      g_autofree char *serialized = json_to_string (content, FALSE);
+      g_autofree char *serialized = natter_json_to_text (content, FALSE, NULL);
 
       json_object_set_string_member (out, "content", serialized);
     }
@@ -430,11 +431,40 @@ encode_tools (JsonObject  *body,
   return TRUE;
 }
 
+static gboolean
+is_token_limit (const char *name)
+{
+  return strcmp (name, NATTER_OPENAI_MAX_TOKENS) == 0 ||
+         strcmp (name, NATTER_OPENAI_MAX_COMPLETION_TOKENS) == 0;
+}
+
+/**
+ * natter_openai_request_has_token_limit: (skip)
+ * @composed: a composed request (turn-runtime.md §3)
+ *
+ * Returns: whether its `parameters` limit the answer's tokens, under
+ *   either of the names OpenAI-compatible servers know
+ */
+gboolean
+natter_openai_request_has_token_limit (JsonObject *composed)
+{
+  JsonNode *node = json_object_get_member (composed, "parameters");
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return FALSE;
+  return json_object_has_member (json_node_get_object (node), NATTER_OPENAI_MAX_TOKENS) ||
+         json_object_has_member (json_node_get_object (node), NATTER_OPENAI_MAX_COMPLETION_TOKENS);
+}
+
 /* Copies the generation parameters of @node (the composed `parameters`)
- * onto @body, except those the encoding sets itself. */
+ * onto @body, except those the encoding sets itself. The limit on the
+ * answer's tokens goes under @limit_name whichever name the turn stored
+ * it under: the two names mean the same, and servers know one or both
+ * (docs/runtime.md, "The token limit"). */
 static gboolean
 copy_parameters (JsonObject  *body,
                  JsonNode    *node,
+                 const char  *limit_name,
                  GError     **error)
 {
   if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
@@ -449,6 +479,12 @@ copy_parameters (JsonObject  *body,
           if (is_reserved_parameter (name))
             {
               g_debug ("Ignoring the generation parameter “%s”: the provider sets it", name);
+              continue;
+            }
+          if (is_token_limit (name))
+            {
+              if (!json_object_has_member (body, limit_name))
+                json_object_set_member (body, limit_name, json_node_copy (value));
               continue;
             }
           json_object_set_member (body, name, json_node_copy (value));
@@ -484,7 +520,10 @@ copy_parameters (JsonObject  *body,
  * content); `tools` as `{type:"function", function:{name, description,
  * parameters}}`, omitted when there are none; `stream: true` and
  * `stream_options: {include_usage: true}`; then every member of
- * `parameters` except those that would override the members above.
+ * `parameters` except those that would override the members above, the
+ * token limit (`max_tokens` or `max_completion_tokens`) under the name
+ * this model was last found to accept (`max_tokens` until a server
+ * refused it, docs/runtime.md "The token limit").
  *
  * Returns: (transfer full) (nullable): the body object, or %NULL with
  *   %G_IO_ERROR_INVALID_DATA when @composed does not have the shape above
@@ -497,15 +536,41 @@ natter_openai_provider_encode_request (NatterOpenaiProvider  *self,
                                        const char            *model,
                                        GError               **error)
 {
-  g_autoptr(JsonObject) body = json_object_new ();
-  JsonArray *messages;
-  JsonObject *stream_options;
-  JsonNode *root;
-
   g_return_val_if_fail (NATTER_IS_OPENAI_PROVIDER (self), NULL);
   g_return_val_if_fail (composed != NULL, NULL);
   g_return_val_if_fail (model != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return natter_openai_encode_request_with_limit (self, composed, model,
+                                                  natter_openai_provider_get_token_limit_name (self, model),
+                                                  error);
+}
+
+/**
+ * natter_openai_encode_request_with_limit: (skip)
+ * @self: a provider
+ * @composed: as for natter_openai_provider_encode_request()
+ * @model: the model name
+ * @limit_name: the name the token limit is sent under,
+ *   %NATTER_OPENAI_MAX_TOKENS or %NATTER_OPENAI_MAX_COMPLETION_TOKENS
+ * @error: return location for a #GError
+ *
+ * natter_openai_provider_encode_request() with the token limit's name
+ * given, for the second try after a server refused the other.
+ *
+ * Returns: (transfer full) (nullable): as natter_openai_provider_encode_request()
+ */
+JsonNode *
+natter_openai_encode_request_with_limit (NatterOpenaiProvider  *self,
+                                         JsonObject            *composed,
+                                         const char            *model,
+                                         const char            *limit_name,
+                                         GError               **error)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  JsonArray *messages;
+  JsonObject *stream_options;
+  JsonNode *root;
 
   messages = encode_messages (composed, error);
   if (messages == NULL)
@@ -522,7 +587,7 @@ natter_openai_provider_encode_request (NatterOpenaiProvider  *self,
   json_object_set_boolean_member (stream_options, "include_usage", TRUE);
   json_object_set_object_member (body, "stream_options", stream_options);
 
-  if (!copy_parameters (body, json_object_get_member (composed, "parameters"), error))
+  if (!copy_parameters (body, json_object_get_member (composed, "parameters"), limit_name, error))
     return NULL;
 
   root = json_node_new (JSON_NODE_OBJECT);

@@ -333,6 +333,40 @@ get_string (JsonObject *object,
   return json_node_get_string (node);
 }
 
+/**
+ * natter_provider_registry_offers_model:
+ * @self: the registry
+ * @descriptor: (nullable): a recorded `{provider, model}`, e.g. the
+ *   model of an imported turn
+ *
+ * Whether the person using this registry has @descriptor: its provider
+ * is one of their configured providers, named by its id, and it names a
+ * model. The one test of whether a model someone else recorded (an
+ * imported conversation, docs/format.md §7.3) may be used here: an
+ * endpoint URL never passes, so no recorded address ever receives the
+ * person's messages or keys. Whether the server still serves the model
+ * is not asked (that needs the network); a model it no longer has fails
+ * the turn with the server's own words.
+ *
+ * Returns: %TRUE if messages may go to @descriptor
+ */
+gboolean
+natter_provider_registry_offers_model (NatterProviderRegistry *self,
+                                       JsonObject             *descriptor)
+{
+  const char *provider;
+  const char *model;
+
+  g_return_val_if_fail (NATTER_IS_PROVIDER_REGISTRY (self), FALSE);
+
+  if (descriptor == NULL)
+    return FALSE;
+  provider = get_string (descriptor, "provider");
+  model = get_string (descriptor, "model");
+  return provider != NULL && model != NULL && model[0] != '\0' &&
+         !natter_provider_id_is_endpoint (provider) && g_hash_table_contains (self->configured, provider);
+}
+
 static void
 scrub (char *key)
 {

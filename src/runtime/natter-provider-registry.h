@@ -78,6 +78,8 @@ void                    natter_provider_registry_add_provider       (NatterProvi
 gboolean                natter_provider_registry_remove_provider    (NatterProviderRegistry  *self,
                                                                      const char              *provider_id);
 GStrv                   natter_provider_registry_list_providers     (NatterProviderRegistry  *self);
+gboolean                natter_provider_registry_offers_model       (NatterProviderRegistry  *self,
+                                                                     JsonObject              *descriptor);
 
 void                    natter_provider_registry_set_idle_timeout   (NatterProviderRegistry  *self,
                                                                      guint                    seconds);

@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-request-composer.h"
 #include "natter-runtime-error.h"
 
@@ -53,7 +54,7 @@ natter_tool_result_to_message (JsonObject *tool_result_event)
     }
   else
     {
-      g_autofree char *text = json_to_string (output, FALSE);
+      g_autofree char *text = natter_json_to_text (output, FALSE, NULL);
 
       json_object_set_string_member (message, "content", text);
     }

@@ -399,24 +399,10 @@ find_grant (NatterTurnExecution *self,
 static void
 append_cancellation (NatterTurnExecution *self)
 {
-  g_autoptr(GPtrArray) unfinished = natter_turn_state_get_unfinished_tool_calls (self->state);
-  GPtrArray *batch = _natter_turn_execution_new_batch ();
-  JsonObject *event;
+  g_autofree char *ts = natter_clock_format_ts (self->runtime->clock);
 
-  if (natter_turn_state_has_open_model_call (self->state))
-    {
-      event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
-      json_object_set_int_member (event, "modelCallIndex",
-                                  natter_turn_state_get_n_model_calls (self->state) - 1);
-      json_object_set_string_member (event, "error", "cancelled");
-    }
-  for (guint i = 0; i < unfinished->len; i++)
-    _natter_turn_execution_add_runtime_error (self, batch, g_ptr_array_index (unfinished, i), "cancelled");
-  event = _natter_turn_execution_new_event (self, batch, "turn_cancelled");
-  if (self->cancel_reason != NULL)
-    json_object_set_string_member (event, "reason", self->cancel_reason);
-  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+  _natter_turn_execution_enqueue (self, natter_turn_step_dup_cancellation (self->state, ts, self->cancel_reason),
+                                  NULL, NULL);
 }
 
 /* The loop (§6 step 5) */

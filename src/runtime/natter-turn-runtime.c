@@ -11,6 +11,7 @@
 
 #include "natter-attachment-content.h"
 #include "natter-json.h"
+#include "natter-log-read.h"
 #include "natter-session-schema.h"
 #include "natter-turn-reducer.h"
 #include "natter-turn-runtime-private.h"
@@ -627,12 +628,10 @@ get_turn_state_thread (GTask        *task,
                        GCancellable *cancellable)
 {
   NatterTurnRuntime *self = source_object;
-  g_autoptr(GPtrArray) events = NULL;
   NatterTurnState *state;
   GError *error = NULL;
 
-  events = natter_jsonl_repo_read_sync (self->repo, task_data, cancellable, &error);
-  state = events != NULL ? natter_turn_reduce (events, &error) : NULL;
+  state = natter_turn_reduce_file_sync (self->repo, task_data, NULL, cancellable, &error);
   if (state == NULL)
     g_task_return_error (task, error);
   else

@@ -11,6 +11,7 @@
 
 #define G_LOG_DOMAIN "natter-turn-runtime"
 
+#include "natter-turn-schema.h"
 #include "natter-turn-step.h"
 
 static JsonObject *
@@ -184,4 +185,61 @@ natter_turn_step_after_tools (NatterTurnState *state,
       json_object_get_int_member (turn_config (state), "maxModelCalls"))
     return NATTER_TURN_STEP_MODEL_CALL_LIMIT;
   return NATTER_TURN_STEP_CALL_MODEL;
+}
+
+/**
+ * natter_turn_step_dup_cancellation:
+ * @state: a reduced turn that has not ended
+ * @ts: the timestamp of the events
+ * @reason: (nullable): why, for `turn_cancelled.reason`
+ *
+ * The events that stop @state for good (turn-runtime.md §9): the open
+ * model call fails as `cancelled`, every unfinished tool call gets the
+ * runtime's error result `cancelled`, and `turn_cancelled` ends the turn
+ * with its usage so far. What a stop writes, and what an import writes
+ * for a turn whose outside work it does not bring (docs/format.md §7.1).
+ *
+ * Returns: (transfer full) (element-type JsonNode): the events, in order
+ */
+GPtrArray *
+natter_turn_step_dup_cancellation (NatterTurnState *state,
+                                   const char      *ts,
+                                   const char      *reason)
+{
+  g_autoptr(GPtrArray) unfinished = natter_turn_state_get_unfinished_tool_calls (state);
+  GPtrArray *events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  const char *turn_id = natter_turn_state_get_turn_id (state);
+  JsonNode *node;
+  JsonObject *event;
+
+  if (natter_turn_state_has_open_model_call (state))
+    {
+      node = natter_turn_event_new ("model_call_failed", turn_id, ts);
+      event = json_node_get_object (node);
+      json_object_set_int_member (event, "modelCallIndex", natter_turn_state_get_n_model_calls (state) - 1);
+      json_object_set_string_member (event, "error", "cancelled");
+      g_ptr_array_add (events, node);
+    }
+  for (guint i = 0; i < unfinished->len; i++)
+    {
+      NatterTurnToolCall *call = g_ptr_array_index (unfinished, i);
+      JsonObject *result = json_object_new ();
+
+      node = natter_turn_event_new ("tool_result", turn_id, ts);
+      event = json_node_get_object (node);
+      json_object_set_string_member (event, "toolCallId", natter_turn_tool_call_get_id (call));
+      json_object_set_string_member (event, "toolName", natter_turn_tool_call_get_name (call));
+      json_object_set_string_member (event, "source", "runtime");
+      json_object_set_string_member (result, "output", "cancelled");
+      json_object_set_boolean_member (result, "isError", TRUE);
+      json_object_set_object_member (event, "result", result);
+      g_ptr_array_add (events, node);
+    }
+  node = natter_turn_event_new ("turn_cancelled", turn_id, ts);
+  event = json_node_get_object (node);
+  if (reason != NULL)
+    json_object_set_string_member (event, "reason", reason);
+  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (state));
+  g_ptr_array_add (events, node);
+  return events;
 }

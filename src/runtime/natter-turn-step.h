@@ -90,5 +90,8 @@ NatterTurnStep      natter_turn_step_after_tools    (NatterTurnState    *state,
                                                      guint               n_running);
 JsonObject         *natter_turn_step_find_tool      (NatterTurnState    *state,
                                                      const char         *name);
+GPtrArray          *natter_turn_step_dup_cancellation (NatterTurnState  *state,
+                                                       const char       *ts,
+                                                       const char       *reason);
 
 G_END_DECLS

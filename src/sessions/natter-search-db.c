@@ -15,7 +15,14 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <sqlite3.h>
 
 #include "natter-search-db.h"
@@ -204,6 +211,53 @@ check_layout (NatterSearchDb  *db,
   return TRUE;
 }
 
+/* Makes sure that what is at @path is a file SQLite may open, before it
+ * does: it would open a pipe and wait on it, and report a folder as
+ * "unable to open database file" on every search. Nothing is there: a
+ * writer creates the file, mode 0600 like every file of the data
+ * directory (docs/format.md §1), which SQLite gives its -wal and -shm
+ * files too. An empty folder holds nothing and is removed; anything else
+ * that is not a file is left alone and reported. A file of an older
+ * Natter, created 0644, is made private. */
+static gboolean
+prepare_path (const char  *path,
+              gboolean     read_only,
+              GError     **error)
+{
+  GStatBuf info;
+  int fd;
+
+  if (g_stat (path, &info) == 0)
+    {
+      if (S_ISDIR (info.st_mode) && !read_only && g_rmdir (path) == 0)
+        return prepare_path (path, read_only, error);
+      if (S_ISDIR (info.st_mode))
+        {
+          g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE,
+                       _("The search index %s is a folder with files in it, not a file. "
+                         "Remove the folder to search what was said again."), path);
+          return FALSE;
+        }
+      if (!S_ISREG (info.st_mode))
+        {
+          g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE,
+                       _("The search index %s is not a regular file. "
+                         "Remove it to search what was said again."), path);
+          return FALSE;
+        }
+      if (!read_only && (info.st_mode & 077) != 0 && g_chmod (path, 0600) != 0)
+        g_debug ("The search index %s stays readable by others: %s", path, g_strerror (errno));
+      return TRUE;
+    }
+  if (errno != ENOENT || read_only)
+    return TRUE;  /* SQLite says what is wrong. */
+
+  fd = g_open (path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    close (fd);
+  return TRUE;
+}
+
 /**
  * natter_search_db_open:
  * @path: the index file, in the file system's encoding
@@ -215,11 +269,15 @@ check_layout (NatterSearchDb  *db,
  * does not exist and @read_only is %FALSE. The file is in WAL mode, so
  * a query connection reads while another connection writes.
  *
+ * A new file is created with mode 0600 (docs/format.md "The search
+ * cache"); an empty folder at @path is removed first.
+ *
  * Returns: (transfer full) (nullable): the connection; else %NULL with
  *   %NATTER_SEARCH_DB_ERROR_CORRUPT (not a readable index of this
- *   layout: delete the file and rebuild) or
- *   %NATTER_SEARCH_DB_ERROR_FAILED (cannot open, e.g. no such file when
- *   @read_only)
+ *   layout: delete the file and rebuild),
+ *   %NATTER_SEARCH_DB_ERROR_NOT_A_FILE (something else is at @path; its
+ *   message says so in plain words) or %NATTER_SEARCH_DB_ERROR_FAILED
+ *   (cannot open, e.g. no such file when @read_only)
  */
 NatterSearchDb *
 natter_search_db_open (const char  *path,
@@ -233,6 +291,8 @@ natter_search_db_open (const char  *path,
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (!prepare_path (path, read_only, error))
+    return NULL;
   db->path = g_strdup (path);
   if (!read_only)
     flags |= SQLITE_OPEN_CREATE;

@@ -83,6 +83,10 @@ char            *natter_search_snippet_from_highlight  (const char        *highl
  *   (damaged, not SQLite, or of another layout): throw it away and rebuild
  * @NATTER_SEARCH_DB_ERROR_FAILED: SQLite failed otherwise (disk full,
  *   permissions, busy)
+ * @NATTER_SEARCH_DB_ERROR_NOT_A_FILE: something other than a file is where
+ *   the index file belongs (a folder with something in it, a pipe, a
+ *   device), which Natter does not remove: search by content is
+ *   unavailable until someone does
  *
  * Errors of the search index file (%NATTER_SEARCH_DB_ERROR).
  */
@@ -90,6 +94,7 @@ typedef enum
 {
   NATTER_SEARCH_DB_ERROR_CORRUPT,
   NATTER_SEARCH_DB_ERROR_FAILED,
+  NATTER_SEARCH_DB_ERROR_NOT_A_FILE,
 } NatterSearchDbError;
 
 #define NATTER_SEARCH_DB_ERROR (natter_search_db_error_quark ())

@@ -59,6 +59,9 @@ typedef struct
   gint             building;      /* atomic: a whole check or build runs or waits */
   GHashTable      *removed;       /* session ids deleted; their hits are dropped at once */
   guint            generation;    /* bumped when the file is replaced */
+  /* Why the worker cannot keep the file current, or NULL: every search
+   * says it, rather than finding nothing without a word. */
+  GError          *failure;
 
   GMutex           query_lock;
   NatterSearchDb  *query_db;
@@ -110,6 +113,7 @@ shared_unref (Shared *shared)
   g_queue_clear_full (&shared->jobs, (GDestroyNotify) job_free);
   g_clear_pointer (&shared->query_db, natter_search_db_close);
   g_hash_table_unref (shared->removed);
+  g_clear_error (&shared->failure);
   g_mutex_clear (&shared->lock);
   g_mutex_clear (&shared->query_lock);
   g_cond_clear (&shared->cond);
@@ -178,14 +182,30 @@ post_news (Shared *shared)
 
 /* The worker thread */
 
+/* Takes @error (nullable) as the reason searches give from now on. The
+ * worker runs in the command line's process too, whose standard error is
+ * the user's: the reason goes to the searches, never to the log. */
+static void
+set_failure (Shared *shared,
+             GError *error)
+{
+  if (error != NULL)
+    g_debug ("The search index is not current: %s", error->message);
+  g_mutex_lock (&shared->lock);
+  g_clear_error (&shared->failure);
+  shared->failure = error;
+  g_mutex_unlock (&shared->lock);
+}
+
 static void
 remove_file_set (const char *path)
 {
   g_autofree char *wal = g_strconcat (path, "-wal", NULL);
   g_autofree char *shm = g_strconcat (path, "-shm", NULL);
 
+  /* What cannot be removed fails the open that follows, which says why. */
   if (g_unlink (path) != 0 && errno != ENOENT)
-    g_warning ("Cannot remove the damaged search index %s: %s", path, g_strerror (errno));
+    g_debug ("Cannot remove the damaged search index %s: %s", path, g_strerror (errno));
   g_unlink (wal);
   g_unlink (shm);
 }
@@ -200,13 +220,17 @@ open_db (Shared *shared)
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
-      g_warning ("Cannot create %s for the search index: %s", dir, g_strerror (errno));
+      int saved_errno = errno;
+
+      set_failure (shared, g_error_new (NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_FAILED,
+                                        "Cannot create %s for the search index: %s", dir,
+                                        g_strerror (saved_errno)));
       return NULL;
     }
   db = natter_search_db_open (shared->path, FALSE, &error);
   if (db == NULL && g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
     {
-      g_message ("Rebuilding the search index: %s", error->message);
+      g_debug ("Rebuilding the search index: %s", error->message);
       g_clear_error (&error);
       remove_file_set (shared->path);
       g_mutex_lock (&shared->lock);
@@ -214,8 +238,7 @@ open_db (Shared *shared)
       g_mutex_unlock (&shared->lock);
       db = natter_search_db_open (shared->path, FALSE, &error);
     }
-  if (db == NULL)
-    g_warning ("The search index cannot be opened: %s", error->message);
+  set_failure (shared, g_steal_pointer (&error));
   return db;
 }
 
@@ -281,7 +304,7 @@ worker_main (gpointer data)
           g_clear_pointer (&db, natter_search_db_close);
           if (g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
             {
-              g_message ("Rebuilding the damaged search index: %s", error->message);
+              g_debug ("Rebuilding the damaged search index: %s", error->message);
               remove_file_set (shared->path);
               rebuild = g_new0 (Job, 1);
               rebuild->kind = JOB_SYNC_ALL;
@@ -292,7 +315,7 @@ worker_main (gpointer data)
               g_mutex_unlock (&shared->lock);
             }
           else
-            g_warning ("The search index was not updated: %s", error->message);
+            set_failure (shared, g_steal_pointer (&error));
         }
       if (job != NULL && job->kind == JOB_SYNC_ALL)
         g_atomic_int_add (&shared->building, -1);
@@ -472,9 +495,23 @@ query_locked (Shared      *shared,
     {
       shared->query_db = natter_search_db_open (shared->path, TRUE, &local_error);
       shared->query_generation = generation;
-      /* No file yet, or one being started over: nothing is indexed. */
       if (shared->query_db == NULL)
         {
+          GError *failure = NULL;
+
+          g_mutex_lock (&shared->lock);
+          if (shared->failure != NULL)
+            failure = g_error_copy (shared->failure);
+          g_mutex_unlock (&shared->lock);
+          /* The worker cannot make the file, or another thing is in its
+           * place: say so. */
+          if (failure != NULL ||
+              g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE))
+            {
+              g_propagate_error (error, failure != NULL ? failure : g_steal_pointer (&local_error));
+              return NULL;
+            }
+          /* No file yet, or one being started over: nothing is indexed. */
           g_debug ("searching an index that is not there: %s", local_error->message);
           return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
         }

@@ -15,6 +15,7 @@
 
 #include <sys/stat.h>
 
+#include "natter-log-read.h"
 #include "natter-search-index-private.h"
 #include "natter-session-reducer.h"
 #include "natter-turn-reducer.h"
@@ -90,13 +91,10 @@ index_turn (NatterSearchSync         *sync,
 {
   g_autoptr(GString) user = g_string_new (NULL);
   g_autoptr(GString) answer = g_string_new (NULL);
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  events = natter_jsonl_repo_read_sync (sync->turn_repo, turn_id, NULL, &local_error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &local_error);
+  state = natter_turn_reduce_file_sync (sync->turn_repo, turn_id, NULL, NULL, &local_error);
   if (state != NULL)
     {
       JsonObject *definition = natter_turn_state_get_definition (state);
@@ -125,14 +123,11 @@ index_session (NatterSearchSync         *sync,
                const NatterSearchStamp  *stamp,
                GError                  **error)
 {
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(GHashTable) indexed = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  events = natter_jsonl_repo_read_sync (sync->session_repo, session_id, NULL, &local_error);
-  if (events != NULL)
-    state = natter_session_reduce_validated (events, &local_error);
+  state = natter_session_reduce_file_sync (sync->session_repo, session_id, NULL, NULL, &local_error);
   if (state == NULL)
     {
       /* A damaged session shows as damaged in the list; its words are

@@ -21,7 +21,6 @@ struct _NatterSendOptions
   gboolean  auto_permission;
   guint     max_model_calls;  /* 0: the runtime's default */
   guint     max_tokens;       /* 0: none sent */
-  gboolean  auto_title;
   gboolean  no_tools;
 };
 
@@ -69,7 +68,6 @@ natter_send_options_copy (const NatterSendOptions *self)
   copy->auto_permission = self->auto_permission;
   copy->max_model_calls = self->max_model_calls;
   copy->max_tokens = self->max_tokens;
-  copy->auto_title = self->auto_title;
   copy->no_tools = self->no_tools;
   return copy;
 }
@@ -262,39 +260,6 @@ natter_send_options_get_max_tokens (const NatterSendOptions *self)
   g_return_val_if_fail (self != NULL, 0);
 
   return self->max_tokens;
-}
-
-/**
- * natter_send_options_set_auto_title:
- * @self: options
- * @auto_title: whether the session may be named automatically
- *
- * Whether the first completed turn of the session this message starts
- * is followed by a title request (session-layer-spec.md §12.6). Off by
- * default; the front ends follow the `auto-title` setting. It only
- * matters for a session's first message.
- */
-void
-natter_send_options_set_auto_title (NatterSendOptions *self,
-                                    gboolean           auto_title)
-{
-  g_return_if_fail (self != NULL);
-
-  self->auto_title = !!auto_title;
-}
-
-/**
- * natter_send_options_get_auto_title:
- * @self: options
- *
- * Returns: whether automatic titling was asked for
- */
-gboolean
-natter_send_options_get_auto_title (const NatterSendOptions *self)
-{
-  g_return_val_if_fail (self != NULL, FALSE);
-
-  return self->auto_title;
 }
 
 /**

@@ -34,9 +34,6 @@ guint              natter_send_options_get_max_model_calls (const NatterSendOpti
 void               natter_send_options_set_max_tokens      (NatterSendOptions       *self,
                                                             guint                    max_tokens);
 guint              natter_send_options_get_max_tokens      (const NatterSendOptions *self);
-void               natter_send_options_set_auto_title      (NatterSendOptions       *self,
-                                                            gboolean                 auto_title);
-gboolean           natter_send_options_get_auto_title      (const NatterSendOptions *self);
 void               natter_send_options_set_no_tools        (NatterSendOptions       *self,
                                                             gboolean                 no_tools);
 gboolean           natter_send_options_get_no_tools        (const NatterSendOptions *self);

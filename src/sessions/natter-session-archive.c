@@ -24,9 +24,13 @@
 #include "natter-json.h"
 #include "natter-session-archive.h"
 #include "natter-session-error.h"
+#include "natter-session-events-v2.h"
 #include "natter-session-index-entry.h"
 #include "natter-session-schema.h"
+#include "natter-session-state-v2.h"
+#include "natter-provider-registry.h"
 #include "natter-turn-reducer.h"
+#include "natter-turn-step.h"
 
 /* Plans */
 
@@ -46,6 +50,7 @@ natter_import_plan_new (const char *session_id)
   plan->turn_ids = g_ptr_array_new_with_free_func (g_free);
   plan->turn_events = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   plan->blobs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_bytes_unref);
+  plan->report = natter_import_report_new ();
   return plan;
 }
 
@@ -65,6 +70,8 @@ natter_import_plan_free (NatterImportPlan *plan)
   g_ptr_array_unref (plan->turn_ids);
   g_ptr_array_unref (plan->turn_events);
   g_hash_table_unref (plan->blobs);
+  g_clear_pointer (&plan->earlier_turns, g_hash_table_unref);
+  natter_import_report_free (plan->report);
   g_free (plan);
 }
 
@@ -87,6 +94,34 @@ natter_import_plan_add_turn (NatterImportPlan *plan,
   g_ptr_array_add (plan->turn_ids, g_strdup (turn_id));
   g_ptr_array_add (plan->turn_events, events);
   return events;
+}
+
+/**
+ * natter_import_plan_add_earlier_turn:
+ * @plan: a plan
+ * @turn_id: the (placeholder) id of a turn of a plan written before
+ *   @plan
+ *
+ * Lets @plan name @turn_id: a version of a message branches at a turn of
+ * the conversation it is a version of (its `forkedFromTurnId`, and the
+ * `previousTurnId` of its first turn).
+ */
+void
+natter_import_plan_add_earlier_turn (NatterImportPlan *plan,
+                                     const char       *turn_id)
+{
+  g_return_if_fail (plan != NULL && turn_id != NULL);
+
+  if (plan->earlier_turns == NULL)
+    plan->earlier_turns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_add (plan->earlier_turns, g_strdup (turn_id));
+}
+
+static gboolean
+is_earlier_turn (NatterImportPlan *plan,
+                 const char       *turn_id)
+{
+  return plan->earlier_turns != NULL && g_hash_table_contains (plan->earlier_turns, turn_id);
 }
 
 static const char *
@@ -151,11 +186,41 @@ check_turns (NatterImportPlan  *plan,
       previous = previous_turn_of (natter_turn_state_get_definition (turn));
       /* Turns are written in order, so a turn continues only one that
        * is written before it. */
-      if (previous != NULL && !g_hash_table_contains (turns, previous))
+      if (previous != NULL && !g_hash_table_contains (turns, previous) && !is_earlier_turn (plan, previous))
         {
           g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE,
                        _("%s continues turn %s, which does not come before it in the archive"),
                        what, previous);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+check_named_turns (NatterImportPlan    *plan,
+                   GHashTable          *turns,
+                   NatterSessionState  *state,
+                   GError             **error)
+{
+  const char *fork_point = natter_session_state_get_forked_from_turn_id (state);
+
+  if (fork_point != NULL && !is_earlier_turn (plan, fork_point))
+    {
+      g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE,
+                   _("The session branches at turn %s, which is not in the archive"), fork_point);
+      return FALSE;
+    }
+  for (guint i = 0; i < plan->session_events->len; i++)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (plan->session_events, i));
+      const char *kept = json_object_get_string_member_with_default (event, "firstKeptTurnId", NULL);
+
+      if (kept != NULL && !g_hash_table_contains (turns, kept) && !is_earlier_turn (plan, kept))
+        {
+          g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE,
+                       _("The session, event %u: its summary keeps turn %s, which is not in the archive"), i + 1,
+                       kept);
           return FALSE;
         }
     }
@@ -172,8 +237,9 @@ check_turns (NatterImportPlan  *plan,
  *
  * Checks every event of @plan as the store would on writing it: lossless
  * JSON, the schemas and the reducer rules of both logs; every turn the
- * session appends and every turn a turn continues is in the plan, before
- * it. Nothing of @plan is changed.
+ * session appends or names (its fork point, a summary's
+ * `firstKeptTurnId`) and every turn a turn continues is in the plan,
+ * before it, or one of its earlier turns. Nothing of @plan is changed.
  *
  * Returns: %TRUE when @plan can be written; %FALSE with
  *   %NATTER_SESSION_ERROR_INVALID_ARCHIVE naming the turn or session
@@ -225,6 +291,10 @@ natter_import_plan_check (NatterImportPlan    *plan,
           return FALSE;
         }
     }
+  /* Every other turn the session names is one it brings too, or one an
+   * earlier plan wrote: nothing may point at a file of the store. */
+  if (!check_named_turns (plan, turns, state, error))
+    return FALSE;
 
   latest = natter_session_state_get_latest_turn_id (state);
   if (out_latest_status != NULL)
@@ -269,8 +339,11 @@ object_member (JsonObject *object,
  *   session and every turn of @plan
  *
  * Replaces every id of @plan by its new one, wherever the format holds
- * one: the session's and turns' own ids, `turn_appended.turnId`, a turn's
- * `sessionId`, a context's and a request's `previousTurnId`.
+ * one: the session's and turns' own ids, `turn_appended.turnId`,
+ * `session_created.parentSession` and `forkedFromTurnId`,
+ * `conversation_compacted.firstKeptTurnId`, a turn's `sessionId`, a
+ * context's and a request's `previousTurnId`, and @plan's earlier
+ * turns.
  */
 void
 natter_import_plan_remap (NatterImportPlan *plan,
@@ -288,6 +361,25 @@ natter_import_plan_remap (NatterImportPlan *plan,
 
       remap_member (event, "sessionId", new_ids);
       remap_member (event, "turnId", new_ids);
+      remap_member (event, "parentSession", new_ids);
+      remap_member (event, "forkedFromTurnId", new_ids);
+      remap_member (event, "firstKeptTurnId", new_ids);
+    }
+  if (plan->earlier_turns != NULL)
+    {
+      GHashTable *earlier = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      GHashTableIter iter;
+      gpointer key;
+
+      g_hash_table_iter_init (&iter, plan->earlier_turns);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        {
+          const char *new = g_hash_table_lookup (new_ids, key);
+
+          g_hash_table_add (earlier, g_strdup (new != NULL ? new : key));
+        }
+      g_hash_table_unref (plan->earlier_turns);
+      plan->earlier_turns = earlier;
     }
   for (guint i = 0; i < plan->turn_ids->len; i++)
     {
@@ -593,8 +685,34 @@ appended_for (const char *session_id,
                                                  model != NULL ? model : empty);
 }
 
+static gboolean is_authority (JsonObject *event,
+                              GHashTable *grants,
+                              GHashTable *queued);
+
+/* The grants still active and the queued messages still pending at the
+ * end of the session's log as exported, whose events the import leaves
+ * behind (docs/format.md §7.1). */
+static void
+find_authority (NatterSessionState *state,
+                GHashTable         *grants,
+                GHashTable         *queued)
+{
+  for (guint i = 0; i < natter_session_state_get_n_grants (state); i++)
+    g_hash_table_add (grants, g_strdup (natter_session_state_get_grant (state, i)->grant_id));
+  for (guint i = 0; i < natter_session_state_get_n_queued (state); i++)
+    g_hash_table_add (queued, g_strdup (natter_session_state_get_queued (state, i)->queue_id));
+}
+
 /* The session's log for the plan: a branch becomes a conversation of its
- * own, whose first turns are the ones it inherited. */
+ * own, whose first turns are the ones it inherited. Like every new file
+ * it starts at schema version 1 and is raised right before its first
+ * event of a later version (docs/format.md §3.3), whatever version the
+ * exported file had: the archive's own `schema_upgraded` events are not
+ * copied. What is data, never authority, stays behind: the events of
+ * grants still active and of queued messages still pending at the end of
+ * the log, and the working folder, each counted in the plan's report. A
+ * log that does not read as exported (an unknown version among its
+ * faults) is copied as it is, for the check to refuse. */
 static gboolean
 plan_session (NatterImportPlan  *plan,
               GPtrArray         *events,
@@ -605,9 +723,26 @@ plan_session (NatterImportPlan  *plan,
   JsonObject *created = json_node_get_object (g_ptr_array_index (events, 0));
   const char *ts = json_object_get_string_member_with_default (created, "ts", "");
   JsonNode *first = json_node_copy (g_ptr_array_index (events, 0));
+  g_autoptr(NatterSessionState) as_exported = natter_session_reduce (events, NULL);
+  g_autoptr(GHashTable) grants = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) queued = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gboolean lowest = as_exported != NULL;
 
   json_object_remove_member (json_node_get_object (first), "parentSession");
   json_object_remove_member (json_node_get_object (first), "forkedFromTurnId");
+  if (json_object_has_member (json_node_get_object (first), "cwd"))
+    {
+      json_object_remove_member (json_node_get_object (first), "cwd");
+      plan->report->n_working_folders++;
+    }
+  if (lowest)
+    {
+      find_authority (as_exported, grants, queued);
+      plan->report->n_grants += g_hash_table_size (grants);
+      plan->report->n_queued += g_hash_table_size (queued);
+    }
+  if (lowest)
+    json_object_set_int_member (json_node_get_object (first), "schemaVersion", 1);
   g_ptr_array_add (plan->session_events, first);
   for (guint i = 0; i < inherited->len; i++)
     {
@@ -620,14 +755,23 @@ plan_session (NatterImportPlan  *plan,
     }
   for (guint i = 1; i < events->len; i++)
     {
-      JsonNode *copy = json_node_copy (g_ptr_array_index (events, i));
-      JsonObject *event = json_node_get_object (copy);
+      JsonNode *copy;
+      JsonObject *event;
 
+      if (lowest &&
+          (g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (g_ptr_array_index (events, i)),
+                                                                  "type", NULL), "schema_upgraded") == 0 ||
+           is_authority (json_node_get_object (g_ptr_array_index (events, i)), grants, queued)))
+        continue;
+      copy = json_node_copy (g_ptr_array_index (events, i));
+      event = json_node_get_object (copy);
       if (json_object_has_member (event, "sessionSeq") && inherited->len > 0)
         json_object_set_int_member (event, "sessionSeq",
                                     json_object_get_int_member (event, "sessionSeq") + inherited->len);
       g_ptr_array_add (plan->session_events, copy);
     }
+  if (lowest)
+    natter_session_events_raise (plan->session_events, 1, NULL);
   return TRUE;
 }
 
@@ -668,24 +812,109 @@ read_blobs (JsonObject  *root,
   return TRUE;
 }
 
+/* Whether @event gives the session authority the import leaves behind:
+ * an active grant, or a queued message still to be sent. */
+static gboolean
+is_authority (JsonObject *event,
+              GHashTable *grants,
+              GHashTable *queued)
+{
+  const char *type = json_object_get_string_member_with_default (event, "type", "");
+
+  if (g_str_equal (type, "permission_grant_added"))
+    return g_hash_table_contains (grants, json_object_get_string_member_with_default (event, "grantId", ""));
+  if (g_str_equal (type, "message_queued") || g_str_equal (type, "queued_message_replaced"))
+    return g_hash_table_contains (queued, json_object_get_string_member_with_default (event, "queueId", ""));
+  return FALSE;
+}
+
+/* The mark of an imported turn (docs/format.md §7.3), unless the turn
+ * already carries one (an archive of a conversation imported before
+ * keeps where it first came from). */
+static void
+mark_imported (JsonObject *created,
+               const char *from)
+{
+  JsonObject *config = object_member (created, "config");
+  JsonObject *imported;
+
+  if (config == NULL || json_object_has_member (config, "imported"))
+    return;
+  imported = json_object_new ();
+  json_object_set_string_member (imported, "from", from);
+  json_object_set_object_member (config, "imported", imported);
+}
+
+/* Whether the turn's model was reached at an address rather than
+ * through one of the person's providers. */
+static gboolean
+names_endpoint (JsonObject *created)
+{
+  JsonObject *agent = object_member (created, "agent");
+  JsonObject *resolved = agent != NULL ? object_member (agent, "resolved") : NULL;
+  JsonObject *model = resolved != NULL ? object_member (resolved, "model") : NULL;
+  const char *provider = model != NULL ? json_object_get_string_member_with_default (model, "provider", NULL) : NULL;
+
+  return provider != NULL && natter_provider_id_is_endpoint (provider);
+}
+
+/* What an archive's turns bring is data, never authority (docs/format.md
+ * §7.1): every turn is marked imported (what it names as agent, provider
+ * or address is a label from then on), and a turn that had not ended
+ * (waiting for a permission, a tool or a resume) is brought in stopped,
+ * since the work it waits for is not brought. The session's grants,
+ * queued messages and working folder stay behind in plan_session(). What
+ * is left out is counted in the plan's report. */
+static void
+leave_authority_behind (NatterImportPlan *plan,
+                        const char       *ts)
+{
+  for (guint i = 0; i < plan->turn_events->len; i++)
+    {
+      GPtrArray *events = g_ptr_array_index (plan->turn_events, i);
+      JsonObject *definition = json_node_get_object (g_ptr_array_index (events, 0));
+      g_autoptr(NatterTurnState) turn = NULL;
+
+      mark_imported (definition, "natter-archive");
+      if (names_endpoint (definition))
+        plan->report->n_endpoints++;
+      turn = natter_turn_reduce (events, NULL);
+      if (turn != NULL && natter_turn_state_get_terminal_event (turn) == NULL)
+        {
+          g_autoptr(GPtrArray) stop = natter_turn_step_dup_cancellation (
+            turn, ts, "Imported: what this answer was waiting for was not brought over");
+
+          for (guint j = 0; j < stop->len; j++)
+            g_ptr_array_add (events, json_node_ref (g_ptr_array_index (stop, j)));
+          plan->report->n_stopped++;
+        }
+    }
+}
+
 /**
  * natter_session_archive_plan_import:
  * @archive: a parsed archive (docs/format.md §7)
+ * @ts: the time of the import, for the events it adds
  * @error: return location for a #GError
  *
  * The plan that imports @archive, still with the archive's ids (give it
  * new ones with natter_import_plan_remap()). A branch comes in as a
  * conversation of its own: the turns it inherited become its first turns
  * and it no longer names a parent (which may not exist where it is
- * imported). Every turn's `sessionId` becomes the session's. The plan is
- * checked with natter_import_plan_check().
+ * imported). Every turn's `sessionId` becomes the session's. What the
+ * archive brings is data, never authority: its active grants, pending
+ * queued messages and working folder are left behind, its turns are
+ * marked imported and those that had not ended are stopped; the plan's
+ * report counts it all. The plan is checked with
+ * natter_import_plan_check().
  *
  * Returns: (transfer full) (nullable): the plan, or %NULL with
  *   %NATTER_SESSION_ERROR_INVALID_ARCHIVE saying what is wrong
  */
 NatterImportPlan *
-natter_session_archive_plan_import (JsonNode  *archive,
-                                    GError   **error)
+natter_session_archive_plan_import (JsonNode    *archive,
+                                    const char  *ts,
+                                    GError     **error)
 {
   g_autoptr(NatterImportPlan) plan = NULL;
   g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
@@ -789,6 +1018,7 @@ natter_session_archive_plan_import (JsonNode  *archive,
           g_ptr_array_add (events, json_node_ref (g_ptr_array_index (source, j)));
         json_object_set_string_member (json_node_get_object (g_ptr_array_index (events, 0)), "sessionId", session_id);
       }
+  leave_authority_behind (plan, ts);
   if (!natter_import_plan_check (plan, NULL, NULL, error))
     return NULL;
   return g_steal_pointer (&plan);

@@ -7,6 +7,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "natter-import-report.h"
 #include "natter-session-reducer.h"
 
 G_BEGIN_DECLS
@@ -35,21 +36,30 @@ G_BEGIN_DECLS
  *   turn of @turn_ids, its log in order
  * @blobs: (element-type utf8 GBytes): the attachments the plan brings,
  *   by SHA-256 (checked against their bytes)
+ * @earlier_turns: (element-type utf8 utf8) (nullable): turns of plans
+ *   written before this one that its session and turns may name (the
+ *   fork point of a version, natter_import_plan_add_earlier_turn())
+ * @report: what the plan brings and leaves out, for the import's report
+ *   (its `session_ids` stay empty: the import fills them as it writes)
  *
  * One session and its turns, checked and ready to be written as new files.
  */
 typedef struct
 {
-  char      *session_id;
-  GPtrArray *session_events;
-  GPtrArray *turn_ids;
-  GPtrArray *turn_events;
-  GHashTable *blobs;
+  char               *session_id;
+  GPtrArray          *session_events;
+  GPtrArray          *turn_ids;
+  GPtrArray          *turn_events;
+  GHashTable         *blobs;
+  GHashTable         *earlier_turns;
+  NatterImportReport *report;
 } NatterImportPlan;
 
 NatterImportPlan *natter_import_plan_new                 (const char        *session_id);
 void              natter_import_plan_free                (NatterImportPlan  *plan);
 GPtrArray        *natter_import_plan_add_turn            (NatterImportPlan  *plan,
+                                                          const char        *turn_id);
+void              natter_import_plan_add_earlier_turn    (NatterImportPlan  *plan,
                                                           const char        *turn_id);
 gboolean          natter_import_plan_check               (NatterImportPlan  *plan,
                                                           NatterSessionState **out_state,
@@ -67,9 +77,8 @@ JsonNode         *natter_session_archive_new             (GPtrArray         *ses
                                                           const char        *exported_at);
 GPtrArray        *natter_turn_events_dup_blob_names      (GPtrArray         *events);
 NatterImportPlan *natter_session_archive_plan_import     (JsonNode          *archive,
+                                                          const char        *ts,
                                                           GError           **error);
 char             *natter_session_archive_to_markdown     (JsonObject        *archive);
-GPtrArray        *natter_chatgpt_plan_import             (JsonNode          *root,
-                                                          GError           **error);
 
 G_END_DECLS

@@ -5,15 +5,16 @@
  * Which conversations are versions of one another, for the lists that
  * show conversations (the sidebar, the Shell search provider, `natter
  * sessions`). Editing a sent message or trying an answer again makes a
- * branch (session-layer-spec.md §9) that the window gives the
- * conversation's title; a branch the user makes on purpose starts
- * without one. So a branch with its parent's title is that
- * conversation going on in another version, and the sessions joined so
- * are one family: the original (the one without such a parent) and its
- * versions. A list shows a family once, as its most recently active
- * version (its head), which is where the user left it. Renaming one of
- * them makes it a conversation of its own. Nothing is stored for this;
- * it is read from the index entries.
+ * new version of the conversation: a branch (session-layer-spec.md §9)
+ * that is stored as a version (docs/format.md §3.2). A branch the user
+ * makes on purpose is a conversation of its own. The sessions joined by
+ * that stored lineage are one family: the original (the one that is no
+ * version of another) and its versions, versions of versions included.
+ * Titles play no part: a version the user renamed is still one, and a
+ * branch named like its parent is still its own. A list shows a family
+ * once, as its most recently active version (its head), which is where
+ * the user left it. Nothing is stored for the family itself; it is read
+ * from the index entries.
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
@@ -54,20 +55,18 @@ activity_time (NatterSessionIndexEntry *entry)
   return latest_turn_at != NULL ? latest_turn_at : natter_session_index_entry_get_created_at (entry);
 }
 
-/* The entry @entry continues as a version, or %NULL. */
+/* The entry @entry is a version of, or %NULL. A parent that is gone or
+ * damaged leaves its versions standing on their own. */
 static NatterSessionIndexEntry *
 continued (GHashTable              *entries,
            NatterSessionIndexEntry *entry)
 {
-  const char *parent_id = natter_session_index_entry_get_parent_session (entry);
-  const char *title = natter_session_index_entry_get_title (entry);
   NatterSessionIndexEntry *parent;
 
-  if (parent_id == NULL || title == NULL || natter_session_index_entry_get_error (entry) != NULL)
+  if (!natter_session_index_entry_get_is_version (entry) || natter_session_index_entry_get_error (entry) != NULL)
     return NULL;
-  parent = g_hash_table_lookup (entries, parent_id);
-  if (parent == NULL || natter_session_index_entry_get_error (parent) != NULL ||
-      g_strcmp0 (natter_session_index_entry_get_title (parent), title) != 0)
+  parent = g_hash_table_lookup (entries, natter_session_index_entry_get_parent_session (entry));
+  if (parent == NULL || natter_session_index_entry_get_error (parent) != NULL)
     return NULL;
   return parent;
 }

@@ -13,6 +13,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-log-read.h"
 #include "natter-session-grant-view.h"
 #include "natter-session-state-v2.h"
 
@@ -55,11 +56,9 @@ natter_session_grant_view_lookup (NatterPermissionGrants *grants,
 
   if (tools == NULL)
     {
-      g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (self->repo, session_id, NULL, NULL);
-      g_autoptr(NatterSessionState) state = NULL;
+      g_autoptr(NatterSessionState) state = natter_session_reduce_file_sync (self->repo, session_id, NULL,
+                                                                              NULL, NULL);
 
-      if (events != NULL)
-        state = natter_session_reduce_validated (events, NULL);
       if (state == NULL)
         return NULL;
       natter_session_grant_view_update (self, state);

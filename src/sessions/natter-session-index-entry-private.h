@@ -38,11 +38,15 @@ void                     natter_session_index_entry_set_latest_turn_id      (Nat
                                                                              const char              *latest_turn_id);
 void                     natter_session_index_entry_set_latest_turn_status  (NatterSessionIndexEntry *self,
                                                                              const char              *status);
+void                     natter_session_index_entry_set_latest_turn_imported (NatterSessionIndexEntry *self,
+                                                                              gboolean                 imported);
 void                     natter_session_index_entry_set_error               (NatterSessionIndexEntry *self,
                                                                              const char              *error);
 void                     natter_session_index_entry_set_cwd                 (NatterSessionIndexEntry *self,
                                                                              const char              *cwd);
 void                     natter_session_index_entry_set_parent_session      (NatterSessionIndexEntry *self,
                                                                              const char              *parent_session);
+void                     natter_session_index_entry_set_is_version          (NatterSessionIndexEntry *self,
+                                                                             gboolean                 is_version);
 
 G_END_DECLS

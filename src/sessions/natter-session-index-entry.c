@@ -30,9 +30,11 @@ struct _NatterSessionIndexEntry
   char       *latest_turn_id;
   char       *latest_turn_at;
   const char *latest_turn_status;   /* interned */
+  gboolean    latest_turn_imported;
   char       *error;
   char       *cwd;
   char       *parent_session;
+  gboolean    is_version;
 };
 
 G_DEFINE_FINAL_TYPE (NatterSessionIndexEntry, natter_session_index_entry, G_TYPE_OBJECT)
@@ -50,9 +52,11 @@ enum
   PROP_LATEST_TURN_ID,
   PROP_LATEST_TURN_AT,
   PROP_LATEST_TURN_STATUS,
+  PROP_LATEST_TURN_IMPORTED,
   PROP_ERROR,
   PROP_CWD,
   PROP_PARENT_SESSION,
+  PROP_IS_VERSION,
   N_PROPS
 };
 
@@ -118,6 +122,9 @@ natter_session_index_entry_get_property (GObject    *object,
     case PROP_LATEST_TURN_STATUS:
       g_value_set_static_string (value, self->latest_turn_status);
       break;
+    case PROP_LATEST_TURN_IMPORTED:
+      g_value_set_boolean (value, self->latest_turn_imported);
+      break;
     case PROP_ERROR:
       g_value_set_string (value, self->error);
       break;
@@ -126,6 +133,9 @@ natter_session_index_entry_get_property (GObject    *object,
       break;
     case PROP_PARENT_SESSION:
       g_value_set_string (value, self->parent_session);
+      break;
+    case PROP_IS_VERSION:
+      g_value_set_boolean (value, self->is_version);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -155,6 +165,13 @@ string_property (const char *name)
 {
   return g_param_spec_string (name, NULL, NULL, NULL,
                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+}
+
+static GParamSpec *
+boolean_property (const char *name)
+{
+  return g_param_spec_boolean (name, NULL, NULL, FALSE,
+                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 }
 
 static void
@@ -242,6 +259,13 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    */
   properties[PROP_LATEST_TURN_STATUS] = string_property ("latest-turn-status");
   /**
+   * NatterSessionIndexEntry:latest-turn-imported:
+   *
+   * Whether the latest turn was imported (docs/format.md §7.3): its agent
+   * and model are then a label, never where the next message goes.
+   */
+  properties[PROP_LATEST_TURN_IMPORTED] = boolean_property ("latest-turn-imported");
+  /**
    * NatterSessionIndexEntry:error:
    *
    * Not %NULL for an errored entry (§8.2): why the session file or its
@@ -261,6 +285,14 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    * The session this one was forked from, or %NULL.
    */
   properties[PROP_PARENT_SESSION] = string_property ("parent-session");
+  /**
+   * NatterSessionIndexEntry:is-version:
+   *
+   * Whether the session is a version of #NatterSessionIndexEntry:parent-session
+   * (an edit or another try, not a branch made on purpose; docs/format.md
+   * §3.2, natter_session_state_get_is_version()).
+   */
+  properties[PROP_IS_VERSION] = boolean_property ("is-version");
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -362,6 +394,10 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
   natter_session_index_entry_set_created_at (self, natter_session_state_get_created_at (state));
   natter_session_index_entry_set_updated_at (self, natter_session_state_get_updated_at (state));
   natter_session_index_entry_set_turn_count (self, n_turns);
+  /* A new latest turn is one this application made: an import sets
+   * the mark of its own turns after it (and the scan from the file). */
+  if (g_strcmp0 (self->latest_turn_id, last != NULL ? last->turn_id : NULL) != 0)
+    natter_session_index_entry_set_latest_turn_imported (self, FALSE);
   natter_session_index_entry_set_last_agent_id (self, last != NULL ? last->agent_id : NULL);
   natter_session_index_entry_set_last_model (self, last != NULL ? last->model : NULL);
   natter_session_index_entry_set_latest_turn_id (self, last != NULL ? last->turn_id : NULL);
@@ -370,6 +406,7 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
     natter_session_index_entry_set_latest_turn_status (self, NATTER_LATEST_TURN_STATUS_NONE);
   natter_session_index_entry_set_cwd (self, natter_session_state_get_cwd (state));
   natter_session_index_entry_set_parent_session (self, natter_session_state_get_parent_session (state));
+  natter_session_index_entry_set_is_version (self, natter_session_state_get_is_version (state));
   if (!keep_error)
     natter_session_index_entry_set_error (self, NULL);
   g_object_thaw_notify (G_OBJECT (self));
@@ -491,6 +528,19 @@ natter_session_index_entry_set_latest_turn_status (NatterSessionIndexEntry *self
 }
 
 void
+natter_session_index_entry_set_latest_turn_imported (NatterSessionIndexEntry *self,
+                                                     gboolean                 imported)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+
+  imported = !!imported;
+  if (self->latest_turn_imported == imported)
+    return;
+  self->latest_turn_imported = imported;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LATEST_TURN_IMPORTED]);
+}
+
+void
 natter_session_index_entry_set_error (NatterSessionIndexEntry *self,
                                       const char              *error)
 {
@@ -512,6 +562,17 @@ natter_session_index_entry_set_parent_session (NatterSessionIndexEntry *self,
 {
   g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
   set_string (self, &self->parent_session, parent_session, PROP_PARENT_SESSION);
+}
+
+void
+natter_session_index_entry_set_is_version (NatterSessionIndexEntry *self,
+                                           gboolean                 is_version)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  if (self->is_version == !!is_version)
+    return;
+  self->is_version = !!is_version;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IS_VERSION]);
 }
 
 /**
@@ -673,6 +734,20 @@ natter_session_index_entry_get_latest_turn_status (NatterSessionIndexEntry *self
 }
 
 /**
+ * natter_session_index_entry_get_latest_turn_imported:
+ * @self: an entry
+ *
+ * Returns: whether the latest turn was imported
+ *   (#NatterSessionIndexEntry:latest-turn-imported)
+ */
+gboolean
+natter_session_index_entry_get_latest_turn_imported (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), FALSE);
+  return self->latest_turn_imported;
+}
+
+/**
  * natter_session_index_entry_get_error:
  * @self: an entry
  *
@@ -712,14 +787,31 @@ natter_session_index_entry_get_parent_session (NatterSessionIndexEntry *self)
 }
 
 /**
+ * natter_session_index_entry_get_is_version:
+ * @self: an entry
+ *
+ * Returns: whether the session is a version of its parent session (an
+ *   edit or another try; docs/format.md §3.2), read from its stored
+ *   lineage: never from its title
+ */
+gboolean
+natter_session_index_entry_get_is_version (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), FALSE);
+  return self->is_version;
+}
+
+/**
  * natter_session_index_entry_to_json:
  * @self: an entry
  *
  * The entry as the spec's SessionIndexEntry object (§8.1): exactly the
  * members `sessionId`, `title?`, `createdAt`, `updatedAt`, `turnCount`,
  * `lastAgentId?`, `lastModel?`, `latestTurnId?`, `latestTurnStatus`,
- * plus `error` for an errored entry. Optional members are absent, not
- * null, when unset. What `natter list --json` prints.
+ * plus `latestTurnImported: true` when the latest turn was imported
+ * (#NatterSessionIndexEntry:latest-turn-imported) and `error` for an
+ * errored entry. Optional members are absent, not null, when unset.
+ * What `natter list --json` prints.
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -745,6 +837,8 @@ natter_session_index_entry_to_json (NatterSessionIndexEntry *self)
   if (self->latest_turn_id != NULL)
     json_object_set_string_member (object, "latestTurnId", self->latest_turn_id);
   json_object_set_string_member (object, "latestTurnStatus", self->latest_turn_status);
+  if (self->latest_turn_imported)
+    json_object_set_boolean_member (object, "latestTurnImported", TRUE);
   if (self->error != NULL)
     json_object_set_string_member (object, "error", self->error);
 
@@ -780,9 +874,11 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          g_strcmp0 (a->latest_turn_id, b->latest_turn_id) == 0 &&
          g_strcmp0 (a->latest_turn_at, b->latest_turn_at) == 0 &&
          a->latest_turn_status == b->latest_turn_status &&
+         a->latest_turn_imported == b->latest_turn_imported &&
          g_strcmp0 (a->error, b->error) == 0 &&
          g_strcmp0 (a->cwd, b->cwd) == 0 &&
-         g_strcmp0 (a->parent_session, b->parent_session) == 0;
+         g_strcmp0 (a->parent_session, b->parent_session) == 0 &&
+         a->is_version == b->is_version;
 }
 
 /**

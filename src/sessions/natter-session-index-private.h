@@ -17,6 +17,10 @@ G_BEGIN_DECLS
 NatterSessionIndexEntry *natter_session_index_update_from_state     (NatterSessionIndex   *self,
                                                                      NatterSessionState   *state,
                                                                      const char           *latest_turn_status);
+NatterSessionIndexEntry *natter_session_index_add_imported         (NatterSessionIndex   *self,
+                                                                     NatterSessionState   *state,
+                                                                     const char           *latest_turn_status,
+                                                                     gboolean              latest_turn_imported);
 gboolean                 natter_session_index_set_latest_turn_status (NatterSessionIndex  *self,
                                                                       const char          *session_id,
                                                                       const char          *turn_id,

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-log-read.h"
 #include "natter-session-index-private.h"
 #include "natter-session-reducer.h"
 #include "natter-session-scan.h"
@@ -234,6 +235,35 @@ natter_session_index_lookup_session_for_turn (NatterSessionIndex *self,
 }
 
 /**
+ * natter_session_index_dup_damaged:
+ * @self: the index
+ *
+ * The sessions listed as damaged (natter_session_index_entry_get_error()
+ * is set): a search by content cannot look into them, and says so
+ * (docs/format.md, "The search cache").
+ *
+ * Returns: (transfer container) (element-type NatterSessionIndexEntry):
+ *   the entries, in session id order
+ */
+GPtrArray *
+natter_session_index_dup_damaged (NatterSessionIndex *self)
+{
+  GPtrArray *damaged;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
+
+  damaged = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (self->entries, i);
+
+      if (natter_session_index_entry_get_error (entry) != NULL)
+        g_ptr_array_add (damaged, g_object_ref (entry));
+    }
+  return damaged;
+}
+
+/**
  * natter_session_index_get_loaded:
  * @self: the index
  *
@@ -268,6 +298,52 @@ remember_latest_turn (NatterSessionIndex      *self,
                          g_strdup (natter_session_index_entry_get_session_id (entry)));
 }
 
+/* Write-through of @state; @imported: -1 to keep the mark of the latest
+ * turn as apply_state() leaves it, else the mark itself. */
+static NatterSessionIndexEntry *
+update (NatterSessionIndex *self,
+        NatterSessionState *state,
+        const char         *latest_turn_status,
+        int                 imported)
+{
+  const char *session_id = natter_session_state_get_session_id (state);
+  NatterSessionIndexEntry *entry;
+  gboolean found;
+  guint position;
+
+  if (self->loading)
+    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
+
+  position = find_position (self, session_id, &found);
+  if (found)
+    {
+      entry = g_ptr_array_index (self->entries, position);
+      forget_latest_turn (self, entry);
+      g_object_freeze_notify (G_OBJECT (entry));
+      natter_session_index_entry_apply_state (entry, state);
+      if (latest_turn_status != NULL)
+        natter_session_index_entry_set_latest_turn_status (entry, latest_turn_status);
+      if (imported >= 0)
+        natter_session_index_entry_set_latest_turn_imported (entry, imported);
+      g_object_thaw_notify (G_OBJECT (entry));
+      remember_latest_turn (self, entry);
+      g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
+      return entry;
+    }
+
+  entry = natter_session_index_entry_new_from_state (state);
+  if (latest_turn_status != NULL)
+    natter_session_index_entry_set_latest_turn_status (entry, latest_turn_status);
+  if (imported >= 0)
+    natter_session_index_entry_set_latest_turn_imported (entry, imported);
+  g_ptr_array_insert (self->entries, position, entry);
+  g_hash_table_insert (self->by_id, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
+  remember_latest_turn (self, entry);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+  return entry;
+}
+
 /**
  * natter_session_index_update_from_state: (skip)
  * @self: the index
@@ -287,41 +363,36 @@ natter_session_index_update_from_state (NatterSessionIndex *self,
                                         NatterSessionState *state,
                                         const char         *latest_turn_status)
 {
-  const char *session_id = natter_session_state_get_session_id (state);
-  NatterSessionIndexEntry *entry;
-  gboolean found;
-  guint position;
-
   g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
-  g_return_val_if_fail (session_id != NULL, NULL);
+  g_return_val_if_fail (natter_session_state_get_session_id (state) != NULL, NULL);
 
-  if (self->loading)
-    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
+  return update (self, state, latest_turn_status, -1);
+}
 
-  position = find_position (self, session_id, &found);
-  if (found)
-    {
-      entry = g_ptr_array_index (self->entries, position);
-      forget_latest_turn (self, entry);
-      g_object_freeze_notify (G_OBJECT (entry));
-      natter_session_index_entry_apply_state (entry, state);
-      if (latest_turn_status != NULL)
-        natter_session_index_entry_set_latest_turn_status (entry, latest_turn_status);
-      g_object_thaw_notify (G_OBJECT (entry));
-      remember_latest_turn (self, entry);
-      g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
-      return entry;
-    }
+/**
+ * natter_session_index_add_imported: (skip)
+ * @self: the index
+ * @state: a session an import just wrote
+ * @latest_turn_status: its latest turn's status
+ * @latest_turn_imported: whether that turn is one of the imported ones
+ *   (docs/format.md §7.3)
+ *
+ * natter_session_index_update_from_state() for a session an import
+ * wrote, with the mark the startup scan would read from its latest
+ * turn file.
+ *
+ * Returns: (transfer none): the entry
+ */
+NatterSessionIndexEntry *
+natter_session_index_add_imported (NatterSessionIndex *self,
+                                   NatterSessionState *state,
+                                   const char         *latest_turn_status,
+                                   gboolean            latest_turn_imported)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
+  g_return_val_if_fail (natter_session_state_get_session_id (state) != NULL, NULL);
 
-  entry = natter_session_index_entry_new_from_state (state);
-  if (latest_turn_status != NULL)
-    natter_session_index_entry_set_latest_turn_status (entry, latest_turn_status);
-  g_ptr_array_insert (self->entries, position, entry);
-  g_hash_table_insert (self->by_id, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
-  remember_latest_turn (self, entry);
-  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
-  return entry;
+  return update (self, state, latest_turn_status, latest_turn_imported ? 1 : 0);
 }
 
 /**
@@ -419,6 +490,7 @@ entry_new_from_scan (const char                    *session_id,
     natter_session_index_entry_set_latest_turn_status (entry, NATTER_LATEST_TURN_STATUS_NONE);
   natter_session_index_entry_set_cwd (entry, scan->cwd);
   natter_session_index_entry_set_parent_session (entry, scan->parent_session);
+  natter_session_index_entry_set_is_version (entry, scan->is_version);
   return entry;
 }
 
@@ -466,14 +538,13 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
 {
   g_auto(NatterSessionScanResult) scan = { 0 };
   g_autoptr(NatterTurnState) turn = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GError) error = NULL;
   NatterSessionIndexEntry *entry;
   const char *latest;
 
   /* The session file without a JSON tree per line: the verdict, fields
-   * and errors of natter_jsonl_repo_read_sync() and
-   * natter_session_reduce_validated(), at a fraction of the cost. */
+   * and errors of natter_session_reduce_file_sync(), at a fraction of
+   * the cost. */
   if (!natter_session_scan_file_sync (session_repo, session_id, &scan, cancellable, &error))
     {
       g_autofree char *title = readable_title (session_repo, session_id, cancellable);
@@ -489,9 +560,7 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
   if (latest == NULL)
     return entry;
 
-  events = natter_jsonl_repo_read_sync (turn_repo, latest, cancellable, &error);
-  if (events != NULL)
-    turn = natter_turn_reduce (events, &error);
+  turn = natter_turn_reduce_file_sync (turn_repo, latest, NULL, cancellable, &error);
   if (turn == NULL)
     {
       g_autofree char *text = NULL;
@@ -511,6 +580,7 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
     }
   natter_session_index_entry_set_latest_turn_status (entry,
                                                      natter_latest_turn_status_from_turn_status (natter_derive_turn_status (turn)));
+  natter_session_index_entry_set_latest_turn_imported (entry, natter_turn_state_is_imported (turn));
   return entry;
 }
 

@@ -47,7 +47,7 @@ json_text (JsonNode *node)
     return g_strdup ("");
   if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
     return g_strdup (json_node_get_string (node));
-  return json_to_string (node, TRUE);
+  return natter_json_to_text (node, TRUE, NULL);
 }
 
 /* The text of a message, and its attachments as a list of names. */

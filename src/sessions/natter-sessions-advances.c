@@ -32,6 +32,8 @@ advance_event_cb (NatterTurnExecution *execution,
                   guint64              offset,
                   NatterSessionsAdvance             *advance)
 {
+  if (g_strcmp0 (json_object_get_string_member_with_default (event, "type", NULL), "turn_completed") == 0)
+    advance->completed = TRUE;
   g_signal_emit (advance->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_EVENT], 0,
                  advance->session_id, advance->turn_id, event, offset);
 }
@@ -129,9 +131,10 @@ advance_outcome_cb (GObject      *object,
   if (advance->title_op != 0)
     {
       /* Takes over the operation that kept a flush waiting for the title. */
-      natter_sessions_title_settled (self, advance->session_id, advance->turn_id,
-                                     outcome != NULL ? outcome->kind : NATTER_TURN_OUTCOME_FAILED,
-                                     advance->title_op);
+      if (outcome != NULL && outcome->kind == NATTER_TURN_OUTCOME_COMPLETED)
+        natter_sessions_title_completed (self, advance->session_id, advance->turn_id, advance->title_op);
+      else
+        natter_sessions_end_op (self, advance->title_op);
       advance->title_op = 0;
     }
   if (advance->session_id == NULL)
@@ -157,9 +160,12 @@ advance_settled_cb (NatterTurnExecution *execution,
                     NatterSessionsAdvance             *advance)
 {
   g_signal_handlers_disconnect_by_data (execution, advance);
-  /* Before the turn's waiters hear of it: whoever flushes after that
-   * (the command line, before it exits) also waits for the title. */
-  if (natter_sessions_title_pending (advance->self, advance->turn_id))
+  /* An answer this advance completed may be its session's first, which
+   * names the conversation (§12.6), whichever front end or process sent
+   * the message. The operation begins before the turn's waiters hear of
+   * it: whoever flushes after that (the command line, before it exits)
+   * also waits for the title. */
+  if (advance->session_id != NULL && advance->completed && advance->self->auto_title)
     advance->title_op = natter_sessions_begin_op (advance->self);
   /* The process that settles a turn promotes the queue (FIFO, one turn
    * per queued message) under the session lock; the promotion reads the

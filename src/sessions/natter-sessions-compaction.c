@@ -13,8 +13,10 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-builtin-agent-resolver.h"
 #include "natter-headless-runner.h"
 #include "natter-id.h"
+#include "natter-json.h"
 #include "natter-request-composer.h"
 #include "natter-session-events-v2.h"
 #include "natter-session-index-private.h"
@@ -66,7 +68,7 @@ append_content (GString  *out,
           else if (g_str_equal (type, "tool-call"))
             {
               g_autofree char *arguments = json_object_has_member (object, "arguments")
-                ? json_to_string (json_object_get_member (object, "arguments"), FALSE) : g_strdup ("{}");
+                ? natter_json_to_text (json_object_get_member (object, "arguments"), FALSE, NULL) : g_strdup ("{}");
 
               g_string_append_printf (out, "[calls %s %s]",
                                       json_object_get_string_member_with_default (object, "toolName", "a tool"),
@@ -76,7 +78,7 @@ append_content (GString  *out,
       return;
     }
   {
-    g_autofree char *json = json_to_string (content, FALSE);
+    g_autofree char *json = natter_json_to_text (content, FALSE, NULL);
 
     g_string_append (out, json);
   }
@@ -479,6 +481,72 @@ compact_materialized_cb (GObject      *object,
                                     g_steal_pointer (&task));
 }
 
+/* The summary's options are complete: the transcript before the kept
+ * turns is read, then summarized. */
+static void
+compact_summarize (GTask *task)
+{
+  CompactData *data = compact_data_get (task);
+
+  natter_send_options_set_max_model_calls (data->options, 1);
+  natter_send_options_set_max_tokens (data->options, SUMMARY_MAX_TOKENS);
+  /* The summary is text: offered no tool, the model cannot spend its one
+   * call on a tool call instead. */
+  natter_send_options_set_no_tools (data->options, TRUE);
+
+  natter_context_resolver_materialize_async (natter_turn_runtime_get_context_resolver (data->base.self->runtime),
+                                             data->before, NULL, compact_materialized_cb, task);
+}
+
+static void
+own_model_resolved_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CompactData *data = compact_data_get (task);
+  g_autoptr(JsonObject) model = NULL;
+  GError *error = NULL;
+
+  model = natter_provider_registry_resolve_model_finish (NATTER_PROVIDER_REGISTRY (object), result, &error);
+  if (model == NULL)
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  natter_send_options_set_model (data->options, json_object_get_string_member (model, "provider"),
+                                 json_object_get_string_member (model, "model"));
+  compact_summarize (g_steal_pointer (&task));
+}
+
+/* The summarizer of a conversation whose latest turn was imported: what
+ * that turn names is only a record of where the conversation came from
+ * (docs/format.md §7.3), so the person's own model summarizes, through
+ * Assistant: the recorded model when it is theirs
+ * (natter_provider_registry_offers_model()), else their default. Takes
+ * @task. */
+static void
+compact_with_own_model (GTask      *task,
+                        JsonObject *recorded)
+{
+  CompactData *data = compact_data_get (task);
+  NatterSessions *self = data->base.self;
+
+  data->options = natter_send_options_new (NATTER_BUILTIN_AGENT_ID);
+  if (self->own_registry != NULL && natter_provider_registry_offers_model (self->own_registry, recorded))
+    natter_send_options_set_model (data->options, json_object_get_string_member (recorded, "provider"),
+                                   json_object_get_string_member (recorded, "model"));
+  else if (self->own_provider != NULL && self->own_model != NULL)
+    natter_send_options_set_model (data->options, self->own_provider, self->own_model);
+  else if (self->own_registry != NULL && self->own_provider != NULL)
+    {
+      natter_provider_registry_resolve_model_async (self->own_registry, self->own_provider, NULL,
+                                                    g_task_get_cancellable (task), own_model_resolved_cb, task);
+      return;
+    }
+  compact_summarize (task);
+}
+
 static void
 compact_walked_cb (GObject      *object,
                    GAsyncResult *result,
@@ -519,17 +587,15 @@ compact_walked_cb (GObject      *object,
   resolved = json_object_get_object_member (json_object_get_object_member (
                  natter_turn_state_get_definition (g_ptr_array_index (turns, 0)), "agent"), "resolved");
   model = json_object_get_object_member (resolved, "model");
+  if (natter_turn_state_is_imported (g_ptr_array_index (turns, 0)))
+    {
+      compact_with_own_model (g_steal_pointer (&task), model);
+      return;
+    }
   data->options = natter_send_options_new (json_object_get_string_member (resolved, "agentId"));
   natter_send_options_set_model (data->options, json_object_get_string_member (model, "provider"),
                                  json_object_get_string_member (model, "model"));
-  natter_send_options_set_max_model_calls (data->options, 1);
-  natter_send_options_set_max_tokens (data->options, SUMMARY_MAX_TOKENS);
-  /* The summary is text: offered no tool, the model cannot spend its one
-   * call on a tool call instead. */
-  natter_send_options_set_no_tools (data->options, TRUE);
-
-  natter_context_resolver_materialize_async (natter_turn_runtime_get_context_resolver (data->base.self->runtime),
-                                             data->before, NULL, compact_materialized_cb, g_steal_pointer (&task));
+  compact_summarize (g_steal_pointer (&task));
 }
 
 static void

@@ -9,6 +9,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-log-read.h"
 #include "natter-session-index-private.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
@@ -352,14 +353,10 @@ recover_thread (GTask        *task,
   data->latest_status = g_strdup (NATTER_LATEST_TURN_STATUS_NONE);
   if (natter_session_state_get_latest_turn_id (copy) != NULL)
     {
-      g_autoptr(GPtrArray) events = NULL;
       g_autoptr(NatterTurnState) turn = NULL;
-      g_autoptr(GError) turn_error = NULL;
 
-      events = natter_jsonl_repo_read_sync (data->turn_repo, natter_session_state_get_latest_turn_id (copy),
-                                            cancellable, &turn_error);
-      if (events != NULL)
-        turn = natter_turn_reduce (events, &turn_error);
+      turn = natter_turn_reduce_file_sync (data->turn_repo, natter_session_state_get_latest_turn_id (copy),
+                                           NULL, cancellable, NULL);
       g_free (data->latest_status);
       data->latest_status = g_strdup (turn != NULL
                                       ? natter_latest_turn_status_from_turn_status (natter_derive_turn_status (turn))

@@ -11,6 +11,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-log-read.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 
@@ -119,12 +120,10 @@ read_session_thread (GTask        *task,
                      GCancellable *cancellable)
 {
   NatterSessions *self = source_object;
-  g_autoptr(GPtrArray) events = NULL;
   NatterSessionState *state;
   GError *error = NULL;
 
-  events = natter_jsonl_repo_read_sync (self->session_repo, task_data, cancellable, &error);
-  state = events != NULL ? natter_session_reduce (events, &error) : NULL;
+  state = natter_session_reduce_file_sync (self->session_repo, task_data, NULL, cancellable, &error);
   if (state == NULL)
     g_task_return_error (task, error);
   else

@@ -84,13 +84,22 @@ struct _NatterSessions
   NatterSessionsFaultFunc  fault;
   gpointer                 fault_data;
 
-  /* §12.6: first turns whose session asked to be named once they
-   * complete (natter-sessions-titles.c). */
-  GHashTable              *pending_titles; /* first turn id → session id */
+  /* §12.6: whether a session's first completed answer asks its model
+   * for a title (natter-sessions-titles.c). */
+  gboolean                 auto_title;
 
   /* getSession reads not yet begun, which later requests join
    * (natter-sessions-op.c): session id → SharedRead. */
   GHashTable              *shared_reads;
+
+  /* The person's own model, for summaries of imported conversations
+   * (natter_sessions_set_own_model()). */
+  NatterProviderRegistry  *own_registry;
+  char                    *own_provider;
+  char                    *own_model;
+  /* Queues that are not to go on for now (natter_sessions_hold_queue()):
+   * session id → number of holds. */
+  GHashTable              *held_queues;
 };
 
 enum
@@ -111,6 +120,7 @@ typedef struct
   GCancellable        *cancellable;
   char                *session_id;   /* nullable: standalone */
   char                *turn_id;
+  gboolean             completed;    /* this advance wrote turn_completed */
   guint64              title_op;     /* in flight while a title may follow, else 0 */
 } NatterSessionsAdvance;
 
@@ -221,15 +231,9 @@ gboolean            natter_sessions_op_apply_appended  (NatterSessionsOp      *d
                                                         GError               **error);
 
 /* natter-sessions-titles.c */
-void                natter_sessions_want_title         (NatterSessions        *self,
-                                                        const char            *session_id,
-                                                        const char            *turn_id);
-gboolean            natter_sessions_title_pending      (NatterSessions        *self,
-                                                        const char            *turn_id);
-void                natter_sessions_title_settled      (NatterSessions        *self,
+void                natter_sessions_title_completed    (NatterSessions        *self,
                                                         const char            *session_id,
                                                         const char            *turn_id,
-                                                        NatterTurnOutcomeKind  outcome,
                                                         guint64                op);
 char               *natter_title_request_text          (JsonNode              *question,
                                                         const char            *answer);

@@ -107,6 +107,74 @@ natter_sessions_promote_soon (NatterSessions *self,
   natter_sessions_promote_queue_async (self, session_id, NULL, promoted_cb, NULL);
 }
 
+/**
+ * natter_sessions_hold_queue:
+ * @self: the service
+ * @session_id: a session
+ *
+ * Keeps @session_id's queued messages where they are until
+ * natter_sessions_release_queue(): a turn that completes meanwhile
+ * promotes nothing (docs/runtime.md, "Queued messages"). The window holds
+ * the queue while it asks whether a Stop keeps it. Holds nest; they live
+ * in this service only, nothing is written.
+ */
+void
+natter_sessions_hold_queue (NatterSessions *self,
+                            const char     *session_id)
+{
+  guint holds;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  holds = GPOINTER_TO_UINT (g_hash_table_lookup (self->held_queues, session_id));
+  g_hash_table_insert (self->held_queues, g_strdup (session_id), GUINT_TO_POINTER (holds + 1));
+}
+
+/**
+ * natter_sessions_release_queue:
+ * @self: the service
+ * @session_id: a session held with natter_sessions_hold_queue()
+ * @promote: whether the queue goes on now, as it would have had it not
+ *   been held (a completed latest turn sends the oldest message)
+ *
+ * Ends one hold of @session_id's queue.
+ */
+void
+natter_sessions_release_queue (NatterSessions *self,
+                               const char     *session_id,
+                               gboolean        promote)
+{
+  guint holds;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  holds = GPOINTER_TO_UINT (g_hash_table_lookup (self->held_queues, session_id));
+  g_return_if_fail (holds > 0);
+  if (holds > 1)
+    g_hash_table_insert (self->held_queues, g_strdup (session_id), GUINT_TO_POINTER (holds - 1));
+  else
+    g_hash_table_remove (self->held_queues, session_id);
+  if (promote && holds == 1)
+    natter_sessions_promote_soon (self, session_id);
+}
+
+/**
+ * natter_sessions_is_queue_held:
+ * @self: the service
+ * @session_id: a session
+ *
+ * Returns: whether natter_sessions_hold_queue() keeps @session_id's queue
+ */
+gboolean
+natter_sessions_is_queue_held (NatterSessions *self,
+                               const char     *session_id)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), FALSE);
+  return session_id != NULL && g_hash_table_contains (self->held_queues, session_id);
+}
+
 static gboolean
 check_message (JsonObject  *input,
                GError     **error)

@@ -43,6 +43,13 @@ gboolean  natter_sessions_remove_queued_message_finish  (NatterSessions         
                                                          GAsyncResult            *result,
                                                          GError                 **error);
 
+void      natter_sessions_hold_queue                    (NatterSessions          *self,
+                                                         const char              *session_id);
+void      natter_sessions_release_queue                 (NatterSessions          *self,
+                                                         const char              *session_id,
+                                                         gboolean                 promote);
+gboolean  natter_sessions_is_queue_held                 (NatterSessions          *self,
+                                                         const char              *session_id);
 void      natter_sessions_promote_queue_async           (NatterSessions          *self,
                                                          const char              *session_id,
                                                          GCancellable            *cancellable,

@@ -2,14 +2,22 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Automatic titles (session-layer-spec.md §12.6): once the first turn of
- * a session completes, a standalone turn (§11) asks the same provider and
+ * Automatic titles (session-layer-spec.md §12.6): once a session's first
+ * answer is there, a standalone turn (§11) asks the same provider and
  * model for a short title, and its answer is appended as an ordinary
- * `title_changed`. It never replaces a title the user set, before the
- * answer or while the title request runs; it happens at most once; it
- * never holds the session lock while the model thinks, so the next
- * message is never delayed; and a failure is silent: the derived title
- * simply stays.
+ * `title_changed`. The title belongs to the conversation: whichever
+ * advance completes the session's first completed turn asks for it (a
+ * send, an answer to a prompt or a question, a resume, in the process
+ * that sent the message or in a later one), when the service's
+ * `auto-title` setting is on. What was asked before needs no memory: the
+ * log says whether the title is still the one derived from the first
+ * message (natter_session_state_get_title_is_default(): never renamed,
+ * never named automatically) and whether an earlier turn of the session
+ * completed (then its answer had the chance, and nothing is asked
+ * again). It never replaces a title the user set, before the answer or
+ * while the title request runs; it never holds the session lock while
+ * the model thinks, so the next message is never delayed; and a failure
+ * is silent: the derived title simply stays.
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
@@ -31,43 +39,15 @@
   "language of the conversation, that says what it is about. Answer " \
   "with the title alone, without quotes, markup or a final period."
 
-/**
- * natter_sessions_want_title: (skip)
- * @self: the service
- * @session_id: the session
- * @turn_id: its first turn
- *
- * Remembers that @session_id is to be named once @turn_id completes
- * (however many advances that takes: a permission prompt may come first).
- */
-void
-natter_sessions_want_title (NatterSessions *self,
-                            const char     *session_id,
-                            const char     *turn_id)
-{
-  g_hash_table_replace (self->pending_titles, g_strdup (turn_id), g_strdup (session_id));
-}
-
-/**
- * natter_sessions_title_pending: (skip)
- * @self: the service
- * @turn_id: a turn
- *
- * Returns: whether a title waits for @turn_id to complete
- */
-gboolean
-natter_sessions_title_pending (NatterSessions *self,
-                               const char     *turn_id)
-{
-  return g_hash_table_contains (self->pending_titles, turn_id);
-}
-
 typedef struct
 {
-  NatterSessions *self;
-  char           *session_id;
-  char           *turn_id;
-  guint64         op;        /* keeps a flush waiting until the title is written or given up */
+  NatterSessions     *self;
+  char               *session_id;
+  char               *turn_id;
+  guint64             op;        /* keeps a flush waiting until the title is written or given up */
+  NatterSessionState *state;     /* the session, once read */
+  guint               earlier;   /* the next earlier turn to look at */
+  guint               position;  /* the completed turn's, among the session's own */
 } TitleJob;
 
 static void
@@ -75,6 +55,7 @@ title_job_free (TitleJob *job)
 {
   if (job->op != 0)
     natter_sessions_end_op (job->self, job->op);
+  g_clear_pointer (&job->state, natter_session_state_unref);
   g_free (job->session_id);
   g_free (job->turn_id);
   g_object_unref (job->self);
@@ -331,7 +312,7 @@ title_ran_cb (GObject      *object,
   /* The job's operation lives on until the title is written, so that a
    * flush begun before it never returns in between. */
   task = auto_title_data_task_new (job->self, job->session_id, NULL, auto_title_written_cb, job,
-                                   natter_sessions_title_settled);
+                                   natter_sessions_title_completed);
   auto_title_data_get (task)->title = g_steal_pointer (&title);
   natter_sessions_op_lock_and_read (task, auto_title_session_read);
 }
@@ -384,56 +365,95 @@ title_turn_read_cb (GObject      *object,
   title_ask (job, turn);
 }
 
+static void title_check_earlier (TitleJob *job);
+
+static void
+title_earlier_read_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  TitleJob *job = user_data;
+  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* An earlier answer that completed had its chance to name the
+   * conversation (in this process or another): asked at most once. An
+   * earlier turn that cannot be read gives no certainty either way:
+   * nothing is asked. */
+  turn = natter_sessions_read_turn_finish (object, result, &error);
+  if (turn == NULL || natter_derive_turn_status (turn) == NATTER_TURN_STATUS_COMPLETED)
+    {
+      if (turn == NULL)
+        g_debug ("No automatic title for session %s: %s", job->session_id, error->message);
+      title_job_free (job);
+      return;
+    }
+  job->earlier++;
+  title_check_earlier (job);
+}
+
+/* Whether any of the session's own turns before the completed one
+ * completed, one turn file at a time; a first turn has none to read. */
+static void
+title_check_earlier (TitleJob *job)
+{
+  if (job->earlier < job->position)
+    {
+      natter_sessions_read_turn_async (job->self, natter_session_state_get_turn (job->state, job->earlier)->turn_id,
+                                       NULL, title_earlier_read_cb, job);
+      return;
+    }
+  natter_sessions_read_turn_async (job->self, job->turn_id, NULL, title_turn_read_cb, job);
+}
+
 static void
 title_session_read_cb (GObject      *object,
                        GAsyncResult *result,
                        gpointer      user_data)
 {
   TitleJob *job = user_data;
-  g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(GError) error = NULL;
+  guint n;
 
   /* A rename before the answer came means no request at all. */
-  state = natter_sessions_read_session_finish (result, &error);
-  if (state == NULL || !natter_session_state_get_title_is_default (state))
+  job->state = natter_sessions_read_session_finish (result, &error);
+  if (job->state == NULL || !natter_session_state_get_title_is_default (job->state))
     {
       title_job_free (job);
       return;
     }
-  natter_sessions_read_turn_async (job->self, job->turn_id, NULL, title_turn_read_cb, job);
+  n = natter_session_state_get_n_turns (job->state);
+  for (job->position = 0; job->position < n; job->position++)
+    if (g_strcmp0 (natter_session_state_get_turn (job->state, job->position)->turn_id, job->turn_id) == 0)
+      break;
+  if (job->position == n)
+    {
+      title_job_free (job);
+      return;
+    }
+  title_check_earlier (job);
 }
 
 /**
- * natter_sessions_title_settled: (skip)
+ * natter_sessions_title_completed: (skip)
  * @self: the service
  * @session_id: the turn's session
- * @turn_id: a turn that natter_sessions_title_pending() named
- * @outcome: how its advance settled
+ * @turn_id: a turn an advance of this service just completed
  * @op: (transfer full): the operation that keeps a flush waiting; ended
- *   here or once the title is written or given up
+ *   once the title is written or given up
  *
- * A completed first turn starts the title request; a failed or
- * cancelled one gives the title up (the derived title stays); a
- * suspended one keeps waiting for the advance that completes it.
+ * Asks for the title when @turn_id is @session_id's first completed
+ * turn and the title is still the derived default; else gives up
+ * quietly.
  */
 void
-natter_sessions_title_settled (NatterSessions        *self,
-                               const char            *session_id,
-                               const char            *turn_id,
-                               NatterTurnOutcomeKind  outcome,
-                               guint64                op)
+natter_sessions_title_completed (NatterSessions *self,
+                                 const char     *session_id,
+                                 const char     *turn_id,
+                                 guint64         op)
 {
-  TitleJob *job;
+  TitleJob *job = g_new0 (TitleJob, 1);
 
-  if (outcome != NATTER_TURN_OUTCOME_COMPLETED)
-    {
-      if (outcome != NATTER_TURN_OUTCOME_SUSPENDED)
-        g_hash_table_remove (self->pending_titles, turn_id);
-      natter_sessions_end_op (self, op);
-      return;
-    }
-  g_hash_table_remove (self->pending_titles, turn_id);
-  job = g_new0 (TitleJob, 1);
   job->self = g_object_ref (self);
   job->session_id = g_strdup (session_id);
   job->turn_id = g_strdup (turn_id);

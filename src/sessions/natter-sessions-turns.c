@@ -16,6 +16,7 @@
 #include "natter-session-schema.h"
 #include "natter-session-state-v2.h"
 #include "natter-sessions-private.h"
+#include "natter-sessions-queue.h"
 #include "natter-turn-reducer.h"
 
 /* send_message (§9.1) */
@@ -85,13 +86,6 @@ send_appended_cb (GObject      *object,
 
   if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_APPEND))
     return;
-
-  /* §12.6: a session that still has its derived title gets named once
-   * its first turn completes, if the sender asked for it. */
-  if (natter_send_options_get_auto_title (data->options) &&
-      natter_session_state_get_n_turns (data->base.state) == 1 &&
-      natter_session_state_get_title_is_default (data->base.state))
-    natter_sessions_want_title (self, data->base.session_id, data->turn_id);
 
   /* Step 7: the session already references the turn (§7). Not tied to
    * the caller's cancellable: the turn is the user's now. */
@@ -467,6 +461,7 @@ promote_session_read (GTask *task)
   const char *latest = natter_session_state_get_latest_turn_id (data->base.state);
 
   if (natter_session_state_get_n_queued (data->base.state) == 0 ||
+      natter_sessions_is_queue_held (data->base.self, data->base.session_id) ||
       (latest != NULL && natter_sessions_is_turn_running (data->base.self, latest)))
     {
       promote_nothing (task);

@@ -18,9 +18,9 @@
 
 /* Under the operation's lock, with data->state read: appends @events
  * (version-2 events, possibly beside version-1 ones) to the session file
- * in one write, preceded by `schema_upgraded` when the file is at an older
- * version than one of them needs. Then @callback runs with @task as its
- * user data (a new reference) and calls
+ * in one write, with `schema_upgraded` right before the first of them
+ * that needs a later version than the file is at. Then @callback runs
+ * with @task as its user data (a new reference) and calls
  * natter_sessions_op_append_v2_finish(). */
 void
 natter_sessions_op_append_v2_async (GTask               *task,
@@ -28,24 +28,15 @@ natter_sessions_op_append_v2_async (GTask               *task,
                                     GAsyncReadyCallback  callback)
 {
   NatterSessionsOp *data = g_task_get_task_data (task);
-  gint64 version = natter_session_state_get_schema_version (data->state);
-  gint64 needed = 1;
+  g_autofree char *ts = natter_clock_format_ts (data->self->clock);
   GPtrArray *all;
 
   g_assert (data->guard != NULL && data->state != NULL && data->appending == NULL);
 
-  for (guint i = 0; i < events->len; i++)
-    needed = MAX (needed, natter_session_event_get_required_version (json_node_get_object (g_ptr_array_index (events, i))));
-
   all = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  for (gint64 v = version + 1; v <= needed; v++)
-    {
-      g_autofree char *ts = natter_clock_format_ts (data->self->clock);
-
-      g_ptr_array_add (all, natter_session_event_new_schema_upgraded (data->session_id, ts, v));
-    }
   for (guint i = 0; i < events->len; i++)
     g_ptr_array_add (all, json_node_ref (g_ptr_array_index (events, i)));
+  natter_session_events_raise (all, natter_session_state_get_schema_version (data->state), ts);
   data->appending = all;
 
   natter_jsonl_repo_append_async (data->self->session_repo, data->session_id, all, NULL,

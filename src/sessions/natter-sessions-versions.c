@@ -18,6 +18,7 @@
 #include "config.h"
 #include <string.h>
 
+#include "natter-log-read.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 
@@ -70,9 +71,7 @@ read_session (NatterJsonlRepo  *repo,
               GCancellable     *cancellable,
               GError          **error)
 {
-  g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (repo, session_id, cancellable, error);
-
-  return events != NULL ? natter_session_reduce (events, error) : NULL;
+  return natter_session_reduce_file_sync (repo, session_id, NULL, cancellable, error);
 }
 
 /* The turn of @owner's own turns that continues @previous (%NULL: the

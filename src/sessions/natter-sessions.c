@@ -28,10 +28,56 @@
 #include "natter-session-index-private.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
+#include "natter-store-error.h"
 
 G_DEFINE_FINAL_TYPE (NatterSessions, natter_sessions, G_TYPE_OBJECT)
 
 guint natter_sessions_signals[NATTER_SESSIONS_N_SIGNALS];
+
+enum
+{
+  PROP_0,
+  PROP_AUTO_TITLE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+natter_sessions_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  NatterSessions *self = NATTER_SESSIONS (object);
+
+  switch (prop_id)
+    {
+    case PROP_AUTO_TITLE:
+      g_value_set_boolean (value, self->auto_title);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+natter_sessions_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  NatterSessions *self = NATTER_SESSIONS (object);
+
+  switch (prop_id)
+    {
+    case PROP_AUTO_TITLE:
+      natter_sessions_set_auto_title (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
 
 static void
 natter_sessions_dispose (GObject *object)
@@ -62,8 +108,11 @@ natter_sessions_finalize (GObject *object)
   g_clear_pointer (&self->turn_waiters, g_hash_table_unref);
   g_clear_pointer (&self->ops, g_hash_table_unref);
   g_clear_pointer (&self->flushes, g_ptr_array_unref);
-  g_clear_pointer (&self->pending_titles, g_hash_table_unref);
+  g_clear_pointer (&self->held_queues, g_hash_table_unref);
   g_clear_pointer (&self->shared_reads, g_hash_table_unref);
+  g_clear_object (&self->own_registry);
+  g_clear_pointer (&self->own_provider, g_free);
+  g_clear_pointer (&self->own_model, g_free);
 
   G_OBJECT_CLASS (natter_sessions_parent_class)->finalize (object);
 }
@@ -75,6 +124,20 @@ natter_sessions_class_init (NatterSessionsClass *klass)
 
   object_class->dispose = natter_sessions_dispose;
   object_class->finalize = natter_sessions_finalize;
+  object_class->get_property = natter_sessions_get_property;
+  object_class->set_property = natter_sessions_set_property;
+
+  /**
+   * NatterSessions:auto-title:
+   *
+   * Whether a conversation is named by its model once its first answer
+   * is there (session-layer-spec.md §12.6): the person's `auto-title`
+   * setting, which the application binds here. Off until it does.
+   */
+  properties[PROP_AUTO_TITLE] = g_param_spec_boolean ("auto-title", NULL, NULL, FALSE,
+                                                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                      G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * NatterSessions::session-index-changed:
@@ -130,7 +193,7 @@ natter_sessions_init (NatterSessions *self)
                                               (GDestroyNotify) g_ptr_array_unref);
   self->ops = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   self->flushes = g_ptr_array_new_with_free_func (g_object_unref);
-  self->pending_titles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->held_queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shared_reads = g_hash_table_new (g_str_hash, g_str_equal);
 }
 
@@ -186,6 +249,36 @@ natter_sessions_new (NatterJsonlRepo    *session_repo,
 }
 
 /**
+ * natter_sessions_set_own_model:
+ * @self: the service
+ * @registry: (nullable): the person's providers
+ * @provider: (nullable): their default provider's id
+ * @model: (nullable): their default model; %NULL or empty for the
+ *   provider's first
+ *
+ * The model the session layer asks on the person's behalf when a
+ * conversation's own is only a record of where it came from: the
+ * summary of a conversation whose latest turn was imported
+ * (natter_sessions_compact_async(), docs/format.md §7.3). Without it,
+ * such a summary goes to Assistant on the runtime's default model.
+ */
+void
+natter_sessions_set_own_model (NatterSessions         *self,
+                               NatterProviderRegistry *registry,
+                               const char             *provider,
+                               const char             *model)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (registry == NULL || NATTER_IS_PROVIDER_REGISTRY (registry));
+
+  g_set_object (&self->own_registry, registry);
+  g_free (self->own_provider);
+  self->own_provider = provider != NULL && provider[0] != '\0' ? g_strdup (provider) : NULL;
+  g_free (self->own_model);
+  self->own_model = model != NULL && model[0] != '\0' ? g_strdup (model) : NULL;
+}
+
+/**
  * natter_sessions_list_sessions:
  * @self: the service
  *
@@ -218,6 +311,44 @@ natter_sessions_get_clock (NatterSessions *self)
   g_return_val_if_fail (NATTER_IS_SESSIONS (self), NULL);
 
   return self->clock;
+}
+
+/**
+ * natter_sessions_set_auto_title:
+ * @self: the service
+ * @auto_title: whether conversations are named automatically
+ *
+ * Sets #NatterSessions:auto-title. It belongs to the conversation, not
+ * to whoever sent its first message: whichever advance brings a
+ * session's first completed answer (a send, an answer to a permission
+ * prompt or a question, a delivered result, a resume, in this process
+ * or after a restart) asks for the title then, while the title is still
+ * the one derived from the first message (natter-sessions-titles.c).
+ */
+void
+natter_sessions_set_auto_title (NatterSessions *self,
+                                gboolean        auto_title)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+
+  if (self->auto_title == !!auto_title)
+    return;
+  self->auto_title = !!auto_title;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUTO_TITLE]);
+}
+
+/**
+ * natter_sessions_get_auto_title:
+ * @self: the service
+ *
+ * Returns: #NatterSessions:auto-title
+ */
+gboolean
+natter_sessions_get_auto_title (NatterSessions *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), FALSE);
+
+  return self->auto_title;
 }
 
 /**
@@ -366,12 +497,21 @@ fork_turn_read_cb (GObject      *object,
   NatterTurnStatus status;
 
   turn = natter_sessions_read_turn_finish (object, result, &error);
+  /* A branch continues the history up to its fork point: one that
+   * cannot be read is a history that cannot be read, refused as a
+   * message on it would be. */
+  if (turn == NULL && error->domain == NATTER_STORE_ERROR && error->code != NATTER_STORE_ERROR_IO)
+    {
+      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+                                                          "Cannot branch from turn %s of session %s: %s",
+                                                          data->forked_from_turn_id, data->parent_session,
+                                                          error->message));
+      g_error_free (error);
+      return;
+    }
   if (turn == NULL)
     {
-      /* The branch would continue a history that cannot be read: its
-       * messages would all be refused (docs/sessions.md §2). */
-      natter_sessions_op_return_error (task, natter_sessions_history_error (error, data->parent_session,
-                                                                            data->forked_from_turn_id));
+      natter_sessions_op_return_error (task, error);
       return;
     }
   status = natter_derive_turn_status (turn);

@@ -8,9 +8,11 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "natter-import-report.h"
 #include "natter-session-error.h"
 #include "natter-session-index.h"
 #include "natter-session-reducer.h"
+#include "natter-provider-registry.h"
 #include "natter-send-options.h"
 #include "natter-turn-runtime.h"
 
@@ -85,8 +87,15 @@ NatterSessions     *natter_sessions_new                          (NatterJsonlRep
                                                                   NatterIdGenerator   *ids,
                                                                   NatterSessionIndex  *index);
 
+void                natter_sessions_set_own_model                (NatterSessions         *self,
+                                                                  NatterProviderRegistry *registry,
+                                                                  const char             *provider,
+                                                                  const char             *model);
 NatterSessionIndex *natter_sessions_list_sessions                (NatterSessions      *self);
 NatterClock        *natter_sessions_get_clock                    (NatterSessions      *self);
+void                natter_sessions_set_auto_title               (NatterSessions      *self,
+                                                                  gboolean             auto_title);
+gboolean            natter_sessions_get_auto_title               (NatterSessions      *self);
 
 void                natter_sessions_create_session_async         (NatterSessions      *self,
                                                                   const char          *title,
@@ -275,7 +284,7 @@ void                natter_sessions_import_async                 (NatterSessions
                                                                   GCancellable        *cancellable,
                                                                   GAsyncReadyCallback  callback,
                                                                   gpointer             user_data);
-GStrv               natter_sessions_import_finish                (NatterSessions      *self,
+NatterImportReport *natter_sessions_import_finish                (NatterSessions      *self,
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
 

@@ -3,8 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The fast half of natter_json_from_line(): one pass over a stored line
- * that accepts exactly the bytes json-glib 1.6's compact JsonGenerator
- * writes for a lossless value, and builds the JsonNode tree as it goes.
+ * that accepts exactly the bytes natter_json_to_line() writes for a
+ * lossless value (json-glib 1.6's compact JsonGenerator, made RFC 8259
+ * JSON), or wrote before U+001F was escaped, and builds the JsonNode tree
+ * as it goes.
  * Accepting only the generator's output is what makes the strict read
  * cheap: there is one spelling of every value, so the check that a line
  * "round-trips" becomes a check of each token against that spelling, with
@@ -12,13 +14,16 @@
  * have written is refused here and left to the reference path
  * (natter_json_from_line_reference()) to classify.
  *
- * The generator's spelling, as json-glib 1.6.6 writes it:
+ * The spelling, as json-glib 1.6.6 writes it and natter_json_to_text()
+ * completes it:
  *   - no whitespace anywhere; members in insertion order, `"name":value`,
  *     separated by `,`;
  *   - strings: `"` and `\` are backslash-escaped; 0x08 0x09 0x0a 0x0c 0x0d
- *     become \b \t \n \f \r; the other bytes 0x01–0x1e and 0x7f become
- *     `\u00xx` with lowercase hex; 0x1f (an off-by-one in json-glib), `/`
- *     and every non-ASCII byte are written raw;
+ *     become \b \t \n \f \r; the other bytes 0x01–0x1f and 0x7f become
+ *     `\u00xx` with lowercase hex; `/` and every non-ASCII byte are
+ *     written raw. json-glib itself writes 0x1f raw (an off-by-one), and
+ *     lines written before Natter escaped it hold it so: such a line reads
+ *     as long as it spells 0x1f one way only, since no version wrote both;
  *   - integers: `%" G_GINT64_FORMAT "`, so no `-0`, no leading zero;
  *   - doubles: g_ascii_dtostr() (`%.17g`), then `.0` appended whenever the
  *     text has no `.` — even after an exponent, so `1e+22` is written as
@@ -100,11 +105,11 @@ buffer_append_c (Buffer *buffer,
 }
 
 /* Bytes that may appear raw inside a canonical string: everything but
- * `"`, `\`, the control bytes the generator escapes (all of 0x00–0x1e)
- * and DEL. 1 marks ASCII; 2 marks the bytes of multi-byte UTF-8
- * sequences, whose runs are UTF-8 checked. */
+ * `"`, `\`, the control bytes 0x00–0x1e and DEL. 1 marks ASCII; 2 marks
+ * the bytes of multi-byte UTF-8 sequences, whose runs are UTF-8 checked;
+ * 4 marks 0x1f, raw only in the lines of earlier versions. */
 static const guint8 raw_in_string[256] = {
-  [0x1f] = 1,
+  [0x1f] = 4,
   [0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
   [0x30] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
   [0x40] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -114,8 +119,8 @@ static const guint8 raw_in_string[256] = {
   [0x80 ... 0xff] = 2,
 };
 
-/* Whether the generator writes byte @c as `\u00xx`: the control bytes
- * without a short escape, except 0x1f which it writes raw, and DEL. */
+/* Whether byte @c is written as `\u00xx`: the control bytes without a
+ * short escape, and DEL. */
 static gboolean
 is_unicode_escaped (guint c)
 {
@@ -124,9 +129,17 @@ is_unicode_escaped (guint c)
     case 0x08: case 0x09: case 0x0a: case 0x0c: case 0x0d:
       return FALSE;
     default:
-      return (c >= 0x01 && c <= 0x1e) || c == 0x7f;
+      return (c >= 0x01 && c <= 0x1f) || c == 0x7f;
     }
 }
+
+/* How a line spells U+001F so far: escaped as now, raw as before, or both,
+ * which no version of Natter wrote. */
+typedef enum
+{
+  UNIT_SEPARATOR_RAW     = 1 << 0,
+  UNIT_SEPARATOR_ESCAPED = 1 << 1,
+} UnitSeparator;
 
 static int
 lower_hex_value (char c)
@@ -141,13 +154,15 @@ lower_hex_value (char c)
 /* Reads the canonical string at *@p (which is `"`) and moves *@p past its
  * closing quote. With @out, decodes it there, nul-terminated; without,
  * only checks it (the span scanner), setting *@out_escaped when the raw
- * text holds a backslash escape. One reader for both consumers keeps a
- * single copy of the canonical string rules. */
+ * text holds a backslash escape. *@spelling gathers how the line spells
+ * U+001F (UnitSeparator); a string that makes it both fails. One reader
+ * for both consumers keeps a single copy of the canonical string rules. */
 static gboolean
 read_string (const char **p,
              const char  *end,
              Buffer      *out,
-             gboolean    *out_escaped)
+             gboolean    *out_escaped,
+             guint       *spelling)
 {
   const char *s = *p + 1;
   gboolean escaped = FALSE;
@@ -167,6 +182,12 @@ read_string (const char **p,
        * outside strings only ASCII is accepted at all. */
       if ((kinds & 2) != 0 && !g_utf8_validate_len (run, s - run, NULL))
         return FALSE;
+      if ((kinds & 4) != 0)
+        {
+          *spelling |= UNIT_SEPARATOR_RAW;
+          if (*spelling & UNIT_SEPARATOR_ESCAPED)
+            return FALSE;
+        }
       if (out != NULL)
         buffer_append (out, run, s - run);
       if (s == end)
@@ -199,6 +220,12 @@ read_string (const char **p,
             if (high < 0 || low < 0 || !is_unicode_escaped (high * 16 + low))
               return FALSE;
             c = (char) (high * 16 + low);
+            if (c == 0x1f)
+              {
+                *spelling |= UNIT_SEPARATOR_ESCAPED;
+                if (*spelling & UNIT_SEPARATOR_RAW)
+                  return FALSE;
+              }
             s += 4;
           }
           break;
@@ -367,9 +394,10 @@ typedef struct
 static gboolean
 read_member_name (const char **p,
                   const char  *end,
-                  Buffer      *key)
+                  Buffer      *key,
+                  guint       *spelling)
 {
-  if (*p == end || **p != '"' || !read_string (p, end, key, NULL))
+  if (*p == end || **p != '"' || !read_string (p, end, key, NULL, spelling))
     return FALSE;
   if (*p == end || **p != ':')
     return FALSE;
@@ -421,6 +449,7 @@ typedef struct
   const char *p;
   const char *end;
   gboolean    too_deep;
+  guint       spelling;   /* UnitSeparator */
 } Parser;
 
 /* What the reader does after one step. */
@@ -439,7 +468,7 @@ parse_scalar (Parser *parser)
   switch (*parser->p)
     {
     case '"':
-      if (!read_string (&parser->p, parser->end, &parser->text, NULL))
+      if (!read_string (&parser->p, parser->end, &parser->text, NULL, &parser->spelling))
         return NULL;
       return json_node_init_string (json_node_alloc (), parser->text.data);
 
@@ -507,7 +536,7 @@ parse_open_container (Parser *parser)
       parser->depth--;
       return STEP_AFTER_VALUE;
     }
-  if (is_object && !read_member_name (&parser->p, parser->end, &parser->key))
+  if (is_object && !read_member_name (&parser->p, parser->end, &parser->key, &parser->spelling))
     return STEP_FAIL;
   return STEP_NEXT_VALUE;
 }
@@ -546,7 +575,7 @@ parse_after_value (Parser *parser)
       if (*parser->p == ',')
         {
           parser->p++;
-          if (top->is_object && !read_member_name (&parser->p, parser->end, &parser->key))
+          if (top->is_object && !read_member_name (&parser->p, parser->end, &parser->key, &parser->spelling))
             return STEP_FAIL;
           return STEP_NEXT_VALUE;
         }
@@ -565,7 +594,8 @@ parse_after_value (Parser *parser)
  *   only because it nests deeper than %NATTER_JSON_MAX_DEPTH
  *
  * The fast strict read: accepts @line only if it is valid UTF-8 and
- * exactly the compact json-glib serialization of a lossless value, and
+ * exactly the line natter_json_to_line() writes for a lossless value (or
+ * wrote before it escaped U+001F), and
  * builds that value's tree in the same pass, sealed as json-glib's
  * immutable parser seals it. The accepted lines and the trees built are
  * those of natter_json_from_line_reference(); the tests and
@@ -588,6 +618,7 @@ natter_json_line_parse (const char *line,
   parser.p = line;
   parser.end = line + length;
   parser.too_deep = FALSE;
+  parser.spelling = 0;
   buffer_init (&parser.key);
   buffer_init (&parser.text);
 
@@ -634,7 +665,8 @@ typedef struct
 } ScanFrame;
 
 /* Reads `"name":` as a span and refuses it if the innermost open object
- * already has that name. */
+ * already has that name. The line spells U+001F one way only, so equal
+ * names have equal spans. */
 static gboolean
 scan_member_name (const char **p,
                   const char  *end,
@@ -642,12 +674,13 @@ scan_member_name (const char **p,
                   NameSpan    *names,
                   guint       *n_names,
                   gboolean    *overflow,
-                  gboolean    *out_escaped)
+                  gboolean    *out_escaped,
+                  guint       *spelling)
 {
   const char *start = *p + 1;
   gsize length;
 
-  if (*p == end || **p != '"' || !read_string (p, end, NULL, out_escaped))
+  if (*p == end || **p != '"' || !read_string (p, end, NULL, out_escaped, spelling))
     return FALSE;
   length = (gsize) (*p - start) - 1;
   if (*p == end || **p != ':')
@@ -684,6 +717,7 @@ typedef struct
   guint             count;
   /* The member of the top-level object being read. */
   NatterJsonMember *member;
+  guint             spelling;   /* UnitSeparator */
 } Scanner;
 
 /* Reads the member name at p in the innermost open object @top; a name
@@ -702,7 +736,7 @@ scanner_member_name (Scanner   *scanner,
       scanner->member->name = scanner->p + 1;
     }
   if (!scan_member_name (&scanner->p, scanner->end, top, scanner->names, &scanner->n_names,
-                         &scanner->overflow, &name_escaped))
+                         &scanner->overflow, &name_escaped, &scanner->spelling))
     return FALSE;
   if (scanner->depth == 1)
     {
@@ -723,7 +757,7 @@ scanner_scalar (Scanner            *scanner,
     {
     case '"':
       *kind = NATTER_JSON_SPAN_STRING;
-      return read_string (&scanner->p, scanner->end, NULL, escaped);
+      return read_string (&scanner->p, scanner->end, NULL, escaped, &scanner->spelling);
 
     case 't':
       *kind = NATTER_JSON_SPAN_BOOLEAN;
@@ -877,7 +911,7 @@ scanner_after_value (Scanner *scanner)
  *   success)
  *
  * The strict read of natter_json_line_parse() without the tree: accepts
- * exactly the lines that function accepts (canonical json-glib 1.6 form,
+ * exactly the lines that function accepts (canonical form,
  * valid UTF-8, at most %NATTER_JSON_MAX_DEPTH deep, no member name twice
  * in any object) and, for a top-level object, describes its members as
  * spans into @line. Nothing is allocated for an event-sized line; a line
@@ -915,6 +949,7 @@ natter_json_line_scan_object (const char       *line,
   scanner.max_members = max_members;
   scanner.count = 0;
   scanner.member = NULL;
+  scanner.spelling = 0;
 
   do
     {
@@ -952,11 +987,12 @@ natter_json_span_dup_string (const char *value,
                              gsize       value_length)
 {
   const char *p = value - 1;
+  guint spelling = 0;
   Buffer text;
   char *result;
 
   buffer_init (&text);
-  if (!read_string (&p, value + value_length + 1, &text, NULL))
+  if (!read_string (&p, value + value_length + 1, &text, NULL, &spelling))
     g_return_val_if_reached (g_strndup (value, value_length));
   result = g_strndup (text.data, text.len);
   buffer_clear (&text);

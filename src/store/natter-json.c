@@ -153,14 +153,107 @@ natter_json_check_lossless (JsonNode  *node,
   return TRUE;
 }
 
+/* json-glib's generator, as it is: the spelling of stored lines up to the
+ * version that began escaping U+001F, which such lines still have. */
+static char *
+generate (JsonNode *node,
+          gboolean  pretty,
+          gsize    *length)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+
+  json_generator_set_pretty (generator, pretty);
+  json_generator_set_root (generator, node);
+  return json_generator_to_data (generator, length);
+}
+
+/* @text (transfer full), json-glib's output, as RFC 8259 JSON: the one
+ * control character json-glib 1.6 writes raw (U+001F: it escapes only
+ * those below it) becomes `\u001f`. The generator writes no control
+ * character outside a string (and none at all in compact form), so every
+ * such byte is inside one. Invalid UTF-8, which a string of a JsonNode
+ * may hold, becomes U+FFFD: the result is always UTF-8. */
+static char *
+make_strict (char  *text,
+             gsize *length)
+{
+  g_autofree char *owned = text;
+  GString *strict;
+  const char *p;
+  const char *end = text + *length;
+
+  if (memchr (text, 0x1f, *length) == NULL && g_utf8_validate_len (text, *length, NULL))
+    return g_steal_pointer (&owned);
+
+  strict = g_string_sized_new (*length + 16);
+  for (p = text; p < end;)
+    {
+      const char *unit = memchr (p, 0x1f, end - p);
+      const char *stop = unit != NULL ? unit : end;
+      const char *valid;
+
+      while (!g_utf8_validate_len (p, stop - p, &valid))
+        {
+          g_string_append_len (strict, p, valid - p);
+          g_string_append (strict, "\xef\xbf\xbd");
+          p = valid + 1;
+        }
+      g_string_append_len (strict, p, stop - p);
+      p = stop;
+      if (unit != NULL)
+        {
+          g_string_append (strict, "\\u001f");
+          p++;
+        }
+    }
+  *length = strict->len;
+  return g_string_free (strict, FALSE);
+}
+
+/**
+ * natter_json_to_text:
+ * @node: (transfer none): the value to write
+ * @pretty: whether to indent (two spaces, a member or element a line),
+ *   as json_to_string() does
+ * @length: (out) (optional): the length of the result in bytes
+ *
+ * Writes @node as JSON that every strict reader accepts (RFC 8259):
+ * json-glib's serialization, with every control character in a string
+ * escaped (json-glib 1.6 writes U+001F raw, which Python's json module,
+ * JavaScript's JSON.parse and strict servers refuse) and always valid
+ * UTF-8 (bytes of a string that are not are written as U+FFFD). This is
+ * the one writer of JSON that leaves Natter: stored lines
+ * (natter_json_to_line()), request bodies, tool-server messages, archives
+ * and `--json` output (docs/format.md §2, "Lossless, canonical JSON").
+ * Unlike natter_json_to_line() it checks nothing else: a NaN is written
+ * as json-glib writes it.
+ *
+ * Returns: (transfer full): the text, nul-terminated
+ */
+char *
+natter_json_to_text (JsonNode *node,
+                     gboolean  pretty,
+                     gsize    *length)
+{
+  gsize text_length = 0;
+  char *text;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  text = make_strict (generate (node, pretty, &text_length), &text_length);
+  if (length != NULL)
+    *length = text_length;
+  return text;
+}
+
 /**
  * natter_json_to_line:
  * @node: (transfer none): the value to serialize
  * @length: (out) (optional): the length of the result in bytes
  * @error: return location for a #GError
  *
- * Serializes @node to its canonical one-line form (compact json-glib
- * output, no trailing newline) after natter_json_check_lossless(). The
+ * Serializes @node to its canonical one-line form (natter_json_to_text(),
+ * compact, no trailing newline) after natter_json_check_lossless(). The
  * canonical form is a fixed point: natter_json_from_line() accepts exactly
  * such lines, and the line is read back before it is returned, so a value
  * json-glib writes in a form it cannot parse (a double like 1e22 becomes
@@ -174,7 +267,6 @@ natter_json_to_line (JsonNode  *node,
                      gsize     *length,
                      GError   **error)
 {
-  g_autoptr(JsonGenerator) generator = NULL;
   g_autoptr(JsonNode) read_back = NULL;
   g_autofree char *line = NULL;
   gsize line_length = 0;
@@ -185,9 +277,7 @@ natter_json_to_line (JsonNode  *node,
   if (!natter_json_check_lossless (node, error))
     return NULL;
 
-  generator = json_generator_new ();
-  json_generator_set_root (generator, node);
-  line = json_generator_to_data (generator, &line_length);
+  line = natter_json_to_text (node, FALSE, &line_length);
 
   /* What json-glib writes is not always what it can read: a double such as
    * 1e22 comes out as `1e+22.0`. A line that cannot be read back would make
@@ -270,9 +360,11 @@ natter_json_line_nesting (const char *line,
  * Parses one stored line strictly: it must be valid UTF-8 without NUL,
  * parse as JSON, pass natter_json_check_lossless(), and be byte-for-byte
  * the canonical serialization natter_json_to_line() would write for the
- * parsed value. The last rule rejects everything json-glib cannot
- * round-trip: duplicate member names, integers beyond 64 bits, numbers that
- * overflow to Infinity, `\u0000` escapes, and any hand-made formatting.
+ * parsed value — or the one earlier versions wrote, with U+001F raw
+ * (docs/format.md §2), but never both in one line. The last rule rejects
+ * everything json-glib cannot round-trip: duplicate member names,
+ * integers beyond 64 bits, numbers that overflow to Infinity, `\u0000`
+ * escapes, and any hand-made formatting.
  *
  * Every line is read by one single pass that accepts only the canonical
  * form and builds the tree directly (natter-json-line.c), several times
@@ -327,7 +419,8 @@ natter_json_from_line (const char  *line,
  * stored line strictly: it must be valid UTF-8 without NUL,
  * parse as JSON, pass natter_json_check_lossless(), and be byte-for-byte
  * the canonical serialization natter_json_to_line() would write for the
- * parsed value. The last rule rejects everything json-glib cannot
+ * parsed value, or json-glib's own (U+001F raw, as lines written before
+ * it was escaped have it). The last rule rejects everything json-glib cannot
  * round-trip: duplicate member names, integers beyond 64 bits, numbers that
  * overflow to Infinity, `\u0000` escapes, and any hand-made formatting.
  *
@@ -378,6 +471,15 @@ natter_json_from_line_reference (const char  *line,
   if (canonical == NULL)
     return NULL;
 
+  /* A line written before U+001F was escaped holds it raw: it reads if it
+   * is exactly what json-glib wrote then. */
+  if ((canonical_length != (gsize) length || memcmp (canonical, line, length) != 0) &&
+      memchr (line, 0x1f, length) != NULL)
+    {
+      g_free (canonical);
+      canonical = generate (root, FALSE, &canonical_length);
+    }
+
   if (canonical_length != (gsize) length || memcmp (canonical, line, length) != 0)
     {
       g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
@@ -387,6 +489,122 @@ natter_json_from_line_reference (const char  *line,
     }
 
   return json_node_ref (root);
+}
+
+/* The value of the four hex digits at @p (either case), or -1. */
+static int
+hex4 (const char *p,
+      const char *end)
+{
+  int value = 0;
+
+  if (end - p < 4)
+    return -1;
+  for (guint i = 0; i < 4; i++)
+    {
+      int digit = g_ascii_xdigit_value (p[i]);
+
+      if (digit < 0)
+        return -1;
+      value = value * 16 + digit;
+    }
+  return value;
+}
+
+/* @data with each `\u` escape that no string of a JsonNode can hold
+ * replaced by `\ufffd`: U+0000 (json-glib ends the string there) and a
+ * surrogate that is not half of a pair (json-glib writes invalid UTF-8
+ * for it and drops the character after it, or refuses the text). %NULL
+ * when there is none. Escapes are walked from the start, so `\\u0000`
+ * (an escaped backslash) is left alone. */
+static char *
+replace_unholdable_escapes (const char *data,
+                            gsize       length,
+                            gsize      *out_length)
+{
+  const char *end = data + length;
+  const char *copied = data;
+  const char *p = data;
+  GString *out = NULL;
+
+  while ((p = memchr (p, '\\', end - p)) != NULL && end - p >= 2)
+    {
+      int unit;
+
+      if (p[1] != 'u' || (unit = hex4 (p + 2, end)) < 0)
+        {
+          p += 2;
+          continue;
+        }
+      if (unit >= 0xd800 && unit <= 0xdbff && end - p >= 12 && p[6] == '\\' && p[7] == 'u')
+        {
+          int next = hex4 (p + 8, end);
+
+          if (next >= 0xdc00 && next <= 0xdfff)
+            {
+              p += 12;
+              continue;
+            }
+        }
+      if (unit != 0 && (unit < 0xd800 || unit > 0xdfff))
+        {
+          p += 6;
+          continue;
+        }
+      if (out == NULL)
+        out = g_string_sized_new (length + 8);
+      g_string_append_len (out, copied, p - copied);
+      g_string_append (out, "\\ufffd");
+      p += 6;
+      copied = p;
+    }
+
+  if (out == NULL)
+    return NULL;
+  g_string_append_len (out, copied, end - copied);
+  *out_length = out->len;
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * natter_json_parser_load_external:
+ * @parser: the parser to load
+ * @data: JSON text that came from outside Natter: a server's answer or
+ *   stream, a tool server's message, a file to import
+ * @length: the length of @data in bytes, or -1 if nul-terminated
+ * @error: return location for a #GError
+ *
+ * json_parser_load_from_data() for text Natter did not write, where a
+ * string may hold what no string of a JsonNode (a C string of valid
+ * UTF-8) can: `\u0000`, which json-glib would silently end the string
+ * at, and a lone surrogate (`\ud800` without its other half), which it
+ * would turn into invalid UTF-8 that no log line can store. Each such
+ * escape is read as U+FFFD (REPLACEMENT CHARACTER) instead, so the text
+ * arrives whole with the mark where a character was lost, and whatever
+ * is stored of it reads back exactly (docs/format.md §2). Everything
+ * else is json-glib's reading: bytes that are not UTF-8 are an error.
+ *
+ * Returns: %TRUE on success; %FALSE with json-glib's #JsonParserError
+ *   (or its %G_IO_ERROR for data that is not UTF-8)
+ */
+gboolean
+natter_json_parser_load_external (JsonParser  *parser,
+                                  const char  *data,
+                                  gssize       length,
+                                  GError     **error)
+{
+  g_autofree char *replaced = NULL;
+  gsize replaced_length = 0;
+
+  g_return_val_if_fail (JSON_IS_PARSER (parser), FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+
+  if (length < 0)
+    length = strlen (data);
+  replaced = replace_unholdable_escapes (data, length, &replaced_length);
+  if (replaced != NULL)
+    return json_parser_load_from_data (parser, replaced, replaced_length, error);
+  return json_parser_load_from_data (parser, data, length, error);
 }
 
 static JsonNode *

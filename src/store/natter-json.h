@@ -17,12 +17,19 @@ G_BEGIN_DECLS
 
 gboolean    natter_json_check_lossless     (JsonNode     *node,
                                             GError      **error);
+char       *natter_json_to_text            (JsonNode     *node,
+                                            gboolean      pretty,
+                                            gsize        *length);
 char       *natter_json_to_line            (JsonNode     *node,
                                             gsize        *length,
                                             GError      **error);
 JsonNode   *natter_json_from_line          (const char   *line,
                                             gssize        length,
                                             GError      **error);
+gboolean    natter_json_parser_load_external (JsonParser *parser,
+                                              const char *data,
+                                              gssize      length,
+                                              GError    **error);
 
 const char *natter_json_require_string     (JsonObject   *object,
                                             const char   *member,

@@ -426,15 +426,38 @@ load_file (const char  *path,
   return TRUE;
 }
 
-/* The first line that cannot be read, for a reader of the readable
- * prefix; NULL for a strict read. */
+/* The one place a log's errors get their file and line: every reason a
+ * strict read refuses a log — its bytes, its schema or the fold of its
+ * reader — becomes `<path>:<line>: <reason>`, keeping @domain and @code;
+ * a reader of the readable prefix gets the line and the bare reason in
+ * @bad instead. Returns %FALSE for the caller to pass on. */
+static gboolean
+refuse_line (GError             **error,
+             NatterJsonlBadLine  *bad,
+             const char          *path,
+             guint                line_number,
+             GQuark               domain,
+             int                  code,
+             const char          *reason)
+{
+  if (bad != NULL)
+    {
+      bad->line = line_number;
+      bad->reason = g_strdup (reason);
+    }
+  else
+    g_set_error (error, domain, code, "%s:%u: %s", path, line_number, reason);
+  return FALSE;
+}
 
 GPtrArray *
-natter_jsonl_file_read_full (NatterJsonlRepo  *self,
-                             const char       *id,
-                             NatterJsonlBadLine          *bad,
-                             GCancellable     *cancellable,
-                             GError          **error)
+natter_jsonl_file_read_full (NatterJsonlRepo     *self,
+                             const char          *id,
+                             NatterJsonlBadLine  *bad,
+                             NatterEventFold      fold,
+                             gpointer             fold_data,
+                             GCancellable        *cancellable,
+                             GError             **error)
 {
   g_autofree char *path = natter_jsonl_layout_file_path (self, id, error);
   g_autoptr(GError) local_error = NULL;
@@ -456,15 +479,9 @@ natter_jsonl_file_read_full (NatterJsonlRepo  *self,
 
   if (length == 0)
     {
-      if (bad != NULL)
-        {
-          bad->line = 1;
-          bad->reason = g_strdup ("the file is empty (the first line is missing)");
-          return g_steal_pointer (&events);
-        }
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                   "%s:1: the file is empty (the first line is missing)", path);
-      return NULL;
+      refuse_line (error, bad, path, 1, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                   "the file is empty (the first line is missing)");
+      return bad != NULL ? g_steal_pointer (&events) : NULL;
     }
 
   while (pos < length)
@@ -481,37 +498,34 @@ natter_jsonl_file_read_full (NatterJsonlRepo  *self,
 
       if (end == NULL)
         {
-          if (bad != NULL)
-            {
-              bad->line = line_number;
-              bad->reason = g_strdup ("the last line is torn (no newline at the end)");
-              break;
-            }
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                       "%s:%u: the last line is torn (no newline at the end)",
-                       path, line_number);
-          return NULL;
+          refuse_line (error, bad, path, line_number, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                       "the last line is torn (no newline at the end)");
+          break;
         }
 
       node = natter_json_from_line (line, end - line, &local_error);
       if (node == NULL ||
           !check_event (self, node, id, line_number == 1, &local_error))
         {
-          if (bad != NULL)
-            {
-              bad->line = line_number;
-              bad->reason = g_strdup (local_error->message);
-              break;
-            }
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                       "%s:%u: %s", path, line_number, local_error->message);
-          return NULL;
+          refuse_line (error, bad, path, line_number, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                       local_error->message);
+          break;
+        }
+      /* The reader's own rules (a reducer's order of events) keep their
+       * error code: only the place is added. */
+      if (fold != NULL && !fold (json_node_get_object (node), fold_data, &local_error))
+        {
+          refuse_line (error, bad, path, line_number, local_error->domain, local_error->code,
+                       local_error->message);
+          break;
         }
 
       g_ptr_array_add (events, g_steal_pointer (&node));
       pos = (end - contents) + 1;
     }
 
+  if (pos < length && bad == NULL)
+    return NULL;
   return g_steal_pointer (&events);
 }
 
@@ -521,7 +535,7 @@ natter_jsonl_file_read (NatterJsonlRepo  *self,
                         GCancellable     *cancellable,
                         GError          **error)
 {
-  return natter_jsonl_file_read_full (self, id, NULL, cancellable, error);
+  return natter_jsonl_file_read_full (self, id, NULL, NULL, NULL, cancellable, error);
 }
 
 gboolean

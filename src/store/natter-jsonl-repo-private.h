@@ -71,6 +71,8 @@ gboolean   natter_jsonl_file_append           (NatterJsonlRepo   *self,
 GPtrArray *natter_jsonl_file_read_full        (NatterJsonlRepo   *self,
                                                const char        *id,
                                                NatterJsonlBadLine *bad,
+                                               NatterEventFold    fold,
+                                               gpointer           fold_data,
                                                GCancellable      *cancellable,
                                                GError           **error);
 GPtrArray *natter_jsonl_file_read             (NatterJsonlRepo   *self,

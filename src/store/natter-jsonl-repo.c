@@ -266,6 +266,44 @@ natter_jsonl_repo_read_sync (NatterJsonlRepo  *self,
 }
 
 /**
+ * natter_jsonl_repo_read_fold_sync:
+ * @self: a #NatterJsonlRepo
+ * @id: the log's id
+ * @fold: folds each event, in file order, after it passed the line and
+ *   schema checks
+ * @user_data: data for @fold
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * natter_jsonl_repo_read_sync() with the reader's rules applied line by
+ * line: a reducer's invariant refuses a log as a malformed line does,
+ * naming the file and the line of the event (docs/format.md §2). Blocks.
+ *
+ * Returns: (transfer full) (element-type JsonNode): as
+ *   natter_jsonl_repo_read_sync(); an error of @fold keeps its domain and
+ *   code, its message becoming `<path>:<line>: <reason>`.
+ */
+GPtrArray *
+natter_jsonl_repo_read_fold_sync (NatterJsonlRepo  *self,
+                                  const char       *id,
+                                  NatterEventFold   fold,
+                                  gpointer          user_data,
+                                  GCancellable     *cancellable,
+                                  GError          **error)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+  g_return_val_if_fail (fold != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!natter_id_validate (id, error))
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  return natter_jsonl_file_read_full (self, id, NULL, fold, user_data, cancellable, error);
+}
+
+/**
  * natter_jsonl_repo_read_prefix_sync:
  * @self: a #NatterJsonlRepo
  * @id: the log's id
@@ -312,7 +350,7 @@ natter_jsonl_repo_read_prefix_sync (NatterJsonlRepo  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  events = natter_jsonl_file_read_full (self, id, &bad, cancellable, error);
+  events = natter_jsonl_file_read_full (self, id, &bad, NULL, NULL, cancellable, error);
   if (events == NULL)
     {
       g_free (bad.reason);

@@ -29,6 +29,23 @@ typedef gboolean (*NatterEventValidator) (JsonObject  *event,
                                           const char  *owner_id,
                                           GError     **error);
 
+/**
+ * NatterEventFold:
+ * @event: (transfer none): one event object of a log being read, in file
+ *   order, already checked by the repository's #NatterEventValidator
+ * @user_data: the data given to natter_jsonl_repo_read_fold_sync()
+ * @error: return location for a #GError
+ *
+ * Folds one event into the reader's state (a reducer's apply), so that a
+ * rule about the order of events refuses the log at the event's own line.
+ *
+ * Returns: %TRUE to read on; %FALSE with an error (any domain and code)
+ *   to refuse the log at this line.
+ */
+typedef gboolean (*NatterEventFold) (JsonObject  *event,
+                                     gpointer     user_data,
+                                     GError     **error);
+
 #define NATTER_TYPE_JSONL_REPO (natter_jsonl_repo_get_type ())
 
 G_DECLARE_FINAL_TYPE (NatterJsonlRepo, natter_jsonl_repo, NATTER, JSONL_REPO, GObject)
@@ -52,6 +69,12 @@ gboolean         natter_jsonl_repo_create_sync          (NatterJsonlRepo      *s
                                                          GError              **error);
 GPtrArray       *natter_jsonl_repo_read_sync            (NatterJsonlRepo      *self,
                                                          const char           *id,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
+GPtrArray       *natter_jsonl_repo_read_fold_sync       (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         NatterEventFold       fold,
+                                                         gpointer              user_data,
                                                          GCancellable         *cancellable,
                                                          GError              **error);
 GPtrArray       *natter_jsonl_repo_read_prefix_sync     (NatterJsonlRepo      *self,

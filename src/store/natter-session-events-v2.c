@@ -241,6 +241,47 @@ natter_session_event_get_required_version (JsonObject *event)
   return 1;
 }
 
+/**
+ * natter_session_events_raise:
+ * @events: (element-type JsonNode) (inout): session events about to be
+ *   written to one file, in this order
+ * @version: the file's schema version before the first of @events (1 for
+ *   a log that starts with its `session_created`, which is at 1)
+ * @ts: (nullable): the `ts` of each `schema_upgraded` added; %NULL for
+ *   the `ts` of the event it precedes
+ *
+ * Inserts `schema_upgraded` into @events right before each event that
+ * needs a higher version than the file has reached by then
+ * (natter_session_event_get_required_version()), one per version raised,
+ * each with the `sessionId` of that event: the one rule by which a file
+ * moves to a later version (docs/format.md §3.3). @events then reduces
+ * from @version on.
+ *
+ * Returns: the file's version after @events
+ */
+gint64
+natter_session_events_raise (GPtrArray  *events,
+                             gint64      version,
+                             const char *ts)
+{
+  g_return_val_if_fail (events != NULL, version);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i));
+      gint64 needed = natter_session_event_get_required_version (event);
+      const char *session_id = json_object_get_string_member_with_default (event, "sessionId", "");
+      const char *upgrade_ts = ts != NULL ? ts : json_object_get_string_member_with_default (event, "ts", "");
+
+      for (; version < needed; version++, i++)
+        g_ptr_array_insert (events, (gint) i, natter_session_event_new_schema_upgraded (session_id, upgrade_ts,
+                                                                                        version + 1));
+      if (g_str_equal (json_object_get_string_member_with_default (event, "type", ""), "schema_upgraded"))
+        version = MAX (version, json_object_get_int_member_with_default (event, "schemaVersion", version));
+    }
+  return version;
+}
+
 static JsonObject *
 new_event (const char *type,
            const char *session_id,

@@ -16,6 +16,9 @@
 G_BEGIN_DECLS
 
 gint64    natter_session_event_get_required_version     (JsonObject  *event);
+gint64    natter_session_events_raise                   (GPtrArray   *events,
+                                                         gint64       version,
+                                                         const char  *ts);
 
 JsonNode *natter_session_event_new_schema_upgraded      (const char  *session_id,
                                                          const char  *ts,

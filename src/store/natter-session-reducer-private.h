@@ -47,6 +47,12 @@ struct _NatterSessionState
   NatterSessionV2Fold  v2;
 };
 
+/* natter_session_state_apply() without the schema check, for events the
+ * session repository already validated. */
+gboolean natter_session_state_apply_valid (NatterSessionState  *self,
+                                           JsonObject          *event,
+                                           GError             **error);
+
 void     natter_session_v2_fold_clear  (NatterSessionV2Fold  *fold);
 gboolean natter_session_v2_fold_check  (NatterSessionV2Fold  *fold,
                                         JsonObject           *event,

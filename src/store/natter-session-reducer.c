@@ -156,10 +156,6 @@ apply_turn_appended (NatterSessionState  *self,
   return TRUE;
 }
 
-static gboolean apply_valid (NatterSessionState  *self,
-                             JsonObject          *event,
-                             GError             **error);
-
 /**
  * natter_session_state_apply:
  * @self: a #NatterSessionState
@@ -195,19 +191,19 @@ natter_session_state_apply (NatterSessionState  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   /* Any valid id passes the schema here: a foreign id is an invariant of
-   * the sequence, reported by apply_valid() as INVARIANT, not a malformed
+   * the sequence, reported by natter_session_state_apply_valid() as INVARIANT, not a malformed
    * event. */
   if (!natter_session_event_validate (event, NULL, error))
     return FALSE;
-  return apply_valid (self, event, error);
+  return natter_session_state_apply_valid (self, event, error);
 }
 
 /* natter_session_state_apply() for an event that already passed
  * natter_session_event_validate(). */
-static gboolean
-apply_valid (NatterSessionState  *self,
-             JsonObject          *event,
-             GError             **error)
+gboolean
+natter_session_state_apply_valid (NatterSessionState  *self,
+                                  JsonObject          *event,
+                                  GError             **error)
 {
   const char *type;
   const char *session_id;
@@ -304,7 +300,7 @@ reduce (GPtrArray  *events,
           return NULL;
         }
       if (validated)
-        ok = apply_valid (state, json_node_get_object (node), error);
+        ok = natter_session_state_apply_valid (state, json_node_get_object (node), error);
       else
         ok = natter_session_state_apply (state, json_node_get_object (node), error);
       if (!ok)
@@ -517,6 +513,28 @@ natter_session_state_get_forked_from_turn_id (NatterSessionState *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return definition_string (self, "forkedFromTurnId");
+}
+
+/**
+ * natter_session_state_get_is_version:
+ * @self: a #NatterSessionState
+ *
+ * Whether the session is a version of the conversation it branched from
+ * (docs/format.md §3.2): a new version of a message, made by editing it
+ * or trying its answer again, as opposed to a branch made on purpose.
+ * Read from the lineage `session_created` stored: a version names its
+ * `parentSession` and was created with a `title` (the one of the
+ * conversation it was made from); a deliberate branch is created
+ * without one. A later rename changes neither.
+ *
+ * Returns: %TRUE for a version
+ */
+gboolean
+natter_session_state_get_is_version (NatterSessionState *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return definition_string (self, "parentSession") != NULL && json_object_has_member (self->definition, "title");
 }
 
 /**

@@ -59,6 +59,7 @@ gboolean                 natter_session_state_get_compaction_pending    (NatterS
 const char              *natter_session_state_get_cwd                   (NatterSessionState  *self);
 const char              *natter_session_state_get_parent_session        (NatterSessionState  *self);
 const char              *natter_session_state_get_forked_from_turn_id   (NatterSessionState  *self);
+gboolean                 natter_session_state_get_is_version            (NatterSessionState  *self);
 const char              *natter_session_state_get_created_at            (NatterSessionState  *self);
 const char              *natter_session_state_get_updated_at            (NatterSessionState  *self);
 guint                    natter_session_state_get_n_turns               (NatterSessionState  *self);

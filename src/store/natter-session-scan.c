@@ -4,7 +4,7 @@
  *
  * The startup scan's read of a session file (session-layer-spec.md §8.2
  * step 2) without a JsonNode tree per line. The full read
- * (natter_jsonl_repo_read_sync(), then natter_session_reduce_validated())
+ * (natter_session_reduce_file_sync())
  * builds, seals and frees a tree for every line only to keep a few
  * strings; at 10,000 sessions that was most of the scan. Here each line
  * goes through natter_json_line_scan_object(), which accepts exactly the
@@ -33,6 +33,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-json-private.h"
+#include "natter-log-read.h"
 #include "natter-session-reducer.h"
 #include "natter-session-reducer-private.h"
 #include "natter-session-scan.h"
@@ -230,6 +231,7 @@ typedef struct
   Span        title, created_at, updated_at, cwd, parent;
   Span        agent, provider, model, turn_id, turn_at;
   gboolean    title_escaped, title_is_explicit, cwd_escaped;
+  gboolean    created_with_title;
   gboolean    agent_escaped, provider_escaped, model_escaped;
   /* Schema version 2: the version, grants and queue, folded by the
    * reducer's own code so that both paths keep the same rules. */
@@ -301,6 +303,7 @@ scan_session_created (ScanState               *state,
         return FALSE;
       state->title = (Span) { m->value, m->value_length };
       state->title_escaped = m->escaped;
+      state->created_with_title = TRUE;
     }
   if ((m = field[F_CWD]) != NULL)
     {
@@ -519,6 +522,8 @@ scan_state_fill_result (const ScanState         *state,
   out->turn_count = state->turn_count;
   out->cwd = span_dup (state->cwd, state->cwd_escaped);
   out->parent_session = span_dup (state->parent, FALSE);
+  /* natter_session_state_get_is_version(), read from the spans. */
+  out->is_version = state->parent.data != NULL && state->created_with_title;
   if (state->turn_count > 0)
     {
       g_autofree char *provider_text = span_dup (state->provider, state->provider_escaped);
@@ -542,9 +547,8 @@ scan_state_fill_result (const ScanState         *state,
  * @out: (out caller-allocates): the folded fields, on success
  *
  * The verdict half of natter_session_scan_file_sync(): decides whether
- * the full read of a file with these bytes (natter_jsonl_repo_read_sync()
- * of the session repository, then natter_session_reduce_validated())
- * succeeds, and if so folds the index entry's fields as
+ * the full read of a file with these bytes
+ * (natter_session_reduce_file_sync()) succeeds, and if so folds the index entry's fields as
  * natter_session_index_entry_new_from_state() would from its state.
  * Allocates only the results (and a little for long timestamps, escaped
  * paths and files with several turns).
@@ -680,6 +684,7 @@ fill_from_state (NatterSessionScanResult *out,
   out->turn_count = n_turns;
   out->cwd = g_strdup (natter_session_state_get_cwd (state));
   out->parent_session = g_strdup (natter_session_state_get_parent_session (state));
+  out->is_version = natter_session_state_get_is_version (state);
   if (n_turns > 0)
     {
       const NatterSessionTurn *last = natter_session_state_get_turn (state, n_turns - 1);
@@ -701,16 +706,15 @@ fill_from_state (NatterSessionScanResult *out,
  *
  * The startup scan's read of one session file (session-layer-spec.md
  * §8.2 step 2): reads the file once and validates every line as strictly
- * as natter_jsonl_repo_read_sync() and natter_session_reduce_validated()
- * do, without building JSON trees, folding the index entry's fields. A
+ * as natter_session_reduce_file_sync() does, without building JSON trees, folding the index entry's fields. A
  * file it refuses is read by that full path, whose error is returned, so
  * errors are exactly the full path's. Blocks.
  *
  * Returns: %TRUE with @out set (clear it with
  *   natter_session_scan_result_clear()); else %FALSE with the full read's
- *   error: a %NATTER_STORE_ERROR (INVALID_ID, NOT_FOUND, IO, CORRUPT with
- *   `<path>:<line>: <reason>`, or the reducer's INVARIANT, SCHEMA,
- *   UNKNOWN_TYPE or UNSUPPORTED_VERSION naming the event), or
+ *   error: a %NATTER_STORE_ERROR (INVALID_ID, NOT_FOUND, IO, CORRUPT, or
+ *   the reducer's INVARIANT, SCHEMA, UNKNOWN_TYPE or UNSUPPORTED_VERSION;
+ *   about a line always as `<path>:<line>: <reason>`), or
  *   %G_IO_ERROR_CANCELLED.
  */
 gboolean
@@ -721,7 +725,6 @@ natter_session_scan_file_sync (NatterJsonlRepo          *repo,
                                GError                  **error)
 {
   g_autoptr(GFile) file = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autofree char *heap = NULL;
   char stack_buffer[READ_STACK_SIZE];
@@ -743,10 +746,7 @@ natter_session_scan_file_sync (NatterJsonlRepo          *repo,
     return TRUE;
 
   /* Refused, or unreadable: the full read says why. */
-  events = natter_jsonl_repo_read_sync (repo, session_id, cancellable, error);
-  if (events == NULL)
-    return FALSE;
-  state = natter_session_reduce_validated (events, error);
+  state = natter_session_reduce_file_sync (repo, session_id, NULL, cancellable, error);
   if (state == NULL)
     return FALSE;
 

@@ -27,6 +27,8 @@ G_BEGIN_DECLS
  *   the conversation last had activity (a rename is not activity)
  * @cwd: (nullable): the session's working directory
  * @parent_session: (nullable): the session this one descends from
+ * @is_version: whether it is a version of @parent_session
+ *   (natter_session_state_get_is_version())
  *
  * What the startup scan (session-layer-spec.md §8.2 step 2) needs of one
  * session file: exactly the index entry's session-derived fields. Every
@@ -45,6 +47,7 @@ typedef struct
   char       *latest_turn_at;
   char       *cwd;
   char       *parent_session;
+  gboolean    is_version;
 } NatterSessionScanResult;
 
 void     natter_session_scan_result_clear (NatterSessionScanResult  *result);

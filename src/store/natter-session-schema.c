@@ -356,10 +356,12 @@ wrap (JsonObject *object)
  * @forked_from_turn_id: (nullable): for a fork, the last turn of
  *   @parent_session that the fork keeps; only with @parent_session
  *
- * Builds a `session_created` event with the newest `schemaVersion`,
- * %NATTER_SESSION_SCHEMA_VERSION
- * (session-layer-spec.md §5; dsh-session.md header fields). Absent
- * optional fields are omitted, never written as null. It does not
+ * Builds a `session_created` event at `schemaVersion` 1
+ * (session-layer-spec.md §5; dsh-session.md header fields): every file
+ * starts at the lowest version, which every reader of version 1 reads,
+ * and is raised by `schema_upgraded` right before its first event of a
+ * later version (natter_session_events_raise(); docs/format.md §3.3).
+ * Absent optional fields are omitted, never written as null. It does not
  * validate: the repository runs natter_session_event_validate() on create.
  *
  * Returns: (transfer full): a JSON object node
@@ -378,7 +380,7 @@ natter_session_event_new_created (const char *session_id,
   g_return_val_if_fail (ts != NULL, NULL);
 
   object = new_event ("session_created", session_id, ts);
-  json_object_set_int_member (object, "schemaVersion", NATTER_SESSION_SCHEMA_VERSION);
+  json_object_set_int_member (object, "schemaVersion", 1);
   if (title != NULL)
     json_object_set_string_member (object, "title", title);
   if (cwd != NULL)

@@ -17,10 +17,11 @@ G_BEGIN_DECLS
 /**
  * NATTER_SESSION_SCHEMA_VERSION:
  *
- * The newest session schema version: the one new files are created with.
- * Readers accept every version from 1 up to it (docs/format.md "Schema
- * version 2"); a file created at 1 is raised to it by appending a
- * `schema_upgraded` event, never by rewriting.
+ * The newest session schema version. Readers accept every version from 1
+ * up to it (docs/format.md "Schema version 2"). New files are created at
+ * 1, the lowest, and a file is raised by appending a `schema_upgraded`
+ * event right before its first event that needs more, never by
+ * rewriting.
  */
 #define NATTER_SESSION_SCHEMA_VERSION 2
 

@@ -960,4 +960,3 @@ natter_turn_reduce (GPtrArray  *events,
     }
   return g_steal_pointer (&state);
 }
-

@@ -59,6 +59,8 @@ const char          *natter_turn_status_to_string               (NatterTurnStatu
 /* The turn as a whole */
 const char          *natter_turn_state_get_turn_id              (NatterTurnState  *state);
 JsonObject          *natter_turn_state_get_definition           (NatterTurnState  *state);
+gboolean             natter_turn_state_is_imported              (NatterTurnState  *state);
+gboolean             natter_turn_definition_is_imported         (JsonObject       *definition);
 guint64              natter_turn_state_get_n_events             (NatterTurnState  *state);
 JsonObject          *natter_turn_state_get_last_suspension      (NatterTurnState  *state);
 JsonObject          *natter_turn_state_get_terminal_event       (NatterTurnState  *state);

@@ -182,6 +182,48 @@ natter_turn_state_get_definition (NatterTurnState *state)
 }
 
 /**
+ * natter_turn_definition_is_imported:
+ * @definition: a `turn_created` event (or the definition of a reduced
+ *   turn)
+ *
+ * Whether the turn was brought in from a file or another program rather
+ * than asked of a model here: its `config` holds the member `imported`
+ * (docs/format.md §7.3). What such a turn names as its agent, provider
+ * and endpoint is a record of where it came from, never where the next
+ * message goes. Any value of the member counts, so a damaged mark errs
+ * on the side of treating the turn as imported.
+ *
+ * Returns: %TRUE for an imported turn
+ */
+gboolean
+natter_turn_definition_is_imported (JsonObject *definition)
+{
+  JsonNode *config;
+
+  g_return_val_if_fail (definition != NULL, FALSE);
+
+  config = json_object_get_member (definition, "config");
+  return config != NULL && JSON_NODE_HOLDS_OBJECT (config) &&
+         json_object_has_member (json_node_get_object (config), "imported");
+}
+
+/**
+ * natter_turn_state_is_imported:
+ * @state: a state
+ *
+ * natter_turn_definition_is_imported() for the reduced turn.
+ *
+ * Returns: %TRUE for an imported turn
+ */
+gboolean
+natter_turn_state_is_imported (NatterTurnState *state)
+{
+  g_return_val_if_fail (state != NULL, FALSE);
+
+  return state->definition != NULL && natter_turn_definition_is_imported (state->definition);
+}
+
+/**
  * natter_turn_state_get_n_events:
  * @state: a state
  *

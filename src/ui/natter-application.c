@@ -116,12 +116,23 @@ natter_application_handle_local_options (GApplication *app,
   return -1;
 }
 
+/* Quitting closes the windows, as their close buttons would: a window
+ * first stops the answers still streaming, keeping what they said, and
+ * the application ends with its last window. */
 static void
 quit_activated (GSimpleAction *action,
                 GVariant      *parameter,
                 gpointer       user_data)
 {
-  g_application_quit (G_APPLICATION (user_data));
+  g_autoptr(GPtrArray) windows = g_ptr_array_new_with_free_func (g_object_unref);
+
+  /* A window may go as it closes: the list is taken first. */
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (user_data)); l != NULL; l = l->next)
+    g_ptr_array_add (windows, g_object_ref (l->data));
+  if (windows->len == 0)
+    g_application_quit (G_APPLICATION (user_data));
+  for (guint i = 0; i < windows->len; i++)
+    gtk_window_close (windows->pdata[i]);
 }
 
 static void

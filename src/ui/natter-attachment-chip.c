@@ -312,15 +312,35 @@ copy_thread (GTask        *task,
   g_task_return_pointer (task, g_filename_to_uri (path, NULL, NULL), g_free);
 }
 
+/* Says in the window why @button's attachment did not open. */
+static void
+report_not_opened (GtkWidget    *button,
+                   const GError *error)
+{
+  JsonObject *part = g_object_get_data (G_OBJECT (button), "natter-part");
+  GtkRoot *root = gtk_widget_get_root (button);
+  g_autofree char *heading = NULL;
+
+  gtk_widget_set_tooltip_text (button, error->message);
+  gtk_widget_add_css_class (button, "error");
+  if (root == NULL || !NATTER_IS_WINDOW (root))
+    return;
+  /* Translators: %s is the file name of an attachment */
+  heading = g_strdup_printf (_("“%s” could not be opened"),
+                             json_object_get_string_member_with_default (part, "name", ""));
+  natter_window_report_error (NATTER_WINDOW (root), heading, error);
+}
+
 static void
 launched_cb (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
 {
+  g_autoptr(GtkWidget) button = user_data;
   g_autoptr(GError) error = NULL;
 
   if (!g_app_info_launch_default_for_uri_finish (result, &error))
-    g_warning ("Could not open the attachment: %s", error->message);
+    report_not_opened (button, error);
 }
 
 static void
@@ -336,12 +356,12 @@ copied_cb (GObject      *object,
   uri = g_task_propagate_pointer (G_TASK (result), &error);
   if (uri == NULL)
     {
-      gtk_widget_set_tooltip_text (button, error->message);
-      gtk_widget_add_css_class (button, "error");
+      report_not_opened (button, error);
       return;
     }
   context = gdk_display_get_app_launch_context (gtk_widget_get_display (button));
-  g_app_info_launch_default_for_uri_async (uri, G_APP_LAUNCH_CONTEXT (context), NULL, launched_cb, NULL);
+  g_app_info_launch_default_for_uri_async (uri, G_APP_LAUNCH_CONTEXT (context), NULL, launched_cb,
+                                           g_object_ref (button));
 }
 
 static void

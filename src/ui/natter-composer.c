@@ -29,6 +29,7 @@ struct _NatterComposer
   gboolean            running;
   char               *blocked_reason;
   gboolean            can_attach;
+  guint64             attachment_limit;  /* bytes; 0: not checked here */
   GPtrArray          *attachments;   /* Pending, in the order added */
   GtkNativeDialog    *chooser;       /* while the file chooser shows */
 
@@ -48,11 +49,15 @@ typedef struct
 {
   NatterAttachmentSource *source;
   GtkWidget              *chip;     /* NULL until its file is looked at */
+  GCancellable           *check;    /* while it is checked */
+  guint64                 size;     /* once checked, in bytes */
 } Pending;
 
 static void
 pending_free (Pending *pending)
 {
+  g_cancellable_cancel (pending->check);
+  g_clear_object (&pending->check);
   natter_attachment_source_unref (pending->source);
   g_free (pending);
 }
@@ -71,6 +76,7 @@ enum
 {
   SEND,
   STOP,
+  ATTACHMENT_REFUSED,
   N_SIGNALS
 };
 
@@ -201,6 +207,91 @@ update_attachments (NatterComposer *self)
   update_button (self);
 }
 
+/* Takes @pending out of the message being written, with its chip. */
+static void
+remove_pending (NatterComposer *self,
+                Pending        *pending)
+{
+  if (pending->chip != NULL)
+    gtk_flow_box_remove (self->attachments_box, gtk_widget_get_parent (pending->chip));
+  g_ptr_array_remove (self->attachments, pending);
+  update_attachments (self);
+}
+
+typedef struct
+{
+  NatterComposer *self;
+  Pending        *pending;   /* valid while its check is not cancelled */
+} Check;
+
+static void
+checked_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Check *check = user_data;
+  g_autoptr(NatterComposer) self = check->self;
+  Pending *pending = check->pending;
+  g_autoptr(GError) error = NULL;
+  guint64 size = 0;
+  guint64 total = 0;
+
+  g_free (check);
+  if (!natter_attachment_source_check_finish (result, &size, &error) &&
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_object (&pending->check);
+  if (error == NULL)
+    {
+      pending->size = size;
+      for (guint i = 0; i < self->attachments->len; i++)
+        {
+          Pending *other = g_ptr_array_index (self->attachments, i);
+
+          if (other->check == NULL)
+            total += other->size;
+        }
+      /* Each file may be within the limit and all of them not: the one
+       * that goes over it is refused now, not the message at send. */
+      if (total > self->attachment_limit)
+        {
+          g_autofree char *whole = g_format_size (total);
+          g_autofree char *limit = g_format_size (self->attachment_limit);
+          GFile *file = natter_attachment_source_get_file (pending->source);
+          g_autofree char *name = file != NULL ? g_file_get_basename (file)
+                                               : g_strdup (natter_attachment_source_get_name (pending->source));
+
+          error = g_error_new (NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_TOO_LARGE,
+                               /* Translators: a file name, then two sizes, e.g. "20.3 MB" */
+                               _("“%s” was not attached: with it, the message’s attachments would weigh %s, "
+                                 "more than the %s one message may carry."),
+                               name, whole, limit);
+        }
+    }
+  if (error == NULL)
+    return;
+  /* Refused now, said now: never stored, never dropped silently at send. */
+  remove_pending (self, pending);
+  g_signal_emit (self, signals[ATTACHMENT_REFUSED], 0, error->message);
+}
+
+/* Checks @pending's file as it is attached (its type from its bytes, its
+ * size, whether it reads), when the composer knows the limit. */
+static void
+check_pending (NatterComposer *self,
+               Pending        *pending)
+{
+  Check *check;
+
+  if (self->attachment_limit == 0)
+    return;
+  check = g_new0 (Check, 1);
+  check->self = g_object_ref (self);
+  check->pending = pending;
+  pending->check = g_cancellable_new ();
+  natter_attachment_source_check_async (pending->source, self->attachment_limit, pending->check, checked_cb, check);
+}
+
 static void
 chip_remove_cb (NatterAttachmentChip *chip,
                 NatterComposer       *self)
@@ -211,12 +302,10 @@ chip_remove_cb (NatterAttachmentChip *chip,
 
       if (pending->chip == GTK_WIDGET (chip))
         {
-          gtk_flow_box_remove (self->attachments_box, gtk_widget_get_parent (pending->chip));
-          g_ptr_array_remove_index (self->attachments, i);
-          break;
+          remove_pending (self, pending);
+          return;
         }
     }
-  update_attachments (self);
 }
 
 static void
@@ -286,6 +375,7 @@ natter_composer_add_file (NatterComposer *self,
   pending = g_new0 (Pending, 1);
   pending->source = natter_attachment_source_new_for_file (file);
   g_ptr_array_add (self->attachments, pending);
+  check_pending (self, pending);
   update_button (self);
   g_file_query_info_async (natter_attachment_source_get_file (pending->source),
                            G_FILE_ATTRIBUTE_STANDARD_DISPLAY_NAME "," G_FILE_ATTRIBUTE_STANDARD_SIZE ","
@@ -302,6 +392,7 @@ add_bytes_source (NatterComposer         *self,
 
   pending->source = natter_attachment_source_ref (source);
   g_ptr_array_add (self->attachments, pending);
+  check_pending (self, pending);
   show_chip (self, pending,
              natter_attachment_chip_new (natter_attachment_source_get_name (source),
                                          natter_attachment_source_get_media_type (source),
@@ -331,6 +422,25 @@ natter_composer_add_texture (NatterComposer *self,
   /* Translators: the file name of an image pasted into a message */
   source = natter_attachment_source_new_for_bytes (png, _("Pasted image.png"), "image/png");
   add_bytes_source (self, source, GDK_PAINTABLE (texture));
+}
+
+/**
+ * natter_composer_set_attachment_limit:
+ * @self: a composer
+ * @limit: the most one message's attachments may weigh together, in
+ *   bytes (the `attachment-size-limit` setting); 0 checks nothing here
+ *
+ * With a limit, every file is checked as it is attached — whether it
+ * reads, whether a model reads its type (decided from its bytes), its
+ * size alone and with the others — and one that cannot be sent is
+ * refused then (#NatterComposer::attachment-refused), not at send.
+ */
+void
+natter_composer_set_attachment_limit (NatterComposer *self,
+                                      guint64         limit)
+{
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+  self->attachment_limit = limit;
 }
 
 /**
@@ -400,6 +510,29 @@ natter_composer_restore_attachments (NatterComposer *self,
     }
 }
 
+/* The drop highlight: the widget files are dropped on shows where they
+ * go while they are over it. */
+#define DROP_HIGHLIGHT "natter-drop-highlight"
+
+static GdkDragAction
+drop_enter_cb (GtkDropTarget  *target,
+               double          x,
+               double          y,
+               NatterComposer *self)
+{
+  if (!self->can_attach)
+    return 0;
+  gtk_widget_add_css_class (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (target)), DROP_HIGHLIGHT);
+  return GDK_ACTION_COPY;
+}
+
+static void
+drop_leave_cb (GtkDropTarget  *target,
+               NatterComposer *self)
+{
+  gtk_widget_remove_css_class (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (target)), DROP_HIGHLIGHT);
+}
+
 static gboolean
 drop_cb (GtkDropTarget  *target,
          const GValue   *value,
@@ -409,6 +542,7 @@ drop_cb (GtkDropTarget  *target,
 {
   GSList *files;
 
+  drop_leave_cb (target, self);
   if (!self->can_attach || !G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
     return FALSE;
   files = gdk_file_list_get_files (g_value_get_boxed (value));
@@ -421,10 +555,13 @@ drop_cb (GtkDropTarget  *target,
 /**
  * natter_composer_add_drop_target:
  * @self: a composer
- * @widget: where files may be dropped, e.g. the whole window
+ * @widget: where files may be dropped, e.g. the whole conversation
  *
- * Files dropped on @widget become attachments of the message being
- * written (when attaching is on, natter_composer_set_can_attach()).
+ * Files dropped on @widget, the composer's text field included, become
+ * attachments of the message being written (when attaching is on,
+ * natter_composer_set_can_attach()), and @widget is highlighted while
+ * they are over it. The target sees drops in the capture phase, before
+ * the text field, which would otherwise insert the files' paths as text.
  */
 void
 natter_composer_add_drop_target (NatterComposer *self,
@@ -435,6 +572,9 @@ natter_composer_add_drop_target (NatterComposer *self,
   g_return_if_fail (NATTER_IS_COMPOSER (self));
 
   target = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (target), GTK_PHASE_CAPTURE);
+  g_signal_connect (target, "enter", G_CALLBACK (drop_enter_cb), self);
+  g_signal_connect (target, "leave", G_CALLBACK (drop_leave_cb), self);
   g_signal_connect (target, "drop", G_CALLBACK (drop_cb), self);
   gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (target));
 }
@@ -710,6 +850,16 @@ natter_composer_class_init (NatterComposerClass *klass)
    */
   signals[STOP] = g_signal_new ("stop", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * NatterComposer::attachment-refused:
+   * @reason: why, in plain words, naming the file
+   *
+   * A file was not attached: it cannot be read, no model reads its type,
+   * or it is over the size limit alone or with the others
+   * (natter_composer_set_attachment_limit()).
+   */
+  signals[ATTACHMENT_REFUSED] = g_signal_new ("attachment-refused", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                              0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
   g_type_ensure (NATTER_TYPE_AGENT_CHOOSER);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-composer.ui");

@@ -32,6 +32,8 @@ NatterAgentChooser *natter_composer_get_agent_chooser (NatterComposer *self);
 
 void        natter_composer_set_can_attach       (NatterComposer *self,
                                                   gboolean        can_attach);
+void        natter_composer_set_attachment_limit (NatterComposer *self,
+                                                  guint64         limit);
 void        natter_composer_add_file             (NatterComposer *self,
                                                   GFile          *file);
 void        natter_composer_add_texture          (NatterComposer *self,

@@ -459,6 +459,7 @@ natter_conversation_view_set_timeline (NatterConversationView *self,
   g_return_if_fail (NATTER_IS_CONVERSATION_VIEW (self));
   g_return_if_fail (timeline == NULL || NATTER_IS_TIMELINE_MODEL (timeline));
 
+  natter_conversation_view_release_focus (self);
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
   g_set_object (&self->timeline, timeline);
@@ -476,6 +477,34 @@ natter_conversation_view_set_timeline (NatterConversationView *self,
   gtk_list_view_set_model (self->timeline_list, GTK_SELECTION_MODEL (selection));
   try_reveal (self);
   follow_bottom (self);
+}
+
+/**
+ * natter_conversation_view_release_focus:
+ * @self: the view
+ *
+ * Moves the keyboard focus from the timeline's rows, which are about to
+ * go (another conversation opens: a version's arrow or Try Again was just
+ * clicked), to the composer. Otherwise the list would hand the focus to
+ * the first row of the next conversation, and GTK would still compare
+ * the going row's button with what is focused next.
+ */
+void
+natter_conversation_view_release_focus (NatterConversationView *self)
+{
+  GtkRoot *root;
+  GtkWidget *focus;
+
+  g_return_if_fail (NATTER_IS_CONVERSATION_VIEW (self));
+
+  root = gtk_widget_get_root (GTK_WIDGET (self));
+  focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  if (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->timeline_list)))
+    return;
+  /* A composer that cannot take the focus now (insensitive) must not
+   * leave it on a row that goes: then nothing has it for a moment. */
+  if (!gtk_widget_grab_focus (GTK_WIDGET (self->composer)))
+    gtk_root_set_focus (root, NULL);
 }
 
 /**

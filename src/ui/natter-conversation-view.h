@@ -23,6 +23,7 @@ void                 natter_conversation_view_set_sessions         (NatterConver
                                                                     NatterSessions         *sessions);
 void                 natter_conversation_view_set_timeline         (NatterConversationView *self,
                                                                     NatterTimelineModel    *timeline);
+void                 natter_conversation_view_release_focus        (NatterConversationView *self);
 NatterTimelineModel *natter_conversation_view_get_timeline         (NatterConversationView *self);
 void                 natter_conversation_view_stick_to_bottom      (NatterConversationView *self);
 gboolean             natter_conversation_view_get_sticks_to_bottom (NatterConversationView *self);

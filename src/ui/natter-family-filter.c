@@ -145,3 +145,30 @@ natter_family_filter_get_n_versions (NatterFamilyFilter *self,
   g_return_val_if_fail (NATTER_IS_FAMILY_FILTER (self), 0);
   return natter_session_families_get_n_versions (self->families, session_id);
 }
+
+/**
+ * natter_family_filter_get_listed:
+ * @self: the filter
+ * @session_id: a session of the index
+ *
+ * Which session's row stands for @session_id while the filter is on:
+ * @session_id itself when it is the latest version of its conversation,
+ * else that latest version. Off (while searching), every session is its
+ * own row.
+ *
+ * Returns: (transfer none): the session id of the row, @session_id when
+ *   the filter does not know it
+ */
+const char *
+natter_family_filter_get_listed (NatterFamilyFilter *self,
+                                 const char         *session_id)
+{
+  const char *head;
+
+  g_return_val_if_fail (NATTER_IS_FAMILY_FILTER (self), session_id);
+
+  if (!self->enabled || session_id == NULL)
+    return session_id;
+  head = natter_session_families_get_head (self->families, session_id);
+  return head != NULL ? head : session_id;
+}

@@ -16,6 +16,8 @@ G_DECLARE_FINAL_TYPE (NatterFamilyFilter, natter_family_filter, NATTER, FAMILY_F
 NatterFamilyFilter *natter_family_filter_new            (GListModel         *index);
 void                natter_family_filter_set_enabled    (NatterFamilyFilter *self,
                                                          gboolean            enabled);
+const char         *natter_family_filter_get_listed     (NatterFamilyFilter *self,
+                                                         const char         *session_id);
 guint               natter_family_filter_get_n_versions (NatterFamilyFilter *self,
                                                          const char         *session_id);
 

@@ -28,6 +28,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "natter-family-filter.h"
 #include "natter-sidebar.h"
 
@@ -150,13 +152,17 @@ not_hidden (gpointer item,
   return !g_hash_table_contains (self->hidden, natter_session_index_entry_get_session_id (item));
 }
 
+/* A damaged conversation is not searched as if it were whole (its log
+ * reads all or nothing, docs/format.md §2): the words may be in it, so
+ * it stays listed, shown damaged, while the search looks for them. */
 static gboolean
 content_matches (gpointer item,
                  gpointer user_data)
 {
   NatterSidebar *self = user_data;
 
-  return g_hash_table_contains (self->content_hits, natter_session_index_entry_get_session_id (item));
+  return g_hash_table_contains (self->content_hits, natter_session_index_entry_get_session_id (item)) ||
+         (self->search != NULL && natter_session_index_entry_get_error (item) != NULL);
 }
 
 static void
@@ -251,6 +257,16 @@ keep_scroll (NatterSidebar *self,
 
 /* The selection */
 
+/* The session whose row stands for @session_id: an older version of a
+ * conversation shows as the conversation's one row. */
+static const char *
+listed_for (NatterSidebar *self,
+            const char    *session_id)
+{
+  return self->family_filter != NULL ? natter_family_filter_get_listed (self->family_filter, session_id)
+                                     : session_id;
+}
+
 static void
 selection_changed_cb (NatterSidebar *self)
 {
@@ -262,7 +278,8 @@ selection_changed_cb (NatterSidebar *self)
   if (entry == NULL)
     return;
   session_id = natter_session_index_entry_get_session_id (entry);
-  if (g_strcmp0 (session_id, self->selected_id) == 0)
+  /* The row of the conversation an older version of which is open. */
+  if (g_strcmp0 (session_id, listed_for (self, self->selected_id)) == 0)
     return;
   g_free (self->selected_id);
   self->selected_id = g_strdup (session_id);
@@ -273,7 +290,7 @@ static void
 sync_selection (NatterSidebar *self)
 {
   guint position = self->selected_id != NULL
-                   ? natter_sidebar_find_position (self, self->selected_id)
+                   ? natter_sidebar_find_position (self, listed_for (self, self->selected_id))
                    : GTK_INVALID_LIST_POSITION;
 
   if (gtk_single_selection_get_selected (self->selection) != position)
@@ -397,6 +414,35 @@ set_hits (NatterSidebar *self,
     sync_selection (self);
 }
 
+/* What the search could not look at, in words under the entry. */
+static void
+show_search_status (NatterSidebar *self,
+                    const GError  *error,
+                    gboolean       still_indexing)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (natter_sessions_list_sessions (self->sessions));
+  guint n_damaged = damaged->len;
+
+  if (error != NULL)
+    /* Titles are still searched; the index is only a cache. */
+    g_string_append_printf (text, _("Only titles are searched. %s"), error->message);
+  else if (still_indexing)
+    g_string_append (text, _("Still indexing: some conversations are not searched yet"));
+  if (n_damaged > 0)
+    {
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      g_string_append_printf (text,
+                              g_dngettext (GETTEXT_PACKAGE, "%u damaged conversation stays listed: it cannot be searched in full",
+                                           "%u damaged conversations stay listed: they cannot be searched in full",
+                                           n_damaged),
+                              n_damaged);
+    }
+  gtk_label_set_text (self->search_status, text->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->search_status), text->len > 0);
+}
+
 static void
 content_searched_cb (GObject      *object,
                      GAsyncResult *result,
@@ -410,10 +456,9 @@ content_searched_cb (GObject      *object,
   hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, &still_indexing, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->content_hits == NULL)
     return;
-  if (hits == NULL)
-    /* Titles are still searched; the index is only a cache. */
-    g_warning ("Searching the conversations failed: %s", error->message);
-  gtk_widget_set_visible (GTK_WIDGET (self->search_status), still_indexing);
+  if (error != NULL)
+    g_debug ("Searching the conversations failed: %s", error->message);
+  show_search_status (self, error, still_indexing);
   set_hits (self, hits);
 }
 

@@ -39,6 +39,7 @@ struct _NatterTurnRow
   GtkWidget      *streaming_view;
   /* The assistant's words in this turn, for Copy. */
   GString        *assistant_text;
+  gboolean        stopped_mid_answer;  /* a "Stopped mid-answer" mark is shown */
   /* The item's read waits until the list view places this row in the
    * viewport: a 1,000-turn session binds about 200 rows, of which a
    * handful are seen. placed_id is the idle that starts the read and
@@ -193,7 +194,11 @@ add_message_parts (NatterTurnRow       *self,
       g_string_append_len (self->assistant_text, text->str, text->len);
     }
   if (partial != NULL)
-    gtk_box_append (GTK_BOX (self->activity_box), partial_mark_new (call));
+    {
+      gtk_box_append (GTK_BOX (self->activity_box), partial_mark_new (call));
+      if (g_strcmp0 (natter_turn_model_call_get_error (call), "cancelled") == 0)
+        self->stopped_mid_answer = TRUE;
+    }
   g_string_free (text, TRUE);
 
   for (guint i = 0; i < natter_turn_model_call_get_n_tool_calls (call); i++)
@@ -329,7 +334,9 @@ show_terminal (NatterTurnRow   *self,
       }
       break;
     case NATTER_TURN_STATUS_CANCELLED:
-      set_status (self, FALSE, "process-stop-symbolic", _("Stopped"), NULL, NULL);
+      /* Said once: under the words that had arrived, when there were any. */
+      if (!self->stopped_mid_answer)
+        set_status (self, FALSE, "process-stop-symbolic", _("Stopped"), NULL, NULL);
       break;
     case NATTER_TURN_STATUS_SUSPENDED:
       /* A turn suspended on a prompt waits for the user whether its
@@ -445,7 +452,10 @@ show_actions (NatterTurnRow   *self,
 
   gtk_widget_set_visible (self->actions_box, settled);
   if (!settled)
-    return;
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
+      return;
+    }
 
   /* With no words to copy (a failed or stopped turn) the button is not
    * shown but keeps its place, so that Branch from Here stands where it
@@ -578,9 +588,11 @@ update (NatterTurnRow *self)
   remove_children (self->activity_box);
   remove_children (self->prompts_box);
   g_string_truncate (self->assistant_text, 0);
+  self->stopped_mid_answer = FALSE;
   gtk_widget_set_visible (self->prompts_box, FALSE);
   gtk_widget_set_visible (self->status_box, FALSE);
   gtk_widget_set_visible (self->actions_box, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
   gtk_widget_set_visible (self->input_actions, FALSE);
   if (self->item == NULL)
     return;

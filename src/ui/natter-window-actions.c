@@ -27,29 +27,8 @@
 
 /* Actions */
 
-static void
-create_session_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(NatterWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *session_id = NULL;
-
-  session_id = natter_sessions_create_session_finish (NATTER_SESSIONS (source), result, &error);
-  if (session_id == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _natter_window_show_error (self, NULL, _("A new conversation could not be started"), error, NULL);
-      return;
-    }
-  natter_window_open_session (self, session_id);
-  /* The new row is at the top of the list, which may be scrolled away. */
-  natter_sidebar_scroll_to (self->session_sidebar, session_id);
-  adw_leaflet_set_visible_child (self->leaflet, self->content);
-  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
-}
-
+/* A new conversation, shown empty: nothing is written before its first
+ * message, so unused new chats never pile up in the list. */
 static void
 new_chat_activated (GtkWidget  *widget,
                     const char *action_name,
@@ -59,16 +38,9 @@ new_chat_activated (GtkWidget  *widget,
 
   if (self->sessions == NULL)
     return;
-  /* An empty conversation is already a new chat: do not pile up more. */
-  if (self->entry != NULL && natter_session_index_entry_get_turn_count (self->entry) == 0 &&
-      natter_session_index_entry_get_error (self->entry) == NULL)
-    {
-      adw_leaflet_set_visible_child (self->leaflet, self->content);
-      gtk_widget_grab_focus (GTK_WIDGET (self->composer));
-      return;
-    }
-  natter_sessions_create_session_async (self->sessions, NULL, NULL, NULL, NULL, self->cancellable,
-                                        create_session_cb, g_object_ref (self));
+  _natter_window_open_new_chat (self);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }
 
 static void

@@ -194,6 +194,40 @@ export_activated (GtkWidget  *widget,
 
 /* Import */
 
+/* What the Details of an import's toast say: what it left out, and the
+ * conversations it could not read. */
+static char *
+import_details (const NatterImportReport *report)
+{
+  g_auto(GStrv) notes = natter_import_report_dup_notes (report);
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; notes[i] != NULL; i++)
+    g_string_append_printf (text, "%s%s", text->len > 0 ? "\n\n" : "", notes[i]);
+  if (report->defective->len > 0)
+    g_string_append_printf (text, "%s%s", text->len > 0 ? "\n\n" : "",
+                            ngettext ("This conversation could not be read and was not imported:",
+                                      "These conversations could not be read and were not imported:",
+                                      report->defective->len));
+  for (guint i = 0; i < report->defective->len; i++)
+    g_string_append_printf (text, "\n• %s", (const char *) g_ptr_array_index (report->defective, i));
+  return g_string_free (text, FALSE);
+}
+
+static void
+details_clicked_cb (AdwToast     *toast,
+                    NatterWindow *self)
+{
+  const char *details = g_object_get_data (G_OBJECT (toast), "details");
+  GtkWidget *dialog;
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("What the Import Left Out"), NULL);
+  /* The body is plain text: it names conversations from the file. */
+  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog), details);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 imported_cb (GObject      *source,
              GAsyncResult *result,
@@ -201,26 +235,52 @@ imported_cb (GObject      *source,
 {
   g_autoptr(NatterWindow) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) ids = NULL;
+  g_autoptr(NatterImportReport) report = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *escaped = NULL;
+  g_autofree char *details = NULL;
+  AdwToast *toast;
   guint n;
 
-  ids = natter_sessions_import_finish (NATTER_SESSIONS (source), result, &error);
-  if (ids == NULL)
+  report = natter_sessions_import_finish (NATTER_SESSIONS (source), result, &error);
+  if (report == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         _natter_window_show_error (self, NULL, _("Nothing was imported"), error, NULL);
       return;
     }
-  n = g_strv_length (ids);
-  if (n == 0)
+  n = report->session_ids->len;
+  details = import_details (report);
+  g_free (self->last_import_details);
+  self->last_import_details = g_strdup (details);
+  if (n == 0 && details[0] == '\0')
     {
       show_toast (self, _("The file holds no conversations"));
       return;
     }
-  natter_window_open_session (self, ids[0]);
-  text = g_strdup_printf (ngettext ("Imported %u conversation", "Imported %u conversations", n), n);
-  show_toast (self, text);
+  if (n > 0)
+    natter_window_open_session (self, g_ptr_array_index (report->session_ids, 0));
+  if (report->defective->len > 0)
+    {
+      guint unread = report->defective->len;
+      g_autofree char *imported = g_strdup_printf (ngettext ("Imported %u conversation.",
+                                                             "Imported %u conversations.", n), n);
+      g_autofree char *failed = g_strdup_printf (ngettext ("%u could not be read.", "%u could not be read.", unread),
+                                                 unread);
+
+      text = g_strdup_printf ("%s %s", imported, failed);
+    }
+  else
+    text = g_strdup_printf (ngettext ("Imported %u conversation", "Imported %u conversations", n), n);
+  escaped = g_markup_escape_text (text, -1);
+  toast = adw_toast_new (escaped);
+  if (details[0] != '\0')
+    {
+      adw_toast_set_button_label (toast, _("_Details"));
+      g_object_set_data_full (G_OBJECT (toast), "details", g_steal_pointer (&details), g_free);
+      g_signal_connect_object (toast, "button-clicked", G_CALLBACK (details_clicked_cb), self, 0);
+    }
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
 /**

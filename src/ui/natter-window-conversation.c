@@ -45,6 +45,15 @@ _natter_window_update_composer (NatterWindow *self)
   const char *reason = NULL;
   gboolean running;
 
+  if (self->entry == NULL && self->new_chat)
+    {
+      /* A new conversation: nothing runs, anything may be sent. */
+      natter_composer_set_running (self->composer, FALSE);
+      natter_composer_set_blocked_reason (self->composer, NULL);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->composer), !self->sending);
+      _natter_window_update_keyboard_actions (self);
+      return;
+    }
   if (self->entry == NULL)
     return;
 
@@ -100,15 +109,22 @@ show_agent_toast (NatterWindow *self,
 /* Shows the open session's agent: the one picked for it while the app
  * runs, else its last turn's, else Assistant. An agent that is gone
  * gives way to Assistant, said once per session, never a send to an
- * agent that cannot answer. */
+ * agent that cannot answer. An imported conversation's agent is only a
+ * record of where it came from (natter_send_pipeline_dup_agent()):
+ * Assistant takes its place without a word. */
 void
 _natter_window_apply_session_agent (NatterWindow *self)
 {
+  const char *key = _natter_window_choice_key (self);
+  g_autofree char *continued = NULL;
   const char *agent_id = NULL;
 
-  if (!has_agent_store (self) || self->session_id == NULL)
+  if (!has_agent_store (self) || key == NULL)
     return;
-  agent_id = g_hash_table_lookup (self->chosen_agents, self->session_id);
+  agent_id = g_hash_table_lookup (self->chosen_agents, key);
+  if (agent_id == NULL && self->entry != NULL && natter_session_index_entry_get_latest_turn_imported (self->entry) &&
+      self->pipeline != NULL)
+    agent_id = continued = natter_send_pipeline_dup_agent (self->pipeline, self->session_id, NULL);
   if (agent_id == NULL && self->entry != NULL)
     agent_id = natter_session_index_entry_get_last_agent_id (self->entry);
   if (agent_id == NULL)
@@ -119,8 +135,7 @@ _natter_window_apply_session_agent (NatterWindow *self)
     {
       /* Translators: %s is the id of an agent that was deleted */
       show_agent_toast (self, g_strdup_printf (_("The agent “%s” is gone: messages go to Assistant"), agent_id));
-      g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
-                            g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
+      g_hash_table_replace (self->chosen_agents, g_strdup (key), g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
     }
   self->applying_agent = FALSE;
 }
@@ -128,8 +143,8 @@ _natter_window_apply_session_agent (NatterWindow *self)
 static void
 agent_chosen_cb (NatterWindow *self)
 {
-  if (!self->applying_agent && self->session_id != NULL)
-    g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
+  if (!self->applying_agent && _natter_window_choice_key (self) != NULL)
+    g_hash_table_replace (self->chosen_agents, g_strdup (_natter_window_choice_key (self)),
                           g_strdup (natter_agent_chooser_get_agent_id (self->agent_chooser)));
   _natter_window_update_model_picker (self);
 }
@@ -148,8 +163,8 @@ agent_removed_cb (NatterWindow       *self,
   while (g_hash_table_iter_next (&iter, NULL, &value))
     if (g_str_equal (value, agent_id))
       g_hash_table_iter_remove (&iter);
-  if (self->session_id != NULL)
-    g_hash_table_replace (self->chosen_agents, g_strdup (self->session_id),
+  if (_natter_window_choice_key (self) != NULL)
+    g_hash_table_replace (self->chosen_agents, g_strdup (_natter_window_choice_key (self)),
                           g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
   /* Translators: %s is the name of an agent that was deleted */
   show_agent_toast (self, g_strdup_printf (_("The agent “%s” was removed: messages go to Assistant"), name));
@@ -167,9 +182,18 @@ agents_changed_cb (NatterWindow *self)
 static NatterModelChoice
 model_choice (NatterWindow *self)
 {
-  JsonObject *last = self->entry != NULL ? natter_session_index_entry_get_last_model (self->entry) : NULL;
-  NatterModelChoice choice = {
-    .picked = self->session_id != NULL ? g_hash_table_lookup (self->chosen_models, self->session_id) : NULL,
+  JsonObject *last = NULL;
+  NatterModelChoice choice;
+
+  /* An imported latest turn's model is a label unless the person has it
+   * (natter_send_pipeline_get_continued_model()). */
+  if (self->entry != NULL)
+    last = self->pipeline != NULL ? natter_send_pipeline_get_continued_model (self->pipeline, self->entry)
+           : natter_session_index_entry_get_latest_turn_imported (self->entry) ? NULL
+           : natter_session_index_entry_get_last_model (self->entry);
+  choice = (NatterModelChoice) {
+    .picked = _natter_window_choice_key (self) != NULL
+              ? g_hash_table_lookup (self->chosen_models, _natter_window_choice_key (self)) : NULL,
     .agent_own = agent_own_model (self),
     .last = last != NULL || self->session_id == NULL ? last
                                                      : g_hash_table_lookup (self->branch_models, self->session_id),
@@ -375,7 +399,8 @@ first_model (NatterWindow *self,
 void
 _natter_window_update_model_picker (NatterWindow *self)
 {
-  gboolean usable = self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+  gboolean usable = (self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL) ||
+                    (self->entry == NULL && self->new_chat);
   NatterModelChoice choice;
   const char *provider = NULL;
   const char *model = NULL;
@@ -405,12 +430,12 @@ model_chosen_cb (NatterWindow *self,
   JsonObject *choice;
 
   /* A model goes with the provider whose list it came from. */
-  if (self->session_id == NULL || provider == NULL)
+  if (_natter_window_choice_key (self) == NULL || provider == NULL)
     return;
   choice = json_object_new ();
   json_object_set_string_member (choice, "provider", provider);
   json_object_set_string_member (choice, "model", model);
-  g_hash_table_replace (self->chosen_models, g_strdup (self->session_id), choice);
+  g_hash_table_replace (self->chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
 }
 
 static void
@@ -418,13 +443,13 @@ model_fallback_cb (NatterWindow *self)
 {
   JsonObject *choice;
 
-  if (self->session_id == NULL || self->provider_id == NULL)
+  if (_natter_window_choice_key (self) == NULL || self->provider_id == NULL)
     return;
   choice = json_object_new ();
   json_object_set_string_member (choice, "provider", self->provider_id);
   if (self->default_model != NULL)
     json_object_set_string_member (choice, "model", self->default_model);
-  g_hash_table_replace (self->chosen_models, g_strdup (self->session_id), choice);
+  g_hash_table_replace (self->chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
   _natter_window_update_model_picker (self);
 }
 
@@ -436,7 +461,8 @@ typedef struct
 {
   NatterWindow         *self;
   NatterMessageRequest *request;
-  char                 *session_id;    /* the open conversation when it was sent */
+  char                 *session_id;    /* the open conversation when it was sent: its
+                                        * choice key (NATTER_WINDOW_NEW_CHAT_KEY: a new one) */
   gboolean              restore_draft;
   gboolean              refocus;
   NatterWindowCarriedChoice carried;   /* for a new version */
@@ -469,7 +495,7 @@ send_failed (SendData     *data,
 
   if (data->restore_draft && text != NULL)
     {
-      if (g_strcmp0 (self->session_id, data->session_id) == 0)
+      if (g_strcmp0 (_natter_window_choice_key (self), data->session_id) == 0)
         {
           g_autofree char *draft = natter_composer_dup_text (self->composer);
 
@@ -479,7 +505,7 @@ send_failed (SendData     *data,
       else if (!g_hash_table_contains (self->drafts, data->session_id))
         g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (text));
     }
-  if (data->restore_draft && sources->len > 0 && g_strcmp0 (self->session_id, data->session_id) == 0)
+  if (data->restore_draft && sources->len > 0 && g_strcmp0 (_natter_window_choice_key (self), data->session_id) == 0)
     natter_composer_restore_attachments (self->composer, sources);
   if (natter_message_request_get_compact_first (data->request))
     heading = _("The conversation could not be compacted");
@@ -487,7 +513,7 @@ send_failed (SendData     *data,
     heading = _("The new version could not be made");
   else
     heading = _("The message was not sent");
-  _natter_window_show_error (self, data->session_id, heading, error,
+  _natter_window_show_error (self, data->session_id[0] != '\0' ? data->session_id : NULL, heading, error,
                              natter_send_error_can_retry (error) ? data->request : NULL);
 }
 
@@ -500,8 +526,24 @@ send_done (SendData *data)
   _natter_window_update_composer (self);
   /* The composer was insensitive while the message went out, which took
    * its focus: give it back, so the next message is typed at once. */
-  if (data->refocus && g_strcmp0 (self->session_id, data->session_id) == 0)
+  if (data->refocus && g_strcmp0 (_natter_window_choice_key (self), data->session_id) == 0)
     gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+}
+
+/* The new conversation made for a first message takes over what was
+ * chosen for it while it was new. */
+static void
+adopt_new_chat (NatterWindow *self,
+                const char   *session_id)
+{
+  gpointer value;
+
+  if (g_hash_table_steal_extended (self->chosen_models, NATTER_WINDOW_NEW_CHAT_KEY, NULL, &value))
+    g_hash_table_replace (self->chosen_models, g_strdup (session_id), value);
+  if (g_hash_table_steal_extended (self->chosen_agents, NATTER_WINDOW_NEW_CHAT_KEY, NULL, &value))
+    g_hash_table_replace (self->chosen_agents, g_strdup (session_id), value);
+  g_hash_table_remove (self->drafts, NATTER_WINDOW_NEW_CHAT_KEY);
+  g_hash_table_remove (self->draft_attachments, NATTER_WINDOW_NEW_CHAT_KEY);
 }
 
 static void
@@ -522,6 +564,11 @@ sent_cb (GObject      *source,
       send_done (data);
       return;
     }
+  /* The composer takes messages again before another conversation
+   * opens: it is where the keyboard goes when the rows it was in go (a
+   * Try Again button clicked), and an insensitive one cannot take it. */
+  self->sending = FALSE;
+  _natter_window_update_composer (self);
   /* Said once per conversation: the message went with the whole
    * history all the same. */
   if (sent->compaction_error != NULL)
@@ -533,7 +580,36 @@ sent_cb (GObject      *source,
     {
       _natter_window_carry_choice (self, sent->session_id, &data->carried);
       if (g_strcmp0 (self->session_id, data->session_id) == 0)
-        natter_window_open_session (self, sent->session_id);
+        {
+          natter_window_open_session (self, sent->session_id);
+          g_free (data->session_id);
+          data->session_id = g_strdup (sent->session_id);
+        }
+    }
+  /* A first message made its conversation, which opens where the new
+   * one was, its row scrolled into view at the top of the list. */
+  else if (sent->created)
+    {
+      gboolean still_new = self->new_chat && self->session_id == NULL;
+
+      adopt_new_chat (self, sent->session_id);
+      if (still_new)
+        {
+          g_autofree char *typed = natter_composer_dup_text (self->composer);
+
+          /* Words typed while the first message went out are the new
+           * conversation's draft now. */
+          if (typed[0] != '\0')
+            g_hash_table_replace (self->drafts, g_strdup (sent->session_id), g_steal_pointer (&typed));
+          if (natter_composer_get_n_attachments (self->composer) > 0)
+            g_hash_table_replace (self->draft_attachments, g_strdup (sent->session_id),
+                                  natter_composer_take_attachments (self->composer));
+          self->new_chat = FALSE;
+          natter_window_open_session (self, sent->session_id);
+          natter_sidebar_scroll_to (self->session_sidebar, sent->session_id);
+        }
+      g_free (data->session_id);
+      data->session_id = g_strdup (sent->session_id);
     }
   send_done (data);
 }
@@ -549,7 +625,7 @@ send_request (NatterWindow         *self,
   JsonObject *picked;
   SendData *data;
 
-  if (self->session_id == NULL || self->pipeline == NULL)
+  if (_natter_window_choice_key (self) == NULL || self->pipeline == NULL)
     {
       natter_message_request_free (request);
       return;
@@ -557,10 +633,11 @@ send_request (NatterWindow         *self,
   /* A new message answers whatever the last error was about. */
   _natter_window_hide_error (self);
 
+  /* A new conversation's first message makes it (session NULL). */
   natter_message_request_set_session (request, self->session_id);
   if (has_agent_store (self) || self->agent_id != NULL)
     natter_message_request_set_agent (request, next_agent_id (self));
-  picked = g_hash_table_lookup (self->chosen_models, self->session_id);
+  picked = g_hash_table_lookup (self->chosen_models, _natter_window_choice_key (self));
   if (picked != NULL)
     natter_message_request_set_model (request, json_object_get_string_member_with_default (picked, "provider", NULL),
                                       json_object_get_string_member_with_default (picked, "model", NULL));
@@ -568,7 +645,7 @@ send_request (NatterWindow         *self,
   data = g_new0 (SendData, 1);
   data->self = g_object_ref (self);
   data->request = request;
-  data->session_id = g_strdup (self->session_id);
+  data->session_id = g_strdup (_natter_window_choice_key (self));
   data->restore_draft = restore_draft;
   data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->composer)) != NULL;
   _natter_window_dup_choice (self, &data->carried);
@@ -679,7 +756,8 @@ composer_send_cb (NatterWindow *self,
   natter_conversation_view_set_editing (self->conversation_view, FALSE);
   _natter_window_update_keyboard_actions (self);
   natter_composer_set_text (self->composer, NULL);
-  g_hash_table_remove (self->drafts, self->session_id);
+  if (_natter_window_choice_key (self) != NULL)
+    g_hash_table_remove (self->drafts, _natter_window_choice_key (self));
   /* An edited message is a new version, never a change of the old. */
   if (editing != NULL)
     _natter_window_send_version (self, editing, text, natter_composer_take_attachments (self->composer));
@@ -719,10 +797,23 @@ _natter_window_class_conversation_init (GtkWidgetClass *widget_class)
 }
 
 
+/* A file the composer would not attach: said in the error bar, about
+ * the conversation being written. */
+static void
+attachment_refused_cb (NatterWindow *self,
+                       const char   *reason)
+{
+  g_autoptr(GError) error = g_error_new_literal (NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED, reason);
+
+  _natter_window_show_error (self, self->session_id, _("The file was not attached"), error, NULL);
+}
+
 /* Sends what the composer sends, and follows its agent chooser. */
 void
 _natter_window_conversation_init (NatterWindow *self)
 {
+  g_signal_connect_object (self->composer, "attachment-refused", G_CALLBACK (attachment_refused_cb), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->composer, "send", G_CALLBACK (composer_send_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->composer, "stop", G_CALLBACK (_natter_window_composer_stop_cb), self,
                            G_CONNECT_SWAPPED);
@@ -733,6 +824,6 @@ _natter_window_conversation_init (NatterWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->agent_chooser, "agents-changed", G_CALLBACK (agents_changed_cb), self,
                            G_CONNECT_SWAPPED);
-  /* Files dropped anywhere on the window are attached. */
-  natter_composer_add_drop_target (self->composer, GTK_WIDGET (self));
+  /* Files dropped anywhere on the conversation are attached. */
+  natter_composer_add_drop_target (self->composer, GTK_WIDGET (self->conversation_view));
 }

@@ -114,6 +114,10 @@ explain_error (NatterWindow *self,
       }
   if (error->domain == NATTER_STORE_ERROR)
     return g_strdup (_("A conversation file could not be read or written."));
+  /* What GIO says when the desktop has no application for a file or a
+   * folder: nothing was read or written. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+    return g_strdup (_("No application on this computer is set up to open it."));
   if (error->domain == G_IO_ERROR)
     return g_strdup (_("A file could not be read or written."));
   return NULL;
@@ -186,6 +190,27 @@ _natter_window_show_error (NatterWindow               *self,
     }
   gtk_widget_set_visible (GTK_WIDGET (self->error_action_button), action != ERROR_ACTION_NONE);
   gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
+}
+
+/**
+ * natter_window_report_error:
+ * @self: the window
+ * @heading: what did not happen, in plain words (a translated sentence)
+ * @error: why
+ *
+ * Shows @heading and @error's reason in the window's error bar, about
+ * the open conversation: for what a widget of the conversation could not
+ * do (an attachment that could not be opened).
+ */
+void
+natter_window_report_error (NatterWindow *self,
+                            const char   *heading,
+                            const GError *error)
+{
+  g_return_if_fail (NATTER_IS_WINDOW (self));
+  g_return_if_fail (heading != NULL && error != NULL);
+
+  _natter_window_show_error (self, self->session_id, heading, error, NULL);
 }
 
 static void

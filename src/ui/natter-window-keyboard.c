@@ -37,6 +37,7 @@ _natter_window_update_keyboard_actions (NatterWindow *self)
 {
   GtkWidget *widget = GTK_WIDGET (self);
   gboolean usable = self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+  gboolean writable = usable || (self->entry == NULL && self->new_chat);
 
   /* A disabled action lets its key through: Ctrl+Z still undoes typing in
    * the composer while no deletion waits for its undo. */
@@ -45,8 +46,8 @@ _natter_window_update_keyboard_actions (NatterWindow *self)
                                  g_hash_table_size (self->pending_deletes) > 0);
   gtk_widget_action_set_enabled (widget, "win.stop", _natter_window_latest_is_running (self));
   gtk_widget_action_set_enabled (widget, "win.cancel-edit", self->editing_turn_id != NULL);
-  gtk_widget_action_set_enabled (widget, "win.focus-composer", usable);
-  gtk_widget_action_set_enabled (widget, "win.choose-model", usable);
+  gtk_widget_action_set_enabled (widget, "win.focus-composer", writable);
+  gtk_widget_action_set_enabled (widget, "win.choose-model", writable);
   /* Compaction waits for the latest turn: it summarizes settled turns. */
   gtk_widget_action_set_enabled (widget, "win.compact", usable && !_natter_window_latest_is_running (self));
   gtk_widget_action_set_enabled (widget, "win.compact-and-continue",

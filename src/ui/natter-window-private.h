@@ -31,11 +31,16 @@
 
 G_BEGIN_DECLS
 
+/* What a new conversation's draft, model and agent are kept under
+ * before it has a session id: no id is ever "". */
+#define NATTER_WINDOW_NEW_CHAT_KEY ""
+
 struct _NatterWindow
 {
   AdwApplicationWindow  parent_instance;
 
-GtkWindow            *help_overlay;     /* weak; only while it shows */
+  GtkWindow            *help_overlay;     /* weak; only while it shows */
+  GtkWindow            *stop_dialog;      /* weak; "Stop the Answer?" while it asks */
 
 
   NatterSettings       *settings;
@@ -63,6 +68,7 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   GHashTable           *chosen_agents;    /* session id → agent id */
   gboolean              applying_agent;
   char                 *last_agent_toast;
+  char                 *last_import_details;   /* what the last import's Details dialog says */
 
   /* The model picker: the registry it resolves providers in,
    * the default {provider, model}, and the provider it was last given. */
@@ -77,6 +83,10 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
   char                 *resolving_provider;
 
   char                 *session_id;
+  /* A new conversation being written: no session exists until its first
+   * message is sent (natter-send-pipeline.c makes it then); its draft,
+   * model and agent are kept under NATTER_WINDOW_NEW_CHAT_KEY. */
+  gboolean              new_chat;
   NatterSessionIndexEntry *entry;
   NatterTimelineModel  *timeline;
   gboolean              sending;
@@ -95,6 +105,10 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
    * (natter-window-queue.c). */
   GdkFrameClock        *queue_clock;
   gulong                queue_paint_handler;
+
+  /* Answers being stopped before the window closes. */
+  guint                 closing_stops;
+  gboolean              close_failed;
 
   /* Keyboard use */
   char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
@@ -140,11 +154,20 @@ GtkWindow            *help_overlay;     /* weak; only while it shows */
    * (turn id → GPtrArray of NatterTurnVersion). */
   char                 *editing_turn_id;
   GHashTable           *versions;
+  /* The version an arrow asked for, opened once the click that asked is
+   * over: opening it replaces the rows the arrow is in. */
+  guint                 open_version_id;
+  char                 *open_version_session;
+  char                 *open_version_turn;
 };
 
 /* natter-window.c */
 void
 _natter_window_close_session (NatterWindow *self);
+void
+_natter_window_open_new_chat (NatterWindow *self);
+const char *
+_natter_window_choice_key (NatterWindow *self);
 NatterTimelineModel *
 _natter_window_ensure_timeline (NatterWindow *self,
                                 const char   *session_id);

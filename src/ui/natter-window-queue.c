@@ -110,36 +110,78 @@ removed_cb (GObject      *source,
     g_debug ("A queued message could not be removed: %s", error->message);
 }
 
+/* One "Stop the Answer?" question: the queue it holds until answered. */
+typedef struct
+{
+  GWeakRef        window;
+  NatterSessions *sessions;
+  char           *session_id;
+  char          **queue_ids;
+  gboolean        released;
+} StopAsk;
+
+static void
+stop_ask_release (StopAsk  *ask,
+                  gboolean  promote)
+{
+  if (ask->released)
+    return;
+  ask->released = TRUE;
+  natter_sessions_release_queue (ask->sessions, ask->session_id, promote);
+}
+
+/* Closed without an answer (the window went): the queue goes on as if
+ * nothing had been asked. */
+static void
+stop_ask_free (StopAsk *ask)
+{
+  stop_ask_release (ask, TRUE);
+  g_weak_ref_clear (&ask->window);
+  g_object_unref (ask->sessions);
+  g_free (ask->session_id);
+  g_strfreev (ask->queue_ids);
+  g_free (ask);
+}
+
 static void
 stop_response_cb (AdwMessageDialog *dialog,
                   const char       *response,
-                  NatterWindow     *self)
+                  StopAsk          *ask)
 {
-  const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
+  g_autoptr(NatterWindow) self = g_weak_ref_get (&ask->window);
+  gboolean clear = g_strcmp0 (response, "clear") == 0;
+  gboolean stop = clear || g_strcmp0 (response, "keep") == 0;
 
-  if (g_strcmp0 (response, "clear") == 0)
-    {
-      g_auto(GStrv) ids = g_strdupv (g_object_get_data (G_OBJECT (dialog), "queue-ids"));
-
-      for (guint i = 0; ids[i] != NULL; i++)
-        natter_sessions_remove_queued_message_async (self->sessions, session_id, ids[i], NULL, removed_cb, NULL);
-    }
-  if ((g_strcmp0 (response, "clear") == 0 || g_strcmp0 (response, "keep") == 0) &&
-      g_strcmp0 (session_id, self->session_id) == 0)
+  if (clear)
+    for (guint i = 0; ask->queue_ids[i] != NULL; i++)
+      natter_sessions_remove_queued_message_async (ask->sessions, ask->session_id, ask->queue_ids[i], NULL,
+                                                   removed_cb, NULL);
+  if (stop && self != NULL && g_strcmp0 (ask->session_id, self->session_id) == 0)
     _natter_window_stop_latest (self);
+  /* A stopped answer leaves the queue to the person; Cancel lets it go on,
+   * sending the next message if the answer completed meanwhile. */
+  stop_ask_release (ask, !stop);
 }
 
 /* Stop (the button, Escape): with messages queued, asks whether they
  * stay — a stopped answer does not send them, they wait for the person —
- * or go with it. */
+ * or go with it. While it asks the queue is held: an answer that
+ * completes meanwhile sends nothing. Asked again, the question already
+ * shown comes forward. */
 void
 _natter_window_composer_stop_cb (NatterWindow *self)
 {
   AdwMessageDialog *dialog;
+  StopAsk *ask;
 
   if (natter_queue_view_get_n_queued (self->queue_view) == 0)
     {
       _natter_window_stop_latest (self);
+      return;
+    }
+  if (self->stop_dialog != NULL)
+    {
+      gtk_window_present (self->stop_dialog);
       return;
     }
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Stop the Answer?"),
@@ -153,9 +195,15 @@ _natter_window_composer_stop_cb (NatterWindow *self)
   adw_message_dialog_set_response_appearance (dialog, "clear", ADW_RESPONSE_DESTRUCTIVE);
   adw_message_dialog_set_default_response (dialog, "keep");
   adw_message_dialog_set_close_response (dialog, "cancel");
-  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->session_id), g_free);
-  g_object_set_data_full (G_OBJECT (dialog), "queue-ids", natter_queue_view_dup_queue_ids (self->queue_view),
-                          (GDestroyNotify) g_strfreev);
-  g_signal_connect_object (dialog, "response", G_CALLBACK (stop_response_cb), self, 0);
+  ask = g_new0 (StopAsk, 1);
+  g_weak_ref_init (&ask->window, self);
+  ask->sessions = g_object_ref (self->sessions);
+  ask->session_id = g_strdup (self->session_id);
+  ask->queue_ids = natter_queue_view_dup_queue_ids (self->queue_view);
+  natter_sessions_hold_queue (self->sessions, self->session_id);
+  g_object_set_data_full (G_OBJECT (dialog), "natter-stop-ask", ask, (GDestroyNotify) stop_ask_free);
+  g_signal_connect (dialog, "response", G_CALLBACK (stop_response_cb), ask);
+  self->stop_dialog = GTK_WINDOW (dialog);
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &self->stop_dialog);
   gtk_window_present (GTK_WINDOW (dialog));
 }

@@ -4,11 +4,13 @@
  *
  * Versions of a message in the window. Edit puts a sent message into the
  * composer; sending it then makes a new version: the send pipeline
- * branches at the turn before the message, with the conversation's
- * title, so the sidebar shows the branch as this conversation going on,
- * and sends the new words there (_natter_window_send_version()). Try
- * Again does the same with the same message. Nothing is discarded:
- * every message that has versions shows
+ * branches at the turn before the message, created with the
+ * conversation's title (what marks a branch as a version,
+ * docs/format.md §3.2), so the sidebar shows the branch as this
+ * conversation going on, and sends the new words there
+ * (_natter_window_send_version()). Try Again does the same with the
+ * same message. Nothing is discarded: every message that has versions
+ * shows
  * "‹ n/N ›", and the arrows open the conversation of the other version
  * scrolled to that version of the message
  * (natter_sessions_list_versions_async()).
@@ -219,8 +221,25 @@ cancel_edit_activated (GtkWidget  *widget,
   _natter_window_update_keyboard_actions (self);
 }
 
+static gboolean
+open_version_cb (gpointer user_data)
+{
+  NatterWindow *self = user_data;
+  g_autofree char *session_id = g_steal_pointer (&self->open_version_session);
+  g_autofree char *turn_id = g_steal_pointer (&self->open_version_turn);
+
+  self->open_version_id = 0;
+  if (natter_window_open_session (self, session_id))
+    _natter_window_reveal_turn (self, turn_id);
+  return G_SOURCE_REMOVE;
+}
+
 /* Another version opens where the one left was: at its version of the
- * message, not at the bottom of its conversation. */
+ * message, not at the bottom of its conversation. Not from inside the
+ * arrow's click: GTK is still handling the press and the release of the
+ * button, and opening the other conversation now would take the button
+ * away under it (GTK then asks a freed widget where the pointer and the
+ * focus are). The last arrow pressed wins. */
 static void
 open_version_activated (GtkWidget  *widget,
                         const char *action_name,
@@ -231,8 +250,12 @@ open_version_activated (GtkWidget  *widget,
   const char *turn_id;
 
   g_variant_get (parameter, "(&s&s)", &session_id, &turn_id);
-  if (natter_window_open_session (self, session_id))
-    _natter_window_reveal_turn (self, turn_id);
+  g_free (self->open_version_session);
+  g_free (self->open_version_turn);
+  self->open_version_session = g_strdup (session_id);
+  self->open_version_turn = g_strdup (turn_id);
+  if (self->open_version_id == 0)
+    self->open_version_id = g_idle_add (open_version_cb, self);
 }
 
 void

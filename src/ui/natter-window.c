@@ -27,6 +27,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "natter-ask-human-card.h"
@@ -64,11 +66,64 @@ natter_window_restore_state (NatterWindow *self)
     gtk_window_maximize (GTK_WINDOW (self));
 }
 
+/* Closing (or quitting) while answers stream ends them as Stop does: what
+ * was streamed so far is kept, and the next start finds a stopped answer,
+ * not one cut off by a crash. The window goes once every answer has
+ * stopped; one that could not be stopped keeps it open and says why. */
+static void
+close_stopped_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (source), result, &error))
+    {
+      self->close_failed = TRUE;
+      _natter_window_show_error (self, NULL, _("An answer could not be stopped, so the window stays open"),
+                                 error, NULL);
+    }
+  if (--self->closing_stops > 0)
+    return;
+  if (!self->close_failed)
+    gtk_window_close (GTK_WINDOW (self));
+  self->close_failed = FALSE;
+}
+
+/* Stops every answer this process is running; returns how many. */
+static guint
+stop_running_answers (NatterWindow *self)
+{
+  GListModel *sessions;
+  guint n, stopping = 0;
+
+  if (self->sessions == NULL)
+    return 0;
+  sessions = G_LIST_MODEL (natter_sessions_list_sessions (self->sessions));
+  n = g_list_model_get_n_items (sessions);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (sessions, i);
+      const char *latest = natter_session_index_entry_get_latest_turn_id (entry);
+
+      if (latest == NULL || !natter_sessions_is_turn_running (self->sessions, latest))
+        continue;
+      stopping++;
+      self->closing_stops++;
+      natter_sessions_stop_turn_async (self->sessions, latest, NULL, NULL, close_stopped_cb, g_object_ref (self));
+    }
+  return stopping;
+}
+
 static gboolean
 natter_window_close_request (GtkWindow *window)
 {
   NatterWindow *self = NATTER_WINDOW (window);
   int width, height;
+
+  if (self->closing_stops > 0 || stop_running_answers (self) > 0)
+    return TRUE;
 
   /* The size to restore is the unmaximized one. */
   gtk_window_get_default_size (window, &width, &height);
@@ -77,11 +132,27 @@ natter_window_close_request (GtkWindow *window)
   return GTK_WINDOW_CLASS (natter_window_parent_class)->close_request (window);
 }
 
+/* The header names the model of the next message in its picker, which
+ * needs the room: the subtitle names the model the last answer came from
+ * only when that is another one (the picker then shows a name the
+ * conversation has not used yet). */
+static void
+update_subtitle (NatterWindow *self)
+{
+  g_autofree char *last = self->entry != NULL ? natter_session_index_entry_dup_last_model_string (self->entry) : NULL;
+  const char *next = natter_model_picker_get_model (self->model_picker);
+  const char *last_model = last != NULL ? strchr (last, '/') : NULL;
+
+  if (last != NULL && next != NULL && last_model != NULL && g_strcmp0 (last_model + 1, next) == 0 &&
+      gtk_widget_get_visible (GTK_WIDGET (self->model_picker)))
+    g_clear_pointer (&last, g_free);
+  adw_window_title_set_subtitle (self->window_title, last != NULL ? last : "");
+}
+
 static void
 update_title (NatterWindow *self)
 {
   const char *title = NULL;
-  g_autofree char *model = NULL;
 
   if (self->entry != NULL)
     {
@@ -91,12 +162,11 @@ update_title (NatterWindow *self)
         title = _("Damaged Conversation");
       else if (title == NULL || title[0] == '\0')
         title = _("New chat");
-      model = natter_session_index_entry_dup_last_model_string (self->entry);
     }
   adw_window_title_set_title (self->window_title, title != NULL ? title : "");
-  adw_window_title_set_subtitle (self->window_title, model != NULL ? model : "");
   gtk_widget_set_visible (self->conversation_menu_button, self->entry != NULL);
   _natter_window_update_model_picker (self);
+  update_subtitle (self);
 }
 
 static void
@@ -112,6 +182,15 @@ update_conversation (NatterWindow *self)
   _natter_window_update_keyboard_actions (self);
   update_title (self);
 
+  if (!has_session && self->new_chat)
+    {
+      /* Nothing is written for a new conversation before its first
+       * message: the conversation page, empty, with the composer. */
+      _natter_window_update_composer (self);
+      gtk_stack_set_visible_child_name (self->content_stack, "conversation");
+      natter_conversation_view_set_new_chat_hint (self->conversation_view, TRUE);
+      return;
+    }
   if (!has_session)
     {
       gtk_stack_set_visible_child_name (self->content_stack, "empty");
@@ -146,6 +225,18 @@ hub_processing_cb (NatterTurnEventHub *hub,
     _natter_window_update_composer (self);
 }
 
+/* The service tells of a settled answer once it no longer runs it (the
+ * entry's status may have said "completed" before that, unchanged since):
+ * the composer stops showing an answer in progress. */
+static void
+session_index_changed_cb (NatterSessions *sessions,
+                          const char     *session_id,
+                          NatterWindow   *self)
+{
+  if (self->entry != NULL && g_strcmp0 (session_id, self->session_id) == 0)
+    _natter_window_update_composer (self);
+}
+
 static void
 set_entry (NatterWindow            *self,
            NatterSessionIndexEntry *entry)
@@ -164,24 +255,50 @@ set_entry (NatterWindow            *self,
     }
 }
 
+/* What the open conversation's draft and choices are kept under: its
+ * id, or for a new conversation NATTER_WINDOW_NEW_CHAT_KEY; NULL when
+ * none is open. */
+const char *
+_natter_window_choice_key (NatterWindow *self)
+{
+  if (self->session_id != NULL)
+    return self->session_id;
+  return self->new_chat ? NATTER_WINDOW_NEW_CHAT_KEY : NULL;
+}
+
 static void
 save_draft (NatterWindow *self)
 {
+  const char *key = _natter_window_choice_key (self);
   g_autofree char *draft = NULL;
 
-  if (self->session_id == NULL)
+  if (key == NULL)
     return;
   draft = natter_composer_dup_text (self->composer);
   if (draft[0] != '\0')
-    g_hash_table_replace (self->drafts, g_strdup (self->session_id), g_steal_pointer (&draft));
+    g_hash_table_replace (self->drafts, g_strdup (key), g_steal_pointer (&draft));
   else
-    g_hash_table_remove (self->drafts, self->session_id);
+    g_hash_table_remove (self->drafts, key);
   /* Attachments belong to their conversation's draft, too. */
   if (natter_composer_get_n_attachments (self->composer) > 0)
-    g_hash_table_replace (self->draft_attachments, g_strdup (self->session_id),
-                          natter_composer_take_attachments (self->composer));
+    g_hash_table_replace (self->draft_attachments, g_strdup (key), natter_composer_take_attachments (self->composer));
   else
-    g_hash_table_remove (self->draft_attachments, self->session_id);
+    g_hash_table_remove (self->draft_attachments, key);
+}
+
+/* Puts the draft kept under @key into the composer. */
+static void
+restore_draft (NatterWindow *self,
+               const char   *key)
+{
+  g_autoptr(GPtrArray) attachments = NULL;
+  g_autofree char *stolen_key = NULL;
+
+  natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, key));
+  g_hash_table_steal_extended (self->draft_attachments, key, (gpointer *) &stolen_key, (gpointer *) &attachments);
+  g_ptr_array_unref (natter_composer_take_attachments (self->composer));
+  if (attachments != NULL)
+    natter_composer_restore_attachments (self->composer, attachments);
 }
 
 static void
@@ -194,10 +311,11 @@ timeline_items_changed_cb (NatterWindow *self)
 void
 _natter_window_close_session (NatterWindow *self)
 {
-  /* An error about this conversation does not belong to the next one. */
-  if (self->error_session_id != NULL)
-    _natter_window_hide_error (self);
+  /* What went wrong is said where it went wrong: the next conversation
+   * opens without it. */
+  _natter_window_hide_error (self);
   save_draft (self);
+  self->new_chat = FALSE;
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
   self->timeline = NULL;
@@ -272,6 +390,7 @@ natter_window_open_session (NatterWindow *self,
   if (g_strcmp0 (session_id, self->session_id) == 0)
     return TRUE;
 
+  natter_conversation_view_release_focus (self->conversation_view);
   _natter_window_close_session (self);
   self->session_id = g_strdup (session_id);
   set_entry (self, entry);
@@ -286,23 +405,37 @@ natter_window_open_session (NatterWindow *self,
       g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
       natter_conversation_view_set_timeline (self->conversation_view, timeline);
-      natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, session_id));
-      {
-        g_autoptr(GPtrArray) attachments = NULL;
-        g_autofree char *key = NULL;
-
-        g_hash_table_steal_extended (self->draft_attachments, session_id, (gpointer *) &key,
-                                     (gpointer *) &attachments);
-        g_ptr_array_unref (natter_composer_take_attachments (self->composer));
-        if (attachments != NULL)
-          natter_composer_restore_attachments (self->composer, attachments);
-      }
+      restore_draft (self, session_id);
       _natter_window_refresh_versions (self);
       _natter_window_open_queue (self);
     }
   update_conversation (self);
   natter_sidebar_select (self->session_sidebar, self->session_id);
   return TRUE;
+}
+
+/**
+ * _natter_window_open_new_chat:
+ * @self: the window
+ *
+ * Shows a new, empty conversation: the composer with the new
+ * conversation's draft, the default agent and model. Nothing is
+ * written: the conversation exists from its first message, when the
+ * send pipeline makes it (docs/sessions.md §1).
+ */
+void
+_natter_window_open_new_chat (NatterWindow *self)
+{
+  _natter_window_cancel_opening (self);
+  if (self->new_chat)
+    return;
+  _natter_window_close_session (self);
+  self->new_chat = TRUE;
+  restore_draft (self, NATTER_WINDOW_NEW_CHAT_KEY);
+  _natter_window_apply_session_agent (self);
+  update_conversation (self);
+  _natter_window_update_model_picker (self);
+  natter_sidebar_select (self->session_sidebar, NULL);
 }
 
 /* Startup: the last open session */
@@ -347,10 +480,13 @@ natter_window_dispose (GObject *object)
   g_cancellable_cancel (self->first_model_cancellable);
   g_clear_object (&self->first_model_cancellable);
   g_clear_handle_id (&self->refocus_id, g_source_remove);
+  g_clear_handle_id (&self->open_version_id, g_source_remove);
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   if (self->index != NULL)
     g_signal_handlers_disconnect_by_data (self->index, self);
+  if (self->sessions != NULL)
+    g_signal_handlers_disconnect_by_data (self->sessions, self);
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
   self->timeline = NULL;
@@ -364,10 +500,13 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->first_models, g_hash_table_unref);
   g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->last_agent_toast, g_free);
+  g_clear_pointer (&self->last_import_details, g_free);
   g_clear_pointer (&self->error_session_id, g_free);
   g_clear_pointer (&self->retry_request, natter_message_request_free);
   g_clear_pointer (&self->editing_turn_id, g_free);
   g_clear_pointer (&self->versions, g_hash_table_unref);
+  g_clear_pointer (&self->open_version_session, g_free);
+  g_clear_pointer (&self->open_version_turn, g_free);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -379,6 +518,8 @@ natter_window_finalize (GObject *object)
 
   if (self->help_overlay != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
+  if (self->stop_dialog != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->stop_dialog), (gpointer *) &self->stop_dialog);
   g_clear_object (&self->settings);
   g_clear_object (&self->blobs);
   g_clear_object (&self->sessions);
@@ -508,6 +649,8 @@ natter_window_init (NatterWindow *self)
   gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), GTK_JUSTIFY_CENTER);
   natter_toast_guard_attach (self->toast_overlay);
   g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (update_narrow_header), self);
+  g_signal_connect_swapped (self->model_picker, "notify::model", G_CALLBACK (update_subtitle), self);
+  g_signal_connect_swapped (self->model_picker, "notify::visible", G_CALLBACK (update_subtitle), self);
   g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-decoration-layout",
                            G_CALLBACK (update_narrow_header), self, G_CONNECT_SWAPPED);
   update_narrow_header (self);
@@ -529,6 +672,14 @@ natter_window_init (NatterWindow *self)
   update_conversation (self);
 }
 
+/* Files are checked as they are attached, against the limit of the
+ * settings. */
+static void
+attachment_limit_cb (NatterWindow *self)
+{
+  natter_composer_set_attachment_limit (self->composer, natter_settings_get_attachment_size_limit (self->settings));
+}
+
 static void
 natter_window_set_services (NatterWindow       *self,
                             NatterSessions     *sessions,
@@ -548,6 +699,7 @@ natter_window_set_services (NatterWindow       *self,
 
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
+  g_signal_connect (sessions, "session-index-changed", G_CALLBACK (session_index_changed_cb), self);
   g_signal_connect_swapped (self->index, "notify::loaded", G_CALLBACK (index_loaded_cb), self);
 
   restore_last_session (self);
@@ -587,6 +739,9 @@ natter_window_new (NatterApplication  *application,
   services = application != NULL ? natter_application_get_services (application) : NULL;
   self->settings = services != NULL ? g_object_ref (natter_services_get_settings (services))
                                     : natter_settings_new_default ();
+  attachment_limit_cb (self);
+  g_signal_connect_object (self->settings, "notify::attachment-size-limit", G_CALLBACK (attachment_limit_cb), self,
+                           G_CONNECT_SWAPPED);
   if (services != NULL)
     natter_window_set_blob_store (self, natter_services_get_blob_store (services));
   natter_window_restore_state (self);

@@ -52,6 +52,9 @@ void                 natter_window_set_model_provider     (NatterWindow         
                                                            const char             *provider_id,
                                                            const char             *default_model);
 const char          *natter_window_get_session_id         (NatterWindow       *self);
+void                 natter_window_report_error           (NatterWindow       *self,
+                                                           const char         *heading,
+                                                           const GError       *error);
 GListModel          *natter_window_get_sidebar_model      (NatterWindow       *self);
 NatterTimelineModel *natter_window_get_timeline           (NatterWindow       *self);
 

@@ -10,6 +10,15 @@
                                    one scenario driven only by
                                    synthesized key presses (every
                                    feature works from the keyboard)
+  run_e2e.py --server scripted --drop
+                                   drags a file from another window onto
+                                   the message field: it is attached
+  run_e2e.py --server scripted --quit
+                                   Ctrl+Q while an answer streams: it is
+                                   stopped and kept, not lost
+  run_e2e.py --server scripted --versions
+                                   switches between two versions of an
+                                   answer with real clicks on the arrows
   run_e2e.py --server scripted --readme
                                    a fresh profile with only the README's
                                    settings (no default model): the first
@@ -70,6 +79,8 @@ CODE_TITLE = "Listing files"
 # the way a real server streams it: the fence and the line arrive apart.
 CODE_CHUNKS = ["Use", " this", ":\n\n", "``", "`sh", "\n", "ls", " -la", " ~/Doc", "uments",
                "\n``", "`\n", "\nIt", " lists", " them."]
+VERSIONS_ASK = "Tell me a joke"
+VERSIONS_ANSWER = "A joke with a punchline."
 README_HELLO = "My first message"
 README_ANSWER = "The provider's first model answers the first message."
 GREETING = ("Hello! I am the scripted model, streaming this answer to you in small "
@@ -113,6 +124,7 @@ class Scripted:
         s.add_rule("Are you back", [("text", "Yes, the server is back.")])
         s.add_rule(KEYBOARD_HELLO, [("text", KEYBOARD_ANSWER)])
         s.add_rule(README_HELLO, [("text", README_ANSWER)])
+        s.add_rule(VERSIONS_ASK, [("text", VERSIONS_ANSWER)])
         s.add_rule("Is anyone there", [("text", "Nobody should ever see this.")])
         s.add_rule(CODE_ASK, [("chunks", CODE_CHUNKS, 0.05)])
 
@@ -532,6 +544,139 @@ def code_scenario(run):
     run.verify_store()
 
 
+def click_at(acc):
+    """A real left click (XTest) in the middle of @acc, as a person clicks:
+    the button goes through GTK's press and release, not its action."""
+    ext = acc.get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+    Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + ext.height // 2, "b1c")
+
+
+def point_at_window(app):
+    """X sends keys to the window under the pointer (no window manager):
+    the pointer rests on the window's header, unclicked."""
+    ext = app.find(Atspi.Role.FRAME).get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+    Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + 10, "abs")
+    wait_until(lambda: app.find(Atspi.Role.FRAME).get_state_set().contains(Atspi.StateType.ACTIVE),
+               10, "the window to be active")
+
+
+def quit_scenario(run):
+    """Ctrl+Q while an answer streams: the answer stops as Stop stops it,
+    what had arrived is kept, and the next start shows it stopped, not
+    interrupted by a crash, with the composer ready for the next message."""
+    app = run.start_app()
+    app.new_chat()
+    app.send("Answer slowly please")
+    app.wait_text("This answer starts streaming")
+    point_at_window(app)
+    app._expect_exit()
+    key("q", "Control")
+    status = app.proc.wait(30)
+    app.root = None
+    run.server.hold.set()
+    if status != 0:
+        raise E2EFailure("natter exited with %d on Ctrl+Q" % status)
+    sessions = check_store(run.binary, run.data, app.env)
+    mine = [s for s in sessions if s.get("title") == "Answer slowly please"]
+    if not mine or mine[0].get("latestTurnStatus") != "cancelled":
+        raise E2EFailure("the answer is not stopped after Ctrl+Q: %r" % mine)
+    app = run.start_app()
+    app.select_session("Answer slowly please")
+    app.wait_text("This answer starts streaming")
+    run.shot(1, "-quit")
+    if any("Interrupted" in t or "crash" in t for t in app.texts()):
+        raise E2EFailure("the stopped answer shows as interrupted: %r" % app.texts())
+    app.send("Are you back?")
+    app.wait_text("Yes, the server is back.")
+    run.verify_store()
+
+
+def drop_scenario(run):
+    """Drags two files from another application's window onto the message
+    field with real pointer events (XTest; the files travel by XDND, as
+    from GNOME Files): they become attachment chips, the message keeps
+    its words, no path is typed into it."""
+    app = run.start_app()
+    app.new_chat()
+    notes = os.path.join(run.work, "notes.txt")
+    with open(notes, "w") as f:
+        f.write("Buy basil.\n")
+    composer = app.composer()
+    type_text(composer, "Look at this")
+    source = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "drag_source.py"), notes],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        if source.stdout.readline().strip() != "ready":
+            raise E2EFailure("the drag source did not start")
+        # The source's window sits at the screen's origin (no window
+        # manager), 120×60, over a corner of Natter's header.
+        ext = composer.get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+        target = (ext.x + ext.width // 2, ext.y + ext.height // 2)
+        Atspi.generate_mouse_event(60, 30, "abs")
+        Atspi.generate_mouse_event(60, 30, "b1p")
+        steps = 20
+        for i in range(1, steps + 1):
+            Atspi.generate_mouse_event(60 + (target[0] - 60) * i // steps,
+                                       30 + (target[1] - 30) * i // steps, "abs")
+            time.sleep(0.05)  # a hand moves over time; XDND answers each position
+        run.shot(1, "-drop-over")
+        Atspi.generate_mouse_event(target[0], target[1], "b1r")
+        app.wait_for("the dropped file's chip", contains="notes.txt")
+        text = composer.get_text_iface()
+        words = text.get_text(0, text.get_character_count())
+        if words != "Look at this":
+            raise E2EFailure("the message field reads %r after the drop" % words)
+        run.shot(1, "-drop")
+    finally:
+        source.stdin.close()
+        source.wait(10)
+    run.verify_store()
+
+
+def versions_scenario(run):
+    """Makes a second version of an answer with Try Again, then switches
+    between the versions with real clicks on ‹ and ›, eight times. The
+    arrow pressed opens another conversation, which replaces the rows the
+    arrow is in: the app must not log a critical (it aborts under
+    G_DEBUG=fatal-criticals), and afterwards the sidebar still shows the
+    open conversation selected and no message is selected."""
+    app = run.start_app()
+    app.new_chat()
+    app.send(VERSIONS_ASK)
+    app.wait_text(VERSIONS_ANSWER)
+    click_at(run.button_in(app.conversation(), "Try Again"))
+
+    def switcher_says(label):
+        return lambda: app.find(Atspi.Role.LABEL, name=label)
+
+    wait_until(switcher_says("2/2"), 20, "the switcher saying 2/2 after Try Again")
+    app.wait_text(VERSIONS_ANSWER)
+    for n in range(8):
+        going_back = n % 2 == 0
+        arrow = app.wait_for("the %s arrow" % ("previous" if going_back else "next"),
+                             role=Atspi.Role.PUSH_BUTTON,
+                             name="Previous Version" if going_back else "Next Version")
+        wait_until(lambda: arrow.get_state_set().contains(Atspi.StateType.SENSITIVE),
+                   10, "the arrow to be sensitive")
+        click_at(arrow)
+        wait_until(switcher_says("1/2" if going_back else "2/2"), 20,
+                   "the switcher to say %s after click %d" % ("1/2" if going_back else "2/2", n + 1))
+        app.check_alive()
+    run.shot(1, "-versions")
+    # The open conversation is the selected row of the sidebar; no
+    # message of the conversation is selected.
+    sidebar = app.wait_for("the sidebar", role=Atspi.Role.LIST, name="Conversations")
+    wait_until(lambda: any(sidebar.get_child_at_index(i).get_state_set().contains(Atspi.StateType.SELECTED)
+                           for i in range(sidebar.get_child_count())),
+               10, "a selected conversation in the sidebar")
+    conversation = app.conversation()
+    selected = [i for i in range(conversation.get_child_count())
+                if conversation.get_child_at_index(i).get_state_set().contains(Atspi.StateType.SELECTED)]
+    if selected:
+        raise E2EFailure("messages %r of the conversation show selected" % selected)
+    run.verify_store()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", choices=["scripted", "mock-llm"], required=True)
@@ -544,12 +689,18 @@ def main():
                         help="run the README-settings scenario instead of the steps")
     parser.add_argument("--code", action="store_true",
                         help="run the streamed one-line code block scenario instead of the steps")
+    parser.add_argument("--drop", action="store_true",
+                        help="run the drag-and-drop scenario (real pointer events) instead of the steps")
+    parser.add_argument("--quit", action="store_true",
+                        help="run the quit-while-answering scenario (Ctrl+Q) instead of the steps")
+    parser.add_argument("--versions", action="store_true",
+                        help="run the version switching scenario (real clicks) instead of the steps")
     args = parser.parse_args()
 
     if args.keyboard and args.server != "scripted":
         parser.error("--keyboard needs the scripted server")
-    if args.readme and args.server != "scripted":
-        parser.error("--readme needs the scripted server")
+    if (args.readme or args.versions or args.quit or args.drop) and args.server != "scripted":
+        parser.error("this scenario needs the scripted server")
     if args.server == "mock-llm":
         if not args.mock_llm_dir:
             args.mock_llm_dir = os.path.join(os.path.expanduser("~"), ".cache", "natter-mock-llm")
@@ -578,6 +729,18 @@ def main():
         if args.code:
             log("streamed code block scenario")
             code_scenario(run)
+            steps = []
+        if args.drop:
+            log("drag and drop scenario")
+            drop_scenario(run)
+            steps = []
+        if args.quit:
+            log("quit while answering scenario")
+            quit_scenario(run)
+            steps = []
+        if args.versions:
+            log("version switching scenario")
+            versions_scenario(run)
             steps = []
         if args.readme:
             log("README-settings scenario")

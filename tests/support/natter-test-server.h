@@ -22,6 +22,14 @@
 
 G_BEGIN_DECLS
 
+/* OpenAI's answer to `max_tokens` from a model that only takes
+ * `max_completion_tokens` (its reasoning models), exactly as it sends it. */
+#define NATTER_TEST_REFUSE_MAX_TOKENS \
+  { .status = 400, .content_type = "application/json", \
+    .body = "{\"error\":{\"message\":\"Unsupported parameter: 'max_tokens' is not supported with this model. " \
+            "Use 'max_completion_tokens' instead.\",\"type\":\"invalid_request_error\"," \
+            "\"param\":\"max_tokens\",\"code\":\"unsupported_parameter\"}}" }
+
 /* A NULL-terminated chunk list for NatterTestResponse.chunks. */
 #define NATTER_TEST_CHUNKS(...) ((const char *const[]) { __VA_ARGS__, NULL })
 

@@ -35,6 +35,23 @@ natter_test_services_set_up (NatterTestServices *f,
   f->settings = natter_settings_new (f->gsettings);
 }
 
+/**
+ * natter_test_services_set_up_without_titles:
+ * @f: the fixture
+ * @data: unused (a GTestFixtureFunc)
+ *
+ * natter_test_services_set_up() with the `auto-title` setting off, for
+ * the tests that script every model call and are not about titles: no
+ * conversation's first answer is followed by a title request.
+ */
+void
+natter_test_services_set_up_without_titles (NatterTestServices *f,
+                                            gconstpointer       data)
+{
+  natter_test_services_set_up (f, data);
+  g_settings_set_boolean (f->gsettings, "auto-title", FALSE);
+}
+
 /* Waits for what the services still do, then checks nothing holds them. */
 static void
 drop_services (NatterTestServices *f)
@@ -214,7 +231,9 @@ natter_test_services_create_session (NatterTestServices *f)
  * @f: the fixture
  * @session_id: the session
  * @text: the user's message
- * @auto_title: whether the session may be named by the model
+ *
+ * Automatic titles follow the `auto-title` setting (see
+ * natter_test_services_set_up_without_titles()).
  *
  * Sends @text as the built-in "assistant" agent on test/m.
  *
@@ -223,8 +242,7 @@ natter_test_services_create_session (NatterTestServices *f)
 char *
 natter_test_services_send (NatterTestServices *f,
                            const char         *session_id,
-                           const char         *text,
-                           gboolean            auto_title)
+                           const char         *text)
 {
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
@@ -233,7 +251,6 @@ natter_test_services_send (NatterTestServices *f,
   char *turn_id;
 
   natter_send_options_set_model (options, "test", "m");
-  natter_send_options_set_auto_title (options, auto_title);
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
   natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
@@ -353,6 +370,16 @@ write_turn (NatterJsonlRepo *repo,
   write_log (repo, turn_id, text);
 }
 
+/* Now, as a `ts` (docs/format.md §1). */
+static char *
+now_ts (void)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
+
+  return g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
+}
+
 /**
  * natter_test_services_write_chain:
  * @f: the fixture, before natter_test_services_serve() (the services
@@ -376,9 +403,7 @@ natter_test_services_write_chain (NatterTestServices *f,
   g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
   g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
   g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NULL);
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *seconds = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-  g_autofree char *ts = g_strdup_printf ("%s.%03dZ", seconds, g_date_time_get_microsecond (now) / 1000);
+  g_autofree char *ts = now_ts ();
   g_autoptr(GString) session = g_string_new (NULL);
   g_autofree char *previous = NULL;
   char *session_id;
@@ -402,5 +427,59 @@ natter_test_services_write_chain (NatterTestServices *f,
       previous = turn_id;
     }
   write_log (sessions, session_id, session);
+  return session_id;
+}
+
+/**
+ * natter_test_services_write_interrupted:
+ * @f: the fixture, before natter_test_services_serve()
+ * @text: the first message
+ * @out_turn_id: (out) (optional): gets the turn's id
+ *
+ * Writes what a process killed while the model answered a new
+ * conversation's first message leaves: a session created without a title,
+ * the turn appended with the title derived from @text, and the turn
+ * created with its model call requested and nothing after (it is idle;
+ * natter_sessions_resume_turn_async() goes on with it).
+ *
+ * Returns: (transfer full): the session id
+ */
+char *
+natter_test_services_write_interrupted (NatterTestServices  *f,
+                                        const char          *text,
+                                        char               **out_turn_id)
+{
+  g_autoptr(GFile) storage = g_file_get_child (f->dir, "storage");
+  g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
+  g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NULL);
+  g_autofree char *ts = now_ts ();
+  g_autoptr(GString) session = g_string_new (NULL);
+  g_autoptr(GString) turn = g_string_new (NULL);
+  g_autofree char *turn_id = NULL;
+  char *session_id;
+
+  g_assert_null (f->services);
+  session_id = natter_id_generator_next (ids);
+  turn_id = natter_id_generator_next (ids);
+  g_string_append_printf (turn,
+    "{\"type\":\"turn_created\",\"turnId\":\"%s\",\"ts\":\"%s\",\"schemaVersion\":1,\"sessionId\":\"%s\","
+    "\"agent\":{\"requested\":{\"agentId\":\"assistant\"},\"resolved\":{\"agentId\":\"assistant\","
+    "\"model\":{\"provider\":\"test\",\"model\":\"m\"},\"systemPrompt\":\"Be brief.\",\"tools\":[]}},"
+    "\"context\":[],\"input\":{\"role\":\"user\",\"content\":\"%s\"},"
+    "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}}\n"
+    "{\"type\":\"model_call_requested\",\"turnId\":\"%s\",\"ts\":\"%s\",\"modelCallIndex\":0,"
+    "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}\n",
+    turn_id, ts, session_id, text, turn_id, ts);
+  write_log (turns, turn_id, turn);
+  g_string_append_printf (session,
+    "{\"type\":\"session_created\",\"sessionId\":\"%s\",\"ts\":\"%s\",\"schemaVersion\":2}\n"
+    "{\"type\":\"turn_appended\",\"sessionId\":\"%s\",\"ts\":\"%s\",\"turnId\":\"%s\",\"sessionSeq\":1,"
+    "\"agentId\":\"assistant\",\"model\":{\"provider\":\"test\",\"model\":\"m\"}}\n"
+    "{\"type\":\"title_changed\",\"sessionId\":\"%s\",\"ts\":\"%s\",\"title\":\"%s\"}\n",
+    session_id, ts, session_id, ts, turn_id, session_id, ts, text);
+  write_log (sessions, session_id, session);
+  if (out_turn_id != NULL)
+    *out_turn_id = g_steal_pointer (&turn_id);
   return session_id;
 }

@@ -58,6 +58,8 @@ typedef struct
 
 void        natter_test_services_set_up         (NatterTestServices       *f,
                                                  gconstpointer             data);
+void        natter_test_services_set_up_without_titles (NatterTestServices *f,
+                                                        gconstpointer       data);
 void        natter_test_services_tear_down      (NatterTestServices       *f,
                                                  gconstpointer             data);
 void        natter_test_services_serve          (NatterTestServices       *f,
@@ -82,10 +84,12 @@ GAsyncResult *natter_test_services_wait_result  (GAsyncResult            **slot)
 char        *natter_test_services_create_session (NatterTestServices      *f);
 char        *natter_test_services_send          (NatterTestServices       *f,
                                                  const char               *session_id,
-                                                 const char               *text,
-                                                 gboolean                  auto_title);
+                                                 const char               *text);
 void        natter_test_services_wait_turn      (NatterTestServices       *f,
                                                  const char               *turn_id);
+char        *natter_test_services_write_interrupted (NatterTestServices   *f,
+                                                     const char           *text,
+                                                     char                **out_turn_id);
 void        natter_test_services_settle         (NatterTestServices       *f,
                                                  const char               *turn_id);
 JsonObject *natter_test_services_request_body   (NatterTestServices       *f,

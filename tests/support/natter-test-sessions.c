@@ -271,20 +271,14 @@ natter_test_lose_a_promotion (NatterSessions    *sessions,
                               const char        *session_id,
                               const char        *text)
 {
-  g_autoptr(JsonObject) message = json_object_new ();
-  g_autoptr(JsonObject) options = json_object_new ();
   g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   char *queue_id = natter_id_generator_next (ids);
   gboolean appended;
 
-  json_object_set_string_member (message, "role", "user");
-  json_object_set_string_member (message, "content", text);
-  json_object_set_string_member (options, "agentId", "helper");
-  json_object_set_boolean_member (options, "autoPermission", FALSE);
-  g_ptr_array_add (events, natter_session_event_new_message_queued (session_id, "2026-11-30T09:14:03Z", queue_id,
-                                                                    message, options));
+  g_ptr_array_add (events, natter_test_message_queued_new (session_id, "2026-11-30T09:14:03Z", queue_id, text,
+                                                           "helper", NULL, NULL));
   natter_sessions_append_events_async (sessions, session_id, events, NULL, natter_test_result_cb, &result);
   appended = natter_sessions_append_events_finish (sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);

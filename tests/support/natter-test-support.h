@@ -56,10 +56,44 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (NatterTestRun, natter_test_run_clear)
 void             natter_test_communicate      (GSubprocess     *process,
                                                NatterTestRun   *run);
 
+/* A command line given to the code under test in this process, its
+ * output kept. GIO calls it remote, as one forwarded from another
+ * process, whose environment travels with it. */
+#define NATTER_TYPE_TEST_COMMAND_LINE (natter_test_command_line_get_type ())
+G_DECLARE_FINAL_TYPE (NatterTestCommandLine, natter_test_command_line, NATTER, TEST_COMMAND_LINE,
+                      GApplicationCommandLine)
+
+NatterTestCommandLine *natter_test_command_line_new     (const char * const     *arguments,
+                                                         const char * const     *environment);
+const char            *natter_test_command_line_get_out (NatterTestCommandLine  *self);
+const char            *natter_test_command_line_get_err (NatterTestCommandLine  *self);
+
 /* The command line as a test runs it: its own data dir, no display. */
 GSubprocessLauncher *natter_test_cli_launcher_new (GFile              *dir);
 GSubprocess         *natter_test_cli_spawn        (GSubprocessLauncher *launcher,
                                                    const char * const  *args);
+void                 natter_test_cli_run          (GFile              *dir,
+                                                   const char * const  *args,
+                                                   NatterTestRun       *result,
+                                                   guint                timeout_ms);
+
+/* Writing a store another process made (docs/format.md §3). */
+char                *natter_test_store_session    (GFile              *dir,
+                                                   const char         *title,
+                                                   const char         *parent_session,
+                                                   const char         *forked_from_turn_id);
+JsonNode            *natter_test_message_queued_new (const char       *session_id,
+                                                     const char       *ts,
+                                                     const char       *queue_id,
+                                                     const char       *text,
+                                                     const char       *agent_id,
+                                                     const char       *provider,
+                                                     const char       *model);
+char                *natter_test_store_queued     (GFile              *dir,
+                                                   const char         *session_id,
+                                                   const char         *text,
+                                                   const char         *provider,
+                                                   const char         *model);
 
 JsonNode        *natter_test_json             (const char      *literal);
 void             natter_test_assert_json_equal (JsonNode       *actual,
@@ -68,6 +102,10 @@ GPtrArray       *natter_test_json_array       (const char      *first_literal,
                                                ...) G_GNUC_NULL_TERMINATED;
 char            *natter_test_read_file        (const char      *path,
                                                gsize           *length);
+GPtrArray       *natter_test_list_files       (GFile           *dir,
+                                               const char      *relative);
+void             natter_test_append_file      (const char      *path,
+                                               const char      *text);
 
 /* Property notifications: counts the notify signals of one property. */
 typedef struct _NatterTestNotify NatterTestNotify;
@@ -117,5 +155,22 @@ void              natter_test_property_notify_boolean (gpointer    object,
 NatterSendOptions *natter_test_send_options   (const char      *agent_id,
                                                const char      *provider,
                                                const char      *model);
+
+/* What someone else's archive holds (natter_test_shared_archive()). */
+typedef struct
+{
+  const char *provider;   /* of the turns: a provider id or a server address */
+  const char *model;
+  gboolean    grant;      /* "Always Allow" for read_file */
+  gboolean    queued;     /* a queued message for @provider, with auto-permission */
+  gboolean    cwd;        /* a working folder */
+  gboolean    waiting;    /* a second turn, waiting for permission to read a file */
+  gboolean    compacted;  /* two more turns and a compaction no turn used yet */
+} NatterTestShared;
+
+char             *natter_test_shared_archive  (const NatterTestShared *shared);
+char             *natter_test_chatgpt_fixture (void);
+char             *natter_test_chatgpt_fixture_subset (guint first,
+                                                      ...);
 
 G_END_DECLS

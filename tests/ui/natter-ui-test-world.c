@@ -9,6 +9,8 @@
 
 #include "natter-ui-test-world.h"
 
+#include "natter-attachment-intake.h"
+
 static gboolean
 ui_timeout_cb (gpointer data)
 {
@@ -106,6 +108,11 @@ ui_world_start_service (UiWorld *u)
   u->index = natter_session_index_new ();
   u->sessions = natter_sessions_new (u->w->session_repo, u->w->turn_repo, u->w->runtime, u->w->hub,
                                      NATTER_CLOCK (u->w->clock), u->w->ids, u->index);
+  /* The service follows the `auto-title` setting as the application's
+   * does (natter-services.c); ui_test_init() turns it off. */
+  if (u->settings == NULL)
+    u->settings = natter_settings_new_default ();
+  g_object_bind_property (u->settings, "auto-title", u->sessions, "auto-title", G_BINDING_SYNC_CREATE);
   natter_session_index_load_async (u->index, u->w->session_repo, u->w->turn_repo, NULL,
                                    ui_result_cb, &result);
   g_assert_true (natter_session_index_load_finish (u->index, ui_wait_result (&result), &error));
@@ -155,6 +162,7 @@ void
 ui_world_free (UiWorld *u)
 {
   ui_world_stop_service (u);
+  g_clear_object (&u->settings);
   natter_test_world_free (u->w);
   g_free (u);
 }
@@ -174,6 +182,20 @@ ui_create_session (UiWorld    *u,
   session_id = natter_sessions_create_session_finish (u->sessions, ui_wait_result (&result), &error);
   g_assert_no_error (error);
   return session_id;
+}
+
+/* Renames @session_id to @title, and waits until it is written. */
+void
+ui_set_title (UiWorld    *u,
+              const char *session_id,
+              const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_set_title_async (u->sessions, session_id, title, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_title_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
 }
 
 /* Sends @text to @session_id through the fake agent "helper", on
@@ -202,6 +224,45 @@ ui_send_with_model (UiWorld    *u,
   return turn_id;
 }
 
+/* Sends @text with the files @first_file, … (NULL-terminated) attached,
+ * stored in @blobs as the window stores them, through the fake agent
+ * "helper", a minute of the fake clock after the last send; returns the
+ * turn id at once (transfer full) and, when @out_parts is not NULL, the
+ * message's `blob` parts (transfer full). */
+char *
+ui_send_with_files (UiWorld          *u,
+                    NatterBlobStore  *blobs,
+                    const char       *session_id,
+                    const char       *text,
+                    JsonArray       **out_parts,
+                    GFile            *first_file,
+                    ...)
+{
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) parts = NULL;
+  g_autoptr(JsonObject) input = NULL;
+  char *turn_id;
+  va_list args;
+
+  va_start (args, first_file);
+  for (GFile *file = first_file; file != NULL; file = va_arg (args, GFile *))
+    g_ptr_array_add (sources, natter_attachment_source_new_for_file (file));
+  va_end (args);
+  parts = natter_attachments_store_sync (blobs, sources, 1000000, NULL, &error);
+  g_assert_no_error (error);
+  input = natter_user_message_new (text, parts);
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  natter_sessions_send_message_async (u->sessions, session_id, input, options, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  if (out_parts != NULL)
+    *out_parts = g_steal_pointer (&parts);
+  return turn_id;
+}
+
 /* ui_send_with_model() on the agent's own model. */
 char *
 ui_send (UiWorld    *u,
@@ -209,6 +270,78 @@ ui_send (UiWorld    *u,
          const char *text)
 {
   return ui_send_with_model (u, session_id, text, NULL, NULL);
+}
+
+/* The contents of @file (transfer full). */
+char *
+ui_read_file (GFile *file)
+{
+  g_autoptr(GError) error = NULL;
+  char *contents = NULL;
+
+  g_file_load_contents (file, NULL, &contents, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return contents;
+}
+
+static void
+write_file (GFile      *file,
+            const char *contents)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_file_replace_contents (file, contents, strlen (contents), NULL, FALSE, G_FILE_CREATE_NONE,
+                           NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static gboolean
+model_held (gpointer data)
+{
+  return natter_fake_model_get_n_held (((UiWorld *) data)->w->fakes->model) == 1;
+}
+
+/* What is on disk after the process died while the model was answering
+ * @text, sent to @session_id: the turn was appended and its model call
+ * requested, and nothing after. Made by running the turn up to that
+ * point (the model's script must hold its first step), copying both
+ * files, stopping the turn and putting the copies back; then a restart
+ * (a new index and service over the same directory). Returns the turn
+ * id (transfer full); @turn_file gets the turn file as the crash left
+ * it. */
+char *
+ui_make_interrupted (UiWorld     *u,
+                     const char  *session_id,
+                     const char  *text,
+                     char       **turn_file)
+{
+  g_autofree char *turn_id = NULL;
+  g_autofree char *session_bytes = NULL;
+  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  turn_id = ui_send (u, session_id, text);
+  ui_wait_until (model_held, u);
+  events = ui_get_turn (u, turn_id);
+  g_assert_cmpuint (events->len, ==, 2);
+  g_assert_nonnull (ui_find_event (events, "model_call_requested", NULL));
+
+  file = natter_jsonl_repo_get_file (u->w->turn_repo, turn_id, NULL);
+  *turn_file = ui_read_file (file);
+  session_bytes = ui_read_file (session_file);
+
+  natter_sessions_stop_turn_async (u->sessions, turn_id, NULL, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_stop_turn_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  ui_wait_turn (u, turn_id);
+  ui_world_stop_service (u);
+  write_file (file, *turn_file);
+  write_file (session_file, session_bytes);
+  ui_world_start_service (u);
+  return g_steal_pointer (&turn_id);
 }
 
 typedef struct

@@ -16,6 +16,7 @@
 #include <adwaita.h>
 
 #include "natter-sessions-private.h"
+#include "natter-settings.h"
 #include "natter-test-fakes.h"
 #include "natter-cli.h"
 #include "natter-window.h"
@@ -27,6 +28,7 @@ typedef struct
   NatterTestWorld    *w;
   NatterSessionIndex *index;
   NatterSessions     *sessions;
+  NatterSettings     *settings;   /* the installed ones, as the window's */
 } UiWorld;
 
 typedef gboolean (*UiCondition) (gpointer data);
@@ -72,11 +74,21 @@ void               ui_world_restart       (UiWorld            *u);
 gboolean           ui_no_advances         (gpointer            data);
 char              *ui_create_session      (UiWorld            *u,
                                            const char         *title);
+void               ui_set_title           (UiWorld            *u,
+                                           const char         *session_id,
+                                           const char         *title);
 char              *ui_send_with_model     (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *text,
                                            const char         *provider,
                                            const char         *model);
+char              *ui_send_with_files     (UiWorld            *u,
+                                           NatterBlobStore    *blobs,
+                                           const char         *session_id,
+                                           const char         *text,
+                                           JsonArray         **out_parts,
+                                           GFile              *first_file,
+                                           ...) G_GNUC_NULL_TERMINATED;
 char              *ui_send                (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *text);
@@ -89,6 +101,11 @@ NatterSessionState *ui_get_session        (UiWorld            *u,
 JsonObject        *ui_find_event          (GPtrArray          *events,
                                            const char         *type,
                                            const char         *tool_call_id);
+char              *ui_read_file           (GFile              *file);
+char              *ui_make_interrupted    (UiWorld            *u,
+                                           const char         *session_id,
+                                           const char         *text,
+                                           char              **turn_file);
 
 /* Widgets */
 

@@ -12,12 +12,15 @@
  * Assistant, with a toast, when the chosen agent is removed.
  */
 
+#include <string.h>
+
 #include <libsoup/soup.h>
 
 #include "natter-agent-chooser.h"
 #include "natter-builtin-agent-resolver.h"
 #include "natter-config-agent-resolver.h"
 #include "natter-turn-context-resolver.h"
+#include "natter-test-support.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 
@@ -417,6 +420,93 @@ test_agents_last_turn (void)
 }
 
 static gboolean
+window_has_session (gpointer data)
+{
+  return natter_window_get_session_id (data) != NULL;
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  UiWorld      *u;
+  const char   *not;
+} OtherSession;
+
+/* The window shows another session than @not, its one turn settled. */
+static gboolean
+other_session_answered (gpointer data)
+{
+  OtherSession *o = data;
+  const char *open = natter_window_get_session_id (o->window);
+  NatterSessionIndexEntry *entry = open != NULL ? natter_session_index_lookup (o->u->index, open) : NULL;
+
+  return entry != NULL && g_strcmp0 (open, o->not) != 0 && natter_session_index_entry_get_turn_count (entry) == 1 &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0 &&
+         ui_no_advances (o->u);
+}
+
+/* A conversation imported from ChatGPT names an agent ("imported") and a
+ * provider ("chatgpt") nobody here has: it opens with Assistant on the
+ * person's own model, without a word about a missing agent, and goes on
+ * there; so does another try at one of its answers. */
+static void
+test_agents_imported_chatgpt (void)
+{
+  Fixture *f = fixture_new ();
+  g_autofree char *text = natter_test_chatgpt_fixture_subset (1, 2, 3, 7, 0);
+  g_autoptr(GFile) file = g_file_get_child (f->u->w->dir, "conversations.json");
+  g_autoptr(JsonObject) created = NULL;
+  g_autoptr(GPtrArray) again = NULL;
+  g_autofree char *trip = NULL;
+  g_autofree char *first_turn = NULL;
+  NatterWindow *window = fixture_window (f);
+  NatterAgentChooser *chooser = chooser_of (window);
+  NatterModelPicker *picker = natter_window_get_model_picker (window);
+  NatterSessionIndexEntry *entry;
+  JsonObject *retried;
+  OtherSession o;
+
+  g_assert_true (g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL,
+                                          NULL));
+  _natter_window_import_from (window, file, "chatgpt");
+  ui_wait_until (window_has_session, window);
+  ui_wait_until (ui_timeline_loaded, window);
+  trip = g_strdup (natter_window_get_session_id (window));
+  entry = natter_session_index_lookup (f->u->index, trip);
+  g_assert_cmpstr (natter_agent_chooser_get_agent_id (chooser), ==, NATTER_BUILTIN_AGENT_ID);
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "local");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
+  g_assert_null (natter_window_get_last_agent_toast (window));
+  g_assert_true (natter_session_index_entry_get_latest_turn_imported (entry));
+
+  natter_fake_model_script (f->u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  {
+    g_autoptr(NatterSessionState) state = ui_get_session (f->u, trip);
+
+    first_turn = g_strdup (natter_session_state_get_turn (state, 0)->turn_id);
+  }
+  created = send_from_window (f, window, trip, "And the weather?");
+  g_assert_cmpstr (requested_agent (created), ==, NATTER_BUILTIN_AGENT_ID);
+  g_assert_cmpstr (resolved_model (created), ==, "alpha");
+  g_assert_null (natter_window_get_last_agent_toast (window));
+
+  /* Another try at the imported first answer: a new version, on the
+   * person's own model too. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.try-again", "s", first_turn));
+  o = (OtherSession) { window, f->u, trip };
+  ui_wait_until (other_session_answered, &o);
+  again = ui_get_turn (f->u, natter_session_index_entry_get_latest_turn_id (
+                         natter_session_index_lookup (f->u->index, natter_window_get_session_id (window))));
+  retried = ui_find_event (again, "turn_created", NULL);
+  g_assert_cmpstr (requested_agent (retried), ==, NATTER_BUILTIN_AGENT_ID);
+  g_assert_cmpstr (resolved_model (retried), ==, "alpha");
+  g_assert_null (natter_window_get_last_agent_toast (window));
+
+  ui_destroy_window (window);
+  fixture_free (f);
+}
+
+static gboolean
 translator_gone (gpointer data)
 {
   return !natter_agent_chooser_has_agent (data, "translator");
@@ -546,6 +636,7 @@ main (int   argc,
   g_test_add_func ("/agents/per-session", test_agents_per_session);
   g_test_add_func ("/agents/last-turn", test_agents_last_turn);
   g_test_add_func ("/agents/removed", test_agents_removed);
+  g_test_add_func ("/agents/imported-chatgpt", test_agents_imported_chatgpt);
   g_test_add_func ("/agents/screenshots", test_agents_screenshots);
 
   status = g_test_run ();

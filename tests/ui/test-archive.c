@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "natter-test-support.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 
@@ -169,9 +170,55 @@ test_import_damaged (void)
   ui_wait_until (error_bar_shown, window);
   shown = (Shown) { window, "Nothing was imported" };
   g_assert_true (label_shown (&shown));
-  shown = (Shown) { window, "Conversation 1: message n1 is not in its “mapping”" };
+  shown = (Shown) { window, "Conversation 1 (“x”): message n1 is not in its “mapping”" };
   g_assert_true (label_shown (&shown));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (u->index)), ==, 0);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* An import says what it left out: the toast offers Details, which
+ * name the grant, the queued message, the server address and the
+ * working folder that stayed behind; the conversation opens on the
+ * person's own provider, not on the address the file names. */
+static void
+test_import_summary (void)
+{
+  UiWorld *u = ui_world_new ();
+  NatterWindow *window = ui_window_new (app, u);
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  NatterTestShared shared = { .provider = "http://127.0.0.1:9/v1", .model = "m", .grant = TRUE, .queued = TRUE,
+                              .cwd = TRUE };
+  g_autofree char *text = natter_test_shared_archive (&shared);
+  g_autoptr(GFile) file = g_file_get_child (u->w->dir, "shared.json");
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "data", "chatgpt", "conversations.json", NULL);
+  g_autoptr(GFile) export = g_file_new_for_path (path);
+  Shown shown;
+
+  natter_provider_registry_add_provider (registry, "scripted", "Scripted", "http://127.0.0.1:9/v1/");
+  natter_window_set_model_provider (window, registry, "scripted", "m");
+  g_assert_true (g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL,
+                                          NULL));
+  _natter_window_import_from (window, file, NULL);
+  g_object_set_data (G_OBJECT (window), "before", NULL);
+  ui_wait_until (other_session_open, window);
+  shown = (Shown) { window, "Imported 1 conversation" };
+  ui_wait_until (label_shown, &shown);
+  g_assert_nonnull (ui_find_button (window, "_Details"));
+  g_assert_nonnull (strstr (window->last_import_details, "1 “Always Allow” permission was not brought over"));
+  g_assert_nonnull (strstr (window->last_import_details, "1 queued message was not brought over"));
+  g_assert_nonnull (strstr (window->last_import_details, "server address named in the file"));
+  g_assert_nonnull (strstr (window->last_import_details, "working folder"));
+  g_assert_cmpstr (natter_model_picker_get_provider_id (natter_window_get_model_picker (window)), ==, "scripted");
+
+  /* A ChatGPT export with a damaged conversation: the others come in and
+   * the damaged one is named. */
+  g_object_set_data_full (G_OBJECT (window), "before", g_strdup (natter_window_get_session_id (window)), g_free);
+  _natter_window_import_from (window, export, "chatgpt");
+  ui_wait_until (other_session_open, window);
+  g_assert_nonnull (strstr (window->last_import_details,
+                            "• Conversation 6 (“Damaged”): message gone is not in its “mapping”"));
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -188,6 +235,7 @@ main (int   argc,
   g_test_add_func ("/archive/menus", test_archive_menus);
   g_test_add_func ("/archive/export-import", test_export_import);
   g_test_add_func ("/archive/import-damaged", test_import_damaged);
+  g_test_add_func ("/archive/import-summary", test_import_summary);
 
   status = g_test_run ();
   g_object_unref (app);

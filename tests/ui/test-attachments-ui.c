@@ -10,6 +10,8 @@
  * conversation with an image.
  */
 
+#include <glib/gstdio.h>
+
 #include "natter-attachment-chip.h"
 #include "natter-attachment-intake.h"
 #include "natter-composer.h"
@@ -113,11 +115,11 @@ composer_of (Fixture *f)
   return f->window->composer;
 }
 
-/* The drop target the window has for files. */
+/* The drop target the conversation has for files. */
 static GtkDropTarget *
 window_drop_target (Fixture *f)
 {
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (f->window));
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (f->window->conversation_view));
 
   for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
     {
@@ -171,12 +173,46 @@ test_drop_and_send (Fixture       *f,
   g_autofree char *request_text = NULL;
   g_autoptr(JsonNode) request_node = json_node_new (JSON_NODE_OBJECT);
 
-  /* Two files dropped anywhere on the window: two chips. */
+  /* The conversation takes files dropped on the message field too, before
+   * the field (which would insert their paths as text) sees them. */
+  {
+    GtkWidget *field = ui_find_first (composer, GTK_TYPE_TEXT_VIEW);
+    GtkWidget *target_widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (target));
+
+    g_assert_nonnull (field);
+    g_assert_true (gtk_widget_is_ancestor (field, target_widget));
+    g_assert_cmpint (gtk_event_controller_get_propagation_phase (GTK_EVENT_CONTROLLER (target)), ==,
+                     GTK_PHASE_CAPTURE);
+  }
+
+  /* Over the conversation, the files show where they go. */
+  {
+    GdkDragAction action = 0;
+    GtkWidget *target_widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (target));
+
+    g_signal_emit_by_name (target, "enter", 10.0, 10.0, &action);
+    g_assert_cmpint (action, ==, GDK_ACTION_COPY);
+    g_assert_true (gtk_widget_has_css_class (target_widget, "natter-drop-highlight"));
+    g_signal_emit_by_name (target, "leave");
+    g_assert_false (gtk_widget_has_css_class (target_widget, "natter-drop-highlight"));
+    g_signal_emit_by_name (target, "enter", 10.0, 10.0, &action);
+  }
+
+  /* Two files dropped anywhere on the conversation: two chips, and no
+   * path typed into the message. */
+  natter_composer_set_text (composer, "Look at these");
   g_value_init (&value, GDK_TYPE_FILE_LIST);
   g_value_take_boxed (&value, gdk_file_list_new_from_list (files));
   g_slist_free (files);
   g_signal_emit_by_name (target, "drop", &value, 10.0, 10.0, &accepted);
   g_assert_true (accepted);
+  g_assert_false (gtk_widget_has_css_class (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (target)),
+                                            "natter-drop-highlight"));
+  {
+    g_autofree char *text = natter_composer_dup_text (composer);
+
+    g_assert_cmpstr (text, ==, "Look at these");
+  }
   ui_wait_until (has_n_chips, &count);
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 2);
   g_assert_true (ui_label_shown (f->window, "notes.txt"));
@@ -275,25 +311,13 @@ static void
 test_screenshot (Fixture       *f,
                  gconstpointer  data)
 {
-  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
-  g_autoptr(JsonArray) parts = NULL;
-  g_autoptr(JsonObject) input = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *turn_id = NULL;
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
-  g_autoptr(GAsyncResult) result = NULL;
 
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->png_file));
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
-  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
-  g_assert_no_error (error);
-  input = natter_user_message_new ("What colours are in this picture?", parts);
   natter_fake_model_script (f->u->w->fakes->model,
                             "{\"role\":\"assistant\",\"content\":\"It fades from **blue** to *magenta* and "
                             "*turquoise*; the notes say the word is plum.\"}", NULL);
-  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
+  turn_id = ui_send_with_files (f->u, f->blobs, f->session_id, "What colours are in this picture?", NULL,
+                                f->png_file, f->text_file, NULL);
   ui_wait_turn (f->u, turn_id);
 
   ui_wait_until (image_shown, f->window);
@@ -327,12 +351,7 @@ static void
 test_edit_carries_attachments (Fixture       *f,
                                gconstpointer  data)
 {
-  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
   g_autoptr(JsonArray) parts = NULL;
-  g_autoptr(JsonObject) input = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
   g_autofree char *first = NULL;
   g_autofree char *turn_id = NULL;
   g_autoptr(GPtrArray) chips = NULL;
@@ -349,15 +368,8 @@ test_edit_carries_attachments (Fixture       *f,
                             "{\"role\":\"assistant\",\"content\":\"Blue.\"}", NULL);
   first = ui_send (f->u, f->session_id, "Hi");
   ui_wait_turn (f->u, first);
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->png_file));
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
-  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
-  g_assert_no_error (error);
-  input = natter_user_message_new ("What is in these?", parts);
-  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  turn_id = ui_send_with_files (f->u, f->blobs, f->session_id, "What is in these?", &parts,
+                                f->png_file, f->text_file, NULL);
   ui_wait_turn (f->u, turn_id);
   ui_wait_until (ui_timeline_loaded, f->window);
   ui_wait_until (image_shown, f->window);
@@ -398,12 +410,7 @@ static void
 test_try_again_keeps_attachments (Fixture       *f,
                                   gconstpointer  data)
 {
-  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
   g_autoptr(JsonArray) parts = NULL;
-  g_autoptr(JsonObject) input = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
   g_autofree char *turn_id = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GPtrArray) kept = NULL;
@@ -413,15 +420,8 @@ test_try_again_keeps_attachments (Fixture       *f,
   natter_fake_model_script (f->u->w->fakes->model,
                             "{\"role\":\"assistant\",\"content\":\"Blue.\"}",
                             "{\"role\":\"assistant\",\"content\":\"Blue, and plum.\"}", NULL);
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->png_file));
-  g_ptr_array_add (sources, natter_attachment_source_new_for_file (f->text_file));
-  parts = natter_attachments_store_sync (f->blobs, sources, 1000000, NULL, &error);
-  g_assert_no_error (error);
-  input = natter_user_message_new ("What is in these?", parts);
-  natter_sessions_send_message_async (f->u->sessions, f->session_id, input, options, NULL, ui_result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  turn_id = ui_send_with_files (f->u, f->blobs, f->session_id, "What is in these?", &parts,
+                                f->png_file, f->text_file, NULL);
   ui_wait_turn (f->u, turn_id);
   ui_wait_until (ui_timeline_loaded, f->window);
   ui_wait_until (image_shown, f->window);
@@ -439,12 +439,240 @@ test_try_again_keeps_attachments (Fixture       *f,
                      json_object_get_string_member (json_array_get_object_element (parts, i), "sha256"));
 }
 
+/* Where the test's desktop writes what it was asked to open, and the
+ * folder it lives in. */
+static char *opened_marker;
+static char *desktop_root;
+
+/* A desktop with one application for text files, which writes the URI
+ * it is given to opened_marker: set up before GIO reads the desktop's
+ * applications. */
+static void
+set_up_desktop (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("natter-desktop-XXXXXX", NULL);
+  g_autofree char *apps = g_build_filename (root, "data", "applications", NULL);
+  g_autofree char *config = g_build_filename (root, "config", NULL);
+  g_autofree char *script = g_build_filename (root, "opener.sh", NULL);
+  g_autofree char *desktop = g_build_filename (apps, "natter-test-opener.desktop", NULL);
+  g_autofree char *mimeapps = g_build_filename (config, "mimeapps.list", NULL);
+  g_autofree char *data_home = g_build_filename (root, "data", NULL);
+  g_autofree char *cache_home = g_build_filename (root, "cache", NULL);
+  g_autofree char *script_text = NULL;
+  g_autofree char *desktop_text = NULL;
+
+  opened_marker = g_build_filename (root, "opened", NULL);
+  desktop_root = g_strdup (root);
+  g_assert_cmpint (g_mkdir_with_parents (apps, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (config, 0700), ==, 0);
+  script_text = g_strdup_printf ("#!/bin/sh\nprintf '%%s' \"$1\" > '%s.tmp' && mv '%s.tmp' '%s'\n",
+                                 opened_marker, opened_marker, opened_marker);
+  g_assert_true (g_file_set_contents (script, script_text, -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0700), ==, 0);
+  desktop_text = g_strdup_printf ("[Desktop Entry]\nType=Application\nName=Opener\nExec=%s %%u\n"
+                                  "MimeType=text/plain;\nNoDisplay=true\n", script);
+  g_assert_true (g_file_set_contents (desktop, desktop_text, -1, NULL));
+  g_assert_true (g_file_set_contents (mimeapps, "[Default Applications]\ntext/plain=natter-test-opener.desktop\n",
+                                      -1, NULL));
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("XDG_CACHE_HOME", cache_home, TRUE);
+}
+
+static GtkWidget *
+history_chip (Fixture    *f,
+              const char *name)
+{
+  g_autofree char *tooltip = g_strdup_printf ("Open “%s”", name);
+  g_autoptr(GPtrArray) buttons = ui_find_all (natter_window_get_timeline_list (f->window), GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_widget_get_tooltip_text (buttons->pdata[i]), tooltip) == 0)
+      return buttons->pdata[i];
+  return NULL;
+}
+
+static gboolean
+history_chip_shown (gpointer data)
+{
+  ui_settle ();
+  return history_chip (data, "notes.txt") != NULL;
+}
+
+static gboolean
+marker_written (gpointer data)
+{
+  return g_file_test (opened_marker, G_FILE_TEST_EXISTS);
+}
+
+static gboolean
+error_bar_says (gpointer data)
+{
+  Fixture *f = data;
+
+  return gtk_revealer_get_reveal_child (f->window->error_revealer) &&
+         g_strcmp0 (gtk_label_get_text (f->window->error_heading), "“notes.txt” could not be opened") == 0;
+}
+
+static gboolean
+error_bar_hidden (gpointer data)
+{
+  Fixture *f = data;
+
+  return !gtk_revealer_get_reveal_child (f->window->error_revealer);
+}
+
+/* A file sent with a message opens, from its chip in the conversation,
+ * in the desktop's application for it; one whose blob is gone says why
+ * it cannot, in the window. */
+static void
+test_history_chip_opens (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(JsonArray) parts = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *uri = NULL;
+  g_autofree char *opened = NULL;
+  g_autofree char *blob = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *other = NULL;
+  GtkWidget *chip;
+
+  natter_fake_model_script (f->u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Plum.\"}", NULL);
+  turn_id = ui_send_with_files (f->u, f->blobs, f->session_id, "What is the word?", &parts, f->text_file, NULL);
+  ui_wait_turn (f->u, turn_id);
+  ui_wait_until (ui_timeline_loaded, f->window);
+  ui_wait_until (history_chip_shown, f);
+
+  g_assert_true (gtk_widget_activate (history_chip (f, "notes.txt")));
+  ui_wait_until (marker_written, NULL);
+  g_assert_true (g_file_get_contents (opened_marker, &uri, NULL, NULL));
+  g_assert_true (g_str_has_suffix (uri, "/notes.txt"));
+  /* A local file's URI reaches the application as its path. */
+  copy = g_str_has_prefix (uri, "file:") ? g_filename_from_uri (uri, NULL, NULL) : g_strdup (uri);
+  g_assert_true (g_file_get_contents (copy, &opened, NULL, NULL));
+  g_assert_cmpstr (opened, ==, "the word is plum");
+  g_assert_false (gtk_revealer_get_reveal_child (f->window->error_revealer));
+
+  /* Its blob gone: the window says the file could not be opened, and why. */
+  blob = natter_blob_store_dup_path (f->blobs, json_object_get_string_member (json_array_get_object_element (parts, 0),
+                                                                              "sha256"));
+  g_assert_cmpint (g_unlink (blob), ==, 0);
+  chip = history_chip (f, "notes.txt");
+  g_assert_true (gtk_widget_activate (chip));
+  ui_wait_until (error_bar_says, f);
+  g_assert_true (gtk_widget_has_css_class (chip, "error"));
+
+  /* Said about this conversation: another one opens without it. */
+  other = ui_create_session (f->u, "Elsewhere");
+  g_assert_true (natter_window_open_session (f->window, other));
+  ui_wait_until (error_bar_hidden, f);
+}
+
+static gboolean
+error_bar_shown (gpointer data)
+{
+  return gtk_revealer_get_reveal_child (NATTER_WINDOW (data)->error_revealer);
+}
+
+/* A message with a file that could not go out (the attachments could not
+ * be stored): its words and its file are back in the composer, Retry is
+ * offered, and Retry sends the message with the file — never the words
+ * alone. */
+static void
+test_retry_keeps_attachments (Fixture       *f,
+                              gconstpointer  data)
+{
+  NatterComposer *composer = composer_of (f);
+  g_autoptr(GFile) blobs_dir = g_file_get_child (f->u->w->storage, "blobs");
+  g_autofree char *blobs_path = g_file_get_path (blobs_dir);
+  ChipCount count = { f->window, 1 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *request_text = NULL;
+  g_autoptr(JsonNode) request = NULL;
+  GtkWidget *retry;
+
+  /* Where the blobs go is a file: nothing can be stored for a while. */
+  natter_test_remove_tree (blobs_dir);
+  g_assert_true (g_file_set_contents (blobs_path, "not a folder", -1, &error));
+  g_assert_no_error (error);
+
+  natter_composer_add_file (composer, f->text_file);
+  ui_wait_until (has_n_chips, &count);
+  natter_composer_set_text (composer, "Read this");
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (error_bar_shown, f->window);
+  g_assert_cmpstr (gtk_label_get_text (f->window->error_heading), ==, "The message was not sent");
+  ui_wait_until (has_text, composer);
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
+  retry = GTK_WIDGET (f->window->error_action_button);
+  g_assert_true (gtk_widget_get_visible (retry));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (retry)), ==, "_Retry");
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->u->w->fakes->model), ==, 0);
+
+  /* The folder is back: Retry sends the words with the file. */
+  g_assert_cmpint (g_unlink (blobs_path), ==, 0);
+  natter_fake_model_script (f->u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Plum.\"}", NULL);
+  g_signal_emit_by_name (retry, "clicked");
+  ui_wait_until (first_request_made, f->u->w->fakes->model);
+  request = json_node_init_object (json_node_alloc (), natter_fake_model_get_request (f->u->w->fakes->model, 0));
+  request_text = json_to_string (request, FALSE);
+  g_assert_nonnull (strstr (request_text, "Read this"));
+  g_assert_nonnull (strstr (request_text, "the word is plum"));
+  /* Sent: the composer holds no chip any more. */
+  count = (ChipCount) { composer, 0 };
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
+}
+
+/* A file is checked when it is attached, not at send: one whose bytes
+ * belie its name, and one that would take the message over the limit,
+ * are refused at once in the error bar, naming the file; the others stay. */
+static void
+test_checked_when_attached (Fixture       *f,
+                            gconstpointer  data)
+{
+  NatterComposer *composer = composer_of (f);
+  g_autoptr(GFile) fake = g_file_get_child (f->u->w->dir, "fake.png");
+  g_autoptr(GFile) more = g_file_get_child (f->u->w->dir, "more.txt");
+  g_autoptr(GError) error = NULL;
+  ChipCount count = { composer, 1 };
+
+  g_assert_true (g_file_replace_contents (fake, "this is no picture", 18, NULL, FALSE, G_FILE_CREATE_NONE, NULL,
+                                          NULL, &error));
+  g_assert_true (g_file_replace_contents (more, "0123456789", 10, NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL,
+                                          &error));
+  g_assert_no_error (error);
+  /* notes.txt is 16 bytes: it fits 20, with more.txt it would not. */
+  natter_composer_set_attachment_limit (composer, 20);
+
+  natter_composer_add_file (composer, f->text_file);
+  ui_wait_until (has_n_chips, &count);
+
+  natter_composer_add_file (composer, fake);
+  ui_wait_until (error_bar_shown, f->window);
+  g_assert_cmpstr (gtk_label_get_text (f->window->error_heading), ==, "The file was not attached");
+  g_assert_nonnull (strstr (gtk_label_get_text (f->window->error_detail), "fake.png"));
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
+
+  _natter_window_hide_error (f->window);
+  natter_composer_add_file (composer, more);
+  ui_wait_until (error_bar_shown, f->window);
+  g_assert_nonnull (strstr (gtk_label_get_text (f->window->error_detail), "more.txt"));
+  ui_wait_until (has_n_chips, &count);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->u->w->fakes->model), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   int status;
 
+  set_up_desktop ();
   app = ui_test_init_with_app (&argc, &argv);
 
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
@@ -453,9 +681,19 @@ main (int   argc,
   ADD ("/attachments/screenshot", test_screenshot);
   ADD ("/attachments/edit-carries-attachments", test_edit_carries_attachments);
   ADD ("/attachments/try-again-keeps-attachments", test_try_again_keeps_attachments);
+  ADD ("/attachments/history-chip-opens", test_history_chip_opens);
+  ADD ("/attachments/retry-keeps-attachments", test_retry_keeps_attachments);
+  ADD ("/attachments/checked-when-attached", test_checked_when_attached);
 #undef ADD
 
   status = g_test_run ();
   g_clear_object (&app);
+  {
+    g_autoptr(GFile) root = g_file_new_for_path (desktop_root);
+
+    natter_test_remove_tree (root);
+  }
+  g_free (desktop_root);
+  g_free (opened_marker);
   return status;
 }

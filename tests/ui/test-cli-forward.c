@@ -248,6 +248,129 @@ test_other_data_dir (void)
   natter_test_remove_tree (c);
 }
 
+#define SAY_HELLO \
+  { .status = 200, .content_type = "text/event-stream", \
+    .chunks = NATTER_TEST_CHUNKS ("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n", \
+                                  "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" \
+                                  "data: [DONE]\n\n") }
+
+/* A session whose first turn completed, with a message behind it that
+ * was queued but never sent: a process killed between the answer and
+ * the promotion of the queue leaves that. Made before the window runs. */
+static char *
+lose_a_promotion (GFile            *dir,
+                  NatterTestServer *server)
+{
+  const char * const send[] = { "send", "--no-auto-title", "--base-url", server->base_url, "--model", "m1",
+                                "hello", NULL };
+  NatterTestRun run = { 0 };
+  char *session_id;
+
+  run_cli (dir, send, &run);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_str_has_prefix (run.out, "session "));
+  session_id = g_strndup (run.out + strlen ("session "), strcspn (run.out + strlen ("session "), "\n"));
+  natter_test_run_clear (&run);
+  g_free (natter_test_store_queued (dir, session_id, "left behind", server->base_url, "m1"));
+  return session_id;
+}
+
+/* "status count" of @session_id in the window's `natter sessions --json`. */
+static char *
+forwarded_status (GFile      *dir,
+                  const char *session_id)
+{
+  const char * const sessions[] = { "sessions", "--json", NULL };
+  NatterTestRun run = { 0 };
+  g_autoptr(JsonNode) json = NULL;
+  JsonArray *entries;
+  char *status = NULL;
+
+  run_cli (dir, sessions, &run);
+  g_assert_cmpint (run.status, ==, 0);
+  json = natter_test_json (run.out);
+  entries = json_node_get_array (json);
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+
+      if (g_str_equal (json_object_get_string_member (entry, "sessionId"), session_id))
+        status = g_strdup_printf ("%s %" G_GINT64_FORMAT, json_object_get_string_member (entry, "latestTurnStatus"),
+                                  json_object_get_int_member (entry, "turnCount"));
+    }
+  natter_test_run_clear (&run);
+  g_assert_nonnull (status);
+  return status;
+}
+
+/* In the window's process too, a queued message the queue sends on
+ * behalf of a forwarded command runs to its answer, and the command
+ * reports it: `send --queue` behind a message a crash left queued, and a
+ * plain `send` that the queue goes before. */
+static void
+test_forwarded_queue_runs_to_settle (void)
+{
+  const NatterTestResponse script[] = { SAY_HELLO, SAY_HELLO, SAY_HELLO, SAY_HELLO, SAY_HELLO };
+  g_autoptr(NatterTestServer) server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GSubprocess) window = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *queued = NULL;
+  g_autofree char *refused = NULL;
+  g_autofree char *status = NULL;
+  g_auto(GStrv) reports = NULL;
+  NatterTestRun gui = { 0 };
+  NatterTestRun cli = { 0 };
+
+  bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  g_assert_no_error (error);
+  queued = lose_a_promotion (dir, server);
+  refused = lose_a_promotion (dir, server);
+  window = spawn_window (bus, dir, &gui);
+
+  {
+    const char * const send[] = { "send", "--session", queued, "--queue", "next", NULL };
+
+    run_cli (dir, send, &cli);
+  }
+  g_assert_cmpstr (cli.err, ==, "");
+  g_assert_cmpint (cli.status, ==, 0);
+  g_assert_true (g_str_has_prefix (cli.out, "queued "));
+  reports = g_strsplit (cli.out, "\n\nsession ", -1);
+  g_assert_cmpuint (g_strv_length (reports), ==, 3);
+  g_assert_true (g_str_has_suffix (reports[2], "\n\nHello\n"));
+  natter_test_run_clear (&cli);
+  status = forwarded_status (dir, queued);
+  g_assert_cmpstr (status, ==, "completed 3");
+  g_clear_pointer (&status, g_free);
+
+  {
+    const char * const send[] = { "send", "--session", refused, "not", "sent", NULL };
+
+    run_cli (dir, send, &cli);
+  }
+  g_assert_cmpint (cli.status, ==, 1);
+  g_assert_nonnull (strstr (cli.err, "queued messages"));
+  g_assert_true (g_str_has_prefix (cli.out, "session "));
+  g_assert_true (g_str_has_suffix (cli.out, "\n\nHello\n"));
+  natter_test_run_clear (&cli);
+  status = forwarded_status (dir, refused);
+  g_assert_cmpstr (status, ==, "completed 2");
+  g_assert_cmpuint (server->bodies->len, ==, 5);
+  g_assert_nonnull (strstr (g_ptr_array_index (server->bodies, 4), "left behind"));
+
+  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
+                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
+                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  natter_test_wait_for_flag (&gui.done, WAIT_MS);
+  g_assert_cmpint (gui.status, ==, 0);
+  natter_test_run_clear (&gui);
+  natter_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -256,6 +379,7 @@ main (int   argc,
 
   g_test_add_func ("/cli/forwarded-to-window", test_forwarded_to_window);
   g_test_add_func ("/cli/other-data-dir", test_other_data_dir);
+  g_test_add_func ("/cli/forwarded-queue-runs-to-settle", test_forwarded_queue_runs_to_settle);
 
   return g_test_run ();
 }

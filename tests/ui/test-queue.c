@@ -9,6 +9,7 @@
  */
 
 #include "natter-composer.h"
+#include "natter-permission-card.h"
 #include "natter-queue-view.h"
 #include "natter-session-state-v2.h"
 #include "natter-test-sessions.h"
@@ -272,6 +273,134 @@ test_stop_asks_clear_queue (void)
   stop_with_queue ("clear", 0);
 }
 
+static guint
+n_dialogs (const char *heading)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  guint n = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_widget_get_visible (GTK_WIDGET (w)) &&
+          g_strcmp0 (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (w)), heading) == 0)
+        n++;
+    }
+  return n;
+}
+
+static gboolean
+composer_idle (gpointer data)
+{
+  return !natter_composer_get_running (natter_window_get_composer (data));
+}
+
+static gboolean
+no_stop_question (gpointer data)
+{
+  return n_dialogs ("Stop the Answer?") == 0;
+}
+
+/* Every write the service started (a promotion included) has landed. */
+static void
+flush (UiWorld *u)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  natter_sessions_flush_async (u->sessions, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_flush_finish (u->sessions, ui_wait_result (&result), NULL));
+}
+
+static gboolean
+stop_enabled (gpointer data)
+{
+  return gtk_widget_activate_action (data, "win.stop", NULL) == TRUE &&
+         natter_composer_get_running (natter_window_get_composer (data));
+}
+
+/* The answer completes while "Stop the Answer?" asks: nothing queued is
+ * sent behind the question's back. Stop pressed again brings the same
+ * question forward, not a second one. The button then answers. */
+static void
+stop_question_holds_queue (const char *button,
+                           guint       n_turns,
+                           guint       n_left)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Held");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  AdwMessageDialog *dialog;
+  TurnsWait completed = { u, session_id, 1, "completed" };
+  TurnsWait after = { u, session_id, n_turns, "completed" };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  window = ui_window_new (app, u);
+  composer = natter_window_get_composer (window);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  turn_id = ui_send (u, session_id, "Long answer");
+  ui_wait_until (model_held, u);
+  ui_wait_until (composer_running, window);
+  type_and_enter (window, "Afterwards");
+  wait_queue (window, 1, "Afterwards");
+
+  g_signal_emit_by_name (composer, "stop");
+  ui_wait_until (dialog_shown, (gpointer) "Stop the Answer?");
+  g_signal_emit_by_name (composer, "stop");
+  ui_settle ();
+  g_assert_cmpuint (n_dialogs ("Stop the Answer?"), ==, 1);
+
+  /* The answer ends while the question is open: the queue stays. */
+  natter_fake_model_release (u->w->fakes->model);
+  ui_wait_until (turns_settled, &completed);
+  flush (u);
+  state = ui_get_session (u, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 1);
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  dialog = find_dialog ("Stop the Answer?");
+  g_assert_true (gtk_widget_activate (ui_find_button (dialog, button)));
+  ui_wait_until (turns_settled, &after);
+  flush (u);
+  wait_queue (window, n_left, NULL);
+  state = ui_get_session (u, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, n_turns);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, n_left);
+  /* Nothing runs: no spinner, and Stop has nothing to stop (once the
+   * service has said the answer settled). */
+  ui_wait_until (composer_idle, window);
+  g_assert_false (stop_enabled (window));
+  /* The question goes once answered (its closing may take a frame). */
+  ui_wait_until (no_stop_question, NULL);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+test_stop_question_clear (void)
+{
+  stop_question_holds_queue ("Stop and C_lear Queue", 1, 0);
+}
+
+static void
+test_stop_question_keep (void)
+{
+  stop_question_holds_queue ("_Stop, Keep Queue", 1, 1);
+}
+
+/* Cancel: nothing was stopped, so the queue goes on as it would have. */
+static void
+test_stop_question_cancel (void)
+{
+  stop_question_holds_queue ("_Cancel", 2, 0);
+}
+
 /* At a phone's 360×740, eight messages queued while an answer streams:
  * the queue scrolls within a third of the window, the window keeps its
  * height and the composer stays on screen. */
@@ -367,6 +496,92 @@ test_opening_sends_what_a_crash_left_queued (void)
   ui_world_free (u);
 }
 
+static gboolean
+composer_not_running (gpointer data)
+{
+  return !natter_composer_get_running (natter_window_get_composer (data));
+}
+
+static gboolean
+permission_card_shown (gpointer data)
+{
+  g_autoptr(GPtrArray) cards = NULL;
+
+  ui_settle ();
+  cards = ui_find_all (data, NATTER_TYPE_PERMISSION_CARD);
+  return cards->len == 1;
+}
+
+/* While a permission prompt waits, the answer has not ended: a message
+ * typed then waits in the queue (as `natter send --queue` would queue
+ * it), and goes once the prompt is answered and the turn completes. */
+static void
+test_queue_while_prompt_waits (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Prompt");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  NatterWindow *window;
+  TurnsWait done = { u, NULL, 2, "completed" };
+
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")),
+                            NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, "Use the tool");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (permission_card_shown, window);
+  ui_wait_until (composer_running, window);
+  g_assert_null (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
+
+  type_and_enter (window, "And then this");
+  wait_queue (window, 1, "And then this");
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (natter_session_index_lookup (u->index, session_id)),
+                    ==, 1);
+
+  /* Allowed: the turn completes, and the queued message becomes the next. */
+  g_assert_true (gtk_widget_activate (ui_find_button (window, "_Allow")));
+  done.session_id = session_id;
+  ui_wait_until (turns_settled, &done);
+  wait_queue (window, 0, NULL);
+  state = ui_get_session (u, session_id);
+  assert_turn_input (u, state, 1, "And then this");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* A turn that waits for a permission is not stuck until someone denies:
+ * Stop ends it, as it ends a running answer. */
+static void
+test_stop_while_prompt_waits (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Prompt");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  TurnsWait stopped = { u, NULL, 1, "cancelled" };
+
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")), NULL);
+  turn_id = ui_send (u, session_id, "Use the tool");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (permission_card_shown, window);
+  ui_wait_until (composer_running, window);
+
+  g_signal_emit_by_name (natter_window_get_composer (window), "stop");
+  stopped.session_id = session_id;
+  ui_wait_until (turns_settled, &stopped);
+  ui_wait_until (composer_not_running, window);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -378,8 +593,13 @@ main (int   argc,
   g_test_add_func ("/queue/typing-and-queueing-while-streaming", test_typing_and_queueing_while_streaming);
   g_test_add_func ("/queue/stop-asks-keep-queue", test_stop_asks_keep_queue);
   g_test_add_func ("/queue/stop-asks-clear-queue", test_stop_asks_clear_queue);
+  g_test_add_func ("/queue/stop-question-clear", test_stop_question_clear);
+  g_test_add_func ("/queue/stop-question-keep", test_stop_question_keep);
+  g_test_add_func ("/queue/stop-question-cancel", test_stop_question_cancel);
   g_test_add_func ("/queue/many-queued-narrow", test_many_queued_narrow);
   g_test_add_func ("/queue/opening-sends-what-a-crash-left-queued", test_opening_sends_what_a_crash_left_queued);
+  g_test_add_func ("/queue/queue-while-prompt-waits", test_queue_while_prompt_waits);
+  g_test_add_func ("/queue/stop-while-prompt-waits", test_stop_while_prompt_waits);
 
   status = g_test_run ();
   g_clear_object (&app);

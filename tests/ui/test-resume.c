@@ -22,46 +22,6 @@ static const char *interrupted_text = "Interrupted before it finished, perhaps b
 static const char *blocked_text = "The last answer was interrupted. Resume it before sending a new message.";
 static const char *answer_text = "Finished after the resume";
 
-static gboolean
-model_held (gpointer data)
-{
-  return natter_fake_model_get_n_held (((UiWorld *) data)->w->fakes->model) == 1;
-}
-
-static char *
-load (GFile *file)
-{
-  g_autoptr(GError) error = NULL;
-  char *contents = NULL;
-
-  g_file_load_contents (file, NULL, &contents, NULL, NULL, &error);
-  g_assert_no_error (error);
-  return contents;
-}
-
-static void
-store (GFile      *file,
-       const char *contents)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_file_replace_contents (file, contents, strlen (contents), NULL, FALSE, G_FILE_CREATE_NONE,
-                           NULL, NULL, &error);
-  g_assert_no_error (error);
-}
-
-static void
-stop_turn (UiWorld    *u,
-           const char *turn_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  natter_sessions_stop_turn_async (u->sessions, turn_id, NULL, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_stop_turn_finish (u->sessions, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
-}
-
 /* The event types of @events, joined by spaces. */
 static char *
 types_of (GPtrArray *events)
@@ -73,43 +33,6 @@ types_of (GPtrArray *events)
                             json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, i)),
                                                            "type"));
   return g_string_free (types, FALSE);
-}
-
-/* What is on disk after the process died while the model was answering:
- * the turn was appended and its model call requested, and nothing after.
- * Made by running the turn up to that point, copying both files, letting
- * the turn end and putting the copies back; then a restart (a new index
- * and service over the same directory). Returns the turn id; @turn_file
- * gets the turn file's contents as the crash left them. */
-static char *
-make_interrupted_session (UiWorld     *u,
-                          const char  *session_id,
-                          char       **turn_file)
-{
-  g_autofree char *turn_id = NULL;
-  g_autofree char *session_bytes = NULL;
-  g_autofree char *types = NULL;
-  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
-  g_autoptr(GFile) file = NULL;
-  g_autoptr(GPtrArray) events = NULL;
-
-  turn_id = ui_send (u, session_id, "Tell me a story");
-  ui_wait_until (model_held, u);
-  events = ui_get_turn (u, turn_id);
-  types = types_of (events);
-  g_assert_cmpstr (types, ==, "turn_created model_call_requested");
-
-  file = natter_jsonl_repo_get_file (u->w->turn_repo, turn_id, NULL);
-  *turn_file = load (file);
-  session_bytes = load (session_file);
-
-  stop_turn (u, turn_id);
-  ui_wait_turn (u, turn_id);
-  ui_world_stop_service (u);
-  store (file, *turn_file);
-  store (session_file, session_bytes);
-  ui_world_start_service (u);
-  return g_steal_pointer (&turn_id);
 }
 
 static NatterSessionRow *
@@ -198,7 +121,7 @@ test_timeline_resume_clicked (void)
                             "{\"role\":\"assistant\",\"content\":\"Finished after the resume\"}",
                             NATTER_FAKE_TEXT_STEP,
                             NULL);
-  turn_id = make_interrupted_session (u, session_id, &crashed);
+  turn_id = ui_make_interrupted (u, session_id, "Tell me a story", &crashed);
   entry = natter_session_index_lookup (u->index, session_id);
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (entry), ==, turn_id);
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "idle");
@@ -234,7 +157,7 @@ test_timeline_resume_clicked (void)
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (entry), ==, turn_id);
   g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 1);
   file = natter_jsonl_repo_get_file (u->w->turn_repo, turn_id, NULL);
-  after = load (file);
+  after = ui_read_file (file);
   g_assert_true (g_str_has_prefix (after, crashed));
   events = ui_get_turn (u, turn_id);
   types = types_of (events);

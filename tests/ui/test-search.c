@@ -5,8 +5,11 @@
  * The sidebar search (Ctrl+F) by what was said: a conversation whose
  * title does not match is found by a word of an answer, its row shows
  * the matching words (escaped), and opening it scrolls to that turn
- * instead of the bottom.
+ * instead of the bottom. What the search cannot look at (a damaged
+ * conversation, an index file it cannot open) it says.
  */
+
+#include <string.h>
 
 #include <sqlite3.h>
 
@@ -85,6 +88,23 @@ lists_only (gpointer data)
         return g_strcmp0 (natter_session_row_get_snippet (row), w->snippet) == 0;
     }
   return FALSE;
+}
+
+static NatterSessionRow *
+find_listed_row (NatterWindow *window,
+                 const char   *session_id)
+{
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterSessionRow *row = g_ptr_array_index (rows, i);
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
+
+      if (entry != NULL && g_str_equal (natter_session_index_entry_get_session_id (entry), session_id))
+        return row;
+    }
+  g_error ("No row for %s", session_id);
 }
 
 static void
@@ -305,6 +325,146 @@ test_search_while_indexing (void)
   (void) turn;
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *first;   /* listed, in any order */
+  const char   *second;
+  const char   *note;    /* a part of the note under the entry */
+} NoteWait;
+
+static gboolean
+note_says (GtkWidget *widget,
+           gpointer   text)
+{
+  return GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
+         strstr (gtk_label_get_label (GTK_LABEL (widget)), text) != NULL;
+}
+
+static gboolean
+is_listed (GListModel *model,
+           const char *session_id)
+{
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (model, i);
+
+      if (g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The sidebar lists exactly @first and @second (when set), and the note
+ * says @note. */
+static gboolean
+lists_with_note (gpointer data)
+{
+  NoteWait *w = data;
+  GListModel *model = natter_window_get_sidebar_model (w->window);
+  g_autoptr(GPtrArray) labels = NULL;
+
+  ui_settle ();
+  if (g_list_model_get_n_items (model) != (w->second != NULL ? 2u : 1u) || !is_listed (model, w->first) ||
+      (w->second != NULL && !is_listed (model, w->second)))
+    return FALSE;
+  labels = ui_find_all (w->window, GTK_TYPE_LABEL);
+  for (guint i = 0; i < labels->len; i++)
+    if (note_says (g_ptr_array_index (labels, i), (gpointer) w->note))
+      return TRUE;
+  return FALSE;
+}
+
+static char *
+describe_note (gpointer data)
+{
+  NoteWait *w = data;
+  g_autoptr(GPtrArray) labels = ui_find_all (w->window, GTK_TYPE_LABEL);
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "%u listed; labels:", g_list_model_get_n_items (natter_window_get_sidebar_model (w->window)));
+  for (guint i = 0; i < labels->len; i++)
+    if (gtk_widget_get_visible (g_ptr_array_index (labels, i)))
+      g_string_append_printf (out, " [%s]", gtk_label_get_label (g_ptr_array_index (labels, i)));
+  return g_string_free (out, FALSE);
+}
+
+/* A damaged conversation is not searched as if it were whole, but does
+ * not vanish from the search either: it stays listed, marked damaged,
+ * and the note says how many could not be searched. */
+static void
+test_damaged_stays_listed (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *trip = ui_create_session (u, "Trip planning");
+  g_autofree char *bad = ui_create_session (u, "Wombat notes");
+  g_autofree char *other = ui_create_session (u, "Groceries");
+  g_autofree char *turn = say (u, trip, "What lives in the savanna?", "Zebras.");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autoptr(GFileOutputStream) stream = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSearchIndex *search = NULL;
+  NatterWindow *window;
+  NoteWait wait;
+
+  stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_write_all (G_OUTPUT_STREAM (stream), "{\"type\":", 8, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error);
+  g_assert_no_error (error);
+  ui_world_restart (u);
+  search = start_index (u);
+
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  search_for (window, "zebras");
+  wait = (NoteWait) { window, trip, bad, "1 damaged conversation stays listed" };
+  ui_wait_until (lists_with_note, &wait);
+  g_assert_cmpstr (natter_session_row_get_status_mark (find_listed_row (window, bad)), ==, "errored");
+
+  ui_destroy_window (window);
+  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
+  g_object_unref (search);
+  ui_wait_until (index_gone, &search);
+  ui_world_free (u);
+  (void) turn;
+  (void) other;
+}
+
+/* A folder where the index file belongs: titles are still searched, and
+ * the note says why words are not, naming the folder; nothing is logged. */
+static void
+test_cache_not_a_file (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *trip = ui_create_session (u, "Trip planning");
+  g_autofree char *turn = say (u, trip, "What lives in the savanna?", "Zebras.");
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
+  g_autofree char *inside = g_build_filename (g_file_peek_path (cache), "mine.txt", NULL);
+  NatterSearchIndex *search = NULL;
+  NatterWindow *window;
+  NoteWait wait;
+
+  g_assert_cmpint (g_mkdir_with_parents (g_file_peek_path (cache), 0700), ==, 0);
+  g_assert_true (g_file_set_contents (inside, "mine", -1, NULL));
+  search = start_index (u);
+
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  search_for (window, "trip");
+  wait = (NoteWait) { window, trip, NULL, "is a folder with files in it" };
+  ui_wait_until_full (lists_with_note, describe_note, &wait);
+  g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
+
+  ui_destroy_window (window);
+  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
+  g_object_unref (search);
+  ui_wait_until (index_gone, &search);
+  ui_world_free (u);
+  (void) turn;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -315,6 +475,8 @@ main (int   argc,
 
   g_test_add_func ("/search/by-content", test_search_by_content);
   g_test_add_func ("/search/while-indexing", test_search_while_indexing);
+  g_test_add_func ("/search/damaged-stays-listed", test_damaged_stays_listed);
+  g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);
 
   status = g_test_run ();
   g_object_unref (app);

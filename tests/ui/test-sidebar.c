@@ -133,19 +133,6 @@ test_sidebar_shows_index (void)
 }
 
 static void
-set_title (UiWorld    *u,
-           const char *session_id,
-           const char *title)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  natter_sessions_set_title_async (u->sessions, session_id, title, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_title_finish (u->sessions, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
-}
-
-static void
 delete_session (UiWorld    *u,
                 const char *session_id)
 {
@@ -172,7 +159,7 @@ test_sidebar_follows_changes (void)
   /* A rename, made anywhere, shows; it is not activity, so the session
    * keeps its place below the newer one. */
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  set_title (u, a, "Renamed");
+  ui_set_title (u, a, "Renamed");
   wait_row (window, a, "Renamed");
   g_assert_cmpstr (sidebar_id (window, 0), ==, b);
   g_assert_cmpstr (sidebar_id (window, 1), ==, a);
@@ -777,7 +764,7 @@ test_sidebar_order_is_activity (void)
   /* Renaming the older one, opened, leaves it where the user sees it. */
   g_assert_true (natter_window_open_session (window, a));
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  set_title (u, a, "Older, renamed");
+  ui_set_title (u, a, "Older, renamed");
   wait_row (window, a, "Older, renamed");
   g_assert_cmpstr (sidebar_id (window, 0), ==, b);
   g_assert_cmpstr (sidebar_id (window, 1), ==, a);
@@ -791,7 +778,7 @@ test_sidebar_order_is_activity (void)
 
   /* Renaming the other one now does not bring it back up. */
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  set_title (u, b, "Newer, renamed");
+  ui_set_title (u, b, "Newer, renamed");
   wait_row (window, b, "Newer, renamed");
   g_assert_cmpstr (sidebar_id (window, 0), ==, a);
   ui_destroy_window (window);
@@ -929,8 +916,9 @@ test_sidebar_keeps_place (void)
   ui_world_free (u);
 }
 
-/* A new chat is a new row at the top of a list that may be scrolled
- * down: the list goes up to show it. */
+/* A new chat is written, and listed, from its first message: then its
+ * row is at the top of a list that may be scrolled down, and the list
+ * goes up to show it. */
 static void
 test_sidebar_new_chat_in_view (void)
 {
@@ -961,9 +949,16 @@ test_sidebar_new_chat_in_view (void)
   g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), >, 0);
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL);
+  g_assert_null (natter_window_get_session_id (window));
+  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 41);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_composer_set_text (natter_window_get_composer (window), "A new topic");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
   wait.window = window;
   wait.value = 0;
   ui_wait_until_full (scrolled_to, describe_scroll, &wait);
+  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 42);
+  g_assert_nonnull (natter_window_get_session_id (window));
   g_assert_cmpstr (natter_window_get_session_id (window), !=, talked);
   g_assert_cmpstr (sidebar_id (window, 0), ==, natter_window_get_session_id (window));
   g_assert_cmpuint (sidebar_selected (window), ==, 0);

@@ -98,18 +98,6 @@ model_held (gpointer data)
   "- another point, also long enough to wrap at least once in the window\\n\\n" \
   "And a closing paragraph.\"}"
 
-static void
-set_title (UiWorld    *u,
-           const char *session_id,
-           const char *title)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-
-  natter_sessions_set_title_async (u->sessions, session_id, title, NULL, ui_result_cb, &result);
-  ui_wait_until (ui_result_ready, &result);
-  g_assert_true (natter_sessions_set_title_finish (u->sessions, result, NULL));
-}
-
 /* @away: mid-stream, the title changes and another conversation is
  * looked at, then this one again, as a user does while a first answer
  * streams. */
@@ -164,7 +152,7 @@ check_stream_end (int      width,
       ui_wait_painted ();
       if (away && i == 8)
         {
-          set_title (u, session_id, "Listing files");
+          ui_set_title (u, session_id, "Listing files");
           g_assert_true (natter_window_open_session (window, other));
           ui_wait_painted ();
         }

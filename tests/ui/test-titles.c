@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include "natter-ask-human-card.h"
+#include "natter-permission-card.h"
 #include "natter-session-row.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
@@ -92,6 +94,153 @@ test_sidebar_title_follows (void)
   request_text = json_to_string (request, FALSE);
   g_assert_nonnull (strstr (request_text, "Write a title for the conversation below"));
   g_assert_nonnull (strstr (request_text, "How will the weather be tomorrow?"));
+
+  g_settings_set_boolean (settings, "auto-title", FALSE);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  GType         type;
+} CardWait;
+
+static gboolean
+card_shown (gpointer data)
+{
+  CardWait *w = data;
+
+  ui_settle ();
+  return ui_find_first (w->window, w->type) != NULL;
+}
+
+/* The card of @type the window shows, once it does (transfer none). */
+static GtkWidget *
+wait_card (NatterWindow *window,
+           GType         type)
+{
+  CardWait w = { window, type };
+
+  ui_wait_until (card_shown, &w);
+  return ui_find_first (window, type);
+}
+
+/* Sends @text from the composer of a new window on a new, untitled
+ * conversation, waits until the turn waits for the person (a card of
+ * @card), then restarts: the window goes, a new service reads the files
+ * (nothing of the sending process is left) and a new window reopens the
+ * conversation. Returns that window; @session_id gets the conversation. */
+static NatterWindow *
+send_then_restart (UiWorld     *u,
+                   const char  *text,
+                   GType        card,
+                   char       **session_id)
+{
+  NatterWindow *window;
+
+  *session_id = ui_create_session (u, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, *session_id));
+  natter_composer_set_text (natter_window_get_composer (window), text);
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  wait_card (window, card);
+  ui_destroy_window (window);
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, *session_id);
+  return window;
+}
+
+/* The title belongs to the conversation, not to the process that sent
+ * its first message: the answer arrives after a restart, through Allow
+ * on the permission card, and the sidebar then shows the model's title. */
+static void
+test_title_after_allow_after_restart (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("io.github.natter.Natter");
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = NULL;
+  NatterWindow *window;
+  RowWait wait;
+
+  g_settings_set_boolean (settings, "auto-title", TRUE);
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sa", "{}")),
+                            "{\"role\":\"assistant\",\"content\":\"Done, all read.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Reading the notes\"}", NULL);
+  window = send_then_restart (u, "Read my notes", NATTER_TYPE_PERMISSION_CARD, &session_id);
+  wait = (RowWait) { window, session_id, "Read my notes" };
+  ui_wait_until_full (row_shows, describe_row, &wait);
+
+  g_signal_emit_by_name (ui_find_button (wait_card (window, NATTER_TYPE_PERMISSION_CARD), "_Allow"), "clicked");
+  wait = (RowWait) { window, session_id, "Reading the notes" };
+  ui_wait_until_full (row_shows, describe_row, &wait);
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 3);
+
+  g_settings_set_boolean (settings, "auto-title", FALSE);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* The same through the answer to the model's question. */
+static void
+test_title_after_answer_after_restart (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("io.github.natter.Natter");
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = NULL;
+  NatterAskHumanCard *card;
+  NatterWindow *window;
+  RowWait wait;
+
+  g_settings_set_boolean (settings, "auto-title", TRUE);
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("q1", "ask_human",
+                                                                     "{\"question\":\"Which city?\"}")),
+                            "{\"role\":\"assistant\",\"content\":\"Lisbon it is.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"A trip to Lisbon\"}", NULL);
+  window = send_then_restart (u, "Plan a trip", NATTER_TYPE_ASK_HUMAN_CARD, &session_id);
+
+  card = NATTER_ASK_HUMAN_CARD (wait_card (window, NATTER_TYPE_ASK_HUMAN_CARD));
+  natter_ask_human_card_set_answer (card, "Lisbon");
+  g_signal_emit_by_name (ui_find_button (card, "_Send"), "clicked");
+  wait = (RowWait) { window, session_id, "A trip to Lisbon" };
+  ui_wait_until_full (row_shows, describe_row, &wait);
+
+  g_settings_set_boolean (settings, "auto-title", FALSE);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* A first answer cut off by a crash: Resume after the restart brings it,
+ * and the conversation is named then. */
+static void
+test_title_after_resume (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("io.github.natter.Natter");
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, NULL);
+  g_autofree char *turn_id = NULL;
+  g_autofree char *crashed = NULL;
+  NatterWindow *window;
+  RowWait wait;
+
+  g_settings_set_boolean (settings, "auto-title", TRUE);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD,
+                            "{\"role\":\"assistant\",\"content\":\"Once upon a time.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"A bedtime story\"}", NULL);
+  turn_id = ui_make_interrupted (u, session_id, "Tell me a story", &crashed);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.resume-turn", "s", turn_id));
+  wait = (RowWait) { window, session_id, "A bedtime story" };
+  ui_wait_until_full (row_shows, describe_row, &wait);
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 3);
 
   g_settings_set_boolean (settings, "auto-title", FALSE);
   ui_destroy_window (window);
@@ -391,6 +540,9 @@ main (int   argc,
 
   app = ui_test_init_with_app (&argc, &argv);
   g_test_add_func ("/titles/sidebar-title-follows", test_sidebar_title_follows);
+  g_test_add_func ("/titles/after-allow-after-restart", test_title_after_allow_after_restart);
+  g_test_add_func ("/titles/after-answer-after-restart", test_title_after_answer_after_restart);
+  g_test_add_func ("/titles/after-resume", test_title_after_resume);
   g_test_add_func ("/compaction/separator", test_compact_shows_separator);
   g_test_add_func ("/compaction/waits-for-answer", test_compact_waits_for_answer);
   g_test_add_func ("/compaction/compact-and-continue", test_compact_and_continue);

@@ -660,7 +660,9 @@ fork_titled (UiWorld    *u,
 /* An edit is the conversation going on, not another conversation: the
  * sidebar lists it once, as its latest version, saying how many versions
  * it has; a branch made on purpose stays a conversation of its own, and
- * a search finds every version. */
+ * a search finds every version. Titles change none of that: the branch
+ * named like the conversation is still its own, the renamed version
+ * still one of its versions. */
 static void
 test_sidebar_lists_conversation_once (void)
 {
@@ -717,6 +719,11 @@ test_sidebar_lists_conversation_once (void)
   /* Going on in the original makes it the one listed. */
   later = ui_send (u, original, "And for dessert?");
   ui_wait_turn (u, later);
+  wait_sidebar (window, "2 versions|-", original, apart, NULL);
+
+  ui_set_title (u, apart, "Dinner");
+  ui_set_title (u, edit, "Supper");
+  ui_settle ();
   wait_sidebar (window, "2 versions|-", original, apart, NULL);
 
   ui_destroy_window (window);

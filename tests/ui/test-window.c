@@ -10,6 +10,7 @@
 
 #include "natter-branch-row.h"
 #include "natter-session-row.h"
+#include "natter-test-support.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 
@@ -772,6 +773,62 @@ test_window_missing_default_provider (void)
   ui_world_free (u);
 }
 
+static gboolean
+a_session_open (gpointer data)
+{
+  return natter_window_get_session_id (data) != NULL;
+}
+
+/* New Chat writes nothing: a new conversation is listed, and has a file,
+ * from its first message on. Its draft waits while another conversation
+ * is open, and it is the conversation that opens once sent. Nothing of
+ * an unused new chat is there after a restart. */
+static void
+test_window_new_chat_writes_nothing (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *other = ui_create_session (u, "Other");
+  g_autoptr(GPtrArray) before = natter_test_list_files (u->w->dir, "storage/sessions");
+  g_autoptr(GPtrArray) after = NULL;
+  NatterWindow *window = ui_window_new (app, u);
+  NatterComposer *composer = natter_window_get_composer (window);
+  g_autofree char *draft = NULL;
+
+  g_assert_true (natter_window_open_session (window, other));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL);
+  g_assert_null (natter_window_get_session_id (window));
+  natter_composer_set_text (composer, "Half a thought");
+  after = natter_test_list_files (u->w->dir, "storage/sessions");
+  g_assert_cmpuint (after->len, ==, before->len);
+  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 1);
+
+  /* Away and back: the new chat's draft is still there. */
+  g_assert_true (natter_window_open_session (window, other));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL);
+  draft = natter_composer_dup_text (composer);
+  g_assert_cmpstr (draft, ==, "Half a thought");
+
+  /* Sent: one new conversation, opened, its message answered. */
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_composer_set_text (composer, "A whole thought");
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (a_session_open, window);
+  g_assert_cmpstr (natter_window_get_session_id (window), !=, other);
+  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 2);
+  g_ptr_array_unref (after);
+  after = natter_test_list_files (u->w->dir, "storage/sessions");
+  g_assert_cmpuint (after->len, ==, before->len + 1);
+  ui_wait_turn (u, natter_session_index_entry_get_latest_turn_id (
+                  natter_session_index_lookup (u->index, natter_window_get_session_id (window))));
+
+  /* An unused new chat, then a restart: nothing of it is listed. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL);
+  ui_destroy_window (window);
+  ui_world_restart (u);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (u->index)), ==, 2);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -788,6 +845,7 @@ main (int   argc,
   g_test_add_func ("/window/errors", test_window_errors);
   g_test_add_func ("/window/missing-default-provider", test_window_missing_default_provider);
   g_test_add_func ("/window/composer", test_window_composer);
+  g_test_add_func ("/window/new-chat-writes-nothing", test_window_new_chat_writes_nothing);
 
   status = g_test_run ();
   g_clear_object (&app);

@@ -2,10 +2,13 @@
 # A small, strict MCP server for the tests of the MCP client: it speaks
 # newline-delimited JSON-RPC on stdio (or JSON answers over HTTP with
 # --http) and misbehaves on request: a tool that crashes the server, one
-# that never answers, a list in pages, a list that changes.
+# that never answers, a list in pages, a list that changes, text with a
+# lone surrogate and NUL (JSON escapes no C string holds). It reads what
+# it is sent as strictly as Python's json module does: a request that is
+# not RFC 8259 JSON crashes it.
 #
 #   fake_mcp_server.py [--version V] [--page-size N] [--http]
-#                      [--require-header NAME:VALUE]
+#                      [--require-header NAME:VALUE] [--odd]
 #
 # --version V     answer initialize with protocol version V (default: the
 #                 client's)
@@ -13,6 +16,7 @@
 # --http          serve Streamable HTTP (JSON answers) on 127.0.0.1; the
 #                 first line on stdout is the port
 # --require-header answer 401 to any HTTP request without that header
+# --odd           also list "odd" (it answers whether listed or not)
 import argparse
 import json
 import os
@@ -30,12 +34,14 @@ TOOLS = [
      "inputSchema": {"type": "object"}},
     {"name": "fail", "description": "A tool error", "inputSchema": {"type": "object"}},
 ]
+# Listed only with --odd.
+ODD = {"name": "odd", "description": "Says a lone surrogate, NUL and U+001F", "inputSchema": {"type": "object"}}
 
 
 class Server:
     def __init__(self, args):
         self.args = args
-        self.tools = list(TOOLS)
+        self.tools = list(TOOLS) + ([ODD] if args.odd else [])
         self.initialized = False
         self.last_cancelled = None
         self.version = None
@@ -102,6 +108,9 @@ class Server:
             send(self.text(msg_id, json.dumps(self.last_cancelled, sort_keys=True)))
         elif name == "fail":
             send(self.text(msg_id, "it failed", True))
+        elif name == "odd":
+            # json.dumps writes these as \ud800, \u0000 and \u001f.
+            send(self.text(msg_id, "a\ud800b\x00c\x1fd"))
         else:
             send(self.error(msg_id, -32602, "Unknown tool: %s" % name))
 
@@ -178,6 +187,7 @@ def main():
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--http", action="store_true")
     parser.add_argument("--require-header", help="NAME:VALUE every HTTP request must carry")
+    parser.add_argument("--odd", action="store_true", help="also list the tool 'odd'")
     args = parser.parse_args()
     server = Server(args)
     server.require_header = args.require_header

@@ -1,0 +1,112 @@
+/* natter-log-read.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A log read from disk and folded into its state in one pass: the
+ * repository's strict read (natter-jsonl-file.c) folds each event as its
+ * line is read, so an event out of order (a grant id used twice, a queued
+ * message consumed that was never queued) is refused like a malformed
+ * line, with the file and the line (docs/format.md §2). The reducers stay
+ * pure functions of their events; this is where they meet the files.
+ */
+
+#define G_LOG_DOMAIN "natter-log-read"
+
+#include "natter-log-read.h"
+#include "natter-session-reducer-private.h"
+
+static gboolean
+fold_session_event (JsonObject  *event,
+                    gpointer     user_data,
+                    GError     **error)
+{
+  /* The session repository ran natter_session_event_validate() on the
+   * line, so the fold skips that second check, as
+   * natter_session_reduce_validated() does. */
+  return natter_session_state_apply_valid (user_data, event, error);
+}
+
+/**
+ * natter_session_reduce_file_sync:
+ * @repo: the session repository (natter_session_repo_new())
+ * @session_id: the session
+ * @out_events: (out) (optional) (transfer full) (element-type JsonNode):
+ *   the events, as natter_jsonl_repo_read_sync() returns them
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Reads a session file and reduces it (session-layer-spec.md §6) in one
+ * pass. Blocks.
+ *
+ * Returns: (transfer full) (nullable): the state; else %NULL with the
+ *   read's %NATTER_STORE_ERROR (INVALID_ID, NOT_FOUND, IO, CORRUPT) or
+ *   the reducer's (INVARIANT, SCHEMA, UNKNOWN_TYPE, UNSUPPORTED_VERSION),
+ *   any of them about a line as `<path>:<line>: <reason>`; or
+ *   %G_IO_ERROR_CANCELLED.
+ */
+NatterSessionState *
+natter_session_reduce_file_sync (NatterJsonlRepo  *repo,
+                                 const char       *session_id,
+                                 GPtrArray       **out_events,
+                                 GCancellable     *cancellable,
+                                 GError          **error)
+{
+  g_autoptr(NatterSessionState) state = natter_session_state_new ();
+  g_autoptr(GPtrArray) events = NULL;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  events = natter_jsonl_repo_read_fold_sync (repo, session_id, fold_session_event, state, cancellable, error);
+  if (events == NULL)
+    return NULL;
+  /* The repository refuses a file without its first line. */
+  g_assert (natter_session_state_get_definition (state) != NULL);
+  if (out_events != NULL)
+    *out_events = g_steal_pointer (&events);
+  return g_steal_pointer (&state);
+}
+
+static gboolean
+fold_turn_event (JsonObject  *event,
+                 gpointer     user_data,
+                 GError     **error)
+{
+  return natter_turn_state_apply (user_data, event, error);
+}
+
+/**
+ * natter_turn_reduce_file_sync:
+ * @repo: the turn repository (natter_turn_repo_new())
+ * @turn_id: the turn
+ * @out_events: (out) (optional) (transfer full) (element-type JsonNode):
+ *   the events, as natter_jsonl_repo_read_sync() returns them
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Reads a turn file and reduces it (turn-runtime.md §4) in one pass.
+ * Blocks.
+ *
+ * Returns: (transfer full) (nullable): the state; else %NULL with the
+ *   errors of natter_session_reduce_file_sync()
+ */
+NatterTurnState *
+natter_turn_reduce_file_sync (NatterJsonlRepo  *repo,
+                              const char       *turn_id,
+                              GPtrArray       **out_events,
+                              GCancellable     *cancellable,
+                              GError          **error)
+{
+  g_autoptr(NatterTurnState) state = natter_turn_state_new ();
+  g_autoptr(GPtrArray) events = NULL;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  events = natter_jsonl_repo_read_fold_sync (repo, turn_id, fold_turn_event, state, cancellable, error);
+  if (events == NULL)
+    return NULL;
+  if (out_events != NULL)
+    *out_events = g_steal_pointer (&events);
+  return g_steal_pointer (&state);
+}

@@ -1,0 +1,323 @@
+/* test-narrow.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * GNOME's mobile width, 360 px, with a conversation as people have them,
+ * not an empty chat: a tool card, a code block, a sent attachment, a
+ * message with two versions and a message queued behind a running
+ * answer. Nothing asks for more than 360 px, and nothing is cut off at
+ * either side: the turns, the usage line, the composer's Send button and
+ * the agent chooser's name are all inside the window.
+ */
+
+#include <string.h>
+
+#include "natter-agent-chooser.h"
+#include "natter-turn-row.h"
+#include "natter-ui-test-world.h"
+#include "natter-version-switcher.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+#define WIDTH 360
+
+/* Every mapped widget under @widget whose minimum width is over @limit,
+ * deepest first, as "Type(min)" (a description for a failure). */
+static void
+collect_wide (GtkWidget *widget,
+              int        limit,
+              GString   *out)
+{
+  int minimum = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_wide (child, limit, out);
+  if (!gtk_widget_get_visible (widget))
+    return;
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+  if (minimum > limit)
+    {
+      g_string_append_printf (out, "%s%s(%d)[", out->len > 0 ? " " : "", G_OBJECT_TYPE_NAME (widget), minimum);
+      for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+           child = gtk_widget_get_next_sibling (child))
+        {
+          int child_min = 0;
+          const char *text = GTK_IS_LABEL (child) ? gtk_label_get_text (GTK_LABEL (child))
+                           : GTK_IS_BUTTON (child) ? gtk_button_get_label (GTK_BUTTON (child)) : NULL;
+
+          if (!gtk_widget_get_visible (child))
+            continue;
+          gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, &child_min, NULL, NULL, NULL);
+          g_string_append_printf (out, "%s:%d:%s:%s ", G_OBJECT_TYPE_NAME (child), child_min,
+                                  text != NULL ? text : "", gtk_widget_get_css_classes (child)[0] != NULL ? gtk_widget_get_css_classes (child)[0] : "");
+        }
+      g_string_append (out, "]");
+    }
+}
+
+/* The widest the window asked to be at any frame, and what asked. */
+typedef struct
+{
+  int   widest;
+  char *culprits;
+} Widest;
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *problem;
+  Widest       *widest;
+} NarrowWait;
+
+/* @widget is mapped and lies within the window's width. */
+static gboolean
+inside (NatterWindow *window,
+        GtkWidget    *widget)
+{
+  graphene_rect_t bounds;
+
+  if (!gtk_widget_get_mapped (widget) || !gtk_widget_compute_bounds (widget, GTK_WIDGET (window), &bounds))
+    return FALSE;
+  return bounds.origin.x >= 0 && bounds.origin.x + bounds.size.width <= gtk_widget_get_width (GTK_WIDGET (window)) + 0.5;
+}
+
+static gboolean
+fits (gpointer data)
+{
+  NarrowWait *w = data;
+  int minimum = 0;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  ui_settle ();
+  gtk_widget_measure (GTK_WIDGET (w->window), GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+  if (minimum > WIDTH)
+    return (w->problem = "the window asks for more than 360 px"), FALSE;
+  if (gtk_widget_get_width (GTK_WIDGET (w->window)) > WIDTH)
+    return (w->problem = "the window is wider than 360 px"), FALSE;
+  rows = ui_find_all (natter_window_get_timeline_list (w->window), NATTER_TYPE_TURN_ROW);
+  if (rows->len < 3)
+    return (w->problem = "the turns are not shown"), FALSE;
+  for (guint i = 0; i < rows->len; i++)
+    if (gtk_widget_get_mapped (rows->pdata[i]) && !inside (w->window, rows->pdata[i]))
+      return (w->problem = "a turn is cut off"), FALSE;
+  {
+    g_autoptr(GPtrArray) buttons = ui_find_all (natter_window_get_composer (w->window), GTK_TYPE_BUTTON);
+
+    for (guint i = 0; i < buttons->len; i++)
+      if (gtk_widget_get_mapped (buttons->pdata[i]) && !inside (w->window, buttons->pdata[i]))
+        return (w->problem = "a button of the composer is cut off"), FALSE;
+  }
+  return TRUE;
+}
+
+static char *
+describe (gpointer data)
+{
+  NarrowWait *w = data;
+  g_autoptr(GString) wide = g_string_new (NULL);
+
+  int min_h = 0, min_w_740 = 0, min_h_child = 0;
+  GtkWidget *content = w->window->content;
+
+  collect_wide (GTK_WIDGET (w->window), WIDTH - 60, wide);
+  gtk_widget_measure (GTK_WIDGET (w->window), GTK_ORIENTATION_VERTICAL, WIDTH, &min_h, NULL, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (w->window), GTK_ORIENTATION_HORIZONTAL, 740, &min_w_740, NULL, NULL, NULL);
+  gtk_widget_measure (content, GTK_ORIENTATION_VERTICAL, WIDTH, &min_h_child, NULL, NULL, NULL);
+  return g_strdup_printf ("%s; at most %d px asked for by %s; window %d×%d px; min height at 360: %d (content %d); min width at 740: %d; "
+                          "wider than %d px: %s", w->problem, w->widest->widest, w->widest->culprits,
+                          gtk_widget_get_width (GTK_WIDGET (w->window)), gtk_widget_get_height (GTK_WIDGET (w->window)),
+                          min_h, min_h_child, min_w_740, WIDTH - 60, wide->str);
+}
+
+static gboolean
+watch_width_cb (GtkWidget     *window,
+                GdkFrameClock *clock,
+                gpointer       data)
+{
+  Widest *widest = data;
+  int minimum = 0;
+
+  gtk_widget_measure (window, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+  if (minimum > widest->widest)
+    {
+      g_autoptr(GString) wide = g_string_new (NULL);
+
+      collect_wide (window, WIDTH, wide);
+      widest->widest = minimum;
+      g_free (widest->culprits);
+      widest->culprits = g_string_free (g_steal_pointer (&wide), FALSE);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+model_held (gpointer data)
+{
+  UiWorld *u = data;
+
+  return natter_fake_model_get_n_held (u->w->fakes->model) == 1;
+}
+
+static gboolean
+queue_shows (gpointer data)
+{
+  return natter_queue_view_get_n_queued (((NatterWindow *) data)->queue_view) == 1;
+}
+
+static void
+test_full_conversation_at_360 (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(NatterBlobStore) blobs = natter_blob_store_new (u->w->storage);
+  g_autofree char *original = ui_create_session (u, "A conversation with everything in it");
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *t3 = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *running = NULL;
+  g_autoptr(GFile) notes = g_file_get_child (u->w->dir, "meeting-notes-for-the-quarterly-review.txt");
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  NarrowWait wait;
+  Widest widest = { 0, NULL };
+
+  natter_turn_runtime_set_blob_store (u->w->runtime, blobs);
+  natter_fake_model_set_usage (u->w->fakes->model,
+                               "{\"inputTokens\":123456,\"outputTokens\":65432,\"totalTokens\":188888}");
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "read_file",
+                                                                     "{\"path\":\"/home/someone/projects/natter/src/ui/natter-window-conversation.c\"}")),
+                            "{\"role\":\"assistant\",\"content\":\"Run this:\\n\\n"
+                            "```sh\\nmeson setup build --buildtype=debugoptimized -Db_sanitize=address && meson compile -C build\\n```\\n\"}",
+                            "{\"role\":\"assistant\",\"content\":\"The notes say the review is on Friday.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Tomorrow.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Thursday, then.\"}",
+                            NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  t1 = ui_send (u, original, "How do I build it? Read the window's conversation file first.");
+  ui_wait_turn (u, t1);
+  g_file_replace_contents (notes, "Review on Friday.", 17, NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, &error);
+  g_assert_no_error (error);
+  t2 = ui_send_with_files (u, blobs, original, "When is the review?", NULL, notes, NULL);
+  ui_wait_turn (u, t2);
+  t3 = ui_send (u, original, "And the next meeting?");
+  ui_wait_turn (u, t3);
+  /* The last message edited: a second version of it. */
+  natter_sessions_fork_async (u->sessions, original, t2, "A conversation with everything in it", NULL,
+                              ui_result_cb, &result);
+  branch = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  g_free (t3);
+  t3 = ui_send (u, branch, "And the next meeting, on which day?");
+  ui_wait_turn (u, t3);
+
+  window = ui_window_new (app, u);
+  gtk_widget_add_tick_callback (GTK_WIDGET (window), watch_width_cb, &widest, NULL);
+  natter_window_set_blob_store (window, blobs);
+  gtk_window_set_default_size (GTK_WINDOW (window), WIDTH, 740);
+  g_assert_true (natter_window_open_session (window, branch));
+  ui_wait_until (ui_timeline_loaded, window);
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+
+  /* An answer running, a message queued behind it. */
+  running = ui_send (u, branch, "Write it all up, please.");
+  ui_wait_until (model_held, u);
+  natter_composer_set_text (natter_window_get_composer (window), "And make it short.");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_until (queue_shows, window);
+
+  wait = (NarrowWait) { window, NULL, &widest };
+  ui_wait_until_full (fits, describe, &wait);
+  ui_save_window (GTK_WIDGET (window), "narrow-full.png");
+  /* Not even for a frame: a window that grew does not shrink back. */
+  if (widest.widest > WIDTH)
+    g_error ("At one frame the window asked for %d px: %s", widest.widest, widest.culprits);
+  g_free (widest.culprits);
+
+  natter_fake_model_release (u->w->fakes->model);
+  ui_wait_until (ui_no_advances, u);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *model;
+} PickerWait;
+
+static gboolean
+picker_named (gpointer data)
+{
+  PickerWait *w = data;
+  NatterModelPicker *picker = natter_window_get_model_picker (w->window);
+
+  ui_settle ();
+  return g_strcmp0 (natter_model_picker_get_model (picker), w->model) == 0 &&
+         gtk_widget_get_mapped (GTK_WIDGET (picker)) && !natter_model_picker_get_compact (picker);
+}
+
+static char *
+describe_picker (gpointer data)
+{
+  PickerWait *w = data;
+  NatterModelPicker *picker = natter_window_get_model_picker (w->window);
+  AdwWindowTitle *title = ADW_WINDOW_TITLE (ui_find_first (w->window, ADW_TYPE_WINDOW_TITLE));
+
+  int nat = 0, min = 0, hnat = 0;
+
+  gtk_widget_measure (GTK_WIDGET (picker), GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (title), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &hnat, NULL, NULL);
+  return g_strdup_printf ("the picker (min %d, natural %d, given %d; title natural %d given %d; window %d) shows %s (%s), the subtitle “%s”",
+                          min, nat, gtk_widget_get_width (GTK_WIDGET (picker)), hnat, gtk_widget_get_width (GTK_WIDGET (title)),
+                          gtk_widget_get_width (GTK_WIDGET (w->window)),
+                          natter_model_picker_get_model (picker),
+                          natter_model_picker_get_compact (picker) ? "an icon" : "the name",
+                          adw_window_title_get_subtitle (title));
+}
+
+/* A conversation answered by a model: the header names that model in its
+ * picker, where a person changes it, not only as a subtitle that leaves
+ * the picker an icon. */
+static void
+test_header_names_the_model (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Header");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  PickerWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send_with_model (u, session_id, "Hello", "p", "llama3.2:3b-instruct");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait = (PickerWait) { window, "llama3.2:3b-instruct" };
+  ui_wait_until_full (picker_named, describe_picker, &wait);
+  g_assert_cmpstr (adw_window_title_get_subtitle (ADW_WINDOW_TITLE (ui_find_first (window, ADW_TYPE_WINDOW_TITLE))),
+                   ==, "");
+  ui_save_window (GTK_WIDGET (window), "header-model.png");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  app = ui_test_init_with_app (&argc, &argv);
+  g_test_add_func ("/narrow/full-conversation-at-360", test_full_conversation_at_360);
+  g_test_add_func ("/narrow/header-names-the-model", test_header_names_the_model);
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}
