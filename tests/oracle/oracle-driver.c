@@ -2131,7 +2131,7 @@ op_export_import (OracleDriver *d,
   g_autofree char *archive = NULL;
   g_autofree char *path = g_build_filename (d->work_dir, "archive.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_auto(GStrv) ids = NULL;
+  g_autoptr(NatterImportReport) report = NULL;
   OSession *c;
 
   oracle_log (d->o, "op %u: export S%u and import it", d->op_number, s->n);
@@ -2147,15 +2147,15 @@ op_export_import (OracleDriver *d,
   g_assert_no_error (error);
   c = oracle_import (d->o, s);
   natter_sessions_import_async (d->f.sessions, file, NULL, NULL, result_cb, &imported);
-  ids = natter_sessions_import_finish (d->f.sessions, wait_result (d, &imported, "import"), &error);
-  if (ids == NULL || g_strv_length (ids) != 1)
+  report = natter_sessions_import_finish (d->f.sessions, wait_result (d, &imported, "import"), &error);
+  if (report == NULL || report->session_ids->len != 1)
     {
-      oracle_driver_fail (d, "outcome", "importing S%u's archive failed: %s", s->n,
+      oracle_driver_fail (d, "import", "importing S%u's archive failed: %s", s->n,
                           error != NULL ? error->message : "not one session");
       oracle_forget_session (d->o, c);
       return;
     }
-  set_id (&c->id, ids[0]);
+  set_id (&c->id, g_ptr_array_index (report->session_ids, 0));
   touch (d, c);
 }
 
@@ -2551,6 +2551,15 @@ latest_idle (OracleDriver *d,
   return t != NULL && t->status == OT_IDLE && t->owner == s && t->id != NULL && !oracle_history_damaged (s);
 }
 
+static gboolean natter_can_continue (OTurn *t);
+
+static gboolean
+natter_latest_idle (OracleDriver *d,
+                    OSession     *s)
+{
+  return latest_idle (d, s) && natter_can_continue (oracle_latest (s));
+}
+
 static gboolean
 latest_failed (OracleDriver *d,
                OSession     *s)
@@ -2581,6 +2590,30 @@ waits_for_person (OracleDriver *d,
   return t->status == OT_SUSPENDED && !oracle_history_damaged (t->owner);
 }
 
+/* A `natter` process knows no provider of the test's settings: it can
+ * continue only turns that name the server's address, which a
+ * conversation imported (or made from one) does not keep (its turns'
+ * addresses are labels, docs/format.md §7.1). */
+static gboolean
+natter_can_continue (OTurn *t)
+{
+  return !oracle_from_import (t->owner);
+}
+
+static gboolean
+waits_for_natter (OracleDriver *d,
+                  OTurn        *t)
+{
+  return waits_for_person (d, t) && natter_can_continue (t);
+}
+
+static gboolean
+retried_by_natter (OracleDriver *d,
+                   OTurn        *t)
+{
+  return oracle_turn_terminal (t) && !t->damaged && natter_can_continue (t);
+}
+
 static gboolean
 terminal_visible (OracleDriver *d,
                   OTurn        *t)
@@ -2602,6 +2635,8 @@ damageable (OracleDriver *d,
   return oracle_turn_terminal (t) && !t->damaged && !oracle_turn_is_depended_on (d->o, t) && t->copy_of == NULL;
 }
 
+/* An archive of a conversation whose answer streams is a snapshot of a
+ * moving file: not produced. */
 static gboolean
 exportable (OracleDriver *d,
             OSession     *s)
@@ -2609,8 +2644,12 @@ exportable (OracleDriver *d,
   g_autoptr(GPtrArray) visible = oracle_visible (s);
 
   for (guint i = 0; i < visible->len; i++)
-    if (!terminal_visible (d, g_ptr_array_index (visible, i)))
-      return FALSE;
+    {
+      OTurn *t = g_ptr_array_index (visible, i);
+
+      if (t->damaged || t->status == OT_HELD || t->status == OT_WAITING_CALL)
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -2745,9 +2784,9 @@ op_possible (OracleDriver *d,
     case OP_CLI_RETRY:
       return !held && d->options.cli_ops;
     case OP_CLI_TOOL:
-      return !held && d->options.cli_ops && any_turn (d, waits_for_person) != NULL;
+      return !held && d->options.cli_ops && any_turn (d, waits_for_natter) != NULL;
     case OP_CLI_RESUME:
-      return !held && d->options.cli_ops && any_session (d, latest_idle) != NULL;
+      return !held && d->options.cli_ops && any_session (d, natter_latest_idle) != NULL;
     case N_OPS:
       break;
     }
@@ -2918,14 +2957,14 @@ run_op (OracleDriver *d,
       cli_send (d);
       break;
     case OP_CLI_TOOL:
-      cli_tool (d, any_turn (d, waits_for_person));
+      cli_tool (d, any_turn (d, waits_for_natter));
       break;
     case OP_CLI_RESUME:
-      cli_resume (d, any_session (d, latest_idle));
+      cli_resume (d, any_session (d, natter_latest_idle));
       break;
     case OP_CLI_RETRY:
       {
-        OTurn *of = any_turn (d, terminal_visible);
+        OTurn *of = any_turn (d, retried_by_natter);
 
         if (of != NULL)
           cli_retry (d, of);

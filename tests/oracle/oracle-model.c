@@ -399,11 +399,43 @@ oracle_from_import (OSession *s)
   return FALSE;
 }
 
+static gboolean
+listed_damaged (OSession *s)
+{
+  OTurn *latest = s->own->len > 0 ? g_ptr_array_index (s->own, s->own->len - 1) : NULL;
+
+  return latest != NULL && latest->damaged;
+}
+
+/* Whether @s is listed as a version of its parent (docs/format.md §3.2,
+ * "versions of a conversation"): it has a parent and was created with a
+ * title; a parent that is damaged leaves it standing alone. */
+static gboolean
+is_version (OSession *s)
+{
+  return s->parent != NULL && s->created_titled && !listed_damaged (s->parent);
+}
+
+static gboolean
+lineage_known (OSession *s)
+{
+  /* A damaged conversation's place in its family is open (the documents
+   * say only that a damaged parent leaves its versions alone). */
+  if (listed_damaged (s))
+    return FALSE;
+  for (; s != NULL; s = s->parent)
+    if (s->recovered || s->created_title_unknown)
+      return FALSE;
+  return TRUE;
+}
+
+/* The conversation @s is a version of (a version of a version belongs to
+ * the same one), or @s itself. */
 OSession *
 oracle_original (OSession *s)
 {
-  while (s->version_of != NULL)
-    s = s->version_of;
+  while (is_version (s))
+    s = s->parent;
   return s;
 }
 
@@ -543,9 +575,10 @@ make_turn (Oracle   *o,
 
 static OTurn *promote (Oracle *o, OSession *s, gboolean in_child);
 
-/* A completed turn (docs/format.md §3.2, §3.4): the session's first
- * answer asks the model for a title when the title is still the default
- * one; the oldest queued message becomes the next turn. */
+/* A completed turn (docs/format.md §3.2, §3.4): the conversation's first
+ * answer (whichever message it answers: one before it may have failed or
+ * been stopped) asks the model for a title when the title is still the
+ * default one, once; the oldest queued message becomes the next turn. */
 static void
 completed (Oracle *o,
            OTurn  *t)
@@ -553,10 +586,11 @@ completed (Oracle *o,
   OSession *s = t->owner;
 
   t->status = OT_COMPLETED;
-  if (s->own->len > 0 && g_ptr_array_index (s->own, 0) == t &&
+  if (!s->title_asked &&
       (s->title_kind == OTITLE_DEFAULT || (s->title_kind == OTITLE_UNKNOWN && s->title == NULL && !s->recovered)))
     {
       s->title_wanted = TRUE;
+      s->title_asked = TRUE;
       oracle_log (o, "  model: S%u wants a title", s->n);
     }
   if (oracle_latest (s) == t && s->queue->len > 0)
@@ -811,6 +845,8 @@ oracle_new_version (Oracle   *o,
   b->title = g_strdup (shown_in->title);
   b->title_kind = shown_in->title != NULL ? OTITLE_SET
                   : shown_in->title_kind == OTITLE_NONE ? OTITLE_NONE : OTITLE_UNKNOWN;
+  b->created_titled = shown_in->title != NULL;
+  b->created_title_unknown = shown_in->title == NULL && shown_in->title_kind == OTITLE_UNKNOWN;
   b->version_of = shown_in;
   r.session = b;
   r.created = TRUE;
@@ -1102,6 +1138,18 @@ oracle_rename (Oracle     *o,
   s->title_wanted = FALSE;
 }
 
+static OToolCall *
+copy_call (OToolCall *call)
+{
+  OToolCall *c = g_new0 (OToolCall, 1);
+
+  *c = *call;
+  c->id = g_strdup (call->id);
+  c->name = g_strdup (call->name);
+  c->question = g_strdup (call->question);
+  return c;
+}
+
 static OTurn *
 copy_turn (Oracle   *o,
            OSession *owner,
@@ -1117,9 +1165,9 @@ copy_turn (Oracle   *o,
   c->prev = prev_copy;
   c->inline_msgs = t->inline_msgs != NULL ? g_ptr_array_ref (t->inline_msgs) : NULL;
   c->own = g_ptr_array_copy (t->own, NULL, NULL);
-  c->calls = g_ptr_array_new ();
+  c->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_call_free);
   for (guint i = 0; i < t->calls->len; i++)
-    g_ptr_array_add (c->calls, g_ptr_array_index (t->calls, i));
+    g_ptr_array_add (c->calls, copy_call (g_ptr_array_index (t->calls, i)));
   c->status = t->status;
   c->max_calls = t->max_calls;
   c->n_calls = t->n_calls;
@@ -1129,6 +1177,35 @@ copy_turn (Oracle   *o,
   c->held_index = -1;
   c->copy_of = t;
   g_ptr_array_add (o->turns, c);
+  /* An answer that had not ended comes in stopped: what it waited for
+   * will never come here (docs/format.md §7.1). Its tool calls without a
+   * result get the runtime's "cancelled" result. */
+  if (!oracle_turn_terminal (c))
+    {
+      gboolean open_round = FALSE;
+
+      for (guint i = 0; i < c->calls->len; i++)
+        {
+          OToolCall *call = g_ptr_array_index (c->calls, i);
+
+          if (call->round == c->rounds && call->result == NULL)
+            {
+              call->state = OC_ERROR;
+              call->result = tool_msg (o, call, "cancelled");
+              open_round = TRUE;
+            }
+        }
+      if (open_round)
+        for (guint i = 0; i < c->calls->len; i++)
+          {
+            OToolCall *call = g_ptr_array_index (c->calls, i);
+
+            if (call->round == c->rounds)
+              g_ptr_array_add (c->own, call->result);
+          }
+      c->status = OT_CANCELLED;
+      c->open_call = FALSE;
+    }
   return c;
 }
 
@@ -1144,22 +1221,36 @@ oracle_import (Oracle   *o,
 {
   OSession *c = add_session (o);
   g_autoptr(GPtrArray) visible = oracle_visible (s);
+  guint n_inherited = visible->len - s->own->len;
   OTurn *prev = NULL;
 
+  /* A branch brings the turns it shows from its parent as far as its
+   * history reaches: the chain of references from the fork point back,
+   * to the turn whose context is inline (§7.1). */
+  if (n_inherited > 0)
+    {
+      guint base = 0;
+
+      for (guint i = 0; i < n_inherited; i++)
+        if (((OTurn *) g_ptr_array_index (visible, i))->ctx != OCTX_PREV)
+          base = i;
+      g_ptr_array_remove_range (visible, 0, base);
+    }
   c->imported = TRUE;
   c->not_imported = g_ptr_array_new ();
   for (guint i = 0; i < s->queue->len; i++)
     g_ptr_array_add (c->not_imported, ((OQueued *) g_ptr_array_index (s->queue, i))->input);
+  /* The title comes with the log: a default title stays the default one
+   * (docs/format.md §3.2), which the conversation's first answer here
+   * replaces if it had none there. */
   c->title = g_strdup (s->title);
-  c->title_kind = s->title_kind == OTITLE_UNKNOWN ? OTITLE_UNKNOWN : OTITLE_SET;
+  c->title_kind = s->title_kind;
+  c->title_asked = s->title_asked;
   for (guint i = 0; i < visible->len; i++)
     {
       OTurn *t = g_ptr_array_index (visible, i);
       OTurn *copy = copy_turn (o, c, t, prev);
 
-      /* The copies' tool calls are the originals' records; they are
-       * settled, and only read from now on. */
-      g_ptr_array_set_free_func (copy->calls, NULL);
       g_ptr_array_add (c->own, copy);
       if (s->last_compaction != NULL && t == s->last_first_kept)
         {
@@ -1206,6 +1297,7 @@ oracle_recover (Oracle   *o,
   s->no_versions = TRUE;
   c->title = g_strdup (s->title);
   c->title_kind = s->title != NULL ? OTITLE_SET : OTITLE_UNKNOWN;
+  c->created_titled = c->parent != NULL && s->title != NULL;
   oracle_log (o, "  model: S%u recovers %u turns of S%u", c->n, c->n_recovered, s->n);
   return c;
 }
@@ -2161,10 +2253,15 @@ oracle_expected_view (Oracle   *o,
      * settled (session-layer-spec.md §8.3): while a call streams it is
      * not determined. */
     json_object_set_string_member (view, "latest", oracle_status_name (own_latest));
-  if (s->version_of != NULL)
-    json_object_set_string_member (view, "versionOf", oracle_original (s)->id);
-  else if (s->parent == NULL)
-    json_object_set_null_member (view, "versionOf");
+  /* A recovered copy's lineage is the damaged one's, which the documents
+   * leave open; a title of unknown origin leaves it open too. */
+  if (lineage_known (s))
+    {
+      if (is_version (s))
+        json_object_set_string_member (view, "versionOf", oracle_original (s)->id);
+      else
+        json_object_set_null_member (view, "versionOf");
+    }
   json_node_take_object (node, view);
   return node;
 }

@@ -174,13 +174,16 @@ struct _OSession
   char       *title;
   OTitleKind  title_kind;
   gboolean    title_wanted;  /* a title request is due */
+  gboolean    title_asked;   /* one was: it is asked once */
   GPtrArray  *queue;         /* OQueued* */
   GPtrArray  *grants;        /* OGrant* */
   char       *compaction;    /* a pending compaction's summary */
   OTurn      *first_kept;
   char       *last_compaction;  /* the last compaction of the log, used or not */
   OTurn      *last_first_kept;
-  OSession   *version_of;    /* made as a new version of a message of this one */
+  OSession   *version_of;    /* made as a new version of a message shown in this one */
+  gboolean    created_titled; /* session_created carried a title */
+  gboolean    created_title_unknown; /* whether it did is not determined */
   gboolean    recovered;     /* a copy of a damaged session's readable part */
   guint       n_recovered;   /* its first visible turns, copied or referenced */
   gboolean    imported;
