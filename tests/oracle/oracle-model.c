@@ -586,7 +586,7 @@ completed (Oracle *o,
   OSession *s = t->owner;
 
   t->status = OT_COMPLETED;
-  if (!s->title_asked &&
+  if (!s->title_asked && !s->title_maybe &&
       (s->title_kind == OTITLE_DEFAULT || (s->title_kind == OTITLE_UNKNOWN && s->title == NULL && !s->recovered)))
     {
       s->title_wanted = TRUE;
@@ -1136,6 +1136,7 @@ oracle_rename (Oracle     *o,
   s->title = g_strdup (title);
   s->title_kind = OTITLE_SET;
   s->title_wanted = FALSE;
+  s->title_maybe = FALSE;
 }
 
 static OToolCall *
@@ -1246,6 +1247,15 @@ oracle_import (Oracle   *o,
   c->title = g_strdup (s->title);
   c->title_kind = s->title_kind;
   c->title_asked = s->title_asked;
+  /* A branch made without a title has turns and no title once imported:
+   * whether its next message names it (session-layer-spec.md §9.1 step
+   * 6: "if the session has no title") or not (docs/format.md §3.2: with
+   * the first turn_appended) is open. */
+  if (s->title_kind == OTITLE_NONE && visible->len > 0)
+    {
+      c->title_kind = OTITLE_UNKNOWN;
+      c->title_maybe = TRUE;
+    }
   for (guint i = 0; i < visible->len; i++)
     {
       OTurn *t = g_ptr_array_index (visible, i);
@@ -1871,18 +1881,19 @@ title_session (Oracle     *o,
 {
   OSession *found = NULL;
 
-  for (guint i = 0; i < o->sessions->len; i++)
-    {
-      OSession *s = g_ptr_array_index (o->sessions, i);
-      OTurn *first = s->own->len > 0 ? g_ptr_array_index (s->own, 0) : NULL;
+  for (guint pass = 0; pass < 2 && found == NULL; pass++)
+    for (guint i = 0; i < o->sessions->len; i++)
+      {
+        OSession *s = g_ptr_array_index (o->sessions, i);
+        OTurn *first = s->own->len > 0 ? g_ptr_array_index (s->own, 0) : NULL;
 
-      if (!s->title_wanted)
-        continue;
-      if (found == NULL)
-        found = s;
-      if (first != NULL && strstr (body, first->input->text) != NULL)
-        return s;
-    }
+        if (pass == 0 ? !s->title_wanted : !s->title_maybe)
+          continue;
+        if (found == NULL)
+          found = s;
+        if (first != NULL && strstr (body, first->input->text) != NULL)
+          return s;
+      }
   return found;
 }
 
@@ -1927,6 +1938,7 @@ oracle_answer_request (Oracle     *o,
       s->title = g_strdup (r->wire_text);
       s->title_kind = OTITLE_AUTO;
       s->title_wanted = FALSE;
+      s->title_maybe = FALSE;
       oracle_log (o, "  server: title of S%u: %s", s->n, s->title);
       return r;
     }
