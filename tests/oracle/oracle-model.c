@@ -563,6 +563,19 @@ make_turn (Oracle   *o,
 
   if (s->own->len == 0 && s->title_kind == OTITLE_NONE)
     derive_title (s, input);
+  else if (s->untitled)
+    {
+      /* A session with turns and no title is named after the message
+       * sent to it (session-layer-spec.md §9.1 step 6: "if the session
+       * has no title"); that title does not follow the first
+       * turn_appended, so it is not the default one and no answer asks
+       * for another (docs/format.md §3.2). */
+      derive_title (s, input);
+      if (s->title_kind == OTITLE_DEFAULT)
+        s->title_kind = OTITLE_SET;
+      s->title_asked = TRUE;
+      s->untitled = FALSE;
+    }
   g_ptr_array_add (s->own, t);
   g_ptr_array_add (o->turns, t);
   if (t->ctx == OCTX_PREV)
@@ -586,7 +599,7 @@ completed (Oracle *o,
   OSession *s = t->owner;
 
   t->status = OT_COMPLETED;
-  if (!s->title_asked && !s->title_maybe &&
+  if (!s->title_asked && !s->created_title_unknown &&
       (s->title_kind == OTITLE_DEFAULT || (s->title_kind == OTITLE_UNKNOWN && s->title == NULL && !s->recovered)))
     {
       s->title_wanted = TRUE;
@@ -844,9 +857,11 @@ oracle_new_version (Oracle   *o,
     b = branch (o, owner->parent != NULL && owner->fork_turn == NULL ? owner->parent : owner, NULL);
   b->title = g_strdup (shown_in->title);
   b->title_kind = shown_in->title != NULL ? OTITLE_SET
-                  : shown_in->title_kind == OTITLE_NONE ? OTITLE_NONE : OTITLE_UNKNOWN;
+                  : shown_in->title_kind == OTITLE_NONE || shown_in->untitled ? OTITLE_NONE : OTITLE_UNKNOWN;
   b->created_titled = shown_in->title != NULL;
-  b->created_title_unknown = shown_in->title == NULL && shown_in->title_kind == OTITLE_UNKNOWN;
+  /* A title the model does not know (a first message it cannot derive
+   * one from) is still a title: the version is created with it. */
+  b->created_title_unknown = b->title_kind == OTITLE_UNKNOWN;
   b->version_of = shown_in;
   r.session = b;
   r.created = TRUE;
@@ -1136,7 +1151,7 @@ oracle_rename (Oracle     *o,
   s->title = g_strdup (title);
   s->title_kind = OTITLE_SET;
   s->title_wanted = FALSE;
-  s->title_maybe = FALSE;
+  s->untitled = FALSE;
 }
 
 static OToolCall *
@@ -1247,14 +1262,13 @@ oracle_import (Oracle   *o,
   c->title = g_strdup (s->title);
   c->title_kind = s->title_kind;
   c->title_asked = s->title_asked;
-  /* A branch made without a title has turns and no title once imported:
-   * whether its next message names it (session-layer-spec.md §9.1 step
-   * 6: "if the session has no title") or not (docs/format.md §3.2: with
-   * the first turn_appended) is open. */
-  if (s->title_kind == OTITLE_NONE && visible->len > 0)
+  /* A branch made without a title has turns and no title once imported
+   * (it is shown without one: which reading stands in for it is not
+   * determined); its next message names it. */
+  if ((s->title_kind == OTITLE_NONE || s->untitled) && visible->len > 0)
     {
       c->title_kind = OTITLE_UNKNOWN;
-      c->title_maybe = TRUE;
+      c->untitled = TRUE;
     }
   for (guint i = 0; i < visible->len; i++)
     {
@@ -1881,19 +1895,18 @@ title_session (Oracle     *o,
 {
   OSession *found = NULL;
 
-  for (guint pass = 0; pass < 2 && found == NULL; pass++)
-    for (guint i = 0; i < o->sessions->len; i++)
-      {
-        OSession *s = g_ptr_array_index (o->sessions, i);
-        OTurn *first = s->own->len > 0 ? g_ptr_array_index (s->own, 0) : NULL;
+  for (guint i = 0; i < o->sessions->len; i++)
+    {
+      OSession *s = g_ptr_array_index (o->sessions, i);
+      OTurn *first = s->own->len > 0 ? g_ptr_array_index (s->own, 0) : NULL;
 
-        if (pass == 0 ? !s->title_wanted : !s->title_maybe)
-          continue;
-        if (found == NULL)
-          found = s;
-        if (first != NULL && strstr (body, first->input->text) != NULL)
-          return s;
-      }
+      if (!s->title_wanted)
+        continue;
+      if (found == NULL)
+        found = s;
+      if (first != NULL && strstr (body, first->input->text) != NULL)
+        return s;
+    }
   return found;
 }
 
@@ -1938,7 +1951,6 @@ oracle_answer_request (Oracle     *o,
       s->title = g_strdup (r->wire_text);
       s->title_kind = OTITLE_AUTO;
       s->title_wanted = FALSE;
-      s->title_maybe = FALSE;
       oracle_log (o, "  server: title of S%u: %s", s->n, s->title);
       return r;
     }

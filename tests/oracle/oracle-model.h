@@ -175,7 +175,7 @@ struct _OSession
   OTitleKind  title_kind;
   gboolean    title_wanted;  /* a title request is due */
   gboolean    title_asked;   /* one was: it is asked once */
-  gboolean    title_maybe;   /* a title request may come, or not: not determined */
+  gboolean    untitled;      /* turns and no title (an imported branch): the next message names it */
   GPtrArray  *queue;         /* OQueued* */
   GPtrArray  *grants;        /* OGrant* */
   char       *compaction;    /* a pending compaction's summary */
