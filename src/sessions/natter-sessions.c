@@ -536,6 +536,29 @@ fork_turn_read_cb (GObject      *object,
   create_write (task);
 }
 
+/* Whether @compaction keeps a turn appended after @fork_turn_id in
+ * @parent: then the fork point's history cannot hold it, and the branch
+ * inherits no compaction without a turn file being read. */
+static gboolean
+kept_after (NatterSessionState *parent,
+            JsonObject         *compaction,
+            const char         *fork_turn_id)
+{
+  const char *kept = json_object_get_string_member (compaction, "firstKeptTurnId");
+  gboolean fork_seen = FALSE;
+
+  for (guint i = 0; i < natter_session_state_get_n_turns (parent); i++)
+    {
+      const char *turn_id = natter_session_state_get_turn (parent, i)->turn_id;
+
+      if (g_strcmp0 (turn_id, kept) == 0)
+        return fork_seen;
+      if (g_strcmp0 (turn_id, fork_turn_id) == 0)
+        fork_seen = TRUE;
+    }
+  return FALSE;
+}
+
 static void
 parent_read_cb (GObject      *object,
                 GAsyncResult *result,
@@ -554,10 +577,10 @@ parent_read_cb (GObject      *object,
     }
   if (data->inherit_cwd && data->cwd == NULL)
     data->cwd = g_strdup (natter_session_state_get_cwd (parent));
-  if (natter_session_state_get_compaction (parent) != NULL)
-    data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
   if (data->forked_from_turn_id == NULL && data->inherit_cwd)
     data->forked_from_turn_id = g_strdup (natter_session_state_get_latest_turn_id (parent));
+  /* A session with a parent and no fork point (a first message's
+   * version) inherits no turns, so no compaction of them either. */
   if (data->forked_from_turn_id == NULL)
     {
       if (data->inherit_cwd)
@@ -576,6 +599,9 @@ parent_read_cb (GObject      *object,
                                                           data->forked_from_turn_id));
       return;
     }
+  if (natter_session_state_get_compaction (parent) != NULL &&
+      !kept_after (parent, natter_session_state_get_compaction (parent), data->forked_from_turn_id))
+    data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
   natter_sessions_read_turn_async (data->base.self, data->forked_from_turn_id, g_task_get_cancellable (task),
                                    fork_turn_read_cb, g_object_ref (task));
 }
