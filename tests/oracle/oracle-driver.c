@@ -2089,6 +2089,15 @@ op_fork (OracleDriver *d,
   b = oracle_fork (d->o, s, at);
   natter_sessions_fork_async (d->f.sessions, s->id, at->id, NULL, NULL, result_cb, &result);
   id = natter_sessions_fork_finish (d->f.sessions, wait_result (d, &result, "fork"), &error);
+  if (b == NULL)
+    {
+      if (id != NULL)
+        oracle_driver_fail (d, "outcome", "branching S%u at T%u made %s, the model refuses it", s->n, at->n, id);
+      else if (!error_is (error, OSEND_HISTORY_DAMAGED))
+        oracle_driver_fail (d, "outcome", "branching S%u at T%u was refused as %s, the model as a damaged history",
+                            s->n, at->n, error->message);
+      return;
+    }
   if (id == NULL)
     {
       oracle_driver_fail (d, "outcome", "branching failed: %s", error->message);

@@ -424,7 +424,7 @@ lineage_known (OSession *s)
   if (listed_damaged (s))
     return FALSE;
   for (; s != NULL; s = s->parent)
-    if (s->recovered || s->created_title_unknown)
+    if (s->recovered || s->created_title_unknown || s->lineage_open)
       return FALSE;
   return TRUE;
 }
@@ -767,6 +767,17 @@ oracle_fork (Oracle   *o,
 {
   OSession *b = branch (o, s, at);
 
+  /* Whether the branch inherits the conversation's last compaction is
+   * read from the turn files between the fork point and the kept turn
+   * (docs/format.md §3.3): where the kept turn can be in the fork
+   * point's history, a file there that cannot be read refuses the
+   * branch as a damaged history (docs/sessions.md §2). */
+  if (s->last_compaction != NULL && at_or_after (s, at, s->last_first_kept) && oracle_history_damaged (b))
+    {
+      oracle_log (o, "  model: branching S%u at T%u is refused: its history cannot be read", s->n, at->n);
+      remove_session (o, b);
+      return NULL;
+    }
   oracle_log (o, "  model: S%u branches S%u at T%u%s", b->n, s->n, at->n,
               b->compaction != NULL ? " with the pending compaction" : "");
   return b;
@@ -863,6 +874,10 @@ oracle_new_version (Oracle   *o,
    * one from) is still a title: the version is created with it. */
   b->created_title_unknown = b->title_kind == OTITLE_UNKNOWN;
   b->version_of = shown_in;
+  /* A recovered copy's first turns may be its own or referenced
+   * (docs/sessions.md §2): a version of one of its first messages
+   * branches from the copy or from the damaged conversation. */
+  b->lineage_open = i == 0 && owner->recovered;
   r.session = b;
   r.created = TRUE;
   oracle_log (o, "  model: S%u is a new version of T%u (shown in S%u)", b->n, of->n, shown_in->n);

@@ -186,6 +186,7 @@ struct _OSession
   gboolean    created_titled; /* session_created carried a title */
   gboolean    created_title_unknown; /* whether it did is not determined */
   gboolean    recovered;     /* a copy of a damaged session's readable part */
+  gboolean    lineage_open;  /* its parent is not determined (a version made in a recovered copy's first turns) */
   guint       n_recovered;   /* its first visible turns, copied or referenced */
   gboolean    imported;
   GPtrArray  *not_imported;  /* OMsg*: the queued messages its archive held */
@@ -318,6 +319,7 @@ gboolean    oracle_can_compact         (Oracle       *o,
 void        oracle_begin_compaction    (Oracle       *o,
                                         OSession     *s,
                                         guint         keep);
+/* A branch of @s at @at; NULL when it is refused (a damaged history). */
 OSession   *oracle_fork                (Oracle       *o,
                                         OSession     *s,
                                         OTurn        *at);
