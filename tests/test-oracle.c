@@ -23,13 +23,22 @@
 
 #include "oracle-driver.h"
 
-/* Each seed is a run of this many operations. */
-#define SUITE_OPS 45
+/* A seed's operations when none are asked for (ORACLE_OPS). */
+#define DEFAULT_OPS 45
 
-/* The seeds the suite runs. Each was a failure before a fix (see the
- * report of the branch that added them) or covers a mix of operations
- * the others reach less. */
-static const guint32 suite_seeds[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+/* The seeds the suite runs, each for this many operations: together they
+ * reach every kind of operation, in about 25 s of CPU on a plain build
+ * (three times that with AddressSanitizer). 910242311 and 3959461806 are
+ * the long run's: a branch at a turn before the kept one that read the
+ * unreadable history before it, and a first message's version that
+ * copied a compaction its import then refused. */
+static const struct
+{
+  guint32 seed;
+  guint   n_ops;
+} suite_seeds[] = {
+  { 2, 36 }, { 4, 36 }, { 7, 36 }, { 8, 36 }, { 716630391, 36 }, { 910242311, 36 }, { 3959461806, 38 },
+};
 
 static void
 run_seed (guint32 seed,
@@ -61,7 +70,9 @@ run_seed (guint32 seed,
 static void
 test_seed (gconstpointer data)
 {
-  run_seed (GPOINTER_TO_UINT (data), SUITE_OPS, FALSE);
+  guint i = GPOINTER_TO_UINT (data);
+
+  run_seed (suite_seeds[i].seed, suite_seeds[i].n_ops, FALSE);
 }
 
 static void
@@ -70,7 +81,7 @@ test_one (gconstpointer data)
   const char *ops = g_getenv ("ORACLE_OPS");
 
   run_seed ((guint32) g_ascii_strtoull (g_getenv ("ORACLE_SEED"), NULL, 10),
-            ops != NULL ? (guint) g_ascii_strtoull (ops, NULL, 10) : SUITE_OPS, TRUE);
+            ops != NULL ? (guint) g_ascii_strtoull (ops, NULL, 10) : DEFAULT_OPS, TRUE);
 }
 
 int
@@ -91,9 +102,9 @@ main (int    argc,
     }
   for (guint i = 0; i < G_N_ELEMENTS (suite_seeds); i++)
     {
-      g_autofree char *path = g_strdup_printf ("/oracle/seed-%u", suite_seeds[i]);
+      g_autofree char *path = g_strdup_printf ("/oracle/seed-%u", suite_seeds[i].seed);
 
-      g_test_add_data_func (path, GUINT_TO_POINTER (suite_seeds[i]), test_seed);
+      g_test_add_data_func (path, GUINT_TO_POINTER (i), test_seed);
     }
   return g_test_run ();
 }
