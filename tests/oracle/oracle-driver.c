@@ -1236,6 +1236,8 @@ run_natter (OracleDriver       *d,
       oracle_log (d->o, "  natter %s: exit %d %s", line, d->run.status, err);
       for (guint i = 0; i < d->o->turns->len; i++)
         ((OTurn *) g_ptr_array_index (d->o->turns, i))->in_child = FALSE;
+      for (guint i = 0; i < d->o->sessions->len; i++)
+        ((OSession *) g_ptr_array_index (d->o->sessions, i))->title_in_child = FALSE;
     }
   load_services (d);
   return killed;

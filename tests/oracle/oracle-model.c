@@ -867,7 +867,7 @@ oracle_new_version (Oracle   *o,
   else
     b = branch (o, owner->parent != NULL && owner->fork_turn == NULL ? owner->parent : owner, NULL);
   b->title = g_strdup (shown_in->title);
-  b->title_kind = shown_in->title != NULL ? OTITLE_SET
+  b->title_kind = shown_in->title != NULL && shown_in->title_kind != OTITLE_UNKNOWN ? OTITLE_SET
                   : shown_in->title_kind == OTITLE_NONE || shown_in->untitled ? OTITLE_NONE : OTITLE_UNKNOWN;
   b->created_titled = shown_in->title != NULL;
   /* A title the model does not know (a first message it cannot derive
@@ -1120,6 +1120,13 @@ oracle_killed (Oracle *o)
       if (s->title_wanted)
         {
           s->title_wanted = FALSE;
+          s->title_kind = OTITLE_UNKNOWN;
+        }
+      /* A title the model answered may not be written yet when the
+       * process dies: either title stands. */
+      if (s->title_in_child)
+        {
+          s->title_in_child = FALSE;
           s->title_kind = OTITLE_UNKNOWN;
         }
     }
@@ -1966,6 +1973,8 @@ oracle_answer_request (Oracle     *o,
       s->title = g_strdup (r->wire_text);
       s->title_kind = OTITLE_AUTO;
       s->title_wanted = FALSE;
+      for (guint i = 0; i < s->own->len; i++)
+        s->title_in_child |= ((OTurn *) g_ptr_array_index (s->own, i))->in_child;
       oracle_log (o, "  server: title of S%u: %s", s->n, s->title);
       return r;
     }

@@ -175,6 +175,7 @@ struct _OSession
   OTitleKind  title_kind;
   gboolean    title_wanted;  /* a title request is due */
   gboolean    title_asked;   /* one was: it is asked once */
+  gboolean    title_in_child; /* answered to a `natter` process, which may die before writing it */
   gboolean    untitled;      /* turns and no title (an imported branch): the next message names it */
   GPtrArray  *queue;         /* OQueued* */
   GPtrArray  *grants;        /* OGrant* */
