@@ -2290,7 +2290,10 @@ oracle_expected_view (Oracle   *o,
   for (guint i = 0; i < s->grants->len; i++)
     json_array_add_string_element (grants, ((OGrant *) g_ptr_array_index (s->grants, i))->tool);
   json_object_set_array_member (view, "grants", grants);
-  json_object_set_boolean_member (view, "error", own_latest != NULL && own_latest->damaged);
+  /* A recovered copy's first turns may be its own (then the last one,
+   * damaged later, makes the copy unreadable) or referenced. */
+  if (!(own_latest == NULL && s->recovered && s->fork_turn != NULL && s->fork_turn->damaged))
+    json_object_set_boolean_member (view, "error", own_latest != NULL && own_latest->damaged);
   if (own_latest == NULL && s->recovered && s->n_recovered > 0)
     /* A recovered copy's first turns may be its own or referenced. */
     ;
