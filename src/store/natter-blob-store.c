@@ -10,7 +10,7 @@
  * it does not have. Reads check the hash: a blob whose bytes changed is
  * reported, never sent. Nothing here deletes a blob; a blob no turn
  * references (a send that died before its turn was written) is benign,
- * exactly like an orphan turn file (session-layer-spec.md §7).
+ * exactly like an orphan turn file (docs/sessions.md §7).
  */
 
 #define G_LOG_DOMAIN "natter-blob-store"
@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "natter-blob-store.h"
+#include "natter-fd-private.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
 
@@ -146,29 +147,6 @@ make_private_dir (const char  *path,
   return set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
 }
 
-static gboolean
-write_all (int           fd,
-           const guint8 *data,
-           gsize         length,
-           const char   *path,
-           GError      **error)
-{
-  while (length > 0)
-    {
-      gssize written = write (fd, data, length);
-
-      if (written < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return set_io_error (error, errno, "write", path);
-        }
-      data += written;
-      length -= (gsize) written;
-    }
-  return TRUE;
-}
-
 static char *
 hash_bytes (GBytes *bytes)
 {
@@ -194,7 +172,7 @@ write_temp_and_link (const char  *dir,
   fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
   if (fd < 0)
     return set_io_error (error, errno, "create", temp_path);
-  if (fchmod (fd, 0600) < 0 || !write_all (fd, data, length, temp_path, error) || fsync (fd) < 0)
+  if (fchmod (fd, 0600) < 0 || !natter_fd_write_all (fd, data, length) || fsync (fd) < 0)
     {
       saved_errno = errno;
       close (fd);
@@ -334,7 +312,7 @@ natter_blob_store_read_sync (NatterBlobStore  *self,
  * A cheap check (one stat, no hashing) that a blob is on disk with the
  * size a reference gives: what the runtime asks before it writes a turn
  * that references the blob, so that a turn never points at a blob that
- * was never stored (the ordering rule of session-layer-spec.md §7).
+ * was never stored (the ordering rule of docs/sessions.md §7).
  *
  * Returns: %TRUE when present; else %FALSE with %NATTER_STORE_ERROR and
  *   %NATTER_STORE_ERROR_INVALID_ID, %NATTER_STORE_ERROR_NOT_FOUND or

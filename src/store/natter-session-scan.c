@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The startup scan's read of a session file (session-layer-spec.md §8.2
+ * The startup scan's read of a session file (docs/sessions.md §8.2
  * step 2) without a JsonNode tree per line. The full read
  * (natter_session_reduce_file_sync())
  * builds, seals and frees a tree for every line only to keep a few
@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "natter-fd-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-json-private.h"
@@ -167,7 +168,7 @@ cwd_is_valid (const NatterJsonMember *member)
   return natter_session_cwd_validate (cwd, NULL);
 }
 
-/* The model descriptor of turn-runtime.md §12: exactly `provider` and
+/* The model descriptor of docs/runtime.md §12: exactly `provider` and
  * `model`, both non-empty strings. */
 static gboolean
 scan_model (const NatterJsonMember *member,
@@ -615,10 +616,9 @@ load_file (const char  *path,
            gsize       *out_length,
            char       **out_heap)
 {
-  char *buffer = stack_buffer;
-  gsize capacity = READ_STACK_SIZE;
-  gsize length = 0;
   struct stat info;
+  char *contents;
+  gboolean ok;
   int fd;
 
   *out_heap = NULL;
@@ -628,47 +628,12 @@ load_file (const char  *path,
   if (fd < 0)
     return FALSE;
 
-  /* One byte more than the size, so the read that finds the end fits. */
-  if (fstat (fd, &info) == 0 && S_ISREG (info.st_mode) &&
-      (guint64) info.st_size + 1 > capacity)
-    {
-      capacity = (gsize) info.st_size + 1;
-      buffer = *out_heap = g_malloc (capacity);
-    }
-
-  for (;;)
-    {
-      gssize n;
-
-      if (length == capacity)
-        {
-          capacity *= 2;
-          if (buffer == stack_buffer)
-            {
-              buffer = *out_heap = g_malloc (capacity);
-              memcpy (buffer, stack_buffer, length);
-            }
-          else
-            buffer = *out_heap = g_realloc (buffer, capacity);
-        }
-      n = read (fd, buffer + length, capacity - length);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          close (fd);
-          g_clear_pointer (out_heap, g_free);
-          return FALSE;
-        }
-      if (n == 0)
-        break;
-      length += n;
-    }
+  ok = natter_fd_read_all (fd, fstat (fd, &info) == 0 && S_ISREG (info.st_mode) ? (gsize) info.st_size : 0,
+                           stack_buffer, READ_STACK_SIZE, out_heap, &contents, out_length);
   close (fd);
-
-  *out_contents = buffer;
-  *out_length = length;
-  return TRUE;
+  if (ok)
+    *out_contents = contents;
+  return ok;
 }
 
 static void
@@ -704,7 +669,7 @@ fill_from_state (NatterSessionScanResult *out,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * The startup scan's read of one session file (session-layer-spec.md
+ * The startup scan's read of one session file (docs/sessions.md
  * §8.2 step 2): reads the file once and validates every line as strictly
  * as natter_session_reduce_file_sync() does, without building JSON trees, folding the index entry's fields. A
  * file it refuses is read by that full path, whose error is returned, so

@@ -2,14 +2,14 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One turn in the timeline (session-layer-spec.md §10.3): its input and
+ * One turn in the timeline (docs/sessions.md §10.3): its input and
  * its own activity — reasoning, assistant text, tool calls with their
  * status — the live overlay of the streaming call, the prompts of a
- * suspended turn (§10.4), and what happened at the end with the next step
- * to take. The referenced prefix (the context) is never shown again: each
- * turn shows only what it added. Rows are recycled by the list view. A
- * row in a window reads its turn only once the list view places it in the
- * viewport, and says so (#NatterTurnRow::placed) for the rows near it to
+ * suspended turn (docs/sessions.md §10.4), and what happened at the end with
+ * the next step to take. The referenced prefix (the context) is never shown
+ * again: each turn shows only what it added. Rows are recycled by the list
+ * view. A row in a window reads its turn only once the list view places it in
+ * the viewport, and says so (#NatterTurnRow::placed) for the rows near it to
  * be read ahead (a long session must open fast); a row outside
  * any window reads it when bound.
  */
@@ -34,6 +34,7 @@ struct _NatterTurnRow
   GtkWidget       parent_instance;
 
   NatterSessions *sessions;
+  NatterBlobStore *blobs;   /* nullable: where sent attachments are read */
   NatterTurnItem *item;
   /* The markdown view the current overlay streams into, if any. */
   GtkWidget      *streaming_view;
@@ -343,7 +344,7 @@ show_terminal (NatterTurnRow   *self,
        * runtime is still live (the bus says it is processing) or it was
        * read back after a restart: only the prompt moves it on. One
        * suspended on an async tool waits for the tool's result, which
-       * arrives from outside (§6), live or not. */
+       * arrives from outside (docs/runtime.md §8), live or not. */
       if (natter_turn_row_waits_for_user (state))
         set_status (self, FALSE, "dialog-information-symbolic", _("Waiting for you"), NULL, NULL);
       else
@@ -546,7 +547,7 @@ show_attachments (NatterTurnRow *self)
   g_free (self->attachments_turn_id);
   self->attachments_turn_id = parts->len > 0 ? g_strdup (turn_id) : NULL;
   for (guint i = 0; i < parts->len; i++)
-    gtk_box_append (GTK_BOX (self->attachments_box), natter_attachment_view_new (g_ptr_array_index (parts, i)));
+    gtk_box_append (GTK_BOX (self->attachments_box), natter_attachment_view_new (g_ptr_array_index (parts, i), self->blobs));
   gtk_widget_set_visible (self->attachments_box, parts->len > 0);
 }
 
@@ -817,6 +818,7 @@ natter_turn_row_finalize (GObject *object)
   NatterTurnRow *self = NATTER_TURN_ROW (object);
 
   g_clear_object (&self->sessions);
+  g_clear_object (&self->blobs);
   g_string_free (self->assistant_text, TRUE);
   g_free (self->attachments_turn_id);
 
@@ -889,18 +891,22 @@ natter_turn_row_init (NatterTurnRow *self)
 /**
  * natter_turn_row_new:
  * @sessions: the session service that prompts answer through
+ * @blobs: (nullable): the store the message's attachments are read from
  *
  * Returns: (transfer floating): an empty row; see natter_turn_row_set_item()
  */
 GtkWidget *
-natter_turn_row_new (NatterSessions *sessions)
+natter_turn_row_new (NatterSessions  *sessions,
+                     NatterBlobStore *blobs)
 {
   NatterTurnRow *self;
 
   g_return_val_if_fail (NATTER_IS_SESSIONS (sessions), NULL);
+  g_return_val_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs), NULL);
 
   self = g_object_new (NATTER_TYPE_TURN_ROW, NULL);
   self->sessions = g_object_ref (sessions);
+  self->blobs = blobs != NULL ? g_object_ref (blobs) : NULL;
   return GTK_WIDGET (self);
 }
 
