@@ -11,7 +11,7 @@
 #include "natter-id.h"
 #include "natter-jsonl-repo.h"
 #include "natter-session-families.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-queue.h"

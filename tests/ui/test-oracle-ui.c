@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "natter-composer.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 #include "oracle-driver.h"
