@@ -1292,6 +1292,15 @@ oracle_import (Oracle   *o,
       c->title_kind = OTITLE_UNKNOWN;
       c->untitled = TRUE;
     }
+  /* A branch's history comes in as turns of its own, so the title derived
+   * from its first message no longer follows the first turn_appended: it
+   * is not the default one there, and no answer asks for another
+   * (docs/format.md §3.2). */
+  if (s->title_kind == OTITLE_DEFAULT && visible->len > s->own->len)
+    {
+      c->title_kind = OTITLE_SET;
+      c->title_asked = TRUE;
+    }
   for (guint i = 0; i < visible->len; i++)
     {
       OTurn *t = g_ptr_array_index (visible, i);
