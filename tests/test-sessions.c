@@ -1844,6 +1844,39 @@ test_unreadable_earlier_turn (Fixture       *f,
     g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
+/* A branch at a turn that cannot be read would continue a history no
+ * message of it could be sent on: refused as a damaged history (the way
+ * a new version of the message after it is refused, docs/sessions.md §2),
+ * and no session is made. */
+static void
+test_fork_at_unreadable_turn (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  guint sessions;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+  corrupt_file (f->w->turn_repo, one);
+  restart (f);
+  sessions = n_files (f->w->session_repo);
+
+  branch = fork_session (f, sid, one, &error);
+  g_assert_null (branch);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+  path = turn_path (f, one);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_cmpuint (n_files (f->w->session_repo), ==, sessions);
+}
+
 /* An earlier turn whose lines are each well formed but out of order (an
  * event after its terminal one): the history cannot be read either, and
  * the refusal names the file and the line, as for a torn line. */
@@ -2293,6 +2326,7 @@ main (int   argc,
   ADD ("index/dangling-latest-turn-is-damage", test_dangling_latest_turn, NULL);
   ADD ("index/directory-as-session-is-damaged", test_directory_as_session, NULL);
   ADD ("send/damaged-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (FALSE));
+  ADD ("fork/at-a-damaged-turn-is-a-damaged-history", test_fork_at_unreadable_turn, NULL);
   ADD ("send/missing-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (TRUE));
   ADD ("send/resume-with-damaged-history-fails-then-refuses", test_resume_unreadable_context, NULL);
   ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);

@@ -374,7 +374,9 @@ natter_session_index_entry_new_from_state (NatterSessionState *state)
  *
  * Sets every session-derived field from @state (docs/sessions.md §8.2 step 2);
  * leaves `latestTurnStatus` alone unless the session has no turns (then
- * `none`).
+ * `none`). An error stays while the latest turn it was about stays the
+ * latest: a write to the session file (a rename, a grant) makes no turn
+ * file readable again (docs/sessions.md §8.2).
  */
 void
 natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
@@ -382,6 +384,7 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
 {
   guint n_turns;
   const NatterSessionTurn *last = NULL;
+  gboolean keep_error;
 
   g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
   g_return_if_fail (g_strcmp0 (natter_session_state_get_session_id (state), self->session_id) == 0);
@@ -389,6 +392,9 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
   n_turns = natter_session_state_get_n_turns (state);
   if (n_turns > 0)
     last = natter_session_state_get_turn (state, n_turns - 1);
+  /* The session file read: only an unreadable latest turn can still be
+   * wrong, and only while it is the latest. */
+  keep_error = last != NULL && self->latest_turn_id != NULL && g_str_equal (last->turn_id, self->latest_turn_id);
 
   g_object_freeze_notify (G_OBJECT (self));
   natter_session_index_entry_set_title (self, natter_session_state_get_title (state));
@@ -408,7 +414,8 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
   natter_session_index_entry_set_cwd (self, natter_session_state_get_cwd (state));
   natter_session_index_entry_set_parent_session (self, natter_session_state_get_parent_session (state));
   natter_session_index_entry_set_is_version (self, natter_session_state_get_is_version (state));
-  natter_session_index_entry_set_error (self, NULL);
+  if (!keep_error)
+    natter_session_index_entry_set_error (self, NULL);
   g_object_thaw_notify (G_OBJECT (self));
 }
 

@@ -56,6 +56,40 @@ natter_sessions_session_error (GError     *error,
   return mapped;
 }
 
+/**
+ * natter_sessions_history_error: (skip)
+ * @error: (transfer full): why a turn of a history could not be read
+ * @session_id: the session whose history it is
+ * @turn_id: (nullable): the turn that was read, when known
+ *
+ * A turn of the history a message or a branch would continue that cannot
+ * be read, damaged or missing (docs/sessions.md §2), is
+ * %NATTER_SESSION_ERROR_HISTORY_DAMAGED, with the store's text (the file
+ * and line); I/O errors and everything else pass through.
+ *
+ * Returns: (transfer full): the error to return
+ */
+GError *
+natter_sessions_history_error (GError     *error,
+                               const char *session_id,
+                               const char *turn_id)
+{
+  GError *mapped;
+
+  if (!is_corruption (error) && !g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
+    return error;
+  if (turn_id != NULL)
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+                          "The history of session %s cannot be read: turn %s: %s", session_id, turn_id,
+                          error->message);
+  else
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+                          "The history of session %s cannot be read, so nothing was sent: %s", session_id,
+                          error->message);
+  g_error_free (error);
+  return mapped;
+}
+
 /* A latest turn that cannot be read makes the session unusable: a
  * missing file is a dangling reference, which is corruption
  * (docs/sessions.md §7). */

@@ -189,6 +189,9 @@ GError             *natter_sessions_session_error      (GError                *e
 GError             *natter_sessions_latest_turn_error  (GError                *error,
                                                         const char            *session_id,
                                                         const char            *turn_id);
+GError             *natter_sessions_history_error      (GError                *error,
+                                                        const char            *session_id,
+                                                        const char            *turn_id);
 void                natter_sessions_read_session_async (NatterSessions        *self,
                                                         const char            *session_id,
                                                         GCancellable          *cancellable,

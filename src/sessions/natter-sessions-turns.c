@@ -215,7 +215,9 @@ send_compaction_context_cb (GObject      *object,
   data->inline_context = natter_sessions_compaction_context_finish (result, &error);
   if (data->inline_context == NULL)
     {
-      natter_sessions_op_return_error (task, error);
+      /* The kept turns are the history this message continues: one that
+       * cannot be read refuses it like any other (docs/sessions.md §2). */
+      natter_sessions_op_return_error (task, natter_sessions_history_error (error, data->base.session_id, NULL));
       return;
     }
   send_create_turn (task);

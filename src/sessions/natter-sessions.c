@@ -484,7 +484,7 @@ fork_compaction_cb (GObject      *object,
   data->compaction = natter_sessions_fork_compaction_finish (result, &error);
   if (error != NULL)
     {
-      natter_sessions_op_return_error (task, error);
+      natter_sessions_op_return_error (task, natter_sessions_history_error (error, data->parent_session, NULL));
       return;
     }
   create_write (task);
@@ -541,6 +541,29 @@ fork_turn_read_cb (GObject      *object,
   create_write (task);
 }
 
+/* Whether @compaction keeps a turn appended after @fork_turn_id in
+ * @parent: then the fork point's history cannot hold it, and the branch
+ * inherits no compaction without a turn file being read. */
+static gboolean
+kept_after (NatterSessionState *parent,
+            JsonObject         *compaction,
+            const char         *fork_turn_id)
+{
+  const char *kept = json_object_get_string_member (compaction, "firstKeptTurnId");
+  gboolean fork_seen = FALSE;
+
+  for (guint i = 0; i < natter_session_state_get_n_turns (parent); i++)
+    {
+      const char *turn_id = natter_session_state_get_turn (parent, i)->turn_id;
+
+      if (g_strcmp0 (turn_id, kept) == 0)
+        return fork_seen;
+      if (g_strcmp0 (turn_id, fork_turn_id) == 0)
+        fork_seen = TRUE;
+    }
+  return FALSE;
+}
+
 static void
 parent_read_cb (GObject      *object,
                 GAsyncResult *result,
@@ -559,10 +582,10 @@ parent_read_cb (GObject      *object,
     }
   if (data->inherit_cwd && data->cwd == NULL)
     data->cwd = g_strdup (natter_session_state_get_cwd (parent));
-  if (natter_session_state_get_compaction (parent) != NULL)
-    data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
   if (data->forked_from_turn_id == NULL && data->inherit_cwd)
     data->forked_from_turn_id = g_strdup (natter_session_state_get_latest_turn_id (parent));
+  /* A session with a parent and no fork point (a first message's
+   * version) inherits no turns, so no compaction of them either. */
   if (data->forked_from_turn_id == NULL)
     {
       if (data->inherit_cwd)
@@ -581,6 +604,9 @@ parent_read_cb (GObject      *object,
                                                           data->forked_from_turn_id));
       return;
     }
+  if (natter_session_state_get_compaction (parent) != NULL &&
+      !kept_after (parent, natter_session_state_get_compaction (parent), data->forked_from_turn_id))
+    data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
   natter_sessions_read_turn_async (data->base.self, data->forked_from_turn_id, g_task_get_cancellable (task),
                                    fork_turn_read_cb, g_object_ref (task));
 }
@@ -732,8 +758,10 @@ natter_sessions_fork_async (NatterSessions      *self,
  * @error: return location for a #GError
  *
  * Returns: (transfer full) (nullable): the new session's id; or %NULL
- *   with the errors of natter_sessions_create_session_finish(), or
- *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT if the session has no turns
+ *   with the errors of natter_sessions_create_session_finish(),
+ *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT if the session has no turns,
+ *   or %NATTER_SESSION_ERROR_HISTORY_DAMAGED if the turn to branch at (or
+ *   one the branch's compaction keeps) cannot be read
  */
 char *
 natter_sessions_fork_finish (NatterSessions  *self,

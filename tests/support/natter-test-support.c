@@ -142,6 +142,34 @@ natter_test_wait_for_flag (gboolean *flag,
     g_error ("Timed out after %u ms waiting for a condition", timeout_ms);
 }
 
+/**
+ * natter_test_wait_until:
+ * @condition: what to wait for
+ * @data: data for @condition
+ * @timeout_ms: the longest wait
+ *
+ * Iterates the default main context until @condition holds or
+ * @timeout_ms pass, never sleeping; for a test that reports a timeout
+ * itself (with what it was doing) instead of failing at once.
+ *
+ * Returns: whether @condition held
+ */
+gboolean
+natter_test_wait_until (NatterTestCheck condition,
+                        gpointer        data,
+                        guint           timeout_ms)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (timeout_ms, timeout_cb, &timed_out);
+
+  while (!condition (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (!timed_out)
+    g_source_remove (id);
+  return condition (data);
+}
+
 void
 natter_test_wait_for_pointer (gpointer *pointer,
                               guint     timeout_ms)

@@ -32,6 +32,12 @@ void             natter_test_remove_tree      (GFile           *dir);
  * after timeout_ms. Never sleeps. */
 void             natter_test_wait_for_flag    (gboolean        *flag,
                                                guint            timeout_ms);
+/* Iterates the default main context until condition (data) holds, at most
+ * timeout_ms; returns whether it held. Never sleeps. */
+typedef gboolean (*NatterTestCheck) (gpointer data);
+gboolean         natter_test_wait_until       (NatterTestCheck  condition,
+                                               gpointer         data,
+                                               guint            timeout_ms);
 /* Iterates the default main context until the pointer is non-NULL. */
 void             natter_test_wait_for_pointer (gpointer        *pointer,
                                                guint            timeout_ms);
