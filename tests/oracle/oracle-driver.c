@@ -2181,7 +2181,7 @@ restart (OracleDriver *d)
 /* Damages a turn's file as a torn write leaves it (docs/format.md §2: a
  * last line without its newline makes the file unreadable), and restarts:
  * a change behind the running app's back is read at the next start
- * (session-layer-spec.md §8.3). */
+ * (docs/sessions.md §8.3). */
 static void
 op_damage (OracleDriver *d,
            OTurn        *t)
@@ -2240,8 +2240,8 @@ crash_at_step (NatterSessionsStep   step,
   return FALSE;
 }
 
-/* A send that dies between two of its steps (session-layer-spec.md §7,
- * §13.4), then a restart: before the turn file, nothing; between the
+/* A send that dies between two of its steps (docs/sessions.md §7), then
+ * a restart: before the turn file, nothing; between the
  * turn file and its reference, an orphan nobody sees; after the
  * reference, a turn that never started, which only the person resumes. */
 static void
@@ -2324,7 +2324,7 @@ parse_line (const char *out,
 /* A message that may wait, to a conversation whose queue is held by an
  * answer that ended (failed, stopped): the documents say it is sent
  * (docs/sessions.md §1 step 7), ahead of the queue that waits for the
- * person (§4); whether it should rather join that queue is open, so it
+ * person (docs/sessions.md §4); whether it should rather join that queue is open, so it
  * is not produced. */
 static gboolean
 queueable (OracleDriver *d,

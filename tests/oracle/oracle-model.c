@@ -300,7 +300,7 @@ index_in (GPtrArray *array,
 /* The turns whose files the next turn of @s reads before it is made
  * (docs/sessions.md §2): after a compaction the kept turns; else the
  * reference chain of the latest turn down to its inline base
- * (turn-runtime.md §11). */
+ * (docs/runtime.md §11). */
 static GPtrArray *
 next_turn_reads (OSession *s)
 {
@@ -487,7 +487,7 @@ oracle_new_session (Oracle *o)
   return s;
 }
 
-/* The default title (session-layer-spec.md §9.1 step 6; docs/format.md
+/* The default title (docs/sessions.md §9.1 step 6; docs/format.md
  * §3.2): the first line of the first message, cut to 60 characters. The
  * driver only sends plain, short first messages, for which that is the
  * text itself. */
@@ -566,7 +566,7 @@ make_turn (Oracle   *o,
   else if (s->untitled)
     {
       /* A session with turns and no title is named after the message
-       * sent to it (session-layer-spec.md §9.1 step 6: "if the session
+       * sent to it (docs/sessions.md §9.1 step 6: "if the session
        * has no title"); that title does not follow the first
        * turn_appended, so it is not the default one and no answer asks
        * for another (docs/format.md §3.2). */
@@ -634,7 +634,7 @@ promote (Oracle   *o,
   return t;
 }
 
-/* docs/sessions.md §1 step 7, session-layer-spec.md §9.1 and
+/* docs/sessions.md §1 step 7, docs/sessions.md §9.1 and
  * docs/format.md §3.4. */
 OSendResult
 oracle_send (Oracle   *o,
@@ -649,7 +649,7 @@ oracle_send (Oracle   *o,
   OTurn *latest = oracle_latest (s);
 
   r.session = s;
-  /* §1 step 2: a session the index lists with an error (its latest turn
+  /* docs/sessions.md §1 step 2: a session the index lists with an error (its latest turn
    * cannot be read) is refused. */
   if (own_latest != NULL && own_latest->damaged)
     {
@@ -659,7 +659,7 @@ oracle_send (Oracle   *o,
   if (latest != NULL && !oracle_turn_terminal (latest))
     {
       /* Behind an answer that has not ended (docs/sessions.md §1 step 7):
-       * one that runs, waits for a person, or was interrupted (§4: an
+       * one that runs, waits for a person, or was interrupted (docs/sessions.md §4: an
        * interrupted turn holds the queue until the person acts). */
       if (queue)
         {
@@ -676,7 +676,7 @@ oracle_send (Oracle   *o,
       return r;
     }
   /* A crash between a turn's completion and its promotion leaves the
-   * queue first in line: the next send promotes it (§3.4). */
+   * queue first in line: the next send promotes it (docs/format.md §3.4). */
   if (latest != NULL && latest->status == OT_COMPLETED && s->queue->len > 0)
     {
       r.promoted = promote (o, s, in_child);
@@ -933,7 +933,7 @@ oracle_new_version (Oracle   *o,
 }
 
 /* ------------------------------------------------------------------ */
-/* Tools, stops, answers (turn-runtime.md §6–§10)                       */
+/* Tools, stops, answers (docs/runtime.md §6–§10)                       */
 /* ------------------------------------------------------------------ */
 
 static OMsg *
@@ -971,7 +971,7 @@ has_grant (OSession   *s,
 /* Once every call of the latest response has its result, the results go
  * to the model in the model's order with the next call; the budget of
  * model calls ends the turn with "model-call-limit" instead
- * (turn-runtime.md §6, §9). */
+ * (docs/runtime.md §6, §9). */
 static void
 settle_round (Oracle *o,
               OTurn  *t)
@@ -1039,7 +1039,7 @@ oracle_answer (Oracle     *o,
   settle_round (o, t);
 }
 
-/* A stop (turn-runtime.md §9): the open model call ends, every call
+/* A stop (docs/runtime.md §9): the open model call ends, every call
  * without a result gets the runtime's "cancelled" result, and the turn is
  * cancelled. The streamed part of an answer is never sent again. */
 void
@@ -1073,7 +1073,7 @@ oracle_stop (Oracle *o,
   oracle_log (o, "  model: T%u cancelled", t->n);
 }
 
-/* turn-runtime.md §10: an interrupted call is closed and issued again;
+/* docs/runtime.md §10: an interrupted call is closed and issued again;
  * the re-issue counts against the budget. */
 void
 oracle_resume (Oracle   *o,
@@ -1094,7 +1094,7 @@ oracle_resume (Oracle   *o,
   oracle_log (o, "  model: T%u resumes", t->n);
 }
 
-/* A process killed in the middle (docs/format.md §2, turn-runtime.md
+/* A process killed in the middle (docs/format.md §2, docs/runtime.md
  * §10): what it ran stays where its last write left it. Its turns with
  * an open model call are interrupted (idle); a title it was asking for is
  * not determined. */
@@ -1264,7 +1264,7 @@ oracle_import (Oracle   *o,
 
   /* A branch brings the turns it shows from its parent as far as its
    * history reaches: the chain of references from the fork point back,
-   * to the turn whose context is inline (§7.1). */
+   * to the turn whose context is inline (docs/format.md §7.1). */
   if (n_inherited > 0)
     {
       guint base = 0;
@@ -1309,7 +1309,7 @@ oracle_import (Oracle   *o,
       g_ptr_array_add (c->own, copy);
       if (s->last_compaction != NULL && t == s->last_first_kept)
         {
-          /* The archive holds the log's compaction events (§7.1). */
+          /* The archive holds the log's compaction events (docs/format.md §7.1). */
           set_compaction (c, s->last_compaction, copy);
           if (s->compaction == NULL)
             g_clear_pointer (&c->compaction, g_free);
@@ -1358,7 +1358,7 @@ oracle_recover (Oracle   *o,
 }
 
 /* A send that stopped, as if the process died, right after its
- * turn_appended (session-layer-spec.md §7, §13.4): the turn is in the
+ * turn_appended (docs/sessions.md §7): the turn is in the
  * session and has not started. */
 OTurn *
 oracle_crash_appended (Oracle   *o,
@@ -1406,7 +1406,7 @@ oracle_quiet (Oracle *o)
 }
 
 /* The messages @t's next model call must carry, after the system prompt
- * (docs/sessions.md §2, turn-runtime.md §3, §11): the context — nothing,
+ * (docs/sessions.md §2, docs/runtime.md §3, §11): the context — nothing,
  * the closed transcript of the turn it continues, or the inline summary
  * and kept turns — then the turn's own input and what it produced. */
 static void
@@ -1720,7 +1720,7 @@ request_matches (OTurn      *t,
 }
 
 /* What a request is, from its one user message: a title request
- * (docs/format.md §3.2), a compaction's summary request (§3.3), or a
+ * (docs/format.md §3.2), a compaction's summary request (docs/format.md §3.3), or a
  * turn's model call. */
 char *
 oracle_request_kind (const char *body)
@@ -1832,7 +1832,7 @@ json_quote (const char *text)
   return json_to_string (node, FALSE);
 }
 
-/* Tool calls the model asks for (turn-runtime.md §7, §8): read_file
+/* Tool calls the model asks for (docs/runtime.md §7, §8): read_file
  * (needs permission, or a grant), ask_human (needs an answer), and
  * calls whose arguments do not parse, which are never run. */
 static void
@@ -2184,7 +2184,7 @@ oracle_release (Oracle *o,
 /* What readings show                                                   */
 /* ------------------------------------------------------------------ */
 
-/* The status a turn's file gives (turn-runtime.md §4): a turn whose model
+/* The status a turn's file gives (docs/runtime.md §4): a turn whose model
  * call streams is not ended and not suspended: "idle" on disk. */
 const char *
 oracle_status_name (OTurn *t)
@@ -2310,7 +2310,7 @@ oracle_expected_view (Oracle   *o,
     json_object_set_string_member (view, "latest", "none");
   else if (!own_latest->damaged && own_latest->status != OT_HELD && own_latest->status != OT_WAITING_CALL)
     /* The list's status is the latest turn's when its advance last
-     * settled (session-layer-spec.md §8.3): while a call streams it is
+     * settled (docs/sessions.md §8.3): while a call streams it is
      * not determined. */
     json_object_set_string_member (view, "latest", oracle_status_name (own_latest));
   /* A recovered copy's lineage is the damaged one's, which the documents

@@ -4,7 +4,7 @@
  *
  * An independent model of Natter's conversations, written from the
  * documents (docs/sessions.md, docs/format.md, docs/runtime.md,
- * session-layer-spec.md, turn-runtime.md) and not from the code, so that
+ * and the design notes they were written from) and not from the code, so that
  * it can disagree with it. It knows which sessions exist, what each shows
  * (its inherited and own turns), every turn's message, context, answers,
  * tool calls and status, the queues, grants, pending compactions, titles
