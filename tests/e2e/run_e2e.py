@@ -16,6 +16,10 @@
   run_e2e.py --server scripted --quit
                                    Ctrl+Q while an answer streams: it is
                                    stopped and kept, not lost
+  run_e2e.py --server scripted --wheel
+                                   turns the mouse wheel over a code
+                                   block with wide lines: the
+                                   conversation scrolls
   run_e2e.py --server scripted --versions
                                    switches between two versions of an
                                    answer with real clicks on the arrows
@@ -53,8 +57,8 @@ if os.environ.get("DISPLAY"):
     subprocess.run(["dbus-update-activation-environment", "DISPLAY", "XAUTHORITY"],
                    check=True)
 
-from e2e_app import (Atspi, E2EFailure, NatterApp, check_store,  # noqa: E402
-                     find_all, focused, focused_in, key, name_of, press,
+from e2e_app import (MODIFIER_MASKS, Atspi, E2EFailure, NatterApp,  # noqa: E402
+                     check_store, find_all, focused, focused_in, key, name_of, press,
                      screenshot, texts, type_keys, type_text, wait_until)
 from e2e_server import ScriptedServer  # noqa: E402
 
@@ -81,6 +85,23 @@ CODE_CHUNKS = ["Use", " this", ":\n\n", "``", "`sh", "\n", "ls", " -la", " ~/Doc
                "\n``", "`\n", "\nIt", " lists", " them."]
 VERSIONS_ASK = "Tell me a joke"
 VERSIONS_ANSWER = "A joke with a punchline."
+WHEEL_ASK = "Show me a wide script"
+WHEEL_LINE = "echo line-%02d"
+WHEEL_END = "That is the whole script."
+# A long answer whose code block has lines wider than any window, so the
+# block scrolls sideways, with text above and below it to scroll through.
+WHEEL_ANSWER = ("\n\n".join("Paragraph %d before the script, long enough to wrap over a line or two "
+                             "in a window of an ordinary size." % n for n in range(12))
+                + "\n\n```sh\n"
+                + "\n".join((WHEEL_LINE % n) + " " + "x" * 240 for n in range(12))
+                + "\n```\n\n"
+                + "\n\n".join("Paragraph %d after the script." % n for n in range(8))
+                + "\n\n| " + " | ".join("Column %d" % n for n in range(14)) + " |\n"
+                + "|" + "---|" * 14 + "\n"
+                + "\n".join("| " + " | ".join(("cell-%d-%d" % (r, c)) + " wide" * 3 for c in range(14)) + " |"
+                             for r in range(6))
+                + "\n\n" + "\n\n".join("Paragraph %d after the table." % n for n in range(6))
+                + "\n\n" + WHEEL_END)
 README_HELLO = "My first message"
 README_ANSWER = "The provider's first model answers the first message."
 GREETING = ("Hello! I am the scripted model, streaming this answer to you in small "
@@ -127,6 +148,7 @@ class Scripted:
         s.add_rule(VERSIONS_ASK, [("text", VERSIONS_ANSWER)])
         s.add_rule("Is anyone there", [("text", "Nobody should ever see this.")])
         s.add_rule(CODE_ASK, [("chunks", CODE_CHUNKS, 0.05)])
+        s.add_rule(WHEEL_ASK, [("chunks", [WHEEL_ANSWER], 0.05)])
 
     @property
     def base_url(self):
@@ -560,6 +582,88 @@ def point_at_window(app):
                10, "the window to be active")
 
 
+def wheel_at(x, y, notches, up=True, shift=False):
+    """Turns the mouse wheel (XTest buttons 4 and 5) @notches notches with
+    the pointer at (@x, @y), Shift held with @shift."""
+    Atspi.generate_mouse_event(x, y, "abs")
+    if shift:
+        Atspi.generate_keyboard_event(MODIFIER_MASKS["Shift"], None, Atspi.KeySynthType.LOCKMODIFIERS)
+    try:
+        for _ in range(notches):
+            Atspi.generate_mouse_event(x, y, "b4c" if up else "b5c")
+    finally:
+        if shift:
+            Atspi.generate_keyboard_event(MODIFIER_MASKS["Shift"], None, Atspi.KeySynthType.UNLOCKMODIFIERS)
+
+
+def wheel_scenario(run):
+    """The mouse wheel turned over a table or a code block whose lines are
+    wider than the window scrolls the conversation, as it does anywhere
+    else in it; Shift and the wheel scroll the block's lines sideways."""
+    app = run.start_app()
+    app.new_chat()
+    app.send(WHEEL_ASK)
+    app.wait_text(WHEEL_END)
+    point_at_window(app)
+    conversation = app.conversation()
+    listed = conversation.get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+
+    def code_view():
+        for acc in find_all(conversation, Atspi.Role.TEXT) + find_all(conversation, Atspi.Role.PARAGRAPH):
+            text = acc.get_text_iface()
+            if text is not None and (WHEEL_LINE % 0) in text.get_text(0, text.get_character_count()):
+                return acc
+        return None
+
+    def on(acc):
+        """A point on @acc inside the conversation's view, and @acc's top,
+        or None while it is not whole in view, or 40 px of it when taller."""
+        def point():
+            ext = acc.get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+            top, bottom = max(ext.y, listed.y), min(ext.y + ext.height, listed.y + listed.height)
+            left = max(ext.x, listed.x)
+            return (left + 20, (top + bottom) // 2, ext.y) if bottom - top >= min(40, ext.height) else None
+        return point
+
+    def wheel_scrolls_over(acc, what):
+        """Brings @acc into view with the wheel turned over the text below
+        it (the answer follows the bottom, so it is in view or above),
+        then turns the wheel up over @acc: the conversation moves down."""
+        for _ in range(60):
+            if on(acc)():
+                break
+            wheel_at(listed.x + 40, listed.y + listed.height - 20, 1)
+            time.sleep(0.05)  # a hand turns a wheel over time
+        x, y, top = wait_until(on(acc), 10, "the %s in view" % what)
+        wheel_at(x, y, 3)
+        try:
+            wait_until(lambda: acc.get_component_iface().get_extents(Atspi.CoordType.WINDOW).y > top + 20,
+                       10, "the conversation to scroll up under the wheel turned over the %s "
+                       "(its top stays at y=%d)" % (what, top))
+        finally:
+            run.shot(1, "-wheel")
+
+    cell = app.wait_for("the wide table", role=Atspi.Role.LABEL, contains="cell-0-0")
+    wheel_scrolls_over(cell, "table")
+    view = wait_until(code_view, 20, "the code block in the conversation")
+    wheel_scrolls_over(view, "code block")
+
+    # Shift and the wheel move the block's lines sideways: the range of
+    # the block's own scroll bars (siblings of its text) moves.
+    bars = [r for r in find_all(view.get_parent(), showing_only=False)
+            if r.get_value_iface() is not None and r.get_value_iface().get_maximum_value() > 0]
+    if not bars:
+        raise E2EFailure("the code block has no scroll bar for its wide lines")
+    x, y, _ = wait_until(on(view), 10, "the code block in view")
+    wheel_at(x, y, 3, up=False, shift=True)
+    wait_until(lambda: any(b.get_value_iface().get_current_value() > 0 for b in bars), 10,
+               "the code block's lines to scroll sideways under Shift and the wheel (scroll bars: %r)"
+               % [(b.get_value_iface().get_current_value(), b.get_value_iface().get_maximum_value())
+                  for b in bars])
+    run.shot(2, "-wheel")
+    run.verify_store()
+
+
 def quit_scenario(run):
     """Ctrl+Q while an answer streams: the answer stops as Stop stops it,
     what had arrived is kept, and the next start shows it stopped, not
@@ -693,13 +797,15 @@ def main():
                         help="run the drag-and-drop scenario (real pointer events) instead of the steps")
     parser.add_argument("--quit", action="store_true",
                         help="run the quit-while-answering scenario (Ctrl+Q) instead of the steps")
+    parser.add_argument("--wheel", action="store_true",
+                        help="run the mouse wheel over a code block scenario (real wheel) instead of the steps")
     parser.add_argument("--versions", action="store_true",
                         help="run the version switching scenario (real clicks) instead of the steps")
     args = parser.parse_args()
 
     if args.keyboard and args.server != "scripted":
         parser.error("--keyboard needs the scripted server")
-    if (args.readme or args.versions or args.quit or args.drop) and args.server != "scripted":
+    if (args.readme or args.versions or args.quit or args.drop or args.wheel) and args.server != "scripted":
         parser.error("this scenario needs the scripted server")
     if args.server == "mock-llm":
         if not args.mock_llm_dir:
@@ -737,6 +843,10 @@ def main():
         if args.quit:
             log("quit while answering scenario")
             quit_scenario(run)
+            steps = []
+        if args.wheel:
+            log("mouse wheel over a code block scenario")
+            wheel_scenario(run)
             steps = []
         if args.versions:
             log("version switching scenario")
