@@ -1843,6 +1843,38 @@ test_unreadable_earlier_turn (Fixture       *f,
     g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
+/* An earlier turn whose lines are each well formed but out of order (an
+ * event after its terminal one): the history cannot be read either, and
+ * the refusal names the file and the line, as for a torn line. */
+static void
+test_earlier_turn_out_of_order (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *late = NULL;
+  g_autofree char *with_line = NULL;
+  g_autoptr(GError) error = NULL;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+  path = turn_path (f, one);
+  late = g_strdup_printf ("{\"type\":\"turn_cancelled\",\"turnId\":\"%s\",\"ts\":\"2026-11-18T11:10:00.000Z\","
+                          "\"usage\":{}}\n", one);
+  natter_test_append_file (path, late);
+  restart (f);
+
+  g_free (send_with (f, sid, "three", NULL, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+  with_line = g_strdup_printf ("%s:5:", path);
+  g_assert_nonnull (strstr (error->message, with_line));
+}
+
 /* The damage in the middle: the readable part is every turn before it,
  * and the copy goes on from there with the whole of that history. */
 static void
@@ -2265,6 +2297,7 @@ main (int   argc,
   ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);
   ADD ("recover/leaves-out-damaged-latest-turn", test_recover_without_damaged_latest_turn, NULL);
   ADD ("recover/ends-before-damaged-middle-turn", test_recover_before_damaged_middle_turn, NULL);
+  ADD ("send/earlier-turn-out-of-order-named", test_earlier_turn_out_of_order, NULL);
   ADD ("events/tagged-in-order-and-settlement-updates-status", test_events_tagged_in_order, NULL);
   ADD ("fork/first-turn-references-fork-point", test_fork, NULL);
   ADD ("fork/unsettled-turn-refused", test_fork_unsettled_refused, NULL);

@@ -253,6 +253,7 @@ check_sizes (GPtrArray     *sources,
       if (source->bytes != NULL)
         {
           total += g_bytes_get_size (source->bytes);
+          g_free (only_name);
           only_name = g_strdup (source->name);
           continue;
         }
@@ -274,6 +275,7 @@ check_sizes (GPtrArray     *sources,
           return FALSE;
         }
       total += (guint64) g_file_info_get_size (info);
+      g_free (only_name);
       only_name = g_strdup (g_file_info_get_display_name (info));
     }
   return !too_large (total, limit, sources->len == 1 ? only_name : NULL, error);

@@ -21,6 +21,7 @@
 
 #define G_LOG_DOMAIN "natter-turn-context-resolver"
 
+#include "natter-log-read.h"
 #include "natter-request-composer.h"
 #include "natter-runtime-error.h"
 #include "natter-store-error.h"
@@ -121,9 +122,7 @@ read_cb (GObject      *object,
   Segment *segment;
   JsonNode *context;
 
-  events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &error);
+  state = natter_turn_reduce_file_finish (NATTER_JSONL_REPO (object), result, &events, &error);
   if (state == NULL)
     {
       /* A missing or corrupt link breaks the transcript: an
@@ -195,7 +194,7 @@ step (GTask *task)
       if (cached == NULL)
         {
           self->n_reads++;
-          natter_jsonl_repo_read_async (self->repo, m->next_id, g_task_get_cancellable (task),
+          natter_turn_reduce_file_async (self->repo, m->next_id, g_task_get_cancellable (task),
                                         read_cb, g_object_ref (task));
           return;
         }

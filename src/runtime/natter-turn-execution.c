@@ -29,6 +29,7 @@
 
 #include <string.h>
 
+#include "natter-log-read.h"
 #include "natter-json.h"
 #include "natter-turn-execution-private.h"
 #include "natter-turn-reducer.h"
@@ -554,9 +555,7 @@ read_cb (GObject      *object,
   JsonObject *definition;
   JsonNode *context;
 
-  events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
-  if (events != NULL)
-    self->state = natter_turn_reduce (events, &error);
+  self->state = natter_turn_reduce_file_finish (NATTER_JSONL_REPO (object), result, &events, &error);
   if (self->state == NULL)
     {
       _natter_turn_execution_fail (self, error);
@@ -624,7 +623,7 @@ lock_cb (GObject      *object,
     }
   self->processing = TRUE;
   natter_turn_event_hub_processing_start (self->runtime->hub, self->turn_id);
-  natter_jsonl_repo_read_async (self->runtime->repo, self->turn_id, NULL, read_cb,
+  natter_turn_reduce_file_async (self->runtime->repo, self->turn_id, NULL, read_cb,
                                 g_object_ref (self));
 }
 

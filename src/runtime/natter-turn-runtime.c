@@ -564,9 +564,7 @@ get_turn_cb (GObject      *object,
   g_autoptr(NatterTurnState) state = NULL;
   GError *error = NULL;
 
-  events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &error);
+  state = natter_turn_reduce_file_finish (NATTER_JSONL_REPO (object), result, &events, &error);
   if (state == NULL)
     g_task_return_error (task, error);
   else
@@ -597,7 +595,7 @@ natter_turn_runtime_get_turn_async (NatterTurnRuntime   *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_turn_runtime_get_turn_async);
-  natter_jsonl_repo_read_async (self->repo, turn_id, cancellable, get_turn_cb, task);
+  natter_turn_reduce_file_async (self->repo, turn_id, cancellable, get_turn_cb, task);
 }
 
 /**
