@@ -453,8 +453,13 @@ restore_last_session (NatterWindow *self)
   if (requested != NULL && natter_window_open_session_when_read (self, requested))
     return;
   last = g_strdup (natter_settings_get_last_session (self->settings));
-  if (last[0] != '\0')
-    natter_window_open_session_when_read (self, last);
+  if (last[0] != '\0' && natter_window_open_session_when_read (self, last))
+    return;
+  /* Nothing to go back to: the window starts on a new conversation with
+   * the keyboard in its message field, so that what is typed first is
+   * the message, not keys for a button. It writes nothing until sent. */
+  _natter_window_open_new_chat (self);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }
 
 static void
