@@ -457,7 +457,11 @@ restore_last_session (NatterWindow *self)
     return;
   /* Nothing to go back to: the window starts on a new conversation with
    * the keyboard in its message field, so that what is typed first is
-   * the message, not keys for a button. It writes nothing until sent. */
+   * the message, not keys for a button. It writes nothing until sent.
+   * Not when something was asked for while the index was read (a
+   * conversation, a first message sent): that stays. */
+  if (requested != NULL || self->session_id != NULL || self->new_chat || self->sending)
+    return;
   _natter_window_open_new_chat (self);
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }

@@ -45,7 +45,9 @@ test_screenshot_empty (void)
   UiWorld *u = ui_world_new ();
   NatterWindow *window = ui_window_new (app, u);
 
-  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "empty");
+  /* Nothing to restore: a new conversation, ready to type into. */
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+  g_assert_null (natter_window_get_session_id (window));
   save_screenshot (window, "empty.png");
   ui_destroy_window (window);
   ui_world_free (u);
