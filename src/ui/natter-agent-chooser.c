@@ -23,6 +23,7 @@
 
 #include <adwaita.h>
 
+#include "natter-accessible.h"
 #include "natter-agent-chooser.h"
 #include "natter-builtin-agent-resolver.h"
 
@@ -139,12 +140,13 @@ build_button (NatterAgentChooser *self)
   gtk_label_set_max_width_chars (self->name_label, 16);
   self->name_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_box_append (GTK_BOX (self->name_box), label);
-  gtk_box_append (GTK_BOX (self->name_box), gtk_image_new_from_icon_name ("pan-up-symbolic"));
+  gtk_box_append (GTK_BOX (self->name_box), natter_accessible_decoration_new ("pan-up-symbolic"));
   self->icon_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_widget_set_halign (self->icon_box, GTK_ALIGN_CENTER);
-  gtk_box_append (GTK_BOX (self->icon_box), gtk_image_new_from_icon_name ("avatar-default-symbolic"));
+  gtk_box_append (GTK_BOX (self->icon_box), natter_accessible_decoration_new ("avatar-default-symbolic"));
 
-  self->squeezer = ADW_SQUEEZER (adw_squeezer_new ());
+  /* A box of two ways to show one name: nothing to say of its own. */
+  self->squeezer = g_object_new (ADW_TYPE_SQUEEZER, "accessible-role", GTK_ACCESSIBLE_ROLE_GROUP, NULL);
   adw_squeezer_set_transition_type (self->squeezer, ADW_SQUEEZER_TRANSITION_TYPE_NONE);
   adw_squeezer_set_switch_threshold_policy (self->squeezer, ADW_FOLD_THRESHOLD_POLICY_NATURAL);
   adw_squeezer_set_homogeneous (self->squeezer, FALSE);
@@ -374,6 +376,7 @@ natter_agent_chooser_class_init (NatterAgentChooserClass *klass)
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "natter-agent-chooser");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void

@@ -15,6 +15,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-permissions-list.h"
 #include "natter-session-state-v2.h"
 #include "natter-sessions-grants.h"
@@ -86,6 +87,7 @@ grant_row (NatterPermissionsList    *self,
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Always allowed in this conversation"));
+  natter_accessible_plain_mnemonics (button);
   gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
   g_object_set_data_full (G_OBJECT (button), "grant-id", g_strdup (grant->grant_id), g_free);
   /* Translators: the accessible name of a button; %s is a tool's name */

@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-queue-view.h"
 #include "natter-session-state-v2.h"
 #include "natter-sessions-queue.h"
@@ -135,6 +136,7 @@ button_new (const char      *label,
 {
   GtkWidget *button = gtk_button_new_with_mnemonic (label);
 
+  natter_accessible_plain_mnemonics (button);
   gtk_widget_add_css_class (button, "flat");
   gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
   g_object_set_data_full (G_OBJECT (button), "queue-id", g_strdup (queue_id), g_free);

@@ -449,6 +449,7 @@ natter_session_row_class_init (NatterSessionRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, mark_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, mark_icon);
   gtk_widget_class_set_css_name (widget_class, "natter-session-row");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void

@@ -30,6 +30,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-family-filter.h"
 #include "natter-sidebar.h"
 
@@ -669,6 +670,7 @@ natter_sidebar_init (NatterSidebar *self)
   GtkEventController *keys;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_name_stack_pages (self->sidebar_stack);
   self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->content_hits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) sidebar_hit_free);
   self->bound_rows = g_hash_table_new (NULL, NULL);

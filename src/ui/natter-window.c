@@ -31,6 +31,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
 #include "natter-composer.h"
@@ -649,6 +650,8 @@ static void
 natter_window_init (NatterWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
+  natter_accessible_name_stack_pages (self->content_stack);
   self->timeline_list = natter_conversation_view_get_list (self->conversation_view);
   self->composer = natter_conversation_view_get_composer (self->conversation_view);
   self->queue_view = natter_conversation_view_get_queue_view (self->conversation_view);
