@@ -329,12 +329,55 @@ list_activate_cb (NatterSidebar *self,
 
 /* Rows */
 
+/* A click on the row of the conversation already open selects nothing
+ * new: while a search found words in it, it goes to those words all the
+ * same, as Enter on the row does. The row's conversation is read when
+ * the button goes down, before the list's own click selects anything. */
+static void
+row_pressed_cb (GtkGestureClick *gesture,
+                int              n_press,
+                double           x,
+                double           y,
+                NatterSidebar   *self)
+{
+  GtkWidget *row = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+  NatterSessionIndexEntry *entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
+  const char *session_id = entry != NULL ? natter_session_index_entry_get_session_id (entry) : NULL;
+  gboolean open = session_id != NULL && g_strcmp0 (session_id, listed_for (self, self->selected_id)) == 0;
+
+  g_object_set_data (G_OBJECT (gesture), "natter-open", GINT_TO_POINTER (open));
+}
+
+static void
+row_released_cb (GtkGestureClick *gesture,
+                 int              n_press,
+                 double           x,
+                 double           y,
+                 NatterSidebar   *self)
+{
+  GtkWidget *row = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+  NatterSessionIndexEntry *entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
+  const char *session_id = entry != NULL ? natter_session_index_entry_get_session_id (entry) : NULL;
+
+  if (session_id != NULL && n_press == 1 && g_object_get_data (G_OBJECT (gesture), "natter-open") != NULL &&
+      natter_sidebar_get_hit_turn (self, session_id) != NULL)
+    g_signal_emit (self, signals[SESSION_ACTIVATED], 0, session_id);
+}
+
 static void
 row_setup_cb (GtkSignalListItemFactory *factory,
               GtkListItem              *list_item,
               NatterSidebar            *self)
 {
-  gtk_list_item_set_child (list_item, natter_session_row_new (self->sessions, self->hub, self->ticker));
+  GtkWidget *row = natter_session_row_new (self->sessions, self->hub, self->ticker);
+  GtkGesture *click = gtk_gesture_click_new ();
+
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
+  g_signal_connect (click, "pressed", G_CALLBACK (row_pressed_cb), self);
+  g_signal_connect (click, "released", G_CALLBACK (row_released_cb), self);
+  gtk_widget_add_controller (row, GTK_EVENT_CONTROLLER (click));
+  gtk_list_item_set_child (list_item, row);
 }
 
 /* A row shows the words that matched while a search found its

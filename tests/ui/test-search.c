@@ -257,6 +257,116 @@ test_search_by_content (void)
   ui_world_free (u);
 }
 
+/* The label of @row that shows @markup. */
+static GtkWidget *
+snippet_label_of (NatterSessionRow *row,
+                  const char       *markup)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (row, GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_label (g_ptr_array_index (labels, i)), markup) == 0)
+      return g_ptr_array_index (labels, i);
+  g_error ("No label shows %s", markup);
+}
+
+/* What a click on @row does, as GTK delivers it to the row's own click
+ * gesture: the button down, then up. */
+static void
+click_row (NatterSessionRow *row)
+{
+  GListModel *controllers = gtk_widget_observe_controllers (GTK_WIDGET (row));
+  gboolean clicked = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_GESTURE_CLICK (controller))
+        continue;
+      g_signal_emit_by_name (controller, "pressed", 1, 10.0, 10.0);
+      g_signal_emit_by_name (controller, "released", 1, 10.0, 10.0);
+      clicked = TRUE;
+    }
+  g_object_unref (controllers);
+  g_assert_true (clicked);
+  ui_settle ();
+}
+
+/* The conversation open already, found again by a search: a click on
+ * its row (selected already) goes to the words found; a search result
+ * picked in the Shell opens its conversation at its words too. The row
+ * shows the match, not the words before it, however long they are. */
+static void
+test_search_in_open_conversation (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *trip = ui_create_session (u, "Trip planning");
+  g_autofree char *groceries = ui_create_session (u, "Groceries");
+  g_autofree char *target = NULL;
+  g_autofree char *last = NULL;
+  NatterSearchIndex *search = NULL;
+  NatterWindow *window;
+  NatterSessionRow *row;
+  GtkWidget *label;
+  PangoLayout *layout;
+  int shown_width = 0;
+  ListWait list_wait;
+  TurnWait turn_wait;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *question = g_strdup_printf ("Question number %u about the route", i);
+      g_autofree char *answer = g_strdup_printf ("Answer number %u, with enough words to take some room.", i);
+
+      if (i == 15)
+        target = say (u, trip, "Any birds on the way?",
+                      "Unfortunately, internationalisation considerations complicated geese migrations.");
+      else
+        g_free (say (u, trip, question, answer));
+    }
+  last = say (u, groceries, "Apples or pears?", "Pears.");
+  search = start_index (u);
+
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  g_assert_true (natter_window_open_session (window, trip));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  search_for (window, "geese");
+  list_wait = (ListWait) { window, trip, "… complicated <b>geese</b> migrations." };
+  ui_wait_until (lists_only, &list_wait);
+  row = find_listed_row (window, trip);
+  label = snippet_label_of (row, list_wait.snippet);
+  /* The words up to the end of the match fit the row: none is cut. */
+  layout = gtk_widget_create_pango_layout (label, NULL);
+  pango_layout_set_markup (layout, "… complicated <b>geese</b>", -1);
+  pango_layout_get_pixel_size (layout, &shown_width, NULL);
+  g_object_unref (layout);
+  g_assert_cmpint (shown_width, <=, gtk_widget_get_width (label));
+
+  /* The row is the open conversation's, selected already: a click on it
+   * goes to the words. */
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, trip);
+  turn_wait = (TurnWait) { window, target };
+  g_assert_false (turn_in_view (&turn_wait));
+  click_row (row);
+  ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
+
+  /* A Shell result: another conversation open, the result opens at its
+   * words, not at the bottom. */
+  g_assert_true (natter_window_open_session (window, groceries));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (natter_window_open_session_at (window, trip, target));
+  ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
+
+  ui_destroy_window (window);
+  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
+  g_object_unref (search);
+  ui_wait_until (index_gone, &search);
+  ui_world_free (u);
+}
+
 /* The sidebar's note that the index is still being brought up to date. */
 static gboolean
 is_indexing_note (GtkWidget *widget)
@@ -474,6 +584,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/search/by-content", test_search_by_content);
+  g_test_add_func ("/search/in-open-conversation", test_search_in_open_conversation);
   g_test_add_func ("/search/while-indexing", test_search_while_indexing);
   g_test_add_func ("/search/damaged-stays-listed", test_damaged_stays_listed);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);
