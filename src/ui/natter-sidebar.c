@@ -327,6 +327,19 @@ list_activate_cb (NatterSidebar *self,
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0, natter_session_index_entry_get_session_id (entry));
 }
 
+/* A list at its top stays there when its rows change: the open
+ * conversation's row at the top replaced by a taller one (a new version
+ * of it, "2 versions" under its title) would otherwise keep its bottom
+ * edge where it was and push its top out of view. A place being kept
+ * already (a search cleared) is left to that. */
+static void
+keep_top (NatterSidebar *self)
+{
+  if (self->scroll_clock == NULL && gtk_widget_get_mapped (GTK_WIDGET (self->session_list)) &&
+      gtk_adjustment_get_value (list_adjustment (self)) == 0)
+    keep_scroll (self, 0);
+}
+
 /* Rows */
 
 /* A click on the row of the conversation already open selects nothing
@@ -810,6 +823,7 @@ natter_sidebar_set_services (NatterSidebar      *self,
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
   g_signal_connect_swapped (self->selection, "notify::selected-item", G_CALLBACK (selection_changed_cb), self);
   g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (update_page), self);
+  g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (keep_top), self);
 
   gtk_list_view_set_model (self->session_list, GTK_SELECTION_MODEL (self->selection));
   update_page (self);
