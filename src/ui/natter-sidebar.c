@@ -346,6 +346,15 @@ keep_top (NatterSidebar *self)
  * new: while a search found words in it, it goes to those words all the
  * same, as Enter on the row does. The row's conversation is read when
  * the button goes down, before the list's own click selects anything. */
+static const char *
+clicked_session (GtkGestureClick *gesture)
+{
+  GtkWidget *row = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+  NatterSessionIndexEntry *entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
+
+  return entry != NULL ? natter_session_index_entry_get_session_id (entry) : NULL;
+}
+
 static void
 row_pressed_cb (GtkGestureClick *gesture,
                 int              n_press,
@@ -353,9 +362,7 @@ row_pressed_cb (GtkGestureClick *gesture,
                 double           y,
                 NatterSidebar   *self)
 {
-  GtkWidget *row = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
-  NatterSessionIndexEntry *entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
-  const char *session_id = entry != NULL ? natter_session_index_entry_get_session_id (entry) : NULL;
+  const char *session_id = clicked_session (gesture);
   gboolean open = session_id != NULL && g_strcmp0 (session_id, listed_for (self, self->selected_id)) == 0;
 
   g_object_set_data (G_OBJECT (gesture), "natter-open", GINT_TO_POINTER (open));
@@ -368,9 +375,7 @@ row_released_cb (GtkGestureClick *gesture,
                  double           y,
                  NatterSidebar   *self)
 {
-  GtkWidget *row = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
-  NatterSessionIndexEntry *entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
-  const char *session_id = entry != NULL ? natter_session_index_entry_get_session_id (entry) : NULL;
+  const char *session_id = clicked_session (gesture);
 
   if (session_id != NULL && n_press == 1 && g_object_get_data (G_OBJECT (gesture), "natter-open") != NULL &&
       natter_sidebar_get_hit_turn (self, session_id) != NULL)
