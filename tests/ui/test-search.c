@@ -44,17 +44,27 @@ say (UiWorld    *u,
   return turn_id;
 }
 
-static NatterSearchIndex *
-start_index (UiWorld *u)
+/* Thirty exchanges in @session_id, the sixteenth @question and @answer,
+ * whose turn is returned (transfer full). */
+static char *
+long_conversation (UiWorld    *u,
+                   const char *session_id,
+                   const char *question,
+                   const char *answer)
 {
-  g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
-  NatterSearchIndex *search = natter_search_index_new (cache, u->w->session_repo, u->w->turn_repo, u->sessions);
-  g_autoptr(GAsyncResult) result = NULL;
+  char *target = NULL;
 
-  natter_search_index_start (search);
-  natter_search_index_wait_async (search, NULL, ui_result_cb, &result);
-  g_assert_true (natter_search_index_wait_finish (search, ui_wait_result (&result), NULL));
-  return search;
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *other_question = g_strdup_printf ("Question number %u about the route", i);
+      g_autofree char *other_answer = g_strdup_printf ("Answer number %u, with enough words to take some room.", i);
+
+      if (i == 15)
+        target = say (u, session_id, question, answer);
+      else
+        g_free (say (u, session_id, other_question, other_answer));
+    }
+  return target;
 }
 
 typedef struct
@@ -148,12 +158,6 @@ turn_in_view (gpointer data)
   return FALSE;
 }
 
-static gboolean
-index_gone (gpointer data)
-{
-  return *(gpointer *) data == NULL;
-}
-
 static char *
 describe_view (gpointer data)
 {
@@ -198,18 +202,9 @@ test_search_by_content (void)
 
   /* A long conversation: the turn that matches is in its middle, far
    * from its first turns and from the bottom it opens at. */
-  for (guint i = 0; i < 30; i++)
-    {
-      g_autofree char *question = g_strdup_printf ("Question number %u about the route", i);
-      g_autofree char *answer = g_strdup_printf ("Answer number %u, with enough words to take some room.", i);
-
-      if (i == 15)
-        target = say (u, trip, "What lives in the savanna?", "Zebras & <lions> roam there.");
-      else
-        g_free (say (u, trip, question, answer));
-    }
+  target = long_conversation (u, trip, "What lives in the savanna?", "Zebras & <lions> roam there.");
   last = say (u, groceries, "Apples or pears?", "Pears.");
-  search = start_index (u);
+  search = ui_search_index_start (u);
 
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
@@ -249,11 +244,7 @@ test_search_by_content (void)
   ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
 
   ui_destroy_window (window);
-  /* The index holds the service; a search thread may let go of it a
-   * moment after its answer arrived. */
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
   ui_world_free (u);
 }
 
@@ -314,19 +305,10 @@ test_search_in_open_conversation (void)
   ListWait list_wait;
   TurnWait turn_wait;
 
-  for (guint i = 0; i < 30; i++)
-    {
-      g_autofree char *question = g_strdup_printf ("Question number %u about the route", i);
-      g_autofree char *answer = g_strdup_printf ("Answer number %u, with enough words to take some room.", i);
-
-      if (i == 15)
-        target = say (u, trip, "Any birds on the way?",
-                      "Unfortunately, internationalisation considerations complicated geese migrations.");
-      else
-        g_free (say (u, trip, question, answer));
-    }
+  target = long_conversation (u, trip, "Any birds on the way?",
+                              "Unfortunately, internationalisation considerations complicated geese migrations.");
   last = say (u, groceries, "Apples or pears?", "Pears.");
-  search = start_index (u);
+  search = ui_search_index_start (u);
 
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
@@ -361,9 +343,7 @@ test_search_in_open_conversation (void)
   ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
 
   ui_destroy_window (window);
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
   ui_world_free (u);
 }
 
@@ -399,14 +379,12 @@ test_search_while_indexing (void)
   g_autofree char *turn = say (u, sid, "What lives in the savanna?", "Zebras.");
   g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
   g_autofree char *path = g_file_get_path (cache);
-  NatterSearchIndex *search = start_index (u);
+  NatterSearchIndex *search = ui_search_index_start (u);
   NatterWindow *window;
   ListWait list_wait;
   sqlite3 *db = NULL;
 
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
 
@@ -428,9 +406,7 @@ test_search_while_indexing (void)
   ui_wait_until (indexing_note_hidden, window);
 
   ui_destroy_window (window);
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
   ui_world_free (u);
   (void) turn;
 }
@@ -524,7 +500,7 @@ test_damaged_stays_listed (void)
   g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error);
   g_assert_no_error (error);
   ui_world_restart (u);
-  search = start_index (u);
+  search = ui_search_index_start (u);
 
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
@@ -534,9 +510,7 @@ test_damaged_stays_listed (void)
   g_assert_cmpstr (natter_session_row_get_status_mark (find_listed_row (window, bad)), ==, "errored");
 
   ui_destroy_window (window);
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
   ui_world_free (u);
   (void) turn;
   (void) other;
@@ -558,7 +532,7 @@ test_cache_not_a_file (void)
 
   g_assert_cmpint (g_mkdir_with_parents (g_file_peek_path (cache), 0700), ==, 0);
   g_assert_true (g_file_set_contents (inside, "mine", -1, NULL));
-  search = start_index (u);
+  search = ui_search_index_start (u);
 
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
@@ -568,9 +542,7 @@ test_cache_not_a_file (void)
   g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
 
   ui_destroy_window (window);
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
   ui_world_free (u);
   (void) turn;
 }
