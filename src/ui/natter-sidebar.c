@@ -98,10 +98,17 @@ enum {
 
 static guint signals[N_SIGNALS];
 
+/* How many more messages of one conversation a search shows under its
+ * best one. */
+#define MORE_HITS 3
+
 typedef struct
 {
-  char *turn_id;
-  char *markup;
+  char      *turn_id;
+  char      *markup;
+  GPtrArray *more_turns;     /* NULL-terminated; the conversation's other hits */
+  GPtrArray *more_markups;
+  GPtrArray *more_texts;
 } SidebarHit;
 
 static void
@@ -109,6 +116,9 @@ sidebar_hit_free (SidebarHit *hit)
 {
   g_free (hit->turn_id);
   g_free (hit->markup);
+  g_ptr_array_unref (hit->more_turns);
+  g_ptr_array_unref (hit->more_markups);
+  g_ptr_array_unref (hit->more_texts);
   g_free (hit);
 }
 
@@ -409,6 +419,9 @@ update_row_snippet (NatterSidebar    *self,
   SidebarHit *hit = id != NULL ? g_hash_table_lookup (self->content_hits, id) : NULL;
 
   natter_session_row_set_snippet (row, hit != NULL ? hit->markup : NULL);
+  natter_session_row_set_more_hits (row, hit != NULL ? (const char * const *) hit->more_turns->pdata : NULL,
+                                    hit != NULL ? (const char * const *) hit->more_markups->pdata : NULL,
+                                    hit != NULL ? (const char * const *) hit->more_texts->pdata : NULL);
   natter_session_row_set_n_versions (row, natter_family_filter_get_n_versions (self->family_filter, id));
 }
 
@@ -433,6 +446,7 @@ row_unbind_cb (GtkSignalListItemFactory *factory,
 
   g_hash_table_remove (self->bound_rows, row);
   natter_session_row_set_snippet (row, NULL);
+  natter_session_row_set_more_hits (row, NULL, NULL, NULL);
   natter_session_row_set_entry (row, NULL);
 }
 
@@ -457,15 +471,27 @@ set_hits (NatterSidebar *self,
   for (guint i = 0; hits != NULL && i < hits->len; i++)
     {
       NatterSearchHit *found = g_ptr_array_index (hits, i);
-      SidebarHit *hit;
+      SidebarHit *hit = g_hash_table_lookup (self->content_hits, found->session_id);
 
-      /* Best first: a session keeps its best turn. */
-      if (g_hash_table_contains (self->content_hits, found->session_id))
-        continue;
+      /* Best first: a session shows its best turn, then a few more, each
+       * a way to its message. */
+      if (hit != NULL)
+        {
+          if (hit->more_turns->len < MORE_HITS)
+            {
+              g_ptr_array_add (hit->more_turns, g_strdup (found->turn_id));
+              g_ptr_array_add (hit->more_markups, natter_search_snippet_to_markup (found->snippet));
+              g_ptr_array_add (hit->more_texts, natter_search_snippet_to_plain (found->snippet));
+            }
+          continue;
+        }
       hit = g_new0 (SidebarHit, 1);
       hit->turn_id = g_strdup (found->turn_id);
       /* Escaped here, piece by piece: what was said is never markup. */
       hit->markup = natter_search_snippet_to_markup (found->snippet);
+      hit->more_turns = g_ptr_array_new_null_terminated (MORE_HITS, g_free, TRUE);
+      hit->more_markups = g_ptr_array_new_null_terminated (MORE_HITS, g_free, TRUE);
+      hit->more_texts = g_ptr_array_new_null_terminated (MORE_HITS, g_free, TRUE);
       g_hash_table_insert (self->content_hits, g_strdup (found->session_id), hit);
     }
   if (self->content_filter != NULL)

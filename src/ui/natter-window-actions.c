@@ -332,6 +332,21 @@ fill_in_action_keys (GtkBuilder     *builder,
     }
 }
 
+/* A message a search found, from its button in the sidebar. */
+static void
+open_search_hit_activated (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *session_id;
+  const char *turn_id;
+
+  g_variant_get (parameter, "(&s&s)", &session_id, &turn_id);
+  if (natter_window_open_session_at (self, session_id, turn_id))
+    adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
 static void
 show_help_overlay_activated (GtkWidget  *widget,
                              const char *action_name,
@@ -467,5 +482,6 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
   gtk_widget_class_install_action (widget_class, "win.retry-send", NULL, retry_send_activated);
   gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, show_help_overlay_activated);
+  gtk_widget_class_install_action (widget_class, "win.open-search-hit", "(ss)", open_search_hit_activated);
 }
 

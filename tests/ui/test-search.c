@@ -248,6 +248,13 @@ test_search_by_content (void)
   ui_world_free (u);
 }
 
+static gboolean
+has_width (gpointer widget)
+{
+  ui_settle ();
+  return gtk_widget_get_width (widget) > 0;
+}
+
 /* The label of @row that shows @markup. */
 static GtkWidget *
 snippet_label_of (NatterSessionRow *row,
@@ -320,6 +327,7 @@ test_search_in_open_conversation (void)
   ui_wait_until (lists_only, &list_wait);
   row = find_listed_row (window, trip);
   label = snippet_label_of (row, list_wait.snippet);
+  ui_wait_until (has_width, label);
   /* The words up to the end of the match fit the row: none is cut. */
   layout = gtk_widget_create_pango_layout (label, NULL);
   pango_layout_set_markup (layout, "… complicated <b>geese</b>", -1);
@@ -344,6 +352,89 @@ test_search_in_open_conversation (void)
 
   ui_destroy_window (window);
   ui_search_index_drop (search);
+  ui_world_free (u);
+}
+
+static gboolean
+is_hit_button (GtkWidget *widget)
+{
+  return gtk_widget_has_css_class (widget, "natter-search-hit");
+}
+
+static gboolean
+hit_buttons_shown (gpointer data)
+{
+  g_autoptr(GPtrArray) buttons = NULL;
+
+  ui_settle ();
+  buttons = ui_find_all (natter_window_get_session_list (data), GTK_TYPE_BUTTON);
+  for (guint i = buttons->len; i > 0; i--)
+    if (!is_hit_button (g_ptr_array_index (buttons, i - 1)) || !gtk_widget_get_mapped (g_ptr_array_index (buttons, i - 1)))
+      g_ptr_array_remove_index (buttons, i - 1);
+  return buttons->len == 2;
+}
+
+/* Every message a search found in a conversation can be reached: the
+ * row shows the best one's words, and a button for each other message
+ * found, which opens the conversation at that message. */
+static void
+test_search_hits_per_message (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *trip = ui_create_session (u, "Trip planning");
+  char *targets[3] = { NULL, NULL, NULL };
+  NatterSearchIndex *search;
+  g_autoptr(GPtrArray) buttons = NULL;
+  NatterWindow *window;
+  TurnWait turn_wait;
+  guint n = 0;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *question = g_strdup_printf ("Question number %u about the route", i);
+      g_autofree char *answer = i % 10 == 5 ? g_strdup_printf ("Flamingos stop at lake %u on the way.", i)
+                                            : g_strdup_printf ("Answer number %u, with enough words.", i);
+      char *turn_id = say (u, trip, question, answer);
+
+      if (i % 10 == 5)
+        targets[n++] = turn_id;
+      else
+        g_free (turn_id);
+    }
+  search = ui_search_index_start (u);
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  g_assert_true (natter_window_open_session (window, trip));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  search_for (window, "flamingos");
+  ui_wait_until (hit_buttons_shown, window);
+  buttons = ui_find_all (natter_window_get_session_list (window), GTK_TYPE_BUTTON);
+  for (guint i = 0; i < buttons->len; i++)
+    {
+      GtkWidget *button = g_ptr_array_index (buttons, i);
+      GVariant *target;
+      const char *turn_id;
+
+      if (!is_hit_button (button))
+        continue;
+      target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (button));
+      g_variant_get (target, "(&s&s)", NULL, &turn_id);
+      turn_wait = (TurnWait) { window, turn_id };
+      g_assert_true (gtk_widget_activate (button));
+      ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
+      g_assert_cmpstr (natter_window_get_session_id (window), ==, trip);
+      /* One of the found messages, not the best one the row's words are of. */
+      g_assert_true (g_strcmp0 (turn_id, targets[0]) == 0 || g_strcmp0 (turn_id, targets[1]) == 0 ||
+                     g_strcmp0 (turn_id, targets[2]) == 0);
+      g_assert_cmpstr (turn_id, !=, natter_sidebar_get_hit_turn (NATTER_SIDEBAR (window->session_sidebar), trip));
+    }
+  ui_save_window (GTK_WIDGET (window), "search-hits.png");
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  for (guint i = 0; i < G_N_ELEMENTS (targets); i++)
+    g_free (targets[i]);
   ui_world_free (u);
 }
 
@@ -557,6 +648,7 @@ main (int   argc,
 
   g_test_add_func ("/search/by-content", test_search_by_content);
   g_test_add_func ("/search/in-open-conversation", test_search_in_open_conversation);
+  g_test_add_func ("/search/hits-per-message", test_search_hits_per_message);
   g_test_add_func ("/search/while-indexing", test_search_while_indexing);
   g_test_add_func ("/search/damaged-stays-listed", test_damaged_stays_listed);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);
