@@ -472,7 +472,7 @@ natter_message_request_get_auto_title (const NatterMessageRequest *self)
  * @self: a request
  * @queue: %TRUE to queue the message behind an answer that has not
  *   ended (running, or waiting for a permission or an answer) instead of
- *   refusing it (session-layer-spec.md §12.1)
+ *   refusing it (docs/sessions.md §4)
  */
 void
 natter_message_request_set_queue (NatterMessageRequest *self,

@@ -1054,7 +1054,7 @@ version_turn_read_cb (GObject      *object,
  * attachments; makes the new conversation or the new version; compacts
  * (asked for, or by the `auto-compact` setting); and queues the message
  * behind an answer that has not ended, when the request allows it, or
- * makes its turn (session-layer-spec.md §9.1, §12.1).
+ * makes its turn (docs/sessions.md §9.1, §4).
  */
 void
 natter_send_pipeline_send_async (NatterSendPipeline   *self,

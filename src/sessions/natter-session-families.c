@@ -5,7 +5,7 @@
  * Which conversations are versions of one another, for the lists that
  * show conversations (the sidebar, the Shell search provider, `natter
  * sessions`). Editing a sent message or trying an answer again makes a
- * new version of the conversation: a branch (session-layer-spec.md §9)
+ * new version of the conversation: a branch (docs/sessions.md §9)
  * that is stored as a version (docs/format.md §3.2). A branch the user
  * makes on purpose is a conversation of its own. The sessions joined by
  * that stored lineage are one family: the original (the one that is no

@@ -30,7 +30,7 @@ G_BEGIN_DECLS
  * @is_version: whether it is a version of @parent_session
  *   (natter_session_state_get_is_version())
  *
- * What the startup scan (session-layer-spec.md §8.2 step 2) needs of one
+ * What the startup scan (docs/sessions.md §8.2 step 2) needs of one
  * session file: exactly the index entry's session-derived fields. Every
  * member is owned; free with natter_session_scan_result_clear().
  */
