@@ -1931,6 +1931,29 @@ test_leftovers_removed (Fixture       *f,
   g_assert_true (g_file_test (other, G_FILE_TEST_IS_REGULAR));
 }
 
+/* A build that is not installed (build-aux/run-app, `meson devenv`)
+ * speaks the user's language: NATTER_LOCALEDIR points at the build's
+ * catalogs, where the installed LOCALEDIR has none. */
+static void
+test_language_uninstalled (void)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                                                        G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  g_autofree char *catalogs = g_build_filename (g_getenv ("G_TEST_BUILDDIR"), "..", "po", NULL);
+  g_autoptr(GSubprocess) natter = NULL;
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  g_subprocess_launcher_setenv (launcher, "LANGUAGE", "de", TRUE);
+  g_subprocess_launcher_setenv (launcher, "NATTER_LOCALEDIR", catalogs, TRUE);
+  natter = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("NATTER_BIN"), "send", "--help", NULL);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (natter, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (out, "Eine Nachricht an eine Sitzung senden"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1979,6 +2002,7 @@ main (int   argc,
   ADD ("/cli/lock-refused", test_lock_refused);
   ADD ("/cli/leftovers-removed", test_leftovers_removed);
 #undef ADD
+  g_test_add_func ("/cli/language-uninstalled", test_language_uninstalled);
 
   return g_test_run ();
 }

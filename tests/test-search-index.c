@@ -612,7 +612,8 @@ test_snippets_keep_words_whole (Fixture       *f,
   g_clear_pointer (&plain, g_free);
   g_clear_pointer (&markup, g_free);
   first_snippet (f, "don", &plain, &markup);
-  g_assert_cmpstr (markup, ==, "Please resend the e-mail, I <b>don&apos;t</b> have it");
+  /* At most 24 characters before the match: a narrow list shows it. */
+  g_assert_cmpstr (markup, ==, "… resend the e-mail, I <b>don&apos;t</b> have it");
   g_clear_pointer (&plain, g_free);
   g_clear_pointer (&markup, g_free);
   first_snippet (f, "example", &plain, &markup);
@@ -665,6 +666,11 @@ test_snippet_from_highlight (void)
     { "a b c d e f g h \002i\003 j k l m n o p", 4, "… h \002i\003 j k …" },
     { "\002a\003 b c d e", 2, "\002a\003 b …" },
     { "a b c d \002e\003", 2, "… d \002e\003" },
+    /* Never more than 24 characters before the match, however few the
+     * words: the match shows where a line is cut at its end. */
+    { "Unfortunately, internationalisation considerations complicated \002geese\003 again", 16,
+      "… complicated \002geese\003 again" },
+    { "Extraordinarily \002long\003", 16, "Extraordinarily \002long\003" },
     /* Punctuation alone is a word, marked whole. */
     { "x \002--\003 y", 16, "x \002--\003 y" },
     /* An excerpt of a longer text says so at the ends it was cut. */

@@ -19,6 +19,9 @@
 
 #include "natter-search-db.h"
 
+/* The most characters a snippet shows before its match. */
+#define LEAD_CHARS 24
+
 typedef struct
 {
   const char *start;   /* into the plain text */
@@ -106,8 +109,10 @@ split_words (const char *plain,
  * @n_words: how many words the snippet shows at most (at least 1)
  *
  * Cuts a snippet of @n_words whole words out of @highlighted around its
- * first match, with "…" where words were left out (also beyond an
- * excerpt's ends), and marks every word
+ * first match (a quarter of them before it, at most 24 characters of
+ * them, so that the match shows where a line is cut at its end), with
+ * "…" where words were left out (also beyond an excerpt's ends), and
+ * marks every word
  * a match is in, from its first to its last letter or digit, however the
  * index split it. Words are separated by white space, which is kept as
  * it was between the words shown.
@@ -145,11 +150,21 @@ natter_search_snippet_from_highlight (const char *highlighted,
     first++;
   if (first == words->len)
     first = 0;
-  /* A little of what came before the match, the rest after it. */
+  /* A little of what came before the match, the rest after it: a few
+   * words, and no more than LEAD_CHARS characters of them, so that the
+   * match is near the start of a line that a narrow list cuts at its
+   * end. */
   start = first > n_words / 4 ? first - n_words / 4 : 0;
+  while (start < first &&
+         g_utf8_strlen (g_array_index (words, Word, start).start,
+                        g_array_index (words, Word, first).start - g_array_index (words, Word, start).start) > LEAD_CHARS)
+    start++;
   end = MIN (start + n_words, words->len);
-  if (end - start < n_words)
-    start = end > n_words ? end - n_words : 0;
+  /* Near the end of the text: more words before, within the same bound. */
+  while (start > 0 && end - start < n_words &&
+         g_utf8_strlen (g_array_index (words, Word, start - 1).start,
+                        g_array_index (words, Word, first).start - g_array_index (words, Word, start - 1).start) <= LEAD_CHARS)
+    start--;
 
   if (start > 0 || more_before)
     g_string_append (out, "… ");

@@ -209,7 +209,9 @@ search_activate_result_cb (NatterSearchProvider *provider,
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
     if (NATTER_IS_WINDOW (l->data))
       {
-        natter_window_open_session (l->data, session_id);
+        /* At the words found, not at the bottom. */
+        natter_window_open_session_at (l->data, session_id,
+                                       natter_search_provider_get_hit_turn (provider, session_id));
         gtk_window_present_with_time (l->data, timestamp);
         break;
       }

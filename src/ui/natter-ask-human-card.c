@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-ask-human-card.h"
 
 struct _NatterAskHumanCard
@@ -164,6 +165,7 @@ static void
 natter_ask_human_card_init (NatterAskHumanCard *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
   update_send_sensitivity (self);
 }

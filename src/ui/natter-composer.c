@@ -874,6 +874,7 @@ natter_composer_class_init (NatterComposerClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, attach_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, update_button);
   gtk_widget_class_set_css_name (widget_class, "natter-composer");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void

@@ -17,6 +17,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-permission-card.h"
 #include "natter-sessions-grants.h"
 
@@ -194,6 +195,7 @@ static void
 natter_permission_card_init (NatterPermissionCard *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
 }
 

@@ -284,6 +284,7 @@ natter_tool_call_card_class_init (NatterToolCallCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, result_label);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, media_box);
   gtk_widget_class_set_css_name (widget_class, "natter-tool-call-card");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void

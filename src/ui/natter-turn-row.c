@@ -20,6 +20,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-ask-human-card.h"
 #include "natter-attachment-chip.h"
 #include "natter-markdown-view.h"
@@ -512,6 +513,7 @@ ensure_built (NatterTurnRow *self)
     return;
   self->built = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
   /* The template's GtkBinLayout would take the allocation from
    * natter_turn_row_size_allocate(). */
   gtk_widget_set_layout_manager (GTK_WIDGET (self), NULL);
@@ -879,6 +881,7 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, usage_label);
   gtk_widget_class_bind_template_callback (widget_class, copy_clicked_cb);
   gtk_widget_class_set_css_name (widget_class, "natter-turn-row");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void

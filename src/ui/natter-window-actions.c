@@ -305,6 +305,48 @@ branch_activated (GtkWidget  *widget,
  * hidden or not, and a hidden window has no object path: a critical, and
  * then a crash. With no window kept hidden, the last toplevel is one that
  * shows. */
+/* GTK fills in the keys of an entry named by its action only for the
+ * window it keeps hidden (gtk_application_window_set_help_overlay());
+ * this one is made here, so its entries get the application's keys
+ * here, the same ones natter-application.c binds. */
+static void
+fill_in_action_keys (GtkBuilder     *builder,
+                     GtkApplication *application)
+{
+  g_autoptr(GSList) objects = gtk_builder_get_objects (builder);
+
+  for (GSList *l = objects; l != NULL && application != NULL; l = l->next)
+    {
+      g_autofree char *action_name = NULL;
+      g_auto(GStrv) accels = NULL;
+      g_autofree char *accelerator = NULL;
+
+      if (!GTK_IS_SHORTCUTS_SHORTCUT (l->data))
+        continue;
+      g_object_get (l->data, "action-name", &action_name, NULL);
+      if (action_name == NULL)
+        continue;
+      accels = gtk_application_get_accels_for_action (application, action_name);
+      accelerator = g_strjoinv (" ", accels);
+      g_object_set (l->data, "accelerator", accelerator, NULL);
+    }
+}
+
+/* A message a search found, from its button in the sidebar. */
+static void
+open_search_hit_activated (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *session_id;
+  const char *turn_id;
+
+  g_variant_get (parameter, "(&s&s)", &session_id, &turn_id);
+  if (natter_window_open_session_at (self, session_id, turn_id))
+    adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
 static void
 show_help_overlay_activated (GtkWidget  *widget,
                              const char *action_name,
@@ -317,6 +359,7 @@ show_help_overlay_activated (GtkWidget  *widget,
     {
       builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-help-overlay.ui");
       self->help_overlay = GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+      fill_in_action_keys (builder, gtk_window_get_application (GTK_WINDOW (self)));
       g_object_add_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
       gtk_window_set_transient_for (self->help_overlay, GTK_WINDOW (self));
       gtk_window_set_destroy_with_parent (self->help_overlay, TRUE);
@@ -440,5 +483,6 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
   gtk_widget_class_install_action (widget_class, "win.retry-send", NULL, retry_send_activated);
   gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, show_help_overlay_activated);
+  gtk_widget_class_install_action (widget_class, "win.open-search-hit", "(ss)", open_search_hit_activated);
 }
 

@@ -31,6 +31,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
 #include "natter-composer.h"
@@ -453,8 +454,17 @@ restore_last_session (NatterWindow *self)
   if (requested != NULL && natter_window_open_session_when_read (self, requested))
     return;
   last = g_strdup (natter_settings_get_last_session (self->settings));
-  if (last[0] != '\0')
-    natter_window_open_session_when_read (self, last);
+  if (last[0] != '\0' && natter_window_open_session_when_read (self, last))
+    return;
+  /* Nothing to go back to: the window starts on a new conversation with
+   * the keyboard in its message field, so that what is typed first is
+   * the message, not keys for a button. It writes nothing until sent.
+   * Not when something was asked for while the index was read (a
+   * conversation, a first message sent): that stays. */
+  if (requested != NULL || self->session_id != NULL || self->new_chat || self->sending)
+    return;
+  _natter_window_open_new_chat (self);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }
 
 static void
@@ -640,6 +650,8 @@ static void
 natter_window_init (NatterWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
+  natter_accessible_name_stack_pages (self->content_stack);
   self->timeline_list = natter_conversation_view_get_list (self->conversation_view);
   self->composer = natter_conversation_view_get_composer (self->conversation_view);
   self->queue_view = natter_conversation_view_get_queue_view (self->conversation_view);

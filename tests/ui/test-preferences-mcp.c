@@ -185,6 +185,8 @@ test_add_edit_test_remove (Fixture       *f,
   GtkEditable *target = GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "target"));
   g_autoptr(JsonObject) web = NULL;
   g_autoptr(JsonObject) gone = NULL;
+  g_autoptr(JsonObject) before = NULL;
+  g_autoptr(JsonObject) back = NULL;
   g_autofree char *expected_target = NULL;
   g_autofree char *quoted_python = g_shell_quote (f->python);
   g_autofree char *quoted_script = g_shell_quote (f->script);
@@ -217,12 +219,22 @@ test_add_edit_test_remove (Fixture       *f,
   ui_wait_until (no_pending, f->window);
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Test passed: 6 tools");
 
+  before = entry_on_disk (f, "web");
+  g_assert_nonnull (before);
   click (f, "web", "remove");
   ui_wait_until (no_pending, f->window);
   gone = entry_on_disk (f, "web");
   g_assert_null (gone);
   g_assert_null (natter_preferences_window_get_mcp_widget (f->window, "web", "row"));
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Removed the tool server “web”");
+
+  /* Undo brings it back as it was, its row too. */
+  g_signal_emit_by_name (natter_preferences_window_get_undo_toast (f->window), "button-clicked");
+  ui_wait_until (no_pending, f->window);
+  back = entry_on_disk (f, "web");
+  g_assert_nonnull (back);
+  g_assert_true (json_object_equal (before, back));
+  g_assert_nonnull (natter_preferences_window_get_mcp_widget (f->window, "web", "row"));
 }
 
 /* Test shows what it found in the server's row, not only in a toast:
@@ -470,6 +482,10 @@ test_headers_and_secrets (Fixture       *f,
                    "Bearer s3cret-v4lue");
 
   click (f, "web", "remove");
+  ui_wait_until (no_pending, f->window);
+  /* Kept while Undo is offered, gone with the toast. */
+  g_assert_nonnull (natter_memory_secret_store_peek (f->secrets, "mcp-header:web/Authorization"));
+  adw_toast_dismiss (natter_preferences_window_get_undo_toast (f->window));
   ui_wait_until (no_pending, f->window);
   g_assert_null (natter_memory_secret_store_peek (f->secrets, "mcp-header:web/Authorization"));
   g_subprocess_force_exit (server);
