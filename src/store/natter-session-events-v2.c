@@ -13,6 +13,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-session-events-v2.h"
+#include "natter-session-events-v3.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
 #include "natter-store-error.h"
@@ -60,7 +61,7 @@ validate_upgraded (JsonObject  *event,
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_UNSUPPORTED_VERSION,
                    "Session schema version %" G_GINT64_FORMAT " is not supported "
-                   "(an upgrade goes to 2 to %d)", version, NATTER_SESSION_SCHEMA_VERSION);
+                   "(an upgrade goes to 2 up to %d)", version, NATTER_SESSION_SCHEMA_VERSION);
       return FALSE;
     }
   return natter_session_schema_check_members (event, upgraded_members, "schema_upgraded", error);
@@ -212,12 +213,13 @@ natter_session_schema_validate_v2 (const char  *type,
  * @event: (transfer none): a valid session event
  *
  * The session schema version a file must be at for @event to appear in
- * it (docs/format.md "Schema version 2"): 2 for the version-2 event types
- * and for a `turn_appended` with `consumedQueueIds`, else 1. For
+ * it (docs/format.md §3.3 and §3.5): 3 for the version-3 event types, 2
+ * for the version-2 event types and for a `turn_appended` with
+ * `consumedQueueIds`, else 1. For
  * `schema_upgraded` it is the version the event raises the file to, less
  * one: the marker itself belongs to the older version.
  *
- * Returns: 1 or 2
+ * Returns: 1, 2 or 3
  */
 gint64
 natter_session_event_get_required_version (JsonObject *event)
@@ -229,6 +231,8 @@ natter_session_event_get_required_version (JsonObject *event)
   type = json_object_get_string_member_with_default (event, "type", "");
   if (g_str_equal (type, "schema_upgraded"))
     return json_object_get_int_member_with_default (event, "schemaVersion", 2) - 1;
+  if (natter_session_event_is_v3_type (type))
+    return 3;
   if (g_str_equal (type, "permission_grant_added") ||
       g_str_equal (type, "permission_grant_removed") ||
       g_str_equal (type, "message_queued") ||

@@ -19,6 +19,9 @@ gboolean natter_session_schema_check_members   (JsonObject          *object,
 gboolean natter_session_schema_validate_v2     (const char          *type,
                                                 JsonObject          *event,
                                                 GError             **error);
+gboolean natter_session_schema_validate_v3     (const char          *type,
+                                                JsonObject          *event,
+                                                GError             **error);
 gboolean natter_session_schema_validate_queue_ids (JsonObject       *event,
                                                    GError          **error);
 

@@ -9,6 +9,7 @@
 
 #include "natter-id.h"
 #include "natter-json.h"
+#include "natter-session-events-v3.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
 #include "natter-store-error.h"
@@ -244,7 +245,7 @@ validate_title_changed (JsonObject  *event,
  * and §5). Every event needs `type`, `sessionId` (a valid id, equal to
  * @session_id when given) and an ISO-8601 UTC `ts`. Per type:
  *
- * - `session_created`: `schemaVersion` 1 or 2; optional `title`
+ * - `session_created`: `schemaVersion` 1 to %NATTER_SESSION_SCHEMA_VERSION; optional `title`
  *   (string), `cwd` (natter_session_cwd_validate()), `parentSession` (a
  *   valid id) and `forkedFromTurnId` (a valid id, only with
  *   `parentSession`);
@@ -253,7 +254,8 @@ validate_title_changed (JsonObject  *event,
  *   non-empty strings);
  * - `title_changed`: `title` (a string);
  * - the events of schema version 2 and `turn_appended.consumedQueueIds`,
- *   as docs/format.md describes them (natter-session-events-v2.c).
+ *   as docs/format.md describes them (natter-session-events-v2.c);
+ * - the events of schema version 3 (natter-session-events-v3.c).
  *
  * Whether a version-2 event may appear at its place in a file (the file
  * must be at version 2 by then) is the reducer's rule, not this
@@ -265,8 +267,8 @@ validate_title_changed (JsonObject  *event,
  *
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_UNKNOWN_TYPE
  *   (a `type` this version does not know),
- *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1
- *   or 2)
+ *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1,
+ *   2 or 3)
  *   or %NATTER_STORE_ERROR_SCHEMA (anything else).
  */
 gboolean
@@ -293,7 +295,9 @@ natter_session_event_validate (JsonObject  *event,
       !g_str_equal (type, "message_queued") &&
       !g_str_equal (type, "queued_message_replaced") &&
       !g_str_equal (type, "queued_message_removed") &&
-      !g_str_equal (type, "conversation_compacted"))
+      !g_str_equal (type, "conversation_compacted") &&
+      /* Schema version 3 (natter-session-events-v3.c). */
+      !g_str_equal (type, "parameters_changed"))
     {
       g_autofree char *shown = g_utf8_make_valid (type, MIN (strlen (type), 64));
 
@@ -321,6 +325,8 @@ natter_session_event_validate (JsonObject  *event,
     return validate_turn_appended (event, error);
   if (g_str_equal (type, "title_changed"))
     return validate_title_changed (event, error);
+  if (natter_session_event_is_v3_type (type))
+    return natter_session_schema_validate_v3 (type, event, error);
   return natter_session_schema_validate_v2 (type, event, error);
 }
 
