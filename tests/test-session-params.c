@@ -19,6 +19,7 @@
 #include "natter-session-schema.h"
 #include "natter-session-state-v2.h"
 #include "natter-session-state-v3.h"
+#include "natter-sessions-queue.h"
 #include "natter-sessions-settings.h"
 #include "natter-store-error.h"
 #include "natter-test-sessions.h"
@@ -373,6 +374,34 @@ test_raised_then_cleared (Fixture       *f,
   g_assert_null (natter_sessions_get_kept_parameters (f->sessions, sid));
 }
 
+/* A message with parameters of its own never waits in the queue, which
+ * keeps none: it is refused with a reason, and nothing is written. */
+static void
+test_own_parameters_not_queued (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(NatterGenerationParameters) own = natter_generation_parameters_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *queue_id = NULL;
+
+  own->max_tokens = 5;
+  natter_send_options_set_parameters (options, own);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "later");
+  natter_sessions_queue_message_async (f->sessions, sid, input, options, FALSE, NULL, natter_test_result_cb, &result);
+  queue_id = natter_sessions_queue_message_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_null (queue_id);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "cannot wait in the queue"));
+  events = natter_test_sessions_read (f->w->session_repo, sid);
+  g_assert_cmpuint (events->len, ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -387,5 +416,7 @@ main (int   argc,
               test_kept_for_every_version, natter_test_sessions_tear_down);
   g_test_add ("/session-params/raised-then-cleared", Fixture, NULL, natter_test_sessions_set_up,
               test_raised_then_cleared, natter_test_sessions_tear_down);
+  g_test_add ("/session-params/own-parameters-not-queued", Fixture, NULL, natter_test_sessions_set_up,
+              test_own_parameters_not_queued, natter_test_sessions_tear_down);
   return g_test_run ();
 }
