@@ -286,27 +286,6 @@ natter_session_events_raise (GPtrArray  *events,
   return version;
 }
 
-static JsonObject *
-new_event (const char *type,
-           const char *session_id,
-           const char *ts)
-{
-  JsonObject *object = json_object_new ();
-
-  json_object_set_string_member (object, "type", type);
-  json_object_set_string_member (object, "sessionId", session_id);
-  json_object_set_string_member (object, "ts", ts);
-  return object;
-}
-
-static JsonNode *
-wrap (JsonObject *object)
-{
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
-
-  json_node_take_object (node, object);
-  return node;
-}
 
 /**
  * natter_session_event_new_schema_upgraded:
@@ -329,9 +308,9 @@ natter_session_event_new_schema_upgraded (const char *session_id,
 
   g_return_val_if_fail (session_id != NULL && ts != NULL, NULL);
 
-  object = new_event ("schema_upgraded", session_id, ts);
+  object = natter_session_event_begin ("schema_upgraded", session_id, ts);
   json_object_set_int_member (object, "schemaVersion", schema_version);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -357,10 +336,10 @@ natter_session_event_new_grant_added (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL, NULL);
   g_return_val_if_fail (grant_id != NULL && tool_id != NULL, NULL);
 
-  object = new_event ("permission_grant_added", session_id, ts);
+  object = natter_session_event_begin ("permission_grant_added", session_id, ts);
   json_object_set_string_member (object, "grantId", grant_id);
   json_object_set_string_member (object, "toolId", tool_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -383,9 +362,9 @@ natter_session_event_new_grant_removed (const char *session_id,
 
   g_return_val_if_fail (session_id != NULL && ts != NULL && grant_id != NULL, NULL);
 
-  object = new_event ("permission_grant_removed", session_id, ts);
+  object = natter_session_event_begin ("permission_grant_removed", session_id, ts);
   json_object_set_string_member (object, "grantId", grant_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -414,11 +393,11 @@ natter_session_event_new_message_queued (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL && queue_id != NULL, NULL);
   g_return_val_if_fail (message != NULL && options != NULL, NULL);
 
-  object = new_event ("message_queued", session_id, ts);
+  object = natter_session_event_begin ("message_queued", session_id, ts);
   json_object_set_string_member (object, "queueId", queue_id);
   json_object_set_object_member (object, "message", json_object_ref (message));
   json_object_set_object_member (object, "options", json_object_ref (options));
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -444,10 +423,10 @@ natter_session_event_new_queued_message_replaced (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL && queue_id != NULL, NULL);
   g_return_val_if_fail (message != NULL, NULL);
 
-  object = new_event ("queued_message_replaced", session_id, ts);
+  object = natter_session_event_begin ("queued_message_replaced", session_id, ts);
   json_object_set_string_member (object, "queueId", queue_id);
   json_object_set_object_member (object, "message", json_object_ref (message));
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -470,9 +449,9 @@ natter_session_event_new_queued_message_removed (const char *session_id,
 
   g_return_val_if_fail (session_id != NULL && ts != NULL && queue_id != NULL, NULL);
 
-  object = new_event ("queued_message_removed", session_id, ts);
+  object = natter_session_event_begin ("queued_message_removed", session_id, ts);
   json_object_set_string_member (object, "queueId", queue_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -527,9 +506,9 @@ natter_session_event_new_conversation_compacted (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL && compaction_id != NULL, NULL);
   g_return_val_if_fail (summary != NULL && first_kept_turn_id != NULL, NULL);
 
-  object = new_event ("conversation_compacted", session_id, ts);
+  object = natter_session_event_begin ("conversation_compacted", session_id, ts);
   json_object_set_string_member (object, "compactionId", compaction_id);
   json_object_set_string_member (object, "summary", summary);
   json_object_set_string_member (object, "firstKeptTurnId", first_kept_turn_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }

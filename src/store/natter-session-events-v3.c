@@ -82,27 +82,6 @@ natter_session_schema_validate_v3 (const char  *type,
   return validate_parameters_changed (event, error);
 }
 
-static JsonObject *
-new_event (const char *type,
-           const char *session_id,
-           const char *ts)
-{
-  JsonObject *object = json_object_new ();
-
-  json_object_set_string_member (object, "type", type);
-  json_object_set_string_member (object, "sessionId", session_id);
-  json_object_set_string_member (object, "ts", ts);
-  return object;
-}
-
-static JsonNode *
-wrap (JsonObject *object)
-{
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
-
-  json_node_take_object (node, object);
-  return node;
-}
 
 /**
  * natter_session_event_new_parameters_changed:
@@ -126,7 +105,7 @@ natter_session_event_new_parameters_changed (const char                       *s
 
   g_return_val_if_fail (session_id != NULL && ts != NULL, NULL);
 
-  object = new_event ("parameters_changed", session_id, ts);
+  object = natter_session_event_begin ("parameters_changed", session_id, ts);
   if (parameters != NULL)
     {
       json_object_set_object_member (object, "parameters", natter_generation_parameters_to_json (parameters));
@@ -135,5 +114,5 @@ natter_session_event_new_parameters_changed (const char                       *s
     }
   else
     json_object_set_object_member (object, "parameters", json_object_new ());
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }

@@ -330,10 +330,13 @@ natter_session_event_validate (JsonObject  *event,
   return natter_session_schema_validate_v2 (type, event, error);
 }
 
-static JsonObject *
-new_event (const char *type,
-           const char *session_id,
-           const char *ts)
+/* The common head of every session event the builders make (type,
+ * sessionId, ts), shared by the builders of each schema version
+ * (natter-session-schema-private.h). */
+JsonObject *
+natter_session_event_begin (const char *type,
+                            const char *session_id,
+                            const char *ts)
 {
   JsonObject *object = json_object_new ();
 
@@ -343,8 +346,9 @@ new_event (const char *type,
   return object;
 }
 
-static JsonNode *
-wrap (JsonObject *object)
+/* @object (taken) as a node. */
+JsonNode *
+natter_session_event_wrap (JsonObject *object)
 {
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
 
@@ -385,7 +389,7 @@ natter_session_event_new_created (const char *session_id,
   g_return_val_if_fail (session_id != NULL, NULL);
   g_return_val_if_fail (ts != NULL, NULL);
 
-  object = new_event ("session_created", session_id, ts);
+  object = natter_session_event_begin ("session_created", session_id, ts);
   json_object_set_int_member (object, "schemaVersion", 1);
   if (title != NULL)
     json_object_set_string_member (object, "title", title);
@@ -395,7 +399,7 @@ natter_session_event_new_created (const char *session_id,
     json_object_set_string_member (object, "parentSession", parent_session);
   if (forked_from_turn_id != NULL)
     json_object_set_string_member (object, "forkedFromTurnId", forked_from_turn_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -430,12 +434,12 @@ natter_session_event_new_turn_appended (const char *session_id,
   g_return_val_if_fail (agent_id != NULL, NULL);
   g_return_val_if_fail (model != NULL, NULL);
 
-  object = new_event ("turn_appended", session_id, ts);
+  object = natter_session_event_begin ("turn_appended", session_id, ts);
   json_object_set_string_member (object, "turnId", turn_id);
   json_object_set_int_member (object, "sessionSeq", session_seq);
   json_object_set_string_member (object, "agentId", agent_id);
   json_object_set_object_member (object, "model", json_object_ref (model));
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -460,7 +464,7 @@ natter_session_event_new_title_changed (const char *session_id,
   g_return_val_if_fail (ts != NULL, NULL);
   g_return_val_if_fail (title != NULL, NULL);
 
-  object = new_event ("title_changed", session_id, ts);
+  object = natter_session_event_begin ("title_changed", session_id, ts);
   json_object_set_string_member (object, "title", title);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
