@@ -402,6 +402,17 @@ test_send_list_show (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (turn, "input"), ==, "hello");
   g_assert_cmpstr (json_object_get_string_member (turn, "answer"), ==, "Hello world");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (turn, "toolCalls")), ==, 0);
+  /* Its speed, as the turn file lets it be read (docs/format.md §4.2):
+   * the text streamed, so the time to its first token is known; the
+   * server reported no usage, so no tokens per second is made up. The
+   * exact figures under a fake clock are test-speed's. */
+  g_assert_cmpint (json_node_get_value_type (json_object_get_member (turn, "timeToFirstTokenMs")), ==, G_TYPE_INT64);
+  g_assert_cmpint (json_object_get_int_member (turn, "timeToFirstTokenMs"), >=, 0);
+  g_assert_false (json_object_has_member (turn, "tokensPerSecond"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (turn, "modelCalls")), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (
+                     json_object_get_array_member (turn, "modelCalls"), 0), "timeToFirstTokenMs"), ==,
+                   json_object_get_int_member (turn, "timeToFirstTokenMs"));
 
   /* A second message continues the session with the same model and
    * without repeating an option; its context is the first turn. */
