@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Sending in a 1,000-turn session (turn-runtime.md §11,
- * session-layer-spec.md §9.1): a session of 1,000 completed turns, each
+ * Sending in a 1,000-turn session (docs/runtime.md §11,
+ * docs/sessions.md §9.1): a session of 1,000 completed turns, each
  * turn's context `{previousTurnId}` of the one before, generated on disk;
  * then natter_sessions_send_message_async() → the turn settled, over real
  * repos, the real runtime and context resolver, and a fake model that
@@ -70,7 +70,7 @@ wait_result (GAsyncResult **slot)
   return *slot;
 }
 
-/* What a process holds after start: the services of session-layer-spec.md
+/* What a process holds after start: the session services (docs/sessions.md §9)
  * over the data dir, with the fakes in place of the providers. */
 typedef struct
 {
@@ -220,7 +220,7 @@ bench_send_1000 (void)
   natter_bench_remove_tree (dir);
 }
 
-/* Compacting a 1,000-turn session (session-layer-spec.md §12.3), then
+/* Compacting a 1,000-turn session (docs/sessions.md §5), then
  * sending in it from a new process: the summarizer reads the history
  * once; the send after it reads only the kept turns and sends the summary
  * and those turns, not 1,000. */

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The startup scan of session-layer-spec.md §8.2 over 10,000 sessions of
+ * The startup scan of docs/sessions.md §8.2 over 10,000 sessions of
  * 20 turns each, generated on disk: wall time (warm cache), peak RSS, and
  * the floor of reading the same files the scan must read (every session
  * file and each session's latest turn file) with plain open/read, as a

@@ -38,7 +38,7 @@ G_BEGIN_DECLS
  *   message names the file and the 1-based line.
  *
  * Error codes of %NATTER_STORE_ERROR, the store layer's error domain
- * (turn-runtime.md §2–§4, session-layer-spec.md §4–§6).
+ * (docs/runtime.md §2–§4, docs/sessions.md §6, docs/format.md §2).
  */
 typedef enum
 {
@@ -65,7 +65,7 @@ typedef enum
  * @NATTER_TURN_STATUS_FAILED: `turn_failed` was written.
  * @NATTER_TURN_STATUS_CANCELLED: `turn_cancelled` was written.
  *
- * The one status derivation of turn-runtime.md §4 (derive_turn_status).
+ * The one status derivation of docs/runtime.md §4 (derive_turn_status).
  * "Running" is never durable and so is not a value here.
  */
 typedef enum

@@ -15,11 +15,11 @@
 
 #include "natter-blob-store.h"
 #include "natter-session-archive.h"
-#include "natter-session-events-v2.h"
-#include "natter-session-state-v2.h"
-#include "natter-sessions-settings.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
+#include "natter-sessions-settings.h"
 #include "natter-test-sessions.h"
 #include "natter-turn-reducer.h"
 
@@ -301,7 +301,7 @@ assert_imported_as (Fixture    *f,
  * it, whatever version its archive's file had: 1, raised by
  * schema_upgraded right before its first version-2 event
  * (docs/format.md §3.3). A grant revoked in the archive is history and
- * comes along (an active one would stay behind, §7.1). */
+ * comes along (an active one would stay behind, docs/format.md §7.1). */
 static void
 test_import_lowest_version (Fixture       *f,
                             gconstpointer  data)

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The chat-completion assembler (turn-runtime.md §3, §12), and every
+ * The chat-completion assembler (docs/runtime.md §3, §12), and every
  * real-world case in tests/data/sse (the bytes OpenAI-compatible servers
  * send, one file each) read through the SSE parser whole, split at every
  * byte, and byte by byte.

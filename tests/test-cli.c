@@ -367,7 +367,8 @@ test_send_list_show (Fixture       *f,
   g_assert_no_error (error);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 1);
   entry = json_array_get_object_element (json_node_get_array (json), 0);
-  /* Exactly the spec's SessionIndexEntry field names (§8.1). */
+  /* Exactly the spec's SessionIndexEntry field names
+   * (docs/sessions.md §8.1). */
   members = json_object_get_members (entry);
   members = g_list_sort (members, (GCompareFunc) strcmp);
   g_assert_cmpuint (g_list_length (members), ==, G_N_ELEMENTS (names));
@@ -1100,7 +1101,7 @@ test_title_fork_delete (Fixture       *f,
   RUN (f, &r, "delete", session_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
-  /* §9.4: the turn files stay. */
+  /* docs/sessions.md §9.4: the turn files stay. */
   g_assert_cmpuint (count_turn_files (f), ==, n_turn_files);
 
   natter_test_run_clear (&r);

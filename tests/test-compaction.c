@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Compaction (session-layer-spec.md §12.3) end to end: the real services
+ * Compaction (docs/sessions.md §5) end to end: the real services
  * over a temporary data directory, the built-in agent, and a scripted
  * OpenAI-compatible server on loopback whose request bodies the cases
  * assert: what the summarizer is asked, and exactly which messages the
@@ -15,15 +15,15 @@
 
 #include "natter-id.h"
 #include "natter-provider-error.h"
-#include "natter-turn-reducer.h"
-#include "natter-session-events-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-schema.h"
-#include "natter-store-error.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
+#include "natter-store-error.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
 #include "natter-turn-context-resolver.h"
+#include "natter-turn-reducer.h"
 
 #define SAY NATTER_TEST_SAY
 #define BROKEN NATTER_TEST_BROKEN

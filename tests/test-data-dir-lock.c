@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The single-writer lock on the storage directory (§8.3): a second open
- * file description, in this process or another, is refused with
+ * The single-writer lock on the storage directory (docs/sessions.md §8.3): a
+ * second open file description, in this process or another, is refused with
  * NATTER_SESSION_ERROR_LOCKED; dropping the lock frees the directory.
  * The writer that takes it removes the temporary files that killed
  * creates left, and no one else does.

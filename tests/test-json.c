@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The lossless-JSON check (turn-runtime.md §2, dsh-session.md).
+ * The lossless-JSON check (docs/runtime.md §2, dsh-session.md).
  */
 
 #include <math.h>

@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The JSONL repository of turns and sessions: the scenarios of
- * session-layer-spec.md §13.2 for both kinds, the storage rules of
- * turn-runtime.md §2 and pitfalls.md 1–3.
+ * docs/sessions.md §6.3 for both kinds, the storage rules of
+ * docs/runtime.md §2 and pitfalls.md 1–3.
  *
  * Most tests use small test validators (type, owner id, ts,
  * schemaVersion), so they pin the repo's own behaviour whatever the real
@@ -342,7 +342,7 @@ store_result_cb (GObject      *source,
   *out = g_object_ref (result);
 }
 
-/* §13.2: date-partitioned paths */
+/* docs/sessions.md §6.3: date-partitioned paths */
 
 static void
 test_date_partitioned_paths (Fixture       *f,
@@ -383,7 +383,7 @@ test_date_partitioned_paths (Fixture       *f,
   g_assert_cmpuint (mode_of (other), ==, 0600);
 }
 
-/* §13.2: id validation (the full list is in test-id.c) */
+/* docs/sessions.md §6.3: id validation (the full list is in test-id.c) */
 
 static void
 test_id_validation (Fixture       *f,
@@ -445,7 +445,7 @@ test_id_validation (Fixture       *f,
   g_assert_false (g_file_test (f->storage_path, G_FILE_TEST_EXISTS));
 }
 
-/* §13.2: create-if-absent */
+/* docs/sessions.md §6.3: create-if-absent */
 
 static void
 assert_create_fails (Fixture    *f,
@@ -741,7 +741,8 @@ test_read_round_trip (Fixture       *f,
   g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
 }
 
-/* §13.2: strict line validation; corrupt files rejected whole */
+/* docs/sessions.md §6.3: strict line validation; corrupt files rejected
+ * whole */
 
 typedef struct
 {
@@ -1001,7 +1002,7 @@ test_corrupt_files_rejected_whole (Fixture       *f,
     }
 }
 
-/* §13.2: listing across partitions */
+/* docs/sessions.md §6.3: listing across partitions */
 
 static void
 touch (const char *dir,
@@ -1078,7 +1079,7 @@ test_list_ids_across_partitions (Fixture       *f,
   g_assert_cmpstrv (ids, expected);
 }
 
-/* §13.2: deletion removes only the file */
+/* docs/sessions.md §6.3: deletion removes only the file */
 
 static void
 test_deletion_removes_only_the_file (Fixture       *f,
@@ -1103,7 +1104,8 @@ test_deletion_removes_only_the_file (Fixture       *f,
   g_autoptr(JsonNode) other_event = natter_test_json (other_line);
 
   /* The other kind with the same id in the same partition, e.g. a turn
-   * referenced by a session (spec §9.4: left as a harmless orphan). */
+   * referenced by a session (docs/sessions.md §9.4: left as a harmless
+   * orphan). */
   other = natter_jsonl_repo_new (f->storage, other_kind, other_info->created_type,
                                  other_info->test_validator);
   g_assert_true (natter_jsonl_repo_create_sync (other, ID_A, other_event, NULL, &error));

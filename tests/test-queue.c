@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Queued messages (session-layer-spec.md §12.1; docs/format.md §3.3,
+ * Queued messages (docs/sessions.md §4; docs/format.md §3.3,
  * §3.4) through the session service, a real runtime and a fake model:
  * FIFO promotion after a completed turn only, edits and removals, the
  * session lock, and recovery of a promotion lost between settling and
@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-#include "natter-session-events-v2.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-queue.h"
 #include "natter-test-sessions.h"
 

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The request composer and the closed transcript (turn-runtime.md §3, §11).
+ * The request composer and the closed transcript (docs/runtime.md §3, §11).
  */
 
 #include "natter-request-composer.h"

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The session index on its own (session-layer-spec.md §8): the startup
+ * The session index on its own (docs/sessions.md §8): the startup
  * scan reads only the latest turn file, publishes in one items-changed,
  * keeps going past corrupt files; entries serialize to exactly the spec's
  * fields and notify only on change. Files are written through the repos

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A conversation's generation parameters (docs/format.md §3.5,
- * docs/sessions.md §6): `parameters_changed` is a closed event of session
+ * docs/sessions.md §15): `parameters_changed` is a closed event of session
  * schema version 3, refused in a file at an older version and read back
  * by the reducer and the fast scan alike; the session service keeps them
  * in the original of a conversation, raising its file one version at a
@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include "natter-jsonl-repo.h"
-#include "natter-session-events-v3.h"
+#include "natter-session-parameters-event.h"
 #include "natter-session-scan.h"
 #include "natter-session-schema.h"
-#include "natter-session-state-v2.h"
-#include "natter-session-state-v3.h"
+#include "natter-session-grants-queue.h"
+#include "natter-session-parameters-state.h"
 #include "natter-sessions-queue.h"
 #include "natter-sessions-settings.h"
 #include "natter-store-error.h"

@@ -6,8 +6,9 @@
  * (natter-session-scan.c, natter_json_line_scan_object()) against the full
  * read it replaces there (natter_jsonl_repo_read_sync(), then
  * natter_session_reduce_validated()): the same files accepted, the same
- * index fields folded, the same errors for the rest (session-layer-spec.md
- * §4.2, §6, §8.2). Random but deterministic: one fixed seed.
+ * index fields folded, the same errors for the rest (docs/sessions.md
+ * §6.2, docs/format.md §3.2, docs/sessions.md §8.2). Random but deterministic:
+ * one fixed seed.
  */
 
 #include <string.h>

@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The session event schemas (session-layer-spec.md §4.2, §5) and the
- * session header fields of dsh-session.md.
+ * The session event schemas (docs/sessions.md §6.2, docs/format.md §3.1) and
+ * the session header fields of dsh-session.md.
  */
 
 #include <string.h>

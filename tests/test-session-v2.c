@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "natter-jsonl-repo.h"
-#include "natter-session-events-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
 #include "natter-session-scan.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 #include "natter-test-fakes.h"

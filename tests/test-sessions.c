@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The session service against a real turn runtime with a fake model,
- * fake tools and real repos in a temporary directory: every scenario of
- * session-layer-spec.md §13.3–§13.7, a crash simulation per step of §9.1,
+ * fake tools and real repos in a temporary directory: sending, with a
+ * crash simulated at each step, the order of writes, answers, stop and
+ * resume, the index, live events (docs/sessions.md §7, §8, §9, §10),
  * forks, flush, and the title pitfalls. Each test asserts the files on
  * disk and the events.
  */
@@ -359,7 +360,7 @@ get_session (Fixture    *f,
   return state;
 }
 
-/* §13.3 sendMessage */
+/* docs/sessions.md §9.1 sendMessage */
 
 static void
 test_first_turn (Fixture       *f,
@@ -748,7 +749,7 @@ test_config_lands_on_turn (Fixture       *f,
   g_assert_cmpstr (model_string, ==, "q/n");
 }
 
-/* §13.4 ordering and crash simulation */
+/* docs/sessions.md §7 ordering and crash simulation */
 
 static void
 test_crash_at_step (Fixture       *f,
@@ -762,7 +763,7 @@ test_crash_at_step (Fixture       *f,
   g_autofree char *after = NULL;
   guint turns_before;
 
-  /* A settled first turn, so every step of §9.1 runs. */
+  /* A settled first turn, so every step of docs/sessions.md §9.1 runs. */
   script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   first = send (f, sid, "first");
   wait_status (f, sid, "completed");
@@ -865,7 +866,7 @@ test_turn_appended_before_advance (Fixture       *f,
   g_signal_handler_disconnect (f->w->hub, id);
 }
 
-/* §13.5 external inputs */
+/* docs/sessions.md §9.2 external inputs */
 
 static NatterTurnOutcome *
 respond_permission (Fixture     *f,
@@ -1017,7 +1018,7 @@ test_input_rejections_pass_through (Fixture       *f,
   g_assert_error (missing, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
 }
 
-/* §13.5 stopTurn */
+/* docs/sessions.md §9.3 stopTurn */
 
 static void
 stop (Fixture     *f,
@@ -1236,7 +1237,7 @@ test_stop_suspended_with_input (Fixture       *f,
   wait_status (f, sid, "cancelled");
 }
 
-/* §13.6 index */
+/* docs/sessions.md §8 index */
 
 static NatterSessionIndex *
 fresh_scan (Fixture *f)
@@ -1434,7 +1435,7 @@ test_mutations_publish (Fixture       *f,
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
 }
 
-/* §13.7 event forwarding */
+/* docs/sessions.md §10 event forwarding */
 
 static void
 status_notify_cb (NatterSessionIndexEntry *entry,
@@ -1930,7 +1931,7 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
 }
 
 /* A turn_appended whose turn file is missing is a dangling reference:
- * corruption (§7), said as such, naming the file. */
+ * corruption (docs/sessions.md §7), said as such, naming the file. */
 static void
 test_dangling_latest_turn (Fixture       *f,
                            gconstpointer  data)
@@ -2182,9 +2183,9 @@ test_recover_without_damaged_latest_turn (Fixture       *f,
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
 }
 
-/* §9 getSession: requests made before a read begins share it (opening a
- * conversation asks from several views at once); a request made after a
- * write finished never joins a read begun before it; one requester
+/* docs/sessions.md §9 getSession: requests made before a read begins share it
+ * (opening a conversation asks from several views at once); a request made
+ * after a write finished never joins a read begun before it; one requester
  * cancelling does not fail the others. */
 static void
 test_get_session_shared_read (Fixture       *f,

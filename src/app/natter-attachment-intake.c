@@ -12,7 +12,7 @@
  * every later request. Only then are the blobs stored (natter-blob-store.c),
  * and only after that may the turn that references them be created: a
  * crash in between leaves an orphan blob, which is benign
- * (session-layer-spec.md §7).
+ * (docs/sessions.md §7).
  */
 
 #define G_LOG_DOMAIN "natter-attachments"

@@ -475,7 +475,7 @@ natter_message_request_get_auto_title (const NatterMessageRequest *self)
  * @self: a request
  * @queue: %TRUE to queue the message behind an answer that has not
  *   ended (running, or waiting for a permission or an answer) instead of
- *   refusing it (session-layer-spec.md §12.1)
+ *   refusing it (docs/sessions.md §4)
  */
 void
 natter_message_request_set_queue (NatterMessageRequest *self,
@@ -534,7 +534,7 @@ natter_message_request_get_compact_first (const NatterMessageRequest *self)
  *
  * What this message asks of the model beside what its conversation
  * keeps: each member set here wins over the conversation's for this
- * message only (docs/sessions.md §6). A copy is kept. A message with
+ * message only (docs/sessions.md §15). A copy is kept. A message with
  * parameters of its own is never queued: the queue keeps none.
  */
 void

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What natter-services.c shares with natter-services-leftovers.c.
+ * What natter-services.c shares with natter-services-housekeeping.c.
  */
 
 #pragma once

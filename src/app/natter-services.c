@@ -288,14 +288,15 @@ load_default_model (NatterServices *self)
  *
  * Builds every service of the application below the UI over @data_dir's
  * `storage` folder: repos, id generator, system clock, turn event hub,
- * the built-in tools (turn-runtime.md §8) with the fail-closed default
- * permission checker and the model's permission classifier (§7), the provider registry with the configured
- * providers (§12), the built-in agent with the default model and the
- * user's agents (natter_agent_store_get_default_dir()), the context
- * resolver (§11), the turn runtime (§5), the session index and service
- * (session-layer-spec.md §8, §9) and the headless runner (§11). The
- * provider list, the default model and the tool servers' call timeout
- * follow @settings live.
+ * the built-in tools (docs/runtime.md §8) with the fail-closed default
+ * permission checker and the model's permission classifier
+ * (docs/runtime.md §7), the provider registry with the configured providers
+ * (docs/runtime.md §12), the built-in agent with the default model and the
+ * user's agents (natter_agent_store_get_default_dir()), the context resolver
+ * (docs/runtime.md §11), the turn runtime (docs/runtime.md §5), the session
+ * index and service (docs/sessions.md §8, §9) and the headless runner
+ * (docs/sessions.md §11). The provider list, the default model and the tool
+ * servers' call timeout follow @settings live.
  *
  * Nothing is read or written yet: take the single-writer lock with
  * natter_services_acquire_writer_lock() and load the index with
@@ -368,8 +369,8 @@ natter_services_new (GFile               *data_dir,
   }
 
   contexts = natter_turn_context_resolver_new (self->turn_repo);
-  /* autoPermission turns ask their own model first (§7); its answer is
-   * an opinion, anything unusable counts as defer. */
+  /* autoPermission turns ask their own model first (docs/runtime.md §7); its
+   * answer is an opinion, anything unusable counts as defer. */
   classifier = natter_model_permission_classifier_new ();
   self->runtime = natter_turn_runtime_new (self->turn_repo, self->ids, self->clock,
                                            NATTER_AGENT_RESOLVER (self->config_agents),
@@ -385,7 +386,7 @@ natter_services_new (GFile               *data_dir,
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
   /* A conversation is named after its first answer whoever brings it
-   * (session-layer-spec.md §12.6): the session layer follows the setting
+   * (docs/sessions.md §13): the session layer follows the setting
    * live, whatever front end sent the message. */
   g_object_bind_property (self->settings, "auto-title", self->sessions, "auto-title", G_BINDING_SYNC_CREATE);
   self->headless = natter_headless_runner_new (self->runtime);
@@ -521,7 +522,7 @@ index_loaded_cb (GObject      *object,
  * @callback: called on the main context once the index is loaded
  * @user_data: data for @callback
  *
- * Loads the session index by the startup scan of session-layer-spec.md
+ * Loads the session index by the startup scan of docs/sessions.md
  * §8.2, once: callers arriving during the scan wait for it, later callers
  * complete at once.
  */
@@ -603,7 +604,7 @@ model_resolved_cb (GObject      *object,
  * @user_data: data for @callback
  *
  * Completes a model descriptor `{provider, model}` for a new turn
- * (turn-runtime.md §1, §12). When no model name is given or configured,
+ * (docs/runtime.md §1, §12). When no model name is given or configured,
  * the provider's first model is asked for (`GET {baseUrl}/models`), the
  * schema's "empty picks the provider's first model".
  */
@@ -691,7 +692,7 @@ natter_services_get_settings (NatterServices *self)
  * natter_services_get_sessions:
  * @self: the services
  *
- * Returns: (transfer none): the session service (session-layer-spec.md §9)
+ * Returns: (transfer none): the session service (docs/sessions.md §9)
  */
 NatterSessions *
 natter_services_get_sessions (NatterServices *self)
@@ -705,7 +706,7 @@ natter_services_get_sessions (NatterServices *self)
  * @self: the services
  *
  * Returns: (transfer none): the session index, a #GListModel of
- *   #NatterSessionIndexEntry (§8)
+ *   #NatterSessionIndexEntry (docs/sessions.md §8)
  */
 NatterSessionIndex *
 natter_services_get_index (NatterServices *self)
@@ -744,7 +745,8 @@ natter_services_get_hub (NatterServices *self)
  * natter_services_get_headless_runner:
  * @self: the services
  *
- * Returns: (transfer none): the runner of standalone turns (§11)
+ * Returns: (transfer none): the runner of standalone turns
+ *   (docs/sessions.md §11)
  */
 NatterHeadlessRunner *
 natter_services_get_headless_runner (NatterServices *self)

@@ -280,7 +280,7 @@ natter_cli_command_send (Run *run)
   natter_message_request_set_cwd (request, g_application_command_line_get_cwd (run->cmdline));
   natter_message_request_set_queue (request, run->queue);
   /* This message's own parameters; the conversation's apply under them
-   * (docs/sessions.md §6). */
+   * (docs/sessions.md §15). */
   if (natter_cli_has_parameters (run))
     {
       g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Generation parameters on the command line (docs/sessions.md §6): the
+ * Generation parameters on the command line (docs/sessions.md §15): the
  * options `send` takes for one message, and `natter params`, which shows
  * or keeps a conversation's. Their output lines are stable for scripts
  * (README, "Command line").
@@ -121,7 +121,7 @@ kept_cb (GObject      *object,
 /* natter params SESSION [options] [--clear] [--json]: without options,
  * prints what the conversation keeps; with them, keeps what is given
  * over what was kept (over nothing with --clear) and prints the result.
- * A version's conversation is its original's (docs/sessions.md §6). */
+ * A version's conversation is its original's (docs/sessions.md §15). */
 void
 natter_cli_command_params (Run *run)
 {

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One tool of a tool server, as the turn runtime sees a tool
- * (turn-runtime.md §1, §8): offered to the model as
+ * (docs/runtime.md §1, §8): offered to the model as
  * `mcp__<server>__<tool>`, always behind permission (the default checker
  * asks for every tool it is not told is free), run as a sync tool whose
  * worker thread waits for the client's call on the main context, and
@@ -195,7 +195,7 @@ describe_item (GString    *output,
  * @tool: the tool's name at the server
  * @answer: the server's `CallToolResult`
  *
- * Turns a tool server's answer into a tool result (turn-runtime.md §3):
+ * Turns a tool server's answer into a tool result (docs/runtime.md §3):
  * `output` is what the model reads — the texts, and a bracketed line for
  * each image, audio clip, resource link or resource; `isError` is the
  * server's; `metadata.mcp` keeps `{server, tool, content}` as the server
@@ -392,7 +392,7 @@ natter_mcp_tool_init (NatterMcpTool *self)
  *   `inputSchema`)
  * @model_name: the name the model sees (natter_mcp_tool_names_assign())
  *
- * A sync tool (turn-runtime.md §8) with the `toolId` of
+ * A sync tool (docs/runtime.md §8) with the `toolId` of
  * natter_mcp_tool_id(), the server's description and input schema (an
  * empty object schema when it gave none). It declares no exemption from
  * permission, so every call asks.

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What a model receives for a stored attachment (docs/format.md §4.1,
- * turn-runtime.md §12). The turn file keeps only the reference `{type:
+ * docs/runtime.md §12). The turn file keeps only the reference `{type:
  * "blob", sha256, mediaType, name, size}`; the bytes are read from the
  * blob store each time a request is built, so every later turn's context
  * carries the attachment again, exactly as stored. The composed request
@@ -33,7 +33,7 @@
  * natter_attachment_kind_for_media_type:
  * @media_type: (nullable): a MIME type such as `image/png`
  *
- * Which of the shapes of turn-runtime.md §12 a type is sent in.
+ * Which of the shapes of docs/runtime.md §12 a type is sent in.
  *
  * Returns: the kind; %NATTER_ATTACHMENT_KIND_NONE for a type no model
  *   reads (archives, audio, office documents…)
@@ -188,7 +188,7 @@ check_message (NatterBlobStore  *blobs,
  *
  * Checks that every attachment the new turn references is already a blob
  * of the right size (one stat each): the turn is written only after its
- * blobs, so a reference never dangles (session-layer-spec.md §7).
+ * blobs, so a reference never dangles (docs/sessions.md §7).
  *
  * Returns: %TRUE when all are stored; else %FALSE with
  *   %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT (no store) or the
@@ -327,7 +327,7 @@ expand_message (NatterBlobStore  *blobs,
  * @error: return location for a #GError
  *
  * Replaces every stored attachment of @messages by what the model reads
- * (turn-runtime.md §12): images as `attachment-image` parts with a
+ * (docs/runtime.md §12): images as `attachment-image` parts with a
  * `data:` URL, text files and PDFs as `attachment-text` parts headed by
  * the file name. @messages is not changed. Blocks (reads and hashes every
  * blob, extracts PDF text): call it from a worker thread.

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tools Natter ships (turn-runtime.md §8): ask_human, read_file,
+ * The tools Natter ships (docs/runtime.md §8): ask_human, read_file,
  * list_directory, current_time. One type per file
  * (natter-tool-<name>.c); this header names them and registers them.
  */

@@ -33,7 +33,8 @@ typedef struct
   gulong               text_id;
   gulong               reasoning_id;
   /* Every tool-call id the request already holds: the model's answer must
-   * not reuse one, or the turn would name two calls alike (§4). */
+   * not reuse one, or the turn would name two calls alike
+   * (docs/runtime.md §4). */
   GHashTable          *used_ids;
 } Step;
 
@@ -73,8 +74,8 @@ natter_openai_model_init (NatterOpenaiModel *self)
 {
 }
 
-/* Deltas are live only (§3); once the step is cancelled none may reach
- * the runtime, even one that raced with the cancellation. */
+/* Deltas are live only (docs/runtime.md §3); once the step is cancelled none
+ * may reach the runtime, even one that raced with the cancellation. */
 static void
 text_delta_cb (NatterChatStream *stream,
                const char       *delta,
@@ -208,8 +209,9 @@ stream_cb (GObject      *source,
       return;
     }
 
-  /* The runtime knows cancellation as G_IO_ERROR_CANCELLED (§9); the
-   * provider's own code says the same thing in its domain. */
+  /* The runtime knows cancellation as G_IO_ERROR_CANCELLED
+   * (docs/runtime.md §9); the provider's own code says the same thing in its
+   * domain. */
   if (g_error_matches (error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_CANCELLED)
       || g_cancellable_is_cancelled (step->cancellable))
     {
@@ -290,7 +292,7 @@ natter_openai_model_iface_init (NatterModelInterface *iface)
  * @model_name: the model name sent as `model`, e.g. "llama3.2"
  *
  * Creates the live model of a descriptor `{provider, model}`
- * (turn-runtime.md §6 step 4, §12). Each step streams `POST
+ * (docs/runtime.md §6 step 4, §12). Each step streams `POST
  * {baseUrl}/chat/completions` with the composed request as it is: text
  * and reasoning arrive through the sink as deltas (never after a
  * cancellation), the result is the assistant message of

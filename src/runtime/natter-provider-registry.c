@@ -118,7 +118,7 @@ natter_env_key_lookup (const char *provider,
  * @key_lookup_data: data for @key_lookup
  * @key_lookup_destroy: (nullable): frees @key_lookup_data with the registry
  *
- * Creates the model registry of turn-runtime.md §12, knowing
+ * Creates the model registry of docs/runtime.md §12, knowing
  * %NATTER_DEFAULT_PROVIDER_ID ("Ollama" at %NATTER_DEFAULT_PROVIDER_URL)
  * from the start. A model descriptor `{provider, model}` resolves to a
  * #NatterOpenaiModel: `provider` is a configured provider's id, or the
@@ -182,7 +182,7 @@ natter_provider_registry_add_provider (NatterProviderRegistry *self,
  * @provider_id: a configured provider's id
  *
  * Forgets a configured provider. Turns that name it can still be
- * cancelled (§6 step 3), but no longer advanced.
+ * cancelled (docs/runtime.md §6 step 3), but no longer advanced.
  *
  * Returns: %TRUE if it was configured
  */
@@ -269,7 +269,7 @@ natter_provider_registry_get_idle_timeout (NatterProviderRegistry *self)
  *   provider id
  *
  * Whether @provider_id names a server directly (an ad-hoc endpoint of
- * turn-runtime.md §12) rather than a configured provider: it starts with
+ * docs/runtime.md §12) rather than a configured provider: it starts with
  * `http://` or `https://`. The one rule for every layer: the registry
  * resolves such ids as endpoints, so no configured provider may carry
  * one, and the window shows them as "not one of your providers".
@@ -386,7 +386,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Cached, cached_free)
  * @error: return location for a #GError
  *
  * The live provider for the `provider` of a model descriptor
- * (turn-runtime.md §12), with the key the lookup gives now. An endpoint
+ * (docs/runtime.md §12), with the key the lookup gives now. An endpoint
  * URL makes an ad-hoc provider named after its host (or after the
  * configured provider with the same base URL). Providers are reused while
  * their address, key and idle timeout stay the same.
@@ -517,7 +517,7 @@ first_model_listed_cb (GObject      *object,
  * @user_data: data for @callback
  *
  * Completes a model descriptor `{provider, model}` for a new turn
- * (turn-runtime.md §1, §12). An empty model means "the provider's first
+ * (docs/runtime.md §1, §12). An empty model means "the provider's first
  * model" (the `default-model` setting's out-of-the-box value): the
  * provider is asked for its list (`GET {baseUrl}/models`) and the first
  * entry is taken. This is the one place that rule lives; the command

@@ -2,9 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Requests store refs, not messages (§3): call 0 is `["context"?,
- * "input"]`, call N adds `["assistant:N-1", toolResult refs…]` to what
- * call N-1 sent, and a re-issue `[]` sends what the failed call sent. The
+ * Requests store refs, not messages (docs/runtime.md §3): call 0 is
+ * `["context"?, "input"]`, call N adds `["assistant:N-1", toolResult refs…]` to
+ * what call N-1 sent, and a re-issue `[]` sends what the failed call sent. The
  * payload of call N is therefore the messages of call N-1 followed by its
  * own refs, resolved against the reduced state. Nothing here does I/O, so
  * an audit can rebuild the wire payload from the file and the
@@ -27,7 +27,7 @@
  * toolCallId, toolName, content}`, where `content` is the output when it
  * is a string and its compact JSON otherwise.
  *
- * Part of turn-runtime.md §3 (the `toolResult:` refs) and §8.
+ * Part of docs/runtime.md §3 (the `toolResult:` refs) and docs/runtime.md §8.
  *
  * Returns: (transfer full): a message object node
  */
@@ -153,10 +153,10 @@ resolve_ref (NatterTurnState  *state,
  * @model_call_index: the model call to compose
  * @materialized_context: (transfer none) (nullable): the context messages:
  *   the inline context, or the closed transcript of the referenced turn
- *   (§11)
+ *   (docs/runtime.md §11)
  * @error: return location for a #GError
  *
- * Composes the exact payload of one model call (turn-runtime.md §3): the
+ * Composes the exact payload of one model call (docs/runtime.md §3): the
  * snapshot's system prompt and tools, the messages its refs (and those of
  * every earlier call) resolve to, and the request's parameters. Pure.
  *
@@ -225,7 +225,7 @@ natter_compose_request (NatterTurnState  *state,
  *   materialized context
  * @error: return location for a #GError
  *
- * The closed transcript of a turn (turn-runtime.md §11): its materialized
+ * The closed transcript of a turn (docs/runtime.md §11): its materialized
  * context, its input, then every assistant message it received, each
  * followed by the results of its tool calls in the model's order
  * (synthetic results of failed or cancelled work included). Failed model

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * list_directory {path}: the names in one directory, sorted, directories
- * marked with a trailing `/` (turn-runtime.md §8). At most
+ * marked with a trailing `/` (docs/runtime.md §8). At most
  * %NATTER_LIST_DIRECTORY_MAX_ENTRIES are shown and a cut says so. Names
  * that are not UTF-8 are shown in their display form, since a turn file
  * only holds valid UTF-8.
@@ -171,7 +171,7 @@ natter_tool_list_directory_init (NatterToolListDirectory *self)
 /**
  * natter_tool_list_directory_new:
  *
- * The list_directory tool of turn-runtime.md §8: sync, input `{path}`,
+ * The list_directory tool of docs/runtime.md §8: sync, input `{path}`,
  * needs permission (request `{action: "list", path}`), sorted, at most
  * %NATTER_LIST_DIRECTORY_MAX_ENTRIES entries.
  *

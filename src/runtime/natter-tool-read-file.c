@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * read_file {path}: the text of one regular file (turn-runtime.md §8).
+ * read_file {path}: the text of one regular file (docs/runtime.md §8).
  *
  * It must never hang a turn or hand the model something it cannot read:
  * the path is stat()ed first and anything but a regular file (directory,
@@ -239,7 +239,7 @@ natter_tool_read_file_init (NatterToolReadFile *self)
 /**
  * natter_tool_read_file_new:
  *
- * The read_file tool of turn-runtime.md §8: sync, input `{path}`, needs
+ * The read_file tool of docs/runtime.md §8: sync, input `{path}`, needs
  * permission (request `{action: "read", path}`), reads regular files
  * only, at most %NATTER_READ_FILE_MAX_BYTES, text only.
  *

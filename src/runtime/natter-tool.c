@@ -18,7 +18,7 @@ natter_tool_default_init (NatterToolInterface *iface)
  * natter_tool_get_descriptor:
  * @self: a #NatterTool
  *
- * Returns: (transfer none): the tool's descriptor (§1)
+ * Returns: (transfer none): the tool's descriptor (docs/runtime.md §1)
  */
 JsonObject *
 natter_tool_get_descriptor (NatterTool *self)
@@ -32,7 +32,7 @@ natter_tool_get_descriptor (NatterTool *self)
  * natter_tool_get_id:
  * @self: a #NatterTool
  *
- * The descriptor key of turn-runtime.md §1.
+ * The descriptor key of docs/runtime.md §1.
  *
  * Returns: (transfer none): the registry key, `toolId`
  */
@@ -46,7 +46,7 @@ natter_tool_get_id (NatterTool *self)
  * natter_tool_is_async:
  * @self: a #NatterTool
  *
- * The execution kind of turn-runtime.md §1 and §8.
+ * The execution kind of docs/runtime.md §1 and §8.
  *
  * Returns: whether the descriptor says `execution: "async"`
  */
@@ -67,7 +67,7 @@ natter_tool_is_async (NatterTool *self)
  * @cancellable: (nullable): cancelled when the turn is cancelled
  * @error: return location for a #GError
  *
- * Runs a sync tool (§8). Blocks: call it from a worker thread.
+ * Runs a sync tool (docs/runtime.md §8). Blocks: call it from a worker thread.
  *
  * Returns: (transfer full) (nullable): `{output, isError, metadata?}`, or
  *   %NULL with the tool's error, which the runtime turns into an error
@@ -106,7 +106,7 @@ natter_tool_run (NatterTool              *self,
  * @cancellable: (nullable): cancelled when the turn is cancelled
  * @error: return location for a #GError
  *
- * Runs a sync tool in a turn's working directory (turn-runtime.md §8).
+ * Runs a sync tool in a turn's working directory (docs/runtime.md §8).
  * Tools without a @run_in implementation ignore @cwd and run as with
  * natter_tool_run(). Blocks: call it from a worker thread.
  *
@@ -140,7 +140,7 @@ natter_tool_run_in (NatterTool              *self,
  * @cwd: (nullable): the turn's working directory
  *
  * What one call of the tool would do, as the permission request shown to
- * a human (turn-runtime.md §7), e.g. `{"action":"read","path":"/abs"}`.
+ * a human (docs/runtime.md §7), e.g. `{"action":"read","path":"/abs"}`.
  *
  * Returns: (transfer full) (nullable): the request, or %NULL when the
  *   tool does not describe its calls (the checker then shows the

@@ -16,7 +16,8 @@ G_BEGIN_DECLS
  * @user_data: the runtime's data
  *
  * Reports progress from a running sync tool. Called from the tool's
- * worker thread; it returns once `tool_progress` is appended (§8).
+ * worker thread; it returns once `tool_progress` is appended
+ * (docs/runtime.md §8).
  */
 typedef void (*NatterToolProgressFunc) (JsonNode *progress,
                                         gpointer  user_data);
@@ -38,7 +39,7 @@ G_DECLARE_INTERFACE (NatterTool, natter_tool, NATTER, TOOL, GObject)
  *   call (what the tool wants to do, e.g. `{action, path}`), or %NULL
  *   for the generic `{tool, arguments}`
  *
- * A tool of turn-runtime.md §1 and §8.
+ * A tool of docs/runtime.md §1 and §8.
  */
 struct _NatterToolInterface
 {

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The context resolver over the turn repository (turn-runtime.md §11).
+ * The context resolver over the turn repository (docs/runtime.md §11).
  *
  * The walk runs on the main context; only the file reads go to the repo's
  * worker threads. JSON objects are therefore never shared across threads
@@ -269,7 +269,7 @@ natter_turn_context_resolver_init (NatterTurnContextResolver *self)
  * natter_turn_context_resolver_new:
  * @turn_repo: the turn repository
  *
- * Implements turn-runtime.md §11, with its cache of terminal turns.
+ * Implements docs/runtime.md §11, with its cache of terminal turns.
  *
  * Returns: (transfer full): a context resolver reading @turn_repo, with
  *   an empty cache
@@ -290,7 +290,7 @@ natter_turn_context_resolver_new (NatterJsonlRepo *turn_repo)
  * natter_turn_context_resolver_get_n_reads:
  * @self: a #NatterTurnContextResolver
  *
- * Part of turn-runtime.md §11.
+ * Part of docs/runtime.md §11.
  *
  * Returns: how many turn files this resolver has read, for tests and
  *   benchmarks of the cache

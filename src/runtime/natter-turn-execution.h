@@ -17,7 +17,7 @@ G_BEGIN_DECLS
  * @NATTER_TURN_OUTCOME_FAILED: `turn_failed`
  * @NATTER_TURN_OUTCOME_CANCELLED: `turn_cancelled`
  *
- * The kind of an advance's outcome (turn-runtime.md §5).
+ * The kind of an advance's outcome (docs/runtime.md §5).
  */
 typedef enum
 {

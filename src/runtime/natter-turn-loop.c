@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The loop of turn-runtime.md §6 step 5 and its steps: natter-turn-step.c
+ * The loop of docs/runtime.md §6 step 5 and its steps: natter-turn-step.c
  * decides from the reduced turn what comes next, and the functions here
  * write it: model calls and their streams, permission decisions and the
  * classifier, cancellation, suspension and the end of the turn.
@@ -19,7 +19,7 @@
 #include "natter-turn-schema.h"
 #include "natter-turn-step.h"
 
-/* Model step (§6 step 5) */
+/* Model step (docs/runtime.md §6 step 5) */
 
 static void
 note_first_token (NatterTurnExecution *self)
@@ -140,7 +140,7 @@ finish_model_call (NatterTurnExecution   *self,
     }
   else if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
     {
-      /* The loop appends the rest of the cancellation (§9). */
+      /* The loop appends the rest of the cancellation (docs/runtime.md §9). */
       self->cancel_requested = TRUE;
       event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
       json_object_set_int_member (event, "modelCallIndex", index);
@@ -150,7 +150,7 @@ finish_model_call (NatterTurnExecution   *self,
     }
   else
     {
-      /* No automatic retry (§9). */
+      /* No automatic retry (docs/runtime.md §9). */
       event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
       json_object_set_int_member (event, "modelCallIndex", index);
       json_object_set_string_member (event, "error", error->message);
@@ -255,7 +255,7 @@ start_model_call (NatterTurnExecution *self,
                                   model_cb, g_object_ref (self));
 }
 
-/* Permissions (§7) */
+/* Permissions (docs/runtime.md §7) */
 
 static void
 classify_cb (GObject      *object,
@@ -305,7 +305,8 @@ classify_cb (GObject      *object,
         }
       else
         {
-          /* A failure or a missing decision counts as defer (§7). */
+          /* A failure or a missing decision counts as defer
+           * (docs/runtime.md §7). */
           json_array_add_string_element (failed_ids, id);
         }
     }
@@ -397,8 +398,8 @@ add_invocation (NatterTurnExecution *self,
   return event;
 }
 
-/* The session's active grant for the call's tool (§12.2), if the turn
- * belongs to a session. A tool that needs a human is never granted: its
+/* The session's active grant for the call's tool (docs/sessions.md §12), if the
+ * turn belongs to a session. A tool that needs a human is never granted: its
  * question is the point. */
 static char *
 find_grant (NatterTurnExecution *self,
@@ -414,7 +415,7 @@ find_grant (NatterTurnExecution *self,
                                           json_object_get_string_member (descriptor, "toolId"));
 }
 
-/* Cancellation (§9) */
+/* Cancellation (docs/runtime.md §9) */
 
 static void
 append_cancellation (NatterTurnExecution *self)
@@ -425,7 +426,7 @@ append_cancellation (NatterTurnExecution *self)
                                   NULL, NULL);
 }
 
-/* The loop (§6 step 5) */
+/* The loop (docs/runtime.md §6 step 5) */
 
 /* The classifier's view of a call that needs permission. */
 static JsonObject *
@@ -443,7 +444,7 @@ classification_entry (NatterTurnToolCall *call)
 }
 
 /* A new, usable call: it runs at once unless the permission checker
- * requires a decision, which is then asked for (§7). */
+ * requires a decision, which is then asked for (docs/runtime.md §7). */
 static void
 check_permission (NatterTurnExecution *self,
                   GPtrArray           *batch,
@@ -516,7 +517,8 @@ resolve_tool_call (NatterTurnExecution *self,
     case NATTER_TOOL_CALL_STEP_NONE:
       break;
     case NATTER_TOOL_CALL_STEP_INTERRUPTED:
-      /* §10: never re-run a side effect whose outcome is unknown. */
+      /* docs/runtime.md §10: never re-run a side effect whose outcome is
+       * unknown. */
       _natter_turn_execution_add_runtime_error (self, batch, call, "interrupted; outcome unknown; not retried");
       break;
     case NATTER_TOOL_CALL_STEP_INVOKE:
@@ -535,7 +537,7 @@ resolve_tool_call (NatterTurnExecution *self,
         add_invocation (self, batch, to_start, call, descriptor);
       break;
     /* Unknown tools and unusable calls become results the model can
-     * read (§8). */
+     * read (docs/runtime.md §8). */
     case NATTER_TOOL_CALL_STEP_UNKNOWN_TOOL:
       {
         g_autofree char *message = g_strdup_printf ("Unknown tool “%s”", name);
@@ -612,8 +614,8 @@ resolve_tool_calls (NatterTurnExecution *self)
   return FALSE;
 }
 
-/* §10: a request without a result was interrupted; close it, then the
- * loop re-issues it as the next index with refs []. */
+/* docs/runtime.md §10: a request without a result was interrupted; close it,
+ * then the loop re-issues it as the next index with refs []. */
 static void
 close_open_call (NatterTurnExecution *self)
 {
@@ -699,7 +701,7 @@ fail_at_limit (NatterTurnExecution *self)
 }
 
 /* Writes `model_call_requested`, then calls the model: the durable intent
- * is on disk before the model is touched (§6). */
+ * is on disk before the model is touched (docs/runtime.md §6). */
 static void
 request_model_call (NatterTurnExecution *self)
 {
@@ -735,7 +737,8 @@ request_model_call (NatterTurnExecution *self)
     json_array_add_string_element (messages, refs[i]);
   json_object_set_array_member (request, "messages", messages);
   /* The turn's generation parameters go with every call, in the durable
-   * request, so an audit rebuilds the exact wire payload (§3). */
+   * request, so an audit rebuilds the exact wire payload
+   * (docs/runtime.md §3). */
   if (parameters != NULL)
     json_object_set_member (request, "parameters", json_node_copy (parameters));
   else
@@ -755,7 +758,7 @@ _natter_turn_execution_advance_loop (NatterTurnExecution *self)
     return;
   /* A cancellation kick before the turn was read (still queued on the
    * turn lock, or reading): read_cb enters the loop itself and sees the
-   * cancelled cancellable then (session-layer-spec.md §9.3). */
+   * cancelled cancellable then (docs/sessions.md §9.3). */
   if (self->state == NULL)
     return;
 

@@ -4,8 +4,8 @@
  *
  * The file behind full-text search: an SQLite database with an FTS5 table
  * of every session turn's user message and answer, and the size and mtime
- * of each file it was read from. It is a cache (session-layer-spec.md
- * §12.5), never a source of truth: everything in it can be rebuilt from
+ * of each file it was read from. It is a cache (docs/sessions.md
+ * §8.4), never a source of truth: everything in it can be rebuilt from
  * the logs, so any doubt about it (damage, another layout) is reported as
  * NATTER_SEARCH_DB_ERROR_CORRUPT and the caller starts over. Only this
  * file talks to SQLite; a connection is used by one thread at a time.

@@ -30,11 +30,11 @@ G_DEFINE_BOXED_TYPE (NatterSendOptions, natter_send_options,
 
 /**
  * natter_send_options_new:
- * @agent_id: the agent that answers (`agent.agentId` of session-layer-spec.md
+ * @agent_id: the agent that answers (`agent.agentId` of docs/sessions.md
  *   §9, SendMessageConfig)
  *
  * Options with no model override (the agent's model, else the default,
- * decides: turn-runtime.md §1), `autoPermission` off and the runtime's
+ * decides: docs/runtime.md §1), `autoPermission` off and the runtime's
  * default model-call limit.
  *
  * Returns: (transfer full): new options; free with natter_send_options_free()
@@ -111,7 +111,7 @@ natter_send_options_get_agent_id (const NatterSendOptions *self)
  *   endpoint URL); %NULL with @model %NULL removes the override
  * @model: (nullable): the model name on that provider
  *
- * Sets the per-turn model that wins over the agent's own (turn-runtime.md
+ * Sets the per-turn model that wins over the agent's own (docs/runtime.md
  * §1); the turn keeps it at `agent.requested.overrides.model`. The two go
  * together: both set or both %NULL.
  */
@@ -176,7 +176,7 @@ natter_send_options_get_model (const NatterSendOptions *self)
  * @self: options
  * @auto_permission: whether tool calls that would ask run without asking
  *
- * The turn's `autoPermission` (turn-runtime.md §5); off by default.
+ * The turn's `autoPermission` (docs/runtime.md §5); off by default.
  */
 void
 natter_send_options_set_auto_permission (NatterSendOptions *self,
@@ -208,7 +208,7 @@ natter_send_options_get_auto_permission (const NatterSendOptions *self)
  *   to the runtime's default (%NATTER_DEFAULT_MAX_MODEL_CALLS unless the
  *   services were set up with another)
  *
- * The turn's `maxModelCalls` (turn-runtime.md §5).
+ * The turn's `maxModelCalls` (docs/runtime.md §5).
  */
 void
 natter_send_options_set_max_model_calls (NatterSendOptions *self,
@@ -239,7 +239,7 @@ natter_send_options_get_max_model_calls (const NatterSendOptions *self)
  * @max_tokens: the most tokens one model call may answer with; 0 sends
  *   no limit (the server's default)
  *
- * The turn's `config.parameters.max_tokens` (turn-runtime.md §3): short
+ * The turn's `config.parameters.max_tokens` (docs/runtime.md §3): short
  * helper turns such as titles and summaries bound their answer with it.
  * The same member as that of natter_send_options_set_parameters().
  */
@@ -274,7 +274,7 @@ natter_send_options_get_max_tokens (const NatterSendOptions *self)
  *
  * Sets what this message asks of the model beside the conversation's
  * kept parameters, which the session layer adds under these when it
- * makes the turn (docs/sessions.md §6). The sampling members go to the
+ * makes the turn (docs/sessions.md §15). The sampling members go to the
  * turn's `config.parameters`, the system instruction to its agent
  * snapshot (docs/format.md §4.2). A copy is kept.
  */
@@ -309,10 +309,10 @@ natter_send_options_get_parameters (const NatterSendOptions *self)
  * @self: options
  * @no_tools: whether the turn offers the model no tools at all
  *
- * A turn that only wants text back (a summary for compaction, §12.3, a
- * title, §12.6) sends an empty tool list, so the model cannot answer
- * with a tool call. Written as `agent.requested.overrides.tools: []`
- * (turn-runtime.md §1).
+ * A turn that only wants text back (a summary for compaction,
+ * docs/sessions.md §5, a title, docs/sessions.md §13) sends an empty tool list,
+ * so the model cannot answer with a tool call. Written as
+ * `agent.requested.overrides.tools: []` (docs/runtime.md §1).
  */
 void
 natter_send_options_set_no_tools (NatterSendOptions *self,
@@ -368,9 +368,9 @@ natter_send_options_to_requested_agent (const NatterSendOptions *self)
   return agent;
 }
 
-/* The config create_turn takes (turn-runtime.md §5): a session turn
- * always has a human, a headless one never (§11). @cwd is the session's
- * working directory, if it has one. */
+/* The config create_turn takes (docs/runtime.md §5): a session turn
+ * always has a human, a headless one never (docs/sessions.md §11). @cwd is the
+ * session's working directory, if it has one. */
 JsonObject *
 natter_send_options_to_turn_config (const NatterSendOptions *self,
                                     gboolean                 human_available,

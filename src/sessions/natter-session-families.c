@@ -5,7 +5,7 @@
  * Which conversations are versions of one another, for the lists that
  * show conversations (the sidebar, the Shell search provider, `natter
  * sessions`). Editing a sent message or trying an answer again makes a
- * new version of the conversation: a branch (session-layer-spec.md §9)
+ * new version of the conversation: a branch (docs/sessions.md §9)
  * that is stored as a version (docs/format.md §3.2). A branch the user
  * makes on purpose is a conversation of its own. The sessions joined by
  * that stored lineage are one family: the original (the one that is no
@@ -106,7 +106,7 @@ continued (GHashTable              *entries,
  * natter_session_families_new() applies, without building every family:
  * the session itself when it is no version of another (or its parent is
  * gone or damaged). What a conversation keeps — its
- * generation parameters — is the original's (docs/sessions.md §6).
+ * generation parameters — is the original's (docs/sessions.md §15).
  *
  * Returns: (transfer none) (nullable): the entry, or %NULL when @index
  *   does not list @session_id

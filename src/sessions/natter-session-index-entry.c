@@ -3,10 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One row of the in-memory session index: SessionIndexEntry of
- * session-layer-spec.md §8.1, plus an error text for an entry the startup
- * scan could not fold (§8.2), the dsh session header extras `cwd` and
- * `parentSession`, and what the session keeps of schema version 3
- * (docs/format.md §3.5): its generation parameters.
+ * docs/sessions.md §8.1, plus an error text for an entry the startup
+ * scan could not fold (docs/sessions.md §8.2), the dsh session header
+ * extras `cwd` and `parentSession`, and the generation parameters the
+ * session keeps (docs/format.md §3.5).
  */
 
 #define G_LOG_DOMAIN "natter-session-index-entry"
@@ -15,7 +15,7 @@
 
 #include "natter-session-index-entry-private.h"
 #include "natter-session-reducer.h"
-#include "natter-session-state-v3.h"
+#include "natter-session-parameters-state.h"
 #include "natter-turn-reducer.h"
 
 struct _NatterSessionIndexEntry
@@ -250,15 +250,15 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    * The ISO timestamp of the latest turn's `turn_appended`, or %NULL with
    * no turns: when the conversation last had activity. Unlike `updatedAt`
    * it does not move on a rename. Derived, like every field, from the
-   * session file (§8.1 lists it with `latestTurnId`'s turn).
+   * session file (docs/sessions.md §8.1 lists it with `latestTurnId`'s turn).
    */
   properties[PROP_LATEST_TURN_AT] = string_property ("latest-turn-at");
   /**
    * NatterSessionIndexEntry:latest-turn-status:
    *
    * `latestTurnStatus`: one of `none`, `completed`, `failed`,
-   * `cancelled`, `suspended`, `idle` (§8.1). Whether a turn is processing
-   * right now is not here: that is the turn event hub's
+   * `cancelled`, `suspended`, `idle` (docs/sessions.md §8.1). Whether a turn is
+   * processing right now is not here: that is the turn event hub's
    * `turn-processing-start`/`-end`.
    */
   properties[PROP_LATEST_TURN_STATUS] = string_property ("latest-turn-status");
@@ -272,9 +272,9 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
   /**
    * NatterSessionIndexEntry:error:
    *
-   * Not %NULL for an errored entry (§8.2): why the session file or its
-   * latest turn could not be folded. Such a session is shown but excluded
-   * from normal interaction.
+   * Not %NULL for an errored entry (docs/sessions.md §8.2): why the session
+   * file or its latest turn could not be folded. Such a session is shown but
+   * excluded from normal interaction.
    */
   properties[PROP_ERROR] = string_property ("error");
   /**
@@ -369,8 +369,9 @@ natter_session_index_entry_new_from_state (NatterSessionState *state)
  * @self: an entry
  * @state: the session's reduced state
  *
- * Sets every session-derived field from @state (§8.2 step 2); leaves
- * `latestTurnStatus` alone unless the session has no turns (then `none`).
+ * Sets every session-derived field from @state (docs/sessions.md §8.2 step 2);
+ * leaves `latestTurnStatus` alone unless the session has no turns (then
+ * `none`).
  */
 void
 natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
@@ -832,11 +833,11 @@ natter_session_index_entry_get_parameters (NatterSessionIndexEntry *self)
  * natter_session_index_entry_to_json:
  * @self: an entry
  *
- * The entry as the spec's SessionIndexEntry object (§8.1): exactly the
- * members `sessionId`, `title?`, `createdAt`, `updatedAt`, `turnCount`,
- * `lastAgentId?`, `lastModel?`, `latestTurnId?`, `latestTurnStatus`,
- * plus `latestTurnImported: true` when the latest turn was imported
- * (#NatterSessionIndexEntry:latest-turn-imported) and `error` for an
+ * The entry as the spec's SessionIndexEntry object (docs/sessions.md §8.1):
+ * exactly the members `sessionId`, `title?`, `createdAt`, `updatedAt`,
+ * `turnCount`, `lastAgentId?`, `lastModel?`, `latestTurnId?`,
+ * `latestTurnStatus`, plus `latestTurnImported: true` when the latest turn was
+ * imported (#NatterSessionIndexEntry:latest-turn-imported) and `error` for an
  * errored entry. Optional members are absent, not null, when unset.
  * What `natter list --json` prints.
  *
@@ -880,7 +881,7 @@ natter_session_index_entry_to_json (NatterSessionIndexEntry *self)
  * @b: another entry
  *
  * Whether every property of @a equals that of @b (the startup fold and
- * the write-through state must agree, §13.6).
+ * the write-through state must agree, docs/sessions.md §8).
  *
  * Returns: %TRUE if equal
  */
@@ -913,8 +914,8 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
  * natter_latest_turn_status_from_turn_status:
  * @status: a derived turn status (natter_derive_turn_status())
  *
- * The same derivation everywhere (§8.1): the index's string for a turn
- * status.
+ * The same derivation everywhere (docs/sessions.md §8.1): the index's string
+ * for a turn status.
  *
  * Returns: (transfer none): an interned status string
  */

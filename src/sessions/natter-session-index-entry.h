@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 /**
  * NATTER_LATEST_TURN_STATUS_NONE:
  *
- * `latestTurnStatus` of a session with no turns yet (session-layer-spec.md
+ * `latestTurnStatus` of a session with no turns yet (docs/sessions.md
  * §8.1). The other values are the strings of natter_turn_status_to_string():
  * `completed`, `failed`, `cancelled`, `suspended`, `idle`.
  */

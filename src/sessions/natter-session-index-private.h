@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Write-through maintenance of the index (session-layer-spec.md §8.3).
+ * Write-through maintenance of the index (docs/sessions.md §8.3).
  * Only the session service calls these, in the same code path that
  * appends to the session file; the UI only reads the index.
  */

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The in-memory session index of session-layer-spec.md §8: a GListModel
+ * The in-memory session index of docs/sessions.md §8: a GListModel
  * of NatterSessionIndexEntry in session id order (ids are time-ordered, so
  * this is creation order; the UI sorts with a GtkSortListModel), built by
  * one startup scan and kept current write-through by the session service.
@@ -219,8 +219,8 @@ natter_session_index_lookup (NatterSessionIndex *self,
  * @turn_id: a turn id
  *
  * The session whose latest turn is @turn_id. Only a session's latest turn
- * can be non-terminal (§9.1), so this is how external inputs find the
- * session to tag and update.
+ * can be non-terminal (docs/sessions.md §9.1), so this is how external inputs
+ * find the session to tag and update.
  *
  * Returns: (transfer none) (nullable): the session id, or %NULL
  */
@@ -351,8 +351,8 @@ update (NatterSessionIndex *self,
  * @latest_turn_status: (nullable): the latest turn's status if known
  *   (a new turn is `idle` until its advance settles), else %NULL to keep
  *
- * Write-through (§8.3): inserts the session's entry or updates it in
- * place. Emits items-changed for the row either way — an update as
+ * Write-through (docs/sessions.md §8.3): inserts the session's entry or updates
+ * it in place. Emits items-changed for the row either way — an update as
  * (position, 1, 1) with the same object — so sort and filter models on
  * top re-evaluate it.
  *
@@ -402,8 +402,8 @@ natter_session_index_add_imported (NatterSessionIndex *self,
  * @turn_id: the turn whose status this is
  * @status: a `latestTurnStatus` string
  *
- * Records a settled outcome (§8.3, §10.2) — only if @turn_id is still the
- * session's latest turn.
+ * Records a settled outcome (docs/sessions.md §8.3, §10.2) — only if @turn_id
+ * is still the session's latest turn.
  *
  * Returns: %TRUE if the entry changed
  */
@@ -439,7 +439,7 @@ natter_session_index_set_latest_turn_status (NatterSessionIndex *self,
  * @self: the index
  * @session_id: the session
  *
- * Drops a deleted session's entry (§9.4).
+ * Drops a deleted session's entry (docs/sessions.md §9.4).
  *
  * Returns: %TRUE if there was one
  */
@@ -469,7 +469,7 @@ natter_session_index_remove (NatterSessionIndex *self,
   return TRUE;
 }
 
-/* The startup scan (§8.2) */
+/* The startup scan (docs/sessions.md §8.2) */
 
 /* natter_session_index_entry_new_from_state() for the scan's fields. */
 static NatterSessionIndexEntry *
@@ -525,9 +525,9 @@ readable_title (NatterJsonlRepo *session_repo,
  * @session_id: the session
  * @cancellable: (nullable): a #GCancellable
  *
- * §8.2 steps 2–3 for one session, blocking: reads and reduces the session
- * file and, if it has turns, the latest turn file only. A file that fails
- * gives an errored entry; nothing is thrown.
+ * docs/sessions.md §8.2 steps 2–3 for one session, blocking: reads and reduces
+ * the session file and, if it has turns, the latest turn file only. A file that
+ * fails gives an errored entry; nothing is thrown.
  *
  * Returns: (transfer full): the entry
  */
@@ -567,7 +567,7 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
       g_autofree char *text = NULL;
 
       /* A turn_appended whose file is not there is a dangling reference:
-       * corruption (session-layer-spec.md §7), not a missing detail. */
+       * corruption (docs/sessions.md §7), not a missing detail. */
       if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
         text = g_strdup_printf ("The session is damaged: it refers to turn %s, but %s",
                                 latest, error->message);
@@ -622,9 +622,9 @@ scan_worker (gpointer data)
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * The whole startup scan of §8.2 steps 1–3, blocking; for a worker thread.
- * Only listing the sessions can fail the scan: every other failure is an
- * errored entry and the scan goes on.
+ * The whole startup scan of docs/sessions.md §8.2 steps 1–3, blocking; for a
+ * worker thread. Only listing the sessions can fail the scan: every other
+ * failure is an errored entry and the scan goes on.
  *
  * Returns: (transfer full) (element-type NatterSessionIndexEntry): the
  *   entries in session id order, or %NULL with the repo's
@@ -722,7 +722,8 @@ compare_entries (gconstpointer a,
                  natter_session_index_entry_get_session_id (eb));
 }
 
-/* §8.2 step 4: one batch on the main context, one items-changed. */
+/* docs/sessions.md §8.2 step 4: one batch on the main context, one
+ * items-changed. */
 static void
 publish (NatterSessionIndex *self,
          GPtrArray          *scanned)
@@ -802,7 +803,7 @@ load_cb (GObject      *object,
  * @callback: called on the caller's main context when published
  * @user_data: data for @callback
  *
- * The startup scan of session-layer-spec.md §8.2: lists the sessions,
+ * The startup scan of docs/sessions.md §8.2: lists the sessions,
  * reads and reduces each session file and, for a session with turns, only
  * its latest turn file (→ `latestTurnStatus`), in worker threads. The
  * result replaces the index's contents on the main context in one batch

@@ -402,7 +402,7 @@ write_plan (ImportData        *data,
         return FALSE;
     }
   /* The session last: until it exists, the turns are unreferenced and
-   * inert (§7), so an import cut short shows nothing. */
+   * inert (docs/sessions.md §7), so an import cut short shows nothing. */
   rest = g_ptr_array_new ();
   for (guint j = 1; j < plan->session_events->len; j++)
     g_ptr_array_add (rest, g_ptr_array_index (plan->session_events, j));

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The machinery under every session-locked operation of the session
- * service (session-layer-spec.md §9.1 steps 1–2): the errors a read
+ * service (docs/sessions.md §9.1 steps 1–2): the errors a read
  * becomes, reads and reductions in worker threads, the operations in
  * flight that flush_async() waits for, and taking the session lock,
  * reading the session and its latest turn.
@@ -56,7 +56,8 @@ natter_sessions_session_error (GError     *error,
 }
 
 /* A latest turn that cannot be read makes the session unusable: a
- * missing file is a dangling reference, which is corruption (§7). */
+ * missing file is a dangling reference, which is corruption
+ * (docs/sessions.md §7). */
 GError *
 natter_sessions_latest_turn_error (GError     *error,
                                    const char *session_id,
@@ -185,7 +186,7 @@ begin_shared_read (gpointer user_data)
 
 /* Returns @task (transfer full: it is returned to when the read ends)
  * with the state of @session_id, mapped to session errors as getSession
- * (§9) says; joins a read of it that has not begun yet. */
+ * (docs/sessions.md §9) says; joins a read of it that has not begun yet. */
 void
 natter_sessions_join_session_read (NatterSessions *self,
                                    const char     *session_id,

@@ -2,26 +2,26 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Queued messages (session-layer-spec.md §12.1; docs/format.md §3.3,
+ * Queued messages (docs/sessions.md §4; docs/format.md §3.3,
  * §3.4): queueing, editing and removing under the session lock through
- * the one writer of version-2 events. sendMessage never queues (§9.1);
- * queueing is this separate API. The promotion rule: when a session's
- * latest turn completes, the process that settled it turns the oldest
- * queued message into the next turn (natter_sessions_promote_queue_async()
- * in natter-sessions-turns.c), one turn per message, with the options it
- * was queued with. After a failed, stopped or interrupted turn the queue
- * waits for the person; a suspended turn is not over. A promotion lost to
- * a crash between settling and promoting is done by the next queue or
- * send on the session (the queue is in the log; the turn_appended that
- * consumes a message is one line, so nothing is sent twice).
+ * the one writer of version-2 events. sendMessage never queues
+ * (docs/sessions.md §9.1); queueing is this separate API. The promotion rule:
+ * when a session's latest turn completes, the process that settled it turns the
+ * oldest queued message into the next turn
+ * (natter_sessions_promote_queue_async() in natter-sessions-turns.c), one turn
+ * per message, with the options it was queued with. After a failed, stopped or
+ * interrupted turn the queue waits for the person; a suspended turn is not
+ * over. A promotion lost to a crash between settling and promoting is done by
+ * the next queue or send on the session (the queue is in the log; the
+ * turn_appended that consumes a message is one line, so nothing is sent twice).
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-send-options-private.h"
-#include "natter-session-events-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-queue.h"
 #include "natter-turn-schema.h"
@@ -329,7 +329,7 @@ queue_session_read (GTask *task)
  * @callback: called on the main context
  * @user_data: data for @callback
  *
- * Queues a message (session-layer-spec.md §12.1): appends
+ * Queues a message (docs/sessions.md §4): appends
  * `message_queued` under the session lock (a version-1 file is raised
  * first, docs/format.md §3.3), updates the index entry, emits
  * #NatterSessions::session-index-changed, and then promotes the queue

@@ -14,7 +14,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include "natter-session-events-v3.h"
+#include "natter-session-parameters-event.h"
 #include "natter-session-families.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-settings.h"
@@ -57,7 +57,7 @@ natter_sessions_get_conversation_id (NatterSessions *self,
  * @session_id: a session
  *
  * The generation parameters @session_id's conversation keeps: every
- * message of it is sent with them, under its own (docs/sessions.md §6).
+ * message of it is sent with them, under its own (docs/sessions.md §15).
  *
  * Returns: (transfer none) (nullable): the parameters, or %NULL when the
  *   conversation keeps none; valid until the index changes
@@ -145,7 +145,7 @@ setting_finish (NatterSessions  *self,
  * to its original's log (docs/format.md §3.5), after `schema_upgraded`
  * where the file is at an older version. Every later message of the
  * conversation, in any of its versions, is sent with them
- * (docs/sessions.md §6). Nothing is written when they are what the
+ * (docs/sessions.md §15). Nothing is written when they are what the
  * conversation keeps already.
  */
 void

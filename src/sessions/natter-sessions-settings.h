@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What a conversation keeps about itself (docs/format.md §3.5,
- * docs/sessions.md §6): its generation parameters.
+ * docs/sessions.md §15): its generation parameters.
  */
 
 #pragma once

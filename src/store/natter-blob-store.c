@@ -10,7 +10,7 @@
  * it does not have. Reads check the hash: a blob whose bytes changed is
  * reported, never sent. Nothing here deletes a blob; a blob no turn
  * references (a send that died before its turn was written) is benign,
- * exactly like an orphan turn file (session-layer-spec.md §7).
+ * exactly like an orphan turn file (docs/sessions.md §7).
  */
 
 #define G_LOG_DOMAIN "natter-blob-store"
@@ -334,7 +334,7 @@ natter_blob_store_read_sync (NatterBlobStore  *self,
  * A cheap check (one stat, no hashing) that a blob is on disk with the
  * size a reference gives: what the runtime asks before it writes a turn
  * that references the blob, so that a turn never points at a blob that
- * was never stored (the ordering rule of session-layer-spec.md §7).
+ * was never stored (the ordering rule of docs/sessions.md §7).
  *
  * Returns: %TRUE when present; else %FALSE with %NATTER_STORE_ERROR and
  *   %NATTER_STORE_ERROR_INVALID_ID, %NATTER_STORE_ERROR_NOT_FOUND or

@@ -35,7 +35,7 @@ natter_clock_now_us (NatterClock *self)
  * @unix_us: microseconds since the Unix epoch
  *
  * Formats a time as the `ts` of every event: ISO-8601 UTC with
- * milliseconds, `2026-11-30T09:14:03.123Z` (turn-runtime.md §2).
+ * milliseconds, `2026-11-30T09:14:03.123Z` (docs/runtime.md §2).
  *
  * Returns: (transfer full): the timestamp
  */

@@ -20,7 +20,7 @@ G_DECLARE_INTERFACE (NatterClock, natter_clock, NATTER, CLOCK, GObject)
  * @now_us: the current wall-clock time in microseconds since the Unix
  *   epoch (UTC).
  *
- * The injected clock of turn-runtime.md §5: ids and event timestamps come
+ * The injected clock of docs/runtime.md §5: ids and event timestamps come
  * from it, so tests can use a fake one.
  */
 struct _NatterClockInterface

@@ -108,7 +108,7 @@ natter_generation_parameters_equal (const NatterGenerationParameters *a,
  * @top: (nullable): parameters that win
  *
  * Sets every member @top sets, keeping the others of @self: a message's
- * own parameters over its conversation's (docs/sessions.md §6).
+ * own parameters over its conversation's (docs/sessions.md §15).
  */
 void
 natter_generation_parameters_overlay (NatterGenerationParameters       *self,

@@ -600,7 +600,7 @@ parse_after_value (Parser *parser)
  * immutable parser seals it. The accepted lines and the trees built are
  * those of natter_json_from_line_reference(); the tests and
  * fuzz/fuzz-json-line.c hold the two to it. Implements the lossless read
- * of turn-runtime.md §2 and dsh-session.md.
+ * of docs/runtime.md §2 and dsh-session.md.
  *
  * Returns: (transfer full) (nullable): the value, or %NULL when the line
  *   is not canonical (no reason given: the caller asks the reference path).
@@ -918,7 +918,7 @@ scanner_after_value (Scanner *scanner)
  * with more than 64 member names open at once is decided by the tree
  * builder. The differential tests and fuzz/fuzz-session-scan.c hold it to
  * natter_json_line_parse(). Serves the startup scan of
- * session-layer-spec.md §8.2.
+ * docs/sessions.md §8.2.
  *
  * Returns: %TRUE if @line is canonical, is an object and has at most
  *   @max_members members; %FALSE otherwise (no reason is given: a caller

@@ -44,7 +44,7 @@ check_string (const char  *value,
  * %NATTER_JSON_MAX_DEPTH deep (json-glib recurses once per level when it
  * parses, writes or frees a value). This is the value check shared by
  * natter_json_to_line() (every append) and natter_json_from_line() (every
- * read). Implements the lossless-JSON rule of turn-runtime.md §2 and
+ * read). Implements the lossless-JSON rule of docs/runtime.md §2 and
  * dsh-session.md.
  *
  * Returns: %TRUE if lossless; else %FALSE with

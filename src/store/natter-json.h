@@ -4,7 +4,7 @@
  *
  * Lossless JSON: the one check used at every append and every read
  * (dsh-session.md: the log is the source of truth, so the invariant is
- * enforced at the source; turn-runtime.md §2).
+ * enforced at the source; docs/runtime.md §2).
  */
 
 #pragma once

@@ -549,7 +549,8 @@ natter_jsonl_file_delete (NatterJsonlRepo  *self,
     return FALSE;
 
   /* Only this file: the partition directories stay even when empty, and
-   * nothing that the file refers to is touched (spec §4.3, §9.4). */
+   * nothing that the file refers to is touched (docs/sessions.md §6.3,
+   * §9.4). */
   if (g_unlink (path) < 0)
     {
       if (errno == ENOENT)

@@ -21,7 +21,7 @@
 #include "natter-jsonl-repo-private.h"
 
 /* Where the logs live: `storage/<kind>/YYYY/MM/DD/<id>.jsonl`
- * (turn-runtime.md §2, session-layer-spec.md §4.1). Builds the path of
+ * (docs/runtime.md §2, docs/sessions.md §6.1). Builds the path of
  * an id, makes its private partition directories, lists the ids on disk
  * and removes the temporary files an interrupted create left behind. */
 

@@ -145,7 +145,8 @@ gboolean         natter_jsonl_repo_delete_finish        (NatterJsonlRepo      *s
                                                          GAsyncResult         *result,
                                                          GError              **error);
 
-/* with_lock: in-process exclusion per id (turn-runtime.md §2, spec §4.3). */
+/* with_lock: in-process exclusion per id (docs/runtime.md §2,
+ * docs/sessions.md §6.3). */
 void             natter_jsonl_repo_lock_async           (NatterJsonlRepo      *self,
                                                          const char           *id,
                                                          GCancellable         *cancellable,

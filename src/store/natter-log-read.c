@@ -35,7 +35,7 @@ fold_session_event (JsonObject  *event,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Reads a session file and reduces it (session-layer-spec.md §6) in one
+ * Reads a session file and reduces it (docs/format.md §3.2) in one
  * pass. Blocks.
  *
  * Returns: (transfer full) (nullable): the state; else %NULL with the
@@ -84,7 +84,7 @@ fold_turn_event (JsonObject  *event,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Reads a turn file and reduces it (turn-runtime.md §4) in one pass.
+ * Reads a turn file and reduces it (docs/runtime.md §4) in one pass.
  * Blocks.
  *
  * Returns: (transfer full) (nullable): the state; else %NULL with the

@@ -4,7 +4,7 @@
  *
  * The session state's fields, shared by the reducer of the version-1
  * events (natter-session-reducer.c) and the fold of what schema version 2
- * added (natter-session-reducer-v2.c).
+ * added (natter-session-grants-queue.c).
  */
 
 #pragma once

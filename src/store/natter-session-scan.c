@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The startup scan's read of a session file (session-layer-spec.md §8.2
+ * The startup scan's read of a session file (docs/sessions.md §8.2
  * step 2) without a JsonNode tree per line. The full read
  * (natter_session_reduce_file_sync())
  * builds, seals and frees a tree for every line only to keep a few
@@ -38,7 +38,7 @@
 #include "natter-session-reducer-private.h"
 #include "natter-session-scan.h"
 #include "natter-session-schema.h"
-#include "natter-session-state-v3.h"
+#include "natter-session-parameters-state.h"
 
 /* session_created and turn_appended with consumedQueueIds have the most
  * members (8); a line with more is refused
@@ -168,7 +168,7 @@ cwd_is_valid (const NatterJsonMember *member)
   return natter_session_cwd_validate (cwd, NULL);
 }
 
-/* The model descriptor of turn-runtime.md §12: exactly `provider` and
+/* The model descriptor of docs/runtime.md §12: exactly `provider` and
  * `model`, both non-empty strings. */
 static gboolean
 scan_model (const NatterJsonMember *member,
@@ -713,7 +713,7 @@ fill_from_state (NatterSessionScanResult *out,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * The startup scan's read of one session file (session-layer-spec.md
+ * The startup scan's read of one session file (docs/sessions.md
  * §8.2 step 2): reads the file once and validates every line as strictly
  * as natter_session_reduce_file_sync() does, without building JSON trees, folding the index entry's fields. A
  * file it refuses is read by that full path, whose error is returned, so

@@ -33,7 +33,7 @@ G_BEGIN_DECLS
  * @parameters: (nullable): the generation parameters of the last
  *   `parameters_changed`, or %NULL when none are kept
  *
- * What the startup scan (session-layer-spec.md §8.2 step 2) needs of one
+ * What the startup scan (docs/sessions.md §8.2 step 2) needs of one
  * session file: exactly the index entry's session-derived fields. Every
  * member is owned; free with natter_session_scan_result_clear().
  */

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What natter-session-schema.c shares with the validators of the events
- * that session schema version 2 added (natter-session-events-v2.c).
+ * that session schema version 2 added (natter-session-schema-upgrade.c).
  */
 
 #pragma once

@@ -9,7 +9,7 @@
 
 #include "natter-id.h"
 #include "natter-json.h"
-#include "natter-session-events-v3.h"
+#include "natter-session-parameters-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
 #include "natter-store-error.h"
@@ -18,8 +18,8 @@
  * there with the right type, and no member outside the schema may be
  * present. A member this version does not know would otherwise be read,
  * ignored by the reducer and silently dropped by any rewrite, which is the
- * lossy behaviour the spec forbids (§4.2: additions arrive as a schema
- * version bump, not as stray fields). */
+ * lossy behaviour the spec forbids (docs/sessions.md §6.2: additions arrive as
+ * a schema version bump, not as stray fields). */
 
 static const char * const created_members[] = {
   "type", "sessionId", "ts", "schemaVersion", "title", "cwd",
@@ -205,7 +205,7 @@ validate_turn_appended (JsonObject  *event,
   if (!natter_json_require_nonempty_string (event, "agentId", error))
     return FALSE;
 
-  /* The model descriptor of turn-runtime.md §12: {provider, model}. */
+  /* The model descriptor of docs/runtime.md §12: {provider, model}. */
   model = natter_json_require_object (event, "model", error);
   if (model == NULL)
     return FALSE;
@@ -241,8 +241,9 @@ validate_title_changed (JsonObject  *event,
  *   or %NULL to accept any valid id (the reducer compares ids itself)
  * @error: return location for a #GError
  *
- * Validates one session event field by field (session-layer-spec.md §4.2
- * and §5). Every event needs `type`, `sessionId` (a valid id, equal to
+ * Validates one session event field by field (docs/sessions.md §6.2
+ * and docs/format.md §3.1). Every event needs `type`, `sessionId` (a valid id,
+ * equal to
  * @session_id when given) and an ISO-8601 UTC `ts`. Per type:
  *
  * - `session_created`: `schemaVersion` 1 to %NATTER_SESSION_SCHEMA_VERSION; optional `title`
@@ -254,8 +255,8 @@ validate_title_changed (JsonObject  *event,
  *   non-empty strings);
  * - `title_changed`: `title` (a string);
  * - the events of schema version 2 and `turn_appended.consumedQueueIds`,
- *   as docs/format.md describes them (natter-session-events-v2.c);
- * - the events of schema version 3 (natter-session-events-v3.c).
+ *   as docs/format.md describes them (natter-session-schema-upgrade.c);
+ * - the events of schema version 3 (natter-session-parameters-event.c).
  *
  * Whether a version-2 event may appear at its place in a file (the file
  * must be at version 2 by then) is the reducer's rule, not this
@@ -288,7 +289,7 @@ natter_session_event_validate (JsonObject  *event,
   if (!g_str_equal (type, "session_created") &&
       !g_str_equal (type, "turn_appended") &&
       !g_str_equal (type, "title_changed") &&
-      /* Schema version 2 (natter-session-events-v2.c). */
+      /* Schema version 2 (natter-session-schema-upgrade.c). */
       !g_str_equal (type, "schema_upgraded") &&
       !g_str_equal (type, "permission_grant_added") &&
       !g_str_equal (type, "permission_grant_removed") &&
@@ -296,7 +297,7 @@ natter_session_event_validate (JsonObject  *event,
       !g_str_equal (type, "queued_message_replaced") &&
       !g_str_equal (type, "queued_message_removed") &&
       !g_str_equal (type, "conversation_compacted") &&
-      /* Schema version 3 (natter-session-events-v3.c). */
+      /* Schema version 3 (natter-session-parameters-event.c). */
       !g_str_equal (type, "parameters_changed"))
     {
       g_autofree char *shown = g_utf8_make_valid (type, MIN (strlen (type), 64));
@@ -367,7 +368,7 @@ natter_session_event_wrap (JsonObject *object)
  *   @parent_session that the fork keeps; only with @parent_session
  *
  * Builds a `session_created` event at `schemaVersion` 1
- * (session-layer-spec.md §5; dsh-session.md header fields): every file
+ * (docs/format.md §3.1; dsh-session.md header fields): every file
  * starts at the lowest version, which every reader of version 1 reads,
  * and is raised by `schema_upgraded` right before its first event of a
  * later version (natter_session_events_raise(); docs/format.md §3.3).
@@ -412,7 +413,7 @@ natter_session_event_new_created (const char *session_id,
  * @model: (transfer none): the resolved `{provider, model}` descriptor,
  *   denormalized from the turn
  *
- * Builds a `turn_appended` event (session-layer-spec.md §5). The event
+ * Builds a `turn_appended` event (docs/format.md §3.1). The event
  * holds a new reference to @model, so @model must not be modified
  * afterwards. It does not validate.
  *
@@ -448,7 +449,7 @@ natter_session_event_new_turn_appended (const char *session_id,
  * @ts: an ISO-8601 UTC timestamp
  * @title: the new title
  *
- * Builds a `title_changed` event (session-layer-spec.md §5). It does not
+ * Builds a `title_changed` event (docs/format.md §3.1). It does not
  * validate.
  *
  * Returns: (transfer full): a JSON object node

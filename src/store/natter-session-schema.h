@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The session event schemas of session-layer-spec.md §5, with the session
+ * The session event schemas of docs/format.md §3.1, with the session
  * header ideas of dsh-session.md (`cwd`, `parentSession`, fork lineage).
  */
 

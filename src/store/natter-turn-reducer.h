@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The pure turn reducer of turn-runtime.md §4 and the one status
- * derivation (§4, session-layer-spec.md §8.1).
+ * The pure turn reducer of docs/runtime.md §4 and the one status
+ * derivation (docs/runtime.md §4, docs/sessions.md §8.1).
  *
  * All types here are opaque. #NatterTurnModelCall and #NatterTurnToolCall
  * are borrowed views owned by their #NatterTurnState: they stay valid as
@@ -26,10 +26,10 @@ G_BEGIN_DECLS
 /**
  * NATTER_TURN_FAILED_CONTEXT_UNREADABLE:
  *
- * The `code` of a `turn_failed` (turn-runtime.md §3) whose context could
- * not be materialized (§11): an earlier turn's file is damaged or missing.
- * The error names the file (and line). Such a turn's own history is not
- * a usable context, so the turn after it starts from an empty one.
+ * The `code` of a `turn_failed` (docs/runtime.md §3) whose context could
+ * not be materialized (docs/runtime.md §11): an earlier turn's file is damaged
+ * or missing. The error names the file (and line). Such a turn's own history is
+ * not a usable context, so the turn after it starts from an empty one.
  */
 #define NATTER_TURN_FAILED_CONTEXT_UNREADABLE "context-unreadable"
 

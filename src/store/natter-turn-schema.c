@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One validator per event type of turn-runtime.md §3. The validators check
+ * One validator per event type of docs/runtime.md §3. The validators check
  * shapes only (fields, types, enums, message and ref grammar); everything
  * that depends on earlier events is the reducer's job
  * (natter-turn-reducer.c).
@@ -28,7 +28,7 @@
  *   what the model calls.
  * - A tool-call part's `arguments` is an object or a string: a string is
  *   the provider's raw text that did not parse as an object, kept so that
- *   an unusable call stays auditable (§8).
+ *   an unusable call stays auditable (docs/runtime.md §8).
  * - `tool_invocation_requested.input` is an object (the parsed arguments).
  *   `request`, `progress` and `result.output` are any JSON value;
  *   `metadata` is an object when present.
@@ -127,7 +127,7 @@ require_any_object (JsonObject  *object,
   return natter_json_require_object (object, member, error) != NULL;
 }
 
-/* usage: token counts only, each optional (§3). */
+/* usage: token counts only, each optional (docs/runtime.md §3). */
 static gboolean
 validate_usage_object (JsonObject  *usage,
                        GError     **error)
@@ -170,7 +170,7 @@ require_model_call_index (JsonObject  *event,
   return require_non_negative_int (event, "modelCallIndex", 0, error);
 }
 
-/* Messages (§3) */
+/* Messages (docs/runtime.md §3) */
 
 typedef enum
 {
@@ -287,7 +287,8 @@ validate_message (JsonNode    *node,
   else
     which = 0;
 
-  /* System prompts live only in the agent snapshot (§3, §11). */
+  /* System prompts live only in the agent snapshot (docs/runtime.md §3,
+   * §11). */
   if ((which & allowed) == 0)
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
@@ -337,7 +338,7 @@ require_message (JsonObject  *object,
   return TRUE;
 }
 
-/* turn_created (§1, §3, §11) */
+/* turn_created (docs/runtime.md §1, §3, §11) */
 
 static gboolean
 validate_tool_descriptor (JsonObject  *tool,
@@ -486,7 +487,7 @@ validate_turn_created (JsonObject  *event,
       return FALSE;
     }
   /* Optional: the session's working directory for path-taking tools
-   * (turn-runtime.md §8), held to the same rule as a session's cwd. */
+   * (docs/runtime.md §8), held to the same rule as a session's cwd. */
   if (json_object_has_member (config, "parameters") &&
       natter_json_require_object (config, "parameters", error) == NULL)
     {
@@ -509,7 +510,7 @@ validate_turn_created (JsonObject  *event,
  * natter_turn_is_request_ref:
  * @ref: (nullable): a candidate request message ref
  *
- * Whether @ref follows the ref grammar of turn-runtime.md §3: `context`,
+ * Whether @ref follows the ref grammar of docs/runtime.md §3: `context`,
  * `input`, `assistant:<N>` (N a decimal model call index without leading
  * zeros) or `toolResult:<toolCallId>` (a non-empty id).
  *
@@ -626,7 +627,7 @@ validate_model_call_failed (JsonObject  *event,
   return optional_first_token_ts (event, error);
 }
 
-/* Permissions (§7) */
+/* Permissions (docs/runtime.md §7) */
 
 static gboolean
 validate_tool_permission_required (JsonObject  *event,
@@ -694,7 +695,7 @@ validate_tool_permission_resolved (JsonObject  *event,
          optional_object (event, "metadata", NULL, error);
 }
 
-/* Tools (§8) */
+/* Tools (docs/runtime.md §8) */
 
 static gboolean
 validate_tool_invocation_requested (JsonObject  *event,
@@ -811,8 +812,9 @@ static gboolean
 validate_turn_failed (JsonObject  *event,
                       GError     **error)
 {
-  /* Only "model-call-limit" is defined, but the code is open-ended (§3):
-   * an older reader must not call a newer failure corrupt. */
+  /* Only "model-call-limit" is defined, but the code is open-ended
+   * (docs/runtime.md §3): an older reader must not call a newer failure
+   * corrupt. */
   return natter_json_require_string (event, "error", error) != NULL &&
          natter_json_optional_string (event, "code", NULL, error) &&
          require_usage (event, error);
@@ -857,7 +859,7 @@ static const struct
  * @error: return location for a #GError
  *
  * Validates one durable turn event field by field against the table of
- * turn-runtime.md §3: the `type` is known, `turnId` is a well-formed id
+ * docs/runtime.md §3: the `type` is known, `turnId` is a well-formed id
  * (equal to @turn_id when given), `ts` is an ISO-8601 UTC timestamp, and
  * every field of that type has its type, enum values, message shape and
  * ref grammar. Checks that depend on other events belong to the reducer.
@@ -935,7 +937,7 @@ fail:
  * @message: (transfer none): a JSON node
  * @error: return location for a #GError
  *
- * Checks that @message is an assistant message as turn-runtime.md §3
+ * Checks that @message is an assistant message as docs/runtime.md §3
  * defines it (`{role: "assistant", content}` with a string content or
  * text, reasoning and tool-call parts). For readers of a message whose
  * event does not check its shape: the `message` of an older
@@ -957,7 +959,7 @@ natter_turn_assistant_message_validate (JsonNode  *message,
  * @message: (transfer none) (nullable): a candidate user message
  * @error: return location for a #GError
  *
- * Checks @message against the user message shape of turn-runtime.md §3
+ * Checks @message against the user message shape of docs/runtime.md §3
  * (that of `turn_created.input`), for a queued message of a session log.
  *
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_SCHEMA
@@ -971,7 +973,7 @@ natter_turn_user_message_validate (JsonNode  *message,
 
 /**
  * natter_turn_event_new:
- * @type: the event type, one of turn-runtime.md §3
+ * @type: the event type, one of docs/runtime.md §3
  * @turn_id: the turn id
  * @ts: (nullable): the ISO-8601 UTC timestamp, or %NULL for the current
  *   system clock (callers with an injected #NatterClock pass

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The model's question of a pending `ask_human` call (session-layer-spec.md
+ * The model's question of a pending `ask_human` call (docs/sessions.md
  * §9.2, §10.4): the question, an entry and Send, which answers through
  * respond_to_ask_human — never through send_message. Rendered from the
  * suspended turn's reduced state, so it survives a restart.
@@ -205,7 +205,7 @@ natter_ask_human_card_new (NatterSessions *sessions,
  * @self: a card
  *
  * Returns: (transfer none): the `ask_human` tool call this card answers,
- *   the id respond_to_ask_human() is called with (session-layer-spec.md §9)
+ *   the id respond_to_ask_human() is called with (docs/sessions.md §9)
  */
 const char *
 natter_ask_human_card_get_tool_call_id (NatterAskHumanCard *self)

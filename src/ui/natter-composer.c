@@ -6,7 +6,7 @@
  * new line; Send becomes Stop while the turn runs; when the
  * latest turn is suspended or idle, sending is refused before the user
  * tries, with the reason shown — the spec's TurnNotSettledError
- * (session-layer-spec.md §9.1 step 2) surfaced ahead of time. Beside
+ * (docs/sessions.md §9.1 step 2) surfaced ahead of time. Beside
  * Send sits the agent chooser (hidden until it has a store); Tab goes
  * from the text to it, then to Send.
  */
@@ -998,7 +998,7 @@ natter_composer_get_blocked_reason (NatterComposer *self)
  * @reason: (nullable): why sending is refused, shown to the user; %NULL
  *   allows sending
  *
- * Surfaces the spec's TurnNotSettledError (session-layer-spec.md §9.1
+ * Surfaces the spec's TurnNotSettledError (docs/sessions.md §9.1
  * step 2) before the user hits it; the string is copied.
  */
 void

@@ -501,7 +501,7 @@ natter_model_picker_new (void)
  * natter_model_picker_set_provider:
  * @self: the picker
  * @provider: (nullable): the provider of the open session's model
- *   (turn-runtime.md §12); %NULL shows that none is configured
+ *   (docs/runtime.md §12); %NULL shows that none is configured
  * @display_name: (nullable): its name for people, e.g. "Ollama"
  *
  * Shows @provider's models (`GET /models`). A provider listed before

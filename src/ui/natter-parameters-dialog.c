@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The conversation menu's "Model Settings": the generation parameters a
- * conversation keeps (docs/sessions.md §6), one field each, empty for the
+ * conversation keeps (docs/sessions.md §15), one field each, empty for the
  * model's default, and the instruction added to the agent's prompt. What
  * is typed is read as the command line reads its options
  * (natter-parameters-input.c); a field that cannot be read is marked and

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The conversation's "Permissions": the tools the person always allowed
- * in it (session permission grants, session-layer-spec.md §12.2), one row
+ * in it (session permission grants, docs/sessions.md §12), one row
  * each with Revoke. Read from the session file, and read again whenever
  * the session changes, so a grant made elsewhere (another card, the
  * command line) shows up and a revoked one goes.
@@ -16,7 +16,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-permissions-list.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 
 struct _NatterPermissionsList

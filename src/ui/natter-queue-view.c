@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The messages queued in the open conversation (session-layer-spec.md
- * §12.1), shown under the running turn as pending bubbles, each with Edit
+ * The messages queued in the open conversation (docs/sessions.md
+ * §4), shown under the running turn as pending bubbles, each with Edit
  * and Remove. Read from the session file, and again whenever the session
  * changes: queueing, an edit, a removal and a promotion all do.
  */
@@ -15,7 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-queue-view.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-queue.h"
 
 struct _NatterQueueView

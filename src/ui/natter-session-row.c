@@ -3,10 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One session in the sidebar, bound to its index entry
- * (session-layer-spec.md §8.1): the title (or "New chat"), when it last
+ * (docs/sessions.md §8.1): the title (or "New chat"), when it last
  * changed, and a mark from latestTurnStatus — plus "processing", which is
- * bus state and never in the index (§8.1), taken from the hub. An errored
- * entry (§8.2) shows its error instead of a time.
+ * bus state and never in the index (docs/sessions.md §8.1), taken from the hub.
+ * An errored entry (docs/sessions.md §8.2) shows its error instead of a time.
  *
  * How long ago a session changed goes stale while the window stays open,
  * so the rows share one NatterTimeTicker: a single timeout per window (not

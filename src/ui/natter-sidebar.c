@@ -5,7 +5,7 @@
  * The session list beside the conversation: the session index itself,
  * filtered (the search, conversations waiting for their undo toast to go)
  * and sorted newest first by GTK list models — never a copy — so it
- * follows every write-through update of the index (session-layer-spec.md
+ * follows every write-through update of the index (docs/sessions.md
  * §8.3) with no refresh call. It keeps its scroll position through
  * searches and rows coming back, and tells the window which conversation
  * the user picked; opening it is the window's business.

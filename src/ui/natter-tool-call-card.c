@@ -143,7 +143,7 @@ media_image (JsonObject *item)
   return picture;
 }
 
-/* A tool server's content that text does not carry (turn-runtime.md §3,
+/* A tool server's content that text does not carry (docs/runtime.md §3,
  * `metadata.mcp`): images as images, resource links as links. */
 static void
 set_media (NatterToolCallCard *self,
@@ -294,7 +294,7 @@ natter_tool_call_card_init (NatterToolCallCard *self)
 
 /**
  * natter_tool_call_card_new:
- * @call: the tool call to show (turn-runtime.md §5: its arguments,
+ * @call: the tool call to show (docs/runtime.md §5: its arguments,
  *   `tool_progress` and `tool_result`)
  *
  * Creates a collapsed card for @call. What it shows is copied: the card

@@ -2,14 +2,14 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One turn in the timeline (session-layer-spec.md §10.3): its input and
+ * One turn in the timeline (docs/sessions.md §10.3): its input and
  * its own activity — reasoning, assistant text, tool calls with their
  * status — the live overlay of the streaming call, the prompts of a
- * suspended turn (§10.4), and what happened at the end with the next step
- * to take. The referenced prefix (the context) is never shown again: each
- * turn shows only what it added. Rows are recycled by the list view. A
- * row in a window reads its turn only once the list view places it in the
- * viewport, and says so (#NatterTurnRow::placed) for the rows near it to
+ * suspended turn (docs/sessions.md §10.4), and what happened at the end with
+ * the next step to take. The referenced prefix (the context) is never shown
+ * again: each turn shows only what it added. Rows are recycled by the list
+ * view. A row in a window reads its turn only once the list view places it in
+ * the viewport, and says so (#NatterTurnRow::placed) for the rows near it to
  * be read ahead (a long session must open fast); a row outside
  * any window reads it when bound.
  */
@@ -343,7 +343,7 @@ show_terminal (NatterTurnRow   *self,
        * runtime is still live (the bus says it is processing) or it was
        * read back after a restart: only the prompt moves it on. One
        * suspended on an async tool waits for the tool's result, which
-       * arrives from outside (§6), live or not. */
+       * arrives from outside (docs/runtime.md §8), live or not. */
       if (natter_turn_row_waits_for_user (state))
         set_status (self, FALSE, "dialog-information-symbolic", _("Waiting for you"), NULL, NULL);
       else

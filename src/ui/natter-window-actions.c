@@ -151,7 +151,7 @@ parameters_response_cb (NatterParametersDialog *dialog,
                                         set_parameters_cb, g_object_ref (self));
 }
 
-/* The conversation's generation parameters (docs/sessions.md §6), for
+/* The conversation's generation parameters (docs/sessions.md §15), for
  * the session shown: a version's are its original's. */
 static void
 parameters_activated (GtkWidget  *widget,
@@ -332,7 +332,7 @@ fork_cb (GObject      *source,
 }
 
 /* A new session with the history up to and including the turn
- * (session-layer-spec.md, fork); the original stays as it is. */
+ * (a branch, docs/sessions.md §3); the original stays as it is. */
 static void
 branch_activated (GtkWidget  *widget,
                   const char *action_name,
@@ -424,7 +424,8 @@ continue_activated (GtkWidget  *widget,
                     const char *action_name,
                     GVariant   *parameter)
 {
-  /* The limit's transcript is complete; a new turn picks it up (§9). */
+  /* The limit's transcript is complete; a new turn picks it up
+   * (docs/sessions.md §9). */
   _natter_window_send_text (NATTER_WINDOW (widget), _("Continue."), FALSE);
 }
 
@@ -457,7 +458,7 @@ resume_activated (GtkWidget  *widget,
                                      resume_turn_cb, g_object_ref (self));
 }
 
-/* The conversation's permission grants, with Revoke (§12.2). */
+/* The conversation's permission grants, with Revoke (docs/sessions.md §12). */
 static void
 permissions_activated (GtkWidget  *widget,
                        const char *action_name,

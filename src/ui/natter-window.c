@@ -355,9 +355,9 @@ _natter_window_ensure_timeline (NatterWindow *self,
  *
  * Shows @session_id: its timeline (read lazily, turns on screen first),
  * its draft, and the composer state of its latest turn; remembers it in
- * GSettings `last-session`. An errored session (§8.2) shows its error and
- * cannot take messages. While the startup scan is still running (a Shell
- * search result that launched the app), the session is opened as soon
+ * GSettings `last-session`. An errored session (docs/sessions.md §8.2) shows
+ * its error and cannot take messages. While the startup scan is still running
+ * (a Shell search result that launched the app), the session is opened as soon
  * as the index is loaded, in place of the last open one. It opens at
  * once, before its turns are read, and drops the wait of a conversation
  * natter_window_open_session_when_read() was about to show.
@@ -791,8 +791,8 @@ natter_window_get_blob_store (NatterWindow *self)
  * @self: the window
  * @agent_id: the agent new messages go to
  *
- * Sets the `agentId` of the SendMessageConfig (§9) of every message sent
- * from this window; %NATTER_WINDOW_DEFAULT_AGENT_ID by default.
+ * Sets the `agentId` of the SendMessageConfig (docs/sessions.md §9) of every
+ * message sent from this window; %NATTER_WINDOW_DEFAULT_AGENT_ID by default.
  */
 void
 natter_window_set_agent_id (NatterWindow *self,
@@ -816,8 +816,8 @@ natter_window_set_agent_id (NatterWindow *self,
  * remembers its pick while the app runs; a session opens with the agent
  * of its last turn (`lastAgentId`), else Assistant; a removed agent
  * falls back to Assistant with a toast. The pick is the
- * SendMessageConfig's `agent.agentId` (§9); an agent naming its own
- * model sends no `agent.model` unless the user picked one in the header
+ * SendMessageConfig's `agent.agentId` (docs/sessions.md §9); an agent naming
+ * its own model sends no `agent.model` unless the user picked one in the header
  * for the session, and the header shows the model that will be used.
  * %NULL hides the chooser: messages go to natter_window_set_agent_id()'s
  * agent.
@@ -853,8 +853,8 @@ natter_window_set_agent_store (NatterWindow     *self,
  * of the provider of its current model: the one picked for the
  * session, else its last turn's (`lastModel`), else @provider_id. The
  * model shown goes with the session's next messages as the
- * SendMessageConfig's `agent.model` `{provider, model}` (§9), with the
- * provider whose list it came from. A provider that is not configured
+ * SendMessageConfig's `agent.model` `{provider, model}` (docs/sessions.md §9),
+ * with the provider whose list it came from. A provider that is not configured
  * in @registry (removed, or a bare endpoint URL) shows the picker's
  * unknown state with Preferences. Call again when the providers or the
  * defaults change; the lists the picker keeps are reused.

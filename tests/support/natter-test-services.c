@@ -283,7 +283,7 @@ write_log (NatterJsonlRepo *repo,
 
 /* One completed turn of the built-in agent on test/m: asked "Question
  * @n.", answered "Answer @n."; its context is @previous's transcript, or
- * empty for the first turn (turn-runtime.md §11). */
+ * empty for the first turn (docs/runtime.md §11). */
 static void
 write_turn (NatterJsonlRepo *repo,
             const char      *ts,

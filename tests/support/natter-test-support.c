@@ -9,10 +9,10 @@
 
 #include "natter-id.h"
 #include "natter-jsonl-repo.h"
-#include "natter-session-events-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-reducer.h"
 #include "natter-session-schema.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 
 struct _NatterFakeClock
 {

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Session permission grants in the window (session-layer-spec.md §12.2):
+ * Session permission grants in the window (docs/sessions.md §12):
  * "Always Allow in This Conversation" on the permission card, the tool
  * card of a call a grant allowed, and the conversation menu's
  * "Permissions" with Revoke.
@@ -10,7 +10,7 @@
 
 #include "natter-permission-card.h"
 #include "natter-permissions-list.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 #include "natter-tool-call-card.h"
 #include "natter-ui-test-world.h"

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The conversation menu's Model Settings (docs/sessions.md §6): the
+ * The conversation menu's Model Settings (docs/sessions.md §15): the
  * dialog shows what the conversation keeps, refuses a value out of range
  * without closing, keeps what is saved as `parameters_changed`, and the
  * next message sent from the window's composer carries it to the model;
@@ -11,8 +11,8 @@
 
 #include "natter-composer.h"
 #include "natter-parameters-dialog.h"
-#include "natter-session-state-v2.h"
-#include "natter-session-state-v3.h"
+#include "natter-session-grants-queue.h"
+#include "natter-session-parameters-state.h"
 #include "natter-sessions-settings.h"
 #include "natter-test-sessions.h"
 #include "natter-ui-test-world.h"

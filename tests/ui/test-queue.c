@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Queued messages in the window (session-layer-spec.md §12.1): while an
+ * Queued messages in the window (docs/sessions.md §4): while an
  * answer streams the composer stays usable and Enter queues; queued
  * messages show as pending bubbles with Edit and Remove; they are sent
  * when the answer completes; Stop asks whether the queue stays.
@@ -11,7 +11,7 @@
 #include "natter-composer.h"
 #include "natter-permission-card.h"
 #include "natter-queue-view.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-test-sessions.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"

@@ -1,17 +1,17 @@
-/* natter-session-events-v3.c
+/* natter-session-parameters-event.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The session events of schema version 3: their validation (called by
  * natter_session_event_validate()) and their builders. Each states the
  * whole of what it changes — the full set of parameters — so the last one of a kind is all a reader needs and no event
- * depends on another (the fold is in natter-session-reducer-v3.c).
+ * depends on another (the fold is in natter-session-parameters-fold.c).
  */
 
 #define G_LOG_DOMAIN "natter-session-schema"
 
 #include "natter-json.h"
-#include "natter-session-events-v3.h"
+#include "natter-session-parameters-event.h"
 #include "natter-session-schema-private.h"
 #include "natter-store-error.h"
 

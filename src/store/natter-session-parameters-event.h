@@ -1,4 +1,4 @@
-/* natter-session-events-v3.h
+/* natter-session-parameters-event.h
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

@@ -1,4 +1,4 @@
-/* natter-session-state-v3.h
+/* natter-session-parameters-state.h
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *

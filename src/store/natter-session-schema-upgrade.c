@@ -1,21 +1,21 @@
-/* natter-session-events-v2.c
+/* natter-session-schema-upgrade.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The session events of schema version 2: their field-by-field
  * validation (called by natter_session_event_validate()), which version a
  * given event needs, and their builders. Where such an event may appear is
- * the reducer's rule (natter-session-reducer-v2.c).
+ * the reducer's rule (natter-session-grants-queue.c).
  */
 
 #define G_LOG_DOMAIN "natter-session-schema"
 
 #include "natter-id.h"
 #include "natter-json.h"
-#include "natter-session-events-v2.h"
-#include "natter-session-events-v3.h"
+#include "natter-session-parameters-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-store-error.h"
 #include "natter-turn-schema.h"
 
@@ -320,7 +320,7 @@ natter_session_event_new_schema_upgraded (const char *session_id,
  * @grant_id: the new grant's id (an id of the id generator)
  * @tool_id: the tool every call of which the grant allows
  *
- * Builds a `permission_grant_added` event (session-layer-spec.md §12.2).
+ * Builds a `permission_grant_added` event (docs/format.md §3.3).
  * It does not validate.
  *
  * Returns: (transfer full): a JSON object node
@@ -348,8 +348,8 @@ natter_session_event_new_grant_added (const char *session_id,
  * @ts: an ISO-8601 UTC timestamp
  * @grant_id: the active grant to revoke
  *
- * Builds a `permission_grant_removed` event (session-layer-spec.md
- * §12.2). It does not validate.
+ * Builds a `permission_grant_removed` event (docs/format.md
+ * §3.3). It does not validate.
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -375,7 +375,7 @@ natter_session_event_new_grant_removed (const char *session_id,
  * @message: (transfer none): the user message
  * @options: (transfer none): the send options it will become a turn with
  *
- * Builds a `message_queued` event (session-layer-spec.md §12.1). The event
+ * Builds a `message_queued` event (docs/format.md §3.3). The event
  * holds new references to @message and @options, which must not be
  * modified afterwards. It does not validate.
  *
@@ -407,8 +407,8 @@ natter_session_event_new_message_queued (const char *session_id,
  * @queue_id: the pending queued message
  * @message: (transfer none): its new text, as a user message
  *
- * Builds a `queued_message_replaced` event (an edit; §12.1). The event
- * holds a new reference to @message. It does not validate.
+ * Builds a `queued_message_replaced` event (an edit; docs/format.md §3.3). The
+ * event holds a new reference to @message. It does not validate.
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -435,8 +435,8 @@ natter_session_event_new_queued_message_replaced (const char *session_id,
  * @ts: an ISO-8601 UTC timestamp
  * @queue_id: the pending queued message
  *
- * Builds a `queued_message_removed` event (a cancel; §12.1). It does not
- * validate.
+ * Builds a `queued_message_removed` event (a cancel; docs/format.md §3.3). It
+ * does not validate.
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -487,7 +487,7 @@ natter_session_event_set_consumed_queue_ids (JsonNode           *turn_appended,
  *   not empty
  * @first_kept_turn_id: the first turn the next turn's context keeps whole
  *
- * Builds a `conversation_compacted` event (session-layer-spec.md §12.3,
+ * Builds a `conversation_compacted` event (docs/sessions.md §5,
  * docs/format.md "Schema version 2"): the next turn's context is the
  * summary, then the transcript from @first_kept_turn_id on. Nothing is
  * deleted. Write it with the session layer's version-2 writer.

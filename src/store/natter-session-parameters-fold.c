@@ -1,4 +1,4 @@
-/* natter-session-reducer-v3.c
+/* natter-session-parameters-fold.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -12,9 +12,9 @@
 
 #define G_LOG_DOMAIN "natter-session-reducer"
 
-#include "natter-session-events-v3.h"
+#include "natter-session-parameters-event.h"
 #include "natter-session-reducer-private.h"
-#include "natter-session-state-v3.h"
+#include "natter-session-parameters-state.h"
 
 void
 natter_session_v3_fold_clear (NatterSessionV3Fold *fold)

@@ -1,4 +1,4 @@
-/* natter-services-leftovers.c
+/* natter-services-housekeeping.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
