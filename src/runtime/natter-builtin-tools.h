@@ -10,6 +10,7 @@
 #pragma once
 
 #include "natter-clock.h"
+#include "natter-file-tool.h"
 #include "natter-tool-registry.h"
 
 G_BEGIN_DECLS
@@ -39,10 +40,10 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (NatterToolAskHuman, natter_tool_ask_human, NATTER, TOOL_ASK_HUMAN, GObject)
 
 #define NATTER_TYPE_TOOL_READ_FILE (natter_tool_read_file_get_type ())
-G_DECLARE_FINAL_TYPE (NatterToolReadFile, natter_tool_read_file, NATTER, TOOL_READ_FILE, GObject)
+G_DECLARE_FINAL_TYPE (NatterToolReadFile, natter_tool_read_file, NATTER, TOOL_READ_FILE, NatterFileTool)
 
 #define NATTER_TYPE_TOOL_LIST_DIRECTORY (natter_tool_list_directory_get_type ())
-G_DECLARE_FINAL_TYPE (NatterToolListDirectory, natter_tool_list_directory, NATTER, TOOL_LIST_DIRECTORY, GObject)
+G_DECLARE_FINAL_TYPE (NatterToolListDirectory, natter_tool_list_directory, NATTER, TOOL_LIST_DIRECTORY, NatterFileTool)
 
 #define NATTER_TYPE_TOOL_CURRENT_TIME (natter_tool_current_time_get_type ())
 G_DECLARE_FINAL_TYPE (NatterToolCurrentTime, natter_tool_current_time, NATTER, TOOL_CURRENT_TIME, GObject)

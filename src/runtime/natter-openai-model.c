@@ -5,6 +5,7 @@
 
 #define G_LOG_DOMAIN "natter-openai-model"
 
+#include "natter-json.h"
 #include "natter-openai-model.h"
 
 struct _NatterOpenaiModel
@@ -94,19 +95,6 @@ reasoning_delta_cb (NatterChatStream *stream,
     step->sink.reasoning_delta (delta, step->sink_data);
 }
 
-/* A string member, or NULL when absent or of another type. */
-static const char *
-get_string (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
-      || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 static GHashTable *
 collect_tool_call_ids (JsonObject *request)
 {
@@ -138,7 +126,7 @@ collect_tool_call_ids (JsonObject *request)
 
           if (!JSON_NODE_HOLDS_OBJECT (part))
             continue;
-          id = get_string (json_node_get_object (part), "toolCallId");
+          id = natter_json_loose_string (json_node_get_object (part), "toolCallId");
           if (id != NULL)
             g_hash_table_add (ids, g_strdup (id));
         }
@@ -162,7 +150,7 @@ make_tool_call_ids_unique (JsonNode   *message,
       JsonObject *part = json_array_get_object_element (content, i);
       const char *id;
 
-      if (g_strcmp0 (get_string (part, "type"), "tool-call") != 0)
+      if (g_strcmp0 (natter_json_loose_string (part, "type"), "tool-call") != 0)
         continue;
       id = json_object_get_string_member (part, "toolCallId");
       if (g_hash_table_contains (used_ids, id))

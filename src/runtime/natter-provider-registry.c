@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "natter-json.h"
 #include "natter-provider-registry.h"
 #include "natter-runtime-error.h"
 
@@ -320,19 +321,6 @@ strip_slashes (const char *url)
   return copy;
 }
 
-/* A string member, or NULL when absent or of another type. */
-static const char *
-get_string (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
-      || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 /**
  * natter_provider_registry_offers_model:
  * @self: the registry
@@ -361,8 +349,8 @@ natter_provider_registry_offers_model (NatterProviderRegistry *self,
 
   if (descriptor == NULL)
     return FALSE;
-  provider = get_string (descriptor, "provider");
-  model = get_string (descriptor, "model");
+  provider = natter_json_loose_string (descriptor, "provider");
+  model = natter_json_loose_string (descriptor, "model");
   return provider != NULL && model != NULL && model[0] != '\0' &&
          !natter_provider_id_is_endpoint (provider) && g_hash_table_contains (self->configured, provider);
 }
@@ -590,8 +578,8 @@ natter_provider_registry_resolve (NatterModelRegistry  *registry,
                                   GError              **error)
 {
   NatterProviderRegistry *self = NATTER_PROVIDER_REGISTRY (registry);
-  const char *provider = get_string (descriptor, "provider");
-  const char *model = get_string (descriptor, "model");
+  const char *provider = natter_json_loose_string (descriptor, "provider");
+  const char *model = natter_json_loose_string (descriptor, "model");
   g_autoptr(NatterOpenaiProvider) live = NULL;
 
   if (provider == NULL || provider[0] == '\0' || model == NULL || model[0] == '\0')
@@ -616,8 +604,8 @@ natter_provider_registry_check (NatterModelRegistry  *registry,
                                 GError              **error)
 {
   NatterProviderRegistry *self = NATTER_PROVIDER_REGISTRY (registry);
-  const char *provider = get_string (descriptor, "provider");
-  const char *model = get_string (descriptor, "model");
+  const char *provider = natter_json_loose_string (descriptor, "provider");
+  const char *model = natter_json_loose_string (descriptor, "model");
   g_autoptr(GUri) endpoint = NULL;
 
   if (provider == NULL || provider[0] == '\0' || model == NULL || model[0] == '\0')

@@ -8,7 +8,7 @@
 
 #define G_LOG_DOMAIN "natter-turn-execution"
 
-#include "natter-turn-execution.h"
+#include "natter-turn-outcome.h"
 
 typedef struct
 {

@@ -277,16 +277,6 @@ JsonObject         *natter_sessions_fork_compaction_finish    (GAsyncResult     
 JsonNode           *natter_sessions_compaction_copy           (NatterSessions      *self,
                                                                const char          *session_id,
                                                                JsonObject          *compaction);
-/* natter-sessions-turns.c: promotion of the queue */
-void                natter_sessions_promote_queue_async (NatterSessions      *self,
-                                                         const char          *session_id,
-                                                         GCancellable        *cancellable,
-                                                         GAsyncReadyCallback  callback,
-                                                         gpointer             user_data);
-char               *natter_sessions_promote_queue_finish (NatterSessions     *self,
-                                                          GAsyncResult       *result,
-                                                          GError            **error);
-
 /* natter-sessions-queue.c */
 void                natter_sessions_take_oldest_queued  (NatterSessionState  *state,
                                                          char               **out_queue_id,

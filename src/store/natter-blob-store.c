@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "natter-blob-store.h"
+#include "natter-fd-private.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
 
@@ -146,29 +147,6 @@ make_private_dir (const char  *path,
   return set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
 }
 
-static gboolean
-write_all (int           fd,
-           const guint8 *data,
-           gsize         length,
-           const char   *path,
-           GError      **error)
-{
-  while (length > 0)
-    {
-      gssize written = write (fd, data, length);
-
-      if (written < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return set_io_error (error, errno, "write", path);
-        }
-      data += written;
-      length -= (gsize) written;
-    }
-  return TRUE;
-}
-
 static char *
 hash_bytes (GBytes *bytes)
 {
@@ -194,7 +172,7 @@ write_temp_and_link (const char  *dir,
   fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
   if (fd < 0)
     return set_io_error (error, errno, "create", temp_path);
-  if (fchmod (fd, 0600) < 0 || !write_all (fd, data, length, temp_path, error) || fsync (fd) < 0)
+  if (fchmod (fd, 0600) < 0 || !natter_fd_write_all (fd, data, length) || fsync (fd) < 0)
     {
       saved_errno = errno;
       close (fd);

@@ -607,10 +607,19 @@ natter_json_parser_load_external (JsonParser  *parser,
   return json_parser_load_from_data (parser, data, length, error);
 }
 
-static JsonNode *
-get_member (JsonObject  *object,
-            const char  *member,
-            GError     **error)
+/**
+ * natter_json_require_member:
+ * @object: a JSON object
+ * @member: a member name
+ * @error: return location for a %NATTER_STORE_ERROR_SCHEMA error
+ *
+ * Returns: (transfer none) (nullable): the member, of any type, or %NULL
+ *   when it is missing (with @error set)
+ */
+JsonNode *
+natter_json_require_member (JsonObject  *object,
+                            const char  *member,
+                            GError     **error)
 {
   JsonNode *node = json_object_get_member (object, member);
 
@@ -652,7 +661,7 @@ natter_json_require_string (JsonObject  *object,
                             const char  *member,
                             GError     **error)
 {
-  JsonNode *node = get_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return NULL;
@@ -728,6 +737,29 @@ natter_json_optional_string (JsonObject  *object,
 }
 
 /**
+ * natter_json_loose_string:
+ * @object: a JSON object from another program (a server's answer)
+ * @member: a member name
+ *
+ * Reads the loosely typed JSON of other programs, where a member that
+ * is absent, `null` or of another type all mean "not given". For what
+ * Natter stores, natter_json_optional_string() refuses the wrong type
+ * instead.
+ *
+ * Returns: (transfer none) (nullable): the member's string, or %NULL
+ */
+const char *
+natter_json_loose_string (JsonObject *object,
+                          const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || !is_value_of (node, G_TYPE_STRING))
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/**
  * natter_json_require_int:
  * @object: (transfer none): an event or nested object
  * @member: the field name
@@ -745,7 +777,7 @@ natter_json_require_int (JsonObject  *object,
                          gint64      *out_value,
                          GError     **error)
 {
-  JsonNode *node = get_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return FALSE;
@@ -776,7 +808,7 @@ natter_json_require_boolean (JsonObject  *object,
                              gboolean    *out_value,
                              GError     **error)
 {
-  JsonNode *node = get_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return FALSE;
@@ -806,7 +838,7 @@ natter_json_require_object (JsonObject  *object,
                             const char  *member,
                             GError     **error)
 {
-  JsonNode *node = get_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return NULL;
@@ -834,7 +866,7 @@ natter_json_require_array (JsonObject  *object,
                            const char  *member,
                            GError     **error)
 {
-  JsonNode *node = get_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return NULL;

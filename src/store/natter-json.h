@@ -31,6 +31,9 @@ gboolean    natter_json_parser_load_external (JsonParser *parser,
                                               gssize      length,
                                               GError    **error);
 
+JsonNode   *natter_json_require_member     (JsonObject   *object,
+                                            const char   *member,
+                                            GError      **error);
 const char *natter_json_require_string     (JsonObject   *object,
                                             const char   *member,
                                             GError      **error);
@@ -41,6 +44,8 @@ gboolean    natter_json_optional_string    (JsonObject   *object,
                                             const char   *member,
                                             const char  **out_value,
                                             GError      **error);
+const char *natter_json_loose_string       (JsonObject   *object,
+                                            const char   *member);
 gboolean    natter_json_require_int        (JsonObject   *object,
                                             const char   *member,
                                             gint64       *out_value,

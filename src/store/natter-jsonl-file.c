@@ -14,6 +14,7 @@
 
 #include <glib/gstdio.h>
 
+#include "natter-fd-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
@@ -34,31 +35,6 @@ natter_jsonl_set_io_error (GError     **error,
   g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
                "Could not %s %s: %s", what, path, g_strerror (saved_errno));
   return FALSE;
-}
-
-static gboolean
-write_all (int          fd,
-           const char  *data,
-           gsize        length,
-           const char  *path,
-           GError     **error)
-{
-  /* One write() for the whole buffer in practice; the loop only covers a
-   * short write (disk full, signal) so no byte is silently dropped. */
-  while (length > 0)
-    {
-      gssize written = write (fd, data, length);
-
-      if (written < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return natter_jsonl_set_io_error (error, errno, "write to", path);
-        }
-      data += written;
-      length -= written;
-    }
-  return TRUE;
 }
 
 static gboolean
@@ -209,8 +185,14 @@ natter_jsonl_file_create (NatterJsonlRepo  *self,
         g_unlink (temp_path);
         return natter_jsonl_set_io_error (error, saved_errno, "set the mode of", temp_path);
       }
-    if (!write_all (fd, data, length, temp_path, error) ||
-        !close_fd (fd, temp_path, error))
+    if (!natter_fd_write_all (fd, data, length))
+      {
+        saved_errno = errno;
+        close (fd);
+        g_unlink (temp_path);
+        return natter_jsonl_set_io_error (error, saved_errno, "write to", temp_path);
+      }
+    if (!close_fd (fd, temp_path, error))
       {
         g_unlink (temp_path);
         return FALSE;
@@ -302,10 +284,12 @@ append_to_file_locked (NatterJsonlRepo  *self,
     }
 
   data = g_bytes_get_data (lines, &length);
-  if (!write_all (fd, data, length, path, error))
+  if (!natter_fd_write_all (fd, data, length))
     {
+      int saved_errno = errno;
+
       close (fd);
-      return FALSE;
+      return natter_jsonl_set_io_error (error, saved_errno, "write to", path);
     }
 
   return close_fd (fd, path, error);
@@ -341,9 +325,6 @@ load_file (const char  *path,
            char       **out_heap,
            GError     **error)
 {
-  char *buffer = stack_buffer;
-  gsize capacity = READ_STACK_SIZE;
-  gsize length = 0;
   struct stat info;
   int fd;
 
@@ -381,48 +362,15 @@ load_file (const char  *path,
       return FALSE;
     }
 
-  /* One more byte than the size, so that the read that finds the end
-   * needs no reallocation. */
-  if ((guint64) info.st_size + 1 > capacity)
+  if (!natter_fd_read_all (fd, (gsize) info.st_size, stack_buffer, READ_STACK_SIZE, out_heap,
+                           out_contents, out_length))
     {
-      capacity = (gsize) info.st_size + 1;
-      buffer = *out_heap = g_malloc (capacity);
-    }
+      int saved_errno = errno;
 
-  for (;;)
-    {
-      gssize n;
-
-      if (length == capacity)
-        {
-          capacity *= 2;
-          if (buffer == stack_buffer)
-            {
-              buffer = *out_heap = g_malloc (capacity);
-              memcpy (buffer, stack_buffer, length);
-            }
-          else
-            buffer = *out_heap = g_realloc (buffer, capacity);
-        }
-      n = read (fd, buffer + length, capacity - length);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int saved_errno = errno;
-
-          close (fd);
-          g_clear_pointer (out_heap, g_free);
-          return natter_jsonl_set_io_error (error, saved_errno, "read", path);
-        }
-      if (n == 0)
-        break;
-      length += n;
+      close (fd);
+      return natter_jsonl_set_io_error (error, saved_errno, "read", path);
     }
   close (fd);
-
-  *out_contents = buffer;
-  *out_length = length;
   return TRUE;
 }
 

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "natter-fd-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-json-private.h"
@@ -622,10 +623,9 @@ load_file (const char  *path,
            gsize       *out_length,
            char       **out_heap)
 {
-  char *buffer = stack_buffer;
-  gsize capacity = READ_STACK_SIZE;
-  gsize length = 0;
   struct stat info;
+  char *contents;
+  gboolean ok;
   int fd;
 
   *out_heap = NULL;
@@ -635,47 +635,12 @@ load_file (const char  *path,
   if (fd < 0)
     return FALSE;
 
-  /* One byte more than the size, so the read that finds the end fits. */
-  if (fstat (fd, &info) == 0 && S_ISREG (info.st_mode) &&
-      (guint64) info.st_size + 1 > capacity)
-    {
-      capacity = (gsize) info.st_size + 1;
-      buffer = *out_heap = g_malloc (capacity);
-    }
-
-  for (;;)
-    {
-      gssize n;
-
-      if (length == capacity)
-        {
-          capacity *= 2;
-          if (buffer == stack_buffer)
-            {
-              buffer = *out_heap = g_malloc (capacity);
-              memcpy (buffer, stack_buffer, length);
-            }
-          else
-            buffer = *out_heap = g_realloc (buffer, capacity);
-        }
-      n = read (fd, buffer + length, capacity - length);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          close (fd);
-          g_clear_pointer (out_heap, g_free);
-          return FALSE;
-        }
-      if (n == 0)
-        break;
-      length += n;
-    }
+  ok = natter_fd_read_all (fd, fstat (fd, &info) == 0 && S_ISREG (info.st_mode) ? (gsize) info.st_size : 0,
+                           stack_buffer, READ_STACK_SIZE, out_heap, &contents, out_length);
   close (fd);
-
-  *out_contents = buffer;
-  *out_length = length;
-  return TRUE;
+  if (ok)
+    *out_contents = contents;
+  return ok;
 }
 
 static void

@@ -64,19 +64,6 @@
 typedef gboolean (*EventValidator) (JsonObject  *event,
                                     GError     **error);
 
-static JsonNode *
-require_member (JsonObject  *object,
-                const char  *member,
-                GError     **error)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL)
-    g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                 "Field “%s” is missing", member);
-  return node;
-}
-
 static gboolean
 optional_object (JsonObject  *object,
                  const char  *member,
@@ -235,7 +222,7 @@ validate_content_parts (JsonArray   *parts,
           if (!natter_json_require_nonempty_string (part, "toolCallId", error) ||
               !natter_json_require_nonempty_string (part, "toolName", error))
             goto fail;
-          arguments = require_member (part, "arguments", error);
+          arguments = natter_json_require_member (part, "arguments", error);
           if (arguments == NULL)
             goto fail;
           if (!JSON_NODE_HOLDS_OBJECT (arguments) &&
@@ -296,7 +283,7 @@ validate_message (JsonNode    *node,
       return FALSE;
     }
 
-  content = require_member (message, "content", error);
+  content = natter_json_require_member (message, "content", error);
   if (content == NULL)
     return FALSE;
 
@@ -326,7 +313,7 @@ require_message (JsonObject  *object,
                  Roles        allowed,
                  GError     **error)
 {
-  JsonNode *node = require_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return FALSE;
@@ -421,7 +408,7 @@ validate_turn_created (JsonObject  *event,
 
   /* schemaVersion was checked first by natter_turn_event_validate(). */
 
-  session_id = require_member (event, "sessionId", error);
+  session_id = natter_json_require_member (event, "sessionId", error);
   if (session_id == NULL)
     return FALSE;
   if (!JSON_NODE_HOLDS_NULL (session_id) && natter_id_require_field (event, "sessionId", error) == NULL)
@@ -442,7 +429,7 @@ validate_turn_created (JsonObject  *event,
       return FALSE;
     }
 
-  context = require_member (event, "context", error);
+  context = natter_json_require_member (event, "context", error);
   if (context == NULL)
     return FALSE;
   if (JSON_NODE_HOLDS_ARRAY (context))
@@ -635,7 +622,7 @@ validate_tool_permission_required (JsonObject  *event,
 {
   return natter_json_require_nonempty_string (event, "toolCallId", error) &&
          natter_json_require_nonempty_string (event, "toolName", error) &&
-         require_member (event, "request", error) != NULL &&
+         natter_json_require_member (event, "request", error) != NULL &&
          natter_json_optional_string (event, "checkerError", NULL, error);
 }
 
@@ -718,7 +705,7 @@ validate_tool_progress (JsonObject  *event,
 
   return natter_json_require_nonempty_string (event, "toolCallId", error) &&
          natter_json_require_enum (event, "source", sources, error) != NULL &&
-         require_member (event, "progress", error) != NULL;
+         natter_json_require_member (event, "progress", error) != NULL;
 }
 
 static gboolean
@@ -735,7 +722,7 @@ validate_tool_result (JsonObject  *event,
   result = natter_json_require_object (event, "result", error);
   if (result == NULL)
     return FALSE;
-  if (require_member (result, "output", error) == NULL ||
+  if (natter_json_require_member (result, "output", error) == NULL ||
       !natter_json_require_boolean (result, "isError", NULL, error) ||
       !optional_object (result, "metadata", NULL, error))
     {
@@ -780,7 +767,7 @@ validate_pending_list (JsonObject  *event,
       else
         ok = natter_json_require_nonempty_string (entry, "toolCallId", error) &&
              natter_json_require_nonempty_string (entry, "toolName", error) &&
-             require_member (entry, "request", error) != NULL;
+             natter_json_require_member (entry, "request", error) != NULL;
       if (!ok)
         {
           g_prefix_error (error, "Field “%s”, element %u: ", member, i);

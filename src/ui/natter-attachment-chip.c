@@ -192,12 +192,11 @@ natter_attachment_chip_get_name (NatterAttachmentChip *self)
 
 /* Sent attachments */
 
+/* The store the view was made with (natter_attachment_view_new()). */
 static NatterBlobStore *
 blob_store_of (GtkWidget *widget)
 {
-  GtkRoot *root = gtk_widget_get_root (widget);
-
-  return root != NULL && NATTER_IS_WINDOW (root) ? natter_window_get_blob_store (NATTER_WINDOW (root)) : NULL;
+  return g_object_get_data (G_OBJECT (widget), "natter-blobs");
 }
 
 static void
@@ -382,25 +381,31 @@ open_clicked_cb (GtkWidget *button)
 /**
  * natter_attachment_view_new:
  * @part: (transfer none): a `blob` content part of a sent message
+ * @blobs: (nullable) (transfer none): the store to read the attachment
+ *   from; without one, an image stays empty and a file does not open
  *
  * How a sent attachment shows (docs/format.md §4.4): an image inline,
  * scaled down to at most 320×240 and decoded off the main thread when
  * first shown; any other file as a chip that opens it with the default
- * application. The blob store is the window's
- * (natter_window_get_blob_store()).
+ * application.
  *
  * Returns: (transfer floating): a new widget
  */
 GtkWidget *
-natter_attachment_view_new (JsonObject *part)
+natter_attachment_view_new (JsonObject      *part,
+                            NatterBlobStore *blobs)
 {
   const char *name = json_object_get_string_member_with_default (part, "name", "");
   const char *media_type = json_object_get_string_member_with_default (part, "mediaType", NULL);
   gint64 size = json_object_get_int_member_with_default (part, "size", -1);
   GtkWidget *view = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
 
+  g_return_val_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs), NULL);
+
   gtk_widget_set_halign (view, GTK_ALIGN_END);
   g_object_set_data_full (G_OBJECT (view), "natter-part", json_object_ref (part), (GDestroyNotify) json_object_unref);
+  if (blobs != NULL)
+    g_object_set_data_full (G_OBJECT (view), "natter-blobs", g_object_ref (blobs), g_object_unref);
   if (natter_attachment_kind_for_media_type (media_type) == NATTER_ATTACHMENT_KIND_IMAGE)
     {
       GtkWidget *picture = gtk_picture_new ();
@@ -424,6 +429,8 @@ natter_attachment_view_new (JsonObject *part)
       gtk_widget_set_tooltip_text (button, tooltip);
       g_object_set_data_full (G_OBJECT (button), "natter-part", json_object_ref (part),
                               (GDestroyNotify) json_object_unref);
+      if (blobs != NULL)
+        g_object_set_data_full (G_OBJECT (button), "natter-blobs", g_object_ref (blobs), g_object_unref);
       g_signal_connect (button, "clicked", G_CALLBACK (open_clicked_cb), NULL);
       gtk_box_append (GTK_BOX (view), button);
       g_object_set_data (G_OBJECT (view), "natter-loaded", GINT_TO_POINTER (TRUE));

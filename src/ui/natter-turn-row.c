@@ -34,6 +34,7 @@ struct _NatterTurnRow
   GtkWidget       parent_instance;
 
   NatterSessions *sessions;
+  NatterBlobStore *blobs;   /* nullable: where sent attachments are read */
   NatterTurnItem *item;
   /* The markdown view the current overlay streams into, if any. */
   GtkWidget      *streaming_view;
@@ -579,7 +580,7 @@ show_attachments (NatterTurnRow *self)
   g_free (self->attachments_turn_id);
   self->attachments_turn_id = parts->len > 0 ? g_strdup (turn_id) : NULL;
   for (guint i = 0; i < parts->len; i++)
-    gtk_box_append (GTK_BOX (self->attachments_box), natter_attachment_view_new (g_ptr_array_index (parts, i)));
+    gtk_box_append (GTK_BOX (self->attachments_box), natter_attachment_view_new (g_ptr_array_index (parts, i), self->blobs));
   gtk_widget_set_visible (self->attachments_box, parts->len > 0);
 }
 
@@ -850,6 +851,7 @@ natter_turn_row_finalize (GObject *object)
   NatterTurnRow *self = NATTER_TURN_ROW (object);
 
   g_clear_object (&self->sessions);
+  g_clear_object (&self->blobs);
   g_string_free (self->assistant_text, TRUE);
   g_free (self->attachments_turn_id);
 
@@ -922,18 +924,22 @@ natter_turn_row_init (NatterTurnRow *self)
 /**
  * natter_turn_row_new:
  * @sessions: the session service that prompts answer through
+ * @blobs: (nullable): the store the message's attachments are read from
  *
  * Returns: (transfer floating): an empty row; see natter_turn_row_set_item()
  */
 GtkWidget *
-natter_turn_row_new (NatterSessions *sessions)
+natter_turn_row_new (NatterSessions  *sessions,
+                     NatterBlobStore *blobs)
 {
   NatterTurnRow *self;
 
   g_return_val_if_fail (NATTER_IS_SESSIONS (sessions), NULL);
+  g_return_val_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs), NULL);
 
   self = g_object_new (NATTER_TYPE_TURN_ROW, NULL);
   self->sessions = g_object_ref (sessions);
+  self->blobs = blobs != NULL ? g_object_ref (blobs) : NULL;
   return GTK_WIDGET (self);
 }
 

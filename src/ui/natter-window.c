@@ -768,6 +768,7 @@ natter_window_set_blob_store (NatterWindow    *self,
   g_return_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs));
 
   g_set_object (&self->blobs, blobs);
+  natter_conversation_view_set_blob_store (self->conversation_view, blobs);
   if (self->pipeline != NULL)
     natter_send_pipeline_set_blob_store (self->pipeline, blobs);
   natter_composer_set_can_attach (self->composer, blobs != NULL);
