@@ -18,6 +18,8 @@
 
 #include "natter-data-dir-lock.h"
 #include "natter-id.h"
+#include "natter-json.h"
+#include "natter-jsonl-repo.h"
 #include "natter-test-server.h"
 #include "natter-test-support.h"
 
@@ -1670,6 +1672,78 @@ test_export_import (Fixture       *f,
   g_assert_cmpint (r.status, ==, 2);
 }
 
+/* `sessions --json` writes its array an entry at a time; what it prints
+ * is still one document, spelled exactly as the whole array would be,
+ * across the pieces it is written in (1,000 titled sessions are several),
+ * a damaged session's entry included, and with no session at all. */
+static void
+test_sessions_json_streamed (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autoptr(GFile) storage = g_file_get_child (f->dir, "storage");
+  g_autoptr(NatterJsonlRepo) repo = natter_session_repo_new (storage);
+  g_autoptr(NatterFakeClock) clock = natter_fake_clock_new (1795000000LL * G_USEC_PER_SEC);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NATTER_CLOCK (clock));
+  g_autofree char *damaged = NULL;
+  g_autofree char *whole = NULL;
+  g_autoptr(JsonNode) printed = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *entries;
+  guint n_errors = 0;
+
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "[]\n");
+
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_autofree char *id = natter_id_generator_next (ids);
+      g_autofree char *line = g_strdup_printf ("{\"type\":\"session_created\",\"sessionId\":\"%s\","
+                                               "\"ts\":\"2026-11-01T10:00:00.000Z\",\"schemaVersion\":1,"
+                                               "\"title\":\"Conversation %u about \\\"quotes\\\" and "
+                                               "new\\nlines, long enough to take some room\"}", id, i);
+      g_autoptr(JsonNode) event = natter_test_json (line);
+
+      g_assert_true (natter_jsonl_repo_create_sync (repo, id, event, NULL, &error));
+      g_assert_no_error (error);
+      if (i == 123)
+        damaged = g_steal_pointer (&id);
+    }
+  {
+    g_autoptr(GFile) file = natter_jsonl_repo_get_file (repo, damaged, NULL);
+
+    natter_test_append_file (g_file_peek_path (file), "{\"type\":\"nonsense\"");
+  }
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpuint (strlen (r.out), >, 4 * 64 * 1024);
+  printed = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  entries = json_node_get_array (printed);
+  g_assert_cmpuint (json_array_get_length (entries), ==, 1000);
+  for (guint i = 0; i < 1000; i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+
+      if (json_object_has_member (entry, "error"))
+        {
+          g_assert_cmpstr (json_object_get_string_member (entry, "sessionId"), ==, damaged);
+          n_errors++;
+        }
+      else
+        g_assert_nonnull (strstr (json_object_get_string_member (entry, "title"), "\"quotes\" and new\nlines"));
+    }
+  g_assert_cmpuint (n_errors, ==, 1);
+  whole = natter_json_to_text (printed, TRUE, NULL);
+  g_assert_true (g_str_has_suffix (r.out, "\n"));
+  g_assert_cmpuint (strlen (r.out), ==, strlen (whole) + 1);
+  g_assert_true (strncmp (r.out, whole, strlen (whole)) == 0);
+}
+
 /* Someone else's archive, imported in a fresh data directory: its
  * "Always Allow" grant, its queued message and its server address stay
  * behind, and the command says so. A plain send then goes to the
@@ -2008,6 +2082,7 @@ main (int   argc,
   ADD ("/cli/ask/completed", test_ask_completed);
   ADD ("/cli/ask/provider-unreachable", test_ask_unreachable);
   ADD ("/cli/send/new-session-list-show", test_send_list_show);
+  ADD ("/cli/sessions/json-streamed", test_sessions_json_streamed);
   ADD ("/cli/send/permission-allow", test_permission_allow);
   ADD ("/cli/grants/allow-always-grant-list-revoke", test_grants);
   ADD ("/cli/params/send-keep-clear", test_params);

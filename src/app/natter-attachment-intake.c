@@ -20,7 +20,6 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <poppler.h>
 
 #include "natter-attachment-content.h"
 #include "natter-attachment-intake.h"
@@ -358,9 +357,13 @@ check_readable (const char  *name,
   if (natter_attachment_kind_for_media_type (media_type) != NATTER_ATTACHMENT_KIND_PDF ||
       natter_attachment_pdf_check (bytes, &local_error))
     return TRUE;
-  if (g_error_matches (local_error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
+  if (natter_attachment_pdf_error_is_locked (local_error))
     g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
                  _("“%s” is a PDF locked with a password; Natter cannot read it"), name);
+  else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+    /* Not the file's fault: this system cannot read any PDF. */
+    g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
+                 _("Natter cannot read the PDF “%s” on this system (%s)"), name, local_error->message);
   else
     g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
                  _("“%s” is a damaged PDF that cannot be read (%s)"), name, local_error->message);

@@ -383,6 +383,13 @@ natter_services_new (GFile               *data_dir,
                                            natter_services_get_max_model_calls (self));
   natter_turn_runtime_set_blob_store (self->runtime, self->blobs);
   self->index = natter_session_index_new ();
+  {
+    /* Also a cache beside the logs (docs/format.md §1): the startup scan
+     * reads only the sessions whose files changed since it was written. */
+    g_autoptr(GFile) index_cache = g_file_resolve_relative_path (self->data_dir, "cache/session-index");
+
+    natter_session_index_set_cache_file (self->index, index_cache);
+  }
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
   /* A conversation is named after its first answer whoever brings it

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "natter-cli-private.h"
 #include "natter-json.h"
@@ -249,18 +250,49 @@ or_dash (const char *text)
   return text != NULL && text[0] != '\0' ? text : "-";
 }
 
+/* `--json` output is flushed in pieces of about this size: few writes
+ * (each one a D-Bus message when the command runs in the window), and
+ * never the whole array in memory. */
+#define JSON_FLUSH_SIZE (64 * 1024)
+
+/* Appends one element of the printed array, spelled as the generator
+ * spells it inside a pretty array: after "[" or ",", each of its lines
+ * indented two more spaces. Every newline of pretty JSON is between
+ * tokens (a newline in a string is escaped), so indenting after each
+ * keeps the text the same document. */
+static void
+append_json_element (GString  *out,
+                     JsonNode *node,
+                     gboolean  first)
+{
+  g_autofree char *text = natter_json_to_text (node, TRUE, NULL);
+  const char *line = text;
+  const char *end;
+
+  g_string_append (out, first ? "[\n  " : ",\n  ");
+  while ((end = strchr (line, '\n')) != NULL)
+    {
+      g_string_append_len (out, line, end + 1 - line);
+      g_string_append (out, "  ");
+      line = end + 1;
+    }
+  g_string_append (out, line);
+}
+
 /* Prints the session index: one tab-separated line per session, or
- * the entries as a JSON array. Every session is listed; one that is a
- * version of another conversation (an edit or a new try,
- * natter-session-families.c) says which: a fifth column "version of ID"
- * in text, `versionOf` in JSON. */
+ * the entries as a JSON array, written an entry at a time: the array's
+ * text is exactly what natter_json_to_text() makes of the whole array,
+ * but only one entry's tree and a piece of the text are ever held. Every
+ * session is listed; one that is a version of another conversation (an
+ * edit or a new try, natter-session-families.c) says which: a fifth
+ * column "version of ID" in text, `versionOf` in JSON. */
 void
 natter_cli_print_sessions (Run *run)
 {
   GListModel *index = G_LIST_MODEL (natter_services_get_index (run->services));
   g_autoptr(NatterSessionFamilies) families = natter_session_families_new (index);
   guint n = g_list_model_get_n_items (index);
-  g_autoptr(JsonArray) array = json_array_new ();
+  g_autoptr(GString) json = g_string_new (NULL);
 
   for (guint i = 0; i < n; i++)
     {
@@ -272,11 +304,16 @@ natter_cli_print_sessions (Run *run)
 
       if (run->json)
         {
-          JsonNode *node = natter_session_index_entry_to_json (entry);
+          g_autoptr(JsonNode) node = natter_session_index_entry_to_json (entry);
 
           if (version)
             json_object_set_string_member (json_node_get_object (node), "versionOf", original);
-          json_array_add_element (array, node);
+          append_json_element (json, node, i == 0);
+          if (json->len >= JSON_FLUSH_SIZE)
+            {
+              natter_cli_out (run, "%s", json->str);
+              g_string_truncate (json, 0);
+            }
         }
       else if (error != NULL)
         natter_cli_out (run, "%s\terror\t%s\t%s\n", id, or_dash (natter_session_index_entry_get_updated_at (entry)),
@@ -290,12 +327,8 @@ natter_cli_print_sessions (Run *run)
     }
   if (run->json)
     {
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
-      g_autofree char *text = NULL;
-
-      json_node_set_array (root, array);
-      text = natter_json_to_text (root, TRUE, NULL);
-      natter_cli_out (run, "%s\n", text);
+      g_string_append (json, n == 0 ? "[]\n" : "\n]\n");
+      natter_cli_out (run, "%s", json->str);
     }
 }
 

@@ -34,6 +34,12 @@ void                     natter_session_index_entry_set_last_agent_id       (Nat
                                                                              const char              *last_agent_id);
 void                     natter_session_index_entry_set_last_model          (NatterSessionIndexEntry *self,
                                                                              JsonObject              *last_model);
+void                     natter_session_index_entry_set_last_model_names    (NatterSessionIndexEntry *self,
+                                                                             const char              *provider,
+                                                                             const char              *model);
+void                     natter_session_index_entry_get_last_model_names    (NatterSessionIndexEntry  *self,
+                                                                             const char              **out_provider,
+                                                                             const char              **out_model);
 void                     natter_session_index_entry_set_latest_turn_id      (NatterSessionIndexEntry *self,
                                                                              const char              *latest_turn_id);
 void                     natter_session_index_entry_set_latest_turn_status  (NatterSessionIndexEntry *self,

@@ -28,6 +28,11 @@ struct _NatterSessionIndexEntry
   char       *updated_at;
   guint       turn_count;
   char       *last_agent_id;
+  /* lastModel: the two strings, and the sealed object made of them the
+   * first time it is asked for (an index of 100,000 entries builds none
+   * until a row shows one). */
+  char       *last_provider;
+  char       *last_model_name;
   JsonObject *last_model;
   char       *latest_turn_id;
   char       *latest_turn_at;
@@ -77,6 +82,8 @@ natter_session_index_entry_finalize (GObject *object)
   g_clear_pointer (&self->latest_turn_at, g_free);
   g_clear_pointer (&self->last_agent_id, g_free);
   g_clear_pointer (&self->last_model, json_object_unref);
+  g_clear_pointer (&self->last_provider, g_free);
+  g_clear_pointer (&self->last_model_name, g_free);
   g_clear_pointer (&self->latest_turn_id, g_free);
   g_clear_pointer (&self->error, g_free);
   g_clear_pointer (&self->cwd, g_free);
@@ -115,7 +122,7 @@ natter_session_index_entry_get_property (GObject    *object,
       g_value_set_string (value, self->last_agent_id);
       break;
     case PROP_LAST_MODEL:
-      g_value_set_boxed (value, self->last_model);
+      g_value_set_boxed (value, natter_session_index_entry_get_last_model (self));
       break;
     case PROP_LATEST_TURN_ID:
       g_value_set_string (value, self->latest_turn_id);
@@ -461,30 +468,45 @@ natter_session_index_entry_set_last_agent_id (NatterSessionIndexEntry *self,
   set_string (self, &self->last_agent_id, last_agent_id, PROP_LAST_AGENT_ID);
 }
 
-static gboolean
-model_equal (JsonObject *a,
-             JsonObject *b)
-{
-  if (a == NULL || b == NULL)
-    return a == b;
-  return g_strcmp0 (json_object_get_string_member_with_default (a, "provider", NULL),
-                    json_object_get_string_member_with_default (b, "provider", NULL)) == 0 &&
-         g_strcmp0 (json_object_get_string_member_with_default (a, "model", NULL),
-                    json_object_get_string_member_with_default (b, "model", NULL)) == 0;
-}
-
 /* Keeps exactly {provider, model}: the spec's ModelDescriptor. */
 static JsonObject *
-copy_model (JsonObject *model)
+model_new (const char *provider,
+           const char *model)
 {
-  JsonObject *copy = json_object_new ();
+  JsonObject *object = json_object_new ();
 
-  json_object_set_string_member (copy, "provider",
-                                 json_object_get_string_member_with_default (model, "provider", ""));
-  json_object_set_string_member (copy, "model",
-                                 json_object_get_string_member_with_default (model, "model", ""));
-  json_object_seal (copy);
-  return copy;
+  json_object_set_string_member (object, "provider", provider);
+  json_object_set_string_member (object, "model", model);
+  json_object_seal (object);
+  return object;
+}
+
+static gboolean
+model_equal (NatterSessionIndexEntry *a,
+             NatterSessionIndexEntry *b)
+{
+  return g_strcmp0 (a->last_provider, b->last_provider) == 0 &&
+         g_strcmp0 (a->last_model_name, b->last_model_name) == 0;
+}
+
+/* natter_session_index_entry_set_last_model() from the two strings, for
+ * the index cache, which holds no JsonObject; both %NULL for none. */
+void
+natter_session_index_entry_set_last_model_names (NatterSessionIndexEntry *self,
+                                                 const char              *provider,
+                                                 const char              *model)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  g_return_if_fail ((provider == NULL) == (model == NULL));
+
+  if (g_strcmp0 (self->last_provider, provider) == 0 && g_strcmp0 (self->last_model_name, model) == 0)
+    return;
+  g_free (self->last_provider);
+  self->last_provider = g_strdup (provider);
+  g_free (self->last_model_name);
+  self->last_model_name = g_strdup (model);
+  g_clear_pointer (&self->last_model, json_object_unref);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LAST_MODEL]);
 }
 
 void
@@ -493,12 +515,12 @@ natter_session_index_entry_set_last_model (NatterSessionIndexEntry *self,
 {
   g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
 
-  if (model_equal (self->last_model, last_model))
-    return;
-  g_clear_pointer (&self->last_model, json_object_unref);
-  if (last_model != NULL)
-    self->last_model = copy_model (last_model);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LAST_MODEL]);
+  if (last_model == NULL)
+    natter_session_index_entry_set_last_model_names (self, NULL, NULL);
+  else
+    natter_session_index_entry_set_last_model_names (self,
+                                                     json_object_get_string_member_with_default (last_model, "provider", ""),
+                                                     json_object_get_string_member_with_default (last_model, "model", ""));
 }
 
 void
@@ -696,7 +718,23 @@ JsonObject *
 natter_session_index_entry_get_last_model (NatterSessionIndexEntry *self)
 {
   g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+
+  if (self->last_model == NULL && self->last_provider != NULL)
+    self->last_model = model_new (self->last_provider, self->last_model_name);
   return self->last_model;
+}
+
+/* The two strings of lastModel (both %NULL without turns), without
+ * building the object: for the index cache. */
+void
+natter_session_index_entry_get_last_model_names (NatterSessionIndexEntry  *self,
+                                                 const char              **out_provider,
+                                                 const char              **out_model)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+
+  *out_provider = self->last_provider;
+  *out_model = self->last_model_name;
 }
 
 /**
@@ -712,11 +750,9 @@ natter_session_index_entry_dup_last_model_string (NatterSessionIndexEntry *self)
 {
   g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
 
-  if (self->last_model == NULL)
+  if (self->last_provider == NULL)
     return NULL;
-  return g_strdup_printf ("%s/%s",
-                          json_object_get_string_member (self->last_model, "provider"),
-                          json_object_get_string_member (self->last_model, "model"));
+  return g_strdup_printf ("%s/%s", self->last_provider, self->last_model_name);
 }
 
 /**
@@ -860,8 +896,8 @@ natter_session_index_entry_to_json (NatterSessionIndexEntry *self)
   json_object_set_int_member (object, "turnCount", self->turn_count);
   if (self->last_agent_id != NULL)
     json_object_set_string_member (object, "lastAgentId", self->last_agent_id);
-  if (self->last_model != NULL)
-    json_object_set_object_member (object, "lastModel", copy_model (self->last_model));
+  if (self->last_provider != NULL)
+    json_object_set_object_member (object, "lastModel", model_new (self->last_provider, self->last_model_name));
   if (self->latest_turn_id != NULL)
     json_object_set_string_member (object, "latestTurnId", self->latest_turn_id);
   json_object_set_string_member (object, "latestTurnStatus", self->latest_turn_status);
@@ -898,7 +934,7 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          g_strcmp0 (a->updated_at, b->updated_at) == 0 &&
          a->turn_count == b->turn_count &&
          g_strcmp0 (a->last_agent_id, b->last_agent_id) == 0 &&
-         model_equal (a->last_model, b->last_model) &&
+         model_equal (a, b) &&
          g_strcmp0 (a->latest_turn_id, b->latest_turn_id) == 0 &&
          g_strcmp0 (a->latest_turn_at, b->latest_turn_at) == 0 &&
          a->latest_turn_status == b->latest_turn_status &&

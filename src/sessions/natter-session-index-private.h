@@ -28,6 +28,14 @@ gboolean                 natter_session_index_set_latest_turn_status (NatterSess
 gboolean                 natter_session_index_remove                (NatterSessionIndex   *self,
                                                                      const char           *session_id);
 
+GPtrArray               *natter_session_index_scan_cached_sync      (NatterJsonlRepo      *session_repo,
+                                                                     NatterJsonlRepo      *turn_repo,
+                                                                     GFile                *cache_file,
+                                                                     guint                 n_threads,
+                                                                     gboolean              background,
+                                                                     guint                *out_n_read,
+                                                                     GCancellable         *cancellable,
+                                                                     GError              **error);
 GPtrArray               *natter_session_index_scan_sync             (NatterJsonlRepo      *session_repo,
                                                                      NatterJsonlRepo      *turn_repo,
                                                                      guint                 n_threads,

@@ -12,6 +12,7 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-log-read.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 
@@ -90,6 +91,7 @@ read_session_thread (GTask        *task,
   NatterSessionState *state;
   GError *error = NULL;
 
+  g_atomic_int_inc (&self->n_session_reads);
   state = natter_session_reduce_file_sync (self->session_repo, task_data, NULL, cancellable, &error);
   if (state == NULL)
     g_task_return_error (task, error);
@@ -280,6 +282,54 @@ natter_sessions_end_op (NatterSessions *self,
     }
 }
 
+/* What the session file's queue holds, as the operations saw it. One
+ * process writes a data directory (the single-writer rule of
+ * docs/sessions.md §8.3) and every write of the queue (queueing,
+ * removing, the turn that consumes a message) is an operation's append,
+ * so the length an operation last read or wrote under the lock is the
+ * file's until the next operation. A read without the lock (getSession)
+ * is not taken in: it may have begun before a write it would then undo.
+ * An unknown length is read, as before. */
+
+static void
+remember_queue (NatterSessionsOp *data)
+{
+  g_hash_table_insert (data->self->queue_lengths, g_strdup (data->session_id),
+                       GUINT_TO_POINTER (natter_session_state_get_n_queued (data->state) + 1));
+}
+
+/* Whether @session_id's queue was empty when its file was last read or
+ * written under its lock: a promotion then has nothing to do. */
+gboolean
+natter_sessions_knows_nothing_queued (NatterSessions *self,
+                                      const char     *session_id)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->queue_lengths, session_id)) == 1;
+}
+
+/* Forgets what @session_id's queue held: the next promotion reads it. */
+void
+natter_sessions_forget_queue (NatterSessions *self,
+                              const char     *session_id)
+{
+  g_hash_table_remove (self->queue_lengths, session_id);
+}
+
+/**
+ * natter_sessions_get_n_session_reads: (skip)
+ * @self: the service
+ *
+ * Returns: how many times the service has read and reduced a session
+ *   file, for the tests and benchmarks of what an operation reads
+ */
+guint
+natter_sessions_get_n_session_reads (NatterSessions *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), 0);
+
+  return (guint) g_atomic_int_get (&self->n_session_reads);
+}
+
 /* The session-locked operations. Each has its own task data, which
  * starts with a NatterSessionsOp (NATTER_SESSIONS_DEFINE_OP). */
 
@@ -416,6 +466,7 @@ op_read_session_finish (GTask        *task,
       return FALSE;
     }
   natter_session_grant_view_update (data->self->grants, data->state);
+  remember_queue (data);
   return TRUE;
 }
 
@@ -504,6 +555,11 @@ natter_sessions_op_apply_appended (NatterSessionsOp  *data,
   for (guint i = 0; i < events->len; i++)
     if (!natter_session_state_apply (data->state, json_node_get_object (g_ptr_array_index (events, i)),
                                      error))
-      return FALSE;
+      {
+        /* The state no longer says what the file holds. */
+        natter_sessions_forget_queue (data->self, data->session_id);
+        return FALSE;
+      }
+  remember_queue (data);
   return TRUE;
 }

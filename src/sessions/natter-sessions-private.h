@@ -56,6 +56,7 @@ void   natter_sessions_set_fault_func         (NatterSessions          *self,
 guint  natter_sessions_get_n_live_advances    (NatterSessions          *self,
                                                const char              *turn_id);
 guint  natter_sessions_get_n_advances         (NatterSessions          *self);
+guint  natter_sessions_get_n_session_reads    (NatterSessions          *self);
 
 /* Below: internal to the session layer. */
 
@@ -103,6 +104,12 @@ struct _NatterSessions
   /* Queues that are not to go on for now (natter_sessions_hold_queue()):
    * session id → number of holds. */
   GHashTable              *held_queues;
+  /* How many messages each session had queued when its file was last
+   * read or written under its lock (session id → count + 1; absent: not
+   * known), so that a settled turn learns that nothing is queued without
+   * taking the lock and reading the file (natter-sessions-op.c). */
+  GHashTable              *queue_lengths;
+  guint                    n_session_reads; /* session files read and reduced, for tests and benchmarks */
 };
 
 enum
@@ -200,6 +207,10 @@ void                natter_sessions_read_turn_async    (NatterSessions        *s
 NatterTurnState    *natter_sessions_read_turn_finish   (GObject               *runtime,
                                                         GAsyncResult          *result,
                                                         GError               **error);
+gboolean            natter_sessions_knows_nothing_queued (NatterSessions      *self,
+                                                          const char          *session_id);
+void                natter_sessions_forget_queue       (NatterSessions        *self,
+                                                        const char            *session_id);
 guint64             natter_sessions_begin_op           (NatterSessions        *self);
 void                natter_sessions_end_op             (NatterSessions        *self,
                                                         guint64                op);

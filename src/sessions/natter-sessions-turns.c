@@ -503,6 +503,8 @@ promote_session_read (GTask *task)
  * `consumedQueueIds`; the advance starts as for a send. The service runs
  * it itself when a turn completes and after queueing; a front end runs it
  * when it opens a conversation, which recovers a promotion a crash lost.
+ * When the service saw the session's queue empty at its last read or
+ * write under the lock, nothing is read.
  */
 void
 natter_sessions_promote_queue_async (NatterSessions      *self,
@@ -514,6 +516,15 @@ natter_sessions_promote_queue_async (NatterSessions      *self,
   GTask *task = send_data_task_new (self, session_id, cancellable, callback, user_data,
                                     natter_sessions_promote_queue_async);
 
+  /* Nothing was queued when the file was last read or written under its
+   * lock: no read (and no wait for the lock) to learn it again. Whatever
+   * queues a message afterwards promotes it itself. */
+  if (natter_sessions_knows_nothing_queued (self, session_id))
+    {
+      promote_nothing (task);
+      g_object_unref (task);
+      return;
+    }
   natter_sessions_op_lock_and_read (task, promote_session_read);
 }
 

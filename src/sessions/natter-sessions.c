@@ -111,6 +111,7 @@ natter_sessions_finalize (GObject *object)
   g_clear_pointer (&self->flushes, g_ptr_array_unref);
   g_clear_pointer (&self->held_queues, g_hash_table_unref);
   g_clear_pointer (&self->shared_reads, g_hash_table_unref);
+  g_clear_pointer (&self->queue_lengths, g_hash_table_unref);
   g_clear_object (&self->own_registry);
   g_clear_pointer (&self->own_provider, g_free);
   g_clear_pointer (&self->own_model, g_free);
@@ -196,6 +197,7 @@ natter_sessions_init (NatterSessions *self)
   self->flushes = g_ptr_array_new_with_free_func (g_object_unref);
   self->held_queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shared_reads = g_hash_table_new (g_str_hash, g_str_equal);
+  self->queue_lengths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 /**
@@ -996,6 +998,7 @@ deleted_cb (GObject      *object,
     }
   natter_session_index_remove (data->self->index, data->session_id);
   natter_session_grant_view_forget (data->self->grants, data->session_id);
+  natter_sessions_forget_queue (data->self, data->session_id);
   natter_sessions_op_finish (task);
   g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
   g_task_return_boolean (task, TRUE);

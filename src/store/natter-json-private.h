@@ -95,5 +95,10 @@ gboolean  natter_json_line_scan_object    (const char        *line,
                                            guint             *n_members);
 char     *natter_json_span_dup_string     (const char        *value,
                                            gsize              value_length);
+gboolean  natter_json_span_walk           (const char        *value,
+                                           gsize              value_length,
+                                           NatterJsonMember  *items,
+                                           guint              max_items,
+                                           guint             *n_items);
 
 G_END_DECLS

@@ -310,15 +310,15 @@ natter_jsonl_file_append (NatterJsonlRepo  *self,
   return ok;
 }
 
-/* Most logs fit here, so reading one costs no heap buffer: a fresh
- * multi-kilobyte malloc per file also made glibc consolidate the
- * previous file's freed JSON nodes every time. */
-#define READ_STACK_SIZE (16 * 1024)
-
-/* Reads all of @path into @stack_buffer (READ_STACK_SIZE bytes) or, if it
- * does not fit, into *@out_heap (then owned by the caller). */
-static gboolean
-load_file (const char  *path,
+/* Reads all of @path into @stack_buffer (NATTER_JSONL_READ_STACK_SIZE
+ * bytes) or, if it does not fit, into *@out_heap (then owned by the
+ * caller). Shared with the startup scan's tree-free reads, which leave
+ * any failure to the full read to report. Most logs fit in the stack
+ * buffer, so reading one costs no heap buffer: a fresh multi-kilobyte
+ * malloc per file also made glibc consolidate the previous file's freed
+ * JSON nodes every time. */
+gboolean
+natter_jsonl_file_load (const char  *path,
            char        *stack_buffer,
            char       **out_contents,
            gsize       *out_length,
@@ -362,7 +362,7 @@ load_file (const char  *path,
       return FALSE;
     }
 
-  if (!natter_fd_read_all (fd, (gsize) info.st_size, stack_buffer, READ_STACK_SIZE, out_heap,
+  if (!natter_fd_read_all (fd, (gsize) info.st_size, stack_buffer, NATTER_JSONL_READ_STACK_SIZE, out_heap,
                            out_contents, out_length))
     {
       int saved_errno = errno;
@@ -411,7 +411,7 @@ natter_jsonl_file_read_full (NatterJsonlRepo     *self,
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *heap = NULL;
-  char stack_buffer[READ_STACK_SIZE];
+  char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
   const char *contents = NULL;
   gsize length = 0;
   gsize pos = 0;
@@ -420,7 +420,7 @@ natter_jsonl_file_read_full (NatterJsonlRepo     *self,
   if (path == NULL)
     return NULL;
 
-  if (!load_file (path, stack_buffer, (char **) &contents, &length, &heap, error))
+  if (!natter_jsonl_file_load (path, stack_buffer, (char **) &contents, &length, &heap, error))
     return NULL;
 
   events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);

@@ -25,30 +25,40 @@
  * an id, makes its private partition directories, lists the ids on disk
  * and removes the temporary files an interrupted create left behind. */
 
-static char *
-dir_path_for (NatterJsonlRepo *self,
-              const char      *id)
-{
-  g_autofree char *partition = natter_id_partition (id);
-
-  return g_build_filename (self->kind_path, partition, NULL);
-}
-
-/* Validates @id first: no path is ever built from an unchecked id. */
+/* Validates @id first: no path is ever built from an unchecked id. Put
+ * together by hand, `<kind>/YYYY/MM/DD/<id>.jsonl` from the id's date:
+ * the startup scan builds two paths a session. */
 char *
 natter_jsonl_layout_file_path (NatterJsonlRepo  *self,
                                const char       *id,
                                GError          **error)
 {
-  g_autofree char *dir = NULL;
-  g_autofree char *name = NULL;
+  static const char suffix[] = ".jsonl";
+  gsize kind_length;
+  char *path;
+  char *p;
 
   if (!natter_id_validate (id, error))
     return NULL;
 
-  dir = dir_path_for (self, id);
-  name = g_strconcat (id, ".jsonl", NULL);
-  return g_build_filename (dir, name, NULL);
+  kind_length = strlen (self->kind_path);
+  p = path = g_malloc (kind_length + strlen ("/YYYY/MM/DD/") + NATTER_ID_LENGTH + sizeof suffix);
+  memcpy (p, self->kind_path, kind_length);
+  p += kind_length;
+  *p++ = '/';
+  memcpy (p, id, 4);            /* YYYY */
+  p += 4;
+  *p++ = '/';
+  memcpy (p, id + 5, 2);        /* MM */
+  p += 2;
+  *p++ = '/';
+  memcpy (p, id + 8, 2);        /* DD */
+  p += 2;
+  *p++ = '/';
+  memcpy (p, id, NATTER_ID_LENGTH);
+  p += NATTER_ID_LENGTH;
+  memcpy (p, suffix, sizeof suffix);
+  return path;
 }
 
 /* Makes @path (one component below an existing directory) with mode 0700,
@@ -192,7 +202,6 @@ natter_jsonl_layout_list_ids (NatterJsonlRepo  *self,
           while ((day = g_dir_read_name (month_dir)) != NULL)
             {
               g_autofree char *day_path = NULL;
-              g_autofree char *partition = NULL;
               GDir *day_dir;
               const char *name;
 
@@ -201,30 +210,25 @@ natter_jsonl_layout_list_ids (NatterJsonlRepo  *self,
               day_path = g_build_filename (month_path, day, NULL);
               if ((day_dir = open_level (day_path)) == NULL)
                 continue;
-              partition = g_strdup_printf ("%s/%s/%s", year, month, day);
 
               while ((name = g_dir_read_name (day_dir)) != NULL)
                 {
                   g_autofree char *id = NULL;
-                  g_autofree char *id_partition = NULL;
-                  g_autofree char *file_path = NULL;
 
                   if (!g_str_has_suffix (name, ".jsonl"))
                     continue;
 
                   id = g_strndup (name, strlen (name) - strlen (".jsonl"));
-                  file_path = g_build_filename (day_path, name, NULL);
-
                   if (!natter_id_validate (id, NULL))
                     {
-                      g_debug ("Ignoring %s: the name is not a valid id", file_path);
+                      g_debug ("Ignoring %s/%s: the name is not a valid id", day_path, name);
                       continue;
                     }
-                  id_partition = natter_id_partition (id);
-                  if (strcmp (id_partition, partition) != 0)
+                  /* The id's partition is its date: YYYY-MM-DD… */
+                  if (memcmp (id, year, 4) != 0 || memcmp (id + 5, month, 2) != 0 || memcmp (id + 8, day, 2) != 0)
                     {
-                      g_debug ("Ignoring %s: it is not in its id's partition %s",
-                               file_path, id_partition);
+                      g_debug ("Ignoring %s/%s: it is not in its id's partition %.4s/%.2s/%.2s",
+                               day_path, name, id, id + 5, id + 8);
                       continue;
                     }
                   /* Something else where the file should be (a

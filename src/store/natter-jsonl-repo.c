@@ -186,6 +186,29 @@ natter_jsonl_repo_get_file (NatterJsonlRepo  *self,
 }
 
 /**
+ * natter_jsonl_repo_dup_path:
+ * @self: a #NatterJsonlRepo
+ * @id: a turn or session id
+ * @error: return location for a #GError
+ *
+ * The path of natter_jsonl_repo_get_file(), for callers that only stat
+ * many files (the startup scan's check of its cache) and need no #GFile.
+ * Touches nothing on disk.
+ *
+ * Returns: (transfer full) (nullable): the path, or %NULL with
+ *   %NATTER_STORE_ERROR_INVALID_ID.
+ */
+char *
+natter_jsonl_repo_dup_path (NatterJsonlRepo  *self,
+                            const char       *id,
+                            GError          **error)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+
+  return natter_jsonl_layout_file_path (self, id, error);
+}
+
+/**
  * natter_jsonl_repo_create_sync:
  * @self: a #NatterJsonlRepo
  * @id: the new log's id

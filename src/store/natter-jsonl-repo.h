@@ -60,6 +60,9 @@ NatterJsonlRepo *natter_session_repo_new                (GFile                *s
 GFile           *natter_jsonl_repo_get_file             (NatterJsonlRepo      *self,
                                                          const char           *id,
                                                          GError              **error);
+char            *natter_jsonl_repo_dup_path             (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         GError              **error);
 
 /* Synchronous forms: for worker threads and tools; never on the main thread. */
 gboolean         natter_jsonl_repo_create_sync          (NatterJsonlRepo      *self,

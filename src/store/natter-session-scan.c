@@ -24,16 +24,12 @@
 
 #define G_LOG_DOMAIN "natter-session-scan"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "natter-fd-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-json-private.h"
+#include "natter-jsonl-repo-private.h"
 #include "natter-log-read.h"
 #include "natter-session-reducer.h"
 #include "natter-session-reducer-private.h"
@@ -45,9 +41,6 @@
  * members (8); a line with more is refused
  * whatever they are, since duplicates are refused and the set is closed. */
 #define MAX_EVENT_MEMBERS 8
-
-/* Nearly every session file fits; a bigger one is read into the heap. */
-#define READ_STACK_SIZE (16 * 1024)
 
 typedef enum
 {
@@ -67,11 +60,19 @@ typedef enum
   N_FIELDS
 } Field;
 
-static const char * const field_names[N_FIELDS] = {
-  "type", "sessionId", "ts", "schemaVersion", "title", "cwd",
-  "parentSession", "forkedFromTurnId", "turnId", "sessionSeq", "agentId", "model",
-  "consumedQueueIds",
+#define FIELD(name) { name, sizeof (name) - 1 }
+
+static const struct
+{
+  const char *name;
+  gsize       length;
+} field_names[N_FIELDS] = {
+  FIELD ("type"), FIELD ("sessionId"), FIELD ("ts"), FIELD ("schemaVersion"), FIELD ("title"),
+  FIELD ("cwd"), FIELD ("parentSession"), FIELD ("forkedFromTurnId"), FIELD ("turnId"),
+  FIELD ("sessionSeq"), FIELD ("agentId"), FIELD ("model"), FIELD ("consumedQueueIds"),
 };
+
+#undef FIELD
 
 #define BIT(f) (1u << (f))
 #define COMMON_FIELDS (BIT (F_TYPE) | BIT (F_SESSION_ID) | BIT (F_TS))
@@ -88,15 +89,18 @@ typedef struct
   gsize       length;
 } Span;
 
-static gboolean
-span_is (const char *data,
-         gsize       length,
-         const char *literal)
+static inline gboolean
+span_equals (const char *data,
+             gsize       length,
+             const char *text,
+             gsize       text_length)
 {
-  gsize n = strlen (literal);
-
-  return length == n && memcmp (data, literal, n) == 0;
+  return length == text_length && memcmp (data, text, length) == 0;
 }
+
+/* Whether a span is the string literal @literal (its length is known at
+ * compile time: every line compares several). */
+#define span_is(data, length, literal) span_equals ((data), (length), (literal), sizeof (literal) - 1)
 
 static int
 field_of (const NatterJsonMember *member)
@@ -104,7 +108,7 @@ field_of (const NatterJsonMember *member)
   if (member->name_escaped)
     return -1;
   for (int f = 0; f < N_FIELDS; f++)
-    if (span_is (member->name, member->name_length, field_names[f]))
+    if (span_equals (member->name, member->name_length, field_names[f].name, field_names[f].length))
       return f;
   return -1;
 }
@@ -274,8 +278,7 @@ scan_common_fields (ScanState               *state,
   if (field[F_TYPE] == NULL || !plain_string (field[F_TYPE]))
     return FALSE;
   if (session == NULL || !plain_string (session) ||
-      !span_is (session->value, session->value_length, state->session_id) ||
-      session->value_length != state->session_id_length)
+      !span_equals (session->value, session->value_length, state->session_id, state->session_id_length))
     return FALSE;
   if (field[F_TS] == NULL || !span_is_timestamp (field[F_TS]))
     return FALSE;
@@ -614,35 +617,6 @@ natter_session_scan_result_clear (NatterSessionScanResult *result)
   memset (result, 0, sizeof *result);
 }
 
-/* Reads all of @path into @stack_buffer or, if it does not fit, into
- * *@out_heap. Any failure is left to the full read to report. */
-static gboolean
-load_file (const char  *path,
-           char        *stack_buffer,
-           const char **out_contents,
-           gsize       *out_length,
-           char       **out_heap)
-{
-  struct stat info;
-  char *contents;
-  gboolean ok;
-  int fd;
-
-  *out_heap = NULL;
-  do
-    fd = open (path, O_RDONLY | O_CLOEXEC);
-  while (fd < 0 && errno == EINTR);
-  if (fd < 0)
-    return FALSE;
-
-  ok = natter_fd_read_all (fd, fstat (fd, &info) == 0 && S_ISREG (info.st_mode) ? (gsize) info.st_size : 0,
-                           stack_buffer, READ_STACK_SIZE, out_heap, &contents, out_length);
-  close (fd);
-  if (ok)
-    *out_contents = contents;
-  return ok;
-}
-
 static void
 fill_from_state (NatterSessionScanResult *out,
                  NatterSessionState      *state)
@@ -698,11 +672,11 @@ natter_session_scan_file_sync (NatterJsonlRepo          *repo,
                                GCancellable             *cancellable,
                                GError                  **error)
 {
-  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autofree char *heap = NULL;
-  char stack_buffer[READ_STACK_SIZE];
-  const char *contents = NULL;
+  char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
+  char *contents = NULL;
   gsize length = 0;
 
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), FALSE);
@@ -713,9 +687,9 @@ natter_session_scan_file_sync (NatterJsonlRepo          *repo,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
-  file = natter_jsonl_repo_get_file (repo, session_id, NULL);
-  if (file != NULL &&
-      load_file (g_file_peek_path (file), stack_buffer, &contents, &length, &heap) &&
+  path = natter_jsonl_layout_file_path (repo, session_id, NULL);
+  if (path != NULL &&
+      natter_jsonl_file_load (path, stack_buffer, &contents, &length, &heap, NULL) &&
       natter_session_scan_contents (contents, length, session_id, out))
     return TRUE;
 

@@ -54,6 +54,8 @@ NatterTurnState     *natter_turn_reduce                         (GPtrArray      
                                                                  GError          **error);
 
 NatterTurnStatus     natter_derive_turn_status                  (NatterTurnState  *state);
+NatterTurnStatus     natter_turn_status_derive                  (const char       *terminal_type,
+                                                                 gboolean          suspended_with_work);
 const char          *natter_turn_status_to_string               (NatterTurnStatus  status);
 
 /* The turn as a whole */

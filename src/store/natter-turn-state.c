@@ -84,6 +84,43 @@ natter_turn_state_unref (NatterTurnState *state)
 }
 
 /**
+ * natter_turn_status_derive:
+ * @terminal_type: (nullable): the `type` of the turn's terminal event
+ *   (`turn_completed`, `turn_failed` or `turn_cancelled`), or %NULL while
+ *   it has none
+ * @suspended_with_work: whether the turn's last event is a
+ *   `turn_suspended` of which some permission or async tool is still
+ *   outstanding
+ *
+ * derive_turn_status() of docs/runtime.md §4 and docs/sessions.md
+ * §8.1, the one derivation used everywhere, from the two facts it reads:
+ * the terminal event's kind if there is one; else
+ * %NATTER_TURN_STATUS_SUSPENDED when the turn rests with outstanding
+ * work; else %NATTER_TURN_STATUS_IDLE (interrupted, or never advanced).
+ * "Running" is never durable. natter_derive_turn_status() takes them from
+ * a reduced turn, the startup scan's tree-free read
+ * (natter_turn_scan_contents()) from the file's lines.
+ *
+ * Returns: the status
+ */
+NatterTurnStatus
+natter_turn_status_derive (const char *terminal_type,
+                           gboolean    suspended_with_work)
+{
+  if (terminal_type != NULL)
+    {
+      if (g_str_equal (terminal_type, "turn_completed"))
+        return NATTER_TURN_STATUS_COMPLETED;
+      if (g_str_equal (terminal_type, "turn_failed"))
+        return NATTER_TURN_STATUS_FAILED;
+      return NATTER_TURN_STATUS_CANCELLED;
+    }
+  if (suspended_with_work)
+    return NATTER_TURN_STATUS_SUSPENDED;
+  return NATTER_TURN_STATUS_IDLE;
+}
+
+/**
  * natter_derive_turn_status:
  * @state: a reduced turn
  *
@@ -92,33 +129,24 @@ natter_turn_state_unref (NatterTurnState *state)
  * there is one; else %NATTER_TURN_STATUS_SUSPENDED when the last event is
  * a `turn_suspended` and some permission or async tool it lists is still
  * outstanding; else %NATTER_TURN_STATUS_IDLE (interrupted, or never
- * advanced). "Running" is never durable.
+ * advanced). "Running" is never durable. The derivation itself is
+ * natter_turn_status_derive(), which the tree-free scan shares.
  *
  * Returns: the status
  */
 NatterTurnStatus
 natter_derive_turn_status (NatterTurnState *state)
 {
-  const char *type;
-
   g_return_val_if_fail (state != NULL, NATTER_TURN_STATUS_IDLE);
 
-  if (state->terminal != NULL)
-    {
-      type = json_object_get_string_member (state->terminal, "type");
-      if (g_str_equal (type, "turn_completed"))
-        return NATTER_TURN_STATUS_COMPLETED;
-      if (g_str_equal (type, "turn_failed"))
-        return NATTER_TURN_STATUS_FAILED;
-      return NATTER_TURN_STATUS_CANCELLED;
-    }
   /* The suspension lists exactly the outstanding work (enforced on apply),
    * so "resting state with outstanding work" is: it was the last event and
    * its snapshot is not empty. */
-  if (state->last_event_is_suspension &&
-      state->n_pending_permissions + state->n_pending_async > 0)
-    return NATTER_TURN_STATUS_SUSPENDED;
-  return NATTER_TURN_STATUS_IDLE;
+  return natter_turn_status_derive (state->terminal != NULL
+                                    ? json_object_get_string_member (state->terminal, "type")
+                                    : NULL,
+                                    state->last_event_is_suspension &&
+                                    state->n_pending_permissions + state->n_pending_async > 0);
 }
 
 /**

@@ -3,8 +3,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include <string.h>
+
 #include <glib/gstdio.h>
 
+#include "natter-json.h"
 #include "natter-test-support.h"
 
 #include "natter-id.h"
@@ -717,6 +720,33 @@ natter_test_send_options (const char *agent_id,
   return options;
 }
 
+/**
+ * natter_test_serialize_events:
+ * @events: (element-type JsonObject): events
+ *
+ * Returns: (transfer full): the events as the lines of a log, each in
+ *   its canonical form (natter_json_to_line()) and ended by a newline
+ */
+GString *
+natter_test_serialize_events (GPtrArray *events)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+      g_autofree char *line = NULL;
+      gsize length = 0;
+
+      json_node_set_object (node, g_ptr_array_index (events, i));
+      line = natter_json_to_line (node, &length, NULL);
+      g_assert_nonnull (line);
+      g_string_append_len (text, line, length);
+      g_string_append_c (text, '\n');
+    }
+  return text;
+}
+
 /* A command line whose output the test reads */
 
 struct _NatterTestCommandLine
@@ -973,6 +1003,86 @@ natter_test_chatgpt_fixture (void)
   g_assert_true (g_file_get_contents (path, &text, NULL, &error));
   g_assert_no_error (error);
   return text;
+}
+
+/**
+ * natter_test_mutate_bytes:
+ * @rand: the test's random source
+ * @text: the lines of a log, changed in place
+ *
+ * One byte-level change to a log, for the line grammar and the file
+ * framing: a byte replaced, inserted or removed, the file cut short or
+ * emptied, its last newline dropped or a blank line added, a member
+ * repeated, a valid but non-canonical spelling, a number made longer.
+ * For the differential tests of a tree-free read against the full one.
+ */
+void
+natter_test_mutate_bytes (GRand   *rand,
+                          GString *text)
+{
+  static const char interesting[] = "\"\\,:{}[]01-. aeE\n\x7f\x1f";
+  guint pos = text->len > 0 ? g_rand_int_range (rand, 0, text->len) : 0;
+
+  switch (g_rand_int_range (rand, 0, 11))
+    {
+    case 0:
+      if (text->len > 0)
+        text->str[pos] = interesting[g_rand_int_range (rand, 0, sizeof interesting - 1)];
+      break;
+    case 1:
+      if (text->len > 0)
+        text->str[pos] = (char) g_rand_int_range (rand, 0, 256);
+      break;
+    case 2: g_string_insert_c (text, pos, ' '); break;
+    case 3:
+      if (text->len > 0)
+        g_string_erase (text, pos, 1);
+      break;
+    case 4: g_string_truncate (text, pos); break;
+    case 5:
+      if (text->len > 0 && text->str[text->len - 1] == '\n')
+        g_string_truncate (text, text->len - 1);
+      break;
+    case 6: g_string_truncate (text, 0); break;
+    case 7: g_string_append (text, "\n"); break;
+    case 8:
+      {
+        /* The same member twice. */
+        const char *ts = strstr (text->str, "\"ts\":");
+
+        if (ts != NULL)
+          g_string_insert (text, ts - text->str, "\"ts\":\"2024-01-01T00:00:00Z\",");
+      }
+      break;
+    case 9:
+      {
+        /* A valid but non-canonical spelling. */
+        const char *escape = strstr (text->str, "\\n");
+
+        if (escape != NULL)
+          {
+            gsize at = escape - text->str;
+
+            g_string_erase (text, at, 2);
+            g_string_insert (text, at, "\\u000a");
+          }
+        else
+          g_string_insert (text, pos, "\\/");
+      }
+      break;
+    default:
+      {
+        /* A count or an index one digit longer: another value, or a
+         * leading zero. */
+        const char *number = strstr (text->str + pos, "\":1");
+
+        if (number == NULL)
+          number = strstr (text->str, "\":0");
+        if (number != NULL)
+          g_string_insert_c (text, number - text->str + 3, '0');
+      }
+      break;
+    }
 }
 
 /**

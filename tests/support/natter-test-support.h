@@ -98,6 +98,9 @@ char            *natter_test_read_file        (const char      *path,
                                                gsize           *length);
 GPtrArray       *natter_test_list_files       (GFile           *dir,
                                                const char      *relative);
+GString         *natter_test_serialize_events (GPtrArray       *events);
+void             natter_test_mutate_bytes     (GRand           *rand,
+                                               GString         *text);
 void             natter_test_append_file      (const char      *path,
                                                const char      *text);
 
