@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "natter-generation-parameters.h"
+#include "natter-json.h"
 #include "natter-store-error.h"
 
 G_DEFINE_BOXED_TYPE (NatterGenerationParameters, natter_generation_parameters,
@@ -342,4 +343,69 @@ natter_generation_parameters_to_json (const NatterGenerationParameters *self)
 
   natter_generation_parameters_add_to_json (self, parameters);
   return parameters;
+}
+
+/**
+ * natter_generation_parameters_to_text:
+ * @self: parameters
+ *
+ * The parameters as one line of JSON, `{"parameters": {…},
+ * "systemInstruction"?: …}` — the members of `parameters_changed`
+ * (docs/format.md §3.5) — for a cache to keep beside an index entry.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+natter_generation_parameters_to_text (const NatterGenerationParameters *self)
+{
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *object = json_object_new ();
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  json_object_set_object_member (object, "parameters", natter_generation_parameters_to_json (self));
+  if (self->system_instruction != NULL)
+    json_object_set_string_member (object, "systemInstruction", self->system_instruction);
+  json_node_take_object (root, object);
+  return natter_json_to_text (root, FALSE, NULL);
+}
+
+/**
+ * natter_generation_parameters_new_from_text:
+ * @text: what natter_generation_parameters_to_text() wrote
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the parameters, or %NULL with
+ *   %NATTER_STORE_ERROR_SCHEMA (or json-glib's parse error) when @text is
+ *   not such a line
+ */
+NatterGenerationParameters *
+natter_generation_parameters_new_from_text (const char  *text,
+                                            GError     **error)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *object;
+  JsonNode *parameters;
+  JsonNode *instruction;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  root = json_from_string (text, error);
+  if (root == NULL)
+    return NULL;
+  object = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  parameters = object != NULL ? json_object_get_member (object, "parameters") : NULL;
+  instruction = object != NULL ? json_object_get_member (object, "systemInstruction") : NULL;
+  if (parameters == NULL || !JSON_NODE_HOLDS_OBJECT (parameters) ||
+      !natter_generation_parameters_validate_json (json_node_get_object (parameters), error) ||
+      (instruction != NULL && (!JSON_NODE_HOLDS_VALUE (instruction) ||
+                               json_node_get_value_type (instruction) != G_TYPE_STRING)))
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                             "Not a set of generation parameters");
+      return NULL;
+    }
+  return natter_generation_parameters_new_from_json (json_node_get_object (parameters),
+                                                     instruction != NULL ? json_node_get_string (instruction) : NULL);
 }
