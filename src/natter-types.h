@@ -36,6 +36,9 @@ G_BEGIN_DECLS
  * @NATTER_STORE_ERROR_CORRUPT: a file on disk is unreadable as a log:
  *   empty, a malformed or torn line, or a line failing its schema. The
  *   message names the file and the 1-based line.
+ * @NATTER_STORE_ERROR_TOO_DEEP: JSON from outside (a file, a body, a
+ *   message) nests deeper than %NATTER_JSON_MAX_DEPTH; it was refused
+ *   before it was parsed (natter_json_parse()).
  *
  * Error codes of %NATTER_STORE_ERROR, the store layer's error domain
  * (docs/runtime.md §2–§4, docs/sessions.md §6, docs/format.md §2).
@@ -53,6 +56,7 @@ typedef enum
   NATTER_STORE_ERROR_UNSUPPORTED_VERSION,
   NATTER_STORE_ERROR_INVARIANT,
   NATTER_STORE_ERROR_CORRUPT,
+  NATTER_STORE_ERROR_TOO_DEEP,
 } NatterStoreError;
 
 /**

@@ -505,7 +505,7 @@ test_hostile_archive (Fixture       *f,
   for (guint i = 0; i < 300000; i++)
     g_string_append_c (deep, ']');
   g_string_append (deep, ",\"turns\":[]}");
-  assert_refused (f, deep->str, NULL, "it nests too deeply");
+  assert_refused (f, deep->str, NULL, "the JSON nests deeper than 520 levels");
 
   {
     g_autoptr(JsonNode) node = natter_test_json (archive);
@@ -1044,6 +1044,28 @@ test_archive_marks_imported (Fixture       *f,
   g_assert_false (natter_session_index_entry_get_latest_turn_imported (natter_session_index_lookup (f->index, sid)));
 }
 
+/* An archive or an export nested 100,000 deep (a hostile file) is
+ * refused with a clear error before json-glib's recursive parser sees
+ * it: nothing is written, the conversations already there read on. */
+static void
+test_hostile_nesting (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *before = export (f, sid, "json");
+  g_autofree char *after = NULL;
+  g_autofree char *open = g_strnfill (100000, '[');
+  g_autofree char *close = g_strnfill (100000, ']');
+  g_autofree char *archive = g_strdup_printf ("{\"format\":\"natter-archive\",\"version\":1,\"session\":%s%s,"
+                                              "\"turns\":[]}", open, close);
+  g_autofree char *chatgpt = g_strdup_printf ("[{\"title\":\"x\",\"mapping\":%s%s}]", open, close);
+
+  assert_refused (f, archive, NULL, "deeper than 520 levels");
+  assert_refused (f, chatgpt, "chatgpt", "nests deeper than 512 levels");
+  after = export (f, sid, "json");
+  g_assert_cmpstr (after, ==, before);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1059,6 +1081,7 @@ main (int   argc,
   ADD ("/archive/round-trip-branch", test_round_trip_branch);
   ADD ("/archive/import-lowest-version", test_import_lowest_version);
   ADD ("/archive/damaged", test_damaged_archive);
+  ADD ("/archive/hostile-nesting", test_hostile_nesting);
   ADD ("/archive/hostile", test_hostile_archive);
   ADD ("/archive/attachments", test_attachments);
   ADD ("/archive/chatgpt", test_chatgpt);

@@ -2066,6 +2066,36 @@ test_sessions_mark_versions (Fixture       *f,
   g_assert_nonnull (strstr (r.out, "\tSalutations\tversion of "));
 }
 
+/* Writes killed half-way leave temporary files: a log's first line and
+ * a whole attachment never linked into place. The next command that
+ * writes removes them before it exits; the conversations read as
+ * before. */
+static void
+test_leftovers_removed (Fixture       *f,
+                        gconstpointer  data)
+{
+  const char *root = g_file_peek_path (f->dir);
+  g_autofree char *turns = g_build_filename (root, "storage", "turns", "2026", "11", "30", NULL);
+  g_autofree char *blobs = g_build_filename (root, "storage", "blobs", "sha256", "9f", NULL);
+  g_autofree char *log = g_build_filename (turns, ".2026-11-30T09-14-03Z-0000000-000.jsonl.q1W2e3", NULL);
+  g_autofree char *blob = g_build_filename (blobs, ".9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                                            ".zZ9yY8", NULL);
+  g_autofree char *other = g_build_filename (turns, "notes.txt", NULL);
+  g_auto(NatterTestRun) r;
+
+  g_assert_cmpint (g_mkdir_with_parents (turns, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (blobs, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (log, "{\"type\":\"turn_cr", -1, NULL));
+  g_assert_true (g_file_set_contents (blob, "half an attachment", -1, NULL));
+  g_assert_true (g_file_set_contents (other, "not ours", -1, NULL));
+
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_false (g_file_test (log, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (blob, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (other, G_FILE_TEST_IS_REGULAR));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2113,6 +2143,7 @@ main (int   argc,
   ADD ("/cli/search", test_search);
   ADD ("/cli/errors", test_errors);
   ADD ("/cli/lock-refused", test_lock_refused);
+  ADD ("/cli/leftovers-removed", test_leftovers_removed);
 #undef ADD
 
   return g_test_run ();

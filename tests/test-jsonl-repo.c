@@ -1218,7 +1218,7 @@ test_leftover_temp_files_removed (Fixture       *f,
   g_assert_cmpint (stat (a_path, &st), ==, 0);
   g_assert_cmpuint (st.st_nlink, ==, 2);
 
-  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, g_get_real_time () + 1, &removed, NULL, &error));
+  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, &removed, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (removed, ==, 3);
 
@@ -1254,7 +1254,7 @@ test_leftover_temp_files_removed (Fixture       *f,
   append_notes (f, ID_A, 1, "after");
 
   /* Nothing left to do the second time; no storage at all is no error. */
-  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, g_get_real_time () + 1, &removed, NULL, &error));
+  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, &removed, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (removed, ==, 0);
 }
@@ -1267,7 +1267,7 @@ test_leftover_temp_files_without_storage (Fixture       *f,
   guint removed = 99;
 
   g_assert_false (g_file_test (f->storage_path, G_FILE_TEST_EXISTS));
-  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, g_get_real_time () + 1, &removed, NULL, &error));
+  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, &removed, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (removed, ==, 0);
 }

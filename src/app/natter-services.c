@@ -23,7 +23,7 @@
 #include "natter-data-dir-lock.h"
 #include "natter-default-permission-checker.h"
 #include "natter-model-permission-classifier.h"
-#include "natter-services-private.h"
+#include "natter-services.h"
 #include "natter-turn-context-resolver.h"
 
 struct _NatterServices
@@ -55,7 +55,6 @@ struct _NatterServices
   NatterSearchIndex          *search;
 
   NatterDataDirLock          *lock;
-  gint64                      locked_at;  /* g_get_real_time () µs */
 
   gboolean                    loading;
   GPtrArray                  *load_waiters;   /* GTask */
@@ -440,8 +439,10 @@ natter_services_get_mcp_manager (NatterServices *self)
  *
  * Takes the advisory single-writer lock of the storage directory
  * (architecture.md, "Process and data"; natter_data_dir_lock_acquire()),
- * held until @self is finalized. Idempotent. The time it is taken bounds
- * what natter_services_remove_leftover_temp_files_async() may remove.
+ * held until @self is finalized. Idempotent. While it is held, no other
+ * process writes the directory, so
+ * natter_services_remove_leftover_temp_files_async() may remove what
+ * interrupted writes left there.
  *
  * Returns: %TRUE when this process may write the data directory; else
  *   %FALSE with %NATTER_SESSION_ERROR_LOCKED ("Another Natter process is
@@ -460,22 +461,10 @@ natter_services_acquire_writer_lock (NatterServices  *self,
   if (self->lock == NULL)
     return FALSE;
 
-  self->locked_at = g_get_real_time ();
-
   /* Ids carry the 100 ns slot they were made in, so the next writer's
    * ids sort after this one's even within the same second: nothing to
    * wait for here. */
   return TRUE;
-}
-
-/* When natter_services_acquire_writer_lock() took the lock, in
- * g_get_real_time() microseconds; 0 without the lock. */
-gint64
-_natter_services_get_locked_at (NatterServices *self)
-{
-  g_return_val_if_fail (NATTER_IS_SERVICES (self), 0);
-
-  return self->locked_at;
 }
 
 /**

@@ -24,9 +24,10 @@ G_BEGIN_DECLS
  * NATTER_READ_FILE_MAX_BYTES:
  *
  * The most bytes of a file read_file hands the model; the rest is cut
- * with an explicit `[truncated: N of M bytes shown]` note.
+ * with an explicit `[truncated: N of M bytes shown]` note. The limit of
+ * every tool's result, %NATTER_TOOL_OUTPUT_MAX_BYTES.
  */
-#define NATTER_READ_FILE_MAX_BYTES (256 * 1024)
+#define NATTER_READ_FILE_MAX_BYTES NATTER_TOOL_OUTPUT_MAX_BYTES
 
 /**
  * NATTER_LIST_DIRECTORY_MAX_ENTRIES:

@@ -460,7 +460,7 @@ parse_arguments (NatterChatStream *self,
     }
 
   if (has_nul_escape (text, len)
-      || !json_parser_load_from_data (self->parser, text, len, NULL))
+      || !natter_json_parser_load (self->parser, text, len, NULL))
     return;
 
   root = json_parser_steal_root (self->parser);
@@ -470,7 +470,7 @@ parse_arguments (NatterChatStream *self,
       /* Some models encode the arguments twice: "{\"a\":1}". */
       const char *inner = json_node_get_string (root);
 
-      if (!has_nul_escape (inner, strlen (inner)) && json_parser_load_from_data (self->parser, inner, -1, NULL))
+      if (!has_nul_escape (inner, strlen (inner)) && natter_json_parser_load (self->parser, inner, -1, NULL))
         {
           g_clear_pointer (&root, json_node_unref);
           root = json_parser_steal_root (self->parser);

@@ -18,6 +18,23 @@
 #include "natter-json.h"
 #include "natter-request-composer.h"
 #include "natter-runtime-error.h"
+#include "natter-tool.h"
+
+static void
+set_content (JsonObject *message,
+             const char *text)
+{
+  gsize length = strlen (text);
+  g_autofree char *cut = NULL;
+
+  if (length <= NATTER_TOOL_OUTPUT_MAX_BYTES + NATTER_TOOL_OUTPUT_NOTE_MAX_BYTES)
+    {
+      json_object_set_string_member (message, "content", text);
+      return;
+    }
+  cut = natter_tool_output_cut (text, length, NULL);
+  json_object_set_string_member (message, "content", cut);
+}
 
 /**
  * natter_tool_result_to_message:
@@ -25,7 +42,11 @@
  *
  * The `tool` message the model reads for a result: `{role: "tool",
  * toolCallId, toolName, content}`, where `content` is the output when it
- * is a string and its compact JSON otherwise.
+ * is a string and its compact JSON otherwise, cut as
+ * natter_tool_output_cut() says when it is longer than
+ * %NATTER_TOOL_OUTPUT_MAX_BYTES and the room for a note: a tool that
+ * cut its own result is not cut again, and a result stored whole (a turn
+ * written before tool servers' results were cut) is sent cut.
  *
  * Part of docs/runtime.md §3 (the `toolResult:` refs) and docs/runtime.md §8.
  *
@@ -49,14 +70,12 @@ natter_tool_result_to_message (JsonObject *tool_result_event)
   json_object_set_string_member (message, "toolName",
                                  json_object_get_string_member (tool_result_event, "toolName"));
   if (JSON_NODE_HOLDS_VALUE (output) && json_node_get_value_type (output) == G_TYPE_STRING)
-    {
-      json_object_set_string_member (message, "content", json_node_get_string (output));
-    }
+    set_content (message, json_node_get_string (output));
   else
     {
       g_autofree char *text = natter_json_to_text (output, FALSE, NULL);
 
-      json_object_set_string_member (message, "content", text);
+      set_content (message, text);
     }
 
   node = json_node_new (JSON_NODE_OBJECT);

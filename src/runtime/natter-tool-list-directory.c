@@ -62,7 +62,7 @@ natter_tool_list_directory_run_in (NatterFileTool          *tool,
       int saved_errno = errno;
 
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Cannot list “%s”: %s", display, g_strerror (saved_errno));
+                   "Cannot list “%s”: %s", display, natter_tool_strerror (saved_errno));
       return NULL;
     }
   if (!S_ISDIR (st.st_mode))

@@ -43,7 +43,7 @@ set_errno_error (GError     **error,
   g_autofree char *display = g_filename_display_name (path);
 
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-               "Cannot %s “%s”: %s", what, display, g_strerror (saved_errno));
+               "Cannot %s “%s”: %s", what, display, natter_tool_strerror (saved_errno));
   return FALSE;
 }
 

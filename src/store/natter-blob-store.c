@@ -27,6 +27,7 @@
 #include "natter-fd-private.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
+#include "natter-store-temp.h"
 
 struct _NatterBlobStore
 {
@@ -154,7 +155,7 @@ hash_bytes (GBytes *bytes)
 }
 
 static gboolean
-write_temp_and_link (const char  *dir,
+write_through_temp (const char  *dir,
                      const char  *path,
                      const char  *sha256,
                      GBytes      *bytes,
@@ -193,6 +194,24 @@ write_temp_and_link (const char  *dir,
   else if (!linked)
     return set_io_error (error, saved_errno, "create", path);
   return TRUE;
+}
+
+/* write_through_temp() where a sweep of leftovers never takes its
+ * temporary file for one. */
+static gboolean
+write_temp_and_link (const char  *dir,
+                     const char  *path,
+                     const char  *sha256,
+                     GBytes      *bytes,
+                     gboolean    *out_exists,
+                     GError     **error)
+{
+  gboolean written;
+
+  natter_store_temp_begin ();
+  written = write_through_temp (dir, path, sha256, bytes, out_exists, error);
+  natter_store_temp_end ();
+  return written;
 }
 
 /**
@@ -484,4 +503,103 @@ natter_turn_created_check_blob_version (JsonObject  *event,
       return FALSE;
     }
   return TRUE;
+}
+
+/* The temporary name write_through_temp() gives a blob before the link:
+ * `.<64 hex>.XXXXXX`, the X being g_mkstemp()'s letters and digits. */
+static gboolean
+is_leftover_name (const char *name)
+{
+  g_autofree char *hash = NULL;
+
+  if (strlen (name) != 1 + 64 + 1 + 6 || name[0] != '.' || name[65] != '.')
+    return FALSE;
+  for (guint i = 66; i < 72; i++)
+    if (!g_ascii_isalnum (name[i]))
+      return FALSE;
+  hash = g_strndup (name + 1, 64);
+  return natter_blob_hash_is_valid (hash);
+}
+
+/**
+ * natter_blob_store_remove_leftover_temp_files_sync:
+ * @self: the blob store
+ * @out_removed: (out) (optional): how many files were removed
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Removes the temporary files that writes of blobs interrupted by a kill
+ * left: `.<hash>.XXXXXX` in the blob's folder (docs/format.md §1), whole
+ * attachments that were never linked into place, or second names of
+ * blobs that were. Nothing else is touched: no blob, no other name,
+ * nothing that is not a regular file. As for
+ * natter_jsonl_repo_remove_leftover_temp_files_sync(), call it only
+ * while holding the storage directory's lock; the writes of this process
+ * are kept apart by natter-store-temp.c, so it may run in a worker
+ * thread beside them. Blocks.
+ *
+ * Returns: %TRUE on success. Else %FALSE with %NATTER_STORE_ERROR_IO (a
+ *   folder could not be listed or a file removed; files removed before
+ *   that stay removed) or %G_IO_ERROR_CANCELLED.
+ */
+gboolean
+natter_blob_store_remove_leftover_temp_files_sync (NatterBlobStore  *self,
+                                                   guint            *out_removed,
+                                                   GCancellable     *cancellable,
+                                                   GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GDir *top;
+  const char *prefix;
+  guint removed = 0;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  top = g_dir_open (self->root, 0, &local_error);
+  if (top == NULL)
+    {
+      if (out_removed != NULL)
+        *out_removed = 0;
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO, "Could not list %s: %s", self->root,
+                   local_error->message);
+      return FALSE;
+    }
+  while (ok && (prefix = g_dir_read_name (top)) != NULL)
+    {
+      g_autofree char *dir_path = g_build_filename (self->root, prefix, NULL);
+      g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+      GDir *dir;
+      const char *name;
+
+      if (strlen (prefix) != 2 || !g_ascii_isxdigit (prefix[0]) || !g_ascii_isxdigit (prefix[1]))
+        continue;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          ok = FALSE;
+          break;
+        }
+      if ((dir = g_dir_open (dir_path, 0, NULL)) == NULL)
+        continue;
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *path = NULL;
+          struct stat st;
+
+          if (!is_leftover_name (name) || strncmp (name + 1, prefix, 2) != 0)
+            continue;
+          path = g_build_filename (dir_path, name, NULL);
+          if (lstat (path, &st) == 0 && S_ISREG (st.st_mode))
+            g_ptr_array_add (found, g_steal_pointer (&path));
+        }
+      g_dir_close (dir);
+      ok = natter_store_temp_remove_leftovers (found, &removed, error);
+    }
+  g_dir_close (top);
+  if (out_removed != NULL)
+    *out_removed = removed;
+  return ok;
 }

@@ -18,6 +18,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
+#include "natter-store-temp.h"
 
 #include "natter-jsonl-repo-private.h"
 
@@ -143,6 +144,65 @@ natter_jsonl_file_serialize_events (NatterJsonlRepo  *self,
   return g_string_free_to_bytes (g_steal_pointer (&buffer));
 }
 
+/* Writes @line to a temporary file beside @path and links it into
+ * place; the temporary file is gone afterwards, whatever happened. */
+static gboolean
+create_through_temp (const char  *path,
+                     const char  *id,
+                     GBytes      *line,
+                     GError     **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *temp_path = g_strdup_printf ("%s/.%s.jsonl.XXXXXX", dir, id);
+  const char *data;
+  gsize length;
+  gboolean linked;
+  int saved_errno;
+  int fd;
+
+  fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return natter_jsonl_set_io_error (error, errno, "create", temp_path);
+
+  data = g_bytes_get_data (line, &length);
+  if (fchmod (fd, 0600) < 0)
+    {
+      saved_errno = errno;
+      close (fd);
+      g_unlink (temp_path);
+      return natter_jsonl_set_io_error (error, saved_errno, "set the mode of", temp_path);
+    }
+  if (!natter_fd_write_all (fd, data, length))
+    {
+      saved_errno = errno;
+      close (fd);
+      g_unlink (temp_path);
+      return natter_jsonl_set_io_error (error, saved_errno, "write to", temp_path);
+    }
+  if (!close_fd (fd, temp_path, error))
+    {
+      g_unlink (temp_path);
+      return FALSE;
+    }
+
+  linked = link (temp_path, path) == 0;
+  saved_errno = errno;
+  g_unlink (temp_path);
+
+  if (!linked)
+    {
+      if (saved_errno == EEXIST)
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_EXISTS,
+                       "%s already exists", path);
+          return FALSE;
+        }
+      return natter_jsonl_set_io_error (error, saved_errno, "create", path);
+    }
+
+  return TRUE;
+}
+
 gboolean
 natter_jsonl_file_create (NatterJsonlRepo  *self,
                           const char       *id,
@@ -150,9 +210,6 @@ natter_jsonl_file_create (NatterJsonlRepo  *self,
                           GError          **error)
 {
   g_autofree char *path = natter_jsonl_layout_file_path (self, id, error);
-  gsize length;
-  const char *data;
-  int fd;
 
   if (path == NULL)
     return FALSE;
@@ -168,53 +225,14 @@ natter_jsonl_file_create (NatterJsonlRepo  *self,
    * name, so no listing ever sees it, and the next writer to start
    * removes it (natter_jsonl_repo_remove_leftover_temp_files_sync()). */
   {
-    g_autofree char *dir = g_path_get_dirname (path);
-    g_autofree char *temp_path = g_strdup_printf ("%s/.%s.jsonl.XXXXXX", dir, id);
-    gboolean linked;
-    int saved_errno;
+    gboolean created;
 
-    fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0)
-      return natter_jsonl_set_io_error (error, errno, "create", temp_path);
-
-    data = g_bytes_get_data (line, &length);
-    if (fchmod (fd, 0600) < 0)
-      {
-        saved_errno = errno;
-        close (fd);
-        g_unlink (temp_path);
-        return natter_jsonl_set_io_error (error, saved_errno, "set the mode of", temp_path);
-      }
-    if (!natter_fd_write_all (fd, data, length))
-      {
-        saved_errno = errno;
-        close (fd);
-        g_unlink (temp_path);
-        return natter_jsonl_set_io_error (error, saved_errno, "write to", temp_path);
-      }
-    if (!close_fd (fd, temp_path, error))
-      {
-        g_unlink (temp_path);
-        return FALSE;
-      }
-
-    linked = link (temp_path, path) == 0;
-    saved_errno = errno;
-    g_unlink (temp_path);
-
-    if (!linked)
-      {
-        if (saved_errno == EEXIST)
-          {
-            g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_EXISTS,
-                         "%s already exists", path);
-            return FALSE;
-          }
-        return natter_jsonl_set_io_error (error, saved_errno, "create", path);
-      }
+    /* A sweep of leftovers never takes this temporary file for one. */
+    natter_store_temp_begin ();
+    created = create_through_temp (path, id, line, error);
+    natter_store_temp_end ();
+    return created;
   }
-
-  return TRUE;
 }
 
 static gboolean

@@ -19,6 +19,7 @@
 #include "natter-store-error.h"
 
 #include "natter-jsonl-repo-private.h"
+#include "natter-store-temp.h"
 
 /* Where the logs live: `storage/<kind>/YYYY/MM/DD/<id>.jsonl`
  * (docs/runtime.md §2, docs/sessions.md §6.1). Builds the path of
@@ -276,17 +277,16 @@ leftover_temp_id (const char *name)
   return g_steal_pointer (&id);
 }
 
-/* Removes the leftover temporary files of one day directory (partition
- * @partition). Only regular files of exactly the temporary name, in their
- * id's own partition, are touched: nothing else there was made by
- * natter_jsonl_file_create(). */
+/* Adds to @found the leftover temporary files of one day directory
+ * (partition @partition). Only regular files of exactly the temporary
+ * name, in their id's own partition, are taken: nothing else there was
+ * made by natter_jsonl_file_create(). */
 static gboolean
-remove_leftovers_in (const char    *day_path,
-                     const char    *partition,
-                     gint64         modified_before,
-                     guint         *removed,
-                     GCancellable  *cancellable,
-                     GError       **error)
+find_leftovers_in (const char    *day_path,
+                   const char    *partition,
+                   GPtrArray     *found,
+                   GCancellable  *cancellable,
+                   GError       **error)
 {
   GDir *dir = open_level (day_path);
   const char *name;
@@ -311,31 +311,10 @@ remove_leftovers_in (const char    *day_path,
       id_partition = natter_id_partition (id);
       if (strcmp (id_partition, partition) != 0)
         continue;
-
       path = g_build_filename (day_path, name, NULL);
       if (lstat (path, &st) < 0 || !S_ISREG (st.st_mode))
         continue;
-      /* Made since the caller's writing began: a create of its own that
-       * may still be in progress. */
-      if ((gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000 >= modified_before)
-        continue;
-
-      /* A kill after the link leaves this name as a second link to the
-       * live log (st_nlink 2): unlink() takes away this name only, and the
-       * log keeps every byte under `<id>.jsonl`. A kill before the link
-       * leaves the only name of a first line that was never committed. */
-      if (g_unlink (path) < 0)
-        {
-          int saved_errno = errno;
-
-          if (saved_errno == ENOENT)
-            continue;
-          g_dir_close (dir);
-          return natter_jsonl_set_io_error (error, saved_errno, "remove the leftover temporary file", path);
-        }
-      g_debug ("Removed %s, left by an interrupted create%s", path,
-               st.st_nlink > 1 ? " (a second name of the log)" : "");
-      (*removed)++;
+      g_ptr_array_add (found, g_steal_pointer (&path));
     }
   g_dir_close (dir);
   return TRUE;
@@ -343,7 +322,6 @@ remove_leftovers_in (const char    *day_path,
 
 gboolean
 natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,
-                                      gint64            modified_before,
                                       guint            *removed,
                                       GCancellable     *cancellable,
                                       GError          **error)
@@ -392,12 +370,18 @@ natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,
             {
               g_autofree char *day_path = NULL;
               g_autofree char *partition = NULL;
+              g_autoptr(GPtrArray) found = NULL;
 
               if (!is_digits (day, 2))
                 continue;
               day_path = g_build_filename (month_path, day, NULL);
               partition = g_strdup_printf ("%s/%s/%s", year, month, day);
-              ok = remove_leftovers_in (day_path, partition, modified_before, removed, cancellable, error);
+              found = g_ptr_array_new_with_free_func (g_free);
+
+              /* One day's leftovers at a time, so the writes of this
+               * process wait for a sweep of a few files at most. */
+              ok = find_leftovers_in (day_path, partition, found, cancellable, error) &&
+                   natter_store_temp_remove_leftovers (found, removed, error);
             }
           g_dir_close (month_dir);
         }

@@ -105,7 +105,6 @@ GStrv      natter_jsonl_layout_list_ids       (NatterJsonlRepo   *self,
                                                GCancellable      *cancellable,
                                                GError           **error);
 gboolean   natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,
-                                                 gint64            modified_before,
                                                  guint            *removed,
                                                  GCancellable     *cancellable,
                                                  GError          **error);

@@ -495,8 +495,6 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
 /**
  * natter_jsonl_repo_remove_leftover_temp_files_sync:
  * @self: a #NatterJsonlRepo
- * @modified_before: only files last modified before this wall-clock time
- *   are removed, in microseconds since the Unix epoch (g_get_real_time())
  * @out_removed: (out) (optional): how many files were removed
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -511,12 +509,10 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
  * log; removing it removes that name only, and the log keeps every byte.
  *
  * Removing the temporary file of a create still in progress would make
- * that create fail, so the caller must know that none is: call it only
- * while holding the storage directory's single-writer lock (no other
- * process writes), with @modified_before the time the lock was taken.
- * Files modified since then are left alone: they may be this process's
- * own creates in progress, so the removal may run in a worker thread
- * while the process writes. The services do so once the index is loaded
+ * that create fail. Call it only while holding the storage directory's
+ * single-writer lock, so that no other process writes; the creates of
+ * this process, in any thread, are kept apart by natter-store-temp.c,
+ * so the removal may run in a worker thread while the process writes
  * (natter_services_remove_leftover_temp_files_async()). Blocks.
  *
  * Returns: %TRUE on success. Else %FALSE with %NATTER_STORE_ERROR_IO (a
@@ -525,7 +521,6 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
  */
 gboolean
 natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
-                                                   gint64            modified_before,
                                                    guint            *out_removed,
                                                    GCancellable     *cancellable,
                                                    GError          **error)
@@ -537,7 +532,7 @@ natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
-       natter_jsonl_layout_remove_leftovers (self, modified_before, &removed, cancellable, error);
+       natter_jsonl_layout_remove_leftovers (self, &removed, cancellable, error);
   if (out_removed != NULL)
     *out_removed = removed;
   return ok;

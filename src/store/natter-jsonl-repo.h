@@ -100,7 +100,6 @@ gboolean         natter_jsonl_repo_delete_sync          (NatterJsonlRepo      *s
                                                          GError              **error);
 gboolean         natter_jsonl_repo_remove_leftover_temp_files_sync
                                                         (NatterJsonlRepo      *self,
-                                                         gint64                modified_before,
                                                          guint                *out_removed,
                                                          GCancellable         *cancellable,
                                                          GError              **error);

@@ -10,6 +10,12 @@
                                    one scenario driven only by
                                    synthesized key presses (every
                                    feature works from the keyboard)
+  run_e2e.py --server scripted --tool-servers
+                                   a tool server that hangs at start while
+                                   the window sends a message
+  run_e2e.py --server scripted --leftovers
+                                   what killed writes left is removed at
+                                   the window's start
   run_e2e.py --server scripted --drop
                                    drags a file from another window onto
                                    the message field: it is attached
@@ -53,7 +59,7 @@ if os.environ.get("DISPLAY"):
     subprocess.run(["dbus-update-activation-environment", "DISPLAY", "XAUTHORITY"],
                    check=True)
 
-from e2e_app import (Atspi, E2EFailure, NatterApp, check_store,  # noqa: E402
+from e2e_app import (Atspi, E2EFailure, NatterApp, check_store, cli,  # noqa: E402
                      find_all, focused, focused_in, key, name_of, press,
                      screenshot, texts, type_keys, type_text, wait_until)
 from e2e_server import ScriptedServer  # noqa: E402
@@ -79,6 +85,8 @@ CODE_TITLE = "Listing files"
 # the way a real server streams it: the fence and the line arrive apart.
 CODE_CHUNKS = ["Use", " this", ":\n\n", "``", "`sh", "\n", "ls", " -la", " ~/Doc", "uments",
                "\n``", "`\n", "\nIt", " lists", " them."]
+TOOLS_HELLO = "Hello while a tool server hangs"
+TOOLS_ANSWER = "Answered without waiting for the hung server."
 VERSIONS_ASK = "Tell me a joke"
 VERSIONS_ANSWER = "A joke with a punchline."
 README_HELLO = "My first message"
@@ -124,6 +132,7 @@ class Scripted:
         s.add_rule("Are you back", [("text", "Yes, the server is back.")])
         s.add_rule(KEYBOARD_HELLO, [("text", KEYBOARD_ANSWER)])
         s.add_rule(README_HELLO, [("text", README_ANSWER)])
+        s.add_rule(TOOLS_HELLO, [("text", TOOLS_ANSWER)])
         s.add_rule(VERSIONS_ASK, [("text", VERSIONS_ANSWER)])
         s.add_rule("Is anyone there", [("text", "Nobody should ever see this.")])
         s.add_rule(CODE_ASK, [("chunks", CODE_CHUNKS, 0.05)])
@@ -511,6 +520,82 @@ def readme_scenario(run):
                          % [r.get("model") for r in asked])
 
 
+def write_tool_servers(run):
+    """mcp.json with "fake" (the MCP tests' server) and "hung", the same
+    server told never to answer the handshake."""
+    script = os.path.join(HERE, "..", "data", "mcp", "fake_mcp_server.py")
+    config_dir = os.path.join(run.home, "config", "natter")
+    os.makedirs(config_dir, exist_ok=True)
+    path = os.path.join(config_dir, "mcp.json")
+    with open(path, "w") as f:
+        json.dump({"mcpServers": {
+            "fake": {"command": sys.executable, "args": [script]},
+            "hung": {"command": sys.executable, "args": [script, "--hang-handshake"]},
+        }}, f)
+    return path
+
+
+def tool_servers_scenario(run):
+    """A tool server that never answers its handshake holds up nothing in
+    the running window: the other server's tools are offered as soon as it
+    is ready, a message is answered at once, `natter mcp list` (run by the
+    window) says which server is still starting, and an mcp.json broken
+    since lists the servers that still run, with the file's mistake."""
+    path = write_tool_servers(run)
+    app = run.start_app()
+
+    def listed():
+        out = cli(run.app.binary, run.app.data_dir, run.app.env, "mcp", "list")
+        return out if "fake\tconnected\t6 tools" in out.stdout else None
+
+    # Each `mcp list` waits at most the 5 s handshake limit.
+    result = wait_until(listed, 20, "the ready server listed by the running window")
+    if "hung\tstarting\t" not in result.stdout or result.returncode != 0:
+        raise E2EFailure("mcp list in the window: %r %r" % (result.stdout, result.stderr))
+    app.new_chat()
+    app.send(TOOLS_HELLO)
+    app.wait_text(TOOLS_ANSWER)
+    run.shot(1, "-tool-servers")
+    asked = run.server.server.requests_with(TOOLS_HELLO)
+    offered = json.dumps(asked[0].get("tools", [])) if asked else ""
+    if "mcp__fake__echo" not in offered or "mcp__hung__" in offered:
+        raise E2EFailure("the message offered %s" % offered)
+
+    with open(path, "w") as f:
+        f.write('{"mcpServers": {"fake": ')
+    result = cli(run.app.binary, run.app.data_dir, run.app.env, "mcp", "list")
+    if (result.returncode != 1 or not result.stdout.startswith("fake\tconnected\t6 tools\nhung\tstarting\t")
+            or "mcp.json is not valid JSON" not in result.stderr):
+        raise E2EFailure("mcp list of a broken mcp.json in the window: %d %r %r"
+                         % (result.returncode, result.stdout, result.stderr))
+    run.verify_store()
+
+
+def leftovers_scenario(run):
+    """Writes killed half-way left temporary files (a log's first line, an
+    attachment never linked into place): the window removes them once it
+    has started, and nothing else."""
+    turns = os.path.join(run.data, "storage", "turns", "2026", "11", "30")
+    blobs = os.path.join(run.data, "storage", "blobs", "sha256", "9f")
+    os.makedirs(turns)
+    os.makedirs(blobs)
+    leftovers = [
+        os.path.join(turns, ".2026-11-30T09-14-03Z-0000000-000.jsonl.q1W2e3"),
+        os.path.join(blobs, ".9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.zZ9yY8"),
+    ]
+    kept = os.path.join(turns, "notes.txt")
+    for path in leftovers + [kept]:
+        with open(path, "w") as f:
+            f.write("{\"type\":\"turn_cr")
+    app = run.start_app()
+    app.new_chat()
+    wait_until(lambda: not any(os.path.exists(p) for p in leftovers), 20,
+               "the leftover temporary files to be removed")
+    if not os.path.exists(kept):
+        raise E2EFailure("a file that is not a leftover was removed")
+    run.verify_store()
+
+
 def code_scenario(run):
     """A first answer whose only code block is one line, streamed in small
     pieces while the automatic title changes the header: once the stream
@@ -689,6 +774,10 @@ def main():
                         help="run the README-settings scenario instead of the steps")
     parser.add_argument("--code", action="store_true",
                         help="run the streamed one-line code block scenario instead of the steps")
+    parser.add_argument("--leftovers", action="store_true",
+                        help="run the leftover temporary files scenario instead of the steps")
+    parser.add_argument("--tool-servers", action="store_true",
+                        help="run the hung tool server scenario instead of the steps")
     parser.add_argument("--drop", action="store_true",
                         help="run the drag-and-drop scenario (real pointer events) instead of the steps")
     parser.add_argument("--quit", action="store_true",
@@ -741,6 +830,14 @@ def main():
         if args.versions:
             log("version switching scenario")
             versions_scenario(run)
+            steps = []
+        if args.leftovers:
+            log("leftover temporary files scenario")
+            leftovers_scenario(run)
+            steps = []
+        if args.tool_servers:
+            log("hung tool server scenario")
+            tool_servers_scenario(run)
             steps = []
         if args.readme:
             log("README-settings scenario")

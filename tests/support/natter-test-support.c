@@ -294,9 +294,10 @@ communicated_cb (GObject      *object,
  * invocation is its own primary and never forwards to a running window),
  * @dir as NATTER_DATA_DIR, XDG_RUNTIME_DIR and XDG_CONFIG_HOME (tool
  * servers come from the test's own mcp.json, never the user's), memory
- * GSettings over the build's schema (NATTER_SCHEMA_DIR), and the C locale
- * in UTF-8 so that messages are the untranslated ones. Add what a test
- * needs on top (an API key, a crash point).
+ * GSettings over the build's schema (NATTER_SCHEMA_DIR), the C locale
+ * in UTF-8 so that messages are the untranslated ones, and no
+ * G_MESSAGES_DEBUG. Add what a test needs on top (an API key, a crash
+ * point).
  *
  * Returns: (transfer full): the launcher
  */
@@ -317,6 +318,8 @@ natter_test_cli_launcher_new (GFile *dir)
   g_subprocess_launcher_setenv (launcher, "GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
   g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
   g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+  /* Its standard error is compared whole: no debug log on it. */
+  g_subprocess_launcher_unsetenv (launcher, "G_MESSAGES_DEBUG");
   return launcher;
 }
 
@@ -806,7 +809,8 @@ natter_test_command_line_init (NatterTestCommandLine *self)
  *   program name first
  * @environment: (array zero-terminated=1) (nullable): `NAME=value`
  *   entries: the environment of the process the command line comes
- *   from (GIO calls every such subclass remote); %NULL for none
+ *   from (GIO calls every such subclass remote), which is in this
+ *   process's working directory; %NULL for neither
  *
  * Returns: (transfer full): a command line for natter_cli_run_async()
  *   and the like
@@ -820,8 +824,11 @@ natter_test_command_line_new (const char * const *arguments,
   if (environment != NULL)
     {
       g_autoptr(GVariantBuilder) builder = g_variant_builder_new (G_VARIANT_TYPE_VARDICT);
+      g_autofree char *cwd = g_get_current_dir ();
 
       g_variant_builder_add (builder, "{sv}", "environ", g_variant_new_bytestring_array (environment, -1));
+      /* GApplication sends the caller's working directory too. */
+      g_variant_builder_add (builder, "{sv}", "cwd", g_variant_new_bytestring (cwd));
       platform_data = g_variant_builder_end (builder);
     }
   return g_object_new (NATTER_TYPE_TEST_COMMAND_LINE,

@@ -571,6 +571,43 @@ test_call_timeout (Fixture       *f,
   g_assert_cmpuint (natter_mcp_client_get_timeout (client), ==, 30);
 }
 
+/* mcp.json broken while Natter runs, before the page is opened — here
+ * nested 100,000 deep, which crashed the window when it read it: the
+ * page lists the servers that still run (those of the last file that
+ * parsed, disabled ones too), with the file's mistake above them. */
+static void
+test_opened_after_mistake (Fixture       *f,
+                           gconstpointer  data)
+{
+  NatterMcpManager *manager = natter_services_get_mcp_manager (f->services);
+  g_autofree char *open = g_strnfill (100000, '[');
+  g_autofree char *close = g_strnfill (100000, ']');
+  g_autofree char *deep = NULL;
+  g_autoptr(GError) error = NULL;
+  gpointer weak = f->window;
+  GtkWidget *error_row;
+
+  g_object_add_weak_pointer (G_OBJECT (f->window), &weak);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  while (weak != NULL && natter_preferences_window_get_n_pending (weak) > 0)
+    g_main_context_iteration (NULL, TRUE);
+  deep = g_strdup_printf ("{\"mcpServers\": %s%s}", open, close);
+  g_file_set_contents (f->config, deep, -1, &error);
+  g_assert_no_error (error);
+  /* What the running application's watch of the file does. */
+  natter_mcp_manager_reload (manager);
+  g_assert_cmpuint (natter_mcp_manager_get_clients (manager)->len, ==, 1);
+
+  f->window = natter_preferences_window_new (NULL, f->services);
+  gtk_window_present (GTK_WINDOW (f->window));
+  error_row = natter_preferences_window_get_mcp_widget (f->window, NULL, "config-error");
+  g_assert_true (gtk_widget_get_visible (error_row));
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (error_row)),
+                            "is not valid JSON: 1:535: the JSON nests deeper than 520 levels"));
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Connected, 6 tools");
+  g_assert_cmpstr (subtitle (f, "off"), ==, "Disabled");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -587,6 +624,8 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/file-changed-elsewhere", Fixture, NULL, fixture_set_up,
               test_file_changed_elsewhere, fixture_tear_down);
+  g_test_add ("/preferences/mcp/opened-after-mistake", Fixture, NULL, fixture_set_up, test_opened_after_mistake,
+              fixture_tear_down);
   g_test_add ("/preferences/mcp/headers-and-secrets", Fixture, NULL, fixture_set_up, test_headers_and_secrets,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/env", Fixture, NULL, fixture_set_up, test_env, fixture_tear_down);

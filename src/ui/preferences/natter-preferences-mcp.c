@@ -35,7 +35,6 @@ typedef struct
   GPtrArray               *rows;      /* AdwActionRow, one per server */
   GHashTable              *widgets;   /* "server\x1ffield" → GtkWidget (borrowed) */
   GHashTable              *tests;     /* server → what its last Test found (a sentence) */
-  GPtrArray               *shown;     /* NatterMcpServerConfig: the last mcp.json that parsed */
   GtkWidget               *error_row; /* why mcp.json cannot be used now; hidden when it can */
   GtkEditable             *name_entry;
   GtkEditable             *target_entry;
@@ -55,7 +54,6 @@ mcp_page_free (McpPage *page)
   g_ptr_array_unref (page->rows);
   g_hash_table_unref (page->widgets);
   g_hash_table_unref (page->tests);
-  g_clear_pointer (&page->shown, g_ptr_array_unref);
   natter_mcp_pairs_free (page->env);
   natter_mcp_pairs_free (page->headers);
   g_free (page);
@@ -501,20 +499,14 @@ rebuild (McpPage *page)
   watch_clients (page);
 
   /* A file that does not parse (being edited by hand, say) is said above
-   * the servers of the last one that did, which the manager keeps. */
+   * the servers of the last one that did, which the manager keeps
+   * running, even when the page opens after the mistake. */
   configs = natter_mcp_config_load (config_path (page), &error);
   gtk_widget_set_visible (page->error_row, configs == NULL);
   if (configs == NULL)
     {
       adw_action_row_set_subtitle (ADW_ACTION_ROW (page->error_row), error->message);
-      if (page->shown == NULL)
-        return;
-      configs = g_ptr_array_ref (page->shown);
-    }
-  else
-    {
-      g_clear_pointer (&page->shown, g_ptr_array_unref);
-      page->shown = g_ptr_array_ref (configs);
+      configs = g_ptr_array_ref (natter_mcp_manager_get_configs (page->manager));
     }
   for (guint i = 0; i < configs->len; i++)
     {
