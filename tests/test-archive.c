@@ -19,6 +19,7 @@
 #include "natter-session-index-private.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
+#include "natter-sessions-settings.h"
 #include "natter-test-sessions.h"
 #include "natter-turn-reducer.h"
 
@@ -333,6 +334,37 @@ test_import_lowest_version (Fixture       *f,
 
   assert_imported_as (f, granted, v2);
   assert_imported_as (f, granted_at_2, v2);
+}
+
+/* A conversation's generation parameters are the person's settings,
+ * not authority: they come along, in a file raised one version at a time
+ * (docs/format.md §3.5, §7.1). */
+static void
+test_import_keeps_parameters (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *archive = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *types = NULL;
+  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  parameters->has_top_p = TRUE;
+  parameters->top_p = 0.5;
+  natter_generation_parameters_set_system_instruction (parameters, "Be kind.");
+  natter_sessions_set_parameters_async (f->sessions, sid, parameters, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_parameters_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                        &error));
+  g_assert_no_error (error);
+  archive = export (f, sid, "json");
+  id = import_one (f, archive);
+  types = session_types (f, id);
+  g_assert_cmpstr (types, ==, "session_created:1 turn_appended turn_appended schema_upgraded:2 schema_upgraded:3 "
+                   "parameters_changed");
+  g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, id),
+                                                     parameters));
 }
 
 static void
@@ -1045,6 +1077,7 @@ main (int   argc,
   ADD ("/archive/export-markdown", test_export_markdown);
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);
+  ADD ("/archive/import-keeps-parameters", test_import_keeps_parameters);
   ADD ("/archive/round-trip-branch", test_round_trip_branch);
   ADD ("/archive/import-lowest-version", test_import_lowest_version);
   ADD ("/archive/damaged", test_damaged_archive);

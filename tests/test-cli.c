@@ -405,6 +405,17 @@ test_send_list_show (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (turn, "input"), ==, "hello");
   g_assert_cmpstr (json_object_get_string_member (turn, "answer"), ==, "Hello world");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (turn, "toolCalls")), ==, 0);
+  /* Its speed, as the turn file lets it be read (docs/format.md §4.2):
+   * the text streamed, so the time to its first token is known; the
+   * server reported no usage, so no tokens per second is made up. The
+   * exact figures under a fake clock are test-speed's. */
+  g_assert_cmpint (json_node_get_value_type (json_object_get_member (turn, "timeToFirstTokenMs")), ==, G_TYPE_INT64);
+  g_assert_cmpint (json_object_get_int_member (turn, "timeToFirstTokenMs"), >=, 0);
+  g_assert_false (json_object_has_member (turn, "tokensPerSecond"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (turn, "modelCalls")), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (
+                     json_object_get_array_member (turn, "modelCalls"), 0), "timeToFirstTokenMs"), ==,
+                   json_object_get_int_member (turn, "timeToFirstTokenMs"));
 
   /* A second message continues the session with the same model and
    * without repeating an option; its context is the first turn. */
@@ -563,6 +574,160 @@ test_grants (Fixture       *f,
   RUN (f, &r, "grant", session_id, "read_file");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "grant "));
+}
+
+/* The JSON body of the model request @index. */
+static JsonObject *
+request_body (Fixture *f,
+              guint    index)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  g_assert_cmpuint (index, <, f->server->bodies->len);
+  node = natter_test_json (g_ptr_array_index (f->server->bodies, index));
+  return json_object_ref (json_node_get_object (node));
+}
+
+static char *
+session_file_contents (Fixture    *f,
+                       const char *session_id)
+{
+  g_autofree char *relative = g_strdup_printf ("storage/sessions/%.4s/%.2s/%.2s/%s.jsonl", session_id,
+                                               session_id + 5, session_id + 8, session_id);
+  g_autoptr(GFile) file = g_file_resolve_relative_path (f->dir, relative);
+  char *contents = NULL;
+
+  g_assert_true (g_file_get_contents (g_file_peek_path (file), &contents, NULL, NULL));
+  return contents;
+}
+
+/* The event types of a session file, in order, space-separated with a
+ * space at each end; `schema_upgraded:N` with its version. */
+static char *
+session_types (const char *contents)
+{
+  g_auto(GStrv) lines = g_strsplit (contents, "\n", -1);
+  GString *types = g_string_new (" ");
+
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    {
+      g_autoptr(JsonNode) node = natter_test_json (lines[i]);
+      JsonObject *event = json_node_get_object (node);
+      const char *type = json_object_get_string_member (event, "type");
+
+      if (g_str_equal (type, "schema_upgraded"))
+        g_string_append_printf (types, "%s:%" G_GINT64_FORMAT " ", type,
+                                json_object_get_int_member (event, "schemaVersion"));
+      else
+        g_string_append_printf (types, "%s ", type);
+    }
+  return g_string_free (types, FALSE);
+}
+
+static guint
+count_substring (const char *text,
+                 const char *part)
+{
+  guint n = 0;
+
+  for (const char *at = strstr (text, part); at != NULL; at = strstr (at + 1, part))
+    n++;
+  return n;
+}
+
+/* Generation parameters: `send --temperature …` reaches the server for
+ * that message only; `params` keeps a conversation's, which every later
+ * message sends under its own, prints them as text or JSON, refuses a
+ * value out of range without writing, and --clear forgets them. The file
+ * is raised one version at a time before its first parameters_changed. */
+static void
+test_params (Fixture       *f,
+             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonObject) first = NULL;
+  g_autoptr(JsonObject) second = NULL;
+  g_autoptr(JsonObject) third = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  JsonObject *system;
+  g_autofree char *types = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
+       "--temperature", "0,5", "--seed", "7", "hi");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  first = request_body (f, 0);
+  g_assert_cmpfloat (json_object_get_double_member (first, "temperature"), ==, 0.5);
+  g_assert_cmpint (json_object_get_int_member (first, "seed"), ==, 7);
+  g_assert_false (json_object_has_member (first, "top_p"));
+
+  /* The message's own were not kept. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--temperature", "1.2", "--max-tokens", "64", "--system", "Answer in French.");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "temperature\t1.2\nmax_tokens\t64\nsystem\tAnswer in French.\n");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--top-p", "0.9", "again");
+  g_assert_cmpint (r.status, ==, 0);
+  second = request_body (f, 1);
+  g_assert_cmpfloat (json_object_get_double_member (second, "temperature"), ==, 1.2);
+  g_assert_cmpfloat (json_object_get_double_member (second, "top_p"), ==, 0.9);
+  g_assert_cmpint (json_object_get_int_member (second, "max_tokens"), ==, 64);
+  g_assert_false (json_object_has_member (second, "seed"));
+  system = json_array_get_object_element (json_object_get_array_member (second, "messages"), 0);
+  g_assert_cmpstr (json_object_get_string_member (system, "role"), ==, "system");
+  g_assert_true (g_str_has_suffix (json_object_get_string_member (system, "content"), "\n\nAnswer in French."));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--json");
+  json = natter_test_json (r.out);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (json), "temperature"), ==, 1.2);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (json), "max_tokens"), ==, 64);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json), "systemInstruction"), ==,
+                   "Answer in French.");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--temperature", "3");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "natter: Temperature must be a number from 0 to 2\n");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--seed", "x", "never sent");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "natter: The seed must be a whole number\n");
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+
+  contents = session_file_contents (f, session_id);
+  types = session_types (contents);
+  g_assert_nonnull (strstr (types, " schema_upgraded:2 schema_upgraded:3 parameters_changed "));
+  g_assert_cmpuint (count_substring (types, "parameters_changed"), ==, 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--clear", "--seed", "3");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "seed\t3\n");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--clear");
+  g_assert_cmpstr (r.out, ==, "");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "third");
+  g_assert_cmpint (r.status, ==, 0);
+  third = request_body (f, 2);
+  g_assert_false (json_object_has_member (third, "temperature"));
+  g_assert_false (json_object_has_member (third, "seed"));
+  system = json_array_get_object_element (json_object_get_array_member (third, "messages"), 0);
+  g_assert_null (strstr (json_object_get_string_member_with_default (system, "content", ""), "French"));
 }
 
 /* Queued messages: send --queue while the turn waits prints `queued
@@ -1973,6 +2138,7 @@ main (int   argc,
   ADD ("/cli/sessions/json-streamed", test_sessions_json_streamed);
   ADD ("/cli/send/permission-allow", test_permission_allow);
   ADD ("/cli/grants/allow-always-grant-list-revoke", test_grants);
+  ADD ("/cli/params/send-keep-clear", test_params);
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
   ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
   ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);

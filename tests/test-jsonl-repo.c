@@ -496,7 +496,7 @@ test_create_if_absent (Fixture       *f,
     assert_create_fails (f, ID_B, note, NATTER_STORE_ERROR_SCHEMA);
   }
   assert_create_fails (f, ID_B, "[1,2]", NATTER_STORE_ERROR_SCHEMA);
-  version_3 = g_strdup_printf ("{\"type\":\"%s\",\"%s\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":3}",
+  version_3 = g_strdup_printf ("{\"type\":\"%s\",\"%s\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":9}",
                                f->info->created_type, f->info->owner_member, ID_B);
   assert_create_fails (f, ID_B, version_3, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
 
@@ -883,8 +883,8 @@ test_strict_line_validation_real_validator (Fixture       *f,
   const char *event_type = info == &turn_kind ? "turn_cancelled" : "title_changed";
   g_autoptr(NatterJsonlRepo) repo = info->real_new (f->storage);
   g_autofree char *created = real_line (info->real_created, ID_A, "1", NULL);
-  g_autofree char *created_v3 = real_line (info->real_created, ID_A, "3", NULL);
-  g_autofree char *created_b_v3 = real_line (info->real_created, ID_B, "3", NULL);
+  g_autofree char *created_v9 = real_line (info->real_created, ID_A, "9", NULL);
+  g_autofree char *created_b_v9 = real_line (info->real_created, ID_B, "9", NULL);
   g_autofree char *event = real_line (info->real_event, ID_A, NULL, event_type);
   g_autofree char *other_owner = real_line (info->real_event, ID_B, NULL, event_type);
   g_autofree char *unknown = real_line (info->real_event, ID_A, NULL, "surely_not_a_type");
@@ -922,7 +922,7 @@ test_strict_line_validation_real_validator (Fixture       *f,
     g_clear_error (&error);
   }
   {
-    g_autoptr(JsonNode) node = natter_test_json (created_b_v3);
+    g_autoptr(JsonNode) node = natter_test_json (created_b_v9);
 
     g_assert_false (natter_jsonl_repo_create_sync (repo, ID_B, node, NULL, &error));
     g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
@@ -943,7 +943,7 @@ test_strict_line_validation_real_validator (Fixture       *f,
     assert_corrupt_read (repo, ID_A, path, 2, "surely_not_a_type");
   }
   {
-    g_autofree char *contents = g_strdup_printf ("%s\n%s\n", created_v3, event);
+    g_autofree char *contents = g_strdup_printf ("%s\n%s\n", created_v9, event);
 
     g_free (write_raw (f, ID_A, contents, -1));
     assert_corrupt_read (repo, ID_A, path, 1, NULL);

@@ -23,6 +23,7 @@
 
 #include "natter-import-report.h"
 #include "natter-session-index-cache.h"
+#include "natter-sessions-settings.h"
 #include "natter-test-sessions.h"
 
 typedef struct
@@ -84,6 +85,22 @@ fixture_set_up (Fixture       *f,
         g_free (natter_test_sessions_send_and_wait (&f->t, id, "Hello"));
     }
   g_free (natter_test_sessions_send_and_wait (&f->t, g_ptr_array_index (f->ids, 2), "Again"));
+  /* A conversation that keeps generation parameters (docs/format.md
+   * §3.5): the cache keeps them with its entry. */
+  {
+    g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+
+    parameters->has_temperature = TRUE;
+    parameters->temperature = 0.5;
+    natter_generation_parameters_set_system_instruction (parameters, "Short answers.");
+    natter_sessions_set_parameters_async (f->t.sessions, g_ptr_array_index (f->ids, 3), parameters, NULL,
+                                          natter_test_result_cb, &result);
+    g_assert_true (natter_sessions_set_parameters_finish (f->t.sessions, natter_test_sessions_wait_result (&result),
+                                                          &error));
+    g_assert_no_error (error);
+  }
 
   /* The entries' marks: a version (an edit, made under its parent's
    * title) and a conversation whose latest turn was imported. */

@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "natter-cli-private.h"
@@ -335,7 +336,47 @@ natter_cli_print_sessions (Run *run)
 /* show                                                                */
 /* ------------------------------------------------------------------ */
 
-/* One turn reduced for display: input, answer, tool calls, status. */
+/* Sets @object's `timeToFirstTokenMs` and `tokensPerSecond` (to a tenth)
+ * where they are known (≥ 0, > 0). */
+static void
+set_speed (JsonObject *object,
+           gint64      time_to_first_token_ms,
+           double      tokens_per_second)
+{
+  if (time_to_first_token_ms >= 0)
+    json_object_set_int_member (object, "timeToFirstTokenMs", time_to_first_token_ms);
+  if (tokens_per_second > 0)
+    json_object_set_double_member (object, "tokensPerSecond", round (tokens_per_second * 10) / 10);
+}
+
+/* The answer's speed figures (docs/format.md §4.2), and each model
+ * call's in `modelCalls`: `[{modelCallIndex, timeToFirstTokenMs?,
+ * tokensPerSecond?}]`. */
+static void
+add_speed (JsonObject      *summary,
+           NatterTurnState *state)
+{
+  JsonArray *calls = json_array_new ();
+  gint64 time_to_first_token_ms;
+  double tokens_per_second;
+
+  natter_turn_state_get_speed (state, &time_to_first_token_ms, &tokens_per_second);
+  set_speed (summary, time_to_first_token_ms, tokens_per_second);
+  for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
+    {
+      NatterTurnModelCall *call = natter_turn_state_get_model_call (state, i);
+      JsonObject *item = json_object_new ();
+
+      json_object_set_int_member (item, "modelCallIndex", i);
+      set_speed (item, natter_turn_model_call_get_time_to_first_token_ms (call),
+                 natter_turn_model_call_get_tokens_per_second (call));
+      json_array_add_object_element (calls, item);
+    }
+  json_object_set_array_member (summary, "modelCalls", calls);
+}
+
+/* One turn reduced for display: input, answer, tool calls, status,
+ * speed. */
 JsonObject *
 natter_cli_turn_summary (const NatterSessionTurn *turn,
                          NatterTurnState         *state)
@@ -379,6 +420,7 @@ natter_cli_turn_summary (const NatterSessionTurn *turn,
       json_array_add_object_element (calls, item);
     }
   json_object_set_array_member (summary, "toolCalls", calls);
+  add_speed (summary, state);
 
   if (status == NATTER_TURN_STATUS_FAILED)
     json_object_set_string_member (summary, "error",

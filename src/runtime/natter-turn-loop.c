@@ -22,12 +22,20 @@
 /* Model step (docs/runtime.md §6 step 5) */
 
 static void
+note_first_token (NatterTurnExecution *self)
+{
+  if (self->first_token_us == 0)
+    self->first_token_us = natter_clock_now_us (self->runtime->clock);
+}
+
+static void
 sink_text_delta (const char *delta,
                  gpointer    user_data)
 {
   NatterTurnExecution *self = user_data;
   guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
 
+  note_first_token (self);
   g_string_append (self->partial_text, delta);
   g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA], 0, index, (int) NATTER_DELTA_TEXT, delta);
   natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index, NATTER_DELTA_TEXT, delta);
@@ -40,6 +48,7 @@ sink_reasoning_delta (const char *delta,
   NatterTurnExecution *self = user_data;
   guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
 
+  note_first_token (self);
   g_string_append (self->partial_reasoning, delta);
   g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA], 0, index, (int) NATTER_DELTA_REASONING, delta);
   natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index,
@@ -153,6 +162,16 @@ finish_model_call (NatterTurnExecution   *self,
         json_object_set_string_member (event, "code", code);
       json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
     }
+  /* When the answer began, beside the call's own end (its `ts`): the
+   * time to the first token and the tokens per second are read from
+   * these (natter_turn_model_call_get_time_to_first_token_ms()). */
+  if (self->first_token_us > 0)
+    {
+      JsonObject *closing = json_node_get_object (g_ptr_array_index (batch, 0));
+      g_autofree char *first_token_ts = natter_format_ts (self->first_token_us);
+
+      json_object_set_string_member (closing, "firstTokenTs", first_token_ts);
+    }
   _natter_turn_execution_enqueue (self, batch, NULL, NULL);
 }
 
@@ -222,6 +241,7 @@ start_model_call (NatterTurnExecution *self,
   self->streaming = TRUE;
   g_string_truncate (self->partial_text, 0);
   g_string_truncate (self->partial_reasoning, 0);
+  self->first_token_us = 0;
   /* Attachments are read from their blobs for each request, off the main
    * thread; a missing or damaged one fails the call (model_cb) with the
    * file it names, never sends the message without it. */

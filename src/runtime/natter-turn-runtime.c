@@ -256,6 +256,52 @@ resolve_tools (JsonObject  *resolved,
   return TRUE;
 }
 
+/* The system prompt the turn runs with: the agent's own, then an
+ * instruction the person added for the conversation or the message
+ * (`overrides.systemInstruction`), after a blank line. The snapshot holds
+ * the whole prompt, so every reader rebuilds the request the model got,
+ * while `agent.requested` still says what was added (docs/format.md
+ * §4.2). Anything but a non-empty string there is a caller error. */
+static char *
+dup_system_prompt (JsonObject  *agent,
+                   JsonObject  *requested_agent,
+                   GError     **error)
+{
+  const char *own = json_object_get_string_member_with_default (agent, "systemPrompt", "");
+  JsonObject *overrides = get_object_or_null (requested_agent, "overrides");
+  JsonNode *added = overrides != NULL ? json_object_get_member (overrides, "systemInstruction") : NULL;
+  const char *instruction;
+
+  if (added == NULL)
+    return g_strdup (own);
+  if (!JSON_NODE_HOLDS_VALUE (added) || json_node_get_value_type (added) != G_TYPE_STRING ||
+      json_node_get_string (added)[0] == '\0')
+    {
+      g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
+                           "agent.overrides.systemInstruction must be a non-empty string");
+      return NULL;
+    }
+  instruction = json_node_get_string (added);
+  if (own[0] == '\0')
+    return g_strdup (instruction);
+  return g_strconcat (own, "\n\n", instruction, NULL);
+}
+
+/* Sets the snapshot's `systemPrompt` (dup_system_prompt()). */
+static gboolean
+resolve_system_prompt (JsonObject  *resolved,
+                       JsonObject  *agent,
+                       JsonObject  *requested_agent,
+                       GError     **error)
+{
+  g_autofree char *system_prompt = dup_system_prompt (agent, requested_agent, error);
+
+  if (system_prompt == NULL)
+    return FALSE;
+  json_object_set_string_member (resolved, "systemPrompt", system_prompt);
+  return TRUE;
+}
+
 /* The request as the file keeps it: the override at `overrides.model`,
  * where the reference format has it, never at the top level. */
 static JsonObject *
@@ -341,10 +387,9 @@ build_turn_created (NatterTurnRuntime  *self,
                                  json_object_get_string_member_with_default (agent, "agentId",
                                    json_object_get_string_member_with_default (requested_agent,
                                                                                "agentId", "")));
-  json_object_set_string_member (resolved, "systemPrompt",
-                                 json_object_get_string_member_with_default (agent, "systemPrompt", ""));
   json_object_set_member (resolved, "model", object_node (model));
-  if (!resolve_tools (resolved, agent, requested_agent, error))
+  if (!resolve_system_prompt (resolved, agent, requested_agent, error) ||
+      !resolve_tools (resolved, agent, requested_agent, error))
     return NULL;
 
   json_object_set_object_member (agent_pair, "requested",
@@ -442,9 +487,12 @@ create_cb (GObject      *object,
 /**
  * natter_turn_runtime_create_turn_async:
  * @self: a #NatterTurnRuntime
- * @requested_agent: (transfer none): `{agentId, overrides?: {model?}}`;
- *   the model override `{provider, model}` is also taken at `model` (the
- *   older shape) and is written at `agent.requested.overrides.model`
+ * @requested_agent: (transfer none): `{agentId, overrides?: {model?,
+ *   tools?, systemInstruction?}}`; the model override `{provider, model}`
+ *   is also taken at `model` (the older shape) and is written at
+ *   `agent.requested.overrides.model`; `systemInstruction` (a non-empty
+ *   string) is added to the agent's system prompt in the snapshot, after
+ *   a blank line (docs/format.md §4.2)
  * @session_id: (nullable): the session, or %NULL for a standalone turn
  * @context: (transfer none) (nullable): `[]`/inline messages or
  *   `{previousTurnId}`; %NULL is `[]`

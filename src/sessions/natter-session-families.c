@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include "natter-session-families.h"
+#include "natter-session-index.h"
 #include "natter-session-index-entry.h"
 
 typedef struct
@@ -60,20 +61,82 @@ activity_time (NatterSessionIndexEntry *entry)
   return latest_turn_at != NULL ? latest_turn_at : natter_session_index_entry_get_created_at (entry);
 }
 
+typedef NatterSessionIndexEntry *(*EntryLookup) (gpointer    entries,
+                                                 const char *session_id);
+
+static NatterSessionIndexEntry *
+lookup_in_table (gpointer    entries,
+                 const char *session_id)
+{
+  return g_hash_table_lookup (entries, session_id);
+}
+
+static NatterSessionIndexEntry *
+lookup_in_index (gpointer    entries,
+                 const char *session_id)
+{
+  return natter_session_index_lookup (entries, session_id);
+}
+
 /* The entry @entry is a version of, or %NULL. A parent that is gone or
  * damaged leaves its versions standing on their own. */
 static NatterSessionIndexEntry *
-continued (GHashTable              *entries,
-           NatterSessionIndexEntry *entry)
+continued_in (EntryLookup              lookup_entry,
+              gpointer                 entries,
+              NatterSessionIndexEntry *entry)
 {
   NatterSessionIndexEntry *parent;
 
   if (!natter_session_index_entry_get_is_version (entry) || natter_session_index_entry_get_error (entry) != NULL)
     return NULL;
-  parent = g_hash_table_lookup (entries, natter_session_index_entry_get_parent_session (entry));
+  parent = lookup_entry (entries, natter_session_index_entry_get_parent_session (entry));
   if (parent == NULL || natter_session_index_entry_get_error (parent) != NULL)
     return NULL;
   return parent;
+}
+
+static NatterSessionIndexEntry *
+continued (GHashTable              *entries,
+           NatterSessionIndexEntry *entry)
+{
+  return continued_in (lookup_in_table, entries, entry);
+}
+
+/**
+ * natter_session_families_find_original:
+ * @index: the session index
+ * @session_id: a session
+ *
+ * The entry of the original of @session_id's conversation, by the rule
+ * natter_session_families_new() applies, without building every family:
+ * the session itself when it is no version of another (or its parent is
+ * gone or damaged). What a conversation keeps — its
+ * generation parameters — is the original's (docs/sessions.md §15).
+ *
+ * Returns: (transfer none) (nullable): the entry, or %NULL when @index
+ *   does not list @session_id
+ */
+NatterSessionIndexEntry *
+natter_session_families_find_original (NatterSessionIndex *index,
+                                       const char         *session_id)
+{
+  NatterSessionIndexEntry *original;
+  NatterSessionIndexEntry *parent;
+  guint depth = 0;
+  guint n;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (index), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  original = natter_session_index_lookup (index, session_id);
+  if (original == NULL)
+    return NULL;
+  n = g_list_model_get_n_items (G_LIST_MODEL (index));
+  /* Parents are older than their versions; the bound guards against a
+   * damaged store naming a cycle. */
+  while ((parent = continued_in (lookup_in_index, index, original)) != NULL && depth++ < n)
+    original = parent;
+  return original;
 }
 
 /**

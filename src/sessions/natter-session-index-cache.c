@@ -42,7 +42,7 @@
  * numbers are in (a data directory copied to another machine is simply
  * read again). */
 #define MAGIC_NAME     "natter-index"
-#define FORMAT_VERSION 2
+#define FORMAT_VERSION 3
 #define HEADER_SIZE    32   /* magic, then the MD5 digest of the payload */
 #define DIGEST_SIZE    16
 
@@ -65,6 +65,7 @@ enum
   S_ERROR,
   S_CWD,
   S_PARENT_SESSION,
+  S_PARAMETERS,         /* natter_generation_parameters_to_text() */
   N_STRINGS
 };
 
@@ -347,6 +348,15 @@ entry_from_record (const CacheRecord *record)
   natter_session_index_entry_set_error (entry, s[S_ERROR]);
   natter_session_index_entry_set_cwd (entry, s[S_CWD]);
   natter_session_index_entry_set_parent_session (entry, s[S_PARENT_SESSION]);
+  if (s[S_PARAMETERS] != NULL)
+    {
+      g_autoptr(NatterGenerationParameters) parameters =
+        natter_generation_parameters_new_from_text (s[S_PARAMETERS], NULL);
+
+      /* The digest vouches for the bytes; what this process wrote reads. */
+      g_warn_if_fail (parameters != NULL);
+      natter_session_index_entry_set_parameters (entry, parameters);
+    }
   natter_session_index_entry_set_is_version (entry, (record->flags & FLAG_IS_VERSION) != 0);
   natter_session_index_entry_set_latest_turn_imported (entry, (record->flags & FLAG_LATEST_TURN_IMPORTED) != 0);
   return entry;
@@ -460,6 +470,12 @@ write_record (GByteArray                     *out,
   write_string (out, natter_session_index_entry_get_error (entry));
   write_string (out, natter_session_index_entry_get_cwd (entry));
   write_string (out, natter_session_index_entry_get_parent_session (entry));
+  {
+    const NatterGenerationParameters *parameters = natter_session_index_entry_get_parameters (entry);
+    g_autofree char *text = parameters != NULL ? natter_generation_parameters_to_text (parameters) : NULL;
+
+    write_string (out, text);
+  }
 }
 
 /**

@@ -55,4 +55,7 @@ void                     natter_session_index_entry_set_parent_session      (Nat
 void                     natter_session_index_entry_set_is_version          (NatterSessionIndexEntry *self,
                                                                              gboolean                 is_version);
 
+void                     natter_session_index_entry_set_parameters          (NatterSessionIndexEntry *self,
+                                                                             const NatterGenerationParameters *parameters);
+
 G_END_DECLS

@@ -4,8 +4,9 @@
  *
  * One row of the in-memory session index: SessionIndexEntry of
  * docs/sessions.md §8.1, plus an error text for an entry the startup
- * scan could not fold (docs/sessions.md §8.2) and the dsh session header extras
- * `cwd` and `parentSession`.
+ * scan could not fold (docs/sessions.md §8.2), the dsh session header
+ * extras `cwd` and `parentSession`, and the generation parameters the
+ * session keeps (docs/format.md §3.5).
  */
 
 #define G_LOG_DOMAIN "natter-session-index-entry"
@@ -14,6 +15,7 @@
 
 #include "natter-session-index-entry-private.h"
 #include "natter-session-reducer.h"
+#include "natter-session-parameters-state.h"
 #include "natter-turn-reducer.h"
 
 struct _NatterSessionIndexEntry
@@ -40,6 +42,7 @@ struct _NatterSessionIndexEntry
   char       *cwd;
   char       *parent_session;
   gboolean    is_version;
+  NatterGenerationParameters *parameters;   /* NULL: none kept */
 };
 
 G_DEFINE_FINAL_TYPE (NatterSessionIndexEntry, natter_session_index_entry, G_TYPE_OBJECT)
@@ -85,6 +88,7 @@ natter_session_index_entry_finalize (GObject *object)
   g_clear_pointer (&self->error, g_free);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->parent_session, g_free);
+  g_clear_pointer (&self->parameters, natter_generation_parameters_free);
 
   G_OBJECT_CLASS (natter_session_index_entry_parent_class)->finalize (object);
 }
@@ -414,6 +418,7 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
   natter_session_index_entry_set_cwd (self, natter_session_state_get_cwd (state));
   natter_session_index_entry_set_parent_session (self, natter_session_state_get_parent_session (state));
   natter_session_index_entry_set_is_version (self, natter_session_state_get_is_version (state));
+  natter_session_index_entry_set_parameters (self, natter_session_state_get_parameters (state));
   if (!keep_error)
     natter_session_index_entry_set_error (self, NULL);
   g_object_thaw_notify (G_OBJECT (self));
@@ -595,6 +600,21 @@ natter_session_index_entry_set_is_version (NatterSessionIndexEntry *self,
     return;
   self->is_version = !!is_version;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IS_VERSION]);
+}
+
+void
+natter_session_index_entry_set_parameters (NatterSessionIndexEntry          *self,
+                                           const NatterGenerationParameters *parameters)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+
+  if (natter_generation_parameters_is_empty (parameters))
+    parameters = NULL;
+  if (natter_generation_parameters_equal (self->parameters, parameters))
+    return;
+  g_clear_pointer (&self->parameters, natter_generation_parameters_free);
+  if (parameters != NULL)
+    self->parameters = natter_generation_parameters_copy (parameters);
 }
 
 /**
@@ -838,6 +858,21 @@ natter_session_index_entry_get_is_version (NatterSessionIndexEntry *self)
 }
 
 /**
+ * natter_session_index_entry_get_parameters:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): the generation parameters the
+ *   session itself keeps (its last `parameters_changed`), or %NULL
+ *   when none are; no property: nothing shown follows them
+ */
+const NatterGenerationParameters *
+natter_session_index_entry_get_parameters (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->parameters;
+}
+
+/**
  * natter_session_index_entry_to_json:
  * @self: an entry
  *
@@ -914,7 +949,8 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          g_strcmp0 (a->error, b->error) == 0 &&
          g_strcmp0 (a->cwd, b->cwd) == 0 &&
          g_strcmp0 (a->parent_session, b->parent_session) == 0 &&
-         a->is_version == b->is_version;
+         a->is_version == b->is_version &&
+         natter_generation_parameters_equal (a->parameters, b->parameters);
 }
 
 /**

@@ -8,6 +8,7 @@
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
+#include "natter-generation-parameters.h"
 #include "natter-types.h"
 
 G_BEGIN_DECLS
@@ -41,6 +42,8 @@ const char *natter_session_index_entry_get_error              (NatterSessionInde
 const char *natter_session_index_entry_get_cwd                (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_parent_session     (NatterSessionIndexEntry *self);
 gboolean    natter_session_index_entry_get_is_version         (NatterSessionIndexEntry *self);
+const NatterGenerationParameters *
+            natter_session_index_entry_get_parameters         (NatterSessionIndexEntry *self);
 
 JsonNode   *natter_session_index_entry_to_json                (NatterSessionIndexEntry *self);
 gboolean    natter_session_index_entry_equal                  (NatterSessionIndexEntry *a,

@@ -260,6 +260,19 @@ queue_append (GTask *task)
   g_autoptr(JsonObject) options = options_to_json (data->options);
   g_autofree char *ts = natter_clock_format_ts (data->base.self->clock);
 
+  /* A queued message keeps its agent, model and limits, not generation
+   * parameters of its own (docs/format.md §3.3): waiting, it would lose
+   * them without a word. It goes with the conversation's, as any. */
+  if (!natter_generation_parameters_is_empty (natter_send_options_get_parameters (data->options)))
+    {
+      natter_sessions_op_return_error (task, g_error_new_literal (NATTER_SESSION_ERROR,
+                                                                  NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                                                                  "A message with generation parameters of its own "
+                                                                  "cannot wait in the queue; send it once the answer "
+                                                                  "has ended, or keep the parameters for the "
+                                                                  "conversation"));
+      return;
+    }
   data->result_id = natter_id_generator_next (data->base.self->ids);
   append_one (task, natter_session_event_new_message_queued (data->base.session_id, ts, data->result_id,
                                                               data->input, options));

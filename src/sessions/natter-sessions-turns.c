@@ -18,6 +18,7 @@
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-queue.h"
+#include "natter-sessions-settings.h"
 #include "natter-turn-reducer.h"
 
 /* send_message (docs/sessions.md §9.1) */
@@ -273,9 +274,20 @@ send_create_turn (GTask *task)
 
   /* Step 4: the send options land on the turn; a session turn always
    * has a human, and tools resolve relative paths against the session's
-   * directory. */
-  requested_agent = natter_send_options_to_requested_agent (data->options);
-  config = natter_send_options_to_turn_config (data->options, TRUE, natter_session_state_get_cwd (data->base.state));
+   * directory. The generation parameters are the conversation's, under
+   * the message's own (docs/sessions.md §15): whoever sends it — the
+   * window, the command line, the queue. */
+  {
+    const NatterGenerationParameters *kept = natter_sessions_get_kept_parameters (self, data->base.session_id);
+    g_autoptr(NatterGenerationParameters) parameters = kept != NULL ? natter_generation_parameters_copy (kept)
+                                                                    : natter_generation_parameters_new ();
+    g_autoptr(NatterSendOptions) options = natter_send_options_copy (data->options);
+
+    natter_generation_parameters_overlay (parameters, natter_send_options_get_parameters (data->options));
+    natter_send_options_set_parameters (options, parameters);
+    requested_agent = natter_send_options_to_requested_agent (options);
+    config = natter_send_options_to_turn_config (options, TRUE, natter_session_state_get_cwd (data->base.state));
+  }
 
   natter_turn_runtime_create_turn_async (self->runtime, requested_agent, data->base.session_id, context,
                                          data->input, config, NULL, send_turn_created_cb,

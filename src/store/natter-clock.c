@@ -53,6 +53,30 @@ natter_format_ts (gint64 unix_us)
 }
 
 /**
+ * natter_parse_ts:
+ * @ts: (nullable): an ISO-8601 UTC timestamp, as an event's `ts`
+ * @out_unix_us: (out): microseconds since the Unix epoch
+ *
+ * The inverse of natter_format_ts(), for any timestamp an event may hold
+ * (docs/format.md §1, "Timestamps").
+ *
+ * Returns: %FALSE when @ts is %NULL or not a timestamp
+ */
+gboolean
+natter_parse_ts (const char *ts,
+                 gint64     *out_unix_us)
+{
+  g_autoptr(GDateTime) time = NULL;
+
+  g_return_val_if_fail (out_unix_us != NULL, FALSE);
+
+  if (ts == NULL || (time = g_date_time_new_from_iso8601 (ts, NULL)) == NULL)
+    return FALSE;
+  *out_unix_us = g_date_time_to_unix (time) * G_USEC_PER_SEC + g_date_time_get_microsecond (time);
+  return TRUE;
+}
+
+/**
  * natter_clock_format_ts:
  * @self: a #NatterClock
  *

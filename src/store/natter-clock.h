@@ -33,6 +33,8 @@ struct _NatterClockInterface
 gint64       natter_clock_now_us         (NatterClock *self);
 char        *natter_clock_format_ts      (NatterClock *self);
 char        *natter_format_ts            (gint64       unix_us);
+gboolean     natter_parse_ts             (const char  *ts,
+                                          gint64      *out_unix_us);
 NatterClock *natter_clock_get_system     (void);
 
 G_END_DECLS

@@ -111,6 +111,7 @@ natter_session_state_unref (NatterSessionState *self)
   g_clear_pointer (&self->updated_at, g_free);
   g_clear_pointer (&self->compaction, json_object_unref);
   natter_session_v2_fold_clear (&self->v2);
+  natter_session_v3_fold_clear (&self->v3);
   g_free (self);
 }
 
@@ -170,7 +171,9 @@ apply_turn_appended (NatterSessionState  *self,
  * `session_created` title until a `title_changed`, and the last one wins.
  * The events of schema version 2 are accepted only once the file is at
  * version 2 (created at 2, or raised by `schema_upgraded`), and fold the
- * active grants and the pending queue (natter-session-grants-queue.h).
+ * active grants and the pending queue (natter-session-grants-queue.h);
+ * those of version 3 only at version 3, and fold the parameters the
+ * conversation keeps (natter-session-parameters-state.h).
  *
  * Applying is atomic: on error @self is unchanged and may keep being used.
  * The state keeps copies of @event's parts, or references where they are
@@ -274,6 +277,7 @@ natter_session_state_apply_valid (NatterSessionState  *self,
   if (g_str_equal (type, "turn_appended"))
     self->compaction_pending = FALSE;
   natter_session_v2_fold_commit (&self->v2, event, type);
+  natter_session_v3_fold_commit (&self->v3, event, type);
   self->after_first_turn = g_str_equal (type, "turn_appended") && self->turns->len == 1;
 
   g_free (self->updated_at);

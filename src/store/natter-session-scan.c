@@ -35,6 +35,7 @@
 #include "natter-session-reducer-private.h"
 #include "natter-session-scan.h"
 #include "natter-session-schema.h"
+#include "natter-session-parameters-state.h"
 
 /* session_created and turn_appended with consumedQueueIds have the most
  * members (8); a line with more is refused
@@ -241,6 +242,7 @@ typedef struct
   /* Schema version 2: the version, grants and queue, folded by the
    * reducer's own code so that both paths keep the same rules. */
   NatterSessionV2Fold v2;
+  NatterSessionV3Fold v3;
 } ScanState;
 
 /* Sorts the members of one line into @field by name, each at most once
@@ -392,9 +394,9 @@ scan_title_changed (ScanState               *state,
   return TRUE;
 }
 
-/* A line the span checks do not cover (an event of schema version 2, or
- * a turn_appended with consumedQueueIds, both rare): it is parsed into a
- * tree and checked by the schema and the reducer's own version-2 fold. */
+/* A line the span checks do not cover (an event of schema version 2 or
+ * 3, or a turn_appended with consumedQueueIds, all rare): it is parsed
+ * into a tree and checked by the schema and the reducer's own folds. */
 static gboolean
 scan_tree_line (ScanState  *state,
                 const char *line,
@@ -416,6 +418,7 @@ scan_tree_line (ScanState  *state,
   if (!natter_session_v2_fold_check (&state->v2, event, type, NULL))
     return FALSE;
   natter_session_v2_fold_commit (&state->v2, event, type);
+  natter_session_v3_fold_commit (&state->v3, event, type);
   return TRUE;
 }
 
@@ -528,6 +531,8 @@ scan_state_fill_result (const ScanState         *state,
   out->parent_session = span_dup (state->parent, FALSE);
   /* natter_session_state_get_is_version(), read from the spans. */
   out->is_version = state->parent.data != NULL && state->created_with_title;
+  if (state->v3.parameters != NULL)
+    out->parameters = natter_generation_parameters_copy (state->v3.parameters);
   if (state->turn_count > 0)
     {
       g_autofree char *provider_text = span_dup (state->provider, state->provider_escaped);
@@ -584,6 +589,7 @@ natter_session_scan_contents (const char              *contents,
     scan_state_fill_result (&state, out);
   g_clear_pointer (&state.turn_ids, g_array_unref);
   natter_session_v2_fold_clear (&state.v2);
+  natter_session_v3_fold_clear (&state.v3);
   return ok;
 }
 
@@ -607,6 +613,7 @@ natter_session_scan_result_clear (NatterSessionScanResult *result)
   g_free (result->latest_turn_at);
   g_free (result->cwd);
   g_free (result->parent_session);
+  natter_generation_parameters_free (result->parameters);
   memset (result, 0, sizeof *result);
 }
 
@@ -624,6 +631,8 @@ fill_from_state (NatterSessionScanResult *out,
   out->cwd = g_strdup (natter_session_state_get_cwd (state));
   out->parent_session = g_strdup (natter_session_state_get_parent_session (state));
   out->is_version = natter_session_state_get_is_version (state);
+  if (natter_session_state_get_parameters (state) != NULL)
+    out->parameters = natter_generation_parameters_copy (natter_session_state_get_parameters (state));
   if (n_turns > 0)
     {
       const NatterSessionTurn *last = natter_session_state_get_turn (state, n_turns - 1);

@@ -19,6 +19,13 @@ gboolean natter_session_schema_check_members   (JsonObject          *object,
 gboolean natter_session_schema_validate_v2     (const char          *type,
                                                 JsonObject          *event,
                                                 GError             **error);
+gboolean natter_session_schema_validate_v3     (const char          *type,
+                                                JsonObject          *event,
+                                                GError             **error);
+JsonObject *natter_session_event_begin          (const char          *type,
+                                                const char          *session_id,
+                                                const char          *ts);
+JsonNode   *natter_session_event_wrap           (JsonObject          *object);
 gboolean natter_session_schema_validate_queue_ids (JsonObject       *event,
                                                    GError          **error);
 

@@ -12,6 +12,7 @@
 
 #include "natter-id.h"
 #include "natter-json.h"
+#include "natter-session-parameters-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
 #include "natter-session-schema-upgrade.h"
@@ -60,7 +61,7 @@ validate_upgraded (JsonObject  *event,
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_UNSUPPORTED_VERSION,
                    "Session schema version %" G_GINT64_FORMAT " is not supported "
-                   "(an upgrade goes to 2 to %d)", version, NATTER_SESSION_SCHEMA_VERSION);
+                   "(an upgrade goes to 2 up to %d)", version, NATTER_SESSION_SCHEMA_VERSION);
       return FALSE;
     }
   return natter_session_schema_check_members (event, upgraded_members, "schema_upgraded", error);
@@ -212,12 +213,13 @@ natter_session_schema_validate_v2 (const char  *type,
  * @event: (transfer none): a valid session event
  *
  * The session schema version a file must be at for @event to appear in
- * it (docs/format.md "Schema version 2"): 2 for the version-2 event types
- * and for a `turn_appended` with `consumedQueueIds`, else 1. For
+ * it (docs/format.md §3.3 and §3.5): 3 for the version-3 event types, 2
+ * for the version-2 event types and for a `turn_appended` with
+ * `consumedQueueIds`, else 1. For
  * `schema_upgraded` it is the version the event raises the file to, less
  * one: the marker itself belongs to the older version.
  *
- * Returns: 1 or 2
+ * Returns: 1, 2 or 3
  */
 gint64
 natter_session_event_get_required_version (JsonObject *event)
@@ -229,6 +231,8 @@ natter_session_event_get_required_version (JsonObject *event)
   type = json_object_get_string_member_with_default (event, "type", "");
   if (g_str_equal (type, "schema_upgraded"))
     return json_object_get_int_member_with_default (event, "schemaVersion", 2) - 1;
+  if (natter_session_event_is_v3_type (type))
+    return 3;
   if (g_str_equal (type, "permission_grant_added") ||
       g_str_equal (type, "permission_grant_removed") ||
       g_str_equal (type, "message_queued") ||
@@ -282,27 +286,6 @@ natter_session_events_raise (GPtrArray  *events,
   return version;
 }
 
-static JsonObject *
-new_event (const char *type,
-           const char *session_id,
-           const char *ts)
-{
-  JsonObject *object = json_object_new ();
-
-  json_object_set_string_member (object, "type", type);
-  json_object_set_string_member (object, "sessionId", session_id);
-  json_object_set_string_member (object, "ts", ts);
-  return object;
-}
-
-static JsonNode *
-wrap (JsonObject *object)
-{
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
-
-  json_node_take_object (node, object);
-  return node;
-}
 
 /**
  * natter_session_event_new_schema_upgraded:
@@ -325,9 +308,9 @@ natter_session_event_new_schema_upgraded (const char *session_id,
 
   g_return_val_if_fail (session_id != NULL && ts != NULL, NULL);
 
-  object = new_event ("schema_upgraded", session_id, ts);
+  object = natter_session_event_begin ("schema_upgraded", session_id, ts);
   json_object_set_int_member (object, "schemaVersion", schema_version);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -353,10 +336,10 @@ natter_session_event_new_grant_added (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL, NULL);
   g_return_val_if_fail (grant_id != NULL && tool_id != NULL, NULL);
 
-  object = new_event ("permission_grant_added", session_id, ts);
+  object = natter_session_event_begin ("permission_grant_added", session_id, ts);
   json_object_set_string_member (object, "grantId", grant_id);
   json_object_set_string_member (object, "toolId", tool_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -379,9 +362,9 @@ natter_session_event_new_grant_removed (const char *session_id,
 
   g_return_val_if_fail (session_id != NULL && ts != NULL && grant_id != NULL, NULL);
 
-  object = new_event ("permission_grant_removed", session_id, ts);
+  object = natter_session_event_begin ("permission_grant_removed", session_id, ts);
   json_object_set_string_member (object, "grantId", grant_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -410,11 +393,11 @@ natter_session_event_new_message_queued (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL && queue_id != NULL, NULL);
   g_return_val_if_fail (message != NULL && options != NULL, NULL);
 
-  object = new_event ("message_queued", session_id, ts);
+  object = natter_session_event_begin ("message_queued", session_id, ts);
   json_object_set_string_member (object, "queueId", queue_id);
   json_object_set_object_member (object, "message", json_object_ref (message));
   json_object_set_object_member (object, "options", json_object_ref (options));
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -440,10 +423,10 @@ natter_session_event_new_queued_message_replaced (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL && queue_id != NULL, NULL);
   g_return_val_if_fail (message != NULL, NULL);
 
-  object = new_event ("queued_message_replaced", session_id, ts);
+  object = natter_session_event_begin ("queued_message_replaced", session_id, ts);
   json_object_set_string_member (object, "queueId", queue_id);
   json_object_set_object_member (object, "message", json_object_ref (message));
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -466,9 +449,9 @@ natter_session_event_new_queued_message_removed (const char *session_id,
 
   g_return_val_if_fail (session_id != NULL && ts != NULL && queue_id != NULL, NULL);
 
-  object = new_event ("queued_message_removed", session_id, ts);
+  object = natter_session_event_begin ("queued_message_removed", session_id, ts);
   json_object_set_string_member (object, "queueId", queue_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -523,9 +506,9 @@ natter_session_event_new_conversation_compacted (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL && compaction_id != NULL, NULL);
   g_return_val_if_fail (summary != NULL && first_kept_turn_id != NULL, NULL);
 
-  object = new_event ("conversation_compacted", session_id, ts);
+  object = natter_session_event_begin ("conversation_compacted", session_id, ts);
   json_object_set_string_member (object, "compactionId", compaction_id);
   json_object_set_string_member (object, "summary", summary);
   json_object_set_string_member (object, "firstKeptTurnId", first_kept_turn_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }

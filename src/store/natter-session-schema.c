@@ -9,6 +9,7 @@
 
 #include "natter-id.h"
 #include "natter-json.h"
+#include "natter-session-parameters-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
 #include "natter-store-error.h"
@@ -245,7 +246,7 @@ validate_title_changed (JsonObject  *event,
  * equal to
  * @session_id when given) and an ISO-8601 UTC `ts`. Per type:
  *
- * - `session_created`: `schemaVersion` 1 or 2; optional `title`
+ * - `session_created`: `schemaVersion` 1 to %NATTER_SESSION_SCHEMA_VERSION; optional `title`
  *   (string), `cwd` (natter_session_cwd_validate()), `parentSession` (a
  *   valid id) and `forkedFromTurnId` (a valid id, only with
  *   `parentSession`);
@@ -254,7 +255,8 @@ validate_title_changed (JsonObject  *event,
  *   non-empty strings);
  * - `title_changed`: `title` (a string);
  * - the events of schema version 2 and `turn_appended.consumedQueueIds`,
- *   as docs/format.md describes them (natter-session-schema-upgrade.c).
+ *   as docs/format.md describes them (natter-session-schema-upgrade.c);
+ * - the events of schema version 3 (natter-session-parameters-event.c).
  *
  * Whether a version-2 event may appear at its place in a file (the file
  * must be at version 2 by then) is the reducer's rule, not this
@@ -266,8 +268,8 @@ validate_title_changed (JsonObject  *event,
  *
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_UNKNOWN_TYPE
  *   (a `type` this version does not know),
- *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1
- *   or 2)
+ *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1,
+ *   2 or 3)
  *   or %NATTER_STORE_ERROR_SCHEMA (anything else).
  */
 gboolean
@@ -294,7 +296,9 @@ natter_session_event_validate (JsonObject  *event,
       !g_str_equal (type, "message_queued") &&
       !g_str_equal (type, "queued_message_replaced") &&
       !g_str_equal (type, "queued_message_removed") &&
-      !g_str_equal (type, "conversation_compacted"))
+      !g_str_equal (type, "conversation_compacted") &&
+      /* Schema version 3 (natter-session-parameters-event.c). */
+      !g_str_equal (type, "parameters_changed"))
     {
       g_autofree char *shown = g_utf8_make_valid (type, MIN (strlen (type), 64));
 
@@ -322,13 +326,18 @@ natter_session_event_validate (JsonObject  *event,
     return validate_turn_appended (event, error);
   if (g_str_equal (type, "title_changed"))
     return validate_title_changed (event, error);
+  if (natter_session_event_is_v3_type (type))
+    return natter_session_schema_validate_v3 (type, event, error);
   return natter_session_schema_validate_v2 (type, event, error);
 }
 
-static JsonObject *
-new_event (const char *type,
-           const char *session_id,
-           const char *ts)
+/* The common head of every session event the builders make (type,
+ * sessionId, ts), shared by the builders of each schema version
+ * (natter-session-schema-private.h). */
+JsonObject *
+natter_session_event_begin (const char *type,
+                            const char *session_id,
+                            const char *ts)
 {
   JsonObject *object = json_object_new ();
 
@@ -338,8 +347,9 @@ new_event (const char *type,
   return object;
 }
 
-static JsonNode *
-wrap (JsonObject *object)
+/* @object (taken) as a node. */
+JsonNode *
+natter_session_event_wrap (JsonObject *object)
 {
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
 
@@ -380,7 +390,7 @@ natter_session_event_new_created (const char *session_id,
   g_return_val_if_fail (session_id != NULL, NULL);
   g_return_val_if_fail (ts != NULL, NULL);
 
-  object = new_event ("session_created", session_id, ts);
+  object = natter_session_event_begin ("session_created", session_id, ts);
   json_object_set_int_member (object, "schemaVersion", 1);
   if (title != NULL)
     json_object_set_string_member (object, "title", title);
@@ -390,7 +400,7 @@ natter_session_event_new_created (const char *session_id,
     json_object_set_string_member (object, "parentSession", parent_session);
   if (forked_from_turn_id != NULL)
     json_object_set_string_member (object, "forkedFromTurnId", forked_from_turn_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -425,12 +435,12 @@ natter_session_event_new_turn_appended (const char *session_id,
   g_return_val_if_fail (agent_id != NULL, NULL);
   g_return_val_if_fail (model != NULL, NULL);
 
-  object = new_event ("turn_appended", session_id, ts);
+  object = natter_session_event_begin ("turn_appended", session_id, ts);
   json_object_set_string_member (object, "turnId", turn_id);
   json_object_set_int_member (object, "sessionSeq", session_seq);
   json_object_set_string_member (object, "agentId", agent_id);
   json_object_set_object_member (object, "model", json_object_ref (model));
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -455,7 +465,7 @@ natter_session_event_new_title_changed (const char *session_id,
   g_return_val_if_fail (ts != NULL, NULL);
   g_return_val_if_fail (title != NULL, NULL);
 
-  object = new_event ("title_changed", session_id, ts);
+  object = natter_session_event_begin ("title_changed", session_id, ts);
   json_object_set_string_member (object, "title", title);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }

@@ -67,6 +67,9 @@ guint64              natter_turn_state_get_n_events             (NatterTurnState
 JsonObject          *natter_turn_state_get_last_suspension      (NatterTurnState  *state);
 JsonObject          *natter_turn_state_get_terminal_event       (NatterTurnState  *state);
 JsonObject          *natter_turn_state_dup_usage                (NatterTurnState  *state);
+gboolean             natter_turn_state_get_speed                (NatterTurnState  *state,
+                                                                 gint64           *out_time_to_first_token_ms,
+                                                                 double           *out_tokens_per_second);
 char                *natter_turn_state_dup_final_text           (NatterTurnState  *state);
 GStrv                natter_turn_state_dup_next_request_refs    (NatterTurnState  *state,
                                                                  char            **out_previous_turn_id,
@@ -89,6 +92,8 @@ JsonObject          *natter_turn_model_call_get_usage           (NatterTurnModel
 const char          *natter_turn_model_call_get_error           (NatterTurnModelCall *call);
 JsonObject          *natter_turn_model_call_get_partial         (NatterTurnModelCall *call);
 guint                natter_turn_model_call_get_n_tool_calls    (NatterTurnModelCall *call);
+gint64               natter_turn_model_call_get_time_to_first_token_ms (NatterTurnModelCall *call);
+double               natter_turn_model_call_get_tokens_per_second (NatterTurnModelCall *call);
 NatterTurnToolCall  *natter_turn_model_call_get_tool_call       (NatterTurnModelCall *call,
                                                                  guint             order);
 

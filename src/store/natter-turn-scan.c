@@ -439,6 +439,17 @@ closes_last_call (TurnScan *scan,
          index->int_value == (gint64) scan->n_model_calls - 1;
 }
 
+/* `firstTokenTs`, when present, is a timestamp (the turn schema's
+ * optional_first_token_ts()). */
+static gboolean
+first_token_ts_ok (Member *members,
+                   guint   n_members)
+{
+  Member *first = find (members, n_members, "firstTokenTs");
+
+  return first == NULL || is_timestamp (first);
+}
+
 /* validate_model_call_completed() and apply_model_call_completed() for an
  * answer without tool calls, whose usage adds up. */
 static gboolean
@@ -452,6 +463,7 @@ scan_model_call_completed (TurnScan *scan,
   if (!scan_message (find (members, n_members, "message"), TRUE) ||
       !is_string (find (members, n_members, "finishReason")) ||
       !scan_usage (find (members, n_members, "usage"), counts, &present) ||
+      !first_token_ts_ok (members, n_members) ||
       !closes_last_call (scan, members, n_members))
     return FALSE;
   for (guint f = 0; f < N_USAGE; f++)
@@ -474,6 +486,7 @@ scan_model_call_failed (TurnScan *scan,
 
   if (!is_string (find (members, n_members, "error")) ||
       (partial != NULL && !scan_message (partial, TRUE)) ||
+      !first_token_ts_ok (members, n_members) ||
       !closes_last_call (scan, members, n_members))
     return FALSE;
   scan->last_open = FALSE;

@@ -44,6 +44,10 @@
  *   today; files from before hold the override at `requested.model`.
  *   Neither is checked further (see below).
  * - `finishReason` is any string (providers disagree on the vocabulary).
+ * - `model_call_completed.firstTokenTs` and `model_call_failed.firstTokenTs`,
+ *   when present, are timestamps: when the call's first text or reasoning
+ *   arrived. Added fields of known events, like `partial`; the speed of a
+ *   call is read from them and the events' `ts`.
  */
 
 #define G_LOG_DOMAIN "natter-turn-schema"
@@ -575,6 +579,16 @@ validate_model_step_event (JsonObject  *event,
          require_any_object (event, "event", error);
 }
 
+/* `firstTokenTs`, when present: when the call's first text or reasoning
+ * arrived, a timestamp like `ts` (an added field, no version bump). */
+static gboolean
+optional_first_token_ts (JsonObject  *event,
+                         GError     **error)
+{
+  return !json_object_has_member (event, "firstTokenTs") ||
+         natter_json_require_timestamp (event, "firstTokenTs", error) != NULL;
+}
+
 static gboolean
 validate_model_call_completed (JsonObject  *event,
                                GError     **error)
@@ -582,7 +596,8 @@ validate_model_call_completed (JsonObject  *event,
   return require_model_call_index (event, error) &&
          require_message (event, "message", ROLE_ASSISTANT, error) &&
          natter_json_require_string (event, "finishReason", error) != NULL &&
-         require_usage (event, error);
+         require_usage (event, error) &&
+         optional_first_token_ts (event, error);
 }
 
 static gboolean
@@ -596,7 +611,7 @@ validate_model_call_failed (JsonObject  *event,
   if (json_object_has_member (event, "partial") &&
       !require_message (event, "partial", ROLE_ASSISTANT, error))
     return FALSE;
-  return TRUE;
+  return optional_first_token_ts (event, error);
 }
 
 /* Permissions (docs/runtime.md §7) */

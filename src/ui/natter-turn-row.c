@@ -375,8 +375,37 @@ format_count (gint64 count)
   return g_strdup_printf ("%" G_GINT64_FORMAT, count);
 }
 
-/* The turn's token usage (the sum over its model calls): the total on the
- * row, the breakdown in the tooltip. */
+/* "… · 42.5 tokens/s · first token after 0.8 s": the answer's speed
+ * (docs/format.md §4.2) after @line, in the person's number format;
+ * @line alone when neither figure is known. */
+static char *
+append_speed (const char      *line,
+              NatterTurnState *state)
+{
+  gint64 first_ms;
+  double speed;
+  char *text = g_strdup (line);
+
+  natter_turn_state_get_speed (state, &first_ms, &speed);
+  if (speed > 0)
+    {
+      g_autofree char *before = text;
+
+      /* Translators: the usage line of an answer, "120 tokens · 42.5 tokens/s" */
+      text = g_strdup_printf (_("%s · %.1f tokens/s"), before, speed);
+    }
+  if (first_ms >= 0)
+    {
+      g_autofree char *before = text;
+
+      /* Translators: the usage line of an answer, "… · first token after 0.8 s" */
+      text = g_strdup_printf (_("%s · first token after %.1f s"), before, (double) first_ms / 1000.0);
+    }
+  return text;
+}
+
+/* The turn's token usage (the sum over its model calls) and its speed:
+ * the total and the speed on the row, the breakdown in the tooltip. */
 static void
 show_usage (NatterTurnRow   *self,
             NatterTurnState *state)
@@ -400,7 +429,11 @@ show_usage (NatterTurnRow   *self,
   count = format_count (total);
   /* Translators: %s is a number of tokens, e.g. "1234 tokens" */
   text = g_strdup_printf (ngettext ("%s token", "%s tokens", (gulong) total), count);
-  gtk_label_set_text (self->usage_label, text);
+  {
+    g_autofree char *line = append_speed (text, state);
+
+    gtk_label_set_text (self->usage_label, line);
+  }
 
   details = g_string_new (NULL);
   if (input >= 0)

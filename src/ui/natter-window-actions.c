@@ -2,8 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The window's win.* actions: new, search, rename, delete with an undo
- * toast, try again, branch, continue, resume, retry, the shortcuts window.
+ * The window's win.* actions: new, search, rename, model settings, delete
+ * with an undo toast, try again, branch, continue, resume, retry, the
+ * shortcuts window.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -14,12 +15,14 @@
 
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
+#include "natter-parameters-dialog.h"
 #include "natter-permission-card.h"
 #include "natter-permissions-list.h"
 #include "natter-provider-error.h"
 #include "natter-runtime-error.h"
 #include "natter-session-error.h"
 #include "natter-session-row.h"
+#include "natter-sessions-settings.h"
 #include "natter-store-error.h"
 #include "natter-toast-guard.h"
 #include "natter-turn-row.h"
@@ -113,6 +116,58 @@ rename_activated (GtkWidget  *widget,
   g_signal_connect_object (dialog, "response", G_CALLBACK (rename_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
   gtk_widget_grab_focus (entry);
+}
+
+static void
+set_parameters_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_set_parameters_finish (NATTER_SESSIONS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, NULL, _("The model settings were not kept"), error, NULL);
+}
+
+static void
+parameters_response_cb (NatterParametersDialog *dialog,
+                        const char             *response,
+                        NatterWindow           *self)
+{
+  const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
+  g_autoptr(NatterGenerationParameters) parameters = NULL;
+
+  if (g_strcmp0 (response, "save") == 0)
+    {
+      parameters = natter_parameters_dialog_dup_parameters (dialog);
+      /* Save is disabled while a field cannot be read. */
+      g_return_if_fail (parameters != NULL);
+    }
+  else if (g_strcmp0 (response, "defaults") != 0)
+    return;
+  natter_sessions_set_parameters_async (self->sessions, session_id, parameters, self->cancellable,
+                                        set_parameters_cb, g_object_ref (self));
+}
+
+/* The conversation's generation parameters (docs/sessions.md §15), for
+ * the session shown: a version's are its original's. */
+static void
+parameters_activated (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  GtkWidget *dialog;
+
+  if (self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL)
+    return;
+  dialog = natter_parameters_dialog_new (GTK_WINDOW (self),
+                                         natter_sessions_get_kept_parameters (self->sessions, self->session_id));
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->session_id), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (parameters_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 typedef struct
@@ -473,6 +528,7 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.new-chat", NULL, new_chat_activated);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_activated);
   gtk_widget_class_install_action (widget_class, "win.rename", NULL, rename_activated);
+  gtk_widget_class_install_action (widget_class, "win.parameters", NULL, parameters_activated);
   gtk_widget_class_install_action (widget_class, "win.delete", NULL, delete_activated);
   gtk_widget_class_install_action (widget_class, "win.permissions", NULL, permissions_activated);
   gtk_widget_class_install_action (widget_class, "win.undo-delete", "s", undo_delete_activated);

@@ -177,6 +177,7 @@ update_conversation (NatterWindow *self)
   gboolean has_session = self->session_id != NULL && self->entry != NULL;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename", has_session && error == NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.parameters", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete", has_session);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compact", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.permissions", has_session && error == NULL);

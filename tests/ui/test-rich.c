@@ -201,10 +201,12 @@ test_rich_turn (void)
   g_assert_nonnull (natter_tool_call_card_get_result (card));
   g_assert_false (natter_tool_call_card_get_expanded (card));
 
-  /* Usage of both model calls, the breakdown in the tooltip. */
+  /* Usage of both model calls, the breakdown in the tooltip; the fake
+   * clock stands still, so the first token came at once and no speed
+   * can be known (docs/format.md §4.2). */
   usage = find_label_with_class (row, "numeric");
   g_assert_nonnull (usage);
-  g_assert_cmpstr (gtk_label_get_text (usage), ==, "240 tokens");
+  g_assert_cmpstr (gtk_label_get_text (usage), ==, "240 tokens · first token after 0.0 s");
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (GTK_WIDGET (usage)), "Input: 200"));
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (GTK_WIDGET (usage)), "Output: 40"));
 
