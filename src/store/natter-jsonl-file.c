@@ -27,17 +27,6 @@
  * write() after checking the tail, and read it strictly (or up to its
  * first bad line). Events are checked on the way in and on the way out. */
 
-gboolean
-natter_jsonl_set_io_error (GError     **error,
-                           int          saved_errno,
-                           const char  *what,
-                           const char  *path)
-{
-  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
-               "Could not %s %s: %s", what, path, g_strerror (saved_errno));
-  return FALSE;
-}
-
 static gboolean
 close_fd (int          fd,
           const char  *path,

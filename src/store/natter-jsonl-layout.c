@@ -26,6 +26,19 @@
  * an id, makes its private partition directories, lists the ids on disk
  * and removes the temporary files an interrupted create left behind. */
 
+/* The error of a failed system call on @path, for every file of the
+ * repository: the layout is the bottom of them, so it lives here. */
+gboolean
+natter_jsonl_set_io_error (GError     **error,
+                           int          saved_errno,
+                           const char  *what,
+                           const char  *path)
+{
+  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+               "Could not %s %s: %s", what, path, g_strerror (saved_errno));
+  return FALSE;
+}
+
 /* Validates @id first: no path is ever built from an unchecked id. Put
  * together by hand, `<kind>/YYYY/MM/DD/<id>.jsonl` from the id's date:
  * the startup scan builds two paths a session. */
