@@ -125,6 +125,10 @@ void natter_cli_fail_error (Run        *run,
                             GError     *error);
 void natter_cli_fail_send_error (Run    *run,
                                  GError *error);
+
+/* natter-cli-session.c: the session a command names */
+NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
+                                                    const char *session_id);
 void natter_cli_print_session (Run  *run,
                                void (*print) (Run *run, NatterSessionState *state));
 
@@ -135,6 +139,7 @@ void        natter_cli_print_sessions   (Run                     *run);
 JsonObject *natter_cli_turn_summary     (const NatterSessionTurn *turn,
                                          NatterTurnState         *state);
 void        natter_cli_print_show_text  (Run                     *run);
+void        natter_cli_follow_queue     (Run                     *run);
 
 /* natter-cli-commands.c: the subcommands, started from the command table */
 void natter_cli_command_ask        (Run *run);
@@ -153,9 +158,6 @@ void natter_cli_command_recover    (Run *run);
 void natter_cli_command_compact    (Run *run);
 void natter_cli_command_retry      (Run *run);
 
-NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
-                                                    const char *session_id);
-
 /* natter-cli-mcp.c */
 void natter_cli_command_mcp        (Run *run);
 void natter_cli_mcp_refresh        (Run  *run,
@@ -171,7 +173,6 @@ void natter_cli_command_search     (Run *run);
 /* natter-cli-queue.c */
 void natter_cli_command_queue        (Run *run);
 void natter_cli_command_unqueue      (Run *run);
-void natter_cli_follow_queue         (Run *run);
 void natter_cli_note_latest          (Run *run);
 void natter_cli_queued               (Run        *run,
                                       const char *queue_id);

@@ -240,6 +240,73 @@ natter_cli_wait_and_report (Run *run)
                                        g_task_get_cancellable (run->task), report_waited_cb, run);
 }
 
+/* Following the queue: a turn the queue made when the reported one
+ * completed is reported too (docs/sessions.md §4). */
+
+static void
+follow_read_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Run *run = user_data;
+  NatterSessions *sessions = NATTER_SESSIONS (object);
+  g_autoptr(NatterSessionState) state = NULL;
+  const NatterSessionTurn *reported;
+  const char *latest;
+  GError *error = NULL;
+
+  state = natter_sessions_get_session_finish (sessions, result, &error);
+  if (state == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  latest = natter_session_state_get_latest_turn_id (state);
+  reported = natter_session_state_find_turn (state, run->turn_id);
+  /* A queued message became the next turn when the reported one
+   * completed: it is reported too, after a blank line, so the process
+   * stays until it settles instead of leaving it interrupted. */
+  if (latest != NULL && reported != NULL &&
+      natter_session_state_find_turn (state, latest)->session_seq == reported->session_seq + 1)
+    {
+      g_free (run->turn_id);
+      run->turn_id = g_strdup (latest);
+      natter_cli_out (run, "\n");
+      natter_cli_wait_and_report (run);
+      return;
+    }
+  /* Otherwise nothing was promoted: the flush waited for the promotion
+   * the settling began before the turn's waiters heard of it, so a queue
+   * still there waits for the person (the turn did not complete). */
+  natter_cli_finish (run, 0);
+}
+
+static void
+follow_flushed_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_flush_finish (NATTER_SESSIONS (object), result, &error) || run->session_id == NULL)
+    {
+      natter_cli_finish (run, 0);
+      return;
+    }
+  natter_sessions_get_session_async (NATTER_SESSIONS (object), run->session_id, g_task_get_cancellable (run->task),
+                                     follow_read_cb, run);
+}
+
+/* After a reported turn completed: once the promotion that its settling
+ * started has run (flush), follows the turn it made, if any. */
+void
+natter_cli_follow_queue (Run *run)
+{
+  natter_sessions_flush_async (natter_services_get_sessions (run->services), g_task_get_cancellable (run->task),
+                               follow_flushed_cb, run);
+}
+
 /* ------------------------------------------------------------------ */
 /* sessions                                                            */
 /* ------------------------------------------------------------------ */
