@@ -14,6 +14,7 @@
 
 #include <glib/gstdio.h>
 
+#include "natter-fd-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
@@ -25,19 +26,6 @@
  * (docs/runtime.md §2, docs/sessions.md §6.1). Builds the path of
  * an id, makes its private partition directories, lists the ids on disk
  * and removes the temporary files an interrupted create left behind. */
-
-/* The error of a failed system call on @path, for every file of the
- * repository: the layout is the bottom of them, so it lives here. */
-gboolean
-natter_jsonl_set_io_error (GError     **error,
-                           int          saved_errno,
-                           const char  *what,
-                           const char  *path)
-{
-  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
-               "Could not %s %s: %s", what, path, g_strerror (saved_errno));
-  return FALSE;
-}
 
 /* Validates @id first: no path is ever built from an unchecked id. Put
  * together by hand, `<kind>/YYYY/MM/DD/<id>.jsonl` from the id's date:
@@ -86,12 +74,12 @@ make_private_dir (const char  *path,
   if (g_mkdir (path, 0700) == 0)
     {
       if (g_chmod (path, 0700) < 0)
-        return natter_jsonl_set_io_error (error, errno, "set the mode of", path);
+        return natter_store_set_io_error (error, errno, "set the mode of", path);
       return TRUE;
     }
   if (errno == EEXIST && g_file_test (path, G_FILE_TEST_IS_DIR))
     return TRUE;
-  return natter_jsonl_set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
+  return natter_store_set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
 }
 
 gboolean
@@ -106,9 +94,9 @@ natter_jsonl_layout_ensure_partition_dir (NatterJsonlRepo  *self,
   if (!g_file_test (self->storage_path, G_FILE_TEST_IS_DIR))
     {
       if (g_mkdir_with_parents (self->storage_path, 0700) < 0)
-        return natter_jsonl_set_io_error (error, errno, "create the directory", self->storage_path);
+        return natter_store_set_io_error (error, errno, "create the directory", self->storage_path);
       if (g_chmod (self->storage_path, 0700) < 0)
-        return natter_jsonl_set_io_error (error, errno, "set the mode of", self->storage_path);
+        return natter_store_set_io_error (error, errno, "set the mode of", self->storage_path);
     }
 
   if (!make_private_dir (self->kind_path, error))

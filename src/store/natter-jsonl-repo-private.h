@@ -60,10 +60,6 @@ gboolean   natter_jsonl_file_load             (const char        *path,
                                                char             **out_heap,
                                                GError           **error);
 
-gboolean   natter_jsonl_set_io_error          (GError           **error,
-                                               int                saved_errno,
-                                               const char        *what,
-                                               const char        *path);
 GBytes    *natter_jsonl_file_serialize_events (NatterJsonlRepo   *self,
                                                const char        *id,
                                                JsonNode * const  *events,
