@@ -33,7 +33,8 @@ ALLOWED = {
     },
     'src/ui': {
         'why': 'the window and its facets share one private struct and call '
-               'each other; the window is being split by facet on its own',
+               'each other, and a Markdown label finds its view among its '
+               'ancestors; the window is being split by facet on its own',
         'files': ['natter-application.c', 'natter-first-frame-probe.c',
                   'natter-attachment-chip.c', 'natter-branch-row.c',
                   'natter-composer.c', 'natter-conversation-view.c',
