@@ -173,6 +173,9 @@ for folder in sorted((set(ALLOWED) & set(by_folder)) - allowed_seen):
           'remove it from ALLOWED')
     status = 1
 
-if status == 0:
+if status == 0 and allowed_seen:
+    print('ok: in every folder of src/ the calls between files run one way, '
+          'but for the loops allowed above')
+elif status == 0:
     print('ok: in every folder of src/ the calls between files run one way')
 sys.exit(status)
