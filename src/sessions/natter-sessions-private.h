@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What the facets of the session service share (natter-sessions.c,
- * -turns.c, -advances.c, -op.c, -damage.c): the instance struct, the
+ * -conversations.c, -turns.c, -advances.c, -op.c, -damage.c and the
+ * others): the instance struct, the
  * per-operation task data and the internal entry points; and the test
  * seams: crash simulation between the steps of send_message
  * (docs/sessions.md §9.1, §7) and a view of the live advances it
