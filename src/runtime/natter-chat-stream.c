@@ -53,27 +53,27 @@ struct _NatterChatStream
   guint       finished : 1; /* natter_chat_stream_finish() called */
 };
 
-static gboolean    _natter_chat_stream_fail                  (NatterChatStream  *self,
-                                                              GError           **error,
-                                                              GError            *failure);
-static gboolean    _natter_chat_stream_fail_stream_error     (NatterChatStream  *self,
-                                                              GError           **error,
-                                                              const char        *server_message);
-static char       *_natter_chat_stream_describe_server_error (JsonNode          *node);
-static void        _natter_chat_stream_append_text           (NatterChatStream  *self,
-                                                              const char        *delta);
-static void        _natter_chat_stream_append_reasoning      (NatterChatStream  *self,
-                                                              const char        *delta);
-static void        _natter_chat_stream_trim                  (const char       **data,
-                                                              gsize             *len);
-static void        _natter_chat_stream_tool_call_free        (gpointer           data);
-static const char *_natter_chat_stream_get_nonempty_string   (JsonObject        *object,
-                                                              const char        *member);
-static gboolean    _natter_chat_stream_apply_object          (NatterChatStream  *self,
-                                                              JsonObject        *object,
-                                                              gboolean           is_body,
-                                                              GError           **error);
-static void        _natter_chat_stream_settle_tool_calls     (NatterChatStream  *self);
+static gboolean    fail                  (NatterChatStream  *self,
+                                          GError           **error,
+                                          GError            *failure);
+static gboolean    fail_stream_error     (NatterChatStream  *self,
+                                          GError           **error,
+                                          const char        *server_message);
+static char       *describe_server_error (JsonNode          *node);
+static void        append_text           (NatterChatStream  *self,
+                                          const char        *delta);
+static void        append_reasoning      (NatterChatStream  *self,
+                                          const char        *delta);
+static void        trim                  (const char       **data,
+                                          gsize             *len);
+static void        tool_call_free        (gpointer           data);
+static const char *get_nonempty_string   (JsonObject        *object,
+                                          const char        *member);
+static gboolean    apply_object          (NatterChatStream  *self,
+                                          JsonObject        *object,
+                                          gboolean           is_body,
+                                          GError           **error);
+static void        settle_tool_calls     (NatterChatStream  *self);
 
 G_DEFINE_FINAL_TYPE (NatterChatStream, natter_chat_stream, G_TYPE_OBJECT)
 
@@ -207,7 +207,7 @@ natter_chat_stream_init (NatterChatStream *self)
   self->parser = json_parser_new ();
   self->text = g_string_new (NULL);
   self->reasoning = g_string_new (NULL);
-  self->tool_calls = g_ptr_array_new_with_free_func (_natter_chat_stream_tool_call_free);
+  self->tool_calls = g_ptr_array_new_with_free_func (tool_call_free);
 }
 
 /**
@@ -249,9 +249,9 @@ quote_server_text (const char *text,
 }
 
 static gboolean
-_natter_chat_stream_fail (NatterChatStream  *self,
-                          GError           **error,
-                          GError            *failure)
+fail (NatterChatStream  *self,
+      GError           **error,
+      GError            *failure)
 {
   g_assert (self->failure == NULL);
 
@@ -271,19 +271,19 @@ check_failed (NatterChatStream  *self,
 }
 
 static gboolean
-_natter_chat_stream_fail_stream_error (NatterChatStream  *self,
-                                       GError           **error,
-                                       const char        *server_message)
+fail_stream_error (NatterChatStream  *self,
+                   GError           **error,
+                   const char        *server_message)
 {
-  return _natter_chat_stream_fail (self, error,
-                                   g_error_new (NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_STREAM_ERROR,
-                                                "The provider reported an error: %s", server_message));
+  return fail (self, error,
+               g_error_new (NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_STREAM_ERROR,
+                            "The provider reported an error: %s", server_message));
 }
 
 /* The text of an `error` member: a string, or an object with a message
  * (and maybe a code), as OpenAI, OpenRouter, vLLM and Ollama send. */
 static char *
-_natter_chat_stream_describe_server_error (JsonNode *node)
+describe_server_error (JsonNode *node)
 {
   g_autofree char *serialized = NULL;
 
@@ -293,7 +293,7 @@ _natter_chat_stream_describe_server_error (JsonNode *node)
   if (JSON_NODE_HOLDS_OBJECT (node))
     {
       JsonObject *object = json_node_get_object (node);
-      const char *message = _natter_chat_stream_get_nonempty_string (object, "message");
+      const char *message = get_nonempty_string (object, "message");
       JsonNode *code = json_object_get_member (object, "code");
       g_autofree char *quoted = NULL;
 
@@ -321,8 +321,8 @@ _natter_chat_stream_describe_server_error (JsonNode *node)
 }
 
 static void
-_natter_chat_stream_append_text (NatterChatStream *self,
-                                 const char       *delta)
+append_text (NatterChatStream *self,
+             const char       *delta)
 {
   if (delta == NULL || delta[0] == '\0')
     return;
@@ -331,8 +331,8 @@ _natter_chat_stream_append_text (NatterChatStream *self,
 }
 
 static void
-_natter_chat_stream_append_reasoning (NatterChatStream *self,
-                                      const char       *delta)
+append_reasoning (NatterChatStream *self,
+                  const char       *delta)
 {
   if (delta == NULL || delta[0] == '\0')
     return;
@@ -343,7 +343,7 @@ _natter_chat_stream_append_reasoning (NatterChatStream *self,
 /* The chunk decoder: a chunk's or a body's JSON into the stream. */
 
 static void
-_natter_chat_stream_tool_call_free (gpointer data)
+tool_call_free (gpointer data)
 {
   ToolCall *call = data;
 
@@ -359,8 +359,8 @@ _natter_chat_stream_tool_call_free (gpointer data)
  * absent, null or of another type counts as absent. */
 
 static const char *
-_natter_chat_stream_get_nonempty_string (JsonObject *object,
-                                         const char *member)
+get_nonempty_string (JsonObject *object,
+                     const char *member)
 {
   const char *value = natter_json_loose_string (object, member);
 
@@ -432,9 +432,9 @@ append_content_parts (NatterChatStream *self,
       if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
         {
           if (as_reasoning)
-            _natter_chat_stream_append_reasoning (self, json_node_get_string (node));
+            append_reasoning (self, json_node_get_string (node));
           else
-            _natter_chat_stream_append_text (self, json_node_get_string (node));
+            append_text (self, json_node_get_string (node));
           continue;
         }
       if (!JSON_NODE_HOLDS_OBJECT (node))
@@ -445,9 +445,9 @@ append_content_parts (NatterChatStream *self,
       if (g_strcmp0 (type, "text") == 0)
         {
           if (as_reasoning)
-            _natter_chat_stream_append_reasoning (self, natter_json_loose_string (part, "text"));
+            append_reasoning (self, natter_json_loose_string (part, "text"));
           else
-            _natter_chat_stream_append_text (self, natter_json_loose_string (part, "text"));
+            append_text (self, natter_json_loose_string (part, "text"));
         }
       else if (g_strcmp0 (type, "thinking") == 0)
         {
@@ -456,7 +456,7 @@ append_content_parts (NatterChatStream *self,
           if (thinking != NULL)
             append_content_parts (self, thinking, TRUE);
           else
-            _natter_chat_stream_append_reasoning (self, natter_json_loose_string (part, "thinking"));
+            append_reasoning (self, natter_json_loose_string (part, "thinking"));
         }
     }
 }
@@ -506,8 +506,8 @@ apply_tool_call (NatterChatStream *self,
                  JsonObject       *fragment)
 {
   JsonObject *function = get_object (fragment, "function");
-  const char *id = _natter_chat_stream_get_nonempty_string (fragment, "id");
-  const char *name = function != NULL ? _natter_chat_stream_get_nonempty_string (function, "name") : NULL;
+  const char *id = get_nonempty_string (fragment, "id");
+  const char *name = function != NULL ? get_nonempty_string (function, "name") : NULL;
   JsonNode *arguments_node = function != NULL ? json_object_get_member (function, "arguments") : NULL;
   g_autofree char *serialized = NULL;
   const char *arguments = NULL;
@@ -582,15 +582,15 @@ apply_message (NatterChatStream *self,
 
   /* Servers differ in the name of the reasoning field and some send both
    * with the same text; taking one per chunk never doubles it. */
-  reasoning = _natter_chat_stream_get_nonempty_string (message, "reasoning_content");
+  reasoning = get_nonempty_string (message, "reasoning_content");
   if (reasoning == NULL)
-    reasoning = _natter_chat_stream_get_nonempty_string (message, "reasoning");
-  _natter_chat_stream_append_reasoning (self, reasoning);
+    reasoning = get_nonempty_string (message, "reasoning");
+  append_reasoning (self, reasoning);
 
   if (content != NULL)
     {
       if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
-        _natter_chat_stream_append_text (self, json_node_get_string (content));
+        append_text (self, json_node_get_string (content));
       else if (JSON_NODE_HOLDS_ARRAY (content))
         append_content_parts (self, json_node_get_array (content), FALSE);
     }
@@ -671,10 +671,10 @@ apply_vendor_usage (NatterChatStream *self,
 /* A chunk or a whole body; @is_body selects the `message` of a body over
  * the `delta` of a chunk (either is accepted in both). */
 static gboolean
-_natter_chat_stream_apply_object (NatterChatStream  *self,
-                                  JsonObject        *object,
-                                  gboolean           is_body,
-                                  GError           **error)
+apply_object (NatterChatStream  *self,
+              JsonObject        *object,
+              gboolean           is_body,
+              GError           **error)
 {
   JsonNode *error_node = json_object_get_member (object, "error");
   JsonArray *choices = get_array (object, "choices");
@@ -708,7 +708,7 @@ _natter_chat_stream_apply_object (NatterChatStream  *self,
           if (message != NULL)
             apply_message (self, message);
 
-          finish_reason = _natter_chat_stream_get_nonempty_string (choice, "finish_reason");
+          finish_reason = get_nonempty_string (choice, "finish_reason");
           if (finish_reason != NULL)
             {
               g_free (self->finish_reason);
@@ -719,9 +719,9 @@ _natter_chat_stream_apply_object (NatterChatStream  *self,
         }
     }
   else if (is_body && (error_node == NULL || JSON_NODE_HOLDS_NULL (error_node)))
-    return _natter_chat_stream_fail (self, error,
-                                     g_error_new_literal (NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE,
-                                                          "The provider's response has no choices"));
+    return fail (self, error,
+                 g_error_new_literal (NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE,
+                                      "The provider's response has no choices"));
 
   if (usage != NULL)
     apply_usage (self, usage);
@@ -730,13 +730,13 @@ _natter_chat_stream_apply_object (NatterChatStream  *self,
   /* Checked after the choices so that text in the same chunk is kept. */
   if (error_node != NULL && !JSON_NODE_HOLDS_NULL (error_node))
     {
-      g_autofree char *message = _natter_chat_stream_describe_server_error (error_node);
+      g_autofree char *message = describe_server_error (error_node);
 
-      return _natter_chat_stream_fail_stream_error (self, error, message);
+      return fail_stream_error (self, error, message);
     }
 
   if (finished_with_error)
-    return _natter_chat_stream_fail_stream_error (self, error, "the response ended with finish reason \"error\"");
+    return fail_stream_error (self, error, "the response ended with finish reason \"error\"");
 
   return TRUE;
 }
@@ -776,7 +776,7 @@ parse_arguments (NatterChatStream *self,
   call->parsed_len = call->arguments->len;
   g_clear_pointer (&call->parsed, json_node_unref);
 
-  _natter_chat_stream_trim (&text, &len);
+  trim (&text, &len);
   if (len == 0)
     {
       /* Servers send "" for a call without parameters. */
@@ -811,7 +811,7 @@ parse_arguments (NatterChatStream *self,
 }
 
 static void
-_natter_chat_stream_settle_tool_calls (NatterChatStream *self)
+settle_tool_calls (NatterChatStream *self)
 {
   for (guint i = 0; i < self->tool_calls->len; i++)
     {
@@ -877,7 +877,7 @@ natter_chat_stream_feed_chunk (NatterChatStream  *self,
   if (check_failed (self, error))
     return FALSE;
 
-  return _natter_chat_stream_apply_object (self, chunk, FALSE, error);
+  return apply_object (self, chunk, FALSE, error);
 }
 
 static JsonObject *
@@ -894,10 +894,10 @@ parse_object (NatterChatStream  *self,
     {
       g_autofree char *quoted = quote_server_text (data, MIN (len, 200));
 
-      _natter_chat_stream_fail (self, error,
-                                g_error_new (NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE,
-                                             "The provider sent %s that is not JSON (%s): %s",
-                                             what, local_error->message, quoted));
+      fail (self, error,
+            g_error_new (NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE,
+                         "The provider sent %s that is not JSON (%s): %s",
+                         what, local_error->message, quoted));
       return NULL;
     }
 
@@ -906,10 +906,10 @@ parse_object (NatterChatStream  *self,
     {
       g_autofree char *quoted = quote_server_text (data, MIN (len, 200));
 
-      _natter_chat_stream_fail (self, error,
-                                g_error_new (NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE,
-                                             "The provider sent %s that is not a JSON object: %s",
-                                             what, quoted));
+      fail (self, error,
+            g_error_new (NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE,
+                         "The provider sent %s that is not a JSON object: %s",
+                         what, quoted));
       return NULL;
     }
 
@@ -923,8 +923,8 @@ is_json_space (char c)
 }
 
 static void
-_natter_chat_stream_trim (const char **data,
-                          gsize       *len)
+trim (const char **data,
+      gsize       *len)
 {
   while (*len > 0 && is_json_space ((*data)[0]))
     {
@@ -953,15 +953,15 @@ fail_from_error_event (NatterChatStream  *self,
       JsonNode *inner = object != NULL ? json_object_get_member (object, "error") : NULL;
 
       if (inner != NULL && !JSON_NODE_HOLDS_NULL (inner))
-        message = _natter_chat_stream_describe_server_error (inner);
+        message = describe_server_error (inner);
       else if (root != NULL)
-        message = _natter_chat_stream_describe_server_error (root);
+        message = describe_server_error (root);
     }
 
   if (message == NULL)
     message = len > 0 ? quote_server_text (data, len) : g_strdup ("no details given");
 
-  return _natter_chat_stream_fail_stream_error (self, error, message);
+  return fail_stream_error (self, error, message);
 }
 
 /* A bare JSON line where `data:` lines were expected: a server's way to
@@ -988,8 +988,8 @@ apply_bare_json_line (NatterChatStream  *self,
       g_debug ("Ignoring a JSON line outside the stream's events");
       return TRUE;
     }
-  message = _natter_chat_stream_describe_server_error (inner);
-  return _natter_chat_stream_fail_stream_error (self, error, message);
+  message = describe_server_error (inner);
+  return fail_stream_error (self, error, message);
 }
 
 /**
@@ -1033,7 +1033,7 @@ natter_chat_stream_feed_sse_event (NatterChatStream  *self,
   if (check_failed (self, error))
     return FALSE;
 
-  _natter_chat_stream_trim (&data, &len);
+  trim (&data, &len);
 
   if (g_strcmp0 (event_name, "error") == 0)
     return fail_from_error_event (self, data, len, error);
@@ -1055,7 +1055,7 @@ natter_chat_stream_feed_sse_event (NatterChatStream  *self,
   if (chunk == NULL)
     return FALSE;
 
-  return _natter_chat_stream_apply_object (self, chunk, FALSE, error);
+  return apply_object (self, chunk, FALSE, error);
 }
 
 /**
@@ -1117,7 +1117,7 @@ natter_chat_stream_feed_json_body (NatterChatStream  *self,
   if (object == NULL)
     return FALSE;
 
-  if (!_natter_chat_stream_apply_object (self, object, TRUE, error))
+  if (!apply_object (self, object, TRUE, error))
     return FALSE;
 
   self->done = TRUE;
@@ -1147,17 +1147,17 @@ natter_chat_stream_finish (NatterChatStream  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   self->finished = TRUE;
-  _natter_chat_stream_settle_tool_calls (self);
+  settle_tool_calls (self);
 
   if (check_failed (self, error))
     return FALSE;
 
   if (!self->done && self->finish_reason == NULL)
-    return _natter_chat_stream_fail (self, error,
-                                     g_error_new_literal (NATTER_PROVIDER_ERROR,
-                                                          NATTER_PROVIDER_ERROR_TRUNCATED_STREAM,
-                                                          "The provider's response was a truncated stream: "
-                                                          "it ended before the model finished"));
+    return fail (self, error,
+                 g_error_new_literal (NATTER_PROVIDER_ERROR,
+                                      NATTER_PROVIDER_ERROR_TRUNCATED_STREAM,
+                                      "The provider's response was a truncated stream: "
+                                      "it ended before the model finished"));
 
   return TRUE;
 }
@@ -1240,7 +1240,7 @@ natter_chat_stream_get_tool_call (NatterChatStream *self,
   g_return_val_if_fail (NATTER_IS_CHAT_STREAM (self), NULL);
   g_return_val_if_fail (position < self->tool_calls->len, NULL);
 
-  _natter_chat_stream_settle_tool_calls (self);
+  settle_tool_calls (self);
   call = g_ptr_array_index (self->tool_calls, position);
   return &call->pub;
 }
@@ -1329,7 +1329,7 @@ natter_chat_stream_build_message (NatterChatStream *self)
 
   g_return_val_if_fail (NATTER_IS_CHAT_STREAM (self), NULL);
 
-  _natter_chat_stream_settle_tool_calls (self);
+  settle_tool_calls (self);
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "role");
