@@ -68,8 +68,8 @@ test_list (Fixture       *f,
   g_assert_cmpstr (r.out, ==,
                    "fake\tconnected\t6 tools\n"
                    "off\tdisabled\n"
-                   "ghost\terror\tCannot start tool server “ghost”: Failed to execute child process "
-                   "“/nonexistent/natter-no-server” (No such file or directory)\n");
+                   "ghost\terror\tCannot start tool server “ghost” with “/nonexistent/natter-no-server”: there "
+                   "is no such program\n");
 }
 
 static void

@@ -68,9 +68,11 @@ mcp_fail (McpRun     *mcp,
           const char *message)
 {
   Run *run = mcp->run;
+  /* A server's failure, in the caller's words. */
+  g_autofree char *words = natter_cli_error_words (run->cmdline, message);
 
   mcp_run_free (mcp);
-  natter_cli_fail (run, status, "%s", message);
+  natter_cli_fail (run, status, "%s", words);
 }
 
 /* mcp.json's servers, its mistake in the caller's words. */
@@ -116,7 +118,7 @@ describe_not_ready (Run              *run,
   if (natter_mcp_manager_get_server_tools (manager, client) != NULL)
     return NULL;
   if (natter_mcp_client_get_state (client) == NATTER_MCP_CLIENT_STATE_FAILED)
-    return g_strdup (natter_mcp_client_get_last_error (client));
+    return natter_cli_error_words (run->cmdline, natter_mcp_client_get_last_error (client));
   /* Translators: %s is a tool server's name, %u a number of seconds */
   return g_strdup_printf (natter_cli_tr (run, "Tool server “%s” did not finish starting within %u s; its tools "
                                          "are not offered until it does"),
@@ -364,7 +366,11 @@ refreshed_cb (GObject      *object,
       if (natter_mcp_manager_get_server_tools (manager, client) != NULL)
         continue;
       if (natter_mcp_client_get_state (client) == NATTER_MCP_CLIENT_STATE_FAILED)
-        g_application_command_line_printerr (run->cmdline, "natter: %s\n", natter_mcp_client_get_last_error (client));
+        {
+          g_autofree char *why = describe_not_ready (run, manager, client);
+
+          g_application_command_line_printerr (run->cmdline, "natter: %s\n", why);
+        }
       else
         g_ptr_array_add (starting, client);
     }

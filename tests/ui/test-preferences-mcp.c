@@ -264,7 +264,8 @@ test_test_updates_row (Fixture       *f,
   click (f, "off", "test");
   ui_wait_until (no_pending, f->window);
   state = subtitle (f, "off");
-  g_assert_true (g_str_has_prefix (state, "Disabled; the test failed: Cannot start tool server “off”: "));
+  g_assert_cmpstr (state, ==, "Disabled; the test failed: Cannot start tool server “off” with "
+                             "“/nonexistent/natter-no-server”: there is no such program");
 
   /* An enabled server: the row says what the test found. */
   g_assert_cmpstr (subtitle (f, "fake"), ==, "Connected, 6 tools");

@@ -20,6 +20,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-error-words.h"
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-manager.h"
@@ -130,7 +131,7 @@ describe_state (McpPage               *page,
         case NATTER_MCP_CLIENT_STATE_CONNECTING:
           return g_strdup (_("Starting…"));
         case NATTER_MCP_CLIENT_STATE_FAILED:
-          return g_strdup (natter_mcp_client_get_last_error (client));
+          return natter_error_words_local (natter_mcp_client_get_last_error (client));
         case NATTER_MCP_CLIENT_STATE_IDLE:
         default:
           return g_strdup (_("Not started"));
@@ -405,11 +406,15 @@ describe_test (TestCall  *call,
 {
   guint n;
 
-  if (tools == NULL && call->enabled)
-    return g_strdup (error->message);
   if (tools == NULL)
-    /* Translators: %s is why the test of a disabled tool server failed */
-    return g_strdup_printf (_("the test failed: %s"), error->message);
+    {
+      g_autofree char *why = natter_error_words_local (error->message);
+
+      if (call->enabled)
+        return g_steal_pointer (&why);
+      /* Translators: %s is why the test of a disabled tool server failed */
+      return g_strdup_printf (_("the test failed: %s"), why);
+    }
   n = json_array_get_length (tools);
   if (call->enabled)
     return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected, %u tool", "Connected, %u tools", n), n);
