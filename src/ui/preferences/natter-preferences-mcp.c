@@ -640,6 +640,7 @@ typedef struct
   guint       storing;
   gboolean    storing_done;  /* secrets were stored */
   GError     *error;
+  GError     *keyring_error;  /* the keyring refused a secret: nothing saved */
 } SaveOp;
 
 static void
@@ -649,7 +650,31 @@ save_op_free (SaveOp *op)
   json_object_unref (op->entry);
   g_clear_pointer (&op->old, json_object_unref);
   g_clear_error (&op->error);
+  g_clear_error (&op->keyring_error);
   g_free (op);
+}
+
+/* The keyring refused a secret header's value: a toast would cut the
+ * reason (the Secret Service's own words are long) and go away, so a
+ * dialog says it whole, with what the person can do. The typed rows
+ * stay, to save again. */
+static void
+show_keyring_failure (McpPage      *page,
+                      const GError *error)
+{
+  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (page->window),
+                                                                         _("Server Not Saved"), NULL));
+
+  adw_message_dialog_format_body (dialog,
+                                  _("The value of a secret header could not be kept in the keyring, so nothing "
+                                    "was saved. Make sure a keyring such as GNOME Keyring is running, then save "
+                                    "again; or turn Secret off for the header to keep its value in mcp.json."
+                                    "\n\nDetails: %s"),
+                                  error->message);
+  adw_message_dialog_add_response (dialog, "close", _("_Close"));
+  adw_message_dialog_set_default_response (dialog, "close");
+  adw_message_dialog_set_close_response (dialog, "close");
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
@@ -660,6 +685,11 @@ save_finish (SaveOp *op)
   g_autofree char *message = NULL;
   GPtrArray *clients = natter_mcp_manager_get_clients (page->manager);
 
+  if (op->keyring_error != NULL)
+    {
+      show_keyring_failure (page, op->keyring_error);
+      return;
+    }
   if (op->error != NULL || !natter_mcp_config_update (config_path (page), op->name, op->entry, &error))
     {
       show_error (page, op->error != NULL ? op->error : error);
@@ -689,11 +719,8 @@ secret_stored_cb (GObject      *object,
   SaveOp *op = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (!natter_secret_store_store_finish (NATTER_SECRET_STORE (object), result, &error) && op->error == NULL)
-    {
-      op->error = g_error_new (error->domain, error->code, _("The secret header could not be kept in the "
-                                                             "keyring, so nothing was saved: %s"), error->message);
-    }
+  if (!natter_secret_store_store_finish (NATTER_SECRET_STORE (object), result, &error) && op->keyring_error == NULL)
+    op->keyring_error = g_steal_pointer (&error);
   if (--op->storing == 0)
     {
       NatterPreferencesWindow *window = op->window;
