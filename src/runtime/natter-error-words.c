@@ -55,6 +55,9 @@ static const char *const sentences[] = {
   N_("Cannot reach tool server “%s”: %s"),
   N_("Tool server “%s” did not answer “%s” within %u s"),
   N_("Tool server “%s” was stopped"),
+  /* src/sessions/: a compaction's model call that failed */
+  N_("The summary could not be made: %s"),
+  N_("the model gave no answer"),
   /* natter_error_reason() */
   N_("there is no such program"),
   N_("permission to run the program was denied"),

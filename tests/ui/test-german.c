@@ -54,6 +54,44 @@ test_provider_failure_in_german (void)
   ui_world_free (u);
 }
 
+static gboolean
+error_bar_shown (gpointer data)
+{
+  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
+}
+
+/* Compact Conversation when the provider cannot be reached: the error
+ * bar's details line says the summary's and the provider's failure in
+ * German. */
+static void
+test_error_bar_details_in_german (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Unterwegs");
+  g_autofree char *expected = NULL;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_STEP_UNREACHABLE, NULL);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *turn_id = ui_send (u, session_id, "Und dann?");
+
+      ui_wait_turn (u, turn_id);
+    }
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.compact", NULL));
+  ui_wait_until (error_bar_shown, window);
+  expected = g_strdup_printf ("Die Zusammenfassung konnte nicht erstellt werden: %s",
+                              "Ollama unter http://127.0.0.1:9 ist nicht erreichbar – läuft der Dienst?");
+  g_assert_cmpstr (gtk_label_get_text (window->error_detail), ==, expected);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -75,6 +113,7 @@ main (int   argc,
   g_assert_cmpstr (_("Failed: %s"), ==, "Fehlgeschlagen: %s");
 
   g_test_add_func ("/german/provider-failure", test_provider_failure_in_german);
+  g_test_add_func ("/german/error-bar-details", test_error_bar_details_in_german);
 
   status = g_test_run ();
   g_clear_object (&app);
