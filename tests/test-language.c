@@ -187,6 +187,33 @@ test_builtin_tool_errors_untranslated (void)
   g_assert_cmpstr (list_error->message, ==, "Cannot list “/nonexistent/natter-missing”: No such file or directory");
 }
 
+/* The German window's services, over a data directory whose mcp.json
+ * holds @config_text (NATTER_CONFIG_DIR names it). FALSE, the test
+ * skipped, without the compiled settings schema the services bind. */
+static gboolean
+window_with_config (NatterTestServices *f,
+                    const char         *config_text,
+                    char              **out_data_dir,
+                    char              **out_config)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (g_getenv ("NATTER_SCHEMA_DIR") == NULL)
+    {
+      g_test_skip ("no compiled settings schema (built without the UI)");
+      return FALSE;
+    }
+  g_setenv ("GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
+  natter_test_services_set_up (f, NULL);
+  *out_data_dir = g_file_get_path (f->dir);
+  *out_config = g_build_filename (*out_data_dir, "mcp.json", NULL);
+  g_file_set_contents (*out_config, config_text, -1, &error);
+  g_assert_no_error (error);
+  g_setenv ("NATTER_CONFIG_DIR", *out_data_dir, TRUE);
+  natter_test_services_serve (f, NULL, NULL, 0);
+  return TRUE;
+}
+
 /* A broken mcp.json, read by the German window: `natter mcp list` run
  * by a script under LC_ALL=C and forwarded to the window says the
  * file's mistake in English. */
@@ -204,20 +231,8 @@ test_mcp_mistake_in_callers_language (void)
   NatterMcpManager *manager;
   Ran ran = { 0 };
 
-  /* The services' settings bind the schema, compiled with the UI. */
-  if (g_getenv ("NATTER_SCHEMA_DIR") == NULL)
-    {
-      g_test_skip ("no compiled settings schema (built without the UI)");
-      return;
-    }
-  g_setenv ("GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
-  natter_test_services_set_up (&f, NULL);
-  data_dir = g_file_get_path (f.dir);
-  config = g_build_filename (data_dir, "mcp.json", NULL);
-  g_file_set_contents (config, "{\"mcpServers\": {", -1, &error);
-  g_assert_no_error (error);
-  g_setenv ("NATTER_CONFIG_DIR", data_dir, TRUE);
-  natter_test_services_serve (&f, NULL, NULL, 0);
+  if (!window_with_config (&f, "{\"mcpServers\": {", &data_dir, &config))
+    return;
   manager = natter_services_get_mcp_manager (f.services);
   /* The window read it, in German. */
   natter_mcp_manager_reload (manager);
@@ -290,21 +305,10 @@ test_lower_layer_errors_in_callers_language (void)
   NatterMcpManager *manager;
   gboolean refreshed = FALSE;
 
-  if (g_getenv ("NATTER_SCHEMA_DIR") == NULL)
-    {
-      g_test_skip ("no compiled settings schema (built without the UI)");
-      return;
-    }
-  g_setenv ("GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
-  natter_test_services_set_up (&f, NULL);
-  data_dir = g_file_get_path (f.dir);
-  config = g_build_filename (data_dir, "mcp.json", NULL);
   text = g_strdup_printf ("{\"mcpServers\": {\"ghost\": {\"command\": \"/nonexistent/natter-no-server\"},"
                           " \"web\": {\"url\": \"http://127.0.0.1:%u/mcp\"}}}", natter_test_closed_port ());
-  g_file_set_contents (config, text, -1, &error);
-  g_assert_no_error (error);
-  g_setenv ("NATTER_CONFIG_DIR", data_dir, TRUE);
-  natter_test_services_serve (&f, NULL, NULL, 0);
+  if (!window_with_config (&f, text, &data_dir, &config))
+    return;
   manager = natter_services_get_mcp_manager (f.services);
   natter_mcp_manager_reload (manager);
   natter_mcp_manager_refresh_async (manager, NULL, refreshed_cb, &refreshed);

@@ -128,6 +128,23 @@ spawn_window_in (GDBusConnection    *bus,
   return window;
 }
 
+/* Quits the window through its app.quit action and waits for it to
+ * exit, successfully. */
+static void
+quit_window (GDBusConnection *bus,
+             NatterTestRun   *gui)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
+                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
+                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  natter_test_wait_for_flag (&gui->done, WAIT_MS);
+  g_assert_cmpint (gui->status, ==, 0);
+}
+
 static GSubprocess *
 spawn_window (GDBusConnection *bus,
               GFile           *dir,
@@ -142,7 +159,6 @@ test_forwarded_to_window (void)
   g_autoptr(GFile) dir = natter_test_make_temp_dir ();
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GSubprocess) window = NULL;
-  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
   const char * const sessions[] = { "sessions", "--json", NULL };
   NatterTestRun gui = { 0 };
@@ -178,12 +194,7 @@ test_forwarded_to_window (void)
     g_free (usage.err);
   }
 
-  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
-                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
-                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-  g_assert_no_error (error);
-  natter_test_wait_for_flag (&gui.done, WAIT_MS);
-  g_assert_cmpint (gui.status, ==, 0);
+  quit_window (bus, &gui);
 
   g_free (gui.out);
   g_free (gui.err);
@@ -217,7 +228,6 @@ test_other_data_dir (void)
   g_autoptr(NatterDataDirLock) c_lock = NULL;
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GSubprocess) window = NULL;
-  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *base_url = g_strdup_printf ("http://127.0.0.1:%u/v1", natter_test_closed_port ());
   g_autofree char *a_path = g_file_get_path (a);
@@ -262,12 +272,7 @@ test_other_data_dir (void)
   g_assert_true (g_str_has_prefix (cli.err, "natter: "));
   natter_test_run_clear (&cli);
 
-  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
-                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
-                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-  g_assert_no_error (error);
-  natter_test_wait_for_flag (&gui.done, WAIT_MS);
-  g_assert_cmpint (gui.status, ==, 0);
+  quit_window (bus, &gui);
 
   natter_test_run_clear (&gui);
   g_clear_object (&c_lock);
@@ -343,7 +348,6 @@ test_forwarded_queue_runs_to_settle (void)
   g_autoptr(GFile) dir = natter_test_make_temp_dir ();
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GSubprocess) window = NULL;
-  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *queued = NULL;
   g_autofree char *refused = NULL;
@@ -389,12 +393,7 @@ test_forwarded_queue_runs_to_settle (void)
   g_assert_cmpuint (server->bodies->len, ==, 5);
   g_assert_nonnull (strstr (g_ptr_array_index (server->bodies, 4), "left behind"));
 
-  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
-                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
-                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-  g_assert_no_error (error);
-  natter_test_wait_for_flag (&gui.done, WAIT_MS);
-  g_assert_cmpint (gui.status, ==, 0);
+  quit_window (bus, &gui);
   natter_test_run_clear (&gui);
   natter_test_remove_tree (dir);
 }
@@ -411,7 +410,6 @@ test_forwarded_in_callers_language (void)
   g_autoptr(GFile) dir = natter_test_make_temp_dir ();
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GSubprocess) window = NULL;
-  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *path = g_file_get_path (dir);
   g_autofree char *config = g_build_filename (path, "mcp.json", NULL);
@@ -456,12 +454,7 @@ test_forwarded_in_callers_language (void)
   natter_test_run_clear (&cli);
 
 
-  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
-                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
-                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-  g_assert_no_error (error);
-  natter_test_wait_for_flag (&gui.done, WAIT_MS);
-  g_assert_cmpint (gui.status, ==, 0);
+  quit_window (bus, &gui);
   natter_test_run_clear (&gui);
   natter_test_remove_tree (dir);
 }
