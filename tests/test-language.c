@@ -348,6 +348,7 @@ test_stored_failures_translated_when_shown (void)
   g_autofree char *reason = NULL;
   g_autofree char *shown = NULL;
   g_autofree char *nested = NULL;
+  g_autofree char *http = NULL;
   g_autofree char *other = NULL;
   g_autofree char *expected = NULL;
   const char * const argv[] = { "/nonexistent/natter-no-server", NULL };
@@ -368,6 +369,11 @@ test_stored_failures_translated_when_shown (void)
   expected = g_strdup_printf (german ("Could not reach %s at %s (%s)"), "Work", "https://llm.example",
                               german ("the host cannot be reached"));
   g_assert_cmpstr (nested, ==, expected);
+
+  g_clear_pointer (&expected, g_free);
+  http = natter_error_words_local ("Work returned HTTP 502 Bad Gateway: upstream down");
+  expected = g_strdup_printf (german ("%s returned HTTP %s"), "Work", "502 Bad Gateway: upstream down");
+  g_assert_cmpstr (http, ==, expected);
 
   other = natter_error_words_local ("provider p: HTTP 500");
   g_assert_cmpstr (other, ==, "provider p: HTTP 500");

@@ -73,8 +73,9 @@ static const char *const sentences[] = {
   N_("the server’s certificate is not trusted"),
   N_("the server does not speak TLS"),
   N_("the secure connection could not be set up"),
-  /* The most general last: it would match the others. */
-  N_("%s returned %s%s"),
+  /* The most general last: it would match the others. ("%s returned
+   * %s%s" with the status "HTTP …" as the second part.) */
+  N_("%s returned HTTP %s"),
 };
 
 /* At most this many sentences inside one another: a reason in a reason. */
