@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What the parts of the command line share: one run of a subcommand,
- * the command table's row, the output helpers (natter-cli.c), the
+ * the command table's row, the output helpers (natter-cli-output.c), the
  * subcommands (natter-cli-commands.c) and the reporting of their results
  * (natter-cli-report.c). Not installed, not used outside src/cli.
  */
@@ -111,7 +111,7 @@ struct _Run
 #define natter_cli_tr(run, text) natter_cli_gettext ((run)->cmdline, (text))
 #define natter_cli_ntr(run, text, plural, n) natter_cli_ngettext ((run)->cmdline, (text), (plural), (n))
 
-/* natter-cli.c: output, always through the command line object */
+/* natter-cli-output.c: output, always through the command line object */
 void natter_cli_out        (Run        *run,
                             const char *format,
                             ...) G_GNUC_PRINTF (2, 3);
