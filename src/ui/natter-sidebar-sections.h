@@ -61,5 +61,7 @@ const char            *natter_sidebar_sections_get_folder_id     (NatterSidebarS
                                                                   const char            *session_id);
 void                   natter_sidebar_sections_session_changed   (NatterSidebarSections *self,
                                                                   const char            *session_id);
+guint                  natter_sidebar_sections_find_position     (NatterSidebarSections *self,
+                                                                  const char            *session_id);
 
 G_END_DECLS

@@ -1106,21 +1106,10 @@ guint
 natter_sidebar_find_position (NatterSidebar *self,
                               const char    *session_id)
 {
-  guint n;
-
   g_return_val_if_fail (NATTER_IS_SIDEBAR (self), GTK_INVALID_LIST_POSITION);
   if (self->sort_model == NULL)
     return GTK_INVALID_LIST_POSITION;
-  n = g_list_model_get_n_items (self->sort_model);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(GObject) item = g_list_model_get_item (self->sort_model, i);
-
-      if (NATTER_IS_SESSION_INDEX_ENTRY (item) &&
-          g_strcmp0 (natter_session_index_entry_get_session_id (NATTER_SESSION_INDEX_ENTRY (item)), session_id) == 0)
-        return i;
-    }
-  return GTK_INVALID_LIST_POSITION;
+  return natter_sidebar_sections_find_position (self->sections, session_id);
 }
 
 /**
