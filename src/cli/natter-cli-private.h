@@ -36,6 +36,7 @@ typedef enum
   OPT_COMPACT    = 1 << 10,  /* --compact */
   OPT_PARAMS     = 1 << 11,  /* --temperature, --top-p, --max-tokens, --seed, --system */
   OPT_CLEAR      = 1 << 12,  /* --clear */
+  OPT_NONE       = 1 << 13,  /* --none */
 } OptionSet;
 
 typedef struct
@@ -86,6 +87,7 @@ struct _Run
                                                 * as typed, by NatterParameter */
   char                    *system;      /* --system */
   gboolean                 clear;       /* params --clear */
+  gboolean                 none;        /* folder --none */
   GStrv                    args;        /* positional arguments */
   GStrv                    attach;      /* --attach FILE, as given */
   char                    *text;        /* the joined message, for MESSAGE commands */
@@ -184,6 +186,10 @@ void     natter_cli_command_params     (Run                         *run);
 gboolean natter_cli_read_parameters    (Run                         *run,
                                         NatterGenerationParameters  *parameters);
 gboolean natter_cli_has_parameters     (Run                         *run);
+
+/* natter-cli-folders.c */
+void natter_cli_command_pin          (Run *run);
+void natter_cli_command_folder       (Run *run);
 
 /* natter-cli-grants.c */
 void natter_cli_command_grant        (Run *run);

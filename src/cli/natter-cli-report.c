@@ -347,13 +347,33 @@ append_json_element (GString  *out,
   g_string_append (out, line);
 }
 
+/* `pinned` (always) and `folder` (the folder's name, when it is in
+ * one that exists) of the conversation whose original is @original
+ * (docs/sessions.md §16): a version says what its conversation does. */
+static void
+add_placement (Run        *run,
+               JsonObject *object,
+               const char *original)
+{
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_services_get_index (run->services), original);
+  NatterFolder *folder = NULL;
+
+  json_object_set_boolean_member (object, "pinned", entry != NULL && natter_session_index_entry_get_pinned (entry));
+  if (entry != NULL)
+    folder = natter_folders_lookup (natter_services_get_folders (run->services),
+                                    natter_session_index_entry_get_folder_id (entry));
+  if (folder != NULL && natter_folder_get_name (folder) != NULL)
+    json_object_set_string_member (object, "folder", natter_folder_get_name (folder));
+}
+
 /* Prints the session index: one tab-separated line per session, or
  * the entries as a JSON array, written an entry at a time: the array's
  * text is exactly what natter_json_to_text() makes of the whole array,
  * but only one entry's tree and a piece of the text are ever held. Every
  * session is listed; one that is a version of another conversation (an
  * edit or a new try, natter-session-families.c) says which: a fifth
- * column "version of ID" in text, `versionOf` in JSON. */
+ * column "version of ID" in text, `versionOf` in JSON. The JSON also
+ * says whether the conversation is pinned and which folder it is in. */
 void
 natter_cli_print_sessions (Run *run)
 {
@@ -376,6 +396,7 @@ natter_cli_print_sessions (Run *run)
 
           if (version)
             json_object_set_string_member (json_node_get_object (node), "versionOf", original);
+          add_placement (run, json_node_get_object (node), original);
           append_json_element (json, node, i == 0);
           if (json->len >= JSON_FLUSH_SIZE)
             {

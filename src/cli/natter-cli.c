@@ -111,6 +111,11 @@ static const Command commands[] = {
   { "params", N_("SESSION [--temperature T] [--top-p P] [--max-tokens N] [--seed S] [--system TEXT] [--clear] [--json]"),
     N_("Show or keep the generation parameters every later message of a session is sent with"), 1, 1,
     OPT_PARAMS | OPT_CLEAR | OPT_JSON, natter_cli_command_params },
+  { "pin", N_("SESSION"), N_("Pin a conversation to the top of the list"), 1, 1, 0, natter_cli_command_pin },
+  { "unpin", N_("SESSION"), N_("Unpin a conversation"), 1, 1, 0, natter_cli_command_pin },
+  { "folder", N_("SESSION [NAME | --none]"),
+    N_("Put a conversation in the folder NAME (made if there is none), take it out of its folder, or print it"),
+    1, 2, OPT_NONE, natter_cli_command_folder },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -326,6 +331,9 @@ option_context_new (Run *run)
     entries[n++] = (GOptionEntry) { "clear", 0, 0, G_OPTION_ARG_NONE, &run->clear,
                                     N_("Forget the kept parameters first (the others given are then kept alone)"),
                                     NULL };
+  if (command->options & OPT_NONE)
+    entries[n++] = (GOptionEntry) { "none", 0, 0, G_OPTION_ARG_NONE, &run->none,
+                                    N_("Take the conversation out of its folder"), NULL };
   if (command->options & OPT_IMPORT)
     entries[n++] = (GOptionEntry) { "from", 0, 0, G_OPTION_ARG_STRING, &run->from,
                                     N_("chatgpt: the file is a ChatGPT conversations.json"), N_("SOURCE") };

@@ -24,6 +24,9 @@ gboolean natter_session_schema_validate_v2     (const char          *type,
 gboolean natter_session_schema_validate_v3     (const char          *type,
                                                 JsonObject          *event,
                                                 GError             **error);
+gboolean natter_session_schema_validate_v4     (const char          *type,
+                                                JsonObject          *event,
+                                                GError             **error);
 JsonObject *natter_session_event_begin          (const char          *type,
                                                 const char          *session_id,
                                                 const char          *ts);

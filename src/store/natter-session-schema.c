@@ -10,6 +10,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-session-parameters-event.h"
+#include "natter-session-placement-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
 #include "natter-store-error.h"
@@ -166,7 +167,8 @@ validate_title_changed (JsonObject  *event,
  * - `title_changed`: `title` (a string);
  * - the events of schema version 2 and `turn_appended.consumedQueueIds`,
  *   as docs/format.md describes them (natter-session-schema-upgrade.c);
- * - the events of schema version 3 (natter-session-parameters-event.c).
+ * - the events of schema version 3 (natter-session-parameters-event.c);
+ * - the events of schema version 4 (natter-session-placement-event.c).
  *
  * Whether a version-2 event may appear at its place in a file (the file
  * must be at version 2 by then) is the reducer's rule, not this
@@ -178,8 +180,8 @@ validate_title_changed (JsonObject  *event,
  *
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_UNKNOWN_TYPE
  *   (a `type` this version does not know),
- *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1,
- *   2 or 3)
+ *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1
+ *   to 4)
  *   or %NATTER_STORE_ERROR_SCHEMA (anything else).
  */
 gboolean
@@ -208,7 +210,10 @@ natter_session_event_validate (JsonObject  *event,
       !g_str_equal (type, "queued_message_removed") &&
       !g_str_equal (type, "conversation_compacted") &&
       /* Schema version 3 (natter-session-parameters-event.c). */
-      !g_str_equal (type, "parameters_changed"))
+      !g_str_equal (type, "parameters_changed") &&
+      /* Schema version 4 (natter-session-placement-event.c). */
+      !g_str_equal (type, "pin_changed") &&
+      !g_str_equal (type, "folder_changed"))
     {
       g_autofree char *shown = g_utf8_make_valid (type, MIN (strlen (type), 64));
 
@@ -238,6 +243,8 @@ natter_session_event_validate (JsonObject  *event,
     return validate_title_changed (event, error);
   if (natter_session_event_is_v3_type (type))
     return natter_session_schema_validate_v3 (type, event, error);
+  if (natter_session_event_is_v4_type (type))
+    return natter_session_schema_validate_v4 (type, event, error);
   return natter_session_schema_validate_v2 (type, event, error);
 }
 
