@@ -20,10 +20,6 @@
 #include "natter-session-reducer.h"
 #include "natter-turn-reducer.h"
 
-/* Sessions written per transaction while building: a query sees the
- * index grow in steps this size. */
-#define BATCH 64
-
 static void
 stamp_file (NatterJsonlRepo   *repo,
             const char        *id,
@@ -173,6 +169,22 @@ session_unchanged (NatterSearchSync                *sync,
   return stamps_equal (&record->latest_turn, &latest);
 }
 
+/* Makes what was written so far searchable and says how far the check
+ * has come. */
+static gboolean
+commit_batch (NatterSearchSync  *sync,
+              guint              n_checked,
+              guint              n_sessions,
+              gboolean           go_on,
+              GError           **error)
+{
+  if (!natter_search_db_commit (sync->db, error))
+    return FALSE;
+  if (sync->committed != NULL)
+    sync->committed (sync->committed_data, n_checked, n_sessions);
+  return !go_on || natter_search_db_begin (sync->db, error);
+}
+
 /**
  * natter_search_sync_all: (skip)
  * @sync: the worker's view
@@ -182,7 +194,8 @@ session_unchanged (NatterSearchSync                *sync,
  * session file on disk is compared by size and mtime (with its latest
  * turn file) to what the index recorded, and only changed or new ones
  * are read; sessions that are no longer on disk leave the index.
- * Commits every %BATCH sessions. Stops early, with what it wrote
+ * Commits every @sync->batch sessions gone through, and reports each
+ * commit to @sync->committed. Stops early, with what it wrote
  * committed, when *@sync->quit becomes set.
  *
  * Returns: %TRUE on success; else %FALSE with a %NATTER_SEARCH_DB_ERROR
@@ -196,30 +209,30 @@ natter_search_sync_all (NatterSearchSync  *sync,
   g_autoptr(GHashTable) records = NULL;
   GHashTableIter iter;
   gpointer key;
-  guint n = 0;
+  guint n_sessions;
+  guint batch = MAX (sync->batch, 1);
+  guint i;
 
   ids = natter_jsonl_repo_list_ids_sync (sync->session_repo, NULL, error);
   if (ids == NULL)
     return FALSE;
+  n_sessions = g_strv_length (ids);
   records = natter_search_db_load_sessions (sync->db, error);
   if (records == NULL || !natter_search_db_begin (sync->db, error))
     return FALSE;
 
-  for (guint i = 0; ids[i] != NULL; i++)
+  for (i = 0; i < n_sessions; i++)
     {
       NatterSearchStamp stamp;
 
       if (g_atomic_int_get (sync->quit))
-        return natter_search_db_commit (sync->db, error);
+        return commit_batch (sync, i, n_sessions, FALSE, error);
+      if (i > 0 && i % batch == 0 && !commit_batch (sync, i, n_sessions, TRUE, error))
+        return FALSE;
       stamp_file (sync->session_repo, ids[i], &stamp);
-      if (!session_unchanged (sync, g_hash_table_lookup (records, ids[i]), &stamp))
-        {
-          if (!index_session (sync, ids[i], &stamp, error))
-            return FALSE;
-          if (++n % BATCH == 0 && (!natter_search_db_commit (sync->db, error) ||
-                                   !natter_search_db_begin (sync->db, error)))
-            return FALSE;
-        }
+      if (!session_unchanged (sync, g_hash_table_lookup (records, ids[i]), &stamp) &&
+          !index_session (sync, ids[i], &stamp, error))
+        return FALSE;
       g_hash_table_remove (records, ids[i]);
     }
 
@@ -228,7 +241,7 @@ natter_search_sync_all (NatterSearchSync  *sync,
   while (g_hash_table_iter_next (&iter, &key, NULL))
     if (!natter_search_db_remove_session (sync->db, key, error))
       return FALSE;
-  return natter_search_db_commit (sync->db, error);
+  return commit_batch (sync, n_sessions, n_sessions, FALSE, error);
 }
 
 /**
