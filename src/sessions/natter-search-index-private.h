@@ -32,6 +32,7 @@ typedef struct
   gpointer         committed_data;
 } NatterSearchSync;
 
+void     natter_search_sync_lower_priority (void);
 gboolean natter_search_sync_all      (NatterSearchSync  *sync,
                                       GError           **error);
 gboolean natter_search_sync_session  (NatterSearchSync  *sync,

@@ -19,11 +19,6 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
-#ifdef __linux__
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 #include "natter-search-index-private.h"
 #include "natter-session-index.h"
@@ -320,27 +315,13 @@ run_job (Shared         *shared,
   return natter_search_sync_session (&sync, job->session_id, error);
 }
 
-/* The index is a cache that may take a minute to build: on a machine
- * with few cores its thread must not take a core from the main thread,
- * whose every late frame the user sees. A lower priority for this thread
- * alone (Linux schedules threads, and nice applies to one) lets the
- * main thread run first whenever both want a core. */
-static void
-lower_priority (void)
-{
-#ifdef __linux__
-  if (setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), 10) != 0)
-    g_debug ("The search index thread keeps its priority: %s", g_strerror (errno));
-#endif
-}
-
 static gpointer
 worker_main (gpointer data)
 {
   Shared *shared = data;
   NatterSearchDb *db = NULL;
 
-  lower_priority ();
+  natter_search_sync_lower_priority ();
 
   for (;;)
     {
