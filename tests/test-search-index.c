@@ -786,21 +786,6 @@ test_progress (Fixture       *f,
   g_assert_cmpuint (count_hits (f, "wombat"), ==, 3);
 }
 
-/* Appends half an event to @file: its log no longer reads whole. */
-static void
-damage (GFile *file)
-{
-  g_autoptr(GFileOutputStream) stream = NULL;
-  g_autoptr(GError) error = NULL;
-
-  stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
-  g_assert_no_error (error);
-  g_output_stream_write_all (G_OUTPUT_STREAM (stream), "{\"type\":", 8, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error);
-  g_assert_no_error (error);
-}
-
 /* A build from nothing, its logs read on a second thread: the words of
  * a damaged session file and of a damaged turn file are not indexed,
  * those of every other turn are. */
@@ -820,8 +805,9 @@ test_damaged_not_indexed (Fixture       *f,
   g_autofree char *hit_good = hit_line (good, t1);
   g_autofree char *hit_beavers = hit_line (bad_turn, t4);
 
-  damage (session_file);
-  damage (turn_file);
+  /* Half an event: neither log reads whole. */
+  natter_test_append_file (g_file_peek_path (session_file), "{\"type\":");
+  natter_test_append_file (g_file_peek_path (turn_file), "{\"type\":");
   start_search (f);
   wait_indexed (f);
   assert_search (f, "otters", hit_good);
