@@ -293,13 +293,10 @@ pipeline_read_cb (gpointer data,
 {
   SessionText *text = data;
   Pipeline *pipeline = user_data;
-  static GPrivate lowered;
 
-  if (g_private_get (&lowered) == NULL)
-    {
-      natter_search_sync_lower_priority ();
-      g_private_set (&lowered, GINT_TO_POINTER (1));
-    }
+  /* The pool's one thread is its own (exclusive), so this stays with
+   * it; a system call per session costs nothing beside reading it. */
+  natter_search_sync_lower_priority ();
   read_session (pipeline->session_repo, pipeline->turn_repo, text);
   g_mutex_lock (&pipeline->lock);
   text->done = TRUE;
@@ -403,7 +400,10 @@ natter_search_sync_all (NatterSearchSync  *sync,
     return FALSE;
   g_mutex_init (&pipeline.lock);
   g_cond_init (&pipeline.cond);
-  pool = g_thread_pool_new (pipeline_read_cb, &pipeline, 1, FALSE, NULL);
+  /* Exclusive: a thread of the shared pool would keep the low priority
+   * when GLib lent it to other work. NULL when no thread could be made:
+   * then this thread reads too. */
+  pool = g_thread_pool_new (pipeline_read_cb, &pipeline, 1, TRUE, NULL);
   for (i = 0; ok && i < n_sessions; i++)
     {
       SessionText *text = g_ptr_array_index (texts, i);
@@ -423,7 +423,10 @@ natter_search_sync_all (NatterSearchSync  *sync,
           /* Read by this thread's connection, between two writes. */
           if (!(ok = load_known (sync, ahead, error)))
             break;
-          g_thread_pool_push (pool, ahead, NULL);
+          if (pool != NULL)
+            g_thread_pool_push (pool, ahead, NULL);
+          else
+            pipeline_read_cb (ahead, &pipeline);
           n_reading++;
         }
       if (!ok)
@@ -438,7 +441,8 @@ natter_search_sync_all (NatterSearchSync  *sync,
     }
   /* Whatever is still queued is dropped; what is being read is waited
    * for, before its text is freed with the others. */
-  g_thread_pool_free (pool, TRUE, TRUE);
+  if (pool != NULL)
+    g_thread_pool_free (pool, TRUE, TRUE);
   g_mutex_clear (&pipeline.lock);
   g_cond_clear (&pipeline.cond);
   if (!ok)
