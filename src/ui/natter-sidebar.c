@@ -75,6 +75,7 @@ struct _NatterSidebar
   guint                 scroll_stable_frames;
 
   guint                 list_key_id;      /* a key press in the list is being handled */
+  GError               *search_error;     /* why the last search could not look at the words */
 
   /* Template children */
   GtkSearchBar         *search_bar;
@@ -606,21 +607,46 @@ set_hits (NatterSidebar *self,
     sync_selection (self);
 }
 
+/* How far indexing has come, while it runs: what a search finds is
+ * only in the conversations indexed so far. */
+static void
+append_indexing (NatterSidebar *self,
+                 GString       *text)
+{
+  guint n_checked;
+  guint n_sessions;
+  g_autofree char *checked = NULL;
+  g_autofree char *total = NULL;
+
+  natter_search_index_get_progress (self->search, &n_checked, &n_sessions);
+  if (n_sessions == 0)
+    {
+      g_string_append (text, _("Indexing conversations…"));
+      return;
+    }
+  /* Grouped the locale's way: "3,200 of 10,000". */
+  checked = g_strdup_printf ("%'u", n_checked);
+  total = g_strdup_printf ("%'u", n_sessions);
+  g_string_append_printf (text,
+                          /* Translators: "Indexing 3,200 of 10,000 conversations…" */
+                          g_dngettext (GETTEXT_PACKAGE, "Indexing %s of %s conversation…",
+                                       "Indexing %s of %s conversations…", n_sessions),
+                          checked, total);
+}
+
 /* What the search could not look at, in words under the entry. */
 static void
-show_search_status (NatterSidebar *self,
-                    const GError  *error,
-                    gboolean       still_indexing)
+show_search_status (NatterSidebar *self)
 {
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (natter_sessions_list_sessions (self->sessions));
   guint n_damaged = damaged->len;
 
-  if (error != NULL)
+  if (self->search_error != NULL)
     /* Titles are still searched; the index is only a cache. */
-    g_string_append_printf (text, _("Only titles are searched. %s"), error->message);
-  else if (still_indexing)
-    g_string_append (text, _("Still indexing: some conversations are not searched yet"));
+    g_string_append_printf (text, _("Only titles are searched. %s"), self->search_error->message);
+  else if (self->search != NULL && natter_search_index_get_indexing (self->search))
+    append_indexing (self, text);
   if (n_damaged > 0)
     {
       if (text->len > 0)
@@ -643,14 +669,15 @@ content_searched_cb (GObject      *object,
   g_autoptr(NatterSidebar) self = user_data;
   g_autoptr(GPtrArray) hits = NULL;
   g_autoptr(GError) error = NULL;
-  gboolean still_indexing = FALSE;
 
-  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, &still_indexing, &error);
+  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, NULL, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->content_hits == NULL)
     return;
   if (error != NULL)
     g_debug ("Searching the conversations failed: %s", error->message);
-  show_search_status (self, error, still_indexing);
+  g_clear_error (&self->search_error);
+  self->search_error = g_steal_pointer (&error);
+  show_search_status (self);
   set_hits (self, hits);
 }
 
@@ -671,6 +698,32 @@ search_content (NatterSidebar *self,
   self->content_search = g_cancellable_new ();
   natter_search_index_search_async (self->search, text, CONTENT_LIMIT, self->content_search,
                                     content_searched_cb, g_object_ref (self));
+}
+
+static gboolean
+searching (NatterSidebar *self)
+{
+  return gtk_editable_get_text (GTK_EDITABLE (self->search_entry))[0] != '\0';
+}
+
+/* Indexing went on: the words under the entry say how far. When it is
+ * done, the search is run again, so that it finds everything. */
+static void
+index_progress_cb (NatterSidebar *self)
+{
+  if (searching (self) && gtk_widget_get_visible (GTK_WIDGET (self->search_status)))
+    show_search_status (self);
+}
+
+static void
+index_indexing_cb (NatterSidebar *self)
+{
+  if (!searching (self))
+    return;
+  if (natter_search_index_get_indexing (self->search))
+    show_search_status (self);
+  else
+    search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 }
 
 static void
@@ -790,6 +843,8 @@ natter_sidebar_dispose (GObject *object)
   stop_keeping_scroll (self);
   g_cancellable_cancel (self->content_search);
   g_clear_object (&self->content_search);
+  if (self->search != NULL)
+    g_signal_handlers_disconnect_by_data (self->search, self);
   g_clear_object (&self->search);
   if (self->selection != NULL)
     g_signal_handlers_disconnect_by_data (self->selection, self);
@@ -829,6 +884,7 @@ natter_sidebar_finalize (GObject *object)
   g_clear_pointer (&self->bound_rows, g_hash_table_unref);
   g_clear_pointer (&self->selected_id, g_free);
   g_clear_pointer (&self->scope_ids, g_ptr_array_unref);
+  g_clear_error (&self->search_error);
 
   G_OBJECT_CLASS (natter_sidebar_parent_class)->finalize (object);
 }
@@ -1257,8 +1313,18 @@ natter_sidebar_set_search_index (NatterSidebar     *self,
   g_return_if_fail (NATTER_IS_SIDEBAR (self));
   g_return_if_fail (search == NULL || NATTER_IS_SEARCH_INDEX (search));
 
-  if (!g_set_object (&self->search, search))
+  if (self->search == search)
     return;
+  if (self->search != NULL)
+    g_signal_handlers_disconnect_by_data (self->search, self);
+  g_set_object (&self->search, search);
+  if (search != NULL)
+    {
+      g_signal_connect_object (search, "notify::n-checked", G_CALLBACK (index_progress_cb), self,
+                               G_CONNECT_SWAPPED);
+      g_signal_connect_object (search, "notify::indexing", G_CALLBACK (index_indexing_cb), self,
+                               G_CONNECT_SWAPPED);
+    }
   search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 }
 
