@@ -10,7 +10,9 @@
  * request encoding (natter-openai-request.c) reads only the name a model
  * takes its token limit under; otherwise it is pure.
  *
- * Nothing outside src/runtime/natter-openai-*.c includes this header.
+ * Nothing outside the provider's own files includes this header:
+ * src/runtime/natter-openai-*.c, and the calls to a server's native API
+ * beside its OpenAI one (natter-model-library.c, natter-model-pull.c).
  */
 
 #pragma once
@@ -95,6 +97,37 @@ void    natter_openai_call_start_json              (NatterOpenaiProvider *self,
                                                     GTask                *task,
                                                     const char           *method,
                                                     const char           *url,
+                                                    GBytes               *body,
+                                                    GCancellable         *cancellable);
+
+void    natter_openai_call_start_status            (NatterOpenaiProvider *self,
+                                                    GTask                *task,
+                                                    const char           *method,
+                                                    const char           *url,
+                                                    GBytes               *body,
+                                                    GCancellable         *cancellable);
+
+/* One line of a JSON-lines answer (natter_openai_call_start_lines()),
+ * without its newline and not nul-terminated; setting @error ends the
+ * call with it. */
+typedef void (*NatterOpenaiLineFunc) (const char  *line,
+                                      gsize        len,
+                                      gpointer     user_data,
+                                      GError     **error);
+
+void    natter_openai_call_start_lines             (NatterOpenaiProvider *self,
+                                                    GTask                *task,
+                                                    const char           *method,
+                                                    const char           *url,
+                                                    GBytes               *body,
+                                                    NatterOpenaiLineFunc  line_func,
+                                                    gpointer              line_data,
+                                                    GCancellable         *cancellable);
+
+void    natter_openai_call_start_upload            (NatterOpenaiProvider *self,
+                                                    GTask                *task,
+                                                    const char           *url,
+                                                    const char           *content_type,
                                                     GBytes               *body,
                                                     GCancellable         *cancellable);
 

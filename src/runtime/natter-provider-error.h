@@ -36,6 +36,9 @@ G_BEGIN_DECLS
  * @NATTER_PROVIDER_ERROR_TIMEOUT: the server stopped answering for longer
  *   than the allowed time.
  * @NATTER_PROVIDER_ERROR_CANCELLED: the call was cancelled by the user.
+ * @NATTER_PROVIDER_ERROR_UNSUPPORTED: the server does not offer what was
+ *   asked of it, e.g. pulling a model from a server that is not Ollama
+ *   (docs/runtime.md "Models on the server").
  *
  * Error codes of %NATTER_PROVIDER_ERROR.
  */
@@ -49,6 +52,7 @@ typedef enum
   NATTER_PROVIDER_ERROR_UNREACHABLE,
   NATTER_PROVIDER_ERROR_TIMEOUT,
   NATTER_PROVIDER_ERROR_CANCELLED,
+  NATTER_PROVIDER_ERROR_UNSUPPORTED,
 } NatterProviderError;
 
 GQuark   natter_provider_error_quark      (void);

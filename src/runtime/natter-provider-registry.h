@@ -9,6 +9,7 @@
 
 #pragma once
 
+#include "natter-model-library.h"
 #include "natter-model-registry.h"
 #include "natter-openai-model.h"
 #include "natter-openai-provider.h"
@@ -45,6 +46,15 @@ G_BEGIN_DECLS
  * The environment variable natter_env_key_lookup() reads.
  */
 #define NATTER_API_KEY_ENV "NATTER_API_KEY"
+
+/**
+ * NATTER_TRANSCRIPTION_KEY_PREFIX:
+ *
+ * Where the key of a provider's transcription endpoint is kept: the key
+ * lookup is asked for this prefix followed by the provider's id
+ * ("transcription:openai"), a name no provider id or endpoint URL has.
+ */
+#define NATTER_TRANSCRIPTION_KEY_PREFIX "transcription:"
 
 /**
  * NatterKeyLookupFunc:
@@ -100,5 +110,13 @@ JsonObject             *natter_provider_registry_resolve_model_finish (NatterPro
                                                                        GError                 **error);
 
 gboolean                natter_provider_id_is_endpoint                (const char              *provider_id);
+
+NatterModelLibrary     *natter_provider_registry_new_library          (NatterProviderRegistry  *self,
+                                                                       const char              *provider,
+                                                                       GError                 **error);
+NatterOpenaiProvider   *natter_provider_registry_get_transcriber      (NatterProviderRegistry  *self,
+                                                                       const char              *provider_id,
+                                                                       const char              *url,
+                                                                       GError                 **error);
 
 G_END_DECLS
