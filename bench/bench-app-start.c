@@ -10,20 +10,28 @@
  * CLOCK_MONOTONIC in both processes, so the figure covers exec, dynamic
  * linking, GTK start-up, the services and the first paint.
  *
- * empty: a data dir with no sessions.
- * 10k:   10,000 sessions of 20 turns (kept in $NATTER_BENCH_DATA_DIR and
- *        shared with bench-rss when set).
+ * The app also prints when it first paints a frame with the session list
+ * loaded (list-frame): the list the user sees, not the empty window.
+ *
+ * empty:        a data dir with no sessions.
+ * sessions-10k: 10,000 sessions of 20 turns (kept in $NATTER_BENCH_DATA_DIR
+ *               and shared with bench-rss when set), without the persisted
+ *               index cache (removed before every launch: every session
+ *               is read) and with it (written by the launch before).
+ * sessions-100k: 100,000 sessions of 3 turns, the same two ways.
  *
  * One launch first warms the page cache (libraries, the data set); the
- * figures are the median and the fastest of the launches after it.
- * No floor: nothing cheaper does the same work; the empty data dir is
- * the reference the 10,000 sessions are compared with.
+ * figures are the median and the fastest of the launches after it. The
+ * empty data dir is the floor the others are compared with, measured in
+ * the same run.
  */
 
 #define G_LOG_DOMAIN "natter-bench"
 
 #include <signal.h>
 #include <stdlib.h>
+
+#include <glib/gstdio.h>
 
 #include "natter-bench.h"
 #include "natter-bench-data.h"
@@ -45,6 +53,7 @@ typedef struct
 {
   GDataInputStream *in;
   gint64            frame_us;
+  gint64            list_us;
   gboolean          ended;
 } Launch;
 
@@ -62,17 +71,20 @@ line_cb (GObject      *object,
       return;
     }
   if (g_str_has_prefix (line, "first-frame "))
+    l->frame_us = g_ascii_strtoll (line + strlen ("first-frame "), NULL, 10);
+  else if (g_str_has_prefix (line, "list-frame "))
     {
-      l->frame_us = g_ascii_strtoll (line + strlen ("first-frame "), NULL, 10);
+      l->list_us = g_ascii_strtoll (line + strlen ("list-frame "), NULL, 10);
       return;
     }
   g_data_input_stream_read_line_async (l->in, G_PRIORITY_DEFAULT, NULL, line_cb, l);
 }
 
 /* Launches natter on @data_dir; returns the seconds from spawn to its
- * first frame. */
+ * first frame, and in @out_list to its first frame with the list. */
 static double
-launch (const char *data_dir)
+launch (const char *data_dir,
+        double     *out_list)
 {
   g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE |
                                                                        G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
@@ -82,7 +94,7 @@ launch (const char *data_dir)
   g_autofree char *schemas = build_path ("data");
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GError) error = NULL;
-  Launch l = { NULL, 0, FALSE };
+  Launch l = { NULL, 0, 0, FALSE };
   gint64 start, deadline;
   const struct { const char *name; const char *subdir; } xdg[] = {
     { "XDG_CONFIG_HOME", "config" }, { "XDG_DATA_HOME", "share" },
@@ -115,21 +127,22 @@ launch (const char *data_dir)
   l.in = g_data_input_stream_new (g_subprocess_get_stderr_pipe (process));
   g_data_input_stream_read_line_async (l.in, G_PRIORITY_DEFAULT, NULL, line_cb, &l);
   deadline = start + TIMEOUT_S * G_USEC_PER_SEC;
-  while (l.frame_us == 0 && !l.ended && g_get_monotonic_time () < deadline)
+  while (l.list_us == 0 && !l.ended && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
 
   g_subprocess_send_signal (process, SIGTERM);
   if (!g_subprocess_wait (process, NULL, NULL))
     g_subprocess_force_exit (process);
   /* The pending read ends with the pipe. */
-  while (!l.ended && l.frame_us == 0)
+  while (!l.ended && l.list_us == 0)
     g_main_context_iteration (NULL, TRUE);
   while (g_main_context_iteration (NULL, FALSE))
     ;
   g_object_unref (l.in);
   natter_bench_remove_tree (home);
-  if (l.frame_us == 0)
-    g_error ("natter showed no first frame within %d s", TIMEOUT_S);
+  if (l.frame_us == 0 || l.list_us == 0)
+    g_error ("natter showed no first frame with its list within %d s", TIMEOUT_S);
+  *out_list = (l.list_us - start) / 1e6;
   return (l.frame_us - start) / 1e6;
 }
 
@@ -143,41 +156,99 @@ compare_doubles (gconstpointer a,
   return (x > y) - (x < y);
 }
 
+/* The index cache in @data_dir: removed before each launch when
+ * @cached is FALSE (every session is read), else kept (the warm-up launch
+ * writes it). */
 static void
+prepare_cache (const char *data_dir,
+               gboolean    cached)
+{
+  g_autofree char *path = g_build_filename (data_dir, "cache", "session-index", NULL);
+
+  if (!cached)
+    g_unlink (path);
+}
+
+/* The median and fastest of N_LAUNCHES after a warm-up one; returns the
+ * median time to the first frame with the list. */
+static double
 measure (const char *data_dir,
-         const char *what)
+         const char *what,
+         gboolean    cached)
 {
   double times[N_LAUNCHES];
-  g_autofree char *median = g_strdup_printf ("%s: median of %d", what, N_LAUNCHES);
-  g_autofree char *fastest = g_strdup_printf ("%s: fastest", what);
+  double lists[N_LAUNCHES];
+  g_autofree char *median = g_strdup_printf ("%s: first frame, median", what);
+  g_autofree char *fastest = g_strdup_printf ("%s: first frame, fastest", what);
+  g_autofree char *list_median = g_strdup_printf ("%s: list shown, median", what);
+  g_autofree char *list_fastest = g_strdup_printf ("%s: list shown, fastest", what);
 
-  launch (data_dir);
+  prepare_cache (data_dir, cached);
+  launch (data_dir, &lists[0]);
   for (guint i = 0; i < N_LAUNCHES; i++)
-    times[i] = launch (data_dir);
+    {
+      prepare_cache (data_dir, cached);
+      times[i] = launch (data_dir, &lists[i]);
+    }
   qsort (times, N_LAUNCHES, sizeof times[0], compare_doubles);
+  qsort (lists, N_LAUNCHES, sizeof lists[0], compare_doubles);
   natter_bench_row (BENCH, median, times[N_LAUNCHES / 2] * 1000, "ms");
   natter_bench_row (BENCH, fastest, times[0] * 1000, "ms");
+  natter_bench_row (BENCH, list_median, lists[N_LAUNCHES / 2] * 1000, "ms");
+  natter_bench_row (BENCH, list_fastest, lists[0] * 1000, "ms");
+  return lists[N_LAUNCHES / 2];
+}
+
+static double
+measure_empty (void)
+{
+  g_autoptr(GFile) dir = natter_bench_temp_dir ();
+  g_autofree char *path = g_file_get_path (dir);
+  double list;
+
+  list = measure (path, "floor: empty data dir", FALSE);
+  natter_bench_remove_tree (dir);
+  return list;
 }
 
 static void
 bench_empty (void)
 {
-  g_autoptr(GFile) dir = natter_bench_temp_dir ();
-  g_autofree char *path = g_file_get_path (dir);
+  measure_empty ();
+}
 
-  measure (path, "empty data dir");
-  natter_bench_remove_tree (dir);
+/* @n_sessions × @n_turns, without the cache and with it, beside the empty
+ * start of the same run. */
+static void
+bench_sessions (guint       n_sessions,
+                guint       n_turns,
+                const char *label)
+{
+  g_autoptr(GFile) dir = natter_bench_ensure_sessions (n_sessions, n_turns);
+  g_autofree char *path = g_file_get_path (dir);
+  g_autofree char *uncached = g_strdup_printf ("%s, no cache", label);
+  g_autofree char *cached = g_strdup_printf ("%s, cached", label);
+  g_autofree char *ratio = g_strdup_printf ("%s, cached: list shown / empty", label);
+  double empty = measure_empty ();
+  double list;
+
+  measure (path, uncached, FALSE);
+  list = measure (path, cached, TRUE);
+  natter_bench_row (BENCH, ratio, list / empty, "x");
+  if (g_getenv ("NATTER_BENCH_DATA_DIR") == NULL)
+    natter_bench_remove_tree (dir);
 }
 
 static void
 bench_10k (void)
 {
-  g_autoptr(GFile) dir = natter_bench_ensure_sessions (10000, 20);
-  g_autofree char *path = g_file_get_path (dir);
+  bench_sessions (10000, 20, "10,000 sessions");
+}
 
-  measure (path, "10,000 sessions");
-  if (g_getenv ("NATTER_BENCH_DATA_DIR") == NULL)
-    natter_bench_remove_tree (dir);
+static void
+bench_100k (void)
+{
+  bench_sessions (100000, 3, "100,000 sessions");
 }
 
 static const struct
@@ -187,6 +258,7 @@ static const struct
 } cases[] = {
   { "empty", bench_empty },
   { "sessions-10k", bench_10k },
+  { "sessions-100k", bench_100k },
 };
 
 int

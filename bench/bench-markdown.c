@@ -13,8 +13,10 @@
  * same stall in this thread's CPU time (what stays comparable when other
  * work shares the cores: wall-clock stalls then mostly measure the
  * scheduler), the worst gap between two painted frames, and frames
- * painted. BENCH_TRACE=1 prints each long stall and each frame phase
- * (update, layout, paint) that took more than 15 ms of CPU.
+ * painted, and the main thread's CPU time per frame beside its wall time
+ * (natter-bench-frames.c). Each case has a "-cairo" twin run with
+ * GSK_RENDERER=cairo. BENCH_TRACE=1 prints each long stall and each
+ * frame phase (update, layout, paint) that took more than 15 ms of CPU.
  */
 
 #define G_LOG_DOMAIN "bench-markdown"
@@ -26,6 +28,7 @@
 #include <adwaita.h>
 
 #include "natter-bench.h"
+#include "natter-bench-frames.h"
 #include "natter-markdown-view.h"
 
 #define BENCH "markdown"
@@ -180,9 +183,9 @@ feed_cb (gpointer user_data)
 }
 
 static void
-bench_case (gboolean stream)
+bench_case (const char *name,
+            gboolean    stream)
 {
-  const char *name = stream ? "stream-8000" : "set-8000";
   GtkWidget *window = gtk_window_new ();
   GtkWidget *scroller = gtk_scrolled_window_new ();
   Run run = { 0 };
@@ -190,6 +193,7 @@ bench_case (gboolean stream)
   guint timer, tick;
   double start, total;
   g_autofree char *figure = NULL;
+  NatterBenchFrames frames;
 
   /* Warm up once, as any earlier answer would have: fonts, CSS, and
    * GtkSourceView's language files load on first use. */
@@ -233,6 +237,7 @@ bench_case (gboolean stream)
   tick = gtk_widget_add_tick_callback (window, keep_ticking_cb, NULL, NULL);
   timer = g_timeout_add_full (G_PRIORITY_HIGH, 1, stall_timer_cb, &run, NULL);
 
+  natter_bench_frames_start (&frames, window);
   start = natter_bench_now ();
   if (stream)
     g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, feed_cb, &run, NULL);
@@ -246,9 +251,10 @@ bench_case (gboolean stream)
   total = natter_bench_now () - start;
 
   /* What was built still has to be laid out and painted once. */
-  for (guint frames = run.frames; run.frames < frames + 3;)
+  for (guint painted = run.frames; run.frames < painted + 3;)
     g_main_context_iteration (NULL, TRUE);
 
+  natter_bench_frames_stop (&frames);
   g_source_remove (timer);
   gtk_widget_remove_tick_callback (window, tick);
   g_signal_handlers_disconnect_by_func (clock, after_paint_cb, &run);
@@ -266,6 +272,9 @@ bench_case (gboolean stream)
   natter_bench_row (BENCH, figure = g_strdup_printf ("%s answer", name), run.len, "bytes");
   g_clear_pointer (&figure, g_free);
   natter_bench_row (BENCH, figure = g_strdup_printf ("%s peak RSS", name), natter_bench_peak_rss_kib (), "KiB");
+  g_clear_pointer (&figure, g_free);
+  figure = g_strdup_printf ("%s (%s)", name, natter_bench_renderer_name (window));
+  natter_bench_frames_rows (&frames, BENCH, figure);
 
   gtk_window_destroy (GTK_WINDOW (window));
   g_free (run.answer);
@@ -275,22 +284,26 @@ int
 main (int   argc,
       char *argv[])
 {
+  static const char * const cases[] = { "stream-8000", "set-8000", "stream-8000-cairo", "set-8000-cairo", NULL };
+
   if (argc == 2 && strcmp (argv[1], "--list") == 0)
     {
-      g_print ("stream-8000\nset-8000\n");
+      for (guint i = 0; cases[i] != NULL; i++)
+        g_print ("%s\n", cases[i]);
       return 0;
     }
-  if (argc != 2 || (strcmp (argv[1], "stream-8000") != 0 && strcmp (argv[1], "set-8000") != 0))
+  if (argc != 2 || !g_strv_contains (cases, argv[1]))
     {
-      g_printerr ("Usage: %s --list | stream-8000 | set-8000\n", argv[0]);
+      g_printerr ("Usage: %s --list | CASE\n", argv[0]);
       return 2;
     }
+  natter_bench_select_renderer (argv[1]);
   if (!gtk_init_check ())
     {
       g_printerr ("%s: no display (run it under xvfb-run)\n", argv[0]);
       return 0;
     }
   adw_init ();
-  bench_case (strcmp (argv[1], "stream-8000") == 0);
+  bench_case (argv[1], g_str_has_prefix (argv[1], "stream-8000"));
   return 0;
 }

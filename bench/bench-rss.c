@@ -4,7 +4,7 @@
  *
  * Memory with 10,000 sessions: the process's resident set after
  * NatterServices has loaded the index of 10,000 sessions of 20 turns
- * (session-layer-spec.md §8.2), as the app holds it for its sidebar.
+ * (docs/sessions.md §8.2), as the app holds it for its sidebar.
  * Floor: the resident set of the same process before the load (GLib and
  * the types initialized, nothing read).
  *

@@ -3,9 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Turn runtime figures: one model response with 200 sync tool
- * calls run through the whole loop of turn-runtime.md §6, and a 1,000-turn
- * previousTurnId chain materialized cold and warm (§11) — the warm
- * materialization must read about one file, not a thousand.
+ * calls run through the whole loop of docs/runtime.md §6, and a 1,000-turn
+ * previousTurnId chain materialized cold and warm (docs/runtime.md §11) — the
+ * warm materialization must read about one file, not a thousand.
  */
 
 #include "natter-bench.h"

@@ -21,6 +21,11 @@
  *   the scan alone (target: the startup scan is not slower than today —
  *   the window starts the check only after the scan, so 1.0 there).
  *
+ * `huge-message`: one message of 2 MB, then one of 20 MB, indexed and
+ * searched for a rare word near its end and a common word (target: time
+ * and memory linear in the size; 20 MB searched in under a second);
+ * NATTER_BENCH_HUGE_SMALL_ONLY=1 runs the 2 MB one only.
+ *
  * NATTER_BENCH_SESSIONS=N uses N sessions instead (to try it quickly);
  * NATTER_BENCH_SEARCH_DIR=path keeps the generated store (and not the
  * index) there for the next run.
@@ -85,6 +90,33 @@ append_words (GString *text,
     }
 }
 
+/* The lines of a completed turn: @question, answered @answer. */
+static void
+append_turn_lines (GString    *text,
+                   const char *turn_id,
+                   const char *session_id,
+                   const char *question,
+                   const char *answer)
+{
+  g_string_append_printf (text,
+    "{\"type\":\"turn_created\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":1,"
+    "\"sessionId\":\"%s\",\"agent\":{\"requested\":{\"agentId\":\"default\"},\"resolved\":{"
+    "\"agentId\":\"default\",\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"},"
+    "\"systemPrompt\":\"Be brief.\",\"tools\":[]}},\"context\":[],"
+    "\"input\":{\"role\":\"user\",\"content\":\"%s\"},"
+    "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}}\n",
+    turn_id, session_id, question);
+  g_string_append_printf (text,
+    "{\"type\":\"model_call_requested\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}\n"
+    "{\"type\":\"model_call_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
+    "\"finishReason\":\"stop\",\"usage\":{\"inputTokens\":120,\"outputTokens\":80},"
+    "\"message\":{\"role\":\"assistant\",\"content\":\"%s\"}}\n"
+    "{\"type\":\"turn_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"finishReason\":\"stop\","
+    "\"output\":{\"role\":\"assistant\",\"content\":\"%s\"},\"usage\":{\"inputTokens\":120,"
+    "\"outputTokens\":80}}\n", turn_id, turn_id, answer, turn_id, answer);
+}
+
 static void
 append_turn (GString    *text,
              GRand      *rand,
@@ -96,23 +128,7 @@ append_turn (GString    *text,
 
   append_words (question, rand, 12);
   append_words (answer, rand, 60);
-  g_string_append_printf (text,
-    "{\"type\":\"turn_created\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":1,"
-    "\"sessionId\":\"%s\",\"agent\":{\"requested\":{\"agentId\":\"default\"},\"resolved\":{"
-    "\"agentId\":\"default\",\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"},"
-    "\"systemPrompt\":\"Be brief.\",\"tools\":[]}},\"context\":[],"
-    "\"input\":{\"role\":\"user\",\"content\":\"%s\"},"
-    "\"config\":{\"autoPermission\":false,\"humanAvailable\":true,\"maxModelCalls\":50}}\n",
-    turn_id, session_id, question->str);
-  g_string_append_printf (text,
-    "{\"type\":\"model_call_requested\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
-    "\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}\n"
-    "{\"type\":\"model_call_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"modelCallIndex\":0,"
-    "\"finishReason\":\"stop\",\"usage\":{\"inputTokens\":120,\"outputTokens\":80},"
-    "\"message\":{\"role\":\"assistant\",\"content\":\"%s\"}}\n"
-    "{\"type\":\"turn_completed\",\"turnId\":\"%s\",\"ts\":\"" TS "\",\"finishReason\":\"stop\","
-    "\"output\":{\"role\":\"assistant\",\"content\":\"%s\"},\"usage\":{\"inputTokens\":120,"
-    "\"outputTokens\":80}}\n", turn_id, turn_id, answer->str, turn_id, answer->str);
+  append_turn_lines (text, turn_id, session_id, question->str, answer->str);
 }
 
 /* Writes the store; returns every file's path (what a build reads). */
@@ -470,12 +486,97 @@ bench_search (void)
     natter_bench_remove_tree (dir);
 }
 
+
+/* One session whose one message is @megabytes MB of varied words with a
+ * rare word near its end (the needle), then the answer. */
+static void
+generate_huge (GFile *storage,
+               guint  megabytes)
+{
+  g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
+  g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (natter_clock_get_system ());
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261204);
+  g_autofree char *session_id = natter_id_generator_next (ids);
+  g_autofree char *turn_id = natter_id_generator_next (ids);
+  g_autoptr(GString) message = g_string_new (NULL);
+  g_autoptr(GString) turn = g_string_new (NULL);
+  g_autoptr(GString) session = g_string_new (NULL);
+  g_autoptr(GFile) turn_file = natter_jsonl_repo_get_file (turns, turn_id, NULL);
+  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (sessions, session_id, NULL);
+
+  while (message->len < (gsize) megabytes * 1000000)
+    {
+      append_words (message, rand, 60);
+      g_string_append (message, ". ");
+    }
+  g_string_insert (message, message->len - 1000, " pelicanneedle ");
+  append_turn_lines (turn, turn_id, session_id, message->str, "Noted.");
+  natter_bench_write_file (turn_file, turn->str, turn->len);
+  g_string_append_printf (session, "{\"type\":\"session_created\",\"sessionId\":\"%s\",\"ts\":\"" TS "\","
+                          "\"schemaVersion\":1}\n"
+                          "{\"type\":\"turn_appended\",\"sessionId\":\"%s\",\"ts\":\"" TS "\","
+                          "\"turnId\":\"%s\",\"sessionSeq\":1,\"agentId\":\"default\","
+                          "\"model\":{\"provider\":\"ollama\",\"model\":\"llama3\"}}\n",
+                          session_id, session_id, turn_id);
+  natter_bench_write_file (session_file, session->str, session->len);
+}
+
+/* Search in one huge message: the index build and a query for a rare
+ * word near its end and for a common word, at 2 and 20 MB (target:
+ * linear in the size; a 20 MB message searched in under a second). */
+static void
+bench_huge_message (void)
+{
+  static const guint sizes[] = { 2, 20 };
+  guint n_sizes = g_getenv ("NATTER_BENCH_HUGE_SMALL_ONLY") != NULL ? 1 : G_N_ELEMENTS (sizes);
+
+  for (guint i = 0; i < n_sizes; i++)
+    {
+      g_autoptr(GFile) dir = natter_bench_temp_dir ();
+      g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+      g_autoptr(GFile) cache = g_file_resolve_relative_path (dir, "cache/search.sqlite");
+      g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
+      g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
+      g_autoptr(NatterSearchIndex) search = NULL;
+      g_autofree char *bench = g_strdup_printf ("search (one %u MB message)", sizes[i]);
+      g_autoptr(GString) common = g_string_new (NULL);
+      const char *queries[2];
+      const char *labels[] = { "rare word near the end", "common word" };
+      double build_s;
+
+      generate_huge (storage, sizes[i]);
+      search = natter_search_index_new (cache, sessions, turns, NULL);
+      build_s = run_index (search, NULL);
+      natter_bench_row (bench, "build the index", build_s * 1000, "ms");
+      append_word (common, 1);
+      queries[0] = "pelicanneedle";
+      queries[1] = common->str;
+      for (guint q = 0; q < G_N_ELEMENTS (queries); q++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autoptr(GPtrArray) hits = NULL;
+          g_autofree char *figure = g_strdup_printf ("query %s", labels[q]);
+          double start = natter_bench_now ();
+
+          hits = natter_search_index_search_sync (search, queries[q], QUERY_LIMIT, NULL, &error);
+          if (hits == NULL || hits->len != 1)
+            g_error ("%s: %s", figure, error != NULL ? error->message : "not one hit");
+          natter_bench_row (bench, figure, (natter_bench_now () - start) * 1000, "ms");
+        }
+      natter_bench_row (bench, "peak RSS (process so far)", natter_bench_peak_rss_kib () / 1024.0, "MiB");
+      g_clear_object (&search);
+      natter_bench_remove_tree (dir);
+    }
+}
+
 static const struct
 {
   const char *name;
   void      (*run) (void);
 } cases[] = {
   { "search-10k", bench_search },
+  { "huge-message", bench_huge_message },
 };
 
 int

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The startup scan of session-layer-spec.md §8.2 over 10,000 sessions of
+ * The startup scan of docs/sessions.md §8.2 over 10,000 sessions of
  * 20 turns each, generated on disk: wall time (warm cache), peak RSS, and
  * the floor of reading the same files the scan must read (every session
  * file and each session's latest turn file) with plain open/read, as a
@@ -18,9 +18,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "natter-bench.h"
+#include "natter-bench-data.h"
 #include "natter-id.h"
 #include "natter-jsonl-repo.h"
 #include "natter-session-index-private.h"
@@ -183,19 +184,6 @@ generate_or_reuse (GFile *storage)
   return needed;
 }
 
-/* User + system CPU time of the whole process so far, in seconds: unlike
- * wall time it does not grow when other work shares the cores, so it is
- * the figure to compare between runs on a busy machine. */
-static double
-cpu_now (void)
-{
-  struct rusage usage;
-
-  getrusage (RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
-         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
 static double
 scan (NatterJsonlRepo *sessions,
       NatterJsonlRepo *turns,
@@ -204,7 +192,7 @@ scan (NatterJsonlRepo *sessions,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) entries = NULL;
-  double cpu_start = cpu_now ();
+  double cpu_start = natter_bench_cpu_s ();
   double start = natter_bench_now ();
 
   entries = natter_session_index_scan_sync (sessions, turns, n_threads, NULL, &error);
@@ -214,7 +202,7 @@ scan (NatterJsonlRepo *sessions,
     if (natter_session_index_entry_get_error (g_ptr_array_index (entries, i)) != NULL)
       g_error ("errored entry: %s", natter_session_index_entry_get_error (g_ptr_array_index (entries, i)));
   if (out_cpu != NULL)
-    *out_cpu = cpu_now () - cpu_start;
+    *out_cpu = natter_bench_cpu_s () - cpu_start;
   return natter_bench_now () - start;
 }
 
@@ -253,9 +241,9 @@ bench_startup_scan (void)
   /* Warm the cache, then measure. */
   read_floor (needed, &bytes, &lines);
   scan (sessions, turns, 0, NULL);
-  floor_cpu = cpu_now ();
+  floor_cpu = natter_bench_cpu_s ();
   floor_s = read_floor (needed, &bytes, &lines);
-  floor_cpu = cpu_now () - floor_cpu;
+  floor_cpu = natter_bench_cpu_s () - floor_cpu;
   rss_before = natter_bench_peak_rss_kib ();
   one_s = scan (sessions, turns, 1, &one_cpu);
   many_s = scan (sessions, turns, 0, &many_cpu);
@@ -291,12 +279,144 @@ bench_startup_scan (void)
     natter_bench_remove_tree (dir);
 }
 
+/* The floor of a start with the cache: list the sessions and stat each
+ * session file and its latest turn file, what the scan must do to trust
+ * the cache, and nothing else. */
+static double
+stat_floor (NatterJsonlRepo *sessions,
+            NatterJsonlRepo *turns,
+            GPtrArray       *latest_turns)
+{
+  double start = natter_bench_now ();
+  g_auto(GStrv) ids = natter_jsonl_repo_list_ids_sync (sessions, NULL, NULL);
+  guint n = 0;
+
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      g_autofree char *path = natter_jsonl_repo_dup_path (sessions, ids[i], NULL);
+      struct stat info;
+
+      n += stat (path, &info) == 0;
+    }
+  for (guint i = 0; i < latest_turns->len; i++)
+    {
+      g_autofree char *path = natter_jsonl_repo_dup_path (turns, g_ptr_array_index (latest_turns, i), NULL);
+      struct stat info;
+
+      n += stat (path, &info) == 0;
+    }
+  if (n != 2 * latest_turns->len)
+    g_error ("stat floor: %u files, not %u", n, 2 * latest_turns->len);
+  return natter_bench_now () - start;
+}
+
+static double
+cached_scan (NatterJsonlRepo *sessions,
+             NatterJsonlRepo *turns,
+             GFile           *cache,
+             guint           *out_n_read,
+             double          *out_cpu,
+             GPtrArray      **out_entries)
+{
+  g_autoptr(GError) error = NULL;
+  GPtrArray *entries;
+  double cpu_start = natter_bench_cpu_s ();
+  double start = natter_bench_now ();
+  double elapsed;
+
+  entries = natter_session_index_scan_cached_sync (sessions, turns, cache, 0, FALSE, out_n_read, NULL, &error);
+  elapsed = natter_bench_now () - start;
+  if (entries == NULL)
+    g_error ("scan failed: %s", error->message);
+  *out_cpu = natter_bench_cpu_s () - cpu_start;
+  if (out_entries != NULL)
+    *out_entries = entries;
+  else
+    g_ptr_array_unref (entries);
+  return elapsed;
+}
+
+/* 100,000 conversations (3 turns each, in $NATTER_BENCH_DATA_DIR with the
+ * other shared data sets): the startup scan without the persisted index
+ * cache (every session read) and with it (docs/sessions.md §8.4:
+ * every file stat()ed, nothing read), each beside its floor. */
+static void
+bench_startup_scan_100k (void)
+{
+  const char *bench = "startup scan (100,000 sessions x 3)";
+  g_autoptr(GFile) dir = natter_bench_ensure_sessions (100000, 3);
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  g_autoptr(GFile) scratch = natter_bench_temp_dir ();
+  g_autoptr(GFile) cache = g_file_get_child (scratch, "session-index");
+  g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
+  g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GPtrArray) latest = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GFileInfo) info = NULL;
+  double floor_read_s, floor_stat_s, cold_s, cold_cpu, warm_s, warm_cpu, load_s, start;
+  guint64 bytes, lines;
+  guint n_read_cold, n_read_warm;
+  gboolean done = FALSE;
+
+  /* The cold scan once to warm the page cache and learn the files. */
+  cached_scan (sessions, turns, NULL, &n_read_cold, &cold_cpu, &entries);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (entries, i);
+      const char *turn = natter_session_index_entry_get_latest_turn_id (entry);
+
+      if (natter_session_index_entry_get_error (entry) != NULL || turn == NULL)
+        g_error ("unexpected entry for %s", natter_session_index_entry_get_session_id (entry));
+      g_ptr_array_add (latest, g_strdup (turn));
+      g_ptr_array_add (paths, natter_jsonl_repo_dup_path (sessions, natter_session_index_entry_get_session_id (entry),
+                                                           NULL));
+      g_ptr_array_add (paths, natter_jsonl_repo_dup_path (turns, turn, NULL));
+    }
+
+  floor_read_s = read_floor (paths, &bytes, &lines);
+  cold_s = cached_scan (sessions, turns, NULL, &n_read_cold, &cold_cpu, NULL);
+  /* Writes the cache (not measured), then starts from it. */
+  cached_scan (sessions, turns, cache, NULL, &warm_cpu, NULL);
+  floor_stat_s = stat_floor (sessions, turns, latest);
+  warm_s = cached_scan (sessions, turns, cache, &n_read_warm, &warm_cpu, NULL);
+  {
+    g_autoptr(NatterSessionIndex) index = natter_session_index_new ();
+
+    natter_session_index_set_cache_file (index, cache);
+    start = natter_bench_now ();
+    natter_session_index_load_async (index, sessions, turns, NULL, loaded_cb, &done);
+    while (!done)
+      g_main_context_iteration (NULL, TRUE);
+    load_s = natter_bench_now () - start;
+  }
+  info = g_file_query_info (cache, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE, NULL, NULL);
+
+  natter_bench_row (bench, "sessions", entries->len, "");
+  natter_bench_row (bench, "floor: read session + latest turn files", floor_read_s * 1000, "ms");
+  natter_bench_row (bench, "scan without the cache (warm)", cold_s * 1000, "ms");
+  natter_bench_row (bench, "scan without the cache: CPU time", cold_cpu * 1000, "ms");
+  natter_bench_row (bench, "scan without the cache / read floor", cold_s / floor_read_s, "x");
+  natter_bench_row (bench, "floor: list + stat session + latest turn files", floor_stat_s * 1000, "ms");
+  natter_bench_row (bench, "scan with the cache, nothing changed", warm_s * 1000, "ms");
+  natter_bench_row (bench, "scan with the cache: CPU time", warm_cpu * 1000, "ms");
+  natter_bench_row (bench, "scan with the cache: sessions read", n_read_warm, "");
+  natter_bench_row (bench, "scan with the cache / stat floor", warm_s / floor_stat_s, "x");
+  natter_bench_row (bench, "load_async from the cache incl. publish", load_s * 1000, "ms");
+  natter_bench_row (bench, "cache file", g_file_info_get_size (info) / 1e6, "MB");
+  natter_bench_row (bench, "peak RSS", natter_bench_peak_rss_kib () / 1024.0, "MiB");
+  natter_bench_remove_tree (scratch);
+  if (g_getenv ("NATTER_BENCH_DATA_DIR") == NULL)
+    natter_bench_remove_tree (dir);
+}
+
 static const struct
 {
   const char *name;
   void      (*run) (void);
 } cases[] = {
   { "startup-scan-10k", bench_startup_scan },
+  { "startup-scan-100k", bench_startup_scan_100k },
 };
 
 int

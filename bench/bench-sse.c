@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The streaming path of a model call (turn-runtime.md §12):
+ * The streaming path of a model call (docs/runtime.md §12):
  * - parse-50mb: 50 MB of small chat.completion.chunk events through
  *   NatterSseParser + NatterChatStream in 16 KiB reads, against the floor
  *   of a plain byte loop over the same buffer; MB/s and allocations per

@@ -39,7 +39,7 @@ now_ts (void)
 
 /* One completed turn: created, one model call, completed. @previous NULL
  * gives an inline `[]` context, else `{previousTurnId}` with the matching
- * contextRef in the model call (turn-runtime.md §11). */
+ * contextRef in the model call (docs/runtime.md §11). */
 static void
 append_turn (GString    *text,
              const char *ts,
@@ -131,7 +131,7 @@ generate_session (NatterJsonlRepo   *sessions,
  * @n_sessions: how many sessions
  * @n_turns: completed turns per session, each with an inline context
  *
- * Writes the data set of the startup scan (session-layer-spec.md §8.2).
+ * Writes the data set of the startup scan (docs/sessions.md §8.2).
  *
  * Returns: (transfer full): the paths the scan must read: each session
  *   file and each session's latest turn file

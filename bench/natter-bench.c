@@ -16,6 +16,19 @@ natter_bench_now (void)
   return (double) g_get_monotonic_time () / G_USEC_PER_SEC;
 }
 
+/* User + system CPU time of the whole process (every thread) so far, in
+ * seconds: unlike wall time it does not grow when other work shares the
+ * cores, so it is the figure to compare between runs on a busy machine. */
+double
+natter_bench_cpu_s (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
 gint64
 natter_bench_peak_rss_kib (void)
 {

@@ -15,6 +15,7 @@
 G_BEGIN_DECLS
 
 double natter_bench_now            (void);
+double natter_bench_cpu_s          (void);
 gint64 natter_bench_peak_rss_kib   (void);
 double natter_bench_status_kib     (const char *field);
 void   natter_bench_row            (const char *bench,

@@ -145,7 +145,7 @@ exercise_session (GPtrArray *events)
     }
   g_assert_no_error (error);
 
-  /* Properties of §6 that every reduced state holds. */
+  /* Properties of docs/format.md §3.2 that every reduced state holds. */
   n_turns = natter_session_state_get_n_turns (state);
   g_assert_cmpstr (natter_session_state_get_session_id (state), ==, FUZZ_ID);
   g_assert_nonnull (natter_session_state_get_created_at (state));

@@ -17,9 +17,12 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(NatterApplication) app = NULL;
+  /* A build run uninstalled (build-aux/run-app, `meson devenv`) has its
+   * catalogs in the build folder, which its environment names. */
+  const char *catalogs = g_getenv ("NATTER_LOCALEDIR");
 
   setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bindtextdomain (GETTEXT_PACKAGE, catalogs != NULL ? catalogs : LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 

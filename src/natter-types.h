@@ -36,9 +36,12 @@ G_BEGIN_DECLS
  * @NATTER_STORE_ERROR_CORRUPT: a file on disk is unreadable as a log:
  *   empty, a malformed or torn line, or a line failing its schema. The
  *   message names the file and the 1-based line.
+ * @NATTER_STORE_ERROR_TOO_DEEP: JSON from outside (a file, a body, a
+ *   message) nests deeper than %NATTER_JSON_MAX_DEPTH; it was refused
+ *   before it was parsed (natter_json_parse()).
  *
  * Error codes of %NATTER_STORE_ERROR, the store layer's error domain
- * (turn-runtime.md §2–§4, session-layer-spec.md §4–§6).
+ * (docs/runtime.md §2–§4, docs/sessions.md §6, docs/format.md §2).
  */
 typedef enum
 {
@@ -53,6 +56,7 @@ typedef enum
   NATTER_STORE_ERROR_UNSUPPORTED_VERSION,
   NATTER_STORE_ERROR_INVARIANT,
   NATTER_STORE_ERROR_CORRUPT,
+  NATTER_STORE_ERROR_TOO_DEEP,
 } NatterStoreError;
 
 /**
@@ -65,7 +69,7 @@ typedef enum
  * @NATTER_TURN_STATUS_FAILED: `turn_failed` was written.
  * @NATTER_TURN_STATUS_CANCELLED: `turn_cancelled` was written.
  *
- * The one status derivation of turn-runtime.md §4 (derive_turn_status).
+ * The one status derivation of docs/runtime.md §4 (derive_turn_status).
  * "Running" is never durable and so is not a value here.
  */
 typedef enum

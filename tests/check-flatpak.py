@@ -27,6 +27,7 @@ PROVIDERS = {
     "gobject-2.0": "runtime",
     "gio-2.0": "runtime",
     "gio-unix-2.0": "runtime",
+    "gmodule-no-export-2.0": "runtime",
     "json-glib-1.0": "runtime",
     "libsoup-3.0": "runtime",
     "gtk4": "runtime",
@@ -36,7 +37,8 @@ PROVIDERS = {
     "sqlite3": "runtime",  # the freedesktop base of org.gnome.Platform ships it, with FTS5
     "libcmark": "cmark",
     # PDF attachments reach the model as their text; the GNOME runtime has
-    # no poppler, so the manifest builds its GLib binding.
+    # no poppler, so the manifest builds its GLib binding (into /app/lib,
+    # where the soname Natter loads on the first PDF is found).
     "poppler-glib": "poppler",
     # The tests write PDFs with cairo, which the runtime ships.
     "cairo-pdf": "runtime",

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every file with translatable strings is listed in po/POTFILES.in, and the
-# list is sorted (style.md §9).
+# list is sorted.
 set -eu
 cd "$1"
 listed=$(grep -v '^#' po/POTFILES.in | sed '/^$/d')

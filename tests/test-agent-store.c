@@ -247,9 +247,14 @@ test_bad_files_listed_as_errored (Fixture       *f,
   g_autoptr(GPtrArray) agents = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) loaded = NULL;
+  g_autofree char *open = g_strnfill (100000, '[');
+  g_autofree char *close = g_strnfill (100000, ']');
+  g_autofree char *deep = g_strdup_printf ("{\"agentId\":\"deep\",\"tools\":%s%s}", open, close);
 
   write_agent_file (f, "reviewer.json", REVIEWER);
   write_agent_file (f, "broken.json", "{\"agentId\":");
+  /* Nested 100,000 deep: it crashed every process that listed agents. */
+  write_agent_file (f, "deep.json", deep);
   write_agent_file (f, "array.json", "[1,2]");
   write_agent_file (f, "renamed.json", REVIEWER);
   write_agent_file (f, "strict.json", "{\"agentId\":\"strict\",\"name\":\"S\",\"systemPrompt\":\"\",\"tools\":[],\"x\":1}");
@@ -260,10 +265,11 @@ test_bad_files_listed_as_errored (Fixture       *f,
 
   agents = natter_agent_store_list (f->store, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (agents->len, ==, 6);
+  g_assert_cmpuint (agents->len, ==, 7);
 
   g_assert_false (json_object_has_member (find_agent (agents, "reviewer"), "error"));
   assert_errored (agents, "broken", "broken.json is not valid JSON");
+  assert_errored (agents, "deep", "deep.json is not valid JSON: 1:546: the JSON nests deeper than 520 levels");
   assert_errored (agents, "array", "array.json does not hold a JSON object");
   assert_errored (agents, "renamed", "holds the agent “reviewer”");
   assert_errored (agents, "strict", "Unknown member “x”");

@@ -15,10 +15,11 @@
 
 #include "natter-blob-store.h"
 #include "natter-session-archive.h"
-#include "natter-session-events-v2.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
+#include "natter-sessions-settings.h"
 #include "natter-test-sessions.h"
 #include "natter-turn-reducer.h"
 
@@ -300,7 +301,7 @@ assert_imported_as (Fixture    *f,
  * it, whatever version its archive's file had: 1, raised by
  * schema_upgraded right before its first version-2 event
  * (docs/format.md §3.3). A grant revoked in the archive is history and
- * comes along (an active one would stay behind, §7.1). */
+ * comes along (an active one would stay behind, docs/format.md §7.1). */
 static void
 test_import_lowest_version (Fixture       *f,
                             gconstpointer  data)
@@ -333,6 +334,37 @@ test_import_lowest_version (Fixture       *f,
 
   assert_imported_as (f, granted, v2);
   assert_imported_as (f, granted_at_2, v2);
+}
+
+/* A conversation's generation parameters are the person's settings,
+ * not authority: they come along, in a file raised one version at a time
+ * (docs/format.md §3.5, §7.1). */
+static void
+test_import_keeps_parameters (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *archive = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *types = NULL;
+  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  parameters->has_top_p = TRUE;
+  parameters->top_p = 0.5;
+  natter_generation_parameters_set_system_instruction (parameters, "Be kind.");
+  natter_sessions_set_parameters_async (f->sessions, sid, parameters, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_parameters_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                        &error));
+  g_assert_no_error (error);
+  archive = export (f, sid, "json");
+  id = import_one (f, archive);
+  types = session_types (f, id);
+  g_assert_cmpstr (types, ==, "session_created:1 turn_appended turn_appended schema_upgraded:2 schema_upgraded:3 "
+                   "parameters_changed");
+  g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, id),
+                                                     parameters));
 }
 
 static void
@@ -473,7 +505,7 @@ test_hostile_archive (Fixture       *f,
   for (guint i = 0; i < 300000; i++)
     g_string_append_c (deep, ']');
   g_string_append (deep, ",\"turns\":[]}");
-  assert_refused (f, deep->str, NULL, "it nests too deeply");
+  assert_refused (f, deep->str, NULL, "the JSON nests deeper than 520 levels");
 
   {
     g_autoptr(JsonNode) node = natter_test_json (archive);
@@ -1012,6 +1044,28 @@ test_archive_marks_imported (Fixture       *f,
   g_assert_false (natter_session_index_entry_get_latest_turn_imported (natter_session_index_lookup (f->index, sid)));
 }
 
+/* An archive or an export nested 100,000 deep (a hostile file) is
+ * refused with a clear error before json-glib's recursive parser sees
+ * it: nothing is written, the conversations already there read on. */
+static void
+test_hostile_nesting (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *before = export (f, sid, "json");
+  g_autofree char *after = NULL;
+  g_autofree char *open = g_strnfill (100000, '[');
+  g_autofree char *close = g_strnfill (100000, ']');
+  g_autofree char *archive = g_strdup_printf ("{\"format\":\"natter-archive\",\"version\":1,\"session\":%s%s,"
+                                              "\"turns\":[]}", open, close);
+  g_autofree char *chatgpt = g_strdup_printf ("[{\"title\":\"x\",\"mapping\":%s%s}]", open, close);
+
+  assert_refused (f, archive, NULL, "deeper than 520 levels");
+  assert_refused (f, chatgpt, "chatgpt", "nests deeper than 512 levels");
+  after = export (f, sid, "json");
+  g_assert_cmpstr (after, ==, before);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1023,9 +1077,11 @@ main (int   argc,
   ADD ("/archive/export-markdown", test_export_markdown);
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);
+  ADD ("/archive/import-keeps-parameters", test_import_keeps_parameters);
   ADD ("/archive/round-trip-branch", test_round_trip_branch);
   ADD ("/archive/import-lowest-version", test_import_lowest_version);
   ADD ("/archive/damaged", test_damaged_archive);
+  ADD ("/archive/hostile-nesting", test_hostile_nesting);
   ADD ("/archive/hostile", test_hostile_archive);
   ADD ("/archive/attachments", test_attachments);
   ADD ("/archive/chatgpt", test_chatgpt);

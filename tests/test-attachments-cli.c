@@ -131,6 +131,53 @@ run_natter (Fixture            *f,
     run_natter ((f), NULL, run_args_, (result)); \
   } G_STMT_END
 
+/* Runs `natter @args…` with the dynamic linker reporting every object it
+ * maps, those opened later by dlopen() included (glibc's LD_DEBUG=files),
+ * and returns that report: the libraries the real binary loaded. */
+static char *
+run_natter_traced (Fixture            *f,
+                   const char         *name,
+                   const char * const *args,
+                   NatterTestRun      *result)
+{
+  g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (f->dir);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GFile) trace = g_file_get_child (f->files, name);
+  g_autofree char *prefix = g_strconcat (name, ".", NULL);
+  g_autoptr(GString) report = g_string_new (NULL);
+  g_autoptr(GPtrArray) traces = NULL;
+
+  g_subprocess_launcher_setenv (launcher, "LD_DEBUG", "files", TRUE);
+  /* The report goes to NAME.PID, apart from the command's own output. */
+  g_subprocess_launcher_setenv (launcher, "LD_DEBUG_OUTPUT", g_file_peek_path (trace), TRUE);
+  process = natter_test_cli_spawn (launcher, args);
+  memset (result, 0, sizeof *result);
+  natter_test_communicate (process, result);
+  natter_test_wait_for_flag (&result->done, WAIT_MS);
+
+  traces = natter_test_list_files (f->files, ".");
+  for (guint i = 0; i < traces->len; i++)
+    {
+      const char *path = g_ptr_array_index (traces, i);
+      g_autofree char *base = g_path_get_basename (path);
+      g_autofree char *contents = NULL;
+
+      if (!g_str_has_prefix (base, prefix))
+        continue;
+      g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+      g_string_append (report, contents);
+    }
+  /* The report itself worked: it names what every run maps. */
+  g_assert_nonnull (strstr (report->str, "libglib-2.0.so"));
+  return g_string_free (g_steal_pointer (&report), FALSE);
+}
+
+#define RUN_TRACED(f, name, result, report, ...) \
+  G_STMT_START { \
+    const char * const run_args_[] = { __VA_ARGS__, NULL }; \
+    *(report) = run_natter_traced ((f), (name), run_args_, (result)); \
+  } G_STMT_END
+
 static guint
 count_files (GFile      *dir,
              const char *relative)
@@ -453,6 +500,44 @@ test_kill_between_blob_and_turn (Fixture       *f,
   g_assert_cmpstr (r.out, ==, "");
 }
 
+/* poppler-glib (and what it pulls in) is mapped into the real binary only
+ * when a PDF is read: a command that reads none, a listing or a message
+ * with a text file, starts without it; the PDF is still read. */
+static void
+test_poppler_only_for_pdf (Fixture       *f,
+                           gconstpointer  data)
+{
+  const NatterTestResponse script[] = { ANSWER, ANSWER };
+  g_auto(NatterTestRun) r;
+  g_autofree char *listed = NULL;
+  g_autofree char *texted = NULL;
+  g_autofree char *pdfed = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  JsonArray *content;
+
+  f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  RUN_TRACED (f, "ld-sessions", &r, &listed, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (listed, "poppler"));
+
+  natter_test_run_clear (&r);
+  RUN_TRACED (f, "ld-text", &r, &texted, "send", "--no-auto-title", "--base-url", f->server->base_url,
+              "--model", "m1", "--attach", f->text, "Read", "it");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (texted, "poppler"));
+
+  natter_test_run_clear (&r);
+  RUN_TRACED (f, "ld-pdf", &r, &pdfed, "send", "--no-auto-title", "--base-url", f->server->base_url,
+              "--model", "m1", "--attach", f->pdf, "Read", "this");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (pdfed, "libpoppler-glib.so"));
+  content = last_user_content (f, 1, &root);
+  g_assert_true (g_str_has_prefix (part_string (content, 1, "text"), "File: report.pdf (text extracted"));
+  g_assert_nonnull (strstr (part_string (content, 1, "text"), "Quarterly plum harvest"));
+}
+
 static void
 test_server_rejects_images (Fixture       *f,
                             gconstpointer  data)
@@ -498,6 +583,7 @@ main (int   argc,
   ADD ("/attachments-cli/missing-and-damaged-blob", test_missing_and_damaged_blob);
   ADD ("/attachments-cli/kill-between-blob-and-turn", test_kill_between_blob_and_turn);
   ADD ("/attachments-cli/server-rejects-images", test_server_rejects_images);
+  ADD ("/attachments-cli/poppler-only-for-pdf", test_poppler_only_for_pdf);
 #undef ADD
 
   return g_test_run ();

@@ -507,6 +507,60 @@ test_pdf_text (Fixture       *f,
   }
 }
 
+static gboolean
+poppler_mapped (void)
+{
+  g_autofree char *maps = NULL;
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
+  return strstr (maps, "libpoppler") != NULL;
+}
+
+/* poppler-glib is mapped by the first PDF read (attached or expanded),
+ * not by linking the core library: a process that attaches and expands
+ * only images and text never maps it.
+ * In a subprocess, so that no earlier case has loaded it. */
+static void
+test_pdf_loads_poppler (Fixture       *f,
+                        gconstpointer  data)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *png = write_file (f, "dot.png", PNG, sizeof PNG);
+      g_autofree char *text = write_file (f, "notes.txt", "the word is plum", -1);
+      g_autofree char *pdf = write_pdf (f, "report.pdf", "Quarterly plum harvest");
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonArray) parts = store_paths (f, 1000000, &error, png, text, NULL);
+      g_autoptr(JsonArray) pdf_parts = NULL;
+      g_autoptr(JsonArray) messages = json_array_new ();
+      g_autoptr(JsonArray) pdf_messages = json_array_new ();
+      g_autoptr(JsonArray) expanded = NULL;
+      g_autofree char *read = NULL;
+
+      g_assert_no_error (error);
+      g_assert_false (poppler_mapped ());
+      json_array_add_object_element (messages, natter_user_message_new ("Look", parts));
+      expanded = natter_attachments_expand_sync (f->blobs, messages, &error);
+      g_assert_no_error (error);
+      g_assert_false (poppler_mapped ());
+
+      /* Attaching a PDF reads it (to refuse a damaged or locked one). */
+      pdf_parts = store_paths (f, 1000000, &error, pdf, NULL);
+      g_assert_no_error (error);
+      g_assert_true (poppler_mapped ());
+      g_clear_pointer (&expanded, json_array_unref);
+      json_array_add_object_element (pdf_messages, natter_user_message_new ("Read", pdf_parts));
+      expanded = natter_attachments_expand_sync (f->blobs, pdf_messages, &error);
+      g_assert_no_error (error);
+      read = json_to_string (json_array_get_element (expanded, 0), FALSE);
+      g_assert_nonnull (strstr (read, "plum harvest"));
+      g_assert_true (poppler_mapped ());
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 static void
 test_expand_and_encode (Fixture       *f,
                         gconstpointer  data)
@@ -727,6 +781,7 @@ main (int   argc,
   ADD ("/attachments/size-message-shows-difference", test_size_message_shows_difference);
   ADD ("/attachments/check-one-file", test_check_one_file);
   ADD ("/attachments/pdf-text", test_pdf_text);
+  ADD ("/attachments/pdf-loads-poppler", test_pdf_loads_poppler);
   ADD ("/attachments/expand-and-encode", test_expand_and_encode);
   ADD ("/attachments/turn-after-blob", test_turn_after_blob);
   ADD ("/attachments/load-for-new-message", test_load_for_new_message);

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Compacting before a send (session-layer-spec.md §12.3): the real
+ * Compacting before a send (docs/sessions.md §5): the real
  * services over a temporary data directory and a scripted server whose
  * request paths and bodies the cases assert. natter_auto_compact_async()
  * runs before the send exactly as the window and the CLI run it.

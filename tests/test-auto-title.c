@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Automatic titles (session-layer-spec.md §12.6) end to end: the real
+ * Automatic titles (docs/sessions.md §13) end to end: the real
  * services over a temporary data directory, the built-in agent, and a
  * scripted OpenAI-compatible server on loopback whose request bodies the
  * cases assert. What is checked is what lands in the session file.

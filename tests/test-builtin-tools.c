@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The built-in tools and the default permission checker
- * (turn-runtime.md §7, §8): each tool on its own against a temporary
+ * (docs/runtime.md §7, §8): each tool on its own against a temporary
  * directory, then ask_human and read_file through the real runtime with a
  * scripted fake model.
  */

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The chat-completion assembler (turn-runtime.md §3, §12), and every
+ * The chat-completion assembler (docs/runtime.md §3, §12), and every
  * real-world case in tests/data/sse (the bytes OpenAI-compatible servers
  * send, one file each) read through the SSE parser whole, split at every
  * byte, and byte by byte.
@@ -1004,6 +1004,38 @@ test_oversize_event_fails_stream (void)
   g_assert_error (error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_EVENT_TOO_LARGE);
 }
 
+/* A provider's event, its whole JSON body, or a tool call's arguments
+ * nested 100,000 deep: refused with a clear error (the arguments kept
+ * raw, never run), the text before it kept. json-glib's recursive parser
+ * crashed the process on them. */
+static void
+test_hostile_nesting (void)
+{
+  g_autofree char *open = g_strnfill (100000, '[');
+  g_autofree char *close = g_strnfill (100000, ']');
+  g_autofree char *sse = g_strdup_printf ("%sdata: %s%s\n\n", CHUNK ("{\"content\":\"ok\"}", "null"), open, close);
+  g_autofree char *body = g_strdup_printf ("{\"choices\":%s%s}", open, close);
+  g_autofree char *arguments = g_strdup_printf ("%s%s", open, close);
+  g_autofree char *tool = g_strdup_printf ("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                                           "\"id\":\"a\",\"function\":{\"name\":\"deep\",\"arguments\":\"%s\"}}]}}]}"
+                                           "\n\n%s", arguments, STOP);
+  g_autoptr(Outcome) streamed = run_text (sse);
+  g_autoptr(Outcome) whole = run_json_body (body, strlen (body));
+  g_autoptr(Outcome) called = run_text (tool);
+  const NatterChatToolCall *call;
+
+  g_assert_error (streamed->error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE);
+  g_assert_nonnull (strstr (streamed->error->message, "deeper than 520 levels"));
+  g_assert_cmpstr (natter_chat_stream_get_text (streamed->stream), ==, "ok");
+  g_assert_error (whole->error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_BAD_RESPONSE);
+
+  g_assert_no_error (called->error);
+  call = natter_chat_stream_get_tool_call (called->stream, 0);
+  g_assert_true (call->malformed);
+  g_assert_null (call->parsed_arguments);
+  g_assert_cmpstr (call->arguments, ==, arguments);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1019,6 +1051,7 @@ main (int   argc,
   g_test_add_func ("/chat-stream/error-shapes", test_error_shapes);
   g_test_add_func ("/chat-stream/error-message-bounded", test_error_message_bounded);
   g_test_add_func ("/chat-stream/bad-chunks", test_bad_chunks);
+  g_test_add_func ("/chat-stream/hostile-nesting", test_hostile_nesting);
   g_test_add_func ("/chat-stream/ignored-events", test_ignored_events);
   g_test_add_func ("/chat-stream/finish-reasons", test_finish_reasons);
   g_test_add_func ("/chat-stream/reasoning-fields", test_reasoning_fields);

@@ -236,6 +236,167 @@ test_grant (Fixture       *f,
   g_assert_cmpstr (builtin.err, ==, "");
 }
 
+/* ---- hostile servers and files ------------------------------------- */
+
+static char *
+config_path (Fixture *f)
+{
+  return g_build_filename (g_file_peek_path (f->dir), "natter", "mcp.json", NULL);
+}
+
+static void
+write_config (Fixture    *f,
+              const char *text)
+{
+  g_autofree char *path = config_path (f);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+}
+
+/* mcp.json with "fake" (the fake server with @fake_args, a JSON list
+ * fragment) and "hung", which never answers the handshake. */
+static void
+write_hung_config (Fixture    *f,
+                   const char *fake_args)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  g_autofree char *text = g_strdup_printf ("{\"mcpServers\": {"
+                                           " \"fake\": {\"command\": \"%s\", \"args\": [\"%s\"%s]},"
+                                           " \"hung\": {\"command\": \"%s\", \"args\": [\"%s\", \"--hang-handshake\"]}}}",
+                                           python, script, fake_args, python, script);
+
+  write_config (f, text);
+}
+
+/* A server that never answers the handshake holds up nothing for long:
+ * `mcp list` asks every server at once and says it is still starting
+ * after the handshake limit (5 s), instead of waiting the 60 s call
+ * timeout; `send` goes on without its tools, offering the other
+ * server's, and says so; `mcp tools` of it fails at the limit. Each run
+ * is bounded by WAIT_MS, well below what the call timeout would take. */
+static void
+test_hung_server (Fixture       *f,
+                  gconstpointer  data)
+{
+  const NatterTestResponse script[] = {
+    { 200, SSE, NULL, NATTER_TEST_CHUNKS (ANSWER) },
+  };
+  g_autoptr(NatterTestServer) server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_auto(NatterTestRun) list = { 0 };
+  g_auto(NatterTestRun) sent = { 0 };
+  g_auto(NatterTestRun) tools = { 0 };
+
+  write_hung_config (f, "");
+
+  RUN (f, &list, "mcp", "list");
+  g_assert_cmpint (list.status, ==, 0);
+  g_assert_cmpstr (list.out, ==,
+                   "fake\tconnected\t6 tools\n"
+                   "hung\tstarting\tTool server “hung” did not finish starting within 5 s; its tools are not "
+                   "offered until it does\n");
+
+  RUN (f, &sent, "send", "--no-auto-title", "--base-url", server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (sent.status, ==, 0);
+  g_assert_true (g_str_has_suffix (sent.out, "\n\nHello\n"));
+  g_assert_cmpstr (sent.err, ==, "natter: Tool server “hung” did not finish starting within 5 s; its tools are "
+                                 "not offered until it does\n");
+  g_assert_nonnull (strstr (server->bodies->pdata[0], "mcp__fake__echo"));
+  g_assert_null (strstr (server->bodies->pdata[0], "mcp__hung__"));
+
+  RUN (f, &tools, "mcp", "tools", "hung");
+  g_assert_cmpint (tools.status, ==, 1);
+  g_assert_cmpstr (tools.err, ==, "natter: Tool server “hung” did not answer “initialize” within 5 s\n");
+}
+
+/* A server that prints a line that is not JSON-RPC on its standard
+ * output (a banner, a log line) is used all the same: the line is
+ * skipped, as the official SDKs do, and logged to the journal, never
+ * beside the command's output on standard error. */
+static void
+test_banner_server (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_auto(NatterTestRun) list = { 0 };
+  g_auto(NatterTestRun) call = { 0 };
+
+  write_hung_config (f, ", \"--banner\"");
+  RUN (f, &list, "mcp", "list");
+  g_assert_true (g_str_has_prefix (list.out, "fake\tconnected\t6 tools\n"));
+  g_assert_cmpstr (list.err, ==, "");
+  RUN (f, &call, "mcp", "call", "fake", "echo", "{\"message\": \"through the noise\"}");
+  g_assert_cmpint (call.status, ==, 0);
+  g_assert_cmpstr (call.out, ==, "echo: through the noise\n");
+  g_assert_cmpstr (call.err, ==, "");
+}
+
+/* A server's answer nested 100,000 deep ends its connection with a
+ * clear error; it crashed the process before. */
+static void
+test_deep_message (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_auto(NatterTestRun) call = { 0 };
+
+  write_hung_config (f, ", \"--hostile-tools\"");
+  RUN (f, &call, "mcp", "call", "fake", "deep", "{}");
+  g_assert_cmpint (call.status, ==, 1);
+  g_assert_cmpstr (call.err, ==, "natter: Tool server “fake”: The server sent a message nested deeper than 520 "
+                                 "levels\n");
+}
+
+/* mcp.json nested 100,000 deep crashed every command. Now `mcp list`
+ * says what is wrong with it and exits 1, the file is left as it was,
+ * and the other commands work: the conversations are untouched. */
+static void
+test_deep_config (Fixture       *f,
+                  gconstpointer  data)
+{
+  const NatterTestResponse script[] = {
+    { 200, SSE, NULL, NATTER_TEST_CHUNKS (ANSWER) },
+    { 200, SSE, NULL, NATTER_TEST_CHUNKS (ANSWER) },
+  };
+  g_autoptr(NatterTestServer) server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autofree char *path = config_path (f);
+  g_autofree char *open = g_strnfill (100000, '[');
+  g_autofree char *close = g_strnfill (100000, ']');
+  g_autofree char *text = g_strdup_printf ("{\"mcpServers\": %s%s}", open, close);
+  g_autofree char *after = NULL;
+  g_autofree char *expected = NULL;
+  g_auto(NatterTestRun) created = { 0 };
+  g_auto(NatterTestRun) list = { 0 };
+  g_auto(NatterTestRun) sessions = { 0 };
+  g_auto(NatterTestRun) sent = { 0 };
+  g_autofree char *session_id = NULL;
+
+  RUN (f, &created, "send", "--no-auto-title", "--base-url", server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (created.status, ==, 0);
+  session_id = session_of (created.out);
+  write_config (f, text);
+
+  RUN (f, &list, "mcp", "list");
+  g_assert_cmpint (list.status, ==, 1);
+  g_assert_cmpstr (list.out, ==, "");
+  expected = g_strdup_printf ("natter: %s is not valid JSON: 1:535: the JSON nests deeper than 520 levels\n", path);
+  g_assert_cmpstr (list.err, ==, expected);
+
+  RUN (f, &sessions, "sessions");
+  g_assert_cmpint (sessions.status, ==, 0);
+  g_assert_nonnull (strstr (sessions.out, session_id));
+  g_assert_cmpstr (sessions.err, ==, "");
+
+  /* A send says the file's mistake and goes on without tool servers. */
+  RUN (f, &sent, "send", "--session", session_id, "--base-url", server->base_url, "--model", "m1", "again");
+  g_assert_cmpint (sent.status, ==, 0);
+  g_assert_cmpstr (sent.err, ==, expected);
+  g_assert_true (g_str_has_suffix (sent.out, "\n\nHello\n"));
+
+  g_file_get_contents (path, &after, NULL, NULL);
+  g_assert_cmpstr (after, ==, text);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -252,5 +413,9 @@ main (int   argc,
   g_test_add ("/cli/mcp/call", Fixture, NULL, fixture_set_up, test_call, fixture_tear_down);
   g_test_add ("/cli/mcp/disabled", Fixture, NULL, fixture_set_up, test_disabled, fixture_tear_down);
   g_test_add ("/cli/mcp/grant", Fixture, NULL, fixture_set_up, test_grant, fixture_tear_down);
+  g_test_add ("/cli/mcp/hung-server", Fixture, NULL, fixture_set_up, test_hung_server, fixture_tear_down);
+  g_test_add ("/cli/mcp/banner-server", Fixture, NULL, fixture_set_up, test_banner_server, fixture_tear_down);
+  g_test_add ("/cli/mcp/deep-message", Fixture, NULL, fixture_set_up, test_deep_message, fixture_tear_down);
+  g_test_add ("/cli/mcp/deep-config", Fixture, NULL, fixture_set_up, test_deep_config, fixture_tear_down);
   return g_test_run ();
 }

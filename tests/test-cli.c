@@ -18,6 +18,8 @@
 
 #include "natter-data-dir-lock.h"
 #include "natter-id.h"
+#include "natter-json.h"
+#include "natter-jsonl-repo.h"
 #include "natter-test-server.h"
 #include "natter-test-support.h"
 
@@ -367,7 +369,8 @@ test_send_list_show (Fixture       *f,
   g_assert_no_error (error);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 1);
   entry = json_array_get_object_element (json_node_get_array (json), 0);
-  /* Exactly the spec's SessionIndexEntry field names (§8.1). */
+  /* Exactly the spec's SessionIndexEntry field names
+   * (docs/sessions.md §8.1). */
   members = json_object_get_members (entry);
   members = g_list_sort (members, (GCompareFunc) strcmp);
   g_assert_cmpuint (g_list_length (members), ==, G_N_ELEMENTS (names));
@@ -402,6 +405,17 @@ test_send_list_show (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (turn, "input"), ==, "hello");
   g_assert_cmpstr (json_object_get_string_member (turn, "answer"), ==, "Hello world");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (turn, "toolCalls")), ==, 0);
+  /* Its speed, as the turn file lets it be read (docs/format.md §4.2):
+   * the text streamed, so the time to its first token is known; the
+   * server reported no usage, so no tokens per second is made up. The
+   * exact figures under a fake clock are test-speed's. */
+  g_assert_cmpint (json_node_get_value_type (json_object_get_member (turn, "timeToFirstTokenMs")), ==, G_TYPE_INT64);
+  g_assert_cmpint (json_object_get_int_member (turn, "timeToFirstTokenMs"), >=, 0);
+  g_assert_false (json_object_has_member (turn, "tokensPerSecond"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (turn, "modelCalls")), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (
+                     json_object_get_array_member (turn, "modelCalls"), 0), "timeToFirstTokenMs"), ==,
+                   json_object_get_int_member (turn, "timeToFirstTokenMs"));
 
   /* A second message continues the session with the same model and
    * without repeating an option; its context is the first turn. */
@@ -560,6 +574,160 @@ test_grants (Fixture       *f,
   RUN (f, &r, "grant", session_id, "read_file");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "grant "));
+}
+
+/* The JSON body of the model request @index. */
+static JsonObject *
+request_body (Fixture *f,
+              guint    index)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  g_assert_cmpuint (index, <, f->server->bodies->len);
+  node = natter_test_json (g_ptr_array_index (f->server->bodies, index));
+  return json_object_ref (json_node_get_object (node));
+}
+
+static char *
+session_file_contents (Fixture    *f,
+                       const char *session_id)
+{
+  g_autofree char *relative = g_strdup_printf ("storage/sessions/%.4s/%.2s/%.2s/%s.jsonl", session_id,
+                                               session_id + 5, session_id + 8, session_id);
+  g_autoptr(GFile) file = g_file_resolve_relative_path (f->dir, relative);
+  char *contents = NULL;
+
+  g_assert_true (g_file_get_contents (g_file_peek_path (file), &contents, NULL, NULL));
+  return contents;
+}
+
+/* The event types of a session file, in order, space-separated with a
+ * space at each end; `schema_upgraded:N` with its version. */
+static char *
+session_types (const char *contents)
+{
+  g_auto(GStrv) lines = g_strsplit (contents, "\n", -1);
+  GString *types = g_string_new (" ");
+
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    {
+      g_autoptr(JsonNode) node = natter_test_json (lines[i]);
+      JsonObject *event = json_node_get_object (node);
+      const char *type = json_object_get_string_member (event, "type");
+
+      if (g_str_equal (type, "schema_upgraded"))
+        g_string_append_printf (types, "%s:%" G_GINT64_FORMAT " ", type,
+                                json_object_get_int_member (event, "schemaVersion"));
+      else
+        g_string_append_printf (types, "%s ", type);
+    }
+  return g_string_free (types, FALSE);
+}
+
+static guint
+count_substring (const char *text,
+                 const char *part)
+{
+  guint n = 0;
+
+  for (const char *at = strstr (text, part); at != NULL; at = strstr (at + 1, part))
+    n++;
+  return n;
+}
+
+/* Generation parameters: `send --temperature …` reaches the server for
+ * that message only; `params` keeps a conversation's, which every later
+ * message sends under its own, prints them as text or JSON, refuses a
+ * value out of range without writing, and --clear forgets them. The file
+ * is raised one version at a time before its first parameters_changed. */
+static void
+test_params (Fixture       *f,
+             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonObject) first = NULL;
+  g_autoptr(JsonObject) second = NULL;
+  g_autoptr(JsonObject) third = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  JsonObject *system;
+  g_autofree char *types = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
+       "--temperature", "0,5", "--seed", "7", "hi");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  first = request_body (f, 0);
+  g_assert_cmpfloat (json_object_get_double_member (first, "temperature"), ==, 0.5);
+  g_assert_cmpint (json_object_get_int_member (first, "seed"), ==, 7);
+  g_assert_false (json_object_has_member (first, "top_p"));
+
+  /* The message's own were not kept. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--temperature", "1.2", "--max-tokens", "64", "--system", "Answer in French.");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "temperature\t1.2\nmax_tokens\t64\nsystem\tAnswer in French.\n");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--top-p", "0.9", "again");
+  g_assert_cmpint (r.status, ==, 0);
+  second = request_body (f, 1);
+  g_assert_cmpfloat (json_object_get_double_member (second, "temperature"), ==, 1.2);
+  g_assert_cmpfloat (json_object_get_double_member (second, "top_p"), ==, 0.9);
+  g_assert_cmpint (json_object_get_int_member (second, "max_tokens"), ==, 64);
+  g_assert_false (json_object_has_member (second, "seed"));
+  system = json_array_get_object_element (json_object_get_array_member (second, "messages"), 0);
+  g_assert_cmpstr (json_object_get_string_member (system, "role"), ==, "system");
+  g_assert_true (g_str_has_suffix (json_object_get_string_member (system, "content"), "\n\nAnswer in French."));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--json");
+  json = natter_test_json (r.out);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (json), "temperature"), ==, 1.2);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (json), "max_tokens"), ==, 64);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json), "systemInstruction"), ==,
+                   "Answer in French.");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--temperature", "3");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "natter: Temperature must be a number from 0 to 2\n");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--seed", "x", "never sent");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "natter: The seed must be a whole number\n");
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+
+  contents = session_file_contents (f, session_id);
+  types = session_types (contents);
+  g_assert_nonnull (strstr (types, " schema_upgraded:2 schema_upgraded:3 parameters_changed "));
+  g_assert_cmpuint (count_substring (types, "parameters_changed"), ==, 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--clear", "--seed", "3");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "seed\t3\n");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--clear");
+  g_assert_cmpstr (r.out, ==, "");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "third");
+  g_assert_cmpint (r.status, ==, 0);
+  third = request_body (f, 2);
+  g_assert_false (json_object_has_member (third, "temperature"));
+  g_assert_false (json_object_has_member (third, "seed"));
+  system = json_array_get_object_element (json_object_get_array_member (third, "messages"), 0);
+  g_assert_null (strstr (json_object_get_string_member_with_default (system, "content", ""), "French"));
 }
 
 /* Queued messages: send --queue while the turn waits prints `queued
@@ -935,7 +1103,7 @@ test_title_fork_delete (Fixture       *f,
   RUN (f, &r, "delete", session_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
-  /* §9.4: the turn files stay. */
+  /* docs/sessions.md §9.4: the turn files stay. */
   g_assert_cmpuint (count_turn_files (f), ==, n_turn_files);
 
   natter_test_run_clear (&r);
@@ -1504,6 +1672,78 @@ test_export_import (Fixture       *f,
   g_assert_cmpint (r.status, ==, 2);
 }
 
+/* `sessions --json` writes its array an entry at a time; what it prints
+ * is still one document, spelled exactly as the whole array would be,
+ * across the pieces it is written in (1,000 titled sessions are several),
+ * a damaged session's entry included, and with no session at all. */
+static void
+test_sessions_json_streamed (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autoptr(GFile) storage = g_file_get_child (f->dir, "storage");
+  g_autoptr(NatterJsonlRepo) repo = natter_session_repo_new (storage);
+  g_autoptr(NatterFakeClock) clock = natter_fake_clock_new (1795000000LL * G_USEC_PER_SEC);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NATTER_CLOCK (clock));
+  g_autofree char *damaged = NULL;
+  g_autofree char *whole = NULL;
+  g_autoptr(JsonNode) printed = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *entries;
+  guint n_errors = 0;
+
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "[]\n");
+
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_autofree char *id = natter_id_generator_next (ids);
+      g_autofree char *line = g_strdup_printf ("{\"type\":\"session_created\",\"sessionId\":\"%s\","
+                                               "\"ts\":\"2026-11-01T10:00:00.000Z\",\"schemaVersion\":1,"
+                                               "\"title\":\"Conversation %u about \\\"quotes\\\" and "
+                                               "new\\nlines, long enough to take some room\"}", id, i);
+      g_autoptr(JsonNode) event = natter_test_json (line);
+
+      g_assert_true (natter_jsonl_repo_create_sync (repo, id, event, NULL, &error));
+      g_assert_no_error (error);
+      if (i == 123)
+        damaged = g_steal_pointer (&id);
+    }
+  {
+    g_autoptr(GFile) file = natter_jsonl_repo_get_file (repo, damaged, NULL);
+
+    natter_test_append_file (g_file_peek_path (file), "{\"type\":\"nonsense\"");
+  }
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpuint (strlen (r.out), >, 4 * 64 * 1024);
+  printed = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  entries = json_node_get_array (printed);
+  g_assert_cmpuint (json_array_get_length (entries), ==, 1000);
+  for (guint i = 0; i < 1000; i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+
+      if (json_object_has_member (entry, "error"))
+        {
+          g_assert_cmpstr (json_object_get_string_member (entry, "sessionId"), ==, damaged);
+          n_errors++;
+        }
+      else
+        g_assert_nonnull (strstr (json_object_get_string_member (entry, "title"), "\"quotes\" and new\nlines"));
+    }
+  g_assert_cmpuint (n_errors, ==, 1);
+  whole = natter_json_to_text (printed, TRUE, NULL);
+  g_assert_true (g_str_has_suffix (r.out, "\n"));
+  g_assert_cmpuint (strlen (r.out), ==, strlen (whole) + 1);
+  g_assert_true (strncmp (r.out, whole, strlen (whole)) == 0);
+}
+
 /* Someone else's archive, imported in a fresh data directory: its
  * "Always Allow" grant, its queued message and its server address stay
  * behind, and the command says so. A plain send then goes to the
@@ -1826,6 +2066,59 @@ test_sessions_mark_versions (Fixture       *f,
   g_assert_nonnull (strstr (r.out, "\tSalutations\tversion of "));
 }
 
+/* Writes killed half-way leave temporary files: a log's first line and
+ * a whole attachment never linked into place. The next command that
+ * writes removes them before it exits; the conversations read as
+ * before. */
+static void
+test_leftovers_removed (Fixture       *f,
+                        gconstpointer  data)
+{
+  const char *root = g_file_peek_path (f->dir);
+  g_autofree char *turns = g_build_filename (root, "storage", "turns", "2026", "11", "30", NULL);
+  g_autofree char *blobs = g_build_filename (root, "storage", "blobs", "sha256", "9f", NULL);
+  g_autofree char *log = g_build_filename (turns, ".2026-11-30T09-14-03Z-0000000-000.jsonl.q1W2e3", NULL);
+  g_autofree char *blob = g_build_filename (blobs, ".9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                                            ".zZ9yY8", NULL);
+  g_autofree char *other = g_build_filename (turns, "notes.txt", NULL);
+  g_auto(NatterTestRun) r;
+
+  g_assert_cmpint (g_mkdir_with_parents (turns, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (blobs, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (log, "{\"type\":\"turn_cr", -1, NULL));
+  g_assert_true (g_file_set_contents (blob, "half an attachment", -1, NULL));
+  g_assert_true (g_file_set_contents (other, "not ours", -1, NULL));
+
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_false (g_file_test (log, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (blob, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (other, G_FILE_TEST_IS_REGULAR));
+}
+
+/* A build that is not installed (build-aux/run-app, `meson devenv`)
+ * speaks the user's language: NATTER_LOCALEDIR points at the build's
+ * catalogs, where the installed LOCALEDIR has none. */
+static void
+test_language_uninstalled (void)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                                                        G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  g_autofree char *catalogs = g_build_filename (g_getenv ("G_TEST_BUILDDIR"), "..", "po", NULL);
+  g_autoptr(GSubprocess) natter = NULL;
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  g_subprocess_launcher_setenv (launcher, "LANGUAGE", "de", TRUE);
+  g_subprocess_launcher_setenv (launcher, "NATTER_LOCALEDIR", catalogs, TRUE);
+  natter = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("NATTER_BIN"), "send", "--help", NULL);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (natter, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (out, "Eine Nachricht an eine Sitzung senden"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1842,8 +2135,10 @@ main (int   argc,
   ADD ("/cli/ask/completed", test_ask_completed);
   ADD ("/cli/ask/provider-unreachable", test_ask_unreachable);
   ADD ("/cli/send/new-session-list-show", test_send_list_show);
+  ADD ("/cli/sessions/json-streamed", test_sessions_json_streamed);
   ADD ("/cli/send/permission-allow", test_permission_allow);
   ADD ("/cli/grants/allow-always-grant-list-revoke", test_grants);
+  ADD ("/cli/params/send-keep-clear", test_params);
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
   ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
   ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
@@ -1871,7 +2166,9 @@ main (int   argc,
   ADD ("/cli/search", test_search);
   ADD ("/cli/errors", test_errors);
   ADD ("/cli/lock-refused", test_lock_refused);
+  ADD ("/cli/leftovers-removed", test_leftovers_removed);
 #undef ADD
+  g_test_add_func ("/cli/language-uninstalled", test_language_uninstalled);
 
   return g_test_run ();
 }

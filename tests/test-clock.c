@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The event timestamp format and the clocks (turn-runtime.md §2: every
+ * The event timestamp format and the clocks (docs/runtime.md §2: every
  * line carries an ISO-8601 UTC `ts`).
  */
 

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Compaction (session-layer-spec.md §12.3) end to end: the real services
+ * Compaction (docs/sessions.md §5) end to end: the real services
  * over a temporary data directory, the built-in agent, and a scripted
  * OpenAI-compatible server on loopback whose request bodies the cases
  * assert: what the summarizer is asked, and exactly which messages the
@@ -15,15 +15,15 @@
 
 #include "natter-id.h"
 #include "natter-provider-error.h"
-#include "natter-turn-reducer.h"
-#include "natter-session-events-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-schema.h"
-#include "natter-store-error.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
+#include "natter-store-error.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
 #include "natter-turn-context-resolver.h"
+#include "natter-turn-reducer.h"
 
 #define SAY NATTER_TEST_SAY
 #define BROKEN NATTER_TEST_BROKEN
@@ -191,6 +191,60 @@ test_compact_then_send (Fixture       *f,
                    "user: Q5\n");
 }
 
+/* A kept turn whose file is damaged after the compaction: the next
+ * message continues a history that cannot be read, and is refused as any
+ * such message is (docs/sessions.md §2), with the file named; nothing is
+ * asked of the model and no turn is made. */
+static void
+test_damaged_kept_turn (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *t3 = NULL;
+  g_autofree char *compaction_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFileOutputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  SERVE (f, SAY ("A1"), SAY ("A2"), SAY ("A3"), SAY ("The summary."));
+  session_id = natter_test_services_create_session (f);
+  t1 = say (f, session_id, "Q1");
+  t2 = say (f, session_id, "Q2");
+  t3 = say (f, session_id, "Q3");
+  compaction_id = compact (f, session_id, 2, &error);
+  g_assert_no_error (error);
+
+  file = natter_jsonl_repo_get_file (natter_services_get_turn_repo (f->services), t2, NULL);
+  path = g_file_get_path (file);
+  out = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_output_stream_write_all (G_OUTPUT_STREAM (out), "{\"type\":\"tool_res", 17, NULL, NULL, &error));
+  g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &error));
+  natter_test_services_reload (f);
+
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+    g_autoptr(JsonObject) input = json_object_new ();
+
+    natter_send_options_set_model (options, "test", "m");
+    json_object_set_string_member (input, "role", "user");
+    json_object_set_string_member (input, "content", "Q4");
+    natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
+    turn_id = natter_sessions_send_message_finish (f->sessions, natter_test_services_wait_result (&result), &error);
+  }
+  g_assert_null (turn_id);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (
+                     natter_session_index_lookup (natter_sessions_list_sessions (f->sessions), session_id)), ==, t3);
+}
+
 /* Nothing before the kept turns, a missing session: clear errors, and
  * nothing is asked or written. */
 static void
@@ -319,6 +373,52 @@ test_fork_keeps_compaction (Fixture       *f,
   g_clear_pointer (&sent, g_free);
   sent = sent_messages (f, 5);
   g_assert_cmpstr (sent, ==, "user: Q1\nassistant: A1\nuser: Q2\nassistant: A2\nuser: E-Q\n");
+}
+
+/* A compaction is inherited only by a branch whose history can hold its
+ * first kept turn: a version of the first message (a parent and no fork
+ * point) inherits no turns and gets none, and a branch at a turn before
+ * the first kept one gets none without reading the turns before its fork
+ * point, so an earlier turn that cannot be read does not refuse it. */
+static void
+test_fork_before_kept_turn (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *session_id = NULL;
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *t3 = NULL;
+  g_autofree char *compaction_id = NULL;
+  g_autofree char *version = NULL;
+  g_autofree char *early = NULL;
+  g_autoptr(JsonObject) none = NULL;
+  g_autoptr(JsonObject) none_early = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  SERVE (f, SAY ("A1"), SAY ("A2"), SAY ("A3"), SAY ("S"));
+  session_id = natter_test_services_create_session (f);
+  t1 = say (f, session_id, "Q1");
+  t2 = say (f, session_id, "Q2");
+  t3 = say (f, session_id, "Q3");
+  compaction_id = compact (f, session_id, 1, &error);
+  g_assert_no_error (error);
+
+  natter_sessions_create_session_async (f->sessions, "Q1", NULL, session_id, NULL, NULL, result_cb, &result);
+  version = natter_sessions_create_session_finish (f->sessions, natter_test_services_wait_result (&result), &error);
+  g_assert_no_error (error);
+  none = natter_test_services_last_event (f, version, "conversation_compacted");
+  g_assert_null (none);
+
+  file = natter_jsonl_repo_get_file (natter_services_get_turn_repo (f->services), t1, NULL);
+  path = g_file_get_path (file);
+  natter_test_append_file (path, "{\"type\":\"tool_res");
+  natter_test_services_reload (f);
+  early = fork_at (f, session_id, t2);
+  none_early = natter_test_services_last_event (f, early, "conversation_compacted");
+  g_assert_null (none_early);
 }
 
 /* The event in the reducer: version 2 only, reduced to the last one and
@@ -571,6 +671,8 @@ main (int   argc,
   ADD ("/compaction/summary-fails", test_compact_summary_fails);
   ADD ("/compaction/server-refuses-max-tokens", test_compact_server_refuses_max_tokens);
   ADD ("/compaction/fork-keeps-compaction", test_fork_keeps_compaction);
+  ADD ("/compaction/fork-before-the-kept-turn-inherits-none", test_fork_before_kept_turn);
+  ADD ("/compaction/damaged-kept-turn-refuses-the-message", test_damaged_kept_turn);
   g_test_add_func ("/compaction/event-reduces", test_event_reduces);
   g_test_add_func ("/compaction/overflow-wordings", test_overflow_wordings);
   ADD ("/compaction/overflow-from-server", test_overflow_from_server);

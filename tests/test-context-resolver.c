@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * NatterTurnContextResolver (turn-runtime.md §11) over a real turn
+ * NatterTurnContextResolver (docs/runtime.md §11) over a real turn
  * repository in a temporary directory: turn files are written line by
  * line, then materialized.
  */

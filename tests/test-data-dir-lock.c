@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The single-writer lock on the storage directory (§8.3): a second open
- * file description, in this process or another, is refused with
+ * The single-writer lock on the storage directory (docs/sessions.md §8.3): a
+ * second open file description, in this process or another, is refused with
  * NATTER_SESSION_ERROR_LOCKED; dropping the lock frees the directory.
  * The writer that takes it removes the temporary files that killed
  * creates left, and no one else does.
@@ -21,6 +21,7 @@
 #include "natter-data-dir-lock.h"
 #include "natter-services.h"
 #include "natter-session-error.h"
+#include "natter-store-temp.h"
 #include "natter-test-support.h"
 
 static void
@@ -103,7 +104,12 @@ typedef struct
   char  *live_bytes;
   char  *linked;     /* a second name of it, left by a kill after the link */
   char  *orphan;     /* a session's first line, left by a kill before it */
+  char  *blob_orphan;  /* an attachment never linked into place */
+  char  *blob;       /* a blob, and a second name of it left by a kill after the link */
+  char  *blob_linked;
 } Leftovers;
+
+#define BLOB_SHA256 "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 
 /* Sets @path's modification time @seconds from now. */
 static void
@@ -123,6 +129,7 @@ leftovers_make (Leftovers *l)
   g_autofree char *root = NULL;
   g_autofree char *turns = NULL;
   g_autofree char *sessions = NULL;
+  g_autofree char *blobs = NULL;
 
   l->dir = natter_test_make_temp_dir ();
   root = g_file_get_path (l->dir);
@@ -139,6 +146,18 @@ leftovers_make (Leftovers *l)
   g_assert_cmpint (link (l->live, l->linked), ==, 0);
   l->orphan = g_build_filename (sessions, "." SESSION_ID ".jsonl.R4t5Y6", NULL);
   g_file_set_contents (l->orphan, "{\"type\":\"session_cr", -1, &error);
+  g_assert_no_error (error);
+
+  blobs = g_build_filename (root, "storage", "blobs", "sha256", "9f", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (blobs, 0700), ==, 0);
+  l->blob = g_build_filename (blobs, BLOB_SHA256, NULL);
+  g_file_set_contents (l->blob, "test", -1, &error);
+  g_assert_no_error (error);
+  l->blob_linked = g_build_filename (blobs, "." BLOB_SHA256 ".aB3dE5", NULL);
+  g_assert_cmpint (link (l->blob, l->blob_linked), ==, 0);
+  /* A second write of the same content, killed before its link. */
+  l->blob_orphan = g_build_filename (blobs, "." BLOB_SHA256 ".zZ9yY8", NULL);
+  g_file_set_contents (l->blob_orphan, "fo", -1, &error);
   g_assert_no_error (error);
   /* Left by a run an hour ago. */
   age_file (l->linked, -3600);
@@ -197,6 +216,27 @@ leftovers_free (Leftovers *l)
   g_clear_pointer (&l->live_bytes, g_free);
   g_clear_pointer (&l->linked, g_free);
   g_clear_pointer (&l->orphan, g_free);
+  g_clear_pointer (&l->blob_orphan, g_free);
+  g_clear_pointer (&l->blob, g_free);
+  g_clear_pointer (&l->blob_linked, g_free);
+}
+
+/* Every leftover is gone; the log and the blob are whole, under their
+ * one name. */
+static void
+assert_leftovers_gone (Leftovers *l)
+{
+  g_autofree char *blob = natter_test_read_file (l->blob, NULL);
+  struct stat st;
+
+  g_assert_false (g_file_test (l->linked, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (l->orphan, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (l->blob_orphan, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (l->blob_linked, G_FILE_TEST_EXISTS));
+  assert_live_intact (l, 1);
+  g_assert_cmpstr (blob, ==, "test");
+  g_assert_cmpint (stat (l->blob, &st), ==, 0);
+  g_assert_cmpuint (st.st_nlink, ==, 1);
 }
 
 static void
@@ -213,37 +253,89 @@ test_writer_removes_leftovers (void)
 
   g_assert_true (natter_services_acquire_writer_lock (services, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (remove_leftovers (services), ==, 2);
-  g_assert_false (g_file_test (l.linked, G_FILE_TEST_EXISTS));
-  g_assert_false (g_file_test (l.orphan, G_FILE_TEST_EXISTS));
-  assert_live_intact (&l, 1);
+  g_assert_cmpint (remove_leftovers (services), ==, 4);
+  assert_leftovers_gone (&l);
 
   g_assert_finalize_object (services);
   leftovers_free (&l);
 }
 
-/* A temporary file made after the lock was taken may be a create of this
- * process in progress: it is left alone. */
+typedef struct
+{
+  char     *path;     /* the live write's temporary file */
+  GMutex    mutex;
+  GCond     cond;
+  gboolean  made;
+  gboolean  go;
+  gboolean  removed_own;
+} LiveWrite;
+
+/* A write of this process, in another thread, between making its
+ * temporary file and removing it, as a create or a blob's write is. */
+static gpointer
+live_write_thread (gpointer data)
+{
+  LiveWrite *live = data;
+
+  natter_store_temp_begin ();
+  g_file_set_contents (live->path, "{\"type\":\"turn_cr", -1, NULL);
+  /* Its clock says it is old: the wall clock was set back since. */
+  age_file (live->path, -3600);
+  g_mutex_lock (&live->mutex);
+  live->made = TRUE;
+  g_cond_broadcast (&live->cond);
+  while (!live->go)
+    g_cond_wait (&live->cond, &live->mutex);
+  g_mutex_unlock (&live->mutex);
+  live->removed_own = g_unlink (live->path) == 0;
+  natter_store_temp_end ();
+  return NULL;
+}
+
+/* A write of this process in progress keeps its temporary file, however
+ * old the file looks, while the leftovers of dead writes around it go:
+ * whatever moment the sweep comes, the write removes its own file
+ * itself. */
 static void
-test_leftovers_made_since_lock_kept (void)
+test_live_write_kept (void)
 {
   Leftovers l = { 0 };
+  LiveWrite live = { 0 };
   g_autoptr(GError) error = NULL;
   NatterServices *services;
+  Removal removal = { FALSE, -1 };
+  GThread *thread;
 
   leftovers_make (&l);
+  live.path = g_build_filename (g_file_peek_path (l.dir), "storage", "turns", "2026", "11", "30",
+                                "." TURN_ID ".jsonl.L1v3W0", NULL);
+  g_mutex_init (&live.mutex);
+  g_cond_init (&live.cond);
+  thread = g_thread_new ("live-write", live_write_thread, &live);
+  g_mutex_lock (&live.mutex);
+  while (!live.made)
+    g_cond_wait (&live.cond, &live.mutex);
+  g_mutex_unlock (&live.mutex);
+
   services = natter_services_new (l.dir, NULL, NULL, NULL, NULL);
   g_assert_true (natter_services_acquire_writer_lock (services, &error));
   g_assert_no_error (error);
-  /* As if written just now, after the lock. */
-  age_file (l.orphan, 0);
+  natter_services_remove_leftover_temp_files_async (services, NULL, removed_cb, &removal);
+  g_mutex_lock (&live.mutex);
+  live.go = TRUE;
+  g_cond_broadcast (&live.cond);
+  g_mutex_unlock (&live.mutex);
+  natter_test_wait_for_flag (&removal.done, 10000);
+  g_thread_join (thread);
 
-  g_assert_cmpint (remove_leftovers (services), ==, 1);
-  g_assert_false (g_file_test (l.linked, G_FILE_TEST_EXISTS));
-  g_assert_true (g_file_test (l.orphan, G_FILE_TEST_IS_REGULAR));
-  assert_live_intact (&l, 1);
+  g_assert_true (live.removed_own);
+  g_assert_cmpint (removal.removed, ==, 4);
+  assert_leftovers_gone (&l);
 
   g_assert_finalize_object (services);
+  g_mutex_clear (&live.mutex);
+  g_cond_clear (&live.cond);
+  g_free (live.path);
   leftovers_free (&l);
 }
 
@@ -291,6 +383,7 @@ test_leftovers_kept_while_another_process_writes (void)
   g_clear_error (&error);
   g_assert_true (g_file_test (l.linked, G_FILE_TEST_IS_REGULAR));
   g_assert_true (g_file_test (l.orphan, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (l.blob_orphan, G_FILE_TEST_IS_REGULAR));
   assert_live_intact (&l, 2);
 
   /* Once that process is gone, the next writer clears them. */
@@ -303,10 +396,8 @@ test_leftovers_kept_while_another_process_writes (void)
 
   g_assert_true (natter_services_acquire_writer_lock (services, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (remove_leftovers (services), ==, 2);
-  g_assert_false (g_file_test (l.linked, G_FILE_TEST_EXISTS));
-  g_assert_false (g_file_test (l.orphan, G_FILE_TEST_EXISTS));
-  assert_live_intact (&l, 1);
+  g_assert_cmpint (remove_leftovers (services), ==, 4);
+  assert_leftovers_gone (&l);
 
   g_assert_finalize_object (services);
   leftovers_free (&l);
@@ -321,7 +412,7 @@ main (int   argc,
   g_test_add_func ("/data-dir-lock/second-open-refused-then-free", test_second_fd_refused);
   g_test_add_func ("/data-dir-lock/other-process-refused", test_child_process_refused);
   g_test_add_func ("/data-dir-lock/writer-removes-leftover-temp-files", test_writer_removes_leftovers);
-  g_test_add_func ("/data-dir-lock/leftovers-made-since-lock-kept", test_leftovers_made_since_lock_kept);
+  g_test_add_func ("/data-dir-lock/live-write-kept", test_live_write_kept);
   g_test_add_func ("/data-dir-lock/leftovers-kept-while-another-process-writes",
                    test_leftovers_kept_while_another_process_writes);
 

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Session permission grants (session-layer-spec.md §12.2; docs/format.md
+ * Session permission grants (docs/sessions.md §12; docs/format.md
  * §3.3, §4.2 `tool_invocation_requested.grantId`) through the session
  * service, a real runtime, a fake model and the fake tools: the fake agent
  * "helper" offers `sa` (toolId `t.a`), which the fake checker requires
@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 #include "natter-test-sessions.h"
 

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Headless standalone turns (session-layer-spec.md §11, §13.8): no
+ * Headless standalone turns (docs/sessions.md §11): no
  * session, auto permission, no human, the first settled outcome and the
  * final text, and nowhere in the session index.
  */

@@ -300,6 +300,35 @@ test_no_log_lines (Fixture       *f,
   g_assert_nonnull (strstr (r.out, WHOLE));
 }
 
+/* An archive and a ChatGPT export nested 100,000 deep (the process
+ * crashed on them): each refused with its reason, nothing imported. */
+static void
+test_deep_import (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *open = g_strnfill (100000, '[');
+  g_autofree char *close = g_strnfill (100000, ']');
+  g_autofree char *archive = g_build_filename (g_file_peek_path (f->files), "deep.natter.json", NULL);
+  g_autofree char *export = g_build_filename (g_file_peek_path (f->files), "conversations.json", NULL);
+  g_autofree char *archive_text = g_strdup_printf ("{\"format\":\"natter-archive\",\"version\":1,"
+                                                   "\"session\":%s%s,\"turns\":[]}", open, close);
+  g_autofree char *export_text = g_strdup_printf ("[{\"title\":\"Deep\",\"mapping\":%s%s}]", open, close);
+  g_autoptr(GHashTable) before = snapshot (f);
+  g_auto(NatterTestRun) imported = { 0 };
+  g_auto(NatterTestRun) chatgpt = { 0 };
+
+  write_path (archive, archive_text, -1);
+  write_path (export, export_text, -1);
+  RUN (f, &imported, "import", archive);
+  assert_one_error_line (&imported, "nests deeper than 520 levels");
+  RUN (f, &chatgpt, "import", export, "--from", "chatgpt");
+  g_test_message ("%s", chatgpt.err);
+  g_assert_cmpint (chatgpt.status, ==, 1);
+  g_assert_nonnull (strstr (chatgpt.err, "nests deeper than 512 levels"));
+  assert_unchanged (f, before);
+  assert_whole_unaffected (f);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -312,6 +341,7 @@ main (int   argc,
   ADD ("/hostile/attachment-from-content", test_attachment_from_content);
   ADD ("/hostile/attachment-sizes-differ", test_attachment_sizes_differ);
   ADD ("/hostile/no-log-lines", test_no_log_lines);
+  ADD ("/hostile/deep-import", test_deep_import);
 #undef ADD
 
   return g_test_run ();

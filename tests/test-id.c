@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The id generator and the strict id pattern (turn-runtime.md §2,
- * session-layer-spec.md §4.1), and that the repo refuses a bad id before
+ * The id generator and the strict id pattern (docs/runtime.md §2,
+ * docs/sessions.md §6.1), and that the repo refuses a bad id before
  * it touches the disk.
  */
 

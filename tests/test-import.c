@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "natter-session-index-entry.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
 #include "natter-turn-reducer.h"

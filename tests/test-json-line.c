@@ -5,7 +5,7 @@
  * The fast strict line read (natter-json-line.c) against the reference it
  * replaced (json-glib's parser, regenerate, compare): same lines
  * accepted, same trees built, same error codes for the rest
- * (turn-runtime.md §2, dsh-session.md). Random but deterministic: every
+ * (docs/runtime.md §2, dsh-session.md). Random but deterministic: every
  * random case comes from one fixed seed.
  */
 

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The lossless-JSON check (turn-runtime.md §2, dsh-session.md).
+ * The lossless-JSON check (docs/runtime.md §2, dsh-session.md).
  */
 
 #include <math.h>
@@ -407,6 +407,111 @@ test_timestamp_edges (void)
   g_assert_false (natter_json_is_timestamp (NULL));
 }
 
+/* A document of @n nested arrays around @inner, with @prefix inside the
+ * outermost one. */
+static char *
+nested (guint       n,
+        const char *prefix,
+        const char *inner)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_append_c (text, '[');
+      if (i == 0)
+        g_string_append (text, prefix);
+    }
+  g_string_append (text, inner);
+  for (guint i = 0; i < n; i++)
+    g_string_append_c (text, ']');
+  return g_string_free (text, FALSE);
+}
+
+/* JSON from outside (mcp.json, an archive, a body, a server's message)
+ * nested 100,000 deep is refused before json-glib's recursive parser
+ * sees it; the limit is the log reader's, 512, counted the same way, and
+ * the 8 levels an archive may wrap stored values in. */
+static void
+test_parse_refuses_deep_documents (void)
+{
+  g_autofree char *hostile = nested (100000, "", "");
+  g_autofree char *at_limit = nested (NATTER_JSON_DOCUMENT_MAX_DEPTH, "", "1");
+  g_autofree char *past_limit = nested (NATTER_JSON_DOCUMENT_MAX_DEPTH + 1, "", "1");
+  g_autofree char *in_strings = g_strnfill (100000, '[');
+  g_autofree char *quoted = g_strdup_printf ("{\"text\": \"%s\\\"%s\"}", in_strings, in_strings);
+  g_autoptr(GString) objects = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  node = natter_json_parse (hostile, -1, &error);
+  g_assert_null (node);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_TOO_DEEP);
+  g_assert_nonnull (strstr (error->message, "deeper than 520 levels"));
+  g_clear_error (&error);
+
+  for (guint i = 0; i < 100000; i++)
+    g_string_append (objects, "{\"a\":");
+  g_assert_false (natter_json_parser_load (parser, objects->str, objects->len, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_TOO_DEEP);
+  g_clear_error (&error);
+
+  node = natter_json_parse (at_limit, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (node));
+  g_clear_pointer (&node, json_node_unref);
+  node = natter_json_parse (past_limit, -1, &error);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_TOO_DEEP);
+  g_clear_error (&error);
+
+  /* Brackets in strings, escaped quotes among them, are text. */
+  node = natter_json_parse (quoted, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (strlen (json_object_get_string_member (json_node_get_object (node), "text")), ==, 200001);
+}
+
+/* json-glib also reads single-quoted strings and comments, and would
+ * not count the brackets it hid in them: a document whose `'` or `/`
+ * outside a string could hide a deeper one from the count is refused as
+ * not JSON, whatever follows; the stored-line reader refuses it too. A
+ * syntax error is json-glib's own. */
+static void
+test_parse_refuses_lenient_documents (void)
+{
+  g_autofree char *single = nested (100000, "'\"', ", "");
+  g_autofree char *comment = nested (100000, "/*\"*/ ", "");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  node = natter_json_parse (single, -1, &error);
+  g_assert_null (node);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
+  g_assert_cmpstr (error->message, ==, "1:2: “'” outside a string is not JSON");
+  g_clear_error (&error);
+  node = natter_json_parse (comment, -1, &error);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
+  g_clear_error (&error);
+  node = natter_json_parse ("{\n  \"a\": 1,\n  /* note */ \"b\": 2}", -1, &error);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
+  g_assert_cmpstr (error->message, ==, "3:3: “/” outside a string is not JSON");
+  g_clear_error (&error);
+
+  assert_line_rejected (single, -1, NATTER_STORE_ERROR_NOT_LOSSLESS);
+  assert_line_rejected (comment, -1, NATTER_STORE_ERROR_NOT_LOSSLESS);
+
+  /* Inside strings, both are text; a syntax error is json-glib's. */
+  node = natter_json_parse ("{\"url\": \"https://example.com/it's\"}", -1, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&node, json_node_unref);
+  node = natter_json_parse ("{\"a\": }", -1, &error);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == JSON_PARSER_ERROR);
+  g_clear_error (&error);
+  node = natter_json_parse ("", -1, &error);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -423,6 +528,8 @@ main (int   argc,
   g_test_add_func ("/json/rejects-invalid-utf8-values", test_rejects_invalid_utf8_values);
   g_test_add_func ("/json/rejects-values-that-do-not-read-back", test_rejects_values_that_do_not_read_back);
   g_test_add_func ("/json/deep-nesting", test_deep_nesting_does_not_overflow);
+  g_test_add_func ("/json/parse/deep-documents", test_parse_refuses_deep_documents);
+  g_test_add_func ("/json/parse/lenient-documents", test_parse_refuses_lenient_documents);
   g_test_add_func ("/json/schema-helpers", test_schema_helpers);
   g_test_add_func ("/json/timestamps", test_timestamps);
   g_test_add_func ("/json/timestamp-edges", test_timestamp_edges);

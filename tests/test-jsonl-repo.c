@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The JSONL repository of turns and sessions: the scenarios of
- * session-layer-spec.md §13.2 for both kinds, the storage rules of
- * turn-runtime.md §2 and pitfalls.md 1–3.
+ * docs/sessions.md §6.3 for both kinds, the storage rules of
+ * docs/runtime.md §2 and pitfalls.md 1–3.
  *
  * Most tests use small test validators (type, owner id, ts,
  * schemaVersion), so they pin the repo's own behaviour whatever the real
@@ -342,7 +342,7 @@ store_result_cb (GObject      *source,
   *out = g_object_ref (result);
 }
 
-/* §13.2: date-partitioned paths */
+/* docs/sessions.md §6.3: date-partitioned paths */
 
 static void
 test_date_partitioned_paths (Fixture       *f,
@@ -383,7 +383,7 @@ test_date_partitioned_paths (Fixture       *f,
   g_assert_cmpuint (mode_of (other), ==, 0600);
 }
 
-/* §13.2: id validation (the full list is in test-id.c) */
+/* docs/sessions.md §6.3: id validation (the full list is in test-id.c) */
 
 static void
 test_id_validation (Fixture       *f,
@@ -445,7 +445,7 @@ test_id_validation (Fixture       *f,
   g_assert_false (g_file_test (f->storage_path, G_FILE_TEST_EXISTS));
 }
 
-/* §13.2: create-if-absent */
+/* docs/sessions.md §6.3: create-if-absent */
 
 static void
 assert_create_fails (Fixture    *f,
@@ -496,7 +496,7 @@ test_create_if_absent (Fixture       *f,
     assert_create_fails (f, ID_B, note, NATTER_STORE_ERROR_SCHEMA);
   }
   assert_create_fails (f, ID_B, "[1,2]", NATTER_STORE_ERROR_SCHEMA);
-  version_3 = g_strdup_printf ("{\"type\":\"%s\",\"%s\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":3}",
+  version_3 = g_strdup_printf ("{\"type\":\"%s\",\"%s\":\"%s\",\"ts\":\"" TS "\",\"schemaVersion\":9}",
                                f->info->created_type, f->info->owner_member, ID_B);
   assert_create_fails (f, ID_B, version_3, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
 
@@ -741,7 +741,8 @@ test_read_round_trip (Fixture       *f,
   g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
 }
 
-/* §13.2: strict line validation; corrupt files rejected whole */
+/* docs/sessions.md §6.3: strict line validation; corrupt files rejected
+ * whole */
 
 typedef struct
 {
@@ -882,8 +883,8 @@ test_strict_line_validation_real_validator (Fixture       *f,
   const char *event_type = info == &turn_kind ? "turn_cancelled" : "title_changed";
   g_autoptr(NatterJsonlRepo) repo = info->real_new (f->storage);
   g_autofree char *created = real_line (info->real_created, ID_A, "1", NULL);
-  g_autofree char *created_v3 = real_line (info->real_created, ID_A, "3", NULL);
-  g_autofree char *created_b_v3 = real_line (info->real_created, ID_B, "3", NULL);
+  g_autofree char *created_v9 = real_line (info->real_created, ID_A, "9", NULL);
+  g_autofree char *created_b_v9 = real_line (info->real_created, ID_B, "9", NULL);
   g_autofree char *event = real_line (info->real_event, ID_A, NULL, event_type);
   g_autofree char *other_owner = real_line (info->real_event, ID_B, NULL, event_type);
   g_autofree char *unknown = real_line (info->real_event, ID_A, NULL, "surely_not_a_type");
@@ -921,7 +922,7 @@ test_strict_line_validation_real_validator (Fixture       *f,
     g_clear_error (&error);
   }
   {
-    g_autoptr(JsonNode) node = natter_test_json (created_b_v3);
+    g_autoptr(JsonNode) node = natter_test_json (created_b_v9);
 
     g_assert_false (natter_jsonl_repo_create_sync (repo, ID_B, node, NULL, &error));
     g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
@@ -942,7 +943,7 @@ test_strict_line_validation_real_validator (Fixture       *f,
     assert_corrupt_read (repo, ID_A, path, 2, "surely_not_a_type");
   }
   {
-    g_autofree char *contents = g_strdup_printf ("%s\n%s\n", created_v3, event);
+    g_autofree char *contents = g_strdup_printf ("%s\n%s\n", created_v9, event);
 
     g_free (write_raw (f, ID_A, contents, -1));
     assert_corrupt_read (repo, ID_A, path, 1, NULL);
@@ -1001,7 +1002,7 @@ test_corrupt_files_rejected_whole (Fixture       *f,
     }
 }
 
-/* §13.2: listing across partitions */
+/* docs/sessions.md §6.3: listing across partitions */
 
 static void
 touch (const char *dir,
@@ -1078,7 +1079,7 @@ test_list_ids_across_partitions (Fixture       *f,
   g_assert_cmpstrv (ids, expected);
 }
 
-/* §13.2: deletion removes only the file */
+/* docs/sessions.md §6.3: deletion removes only the file */
 
 static void
 test_deletion_removes_only_the_file (Fixture       *f,
@@ -1103,7 +1104,8 @@ test_deletion_removes_only_the_file (Fixture       *f,
   g_autoptr(JsonNode) other_event = natter_test_json (other_line);
 
   /* The other kind with the same id in the same partition, e.g. a turn
-   * referenced by a session (spec §9.4: left as a harmless orphan). */
+   * referenced by a session (docs/sessions.md §9.4: left as a harmless
+   * orphan). */
   other = natter_jsonl_repo_new (f->storage, other_kind, other_info->created_type,
                                  other_info->test_validator);
   g_assert_true (natter_jsonl_repo_create_sync (other, ID_A, other_event, NULL, &error));
@@ -1216,7 +1218,7 @@ test_leftover_temp_files_removed (Fixture       *f,
   g_assert_cmpint (stat (a_path, &st), ==, 0);
   g_assert_cmpuint (st.st_nlink, ==, 2);
 
-  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, g_get_real_time () + 1, &removed, NULL, &error));
+  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, &removed, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (removed, ==, 3);
 
@@ -1252,7 +1254,7 @@ test_leftover_temp_files_removed (Fixture       *f,
   append_notes (f, ID_A, 1, "after");
 
   /* Nothing left to do the second time; no storage at all is no error. */
-  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, g_get_real_time () + 1, &removed, NULL, &error));
+  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, &removed, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (removed, ==, 0);
 }
@@ -1265,7 +1267,7 @@ test_leftover_temp_files_without_storage (Fixture       *f,
   guint removed = 99;
 
   g_assert_false (g_file_test (f->storage_path, G_FILE_TEST_EXISTS));
-  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, g_get_real_time () + 1, &removed, NULL, &error));
+  g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, &removed, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (removed, ==, 0);
 }

@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The asynchronous keyed mutex behind `with_lock` (turn-runtime.md §2,
- * session-layer-spec.md §4.3, architecture.md "Execution model").
+ * The asynchronous keyed mutex behind `with_lock` (docs/runtime.md §2,
+ * docs/sessions.md §6.3, architecture.md "Execution model").
  */
 
 #include "natter-keyed-mutex.h"

@@ -14,14 +14,18 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <libintl.h>
 #include <locale.h>
 #include <string.h>
 
+#include "natter-builtin-tools.h"
 #include "natter-cli.h"
 #include "natter-mcp-client.h"
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
+#include "natter-mcp-manager.h"
+#include "natter-test-services.h"
 #include "natter-test-support.h"
 
 #define WAIT_MS 10000
@@ -154,6 +158,82 @@ test_tool_errors_untranslated (void)
   g_assert_nonnull (strstr (error->message, "Tool server “fake” stopped (exit status 3)"));
 }
 
+/* A built-in tool that fails: its error, which the turn stores and the
+ * model reads, is in English in the German window, the C library's
+ * words included. */
+static void
+test_builtin_tool_errors_untranslated (void)
+{
+  g_autoptr(NatterTool) read_file = natter_tool_read_file_new ();
+  g_autoptr(NatterTool) list_directory = natter_tool_list_directory_new ();
+  g_autoptr(JsonNode) missing = natter_test_json ("{\"path\": \"/nonexistent/natter-missing\"}");
+  g_autoptr(JsonObject) read = NULL;
+  g_autoptr(JsonObject) listed = NULL;
+  g_autoptr(GError) read_error = NULL;
+  g_autoptr(GError) list_error = NULL;
+
+  /* This process does translate the C library's words. */
+  g_assert_cmpstr (g_strerror (ENOENT), !=, "No such file or directory");
+
+  read = natter_tool_run_in (read_file, json_node_get_object (missing), "/", NULL, NULL, NULL, &read_error);
+  g_assert_null (read);
+  g_assert_cmpstr (read_error->message, ==, "Cannot read “/nonexistent/natter-missing”: No such file or directory");
+  listed = natter_tool_run_in (list_directory, json_node_get_object (missing), "/", NULL, NULL, NULL, &list_error);
+  g_assert_null (listed);
+  g_assert_cmpstr (list_error->message, ==, "Cannot list “/nonexistent/natter-missing”: No such file or directory");
+}
+
+/* A broken mcp.json, read by the German window: `natter mcp list` run
+ * by a script under LC_ALL=C and forwarded to the window says the
+ * file's mistake in English. */
+static void
+test_mcp_mistake_in_callers_language (void)
+{
+  NatterTestServices f = { 0 };
+  g_autofree char *config = NULL;
+  g_autofree char *data_dir = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(NatterTestCommandLine) cmdline = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *arguments[] = { "natter", "mcp", "list", NULL };
+  const char *environment[] = { "LC_ALL=C", NULL, NULL };
+  NatterMcpManager *manager;
+  Ran ran = { 0 };
+
+  /* The services' settings bind the schema, compiled with the UI. */
+  if (g_getenv ("NATTER_SCHEMA_DIR") == NULL)
+    {
+      g_test_skip ("no compiled settings schema (built without the UI)");
+      return;
+    }
+  g_setenv ("GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
+  natter_test_services_set_up (&f, NULL);
+  data_dir = g_file_get_path (f.dir);
+  config = g_build_filename (data_dir, "mcp.json", NULL);
+  g_file_set_contents (config, "{\"mcpServers\": {", -1, &error);
+  g_assert_no_error (error);
+  g_setenv ("NATTER_CONFIG_DIR", data_dir, TRUE);
+  natter_test_services_serve (&f, NULL, NULL, 0);
+  manager = natter_services_get_mcp_manager (f.services);
+  /* The window read it, in German. */
+  natter_mcp_manager_reload (manager);
+  g_assert_true (g_str_has_prefix (natter_mcp_manager_get_config_error (manager), config));
+  g_assert_null (strstr (natter_mcp_manager_get_config_error (manager), "is not valid JSON"));
+
+  environment[1] = g_strdup_printf ("NATTER_DATA_DIR=%s", data_dir);
+  cmdline = natter_test_command_line_new (arguments, environment);
+  natter_cli_run_async (f.services, G_APPLICATION_COMMAND_LINE (cmdline), NULL, ran_cb, &ran);
+  natter_test_wait_for_flag (&ran.done, WAIT_MS);
+  g_assert_cmpint (ran.status, ==, NATTER_CLI_EXIT_FAILURE);
+  expected = g_strdup_printf ("natter: %s is not valid JSON: ", config);
+  g_assert_true (g_str_has_prefix (natter_test_command_line_get_err (cmdline), expected));
+  g_assert_cmpstr (natter_test_command_line_get_out (cmdline), ==, "");
+
+  g_free ((char *) environment[1]);
+  g_unsetenv ("NATTER_CONFIG_DIR");
+  natter_test_services_tear_down (&f, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -172,6 +252,8 @@ main (int   argc,
 
   g_test_add_func ("/language/command-line-in-callers-language", test_caller_language);
   g_test_add_func ("/language/tool-errors-untranslated", test_tool_errors_untranslated);
+  g_test_add_func ("/language/builtin-tool-errors-untranslated", test_builtin_tool_errors_untranslated);
+  g_test_add_func ("/language/mcp-mistake-in-callers-language", test_mcp_mistake_in_callers_language);
 
   return g_test_run ();
 }

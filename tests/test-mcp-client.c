@@ -300,6 +300,40 @@ test_stdio_strict_json (void)
   assert_strict_round_trip (client);
 }
 
+/* A server that prints lines that are not JSON-RPC on its standard
+ * output (a banner at start, a log line before each answer) is used
+ * all the same, as the official SDKs use it: each such line is skipped
+ * and logged, its start escaped. */
+static void
+test_stdio_banner (void)
+{
+  g_autoptr(NatterMcpServerConfig) config = fake_config ("\"--banner\"");
+  g_autoptr(NatterMcpClient) client = natter_mcp_client_new (config);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) tools = NULL;
+  g_autoptr(JsonObject) result = NULL;
+
+  g_test_expect_message ("natter-mcp", G_LOG_LEVEL_MESSAGE,
+                         "Tool server “fake” printed a line that is not a message, skipped: "
+                         "Fake MCP server ready (this line is not JSON-RPC) (*not JSON*)");
+  /* One before the answer to initialize, one before the list. */
+  for (guint i = 0; i < 2; i++)
+    g_test_expect_message ("natter-mcp", G_LOG_LEVEL_MESSAGE,
+                           "Tool server “fake” printed a line that is not a message, skipped: "
+                           "fake server: answering (*)");
+  tools = list_tools (client, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (tools), ==, 6);
+  g_test_assert_expected_messages ();
+
+  g_test_expect_message ("natter-mcp", G_LOG_LEVEL_MESSAGE, "*skipped: fake server: answering*");
+  result = call_tool (client, "echo", "{\"message\": \"through the noise\"}", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (first_text (result), ==, "echo: through the noise");
+  g_assert_cmpint (natter_mcp_client_get_state (client), ==, NATTER_MCP_CLIENT_STATE_READY);
+  g_test_assert_expected_messages ();
+}
+
 static void
 test_stdio_version_negotiation (void)
 {
@@ -552,6 +586,29 @@ test_http_strict_json (void)
   g_subprocess_force_exit (server);
 }
 
+/* A body nested 100,000 deep (it crashed the process) fails its call
+ * with a clear error. */
+static void
+test_http_deep_message (void)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  const char *argv[] = { python, script, "--http", "--hostile-tools", NULL };
+  g_autoptr(GSubprocess) server = NULL;
+  g_autofree char *port = start_and_wait_for_line (&server, argv, NULL, FALSE, "");
+  g_autofree char *literal = g_strdup_printf ("{\"url\": \"http://127.0.0.1:%s/mcp\"}", port);
+  g_autoptr(NatterMcpServerConfig) config = config_from ("fake-http", literal);
+  g_autoptr(NatterMcpClient) client = natter_mcp_client_new (config);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) result = NULL;
+
+  result = call_tool (client, "deep", "{}", NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL);
+  g_assert_nonnull (strstr (error->message, "The server sent a message nested deeper than 520 levels"));
+  g_subprocess_force_exit (server);
+}
+
 static char *
 store_lookup (const char  *key,
               gpointer     user_data,
@@ -783,6 +840,7 @@ main (int    argc,
   g_test_add_func ("/mcp/config/update", test_config_update);
   g_test_add_func ("/mcp/stdio/handshake-and-call", test_stdio_handshake_and_call);
   g_test_add_func ("/mcp/stdio/strict-json", test_stdio_strict_json);
+  g_test_add_func ("/mcp/stdio/banner", test_stdio_banner);
   g_test_add_func ("/mcp/stdio/version-negotiation", test_stdio_version_negotiation);
   g_test_add_func ("/mcp/stdio/pagination", test_stdio_pagination);
   g_test_add_func ("/mcp/stdio/list-changed", test_stdio_list_changed);
@@ -793,6 +851,7 @@ main (int    argc,
   g_test_add_func ("/mcp/http/fake-json", test_http_fake_json);
   g_test_add_func ("/mcp/http/secret-header", test_http_secret_header);
   g_test_add_func ("/mcp/http/strict-json", test_http_strict_json);
+  g_test_add_func ("/mcp/http/deep-message", test_http_deep_message);
   g_test_add_func ("/mcp/everything/stdio", test_everything_stdio);
   g_test_add_func ("/mcp/everything/http", test_everything_http);
   g_test_add_func ("/mcp/everything/http-list-changed", test_everything_http_list_changed);

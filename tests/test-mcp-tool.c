@@ -102,7 +102,8 @@ test_result_mapping (void)
   g_assert_false (json_object_get_boolean_member (result, "isError"));
   mcp = json_object_get_object_member (json_object_get_object_member (result, "metadata"), "mcp");
   g_assert_cmpstr (json_object_get_string_member (mcp, "server"), ==, "srv");
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (mcp, "content")), ==, 3);
+  /* The text is in the output; the image and the link only here. */
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (mcp, "content")), ==, 2);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (mcp, "structuredContent"), "sum"), ==, 5);
   /* A result goes into a turn file as it is: it must be lossless JSON. */
   g_assert_true (natter_json_check_lossless (result_node, NULL));
@@ -152,6 +153,7 @@ fixture_set_up (Fixture       *f,
 
   f->dir = natter_test_make_temp_dir ();
   f->config = g_build_filename (g_file_peek_path (f->dir), "mcp.json", NULL);
+  /* @data: one more argument for the server, or NULL. */
   text = g_strdup_printf ("{\"mcpServers\": {\"fake\": {\"command\": \"%s\", \"args\": [\"%s\"%s%s%s]}}}", python,
                           script, data != NULL ? ", \"" : "", data != NULL ? (const char *) data : "",
                           data != NULL ? "\"" : "");
@@ -606,6 +608,70 @@ test_turn_stopped (Fixture       *f,
   g_signal_handlers_disconnect_by_data (client, stop);
 }
 
+static void
+set_flag_cb (gpointer  data,
+             GObject  *where_the_object_was)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* A server that never answers its handshake holds up the first refresh
+ * that asks it at most the handshake limit, offering the other server's
+ * tools meanwhile, and never a later refresh: a command forwarded to the
+ * running window (its `send`, `mcp list`) does not wait for it again. */
+static void
+test_hung_server_waited_once (void)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autofree char *config = g_build_filename (g_file_peek_path (dir), "mcp.json", NULL);
+  g_autofree char *text = g_strdup_printf ("{\"mcpServers\": {"
+                                           " \"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]},"
+                                           " \"hung\": {\"command\": \"%s\", \"args\": [\"%s\", \"--hang-handshake\"]}}}",
+                                           python, script, python, script);
+  g_autoptr(NatterToolRegistry) tools = natter_tool_registry_new ();
+  g_autoptr(GError) error = NULL;
+  NatterMcpManager *mcp;
+  NatterMcpClient *fake;
+  NatterMcpClient *hung;
+  gboolean refreshed = FALSE;
+  gboolean again = FALSE;
+  gboolean finalized = FALSE;
+
+  g_file_set_contents (config, text, -1, &error);
+  g_assert_no_error (error);
+  mcp = natter_mcp_manager_new (config, tools);
+  fake = natter_mcp_manager_find_client (mcp, "fake");
+  hung = natter_mcp_manager_find_client (mcp, "hung");
+
+  natter_mcp_manager_refresh_async (mcp, NULL, refreshed_cb, &refreshed);
+  natter_test_wait_for_flag (&refreshed, WAIT_MS);
+  g_assert_nonnull (natter_mcp_manager_get_server_tools (mcp, fake));
+  g_assert_null (natter_mcp_manager_get_server_tools (mcp, hung));
+  g_assert_cmpint (natter_mcp_client_get_state (hung), ==, NATTER_MCP_CLIENT_STATE_CONNECTING);
+  g_assert_nonnull (natter_tool_registry_lookup (tools, "mcp:fake/echo"));
+  for (guint i = 0; i < json_array_get_length (natter_mcp_manager_get_descriptors (mcp)); i++)
+    g_assert_false (g_str_has_prefix (json_object_get_string_member (
+      json_array_get_object_element (natter_mcp_manager_get_descriptors (mcp), i), "name"), "mcp__hung__"));
+
+  /* The next refresh returns without the main loop waiting on anything:
+   * no timer, no server. */
+  natter_mcp_manager_refresh_async (mcp, NULL, refreshed_cb, &again);
+  for (guint i = 0; i < 100 && !again; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_true (again);
+  g_assert_cmpint (natter_mcp_client_get_state (hung), ==, NATTER_MCP_CLIENT_STATE_CONNECTING);
+
+  /* Stopped, the servers let go of the lists still asked for. */
+  g_object_weak_ref (G_OBJECT (mcp), set_flag_cb, &finalized);
+  natter_mcp_client_stop (hung);
+  natter_mcp_client_stop (fake);
+  g_object_unref (mcp);
+  natter_test_wait_for_flag (&finalized, WAIT_MS);
+  natter_test_remove_tree (dir);
+}
+
 /* A user agent offers the tools of the servers it lists; a server that
  * offers none now stops the turn before it starts. */
 static void
@@ -726,6 +792,151 @@ test_config_watched (Fixture       *f,
   g_assert_cmpuint (natter_mcp_manager_count_tools (f->mcp, "fake"), ==, 6);
 }
 
+/* A text of @size bytes as the fake server's "big" makes it. */
+static char *
+big_text (gsize size)
+{
+  GString *text = g_string_new (NULL);
+
+  while (text->len < size - 3)
+    g_string_append (text, "0123456789");
+  g_string_truncate (text, size - 3);
+  g_string_append (text, "END");
+  return g_string_free (text, FALSE);
+}
+
+/* A result is kept once: a text that fits is the output and nothing
+ * else (a server-filesystem read repeats it as structuredContent, which
+ * stored it three times), and structuredContent that is not a copy of a
+ * text stays. */
+static void
+test_result_stored_once (void)
+{
+  g_autofree char *text = big_text (100000);
+  g_autoptr(JsonObject) answer = json_object_new ();
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonNode) other = natter_test_json ("{\"content\": [{\"type\": \"text\", \"text\": \"3 files\"}],"
+                                                " \"structuredContent\": {\"count\": 3}}");
+  g_autoptr(JsonObject) summarized = NULL;
+  g_autofree char *line = NULL;
+  JsonObject *item = json_object_new ();
+  JsonObject *structured = json_object_new ();
+  JsonArray *content = json_array_new ();
+  JsonObject *mcp;
+
+  json_object_set_string_member (item, "type", "text");
+  json_object_set_string_member (item, "text", text);
+  json_array_add_object_element (content, item);
+  json_object_set_array_member (answer, "content", content);
+  json_object_set_string_member (structured, "content", text);
+  json_object_set_object_member (answer, "structuredContent", structured);
+
+  result = natter_mcp_tool_map_result ("files", "read", answer);
+  g_assert_cmpstr (json_object_get_string_member (result, "output"), ==, text);
+  mcp = json_object_get_object_member (json_object_get_object_member (result, "metadata"), "mcp");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (mcp, "content")), ==, 0);
+  g_assert_false (json_object_has_member (mcp, "structuredContent"));
+  g_assert_false (json_object_has_member (mcp, "truncated"));
+  node = json_node_init_object (json_node_alloc (), result);
+  line = natter_json_to_line (node, NULL, NULL);
+  g_assert_cmpuint (strlen (line), <, 100000 + 200);
+
+  summarized = natter_mcp_tool_map_result ("files", "count", json_node_get_object (other));
+  mcp = json_object_get_object_member (json_object_get_object_member (summarized, "metadata"), "mcp");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (mcp, "structuredContent"), "count"), ==, 3);
+}
+
+/* A tool server's 5 MB result reaches the model cut to 256 KiB, saying
+ * so and how long the whole was; the turn file keeps what the model read,
+ * once, and notes the cut. */
+static void
+test_turn_big_result (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *turn_id = create_turn (f);
+  g_autoptr(NatterTurnOutcome) first = NULL;
+  g_autoptr(NatterTurnOutcome) second = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autofree char *note = g_strdup_printf ("\n[truncated: %d of 5000000 bytes shown]", NATTER_TOOL_OUTPUT_MAX_BYTES);
+  g_autofree char *start = big_text (1000);
+  JsonObject *request;
+  JsonArray *messages;
+  JsonObject *tool_message;
+  const char *output;
+  const char *sent;
+  JsonObject *mcp;
+
+  natter_fake_model_script (f->world->model,
+                            "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\",\"toolCallId\":\"c1\","
+                            "\"toolName\":\"mcp__fake__big\",\"arguments\":{\"bytes\":5000000}}]}", NULL);
+  natter_fake_model_script (f->world->model, "{\"role\":\"assistant\",\"content\":\"done\"}", NULL);
+  first = advance (f, turn_id, NULL);
+  g_assert_cmpint (first->kind, ==, NATTER_TURN_OUTCOME_SUSPENDED);
+  second = advance (f, turn_id, "{\"type\":\"permission_decision\",\"toolCallId\":\"c1\",\"decision\":\"allow\"}");
+  g_assert_cmpint (second->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
+
+  result = event_on_disk (f, turn_id, "tool_result");
+  output = json_object_get_string_member (json_object_get_object_member (result, "result"), "output");
+  start[990] = '\0';
+  g_assert_true (g_str_has_prefix (output, start));
+  g_assert_true (g_str_has_suffix (output, note));
+  g_assert_cmpuint (strlen (output), ==, NATTER_TOOL_OUTPUT_MAX_BYTES + strlen (note));
+  mcp = json_object_get_object_member (json_object_get_object_member (json_object_get_object_member (result, "result"),
+                                                                      "metadata"), "mcp");
+  g_assert_true (json_object_get_boolean_member (mcp, "truncated"));
+  g_assert_cmpint (json_object_get_int_member (mcp, "textBytes"), ==, 5000000);
+  g_assert_false (json_object_has_member (mcp, "structuredContent"));
+
+  /* The whole turn file: the cut text once, and little else. */
+  {
+    g_autoptr(GError) error = NULL;
+
+    file = natter_jsonl_repo_get_file (f->repo, turn_id, &error);
+    g_assert_no_error (error);
+    info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE, 0, NULL, &error);
+    g_assert_no_error (error);
+  }
+  g_assert_cmpint (g_file_info_get_size (info), <, NATTER_TOOL_OUTPUT_MAX_BYTES + 20000);
+
+  request = natter_fake_model_get_request (f->world->model, 1);
+  messages = json_object_get_array_member (request, "messages");
+  tool_message = json_array_get_object_element (messages, json_array_get_length (messages) - 1);
+  sent = json_object_get_string_member (tool_message, "content");
+  g_assert_cmpstr (sent, ==, output);
+}
+
+/* A server's content item nested past what a turn line may hold is left
+ * out, and counted, so that the rest of the result is kept at all; the
+ * result then reads back from a line. */
+static void
+test_result_too_deep_left_out (void)
+{
+  g_autofree char *open = g_strnfill (510, '[');
+  g_autofree char *close = g_strnfill (510, ']');
+  g_autofree char *literal = g_strdup_printf ("{\"content\": [{\"type\": \"text\", \"text\": \"deep\"},"
+                                              " {\"type\": \"odd\", \"value\": %s%s}]}", open, close);
+  g_autoptr(JsonNode) answer = natter_test_json (literal);
+  g_autoptr(JsonObject) result = natter_mcp_tool_map_result ("srv", "tool", json_node_get_object (answer));
+  g_autoptr(JsonObject) event = json_object_new ();
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *line = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *mcp = json_object_get_object_member (json_object_get_object_member (result, "metadata"), "mcp");
+
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (mcp, "content")), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (mcp, "omitted"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (result, "output"), ==, "deep\n[odd]");
+  json_object_set_string_member (event, "type", "tool_result");
+  json_object_set_object_member (event, "result", json_object_ref (result));
+  node = json_node_init_object (json_node_alloc (), event);
+  line = natter_json_to_line (node, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -735,6 +946,11 @@ main (int    argc,
   g_test_add_func ("/mcp/tool/names-sanitized", test_names_sanitized);
   g_test_add_func ("/mcp/tool/names-collisions", test_names_collisions);
   g_test_add_func ("/mcp/tool/result-mapping", test_result_mapping);
+  g_test_add_func ("/mcp/tool/result-stored-once", test_result_stored_once);
+  g_test_add_func ("/mcp/tool/result-too-deep-left-out", test_result_too_deep_left_out);
+  g_test_add_func ("/mcp/tool/hung-server-waited-once", test_hung_server_waited_once);
+  g_test_add ("/mcp/tool/turn-big-result", Fixture, "--hostile-tools", fixture_set_up, test_turn_big_result,
+              fixture_tear_down);
   g_test_add ("/mcp/tool/config-watched", Fixture, NULL, fixture_set_up, test_config_watched, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-allowed", Fixture, NULL, fixture_set_up, test_turn_allowed, fixture_tear_down);
   g_test_add ("/mcp/tool/turn-granted", Fixture, NULL, fixture_set_up, test_turn_granted, fixture_tear_down);

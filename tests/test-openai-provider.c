@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The OpenAI-compatible provider (turn-runtime.md §12) against a localhost
+ * The OpenAI-compatible provider (docs/runtime.md §12) against a localhost
  * SoupServer that plays a scripted model: one scripted response per
  * request, in order. Every error message, and every log line (through a
  * log writer installed in main()), is checked for the API key.

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * NatterModelPermissionClassifier (turn-runtime.md §7) against the fake
+ * NatterModelPermissionClassifier (docs/runtime.md §7) against the fake
  * model that answers with a fixed text: good JSON, garbage, partial
  * answers, and a failing model.
  */

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The OpenAI-compatible provider end to end THROUGH the turn runtime
- * (turn-runtime.md §3, §5, §9, §12): a localhost SoupServer plays a
+ * (docs/runtime.md §3, §5, §9, §12): a localhost SoupServer plays a
  * scripted model, the real NatterProviderRegistry resolves the turn's
  * model descriptor, and the real runtime writes the turn file in a
  * temporary directory. Every test ends by scanning every request body,
@@ -319,8 +319,8 @@ fixture_tear_down (Fixture       *f,
   if (f->runtime != NULL)
     drop_runtime (f);
 
-  /* §12: the key reaches no file, no body, no error and no log line;
-   * it travels only in the Authorization header. */
+  /* docs/runtime.md §12: the key reaches no file, no body, no error and no log
+   * line; it travels only in the Authorization header. */
   assert_no_key_on_disk (f->dir);
   for (guint i = 0; i < f->errors->len; i++)
     g_assert_null (strstr (g_ptr_array_index (f->errors, i), API_KEY));

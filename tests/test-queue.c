@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Queued messages (session-layer-spec.md §12.1; docs/format.md §3.3,
+ * Queued messages (docs/sessions.md §4; docs/format.md §3.3,
  * §3.4) through the session service, a real runtime and a fake model:
  * FIFO promotion after a completed turn only, edits and removals, the
  * session lock, and recovery of a promotion lost between settling and
@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-#include "natter-session-events-v2.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-queue.h"
 #include "natter-test-sessions.h"
 
@@ -168,6 +168,48 @@ test_promotes_fifo_after_completion (Fixture       *f,
   wait_settled (f, sid, 3, "completed");
   assert_turn (f, sid, 1, "A", a);
   assert_turn (f, sid, 2, "B", b);
+  g_assert_cmpuint (n_queued (f, sid), ==, 0);
+}
+
+/* A turn that settles with nothing queued promotes nothing without
+ * reading the session file again (nor waiting for its lock): the service
+ * saw the queue empty when it last read or wrote the file under the lock.
+ * A message queued while a turn runs is still promoted when it settles,
+ * and one queued behind a settled turn at once. */
+static void
+test_nothing_queued_reads_nothing (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  guint reads;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_STEP_HOLD,
+                               NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = send_text (f, sid, "first");
+  wait_settled (f, sid, 1, "completed");
+
+  /* The send reads the session once, under its lock; the promotion after
+   * its turn settles reads nothing. */
+  reads = natter_sessions_get_n_session_reads (f->sessions);
+  second = send_text (f, sid, "second");
+  wait_settled (f, sid, 2, "completed");
+  g_assert_cmpuint (natter_sessions_get_n_session_reads (f->sessions) - reads, ==, 1);
+
+  third = send_text (f, sid, "third");
+  natter_test_sessions_wait_until (f, model_holds, NULL);
+  a = queue (f, sid, "A", TRUE);
+  natter_fake_model_release (f->w->fakes->model);
+  wait_settled (f, sid, 4, "completed");
+  assert_turn (f, sid, 3, "A", a);
+
+  b = queue (f, sid, "B", FALSE);
+  wait_settled (f, sid, 5, "completed");
+  assert_turn (f, sid, 4, "B", b);
   g_assert_cmpuint (n_queued (f, sid), ==, 0);
 }
 
@@ -553,6 +595,7 @@ main (int   argc,
   g_test_add ("/queue/" path, Fixture, NULL, natter_test_sessions_set_up, func, natter_test_sessions_tear_down)
   ADD ("promotes-fifo-after-completion", test_promotes_fifo_after_completion);
   ADD ("waiter-flush-waits-for-the-promotion", test_waiter_flush_waits_for_the_promotion);
+  ADD ("nothing-queued-reads-nothing", test_nothing_queued_reads_nothing);
   ADD ("does-not-promote-after-failure-or-cancel", test_does_not_promote_after_failure_or_cancel);
   ADD ("does-not-promote-after-a-crash", test_does_not_promote_after_a_crash);
   ADD ("survives-restart-and-kill-between-settle-and-promotion-without-double-send",

@@ -2,11 +2,12 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The request composer and the closed transcript (turn-runtime.md §3, §11).
+ * The request composer and the closed transcript (docs/runtime.md §3, §11).
  */
 
 #include "natter-request-composer.h"
 #include "natter-runtime-error.h"
+#include "natter-tool.h"
 #include "natter-test-support.h"
 
 #define TURN "2026-11-30T09-14-03Z-0000042-000"
@@ -196,6 +197,48 @@ test_closed_transcript (void)
   g_assert_cmpstr (text, ==, "[" CALL_N_MESSAGES ",{\"role\":\"assistant\",\"content\":\"done\"}]");
 }
 
+/* The model reads at most 256 KiB of a tool's result, and is told when
+ * and how much was cut: a result stored whole (tool servers' results
+ * were, in older turn files, alongside two more copies) is cut when it
+ * is sent, at a character boundary; one a tool cut itself, within the
+ * limit and a note, is sent as it is. */
+static void
+test_tool_result_cut (void)
+{
+  g_autoptr(JsonObject) event = json_object_new ();
+  g_autoptr(JsonNode) message = NULL;
+  g_autoptr(JsonNode) again = NULL;
+  JsonObject *result = json_object_new ();
+  g_autoptr(GString) whole = g_string_new (NULL);
+  g_autofree char *note = NULL;
+  g_autofree char *own = NULL;
+  const char *content;
+
+  /* Five million bytes of two-byte characters, misaligned by one. */
+  g_string_append_c (whole, 'x');
+  while (whole->len < 5000000)
+    g_string_append (whole, "é");
+  json_object_set_string_member (event, "toolCallId", "c1");
+  json_object_set_string_member (event, "toolName", "mcp__files__read");
+  json_object_set_string_member (result, "output", whole->str);
+  json_object_set_boolean_member (result, "isError", FALSE);
+  json_object_set_object_member (event, "result", result);
+
+  message = natter_tool_result_to_message (event);
+  content = json_object_get_string_member (json_node_get_object (message), "content");
+  note = g_strdup_printf ("\n[truncated: %d of %" G_GSIZE_FORMAT " bytes shown]", NATTER_TOOL_OUTPUT_MAX_BYTES - 1,
+                          whole->len);
+  g_assert_true (g_str_has_suffix (content, note));
+  g_assert_cmpuint (strlen (content), ==, NATTER_TOOL_OUTPUT_MAX_BYTES - 1 + strlen (note));
+  g_assert_true (g_utf8_validate (content, -1, NULL));
+  g_assert_cmpint (strncmp (content, whole->str, NATTER_TOOL_OUTPUT_MAX_BYTES - 1), ==, 0);
+
+  own = natter_tool_output_cut (whole->str, whole->len, NULL);
+  json_object_set_string_member (result, "output", own);
+  again = natter_tool_result_to_message (event);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (again), "content"), ==, own);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -208,6 +251,7 @@ main (int   argc,
                    test_call_n_tool_results_in_model_order);
   g_test_add_func ("/request-composer/reissue-repeats-failed-call", test_reissue_repeats_failed_call);
   g_test_add_func ("/request-composer/closed-transcript", test_closed_transcript);
+  g_test_add_func ("/request-composer/tool-result-cut", test_tool_result_cut);
 
   return g_test_run ();
 }

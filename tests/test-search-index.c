@@ -612,7 +612,8 @@ test_snippets_keep_words_whole (Fixture       *f,
   g_clear_pointer (&plain, g_free);
   g_clear_pointer (&markup, g_free);
   first_snippet (f, "don", &plain, &markup);
-  g_assert_cmpstr (markup, ==, "Please resend the e-mail, I <b>don&apos;t</b> have it");
+  /* At most 24 characters before the match: a narrow list shows it. */
+  g_assert_cmpstr (markup, ==, "… resend the e-mail, I <b>don&apos;t</b> have it");
   g_clear_pointer (&plain, g_free);
   g_clear_pointer (&markup, g_free);
   first_snippet (f, "example", &plain, &markup);
@@ -665,8 +666,16 @@ test_snippet_from_highlight (void)
     { "a b c d e f g h \002i\003 j k l m n o p", 4, "… h \002i\003 j k …" },
     { "\002a\003 b c d e", 2, "\002a\003 b …" },
     { "a b c d \002e\003", 2, "… d \002e\003" },
+    /* Never more than 24 characters before the match, however few the
+     * words: the match shows where a line is cut at its end. */
+    { "Unfortunately, internationalisation considerations complicated \002geese\003 again", 16,
+      "… complicated \002geese\003 again" },
+    { "Extraordinarily \002long\003", 16, "Extraordinarily \002long\003" },
     /* Punctuation alone is a word, marked whole. */
     { "x \002--\003 y", 16, "x \002--\003 y" },
+    /* An excerpt of a longer text says so at the ends it was cut. */
+    { "\004a b \002c\003 d\004", 16, "… a b \002c\003 d …" },
+    { "a \002b\003 c\004", 16, "a \002b\003 c …" },
     { "", 16, "" },
   };
 
@@ -676,6 +685,47 @@ test_snippet_from_highlight (void)
 
       g_assert_cmpstr (snippet, ==, cases[i].snippet);
     }
+}
+
+/* One 20 MB message, a common word in it 800,000 times and a rare one
+ * near its end: the right hit, with the words around the first match,
+ * for both. SQLite's highlight() took minutes on it (its cost grew with
+ * the square of the matches); the test is bounded only by the suite's
+ * timeout. */
+static void
+test_huge_message (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f);
+  g_autofree char *other = create_session (f);
+  g_autoptr(GString) huge = g_string_new ("Once upon a time ");
+  g_autofree char *plain = NULL;
+  g_autofree char *markup = NULL;
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  g_autofree char *hit = NULL;
+
+  while (huge->len < 20000000)
+    g_string_append (huge, "the cat sat on the mat. ");
+  g_string_insert (huge, huge->len - 1000, "a pelicanneedle here ");
+  t1 = exchange (f, sid, huge->str, "Noted.");
+  t2 = exchange (f, other, "Nothing about cats", "Nor here.");
+  hit = hit_line (sid, t1);
+  start_search (f);
+  wait_indexed (f);
+
+  assert_search (f, "pelicanneedle", hit);
+  first_snippet (f, "pelicanneedle", &plain, &markup);
+  g_assert_cmpstr (plain, ==, "… mat. the cat a pelicanneedle here sat on the mat. the cat sat on the mat. …");
+  g_assert_nonnull (strstr (markup, "a <b>pelicanneedle</b> here"));
+  g_clear_pointer (&plain, g_free);
+  g_clear_pointer (&markup, g_free);
+
+  first_snippet (f, "cat", &plain, &markup);
+  g_assert_cmpstr (markup, ==, "… upon a time the <b>cat</b> sat on the mat. the <b>cat</b> sat on the mat. the …");
+  g_clear_pointer (&plain, g_free);
+  plain = search (f, "cat");
+  g_assert_true (g_str_has_prefix (plain, hit));
 }
 
 int
@@ -690,6 +740,7 @@ main (int   argc,
   ADD ("/search-index/finds-messages-and-answers", test_finds_messages_and_answers);
   ADD ("/search-index/query-syntax-is-words", test_query_syntax_is_words);
   ADD ("/search-index/snippets-keep-words-whole", test_snippets_keep_words_whole);
+  ADD ("/search-index/huge-message", test_huge_message);
   g_test_add_func ("/search-index/snippet-from-highlight", test_snippet_from_highlight);
   ADD ("/search-index/write-through", test_write_through);
   ADD ("/search-index/corrupt-index-rebuilt", test_corrupt_index_rebuilt);

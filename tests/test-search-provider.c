@@ -830,6 +830,10 @@ test_content_hits (Fixture       *f,
   meta = g_variant_get_child_value (metas, 0);
   g_assert_cmpstr (meta_string (meta, "name"), ==, "Tell me about quokkas");
   g_assert_cmpstr (meta_string (meta, "description"), ==, "Quokkas are small marsupials.");
+  /* ...and opens there when picked (ActivateResult). */
+  g_assert_cmpstr (natter_search_provider_get_hit_turn (f->provider, quokkas), ==,
+                   natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (index, quokkas)));
+  g_assert_null (natter_search_provider_get_hit_turn (f->provider, numbats));
 
   natter_search_provider_set_search_index (f->provider, NULL);
   natter_search_provider_set_index (f->provider, f->index);

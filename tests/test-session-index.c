@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The session index on its own (session-layer-spec.md §8): the startup
+ * The session index on its own (docs/sessions.md §8): the startup
  * scan reads only the latest turn file, publishes in one items-changed,
  * keeps going past corrupt files; entries serialize to exactly the spec's
  * fields and notify only on change. Files are written through the repos
@@ -297,6 +297,59 @@ test_write_through (Fixture       *f,
   g_assert_false (natter_session_index_remove (index, sid));
 }
 
+/* A session whose latest turn cannot be read stays listed as damaged
+ * when its session file is written (a rename, a grant): the write reads
+ * no turn file, and the turn is still the latest. A new latest turn is
+ * read afresh. */
+static void
+test_write_through_keeps_latest_turn_error (Fixture       *f,
+                                            gconstpointer  data)
+{
+  char *turns[2] = { NULL, NULL };
+  g_autofree char *sid = make_session (f, "x", 2, turns);
+  g_autoptr(NatterSessionIndex) index = natter_session_index_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(JsonNode) renamed = NULL;
+  g_autoptr(JsonObject) model = json_object_new ();
+  g_autoptr(JsonNode) appended = NULL;
+  g_autofree char *next = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+
+  corrupt (f->turns, turns[1]);
+  natter_session_index_load_async (index, f->sessions, f->turns, NULL, result_cb, &result);
+  natter_test_wait_for_pointer ((gpointer *) &result, 10000);
+  g_assert_true (natter_session_index_load_finish (index, result, &error));
+  entry = natter_session_index_lookup (index, sid);
+  g_assert_nonnull (natter_session_index_entry_get_error (entry));
+
+  events = natter_jsonl_repo_read_sync (f->sessions, sid, NULL, &error);
+  g_assert_no_error (error);
+  state = natter_session_reduce (events, &error);
+  g_assert_no_error (error);
+  renamed = natter_session_event_new_title_changed (sid, TS, "renamed");
+  g_assert_true (natter_session_state_apply (state, json_node_get_object (renamed), &error));
+  g_assert_no_error (error);
+  natter_session_index_update_from_state (index, state, NULL);
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "renamed");
+  g_assert_nonnull (natter_session_index_entry_get_error (entry));
+
+  /* A turn appended after it (as an import or a test may write) is the
+   * latest now, and says nothing of the old one. */
+  next = make_turn (f, sid, "turn_cancelled");
+  json_object_set_string_member (model, "provider", "p");
+  json_object_set_string_member (model, "model", "m");
+  appended = natter_session_event_new_turn_appended (sid, TS, next, 3, "helper", model);
+  g_assert_true (natter_session_state_apply (state, json_node_get_object (appended), &error));
+  g_assert_no_error (error);
+  natter_session_index_update_from_state (index, state, "cancelled");
+  g_assert_null (natter_session_index_entry_get_error (entry));
+  g_free (turns[0]);
+  g_free (turns[1]);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -310,6 +363,7 @@ main (int   argc,
   ADD ("scan/survives-a-corrupt-session-file", test_scan_survives_corrupt_session);
   ADD ("entry/json-has-exactly-the-spec-fields", test_entry_json_fields);
   ADD ("write-through/items-changed-and-notify-on-change-only", test_write_through);
+  ADD ("write-through/keeps-a-latest-turn-error", test_write_through_keeps_latest_turn_error);
 
   return g_test_run ();
 }

@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The pure session reducer (session-layer-spec.md §6) and the scenarios of
- * §13.1.
+ * The pure session reducer and its rules (docs/format.md §3.2): valid
+ * logs, every invariant broken, and how the title folds.
  */
 
 #include <string.h>
@@ -317,7 +317,7 @@ test_unknown_version (void)
   g_autoptr(GPtrArray) events = events_new ();
 
   add (events, g_strdup ("{\"type\":\"session_created\",\"sessionId\":\"" SID "\","
-                         "\"ts\":\"2026-11-30T10:00:00.000Z\",\"schemaVersion\":3}"));
+                         "\"ts\":\"2026-11-30T10:00:00.000Z\",\"schemaVersion\":4}"));
   add (events, turn_json (SID, 1, 1, 1));
   assert_reduce_fails (events, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
 }
@@ -351,7 +351,8 @@ test_title_folding_explicit_changes (void)
   g_autoptr(NatterSessionState) from_none_state = NULL;
   g_autoptr(NatterSessionState) over_default_state = NULL;
 
-  /* The §9.1 shape: first turn, then the title derived from its message. */
+  /* The docs/sessions.md §9.1 shape: first turn, then the title derived from
+   * its message. */
   add (from_none, created_json (SID, 0, NULL));
   add (from_none, turn_json (SID, 1, 1, 1));
   add (from_none, title_json (SID, 2, "How do I boil an egg"));

@@ -6,8 +6,9 @@
  * (natter-session-scan.c, natter_json_line_scan_object()) against the full
  * read it replaces there (natter_jsonl_repo_read_sync(), then
  * natter_session_reduce_validated()): the same files accepted, the same
- * index fields folded, the same errors for the rest (session-layer-spec.md
- * §4.2, §6, §8.2). Random but deterministic: one fixed seed.
+ * index fields folded, the same errors for the rest (docs/sessions.md
+ * §6.2, docs/format.md §3.2, docs/sessions.md §8.2). Random but deterministic:
+ * one fixed seed.
  */
 
 #include <string.h>
@@ -363,92 +364,6 @@ mutate_event (GRand     *rand,
     }
 }
 
-static GString *
-serialize (GPtrArray *events)
-{
-  GString *text = g_string_new (NULL);
-
-  for (guint i = 0; i < events->len; i++)
-    {
-      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-      g_autofree char *line = NULL;
-      gsize length = 0;
-
-      json_node_set_object (node, g_ptr_array_index (events, i));
-      line = natter_json_to_line (node, &length, NULL);
-      g_assert_nonnull (line);
-      g_string_append_len (text, line, length);
-      g_string_append_c (text, '\n');
-    }
-  return text;
-}
-
-/* A byte-level change, for the line grammar and the file framing. */
-static void
-mutate_bytes (GRand   *rand,
-              GString *text)
-{
-  static const char interesting[] = "\"\\,:{}[]01-. aeE\n\x7f\x1f";
-  guint pos = text->len > 0 ? g_rand_int_range (rand, 0, text->len) : 0;
-
-  switch (g_rand_int_range (rand, 0, 11))
-    {
-    case 0:
-      if (text->len > 0)
-        text->str[pos] = interesting[g_rand_int_range (rand, 0, sizeof interesting - 1)];
-      break;
-    case 1:
-      if (text->len > 0)
-        text->str[pos] = (char) g_rand_int_range (rand, 0, 256);
-      break;
-    case 2: g_string_insert_c (text, pos, ' '); break;
-    case 3:
-      if (text->len > 0)
-        g_string_erase (text, pos, 1);
-      break;
-    case 4: g_string_truncate (text, pos); break;
-    case 5:
-      if (text->len > 0 && text->str[text->len - 1] == '\n')
-        g_string_truncate (text, text->len - 1);
-      break;
-    case 6: g_string_truncate (text, 0); break;
-    case 7: g_string_append (text, "\n"); break;
-    case 8:
-      {
-        /* The same member twice. */
-        const char *ts = strstr (text->str, "\"ts\":");
-
-        if (ts != NULL)
-          g_string_insert (text, ts - text->str, "\"ts\":\"2024-01-01T00:00:00Z\",");
-      }
-      break;
-    case 9:
-      {
-        /* A valid but non-canonical spelling. */
-        const char *escape = strstr (text->str, "\\n");
-
-        if (escape != NULL)
-          {
-            gsize at = escape - text->str;
-
-            g_string_erase (text, at, 2);
-            g_string_insert (text, at, "\\u000a");
-          }
-        else
-          g_string_insert (text, pos, "\\/");
-      }
-      break;
-    default:
-      {
-        const char *seq = strstr (text->str, "\"sessionSeq\":1");
-
-        if (seq != NULL)
-          g_string_insert (text, seq - text->str + 13, "0");
-      }
-      break;
-    }
-}
-
 static void
 test_valid_shapes (Fixture       *fixture,
                    gconstpointer  data)
@@ -457,7 +372,7 @@ test_valid_shapes (Fixture       *fixture,
     {
       g_autofree char *id = make_id (n);
       g_autoptr(GPtrArray) events = generate_events (fixture->rand, id, n);
-      g_autoptr(GString) text = serialize (events);
+      g_autoptr(GString) text = natter_test_serialize_events (events);
 
       g_assert_true (check_file (fixture, id, text->str, text->len));
     }
@@ -542,9 +457,9 @@ test_mutated (Fixture       *fixture,
       if (kind == 0 || kind == 2)
         for (guint i = g_rand_int_range (fixture->rand, 1, 3); i > 0; i--)
           mutate_event (fixture->rand, events, n);
-      text = serialize (events);
+      text = natter_test_serialize_events (events);
       if (kind == 1 || kind == 2)
-        mutate_bytes (fixture->rand, text);
+        natter_test_mutate_bytes (fixture->rand, text);
       check_file (fixture, id, text->str, text->len);
     }
   /* Both verdicts must be well represented for the comparison to mean
@@ -586,7 +501,7 @@ test_index_fold (Fixture       *fixture,
     {
       g_autofree char *id = make_id (n);
       g_autoptr(GPtrArray) events = generate_events (fixture->rand, id, n);
-      g_autoptr(GString) text = serialize (events);
+      g_autoptr(GString) text = natter_test_serialize_events (events);
       g_autoptr(GPtrArray) nodes = NULL;
       g_autoptr(NatterSessionState) state = NULL;
       g_autoptr(NatterSessionIndexEntry) expected = NULL;

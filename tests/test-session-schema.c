@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The session event schemas (session-layer-spec.md §4.2, §5) and the
- * session header fields of dsh-session.md.
+ * The session event schemas (docs/sessions.md §6.2, docs/format.md §3.1) and
+ * the session header fields of dsh-session.md.
  */
 
 #include <string.h>
@@ -123,9 +123,10 @@ test_session_created (void)
       "\"parentSession\":\"" OTHER "\",\"forkedFromTurnId\":\"" TID "\"}", 0 },
     { "empty title", CREATED_HEAD ",\"schemaVersion\":1,\"title\":\"\"}", 0 },
     { "schemaVersion 2", CREATED_HEAD ",\"schemaVersion\":2}", 0 },
-    { "schemaVersion 3", CREATED_HEAD ",\"schemaVersion\":3}", NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
+    { "schemaVersion 3", CREATED_HEAD ",\"schemaVersion\":3}", 0 },
+    { "schemaVersion 4", CREATED_HEAD ",\"schemaVersion\":4}", NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
     { "schemaVersion 0", CREATED_HEAD ",\"schemaVersion\":0}", NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
-    { "schemaVersion 3 with new fields", CREATED_HEAD ",\"schemaVersion\":3,\"grants\":[]}",
+    { "schemaVersion 4 with new fields", CREATED_HEAD ",\"schemaVersion\":4,\"grants\":[]}",
       NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
     { "schemaVersion missing", CREATED_HEAD "}", NATTER_STORE_ERROR_SCHEMA },
     { "schemaVersion a string", CREATED_HEAD ",\"schemaVersion\":\"1\"}", NATTER_STORE_ERROR_SCHEMA },

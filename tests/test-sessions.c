@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The session service against a real turn runtime with a fake model,
- * fake tools and real repos in a temporary directory: every scenario of
- * session-layer-spec.md §13.3–§13.7, a crash simulation per step of §9.1,
+ * fake tools and real repos in a temporary directory: sending, with a
+ * crash simulated at each step, the order of writes, answers, stop and
+ * resume, the index, live events (docs/sessions.md §7, §8, §9, §10),
  * forks, flush, and the title pitfalls. Each test asserts the files on
  * disk and the events.
  */
@@ -359,7 +360,7 @@ get_session (Fixture    *f,
   return state;
 }
 
-/* §13.3 sendMessage */
+/* docs/sessions.md §9.1 sendMessage */
 
 static void
 test_first_turn (Fixture       *f,
@@ -748,7 +749,7 @@ test_config_lands_on_turn (Fixture       *f,
   g_assert_cmpstr (model_string, ==, "q/n");
 }
 
-/* §13.4 ordering and crash simulation */
+/* docs/sessions.md §7 ordering and crash simulation */
 
 static void
 test_crash_at_step (Fixture       *f,
@@ -762,7 +763,7 @@ test_crash_at_step (Fixture       *f,
   g_autofree char *after = NULL;
   guint turns_before;
 
-  /* A settled first turn, so every step of §9.1 runs. */
+  /* A settled first turn, so every step of docs/sessions.md §9.1 runs. */
   script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   first = send (f, sid, "first");
   wait_status (f, sid, "completed");
@@ -865,7 +866,7 @@ test_turn_appended_before_advance (Fixture       *f,
   g_signal_handler_disconnect (f->w->hub, id);
 }
 
-/* §13.5 external inputs */
+/* docs/sessions.md §9.2 external inputs */
 
 static NatterTurnOutcome *
 respond_permission (Fixture     *f,
@@ -1017,7 +1018,7 @@ test_input_rejections_pass_through (Fixture       *f,
   g_assert_error (missing, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
 }
 
-/* §13.5 stopTurn */
+/* docs/sessions.md §9.3 stopTurn */
 
 static void
 stop (Fixture     *f,
@@ -1236,7 +1237,7 @@ test_stop_suspended_with_input (Fixture       *f,
   wait_status (f, sid, "cancelled");
 }
 
-/* §13.6 index */
+/* docs/sessions.md §8 index */
 
 static NatterSessionIndex *
 fresh_scan (Fixture *f)
@@ -1434,7 +1435,7 @@ test_mutations_publish (Fixture       *f,
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
 }
 
-/* §13.7 event forwarding */
+/* docs/sessions.md §10 event forwarding */
 
 static void
 status_notify_cb (NatterSessionIndexEntry *entry,
@@ -1843,6 +1844,71 @@ test_unreadable_earlier_turn (Fixture       *f,
     g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
+/* A branch at a turn that cannot be read would continue a history no
+ * message of it could be sent on: refused as a damaged history (the way
+ * a new version of the message after it is refused, docs/sessions.md §2),
+ * and no session is made. */
+static void
+test_fork_at_unreadable_turn (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  guint sessions;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+  corrupt_file (f->w->turn_repo, one);
+  restart (f);
+  sessions = n_files (f->w->session_repo);
+
+  branch = fork_session (f, sid, one, &error);
+  g_assert_null (branch);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+  path = turn_path (f, one);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_cmpuint (n_files (f->w->session_repo), ==, sessions);
+}
+
+/* An earlier turn whose lines are each well formed but out of order (an
+ * event after its terminal one): the history cannot be read either, and
+ * the refusal names the file and the line, as for a torn line. */
+static void
+test_earlier_turn_out_of_order (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *late = NULL;
+  g_autofree char *with_line = NULL;
+  g_autoptr(GError) error = NULL;
+
+  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  wait_status (f, sid, "completed");
+  two = send (f, sid, "two");
+  wait_status (f, sid, "completed");
+  path = turn_path (f, one);
+  late = g_strdup_printf ("{\"type\":\"turn_cancelled\",\"turnId\":\"%s\",\"ts\":\"2026-11-18T11:10:00.000Z\","
+                          "\"usage\":{}}\n", one);
+  natter_test_append_file (path, late);
+  restart (f);
+
+  g_free (send_with (f, sid, "three", NULL, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+  with_line = g_strdup_printf ("%s:5:", path);
+  g_assert_nonnull (strstr (error->message, with_line));
+}
+
 /* The damage in the middle: the readable part is every turn before it,
  * and the copy goes on from there with the whole of that history. */
 static void
@@ -1898,7 +1964,7 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
 }
 
 /* A turn_appended whose turn file is missing is a dangling reference:
- * corruption (§7), said as such, naming the file. */
+ * corruption (docs/sessions.md §7), said as such, naming the file. */
 static void
 test_dangling_latest_turn (Fixture       *f,
                            gconstpointer  data)
@@ -2150,9 +2216,9 @@ test_recover_without_damaged_latest_turn (Fixture       *f,
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
 }
 
-/* §9 getSession: requests made before a read begins share it (opening a
- * conversation asks from several views at once); a request made after a
- * write finished never joins a read begun before it; one requester
+/* docs/sessions.md §9 getSession: requests made before a read begins share it
+ * (opening a conversation asks from several views at once); a request made
+ * after a write finished never joins a read begun before it; one requester
  * cancelling does not fail the others. */
 static void
 test_get_session_shared_read (Fixture       *f,
@@ -2260,11 +2326,13 @@ main (int   argc,
   ADD ("index/dangling-latest-turn-is-damage", test_dangling_latest_turn, NULL);
   ADD ("index/directory-as-session-is-damaged", test_directory_as_session, NULL);
   ADD ("send/damaged-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (FALSE));
+  ADD ("fork/at-a-damaged-turn-is-a-damaged-history", test_fork_at_unreadable_turn, NULL);
   ADD ("send/missing-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (TRUE));
   ADD ("send/resume-with-damaged-history-fails-then-refuses", test_resume_unreadable_context, NULL);
   ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);
   ADD ("recover/leaves-out-damaged-latest-turn", test_recover_without_damaged_latest_turn, NULL);
   ADD ("recover/ends-before-damaged-middle-turn", test_recover_before_damaged_middle_turn, NULL);
+  ADD ("send/earlier-turn-out-of-order-named", test_earlier_turn_out_of_order, NULL);
   ADD ("events/tagged-in-order-and-settlement-updates-status", test_events_tagged_in_order, NULL);
   ADD ("fork/first-turn-references-fork-point", test_fork, NULL);
   ADD ("fork/unsettled-turn-refused", test_fork_unsettled_refused, NULL);

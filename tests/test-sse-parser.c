@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The byte-exact Server-Sent Events reader (turn-runtime.md §12; the
+ * The byte-exact Server-Sent Events reader (docs/runtime.md §12; the
  * WHATWG EventSource parsing rules).
  */
 

@@ -13,7 +13,7 @@
  * values it reads must be the values Natter reads (docs/format.md §2,
  * "Lossless, canonical JSON"). A reader that is missing is skipped with a
  * message. A plain chat's files are also at version 1 of both formats,
- * where the reference's readers read them (§3.3).
+ * where the reference's readers read them (docs/format.md §3.3).
  */
 
 #include "config.h"

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The pure turn reducer and derive_turn_status() of turn-runtime.md §4:
+ * The pure turn reducer and derive_turn_status() of docs/runtime.md §4:
  * every invariant, the valid shapes of a turn, atomic batches, live
  * application against full replay, and linear cost.
  */
@@ -940,7 +940,7 @@ test_failed_batch_leaves_state_unchanged (void)
   }
 }
 
-/* Invariants (§4): each its own test, with the exact error. */
+/* Invariants (docs/runtime.md §4): each its own test, with the exact error. */
 
 static void
 test_invariant_first_not_created (void)

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The loop of turn-runtime.md §6–§10 against a fake model, fake tools and
+ * The loop of docs/runtime.md §6–§10 against a fake model, fake tools and
  * a real repository in a temporary directory. Each scenario asserts the
  * exact event types written to disk and the outcome.
  */

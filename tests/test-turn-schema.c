@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The turn event schemas of turn-runtime.md §3, field by field.
+ * The turn event schemas of docs/runtime.md §3, field by field.
  */
 
 #include "natter-json.h"

@@ -12,7 +12,7 @@
  * every later request. Only then are the blobs stored (natter-blob-store.c),
  * and only after that may the turn that references them be created: a
  * crash in between leaves an orphan blob, which is benign
- * (session-layer-spec.md §7).
+ * (docs/sessions.md §7).
  */
 
 #define G_LOG_DOMAIN "natter-attachments"
@@ -20,7 +20,6 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <poppler.h>
 
 #include "natter-attachment-content.h"
 #include "natter-attachment-intake.h"
@@ -253,6 +252,7 @@ check_sizes (GPtrArray     *sources,
       if (source->bytes != NULL)
         {
           total += g_bytes_get_size (source->bytes);
+          g_free (only_name);
           only_name = g_strdup (source->name);
           continue;
         }
@@ -274,6 +274,7 @@ check_sizes (GPtrArray     *sources,
           return FALSE;
         }
       total += (guint64) g_file_info_get_size (info);
+      g_free (only_name);
       only_name = g_strdup (g_file_info_get_display_name (info));
     }
   return !too_large (total, limit, sources->len == 1 ? only_name : NULL, error);
@@ -356,9 +357,13 @@ check_readable (const char  *name,
   if (natter_attachment_kind_for_media_type (media_type) != NATTER_ATTACHMENT_KIND_PDF ||
       natter_attachment_pdf_check (bytes, &local_error))
     return TRUE;
-  if (g_error_matches (local_error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
+  if (natter_attachment_pdf_error_is_locked (local_error))
     g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
                  _("“%s” is a PDF locked with a password; Natter cannot read it"), name);
+  else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+    /* Not the file's fault: this system cannot read any PDF. */
+    g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
+                 _("Natter cannot read the PDF “%s” on this system (%s)"), name, local_error->message);
   else
     g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
                  _("“%s” is a damaged PDF that cannot be read (%s)"), name, local_error->message);

@@ -289,8 +289,8 @@ session_cb (GObject      *source,
  * @callback: called when the message may be sent
  * @user_data: data for @callback
  *
- * Compacts @session_id keeping its last 2 turns (session-layer-spec.md
- * §12.3) when the `auto-compact` setting is on and the latest turn's last
+ * Compacts @session_id keeping its last 2 turns (docs/sessions.md
+ * §5) when the `auto-compact` setting is on and the latest turn's last
  * model call used more than 80% of its model's context window, in prompt
  * tokens. The window is the user's `context-windows` entry
  * "provider/model", else what the server reports

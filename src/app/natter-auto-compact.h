@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Compacting a conversation before a message is sent, when its last model
- * call filled most of the model's context window (session-layer-spec.md
- * §12.3). Both front ends run it before natter_sessions_send_message_async().
+ * call filled most of the model's context window (docs/sessions.md
+ * §5). Both front ends run it before natter_sessions_send_message_async().
  */
 
 #pragma once

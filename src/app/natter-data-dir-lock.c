@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The single-writer rule (session-layer-spec.md §8.3, architecture.md
+ * The single-writer rule (docs/sessions.md §8.3, architecture.md
  * "Process and data"): all locking in the store and the session layer is
  * in-process, so exactly one process may write a storage directory.
  * GApplication uniqueness covers the usual case; this advisory lock covers

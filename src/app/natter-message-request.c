@@ -5,7 +5,7 @@
  * What a person asked to send, as the front end knows it: the words and
  * the files, which conversation (or a new one), whether it is a new
  * version of a message, and the choices made for it (agent, model,
- * queueing, compaction, permissions). The window fills one from its
+ * queueing, compaction, permissions, generation parameters). The window fills one from its
  * composer, the command line from its options; the send pipeline
  * (natter-send-pipeline.c) makes it a turn. Everything a front end did
  * not choose is left to the pipeline's rules, so both front ends send
@@ -34,6 +34,7 @@ struct _NatterMessageRequest
   gboolean   auto_title;
   gboolean   queue;
   gboolean   compact_first;
+  NatterGenerationParameters *parameters;  /* NULL: none of its own */
 };
 
 G_DEFINE_BOXED_TYPE (NatterMessageRequest, natter_message_request,
@@ -127,6 +128,7 @@ natter_message_request_copy (const NatterMessageRequest *self)
   copy->auto_title = self->auto_title;
   copy->queue = self->queue;
   copy->compact_first = self->compact_first;
+  natter_message_request_set_parameters (copy, self->parameters);
   return copy;
 }
 
@@ -148,6 +150,7 @@ natter_message_request_free (NatterMessageRequest *self)
   g_free (self->agent_id);
   g_free (self->provider);
   g_free (self->model);
+  natter_generation_parameters_free (self->parameters);
   g_free (self);
 }
 
@@ -472,7 +475,7 @@ natter_message_request_get_auto_title (const NatterMessageRequest *self)
  * @self: a request
  * @queue: %TRUE to queue the message behind an answer that has not
  *   ended (running, or waiting for a permission or an answer) instead of
- *   refusing it (session-layer-spec.md §12.1)
+ *   refusing it (docs/sessions.md §4)
  */
 void
 natter_message_request_set_queue (NatterMessageRequest *self,
@@ -521,4 +524,40 @@ natter_message_request_get_compact_first (const NatterMessageRequest *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
   return self->compact_first;
+}
+
+/**
+ * natter_message_request_set_parameters:
+ * @self: a request
+ * @parameters: (nullable): generation parameters for this message alone
+ *   (`natter send --temperature …`); %NULL or empty for none
+ *
+ * What this message asks of the model beside what its conversation
+ * keeps: each member set here wins over the conversation's for this
+ * message only (docs/sessions.md §15). A copy is kept. A message with
+ * parameters of its own is never queued: the queue keeps none.
+ */
+void
+natter_message_request_set_parameters (NatterMessageRequest             *self,
+                                       const NatterGenerationParameters *parameters)
+{
+  g_return_if_fail (self != NULL);
+
+  g_clear_pointer (&self->parameters, natter_generation_parameters_free);
+  if (!natter_generation_parameters_is_empty (parameters))
+    self->parameters = natter_generation_parameters_copy (parameters);
+}
+
+/**
+ * natter_message_request_get_parameters:
+ * @self: a request
+ *
+ * Returns: (transfer none) (nullable): the message's own generation
+ *   parameters, or %NULL
+ */
+const NatterGenerationParameters *
+natter_message_request_get_parameters (const NatterMessageRequest *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->parameters;
 }

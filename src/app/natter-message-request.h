@@ -8,6 +8,7 @@
 #include <glib-object.h>
 
 #include "natter-attachment-intake.h"
+#include "natter-generation-parameters.h"
 
 G_BEGIN_DECLS
 
@@ -59,6 +60,11 @@ gboolean              natter_message_request_get_queue           (const NatterMe
 void                  natter_message_request_set_compact_first   (NatterMessageRequest       *self,
                                                                   gboolean                    compact_first);
 gboolean              natter_message_request_get_compact_first   (const NatterMessageRequest *self);
+
+void                  natter_message_request_set_parameters      (NatterMessageRequest       *self,
+                                                                  const NatterGenerationParameters *parameters);
+const NatterGenerationParameters *
+                      natter_message_request_get_parameters      (const NatterMessageRequest *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterMessageRequest, natter_message_request_free)
 

@@ -52,7 +52,7 @@ natter_model_choice_shown (const NatterModelChoice  *choice,
  * natter_model_choice_dup_descriptor:
  * @choice: what is known about the session
  *
- * What the send configuration's `agent.model` (session-layer-spec.md §9)
+ * What the send configuration's `agent.model` (docs/sessions.md §9)
  * carries: the pick, else (with a registry) the last turn's model, so a
  * conversation keeps the model and provider of its last turn. An agent
  * naming its own model gets no override unless the user picked one, so the

@@ -64,6 +64,7 @@ struct _NatterSearchProvider
   gulong              loaded_handler_id;
   NatterSearchIndex  *search;        /* nullable: titles only without it */
   GHashTable         *snippets;      /* session id → plain snippet of the last content search */
+  GHashTable         *hit_turns;     /* session id → the turn of that snippet */
   NatterClock        *clock;
   GApplication       *application;   /* weak: the application owns us */
 
@@ -401,6 +402,10 @@ content_searched_cb (GObject      *object,
     g_variant_get (parameters, "(^a&s)", &terms);
 
   ids = natter_search_provider_search (self, terms, previous);
+  /* What this search found replaces what the last one did: a result
+   * found by its title now neither says nor opens at older words. */
+  g_hash_table_remove_all (self->snippets);
+  g_hash_table_remove_all (self->hit_turns);
   for (guint i = 0; i < ids->len; i++)
     g_hash_table_add (seen, g_ptr_array_index (ids, i));
   for (guint i = 0; hits != NULL && i < hits->len && ids->len < NATTER_SEARCH_PROVIDER_MAX_RESULTS; i++)
@@ -416,6 +421,7 @@ content_searched_cb (GObject      *object,
         continue;
       g_hash_table_insert (self->snippets, g_strdup (hit->session_id),
                            natter_search_snippet_to_plain (hit->snippet));
+      g_hash_table_insert (self->hit_turns, g_strdup (hit->session_id), g_strdup (hit->turn_id));
       g_ptr_array_add (ids, g_strdup (hit->session_id));
       g_hash_table_add (seen, g_ptr_array_index (ids, ids->len - 1));
     }
@@ -624,6 +630,29 @@ loaded_cb (NatterSessionIndex   *index,
 }
 
 /**
+ * natter_search_provider_get_hit_turn:
+ * @self: the provider
+ * @session_id: a result the Shell was given
+ *
+ * The turn whose words made @session_id a result of the last search by
+ * content, where the conversation opens when the result is picked
+ * (ActivateResult): the Shell's result is a conversation, its snippet
+ * that turn's words.
+ *
+ * Returns: (transfer none) (nullable): the turn id, or %NULL when
+ *   @session_id was found by its title only
+ */
+const char *
+natter_search_provider_get_hit_turn (NatterSearchProvider *self,
+                                     const char           *session_id)
+{
+  g_return_val_if_fail (NATTER_IS_SEARCH_PROVIDER (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  return g_hash_table_lookup (self->hit_turns, session_id);
+}
+
+/**
  * natter_search_provider_new:
  * @index: (nullable): the session index to search, or %NULL to set it
  *   later with natter_search_provider_set_index()
@@ -825,6 +854,7 @@ natter_search_provider_finalize (GObject *object)
 
   g_clear_object (&self->clock);
   g_clear_pointer (&self->snippets, g_hash_table_unref);
+  g_clear_pointer (&self->hit_turns, g_hash_table_unref);
 
   G_OBJECT_CLASS (natter_search_provider_parent_class)->finalize (object);
 }
@@ -944,4 +974,5 @@ natter_search_provider_init (NatterSearchProvider *self)
 {
   g_queue_init (&self->pending);
   self->snippets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->hit_turns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }

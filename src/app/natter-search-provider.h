@@ -51,6 +51,8 @@ void                  natter_search_provider_unregister      (NatterSearchProvid
 GPtrArray            *natter_search_provider_search          (NatterSearchProvider *self,
                                                               const char * const   *terms,
                                                               const char * const   *previous);
+const char           *natter_search_provider_get_hit_turn   (NatterSearchProvider *self,
+                                                             const char           *session_id);
 char                 *natter_search_provider_describe        (NatterSearchProvider    *self,
                                                               NatterSessionIndexEntry *entry);
 

@@ -27,7 +27,7 @@ natter_secret_store_default_init (NatterSecretStoreInterface *iface)
  * @error: return location for a #GError
  *
  * Looks the key of @provider up, blocking. For the provider registry's
- * key lookup, which is synchronous by contract (turn-runtime.md §6 step
+ * key lookup, which is synchronous by contract (docs/runtime.md §6 step
  * 4); the UI uses natter_secret_store_lookup_async().
  *
  * Returns: (transfer full) (nullable): the key; %NULL with @error unset

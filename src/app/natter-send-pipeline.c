@@ -787,6 +787,9 @@ choose (GTask *task)
   natter_send_options_set_max_model_calls (state->options, max_model_calls > 0
                                                            ? max_model_calls
                                                            : natter_settings_get_max_model_calls (self->settings));
+  /* The message's own; the session layer adds the conversation's under
+   * them when it makes the turn (docs/sessions.md §15). */
+  natter_send_options_set_parameters (state->options, natter_message_request_get_parameters (request));
 
   descriptor = natter_model_choice_dup_descriptor (&choice);
   if (descriptor != NULL)
@@ -1054,7 +1057,7 @@ version_turn_read_cb (GObject      *object,
  * attachments; makes the new conversation or the new version; compacts
  * (asked for, or by the `auto-compact` setting); and queues the message
  * behind an answer that has not ended, when the request allows it, or
- * makes its turn (session-layer-spec.md §9.1, §12.1).
+ * makes its turn (docs/sessions.md §9.1, §4).
  */
 void
 natter_send_pipeline_send_async (NatterSendPipeline   *self,

@@ -23,7 +23,7 @@
 #include "natter-data-dir-lock.h"
 #include "natter-default-permission-checker.h"
 #include "natter-model-permission-classifier.h"
-#include "natter-services-private.h"
+#include "natter-services.h"
 #include "natter-turn-context-resolver.h"
 
 struct _NatterServices
@@ -55,7 +55,6 @@ struct _NatterServices
   NatterSearchIndex          *search;
 
   NatterDataDirLock          *lock;
-  gint64                      locked_at;  /* g_get_real_time () µs */
 
   gboolean                    loading;
   GPtrArray                  *load_waiters;   /* GTask */
@@ -288,14 +287,15 @@ load_default_model (NatterServices *self)
  *
  * Builds every service of the application below the UI over @data_dir's
  * `storage` folder: repos, id generator, system clock, turn event hub,
- * the built-in tools (turn-runtime.md §8) with the fail-closed default
- * permission checker and the model's permission classifier (§7), the provider registry with the configured
- * providers (§12), the built-in agent with the default model and the
- * user's agents (natter_agent_store_get_default_dir()), the context
- * resolver (§11), the turn runtime (§5), the session index and service
- * (session-layer-spec.md §8, §9) and the headless runner (§11). The
- * provider list, the default model and the tool servers' call timeout
- * follow @settings live.
+ * the built-in tools (docs/runtime.md §8) with the fail-closed default
+ * permission checker and the model's permission classifier
+ * (docs/runtime.md §7), the provider registry with the configured providers
+ * (docs/runtime.md §12), the built-in agent with the default model and the
+ * user's agents (natter_agent_store_get_default_dir()), the context resolver
+ * (docs/runtime.md §11), the turn runtime (docs/runtime.md §5), the session
+ * index and service (docs/sessions.md §8, §9) and the headless runner
+ * (docs/sessions.md §11). The provider list, the default model and the tool
+ * servers' call timeout follow @settings live.
  *
  * Nothing is read or written yet: take the single-writer lock with
  * natter_services_acquire_writer_lock() and load the index with
@@ -368,8 +368,8 @@ natter_services_new (GFile               *data_dir,
   }
 
   contexts = natter_turn_context_resolver_new (self->turn_repo);
-  /* autoPermission turns ask their own model first (§7); its answer is
-   * an opinion, anything unusable counts as defer. */
+  /* autoPermission turns ask their own model first (docs/runtime.md §7); its
+   * answer is an opinion, anything unusable counts as defer. */
   classifier = natter_model_permission_classifier_new ();
   self->runtime = natter_turn_runtime_new (self->turn_repo, self->ids, self->clock,
                                            NATTER_AGENT_RESOLVER (self->config_agents),
@@ -382,10 +382,17 @@ natter_services_new (GFile               *data_dir,
                                            natter_services_get_max_model_calls (self));
   natter_turn_runtime_set_blob_store (self->runtime, self->blobs);
   self->index = natter_session_index_new ();
+  {
+    /* Also a cache beside the logs (docs/format.md §1): the startup scan
+     * reads only the sessions whose files changed since it was written. */
+    g_autoptr(GFile) index_cache = g_file_resolve_relative_path (self->data_dir, "cache/session-index");
+
+    natter_session_index_set_cache_file (self->index, index_cache);
+  }
   self->sessions = natter_sessions_new (self->session_repo, self->turn_repo, self->runtime,
                                         self->hub, self->clock, self->ids, self->index);
   /* A conversation is named after its first answer whoever brings it
-   * (session-layer-spec.md §12.6): the session layer follows the setting
+   * (docs/sessions.md §13): the session layer follows the setting
    * live, whatever front end sent the message. */
   g_object_bind_property (self->settings, "auto-title", self->sessions, "auto-title", G_BINDING_SYNC_CREATE);
   self->headless = natter_headless_runner_new (self->runtime);
@@ -432,8 +439,10 @@ natter_services_get_mcp_manager (NatterServices *self)
  *
  * Takes the advisory single-writer lock of the storage directory
  * (architecture.md, "Process and data"; natter_data_dir_lock_acquire()),
- * held until @self is finalized. Idempotent. The time it is taken bounds
- * what natter_services_remove_leftover_temp_files_async() may remove.
+ * held until @self is finalized. Idempotent. While it is held, no other
+ * process writes the directory, so
+ * natter_services_remove_leftover_temp_files_async() may remove what
+ * interrupted writes left there.
  *
  * Returns: %TRUE when this process may write the data directory; else
  *   %FALSE with %NATTER_SESSION_ERROR_LOCKED ("Another Natter process is
@@ -452,22 +461,10 @@ natter_services_acquire_writer_lock (NatterServices  *self,
   if (self->lock == NULL)
     return FALSE;
 
-  self->locked_at = g_get_real_time ();
-
   /* Ids carry the 100 ns slot they were made in, so the next writer's
    * ids sort after this one's even within the same second: nothing to
    * wait for here. */
   return TRUE;
-}
-
-/* When natter_services_acquire_writer_lock() took the lock, in
- * g_get_real_time() microseconds; 0 without the lock. */
-gint64
-_natter_services_get_locked_at (NatterServices *self)
-{
-  g_return_val_if_fail (NATTER_IS_SERVICES (self), 0);
-
-  return self->locked_at;
 }
 
 /**
@@ -521,7 +518,7 @@ index_loaded_cb (GObject      *object,
  * @callback: called on the main context once the index is loaded
  * @user_data: data for @callback
  *
- * Loads the session index by the startup scan of session-layer-spec.md
+ * Loads the session index by the startup scan of docs/sessions.md
  * §8.2, once: callers arriving during the scan wait for it, later callers
  * complete at once.
  */
@@ -603,7 +600,7 @@ model_resolved_cb (GObject      *object,
  * @user_data: data for @callback
  *
  * Completes a model descriptor `{provider, model}` for a new turn
- * (turn-runtime.md §1, §12). When no model name is given or configured,
+ * (docs/runtime.md §1, §12). When no model name is given or configured,
  * the provider's first model is asked for (`GET {baseUrl}/models`), the
  * schema's "empty picks the provider's first model".
  */
@@ -691,7 +688,7 @@ natter_services_get_settings (NatterServices *self)
  * natter_services_get_sessions:
  * @self: the services
  *
- * Returns: (transfer none): the session service (session-layer-spec.md §9)
+ * Returns: (transfer none): the session service (docs/sessions.md §9)
  */
 NatterSessions *
 natter_services_get_sessions (NatterServices *self)
@@ -705,7 +702,7 @@ natter_services_get_sessions (NatterServices *self)
  * @self: the services
  *
  * Returns: (transfer none): the session index, a #GListModel of
- *   #NatterSessionIndexEntry (§8)
+ *   #NatterSessionIndexEntry (docs/sessions.md §8)
  */
 NatterSessionIndex *
 natter_services_get_index (NatterServices *self)
@@ -744,7 +741,8 @@ natter_services_get_hub (NatterServices *self)
  * natter_services_get_headless_runner:
  * @self: the services
  *
- * Returns: (transfer none): the runner of standalone turns (§11)
+ * Returns: (transfer none): the runner of standalone turns
+ *   (docs/sessions.md §11)
  */
 NatterHeadlessRunner *
 natter_services_get_headless_runner (NatterServices *self)

@@ -56,6 +56,8 @@ int                     natter_services_remove_leftover_temp_files_finish
                                                                  (NatterServices       *self,
                                                                   GAsyncResult         *result,
                                                                   GError              **error);
+void                    natter_services_clean_up_leftovers       (NatterServices       *self,
+                                                                  GApplication         *app);
 
 void                    natter_services_load_async               (NatterServices       *self,
                                                                   GCancellable         *cancellable,

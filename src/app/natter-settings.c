@@ -849,7 +849,7 @@ natter_settings_get_auto_permission (NatterSettings *self)
  *
  * Whether a conversation is compacted before a message is sent once the
  * last model call's prompt passed 80% of the model's context window
- * (session-layer-spec.md §12.3).
+ * (docs/sessions.md §5).
  *
  * Returns: the `auto-compact` key
  */
@@ -896,11 +896,55 @@ natter_settings_get_context_window (NatterSettings *self,
 }
 
 /**
+ * natter_settings_set_context_window:
+ * @self: the settings
+ * @provider: a provider id
+ * @model: a model name (not empty)
+ * @tokens: the window in tokens, at most %G_MAXINT32; 0 forgets the
+ *   user's window, so that the server's counts again
+ *
+ * Sets the entry "@provider/@model" of the `context-windows` key
+ * (docs/sessions.md §5: it wins over what the server reports),
+ * keeping every other entry. Does nothing on the built-in defaults
+ * (settings without a #GSettings).
+ */
+void
+natter_settings_set_context_window (NatterSettings *self,
+                                    const char     *provider,
+                                    const char     *model,
+                                    guint           tokens)
+{
+  g_autoptr(GVariant) windows = NULL;
+  g_autofree char *key = NULL;
+  GVariantBuilder builder;
+  GVariantIter iter;
+  const char *name;
+  gint32 value;
+
+  g_return_if_fail (NATTER_IS_SETTINGS (self));
+  g_return_if_fail (provider != NULL && model != NULL && *model != '\0');
+  g_return_if_fail (tokens <= G_MAXINT32);
+
+  if (self->settings == NULL)
+    return;
+  key = g_strconcat (provider, "/", model, NULL);
+  windows = g_settings_get_value (self->settings, "context-windows");
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{si}"));
+  g_variant_iter_init (&iter, windows);
+  while (g_variant_iter_next (&iter, "{&si}", &name, &value))
+    if (!g_str_equal (name, key))
+      g_variant_builder_add (&builder, "{si}", name, value);
+  if (tokens > 0)
+    g_variant_builder_add (&builder, "{si}", key, (gint32) tokens);
+  g_settings_set_value (self->settings, "context-windows", g_variant_builder_end (&builder));
+}
+
+/**
  * natter_settings_get_auto_title:
  * @self: the settings
  *
  * Whether a conversation is named by its model after its first answer
- * (session-layer-spec.md §12.6).
+ * (docs/sessions.md §13).
  *
  * Returns: the `auto-title` key
  */

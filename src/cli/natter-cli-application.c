@@ -30,6 +30,7 @@ struct _NatterCliApplication
   GApplication    parent_instance;
   NatterServices *services;
   int             exit_status;
+  gboolean        cleaning_up;  /* leftovers of killed writes are being removed */
 };
 
 G_DEFINE_FINAL_TYPE (NatterCliApplication, natter_cli_application, G_TYPE_APPLICATION)
@@ -71,6 +72,13 @@ natter_cli_application_command_line (GApplication            *app,
           return 1;
         }
       self->services = g_steal_pointer (&services);
+    }
+  /* Once this process writes the directory, what writes killed half-way
+   * left there is removed, beside the command. */
+  if (self->services != NULL && !self->cleaning_up)
+    {
+      self->cleaning_up = TRUE;
+      natter_services_clean_up_leftovers (self->services, app);
     }
 
   natter_command_line_run (natter_cli_get_commands (), app, self->services, cmdline, ran_cb);
@@ -137,6 +145,28 @@ natter_cli_application_new (const char *application_id)
                        NULL);
 }
 
+/* A command's standard error carries its one `natter: …` line (README,
+ * "Command line") and nothing else: what is only logged (a tool server's
+ * line that was skipped, leftovers that could not be removed) goes to the
+ * journal, as a window's log does, or nowhere where there is none. With
+ * G_MESSAGES_DEBUG set, whoever debugs reads it on standard error as
+ * usual; warnings and worse, which mean a bug, always go there. */
+static GLogWriterOutput
+log_writer (GLogLevelFlags   level,
+            const GLogField *fields,
+            gsize            n_fields,
+            gpointer         user_data)
+{
+  const char *debug = g_getenv ("G_MESSAGES_DEBUG");
+
+  if ((level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING)) != 0 ||
+      (debug != NULL && debug[0] != '\0'))
+    return g_log_writer_default (level, fields, n_fields, user_data);
+  /* Without a journal, dropped: the command's output is its promise. */
+  g_log_writer_journald (level, fields, n_fields, user_data);
+  return G_LOG_WRITER_HANDLED;
+}
+
 /**
  * natter_cli_application_run:
  * @application_id: the application id, as for natter_cli_application_new()
@@ -153,7 +183,9 @@ natter_cli_application_new (const char *application_id)
  * command line is forwarded to the primary instance, with the directory
  * (as an absolute `NATTER_DATA_DIR`) in its environment; the primary
  * runs it only if it uses that same directory, and otherwise fails
- * naming both.
+ * naming both. Its log goes to the journal, not to standard error,
+ * unless G_MESSAGES_DEBUG asks for it there: standard error carries the
+ * command's own `natter: …` line alone.
  *
  * Returns: the process's exit status
  */
@@ -167,6 +199,7 @@ natter_cli_application_run (const char  *application_id,
 
   g_return_val_if_fail (g_application_id_is_valid (application_id), 1);
 
+  g_log_set_writer_func (log_writer, NULL, NULL);
   app = natter_cli_application_new (application_id);
   if (argc > 1 && natter_cli_needs_services ((const char * const *) argv))
     {

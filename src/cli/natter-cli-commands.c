@@ -279,6 +279,16 @@ natter_cli_command_send (Run *run)
   natter_message_request_set_session (request, run->session_id);
   natter_message_request_set_cwd (request, g_application_command_line_get_cwd (run->cmdline));
   natter_message_request_set_queue (request, run->queue);
+  /* This message's own parameters; the conversation's apply under them
+   * (docs/sessions.md §15). */
+  if (natter_cli_has_parameters (run))
+    {
+      g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+
+      if (!natter_cli_read_parameters (run, parameters))
+        return;
+      natter_message_request_set_parameters (request, parameters);
+    }
   for (guint i = 0; run->attach != NULL && run->attach[i] != NULL; i++)
     {
       g_autoptr(GFile) file = g_application_command_line_create_file_for_arg (run->cmdline, run->attach[i]);

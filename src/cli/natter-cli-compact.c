@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * `natter compact SESSION [--keep N]`: summarizes a conversation's
- * earlier turns (session-layer-spec.md §12.3) and prints
+ * earlier turns (docs/sessions.md §5) and prints
  * `compacted <compactionId>`.
  */
 

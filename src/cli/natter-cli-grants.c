@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The subcommands of session permission grants (session-layer-spec.md
- * §12.2): grant, grants, revoke, and allow --always. Their output lines
+ * The subcommands of session permission grants (docs/sessions.md
+ * §12): grant, grants, revoke, and allow --always. Their output lines
  * are stable for scripts (README, "Command line").
  */
 
@@ -13,7 +13,7 @@
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-services.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 #include "natter-tool-registry.h"
 

@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include "natter-cli-locale.h"
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-mcp-client.h"
@@ -24,18 +25,22 @@ typedef struct
   Run             *run;
   char            *path;
   GPtrArray       *servers;  /* NatterMcpServerConfig */
-  guint            next;     /* list: the server being asked */
   NatterMcpClient *client;
 } McpRun;
 
-/* A client for @config that waits as long as Preferences says, unless
- * the server's entry names its own timeout, and reads secret header
- * values from the keyring. */
+/* A client for @config that waits as long as Preferences says for a
+ * call, unless the server's entry names its own timeout, but only
+ * %NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS for the server to start, and
+ * reads secret header values from the keyring. */
 static NatterMcpClient *
 new_client (McpRun                *mcp,
             NatterMcpServerConfig *config)
 {
-  return natter_mcp_manager_new_client (natter_services_get_mcp_manager (mcp->run->services), config);
+  NatterMcpClient *client = natter_mcp_manager_new_client (natter_services_get_mcp_manager (mcp->run->services),
+                                                           config);
+
+  natter_mcp_client_set_handshake_timeout (client, NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS);
+  return client;
 }
 
 static void
@@ -68,55 +73,106 @@ mcp_fail (McpRun     *mcp,
   natter_cli_fail (run, status, "%s", message);
 }
 
-/* ---- list ------------------------------------------------------------ */
-
-static void list_next (McpRun *mcp);
-
-static void
-list_tools_cb (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
+/* mcp.json's servers, its mistake in the caller's words. */
+static GPtrArray *
+load_config (Run         *run,
+             const char  *path,
+             GError     **error)
 {
-  McpRun *mcp = user_data;
-  NatterMcpClient *client = NATTER_MCP_CLIENT (object);
-  const char *name = natter_mcp_client_get_config (client)->name;
-  g_autoptr(JsonArray) tools = NULL;
+  gpointer previous = natter_cli_locale_enter (run->cmdline);
+  GPtrArray *configs = natter_mcp_config_load (path, error);
+
+  natter_cli_locale_leave (previous);
+  return configs;
+}
+
+/* The mistake in mcp.json that @manager keeps, in the caller's words:
+ * the manager's own is in the language of the process that read the
+ * file, the window's when the command was forwarded to it. NULL when
+ * the file has none. */
+static char *
+config_mistake (Run              *run,
+                NatterMcpManager *manager)
+{
+  g_autoptr(GPtrArray) configs = NULL;
   g_autoptr(GError) error = NULL;
 
-  tools = natter_mcp_client_list_tools_finish (client, result, &error);
-  if (tools == NULL)
-    natter_cli_out (mcp->run, "%s\t%s\t%s\n", name, natter_cli_tr (mcp->run, "error"), error->message);
-  else
-    {
-      guint n = json_array_get_length (tools);
-      g_autofree char *count = g_strdup_printf (natter_cli_ntr (mcp->run, "%u tool", "%u tools", n), n);
+  if (natter_mcp_manager_get_config_error (manager) == NULL)
+    return NULL;
+  configs = load_config (run, natter_mcp_manager_get_config_path (manager), &error);
+  /* Mended in the meantime: the manager's words, then. */
+  return g_strdup (error != NULL ? error->message : natter_mcp_manager_get_config_error (manager));
+}
 
-      natter_cli_out (mcp->run, "%s\t%s\t%s\n", name, natter_cli_tr (mcp->run, "connected"), count);
-    }
-  natter_mcp_client_stop (client);
-  g_clear_object (&mcp->client);
-  list_next (mcp);
+/* ---- list ------------------------------------------------------------ */
+
+/* What a server is doing, in words, for `mcp list` and for the warnings
+ * of `send`: NULL when its tools are offered. */
+static char *
+describe_not_ready (Run              *run,
+                    NatterMcpManager *manager,
+                    NatterMcpClient  *client)
+{
+  if (natter_mcp_manager_get_server_tools (manager, client) != NULL)
+    return NULL;
+  if (natter_mcp_client_get_state (client) == NATTER_MCP_CLIENT_STATE_FAILED)
+    return g_strdup (natter_mcp_client_get_last_error (client));
+  /* Translators: %s is a tool server's name, %u a number of seconds */
+  return g_strdup_printf (natter_cli_tr (run, "Tool server “%s” did not finish starting within %u s; its tools "
+                                         "are not offered until it does"),
+                          natter_mcp_client_get_config (client)->name, NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS);
 }
 
 static void
-list_next (McpRun *mcp)
+listed_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
 {
-  NatterMcpServerConfig *config;
+  McpRun *mcp = user_data;
+  NatterMcpManager *manager = NATTER_MCP_MANAGER (object);
+  GPtrArray *configs = natter_mcp_manager_get_configs (manager);
+  g_autofree char *config_error = config_mistake (mcp->run, manager);
+  g_autoptr(GError) error = NULL;
 
-  for (; mcp->next < mcp->servers->len; mcp->next++)
+  if (!natter_mcp_manager_refresh_finish (manager, result, &error))
     {
-      config = g_ptr_array_index (mcp->servers, mcp->next);
-      if (config->enabled)
-        break;
-      natter_cli_out (mcp->run, "%s\t%s\n", config->name, natter_cli_tr (mcp->run, "disabled"));
-    }
-  if (mcp->next >= mcp->servers->len)
-    {
-      mcp_finish (mcp, 0);
+      mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, error->message);
       return;
     }
-  mcp->client = new_client (mcp, g_ptr_array_index (mcp->servers, mcp->next++));
-  natter_mcp_client_list_tools_async (mcp->client, g_task_get_cancellable (mcp->run->task), list_tools_cb, mcp);
+  if (configs->len == 0 && config_error == NULL)
+    natter_cli_out (mcp->run, natter_cli_tr (mcp->run, "No tool servers are configured in %s\n"), mcp->path);
+  for (guint i = 0; i < configs->len; i++)
+    {
+      NatterMcpServerConfig *config = g_ptr_array_index (configs, i);
+      NatterMcpClient *client = natter_mcp_manager_find_client (manager, config->name);
+      JsonArray *tools = client != NULL ? natter_mcp_manager_get_server_tools (manager, client) : NULL;
+
+      if (!config->enabled || client == NULL)
+        natter_cli_out (mcp->run, "%s\t%s\n", config->name, natter_cli_tr (mcp->run, "disabled"));
+      else if (tools != NULL)
+        {
+          guint n = json_array_get_length (tools);
+          g_autofree char *count = g_strdup_printf (natter_cli_ntr (mcp->run, "%u tool", "%u tools", n), n);
+
+          natter_cli_out (mcp->run, "%s\t%s\t%s\n", config->name, natter_cli_tr (mcp->run, "connected"), count);
+        }
+      else
+        {
+          g_autofree char *why = describe_not_ready (mcp->run, manager, client);
+          gboolean failed = natter_mcp_client_get_state (client) == NATTER_MCP_CLIENT_STATE_FAILED;
+
+          natter_cli_out (mcp->run, "%s\t%s\t%s\n", config->name,
+                          failed ? natter_cli_tr (mcp->run, "error") : natter_cli_tr (mcp->run, "starting"), why);
+        }
+    }
+  /* A file with a mistake is said, after the servers that still run
+   * (those of the last file that parsed, in a running Natter). */
+  if (config_error != NULL)
+    {
+      mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, config_error);
+      return;
+    }
+  mcp_finish (mcp, 0);
 }
 
 /* ---- tools --------------------------------------------------------- */
@@ -253,6 +309,7 @@ refreshed_cb (GObject      *object,
   void (*then) (Run *run) = refresh->then;
   NatterMcpManager *manager = NATTER_MCP_MANAGER (object);
   GPtrArray *clients = natter_mcp_manager_get_clients (manager);
+  g_autofree char *mistake = NULL;
   g_autoptr(GError) error = NULL;
 
   g_free (refresh);
@@ -263,14 +320,15 @@ refreshed_cb (GObject      *object,
     }
   /* A server that is down is said, not hidden; the turn goes on
    * without its tools. */
-  if (natter_mcp_manager_get_config_error (manager) != NULL)
-    g_application_command_line_printerr (run->cmdline, "natter: %s\n", natter_mcp_manager_get_config_error (manager));
+  mistake = config_mistake (run, manager);
+  if (mistake != NULL)
+    g_application_command_line_printerr (run->cmdline, "natter: %s\n", mistake);
   for (guint i = 0; i < clients->len; i++)
     {
-      NatterMcpClient *client = g_ptr_array_index (clients, i);
+      g_autofree char *why = describe_not_ready (run, manager, g_ptr_array_index (clients, i));
 
-      if (natter_mcp_client_get_state (client) == NATTER_MCP_CLIENT_STATE_FAILED)
-        g_application_command_line_printerr (run->cmdline, "natter: %s\n", natter_mcp_client_get_last_error (client));
+      if (why != NULL)
+        g_application_command_line_printerr (run->cmdline, "natter: %s\n", why);
     }
   then (run);
 }
@@ -281,7 +339,10 @@ refreshed_cb (GObject      *object,
  * @then: what the command does next
  *
  * Lists the enabled tool servers' tools, so the turn offers them, then
- * calls @then. Servers that fail are named on standard error.
+ * calls @then: once every server answered, or after
+ * %NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS at most, so a hung server delays
+ * the command that long and no more. Servers that fail or are not ready
+ * are named on standard error; the turn goes on without their tools.
  */
 void
 natter_cli_mcp_refresh (Run  *run,
@@ -345,37 +406,46 @@ check_arity (McpRun     *mcp,
  * @run: the run, with the subcommand and its arguments
  *
  * `mcp list` prints one line per configured server (name, state, tool
- * count or error), `mcp tools SERVER` one line per tool (name, tab, the
- * first line of its description), `mcp call SERVER TOOL JSON` the tool's
- * result in words. A disabled server is listed as such and never
- * started: `tools` and `call` refuse it. Exit status 1 when the server
- * is disabled or fails or the tool reports an error, 2 for a malformed
- * command line.
+ * count or error), asking every server at once and waiting at most
+ * %NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS for any (one still starting is
+ * listed as such); when mcp.json has a mistake, it lists the servers of
+ * the last file that parsed (those a running Natter still runs), then
+ * says the mistake and exits 1. `mcp tools SERVER` prints one line per
+ * tool (name, tab, the first line of its description), `mcp call SERVER
+ * TOOL JSON` the tool's result in words; both give the server
+ * %NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS to start. A disabled server is
+ * listed as such and never started: `tools` and `call` refuse it. Exit
+ * status 1 when the file or the server is broken, the server is
+ * disabled or the tool reports an error, 2 for a malformed command line.
  */
 void
 natter_cli_command_mcp (Run *run)
 {
   McpRun *mcp = g_new0 (McpRun, 1);
+  NatterMcpManager *manager = natter_services_get_mcp_manager (run->services);
   const char *verb = run->args[0];
   g_autoptr(GError) error = NULL;
 
   mcp->run = run;
-  mcp->path = natter_mcp_config_default_path ();
-  mcp->servers = natter_mcp_config_load (mcp->path, &error);
+  mcp->path = g_strdup (natter_mcp_manager_get_config_path (manager));
+  if (g_str_equal (verb, "list"))
+    {
+      if (!check_arity (mcp, 1, "list"))
+        return;
+      /* The servers of the file as it is now, all asked at once, through
+       * the manager: in a running Natter, those that run are listed even
+       * when the file has a mistake since. */
+      natter_mcp_manager_reload (manager);
+      natter_mcp_manager_refresh_async (manager, g_task_get_cancellable (run->task), listed_cb, mcp);
+      return;
+    }
+  mcp->servers = load_config (run, mcp->path, &error);
   if (mcp->servers == NULL)
     {
       mcp_fail (mcp, NATTER_CLI_EXIT_FAILURE, error->message);
       return;
     }
-  if (g_str_equal (verb, "list"))
-    {
-      if (!check_arity (mcp, 1, "list"))
-        return;
-      if (mcp->servers->len == 0)
-        natter_cli_out (run, natter_cli_tr (run, "No tool servers are configured in %s\n"), mcp->path);
-      list_next (mcp);
-    }
-  else if (g_str_equal (verb, "tools"))
+  if (g_str_equal (verb, "tools"))
     {
       if (check_arity (mcp, 2, "tools SERVER") && open_server (mcp))
         natter_mcp_client_list_tools_async (mcp->client, g_task_get_cancellable (run->task), tools_cb, mcp);

@@ -14,6 +14,7 @@
 
 #include "natter-cli.h"
 #include "natter-cli-locale.h"
+#include "natter-generation-parameters.h"
 #include "natter-turn-reducer.h"
 
 G_BEGIN_DECLS
@@ -33,6 +34,8 @@ typedef enum
   OPT_QUEUE      = 1 << 8,   /* --queue */
   OPT_TOOLS      = 1 << 9,   /* may advance a turn: the tool servers' tools are listed first */
   OPT_COMPACT    = 1 << 10,  /* --compact */
+  OPT_PARAMS     = 1 << 11,  /* --temperature, --top-p, --max-tokens, --seed, --system */
+  OPT_CLEAR      = 1 << 12,  /* --clear */
 } OptionSet;
 
 typedef struct
@@ -79,6 +82,10 @@ struct _Run
   char                    *format;      /* export */
   char                    *output;      /* export */
   char                    *from;        /* import */
+  char                    *parameter_texts[4]; /* --temperature, --top-p, --max-tokens, --seed
+                                                * as typed, by NatterParameter */
+  char                    *system;      /* --system */
+  gboolean                 clear;       /* params --clear */
   GStrv                    args;        /* positional arguments */
   GStrv                    attach;      /* --attach FILE, as given */
   char                    *text;        /* the joined message, for MESSAGE commands */
@@ -170,6 +177,12 @@ void natter_cli_queued               (Run        *run,
                                       const char *queue_id);
 void natter_cli_fail_after_promotion (Run    *run,
                                       GError *error);
+
+/* natter-cli-params.c */
+void     natter_cli_command_params     (Run                         *run);
+gboolean natter_cli_read_parameters    (Run                         *run,
+                                        NatterGenerationParameters  *parameters);
+gboolean natter_cli_has_parameters     (Run                         *run);
 
 /* natter-cli-grants.c */
 void natter_cli_command_grant        (Run *run);

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Queued messages on the command line (session-layer-spec.md §12.1):
+ * Queued messages on the command line (docs/sessions.md §4):
  * send --queue, queue, unqueue, and following the queue after a turn
  * completes. A turn the queue makes in this process runs to its end
  * before the command exits, whichever command made it: the one after a
@@ -19,7 +19,7 @@
 #include "natter-json.h"
 #include "natter-services.h"
 #include "natter-session-error.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-queue.h"
 
 /* The session's latest turn as the index has it now. */

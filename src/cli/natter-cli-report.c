@@ -11,6 +11,9 @@
 
 #include "config.h"
 
+#include <math.h>
+#include <string.h>
+
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-provider-error.h"
@@ -247,18 +250,49 @@ or_dash (const char *text)
   return text != NULL && text[0] != '\0' ? text : "-";
 }
 
+/* `--json` output is flushed in pieces of about this size: few writes
+ * (each one a D-Bus message when the command runs in the window), and
+ * never the whole array in memory. */
+#define JSON_FLUSH_SIZE (64 * 1024)
+
+/* Appends one element of the printed array, spelled as the generator
+ * spells it inside a pretty array: after "[" or ",", each of its lines
+ * indented two more spaces. Every newline of pretty JSON is between
+ * tokens (a newline in a string is escaped), so indenting after each
+ * keeps the text the same document. */
+static void
+append_json_element (GString  *out,
+                     JsonNode *node,
+                     gboolean  first)
+{
+  g_autofree char *text = natter_json_to_text (node, TRUE, NULL);
+  const char *line = text;
+  const char *end;
+
+  g_string_append (out, first ? "[\n  " : ",\n  ");
+  while ((end = strchr (line, '\n')) != NULL)
+    {
+      g_string_append_len (out, line, end + 1 - line);
+      g_string_append (out, "  ");
+      line = end + 1;
+    }
+  g_string_append (out, line);
+}
+
 /* Prints the session index: one tab-separated line per session, or
- * the entries as a JSON array. Every session is listed; one that is a
- * version of another conversation (an edit or a new try,
- * natter-session-families.c) says which: a fifth column "version of ID"
- * in text, `versionOf` in JSON. */
+ * the entries as a JSON array, written an entry at a time: the array's
+ * text is exactly what natter_json_to_text() makes of the whole array,
+ * but only one entry's tree and a piece of the text are ever held. Every
+ * session is listed; one that is a version of another conversation (an
+ * edit or a new try, natter-session-families.c) says which: a fifth
+ * column "version of ID" in text, `versionOf` in JSON. */
 void
 natter_cli_print_sessions (Run *run)
 {
   GListModel *index = G_LIST_MODEL (natter_services_get_index (run->services));
   g_autoptr(NatterSessionFamilies) families = natter_session_families_new (index);
   guint n = g_list_model_get_n_items (index);
-  g_autoptr(JsonArray) array = json_array_new ();
+  g_autoptr(GString) json = g_string_new (NULL);
 
   for (guint i = 0; i < n; i++)
     {
@@ -270,11 +304,16 @@ natter_cli_print_sessions (Run *run)
 
       if (run->json)
         {
-          JsonNode *node = natter_session_index_entry_to_json (entry);
+          g_autoptr(JsonNode) node = natter_session_index_entry_to_json (entry);
 
           if (version)
             json_object_set_string_member (json_node_get_object (node), "versionOf", original);
-          json_array_add_element (array, node);
+          append_json_element (json, node, i == 0);
+          if (json->len >= JSON_FLUSH_SIZE)
+            {
+              natter_cli_out (run, "%s", json->str);
+              g_string_truncate (json, 0);
+            }
         }
       else if (error != NULL)
         natter_cli_out (run, "%s\terror\t%s\t%s\n", id, or_dash (natter_session_index_entry_get_updated_at (entry)),
@@ -288,12 +327,8 @@ natter_cli_print_sessions (Run *run)
     }
   if (run->json)
     {
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
-      g_autofree char *text = NULL;
-
-      json_node_set_array (root, array);
-      text = natter_json_to_text (root, TRUE, NULL);
-      natter_cli_out (run, "%s\n", text);
+      g_string_append (json, n == 0 ? "[]\n" : "\n]\n");
+      natter_cli_out (run, "%s", json->str);
     }
 }
 
@@ -301,7 +336,47 @@ natter_cli_print_sessions (Run *run)
 /* show                                                                */
 /* ------------------------------------------------------------------ */
 
-/* One turn reduced for display: input, answer, tool calls, status. */
+/* Sets @object's `timeToFirstTokenMs` and `tokensPerSecond` (to a tenth)
+ * where they are known (≥ 0, > 0). */
+static void
+set_speed (JsonObject *object,
+           gint64      time_to_first_token_ms,
+           double      tokens_per_second)
+{
+  if (time_to_first_token_ms >= 0)
+    json_object_set_int_member (object, "timeToFirstTokenMs", time_to_first_token_ms);
+  if (tokens_per_second > 0)
+    json_object_set_double_member (object, "tokensPerSecond", round (tokens_per_second * 10) / 10);
+}
+
+/* The answer's speed figures (docs/format.md §4.2), and each model
+ * call's in `modelCalls`: `[{modelCallIndex, timeToFirstTokenMs?,
+ * tokensPerSecond?}]`. */
+static void
+add_speed (JsonObject      *summary,
+           NatterTurnState *state)
+{
+  JsonArray *calls = json_array_new ();
+  gint64 time_to_first_token_ms;
+  double tokens_per_second;
+
+  natter_turn_state_get_speed (state, &time_to_first_token_ms, &tokens_per_second);
+  set_speed (summary, time_to_first_token_ms, tokens_per_second);
+  for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
+    {
+      NatterTurnModelCall *call = natter_turn_state_get_model_call (state, i);
+      JsonObject *item = json_object_new ();
+
+      json_object_set_int_member (item, "modelCallIndex", i);
+      set_speed (item, natter_turn_model_call_get_time_to_first_token_ms (call),
+                 natter_turn_model_call_get_tokens_per_second (call));
+      json_array_add_object_element (calls, item);
+    }
+  json_object_set_array_member (summary, "modelCalls", calls);
+}
+
+/* One turn reduced for display: input, answer, tool calls, status,
+ * speed. */
 JsonObject *
 natter_cli_turn_summary (const NatterSessionTurn *turn,
                          NatterTurnState         *state)
@@ -345,6 +420,7 @@ natter_cli_turn_summary (const NatterSessionTurn *turn,
       json_array_add_object_element (calls, item);
     }
   json_object_set_array_member (summary, "toolCalls", calls);
+  add_speed (summary, state);
 
   if (status == NATTER_TURN_STATUS_FAILED)
     json_object_set_string_member (summary, "error",

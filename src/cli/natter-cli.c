@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
+#include "natter-parameters-input.h"
 #include "natter-session-error.h"
 
 static void
@@ -37,6 +38,9 @@ run_free (Run *run)
   g_free (run->format);
   g_free (run->output);
   g_free (run->from);
+  for (guint i = 0; i < G_N_ELEMENTS (run->parameter_texts); i++)
+    g_free (run->parameter_texts[i]);
+  g_free (run->system);
   g_free (run->turn_id);
   g_free (run->latest_before);
   g_clear_pointer (&run->descriptor, json_object_unref);
@@ -130,9 +134,11 @@ static const Command commands[] = {
   { "ask", N_("[--attach FILE]… [MODEL-OPTIONS] MESSAGE"),
     N_("Run a standalone turn and print the answer"), 1, JOINED, OPT_MODEL | OPT_ATTACH | OPT_TOOLS,
     natter_cli_command_ask },
-  { "send", N_("[--session ID [--queue]] [--auto-permission] [--no-auto-title] [--attach FILE]… [MODEL-OPTIONS] MESSAGE"),
+  { "send", N_("[--session ID [--queue]] [--auto-permission] [--no-auto-title] [--attach FILE]… [MODEL-OPTIONS] "
+               "[--temperature T] [--top-p P] [--max-tokens N] [--seed S] [--system TEXT] MESSAGE"),
     N_("Send a message to a session (a new one without --session) and wait until the turn settles"),
-    1, JOINED, OPT_MODEL | OPT_SESSION | OPT_ATTACH | OPT_QUEUE | OPT_TOOLS, natter_cli_command_send },
+    1, JOINED, OPT_MODEL | OPT_SESSION | OPT_ATTACH | OPT_QUEUE | OPT_TOOLS | OPT_PARAMS,
+    natter_cli_command_send },
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
   { "search", N_("QUERY [--json]"),
     N_("Find the turns whose message or answer contain every word, best match first"),
@@ -176,6 +182,9 @@ static const Command commands[] = {
     natter_cli_command_queue },
   { "unqueue", N_("SESSION QUEUEID"), N_("Remove a queued message before it is sent"), 2, 2, 0,
     natter_cli_command_unqueue },
+  { "params", N_("SESSION [--temperature T] [--top-p P] [--max-tokens N] [--seed S] [--system TEXT] [--clear] [--json]"),
+    N_("Show or keep the generation parameters every later message of a session is sent with"), 1, 1,
+    OPT_PARAMS | OPT_CLEAR | OPT_JSON, natter_cli_command_params },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -371,6 +380,26 @@ option_context_new (Run *run)
       entries[n++] = (GOptionEntry) { "output", 'o', 0, G_OPTION_ARG_FILENAME, &run->output,
                                       N_("Write to FILE instead of printing"), N_("FILE") };
     }
+  if (command->options & OPT_PARAMS)
+    {
+      entries[n++] = (GOptionEntry) { "temperature", 0, 0, G_OPTION_ARG_STRING,
+                                      &run->parameter_texts[NATTER_PARAMETER_TEMPERATURE],
+                                      N_("How varied the answer is, from 0 to 2"), N_("T") };
+      entries[n++] = (GOptionEntry) { "top-p", 0, 0, G_OPTION_ARG_STRING, &run->parameter_texts[NATTER_PARAMETER_TOP_P],
+                                      N_("Sample only from the likeliest words making up this share, from 0 to 1"),
+                                      N_("P") };
+      entries[n++] = (GOptionEntry) { "max-tokens", 0, 0, G_OPTION_ARG_STRING,
+                                      &run->parameter_texts[NATTER_PARAMETER_MAX_TOKENS],
+                                      N_("The most tokens one answer may have"), N_("N") };
+      entries[n++] = (GOptionEntry) { "seed", 0, 0, G_OPTION_ARG_STRING, &run->parameter_texts[NATTER_PARAMETER_SEED],
+                                      N_("A seed, for answers that repeat where the model allows"), N_("S") };
+      entries[n++] = (GOptionEntry) { "system", 0, 0, G_OPTION_ARG_STRING, &run->system,
+                                      N_("An instruction added to the agent’s system prompt"), N_("TEXT") };
+    }
+  if (command->options & OPT_CLEAR)
+    entries[n++] = (GOptionEntry) { "clear", 0, 0, G_OPTION_ARG_NONE, &run->clear,
+                                    N_("Forget the kept parameters first (the others given are then kept alone)"),
+                                    NULL };
   if (command->options & OPT_IMPORT)
     entries[n++] = (GOptionEntry) { "from", 0, 0, G_OPTION_ARG_STRING, &run->from,
                                     N_("chatgpt: the file is a ChatGPT conversations.json"), N_("SOURCE") };

@@ -39,6 +39,7 @@ struct _NatterMcpClient
   char                   *last_error;
   char                   *protocol_version;
   guint                   timeout;
+  guint                   handshake_timeout; /* s for `initialize`; 0: the timeout */
   gint64                  next_id;
   GHashTable             *pending;   /* id → Pending */
   GPtrArray              *waiters;   /* GTask of a request waiting for the handshake */
@@ -73,6 +74,7 @@ typedef struct
 {
   char       *method;
   JsonObject *params;   /* nullable */
+  guint       timeout;  /* s; 0: the client's */
 } RequestData;
 
 static void
@@ -90,6 +92,7 @@ typedef struct
   gint64           id;
   char            *method;
   GTask           *task;    /* returns a JsonNode, the result */
+  guint            timeout; /* s */
   GSource         *timeout_source;
   GSource         *cancel_source;
 } Pending;
@@ -221,7 +224,7 @@ timeout_cb (gpointer user_data)
     abandon (self, pending, "timeout",
              g_error_new (NATTER_MCP_ERROR, NATTER_MCP_ERROR_TIMEOUT,
                           "Tool server “%s” did not answer “%s” within %u s",
-                          self->config->name, pending->method, self->timeout));
+                          self->config->name, pending->method, pending->timeout));
   return G_SOURCE_REMOVE;
 }
 
@@ -257,7 +260,8 @@ send_request (NatterMcpClient *self,
   pending->id = self->next_id++;
   pending->method = g_strdup (data->method);
   pending->task = g_object_ref (task);
-  pending->timeout_source = g_timeout_source_new_seconds (self->timeout);
+  pending->timeout = data->timeout > 0 ? data->timeout : self->timeout;
+  pending->timeout_source = g_timeout_source_new_seconds (pending->timeout);
   g_source_set_callback (pending->timeout_source, timeout_cb, pending, NULL);
   g_source_attach (pending->timeout_source, g_main_context_get_thread_default ());
   if (cancellable != NULL)
@@ -536,6 +540,7 @@ connect_server (NatterMcpClient *self)
   data = g_new0 (RequestData, 1);
   data->method = g_strdup ("initialize");
   data->params = initialize_params ();
+  data->timeout = self->handshake_timeout;
   g_task_set_task_data (task, data, (GDestroyNotify) request_data_free);
   send_request (self, task);
 }
@@ -760,6 +765,29 @@ natter_mcp_client_get_timeout (NatterMcpClient *self)
 {
   g_return_val_if_fail (NATTER_IS_MCP_CLIENT (self), 0);
   return self->timeout;
+}
+
+/**
+ * natter_mcp_client_set_handshake_timeout:
+ * @self: a client
+ * @seconds: how long the next handshakes wait for the server's answer
+ *   to `initialize`; 0 for #NatterMcpClient:timeout
+ *
+ * For a caller that waits for the server to start and should not wait
+ * long (the command line, a test of the server): a server that has not
+ * answered `initialize` within @seconds is stopped, and what waited for
+ * it fails with %NATTER_MCP_ERROR_TIMEOUT naming the limit
+ * (%NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS is the usual one). The
+ * manager's own clients keep the call timeout: a server that starts
+ * slowly (a package being downloaded) becomes ready in the background.
+ */
+void
+natter_mcp_client_set_handshake_timeout (NatterMcpClient *self,
+                                         guint            seconds)
+{
+  g_return_if_fail (NATTER_IS_MCP_CLIENT (self));
+
+  self->handshake_timeout = seconds;
 }
 
 /**

@@ -21,6 +21,16 @@ G_BEGIN_DECLS
 #define NATTER_MCP_DEFAULT_TIMEOUT_SECONDS 60
 
 /**
+ * NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS:
+ *
+ * How long anyone waits for a server to start (its handshake and its
+ * list of tools) before going on without it: the command line's
+ * `natter send` and `natter mcp`, and natter_mcp_manager_refresh_async().
+ * A server not ready by then offers no tools until it is.
+ */
+#define NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS 5
+
+/**
  * NatterMcpClientState:
  * @NATTER_MCP_CLIENT_STATE_IDLE: not connected (never, or since the
  *   server stopped); the next request starts it
@@ -51,6 +61,8 @@ const char            *natter_mcp_client_get_protocol_version (NatterMcpClient  
 guint                  natter_mcp_client_get_timeout          (NatterMcpClient       *self);
 void                   natter_mcp_client_set_timeout          (NatterMcpClient       *self,
                                                                guint                  seconds);
+void                   natter_mcp_client_set_handshake_timeout (NatterMcpClient   *self,
+                                                                guint              seconds);
 void                   natter_mcp_client_set_secrets          (NatterMcpClient       *self,
                                                                NatterMcpSecrets      *secrets);
 

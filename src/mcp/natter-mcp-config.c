@@ -326,9 +326,10 @@ read_document (const char  *path,
                        local_error->message);
           return NULL;
         }
+      g_clear_error (&local_error);
       text = g_strdup ("{\"mcpServers\": {}}");
     }
-  if (!json_parser_load_from_data (parser, text, -1, &local_error))
+  if (!natter_json_parser_load (parser, text, -1, &local_error))
     {
       g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG, _("%s is not valid JSON: %s"), path,
                    local_error->message);
@@ -472,7 +473,7 @@ natter_mcp_config_parse (const char  *text,
 
   g_return_val_if_fail (text != NULL && origin != NULL, NULL);
 
-  if (!json_parser_load_from_data (parser, text, length, &local_error))
+  if (!natter_json_parser_load (parser, text, length, &local_error))
     {
       g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_CONFIG,
                    _("%s is not valid JSON: %s"), origin, local_error->message);

@@ -35,6 +35,10 @@ G_BEGIN_DECLS
  * @NATTER_MCP_ERROR_REMOTE: the server answered with a JSON-RPC error;
  *   the message is the server's.
  * @NATTER_MCP_ERROR_HTTP: the HTTP server answered with an error status.
+ * @NATTER_MCP_ERROR_NOT_A_MESSAGE: a line or body that is not a
+ *   JSON-RPC message at all (not JSON, or JSON of another shape). A
+ *   stdio server's such line is logged and skipped, as the official SDKs
+ *   do; an HTTP answer that is one fails its request.
  *
  * Error codes of %NATTER_MCP_ERROR.
  */
@@ -48,6 +52,7 @@ typedef enum
   NATTER_MCP_ERROR_PROTOCOL,
   NATTER_MCP_ERROR_REMOTE,
   NATTER_MCP_ERROR_HTTP,
+  NATTER_MCP_ERROR_NOT_A_MESSAGE,
 } NatterMcpError;
 
 GQuark natter_mcp_error_quark (void);

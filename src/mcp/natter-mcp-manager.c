@@ -4,11 +4,17 @@
  *
  * The tool servers of one running Natter: a client per enabled server of
  * mcp.json, and their tools kept in the tool registry under the names
- * the model sees. A refresh asks every server for its list at once; a
- * server that fails keeps its error in its client and offers no tools,
- * it does not fail the refresh. A server that says its list changed
- * starts a refresh. Once watched, mcp.json is read again whenever it
- * changes on disk: servers whose entry did not change keep running.
+ * the model sees. A refresh asks every server for its list at once, and
+ * each server's tools are offered as soon as its list comes: one slow or
+ * hung server holds up no other, and no send. A refresh's callers wait
+ * at most %NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS; a server not ready by
+ * then goes on starting, offering nothing until it is, and later
+ * refreshes do not wait for it again. A server that
+ * fails keeps its error in its client and offers no tools, it does not
+ * fail the refresh. A server that says its list changed starts a
+ * refresh. Once watched, mcp.json is read again whenever it changes on
+ * disk: servers whose entry did not change keep running; a file that
+ * does not parse keeps the servers of the last one that did.
  */
 
 #define G_LOG_DOMAIN "natter-mcp"
@@ -23,13 +29,14 @@ struct _NatterMcpManager
   char               *config_path;
   NatterToolRegistry *registry;
   char               *config_error;
+  GPtrArray          *configs;       /* NatterMcpServerConfig: the last mcp.json that parsed */
   GPtrArray          *clients;       /* NatterMcpClient, enabled servers in file order */
   GPtrArray          *tool_ids;      /* what is registered now */
   JsonArray          *descriptors;   /* their descriptors, in order */
   GHashTable         *lists;         /* client → JsonArray of its last list */
-  guint               outstanding;   /* lists asked for in this refresh */
-  GPtrArray          *waiters;       /* GTask of refresh callers */
-  gboolean            again;         /* a refresh was asked for during one */
+  GHashTable         *list_seqs;     /* client → the request number of that list */
+  GHashTable         *waited_since;  /* client → gint64 µs: since when refreshes wait for its first list */
+  guint64             next_seq;      /* numbers the list requests */
   guint               generation;    /* bumped by reload */
   guint               default_timeout;  /* s, for servers whose entry names none */
   GFileMonitor       *monitor;       /* mcp.json, once watched */
@@ -58,8 +65,6 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
-
-static void start_refresh (NatterMcpManager *self);
 
 /* Registers every listed tool under its assigned name, replacing what
  * was registered before. */
@@ -111,29 +116,74 @@ publish (NatterMcpManager *self)
   g_signal_emit (self, signals[SIGNAL_TOOLS_CHANGED], 0);
 }
 
-static void
-refresh_done (NatterMcpManager *self)
+/* One refresh: the lists it asked for, and the callers waiting for it
+ * until every list came or the handshake limit passed. */
+typedef struct
 {
-  g_autoptr(GPtrArray) waiters = NULL;
+  NatterMcpManager *self;
+  GPtrArray        *waiters;      /* GTask */
+  guint             outstanding;  /* lists not come yet */
+  guint             deadline_id;
+} Round;
 
-  publish (self);
-  if (self->again)
-    {
-      self->again = FALSE;
-      start_refresh (self);
-      return;
-    }
-  waiters = g_steal_pointer (&self->waiters);
-  self->waiters = g_ptr_array_new_with_free_func (g_object_unref);
-  for (guint i = 0; i < waiters->len; i++)
+static void
+round_free (Round *round)
+{
+  g_assert (round->waiters == NULL && round->deadline_id == 0);
+  g_object_unref (round->self);
+  g_free (round);
+}
+
+/* The callers stop waiting: every list came, or the limit passed. */
+static void
+round_return (Round *round)
+{
+  g_autoptr(GPtrArray) waiters = g_steal_pointer (&round->waiters);
+
+  g_clear_handle_id (&round->deadline_id, g_source_remove);
+  for (guint i = 0; waiters != NULL && i < waiters->len; i++)
     g_task_return_boolean (g_ptr_array_index (waiters, i), TRUE);
+}
+
+static gboolean
+deadline_cb (gpointer user_data)
+{
+  Round *round = user_data;
+
+  round->deadline_id = 0;
+  round_return (round);
+  return G_SOURCE_REMOVE;
 }
 
 typedef struct
 {
   NatterMcpManager *self;
+  Round            *round;       /* nullable: the round does not wait for this list */
+  guint64           seq;
   guint             generation;
 } ListCall;
+
+/* Whether a refresh starting at @now waits for @client's list: only
+ * during the handshake limit after a refresh first waited for it. A
+ * server that never became ready (one that hangs) holds up the first
+ * refresh that asks it, never the next: a command forwarded to the
+ * window does not wait again for a server the window gave up waiting
+ * for. Its list is still taken when it comes. */
+static gboolean
+waits_for (NatterMcpManager *self,
+           NatterMcpClient  *client,
+           gint64            now)
+{
+  gint64 *since = g_hash_table_lookup (self->waited_since, client);
+
+  if (since == NULL)
+    {
+      since = g_new (gint64, 1);
+      *since = now;
+      g_hash_table_insert (self->waited_since, client, since);
+    }
+  return now - *since < NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS * G_USEC_PER_SEC;
+}
 
 static void
 list_cb (GObject      *object,
@@ -141,53 +191,95 @@ list_cb (GObject      *object,
          gpointer      user_data)
 {
   ListCall *call = user_data;
+  Round *round = call->round;
   g_autoptr(NatterMcpManager) self = call->self;
   NatterMcpClient *client = NATTER_MCP_CLIENT (object);
   g_autoptr(JsonArray) tools = NULL;
   g_autoptr(GError) error = NULL;
-  gboolean current = call->generation == self->generation;
+  guint64 applied = GPOINTER_TO_SIZE (g_hash_table_lookup (self->list_seqs, client));
 
-  g_free (call);
   tools = natter_mcp_client_list_tools_finish (client, result, &error);
   if (error != NULL)
     g_debug ("tool server %s: %s", natter_mcp_client_get_config (client)->name, error->message);
-  if (current)
+  /* A list of a client removed since, or older than one already taken
+   * (two refreshes cross), changes nothing. */
+  if (call->generation == self->generation && call->seq > applied)
     {
+      JsonArray *before = g_hash_table_lookup (self->lists, client);
+
+      /* Ready: should it stop and start again, it is waited for anew. */
       if (tools != NULL)
-        g_hash_table_replace (self->lists, client, json_array_ref (tools));
-      else
-        g_hash_table_remove (self->lists, client);
+        g_hash_table_remove (self->waited_since, client);
+
+      g_hash_table_replace (self->list_seqs, client, GSIZE_TO_POINTER (call->seq));
+      if (tools != before)
+        {
+          if (tools != NULL)
+            g_hash_table_replace (self->lists, client, json_array_ref (tools));
+          else
+            g_hash_table_remove (self->lists, client);
+          publish (self);
+        }
     }
-  if (--self->outstanding == 0)
-    refresh_done (self);
+  g_free (call);
+  if (round != NULL && --round->outstanding == 0)
+    {
+      round_return (round);
+      round_free (round);
+    }
 }
 
 static void
-start_refresh (NatterMcpManager *self)
+start_round (NatterMcpManager *self,
+             GTask            *waiter)
 {
-  self->outstanding = 1;   /* held until every list is asked for */
+  Round *round = g_new0 (Round, 1);
+  gint64 now = g_get_monotonic_time ();
+
+  round->self = g_object_ref (self);
+  round->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  if (waiter != NULL)
+    g_ptr_array_add (round->waiters, g_object_ref (waiter));
+  round->outstanding = 1;   /* held until every list is asked for */
+  round->deadline_id = g_timeout_add_seconds (NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS, deadline_cb, round);
   for (guint i = 0; i < self->clients->len; i++)
     {
+      NatterMcpClient *client = g_ptr_array_index (self->clients, i);
       ListCall *call = g_new0 (ListCall, 1);
 
       call->self = g_object_ref (self);
+      call->seq = ++self->next_seq;
       call->generation = self->generation;
-      self->outstanding++;
-      natter_mcp_client_list_tools_async (g_ptr_array_index (self->clients, i), NULL, list_cb, call);
+      if (waits_for (self, client, now))
+        {
+          call->round = round;
+          round->outstanding++;
+        }
+      natter_mcp_client_list_tools_async (client, NULL, list_cb, call);
     }
-  if (--self->outstanding == 0)
-    refresh_done (self);
+  if (--round->outstanding == 0)
+    {
+      round_return (round);
+      round_free (round);
+    }
 }
 
 /**
  * natter_mcp_manager_refresh_async:
  * @self: the manager
  * @cancellable: (nullable): stops waiting (the refresh goes on)
- * @callback: called when every enabled server answered or failed
+ * @callback: called when every enabled server answered or failed, or
+ *   after %NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS, whichever comes first;
+ *   at once for a server an earlier refresh already waited for that
+ *   long without its becoming ready
  * @user_data: its data
  *
- * Asks every enabled server for its tools (starting the ones that are
- * not running) and registers them. Two refreshes at once share the work.
+ * Asks every enabled server for its tools at once (starting the ones
+ * that are not running) and registers each server's tools as soon as
+ * its list comes. A server still starting when @callback runs goes on
+ * starting: its tools are offered once it is ready
+ * (#NatterMcpManager::tools-changed), and
+ * natter_mcp_manager_get_server_tools() says which are listed.
  */
 void
 natter_mcp_manager_refresh_async (NatterMcpManager    *self,
@@ -195,19 +287,13 @@ natter_mcp_manager_refresh_async (NatterMcpManager    *self,
                                   GAsyncReadyCallback  callback,
                                   gpointer             user_data)
 {
-  GTask *task;
+  g_autoptr(GTask) task = NULL;
 
   g_return_if_fail (NATTER_IS_MCP_MANAGER (self));
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_mcp_manager_refresh_async);
-  g_ptr_array_add (self->waiters, task);
-  if (self->outstanding > 0)
-    {
-      self->again = TRUE;
-      return;
-    }
-  start_refresh (self);
+  start_round (self, task);
 }
 
 /**
@@ -216,7 +302,8 @@ natter_mcp_manager_refresh_async (NatterMcpManager    *self,
  * @result: the result
  * @error: return location for %G_IO_ERROR_CANCELLED
  *
- * Returns: %TRUE once the tools are registered
+ * Returns: %TRUE once every server's tools are registered or the
+ *   handshake limit passed
  */
 gboolean
 natter_mcp_manager_refresh_finish (NatterMcpManager  *self,
@@ -235,15 +322,21 @@ client_tools_changed_cb (NatterMcpClient  *client,
   natter_mcp_manager_refresh_async (self, NULL, NULL, NULL);
 }
 
-static void
+/* Returns whether the client's tools were offered. */
+static gboolean
 forget_client (NatterMcpManager *self,
                NatterMcpClient  *client)
 {
+  gboolean listed;
+
   /* Stopping a client fails its requests at once; the refresh that
    * hears it must already see the client gone. */
-  g_hash_table_remove (self->lists, client);
+  listed = g_hash_table_remove (self->lists, client);
+  g_hash_table_remove (self->list_seqs, client);
+  g_hash_table_remove (self->waited_since, client);
   g_signal_handlers_disconnect_by_data (client, self);
   natter_mcp_client_stop (client);
+  return listed;
 }
 
 static void
@@ -280,6 +373,7 @@ apply_configs (NatterMcpManager *self,
                GPtrArray        *configs)
 {
   g_autoptr(GPtrArray) old = g_steal_pointer (&self->clients);
+  gboolean unlisted = FALSE;
 
   self->clients = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < configs->len; i++)
@@ -298,7 +392,10 @@ apply_configs (NatterMcpManager *self,
       g_ptr_array_add (self->clients, client);
     }
   for (guint i = 0; i < old->len; i++)
-    forget_client (self, g_ptr_array_index (old, i));
+    unlisted |= forget_client (self, g_ptr_array_index (old, i));
+  /* The tools of a server that is gone are offered no longer. */
+  if (unlisted)
+    publish (self);
 }
 
 /**
@@ -374,6 +471,7 @@ natter_mcp_manager_reload (NatterMcpManager *self)
   configs = natter_mcp_config_load (self->config_path, &error);
   if (configs == NULL)
     {
+      /* Whoever shows the servers shows this too. */
       self->config_error = g_strdup (error->message);
       /* Said where it matters (Preferences, `natter mcp list`, the
        * commands that use the servers), never as a log line: on a
@@ -383,6 +481,8 @@ natter_mcp_manager_reload (NatterMcpManager *self)
       return;
     }
   self->generation++;
+  g_clear_pointer (&self->configs, g_ptr_array_unref);
+  self->configs = g_ptr_array_ref (configs);
   apply_configs (self, configs);
 }
 
@@ -471,6 +571,68 @@ natter_mcp_manager_get_config_path (NatterMcpManager *self)
 {
   g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
   return self->config_path;
+}
+
+/**
+ * natter_mcp_manager_get_configs:
+ * @self: the manager
+ *
+ * The servers it runs, disabled ones included: those of the last
+ * mcp.json that parsed. When the file now has a mistake
+ * (natter_mcp_manager_get_config_error()), these are the servers from
+ * before it, which keep running.
+ *
+ * Returns: (transfer none) (element-type NatterMcpServerConfig): the
+ *   servers in file order
+ */
+GPtrArray *
+natter_mcp_manager_get_configs (NatterMcpManager *self)
+{
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
+  return self->configs;
+}
+
+/**
+ * natter_mcp_manager_get_server_tools:
+ * @self: the manager
+ * @client: one of natter_mcp_manager_get_clients()
+ *
+ * Returns: (transfer none) (nullable): the tools of @client's server
+ *   that are offered, or %NULL while it is not ready (starting, or its
+ *   last attempt failed without a list from before)
+ */
+JsonArray *
+natter_mcp_manager_get_server_tools (NatterMcpManager *self,
+                                     NatterMcpClient  *client)
+{
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
+  g_return_val_if_fail (NATTER_IS_MCP_CLIENT (client), NULL);
+  return g_hash_table_lookup (self->lists, client);
+}
+
+/**
+ * natter_mcp_manager_find_client:
+ * @self: the manager
+ * @server: a server's name in mcp.json
+ *
+ * Returns: (transfer none) (nullable): the client of @server when it is
+ *   enabled
+ */
+NatterMcpClient *
+natter_mcp_manager_find_client (NatterMcpManager *self,
+                                const char       *server)
+{
+  g_return_val_if_fail (NATTER_IS_MCP_MANAGER (self), NULL);
+  g_return_val_if_fail (server != NULL, NULL);
+
+  for (guint i = 0; i < self->clients->len; i++)
+    {
+      NatterMcpClient *client = g_ptr_array_index (self->clients, i);
+
+      if (g_str_equal (natter_mcp_client_get_config (client)->name, server))
+        return client;
+    }
+  return NULL;
 }
 
 /**
@@ -632,7 +794,9 @@ natter_mcp_manager_finalize (GObject *object)
   g_ptr_array_unref (self->tool_ids);
   g_clear_pointer (&self->descriptors, json_array_unref);
   g_hash_table_unref (self->lists);
-  g_ptr_array_unref (self->waiters);
+  g_hash_table_unref (self->list_seqs);
+  g_hash_table_unref (self->waited_since);
+  g_ptr_array_unref (self->configs);
   G_OBJECT_CLASS (natter_mcp_manager_parent_class)->finalize (object);
 }
 
@@ -686,7 +850,9 @@ natter_mcp_manager_init (NatterMcpManager *self)
   self->tool_ids = g_ptr_array_new_with_free_func (g_free);
   self->descriptors = json_array_new ();
   self->lists = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) json_array_unref);
-  self->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  self->list_seqs = g_hash_table_new (g_direct_hash, g_direct_equal);
+  self->waited_since = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  self->configs = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_mcp_server_config_unref);
   self->default_timeout = NATTER_MCP_DEFAULT_TIMEOUT_SECONDS;
 }
 

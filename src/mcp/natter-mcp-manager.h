@@ -18,6 +18,11 @@ NatterMcpManager *natter_mcp_manager_new             (const char          *confi
                                                       NatterToolRegistry  *registry);
 const char       *natter_mcp_manager_get_config_error (NatterMcpManager   *self);
 GPtrArray        *natter_mcp_manager_get_clients     (NatterMcpManager    *self);
+GPtrArray        *natter_mcp_manager_get_configs     (NatterMcpManager    *self);
+NatterMcpClient  *natter_mcp_manager_find_client     (NatterMcpManager    *self,
+                                                      const char          *server);
+JsonArray        *natter_mcp_manager_get_server_tools (NatterMcpManager   *self,
+                                                       NatterMcpClient    *client);
 const char       *natter_mcp_manager_get_config_path (NatterMcpManager    *self);
 JsonArray        *natter_mcp_manager_get_descriptors (NatterMcpManager    *self);
 guint             natter_mcp_manager_count_tools     (NatterMcpManager    *self,

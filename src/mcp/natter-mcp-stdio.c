@@ -4,7 +4,8 @@
  *
  * The stdio transport of the Model Context Protocol: the server is a
  * child process; each message is one line of JSON on its standard input
- * and output. Its standard error is only kept (its last lines) to explain
+ * and output. A line of output that is not a message is logged and
+ * skipped. Its standard error is only kept (its last lines) to explain
  * why it stopped.
  */
 
@@ -17,6 +18,9 @@
 /* How much of the server's standard error is kept for the message that
  * says why it stopped. */
 #define STDERR_TAIL_BYTES 512
+
+/* How much of a skipped line of standard output is logged. */
+#define LOGGED_LINE_BYTES 200
 
 typedef struct
 {
@@ -155,6 +159,15 @@ output_line_cb (GObject      *object,
   line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (object), result, &length, &error);
   if (self->parent.closed)
     return;
+  if (line == NULL && g_error_matches (error, G_CONVERT_ERROR, G_CONVERT_ERROR_ILLEGAL_SEQUENCE))
+    {
+      /* A line that is not even UTF-8 was read whole: it is no message
+       * either. */
+      g_message ("Tool server “%s” printed a line that is not UTF-8, skipped", self->name);
+      g_data_input_stream_read_line_async (self->output, G_PRIORITY_DEFAULT, self->cancellable,
+                                           output_line_cb, stdio_ref (self));
+      return;
+    }
   if (line == NULL)
     {
       /* End of output (or a read error): the server is gone or going;
@@ -166,7 +179,21 @@ output_line_cb (GObject      *object,
       return;
     }
   g_strstrip (line);
-  if (*line != '\0' && !natter_mcp_transport_deliver_text (&self->parent, line, strlen (line), &error))
+  if (*line != '\0' && !natter_mcp_transport_deliver_text (&self->parent, line, strlen (line), &error)
+      && g_error_matches (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_NOT_A_MESSAGE))
+    {
+      /* A server that prints a banner or a log line on its standard
+       * output is common; the official SDKs skip such a line, and so does
+       * Natter, saying so. Only the start of it is logged, escaped: it
+       * came from the server. */
+      g_autofree char *start = g_utf8_make_valid (line, MIN (strlen (line), LOGGED_LINE_BYTES));
+      g_autofree char *shown = g_strescape (start, NULL);
+
+      g_message ("Tool server “%s” printed a line that is not a message, skipped: %s%s (%s)", self->name,
+                 shown, strlen (line) > LOGGED_LINE_BYTES ? "…" : "", error->message);
+      g_clear_error (&error);
+    }
+  if (error != NULL)
     {
       g_prefix_error (&error, "Tool server “%s”: ", self->name);
       g_subprocess_force_exit (self->process);

@@ -3,12 +3,14 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One tool of a tool server, as the turn runtime sees a tool
- * (turn-runtime.md §1, §8): offered to the model as
+ * (docs/runtime.md §1, §8): offered to the model as
  * `mcp__<server>__<tool>`, always behind permission (the default checker
  * asks for every tool it is not told is free), run as a sync tool whose
  * worker thread waits for the client's call on the main context, and
- * its result turned into the text the model reads plus, for the window,
- * the server's content as it came.
+ * its result turned into the text the model reads (at most
+ * %NATTER_TOOL_OUTPUT_MAX_BYTES, saying when it was cut) plus, for the
+ * window, the server's content that text does not carry, each byte kept
+ * once.
  */
 
 #define G_LOG_DOMAIN "natter-mcp"
@@ -189,18 +191,79 @@ describe_item (GString    *output,
     g_string_append_printf (output, "[%s]", type);
 }
 
+/* Whether the texts of a result (@texts, a set) already carry
+ * @structured: a server that returns structured content also sends it
+ * as text (MCP 2025-11-25, Tools, Structured Content), either as its
+ * JSON or, as server-filesystem does with `{content: TEXT}`, with every
+ * value in it one of the texts. The walk does not recurse: the value
+ * came from a server. */
+static gboolean
+texts_carry (GHashTable *texts,
+             JsonNode   *structured)
+{
+  g_autoptr(GPtrArray) stack = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer text;
+
+  g_hash_table_iter_init (&iter, texts);
+  while (g_hash_table_iter_next (&iter, &text, NULL))
+    {
+      g_autoptr(JsonNode) parsed = natter_json_parse (text, -1, NULL);
+
+      if (parsed != NULL && json_node_equal (parsed, structured))
+        return TRUE;
+    }
+  g_ptr_array_add (stack, structured);
+  while (stack->len > 0)
+    {
+      JsonNode *node = g_ptr_array_steal_index (stack, stack->len - 1);
+
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        {
+          JsonObjectIter members;
+          JsonNode *member;
+
+          json_object_iter_init (&members, json_node_get_object (node));
+          while (json_object_iter_next (&members, NULL, &member))
+            g_ptr_array_add (stack, member);
+        }
+      else if (JSON_NODE_HOLDS_ARRAY (node))
+        {
+          JsonArray *array = json_node_get_array (node);
+
+          for (guint i = 0; i < json_array_get_length (array); i++)
+            g_ptr_array_add (stack, json_array_get_element (array, i));
+        }
+      else if (json_node_get_value_type (node) != G_TYPE_STRING
+               || !g_hash_table_contains (texts, json_node_get_string (node)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * natter_mcp_tool_map_result:
  * @server: the server's name
  * @tool: the tool's name at the server
  * @answer: the server's `CallToolResult`
  *
- * Turns a tool server's answer into a tool result (turn-runtime.md §3):
+ * Turns a tool server's answer into a tool result (docs/runtime.md §3),
+ * keeping every byte once (docs/format.md §4.2, `tool_result`):
  * `output` is what the model reads — the texts, and a bracketed line for
- * each image, audio clip, resource link or resource; `isError` is the
- * server's; `metadata.mcp` keeps `{server, tool, content}` as the server
- * sent it (images included, so the window can show them when the server
- * is gone) and `structuredContent` when there was one.
+ * each image, audio clip, resource link or resource — cut as
+ * natter_tool_output_cut() says; `isError` is the server's;
+ * `metadata.mcp` keeps `{server, tool}` and of the server's `content`
+ * what `output` does not hold: text items are left out, an embedded
+ * resource's `text` is removed, images and the rest stay as sent (so the
+ * window can show them when the server is gone). `structuredContent` is
+ * kept only when the texts do not carry it already and it is at most
+ * %NATTER_TOOL_OUTPUT_MAX_BYTES when written (a text carries it when
+ * the text is its JSON, or every value in it is one of the texts, as
+ * server-filesystem sends a file). When `output` was cut,
+ * `metadata.mcp` says so: `truncated: true` and `textBytes`, the length
+ * of the whole text. What is nested too deep for a turn line (docs/format.md
+ * §2) is not kept: such content items are counted in `omitted`, and
+ * such structured content left out.
  *
  * Returns: (transfer full): `{output, isError, metadata}`
  */
@@ -210,38 +273,86 @@ natter_mcp_tool_map_result (const char *server,
                             JsonObject *answer)
 {
   g_autoptr(GString) output = g_string_new (NULL);
+  g_autofree char *shown = NULL;
+  g_autoptr(GHashTable) texts = g_hash_table_new (g_str_hash, g_str_equal);
   JsonNode *content = json_object_get_member (answer, "content");
+  JsonNode *structured = json_object_get_member (answer, "structuredContent");
   gboolean is_error = json_object_get_boolean_member_with_default (answer, "isError", FALSE);
+  gboolean structured_in_text = FALSE;
+  gboolean cut = FALSE;
+  guint omitted = 0;
   JsonObject *result = json_object_new ();
   JsonObject *metadata = json_object_new ();
   JsonObject *mcp = json_object_new ();
+  JsonArray *kept = json_array_new ();
 
   for (guint i = 0; content != NULL && JSON_NODE_HOLDS_ARRAY (content)
        && i < json_array_get_length (json_node_get_array (content)); i++)
     {
-      JsonNode *item = json_array_get_element (json_node_get_array (content), i);
+      JsonNode *node = json_array_get_element (json_node_get_array (content), i);
+      JsonObject *item;
+      const char *type;
 
-      if (JSON_NODE_HOLDS_OBJECT (item))
-        describe_item (output, json_node_get_object (item));
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      item = json_node_get_object (node);
+      type = json_object_get_string_member_with_default (item, "type", "");
+      describe_item (output, item);
+      if (g_str_equal (type, "text"))
+        {
+          g_hash_table_add (texts, (gpointer) json_object_get_string_member_with_default (item, "text", ""));
+          continue;
+        }
+      /* The item goes five levels down in its `tool_result` event
+       * (result, metadata, mcp, content, the item): one nested deeper
+       * than a stored line may be is left out, so the result can be
+       * kept at all. */
+      if (natter_json_node_depth (node) + 5 > NATTER_JSON_MAX_DEPTH)
+        {
+          omitted++;
+          continue;
+        }
+      node = json_node_copy (node);
+      item = json_node_get_object (node);
+      if (g_str_equal (type, "resource") && json_object_has_member (item, "resource")
+          && JSON_NODE_HOLDS_OBJECT (json_object_get_member (item, "resource")))
+        json_object_remove_member (json_object_get_object_member (item, "resource"), "text");
+      json_array_add_element (kept, node);
     }
-  if (output->len == 0 && json_object_has_member (answer, "structuredContent"))
+  if (structured != NULL && g_hash_table_size (texts) > 0)
+    structured_in_text = texts_carry (texts, structured);
+  if (output->len == 0 && structured != NULL)
     {
-      g_autofree char *text = natter_json_to_text (json_object_get_member (answer, "structuredContent"), FALSE, NULL);
+      g_autofree char *text = natter_json_to_text (structured, FALSE, NULL);
 
       g_string_append (output, text);
+      structured_in_text = TRUE;
     }
   if (output->len == 0)
     g_string_append (output, is_error ? "The tool reported an error." : "(no output)");
+  shown = natter_tool_output_cut (output->str, output->len, &cut);
 
   json_object_set_string_member (mcp, "server", server);
   json_object_set_string_member (mcp, "tool", tool);
-  if (content != NULL)
-    json_object_set_member (mcp, "content", json_node_copy (content));
-  if (json_object_has_member (answer, "structuredContent"))
-    json_object_set_member (mcp, "structuredContent", json_node_copy (json_object_get_member (answer, "structuredContent")));
+  json_object_set_array_member (mcp, "content", kept);
+  if (structured != NULL && !structured_in_text)
+    {
+      g_autofree char *text = json_to_string (structured, FALSE);
+
+      if (strlen (text) <= NATTER_TOOL_OUTPUT_MAX_BYTES
+          && natter_json_node_depth (structured) + 4 <= NATTER_JSON_MAX_DEPTH)
+        json_object_set_member (mcp, "structuredContent", json_node_copy (structured));
+    }
+  if (omitted > 0)
+    json_object_set_int_member (mcp, "omitted", omitted);
+  if (cut)
+    {
+      json_object_set_boolean_member (mcp, "truncated", TRUE);
+      json_object_set_int_member (mcp, "textBytes", (gint64) output->len);
+    }
   json_object_set_object_member (metadata, "mcp", mcp);
 
-  json_object_set_string_member (result, "output", output->str);
+  json_object_set_string_member (result, "output", shown);
   json_object_set_boolean_member (result, "isError", is_error);
   json_object_set_object_member (result, "metadata", metadata);
   return result;
@@ -392,7 +503,7 @@ natter_mcp_tool_init (NatterMcpTool *self)
  *   `inputSchema`)
  * @model_name: the name the model sees (natter_mcp_tool_names_assign())
  *
- * A sync tool (turn-runtime.md §8) with the `toolId` of
+ * A sync tool (docs/runtime.md §8) with the `toolId` of
  * natter_mcp_tool_id(), the server's description and input schema (an
  * empty object schema when it gave none). It declares no exemption from
  * permission, so every call asks.

@@ -66,8 +66,16 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
 
   if (!natter_json_parser_load_external (parser, text, (gssize) length, &local_error))
     {
-      g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
-                   "The server sent something that is not JSON: %s", local_error->message);
+      /* A message nested past the limit is JSON, but never a message
+       * anyone may parse: the server is hostile or broken. Anything else
+       * that does not parse is not a message at all. */
+      if (g_error_matches (local_error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_TOO_DEEP))
+        g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
+                     "The server sent a message nested deeper than %u levels",
+                     NATTER_JSON_DOCUMENT_MAX_DEPTH);
+      else
+        g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_NOT_A_MESSAGE,
+                     "The server sent something that is not JSON: %s", local_error->message);
       return FALSE;
     }
   root = json_parser_get_root (parser);
@@ -81,7 +89,7 @@ natter_mcp_transport_deliver_text (NatterMcpTransport *self,
     }
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_PROTOCOL,
+      g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_NOT_A_MESSAGE,
                    "The server sent JSON that is not a JSON-RPC message");
       return FALSE;
     }

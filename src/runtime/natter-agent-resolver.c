@@ -21,7 +21,8 @@ natter_agent_resolver_default_init (NatterAgentResolverInterface *iface)
  * @requested: (transfer none): `{agentId, model?}`
  * @error: return location for a #GError
  *
- * Implements the agent lookup of turn-runtime.md §1; a failure makes create_turn fail with no file created (§5).
+ * Implements the agent lookup of docs/runtime.md §1; a failure makes
+ * create_turn fail with no file created (docs/runtime.md §5).
  *
  * Returns: (transfer full) (nullable): the agent preset, or %NULL with
  *   %NATTER_RUNTIME_ERROR_AGENT

@@ -18,7 +18,7 @@ G_DECLARE_INTERFACE (NatterAgentResolver, natter_agent_resolver, NATTER, AGENT_R
  * NatterAgentResolverInterface:
  * @resolve: the agent preset for a request `{agentId, model?}`
  *
- * Looks an agent preset up (turn-runtime.md §1). The answer is
+ * Looks an agent preset up (docs/runtime.md §1). The answer is
  * `{agentId, systemPrompt, model?: {provider, model}, tools: [descriptor…]}`;
  * the runtime applies the model precedence (per-turn override > agent's
  * model > application default) and freezes the result in `turn_created`.

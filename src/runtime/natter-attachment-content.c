@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What a model receives for a stored attachment (docs/format.md §4.1,
- * turn-runtime.md §12). The turn file keeps only the reference `{type:
+ * docs/runtime.md §12). The turn file keeps only the reference `{type:
  * "blob", sha256, mediaType, name, size}`; the bytes are read from the
  * blob store each time a request is built, so every later turn's context
  * carries the attachment again, exactly as stored. The composed request
@@ -24,6 +24,9 @@
 
 #include <string.h>
 
+#include <gmodule.h>
+/* The header only, for the prototypes the symbols are checked against:
+ * the library itself is loaded when the first PDF is read (below). */
 #include <poppler.h>
 
 #include "natter-attachment-content.h"
@@ -33,7 +36,7 @@
  * natter_attachment_kind_for_media_type:
  * @media_type: (nullable): a MIME type such as `image/png`
  *
- * Which of the shapes of turn-runtime.md §12 a type is sent in.
+ * Which of the shapes of docs/runtime.md §12 a type is sent in.
  *
  * Returns: the kind; %NATTER_ATTACHMENT_KIND_NONE for a type no model
  *   reads (archives, audio, office documents…)
@@ -65,37 +68,116 @@ natter_attachment_kind_for_media_type (const char *media_type)
   return NATTER_ATTACHMENT_KIND_NONE;
 }
 
+/* poppler-glib and the libraries under it (poppler itself, its font,
+ * image and colour libraries) are mapped only into a process that reads a
+ * PDF: every `natter` command and every window that never sees one starts
+ * without them. The library is opened by its soname (checked by the
+ * configure step, NATTER_POPPLER_GLIB_SONAME), so the dynamic linker's own
+ * search finds it the same way uninstalled, installed and in the Flatpak
+ * (/app/lib), and each symbol is typed by its prototype in poppler.h. It
+ * stays loaded: it registers GTypes. */
+typedef struct
+{
+  __typeof__ (poppler_document_new_from_bytes) *document_new_from_bytes;
+  __typeof__ (poppler_document_get_n_pages) *document_get_n_pages;
+  __typeof__ (poppler_document_get_page) *document_get_page;
+  __typeof__ (poppler_page_get_text) *page_get_text;
+  __typeof__ (poppler_error_quark) *error_quark;
+} Poppler;
+
+static gboolean
+poppler_symbol (GModule     *module,
+                const char  *name,
+                gpointer    *symbol,
+                char       **failure)
+{
+  if (*failure != NULL)
+    return FALSE;
+  if (!g_module_symbol (module, name, symbol) || *symbol == NULL)
+    *failure = g_strdup_printf ("%s has no %s", NATTER_POPPLER_GLIB_SONAME, name);
+  return *failure == NULL;
+}
+
+/* The loaded library, or NULL with why it could not be loaded: tried once
+ * per process, from whichever thread reads the first PDF. */
+static const Poppler *
+poppler_get (GError **error)
+{
+  static gsize once;
+  static Poppler poppler;
+  static char *failure;
+
+  if (g_once_init_enter (&once))
+    {
+      GModule *module = g_module_open (NATTER_POPPLER_GLIB_SONAME, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+
+      if (module == NULL)
+        failure = g_strdup (g_module_error ());
+      else
+        {
+          poppler_symbol (module, "poppler_document_new_from_bytes",
+                          (gpointer *) &poppler.document_new_from_bytes, &failure);
+          poppler_symbol (module, "poppler_document_get_n_pages",
+                          (gpointer *) &poppler.document_get_n_pages, &failure);
+          poppler_symbol (module, "poppler_document_get_page",
+                          (gpointer *) &poppler.document_get_page, &failure);
+          poppler_symbol (module, "poppler_page_get_text",
+                          (gpointer *) &poppler.page_get_text, &failure);
+          poppler_symbol (module, "poppler_error_quark",
+                          (gpointer *) &poppler.error_quark, &failure);
+          g_module_make_resident (module);
+        }
+      g_once_init_leave (&once, 1);
+    }
+  if (failure != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "PDF text cannot be read: poppler-glib could not be loaded (%s)", failure);
+      return NULL;
+    }
+  return &poppler;
+}
+
 /**
  * natter_attachment_pdf_extract_text:
  * @bytes: the bytes of a PDF
  * @error: return location for a #GError
  *
  * The text of every page of a PDF (poppler-glib), pages separated by an
- * empty line. Blocks: for worker threads.
+ * empty line. poppler-glib is loaded into the process on the first call
+ * (docs/runtime.md, "Decisions worth knowing"). Blocks: for worker
+ * threads.
  *
  * Returns: (transfer full) (nullable): the text, possibly empty (a
- *   scanned PDF has none), or %NULL with a %POPPLER_ERROR when the bytes
- *   are not a readable PDF
+ *   scanned PDF has none), or %NULL with a `POPPLER_ERROR` when the bytes
+ *   are not a readable PDF, or %G_IO_ERROR_NOT_SUPPORTED when
+ *   poppler-glib cannot be loaded
  */
 char *
 natter_attachment_pdf_extract_text (GBytes  *bytes,
                                     GError **error)
 {
+  const Poppler *poppler;
   g_autoptr(GObject) document = NULL;
   g_autoptr(GString) text = g_string_new (NULL);
   int n_pages;
 
   g_return_val_if_fail (bytes != NULL, NULL);
 
-  /* poppler-glib 22 declares no autoptr cleanups: hold it as a GObject. */
-  document = G_OBJECT (poppler_document_new_from_bytes (bytes, NULL, error));
+  poppler = poppler_get (error);
+  if (poppler == NULL)
+    return NULL;
+  /* poppler-glib 22 declares no autoptr cleanups: hold it as a GObject.
+   * Plain casts: the checked-cast macros would call poppler's get_type
+   * functions, which this library does not link. */
+  document = (GObject *) poppler->document_new_from_bytes (bytes, NULL, error);
   if (document == NULL)
     return NULL;
-  n_pages = poppler_document_get_n_pages (POPPLER_DOCUMENT (document));
+  n_pages = poppler->document_get_n_pages ((PopplerDocument *) document);
   for (int i = 0; i < n_pages; i++)
     {
-      g_autoptr(GObject) page = G_OBJECT (poppler_document_get_page (POPPLER_DOCUMENT (document), i));
-      g_autofree char *page_text = page != NULL ? poppler_page_get_text (POPPLER_PAGE (page)) : NULL;
+      g_autoptr(GObject) page = (GObject *) poppler->document_get_page ((PopplerDocument *) document, i);
+      g_autofree char *page_text = page != NULL ? poppler->page_get_text ((PopplerPage *) page) : NULL;
 
       if (page_text == NULL || page_text[0] == '\0')
         continue;
@@ -117,19 +199,52 @@ natter_attachment_pdf_extract_text (GBytes  *bytes,
  * rather than failing every later turn of the conversation. Blocks: for
  * worker threads.
  *
- * Returns: %TRUE when it opens; else %FALSE with a %POPPLER_ERROR
- *   (%POPPLER_ERROR_ENCRYPTED for one that needs a password)
+ * Like natter_attachment_pdf_extract_text(), it loads poppler-glib on
+ * the first call.
+ *
+ * Returns: %TRUE when it opens; else %FALSE with a `POPPLER_ERROR`
+ *   (natter_attachment_pdf_error_is_locked() tells one that needs a
+ *   password), or %G_IO_ERROR_NOT_SUPPORTED when poppler-glib cannot be
+ *   loaded
  */
 gboolean
 natter_attachment_pdf_check (GBytes  *bytes,
                              GError **error)
 {
+  const Poppler *poppler;
   g_autoptr(GObject) document = NULL;
 
   g_return_val_if_fail (bytes != NULL, FALSE);
 
-  document = G_OBJECT (poppler_document_new_from_bytes (bytes, NULL, error));
+  poppler = poppler_get (error);
+  if (poppler == NULL)
+    return FALSE;
+  document = (GObject *) poppler->document_new_from_bytes (bytes, NULL, error);
   return document != NULL;
+}
+
+/**
+ * natter_attachment_pdf_error_is_locked:
+ * @error: an error of natter_attachment_pdf_check() or
+ *   natter_attachment_pdf_extract_text()
+ *
+ * Whether poppler-glib refused the PDF because it needs a password
+ * (`POPPLER_ERROR_ENCRYPTED`). The error domain is poppler's, which this
+ * library only knows once poppler-glib is loaded: an error that came from
+ * it means it is.
+ *
+ * Returns: %TRUE for a PDF locked with a password
+ */
+gboolean
+natter_attachment_pdf_error_is_locked (const GError *error)
+{
+  const Poppler *poppler;
+
+  g_return_val_if_fail (error != NULL, FALSE);
+
+  if (error->domain == G_IO_ERROR || (poppler = poppler_get (NULL)) == NULL)
+    return FALSE;
+  return g_error_matches (error, poppler->error_quark (), POPPLER_ERROR_ENCRYPTED);
 }
 
 /**
@@ -188,7 +303,7 @@ check_message (NatterBlobStore  *blobs,
  *
  * Checks that every attachment the new turn references is already a blob
  * of the right size (one stat each): the turn is written only after its
- * blobs, so a reference never dangles (session-layer-spec.md §7).
+ * blobs, so a reference never dangles (docs/sessions.md §7).
  *
  * Returns: %TRUE when all are stored; else %FALSE with
  *   %NATTER_RUNTIME_ERROR_INVALID_ARGUMENT (no store) or the
@@ -327,7 +442,7 @@ expand_message (NatterBlobStore  *blobs,
  * @error: return location for a #GError
  *
  * Replaces every stored attachment of @messages by what the model reads
- * (turn-runtime.md §12): images as `attachment-image` parts with a
+ * (docs/runtime.md §12): images as `attachment-image` parts with a
  * `data:` URL, text files and PDFs as `attachment-text` parts headed by
  * the file name. @messages is not changed. Blocks (reads and hashes every
  * blob, extracts PDF text): call it from a worker thread.

@@ -44,6 +44,7 @@ char                *natter_attachment_pdf_extract_text    (GBytes           *by
                                                             GError          **error);
 gboolean             natter_attachment_pdf_check           (GBytes           *bytes,
                                                             GError          **error);
+gboolean             natter_attachment_pdf_error_is_locked (const GError     *error);
 
 gboolean             natter_attachments_in_turn            (JsonObject       *input,
                                                             JsonNode         *context);

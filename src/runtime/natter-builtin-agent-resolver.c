@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The application's agent resolver (turn-runtime.md §1): one preset,
+ * The application's agent resolver (docs/runtime.md §1): one preset,
  * "assistant", with a system prompt and the built-in tools. Its model is
  * the user's default `{provider, model}` from the settings; a per-turn
  * override in the request wins over it (the runtime applies the
@@ -103,7 +103,7 @@ natter_builtin_agent_resolver_init (NatterBuiltinAgentResolver *self)
  *   (natter_builtin_tools_register())
  *
  * Creates the resolver of the built-in agent %NATTER_BUILTIN_AGENT_ID
- * (turn-runtime.md §1): a system prompt and the descriptors of the
+ * (docs/runtime.md §1): a system prompt and the descriptors of the
  * built-in tools found in @tools. It has no model until
  * natter_builtin_agent_resolver_set_default_model() gives it one.
  *
@@ -174,7 +174,7 @@ natter_builtin_agent_resolver_dup_default_model (NatterBuiltinAgentResolver *sel
  * @descriptors: (nullable): tool descriptors offered after the built-in
  *   tools (those of the enabled tool servers), or %NULL for none
  *
- * Turns created afterwards snapshot these tools too (turn-runtime.md
+ * Turns created afterwards snapshot these tools too (docs/runtime.md
  * §1); their implementations must be in the tool registry.
  */
 void

@@ -13,7 +13,7 @@
  * @clock: the clock current_time reads
  *
  * Adds ask_human, read_file, list_directory and current_time
- * (turn-runtime.md §8) to @registry.
+ * (docs/runtime.md §8) to @registry.
  */
 void
 natter_builtin_tools_register (NatterToolRegistry *registry,
@@ -37,7 +37,7 @@ natter_builtin_tools_register (NatterToolRegistry *registry,
  * @registry: a registry the built-in tools were registered in
  *
  * The descriptors an agent preset lists to offer every built-in tool
- * (turn-runtime.md §1).
+ * (docs/runtime.md §1).
  *
  * Returns: (transfer full): copies of the four descriptors, in a fixed
  *   order

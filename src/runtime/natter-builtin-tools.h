@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The tools Natter ships (turn-runtime.md §8): ask_human, read_file,
+ * The tools Natter ships (docs/runtime.md §8): ask_human, read_file,
  * list_directory, current_time. One type per file
  * (natter-tool-<name>.c); this header names them and registers them.
  */
@@ -10,6 +10,7 @@
 #pragma once
 
 #include "natter-clock.h"
+#include "natter-file-tool.h"
 #include "natter-tool-registry.h"
 
 G_BEGIN_DECLS
@@ -23,9 +24,10 @@ G_BEGIN_DECLS
  * NATTER_READ_FILE_MAX_BYTES:
  *
  * The most bytes of a file read_file hands the model; the rest is cut
- * with an explicit `[truncated: N of M bytes shown]` note.
+ * with an explicit `[truncated: N of M bytes shown]` note. The limit of
+ * every tool's result, %NATTER_TOOL_OUTPUT_MAX_BYTES.
  */
-#define NATTER_READ_FILE_MAX_BYTES (256 * 1024)
+#define NATTER_READ_FILE_MAX_BYTES NATTER_TOOL_OUTPUT_MAX_BYTES
 
 /**
  * NATTER_LIST_DIRECTORY_MAX_ENTRIES:
@@ -39,10 +41,10 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (NatterToolAskHuman, natter_tool_ask_human, NATTER, TOOL_ASK_HUMAN, GObject)
 
 #define NATTER_TYPE_TOOL_READ_FILE (natter_tool_read_file_get_type ())
-G_DECLARE_FINAL_TYPE (NatterToolReadFile, natter_tool_read_file, NATTER, TOOL_READ_FILE, GObject)
+G_DECLARE_FINAL_TYPE (NatterToolReadFile, natter_tool_read_file, NATTER, TOOL_READ_FILE, NatterFileTool)
 
 #define NATTER_TYPE_TOOL_LIST_DIRECTORY (natter_tool_list_directory_get_type ())
-G_DECLARE_FINAL_TYPE (NatterToolListDirectory, natter_tool_list_directory, NATTER, TOOL_LIST_DIRECTORY, GObject)
+G_DECLARE_FINAL_TYPE (NatterToolListDirectory, natter_tool_list_directory, NATTER, TOOL_LIST_DIRECTORY, NatterFileTool)
 
 #define NATTER_TYPE_TOOL_CURRENT_TIME (natter_tool_current_time_get_type ())
 G_DECLARE_FINAL_TYPE (NatterToolCurrentTime, natter_tool_current_time, NATTER, TOOL_CURRENT_TIME, GObject)

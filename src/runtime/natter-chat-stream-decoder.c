@@ -32,23 +32,11 @@ _natter_chat_stream_tool_call_free (gpointer data)
 /* Helpers reading the loosely typed JSON of many servers: a member that is
  * absent, null or of another type counts as absent. */
 
-static const char *
-get_string (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
-      || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 const char *
 _natter_chat_stream_get_nonempty_string (JsonObject *object,
                                          const char *member)
 {
-  const char *value = get_string (object, member);
+  const char *value = natter_json_loose_string (object, member);
 
   return value != NULL && value[0] != '\0' ? value : NULL;
 }
@@ -127,13 +115,13 @@ append_content_parts (NatterChatStream *self,
         continue;
 
       part = json_node_get_object (node);
-      type = get_string (part, "type");
+      type = natter_json_loose_string (part, "type");
       if (g_strcmp0 (type, "text") == 0)
         {
           if (as_reasoning)
-            _natter_chat_stream_append_reasoning (self, get_string (part, "text"));
+            _natter_chat_stream_append_reasoning (self, natter_json_loose_string (part, "text"));
           else
-            _natter_chat_stream_append_text (self, get_string (part, "text"));
+            _natter_chat_stream_append_text (self, natter_json_loose_string (part, "text"));
         }
       else if (g_strcmp0 (type, "thinking") == 0)
         {
@@ -142,7 +130,7 @@ append_content_parts (NatterChatStream *self,
           if (thinking != NULL)
             append_content_parts (self, thinking, TRUE);
           else
-            _natter_chat_stream_append_reasoning (self, get_string (part, "thinking"));
+            _natter_chat_stream_append_reasoning (self, natter_json_loose_string (part, "thinking"));
         }
     }
 }
@@ -472,7 +460,7 @@ parse_arguments (NatterChatStream *self,
     }
 
   if (has_nul_escape (text, len)
-      || !json_parser_load_from_data (self->parser, text, len, NULL))
+      || !natter_json_parser_load (self->parser, text, len, NULL))
     return;
 
   root = json_parser_steal_root (self->parser);
@@ -482,7 +470,7 @@ parse_arguments (NatterChatStream *self,
       /* Some models encode the arguments twice: "{\"a\":1}". */
       const char *inner = json_node_get_string (root);
 
-      if (!has_nul_escape (inner, strlen (inner)) && json_parser_load_from_data (self->parser, inner, -1, NULL))
+      if (!has_nul_escape (inner, strlen (inner)) && natter_json_parser_load (self->parser, inner, -1, NULL))
         {
           g_clear_pointer (&root, json_node_unref);
           root = json_parser_steal_root (self->parser);

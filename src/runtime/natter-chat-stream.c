@@ -120,7 +120,7 @@ natter_chat_stream_class_init (NatterChatStreamClass *klass)
    * @delta: the text just received, never empty
    *
    * Emitted for every piece of assistant text as it arrives: the live-only
-   * `text_delta` of turn-runtime.md §3.
+   * `text_delta` of docs/runtime.md §3.
    */
   signals[TEXT_DELTA] =
     g_signal_new ("text-delta",
@@ -135,7 +135,7 @@ natter_chat_stream_class_init (NatterChatStreamClass *klass)
    * @delta: the reasoning just received, never empty
    *
    * Emitted for every piece of reasoning as it arrives: the live-only
-   * `reasoning_delta` of turn-runtime.md §3.
+   * `reasoning_delta` of docs/runtime.md §3.
    */
   signals[REASONING_DELTA] =
     g_signal_new ("reasoning-delta",
@@ -159,7 +159,7 @@ natter_chat_stream_init (NatterChatStream *self)
  * @tool_call_id_seed: (nullable): makes minted tool call ids unique per
  *   model call, e.g. "<turnId>-<modelCallIndex>"
  *
- * Creates the assembler of one model step (turn-runtime.md §12). A tool
+ * Creates the assembler of one model step (docs/runtime.md §12). A tool
  * call the server sent without an id gets `call_<seed>_<position>`, where
  * position is its 0-based place among the step's tool calls; so the same
  * bytes always give the same ids, however they were split. Without a seed
@@ -290,7 +290,7 @@ _natter_chat_stream_append_reasoning (NatterChatStream *self,
  * @chunk: (transfer none): one `chat.completion.chunk` object
  * @error: return location for a #GError
  *
- * Applies one chunk (turn-runtime.md §12): text deltas (emitting
+ * Applies one chunk (docs/runtime.md §12): text deltas (emitting
  * #NatterChatStream::text-delta), reasoning from `reasoning_content` or
  * `reasoning` (only one of them per chunk, `reasoning_content` preferred;
  * emitting #NatterChatStream::reasoning-delta), tool call fragments
@@ -443,7 +443,7 @@ apply_bare_json_line (NatterChatStream  *self,
  * @error: return location for a #GError
  *
  * Applies one Server-Sent Event of a streamed completion
- * (turn-runtime.md §12). Empty data (a keep-alive) is skipped; `[DONE]`
+ * (docs/runtime.md §12). Empty data (a keep-alive) is skipped; `[DONE]`
  * marks the end, after which events are ignored; anything else must be a
  * chunk object for natter_chat_stream_feed_chunk(). An event named "error"
  * (also the parser's form of an `error:` field line) fails the stream
@@ -531,7 +531,7 @@ natter_chat_stream_feed_sse_data (NatterChatStream  *self,
  * `message.reasoning_content`/`reasoning`, `message.tool_calls`,
  * `finish_reason` and `usage`, exactly as if they had been streamed (the
  * delta signals are emitted once). The body counts as complete: call
- * natter_chat_stream_finish() next (turn-runtime.md §12).
+ * natter_chat_stream_finish() next (docs/runtime.md §12).
  *
  * Returns: %TRUE on success; %FALSE with
  *   %NATTER_PROVIDER_ERROR_BAD_RESPONSE when the body is not a JSON object
@@ -573,7 +573,7 @@ natter_chat_stream_feed_json_body (NatterChatStream  *self,
  * Ends the input and settles the tool calls (arguments parsed, missing ids
  * minted). A stream that ended after a finish reason is complete even
  * without `[DONE]`, and one with `[DONE]` but no finish reason too
- * (turn-runtime.md §12). No more feeding afterwards.
+ * (docs/runtime.md §12). No more feeding afterwards.
  *
  * Returns: %TRUE if the step is complete; %FALSE with
  *   %NATTER_PROVIDER_ERROR_TRUNCATED_STREAM ("truncated stream") when the
@@ -704,7 +704,7 @@ natter_chat_stream_get_server_finish_reason (NatterChatStream *self)
  * natter_chat_stream_get_finish_reason:
  * @self: a stream
  *
- * The effective finish reason (turn-runtime.md §12): "tool_calls" whenever
+ * The effective finish reason (docs/runtime.md §12): "tool_calls" whenever
  * tool calls were made, whatever the server said; else the server's
  * reason, where a claimed "tool_calls" without any call becomes "stop"
  * (nothing to run); "stop" for a stream that ended with `[DONE]` but no
@@ -731,7 +731,7 @@ natter_chat_stream_get_finish_reason (NatterChatStream *self)
  * @self: a stream
  *
  * The last usage the server reported, in the turn schema's names
- * (turn-runtime.md §3): `prompt_tokens` → `inputTokens`,
+ * (docs/runtime.md §3): `prompt_tokens` → `inputTokens`,
  * `completion_tokens` → `outputTokens`, `total_tokens` → `totalTokens`,
  * `completion_tokens_details.reasoning_tokens` → `reasoningTokens`,
  * `prompt_tokens_details.cached_tokens` → `cachedInputTokens`; only the
@@ -751,7 +751,7 @@ natter_chat_stream_get_usage (NatterChatStream *self)
  * natter_chat_stream_build_message:
  * @self: a stream
  *
- * Builds the turn-schema assistant message (turn-runtime.md §3):
+ * Builds the turn-schema assistant message (docs/runtime.md §3):
  * `{role:"assistant", content:[…]}` with, in this order, a
  * `{type:"reasoning", text}` part if there was reasoning, a
  * `{type:"text", text}` part if there was text, and one

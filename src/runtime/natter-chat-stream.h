@@ -4,7 +4,7 @@
  *
  * The assembler of one model step from an OpenAI-compatible chat
  * completion: streamed `chat.completion.chunk` objects or one
- * `chat.completion` body (turn-runtime.md §3, §12).
+ * `chat.completion` body (docs/runtime.md §3, §12).
  */
 
 #pragma once

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The application's agent resolver (turn-runtime.md §1): the
+ * The application's agent resolver (docs/runtime.md §1): the
  * built-in "assistant" and the user's agents from the configuration
  * folder (NatterAgentStore). An agent file is read at every resolve, so
  * an edit in Preferences applies to the next message; the turn freezes
@@ -181,7 +181,7 @@ natter_config_agent_resolver_init (NatterConfigAgentResolver *self)
  * @store: the user's agents
  * @tools: the tools an agent may name
  *
- * Creates the resolver of turn-runtime.md §1 for both kinds of agent:
+ * Creates the resolver of docs/runtime.md §1 for both kinds of agent:
  * `assistant` (or no id) goes to @builtin; any other id is read from
  * @store and answered as `{agentId, systemPrompt, model?, tools:
  * [descriptor…]}`. Fails with %NATTER_RUNTIME_ERROR_AGENT for an unknown

@@ -23,7 +23,7 @@ natter_context_resolver_default_init (NatterContextResolverInterface *iface)
  * @user_data: data for @callback
  *
  * Materializes the closed transcript of @previous_turn_id
- * (turn-runtime.md §11).
+ * (docs/runtime.md §11).
  */
 void
 natter_context_resolver_materialize_async (NatterContextResolver *self,
@@ -45,7 +45,7 @@ natter_context_resolver_materialize_async (NatterContextResolver *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Implements turn-runtime.md §11.
+ * Implements docs/runtime.md §11.
  *
  * Returns: (transfer full) (nullable): the messages, or %NULL with
  *   %NATTER_RUNTIME_ERROR_CONTEXT (missing, corrupt, cyclic chain)

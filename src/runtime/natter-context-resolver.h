@@ -20,7 +20,7 @@ G_DECLARE_INTERFACE (NatterContextResolver, natter_context_resolver, NATTER, CON
  * @materialize_finish: the closed transcript of that turn
  *
  * Materializes a context reference into the referenced turn's closed
- * transcript (turn-runtime.md §11).
+ * transcript (docs/runtime.md §11).
  */
 struct _NatterContextResolverInterface
 {

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The application's permission checker (turn-runtime.md §7). It fails
+ * The application's permission checker (docs/runtime.md §7). It fails
  * closed by construction: only tools named in an explicit "no permission"
  * set run without asking; every other tool, including one it has never
  * heard of, requires permission. The request shown to the human is what
@@ -118,7 +118,7 @@ natter_default_permission_checker_init (NatterDefaultPermissionChecker *self)
  *   toolIds that run without permission; %NULL for the built-in set
  *   (ask_human and current_time)
  *
- * The fail-closed checker of turn-runtime.md §7: any tool not in
+ * The fail-closed checker of docs/runtime.md §7: any tool not in
  * @no_permission_tool_ids requires permission.
  *
  * Returns: (transfer full): the checker

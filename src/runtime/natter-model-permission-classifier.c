@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The permission classifier of turn-runtime.md §7 that asks the turn's own
+ * The permission classifier of docs/runtime.md §7 that asks the turn's own
  * model. It sends one tool-free request listing the calls and expects
  * `{"decisions":[{"toolCallId","decision":"allow|deny|defer","reason"}]}`.
  * Its answer is only an opinion: an unusable answer fails the whole
@@ -42,8 +42,9 @@ static const char system_prompt[] =
  * natter_model_permission_classifier_build_request:
  * @calls: (transfer none): `[{toolCallId, toolName, input, request}]`
  *
- * The model request of one classification (§7): the classifier's system
- * prompt, one user message holding the calls as JSON, no tools. Pure.
+ * The model request of one classification (docs/runtime.md §7): the
+ * classifier's system prompt, one user message holding the calls as JSON, no
+ * tools. Pure.
  *
  * Returns: (transfer full): `{systemPrompt, messages, tools, parameters}`
  */
@@ -122,9 +123,9 @@ message_text (JsonObject *message)
  * @calls: (transfer none): the calls that were asked about
  * @error: return location for a #GError
  *
- * Reads the decisions out of a classifier answer (§7). The JSON object may
- * be wrapped in prose or a code fence. Entries for calls that were not
- * asked about, or with another decision than allow/deny/defer, are
+ * Reads the decisions out of a classifier answer (docs/runtime.md §7). The JSON
+ * object may be wrapped in prose or a code fence. Entries for calls that were
+ * not asked about, or with another decision than allow/deny/defer, are
  * dropped; a call left without a decision counts as `defer` in the
  * runtime. Pure.
  *
@@ -299,7 +300,7 @@ natter_model_permission_classifier_init (NatterModelPermissionClassifier *self)
 /**
  * natter_model_permission_classifier_new:
  *
- * The classifier of turn-runtime.md §7 that asks the turn's model
+ * The classifier of docs/runtime.md §7 that asks the turn's model
  * (through natter_permission_classifier_classify_in_async()); without a
  * model every classification fails, which the runtime counts as `defer`.
  *

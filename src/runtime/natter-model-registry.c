@@ -21,7 +21,7 @@ natter_model_registry_default_init (NatterModelRegistryInterface *iface)
  * @descriptor: (transfer none): `{provider, model}`
  * @error: return location for a #GError
  *
- * Implements turn-runtime.md §6 step 4 and §12.
+ * Implements docs/runtime.md §6 step 4 and §12.
  *
  * Returns: (transfer full) (nullable): the model, or %NULL with
  *   %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND when no provider serves it
@@ -55,7 +55,7 @@ natter_model_registry_resolve (NatterModelRegistry  *self,
  *
  * Whether a provider serves @descriptor, as far as the registry can tell
  * without a live model (no key is looked up, nothing is sent): a turn is
- * not created for a model that could never be called (turn-runtime.md
+ * not created for a model that could never be called (docs/runtime.md
  * §5, create_turn). A registry without a check answers %TRUE, and the
  * advance's resolve (natter_model_registry_resolve()) finds out.
  *

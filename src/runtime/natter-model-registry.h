@@ -21,7 +21,7 @@ G_DECLARE_INTERFACE (NatterModelRegistry, natter_model_registry, NATTER, MODEL_R
  *   cannot tell before resolving
  *
  * Resolves the model descriptor stored in a turn snapshot to a live model
- * (turn-runtime.md §6 step 4, §12). Every advance resolves it again.
+ * (docs/runtime.md §6 step 4, §12). Every advance resolves it again.
  */
 struct _NatterModelRegistryInterface
 {

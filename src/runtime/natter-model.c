@@ -20,7 +20,7 @@ natter_model_default_init (NatterModelInterface *iface)
  * @finish_reason: the finish reason
  * @usage: (transfer none) (nullable): token counts; %NULL for none
  *
- * The canonical response of turn-runtime.md §3 (`model_call_completed`).
+ * The canonical response of docs/runtime.md §3 (`model_call_completed`).
  *
  * Returns: (transfer full): a result holding copies/references of the
  *   arguments; free with natter_model_step_result_free()
@@ -46,7 +46,7 @@ natter_model_step_result_new (JsonNode   *message,
  *
  * Frees @result.
  *
- * Part of turn-runtime.md §3.
+ * Part of docs/runtime.md §3.
  */
 void
 natter_model_step_result_free (NatterModelStepResult *result)
@@ -70,7 +70,7 @@ natter_model_step_result_free (NatterModelStepResult *result)
  * @callback: called once on the caller's main context
  * @user_data: data for @callback
  *
- * Streams one model step (turn-runtime.md §6 step 5). The request is sent
+ * Streams one model step (docs/runtime.md §6 step 5). The request is sent
  * exactly as given so an audit can rebuild the wire bytes from the file.
  */
 void
@@ -95,7 +95,7 @@ natter_model_stream_step_async (NatterModel               *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Implements the model step of turn-runtime.md §6 step 5.
+ * Implements the model step of docs/runtime.md §6 step 5.
  *
  * Returns: (transfer full) (nullable): the step result, or %NULL with the
  *   provider's error (%NATTER_PROVIDER_ERROR, or %G_IO_ERROR_CANCELLED)

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One live model: streams one step of a composed request
- * (turn-runtime.md §3, §6, §12).
+ * (docs/runtime.md §3, §6, §12).
  */
 
 #pragma once

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * How large a model's context window is, as far as its server says
- * (session-layer-spec.md §12.3): the model's entry in `GET {baseUrl}/models`
+ * (docs/sessions.md §5): the model's entry in `GET {baseUrl}/models`
  * when it carries `max_model_len` (vLLM), `context_length` or
  * `max_context_length` (LM Studio, llama.cpp variants, routers); else
  * Ollama's native `POST /api/show`, whose `model_info` holds
@@ -154,7 +154,7 @@ models_cb (GObject      *source,
  * @user_data: data for @callback
  *
  * Asks the server how many tokens @model's context window holds
- * (session-layer-spec.md §12.3): its `/models` entry's `max_model_len`,
+ * (docs/sessions.md §5): its `/models` entry's `max_model_len`,
  * `context_length` or `max_context_length`, else Ollama's `/api/show`.
  * The answer, known or not, is kept on @self for @model: later calls
  * answer at once.

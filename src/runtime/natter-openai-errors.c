@@ -280,7 +280,7 @@ natter_openai_error_body_refuses_parameter (const char *body,
   JsonObject *error = NULL;
   JsonNode *root;
 
-  if (len == 0 || !json_parser_load_from_data (parser, body, len, NULL))
+  if (len == 0 || !natter_json_parser_load_external (parser, body, len, NULL))
     return FALSE;
   root = json_parser_get_root (parser);
   if (JSON_NODE_HOLDS_OBJECT (root))

@@ -5,6 +5,7 @@
 
 #define G_LOG_DOMAIN "natter-openai-model"
 
+#include "natter-json.h"
 #include "natter-openai-model.h"
 
 struct _NatterOpenaiModel
@@ -33,7 +34,8 @@ typedef struct
   gulong               text_id;
   gulong               reasoning_id;
   /* Every tool-call id the request already holds: the model's answer must
-   * not reuse one, or the turn would name two calls alike (§4). */
+   * not reuse one, or the turn would name two calls alike
+   * (docs/runtime.md §4). */
   GHashTable          *used_ids;
 } Step;
 
@@ -73,8 +75,8 @@ natter_openai_model_init (NatterOpenaiModel *self)
 {
 }
 
-/* Deltas are live only (§3); once the step is cancelled none may reach
- * the runtime, even one that raced with the cancellation. */
+/* Deltas are live only (docs/runtime.md §3); once the step is cancelled none
+ * may reach the runtime, even one that raced with the cancellation. */
 static void
 text_delta_cb (NatterChatStream *stream,
                const char       *delta,
@@ -91,19 +93,6 @@ reasoning_delta_cb (NatterChatStream *stream,
 {
   if (step->sink.reasoning_delta != NULL && !g_cancellable_is_cancelled (step->cancellable))
     step->sink.reasoning_delta (delta, step->sink_data);
-}
-
-/* A string member, or NULL when absent or of another type. */
-static const char *
-get_string (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
-      || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
 }
 
 static GHashTable *
@@ -137,7 +126,7 @@ collect_tool_call_ids (JsonObject *request)
 
           if (!JSON_NODE_HOLDS_OBJECT (part))
             continue;
-          id = get_string (json_node_get_object (part), "toolCallId");
+          id = natter_json_loose_string (json_node_get_object (part), "toolCallId");
           if (id != NULL)
             g_hash_table_add (ids, g_strdup (id));
         }
@@ -161,7 +150,7 @@ make_tool_call_ids_unique (JsonNode   *message,
       JsonObject *part = json_array_get_object_element (content, i);
       const char *id;
 
-      if (g_strcmp0 (get_string (part, "type"), "tool-call") != 0)
+      if (g_strcmp0 (natter_json_loose_string (part, "type"), "tool-call") != 0)
         continue;
       id = json_object_get_string_member (part, "toolCallId");
       if (g_hash_table_contains (used_ids, id))
@@ -208,8 +197,9 @@ stream_cb (GObject      *source,
       return;
     }
 
-  /* The runtime knows cancellation as G_IO_ERROR_CANCELLED (§9); the
-   * provider's own code says the same thing in its domain. */
+  /* The runtime knows cancellation as G_IO_ERROR_CANCELLED
+   * (docs/runtime.md §9); the provider's own code says the same thing in its
+   * domain. */
   if (g_error_matches (error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_CANCELLED)
       || g_cancellable_is_cancelled (step->cancellable))
     {
@@ -290,7 +280,7 @@ natter_openai_model_iface_init (NatterModelInterface *iface)
  * @model_name: the model name sent as `model`, e.g. "llama3.2"
  *
  * Creates the live model of a descriptor `{provider, model}`
- * (turn-runtime.md §6 step 4, §12). Each step streams `POST
+ * (docs/runtime.md §6 step 4, §12). Each step streams `POST
  * {baseUrl}/chat/completions` with the composed request as it is: text
  * and reasoning arrive through the sink as deltas (never after a
  * cancellation), the result is the assistant message of

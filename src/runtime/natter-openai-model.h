@@ -4,7 +4,7 @@
  *
  * One model of an OpenAI-compatible provider as the turn runtime sees it:
  * a #NatterModel over a #NatterOpenaiProvider and a model name
- * (turn-runtime.md §6 step 5, §9, §12).
+ * (docs/runtime.md §6 step 5, §9, §12).
  */
 
 #pragma once

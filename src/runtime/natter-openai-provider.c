@@ -199,7 +199,7 @@ natter_openai_provider_class_init (NatterOpenaiProviderClass *klass)
    * NatterOpenaiProvider:id:
    *
    * The configured provider's id (e.g. "ollama"), or the endpoint URL of
-   * an ad-hoc one: the `provider` of a model descriptor (§12).
+   * an ad-hoc one: the `provider` of a model descriptor (docs/runtime.md §12).
    */
   properties[PROP_ID] =
     g_param_spec_string ("id", NULL, NULL, NULL,
@@ -327,7 +327,7 @@ natter_openai_provider_remember_token_limit_name (NatterOpenaiProvider *self,
  *   non-streamed body; 0 for %NATTER_SSE_PARSER_DEFAULT_MAX_EVENT_BYTES
  *
  * Creates an OpenAI-compatible provider owning one #SoupSession
- * (turn-runtime.md §12). The key is only ever put in the Authorization
+ * (docs/runtime.md §12). The key is only ever put in the Authorization
  * header: it appears in no request body, log line or error message.
  *
  * Returns: (transfer full): a new provider
@@ -430,7 +430,7 @@ encode_body (NatterOpenaiProvider  *self,
 /**
  * natter_openai_provider_stream_async:
  * @self: a provider
- * @composed: the composed request (turn-runtime.md §3), as for
+ * @composed: the composed request (docs/runtime.md §3), as for
  *   natter_openai_provider_encode_request()
  * @model: the model name
  * @stream: a fresh #NatterChatStream, created by the caller, who connects
@@ -441,7 +441,7 @@ encode_body (NatterOpenaiProvider  *self,
  * @callback: called when the call is over
  * @user_data: data for @callback
  *
- * Streams one model step (turn-runtime.md §12): `POST
+ * Streams one model step (docs/runtime.md §12): `POST
  * {baseUrl}/chat/completions` with the encoded request and the
  * Authorization header (when there is a key), and feeds the response into
  * @stream: `text/event-stream` through the Server-Sent Events parser,
@@ -544,7 +544,7 @@ natter_openai_provider_stream_finish (NatterOpenaiProvider  *self,
  * @user_data: data for @callback
  *
  * Lists the server's models for the model picker: `GET {baseUrl}/models`
- * (turn-runtime.md §12), reading OpenAI's `{"data":[{"id"}]}` and
+ * (docs/runtime.md §12), reading OpenAI's `{"data":[{"id"}]}` and
  * Ollama's `{"models":[{"name"}]}`. Errors map as for
  * natter_openai_provider_stream_async().
  */

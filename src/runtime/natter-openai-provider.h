@@ -4,7 +4,7 @@
  *
  * The OpenAI-compatible model provider: `POST {baseUrl}/chat/completions`
  * streamed over libsoup 3, and `GET {baseUrl}/models` for the model picker
- * (turn-runtime.md §12).
+ * (docs/runtime.md §12).
  */
 
 #pragma once

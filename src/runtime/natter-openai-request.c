@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The body of `POST {baseUrl}/chat/completions`, encoded from a composed
- * request (turn-runtime.md §3, §12). Pure: no I/O and no key, so every
+ * request (docs/runtime.md §3, §12). Pure: no I/O and no key, so every
  * shape can be tested without a server.
  */
 
@@ -440,7 +440,7 @@ is_token_limit (const char *name)
 
 /**
  * natter_openai_request_has_token_limit: (skip)
- * @composed: a composed request (turn-runtime.md §3)
+ * @composed: a composed request (docs/runtime.md §3)
  *
  * Returns: whether its `parameters` limit the answer's tokens, under
  *   either of the names OpenAI-compatible servers know
@@ -498,16 +498,16 @@ copy_parameters (JsonObject  *body,
 /**
  * natter_openai_provider_encode_request:
  * @self: a provider
- * @composed: the composed request of turn-runtime.md §3:
+ * @composed: the composed request of docs/runtime.md §3:
  *   `{systemPrompt?, messages: [user/assistant/tool messages], tools?:
  *   [tool descriptors], parameters?: {…}}`
  * @model: the model name sent as `model`
  * @error: return location for a #GError
  *
- * Encodes the body of `POST {baseUrl}/chat/completions` (§12), purely: no
- * I/O, and no key (the key only ever travels in a header). The body holds,
- * in order: `model`; `messages` (the system prompt first when present and
- * non-empty; user content as a string, text parts joined by a blank line
+ * Encodes the body of `POST {baseUrl}/chat/completions` (docs/runtime.md §12),
+ * purely: no I/O, and no key (the key only ever travels in a header). The body
+ * holds, in order: `model`; `messages` (the system prompt first when present
+ * and non-empty; user content as a string, text parts joined by a blank line
  * and an attachment as the note "[attachment: filename]"; a user message
  * with attachments read from their blobs, `attachment-text` and
  * `attachment-image` parts, as an array of `{type:"text", text}` and

@@ -24,7 +24,7 @@ natter_permission_checker_default_init (NatterPermissionCheckerInterface *iface)
  *   JSON shown to the human when required
  * @error: return location for a #GError
  *
- * Asks whether a tool call needs permission (turn-runtime.md §7).
+ * Asks whether a tool call needs permission (docs/runtime.md §7).
  *
  * Returns: %FALSE with the checker's error when it cannot tell; the caller
  *   then treats the call as requiring permission (fail closed)
@@ -65,7 +65,7 @@ natter_permission_checker_check (NatterPermissionChecker  *self,
  * @error: return location for a #GError
  *
  * natter_permission_checker_check() for a call in a turn with a working
- * directory (turn-runtime.md §7); checkers without a @check_in ignore
+ * directory (docs/runtime.md §7); checkers without a @check_in ignore
  * @cwd. Fails closed like natter_permission_checker_check().
  *
  * Returns: %FALSE with the checker's error when it cannot tell

@@ -22,7 +22,7 @@ G_DECLARE_INTERFACE (NatterPermissionChecker, natter_permission_checker, NATTER,
  *   (`config.cwd`, or %NULL) so the request can name absolute paths; when
  *   set, the runtime calls it instead of @check
  *
- * The permission checker of turn-runtime.md §7. A checker failure makes
+ * The permission checker of docs/runtime.md §7. A checker failure makes
  * the runtime fail closed: it records `checkerError` and asks a human if
  * one is available, else denies; it never runs the tool automatically.
  */

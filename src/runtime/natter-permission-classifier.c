@@ -22,7 +22,7 @@ natter_permission_classifier_default_init (NatterPermissionClassifierInterface *
  * @callback: called once on the caller's main context
  * @user_data: data for @callback
  *
- * Classifies a batch of calls that require permission (turn-runtime.md §7).
+ * Classifies a batch of calls that require permission (docs/runtime.md §7).
  */
 void
 natter_permission_classifier_classify_async (NatterPermissionClassifier *self,
@@ -44,7 +44,7 @@ natter_permission_classifier_classify_async (NatterPermissionClassifier *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Implements turn-runtime.md §7.
+ * Implements docs/runtime.md §7.
  *
  * Returns: (transfer full) (nullable): `[{toolCallId, decision, reason}]`,
  *   or %NULL with the classifier's error (any domain)
@@ -69,7 +69,7 @@ natter_permission_classifier_classify_finish (NatterPermissionClassifier  *self,
  * @user_data: data for @callback
  *
  * Classifies a batch of calls of a turn whose model is @model
- * (turn-runtime.md §7). Classifiers that do not use the model run as with
+ * (docs/runtime.md §7). Classifiers that do not use the model run as with
  * natter_permission_classifier_classify_async(). Finish with
  * natter_permission_classifier_classify_finish().
  */

@@ -25,7 +25,7 @@ G_DECLARE_INTERFACE (NatterPermissionClassifier, natter_permission_classifier, N
  *   live model; when set, the runtime calls it instead of @classify_async
  *   (its result is read with @classify_finish)
  *
- * The automatic permission classifier of turn-runtime.md §7. Its answer
+ * The automatic permission classifier of docs/runtime.md §7. Its answer
  * is an opinion: a failure, or a call it does not answer, counts as
  * `defer`.
  */

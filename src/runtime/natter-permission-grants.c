@@ -21,7 +21,7 @@ natter_permission_grants_default_init (NatterPermissionGrantsInterface *iface)
  * @tool_id: the registry id of the tool called
  *
  * Asks whether the person allowed every call of @tool_id in @session_id
- * (session-layer-spec.md §12.2: grants are blanket per tool, and belong to
+ * (docs/sessions.md §12: grants are blanket per tool, and belong to
  * one session). A view that cannot tell answers %NULL, so the runtime
  * asks the person: a grant is never assumed.
  *

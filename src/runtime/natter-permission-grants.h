@@ -18,8 +18,8 @@ G_DECLARE_INTERFACE (NatterPermissionGrants, natter_permission_grants, NATTER, P
  * @lookup: the id of the session's active grant for a tool, or %NULL
  *
  * The session-keyed view of permission grants that the runtime consults
- * when the permission checker requires a decision (session-layer-spec.md
- * §12.2). The session layer provides it; the runtime knows nothing of
+ * when the permission checker requires a decision (docs/sessions.md
+ * §12). The session layer provides it; the runtime knows nothing of
  * session files.
  */
 struct _NatterPermissionGrantsInterface

@@ -34,7 +34,7 @@ static const char * const overflow_wordings[] = {
  *   file keeps it (`model_call_failed.error`, `turn_failed.error`)
  *
  * Whether a model call failed because the conversation no longer fits
- * the model's context window (session-layer-spec.md §2, §12.3), as
+ * the model's context window (docs/sessions.md §5), as
  * OpenAI (`context_length_exceeded`), llama.cpp ("exceeds the available
  * context size"), vLLM ("maximum context length"), Ollama ("exceeds the
  * context length") and LM Studio ("tokens to keep … greater than the

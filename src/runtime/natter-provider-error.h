@@ -13,7 +13,7 @@ G_BEGIN_DECLS
  * NATTER_PROVIDER_ERROR:
  *
  * The error domain of a model provider call in the runtime layer; codes
- * are #NatterProviderError (turn-runtime.md §9, §12).
+ * are #NatterProviderError (docs/runtime.md §9, §12).
  */
 #define NATTER_PROVIDER_ERROR (natter_provider_error_quark ())
 

@@ -9,6 +9,7 @@
 
 #include <libsoup/soup.h>
 
+#include "natter-json.h"
 #include "natter-provider-registry.h"
 #include "natter-runtime-error.h"
 
@@ -141,7 +142,7 @@ natter_env_key_lookup (const char *provider,
  * @key_lookup_data: data for @key_lookup
  * @key_lookup_destroy: (nullable): frees @key_lookup_data with the registry
  *
- * Creates the model registry of turn-runtime.md §12, knowing
+ * Creates the model registry of docs/runtime.md §12, knowing
  * %NATTER_DEFAULT_PROVIDER_ID ("Ollama" at %NATTER_DEFAULT_PROVIDER_URL)
  * from the start. A model descriptor `{provider, model}` resolves to a
  * #NatterOpenaiModel: `provider` is a configured provider's id, or the
@@ -205,7 +206,7 @@ natter_provider_registry_add_provider (NatterProviderRegistry *self,
  * @provider_id: a configured provider's id
  *
  * Forgets a configured provider. Turns that name it can still be
- * cancelled (§6 step 3), but no longer advanced.
+ * cancelled (docs/runtime.md §6 step 3), but no longer advanced.
  *
  * Returns: %TRUE if it was configured
  */
@@ -292,7 +293,7 @@ natter_provider_registry_get_idle_timeout (NatterProviderRegistry *self)
  *   provider id
  *
  * Whether @provider_id names a server directly (an ad-hoc endpoint of
- * turn-runtime.md §12) rather than a configured provider: it starts with
+ * docs/runtime.md §12) rather than a configured provider: it starts with
  * `http://` or `https://`. The one rule for every layer: the registry
  * resolves such ids as endpoints, so no configured provider may carry
  * one, and the window shows them as "not one of your providers".
@@ -343,19 +344,6 @@ strip_slashes (const char *url)
   return copy;
 }
 
-/* A string member, or NULL when absent or of another type. */
-static const char *
-get_string (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
-      || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 /**
  * natter_provider_registry_offers_model:
  * @self: the registry
@@ -384,8 +372,8 @@ natter_provider_registry_offers_model (NatterProviderRegistry *self,
 
   if (descriptor == NULL)
     return FALSE;
-  provider = get_string (descriptor, "provider");
-  model = get_string (descriptor, "model");
+  provider = natter_json_loose_string (descriptor, "provider");
+  model = natter_json_loose_string (descriptor, "model");
   return provider != NULL && model != NULL && model[0] != '\0' &&
          !natter_provider_id_is_endpoint (provider) && g_hash_table_contains (self->configured, provider);
 }
@@ -409,7 +397,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Cached, cached_free)
  * @error: return location for a #GError
  *
  * The live provider for the `provider` of a model descriptor
- * (turn-runtime.md §12), with the key the lookup gives now. An endpoint
+ * (docs/runtime.md §12), with the key the lookup gives now. An endpoint
  * URL makes an ad-hoc provider named after its host (or after the
  * configured provider with the same base URL). Providers are reused while
  * their address, key and idle timeout stay the same.
@@ -540,7 +528,7 @@ first_model_listed_cb (GObject      *object,
  * @user_data: data for @callback
  *
  * Completes a model descriptor `{provider, model}` for a new turn
- * (turn-runtime.md §1, §12). An empty model means "the provider's first
+ * (docs/runtime.md §1, §12). An empty model means "the provider's first
  * model" (the `default-model` setting's out-of-the-box value): the
  * provider is asked for its list (`GET {baseUrl}/models`) and the first
  * entry is taken. This is the one place that rule lives; the command
@@ -613,8 +601,8 @@ natter_provider_registry_resolve (NatterModelRegistry  *registry,
                                   GError              **error)
 {
   NatterProviderRegistry *self = NATTER_PROVIDER_REGISTRY (registry);
-  const char *provider = get_string (descriptor, "provider");
-  const char *model = get_string (descriptor, "model");
+  const char *provider = natter_json_loose_string (descriptor, "provider");
+  const char *model = natter_json_loose_string (descriptor, "model");
   g_autoptr(NatterOpenaiProvider) live = NULL;
 
   if (provider == NULL || provider[0] == '\0' || model == NULL || model[0] == '\0')
@@ -639,8 +627,8 @@ natter_provider_registry_check (NatterModelRegistry  *registry,
                                 GError              **error)
 {
   NatterProviderRegistry *self = NATTER_PROVIDER_REGISTRY (registry);
-  const char *provider = get_string (descriptor, "provider");
-  const char *model = get_string (descriptor, "model");
+  const char *provider = natter_json_loose_string (descriptor, "provider");
+  const char *model = natter_json_loose_string (descriptor, "model");
   g_autoptr(GUri) endpoint = NULL;
 
   if (provider == NULL || provider[0] == '\0' || model == NULL || model[0] == '\0')

@@ -4,7 +4,7 @@
  *
  * The model registry of the application: configured OpenAI-compatible
  * providers by id, ad-hoc endpoints by URL, and the API key looked up
- * afresh on every resolve (turn-runtime.md §6 step 4, §12).
+ * afresh on every resolve (docs/runtime.md §6 step 4, §12).
  */
 
 #pragma once
@@ -20,7 +20,7 @@ G_BEGIN_DECLS
  * NATTER_DEFAULT_PROVIDER_ID:
  *
  * The provider every registry knows from the start: Ollama on
- * %NATTER_DEFAULT_PROVIDER_URL (turn-runtime.md §12).
+ * %NATTER_DEFAULT_PROVIDER_URL (docs/runtime.md §12).
  */
 #define NATTER_DEFAULT_PROVIDER_ID "ollama"
 

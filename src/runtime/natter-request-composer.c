@@ -2,9 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Requests store refs, not messages (§3): call 0 is `["context"?,
- * "input"]`, call N adds `["assistant:N-1", toolResult refs…]` to what
- * call N-1 sent, and a re-issue `[]` sends what the failed call sent. The
+ * Requests store refs, not messages (docs/runtime.md §3): call 0 is
+ * `["context"?, "input"]`, call N adds `["assistant:N-1", toolResult refs…]` to
+ * what call N-1 sent, and a re-issue `[]` sends what the failed call sent. The
  * payload of call N is therefore the messages of call N-1 followed by its
  * own refs, resolved against the reduced state. Nothing here does I/O, so
  * an audit can rebuild the wire payload from the file and the
@@ -18,6 +18,23 @@
 #include "natter-json.h"
 #include "natter-request-composer.h"
 #include "natter-runtime-error.h"
+#include "natter-tool.h"
+
+static void
+set_content (JsonObject *message,
+             const char *text)
+{
+  gsize length = strlen (text);
+  g_autofree char *cut = NULL;
+
+  if (length <= NATTER_TOOL_OUTPUT_MAX_BYTES + NATTER_TOOL_OUTPUT_NOTE_MAX_BYTES)
+    {
+      json_object_set_string_member (message, "content", text);
+      return;
+    }
+  cut = natter_tool_output_cut (text, length, NULL);
+  json_object_set_string_member (message, "content", cut);
+}
 
 /**
  * natter_tool_result_to_message:
@@ -25,9 +42,13 @@
  *
  * The `tool` message the model reads for a result: `{role: "tool",
  * toolCallId, toolName, content}`, where `content` is the output when it
- * is a string and its compact JSON otherwise.
+ * is a string and its compact JSON otherwise, cut as
+ * natter_tool_output_cut() says when it is longer than
+ * %NATTER_TOOL_OUTPUT_MAX_BYTES and the room for a note: a tool that
+ * cut its own result is not cut again, and a result stored whole (a turn
+ * written before tool servers' results were cut) is sent cut.
  *
- * Part of turn-runtime.md §3 (the `toolResult:` refs) and §8.
+ * Part of docs/runtime.md §3 (the `toolResult:` refs) and docs/runtime.md §8.
  *
  * Returns: (transfer full): a message object node
  */
@@ -49,14 +70,12 @@ natter_tool_result_to_message (JsonObject *tool_result_event)
   json_object_set_string_member (message, "toolName",
                                  json_object_get_string_member (tool_result_event, "toolName"));
   if (JSON_NODE_HOLDS_VALUE (output) && json_node_get_value_type (output) == G_TYPE_STRING)
-    {
-      json_object_set_string_member (message, "content", json_node_get_string (output));
-    }
+    set_content (message, json_node_get_string (output));
   else
     {
       g_autofree char *text = natter_json_to_text (output, FALSE, NULL);
 
-      json_object_set_string_member (message, "content", text);
+      set_content (message, text);
     }
 
   node = json_node_new (JSON_NODE_OBJECT);
@@ -153,10 +172,10 @@ resolve_ref (NatterTurnState  *state,
  * @model_call_index: the model call to compose
  * @materialized_context: (transfer none) (nullable): the context messages:
  *   the inline context, or the closed transcript of the referenced turn
- *   (§11)
+ *   (docs/runtime.md §11)
  * @error: return location for a #GError
  *
- * Composes the exact payload of one model call (turn-runtime.md §3): the
+ * Composes the exact payload of one model call (docs/runtime.md §3): the
  * snapshot's system prompt and tools, the messages its refs (and those of
  * every earlier call) resolve to, and the request's parameters. Pure.
  *
@@ -225,7 +244,7 @@ natter_compose_request (NatterTurnState  *state,
  *   materialized context
  * @error: return location for a #GError
  *
- * The closed transcript of a turn (turn-runtime.md §11): its materialized
+ * The closed transcript of a turn (docs/runtime.md §11): its materialized
  * context, its input, then every assistant message it received, each
  * followed by the results of its tool calls in the model's order
  * (synthetic results of failed or cancelled work included). Failed model

@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The one pure function that turns a turn file into the exact provider
- * payload of a model call (turn-runtime.md §3), and the closed transcript
- * of a turn (§11).
+ * payload of a model call (docs/runtime.md §3), and the closed transcript
+ * of a turn (docs/runtime.md §11).
  */
 
 #pragma once

@@ -12,7 +12,7 @@ G_BEGIN_DECLS
 /**
  * NATTER_RUNTIME_ERROR:
  *
- * The error domain of the turn runtime (turn-runtime.md §5–§11); codes
+ * The error domain of the turn runtime (docs/runtime.md §5–§11); codes
  * are #NatterRuntimeError. Errors of this domain are infrastructure or
  * caller errors: the turn file is left exactly as it was.
  */
@@ -21,23 +21,25 @@ G_BEGIN_DECLS
 /**
  * NatterRuntimeError:
  * @NATTER_RUNTIME_ERROR_AGENT: the agent cannot be resolved, or resolves
- *   to no model (§1, §5).
+ *   to no model (docs/runtime.md §1, §5).
  * @NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND: no model implementation for the
- *   snapshot's `{provider, model}` (§6 step 4).
+ *   snapshot's `{provider, model}` (docs/runtime.md §6 step 4).
  * @NATTER_RUNTIME_ERROR_TOOL_NOT_FOUND: a snapshot tool has no
- *   implementation, or one whose execution kind differs (§6 step 4).
+ *   implementation, or one whose execution kind differs (docs/runtime.md §6
+ *   step 4).
  * @NATTER_RUNTIME_ERROR_INVALID_INPUT: an external input is malformed or
- *   names a call that is not pending (§5).
- * @NATTER_RUNTIME_ERROR_TURN_ENDED: an input for a terminal turn (§9).
+ *   names a call that is not pending (docs/runtime.md §5).
+ * @NATTER_RUNTIME_ERROR_TURN_ENDED: an input for a terminal turn
+ *   (docs/runtime.md §9).
  * @NATTER_RUNTIME_ERROR_CONTEXT: a context reference is missing, corrupt
- *   or cyclic (§11).
+ *   or cyclic (docs/runtime.md §11).
  * @NATTER_RUNTIME_ERROR_INVALID_ARGUMENT: a malformed argument to
  *   create_turn (config, context, input).
  * @NATTER_RUNTIME_ERROR_APPEND_REJECTED: the append gate (the reducer)
  *   refused a batch the runtime built; nothing was written. A bug.
  * @NATTER_RUNTIME_ERROR_CLASSIFIER: the permission classifier had no
  *   model, or its model's answer was not the JSON asked for; every call
- *   it should have classified counts as `defer` (§7).
+ *   it should have classified counts as `defer` (docs/runtime.md §7).
  *
  * Error codes of %NATTER_RUNTIME_ERROR.
  */

@@ -44,7 +44,7 @@ static const guint8 utf8_bom[3] = { 0xEF, 0xBB, 0xBF };
  * @user_data: (closure): data for @event_func
  * @user_data_destroy: (nullable): frees @user_data with the parser
  *
- * Creates a parser for one event stream (turn-runtime.md §12). It follows
+ * Creates a parser for one event stream (docs/runtime.md §12). It follows
  * the WHATWG EventSource rules: lines end with CR, LF or CRLF (also when a
  * CRLF is split between two feeds); a leading UTF-8 BOM is skipped;
  * `data` lines are joined with '\n' (one space after the colon is
@@ -344,7 +344,7 @@ process_bytes (NatterSseParser  *self,
  * @error: return location for a #GError
  *
  * Parses @data, calling the event function for every event it completes
- * (turn-runtime.md §12).
+ * (docs/runtime.md §12).
  *
  * Returns: %TRUE on success. %FALSE with
  *   %NATTER_PROVIDER_ERROR_EVENT_TOO_LARGE when an event or a line grows

@@ -4,7 +4,7 @@
  *
  * A byte-exact Server-Sent Events reader (the WHATWG EventSource parsing
  * rules), the one piece of HTTP-adjacent code Natter writes itself
- * because libsoup has no SSE reader (turn-runtime.md §12).
+ * because libsoup has no SSE reader (docs/runtime.md §12).
  */
 
 #pragma once

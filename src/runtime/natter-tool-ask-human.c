@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * ask_human {question}: an ordinary async tool with requiresHuman
- * (turn-runtime.md §8). It has no executor: the runtime exposes the call,
+ * (docs/runtime.md §8). It has no executor: the runtime exposes the call,
  * the turn suspends with it in pendingAsyncTools, and the human's answer
  * arrives as an `async_tool_result` input whose output is the answer.
  * When the turn has no human the runtime answers with a runtime error
@@ -65,7 +65,7 @@ natter_tool_ask_human_init (NatterToolAskHuman *self)
 /**
  * natter_tool_ask_human_new:
  *
- * The ask_human tool of turn-runtime.md §8: async, requiresHuman, input
+ * The ask_human tool of docs/runtime.md §8: async, requiresHuman, input
  * `{question}`; the answer is the tool result.
  *
  * Returns: (transfer full): the tool

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * current_time {}: the time now, in UTC and in the local time zone
- * (turn-runtime.md §8). Harmless, so it needs no permission.
+ * (docs/runtime.md §8). Harmless, so it needs no permission.
  */
 
 #define G_LOG_DOMAIN "natter-tool-current-time"
@@ -96,7 +96,7 @@ natter_tool_current_time_init (NatterToolCurrentTime *self)
  * natter_tool_current_time_new:
  * @clock: the clock to read; called from a worker thread
  *
- * The current_time tool of turn-runtime.md §8: sync, input `{}`, needs
+ * The current_time tool of docs/runtime.md §8: sync, input `{}`, needs
  * no permission.
  *
  * Returns: (transfer full): the tool

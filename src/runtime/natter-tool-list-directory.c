@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * list_directory {path}: the names in one directory, sorted, directories
- * marked with a trailing `/` (turn-runtime.md §8). At most
+ * marked with a trailing `/` (docs/runtime.md §8). At most
  * %NATTER_LIST_DIRECTORY_MAX_ENTRIES are shown and a cut says so. Names
  * that are not UTF-8 are shown in their display form, since a turn file
  * only holds valid UTF-8.
@@ -18,24 +18,15 @@
 #include <glib/gstdio.h>
 
 #include "natter-builtin-tools.h"
+#include "natter-file-tool.h"
 #include "natter-tool-path.h"
 
 struct _NatterToolListDirectory
 {
-  GObject     parent_instance;
-  JsonObject *descriptor;
+  NatterFileTool parent_instance;
 };
 
-static void tool_iface_init (NatterToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (NatterToolListDirectory, natter_tool_list_directory, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, tool_iface_init))
-
-static JsonObject *
-natter_tool_list_directory_get_descriptor (NatterTool *tool)
-{
-  return NATTER_TOOL_LIST_DIRECTORY (tool)->descriptor;
-}
+G_DEFINE_FINAL_TYPE (NatterToolListDirectory, natter_tool_list_directory, NATTER_TYPE_FILE_TOOL)
 
 static int
 compare_names (gconstpointer a,
@@ -45,7 +36,7 @@ compare_names (gconstpointer a,
 }
 
 static JsonObject *
-natter_tool_list_directory_run_in (NatterTool              *tool,
+natter_tool_list_directory_run_in (NatterFileTool          *tool,
                                    JsonObject              *input,
                                    const char              *cwd,
                                    NatterToolProgressFunc   progress,
@@ -71,7 +62,7 @@ natter_tool_list_directory_run_in (NatterTool              *tool,
       int saved_errno = errno;
 
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Cannot list “%s”: %s", display, g_strerror (saved_errno));
+                   "Cannot list “%s”: %s", display, natter_tool_strerror (saved_errno));
       return NULL;
     }
   if (!S_ISDIR (st.st_mode))
@@ -113,65 +104,35 @@ natter_tool_list_directory_run_in (NatterTool              *tool,
   return natter_tool_result_new (output->str, metadata);
 }
 
-static JsonObject *
-natter_tool_list_directory_run (NatterTool              *tool,
-                                JsonObject              *input,
-                                NatterToolProgressFunc   progress,
-                                gpointer                 progress_data,
-                                GCancellable            *cancellable,
-                                GError                 **error)
-{
-  return natter_tool_list_directory_run_in (tool, input, NULL, progress, progress_data,
-                                            cancellable, error);
-}
-
-static JsonNode *
-natter_tool_list_directory_describe_request (NatterTool *tool,
-                                             JsonObject *input,
-                                             const char *cwd)
-{
-  return natter_tool_path_request ("list", input, cwd);
-}
-
-static void
-tool_iface_init (NatterToolInterface *iface)
-{
-  iface->get_descriptor = natter_tool_list_directory_get_descriptor;
-  iface->run = natter_tool_list_directory_run;
-  iface->run_in = natter_tool_list_directory_run_in;
-  iface->describe_request = natter_tool_list_directory_describe_request;
-}
-
-static void
-natter_tool_list_directory_finalize (GObject *object)
-{
-  g_clear_pointer (&NATTER_TOOL_LIST_DIRECTORY (object)->descriptor, json_object_unref);
-  G_OBJECT_CLASS (natter_tool_list_directory_parent_class)->finalize (object);
-}
-
 static void
 natter_tool_list_directory_class_init (NatterToolListDirectoryClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = natter_tool_list_directory_finalize;
+  NatterFileToolClass *file_tool_class = NATTER_FILE_TOOL_CLASS (klass);
+
+  file_tool_class->action = "list";
+  file_tool_class->run_in = natter_tool_list_directory_run_in;
 }
 
 static void
 natter_tool_list_directory_init (NatterToolListDirectory *self)
 {
-  self->descriptor = natter_tool_descriptor_new (NATTER_TOOL_ID_LIST_DIRECTORY, "list_directory",
-                                                 "List the entries of a directory, sorted; "
-                                                 "directories end with “/”. Relative paths are "
-                                                 "resolved against the session's working directory.",
-                                                 "{\"type\":\"object\",\"properties\":{\"path\":"
-                                                 "{\"type\":\"string\",\"description\":\"The directory to list\"}},"
-                                                 "\"required\":[\"path\"]}",
-                                                 FALSE, FALSE);
+  JsonObject *descriptor;
+
+  descriptor = natter_tool_descriptor_new (NATTER_TOOL_ID_LIST_DIRECTORY, "list_directory",
+                                           "List the entries of a directory, sorted; "
+                                           "directories end with “/”. Relative paths are "
+                                           "resolved against the session's working directory.",
+                                           "{\"type\":\"object\",\"properties\":{\"path\":"
+                                           "{\"type\":\"string\",\"description\":\"The directory to list\"}},"
+                                           "\"required\":[\"path\"]}",
+                                           FALSE, FALSE);
+  natter_file_tool_set_descriptor (NATTER_FILE_TOOL (self), descriptor);
 }
 
 /**
  * natter_tool_list_directory_new:
  *
- * The list_directory tool of turn-runtime.md §8: sync, input `{path}`,
+ * The list_directory tool of docs/runtime.md §8: sync, input `{path}`,
  * needs permission (request `{action: "list", path}`), sorted, at most
  * %NATTER_LIST_DIRECTORY_MAX_ENTRIES entries.
  *

@@ -13,7 +13,7 @@
  * @cwd: (nullable): the turn's working directory (`config.cwd`)
  * @error: return location for a #GError
  *
- * Resolves `path` against @cwd (turn-runtime.md §8): an absolute path is
+ * Resolves `path` against @cwd (docs/runtime.md §8): an absolute path is
  * taken as it is, a relative one needs a working directory.
  *
  * Returns: (transfer full) (nullable): the absolute, canonical path, or
@@ -51,7 +51,7 @@ natter_tool_path_resolve (JsonObject  *input,
  * @input: (transfer none): the tool arguments
  * @cwd: (nullable): the turn's working directory
  *
- * Part of turn-runtime.md §7.
+ * Part of docs/runtime.md §7.
  *
  * Returns: (transfer full): the permission request `{action, path}` with
  *   the absolute path when it resolves, else `{action, path: <as given>}`
@@ -84,7 +84,7 @@ natter_tool_path_request (const char *action,
  * @is_async: `execution: "async"` rather than `"sync"`
  * @requires_human: `requiresHuman`
  *
- * Returns: (transfer full): a tool descriptor of turn-runtime.md §1
+ * Returns: (transfer full): a tool descriptor of docs/runtime.md §1
  */
 JsonObject *
 natter_tool_descriptor_new (const char *tool_id,
@@ -112,7 +112,7 @@ natter_tool_descriptor_new (const char *tool_id,
  * @output: the text the model reads; valid UTF-8
  * @metadata: (transfer full) (nullable): extra facts for the UI
  *
- * Part of turn-runtime.md §8.
+ * Part of docs/runtime.md §8.
  *
  * Returns: (transfer full): a successful `{output, isError: false,
  *   metadata?}`

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Helpers shared by the built-in tools that take a `path` argument
- * (turn-runtime.md §8). Internal to src/runtime.
+ * (docs/runtime.md §8). Internal to src/runtime.
  */
 
 #pragma once

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * read_file {path}: the text of one regular file (turn-runtime.md §8).
+ * read_file {path}: the text of one regular file (docs/runtime.md §8).
  *
  * It must never hang a turn or hand the model something it cannot read:
  * the path is stat()ed first and anything but a regular file (directory,
@@ -24,24 +24,15 @@
 #include <glib/gstdio.h>
 
 #include "natter-builtin-tools.h"
+#include "natter-file-tool.h"
 #include "natter-tool-path.h"
 
 struct _NatterToolReadFile
 {
-  GObject     parent_instance;
-  JsonObject *descriptor;
+  NatterFileTool parent_instance;
 };
 
-static void tool_iface_init (NatterToolInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (NatterToolReadFile, natter_tool_read_file, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_TOOL, tool_iface_init))
-
-static JsonObject *
-natter_tool_read_file_get_descriptor (NatterTool *tool)
-{
-  return NATTER_TOOL_READ_FILE (tool)->descriptor;
-}
+G_DEFINE_FINAL_TYPE (NatterToolReadFile, natter_tool_read_file, NATTER_TYPE_FILE_TOOL)
 
 static gboolean
 set_errno_error (GError     **error,
@@ -52,7 +43,7 @@ set_errno_error (GError     **error,
   g_autofree char *display = g_filename_display_name (path);
 
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-               "Cannot %s “%s”: %s", what, display, g_strerror (saved_errno));
+               "Cannot %s “%s”: %s", what, display, natter_tool_strerror (saved_errno));
   return FALSE;
 }
 
@@ -71,7 +62,7 @@ refuse_non_regular (GError     **error,
 }
 
 static JsonObject *
-natter_tool_read_file_run_in (NatterTool              *tool,
+natter_tool_read_file_run_in (NatterFileTool          *tool,
                               JsonObject              *input,
                               const char              *cwd,
                               NatterToolProgressFunc   progress,
@@ -183,63 +174,34 @@ natter_tool_read_file_run_in (NatterTool              *tool,
   return natter_tool_result_new (output, metadata);
 }
 
-static JsonObject *
-natter_tool_read_file_run (NatterTool              *tool,
-                           JsonObject              *input,
-                           NatterToolProgressFunc   progress,
-                           gpointer                 progress_data,
-                           GCancellable            *cancellable,
-                           GError                 **error)
-{
-  return natter_tool_read_file_run_in (tool, input, NULL, progress, progress_data, cancellable, error);
-}
-
-static JsonNode *
-natter_tool_read_file_describe_request (NatterTool *tool,
-                                        JsonObject *input,
-                                        const char *cwd)
-{
-  return natter_tool_path_request ("read", input, cwd);
-}
-
-static void
-tool_iface_init (NatterToolInterface *iface)
-{
-  iface->get_descriptor = natter_tool_read_file_get_descriptor;
-  iface->run = natter_tool_read_file_run;
-  iface->run_in = natter_tool_read_file_run_in;
-  iface->describe_request = natter_tool_read_file_describe_request;
-}
-
-static void
-natter_tool_read_file_finalize (GObject *object)
-{
-  g_clear_pointer (&NATTER_TOOL_READ_FILE (object)->descriptor, json_object_unref);
-  G_OBJECT_CLASS (natter_tool_read_file_parent_class)->finalize (object);
-}
-
 static void
 natter_tool_read_file_class_init (NatterToolReadFileClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = natter_tool_read_file_finalize;
+  NatterFileToolClass *file_tool_class = NATTER_FILE_TOOL_CLASS (klass);
+
+  file_tool_class->action = "read";
+  file_tool_class->run_in = natter_tool_read_file_run_in;
 }
 
 static void
 natter_tool_read_file_init (NatterToolReadFile *self)
 {
-  self->descriptor = natter_tool_descriptor_new (NATTER_TOOL_ID_READ_FILE, "read_file",
-                                                 "Read a text file. Relative paths are resolved against "
-                                                 "the session's working directory. Long files are cut.",
-                                                 "{\"type\":\"object\",\"properties\":{\"path\":"
-                                                 "{\"type\":\"string\",\"description\":\"The file to read\"}},"
-                                                 "\"required\":[\"path\"]}",
-                                                 FALSE, FALSE);
+  JsonObject *descriptor;
+
+  descriptor = natter_tool_descriptor_new (NATTER_TOOL_ID_READ_FILE, "read_file",
+                                           "Read a text file. Relative paths are resolved against "
+                                           "the session's working directory. Long files are cut.",
+                                           "{\"type\":\"object\",\"properties\":{\"path\":"
+                                           "{\"type\":\"string\",\"description\":\"The file to read\"}},"
+                                           "\"required\":[\"path\"]}",
+                                           FALSE, FALSE);
+  natter_file_tool_set_descriptor (NATTER_FILE_TOOL (self), descriptor);
 }
 
 /**
  * natter_tool_read_file_new:
  *
- * The read_file tool of turn-runtime.md §8: sync, input `{path}`, needs
+ * The read_file tool of docs/runtime.md §8: sync, input `{path}`, needs
  * permission (request `{action: "read", path}`), reads regular files
  * only, at most %NATTER_READ_FILE_MAX_BYTES, text only.
  *

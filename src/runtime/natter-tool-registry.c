@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The live tools by `toolId` (turn-runtime.md §1, §8). Snapshots store
+ * The live tools by `toolId` (docs/runtime.md §1, §8). Snapshots store
  * descriptors; each advance looks the implementations up here again.
  */
 
@@ -44,7 +44,7 @@ natter_tool_registry_init (NatterToolRegistry *self)
 /**
  * natter_tool_registry_new:
  *
- * The live tools of turn-runtime.md §6 step 4 and §8.
+ * The live tools of docs/runtime.md §6 step 4 and §8.
  *
  * Returns: (transfer full): an empty registry
  */
@@ -61,7 +61,7 @@ natter_tool_registry_new (void)
  *
  * Registers @tool under its `toolId`.
  *
- * Part of turn-runtime.md §8.
+ * Part of docs/runtime.md §8.
  */
 void
 natter_tool_registry_add (NatterToolRegistry *self,
@@ -80,7 +80,7 @@ natter_tool_registry_add (NatterToolRegistry *self,
  *
  * Forgets a tool that is gone (a tool server's tool no longer listed).
  * Turns that already offered it keep it in their snapshot; advancing one
- * of them then fails as §6 step 4 says.
+ * of them then fails as docs/runtime.md §6 step 4 says.
  */
 void
 natter_tool_registry_remove (NatterToolRegistry *self,
@@ -97,7 +97,7 @@ natter_tool_registry_remove (NatterToolRegistry *self,
  * @self: a #NatterToolRegistry
  * @tool_id: a `toolId`
  *
- * Part of turn-runtime.md §6 step 4.
+ * Part of docs/runtime.md §6 step 4.
  *
  * Returns: (transfer none) (nullable): the tool, or %NULL
  */

@@ -16,10 +16,30 @@ G_BEGIN_DECLS
  * @user_data: the runtime's data
  *
  * Reports progress from a running sync tool. Called from the tool's
- * worker thread; it returns once `tool_progress` is appended (§8).
+ * worker thread; it returns once `tool_progress` is appended
+ * (docs/runtime.md §8).
  */
 typedef void (*NatterToolProgressFunc) (JsonNode *progress,
                                         gpointer  user_data);
+
+/**
+ * NATTER_TOOL_OUTPUT_MAX_BYTES:
+ *
+ * The most of a tool's result a model reads, in bytes of UTF-8 (256 KiB,
+ * the most read_file reads): a longer text is cut at a character
+ * boundary and ends with a note saying so
+ * (natter_tool_output_cut()). docs/runtime.md says it to users.
+ */
+#define NATTER_TOOL_OUTPUT_MAX_BYTES (256 * 1024)
+
+/**
+ * NATTER_TOOL_OUTPUT_NOTE_MAX_BYTES:
+ *
+ * Room for the note of a cut beyond %NATTER_TOOL_OUTPUT_MAX_BYTES: a
+ * tool that cut its own result (read_file, a tool server's) is not cut
+ * again.
+ */
+#define NATTER_TOOL_OUTPUT_NOTE_MAX_BYTES 128
 
 #define NATTER_TYPE_TOOL (natter_tool_get_type ())
 
@@ -38,7 +58,7 @@ G_DECLARE_INTERFACE (NatterTool, natter_tool, NATTER, TOOL, GObject)
  *   call (what the tool wants to do, e.g. `{action, path}`), or %NULL
  *   for the generic `{tool, arguments}`
  *
- * A tool of turn-runtime.md §1 and §8.
+ * A tool of docs/runtime.md §1 and §8.
  */
 struct _NatterToolInterface
 {
@@ -82,5 +102,10 @@ JsonObject *natter_tool_run_in         (NatterTool              *self,
 JsonNode   *natter_tool_describe_request (NatterTool            *self,
                                           JsonObject            *input,
                                           const char            *cwd);
+
+const char *natter_tool_strerror       (int                      errnum);
+char       *natter_tool_output_cut     (const char              *text,
+                                        gsize                    length,
+                                        gboolean                *out_cut);
 
 G_END_DECLS

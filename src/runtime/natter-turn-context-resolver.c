@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The context resolver over the turn repository (turn-runtime.md §11).
+ * The context resolver over the turn repository (docs/runtime.md §11).
  *
  * The walk runs on the main context; only the file reads go to the repo's
  * worker threads. JSON objects are therefore never shared across threads
@@ -21,6 +21,7 @@
 
 #define G_LOG_DOMAIN "natter-turn-context-resolver"
 
+#include "natter-log-read.h"
 #include "natter-request-composer.h"
 #include "natter-runtime-error.h"
 #include "natter-store-error.h"
@@ -121,9 +122,7 @@ read_cb (GObject      *object,
   Segment *segment;
   JsonNode *context;
 
-  events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &error);
+  state = natter_turn_reduce_file_finish (NATTER_JSONL_REPO (object), result, &events, &error);
   if (state == NULL)
     {
       /* A missing or corrupt link breaks the transcript: an
@@ -195,7 +194,7 @@ step (GTask *task)
       if (cached == NULL)
         {
           self->n_reads++;
-          natter_jsonl_repo_read_async (self->repo, m->next_id, g_task_get_cancellable (task),
+          natter_turn_reduce_file_async (self->repo, m->next_id, g_task_get_cancellable (task),
                                         read_cb, g_object_ref (task));
           return;
         }
@@ -270,7 +269,7 @@ natter_turn_context_resolver_init (NatterTurnContextResolver *self)
  * natter_turn_context_resolver_new:
  * @turn_repo: the turn repository
  *
- * Implements turn-runtime.md §11, with its cache of terminal turns.
+ * Implements docs/runtime.md §11, with its cache of terminal turns.
  *
  * Returns: (transfer full): a context resolver reading @turn_repo, with
  *   an empty cache
@@ -291,7 +290,7 @@ natter_turn_context_resolver_new (NatterJsonlRepo *turn_repo)
  * natter_turn_context_resolver_get_n_reads:
  * @self: a #NatterTurnContextResolver
  *
- * Part of turn-runtime.md §11.
+ * Part of docs/runtime.md §11.
  *
  * Returns: how many turn files this resolver has read, for tests and
  *   benchmarks of the cache

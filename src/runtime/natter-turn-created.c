@@ -25,7 +25,7 @@ G_DEFINE_BOXED_TYPE (NatterTurnCreated, natter_turn_created,
 /**
  * natter_turn_created_new_from_event:
  * @turn_created: (transfer none): a validated `turn_created` event
- *   (turn-runtime.md §3), with `agent.resolved.{agentId, model}`
+ *   (docs/runtime.md §3), with `agent.resolved.{agentId, model}`
  *
  * Wraps a turn's definition. The runtime builds it only from an event the
  * reducer has accepted, so the members it reads are known to be there.
@@ -112,7 +112,7 @@ natter_turn_created_get_agent_id (NatterTurnCreated *self)
  *
  * Returns: (transfer none): the provider of the model the turn resolved
  *   (`agent.resolved.model.provider`), after the model precedence of
- *   turn-runtime.md §1
+ *   docs/runtime.md §1
  */
 const char *
 natter_turn_created_get_provider (NatterTurnCreated *self)

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The process-wide lifecycle bus of turn-runtime.md §5: GObject signals
+ * The process-wide lifecycle bus of docs/runtime.md §5: GObject signals
  * emitted on the main context. A late subscriber connects, reads the turn
  * file, and drops events whose offset is at most the lines it read.
  */
@@ -81,7 +81,7 @@ natter_turn_event_hub_init (NatterTurnEventHub *self)
 /**
  * natter_turn_event_hub_new:
  *
- * Part of the lifecycle bus of turn-runtime.md §5.
+ * Part of the lifecycle bus of docs/runtime.md §5.
  *
  * Returns: (transfer full): a hub; the application keeps one
  */
@@ -100,7 +100,7 @@ natter_turn_event_hub_new (void)
  *
  * Emits #NatterTurnEventHub::event.
  *
- * Part of the lifecycle bus of turn-runtime.md §5.
+ * Part of the lifecycle bus of docs/runtime.md §5.
  */
 void
 natter_turn_event_hub_emit_event (NatterTurnEventHub *self,
@@ -123,7 +123,7 @@ natter_turn_event_hub_emit_event (NatterTurnEventHub *self,
  *
  * Emits #NatterTurnEventHub::delta.
  *
- * Part of the lifecycle bus of turn-runtime.md §5.
+ * Part of the lifecycle bus of docs/runtime.md §5.
  */
 void
 natter_turn_event_hub_emit_delta (NatterTurnEventHub *self,
@@ -144,7 +144,7 @@ natter_turn_event_hub_emit_delta (NatterTurnEventHub *self,
  *
  * Emits #NatterTurnEventHub::turn-processing-start.
  *
- * Part of the lifecycle bus of turn-runtime.md §5.
+ * Part of the lifecycle bus of docs/runtime.md §5.
  */
 void
 natter_turn_event_hub_processing_start (NatterTurnEventHub *self,
@@ -162,7 +162,7 @@ natter_turn_event_hub_processing_start (NatterTurnEventHub *self,
  *
  * Emits #NatterTurnEventHub::turn-processing-end.
  *
- * Part of the lifecycle bus of turn-runtime.md §5.
+ * Part of the lifecycle bus of docs/runtime.md §5.
  */
 void
 natter_turn_event_hub_processing_end (NatterTurnEventHub *self,

@@ -15,7 +15,7 @@ G_BEGIN_DECLS
  * @NATTER_DELTA_TEXT: a `text_delta`
  * @NATTER_DELTA_REASONING: a `reasoning_delta`
  *
- * The live-only deltas of turn-runtime.md §3; never written.
+ * The live-only deltas of docs/runtime.md §3; never written.
  */
 typedef enum
 {

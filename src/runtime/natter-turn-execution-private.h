@@ -58,6 +58,11 @@ struct _NatterTurnExecution
    * not lost. */
   GString           *partial_text;
   GString           *partial_reasoning;
+  /* When the open model call's first text or reasoning arrived (the
+   * runtime's clock, µs; 0: nothing yet), kept as `firstTokenTs` so that
+   * the speed of every call can be read from its file (docs/format.md
+   * §4.2). */
+  gint64             first_token_us;
 
   gboolean           settled;
   NatterTurnOutcome *outcome;

@@ -2,14 +2,14 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One advance of a turn: the loop of turn-runtime.md §6.
+ * One advance of a turn: the loop of docs/runtime.md §6.
  *
  * The loop is driven by the durable state, not by a program counter:
  * advance_loop() looks at the reduced state and does the next thing (a
  * batch to append, a classifier call, a model step, a suspension, a
  * settlement). Every async step ends by appending a batch; when the
  * append queue drains, the loop runs again. So a fresh advance and a
- * recovery after a crash (§10) take exactly the same path.
+ * recovery after a crash (docs/runtime.md §10) take exactly the same path.
  *
  * Append gate: every batch is applied to the in-memory state with
  * natter_turn_state_apply_batch() when it is queued, before it is
@@ -29,6 +29,7 @@
 
 #include <string.h>
 
+#include "natter-log-read.h"
 #include "natter-json.h"
 #include "natter-turn-execution-private.h"
 #include "natter-turn-reducer.h"
@@ -83,7 +84,7 @@ _natter_turn_execution_object_node (JsonObject *object)
   return node;
 }
 
-/* Settlement (§6 step 6) */
+/* Settlement (docs/runtime.md §6 step 6) */
 
 static void
 settle (NatterTurnExecution *self,
@@ -195,8 +196,8 @@ append_cb (GObject      *object,
       return;
     }
 
-  /* Durable events go out only now that they are on disk (§5), batch by
-   * batch in queue order. */
+  /* Durable events go out only now that they are on disk (docs/runtime.md §5),
+   * batch by batch in queue order. */
   for (guint i = 0; i < written->len; i++)
     {
       Batch *batch = g_ptr_array_index (written, i);
@@ -320,7 +321,8 @@ _natter_turn_execution_turn_cwd (NatterTurnExecution *self)
   return json_object_get_string_member_with_default (config, "cwd", NULL);
 }
 
-/* Start: lock, read, validate the input, materialize (§6 steps 1–4) */
+/* Start: lock, read, validate the input, materialize (docs/runtime.md §6 steps
+ * 1–4) */
 
 static gboolean
 kick_cb (gpointer data)
@@ -375,7 +377,8 @@ fail_unreadable_context (NatterTurnExecution *self,
     return FALSE;
 
   batch = _natter_turn_execution_new_batch ();
-  /* An interrupted call is closed first, as the reducer requires (§9). */
+  /* An interrupted call is closed first, as the reducer requires
+   * (docs/runtime.md §9). */
   if (last != NULL && natter_turn_model_call_get_message (last) == NULL &&
       natter_turn_model_call_get_error (last) == NULL)
     {
@@ -462,8 +465,8 @@ invalid_input (GError     **error,
   return FALSE;
 }
 
-/* §5: one input per advance, only for work that is pending. Builds the
- * events it stands for, without applying them. */
+/* docs/runtime.md §5: one input per advance, only for work that is pending.
+ * Builds the events it stands for, without applying them. */
 static gboolean
 validate_input (NatterTurnExecution  *self,
                 GError              **error)
@@ -554,9 +557,7 @@ read_cb (GObject      *object,
   JsonObject *definition;
   JsonNode *context;
 
-  events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
-  if (events != NULL)
-    self->state = natter_turn_reduce (events, &error);
+  self->state = natter_turn_reduce_file_finish (NATTER_JSONL_REPO (object), result, &events, &error);
   if (self->state == NULL)
     {
       _natter_turn_execution_fail (self, error);
@@ -565,7 +566,7 @@ read_cb (GObject      *object,
   self->n_written = events->len;
 
   /* Terminal: return its outcome, write nothing; late inputs are
-   * rejected (§6 step 2, §9). */
+   * rejected (docs/runtime.md §6 step 2, §9). */
   if (natter_turn_state_get_terminal_event (self->state) != NULL)
     {
       if (self->input != NULL)
@@ -582,7 +583,8 @@ read_cb (GObject      *object,
       return;
     }
   /* A cancel needs no model, tool or context: a turn whose provider is
-   * gone can still be cancelled (§6 step 3), by input or cancellable. */
+   * gone can still be cancelled (docs/runtime.md §6 step 3), by input or
+   * cancellable. */
   if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
     {
       _natter_turn_execution_advance_loop (self);
@@ -624,7 +626,7 @@ lock_cb (GObject      *object,
     }
   self->processing = TRUE;
   natter_turn_event_hub_processing_start (self->runtime->hub, self->turn_id);
-  natter_jsonl_repo_read_async (self->runtime->repo, self->turn_id, NULL, read_cb,
+  natter_turn_reduce_file_async (self->runtime->repo, self->turn_id, NULL, read_cb,
                                 g_object_ref (self));
 }
 
@@ -761,7 +763,7 @@ natter_turn_execution_init (NatterTurnExecution *self)
  * natter_turn_execution_get_turn_id:
  * @self: a #NatterTurnExecution
  *
- * Part of the execution of turn-runtime.md §5.
+ * Part of the execution of docs/runtime.md §5.
  *
  * Returns: (transfer none): the turn being advanced
  */
@@ -777,7 +779,7 @@ natter_turn_execution_get_turn_id (NatterTurnExecution *self)
  * natter_turn_execution_get_settled:
  * @self: a #NatterTurnExecution
  *
- * Part of the execution of turn-runtime.md §5.
+ * Part of the execution of docs/runtime.md §5.
  *
  * Returns: whether the outcome is known
  */
@@ -796,7 +798,7 @@ natter_turn_execution_get_settled (NatterTurnExecution *self)
  * @callback: called on the caller's main context once settled
  * @user_data: data for @callback
  *
- * Waits for the advance's outcome (turn-runtime.md §5).
+ * Waits for the advance's outcome (docs/runtime.md §5).
  */
 void
 natter_turn_execution_wait_async (NatterTurnExecution *self,
@@ -829,7 +831,7 @@ natter_turn_execution_wait_async (NatterTurnExecution *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Part of the execution of turn-runtime.md §5.
+ * Part of the execution of docs/runtime.md §5.
  *
  * Returns: (transfer full) (nullable): the outcome; or %NULL with an
  *   infrastructure error: %NATTER_STORE_ERROR (corrupt file, repo

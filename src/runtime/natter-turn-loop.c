@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The loop of turn-runtime.md §6 step 5 and its steps: natter-turn-step.c
+ * The loop of docs/runtime.md §6 step 5 and its steps: natter-turn-step.c
  * decides from the reduced turn what comes next, and the functions here
  * write it: model calls and their streams, permission decisions and the
  * classifier, cancellation, suspension and the end of the turn.
@@ -19,7 +19,14 @@
 #include "natter-turn-schema.h"
 #include "natter-turn-step.h"
 
-/* Model step (§6 step 5) */
+/* Model step (docs/runtime.md §6 step 5) */
+
+static void
+note_first_token (NatterTurnExecution *self)
+{
+  if (self->first_token_us == 0)
+    self->first_token_us = natter_clock_now_us (self->runtime->clock);
+}
 
 static void
 sink_text_delta (const char *delta,
@@ -28,6 +35,7 @@ sink_text_delta (const char *delta,
   NatterTurnExecution *self = user_data;
   guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
 
+  note_first_token (self);
   g_string_append (self->partial_text, delta);
   g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA], 0, index, (int) NATTER_DELTA_TEXT, delta);
   natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index, NATTER_DELTA_TEXT, delta);
@@ -40,6 +48,7 @@ sink_reasoning_delta (const char *delta,
   NatterTurnExecution *self = user_data;
   guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
 
+  note_first_token (self);
   g_string_append (self->partial_reasoning, delta);
   g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA], 0, index, (int) NATTER_DELTA_REASONING, delta);
   natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index,
@@ -131,7 +140,7 @@ finish_model_call (NatterTurnExecution   *self,
     }
   else if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
     {
-      /* The loop appends the rest of the cancellation (§9). */
+      /* The loop appends the rest of the cancellation (docs/runtime.md §9). */
       self->cancel_requested = TRUE;
       event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
       json_object_set_int_member (event, "modelCallIndex", index);
@@ -141,7 +150,7 @@ finish_model_call (NatterTurnExecution   *self,
     }
   else
     {
-      /* No automatic retry (§9). */
+      /* No automatic retry (docs/runtime.md §9). */
       event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
       json_object_set_int_member (event, "modelCallIndex", index);
       json_object_set_string_member (event, "error", error->message);
@@ -152,6 +161,16 @@ finish_model_call (NatterTurnExecution   *self,
       if (code != NULL)
         json_object_set_string_member (event, "code", code);
       json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+    }
+  /* When the answer began, beside the call's own end (its `ts`): the
+   * time to the first token and the tokens per second are read from
+   * these (natter_turn_model_call_get_time_to_first_token_ms()). */
+  if (self->first_token_us > 0)
+    {
+      JsonObject *closing = json_node_get_object (g_ptr_array_index (batch, 0));
+      g_autofree char *first_token_ts = natter_format_ts (self->first_token_us);
+
+      json_object_set_string_member (closing, "firstTokenTs", first_token_ts);
     }
   _natter_turn_execution_enqueue (self, batch, NULL, NULL);
 }
@@ -222,6 +241,7 @@ start_model_call (NatterTurnExecution *self,
   self->streaming = TRUE;
   g_string_truncate (self->partial_text, 0);
   g_string_truncate (self->partial_reasoning, 0);
+  self->first_token_us = 0;
   /* Attachments are read from their blobs for each request, off the main
    * thread; a missing or damaged one fails the call (model_cb) with the
    * file it names, never sends the message without it. */
@@ -235,7 +255,7 @@ start_model_call (NatterTurnExecution *self,
                                   model_cb, g_object_ref (self));
 }
 
-/* Permissions (§7) */
+/* Permissions (docs/runtime.md §7) */
 
 static void
 classify_cb (GObject      *object,
@@ -285,7 +305,8 @@ classify_cb (GObject      *object,
         }
       else
         {
-          /* A failure or a missing decision counts as defer (§7). */
+          /* A failure or a missing decision counts as defer
+           * (docs/runtime.md §7). */
           json_array_add_string_element (failed_ids, id);
         }
     }
@@ -377,8 +398,8 @@ add_invocation (NatterTurnExecution *self,
   return event;
 }
 
-/* The session's active grant for the call's tool (§12.2), if the turn
- * belongs to a session. A tool that needs a human is never granted: its
+/* The session's active grant for the call's tool (docs/sessions.md §12), if the
+ * turn belongs to a session. A tool that needs a human is never granted: its
  * question is the point. */
 static char *
 find_grant (NatterTurnExecution *self,
@@ -394,7 +415,7 @@ find_grant (NatterTurnExecution *self,
                                           json_object_get_string_member (descriptor, "toolId"));
 }
 
-/* Cancellation (§9) */
+/* Cancellation (docs/runtime.md §9) */
 
 static void
 append_cancellation (NatterTurnExecution *self)
@@ -405,7 +426,7 @@ append_cancellation (NatterTurnExecution *self)
                                   NULL, NULL);
 }
 
-/* The loop (§6 step 5) */
+/* The loop (docs/runtime.md §6 step 5) */
 
 /* The classifier's view of a call that needs permission. */
 static JsonObject *
@@ -423,7 +444,7 @@ classification_entry (NatterTurnToolCall *call)
 }
 
 /* A new, usable call: it runs at once unless the permission checker
- * requires a decision, which is then asked for (§7). */
+ * requires a decision, which is then asked for (docs/runtime.md §7). */
 static void
 check_permission (NatterTurnExecution *self,
                   GPtrArray           *batch,
@@ -496,7 +517,8 @@ resolve_tool_call (NatterTurnExecution *self,
     case NATTER_TOOL_CALL_STEP_NONE:
       break;
     case NATTER_TOOL_CALL_STEP_INTERRUPTED:
-      /* §10: never re-run a side effect whose outcome is unknown. */
+      /* docs/runtime.md §10: never re-run a side effect whose outcome is
+       * unknown. */
       _natter_turn_execution_add_runtime_error (self, batch, call, "interrupted; outcome unknown; not retried");
       break;
     case NATTER_TOOL_CALL_STEP_INVOKE:
@@ -515,7 +537,7 @@ resolve_tool_call (NatterTurnExecution *self,
         add_invocation (self, batch, to_start, call, descriptor);
       break;
     /* Unknown tools and unusable calls become results the model can
-     * read (§8). */
+     * read (docs/runtime.md §8). */
     case NATTER_TOOL_CALL_STEP_UNKNOWN_TOOL:
       {
         g_autofree char *message = g_strdup_printf ("Unknown tool “%s”", name);
@@ -592,8 +614,8 @@ resolve_tool_calls (NatterTurnExecution *self)
   return FALSE;
 }
 
-/* §10: a request without a result was interrupted; close it, then the
- * loop re-issues it as the next index with refs []. */
+/* docs/runtime.md §10: a request without a result was interrupted; close it,
+ * then the loop re-issues it as the next index with refs []. */
 static void
 close_open_call (NatterTurnExecution *self)
 {
@@ -679,7 +701,7 @@ fail_at_limit (NatterTurnExecution *self)
 }
 
 /* Writes `model_call_requested`, then calls the model: the durable intent
- * is on disk before the model is touched (§6). */
+ * is on disk before the model is touched (docs/runtime.md §6). */
 static void
 request_model_call (NatterTurnExecution *self)
 {
@@ -715,7 +737,8 @@ request_model_call (NatterTurnExecution *self)
     json_array_add_string_element (messages, refs[i]);
   json_object_set_array_member (request, "messages", messages);
   /* The turn's generation parameters go with every call, in the durable
-   * request, so an audit rebuilds the exact wire payload (§3). */
+   * request, so an audit rebuilds the exact wire payload
+   * (docs/runtime.md §3). */
   if (parameters != NULL)
     json_object_set_member (request, "parameters", json_node_copy (parameters));
   else
@@ -735,7 +758,7 @@ _natter_turn_execution_advance_loop (NatterTurnExecution *self)
     return;
   /* A cancellation kick before the turn was read (still queued on the
    * turn lock, or reading): read_cb enters the loop itself and sees the
-   * cancelled cancellable then (session-layer-spec.md §9.3). */
+   * cancelled cancellable then (docs/sessions.md §9.3). */
   if (self->state == NULL)
     return;
 

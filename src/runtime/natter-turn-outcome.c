@@ -2,13 +2,13 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * NatterTurnOutcome: how an advance settled (turn-runtime.md §6 step 6),
+ * NatterTurnOutcome: how an advance settled (docs/runtime.md §6 step 6),
  * read from the event that settled it.
  */
 
 #define G_LOG_DOMAIN "natter-turn-execution"
 
-#include "natter-turn-execution.h"
+#include "natter-turn-outcome.h"
 
 typedef struct
 {
@@ -34,7 +34,7 @@ get_array_or_null (JsonObject *object,
  * @event: (transfer none): a `turn_completed`, `turn_failed`,
  *   `turn_cancelled` or `turn_suspended` event
  *
- * Part of the execution of turn-runtime.md §5.
+ * Part of the execution of docs/runtime.md §5.
  *
  * Returns: (transfer full) (nullable): the outcome the event stands for,
  *   or %NULL for any other event type
@@ -79,7 +79,7 @@ natter_turn_outcome_new_from_event (JsonObject *event)
  * natter_turn_outcome_ref:
  * @outcome: an outcome
  *
- * Part of the execution of turn-runtime.md §5.
+ * Part of the execution of docs/runtime.md §5.
  *
  * Returns: (transfer full): @outcome
  */
@@ -96,7 +96,7 @@ natter_turn_outcome_ref (NatterTurnOutcome *outcome)
  *
  * Drops a reference.
  *
- * Part of the execution of turn-runtime.md §5.
+ * Part of the execution of docs/runtime.md §5.
  */
 void
 natter_turn_outcome_unref (NatterTurnOutcome *outcome)

@@ -2,9 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The turn runtime's service object (turn-runtime.md §5): creates turns,
- * starts advances (natter-turn-execution.c holds the loop of §6) and reads
- * turns. Every dependency is injected at construction.
+ * The turn runtime's service object (docs/runtime.md §5): creates turns,
+ * starts advances (natter-turn-execution.c holds the loop of
+ * docs/runtime.md §6) and reads turns. Every dependency is injected at
+ * construction.
  */
 
 #define G_LOG_DOMAIN "natter-turn-runtime"
@@ -72,7 +73,7 @@ natter_turn_runtime_get_tools (NatterTurnRuntime *self)
  * @grants: (nullable): the session-keyed grants view, or %NULL for none
  *
  * Sets what the runtime consults when the permission checker requires a
- * decision for a call of a session's turn (session-layer-spec.md §12.2):
+ * decision for a call of a session's turn (docs/sessions.md §12):
  * a call covered by an active grant runs without asking, and its
  * `tool_invocation_requested` records the grant's id (`grantId`). Calls
  * of a tool that needs a human (`requiresHuman`, ask_human) are never
@@ -105,7 +106,7 @@ natter_turn_runtime_set_permission_grants (NatterTurnRuntime      *self,
  * @max_model_calls: the default `maxModelCalls`; 0 for
  *   %NATTER_DEFAULT_MAX_MODEL_CALLS
  *
- * The service of turn-runtime.md §5, with every dependency injected.
+ * The service of docs/runtime.md §5, with every dependency injected.
  *
  * Returns: (transfer full): a runtime holding references to all of them
  */
@@ -255,6 +256,52 @@ resolve_tools (JsonObject  *resolved,
   return TRUE;
 }
 
+/* The system prompt the turn runs with: the agent's own, then an
+ * instruction the person added for the conversation or the message
+ * (`overrides.systemInstruction`), after a blank line. The snapshot holds
+ * the whole prompt, so every reader rebuilds the request the model got,
+ * while `agent.requested` still says what was added (docs/format.md
+ * §4.2). Anything but a non-empty string there is a caller error. */
+static char *
+dup_system_prompt (JsonObject  *agent,
+                   JsonObject  *requested_agent,
+                   GError     **error)
+{
+  const char *own = json_object_get_string_member_with_default (agent, "systemPrompt", "");
+  JsonObject *overrides = get_object_or_null (requested_agent, "overrides");
+  JsonNode *added = overrides != NULL ? json_object_get_member (overrides, "systemInstruction") : NULL;
+  const char *instruction;
+
+  if (added == NULL)
+    return g_strdup (own);
+  if (!JSON_NODE_HOLDS_VALUE (added) || json_node_get_value_type (added) != G_TYPE_STRING ||
+      json_node_get_string (added)[0] == '\0')
+    {
+      g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
+                           "agent.overrides.systemInstruction must be a non-empty string");
+      return NULL;
+    }
+  instruction = json_node_get_string (added);
+  if (own[0] == '\0')
+    return g_strdup (instruction);
+  return g_strconcat (own, "\n\n", instruction, NULL);
+}
+
+/* Sets the snapshot's `systemPrompt` (dup_system_prompt()). */
+static gboolean
+resolve_system_prompt (JsonObject  *resolved,
+                       JsonObject  *agent,
+                       JsonObject  *requested_agent,
+                       GError     **error)
+{
+  g_autofree char *system_prompt = dup_system_prompt (agent, requested_agent, error);
+
+  if (system_prompt == NULL)
+    return FALSE;
+  json_object_set_string_member (resolved, "systemPrompt", system_prompt);
+  return TRUE;
+}
+
 /* The request as the file keeps it: the override at `overrides.model`,
  * where the reference format has it, never at the top level. */
 static JsonObject *
@@ -315,7 +362,8 @@ build_turn_created (NatterTurnRuntime  *self,
   if (agent == NULL)
     return NULL;
 
-  /* Model precedence (§1): per-turn override > agent's model > default. */
+  /* Model precedence (docs/runtime.md §1): per-turn override > agent's model >
+   * default. */
   override = requested_model_override (requested_agent);
   if (override != NULL)
     model = override;
@@ -339,10 +387,9 @@ build_turn_created (NatterTurnRuntime  *self,
                                  json_object_get_string_member_with_default (agent, "agentId",
                                    json_object_get_string_member_with_default (requested_agent,
                                                                                "agentId", "")));
-  json_object_set_string_member (resolved, "systemPrompt",
-                                 json_object_get_string_member_with_default (agent, "systemPrompt", ""));
   json_object_set_member (resolved, "model", object_node (model));
-  if (!resolve_tools (resolved, agent, requested_agent, error))
+  if (!resolve_system_prompt (resolved, agent, requested_agent, error) ||
+      !resolve_tools (resolved, agent, requested_agent, error))
     return NULL;
 
   json_object_set_object_member (agent_pair, "requested",
@@ -350,7 +397,7 @@ build_turn_created (NatterTurnRuntime  *self,
   json_object_set_object_member (agent_pair, "resolved", g_steal_pointer (&resolved));
 
   /* autoPermission defaults to false, maxModelCalls to the setting;
-   * humanAvailable is required (§5). */
+   * humanAvailable is required (docs/runtime.md §5). */
   if (config == NULL || !json_object_has_member (config, "humanAvailable"))
     {
       g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
@@ -361,7 +408,8 @@ build_turn_created (NatterTurnRuntime  *self,
                                   json_object_get_boolean_member_with_default (config, "autoPermission", FALSE));
   json_object_set_member (full_config, "humanAvailable",
                           json_node_copy (json_object_get_member (config, "humanAvailable")));
-  /* The session's working directory, for tools that take paths (§8). */
+  /* The session's working directory, for tools that take paths
+   * (docs/runtime.md §8). */
   if (json_object_has_member (config, "cwd"))
     {
       JsonNode *cwd = json_object_get_member (config, "cwd");
@@ -439,23 +487,27 @@ create_cb (GObject      *object,
 /**
  * natter_turn_runtime_create_turn_async:
  * @self: a #NatterTurnRuntime
- * @requested_agent: (transfer none): `{agentId, overrides?: {model?}}`;
- *   the model override `{provider, model}` is also taken at `model` (the
- *   older shape) and is written at `agent.requested.overrides.model`
+ * @requested_agent: (transfer none): `{agentId, overrides?: {model?,
+ *   tools?, systemInstruction?}}`; the model override `{provider, model}`
+ *   is also taken at `model` (the older shape) and is written at
+ *   `agent.requested.overrides.model`; `systemInstruction` (a non-empty
+ *   string) is added to the agent's system prompt in the snapshot, after
+ *   a blank line (docs/format.md §4.2)
  * @session_id: (nullable): the session, or %NULL for a standalone turn
  * @context: (transfer none) (nullable): `[]`/inline messages or
  *   `{previousTurnId}`; %NULL is `[]`
  * @input: (transfer none): the user message
  * @config: (transfer none): `{humanAvailable, autoPermission?, maxModelCalls?,
  *   cwd?, parameters?}`; `cwd` is the session's absolute working directory,
- *   stored in the turn so tools resolve relative paths against it (§8);
- *   `parameters` are the generation parameters (`temperature`, `top_p`,
- *   `max_tokens`, …) every model call of the turn sends (§3, §12)
+ *   stored in the turn so tools resolve relative paths against it
+ *   (docs/runtime.md §8); `parameters` are the generation parameters
+ *   (`temperature`, `top_p`, `max_tokens`, …) every model call of the turn
+ *   sends (docs/runtime.md §3, §12)
  * @cancellable: (nullable): a #GCancellable
  * @callback: called on the caller's main context
  * @user_data: data for @callback
  *
- * create_turn of turn-runtime.md §5: resolves the agent into the
+ * create_turn of docs/runtime.md §5: resolves the agent into the
  * immutable snapshot, checks that its model resolves in the model
  * registry (a provider that is configured, or an endpoint URL), and
  * writes `turn_created`. On any failure no file is created.
@@ -484,7 +536,7 @@ natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
   g_task_set_source_tag (task, natter_turn_runtime_create_turn_async);
 
   /* A turn never references a blob that is not on disk (the ordering
-   * rule of session-layer-spec.md §7 applied to attachments). */
+   * rule of docs/sessions.md §7 applied to attachments). */
   if (!natter_attachments_check_stored (self->blobs, input, context, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -509,7 +561,7 @@ natter_turn_runtime_create_turn_async (NatterTurnRuntime   *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Part of turn-runtime.md §5.
+ * Part of docs/runtime.md §5.
  *
  * Returns: (transfer full) (nullable): what was written — the new turn's
  *   id and the agent and model it resolved — or %NULL with
@@ -537,7 +589,7 @@ natter_turn_runtime_create_turn_finish (NatterTurnRuntime  *self,
  *   or %NULL to advance/recover
  * @cancellable: (nullable): cancels the turn (not just the wait)
  *
- * advance_turn of turn-runtime.md §5, §6. Returns at once; the work has
+ * advance_turn of docs/runtime.md §5, §6. Returns at once; the work has
  * started and runs whether or not anyone connects to the execution.
  *
  * Returns: (transfer full): the hot execution
@@ -564,9 +616,7 @@ get_turn_cb (GObject      *object,
   g_autoptr(NatterTurnState) state = NULL;
   GError *error = NULL;
 
-  events = natter_jsonl_repo_read_finish (NATTER_JSONL_REPO (object), result, &error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &error);
+  state = natter_turn_reduce_file_finish (NATTER_JSONL_REPO (object), result, &events, &error);
   if (state == NULL)
     g_task_return_error (task, error);
   else
@@ -581,7 +631,7 @@ get_turn_cb (GObject      *object,
  * @callback: called on the caller's main context
  * @user_data: data for @callback
  *
- * get_turn of turn-runtime.md §5: reads and validates the turn (schema
+ * get_turn of docs/runtime.md §5: reads and validates the turn (schema
  * and reducer). Strictly read-only: takes no lock, writes nothing.
  */
 void
@@ -597,7 +647,7 @@ natter_turn_runtime_get_turn_async (NatterTurnRuntime   *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_turn_runtime_get_turn_async);
-  natter_jsonl_repo_read_async (self->repo, turn_id, cancellable, get_turn_cb, task);
+  natter_turn_reduce_file_async (self->repo, turn_id, cancellable, get_turn_cb, task);
 }
 
 /**
@@ -606,7 +656,7 @@ natter_turn_runtime_get_turn_async (NatterTurnRuntime   *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Part of turn-runtime.md §5.
+ * Part of docs/runtime.md §5.
  *
  * Returns: (transfer full) (element-type JsonNode) (nullable): the events,
  *   or %NULL with a %NATTER_STORE_ERROR (NOT_FOUND, CORRUPT, INVARIANT, …)
@@ -676,7 +726,7 @@ natter_turn_runtime_get_turn_state_async (NatterTurnRuntime   *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
- * Part of turn-runtime.md §5.
+ * Part of docs/runtime.md §5.
  *
  * Returns: (transfer full) (nullable): the reduced turn, or %NULL with a
  *   %NATTER_STORE_ERROR (NOT_FOUND, CORRUPT, INVARIANT, …) or
@@ -702,7 +752,7 @@ natter_turn_runtime_get_turn_state_finish (NatterTurnRuntime  *self,
  * Whether a provider still serves the model @state was created with
  * (natter_model_registry_check(): no key is looked up). An advance of a
  * turn whose provider is gone fails before writing anything
- * (turn-runtime.md §5), so whoever starts one on a person's behalf (a
+ * (docs/runtime.md §5), so whoever starts one on a person's behalf (a
  * resume) asks first, and can say why instead of starting nothing.
  *
  * Returns: %TRUE if the model may be resolved, or %FALSE with
@@ -731,8 +781,8 @@ natter_turn_runtime_check_model (NatterTurnRuntime  *self,
  * @self: a #NatterTurnRuntime
  *
  * The resolver that materializes `{previousTurnId}` contexts
- * (turn-runtime.md §11), for callers that need a conversation's history
- * as messages (the summarizer of session-layer-spec.md §12.3).
+ * (docs/runtime.md §11), for callers that need a conversation's history
+ * as messages (the summarizer of docs/sessions.md §5).
  *
  * Returns: (transfer none): the runtime's context resolver
  */

@@ -26,7 +26,7 @@ G_BEGIN_DECLS
 /**
  * NATTER_DEFAULT_MAX_MODEL_CALLS:
  *
- * The built-in `maxModelCalls` (turn-runtime.md §5).
+ * The built-in `maxModelCalls` (docs/runtime.md §5).
  */
 #define NATTER_DEFAULT_MAX_MODEL_CALLS 50
 

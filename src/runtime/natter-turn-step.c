@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The decisions of the turn loop (turn-runtime.md §6 step 5), as pure
+ * The decisions of the turn loop (docs/runtime.md §6 step 5), as pure
  * functions of the reduced turn: what to do next, and what to do with
  * each unfinished tool call. natter-turn-execution.c carries them out;
  * keeping them apart lets them be tested by table, without a model,
@@ -54,7 +54,7 @@ natter_turn_step_find_tool (NatterTurnState *state,
  *
  * The first decision of the loop: a settled turn settles, a cancelled
  * one is closed, a suspended one rests, an open model call is closed
- * (§10); otherwise the tool calls come next.
+ * (docs/runtime.md §10); otherwise the tool calls come next.
  *
  * Returns: %NATTER_TURN_STEP_SETTLE, %NATTER_TURN_STEP_CANCEL,
  *   %NATTER_TURN_STEP_REST, %NATTER_TURN_STEP_CLOSE_OPEN_CALL or
@@ -106,10 +106,10 @@ step_for_required_permission (NatterTurnToolCall *call,
  *
  * What the loop does with @call, from the turn's `autoPermission` and
  * `humanAvailable` and how far the call got: an invocation in flight is
- * never repeated (§10), a resolution is carried out, a required
- * permission goes to the classifier or waits for a human (§7), and a new
- * call is checked for a known tool, usable arguments and a human if it
- * needs one (§8) before the permission checker sees it.
+ * never repeated (docs/runtime.md §10), a resolution is carried out, a required
+ * permission goes to the classifier or waits for a human (docs/runtime.md §7),
+ * and a new call is checked for a known tool, usable arguments and a human if
+ * it needs one (docs/runtime.md §8) before the permission checker sees it.
  *
  * Returns: the step for @call
  */
@@ -193,7 +193,7 @@ natter_turn_step_after_tools (NatterTurnState *state,
  * @ts: the timestamp of the events
  * @reason: (nullable): why, for `turn_cancelled.reason`
  *
- * The events that stop @state for good (turn-runtime.md §9): the open
+ * The events that stop @state for good (docs/runtime.md §9): the open
  * model call fails as `cancelled`, every unfinished tool call gets the
  * runtime's error result `cancelled`, and `turn_cancelled` ends the turn
  * with its usage so far. What a stop writes, and what an import writes

@@ -31,7 +31,7 @@ G_BEGIN_DECLS
  * @NATTER_TURN_STEP_CALL_MODEL: append `model_call_requested` and call the
  *   model
  *
- * What the loop of turn-runtime.md §6 step 5 does next.
+ * What the loop of docs/runtime.md §6 step 5 does next.
  */
 typedef enum
 {
@@ -65,7 +65,8 @@ typedef enum
  * @NATTER_TOOL_CALL_STEP_CHECK_PERMISSION: a new, usable call: ask the
  *   permission checker whether it may run
  *
- * What the loop does with one unfinished tool call (turn-runtime.md §7, §8, §10).
+ * What the loop does with one unfinished tool call (docs/runtime.md §7, §8,
+ * §10).
  */
 typedef enum
 {

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The sync tools of an advance (turn-runtime.md §8). They run in
+ * The sync tools of an advance (docs/runtime.md §8). They run in
  * g_task_run_in_thread(); their inputs are deep copies and their results
  * come back as new objects, so no JSON object is shared between threads
  * (json-glib's reference counts are not atomic). Progress is written on
@@ -15,7 +15,7 @@
 #include "natter-turn-execution-private.h"
 #include "natter-turn-reducer.h"
 
-/* Sync tools (§8) */
+/* Sync tools (docs/runtime.md §8) */
 
 typedef struct
 {
@@ -88,7 +88,8 @@ progress_on_main (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Called in the worker: returns once tool_progress is on disk (§8). */
+/* Called in the worker: returns once tool_progress is on disk
+ * (docs/runtime.md §8). */
 static void
 report_progress (JsonNode *progress,
                  gpointer  user_data)
@@ -169,7 +170,7 @@ tool_done_cb (GObject      *object,
   else
     {
       /* A tool that fails (or answers nonsense) gives an error result the
-       * model can read; it never fails the turn (§8). */
+       * model can read; it never fails the turn (docs/runtime.md §8). */
       _natter_turn_execution_add_result (self, batch, call, "sync",
                                          json_node_init_string (json_node_alloc (),
                                                                 error != NULL ? error->message

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Headless standalone turns (session-layer-spec.md §11): background
+ * Headless standalone turns (docs/sessions.md §11): background
  * tasks, scheduled agents and `natter run` create a turn outside any
  * session and advance it to its first settled outcome. Such turns have
  * `sessionId: null` and never appear in the session index; callers keep
@@ -170,11 +170,11 @@ run_created_cb (GObject      *object,
  * @callback: called on the main context with the first settled outcome
  * @user_data: data for @callback
  *
- * runHeadlessTurn of §11: creates a standalone turn (`sessionId: null`,
- * `autoPermission: true`, `humanAvailable: false`) and advances it to its
- * first settled outcome. Without a human, permission prompts are decided
- * by the classifier or denied, and `ask_human` is a runtime error; async
- * tools can still leave the turn suspended, which is returned as is.
+ * runHeadlessTurn of docs/sessions.md §11: creates a standalone turn
+ * (`sessionId: null`, `autoPermission: true`, `humanAvailable: false`) and
+ * advances it to its first settled outcome. Without a human, permission prompts
+ * are decided by the classifier or denied, and `ask_human` is a runtime error;
+ * async tools can still leave the turn suspended, which is returned as is.
  */
 void
 natter_headless_runner_run_async (NatterHeadlessRunner *self,
@@ -202,7 +202,7 @@ natter_headless_runner_run_async (NatterHeadlessRunner *self,
   g_task_set_check_cancellable (task, FALSE);
   g_task_set_task_data (task, g_new0 (RunData, 1), (GDestroyNotify) run_data_free);
 
-  /* No human: tools run without asking (§11). */
+  /* No human: tools run without asking (docs/sessions.md §11). */
   headless = natter_send_options_copy (options);
   natter_send_options_set_auto_permission (headless, TRUE);
   agent = natter_send_options_to_requested_agent (headless);

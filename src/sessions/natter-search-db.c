@@ -4,11 +4,13 @@
  *
  * The file behind full-text search: an SQLite database with an FTS5 table
  * of every session turn's user message and answer, and the size and mtime
- * of each file it was read from. It is a cache (session-layer-spec.md
- * §12.5), never a source of truth: everything in it can be rebuilt from
+ * of each file it was read from. It is a cache (docs/sessions.md
+ * §8.4), never a source of truth: everything in it can be rebuilt from
  * the logs, so any doubt about it (damage, another layout) is reported as
  * NATTER_SEARCH_DB_ERROR_CORRUPT and the caller starts over. Only this
- * file talks to SQLite; a connection is used by one thread at a time.
+ * file talks to SQLite (and, inside a query, the auxiliary function of
+ * natter-search-excerpt.c); a connection is used by one thread at a
+ * time.
  */
 
 #define G_LOG_DOMAIN "natter-search"
@@ -26,6 +28,7 @@
 #include <sqlite3.h>
 
 #include "natter-search-db.h"
+#include "natter-search-excerpt-private.h"
 
 /* The layout of the tables; another value in user_version means a file
  * of another Natter, rebuilt rather than read. */
@@ -90,13 +93,15 @@ static const char * const stmt_sql[N_STMTS] = {
    * a word said in most of 200,000 turns would take a second to rank in
    * full; capping the candidates by rowid (turns are indexed roughly in
    * the order they were said) keeps every query within milliseconds, and
-   * is exact for any word found fewer times. Both columns come marked
-   * whole: the snippet is cut in C (natter-search-snippet.c), since
-   * SQLite's snippet() cuts and marks its tokens, not the words a reader
-   * sees. */
+   * is exact for any word found fewer times. natter_excerpt()
+   * (natter-search-excerpt.c) gives a marked window around the first
+   * match of the column that matched more, in time linear in the text
+   * before it (highlight() grew quadratic with the matches of a long
+   * text); the snippet is cut from it in C (natter-search-snippet.c),
+   * since SQLite's snippet() cuts and marks its tokens, not the words a
+   * reader sees. */
   [STMT_QUERY] =
-    "SELECT t.session_id, t.turn_id, highlight(turn_text, 0, char(2), char(3)),"
-    " highlight(turn_text, 1, char(2), char(3))"
+    "SELECT t.session_id, t.turn_id, natter_excerpt(turn_text)"
     " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
     " WHERE turn_text MATCH ?1 AND turn_text.rowid >= coalesce((SELECT rowid FROM turn_text"
     "   WHERE turn_text MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET " G_STRINGIFY (RANKED_MATCHES) " - 1), 0)"
@@ -297,6 +302,8 @@ natter_search_db_open (const char  *path,
   if (!read_only)
     flags |= SQLITE_OPEN_CREATE;
   rc = sqlite3_open_v2 (path, &db->handle, flags, NULL);
+  if (rc == SQLITE_OK)
+    rc = natter_search_excerpt_register (db->handle);
   if (rc != SQLITE_OK)
     {
       set_error (db, rc, "opening", error);
@@ -623,26 +630,14 @@ natter_search_hit_free (NatterSearchHit *hit)
   g_free (hit);
 }
 
-static guint
-count_marks (const char *text)
-{
-  guint n = 0;
-
-  for (const char *p = text != NULL ? strchr (text, NATTER_SEARCH_MARK_START[0]) : NULL; p != NULL;
-       p = strchr (p + 1, NATTER_SEARCH_MARK_START[0]))
-    n++;
-  return n;
-}
-
-/* The words around the match in the column that matched more often. */
+/* The words around the first match, in the column that matched more
+ * often. */
 static char *
 snippet_of (sqlite3_stmt *s)
 {
-  const char *user = (const char *) sqlite3_column_text (s, 2);
-  const char *answer = (const char *) sqlite3_column_text (s, 3);
-  const char *best = count_marks (answer) > count_marks (user) ? answer : user;
+  const char *excerpt = (const char *) sqlite3_column_text (s, 2);
 
-  return natter_search_snippet_from_highlight (best != NULL ? best : "", SNIPPET_WORDS);
+  return natter_search_snippet_from_highlight (excerpt != NULL ? excerpt : "", SNIPPET_WORDS);
 }
 
 /**

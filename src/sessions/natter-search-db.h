@@ -26,6 +26,14 @@ G_BEGIN_DECLS
 #define NATTER_SEARCH_MARK_END "\x03"
 
 /**
+ * NATTER_SEARCH_MARK_MORE:
+ *
+ * At the start or the end of an excerpt (natter_search_excerpt_register()),
+ * says the text goes on beyond it.
+ */
+#define NATTER_SEARCH_MARK_MORE "\x04"
+
+/**
  * NatterSearchStamp:
  * @size: the file's size in bytes
  * @mtime_ns: its modification time, nanoseconds since the epoch

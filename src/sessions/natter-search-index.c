@@ -4,7 +4,7 @@
  *
  * Full-text search over every session's user messages and answers. The
  * words live in an SQLite FTS5 file (natter-search-db.c) that is a cache
- * in the sense of session-layer-spec.md §12.5: missing, stale or damaged
+ * in the sense of docs/sessions.md §8.4: missing, stale or damaged
  * means rebuilt from the logs. One worker thread owns the writing
  * connection and does all file work (natter-search-sync.c): the start-up
  * check, the build, and the write-through of each session the service

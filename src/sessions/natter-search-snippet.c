@@ -19,6 +19,9 @@
 
 #include "natter-search-db.h"
 
+/* The most characters a snippet shows before its match. */
+#define LEAD_CHARS 24
+
 typedef struct
 {
   const char *start;   /* into the plain text */
@@ -99,12 +102,17 @@ split_words (const char *plain,
 
 /**
  * natter_search_snippet_from_highlight:
- * @highlighted: a whole text with SQLite's matches between
- *   %NATTER_SEARCH_MARK_START and %NATTER_SEARCH_MARK_END (highlight())
+ * @highlighted: a text with its matches between
+ *   %NATTER_SEARCH_MARK_START and %NATTER_SEARCH_MARK_END, and
+ *   %NATTER_SEARCH_MARK_MORE first or last where it is an excerpt of a
+ *   longer one (natter_search_excerpt_register())
  * @n_words: how many words the snippet shows at most (at least 1)
  *
  * Cuts a snippet of @n_words whole words out of @highlighted around its
- * first match, with "…" where words were left out, and marks every word
+ * first match (a quarter of them before it, at most 24 characters of
+ * them, so that the match shows where a line is cut at its end), with
+ * "…" where words were left out (also beyond an excerpt's ends), and
+ * marks every word
  * a match is in, from its first to its last letter or digit, however the
  * index split it. Words are separated by white space, which is kept as
  * it was between the words shown.
@@ -118,7 +126,11 @@ natter_search_snippet_from_highlight (const char *highlighted,
   g_autoptr(GByteArray) marked = NULL;
   g_autofree char *plain = NULL;
   g_autoptr(GArray) words = NULL;
+  g_autofree char *inner = NULL;
   GString *out = g_string_new (NULL);
+  gboolean more_before = FALSE;
+  gboolean more_after = FALSE;
+  gsize length;
   guint first = 0;
   guint start;
   guint end;
@@ -126,7 +138,11 @@ natter_search_snippet_from_highlight (const char *highlighted,
   g_return_val_if_fail (highlighted != NULL, NULL);
   g_return_val_if_fail (n_words > 0, NULL);
 
-  plain = strip_marks (highlighted, &marked);
+  length = strlen (highlighted);
+  more_before = g_str_has_prefix (highlighted, NATTER_SEARCH_MARK_MORE);
+  more_after = length > (gsize) more_before && g_str_has_suffix (highlighted, NATTER_SEARCH_MARK_MORE);
+  inner = g_strndup (highlighted + more_before, length - more_before - more_after);
+  plain = strip_marks (inner, &marked);
   words = split_words (plain, marked);
   if (words->len == 0)
     return g_string_free (out, FALSE);
@@ -134,13 +150,23 @@ natter_search_snippet_from_highlight (const char *highlighted,
     first++;
   if (first == words->len)
     first = 0;
-  /* A little of what came before the match, the rest after it. */
+  /* A little of what came before the match, the rest after it: a few
+   * words, and no more than LEAD_CHARS characters of them, so that the
+   * match is near the start of a line that a narrow list cuts at its
+   * end. */
   start = first > n_words / 4 ? first - n_words / 4 : 0;
+  while (start < first &&
+         g_utf8_strlen (g_array_index (words, Word, start).start,
+                        g_array_index (words, Word, first).start - g_array_index (words, Word, start).start) > LEAD_CHARS)
+    start++;
   end = MIN (start + n_words, words->len);
-  if (end - start < n_words)
-    start = end > n_words ? end - n_words : 0;
+  /* Near the end of the text: more words before, within the same bound. */
+  while (start > 0 && end - start < n_words &&
+         g_utf8_strlen (g_array_index (words, Word, start - 1).start,
+                        g_array_index (words, Word, first).start - g_array_index (words, Word, start - 1).start) <= LEAD_CHARS)
+    start--;
 
-  if (start > 0)
+  if (start > 0 || more_before)
     g_string_append (out, "… ");
   for (guint i = start; i < end; i++)
     {
@@ -160,7 +186,7 @@ natter_search_snippet_from_highlight (const char *highlighted,
       g_string_append (out, NATTER_SEARCH_MARK_END);
       g_string_append_len (out, word->core_end, word->end - word->core_end);
     }
-  if (end < words->len)
+  if (end < words->len || more_after)
     g_string_append (out, " …");
   return g_string_free (out, FALSE);
 }

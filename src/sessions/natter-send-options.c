@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * How one message is to be sent: the agent, an optional model that
- * overrides the agent's, whether tool calls run without asking, and the
- * model-call limit. The window, the command line and the tests fill one
+ * overrides the agent's, whether tool calls run without asking, the
+ * model-call limit and the generation parameters (temperature, top-p,
+ * token limit, seed, an added system instruction). The window, the command line and the tests fill one
  * in; the session layer turns it into the JSON of the spec once
  * (natter-send-options-private.h), so the wire shape lives in one file.
  */
@@ -20,7 +21,7 @@ struct _NatterSendOptions
   char     *model;
   gboolean  auto_permission;
   guint     max_model_calls;  /* 0: the runtime's default */
-  guint     max_tokens;       /* 0: none sent */
+  NatterGenerationParameters *parameters;  /* never NULL; empty: none */
   gboolean  no_tools;
 };
 
@@ -29,11 +30,11 @@ G_DEFINE_BOXED_TYPE (NatterSendOptions, natter_send_options,
 
 /**
  * natter_send_options_new:
- * @agent_id: the agent that answers (`agent.agentId` of session-layer-spec.md
+ * @agent_id: the agent that answers (`agent.agentId` of docs/sessions.md
  *   §9, SendMessageConfig)
  *
  * Options with no model override (the agent's model, else the default,
- * decides: turn-runtime.md §1), `autoPermission` off and the runtime's
+ * decides: docs/runtime.md §1), `autoPermission` off and the runtime's
  * default model-call limit.
  *
  * Returns: (transfer full): new options; free with natter_send_options_free()
@@ -47,6 +48,7 @@ natter_send_options_new (const char *agent_id)
 
   self = g_new0 (NatterSendOptions, 1);
   self->agent_id = g_strdup (agent_id);
+  self->parameters = natter_generation_parameters_new ();
   return self;
 }
 
@@ -67,7 +69,7 @@ natter_send_options_copy (const NatterSendOptions *self)
   natter_send_options_set_model (copy, self->provider, self->model);
   copy->auto_permission = self->auto_permission;
   copy->max_model_calls = self->max_model_calls;
-  copy->max_tokens = self->max_tokens;
+  natter_send_options_set_parameters (copy, self->parameters);
   copy->no_tools = self->no_tools;
   return copy;
 }
@@ -84,6 +86,7 @@ natter_send_options_free (NatterSendOptions *self)
   g_free (self->agent_id);
   g_free (self->provider);
   g_free (self->model);
+  natter_generation_parameters_free (self->parameters);
   g_free (self);
 }
 
@@ -108,7 +111,7 @@ natter_send_options_get_agent_id (const NatterSendOptions *self)
  *   endpoint URL); %NULL with @model %NULL removes the override
  * @model: (nullable): the model name on that provider
  *
- * Sets the per-turn model that wins over the agent's own (turn-runtime.md
+ * Sets the per-turn model that wins over the agent's own (docs/runtime.md
  * §1); the turn keeps it at `agent.requested.overrides.model`. The two go
  * together: both set or both %NULL.
  */
@@ -173,7 +176,7 @@ natter_send_options_get_model (const NatterSendOptions *self)
  * @self: options
  * @auto_permission: whether tool calls that would ask run without asking
  *
- * The turn's `autoPermission` (turn-runtime.md §5); off by default.
+ * The turn's `autoPermission` (docs/runtime.md §5); off by default.
  */
 void
 natter_send_options_set_auto_permission (NatterSendOptions *self,
@@ -205,7 +208,7 @@ natter_send_options_get_auto_permission (const NatterSendOptions *self)
  *   to the runtime's default (%NATTER_DEFAULT_MAX_MODEL_CALLS unless the
  *   services were set up with another)
  *
- * The turn's `maxModelCalls` (turn-runtime.md §5).
+ * The turn's `maxModelCalls` (docs/runtime.md §5).
  */
 void
 natter_send_options_set_max_model_calls (NatterSendOptions *self,
@@ -236,8 +239,9 @@ natter_send_options_get_max_model_calls (const NatterSendOptions *self)
  * @max_tokens: the most tokens one model call may answer with; 0 sends
  *   no limit (the server's default)
  *
- * The turn's `config.parameters.max_tokens` (turn-runtime.md §3): short
+ * The turn's `config.parameters.max_tokens` (docs/runtime.md §3): short
  * helper turns such as titles and summaries bound their answer with it.
+ * The same member as that of natter_send_options_set_parameters().
  */
 void
 natter_send_options_set_max_tokens (NatterSendOptions *self,
@@ -245,7 +249,7 @@ natter_send_options_set_max_tokens (NatterSendOptions *self,
 {
   g_return_if_fail (self != NULL);
 
-  self->max_tokens = max_tokens;
+  self->parameters->max_tokens = max_tokens;
 }
 
 /**
@@ -259,7 +263,45 @@ natter_send_options_get_max_tokens (const NatterSendOptions *self)
 {
   g_return_val_if_fail (self != NULL, 0);
 
-  return self->max_tokens;
+  return (guint) MIN (self->parameters->max_tokens, G_MAXUINT);
+}
+
+/**
+ * natter_send_options_set_parameters:
+ * @self: options
+ * @parameters: (nullable): the message's own generation parameters;
+ *   %NULL sets none
+ *
+ * Sets what this message asks of the model beside the conversation's
+ * kept parameters, which the session layer adds under these when it
+ * makes the turn (docs/sessions.md §15). The sampling members go to the
+ * turn's `config.parameters`, the system instruction to its agent
+ * snapshot (docs/format.md §4.2). A copy is kept.
+ */
+void
+natter_send_options_set_parameters (NatterSendOptions                *self,
+                                    const NatterGenerationParameters *parameters)
+{
+  g_return_if_fail (self != NULL);
+
+  natter_generation_parameters_free (self->parameters);
+  self->parameters = parameters != NULL ? natter_generation_parameters_copy (parameters)
+                                        : natter_generation_parameters_new ();
+}
+
+/**
+ * natter_send_options_get_parameters:
+ * @self: options
+ *
+ * Returns: (transfer none): the message's own generation parameters
+ *   (empty when none are set)
+ */
+const NatterGenerationParameters *
+natter_send_options_get_parameters (const NatterSendOptions *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->parameters;
 }
 
 /**
@@ -267,10 +309,10 @@ natter_send_options_get_max_tokens (const NatterSendOptions *self)
  * @self: options
  * @no_tools: whether the turn offers the model no tools at all
  *
- * A turn that only wants text back (a summary for compaction, §12.3, a
- * title, §12.6) sends an empty tool list, so the model cannot answer
- * with a tool call. Written as `agent.requested.overrides.tools: []`
- * (turn-runtime.md §1).
+ * A turn that only wants text back (a summary for compaction,
+ * docs/sessions.md §5, a title, docs/sessions.md §13) sends an empty tool list,
+ * so the model cannot answer with a tool call. Written as
+ * `agent.requested.overrides.tools: []` (docs/runtime.md §1).
  */
 void
 natter_send_options_set_no_tools (NatterSendOptions *self,
@@ -296,11 +338,14 @@ natter_send_options_get_no_tools (const NatterSendOptions *self)
 }
 
 /* The RequestedAgent of the spec: `{agentId, model?: {provider, model}}`;
- * the runtime writes the model at `overrides.model`. */
+ * the runtime writes the model at `overrides.model`. An added system
+ * instruction goes at `overrides.systemInstruction`, which the runtime
+ * adds to the agent's prompt in the snapshot (docs/format.md §4.2). */
 JsonObject *
 natter_send_options_to_requested_agent (const NatterSendOptions *self)
 {
   JsonObject *agent = json_object_new ();
+  JsonObject *overrides = NULL;
 
   json_object_set_string_member (agent, "agentId", self->agent_id);
   if (self->provider != NULL)
@@ -311,19 +356,21 @@ natter_send_options_to_requested_agent (const NatterSendOptions *self)
       json_object_set_string_member (model, "model", self->model);
       json_object_set_object_member (agent, "model", model);
     }
-  if (self->no_tools)
+  if (self->no_tools || self->parameters->system_instruction != NULL)
     {
-      JsonObject *overrides = json_object_new ();
-
-      json_object_set_array_member (overrides, "tools", json_array_new ());
+      overrides = json_object_new ();
       json_object_set_object_member (agent, "overrides", overrides);
     }
+  if (self->no_tools)
+    json_object_set_array_member (overrides, "tools", json_array_new ());
+  if (self->parameters->system_instruction != NULL)
+    json_object_set_string_member (overrides, "systemInstruction", self->parameters->system_instruction);
   return agent;
 }
 
-/* The config create_turn takes (turn-runtime.md §5): a session turn
- * always has a human, a headless one never (§11). @cwd is the session's
- * working directory, if it has one. */
+/* The config create_turn takes (docs/runtime.md §5): a session turn
+ * always has a human, a headless one never (docs/sessions.md §11). @cwd is the
+ * session's working directory, if it has one. */
 JsonObject *
 natter_send_options_to_turn_config (const NatterSendOptions *self,
                                     gboolean                 human_available,
@@ -337,12 +384,14 @@ natter_send_options_to_turn_config (const NatterSendOptions *self,
   json_object_set_boolean_member (config, "autoPermission", self->auto_permission);
   if (self->max_model_calls > 0)
     json_object_set_int_member (config, "maxModelCalls", self->max_model_calls);
-  if (self->max_tokens > 0)
-    {
-      JsonObject *parameters = json_object_new ();
+  /* Only what was set: the model's defaults stay the model's. */
+  {
+    JsonObject *parameters = natter_generation_parameters_to_json (self->parameters);
 
-      json_object_set_int_member (parameters, "max_tokens", self->max_tokens);
+    if (json_object_get_size (parameters) > 0)
       json_object_set_object_member (config, "parameters", parameters);
-    }
+    else
+      json_object_unref (parameters);
+  }
   return config;
 }

@@ -7,6 +7,8 @@
 
 #include <glib-object.h>
 
+#include "natter-generation-parameters.h"
+
 G_BEGIN_DECLS
 
 #define NATTER_TYPE_SEND_OPTIONS (natter_send_options_get_type ())
@@ -34,6 +36,10 @@ guint              natter_send_options_get_max_model_calls (const NatterSendOpti
 void               natter_send_options_set_max_tokens      (NatterSendOptions       *self,
                                                             guint                    max_tokens);
 guint              natter_send_options_get_max_tokens      (const NatterSendOptions *self);
+void               natter_send_options_set_parameters      (NatterSendOptions       *self,
+                                                            const NatterGenerationParameters *parameters);
+const NatterGenerationParameters *
+                   natter_send_options_get_parameters      (const NatterSendOptions *self);
 void               natter_send_options_set_no_tools        (NatterSendOptions       *self,
                                                             gboolean                 no_tools);
 gboolean           natter_send_options_get_no_tools        (const NatterSendOptions *self);

@@ -22,16 +22,17 @@ G_BEGIN_DECLS
  * NatterSessionError:
  * @NATTER_SESSION_ERROR_TURN_NOT_SETTLED: the session's latest turn is
  *   not terminal — running (a live advance of this service), suspended or
- *   idle — so a new message is refused (session-layer-spec.md §9.1 step 2,
+ *   idle — so a new message is refused (docs/sessions.md §9.1 step 2,
  *   the spec's `TurnNotSettledError`); also a fork from a turn that has
  *   not settled
  * @NATTER_SESSION_ERROR_NOT_FOUND: no such session (or, for a fork, no
  *   such turn in the parent session)
  * @NATTER_SESSION_ERROR_CORRUPT: the session file or its latest turn
  *   file failed strict validation or reduction; the message carries the
- *   store's text. Such a session is excluded from interaction (§8.2).
+ *   store's text. Such a session is excluded from interaction
+ *   (docs/sessions.md §8.2).
  * @NATTER_SESSION_ERROR_LOCKED: the data directory is held by another
- *   Natter process (the single-writer lock, §8.3)
+ *   Natter process (the single-writer lock, docs/sessions.md §8.3)
  * @NATTER_SESSION_ERROR_INVALID_ARGUMENT: a caller error: an invalid
  *   `cwd`, a fork point without a parent, resuming a turn that is not
  *   idle, a session with no turn to resume

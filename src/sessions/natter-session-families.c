@@ -5,7 +5,7 @@
  * Which conversations are versions of one another, for the lists that
  * show conversations (the sidebar, the Shell search provider, `natter
  * sessions`). Editing a sent message or trying an answer again makes a
- * new version of the conversation: a branch (session-layer-spec.md §9)
+ * new version of the conversation: a branch (docs/sessions.md §9)
  * that is stored as a version (docs/format.md §3.2). A branch the user
  * makes on purpose is a conversation of its own. The sessions joined by
  * that stored lineage are one family: the original (the one that is no
@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include "natter-session-families.h"
+#include "natter-session-index.h"
 #include "natter-session-index-entry.h"
 
 typedef struct
@@ -32,9 +33,14 @@ typedef struct
   guint  n_versions;
 } Family;
 
+/* Most sessions are versions of nothing and have none: they are their
+ * own family and get no Family, so that an index of 100,000 sessions
+ * (worked out again at every change of the index) costs a table of its
+ * ids, not 100,000 allocations. */
 struct _NatterSessionFamilies
 {
-  GHashTable *families;   /* session id → Family (owned by originals) */
+  GHashTable *members;    /* session id (owned by the entry) → entry: every session */
+  GHashTable *families;   /* session id → Family (owned by originals), in a family of two or more */
   GHashTable *originals;  /* original id → Family */
 };
 
@@ -55,20 +61,82 @@ activity_time (NatterSessionIndexEntry *entry)
   return latest_turn_at != NULL ? latest_turn_at : natter_session_index_entry_get_created_at (entry);
 }
 
+typedef NatterSessionIndexEntry *(*EntryLookup) (gpointer    entries,
+                                                 const char *session_id);
+
+static NatterSessionIndexEntry *
+lookup_in_table (gpointer    entries,
+                 const char *session_id)
+{
+  return g_hash_table_lookup (entries, session_id);
+}
+
+static NatterSessionIndexEntry *
+lookup_in_index (gpointer    entries,
+                 const char *session_id)
+{
+  return natter_session_index_lookup (entries, session_id);
+}
+
 /* The entry @entry is a version of, or %NULL. A parent that is gone or
  * damaged leaves its versions standing on their own. */
 static NatterSessionIndexEntry *
-continued (GHashTable              *entries,
-           NatterSessionIndexEntry *entry)
+continued_in (EntryLookup              lookup_entry,
+              gpointer                 entries,
+              NatterSessionIndexEntry *entry)
 {
   NatterSessionIndexEntry *parent;
 
   if (!natter_session_index_entry_get_is_version (entry) || natter_session_index_entry_get_error (entry) != NULL)
     return NULL;
-  parent = g_hash_table_lookup (entries, natter_session_index_entry_get_parent_session (entry));
+  parent = lookup_entry (entries, natter_session_index_entry_get_parent_session (entry));
   if (parent == NULL || natter_session_index_entry_get_error (parent) != NULL)
     return NULL;
   return parent;
+}
+
+static NatterSessionIndexEntry *
+continued (GHashTable              *entries,
+           NatterSessionIndexEntry *entry)
+{
+  return continued_in (lookup_in_table, entries, entry);
+}
+
+/**
+ * natter_session_families_find_original:
+ * @index: the session index
+ * @session_id: a session
+ *
+ * The entry of the original of @session_id's conversation, by the rule
+ * natter_session_families_new() applies, without building every family:
+ * the session itself when it is no version of another (or its parent is
+ * gone or damaged). What a conversation keeps — its
+ * generation parameters — is the original's (docs/sessions.md §15).
+ *
+ * Returns: (transfer none) (nullable): the entry, or %NULL when @index
+ *   does not list @session_id
+ */
+NatterSessionIndexEntry *
+natter_session_families_find_original (NatterSessionIndex *index,
+                                       const char         *session_id)
+{
+  NatterSessionIndexEntry *original;
+  NatterSessionIndexEntry *parent;
+  guint depth = 0;
+  guint n;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (index), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  original = natter_session_index_lookup (index, session_id);
+  if (original == NULL)
+    return NULL;
+  n = g_list_model_get_n_items (G_LIST_MODEL (index));
+  /* Parents are older than their versions; the bound guards against a
+   * damaged store naming a cycle. */
+  while ((parent = continued_in (lookup_in_index, index, original)) != NULL && depth++ < n)
+    original = parent;
+  return original;
 }
 
 /**
@@ -85,13 +153,12 @@ NatterSessionFamilies *
 natter_session_families_new (GListModel *index)
 {
   NatterSessionFamilies *self = g_new0 (NatterSessionFamilies, 1);
-  g_autoptr(GHashTable) entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_object_unref);
+  g_autoptr(GPtrArray) versions = g_ptr_array_new ();
   guint n;
-  GHashTableIter iter;
-  gpointer value;
 
   g_return_val_if_fail (G_IS_LIST_MODEL (index), NULL);
 
+  self->members = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_object_unref);
   self->families = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->originals = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) family_free);
   n = g_list_model_get_n_items (index);
@@ -99,22 +166,31 @@ natter_session_families_new (GListModel *index)
     {
       NatterSessionIndexEntry *entry = g_list_model_get_item (index, i);
 
-      g_hash_table_replace (entries, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
+      g_hash_table_replace (self->members, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
     }
 
-  g_hash_table_iter_init (&iter, entries);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
+  /* The sessions that continue another: they and the sessions they
+   * continue, up to their originals, are all there is to work out. */
+  for (guint i = 0; i < n; i++)
     {
-      NatterSessionIndexEntry *entry = value;
+      NatterSessionIndexEntry *entry = g_list_model_get_item (index, i);
+
+      if (continued (self->members, entry) != NULL)
+        g_ptr_array_add (versions, entry);
+      g_object_unref (entry);
+    }
+
+  for (guint i = 0; i < versions->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (versions, i);
       NatterSessionIndexEntry *original = entry;
       NatterSessionIndexEntry *parent;
-      const char *id = natter_session_index_entry_get_session_id (entry);
-      Family *family;
       guint depth = 0;
+      Family *family;
 
       /* Parents are older than their branches, so the chain ends; the
        * bound only guards against a damaged store naming a cycle. */
-      while ((parent = continued (entries, original)) != NULL && depth++ < n)
+      while ((parent = continued (self->members, original)) != NULL && depth++ < n)
         original = parent;
       family = g_hash_table_lookup (self->originals, natter_session_index_entry_get_session_id (original));
       if (family == NULL)
@@ -122,30 +198,28 @@ natter_session_families_new (GListModel *index)
           family = g_new0 (Family, 1);
           family->original = g_strdup (natter_session_index_entry_get_session_id (original));
           g_hash_table_insert (self->originals, family->original, family);
+          /* The original itself, once. */
+          g_hash_table_insert (self->families, g_strdup (family->original), family);
+          family->n_versions = 1;
+          family->head = g_strdup (family->original);
+          family->head_activity = g_strdup (activity_time (original));
         }
+      g_hash_table_insert (self->families, g_strdup (natter_session_index_entry_get_session_id (entry)), family);
       family->n_versions++;
       /* The most recent activity; equal times go to the later session. */
-      if (family->head == NULL || g_strcmp0 (activity_time (entry), family->head_activity) > 0 ||
-          (g_strcmp0 (activity_time (entry), family->head_activity) == 0 && g_strcmp0 (id, family->head) > 0))
-        {
-          g_free (family->head);
-          g_free (family->head_activity);
-          family->head = g_strdup (id);
-          family->head_activity = g_strdup (activity_time (entry));
-        }
-    }
-  g_hash_table_iter_init (&iter, entries);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    {
-      NatterSessionIndexEntry *original = value;
-      NatterSessionIndexEntry *parent;
-      guint depth = 0;
+      {
+        const char *id = natter_session_index_entry_get_session_id (entry);
+        const char *activity = activity_time (entry);
+        int order = g_strcmp0 (activity, family->head_activity);
 
-      while ((parent = continued (entries, original)) != NULL && depth++ < n)
-        original = parent;
-      g_hash_table_insert (self->families, g_strdup (natter_session_index_entry_get_session_id (value)),
-                           g_hash_table_lookup (self->originals,
-                                                natter_session_index_entry_get_session_id (original)));
+        if (order > 0 || (order == 0 && g_strcmp0 (id, family->head) > 0))
+          {
+            g_free (family->head);
+            g_free (family->head_activity);
+            family->head = g_strdup (id);
+            family->head_activity = g_strdup (activity);
+          }
+      }
     }
   return self;
 }
@@ -162,6 +236,7 @@ natter_session_families_free (NatterSessionFamilies *self)
   /* The values of families belong to originals. */
   g_hash_table_unref (self->families);
   g_hash_table_unref (self->originals);
+  g_hash_table_unref (self->members);
   g_free (self);
 }
 
@@ -171,6 +246,19 @@ lookup (NatterSessionFamilies *self,
 {
   g_return_val_if_fail (self != NULL, NULL);
   return session_id != NULL ? g_hash_table_lookup (self->families, session_id) : NULL;
+}
+
+/* A session of the index in no family but its own: @session_id's key in
+ * members, or NULL. */
+static const char *
+lone_member (NatterSessionFamilies *self,
+             const char            *session_id)
+{
+  gpointer key = NULL;
+
+  if (session_id == NULL || !g_hash_table_lookup_extended (self->members, session_id, &key, NULL))
+    return NULL;
+  return key;
 }
 
 /**
@@ -188,7 +276,7 @@ natter_session_families_get_head (NatterSessionFamilies *self,
 {
   Family *family = lookup (self, session_id);
 
-  return family != NULL ? family->head : NULL;
+  return family != NULL ? family->head : lone_member (self, session_id);
 }
 
 /**
@@ -206,7 +294,7 @@ natter_session_families_get_original (NatterSessionFamilies *self,
 {
   Family *family = lookup (self, session_id);
 
-  return family != NULL ? family->original : NULL;
+  return family != NULL ? family->original : lone_member (self, session_id);
 }
 
 /**
@@ -223,7 +311,9 @@ natter_session_families_get_n_versions (NatterSessionFamilies *self,
 {
   Family *family = lookup (self, session_id);
 
-  return family != NULL ? family->n_versions : 0;
+  if (family != NULL)
+    return family->n_versions;
+  return lone_member (self, session_id) != NULL ? 1 : 0;
 }
 
 /**
@@ -250,7 +340,9 @@ natter_session_families_is_head (NatterSessionFamilies *self,
  * @b: families
  *
  * Returns: whether @a and @b show the same sessions, with the same
- *   numbers of versions: a list built on @a needs no change for @b
+ *   numbers of versions: a list built on @a needs no change for @b.
+ *   Sessions without versions are shown by both alike, whether or not
+ *   both have them: the list hears of those through the index itself.
  */
 gboolean
 natter_session_families_equal_heads (NatterSessionFamilies *a,

@@ -7,6 +7,8 @@
 
 #include <gio/gio.h>
 
+#include "natter-session-index.h"
+
 G_BEGIN_DECLS
 
 typedef struct _NatterSessionFamilies NatterSessionFamilies;
@@ -21,6 +23,8 @@ guint                  natter_session_families_get_n_versions (NatterSessionFami
                                                                const char            *session_id);
 gboolean               natter_session_families_is_head        (NatterSessionFamilies *self,
                                                                const char            *session_id);
+NatterSessionIndexEntry *natter_session_families_find_original (NatterSessionIndex *index,
+                                                                const char         *session_id);
 gboolean               natter_session_families_equal_heads    (NatterSessionFamilies *a,
                                                                NatterSessionFamilies *b);
 

@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The session-keyed grants view the runtime consults (session-layer-spec.md
- * §12.2). The session service keeps it current: every state it reads
+ * The session-keyed grants view the runtime consults (docs/sessions.md
+ * §12). The session service keeps it current: every state it reads
  * under a session's lock, and every state after it appended version-2
  * events (the only way grants change), replaces the session's entry. A
  * session not seen yet (a turn advanced after a restart, before anything
@@ -15,7 +15,7 @@
 
 #include "natter-log-read.h"
 #include "natter-session-grant-view.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 
 struct _NatterSessionGrantView
 {

@@ -34,6 +34,12 @@ void                     natter_session_index_entry_set_last_agent_id       (Nat
                                                                              const char              *last_agent_id);
 void                     natter_session_index_entry_set_last_model          (NatterSessionIndexEntry *self,
                                                                              JsonObject              *last_model);
+void                     natter_session_index_entry_set_last_model_names    (NatterSessionIndexEntry *self,
+                                                                             const char              *provider,
+                                                                             const char              *model);
+void                     natter_session_index_entry_get_last_model_names    (NatterSessionIndexEntry  *self,
+                                                                             const char              **out_provider,
+                                                                             const char              **out_model);
 void                     natter_session_index_entry_set_latest_turn_id      (NatterSessionIndexEntry *self,
                                                                              const char              *latest_turn_id);
 void                     natter_session_index_entry_set_latest_turn_status  (NatterSessionIndexEntry *self,
@@ -48,5 +54,8 @@ void                     natter_session_index_entry_set_parent_session      (Nat
                                                                              const char              *parent_session);
 void                     natter_session_index_entry_set_is_version          (NatterSessionIndexEntry *self,
                                                                              gboolean                 is_version);
+
+void                     natter_session_index_entry_set_parameters          (NatterSessionIndexEntry *self,
+                                                                             const NatterGenerationParameters *parameters);
 
 G_END_DECLS

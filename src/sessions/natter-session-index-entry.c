@@ -3,9 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One row of the in-memory session index: SessionIndexEntry of
- * session-layer-spec.md §8.1, plus an error text for an entry the startup
- * scan could not fold (§8.2) and the dsh session header extras `cwd` and
- * `parentSession`.
+ * docs/sessions.md §8.1, plus an error text for an entry the startup
+ * scan could not fold (docs/sessions.md §8.2), the dsh session header
+ * extras `cwd` and `parentSession`, and the generation parameters the
+ * session keeps (docs/format.md §3.5).
  */
 
 #define G_LOG_DOMAIN "natter-session-index-entry"
@@ -14,6 +15,7 @@
 
 #include "natter-session-index-entry-private.h"
 #include "natter-session-reducer.h"
+#include "natter-session-parameters-state.h"
 #include "natter-turn-reducer.h"
 
 struct _NatterSessionIndexEntry
@@ -26,6 +28,11 @@ struct _NatterSessionIndexEntry
   char       *updated_at;
   guint       turn_count;
   char       *last_agent_id;
+  /* lastModel: the two strings, and the sealed object made of them the
+   * first time it is asked for (an index of 100,000 entries builds none
+   * until a row shows one). */
+  char       *last_provider;
+  char       *last_model_name;
   JsonObject *last_model;
   char       *latest_turn_id;
   char       *latest_turn_at;
@@ -35,6 +42,7 @@ struct _NatterSessionIndexEntry
   char       *cwd;
   char       *parent_session;
   gboolean    is_version;
+  NatterGenerationParameters *parameters;   /* NULL: none kept */
 };
 
 G_DEFINE_FINAL_TYPE (NatterSessionIndexEntry, natter_session_index_entry, G_TYPE_OBJECT)
@@ -74,10 +82,13 @@ natter_session_index_entry_finalize (GObject *object)
   g_clear_pointer (&self->latest_turn_at, g_free);
   g_clear_pointer (&self->last_agent_id, g_free);
   g_clear_pointer (&self->last_model, json_object_unref);
+  g_clear_pointer (&self->last_provider, g_free);
+  g_clear_pointer (&self->last_model_name, g_free);
   g_clear_pointer (&self->latest_turn_id, g_free);
   g_clear_pointer (&self->error, g_free);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->parent_session, g_free);
+  g_clear_pointer (&self->parameters, natter_generation_parameters_free);
 
   G_OBJECT_CLASS (natter_session_index_entry_parent_class)->finalize (object);
 }
@@ -111,7 +122,7 @@ natter_session_index_entry_get_property (GObject    *object,
       g_value_set_string (value, self->last_agent_id);
       break;
     case PROP_LAST_MODEL:
-      g_value_set_boxed (value, self->last_model);
+      g_value_set_boxed (value, natter_session_index_entry_get_last_model (self));
       break;
     case PROP_LATEST_TURN_ID:
       g_value_set_string (value, self->latest_turn_id);
@@ -246,15 +257,15 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    * The ISO timestamp of the latest turn's `turn_appended`, or %NULL with
    * no turns: when the conversation last had activity. Unlike `updatedAt`
    * it does not move on a rename. Derived, like every field, from the
-   * session file (§8.1 lists it with `latestTurnId`'s turn).
+   * session file (docs/sessions.md §8.1 lists it with `latestTurnId`'s turn).
    */
   properties[PROP_LATEST_TURN_AT] = string_property ("latest-turn-at");
   /**
    * NatterSessionIndexEntry:latest-turn-status:
    *
    * `latestTurnStatus`: one of `none`, `completed`, `failed`,
-   * `cancelled`, `suspended`, `idle` (§8.1). Whether a turn is processing
-   * right now is not here: that is the turn event hub's
+   * `cancelled`, `suspended`, `idle` (docs/sessions.md §8.1). Whether a turn is
+   * processing right now is not here: that is the turn event hub's
    * `turn-processing-start`/`-end`.
    */
   properties[PROP_LATEST_TURN_STATUS] = string_property ("latest-turn-status");
@@ -268,9 +279,9 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
   /**
    * NatterSessionIndexEntry:error:
    *
-   * Not %NULL for an errored entry (§8.2): why the session file or its
-   * latest turn could not be folded. Such a session is shown but excluded
-   * from normal interaction.
+   * Not %NULL for an errored entry (docs/sessions.md §8.2): why the session
+   * file or its latest turn could not be folded. Such a session is shown but
+   * excluded from normal interaction.
    */
   properties[PROP_ERROR] = string_property ("error");
   /**
@@ -365,8 +376,11 @@ natter_session_index_entry_new_from_state (NatterSessionState *state)
  * @self: an entry
  * @state: the session's reduced state
  *
- * Sets every session-derived field from @state (§8.2 step 2); leaves
- * `latestTurnStatus` alone unless the session has no turns (then `none`).
+ * Sets every session-derived field from @state (docs/sessions.md §8.2 step 2);
+ * leaves `latestTurnStatus` alone unless the session has no turns (then
+ * `none`). An error stays while the latest turn it was about stays the
+ * latest: a write to the session file (a rename, a grant) makes no turn
+ * file readable again (docs/sessions.md §8.2).
  */
 void
 natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
@@ -374,6 +388,7 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
 {
   guint n_turns;
   const NatterSessionTurn *last = NULL;
+  gboolean keep_error;
 
   g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
   g_return_if_fail (g_strcmp0 (natter_session_state_get_session_id (state), self->session_id) == 0);
@@ -381,6 +396,9 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
   n_turns = natter_session_state_get_n_turns (state);
   if (n_turns > 0)
     last = natter_session_state_get_turn (state, n_turns - 1);
+  /* The session file read: only an unreadable latest turn can still be
+   * wrong, and only while it is the latest. */
+  keep_error = last != NULL && self->latest_turn_id != NULL && g_str_equal (last->turn_id, self->latest_turn_id);
 
   g_object_freeze_notify (G_OBJECT (self));
   natter_session_index_entry_set_title (self, natter_session_state_get_title (state));
@@ -400,7 +418,9 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
   natter_session_index_entry_set_cwd (self, natter_session_state_get_cwd (state));
   natter_session_index_entry_set_parent_session (self, natter_session_state_get_parent_session (state));
   natter_session_index_entry_set_is_version (self, natter_session_state_get_is_version (state));
-  natter_session_index_entry_set_error (self, NULL);
+  natter_session_index_entry_set_parameters (self, natter_session_state_get_parameters (state));
+  if (!keep_error)
+    natter_session_index_entry_set_error (self, NULL);
   g_object_thaw_notify (G_OBJECT (self));
 }
 
@@ -455,30 +475,45 @@ natter_session_index_entry_set_last_agent_id (NatterSessionIndexEntry *self,
   set_string (self, &self->last_agent_id, last_agent_id, PROP_LAST_AGENT_ID);
 }
 
-static gboolean
-model_equal (JsonObject *a,
-             JsonObject *b)
-{
-  if (a == NULL || b == NULL)
-    return a == b;
-  return g_strcmp0 (json_object_get_string_member_with_default (a, "provider", NULL),
-                    json_object_get_string_member_with_default (b, "provider", NULL)) == 0 &&
-         g_strcmp0 (json_object_get_string_member_with_default (a, "model", NULL),
-                    json_object_get_string_member_with_default (b, "model", NULL)) == 0;
-}
-
 /* Keeps exactly {provider, model}: the spec's ModelDescriptor. */
 static JsonObject *
-copy_model (JsonObject *model)
+model_new (const char *provider,
+           const char *model)
 {
-  JsonObject *copy = json_object_new ();
+  JsonObject *object = json_object_new ();
 
-  json_object_set_string_member (copy, "provider",
-                                 json_object_get_string_member_with_default (model, "provider", ""));
-  json_object_set_string_member (copy, "model",
-                                 json_object_get_string_member_with_default (model, "model", ""));
-  json_object_seal (copy);
-  return copy;
+  json_object_set_string_member (object, "provider", provider);
+  json_object_set_string_member (object, "model", model);
+  json_object_seal (object);
+  return object;
+}
+
+static gboolean
+model_equal (NatterSessionIndexEntry *a,
+             NatterSessionIndexEntry *b)
+{
+  return g_strcmp0 (a->last_provider, b->last_provider) == 0 &&
+         g_strcmp0 (a->last_model_name, b->last_model_name) == 0;
+}
+
+/* natter_session_index_entry_set_last_model() from the two strings, for
+ * the index cache, which holds no JsonObject; both %NULL for none. */
+void
+natter_session_index_entry_set_last_model_names (NatterSessionIndexEntry *self,
+                                                 const char              *provider,
+                                                 const char              *model)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  g_return_if_fail ((provider == NULL) == (model == NULL));
+
+  if (g_strcmp0 (self->last_provider, provider) == 0 && g_strcmp0 (self->last_model_name, model) == 0)
+    return;
+  g_free (self->last_provider);
+  self->last_provider = g_strdup (provider);
+  g_free (self->last_model_name);
+  self->last_model_name = g_strdup (model);
+  g_clear_pointer (&self->last_model, json_object_unref);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LAST_MODEL]);
 }
 
 void
@@ -487,12 +522,12 @@ natter_session_index_entry_set_last_model (NatterSessionIndexEntry *self,
 {
   g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
 
-  if (model_equal (self->last_model, last_model))
-    return;
-  g_clear_pointer (&self->last_model, json_object_unref);
-  if (last_model != NULL)
-    self->last_model = copy_model (last_model);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LAST_MODEL]);
+  if (last_model == NULL)
+    natter_session_index_entry_set_last_model_names (self, NULL, NULL);
+  else
+    natter_session_index_entry_set_last_model_names (self,
+                                                     json_object_get_string_member_with_default (last_model, "provider", ""),
+                                                     json_object_get_string_member_with_default (last_model, "model", ""));
 }
 
 void
@@ -565,6 +600,21 @@ natter_session_index_entry_set_is_version (NatterSessionIndexEntry *self,
     return;
   self->is_version = !!is_version;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IS_VERSION]);
+}
+
+void
+natter_session_index_entry_set_parameters (NatterSessionIndexEntry          *self,
+                                           const NatterGenerationParameters *parameters)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+
+  if (natter_generation_parameters_is_empty (parameters))
+    parameters = NULL;
+  if (natter_generation_parameters_equal (self->parameters, parameters))
+    return;
+  g_clear_pointer (&self->parameters, natter_generation_parameters_free);
+  if (parameters != NULL)
+    self->parameters = natter_generation_parameters_copy (parameters);
 }
 
 /**
@@ -675,7 +725,23 @@ JsonObject *
 natter_session_index_entry_get_last_model (NatterSessionIndexEntry *self)
 {
   g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+
+  if (self->last_model == NULL && self->last_provider != NULL)
+    self->last_model = model_new (self->last_provider, self->last_model_name);
   return self->last_model;
+}
+
+/* The two strings of lastModel (both %NULL without turns), without
+ * building the object: for the index cache. */
+void
+natter_session_index_entry_get_last_model_names (NatterSessionIndexEntry  *self,
+                                                 const char              **out_provider,
+                                                 const char              **out_model)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+
+  *out_provider = self->last_provider;
+  *out_model = self->last_model_name;
 }
 
 /**
@@ -691,11 +757,9 @@ natter_session_index_entry_dup_last_model_string (NatterSessionIndexEntry *self)
 {
   g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
 
-  if (self->last_model == NULL)
+  if (self->last_provider == NULL)
     return NULL;
-  return g_strdup_printf ("%s/%s",
-                          json_object_get_string_member (self->last_model, "provider"),
-                          json_object_get_string_member (self->last_model, "model"));
+  return g_strdup_printf ("%s/%s", self->last_provider, self->last_model_name);
 }
 
 /**
@@ -794,14 +858,29 @@ natter_session_index_entry_get_is_version (NatterSessionIndexEntry *self)
 }
 
 /**
+ * natter_session_index_entry_get_parameters:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): the generation parameters the
+ *   session itself keeps (its last `parameters_changed`), or %NULL
+ *   when none are; no property: nothing shown follows them
+ */
+const NatterGenerationParameters *
+natter_session_index_entry_get_parameters (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->parameters;
+}
+
+/**
  * natter_session_index_entry_to_json:
  * @self: an entry
  *
- * The entry as the spec's SessionIndexEntry object (§8.1): exactly the
- * members `sessionId`, `title?`, `createdAt`, `updatedAt`, `turnCount`,
- * `lastAgentId?`, `lastModel?`, `latestTurnId?`, `latestTurnStatus`,
- * plus `latestTurnImported: true` when the latest turn was imported
- * (#NatterSessionIndexEntry:latest-turn-imported) and `error` for an
+ * The entry as the spec's SessionIndexEntry object (docs/sessions.md §8.1):
+ * exactly the members `sessionId`, `title?`, `createdAt`, `updatedAt`,
+ * `turnCount`, `lastAgentId?`, `lastModel?`, `latestTurnId?`,
+ * `latestTurnStatus`, plus `latestTurnImported: true` when the latest turn was
+ * imported (#NatterSessionIndexEntry:latest-turn-imported) and `error` for an
  * errored entry. Optional members are absent, not null, when unset.
  * What `natter list --json` prints.
  *
@@ -824,8 +903,8 @@ natter_session_index_entry_to_json (NatterSessionIndexEntry *self)
   json_object_set_int_member (object, "turnCount", self->turn_count);
   if (self->last_agent_id != NULL)
     json_object_set_string_member (object, "lastAgentId", self->last_agent_id);
-  if (self->last_model != NULL)
-    json_object_set_object_member (object, "lastModel", copy_model (self->last_model));
+  if (self->last_provider != NULL)
+    json_object_set_object_member (object, "lastModel", model_new (self->last_provider, self->last_model_name));
   if (self->latest_turn_id != NULL)
     json_object_set_string_member (object, "latestTurnId", self->latest_turn_id);
   json_object_set_string_member (object, "latestTurnStatus", self->latest_turn_status);
@@ -845,7 +924,7 @@ natter_session_index_entry_to_json (NatterSessionIndexEntry *self)
  * @b: another entry
  *
  * Whether every property of @a equals that of @b (the startup fold and
- * the write-through state must agree, §13.6).
+ * the write-through state must agree, docs/sessions.md §8).
  *
  * Returns: %TRUE if equal
  */
@@ -862,7 +941,7 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          g_strcmp0 (a->updated_at, b->updated_at) == 0 &&
          a->turn_count == b->turn_count &&
          g_strcmp0 (a->last_agent_id, b->last_agent_id) == 0 &&
-         model_equal (a->last_model, b->last_model) &&
+         model_equal (a, b) &&
          g_strcmp0 (a->latest_turn_id, b->latest_turn_id) == 0 &&
          g_strcmp0 (a->latest_turn_at, b->latest_turn_at) == 0 &&
          a->latest_turn_status == b->latest_turn_status &&
@@ -870,15 +949,16 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          g_strcmp0 (a->error, b->error) == 0 &&
          g_strcmp0 (a->cwd, b->cwd) == 0 &&
          g_strcmp0 (a->parent_session, b->parent_session) == 0 &&
-         a->is_version == b->is_version;
+         a->is_version == b->is_version &&
+         natter_generation_parameters_equal (a->parameters, b->parameters);
 }
 
 /**
  * natter_latest_turn_status_from_turn_status:
  * @status: a derived turn status (natter_derive_turn_status())
  *
- * The same derivation everywhere (§8.1): the index's string for a turn
- * status.
+ * The same derivation everywhere (docs/sessions.md §8.1): the index's string
+ * for a turn status.
  *
  * Returns: (transfer none): an interned status string
  */

@@ -8,6 +8,7 @@
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
 
+#include "natter-generation-parameters.h"
 #include "natter-types.h"
 
 G_BEGIN_DECLS
@@ -15,7 +16,7 @@ G_BEGIN_DECLS
 /**
  * NATTER_LATEST_TURN_STATUS_NONE:
  *
- * `latestTurnStatus` of a session with no turns yet (session-layer-spec.md
+ * `latestTurnStatus` of a session with no turns yet (docs/sessions.md
  * §8.1). The other values are the strings of natter_turn_status_to_string():
  * `completed`, `failed`, `cancelled`, `suspended`, `idle`.
  */
@@ -41,6 +42,8 @@ const char *natter_session_index_entry_get_error              (NatterSessionInde
 const char *natter_session_index_entry_get_cwd                (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_parent_session     (NatterSessionIndexEntry *self);
 gboolean    natter_session_index_entry_get_is_version         (NatterSessionIndexEntry *self);
+const NatterGenerationParameters *
+            natter_session_index_entry_get_parameters         (NatterSessionIndexEntry *self);
 
 JsonNode   *natter_session_index_entry_to_json                (NatterSessionIndexEntry *self);
 gboolean    natter_session_index_entry_equal                  (NatterSessionIndexEntry *a,

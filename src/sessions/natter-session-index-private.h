@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Write-through maintenance of the index (session-layer-spec.md §8.3).
+ * Write-through maintenance of the index (docs/sessions.md §8.3).
  * Only the session service calls these, in the same code path that
  * appends to the session file; the UI only reads the index.
  */
@@ -28,6 +28,14 @@ gboolean                 natter_session_index_set_latest_turn_status (NatterSess
 gboolean                 natter_session_index_remove                (NatterSessionIndex   *self,
                                                                      const char           *session_id);
 
+GPtrArray               *natter_session_index_scan_cached_sync      (NatterJsonlRepo      *session_repo,
+                                                                     NatterJsonlRepo      *turn_repo,
+                                                                     GFile                *cache_file,
+                                                                     guint                 n_threads,
+                                                                     gboolean              background,
+                                                                     guint                *out_n_read,
+                                                                     GCancellable         *cancellable,
+                                                                     GError              **error);
 GPtrArray               *natter_session_index_scan_sync             (NatterJsonlRepo      *session_repo,
                                                                      NatterJsonlRepo      *turn_repo,
                                                                      guint                 n_threads,

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The in-memory session index of session-layer-spec.md §8: a GListModel
+ * The in-memory session index of docs/sessions.md §8: a GListModel
  * of NatterSessionIndexEntry in session id order (ids are time-ordered, so
  * this is creation order; the UI sorts with a GtkSortListModel), built by
  * one startup scan and kept current write-through by the session service.
@@ -13,12 +13,14 @@
 
 #include <string.h>
 
+#include "natter-session-index-cache.h"
 #include "natter-log-read.h"
 #include "natter-session-index-private.h"
 #include "natter-session-reducer.h"
 #include "natter-session-scan.h"
 #include "natter-store-error.h"
 #include "natter-turn-reducer.h"
+#include "natter-turn-scan.h"
 
 struct _NatterSessionIndex
 {
@@ -33,6 +35,8 @@ struct _NatterSessionIndex
   /* Write-through changes made while the scan runs win over the scan's
    * older view of the same sessions. */
   GHashTable *touched_while_loading;  /* session id → TRUE (kept) / FALSE (removed) */
+
+  GFile      *cache_file;     /* the persisted cache the scan uses, or NULL */
 };
 
 static void list_model_iface_init (GListModelInterface *iface);
@@ -90,6 +94,7 @@ natter_session_index_finalize (GObject *object)
   g_clear_pointer (&self->by_latest_turn, g_hash_table_unref);
   g_clear_pointer (&self->entries, g_ptr_array_unref);
   g_clear_pointer (&self->touched_while_loading, g_hash_table_unref);
+  g_clear_object (&self->cache_file);
 
   G_OBJECT_CLASS (natter_session_index_parent_class)->finalize (object);
 }
@@ -219,8 +224,8 @@ natter_session_index_lookup (NatterSessionIndex *self,
  * @turn_id: a turn id
  *
  * The session whose latest turn is @turn_id. Only a session's latest turn
- * can be non-terminal (§9.1), so this is how external inputs find the
- * session to tag and update.
+ * can be non-terminal (docs/sessions.md §9.1), so this is how external inputs
+ * find the session to tag and update.
  *
  * Returns: (transfer none) (nullable): the session id, or %NULL
  */
@@ -232,6 +237,27 @@ natter_session_index_lookup_session_for_turn (NatterSessionIndex *self,
   g_return_val_if_fail (turn_id != NULL, NULL);
 
   return g_hash_table_lookup (self->by_latest_turn, turn_id);
+}
+
+/**
+ * natter_session_index_set_cache_file:
+ * @self: the index
+ * @file: (nullable): the persisted index cache (docs/sessions.md
+ *   §8.4, docs/format.md §1), or %NULL for none
+ *
+ * Where natter_session_index_load_async() keeps the entries it read
+ * between runs, so that the next start reads only the sessions whose
+ * files changed. A cache only: it is checked against every file's
+ * identity and rebuilt when missing or unusable.
+ */
+void
+natter_session_index_set_cache_file (NatterSessionIndex *self,
+                                     GFile              *file)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX (self));
+  g_return_if_fail (file == NULL || G_IS_FILE (file));
+
+  g_set_object (&self->cache_file, file);
 }
 
 /**
@@ -351,8 +377,8 @@ update (NatterSessionIndex *self,
  * @latest_turn_status: (nullable): the latest turn's status if known
  *   (a new turn is `idle` until its advance settles), else %NULL to keep
  *
- * Write-through (§8.3): inserts the session's entry or updates it in
- * place. Emits items-changed for the row either way — an update as
+ * Write-through (docs/sessions.md §8.3): inserts the session's entry or updates
+ * it in place. Emits items-changed for the row either way — an update as
  * (position, 1, 1) with the same object — so sort and filter models on
  * top re-evaluate it.
  *
@@ -402,8 +428,8 @@ natter_session_index_add_imported (NatterSessionIndex *self,
  * @turn_id: the turn whose status this is
  * @status: a `latestTurnStatus` string
  *
- * Records a settled outcome (§8.3, §10.2) — only if @turn_id is still the
- * session's latest turn.
+ * Records a settled outcome (docs/sessions.md §8.3, §10.2) — only if @turn_id
+ * is still the session's latest turn.
  *
  * Returns: %TRUE if the entry changed
  */
@@ -439,7 +465,7 @@ natter_session_index_set_latest_turn_status (NatterSessionIndex *self,
  * @self: the index
  * @session_id: the session
  *
- * Drops a deleted session's entry (§9.4).
+ * Drops a deleted session's entry (docs/sessions.md §9.4).
  *
  * Returns: %TRUE if there was one
  */
@@ -469,7 +495,7 @@ natter_session_index_remove (NatterSessionIndex *self,
   return TRUE;
 }
 
-/* The startup scan (§8.2) */
+/* The startup scan (docs/sessions.md §8.2) */
 
 /* natter_session_index_entry_new_from_state() for the scan's fields. */
 static NatterSessionIndexEntry *
@@ -491,6 +517,7 @@ entry_new_from_scan (const char                    *session_id,
   natter_session_index_entry_set_cwd (entry, scan->cwd);
   natter_session_index_entry_set_parent_session (entry, scan->parent_session);
   natter_session_index_entry_set_is_version (entry, scan->is_version);
+  natter_session_index_entry_set_parameters (entry, scan->parameters);
   return entry;
 }
 
@@ -517,6 +544,88 @@ readable_title (NatterJsonlRepo *session_repo,
   return g_strdup (natter_session_state_get_title (state));
 }
 
+/* Whether a failure says something about the files (damage, a missing
+ * turn: a cacheable verdict) or only about this attempt to read them. */
+static gboolean
+is_passing (const GError *error)
+{
+  return g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO) ||
+         error->domain == G_IO_ERROR;
+}
+
+/* docs/sessions.md §8.2 steps 2–3 for one session into @record: each file's identity is
+ * taken before it is read (natter-session-index-cache.c), unless
+ * @record->session already holds the session file's. */
+static void
+fold_record (NatterJsonlRepo          *session_repo,
+             NatterJsonlRepo          *turn_repo,
+             const char               *session_id,
+             gboolean                  have_session_identity,
+             GCancellable             *cancellable,
+             NatterSessionIndexRecord *record)
+{
+  g_auto(NatterSessionScanResult) scan = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_path = NULL;
+  NatterTurnStatus status;
+  gboolean imported;
+  const char *latest;
+
+  record->cacheable = TRUE;
+  if (!have_session_identity)
+    {
+      g_autofree char *path = natter_jsonl_repo_dup_path (session_repo, session_id, NULL);
+
+      record->cacheable = path != NULL && natter_file_identity_read (path, &record->session);
+    }
+  /* Vanished since it was listed: next time it is not listed. */
+  record->cacheable = record->cacheable && record->session.exists;
+
+  /* The session file without a JSON tree per line: the verdict, fields
+   * and errors of natter_session_reduce_file_sync(), at a fraction of
+   * the cost. */
+  if (!natter_session_scan_file_sync (session_repo, session_id, &scan, cancellable, &error))
+    {
+      g_autofree char *title = readable_title (session_repo, session_id, cancellable);
+
+      record->entry = natter_session_index_entry_new_errored (session_id, error->message);
+      if (title != NULL)
+        natter_session_index_entry_set_title (record->entry, title);
+      record->cacheable = record->cacheable && !is_passing (error);
+      return;
+    }
+
+  record->entry = entry_new_from_scan (session_id, &scan);
+  latest = scan.latest_turn_id;
+  if (latest == NULL)
+    return;
+
+  /* The latest turn only for its status, tree-free as well. */
+  turn_path = natter_jsonl_repo_dup_path (turn_repo, latest, NULL);
+  record->cacheable = record->cacheable && turn_path != NULL && natter_file_identity_read (turn_path, &record->turn);
+  if (!natter_turn_scan_file_sync (turn_repo, latest, &status, &imported, cancellable, &error))
+    {
+      g_autofree char *text = NULL;
+
+      /* A turn_appended whose file is not there is a dangling reference:
+       * corruption (docs/sessions.md §7), not a missing detail. */
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
+        text = g_strdup_printf ("The session is damaged: it refers to turn %s, but %s",
+                                latest, error->message);
+      else
+        text = g_strdup_printf ("Latest turn %s: %s", latest, error->message);
+
+      /* Not known to be settled, and excluded from interaction anyway. */
+      natter_session_index_entry_set_latest_turn_status (record->entry, "idle");
+      natter_session_index_entry_set_error (record->entry, text);
+      record->cacheable = record->cacheable && !is_passing (error);
+      return;
+    }
+  natter_session_index_entry_set_latest_turn_status (record->entry,
+                                                     natter_latest_turn_status_from_turn_status (status));
+  natter_session_index_entry_set_latest_turn_imported (record->entry, imported);
+}
+
 /**
  * natter_session_index_fold_one_sync: (skip)
  * @session_repo: the session repository
@@ -524,9 +633,11 @@ readable_title (NatterJsonlRepo *session_repo,
  * @session_id: the session
  * @cancellable: (nullable): a #GCancellable
  *
- * §8.2 steps 2–3 for one session, blocking: reads and reduces the session
- * file and, if it has turns, the latest turn file only. A file that fails
- * gives an errored entry; nothing is thrown.
+ * docs/sessions.md §8.2 steps 2–3 for one session, blocking: reads and reduces the session
+ * file and, if it has turns, the latest turn file only (both tree-free
+ * where they can be: natter_session_scan_file_sync(),
+ * natter_turn_scan_file_sync()). A file that fails gives an errored
+ * entry; nothing is thrown.
  *
  * Returns: (transfer full): the entry
  */
@@ -536,63 +647,26 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
                                     const char      *session_id,
                                     GCancellable    *cancellable)
 {
-  g_auto(NatterSessionScanResult) scan = { 0 };
-  g_autoptr(NatterTurnState) turn = NULL;
-  g_autoptr(GError) error = NULL;
+  NatterSessionIndexRecord record = { 0 };
   NatterSessionIndexEntry *entry;
-  const char *latest;
 
-  /* The session file without a JSON tree per line: the verdict, fields
-   * and errors of natter_session_reduce_file_sync(), at a fraction of
-   * the cost. */
-  if (!natter_session_scan_file_sync (session_repo, session_id, &scan, cancellable, &error))
-    {
-      g_autofree char *title = readable_title (session_repo, session_id, cancellable);
-
-      entry = natter_session_index_entry_new_errored (session_id, error->message);
-      if (title != NULL)
-        natter_session_index_entry_set_title (entry, title);
-      return entry;
-    }
-
-  entry = entry_new_from_scan (session_id, &scan);
-  latest = scan.latest_turn_id;
-  if (latest == NULL)
-    return entry;
-
-  turn = natter_turn_reduce_file_sync (turn_repo, latest, NULL, cancellable, &error);
-  if (turn == NULL)
-    {
-      g_autofree char *text = NULL;
-
-      /* A turn_appended whose file is not there is a dangling reference:
-       * corruption (session-layer-spec.md §7), not a missing detail. */
-      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
-        text = g_strdup_printf ("The session is damaged: it refers to turn %s, but %s",
-                                latest, error->message);
-      else
-        text = g_strdup_printf ("Latest turn %s: %s", latest, error->message);
-
-      /* Not known to be settled, and excluded from interaction anyway. */
-      natter_session_index_entry_set_latest_turn_status (entry, "idle");
-      natter_session_index_entry_set_error (entry, text);
-      return entry;
-    }
-  natter_session_index_entry_set_latest_turn_status (entry,
-                                                     natter_latest_turn_status_from_turn_status (natter_derive_turn_status (turn)));
-  natter_session_index_entry_set_latest_turn_imported (entry, natter_turn_state_is_imported (turn));
+  fold_record (session_repo, turn_repo, session_id, FALSE, cancellable, &record);
+  entry = g_steal_pointer (&record.entry);
+  natter_session_index_record_clear (&record);
   return entry;
 }
 
 typedef struct
 {
-  NatterJsonlRepo  *session_repo;
-  NatterJsonlRepo  *turn_repo;
-  GStrv             ids;
-  guint             n_ids;
-  gint              next;         /* atomic */
-  GCancellable     *cancellable;
-  NatterSessionIndexEntry **out;
+  NatterJsonlRepo          *session_repo;
+  NatterJsonlRepo          *turn_repo;
+  NatterSessionIndexCache  *cache;       /* nullable */
+  GStrv                     ids;
+  guint                     n_ids;
+  gint                      next;        /* atomic */
+  gint                      n_read;      /* atomic: sessions read, not taken from the cache */
+  GCancellable             *cancellable;
+  NatterSessionIndexRecord *records;
 } ScanJob;
 
 static gpointer
@@ -603,13 +677,124 @@ scan_worker (gpointer data)
   for (;;)
     {
       guint i = (guint) g_atomic_int_add (&job->next, 1);
+      NatterSessionIndexRecord *record;
+      gboolean have_identity = FALSE;
 
       if (i >= job->n_ids || g_cancellable_is_cancelled (job->cancellable))
         break;
-      job->out[i] = natter_session_index_fold_one_sync (job->session_repo, job->turn_repo,
-                                                        job->ids[i], job->cancellable);
+      record = &job->records[i];
+      if (job->cache != NULL)
+        {
+          g_autofree char *path = natter_jsonl_repo_dup_path (job->session_repo, job->ids[i], NULL);
+
+          have_identity = path != NULL && natter_file_identity_read (path, &record->session);
+          if (have_identity && record->session.exists &&
+              natter_session_index_cache_lookup (job->cache, job->turn_repo, job->ids[i], record))
+            continue;
+        }
+      g_atomic_int_inc (&job->n_read);
+      fold_record (job->session_repo, job->turn_repo, job->ids[i], have_identity, job->cancellable, record);
     }
   return NULL;
+}
+
+/**
+ * natter_session_index_scan_cached_sync: (skip)
+ * @session_repo: the session repository
+ * @turn_repo: the turn repository
+ * @cache_file: (nullable): the persisted index cache
+ *   (natter-session-index-cache.c), or %NULL to read every session
+ * @n_threads: how many threads fold sessions; 0 for one per processor
+ *   (at most 4)
+ * @background: whether the scan leaves a processor to the main thread
+ *   (of a window that starts meanwhile): with @n_threads 0, one thread
+ *   per processor but one
+ * @out_n_read: (out) (optional): how many sessions were read rather than
+ *   taken from the cache
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The whole startup scan of docs/sessions.md §8.2 steps 1–3, blocking; for a worker thread.
+ * With @cache_file, a session whose session file and latest turn file
+ * still have the identities the cache holds for them is taken from it
+ * without reading either file (docs/sessions.md §8.4); the cache is
+ * then rewritten when anything in it was missing, stale or unusable.
+ * Only listing the sessions can fail the scan: every other failure is an
+ * errored entry and the scan goes on; a cache that cannot be read or
+ * written changes nothing but the time it takes.
+ *
+ * Returns: (transfer full) (element-type NatterSessionIndexEntry): the
+ *   entries in session id order, or %NULL with the repo's
+ *   %NATTER_STORE_ERROR or %G_IO_ERROR_CANCELLED
+ */
+GPtrArray *
+natter_session_index_scan_cached_sync (NatterJsonlRepo  *session_repo,
+                                       NatterJsonlRepo  *turn_repo,
+                                       GFile            *cache_file,
+                                       guint             n_threads,
+                                       gboolean          background,
+                                       guint            *out_n_read,
+                                       GCancellable     *cancellable,
+                                       GError          **error)
+{
+  g_auto(GStrv) ids = NULL;
+  g_autoptr(NatterSessionIndexCache) cache = NULL;
+  g_autoptr(GPtrArray) threads = NULL;
+  GPtrArray *entries;
+  ScanJob job = { 0 };
+  guint n_cached = 0;
+
+  ids = natter_jsonl_repo_list_ids_sync (session_repo, cancellable, error);
+  if (ids == NULL)
+    return NULL;
+  if (cache_file != NULL)
+    {
+      cache = natter_session_index_cache_load (cache_file);
+      if (cache != NULL)
+        n_cached = natter_session_index_cache_get_size (cache);
+    }
+
+  job.session_repo = session_repo;
+  job.turn_repo = turn_repo;
+  job.cache = cache;
+  job.ids = ids;
+  job.n_ids = g_strv_length (ids);
+  job.cancellable = cancellable;
+  job.records = g_new0 (NatterSessionIndexRecord, job.n_ids + 1);
+
+  if (n_threads == 0)
+    n_threads = CLAMP (g_get_num_processors () - (background ? 1 : 0), 1, 4);
+  n_threads = MIN (n_threads, MAX (job.n_ids / 64, 1));
+
+  /* The calling thread is one of the workers. */
+  threads = g_ptr_array_new ();
+  for (guint t = 1; t < n_threads; t++)
+    g_ptr_array_add (threads, g_thread_new ("natter-index-scan", scan_worker, &job));
+  scan_worker (&job);
+  for (guint t = 0; t < threads->len; t++)
+    g_thread_join (g_ptr_array_index (threads, t));
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    entries = NULL;
+  else
+    {
+      g_autoptr(GError) save_error = NULL;
+
+      entries = g_ptr_array_new_full (job.n_ids, g_object_unref);
+      for (guint i = 0; i < job.n_ids; i++)
+        if (job.records[i].entry != NULL)
+          g_ptr_array_add (entries, g_object_ref (job.records[i].entry));
+      /* Rewritten when a session was read, or one the cache held is gone. */
+      if (cache_file != NULL && (job.n_read > 0 || n_cached != job.n_ids) &&
+          !natter_session_index_cache_save (cache_file, job.records, job.n_ids, &save_error))
+        g_debug ("Could not write the session index cache: %s", save_error->message);
+    }
+  if (out_n_read != NULL)
+    *out_n_read = (guint) job.n_read;
+  for (guint i = 0; i < job.n_ids; i++)
+    natter_session_index_record_clear (&job.records[i]);
+  g_free (job.records);
+  return entries;
 }
 
 /**
@@ -621,9 +806,8 @@ scan_worker (gpointer data)
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * The whole startup scan of §8.2 steps 1–3, blocking; for a worker thread.
- * Only listing the sessions can fail the scan: every other failure is an
- * errored entry and the scan goes on.
+ * natter_session_index_scan_cached_sync() without a cache: the whole
+ * startup scan of docs/sessions.md §8.2 steps 1–3, every session read.
  *
  * Returns: (transfer full) (element-type NatterSessionIndexEntry): the
  *   entries in session id order, or %NULL with the repo's
@@ -636,52 +820,15 @@ natter_session_index_scan_sync (NatterJsonlRepo  *session_repo,
                                 GCancellable     *cancellable,
                                 GError          **error)
 {
-  g_auto(GStrv) ids = NULL;
-  g_autofree NatterSessionIndexEntry **out = NULL;
-  g_autoptr(GPtrArray) threads = NULL;
-  GPtrArray *entries;
-  ScanJob job = { 0 };
-
-  ids = natter_jsonl_repo_list_ids_sync (session_repo, cancellable, error);
-  if (ids == NULL)
-    return NULL;
-
-  job.session_repo = session_repo;
-  job.turn_repo = turn_repo;
-  job.ids = ids;
-  job.n_ids = g_strv_length (ids);
-  job.cancellable = cancellable;
-  job.out = out = g_new0 (NatterSessionIndexEntry *, job.n_ids + 1);
-
-  if (n_threads == 0)
-    n_threads = CLAMP (g_get_num_processors (), 1, 4);
-  n_threads = MIN (n_threads, MAX (job.n_ids / 64, 1));
-
-  /* The calling thread is one of the workers. */
-  threads = g_ptr_array_new ();
-  for (guint t = 1; t < n_threads; t++)
-    g_ptr_array_add (threads, g_thread_new ("natter-index-scan", scan_worker, &job));
-  scan_worker (&job);
-  for (guint t = 0; t < threads->len; t++)
-    g_thread_join (g_ptr_array_index (threads, t));
-
-  entries = g_ptr_array_new_full (job.n_ids, g_object_unref);
-  for (guint i = 0; i < job.n_ids; i++)
-    if (out[i] != NULL)
-      g_ptr_array_add (entries, out[i]);
-
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    {
-      g_ptr_array_unref (entries);
-      return NULL;
-    }
-  return entries;
+  return natter_session_index_scan_cached_sync (session_repo, turn_repo, NULL, n_threads, FALSE, NULL, cancellable,
+                                                error);
 }
 
 typedef struct
 {
   NatterJsonlRepo *session_repo;
   NatterJsonlRepo *turn_repo;
+  GFile           *cache_file;
 } LoadData;
 
 static void
@@ -689,6 +836,7 @@ load_data_free (LoadData *data)
 {
   g_clear_object (&data->session_repo);
   g_clear_object (&data->turn_repo);
+  g_clear_object (&data->cache_file);
   g_free (data);
 }
 
@@ -702,8 +850,9 @@ load_thread (GTask        *task,
   GError *error = NULL;
   GPtrArray *entries;
 
-  entries = natter_session_index_scan_sync (data->session_repo, data->turn_repo, 0,
-                                            cancellable, &error);
+  /* In the background of a window that starts: one core is its own. */
+  entries = natter_session_index_scan_cached_sync (data->session_repo, data->turn_repo, data->cache_file, 0,
+                                                   TRUE, NULL, cancellable, &error);
   if (entries == NULL)
     g_task_return_error (task, error);
   else
@@ -721,7 +870,8 @@ compare_entries (gconstpointer a,
                  natter_session_index_entry_get_session_id (eb));
 }
 
-/* §8.2 step 4: one batch on the main context, one items-changed. */
+/* docs/sessions.md §8.2 step 4: one batch on the main context, one
+ * items-changed. */
 static void
 publish (NatterSessionIndex *self,
          GPtrArray          *scanned)
@@ -801,9 +951,11 @@ load_cb (GObject      *object,
  * @callback: called on the caller's main context when published
  * @user_data: data for @callback
  *
- * The startup scan of session-layer-spec.md §8.2: lists the sessions,
+ * The startup scan of docs/sessions.md §8.2: lists the sessions,
  * reads and reduces each session file and, for a session with turns, only
- * its latest turn file (→ `latestTurnStatus`), in worker threads. The
+ * its latest turn file (→ `latestTurnStatus`), in worker threads —
+ * except the sessions the cache file (natter_session_index_set_cache_file())
+ * holds for files that have not changed since. The
  * result replaces the index's contents on the main context in one batch
  * (a single items-changed). A corrupt session file or latest turn gives an
  * errored entry (#NatterSessionIndexEntry:error) and the scan goes on.
@@ -839,6 +991,7 @@ natter_session_index_load_async (NatterSessionIndex  *self,
   data = g_new0 (LoadData, 1);
   data->session_repo = g_object_ref (session_repo);
   data->turn_repo = g_object_ref (turn_repo);
+  data->cache_file = self->cache_file != NULL ? g_object_ref (self->cache_file) : NULL;
   worker = g_task_new (self, cancellable, load_cb, g_steal_pointer (&task));
   g_task_set_source_tag (worker, load_thread);
   g_task_set_task_data (worker, data, (GDestroyNotify) load_data_free);

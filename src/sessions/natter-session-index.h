@@ -23,6 +23,8 @@ NatterSessionIndexEntry *natter_session_index_lookup                (NatterSessi
 const char              *natter_session_index_lookup_session_for_turn (NatterSessionIndex *self,
                                                                        const char         *turn_id);
 gboolean                 natter_session_index_get_loaded            (NatterSessionIndex   *self);
+void                     natter_session_index_set_cache_file        (NatterSessionIndex   *self,
+                                                                     GFile                *file);
 GPtrArray               *natter_session_index_dup_damaged           (NatterSessionIndex   *self);
 
 void                     natter_session_index_load_async            (NatterSessionIndex   *self,

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The advances the session service starts (session-layer-spec.md §9.3,
+ * The advances the session service starts (docs/sessions.md §9.3,
  * §10): each is tracked per turn for stop_turn(), its events are
  * forwarded as the service's signals, and its settling updates the index.
  */
@@ -12,7 +12,7 @@
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 
-/* Live advances (§9.3, §10) */
+/* Live advances (docs/sessions.md §9.3, §10) */
 
 static void
 advance_free (NatterSessionsAdvance *advance)
@@ -65,7 +65,7 @@ resolve_turn_waiters (NatterSessions *self,
 }
 
 /* Untracks exactly this advance: another advance of the same turn that
- * started later stays tracked (§13.5). */
+ * started later stays tracked (docs/sessions.md §9.3). */
 static void
 untrack (NatterSessions *self,
          NatterSessionsAdvance        *advance)
@@ -145,7 +145,7 @@ advance_outcome_cb (GObject      *object,
   if (outcome == NULL)
     {
       /* An infrastructure error says nothing about the turn's state: ask
-       * the file, so the index never guesses (§8.3). */
+       * the file, so the index never guesses (docs/sessions.md §8.3). */
       natter_sessions_read_turn_async (self, advance->turn_id, NULL, refreshed_cb, advance);
       return;
     }
@@ -161,9 +161,9 @@ advance_settled_cb (NatterTurnExecution *execution,
 {
   g_signal_handlers_disconnect_by_data (execution, advance);
   /* An answer this advance completed may be its session's first, which
-   * names the conversation (§12.6), whichever front end or process sent
-   * the message. The operation begins before the turn's waiters hear of
-   * it: whoever flushes after that (the command line, before it exits)
+   * names the conversation (docs/sessions.md §13), whichever front end or
+   * process sent the message. The operation begins before the turn's waiters
+   * hear of it: whoever flushes after that (the command line, before it exits)
    * also waits for the title. */
   if (advance->session_id != NULL && advance->completed && advance->self->auto_title)
     advance->title_op = natter_sessions_begin_op (advance->self);
@@ -180,7 +180,7 @@ advance_settled_cb (NatterTurnExecution *execution,
 }
 
 /* Starts an advance, tracks it for stop_turn() and drains its events
- * into the service's signals (§9.1 step 7, §10.1). */
+ * into the service's signals (docs/sessions.md §9.1 step 7, §10.1). */
 NatterTurnExecution *
 natter_sessions_start_advance (NatterSessions *self,
                                const char     *session_id,
@@ -254,7 +254,8 @@ natter_sessions_get_n_advances (NatterSessions *self)
  * @turn_id: a turn
  *
  * Whether an advance this service started for @turn_id has not settled
- * yet: the "running" of §9.1 step 2. Ephemeral, never in the index.
+ * yet: the "running" of docs/sessions.md §9.1 step 2. Ephemeral, never in the
+ * index.
  *
  * Returns: %TRUE while a live advance exists
  */

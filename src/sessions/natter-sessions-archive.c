@@ -402,7 +402,7 @@ write_plan (ImportData        *data,
         return FALSE;
     }
   /* The session last: until it exists, the turns are unreferenced and
-   * inert (§7), so an import cut short shows nothing. */
+   * inert (docs/sessions.md §7), so an import cut short shows nothing. */
   rest = g_ptr_array_new ();
   for (guint j = 1; j < plan->session_events->len; j++)
     g_ptr_array_add (rest, g_ptr_array_index (plan->session_events, j));
@@ -538,17 +538,15 @@ plan_archive (ImportData    *data,
 
   if (!g_file_load_contents (data->file, cancellable, &contents, &length, NULL, error))
     return NULL;
+  /* json-glib recurses once per level: a file nested deeper than any
+   * archive (stored events four levels down) is refused before it is
+   * parsed, by the guarded load. */
   if (!g_utf8_validate_len (contents, length, NULL) ||
-      /* json-glib recurses once per level: a file nested deeper than any
-       * archive is refused before it is parsed. */
-      natter_json_line_nesting (contents, length) > NATTER_JSON_MAX_DEPTH + 8 ||
       !natter_json_parser_load_external (parser, contents, (gssize) length, &local))
     {
       g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE,
                    _("The file is not valid JSON: %s"),
-                   local != NULL ? local->message
-                   : g_utf8_validate_len (contents, length, NULL) ? _("it nests too deeply")
-                   : _("it is not UTF-8"));
+                   local != NULL ? local->message : _("it is not UTF-8"));
       return NULL;
     }
   plan = natter_session_archive_plan_import (json_parser_get_root (parser), data->ts, error);

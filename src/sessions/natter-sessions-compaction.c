@@ -2,12 +2,12 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Compaction (session-layer-spec.md §12.3): a conversation that outgrows
+ * Compaction (docs/sessions.md §5): a conversation that outgrows
  * the model's context window is summarized up to a kept tail of turns.
- * The summary comes from a standalone turn (§11) on the conversation's
- * own model; it is recorded as `conversation_compacted` through the one
- * writer of version-2 events; the next turn gets an inline context of the
- * summary and the kept turns' transcripts, which restarts the reference
+ * The summary comes from a standalone turn (docs/sessions.md §11) on the
+ * conversation's own model; it is recorded as `conversation_compacted` through
+ * the one writer of version-2 events; the next turn gets an inline context of
+ * the summary and the kept turns' transcripts, which restarts the reference
  * chain. Nothing is deleted.
  */
 
@@ -18,8 +18,8 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-request-composer.h"
-#include "natter-session-events-v2.h"
 #include "natter-session-index-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 
 /* The summary may be long: it replaces the whole earlier conversation. */
@@ -89,8 +89,8 @@ append_content (GString  *out,
  * @messages: (transfer none): the transcript to summarize (messages as
  *   the turn runtime keeps them)
  *
- * The user message of the summarizer turn of session-layer-spec.md
- * §12.3: the instruction, then the transcript as plain text, one
+ * The user message of the summarizer turn of docs/sessions.md
+ * §5: the instruction, then the transcript as plain text, one
  * "Role: text" paragraph per message (tool calls and results included).
  * A summary already in the transcript is quoted like any message. Pure.
  *
@@ -308,8 +308,8 @@ context_walked_cb (GObject      *object,
  * @user_data: data for @callback
  *
  * Builds the inline context of the first turn after a compaction
- * (§12.3): the summary message, then the closed transcript of each turn
- * from `firstKeptTurnId` to @latest_turn_id. Reads exactly those turn
+ * (docs/sessions.md §5): the summary message, then the closed transcript of
+ * each turn from `firstKeptTurnId` to @latest_turn_id. Reads exactly those turn
  * files.
  */
 void
@@ -643,10 +643,10 @@ compact_read_cb (GObject      *object,
  * @callback: called on the main context
  * @user_data: data for @callback
  *
- * Compaction of session-layer-spec.md §12.3: asks the conversation's own
- * agent and model, in a standalone turn (§11) that quotes the transcript
- * before the kept turns, for a faithful summary (decisions, facts, names,
- * numbers, file names, code identifiers, open questions); then, under
+ * Compaction of docs/sessions.md §5: asks the conversation's own
+ * agent and model, in a standalone turn (docs/sessions.md §11) that quotes the
+ * transcript before the kept turns, for a faithful summary (decisions, facts,
+ * names, numbers, file names, code identifiers, open questions); then, under
  * the session lock and only if no turn was added meanwhile, appends
  * `conversation_compacted {compactionId, summary, firstKeptTurnId}`
  * through the version-2 writer (a version-1 file is raised first). The

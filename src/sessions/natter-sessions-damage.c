@@ -308,9 +308,9 @@ recover_thread (GTask        *task,
     }
 
   /* The same lineage, title and folder; the turns are referenced, not
-   * copied: turns are found only by reference (§7) and a settled turn
-   * never changes, so the copy can share them, as a fork shares its
-   * parent's. */
+   * copied: turns are found only by reference (docs/sessions.md §7) and a
+   * settled turn never changes, so the copy can share them, as a fork shares
+   * its parent's. */
   definition = natter_session_state_get_definition (prefix);
   created = natter_session_event_new_created (data->new_id, data->ts,
                                               json_object_get_string_member_with_default (definition, "title", NULL),
@@ -397,9 +397,9 @@ recovered_cb (GObject      *object,
  * @user_data: data for @callback
  *
  * Copies the readable part of a damaged session to a new session, the
- * way out of a log that can no longer be used (§4.2: reads never repair
- * or skip). The new session has the damaged one's title, folder and
- * lineage, and as its turns the turns of the readable prefix
+ * way out of a log that can no longer be used (docs/sessions.md §6.2: reads
+ * never repair or skip). The new session has the damaged one's title, folder
+ * and lineage, and as its turns the turns of the readable prefix
  * (natter_sessions_inspect_damage_async()), referenced like a fork's:
  * without the turn whose log is damaged, when that is the latest turn's.
  * The damaged session's files are only read, never modified.

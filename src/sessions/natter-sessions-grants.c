@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Session permission grants (session-layer-spec.md §12.2; docs/format.md
+ * Session permission grants (docs/sessions.md §12; docs/format.md
  * §3.3): adding and revoking them under the session lock through the one
  * writer of version-2 events, and "Always Allow", which answers a waiting
  * permission question and adds the grant for its tool. A grant is blanket
@@ -12,9 +12,9 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include "natter-session-events-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-grants.h"
 #include "natter-sessions-private.h"
 #include "natter-tool-registry.h"
@@ -133,7 +133,7 @@ add_grant_for_tool_id (NatterSessions      *self,
  * @user_data: data for @callback
  *
  * Allows every call of @tool in @session_id from now on, without asking
- * (session-layer-spec.md §12.2): appends `permission_grant_added` under
+ * (docs/sessions.md §12): appends `permission_grant_added` under
  * the session lock (a version-1 file is raised first, docs/format.md
  * §3.3), updates the index entry and emits
  * #NatterSessions::session-index-changed. When the tool is already
@@ -259,7 +259,7 @@ revoke_session_read (GTask *task)
  * @callback: called on the main context
  * @user_data: data for @callback
  *
- * Revokes a grant (session-layer-spec.md §12.2): appends
+ * Revokes a grant (docs/sessions.md §12): appends
  * `permission_grant_removed` under the session lock; the next call of its
  * tool asks again. Updates the index entry and emits
  * #NatterSessions::session-index-changed.

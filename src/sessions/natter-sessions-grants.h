@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Session permission grants (session-layer-spec.md §12.2): "Always Allow
+ * Session permission grants (docs/sessions.md §12): "Always Allow
  * in This Conversation".
  */
 

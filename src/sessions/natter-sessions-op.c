@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The machinery under every session-locked operation of the session
- * service (session-layer-spec.md §9.1 steps 1–2): the errors a read
+ * service (docs/sessions.md §9.1 steps 1–2): the errors a read
  * becomes, reads and reductions in worker threads, the operations in
  * flight that flush_async() waits for, and taking the session lock,
  * reading the session and its latest turn.
@@ -12,6 +12,7 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-log-read.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 
@@ -55,8 +56,43 @@ natter_sessions_session_error (GError     *error,
   return mapped;
 }
 
+/**
+ * natter_sessions_history_error: (skip)
+ * @error: (transfer full): why a turn of a history could not be read
+ * @session_id: the session whose history it is
+ * @turn_id: (nullable): the turn that was read, when known
+ *
+ * A turn of the history a message or a branch would continue that cannot
+ * be read, damaged or missing (docs/sessions.md §2), is
+ * %NATTER_SESSION_ERROR_HISTORY_DAMAGED, with the store's text (the file
+ * and line); I/O errors and everything else pass through.
+ *
+ * Returns: (transfer full): the error to return
+ */
+GError *
+natter_sessions_history_error (GError     *error,
+                               const char *session_id,
+                               const char *turn_id)
+{
+  GError *mapped;
+
+  if (!is_corruption (error) && !g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
+    return error;
+  if (turn_id != NULL)
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+                          "The history of session %s cannot be read: turn %s: %s", session_id, turn_id,
+                          error->message);
+  else
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+                          "The history of session %s cannot be read, so nothing was sent: %s", session_id,
+                          error->message);
+  g_error_free (error);
+  return mapped;
+}
+
 /* A latest turn that cannot be read makes the session unusable: a
- * missing file is a dangling reference, which is corruption (§7). */
+ * missing file is a dangling reference, which is corruption
+ * (docs/sessions.md §7). */
 GError *
 natter_sessions_latest_turn_error (GError     *error,
                                    const char *session_id,
@@ -89,6 +125,7 @@ read_session_thread (GTask        *task,
   NatterSessionState *state;
   GError *error = NULL;
 
+  g_atomic_int_inc (&self->n_session_reads);
   state = natter_session_reduce_file_sync (self->session_repo, task_data, NULL, cancellable, &error);
   if (state == NULL)
     g_task_return_error (task, error);
@@ -185,7 +222,7 @@ begin_shared_read (gpointer user_data)
 
 /* Returns @task (transfer full: it is returned to when the read ends)
  * with the state of @session_id, mapped to session errors as getSession
- * (§9) says; joins a read of it that has not begun yet. */
+ * (docs/sessions.md §9) says; joins a read of it that has not begun yet. */
 void
 natter_sessions_join_session_read (NatterSessions *self,
                                    const char     *session_id,
@@ -277,6 +314,54 @@ natter_sessions_end_op (NatterSessions *self,
       else
         i++;
     }
+}
+
+/* What the session file's queue holds, as the operations saw it. One
+ * process writes a data directory (the single-writer rule of
+ * docs/sessions.md §8.3) and every write of the queue (queueing,
+ * removing, the turn that consumes a message) is an operation's append,
+ * so the length an operation last read or wrote under the lock is the
+ * file's until the next operation. A read without the lock (getSession)
+ * is not taken in: it may have begun before a write it would then undo.
+ * An unknown length is read, as before. */
+
+static void
+remember_queue (NatterSessionsOp *data)
+{
+  g_hash_table_insert (data->self->queue_lengths, g_strdup (data->session_id),
+                       GUINT_TO_POINTER (natter_session_state_get_n_queued (data->state) + 1));
+}
+
+/* Whether @session_id's queue was empty when its file was last read or
+ * written under its lock: a promotion then has nothing to do. */
+gboolean
+natter_sessions_knows_nothing_queued (NatterSessions *self,
+                                      const char     *session_id)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->queue_lengths, session_id)) == 1;
+}
+
+/* Forgets what @session_id's queue held: the next promotion reads it. */
+void
+natter_sessions_forget_queue (NatterSessions *self,
+                              const char     *session_id)
+{
+  g_hash_table_remove (self->queue_lengths, session_id);
+}
+
+/**
+ * natter_sessions_get_n_session_reads: (skip)
+ * @self: the service
+ *
+ * Returns: how many times the service has read and reduced a session
+ *   file, for the tests and benchmarks of what an operation reads
+ */
+guint
+natter_sessions_get_n_session_reads (NatterSessions *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), 0);
+
+  return (guint) g_atomic_int_get (&self->n_session_reads);
 }
 
 /* The session-locked operations. Each has its own task data, which
@@ -415,6 +500,7 @@ op_read_session_finish (GTask        *task,
       return FALSE;
     }
   natter_session_grant_view_update (data->self->grants, data->state);
+  remember_queue (data);
   return TRUE;
 }
 
@@ -503,6 +589,11 @@ natter_sessions_op_apply_appended (NatterSessionsOp  *data,
   for (guint i = 0; i < events->len; i++)
     if (!natter_session_state_apply (data->state, json_node_get_object (g_ptr_array_index (events, i)),
                                      error))
-      return FALSE;
+      {
+        /* The state no longer says what the file holds. */
+        natter_sessions_forget_queue (data->self, data->session_id);
+        return FALSE;
+      }
+  remember_queue (data);
   return TRUE;
 }

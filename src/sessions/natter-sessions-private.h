@@ -6,8 +6,8 @@
  * -turns.c, -advances.c, -op.c, -damage.c): the instance struct, the
  * per-operation task data and the internal entry points; and the test
  * seams: crash simulation between the steps of send_message
- * (session-layer-spec.md §9.1, §13.4) and a view of the live advances it
- * tracks (§9.3).
+ * (docs/sessions.md §9.1, §7) and a view of the live advances it
+ * tracks (docs/sessions.md §9.3).
  */
 
 #pragma once
@@ -24,7 +24,8 @@ G_BEGIN_DECLS
  * @NATTER_SESSIONS_STEP_READ_SESSION: after step 1 (session read and reduced)
  * @NATTER_SESSIONS_STEP_CHECK_LATEST: after step 2 (latest turn settled)
  * @NATTER_SESSIONS_STEP_CREATE_TURN: after step 4 (turn file created),
- *   before step 5 — the §7 crash window that leaves an orphan turn
+ *   before step 5 — the docs/sessions.md §7 crash window that leaves an orphan
+ *   turn
  * @NATTER_SESSIONS_STEP_APPEND: after steps 5–6 (turn_appended and the
  *   default title are on disk), before step 7
  * @NATTER_SESSIONS_STEP_ADVANCE: after step 7 (the advance started),
@@ -55,6 +56,7 @@ void   natter_sessions_set_fault_func         (NatterSessions          *self,
 guint  natter_sessions_get_n_live_advances    (NatterSessions          *self,
                                                const char              *turn_id);
 guint  natter_sessions_get_n_advances         (NatterSessions          *self);
+guint  natter_sessions_get_n_session_reads    (NatterSessions          *self);
 
 /* Below: internal to the session layer. */
 
@@ -69,9 +71,11 @@ struct _NatterSessions
   NatterClock             *clock;
   NatterIdGenerator       *ids;
   NatterSessionIndex      *index;
-  NatterSessionGrantView  *grants;        /* what the runtime consults (§12.2) */
+  /* What the runtime consults (docs/sessions.md §12). */
+  NatterSessionGrantView  *grants;
 
-  /* §9.3: every live advance this service started, per turn. */
+  /* docs/sessions.md §9.3: every live advance this service started, per
+   * turn. */
   GHashTable              *live;          /* turn id → GPtrArray of NatterSessionsAdvance */
   GHashTable              *turn_waiters;  /* turn id → GPtrArray of GTask */
   guint                    n_advances;    /* advances alive, settled or not */
@@ -84,8 +88,8 @@ struct _NatterSessions
   NatterSessionsFaultFunc  fault;
   gpointer                 fault_data;
 
-  /* §12.6: whether a session's first completed answer asks its model
-   * for a title (natter-sessions-titles.c). */
+  /* docs/sessions.md §13: whether a session's first completed answer asks its
+   * model for a title (natter-sessions-auto-title.c). */
   gboolean                 auto_title;
 
   /* getSession reads not yet begun, which later requests join
@@ -100,6 +104,12 @@ struct _NatterSessions
   /* Queues that are not to go on for now (natter_sessions_hold_queue()):
    * session id → number of holds. */
   GHashTable              *held_queues;
+  /* How many messages each session had queued when its file was last
+   * read or written under its lock (session id → count + 1; absent: not
+   * known), so that a settled turn learns that nothing is queued without
+   * taking the lock and reading the file (natter-sessions-op.c). */
+  GHashTable              *queue_lengths;
+  guint                    n_session_reads; /* session files read and reduced, for tests and benchmarks */
 };
 
 enum
@@ -112,7 +122,7 @@ enum
 
 extern guint natter_sessions_signals[NATTER_SESSIONS_N_SIGNALS];
 
-/* One advance this service started and tracks (§9.3). */
+/* One advance this service started and tracks (docs/sessions.md §9.3). */
 typedef struct
 {
   NatterSessions      *self;
@@ -127,7 +137,8 @@ typedef struct
 typedef struct _NatterSessionsOp NatterSessionsOp;
 
 /* The steps an operation takes once it holds the lock and the session is
- * read (§9.1 step 1), and once the latest turn is read (step 2). */
+ * read (docs/sessions.md §9.1 step 1), and once the latest turn is read (step
+ * 2). */
 typedef void (*NatterSessionsOpStep)       (GTask           *task);
 typedef void (*NatterSessionsOpLatestStep) (GTask           *task,
                                             NatterTurnState *turn);
@@ -178,6 +189,9 @@ GError             *natter_sessions_session_error      (GError                *e
 GError             *natter_sessions_latest_turn_error  (GError                *error,
                                                         const char            *session_id,
                                                         const char            *turn_id);
+GError             *natter_sessions_history_error      (GError                *error,
+                                                        const char            *session_id,
+                                                        const char            *turn_id);
 void                natter_sessions_read_session_async (NatterSessions        *self,
                                                         const char            *session_id,
                                                         GCancellable          *cancellable,
@@ -196,6 +210,10 @@ void                natter_sessions_read_turn_async    (NatterSessions        *s
 NatterTurnState    *natter_sessions_read_turn_finish   (GObject               *runtime,
                                                         GAsyncResult          *result,
                                                         GError               **error);
+gboolean            natter_sessions_knows_nothing_queued (NatterSessions      *self,
+                                                          const char          *session_id);
+void                natter_sessions_forget_queue       (NatterSessions        *self,
+                                                        const char            *session_id);
 guint64             natter_sessions_begin_op           (NatterSessions        *self);
 void                natter_sessions_end_op             (NatterSessions        *self,
                                                         guint64                op);
@@ -227,7 +245,7 @@ gboolean            natter_sessions_op_apply_appended  (NatterSessionsOp      *d
                                                         GPtrArray             *events,
                                                         GError               **error);
 
-/* natter-sessions-titles.c */
+/* natter-sessions-auto-title.c */
 void                natter_sessions_title_completed    (NatterSessions        *self,
                                                         const char            *session_id,
                                                         const char            *turn_id,
@@ -236,7 +254,7 @@ char               *natter_title_request_text          (JsonNode              *q
                                                         const char            *answer);
 char               *natter_title_from_answer           (const char            *answer);
 
-/* natter-sessions-v2.c */
+/* natter-sessions-append.c */
 void                natter_sessions_op_append_v2_async (GTask                 *task,
                                                         GPtrArray             *events,
                                                         GAsyncReadyCallback    callback);
@@ -273,16 +291,6 @@ JsonObject         *natter_sessions_fork_compaction_finish    (GAsyncResult     
 JsonNode           *natter_sessions_compaction_copy           (NatterSessions      *self,
                                                                const char          *session_id,
                                                                JsonObject          *compaction);
-/* natter-sessions-turns.c: promotion of the queue */
-void                natter_sessions_promote_queue_async (NatterSessions      *self,
-                                                         const char          *session_id,
-                                                         GCancellable        *cancellable,
-                                                         GAsyncReadyCallback  callback,
-                                                         gpointer             user_data);
-char               *natter_sessions_promote_queue_finish (NatterSessions     *self,
-                                                          GAsyncResult       *result,
-                                                          GError            **error);
-
 /* natter-sessions-queue.c */
 void                natter_sessions_take_oldest_queued  (NatterSessionState  *state,
                                                          char               **out_queue_id,

@@ -2,26 +2,26 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Queued messages (session-layer-spec.md §12.1; docs/format.md §3.3,
+ * Queued messages (docs/sessions.md §4; docs/format.md §3.3,
  * §3.4): queueing, editing and removing under the session lock through
- * the one writer of version-2 events. sendMessage never queues (§9.1);
- * queueing is this separate API. The promotion rule: when a session's
- * latest turn completes, the process that settled it turns the oldest
- * queued message into the next turn (natter_sessions_promote_queue_async()
- * in natter-sessions-turns.c), one turn per message, with the options it
- * was queued with. After a failed, stopped or interrupted turn the queue
- * waits for the person; a suspended turn is not over. A promotion lost to
- * a crash between settling and promoting is done by the next queue or
- * send on the session (the queue is in the log; the turn_appended that
- * consumes a message is one line, so nothing is sent twice).
+ * the one writer of version-2 events. sendMessage never queues
+ * (docs/sessions.md §9.1); queueing is this separate API. The promotion rule:
+ * when a session's latest turn completes, the process that settled it turns the
+ * oldest queued message into the next turn
+ * (natter_sessions_promote_queue_async() in natter-sessions-turns.c), one turn
+ * per message, with the options it was queued with. After a failed, stopped or
+ * interrupted turn the queue waits for the person; a suspended turn is not
+ * over. A promotion lost to a crash between settling and promoting is done by
+ * the next queue or send on the session (the queue is in the log; the
+ * turn_appended that consumes a message is one line, so nothing is sent twice).
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-send-options-private.h"
-#include "natter-session-events-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-queue.h"
 #include "natter-turn-schema.h"
@@ -260,6 +260,19 @@ queue_append (GTask *task)
   g_autoptr(JsonObject) options = options_to_json (data->options);
   g_autofree char *ts = natter_clock_format_ts (data->base.self->clock);
 
+  /* A queued message keeps its agent, model and limits, not generation
+   * parameters of its own (docs/format.md §3.3): waiting, it would lose
+   * them without a word. It goes with the conversation's, as any. */
+  if (!natter_generation_parameters_is_empty (natter_send_options_get_parameters (data->options)))
+    {
+      natter_sessions_op_return_error (task, g_error_new_literal (NATTER_SESSION_ERROR,
+                                                                  NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                                                                  "A message with generation parameters of its own "
+                                                                  "cannot wait in the queue; send it once the answer "
+                                                                  "has ended, or keep the parameters for the "
+                                                                  "conversation"));
+      return;
+    }
   data->result_id = natter_id_generator_next (data->base.self->ids);
   append_one (task, natter_session_event_new_message_queued (data->base.session_id, ts, data->result_id,
                                                               data->input, options));
@@ -316,7 +329,7 @@ queue_session_read (GTask *task)
  * @callback: called on the main context
  * @user_data: data for @callback
  *
- * Queues a message (session-layer-spec.md §12.1): appends
+ * Queues a message (docs/sessions.md §4): appends
  * `message_queued` under the session lock (a version-1 file is raised
  * first, docs/format.md §3.3), updates the index entry, emits
  * #NatterSessions::session-index-changed, and then promotes the queue

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Queued messages (session-layer-spec.md §12.1): typed while a turn runs,
+ * Queued messages (docs/sessions.md §4): typed while a turn runs,
  * sent one by one as turns complete.
  */
 

@@ -3,23 +3,25 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The turn-level operations of the session service: send_message
- * (session-layer-spec.md §9.1), the external inputs routed to a turn
- * (§9.2), stop_turn, wait_for_turn and resume_turn (§9.3).
+ * (docs/sessions.md §9.1), the external inputs routed to a turn
+ * (docs/sessions.md §9.2), stop_turn, wait_for_turn and resume_turn
+ * (docs/sessions.md §9.3).
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-runtime-error.h"
 #include "natter-send-options-private.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
-#include "natter-session-events-v2.h"
 #include "natter-session-schema.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-queue.h"
+#include "natter-sessions-settings.h"
 #include "natter-turn-reducer.h"
 
-/* send_message (§9.1) */
+/* send_message (docs/sessions.md §9.1) */
 
 typedef struct
 {
@@ -78,8 +80,8 @@ send_appended_cb (GObject      *object,
       natter_sessions_op_return_error (task, error);
       return;
     }
-  /* Write-through in the same path as the append (§8.3). The new turn
-   * is idle until its advance settles. */
+  /* Write-through in the same path as the append (docs/sessions.md §8.3). The
+   * new turn is idle until its advance settles. */
   natter_session_index_update_from_state (self->index, data->base.state,
                                           natter_latest_turn_status_from_turn_status (NATTER_TURN_STATUS_IDLE));
   g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->base.session_id);
@@ -87,8 +89,8 @@ send_appended_cb (GObject      *object,
   if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_APPEND))
     return;
 
-  /* Step 7: the session already references the turn (§7). Not tied to
-   * the caller's cancellable: the turn is the user's now. */
+  /* Step 7: the session already references the turn (docs/sessions.md §7). Not
+   * tied to the caller's cancellable: the turn is the user's now. */
   natter_sessions_start_advance (self, data->base.session_id, data->turn_id, NULL);
 
   if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_ADVANCE))
@@ -103,7 +105,7 @@ send_appended_cb (GObject      *object,
 }
 
 /* Steps 5 and 6: the session records the agent and exactly the
- * {provider, model} the runtime resolved for the turn (§5). */
+ * {provider, model} the runtime resolved for the turn (docs/format.md §3.1). */
 static void
 send_append (GTask             *task,
              NatterTurnCreated *created)
@@ -139,7 +141,7 @@ send_append (GTask             *task,
       natter_sessions_op_append_v2_async (task, events, send_appended_cb);
       return;
     }
-  /* Appends are awaited, not fsynced (§4.2). */
+  /* Appends are awaited, not fsynced (docs/sessions.md §6.2). */
   natter_jsonl_repo_append_async (self->session_repo, data->base.session_id, events, NULL,
                                   send_appended_cb, g_object_ref (task));
 }
@@ -161,7 +163,8 @@ send_turn_created_cb (GObject      *object,
       return;
     }
   data->turn_id = g_strdup (natter_turn_created_get_turn_id (created));
-  /* Between step 4 and step 5 a crash leaves a benign orphan (§7). */
+  /* Between step 4 and step 5 a crash leaves a benign orphan
+   * (docs/sessions.md §7). */
   if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_CREATE_TURN))
     return;
   send_append (task, created);
@@ -213,7 +216,9 @@ send_compaction_context_cb (GObject      *object,
   data->inline_context = natter_sessions_compaction_context_finish (result, &error);
   if (data->inline_context == NULL)
     {
-      natter_sessions_op_return_error (task, error);
+      /* The kept turns are the history this message continues: one that
+       * cannot be read refuses it like any other (docs/sessions.md §2). */
+      natter_sessions_op_return_error (task, natter_sessions_history_error (error, data->base.session_id, NULL));
       return;
     }
   send_create_turn (task);
@@ -236,8 +241,8 @@ send_create_turn (GTask *task)
    * turn refers to its fork point. */
   if (previous == NULL)
     previous = natter_session_state_get_forked_from_turn_id (data->base.state);
-  /* The first turn after a compaction (§12.3): inline, the summary and
-   * the kept turns, built from exactly those turn files. */
+  /* The first turn after a compaction (docs/sessions.md §5): inline, the
+   * summary and the kept turns, built from exactly those turn files. */
   if (previous != NULL && data->inline_context == NULL &&
       natter_session_state_get_compaction_pending (data->base.state))
     {
@@ -269,9 +274,20 @@ send_create_turn (GTask *task)
 
   /* Step 4: the send options land on the turn; a session turn always
    * has a human, and tools resolve relative paths against the session's
-   * directory. */
-  requested_agent = natter_send_options_to_requested_agent (data->options);
-  config = natter_send_options_to_turn_config (data->options, TRUE, natter_session_state_get_cwd (data->base.state));
+   * directory. The generation parameters are the conversation's, under
+   * the message's own (docs/sessions.md §15): whoever sends it — the
+   * window, the command line, the queue. */
+  {
+    const NatterGenerationParameters *kept = natter_sessions_get_kept_parameters (self, data->base.session_id);
+    g_autoptr(NatterGenerationParameters) parameters = kept != NULL ? natter_generation_parameters_copy (kept)
+                                                                    : natter_generation_parameters_new ();
+    g_autoptr(NatterSendOptions) options = natter_send_options_copy (data->options);
+
+    natter_generation_parameters_overlay (parameters, natter_send_options_get_parameters (data->options));
+    natter_send_options_set_parameters (options, parameters);
+    requested_agent = natter_send_options_to_requested_agent (options);
+    config = natter_send_options_to_turn_config (options, TRUE, natter_session_state_get_cwd (data->base.state));
+  }
 
   natter_turn_runtime_create_turn_async (self->runtime, requested_agent, data->base.session_id, context,
                                          data->input, config, NULL, send_turn_created_cb,
@@ -355,16 +371,16 @@ send_session_read (GTask *task)
  * @self: the service
  * @session_id: the session
  * @input: (transfer none): the user message, `{role: "user", content}`
- * @options: (transfer none): the SendMessageConfig of §9: the agent, an
- *   optional model override, autoPermission and maxModelCalls
+ * @options: (transfer none): the SendMessageConfig of docs/sessions.md §9: the
+ *   agent, an optional model override, autoPermission and maxModelCalls
  * @cancellable: (nullable): cancels up to the turn's creation; never the
  *   turn (use natter_sessions_stop_turn_async())
  * @callback: called on the main context once the turn runs
  * @user_data: data for @callback
  *
- * sendMessage of §9.1, all under the session lock: (1) read and reduce
- * the session; (2) refuse if the latest turn is not terminal — running
- * (a live advance of this service), suspended or idle; (3) context `[]`
+ * sendMessage of docs/sessions.md §9.1, all under the session lock: (1) read
+ * and reduce the session; (2) refuse if the latest turn is not terminal —
+ * running (a live advance of this service), suspended or idle; (3) context `[]`
  * for the first turn (a fork's fork point as `{previousTurnId}`), else
  * `{previousTurnId: latest}`; (4) create the turn with the config and
  * `humanAvailable: true`; (5) append `turn_appended` with the next
@@ -489,6 +505,8 @@ promote_session_read (GTask *task)
  * `consumedQueueIds`; the advance starts as for a send. The service runs
  * it itself when a turn completes and after queueing; a front end runs it
  * when it opens a conversation, which recovers a promotion a crash lost.
+ * When the service saw the session's queue empty at its last read or
+ * write under the lock, nothing is read.
  */
 void
 natter_sessions_promote_queue_async (NatterSessions      *self,
@@ -500,6 +518,15 @@ natter_sessions_promote_queue_async (NatterSessions      *self,
   GTask *task = send_data_task_new (self, session_id, cancellable, callback, user_data,
                                     natter_sessions_promote_queue_async);
 
+  /* Nothing was queued when the file was last read or written under its
+   * lock: no read (and no wait for the lock) to learn it again. Whatever
+   * queues a message afterwards promotes it itself. */
+  if (natter_sessions_knows_nothing_queued (self, session_id))
+    {
+      promote_nothing (task);
+      g_object_unref (task);
+      return;
+    }
   natter_sessions_op_lock_and_read (task, promote_session_read);
 }
 
@@ -524,7 +551,7 @@ natter_sessions_promote_queue_finish (NatterSessions  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* External inputs (§9.2) */
+/* External inputs (docs/sessions.md §9.2) */
 
 static void
 input_waited_cb (GObject      *object,
@@ -585,7 +612,7 @@ outcome_finish (NatterSessions  *self,
  * @callback: called on the main context when the advance settles
  * @user_data: data for @callback
  *
- * respondToPermission of §9.2: one advance of @turn_id with a
+ * respondToPermission of docs/sessions.md §9.2: one advance of @turn_id with a
  * `permission_decision` input.
  */
 void
@@ -642,10 +669,10 @@ natter_sessions_respond_to_permission_finish (NatterSessions  *self,
  * @callback: called on the main context when the advance settles
  * @user_data: data for @callback
  *
- * respondToAskHuman of §9.2: the dedicated endpoint for the ask-human
- * tool, a thin wrapper over an `async_tool_result` input whose result is
- * `{output: answer, isError: false}`. natter_sessions_send_message_async()
- * never routes here (§9.1 step 2).
+ * respondToAskHuman of docs/sessions.md §9.2: the dedicated endpoint for the
+ * ask-human tool, a thin wrapper over an `async_tool_result` input whose result
+ * is `{output: answer, isError: false}`. natter_sessions_send_message_async()
+ * never routes here (docs/sessions.md §9.1 step 2).
  */
 void
 natter_sessions_respond_to_ask_human_async (NatterSessions      *self,
@@ -698,7 +725,7 @@ natter_sessions_respond_to_ask_human_finish (NatterSessions  *self,
  * @callback: called on the main context when the advance settles
  * @user_data: data for @callback
  *
- * deliverAsyncToolResult of §9.2: one advance with an
+ * deliverAsyncToolResult of docs/sessions.md §9.2: one advance with an
  * `async_tool_result` input.
  */
 void
@@ -739,7 +766,7 @@ natter_sessions_deliver_async_tool_result_finish (NatterSessions  *self,
   return outcome_finish (self, result, natter_sessions_deliver_async_tool_result_async, error);
 }
 
-/* stop_turn, wait_for_turn (§9.3) */
+/* stop_turn, wait_for_turn (docs/sessions.md §9.3) */
 
 static void
 add_turn_waiter (NatterSessions *self,
@@ -786,9 +813,9 @@ stop_cancel_cb (GObject      *object,
  * @callback: called on the main context once the turn is stopped
  * @user_data: data for @callback
  *
- * stopTurn of §9.3. If this service has live advances of @turn_id (one
- * running, others queued on the turn lock), cancels every one of their
- * #GCancellables and completes when all have settled; the queued ones see
+ * stopTurn of docs/sessions.md §9.3. If this service has live advances of
+ * @turn_id (one running, others queued on the turn lock), cancels every one of
+ * their #GCancellables and completes when all have settled; the queued ones see
  * their cancellation when the lock frees. Otherwise advances the turn
  * with a `cancel` input. A cancel that loses the race with a concurrent
  * settle (the turn is terminal when it applies) counts as success.
@@ -908,7 +935,7 @@ natter_sessions_wait_for_turn_finish (NatterSessions  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-/* resume_turn (§9.3) */
+/* resume_turn (docs/sessions.md §9.3) */
 
 static void
 resume_latest_read (GTask           *task,
@@ -963,9 +990,9 @@ resume_session_read (GTask *task)
  * @callback: called on the main context once the advance runs
  * @user_data: data for @callback
  *
- * resumeTurn of §9.3: re-enters the latest turn with no input, the turn
- * runtime's recovery entry point, for a turn left `idle` by a crash. Only
- * ever an explicit user action: recovery re-issues interrupted model
+ * resumeTurn of docs/sessions.md §9.3: re-enters the latest turn with no input,
+ * the turn runtime's recovery entry point, for a turn left `idle` by a crash.
+ * Only ever an explicit user action: recovery re-issues interrupted model
  * calls. Like send_message it returns once the advance has started.
  */
 void

@@ -4,7 +4,7 @@
  *
  * The versions of a message. Editing a sent message (or trying an answer
  * again) never changes the conversation: it branches at the turn before
- * the message (a fork, session-layer-spec.md §9) and sends the new words
+ * the message (a fork, docs/sessions.md §9) and sends the new words
  * there. Every message that continues the same turn of the same session
  * is then a version of the others: the original, the one session `O`
  * shows after its turn `P`, and the first message of every branch whose

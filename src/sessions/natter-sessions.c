@@ -2,10 +2,11 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The session service of session-layer-spec.md §9 on top of the turn
+ * The session service of docs/sessions.md §9 on top of the turn
  * runtime: conversations as ordered turns, one active turn per session,
  * each turn's context a reference to the previous one, external inputs
- * routed to their turn, and the index kept write-through (§8.3).
+ * routed to their turn, and the index kept write-through
+ * (docs/sessions.md §8.3).
  *
  * Translation from the spec's TypeScript: promises are GTask
  * _async/_finish pairs on the main context; `withLock` is the session
@@ -110,6 +111,7 @@ natter_sessions_finalize (GObject *object)
   g_clear_pointer (&self->flushes, g_ptr_array_unref);
   g_clear_pointer (&self->held_queues, g_hash_table_unref);
   g_clear_pointer (&self->shared_reads, g_hash_table_unref);
+  g_clear_pointer (&self->queue_lengths, g_hash_table_unref);
   g_clear_object (&self->own_registry);
   g_clear_pointer (&self->own_provider, g_free);
   g_clear_pointer (&self->own_model, g_free);
@@ -131,7 +133,7 @@ natter_sessions_class_init (NatterSessionsClass *klass)
    * NatterSessions:auto-title:
    *
    * Whether a conversation is named by its model once its first answer
-   * is there (session-layer-spec.md §12.6): the person's `auto-title`
+   * is there (docs/sessions.md §13): the person's `auto-title`
    * setting, which the application binds here. Off until it does.
    */
   properties[PROP_AUTO_TITLE] = g_param_spec_boolean ("auto-title", NULL, NULL, FALSE,
@@ -144,9 +146,9 @@ natter_sessions_class_init (NatterSessionsClass *klass)
    * @self: the service
    * @session_id: the session whose entry changed (or was removed)
    *
-   * The application bus entry of §8.3/§10.2: emitted after every session
-   * mutation (the index entry is already updated) and every settled
-   * advance of a session turn.
+   * The application bus entry of docs/sessions.md §8.3/§10.2: emitted after
+   * every session mutation (the index entry is already updated) and every
+   * settled advance of a session turn.
    */
   natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED] =
     g_signal_new ("session-index-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -160,8 +162,8 @@ natter_sessions_class_init (NatterSessionsClass *klass)
    * @offset: its 1-based line number in the turn file
    *
    * Durable events of every advance this service started, tagged with
-   * their session, in file order (§10). The same events also go out on
-   * the runtime's #NatterTurnEventHub untagged.
+   * their session, in file order (docs/sessions.md §10). The same events also
+   * go out on the runtime's #NatterTurnEventHub untagged.
    */
   natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_EVENT] =
     g_signal_new ("turn-event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -195,6 +197,7 @@ natter_sessions_init (NatterSessions *self)
   self->flushes = g_ptr_array_new_with_free_func (g_object_unref);
   self->held_queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shared_reads = g_hash_table_new (g_str_hash, g_str_equal);
+  self->queue_lengths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 /**
@@ -206,13 +209,14 @@ natter_sessions_init (NatterSessions *self)
  * @runtime: the turn runtime
  * @hub: the process-wide turn event hub (the runtime's)
  * @clock: the clock for event timestamps
- * @ids: the id generator shared with the runtime (§4.1)
+ * @ids: the id generator shared with the runtime (docs/sessions.md §6.1)
  * @index: the index to keep write-through; load it with
  *   natter_session_index_load_async() at startup
  *
- * Creates the session service (§9). Every dependency is injected; the
- * service holds a reference to each. It gives @runtime its view of the
- * sessions' permission grants (natter_turn_runtime_set_permission_grants()).
+ * Creates the session service (docs/sessions.md §9). Every dependency is
+ * injected; the service holds a reference to each. It gives @runtime its view
+ * of the sessions' permission grants
+ * (natter_turn_runtime_set_permission_grants()).
  *
  * Returns: (transfer full): a new service
  */
@@ -282,7 +286,7 @@ natter_sessions_set_own_model (NatterSessions         *self,
  * natter_sessions_list_sessions:
  * @self: the service
  *
- * listSessions of §9: the in-memory index, a #GListModel of
+ * listSessions of docs/sessions.md §9: the in-memory index, a #GListModel of
  * #NatterSessionIndexEntry. Synchronous; never reads a file.
  *
  * Returns: (transfer none): the index
@@ -300,8 +304,8 @@ natter_sessions_list_sessions (NatterSessions *self)
  * @self: the service
  *
  * The clock that stamps this service's events (createdAt, updatedAt of
- * §8.1), so that whoever shows how long ago something happened measures
- * with the same clock that wrote it (a fake one in tests).
+ * docs/sessions.md §8.1), so that whoever shows how long ago something happened
+ * measures with the same clock that wrote it (a fake one in tests).
  *
  * Returns: (transfer none): the clock
  */
@@ -323,7 +327,7 @@ natter_sessions_get_clock (NatterSessions *self)
  * session's first completed answer (a send, an answer to a permission
  * prompt or a question, a delivered result, a resume, in this process
  * or after a restart) asks for the title then, while the title is still
- * the one derived from the first message (natter-sessions-titles.c).
+ * the one derived from the first message (natter-sessions-auto-title.c).
  */
 void
 natter_sessions_set_auto_title (NatterSessions *self,
@@ -430,7 +434,8 @@ created_cb (GObject      *object,
   g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
   if (create_data_get (task)->compaction != NULL)
     {
-      /* The branch keeps the compaction of the turns it inherits (§12.3). */
+      /* The branch keeps the compaction of the turns it inherits
+       * (docs/sessions.md §5). */
       g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
 
       g_ptr_array_add (events, natter_sessions_compaction_copy (self, data->session_id,
@@ -479,7 +484,7 @@ fork_compaction_cb (GObject      *object,
   data->compaction = natter_sessions_fork_compaction_finish (result, &error);
   if (error != NULL)
     {
-      natter_sessions_op_return_error (task, error);
+      natter_sessions_op_return_error (task, natter_sessions_history_error (error, data->parent_session, NULL));
       return;
     }
   create_write (task);
@@ -536,6 +541,29 @@ fork_turn_read_cb (GObject      *object,
   create_write (task);
 }
 
+/* Whether @compaction keeps a turn appended after @fork_turn_id in
+ * @parent: then the fork point's history cannot hold it, and the branch
+ * inherits no compaction without a turn file being read. */
+static gboolean
+kept_after (NatterSessionState *parent,
+            JsonObject         *compaction,
+            const char         *fork_turn_id)
+{
+  const char *kept = json_object_get_string_member (compaction, "firstKeptTurnId");
+  gboolean fork_seen = FALSE;
+
+  for (guint i = 0; i < natter_session_state_get_n_turns (parent); i++)
+    {
+      const char *turn_id = natter_session_state_get_turn (parent, i)->turn_id;
+
+      if (g_strcmp0 (turn_id, kept) == 0)
+        return fork_seen;
+      if (g_strcmp0 (turn_id, fork_turn_id) == 0)
+        fork_seen = TRUE;
+    }
+  return FALSE;
+}
+
 static void
 parent_read_cb (GObject      *object,
                 GAsyncResult *result,
@@ -554,10 +582,10 @@ parent_read_cb (GObject      *object,
     }
   if (data->inherit_cwd && data->cwd == NULL)
     data->cwd = g_strdup (natter_session_state_get_cwd (parent));
-  if (natter_session_state_get_compaction (parent) != NULL)
-    data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
   if (data->forked_from_turn_id == NULL && data->inherit_cwd)
     data->forked_from_turn_id = g_strdup (natter_session_state_get_latest_turn_id (parent));
+  /* A session with a parent and no fork point (a first message's
+   * version) inherits no turns, so no compaction of them either. */
   if (data->forked_from_turn_id == NULL)
     {
       if (data->inherit_cwd)
@@ -576,6 +604,9 @@ parent_read_cb (GObject      *object,
                                                           data->forked_from_turn_id));
       return;
     }
+  if (natter_session_state_get_compaction (parent) != NULL &&
+      !kept_after (parent, natter_session_state_get_compaction (parent), data->forked_from_turn_id))
+    data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
   natter_sessions_read_turn_async (data->base.self, data->forked_from_turn_id, g_task_get_cancellable (task),
                                    fork_turn_read_cb, g_object_ref (task));
 }
@@ -628,7 +659,8 @@ create_session_start (NatterSessions      *self,
  * natter_sessions_create_session_async:
  * @self: the service
  * @title: (nullable): an explicit title; a set title is never replaced
- *   by the derived default (§9.1 step 6). Any string, "" included.
+ *   by the derived default (docs/sessions.md §9.1 step 6). Any string, ""
+ *   included.
  * @cwd: (nullable): the session header's absolute, normalized working
  *   directory (dsh `SessionHeader.cwd`)
  * @parent_session: (nullable): the session this one descends from
@@ -639,8 +671,8 @@ create_session_start (NatterSessions      *self,
  * @callback: called on the main context
  * @user_data: data for @callback
  *
- * createSession of §9: writes `session_created` (schemaVersion 1) to a
- * new session file, adds the index entry (`none`) and emits
+ * createSession of docs/sessions.md §9: writes `session_created` (schemaVersion
+ * 1) to a new session file, adds the index entry (`none`) and emits
  * #NatterSessions::session-index-changed. With @parent_session and no
  * @cwd, the parent's `cwd` is not inherited (use natter_sessions_fork_async()).
  */
@@ -726,8 +758,10 @@ natter_sessions_fork_async (NatterSessions      *self,
  * @error: return location for a #GError
  *
  * Returns: (transfer full) (nullable): the new session's id; or %NULL
- *   with the errors of natter_sessions_create_session_finish(), or
- *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT if the session has no turns
+ *   with the errors of natter_sessions_create_session_finish(),
+ *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT if the session has no turns,
+ *   or %NATTER_SESSION_ERROR_HISTORY_DAMAGED if the turn to branch at (or
+ *   one the branch's compaction keeps) cannot be read
  */
 char *
 natter_sessions_fork_finish (NatterSessions  *self,
@@ -750,8 +784,8 @@ natter_sessions_fork_finish (NatterSessions  *self,
  * @callback: called on the main context
  * @user_data: data for @callback
  *
- * getSession of §9: reads and reduces the session file (in a worker
- * thread). Read-only; takes no lock. Requests for the same session made
+ * getSession of docs/sessions.md §9: reads and reduces the session file (in a
+ * worker thread). Read-only; takes no lock. Requests for the same session made
  * before its read begins (in the same main-loop iteration, typically:
  * opening a conversation asks for it from several views) share one
  * read, which begins after every one of them, so each still sees every
@@ -820,7 +854,8 @@ get_turn_cb (GObject      *object,
  * @callback: called on the main context
  * @user_data: data for @callback
  *
- * getTurn of §9: a passthrough to natter_turn_runtime_get_turn_async().
+ * getTurn of docs/sessions.md §9: a passthrough to
+ * natter_turn_runtime_get_turn_async().
  */
 void
 natter_sessions_get_turn_async (NatterSessions      *self,
@@ -924,9 +959,10 @@ title_session_read (GTask *task)
  * @callback: called on the main context
  * @user_data: data for @callback
  *
- * setTitle of §9: appends `title_changed` under the session lock, updates
- * the index entry and emits #NatterSessions::session-index-changed. A set
- * title is never replaced by the default one.
+ * setTitle of docs/sessions.md §9: appends `title_changed` under the session
+ * lock, updates the index entry and emits
+ * #NatterSessions::session-index-changed. A set title is never replaced by the
+ * default one.
  */
 void
 natter_sessions_set_title_async (NatterSessions      *self,
@@ -969,7 +1005,7 @@ natter_sessions_set_title_finish (NatterSessions  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-/* delete_session (§9.4) */
+/* delete_session (docs/sessions.md §9.4) */
 
 static void
 deleted_cb (GObject      *object,
@@ -990,6 +1026,7 @@ deleted_cb (GObject      *object,
     }
   natter_session_index_remove (data->self->index, data->session_id);
   natter_session_grant_view_forget (data->self->grants, data->session_id);
+  natter_sessions_forget_queue (data->self, data->session_id);
   natter_sessions_op_finish (task);
   g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
   g_task_return_boolean (task, TRUE);
@@ -1017,8 +1054,8 @@ delete_locked_cb (GObject      *object,
  * @callback: called on the main context
  * @user_data: data for @callback
  *
- * deleteSession of §9.4: removes the session file only — never a turn
- * file, which stays as an inert orphan — and the index entry, then emits
+ * deleteSession of docs/sessions.md §9.4: removes the session file only — never
+ * a turn file, which stays as an inert orphan — and the index entry, then emits
  * #NatterSessions::session-index-changed. Works on a corrupt session too.
  * A turn of the session that is still running is not stopped.
  */
@@ -1072,12 +1109,12 @@ natter_sessions_delete_session_finish (NatterSessions  *self,
  * every session-layer operation begun before the call (create, fork,
  * send_message up to its return, set_title, delete, resume) has finished,
  * so all of their session-file appends have been written (awaited, not
- * fsynced, §4.2). Turn files need no flush: a running advance writes each
- * event before it announces it, so what was announced is on disk. A flush
- * never waits for a turn's model; it does wait for an automatic title
- * (§12.6) whose turn has settled, so that `natter send` exits with the
- * title written: callers that must not wait for a model bound the flush
- * with a timeout (natter_services_flush_blocking()). Operations begun
+ * fsynced, docs/sessions.md §6.2). Turn files need no flush: a running advance
+ * writes each event before it announces it, so what was announced is on disk. A
+ * flush never waits for a turn's model; it does wait for an automatic title
+ * (docs/sessions.md §13) whose turn has settled, so that `natter send` exits
+ * with the title written: callers that must not wait for a model bound the
+ * flush with a timeout (natter_services_flush_blocking()). Operations begun
  * after the call are not waited for, so a busy service cannot starve a
  * flush.
  */

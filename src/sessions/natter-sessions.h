@@ -22,7 +22,7 @@ G_BEGIN_DECLS
  * NATTER_SESSION_TITLE_MAX_CHARS:
  *
  * The longest default title derived from a first message, in characters
- * (not bytes), before the ellipsis (§9.1 step 6).
+ * (not bytes), before the ellipsis (docs/sessions.md §9.1 step 6).
  */
 #define NATTER_SESSION_TITLE_MAX_CHARS 60
 

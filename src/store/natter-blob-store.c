@@ -10,7 +10,7 @@
  * it does not have. Reads check the hash: a blob whose bytes changed is
  * reported, never sent. Nothing here deletes a blob; a blob no turn
  * references (a send that died before its turn was written) is benign,
- * exactly like an orphan turn file (session-layer-spec.md §7).
+ * exactly like an orphan turn file (docs/sessions.md §7).
  */
 
 #define G_LOG_DOMAIN "natter-blob-store"
@@ -24,8 +24,10 @@
 #include <glib/gstdio.h>
 
 #include "natter-blob-store.h"
+#include "natter-fd-private.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
+#include "natter-store-temp.h"
 
 struct _NatterBlobStore
 {
@@ -146,29 +148,6 @@ make_private_dir (const char  *path,
   return set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
 }
 
-static gboolean
-write_all (int           fd,
-           const guint8 *data,
-           gsize         length,
-           const char   *path,
-           GError      **error)
-{
-  while (length > 0)
-    {
-      gssize written = write (fd, data, length);
-
-      if (written < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return set_io_error (error, errno, "write", path);
-        }
-      data += written;
-      length -= (gsize) written;
-    }
-  return TRUE;
-}
-
 static char *
 hash_bytes (GBytes *bytes)
 {
@@ -176,7 +155,7 @@ hash_bytes (GBytes *bytes)
 }
 
 static gboolean
-write_temp_and_link (const char  *dir,
+write_through_temp (const char  *dir,
                      const char  *path,
                      const char  *sha256,
                      GBytes      *bytes,
@@ -194,7 +173,7 @@ write_temp_and_link (const char  *dir,
   fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
   if (fd < 0)
     return set_io_error (error, errno, "create", temp_path);
-  if (fchmod (fd, 0600) < 0 || !write_all (fd, data, length, temp_path, error) || fsync (fd) < 0)
+  if (fchmod (fd, 0600) < 0 || !natter_fd_write_all (fd, data, length) || fsync (fd) < 0)
     {
       saved_errno = errno;
       close (fd);
@@ -215,6 +194,24 @@ write_temp_and_link (const char  *dir,
   else if (!linked)
     return set_io_error (error, saved_errno, "create", path);
   return TRUE;
+}
+
+/* write_through_temp() where a sweep of leftovers never takes its
+ * temporary file for one. */
+static gboolean
+write_temp_and_link (const char  *dir,
+                     const char  *path,
+                     const char  *sha256,
+                     GBytes      *bytes,
+                     gboolean    *out_exists,
+                     GError     **error)
+{
+  gboolean written;
+
+  natter_store_temp_begin ();
+  written = write_through_temp (dir, path, sha256, bytes, out_exists, error);
+  natter_store_temp_end ();
+  return written;
 }
 
 /**
@@ -334,7 +331,7 @@ natter_blob_store_read_sync (NatterBlobStore  *self,
  * A cheap check (one stat, no hashing) that a blob is on disk with the
  * size a reference gives: what the runtime asks before it writes a turn
  * that references the blob, so that a turn never points at a blob that
- * was never stored (the ordering rule of session-layer-spec.md §7).
+ * was never stored (the ordering rule of docs/sessions.md §7).
  *
  * Returns: %TRUE when present; else %FALSE with %NATTER_STORE_ERROR and
  *   %NATTER_STORE_ERROR_INVALID_ID, %NATTER_STORE_ERROR_NOT_FOUND or
@@ -506,4 +503,103 @@ natter_turn_created_check_blob_version (JsonObject  *event,
       return FALSE;
     }
   return TRUE;
+}
+
+/* The temporary name write_through_temp() gives a blob before the link:
+ * `.<64 hex>.XXXXXX`, the X being g_mkstemp()'s letters and digits. */
+static gboolean
+is_leftover_name (const char *name)
+{
+  g_autofree char *hash = NULL;
+
+  if (strlen (name) != 1 + 64 + 1 + 6 || name[0] != '.' || name[65] != '.')
+    return FALSE;
+  for (guint i = 66; i < 72; i++)
+    if (!g_ascii_isalnum (name[i]))
+      return FALSE;
+  hash = g_strndup (name + 1, 64);
+  return natter_blob_hash_is_valid (hash);
+}
+
+/**
+ * natter_blob_store_remove_leftover_temp_files_sync:
+ * @self: the blob store
+ * @out_removed: (out) (optional): how many files were removed
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Removes the temporary files that writes of blobs interrupted by a kill
+ * left: `.<hash>.XXXXXX` in the blob's folder (docs/format.md §1), whole
+ * attachments that were never linked into place, or second names of
+ * blobs that were. Nothing else is touched: no blob, no other name,
+ * nothing that is not a regular file. As for
+ * natter_jsonl_repo_remove_leftover_temp_files_sync(), call it only
+ * while holding the storage directory's lock; the writes of this process
+ * are kept apart by natter-store-temp.c, so it may run in a worker
+ * thread beside them. Blocks.
+ *
+ * Returns: %TRUE on success. Else %FALSE with %NATTER_STORE_ERROR_IO (a
+ *   folder could not be listed or a file removed; files removed before
+ *   that stay removed) or %G_IO_ERROR_CANCELLED.
+ */
+gboolean
+natter_blob_store_remove_leftover_temp_files_sync (NatterBlobStore  *self,
+                                                   guint            *out_removed,
+                                                   GCancellable     *cancellable,
+                                                   GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GDir *top;
+  const char *prefix;
+  guint removed = 0;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  top = g_dir_open (self->root, 0, &local_error);
+  if (top == NULL)
+    {
+      if (out_removed != NULL)
+        *out_removed = 0;
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO, "Could not list %s: %s", self->root,
+                   local_error->message);
+      return FALSE;
+    }
+  while (ok && (prefix = g_dir_read_name (top)) != NULL)
+    {
+      g_autofree char *dir_path = g_build_filename (self->root, prefix, NULL);
+      g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+      GDir *dir;
+      const char *name;
+
+      if (strlen (prefix) != 2 || !g_ascii_isxdigit (prefix[0]) || !g_ascii_isxdigit (prefix[1]))
+        continue;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          ok = FALSE;
+          break;
+        }
+      if ((dir = g_dir_open (dir_path, 0, NULL)) == NULL)
+        continue;
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *path = NULL;
+          struct stat st;
+
+          if (!is_leftover_name (name) || strncmp (name + 1, prefix, 2) != 0)
+            continue;
+          path = g_build_filename (dir_path, name, NULL);
+          if (lstat (path, &st) == 0 && S_ISREG (st.st_mode))
+            g_ptr_array_add (found, g_steal_pointer (&path));
+        }
+      g_dir_close (dir);
+      ok = natter_store_temp_remove_leftovers (found, &removed, error);
+    }
+  g_dir_close (top);
+  if (out_removed != NULL)
+    *out_removed = removed;
+  return ok;
 }

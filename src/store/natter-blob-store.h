@@ -37,6 +37,10 @@ char            *natter_blob_store_put_sync        (NatterBlobStore  *self,
 GBytes          *natter_blob_store_read_sync       (NatterBlobStore  *self,
                                                     const char       *sha256,
                                                     GError          **error);
+gboolean         natter_blob_store_remove_leftover_temp_files_sync (NatterBlobStore  *self,
+                                                                    guint            *out_removed,
+                                                                    GCancellable     *cancellable,
+                                                                    GError          **error);
 gboolean         natter_blob_store_check_present   (NatterBlobStore  *self,
                                                     const char       *sha256,
                                                     gint64            size,

@@ -35,7 +35,7 @@ natter_clock_now_us (NatterClock *self)
  * @unix_us: microseconds since the Unix epoch
  *
  * Formats a time as the `ts` of every event: ISO-8601 UTC with
- * milliseconds, `2026-11-30T09:14:03.123Z` (turn-runtime.md §2).
+ * milliseconds, `2026-11-30T09:14:03.123Z` (docs/runtime.md §2).
  *
  * Returns: (transfer full): the timestamp
  */
@@ -50,6 +50,30 @@ natter_format_ts (gint64 unix_us)
   seconds = g_date_time_format (time, "%Y-%m-%dT%H:%M:%S");
   return g_strdup_printf ("%s.%03dZ", seconds,
                           (int) ((unix_us % G_USEC_PER_SEC) / 1000));
+}
+
+/**
+ * natter_parse_ts:
+ * @ts: (nullable): an ISO-8601 UTC timestamp, as an event's `ts`
+ * @out_unix_us: (out): microseconds since the Unix epoch
+ *
+ * The inverse of natter_format_ts(), for any timestamp an event may hold
+ * (docs/format.md §1, "Timestamps").
+ *
+ * Returns: %FALSE when @ts is %NULL or not a timestamp
+ */
+gboolean
+natter_parse_ts (const char *ts,
+                 gint64     *out_unix_us)
+{
+  g_autoptr(GDateTime) time = NULL;
+
+  g_return_val_if_fail (out_unix_us != NULL, FALSE);
+
+  if (ts == NULL || (time = g_date_time_new_from_iso8601 (ts, NULL)) == NULL)
+    return FALSE;
+  *out_unix_us = g_date_time_to_unix (time) * G_USEC_PER_SEC + g_date_time_get_microsecond (time);
+  return TRUE;
 }
 
 /**

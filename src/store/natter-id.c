@@ -60,8 +60,8 @@ natter_id_generator_init (NatterIdGenerator *self)
  * @clock: (transfer none) (nullable): the clock to read, or %NULL for the
  *   system clock
  *
- * Creates the monotonic, time-based id generator of turn-runtime.md §2
- * (session-layer-spec.md §4.1: turn and session ids come from one
+ * Creates the monotonic, time-based id generator of docs/runtime.md §2
+ * (docs/sessions.md §6.1: turn and session ids come from one
  * generator).
  *
  * Returns: (transfer full): a new generator
@@ -154,8 +154,8 @@ digits (const char *s,
  * it: exactly %NATTER_ID_LENGTH ASCII bytes of the form
  * `YYYY-MM-DDTHH-MM-SSZ-CCCCCCC-SSS` with a real calendar date and time.
  * Anything path-like (`/`, `..`, NUL, absolute paths) is rejected because it
- * cannot match. Implements turn-runtime.md §2 and session-layer-spec.md
- * §4.1.
+ * cannot match. Implements docs/runtime.md §2 and docs/sessions.md
+ * §6.1.
  *
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_INVALID_ID.
  */
@@ -206,7 +206,7 @@ invalid:
  * natter_id_partition:
  * @id: a valid id
  *
- * The date partition of @id: `YYYY/MM/DD` (turn-runtime.md §2). @id must
+ * The date partition of @id: `YYYY/MM/DD` (docs/runtime.md §2). @id must
  * already have passed natter_id_validate().
  *
  * Returns: (transfer full): the relative partition path
@@ -229,7 +229,7 @@ natter_id_partition (const char *id)
  * the event malformed, so it is reported as a schema error, not as
  * %NATTER_STORE_ERROR_INVALID_ID (which means a caller passed a bad id to
  * the repository). Shared by the turn and session schemas
- * (turn-runtime.md §3, session-layer-spec.md §5).
+ * (docs/runtime.md §3, docs/format.md §3.1).
  *
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_SCHEMA.
  */

@@ -119,6 +119,28 @@ static const guint8 raw_in_string[256] = {
   [0x80 ... 0xff] = 2,
 };
 
+/* Whether the eight bytes at @p are all raw in a string and ASCII (kind
+ * 1 of raw_in_string: 0x20–0x7e but `"` and `\`), tested at once: per
+ * byte, the classic "has a byte less than n" and "has a byte equal to
+ * v" word tricks, which are exact for the word as a whole. */
+static inline gboolean
+plain_ascii_8 (const char *p)
+{
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
+  const guint64 highs = G_GUINT64_CONSTANT (0x8080808080808080);
+  guint64 x, quote, backslash, del;
+
+  memcpy (&x, p, sizeof x);
+  quote = x ^ (ones * '"');
+  backslash = x ^ (ones * '\\');
+  del = x ^ (ones * 0x7f);
+  return ((x & highs) |
+          ((x - ones * 0x20) & ~x & highs) |
+          ((quote - ones) & ~quote & highs) |
+          ((backslash - ones) & ~backslash & highs) |
+          ((del - ones) & ~del & highs)) == 0;
+}
+
 /* Whether byte @c is written as `\u00xx`: the control bytes without a
  * short escape, and DEL. */
 static gboolean
@@ -175,6 +197,9 @@ read_string (const char **p,
       guint kinds = 0;
       char c;
 
+      /* Eight plain ASCII bytes at a time, the bulk of every string. */
+      while (end - s >= 8 && plain_ascii_8 (s))
+        s += 8;
       while (s < end && raw_in_string[(guchar) *s])
         kinds |= raw_in_string[(guchar) *s++];
       /* A run ends at an ASCII byte, which never falls inside a UTF-8
@@ -600,7 +625,7 @@ parse_after_value (Parser *parser)
  * immutable parser seals it. The accepted lines and the trees built are
  * those of natter_json_from_line_reference(); the tests and
  * fuzz/fuzz-json-line.c hold the two to it. Implements the lossless read
- * of turn-runtime.md §2 and dsh-session.md.
+ * of docs/runtime.md §2 and dsh-session.md.
  *
  * Returns: (transfer full) (nullable): the value, or %NULL when the line
  *   is not canonical (no reason given: the caller asks the reference path).
@@ -918,7 +943,7 @@ scanner_after_value (Scanner *scanner)
  * with more than 64 member names open at once is decided by the tree
  * builder. The differential tests and fuzz/fuzz-session-scan.c hold it to
  * natter_json_line_parse(). Serves the startup scan of
- * session-layer-spec.md §8.2.
+ * docs/sessions.md §8.2.
  *
  * Returns: %TRUE if @line is canonical, is an object and has at most
  *   @max_members members; %FALSE otherwise (no reason is given: a caller
@@ -997,4 +1022,196 @@ natter_json_span_dup_string (const char *value,
   result = g_strndup (text.data, text.len);
   buffer_clear (&text);
   return result;
+}
+
+/* The end of the string that starts at @p (its opening quote) in an
+ * accepted line, and whether it holds an escape. */
+static const char *
+walk_string (const char *p,
+             const char *end,
+             gboolean   *escaped)
+{
+  for (p++; p < end; p++)
+    {
+      if (*p == '"')
+        return p + 1;
+      if (*p == '\\')
+        {
+          *escaped = TRUE;
+          p++;
+        }
+    }
+  return NULL;
+}
+
+/* Reads the value at *@p of an accepted line into @member's value fields
+ * and moves past it. Containers are skipped by counting brackets outside
+ * strings: the line was checked whole, so nothing inside is checked again. */
+static gboolean
+walk_value (const char       **p,
+            const char        *end,
+            NatterJsonMember  *member)
+{
+  const char *start = *p;
+
+  member->escaped = FALSE;
+  member->int_value = 0;
+  if (start >= end)
+    return FALSE;
+  switch (*start)
+    {
+    case '"':
+      {
+        const char *after = walk_string (start, end, &member->escaped);
+
+        if (after == NULL)
+          return FALSE;
+        member->kind = NATTER_JSON_SPAN_STRING;
+        member->value = start + 1;
+        member->value_length = (gsize) (after - start) - 2;
+        *p = after;
+        return TRUE;
+      }
+
+    case '{':
+    case '[':
+      {
+        const char *s = start;
+        guint depth = 0;
+
+        while (s < end)
+          {
+            if (*s == '"')
+              {
+                gboolean ignored = FALSE;
+
+                s = walk_string (s, end, &ignored);
+                if (s == NULL)
+                  return FALSE;
+                continue;
+              }
+            if (*s == '{' || *s == '[')
+              depth++;
+            else if ((*s == '}' || *s == ']') && --depth == 0)
+              break;
+            s++;
+          }
+        if (s == end)
+          return FALSE;
+        member->kind = *start == '{' ? NATTER_JSON_SPAN_OBJECT : NATTER_JSON_SPAN_ARRAY;
+        member->value = start;
+        member->value_length = (gsize) (s + 1 - start);
+        *p = s + 1;
+        return TRUE;
+      }
+
+    case 't':
+    case 'f':
+    case 'n':
+      {
+        gsize n = *start == 'f' ? 5 : 4;
+
+        if ((gsize) (end - start) < n)
+          return FALSE;
+        member->kind = *start == 'n' ? NATTER_JSON_SPAN_NULL : NATTER_JSON_SPAN_BOOLEAN;
+        member->int_value = *start == 't';
+        member->value = start;
+        member->value_length = n;
+        *p = start + n;
+        return TRUE;
+      }
+
+    default:
+      {
+        Number number;
+
+        if (!read_number (p, end, &number))
+          return FALSE;
+        member->kind = number.is_double ? NATTER_JSON_SPAN_DOUBLE : NATTER_JSON_SPAN_INT;
+        member->int_value = number.int_value;
+        member->value = start;
+        member->value_length = (gsize) (*p - start);
+        return TRUE;
+      }
+    }
+}
+
+/**
+ * natter_json_span_walk:
+ * @value: the whole text of an object or array value of a line that
+ *   natter_json_line_scan_object() accepted (a member's @value with kind
+ *   %NATTER_JSON_SPAN_OBJECT or %NATTER_JSON_SPAN_ARRAY, or one found by
+ *   this function)
+ * @value_length: its length in bytes
+ * @items: (out caller-allocates) (array length=max_items): the members of
+ *   the object (name and value), or the elements of the array (value
+ *   only, @name %NULL), as spans into the line
+ * @max_items: the length of @items
+ * @n_items: (out): how many there are (only meaningful on success)
+ *
+ * Lists what a container of an accepted line holds without checking it
+ * again: the line scan has already held every byte of it to the
+ * canonical spelling, so this only finds where each value starts and
+ * ends. Names are unique within an object, and two names are equal
+ * exactly when their raw spans are. Serves the tree-free reads of the
+ * startup scan (docs/sessions.md §8.2).
+ *
+ * Returns: %TRUE with @items filled; %FALSE if the container holds more
+ *   than @max_items items (or, for a span not taken from an accepted
+ *   line, is not well formed)
+ */
+gboolean
+natter_json_span_walk (const char       *value,
+                       gsize             value_length,
+                       NatterJsonMember *items,
+                       guint             max_items,
+                       guint            *n_items)
+{
+  const char *end = value + value_length;
+  const char *p;
+  gboolean is_object;
+  char close;
+
+  g_return_val_if_fail (n_items != NULL, FALSE);
+
+  *n_items = 0;
+  if (value_length < 2)
+    return FALSE;
+  is_object = value[0] == '{';
+  close = is_object ? '}' : ']';
+  if ((!is_object && value[0] != '[') || end[-1] != close)
+    return FALSE;
+  end--;
+  p = value + 1;
+  if (p == end)
+    return TRUE;
+
+  for (;;)
+    {
+      NatterJsonMember *item;
+
+      if (*n_items == max_items)
+        return FALSE;
+      item = &items[(*n_items)++];
+      item->name = NULL;
+      item->name_length = 0;
+      item->name_escaped = FALSE;
+      if (is_object)
+        {
+          const char *after = walk_string (p, end, &item->name_escaped);
+
+          if (*p != '"' || after == NULL || after >= end || *after != ':')
+            return FALSE;
+          item->name = p + 1;
+          item->name_length = (gsize) (after - p) - 2;
+          p = after + 1;
+        }
+      if (!walk_value (&p, end, item))
+        return FALSE;
+      if (p == end)
+        return TRUE;
+      if (*p != ',')
+        return FALSE;
+      p++;
+    }
 }

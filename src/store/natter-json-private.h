@@ -15,15 +15,26 @@
 G_BEGIN_DECLS
 
 /**
- * NATTER_JSON_MAX_DEPTH:
+ * NatterJsonScan:
+ * @NATTER_JSON_SCAN_OK: nested at most as deep as the limit
+ * @NATTER_JSON_SCAN_TOO_DEEP: nested deeper
+ * @NATTER_JSON_SCAN_LENIENT: a `'` or `/` outside a double-quoted string,
+ *   which json-glib would read as the start of a string or a comment
  *
- * The deepest nesting of arrays and objects a stored value may have (`[]`
- * is depth 1). json-glib's parser, generator and node destructor all
- * recurse once per level, so a deeper line could exhaust a worker
- * thread's stack; natter_json_check_lossless() refuses such a value at
- * append and natter_json_from_line() refuses such a line at read.
+ * What natter_json_scan() found before json-glib may see a text.
  */
-#define NATTER_JSON_MAX_DEPTH 512
+typedef enum
+{
+  NATTER_JSON_SCAN_OK,
+  NATTER_JSON_SCAN_TOO_DEEP,
+  NATTER_JSON_SCAN_LENIENT,
+} NatterJsonScan;
+
+NatterJsonScan natter_json_scan           (const char  *text,
+                                           gsize        length,
+                                           guint        max_depth,
+                                           guint       *out_depth,
+                                           gsize       *out_offset);
 
 JsonNode *natter_json_line_parse          (const char  *line,
                                            gsize        length,
@@ -95,5 +106,10 @@ gboolean  natter_json_line_scan_object    (const char        *line,
                                            guint             *n_members);
 char     *natter_json_span_dup_string     (const char        *value,
                                            gsize              value_length);
+gboolean  natter_json_span_walk           (const char        *value,
+                                           gsize              value_length,
+                                           NatterJsonMember  *items,
+                                           guint              max_items,
+                                           guint             *n_items);
 
 G_END_DECLS

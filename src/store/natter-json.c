@@ -44,7 +44,7 @@ check_string (const char  *value,
  * %NATTER_JSON_MAX_DEPTH deep (json-glib recurses once per level when it
  * parses, writes or frees a value). This is the value check shared by
  * natter_json_to_line() (every append) and natter_json_from_line() (every
- * read). Implements the lossless-JSON rule of turn-runtime.md §2 and
+ * read). Implements the lossless-JSON rule of docs/runtime.md §2 and
  * dsh-session.md.
  *
  * Returns: %TRUE if lossless; else %FALSE with
@@ -247,6 +247,63 @@ natter_json_to_text (JsonNode *node,
 }
 
 /**
+ * natter_json_node_depth:
+ * @node: (transfer none): any JSON node
+ *
+ * How deep arrays and objects nest in @node (`1` is 0, `[]` 1,
+ * `[[1]]` 2), measured without recursion, so that a value can be checked
+ * against %NATTER_JSON_MAX_DEPTH before it is put a few levels down in
+ * an event.
+ *
+ * Returns: the depth
+ */
+guint
+natter_json_node_depth (JsonNode *node)
+{
+  g_autoptr(GArray) stack = NULL;
+  Pending root = { node, 0 };
+  guint deepest = 0;
+
+  g_return_val_if_fail (node != NULL, 0);
+
+  stack = g_array_new (FALSE, FALSE, sizeof (Pending));
+  g_array_append_val (stack, root);
+  while (stack->len > 0)
+    {
+      Pending pending = g_array_index (stack, Pending, stack->len - 1);
+
+      g_array_set_size (stack, stack->len - 1);
+      if (JSON_NODE_HOLDS_OBJECT (pending.node))
+        {
+          JsonObjectIter iter;
+          JsonNode *member;
+
+          deepest = MAX (deepest, pending.depth + 1);
+          json_object_iter_init (&iter, json_node_get_object (pending.node));
+          while (json_object_iter_next (&iter, NULL, &member))
+            {
+              Pending child = { member, pending.depth + 1 };
+
+              g_array_append_val (stack, child);
+            }
+        }
+      else if (JSON_NODE_HOLDS_ARRAY (pending.node))
+        {
+          JsonArray *array = json_node_get_array (pending.node);
+
+          deepest = MAX (deepest, pending.depth + 1);
+          for (guint i = 0; i < json_array_get_length (array); i++)
+            {
+              Pending child = { json_array_get_element (array, i), pending.depth + 1 };
+
+              g_array_append_val (stack, child);
+            }
+        }
+    }
+  return deepest;
+}
+
+/**
  * natter_json_to_line:
  * @node: (transfer none): the value to serialize
  * @length: (out) (optional): the length of the result in bytes
@@ -302,53 +359,25 @@ natter_json_to_line (JsonNode  *node,
  * @line: the bytes of one line
  * @length: the length of @line in bytes
  *
- * An estimate of how deep json-glib's recursive parser would go on
- * @line: the deepest run of `[` and `{` outside double-quoted strings.
+ * How deep json-glib's recursive parser would go on @line, as
+ * natter_json_scan() measures it: the deepest run of `[` and `{` outside
+ * double-quoted strings.
  * natter_json_from_line() hands a refused line to the reference path
  * only when this is within %NATTER_JSON_MAX_DEPTH.
  *
- * Returns: the nesting depth, counting every bracket outside strings
+ * Returns: the nesting depth, or %G_MAXUINT when a `'` or `/` outside a
+ *   string would make json-glib read a stretch of the line as a string
+ *   or a comment, hiding brackets from the count
  */
 guint
 natter_json_line_nesting (const char *line,
                           gsize       length)
 {
-  gboolean in_string = FALSE;
   guint depth = 0;
-  guint deepest = 0;
 
-  for (gsize i = 0; i < length; i++)
-    {
-      char c = line[i];
-
-      if (in_string)
-        {
-          if (c == '\\')
-            i++;
-          else if (c == '"')
-            in_string = FALSE;
-          continue;
-        }
-      switch (c)
-        {
-        case '"':
-          in_string = TRUE;
-          break;
-        case '[':
-        case '{':
-          depth++;
-          deepest = MAX (deepest, depth);
-          break;
-        case ']':
-        case '}':
-          if (depth > 0)
-            depth--;
-          break;
-        default:
-          break;
-        }
-    }
-  return deepest;
+  if (natter_json_scan (line, length, G_MAXUINT, &depth, NULL) == NATTER_JSON_SCAN_LENIENT)
+    return G_MAXUINT;
+  return depth;
 }
 
 /**
@@ -370,10 +399,11 @@ natter_json_line_nesting (const char *line,
  * form and builds the tree directly (natter-json-line.c), several times
  * faster than parsing with JsonParser and regenerating. A refused line is
  * handed to that slower reference path only to name the error, so the
- * codes are the reference's — except for a line nested deeper than
- * %NATTER_JSON_MAX_DEPTH (512, counting brackets outside strings), which is
- * refused with %NATTER_STORE_ERROR_NOT_LOSSLESS without asking json-glib,
- * whose parser recurses once per level and would overflow the stack.
+ * codes are the reference's, which refuses a line nested deeper than
+ * %NATTER_JSON_MAX_DEPTH (512, counting brackets outside strings), or
+ * holding a `'` or `/` outside a string, with
+ * %NATTER_STORE_ERROR_NOT_LOSSLESS without asking json-glib, whose parser
+ * recurses once per level and would overflow the stack.
  *
  * Returns: (transfer full) (nullable): the parsed node, or %NULL with
  *   %NATTER_STORE_ERROR_MALFORMED (not UTF-8, not JSON) or
@@ -397,13 +427,15 @@ natter_json_from_line (const char  *line,
   if (node != NULL)
     return node;
 
-  if (too_deep || natter_json_line_nesting (line, length) > NATTER_JSON_MAX_DEPTH)
+  if (too_deep)
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
                    "The line nests deeper than %u levels", NATTER_JSON_MAX_DEPTH);
       return NULL;
     }
 
+  /* The reference path measures the nesting before json-glib sees the
+   * line. */
   return natter_json_from_line_reference (line, length, error);
 }
 
@@ -423,10 +455,13 @@ natter_json_from_line (const char  *line,
  * it was escaped have it). The last rule rejects everything json-glib cannot
  * round-trip: duplicate member names, integers beyond 64 bits, numbers that
  * overflow to Infinity, `\u0000` escapes, and any hand-made formatting.
+ * json-glib never sees a line that natter_json_scan() finds too deep or
+ * lenient: such a line does not round-trip either.
  *
  * Returns: (transfer full) (nullable): the parsed node, or %NULL with
  *   %NATTER_STORE_ERROR_MALFORMED (not UTF-8, not JSON) or
- *   %NATTER_STORE_ERROR_NOT_LOSSLESS (does not round-trip).
+ *   %NATTER_STORE_ERROR_NOT_LOSSLESS (does not round-trip, nested too
+ *   deep, or a `'` or `/` outside a string).
  */
 JsonNode *
 natter_json_from_line_reference (const char  *line,
@@ -437,12 +472,33 @@ natter_json_from_line_reference (const char  *line,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *canonical = NULL;
   gsize canonical_length = 0;
+  gsize offset = 0;
   JsonNode *root;
 
   g_return_val_if_fail (line != NULL, NULL);
 
   if (length < 0)
     length = strlen (line);
+
+  /* json-glib's parser recurses once per level: a line nested too deep
+   * never reaches it, nor one with a `'` or `/` outside a string, which
+   * json-glib would read leniently (a string, a comment) and which no
+   * canonical line holds. */
+  switch (natter_json_scan (line, length, NATTER_JSON_MAX_DEPTH, NULL, &offset))
+    {
+    case NATTER_JSON_SCAN_TOO_DEEP:
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
+                   "The line nests deeper than %u levels", NATTER_JSON_MAX_DEPTH);
+      return NULL;
+    case NATTER_JSON_SCAN_LENIENT:
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_LOSSLESS,
+                   "The line is not canonical JSON: “%c” outside a string at byte %" G_GSIZE_FORMAT,
+                   line[offset], offset + 1);
+      return NULL;
+    case NATTER_JSON_SCAN_OK:
+    default:
+      break;
+    }
 
   if (!g_utf8_validate_len (line, length, NULL))
     {
@@ -582,10 +638,13 @@ replace_unholdable_escapes (const char *data,
  * escape is read as U+FFFD (REPLACEMENT CHARACTER) instead, so the text
  * arrives whole with the mark where a character was lost, and whatever
  * is stored of it reads back exactly (docs/format.md §2). Everything
- * else is json-glib's reading: bytes that are not UTF-8 are an error.
+ * else is natter_json_parser_load()'s reading: nesting deeper than
+ * %NATTER_JSON_MAX_DEPTH and a `'` or `/` outside a string are refused
+ * before json-glib sees the text, bytes that are not UTF-8 are an error.
  *
- * Returns: %TRUE on success; %FALSE with json-glib's #JsonParserError
- *   (or its %G_IO_ERROR for data that is not UTF-8)
+ * Returns: %TRUE on success; %FALSE with %NATTER_STORE_ERROR_TOO_DEEP,
+ *   %NATTER_STORE_ERROR_MALFORMED, or json-glib's #JsonParserError (or
+ *   its %G_IO_ERROR for data that is not UTF-8)
  */
 gboolean
 natter_json_parser_load_external (JsonParser  *parser,
@@ -602,15 +661,25 @@ natter_json_parser_load_external (JsonParser  *parser,
   if (length < 0)
     length = strlen (data);
   replaced = replace_unholdable_escapes (data, length, &replaced_length);
+  /* Nested too deep, it never reaches json-glib's recursive parser. */
   if (replaced != NULL)
-    return json_parser_load_from_data (parser, replaced, replaced_length, error);
-  return json_parser_load_from_data (parser, data, length, error);
+    return natter_json_parser_load (parser, replaced, replaced_length, error);
+  return natter_json_parser_load (parser, data, length, error);
 }
 
-static JsonNode *
-get_member (JsonObject  *object,
-            const char  *member,
-            GError     **error)
+/**
+ * natter_json_require_member:
+ * @object: a JSON object
+ * @member: a member name
+ * @error: return location for a %NATTER_STORE_ERROR_SCHEMA error
+ *
+ * Returns: (transfer none) (nullable): the member, of any type, or %NULL
+ *   when it is missing (with @error set)
+ */
+JsonNode *
+natter_json_require_member (JsonObject  *object,
+                            const char  *member,
+                            GError     **error)
 {
   JsonNode *node = json_object_get_member (object, member);
 
@@ -652,7 +721,7 @@ natter_json_require_string (JsonObject  *object,
                             const char  *member,
                             GError     **error)
 {
-  JsonNode *node = get_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return NULL;
@@ -728,6 +797,29 @@ natter_json_optional_string (JsonObject  *object,
 }
 
 /**
+ * natter_json_loose_string:
+ * @object: a JSON object from another program (a server's answer)
+ * @member: a member name
+ *
+ * Reads the loosely typed JSON of other programs, where a member that
+ * is absent, `null` or of another type all mean "not given". For what
+ * Natter stores, natter_json_optional_string() refuses the wrong type
+ * instead.
+ *
+ * Returns: (transfer none) (nullable): the member's string, or %NULL
+ */
+const char *
+natter_json_loose_string (JsonObject *object,
+                          const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || !is_value_of (node, G_TYPE_STRING))
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/**
  * natter_json_require_int:
  * @object: (transfer none): an event or nested object
  * @member: the field name
@@ -745,7 +837,7 @@ natter_json_require_int (JsonObject  *object,
                          gint64      *out_value,
                          GError     **error)
 {
-  JsonNode *node = get_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return FALSE;
@@ -776,7 +868,7 @@ natter_json_require_boolean (JsonObject  *object,
                              gboolean    *out_value,
                              GError     **error)
 {
-  JsonNode *node = get_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return FALSE;
@@ -806,7 +898,7 @@ natter_json_require_object (JsonObject  *object,
                             const char  *member,
                             GError     **error)
 {
-  JsonNode *node = get_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return NULL;
@@ -834,7 +926,7 @@ natter_json_require_array (JsonObject  *object,
                            const char  *member,
                            GError     **error)
 {
-  JsonNode *node = get_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return NULL;

@@ -14,9 +14,11 @@
 
 #include <glib/gstdio.h>
 
+#include "natter-fd-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
+#include "natter-store-temp.h"
 
 #include "natter-jsonl-repo-private.h"
 
@@ -34,31 +36,6 @@ natter_jsonl_set_io_error (GError     **error,
   g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
                "Could not %s %s: %s", what, path, g_strerror (saved_errno));
   return FALSE;
-}
-
-static gboolean
-write_all (int          fd,
-           const char  *data,
-           gsize        length,
-           const char  *path,
-           GError     **error)
-{
-  /* One write() for the whole buffer in practice; the loop only covers a
-   * short write (disk full, signal) so no byte is silently dropped. */
-  while (length > 0)
-    {
-      gssize written = write (fd, data, length);
-
-      if (written < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return natter_jsonl_set_io_error (error, errno, "write to", path);
-        }
-      data += written;
-      length -= written;
-    }
-  return TRUE;
 }
 
 static gboolean
@@ -167,6 +144,65 @@ natter_jsonl_file_serialize_events (NatterJsonlRepo  *self,
   return g_string_free_to_bytes (g_steal_pointer (&buffer));
 }
 
+/* Writes @line to a temporary file beside @path and links it into
+ * place; the temporary file is gone afterwards, whatever happened. */
+static gboolean
+create_through_temp (const char  *path,
+                     const char  *id,
+                     GBytes      *line,
+                     GError     **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *temp_path = g_strdup_printf ("%s/.%s.jsonl.XXXXXX", dir, id);
+  const char *data;
+  gsize length;
+  gboolean linked;
+  int saved_errno;
+  int fd;
+
+  fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return natter_jsonl_set_io_error (error, errno, "create", temp_path);
+
+  data = g_bytes_get_data (line, &length);
+  if (fchmod (fd, 0600) < 0)
+    {
+      saved_errno = errno;
+      close (fd);
+      g_unlink (temp_path);
+      return natter_jsonl_set_io_error (error, saved_errno, "set the mode of", temp_path);
+    }
+  if (!natter_fd_write_all (fd, data, length))
+    {
+      saved_errno = errno;
+      close (fd);
+      g_unlink (temp_path);
+      return natter_jsonl_set_io_error (error, saved_errno, "write to", temp_path);
+    }
+  if (!close_fd (fd, temp_path, error))
+    {
+      g_unlink (temp_path);
+      return FALSE;
+    }
+
+  linked = link (temp_path, path) == 0;
+  saved_errno = errno;
+  g_unlink (temp_path);
+
+  if (!linked)
+    {
+      if (saved_errno == EEXIST)
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_EXISTS,
+                       "%s already exists", path);
+          return FALSE;
+        }
+      return natter_jsonl_set_io_error (error, saved_errno, "create", path);
+    }
+
+  return TRUE;
+}
+
 gboolean
 natter_jsonl_file_create (NatterJsonlRepo  *self,
                           const char       *id,
@@ -174,9 +210,6 @@ natter_jsonl_file_create (NatterJsonlRepo  *self,
                           GError          **error)
 {
   g_autofree char *path = natter_jsonl_layout_file_path (self, id, error);
-  gsize length;
-  const char *data;
-  int fd;
 
   if (path == NULL)
     return FALSE;
@@ -192,47 +225,14 @@ natter_jsonl_file_create (NatterJsonlRepo  *self,
    * name, so no listing ever sees it, and the next writer to start
    * removes it (natter_jsonl_repo_remove_leftover_temp_files_sync()). */
   {
-    g_autofree char *dir = g_path_get_dirname (path);
-    g_autofree char *temp_path = g_strdup_printf ("%s/.%s.jsonl.XXXXXX", dir, id);
-    gboolean linked;
-    int saved_errno;
+    gboolean created;
 
-    fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0)
-      return natter_jsonl_set_io_error (error, errno, "create", temp_path);
-
-    data = g_bytes_get_data (line, &length);
-    if (fchmod (fd, 0600) < 0)
-      {
-        saved_errno = errno;
-        close (fd);
-        g_unlink (temp_path);
-        return natter_jsonl_set_io_error (error, saved_errno, "set the mode of", temp_path);
-      }
-    if (!write_all (fd, data, length, temp_path, error) ||
-        !close_fd (fd, temp_path, error))
-      {
-        g_unlink (temp_path);
-        return FALSE;
-      }
-
-    linked = link (temp_path, path) == 0;
-    saved_errno = errno;
-    g_unlink (temp_path);
-
-    if (!linked)
-      {
-        if (saved_errno == EEXIST)
-          {
-            g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_EXISTS,
-                         "%s already exists", path);
-            return FALSE;
-          }
-        return natter_jsonl_set_io_error (error, saved_errno, "create", path);
-      }
+    /* A sweep of leftovers never takes this temporary file for one. */
+    natter_store_temp_begin ();
+    created = create_through_temp (path, id, line, error);
+    natter_store_temp_end ();
+    return created;
   }
-
-  return TRUE;
 }
 
 static gboolean
@@ -302,10 +302,12 @@ append_to_file_locked (NatterJsonlRepo  *self,
     }
 
   data = g_bytes_get_data (lines, &length);
-  if (!write_all (fd, data, length, path, error))
+  if (!natter_fd_write_all (fd, data, length))
     {
+      int saved_errno = errno;
+
       close (fd);
-      return FALSE;
+      return natter_jsonl_set_io_error (error, saved_errno, "write to", path);
     }
 
   return close_fd (fd, path, error);
@@ -326,24 +328,21 @@ natter_jsonl_file_append (NatterJsonlRepo  *self,
   return ok;
 }
 
-/* Most logs fit here, so reading one costs no heap buffer: a fresh
- * multi-kilobyte malloc per file also made glibc consolidate the
- * previous file's freed JSON nodes every time. */
-#define READ_STACK_SIZE (16 * 1024)
-
-/* Reads all of @path into @stack_buffer (READ_STACK_SIZE bytes) or, if it
- * does not fit, into *@out_heap (then owned by the caller). */
-static gboolean
-load_file (const char  *path,
+/* Reads all of @path into @stack_buffer (NATTER_JSONL_READ_STACK_SIZE
+ * bytes) or, if it does not fit, into *@out_heap (then owned by the
+ * caller). Shared with the startup scan's tree-free reads, which leave
+ * any failure to the full read to report. Most logs fit in the stack
+ * buffer, so reading one costs no heap buffer: a fresh multi-kilobyte
+ * malloc per file also made glibc consolidate the previous file's freed
+ * JSON nodes every time. */
+gboolean
+natter_jsonl_file_load (const char  *path,
            char        *stack_buffer,
            char       **out_contents,
            gsize       *out_length,
            char       **out_heap,
            GError     **error)
 {
-  char *buffer = stack_buffer;
-  gsize capacity = READ_STACK_SIZE;
-  gsize length = 0;
   struct stat info;
   int fd;
 
@@ -381,48 +380,15 @@ load_file (const char  *path,
       return FALSE;
     }
 
-  /* One more byte than the size, so that the read that finds the end
-   * needs no reallocation. */
-  if ((guint64) info.st_size + 1 > capacity)
+  if (!natter_fd_read_all (fd, (gsize) info.st_size, stack_buffer, NATTER_JSONL_READ_STACK_SIZE, out_heap,
+                           out_contents, out_length))
     {
-      capacity = (gsize) info.st_size + 1;
-      buffer = *out_heap = g_malloc (capacity);
-    }
+      int saved_errno = errno;
 
-  for (;;)
-    {
-      gssize n;
-
-      if (length == capacity)
-        {
-          capacity *= 2;
-          if (buffer == stack_buffer)
-            {
-              buffer = *out_heap = g_malloc (capacity);
-              memcpy (buffer, stack_buffer, length);
-            }
-          else
-            buffer = *out_heap = g_realloc (buffer, capacity);
-        }
-      n = read (fd, buffer + length, capacity - length);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int saved_errno = errno;
-
-          close (fd);
-          g_clear_pointer (out_heap, g_free);
-          return natter_jsonl_set_io_error (error, saved_errno, "read", path);
-        }
-      if (n == 0)
-        break;
-      length += n;
+      close (fd);
+      return natter_jsonl_set_io_error (error, saved_errno, "read", path);
     }
   close (fd);
-
-  *out_contents = buffer;
-  *out_length = length;
   return TRUE;
 }
 
@@ -463,7 +429,7 @@ natter_jsonl_file_read_full (NatterJsonlRepo     *self,
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *heap = NULL;
-  char stack_buffer[READ_STACK_SIZE];
+  char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
   const char *contents = NULL;
   gsize length = 0;
   gsize pos = 0;
@@ -472,7 +438,7 @@ natter_jsonl_file_read_full (NatterJsonlRepo     *self,
   if (path == NULL)
     return NULL;
 
-  if (!load_file (path, stack_buffer, (char **) &contents, &length, &heap, error))
+  if (!natter_jsonl_file_load (path, stack_buffer, (char **) &contents, &length, &heap, error))
     return NULL;
 
   events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
@@ -549,7 +515,8 @@ natter_jsonl_file_delete (NatterJsonlRepo  *self,
     return FALSE;
 
   /* Only this file: the partition directories stay even when empty, and
-   * nothing that the file refers to is touched (spec §4.3, §9.4). */
+   * nothing that the file refers to is touched (docs/sessions.md §6.3,
+   * §9.4). */
   if (g_unlink (path) < 0)
     {
       if (errno == ENOENT)

@@ -19,36 +19,47 @@
 #include "natter-store-error.h"
 
 #include "natter-jsonl-repo-private.h"
+#include "natter-store-temp.h"
 
 /* Where the logs live: `storage/<kind>/YYYY/MM/DD/<id>.jsonl`
- * (turn-runtime.md §2, session-layer-spec.md §4.1). Builds the path of
+ * (docs/runtime.md §2, docs/sessions.md §6.1). Builds the path of
  * an id, makes its private partition directories, lists the ids on disk
  * and removes the temporary files an interrupted create left behind. */
 
-static char *
-dir_path_for (NatterJsonlRepo *self,
-              const char      *id)
-{
-  g_autofree char *partition = natter_id_partition (id);
-
-  return g_build_filename (self->kind_path, partition, NULL);
-}
-
-/* Validates @id first: no path is ever built from an unchecked id. */
+/* Validates @id first: no path is ever built from an unchecked id. Put
+ * together by hand, `<kind>/YYYY/MM/DD/<id>.jsonl` from the id's date:
+ * the startup scan builds two paths a session. */
 char *
 natter_jsonl_layout_file_path (NatterJsonlRepo  *self,
                                const char       *id,
                                GError          **error)
 {
-  g_autofree char *dir = NULL;
-  g_autofree char *name = NULL;
+  static const char suffix[] = ".jsonl";
+  gsize kind_length;
+  char *path;
+  char *p;
 
   if (!natter_id_validate (id, error))
     return NULL;
 
-  dir = dir_path_for (self, id);
-  name = g_strconcat (id, ".jsonl", NULL);
-  return g_build_filename (dir, name, NULL);
+  kind_length = strlen (self->kind_path);
+  p = path = g_malloc (kind_length + strlen ("/YYYY/MM/DD/") + NATTER_ID_LENGTH + sizeof suffix);
+  memcpy (p, self->kind_path, kind_length);
+  p += kind_length;
+  *p++ = '/';
+  memcpy (p, id, 4);            /* YYYY */
+  p += 4;
+  *p++ = '/';
+  memcpy (p, id + 5, 2);        /* MM */
+  p += 2;
+  *p++ = '/';
+  memcpy (p, id + 8, 2);        /* DD */
+  p += 2;
+  *p++ = '/';
+  memcpy (p, id, NATTER_ID_LENGTH);
+  p += NATTER_ID_LENGTH;
+  memcpy (p, suffix, sizeof suffix);
+  return path;
 }
 
 /* Makes @path (one component below an existing directory) with mode 0700,
@@ -192,7 +203,6 @@ natter_jsonl_layout_list_ids (NatterJsonlRepo  *self,
           while ((day = g_dir_read_name (month_dir)) != NULL)
             {
               g_autofree char *day_path = NULL;
-              g_autofree char *partition = NULL;
               GDir *day_dir;
               const char *name;
 
@@ -201,30 +211,25 @@ natter_jsonl_layout_list_ids (NatterJsonlRepo  *self,
               day_path = g_build_filename (month_path, day, NULL);
               if ((day_dir = open_level (day_path)) == NULL)
                 continue;
-              partition = g_strdup_printf ("%s/%s/%s", year, month, day);
 
               while ((name = g_dir_read_name (day_dir)) != NULL)
                 {
                   g_autofree char *id = NULL;
-                  g_autofree char *id_partition = NULL;
-                  g_autofree char *file_path = NULL;
 
                   if (!g_str_has_suffix (name, ".jsonl"))
                     continue;
 
                   id = g_strndup (name, strlen (name) - strlen (".jsonl"));
-                  file_path = g_build_filename (day_path, name, NULL);
-
                   if (!natter_id_validate (id, NULL))
                     {
-                      g_debug ("Ignoring %s: the name is not a valid id", file_path);
+                      g_debug ("Ignoring %s/%s: the name is not a valid id", day_path, name);
                       continue;
                     }
-                  id_partition = natter_id_partition (id);
-                  if (strcmp (id_partition, partition) != 0)
+                  /* The id's partition is its date: YYYY-MM-DD… */
+                  if (memcmp (id, year, 4) != 0 || memcmp (id + 5, month, 2) != 0 || memcmp (id + 8, day, 2) != 0)
                     {
-                      g_debug ("Ignoring %s: it is not in its id's partition %s",
-                               file_path, id_partition);
+                      g_debug ("Ignoring %s/%s: it is not in its id's partition %.4s/%.2s/%.2s",
+                               day_path, name, id, id + 5, id + 8);
                       continue;
                     }
                   /* Something else where the file should be (a
@@ -272,17 +277,16 @@ leftover_temp_id (const char *name)
   return g_steal_pointer (&id);
 }
 
-/* Removes the leftover temporary files of one day directory (partition
- * @partition). Only regular files of exactly the temporary name, in their
- * id's own partition, are touched: nothing else there was made by
- * natter_jsonl_file_create(). */
+/* Adds to @found the leftover temporary files of one day directory
+ * (partition @partition). Only regular files of exactly the temporary
+ * name, in their id's own partition, are taken: nothing else there was
+ * made by natter_jsonl_file_create(). */
 static gboolean
-remove_leftovers_in (const char    *day_path,
-                     const char    *partition,
-                     gint64         modified_before,
-                     guint         *removed,
-                     GCancellable  *cancellable,
-                     GError       **error)
+find_leftovers_in (const char    *day_path,
+                   const char    *partition,
+                   GPtrArray     *found,
+                   GCancellable  *cancellable,
+                   GError       **error)
 {
   GDir *dir = open_level (day_path);
   const char *name;
@@ -307,31 +311,10 @@ remove_leftovers_in (const char    *day_path,
       id_partition = natter_id_partition (id);
       if (strcmp (id_partition, partition) != 0)
         continue;
-
       path = g_build_filename (day_path, name, NULL);
       if (lstat (path, &st) < 0 || !S_ISREG (st.st_mode))
         continue;
-      /* Made since the caller's writing began: a create of its own that
-       * may still be in progress. */
-      if ((gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000 >= modified_before)
-        continue;
-
-      /* A kill after the link leaves this name as a second link to the
-       * live log (st_nlink 2): unlink() takes away this name only, and the
-       * log keeps every byte under `<id>.jsonl`. A kill before the link
-       * leaves the only name of a first line that was never committed. */
-      if (g_unlink (path) < 0)
-        {
-          int saved_errno = errno;
-
-          if (saved_errno == ENOENT)
-            continue;
-          g_dir_close (dir);
-          return natter_jsonl_set_io_error (error, saved_errno, "remove the leftover temporary file", path);
-        }
-      g_debug ("Removed %s, left by an interrupted create%s", path,
-               st.st_nlink > 1 ? " (a second name of the log)" : "");
-      (*removed)++;
+      g_ptr_array_add (found, g_steal_pointer (&path));
     }
   g_dir_close (dir);
   return TRUE;
@@ -339,7 +322,6 @@ remove_leftovers_in (const char    *day_path,
 
 gboolean
 natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,
-                                      gint64            modified_before,
                                       guint            *removed,
                                       GCancellable     *cancellable,
                                       GError          **error)
@@ -388,12 +370,18 @@ natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,
             {
               g_autofree char *day_path = NULL;
               g_autofree char *partition = NULL;
+              g_autoptr(GPtrArray) found = NULL;
 
               if (!is_digits (day, 2))
                 continue;
               day_path = g_build_filename (month_path, day, NULL);
               partition = g_strdup_printf ("%s/%s/%s", year, month, day);
-              ok = remove_leftovers_in (day_path, partition, modified_before, removed, cancellable, error);
+              found = g_ptr_array_new_with_free_func (g_free);
+
+              /* One day's leftovers at a time, so the writes of this
+               * process wait for a sweep of a few files at most. */
+              ok = find_leftovers_in (day_path, partition, found, cancellable, error) &&
+                   natter_store_temp_remove_leftovers (found, removed, error);
             }
           g_dir_close (month_dir);
         }

@@ -50,6 +50,16 @@ typedef struct
 
 /* natter-jsonl-file.c: one log. */
 
+/* Nearly every log fits; a bigger one is read into the heap. */
+#define NATTER_JSONL_READ_STACK_SIZE (16 * 1024)
+
+gboolean   natter_jsonl_file_load             (const char        *path,
+                                               char              *stack_buffer,
+                                               char             **out_contents,
+                                               gsize             *out_length,
+                                               char             **out_heap,
+                                               GError           **error);
+
 gboolean   natter_jsonl_set_io_error          (GError           **error,
                                                int                saved_errno,
                                                const char        *what,
@@ -95,7 +105,6 @@ GStrv      natter_jsonl_layout_list_ids       (NatterJsonlRepo   *self,
                                                GCancellable      *cancellable,
                                                GError           **error);
 gboolean   natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,
-                                                 gint64            modified_before,
                                                  guint            *removed,
                                                  GCancellable     *cancellable,
                                                  GError          **error);

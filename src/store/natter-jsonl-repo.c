@@ -17,8 +17,8 @@
 #include "natter-jsonl-repo-private.h"
 
 /* One append-only JSONL file per turn or session
- * (`storage/<kind>/YYYY/MM/DD/<id>.jsonl`, turn-runtime.md §2,
- * session-layer-spec.md §4). The repo never rewrites a file: it creates it
+ * (`storage/<kind>/YYYY/MM/DD/<id>.jsonl`, docs/runtime.md §2,
+ * docs/sessions.md §6). The repo never rewrites a file: it creates it
  * with its first line, appends whole batches of complete lines with a
  * single write(), and reads it strictly. A kill at any moment therefore
  * leaves every earlier line intact (pitfalls.md 1); a torn tail makes that
@@ -82,7 +82,7 @@ is_kind_name (const char *kind)
  * @validator: checks one event against its schema
  *
  * Creates a repository of append-only JSONL logs, the repository contract
- * of session-layer-spec.md §4.3 shared by turns (turn-runtime.md §2). For
+ * of docs/sessions.md §6.3 shared by turns (docs/runtime.md §2). For
  * the kinds `turns` and `sessions` the repo also checks, independently of
  * @validator, that every event's `turnId` / `sessionId` is the file's id.
  *
@@ -126,7 +126,7 @@ natter_jsonl_repo_new (GFile                *storage_dir,
  * natter_turn_repo_new:
  * @storage_dir: (transfer none): the `storage` directory
  *
- * The turn repository of turn-runtime.md §2: kind `turns`, first line
+ * The turn repository of docs/runtime.md §2: kind `turns`, first line
  * `turn_created`, events checked by natter_turn_event_validate().
  *
  * Returns: (transfer full): a new repository
@@ -142,7 +142,7 @@ natter_turn_repo_new (GFile *storage_dir)
  * natter_session_repo_new:
  * @storage_dir: (transfer none): the `storage` directory
  *
- * The session repository of session-layer-spec.md §4: kind `sessions`,
+ * The session repository of docs/sessions.md §6: kind `sessions`,
  * first line `session_created`, events checked by
  * natter_session_event_validate().
  *
@@ -164,7 +164,7 @@ natter_session_repo_new (GFile *storage_dir)
  * @error: return location for a #GError
  *
  * The file of @id: `storage/<kind>/YYYY/MM/DD/<id>.jsonl`
- * (turn-runtime.md §2, session-layer-spec.md §4.1). Touches nothing on
+ * (docs/runtime.md §2, docs/sessions.md §6.1). Touches nothing on
  * disk.
  *
  * Returns: (transfer full) (nullable): the file, or %NULL with
@@ -186,6 +186,29 @@ natter_jsonl_repo_get_file (NatterJsonlRepo  *self,
 }
 
 /**
+ * natter_jsonl_repo_dup_path:
+ * @self: a #NatterJsonlRepo
+ * @id: a turn or session id
+ * @error: return location for a #GError
+ *
+ * The path of natter_jsonl_repo_get_file(), for callers that only stat
+ * many files (the startup scan's check of its cache) and need no #GFile.
+ * Touches nothing on disk.
+ *
+ * Returns: (transfer full) (nullable): the path, or %NULL with
+ *   %NATTER_STORE_ERROR_INVALID_ID.
+ */
+char *
+natter_jsonl_repo_dup_path (NatterJsonlRepo  *self,
+                            const char       *id,
+                            GError          **error)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+
+  return natter_jsonl_layout_file_path (self, id, error);
+}
+
+/**
  * natter_jsonl_repo_create_sync:
  * @self: a #NatterJsonlRepo
  * @id: the new log's id
@@ -195,7 +218,7 @@ natter_jsonl_repo_get_file (NatterJsonlRepo  *self,
  * @error: return location for a #GError
  *
  * Creates the log of @id with @created_event as its only line
- * (session-layer-spec.md §4.3 `create`). The partition directories are
+ * (docs/sessions.md §6.3 `create`). The partition directories are
  * made with mode 0700 and the file with mode 0600. Blocks: call it from a
  * worker thread.
  *
@@ -237,8 +260,8 @@ natter_jsonl_repo_create_sync (NatterJsonlRepo  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Reads and validates the whole log of @id strictly (turn-runtime.md §2,
- * session-layer-spec.md §4.2): line 1 must be the created event, no later
+ * Reads and validates the whole log of @id strictly (docs/runtime.md §2,
+ * docs/sessions.md §6.2): line 1 must be the created event, no later
  * line may be, every line must be a canonical lossless JSON object that
  * passes the validator, and the file must end with a newline. Any failure
  * rejects the whole file; nothing is repaired or skipped. Blocks.
@@ -317,7 +340,7 @@ natter_jsonl_repo_read_fold_sync (NatterJsonlRepo  *self,
  * Reads the readable prefix of a damaged log, for showing and copying
  * what is left of it (never for using the log itself: that stays
  * natter_jsonl_repo_read_sync()'s all-or-nothing verdict,
- * session-layer-spec.md §4.2). Each line is checked exactly as
+ * docs/sessions.md §6.2). Each line is checked exactly as
  * natter_jsonl_repo_read_sync() does; the read stops at the first line
  * that fails. The file is only read, never changed. Blocks.
  *
@@ -370,11 +393,11 @@ natter_jsonl_repo_read_prefix_sync (NatterJsonlRepo  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Appends @events as one batch (session-layer-spec.md §4.3 `append`):
+ * Appends @events as one batch (docs/sessions.md §6.3 `append`):
  * every event is validated and serialized first, then all lines go to the
  * end of the existing file with a single write(). If any event is invalid
- * nothing is written. The file is not fsynced (spec §4.2). An empty batch
- * does nothing. Blocks.
+ * nothing is written. The file is not fsynced (docs/sessions.md §6.2). An empty
+ * batch does nothing. Blocks.
  *
  * Returns: %TRUE on success. Else %FALSE with a %NATTER_STORE_ERROR code:
  *   INVALID_ID, NOT_FOUND (never created), CORRUPT (the file is empty or
@@ -416,7 +439,7 @@ natter_jsonl_repo_append_sync (NatterJsonlRepo  *self,
  * @error: return location for a #GError
  *
  * Enumerates the ids of all logs across the `YYYY/MM/DD` partitions
- * (session-layer-spec.md §4.3 `listSessionIds`, for the startup scan).
+ * (docs/sessions.md §6.3 `listSessionIds`, for the startup scan).
  * Files whose name is not a valid id or that sit in the wrong partition
  * are left out (with a debug message), as are directories that are not
  * partitions. A missing kind directory is an empty list. Blocks.
@@ -446,8 +469,8 @@ natter_jsonl_repo_list_ids_sync (NatterJsonlRepo  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Removes the log of @id and nothing else (session-layer-spec.md §4.3
- * `delete`, §9.4): no directory, no referenced file. Blocks.
+ * Removes the log of @id and nothing else (docs/sessions.md §6.3
+ * `delete`, docs/sessions.md §9.4): no directory, no referenced file. Blocks.
  *
  * Returns: %TRUE on success. Else %FALSE with a %NATTER_STORE_ERROR code:
  *   INVALID_ID, NOT_FOUND, IO; or %G_IO_ERROR_CANCELLED.
@@ -472,8 +495,6 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
 /**
  * natter_jsonl_repo_remove_leftover_temp_files_sync:
  * @self: a #NatterJsonlRepo
- * @modified_before: only files last modified before this wall-clock time
- *   are removed, in microseconds since the Unix epoch (g_get_real_time())
  * @out_removed: (out) (optional): how many files were removed
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
@@ -488,12 +509,10 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
  * log; removing it removes that name only, and the log keeps every byte.
  *
  * Removing the temporary file of a create still in progress would make
- * that create fail, so the caller must know that none is: call it only
- * while holding the storage directory's single-writer lock (no other
- * process writes), with @modified_before the time the lock was taken.
- * Files modified since then are left alone: they may be this process's
- * own creates in progress, so the removal may run in a worker thread
- * while the process writes. The services do so once the index is loaded
+ * that create fail. Call it only while holding the storage directory's
+ * single-writer lock, so that no other process writes; the creates of
+ * this process, in any thread, are kept apart by natter-store-temp.c,
+ * so the removal may run in a worker thread while the process writes
  * (natter_services_remove_leftover_temp_files_async()). Blocks.
  *
  * Returns: %TRUE on success. Else %FALSE with %NATTER_STORE_ERROR_IO (a
@@ -502,7 +521,6 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
  */
 gboolean
 natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
-                                                   gint64            modified_before,
                                                    guint            *out_removed,
                                                    GCancellable     *cancellable,
                                                    GError          **error)
@@ -514,7 +532,7 @@ natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
-       natter_jsonl_layout_remove_leftovers (self, modified_before, &removed, cancellable, error);
+       natter_jsonl_layout_remove_leftovers (self, &removed, cancellable, error);
   if (out_removed != NULL)
     *out_removed = removed;
   return ok;
@@ -947,8 +965,8 @@ lock_acquired_cb (GObject      *source,
  * @callback: called on the current thread-default main context
  * @user_data: data for @callback
  *
- * Waits for the in-process lock of @id (`with_lock`, turn-runtime.md §2,
- * session-layer-spec.md §4.3): a FIFO per id, held across any number of
+ * Waits for the in-process lock of @id (`with_lock`, docs/runtime.md §2,
+ * docs/sessions.md §6.3): a FIFO per id, held across any number of
  * main-loop iterations until the guard is released. It orders this
  * process's read-modify-append cycles; it does not lock the file against
  * other processes.

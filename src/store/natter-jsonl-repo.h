@@ -60,6 +60,9 @@ NatterJsonlRepo *natter_session_repo_new                (GFile                *s
 GFile           *natter_jsonl_repo_get_file             (NatterJsonlRepo      *self,
                                                          const char           *id,
                                                          GError              **error);
+char            *natter_jsonl_repo_dup_path             (NatterJsonlRepo      *self,
+                                                         const char           *id,
+                                                         GError              **error);
 
 /* Synchronous forms: for worker threads and tools; never on the main thread. */
 gboolean         natter_jsonl_repo_create_sync          (NatterJsonlRepo      *self,
@@ -97,7 +100,6 @@ gboolean         natter_jsonl_repo_delete_sync          (NatterJsonlRepo      *s
                                                          GError              **error);
 gboolean         natter_jsonl_repo_remove_leftover_temp_files_sync
                                                         (NatterJsonlRepo      *self,
-                                                         gint64                modified_before,
                                                          guint                *out_removed,
                                                          GCancellable         *cancellable,
                                                          GError              **error);
@@ -145,7 +147,8 @@ gboolean         natter_jsonl_repo_delete_finish        (NatterJsonlRepo      *s
                                                          GAsyncResult         *result,
                                                          GError              **error);
 
-/* with_lock: in-process exclusion per id (turn-runtime.md §2, spec §4.3). */
+/* with_lock: in-process exclusion per id (docs/runtime.md §2,
+ * docs/sessions.md §6.3). */
 void             natter_jsonl_repo_lock_async           (NatterJsonlRepo      *self,
                                                          const char           *id,
                                                          GCancellable         *cancellable,

@@ -7,7 +7,7 @@
 
 #include "natter-keyed-mutex.h"
 
-/* The in-process lock of turn-runtime.md §2 and session-layer-spec.md §4.3
+/* The in-process lock of docs/runtime.md §2 and docs/sessions.md §6.3
  * (`withLock`): per key, at most one holder and a FIFO of waiting GTasks.
  * Nothing ever blocks a thread; holding a lock across main-loop iterations
  * is the whole point.
@@ -108,8 +108,8 @@ natter_keyed_mutex_init (NatterKeyedMutex *self)
  * natter_keyed_mutex_new:
  *
  * Creates an asynchronous keyed mutex: per key, one holder and a FIFO of
- * waiters. It is the in-process exclusion of turn-runtime.md §2
- * (`with_lock`) and session-layer-spec.md §4.3 (`withLock`); see
+ * waiters. It is the in-process exclusion of docs/runtime.md §2
+ * (`with_lock`) and docs/sessions.md §6.3 (`withLock`); see
  * architecture.md, "Execution model".
  *
  * Returns: (transfer full): a new #NatterKeyedMutex

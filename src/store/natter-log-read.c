@@ -35,7 +35,7 @@ fold_session_event (JsonObject  *event,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Reads a session file and reduces it (session-layer-spec.md §6) in one
+ * Reads a session file and reduces it (docs/format.md §3.2) in one
  * pass. Blocks.
  *
  * Returns: (transfer full) (nullable): the state; else %NULL with the
@@ -84,7 +84,7 @@ fold_turn_event (JsonObject  *event,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * Reads a turn file and reduces it (turn-runtime.md §4) in one pass.
+ * Reads a turn file and reduces it (docs/runtime.md §4) in one pass.
  * Blocks.
  *
  * Returns: (transfer full) (nullable): the state; else %NULL with the
@@ -109,4 +109,100 @@ natter_turn_reduce_file_sync (NatterJsonlRepo  *repo,
   if (out_events != NULL)
     *out_events = g_steal_pointer (&events);
   return g_steal_pointer (&state);
+}
+
+typedef struct
+{
+  NatterTurnState *state;
+  GPtrArray       *events;
+} TurnRead;
+
+static void
+turn_read_free (TurnRead *read)
+{
+  g_clear_pointer (&read->state, natter_turn_state_unref);
+  g_clear_pointer (&read->events, g_ptr_array_unref);
+  g_free (read);
+}
+
+static void
+turn_read_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  TurnRead *read = g_new0 (TurnRead, 1);
+  GError *error = NULL;
+
+  read->state = natter_turn_reduce_file_sync (source_object, task_data, &read->events, cancellable, &error);
+  if (read->state == NULL)
+    {
+      turn_read_free (read);
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_return_pointer (task, read, (GDestroyNotify) turn_read_free);
+}
+
+/**
+ * natter_turn_reduce_file_async:
+ * @repo: the turn repository (natter_turn_repo_new())
+ * @turn_id: the turn
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the caller's main context
+ * @user_data: data for @callback
+ *
+ * natter_turn_reduce_file_sync() in a worker thread: every reader of a
+ * whole turn file gets an error that names the file and the line, for a
+ * line out of order as for a malformed one (docs/format.md §2).
+ */
+void
+natter_turn_reduce_file_async (NatterJsonlRepo     *repo,
+                               const char          *turn_id,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (NATTER_IS_JSONL_REPO (repo));
+  g_return_if_fail (turn_id != NULL);
+
+  task = g_task_new (repo, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_turn_reduce_file_async);
+  g_task_set_task_data (task, g_strdup (turn_id), g_free);
+  g_task_run_in_thread (task, turn_read_thread);
+}
+
+/**
+ * natter_turn_reduce_file_finish:
+ * @repo: the repository
+ * @result: the #GAsyncResult
+ * @out_events: (out) (optional) (transfer full) (element-type JsonNode):
+ *   the events
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the state, or %NULL with the errors
+ *   of natter_turn_reduce_file_sync()
+ */
+NatterTurnState *
+natter_turn_reduce_file_finish (NatterJsonlRepo  *repo,
+                                GAsyncResult     *result,
+                                GPtrArray       **out_events,
+                                GError          **error)
+{
+  TurnRead *read;
+  NatterTurnState *state;
+
+  g_return_val_if_fail (g_task_is_valid (result, repo), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_turn_reduce_file_async, NULL);
+
+  read = g_task_propagate_pointer (G_TASK (result), error);
+  if (read == NULL)
+    return NULL;
+  state = g_steal_pointer (&read->state);
+  if (out_events != NULL)
+    *out_events = g_steal_pointer (&read->events);
+  turn_read_free (read);
+  return state;
 }

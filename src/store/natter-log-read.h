@@ -24,4 +24,14 @@ NatterTurnState    *natter_turn_reduce_file_sync    (NatterJsonlRepo  *repo,
                                                      GCancellable     *cancellable,
                                                      GError          **error);
 
+void                natter_turn_reduce_file_async   (NatterJsonlRepo      *repo,
+                                                     const char           *turn_id,
+                                                     GCancellable         *cancellable,
+                                                     GAsyncReadyCallback   callback,
+                                                     gpointer              user_data);
+NatterTurnState    *natter_turn_reduce_file_finish  (NatterJsonlRepo      *repo,
+                                                     GAsyncResult         *result,
+                                                     GPtrArray           **out_events,
+                                                     GError              **error);
+
 G_END_DECLS

@@ -4,11 +4,12 @@
  *
  * The session state's fields, shared by the reducer of the version-1
  * events (natter-session-reducer.c) and the fold of what schema version 2
- * added (natter-session-reducer-v2.c).
+ * added (natter-session-grants-queue.c).
  */
 
 #pragma once
 
+#include "natter-generation-parameters.h"
 #include "natter-session-reducer.h"
 
 G_BEGIN_DECLS
@@ -22,6 +23,14 @@ typedef struct
   GPtrArray  *queue;           /* of NatterSessionQueuedMessage *, pending, FIFO */
   GHashTable *used_ids;        /* every grantId and queueId seen (owned) */
 } NatterSessionV2Fold;
+
+/* What schema version 3 added: what the conversation keeps about itself
+ * (docs/format.md §3.5), the last event of its kind. Also used alone by
+ * the fast startup scan. */
+typedef struct
+{
+  NatterGenerationParameters *parameters;  /* NULL: none kept */
+} NatterSessionV3Fold;
 
 struct _NatterSessionState
 {
@@ -45,6 +54,7 @@ struct _NatterSessionState
   GHashTable          *turns_by_id;    /* turn_id (owned by turns) → index + 1 */
   char                *updated_at;
   NatterSessionV2Fold  v2;
+  NatterSessionV3Fold  v3;
 };
 
 /* natter_session_state_apply() without the schema check, for events the
@@ -59,6 +69,11 @@ gboolean natter_session_v2_fold_check  (NatterSessionV2Fold  *fold,
                                         const char           *type,
                                         GError              **error);
 void     natter_session_v2_fold_commit (NatterSessionV2Fold  *fold,
+                                        JsonObject           *event,
+                                        const char           *type);
+
+void     natter_session_v3_fold_clear  (NatterSessionV3Fold  *fold);
+void     natter_session_v3_fold_commit (NatterSessionV3Fold  *fold,
                                         JsonObject           *event,
                                         const char           *type);
 

@@ -111,6 +111,7 @@ natter_session_state_unref (NatterSessionState *self)
   g_clear_pointer (&self->updated_at, g_free);
   g_clear_pointer (&self->compaction, json_object_unref);
   natter_session_v2_fold_clear (&self->v2);
+  natter_session_v3_fold_clear (&self->v3);
   g_free (self);
 }
 
@@ -162,7 +163,7 @@ apply_turn_appended (NatterSessionState  *self,
  * @event: (transfer none): the next session event, in file order
  * @error: return location for a #GError
  *
- * Folds one event into @self (session-layer-spec.md §6). The event is
+ * Folds one event into @self (docs/format.md §3.2). The event is
  * validated first with natter_session_event_validate(), then checked
  * against the invariants: `session_created` is first and unique, every
  * `sessionId` matches the definition's, `sessionSeq` continues 1, 2, 3, …
@@ -170,7 +171,9 @@ apply_turn_appended (NatterSessionState  *self,
  * `session_created` title until a `title_changed`, and the last one wins.
  * The events of schema version 2 are accepted only once the file is at
  * version 2 (created at 2, or raised by `schema_upgraded`), and fold the
- * active grants and the pending queue (natter-session-state-v2.h).
+ * active grants and the pending queue (natter-session-grants-queue.h);
+ * those of version 3 only at version 3, and fold the parameters the
+ * conversation keeps (natter-session-parameters-state.h).
  *
  * Applying is atomic: on error @self is unchanged and may keep being used.
  * The state keeps copies of @event's parts, or references where they are
@@ -274,6 +277,7 @@ natter_session_state_apply_valid (NatterSessionState  *self,
   if (g_str_equal (type, "turn_appended"))
     self->compaction_pending = FALSE;
   natter_session_v2_fold_commit (&self->v2, event, type);
+  natter_session_v3_fold_commit (&self->v3, event, type);
   self->after_first_turn = g_str_equal (type, "turn_appended") && self->turns->len == 1;
 
   g_free (self->updated_at);
@@ -326,7 +330,7 @@ reduce (GPtrArray  *events,
  *   a JSON object node
  * @error: return location for a #GError
  *
- * The pure session reducer, `reduceSession` of session-layer-spec.md §6:
+ * The pure session reducer, `reduceSession` of docs/format.md §3.2:
  * folds every event with natter_session_state_apply(). Linear in the
  * number of events. An empty list violates the "session_created is
  * present" invariant.
@@ -357,8 +361,8 @@ natter_session_reduce (GPtrArray  *events,
  * natter_session_event_validate() — which the session repository runs on
  * every line it reads, with the file's id, a stricter check than the
  * reducer's own. Skips only that second schema check of the same event;
- * every invariant of §6 is still checked. Passing events that were not
- * validated is a programming error with undefined results.
+ * every invariant of docs/format.md §3.2 is still checked. Passing events that
+ * were not validated is a programming error with undefined results.
  *
  * Returns: (transfer full) (nullable): as natter_session_reduce()
  */
@@ -444,12 +448,12 @@ natter_session_state_get_title_is_explicit (NatterSessionState *self)
  * natter_session_state_get_title_is_default:
  * @self: a #NatterSessionState
  *
- * Whether the current title is the default one of session-layer-spec.md
+ * Whether the current title is the default one of docs/sessions.md
  * §9.1 step 6 that nobody chose: the session was created without a title
  * and its only `title_changed` directly follows the first `turn_appended`.
  * A rename, a title given at creation or a later automatic title
- * (§12.6) makes it %FALSE for good, which is what keeps an automatic
- * title from replacing the user's or being written twice.
+ * (docs/sessions.md §13) makes it %FALSE for good, which is what keeps an
+ * automatic title from replacing the user's or being written twice.
  *
  * Returns: %TRUE while the title is the derived default
  */
@@ -649,7 +653,8 @@ natter_session_state_get_latest_turn_id (NatterSessionState *self)
  * natter_session_state_get_next_session_seq:
  * @self: a #NatterSessionState
  *
- * The `sessionSeq` the next `turn_appended` must carry (spec §9.1 step 5).
+ * The `sessionSeq` the next `turn_appended` must carry (docs/sessions.md §9.1
+ * step 5).
  *
  * Returns: the number of turns plus one
  */
@@ -666,7 +671,7 @@ natter_session_state_get_next_session_seq (NatterSessionState *self)
  * @self: a #NatterSessionState
  *
  * The session's last `conversation_compacted` event
- * (session-layer-spec.md §12.3; docs/format.md "Schema version 2"):
+ * (docs/sessions.md §5; docs/format.md "Schema version 2"):
  * `{compactionId, summary, firstKeptTurnId}` with `type`, `sessionId`
  * and `ts`.
  *
@@ -687,7 +692,8 @@ natter_session_state_get_compaction (NatterSessionState *self)
  *
  * Whether the last compaction waits for the next turn: no `turn_appended`
  * came after it, so that turn's context is built inline from the summary
- * and the kept turns (§12.3). Later turns refer to that one as usual.
+ * and the kept turns (docs/sessions.md §5). Later turns refer to that one as
+ * usual.
  *
  * Returns: %TRUE while a compaction is not yet used
  */

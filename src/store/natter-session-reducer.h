@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The pure session reducer of session-layer-spec.md §6.
+ * The pure session reducer of docs/format.md §3.2.
  */
 
 #pragma once
@@ -21,7 +21,7 @@ G_BEGIN_DECLS
  * @model: the `{provider, model}` descriptor, denormalized from the turn
  * @ts: the `ts` of the `turn_appended` event
  *
- * One entry of SessionState.turns (session-layer-spec.md §6). Owned by the
+ * One entry of SessionState.turns (docs/format.md §3.2). Owned by the
  * #NatterSessionState it came from; read-only.
  */
 typedef struct

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The startup scan's read of a session file (session-layer-spec.md §8.2
+ * The startup scan's read of a session file (docs/sessions.md §8.2
  * step 2) without a JsonNode tree per line. The full read
  * (natter_session_reduce_file_sync())
  * builds, seals and frees a tree for every line only to keep a few
@@ -24,28 +24,23 @@
 
 #define G_LOG_DOMAIN "natter-session-scan"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-json-private.h"
+#include "natter-jsonl-repo-private.h"
 #include "natter-log-read.h"
 #include "natter-session-reducer.h"
 #include "natter-session-reducer-private.h"
 #include "natter-session-scan.h"
 #include "natter-session-schema.h"
+#include "natter-session-parameters-state.h"
 
 /* session_created and turn_appended with consumedQueueIds have the most
  * members (8); a line with more is refused
  * whatever they are, since duplicates are refused and the set is closed. */
 #define MAX_EVENT_MEMBERS 8
-
-/* Nearly every session file fits; a bigger one is read into the heap. */
-#define READ_STACK_SIZE (16 * 1024)
 
 typedef enum
 {
@@ -65,11 +60,19 @@ typedef enum
   N_FIELDS
 } Field;
 
-static const char * const field_names[N_FIELDS] = {
-  "type", "sessionId", "ts", "schemaVersion", "title", "cwd",
-  "parentSession", "forkedFromTurnId", "turnId", "sessionSeq", "agentId", "model",
-  "consumedQueueIds",
+#define FIELD(name) { name, sizeof (name) - 1 }
+
+static const struct
+{
+  const char *name;
+  gsize       length;
+} field_names[N_FIELDS] = {
+  FIELD ("type"), FIELD ("sessionId"), FIELD ("ts"), FIELD ("schemaVersion"), FIELD ("title"),
+  FIELD ("cwd"), FIELD ("parentSession"), FIELD ("forkedFromTurnId"), FIELD ("turnId"),
+  FIELD ("sessionSeq"), FIELD ("agentId"), FIELD ("model"), FIELD ("consumedQueueIds"),
 };
+
+#undef FIELD
 
 #define BIT(f) (1u << (f))
 #define COMMON_FIELDS (BIT (F_TYPE) | BIT (F_SESSION_ID) | BIT (F_TS))
@@ -86,15 +89,18 @@ typedef struct
   gsize       length;
 } Span;
 
-static gboolean
-span_is (const char *data,
-         gsize       length,
-         const char *literal)
+static inline gboolean
+span_equals (const char *data,
+             gsize       length,
+             const char *text,
+             gsize       text_length)
 {
-  gsize n = strlen (literal);
-
-  return length == n && memcmp (data, literal, n) == 0;
+  return length == text_length && memcmp (data, text, length) == 0;
 }
+
+/* Whether a span is the string literal @literal (its length is known at
+ * compile time: every line compares several). */
+#define span_is(data, length, literal) span_equals ((data), (length), (literal), sizeof (literal) - 1)
 
 static int
 field_of (const NatterJsonMember *member)
@@ -102,7 +108,7 @@ field_of (const NatterJsonMember *member)
   if (member->name_escaped)
     return -1;
   for (int f = 0; f < N_FIELDS; f++)
-    if (span_is (member->name, member->name_length, field_names[f]))
+    if (span_equals (member->name, member->name_length, field_names[f].name, field_names[f].length))
       return f;
   return -1;
 }
@@ -167,7 +173,7 @@ cwd_is_valid (const NatterJsonMember *member)
   return natter_session_cwd_validate (cwd, NULL);
 }
 
-/* The model descriptor of turn-runtime.md §12: exactly `provider` and
+/* The model descriptor of docs/runtime.md §12: exactly `provider` and
  * `model`, both non-empty strings. */
 static gboolean
 scan_model (const NatterJsonMember *member,
@@ -236,6 +242,7 @@ typedef struct
   /* Schema version 2: the version, grants and queue, folded by the
    * reducer's own code so that both paths keep the same rules. */
   NatterSessionV2Fold v2;
+  NatterSessionV3Fold v3;
 } ScanState;
 
 /* Sorts the members of one line into @field by name, each at most once
@@ -271,8 +278,7 @@ scan_common_fields (ScanState               *state,
   if (field[F_TYPE] == NULL || !plain_string (field[F_TYPE]))
     return FALSE;
   if (session == NULL || !plain_string (session) ||
-      !span_is (session->value, session->value_length, state->session_id) ||
-      session->value_length != state->session_id_length)
+      !span_equals (session->value, session->value_length, state->session_id, state->session_id_length))
     return FALSE;
   if (field[F_TS] == NULL || !span_is_timestamp (field[F_TS]))
     return FALSE;
@@ -388,9 +394,9 @@ scan_title_changed (ScanState               *state,
   return TRUE;
 }
 
-/* A line the span checks do not cover (an event of schema version 2, or
- * a turn_appended with consumedQueueIds, both rare): it is parsed into a
- * tree and checked by the schema and the reducer's own version-2 fold. */
+/* A line the span checks do not cover (an event of schema version 2 or
+ * 3, or a turn_appended with consumedQueueIds, all rare): it is parsed
+ * into a tree and checked by the schema and the reducer's own folds. */
 static gboolean
 scan_tree_line (ScanState  *state,
                 const char *line,
@@ -412,6 +418,7 @@ scan_tree_line (ScanState  *state,
   if (!natter_session_v2_fold_check (&state->v2, event, type, NULL))
     return FALSE;
   natter_session_v2_fold_commit (&state->v2, event, type);
+  natter_session_v3_fold_commit (&state->v3, event, type);
   return TRUE;
 }
 
@@ -524,6 +531,8 @@ scan_state_fill_result (const ScanState         *state,
   out->parent_session = span_dup (state->parent, FALSE);
   /* natter_session_state_get_is_version(), read from the spans. */
   out->is_version = state->parent.data != NULL && state->created_with_title;
+  if (state->v3.parameters != NULL)
+    out->parameters = natter_generation_parameters_copy (state->v3.parameters);
   if (state->turn_count > 0)
     {
       g_autofree char *provider_text = span_dup (state->provider, state->provider_escaped);
@@ -580,6 +589,7 @@ natter_session_scan_contents (const char              *contents,
     scan_state_fill_result (&state, out);
   g_clear_pointer (&state.turn_ids, g_array_unref);
   natter_session_v2_fold_clear (&state.v2);
+  natter_session_v3_fold_clear (&state.v3);
   return ok;
 }
 
@@ -603,72 +613,8 @@ natter_session_scan_result_clear (NatterSessionScanResult *result)
   g_free (result->latest_turn_at);
   g_free (result->cwd);
   g_free (result->parent_session);
+  natter_generation_parameters_free (result->parameters);
   memset (result, 0, sizeof *result);
-}
-
-/* Reads all of @path into @stack_buffer or, if it does not fit, into
- * *@out_heap. Any failure is left to the full read to report. */
-static gboolean
-load_file (const char  *path,
-           char        *stack_buffer,
-           const char **out_contents,
-           gsize       *out_length,
-           char       **out_heap)
-{
-  char *buffer = stack_buffer;
-  gsize capacity = READ_STACK_SIZE;
-  gsize length = 0;
-  struct stat info;
-  int fd;
-
-  *out_heap = NULL;
-  do
-    fd = open (path, O_RDONLY | O_CLOEXEC);
-  while (fd < 0 && errno == EINTR);
-  if (fd < 0)
-    return FALSE;
-
-  /* One byte more than the size, so the read that finds the end fits. */
-  if (fstat (fd, &info) == 0 && S_ISREG (info.st_mode) &&
-      (guint64) info.st_size + 1 > capacity)
-    {
-      capacity = (gsize) info.st_size + 1;
-      buffer = *out_heap = g_malloc (capacity);
-    }
-
-  for (;;)
-    {
-      gssize n;
-
-      if (length == capacity)
-        {
-          capacity *= 2;
-          if (buffer == stack_buffer)
-            {
-              buffer = *out_heap = g_malloc (capacity);
-              memcpy (buffer, stack_buffer, length);
-            }
-          else
-            buffer = *out_heap = g_realloc (buffer, capacity);
-        }
-      n = read (fd, buffer + length, capacity - length);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          close (fd);
-          g_clear_pointer (out_heap, g_free);
-          return FALSE;
-        }
-      if (n == 0)
-        break;
-      length += n;
-    }
-  close (fd);
-
-  *out_contents = buffer;
-  *out_length = length;
-  return TRUE;
 }
 
 static void
@@ -685,6 +631,8 @@ fill_from_state (NatterSessionScanResult *out,
   out->cwd = g_strdup (natter_session_state_get_cwd (state));
   out->parent_session = g_strdup (natter_session_state_get_parent_session (state));
   out->is_version = natter_session_state_get_is_version (state);
+  if (natter_session_state_get_parameters (state) != NULL)
+    out->parameters = natter_generation_parameters_copy (natter_session_state_get_parameters (state));
   if (n_turns > 0)
     {
       const NatterSessionTurn *last = natter_session_state_get_turn (state, n_turns - 1);
@@ -704,7 +652,7 @@ fill_from_state (NatterSessionScanResult *out,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
- * The startup scan's read of one session file (session-layer-spec.md
+ * The startup scan's read of one session file (docs/sessions.md
  * §8.2 step 2): reads the file once and validates every line as strictly
  * as natter_session_reduce_file_sync() does, without building JSON trees, folding the index entry's fields. A
  * file it refuses is read by that full path, whose error is returned, so
@@ -724,11 +672,11 @@ natter_session_scan_file_sync (NatterJsonlRepo          *repo,
                                GCancellable             *cancellable,
                                GError                  **error)
 {
-  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autofree char *heap = NULL;
-  char stack_buffer[READ_STACK_SIZE];
-  const char *contents = NULL;
+  char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
+  char *contents = NULL;
   gsize length = 0;
 
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), FALSE);
@@ -739,9 +687,9 @@ natter_session_scan_file_sync (NatterJsonlRepo          *repo,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
-  file = natter_jsonl_repo_get_file (repo, session_id, NULL);
-  if (file != NULL &&
-      load_file (g_file_peek_path (file), stack_buffer, &contents, &length, &heap) &&
+  path = natter_jsonl_layout_file_path (repo, session_id, NULL);
+  if (path != NULL &&
+      natter_jsonl_file_load (path, stack_buffer, &contents, &length, &heap, NULL) &&
       natter_session_scan_contents (contents, length, session_id, out))
     return TRUE;
 

@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "natter-generation-parameters.h"
 #include "natter-jsonl-repo.h"
 
 G_BEGIN_DECLS
@@ -29,8 +30,10 @@ G_BEGIN_DECLS
  * @parent_session: (nullable): the session this one descends from
  * @is_version: whether it is a version of @parent_session
  *   (natter_session_state_get_is_version())
+ * @parameters: (nullable): the generation parameters of the last
+ *   `parameters_changed`, or %NULL when none are kept
  *
- * What the startup scan (session-layer-spec.md §8.2 step 2) needs of one
+ * What the startup scan (docs/sessions.md §8.2 step 2) needs of one
  * session file: exactly the index entry's session-derived fields. Every
  * member is owned; free with natter_session_scan_result_clear().
  */
@@ -48,6 +51,7 @@ typedef struct
   char       *cwd;
   char       *parent_session;
   gboolean    is_version;
+  NatterGenerationParameters *parameters;
 } NatterSessionScanResult;
 
 void     natter_session_scan_result_clear (NatterSessionScanResult  *result);

@@ -9,6 +9,7 @@
 
 #include "natter-id.h"
 #include "natter-json.h"
+#include "natter-session-parameters-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
 #include "natter-store-error.h"
@@ -17,8 +18,8 @@
  * there with the right type, and no member outside the schema may be
  * present. A member this version does not know would otherwise be read,
  * ignored by the reducer and silently dropped by any rewrite, which is the
- * lossy behaviour the spec forbids (§4.2: additions arrive as a schema
- * version bump, not as stray fields). */
+ * lossy behaviour the spec forbids (docs/sessions.md §6.2: additions arrive as
+ * a schema version bump, not as stray fields). */
 
 static const char * const created_members[] = {
   "type", "sessionId", "ts", "schemaVersion", "title", "cwd",
@@ -204,7 +205,7 @@ validate_turn_appended (JsonObject  *event,
   if (!natter_json_require_nonempty_string (event, "agentId", error))
     return FALSE;
 
-  /* The model descriptor of turn-runtime.md §12: {provider, model}. */
+  /* The model descriptor of docs/runtime.md §12: {provider, model}. */
   model = natter_json_require_object (event, "model", error);
   if (model == NULL)
     return FALSE;
@@ -240,11 +241,12 @@ validate_title_changed (JsonObject  *event,
  *   or %NULL to accept any valid id (the reducer compares ids itself)
  * @error: return location for a #GError
  *
- * Validates one session event field by field (session-layer-spec.md §4.2
- * and §5). Every event needs `type`, `sessionId` (a valid id, equal to
+ * Validates one session event field by field (docs/sessions.md §6.2
+ * and docs/format.md §3.1). Every event needs `type`, `sessionId` (a valid id,
+ * equal to
  * @session_id when given) and an ISO-8601 UTC `ts`. Per type:
  *
- * - `session_created`: `schemaVersion` 1 or 2; optional `title`
+ * - `session_created`: `schemaVersion` 1 to %NATTER_SESSION_SCHEMA_VERSION; optional `title`
  *   (string), `cwd` (natter_session_cwd_validate()), `parentSession` (a
  *   valid id) and `forkedFromTurnId` (a valid id, only with
  *   `parentSession`);
@@ -253,7 +255,8 @@ validate_title_changed (JsonObject  *event,
  *   non-empty strings);
  * - `title_changed`: `title` (a string);
  * - the events of schema version 2 and `turn_appended.consumedQueueIds`,
- *   as docs/format.md describes them (natter-session-events-v2.c).
+ *   as docs/format.md describes them (natter-session-schema-upgrade.c);
+ * - the events of schema version 3 (natter-session-parameters-event.c).
  *
  * Whether a version-2 event may appear at its place in a file (the file
  * must be at version 2 by then) is the reducer's rule, not this
@@ -265,8 +268,8 @@ validate_title_changed (JsonObject  *event,
  *
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_UNKNOWN_TYPE
  *   (a `type` this version does not know),
- *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1
- *   or 2)
+ *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1,
+ *   2 or 3)
  *   or %NATTER_STORE_ERROR_SCHEMA (anything else).
  */
 gboolean
@@ -286,14 +289,16 @@ natter_session_event_validate (JsonObject  *event,
   if (!g_str_equal (type, "session_created") &&
       !g_str_equal (type, "turn_appended") &&
       !g_str_equal (type, "title_changed") &&
-      /* Schema version 2 (natter-session-events-v2.c). */
+      /* Schema version 2 (natter-session-schema-upgrade.c). */
       !g_str_equal (type, "schema_upgraded") &&
       !g_str_equal (type, "permission_grant_added") &&
       !g_str_equal (type, "permission_grant_removed") &&
       !g_str_equal (type, "message_queued") &&
       !g_str_equal (type, "queued_message_replaced") &&
       !g_str_equal (type, "queued_message_removed") &&
-      !g_str_equal (type, "conversation_compacted"))
+      !g_str_equal (type, "conversation_compacted") &&
+      /* Schema version 3 (natter-session-parameters-event.c). */
+      !g_str_equal (type, "parameters_changed"))
     {
       g_autofree char *shown = g_utf8_make_valid (type, MIN (strlen (type), 64));
 
@@ -321,13 +326,18 @@ natter_session_event_validate (JsonObject  *event,
     return validate_turn_appended (event, error);
   if (g_str_equal (type, "title_changed"))
     return validate_title_changed (event, error);
+  if (natter_session_event_is_v3_type (type))
+    return natter_session_schema_validate_v3 (type, event, error);
   return natter_session_schema_validate_v2 (type, event, error);
 }
 
-static JsonObject *
-new_event (const char *type,
-           const char *session_id,
-           const char *ts)
+/* The common head of every session event the builders make (type,
+ * sessionId, ts), shared by the builders of each schema version
+ * (natter-session-schema-private.h). */
+JsonObject *
+natter_session_event_begin (const char *type,
+                            const char *session_id,
+                            const char *ts)
 {
   JsonObject *object = json_object_new ();
 
@@ -337,8 +347,9 @@ new_event (const char *type,
   return object;
 }
 
-static JsonNode *
-wrap (JsonObject *object)
+/* @object (taken) as a node. */
+JsonNode *
+natter_session_event_wrap (JsonObject *object)
 {
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
 
@@ -357,7 +368,7 @@ wrap (JsonObject *object)
  *   @parent_session that the fork keeps; only with @parent_session
  *
  * Builds a `session_created` event at `schemaVersion` 1
- * (session-layer-spec.md §5; dsh-session.md header fields): every file
+ * (docs/format.md §3.1; dsh-session.md header fields): every file
  * starts at the lowest version, which every reader of version 1 reads,
  * and is raised by `schema_upgraded` right before its first event of a
  * later version (natter_session_events_raise(); docs/format.md §3.3).
@@ -379,7 +390,7 @@ natter_session_event_new_created (const char *session_id,
   g_return_val_if_fail (session_id != NULL, NULL);
   g_return_val_if_fail (ts != NULL, NULL);
 
-  object = new_event ("session_created", session_id, ts);
+  object = natter_session_event_begin ("session_created", session_id, ts);
   json_object_set_int_member (object, "schemaVersion", 1);
   if (title != NULL)
     json_object_set_string_member (object, "title", title);
@@ -389,7 +400,7 @@ natter_session_event_new_created (const char *session_id,
     json_object_set_string_member (object, "parentSession", parent_session);
   if (forked_from_turn_id != NULL)
     json_object_set_string_member (object, "forkedFromTurnId", forked_from_turn_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -402,7 +413,7 @@ natter_session_event_new_created (const char *session_id,
  * @model: (transfer none): the resolved `{provider, model}` descriptor,
  *   denormalized from the turn
  *
- * Builds a `turn_appended` event (session-layer-spec.md §5). The event
+ * Builds a `turn_appended` event (docs/format.md §3.1). The event
  * holds a new reference to @model, so @model must not be modified
  * afterwards. It does not validate.
  *
@@ -424,12 +435,12 @@ natter_session_event_new_turn_appended (const char *session_id,
   g_return_val_if_fail (agent_id != NULL, NULL);
   g_return_val_if_fail (model != NULL, NULL);
 
-  object = new_event ("turn_appended", session_id, ts);
+  object = natter_session_event_begin ("turn_appended", session_id, ts);
   json_object_set_string_member (object, "turnId", turn_id);
   json_object_set_int_member (object, "sessionSeq", session_seq);
   json_object_set_string_member (object, "agentId", agent_id);
   json_object_set_object_member (object, "model", json_object_ref (model));
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -438,7 +449,7 @@ natter_session_event_new_turn_appended (const char *session_id,
  * @ts: an ISO-8601 UTC timestamp
  * @title: the new title
  *
- * Builds a `title_changed` event (session-layer-spec.md §5). It does not
+ * Builds a `title_changed` event (docs/format.md §3.1). It does not
  * validate.
  *
  * Returns: (transfer full): a JSON object node
@@ -454,7 +465,7 @@ natter_session_event_new_title_changed (const char *session_id,
   g_return_val_if_fail (ts != NULL, NULL);
   g_return_val_if_fail (title != NULL, NULL);
 
-  object = new_event ("title_changed", session_id, ts);
+  object = natter_session_event_begin ("title_changed", session_id, ts);
   json_object_set_string_member (object, "title", title);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }

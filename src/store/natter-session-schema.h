@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The session event schemas of session-layer-spec.md §5, with the session
+ * The session event schemas of docs/format.md §3.1, with the session
  * header ideas of dsh-session.md (`cwd`, `parentSession`, fork lineage).
  */
 
@@ -18,12 +18,12 @@ G_BEGIN_DECLS
  * NATTER_SESSION_SCHEMA_VERSION:
  *
  * The newest session schema version. Readers accept every version from 1
- * up to it (docs/format.md "Schema version 2"). New files are created at
+ * up to it (docs/format.md §3.3 and §3.5). New files are created at
  * 1, the lowest, and a file is raised by appending a `schema_upgraded`
  * event right before its first event that needs more, never by
  * rewriting.
  */
-#define NATTER_SESSION_SCHEMA_VERSION 2
+#define NATTER_SESSION_SCHEMA_VERSION 3
 
 /**
  * NATTER_SESSION_CWD_MAX:

@@ -3,11 +3,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * #NatterTurnModelCall: one model call of a reduced turn, a borrowed view
- * owned by its #NatterTurnState, and its accessors.
+ * owned by its #NatterTurnState, and its accessors, the speed of its
+ * answer included.
  */
 
 #define G_LOG_DOMAIN "natter-turn-reducer"
 
+#include "natter-clock.h"
 #include "natter-turn-reducer-private.h"
 #include "natter-turn-schema.h"
 
@@ -212,4 +214,132 @@ natter_turn_model_call_get_tool_call (NatterTurnModelCall *call,
   g_return_val_if_fail (order < (guint) call->n_tool_calls, NULL);
 
   return g_ptr_array_index (call->state->tool_calls, call->first_tool_call + order);
+}
+
+/* Speed (docs/format.md §4.2, `firstTokenTs`) */
+
+static gboolean
+event_time (JsonObject *event,
+            const char *member,
+            gint64     *out_us)
+{
+  return event != NULL && natter_parse_ts (natter_turn_get_string (event, member), out_us);
+}
+
+/**
+ * natter_turn_model_call_get_time_to_first_token_ms:
+ * @call: a model call
+ *
+ * How long the person waited for the first piece of the answer: from the
+ * call's `model_call_requested` to the `firstTokenTs` its closing event
+ * recorded (when its first text or reasoning arrived).
+ *
+ * Returns: milliseconds, ≥ 0; -1 when the call recorded no first token
+ *   (still open, an answer of tool calls only, or a file from before the
+ *   field existed)
+ */
+gint64
+natter_turn_model_call_get_time_to_first_token_ms (NatterTurnModelCall *call)
+{
+  JsonObject *closing;
+  gint64 requested_us, first_us;
+
+  g_return_val_if_fail (call != NULL, -1);
+
+  closing = call->completed != NULL ? call->completed : call->failed;
+  if (!event_time (call->requested, "ts", &requested_us) || !event_time (closing, "firstTokenTs", &first_us))
+    return -1;
+  return MAX (first_us - requested_us, 0) / 1000;
+}
+
+/* The answer's tokens and how long they took to come, from the first
+ * one to the end of the call; FALSE when unknown. */
+static gboolean
+generation (NatterTurnModelCall *call,
+            gint64              *out_tokens,
+            gint64              *out_ms)
+{
+  JsonObject *usage = natter_turn_model_call_get_usage (call);
+  gint64 first_us, end_us;
+
+  if (usage == NULL || !json_object_has_member (usage, "outputTokens") ||
+      !event_time (call->completed, "firstTokenTs", &first_us) || !event_time (call->completed, "ts", &end_us))
+    return FALSE;
+  *out_tokens = json_object_get_int_member (usage, "outputTokens");
+  *out_ms = (end_us - first_us) / 1000;
+  return *out_tokens > 0 && *out_ms > 0;
+}
+
+/**
+ * natter_turn_model_call_get_tokens_per_second:
+ * @call: a model call
+ *
+ * How fast the answer came once it began: the call's `outputTokens`
+ * divided by the time from its `firstTokenTs` to its
+ * `model_call_completed`. The wait before the first token is not in it
+ * (natter_turn_model_call_get_time_to_first_token_ms() is that).
+ *
+ * Returns: tokens per second, > 0; -1 when unknown (the call did not
+ *   complete, the server reported no output tokens, no first token was
+ *   recorded, or the answer came within one millisecond)
+ */
+double
+natter_turn_model_call_get_tokens_per_second (NatterTurnModelCall *call)
+{
+  gint64 tokens, ms;
+
+  g_return_val_if_fail (call != NULL, -1);
+
+  if (!generation (call, &tokens, &ms))
+    return -1;
+  return (double) tokens * 1000.0 / (double) ms;
+}
+
+/**
+ * natter_turn_state_get_speed:
+ * @state: a turn
+ * @out_time_to_first_token_ms: (out) (optional): the first model call's
+ *   time to its first token, or -1
+ * @out_tokens_per_second: (out) (optional): the answer's speed over all
+ *   its calls — every output token of the calls whose speed is known,
+ *   over the time they took — or -1
+ *
+ * The speed figures of a whole answer (a turn), as its usage line shows
+ * them: what the person waited before anything appeared, and how fast
+ * the words came.
+ *
+ * Returns: whether either figure is known
+ */
+gboolean
+natter_turn_state_get_speed (NatterTurnState *state,
+                             gint64          *out_time_to_first_token_ms,
+                             double          *out_tokens_per_second)
+{
+  gint64 first = -1;
+  gint64 tokens = 0, ms = 0;
+  double speed = -1;
+  guint n;
+
+  g_return_val_if_fail (state != NULL, FALSE);
+
+  n = natter_turn_state_get_n_model_calls (state);
+  if (n > 0)
+    first = natter_turn_model_call_get_time_to_first_token_ms (natter_turn_state_get_model_call (state, 0));
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 call_tokens, call_ms;
+
+      if (generation (natter_turn_state_get_model_call (state, i), &call_tokens, &call_ms))
+        {
+          tokens += call_tokens;
+          ms += call_ms;
+        }
+    }
+  if (ms > 0)
+    speed = (double) tokens * 1000.0 / (double) ms;
+  if (out_time_to_first_token_ms != NULL)
+    *out_time_to_first_token_ms = first;
+  if (out_tokens_per_second != NULL)
+    *out_tokens_per_second = speed;
+  return first >= 0 || speed > 0;
 }

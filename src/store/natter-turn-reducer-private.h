@@ -120,7 +120,7 @@ natter_turn_tool_call_awaits_async_result (NatterTurnToolCall *call)
 void       natter_turn_model_call_free          (NatterTurnModelCall  *call);
 void       natter_turn_tool_call_free           (NatterTurnToolCall   *call);
 
-/* The refs the next model_call_requested must carry (turn-runtime.md §3),
+/* The refs the next model_call_requested must carry (docs/runtime.md §3),
  * or %NULL with %NATTER_STORE_ERROR_INVARIANT saying why there can be no
  * next model call now. @out_previous_turn_id is owned by the state. */
 GPtrArray *natter_turn_state_expected_request_refs (NatterTurnState  *state,

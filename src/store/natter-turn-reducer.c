@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * reduce_turn() and derive_turn_status() of turn-runtime.md §4.
+ * reduce_turn() and derive_turn_status() of docs/runtime.md §4.
  *
  * The state keeps references to the applied event objects rather than
  * copies: events are immutable once applied, and a reference costs nothing.
@@ -16,7 +16,7 @@
  * Invariants where the spec is loose, decided here (each is also commented
  * where it is enforced):
  * - a mismatched `turnId` is %NATTER_STORE_ERROR_INVARIANT (it is in the
- *   §4 list); the schema is checked with no expected id;
+ *   docs/runtime.md §4 list); the schema is checked with no expected id;
  * - a model call after a response without tool calls is refused: such a
  *   response ends the turn (recovery appends `turn_completed`);
  * - the number of model calls never exceeds `config.maxModelCalls`;
@@ -28,7 +28,7 @@
  *   absence and can only deny;
  * - an invocation names a tool of the agent snapshot with the same
  *   `toolId` and `execution`, and never a `requiresHuman` tool without a
- *   human (§8: those get runtime results);
+ *   human (docs/runtime.md §8: those get runtime results);
  * - progress needs an invocation and comes from its execution kind;
  * - `turn_suspended` lists exactly the outstanding work, once each;
  * - `turn_failed{code:"model-call-limit"}` needs the budget to be spent.
@@ -80,8 +80,8 @@ get_human_available (NatterTurnState *state)
   return json_object_get_boolean_member (get_config (state), "humanAvailable");
 }
 
-/* The refs the next model_call_requested must carry (§3), or why there
- * can be no next model call now. */
+/* The refs the next model_call_requested must carry (docs/runtime.md §3), or
+ * why there can be no next model call now. */
 GPtrArray *
 natter_turn_state_expected_request_refs (NatterTurnState  *state,
                                          const char      **out_previous_turn_id,
@@ -97,7 +97,7 @@ natter_turn_state_expected_request_refs (NatterTurnState  *state,
       invariant (error, "No model call before turn_created");
       return NULL;
     }
-  /* Terminal turns are immutable (§9). */
+  /* Terminal turns are immutable (docs/runtime.md §9). */
   if (state->terminal != NULL)
     {
       invariant (error, "The turn has ended; no model call can follow");
@@ -107,7 +107,8 @@ natter_turn_state_expected_request_refs (NatterTurnState  *state,
   if (last == NULL)
     {
       /* Call 0: ["context"?, "input"], "context" iff inline and non-empty,
-       * plus contextRef iff the context is a reference (§3, §11). */
+       * plus contextRef iff the context is a reference (docs/runtime.md §3,
+       * §11). */
       JsonNode *context = json_object_get_member (state->definition, "context");
 
       if (JSON_NODE_HOLDS_ARRAY (context))
@@ -130,7 +131,8 @@ natter_turn_state_expected_request_refs (NatterTurnState  *state,
     }
   else if (last->failed != NULL)
     {
-      /* A re-issue after a failed (interrupted) call is [] (§3, §10). */
+      /* A re-issue after a failed (interrupted) call is [] (docs/runtime.md §3,
+       * §10). */
     }
   else if (last->n_tool_calls == 0)
     {
@@ -142,7 +144,7 @@ natter_turn_state_expected_request_refs (NatterTurnState  *state,
   else
     {
       /* Call N: ["assistant:N-1", toolResult refs in model order], and only
-       * once every call of the batch has a result (§3, §8). */
+       * once every call of the batch has a result (docs/runtime.md §3, §8). */
       g_ptr_array_add (refs, g_strdup_printf ("assistant:%u", last->index));
       for (int i = 0; i < last->n_tool_calls; i++)
         {
@@ -159,7 +161,8 @@ natter_turn_state_expected_request_refs (NatterTurnState  *state,
         }
     }
 
-  /* maxModelCalls counts every primary call, re-issues included (§9). */
+  /* maxModelCalls counts every primary call, re-issues included
+   * (docs/runtime.md §9). */
   if ((gint64) state->model_calls->len >= get_max_model_calls (state))
     {
       invariant (error, "The budget of %" G_GINT64_FORMAT " model calls is spent",
@@ -412,7 +415,7 @@ find_unfinished_tool_call (NatterTurnState  *state,
       invariant (error, "%s for unknown tool call “%s”", what, id);
       return NULL;
     }
-  /* A result is terminal for its call (§3). */
+  /* A result is terminal for its call (docs/runtime.md §3). */
   if (call->result != NULL)
     {
       invariant (error, "%s for tool call “%s” after its result", what, id);
@@ -461,7 +464,8 @@ static gboolean
 check_classifiable (NatterTurnToolCall  *call,
                     GError             **error)
 {
-  /* The classifier only sees calls that require permission (§7). */
+  /* The classifier only sees calls that require permission
+   * (docs/runtime.md §7). */
   if (call->required == NULL)
     return invariant (error, "Tool call “%s” is classified but requires no permission", call->id);
   /* Its opinion feeds the decision, so it comes before it. */
@@ -528,8 +532,8 @@ apply_tool_permission_resolved (NatterTurnState  *state,
   /* One effective decision per call: a second one would conflict. */
   if (call->resolved != NULL)
     return invariant (error, "Tool call “%s” already has an effective decision", call->id);
-  /* The classifier can only allow what it classified as allow (§7: never
-   * run automatically without it). */
+  /* The classifier can only allow what it classified as allow
+   * (docs/runtime.md §7: never run automatically without it). */
   if (g_str_equal (source, "classifier") &&
       (call->classified == NULL ||
        (g_str_equal (decision, "allow") &&
@@ -565,7 +569,7 @@ apply_tool_invocation_requested (NatterTurnState  *state,
                                     "An invocation", error);
   if (call == NULL || !check_tool_name (call, event, error))
     return FALSE;
-  /* A side effect is requested once (§10: never re-run). */
+  /* A side effect is requested once (docs/runtime.md §10: never re-run). */
   if (call->invocation != NULL)
     return invariant (error, "Tool call “%s” is invoked twice", call->id);
   /* A call that needs permission runs only once allowed. */
@@ -577,7 +581,7 @@ apply_tool_invocation_requested (NatterTurnState  *state,
     return invariant (error, "Tool call “%s” is invoked although it was denied", call->id);
 
   /* Only tools of the snapshot run, as the snapshot describes them;
-   * unknown tools get runtime results instead (§8). */
+   * unknown tools get runtime results instead (docs/runtime.md §8). */
   tool = g_hash_table_lookup (state->tools_by_name, call->name);
   if (tool == NULL)
     return invariant (error, "Tool call “%s” invokes “%s”, which is not in the agent snapshot",
@@ -587,7 +591,8 @@ apply_tool_invocation_requested (NatterTurnState  *state,
       !g_str_equal (json_object_get_string_member (tool, "execution"), execution))
     return invariant (error, "Tool call “%s” invokes “%s” unlike the agent snapshot describes it",
                       call->id, call->name);
-  /* Without a human, requiresHuman tools get an immediate error result (§8). */
+  /* Without a human, requiresHuman tools get an immediate error result
+   * (docs/runtime.md §8). */
   if (json_object_get_boolean_member (tool, "requiresHuman") && !get_human_available (state))
     return invariant (error, "Tool call “%s” invokes a tool that needs a human in a turn without one",
                       call->id);
@@ -689,7 +694,8 @@ check_pending_list (NatterTurnState  *state,
         return invariant (error, "%s lists tool call “%s”, which is not awaiting that", what, id);
     }
   /* Each listed call is outstanding and listed once, so equal counts mean
-   * the snapshot is complete (§3: full snapshot of outstanding work). */
+   * the snapshot is complete (docs/runtime.md §3: full snapshot of outstanding
+   * work). */
   if ((int) n != expected)
     return invariant (error, "%s lists %u calls, but %d are outstanding", what, n, expected);
   return TRUE;
@@ -723,10 +729,12 @@ apply_terminal (NatterTurnState  *state,
   const char *type = json_object_get_string_member (event, "type");
   NatterTurnModelCall *last = natter_turn_state_last_model_call (state);
 
-  /* An open model call is closed by model_call_failed first (§9). */
+  /* An open model call is closed by model_call_failed first
+   * (docs/runtime.md §9). */
   if (last != NULL && last->completed == NULL && last->failed == NULL)
     return invariant (error, "%s while model call %u is open", type, last->index);
-  /* Every call has a result before the end (§9: synthetic ones on cancel). */
+  /* Every call has a result before the end (docs/runtime.md §9: synthetic ones
+   * on cancel). */
   if (state->n_unfinished > 0)
     return invariant (error, "%s while %d tool calls lack results", type, state->n_unfinished);
 
@@ -743,7 +751,7 @@ apply_terminal (NatterTurnState  *state,
     {
       const char *code = natter_turn_get_string (event, "code");
 
-      /* model-call-limit means the budget is spent (§9). */
+      /* model-call-limit means the budget is spent (docs/runtime.md §9). */
       if (g_strcmp0 (code, "model-call-limit") == 0 &&
           (gint64) state->model_calls->len < get_max_model_calls (state))
         return invariant (error, "model-call-limit after %u of %" G_GINT64_FORMAT " model calls",
@@ -834,9 +842,10 @@ apply_one (NatterTurnState  *state,
  *   reference, so it must not be modified afterwards
  * @error: return location for a #GError
  *
- * Reduces one more event into @state (turn-runtime.md §4). The event is
+ * Reduces one more event into @state (docs/runtime.md §4). The event is
  * validated with natter_turn_event_validate() and checked against every
- * invariant of §4. Applying is atomic: on error @state is unchanged.
+ * invariant of docs/runtime.md §4. Applying is atomic: on error @state is
+ * unchanged.
  *
  * Returns: %TRUE if applied; else %FALSE with %NATTER_STORE_ERROR and
  *   %NATTER_STORE_ERROR_SCHEMA, %NATTER_STORE_ERROR_UNKNOWN_TYPE or
@@ -871,7 +880,7 @@ natter_turn_state_apply (NatterTurnState  *state,
  *
  * Reduces a batch of events into @state, all or nothing: on error @state
  * is exactly as before the call. This is the runtime's append gate
- * (turn-runtime.md §4): a batch is reduced against the in-memory history
+ * (docs/runtime.md §4): a batch is reduced against the in-memory history
  * before it is written. The cost is linear in the batch, independent of
  * the history's length.
  *
@@ -916,7 +925,7 @@ natter_turn_state_apply_batch (NatterTurnState  *state,
  *   whole turn, in file order
  * @error: return location for a #GError
  *
- * reduce_turn() of turn-runtime.md §4: a pure function from the event list
+ * reduce_turn() of docs/runtime.md §4: a pure function from the event list
  * to the reduced state, linear in the number of events. Used unchanged by
  * the runtime, the CLI and the UI.
  *

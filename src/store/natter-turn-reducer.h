@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The pure turn reducer of turn-runtime.md §4 and the one status
- * derivation (§4, session-layer-spec.md §8.1).
+ * The pure turn reducer of docs/runtime.md §4 and the one status
+ * derivation (docs/runtime.md §4, docs/sessions.md §8.1).
  *
  * All types here are opaque. #NatterTurnModelCall and #NatterTurnToolCall
  * are borrowed views owned by their #NatterTurnState: they stay valid as
@@ -26,10 +26,10 @@ G_BEGIN_DECLS
 /**
  * NATTER_TURN_FAILED_CONTEXT_UNREADABLE:
  *
- * The `code` of a `turn_failed` (turn-runtime.md §3) whose context could
- * not be materialized (§11): an earlier turn's file is damaged or missing.
- * The error names the file (and line). Such a turn's own history is not
- * a usable context, so the turn after it starts from an empty one.
+ * The `code` of a `turn_failed` (docs/runtime.md §3) whose context could
+ * not be materialized (docs/runtime.md §11): an earlier turn's file is damaged
+ * or missing. The error names the file (and line). Such a turn's own history is
+ * not a usable context, so the turn after it starts from an empty one.
  */
 #define NATTER_TURN_FAILED_CONTEXT_UNREADABLE "context-unreadable"
 
@@ -54,6 +54,8 @@ NatterTurnState     *natter_turn_reduce                         (GPtrArray      
                                                                  GError          **error);
 
 NatterTurnStatus     natter_derive_turn_status                  (NatterTurnState  *state);
+NatterTurnStatus     natter_turn_status_derive                  (const char       *terminal_type,
+                                                                 gboolean          suspended_with_work);
 const char          *natter_turn_status_to_string               (NatterTurnStatus  status);
 
 /* The turn as a whole */
@@ -65,6 +67,9 @@ guint64              natter_turn_state_get_n_events             (NatterTurnState
 JsonObject          *natter_turn_state_get_last_suspension      (NatterTurnState  *state);
 JsonObject          *natter_turn_state_get_terminal_event       (NatterTurnState  *state);
 JsonObject          *natter_turn_state_dup_usage                (NatterTurnState  *state);
+gboolean             natter_turn_state_get_speed                (NatterTurnState  *state,
+                                                                 gint64           *out_time_to_first_token_ms,
+                                                                 double           *out_tokens_per_second);
 char                *natter_turn_state_dup_final_text           (NatterTurnState  *state);
 GStrv                natter_turn_state_dup_next_request_refs    (NatterTurnState  *state,
                                                                  char            **out_previous_turn_id,
@@ -87,6 +92,8 @@ JsonObject          *natter_turn_model_call_get_usage           (NatterTurnModel
 const char          *natter_turn_model_call_get_error           (NatterTurnModelCall *call);
 JsonObject          *natter_turn_model_call_get_partial         (NatterTurnModelCall *call);
 guint                natter_turn_model_call_get_n_tool_calls    (NatterTurnModelCall *call);
+gint64               natter_turn_model_call_get_time_to_first_token_ms (NatterTurnModelCall *call);
+double               natter_turn_model_call_get_tokens_per_second (NatterTurnModelCall *call);
 NatterTurnToolCall  *natter_turn_model_call_get_tool_call       (NatterTurnModelCall *call,
                                                                  guint             order);
 

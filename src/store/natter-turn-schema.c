@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One validator per event type of turn-runtime.md §3. The validators check
+ * One validator per event type of docs/runtime.md §3. The validators check
  * shapes only (fields, types, enums, message and ref grammar); everything
  * that depends on earlier events is the reducer's job
  * (natter-turn-reducer.c).
@@ -28,7 +28,7 @@
  *   what the model calls.
  * - A tool-call part's `arguments` is an object or a string: a string is
  *   the provider's raw text that did not parse as an object, kept so that
- *   an unusable call stays auditable (§8).
+ *   an unusable call stays auditable (docs/runtime.md §8).
  * - `tool_invocation_requested.input` is an object (the parsed arguments).
  *   `request`, `progress` and `result.output` are any JSON value;
  *   `metadata` is an object when present.
@@ -44,6 +44,10 @@
  *   today; files from before hold the override at `requested.model`.
  *   Neither is checked further (see below).
  * - `finishReason` is any string (providers disagree on the vocabulary).
+ * - `model_call_completed.firstTokenTs` and `model_call_failed.firstTokenTs`,
+ *   when present, are timestamps: when the call's first text or reasoning
+ *   arrived. Added fields of known events, like `partial`; the speed of a
+ *   call is read from them and the events' `ts`.
  */
 
 #define G_LOG_DOMAIN "natter-turn-schema"
@@ -59,19 +63,6 @@
 
 typedef gboolean (*EventValidator) (JsonObject  *event,
                                     GError     **error);
-
-static JsonNode *
-require_member (JsonObject  *object,
-                const char  *member,
-                GError     **error)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL)
-    g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                 "Field “%s” is missing", member);
-  return node;
-}
 
 static gboolean
 optional_object (JsonObject  *object,
@@ -123,7 +114,7 @@ require_any_object (JsonObject  *object,
   return natter_json_require_object (object, member, error) != NULL;
 }
 
-/* usage: token counts only, each optional (§3). */
+/* usage: token counts only, each optional (docs/runtime.md §3). */
 static gboolean
 validate_usage_object (JsonObject  *usage,
                        GError     **error)
@@ -166,7 +157,7 @@ require_model_call_index (JsonObject  *event,
   return require_non_negative_int (event, "modelCallIndex", 0, error);
 }
 
-/* Messages (§3) */
+/* Messages (docs/runtime.md §3) */
 
 typedef enum
 {
@@ -231,7 +222,7 @@ validate_content_parts (JsonArray   *parts,
           if (!natter_json_require_nonempty_string (part, "toolCallId", error) ||
               !natter_json_require_nonempty_string (part, "toolName", error))
             goto fail;
-          arguments = require_member (part, "arguments", error);
+          arguments = natter_json_require_member (part, "arguments", error);
           if (arguments == NULL)
             goto fail;
           if (!JSON_NODE_HOLDS_OBJECT (arguments) &&
@@ -283,7 +274,8 @@ validate_message (JsonNode    *node,
   else
     which = 0;
 
-  /* System prompts live only in the agent snapshot (§3, §11). */
+  /* System prompts live only in the agent snapshot (docs/runtime.md §3,
+   * §11). */
   if ((which & allowed) == 0)
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
@@ -291,7 +283,7 @@ validate_message (JsonNode    *node,
       return FALSE;
     }
 
-  content = require_member (message, "content", error);
+  content = natter_json_require_member (message, "content", error);
   if (content == NULL)
     return FALSE;
 
@@ -321,7 +313,7 @@ require_message (JsonObject  *object,
                  Roles        allowed,
                  GError     **error)
 {
-  JsonNode *node = require_member (object, member, error);
+  JsonNode *node = natter_json_require_member (object, member, error);
 
   if (node == NULL)
     return FALSE;
@@ -333,7 +325,7 @@ require_message (JsonObject  *object,
   return TRUE;
 }
 
-/* turn_created (§1, §3, §11) */
+/* turn_created (docs/runtime.md §1, §3, §11) */
 
 static gboolean
 validate_tool_descriptor (JsonObject  *tool,
@@ -416,7 +408,7 @@ validate_turn_created (JsonObject  *event,
 
   /* schemaVersion was checked first by natter_turn_event_validate(). */
 
-  session_id = require_member (event, "sessionId", error);
+  session_id = natter_json_require_member (event, "sessionId", error);
   if (session_id == NULL)
     return FALSE;
   if (!JSON_NODE_HOLDS_NULL (session_id) && natter_id_require_field (event, "sessionId", error) == NULL)
@@ -437,7 +429,7 @@ validate_turn_created (JsonObject  *event,
       return FALSE;
     }
 
-  context = require_member (event, "context", error);
+  context = natter_json_require_member (event, "context", error);
   if (context == NULL)
     return FALSE;
   if (JSON_NODE_HOLDS_ARRAY (context))
@@ -482,7 +474,7 @@ validate_turn_created (JsonObject  *event,
       return FALSE;
     }
   /* Optional: the session's working directory for path-taking tools
-   * (turn-runtime.md §8), held to the same rule as a session's cwd. */
+   * (docs/runtime.md §8), held to the same rule as a session's cwd. */
   if (json_object_has_member (config, "parameters") &&
       natter_json_require_object (config, "parameters", error) == NULL)
     {
@@ -505,7 +497,7 @@ validate_turn_created (JsonObject  *event,
  * natter_turn_is_request_ref:
  * @ref: (nullable): a candidate request message ref
  *
- * Whether @ref follows the ref grammar of turn-runtime.md §3: `context`,
+ * Whether @ref follows the ref grammar of docs/runtime.md §3: `context`,
  * `input`, `assistant:<N>` (N a decimal model call index without leading
  * zeros) or `toolResult:<toolCallId>` (a non-empty id).
  *
@@ -587,6 +579,16 @@ validate_model_step_event (JsonObject  *event,
          require_any_object (event, "event", error);
 }
 
+/* `firstTokenTs`, when present: when the call's first text or reasoning
+ * arrived, a timestamp like `ts` (an added field, no version bump). */
+static gboolean
+optional_first_token_ts (JsonObject  *event,
+                         GError     **error)
+{
+  return !json_object_has_member (event, "firstTokenTs") ||
+         natter_json_require_timestamp (event, "firstTokenTs", error) != NULL;
+}
+
 static gboolean
 validate_model_call_completed (JsonObject  *event,
                                GError     **error)
@@ -594,7 +596,8 @@ validate_model_call_completed (JsonObject  *event,
   return require_model_call_index (event, error) &&
          require_message (event, "message", ROLE_ASSISTANT, error) &&
          natter_json_require_string (event, "finishReason", error) != NULL &&
-         require_usage (event, error);
+         require_usage (event, error) &&
+         optional_first_token_ts (event, error);
 }
 
 static gboolean
@@ -608,10 +611,10 @@ validate_model_call_failed (JsonObject  *event,
   if (json_object_has_member (event, "partial") &&
       !require_message (event, "partial", ROLE_ASSISTANT, error))
     return FALSE;
-  return TRUE;
+  return optional_first_token_ts (event, error);
 }
 
-/* Permissions (§7) */
+/* Permissions (docs/runtime.md §7) */
 
 static gboolean
 validate_tool_permission_required (JsonObject  *event,
@@ -619,7 +622,7 @@ validate_tool_permission_required (JsonObject  *event,
 {
   return natter_json_require_nonempty_string (event, "toolCallId", error) &&
          natter_json_require_nonempty_string (event, "toolName", error) &&
-         require_member (event, "request", error) != NULL &&
+         natter_json_require_member (event, "request", error) != NULL &&
          natter_json_optional_string (event, "checkerError", NULL, error);
 }
 
@@ -679,7 +682,7 @@ validate_tool_permission_resolved (JsonObject  *event,
          optional_object (event, "metadata", NULL, error);
 }
 
-/* Tools (§8) */
+/* Tools (docs/runtime.md §8) */
 
 static gboolean
 validate_tool_invocation_requested (JsonObject  *event,
@@ -702,7 +705,7 @@ validate_tool_progress (JsonObject  *event,
 
   return natter_json_require_nonempty_string (event, "toolCallId", error) &&
          natter_json_require_enum (event, "source", sources, error) != NULL &&
-         require_member (event, "progress", error) != NULL;
+         natter_json_require_member (event, "progress", error) != NULL;
 }
 
 static gboolean
@@ -719,7 +722,7 @@ validate_tool_result (JsonObject  *event,
   result = natter_json_require_object (event, "result", error);
   if (result == NULL)
     return FALSE;
-  if (require_member (result, "output", error) == NULL ||
+  if (natter_json_require_member (result, "output", error) == NULL ||
       !natter_json_require_boolean (result, "isError", NULL, error) ||
       !optional_object (result, "metadata", NULL, error))
     {
@@ -764,7 +767,7 @@ validate_pending_list (JsonObject  *event,
       else
         ok = natter_json_require_nonempty_string (entry, "toolCallId", error) &&
              natter_json_require_nonempty_string (entry, "toolName", error) &&
-             require_member (entry, "request", error) != NULL;
+             natter_json_require_member (entry, "request", error) != NULL;
       if (!ok)
         {
           g_prefix_error (error, "Field “%s”, element %u: ", member, i);
@@ -796,8 +799,9 @@ static gboolean
 validate_turn_failed (JsonObject  *event,
                       GError     **error)
 {
-  /* Only "model-call-limit" is defined, but the code is open-ended (§3):
-   * an older reader must not call a newer failure corrupt. */
+  /* Only "model-call-limit" is defined, but the code is open-ended
+   * (docs/runtime.md §3): an older reader must not call a newer failure
+   * corrupt. */
   return natter_json_require_string (event, "error", error) != NULL &&
          natter_json_optional_string (event, "code", NULL, error) &&
          require_usage (event, error);
@@ -842,7 +846,7 @@ static const struct
  * @error: return location for a #GError
  *
  * Validates one durable turn event field by field against the table of
- * turn-runtime.md §3: the `type` is known, `turnId` is a well-formed id
+ * docs/runtime.md §3: the `type` is known, `turnId` is a well-formed id
  * (equal to @turn_id when given), `ts` is an ISO-8601 UTC timestamp, and
  * every field of that type has its type, enum values, message shape and
  * ref grammar. Checks that depend on other events belong to the reducer.
@@ -920,7 +924,7 @@ fail:
  * @message: (transfer none): a JSON node
  * @error: return location for a #GError
  *
- * Checks that @message is an assistant message as turn-runtime.md §3
+ * Checks that @message is an assistant message as docs/runtime.md §3
  * defines it (`{role: "assistant", content}` with a string content or
  * text, reasoning and tool-call parts). For readers of a message whose
  * event does not check its shape: the `message` of an older
@@ -942,7 +946,7 @@ natter_turn_assistant_message_validate (JsonNode  *message,
  * @message: (transfer none) (nullable): a candidate user message
  * @error: return location for a #GError
  *
- * Checks @message against the user message shape of turn-runtime.md §3
+ * Checks @message against the user message shape of docs/runtime.md §3
  * (that of `turn_created.input`), for a queued message of a session log.
  *
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_SCHEMA
@@ -956,7 +960,7 @@ natter_turn_user_message_validate (JsonNode  *message,
 
 /**
  * natter_turn_event_new:
- * @type: the event type, one of turn-runtime.md §3
+ * @type: the event type, one of docs/runtime.md §3
  * @turn_id: the turn id
  * @ts: (nullable): the ISO-8601 UTC timestamp, or %NULL for the current
  *   system clock (callers with an injected #NatterClock pass

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The durable turn events of turn-runtime.md §3, validated field by field.
+ * The durable turn events of docs/runtime.md §3, validated field by field.
  */
 
 #pragma once

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * #NatterTurnState: the reduced turn of turn-runtime.md §4 as a boxed
+ * #NatterTurnState: the reduced turn of docs/runtime.md §4 as a boxed
  * type, its accessors and the one status derivation. Only the reducer
  * (natter-turn-reducer.c) changes a state; past its creation and its
  * release, everything here only reads it.
@@ -23,7 +23,7 @@ G_DEFINE_BOXED_TYPE (NatterTurnState, natter_turn_state,
  * natter_turn_state_new:
  *
  * Creates the empty state that natter_turn_state_apply() advances, event
- * by event, into the reduced turn of turn-runtime.md §4.
+ * by event, into the reduced turn of docs/runtime.md §4.
  *
  * Returns: (transfer full): a new state with no events
  */
@@ -84,41 +84,69 @@ natter_turn_state_unref (NatterTurnState *state)
 }
 
 /**
+ * natter_turn_status_derive:
+ * @terminal_type: (nullable): the `type` of the turn's terminal event
+ *   (`turn_completed`, `turn_failed` or `turn_cancelled`), or %NULL while
+ *   it has none
+ * @suspended_with_work: whether the turn's last event is a
+ *   `turn_suspended` of which some permission or async tool is still
+ *   outstanding
+ *
+ * derive_turn_status() of docs/runtime.md §4 and docs/sessions.md
+ * §8.1, the one derivation used everywhere, from the two facts it reads:
+ * the terminal event's kind if there is one; else
+ * %NATTER_TURN_STATUS_SUSPENDED when the turn rests with outstanding
+ * work; else %NATTER_TURN_STATUS_IDLE (interrupted, or never advanced).
+ * "Running" is never durable. natter_derive_turn_status() takes them from
+ * a reduced turn, the startup scan's tree-free read
+ * (natter_turn_scan_contents()) from the file's lines.
+ *
+ * Returns: the status
+ */
+NatterTurnStatus
+natter_turn_status_derive (const char *terminal_type,
+                           gboolean    suspended_with_work)
+{
+  if (terminal_type != NULL)
+    {
+      if (g_str_equal (terminal_type, "turn_completed"))
+        return NATTER_TURN_STATUS_COMPLETED;
+      if (g_str_equal (terminal_type, "turn_failed"))
+        return NATTER_TURN_STATUS_FAILED;
+      return NATTER_TURN_STATUS_CANCELLED;
+    }
+  if (suspended_with_work)
+    return NATTER_TURN_STATUS_SUSPENDED;
+  return NATTER_TURN_STATUS_IDLE;
+}
+
+/**
  * natter_derive_turn_status:
  * @state: a reduced turn
  *
- * derive_turn_status() of turn-runtime.md §4 and session-layer-spec.md
+ * derive_turn_status() of docs/runtime.md §4 and docs/sessions.md
  * §8.1, the one derivation used everywhere: the terminal event's kind if
  * there is one; else %NATTER_TURN_STATUS_SUSPENDED when the last event is
  * a `turn_suspended` and some permission or async tool it lists is still
  * outstanding; else %NATTER_TURN_STATUS_IDLE (interrupted, or never
- * advanced). "Running" is never durable.
+ * advanced). "Running" is never durable. The derivation itself is
+ * natter_turn_status_derive(), which the tree-free scan shares.
  *
  * Returns: the status
  */
 NatterTurnStatus
 natter_derive_turn_status (NatterTurnState *state)
 {
-  const char *type;
-
   g_return_val_if_fail (state != NULL, NATTER_TURN_STATUS_IDLE);
 
-  if (state->terminal != NULL)
-    {
-      type = json_object_get_string_member (state->terminal, "type");
-      if (g_str_equal (type, "turn_completed"))
-        return NATTER_TURN_STATUS_COMPLETED;
-      if (g_str_equal (type, "turn_failed"))
-        return NATTER_TURN_STATUS_FAILED;
-      return NATTER_TURN_STATUS_CANCELLED;
-    }
   /* The suspension lists exactly the outstanding work (enforced on apply),
    * so "resting state with outstanding work" is: it was the last event and
    * its snapshot is not empty. */
-  if (state->last_event_is_suspension &&
-      state->n_pending_permissions + state->n_pending_async > 0)
-    return NATTER_TURN_STATUS_SUSPENDED;
-  return NATTER_TURN_STATUS_IDLE;
+  return natter_turn_status_derive (state->terminal != NULL
+                                    ? json_object_get_string_member (state->terminal, "type")
+                                    : NULL,
+                                    state->last_event_is_suspension &&
+                                    state->n_pending_permissions + state->n_pending_async > 0);
 }
 
 /**
@@ -126,7 +154,7 @@ natter_derive_turn_status (NatterTurnState *state)
  * @status: a status
  *
  * Returns: (transfer none): the spec's name of @status: `completed`,
- *   `failed`, `cancelled`, `suspended` or `idle` (session-layer-spec.md
+ *   `failed`, `cancelled`, `suspended` or `idle` (docs/sessions.md
  *   §8.1 `latestTurnStatus`)
  */
 const char *
@@ -341,7 +369,7 @@ natter_turn_state_dup_final_text (NatterTurnState *state)
  * @error: return location for a #GError
  *
  * The `request.messages` the next `model_call_requested` must carry
- * (turn-runtime.md §3): `["context"?, "input"]` for call 0,
+ * (docs/runtime.md §3): `["context"?, "input"]` for call 0,
  * `["assistant:N-1", "toolResult:<id>"…]` after a response with tool
  * calls, `[]` after a failed call.
  *
@@ -421,7 +449,7 @@ natter_turn_state_get_last_model_call_index (NatterTurnState *state)
  * @state: a state
  *
  * Returns: whether the last model call was requested but neither
- *   completed nor failed (a crash left it open: §10)
+ *   completed nor failed (a crash left it open: docs/runtime.md §10)
  */
 gboolean
 natter_turn_state_has_open_model_call (NatterTurnState *state)
@@ -518,8 +546,8 @@ filter_last_response (NatterTurnState *state,
  * natter_turn_state_get_unfinished_tool_calls:
  * @state: a state
  *
- * The tool calls without a result, in model order: what recovery (§10)
- * continues with.
+ * The tool calls without a result, in model order: what recovery
+ * (docs/runtime.md §10) continues with.
  *
  * Returns: (transfer container) (element-type NatterTurnToolCall): the calls
  */

@@ -21,6 +21,9 @@
 
 #include <glib/gi18n.h>
 
+#include <adwaita.h>
+
+#include "natter-accessible.h"
 #include "natter-agent-chooser.h"
 #include "natter-builtin-agent-resolver.h"
 
@@ -35,6 +38,12 @@ struct _NatterAgentChooser
   GtkWidget        *menu_button;
   GtkWidget        *popover;
   GtkListBox       *list_box;
+  /* The button's content: the agent's name, or an icon where there is
+   * no room for it. */
+  AdwSqueezer      *squeezer;
+  GtkLabel         *name_label;
+  GtkWidget        *name_box;
+  GtkWidget        *icon_box;
 };
 
 G_DEFINE_FINAL_TYPE (NatterAgentChooser, natter_agent_chooser, GTK_TYPE_WIDGET)
@@ -98,43 +107,52 @@ agent_row_new (const char *agent_id,
   return row;
 }
 
-static GtkLabel *
-find_label (GtkWidget *widget)
-{
-  if (GTK_IS_LABEL (widget))
-    return GTK_LABEL (widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkLabel *label = find_label (child);
-
-      if (label != NULL)
-        return label;
-    }
-  return NULL;
-}
-
 static void
 update_button (NatterAgentChooser *self)
 {
   const char *name = natter_agent_chooser_get_agent_name (self, self->agent_id);
   g_autofree char *accessible = NULL;
-  GtkLabel *label;
+  g_autofree char *tooltip = NULL;
 
-  gtk_menu_button_set_label (GTK_MENU_BUTTON (self->menu_button), name);
-  /* On a narrow window a long name gives way to the message field (the
-   * whole name is in the list). GtkMenuButton makes a new label for each
-   * set_label(). */
-  label = find_label (self->menu_button);
-  if (label != NULL)
-    {
-      gtk_label_set_ellipsize (label, PANGO_ELLIPSIZE_END);
-      gtk_label_set_max_width_chars (label, 16);
-    }
+  gtk_label_set_text (self->name_label, name);
+  /* Translators: the agent chooser's tooltip; %s is an agent's name */
+  tooltip = g_strdup_printf (_("Agent for the Next Message: %s"), name);
+  gtk_widget_set_tooltip_text (self->menu_button, tooltip);
   /* Translators: the accessible name of the agent chooser; %s is an
    * agent's name, e.g. "Assistant" */
   accessible = g_strdup_printf (_("Agent: %s"), name);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+}
+
+/* The button shows the agent's whole name when there is room for it and
+ * an icon when there is not (a narrow window, GNOME's mobile width): a
+ * name cut to "…" reads as a fault, and the name is in the tooltip, the
+ * message field's placeholder and the list anyway. The message field
+ * gets the room first. A very long name is still capped. */
+static void
+build_button (NatterAgentChooser *self)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  self->name_label = GTK_LABEL (label);
+  gtk_label_set_ellipsize (self->name_label, PANGO_ELLIPSIZE_END);
+  gtk_label_set_max_width_chars (self->name_label, 16);
+  self->name_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_box_append (GTK_BOX (self->name_box), label);
+  gtk_box_append (GTK_BOX (self->name_box), natter_accessible_decoration_new ("pan-up-symbolic"));
+  self->icon_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_halign (self->icon_box, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (self->icon_box), natter_accessible_decoration_new ("avatar-default-symbolic"));
+
+  /* A box of two ways to show one name: nothing to say of its own. */
+  self->squeezer = g_object_new (ADW_TYPE_SQUEEZER, "accessible-role", GTK_ACCESSIBLE_ROLE_GROUP, NULL);
+  adw_squeezer_set_transition_type (self->squeezer, ADW_SQUEEZER_TRANSITION_TYPE_NONE);
+  adw_squeezer_set_switch_threshold_policy (self->squeezer, ADW_FOLD_THRESHOLD_POLICY_NATURAL);
+  adw_squeezer_set_homogeneous (self->squeezer, FALSE);
+  adw_squeezer_add (self->squeezer, self->name_box);
+  adw_squeezer_add (self->squeezer, self->icon_box);
+  gtk_menu_button_set_child (GTK_MENU_BUTTON (self->menu_button), GTK_WIDGET (self->squeezer));
 }
 
 /* Moves the check mark only: the rows stay, so a row activated by the
@@ -358,6 +376,7 @@ natter_agent_chooser_class_init (NatterAgentChooserClass *klass)
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "natter-agent-chooser");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void
@@ -389,11 +408,11 @@ natter_agent_chooser_init (NatterAgentChooser *self)
   self->menu_button = gtk_menu_button_new ();
   gtk_menu_button_set_popover (GTK_MENU_BUTTON (self->menu_button), self->popover);
   gtk_menu_button_set_direction (GTK_MENU_BUTTON (self->menu_button), GTK_ARROW_UP);
-  gtk_widget_set_tooltip_text (self->menu_button, _("Agent for the Next Message"));
   /* A framed button with its arrow, not a flat label that reads like a
    * heading beside the message field. */
   gtk_widget_add_css_class (self->menu_button, "natter-agent-button");
   gtk_widget_set_parent (self->menu_button, GTK_WIDGET (self));
+  build_button (self);
 
   rebuild_rows (self);
 }
@@ -579,6 +598,20 @@ natter_agent_chooser_dup_names (NatterAgentChooser *self)
        row = gtk_widget_get_next_sibling (row))
     g_strv_builder_add (builder, g_object_get_data (G_OBJECT (row), "agent-name"));
   return g_strv_builder_end (builder);
+}
+
+/**
+ * natter_agent_chooser_get_compact:
+ * @self: the chooser
+ *
+ * Returns: whether the button shows an icon instead of the agent's name,
+ *   as it does where the name has no room (a narrow window)
+ */
+gboolean
+natter_agent_chooser_get_compact (NatterAgentChooser *self)
+{
+  g_return_val_if_fail (NATTER_IS_AGENT_CHOOSER (self), FALSE);
+  return adw_squeezer_get_visible_child (self->squeezer) == self->icon_box;
 }
 
 /**

@@ -29,6 +29,7 @@ const char       *natter_agent_chooser_get_agent_name  (NatterAgentChooser *self
 JsonObject       *natter_agent_chooser_get_agent_model (NatterAgentChooser *self,
                                                         const char         *agent_id);
 GStrv             natter_agent_chooser_dup_names       (NatterAgentChooser *self);
+gboolean          natter_agent_chooser_get_compact     (NatterAgentChooser *self);
 void              natter_agent_chooser_popup           (NatterAgentChooser *self);
 void              natter_agent_chooser_popdown         (NatterAgentChooser *self);
 void              natter_agent_chooser_choose          (NatterAgentChooser *self,

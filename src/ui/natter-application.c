@@ -182,6 +182,7 @@ index_loaded_cb (GObject      *object,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
+  g_autoptr(GApplication) app = user_data;
   g_autoptr(GError) error = NULL;
   NatterServices *services = NATTER_SERVICES (object);
 
@@ -189,9 +190,12 @@ index_loaded_cb (GObject      *object,
     g_printerr ("natter: %s\n", error->message);
   /* The search index's check of the files starts after the session scan,
    * so as not to slow the list down; only the data directory's writer
-   * writes the cache. */
+   * writes the cache, and removes what writes killed half-way left. */
   else if (natter_services_has_writer_lock (services))
-    natter_search_index_start (natter_services_get_search_index (services));
+    {
+      natter_search_index_start (natter_services_get_search_index (services));
+      natter_services_clean_up_leftovers (services, app);
+    }
 }
 
 /* GNOME Shell's overview search picked one of our conversations. */
@@ -205,7 +209,9 @@ search_activate_result_cb (NatterSearchProvider *provider,
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
     if (NATTER_IS_WINDOW (l->data))
       {
-        natter_window_open_session (l->data, session_id);
+        /* At the words found, not at the bottom. */
+        natter_window_open_session_at (l->data, session_id,
+                                       natter_search_provider_get_hit_turn (provider, session_id));
         gtk_window_present_with_time (l->data, timestamp);
         break;
       }
@@ -293,7 +299,7 @@ natter_application_startup (GApplication *app)
   self->services = natter_services_new (NULL, NULL, NULL, NULL, NULL);
   if (!natter_services_acquire_writer_lock (self->services, &self->startup_error))
     g_printerr ("natter: %s\n", self->startup_error->message);
-  natter_services_load_async (self->services, NULL, index_loaded_cb, NULL);
+  natter_services_load_async (self->services, NULL, index_loaded_cb, g_object_ref (self));
   /* The tool servers start now, so their tools are listed by the time a
    * first message is sent. */
   natter_mcp_manager_refresh_async (natter_services_get_mcp_manager (self->services), NULL, NULL, NULL);

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The model's question of a pending `ask_human` call (session-layer-spec.md
+ * The model's question of a pending `ask_human` call (docs/sessions.md
  * §9.2, §10.4): the question, an entry and Send, which answers through
  * respond_to_ask_human — never through send_message. Rendered from the
  * suspended turn's reduced state, so it survives a restart.
@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-ask-human-card.h"
 
 struct _NatterAskHumanCard
@@ -164,6 +165,7 @@ static void
 natter_ask_human_card_init (NatterAskHumanCard *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
   update_send_sensitivity (self);
 }
@@ -205,7 +207,7 @@ natter_ask_human_card_new (NatterSessions *sessions,
  * @self: a card
  *
  * Returns: (transfer none): the `ask_human` tool call this card answers,
- *   the id respond_to_ask_human() is called with (session-layer-spec.md §9)
+ *   the id respond_to_ask_human() is called with (docs/sessions.md §9)
  */
 const char *
 natter_ask_human_card_get_tool_call_id (NatterAskHumanCard *self)

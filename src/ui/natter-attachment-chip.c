@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "natter-accessible.h"
 #include "natter-attachment-chip.h"
 #include "natter-attachment-content.h"
 #include "natter-window.h"
@@ -80,6 +81,7 @@ natter_attachment_chip_class_init (NatterAttachmentChipClass *klass)
                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "natter-attachment-chip");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void
@@ -126,6 +128,7 @@ natter_attachment_chip_new (const char   *name,
     {
       icon = gtk_picture_new_for_paintable (thumbnail);
       gtk_picture_set_can_shrink (GTK_PICTURE (icon), TRUE);
+      gtk_picture_set_alternative_text (GTK_PICTURE (icon), name);
       gtk_widget_set_size_request (icon, 32, 32);
     }
   else
@@ -133,8 +136,14 @@ natter_attachment_chip_new (const char   *name,
       g_autofree char *type = media_type != NULL ? g_content_type_from_mime_type (media_type) : NULL;
       g_autoptr(GIcon) gicon = type != NULL ? g_content_type_get_symbolic_icon (type) : NULL;
 
+      g_autofree char *description = type != NULL ? g_content_type_get_description (type) : NULL;
+
       icon = gicon != NULL ? gtk_image_new_from_gicon (gicon) : gtk_image_new_from_icon_name ("text-x-generic-symbolic");
       gtk_image_set_pixel_size (GTK_IMAGE (icon), 24);
+      /* The icon says the file's type, so it says it to a screen reader
+       * too. */
+      gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      description != NULL ? description : _("File"), -1);
     }
   gtk_widget_set_margin_start (icon, 8);
   gtk_widget_set_valign (icon, GTK_ALIGN_CENTER);
@@ -192,12 +201,11 @@ natter_attachment_chip_get_name (NatterAttachmentChip *self)
 
 /* Sent attachments */
 
+/* The store the view was made with (natter_attachment_view_new()). */
 static NatterBlobStore *
 blob_store_of (GtkWidget *widget)
 {
-  GtkRoot *root = gtk_widget_get_root (widget);
-
-  return root != NULL && NATTER_IS_WINDOW (root) ? natter_window_get_blob_store (NATTER_WINDOW (root)) : NULL;
+  return g_object_get_data (G_OBJECT (widget), "natter-blobs");
 }
 
 static void
@@ -382,25 +390,31 @@ open_clicked_cb (GtkWidget *button)
 /**
  * natter_attachment_view_new:
  * @part: (transfer none): a `blob` content part of a sent message
+ * @blobs: (nullable) (transfer none): the store to read the attachment
+ *   from; without one, an image stays empty and a file does not open
  *
  * How a sent attachment shows (docs/format.md §4.4): an image inline,
  * scaled down to at most 320×240 and decoded off the main thread when
  * first shown; any other file as a chip that opens it with the default
- * application. The blob store is the window's
- * (natter_window_get_blob_store()).
+ * application.
  *
  * Returns: (transfer floating): a new widget
  */
 GtkWidget *
-natter_attachment_view_new (JsonObject *part)
+natter_attachment_view_new (JsonObject      *part,
+                            NatterBlobStore *blobs)
 {
   const char *name = json_object_get_string_member_with_default (part, "name", "");
   const char *media_type = json_object_get_string_member_with_default (part, "mediaType", NULL);
   gint64 size = json_object_get_int_member_with_default (part, "size", -1);
   GtkWidget *view = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
 
+  g_return_val_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs), NULL);
+
   gtk_widget_set_halign (view, GTK_ALIGN_END);
   g_object_set_data_full (G_OBJECT (view), "natter-part", json_object_ref (part), (GDestroyNotify) json_object_unref);
+  if (blobs != NULL)
+    g_object_set_data_full (G_OBJECT (view), "natter-blobs", g_object_ref (blobs), g_object_unref);
   if (natter_attachment_kind_for_media_type (media_type) == NATTER_ATTACHMENT_KIND_IMAGE)
     {
       GtkWidget *picture = gtk_picture_new ();
@@ -422,8 +436,11 @@ natter_attachment_view_new (JsonObject *part)
       gtk_button_set_child (GTK_BUTTON (button), natter_attachment_chip_new (name, media_type, size, NULL, FALSE));
       gtk_widget_add_css_class (button, "flat");
       gtk_widget_set_tooltip_text (button, tooltip);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
       g_object_set_data_full (G_OBJECT (button), "natter-part", json_object_ref (part),
                               (GDestroyNotify) json_object_unref);
+      if (blobs != NULL)
+        g_object_set_data_full (G_OBJECT (button), "natter-blobs", g_object_ref (blobs), g_object_unref);
       g_signal_connect (button, "clicked", G_CALLBACK (open_clicked_cb), NULL);
       gtk_box_append (GTK_BOX (view), button);
       g_object_set_data (G_OBJECT (view), "natter-loaded", GINT_TO_POINTER (TRUE));

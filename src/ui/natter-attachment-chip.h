@@ -23,7 +23,8 @@ GtkWidget  *natter_attachment_chip_new          (const char           *name,
                                                  gboolean              removable);
 const char *natter_attachment_chip_get_name     (NatterAttachmentChip *self);
 
-GtkWidget  *natter_attachment_view_new          (JsonObject           *part);
+GtkWidget  *natter_attachment_view_new          (JsonObject           *part,
+                                                 NatterBlobStore      *blobs);
 gboolean    natter_attachment_view_get_loaded   (GtkWidget            *view);
 
 G_END_DECLS

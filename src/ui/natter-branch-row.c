@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-branch-row.h"
 #include "natter-window.h"
 
@@ -107,6 +108,7 @@ natter_branch_row_class_init (NatterBranchRowClass *klass)
   object_class->dispose = natter_branch_row_dispose;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "natter-branch-row");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void
@@ -140,6 +142,7 @@ natter_branch_row_init (NatterBranchRow *self)
   gtk_label_set_max_width_chars (GTK_LABEL (self->label), 50);
   gtk_label_set_selectable (GTK_LABEL (self->label), FALSE);
   self->open_button = gtk_button_new_with_mnemonic (_("_Open"));
+  natter_accessible_plain_mnemonics (self->open_button);
   gtk_widget_set_tooltip_text (self->open_button, _("Open the conversation this was branched from"));
   gtk_widget_set_valign (self->open_button, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (self->open_button, "flat");

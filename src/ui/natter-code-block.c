@@ -17,6 +17,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "natter-code-block.h"
+#include "natter-sideways-scroll.h"
 
 /* How long the Copy button shows that it worked. */
 #define COPIED_FEEDBACK_MS 1000
@@ -291,6 +292,7 @@ natter_code_block_init (NatterCodeBlock *self)
   self->buffer = g_object_ref (GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->view))));
   gtk_source_buffer_set_highlight_matching_brackets (self->buffer, FALSE);
   gtk_text_buffer_set_enable_undo (GTK_TEXT_BUFFER (self->buffer), FALSE);
+  natter_sideways_scroll_attach (GTK_SCROLLED_WINDOW (self->scroller));
 
   update_style_scheme (self);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",

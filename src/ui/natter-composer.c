@@ -6,7 +6,7 @@
  * new line; Send becomes Stop while the turn runs; when the
  * latest turn is suspended or idle, sending is refused before the user
  * tries, with the reason shown — the spec's TurnNotSettledError
- * (session-layer-spec.md §9.1 step 2) surfaced ahead of time. Beside
+ * (docs/sessions.md §9.1 step 2) surfaced ahead of time. Beside
  * Send sits the agent chooser (hidden until it has a store); Tab goes
  * from the text to it, then to Send.
  */
@@ -874,6 +874,7 @@ natter_composer_class_init (NatterComposerClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, attach_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, update_button);
   gtk_widget_class_set_css_name (widget_class, "natter-composer");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void
@@ -998,7 +999,7 @@ natter_composer_get_blocked_reason (NatterComposer *self)
  * @reason: (nullable): why sending is refused, shown to the user; %NULL
  *   allows sending
  *
- * Surfaces the spec's TurnNotSettledError (session-layer-spec.md §9.1
+ * Surfaces the spec's TurnNotSettledError (docs/sessions.md §9.1
  * step 2) before the user hits it; the string is copied.
  */
 void

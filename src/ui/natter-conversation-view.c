@@ -13,6 +13,7 @@
 
 #include "config.h"
 
+#include "natter-accessible.h"
 #include "natter-branch-row.h"
 #include "natter-conversation-view.h"
 #include "natter-turn-item.h"
@@ -41,6 +42,7 @@ struct _NatterConversationView
   GtkBox               parent_instance;
 
   NatterSessions      *sessions;
+  NatterBlobStore     *blobs;      /* nullable: given to each turn row */
   NatterTimelineModel *timeline;
 
   /* Following the bottom: while stuck to it, growth below scrolls; the
@@ -99,7 +101,7 @@ turn_row_placed_cb (NatterTurnRow          *row,
 static GtkWidget *
 turn_row_new (NatterConversationView *self)
 {
-  GtkWidget *row = natter_turn_row_new (self->sessions);
+  GtkWidget *row = natter_turn_row_new (self->sessions, self->blobs);
 
   g_signal_connect_object (row, "placed", G_CALLBACK (turn_row_placed_cb), self, G_CONNECT_DEFAULT);
   return row;
@@ -323,6 +325,7 @@ natter_conversation_view_dispose (GObject *object)
   g_clear_object (&self->timeline);
   timeline_unrealize_cb (self);
   g_clear_object (&self->sessions);
+  g_clear_object (&self->blobs);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_CONVERSATION_VIEW);
 
   G_OBJECT_CLASS (natter_conversation_view_parent_class)->dispose (object);
@@ -402,6 +405,7 @@ natter_conversation_view_init (NatterConversationView *self)
 
   self->stick_to_bottom = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
 
   adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
   g_signal_connect_object (adjustment, "value-changed", G_CALLBACK (value_changed_cb), self, G_CONNECT_SWAPPED);
@@ -438,6 +442,25 @@ natter_conversation_view_set_sessions (NatterConversationView *self,
   g_return_if_fail (sessions == NULL || NATTER_IS_SESSIONS (sessions));
 
   g_set_object (&self->sessions, sessions);
+}
+
+/**
+ * natter_conversation_view_set_blob_store:
+ * @self: the view
+ * @blobs: (nullable) (transfer none): where sent attachments are read
+ *
+ * Gives the view the store its turn rows read attachments from. Set it
+ * before a timeline: rows made earlier keep the store they were made
+ * with.
+ */
+void
+natter_conversation_view_set_blob_store (NatterConversationView *self,
+                                         NatterBlobStore        *blobs)
+{
+  g_return_if_fail (NATTER_IS_CONVERSATION_VIEW (self));
+  g_return_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs));
+
+  g_set_object (&self->blobs, blobs);
 }
 
 /**

@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 
+#include "natter-blob-store.h"
 #include "natter-composer.h"
 #include "natter-queue-view.h"
 #include "natter-sessions.h"
@@ -21,6 +22,8 @@ G_DECLARE_FINAL_TYPE (NatterConversationView, natter_conversation_view, NATTER, 
 GtkWidget           *natter_conversation_view_new                  (void);
 void                 natter_conversation_view_set_sessions         (NatterConversationView *self,
                                                                     NatterSessions         *sessions);
+void                 natter_conversation_view_set_blob_store       (NatterConversationView *self,
+                                                                    NatterBlobStore        *blobs);
 void                 natter_conversation_view_set_timeline         (NatterConversationView *self,
                                                                     NatterTimelineModel    *timeline);
 void                 natter_conversation_view_release_focus        (NatterConversationView *self);

@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include "natter-application.h"
 #include "natter-first-frame-probe.h"
 
 static void
@@ -22,11 +23,39 @@ after_paint_cb (GdkFrameClock *clock,
   g_signal_handlers_disconnect_by_func (clock, after_paint_cb, window);
 }
 
+/* The first frame painted once the session list is loaded: the list the
+ * user sees, not the empty window before it. */
+static void
+list_after_paint_cb (GdkFrameClock *clock,
+                     GtkWindow     *window)
+{
+  GtkApplication *application = gtk_window_get_application (window);
+  NatterServices *services;
+
+  if (!NATTER_IS_APPLICATION (application) ||
+      (services = natter_application_get_services (NATTER_APPLICATION (application))) == NULL ||
+      !natter_session_index_get_loaded (natter_services_get_index (services)))
+    return;
+  g_printerr ("list-frame %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
+  g_signal_handlers_disconnect_by_func (clock, list_after_paint_cb, window);
+}
+
 static void
 realize_cb (GtkWidget *widget)
 {
+  GtkApplication *application = gtk_window_get_application (GTK_WINDOW (widget));
+  NatterServices *services = NATTER_IS_APPLICATION (application)
+                             ? natter_application_get_services (NATTER_APPLICATION (application)) : NULL;
+
   g_signal_connect (gtk_widget_get_frame_clock (widget), "after-paint",
                     G_CALLBACK (after_paint_cb), widget);
+  g_signal_connect (gtk_widget_get_frame_clock (widget), "after-paint",
+                    G_CALLBACK (list_after_paint_cb), widget);
+  /* A list that loads without changing what is drawn (no session) still
+   * gets its frame. */
+  if (services != NULL)
+    g_signal_connect_object (natter_services_get_index (services), "notify::loaded",
+                             G_CALLBACK (gtk_widget_queue_draw), widget, G_CONNECT_SWAPPED);
 }
 
 static void
@@ -43,8 +72,9 @@ window_added_cb (GtkApplication *application,
  *
  * With `NATTER_BENCH_FIRST_FRAME=1` in the environment, prints
  * `first-frame <monotonic µs>` to stderr once the first window added to
- * @application has painted its first frame (bench/bench-app-start.c reads
- * it). Without it, does nothing.
+ * @application has painted its first frame, and `list-frame <monotonic
+ * µs>` once it has painted one with the session list loaded
+ * (bench/bench-app-start.c reads them). Without it, does nothing.
  */
 void
 natter_first_frame_probe_attach (GtkApplication *application)

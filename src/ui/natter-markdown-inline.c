@@ -12,6 +12,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <cmark.h>
 
 #include "natter-markdown-render-private.h"
@@ -50,6 +52,61 @@ append_escaped (GString    *out,
     return;
   escaped = g_markup_escape_text (text, -1);
   g_string_append (out, escaped);
+}
+
+/* Where a "~~" that opens a strikethrough starts in @text at or after
+ * @from (followed by something other than white space or another "~"),
+ * or NULL. */
+static const char *
+find_strike_open (const char *text,
+                  const char *from)
+{
+  for (const char *p = strstr (from, "~~"); p != NULL; p = strstr (p + 1, "~~"))
+    if (p[2] != '\0' && p[2] != '~' && !g_ascii_isspace (p[2]) && (p == text || p[-1] != '~'))
+      return p;
+  return NULL;
+}
+
+/* The "~~" that closes a strikethrough opened before @from (preceded by
+ * something other than white space), or NULL. */
+static const char *
+find_strike_close (const char *from)
+{
+  for (const char *p = strstr (from, "~~"); p != NULL; p = strstr (p + 1, "~~"))
+    if (!g_ascii_isspace (p[-1]) && p[2] != '~')
+      return p;
+  return NULL;
+}
+
+/* @text escaped, its ~~struck~~ words struck through as GitHub's
+ * Markdown does (cmark has no such extension). Only within one text
+ * run, so that the markup always nests: "~~a *b* c~~" stays as typed. */
+static void
+append_text (GString    *out,
+             const char *text)
+{
+  const char *p = text;
+  const char *open;
+
+  if (text == NULL)
+    return;
+  while ((open = find_strike_open (text, p)) != NULL)
+    {
+      const char *close = find_strike_close (open + 3);
+      g_autofree char *before = NULL;
+      g_autofree char *inside = NULL;
+
+      if (close == NULL)
+        break;
+      before = g_strndup (p, open - p);
+      inside = g_strndup (open + 2, close - open - 2);
+      append_escaped (out, before);
+      g_string_append (out, "<s>");
+      append_escaped (out, inside);
+      g_string_append (out, "</s>");
+      p = close + 2;
+    }
+  append_escaped (out, p);
 }
 
 /**
@@ -129,6 +186,8 @@ natter_markdown_inline_markup (cmark_node *block)
       switch (cmark_node_get_type (cur))
         {
         case CMARK_NODE_TEXT:
+          append_text (out, cmark_node_get_literal (cur));
+          break;
         case CMARK_NODE_HTML_INLINE:
           /* Inline HTML is shown as the text it is, never interpreted. */
           append_escaped (out, cmark_node_get_literal (cur));

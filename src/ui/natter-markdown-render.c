@@ -20,6 +20,7 @@
 #include "natter-code-block.h"
 #include "natter-markdown-render-private.h"
 #include "natter-markdown-view.h"
+#include "natter-sideways-scroll.h"
 
 /* Deeper nesting than this is shown as plain text: no answer needs it, and
  * it keeps both our recursion and GTK's widget depth bounded. */
@@ -706,6 +707,7 @@ render_table (const char *text,
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), grid);
   gtk_widget_add_css_class (scroller, "natter-md-table-scroller");
+  natter_sideways_scroll_attach (GTK_SCROLLED_WINDOW (scroller));
   return scroller;
 }
 

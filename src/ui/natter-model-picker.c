@@ -20,6 +20,7 @@
 
 #include <adwaita.h>
 
+#include "natter-accessible.h"
 #include "natter-model-picker.h"
 
 struct _NatterModelPicker
@@ -146,7 +147,7 @@ static void
 build_button (NatterModelPicker *self)
 {
   GtkWidget *label = gtk_label_new (NULL);
-  GtkWidget *icon = gtk_image_new_from_icon_name ("applications-science-symbolic");
+  GtkWidget *icon = natter_accessible_decoration_new ("applications-science-symbolic");
 
   self->name_label = GTK_LABEL (label);
   gtk_label_set_ellipsize (self->name_label, PANGO_ELLIPSIZE_MIDDLE);
@@ -154,12 +155,13 @@ build_button (NatterModelPicker *self)
   gtk_label_set_width_chars (self->name_label, 0);
   self->name_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_box_append (GTK_BOX (self->name_box), label);
-  gtk_box_append (GTK_BOX (self->name_box), gtk_image_new_from_icon_name ("pan-down-symbolic"));
+  gtk_box_append (GTK_BOX (self->name_box), natter_accessible_decoration_new ("pan-down-symbolic"));
   self->icon_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_widget_set_halign (self->icon_box, GTK_ALIGN_CENTER);
   gtk_box_append (GTK_BOX (self->icon_box), icon);
 
-  self->squeezer = ADW_SQUEEZER (adw_squeezer_new ());
+  /* A box of two ways to show one name: nothing to say of its own. */
+  self->squeezer = g_object_new (ADW_TYPE_SQUEEZER, "accessible-role", GTK_ACCESSIBLE_ROLE_GROUP, NULL);
   adw_squeezer_set_transition_type (self->squeezer, ADW_SQUEEZER_TRANSITION_TYPE_NONE);
   adw_squeezer_set_switch_threshold_policy (self->squeezer, ADW_FOLD_THRESHOLD_POLICY_NATURAL);
   adw_squeezer_set_homogeneous (self->squeezer, FALSE);
@@ -471,12 +473,14 @@ natter_model_picker_class_init (NatterModelPickerClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, fallback_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, popover_show_cb);
   gtk_widget_class_set_css_name (widget_class, "natter-model-picker");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void
 natter_model_picker_init (NatterModelPicker *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
   build_button (self);
 
   self->models = gtk_string_list_new (NULL);
@@ -501,7 +505,7 @@ natter_model_picker_new (void)
  * natter_model_picker_set_provider:
  * @self: the picker
  * @provider: (nullable): the provider of the open session's model
- *   (turn-runtime.md §12); %NULL shows that none is configured
+ *   (docs/runtime.md §12); %NULL shows that none is configured
  * @display_name: (nullable): its name for people, e.g. "Ollama"
  *
  * Shows @provider's models (`GET /models`). A provider listed before

@@ -2,10 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One pending permission of a suspended turn (session-layer-spec.md
+ * One pending permission of a suspended turn (docs/sessions.md
  * §10.4): what the tool will do, in words, the raw arguments behind an
  * expander, and Allow / Deny, or Always Allow in This Conversation (a
- * permission grant of the session, §12.2). Built only
+ * permission grant of the session, docs/sessions.md §12). Built only
  * from the turn's reduced state, so the card is there again after a
  * restart. Each pending call has its own card; deciding one leaves the
  * others.
@@ -17,6 +17,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-permission-card.h"
 #include "natter-sessions-grants.h"
 
@@ -194,6 +195,7 @@ static void
 natter_permission_card_init (NatterPermissionCard *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
 }
 
@@ -217,7 +219,7 @@ string_member (JsonNode   *node,
  * natter_permission_card_describe:
  * @tool_name: (nullable): the tool's name, as the model sees it
  * @request: (nullable): the `request` of `tool_permission_required`
- *   (turn-runtime.md §5): the built-in file tools describe their request as
+ *   (docs/runtime.md §5): the built-in file tools describe their request as
  *   `{"action": "read" | "list", "path": …}`, a checker may give a sentence
  *   of its own as a string
  * @arguments: (nullable): the call's arguments
@@ -291,7 +293,8 @@ node_to_text (JsonNode *node)
  *
  * Creates a card that says what the call will do
  * (natter_permission_card_describe()) and whose Allow / Deny buttons call
- * natter_sessions_respond_to_permission_async() for this call (§9.2).
+ * natter_sessions_respond_to_permission_async() for this call
+ * (docs/sessions.md §9.2).
  *
  * Returns: (transfer floating): a new card
  */
@@ -402,7 +405,7 @@ natter_permission_card_get_turn_id (NatterPermissionCard *self)
  * @self: a card
  *
  * Returns: (transfer none): the tool call respond_to_permission() decides
- *   (session-layer-spec.md §9)
+ *   (docs/sessions.md §9)
  */
 const char *
 natter_permission_card_get_tool_call_id (NatterPermissionCard *self)

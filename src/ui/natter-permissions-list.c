@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The conversation's "Permissions": the tools the person always allowed
- * in it (session permission grants, session-layer-spec.md §12.2), one row
+ * in it (session permission grants, docs/sessions.md §12), one row
  * each with Revoke. Read from the session file, and read again whenever
  * the session changes, so a grant made elsewhere (another card, the
  * command line) shows up and a revoked one goes.
@@ -15,8 +15,9 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-permissions-list.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 
 struct _NatterPermissionsList
@@ -69,6 +70,9 @@ revoke_clicked_cb (GtkButton             *button,
 
   gtk_widget_set_sensitive (GTK_WIDGET (button), FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
+  /* As wide as it is now when its rows go: the dialog around it keeps
+   * its width, and its buttons stay where the pointer is. */
+  gtk_widget_set_size_request (GTK_WIDGET (self), gtk_widget_get_width (GTK_WIDGET (self)), -1);
   natter_sessions_remove_grant_async (self->sessions, self->session_id, grant_id, self->cancellable,
                                       revoked_cb, g_object_ref (self));
 }
@@ -86,6 +90,7 @@ grant_row (NatterPermissionsList    *self,
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Always allowed in this conversation"));
+  natter_accessible_plain_mnemonics (button);
   gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
   g_object_set_data_full (G_OBJECT (button), "grant-id", g_strdup (grant->grant_id), g_free);
   /* Translators: the accessible name of a button; %s is a tool's name */
@@ -189,6 +194,10 @@ natter_permissions_list_init (NatterPermissionsList *self)
   placeholder = gtk_label_new (_("No tool is always allowed in this conversation. "
                                  "Use “Always Allow in This Conversation” when the assistant asks."));
   gtk_label_set_wrap (GTK_LABEL (placeholder), TRUE);
+  /* Wrapped to the width the dialog's own words give it, never asking
+   * for a line of its own length: the dialog is no wider for it. */
+  gtk_label_set_max_width_chars (GTK_LABEL (placeholder), 20);
+  gtk_label_set_justify (GTK_LABEL (placeholder), GTK_JUSTIFY_CENTER);
   gtk_widget_add_css_class (placeholder, "dim-label");
   gtk_widget_set_margin_top (placeholder, 12);
   gtk_widget_set_margin_bottom (placeholder, 12);
@@ -262,6 +271,23 @@ natter_permissions_list_get_n_grants (NatterPermissionsList *self)
   return self->n_grants;
 }
 
+/* libadwaita 1.2 sizes a message dialog shown before it has measured its
+ * parent window at its narrowest, and at its width only on the next
+ * resize: that would be the first Revoke. Once shown, it takes its width
+ * at once. */
+static gboolean
+settle_width_cb (gpointer data)
+{
+  gtk_widget_queue_resize (data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+dialog_mapped_cb (GtkWidget *dialog)
+{
+  g_idle_add_full (G_PRIORITY_LOW, settle_width_cb, g_object_ref (dialog), g_object_unref);
+}
+
 /**
  * natter_permissions_dialog_new:
  * @parent: the window it belongs to
@@ -286,6 +312,7 @@ natter_permissions_dialog_new (GtkWindow      *parent,
                                    _("Tools you always allowed in this conversation run without asking. "
                                      "Revoke a rule to be asked again."));
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), natter_permissions_list_new (sessions, session_id));
+  g_signal_connect (dialog, "map", G_CALLBACK (dialog_mapped_cb), NULL);
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "close");

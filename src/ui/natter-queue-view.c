@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The messages queued in the open conversation (session-layer-spec.md
- * §12.1), shown under the running turn as pending bubbles, each with Edit
+ * The messages queued in the open conversation (docs/sessions.md
+ * §4), shown under the running turn as pending bubbles, each with Edit
  * and Remove. Read from the session file, and again whenever the session
  * changes: queueing, an edit, a removal and a promotion all do.
  */
@@ -14,8 +14,9 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-queue-view.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-queue.h"
 
 struct _NatterQueueView
@@ -76,9 +77,14 @@ edit_response_cb (AdwMessageDialog *dialog,
                   const char       *response,
                   NatterQueueView  *self)
 {
-  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
-  const char *text = gtk_editable_get_text (entry);
-  g_autofree char *stripped = g_strstrip (g_strdup (text));
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (g_object_get_data (G_OBJECT (dialog), "natter-text-view"));
+  GtkTextIter start, end;
+  g_autofree char *text = NULL;
+  g_autofree char *stripped = NULL;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  stripped = g_strstrip (g_strdup (text));
   g_autoptr(JsonObject) input = NULL;
 
   if (g_strcmp0 (response, "save") != 0 || stripped[0] == '\0' || self->sessions == NULL)
@@ -96,15 +102,29 @@ edit_clicked_cb (GtkButton       *button,
                  NatterQueueView *self)
 {
   GtkWidget *dialog;
-  GtkWidget *entry = gtk_entry_new ();
+  GtkWidget *field = gtk_scrolled_window_new ();
+  GtkWidget *view = gtk_text_view_new ();
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
 
   dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, _("Edit Queued Message"),
                                    _("It is sent when the answer before it is complete."));
-  gtk_editable_set_text (GTK_EDITABLE (entry), g_object_get_data (G_OBJECT (button), "text"));
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Message"), -1);
-  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
+  /* A message of several lines, edited as it was written: a text field
+   * like the composer's, of a fixed height that scrolls. */
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
+  gtk_text_view_set_accepts_tab (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 8);
+  gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 8);
+  gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 10);
+  gtk_text_view_set_right_margin (GTK_TEXT_VIEW (view), 10);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)),
+                            g_object_get_data (G_OBJECT (button), "text"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Message"), -1);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (field), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_size_request (field, -1, 120);
+  gtk_widget_add_css_class (field, "natter-composer-field");
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (field), view);
+  g_object_set_data (G_OBJECT (dialog), "natter-text-view", view);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), field);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "save", _("_Save"), NULL);
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save", ADW_RESPONSE_SUGGESTED);
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
@@ -113,7 +133,7 @@ edit_clicked_cb (GtkButton       *button,
                           g_strdup (g_object_get_data (G_OBJECT (button), "queue-id")), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (edit_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
-  gtk_widget_grab_focus (entry);
+  gtk_widget_grab_focus (view);
 }
 
 static char *
@@ -135,6 +155,7 @@ button_new (const char      *label,
 {
   GtkWidget *button = gtk_button_new_with_mnemonic (label);
 
+  natter_accessible_plain_mnemonics (button);
   gtk_widget_add_css_class (button, "flat");
   gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
   g_object_set_data_full (G_OBJECT (button), "queue-id", g_strdup (queue_id), g_free);

@@ -3,10 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One session in the sidebar, bound to its index entry
- * (session-layer-spec.md §8.1): the title (or "New chat"), when it last
+ * (docs/sessions.md §8.1): the title (or "New chat"), when it last
  * changed, and a mark from latestTurnStatus — plus "processing", which is
- * bus state and never in the index (§8.1), taken from the hub. An errored
- * entry (§8.2) shows its error instead of a time.
+ * bus state and never in the index (docs/sessions.md §8.1), taken from the hub.
+ * An errored entry (docs/sessions.md §8.2) shows its error instead of a time.
  *
  * How long ago a session changed goes stale while the window stays open,
  * so the rows share one NatterTimeTicker: a single timeout per window (not
@@ -39,6 +39,7 @@ struct _NatterSessionRow
   GtkLabel                *title_label;
   GtkLabel                *subtitle_label;
   GtkLabel                *snippet_label;
+  GtkBox                  *more_hits;
   GtkLabel                *versions_label;
   GtkSpinner              *spinner;
   GtkLabel                *mark_label;
@@ -444,11 +445,13 @@ natter_session_row_class_init (NatterSessionRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, title_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, subtitle_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, snippet_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, more_hits);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, versions_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, spinner);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, mark_label);
   gtk_widget_class_bind_template_child (widget_class, NatterSessionRow, mark_icon);
   gtk_widget_class_set_css_name (widget_class, "natter-session-row");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void
@@ -535,6 +538,57 @@ natter_session_row_set_snippet (NatterSessionRow *self,
 
   gtk_label_set_markup (self->snippet_label, markup != NULL ? markup : "");
   gtk_widget_set_visible (GTK_WIDGET (self->snippet_label), markup != NULL);
+}
+
+/**
+ * natter_session_row_set_more_hits:
+ * @self: a row, with its entry
+ * @turn_ids: (nullable) (array zero-terminated=1): the conversation's
+ *   other turns where a search found its words, best first
+ * @markups: (array zero-terminated=1): the words found in each, as for
+ *   natter_session_row_set_snippet()
+ * @texts: (array zero-terminated=1): the same words as plain text, for
+ *   a screen reader
+ *
+ * Shows, under the snippet, a button for each of @turn_ids that opens the
+ * conversation at that message (win.open-search-hit); none for %NULL.
+ */
+void
+natter_session_row_set_more_hits (NatterSessionRow   *self,
+                                  const char * const *turn_ids,
+                                  const char * const *markups,
+                                  const char * const *texts)
+{
+  GtkWidget *child;
+  guint n = 0;
+
+  g_return_if_fail (NATTER_IS_SESSION_ROW (self));
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->more_hits))) != NULL)
+    gtk_box_remove (self->more_hits, child);
+  for (; turn_ids != NULL && turn_ids[n] != NULL && self->entry != NULL; n++)
+    {
+      GtkWidget *button = gtk_button_new ();
+      GtkWidget *label = gtk_label_new (NULL);
+      /* Translators: the accessible name of a button in the sidebar that
+       * goes to a message a search found; %s is the words found there */
+      g_autofree char *name = g_strdup_printf (_("Go to “%s”"), texts[n]);
+
+      gtk_label_set_markup (GTK_LABEL (label), markups[n]);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_label_set_single_line_mode (GTK_LABEL (label), TRUE);
+      gtk_widget_add_css_class (label, "caption");
+      gtk_button_set_child (GTK_BUTTON (button), label);
+      gtk_widget_add_css_class (button, "flat");
+      gtk_widget_add_css_class (button, "natter-search-hit");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+      gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "(ss)",
+                                        natter_session_index_entry_get_session_id (self->entry), turn_ids[n]);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.open-search-hit");
+      gtk_box_append (self->more_hits, button);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->more_hits), n > 0);
 }
 
 /**

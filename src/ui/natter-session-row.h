@@ -34,6 +34,10 @@ GtkWidget               *natter_session_row_new             (NatterSessions     
 void                     natter_session_row_set_entry       (NatterSessionRow        *self,
                                                              NatterSessionIndexEntry *entry);
 NatterSessionIndexEntry *natter_session_row_get_entry       (NatterSessionRow        *self);
+void                     natter_session_row_set_more_hits   (NatterSessionRow        *self,
+                                                             const char * const      *turn_ids,
+                                                             const char * const      *markups,
+                                                             const char * const      *texts);
 void                     natter_session_row_set_snippet     (NatterSessionRow        *self,
                                                              const char              *markup);
 const char              *natter_session_row_get_snippet     (NatterSessionRow        *self);

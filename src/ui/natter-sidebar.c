@@ -5,7 +5,7 @@
  * The session list beside the conversation: the session index itself,
  * filtered (the search, conversations waiting for their undo toast to go)
  * and sorted newest first by GTK list models — never a copy — so it
- * follows every write-through update of the index (session-layer-spec.md
+ * follows every write-through update of the index (docs/sessions.md
  * §8.3) with no refresh call. It keeps its scroll position through
  * searches and rows coming back, and tells the window which conversation
  * the user picked; opening it is the window's business.
@@ -30,6 +30,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-family-filter.h"
 #include "natter-sidebar.h"
 
@@ -97,10 +98,17 @@ enum {
 
 static guint signals[N_SIGNALS];
 
+/* How many more messages of one conversation a search shows under its
+ * best one. */
+#define MORE_HITS 3
+
 typedef struct
 {
-  char *turn_id;
-  char *markup;
+  char      *turn_id;
+  char      *markup;
+  GPtrArray *more_turns;     /* NULL-terminated; the conversation's other hits */
+  GPtrArray *more_markups;
+  GPtrArray *more_texts;
 } SidebarHit;
 
 static void
@@ -108,6 +116,9 @@ sidebar_hit_free (SidebarHit *hit)
 {
   g_free (hit->turn_id);
   g_free (hit->markup);
+  g_ptr_array_unref (hit->more_turns);
+  g_ptr_array_unref (hit->more_markups);
+  g_ptr_array_unref (hit->more_texts);
   g_free (hit);
 }
 
@@ -326,14 +337,75 @@ list_activate_cb (NatterSidebar *self,
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0, natter_session_index_entry_get_session_id (entry));
 }
 
+/* A list at its top stays there when its rows change: the open
+ * conversation's row at the top replaced by a taller one (a new version
+ * of it, "2 versions" under its title) would otherwise keep its bottom
+ * edge where it was and push its top out of view. A place being kept
+ * already (a search cleared) is left to that. */
+static void
+keep_top (NatterSidebar *self)
+{
+  if (self->scroll_clock == NULL && gtk_widget_get_mapped (GTK_WIDGET (self->session_list)) &&
+      gtk_adjustment_get_value (list_adjustment (self)) == 0)
+    keep_scroll (self, 0);
+}
+
 /* Rows */
+
+/* A click on the row of the conversation already open selects nothing
+ * new: while a search found words in it, it goes to those words all the
+ * same, as Enter on the row does. The row's conversation is read when
+ * the button goes down, before the list's own click selects anything. */
+static const char *
+clicked_session (GtkGestureClick *gesture)
+{
+  GtkWidget *row = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+  NatterSessionIndexEntry *entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
+
+  return entry != NULL ? natter_session_index_entry_get_session_id (entry) : NULL;
+}
+
+static void
+row_pressed_cb (GtkGestureClick *gesture,
+                int              n_press,
+                double           x,
+                double           y,
+                NatterSidebar   *self)
+{
+  const char *session_id = clicked_session (gesture);
+  gboolean open = session_id != NULL && g_strcmp0 (session_id, listed_for (self, self->selected_id)) == 0;
+
+  g_object_set_data (G_OBJECT (gesture), "natter-open", GINT_TO_POINTER (open));
+}
+
+static void
+row_released_cb (GtkGestureClick *gesture,
+                 int              n_press,
+                 double           x,
+                 double           y,
+                 NatterSidebar   *self)
+{
+  const char *session_id = clicked_session (gesture);
+
+  if (session_id != NULL && n_press == 1 && g_object_get_data (G_OBJECT (gesture), "natter-open") != NULL &&
+      natter_sidebar_get_hit_turn (self, session_id) != NULL)
+    g_signal_emit (self, signals[SESSION_ACTIVATED], 0, session_id);
+}
 
 static void
 row_setup_cb (GtkSignalListItemFactory *factory,
               GtkListItem              *list_item,
               NatterSidebar            *self)
 {
-  gtk_list_item_set_child (list_item, natter_session_row_new (self->sessions, self->hub, self->ticker));
+  GtkWidget *row = natter_session_row_new (self->sessions, self->hub, self->ticker);
+  GtkGesture *click = gtk_gesture_click_new ();
+
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
+  g_signal_connect (click, "pressed", G_CALLBACK (row_pressed_cb), self);
+  g_signal_connect (click, "released", G_CALLBACK (row_released_cb), self);
+  gtk_widget_add_controller (row, GTK_EVENT_CONTROLLER (click));
+  gtk_list_item_set_child (list_item, row);
 }
 
 /* A row shows the words that matched while a search found its
@@ -347,6 +419,9 @@ update_row_snippet (NatterSidebar    *self,
   SidebarHit *hit = id != NULL ? g_hash_table_lookup (self->content_hits, id) : NULL;
 
   natter_session_row_set_snippet (row, hit != NULL ? hit->markup : NULL);
+  natter_session_row_set_more_hits (row, hit != NULL ? (const char * const *) hit->more_turns->pdata : NULL,
+                                    hit != NULL ? (const char * const *) hit->more_markups->pdata : NULL,
+                                    hit != NULL ? (const char * const *) hit->more_texts->pdata : NULL);
   natter_session_row_set_n_versions (row, natter_family_filter_get_n_versions (self->family_filter, id));
 }
 
@@ -371,6 +446,7 @@ row_unbind_cb (GtkSignalListItemFactory *factory,
 
   g_hash_table_remove (self->bound_rows, row);
   natter_session_row_set_snippet (row, NULL);
+  natter_session_row_set_more_hits (row, NULL, NULL, NULL);
   natter_session_row_set_entry (row, NULL);
 }
 
@@ -395,15 +471,27 @@ set_hits (NatterSidebar *self,
   for (guint i = 0; hits != NULL && i < hits->len; i++)
     {
       NatterSearchHit *found = g_ptr_array_index (hits, i);
-      SidebarHit *hit;
+      SidebarHit *hit = g_hash_table_lookup (self->content_hits, found->session_id);
 
-      /* Best first: a session keeps its best turn. */
-      if (g_hash_table_contains (self->content_hits, found->session_id))
-        continue;
+      /* Best first: a session shows its best turn, then a few more, each
+       * a way to its message. */
+      if (hit != NULL)
+        {
+          if (hit->more_turns->len < MORE_HITS)
+            {
+              g_ptr_array_add (hit->more_turns, g_strdup (found->turn_id));
+              g_ptr_array_add (hit->more_markups, natter_search_snippet_to_markup (found->snippet));
+              g_ptr_array_add (hit->more_texts, natter_search_snippet_to_plain (found->snippet));
+            }
+          continue;
+        }
       hit = g_new0 (SidebarHit, 1);
       hit->turn_id = g_strdup (found->turn_id);
       /* Escaped here, piece by piece: what was said is never markup. */
       hit->markup = natter_search_snippet_to_markup (found->snippet);
+      hit->more_turns = g_ptr_array_new_null_terminated (MORE_HITS, g_free, TRUE);
+      hit->more_markups = g_ptr_array_new_null_terminated (MORE_HITS, g_free, TRUE);
+      hit->more_texts = g_ptr_array_new_null_terminated (MORE_HITS, g_free, TRUE);
       g_hash_table_insert (self->content_hits, g_strdup (found->session_id), hit);
     }
   if (self->content_filter != NULL)
@@ -669,6 +757,7 @@ natter_sidebar_init (NatterSidebar *self)
   GtkEventController *keys;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_name_stack_pages (self->sidebar_stack);
   self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->content_hits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) sidebar_hit_free);
   self->bound_rows = g_hash_table_new (NULL, NULL);
@@ -765,6 +854,7 @@ natter_sidebar_set_services (NatterSidebar      *self,
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
   g_signal_connect_swapped (self->selection, "notify::selected-item", G_CALLBACK (selection_changed_cb), self);
   g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (update_page), self);
+  g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (keep_top), self);
 
   gtk_list_view_set_model (self->session_list, GTK_SELECTION_MODEL (self->selection));
   update_page (self);

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The turns of one session as a GListModel of #NatterTurnItem, oldest
- * first (session-layer-spec.md §10.3). The session file gives the list of
+ * first (docs/sessions.md §10.3). The session file gives the list of
  * turns; each item reads its own turn only when a row shows it. The model
  * listens to the process-wide turn event hub for the whole time it lives,
  * so a turn that streams while another session is shown goes on being
@@ -14,7 +14,7 @@
  * ancestors up to each fork point, read-only, each ancestor followed by
  * a "Branched from" marker. The chain is found from session files, not
  * turn files: a session's turn N+1 always refers to its turn N and a
- * fork's first turn to its fork point (session-layer-spec.md §9.1 step
+ * fork's first turn to its fork point (docs/sessions.md §9.1 step
  * 3), so the chain through an ancestor is its turn list up to the fork
  * point. That is one session file per ancestor, and no turn file: the
  * inherited items read their turns lazily like the session's own, so a
@@ -339,7 +339,8 @@ ancestor_cb (GObject      *source,
       return;
     }
 
-  /* Turns 1 … fork point: each refers to the one before it (§9.1 step 3). */
+  /* Turns 1 … fork point: each refers to the one before it
+   * (docs/sessions.md §9.1 step 3). */
   level = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < natter_session_state_get_n_turns (state); i++)
     {
@@ -432,8 +433,8 @@ get_session_cb (GObject      *source,
     }
   else
     {
-      /* Turns are only ever appended to a session (§6: sessionSeq has no
-       * gaps), so what is new is the tail. */
+      /* Turns are only ever appended to a session (docs/format.md §3.2:
+       * sessionSeq has no gaps), so what is new is the tail. */
       n_turns = natter_session_state_get_n_turns (state);
       new_ids = g_ptr_array_new ();
       for (guint i = self->items->len; i < n_turns; i++)

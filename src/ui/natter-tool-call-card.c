@@ -143,7 +143,7 @@ media_image (JsonObject *item)
   return picture;
 }
 
-/* A tool server's content that text does not carry (turn-runtime.md §3,
+/* A tool server's content that text does not carry (docs/runtime.md §3,
  * `metadata.mcp`): images as images, resource links as links. */
 static void
 set_media (NatterToolCallCard *self,
@@ -284,6 +284,7 @@ natter_tool_call_card_class_init (NatterToolCallCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, result_label);
   gtk_widget_class_bind_template_child (widget_class, NatterToolCallCard, media_box);
   gtk_widget_class_set_css_name (widget_class, "natter-tool-call-card");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void
@@ -294,7 +295,7 @@ natter_tool_call_card_init (NatterToolCallCard *self)
 
 /**
  * natter_tool_call_card_new:
- * @call: the tool call to show (turn-runtime.md §5: its arguments,
+ * @call: the tool call to show (docs/runtime.md §5: its arguments,
  *   `tool_progress` and `tool_result`)
  *
  * Creates a collapsed card for @call. What it shows is copied: the card

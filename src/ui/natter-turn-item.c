@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One turn of the timeline (session-layer-spec.md §10.3): its reduced
+ * One turn of the timeline (docs/sessions.md §10.3): its reduced
  * state, read lazily the first time a row shows it, so that opening a long
  * session reads only the turns on screen; live durable events joined by
  * file offset; and the ephemeral overlay of text and reasoning deltas that
@@ -172,7 +172,7 @@ natter_turn_item_class_init (NatterTurnItemClass *klass)
    * NatterTurnItem:compaction-summary: (nullable)
    *
    * The summary of the earlier messages when a compaction keeps this turn
-   * as its first whole one (session-layer-spec.md §12.3), else %NULL.
+   * as its first whole one (docs/sessions.md §5), else %NULL.
    */
   properties[PROP_COMPACTION_SUMMARY] =
     g_param_spec_string ("compaction-summary", NULL, NULL, NULL,
@@ -311,7 +311,7 @@ natter_turn_item_get_turn_id (NatterTurnItem *self)
  * @self: an item
  *
  * Returns: the turn's `sessionSeq`, its 1-based position in the session
- *   (session-layer-spec.md §5, §6)
+ *   (docs/format.md §3.1, §3.2)
  */
 guint
 natter_turn_item_get_session_seq (NatterTurnItem *self)
@@ -487,8 +487,8 @@ drop_covered_overlay (NatterTurnItem *self)
 
 static void load (NatterTurnItem *self);
 
-/* Joins one durable event by its offset (§10.3): drop what the state
- * already covers, apply the next line, re-read on a gap. Returns whether
+/* Joins one durable event by its offset (docs/sessions.md §10.3): drop what the
+ * state already covers, apply the next line, re-read on a gap. Returns whether
  * the state changed. */
 static gboolean
 join (NatterTurnItem *self,
@@ -592,9 +592,9 @@ natter_turn_item_ensure_loaded (NatterTurnItem *self)
  * @event: (transfer none): a durable event of this turn, from the bus
  * @offset: its 1-based line number in the turn file
  *
- * Joins a live event (§10.3). Before the turn was ever read the event is
- * ignored: the read that showing the turn starts will include it. While
- * a read is in flight it waits and is joined by offset afterwards.
+ * Joins a live event (docs/sessions.md §10.3). Before the turn was ever read
+ * the event is ignored: the read that showing the turn starts will include it.
+ * While a read is in flight it waits and is joined by offset afterwards.
  */
 void
 natter_turn_item_join_event (NatterTurnItem *self,

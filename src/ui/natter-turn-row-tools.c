@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * How a turn row presents its tool calls (session-layer-spec.md §10.3,
+ * How a turn row presents its tool calls (docs/sessions.md §10.3,
  * §10.4): runs of identical calls folded into one line, answered
  * ask_human calls as a question and its answer, and what a suspended
  * turn waits for. Kept apart from natter-turn-row.c, which builds and

@@ -2,14 +2,14 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One turn in the timeline (session-layer-spec.md §10.3): its input and
+ * One turn in the timeline (docs/sessions.md §10.3): its input and
  * its own activity — reasoning, assistant text, tool calls with their
  * status — the live overlay of the streaming call, the prompts of a
- * suspended turn (§10.4), and what happened at the end with the next step
- * to take. The referenced prefix (the context) is never shown again: each
- * turn shows only what it added. Rows are recycled by the list view. A
- * row in a window reads its turn only once the list view places it in the
- * viewport, and says so (#NatterTurnRow::placed) for the rows near it to
+ * suspended turn (docs/sessions.md §10.4), and what happened at the end with
+ * the next step to take. The referenced prefix (the context) is never shown
+ * again: each turn shows only what it added. Rows are recycled by the list
+ * view. A row in a window reads its turn only once the list view places it in
+ * the viewport, and says so (#NatterTurnRow::placed) for the rows near it to
  * be read ahead (a long session must open fast); a row outside
  * any window reads it when bound.
  */
@@ -20,6 +20,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-ask-human-card.h"
 #include "natter-attachment-chip.h"
 #include "natter-markdown-view.h"
@@ -34,6 +35,7 @@ struct _NatterTurnRow
   GtkWidget       parent_instance;
 
   NatterSessions *sessions;
+  NatterBlobStore *blobs;   /* nullable: where sent attachments are read */
   NatterTurnItem *item;
   /* The markdown view the current overlay streams into, if any. */
   GtkWidget      *streaming_view;
@@ -343,7 +345,7 @@ show_terminal (NatterTurnRow   *self,
        * runtime is still live (the bus says it is processing) or it was
        * read back after a restart: only the prompt moves it on. One
        * suspended on an async tool waits for the tool's result, which
-       * arrives from outside (§6), live or not. */
+       * arrives from outside (docs/runtime.md §8), live or not. */
       if (natter_turn_row_waits_for_user (state))
         set_status (self, FALSE, "dialog-information-symbolic", _("Waiting for you"), NULL, NULL);
       else
@@ -373,8 +375,37 @@ format_count (gint64 count)
   return g_strdup_printf ("%" G_GINT64_FORMAT, count);
 }
 
-/* The turn's token usage (the sum over its model calls): the total on the
- * row, the breakdown in the tooltip. */
+/* "… · 42.5 tokens/s · first token after 0.8 s": the answer's speed
+ * (docs/format.md §4.2) after @line, in the person's number format;
+ * @line alone when neither figure is known. */
+static char *
+append_speed (const char      *line,
+              NatterTurnState *state)
+{
+  gint64 first_ms;
+  double speed;
+  char *text = g_strdup (line);
+
+  natter_turn_state_get_speed (state, &first_ms, &speed);
+  if (speed > 0)
+    {
+      g_autofree char *before = text;
+
+      /* Translators: the usage line of an answer, "120 tokens · 42.5 tokens/s" */
+      text = g_strdup_printf (_("%s · %.1f tokens/s"), before, speed);
+    }
+  if (first_ms >= 0)
+    {
+      g_autofree char *before = text;
+
+      /* Translators: the usage line of an answer, "… · first token after 0.8 s" */
+      text = g_strdup_printf (_("%s · first token after %.1f s"), before, (double) first_ms / 1000.0);
+    }
+  return text;
+}
+
+/* The turn's token usage (the sum over its model calls) and its speed:
+ * the total and the speed on the row, the breakdown in the tooltip. */
 static void
 show_usage (NatterTurnRow   *self,
             NatterTurnState *state)
@@ -398,7 +429,11 @@ show_usage (NatterTurnRow   *self,
   count = format_count (total);
   /* Translators: %s is a number of tokens, e.g. "1234 tokens" */
   text = g_strdup_printf (ngettext ("%s token", "%s tokens", (gulong) total), count);
-  gtk_label_set_text (self->usage_label, text);
+  {
+    g_autofree char *line = append_speed (text, state);
+
+    gtk_label_set_text (self->usage_label, line);
+  }
 
   details = g_string_new (NULL);
   if (input >= 0)
@@ -511,6 +546,7 @@ ensure_built (NatterTurnRow *self)
     return;
   self->built = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
   /* The template's GtkBinLayout would take the allocation from
    * natter_turn_row_size_allocate(). */
   gtk_widget_set_layout_manager (GTK_WIDGET (self), NULL);
@@ -546,7 +582,7 @@ show_attachments (NatterTurnRow *self)
   g_free (self->attachments_turn_id);
   self->attachments_turn_id = parts->len > 0 ? g_strdup (turn_id) : NULL;
   for (guint i = 0; i < parts->len; i++)
-    gtk_box_append (GTK_BOX (self->attachments_box), natter_attachment_view_new (g_ptr_array_index (parts, i)));
+    gtk_box_append (GTK_BOX (self->attachments_box), natter_attachment_view_new (g_ptr_array_index (parts, i), self->blobs));
   gtk_widget_set_visible (self->attachments_box, parts->len > 0);
 }
 
@@ -817,6 +853,7 @@ natter_turn_row_finalize (GObject *object)
   NatterTurnRow *self = NATTER_TURN_ROW (object);
 
   g_clear_object (&self->sessions);
+  g_clear_object (&self->blobs);
   g_string_free (self->assistant_text, TRUE);
   g_free (self->attachments_turn_id);
 
@@ -877,6 +914,7 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, usage_label);
   gtk_widget_class_bind_template_callback (widget_class, copy_clicked_cb);
   gtk_widget_class_set_css_name (widget_class, "natter-turn-row");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static void
@@ -889,18 +927,22 @@ natter_turn_row_init (NatterTurnRow *self)
 /**
  * natter_turn_row_new:
  * @sessions: the session service that prompts answer through
+ * @blobs: (nullable): the store the message's attachments are read from
  *
  * Returns: (transfer floating): an empty row; see natter_turn_row_set_item()
  */
 GtkWidget *
-natter_turn_row_new (NatterSessions *sessions)
+natter_turn_row_new (NatterSessions  *sessions,
+                     NatterBlobStore *blobs)
 {
   NatterTurnRow *self;
 
   g_return_val_if_fail (NATTER_IS_SESSIONS (sessions), NULL);
+  g_return_val_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs), NULL);
 
   self = g_object_new (NATTER_TYPE_TURN_ROW, NULL);
   self->sessions = g_object_ref (sessions);
+  self->blobs = blobs != NULL ? g_object_ref (blobs) : NULL;
   return GTK_WIDGET (self);
 }
 

@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 
+#include "natter-blob-store.h"
 #include "natter-sessions.h"
 #include "natter-turn-item.h"
 
@@ -16,7 +17,8 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (NatterTurnRow, natter_turn_row, NATTER, TURN_ROW, GtkWidget)
 
-GtkWidget      *natter_turn_row_new      (NatterSessions *sessions);
+GtkWidget      *natter_turn_row_new      (NatterSessions  *sessions,
+                                          NatterBlobStore *blobs);
 void            natter_turn_row_set_item (NatterTurnRow  *self,
                                           NatterTurnItem *item);
 NatterTurnItem *natter_turn_row_get_item (NatterTurnRow  *self);

@@ -15,6 +15,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-sessions.h"
 #include "natter-version-switcher.h"
 
@@ -52,6 +53,7 @@ natter_version_switcher_class_init (NatterVersionSwitcherClass *klass)
   object_class->dispose = natter_version_switcher_dispose;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "versionswitcher");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
 
 static GtkWidget *
@@ -81,6 +83,7 @@ natter_version_switcher_init (NatterVersionSwitcher *self)
   gtk_widget_set_parent (self->next, GTK_WIDGET (self));
   gtk_widget_set_valign (GTK_WIDGET (self), GTK_ALIGN_CENTER);
   gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Versions"), -1);
 }
 
 /**

@@ -2,8 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The window's win.* actions: new, search, rename, delete with an undo
- * toast, try again, branch, continue, resume, retry, the shortcuts window.
+ * The window's win.* actions: new, search, rename, model settings, delete
+ * with an undo toast, try again, branch, continue, resume, retry, the
+ * shortcuts window.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -14,12 +15,14 @@
 
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
+#include "natter-parameters-dialog.h"
 #include "natter-permission-card.h"
 #include "natter-permissions-list.h"
 #include "natter-provider-error.h"
 #include "natter-runtime-error.h"
 #include "natter-session-error.h"
 #include "natter-session-row.h"
+#include "natter-sessions-settings.h"
 #include "natter-store-error.h"
 #include "natter-toast-guard.h"
 #include "natter-turn-row.h"
@@ -113,6 +116,58 @@ rename_activated (GtkWidget  *widget,
   g_signal_connect_object (dialog, "response", G_CALLBACK (rename_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
   gtk_widget_grab_focus (entry);
+}
+
+static void
+set_parameters_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_set_parameters_finish (NATTER_SESSIONS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, NULL, _("The model settings were not kept"), error, NULL);
+}
+
+static void
+parameters_response_cb (NatterParametersDialog *dialog,
+                        const char             *response,
+                        NatterWindow           *self)
+{
+  const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
+  g_autoptr(NatterGenerationParameters) parameters = NULL;
+
+  if (g_strcmp0 (response, "save") == 0)
+    {
+      parameters = natter_parameters_dialog_dup_parameters (dialog);
+      /* Save is disabled while a field cannot be read. */
+      g_return_if_fail (parameters != NULL);
+    }
+  else if (g_strcmp0 (response, "defaults") != 0)
+    return;
+  natter_sessions_set_parameters_async (self->sessions, session_id, parameters, self->cancellable,
+                                        set_parameters_cb, g_object_ref (self));
+}
+
+/* The conversation's generation parameters (docs/sessions.md §15), for
+ * the session shown: a version's are its original's. */
+static void
+parameters_activated (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  GtkWidget *dialog;
+
+  if (self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL)
+    return;
+  dialog = natter_parameters_dialog_new (GTK_WINDOW (self),
+                                         natter_sessions_get_kept_parameters (self->sessions, self->session_id));
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->session_id), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (parameters_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 typedef struct
@@ -277,7 +332,7 @@ fork_cb (GObject      *source,
 }
 
 /* A new session with the history up to and including the turn
- * (session-layer-spec.md, fork); the original stays as it is. */
+ * (a branch, docs/sessions.md §3); the original stays as it is. */
 static void
 branch_activated (GtkWidget  *widget,
                   const char *action_name,
@@ -305,6 +360,48 @@ branch_activated (GtkWidget  *widget,
  * hidden or not, and a hidden window has no object path: a critical, and
  * then a crash. With no window kept hidden, the last toplevel is one that
  * shows. */
+/* GTK fills in the keys of an entry named by its action only for the
+ * window it keeps hidden (gtk_application_window_set_help_overlay());
+ * this one is made here, so its entries get the application's keys
+ * here, the same ones natter-application.c binds. */
+static void
+fill_in_action_keys (GtkBuilder     *builder,
+                     GtkApplication *application)
+{
+  g_autoptr(GSList) objects = gtk_builder_get_objects (builder);
+
+  for (GSList *l = objects; l != NULL && application != NULL; l = l->next)
+    {
+      g_autofree char *action_name = NULL;
+      g_auto(GStrv) accels = NULL;
+      g_autofree char *accelerator = NULL;
+
+      if (!GTK_IS_SHORTCUTS_SHORTCUT (l->data))
+        continue;
+      g_object_get (l->data, "action-name", &action_name, NULL);
+      if (action_name == NULL)
+        continue;
+      accels = gtk_application_get_accels_for_action (application, action_name);
+      accelerator = g_strjoinv (" ", accels);
+      g_object_set (l->data, "accelerator", accelerator, NULL);
+    }
+}
+
+/* A message a search found, from its button in the sidebar. */
+static void
+open_search_hit_activated (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *session_id;
+  const char *turn_id;
+
+  g_variant_get (parameter, "(&s&s)", &session_id, &turn_id);
+  if (natter_window_open_session_at (self, session_id, turn_id))
+    adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
 static void
 show_help_overlay_activated (GtkWidget  *widget,
                              const char *action_name,
@@ -317,6 +414,7 @@ show_help_overlay_activated (GtkWidget  *widget,
     {
       builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-help-overlay.ui");
       self->help_overlay = GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+      fill_in_action_keys (builder, gtk_window_get_application (GTK_WINDOW (self)));
       g_object_add_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
       gtk_window_set_transient_for (self->help_overlay, GTK_WINDOW (self));
       gtk_window_set_destroy_with_parent (self->help_overlay, TRUE);
@@ -369,7 +467,8 @@ continue_activated (GtkWidget  *widget,
                     const char *action_name,
                     GVariant   *parameter)
 {
-  /* The limit's transcript is complete; a new turn picks it up (§9). */
+  /* The limit's transcript is complete; a new turn picks it up
+   * (docs/sessions.md §9). */
   _natter_window_send_text (NATTER_WINDOW (widget), _("Continue."), FALSE);
 }
 
@@ -402,7 +501,7 @@ resume_activated (GtkWidget  *widget,
                                      resume_turn_cb, g_object_ref (self));
 }
 
-/* The conversation's permission grants, with Revoke (§12.2). */
+/* The conversation's permission grants, with Revoke (docs/sessions.md §12). */
 static void
 permissions_activated (GtkWidget  *widget,
                        const char *action_name,
@@ -429,6 +528,7 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.new-chat", NULL, new_chat_activated);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_activated);
   gtk_widget_class_install_action (widget_class, "win.rename", NULL, rename_activated);
+  gtk_widget_class_install_action (widget_class, "win.parameters", NULL, parameters_activated);
   gtk_widget_class_install_action (widget_class, "win.delete", NULL, delete_activated);
   gtk_widget_class_install_action (widget_class, "win.permissions", NULL, permissions_activated);
   gtk_widget_class_install_action (widget_class, "win.undo-delete", "s", undo_delete_activated);
@@ -439,5 +539,6 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
   gtk_widget_class_install_action (widget_class, "win.retry-send", NULL, retry_send_activated);
   gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, show_help_overlay_activated);
+  gtk_widget_class_install_action (widget_class, "win.open-search-hit", "(ss)", open_search_hit_activated);
 }
 

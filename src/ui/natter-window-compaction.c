@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The window's compaction (session-layer-spec.md §12.3): "Compact
+ * The window's compaction (docs/sessions.md §5): "Compact
  * Conversation" in the conversation menu (win.compact) and "Compact and
  * Continue" on a turn that failed because the conversation no longer
  * fits the model's context window (win.compact-and-continue), which

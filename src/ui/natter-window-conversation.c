@@ -666,8 +666,8 @@ _natter_window_send_text (NatterWindow *self,
 
 /* Sends @text with the attachments @sources (nullable, taken). A message
  * typed while the answer has not ended (it runs, or waits for a
- * permission or an answer) waits in the queue (session-layer-spec.md
- * §12.1; the queue view shows it). */
+ * permission or an answer) waits in the queue (docs/sessions.md
+ * §4; the queue view shows it). */
 void
 _natter_window_send_message (NatterWindow *self,
                              const char   *text,

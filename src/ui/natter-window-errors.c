@@ -440,8 +440,8 @@ recovered_cb (GObject      *source,
   adw_leaflet_set_visible_child (self->leaflet, self->content);
 }
 
-/* "Copy Readable Part to a New Conversation" (session-layer-spec.md
- * §4.2 stays true: the damaged file is only read). */
+/* "Copy Readable Part to a New Conversation" (docs/sessions.md
+ * §6.2 stays true: the damaged file is only read). */
 static void
 copy_readable_part_activated (GtkWidget  *widget,
                               const char *action_name,

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The window's facet of queued messages (session-layer-spec.md §12.1):
+ * The window's facet of queued messages (docs/sessions.md §4):
  * the pending bubbles of the open conversation, the promotion a crash
  * may have left undone when a conversation opens, and Stop, which asks
  * whether the queue stays.
@@ -14,7 +14,7 @@
 
 #include <glib/gi18n.h>
 
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-queue.h"
 #include "natter-window-private.h"
 

@@ -30,6 +30,32 @@ natter_window_set_search_index (NatterWindow      *self,
   natter_sidebar_set_search_index (self->session_sidebar, search);
 }
 
+/**
+ * natter_window_open_session_at:
+ * @self: the window
+ * @session_id: a session in the index
+ * @turn_id: (nullable): one of its turns
+ *
+ * Opens @session_id as natter_window_open_session() does, scrolled to
+ * @turn_id rather than to its bottom (a search result picked in the
+ * Shell, where its words were said); the same when it is open already.
+ *
+ * Returns: %FALSE if @session_id is not in the (loaded) index
+ */
+gboolean
+natter_window_open_session_at (NatterWindow *self,
+                               const char   *session_id,
+                               const char   *turn_id)
+{
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), FALSE);
+
+  if (!natter_window_open_session (self, session_id))
+    return FALSE;
+  if (turn_id != NULL)
+    _natter_window_reveal_turn (self, turn_id);
+  return TRUE;
+}
+
 /* The open conversation is to show @turn_id rather than its latest turn. */
 void
 _natter_window_reveal_turn (NatterWindow *self,

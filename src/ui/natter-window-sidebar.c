@@ -51,11 +51,11 @@ session_activated_cb (NatterWindow *self,
                       const char   *session_id)
 {
   if (g_strcmp0 (session_id, self->session_id) != 0)
-    {
-      open_picked (self, session_id);
-      if (natter_sidebar_get_hit_turn (self->session_sidebar, session_id) != NULL)
-        _natter_window_reveal_turn (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
-    }
+    open_picked (self, session_id);
+  /* Found by what was said: show where it was said, in the conversation
+   * open already too. */
+  if (natter_sidebar_get_hit_turn (self->session_sidebar, session_id) != NULL)
+    _natter_window_reveal_turn (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
   adw_leaflet_set_visible_child (self->leaflet, self->content);
   gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }

@@ -31,6 +31,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
 #include "natter-composer.h"
@@ -176,6 +177,7 @@ update_conversation (NatterWindow *self)
   gboolean has_session = self->session_id != NULL && self->entry != NULL;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename", has_session && error == NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.parameters", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete", has_session);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compact", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.permissions", has_session && error == NULL);
@@ -354,9 +356,9 @@ _natter_window_ensure_timeline (NatterWindow *self,
  *
  * Shows @session_id: its timeline (read lazily, turns on screen first),
  * its draft, and the composer state of its latest turn; remembers it in
- * GSettings `last-session`. An errored session (§8.2) shows its error and
- * cannot take messages. While the startup scan is still running (a Shell
- * search result that launched the app), the session is opened as soon
+ * GSettings `last-session`. An errored session (docs/sessions.md §8.2) shows
+ * its error and cannot take messages. While the startup scan is still running
+ * (a Shell search result that launched the app), the session is opened as soon
  * as the index is loaded, in place of the last open one. It opens at
  * once, before its turns are read, and drops the wait of a conversation
  * natter_window_open_session_when_read() was about to show.
@@ -453,8 +455,17 @@ restore_last_session (NatterWindow *self)
   if (requested != NULL && natter_window_open_session_when_read (self, requested))
     return;
   last = g_strdup (natter_settings_get_last_session (self->settings));
-  if (last[0] != '\0')
-    natter_window_open_session_when_read (self, last);
+  if (last[0] != '\0' && natter_window_open_session_when_read (self, last))
+    return;
+  /* Nothing to go back to: the window starts on a new conversation with
+   * the keyboard in its message field, so that what is typed first is
+   * the message, not keys for a button. It writes nothing until sent.
+   * Not when something was asked for while the index was read (a
+   * conversation, a first message sent): that stays. */
+  if (requested != NULL || self->session_id != NULL || self->new_chat || self->sending)
+    return;
+  _natter_window_open_new_chat (self);
+  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
 }
 
 static void
@@ -640,6 +651,8 @@ static void
 natter_window_init (NatterWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
+  natter_accessible_name_stack_pages (self->content_stack);
   self->timeline_list = natter_conversation_view_get_list (self->conversation_view);
   self->composer = natter_conversation_view_get_composer (self->conversation_view);
   self->queue_view = natter_conversation_view_get_queue_view (self->conversation_view);
@@ -767,6 +780,7 @@ natter_window_set_blob_store (NatterWindow    *self,
   g_return_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs));
 
   g_set_object (&self->blobs, blobs);
+  natter_conversation_view_set_blob_store (self->conversation_view, blobs);
   if (self->pipeline != NULL)
     natter_send_pipeline_set_blob_store (self->pipeline, blobs);
   natter_composer_set_can_attach (self->composer, blobs != NULL);
@@ -790,8 +804,8 @@ natter_window_get_blob_store (NatterWindow *self)
  * @self: the window
  * @agent_id: the agent new messages go to
  *
- * Sets the `agentId` of the SendMessageConfig (§9) of every message sent
- * from this window; %NATTER_WINDOW_DEFAULT_AGENT_ID by default.
+ * Sets the `agentId` of the SendMessageConfig (docs/sessions.md §9) of every
+ * message sent from this window; %NATTER_WINDOW_DEFAULT_AGENT_ID by default.
  */
 void
 natter_window_set_agent_id (NatterWindow *self,
@@ -815,8 +829,8 @@ natter_window_set_agent_id (NatterWindow *self,
  * remembers its pick while the app runs; a session opens with the agent
  * of its last turn (`lastAgentId`), else Assistant; a removed agent
  * falls back to Assistant with a toast. The pick is the
- * SendMessageConfig's `agent.agentId` (§9); an agent naming its own
- * model sends no `agent.model` unless the user picked one in the header
+ * SendMessageConfig's `agent.agentId` (docs/sessions.md §9); an agent naming
+ * its own model sends no `agent.model` unless the user picked one in the header
  * for the session, and the header shows the model that will be used.
  * %NULL hides the chooser: messages go to natter_window_set_agent_id()'s
  * agent.
@@ -852,8 +866,8 @@ natter_window_set_agent_store (NatterWindow     *self,
  * of the provider of its current model: the one picked for the
  * session, else its last turn's (`lastModel`), else @provider_id. The
  * model shown goes with the session's next messages as the
- * SendMessageConfig's `agent.model` `{provider, model}` (§9), with the
- * provider whose list it came from. A provider that is not configured
+ * SendMessageConfig's `agent.model` `{provider, model}` (docs/sessions.md §9),
+ * with the provider whose list it came from. A provider that is not configured
  * in @registry (removed, or a bare endpoint URL) shows the picker's
  * unknown state with Preferences. Call again when the providers or the
  * defaults change; the lists the picker keeps are reused.

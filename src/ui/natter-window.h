@@ -44,6 +44,9 @@ void                 natter_window_set_agent_store        (NatterWindow       *s
                                                            NatterAgentStore   *store);
 gboolean             natter_window_open_session           (NatterWindow       *self,
                                                            const char         *session_id);
+gboolean             natter_window_open_session_at        (NatterWindow       *self,
+                                                           const char         *session_id,
+                                                           const char         *turn_id);
 gboolean             natter_window_open_session_when_read (NatterWindow       *self,
                                                            const char         *session_id);
 const char          *natter_window_get_opening_session_id (NatterWindow       *self);

@@ -471,8 +471,14 @@ class NatterApp:
         return self.wait_for("the composer", role=Atspi.Role.TEXT, name="Message")
 
     def new_chat(self):
-        press(self.wait_for("the New Chat button", role=Atspi.Role.PUSH_BUTTON,
-                            name="New Chat"))
+        button = self.wait_for("the New Chat button", role=Atspi.Role.PUSH_BUTTON,
+                               name="New Chat")
+        # A window with nothing to go back to starts on a new chat. The
+        # press's action is carried out later than the keys typed next,
+        # so pressing then would take the window away from the message
+        # just sent: press only where the window shows something else.
+        if not self.find(Atspi.Role.LABEL, name="Type a message below to begin"):
+            press(button)
         # The window is on the new, empty session (its draft is in the
         # composer) only once the "New Chat" page shows.
         self.wait_for("the empty new chat", role=Atspi.Role.LABEL,

@@ -10,12 +10,22 @@
                                    one scenario driven only by
                                    synthesized key presses (every
                                    feature works from the keyboard)
+  run_e2e.py --server scripted --tool-servers
+                                   a tool server that hangs at start while
+                                   the window sends a message
+  run_e2e.py --server scripted --leftovers
+                                   what killed writes left is removed at
+                                   the window's start
   run_e2e.py --server scripted --drop
                                    drags a file from another window onto
                                    the message field: it is attached
   run_e2e.py --server scripted --quit
                                    Ctrl+Q while an answer streams: it is
                                    stopped and kept, not lost
+  run_e2e.py --server scripted --wheel
+                                   turns the mouse wheel over a code
+                                   block with wide lines: the
+                                   conversation scrolls
   run_e2e.py --server scripted --versions
                                    switches between two versions of an
                                    answer with real clicks on the arrows
@@ -34,6 +44,7 @@ E2E_SCREENSHOT_DIR (where stepN.png go).
 import argparse
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -53,9 +64,9 @@ if os.environ.get("DISPLAY"):
     subprocess.run(["dbus-update-activation-environment", "DISPLAY", "XAUTHORITY"],
                    check=True)
 
-from e2e_app import (Atspi, E2EFailure, NatterApp, check_store,  # noqa: E402
-                     find_all, focused, focused_in, key, name_of, press,
-                     screenshot, texts, type_keys, type_text, wait_until)
+from e2e_app import (MODIFIER_MASKS, Atspi, E2EFailure, NatterApp,  # noqa: E402
+                     check_store, cli, click, find_all, focused, focused_in, key, name_of, press,
+                     role_of, screenshot, texts, type_keys, type_text, walk, wait_until)
 from e2e_server import ScriptedServer  # noqa: E402
 
 SKIP = 77
@@ -79,8 +90,29 @@ CODE_TITLE = "Listing files"
 # the way a real server streams it: the fence and the line arrive apart.
 CODE_CHUNKS = ["Use", " this", ":\n\n", "``", "`sh", "\n", "ls", " -la", " ~/Doc", "uments",
                "\n``", "`\n", "\nIt", " lists", " them."]
+TOOLS_HELLO = "Hello while a tool server hangs"
+TOOLS_ANSWER = "Answered without waiting for the hung server."
 VERSIONS_ASK = "Tell me a joke"
 VERSIONS_ANSWER = "A joke with a punchline."
+WHEEL_ASK = "Show me a wide script"
+WHEEL_LINE = "echo line-%02d"
+WHEEL_END = "That is the whole script."
+# A long answer whose code block has lines wider than any window, so the
+# block scrolls sideways, with text above and below it to scroll through.
+WHEEL_ANSWER = ("\n\n".join("Paragraph %d before the script, long enough to wrap over a line or two "
+                             "in a window of an ordinary size." % n for n in range(12))
+                + "\n\n```sh\n"
+                + "\n".join((WHEEL_LINE % n) + " " + "x" * 240 for n in range(12))
+                + "\n```\n\n"
+                + "\n\n".join("Paragraph %d after the script." % n for n in range(8))
+                + "\n\n| " + " | ".join("Column %d" % n for n in range(14)) + " |\n"
+                + "|" + "---|" * 14 + "\n"
+                + "\n".join("| " + " | ".join(("cell-%d-%d" % (r, c)) + " wide" * 3 for c in range(14)) + " |"
+                             for r in range(6))
+                + "\n\n" + "\n\n".join("Paragraph %d after the table." % n for n in range(6))
+                + "\n\n" + WHEEL_END)
+A11Y_ASK = "What is in my notes"
+A11Y_ANSWER = "Your notes say to buy basil."
 README_HELLO = "My first message"
 README_ANSWER = "The provider's first model answers the first message."
 GREETING = ("Hello! I am the scripted model, streaming this answer to you in small "
@@ -124,9 +156,12 @@ class Scripted:
         s.add_rule("Are you back", [("text", "Yes, the server is back.")])
         s.add_rule(KEYBOARD_HELLO, [("text", KEYBOARD_ANSWER)])
         s.add_rule(README_HELLO, [("text", README_ANSWER)])
+        s.add_rule(TOOLS_HELLO, [("text", TOOLS_ANSWER)])
+        s.add_rule(A11Y_ASK, [("text", A11Y_ANSWER)])
         s.add_rule(VERSIONS_ASK, [("text", VERSIONS_ANSWER)])
         s.add_rule("Is anyone there", [("text", "Nobody should ever see this.")])
         s.add_rule(CODE_ASK, [("chunks", CODE_CHUNKS, 0.05)])
+        s.add_rule(WHEEL_ASK, [("chunks", [WHEEL_ANSWER], 0.05)])
 
     @property
     def base_url(self):
@@ -511,6 +546,82 @@ def readme_scenario(run):
                          % [r.get("model") for r in asked])
 
 
+def write_tool_servers(run):
+    """mcp.json with "fake" (the MCP tests' server) and "hung", the same
+    server told never to answer the handshake."""
+    script = os.path.join(HERE, "..", "data", "mcp", "fake_mcp_server.py")
+    config_dir = os.path.join(run.home, "config", "natter")
+    os.makedirs(config_dir, exist_ok=True)
+    path = os.path.join(config_dir, "mcp.json")
+    with open(path, "w") as f:
+        json.dump({"mcpServers": {
+            "fake": {"command": sys.executable, "args": [script]},
+            "hung": {"command": sys.executable, "args": [script, "--hang-handshake"]},
+        }}, f)
+    return path
+
+
+def tool_servers_scenario(run):
+    """A tool server that never answers its handshake holds up nothing in
+    the running window: the other server's tools are offered as soon as it
+    is ready, a message is answered at once, `natter mcp list` (run by the
+    window) says which server is still starting, and an mcp.json broken
+    since lists the servers that still run, with the file's mistake."""
+    path = write_tool_servers(run)
+    app = run.start_app()
+
+    def listed():
+        out = cli(run.app.binary, run.app.data_dir, run.app.env, "mcp", "list")
+        return out if "fake\tconnected\t6 tools" in out.stdout else None
+
+    # Each `mcp list` waits at most the 5 s handshake limit.
+    result = wait_until(listed, 20, "the ready server listed by the running window")
+    if "hung\tstarting\t" not in result.stdout or result.returncode != 0:
+        raise E2EFailure("mcp list in the window: %r %r" % (result.stdout, result.stderr))
+    app.new_chat()
+    app.send(TOOLS_HELLO)
+    app.wait_text(TOOLS_ANSWER)
+    run.shot(1, "-tool-servers")
+    asked = run.server.server.requests_with(TOOLS_HELLO)
+    offered = json.dumps(asked[0].get("tools", [])) if asked else ""
+    if "mcp__fake__echo" not in offered or "mcp__hung__" in offered:
+        raise E2EFailure("the message offered %s" % offered)
+
+    with open(path, "w") as f:
+        f.write('{"mcpServers": {"fake": ')
+    result = cli(run.app.binary, run.app.data_dir, run.app.env, "mcp", "list")
+    if (result.returncode != 1 or not result.stdout.startswith("fake\tconnected\t6 tools\nhung\tstarting\t")
+            or "mcp.json is not valid JSON" not in result.stderr):
+        raise E2EFailure("mcp list of a broken mcp.json in the window: %d %r %r"
+                         % (result.returncode, result.stdout, result.stderr))
+    run.verify_store()
+
+
+def leftovers_scenario(run):
+    """Writes killed half-way left temporary files (a log's first line, an
+    attachment never linked into place): the window removes them once it
+    has started, and nothing else."""
+    turns = os.path.join(run.data, "storage", "turns", "2026", "11", "30")
+    blobs = os.path.join(run.data, "storage", "blobs", "sha256", "9f")
+    os.makedirs(turns)
+    os.makedirs(blobs)
+    leftovers = [
+        os.path.join(turns, ".2026-11-30T09-14-03Z-0000000-000.jsonl.q1W2e3"),
+        os.path.join(blobs, ".9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.zZ9yY8"),
+    ]
+    kept = os.path.join(turns, "notes.txt")
+    for path in leftovers + [kept]:
+        with open(path, "w") as f:
+            f.write("{\"type\":\"turn_cr")
+    app = run.start_app()
+    app.new_chat()
+    wait_until(lambda: not any(os.path.exists(p) for p in leftovers), 20,
+               "the leftover temporary files to be removed")
+    if not os.path.exists(kept):
+        raise E2EFailure("a file that is not a leftover was removed")
+    run.verify_store()
+
+
 def code_scenario(run):
     """A first answer whose only code block is one line, streamed in small
     pieces while the automatic title changes the header: once the stream
@@ -558,6 +669,117 @@ def point_at_window(app):
     Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + 10, "abs")
     wait_until(lambda: app.find(Atspi.Role.FRAME).get_state_set().contains(Atspi.StateType.ACTIVE),
                10, "the window to be active")
+
+
+def wheel_at(x, y, notches, up=True, shift=False):
+    """Turns the mouse wheel (XTest buttons 4 and 5) @notches notches with
+    the pointer at (@x, @y), Shift held with @shift."""
+    Atspi.generate_mouse_event(x, y, "abs")
+    if shift:
+        Atspi.generate_keyboard_event(MODIFIER_MASKS["Shift"], None, Atspi.KeySynthType.LOCKMODIFIERS)
+    try:
+        for _ in range(notches):
+            Atspi.generate_mouse_event(x, y, "b4c" if up else "b5c")
+    finally:
+        if shift:
+            Atspi.generate_keyboard_event(MODIFIER_MASKS["Shift"], None, Atspi.KeySynthType.UNLOCKMODIFIERS)
+
+
+def wheel_scenario(run):
+    """The mouse wheel turned over a table or a code block whose lines are
+    wider than the window scrolls the conversation, as it does anywhere
+    else in it; Shift and the wheel scroll the block's lines sideways."""
+    app = run.start_app()
+    app.new_chat()
+    app.send(WHEEL_ASK)
+    app.wait_text(WHEEL_END)
+    point_at_window(app)
+    conversation = app.conversation()
+    listed = conversation.get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+
+    def code_view():
+        for acc in find_all(conversation, Atspi.Role.TEXT) + find_all(conversation, Atspi.Role.PARAGRAPH):
+            text = acc.get_text_iface()
+            if text is not None and (WHEEL_LINE % 0) in text.get_text(0, text.get_character_count()):
+                return acc
+        return None
+
+    def on(acc):
+        """A point on @acc inside the conversation's view, and @acc's top,
+        or None while it is not whole in view, or 40 px of it when taller."""
+        def point():
+            ext = acc.get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+            top, bottom = max(ext.y, listed.y), min(ext.y + ext.height, listed.y + listed.height)
+            left = max(ext.x, listed.x)
+            return (left + 20, (top + bottom) // 2, ext.y) if bottom - top >= min(40, ext.height) else None
+        return point
+
+    def wheel_scrolls_over(acc, what):
+        """Brings @acc into view with the wheel turned over the text below
+        it (the answer follows the bottom, so it is in view or above),
+        then turns the wheel up over @acc: the conversation moves down."""
+        for _ in range(60):
+            if on(acc)():
+                break
+            wheel_at(listed.x + 40, listed.y + listed.height - 20, 1)
+            time.sleep(0.05)  # a hand turns a wheel over time
+        x, y, top = wait_until(on(acc), 10, "the %s in view" % what)
+        wheel_at(x, y, 3)
+        try:
+            wait_until(lambda: acc.get_component_iface().get_extents(Atspi.CoordType.WINDOW).y > top + 20,
+                       10, "the conversation to scroll up under the wheel turned over the %s "
+                       "(its top stays at y=%d)" % (what, top))
+        finally:
+            run.shot(1, "-wheel")
+
+    cell = app.wait_for("the wide table", role=Atspi.Role.LABEL, contains="cell-0-0")
+    wheel_scrolls_over(cell, "table")
+    view = wait_until(code_view, 20, "the code block in the conversation")
+    wheel_scrolls_over(view, "code block")
+
+    # Shift and the wheel move the block's lines sideways: the range of
+    # the block's own scroll bars (siblings of its text) moves.
+    bars = [r for r in find_all(view.get_parent(), showing_only=False)
+            if r.get_value_iface() is not None and r.get_value_iface().get_maximum_value() > 0]
+    if not bars:
+        raise E2EFailure("the code block has no scroll bar for its wide lines")
+    x, y, _ = wait_until(on(view), 10, "the code block in view")
+    wheel_at(x, y, 3, up=False, shift=True)
+    wait_until(lambda: any(b.get_value_iface().get_current_value() > 0 for b in bars), 10,
+               "the code block's lines to scroll sideways under Shift and the wheel (scroll bars: %r)"
+               % [(b.get_value_iface().get_current_value(), b.get_value_iface().get_maximum_value())
+                  for b in bars])
+    run.shot(2, "-wheel")
+    run.verify_store()
+
+
+def grow_scenario(run):
+    """A message typed with real keys, line by line (Shift+Return), until
+    the message field is as tall as it grows and well past it: the app
+    draws every frame without a warning (which is fatal here), the field
+    stops growing at its maximum and the line typed last shows."""
+    app = run.start_app()
+    app.new_chat()
+    for _ in range(3):
+        app.send(KEYBOARD_HELLO)
+        app.wait_text(KEYBOARD_ANSWER)
+    composer = app.composer()
+    point_at_window(app)
+    click(composer)
+    wait_until(lambda: focused(composer), 10, "the message field focused")
+    heights = []
+    for n in range(1, 25):
+        type_keys("Line %d of a long message" % n)
+        key("Return", "Shift")
+        wait_until(lambda: composer.get_text_iface().get_text(0, -1).count("\n") == n, 10,
+                   "line %d typed" % n)
+        app.check_alive()
+        heights.append(composer.get_parent().get_component_iface().get_extents(Atspi.CoordType.WINDOW).height)
+    type_keys("The last line")
+    app.wait_text("The last line")
+    run.shot(1, "-grow")
+    log("field heights: %r" % heights)
+    app.check_alive()
 
 
 def quit_scenario(run):
@@ -677,6 +899,92 @@ def versions_scenario(run):
     run.verify_store()
 
 
+# What a screen reader must never say: a widget's type name (it has no
+# name of its own) or a mnemonic's underscore ("_New Chat New Chat").
+TYPE_NAME = re.compile(r"^(Gtk|Adw|Natter)[A-Z][A-Za-z]*$")
+# Parts GTK 4.8 and libadwaita 1.2 make inside their own widgets, out of
+# an application's reach, and name by type: a leaflet's and a header
+# bar's gizmos, an expander's arrow, a scroll bar and its range, the
+# tooltip's window. Everything else is Natter's to name.
+TOOLKIT_INTERNALS = {"AdwGizmo", "GtkBuiltinIcon", "GtkScrollbar", "GtkRange", "GtkTooltipWindow"}
+MNEMONIC = re.compile(r"(^|\s)_[^\s_]")
+# Roles whose element a user acts on or must be told about: each needs a
+# name.
+NAMED_ROLES = {Atspi.Role.PUSH_BUTTON, Atspi.Role.TOGGLE_BUTTON, Atspi.Role.CHECK_BOX,
+               Atspi.Role.RADIO_BUTTON, Atspi.Role.ENTRY, Atspi.Role.PASSWORD_TEXT,
+               Atspi.Role.SPIN_BUTTON, Atspi.Role.COMBO_BOX, Atspi.Role.IMAGE,
+               Atspi.Role.SLIDER, Atspi.Role.MENU_ITEM}
+
+
+def unnamed(root):
+    """What under @root a screen reader would announce by its type name,
+    with a mnemonic's underscore, or (for a control or an image) by
+    nothing at all: a list of "role 'name'" strings."""
+    found = []
+    for acc in walk(root):
+        name = name_of(acc)
+        role = role_of(acc)
+        doubled = name.replace("_", "").split(" ")
+        leak = "_" in name and (MNEMONIC.search(name) is not None or
+                                (len(doubled) % 2 == 0 and doubled[:len(doubled) // 2] == doubled[len(doubled) // 2:]))
+        if name in TOOLKIT_INTERNALS:
+            continue
+        if TYPE_NAME.match(name) or leak or (role in NAMED_ROLES and not name.strip()):
+            try:
+                role_name = acc.get_role_name()
+            except Exception:
+                role_name = str(role)
+            path = []
+            parent = acc
+            for _ in range(4):
+                try:
+                    parent = parent.get_parent()
+                except Exception:
+                    parent = None
+                if parent is None:
+                    break
+                path.append(name_of(parent) or parent.get_role_name())
+            found.append("%s %r (in %s)" % (role_name, name, " < ".join(path)))
+    return found
+
+
+def a11y_scenario(run):
+    """A real conversation, every kind of part in it (a message with an
+    attached file, a tool card with its permission answered, a code
+    block, an answer with two versions), and the whole window's
+    accessible tree walked as a screen reader walks it: every control
+    and image has a name of its own, none a type name, none a mnemonic's
+    underscore."""
+    notes = os.path.join(run.work, "notes.txt")
+    with open(notes, "w") as f:
+        f.write("Buy basil.\n")
+    sent = cli(run.binary, run.data, run.app.env, "send", "--no-auto-title", "--attach", notes, A11Y_ASK)
+    if sent.returncode != 0:
+        raise E2EFailure("natter send --attach failed: %s" % sent.stderr)
+    app = run.start_app()
+    app.select_session(A11Y_ASK)
+    app.wait_text(A11Y_ANSWER)
+    app.wait_for("the attachment chip", contains="notes.txt")
+    # The first message, its file's chip on screen; the rest scrolls it
+    # out of view later.
+    problems = unnamed(app.root)
+    app.send("Read the secret file for me")
+    card, allow = run.permission(True)
+    press(allow)
+    app.wait_text(ANSWER_FROM_FILE)
+    app.send(CODE_ASK)
+    app.wait_text("It lists them.")
+    click_at(run.button_in(app.conversation(), "Try Again"))
+    wait_until(lambda: app.find(Atspi.Role.LABEL, name="2/2"), 20, "the switcher saying 2/2 after Try Again")
+    app.wait_text("It lists them.")
+    run.shot(1, "-a11y")
+    problems += unnamed(app.root)
+    if problems:
+        raise E2EFailure("a screen reader would say these without a name of their own:\n  %s"
+                         % "\n  ".join(problems))
+    run.verify_store()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", choices=["scripted", "mock-llm"], required=True)
@@ -689,17 +997,27 @@ def main():
                         help="run the README-settings scenario instead of the steps")
     parser.add_argument("--code", action="store_true",
                         help="run the streamed one-line code block scenario instead of the steps")
+    parser.add_argument("--leftovers", action="store_true",
+                        help="run the leftover temporary files scenario instead of the steps")
+    parser.add_argument("--tool-servers", action="store_true",
+                        help="run the hung tool server scenario instead of the steps")
     parser.add_argument("--drop", action="store_true",
                         help="run the drag-and-drop scenario (real pointer events) instead of the steps")
     parser.add_argument("--quit", action="store_true",
                         help="run the quit-while-answering scenario (Ctrl+Q) instead of the steps")
+    parser.add_argument("--grow", action="store_true",
+                        help="run the growing message field scenario (real keys) instead of the steps")
+    parser.add_argument("--wheel", action="store_true",
+                        help="run the mouse wheel over a code block scenario (real wheel) instead of the steps")
+    parser.add_argument("--a11y", action="store_true",
+                        help="run the accessible names scenario (a full conversation) instead of the steps")
     parser.add_argument("--versions", action="store_true",
                         help="run the version switching scenario (real clicks) instead of the steps")
     args = parser.parse_args()
 
     if args.keyboard and args.server != "scripted":
         parser.error("--keyboard needs the scripted server")
-    if (args.readme or args.versions or args.quit or args.drop) and args.server != "scripted":
+    if (args.readme or args.versions or args.quit or args.drop or args.wheel or args.grow or args.a11y) and args.server != "scripted":
         parser.error("this scenario needs the scripted server")
     if args.server == "mock-llm":
         if not args.mock_llm_dir:
@@ -738,9 +1056,29 @@ def main():
             log("quit while answering scenario")
             quit_scenario(run)
             steps = []
+        if args.grow:
+            log("growing message field scenario")
+            grow_scenario(run)
+            steps = []
+        if args.wheel:
+            log("mouse wheel over a code block scenario")
+            wheel_scenario(run)
+            steps = []
+        if args.a11y:
+            log("accessible names scenario")
+            a11y_scenario(run)
+            steps = []
         if args.versions:
             log("version switching scenario")
             versions_scenario(run)
+            steps = []
+        if args.leftovers:
+            log("leftover temporary files scenario")
+            leftovers_scenario(run)
+            steps = []
+        if args.tool_servers:
+            log("hung tool server scenario")
+            tool_servers_scenario(run)
             steps = []
         if args.readme:
             log("README-settings scenario")

@@ -27,29 +27,34 @@ write_raw_and_drop (SoupServerMessage        *msg,
   g_assert_no_error (error);
 }
 
+/* A held stream ends when its client goes away (a stopped turn, a killed
+ * process) or when it is released. */
 static void
-server_cb (SoupServer        *soup_server,
-           SoupServerMessage *msg,
-           const char        *path,
-           GHashTable        *query,
-           gpointer           user_data)
+held_finished_cb (SoupServerMessage *msg,
+                  gpointer           user_data)
 {
   NatterTestServer *server = user_data;
-  SoupMessageHeaders *request_headers = soup_server_message_get_request_headers (msg);
+  GHashTableIter iter;
+  gpointer held;
+
+  g_hash_table_iter_init (&iter, server->held);
+  while (g_hash_table_iter_next (&iter, NULL, &held))
+    if (held == msg)
+      {
+        g_signal_handlers_disconnect_by_func (msg, held_finished_cb, server);
+        g_hash_table_iter_remove (&iter);
+        return;
+      }
+}
+
+static void
+respond (NatterTestServer         *server,
+         SoupServerMessage        *msg,
+         guint                     index,
+         const NatterTestResponse *response,
+         SoupMemoryUse             use)
+{
   SoupMessageHeaders *response_headers = soup_server_message_get_response_headers (msg);
-  g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
-  const char *authorization = soup_message_headers_get_one (request_headers, "Authorization");
-  guint index = server->paths->len;
-  const NatterTestResponse *response;
-
-  if (server->expected_path != NULL)
-    g_assert_cmpstr (path, ==, server->expected_path);
-  g_ptr_array_add (server->paths, g_strdup (path));
-  g_ptr_array_add (server->bodies, g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body)));
-  g_ptr_array_add (server->authorizations, g_strdup (authorization != NULL ? authorization : ""));
-
-  g_assert_cmpuint (index, <, server->n_script);
-  response = &server->script[index];
 
   if (response->disconnect)
     {
@@ -68,14 +73,51 @@ server_cb (SoupServer        *soup_server,
       soup_message_headers_set_encoding (response_headers, SOUP_ENCODING_CHUNKED);
       soup_message_headers_set_content_type (response_headers, response->content_type, NULL);
       for (guint i = 0; response->chunks[i] != NULL; i++)
-        soup_message_body_append (out, SOUP_MEMORY_STATIC, response->chunks[i],
-                                  strlen (response->chunks[i]));
+        soup_message_body_append (out, use, response->chunks[i], strlen (response->chunks[i]));
       if (!response->keep_open)
         soup_message_body_complete (out);
+      else if (server->responder != NULL)
+        {
+          g_hash_table_insert (server->held, GUINT_TO_POINTER (index), g_object_ref (msg));
+          g_signal_connect (msg, "finished", G_CALLBACK (held_finished_cb), server);
+        }
     }
   else if (response->body != NULL)
-    soup_server_message_set_response (msg, response->content_type, SOUP_MEMORY_STATIC,
+    soup_server_message_set_response (msg, response->content_type, use,
                                       response->body, strlen (response->body));
+}
+
+static void
+server_cb (SoupServer        *soup_server,
+           SoupServerMessage *msg,
+           const char        *path,
+           GHashTable        *query,
+           gpointer           user_data)
+{
+  NatterTestServer *server = user_data;
+  SoupMessageHeaders *request_headers = soup_server_message_get_request_headers (msg);
+  g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
+  const char *authorization = soup_message_headers_get_one (request_headers, "Authorization");
+  guint index = server->paths->len;
+
+  if (server->expected_path != NULL)
+    g_assert_cmpstr (path, ==, server->expected_path);
+  g_ptr_array_add (server->paths, g_strdup (path));
+  g_ptr_array_add (server->bodies, g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body)));
+  g_ptr_array_add (server->authorizations, g_strdup (authorization != NULL ? authorization : ""));
+
+  if (server->responder != NULL)
+    {
+      NatterTestResponse response = { 0 };
+
+      server->responder (server, index, path, g_ptr_array_index (server->bodies, index), &response,
+                         server->responder_data);
+      respond (server, msg, index, &response, SOUP_MEMORY_COPY);
+      return;
+    }
+
+  g_assert_cmpuint (index, <, server->n_script);
+  respond (server, msg, index, &server->script[index], SOUP_MEMORY_STATIC);
 }
 
 /* A deep copy, so a script may live in the caller's block (compound
@@ -126,6 +168,7 @@ natter_test_server_new (const NatterTestResponse *script,
   server->paths = g_ptr_array_new_with_free_func (g_free);
   server->bodies = g_ptr_array_new_with_free_func (g_free);
   server->authorizations = g_ptr_array_new_with_free_func (g_free);
+  server->held = g_hash_table_new_full (NULL, NULL, NULL, g_object_unref);
   server->server = soup_server_new ("server-header", "natter-test ", NULL);
   soup_server_add_handler (server->server, NULL, server_cb, server, NULL);
   soup_server_listen_local (server->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
@@ -138,10 +181,77 @@ natter_test_server_new (const NatterTestResponse *script,
   return server;
 }
 
+/**
+ * natter_test_server_new_responder:
+ * @responder: chooses the response to each request when it arrives
+ * @user_data: data for @responder
+ *
+ * Listens on a free loopback port like natter_test_server_new(), without
+ * a script: every request is answered as @responder says. A response
+ * with `keep_open` is held (natter_test_server_release()).
+ *
+ * Returns: (transfer full): the server
+ */
+NatterTestServer *
+natter_test_server_new_responder (NatterTestResponder responder,
+                                  gpointer            user_data)
+{
+  NatterTestServer *server = natter_test_server_new (NULL, 0);
+
+  server->responder = responder;
+  server->responder_data = user_data;
+  return server;
+}
+
+/* Whether the stream of request @index is still held open. */
+gboolean
+natter_test_server_is_held (NatterTestServer *server,
+                            guint             index)
+{
+  return g_hash_table_contains (server->held, GUINT_TO_POINTER (index));
+}
+
+/**
+ * natter_test_server_release:
+ * @server: a responder server
+ * @index: a request whose stream is held
+ * @chunks: (array zero-terminated=1): the rest of the stream
+ *
+ * Sends @chunks and ends the held stream of request @index.
+ *
+ * Returns: %FALSE if the stream is no longer held (its client went away)
+ */
+gboolean
+natter_test_server_release (NatterTestServer  *server,
+                            guint              index,
+                            const char *const *chunks)
+{
+  SoupServerMessage *msg = g_hash_table_lookup (server->held, GUINT_TO_POINTER (index));
+  SoupMessageBody *out;
+
+  if (msg == NULL)
+    return FALSE;
+  out = soup_server_message_get_response_body (msg);
+  for (guint i = 0; chunks[i] != NULL; i++)
+    soup_message_body_append (out, SOUP_MEMORY_COPY, chunks[i], strlen (chunks[i]));
+  soup_message_body_complete (out);
+  soup_server_message_unpause (msg);
+  g_signal_handlers_disconnect_by_func (msg, held_finished_cb, server);
+  g_hash_table_remove (server->held, GUINT_TO_POINTER (index));
+  return TRUE;
+}
+
 /* Disconnects and asserts that nothing else holds the SoupServer. */
 void
 natter_test_server_free (NatterTestServer *server)
 {
+  GHashTableIter iter;
+  gpointer held;
+
+  g_hash_table_iter_init (&iter, server->held);
+  while (g_hash_table_iter_next (&iter, NULL, &held))
+    g_signal_handlers_disconnect_by_func (held, held_finished_cb, server);
+  g_clear_pointer (&server->held, g_hash_table_unref);
   soup_server_disconnect (server->server);
   g_assert_finalize_object (server->server);
   free_script ((NatterTestResponse *) server->script, server->n_script);

@@ -8,6 +8,12 @@
  * a request past the script fails the test), and every request's path,
  * body and Authorization header is kept for the test to assert on. Runs
  * on the thread-default main context.
+ *
+ * A responder server (natter_test_server_new_responder()) has no fixed
+ * script: a function chooses each response when its request arrives, so
+ * a test can answer what it was asked. A stream it keeps open is held
+ * until the test releases it with the rest of its chunks, or the client
+ * goes away (a stopped turn, a killed process).
  */
 
 #pragma once
@@ -38,7 +44,18 @@ typedef struct
   const char        *retry_after;   /* a Retry-After header, or NULL */
 } NatterTestResponse;
 
-typedef struct
+typedef struct _NatterTestServer NatterTestServer;
+
+/* Fills @response for request @index (@path, @body); the strings it sets
+ * need only live until it returns. */
+typedef void (*NatterTestResponder) (NatterTestServer   *server,
+                                     guint               index,
+                                     const char         *path,
+                                     const char         *body,
+                                     NatterTestResponse *response,
+                                     gpointer            user_data);
+
+struct _NatterTestServer
 {
   SoupServer               *server;
   char                     *base_url;       /* http://127.0.0.1:PORT/v1 */
@@ -48,12 +65,22 @@ typedef struct
   GPtrArray                *paths;          /* char* */
   GPtrArray                *bodies;         /* char* */
   GPtrArray                *authorizations; /* char*, "" when the header was absent */
-} NatterTestServer;
+  NatterTestResponder       responder;      /* or NULL: the script answers */
+  gpointer                  responder_data;
+  GHashTable               *held;           /* request index → SoupServerMessage kept open */
+};
 
-NatterTestServer *natter_test_server_new  (const NatterTestResponse *script,
-                                           guint                     n_script);
-void              natter_test_server_free (NatterTestServer         *server);
-guint16           natter_test_closed_port (void);
+NatterTestServer *natter_test_server_new           (const NatterTestResponse *script,
+                                                    guint                     n_script);
+NatterTestServer *natter_test_server_new_responder (NatterTestResponder       responder,
+                                                    gpointer                  user_data);
+gboolean          natter_test_server_is_held       (NatterTestServer         *server,
+                                                    guint                     index);
+gboolean          natter_test_server_release       (NatterTestServer         *server,
+                                                    guint                     index,
+                                                    const char *const        *chunks);
+void              natter_test_server_free          (NatterTestServer         *server);
+guint16           natter_test_closed_port          (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterTestServer, natter_test_server_free)
 

@@ -113,8 +113,11 @@ load (NatterTestServices *f)
   g_autoptr(GError) error = NULL;
 
   f->services = natter_services_new (f->dir, f->settings, no_key, NULL, NULL);
-  g_assert_true (natter_services_acquire_writer_lock (f->services, &error));
-  g_assert_no_error (error);
+  if (!f->without_writer_lock)
+    {
+      g_assert_true (natter_services_acquire_writer_lock (f->services, &error));
+      g_assert_no_error (error);
+    }
   natter_services_load_async (f->services, NULL, result_cb, &result);
   g_assert_true (natter_services_load_finish (f->services, natter_test_services_wait_result (&result), &error));
   g_assert_no_error (error);
@@ -143,6 +146,54 @@ natter_test_services_serve (NatterTestServices       *f,
                         g_variant_new_parsed ("[('test', 'Test', %s)]", f->server->base_url));
   g_settings_set_string (f->gsettings, "default-provider", "test");
   g_settings_set_string (f->gsettings, "default-model", "m");
+  load (f);
+}
+
+/**
+ * natter_test_services_serve_server:
+ * @f: the fixture
+ * @server: (transfer full): a server, such as a responder
+ *   (natter_test_server_new_responder())
+ *
+ * Like natter_test_services_serve(), with a server the caller made.
+ */
+void
+natter_test_services_serve_server (NatterTestServices *f,
+                                   NatterTestServer   *server)
+{
+  f->server = server;
+  g_settings_set_value (f->gsettings, "providers",
+                        g_variant_new_parsed ("[('test', 'Test', %s)]", f->server->base_url));
+  g_settings_set_string (f->gsettings, "default-provider", "test");
+  g_settings_set_string (f->gsettings, "default-model", "m");
+  load (f);
+}
+
+/**
+ * natter_test_services_drop:
+ * @f: the fixture, served
+ *
+ * Waits for what the services still do and drops them, asserting that
+ * nothing else holds them: the process that used the data directory is
+ * gone. natter_test_services_load() starts a new one.
+ */
+void
+natter_test_services_drop (NatterTestServices *f)
+{
+  g_assert_nonnull (f->services);
+  drop_services (f);
+}
+
+/**
+ * natter_test_services_load:
+ * @f: the fixture, served and dropped
+ *
+ * Loads new services over the data directory and the server.
+ */
+void
+natter_test_services_load (NatterTestServices *f)
+{
+  g_assert_null (f->services);
   load (f);
 }
 
@@ -283,7 +334,7 @@ write_log (NatterJsonlRepo *repo,
 
 /* One completed turn of the built-in agent on test/m: asked "Question
  * @n.", answered "Answer @n."; its context is @previous's transcript, or
- * empty for the first turn (turn-runtime.md §11). */
+ * empty for the first turn (docs/runtime.md §11). */
 static void
 write_turn (NatterJsonlRepo *repo,
             const char      *ts,

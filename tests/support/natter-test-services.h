@@ -50,6 +50,10 @@ typedef struct
   NatterServices   *services;   /* NULL until natter_test_services_serve() */
   NatterSessions   *sessions;   /* the services' */
   NatterTestServer *server;
+  /* Load without the data directory's writer lock, so that a `natter`
+   * command may run over the same directory while the services are
+   * dropped between two loads. */
+  gboolean          without_writer_lock;
 } NatterTestServices;
 
 void        natter_test_services_set_up         (NatterTestServices       *f,
@@ -62,7 +66,11 @@ void        natter_test_services_serve          (NatterTestServices       *f,
                                                  const char               *expected_path,
                                                  const NatterTestResponse *script,
                                                  guint                     n_script);
+void        natter_test_services_serve_server   (NatterTestServices       *f,
+                                                 NatterTestServer         *server);
 void        natter_test_services_reload         (NatterTestServices       *f);
+void        natter_test_services_drop           (NatterTestServices       *f);
+void        natter_test_services_load           (NatterTestServices       *f);
 
 /* Serves the responses given after @path (every request's path, or NULL
  * for any). */

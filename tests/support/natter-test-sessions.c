@@ -5,7 +5,7 @@
 
 #include "natter-test-sessions.h"
 
-#include "natter-session-events-v2.h"
+#include "natter-session-schema-upgrade.h"
 
 static void
 changed_cb (NatterSessions     *sessions,

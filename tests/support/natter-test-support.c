@@ -3,16 +3,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include <string.h>
+
 #include <glib/gstdio.h>
 
+#include "natter-json.h"
 #include "natter-test-support.h"
 
 #include "natter-id.h"
 #include "natter-jsonl-repo.h"
-#include "natter-session-events-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-reducer.h"
 #include "natter-session-schema.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 
 struct _NatterFakeClock
 {
@@ -137,6 +140,34 @@ natter_test_wait_for_flag (gboolean *flag,
     g_source_remove (id);
   if (!*flag)
     g_error ("Timed out after %u ms waiting for a condition", timeout_ms);
+}
+
+/**
+ * natter_test_wait_until:
+ * @condition: what to wait for
+ * @data: data for @condition
+ * @timeout_ms: the longest wait
+ *
+ * Iterates the default main context until @condition holds or
+ * @timeout_ms pass, never sleeping; for a test that reports a timeout
+ * itself (with what it was doing) instead of failing at once.
+ *
+ * Returns: whether @condition held
+ */
+gboolean
+natter_test_wait_until (NatterTestCheck condition,
+                        gpointer        data,
+                        guint           timeout_ms)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (timeout_ms, timeout_cb, &timed_out);
+
+  while (!condition (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (!timed_out)
+    g_source_remove (id);
+  return condition (data);
 }
 
 void
@@ -291,9 +322,10 @@ communicated_cb (GObject      *object,
  * invocation is its own primary and never forwards to a running window),
  * @dir as NATTER_DATA_DIR, XDG_RUNTIME_DIR and XDG_CONFIG_HOME (tool
  * servers come from the test's own mcp.json, never the user's), memory
- * GSettings over the build's schema (NATTER_SCHEMA_DIR), and the C locale
- * in UTF-8 so that messages are the untranslated ones. Add what a test
- * needs on top (an API key, a crash point).
+ * GSettings over the build's schema (NATTER_SCHEMA_DIR), the C locale
+ * in UTF-8 so that messages are the untranslated ones, and no
+ * G_MESSAGES_DEBUG. Add what a test needs on top (an API key, a crash
+ * point).
  *
  * Returns: (transfer full): the launcher
  */
@@ -314,6 +346,8 @@ natter_test_cli_launcher_new (GFile *dir)
   g_subprocess_launcher_setenv (launcher, "GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
   g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
   g_subprocess_launcher_unsetenv (launcher, "LANGUAGE");
+  /* Its standard error is compared whole: no debug log on it. */
+  g_subprocess_launcher_unsetenv (launcher, "G_MESSAGES_DEBUG");
   return launcher;
 }
 
@@ -717,6 +751,33 @@ natter_test_send_options (const char *agent_id,
   return options;
 }
 
+/**
+ * natter_test_serialize_events:
+ * @events: (element-type JsonObject): events
+ *
+ * Returns: (transfer full): the events as the lines of a log, each in
+ *   its canonical form (natter_json_to_line()) and ended by a newline
+ */
+GString *
+natter_test_serialize_events (GPtrArray *events)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+      g_autofree char *line = NULL;
+      gsize length = 0;
+
+      json_node_set_object (node, g_ptr_array_index (events, i));
+      line = natter_json_to_line (node, &length, NULL);
+      g_assert_nonnull (line);
+      g_string_append_len (text, line, length);
+      g_string_append_c (text, '\n');
+    }
+  return text;
+}
+
 /* A command line whose output the test reads */
 
 struct _NatterTestCommandLine
@@ -776,7 +837,8 @@ natter_test_command_line_init (NatterTestCommandLine *self)
  *   program name first
  * @environment: (array zero-terminated=1) (nullable): `NAME=value`
  *   entries: the environment of the process the command line comes
- *   from (GIO calls every such subclass remote); %NULL for none
+ *   from (GIO calls every such subclass remote), which is in this
+ *   process's working directory; %NULL for neither
  *
  * Returns: (transfer full): a command line for natter_cli_run_async()
  *   and the like
@@ -790,8 +852,11 @@ natter_test_command_line_new (const char * const *arguments,
   if (environment != NULL)
     {
       g_autoptr(GVariantBuilder) builder = g_variant_builder_new (G_VARIANT_TYPE_VARDICT);
+      g_autofree char *cwd = g_get_current_dir ();
 
       g_variant_builder_add (builder, "{sv}", "environ", g_variant_new_bytestring_array (environment, -1));
+      /* GApplication sends the caller's working directory too. */
+      g_variant_builder_add (builder, "{sv}", "cwd", g_variant_new_bytestring (cwd));
       platform_data = g_variant_builder_end (builder);
     }
   return g_object_new (NATTER_TYPE_TEST_COMMAND_LINE,
@@ -973,6 +1038,86 @@ natter_test_chatgpt_fixture (void)
   g_assert_true (g_file_get_contents (path, &text, NULL, &error));
   g_assert_no_error (error);
   return text;
+}
+
+/**
+ * natter_test_mutate_bytes:
+ * @rand: the test's random source
+ * @text: the lines of a log, changed in place
+ *
+ * One byte-level change to a log, for the line grammar and the file
+ * framing: a byte replaced, inserted or removed, the file cut short or
+ * emptied, its last newline dropped or a blank line added, a member
+ * repeated, a valid but non-canonical spelling, a number made longer.
+ * For the differential tests of a tree-free read against the full one.
+ */
+void
+natter_test_mutate_bytes (GRand   *rand,
+                          GString *text)
+{
+  static const char interesting[] = "\"\\,:{}[]01-. aeE\n\x7f\x1f";
+  guint pos = text->len > 0 ? g_rand_int_range (rand, 0, text->len) : 0;
+
+  switch (g_rand_int_range (rand, 0, 11))
+    {
+    case 0:
+      if (text->len > 0)
+        text->str[pos] = interesting[g_rand_int_range (rand, 0, sizeof interesting - 1)];
+      break;
+    case 1:
+      if (text->len > 0)
+        text->str[pos] = (char) g_rand_int_range (rand, 0, 256);
+      break;
+    case 2: g_string_insert_c (text, pos, ' '); break;
+    case 3:
+      if (text->len > 0)
+        g_string_erase (text, pos, 1);
+      break;
+    case 4: g_string_truncate (text, pos); break;
+    case 5:
+      if (text->len > 0 && text->str[text->len - 1] == '\n')
+        g_string_truncate (text, text->len - 1);
+      break;
+    case 6: g_string_truncate (text, 0); break;
+    case 7: g_string_append (text, "\n"); break;
+    case 8:
+      {
+        /* The same member twice. */
+        const char *ts = strstr (text->str, "\"ts\":");
+
+        if (ts != NULL)
+          g_string_insert (text, ts - text->str, "\"ts\":\"2024-01-01T00:00:00Z\",");
+      }
+      break;
+    case 9:
+      {
+        /* A valid but non-canonical spelling. */
+        const char *escape = strstr (text->str, "\\n");
+
+        if (escape != NULL)
+          {
+            gsize at = escape - text->str;
+
+            g_string_erase (text, at, 2);
+            g_string_insert (text, at, "\\u000a");
+          }
+        else
+          g_string_insert (text, pos, "\\/");
+      }
+      break;
+    default:
+      {
+        /* A count or an index one digit longer: another value, or a
+         * leading zero. */
+        const char *number = strstr (text->str + pos, "\":1");
+
+        if (number == NULL)
+          number = strstr (text->str, "\":0");
+        if (number != NULL)
+          g_string_insert_c (text, number - text->str + 3, '0');
+      }
+      break;
+    }
 }
 
 /**

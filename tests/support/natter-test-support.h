@@ -32,6 +32,12 @@ void             natter_test_remove_tree      (GFile           *dir);
  * after timeout_ms. Never sleeps. */
 void             natter_test_wait_for_flag    (gboolean        *flag,
                                                guint            timeout_ms);
+/* Iterates the default main context until condition (data) holds, at most
+ * timeout_ms; returns whether it held. Never sleeps. */
+typedef gboolean (*NatterTestCheck) (gpointer data);
+gboolean         natter_test_wait_until       (NatterTestCheck  condition,
+                                               gpointer         data,
+                                               guint            timeout_ms);
 /* Iterates the default main context until the pointer is non-NULL. */
 void             natter_test_wait_for_pointer (gpointer        *pointer,
                                                guint            timeout_ms);
@@ -98,6 +104,9 @@ char            *natter_test_read_file        (const char      *path,
                                                gsize           *length);
 GPtrArray       *natter_test_list_files       (GFile           *dir,
                                                const char      *relative);
+GString         *natter_test_serialize_events (GPtrArray       *events);
+void             natter_test_mutate_bytes     (GRand           *rand,
+                                               GString         *text);
 void             natter_test_append_file      (const char      *path,
                                                const char      *text);
 

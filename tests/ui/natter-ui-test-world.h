@@ -15,6 +15,7 @@
 
 #include <adwaita.h>
 
+#include "natter-search-index.h"
 #include "natter-sessions-private.h"
 #include "natter-settings.h"
 #include "natter-test-fakes.h"
@@ -102,6 +103,8 @@ JsonObject        *ui_find_event          (GPtrArray          *events,
                                            const char         *type,
                                            const char         *tool_call_id);
 char              *ui_read_file           (GFile              *file);
+NatterSearchIndex *ui_search_index_start  (UiWorld            *u);
+void               ui_search_index_drop   (NatterSearchIndex  *search);
 char              *ui_make_interrupted    (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *text,

@@ -91,6 +91,16 @@ other_session_open (gpointer data)
          g_strcmp0 (natter_window_get_session_id (window), before) != 0;
 }
 
+static char *
+describe_open (gpointer data)
+{
+  NatterWindow *window = data;
+
+  return g_strdup_printf ("open %s, before %s, details %s", natter_window_get_session_id (window),
+                          (char *) g_object_get_data (G_OBJECT (window), "before"),
+                          window->last_import_details != NULL ? window->last_import_details : "(none)");
+}
+
 static void
 test_archive_menus (void)
 {
@@ -143,7 +153,7 @@ test_export_import (void)
   /* The import opens the new conversation, a sidebar row of its own. */
   g_object_set_data_full (G_OBJECT (window), "before", g_strdup (session_id), g_free);
   _natter_window_import_from (window, archive, NULL);
-  ui_wait_until (other_session_open, window);
+  ui_wait_until_full (other_session_open, describe_open, window);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (u->index)), ==, 2);
   shown = (Shown) { window, "Imported 1 conversation" };
   ui_wait_until (label_shown, &shown);
@@ -202,7 +212,7 @@ test_import_summary (void)
                                           NULL));
   _natter_window_import_from (window, file, NULL);
   g_object_set_data (G_OBJECT (window), "before", NULL);
-  ui_wait_until (other_session_open, window);
+  ui_wait_until_full (other_session_open, describe_open, window);
   shown = (Shown) { window, "Imported 1 conversation" };
   ui_wait_until (label_shown, &shown);
   g_assert_nonnull (ui_find_button (window, "_Details"));
@@ -216,7 +226,7 @@ test_import_summary (void)
    * the damaged one is named. */
   g_object_set_data_full (G_OBJECT (window), "before", g_strdup (natter_window_get_session_id (window)), g_free);
   _natter_window_import_from (window, export, "chatgpt");
-  ui_wait_until (other_session_open, window);
+  ui_wait_until_full (other_session_open, describe_open, window);
   g_assert_nonnull (strstr (window->last_import_details,
                             "• Conversation 6 (“Damaged”): message gone is not in its “mapping”"));
 

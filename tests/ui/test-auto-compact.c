@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What a person sees of compacting before a send (session-layer-spec.md
- * §12.3): with the last prompt past 80% of the window the user set for
+ * What a person sees of compacting before a send (docs/sessions.md
+ * §5): with the last prompt past 80% of the window the user set for
  * the model, a message typed in the window goes out after a summary; a
  * summary that fails costs the message nothing, and a toast says why.
  */

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Session permission grants in the window (session-layer-spec.md §12.2):
+ * Session permission grants in the window (docs/sessions.md §12):
  * "Always Allow in This Conversation" on the permission card, the tool
  * card of a call a grant allowed, and the conversation menu's
  * "Permissions" with Revoke.
@@ -10,7 +10,7 @@
 
 #include "natter-permission-card.h"
 #include "natter-permissions-list.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-sessions-grants.h"
 #include "natter-tool-call-card.h"
 #include "natter-ui-test-world.h"
@@ -198,6 +198,7 @@ test_permissions_list_revoke (void)
   NatterPermissionsList *list;
   GtkWidget *dialog;
   NatterWindow *window;
+  int width;
 
   natter_sessions_add_grant_async (u->sessions, session_id, "sa", NULL, ui_result_cb, &result);
   grant_id = natter_sessions_add_grant_finish (u->sessions, ui_wait_result (&result), &error);
@@ -216,10 +217,20 @@ test_permissions_list_revoke (void)
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
   ui_save_window (dialog, "permissions-dialog.png");
 
+  /* As wide as it settles once shown. */
+  ui_settle ();
+  ui_wait_painted ();
+  width = gtk_widget_get_width (dialog);
+
   g_signal_emit_by_name (ui_find_button (list, "_Revoke"), "clicked");
   ui_wait_until (list_shows, GUINT_TO_POINTER (0));
   g_assert_true (ui_label_shown (find_permissions_list (), "No tool is always allowed in this conversation. "
                                  "Use “Always Allow in This Conversation” when the assistant asks."));
+  /* The dialog keeps its width: the buttons stay under the pointer. */
+  ui_settle ();
+  ui_wait_painted ();
+  ui_save_window (dialog, "permissions-dialog-revoked.png");
+  g_assert_cmpint (gtk_widget_get_width (dialog), ==, width);
   state = ui_get_session (u, session_id);
   g_assert_cmpuint (natter_session_state_get_n_grants (state), ==, 0);
 

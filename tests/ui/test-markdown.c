@@ -213,6 +213,37 @@ static const char sample[] =
   "\n"
   "![alt text](https://example.org/x.png) [bad](file:///etc/passwd) [js](javascript:alert(1))\n";
 
+/* ~~Struck~~ words are struck through, as GitHub's Markdown shows them;
+ * tildes that strike nothing stay as typed, and the markup always nests. */
+static void
+test_markdown_strikethrough (void)
+{
+  static const struct
+  {
+    const char *markdown;
+    const char *markup;
+  } cases[] = {
+    { "It is ~~wrong~~ right.", "It is <s>wrong</s> right." },
+    { "~~a & b~~ and ~~c~~", "<s>a &amp; b</s> and <s>c</s>" },
+    { "About ~~ 5 ~~ km, ~~not closed", "About ~~ 5 ~~ km, ~~not closed" },
+    { "~~a *b* c~~", "~~a <i>b</i> c~~" },
+    { "`~~code~~` ~~~x~~~", "<tt>~~code~~</tt> ~~~x~~~" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GtkWidget *view = render (cases[i].markdown);
+      GtkWidget *label = find_label_containing (view, cases[i].markup);
+
+      if (label == NULL)
+        g_error ("%s: no label shows %s", cases[i].markdown, cases[i].markup);
+      /* What the label shows: the words, without the tildes. */
+      if (strstr (cases[i].markup, "<s>") != NULL)
+        g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (label)), "~~"));
+      g_assert_finalize_object (view);
+    }
+}
+
 static void
 test_markdown_structure (void)
 {
@@ -775,6 +806,7 @@ main (int   argc,
   ui_test_init (&argc, &argv);
 
   g_test_add_func ("/markdown/structure", test_markdown_structure);
+  g_test_add_func ("/markdown/strikethrough", test_markdown_strikethrough);
   g_test_add_func ("/markdown/code-languages", test_markdown_code_languages);
   g_test_add_func ("/markdown/unclosed-fence", test_markdown_unclosed_fence);
   g_test_add_func ("/markdown/nested-lists", test_markdown_nested_lists);

@@ -7,12 +7,15 @@
  * message with two versions and a message queued behind a running
  * answer. Nothing asks for more than 360 px, and nothing is cut off at
  * either side: the turns, the usage line, the composer's Send button and
- * the agent chooser's name are all inside the window.
+ * the agent chooser are all inside the window, and the chooser shows an
+ * agent's whole name or, where there is no room for it, an icon — never
+ * a name cut to "…".
  */
 
 #include <string.h>
 
 #include "natter-agent-chooser.h"
+#include "natter-agent-store.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
 #include "natter-version-switcher.h"
@@ -57,6 +60,17 @@ collect_wide (GtkWidget *widget,
     }
 }
 
+static void
+save_agent (NatterAgentStore *store,
+            const char       *literal)
+{
+  g_autoptr(JsonNode) node = natter_test_json (literal);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (natter_agent_store_save (store, json_node_get_object (node), &error));
+  g_assert_no_error (error);
+}
+
 /* The widest the window asked to be at any frame, and what asked. */
 typedef struct
 {
@@ -81,6 +95,23 @@ inside (NatterWindow *window,
   if (!gtk_widget_get_mapped (widget) || !gtk_widget_compute_bounds (widget, GTK_WIDGET (window), &bounds))
     return FALSE;
   return bounds.origin.x >= 0 && bounds.origin.x + bounds.size.width <= gtk_widget_get_width (GTK_WIDGET (window)) + 0.5;
+}
+
+/* What is wrong with the agent chooser as shown, or %NULL: it is hidden,
+ * outside the window, or a label on it is cut short. */
+static const char *
+chooser_problem (NatterWindow *window)
+{
+  GtkWidget *chooser = GTK_WIDGET (natter_composer_get_agent_chooser (natter_window_get_composer (window)));
+  g_autoptr(GPtrArray) labels = ui_find_all (chooser, GTK_TYPE_LABEL);
+
+  if (!inside (window, chooser))
+    return "the agent chooser is not inside the window";
+  for (guint i = 0; i < labels->len; i++)
+    if (gtk_widget_get_mapped (labels->pdata[i]) &&
+        pango_layout_is_ellipsized (gtk_label_get_layout (labels->pdata[i])))
+      return "the agent's name is cut short";
+  return NULL;
 }
 
 static gboolean
@@ -109,6 +140,8 @@ fits (gpointer data)
       if (gtk_widget_get_mapped (buttons->pdata[i]) && !inside (w->window, buttons->pdata[i]))
         return (w->problem = "a button of the composer is cut off"), FALSE;
   }
+  if ((w->problem = chooser_problem (w->window)) != NULL)
+    return FALSE;
   return TRUE;
 }
 
@@ -178,6 +211,8 @@ test_full_conversation_at_360 (void)
   g_autofree char *branch = NULL;
   g_autofree char *running = NULL;
   g_autoptr(GFile) notes = g_file_get_child (u->w->dir, "meeting-notes-for-the-quarterly-review.txt");
+  g_autoptr(GFile) agents_dir = g_file_get_child (u->w->dir, "agents");
+  g_autoptr(NatterAgentStore) agents = natter_agent_store_new (agents_dir);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   NatterWindow *window;
@@ -185,6 +220,8 @@ test_full_conversation_at_360 (void)
   Widest widest = { 0, NULL };
 
   natter_turn_runtime_set_blob_store (u->w->runtime, blobs);
+  /* The agent the fake world answers with, as the chooser lists it. */
+  save_agent (agents, "{\"agentId\":\"helper\",\"name\":\"Helper\",\"systemPrompt\":\"Help.\",\"tools\":[]}");
   natter_fake_model_set_usage (u->w->fakes->model,
                                "{\"inputTokens\":123456,\"outputTokens\":65432,\"totalTokens\":188888}");
   natter_fake_model_script (u->w->fakes->model,
@@ -217,6 +254,7 @@ test_full_conversation_at_360 (void)
   window = ui_window_new (app, u);
   gtk_widget_add_tick_callback (GTK_WIDGET (window), watch_width_cb, &widest, NULL);
   natter_window_set_blob_store (window, blobs);
+  natter_window_set_agent_store (window, agents);
   gtk_window_set_default_size (GTK_WINDOW (window), WIDTH, 740);
   g_assert_true (natter_window_open_session (window, branch));
   ui_wait_until (ui_timeline_loaded, window);
@@ -239,6 +277,81 @@ test_full_conversation_at_360 (void)
 
   natter_fake_model_release (u->w->fakes->model);
   ui_wait_until (ui_no_advances, u);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  int           width;
+  gboolean      compact;
+} ChooserWait;
+
+static gboolean
+chooser_shows (gpointer data)
+{
+  ChooserWait *w = data;
+  NatterAgentChooser *chooser = natter_composer_get_agent_chooser (natter_window_get_composer (w->window));
+
+  ui_settle ();
+  return ABS (gtk_widget_get_width (GTK_WIDGET (w->window)) - w->width) <= 10 &&
+         natter_agent_chooser_get_compact (chooser) == w->compact && chooser_problem (w->window) == NULL;
+}
+
+static char *
+describe_chooser (gpointer data)
+{
+  ChooserWait *w = data;
+  NatterAgentChooser *chooser = natter_composer_get_agent_chooser (natter_window_get_composer (w->window));
+  const char *problem = chooser_problem (w->window);
+
+  return g_strdup_printf ("at %d px (wanted %d) the chooser shows %s (wanted %s)%s%s",
+                          gtk_widget_get_width (GTK_WIDGET (w->window)), w->width,
+                          natter_agent_chooser_get_compact (chooser) ? "an icon" : "the name",
+                          w->compact ? "an icon" : "the name", problem != NULL ? "; " : "",
+                          problem != NULL ? problem : "");
+}
+
+/* The agent chooser beside the message field: at 360 px an icon (its
+ * name in the placeholder, the tooltip and the list), at a desktop width
+ * the whole name, even with a long draft that wants the width, and back
+ * to the icon when the window is made narrow again. */
+static void
+test_agent_chooser_name_or_icon (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(GFile) agents_dir = g_file_get_child (u->w->dir, "agents");
+  g_autoptr(NatterAgentStore) agents = natter_agent_store_new (agents_dir);
+  NatterAgentChooser *chooser;
+  NatterWindow *window;
+  ChooserWait wait;
+
+  save_agent (agents, "{\"agentId\":\"reviewer\",\"name\":\"Code Reviewer\",\"systemPrompt\":\"Review code.\",\"tools\":[]}");
+  window = ui_window_new (app, u);
+  natter_window_set_agent_store (window, agents);
+  chooser = natter_composer_get_agent_chooser (natter_window_get_composer (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL));
+  natter_agent_chooser_set_agent_id (chooser, "reviewer");
+
+  gtk_window_set_default_size (GTK_WINDOW (window), WIDTH, 700);
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+  wait = (ChooserWait) { window, WIDTH, TRUE };
+  ui_wait_until_full (chooser_shows, describe_chooser, &wait);
+  ui_save_window (GTK_WIDGET (window), "narrow-agent-chooser.png");
+
+  natter_composer_set_text (natter_window_get_composer (window),
+                            "A draft long enough to want every pixel of the window's width for itself, and then some more.");
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 700);
+  wait = (ChooserWait) { window, 900, FALSE };
+  ui_wait_until_full (chooser_shows, describe_chooser, &wait);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (gtk_widget_get_first_child (GTK_WIDGET (chooser))), ==,
+                   "Agent for the Next Message: Code Reviewer");
+
+  gtk_window_set_default_size (GTK_WINDOW (window), WIDTH, 700);
+  wait = (ChooserWait) { window, WIDTH, TRUE };
+  ui_wait_until_full (chooser_shows, describe_chooser, &wait);
+
   ui_destroy_window (window);
   ui_world_free (u);
 }
@@ -317,6 +430,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
   g_test_add_func ("/narrow/full-conversation-at-360", test_full_conversation_at_360);
   g_test_add_func ("/narrow/header-names-the-model", test_header_names_the_model);
+  g_test_add_func ("/narrow/agent-chooser-name-or-icon", test_agent_chooser_name_or_icon);
   status = g_test_run ();
   g_clear_object (&app);
   return status;

@@ -185,6 +185,8 @@ test_add_edit_test_remove (Fixture       *f,
   GtkEditable *target = GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "target"));
   g_autoptr(JsonObject) web = NULL;
   g_autoptr(JsonObject) gone = NULL;
+  g_autoptr(JsonObject) before = NULL;
+  g_autoptr(JsonObject) back = NULL;
   g_autofree char *expected_target = NULL;
   g_autofree char *quoted_python = g_shell_quote (f->python);
   g_autofree char *quoted_script = g_shell_quote (f->script);
@@ -217,12 +219,22 @@ test_add_edit_test_remove (Fixture       *f,
   ui_wait_until (no_pending, f->window);
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Test passed: 6 tools");
 
+  before = entry_on_disk (f, "web");
+  g_assert_nonnull (before);
   click (f, "web", "remove");
   ui_wait_until (no_pending, f->window);
   gone = entry_on_disk (f, "web");
   g_assert_null (gone);
   g_assert_null (natter_preferences_window_get_mcp_widget (f->window, "web", "row"));
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Removed the tool server “web”");
+
+  /* Undo brings it back as it was, its row too. */
+  g_signal_emit_by_name (natter_preferences_window_get_undo_toast (f->window), "button-clicked");
+  ui_wait_until (no_pending, f->window);
+  back = entry_on_disk (f, "web");
+  g_assert_nonnull (back);
+  g_assert_true (json_object_equal (before, back));
+  g_assert_nonnull (natter_preferences_window_get_mcp_widget (f->window, "web", "row"));
 }
 
 /* Test shows what it found in the server's row, not only in a toast:
@@ -471,6 +483,10 @@ test_headers_and_secrets (Fixture       *f,
 
   click (f, "web", "remove");
   ui_wait_until (no_pending, f->window);
+  /* Kept while Undo is offered, gone with the toast. */
+  g_assert_nonnull (natter_memory_secret_store_peek (f->secrets, "mcp-header:web/Authorization"));
+  adw_toast_dismiss (natter_preferences_window_get_undo_toast (f->window));
+  ui_wait_until (no_pending, f->window);
   g_assert_null (natter_memory_secret_store_peek (f->secrets, "mcp-header:web/Authorization"));
   g_subprocess_force_exit (server);
 }
@@ -571,6 +587,43 @@ test_call_timeout (Fixture       *f,
   g_assert_cmpuint (natter_mcp_client_get_timeout (client), ==, 30);
 }
 
+/* mcp.json broken while Natter runs, before the page is opened — here
+ * nested 100,000 deep, which crashed the window when it read it: the
+ * page lists the servers that still run (those of the last file that
+ * parsed, disabled ones too), with the file's mistake above them. */
+static void
+test_opened_after_mistake (Fixture       *f,
+                           gconstpointer  data)
+{
+  NatterMcpManager *manager = natter_services_get_mcp_manager (f->services);
+  g_autofree char *open = g_strnfill (100000, '[');
+  g_autofree char *close = g_strnfill (100000, ']');
+  g_autofree char *deep = NULL;
+  g_autoptr(GError) error = NULL;
+  gpointer weak = f->window;
+  GtkWidget *error_row;
+
+  g_object_add_weak_pointer (G_OBJECT (f->window), &weak);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  while (weak != NULL && natter_preferences_window_get_n_pending (weak) > 0)
+    g_main_context_iteration (NULL, TRUE);
+  deep = g_strdup_printf ("{\"mcpServers\": %s%s}", open, close);
+  g_file_set_contents (f->config, deep, -1, &error);
+  g_assert_no_error (error);
+  /* What the running application's watch of the file does. */
+  natter_mcp_manager_reload (manager);
+  g_assert_cmpuint (natter_mcp_manager_get_clients (manager)->len, ==, 1);
+
+  f->window = natter_preferences_window_new (NULL, f->services);
+  gtk_window_present (GTK_WINDOW (f->window));
+  error_row = natter_preferences_window_get_mcp_widget (f->window, NULL, "config-error");
+  g_assert_true (gtk_widget_get_visible (error_row));
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (error_row)),
+                            "is not valid JSON: 1:535: the JSON nests deeper than 520 levels"));
+  g_assert_cmpstr (subtitle (f, "fake"), ==, "Connected, 6 tools");
+  g_assert_cmpstr (subtitle (f, "off"), ==, "Disabled");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -587,6 +640,8 @@ main (int   argc,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/file-changed-elsewhere", Fixture, NULL, fixture_set_up,
               test_file_changed_elsewhere, fixture_tear_down);
+  g_test_add ("/preferences/mcp/opened-after-mistake", Fixture, NULL, fixture_set_up, test_opened_after_mistake,
+              fixture_tear_down);
   g_test_add ("/preferences/mcp/headers-and-secrets", Fixture, NULL, fixture_set_up, test_headers_and_secrets,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/env", Fixture, NULL, fixture_set_up, test_env, fixture_tear_down);

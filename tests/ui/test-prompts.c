@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Prompts of a suspended turn (session-layer-spec.md §10.4): a card per
+ * Prompts of a suspended turn (docs/sessions.md §10.4): a card per
  * pending permission and per ask-human question, rendered from the
  * reduced state only, whose buttons call the right API with the right ids,
  * and which are there again after a restart.

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Queued messages in the window (session-layer-spec.md §12.1): while an
+ * Queued messages in the window (docs/sessions.md §4): while an
  * answer streams the composer stays usable and Enter queues; queued
  * messages show as pending bubbles with Edit and Remove; they are sent
  * when the answer completes; Stop asks whether the queue stays.
@@ -11,7 +11,7 @@
 #include "natter-composer.h"
 #include "natter-permission-card.h"
 #include "natter-queue-view.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-test-sessions.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
@@ -149,7 +149,13 @@ answer_dialog (const char *heading,
   ui_wait_until (dialog_shown, (gpointer) heading);
   dialog = find_dialog (heading);
   if (entry_text != NULL)
-    gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog)), entry_text);
+    {
+      /* A field for several lines, not a one-line entry. */
+      GtkWidget *field = ui_find_first (adw_message_dialog_get_extra_child (dialog), GTK_TYPE_TEXT_VIEW);
+
+      g_assert_nonnull (field);
+      gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (field)), entry_text, -1);
+    }
   adw_message_dialog_response (dialog, response);
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
@@ -195,8 +201,8 @@ test_typing_and_queueing_while_streaming (void)
   /* Edit the first, remove the second. */
   view = window->queue_view;
   g_signal_emit_by_name (ui_find_button (view, "_Edit"), "clicked");
-  answer_dialog ("Edit Queued Message", "save", "Next question, edited");
-  wait_queue (window, 2, "Next question, edited");
+  answer_dialog ("Edit Queued Message", "save", "Next question, edited\nover two lines");
+  wait_queue (window, 2, "Next question, edited\nover two lines");
   {
     g_autoptr(GPtrArray) removes = ui_find_all (view, GTK_TYPE_BUTTON);
     GtkWidget *last_remove = NULL;
@@ -206,7 +212,7 @@ test_typing_and_queueing_while_streaming (void)
         last_remove = g_ptr_array_index (removes, i);
     g_signal_emit_by_name (last_remove, "clicked");
   }
-  wait_queue (window, 1, "Next question, edited");
+  wait_queue (window, 1, "Next question, edited\nover two lines");
 
   /* The answer completes: the queued message is the next turn. */
   natter_fake_model_release (u->w->fakes->model);
@@ -214,7 +220,7 @@ test_typing_and_queueing_while_streaming (void)
   wait_queue (window, 0, NULL);
   g_clear_pointer (&state, natter_session_state_unref);
   state = ui_get_session (u, session_id);
-  assert_turn_input (u, state, 1, "Next question, edited");
+  assert_turn_input (u, state, 1, "Next question, edited\nover two lines");
 
   ui_destroy_window (window);
   ui_world_free (u);

@@ -2,12 +2,12 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A turn interrupted by a crash (session-layer-spec.md §8.1 "idle", §9.3
- * resumeTurn): after a restart the window shows it
+ * A turn interrupted by a crash (docs/sessions.md §8.1 "idle",
+ * docs/sessions.md §9.3 resumeTurn): after a restart the window shows it
  * interrupted with a Resume button, the composer says why it cannot send,
  * and clicking Resume finishes the turn on disk and on screen and frees
- * the composer. Nothing resumes by itself (§9.3: recovery re-issues
- * model calls, so it must be the user's choice).
+ * the composer. Nothing resumes by itself (docs/sessions.md §9.3: recovery
+ * re-issues model calls, so it must be the user's choice).
  */
 
 #include "natter-markdown-view.h"

@@ -201,10 +201,12 @@ test_rich_turn (void)
   g_assert_nonnull (natter_tool_call_card_get_result (card));
   g_assert_false (natter_tool_call_card_get_expanded (card));
 
-  /* Usage of both model calls, the breakdown in the tooltip. */
+  /* Usage of both model calls, the breakdown in the tooltip; the fake
+   * clock stands still, so the first token came at once and no speed
+   * can be known (docs/format.md §4.2). */
   usage = find_label_with_class (row, "numeric");
   g_assert_nonnull (usage);
-  g_assert_cmpstr (gtk_label_get_text (usage), ==, "240 tokens");
+  g_assert_cmpstr (gtk_label_get_text (usage), ==, "240 tokens · first token after 0.0 s");
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (GTK_WIDGET (usage)), "Input: 200"));
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (GTK_WIDGET (usage)), "Output: 40"));
 
@@ -948,6 +950,7 @@ test_rich_shortcuts (void)
 {
   g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-help-overlay.ui");
   UiWorld *u = ui_world_new ();
+  g_autoptr(GPtrArray) entries = NULL;
   NatterWindow *window;
   GtkWindow *overlay;
 
@@ -961,6 +964,23 @@ test_rich_shortcuts (void)
   overlay = find_shortcuts_window (window);
   g_assert_nonnull (overlay);
   ui_wait_until (ui_is_mapped, overlay);
+  /* Every entry shows its keys, the ones named by an action too: what
+   * the window binds is what the entry says. */
+  entries = ui_find_all (overlay, GTK_TYPE_SHORTCUTS_SHORTCUT);
+  g_assert_cmpuint (entries->len, >=, 16);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      GtkWidget *entry = g_ptr_array_index (entries, i);
+      GtkWidget *keys = ui_find_first (entry, GTK_TYPE_SHORTCUT_LABEL);
+      g_autofree char *title = NULL;
+      const char *accelerator;
+
+      g_object_get (entry, "title", &title, NULL);
+      g_assert_nonnull (keys);
+      accelerator = gtk_shortcut_label_get_accelerator (GTK_SHORTCUT_LABEL (keys));
+      if (accelerator == NULL || accelerator[0] == '\0')
+        g_error ("The shortcuts window shows no keys for \"%s\"", title);
+    }
   save_screenshots (GTK_WIDGET (overlay), "shortcuts");
   gtk_window_close (overlay);
   ui_wait_until (no_shortcuts_window, window);

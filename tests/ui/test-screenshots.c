@@ -5,12 +5,16 @@
  * Renders the window in its main states to PNGs in
  * $G_TEST_BUILDDIR/screenshots/ for a person to look at: the empty state,
  * a conversation, a pending permission prompt, a damaged session; and the
- * README's pictures, a real conversation (Markdown, a code block, a tool
- * card) in light and dark style, wide and at 360 px. With
+ * README's pictures, a real conversation (a file attached, Markdown, a
+ * code block, a tool card) and the search in light and dark style, wide
+ * and at 360 px. With
  * NATTER_UPDATE_SCREENSHOTS=1 in the environment the README's pictures
  * are also written to data/screenshots/ in the source tree.
  */
 
+#include <string.h>
+
+#include "natter-blob-store.h"
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
 #include "natter-ui-test-world.h"
@@ -45,7 +49,9 @@ test_screenshot_empty (void)
   UiWorld *u = ui_world_new ();
   NatterWindow *window = ui_window_new (app, u);
 
-  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "empty");
+  /* Nothing to restore: a new conversation, ready to type into. */
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+  g_assert_null (natter_window_get_session_id (window));
   save_screenshot (window, "empty.png");
   ui_destroy_window (window);
   ui_world_free (u);
@@ -167,21 +173,32 @@ leaflet_settled (gpointer data)
 #define README_PROVIDER "ollama"
 #define README_MODEL    "llama3.2:3b"
 
-/* The README's conversation. */
+/* The README's conversation: a file attached to the first message, then
+ * a question whose answer reads a file with a tool and shows Markdown
+ * and a code block; three other conversations in the list. */
 static char *
-readme_conversation (UiWorld *u)
+readme_conversation (UiWorld         *u,
+                     NatterBlobStore *blobs)
 {
   char *session_id;
+  g_autofree char *t0 = NULL;
   g_autofree char *t1 = NULL;
   g_autofree char *other = NULL;
+  g_autoptr(GFile) notes = g_file_get_child (u->w->dir, "notes.py");
+  g_autoptr(GError) error = NULL;
+  static const char notes_text[] = "numbers = [1, 2, 3, 4]\n";
 
   other = ui_create_session (u, "Trip to Lisbon");
   g_free (other);
-  other = ui_create_session (u, "Tom & Jerry <b>");
+  other = ui_create_session (u, "Birthday card ideas");
   g_free (other);
   other = ui_create_session (u, "Weekly report");
   session_id = ui_create_session (u, "Reverse a list in Python");
+  g_assert_true (g_file_replace_contents (notes, notes_text, sizeof notes_text - 1, NULL, FALSE,
+                                          G_FILE_CREATE_NONE, NULL, NULL, &error));
+  g_assert_no_error (error);
   natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Got it: a list of four numbers.\"}",
                             NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "read_file", "{\"path\":\"notes.py\"}")),
                             "{\"role\":\"assistant\",\"content\":\"There are **two** idiomatic ways:\\n\\n"
                             "1. `reversed()` gives an iterator and leaves the list alone.\\n"
@@ -190,6 +207,8 @@ readme_conversation (UiWorld *u)
                             "numbers.reverse()        # in place\\n```\\n\\n"
                             "Use `list.reverse()` when you do not need the original order any more.\"}",
                             NULL);
+  t0 = ui_send_with_files (u, blobs, session_id, "Here are my notes.", NULL, notes, NULL);
+  ui_wait_turn (u, t0);
   t1 = ui_send_with_model (u, session_id, "How do I reverse a list in Python? Look at notes.py first.",
                            README_PROVIDER, README_MODEL);
   ui_wait_turn (u, t1);
@@ -218,6 +237,29 @@ publish_screenshot (const char *name)
   g_test_message ("Published %s", to);
 }
 
+static gboolean
+search_entry_shown (gpointer window)
+{
+  ui_settle ();
+  return ui_find_first (window, GTK_TYPE_SEARCH_ENTRY) != NULL;
+}
+
+static gboolean
+is_snippet (GtkWidget *widget)
+{
+  return gtk_widget_get_mapped (widget) && strstr (gtk_label_get_label (GTK_LABEL (widget)), "<b>Slicing</b>") != NULL;
+}
+
+/* The sidebar lists the one conversation the search found, with the
+ * words it found. */
+static gboolean
+search_shows_snippet (gpointer window)
+{
+  ui_settle ();
+  return g_list_model_get_n_items (natter_window_get_sidebar_model (window)) == 1 &&
+         ui_find_first_full (natter_window_get_session_list (window), GTK_TYPE_LABEL, is_snippet) != NULL;
+}
+
 static void
 save_readme_screenshots (gboolean dark)
 {
@@ -225,7 +267,9 @@ save_readme_screenshots (gboolean dark)
   UiWorld *u = ui_world_new ();
   g_autoptr(GFile) agents_dir = g_file_get_child (u->w->dir, "agents");
   g_autoptr(NatterAgentStore) store = natter_agent_store_new (agents_dir);
+  g_autoptr(NatterBlobStore) blobs = natter_blob_store_new (u->w->storage);
   g_autofree char *session_id = NULL;
+  NatterSearchIndex *search;
   NatterWindow *window;
 
   g_autoptr(JsonNode) tutor = natter_test_json ("{\"agentId\":\"helper\",\"name\":\"Python Tutor\","
@@ -238,9 +282,13 @@ save_readme_screenshots (gboolean dark)
   /* Before the window exists, so that nothing of it was drawn in the
    * other style. */
   adw_style_manager_set_color_scheme (style, dark ? ADW_COLOR_SCHEME_FORCE_DARK : ADW_COLOR_SCHEME_FORCE_LIGHT);
-  session_id = readme_conversation (u);
+  natter_turn_runtime_set_blob_store (u->w->runtime, blobs);
+  session_id = readme_conversation (u, blobs);
+  search = ui_search_index_start (u);
 
   window = ui_window_new (app, u);
+  natter_window_set_blob_store (window, blobs);
+  natter_window_set_search_index (window, search);
   /* The agent chooser shows once there is an agent store. */
   natter_window_set_agent_store (window, store);
   gtk_window_set_default_size (GTK_WINDOW (window), 1100, 760);
@@ -251,17 +299,31 @@ save_readme_screenshots (gboolean dark)
   save_screenshot (window, dark ? "main-dark.png" : "main.png");
   publish_screenshot (dark ? "main-dark.png" : "main.png");
 
+  /* The search by what was said: the conversation found by a word of an
+   * answer, the words around it under its title. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
+  ui_wait_until (search_entry_shown, window);
+  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "slicing");
+  ui_wait_until (search_shows_snippet, window);
+  save_screenshot (window, dark ? "search-dark.png" : "search.png");
+  publish_screenshot (dark ? "search-dark.png" : "search.png");
+  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
+  ui_settle ();
+
   /* GNOME's mobile width: the conversation alone, its title readable;
    * then the list. */
   gtk_window_set_default_size (GTK_WINDOW (window), 360, 720);
   adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
   ui_wait_until (leaflet_settled, window);
   save_screenshot (window, dark ? "narrow-dark.png" : "narrow.png");
+  publish_screenshot (dark ? "narrow-dark.png" : "narrow.png");
   adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_BACK);
   ui_wait_until (leaflet_settled, window);
   save_screenshot (window, dark ? "narrow-sidebar-dark.png" : "narrow-sidebar.png");
 
   ui_destroy_window (window);
+  ui_search_index_drop (search);
   ui_world_free (u);
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
 }

@@ -44,17 +44,27 @@ say (UiWorld    *u,
   return turn_id;
 }
 
-static NatterSearchIndex *
-start_index (UiWorld *u)
+/* Thirty exchanges in @session_id, the sixteenth @question and @answer,
+ * whose turn is returned (transfer full). */
+static char *
+long_conversation (UiWorld    *u,
+                   const char *session_id,
+                   const char *question,
+                   const char *answer)
 {
-  g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
-  NatterSearchIndex *search = natter_search_index_new (cache, u->w->session_repo, u->w->turn_repo, u->sessions);
-  g_autoptr(GAsyncResult) result = NULL;
+  char *target = NULL;
 
-  natter_search_index_start (search);
-  natter_search_index_wait_async (search, NULL, ui_result_cb, &result);
-  g_assert_true (natter_search_index_wait_finish (search, ui_wait_result (&result), NULL));
-  return search;
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *other_question = g_strdup_printf ("Question number %u about the route", i);
+      g_autofree char *other_answer = g_strdup_printf ("Answer number %u, with enough words to take some room.", i);
+
+      if (i == 15)
+        target = say (u, session_id, question, answer);
+      else
+        g_free (say (u, session_id, other_question, other_answer));
+    }
+  return target;
 }
 
 typedef struct
@@ -148,12 +158,6 @@ turn_in_view (gpointer data)
   return FALSE;
 }
 
-static gboolean
-index_gone (gpointer data)
-{
-  return *(gpointer *) data == NULL;
-}
-
 static char *
 describe_view (gpointer data)
 {
@@ -198,18 +202,9 @@ test_search_by_content (void)
 
   /* A long conversation: the turn that matches is in its middle, far
    * from its first turns and from the bottom it opens at. */
-  for (guint i = 0; i < 30; i++)
-    {
-      g_autofree char *question = g_strdup_printf ("Question number %u about the route", i);
-      g_autofree char *answer = g_strdup_printf ("Answer number %u, with enough words to take some room.", i);
-
-      if (i == 15)
-        target = say (u, trip, "What lives in the savanna?", "Zebras & <lions> roam there.");
-      else
-        g_free (say (u, trip, question, answer));
-    }
+  target = long_conversation (u, trip, "What lives in the savanna?", "Zebras & <lions> roam there.");
   last = say (u, groceries, "Apples or pears?", "Pears.");
-  search = start_index (u);
+  search = ui_search_index_start (u);
 
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
@@ -249,11 +244,197 @@ test_search_by_content (void)
   ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
 
   ui_destroy_window (window);
-  /* The index holds the service; a search thread may let go of it a
-   * moment after its answer arrived. */
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
+  ui_world_free (u);
+}
+
+static gboolean
+has_width (gpointer widget)
+{
+  ui_settle ();
+  return gtk_widget_get_width (widget) > 0;
+}
+
+/* The label of @row that shows @markup. */
+static GtkWidget *
+snippet_label_of (NatterSessionRow *row,
+                  const char       *markup)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (row, GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_label (g_ptr_array_index (labels, i)), markup) == 0)
+      return g_ptr_array_index (labels, i);
+  g_error ("No label shows %s", markup);
+}
+
+/* What a click on @row does, as GTK delivers it to the row's own click
+ * gesture: the button down, then up. */
+static void
+click_row (NatterSessionRow *row)
+{
+  GListModel *controllers = gtk_widget_observe_controllers (GTK_WIDGET (row));
+  gboolean clicked = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_GESTURE_CLICK (controller))
+        continue;
+      g_signal_emit_by_name (controller, "pressed", 1, 10.0, 10.0);
+      g_signal_emit_by_name (controller, "released", 1, 10.0, 10.0);
+      clicked = TRUE;
+    }
+  g_object_unref (controllers);
+  g_assert_true (clicked);
+  ui_settle ();
+}
+
+/* The conversation open already, found again by a search: a click on
+ * its row (selected already) goes to the words found; a search result
+ * picked in the Shell opens its conversation at its words too. The row
+ * shows the match, not the words before it, however long they are. */
+static void
+test_search_in_open_conversation (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *trip = ui_create_session (u, "Trip planning");
+  g_autofree char *groceries = ui_create_session (u, "Groceries");
+  g_autofree char *target = NULL;
+  g_autofree char *last = NULL;
+  NatterSearchIndex *search = NULL;
+  NatterWindow *window;
+  NatterSessionRow *row;
+  GtkWidget *label;
+  PangoLayout *layout;
+  int shown_width = 0;
+  ListWait list_wait;
+  TurnWait turn_wait;
+
+  target = long_conversation (u, trip, "Any birds on the way?",
+                              "Unfortunately, internationalisation considerations complicated geese migrations.");
+  last = say (u, groceries, "Apples or pears?", "Pears.");
+  search = ui_search_index_start (u);
+
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  g_assert_true (natter_window_open_session (window, trip));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  search_for (window, "geese");
+  list_wait = (ListWait) { window, trip, "… complicated <b>geese</b> migrations." };
+  ui_wait_until (lists_only, &list_wait);
+  row = find_listed_row (window, trip);
+  label = snippet_label_of (row, list_wait.snippet);
+  ui_wait_until (has_width, label);
+  /* The words up to the end of the match fit the row: none is cut. */
+  layout = gtk_widget_create_pango_layout (label, NULL);
+  pango_layout_set_markup (layout, "… complicated <b>geese</b>", -1);
+  pango_layout_get_pixel_size (layout, &shown_width, NULL);
+  g_object_unref (layout);
+  g_assert_cmpint (shown_width, <=, gtk_widget_get_width (label));
+
+  /* The row is the open conversation's, selected already: a click on it
+   * goes to the words. */
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, trip);
+  turn_wait = (TurnWait) { window, target };
+  g_assert_false (turn_in_view (&turn_wait));
+  click_row (row);
+  ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
+
+  /* A Shell result: another conversation open, the result opens at its
+   * words, not at the bottom. */
+  g_assert_true (natter_window_open_session (window, groceries));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (natter_window_open_session_at (window, trip, target));
+  ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  ui_world_free (u);
+}
+
+static gboolean
+is_hit_button (GtkWidget *widget)
+{
+  return gtk_widget_has_css_class (widget, "natter-search-hit");
+}
+
+static gboolean
+hit_buttons_shown (gpointer data)
+{
+  g_autoptr(GPtrArray) buttons = NULL;
+
+  ui_settle ();
+  buttons = ui_find_all (natter_window_get_session_list (data), GTK_TYPE_BUTTON);
+  for (guint i = buttons->len; i > 0; i--)
+    if (!is_hit_button (g_ptr_array_index (buttons, i - 1)) || !gtk_widget_get_mapped (g_ptr_array_index (buttons, i - 1)))
+      g_ptr_array_remove_index (buttons, i - 1);
+  return buttons->len == 2;
+}
+
+/* Every message a search found in a conversation can be reached: the
+ * row shows the best one's words, and a button for each other message
+ * found, which opens the conversation at that message. */
+static void
+test_search_hits_per_message (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *trip = ui_create_session (u, "Trip planning");
+  char *targets[3] = { NULL, NULL, NULL };
+  NatterSearchIndex *search;
+  g_autoptr(GPtrArray) buttons = NULL;
+  NatterWindow *window;
+  TurnWait turn_wait;
+  guint n = 0;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *question = g_strdup_printf ("Question number %u about the route", i);
+      g_autofree char *answer = i % 10 == 5 ? g_strdup_printf ("Flamingos stop at lake %u on the way.", i)
+                                            : g_strdup_printf ("Answer number %u, with enough words.", i);
+      char *turn_id = say (u, trip, question, answer);
+
+      if (i % 10 == 5)
+        targets[n++] = turn_id;
+      else
+        g_free (turn_id);
+    }
+  search = ui_search_index_start (u);
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  g_assert_true (natter_window_open_session (window, trip));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  search_for (window, "flamingos");
+  ui_wait_until (hit_buttons_shown, window);
+  buttons = ui_find_all (natter_window_get_session_list (window), GTK_TYPE_BUTTON);
+  for (guint i = 0; i < buttons->len; i++)
+    {
+      GtkWidget *button = g_ptr_array_index (buttons, i);
+      GVariant *target;
+      const char *turn_id;
+
+      if (!is_hit_button (button))
+        continue;
+      target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (button));
+      g_variant_get (target, "(&s&s)", NULL, &turn_id);
+      turn_wait = (TurnWait) { window, turn_id };
+      g_assert_true (gtk_widget_activate (button));
+      ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
+      g_assert_cmpstr (natter_window_get_session_id (window), ==, trip);
+      /* One of the found messages, not the best one the row's words are of. */
+      g_assert_true (g_strcmp0 (turn_id, targets[0]) == 0 || g_strcmp0 (turn_id, targets[1]) == 0 ||
+                     g_strcmp0 (turn_id, targets[2]) == 0);
+      g_assert_cmpstr (turn_id, !=, natter_sidebar_get_hit_turn (NATTER_SIDEBAR (window->session_sidebar), trip));
+    }
+  ui_save_window (GTK_WIDGET (window), "search-hits.png");
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  for (guint i = 0; i < G_N_ELEMENTS (targets); i++)
+    g_free (targets[i]);
   ui_world_free (u);
 }
 
@@ -289,14 +470,12 @@ test_search_while_indexing (void)
   g_autofree char *turn = say (u, sid, "What lives in the savanna?", "Zebras.");
   g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
   g_autofree char *path = g_file_get_path (cache);
-  NatterSearchIndex *search = start_index (u);
+  NatterSearchIndex *search = ui_search_index_start (u);
   NatterWindow *window;
   ListWait list_wait;
   sqlite3 *db = NULL;
 
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
   g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
 
@@ -318,9 +497,7 @@ test_search_while_indexing (void)
   ui_wait_until (indexing_note_hidden, window);
 
   ui_destroy_window (window);
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
   ui_world_free (u);
   (void) turn;
 }
@@ -414,7 +591,7 @@ test_damaged_stays_listed (void)
   g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error);
   g_assert_no_error (error);
   ui_world_restart (u);
-  search = start_index (u);
+  search = ui_search_index_start (u);
 
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
@@ -424,9 +601,7 @@ test_damaged_stays_listed (void)
   g_assert_cmpstr (natter_session_row_get_status_mark (find_listed_row (window, bad)), ==, "errored");
 
   ui_destroy_window (window);
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
   ui_world_free (u);
   (void) turn;
   (void) other;
@@ -448,7 +623,7 @@ test_cache_not_a_file (void)
 
   g_assert_cmpint (g_mkdir_with_parents (g_file_peek_path (cache), 0700), ==, 0);
   g_assert_true (g_file_set_contents (inside, "mine", -1, NULL));
-  search = start_index (u);
+  search = ui_search_index_start (u);
 
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
@@ -458,9 +633,7 @@ test_cache_not_a_file (void)
   g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
 
   ui_destroy_window (window);
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  ui_wait_until (index_gone, &search);
+  ui_search_index_drop (search);
   ui_world_free (u);
   (void) turn;
 }
@@ -474,6 +647,8 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/search/by-content", test_search_by_content);
+  g_test_add_func ("/search/in-open-conversation", test_search_in_open_conversation);
+  g_test_add_func ("/search/hits-per-message", test_search_hits_per_message);
   g_test_add_func ("/search/while-indexing", test_search_while_indexing);
   g_test_add_func ("/search/damaged-stays-listed", test_damaged_stays_listed);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);

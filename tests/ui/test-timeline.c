@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The timeline (session-layer-spec.md §10.3): each turn shows its input
+ * The timeline (docs/sessions.md §10.3): each turn shows its input
  * and its own answer; live deltas show in an overlay that the canonical
  * model_call_completed replaces; a failed turn offers Try Again, which
  * sends a new turn; a turn streaming while another session is shown is

@@ -2,12 +2,12 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What a person sees of automatic titles (session-layer-spec.md §12.6):
+ * What a person sees of automatic titles (docs/sessions.md §13):
  * the sidebar row of a new conversation first shows the first message,
  * then the title the model gave once the first answer is there; and of
- * compaction (§12.3): "Compact Conversation", the "Earlier messages
- * summarized" separator with its summary, and "Compact and Continue" on
- * a turn that failed because the conversation outgrew the context window.
+ * compaction (docs/sessions.md §5): "Compact Conversation", the "Earlier
+ * messages summarized" separator with its summary, and "Compact and Continue"
+ * on a turn that failed because the conversation outgrew the context window.
  */
 
 #include <string.h>

@@ -101,7 +101,7 @@ make_tool_call_card (Fixture *f)
 static GObject *
 make_turn_row (Fixture *f)
 {
-  return own (natter_turn_row_new (f->u->sessions));
+  return own (natter_turn_row_new (f->u->sessions, NULL));
 }
 
 static GObject *

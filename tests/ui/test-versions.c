@@ -548,6 +548,77 @@ test_try_again_keeps_answer (void)
   ui_world_free (u);
 }
 
+/* The top row of the sidebar shows whole: the list is at its top and
+ * the row's top edge is in view. */
+static gboolean
+top_row_whole (gpointer data)
+{
+  GtkWidget *list = natter_window_get_session_list (data);
+  GtkWidget *scroller = gtk_widget_get_ancestor (list, GTK_TYPE_SCROLLED_WINDOW);
+  g_autoptr(GPtrArray) rows = ui_find_all (list, NATTER_TYPE_SESSION_ROW);
+  double top = G_MAXDOUBLE;
+
+  ui_settle ();
+  for (guint i = 0; i < rows->len; i++)
+    {
+      graphene_rect_t bounds;
+
+      if (gtk_widget_get_mapped (g_ptr_array_index (rows, i)) &&
+          gtk_widget_compute_bounds (g_ptr_array_index (rows, i), scroller, &bounds))
+        top = MIN (top, bounds.origin.y);
+    }
+  return top >= 0 &&
+         gtk_adjustment_get_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller))) == 0;
+}
+
+static gboolean
+row_says_versions (gpointer data)
+{
+  ui_settle ();
+  return ui_label_shown (natter_window_get_session_list (data), "2 versions");
+}
+
+/* The open conversation's row, at the top of a long list, grows a line
+ * ("2 versions") after Try Again: the list stays at its top, the row
+ * shows whole. */
+static void
+test_grown_row_stays_whole (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  NewVersion v;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Notes %02u", i);
+
+      g_free (ui_create_session (u, title));
+    }
+  session_id = ui_create_session (u, "Jokes");
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"A joke.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"A better joke.\"}", NULL);
+  turn_id = ui_send (u, session_id, "Tell me a joke");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  ui_wait_until (top_row_whole, window);
+
+  g_assert_true (gtk_widget_activate (ui_find_button (find_row (window, turn_id), "_Try Again")));
+  v = (NewVersion) { window, u, session_id };
+  ui_wait_until (new_version_open, &v);
+  ui_wait_until (row_says_versions, window);
+  ui_wait_painted ();
+  ui_save_window (GTK_WIDGET (window), "sidebar-grown-row.png");
+  ui_wait_until (top_row_whole, window);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* What the sidebar lists, in its order, as "id id …", and the versions
  * text of each row shown ("-" for none). */
 typedef struct
@@ -824,6 +895,7 @@ main (int   argc,
   g_test_add_func ("/versions/switch-shows-message", test_switch_shows_message);
   g_test_add_func ("/versions/sidebar-lists-conversation-once", test_sidebar_lists_conversation_once);
   g_test_add_func ("/versions/try-again", test_try_again_keeps_answer);
+  g_test_add_func ("/versions/grown-row-stays-whole", test_grown_row_stays_whole);
   g_test_add_func ("/versions/edit-keeps-model", test_edit_keeps_model);
   g_test_add_func ("/versions/try-again-keeps-model", test_try_again_keeps_model);
 

@@ -35,7 +35,6 @@ typedef struct
   GPtrArray               *rows;      /* AdwActionRow, one per server */
   GHashTable              *widgets;   /* "server\x1ffield" → GtkWidget (borrowed) */
   GHashTable              *tests;     /* server → what its last Test found (a sentence) */
-  GPtrArray               *shown;     /* NatterMcpServerConfig: the last mcp.json that parsed */
   GtkWidget               *error_row; /* why mcp.json cannot be used now; hidden when it can */
   GtkEditable             *name_entry;
   GtkEditable             *target_entry;
@@ -55,7 +54,6 @@ mcp_page_free (McpPage *page)
   g_ptr_array_unref (page->rows);
   g_hash_table_unref (page->widgets);
   g_hash_table_unref (page->tests);
-  g_clear_pointer (&page->shown, g_ptr_array_unref);
   natter_mcp_pairs_free (page->env);
   natter_mcp_pairs_free (page->headers);
   g_free (page);
@@ -212,6 +210,9 @@ forgotten_cb (GObject      *object,
 
   if (!natter_secret_store_clear_finish (NATTER_SECRET_STORE (object), result, &error))
     g_debug ("A tool server's secret stays in the keyring: %s", error->message);
+  /* NULL: the Preferences window was closed meanwhile. */
+  if (user_data == NULL)
+    return;
   natter_preferences_window_pending_end (user_data);
   g_object_unref (user_data);
 }
@@ -234,6 +235,65 @@ forget_secrets (McpPage    *page,
                                        natter_preferences_window_pending_begin (page->window));
 }
 
+/* A removed server, while its toast offers Undo: its entry comes back
+ * as it was, and its secrets stay in the keyring until the toast goes. */
+typedef struct
+{
+  NatterPreferencesWindow *window;   /* weak */
+  NatterSecretStore       *secrets;
+  char                    *name;
+  JsonObject              *entry;
+  gboolean                 undone;
+} RemovedServer;
+
+static void
+removed_server_free (gpointer data)
+{
+  RemovedServer *removed = data;
+
+  g_clear_weak_pointer (&removed->window);
+  g_clear_object (&removed->secrets);
+  g_free (removed->name);
+  g_clear_pointer (&removed->entry, json_object_unref);
+  g_free (removed);
+}
+
+static void
+undo_remove_cb (AdwToast      *toast,
+                RemovedServer *removed)
+{
+  McpPage *page = removed->window != NULL ? get_page (removed->window) : NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (page == NULL || removed->undone)
+    return;
+  removed->undone = TRUE;
+  if (!natter_mcp_config_update (config_path (page), removed->name, removed->entry, &error))
+    show_error (page, error);
+  reload (page);
+}
+
+/* The toast went without Undo: the secrets the server's headers kept go
+ * too, so that a removed server leaves no credential behind. */
+static void
+remove_dismissed_cb (AdwToast      *toast,
+                     RemovedServer *removed)
+{
+  McpPage *page = removed->window != NULL ? get_page (removed->window) : NULL;
+  g_autoptr(GPtrArray) keys = NULL;
+
+  if (removed->undone)
+    return;
+  if (page != NULL)
+    {
+      forget_secrets (page, removed->entry, NULL);
+      return;
+    }
+  keys = secret_keys_of (removed->entry);
+  for (guint i = 0; i < keys->len; i++)
+    natter_secret_store_clear_async (removed->secrets, g_ptr_array_index (keys, i), NULL, forgotten_cb, NULL);
+}
+
 static void
 remove_cb (GtkButton *button,
            McpPage   *page)
@@ -242,15 +302,30 @@ remove_cb (GtkButton *button,
   g_autoptr(GError) error = NULL;
   g_autofree char *message = NULL;
   g_autoptr(JsonObject) old = natter_mcp_config_dup_entry (config_path (page), name, NULL);
+  RemovedServer *removed;
+  AdwToast *toast;
 
   if (!natter_mcp_config_update (config_path (page), name, NULL, &error))
     {
       show_error (page, error);
       return;
     }
-  forget_secrets (page, old, NULL);
   message = g_strdup_printf (_("Removed the tool server “%s”"), name);
-  natter_preferences_window_show_toast (page->window, message);
+  if (old == NULL)
+    {
+      natter_preferences_window_show_toast (page->window, message);
+      reload (page);
+      return;
+    }
+  removed = g_new0 (RemovedServer, 1);
+  g_set_weak_pointer (&removed->window, page->window);
+  removed->secrets = g_object_ref (natter_services_get_secret_store (page->window->services));
+  removed->name = g_steal_pointer (&name);
+  removed->entry = g_steal_pointer (&old);
+  toast = natter_preferences_window_show_undo_toast (page->window, message);
+  g_object_set_data_full (G_OBJECT (toast), "removed", removed, removed_server_free);
+  g_signal_connect (toast, "button-clicked", G_CALLBACK (undo_remove_cb), removed);
+  g_signal_connect (toast, "dismissed", G_CALLBACK (remove_dismissed_cb), removed);
   reload (page);
 }
 
@@ -501,20 +576,14 @@ rebuild (McpPage *page)
   watch_clients (page);
 
   /* A file that does not parse (being edited by hand, say) is said above
-   * the servers of the last one that did, which the manager keeps. */
+   * the servers of the last one that did, which the manager keeps
+   * running, even when the page opens after the mistake. */
   configs = natter_mcp_config_load (config_path (page), &error);
   gtk_widget_set_visible (page->error_row, configs == NULL);
   if (configs == NULL)
     {
       adw_action_row_set_subtitle (ADW_ACTION_ROW (page->error_row), error->message);
-      if (page->shown == NULL)
-        return;
-      configs = g_ptr_array_ref (page->shown);
-    }
-  else
-    {
-      g_clear_pointer (&page->shown, g_ptr_array_unref);
-      page->shown = g_ptr_array_ref (configs);
+      configs = g_ptr_array_ref (natter_mcp_manager_get_configs (page->manager));
     }
   for (guint i = 0; i < configs->len; i++)
     {

@@ -8,7 +8,8 @@
 # not RFC 8259 JSON crashes it.
 #
 #   fake_mcp_server.py [--version V] [--page-size N] [--http]
-#                      [--require-header NAME:VALUE] [--odd]
+#                      [--require-header NAME:VALUE] [--odd] [--hang-handshake]
+#                      [--banner] [--hostile-tools]
 #
 # --version V     answer initialize with protocol version V (default: the
 #                 client's)
@@ -16,6 +17,11 @@
 # --http          serve Streamable HTTP (JSON answers) on 127.0.0.1; the
 #                 first line on stdout is the port
 # --require-header answer 401 to any HTTP request without that header
+# --hang-handshake never answer initialize (a server that hangs at start)
+# --banner        print lines that are not JSON-RPC on stdout: one at
+#                 start, one before every answer
+# --hostile-tools also list "big" (a result of any size) and "deep" (a
+#                 result nested 100,000 deep)
 # --odd           also list "odd" (it answers whether listed or not)
 import argparse
 import json
@@ -37,11 +43,25 @@ TOOLS = [
 # Listed only with --odd.
 ODD = {"name": "odd", "description": "Says a lone surrogate, NUL and U+001F", "inputSchema": {"type": "object"}}
 
+# Listed with --hostile-tools only.
+HOSTILE_TOOLS = [
+    {"name": "big", "description": "A text of 'bytes' bytes, also as structuredContent (as server-filesystem)",
+     "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer"}}}},
+    {"name": "deep", "description": "Answers with a result nested 100,000 deep", "inputSchema": {"type": "object"}},
+]
+
+
+class RawDeep:
+    """Stands for a value nested 100,000 deep, written raw (json.dumps
+    itself would give up on it)."""
+    TEXT = "[" * 100000 + "]" * 100000
+
 
 class Server:
     def __init__(self, args):
         self.args = args
-        self.tools = list(TOOLS) + ([ODD] if args.odd else [])
+        self.tools = (list(TOOLS) + (list(HOSTILE_TOOLS) if args.hostile_tools else [])
+                      + ([ODD] if args.odd else []))
         self.initialized = False
         self.last_cancelled = None
         self.version = None
@@ -108,6 +128,15 @@ class Server:
             send(self.text(msg_id, json.dumps(self.last_cancelled, sort_keys=True)))
         elif name == "fail":
             send(self.text(msg_id, "it failed", True))
+        elif name == "big":
+            # "0123456789" repeated, ending in "END": a test sees where it
+            # was cut.
+            size = int(arguments.get("bytes", 0))
+            text = ("0123456789" * (size // 10 + 1))[:max(0, size - 3)] + "END"
+            send(self.result(msg_id, {"content": [{"type": "text", "text": text}],
+                                      "structuredContent": {"content": text}}))
+        elif name == "deep":
+            send({"jsonrpc": "2.0", "id": msg_id, "result": {"content": [], "deep": RawDeep()}})
         elif name == "odd":
             # json.dumps writes these as \ud800, \u0000 and \u001f.
             send(self.text(msg_id, "a\ud800b\x00c\x1fd"))
@@ -115,13 +144,28 @@ class Server:
             send(self.error(msg_id, -32602, "Unknown tool: %s" % name))
 
 
+def encode(message):
+    marker = "\"__raw_deep__\""
+    text = json.dumps(message, default=lambda value: "__raw_deep__")
+    return text.replace(marker, RawDeep.TEXT)
+
+
 def serve_stdio(server):
     def send(message):
-        sys.stdout.write(json.dumps(message) + "\n")
+        if server.args.banner:
+            sys.stdout.write("fake server: answering\n")
+        sys.stdout.write(encode(message) + "\n")
+        sys.stdout.flush()
+    if server.args.banner:
+        sys.stdout.write("Fake MCP server ready (this line is not JSON-RPC)\n")
         sys.stdout.flush()
     for line in sys.stdin:
-        if line.strip():
-            server.handle(json.loads(line), send)
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        if server.args.hang_handshake and message.get("method") == "initialize":
+            continue
+        server.handle(message, send)
 
 
 def serve_http(server):
@@ -160,7 +204,7 @@ def serve_http(server):
             return self.headers.get(name) == value
 
         def reply(self, status, message):
-            data = json.dumps(message).encode() if message is not None else b""
+            data = encode(message).encode() if message is not None else b""
             self.send_response(status)
             self.send_header("Mcp-Session-Id", "fake-session")
             if message is not None:
@@ -187,6 +231,9 @@ def main():
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--http", action="store_true")
     parser.add_argument("--require-header", help="NAME:VALUE every HTTP request must carry")
+    parser.add_argument("--hang-handshake", action="store_true")
+    parser.add_argument("--banner", action="store_true")
+    parser.add_argument("--hostile-tools", action="store_true")
     parser.add_argument("--odd", action="store_true", help="also list the tool 'odd'")
     args = parser.parse_args()
     server = Server(args)

@@ -1,4 +1,4 @@
-/* natter-services-leftovers.c
+/* natter-services-housekeeping.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -11,24 +11,24 @@
 
 #include "config.h"
 
-#include "natter-services-private.h"
+#include "natter-services.h"
 
 /* Leftover temporary files
  *
  * A create killed between writing its first line and linking it into
  * place leaves a temporary file beside the logs, sometimes a second name
- * of a live log. Removing one is safe only when no create can be in
- * progress: no other process writes while this one holds the lock, and
- * what this process made since it took the lock is left alone (by its
- * modification time), so the walk may run in a worker thread beside the
- * process's own writes, off the startup path. A file that cannot be
- * removed takes room and harms nothing: it is reported, and the rest goes
- * on. */
+ * of a live log; a blob's write killed the same way leaves a whole
+ * attachment under a temporary name. Removing one is safe only when its
+ * writer is dead: no other process writes while this one holds the lock,
+ * and this process's own writes, in whatever thread, are kept apart by
+ * natter-store-temp.c, so the walk may run in a worker thread beside
+ * them, off the startup path. A file that cannot be removed takes room
+ * and harms nothing: it is reported, and the rest goes on. */
 
 typedef struct
 {
   NatterJsonlRepo *repos[2];
-  gint64           modified_before;
+  NatterBlobStore *blobs;
 } LeftoversData;
 
 static void
@@ -36,6 +36,7 @@ leftovers_data_free (LeftoversData *data)
 {
   for (gsize i = 0; i < G_N_ELEMENTS (data->repos); i++)
     g_clear_object (&data->repos[i]);
+  g_clear_object (&data->blobs);
   g_free (data);
 }
 
@@ -53,15 +54,24 @@ remove_leftovers_thread (GTask        *task,
       g_autoptr(GError) error = NULL;
       guint removed = 0;
 
-      if (!natter_jsonl_repo_remove_leftover_temp_files_sync (data->repos[i], data->modified_before,
-                                                              &removed, cancellable, &error))
+      if (!natter_jsonl_repo_remove_leftover_temp_files_sync (data->repos[i], &removed, cancellable, &error))
         {
-          total += removed;
           g_task_return_error (task, g_steal_pointer (&error));
           return;
         }
       total += removed;
     }
+  {
+    g_autoptr(GError) error = NULL;
+    guint removed = 0;
+
+    if (!natter_blob_store_remove_leftover_temp_files_sync (data->blobs, &removed, cancellable, &error))
+      {
+        g_task_return_error (task, g_steal_pointer (&error));
+        return;
+      }
+    total += removed;
+  }
   g_task_return_int (task, total);
 }
 
@@ -73,12 +83,14 @@ remove_leftovers_thread (GTask        *task,
  *   source object is %NULL (the services may be gone by then)
  * @user_data: data for @callback
  *
- * Removes, in a worker thread, the temporary files that creates killed
- * half-way left in the storage directory
- * (natter_jsonl_repo_remove_leftover_temp_files_sync()): those last
- * modified before natter_services_acquire_writer_lock() took the lock, so
- * this process's own creates, before or during the walk, are never
- * touched. Without the lock nothing is removed.
+ * Removes, in a worker thread, the temporary files that writes killed
+ * half-way left in the storage directory, beside the logs
+ * (natter_jsonl_repo_remove_leftover_temp_files_sync()) and the blobs
+ * (natter_blob_store_remove_leftover_temp_files_sync()). This process's
+ * own writes, before or during the walk, are never touched
+ * (natter-store-temp.c); other processes do not write while it holds the
+ * lock, and without the lock nothing is removed. The window and the
+ * command line start it once they hold the lock.
  */
 void
 natter_services_remove_leftover_temp_files_async (NatterServices      *self,
@@ -104,11 +116,7 @@ natter_services_remove_leftover_temp_files_async (NatterServices      *self,
   data = g_new0 (LeftoversData, 1);
   data->repos[0] = g_object_ref (natter_services_get_session_repo (self));
   data->repos[1] = g_object_ref (natter_services_get_turn_repo (self));
-  /* A file system stamps files from a coarse clock that may lag the one
-   * the lock time was read from by a few milliseconds; a second's margin
-   * keeps a create made just after the lock safe. A leftover made in the
-   * second before it waits for the next start. */
-  data->modified_before = _natter_services_get_locked_at (self) - G_USEC_PER_SEC;
+  data->blobs = g_object_ref (natter_services_get_blob_store (self));
   g_task_set_task_data (task, data, (GDestroyNotify) leftovers_data_free);
   g_task_run_in_thread (task, remove_leftovers_thread);
 }
@@ -134,6 +142,47 @@ natter_services_remove_leftover_temp_files_finish (NatterServices  *self,
                         natter_services_remove_leftover_temp_files_async, -1);
 
   return (int) g_task_propagate_int (G_TASK (result), error);
+}
+
+static void
+cleaned_up_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GApplication) app = user_data;
+  g_autoptr(GError) error = NULL;
+  int removed = natter_services_remove_leftover_temp_files_finish (NULL, result, &error);
+
+  /* A file that could not be removed only takes room; the next start
+   * tries again. */
+  if (removed < 0)
+    g_message ("Leftover temporary files: %s", error->message);
+  else if (removed > 0)
+    g_debug ("Removed %d leftover temporary files", removed);
+  g_application_release (app);
+}
+
+/**
+ * natter_services_clean_up_leftovers:
+ * @self: the services, holding the writer lock
+ * @app: the application they serve
+ *
+ * Starts natter_services_remove_leftover_temp_files_async() and keeps
+ * @app from exiting until it is done, so a walk is never cut short (what
+ * it removed would stay removed; what it had not reached would wait for
+ * the next start). Failures are logged. The window calls it once its
+ * index is loaded, the command line once it holds the lock: at every
+ * start of a writer.
+ */
+void
+natter_services_clean_up_leftovers (NatterServices *self,
+                                    GApplication   *app)
+{
+  g_return_if_fail (NATTER_IS_SERVICES (self));
+  g_return_if_fail (G_IS_APPLICATION (app));
+
+  g_application_hold (app);
+  natter_services_remove_leftover_temp_files_async (self, NULL, cleaned_up_cb, g_object_ref (app));
 }
 
 /* Flushing at exit */

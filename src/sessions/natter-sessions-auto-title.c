@@ -1,11 +1,11 @@
-/* natter-sessions-titles.c
+/* natter-sessions-auto-title.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Automatic titles (session-layer-spec.md §12.6): once a session's first
- * answer is there, a standalone turn (§11) asks the same provider and
- * model for a short title, and its answer is appended as an ordinary
- * `title_changed`. The title belongs to the conversation: whichever
+ * Automatic titles (docs/sessions.md §13): once a session's first
+ * answer is there, a standalone turn (docs/sessions.md §11) asks the same
+ * provider and model for a short title, and its answer is appended as an
+ * ordinary `title_changed`. The title belongs to the conversation: whichever
  * advance completes the session's first completed turn asks for it (a
  * send, an answer to a prompt or a question, a resume, in the process
  * that sent the message or in a later one), when the service's
@@ -106,7 +106,7 @@ quoted_text (JsonNode *content)
  * @question: (transfer none): the first user message's content
  * @answer: (nullable): the first answer's text
  *
- * The user message of the title request of session-layer-spec.md §12.6:
+ * The user message of the title request of docs/sessions.md §13:
  * the instruction, then the first message and the first answer, each
  * cut to 1,000 characters. Pure.
  *
@@ -157,7 +157,7 @@ unwrap (char *line)
  * natter_title_from_answer:
  * @answer: (nullable): what the model answered to the title request
  *
- * Makes a title of a model's answer (session-layer-spec.md §12.6): its
+ * Makes a title of a model's answer (docs/sessions.md §13): its
  * first non-empty line without a "Title:" label, wrapping quotes or
  * markup and a final period, cut to six words and to
  * %NATTER_SESSION_TITLE_MAX_CHARS characters. Pure.

@@ -1,4 +1,4 @@
-/* natter-sessions-v2.c
+/* natter-sessions-append.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -11,9 +11,9 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include "natter-session-events-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 
 /* Under the operation's lock, with data->state read: appends @events

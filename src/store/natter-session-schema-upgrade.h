@@ -1,9 +1,9 @@
-/* natter-session-events-v2.h
+/* natter-session-schema-upgrade.h
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The session events of schema version 2 (docs/format.md "Schema version
- * 2"; session-layer-spec.md §12.1 and §12.2): the upgrade marker,
+ * 2"; docs/format.md §3.3): the upgrade marker,
  * permission grants and queued messages.
  */
 

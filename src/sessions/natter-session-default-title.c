@@ -1,4 +1,4 @@
-/* natter-session-title.c
+/* natter-session-default-title.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -16,8 +16,8 @@
  * @message: (transfer none): a user message `{role, content}`; content a
  *   string or an array of parts (`{type: "text", text}` ones count)
  *
- * The default title of §9.1 step 6: the first non-empty line of the
- * message's text, whitespace-trimmed, cut to
+ * The default title of docs/sessions.md §9.1 step 6: the first non-empty line
+ * of the message's text, whitespace-trimmed, cut to
  * %NATTER_SESSION_TITLE_MAX_CHARS characters with "…" when longer.
  *
  * Returns: (transfer full) (nullable): the title, or %NULL if the message

@@ -1,20 +1,21 @@
-/* natter-session-events-v2.c
+/* natter-session-schema-upgrade.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The session events of schema version 2: their field-by-field
  * validation (called by natter_session_event_validate()), which version a
  * given event needs, and their builders. Where such an event may appear is
- * the reducer's rule (natter-session-reducer-v2.c).
+ * the reducer's rule (natter-session-grants-queue.c).
  */
 
 #define G_LOG_DOMAIN "natter-session-schema"
 
 #include "natter-id.h"
 #include "natter-json.h"
-#include "natter-session-events-v2.h"
+#include "natter-session-parameters-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-store-error.h"
 #include "natter-turn-schema.h"
 
@@ -60,7 +61,7 @@ validate_upgraded (JsonObject  *event,
     {
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_UNSUPPORTED_VERSION,
                    "Session schema version %" G_GINT64_FORMAT " is not supported "
-                   "(an upgrade goes to 2 to %d)", version, NATTER_SESSION_SCHEMA_VERSION);
+                   "(an upgrade goes to 2 up to %d)", version, NATTER_SESSION_SCHEMA_VERSION);
       return FALSE;
     }
   return natter_session_schema_check_members (event, upgraded_members, "schema_upgraded", error);
@@ -212,12 +213,13 @@ natter_session_schema_validate_v2 (const char  *type,
  * @event: (transfer none): a valid session event
  *
  * The session schema version a file must be at for @event to appear in
- * it (docs/format.md "Schema version 2"): 2 for the version-2 event types
- * and for a `turn_appended` with `consumedQueueIds`, else 1. For
+ * it (docs/format.md §3.3 and §3.5): 3 for the version-3 event types, 2
+ * for the version-2 event types and for a `turn_appended` with
+ * `consumedQueueIds`, else 1. For
  * `schema_upgraded` it is the version the event raises the file to, less
  * one: the marker itself belongs to the older version.
  *
- * Returns: 1 or 2
+ * Returns: 1, 2 or 3
  */
 gint64
 natter_session_event_get_required_version (JsonObject *event)
@@ -229,6 +231,8 @@ natter_session_event_get_required_version (JsonObject *event)
   type = json_object_get_string_member_with_default (event, "type", "");
   if (g_str_equal (type, "schema_upgraded"))
     return json_object_get_int_member_with_default (event, "schemaVersion", 2) - 1;
+  if (natter_session_event_is_v3_type (type))
+    return 3;
   if (g_str_equal (type, "permission_grant_added") ||
       g_str_equal (type, "permission_grant_removed") ||
       g_str_equal (type, "message_queued") ||
@@ -282,27 +286,6 @@ natter_session_events_raise (GPtrArray  *events,
   return version;
 }
 
-static JsonObject *
-new_event (const char *type,
-           const char *session_id,
-           const char *ts)
-{
-  JsonObject *object = json_object_new ();
-
-  json_object_set_string_member (object, "type", type);
-  json_object_set_string_member (object, "sessionId", session_id);
-  json_object_set_string_member (object, "ts", ts);
-  return object;
-}
-
-static JsonNode *
-wrap (JsonObject *object)
-{
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
-
-  json_node_take_object (node, object);
-  return node;
-}
 
 /**
  * natter_session_event_new_schema_upgraded:
@@ -325,9 +308,9 @@ natter_session_event_new_schema_upgraded (const char *session_id,
 
   g_return_val_if_fail (session_id != NULL && ts != NULL, NULL);
 
-  object = new_event ("schema_upgraded", session_id, ts);
+  object = natter_session_event_begin ("schema_upgraded", session_id, ts);
   json_object_set_int_member (object, "schemaVersion", schema_version);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -337,7 +320,7 @@ natter_session_event_new_schema_upgraded (const char *session_id,
  * @grant_id: the new grant's id (an id of the id generator)
  * @tool_id: the tool every call of which the grant allows
  *
- * Builds a `permission_grant_added` event (session-layer-spec.md §12.2).
+ * Builds a `permission_grant_added` event (docs/format.md §3.3).
  * It does not validate.
  *
  * Returns: (transfer full): a JSON object node
@@ -353,10 +336,10 @@ natter_session_event_new_grant_added (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL, NULL);
   g_return_val_if_fail (grant_id != NULL && tool_id != NULL, NULL);
 
-  object = new_event ("permission_grant_added", session_id, ts);
+  object = natter_session_event_begin ("permission_grant_added", session_id, ts);
   json_object_set_string_member (object, "grantId", grant_id);
   json_object_set_string_member (object, "toolId", tool_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -365,8 +348,8 @@ natter_session_event_new_grant_added (const char *session_id,
  * @ts: an ISO-8601 UTC timestamp
  * @grant_id: the active grant to revoke
  *
- * Builds a `permission_grant_removed` event (session-layer-spec.md
- * §12.2). It does not validate.
+ * Builds a `permission_grant_removed` event (docs/format.md
+ * §3.3). It does not validate.
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -379,9 +362,9 @@ natter_session_event_new_grant_removed (const char *session_id,
 
   g_return_val_if_fail (session_id != NULL && ts != NULL && grant_id != NULL, NULL);
 
-  object = new_event ("permission_grant_removed", session_id, ts);
+  object = natter_session_event_begin ("permission_grant_removed", session_id, ts);
   json_object_set_string_member (object, "grantId", grant_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -392,7 +375,7 @@ natter_session_event_new_grant_removed (const char *session_id,
  * @message: (transfer none): the user message
  * @options: (transfer none): the send options it will become a turn with
  *
- * Builds a `message_queued` event (session-layer-spec.md §12.1). The event
+ * Builds a `message_queued` event (docs/format.md §3.3). The event
  * holds new references to @message and @options, which must not be
  * modified afterwards. It does not validate.
  *
@@ -410,11 +393,11 @@ natter_session_event_new_message_queued (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL && queue_id != NULL, NULL);
   g_return_val_if_fail (message != NULL && options != NULL, NULL);
 
-  object = new_event ("message_queued", session_id, ts);
+  object = natter_session_event_begin ("message_queued", session_id, ts);
   json_object_set_string_member (object, "queueId", queue_id);
   json_object_set_object_member (object, "message", json_object_ref (message));
   json_object_set_object_member (object, "options", json_object_ref (options));
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -424,8 +407,8 @@ natter_session_event_new_message_queued (const char *session_id,
  * @queue_id: the pending queued message
  * @message: (transfer none): its new text, as a user message
  *
- * Builds a `queued_message_replaced` event (an edit; §12.1). The event
- * holds a new reference to @message. It does not validate.
+ * Builds a `queued_message_replaced` event (an edit; docs/format.md §3.3). The
+ * event holds a new reference to @message. It does not validate.
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -440,10 +423,10 @@ natter_session_event_new_queued_message_replaced (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL && queue_id != NULL, NULL);
   g_return_val_if_fail (message != NULL, NULL);
 
-  object = new_event ("queued_message_replaced", session_id, ts);
+  object = natter_session_event_begin ("queued_message_replaced", session_id, ts);
   json_object_set_string_member (object, "queueId", queue_id);
   json_object_set_object_member (object, "message", json_object_ref (message));
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -452,8 +435,8 @@ natter_session_event_new_queued_message_replaced (const char *session_id,
  * @ts: an ISO-8601 UTC timestamp
  * @queue_id: the pending queued message
  *
- * Builds a `queued_message_removed` event (a cancel; §12.1). It does not
- * validate.
+ * Builds a `queued_message_removed` event (a cancel; docs/format.md §3.3). It
+ * does not validate.
  *
  * Returns: (transfer full): a JSON object node
  */
@@ -466,9 +449,9 @@ natter_session_event_new_queued_message_removed (const char *session_id,
 
   g_return_val_if_fail (session_id != NULL && ts != NULL && queue_id != NULL, NULL);
 
-  object = new_event ("queued_message_removed", session_id, ts);
+  object = natter_session_event_begin ("queued_message_removed", session_id, ts);
   json_object_set_string_member (object, "queueId", queue_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }
 
 /**
@@ -504,7 +487,7 @@ natter_session_event_set_consumed_queue_ids (JsonNode           *turn_appended,
  *   not empty
  * @first_kept_turn_id: the first turn the next turn's context keeps whole
  *
- * Builds a `conversation_compacted` event (session-layer-spec.md §12.3,
+ * Builds a `conversation_compacted` event (docs/sessions.md §5,
  * docs/format.md "Schema version 2"): the next turn's context is the
  * summary, then the transcript from @first_kept_turn_id on. Nothing is
  * deleted. Write it with the session layer's version-2 writer.
@@ -523,9 +506,9 @@ natter_session_event_new_conversation_compacted (const char *session_id,
   g_return_val_if_fail (session_id != NULL && ts != NULL && compaction_id != NULL, NULL);
   g_return_val_if_fail (summary != NULL && first_kept_turn_id != NULL, NULL);
 
-  object = new_event ("conversation_compacted", session_id, ts);
+  object = natter_session_event_begin ("conversation_compacted", session_id, ts);
   json_object_set_string_member (object, "compactionId", compaction_id);
   json_object_set_string_member (object, "summary", summary);
   json_object_set_string_member (object, "firstKeptTurnId", first_kept_turn_id);
-  return wrap (object);
+  return natter_session_event_wrap (object);
 }

@@ -1,21 +1,21 @@
-/* natter-session-reducer-v2.c
+/* natter-session-grants-queue.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The fold of what session schema version 2 added (docs/format.md "Schema
  * version 2"): the file's version, raised only by `schema_upgraded`; the
  * version-2 events, refused while the file is at version 1; the active
- * permission grants (session-layer-spec.md §12.2); and the pending queue
- * of messages, derived by supersession (§12.1). Split into a check that
- * changes nothing and a commit that cannot fail, so that applying an event
- * stays atomic.
+ * permission grants (docs/format.md §3.4); and the pending queue
+ * of messages, derived by supersession (docs/format.md §3.4). Split into a
+ * check that changes nothing and a commit that cannot fail, so that applying an
+ * event stays atomic.
  */
 
 #define G_LOG_DOMAIN "natter-session-reducer"
 
-#include "natter-session-events-v2.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-reducer-private.h"
-#include "natter-session-state-v2.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-store-error.h"
 
 static void
@@ -280,7 +280,7 @@ natter_session_state_get_schema_version (NatterSessionState *self)
  * natter_session_state_get_n_grants:
  * @self: a #NatterSessionState
  *
- * Returns: the number of active permission grants (§12.2)
+ * Returns: the number of active permission grants (docs/format.md §3.4)
  */
 guint
 natter_session_state_get_n_grants (NatterSessionState *self)
@@ -336,7 +336,7 @@ natter_session_state_find_grant (NatterSessionState *self,
  * @tool_id: a tool's registry id
  *
  * The grant that allows calls of @tool_id in this session, if any: grants
- * are blanket per tool (§12.2). With several, the oldest.
+ * are blanket per tool (docs/format.md §3.4). With several, the oldest.
  *
  * Returns: (transfer none) (nullable): the grant, or %NULL; valid as for
  *   natter_session_state_get_grant()
@@ -362,7 +362,7 @@ natter_session_state_find_grant_for_tool (NatterSessionState *self,
  * natter_session_state_get_n_queued:
  * @self: a #NatterSessionState
  *
- * Returns: the number of pending queued messages (§12.1)
+ * Returns: the number of pending queued messages (docs/format.md §3.4)
  */
 guint
 natter_session_state_get_n_queued (NatterSessionState *self)

@@ -1,10 +1,10 @@
-/* natter-session-state-v2.h
+/* natter-session-grants-queue.h
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What session schema version 2 adds to the state reduceSession folds:
  * the file's schema version, the active permission grants
- * (session-layer-spec.md §12.2) and the pending queued messages (§12.1).
+ * (docs/format.md §3.4) and the pending queued messages (docs/format.md §3.4).
  */
 
 #pragma once

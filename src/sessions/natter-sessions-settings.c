@@ -1,0 +1,190 @@
+/* natter-sessions-settings.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What a conversation keeps about itself: its generation parameters
+ * (docs/format.md §3.5). A
+ * conversation with versions (edits and new tries, docs/sessions.md §3)
+ * is one conversation to the person, so these belong to it as a whole:
+ * they are written to, and read from, the log of its original — the
+ * session that is no version of another (natter-session-families.c).
+ * Setting one from any version is one append to one file; every version,
+ * new ones included, has the same from then on.
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "natter-session-parameters-event.h"
+#include "natter-session-families.h"
+#include "natter-sessions-private.h"
+#include "natter-sessions-settings.h"
+
+static NatterSessionIndexEntry *
+conversation_entry (NatterSessions *self,
+                    const char     *session_id)
+{
+  return natter_session_families_find_original (self->index, session_id);
+}
+
+/**
+ * natter_sessions_get_conversation_id:
+ * @self: the service
+ * @session_id: a session
+ *
+ * The session that holds what @session_id's conversation keeps: its
+ * original (natter_session_families_find_original()), or @session_id
+ * itself when the index does not list it.
+ *
+ * Returns: (transfer none): a session id, valid while the index lists it
+ *   (or as long as @session_id)
+ */
+const char *
+natter_sessions_get_conversation_id (NatterSessions *self,
+                                     const char     *session_id)
+{
+  NatterSessionIndexEntry *entry;
+
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  entry = conversation_entry (self, session_id);
+  return entry != NULL ? natter_session_index_entry_get_session_id (entry) : session_id;
+}
+
+/**
+ * natter_sessions_get_kept_parameters:
+ * @self: the service
+ * @session_id: a session
+ *
+ * The generation parameters @session_id's conversation keeps: every
+ * message of it is sent with them, under its own (docs/sessions.md §15).
+ *
+ * Returns: (transfer none) (nullable): the parameters, or %NULL when the
+ *   conversation keeps none; valid until the index changes
+ */
+const NatterGenerationParameters *
+natter_sessions_get_kept_parameters (NatterSessions *self,
+                                     const char     *session_id)
+{
+  NatterSessionIndexEntry *entry;
+
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  entry = conversation_entry (self, session_id);
+  return entry != NULL ? natter_session_index_entry_get_parameters (entry) : NULL;
+}
+
+/* Appends @event to the conversation's original, or only completes
+ * @task when @unchanged: a setting set again writes nothing. */
+
+static void
+appended_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (!natter_sessions_append_events_finish (NATTER_SESSIONS (object), result, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+append_setting (NatterSessions      *self,
+                const char          *conversation_id,
+                JsonNode            *event,
+                gboolean             unchanged,
+                GCancellable        *cancellable,
+                GAsyncReadyCallback  callback,
+                gpointer             user_data,
+                gpointer             source_tag)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+  g_task_set_source_tag (task, source_tag);
+  if (unchanged)
+    {
+      json_node_unref (event);
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  g_ptr_array_add (events, event);
+  /* The one writer of later-version events: a file at an older version
+   * is raised first, in the same write (docs/format.md §3.3). */
+  natter_sessions_append_events_async (self, conversation_id, events, cancellable, appended_cb,
+                                       g_steal_pointer (&task));
+}
+
+static gboolean
+setting_finish (NatterSessions  *self,
+                GAsyncResult    *result,
+                gpointer         source_tag,
+                GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * natter_sessions_set_parameters_async:
+ * @self: the service
+ * @session_id: a session of the conversation
+ * @parameters: (nullable): the conversation's generation parameters from
+ *   now on, in full; %NULL or empty to keep none
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the caller's main context
+ * @user_data: data for @callback
+ *
+ * Keeps @parameters for the conversation: `parameters_changed` appended
+ * to its original's log (docs/format.md §3.5), after `schema_upgraded`
+ * where the file is at an older version. Every later message of the
+ * conversation, in any of its versions, is sent with them
+ * (docs/sessions.md §15). Nothing is written when they are what the
+ * conversation keeps already.
+ */
+void
+natter_sessions_set_parameters_async (NatterSessions                   *self,
+                                      const char                       *session_id,
+                                      const NatterGenerationParameters *parameters,
+                                      GCancellable                     *cancellable,
+                                      GAsyncReadyCallback               callback,
+                                      gpointer                          user_data)
+{
+  g_autofree char *ts = NULL;
+  const char *conversation_id;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  conversation_id = natter_sessions_get_conversation_id (self, session_id);
+  ts = natter_clock_format_ts (self->clock);
+  append_setting (self, conversation_id, natter_session_event_new_parameters_changed (conversation_id, ts, parameters),
+                  natter_generation_parameters_equal (natter_sessions_get_kept_parameters (self, session_id),
+                                                      parameters) &&
+                  natter_session_index_lookup (self->index, conversation_id) != NULL,
+                  cancellable, callback, user_data, natter_sessions_set_parameters_async);
+}
+
+/**
+ * natter_sessions_set_parameters_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE once kept; else %FALSE with the errors of a write to the
+ *   session (%NATTER_SESSION_ERROR_NOT_FOUND, a damaged file's
+ *   %NATTER_STORE_ERROR, …)
+ */
+gboolean
+natter_sessions_set_parameters_finish (NatterSessions  *self,
+                                       GAsyncResult    *result,
+                                       GError         **error)
+{
+  return setting_finish (self, result, natter_sessions_set_parameters_async, error);
+}

@@ -1,0 +1,28 @@
+/* natter-turn-scan.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "natter-jsonl-repo.h"
+#include "natter-types.h"
+
+G_BEGIN_DECLS
+
+gboolean natter_turn_scan_contents  (const char        *contents,
+                                     gsize              length,
+                                     const char        *turn_id,
+                                     NatterTurnStatus  *out_status,
+                                     gboolean          *out_imported);
+
+gboolean natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
+                                     const char        *turn_id,
+                                     NatterTurnStatus  *out_status,
+                                     gboolean          *out_imported,
+                                     GCancellable      *cancellable,
+                                     GError           **error);
+
+G_END_DECLS

@@ -1,0 +1,93 @@
+/* natter-accessible.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What a screen reader says of a button with a mnemonic. GTK 4.8 gives
+ * such a button two names at once: its label as written, underscore
+ * included, and the name of the label that shows it. A screen reader
+ * then says "_New Chat New Chat". The label that shows it names the
+ * button well on its own; the written one goes.
+ */
+
+#include "config.h"
+
+#include "natter-accessible.h"
+
+static void
+forget_written_label (GtkButton *button)
+{
+  if (gtk_button_get_use_underline (button))
+    gtk_accessible_reset_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL);
+}
+
+/**
+ * natter_accessible_plain_mnemonics:
+ * @root: a widget
+ *
+ * Names every button with a mnemonic in @root and under it by the label
+ * it shows, without the underscore, now and whenever its label changes.
+ * Call it once the widgets exist (after gtk_widget_init_template(), or
+ * after a button is made); buttons added later are not seen.
+ */
+void
+natter_accessible_plain_mnemonics (GtkWidget *root)
+{
+  g_return_if_fail (GTK_IS_WIDGET (root));
+
+  if (GTK_IS_BUTTON (root) && !GTK_IS_MENU_BUTTON (root))
+    {
+      forget_written_label (GTK_BUTTON (root));
+      if (g_signal_handler_find (root, G_SIGNAL_MATCH_FUNC, 0, 0, NULL, forget_written_label, NULL) == 0)
+        {
+          g_signal_connect (root, "notify::label", G_CALLBACK (forget_written_label), NULL);
+          g_signal_connect (root, "notify::use-underline", G_CALLBACK (forget_written_label), NULL);
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    natter_accessible_plain_mnemonics (child);
+}
+
+/**
+ * natter_accessible_decoration_new:
+ * @icon_name: a named icon
+ *
+ * An icon that only decorates what says the same in words beside it (the
+ * arrow of a menu button, the icon that stands for a name too long to
+ * show): a screen reader passes over it.
+ *
+ * Returns: (transfer floating): a new `GtkImage`
+ */
+GtkWidget *
+natter_accessible_decoration_new (const char *icon_name)
+{
+  return g_object_new (GTK_TYPE_IMAGE,
+                       "icon-name", icon_name,
+                       "accessible-role", GTK_ACCESSIBLE_ROLE_PRESENTATION,
+                       NULL);
+}
+
+/**
+ * natter_accessible_name_stack_pages:
+ * @stack: a stack whose pages have titles
+ *
+ * GTK 4.8 shows a screen reader every page of a stack as a panel, named
+ * by nothing but its type unless it has a name: each page of @stack is
+ * named by its title.
+ */
+void
+natter_accessible_name_stack_pages (GtkStack *stack)
+{
+  g_autoptr(GtkSelectionModel) pages = NULL;
+
+  g_return_if_fail (GTK_IS_STACK (stack));
+
+  pages = gtk_stack_get_pages (stack);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (pages)); i++)
+    {
+      g_autoptr(GObject) page = g_list_model_get_item (G_LIST_MODEL (pages), i);
+      const char *title = gtk_stack_page_get_title (GTK_STACK_PAGE (page));
+
+      if (title != NULL)
+        gtk_accessible_update_property (GTK_ACCESSIBLE (page), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+    }
+}

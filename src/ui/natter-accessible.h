@@ -1,0 +1,16 @@
+/* natter-accessible.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+void       natter_accessible_plain_mnemonics  (GtkWidget  *root);
+GtkWidget *natter_accessible_decoration_new   (const char *icon_name);
+void       natter_accessible_name_stack_pages (GtkStack   *stack);
+
+G_END_DECLS

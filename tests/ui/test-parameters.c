@@ -1,0 +1,194 @@
+/* test-parameters.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The conversation menu's Model Settings (docs/sessions.md §15): the
+ * dialog shows what the conversation keeps, refuses a value out of range
+ * without closing, keeps what is saved as `parameters_changed`, and the
+ * next message sent from the window's composer carries it to the model;
+ * Use Defaults forgets it.
+ */
+
+#include "natter-composer.h"
+#include "natter-parameters-dialog.h"
+#include "natter-session-grants-queue.h"
+#include "natter-session-parameters-state.h"
+#include "natter-sessions-settings.h"
+#include "natter-test-sessions.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+static NatterParametersDialog *
+find_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (NATTER_IS_PARAMETERS_DIALOG (w) && gtk_widget_get_mapped (GTK_WIDGET (w)))
+        return NATTER_PARAMETERS_DIALOG (w);
+    }
+  return NULL;
+}
+
+static gboolean
+dialog_shown (gpointer data)
+{
+  return find_dialog () != NULL;
+}
+
+static gboolean
+dialog_gone (gpointer data)
+{
+  return find_dialog () == NULL;
+}
+
+/* The entry row titled @title in @dialog. */
+static GtkEditable *
+field (NatterParametersDialog *dialog,
+       const char             *title)
+{
+  g_autoptr(GPtrArray) rows = ui_find_all (dialog, ADW_TYPE_ENTRY_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    if (g_str_equal (adw_preferences_row_get_title (g_ptr_array_index (rows, i)), title))
+      return GTK_EDITABLE (g_ptr_array_index (rows, i));
+  g_error ("no field “%s”", title);
+}
+
+/* Clicks the dialog's button @label, as a person would. */
+static void
+click (NatterParametersDialog *dialog,
+       const char             *label)
+{
+  GtkWidget *button = ui_find_button (dialog, label);
+
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *session_id;
+  gboolean    expect_kept;
+} Kept;
+
+static gboolean
+kept_is (gpointer data)
+{
+  Kept *kept = data;
+
+  return (natter_sessions_get_kept_parameters (kept->u->sessions, kept->session_id) != NULL) == kept->expect_kept;
+}
+
+static gboolean
+requests_reach (gpointer data)
+{
+  UiWorld *u = data;
+
+  return natter_fake_model_get_n_requests (u->w->fakes->model) >= 1;
+}
+
+static void
+test_model_settings (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Tuned");
+  NatterParametersDialog *dialog;
+  NatterWindow *window;
+  GtkWidget *temperature;
+  g_autoptr(NatterGenerationParameters) expected = natter_generation_parameters_new ();
+  g_autoptr(NatterSessionState) state = NULL;
+  JsonObject *request;
+  JsonObject *parameters;
+  Kept kept = { u, session_id, TRUE };
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.parameters", NULL));
+  ui_wait_until (dialog_shown, NULL);
+  dialog = find_dialog ();
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
+  g_assert_cmpstr (gtk_editable_get_text (field (dialog, "Temperature (0 to 2)")), ==, "");
+
+  /* Out of range: marked, Save waits, nothing lost. */
+  temperature = GTK_WIDGET (field (dialog, "Temperature (0 to 2)"));
+  gtk_editable_set_text (GTK_EDITABLE (temperature), "7");
+  g_assert_true (gtk_widget_has_css_class (temperature, "error"));
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (temperature), ==, "Temperature must be a number from 0 to 2");
+  g_assert_false (adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (dialog), "save"));
+  g_assert_null (natter_parameters_dialog_dup_parameters (dialog));
+
+  gtk_editable_set_text (GTK_EDITABLE (temperature), "0,5");
+  g_assert_false (gtk_widget_has_css_class (temperature, "error"));
+  g_assert_true (adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (dialog), "save"));
+  gtk_editable_set_text (field (dialog, "Seed"), "11");
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (ui_find_first (dialog, GTK_TYPE_TEXT_VIEW))),
+                            "Answer in haiku.", -1);
+  ui_save_window (GTK_WIDGET (dialog), "model-settings-dialog.png");
+  click (dialog, "_Save");
+  ui_wait_until (dialog_gone, NULL);
+  ui_wait_until (kept_is, &kept);
+
+  expected->has_temperature = TRUE;
+  expected->temperature = 0.5;
+  expected->has_seed = TRUE;
+  expected->seed = 11;
+  natter_generation_parameters_set_system_instruction (expected, "Answer in haiku.");
+  state = ui_get_session (u, session_id);
+  g_assert_cmpint (natter_session_state_get_schema_version (state), ==, 3);
+  g_assert_true (natter_generation_parameters_equal (natter_session_state_get_parameters (state), expected));
+
+  /* The dialog opens with what is kept. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.parameters", NULL));
+  ui_wait_until (dialog_shown, NULL);
+  dialog = find_dialog ();
+  g_assert_cmpstr (gtk_editable_get_text (field (dialog, "Temperature (0 to 2)")), ==, "0.5");
+  g_assert_cmpstr (gtk_editable_get_text (field (dialog, "Seed")), ==, "11");
+  click (dialog, "_Cancel");
+  ui_wait_until (dialog_gone, NULL);
+
+  /* The window's next message carries them to the model. */
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_composer_set_text (natter_window_get_composer (window), "A poem, please");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_until (requests_reach, u);
+  request = natter_fake_model_get_request (u->w->fakes->model, 0);
+  parameters = json_object_get_object_member (request, "parameters");
+  g_assert_cmpfloat (json_object_get_double_member (parameters, "temperature"), ==, 0.5);
+  g_assert_cmpint (json_object_get_int_member (parameters, "seed"), ==, 11);
+  g_assert_true (g_str_has_suffix (json_object_get_string_member (request, "systemPrompt"), "Answer in haiku."));
+  ui_wait_until (ui_no_advances, u);
+
+  /* Use Defaults forgets them. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.parameters", NULL));
+  ui_wait_until (dialog_shown, NULL);
+  click (find_dialog (), "Use _Defaults");
+  ui_wait_until (dialog_gone, NULL);
+  kept.expect_kept = FALSE;
+  ui_wait_until (kept_is, &kept);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  app = ui_test_init_with_app (&argc, &argv);
+
+  g_test_add_func ("/parameters/model-settings", test_model_settings);
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}
