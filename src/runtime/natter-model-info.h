@@ -2,8 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What a server says about one of its models (docs/runtime.md "Models on
- * the server").
+ * What a server says about one of its models (docs/runtime.md §13).
  */
 
 #pragma once

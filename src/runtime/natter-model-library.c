@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The models on a provider's server (docs/runtime.md "Models on the
- * server"). Whether the server is Ollama is asked, not guessed from its
+ * The models on a provider's server (docs/runtime.md §13). Whether the
+ * server is Ollama is asked, not guessed from its
  * port or name: Ollama answers `GET {root}/api/version` beside its
  * OpenAI API with `{"version": …}`, where {root} is the base URL without
  * its "/v1". Ollama's models are listed from `GET /api/tags` (name,
@@ -244,6 +244,25 @@ require_ollama (NatterModelLibrary *self,
   return FALSE;
 }
 
+/* Ollama answers 404 for a model it does not have: said in plain words,
+ * with the server's own after them. Takes @error. */
+static GError *
+word_missing_model (NatterModelLibrary *self,
+                    GAsyncResult       *result,
+                    const char         *name,
+                    GError             *error)
+{
+  GError *worded;
+
+  if (natter_openai_call_get_status (result) != SOUP_STATUS_NOT_FOUND)
+    return error;
+  worded = natter_openai_provider_error (self->provider, NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND,
+                                         "%s at %s has no model “%s” (%s)", self->provider->display_name,
+                                         self->provider->display_base, name, error->message);
+  g_error_free (error);
+  return worded;
+}
+
 /* Listing */
 
 static GPtrArray *
@@ -270,6 +289,69 @@ read_list (JsonNode   *root,
   return models;
 }
 
+/* A listing under way: Ollama's tags, then each model described. */
+typedef struct
+{
+  GPtrArray *models;     /* NatterModelInfo */
+  guint      pending;    /* descriptions not yet back */
+} Listing;
+
+static void
+listing_free (gpointer data)
+{
+  Listing *listing = data;
+
+  g_clear_pointer (&listing->models, g_ptr_array_unref);
+  g_free (listing);
+}
+
+static void
+described_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Listing *listing = g_task_get_task_data (task);
+  NatterModelInfo *info = g_object_get_data (G_OBJECT (result), "natter-model-info");
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+
+  root = g_task_propagate_pointer (G_TASK (result), &error);
+  /* A description is what the list adds to; a model the server cannot
+   * describe is still listed, with what its tag says. */
+  if (root != NULL)
+    natter_model_info_add_show (info, json_node_get_object (root));
+  else
+    g_debug ("No description of %s: %s", info->name, error->message);
+  if (--listing->pending > 0)
+    return;
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  g_task_return_pointer (task, g_steal_pointer (&listing->models), (GDestroyNotify) g_ptr_array_unref);
+}
+
+/* Asks `/api/show` of every listed model at once; the list returns when
+ * the last answer is in. */
+static void
+describe_all (NatterModelLibrary *self,
+              GTask              *task)
+{
+  Listing *listing = g_task_get_task_data (task);
+  g_autofree char *url = native_url (self, "/api/show");
+
+  listing->pending = listing->models->len;
+  for (guint i = 0; i < listing->models->len; i++)
+    {
+      NatterModelInfo *info = g_ptr_array_index (listing->models, i);
+      g_autoptr(GBytes) body = model_body (info->name);
+      GTask *call = g_task_new (self->provider, g_task_get_cancellable (task), described_cb, g_object_ref (task));
+
+      g_object_set_data (G_OBJECT (call), "natter-model-info", info);
+      natter_openai_call_start_json (self->provider, call, SOUP_METHOD_POST, url, body,
+                                     g_task_get_cancellable (task));
+    }
+}
+
 static void
 listed_cb (GObject      *source,
            GAsyncResult *result,
@@ -277,6 +359,7 @@ listed_cb (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   NatterModelLibrary *self = g_task_get_source_object (task);
+  Listing *listing = g_task_get_task_data (task);
   g_autoptr(JsonNode) root = NULL;
   GPtrArray *models = NULL;
   GError *error = NULL;
@@ -300,7 +383,13 @@ listed_cb (GObject      *source,
                                                          self->provider->display_name));
       return;
     }
-  g_task_return_pointer (task, models, (GDestroyNotify) g_ptr_array_unref);
+  if (self->kind != NATTER_MODEL_SERVER_OLLAMA || models->len == 0)
+    {
+      g_task_return_pointer (task, models, (GDestroyNotify) g_ptr_array_unref);
+      return;
+    }
+  listing->models = models;
+  describe_all (self, task);
 }
 
 static void
@@ -326,7 +415,9 @@ list_known_kind (NatterModelLibrary *self,
  * @user_data: data for @callback
  *
  * Lists the server's models: Ollama's `GET /api/tags` (name, size,
- * parameter size, quantization, family, modified), else `GET
+ * parameter size, quantization, family, modified), each described by
+ * `POST /api/show` (the exact parameter count and the context length; a
+ * model it cannot describe keeps what its tag said), else `GET
  * {baseUrl}/models` (names, and when they were created where the server
  * says). Finds out first, the first time, whether the server is Ollama.
  */
@@ -342,6 +433,7 @@ natter_model_library_list_async (NatterModelLibrary  *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_model_library_list_async);
+  g_task_set_task_data (task, g_new0 (Listing, 1), listing_free);
   with_kind (self, task, list_known_kind);
 }
 
@@ -382,7 +474,8 @@ shown_cb (GObject      *source,
   root = g_task_propagate_pointer (G_TASK (result), &error);
   if (root == NULL)
     {
-      g_task_return_error (task, error);
+      g_task_return_error (task, word_missing_model (g_task_get_source_object (task), result,
+                                                     g_task_get_task_data (task), error));
       return;
     }
   info = natter_model_info_new (g_task_get_task_data (task));
@@ -445,8 +538,8 @@ natter_model_library_show_async (NatterModelLibrary  *self,
  *
  * Returns: (transfer full) (nullable): the description; or %NULL with a
  *   %NATTER_PROVIDER_ERROR: %NATTER_PROVIDER_ERROR_UNSUPPORTED when the
- *   server is not Ollama, %NATTER_PROVIDER_ERROR_HTTP when it does not
- *   have the model, …
+ *   server is not Ollama, %NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND when it
+ *   does not have the model, …
  */
 NatterModelInfo *
 natter_model_library_show_finish (NatterModelLibrary  *self,
@@ -472,7 +565,7 @@ deleted_cb (GObject      *source,
 
   if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
-      g_task_return_error (task, error);
+      g_task_return_error (task, word_missing_model (self, result, g_task_get_task_data (task), error));
       return;
     }
   g_debug ("Deleted %s from %s", (const char *) g_task_get_task_data (task), self->provider->id);
@@ -535,8 +628,8 @@ natter_model_library_delete_async (NatterModelLibrary  *self,
  *
  * Returns: %TRUE when the server deleted the model; %FALSE with a
  *   %NATTER_PROVIDER_ERROR: %NATTER_PROVIDER_ERROR_UNSUPPORTED when the
- *   server is not Ollama, %NATTER_PROVIDER_ERROR_HTTP with the server's
- *   words when it has no such model (Ollama answers 404), …
+ *   server is not Ollama, %NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND with the
+ *   server's words when it has no such model (Ollama answers 404), …
  */
 gboolean
 natter_model_library_delete_finish (NatterModelLibrary  *self,

@@ -4,7 +4,7 @@
  *
  * The models installed on a provider's server: listed from any
  * OpenAI-compatible server, pulled, described and deleted on Ollama
- * through its own API (docs/runtime.md "Models on the server").
+ * through its own API (docs/runtime.md §13).
  */
 
 #pragma once

@@ -7,7 +7,7 @@
  * ("pulling manifest", "pulling sha256:…" with the layer's `digest`,
  * `total` and `completed` bytes, "verifying sha256 digest", "writing
  * manifest", "success"), or `{"error": …}` when the server gives up
- * (docs/runtime.md "Models on the server"). Each line is read with the
+ * (docs/runtime.md §13). Each line is read with the
  * guarded parse for outside input and changes the pull's properties; the
  * pull succeeds only once the server said "success".
  */
@@ -215,6 +215,30 @@ find_layer (NatterModelPull *self,
   return &g_array_index (self->layers, NatterModelPullLayer, self->layers->len - 1);
 }
 
+/* The server's `{"error"}` line in plain words, its own after them: the
+ * two a person can act on are told apart by the words Ollama passes on
+ * from its registry and its file system. */
+static GError *
+describe_failure (NatterModelPull *self,
+                  const char      *failure)
+{
+  g_autofree char *quoted = natter_openai_quote_server_text (failure, -1);
+  g_autofree char *lower = g_ascii_strdown (failure, -1);
+  NatterOpenaiProvider *provider = self->provider;
+
+  if (strstr (lower, "no space left on device") != NULL || strstr (lower, "disk full") != NULL)
+    return natter_openai_provider_error (provider, NATTER_PROVIDER_ERROR_DISK_FULL,
+                                         "The disk of %s at %s is full: “%s” could not be pulled. "
+                                         "Delete a model there or free space, then pull it again (%s)",
+                                         provider->display_name, provider->display_base, self->name, quoted);
+  if (strstr (lower, "file does not exist") != NULL || strstr (lower, "not found") != NULL)
+    return natter_openai_provider_error (provider, NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND,
+                                         "%s found no model “%s” to pull: check the name in the Ollama "
+                                         "library (%s)", provider->display_name, self->name, quoted);
+  return natter_openai_provider_error (provider, NATTER_PROVIDER_ERROR_STREAM_ERROR,
+                                       "%s could not pull “%s”: %s", provider->display_name, self->name, quoted);
+}
+
 /* One line of the stream: a status with its bytes, or the server's
  * error. */
 static void
@@ -242,11 +266,7 @@ line_cb (const char  *line,
   failure = natter_openai_get_string (object, "error");
   if (failure != NULL)
     {
-      g_autofree char *quoted = natter_openai_quote_server_text (failure, -1);
-
-      *error = natter_openai_provider_error (self->provider, NATTER_PROVIDER_ERROR_STREAM_ERROR,
-                                             "%s could not pull “%s”: %s", self->provider->display_name,
-                                             self->name, quoted);
+      *error = describe_failure (self, failure);
       return;
     }
 
@@ -514,7 +534,9 @@ natter_model_pull_get_layer (NatterModelPull *self,
  * Returns: (transfer none) (nullable): why a %NATTER_MODEL_PULL_FAILED
  *   pull failed: a %NATTER_PROVIDER_ERROR whose message names the server
  *   and, where it said one, its reason (%NATTER_PROVIDER_ERROR_STREAM_ERROR
- *   for the server's `{"error"}` line, %NATTER_PROVIDER_ERROR_HTTP for a
+ *   for the server's `{"error"}` line, or %NATTER_PROVIDER_ERROR_DISK_FULL
+ *   and %NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND where it says so;
+ *   %NATTER_PROVIDER_ERROR_HTTP for a
  *   refusal, %NATTER_PROVIDER_ERROR_TRUNCATED_STREAM for a stream that
  *   ended or broke before "success", …); %NULL otherwise
  */

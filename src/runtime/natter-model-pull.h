@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One download of a model onto an Ollama server, followed as it runs
- * (docs/runtime.md "Models on the server").
+ * (docs/runtime.md §13).
  */
 
 #pragma once

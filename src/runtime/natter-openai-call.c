@@ -74,8 +74,6 @@ typedef struct
   char             *limit_name;
   GBytes           *alternate_body;
   char             *alternate_limit_name;
-  /* The request body's type: JSON unless an upload says otherwise. */
-  char             *content_type;
   /* CALL_LINES: the line being read, and who gets each whole one. */
   GByteArray       *line;
   NatterOpenaiLineFunc line_func;
@@ -103,7 +101,6 @@ call_free (gpointer data)
   g_free (call->limit_name);
   g_clear_pointer (&call->alternate_body, g_bytes_unref);
   g_free (call->alternate_limit_name);
-  g_free (call->content_type);
   g_clear_pointer (&call->line, g_byte_array_unref);
   g_free (call);
 }
@@ -719,9 +716,7 @@ send_message (NatterOpenaiProvider *self,
       soup_message_headers_replace (headers, "Authorization", authorization);
     }
   if (body != NULL)
-    soup_message_set_request_body_from_bytes (call->msg,
-                                              call->content_type != NULL ? call->content_type : "application/json",
-                                              body);
+    soup_message_set_request_body_from_bytes (call->msg, "application/json", body);
 
   soup_session_send_async (self->session, call->msg, G_PRIORITY_DEFAULT,
                            call->cancellable, send_cb, task);
@@ -729,15 +724,13 @@ send_message (NatterOpenaiProvider *self,
 
 /* What a call has beyond its method, URL and body: for a chat call, what
  * it sends again, once, if the server refuses the name of its token
- * limit; for an upload, its body's type; for a JSON-lines call, who
- * reads the lines. */
+ * limit; for a JSON-lines call, who reads the lines. */
 typedef struct
 {
   const char           *model;
   const char           *limit_name;
   GBytes               *alternate_body;
   const char           *alternate_limit_name;
-  const char           *content_type;
   NatterOpenaiLineFunc  line_func;
   gpointer              line_data;
 } Extras;
@@ -769,7 +762,6 @@ call_start_url (NatterOpenaiProvider *self,
     }
   if (extras != NULL)
     {
-      call->content_type = g_strdup (extras->content_type);
       call->line_func = extras->line_func;
       call->line_data = extras->line_data;
     }
@@ -881,7 +873,7 @@ natter_openai_call_start_chat (NatterOpenaiProvider *self,
                                GCancellable         *cancellable)
 {
   g_autofree char *url = g_strconcat (self->base_url, "/chat/completions", NULL);
-  Extras extras = { model, limit_name, alternate_body, alternate_limit_name, NULL, NULL, NULL };
+  Extras extras = { model, limit_name, alternate_body, alternate_limit_name, NULL, NULL };
 
   g_assert (stream != NULL);
   g_assert ((alternate_body == NULL) == (alternate_limit_name == NULL));
@@ -970,34 +962,26 @@ natter_openai_call_start_lines (NatterOpenaiProvider *self,
                                 gpointer              line_data,
                                 GCancellable         *cancellable)
 {
-  Extras extras = { NULL, NULL, NULL, NULL, NULL, line_func, line_data };
+  Extras extras = { NULL, NULL, NULL, NULL, line_func, line_data };
 
   g_assert (line_func != NULL);
   call_start_url (self, task, CALL_LINES, NULL, method, url, NULL, body, &extras, cancellable);
 }
 
 /**
- * natter_openai_call_start_upload:
- * @self: a provider
- * @task: (transfer full): the task of the operation
- * @url: the whole URL
- * @content_type: the body's type, e.g. a multipart form's with its
- *   boundary
- * @body: the request body
- * @cancellable: (nullable): the caller's cancellable
+ * natter_openai_call_get_status:
+ * @result: the task a natter_openai_call_start_*() call returned to
  *
- * natter_openai_call_start_json() of a `POST` whose body is not JSON (an
- * audio file in a form): @task returns the answer's root #JsonNode.
+ * The HTTP status the server answered a call with, so that a caller can
+ * word what a status means for its own operation (a model the server
+ * does not have, for Ollama's 404).
+ *
+ * Returns: the status, or 0 when no answer came
  */
-void
-natter_openai_call_start_upload (NatterOpenaiProvider *self,
-                                 GTask                *task,
-                                 const char           *url,
-                                 const char           *content_type,
-                                 GBytes               *body,
-                                 GCancellable         *cancellable)
+guint
+natter_openai_call_get_status (GAsyncResult *result)
 {
-  Extras extras = { NULL, NULL, NULL, NULL, content_type, NULL, NULL };
+  Call *call = g_task_get_task_data (G_TASK (result));
 
-  call_start_url (self, task, CALL_JSON, NULL, SOUP_METHOD_POST, url, NULL, body, &extras, cancellable);
+  return call != NULL && call->msg != NULL ? soup_message_get_status (call->msg) : 0;
 }

@@ -7,8 +7,6 @@
 
 #include <string.h>
 
-#include <libsoup/soup.h>
-
 #include "natter-json.h"
 #include "natter-provider-registry.h"
 #include "natter-runtime-error.h"
@@ -650,7 +648,7 @@ natter_provider_registry_iface_init (NatterModelRegistryInterface *iface)
   iface->check = natter_provider_registry_check;
 }
 
-/* Model libraries and transcription */
+/* Model libraries */
 
 static void
 library_changed_cb (NatterModelLibrary     *library,
@@ -667,8 +665,8 @@ library_changed_cb (NatterModelLibrary     *library,
  * @provider: a configured provider's id, or an http(s) endpoint URL
  * @error: return location for a #GError
  *
- * The models on @provider's server (docs/runtime.md "Models on the
- * server"), reached with the key the lookup gives now. A model it pulls
+ * The models on @provider's server (docs/runtime.md §13), reached with
+ * the key the lookup gives now. A model it pulls
  * or deletes makes the registry emit
  * #NatterProviderRegistry::models-changed, so every list of them, in
  * whichever window or command, can follow.
@@ -694,84 +692,4 @@ natter_provider_registry_new_library (NatterProviderRegistry  *self,
   library = natter_model_library_new (live);
   g_signal_connect_object (library, "changed", G_CALLBACK (library_changed_cb), self, 0);
   return library;
-}
-
-/* scheme://host:port of a URL, lower case, the port made explicit. */
-static char *
-origin_of (const char *url)
-{
-  g_autoptr(GUri) uri = g_uri_parse (url, SOUP_HTTP_URI_FLAGS, NULL);
-  g_autofree char *scheme = NULL;
-  g_autofree char *host = NULL;
-
-  if (uri == NULL || g_uri_get_host (uri) == NULL)
-    return NULL;
-  scheme = g_ascii_strdown (g_uri_get_scheme (uri), -1);
-  host = g_ascii_strdown (g_uri_get_host (uri), -1);
-  return g_strdup_printf ("%s://%s:%d", scheme, host, g_uri_get_port (uri));
-}
-
-/**
- * natter_provider_registry_get_transcriber:
- * @self: a registry
- * @provider_id: a configured provider's id
- * @url: the API root of its transcription endpoint, e.g.
- *   "http://localhost:8000/v1" (its `/audio/transcriptions` is called)
- * @error: return location for a #GError
- *
- * The provider that transcribes dictation for @provider_id
- * (docs/runtime.md "Transcription"): @url, reached with the key stored
- * for "transcription:@provider_id", or when none is, with @provider_id's
- * own key if @url is on the same server (scheme, host and port) as its
- * base URL — a chat key never goes to another server.
- *
- * Returns: (transfer full) (nullable): the transcription provider, or
- *   %NULL with %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND when @provider_id
- *   is not configured or @url is not an http(s) URL
- */
-NatterOpenaiProvider *
-natter_provider_registry_get_transcriber (NatterProviderRegistry  *self,
-                                          const char              *provider_id,
-                                          const char              *url,
-                                          GError                 **error)
-{
-  Configured *configured;
-  g_autoptr(GUri) endpoint = NULL;
-  g_autofree char *key_name = NULL;
-  g_autofree char *url_origin = NULL;
-  g_autofree char *base_origin = NULL;
-  char *key;
-  NatterOpenaiProvider *provider;
-
-  g_return_val_if_fail (NATTER_IS_PROVIDER_REGISTRY (self), NULL);
-  g_return_val_if_fail (provider_id != NULL, NULL);
-  g_return_val_if_fail (url != NULL, NULL);
-
-  configured = g_hash_table_lookup (self->configured, provider_id);
-  if (configured == NULL)
-    {
-      set_unknown_provider (error, provider_id);
-      return NULL;
-    }
-  endpoint = parse_endpoint (url);
-  if (endpoint == NULL)
-    {
-      g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
-                   "The transcription address of %s is not an http or https URL", configured->display_name);
-      return NULL;
-    }
-
-  key_name = g_strconcat (NATTER_TRANSCRIPTION_KEY_PREFIX, provider_id, NULL);
-  key = self->key_lookup != NULL ? self->key_lookup (key_name, self->key_lookup_data) : NULL;
-  url_origin = origin_of (url);
-  base_origin = origin_of (configured->base_url);
-  if ((key == NULL || key[0] == '\0') && self->key_lookup != NULL &&
-      url_origin != NULL && g_strcmp0 (url_origin, base_origin) == 0)
-    {
-      scrub (key);
-      key = self->key_lookup (provider_id, self->key_lookup_data);
-    }
-  provider = natter_openai_provider_new (provider_id, configured->display_name, url, key, self->idle_timeout, 0);
-  scrub (key);
-  return provider;
 }

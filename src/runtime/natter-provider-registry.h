@@ -48,15 +48,6 @@ G_BEGIN_DECLS
 #define NATTER_API_KEY_ENV "NATTER_API_KEY"
 
 /**
- * NATTER_TRANSCRIPTION_KEY_PREFIX:
- *
- * Where the key of a provider's transcription endpoint is kept: the key
- * lookup is asked for this prefix followed by the provider's id
- * ("transcription:openai"), a name no provider id or endpoint URL has.
- */
-#define NATTER_TRANSCRIPTION_KEY_PREFIX "transcription:"
-
-/**
  * NatterKeyLookupFunc:
  * @provider: the `provider` of a model descriptor: a configured
  *   provider's id, or an ad-hoc endpoint's URL
@@ -113,10 +104,6 @@ gboolean                natter_provider_id_is_endpoint                (const cha
 
 NatterModelLibrary     *natter_provider_registry_new_library          (NatterProviderRegistry  *self,
                                                                        const char              *provider,
-                                                                       GError                 **error);
-NatterOpenaiProvider   *natter_provider_registry_get_transcriber      (NatterProviderRegistry  *self,
-                                                                       const char              *provider_id,
-                                                                       const char              *url,
                                                                        GError                 **error);
 
 G_END_DECLS
