@@ -36,6 +36,7 @@ typedef enum
   OPT_COMPACT    = 1 << 10,  /* --compact */
   OPT_PARAMS     = 1 << 11,  /* --temperature, --top-p, --max-tokens, --seed, --system */
   OPT_CLEAR      = 1 << 12,  /* --clear */
+  OPT_PROVIDER   = 1 << 13,  /* --provider, --base-url: whose server, without a model */
 } OptionSet;
 
 typedef struct
@@ -72,6 +73,7 @@ struct _Run
   gboolean                 no_auto_title;
   int                      keep;        /* --keep; 0 when not given */
   char                    *base_url;
+  char                    *provider;    /* --provider */
   char                    *model;
   int                      max_model_calls;
   gboolean                 json;
@@ -183,6 +185,9 @@ void     natter_cli_command_params     (Run                         *run);
 gboolean natter_cli_read_parameters    (Run                         *run,
                                         NatterGenerationParameters  *parameters);
 gboolean natter_cli_has_parameters     (Run                         *run);
+
+/* natter-cli-models.c */
+void natter_cli_command_models       (Run *run);
 
 /* natter-cli-grants.c */
 void natter_cli_command_grant        (Run *run);
