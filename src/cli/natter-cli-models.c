@@ -143,18 +143,6 @@ listed_cb (GObject      *object,
 
 /* ---- pull ------------------------------------------------------------ */
 
-/* "pulling sha256:dde5aa3fc5ff…" as Ollama's own command line says it:
- * the digest cut to 12 hexadecimal digits. */
-static char *
-short_status (const char *status)
-{
-  const char *digest = strstr (status, "sha256:");
-
-  if (digest == NULL || strlen (digest) < strlen ("sha256:") + 12)
-    return g_strdup (status);
-  return g_strdup_printf ("%.*s%.12s", (int) (digest - status), status, digest + strlen ("sha256:"));
-}
-
 /* A layer's bytes: "1.0 GB of 2.0 GB". */
 static char *
 describe_bytes (Run    *run,
@@ -180,7 +168,7 @@ static void
 draw_bar (ModelsRun *models)
 {
   const NatterModelPullLayer *layer = current_layer (models->pull);
-  g_autofree char *status = short_status (natter_model_pull_get_status (models->pull));
+  g_autofree char *status = natter_model_pull_dup_short_status (models->pull);
   g_autofree char *bytes = NULL;
   char bar[BAR_WIDTH + 1];
   guint filled;
@@ -221,7 +209,7 @@ progress_cb (NatterModelPull *pull,
   else if (new_step)
     {
       const NatterModelPullLayer *layer = current_layer (pull);
-      g_autofree char *text = short_status (status);
+      g_autofree char *text = natter_model_pull_dup_short_status (pull);
 
       if (layer != NULL && g_str_has_suffix (status, layer->digest))
         {

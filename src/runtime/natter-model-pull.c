@@ -460,6 +460,31 @@ natter_model_pull_get_status (NatterModelPull *self)
 }
 
 /**
+ * natter_model_pull_dup_short_status:
+ * @self: a pull
+ *
+ * The server's last status as Ollama's own command line shows it: a
+ * layer's digest cut to its first 12 hexadecimal digits ("pulling
+ * dde5aa3fc5ff"), anything else as the server said it.
+ *
+ * Returns: (transfer full) (nullable): the status, %NULL before the first
+ */
+char *
+natter_model_pull_dup_short_status (NatterModelPull *self)
+{
+  const char *digest;
+
+  g_return_val_if_fail (NATTER_IS_MODEL_PULL (self), NULL);
+
+  if (self->status == NULL)
+    return NULL;
+  digest = strstr (self->status, "sha256:");
+  if (digest == NULL || strlen (digest) < strlen ("sha256:") + 12)
+    return g_strdup (self->status);
+  return g_strdup_printf ("%.*s%.12s", (int) (digest - self->status), self->status, digest + strlen ("sha256:"));
+}
+
+/**
  * natter_model_pull_get_completed:
  * @self: a pull
  *

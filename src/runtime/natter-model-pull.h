@@ -55,6 +55,7 @@ NatterModelPull            *natter_model_pull_start         (NatterOpenaiProvide
 const char                 *natter_model_pull_get_name      (NatterModelPull      *self);
 NatterModelPullState        natter_model_pull_get_state     (NatterModelPull      *self);
 const char                 *natter_model_pull_get_status    (NatterModelPull      *self);
+char                       *natter_model_pull_dup_short_status (NatterModelPull *self);
 gint64                      natter_model_pull_get_completed (NatterModelPull      *self);
 gint64                      natter_model_pull_get_total     (NatterModelPull      *self);
 guint                       natter_model_pull_get_n_layers  (NatterModelPull      *self);
