@@ -100,6 +100,21 @@ start_pull (Fixture    *f,
   return pull;
 }
 
+/* Pulls @name as @script says the server goes on, until it fails. */
+static NatterModelPull *
+settled_pull (Fixture              *f,
+              NatterTestPullScript  script,
+              const char           *name)
+{
+  NatterModelPull *pull;
+
+  f->ollama->pull = script;
+  pull = start_pull (f, name);
+  g_assert_true (natter_test_wait_until (pull_settled, pull, WAIT_MS));
+  g_assert_cmpint (natter_model_pull_get_state (pull), ==, NATTER_MODEL_PULL_FAILED);
+  return pull;
+}
+
 static void
 count_progress_cb (NatterModelPull *pull,
                    guint           *n)
@@ -243,10 +258,7 @@ test_pull_fails_halfway (Fixture       *f,
   g_autoptr(NatterModelPull) pull = NULL;
   const GError *error;
 
-  f->ollama->pull = NATTER_TEST_PULL_FAILS_HALFWAY;
-  pull = start_pull (f, "gemma3:1b");
-  g_assert_true (natter_test_wait_until (pull_settled, pull, WAIT_MS));
-  g_assert_cmpint (natter_model_pull_get_state (pull), ==, NATTER_MODEL_PULL_FAILED);
+  pull = settled_pull (f, NATTER_TEST_PULL_FAILS_HALFWAY, "gemma3:1b");
   error = natter_model_pull_get_error (pull);
   g_assert_error ((GError *) error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_DISK_FULL);
   g_assert_nonnull (strstr (error->message, "is full"));
@@ -264,10 +276,7 @@ test_pull_drops_halfway (Fixture       *f,
   g_autoptr(NatterModelPull) pull = NULL;
   const GError *error;
 
-  f->ollama->pull = NATTER_TEST_PULL_DROPS_HALFWAY;
-  pull = start_pull (f, "gemma3:1b");
-  g_assert_true (natter_test_wait_until (pull_settled, pull, WAIT_MS));
-  g_assert_cmpint (natter_model_pull_get_state (pull), ==, NATTER_MODEL_PULL_FAILED);
+  pull = settled_pull (f, NATTER_TEST_PULL_DROPS_HALFWAY, "gemma3:1b");
   error = natter_model_pull_get_error (pull);
   g_assert_error ((GError *) error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_TRUNCATED_STREAM);
   g_assert_nonnull (strstr (error->message, "pulling it again goes on where it stopped"));
@@ -281,9 +290,7 @@ test_pull_unknown (Fixture       *f,
   g_autoptr(NatterModelPull) pull = NULL;
   const GError *error;
 
-  f->ollama->pull = NATTER_TEST_PULL_UNKNOWN;
-  pull = start_pull (f, "no-such-model");
-  g_assert_true (natter_test_wait_until (pull_settled, pull, WAIT_MS));
+  pull = settled_pull (f, NATTER_TEST_PULL_UNKNOWN, "no-such-model");
   error = natter_model_pull_get_error (pull);
   g_assert_error ((GError *) error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND);
   g_assert_nonnull (strstr (error->message, "“no-such-model”"));

@@ -228,6 +228,24 @@ with_kind (NatterModelLibrary *self,
   natter_openai_call_start_json (self->provider, version, SOUP_METHOD_GET, url, NULL, g_task_get_cancellable (task));
 }
 
+/* Starts an operation on the model @name: its task, tagged @tag and
+ * holding the name, goes to @then once the kind is known. */
+static void
+start_on_model (NatterModelLibrary  *self,
+                const char          *name,
+                gpointer             tag,
+                KindKnownFunc        then,
+                GCancellable        *cancellable,
+                GAsyncReadyCallback  callback,
+                gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, tag);
+  g_task_set_task_data (task, g_strdup (name), g_free);
+  with_kind (self, task, then);
+}
+
 /* Fails @task unless the server is Ollama. */
 static gboolean
 require_ollama (NatterModelLibrary *self,
@@ -519,15 +537,10 @@ natter_model_library_show_async (NatterModelLibrary  *self,
                                  GAsyncReadyCallback  callback,
                                  gpointer             user_data)
 {
-  GTask *task;
-
   g_return_if_fail (NATTER_IS_MODEL_LIBRARY (self));
   g_return_if_fail (name != NULL && name[0] != '\0');
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, natter_model_library_show_async);
-  g_task_set_task_data (task, g_strdup (name), g_free);
-  with_kind (self, task, show_known_kind);
+  start_on_model (self, name, natter_model_library_show_async, show_known_kind, cancellable, callback, user_data);
 }
 
 /**
@@ -609,15 +622,10 @@ natter_model_library_delete_async (NatterModelLibrary  *self,
                                    GAsyncReadyCallback  callback,
                                    gpointer             user_data)
 {
-  GTask *task;
-
   g_return_if_fail (NATTER_IS_MODEL_LIBRARY (self));
   g_return_if_fail (name != NULL && name[0] != '\0');
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, natter_model_library_delete_async);
-  g_task_set_task_data (task, g_strdup (name), g_free);
-  with_kind (self, task, delete_known_kind);
+  start_on_model (self, name, natter_model_library_delete_async, delete_known_kind, cancellable, callback, user_data);
 }
 
 /**
@@ -687,15 +695,10 @@ natter_model_library_pull_async (NatterModelLibrary  *self,
                                  GAsyncReadyCallback  callback,
                                  gpointer             user_data)
 {
-  GTask *task;
-
   g_return_if_fail (NATTER_IS_MODEL_LIBRARY (self));
   g_return_if_fail (name != NULL && name[0] != '\0');
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, natter_model_library_pull_async);
-  g_task_set_task_data (task, g_strdup (name), g_free);
-  with_kind (self, task, pull_known_kind);
+  start_on_model (self, name, natter_model_library_pull_async, pull_known_kind, cancellable, callback, user_data);
 }
 
 /**

@@ -315,7 +315,7 @@ refresh_clicked_cb (NatterModelPicker *self)
 }
 
 static void
-preferences_clicked_cb (NatterModelPicker *self)
+popdown_clicked_cb (NatterModelPicker *self)
 {
   gtk_popover_popdown (self->popover);
 }
@@ -471,7 +471,7 @@ natter_model_picker_class_init (NatterModelPickerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, fallback_button);
   gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, refresh_clicked_cb);
-  gtk_widget_class_bind_template_callback (widget_class, preferences_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, popdown_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, fallback_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, popover_show_cb);
   gtk_widget_class_set_css_name (widget_class, "natter-model-picker");
