@@ -41,6 +41,20 @@ fixture_tear_down (Fixture       *f,
   g_object_unref (f->dir);
 }
 
+/* Runs `natter @args…` as @launcher sets it up, while this main loop
+ * serves the scripted servers. */
+static void
+run_launched (GSubprocessLauncher *launcher,
+              const char * const  *args,
+              NatterTestRun       *result)
+{
+  g_autoptr(GSubprocess) process = natter_test_cli_spawn (launcher, args);
+
+  memset (result, 0, sizeof *result);
+  natter_test_communicate (process, result);
+  natter_test_wait_for_flag (&result->done, WAIT_MS);
+}
+
 /* Runs `natter models @args… --base-url <the scripted Ollama>`, with
  * NATTER_STDOUT_IS_TERMINAL set when @terminal. */
 static void
@@ -52,7 +66,6 @@ run_models (Fixture            *f,
   g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (f->dir);
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
   g_auto(GStrv) argv = NULL;
-  g_autoptr(GSubprocess) process = NULL;
 
   g_strv_builder_add (builder, "models");
   g_strv_builder_addv (builder, (const char **) args);
@@ -62,10 +75,7 @@ run_models (Fixture            *f,
     g_subprocess_launcher_setenv (launcher, "NATTER_STDOUT_IS_TERMINAL", "1", TRUE);
   else
     g_subprocess_launcher_unsetenv (launcher, "NATTER_STDOUT_IS_TERMINAL");
-  process = natter_test_cli_spawn (launcher, (const char * const *) argv);
-  memset (result, 0, sizeof *result);
-  natter_test_communicate (process, result);
-  natter_test_wait_for_flag (&result->done, WAIT_MS);
+  run_launched (launcher, (const char * const *) argv, result);
 }
 
 #define RUN(f, terminal, result, ...) \
@@ -221,6 +231,45 @@ test_usage (Fixture       *f,
   g_assert_cmpuint (f->ollama->server->paths->len, ==, 0);
 }
 
+/* Without --base-url, the default provider of the settings; --provider
+ * names another of them. */
+static void
+test_own_providers (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(GFile) settings_dir = g_file_resolve_relative_path (f->dir, "glib-2.0/settings");
+  g_autoptr(GFile) keyfile = g_file_get_child (settings_dir, "keyfile");
+  g_autoptr(NatterTestOllama) other = natter_test_ollama_new ("phi4:latest", NULL);
+  g_autofree char *text = g_strdup_printf ("[io/github/natter/Natter]\n"
+                                           "providers=[('home', 'Home', '%s'), ('lab', 'Lab', '%s')]\n"
+                                           "default-provider='home'\n",
+                                           f->ollama->server->base_url, other->server->base_url);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  const char * const own[] = { "models", NULL };
+  const char * const lab[] = { "models", "--provider", "lab", NULL };
+  const char * const both[] = { "models", "--provider", "lab", "--base-url", other->server->base_url, NULL };
+  g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) r_lab;
+  g_auto(NatterTestRun) r_both;
+
+  g_assert_cmpint (g_mkdir_with_parents (g_file_peek_path (settings_dir), 0700), ==, 0);
+  g_assert_true (g_file_set_contents (g_file_peek_path (keyfile), text, -1, NULL));
+
+  launcher = natter_test_cli_launcher_new (f->dir);
+  g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "keyfile", TRUE);
+  run_launched (launcher, own, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "llama3.2:latest\t"));
+
+  run_launched (launcher, lab, &r_lab);
+  g_assert_cmpint (r_lab.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r_lab.out, "phi4:latest\t"));
+
+  run_launched (launcher, both, &r_both);
+  g_assert_cmpint (r_both.status, ==, 2);
+  g_assert_nonnull (strstr (r_both.err, "not both"));
+}
+
 static void
 test_server_down (void)
 {
@@ -256,6 +305,7 @@ main (int   argc,
   ADD ("/cli-models/pull/unknown", test_pull_unknown);
   ADD ("/cli-models/delete", test_delete);
   ADD ("/cli-models/usage", test_usage);
+  ADD ("/cli-models/own-providers", test_own_providers);
   g_test_add_func ("/cli-models/server-down", test_server_down);
 #undef ADD
 
