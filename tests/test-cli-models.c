@@ -108,6 +108,21 @@ test_list (Fixture       *f,
   g_assert_true (g_str_has_prefix (lines[1], "qwen2.5:7b\t"));
 }
 
+/* A name is the server's text: what would steer the terminal is shown,
+ * not obeyed. */
+static void
+test_list_control_characters (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+
+  g_ptr_array_add (f->ollama->models, g_strdup ("odd\\u001b[2J\\tname:latest"));
+  RUN (f, FALSE, &r, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\nodd\\x1b[2J\\x09name:latest\t2.0" NBSP "GB\t"));
+  g_assert_null (strchr (r.out, '\033'));
+}
+
 static void
 test_list_json (Fixture       *f,
                 gconstpointer  data)
@@ -299,6 +314,7 @@ main (int   argc,
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
   ADD ("/cli-models/list", test_list);
   ADD ("/cli-models/list-json", test_list_json);
+  ADD ("/cli-models/list-control-characters", test_list_control_characters);
   ADD ("/cli-models/pull/lines", test_pull_lines);
   ADD ("/cli-models/pull/terminal", test_pull_terminal);
   ADD ("/cli-models/pull/fails-halfway", test_pull_fails_halfway);
