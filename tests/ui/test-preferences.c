@@ -360,16 +360,7 @@ test_connection_test (Fixture       *f,
 static NatterModelsDialog *
 find_models_dialog (void)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
-
-      if (NATTER_IS_MODELS_DIALOG (w) && gtk_widget_get_mapped (GTK_WIDGET (w)))
-        return NATTER_MODELS_DIALOG (w);
-    }
-  return NULL;
+  return (NatterModelsDialog *) ui_find_toplevel (NATTER_TYPE_MODELS_DIALOG);
 }
 
 static gboolean
