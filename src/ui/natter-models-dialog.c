@@ -28,7 +28,8 @@ struct _NatterModelsDialog
   AdwWindow           parent_instance;
 
   NatterModelLibrary *library;
-  GCancellable       *cancellable;   /* listing and deleting; the pull has its own */
+  GCancellable       *cancellable;   /* everything of the window; the pull has its own */
+  GCancellable       *listing;       /* the latest listing: a newer one replaces it */
   NatterModelPull    *pull;
   GPtrArray          *layer_rows;    /* AdwActionRow, by layer */
 
@@ -139,7 +140,7 @@ deleted_cb (GObject      *object,
         say (self, error->message, TRUE);
       return;
     }
-  list_models (self);
+  /* The registry's models-changed lists again. */
 }
 
 static void
@@ -253,7 +254,20 @@ list_models (NatterModelsDialog *self)
 {
   gtk_widget_set_sensitive (self->refresh_button, FALSE);
   set_page (self, "loading");
-  natter_model_library_list_async (self->library, self->cancellable, listed_cb, g_object_ref (self));
+  g_cancellable_cancel (self->listing);
+  g_clear_object (&self->listing);
+  self->listing = g_cancellable_new ();
+  natter_model_library_list_async (self->library, self->listing, listed_cb, g_object_ref (self));
+}
+
+/* A model pulled or deleted on the server through Natter, here or
+ * elsewhere (a forwarded `natter models pull`): the list follows. */
+static void
+models_changed_cb (NatterModelsDialog *self,
+                   const char         *provider_id)
+{
+  if (g_strcmp0 (provider_id, natter_openai_provider_get_id (natter_model_library_get_provider (self->library))) == 0)
+    list_models (self);
 }
 
 static void
@@ -384,7 +398,6 @@ state_cb (NatterModelPull    *pull,
       message = g_strdup_printf (_("“%s” was pulled"), name);
       say (self, message, FALSE);
       gtk_editable_set_text (GTK_EDITABLE (self->pull_entry), "");
-      list_models (self);
       break;
     case NATTER_MODEL_PULL_FAILED:
       say (self, natter_model_pull_get_error (pull)->message, TRUE);
@@ -497,6 +510,7 @@ natter_models_dialog_dispose (GObject *object)
   NatterModelsDialog *self = NATTER_MODELS_DIALOG (object);
 
   g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->listing);
   if (self->pull != NULL)
     natter_model_pull_cancel (self->pull);
   forget_pull (self);
@@ -512,6 +526,7 @@ natter_models_dialog_finalize (GObject *object)
 
   g_clear_object (&self->library);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->listing);
   g_clear_pointer (&self->layer_rows, g_ptr_array_unref);
 
   G_OBJECT_CLASS (natter_models_dialog_parent_class)->finalize (object);
@@ -524,6 +539,7 @@ natter_models_dialog_close_request (GtkWindow *window)
   NatterModelsDialog *self = NATTER_MODELS_DIALOG (window);
 
   g_cancellable_cancel (self->cancellable);
+  g_cancellable_cancel (self->listing);
   if (self->pull != NULL)
     natter_model_pull_cancel (self->pull);
   return GTK_WINDOW_CLASS (natter_models_dialog_parent_class)->close_request (window);
@@ -605,6 +621,7 @@ natter_models_dialog_new (GtkWindow              *parent,
       show_problem (self, _("Not One of Your Providers"), error->message);
       return GTK_WIDGET (self);
     }
+  g_signal_connect_object (registry, "models-changed", G_CALLBACK (models_changed_cb), self, G_CONNECT_SWAPPED);
   adw_window_title_set_subtitle (self->window_title,
                                  natter_openai_provider_get_display_name (natter_model_library_get_provider (self->library)));
   list_models (self);
