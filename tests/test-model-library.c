@@ -9,6 +9,7 @@
  * not running.
  */
 
+#include "natter-error-words.h"
 #include "natter-model-library.h"
 #include "natter-provider-error.h"
 #include "natter-provider-registry.h"
@@ -122,6 +123,37 @@ count_progress_cb (NatterModelPull *pull,
   (*n)++;
 }
 
+/* A "translation" that marks which sentence a message was read as. */
+static const char *
+mark_sentence (const char *msgid,
+               gpointer    user_data)
+{
+  GHashTable *marked = user_data;
+  char *mark = g_hash_table_lookup (marked, msgid);
+
+  if (mark == NULL)
+    {
+      mark = g_strconcat ("«", msgid, "»", NULL);
+      g_hash_table_insert (marked, (gpointer) msgid, mark);
+    }
+  return mark;
+}
+
+/* Every reader shows a failure in its own language: the message is one
+ * of the sentences natter-error-words.c translates, @sentence. */
+static void
+assert_sentence (const GError *error,
+                 const char   *sentence)
+{
+  g_autoptr(GHashTable) marked = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autofree char *read = natter_error_words_translate (error->message, mark_sentence, marked);
+
+  /* Read as that sentence (and its parts as theirs), the whole of it. */
+  g_assert_nonnull (g_hash_table_lookup (marked, sentence));
+  g_assert_true (g_str_has_prefix (read, "«"));
+  g_assert_true (g_str_has_suffix (read, "»"));
+}
+
 /* ---- listing ------------------------------------------------------- */
 
 static void
@@ -192,6 +224,8 @@ test_list_openai (void)
   g_assert_null (pull);
   g_assert_error (error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "not an Ollama server"));
+  assert_sentence (error, "%s at %s is not an Ollama server: its models can be listed here, but pulled and "
+                          "deleted only with its own tools");
   g_assert_cmpuint (server->paths->len, ==, 2);
 }
 
@@ -263,6 +297,8 @@ test_pull_fails_halfway (Fixture       *f,
   g_assert_error ((GError *) error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_DISK_FULL);
   g_assert_nonnull (strstr (error->message, "is full"));
   g_assert_nonnull (strstr (error->message, "no space left on device"));
+  assert_sentence (error, "The disk of %s at %s is full: “%s” could not be pulled. Delete a model there or "
+                          "free space, then pull it again (%s)");
   /* What came before the error stays as the server said it. */
   g_assert_cmpint (natter_model_pull_get_completed (pull), ==, NATTER_TEST_OLLAMA_LAYER_BYTES / 2);
   g_assert_cmpuint (f->changed->len, ==, 0);
@@ -280,6 +316,8 @@ test_pull_drops_halfway (Fixture       *f,
   error = natter_model_pull_get_error (pull);
   g_assert_error ((GError *) error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_TRUNCATED_STREAM);
   g_assert_nonnull (strstr (error->message, "pulling it again goes on where it stopped"));
+  assert_sentence (error, "%s stopped answering before “%s” was pulled; pulling it again goes on where it "
+                          "stopped");
   g_assert_cmpuint (f->changed->len, ==, 0);
 }
 
@@ -294,6 +332,7 @@ test_pull_unknown (Fixture       *f,
   error = natter_model_pull_get_error (pull);
   g_assert_error ((GError *) error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND);
   g_assert_nonnull (strstr (error->message, "“no-such-model”"));
+  assert_sentence (error, "%s found no model “%s” to pull: check the name in the Ollama library (%s)");
 }
 
 static gboolean
@@ -370,6 +409,7 @@ test_delete (Fixture       *f,
   g_assert_false (delete (f->library, "qwen2.5:7b", &error));
   g_assert_error (error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND);
   g_assert_nonnull (strstr (error->message, "has no model “qwen2.5:7b”"));
+  assert_sentence (error, "%s at %s has no model “%s” (%s)");
   g_assert_cmpuint (f->changed->len, ==, 1);
 }
 

@@ -65,10 +65,12 @@ models_fail (ModelsRun    *models,
 {
   Run *run = models->run;
 
+  g_autofree char *words = natter_cli_error_words (run->cmdline, error->message);
+
   if (models->drawn)
     natter_cli_out (run, "\n");
   models_run_free (models);
-  natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", error->message);
+  natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", words);
 }
 
 /* ---- list ------------------------------------------------------------ */

@@ -21,6 +21,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-error-words.h"
 #include "natter-models-dialog.h"
 
 struct _NatterModelsDialog
@@ -71,7 +72,10 @@ say (NatterModelsDialog *self,
      const char         *text,
      gboolean            problem)
 {
-  gtk_label_set_text (self->message_label, text);
+  /* A failure is made of untranslated words (natter-error-words.c). */
+  g_autofree char *local = problem ? natter_error_words_local (text) : g_strdup (text);
+
+  gtk_label_set_text (self->message_label, local);
   gtk_widget_set_visible (GTK_WIDGET (self->message_label), text != NULL);
   if (problem)
     gtk_widget_add_css_class (GTK_WIDGET (self->message_label), "error");
@@ -85,7 +89,8 @@ show_problem (NatterModelsDialog *self,
               const char         *message)
 {
   /* A status page's description is markup; the server's words are not. */
-  g_autofree char *escaped = g_markup_escape_text (message, -1);
+  g_autofree char *local = natter_error_words_local (message);
+  g_autofree char *escaped = g_markup_escape_text (local, -1);
 
   adw_status_page_set_title (self->problem_page, title);
   adw_status_page_set_description (self->problem_page, escaped);
