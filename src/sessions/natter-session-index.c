@@ -553,47 +553,40 @@ is_passing (const GError *error)
          error->domain == G_IO_ERROR;
 }
 
-/* docs/sessions.md §8.2 steps 2–3 for one session into @record: each file's identity is
- * taken before it is read (natter-session-index-cache.c), unless
- * @record->session already holds the session file's. */
+/* docs/sessions.md §8.2 steps 2–3 for one session into @record, each
+ * file's identity taken from the descriptor it is read from, before the
+ * read (natter-session-index-cache.c). */
 static void
-fold_record (NatterJsonlRepo          *session_repo,
-             NatterJsonlRepo          *turn_repo,
+fold_record (NatterJsonlCursor        *session_cursor,
+             NatterJsonlCursor        *turn_cursor,
              const char               *session_id,
-             gboolean                  have_session_identity,
              GCancellable             *cancellable,
              NatterSessionIndexRecord *record)
 {
+  NatterJsonlRepo *session_repo = natter_jsonl_cursor_get_repo (session_cursor);
   g_auto(NatterSessionScanResult) scan = { 0 };
   g_autoptr(GError) error = NULL;
-  g_autofree char *turn_path = NULL;
   NatterTurnStatus status;
   gboolean imported;
+  gboolean known;
   const char *latest;
-
-  record->cacheable = TRUE;
-  if (!have_session_identity)
-    {
-      g_autofree char *path = natter_jsonl_repo_dup_path (session_repo, session_id, NULL);
-
-      record->cacheable = path != NULL && natter_file_identity_read (path, &record->session);
-    }
-  /* Vanished since it was listed: next time it is not listed. */
-  record->cacheable = record->cacheable && record->session.exists;
 
   /* The session file without a JSON tree per line: the verdict, fields
    * and errors of natter_session_reduce_file_sync(), at a fraction of
    * the cost. */
-  if (!natter_session_scan_file_sync (session_repo, session_id, &scan, cancellable, &error))
+  if (!natter_session_scan_file_at (session_cursor, session_id, &record->session, &known, &scan, cancellable,
+                                    &error))
     {
       g_autofree char *title = readable_title (session_repo, session_id, cancellable);
 
       record->entry = natter_session_index_entry_new_errored (session_id, error->message);
       if (title != NULL)
         natter_session_index_entry_set_title (record->entry, title);
-      record->cacheable = record->cacheable && !is_passing (error);
+      /* Vanished since it was listed: next time it is not listed. */
+      record->cacheable = known && record->session.exists && !is_passing (error);
       return;
     }
+  record->cacheable = known && record->session.exists;
 
   record->entry = entry_new_from_scan (session_id, &scan);
   latest = scan.latest_turn_id;
@@ -601,12 +594,12 @@ fold_record (NatterJsonlRepo          *session_repo,
     return;
 
   /* The latest turn only for its status, tree-free as well. */
-  turn_path = natter_jsonl_repo_dup_path (turn_repo, latest, NULL);
-  record->cacheable = record->cacheable && turn_path != NULL && natter_file_identity_read (turn_path, &record->turn);
-  if (!natter_turn_scan_file_sync (turn_repo, latest, &status, &imported, cancellable, &error))
+  if (!natter_turn_scan_file_at (turn_cursor, latest, &record->turn, &known, &status, &imported, cancellable,
+                                 &error))
     {
       g_autofree char *text = NULL;
 
+      record->cacheable = record->cacheable && known;
       /* A turn_appended whose file is not there is a dangling reference:
        * corruption (docs/sessions.md §7), not a missing detail. */
       if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
@@ -621,6 +614,7 @@ fold_record (NatterJsonlRepo          *session_repo,
       record->cacheable = record->cacheable && !is_passing (error);
       return;
     }
+  record->cacheable = record->cacheable && known;
   natter_session_index_entry_set_latest_turn_status (record->entry,
                                                      natter_latest_turn_status_from_turn_status (status));
   natter_session_index_entry_set_latest_turn_imported (record->entry, imported);
@@ -647,10 +641,12 @@ natter_session_index_fold_one_sync (NatterJsonlRepo *session_repo,
                                     const char      *session_id,
                                     GCancellable    *cancellable)
 {
+  g_autoptr(NatterJsonlCursor) session_cursor = natter_jsonl_cursor_new (session_repo);
+  g_autoptr(NatterJsonlCursor) turn_cursor = natter_jsonl_cursor_new (turn_repo);
   NatterSessionIndexRecord record = { 0 };
   NatterSessionIndexEntry *entry;
 
-  fold_record (session_repo, turn_repo, session_id, FALSE, cancellable, &record);
+  fold_record (session_cursor, turn_cursor, session_id, cancellable, &record);
   entry = g_steal_pointer (&record.entry);
   natter_session_index_record_clear (&record);
   return entry;
@@ -673,27 +669,24 @@ static gpointer
 scan_worker (gpointer data)
 {
   ScanJob *job = data;
+  /* Each thread its own: a cursor holds the directory it is in. */
+  g_autoptr(NatterJsonlCursor) session_cursor = natter_jsonl_cursor_new (job->session_repo);
+  g_autoptr(NatterJsonlCursor) turn_cursor = natter_jsonl_cursor_new (job->turn_repo);
 
   for (;;)
     {
       guint i = (guint) g_atomic_int_add (&job->next, 1);
       NatterSessionIndexRecord *record;
-      gboolean have_identity = FALSE;
 
       if (i >= job->n_ids || g_cancellable_is_cancelled (job->cancellable))
         break;
       record = &job->records[i];
-      if (job->cache != NULL)
-        {
-          g_autofree char *path = natter_jsonl_repo_dup_path (job->session_repo, job->ids[i], NULL);
-
-          have_identity = path != NULL && natter_file_identity_read (path, &record->session);
-          if (have_identity && record->session.exists &&
-              natter_session_index_cache_lookup (job->cache, job->turn_repo, job->ids[i], record))
-            continue;
-        }
+      if (job->cache != NULL &&
+          natter_jsonl_cursor_identify (session_cursor, job->ids[i], &record->session) && record->session.exists &&
+          natter_session_index_cache_lookup (job->cache, turn_cursor, job->ids[i], record))
+        continue;
       g_atomic_int_inc (&job->n_read);
-      fold_record (job->session_repo, job->turn_repo, job->ids[i], have_identity, job->cancellable, record);
+      fold_record (session_cursor, turn_cursor, job->ids[i], job->cancellable, record);
     }
   return NULL;
 }
