@@ -147,12 +147,25 @@ natter_session_index_class_init (NatterSessionIndexClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
+/* The index's two lookups (struct _NatterSessionIndex). */
+static GHashTable *
+new_by_id (void)
+{
+  return g_hash_table_new (g_str_hash, g_str_equal);
+}
+
+static GHashTable *
+new_by_latest_turn (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
 static void
 natter_session_index_init (NatterSessionIndex *self)
 {
   self->entries = g_ptr_array_new_with_free_func (g_object_unref);
-  self->by_id = g_hash_table_new (g_str_hash, g_str_equal);
-  self->by_latest_turn = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->by_id = new_by_id ();
+  self->by_latest_turn = new_by_latest_turn ();
   self->touched_while_loading = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
@@ -833,6 +846,45 @@ load_data_free (LoadData *data)
   g_free (data);
 }
 
+/* What a scan hands to the main context: the entries in session id
+ * order and their two lookups, built in the worker, so that publishing
+ * 100,000 entries is a swap rather than 300,000 insertions on the main
+ * thread while the window waits. */
+typedef struct
+{
+  GPtrArray  *entries;
+  GHashTable *by_id;
+  GHashTable *by_latest_turn;
+} Scanned;
+
+static void
+scanned_free (Scanned *scanned)
+{
+  g_clear_pointer (&scanned->entries, g_ptr_array_unref);
+  g_clear_pointer (&scanned->by_id, g_hash_table_unref);
+  g_clear_pointer (&scanned->by_latest_turn, g_hash_table_unref);
+  g_free (scanned);
+}
+
+/* Fills @by_id and @by_latest_turn (as the index keeps them) with
+ * @entries. */
+static void
+fill_lookups (GPtrArray  *entries,
+              GHashTable *by_id,
+              GHashTable *by_latest_turn)
+{
+  for (guint i = 0; i < entries->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (entries, i);
+      const char *session_id = natter_session_index_entry_get_session_id (entry);
+      const char *turn_id = natter_session_index_entry_get_latest_turn_id (entry);
+
+      g_hash_table_insert (by_id, (gpointer) session_id, entry);
+      if (turn_id != NULL)
+        g_hash_table_insert (by_latest_turn, g_strdup (turn_id), g_strdup (session_id));
+    }
+}
+
 static void
 load_thread (GTask        *task,
              gpointer      source_object,
@@ -842,14 +894,22 @@ load_thread (GTask        *task,
   LoadData *data = task_data;
   GError *error = NULL;
   GPtrArray *entries;
+  Scanned *scanned;
 
   /* In the background of a window that starts: one core is its own. */
   entries = natter_session_index_scan_cached_sync (data->session_repo, data->turn_repo, data->cache_file, 0,
                                                    TRUE, NULL, cancellable, &error);
   if (entries == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, entries, (GDestroyNotify) g_ptr_array_unref);
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  scanned = g_new0 (Scanned, 1);
+  scanned->entries = entries;
+  scanned->by_id = new_by_id ();
+  scanned->by_latest_turn = new_by_latest_turn ();
+  fill_lookups (entries, scanned->by_id, scanned->by_latest_turn);
+  g_task_return_pointer (task, scanned, (GDestroyNotify) scanned_free);
 }
 
 static int
@@ -867,48 +927,57 @@ compare_entries (gconstpointer a,
  * items-changed. */
 static void
 publish (NatterSessionIndex *self,
-         GPtrArray          *scanned)
+         Scanned            *scanned)
 {
   g_autoptr(GPtrArray) old = self->entries;
-  GPtrArray *merged = g_ptr_array_new_full (scanned->len, g_object_unref);
-  GHashTableIter iter;
-  gpointer key, value;
   guint old_n = old->len;
 
-  for (guint i = 0; i < scanned->len; i++)
+  if (g_hash_table_size (self->touched_while_loading) == 0)
     {
-      NatterSessionIndexEntry *entry = g_ptr_array_index (scanned, i);
-      const char *id = natter_session_index_entry_get_session_id (entry);
-
-      if (!g_hash_table_contains (self->touched_while_loading, id))
-        g_ptr_array_add (merged, g_object_ref (entry));
+      /* Nothing changed while the scan ran (nearly always): its entries,
+       * in id order as the scan lists them, and its lookups are the
+       * index. */
+      self->entries = g_steal_pointer (&scanned->entries);
+      g_hash_table_unref (self->by_id);
+      self->by_id = g_steal_pointer (&scanned->by_id);
+      g_hash_table_unref (self->by_latest_turn);
+      self->by_latest_turn = g_steal_pointer (&scanned->by_latest_turn);
     }
-  /* Sessions the service changed or created while the scan ran. */
-  g_hash_table_iter_init (&iter, self->touched_while_loading);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+  else
     {
-      NatterSessionIndexEntry *live = g_hash_table_lookup (self->by_id, key);
+      GPtrArray *merged = g_ptr_array_new_full (scanned->entries->len, g_object_unref);
+      GHashTableIter iter;
+      gpointer key, value;
 
-      if (GPOINTER_TO_INT (value) && live != NULL)
-        g_ptr_array_add (merged, g_object_ref (live));
+      for (guint i = 0; i < scanned->entries->len; i++)
+        {
+          NatterSessionIndexEntry *entry = g_ptr_array_index (scanned->entries, i);
+          const char *id = natter_session_index_entry_get_session_id (entry);
+
+          if (!g_hash_table_contains (self->touched_while_loading, id))
+            g_ptr_array_add (merged, g_object_ref (entry));
+        }
+      /* Sessions the service changed or created while the scan ran. */
+      g_hash_table_iter_init (&iter, self->touched_while_loading);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          NatterSessionIndexEntry *live = g_hash_table_lookup (self->by_id, key);
+
+          if (GPOINTER_TO_INT (value) && live != NULL)
+            g_ptr_array_add (merged, g_object_ref (live));
+        }
+      g_ptr_array_sort (merged, compare_entries);
+
+      self->entries = merged;
+      g_hash_table_remove_all (self->by_id);
+      g_hash_table_remove_all (self->by_latest_turn);
+      fill_lookups (merged, self->by_id, self->by_latest_turn);
+      g_hash_table_remove_all (self->touched_while_loading);
     }
-  g_ptr_array_sort (merged, compare_entries);
-
-  self->entries = merged;
-  g_hash_table_remove_all (self->by_id);
-  g_hash_table_remove_all (self->by_latest_turn);
-  for (guint i = 0; i < merged->len; i++)
-    {
-      NatterSessionIndexEntry *entry = g_ptr_array_index (merged, i);
-
-      g_hash_table_insert (self->by_id, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
-      remember_latest_turn (self, entry);
-    }
-  g_hash_table_remove_all (self->touched_while_loading);
   self->loading = FALSE;
   self->loaded = TRUE;
 
-  g_list_model_items_changed (G_LIST_MODEL (self), 0, old_n, merged->len);
+  g_list_model_items_changed (G_LIST_MODEL (self), 0, old_n, self->entries->len);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
 }
@@ -920,18 +989,19 @@ load_cb (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   NatterSessionIndex *self = g_task_get_source_object (task);
-  g_autoptr(GPtrArray) entries = NULL;
+  Scanned *scanned;
   GError *error = NULL;
 
-  entries = g_task_propagate_pointer (G_TASK (result), &error);
-  if (entries == NULL)
+  scanned = g_task_propagate_pointer (G_TASK (result), &error);
+  if (scanned == NULL)
     {
       self->loading = FALSE;
       g_hash_table_remove_all (self->touched_while_loading);
       g_task_return_error (task, error);
       return;
     }
-  publish (self, entries);
+  publish (self, scanned);
+  scanned_free (scanned);
   g_task_return_boolean (task, TRUE);
 }
 
