@@ -196,7 +196,7 @@ natter_jsonl_cursor_identify (NatterJsonlCursor  *cursor,
  * from the open descriptor before the read). Says nothing of a failure:
  * the startup scan leaves that to the full read, which reports it.
  * *@out_identity_known is set either way: a log that does not exist has
- * a known identity. */
+ * a known identity. Both are optional. */
 gboolean
 natter_jsonl_cursor_load (NatterJsonlCursor  *cursor,
                           const char         *id,
@@ -207,10 +207,16 @@ natter_jsonl_cursor_load (NatterJsonlCursor  *cursor,
                           NatterFileIdentity *out_identity,
                           gboolean           *out_identity_known)
 {
+  NatterFileIdentity ignored_identity;
+  gboolean ignored_known;
   struct stat info;
   int dir;
   int fd;
 
+  if (out_identity == NULL)
+    out_identity = &ignored_identity;
+  if (out_identity_known == NULL)
+    out_identity_known = &ignored_known;
   *out_heap = NULL;
   memset (out_identity, 0, sizeof *out_identity);
   *out_identity_known = FALSE;

@@ -713,11 +713,8 @@ natter_session_scan_file_at (NatterJsonlCursor        *cursor,
   g_autoptr(NatterSessionState) state = NULL;
   g_autofree char *heap = NULL;
   char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
-  NatterFileIdentity identity;
-  gboolean identity_known;
   char *contents = NULL;
   gsize length = 0;
-  gboolean loaded;
 
   g_return_val_if_fail (cursor != NULL, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
@@ -729,13 +726,9 @@ natter_session_scan_file_at (NatterJsonlCursor        *cursor,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
-  loaded = natter_jsonl_cursor_load (cursor, session_id, stack_buffer, &contents, &length, &heap, &identity,
-                                     &identity_known);
-  if (out_identity != NULL)
-    *out_identity = identity;
-  if (out_identity_known != NULL)
-    *out_identity_known = identity_known;
-  if (loaded && natter_session_scan_contents (contents, length, session_id, out))
+  if (natter_jsonl_cursor_load (cursor, session_id, stack_buffer, &contents, &length, &heap, out_identity,
+                                out_identity_known) &&
+      natter_session_scan_contents (contents, length, session_id, out))
     return TRUE;
 
   /* Refused, or unreadable: the full read says why. */

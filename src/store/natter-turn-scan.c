@@ -697,11 +697,8 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
   g_autoptr(NatterTurnState) state = NULL;
   g_autofree char *heap = NULL;
   char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
-  NatterFileIdentity identity;
-  gboolean identity_known;
   char *contents = NULL;
   gsize length = 0;
-  gboolean loaded;
 
   g_return_val_if_fail (cursor != NULL, FALSE);
   g_return_val_if_fail (out_status != NULL, FALSE);
@@ -712,13 +709,9 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
-  loaded = natter_jsonl_cursor_load (cursor, turn_id, stack_buffer, &contents, &length, &heap, &identity,
-                                     &identity_known);
-  if (out_identity != NULL)
-    *out_identity = identity;
-  if (out_identity_known != NULL)
-    *out_identity_known = identity_known;
-  if (loaded && natter_turn_scan_contents (contents, length, turn_id, out_status, out_imported))
+  if (natter_jsonl_cursor_load (cursor, turn_id, stack_buffer, &contents, &length, &heap, out_identity,
+                                out_identity_known) &&
+      natter_turn_scan_contents (contents, length, turn_id, out_status, out_imported))
     return TRUE;
 
   /* Undecided, damaged or unreadable: the full read says what it is. */
