@@ -363,7 +363,7 @@ turn_reads (OTurn *reader,
 /* Whether a turn that has not ended, or a message waiting in a queue,
  * still needs @t's file: damaging it then would make the documents'
  * order of events (an advance that cannot read its history) the case,
- * which they leave open. */
+ * which they leave open. A recovered copy's kept turns count too. */
 gboolean
 oracle_turn_is_depended_on (Oracle *o,
                             OTurn  *t)
@@ -384,6 +384,21 @@ oracle_turn_is_depended_on (Oracle *o,
         continue;
       reads = next_turn_reads (s);
       if (index_in (reads, t) != G_MAXUINT)
+        return TRUE;
+    }
+  /* A recovered copy may reference the turns it kept instead of copying
+   * them (docs/sessions.md §2); which it does is its own business, so
+   * the model cannot say whether damaging one of them damages the copy
+   * too, and leaves them whole. */
+  for (guint i = 0; i < o->sessions->len; i++)
+    {
+      OSession *s = g_ptr_array_index (o->sessions, i);
+      g_autoptr(GPtrArray) visible = NULL;
+
+      if (!s->recovered || t->owner == s)
+        continue;
+      visible = oracle_visible (s);
+      if (index_in (visible, t) != G_MAXUINT)
         return TRUE;
     }
   return FALSE;
@@ -886,6 +901,17 @@ oracle_new_version (Oracle   *o,
     {
       g_autoptr(GPtrArray) chain = compactable_chain (b);
 
+      /* The version is a branch first, and a branch reads its fork
+       * point's file to know that it settled: that file damaged refuses
+       * it as a damaged history before anything is summarized
+       * (docs/sessions.md §2). */
+      if (b->fork_turn != NULL && b->fork_turn->damaged)
+        {
+          r.outcome = OSEND_HISTORY_DAMAGED;
+          remove_session (o, b);
+          r.session = NULL;
+          return r;
+        }
       if (chain->len < 2)
         {
           r.outcome = OSEND_INVALID;
