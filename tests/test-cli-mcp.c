@@ -8,6 +8,7 @@
  */
 
 #include "natter-id.h"
+#include "natter-mcp-client.h"
 #include "natter-test-server.h"
 #include "natter-test-support.h"
 
@@ -67,8 +68,8 @@ test_list (Fixture       *f,
   g_assert_cmpstr (r.out, ==,
                    "fake\tconnected\t6 tools\n"
                    "off\tdisabled\n"
-                   "ghost\terror\tCannot start tool server “ghost”: Failed to execute child process "
-                   "“/nonexistent/natter-no-server” (No such file or directory)\n");
+                   "ghost\terror\tCannot start tool server “ghost” with “/nonexistent/natter-no-server”: there "
+                   "is no such program\n");
 }
 
 static void
@@ -271,6 +272,42 @@ write_hung_config (Fixture    *f,
   write_config (f, text);
 }
 
+/* Three servers that never answer the handshake beside a good one, in a
+ * fresh `send`: they start together, the command waits for them once,
+ * for one handshake limit in all (a wait of 5 s per server, one after
+ * another, would outlast the run's bound of two limits), the model is
+ * offered the good server's tools only, and the output says once, on one
+ * line, which servers were left out. */
+static void
+test_hung_servers_waited_together (Fixture       *f,
+                                   gconstpointer  data)
+{
+  const NatterTestResponse script[] = {
+    { 200, SSE, NULL, NATTER_TEST_CHUNKS (ANSWER) },
+  };
+  g_autoptr(NatterTestServer) server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script_path = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  g_autoptr(GString) text = g_string_new ("{\"mcpServers\": {");
+  const char * const args[] = { "send", "--no-auto-title", "--base-url", server->base_url, "--model", "m1", "hello",
+                                NULL };
+  g_auto(NatterTestRun) sent = { 0 };
+
+  for (guint i = 1; i <= 3; i++)
+    g_string_append_printf (text, "\"hung%u\": {\"command\": \"%s\", \"args\": [\"%s\", \"--hang-handshake\"]}, ",
+                            i, python, script_path);
+  g_string_append_printf (text, "\"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}", python, script_path);
+  write_config (f, text->str);
+
+  natter_test_cli_run (f->dir, args, &sent, 2 * NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS * 1000);
+  g_assert_cmpint (sent.status, ==, 0);
+  g_assert_true (g_str_has_suffix (sent.out, "\n\nHello\n"));
+  g_assert_cmpstr (sent.err, ==, "natter: 3 tool servers did not finish starting within 5 s; their tools are not "
+                                 "offered until they do: “hung1”, “hung2”, “hung3”\n");
+  g_assert_nonnull (strstr (server->bodies->pdata[0], "mcp__fake__echo"));
+  g_assert_null (strstr (server->bodies->pdata[0], "mcp__hung"));
+}
+
 /* A server that never answers the handshake holds up nothing for long:
  * `mcp list` asks every server at once and says it is still starting
  * after the handshake limit (5 s), instead of waiting the 60 s call
@@ -414,6 +451,8 @@ main (int   argc,
   g_test_add ("/cli/mcp/disabled", Fixture, NULL, fixture_set_up, test_disabled, fixture_tear_down);
   g_test_add ("/cli/mcp/grant", Fixture, NULL, fixture_set_up, test_grant, fixture_tear_down);
   g_test_add ("/cli/mcp/hung-server", Fixture, NULL, fixture_set_up, test_hung_server, fixture_tear_down);
+  g_test_add ("/cli/mcp/hung-servers-waited-together", Fixture, NULL, fixture_set_up,
+              test_hung_servers_waited_together, fixture_tear_down);
   g_test_add ("/cli/mcp/banner-server", Fixture, NULL, fixture_set_up, test_banner_server, fixture_tear_down);
   g_test_add ("/cli/mcp/deep-message", Fixture, NULL, fixture_set_up, test_deep_message, fixture_tear_down);
   g_test_add ("/cli/mcp/deep-config", Fixture, NULL, fixture_set_up, test_deep_config, fixture_tear_down);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "natter-json-array-reader.h"
 #include "natter-json.h"
 #include "natter-test-support.h"
 
@@ -512,6 +513,44 @@ test_parse_refuses_lenient_documents (void)
   g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
 }
 
+/* An export of many conversations is read one at a time: when the first
+ * element comes, the reader has taken no more of the stream than that
+ * element and the chunk it ends in, whatever the file's size; so an
+ * import needs the memory of one conversation, not of the document. */
+static void
+test_array_reader_streams (void)
+{
+  const guint n = 160;
+  g_autofree char *filler = g_strnfill (60000, 'w');
+  g_autoptr(GString) document = g_string_new ("[");
+  g_autoptr(GInputStream) stream = NULL;
+  g_autoptr(NatterJsonArrayReader) reader = NULL;
+  g_autoptr(GError) error = NULL;
+  guint read = 0;
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (document, "%s{\"n\":%u,\"text\":\"%s\"}", i > 0 ? "," : "", i, filler);
+  g_string_append_c (document, ']');
+  stream = g_memory_input_stream_new_from_data (g_memdup2 (document->str, document->len), document->len, g_free);
+  reader = natter_json_array_reader_new (stream, 1000000);
+
+  for (;;)
+    {
+      g_autoptr(JsonNode) element = NULL;
+
+      g_assert_true (natter_json_array_reader_next (reader, &element, NULL, &error));
+      g_assert_no_error (error);
+      if (element == NULL)
+        break;
+      g_assert_cmpint (json_object_get_int_member (json_node_get_object (element), "n"), ==, read);
+      /* At most this element and one more of it, in chunks of 64 KiB. */
+      g_assert_cmpint (g_seekable_tell (G_SEEKABLE (stream)), <=, (read + 2) * 60100 + 2 * 64 * 1024);
+      read++;
+    }
+  g_assert_cmpuint (read, ==, n);
+  g_assert_cmpint (g_seekable_tell (G_SEEKABLE (stream)), ==, document->len);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -533,6 +572,7 @@ main (int   argc,
   g_test_add_func ("/json/schema-helpers", test_schema_helpers);
   g_test_add_func ("/json/timestamps", test_timestamps);
   g_test_add_func ("/json/timestamp-edges", test_timestamp_edges);
+  g_test_add_func ("/json/array-reader-streams", test_array_reader_streams);
 
   return g_test_run ();
 }

@@ -20,12 +20,14 @@
 #include <string.h>
 
 #include "natter-builtin-tools.h"
+#include "natter-error-words.h"
 #include "natter-cli.h"
 #include "natter-mcp-client.h"
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-manager.h"
 #include "natter-test-services.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 
 #define WAIT_MS 10000
@@ -73,6 +75,8 @@ run (const char * const *environment,
   g_assert_cmpint (ran.status, ==, expected_status);
   return cmdline;
 }
+
+static const char *german (const char *msgid) G_GNUC_FORMAT (1);
 
 static const char *
 german (const char *msgid)
@@ -183,6 +187,33 @@ test_builtin_tool_errors_untranslated (void)
   g_assert_cmpstr (list_error->message, ==, "Cannot list “/nonexistent/natter-missing”: No such file or directory");
 }
 
+/* The German window's services, over a data directory whose mcp.json
+ * holds @config_text (NATTER_CONFIG_DIR names it). FALSE, the test
+ * skipped, without the compiled settings schema the services bind. */
+static gboolean
+window_with_config (NatterTestServices *f,
+                    const char         *config_text,
+                    char              **out_data_dir,
+                    char              **out_config)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (g_getenv ("NATTER_SCHEMA_DIR") == NULL)
+    {
+      g_test_skip ("no compiled settings schema (built without the UI)");
+      return FALSE;
+    }
+  g_setenv ("GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
+  natter_test_services_set_up (f, NULL);
+  *out_data_dir = g_file_get_path (f->dir);
+  *out_config = g_build_filename (*out_data_dir, "mcp.json", NULL);
+  g_file_set_contents (*out_config, config_text, -1, &error);
+  g_assert_no_error (error);
+  g_setenv ("NATTER_CONFIG_DIR", *out_data_dir, TRUE);
+  natter_test_services_serve (f, NULL, NULL, 0);
+  return TRUE;
+}
+
 /* A broken mcp.json, read by the German window: `natter mcp list` run
  * by a script under LC_ALL=C and forwarded to the window says the
  * file's mistake in English. */
@@ -200,20 +231,8 @@ test_mcp_mistake_in_callers_language (void)
   NatterMcpManager *manager;
   Ran ran = { 0 };
 
-  /* The services' settings bind the schema, compiled with the UI. */
-  if (g_getenv ("NATTER_SCHEMA_DIR") == NULL)
-    {
-      g_test_skip ("no compiled settings schema (built without the UI)");
-      return;
-    }
-  g_setenv ("GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
-  natter_test_services_set_up (&f, NULL);
-  data_dir = g_file_get_path (f.dir);
-  config = g_build_filename (data_dir, "mcp.json", NULL);
-  g_file_set_contents (config, "{\"mcpServers\": {", -1, &error);
-  g_assert_no_error (error);
-  g_setenv ("NATTER_CONFIG_DIR", data_dir, TRUE);
-  natter_test_services_serve (&f, NULL, NULL, 0);
+  if (!window_with_config (&f, "{\"mcpServers\": {", &data_dir, &config))
+    return;
   manager = natter_services_get_mcp_manager (f.services);
   /* The window read it, in German. */
   natter_mcp_manager_reload (manager);
@@ -232,6 +251,132 @@ test_mcp_mistake_in_callers_language (void)
   g_free ((char *) environment[1]);
   g_unsetenv ("NATTER_CONFIG_DIR");
   natter_test_services_tear_down (&f, NULL);
+}
+
+static void
+refreshed_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  natter_mcp_manager_refresh_finish (NATTER_MCP_MANAGER (object), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+/* Runs `natter mcp list` forwarded from a caller with @environment
+ * (NULL-terminated, NATTER_DATA_DIR added) to the services of @f. */
+static NatterTestCommandLine *
+forward_mcp_list (NatterTestServices *f,
+                  const char         *data_dir,
+                  const char         *locale,
+                  const char         *language)
+{
+  g_autofree char *data = g_strdup_printf ("NATTER_DATA_DIR=%s", data_dir);
+  const char *arguments[] = { "natter", "mcp", "list", NULL };
+  const char *environment[] = { locale, data, language, NULL };
+  NatterTestCommandLine *cmdline = natter_test_command_line_new (arguments, environment);
+  Ran ran = { 0 };
+
+  natter_cli_run_async (f->services, G_APPLICATION_COMMAND_LINE (cmdline), NULL, ran_cb, &ran);
+  natter_test_wait_for_flag (&ran.done, WAIT_MS);
+  g_assert_cmpint (ran.status, ==, 0);
+  return cmdline;
+}
+
+/* A tool server whose program is missing and one nothing listens for,
+ * started by the German window: what GLib and GIO said of them (in
+ * German, in this process) is not what is kept, which a tool's result
+ * and the model would get; `natter mcp list` forwarded from a script
+ * under LC_ALL=C prints English, and from a German caller German. */
+static void
+test_lower_layer_errors_in_callers_language (void)
+{
+  NatterTestServices f = { 0 };
+  g_autofree char *data_dir = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *web_reason = NULL;
+  g_autofree char *expected_c = NULL;
+  g_autofree char *expected_de = NULL;
+  g_autofree char *ghost_de = NULL;
+  g_autofree char *web_de = NULL;
+  g_autoptr(NatterTestCommandLine) c = NULL;
+  g_autoptr(NatterTestCommandLine) de = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterMcpManager *manager;
+  gboolean refreshed = FALSE;
+
+  text = g_strdup_printf ("{\"mcpServers\": {\"ghost\": {\"command\": \"/nonexistent/natter-no-server\"},"
+                          " \"web\": {\"url\": \"http://127.0.0.1:%u/mcp\"}}}", natter_test_closed_port ());
+  if (!window_with_config (&f, text, &data_dir, &config))
+    return;
+  manager = natter_services_get_mcp_manager (f.services);
+  natter_mcp_manager_reload (manager);
+  natter_mcp_manager_refresh_async (manager, NULL, refreshed_cb, &refreshed);
+  natter_test_wait_for_flag (&refreshed, WAIT_MS);
+
+  /* Kept in Natter's words, whatever the window speaks. */
+  g_assert_cmpstr (natter_mcp_client_get_last_error (natter_mcp_manager_find_client (manager, "ghost")), ==,
+                   "Cannot start tool server “ghost” with “/nonexistent/natter-no-server”: there is no such program");
+  g_assert_cmpstr (natter_mcp_client_get_last_error (natter_mcp_manager_find_client (manager, "web")), ==,
+                   "Cannot reach tool server “web”: the connection was refused");
+
+  c = forward_mcp_list (&f, data_dir, "LC_ALL=C", NULL);
+  expected_c = g_strdup ("ghost\terror\tCannot start tool server “ghost” with “/nonexistent/natter-no-server”: "
+                         "there is no such program\n"
+                         "web\terror\tCannot reach tool server “web”: the connection was refused\n");
+  g_assert_cmpstr (natter_test_command_line_get_out (c), ==, expected_c);
+
+  de = forward_mcp_list (&f, data_dir, "LC_ALL=C.UTF-8", "LANGUAGE=de");
+  ghost_de = g_strdup_printf (german ("Cannot start tool server “%s” with “%s”: %s"), "ghost",
+                              "/nonexistent/natter-no-server", german ("there is no such program"));
+  web_de = g_strdup_printf (german ("Cannot reach tool server “%s”: %s"), "web",
+                            german ("the connection was refused"));
+  expected_de = g_strdup_printf ("ghost\t%s\t%s\nweb\t%s\t%s\n", german ("error"), ghost_de, german ("error"), web_de);
+  g_assert_cmpstr (natter_test_command_line_get_out (de), ==, expected_de);
+
+  g_unsetenv ("NATTER_CONFIG_DIR");
+  natter_test_services_tear_down (&f, NULL);
+}
+
+/* A stored failure is shown in the reader's language, its parts as they
+ * were, a reason in it translated too; anything else as it is. */
+static void
+test_stored_failures_translated_when_shown (void)
+{
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *reason = NULL;
+  g_autofree char *shown = NULL;
+  g_autofree char *nested = NULL;
+  g_autofree char *http = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *expected = NULL;
+  const char * const argv[] = { "/nonexistent/natter-no-server", NULL };
+
+  /* GLib says it in German here; Natter's reason is English. */
+  process = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_NONE, &error);
+  g_assert_null (process);
+  g_assert_null (strstr (error->message, "No such file"));
+  reason = natter_error_reason (error);
+  g_assert_cmpstr (reason, ==, "there is no such program");
+
+  shown = natter_error_words_local ("Could not reach Ollama at http://localhost:11434 — is it running?");
+  expected = g_strdup_printf (german ("Could not reach %s at %s — is it running?"), "Ollama", "http://localhost:11434");
+  g_assert_cmpstr (shown, ==, expected);
+  g_clear_pointer (&expected, g_free);
+
+  nested = natter_error_words_local ("Could not reach Work at https://llm.example (the host cannot be reached)");
+  expected = g_strdup_printf (german ("Could not reach %s at %s (%s)"), "Work", "https://llm.example",
+                              german ("the host cannot be reached"));
+  g_assert_cmpstr (nested, ==, expected);
+
+  g_clear_pointer (&expected, g_free);
+  http = natter_error_words_local ("Work returned HTTP 502 Bad Gateway: upstream down");
+  expected = g_strdup_printf (german ("%s returned HTTP %s"), "Work", "502 Bad Gateway: upstream down");
+  g_assert_cmpstr (http, ==, expected);
+
+  other = natter_error_words_local ("provider p: HTTP 500");
+  g_assert_cmpstr (other, ==, "provider p: HTTP 500");
 }
 
 int
@@ -254,6 +399,8 @@ main (int   argc,
   g_test_add_func ("/language/tool-errors-untranslated", test_tool_errors_untranslated);
   g_test_add_func ("/language/builtin-tool-errors-untranslated", test_builtin_tool_errors_untranslated);
   g_test_add_func ("/language/mcp-mistake-in-callers-language", test_mcp_mistake_in_callers_language);
+  g_test_add_func ("/language/lower-layer-errors-in-callers-language", test_lower_layer_errors_in_callers_language);
+  g_test_add_func ("/language/stored-failures-translated-when-shown", test_stored_failures_translated_when_shown);
 
   return g_test_run ();
 }

@@ -499,7 +499,7 @@ test_stdio_start_failure (void)
   result = call_tool (client, "anything", "{}", NULL, &error);
   g_assert_null (result);
   g_assert_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_START);
-  g_assert_true (g_str_has_prefix (error->message, "Cannot start tool server “ghost”: "));
+  g_assert_true (g_str_has_prefix (error->message, "Cannot start tool server “ghost” with “"));
   g_assert_cmpint (natter_mcp_client_get_state (client), ==, NATTER_MCP_CLIENT_STATE_FAILED);
 }
 

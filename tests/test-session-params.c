@@ -125,6 +125,22 @@ assert_refused (const char *message_part,
     g_error ("“%s” does not say “%s”", error->message, message_part);
 }
 
+/* The text a cache keeps is read as any file is: one nested 100,000
+ * deep is refused with its reason (json-glib would overflow the stack). */
+static void
+test_text_too_deep_refused (void)
+{
+  g_autofree char *open = g_strnfill (100000, '[');
+  g_autofree char *close = g_strnfill (100000, ']');
+  g_autofree char *text = g_strdup_printf ("{\"parameters\":{\"temperature\":%s%s}}", open, close);
+  g_autoptr(NatterGenerationParameters) parameters = NULL;
+  g_autoptr(GError) error = NULL;
+
+  parameters = natter_generation_parameters_new_from_text (text, &error);
+  g_assert_null (parameters);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_TOO_DEEP);
+}
+
 /* Version 3 is reached one step at a time, from files created at 1. */
 static void
 test_needs_version_3 (void)
@@ -410,6 +426,7 @@ main (int   argc,
 
   g_test_add_func ("/session-params/validation", test_validation);
   g_test_add_func ("/session-params/needs-version-3", test_needs_version_3);
+  g_test_add_func ("/session-params/text-too-deep-refused", test_text_too_deep_refused);
   g_test_add_func ("/session-params/last-one-wins", test_last_one_wins);
   g_test_add_func ("/session-params/scan-agrees", test_scan_agrees);
   g_test_add ("/session-params/kept-for-every-version", Fixture, NULL, natter_test_sessions_set_up,

@@ -1937,6 +1937,7 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
   wait_status (f, sid, "completed");
   three = send (f, sid, "three");
   wait_status (f, sid, "completed");
+  set_title (f, sid, "Chosen");
   corrupt_file (f->w->turn_repo, two);
   path = turn_path (f, two);
   restart (f);
@@ -1955,6 +1956,10 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
   state = get_session (f, copy);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
+  /* The copy has the conversation's title, and it is nobody's default:
+   * no automatic title will replace it. */
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen");
+  g_assert_false (natter_session_state_get_title_is_default (state));
 
   next = send (f, copy, "again");
   wait_status (f, copy, "completed");

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "natter-cli-locale.h"
+#include "natter-error-words.h"
 
 #define LOCALE_KEY "natter-cli-locale"
 
@@ -192,4 +193,30 @@ natter_cli_ngettext (GApplicationCommandLine *cmdline,
 
   natter_cli_locale_leave (previous);
   return text;
+}
+
+static const char *
+translate_for_caller (const char *msgid,
+                      gpointer    user_data)
+{
+  return natter_cli_gettext (user_data, msgid);
+}
+
+/**
+ * natter_cli_error_words:
+ * @cmdline: (nullable): the command line being answered
+ * @message: a failure of a provider or a tool server, as stored or as
+ *   its error said it (in no one's language)
+ *
+ * @message in the words of @cmdline's caller (natter_error_words_translate()):
+ * a forwarded command prints neither the window's language nor, for a
+ * caller who reads German, English where Natter knows the German.
+ *
+ * Returns: (transfer full): the message to print
+ */
+char *
+natter_cli_error_words (GApplicationCommandLine *cmdline,
+                        const char              *message)
+{
+  return natter_error_words_translate (message, translate_for_caller, cmdline);
 }

@@ -15,6 +15,8 @@ const char *natter_cli_ngettext     (GApplicationCommandLine *cmdline,
                                      const char              *msgid,
                                      const char              *msgid_plural,
                                      gulong                   n) G_GNUC_FORMAT (3);
+char       *natter_cli_error_words  (GApplicationCommandLine *cmdline,
+                                     const char              *message);
 gpointer    natter_cli_locale_enter (GApplicationCommandLine *cmdline);
 void        natter_cli_locale_leave (gpointer                 previous);
 

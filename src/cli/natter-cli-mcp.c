@@ -68,9 +68,11 @@ mcp_fail (McpRun     *mcp,
           const char *message)
 {
   Run *run = mcp->run;
+  /* A server's failure, in the caller's words. */
+  g_autofree char *words = natter_cli_error_words (run->cmdline, message);
 
   mcp_run_free (mcp);
-  natter_cli_fail (run, status, "%s", message);
+  natter_cli_fail (run, status, "%s", words);
 }
 
 /* mcp.json's servers, its mistake in the caller's words. */
@@ -116,7 +118,7 @@ describe_not_ready (Run              *run,
   if (natter_mcp_manager_get_server_tools (manager, client) != NULL)
     return NULL;
   if (natter_mcp_client_get_state (client) == NATTER_MCP_CLIENT_STATE_FAILED)
-    return g_strdup (natter_mcp_client_get_last_error (client));
+    return natter_cli_error_words (run->cmdline, natter_mcp_client_get_last_error (client));
   /* Translators: %s is a tool server's name, %u a number of seconds */
   return g_strdup_printf (natter_cli_tr (run, "Tool server “%s” did not finish starting within %u s; its tools "
                                          "are not offered until it does"),
@@ -299,6 +301,39 @@ typedef struct
   void (*then) (Run *run);
 } Refresh;
 
+/* The servers of @starting (NatterMcpClient) still starting when the
+ * refresh stopped waiting, said once, on one line: they all had the same
+ * one handshake limit, at the same time. */
+static void
+say_still_starting (Run              *run,
+                    NatterMcpManager *manager,
+                    GPtrArray        *starting)
+{
+  g_autoptr(GString) names = g_string_new (NULL);
+  g_autofree char *line = NULL;
+
+  if (starting->len == 0)
+    return;
+  if (starting->len == 1)
+    {
+      g_autofree char *why = describe_not_ready (run, manager, g_ptr_array_index (starting, 0));
+
+      g_application_command_line_printerr (run->cmdline, "natter: %s\n", why);
+      return;
+    }
+  for (guint i = 0; i < starting->len; i++)
+    g_string_append_printf (names, i > 0 ? ", “%s”" : "“%s”",
+                            natter_mcp_client_get_config (g_ptr_array_index (starting, i))->name);
+  /* Translators: the first %u is a number of tool servers (2 or more),
+   * the second a number of seconds, %s their names, quoted, with commas */
+  line = g_strdup_printf (natter_cli_ntr (run, "%u tool servers did not finish starting within %u s; their tools "
+                                          "are not offered until they do: %s",
+                                          "%u tool servers did not finish starting within %u s; their tools "
+                                          "are not offered until they do: %s", starting->len),
+                          starting->len, NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS, names->str);
+  g_application_command_line_printerr (run->cmdline, "natter: %s\n", line);
+}
+
 static void
 refreshed_cb (GObject      *object,
               GAsyncResult *result,
@@ -309,6 +344,7 @@ refreshed_cb (GObject      *object,
   void (*then) (Run *run) = refresh->then;
   NatterMcpManager *manager = NATTER_MCP_MANAGER (object);
   GPtrArray *clients = natter_mcp_manager_get_clients (manager);
+  g_autoptr(GPtrArray) starting = g_ptr_array_new ();
   g_autofree char *mistake = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -325,11 +361,20 @@ refreshed_cb (GObject      *object,
     g_application_command_line_printerr (run->cmdline, "natter: %s\n", mistake);
   for (guint i = 0; i < clients->len; i++)
     {
-      g_autofree char *why = describe_not_ready (run, manager, g_ptr_array_index (clients, i));
+      NatterMcpClient *client = g_ptr_array_index (clients, i);
 
-      if (why != NULL)
-        g_application_command_line_printerr (run->cmdline, "natter: %s\n", why);
+      if (natter_mcp_manager_get_server_tools (manager, client) != NULL)
+        continue;
+      if (natter_mcp_client_get_state (client) == NATTER_MCP_CLIENT_STATE_FAILED)
+        {
+          g_autofree char *why = describe_not_ready (run, manager, client);
+
+          g_application_command_line_printerr (run->cmdline, "natter: %s\n", why);
+        }
+      else
+        g_ptr_array_add (starting, client);
     }
+  say_still_starting (run, manager, starting);
   then (run);
 }
 

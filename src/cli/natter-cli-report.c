@@ -150,13 +150,14 @@ report_turn (Run             *run,
       return;
     case NATTER_TURN_STATUS_FAILED:
       {
-        const char *error = json_object_get_string_member_with_default (terminal, "error", "");
+        const char *stored = json_object_get_string_member_with_default (terminal, "error", "");
+        g_autofree char *error = natter_cli_error_words (run->cmdline, stored);
 
         /* A conversation that outgrew the context window has a way on:
          * the message again, after a summary, as a new version of it
          * (sending the words again would repeat them after the failed
          * turn). */
-        if (session_id != NULL && natter_error_is_context_overflow (error))
+        if (session_id != NULL && natter_error_is_context_overflow (stored))
           natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
                            natter_cli_tr (run, "The turn failed: %s (the conversation is too long for the model; "
                                           "“natter retry --compact %s” summarizes its earlier turns and sends the "
@@ -484,7 +485,12 @@ natter_cli_print_show_text (Run *run)
                           json_object_get_string_member (call, "status"));
         }
       if (json_object_has_member (turn, "error"))
-        natter_cli_out (run, "error: %s\n", json_object_get_string_member (turn, "error"));
+        {
+          g_autofree char *words = natter_cli_error_words (run->cmdline,
+                                                           json_object_get_string_member (turn, "error"));
+
+          natter_cli_out (run, "error: %s\n", words);
+        }
       if (!json_object_get_null_member (turn, "answer"))
         natter_cli_out (run, "assistant: %s\n", json_object_get_string_member (turn, "answer"));
     }

@@ -99,7 +99,9 @@ void
 natter_cli_fail_error (Run    *run,
                        GError *error)
 {
-  natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", error->message);
+  g_autofree char *words = natter_cli_error_words (run->cmdline, error->message);
+
+  natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", words);
   g_error_free (error);
 }
 

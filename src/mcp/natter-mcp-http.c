@@ -17,6 +17,7 @@
 
 #include <libsoup/soup.h>
 
+#include "natter-error-words.h"
 #include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
@@ -358,10 +359,12 @@ sent_cb (GObject      *object,
   if (post->body == NULL)
     {
       g_autoptr(GError) start_error = NULL;
+      /* In Natter's untranslated words, as natter-mcp-stdio.c says. */
+      g_autofree char *reason = natter_error_reason (error);
 
       start_error = g_error_new (NATTER_MCP_ERROR, g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
                                  ? NATTER_MCP_ERROR_CLOSED : NATTER_MCP_ERROR_START,
-                                 "Cannot reach tool server “%s”: %s", post->http->name, error->message);
+                                 "Cannot reach tool server “%s”: %s", post->http->name, reason);
       post_end (post, start_error);
       return;
     }

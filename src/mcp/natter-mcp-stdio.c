@@ -11,6 +11,7 @@
 
 #define G_LOG_DOMAIN "natter-mcp"
 
+#include "natter-error-words.h"
 #include "natter-json.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-transport-private.h"
@@ -288,8 +289,13 @@ natter_mcp_stdio_transport_start (NatterMcpServerConfig              *config,
   process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, &local_error);
   if (process == NULL)
     {
+      /* Stored in a tool's result and printed to a forwarded command:
+       * Natter's untranslated words, not GLib's in this process's
+       * language. */
+      g_autofree char *reason = natter_error_reason (local_error);
+
       g_set_error (error, NATTER_MCP_ERROR, NATTER_MCP_ERROR_START,
-                   "Cannot start tool server “%s”: %s", config->name, local_error->message);
+                   "Cannot start tool server “%s” with “%s”: %s", config->name, config->command, reason);
       return NULL;
     }
 

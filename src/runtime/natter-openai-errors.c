@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-error-words.h"
 #include "natter-json.h"
 #include "natter-openai-provider-private.h"
 
@@ -426,6 +427,10 @@ natter_openai_provider_transport_error (NatterOpenaiProvider *self,
                                         gboolean              got_headers,
                                         const GError         *error)
 {
+  /* The message is stored in the turn: Natter's untranslated words for
+   * the lower layer's failure, not GIO's in the window's language. */
+  g_autofree char *reason = natter_error_reason (error);
+
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       if (timed_out && got_headers)
@@ -443,7 +448,7 @@ natter_openai_provider_transport_error (NatterOpenaiProvider *self,
   if (got_headers)
     return natter_openai_provider_error (self, NATTER_PROVIDER_ERROR_TRUNCATED_STREAM,
                            "The connection to %s at %s was lost mid-answer (%s)",
-                           self->display_name, self->display_base, error->message);
+                           self->display_name, self->display_base, reason);
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
     return natter_openai_provider_error (self, NATTER_PROVIDER_ERROR_UNREACHABLE,
@@ -460,7 +465,7 @@ natter_openai_provider_transport_error (NatterOpenaiProvider *self,
   if (error->domain == G_TLS_ERROR)
     return natter_openai_provider_error (self, NATTER_PROVIDER_ERROR_UNREACHABLE,
                            "Could not make a secure connection to %s at %s (%s)",
-                           self->display_name, self->display_base, error->message);
+                           self->display_name, self->display_base, reason);
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
     return natter_openai_provider_error (self, NATTER_PROVIDER_ERROR_TIMEOUT,
@@ -469,5 +474,5 @@ natter_openai_provider_transport_error (NatterOpenaiProvider *self,
 
   return natter_openai_provider_error (self, NATTER_PROVIDER_ERROR_UNREACHABLE,
                          "Could not reach %s at %s (%s)",
-                         self->display_name, self->display_base, error->message);
+                         self->display_name, self->display_base, reason);
 }

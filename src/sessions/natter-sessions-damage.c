@@ -317,6 +317,15 @@ recover_thread (GTask        *task,
                                               natter_session_state_get_cwd (prefix),
                                               natter_session_state_get_parent_session (prefix),
                                               natter_session_state_get_forked_from_turn_id (prefix));
+  /* The title comes before the turns: right after the first
+   * turn_appended it would read as the default title derived from the
+   * first message (docs/sessions.md §13), and the copy's first completed
+   * answer would replace the damaged conversation's title with an
+   * automatic one. */
+  title = natter_session_state_get_title (prefix);
+  if (title != NULL &&
+      g_strcmp0 (title, json_object_get_string_member_with_default (definition, "title", NULL)) != 0)
+    g_ptr_array_add (rest, natter_session_event_new_title_changed (data->new_id, data->ts, title));
   for (guint i = 0; i < damage->n_turns; i++)
     {
       const NatterSessionTurn *turn = natter_session_state_get_turn (prefix, i);
@@ -325,10 +334,6 @@ recover_thread (GTask        *task,
                                                                      (gint64) i + 1, turn->agent_id,
                                                                      turn->model));
     }
-  title = natter_session_state_get_title (prefix);
-  if (title != NULL &&
-      g_strcmp0 (title, json_object_get_string_member_with_default (definition, "title", NULL)) != 0)
-    g_ptr_array_add (rest, natter_session_event_new_title_changed (data->new_id, data->ts, title));
 
   if (!natter_session_state_apply (copy, json_node_get_object (created), &error))
     {

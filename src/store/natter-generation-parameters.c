@@ -376,8 +376,8 @@ natter_generation_parameters_to_text (const NatterGenerationParameters *self)
  * @error: return location for a #GError
  *
  * Returns: (transfer full) (nullable): the parameters, or %NULL with
- *   %NATTER_STORE_ERROR_SCHEMA (or json-glib's parse error) when @text is
- *   not such a line
+ *   %NATTER_STORE_ERROR_SCHEMA (or an error of natter_json_parse(), such
+ *   as %NATTER_STORE_ERROR_TOO_DEEP) when @text is not such a line
  */
 NatterGenerationParameters *
 natter_generation_parameters_new_from_text (const char  *text,
@@ -390,7 +390,8 @@ natter_generation_parameters_new_from_text (const char  *text,
 
   g_return_val_if_fail (text != NULL, NULL);
 
-  root = json_from_string (text, error);
+  /* A cache file is a file: read with the depth limit of every read. */
+  root = natter_json_parse (text, -1, error);
   if (root == NULL)
     return NULL;
   object = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;

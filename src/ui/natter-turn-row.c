@@ -25,6 +25,7 @@
 #include "natter-attachment-chip.h"
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
+#include "natter-error-words.h"
 #include "natter-provider-error.h"
 #include "natter-tool-call-card.h"
 #include "natter-turn-row-private.h"
@@ -299,8 +300,10 @@ show_terminal (NatterTurnRow   *self,
       break;
     case NATTER_TURN_STATUS_FAILED:
       {
-        const char *error = json_object_get_string_member_with_default (terminal, "error", "");
+        const char *stored = json_object_get_string_member_with_default (terminal, "error", "");
         const char *code = json_object_get_string_member_with_default (terminal, "code", NULL);
+        /* Stored in no one's language; shown in the window's. */
+        g_autofree char *error = natter_error_words_local (stored);
 
         if (g_strcmp0 (code, "model-call-limit") == 0)
           {
@@ -316,7 +319,7 @@ show_terminal (NatterTurnRow   *self,
             set_status (self, FALSE, "dialog-information-symbolic", text,
                         _("_Continue"), latest ? "win.continue-turn" : NULL);
           }
-        else if (natter_error_is_context_overflow (error))
+        else if (natter_error_is_context_overflow (stored))
           {
             /* Trying again would overflow again; compacting is the way on. */
             g_autofree char *text = g_strdup_printf (_("Failed: %s"), error);

@@ -16,6 +16,7 @@
 
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
+#include "natter-error-words.h"
 #include "natter-permission-card.h"
 #include "natter-provider-error.h"
 #include "natter-runtime-error.h"
@@ -144,14 +145,17 @@ _natter_window_show_error (NatterWindow               *self,
 {
   gboolean in_preferences;
   g_autofree char *plain = explain_error (self, error, &in_preferences);
+  /* A provider's or a tool server's failure is in no one's language
+   * (it may be stored); shown, it is in the window's. */
+  g_autofree char *reason = natter_error_words_local (error->message);
   g_autofree char *detail = NULL;
   ErrorAction action = ERROR_ACTION_NONE;
 
   if (plain != NULL)
     /* Translators: a plain explanation, then the precise reason */
-    detail = g_strdup_printf (_("%s\nDetails: %s"), plain, error->message);
+    detail = g_strdup_printf (_("%s\nDetails: %s"), plain, reason);
   else
-    detail = g_strdup (error->message);
+    detail = g_steal_pointer (&reason);
 
   if (in_preferences)
     action = ERROR_ACTION_PREFERENCES;

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "natter-provider-error.h"
 #include "natter-test-fakes.h"
 #include "natter-turn-context-resolver.h"
 
@@ -70,6 +71,12 @@ fake_model_stream_step_async (NatterModel               *model,
   if (g_str_equal (step, NATTER_FAKE_STEP_ERROR))
     {
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "provider p: HTTP 500");
+      return;
+    }
+  if (g_str_equal (step, NATTER_FAKE_STEP_UNREACHABLE))
+    {
+      g_task_return_new_error (task, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_UNREACHABLE,
+                               "Could not reach Ollama at http://127.0.0.1:9 — is it running?");
       return;
     }
   if (g_str_equal (step, NATTER_FAKE_STEP_OVERFLOW))

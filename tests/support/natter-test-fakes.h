@@ -19,6 +19,10 @@ G_BEGIN_DECLS
 /* Model script steps: an assistant message literal, or one of these. */
 #define NATTER_FAKE_STEP_ERROR "ERROR"   /* provider failure "provider p: HTTP 500" */
 #define NATTER_FAKE_STEP_HANG  "HANG"    /* waits for cancellation */
+/* The provider's failure when nothing listens at its address, in its
+ * own words: "Could not reach Ollama at http://127.0.0.1:9 — is it
+ * running?" (NATTER_PROVIDER_ERROR_UNREACHABLE) */
+#define NATTER_FAKE_STEP_UNREACHABLE "UNREACHABLE"
 #define NATTER_FAKE_STEP_OVERFLOW "OVERFLOW" /* the context-window failure of an OpenAI server */
 #define NATTER_FAKE_STEP_HOLD  "HOLD"    /* waits for natter_fake_model_release() or cancellation */
 #define NATTER_FAKE_STEP_HOOK  "HOOK"    /* runs the natter_fake_model_set_hook() hook, then answers "done" */

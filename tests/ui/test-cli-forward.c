@@ -22,9 +22,12 @@
 #define APP_ID "io.github.natter.Natter"
 #define WAIT_MS 30000
 
+/* Runs the binary on @dir with @args; @environment (nullable,
+ * NULL-terminated) sets NAME=VALUE or unsets NAME after the defaults. */
 static GSubprocess *
-spawn (GFile              *dir,
-       const char * const *args)
+spawn_in (GFile              *dir,
+          const char * const *environment,
+          const char * const *args)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (NULL);
@@ -38,6 +41,15 @@ spawn (GFile              *dir,
   g_subprocess_launcher_setenv (launcher, "NATTER_DATA_DIR", path, TRUE);
   g_subprocess_launcher_setenv (launcher, "GDK_DEBUG", "gl-disable", TRUE);
   g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  for (guint i = 0; environment != NULL && environment[i] != NULL; i++)
+    {
+      g_auto(GStrv) pair = g_strsplit (environment[i], "=", 2);
+
+      if (pair[1] != NULL)
+        g_subprocess_launcher_setenv (launcher, pair[0], pair[1], TRUE);
+      else
+        g_subprocess_launcher_unsetenv (launcher, pair[0]);
+    }
   g_ptr_array_add (argv, binary);
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
@@ -45,6 +57,13 @@ spawn (GFile              *dir,
   process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
   return process;
+}
+
+static GSubprocess *
+spawn (GFile              *dir,
+       const char * const *args)
+{
+  return spawn_in (dir, NULL, args);
 }
 
 typedef struct
@@ -88,9 +107,10 @@ name_appeared_cb (GDBusConnection *connection,
  * window started then would hand its activation to that one and exit,
  * and the commands would reach a window on another directory. */
 static GSubprocess *
-spawn_window (GDBusConnection *bus,
-              GFile           *dir,
-              NatterTestRun   *run)
+spawn_window_in (GDBusConnection    *bus,
+                 GFile              *dir,
+                 const char * const *environment,
+                 NatterTestRun      *run)
 {
   const char * const no_args[] = { NULL };
   NameWait wait = { 0, FALSE, FALSE };
@@ -100,12 +120,37 @@ spawn_window (GDBusConnection *bus,
   watch = g_bus_watch_name_on_connection (bus, APP_ID, G_BUS_NAME_WATCHER_FLAGS_NONE,
                                           name_appeared_cb, name_vanished_cb, &wait, NULL);
   natter_test_wait_for_flag (&wait.vanished, WAIT_MS);
-  window = spawn (dir, no_args);
+  window = spawn_in (dir, environment, no_args);
   wait.pid = (guint32) g_ascii_strtoull (g_subprocess_get_identifier (window), NULL, 10);
   natter_test_communicate (window, run);
   natter_test_wait_for_flag (&wait.ours, WAIT_MS);
   g_bus_unwatch_name (watch);
   return window;
+}
+
+/* Quits the window through its app.quit action and waits for it to
+ * exit, successfully. */
+static void
+quit_window (GDBusConnection *bus,
+             NatterTestRun   *gui)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
+                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
+                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  natter_test_wait_for_flag (&gui->done, WAIT_MS);
+  g_assert_cmpint (gui->status, ==, 0);
+}
+
+static GSubprocess *
+spawn_window (GDBusConnection *bus,
+              GFile           *dir,
+              NatterTestRun   *run)
+{
+  return spawn_window_in (bus, dir, NULL, run);
 }
 
 static void
@@ -114,7 +159,6 @@ test_forwarded_to_window (void)
   g_autoptr(GFile) dir = natter_test_make_temp_dir ();
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GSubprocess) window = NULL;
-  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
   const char * const sessions[] = { "sessions", "--json", NULL };
   NatterTestRun gui = { 0 };
@@ -150,12 +194,7 @@ test_forwarded_to_window (void)
     g_free (usage.err);
   }
 
-  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
-                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
-                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-  g_assert_no_error (error);
-  natter_test_wait_for_flag (&gui.done, WAIT_MS);
-  g_assert_cmpint (gui.status, ==, 0);
+  quit_window (bus, &gui);
 
   g_free (gui.out);
   g_free (gui.err);
@@ -189,7 +228,6 @@ test_other_data_dir (void)
   g_autoptr(NatterDataDirLock) c_lock = NULL;
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GSubprocess) window = NULL;
-  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *base_url = g_strdup_printf ("http://127.0.0.1:%u/v1", natter_test_closed_port ());
   g_autofree char *a_path = g_file_get_path (a);
@@ -234,12 +272,7 @@ test_other_data_dir (void)
   g_assert_true (g_str_has_prefix (cli.err, "natter: "));
   natter_test_run_clear (&cli);
 
-  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
-                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
-                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-  g_assert_no_error (error);
-  natter_test_wait_for_flag (&gui.done, WAIT_MS);
-  g_assert_cmpint (gui.status, ==, 0);
+  quit_window (bus, &gui);
 
   natter_test_run_clear (&gui);
   g_clear_object (&c_lock);
@@ -315,7 +348,6 @@ test_forwarded_queue_runs_to_settle (void)
   g_autoptr(GFile) dir = natter_test_make_temp_dir ();
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GSubprocess) window = NULL;
-  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *queued = NULL;
   g_autofree char *refused = NULL;
@@ -361,12 +393,68 @@ test_forwarded_queue_runs_to_settle (void)
   g_assert_cmpuint (server->bodies->len, ==, 5);
   g_assert_nonnull (strstr (g_ptr_array_index (server->bodies, 4), "left behind"));
 
-  reply = g_dbus_connection_call_sync (bus, APP_ID, "/io/github/natter/Natter", "org.gtk.Actions",
-                                       "Activate", g_variant_new ("(sava{sv})", "quit", NULL, NULL),
-                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  quit_window (bus, &gui);
+  natter_test_run_clear (&gui);
+  natter_test_remove_tree (dir);
+}
+
+/* The window runs in German; a tool server's program is missing. A
+ * script under LC_ALL=C (or C.UTF-8) that runs `natter mcp list`,
+ * forwarded over the bus to the window, which starts the servers, reads
+ * why in English: Natter's words, never GLib's from the window's
+ * process, never the window's language. (A German caller reading German
+ * is tested in test-language.) */
+static void
+test_forwarded_in_callers_language (void)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GSubprocess) window = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_file_get_path (dir);
+  g_autofree char *config = g_build_filename (path, "mcp.json", NULL);
+  g_autofree char *config_dir = g_strdup_printf ("NATTER_CONFIG_DIR=%s", path);
+  g_autofree char *catalogs = g_strdup_printf ("NATTER_LOCALEDIR=%s/../../po", g_getenv ("G_TEST_BUILDDIR"));
+  const char * const german_window[] = { "LANGUAGE=de", catalogs, config_dir, NULL };
+  const char * const c_caller[] = { "LC_ALL=C", "LANGUAGE", config_dir, NULL };
+  const char * const c_utf8_caller[] = { "LANGUAGE", config_dir, NULL };
+  const char * const list[] = { "mcp", "list", NULL };
+  NatterTestRun gui = { 0 };
+  NatterTestRun cli = { 0 };
+
+  g_file_set_contents (config, "{\"mcpServers\": {\"ghost\": {\"command\": \"/nonexistent/natter-no-server\"}}}",
+                       -1, &error);
   g_assert_no_error (error);
-  natter_test_wait_for_flag (&gui.done, WAIT_MS);
-  g_assert_cmpint (gui.status, ==, 0);
+  bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  g_assert_no_error (error);
+  window = spawn_window_in (bus, dir, german_window, &gui);
+
+  {
+    g_autoptr(GSubprocess) process = spawn_in (dir, c_caller, list);
+
+    natter_test_communicate (process, &cli);
+    natter_test_wait_for_flag (&cli.done, WAIT_MS);
+  }
+  /* English; the caller's terminal has no “ ” in the C locale. */
+  g_assert_cmpstr (cli.err, ==, "");
+  g_assert_cmpint (cli.status, ==, 0);
+  g_assert_cmpstr (cli.out, ==, "ghost\terror\tCannot start tool server ?ghost? with ?/nonexistent/natter-no-server?: "
+                                "there is no such program\n");
+  natter_test_run_clear (&cli);
+
+  {
+    g_autoptr(GSubprocess) process = spawn_in (dir, c_utf8_caller, list);
+
+    natter_test_communicate (process, &cli);
+    natter_test_wait_for_flag (&cli.done, WAIT_MS);
+  }
+  g_assert_cmpint (cli.status, ==, 0);
+  g_assert_cmpstr (cli.out, ==, "ghost\terror\tCannot start tool server “ghost” with “/nonexistent/natter-no-server”: "
+                                "there is no such program\n");
+  natter_test_run_clear (&cli);
+
+
+  quit_window (bus, &gui);
   natter_test_run_clear (&gui);
   natter_test_remove_tree (dir);
 }
@@ -380,6 +468,7 @@ main (int   argc,
   g_test_add_func ("/cli/forwarded-to-window", test_forwarded_to_window);
   g_test_add_func ("/cli/other-data-dir", test_other_data_dir);
   g_test_add_func ("/cli/forwarded-queue-runs-to-settle", test_forwarded_queue_runs_to_settle);
+  g_test_add_func ("/cli/forwarded-in-callers-language", test_forwarded_in_callers_language);
 
   return g_test_run ();
 }

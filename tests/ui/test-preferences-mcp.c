@@ -264,7 +264,8 @@ test_test_updates_row (Fixture       *f,
   click (f, "off", "test");
   ui_wait_until (no_pending, f->window);
   state = subtitle (f, "off");
-  g_assert_true (g_str_has_prefix (state, "Disabled; the test failed: Cannot start tool server “off”: "));
+  g_assert_cmpstr (state, ==, "Disabled; the test failed: Cannot start tool server “off” with "
+                             "“/nonexistent/natter-no-server”: there is no such program");
 
   /* An enabled server: the row says what the test found. */
   g_assert_cmpstr (subtitle (f, "fake"), ==, "Connected, 6 tools");
@@ -414,6 +415,72 @@ start_http_server (Fixture      *f,
   g_assert_no_error (error);
   g_assert_nonnull (port);
   return port;
+}
+
+/* The message dialog shown over @window, if any. */
+static AdwMessageDialog *
+message_dialog_over (GtkWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (toplevel) && gtk_window_get_transient_for (toplevel) == window)
+        return ADW_MESSAGE_DIALOG (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+dialog_shown (gpointer data)
+{
+  Fixture *f = data;
+
+  return message_dialog_over (GTK_WINDOW (f->window)) != NULL;
+}
+
+/* Without a keyring, saving a secret header says so whole, in a dialog
+ * (a toast cut the reason short), and how to go on; nothing is written
+ * and the rows stay as typed, so the save can be done again. */
+static void
+test_secret_without_keyring (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  AdwMessageDialog *dialog;
+  const char *body;
+
+  g_file_get_contents (f->config, &before, NULL, NULL);
+  natter_memory_secret_store_set_failing (f->secrets, TRUE);
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "name")), "web");
+  gtk_editable_set_text (GTK_EDITABLE (natter_preferences_window_get_mcp_widget (f->window, NULL, "target")),
+                         "https://tools.example/mcp");
+  g_signal_emit_by_name (pair_widget (f, "header:add"), "clicked");
+  set_text (f, "header:0:name", "Authorization");
+  g_assert_true (secret_on (f, "header:0:secret"));
+  set_text (f, "header:0:value", "Bearer s3cret-v4lue");
+  g_signal_emit_by_name (natter_preferences_window_get_mcp_widget (f->window, NULL, "save"), "clicked");
+  ui_wait_until (no_pending, f->window);
+  ui_wait_until (dialog_shown, f);
+
+  dialog = message_dialog_over (GTK_WINDOW (f->window));
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Server Not Saved");
+  body = adw_message_dialog_get_body (dialog);
+  g_assert_true (g_str_has_prefix (body, "The value of a secret header could not be kept in the keyring, so "
+                                         "nothing was saved. "));
+  g_assert_true (g_str_has_suffix (body, "Details: The secret store is not available"));
+  g_assert_null (strstr (body, "s3cret"));
+  /* No toast cut it short, nothing was written, the rows wait. */
+  g_assert_null (natter_preferences_window_get_last_toast (f->window));
+  g_file_get_contents (f->config, &after, NULL, NULL);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpstr (get_text (f, "header:0:value"), ==, "Bearer s3cret-v4lue");
+
+  adw_message_dialog_response (dialog, "close");
+  gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
 /* Headers of a URL server: an Authorization header is secret by itself,
@@ -643,6 +710,8 @@ main (int   argc,
   g_test_add ("/preferences/mcp/opened-after-mistake", Fixture, NULL, fixture_set_up, test_opened_after_mistake,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/headers-and-secrets", Fixture, NULL, fixture_set_up, test_headers_and_secrets,
+              fixture_tear_down);
+  g_test_add ("/preferences/mcp/secret-without-keyring", Fixture, NULL, fixture_set_up, test_secret_without_keyring,
               fixture_tear_down);
   g_test_add ("/preferences/mcp/env", Fixture, NULL, fixture_set_up, test_env, fixture_tear_down);
   g_test_add ("/preferences/mcp/call-timeout", Fixture, NULL, fixture_set_up, test_call_timeout, fixture_tear_down);

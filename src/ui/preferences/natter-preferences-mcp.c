@@ -20,6 +20,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-error-words.h"
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-manager.h"
@@ -130,7 +131,7 @@ describe_state (McpPage               *page,
         case NATTER_MCP_CLIENT_STATE_CONNECTING:
           return g_strdup (_("Starting…"));
         case NATTER_MCP_CLIENT_STATE_FAILED:
-          return g_strdup (natter_mcp_client_get_last_error (client));
+          return natter_error_words_local (natter_mcp_client_get_last_error (client));
         case NATTER_MCP_CLIENT_STATE_IDLE:
         default:
           return g_strdup (_("Not started"));
@@ -405,11 +406,15 @@ describe_test (TestCall  *call,
 {
   guint n;
 
-  if (tools == NULL && call->enabled)
-    return g_strdup (error->message);
   if (tools == NULL)
-    /* Translators: %s is why the test of a disabled tool server failed */
-    return g_strdup_printf (_("the test failed: %s"), error->message);
+    {
+      g_autofree char *why = natter_error_words_local (error->message);
+
+      if (call->enabled)
+        return g_steal_pointer (&why);
+      /* Translators: %s is why the test of a disabled tool server failed */
+      return g_strdup_printf (_("the test failed: %s"), why);
+    }
   n = json_array_get_length (tools);
   if (call->enabled)
     return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected, %u tool", "Connected, %u tools", n), n);
@@ -635,6 +640,7 @@ typedef struct
   guint       storing;
   gboolean    storing_done;  /* secrets were stored */
   GError     *error;
+  GError     *keyring_error;  /* the keyring refused a secret: nothing saved */
 } SaveOp;
 
 static void
@@ -644,7 +650,31 @@ save_op_free (SaveOp *op)
   json_object_unref (op->entry);
   g_clear_pointer (&op->old, json_object_unref);
   g_clear_error (&op->error);
+  g_clear_error (&op->keyring_error);
   g_free (op);
+}
+
+/* The keyring refused a secret header's value: a toast would cut the
+ * reason (the Secret Service's own words are long) and go away, so a
+ * dialog says it whole, with what the person can do. The typed rows
+ * stay, to save again. */
+static void
+show_keyring_failure (McpPage      *page,
+                      const GError *error)
+{
+  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (page->window),
+                                                                         _("Server Not Saved"), NULL));
+
+  adw_message_dialog_format_body (dialog,
+                                  _("The value of a secret header could not be kept in the keyring, so nothing "
+                                    "was saved. Make sure a keyring such as GNOME Keyring is running, then save "
+                                    "again; or turn Secret off for the header to keep its value in mcp.json."
+                                    "\n\nDetails: %s"),
+                                  error->message);
+  adw_message_dialog_add_response (dialog, "close", _("_Close"));
+  adw_message_dialog_set_default_response (dialog, "close");
+  adw_message_dialog_set_close_response (dialog, "close");
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
@@ -655,6 +685,11 @@ save_finish (SaveOp *op)
   g_autofree char *message = NULL;
   GPtrArray *clients = natter_mcp_manager_get_clients (page->manager);
 
+  if (op->keyring_error != NULL)
+    {
+      show_keyring_failure (page, op->keyring_error);
+      return;
+    }
   if (op->error != NULL || !natter_mcp_config_update (config_path (page), op->name, op->entry, &error))
     {
       show_error (page, op->error != NULL ? op->error : error);
@@ -684,11 +719,8 @@ secret_stored_cb (GObject      *object,
   SaveOp *op = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (!natter_secret_store_store_finish (NATTER_SECRET_STORE (object), result, &error) && op->error == NULL)
-    {
-      op->error = g_error_new (error->domain, error->code, _("The secret header could not be kept in the "
-                                                             "keyring, so nothing was saved: %s"), error->message);
-    }
+  if (!natter_secret_store_store_finish (NATTER_SECRET_STORE (object), result, &error) && op->keyring_error == NULL)
+    op->keyring_error = g_steal_pointer (&error);
   if (--op->storing == 0)
     {
       NatterPreferencesWindow *window = op->window;
