@@ -181,7 +181,7 @@ update_page (NatterSidebar *self)
 {
   const char *page = "list";
 
-  if (self->filter_model == NULL || g_list_model_get_n_items (G_LIST_MODEL (self->filter_model)) == 0)
+  if (self->sort_model == NULL || g_list_model_get_n_items (G_LIST_MODEL (self->sort_model)) == 0)
     {
       const char *search = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
 
@@ -331,7 +331,7 @@ static void
 list_activate_cb (NatterSidebar *self,
                   guint          position)
 {
-  g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->filter_model), position);
+  g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), position);
 
   if (entry != NULL)
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0, natter_session_index_entry_get_session_id (entry));
@@ -622,8 +622,8 @@ natter_sidebar_dispose (GObject *object)
   g_clear_object (&self->search);
   if (self->selection != NULL)
     g_signal_handlers_disconnect_by_data (self->selection, self);
-  if (self->filter_model != NULL)
-    g_signal_handlers_disconnect_by_data (self->filter_model, self);
+  if (self->sort_model != NULL)
+    g_signal_handlers_disconnect_by_data (self->sort_model, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_SIDEBAR);
   g_clear_object (&self->selection);
   g_clear_object (&self->sort_model);
@@ -805,10 +805,9 @@ natter_sidebar_new (void)
  * @hub: the turn event hub the rows watch for running turns
  * @ticker: the minute ticker the rows' relative times share
  *
- * Builds the list over natter_sessions_list_sessions(): index → sort
- * (newest first) → filter (search, hidden rows, one row per
- * conversation however many versions it has, natter-family-filter.c) →
- * selection. Called once;
+ * Builds the list over natter_sessions_list_sessions(): index → filter
+ * (search, hidden rows, one row per conversation however many versions
+ * it has, natter-family-filter.c) → sort (newest first) → selection. Called once;
  * the sidebar keeps a reference to each service.
  */
 void
@@ -845,22 +844,17 @@ natter_sidebar_set_services (NatterSidebar      *self,
   self->family_filter = natter_family_filter_new (G_LIST_MODEL (natter_sessions_list_sessions (sessions)));
   g_signal_connect_swapped (self->family_filter, "changed", G_CALLBACK (update_rows), self);
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->family_filter)));
-  /* Sorted, then filtered: the sort takes every row from the index at
-   * once (100,000 of them when the list first comes), which costs
-   * nothing there, whereas each row taken from a filter model is looked
-   * up in its bitset; the list then asks the filter for the rows it
-   * shows only. */
-  self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (natter_sessions_list_sessions (sessions))),
-                                              GTK_SORTER (gtk_custom_sorter_new (compare_entries, NULL, NULL)));
-  self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (self->sort_model)),
+  self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (natter_sessions_list_sessions (sessions))),
                                                   GTK_FILTER (filter));
-  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->filter_model)));
+  self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->filter_model)),
+                                              GTK_SORTER (gtk_custom_sorter_new (compare_entries, NULL, NULL)));
+  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->sort_model)));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
   g_signal_connect_swapped (self->selection, "notify::selected-item", G_CALLBACK (selection_changed_cb), self);
-  g_signal_connect_swapped (self->filter_model, "items-changed", G_CALLBACK (update_page), self);
-  g_signal_connect_swapped (self->filter_model, "items-changed", G_CALLBACK (keep_top), self);
+  g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (update_page), self);
+  g_signal_connect_swapped (self->sort_model, "items-changed", G_CALLBACK (keep_top), self);
 
   gtk_list_view_set_model (self->session_list, GTK_SELECTION_MODEL (self->selection));
   update_page (self);
@@ -878,7 +872,7 @@ GListModel *
 natter_sidebar_get_model (NatterSidebar *self)
 {
   g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
-  return self->filter_model != NULL ? G_LIST_MODEL (self->filter_model) : NULL;
+  return self->sort_model != NULL ? G_LIST_MODEL (self->sort_model) : NULL;
 }
 
 /**
@@ -907,27 +901,18 @@ guint
 natter_sidebar_find_position (NatterSidebar *self,
                               const char    *session_id)
 {
-  GtkFilter *filter;
-  guint position = 0;
   guint n;
 
   g_return_val_if_fail (NATTER_IS_SIDEBAR (self), GTK_INVALID_LIST_POSITION);
   if (self->sort_model == NULL)
     return GTK_INVALID_LIST_POSITION;
-  /* Walked in the sorted model, which hands out its rows at no cost, and
-   * counted by the filter the listed model applies: a row taken from the
-   * filter model is looked up in its bitset, which over 100,000 rows
-   * made this walk quadratic. */
-  filter = gtk_filter_list_model_get_filter (self->filter_model);
   n = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), i);
-      gboolean listed = gtk_filter_match (filter, entry);
 
       if (g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
-        return listed ? position : GTK_INVALID_LIST_POSITION;
-      position += listed;
+        return i;
     }
   return GTK_INVALID_LIST_POSITION;
 }
