@@ -251,11 +251,7 @@ bench_100k (void)
   bench_sessions (100000, 3, "100,000 sessions");
 }
 
-static const struct
-{
-  const char *name;
-  void      (*run) (void);
-} cases[] = {
+static const NatterBenchCase cases[] = {
   { "empty", bench_empty },
   { "sessions-10k", bench_10k },
   { "sessions-100k", bench_100k },
@@ -265,18 +261,5 @@ int
 main (int   argc,
       char *argv[])
 {
-  if (argc == 2 && g_str_equal (argv[1], "--list"))
-    {
-      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-        g_print ("%s\n", cases[i].name);
-      return 0;
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    if (argc == 2 && g_str_equal (argv[1], cases[i].name))
-      {
-        cases[i].run ();
-        return 0;
-      }
-  g_printerr ("usage: %s --list | CASE\n", argv[0]);
-  return 2;
+  return natter_bench_main (argc, argv, cases, G_N_ELEMENTS (cases));
 }

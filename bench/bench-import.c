@@ -20,8 +20,6 @@
 #define G_LOG_DOMAIN "natter-bench"
 
 #include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "natter-bench.h"
 #include "natter-services.h"
@@ -122,6 +120,12 @@ write_export (const char *path)
     g_error ("%s", error->message);
 }
 
+static void
+write_export_in_child (gpointer path)
+{
+  write_export (path);
+}
+
 /* The floor of the time: the same bytes read with read(). */
 static double
 read_floor_s (const char *path)
@@ -175,18 +179,9 @@ bench_chatgpt_88mb (void)
   g_autoptr(GFileInfo) info = NULL;
   double before_kib, file_mib, floor_s, start, import_s, peak_kib;
   gboolean done = FALSE;
-  pid_t child;
-  int status;
   guint n;
 
-  child = fork ();
-  if (child == 0)
-    {
-      write_export (g_file_peek_path (export));
-      _exit (0);
-    }
-  if (child < 0 || waitpid (child, &status, 0) != child || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
-    g_error ("writing the export failed");
+  natter_bench_run_in_child ("writing the export", write_export_in_child, (gpointer) g_file_peek_path (export));
   info = g_file_query_info (export, G_FILE_ATTRIBUTE_STANDARD_SIZE, G_FILE_QUERY_INFO_NONE, NULL, NULL);
   file_mib = (double) g_file_info_get_size (info) / (1024 * 1024);
   floor_s = read_floor_s (g_file_peek_path (export));
@@ -222,11 +217,7 @@ bench_chatgpt_88mb (void)
   natter_bench_remove_tree (dir);
 }
 
-static const struct
-{
-  const char *name;
-  void      (*run) (void);
-} cases[] = {
+static const NatterBenchCase cases[] = {
   { "chatgpt-88mb", bench_chatgpt_88mb },
 };
 
@@ -234,18 +225,5 @@ int
 main (int   argc,
       char *argv[])
 {
-  if (argc == 2 && g_str_equal (argv[1], "--list"))
-    {
-      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-        g_print ("%s\n", cases[i].name);
-      return 0;
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    if (argc == 2 && g_str_equal (argv[1], cases[i].name))
-      {
-        cases[i].run ();
-        return 0;
-      }
-  g_printerr ("usage: %s --list | CASE\n", argv[0]);
-  return 2;
+  return natter_bench_main (argc, argv, cases, G_N_ELEMENTS (cases));
 }

@@ -310,11 +310,7 @@ bench_strict_read (void)
   g_free (lines.contents);
 }
 
-static const struct
-{
-  const char *name;
-  void      (*run) (void);
-} cases[] = {
+static const NatterBenchCase cases[] = {
   { "strict-read-100k", bench_strict_read },
 };
 
@@ -322,18 +318,5 @@ int
 main (int   argc,
       char *argv[])
 {
-  if (argc == 2 && g_str_equal (argv[1], "--list"))
-    {
-      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-        g_print ("%s\n", cases[i].name);
-      return 0;
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    if (argc == 2 && g_str_equal (argv[1], cases[i].name))
-      {
-        cases[i].run ();
-        return 0;
-      }
-  g_printerr ("usage: %s --list | CASE\n", argv[0]);
-  return 2;
+  return natter_bench_main (argc, argv, cases, G_N_ELEMENTS (cases));
 }

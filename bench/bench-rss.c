@@ -15,8 +15,6 @@
 
 #define G_LOG_DOMAIN "natter-bench"
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "natter-bench.h"
 #include "natter-bench-data.h"
@@ -39,6 +37,12 @@ loaded_cb (GObject      *object,
 }
 
 static void
+generate_sessions (gpointer data)
+{
+  g_autoptr(GFile) dir = natter_bench_ensure_sessions (N_SESSIONS, N_TURNS);
+}
+
+static void
 bench_index_10k (void)
 {
   const char *keep = g_getenv ("NATTER_BENCH_DATA_DIR");
@@ -47,23 +51,13 @@ bench_index_10k (void)
   g_autoptr(NatterServices) services = NULL;
   double empty_kib, empty_hwm_kib, loaded_kib, start, load_s;
   gboolean done = FALSE;
-  pid_t child;
-  int status;
 
   if (keep == NULL)
     {
       temp = g_dir_make_tmp ("natter-bench-XXXXXX", NULL);
       g_setenv ("NATTER_BENCH_DATA_DIR", temp, TRUE);
     }
-  child = fork ();
-  if (child == 0)
-    {
-      g_autoptr(GFile) dir = natter_bench_ensure_sessions (N_SESSIONS, N_TURNS);
-
-      _exit (0);
-    }
-  if (child < 0 || waitpid (child, &status, 0) != child || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
-    g_error ("generating the sessions failed");
+  natter_bench_run_in_child ("generating the sessions", generate_sessions, NULL);
   data_dir = natter_bench_ensure_sessions (N_SESSIONS, N_TURNS);
 
   g_type_ensure (NATTER_TYPE_SERVICES);
@@ -98,11 +92,7 @@ bench_index_10k (void)
     }
 }
 
-static const struct
-{
-  const char *name;
-  void      (*run) (void);
-} cases[] = {
+static const NatterBenchCase cases[] = {
   { "index-10k", bench_index_10k },
 };
 
@@ -110,18 +100,5 @@ int
 main (int   argc,
       char *argv[])
 {
-  if (argc == 2 && g_str_equal (argv[1], "--list"))
-    {
-      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-        g_print ("%s\n", cases[i].name);
-      return 0;
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    if (argc == 2 && g_str_equal (argv[1], cases[i].name))
-      {
-        cases[i].run ();
-        return 0;
-      }
-  g_printerr ("usage: %s --list | CASE\n", argv[0]);
-  return 2;
+  return natter_bench_main (argc, argv, cases, G_N_ELEMENTS (cases));
 }

@@ -450,11 +450,7 @@ bench_chain_1000 (void)
   natter_bench_remove_tree (dir);
 }
 
-static const struct
-{
-  const char *name;
-  void      (*run) (void);
-} cases[] = {
+static const NatterBenchCase cases[] = {
   { "batch-200-tools", bench_batch_200_tools },
   { "chain-1000", bench_chain_1000 },
 };
@@ -463,18 +459,5 @@ int
 main (int   argc,
       char *argv[])
 {
-  if (argc == 2 && g_str_equal (argv[1], "--list"))
-    {
-      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-        g_print ("%s\n", cases[i].name);
-      return 0;
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    if (argc == 2 && g_str_equal (argv[1], cases[i].name))
-      {
-        cases[i].run ();
-        return 0;
-      }
-  g_printerr ("usage: %s --list | CASE\n", argv[0]);
-  return 2;
+  return natter_bench_main (argc, argv, cases, G_N_ELEMENTS (cases));
 }

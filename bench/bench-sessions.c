@@ -480,11 +480,7 @@ bench_startup_scan_100k (void)
     natter_bench_remove_tree (dir);
 }
 
-static const struct
-{
-  const char *name;
-  void      (*run) (void);
-} cases[] = {
+static const NatterBenchCase cases[] = {
   { "startup-scan-10k", bench_startup_scan },
   { "startup-scan-100k", bench_startup_scan_100k },
 };
@@ -497,18 +493,5 @@ main (int   argc,
 
   if (count != NULL && (n_sessions = (guint) g_ascii_strtoull (count, NULL, 10)) == 0)
     g_error ("NATTER_BENCH_SESSIONS must be a positive count");
-  if (argc == 2 && g_str_equal (argv[1], "--list"))
-    {
-      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-        g_print ("%s\n", cases[i].name);
-      return 0;
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    if (argc == 2 && g_str_equal (argv[1], cases[i].name))
-      {
-        cases[i].run ();
-        return 0;
-      }
-  g_printerr ("usage: %s --list | CASE\n", argv[0]);
-  return 2;
+  return natter_bench_main (argc, argv, cases, G_N_ELEMENTS (cases));
 }

@@ -7,6 +7,8 @@
 
 #include <glib/gstdio.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "natter-bench.h"
 
@@ -101,4 +103,50 @@ natter_bench_remove_tree (GFile *dir)
   g_autofree char *path = g_file_get_path (dir);
 
   remove_path (path);
+}
+
+/* Runs @func (@data) in a child process and waits for it; fails the
+ * benchmark, naming @what, unless the child ran to its end. What the
+ * child allocates (the generated data a case reads) stays out of the
+ * peak RSS of the case, which is the parent's. */
+void
+natter_bench_run_in_child (const char           *what,
+                           NatterBenchChildFunc  func,
+                           gpointer              data)
+{
+  pid_t child = fork ();
+  int status;
+
+  if (child == 0)
+    {
+      func (data);
+      _exit (0);
+    }
+  if (child < 0 || waitpid (child, &status, 0) != child || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    g_error ("%s failed", what);
+}
+
+/* The main() of a benchmark program: `--list` prints its cases, one
+ * case's name runs that case alone, so that the peak RSS it reports is
+ * its own. */
+int
+natter_bench_main (int                    argc,
+                   char                 **argv,
+                   const NatterBenchCase *cases,
+                   guint                  n_cases)
+{
+  if (argc == 2 && g_str_equal (argv[1], "--list"))
+    {
+      for (guint i = 0; i < n_cases; i++)
+        g_print ("%s\n", cases[i].name);
+      return 0;
+    }
+  for (guint i = 0; i < n_cases; i++)
+    if (argc == 2 && g_str_equal (argv[1], cases[i].name))
+      {
+        cases[i].run ();
+        return 0;
+      }
+  g_printerr ("usage: %s --list | CASE\n", argv[0]);
+  return 2;
 }

@@ -9,7 +9,7 @@
  *
  * The first input byte picks the file kind: odd (e.g. 'S') writes the
  * rest as a session file, even (e.g. 'T') as a turn file. Both use one
- * fixed valid id, FUZZ_ID, so the seeds in fuzz/corpus/ can be valid.
+ * fixed valid id, NATTER_FUZZ_ID, so the seeds in fuzz/corpus/ can be valid.
  *
  * Build and run with fuzz/run-fuzz.sh. Set NATTER_FUZZ_VERBOSE=1 to print
  * why each input was refused (useful when writing seeds).
@@ -21,89 +21,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glib/gstdio.h>
-
+#include "natter-fuzz-files.h"
 #include "natter-json.h"
 #include "natter-jsonl-repo.h"
 #include "natter-session-reducer.h"
 #include "natter-store-error.h"
 #include "natter-turn-reducer.h"
 
-#define FUZZ_ID "2026-11-30T09-14-03Z-0000001-000"
-
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
-static char *storage_path;
 static NatterJsonlRepo *turn_repo;
 static NatterJsonlRepo *session_repo;
 static char *turn_file;
 static char *session_file;
 static gboolean verbose;
 
-static char *
-prepare_file (NatterJsonlRepo *repo)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) file = natter_jsonl_repo_get_file (repo, FUZZ_ID, &error);
-  g_autoptr(GFile) parent = NULL;
-  g_autofree char *parent_path = NULL;
-
-  g_assert_no_error (error);
-  parent = g_file_get_parent (file);
-  parent_path = g_file_get_path (parent);
-  if (g_mkdir_with_parents (parent_path, 0700) != 0)
-    g_error ("Cannot create %s", parent_path);
-  return g_file_get_path (file);
-}
-
-/* Removes the two files and the now empty partition directories, bottom
- * up, so a run leaves nothing in the temp directory. */
-static void
-cleanup (void)
-{
-  char *paths[] = { turn_file, session_file };
-
-  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
-    {
-      g_autofree char *dir = NULL;
-
-      if (paths[i] == NULL)
-        continue;
-      g_remove (paths[i]);
-      dir = g_path_get_dirname (paths[i]);
-      while (g_str_has_prefix (dir, storage_path) && g_rmdir (dir) == 0)
-        {
-          char *up = g_path_get_dirname (dir);
-
-          g_free (dir);
-          dir = up;
-        }
-    }
-  g_rmdir (storage_path);
-}
-
 int
 LLVMFuzzerInitialize (int    *argc,
                       char ***argv)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) storage_dir = NULL;
+  g_autoptr(GFile) storage_dir = natter_fuzz_storage_new ("natter-fuzz-XXXXXX");
 
-  /* No GVfs modules: only the local file system is exercised. */
-  g_setenv ("GIO_USE_VFS", "local", TRUE);
-  /* A warning or critical on any input is a finding, not noise. */
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   verbose = g_getenv ("NATTER_FUZZ_VERBOSE") != NULL;
-
-  storage_path = g_dir_make_tmp ("natter-fuzz-XXXXXX", &error);
-  g_assert_no_error (error);
-  storage_dir = g_file_new_for_path (storage_path);
   turn_repo = natter_turn_repo_new (storage_dir);
   session_repo = natter_session_repo_new (storage_dir);
-  turn_file = prepare_file (turn_repo);
-  session_file = prepare_file (session_repo);
-  atexit (cleanup);
+  turn_file = natter_fuzz_prepare_file (turn_repo);
+  session_file = natter_fuzz_prepare_file (session_repo);
   return 0;
 }
 
@@ -147,7 +91,7 @@ exercise_session (GPtrArray *events)
 
   /* Properties of docs/format.md §3.2 that every reduced state holds. */
   n_turns = natter_session_state_get_n_turns (state);
-  g_assert_cmpstr (natter_session_state_get_session_id (state), ==, FUZZ_ID);
+  g_assert_cmpstr (natter_session_state_get_session_id (state), ==, NATTER_FUZZ_ID);
   g_assert_nonnull (natter_session_state_get_created_at (state));
   g_assert_nonnull (natter_session_state_get_updated_at (state));
   g_assert_cmpint (natter_session_state_get_next_session_seq (state), ==, (gint64) n_turns + 1);
@@ -195,7 +139,7 @@ exercise_turn (GPtrArray *events)
     }
   g_assert_no_error (error);
 
-  g_assert_cmpstr (natter_turn_state_get_turn_id (state), ==, FUZZ_ID);
+  g_assert_cmpstr (natter_turn_state_get_turn_id (state), ==, NATTER_FUZZ_ID);
   status = natter_derive_turn_status (state);
   g_assert_nonnull (natter_turn_status_to_string (status));
   final_text = natter_turn_state_dup_final_text (state);
@@ -218,14 +162,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   repo = is_session ? session_repo : turn_repo;
   path = is_session ? session_file : turn_file;
 
-  /* GLib 2.74 writes in place without truncating when asked for no
-   * consistency: an empty input would leave the previous one's bytes. */
-  g_remove (path);
-  if (!g_file_set_contents_full (path, (const char *) data + 1, (gssize) size - 1,
-                                 G_FILE_SET_CONTENTS_NONE, 0600, &error))
-    g_error ("Cannot write %s: %s", path, error->message);
+  natter_fuzz_write (path, (const char *) data + 1, size - 1);
 
-  events = natter_jsonl_repo_read_sync (repo, FUZZ_ID, NULL, &error);
+  events = natter_jsonl_repo_read_sync (repo, NATTER_FUZZ_ID, NULL, &error);
   if (events == NULL)
     {
       /* Whatever the bytes, a refused file is CORRUPT, never an I/O or id

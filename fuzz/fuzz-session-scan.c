@@ -23,8 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glib/gstdio.h>
-
+#include "natter-fuzz-files.h"
 #include "natter-json-private.h"
 #include "natter-jsonl-repo.h"
 #include "natter-log-read.h"
@@ -32,58 +31,20 @@
 #include "natter-session-scan.h"
 #include "natter-store-error.h"
 
-#define FUZZ_ID "2026-11-30T09-14-03Z-0000001-000"
-
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
-static char *storage_path;
 static NatterJsonlRepo *session_repo;
 static char *session_file;
-
-static void
-cleanup (void)
-{
-  g_autofree char *dir = NULL;
-
-  if (session_file == NULL)
-    return;
-  g_remove (session_file);
-  dir = g_path_get_dirname (session_file);
-  while (g_str_has_prefix (dir, storage_path) && g_rmdir (dir) == 0)
-    {
-      char *up = g_path_get_dirname (dir);
-
-      g_free (dir);
-      dir = up;
-    }
-  g_rmdir (storage_path);
-}
 
 int
 LLVMFuzzerInitialize (int    *argc,
                       char ***argv)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) storage_dir = NULL;
-  g_autoptr(GFile) file = NULL;
-  g_autoptr(GFile) parent = NULL;
+  g_autoptr(GFile) storage_dir = natter_fuzz_storage_new ("natter-fuzz-scan-XXXXXX");
 
-  g_setenv ("GIO_USE_VFS", "local", TRUE);
-  /* A warning or critical on any input is a finding, not noise. */
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-
-  storage_path = g_dir_make_tmp ("natter-fuzz-scan-XXXXXX", &error);
-  g_assert_no_error (error);
-  storage_dir = g_file_new_for_path (storage_path);
   session_repo = natter_session_repo_new (storage_dir);
-  file = natter_jsonl_repo_get_file (session_repo, FUZZ_ID, &error);
-  g_assert_no_error (error);
-  parent = g_file_get_parent (file);
-  if (g_mkdir_with_parents (g_file_peek_path (parent), 0700) != 0)
-    g_error ("Cannot create %s", g_file_peek_path (parent));
-  session_file = g_file_get_path (file);
-  atexit (cleanup);
+  session_file = natter_fuzz_prepare_file (session_repo);
   return 0;
 }
 
@@ -205,31 +166,18 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   contents = (const char *) data + 1;
   length = size - 1;
 
-  for (gsize pos = 0; pos < length;)
-    {
-      const char *end = memchr (contents + pos, '\n', length - pos);
-      gsize line_length = end != NULL ? (gsize) (end - contents) - pos : length - pos;
+  natter_fuzz_for_each_line (contents, length, check_line);
+  natter_fuzz_write (session_file, contents, length);
 
-      check_line (contents + pos, line_length);
-      pos += line_length + 1;
-    }
+  state = natter_session_reduce_file_sync (session_repo, NATTER_FUZZ_ID, NULL, NULL, &full_error);
 
-  /* GLib 2.74 writes in place without truncating when asked for no
-   * consistency, which would leave the tail of a longer earlier input. */
-  g_remove (session_file);
-  if (!g_file_set_contents_full (session_file, contents, (gssize) length,
-                                 G_FILE_SET_CONTENTS_NONE, 0600, &full_error))
-    g_error ("Cannot write %s: %s", session_file, full_error->message);
-
-  state = natter_session_reduce_file_sync (session_repo, FUZZ_ID, NULL, NULL, &full_error);
-
-  fast_ok = natter_session_scan_contents (contents, length, FUZZ_ID, &fast);
+  fast_ok = natter_session_scan_contents (contents, length, NATTER_FUZZ_ID, &fast);
   if (fast_ok != (state != NULL))
     g_printerr ("The scan %s, the full read %s: %s\n", fast_ok ? "accepts" : "refuses",
                 state != NULL ? "accepts" : "refuses", full_error != NULL ? full_error->message : "");
   g_assert_cmpint (fast_ok, ==, state != NULL);
 
-  g_assert_cmpint (natter_session_scan_file_sync (session_repo, FUZZ_ID, &from_file, NULL, &scan_error),
+  g_assert_cmpint (natter_session_scan_file_sync (session_repo, NATTER_FUZZ_ID, &from_file, NULL, &scan_error),
                    ==, state != NULL);
   if (state != NULL)
     {

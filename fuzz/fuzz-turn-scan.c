@@ -24,8 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glib/gstdio.h>
-
+#include "natter-fuzz-files.h"
 #include "natter-json-private.h"
 #include "natter-log-read.h"
 #include "natter-jsonl-repo.h"
@@ -33,58 +32,20 @@
 #include "natter-turn-reducer.h"
 #include "natter-turn-scan.h"
 
-#define FUZZ_ID "2026-11-30T09-14-03Z-0000001-000"
-
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
-static char *storage_path;
 static NatterJsonlRepo *turn_repo;
 static char *turn_file;
-
-static void
-cleanup (void)
-{
-  g_autofree char *dir = NULL;
-
-  if (turn_file == NULL)
-    return;
-  g_remove (turn_file);
-  dir = g_path_get_dirname (turn_file);
-  while (g_str_has_prefix (dir, storage_path) && g_rmdir (dir) == 0)
-    {
-      char *up = g_path_get_dirname (dir);
-
-      g_free (dir);
-      dir = up;
-    }
-  g_rmdir (storage_path);
-}
 
 int
 LLVMFuzzerInitialize (int    *argc,
                       char ***argv)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) storage_dir = NULL;
-  g_autoptr(GFile) file = NULL;
-  g_autoptr(GFile) parent = NULL;
+  g_autoptr(GFile) storage_dir = natter_fuzz_storage_new ("natter-fuzz-turn-scan-XXXXXX");
 
-  g_setenv ("GIO_USE_VFS", "local", TRUE);
-  /* A warning or critical on any input is a finding, not noise. */
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
-
-  storage_path = g_dir_make_tmp ("natter-fuzz-turn-scan-XXXXXX", &error);
-  g_assert_no_error (error);
-  storage_dir = g_file_new_for_path (storage_path);
   turn_repo = natter_turn_repo_new (storage_dir);
-  file = natter_jsonl_repo_get_file (turn_repo, FUZZ_ID, &error);
-  g_assert_no_error (error);
-  parent = g_file_get_parent (file);
-  if (g_mkdir_with_parents (g_file_peek_path (parent), 0700) != 0)
-    g_error ("Cannot create %s", g_file_peek_path (parent));
-  turn_file = g_file_get_path (file);
-  atexit (cleanup);
+  turn_file = natter_fuzz_prepare_file (turn_repo);
   return 0;
 }
 
@@ -148,6 +109,17 @@ check_container (const char *text,
     }
 }
 
+/* The span walker against the tree on one line's containers. */
+static void
+check_line (const char *line,
+            gsize       length)
+{
+  g_autoptr(JsonNode) tree = natter_json_line_parse (line, length, NULL);
+
+  if (tree != NULL && (JSON_NODE_HOLDS_OBJECT (tree) || JSON_NODE_HOLDS_ARRAY (tree)))
+    check_container (line, length, tree);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
@@ -166,27 +138,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   contents = (const char *) data + 1;
   length = size - 1;
 
-  for (gsize pos = 0; pos < length;)
-    {
-      const char *end = memchr (contents + pos, '\n', length - pos);
-      gsize line_length = end != NULL ? (gsize) (end - contents) - pos : length - pos;
-      g_autoptr(JsonNode) tree = natter_json_line_parse (contents + pos, line_length, NULL);
+  natter_fuzz_for_each_line (contents, length, check_line);
+  natter_fuzz_write (turn_file, contents, length);
 
-      if (tree != NULL && (JSON_NODE_HOLDS_OBJECT (tree) || JSON_NODE_HOLDS_ARRAY (tree)))
-        check_container (contents + pos, line_length, tree);
-      pos += line_length + 1;
-    }
+  state = natter_turn_reduce_file_sync (turn_repo, NATTER_FUZZ_ID, NULL, NULL, &full_error);
 
-  /* GLib 2.74 writes in place without truncating when asked for no
-   * consistency, which would leave the tail of a longer earlier input. */
-  g_remove (turn_file);
-  if (!g_file_set_contents_full (turn_file, contents, (gssize) length,
-                                 G_FILE_SET_CONTENTS_NONE, 0600, &full_error))
-    g_error ("Cannot write %s: %s", turn_file, full_error->message);
-
-  state = natter_turn_reduce_file_sync (turn_repo, FUZZ_ID, NULL, NULL, &full_error);
-
-  if (natter_turn_scan_contents (contents, length, FUZZ_ID, &fast, &fast_imported))
+  if (natter_turn_scan_contents (contents, length, NATTER_FUZZ_ID, &fast, &fast_imported))
     {
       if (state == NULL)
         g_printerr ("The scan decides %s, the full read refuses: %s\n", natter_turn_status_to_string (fast),
@@ -196,7 +153,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       g_assert_cmpint (fast_imported, ==, natter_turn_state_is_imported (state));
     }
 
-  g_assert_cmpint (natter_turn_scan_file_sync (turn_repo, FUZZ_ID, &from_file, NULL, NULL, &scan_error),
+  g_assert_cmpint (natter_turn_scan_file_sync (turn_repo, NATTER_FUZZ_ID, &from_file, NULL, NULL, &scan_error),
                    ==, state != NULL);
   if (state != NULL)
     g_assert_cmpint (from_file, ==, natter_derive_turn_status (state));

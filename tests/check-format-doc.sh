@@ -1,6 +1,7 @@
 #!/bin/sh
 # docs/format.md is the one description of the on-disk format: it must
-# describe every event type the schema validators accept (a heading
+# describe every event type the schema validators accept (turns,
+# sessions and folders) (a heading
 # "### `type`"), and no type they do not accept.
 #
 # Usage: check-format-doc.sh SOURCE_ROOT
@@ -18,11 +19,15 @@ sed -n 's/^ *{ "\([a-z_]*\)", validate_[a-z_]* },$/\1/p' src/store/natter-turn-s
 # The session validator's known types: g_str_equal (type, "…")
 grep -o 'g_str_equal (type, "[a-z_]*")' src/store/natter-session-schema.c \
   | sed 's/.*"\([a-z_]*\)".*/\1/' > "$tmp/session"
-sort -u "$tmp/turn" "$tmp/session" > "$tmp/accepted"
+# The folder log's validator, the same way.
+grep -o 'g_str_equal (type, "[a-z_]*")' src/store/natter-folder-log.c \
+  | sed 's/.*"\([a-z_]*\)".*/\1/' > "$tmp/folder"
+sort -u "$tmp/turn" "$tmp/session" "$tmp/folder" > "$tmp/accepted"
 
 # A parser that finds nothing would pass vacuously.
 [ "$(sort -u "$tmp/turn" | wc -l)" -ge 16 ] || { echo "found only $(wc -l < "$tmp/turn") turn event types"; exit 1; }
 [ "$(sort -u "$tmp/session" | wc -l)" -ge 3 ] || { echo "found only $(wc -l < "$tmp/session") session event types"; exit 1; }
+[ "$(sort -u "$tmp/folder" | wc -l)" -ge 2 ] || { echo "found only $(wc -l < "$tmp/folder") folder event types"; exit 1; }
 
 sed -n 's/^### `\([a-z_]*\)`$/\1/p' "$doc" | sort -u > "$tmp/documented"
 

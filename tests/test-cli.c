@@ -344,7 +344,7 @@ test_send_list_show (Fixture       *f,
   JsonObject *turn;
   g_autoptr(GList) members = NULL;
   const char *names[] = { "createdAt", "lastAgentId", "lastModel", "latestTurnId", "latestTurnStatus",
-                          "sessionId", "title", "turnCount", "updatedAt" };
+                          "pinned", "sessionId", "title", "turnCount", "updatedAt" };
   guint i = 0;
 
   script (f, &ANSWER, NULL);
@@ -370,7 +370,8 @@ test_send_list_show (Fixture       *f,
   g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 1);
   entry = json_array_get_object_element (json_node_get_array (json), 0);
   /* Exactly the spec's SessionIndexEntry field names
-   * (docs/sessions.md §8.1). */
+   * (docs/sessions.md §8.1), and whether the conversation is pinned
+   * (docs/sessions.md §16; `folder` only when it is in one). */
   members = json_object_get_members (entry);
   members = g_list_sort (members, (GCompareFunc) strcmp);
   g_assert_cmpuint (g_list_length (members), ==, G_N_ELEMENTS (names));
@@ -728,6 +729,107 @@ test_params (Fixture       *f,
   g_assert_false (json_object_has_member (third, "seed"));
   system = json_array_get_object_element (json_object_get_array_member (third, "messages"), 0);
   g_assert_null (strstr (json_object_get_string_member_with_default (system, "content", ""), "French"));
+}
+
+/* The entry of `natter sessions --json` for @session_id (transfer full). */
+static JsonObject *
+listed_entry (Fixture    *f,
+              const char *session_id)
+{
+  g_auto(NatterTestRun) r;
+  g_autoptr(JsonNode) json = NULL;
+  JsonArray *array;
+
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  json = natter_test_json (r.out);
+  array = json_node_get_array (json);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (array, i);
+
+      if (g_strcmp0 (json_object_get_string_member (entry, "sessionId"), session_id) == 0)
+        return json_object_ref (entry);
+    }
+  g_assert_not_reached ();
+}
+
+/* pin, unpin and folder (docs/sessions.md §16): each is one event in the
+ * conversation's file, raised to version 4 one step at a time before the
+ * first; `folder SESSION NAME` makes the folder when none of that name
+ * (whatever its case) exists, and the folder outlives the process, also
+ * once nothing is in it; `sessions --json` says `pinned` and `folder`. */
+static void
+test_pins_folders (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *types = NULL;
+  g_autoptr(JsonObject) entry = NULL;
+  g_autoptr(GPtrArray) folders = NULL;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hi");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  entry = listed_entry (f, session_id);
+  g_assert_false (json_object_get_boolean_member (entry, "pinned"));
+  g_assert_false (json_object_has_member (entry, "folder"));
+  g_clear_pointer (&entry, json_object_unref);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "pin", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "Work Stuff");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  entry = listed_entry (f, session_id);
+  g_assert_true (json_object_get_boolean_member (entry, "pinned"));
+  g_assert_cmpstr (json_object_get_string_member (entry, "folder"), ==, "Work Stuff");
+  g_clear_pointer (&entry, json_object_unref);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id);
+  g_assert_cmpstr (r.out, ==, "Work Stuff\n");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "Work", "--none");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "natter: Give a folder name or --none, not both\n");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "--none");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "unpin", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  entry = listed_entry (f, session_id);
+  g_assert_false (json_object_get_boolean_member (entry, "pinned"));
+  g_assert_false (json_object_has_member (entry, "folder"));
+  g_clear_pointer (&entry, json_object_unref);
+
+  /* The empty folder is still there: the same name, in other case,
+   * finds it rather than making a second. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "work stuff");
+  g_assert_cmpint (r.status, ==, 0);
+  entry = listed_entry (f, session_id);
+  g_assert_cmpstr (json_object_get_string_member (entry, "folder"), ==, "Work Stuff");
+  folders = natter_test_list_files (f->dir, "storage/folders");
+  g_assert_cmpuint (folders->len, ==, 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "pin", "not-an-id");
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_cmpstr (r.out, ==, "");
+
+  contents = session_file_contents (f, session_id);
+  types = session_types (contents);
+  g_assert_nonnull (strstr (types, " schema_upgraded:2 schema_upgraded:3 schema_upgraded:4 pin_changed "
+                                   "folder_changed folder_changed pin_changed folder_changed "));
 }
 
 /* Queued messages: send --queue while the turn waits prints `queued
@@ -2139,6 +2241,7 @@ main (int   argc,
   ADD ("/cli/send/permission-allow", test_permission_allow);
   ADD ("/cli/grants/allow-always-grant-list-revoke", test_grants);
   ADD ("/cli/params/send-keep-clear", test_params);
+  ADD ("/cli/pins-folders", test_pins_folders);
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
   ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
   ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);

@@ -18,6 +18,7 @@
 
 #include "natter-search-db.h"
 #include "natter-search-index.h"
+#include "natter-search-index-private.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 #include "natter-test-fakes.h"
@@ -728,6 +729,94 @@ test_huge_message (Fixture       *f,
   g_assert_true (g_str_has_prefix (plain, hit));
 }
 
+static gboolean
+checked_is (Fixture       *f,
+            gconstpointer  data)
+{
+  guint n_checked = 0;
+
+  natter_search_index_get_progress (f->search, &n_checked, NULL);
+  return n_checked == GPOINTER_TO_UINT (data);
+}
+
+static guint
+count_hits (Fixture    *f,
+            const char *text)
+{
+  g_autofree char *found = search (f, text);
+  guint n = 0;
+
+  for (const char *p = found; *p != '\0'; p++)
+    n += *p == '\n';
+  return n;
+}
+
+/* A build says how far it has come, a committed batch at a time, and a
+ * search meanwhile finds exactly what those batches hold. The worker
+ * stops after each commit until the test lets it go on. */
+static void
+test_progress (Fixture       *f,
+               gconstpointer  data)
+{
+  guint n_sessions = 0;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *sid = create_session (f);
+
+      g_free (exchange (f, sid, "What is in the burrow?", "A wombat."));
+    }
+
+  f->search = natter_search_index_new (f->cache, f->w->session_repo, f->w->turn_repo, f->sessions);
+  natter_search_index_pause_after_batches (f->search, 1);
+  natter_search_index_start (f->search);
+  wait_until (f, checked_is, GUINT_TO_POINTER (1));
+  natter_search_index_get_progress (f->search, NULL, &n_sessions);
+  g_assert_cmpuint (n_sessions, ==, 3);
+  g_assert_true (natter_search_index_get_indexing (f->search));
+  g_assert_cmpuint (count_hits (f, "wombat"), ==, 1);
+
+  natter_search_index_resume (f->search, TRUE);
+  wait_until (f, checked_is, GUINT_TO_POINTER (2));
+  g_assert_cmpuint (count_hits (f, "wombat"), ==, 2);
+
+  natter_search_index_resume (f->search, FALSE);
+  wait_indexed (f);
+  g_assert_true (checked_is (f, GUINT_TO_POINTER (3)));
+  g_assert_cmpuint (count_hits (f, "wombat"), ==, 3);
+}
+
+/* A build from nothing, its logs read on a second thread: the words of
+ * a damaged session file and of a damaged turn file are not indexed,
+ * those of every other turn are. */
+static void
+test_damaged_not_indexed (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *good = create_session (f);
+  g_autofree char *bad_session = create_session (f);
+  g_autofree char *bad_turn = create_session (f);
+  g_autofree char *t1 = exchange (f, good, "Tell me of otters", "Otters hold hands.");
+  g_autofree char *t2 = exchange (f, bad_session, "Tell me of otters", "Otters sleep afloat.");
+  g_autofree char *t3 = exchange (f, bad_turn, "Tell me of otters", "Otters use stones.");
+  g_autofree char *t4 = exchange (f, bad_turn, "And beavers?", "Beavers build dams.");
+  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (f->w->session_repo, bad_session, NULL);
+  g_autoptr(GFile) turn_file = natter_jsonl_repo_get_file (f->w->turn_repo, t3, NULL);
+  g_autofree char *hit_good = hit_line (good, t1);
+  g_autofree char *hit_beavers = hit_line (bad_turn, t4);
+
+  /* Half an event: neither log reads whole. */
+  natter_test_append_file (g_file_peek_path (session_file), "{\"type\":");
+  natter_test_append_file (g_file_peek_path (turn_file), "{\"type\":");
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "otters", hit_good);
+  assert_search (f, "beavers", hit_beavers);
+  assert_search (f, "afloat", "");
+  assert_search (f, "stones", "");
+  (void) t2;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -746,6 +835,8 @@ main (int   argc,
   ADD ("/search-index/corrupt-index-rebuilt", test_corrupt_index_rebuilt);
   ADD ("/search-index/cache-path-not-a-file", test_cache_path_not_a_file);
   ADD ("/search-index/stale-files-picked-up-at-start", test_stale_files_picked_up_at_start);
+  ADD ("/search-index/progress", test_progress);
+  ADD ("/search-index/damaged-not-indexed", test_damaged_not_indexed);
 
   return g_test_run ();
 }

@@ -102,6 +102,24 @@ fixture_set_up (Fixture       *f,
                                                           &error));
     g_assert_no_error (error);
   }
+  /* A pinned conversation and one in a folder (docs/format.md §3.6): the
+   * cache keeps both with their entries. */
+  {
+    g_autoptr(GAsyncResult) pinned = NULL;
+    g_autoptr(GAsyncResult) moved = NULL;
+    g_autoptr(GError) error = NULL;
+
+    natter_sessions_set_pinned_async (f->t.sessions, g_ptr_array_index (f->ids, 1), TRUE, NULL,
+                                      natter_test_result_cb, &pinned);
+    g_assert_true (natter_sessions_set_pinned_finish (f->t.sessions, natter_test_sessions_wait_result (&pinned),
+                                                      &error));
+    g_assert_no_error (error);
+    natter_sessions_set_folder_async (f->t.sessions, g_ptr_array_index (f->ids, 3),
+                                      "2026-11-30T09-14-03Z-0000099-000", NULL, natter_test_result_cb, &moved);
+    g_assert_true (natter_sessions_set_folder_finish (f->t.sessions, natter_test_sessions_wait_result (&moved),
+                                                      &error));
+    g_assert_no_error (error);
+  }
 
   /* The entries' marks: a version (an edit, made under its parent's
    * title) and a conversation whose latest turn was imported. */

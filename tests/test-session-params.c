@@ -58,9 +58,9 @@ test_validation (void)
     { HEAD ("parameters_changed") "}", NATTER_STORE_ERROR_SCHEMA },
     { HEAD ("parameters_renamed") ",\"parameters\":{}}", NATTER_STORE_ERROR_UNKNOWN_TYPE },
     { CREATED (3), 0 },
-    { CREATED (4), NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
+    { CREATED (5), NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
     { UPGRADED (3), 0 },
-    { UPGRADED (4), NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
+    { UPGRADED (5), NATTER_STORE_ERROR_UNSUPPORTED_VERSION },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -317,7 +317,7 @@ test_unknown_version (void)
   g_autoptr(GPtrArray) events = events_new ();
 
   add (events, g_strdup ("{\"type\":\"session_created\",\"sessionId\":\"" SID "\","
-                         "\"ts\":\"2026-11-30T10:00:00.000Z\",\"schemaVersion\":4}"));
+                         "\"ts\":\"2026-11-30T10:00:00.000Z\",\"schemaVersion\":5}"));
   add (events, turn_json (SID, 1, 1, 1));
   assert_reduce_fails (events, NATTER_STORE_ERROR_UNSUPPORTED_VERSION);
 }

@@ -444,22 +444,14 @@ static void
 test_mutated (Fixture       *fixture,
               gconstpointer  data)
 {
-  guint rounds = g_test_slow () ? 40000 : 6000;
+  guint rounds = natter_test_mutated_rounds ();
 
   for (guint n = 0; n < rounds; n++)
     {
       g_autofree char *id = make_id (n);
       g_autoptr(GPtrArray) events = generate_events (fixture->rand, id, n);
-      g_autoptr(GString) text = NULL;
-      /* 0: schema-level changes, 1: byte-level, 2: both, 3: none. */
-      guint kind = g_rand_int_range (fixture->rand, 0, 4);
+      g_autoptr(GString) text = natter_test_mutate_log (fixture->rand, events, mutate_event, n);
 
-      if (kind == 0 || kind == 2)
-        for (guint i = g_rand_int_range (fixture->rand, 1, 3); i > 0; i--)
-          mutate_event (fixture->rand, events, n);
-      text = natter_test_serialize_events (events);
-      if (kind == 1 || kind == 2)
-        natter_test_mutate_bytes (fixture->rand, text);
       check_file (fixture, id, text->str, text->len);
     }
   /* Both verdicts must be well represented for the comparison to mean

@@ -123,13 +123,13 @@ test_schema_upgraded_twice_fails (void)
 {
   const char *twice[] = { CREATED_V1, UPGRADED, UPGRADED, NULL };
   const char *at_2[] = { CREATED_V2, UPGRADED, NULL };
-  const char *to_4[] = { CREATED_V1, HEAD ("schema_upgraded") ",\"schemaVersion\":4}", NULL };
+  const char *to_5[] = { CREATED_V1, HEAD ("schema_upgraded") ",\"schemaVersion\":5}", NULL };
   const char *once[] = { CREATED_V1, UPGRADED, NULL };
   g_autoptr(NatterSessionState) state = NULL;
 
   assert_lines_fail (twice, NATTER_STORE_ERROR_INVARIANT, "schema_upgraded to version 2 in a file at version 2");
   assert_lines_fail (at_2, NATTER_STORE_ERROR_INVARIANT, "schema_upgraded to version 2 in a file at version 2");
-  assert_lines_fail (to_4, NATTER_STORE_ERROR_UNSUPPORTED_VERSION, NULL);
+  assert_lines_fail (to_5, NATTER_STORE_ERROR_UNSUPPORTED_VERSION, NULL);
 
   state = reduce_ok (once);
   g_assert_cmpint (natter_session_state_get_schema_version (state), ==, 2);
@@ -293,7 +293,7 @@ test_scan_agrees_with_full_read (void)
     { CREATED_V2 "\n" HEAD ("permission_grant_added") ",\"grantId\":\"" G1 "\",\"toolId\":\"\"}\n", FALSE },
     { CREATED_V2 "\n" "{\"type\":\"permission_grant_added\",\"sessionId\":\"" TID "\",\"ts\":\"" TS "\","
       "\"grantId\":\"" G1 "\",\"toolId\":\"x\"}\n", FALSE },
-    { HEAD ("session_created") ",\"schemaVersion\":4}\n", FALSE },
+    { HEAD ("session_created") ",\"schemaVersion\":5}\n", FALSE },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (files); i++)

@@ -27,7 +27,7 @@
 
 typedef struct
 {
-  NatterJsonlRepo *repos[2];
+  NatterJsonlRepo *repos[3];
   NatterBlobStore *blobs;
 } LeftoversData;
 
@@ -116,6 +116,7 @@ natter_services_remove_leftover_temp_files_async (NatterServices      *self,
   data = g_new0 (LeftoversData, 1);
   data->repos[0] = g_object_ref (natter_services_get_session_repo (self));
   data->repos[1] = g_object_ref (natter_services_get_turn_repo (self));
+  data->repos[2] = g_object_ref (natter_services_get_folder_repo (self));
   data->blobs = g_object_ref (natter_services_get_blob_store (self));
   g_task_set_task_data (task, data, (GDestroyNotify) leftovers_data_free);
   g_task_run_in_thread (task, remove_leftovers_thread);

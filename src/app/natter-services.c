@@ -21,6 +21,7 @@
 #include "natter-mcp-manager.h"
 #include "natter-config-agent-resolver.h"
 #include "natter-data-dir-lock.h"
+#include "natter-folder-log.h"
 #include "natter-default-permission-checker.h"
 #include "natter-model-permission-classifier.h"
 #include "natter-services.h"
@@ -38,6 +39,8 @@ struct _NatterServices
   NatterIdGenerator          *ids;
   NatterJsonlRepo            *turn_repo;
   NatterJsonlRepo            *session_repo;
+  NatterJsonlRepo            *folder_repo;
+  NatterFolders              *folders;
   NatterBlobStore            *blobs;
   NatterTurnEventHub         *hub;
   NatterToolRegistry         *tools;
@@ -57,6 +60,7 @@ struct _NatterServices
   NatterDataDirLock          *lock;
 
   gboolean                    loading;
+  gboolean                    folders_loaded;
   GPtrArray                  *load_waiters;   /* GTask */
   GError                     *load_error;
 };
@@ -96,6 +100,8 @@ natter_services_finalize (GObject *object)
   g_clear_object (&self->tools);
   g_clear_object (&self->hub);
   g_clear_object (&self->session_repo);
+  g_clear_object (&self->folders);
+  g_clear_object (&self->folder_repo);
   g_clear_object (&self->turn_repo);
   g_clear_object (&self->blobs);
   g_clear_object (&self->ids);
@@ -328,6 +334,7 @@ natter_services_new (GFile               *data_dir,
   self->ids = natter_id_generator_new (self->clock);
   self->turn_repo = natter_turn_repo_new (self->storage_dir);
   self->session_repo = natter_session_repo_new (self->storage_dir);
+  self->folder_repo = natter_folder_repo_new (self->storage_dir);
   self->blobs = natter_blob_store_new (self->storage_dir);
   self->hub = natter_turn_event_hub_new ();
 
@@ -395,6 +402,7 @@ natter_services_new (GFile               *data_dir,
    * (docs/sessions.md §13): the session layer follows the setting
    * live, whatever front end sent the message. */
   g_object_bind_property (self->settings, "auto-title", self->sessions, "auto-title", G_BINDING_SYNC_CREATE);
+  self->folders = natter_folders_new (self->folder_repo, self->clock, self->ids);
   self->headless = natter_headless_runner_new (self->runtime);
   self->pipeline = natter_send_pipeline_new (self->sessions, self->settings);
   natter_send_pipeline_set_blob_store (self->pipeline, self->blobs);
@@ -483,19 +491,14 @@ natter_services_has_writer_lock (NatterServices *self)
 
 /* Loading the index */
 
+/* Every waiter of natter_services_load_async() gets the verdict of this
+ * load: the index and the folders, or the first error. */
 static void
-index_loaded_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
+complete_load (NatterServices *self)
 {
-  g_autoptr(NatterServices) self = user_data;
   g_autoptr(GPtrArray) waiters = NULL;
-  GError *error = NULL;
 
-  if (!natter_session_index_load_finish (NATTER_SESSION_INDEX (object), result, &error))
-    self->load_error = error;
   self->loading = FALSE;
-
   waiters = g_steal_pointer (&self->load_waiters);
   self->load_waiters = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < waiters->len; i++)
@@ -507,8 +510,43 @@ index_loaded_cb (GObject      *object,
       else
         g_task_return_boolean (task, TRUE);
     }
-  /* A failed scan may be retried by the next caller. */
+  /* A failed load may be retried by the next caller. */
   g_clear_error (&self->load_error);
+}
+
+static void
+folders_loaded_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(NatterServices) self = user_data;
+  GError *error = NULL;
+
+  if (!natter_folders_load_finish (NATTER_FOLDERS (object), result, &error))
+    self->load_error = error;
+  else
+    self->folders_loaded = TRUE;
+  complete_load (self);
+}
+
+static void
+index_loaded_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(NatterServices) self = user_data;
+  GError *error = NULL;
+
+  if (!natter_session_index_load_finish (NATTER_SESSION_INDEX (object), result, &error))
+    self->load_error = error;
+  /* The folders' names come with the list that shows them: an empty
+   * folder is a folder too (docs/format.md §8). */
+  if (self->load_error != NULL || self->folders_loaded)
+    {
+      complete_load (self);
+      return;
+    }
+  natter_folders_load_async (self->folders, NULL, folders_loaded_cb, g_object_ref (self));
 }
 
 /**
@@ -536,7 +574,7 @@ natter_services_load_async (NatterServices      *self,
   g_task_set_source_tag (task, natter_services_load_async);
   g_task_set_return_on_cancel (task, TRUE);
 
-  if (natter_session_index_get_loaded (self->index))
+  if (natter_session_index_get_loaded (self->index) && self->folders_loaded)
     {
       g_task_return_boolean (task, TRUE);
       return;
@@ -545,6 +583,11 @@ natter_services_load_async (NatterServices      *self,
   if (self->loading)
     return;
   self->loading = TRUE;
+  if (natter_session_index_get_loaded (self->index))
+    {
+      natter_folders_load_async (self->folders, NULL, folders_loaded_cb, g_object_ref (self));
+      return;
+    }
   natter_session_index_load_async (self->index, self->session_repo, self->turn_repo, NULL,
                                    index_loaded_cb, g_object_ref (self));
 }
@@ -821,6 +864,38 @@ natter_services_get_turn_repo (NatterServices *self)
 {
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
   return self->turn_repo;
+}
+
+/**
+ * natter_services_get_folders:
+ * @self: the services
+ *
+ * The folders conversations can be put in (docs/format.md §8), loaded
+ * with the index by natter_services_load_async().
+ *
+ * Returns: (transfer none): the folder list
+ */
+NatterFolders *
+natter_services_get_folders (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+
+  return self->folders;
+}
+
+/**
+ * natter_services_get_folder_repo:
+ * @self: the services
+ *
+ * Returns: (transfer none): the repository of folder logs
+ *   (docs/format.md §8)
+ */
+NatterJsonlRepo *
+natter_services_get_folder_repo (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+
+  return self->folder_repo;
 }
 
 /**

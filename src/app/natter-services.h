@@ -9,6 +9,7 @@
 
 #include "natter-agent-store.h"
 #include "natter-builtin-agent-resolver.h"
+#include "natter-folders.h"
 #include "natter-headless-runner.h"
 #include "natter-libsecret-store.h"
 #include "natter-mcp-manager.h"
@@ -84,6 +85,8 @@ GFile                  *natter_services_get_data_dir             (NatterServices
 NatterSettings         *natter_services_get_settings             (NatterServices       *self);
 NatterSessions         *natter_services_get_sessions             (NatterServices       *self);
 NatterSessionIndex     *natter_services_get_index                (NatterServices       *self);
+NatterFolders          *natter_services_get_folders              (NatterServices       *self);
+NatterJsonlRepo        *natter_services_get_folder_repo          (NatterServices       *self);
 NatterTurnRuntime      *natter_services_get_runtime              (NatterServices       *self);
 NatterTurnEventHub     *natter_services_get_hub                  (NatterServices       *self);
 NatterHeadlessRunner   *natter_services_get_headless_runner      (NatterServices       *self);

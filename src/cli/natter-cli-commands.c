@@ -170,36 +170,6 @@ natter_cli_command_ask (Run *run)
 /* send                                                                */
 /* ------------------------------------------------------------------ */
 
-/* Checks a session id given on the command line against the index:
- * a malformed id and an unknown session are errors before anything is
- * written. */
-static NatterSessionIndexEntry *
-lookup_session (Run        *run,
-                const char *session_id)
-{
-  NatterSessionIndexEntry *entry;
-  GError *error = NULL;
-
-  if (!natter_id_validate (session_id, &error))
-    {
-      natter_cli_fail_error (run, error);
-      return NULL;
-    }
-  entry = natter_session_index_lookup (natter_services_get_index (run->services), session_id);
-  if (entry == NULL)
-    {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), session_id);
-      return NULL;
-    }
-  if (natter_session_index_entry_get_error (entry) != NULL)
-    {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "Session %s cannot be used: %s"), session_id,
-                       natter_session_index_entry_get_error (entry));
-      return NULL;
-    }
-  return entry;
-}
-
 static void
 message_sent_cb (GObject      *object,
                  GAsyncResult *result,
@@ -271,7 +241,7 @@ natter_cli_command_send (Run *run)
 
   /* A session that cannot be used is reported before any blob is
    * stored. */
-  if (run->session_id != NULL && lookup_session (run, run->session_id) == NULL)
+  if (run->session_id != NULL && natter_cli_lookup_session (run, run->session_id) == NULL)
     return;
   /* A queued message this send makes the session send runs to its end
    * before the command does (natter-cli-queue.c). */
@@ -441,7 +411,7 @@ resume_done_cb (GObject      *object,
 void
 natter_cli_command_resume (Run *run)
 {
-  if (lookup_session (run, run->args[0]) == NULL)
+  if (natter_cli_lookup_session (run, run->args[0]) == NULL)
     return;
   natter_sessions_resume_turn_async (natter_services_get_sessions (run->services), run->args[0],
                                      g_task_get_cancellable (run->task), resume_done_cb, run);
@@ -470,7 +440,7 @@ boolean_done_cb (GObject      *object,
 void
 natter_cli_command_title (Run *run)
 {
-  if (lookup_session (run, run->args[0]) == NULL)
+  if (natter_cli_lookup_session (run, run->args[0]) == NULL)
     return;
   run->boolean_finish = natter_sessions_set_title_finish;
   natter_sessions_set_title_async (natter_services_get_sessions (run->services), run->args[0], run->text,
@@ -480,7 +450,7 @@ natter_cli_command_title (Run *run)
 void
 natter_cli_command_delete (Run *run)
 {
-  if (lookup_session (run, run->args[0]) == NULL)
+  if (natter_cli_lookup_session (run, run->args[0]) == NULL)
     return;
   run->boolean_finish = natter_sessions_delete_session_finish;
   natter_sessions_delete_session_async (natter_services_get_sessions (run->services), run->args[0],
@@ -512,7 +482,7 @@ natter_cli_command_fork (Run *run)
 {
   GError *error = NULL;
 
-  if (lookup_session (run, run->args[0]) == NULL)
+  if (natter_cli_lookup_session (run, run->args[0]) == NULL)
     return;
   if (!natter_id_validate (run->args[1], &error))
     {
@@ -694,44 +664,4 @@ natter_cli_command_show (Run *run)
     }
   natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
                                      g_task_get_cancellable (run->task), show_session_read_cb, run);
-}
-
-static void
-print_session_read_cb (GObject      *object,
-                       GAsyncResult *result,
-                       gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(NatterSessionState) state = NULL;
-  GError *error = NULL;
-
-  state = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
-  if (state == NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  run->print_session (run, state);
-  natter_cli_finish (run, 0);
-}
-
-/* Reads the session the command names (its first argument), prints what
- * @print takes from its state, and finishes: the commands that list a
- * part of a session (its grants, its queue). */
-void
-natter_cli_print_session (Run  *run,
-                          void (*print) (Run *run, NatterSessionState *state))
-{
-  run->print_session = print;
-  natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->args[0],
-                                     g_task_get_cancellable (run->task), print_session_read_cb, run);
-}
-
-/* The session checks of every command that names one, for the commands
- * kept in their own files. */
-NatterSessionIndexEntry *
-natter_cli_lookup_session (Run        *run,
-                           const char *session_id)
-{
-  return lookup_session (run, session_id);
 }

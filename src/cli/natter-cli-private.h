@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What the parts of the command line share: one run of a subcommand,
- * the command table's row, the output helpers (natter-cli.c), the
+ * the command table's row, the output helpers (natter-cli-output.c), the
  * subcommands (natter-cli-commands.c) and the reporting of their results
  * (natter-cli-report.c). Not installed, not used outside src/cli.
  */
@@ -36,6 +36,7 @@ typedef enum
   OPT_COMPACT    = 1 << 10,  /* --compact */
   OPT_PARAMS     = 1 << 11,  /* --temperature, --top-p, --max-tokens, --seed, --system */
   OPT_CLEAR      = 1 << 12,  /* --clear */
+  OPT_NONE       = 1 << 13,  /* --none */
 } OptionSet;
 
 typedef struct
@@ -86,6 +87,7 @@ struct _Run
                                                 * as typed, by NatterParameter */
   char                    *system;      /* --system */
   gboolean                 clear;       /* params --clear */
+  gboolean                 none;        /* folder --none */
   GStrv                    args;        /* positional arguments */
   GStrv                    attach;      /* --attach FILE, as given */
   char                    *text;        /* the joined message, for MESSAGE commands */
@@ -111,7 +113,7 @@ struct _Run
 #define natter_cli_tr(run, text) natter_cli_gettext ((run)->cmdline, (text))
 #define natter_cli_ntr(run, text, plural, n) natter_cli_ngettext ((run)->cmdline, (text), (plural), (n))
 
-/* natter-cli.c: output, always through the command line object */
+/* natter-cli-output.c: output, always through the command line object */
 void natter_cli_out        (Run        *run,
                             const char *format,
                             ...) G_GNUC_PRINTF (2, 3);
@@ -125,6 +127,10 @@ void natter_cli_fail_error (Run        *run,
                             GError     *error);
 void natter_cli_fail_send_error (Run    *run,
                                  GError *error);
+
+/* natter-cli-session.c: the session a command names */
+NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
+                                                    const char *session_id);
 void natter_cli_print_session (Run  *run,
                                void (*print) (Run *run, NatterSessionState *state));
 
@@ -135,6 +141,7 @@ void        natter_cli_print_sessions   (Run                     *run);
 JsonObject *natter_cli_turn_summary     (const NatterSessionTurn *turn,
                                          NatterTurnState         *state);
 void        natter_cli_print_show_text  (Run                     *run);
+void        natter_cli_follow_queue     (Run                     *run);
 
 /* natter-cli-commands.c: the subcommands, started from the command table */
 void natter_cli_command_ask        (Run *run);
@@ -153,9 +160,6 @@ void natter_cli_command_recover    (Run *run);
 void natter_cli_command_compact    (Run *run);
 void natter_cli_command_retry      (Run *run);
 
-NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
-                                                    const char *session_id);
-
 /* natter-cli-mcp.c */
 void natter_cli_command_mcp        (Run *run);
 void natter_cli_mcp_refresh        (Run  *run,
@@ -171,7 +175,6 @@ void natter_cli_command_search     (Run *run);
 /* natter-cli-queue.c */
 void natter_cli_command_queue        (Run *run);
 void natter_cli_command_unqueue      (Run *run);
-void natter_cli_follow_queue         (Run *run);
 void natter_cli_note_latest          (Run *run);
 void natter_cli_queued               (Run        *run,
                                       const char *queue_id);
@@ -183,6 +186,10 @@ void     natter_cli_command_params     (Run                         *run);
 gboolean natter_cli_read_parameters    (Run                         *run,
                                         NatterGenerationParameters  *parameters);
 gboolean natter_cli_has_parameters     (Run                         *run);
+
+/* natter-cli-folders.c */
+void natter_cli_command_pin          (Run *run);
+void natter_cli_command_folder       (Run *run);
 
 /* natter-cli-grants.c */
 void natter_cli_command_grant        (Run *run);

@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Queued messages on the command line (docs/sessions.md §4):
- * send --queue, queue, unqueue, and following the queue after a turn
- * completes. A turn the queue makes in this process runs to its end
+ * send --queue, queue, unqueue; following the queue after a reported
+ * turn completes is part of the report (natter-cli-report.c). A turn the queue makes in this process runs to its end
  * before the command exits, whichever command made it: the one after a
  * reported turn, and the one made of a message a crash left queued, which
  * a send finds first in line (docs/format.md §3.4). Otherwise the exit
@@ -179,68 +179,4 @@ natter_cli_command_unqueue (Run *run)
 {
   natter_sessions_remove_queued_message_async (natter_services_get_sessions (run->services), run->args[0],
                                                run->args[1], g_task_get_cancellable (run->task), unqueued_cb, run);
-}
-
-static void
-follow_read_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Run *run = user_data;
-  NatterSessions *sessions = NATTER_SESSIONS (object);
-  g_autoptr(NatterSessionState) state = NULL;
-  const NatterSessionTurn *reported;
-  const char *latest;
-  GError *error = NULL;
-
-  state = natter_sessions_get_session_finish (sessions, result, &error);
-  if (state == NULL)
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  latest = natter_session_state_get_latest_turn_id (state);
-  reported = natter_session_state_find_turn (state, run->turn_id);
-  /* A queued message became the next turn when the reported one
-   * completed: it is reported too, after a blank line, so the process
-   * stays until it settles instead of leaving it interrupted. */
-  if (latest != NULL && reported != NULL &&
-      natter_session_state_find_turn (state, latest)->session_seq == reported->session_seq + 1)
-    {
-      g_free (run->turn_id);
-      run->turn_id = g_strdup (latest);
-      natter_cli_out (run, "\n");
-      natter_cli_wait_and_report (run);
-      return;
-    }
-  /* Otherwise nothing was promoted: the flush waited for the promotion
-   * the settling began before the turn's waiters heard of it, so a queue
-   * still there waits for the person (the turn did not complete). */
-  natter_cli_finish (run, 0);
-}
-
-static void
-follow_flushed_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!natter_sessions_flush_finish (NATTER_SESSIONS (object), result, &error) || run->session_id == NULL)
-    {
-      natter_cli_finish (run, 0);
-      return;
-    }
-  natter_sessions_get_session_async (NATTER_SESSIONS (object), run->session_id, g_task_get_cancellable (run->task),
-                                     follow_read_cb, run);
-}
-
-/* After a reported turn completed: once the promotion that its settling
- * started has run (flush), follows the turn it made, if any. */
-void
-natter_cli_follow_queue (Run *run)
-{
-  natter_sessions_flush_async (natter_services_get_sessions (run->services), g_task_get_cancellable (run->task),
-                               follow_flushed_cb, run);
 }

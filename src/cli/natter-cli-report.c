@@ -241,6 +241,73 @@ natter_cli_wait_and_report (Run *run)
                                        g_task_get_cancellable (run->task), report_waited_cb, run);
 }
 
+/* Following the queue: a turn the queue made when the reported one
+ * completed is reported too (docs/sessions.md §4). */
+
+static void
+follow_read_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Run *run = user_data;
+  NatterSessions *sessions = NATTER_SESSIONS (object);
+  g_autoptr(NatterSessionState) state = NULL;
+  const NatterSessionTurn *reported;
+  const char *latest;
+  GError *error = NULL;
+
+  state = natter_sessions_get_session_finish (sessions, result, &error);
+  if (state == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  latest = natter_session_state_get_latest_turn_id (state);
+  reported = natter_session_state_find_turn (state, run->turn_id);
+  /* A queued message became the next turn when the reported one
+   * completed: it is reported too, after a blank line, so the process
+   * stays until it settles instead of leaving it interrupted. */
+  if (latest != NULL && reported != NULL &&
+      natter_session_state_find_turn (state, latest)->session_seq == reported->session_seq + 1)
+    {
+      g_free (run->turn_id);
+      run->turn_id = g_strdup (latest);
+      natter_cli_out (run, "\n");
+      natter_cli_wait_and_report (run);
+      return;
+    }
+  /* Otherwise nothing was promoted: the flush waited for the promotion
+   * the settling began before the turn's waiters heard of it, so a queue
+   * still there waits for the person (the turn did not complete). */
+  natter_cli_finish (run, 0);
+}
+
+static void
+follow_flushed_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_flush_finish (NATTER_SESSIONS (object), result, &error) || run->session_id == NULL)
+    {
+      natter_cli_finish (run, 0);
+      return;
+    }
+  natter_sessions_get_session_async (NATTER_SESSIONS (object), run->session_id, g_task_get_cancellable (run->task),
+                                     follow_read_cb, run);
+}
+
+/* After a reported turn completed: once the promotion that its settling
+ * started has run (flush), follows the turn it made, if any. */
+void
+natter_cli_follow_queue (Run *run)
+{
+  natter_sessions_flush_async (natter_services_get_sessions (run->services), g_task_get_cancellable (run->task),
+                               follow_flushed_cb, run);
+}
+
 /* ------------------------------------------------------------------ */
 /* sessions                                                            */
 /* ------------------------------------------------------------------ */
@@ -280,13 +347,33 @@ append_json_element (GString  *out,
   g_string_append (out, line);
 }
 
+/* `pinned` (always) and `folder` (the folder's name, when it is in
+ * one that exists) of the conversation whose original is @original
+ * (docs/sessions.md §16): a version says what its conversation does. */
+static void
+add_placement (Run        *run,
+               JsonObject *object,
+               const char *original)
+{
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_services_get_index (run->services), original);
+  NatterFolder *folder = NULL;
+
+  json_object_set_boolean_member (object, "pinned", entry != NULL && natter_session_index_entry_get_pinned (entry));
+  if (entry != NULL)
+    folder = natter_folders_lookup (natter_services_get_folders (run->services),
+                                    natter_session_index_entry_get_folder_id (entry));
+  if (folder != NULL && natter_folder_get_name (folder) != NULL)
+    json_object_set_string_member (object, "folder", natter_folder_get_name (folder));
+}
+
 /* Prints the session index: one tab-separated line per session, or
  * the entries as a JSON array, written an entry at a time: the array's
  * text is exactly what natter_json_to_text() makes of the whole array,
  * but only one entry's tree and a piece of the text are ever held. Every
  * session is listed; one that is a version of another conversation (an
  * edit or a new try, natter-session-families.c) says which: a fifth
- * column "version of ID" in text, `versionOf` in JSON. */
+ * column "version of ID" in text, `versionOf` in JSON. The JSON also
+ * says whether the conversation is pinned and which folder it is in. */
 void
 natter_cli_print_sessions (Run *run)
 {
@@ -309,6 +396,7 @@ natter_cli_print_sessions (Run *run)
 
           if (version)
             json_object_set_string_member (json_node_get_object (node), "versionOf", original);
+          add_placement (run, json_node_get_object (node), original);
           append_json_element (json, node, i == 0);
           if (json->len >= JSON_FLUSH_SIZE)
             {

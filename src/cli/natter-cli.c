@@ -21,7 +21,6 @@
 
 #include "natter-cli-private.h"
 #include "natter-parameters-input.h"
-#include "natter-session-error.h"
 
 static void
 run_free (Run *run)
@@ -47,81 +46,6 @@ run_free (Run *run)
   g_clear_pointer (&run->session, natter_session_state_unref);
   g_clear_pointer (&run->shown_turns, json_array_unref);
   g_free (run);
-}
-
-/* Output, always through the command line object: it may belong to
- * another process. */
-
-void G_GNUC_PRINTF (2, 3)
-natter_cli_out (Run        *run,
-                const char *format,
-                ...)
-{
-  g_autofree char *text = NULL;
-  va_list args;
-
-  va_start (args, format);
-  text = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_application_command_line_print (run->cmdline, "%s", text);
-}
-
-/* Ends the run with @status, or with the run's floor when that is
- * higher (a refused send that waited for a queued message's turn). */
-void
-natter_cli_finish (Run *run,
-                   int  status)
-{
-  GTask *task = run->task;
-
-  run->task = NULL;
-  g_task_return_int (task, MAX (status, run->exit_floor));
-  g_object_unref (task);
-}
-
-void G_GNUC_PRINTF (3, 4)
-natter_cli_fail (Run        *run,
-                 int         status,
-                 const char *format,
-                 ...)
-{
-  g_autofree char *text = NULL;
-  va_list args;
-
-  va_start (args, format);
-  text = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_application_command_line_printerr (run->cmdline, "natter: %s\n", text);
-  natter_cli_finish (run, status);
-}
-
-void
-natter_cli_fail_error (Run    *run,
-                       GError *error)
-{
-  g_autofree char *words = natter_cli_error_words (run->cmdline, error->message);
-
-  natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", words);
-  g_error_free (error);
-}
-
-/* A message that was not sent: the reason, and where there is one, the
- * way on. */
-void
-natter_cli_fail_send_error (Run    *run,
-                            GError *error)
-{
-  if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED) && run->session_id != NULL)
-    {
-      /* Translators: the first %s is why, the second a session id */
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
-                       natter_cli_tr (run, "%s\nCopy the part before the damage into a new session with: "
-                                      "natter recover %s"),
-                       error->message, run->session_id);
-      g_error_free (error);
-      return;
-    }
-  natter_cli_fail_error (run, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -187,6 +111,11 @@ static const Command commands[] = {
   { "params", N_("SESSION [--temperature T] [--top-p P] [--max-tokens N] [--seed S] [--system TEXT] [--clear] [--json]"),
     N_("Show or keep the generation parameters every later message of a session is sent with"), 1, 1,
     OPT_PARAMS | OPT_CLEAR | OPT_JSON, natter_cli_command_params },
+  { "pin", N_("SESSION"), N_("Pin a conversation to the top of the list"), 1, 1, 0, natter_cli_command_pin },
+  { "unpin", N_("SESSION"), N_("Unpin a conversation"), 1, 1, 0, natter_cli_command_pin },
+  { "folder", N_("SESSION [NAME | --none]"),
+    N_("Put a conversation in the folder NAME (made if there is none), take it out of its folder, or print it"),
+    1, 2, OPT_NONE, natter_cli_command_folder },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -402,6 +331,9 @@ option_context_new (Run *run)
     entries[n++] = (GOptionEntry) { "clear", 0, 0, G_OPTION_ARG_NONE, &run->clear,
                                     N_("Forget the kept parameters first (the others given are then kept alone)"),
                                     NULL };
+  if (command->options & OPT_NONE)
+    entries[n++] = (GOptionEntry) { "none", 0, 0, G_OPTION_ARG_NONE, &run->none,
+                                    N_("Take the conversation out of its folder"), NULL };
   if (command->options & OPT_IMPORT)
     entries[n++] = (GOptionEntry) { "from", 0, 0, G_OPTION_ARG_STRING, &run->from,
                                     N_("chatgpt: the file is a ChatGPT conversations.json"), N_("SOURCE") };

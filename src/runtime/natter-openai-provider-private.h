@@ -7,8 +7,10 @@
  * error messages for the names they show; the one HTTP call of
  * natter-openai-call.c, which the provider's operations start; and the
  * error constructors of natter-openai-errors.c, which the call uses. The
- * request encoding (natter-openai-request.c) reads only the name a model
- * takes its token limit under; otherwise it is pure.
+ * request encoding (natter-openai-request.c) also keeps the name each
+ * model takes its token limit under, which the call changes when a
+ * server refuses the other; otherwise it is pure. Calls run one way:
+ * provider, then call, then request and errors.
  *
  * Nothing outside src/runtime/natter-openai-*.c includes this header.
  */

@@ -4,7 +4,9 @@
  *
  * The body of `POST {baseUrl}/chat/completions`, encoded from a composed
  * request (docs/runtime.md §3, §12). Pure: no I/O and no key, so every
- * shape can be tested without a server.
+ * shape can be tested without a server. Also the provider's memory of
+ * the name each model takes its token limit under, which the encoding
+ * reads and the HTTP call changes when a server refuses a name.
  */
 
 #define G_LOG_DOMAIN "natter-openai-provider"
@@ -496,54 +498,43 @@ copy_parameters (JsonObject  *body,
 }
 
 /**
- * natter_openai_provider_encode_request:
+ * natter_openai_provider_get_token_limit_name: (skip)
  * @self: a provider
- * @composed: the composed request of docs/runtime.md §3:
- *   `{systemPrompt?, messages: [user/assistant/tool messages], tools?:
- *   [tool descriptors], parameters?: {…}}`
- * @model: the model name sent as `model`
- * @error: return location for a #GError
+ * @model: a model name
  *
- * Encodes the body of `POST {baseUrl}/chat/completions` (docs/runtime.md §12),
- * purely: no I/O, and no key (the key only ever travels in a header). The body
- * holds, in order: `model`; `messages` (the system prompt first when present
- * and non-empty; user content as a string, text parts joined by a blank line
- * and an attachment as the note "[attachment: filename]"; a user message
- * with attachments read from their blobs, `attachment-text` and
- * `attachment-image` parts, as an array of `{type:"text", text}` and
- * `{type:"image_url", image_url:{url}}` parts in their order; assistant
- * `content` as a string, or null when it only calls tools, its reasoning
- * dropped, `tool_calls` only when there are some, each
- * `{id, type:"function", function:{name, arguments}}` with the arguments
- * serialized to a string, or a malformed call's raw string as it is; tool
- * results as `{role:"tool", tool_call_id, content}` with a string
- * content); `tools` as `{type:"function", function:{name, description,
- * parameters}}`, omitted when there are none; `stream: true` and
- * `stream_options: {include_usage: true}`; then every member of
- * `parameters` except those that would override the members above, the
- * token limit (`max_tokens` or `max_completion_tokens`) under the name
- * this model was last found to accept (`max_tokens` until a server
- * refused it, docs/runtime.md "The token limit").
+ * The name the limit on @model's answer is sent under: `max_tokens`,
+ * which every OpenAI-compatible server reads (some ignore the newer
+ * name), unless @model refused it in this process.
  *
- * Returns: (transfer full) (nullable): the body object, or %NULL with
- *   %G_IO_ERROR_INVALID_DATA when @composed does not have the shape above
- *   (a message of unknown role — a `system` message included — or a
- *   content part of unknown type, a tool call without id or name).
+ * Returns: (transfer none): %NATTER_OPENAI_MAX_TOKENS or
+ *   %NATTER_OPENAI_MAX_COMPLETION_TOKENS
  */
-JsonNode *
-natter_openai_provider_encode_request (NatterOpenaiProvider  *self,
-                                       JsonObject            *composed,
-                                       const char            *model,
-                                       GError               **error)
+const char *
+natter_openai_provider_get_token_limit_name (NatterOpenaiProvider *self,
+                                             const char           *model)
 {
-  g_return_val_if_fail (NATTER_IS_OPENAI_PROVIDER (self), NULL);
-  g_return_val_if_fail (composed != NULL, NULL);
-  g_return_val_if_fail (model != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  return g_hash_table_contains (self->completion_token_models, model) ? NATTER_OPENAI_MAX_COMPLETION_TOKENS
+                                                                      : NATTER_OPENAI_MAX_TOKENS;
+}
 
-  return natter_openai_encode_request_with_limit (self, composed, model,
-                                                  natter_openai_provider_get_token_limit_name (self, model),
-                                                  error);
+/**
+ * natter_openai_provider_remember_token_limit_name: (skip)
+ * @self: a provider
+ * @model: a model name
+ * @limit_name: the name @model took after refusing the other
+ *
+ * Sends @model's token limit under @limit_name from now on, so that only
+ * its first request is refused.
+ */
+void
+natter_openai_provider_remember_token_limit_name (NatterOpenaiProvider *self,
+                                                  const char           *model,
+                                                  const char           *limit_name)
+{
+  if (g_str_equal (limit_name, NATTER_OPENAI_MAX_COMPLETION_TOKENS))
+    g_hash_table_add (self->completion_token_models, g_strdup (model));
+  else
+    g_hash_table_remove (self->completion_token_models, model);
 }
 
 /**

@@ -2,9 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What the facets of one advance share (natter-turn-execution.c,
- * natter-turn-loop.c, natter-turn-tool-runner.c): the instance struct,
- * the append queue's batches and the internal entry points.
+ * What the parts of one advance share (natter-turn-execution-start.c,
+ * which calls natter-turn-loop.c, which calls natter-turn-execution.c):
+ * the instance struct, the append queue's batches and the internal entry
+ * points.
  */
 
 #pragma once
@@ -90,10 +91,6 @@ void        _natter_turn_execution_fail              (NatterTurnExecution *self,
                                                       GError              *error);
 void        _natter_turn_execution_settle_from_event (NatterTurnExecution *self,
                                                       JsonObject          *event);
-gboolean    _natter_turn_execution_enqueue           (NatterTurnExecution *self,
-                                                      GPtrArray           *events,
-                                                      BatchDone            done,
-                                                      gpointer             data);
 void        _natter_turn_execution_add_result        (NatterTurnExecution *self,
                                                       GPtrArray           *batch,
                                                       NatterTurnToolCall  *call,
@@ -108,8 +105,10 @@ const char *_natter_turn_execution_turn_cwd          (NatterTurnExecution *self)
 
 /* natter-turn-loop.c */
 void        _natter_turn_execution_advance_loop      (NatterTurnExecution *self);
-
-/* natter-turn-tool-runner.c */
+gboolean    _natter_turn_execution_enqueue           (NatterTurnExecution *self,
+                                                      GPtrArray           *events,
+                                                      BatchDone            done,
+                                                      gpointer             data);
 void        _natter_turn_execution_start_tools       (NatterTurnExecution *self,
                                                       gboolean             written,
                                                       gpointer             data);

@@ -5,7 +5,16 @@
  * The loop of docs/runtime.md §6 step 5 and its steps: natter-turn-step.c
  * decides from the reduced turn what comes next, and the functions here
  * write it: model calls and their streams, permission decisions and the
- * classifier, cancellation, suspension and the end of the turn.
+ * classifier, the sync tools, cancellation, suspension and the end of
+ * the turn. Every step ends by appending a batch through the append
+ * queue here, and when the queue drains the loop runs again, so the
+ * queue and the loop are one file.
+ *
+ * The sync tools (docs/runtime.md §8) run in g_task_run_in_thread();
+ * their inputs are deep copies and their results come back as new
+ * objects, so no JSON object is shared between threads (json-glib's
+ * reference counts are not atomic). Progress is written on the main
+ * context before the tool goes on.
  */
 
 #define G_LOG_DOMAIN "natter-turn-execution"
@@ -13,11 +22,151 @@
 #include <string.h>
 
 #include "natter-attachment-content.h"
+#include "natter-json.h"
 #include "natter-request-composer.h"
 #include "natter-turn-execution-private.h"
 #include "natter-turn-reducer.h"
 #include "natter-turn-schema.h"
 #include "natter-turn-step.h"
+
+static void
+batch_free (Batch *batch)
+{
+  g_ptr_array_unref (batch->events);
+  g_free (batch);
+}
+
+/* The append queue */
+
+static void write_next (NatterTurnExecution *self);
+
+/* After a failure or a settlement nothing more is written. */
+static void
+drop_queued (NatterTurnExecution *self)
+{
+  Batch *rest;
+
+  while ((rest = g_queue_pop_head (&self->queue)) != NULL)
+    {
+      if (rest->done != NULL)
+        rest->done (self, FALSE, rest->data);
+      batch_free (rest);
+    }
+}
+
+static void
+append_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(NatterTurnExecution) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func ((GDestroyNotify) batch_free);
+
+  for (guint i = 0; i < self->n_in_flight; i++)
+    g_ptr_array_add (written, g_queue_pop_head (&self->queue));
+  self->n_in_flight = 0;
+
+  /* self->writing stays set while listeners and done callbacks run, so a
+   * listener that cancels cannot re-enter the loop mid-batch. */
+  if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error))
+    {
+      for (guint i = 0; i < written->len; i++)
+        {
+          Batch *batch = g_ptr_array_index (written, i);
+
+          if (batch->done != NULL)
+            batch->done (self, FALSE, batch->data);
+        }
+      drop_queued (self);
+      self->writing = FALSE;
+      _natter_turn_execution_fail (self, g_steal_pointer (&error));
+      return;
+    }
+
+  /* Durable events go out only now that they are on disk (docs/runtime.md §5),
+   * batch by batch in queue order. */
+  for (guint i = 0; i < written->len; i++)
+    {
+      Batch *batch = g_ptr_array_index (written, i);
+
+      for (guint j = 0; j < batch->events->len; j++)
+        {
+          JsonObject *event = json_node_get_object (g_ptr_array_index (batch->events, j));
+
+          self->n_written++;
+          g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_EVENT], 0, event, self->n_written);
+          natter_turn_event_hub_emit_event (self->runtime->hub, self->turn_id, event,
+                                            self->n_written);
+        }
+      if (batch->done != NULL)
+        batch->done (self, TRUE, batch->data);
+    }
+  self->writing = FALSE;
+
+  if (self->settled)
+    drop_queued (self);
+  else if (!g_queue_is_empty (&self->queue))
+    write_next (self);
+  else
+    _natter_turn_execution_advance_loop (self);
+}
+
+static void
+write_next (NatterTurnExecution *self)
+{
+  g_autoptr(GPtrArray) events = NULL;
+
+  if (self->writing || self->settled || g_queue_is_empty (&self->queue))
+    return;
+  /* Everything queued while the last write ran goes out in one append:
+   * the same lines in the same order, with far fewer writes when many
+   * sync tools finish at once. Each batch was already through the gate. */
+  events = g_ptr_array_new ();
+  for (GList *l = self->queue.head; l != NULL; l = l->next)
+    {
+      Batch *batch = l->data;
+
+      for (guint i = 0; i < batch->events->len; i++)
+        g_ptr_array_add (events, g_ptr_array_index (batch->events, i));
+    }
+  self->n_in_flight = g_queue_get_length (&self->queue);
+  self->writing = TRUE;
+  /* Appends are never cancelled: the cancellation itself is written. The
+   * repo serializes @events before it returns. */
+  natter_jsonl_repo_append_async (self->runtime->repo, self->turn_id, events, NULL,
+                                  append_cb, g_object_ref (self));
+}
+
+/* Queues @events (transfer full) behind the gate. Returns FALSE (and
+ * settles with an error) when the reducer refuses them. */
+gboolean
+_natter_turn_execution_enqueue (NatterTurnExecution *self,
+                                GPtrArray           *events,
+                                BatchDone            done,
+                                gpointer             data)
+{
+  g_autoptr(GError) error = NULL;
+  Batch *batch;
+
+  if (!natter_turn_state_apply_batch (self->state, events, &error))
+    {
+      g_ptr_array_unref (events);
+      if (done != NULL)
+        done (self, FALSE, data);
+      _natter_turn_execution_fail (self, g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_APPEND_REJECTED,
+                                                      "The append gate refused a batch for turn %s: %s",
+                                                      self->turn_id, error->message));
+      return FALSE;
+    }
+  batch = g_new0 (Batch, 1);
+  batch->events = events;
+  batch->done = done;
+  batch->data = data;
+  g_queue_push_tail (&self->queue, batch);
+  write_next (self);
+  return TRUE;
+}
 
 /* Model step (docs/runtime.md §6 step 5) */
 
@@ -806,5 +955,213 @@ _natter_turn_execution_advance_loop (NatterTurnExecution *self)
       return;
     default:
       g_assert_not_reached ();
+    }
+}
+
+/* Sync tools (docs/runtime.md §8) */
+
+typedef struct
+{
+  NatterTurnExecution *self;      /* owned */
+  char                *call_id;
+  NatterTool          *tool;      /* owned */
+  JsonObject          *input;     /* a private copy for the worker */
+  char                *cwd;       /* config.cwd, nullable */
+  GMutex               mutex;
+  GCond                cond;
+} ToolRun;
+
+static void
+tool_run_free (ToolRun *run)
+{
+  g_clear_object (&run->self);
+  g_free (run->call_id);
+  g_clear_object (&run->tool);
+  g_clear_pointer (&run->input, json_object_unref);
+  g_free (run->cwd);
+  g_mutex_clear (&run->mutex);
+  g_cond_clear (&run->cond);
+  g_free (run);
+}
+
+typedef struct
+{
+  ToolRun  *run;
+  char     *progress_line;   /* serialized in the worker */
+  gboolean  done;
+} Progress;
+
+static void
+progress_written (NatterTurnExecution *self,
+                  gboolean             written,
+                  gpointer             data)
+{
+  Progress *progress = data;
+
+  g_mutex_lock (&progress->run->mutex);
+  progress->done = TRUE;
+  g_cond_broadcast (&progress->run->cond);
+  g_mutex_unlock (&progress->run->mutex);
+}
+
+static gboolean
+progress_on_main (gpointer data)
+{
+  Progress *progress = data;
+  NatterTurnExecution *self = progress->run->self;
+  NatterTurnToolCall *call = natter_turn_state_lookup_tool_call (self->state, progress->run->call_id);
+  g_autoptr(JsonNode) value = NULL;
+  GPtrArray *batch;
+  JsonObject *event;
+
+  value = natter_json_from_line (progress->progress_line, -1, NULL);
+  /* After a cancel or a failure the call is closed: drop the report. */
+  if (self->settled || value == NULL || call == NULL ||
+      natter_turn_tool_call_get_result_event (call) != NULL)
+    {
+      progress_written (self, FALSE, progress);
+      return G_SOURCE_REMOVE;
+    }
+  batch = _natter_turn_execution_new_batch ();
+  event = _natter_turn_execution_new_event (self, batch, "tool_progress");
+  json_object_set_string_member (event, "toolCallId", progress->run->call_id);
+  json_object_set_string_member (event, "source", "sync");
+  json_object_set_member (event, "progress", g_steal_pointer (&value));
+  _natter_turn_execution_enqueue (self, batch, progress_written, progress);
+  return G_SOURCE_REMOVE;
+}
+
+/* Called in the worker: returns once tool_progress is on disk
+ * (docs/runtime.md §8). */
+static void
+report_progress (JsonNode *progress,
+                 gpointer  user_data)
+{
+  ToolRun *run = user_data;
+  Progress item = { run, NULL, FALSE };
+
+  item.progress_line = natter_json_to_line (progress, NULL, NULL);
+  if (item.progress_line == NULL)
+    return;
+  g_main_context_invoke (run->self->context, progress_on_main, &item);
+  g_mutex_lock (&run->mutex);
+  while (!item.done)
+    g_cond_wait (&run->cond, &run->mutex);
+  g_mutex_unlock (&run->mutex);
+  g_free (item.progress_line);
+}
+
+static void
+tool_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  ToolRun *run = task_data;
+  GError *error = NULL;
+  JsonObject *result;
+
+  result = natter_tool_run_in (run->tool, run->input, run->cwd, report_progress, run, cancellable,
+                               &error);
+  if (result == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, result, (GDestroyNotify) json_object_unref);
+}
+
+static void
+tool_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  ToolRun *run = g_task_get_task_data (G_TASK (result));
+  /* The worker thread may drop the task (and free @run) after this
+   * callback; every reference @run holds is released here, on the main
+   * context, so the execution never finalizes in a worker. */
+  g_autoptr(NatterTurnExecution) self = g_steal_pointer (&run->self);
+  g_autoptr(JsonObject) value = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterTurnToolCall *call;
+  GPtrArray *batch;
+
+  g_clear_object (&run->tool);
+  g_clear_pointer (&run->input, json_object_unref);
+  value = g_task_propagate_pointer (G_TASK (result), &error);
+  g_hash_table_remove (self->running, run->call_id);
+  call = natter_turn_state_lookup_tool_call (self->state, run->call_id);
+  if (self->settled || call == NULL || natter_turn_tool_call_get_result_event (call) != NULL)
+    return;
+  /* A cancelled turn gives the call its runtime "cancelled" result. */
+  if (self->cancel_requested || g_cancellable_is_cancelled (self->cancellable))
+    {
+      _natter_turn_execution_advance_loop (self);
+      return;
+    }
+
+  batch = _natter_turn_execution_new_batch ();
+  if (value != NULL && json_object_has_member (value, "output") &&
+      json_object_has_member (value, "isError") &&
+      JSON_NODE_HOLDS_VALUE (json_object_get_member (value, "isError")))
+    {
+      JsonObject *event = _natter_turn_execution_new_event (self, batch, "tool_result");
+
+      json_object_set_string_member (event, "toolCallId", run->call_id);
+      json_object_set_string_member (event, "toolName", natter_turn_tool_call_get_name (call));
+      json_object_set_string_member (event, "source", "sync");
+      json_object_set_object_member (event, "result", g_steal_pointer (&value));
+    }
+  else
+    {
+      /* A tool that fails (or answers nonsense) gives an error result the
+       * model can read; it never fails the turn (docs/runtime.md §8). */
+      _natter_turn_execution_add_result (self, batch, call, "sync",
+                                         json_node_init_string (json_node_alloc (),
+                                                                error != NULL ? error->message
+                                                                : "The tool returned no valid result"),
+                                         TRUE);
+    }
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
+void
+_natter_turn_execution_start_tools (NatterTurnExecution *self,
+                                    gboolean             written,
+                                    gpointer             data)
+{
+  g_autoptr(GPtrArray) ids = data;
+
+  if (!written || self->settled)
+    return;
+  for (guint i = 0; i < ids->len; i++)
+    {
+      const char *id = g_ptr_array_index (ids, i);
+      NatterTurnToolCall *call = natter_turn_state_lookup_tool_call (self->state, id);
+      JsonObject *invocation = natter_turn_tool_call_get_invocation (call);
+      g_autofree char *line = NULL;
+      g_autoptr(JsonNode) input = NULL;
+      g_autoptr(GTask) task = NULL;
+      ToolRun *run;
+
+      line = natter_json_to_line (json_object_get_member (invocation, "input"), NULL, NULL);
+      input = natter_json_from_line (line, -1, NULL);
+
+      run = g_new0 (ToolRun, 1);
+      run->self = g_object_ref (self);
+      run->call_id = g_strdup (id);
+      run->tool = g_object_ref (natter_tool_registry_lookup (self->runtime->tools,
+                                                             json_object_get_string_member (invocation, "toolId")));
+      run->input = json_object_ref (json_node_get_object (input));
+      run->cwd = g_strdup (_natter_turn_execution_turn_cwd (self));
+      g_mutex_init (&run->mutex);
+      g_cond_init (&run->cond);
+
+      g_hash_table_add (self->running, g_strdup (id));
+      task = g_task_new (NULL, self->cancellable, tool_done_cb, NULL);
+      g_task_set_source_tag (task, _natter_turn_execution_start_tools);
+      g_task_set_task_data (task, run, (GDestroyNotify) tool_run_free);
+      /* The result is always delivered, even after a cancellation, so the
+       * worker's data outlives it. */
+      g_task_set_check_cancellable (task, FALSE);
+      g_task_run_in_thread (task, tool_thread);
     }
 }

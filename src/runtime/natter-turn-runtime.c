@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The turn runtime's service object (docs/runtime.md §5): creates turns,
- * starts advances (natter-turn-execution.c holds the loop of
+ * starts advances (natter-turn-loop.c holds the loop of
  * docs/runtime.md §6) and reads turns. Every dependency is injected at
  * construction.
  */

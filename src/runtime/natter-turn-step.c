@@ -4,7 +4,7 @@
  *
  * The decisions of the turn loop (docs/runtime.md §6 step 5), as pure
  * functions of the reduced turn: what to do next, and what to do with
- * each unfinished tool call. natter-turn-execution.c carries them out;
+ * each unfinished tool call. natter-turn-loop.c carries them out;
  * keeping them apart lets them be tested by table, without a model,
  * tools or a file.
  */

@@ -21,12 +21,31 @@ typedef struct
   NatterSearchDb  *db;
   /* Set by the owner to end a long build between two sessions. */
   const gint      *quit;
+  /* Sessions gone through between two commits of a check or build. */
+  guint            batch;
+  /* Called after each commit of natter_search_sync_all(): @n_checked of
+   * the @n_sessions on disk are gone through, and what changed in them
+   * is searchable. Nullable. */
+  void           (*committed) (gpointer data,
+                               guint    n_checked,
+                               guint    n_sessions);
+  gpointer         committed_data;
 } NatterSearchSync;
 
+void     natter_search_sync_lower_priority (void);
 gboolean natter_search_sync_all      (NatterSearchSync  *sync,
                                       GError           **error);
 gboolean natter_search_sync_session  (NatterSearchSync  *sync,
                                       const char        *session_id,
                                       GError           **error);
+
+/* For tests: the worker runs its checks and builds @batch sessions a
+ * transaction and stops after each commit but the last, each time until
+ * natter_search_index_resume(), so that a test sees the index while it
+ * is being built without racing the worker. */
+void     natter_search_index_pause_after_batches (NatterSearchIndex *self,
+                                                  guint              batch);
+void     natter_search_index_resume              (NatterSearchIndex *self,
+                                                  gboolean           pause_again);
 
 G_END_DECLS

@@ -19,14 +19,13 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
-#ifdef __linux__
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 #include "natter-search-index-private.h"
 #include "natter-session-index.h"
+
+/* Sessions gone through per transaction of a check or build: a query
+ * sees the index grow, and the progress move, in steps this size. */
+#define BATCH 64
 
 typedef enum
 {
@@ -57,6 +56,13 @@ typedef struct
   gboolean         busy;          /* a job is being run */
   gint             quit;          /* atomic */
   gint             building;      /* atomic: a whole check or build runs or waits */
+  gint             n_checked;     /* atomic: of the running check, sessions gone through */
+  gint             n_sessions;    /* atomic: of the running check, sessions on disk */
+  gint             news_pending;  /* atomic: a post_news() has not run yet */
+  guint            batch;         /* BATCH, or what a test asked for */
+  gboolean         pausing;       /* a test stops the worker after each commit */
+  guint            n_resumes;     /* pauses a test let go of */
+  guint            n_paused;      /* pauses the worker got past */
   GHashTable      *removed;       /* session ids deleted; their hits are dropped at once */
   guint            generation;    /* bumped when the file is replaced */
   /* Why the worker cannot keep the file current, or NULL: every search
@@ -78,6 +84,8 @@ struct _NatterSearchIndex
   Shared         *shared;
   GThread        *worker;
   gboolean        indexing;
+  guint           n_checked;
+  guint           n_sessions;
   GPtrArray      *waiters;        /* GTask, waiting for the worker to be idle */
 };
 
@@ -86,6 +94,8 @@ G_DEFINE_FINAL_TYPE (NatterSearchIndex, natter_search_index, G_TYPE_OBJECT)
 enum {
   PROP_0,
   PROP_INDEXING,
+  PROP_N_CHECKED,
+  PROP_N_SESSIONS,
   N_PROPS
 };
 
@@ -152,12 +162,26 @@ static void
 update_state (NatterSearchIndex *self)
 {
   gboolean indexing = g_atomic_int_get (&self->shared->building) != 0;
+  guint n_checked = (guint) g_atomic_int_get (&self->shared->n_checked);
+  guint n_sessions = (guint) g_atomic_int_get (&self->shared->n_sessions);
 
+  g_object_freeze_notify (G_OBJECT (self));
+  if (self->n_sessions != n_sessions)
+    {
+      self->n_sessions = n_sessions;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_SESSIONS]);
+    }
+  if (self->n_checked != n_checked)
+    {
+      self->n_checked = n_checked;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_CHECKED]);
+    }
   if (self->indexing != indexing)
     {
       self->indexing = indexing;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INDEXING]);
     }
+  g_object_thaw_notify (G_OBJECT (self));
   if (worker_idle (self->shared))
     complete_waiters (self);
 }
@@ -168,14 +192,23 @@ worker_news_cb (gpointer user_data)
   Shared *shared = user_data;
   g_autoptr(NatterSearchIndex) self = g_weak_ref_get (&shared->owner);
 
+  /* Cleared before the state is read: news that comes after the read
+   * posts again. */
+  g_atomic_int_set (&shared->news_pending, 0);
   if (self != NULL)
     update_state (self);
   return G_SOURCE_REMOVE;
 }
 
+/* Tells the main thread that the state changed. However fast the worker
+ * commits, the main thread has at most one piece of news waiting, and
+ * reading it costs it a few atomic reads: a build never takes a frame's
+ * time from the window. */
 static void
 post_news (Shared *shared)
 {
+  if (!g_atomic_int_compare_and_exchange (&shared->news_pending, 0, 1))
+    return;
   g_main_context_invoke_full (shared->context, G_PRIORITY_DEFAULT, worker_news_cb,
                               shared_ref (shared), (GDestroyNotify) shared_unref);
 }
@@ -242,31 +275,44 @@ open_db (Shared *shared)
   return db;
 }
 
+/* The worker: a batch of the check is committed. */
+static void
+committed_cb (gpointer data,
+              guint    n_checked,
+              guint    n_sessions)
+{
+  Shared *shared = data;
+
+  g_atomic_int_set (&shared->n_sessions, (gint) n_sessions);
+  g_atomic_int_set (&shared->n_checked, (gint) n_checked);
+  post_news (shared);
+  if (n_checked == n_sessions)
+    return;
+  g_mutex_lock (&shared->lock);
+  if (shared->pausing)
+    {
+      while (shared->pausing && shared->n_resumes == shared->n_paused && !g_atomic_int_get (&shared->quit))
+        g_cond_wait (&shared->cond, &shared->lock);
+      shared->n_paused++;
+    }
+  g_mutex_unlock (&shared->lock);
+}
+
 static gboolean
 run_job (Shared         *shared,
          NatterSearchDb *db,
          Job            *job,
          GError        **error)
 {
-  NatterSearchSync sync = { shared->session_repo, shared->turn_repo, db, &shared->quit };
+  NatterSearchSync sync = { shared->session_repo, shared->turn_repo, db, &shared->quit,
+                            shared->batch, committed_cb, shared };
 
   if (job->kind == JOB_SYNC_ALL)
-    return natter_search_sync_all (&sync, error);
+    {
+      g_atomic_int_set (&shared->n_checked, 0);
+      return natter_search_sync_all (&sync, error);
+    }
   return natter_search_sync_session (&sync, job->session_id, error);
-}
-
-/* The index is a cache that may take a minute to build: on a machine
- * with few cores its thread must not take a core from the main thread,
- * whose every late frame the user sees. A lower priority for this thread
- * alone (Linux schedules threads, and nice applies to one) lets the
- * main thread run first whenever both want a core. */
-static void
-lower_priority (void)
-{
-#ifdef __linux__
-  if (setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), 10) != 0)
-    g_debug ("The search index thread keeps its priority: %s", g_strerror (errno));
-#endif
 }
 
 static gpointer
@@ -275,7 +321,7 @@ worker_main (gpointer data)
   Shared *shared = data;
   NatterSearchDb *db = NULL;
 
-  lower_priority ();
+  natter_search_sync_lower_priority ();
 
   for (;;)
     {
@@ -344,7 +390,7 @@ queue_job (NatterSearchIndex *self,
     g_atomic_int_inc (&self->shared->building);
   g_mutex_lock (&self->shared->lock);
   g_queue_push_tail (&self->shared->jobs, job);
-  g_cond_signal (&self->shared->cond);
+  g_cond_broadcast (&self->shared->cond);
   g_mutex_unlock (&self->shared->lock);
   update_state (self);
 }
@@ -461,6 +507,71 @@ natter_search_index_get_indexing (NatterSearchIndex *self)
   g_return_val_if_fail (NATTER_IS_SEARCH_INDEX (self), FALSE);
 
   return self->indexing;
+}
+
+/**
+ * natter_search_index_get_progress:
+ * @self: a search index
+ * @out_n_checked: (out) (optional): how many sessions the running check
+ *   or build has gone through: the words of these are searchable
+ * @out_n_sessions: (out) (optional): how many sessions it goes through
+ *
+ * How far the start-up check or build has come, for a front end to say
+ * while #NatterSearchIndex:indexing is %TRUE (both are 0 before its
+ * first commit). Updated on the main context as the worker commits (the
+ * properties #NatterSearchIndex:n-checked and
+ * #NatterSearchIndex:n-sessions notify), a batch of sessions at a time.
+ */
+void
+natter_search_index_get_progress (NatterSearchIndex *self,
+                                  guint             *out_n_checked,
+                                  guint             *out_n_sessions)
+{
+  g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
+
+  if (out_n_checked != NULL)
+    *out_n_checked = self->n_checked;
+  if (out_n_sessions != NULL)
+    *out_n_sessions = self->n_sessions;
+}
+
+/**
+ * natter_search_index_pause_after_batches: (skip)
+ * @self: a search index, not started
+ * @batch: sessions per transaction, at least 1
+ *
+ * For tests (natter-search-index-private.h): see there.
+ */
+void
+natter_search_index_pause_after_batches (NatterSearchIndex *self,
+                                         guint              batch)
+{
+  g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
+  g_return_if_fail (self->worker == NULL && batch > 0);
+
+  self->shared->batch = batch;
+  self->shared->pausing = TRUE;
+}
+
+/**
+ * natter_search_index_resume: (skip)
+ * @self: a search index
+ * @pause_again: whether the worker stops after its next commit again
+ *
+ * Lets the worker of natter_search_index_pause_after_batches() go on
+ * past one stop (the one it is at, or the next).
+ */
+void
+natter_search_index_resume (NatterSearchIndex *self,
+                            gboolean           pause_again)
+{
+  g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
+
+  g_mutex_lock (&self->shared->lock);
+  self->shared->n_resumes++;
+  self->shared->pausing = pause_again;
+  g_cond_broadcast (&self->shared->cond);
+  g_mutex_unlock (&self->shared->lock);
 }
 
 /**
@@ -735,7 +846,7 @@ natter_search_index_dispose (GObject *object)
        * next start goes on from there. */
       g_atomic_int_set (&self->shared->quit, 1);
       g_mutex_lock (&self->shared->lock);
-      g_cond_signal (&self->shared->cond);
+      g_cond_broadcast (&self->shared->cond);
       g_mutex_unlock (&self->shared->lock);
       g_thread_join (g_steal_pointer (&self->worker));
     }
@@ -770,6 +881,12 @@ natter_search_index_get_property (GObject    *object,
     case PROP_INDEXING:
       g_value_set_boolean (value, self->indexing);
       break;
+    case PROP_N_CHECKED:
+      g_value_set_uint (value, self->n_checked);
+      break;
+    case PROP_N_SESSIONS:
+      g_value_set_uint (value, self->n_sessions);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -794,6 +911,25 @@ natter_search_index_class_init (NatterSearchIndexClass *klass)
     g_param_spec_boolean ("indexing", NULL, NULL, FALSE,
                           (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * NatterSearchIndex:n-checked:
+   *
+   * Sessions the running check or build has gone through and committed
+   * (natter_search_index_get_progress()).
+   */
+  properties[PROP_N_CHECKED] =
+    g_param_spec_uint ("n-checked", NULL, NULL, 0, G_MAXUINT, 0,
+                       (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * NatterSearchIndex:n-sessions:
+   *
+   * Sessions on disk the running check or build goes through.
+   */
+  properties[PROP_N_SESSIONS] =
+    g_param_spec_uint ("n-sessions", NULL, NULL, 0, G_MAXUINT, 0,
+                       (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -807,6 +943,7 @@ natter_search_index_init (NatterSearchIndex *self)
   g_mutex_init (&shared->query_lock);
   g_cond_init (&shared->cond);
   g_queue_init (&shared->jobs);
+  shared->batch = BATCH;
   shared->removed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   shared->context = g_main_context_ref_thread_default ();
   g_weak_ref_init (&shared->owner, self);

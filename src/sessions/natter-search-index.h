@@ -24,6 +24,9 @@ NatterSearchIndex *natter_search_index_new           (GFile               *cache
 void               natter_search_index_start         (NatterSearchIndex   *self);
 gboolean           natter_search_index_get_started   (NatterSearchIndex   *self);
 gboolean           natter_search_index_get_indexing  (NatterSearchIndex   *self);
+void               natter_search_index_get_progress  (NatterSearchIndex   *self,
+                                                      guint               *out_n_checked,
+                                                      guint               *out_n_sessions);
 GFile             *natter_search_index_get_file      (NatterSearchIndex   *self);
 
 GPtrArray         *natter_search_index_search_sync   (NatterSearchIndex   *self,

@@ -32,52 +32,83 @@ typedef struct
 } Word;
 
 /* Splits @highlighted into its text without marks (@plain) and a flag per
- * byte of it saying whether SQLite marked that byte. */
+ * byte of it saying whether SQLite marked that byte. A run at a time: a
+ * search makes hundreds of snippets, each of an excerpt of kilobytes. */
 static char *
 strip_marks (const char  *highlighted,
              GByteArray **marked)
 {
-  GString *plain = g_string_new (NULL);
+  static const char marks[] = NATTER_SEARCH_MARK_START NATTER_SEARCH_MARK_END;
+  gsize length = strlen (highlighted);
+  char *plain = g_malloc (length + 1);
+  gsize n = 0;
   guint8 inside = 0;
 
-  *marked = g_byte_array_new ();
-  for (const char *p = highlighted; *p != '\0'; p++)
+  *marked = g_byte_array_sized_new (length + 1);
+  g_byte_array_set_size (*marked, length);
+  for (const char *p = highlighted; *p != '\0';)
     {
-      if (*p == NATTER_SEARCH_MARK_START[0] || *p == NATTER_SEARCH_MARK_END[0])
-        {
-          inside = *p == NATTER_SEARCH_MARK_START[0];
-          continue;
-        }
-      g_string_append_c (plain, *p);
-      g_byte_array_append (*marked, &inside, 1);
+      gsize run = strcspn (p, marks);
+
+      memcpy (plain + n, p, run);
+      memset ((*marked)->data + n, inside, run);
+      n += run;
+      p += run;
+      if (*p != '\0')
+        inside = *p++ == NATTER_SEARCH_MARK_START[0];
     }
-  return g_string_free (plain, FALSE);
+  plain[n] = '\0';
+  g_byte_array_set_size (*marked, n);
+  return plain;
+}
+
+/* g_unichar_isspace() and g_unichar_isalnum(), without decoding the
+ * ASCII that most text is. */
+static inline gboolean
+is_space (const char *p)
+{
+  guchar c = (guchar) *p;
+
+  if (c < 0x80)
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+  return g_unichar_isspace (g_utf8_get_char (p));
 }
 
 static gboolean
 is_word_char (const char *p)
 {
+  guchar c = (guchar) *p;
+
+  if (c < 0x80)
+    return g_ascii_isalnum (c);
   return g_unichar_isalnum (g_utf8_get_char (p));
 }
 
-/* The words of @plain, each with whether any of its bytes is marked. */
+/* The words of @plain, each with whether any of its bytes is marked, up
+ * to @n_after words past the first marked one: what a snippet of
+ * @n_after words can show, and one more to tell whether there is more.
+ * All of them when none is marked. */
 static GArray *
 split_words (const char *plain,
-             GByteArray *marked)
+             GByteArray *marked,
+             guint       n_after)
 {
   GArray *words = g_array_new (FALSE, TRUE, sizeof (Word));
   const char *p = plain;
+  guint first_marked = G_MAXUINT;
 
   while (*p != '\0')
     {
       Word word = { 0 };
 
-      while (*p != '\0' && g_unichar_isspace (g_utf8_get_char (p)))
+      if (first_marked != G_MAXUINT && words->len > first_marked + n_after)
+        break;
+      while (*p != '\0' && is_space (p))
         p = g_utf8_next_char (p);
       if (*p == '\0')
         break;
       word.start = p;
-      while (*p != '\0' && !g_unichar_isspace (g_utf8_get_char (p)))
+      while (*p != '\0' && !is_space (p))
         p = g_utf8_next_char (p);
       word.end = p;
       for (const char *q = word.start; q < word.end; q++)
@@ -95,6 +126,8 @@ split_words (const char *plain,
           word.core_start = word.start;
           word.core_end = word.end;
         }
+      if (word.marked && first_marked == G_MAXUINT)
+        first_marked = words->len;
       g_array_append_val (words, word);
     }
   return words;
@@ -143,7 +176,7 @@ natter_search_snippet_from_highlight (const char *highlighted,
   more_after = length > (gsize) more_before && g_str_has_suffix (highlighted, NATTER_SEARCH_MARK_MORE);
   inner = g_strndup (highlighted + more_before, length - more_before - more_after);
   plain = strip_marks (inner, &marked);
-  words = split_words (plain, marked);
+  words = split_words (plain, marked, n_words);
   if (words->len == 0)
     return g_string_free (out, FALSE);
   while (first < words->len && !g_array_index (words, Word, first).marked)

@@ -13,16 +13,37 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "natter-log-read.h"
 #include "natter-search-index-private.h"
 #include "natter-session-reducer.h"
 #include "natter-turn-reducer.h"
 
-/* Sessions written per transaction while building: a query sees the
- * index grow in steps this size. */
-#define BATCH 64
+/**
+ * natter_search_sync_lower_priority: (skip)
+ *
+ * Lowers the calling thread's priority. The index is a cache that may
+ * take a minute to build: on a machine with few cores its threads must
+ * not take a core from the main thread, whose every late frame the user
+ * sees. A lower priority for this thread alone (Linux schedules threads,
+ * and nice applies to one) lets the main thread run first whenever both
+ * want a core.
+ */
+void
+natter_search_sync_lower_priority (void)
+{
+#ifdef __linux__
+  if (setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), 10) != 0)
+    g_debug ("A search index thread keeps its priority: %s", g_strerror (errno));
+#endif
+}
 
 static void
 stamp_file (NatterJsonlRepo   *repo,
@@ -82,28 +103,74 @@ append_message_text (GString    *out,
     }
 }
 
-static gboolean
-index_turn (NatterSearchSync         *sync,
-            const char               *session_id,
-            const char               *turn_id,
-            const NatterSearchStamp  *stamp,
-            GError                  **error)
+/* One session as read for the index, before it is written: the reading
+ * (parsing and validating JSON, a third of a build) runs on its own
+ * thread while the worker writes the session before it to SQLite. */
+typedef struct
 {
-  g_autoptr(GString) user = g_string_new (NULL);
-  g_autoptr(GString) answer = g_string_new (NULL);
+  char              *session_id;
+  NatterSearchStamp  stamp;       /* the session file's, taken before it is read */
+  GHashTable        *known;       /* turn id → NatterSearchStamp indexed so far */
+  /* Filled by the read: */
+  gboolean           damaged;
+  char              *latest_turn_id;
+  GPtrArray         *turns;       /* TurnText: the turns to index (again) */
+  gboolean           done;        /* under the pipeline's lock */
+} SessionText;
+
+typedef struct
+{
+  char              *turn_id;
+  NatterSearchStamp  stamp;
+  GString           *user;
+  GString           *answer;
+} TurnText;
+
+static void
+turn_text_free (TurnText *turn)
+{
+  g_free (turn->turn_id);
+  g_string_free (turn->user, TRUE);
+  g_string_free (turn->answer, TRUE);
+  g_free (turn);
+}
+
+static void
+session_text_free (SessionText *text)
+{
+  if (text == NULL)
+    return;
+  g_free (text->session_id);
+  g_clear_pointer (&text->known, g_hash_table_unref);
+  g_free (text->latest_turn_id);
+  g_clear_pointer (&text->turns, g_ptr_array_unref);
+  g_free (text);
+}
+
+static TurnText *
+read_turn (NatterJsonlRepo         *turn_repo,
+           const char              *turn_id,
+           const NatterSearchStamp *stamp)
+{
+  TurnText *turn = g_new0 (TurnText, 1);
   g_autoptr(NatterTurnState) state = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  state = natter_turn_reduce_file_sync (sync->turn_repo, turn_id, NULL, NULL, &local_error);
+  turn->turn_id = g_strdup (turn_id);
+  turn->stamp = *stamp;
+  turn->user = g_string_new (NULL);
+  turn->answer = g_string_new (NULL);
+  state = natter_turn_reduce_file_sync (turn_repo, turn_id, NULL, NULL, &local_error);
   if (state != NULL)
     {
       JsonObject *definition = natter_turn_state_get_definition (state);
 
-      append_message_text (user, json_object_get_object_member (definition, "input"));
+      append_message_text (turn->user, json_object_get_object_member (definition, "input"));
       /* Every answer the model gave on the way, not only the final one:
        * the user read them all. */
       for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
-        append_message_text (answer, natter_turn_model_call_get_message (natter_turn_state_get_model_call (state, i)));
+        append_message_text (turn->answer,
+                             natter_turn_model_call_get_message (natter_turn_state_get_model_call (state, i)));
     }
   else
     {
@@ -112,7 +179,82 @@ index_turn (NatterSearchSync         *sync,
        * only once it changes. */
       g_debug ("not indexing turn %s: %s", turn_id, local_error->message);
     }
-  return natter_search_db_put_turn (sync->db, session_id, turn_id, stamp, user->str, answer->str, error);
+  return turn;
+}
+
+/* Reads @text's session file and each of its turns whose file changed
+ * since it was indexed. Touches no database: runs on any thread. */
+static void
+read_session (NatterJsonlRepo *session_repo,
+              NatterJsonlRepo *turn_repo,
+              SessionText     *text)
+{
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  text->turns = g_ptr_array_new_with_free_func ((GDestroyNotify) turn_text_free);
+  state = natter_session_reduce_file_sync (session_repo, text->session_id, NULL, NULL, &local_error);
+  if (state == NULL)
+    {
+      /* A damaged session shows as damaged in the list; its words are
+       * not offered as if it were whole. */
+      g_debug ("not indexing session %s: %s", text->session_id, local_error->message);
+      text->damaged = TRUE;
+      return;
+    }
+  text->latest_turn_id = g_strdup (natter_session_state_get_latest_turn_id (state));
+  for (guint i = 0; i < natter_session_state_get_n_turns (state); i++)
+    {
+      const NatterSessionTurn *turn = natter_session_state_get_turn (state, i);
+      NatterSearchStamp *known = g_hash_table_lookup (text->known, turn->turn_id);
+      NatterSearchStamp turn_stamp;
+
+      stamp_file (turn_repo, turn->turn_id, &turn_stamp);
+      if (known != NULL && stamps_equal (known, &turn_stamp))
+        continue;
+      g_ptr_array_add (text->turns, read_turn (turn_repo, turn->turn_id, &turn_stamp));
+    }
+}
+
+/* Writes what read_session() found into the index. */
+static gboolean
+write_session (NatterSearchSync  *sync,
+               SessionText       *text,
+               GError           **error)
+{
+  if (text->damaged)
+    return natter_search_db_remove_session (sync->db, text->session_id, error) &&
+           natter_search_db_put_session (sync->db, text->session_id, &text->stamp, NULL, error);
+  for (guint i = 0; i < text->turns->len; i++)
+    {
+      TurnText *turn = g_ptr_array_index (text->turns, i);
+
+      if (!natter_search_db_put_turn (sync->db, text->session_id, turn->turn_id, &turn->stamp,
+                                      turn->user->str, turn->answer->str, error))
+        return FALSE;
+    }
+  return natter_search_db_put_session (sync->db, text->session_id, &text->stamp, text->latest_turn_id, error);
+}
+
+static SessionText *
+session_text_new (const char              *session_id,
+                  const NatterSearchStamp *stamp)
+{
+  SessionText *text = g_new0 (SessionText, 1);
+
+  text->session_id = g_strdup (session_id);
+  text->stamp = *stamp;
+  return text;
+}
+
+/* Before @text is read: the turn stamps the index holds for it. */
+static gboolean
+load_known (NatterSearchSync  *sync,
+            SessionText       *text,
+            GError           **error)
+{
+  text->known = natter_search_db_load_turn_stamps (sync->db, text->session_id, error);
+  return text->known != NULL;
 }
 
 /* Reads @session_id's file (its stamp taken before, as @stamp) and
@@ -123,38 +265,49 @@ index_session (NatterSearchSync         *sync,
                const NatterSearchStamp  *stamp,
                GError                  **error)
 {
-  g_autoptr(NatterSessionState) state = NULL;
-  g_autoptr(GHashTable) indexed = NULL;
-  g_autoptr(GError) local_error = NULL;
+  SessionText *text = session_text_new (session_id, stamp);
+  gboolean ok = load_known (sync, text, error);
 
-  state = natter_session_reduce_file_sync (sync->session_repo, session_id, NULL, NULL, &local_error);
-  if (state == NULL)
+  if (ok)
     {
-      /* A damaged session shows as damaged in the list; its words are
-       * not offered as if it were whole. */
-      g_debug ("not indexing session %s: %s", session_id, local_error->message);
-      return natter_search_db_remove_session (sync->db, session_id, error) &&
-             natter_search_db_put_session (sync->db, session_id, stamp, NULL, error);
+      read_session (sync->session_repo, sync->turn_repo, text);
+      ok = write_session (sync, text, error);
     }
-
-  indexed = natter_search_db_load_turn_stamps (sync->db, session_id, error);
-  if (indexed == NULL)
-    return FALSE;
-  for (guint i = 0; i < natter_session_state_get_n_turns (state); i++)
-    {
-      const NatterSessionTurn *turn = natter_session_state_get_turn (state, i);
-      NatterSearchStamp *known = g_hash_table_lookup (indexed, turn->turn_id);
-      NatterSearchStamp turn_stamp;
-
-      stamp_file (sync->turn_repo, turn->turn_id, &turn_stamp);
-      if (known != NULL && stamps_equal (known, &turn_stamp))
-        continue;
-      if (!index_turn (sync, session_id, turn->turn_id, &turn_stamp, error))
-        return FALSE;
-    }
-  return natter_search_db_put_session (sync->db, session_id, stamp,
-                                       natter_session_state_get_latest_turn_id (state), error);
+  session_text_free (text);
+  return ok;
 }
+
+/* The reading thread of natter_search_sync_all() and what it shares
+ * with the worker. */
+typedef struct
+{
+  NatterJsonlRepo *session_repo;
+  NatterJsonlRepo *turn_repo;
+  GMutex           lock;
+  GCond            cond;
+} Pipeline;
+
+static void
+pipeline_read_cb (gpointer data,
+                  gpointer user_data)
+{
+  SessionText *text = data;
+  Pipeline *pipeline = user_data;
+
+  /* The pool's one thread is its own (exclusive), so this stays with
+   * it; a system call per session costs nothing beside reading it. */
+  natter_search_sync_lower_priority ();
+  read_session (pipeline->session_repo, pipeline->turn_repo, text);
+  g_mutex_lock (&pipeline->lock);
+  text->done = TRUE;
+  g_cond_broadcast (&pipeline->cond);
+  g_mutex_unlock (&pipeline->lock);
+}
+
+/* How many sessions the reading thread may be ahead of the writing:
+ * enough to keep both busy, few enough that their texts take little
+ * memory. */
+#define READ_AHEAD 32
 
 /* Whether @record still describes the session file stamped @stamp and
  * its latest turn file: then nothing of the session is read. */
@@ -173,6 +326,22 @@ session_unchanged (NatterSearchSync                *sync,
   return stamps_equal (&record->latest_turn, &latest);
 }
 
+/* Makes what was written so far searchable and says how far the check
+ * has come. */
+static gboolean
+commit_batch (NatterSearchSync  *sync,
+              guint              n_checked,
+              guint              n_sessions,
+              gboolean           go_on,
+              GError           **error)
+{
+  if (!natter_search_db_commit (sync->db, error))
+    return FALSE;
+  if (sync->committed != NULL)
+    sync->committed (sync->committed_data, n_checked, n_sessions);
+  return !go_on || natter_search_db_begin (sync->db, error);
+}
+
 /**
  * natter_search_sync_all: (skip)
  * @sync: the worker's view
@@ -182,7 +351,8 @@ session_unchanged (NatterSearchSync                *sync,
  * session file on disk is compared by size and mtime (with its latest
  * turn file) to what the index recorded, and only changed or new ones
  * are read; sessions that are no longer on disk leave the index.
- * Commits every %BATCH sessions. Stops early, with what it wrote
+ * Commits every @sync->batch sessions gone through, and reports each
+ * commit to @sync->committed. Stops early, with what it wrote
  * committed, when *@sync->quit becomes set.
  *
  * Returns: %TRUE on success; else %FALSE with a %NATTER_SEARCH_DB_ERROR
@@ -194,41 +364,98 @@ natter_search_sync_all (NatterSearchSync  *sync,
 {
   g_auto(GStrv) ids = NULL;
   g_autoptr(GHashTable) records = NULL;
+  g_autoptr(GPtrArray) texts = NULL;
+  Pipeline pipeline = { sync->session_repo, sync->turn_repo };
+  GThreadPool *pool;
   GHashTableIter iter;
   gpointer key;
-  guint n = 0;
+  guint n_sessions;
+  guint batch = MAX (sync->batch, 1);
+  guint next_read = 0;
+  guint n_reading = 0;
+  gboolean ok = TRUE;
+  guint i;
 
   ids = natter_jsonl_repo_list_ids_sync (sync->session_repo, NULL, error);
   if (ids == NULL)
     return FALSE;
+  n_sessions = g_strv_length (ids);
   records = natter_search_db_load_sessions (sync->db, error);
-  if (records == NULL || !natter_search_db_begin (sync->db, error))
+  if (records == NULL)
     return FALSE;
 
-  for (guint i = 0; ids[i] != NULL; i++)
+  /* What changed, from the stamps alone: the sessions to read. */
+  texts = g_ptr_array_new_full (n_sessions, (GDestroyNotify) session_text_free);
+  for (i = 0; i < n_sessions; i++)
     {
       NatterSearchStamp stamp;
 
-      if (g_atomic_int_get (sync->quit))
-        return natter_search_db_commit (sync->db, error);
       stamp_file (sync->session_repo, ids[i], &stamp);
-      if (!session_unchanged (sync, g_hash_table_lookup (records, ids[i]), &stamp))
-        {
-          if (!index_session (sync, ids[i], &stamp, error))
-            return FALSE;
-          if (++n % BATCH == 0 && (!natter_search_db_commit (sync->db, error) ||
-                                   !natter_search_db_begin (sync->db, error)))
-            return FALSE;
-        }
+      g_ptr_array_add (texts, session_unchanged (sync, g_hash_table_lookup (records, ids[i]), &stamp)
+                                ? NULL : session_text_new (ids[i], &stamp));
       g_hash_table_remove (records, ids[i]);
     }
+
+  if (!natter_search_db_begin (sync->db, error))
+    return FALSE;
+  g_mutex_init (&pipeline.lock);
+  g_cond_init (&pipeline.cond);
+  /* Exclusive: a thread of the shared pool would keep the low priority
+   * when GLib lent it to other work. NULL when no thread could be made:
+   * then this thread reads too. */
+  pool = g_thread_pool_new (pipeline_read_cb, &pipeline, 1, TRUE, NULL);
+  for (i = 0; ok && i < n_sessions; i++)
+    {
+      SessionText *text = g_ptr_array_index (texts, i);
+
+      if (g_atomic_int_get (sync->quit))
+        break;
+      if (i > 0 && i % batch == 0 && !(ok = commit_batch (sync, i, n_sessions, TRUE, error)))
+        break;
+      if (text == NULL)
+        continue;
+      for (next_read = MAX (next_read, i); ok && next_read < n_sessions && n_reading < READ_AHEAD; next_read++)
+        {
+          SessionText *ahead = g_ptr_array_index (texts, next_read);
+
+          if (ahead == NULL)
+            continue;
+          /* Read by this thread's connection, between two writes. */
+          if (!(ok = load_known (sync, ahead, error)))
+            break;
+          if (pool != NULL)
+            g_thread_pool_push (pool, ahead, NULL);
+          else
+            pipeline_read_cb (ahead, &pipeline);
+          n_reading++;
+        }
+      if (!ok)
+        break;
+      g_mutex_lock (&pipeline.lock);
+      while (!text->done)
+        g_cond_wait (&pipeline.cond, &pipeline.lock);
+      g_mutex_unlock (&pipeline.lock);
+      n_reading--;
+      ok = write_session (sync, text, error);
+      g_clear_pointer (&g_ptr_array_index (texts, i), session_text_free);
+    }
+  /* Whatever is still queued is dropped; what is being read is waited
+   * for, before its text is freed with the others. */
+  if (pool != NULL)
+    g_thread_pool_free (pool, TRUE, TRUE);
+  g_mutex_clear (&pipeline.lock);
+  g_cond_clear (&pipeline.cond);
+  if (!ok)
+    return FALSE;
+  if (i < n_sessions)
+    return commit_batch (sync, i, n_sessions, FALSE, error);
 
   /* Deleted while Natter was not running. */
   g_hash_table_iter_init (&iter, records);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     if (!natter_search_db_remove_session (sync->db, key, error))
       return FALSE;
-  return natter_search_db_commit (sync->db, error);
+  return commit_batch (sync, n_sessions, n_sessions, FALSE, error);
 }
 
 /**

@@ -27,6 +27,7 @@
 #include "natter-session-error.h"
 #include "natter-session-grants-queue.h"
 #include "natter-session-index-entry.h"
+#include "natter-session-placement-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-turn-reducer.h"
@@ -708,7 +709,7 @@ find_authority (NatterSessionState *state,
  * it starts at schema version 1 and is raised right before its first
  * event of a later version (docs/format.md §3.3), whatever version the
  * exported file had: the archive's own `schema_upgraded` events are not
- * copied. What is data, never authority, stays behind: the events of
+ * copied, nor are its pin and folder. What is data, never authority, stays behind: the events of
  * grants still active and of queued messages still pending at the end of
  * the log, and the working folder, each counted in the plan's report. A
  * log that does not read as exported (an unknown version among its
@@ -758,9 +759,14 @@ plan_session (NatterImportPlan  *plan,
       JsonNode *copy;
       JsonObject *event;
 
+      const char *type = json_object_get_string_member_with_default (json_node_get_object (g_ptr_array_index (events, i)),
+                                                                     "type", "");
+
+      /* Where the conversation sat in the sender's list (a pin, a folder
+       * of theirs) is no place in this one: it comes in unpinned and in
+       * no folder (docs/format.md §7.1). */
       if (lowest &&
-          (g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (g_ptr_array_index (events, i)),
-                                                                  "type", NULL), "schema_upgraded") == 0 ||
+          (g_str_equal (type, "schema_upgraded") || natter_session_event_is_v4_type (type) ||
            is_authority (json_node_get_object (g_ptr_array_index (events, i)), grants, queued)))
         continue;
       copy = json_node_copy (g_ptr_array_index (events, i));

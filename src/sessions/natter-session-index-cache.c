@@ -42,7 +42,7 @@
  * numbers are in (a data directory copied to another machine is simply
  * read again). */
 #define MAGIC_NAME     "natter-index"
-#define FORMAT_VERSION 3
+#define FORMAT_VERSION 4
 #define HEADER_SIZE    32   /* magic, then the MD5 digest of the payload */
 #define DIGEST_SIZE    16
 
@@ -66,6 +66,7 @@ enum
   S_CWD,
   S_PARENT_SESSION,
   S_PARAMETERS,         /* natter_generation_parameters_to_text() */
+  S_FOLDER_ID,
   N_STRINGS
 };
 
@@ -73,7 +74,8 @@ enum
  * this version's. */
 #define FLAG_IS_VERSION           (1u << 0)
 #define FLAG_LATEST_TURN_IMPORTED (1u << 1)
-#define ALL_FLAGS                 (FLAG_IS_VERSION | FLAG_LATEST_TURN_IMPORTED)
+#define FLAG_PINNED               (1u << 2)
+#define ALL_FLAGS                 (FLAG_IS_VERSION | FLAG_LATEST_TURN_IMPORTED | FLAG_PINNED)
 
 /* exists (1 byte), size, mtime, ctime, inode (8 bytes each) */
 #define IDENTITY_SIZE (1 + 4 * 8)
@@ -323,6 +325,8 @@ entry_from_record (const CacheRecord *record)
     }
   natter_session_index_entry_set_is_version (entry, (record->flags & FLAG_IS_VERSION) != 0);
   natter_session_index_entry_set_latest_turn_imported (entry, (record->flags & FLAG_LATEST_TURN_IMPORTED) != 0);
+  natter_session_index_entry_set_pinned (entry, (record->flags & FLAG_PINNED) != 0);
+  natter_session_index_entry_set_folder_id (entry, s[S_FOLDER_ID]);
   return entry;
 }
 
@@ -420,7 +424,8 @@ write_record (GByteArray                     *out,
   write_identity (out, &record->turn);
   write_u32 (out, natter_session_index_entry_get_turn_count (entry));
   write_u32 (out, (natter_session_index_entry_get_is_version (entry) ? FLAG_IS_VERSION : 0) |
-                  (natter_session_index_entry_get_latest_turn_imported (entry) ? FLAG_LATEST_TURN_IMPORTED : 0));
+                  (natter_session_index_entry_get_latest_turn_imported (entry) ? FLAG_LATEST_TURN_IMPORTED : 0) |
+                  (natter_session_index_entry_get_pinned (entry) ? FLAG_PINNED : 0));
   write_string (out, natter_session_index_entry_get_session_id (entry));
   write_string (out, natter_session_index_entry_get_title (entry));
   write_string (out, natter_session_index_entry_get_created_at (entry));
@@ -440,6 +445,7 @@ write_record (GByteArray                     *out,
 
     write_string (out, text);
   }
+  write_string (out, natter_session_index_entry_get_folder_id (entry));
 }
 
 /**

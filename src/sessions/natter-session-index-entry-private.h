@@ -57,5 +57,9 @@ void                     natter_session_index_entry_set_is_version          (Nat
 
 void                     natter_session_index_entry_set_parameters          (NatterSessionIndexEntry *self,
                                                                              const NatterGenerationParameters *parameters);
+void                     natter_session_index_entry_set_pinned              (NatterSessionIndexEntry *self,
+                                                                             gboolean                 pinned);
+void                     natter_session_index_entry_set_folder_id           (NatterSessionIndexEntry *self,
+                                                                             const char              *folder_id);
 
 G_END_DECLS

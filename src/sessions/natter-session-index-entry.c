@@ -6,7 +6,7 @@
  * docs/sessions.md §8.1, plus an error text for an entry the startup
  * scan could not fold (docs/sessions.md §8.2), the dsh session header
  * extras `cwd` and `parentSession`, and the generation parameters the
- * session keeps (docs/format.md §3.5).
+ * session keeps (docs/format.md §3.5), its pin and its folder (docs/format.md §3.6).
  */
 
 #define G_LOG_DOMAIN "natter-session-index-entry"
@@ -16,6 +16,7 @@
 #include "natter-session-index-entry-private.h"
 #include "natter-session-reducer.h"
 #include "natter-session-parameters-state.h"
+#include "natter-session-placement-state.h"
 #include "natter-turn-reducer.h"
 
 struct _NatterSessionIndexEntry
@@ -43,6 +44,8 @@ struct _NatterSessionIndexEntry
   char       *parent_session;
   gboolean    is_version;
   NatterGenerationParameters *parameters;   /* NULL: none kept */
+  gboolean    pinned;
+  char       *folder_id;
 };
 
 G_DEFINE_FINAL_TYPE (NatterSessionIndexEntry, natter_session_index_entry, G_TYPE_OBJECT)
@@ -65,6 +68,8 @@ enum
   PROP_CWD,
   PROP_PARENT_SESSION,
   PROP_IS_VERSION,
+  PROP_PINNED,
+  PROP_FOLDER_ID,
   N_PROPS
 };
 
@@ -89,6 +94,7 @@ natter_session_index_entry_finalize (GObject *object)
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->parent_session, g_free);
   g_clear_pointer (&self->parameters, natter_generation_parameters_free);
+  g_clear_pointer (&self->folder_id, g_free);
 
   G_OBJECT_CLASS (natter_session_index_entry_parent_class)->finalize (object);
 }
@@ -148,6 +154,12 @@ natter_session_index_entry_get_property (GObject    *object,
     case PROP_IS_VERSION:
       g_value_set_boolean (value, self->is_version);
       break;
+    case PROP_PINNED:
+      g_value_set_boolean (value, self->pinned);
+      break;
+    case PROP_FOLDER_ID:
+      g_value_set_string (value, self->folder_id);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -183,6 +195,28 @@ boolean_property (const char *name)
 {
   return g_param_spec_boolean (name, NULL, NULL, FALSE,
                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+}
+
+/* Where the session's own log places it in the list. */
+static void
+install_placement_properties (void)
+{
+  /**
+   * NatterSessionIndexEntry:pinned:
+   *
+   * Whether the session's own log pins it (its last `pin_changed`,
+   * docs/format.md §3.6). A conversation with versions is pinned when its
+   * original is (docs/sessions.md §16).
+   */
+  properties[PROP_PINNED] = boolean_property ("pinned");
+  /**
+   * NatterSessionIndexEntry:folder-id:
+   *
+   * The folder the session's own log puts it in (its last
+   * `folder_changed`, docs/format.md §3.6), or %NULL. The folder may be
+   * gone since.
+   */
+  properties[PROP_FOLDER_ID] = string_property ("folder-id");
 }
 
 static void
@@ -304,6 +338,7 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    * §3.2, natter_session_state_get_is_version()).
    */
   properties[PROP_IS_VERSION] = boolean_property ("is-version");
+  install_placement_properties ();
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -419,6 +454,8 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
   natter_session_index_entry_set_parent_session (self, natter_session_state_get_parent_session (state));
   natter_session_index_entry_set_is_version (self, natter_session_state_get_is_version (state));
   natter_session_index_entry_set_parameters (self, natter_session_state_get_parameters (state));
+  natter_session_index_entry_set_pinned (self, natter_session_state_get_pinned (state));
+  natter_session_index_entry_set_folder_id (self, natter_session_state_get_folder_id (state));
   if (!keep_error)
     natter_session_index_entry_set_error (self, NULL);
   g_object_thaw_notify (G_OBJECT (self));
@@ -615,6 +652,26 @@ natter_session_index_entry_set_parameters (NatterSessionIndexEntry          *sel
   g_clear_pointer (&self->parameters, natter_generation_parameters_free);
   if (parameters != NULL)
     self->parameters = natter_generation_parameters_copy (parameters);
+}
+
+void
+natter_session_index_entry_set_pinned (NatterSessionIndexEntry *self,
+                                       gboolean                 pinned)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+
+  if (self->pinned == !!pinned)
+    return;
+  self->pinned = !!pinned;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PINNED]);
+}
+
+void
+natter_session_index_entry_set_folder_id (NatterSessionIndexEntry *self,
+                                          const char              *folder_id)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->folder_id, folder_id, PROP_FOLDER_ID);
 }
 
 /**
@@ -873,6 +930,34 @@ natter_session_index_entry_get_parameters (NatterSessionIndexEntry *self)
 }
 
 /**
+ * natter_session_index_entry_get_pinned:
+ * @self: an entry
+ *
+ * Returns: whether the session's own log pins it
+ *   (#NatterSessionIndexEntry:pinned)
+ */
+gboolean
+natter_session_index_entry_get_pinned (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), FALSE);
+  return self->pinned;
+}
+
+/**
+ * natter_session_index_entry_get_folder_id:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): the id of the folder the
+ *   session's own log puts it in (#NatterSessionIndexEntry:folder-id)
+ */
+const char *
+natter_session_index_entry_get_folder_id (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->folder_id;
+}
+
+/**
  * natter_session_index_entry_to_json:
  * @self: an entry
  *
@@ -950,7 +1035,9 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          g_strcmp0 (a->cwd, b->cwd) == 0 &&
          g_strcmp0 (a->parent_session, b->parent_session) == 0 &&
          a->is_version == b->is_version &&
-         natter_generation_parameters_equal (a->parameters, b->parameters);
+         natter_generation_parameters_equal (a->parameters, b->parameters) &&
+         a->pinned == b->pinned &&
+         g_strcmp0 (a->folder_id, b->folder_id) == 0;
 }
 
 /**

@@ -44,6 +44,8 @@ const char *natter_session_index_entry_get_parent_session     (NatterSessionInde
 gboolean    natter_session_index_entry_get_is_version         (NatterSessionIndexEntry *self);
 const NatterGenerationParameters *
             natter_session_index_entry_get_parameters         (NatterSessionIndexEntry *self);
+gboolean    natter_session_index_entry_get_pinned             (NatterSessionIndexEntry *self);
+const char *natter_session_index_entry_get_folder_id          (NatterSessionIndexEntry *self);
 
 JsonNode   *natter_session_index_entry_to_json                (NatterSessionIndexEntry *self);
 gboolean    natter_session_index_entry_equal                  (NatterSessionIndexEntry *a,

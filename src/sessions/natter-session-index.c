@@ -531,6 +531,8 @@ entry_new_from_scan (const char                    *session_id,
   natter_session_index_entry_set_parent_session (entry, scan->parent_session);
   natter_session_index_entry_set_is_version (entry, scan->is_version);
   natter_session_index_entry_set_parameters (entry, scan->parameters);
+  natter_session_index_entry_set_pinned (entry, scan->pinned);
+  natter_session_index_entry_set_folder_id (entry, scan->folder_id);
   return entry;
 }
 

@@ -173,19 +173,24 @@ advance_settled_cb (NatterTurnExecution *execution,
    * begins here, before untrack() tells the turn's waiters, so that a
    * waiter that flushes (a command line about to exit) waits for it. It
    * looks at the turn only once it holds the lock, after this returns. */
-  if (advance->session_id != NULL)
-    natter_sessions_promote_soon (advance->self, advance->session_id);
+  if (advance->session_id != NULL && advance->settled != NULL)
+    advance->settled (advance->self, advance->session_id);
   untrack (advance->self, advance);
   natter_turn_execution_wait_async (execution, NULL, advance_outcome_cb, advance);
 }
 
 /* Starts an advance, tracks it for stop_turn() and drains its events
- * into the service's signals (docs/sessions.md §9.1 step 7, §10.1). */
+ * into the service's signals (docs/sessions.md §9.1 step 7, §10.1).
+ * @settled is what the session does once the advance settles, before
+ * the turn's waiters hear of it: the promotion of its queue, which
+ * sends the next turn. The caller passes it in, so that the advances
+ * never call up into the operations that start them. */
 NatterTurnExecution *
-natter_sessions_start_advance (NatterSessions *self,
-                               const char     *session_id,
-                               const char     *turn_id,
-                               JsonObject     *input)
+natter_sessions_start_advance (NatterSessions            *self,
+                               const char                *session_id,
+                               const char                *turn_id,
+                               JsonObject                *input,
+                               NatterSessionsSettledFunc  settled)
 {
   NatterSessionsAdvance *advance = g_new0 (NatterSessionsAdvance, 1);
   GPtrArray *list;
@@ -195,6 +200,7 @@ natter_sessions_start_advance (NatterSessions *self,
   advance->cancellable = g_cancellable_new ();
   advance->session_id = g_strdup (session_id);
   advance->turn_id = g_strdup (turn_id);
+  advance->settled = settled;
   advance->execution = natter_turn_runtime_advance_turn (self->runtime, turn_id, input,
                                                          advance->cancellable);
 

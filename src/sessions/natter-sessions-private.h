@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What the facets of the session service share (natter-sessions.c,
- * -turns.c, -advances.c, -op.c, -damage.c): the instance struct, the
+ * -conversations.c, -turns.c, -advances.c, -op.c, -damage.c and the
+ * others): the instance struct, the
  * per-operation task data and the internal entry points; and the test
  * seams: crash simulation between the steps of send_message
  * (docs/sessions.md §9.1, §7) and a view of the live advances it
@@ -122,6 +123,11 @@ enum
 
 extern guint natter_sessions_signals[NATTER_SESSIONS_N_SIGNALS];
 
+/* What a session does once an advance of one of its turns settles
+ * (natter_sessions_start_advance()). */
+typedef void (*NatterSessionsSettledFunc) (NatterSessions *self,
+                                           const char     *session_id);
+
 /* One advance this service started and tracks (docs/sessions.md §9.3). */
 typedef struct
 {
@@ -132,6 +138,7 @@ typedef struct
   char                *turn_id;
   gboolean             completed;    /* this advance wrote turn_completed */
   guint64              title_op;     /* in flight while a title may follow, else 0 */
+  NatterSessionsSettledFunc settled; /* nullable */
 } NatterSessionsAdvance;
 
 typedef struct _NatterSessionsOp NatterSessionsOp;
@@ -291,7 +298,7 @@ JsonObject         *natter_sessions_fork_compaction_finish    (GAsyncResult     
 JsonNode           *natter_sessions_compaction_copy           (NatterSessions      *self,
                                                                const char          *session_id,
                                                                JsonObject          *compaction);
-/* natter-sessions-queue.c */
+/* natter-sessions-turns.c */
 void                natter_sessions_take_oldest_queued  (NatterSessionState  *state,
                                                          char               **out_queue_id,
                                                          JsonObject         **inout_input,
@@ -300,9 +307,10 @@ void                natter_sessions_promote_soon        (NatterSessions      *se
                                                          const char          *session_id);
 
 /* natter-sessions-advances.c */
-NatterTurnExecution *natter_sessions_start_advance     (NatterSessions        *self,
-                                                        const char            *session_id,
-                                                        const char            *turn_id,
-                                                        JsonObject            *input);
+NatterTurnExecution *natter_sessions_start_advance     (NatterSessions            *self,
+                                                        const char                *session_id,
+                                                        const char                *turn_id,
+                                                        JsonObject                *input,
+                                                        NatterSessionsSettledFunc  settled);
 
 G_END_DECLS

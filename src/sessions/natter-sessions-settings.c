@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What a conversation keeps about itself: its generation parameters
- * (docs/format.md §3.5). A
+ * (docs/format.md §3.5), whether it is pinned and which folder it is in
+ * (docs/format.md §3.6). A
  * conversation with versions (edits and new tries, docs/sessions.md §3)
  * is one conversation to the person, so these belong to it as a whole:
  * they are written to, and read from, the log of its original — the
@@ -15,6 +16,7 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-session-parameters-event.h"
+#include "natter-session-placement-event.h"
 #include "natter-session-families.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-settings.h"
@@ -187,4 +189,160 @@ natter_sessions_set_parameters_finish (NatterSessions  *self,
                                        GError         **error)
 {
   return setting_finish (self, result, natter_sessions_set_parameters_async, error);
+}
+
+/**
+ * natter_sessions_get_pinned:
+ * @self: the service
+ * @session_id: a session
+ *
+ * Whether @session_id's conversation is pinned: its original's
+ * `pin_changed` (docs/sessions.md §16).
+ *
+ * Returns: %TRUE when pinned
+ */
+gboolean
+natter_sessions_get_pinned (NatterSessions *self,
+                            const char     *session_id)
+{
+  NatterSessionIndexEntry *entry;
+
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), FALSE);
+  g_return_val_if_fail (session_id != NULL, FALSE);
+
+  entry = conversation_entry (self, session_id);
+  return entry != NULL && natter_session_index_entry_get_pinned (entry);
+}
+
+/**
+ * natter_sessions_get_folder_id:
+ * @self: the service
+ * @session_id: a session
+ *
+ * The folder @session_id's conversation was put in: its original's
+ * `folder_changed` (docs/sessions.md §16). The folder may have been
+ * deleted since; the folder list (natter-folders.c) says.
+ *
+ * Returns: (transfer none) (nullable): a folder id, or %NULL; valid
+ *   until the index changes
+ */
+const char *
+natter_sessions_get_folder_id (NatterSessions *self,
+                               const char     *session_id)
+{
+  NatterSessionIndexEntry *entry;
+
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  entry = conversation_entry (self, session_id);
+  return entry != NULL ? natter_session_index_entry_get_folder_id (entry) : NULL;
+}
+
+/**
+ * natter_sessions_set_pinned_async:
+ * @self: the service
+ * @session_id: a session of the conversation
+ * @pinned: whether the conversation is to be pinned to the top of the list
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the caller's main context
+ * @user_data: data for @callback
+ *
+ * Pins or unpins the conversation: `pin_changed` appended to its
+ * original's log (docs/format.md §3.6), after `schema_upgraded` where the
+ * file is at an older version. Nothing is written when it is so already.
+ */
+void
+natter_sessions_set_pinned_async (NatterSessions      *self,
+                                  const char          *session_id,
+                                  gboolean             pinned,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autofree char *ts = NULL;
+  const char *conversation_id;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  conversation_id = natter_sessions_get_conversation_id (self, session_id);
+  ts = natter_clock_format_ts (self->clock);
+  append_setting (self, conversation_id, natter_session_event_new_pin_changed (conversation_id, ts, pinned),
+                  natter_sessions_get_pinned (self, session_id) == !!pinned &&
+                  natter_session_index_lookup (self->index, conversation_id) != NULL,
+                  cancellable, callback, user_data, natter_sessions_set_pinned_async);
+}
+
+/**
+ * natter_sessions_set_pinned_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE once kept; else %FALSE with the errors of a write to the
+ *   session (%NATTER_SESSION_ERROR_NOT_FOUND, a damaged file's
+ *   %NATTER_STORE_ERROR, …)
+ */
+gboolean
+natter_sessions_set_pinned_finish (NatterSessions  *self,
+                                   GAsyncResult    *result,
+                                   GError         **error)
+{
+  return setting_finish (self, result, natter_sessions_set_pinned_async, error);
+}
+
+/**
+ * natter_sessions_set_folder_async:
+ * @self: the service
+ * @session_id: a session of the conversation
+ * @folder_id: (nullable): the id of the folder to put the conversation
+ *   in (natter_folders_create_async()), or %NULL for none
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the caller's main context
+ * @user_data: data for @callback
+ *
+ * Moves the conversation to a folder, or out of any: `folder_changed`
+ * appended to its original's log (docs/format.md §3.6), after
+ * `schema_upgraded` where the file is at an older version. The folder's
+ * existence is the caller's to check: the log names a folder only by id.
+ * Nothing is written when it is there already.
+ */
+void
+natter_sessions_set_folder_async (NatterSessions      *self,
+                                  const char          *session_id,
+                                  const char          *folder_id,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autofree char *ts = NULL;
+  const char *conversation_id;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  conversation_id = natter_sessions_get_conversation_id (self, session_id);
+  ts = natter_clock_format_ts (self->clock);
+  append_setting (self, conversation_id, natter_session_event_new_folder_changed (conversation_id, ts, folder_id),
+                  g_strcmp0 (natter_sessions_get_folder_id (self, session_id), folder_id) == 0 &&
+                  natter_session_index_lookup (self->index, conversation_id) != NULL,
+                  cancellable, callback, user_data, natter_sessions_set_folder_async);
+}
+
+/**
+ * natter_sessions_set_folder_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE once kept; else %FALSE with the errors of
+ *   natter_sessions_set_pinned_finish()
+ */
+gboolean
+natter_sessions_set_folder_finish (NatterSessions  *self,
+                                   GAsyncResult    *result,
+                                   GError         **error)
+{
+  return setting_finish (self, result, natter_sessions_set_folder_async, error);
 }

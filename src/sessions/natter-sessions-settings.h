@@ -3,7 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What a conversation keeps about itself (docs/format.md §3.5,
- * docs/sessions.md §15): its generation parameters.
+ * docs/sessions.md §15): its generation parameters; where it is placed in
+ * the list (docs/format.md §3.6, docs/sessions.md §16): pinned, in a
+ * folder.
  */
 
 #pragma once
@@ -29,5 +31,28 @@ void                              natter_sessions_set_parameters_async (NatterSe
 gboolean                          natter_sessions_set_parameters_finish (NatterSessions                 *self,
                                                                          GAsyncResult                   *result,
                                                                          GError                        **error);
+
+gboolean                          natter_sessions_get_pinned          (NatterSessions                   *self,
+                                                                       const char                       *session_id);
+const char                       *natter_sessions_get_folder_id       (NatterSessions                   *self,
+                                                                       const char                       *session_id);
+void                              natter_sessions_set_pinned_async    (NatterSessions                   *self,
+                                                                       const char                       *session_id,
+                                                                       gboolean                          pinned,
+                                                                       GCancellable                     *cancellable,
+                                                                       GAsyncReadyCallback               callback,
+                                                                       gpointer                          user_data);
+gboolean                          natter_sessions_set_pinned_finish   (NatterSessions                   *self,
+                                                                       GAsyncResult                     *result,
+                                                                       GError                          **error);
+void                              natter_sessions_set_folder_async    (NatterSessions                   *self,
+                                                                       const char                       *session_id,
+                                                                       const char                       *folder_id,
+                                                                       GCancellable                     *cancellable,
+                                                                       GAsyncReadyCallback               callback,
+                                                                       gpointer                          user_data);
+gboolean                          natter_sessions_set_folder_finish   (NatterSessions                   *self,
+                                                                       GAsyncResult                     *result,
+                                                                       GError                          **error);
 
 G_END_DECLS

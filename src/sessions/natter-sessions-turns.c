@@ -3,9 +3,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The turn-level operations of the session service: send_message
- * (docs/sessions.md §9.1), the external inputs routed to a turn
- * (docs/sessions.md §9.2), stop_turn, wait_for_turn and resume_turn
- * (docs/sessions.md §9.3).
+ * (docs/sessions.md §9.1), the promotion of the queue, which sends the
+ * oldest queued message once the latest turn completed, and the holds
+ * that keep it (docs/sessions.md §4), the external inputs routed to a
+ * turn (docs/sessions.md §9.2), stop_turn, wait_for_turn and
+ * resume_turn (docs/sessions.md §9.3). Queueing itself, which may
+ * promote, is natter-sessions-queue.c, above this file.
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
@@ -32,7 +35,7 @@ typedef struct
   gboolean           history_read;   /* the history the turn continues reads whole */
   JsonArray         *inline_context; /* the context after a compaction, once built */
   GPtrArray         *events;         /* what steps 5–6 append */
-  /* Promotion of the queue (natter-sessions-queue.c): the queued message
+  /* Promotion of the queue (below): the queued message
    * this turn is made of; and, for a send that found a promotion lost to
    * a crash, the error to return once that message was sent instead. */
   char              *promoted;
@@ -91,7 +94,8 @@ send_appended_cb (GObject      *object,
 
   /* Step 7: the session already references the turn (docs/sessions.md §7). Not
    * tied to the caller's cancellable: the turn is the user's now. */
-  natter_sessions_start_advance (self, data->base.session_id, data->turn_id, NULL);
+  natter_sessions_start_advance (self, data->base.session_id, data->turn_id, NULL,
+                                 natter_sessions_promote_soon);
 
   if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_ADVANCE))
     return;
@@ -441,6 +445,135 @@ natter_sessions_send_message_finish (NatterSessions  *self,
 
 /* Promotion of the queue (docs/format.md §3.4, docs/runtime.md) */
 
+static NatterSendOptions *
+options_from_json (JsonObject *object)
+{
+  NatterSendOptions *options = natter_send_options_new (json_object_get_string_member (object, "agentId"));
+  JsonObject *model = json_object_has_member (object, "model") ? json_object_get_object_member (object, "model")
+                                                                : NULL;
+
+  if (model != NULL)
+    natter_send_options_set_model (options, json_object_get_string_member (model, "provider"),
+                                   json_object_get_string_member (model, "model"));
+  natter_send_options_set_auto_permission (options, json_object_get_boolean_member (object, "autoPermission"));
+  natter_send_options_set_max_model_calls (options,
+                                           (guint) json_object_get_int_member_with_default (object, "maxModelCalls", 0));
+  return options;
+}
+
+/* The oldest pending message of @state, as what a send takes: its id, a
+ * copy of its message and its options (replacing what the pointers held). */
+void
+natter_sessions_take_oldest_queued (NatterSessionState  *state,
+                                    char               **out_queue_id,
+                                    JsonObject         **inout_input,
+                                    NatterSendOptions  **inout_options)
+{
+  const NatterSessionQueuedMessage *oldest = natter_session_state_get_queued (state, 0);
+  g_autoptr(JsonNode) message = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) copy = NULL;
+
+  json_node_set_object (message, oldest->message);
+  copy = json_node_copy (message);
+  g_free (*out_queue_id);
+  *out_queue_id = g_strdup (oldest->queue_id);
+  g_clear_pointer (inout_input, json_object_unref);
+  *inout_input = json_object_ref (json_node_get_object (copy));
+  g_clear_pointer (inout_options, natter_send_options_free);
+  *inout_options = options_from_json (oldest->options);
+}
+
+static void
+promoted_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GError) error = NULL;
+
+  turn_id = natter_sessions_promote_queue_finish (NATTER_SESSIONS (object), result, &error);
+  /* The queue stays in the log: the next queue or send retries. */
+  if (error != NULL)
+    g_debug ("Could not send a queued message: %s", error->message);
+}
+
+/* Starts the promotion of @session_id's queue; what it finds decides
+ * whether anything is sent. */
+void
+natter_sessions_promote_soon (NatterSessions *self,
+                              const char     *session_id)
+{
+  natter_sessions_promote_queue_async (self, session_id, NULL, promoted_cb, NULL);
+}
+
+/**
+ * natter_sessions_hold_queue:
+ * @self: the service
+ * @session_id: a session
+ *
+ * Keeps @session_id's queued messages where they are until
+ * natter_sessions_release_queue(): a turn that completes meanwhile
+ * promotes nothing (docs/runtime.md, "Queued messages"). The window holds
+ * the queue while it asks whether a Stop keeps it. Holds nest; they live
+ * in this service only, nothing is written.
+ */
+void
+natter_sessions_hold_queue (NatterSessions *self,
+                            const char     *session_id)
+{
+  guint holds;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  holds = GPOINTER_TO_UINT (g_hash_table_lookup (self->held_queues, session_id));
+  g_hash_table_insert (self->held_queues, g_strdup (session_id), GUINT_TO_POINTER (holds + 1));
+}
+
+/**
+ * natter_sessions_release_queue:
+ * @self: the service
+ * @session_id: a session held with natter_sessions_hold_queue()
+ * @promote: whether the queue goes on now, as it would have had it not
+ *   been held (a completed latest turn sends the oldest message)
+ *
+ * Ends one hold of @session_id's queue.
+ */
+void
+natter_sessions_release_queue (NatterSessions *self,
+                               const char     *session_id,
+                               gboolean        promote)
+{
+  guint holds;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  holds = GPOINTER_TO_UINT (g_hash_table_lookup (self->held_queues, session_id));
+  g_return_if_fail (holds > 0);
+  if (holds > 1)
+    g_hash_table_insert (self->held_queues, g_strdup (session_id), GUINT_TO_POINTER (holds - 1));
+  else
+    g_hash_table_remove (self->held_queues, session_id);
+  if (promote && holds == 1)
+    natter_sessions_promote_soon (self, session_id);
+}
+
+/**
+ * natter_sessions_is_queue_held:
+ * @self: the service
+ * @session_id: a session
+ *
+ * Returns: whether natter_sessions_hold_queue() keeps @session_id's queue
+ */
+gboolean
+natter_sessions_is_queue_held (NatterSessions *self,
+                               const char     *session_id)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), FALSE);
+  return session_id != NULL && g_hash_table_contains (self->held_queues, session_id);
+}
+
 static void
 promote_nothing (GTask *task)
 {
@@ -585,7 +718,8 @@ advance_with_input (NatterSessions      *self,
   const char *session_id = natter_session_index_lookup_session_for_turn (self->index, turn_id);
 
   g_task_set_source_tag (task, source_tag);
-  execution = natter_sessions_start_advance (self, session_id, turn_id, input);
+  execution = natter_sessions_start_advance (self, session_id, turn_id, input,
+                                             natter_sessions_promote_soon);
   natter_turn_execution_wait_async (execution, cancellable, input_waited_cb, g_steal_pointer (&task));
 }
 
@@ -856,7 +990,7 @@ natter_sessions_stop_turn_async (NatterSessions      *self,
   if (reason != NULL)
     json_object_set_string_member (input, "reason", reason);
   execution = natter_sessions_start_advance (self, natter_session_index_lookup_session_for_turn (self->index, turn_id),
-                                             turn_id, input);
+                                             turn_id, input, natter_sessions_promote_soon);
   natter_turn_execution_wait_async (execution, NULL, stop_cancel_cb, g_steal_pointer (&task));
 }
 
@@ -963,7 +1097,8 @@ resume_latest_read (GTask           *task,
       natter_sessions_op_return_error (task, g_steal_pointer (&error));
       return;
     }
-  natter_sessions_start_advance (data->self, data->session_id, latest, NULL);
+  natter_sessions_start_advance (data->self, data->session_id, latest, NULL,
+                                 natter_sessions_promote_soon);
   natter_sessions_op_finish (task);
   g_task_return_pointer (task, g_strdup (latest), g_free);
 }

@@ -127,17 +127,6 @@ natter_blob_store_dup_path (NatterBlobStore *self,
 }
 
 static gboolean
-set_io_error (GError     **error,
-              int          saved_errno,
-              const char  *what,
-              const char  *path)
-{
-  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
-               "Could not %s %s: %s", what, path, g_strerror (saved_errno));
-  return FALSE;
-}
-
-static gboolean
 make_private_dir (const char  *path,
                   GError     **error)
 {
@@ -145,7 +134,7 @@ make_private_dir (const char  *path,
     return TRUE;
   if (errno == EEXIST && g_file_test (path, G_FILE_TEST_IS_DIR))
     return TRUE;
-  return set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
+  return natter_store_set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
 }
 
 static char *
@@ -172,19 +161,19 @@ write_through_temp (const char  *dir,
   *out_exists = FALSE;
   fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
   if (fd < 0)
-    return set_io_error (error, errno, "create", temp_path);
+    return natter_store_set_io_error (error, errno, "create", temp_path);
   if (fchmod (fd, 0600) < 0 || !natter_fd_write_all (fd, data, length) || fsync (fd) < 0)
     {
       saved_errno = errno;
       close (fd);
       g_unlink (temp_path);
-      return error == NULL || *error != NULL ? FALSE : set_io_error (error, saved_errno, "write", temp_path);
+      return error == NULL || *error != NULL ? FALSE : natter_store_set_io_error (error, saved_errno, "write", temp_path);
     }
   if (close (fd) < 0)
     {
       saved_errno = errno;
       g_unlink (temp_path);
-      return set_io_error (error, saved_errno, "close", temp_path);
+      return natter_store_set_io_error (error, saved_errno, "close", temp_path);
     }
   linked = link (temp_path, path) == 0;
   saved_errno = errno;
@@ -192,7 +181,7 @@ write_through_temp (const char  *dir,
   if (!linked && saved_errno == EEXIST)
     *out_exists = TRUE;
   else if (!linked)
-    return set_io_error (error, saved_errno, "create", path);
+    return natter_store_set_io_error (error, saved_errno, "create", path);
   return TRUE;
 }
 

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Whole reads and writes of a file descriptor, for the store's files
- * (logs, the scan's fast read, blobs). Private to src/store/.
+ * (logs, the scan's fast read, blobs), and the error of a failed system
+ * call on one of them. Private to src/store/.
  */
 
 #pragma once
@@ -22,5 +23,10 @@ gboolean natter_fd_read_all  (int          fd,
 gboolean natter_fd_write_all (int          fd,
                               const void  *data,
                               gsize        length);
+
+gboolean natter_store_set_io_error (GError     **error,
+                                   int          saved_errno,
+                                   const char  *what,
+                                   const char  *path);
 
 G_END_DECLS

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "natter-fd-private.h"
+#include "natter-store-error.h"
 
 /* Reads @fd to its end into @stack_buffer (@stack_size bytes) or, when
  * that is too small, into a buffer returned in *@out_heap for the caller
@@ -100,4 +101,18 @@ natter_fd_write_all (int         fd,
       length -= (gsize) written;
     }
   return TRUE;
+}
+
+/* Sets @error to %NATTER_STORE_ERROR_IO for a system call on @path that
+ * failed with @saved_errno ("Could not @what @path: reason"), the one
+ * wording of every file of the store. Returns %FALSE. */
+gboolean
+natter_store_set_io_error (GError     **error,
+                           int          saved_errno,
+                           const char  *what,
+                           const char  *path)
+{
+  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+               "Could not %s %s: %s", what, path, g_strerror (saved_errno));
+  return FALSE;
 }

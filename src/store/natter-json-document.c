@@ -181,6 +181,126 @@ natter_json_parser_load (JsonParser  *parser,
   return json_parser_load_from_data (parser, text, length, error);
 }
 
+/* The value of the four hex digits at @p (either case), or -1. */
+static int
+hex4 (const char *p,
+      const char *end)
+{
+  int value = 0;
+
+  if (end - p < 4)
+    return -1;
+  for (guint i = 0; i < 4; i++)
+    {
+      int digit = g_ascii_xdigit_value (p[i]);
+
+      if (digit < 0)
+        return -1;
+      value = value * 16 + digit;
+    }
+  return value;
+}
+
+/* @data with each `\u` escape that no string of a JsonNode can hold
+ * replaced by `\ufffd`: U+0000 (json-glib ends the string there) and a
+ * surrogate that is not half of a pair (json-glib writes invalid UTF-8
+ * for it and drops the character after it, or refuses the text). %NULL
+ * when there is none. Escapes are walked from the start, so `\\u0000`
+ * (an escaped backslash) is left alone. */
+static char *
+replace_unholdable_escapes (const char *data,
+                            gsize       length,
+                            gsize      *out_length)
+{
+  const char *end = data + length;
+  const char *copied = data;
+  const char *p = data;
+  GString *out = NULL;
+
+  while ((p = memchr (p, '\\', end - p)) != NULL && end - p >= 2)
+    {
+      int unit;
+
+      if (p[1] != 'u' || (unit = hex4 (p + 2, end)) < 0)
+        {
+          p += 2;
+          continue;
+        }
+      if (unit >= 0xd800 && unit <= 0xdbff && end - p >= 12 && p[6] == '\\' && p[7] == 'u')
+        {
+          int next = hex4 (p + 8, end);
+
+          if (next >= 0xdc00 && next <= 0xdfff)
+            {
+              p += 12;
+              continue;
+            }
+        }
+      if (unit != 0 && (unit < 0xd800 || unit > 0xdfff))
+        {
+          p += 6;
+          continue;
+        }
+      if (out == NULL)
+        out = g_string_sized_new (length + 8);
+      g_string_append_len (out, copied, p - copied);
+      g_string_append (out, "\\ufffd");
+      p += 6;
+      copied = p;
+    }
+
+  if (out == NULL)
+    return NULL;
+  g_string_append_len (out, copied, end - copied);
+  *out_length = out->len;
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * natter_json_parser_load_external:
+ * @parser: the parser to load
+ * @data: JSON text that came from outside Natter: a server's answer or
+ *   stream, a tool server's message, a file to import
+ * @length: the length of @data in bytes, or -1 if nul-terminated
+ * @error: return location for a #GError
+ *
+ * json_parser_load_from_data() for text Natter did not write, where a
+ * string may hold what no string of a JsonNode (a C string of valid
+ * UTF-8) can: `\u0000`, which json-glib would silently end the string
+ * at, and a lone surrogate (`\ud800` without its other half), which it
+ * would turn into invalid UTF-8 that no log line can store. Each such
+ * escape is read as U+FFFD (REPLACEMENT CHARACTER) instead, so the text
+ * arrives whole with the mark where a character was lost, and whatever
+ * is stored of it reads back exactly (docs/format.md §2). Everything
+ * else is natter_json_parser_load()'s reading: nesting deeper than
+ * %NATTER_JSON_MAX_DEPTH and a `'` or `/` outside a string are refused
+ * before json-glib sees the text, bytes that are not UTF-8 are an error.
+ *
+ * Returns: %TRUE on success; %FALSE with %NATTER_STORE_ERROR_TOO_DEEP,
+ *   %NATTER_STORE_ERROR_MALFORMED, or json-glib's #JsonParserError (or
+ *   its %G_IO_ERROR for data that is not UTF-8)
+ */
+gboolean
+natter_json_parser_load_external (JsonParser  *parser,
+                                  const char  *data,
+                                  gssize       length,
+                                  GError     **error)
+{
+  g_autofree char *replaced = NULL;
+  gsize replaced_length = 0;
+
+  g_return_val_if_fail (JSON_IS_PARSER (parser), FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+
+  if (length < 0)
+    length = strlen (data);
+  replaced = replace_unholdable_escapes (data, length, &replaced_length);
+  /* Nested too deep, it never reaches json-glib's recursive parser. */
+  if (replaced != NULL)
+    return natter_json_parser_load (parser, replaced, replaced_length, error);
+  return natter_json_parser_load (parser, data, length, error);
+}
+
 /**
  * natter_json_parse:
  * @text: a JSON document that came from outside

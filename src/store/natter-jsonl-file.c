@@ -27,24 +27,13 @@
  * write() after checking the tail, and read it strictly (or up to its
  * first bad line). Events are checked on the way in and on the way out. */
 
-gboolean
-natter_jsonl_set_io_error (GError     **error,
-                           int          saved_errno,
-                           const char  *what,
-                           const char  *path)
-{
-  g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
-               "Could not %s %s: %s", what, path, g_strerror (saved_errno));
-  return FALSE;
-}
-
 static gboolean
 close_fd (int          fd,
           const char  *path,
           GError     **error)
 {
   if (close (fd) < 0 && errno != EINTR)
-    return natter_jsonl_set_io_error (error, errno, "close", path);
+    return natter_store_set_io_error (error, errno, "close", path);
   return TRUE;
 }
 
@@ -162,7 +151,7 @@ create_through_temp (const char  *path,
 
   fd = g_mkstemp_full (temp_path, O_WRONLY | O_CLOEXEC, 0600);
   if (fd < 0)
-    return natter_jsonl_set_io_error (error, errno, "create", temp_path);
+    return natter_store_set_io_error (error, errno, "create", temp_path);
 
   data = g_bytes_get_data (line, &length);
   if (fchmod (fd, 0600) < 0)
@@ -170,14 +159,14 @@ create_through_temp (const char  *path,
       saved_errno = errno;
       close (fd);
       g_unlink (temp_path);
-      return natter_jsonl_set_io_error (error, saved_errno, "set the mode of", temp_path);
+      return natter_store_set_io_error (error, saved_errno, "set the mode of", temp_path);
     }
   if (!natter_fd_write_all (fd, data, length))
     {
       saved_errno = errno;
       close (fd);
       g_unlink (temp_path);
-      return natter_jsonl_set_io_error (error, saved_errno, "write to", temp_path);
+      return natter_store_set_io_error (error, saved_errno, "write to", temp_path);
     }
   if (!close_fd (fd, temp_path, error))
     {
@@ -197,7 +186,7 @@ create_through_temp (const char  *path,
                        "%s already exists", path);
           return FALSE;
         }
-      return natter_jsonl_set_io_error (error, saved_errno, "create", path);
+      return natter_store_set_io_error (error, saved_errno, "create", path);
     }
 
   return TRUE;
@@ -267,12 +256,12 @@ append_to_file_locked (NatterJsonlRepo  *self,
                        "%s does not exist", path);
           return FALSE;
         }
-      return natter_jsonl_set_io_error (error, errno, "open", path);
+      return natter_store_set_io_error (error, errno, "open", path);
     }
 
   if (fstat (fd, &st) < 0)
     {
-      natter_jsonl_set_io_error (error, errno, "inspect", path);
+      natter_store_set_io_error (error, errno, "inspect", path);
       close (fd);
       return FALSE;
     }
@@ -287,7 +276,7 @@ append_to_file_locked (NatterJsonlRepo  *self,
 
       if (got < 0)
         {
-          natter_jsonl_set_io_error (error, errno, "read", path);
+          natter_store_set_io_error (error, errno, "read", path);
           close (fd);
           return FALSE;
         }
@@ -307,7 +296,7 @@ append_to_file_locked (NatterJsonlRepo  *self,
       int saved_errno = errno;
 
       close (fd);
-      return natter_jsonl_set_io_error (error, saved_errno, "write to", path);
+      return natter_store_set_io_error (error, saved_errno, "write to", path);
     }
 
   return close_fd (fd, path, error);
@@ -360,7 +349,7 @@ natter_jsonl_file_load (const char  *path,
                        "%s does not exist", path);
           return FALSE;
         }
-      return natter_jsonl_set_io_error (error, saved_errno, "read", path);
+      return natter_store_set_io_error (error, saved_errno, "read", path);
     }
   return natter_jsonl_file_load_fd (fd, path, &info, stack_buffer, out_contents, out_length, out_heap, error);
 }
@@ -385,7 +374,7 @@ natter_jsonl_file_load_fd (int          fd,
       int saved_errno = errno;
 
       close (fd);
-      return natter_jsonl_set_io_error (error, saved_errno, "inspect", path);
+      return natter_store_set_io_error (error, saved_errno, "inspect", path);
     }
   if (!S_ISREG (info->st_mode))
     {
@@ -403,7 +392,7 @@ natter_jsonl_file_load_fd (int          fd,
       int saved_errno = errno;
 
       close (fd);
-      return natter_jsonl_set_io_error (error, saved_errno, "read", path);
+      return natter_store_set_io_error (error, saved_errno, "read", path);
     }
   close (fd);
   return TRUE;
@@ -542,7 +531,7 @@ natter_jsonl_file_delete (NatterJsonlRepo  *self,
                        "%s does not exist", path);
           return FALSE;
         }
-      return natter_jsonl_set_io_error (error, errno, "delete", path);
+      return natter_store_set_io_error (error, errno, "delete", path);
     }
   return TRUE;
 }

@@ -14,6 +14,7 @@
 
 #include <glib/gstdio.h>
 
+#include "natter-fd-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
@@ -73,12 +74,12 @@ make_private_dir (const char  *path,
   if (g_mkdir (path, 0700) == 0)
     {
       if (g_chmod (path, 0700) < 0)
-        return natter_jsonl_set_io_error (error, errno, "set the mode of", path);
+        return natter_store_set_io_error (error, errno, "set the mode of", path);
       return TRUE;
     }
   if (errno == EEXIST && g_file_test (path, G_FILE_TEST_IS_DIR))
     return TRUE;
-  return natter_jsonl_set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
+  return natter_store_set_io_error (error, errno == EEXIST ? ENOTDIR : errno, "create the directory", path);
 }
 
 gboolean
@@ -93,9 +94,9 @@ natter_jsonl_layout_ensure_partition_dir (NatterJsonlRepo  *self,
   if (!g_file_test (self->storage_path, G_FILE_TEST_IS_DIR))
     {
       if (g_mkdir_with_parents (self->storage_path, 0700) < 0)
-        return natter_jsonl_set_io_error (error, errno, "create the directory", self->storage_path);
+        return natter_store_set_io_error (error, errno, "create the directory", self->storage_path);
       if (g_chmod (self->storage_path, 0700) < 0)
-        return natter_jsonl_set_io_error (error, errno, "set the mode of", self->storage_path);
+        return natter_store_set_io_error (error, errno, "set the mode of", self->storage_path);
     }
 
   if (!make_private_dir (self->kind_path, error))

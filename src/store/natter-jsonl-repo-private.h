@@ -73,10 +73,6 @@ gboolean   natter_jsonl_file_load_fd          (int                fd,
                                                char             **out_heap,
                                                GError           **error);
 
-gboolean   natter_jsonl_set_io_error          (GError           **error,
-                                               int                saved_errno,
-                                               const char        *what,
-                                               const char        *path);
 GBytes    *natter_jsonl_file_serialize_events (NatterJsonlRepo   *self,
                                                const char        *id,
                                                JsonNode * const  *events,

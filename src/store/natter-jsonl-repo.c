@@ -118,6 +118,8 @@ natter_jsonl_repo_new (GFile                *storage_dir,
     self->owner_member = g_strdup ("turnId");
   else if (strcmp (kind, "sessions") == 0)
     self->owner_member = g_strdup ("sessionId");
+  else if (strcmp (kind, "folders") == 0)
+    self->owner_member = g_strdup ("folderId");
 
   return self;
 }

@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The session state's fields, shared by the reducer of the version-1
- * events (natter-session-reducer.c) and the fold of what schema version 2
- * added (natter-session-grants-queue.c).
+ * events (natter-session-reducer.c) and the folds of what schema versions
+ * 2, 3 and 4 added (natter-session-grants-queue.c,
+ * natter-session-parameters-fold.c, natter-session-placement-fold.c).
  */
 
 #pragma once
@@ -32,6 +33,15 @@ typedef struct
   NatterGenerationParameters *parameters;  /* NULL: none kept */
 } NatterSessionV3Fold;
 
+/* What schema version 4 added: where the conversation is placed in the
+ * list (docs/format.md §3.6), the last event of each kind. Also used
+ * alone by the fast startup scan. */
+typedef struct
+{
+  gboolean  pinned;
+  char     *folder_id;   /* NULL: in no folder */
+} NatterSessionV4Fold;
+
 struct _NatterSessionState
 {
   gatomicrefcount      ref_count;
@@ -55,6 +65,7 @@ struct _NatterSessionState
   char                *updated_at;
   NatterSessionV2Fold  v2;
   NatterSessionV3Fold  v3;
+  NatterSessionV4Fold  v4;
 };
 
 /* natter_session_state_apply() without the schema check, for events the
@@ -74,6 +85,11 @@ void     natter_session_v2_fold_commit (NatterSessionV2Fold  *fold,
 
 void     natter_session_v3_fold_clear  (NatterSessionV3Fold  *fold);
 void     natter_session_v3_fold_commit (NatterSessionV3Fold  *fold,
+                                        JsonObject           *event,
+                                        const char           *type);
+
+void     natter_session_v4_fold_clear  (NatterSessionV4Fold  *fold);
+void     natter_session_v4_fold_commit (NatterSessionV4Fold  *fold,
                                         JsonObject           *event,
                                         const char           *type);
 

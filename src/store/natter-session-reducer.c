@@ -112,6 +112,7 @@ natter_session_state_unref (NatterSessionState *self)
   g_clear_pointer (&self->compaction, json_object_unref);
   natter_session_v2_fold_clear (&self->v2);
   natter_session_v3_fold_clear (&self->v3);
+  natter_session_v4_fold_clear (&self->v4);
   g_free (self);
 }
 
@@ -278,6 +279,7 @@ natter_session_state_apply_valid (NatterSessionState  *self,
     self->compaction_pending = FALSE;
   natter_session_v2_fold_commit (&self->v2, event, type);
   natter_session_v3_fold_commit (&self->v3, event, type);
+  natter_session_v4_fold_commit (&self->v4, event, type);
   self->after_first_turn = g_str_equal (type, "turn_appended") && self->turns->len == 1;
 
   g_free (self->updated_at);

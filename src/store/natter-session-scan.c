@@ -36,6 +36,7 @@
 #include "natter-session-scan.h"
 #include "natter-session-schema.h"
 #include "natter-session-parameters-state.h"
+#include "natter-session-placement-state.h"
 
 /* session_created and turn_appended with consumedQueueIds have the most
  * members (8); a line with more is refused
@@ -244,6 +245,7 @@ typedef struct
    * reducer's own code so that both paths keep the same rules. */
   NatterSessionV2Fold v2;
   NatterSessionV3Fold v3;
+  NatterSessionV4Fold v4;
 } ScanState;
 
 /* Sorts the members of one line into @field by their fields (@fields,
@@ -419,6 +421,7 @@ scan_tree_line (ScanState  *state,
     return FALSE;
   natter_session_v2_fold_commit (&state->v2, event, type);
   natter_session_v3_fold_commit (&state->v3, event, type);
+  natter_session_v4_fold_commit (&state->v4, event, type);
   return TRUE;
 }
 
@@ -536,6 +539,8 @@ scan_state_fill_result (const ScanState         *state,
   out->is_version = state->parent.data != NULL && state->created_with_title;
   if (state->v3.parameters != NULL)
     out->parameters = natter_generation_parameters_copy (state->v3.parameters);
+  out->pinned = state->v4.pinned;
+  out->folder_id = g_strdup (state->v4.folder_id);
   if (state->turn_count > 0)
     {
       g_autofree char *provider_text = span_dup (state->provider, state->provider_escaped);
@@ -593,6 +598,7 @@ natter_session_scan_contents (const char              *contents,
   g_clear_pointer (&state.turn_ids, g_array_unref);
   natter_session_v2_fold_clear (&state.v2);
   natter_session_v3_fold_clear (&state.v3);
+  natter_session_v4_fold_clear (&state.v4);
   return ok;
 }
 
@@ -617,6 +623,7 @@ natter_session_scan_result_clear (NatterSessionScanResult *result)
   g_free (result->cwd);
   g_free (result->parent_session);
   natter_generation_parameters_free (result->parameters);
+  g_free (result->folder_id);
   memset (result, 0, sizeof *result);
 }
 
@@ -636,6 +643,8 @@ fill_from_state (NatterSessionScanResult *out,
   out->is_version = natter_session_state_get_is_version (state);
   if (natter_session_state_get_parameters (state) != NULL)
     out->parameters = natter_generation_parameters_copy (natter_session_state_get_parameters (state));
+  out->pinned = natter_session_state_get_pinned (state);
+  out->folder_id = g_strdup (natter_session_state_get_folder_id (state));
   if (n_turns > 0)
     {
       const NatterSessionTurn *last = natter_session_state_get_turn (state, n_turns - 1);

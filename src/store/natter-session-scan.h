@@ -33,6 +33,8 @@ G_BEGIN_DECLS
  *   (natter_session_state_get_is_version())
  * @parameters: (nullable): the generation parameters of the last
  *   `parameters_changed`, or %NULL when none are kept
+ * @pinned: whether the last `pin_changed` pinned it
+ * @folder_id: (nullable): the `folderId` of the last `folder_changed`
  *
  * What the startup scan (docs/sessions.md §8.2 step 2) needs of one
  * session file: exactly the index entry's session-derived fields. Every
@@ -53,6 +55,8 @@ typedef struct
   char       *parent_session;
   gboolean    is_version;
   NatterGenerationParameters *parameters;
+  gboolean    pinned;
+  char       *folder_id;
 } NatterSessionScanResult;
 
 void     natter_session_scan_result_clear (NatterSessionScanResult  *result);

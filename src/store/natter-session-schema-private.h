@@ -2,8 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What natter-session-schema.c shares with the validators of the events
- * that session schema version 2 added (natter-session-schema-upgrade.c).
+ * What the validators of each session schema version share: the member
+ * check and the event head of natter-session-event-base.c, and the
+ * per-version validators natter-session-schema.c dispatches to
+ * (natter-session-schema-upgrade.c, natter-session-parameters-event.c).
  */
 
 #pragma once
@@ -20,6 +22,9 @@ gboolean natter_session_schema_validate_v2     (const char          *type,
                                                 JsonObject          *event,
                                                 GError             **error);
 gboolean natter_session_schema_validate_v3     (const char          *type,
+                                                JsonObject          *event,
+                                                GError             **error);
+gboolean natter_session_schema_validate_v4     (const char          *type,
                                                 JsonObject          *event,
                                                 GError             **error);
 JsonObject *natter_session_event_begin          (const char          *type,

@@ -13,6 +13,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-session-parameters-event.h"
+#include "natter-session-placement-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
 #include "natter-session-schema-upgrade.h"
@@ -213,13 +214,14 @@ natter_session_schema_validate_v2 (const char  *type,
  * @event: (transfer none): a valid session event
  *
  * The session schema version a file must be at for @event to appear in
- * it (docs/format.md §3.3 and §3.5): 3 for the version-3 event types, 2
+ * it (docs/format.md §3.3, §3.5 and §3.6): 4 for the version-4 event
+ * types, 3 for the version-3 event types, 2
  * for the version-2 event types and for a `turn_appended` with
  * `consumedQueueIds`, else 1. For
  * `schema_upgraded` it is the version the event raises the file to, less
  * one: the marker itself belongs to the older version.
  *
- * Returns: 1, 2 or 3
+ * Returns: 1 to 4
  */
 gint64
 natter_session_event_get_required_version (JsonObject *event)
@@ -231,6 +233,8 @@ natter_session_event_get_required_version (JsonObject *event)
   type = json_object_get_string_member_with_default (event, "type", "");
   if (g_str_equal (type, "schema_upgraded"))
     return json_object_get_int_member_with_default (event, "schemaVersion", 2) - 1;
+  if (natter_session_event_is_v4_type (type))
+    return 4;
   if (natter_session_event_is_v3_type (type))
     return 3;
   if (g_str_equal (type, "permission_grant_added") ||

@@ -10,6 +10,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-session-parameters-event.h"
+#include "natter-session-placement-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-private.h"
 #include "natter-store-error.h"
@@ -35,96 +36,6 @@ static const char * const title_changed_members[] = {
 static const char * const model_members[] = {
   "provider", "model", NULL
 };
-
-/* Refuses a member of @object outside @allowed, naming it and @what. */
-gboolean
-natter_session_schema_check_members (JsonObject         *object,
-                                     const char * const *allowed,
-                                     const char         *what,
-                                     GError            **error)
-{
-  JsonObjectIter iter;
-  const char *name;
-  JsonNode *member;
-
-  json_object_iter_init (&iter, object);
-  while (json_object_iter_next (&iter, &name, &member))
-    {
-      if (!g_strv_contains (allowed, name))
-        {
-          g_autofree char *shown = g_utf8_make_valid (name, MIN (strlen (name), 64));
-
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                       "%s has the unknown field “%s”", what, shown);
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-/**
- * natter_session_cwd_validate:
- * @cwd: (nullable): a candidate working directory
- * @error: return location for a #GError
- *
- * Checks a session's `cwd` (dsh-session.md: a validated absolute path): it
- * must be valid UTF-8, start with `/`, be at most %NATTER_SESSION_CWD_MAX
- * bytes, and be normalized — no empty component (`//`, a trailing `/`
- * except for `/` itself) and no `.` or `..` component. A NUL cannot occur
- * inside a C string, and a JSON `\u0000` escape is refused by the lossless
- * line check before any schema runs.
- *
- * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_SCHEMA.
- */
-gboolean
-natter_session_cwd_validate (const char  *cwd,
-                             GError     **error)
-{
-  const char *reason = NULL;
-  gsize length;
-
-  if (cwd == NULL)
-    {
-      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                           "Field “cwd” is missing");
-      return FALSE;
-    }
-
-  length = strnlen (cwd, NATTER_SESSION_CWD_MAX + 1);
-  if (length > NATTER_SESSION_CWD_MAX)
-    reason = "is too long";
-  else if (!g_utf8_validate_len (cwd, length, NULL))
-    reason = "is not valid UTF-8";
-  else if (cwd[0] != '/')
-    reason = "is not an absolute path";
-  else if (length > 1)
-    {
-      /* Walk the components after the leading slash. */
-      const char *p = cwd + 1;
-
-      while (reason == NULL)
-        {
-          const char *end = strchr (p, '/');
-          gsize n = end != NULL ? (gsize) (end - p) : strlen (p);
-
-          if (n == 0)
-            reason = "has an empty component (not normalized)";
-          else if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-            reason = "has a “.” or “..” component (not normalized)";
-          if (end == NULL)
-            break;
-          p = end + 1;
-        }
-    }
-
-  if (reason != NULL)
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                   "Field “cwd” %s", reason);
-      return FALSE;
-    }
-  return TRUE;
-}
 
 static gboolean
 validate_created (JsonObject  *event,
@@ -256,7 +167,8 @@ validate_title_changed (JsonObject  *event,
  * - `title_changed`: `title` (a string);
  * - the events of schema version 2 and `turn_appended.consumedQueueIds`,
  *   as docs/format.md describes them (natter-session-schema-upgrade.c);
- * - the events of schema version 3 (natter-session-parameters-event.c).
+ * - the events of schema version 3 (natter-session-parameters-event.c);
+ * - the events of schema version 4 (natter-session-placement-event.c).
  *
  * Whether a version-2 event may appear at its place in a file (the file
  * must be at version 2 by then) is the reducer's rule, not this
@@ -268,8 +180,8 @@ validate_title_changed (JsonObject  *event,
  *
  * Returns: %TRUE if valid; else %FALSE with %NATTER_STORE_ERROR_UNKNOWN_TYPE
  *   (a `type` this version does not know),
- *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1,
- *   2 or 3)
+ *   %NATTER_STORE_ERROR_UNSUPPORTED_VERSION (`schemaVersion` other than 1
+ *   to 4)
  *   or %NATTER_STORE_ERROR_SCHEMA (anything else).
  */
 gboolean
@@ -298,7 +210,10 @@ natter_session_event_validate (JsonObject  *event,
       !g_str_equal (type, "queued_message_removed") &&
       !g_str_equal (type, "conversation_compacted") &&
       /* Schema version 3 (natter-session-parameters-event.c). */
-      !g_str_equal (type, "parameters_changed"))
+      !g_str_equal (type, "parameters_changed") &&
+      /* Schema version 4 (natter-session-placement-event.c). */
+      !g_str_equal (type, "pin_changed") &&
+      !g_str_equal (type, "folder_changed"))
     {
       g_autofree char *shown = g_utf8_make_valid (type, MIN (strlen (type), 64));
 
@@ -328,33 +243,9 @@ natter_session_event_validate (JsonObject  *event,
     return validate_title_changed (event, error);
   if (natter_session_event_is_v3_type (type))
     return natter_session_schema_validate_v3 (type, event, error);
+  if (natter_session_event_is_v4_type (type))
+    return natter_session_schema_validate_v4 (type, event, error);
   return natter_session_schema_validate_v2 (type, event, error);
-}
-
-/* The common head of every session event the builders make (type,
- * sessionId, ts), shared by the builders of each schema version
- * (natter-session-schema-private.h). */
-JsonObject *
-natter_session_event_begin (const char *type,
-                            const char *session_id,
-                            const char *ts)
-{
-  JsonObject *object = json_object_new ();
-
-  json_object_set_string_member (object, "type", type);
-  json_object_set_string_member (object, "sessionId", session_id);
-  json_object_set_string_member (object, "ts", ts);
-  return object;
-}
-
-/* @object (taken) as a node. */
-JsonNode *
-natter_session_event_wrap (JsonObject *object)
-{
-  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
-
-  json_node_take_object (node, object);
-  return node;
 }
 
 /**

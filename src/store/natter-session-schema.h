@@ -18,12 +18,12 @@ G_BEGIN_DECLS
  * NATTER_SESSION_SCHEMA_VERSION:
  *
  * The newest session schema version. Readers accept every version from 1
- * up to it (docs/format.md §3.3 and §3.5). New files are created at
+ * up to it (docs/format.md §3.3, §3.5 and §3.6). New files are created at
  * 1, the lowest, and a file is raised by appending a `schema_upgraded`
  * event right before its first event that needs more, never by
  * rewriting.
  */
-#define NATTER_SESSION_SCHEMA_VERSION 3
+#define NATTER_SESSION_SCHEMA_VERSION 4
 
 /**
  * NATTER_SESSION_CWD_MAX:

@@ -13,17 +13,6 @@
 #include "natter-turn-reducer-private.h"
 #include "natter-turn-schema.h"
 
-/* Called by the state's array of model calls. */
-void
-natter_turn_model_call_free (NatterTurnModelCall *call)
-{
-  g_clear_pointer (&call->requested, json_object_unref);
-  g_clear_pointer (&call->steps, g_ptr_array_unref);
-  g_clear_pointer (&call->completed, json_object_unref);
-  g_clear_pointer (&call->failed, json_object_unref);
-  g_free (call);
-}
-
 /**
  * natter_turn_model_call_get_index:
  * @call: a model call

@@ -174,6 +174,43 @@ natter_turn_state_expected_request_refs (NatterTurnState  *state,
   return g_steal_pointer (&refs);
 }
 
+/**
+ * natter_turn_state_dup_next_request_refs:
+ * @state: a state
+ * @out_previous_turn_id: (out) (optional) (transfer full) (nullable): the
+ *   `contextRef.previousTurnId` the next request must carry, or %NULL for
+ *   none
+ * @error: return location for a #GError
+ *
+ * The `request.messages` the next `model_call_requested` must carry
+ * (docs/runtime.md §3): `["context"?, "input"]` for call 0,
+ * `["assistant:N-1", "toolResult:<id>"…]` after a response with tool
+ * calls, `[]` after a failed call.
+ *
+ * Returns: (transfer full) (nullable): the refs, or %NULL with
+ *   %NATTER_STORE_ERROR_INVARIANT when no model call may follow now (open
+ *   call, missing tool results, final response, spent budget, ended turn)
+ */
+GStrv
+natter_turn_state_dup_next_request_refs (NatterTurnState  *state,
+                                         char            **out_previous_turn_id,
+                                         GError          **error)
+{
+  const char *previous_turn_id = NULL;
+  GPtrArray *refs;
+
+  g_return_val_if_fail (state != NULL, NULL);
+
+  if (out_previous_turn_id != NULL)
+    *out_previous_turn_id = NULL;
+  refs = natter_turn_state_expected_request_refs (state, &previous_turn_id, error);
+  if (refs == NULL)
+    return NULL;
+  if (out_previous_turn_id != NULL)
+    *out_previous_turn_id = g_strdup (previous_turn_id);
+  return (GStrv) g_ptr_array_free (refs, FALSE);
+}
+
 /* Event handlers. Each checks its invariants, then mutates through the
  * undo log; a failure after a mutation is rolled back by the caller. */
 

@@ -19,6 +19,17 @@ const char * const natter_turn_usage_fields[N_USAGE] = {
 G_DEFINE_BOXED_TYPE (NatterTurnState, natter_turn_state,
                      natter_turn_state_ref, natter_turn_state_unref)
 
+/* Called by the state's array of model calls: a state owns its calls. */
+void
+natter_turn_model_call_free (NatterTurnModelCall *call)
+{
+  g_clear_pointer (&call->requested, json_object_unref);
+  g_clear_pointer (&call->steps, g_ptr_array_unref);
+  g_clear_pointer (&call->completed, json_object_unref);
+  g_clear_pointer (&call->failed, json_object_unref);
+  g_free (call);
+}
+
 /**
  * natter_turn_state_new:
  *
@@ -358,43 +369,6 @@ natter_turn_state_dup_final_text (NatterTurnState *state)
         g_string_append (text, json_object_get_string_member (part, "text"));
     }
   return g_string_free (text, FALSE);
-}
-
-/**
- * natter_turn_state_dup_next_request_refs:
- * @state: a state
- * @out_previous_turn_id: (out) (optional) (transfer full) (nullable): the
- *   `contextRef.previousTurnId` the next request must carry, or %NULL for
- *   none
- * @error: return location for a #GError
- *
- * The `request.messages` the next `model_call_requested` must carry
- * (docs/runtime.md §3): `["context"?, "input"]` for call 0,
- * `["assistant:N-1", "toolResult:<id>"…]` after a response with tool
- * calls, `[]` after a failed call.
- *
- * Returns: (transfer full) (nullable): the refs, or %NULL with
- *   %NATTER_STORE_ERROR_INVARIANT when no model call may follow now (open
- *   call, missing tool results, final response, spent budget, ended turn)
- */
-GStrv
-natter_turn_state_dup_next_request_refs (NatterTurnState  *state,
-                                         char            **out_previous_turn_id,
-                                         GError          **error)
-{
-  const char *previous_turn_id = NULL;
-  GPtrArray *refs;
-
-  g_return_val_if_fail (state != NULL, NULL);
-
-  if (out_previous_turn_id != NULL)
-    *out_previous_turn_id = NULL;
-  refs = natter_turn_state_expected_request_refs (state, &previous_turn_id, error);
-  if (refs == NULL)
-    return NULL;
-  if (out_previous_turn_id != NULL)
-    *out_previous_turn_id = g_strdup (previous_turn_id);
-  return (GStrv) g_ptr_array_free (refs, FALSE);
 }
 
 /* Accessors: model calls */

@@ -40,10 +40,14 @@ grab_row (NatterSidebar *self)
        item != NULL;
        item = gtk_widget_get_next_sibling (item))
     {
-      GtkWidget *row = gtk_widget_get_first_child (item);
+      /* The item's child holds the conversation's row first
+       * (natter-sidebar.c, row_setup_cb()). */
+      GtkWidget *child = gtk_widget_get_first_child (item);
+      GtkWidget *row = child != NULL ? gtk_widget_get_first_child (child) : NULL;
       NatterSessionIndexEntry *entry;
 
-      if (row == NULL || !NATTER_IS_SESSION_ROW (row) || !gtk_widget_get_child_visible (item))
+      if (row == NULL || !NATTER_IS_SESSION_ROW (row) || !gtk_widget_get_visible (row) ||
+          !gtk_widget_get_child_visible (item))
         continue;
       entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
       if (entry != NULL && focus != NULL &&

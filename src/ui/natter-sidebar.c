@@ -32,6 +32,8 @@
 
 #include "natter-accessible.h"
 #include "natter-family-filter.h"
+#include "natter-sidebar-header-row.h"
+#include "natter-sidebar-sections.h"
 #include "natter-sidebar.h"
 
 /* Enough for a sidebar: more hits than that means the words say little. */
@@ -45,8 +47,10 @@ struct _NatterSidebar
   NatterTurnEventHub   *hub;
   NatterTimeTicker     *ticker;
 
-  GtkFilterListModel   *filter_model;
-  GtkSortListModel     *sort_model;
+  NatterSidebarSections *sections;       /* Pinned, the folders, Recent */
+  GListModel           *sort_model;       /* the sections' model: what the list shows */
+  NatterFolders        *folders;
+  GPtrArray            *scope_ids;        /* folder ids of the scope menu's items, NULL for all */
   GtkSingleSelection   *selection;
   GtkStringFilter      *title_filter;
   GtkCustomFilter      *hidden_filter;
@@ -71,10 +75,12 @@ struct _NatterSidebar
   guint                 scroll_stable_frames;
 
   guint                 list_key_id;      /* a key press in the list is being handled */
+  GError               *search_error;     /* why the last search could not look at the words */
 
   /* Template children */
   GtkSearchBar         *search_bar;
   GtkSearchEntry       *search_entry;
+  GtkDropDown          *scope_dropdown;
   GtkLabel             *search_status;
   GtkStack             *sidebar_stack;
   GtkListView          *session_list;
@@ -93,6 +99,8 @@ static GParamSpec *properties[N_PROPS];
 enum {
   SESSION_SELECTED,
   SESSION_ACTIVATED,
+  MOVE_REQUESTED,
+  PIN_REQUESTED,
   N_SIGNALS
 };
 
@@ -181,7 +189,7 @@ update_page (NatterSidebar *self)
 {
   const char *page = "list";
 
-  if (self->sort_model == NULL || g_list_model_get_n_items (G_LIST_MODEL (self->sort_model)) == 0)
+  if (self->sort_model == NULL || g_list_model_get_n_items (self->sort_model) == 0)
     {
       const char *search = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
 
@@ -331,10 +339,15 @@ static void
 list_activate_cb (NatterSidebar *self,
                   guint          position)
 {
-  g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), position);
+  g_autoptr(GObject) item = g_list_model_get_item (self->sort_model, position);
 
-  if (entry != NULL)
-    g_signal_emit (self, signals[SESSION_ACTIVATED], 0, natter_session_index_entry_get_session_id (entry));
+  if (NATTER_IS_SESSION_INDEX_ENTRY (item))
+    g_signal_emit (self, signals[SESSION_ACTIVATED], 0,
+                   natter_session_index_entry_get_session_id (NATTER_SESSION_INDEX_ENTRY (item)));
+  else if (NATTER_IS_SIDEBAR_HEADER (item) && natter_sidebar_header_get_folder (NATTER_SIDEBAR_HEADER (item)) != NULL)
+    natter_sidebar_sections_set_expanded (self->sections,
+                                          natter_folder_get_id (natter_sidebar_header_get_folder (NATTER_SIDEBAR_HEADER (item))),
+                                          !natter_sidebar_header_get_expanded (NATTER_SIDEBAR_HEADER (item)));
 }
 
 /* A list at its top stays there when its rows change: the open
@@ -392,6 +405,54 @@ row_released_cb (GtkGestureClick *gesture,
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0, session_id);
 }
 
+/* A conversation's row is dragged by its session id, onto a header
+ * (natter-sidebar-header-row.c). */
+static GdkContentProvider *
+drag_prepare_cb (GtkDragSource    *source,
+                 double            x,
+                 double            y,
+                 NatterSessionRow *row)
+{
+  NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
+  g_autoptr(GdkPaintable) icon = NULL;
+
+  if (entry == NULL || natter_session_index_entry_get_error (entry) != NULL)
+    return NULL;
+  icon = gtk_widget_paintable_new (GTK_WIDGET (row));
+  gtk_drag_source_set_icon (source, icon, (int) x, (int) y);
+  return gdk_content_provider_new_typed (G_TYPE_STRING, natter_session_index_entry_get_session_id (entry));
+}
+
+/* A conversation's row dropped on a header: Pinned pins it, a folder
+ * takes it in, Recent takes it out of its folder. */
+static void
+header_dropped_cb (NatterSidebarHeaderRow *row,
+                   const char             *session_id,
+                   NatterSidebar          *self)
+{
+  NatterSidebarHeader *header = natter_sidebar_header_row_get_header (row);
+  NatterFolder *folder = header != NULL ? natter_sidebar_header_get_folder (header) : NULL;
+
+  if (header == NULL)
+    return;
+  if (natter_sidebar_header_get_kind (header) == NATTER_SIDEBAR_HEADER_PINNED)
+    g_signal_emit (self, signals[PIN_REQUESTED], 0, session_id);
+  else
+    g_signal_emit (self, signals[MOVE_REQUESTED], 0, session_id, folder != NULL ? natter_folder_get_id (folder) : NULL);
+}
+
+static void
+header_expand_cb (NatterSidebarHeaderRow *row,
+                  gboolean                expanded,
+                  NatterSidebar          *self)
+{
+  NatterSidebarHeader *header = natter_sidebar_header_row_get_header (row);
+
+  if (header != NULL && natter_sidebar_header_get_folder (header) != NULL)
+    natter_sidebar_sections_set_expanded (self->sections, natter_folder_get_id (natter_sidebar_header_get_folder (header)),
+                                          expanded);
+}
+
 static void
 row_setup_cb (GtkSignalListItemFactory *factory,
               GtkListItem              *list_item,
@@ -399,14 +460,42 @@ row_setup_cb (GtkSignalListItemFactory *factory,
 {
   GtkWidget *row = natter_session_row_new (self->sessions, self->hub, self->ticker);
   GtkGesture *click = gtk_gesture_click_new ();
+  GtkDragSource *drag = gtk_drag_source_new ();
 
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
   gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
   g_signal_connect (click, "pressed", G_CALLBACK (row_pressed_cb), self);
   g_signal_connect (click, "released", G_CALLBACK (row_released_cb), self);
   gtk_widget_add_controller (row, GTK_EVENT_CONTROLLER (click));
-  gtk_list_item_set_child (list_item, row);
+  GtkWidget *header = natter_sidebar_header_row_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+
+  gtk_drag_source_set_actions (drag, GDK_ACTION_MOVE);
+  g_signal_connect (drag, "prepare", G_CALLBACK (drag_prepare_cb), row);
+  gtk_widget_add_controller (row, GTK_EVENT_CONTROLLER (drag));
+  g_signal_connect (header, "dropped", G_CALLBACK (header_dropped_cb), self);
+  g_signal_connect (header, "expand", G_CALLBACK (header_expand_cb), self);
+  gtk_widget_set_visible (header, FALSE);
+  /* A list item shows a conversation or a header, whichever it is bound
+   * to: both are in it, one at a time. */
+  gtk_box_append (GTK_BOX (box), row);
+  gtk_box_append (GTK_BOX (box), header);
+  gtk_list_item_set_child (list_item, box);
 }
+
+/* The conversation's row of a list item's child (row_setup_cb()). */
+static NatterSessionRow *
+item_session_row (GtkListItem *list_item)
+{
+  return NATTER_SESSION_ROW (gtk_widget_get_first_child (gtk_list_item_get_child (list_item)));
+}
+
+static NatterSidebarHeaderRow *
+item_header_row (GtkListItem *list_item)
+{
+  return NATTER_SIDEBAR_HEADER_ROW (gtk_widget_get_last_child (gtk_list_item_get_child (list_item)));
+}
+
 
 /* A row shows the words that matched while a search found its
  * conversation by them, and how many versions the conversation has. */
@@ -430,9 +519,24 @@ row_bind_cb (GtkSignalListItemFactory *factory,
              GtkListItem              *list_item,
              NatterSidebar            *self)
 {
-  NatterSessionRow *row = NATTER_SESSION_ROW (gtk_list_item_get_child (list_item));
+  gpointer item = gtk_list_item_get_item (list_item);
+  NatterSessionRow *row;
 
-  natter_session_row_set_entry (row, gtk_list_item_get_item (list_item));
+  row = item_session_row (list_item);
+  gtk_widget_set_visible (GTK_WIDGET (row), !NATTER_IS_SIDEBAR_HEADER (item));
+  gtk_widget_set_visible (GTK_WIDGET (item_header_row (list_item)), NATTER_IS_SIDEBAR_HEADER (item));
+  if (NATTER_IS_SIDEBAR_HEADER (item))
+    {
+      natter_sidebar_header_row_set_header (item_header_row (list_item), item);
+      gtk_list_item_set_selectable (list_item, FALSE);
+      /* Enter on a folder's header shows or hides its conversations. */
+      gtk_list_item_set_activatable (list_item,
+                                     natter_sidebar_header_get_folder (NATTER_SIDEBAR_HEADER (item)) != NULL);
+      return;
+    }
+  gtk_list_item_set_selectable (list_item, TRUE);
+  gtk_list_item_set_activatable (list_item, TRUE);
+  natter_session_row_set_entry (row, item);
   g_hash_table_add (self->bound_rows, row);
   update_row_snippet (self, row);
 }
@@ -442,8 +546,9 @@ row_unbind_cb (GtkSignalListItemFactory *factory,
                GtkListItem              *list_item,
                NatterSidebar            *self)
 {
-  NatterSessionRow *row = NATTER_SESSION_ROW (gtk_list_item_get_child (list_item));
+  NatterSessionRow *row = item_session_row (list_item);
 
+  natter_sidebar_header_row_set_header (item_header_row (list_item), NULL);
   g_hash_table_remove (self->bound_rows, row);
   natter_session_row_set_snippet (row, NULL);
   natter_session_row_set_more_hits (row, NULL, NULL, NULL);
@@ -502,21 +607,46 @@ set_hits (NatterSidebar *self,
     sync_selection (self);
 }
 
+/* How far indexing has come, while it runs: what a search finds is
+ * only in the conversations indexed so far. */
+static void
+append_indexing (NatterSidebar *self,
+                 GString       *text)
+{
+  guint n_checked;
+  guint n_sessions;
+  g_autofree char *checked = NULL;
+  g_autofree char *total = NULL;
+
+  natter_search_index_get_progress (self->search, &n_checked, &n_sessions);
+  if (n_sessions == 0)
+    {
+      g_string_append (text, _("Indexing conversations…"));
+      return;
+    }
+  /* Grouped the locale's way: "3,200 of 10,000". */
+  checked = g_strdup_printf ("%'u", n_checked);
+  total = g_strdup_printf ("%'u", n_sessions);
+  g_string_append_printf (text,
+                          /* Translators: "Indexing 3,200 of 10,000 conversations…" */
+                          g_dngettext (GETTEXT_PACKAGE, "Indexing %s of %s conversation…",
+                                       "Indexing %s of %s conversations…", n_sessions),
+                          checked, total);
+}
+
 /* What the search could not look at, in words under the entry. */
 static void
-show_search_status (NatterSidebar *self,
-                    const GError  *error,
-                    gboolean       still_indexing)
+show_search_status (NatterSidebar *self)
 {
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (natter_sessions_list_sessions (self->sessions));
   guint n_damaged = damaged->len;
 
-  if (error != NULL)
+  if (self->search_error != NULL)
     /* Titles are still searched; the index is only a cache. */
-    g_string_append_printf (text, _("Only titles are searched. %s"), error->message);
-  else if (still_indexing)
-    g_string_append (text, _("Still indexing: some conversations are not searched yet"));
+    g_string_append_printf (text, _("Only titles are searched. %s"), self->search_error->message);
+  else if (self->search != NULL && natter_search_index_get_indexing (self->search))
+    append_indexing (self, text);
   if (n_damaged > 0)
     {
       if (text->len > 0)
@@ -539,14 +669,15 @@ content_searched_cb (GObject      *object,
   g_autoptr(NatterSidebar) self = user_data;
   g_autoptr(GPtrArray) hits = NULL;
   g_autoptr(GError) error = NULL;
-  gboolean still_indexing = FALSE;
 
-  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, &still_indexing, &error);
+  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, NULL, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->content_hits == NULL)
     return;
   if (error != NULL)
     g_debug ("Searching the conversations failed: %s", error->message);
-  show_search_status (self, error, still_indexing);
+  g_clear_error (&self->search_error);
+  self->search_error = g_steal_pointer (&error);
+  show_search_status (self);
   set_hits (self, hits);
 }
 
@@ -569,6 +700,32 @@ search_content (NatterSidebar *self,
                                     content_searched_cb, g_object_ref (self));
 }
 
+static gboolean
+searching (NatterSidebar *self)
+{
+  return gtk_editable_get_text (GTK_EDITABLE (self->search_entry))[0] != '\0';
+}
+
+/* Indexing went on: the words under the entry say how far. When it is
+ * done, the search is run again, so that it finds everything. */
+static void
+index_progress_cb (NatterSidebar *self)
+{
+  if (searching (self) && gtk_widget_get_visible (GTK_WIDGET (self->search_status)))
+    show_search_status (self);
+}
+
+static void
+index_indexing_cb (NatterSidebar *self)
+{
+  if (!searching (self))
+    return;
+  if (natter_search_index_get_indexing (self->search))
+    show_search_status (self);
+  else
+    search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+}
+
 static void
 search_changed_cb (NatterSidebar *self)
 {
@@ -586,6 +743,7 @@ search_changed_cb (NatterSidebar *self)
     }
   gtk_string_filter_set_search (self->title_filter, text);
   natter_family_filter_set_enabled (self->family_filter, text[0] == '\0');
+  natter_sidebar_sections_set_searching (self->sections, text[0] != '\0');
   search_content (self, text);
   update_page (self);
   /* The search may have dropped the open conversation's row: it is
@@ -608,6 +766,72 @@ search_mode_cb (NatterSidebar *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_MODE]);
 }
 
+/* Pins and folders */
+
+/* Every row was replaced: the open conversation's is selected again. */
+static void
+sections_rebuilt_cb (NatterSidebar *self)
+{
+  update_page (self);
+  if (self->selection != NULL)
+    sync_selection (self);
+}
+
+static void
+session_changed_cb (NatterSidebar *self,
+                    const char    *session_id)
+{
+  natter_sidebar_sections_session_changed (self->sections, session_id);
+  update_page (self);
+  /* A row that moved to another part is selected there again. */
+  if (self->selection != NULL)
+    sync_selection (self);
+}
+
+static void
+scope_selected_cb (NatterSidebar *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->scope_dropdown);
+  const char *folder_id = NULL;
+
+  if (self->scope_ids != NULL && selected < self->scope_ids->len)
+    folder_id = g_ptr_array_index (self->scope_ids, selected);
+  natter_sidebar_sections_set_scope (self->sections, folder_id);
+  update_page (self);
+}
+
+/* The search's menu of where to look: every conversation, or one folder.
+ * It shows only while there are folders. */
+static void
+update_scope_menu (NatterSidebar *self)
+{
+  g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
+  const char *scope = self->sections != NULL ? natter_sidebar_sections_get_scope (self->sections) : NULL;
+  guint n = self->folders != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->folders)) : 0;
+  guint selected = 0;
+
+  g_clear_pointer (&self->scope_ids, g_ptr_array_unref);
+  self->scope_ids = g_ptr_array_new_with_free_func (g_free);
+  gtk_string_list_append (names, _("All Conversations"));
+  g_ptr_array_add (self->scope_ids, NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterFolder) folder = g_list_model_get_item (G_LIST_MODEL (self->folders), i);
+
+      if (natter_folder_get_name (folder) == NULL)
+        continue;
+      if (g_strcmp0 (scope, natter_folder_get_id (folder)) == 0)
+        selected = self->scope_ids->len;
+      gtk_string_list_append (names, natter_folder_get_name (folder));
+      g_ptr_array_add (self->scope_ids, g_strdup (natter_folder_get_id (folder)));
+    }
+  g_signal_handlers_block_by_func (self->scope_dropdown, scope_selected_cb, self);
+  gtk_drop_down_set_model (self->scope_dropdown, G_LIST_MODEL (names));
+  gtk_drop_down_set_selected (self->scope_dropdown, selected);
+  g_signal_handlers_unblock_by_func (self->scope_dropdown, scope_selected_cb, self);
+  gtk_widget_set_visible (GTK_WIDGET (self->scope_dropdown), n > 0);
+}
+
 /* Lifetime */
 
 static void
@@ -619,6 +843,8 @@ natter_sidebar_dispose (GObject *object)
   stop_keeping_scroll (self);
   g_cancellable_cancel (self->content_search);
   g_clear_object (&self->content_search);
+  if (self->search != NULL)
+    g_signal_handlers_disconnect_by_data (self->search, self);
   g_clear_object (&self->search);
   if (self->selection != NULL)
     g_signal_handlers_disconnect_by_data (self->selection, self);
@@ -626,14 +852,21 @@ natter_sidebar_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->sort_model, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_SIDEBAR);
   g_clear_object (&self->selection);
-  g_clear_object (&self->sort_model);
-  g_clear_object (&self->filter_model);
+  self->sort_model = NULL;
+  if (self->sections != NULL)
+    g_signal_handlers_disconnect_by_data (self->sections, self);
+  g_clear_object (&self->sections);
+  if (self->folders != NULL)
+    g_signal_handlers_disconnect_by_data (self->folders, self);
+  g_clear_object (&self->folders);
   g_clear_object (&self->title_filter);
   g_clear_object (&self->hidden_filter);
   g_clear_object (&self->content_filter);
   if (self->family_filter != NULL)
     g_signal_handlers_disconnect_by_data (self->family_filter, self);
   g_clear_object (&self->family_filter);
+  if (self->sessions != NULL)
+    g_signal_handlers_disconnect_by_data (self->sessions, self);
   g_clear_object (&self->sessions);
   g_clear_object (&self->hub);
   g_clear_object (&self->ticker);
@@ -650,6 +883,8 @@ natter_sidebar_finalize (GObject *object)
   g_clear_pointer (&self->content_hits, g_hash_table_unref);
   g_clear_pointer (&self->bound_rows, g_hash_table_unref);
   g_clear_pointer (&self->selected_id, g_free);
+  g_clear_pointer (&self->scope_ids, g_ptr_array_unref);
+  g_clear_error (&self->search_error);
 
   G_OBJECT_CLASS (natter_sidebar_parent_class)->finalize (object);
 }
@@ -737,7 +972,26 @@ natter_sidebar_class_init (NatterSidebarClass *klass)
                                              0, NULL, NULL, NULL,
                                              G_TYPE_NONE, 1, G_TYPE_STRING);
 
+  /**
+   * NatterSidebar::move-requested:
+   * @self: the sidebar
+   * @session_id: a conversation whose row was dropped on a header
+   * @folder_id: (nullable): the folder it is to go in, or %NULL for none
+   */
+  signals[MOVE_REQUESTED] = g_signal_new ("move-requested", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * NatterSidebar::pin-requested:
+   * @self: the sidebar
+   * @session_id: a conversation whose row was dropped on "Pinned"
+   */
+  signals[PIN_REQUESTED] = g_signal_new ("pin-requested", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                         0, NULL, NULL, NULL,
+                                         G_TYPE_NONE, 1, G_TYPE_STRING);
+
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-sidebar.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebar, scope_dropdown);
   gtk_widget_class_bind_template_child (widget_class, NatterSidebar, search_bar);
   gtk_widget_class_bind_template_child (widget_class, NatterSidebar, search_entry);
   gtk_widget_class_bind_template_child (widget_class, NatterSidebar, search_status);
@@ -764,6 +1018,10 @@ natter_sidebar_init (NatterSidebar *self)
   self->scroll_before_search = -1;
   g_signal_connect_swapped (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self);
   g_signal_connect_swapped (self->session_list, "activate", G_CALLBACK (list_activate_cb), self);
+  g_signal_connect_swapped (self->scope_dropdown, "notify::selected", G_CALLBACK (scope_selected_cb), self);
+  /* The entry is not the bar's own child: the menu of where to look is
+   * beside it. */
+  gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
 
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
@@ -844,11 +1102,14 @@ natter_sidebar_set_services (NatterSidebar      *self,
   self->family_filter = natter_family_filter_new (G_LIST_MODEL (natter_sessions_list_sessions (sessions)));
   g_signal_connect_swapped (self->family_filter, "changed", G_CALLBACK (update_rows), self);
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->family_filter)));
-  self->filter_model = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (natter_sessions_list_sessions (sessions))),
-                                                  GTK_FILTER (filter));
-  self->sort_model = gtk_sort_list_model_new (g_object_ref (G_LIST_MODEL (self->filter_model)),
-                                              GTK_SORTER (gtk_custom_sorter_new (compare_entries, NULL, NULL)));
-  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->sort_model)));
+  self->sections = natter_sidebar_sections_new (sessions, G_LIST_MODEL (natter_sessions_list_sessions (sessions)),
+                                                GTK_FILTER (filter),
+                                                GTK_SORTER (gtk_custom_sorter_new (compare_entries, NULL, NULL)));
+  g_object_unref (filter);
+  g_signal_connect_swapped (self->sections, "rebuilt", G_CALLBACK (sections_rebuilt_cb), self);
+  g_signal_connect_swapped (sessions, "session-index-changed", G_CALLBACK (session_changed_cb), self);
+  self->sort_model = natter_sidebar_sections_get_model (self->sections);
+  self->selection = gtk_single_selection_new (g_object_ref (self->sort_model));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
@@ -872,7 +1133,7 @@ GListModel *
 natter_sidebar_get_model (NatterSidebar *self)
 {
   g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
-  return self->sort_model != NULL ? G_LIST_MODEL (self->sort_model) : NULL;
+  return self->sort_model;
 }
 
 /**
@@ -901,20 +1162,10 @@ guint
 natter_sidebar_find_position (NatterSidebar *self,
                               const char    *session_id)
 {
-  guint n;
-
   g_return_val_if_fail (NATTER_IS_SIDEBAR (self), GTK_INVALID_LIST_POSITION);
   if (self->sort_model == NULL)
     return GTK_INVALID_LIST_POSITION;
-  n = g_list_model_get_n_items (G_LIST_MODEL (self->sort_model));
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->sort_model), i);
-
-      if (g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
-        return i;
-    }
-  return GTK_INVALID_LIST_POSITION;
+  return natter_sidebar_sections_find_position (self->sections, session_id);
 }
 
 /**
@@ -1062,8 +1313,18 @@ natter_sidebar_set_search_index (NatterSidebar     *self,
   g_return_if_fail (NATTER_IS_SIDEBAR (self));
   g_return_if_fail (search == NULL || NATTER_IS_SEARCH_INDEX (search));
 
-  if (!g_set_object (&self->search, search))
+  if (self->search == search)
     return;
+  if (self->search != NULL)
+    g_signal_handlers_disconnect_by_data (self->search, self);
+  g_set_object (&self->search, search);
+  if (search != NULL)
+    {
+      g_signal_connect_object (search, "notify::n-checked", G_CALLBACK (index_progress_cb), self,
+                               G_CONNECT_SWAPPED);
+      g_signal_connect_object (search, "notify::indexing", G_CALLBACK (index_indexing_cb), self,
+                               G_CONNECT_SWAPPED);
+    }
   search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 }
 
@@ -1088,4 +1349,92 @@ natter_sidebar_get_hit_turn (NatterSidebar *self,
     return NULL;
   hit = g_hash_table_lookup (self->content_hits, session_id);
   return hit != NULL ? hit->turn_id : NULL;
+}
+
+/**
+ * natter_sidebar_set_folders:
+ * @self: the sidebar, given its services
+ * @folders: (nullable): the folders conversations can be put in
+ *
+ * Shows the folders (docs/sessions.md §16) between the pinned
+ * conversations and the others, and offers them to narrow the search to.
+ */
+void
+natter_sidebar_set_folders (NatterSidebar *self,
+                            NatterFolders *folders)
+{
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+  g_return_if_fail (self->sections != NULL);
+
+  if (self->folders != NULL)
+    g_signal_handlers_disconnect_by_data (self->folders, self);
+  g_set_object (&self->folders, folders);
+  natter_sidebar_sections_set_folders (self->sections, folders);
+  if (folders != NULL)
+    g_signal_connect_swapped (folders, "items-changed", G_CALLBACK (update_scope_menu), self);
+  update_scope_menu (self);
+}
+
+/**
+ * natter_sidebar_set_search_scope:
+ * @self: the sidebar
+ * @folder_id: (nullable): the folder the search looks in, %NULL for all
+ *
+ * Narrows the search to one folder's conversations, as its menu does.
+ */
+void
+natter_sidebar_set_search_scope (NatterSidebar *self,
+                                 const char    *folder_id)
+{
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+
+  for (guint i = 0; self->scope_ids != NULL && i < self->scope_ids->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (self->scope_ids, i), folder_id) == 0)
+      {
+        gtk_drop_down_set_selected (self->scope_dropdown, i);
+        return;
+      }
+}
+
+/**
+ * natter_sidebar_get_search_scope:
+ * @self: the sidebar
+ *
+ * Returns: (transfer none) (nullable): the folder the search looks in
+ */
+const char *
+natter_sidebar_get_search_scope (NatterSidebar *self)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+  return self->sections != NULL ? natter_sidebar_sections_get_scope (self->sections) : NULL;
+}
+
+/**
+ * natter_sidebar_set_folder_expanded:
+ * @self: the sidebar
+ * @folder_id: a folder
+ * @expanded: whether its conversations are listed under it
+ */
+void
+natter_sidebar_set_folder_expanded (NatterSidebar *self,
+                                    const char    *folder_id,
+                                    gboolean       expanded)
+{
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+  g_return_if_fail (self->sections != NULL);
+
+  natter_sidebar_sections_set_expanded (self->sections, folder_id, expanded);
+}
+
+/**
+ * natter_sidebar_get_scope_dropdown:
+ * @self: the sidebar
+ *
+ * Returns: (transfer none): the search's menu of where to look
+ */
+GtkWidget *
+natter_sidebar_get_scope_dropdown (NatterSidebar *self)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+  return GTK_WIDGET (self->scope_dropdown);
 }

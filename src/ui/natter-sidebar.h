@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 
+#include "natter-folders.h"
 #include "natter-search-index.h"
 #include "natter-session-row.h"
 #include "natter-sessions.h"
@@ -46,5 +47,15 @@ void          natter_sidebar_set_search_index (NatterSidebar     *self,
                                                NatterSearchIndex *search);
 const char   *natter_sidebar_get_hit_turn     (NatterSidebar     *self,
                                                const char        *session_id);
+
+void          natter_sidebar_set_folders         (NatterSidebar  *self,
+                                                  NatterFolders  *folders);
+void          natter_sidebar_set_search_scope    (NatterSidebar  *self,
+                                                  const char     *folder_id);
+const char   *natter_sidebar_get_search_scope    (NatterSidebar  *self);
+void          natter_sidebar_set_folder_expanded (NatterSidebar  *self,
+                                                  const char     *folder_id,
+                                                  gboolean        expanded);
+GtkWidget    *natter_sidebar_get_scope_dropdown  (NatterSidebar  *self);
 
 G_END_DECLS

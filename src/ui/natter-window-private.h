@@ -54,6 +54,8 @@ struct _NatterWindow
   GCancellable         *cancellable;
 
   GHashTable           *pending_deletes;  /* session id → AdwToast */
+  NatterFolders        *folders;          /* nullable: no folders */
+  GMenu                *folder_menu;      /* Move to Folder's items */
 
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
@@ -223,6 +225,14 @@ _natter_window_import_from (NatterWindow *self,
                             const char   *from);
 void
 _natter_window_class_archive_init (GtkWidgetClass *widget_class);
+
+/* natter-window-folders.c */
+void
+_natter_window_update_folder_actions (NatterWindow *self);
+void
+_natter_window_folders_init (NatterWindow *self);
+void
+_natter_window_class_folders_init (GtkWidgetClass *widget_class);
 
 /* natter-window-sidebar.c */
 void

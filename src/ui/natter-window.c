@@ -182,6 +182,7 @@ update_conversation (NatterWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compact", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.permissions", has_session && error == NULL);
   _natter_window_update_keyboard_actions (self);
+  _natter_window_update_folder_actions (self);
   update_title (self);
 
   if (!has_session && self->new_chat)
@@ -237,6 +238,9 @@ session_index_changed_cb (NatterSessions *sessions,
 {
   if (self->entry != NULL && g_strcmp0 (session_id, self->session_id) == 0)
     _natter_window_update_composer (self);
+  /* A pin lives in the conversation's original, which may be another
+   * session than the one open. */
+  _natter_window_update_folder_actions (self);
 }
 
 static void
@@ -533,6 +537,10 @@ natter_window_finalize (GObject *object)
     g_object_remove_weak_pointer (G_OBJECT (self->stop_dialog), (gpointer *) &self->stop_dialog);
   g_clear_object (&self->settings);
   g_clear_object (&self->blobs);
+  if (self->folders != NULL)
+    g_signal_handlers_disconnect_by_data (self->folders, self);
+  g_clear_object (&self->folders);
+  g_clear_object (&self->folder_menu);
   g_clear_object (&self->sessions);
   g_clear_object (&self->pipeline);
   g_clear_object (&self->hub);
@@ -595,6 +603,7 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_actions_init (widget_class);
   _natter_window_class_compaction_init (widget_class);
   _natter_window_class_archive_init (widget_class);
+  _natter_window_class_folders_init (widget_class);
   _natter_window_class_versions_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
 
@@ -708,6 +717,7 @@ natter_window_set_services (NatterWindow       *self,
   self->ticker = natter_time_ticker_new (natter_sessions_get_clock (sessions));
 
   _natter_window_sidebar_init (self);
+  _natter_window_folders_init (self);
   natter_conversation_view_set_sessions (self->conversation_view, sessions);
 
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
@@ -760,6 +770,8 @@ natter_window_new (NatterApplication  *application,
   natter_window_restore_state (self);
   if (sessions != NULL)
     natter_window_set_services (self, sessions, hub);
+  if (sessions != NULL && services != NULL)
+    natter_window_set_folders (self, natter_services_get_folders (services));
   return self;
 }
 

@@ -10,6 +10,7 @@
 #include "natter-agent-store.h"
 #include "natter-blob-store.h"
 #include "natter-application.h"
+#include "natter-folders.h"
 #include "natter-provider-registry.h"
 #include "natter-search-index.h"
 #include "natter-sessions.h"
@@ -59,6 +60,12 @@ void                 natter_window_report_error           (NatterWindow       *s
                                                            const char         *heading,
                                                            const GError       *error);
 GListModel          *natter_window_get_sidebar_model      (NatterWindow       *self);
+void                 natter_window_set_folders            (NatterWindow       *self,
+                                                           NatterFolders      *folders);
+NatterFolders       *natter_window_get_folders            (NatterWindow       *self);
+void                 natter_window_create_folder          (NatterWindow       *self,
+                                                           const char         *name,
+                                                           const char         *session_id);
 NatterTimelineModel *natter_window_get_timeline           (NatterWindow       *self);
 
 G_END_DECLS

@@ -1041,6 +1041,52 @@ natter_test_chatgpt_fixture (void)
 }
 
 /**
+ * natter_test_mutated_rounds:
+ *
+ * Returns: how many damaged logs a differential test of a tree-free read
+ *   against the full read tries: a few thousand, ten times more with
+ *   `-m slow`
+ */
+guint
+natter_test_mutated_rounds (void)
+{
+  return g_test_slow () ? 40000 : 6000;
+}
+
+/**
+ * natter_test_mutate_log:
+ * @rand: the test's random source
+ * @events: (element-type JsonObject): round @n's valid events, changed
+ *   in place
+ * @mutate_event: the test's schema-level change to one event
+ * @n: the round
+ *
+ * One round's input of a differential test: @events damaged at the
+ * schema level (one or two calls of @mutate_event), at the byte level
+ * (natter_test_mutate_bytes()), both, or not at all, in equal shares.
+ *
+ * Returns: (transfer full): the log's lines
+ */
+GString *
+natter_test_mutate_log (GRand                     *rand,
+                        GPtrArray                 *events,
+                        NatterTestMutateEventFunc  mutate_event,
+                        guint                      n)
+{
+  /* 0: schema-level changes, 1: byte-level, 2: both, 3: none. */
+  guint kind = g_rand_int_range (rand, 0, 4);
+  GString *text;
+
+  if (kind == 0 || kind == 2)
+    for (guint i = g_rand_int_range (rand, 1, 3); i > 0; i--)
+      mutate_event (rand, events, n);
+  text = natter_test_serialize_events (events);
+  if (kind == 1 || kind == 2)
+    natter_test_mutate_bytes (rand, text);
+  return text;
+}
+
+/**
  * natter_test_mutate_bytes:
  * @rand: the test's random source
  * @text: the lines of a log, changed in place

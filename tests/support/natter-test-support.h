@@ -107,6 +107,18 @@ GPtrArray       *natter_test_list_files       (GFile           *dir,
 GString         *natter_test_serialize_events (GPtrArray       *events);
 void             natter_test_mutate_bytes     (GRand           *rand,
                                                GString         *text);
+
+/* A differential test's damage to a log's events (its own schema-level
+ * changes), for natter_test_mutate_log(). */
+typedef void (*NatterTestMutateEventFunc) (GRand     *rand,
+                                           GPtrArray *events,
+                                           guint      n);
+
+guint            natter_test_mutated_rounds   (void);
+GString         *natter_test_mutate_log       (GRand                     *rand,
+                                               GPtrArray                 *events,
+                                               NatterTestMutateEventFunc  mutate_event,
+                                               guint                      n);
 void             natter_test_append_file      (const char      *path,
                                                const char      *text);
 

@@ -536,6 +536,23 @@ ui_find_button (gpointer    root,
   return NULL;
 }
 
+/* The first mapped toplevel window of @type (a dialog the window
+ * opened), or NULL. */
+GtkWindow *
+ui_find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (w, type) && gtk_widget_get_mapped (GTK_WIDGET (w)))
+        return GTK_WINDOW (w);
+    }
+  return NULL;
+}
+
 /* Whether the widget @data is mapped. */
 gboolean
 ui_is_mapped (gpointer data)

@@ -123,6 +123,7 @@ gboolean           ui_label_shown         (gpointer            root,
                                            const char         *text);
 GtkWidget         *ui_find_button         (gpointer            root,
                                            const char         *label);
+GtkWindow         *ui_find_toplevel       (GType               type);
 gboolean           ui_timeline_loaded     (gpointer            data);
 NatterWindow      *ui_window_new          (NatterApplication  *app,
                                            UiWorld            *u);

@@ -562,9 +562,11 @@ focused_row_entry_id (NatterWindow *window,
   for (GtkWidget *w = focus; w != NULL && w != list; w = gtk_widget_get_parent (w))
     if (gtk_widget_get_parent (w) == list)
       {
-        GtkWidget *child = gtk_widget_get_first_child (w);
+        /* The item's child holds the conversation's row, and a header
+         * row for when the item is a header of the list. */
+        GtkWidget *child = ui_find_first (w, NATTER_TYPE_SESSION_ROW);
 
-        if (child != NULL && NATTER_IS_SESSION_ROW (child))
+        if (child != NULL)
           {
             NatterSessionIndexEntry *entry = natter_session_row_get_entry (NATTER_SESSION_ROW (child));
 

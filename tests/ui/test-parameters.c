@@ -23,16 +23,9 @@ static NatterApplication *app;
 static NatterParametersDialog *
 find_dialog (void)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
+  GtkWindow *dialog = ui_find_toplevel (NATTER_TYPE_PARAMETERS_DIALOG);
 
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
-
-      if (NATTER_IS_PARAMETERS_DIALOG (w) && gtk_widget_get_mapped (GTK_WIDGET (w)))
-        return NATTER_PARAMETERS_DIALOG (w);
-    }
-  return NULL;
+  return dialog != NULL ? NATTER_PARAMETERS_DIALOG (dialog) : NULL;
 }
 
 static gboolean

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "natter-search-index.h"
+#include "natter-search-index-private.h"
 #include "natter-turn-item.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
@@ -443,7 +444,8 @@ static gboolean
 is_indexing_note (GtkWidget *widget)
 {
   return GTK_IS_LABEL (widget) &&
-         g_str_has_prefix (gtk_label_get_label (GTK_LABEL (widget)), "Still indexing");
+         gtk_widget_get_visible (widget) &&
+         g_str_has_prefix (gtk_label_get_label (GTK_LABEL (widget)), "Indexing");
 }
 
 static gboolean
@@ -566,6 +568,101 @@ describe_note (gpointer data)
   return g_string_free (out, FALSE);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  guint         n_listed;
+  const char   *note;    /* the note under the entry; NULL: no note on indexing */
+} ProgressWait;
+
+/* The sidebar lists @n_listed conversations, and the note says how far
+ * indexing has come, or says nothing of it. */
+static gboolean
+lists_with_progress (gpointer data)
+{
+  ProgressWait *w = data;
+  g_autoptr(GPtrArray) labels = NULL;
+  gboolean noted = FALSE;
+
+  ui_settle ();
+  if (g_list_model_get_n_items (natter_window_get_sidebar_model (w->window)) != w->n_listed)
+    return FALSE;
+  labels = ui_find_all (w->window, GTK_TYPE_LABEL);
+  for (guint i = 0; i < labels->len; i++)
+    if (w->note != NULL ? note_says (g_ptr_array_index (labels, i), (gpointer) w->note)
+                        : is_indexing_note (g_ptr_array_index (labels, i)))
+      noted = TRUE;
+  return w->note != NULL ? noted : !noted;
+}
+
+static char *
+describe_progress (gpointer data)
+{
+  ProgressWait *w = data;
+  NoteWait note = { w->window, NULL, NULL, NULL };
+
+  return describe_note (&note);
+}
+
+/* A search while the index is built from nothing says how far indexing
+ * has come, and finds what is indexed so far; the note follows the
+ * build, and once it is done the search is run again and finds
+ * everything. The worker stops after each commit of 2 sessions
+ * (natter_search_index_pause_after_batches()) until the test lets it go
+ * on, so nothing races. */
+static void
+test_search_progress (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
+  NatterSearchIndex *search = NULL;
+  NatterWindow *window;
+  ProgressWait wait;
+  guint n_checked = 0;
+  guint n_sessions = 0;
+
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Trip %u", i);
+      g_autofree char *sid = ui_create_session (u, title);
+      g_autofree char *answer = g_strdup_printf ("Zebras, %u of them.", i);
+
+      g_free (say (u, sid, "What lives in the savanna?", answer));
+    }
+
+  search = natter_search_index_new (cache, u->w->session_repo, u->w->turn_repo, u->sessions);
+  natter_search_index_pause_after_batches (search, 2);
+  natter_search_index_start (search);
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  search_for (window, "zebras");
+
+  /* The first batch is in: two are found, and the note says so. */
+  wait = (ProgressWait) { window, 2, "Indexing 2 of 5 conversations…" };
+  ui_wait_until_full (lists_with_progress, describe_progress, &wait);
+  natter_search_index_get_progress (search, &n_checked, &n_sessions);
+  g_assert_cmpuint (n_checked, ==, 2);
+  g_assert_cmpuint (n_sessions, ==, 5);
+  g_assert_true (natter_search_index_get_indexing (search));
+
+  /* The next batch moves the note on; the search shows what it found. */
+  natter_search_index_resume (search, TRUE);
+  wait = (ProgressWait) { window, 2, "Indexing 4 of 5 conversations…" };
+  ui_wait_until_full (lists_with_progress, describe_progress, &wait);
+
+  /* Done: the search runs again and finds all five; the note goes. */
+  natter_search_index_resume (search, FALSE);
+  wait = (ProgressWait) { window, 5, NULL };
+  ui_wait_until_full (lists_with_progress, describe_progress, &wait);
+  g_assert_false (natter_search_index_get_indexing (search));
+  natter_search_index_get_progress (search, &n_checked, &n_sessions);
+  g_assert_cmpuint (n_checked, ==, 5);
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  ui_world_free (u);
+}
+
 /* A damaged conversation is not searched as if it were whole, but does
  * not vanish from the search either: it stays listed, marked damaged,
  * and the note says how many could not be searched. */
@@ -650,6 +747,7 @@ main (int   argc,
   g_test_add_func ("/search/in-open-conversation", test_search_in_open_conversation);
   g_test_add_func ("/search/hits-per-message", test_search_hits_per_message);
   g_test_add_func ("/search/while-indexing", test_search_while_indexing);
+  g_test_add_func ("/search/progress", test_search_progress);
   g_test_add_func ("/search/damaged-stays-listed", test_damaged_stays_listed);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);
 

@@ -1,0 +1,804 @@
+/* natter-sessions-conversations.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The session-level operations of the session service (docs/sessions.md
+ * §9): create a conversation or fork one at a turn, read a session or a
+ * turn, set a title, delete a session, and flush the operations under
+ * way. Each runs under the session's lock on the machinery of
+ * natter-sessions-op.c; the object they work on is natter-sessions.c.
+ */
+
+#define G_LOG_DOMAIN "natter-sessions"
+
+#include "natter-session-index-private.h"
+#include "natter-session-schema.h"
+#include "natter-sessions-private.h"
+#include "natter-store-error.h"
+
+/* create_session / fork */
+
+typedef struct
+{
+  NatterSessionsOp  base;
+  char             *title;
+  char             *cwd;
+  char             *parent_session;
+  char             *forked_from_turn_id;
+  gboolean          inherit_cwd;      /* a fork: the parent's cwd and latest turn */
+  JsonObject       *compaction;       /* a fork: the parent's, while it may apply; then the one kept */
+} CreateData;
+
+NATTER_SESSIONS_DEFINE_OP (CreateData, create_data)
+
+static void
+create_data_clear (CreateData *data)
+{
+  g_free (data->title);
+  g_free (data->cwd);
+  g_free (data->parent_session);
+  g_free (data->forked_from_turn_id);
+  g_clear_pointer (&data->compaction, json_object_unref);
+}
+
+static void
+fork_compacted_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (!natter_sessions_append_events_finish (NATTER_SESSIONS (object), result, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, g_strdup (data->session_id), g_free);
+}
+
+static void
+created_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  NatterSessions *self = data->self;
+  GError *error = NULL;
+
+  if (!natter_jsonl_repo_create_finish (NATTER_JSONL_REPO (object), result, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  natter_session_index_update_from_state (self->index, data->state, NATTER_LATEST_TURN_STATUS_NONE);
+  natter_sessions_op_finish (task);
+  g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
+  if (create_data_get (task)->compaction != NULL)
+    {
+      /* The branch keeps the compaction of the turns it inherits
+       * (docs/sessions.md §5). */
+      g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+      g_ptr_array_add (events, natter_sessions_compaction_copy (self, data->session_id,
+                                                                create_data_get (task)->compaction));
+      natter_sessions_append_events_async (self, data->session_id, events, NULL, fork_compacted_cb,
+                                           g_steal_pointer (&task));
+      return;
+    }
+  g_task_return_pointer (task, g_strdup (data->session_id), g_free);
+}
+
+static void
+create_write (GTask *task)
+{
+  CreateData *data = create_data_get (task);
+  NatterSessions *self = data->base.self;
+  g_autofree char *ts = natter_clock_format_ts (self->clock);
+  g_autoptr(JsonNode) event = NULL;
+  GError *error = NULL;
+
+  event = natter_session_event_new_created (data->base.session_id, ts, data->title, data->cwd,
+                                            data->parent_session, data->forked_from_turn_id);
+  data->base.state = natter_session_state_new ();
+  if (!natter_session_state_apply (data->base.state, json_node_get_object (event), &error))
+    {
+      g_prefix_error (&error, "Invalid session: ");
+      error->domain = NATTER_SESSION_ERROR;
+      error->code = NATTER_SESSION_ERROR_INVALID_ARGUMENT;
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  natter_jsonl_repo_create_async (self->session_repo, data->base.session_id, event,
+                                  g_task_get_cancellable (task), created_cb, g_object_ref (task));
+}
+
+static void
+fork_compaction_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CreateData *data = create_data_get (task);
+  GError *error = NULL;
+
+  g_clear_pointer (&data->compaction, json_object_unref);
+  data->compaction = natter_sessions_fork_compaction_finish (result, &error);
+  if (error != NULL)
+    {
+      natter_sessions_op_return_error (task, natter_sessions_history_error (error, data->parent_session, NULL));
+      return;
+    }
+  create_write (task);
+}
+
+static void
+fork_turn_read_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CreateData *data = create_data_get (task);
+  g_autoptr(NatterTurnState) turn = NULL;
+  GError *error = NULL;
+  NatterTurnStatus status;
+
+  turn = natter_sessions_read_turn_finish (object, result, &error);
+  /* A branch continues the history up to its fork point: one that
+   * cannot be read is a history that cannot be read, refused as a
+   * message on it would be. */
+  if (turn == NULL && error->domain == NATTER_STORE_ERROR && error->code != NATTER_STORE_ERROR_IO)
+    {
+      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+                                                          "Cannot branch from turn %s of session %s: %s",
+                                                          data->forked_from_turn_id, data->parent_session,
+                                                          error->message));
+      g_error_free (error);
+      return;
+    }
+  if (turn == NULL)
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  status = natter_derive_turn_status (turn);
+  if (natter_sessions_is_turn_running (data->base.self, data->forked_from_turn_id) ||
+      natter_turn_state_get_terminal_event (turn) == NULL)
+    {
+      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED,
+                                                          "Cannot fork from turn %s: it is %s, not settled",
+                                                          data->forked_from_turn_id,
+                                                          natter_sessions_is_turn_running (data->base.self, data->forked_from_turn_id)
+                                                          ? "running" : natter_turn_status_to_string (status)));
+      return;
+    }
+  if (natter_sessions_op_check_cancelled (task))
+    return;
+  if (data->compaction != NULL)
+    {
+      natter_sessions_fork_compaction_async (data->base.self, data->compaction, data->forked_from_turn_id,
+                                             fork_compaction_cb, g_object_ref (task));
+      return;
+    }
+  create_write (task);
+}
+
+/* Whether @compaction keeps a turn appended after @fork_turn_id in
+ * @parent: then the fork point's history cannot hold it, and the branch
+ * inherits no compaction without a turn file being read. */
+static gboolean
+kept_after (NatterSessionState *parent,
+            JsonObject         *compaction,
+            const char         *fork_turn_id)
+{
+  const char *kept = json_object_get_string_member (compaction, "firstKeptTurnId");
+  gboolean fork_seen = FALSE;
+
+  for (guint i = 0; i < natter_session_state_get_n_turns (parent); i++)
+    {
+      const char *turn_id = natter_session_state_get_turn (parent, i)->turn_id;
+
+      if (g_strcmp0 (turn_id, kept) == 0)
+        return fork_seen;
+      if (g_strcmp0 (turn_id, fork_turn_id) == 0)
+        fork_seen = TRUE;
+    }
+  return FALSE;
+}
+
+static void
+parent_read_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CreateData *data = create_data_get (task);
+  g_autoptr(NatterSessionState) parent = NULL;
+  GError *error = NULL;
+
+  parent = natter_sessions_read_session_finish (result, &error);
+  if (parent == NULL)
+    {
+      natter_sessions_op_return_error (task, natter_sessions_session_error (error, data->parent_session));
+      return;
+    }
+  if (data->inherit_cwd && data->cwd == NULL)
+    data->cwd = g_strdup (natter_session_state_get_cwd (parent));
+  if (data->forked_from_turn_id == NULL && data->inherit_cwd)
+    data->forked_from_turn_id = g_strdup (natter_session_state_get_latest_turn_id (parent));
+  /* A session with a parent and no fork point (a first message's
+   * version) inherits no turns, so no compaction of them either. */
+  if (data->forked_from_turn_id == NULL)
+    {
+      if (data->inherit_cwd)
+        {
+          natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                                                              "Session %s has no turn to fork from", data->parent_session));
+          return;
+        }
+      create_write (task);
+      return;
+    }
+  if (natter_session_state_find_turn (parent, data->forked_from_turn_id) == NULL)
+    {
+      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
+                                                          "Session %s has no turn %s", data->parent_session,
+                                                          data->forked_from_turn_id));
+      return;
+    }
+  if (natter_session_state_get_compaction (parent) != NULL &&
+      !kept_after (parent, natter_session_state_get_compaction (parent), data->forked_from_turn_id))
+    data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
+  natter_sessions_read_turn_async (data->base.self, data->forked_from_turn_id, g_task_get_cancellable (task),
+                                   fork_turn_read_cb, g_object_ref (task));
+}
+
+static void
+create_session_start (NatterSessions      *self,
+                      const char          *title,
+                      const char          *cwd,
+                      const char          *parent_session,
+                      const char          *forked_from_turn_id,
+                      gboolean             is_fork,
+                      GCancellable        *cancellable,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data,
+                      gpointer             source_tag)
+{
+  g_autofree char *session_id = natter_id_generator_next (self->ids);
+  g_autoptr(GTask) task = create_data_task_new (self, session_id, cancellable, callback, user_data, source_tag);
+  CreateData *data = create_data_get (task);
+  GError *error = NULL;
+
+  data->title = g_strdup (title);
+  data->cwd = g_strdup (cwd);
+  data->parent_session = g_strdup (parent_session);
+  data->forked_from_turn_id = g_strdup (forked_from_turn_id);
+  data->inherit_cwd = is_fork;
+
+  if (cwd != NULL && !natter_session_cwd_validate (cwd, &error))
+    {
+      error->domain = NATTER_SESSION_ERROR;
+      error->code = NATTER_SESSION_ERROR_INVALID_ARGUMENT;
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  if (forked_from_turn_id != NULL && parent_session == NULL)
+    {
+      natter_sessions_op_return_error (task, g_error_new_literal (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                                                                  "A fork point needs the session it was taken from"));
+      return;
+    }
+  if (parent_session == NULL)
+    {
+      create_write (task);
+      return;
+    }
+  natter_sessions_read_session_async (self, parent_session, cancellable, parent_read_cb, g_object_ref (task));
+}
+
+/**
+ * natter_sessions_create_session_async:
+ * @self: the service
+ * @title: (nullable): an explicit title; a set title is never replaced
+ *   by the derived default (docs/sessions.md §9.1 step 6). Any string, ""
+ *   included.
+ * @cwd: (nullable): the session header's absolute, normalized working
+ *   directory (dsh `SessionHeader.cwd`)
+ * @parent_session: (nullable): the session this one descends from
+ * @forked_from_turn_id: (nullable): a settled turn of @parent_session;
+ *   the new session's first turn continues from it (its context is
+ *   `{previousTurnId}` instead of `[]`)
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * createSession of docs/sessions.md §9: writes `session_created` (schemaVersion
+ * 1) to a new session file, adds the index entry (`none`) and emits
+ * #NatterSessions::session-index-changed. With @parent_session and no
+ * @cwd, the parent's `cwd` is not inherited (use natter_sessions_fork_async()).
+ */
+void
+natter_sessions_create_session_async (NatterSessions      *self,
+                                      const char          *title,
+                                      const char          *cwd,
+                                      const char          *parent_session,
+                                      const char          *forked_from_turn_id,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+
+  create_session_start (self, title, cwd, parent_session, forked_from_turn_id, FALSE,
+                        cancellable, callback, user_data, natter_sessions_create_session_async);
+}
+
+/**
+ * natter_sessions_create_session_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the new session id; or %NULL with
+ *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT (bad `cwd`, a fork point
+ *   without a parent), %NATTER_SESSION_ERROR_NOT_FOUND (no such parent or
+ *   no such turn in it), %NATTER_SESSION_ERROR_TURN_NOT_SETTLED (the fork
+ *   point is not terminal), %NATTER_SESSION_ERROR_CORRUPT, or the repo's
+ *   %NATTER_STORE_ERROR
+ */
+char *
+natter_sessions_create_session_finish (NatterSessions  *self,
+                                       GAsyncResult    *result,
+                                       GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_create_session_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * natter_sessions_fork_async:
+ * @self: the service
+ * @session_id: the session to fork
+ * @turn_id: (nullable): the settled turn to continue from; %NULL for the
+ *   session's latest turn
+ * @title: (nullable): the new session's title; %NULL to derive one from
+ *   its first message
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Forks a session (dsh-session.md "Replay/fork", without copying any
+ * event): a new session with `parentSession` = @session_id,
+ * `forkedFromTurnId` = the turn and the parent's `cwd`. Its first
+ * natter_sessions_send_message_async() uses `{previousTurnId: turn}` as
+ * context, so the model sees the parent's history up to that turn and the
+ * parent is never touched.
+ */
+void
+natter_sessions_fork_async (NatterSessions      *self,
+                            const char          *session_id,
+                            const char          *turn_id,
+                            const char          *title,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  create_session_start (self, title, NULL, session_id, turn_id, TRUE,
+                        cancellable, callback, user_data, natter_sessions_fork_async);
+}
+
+/**
+ * natter_sessions_fork_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the new session's id; or %NULL
+ *   with the errors of natter_sessions_create_session_finish(),
+ *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT if the session has no turns,
+ *   or %NATTER_SESSION_ERROR_HISTORY_DAMAGED if the turn to branch at (or
+ *   one the branch's compaction keeps) cannot be read
+ */
+char *
+natter_sessions_fork_finish (NatterSessions  *self,
+                             GAsyncResult    *result,
+                             GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_fork_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* get_session, get_turn */
+
+/**
+ * natter_sessions_get_session_async:
+ * @self: the service
+ * @session_id: the session
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * getSession of docs/sessions.md §9: reads and reduces the session file (in a
+ * worker thread). Read-only; takes no lock. Requests for the same session made
+ * before its read begins (in the same main-loop iteration, typically:
+ * opening a conversation asks for it from several views) share one
+ * read, which begins after every one of them, so each still sees every
+ * write that finished before it asked.
+ */
+void
+natter_sessions_get_session_async (NatterSessions      *self,
+                                   const char          *session_id,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_get_session_async);
+  natter_sessions_join_session_read (self, session_id, task);
+}
+
+/**
+ * natter_sessions_get_session_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the session's state; or %NULL
+ *   with %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_CORRUPT,
+ *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT (not an id) or an I/O
+ *   %NATTER_STORE_ERROR
+ */
+NatterSessionState *
+natter_sessions_get_session_finish (NatterSessions  *self,
+                                    GAsyncResult    *result,
+                                    GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_get_session_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+get_turn_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GPtrArray *events;
+  GError *error = NULL;
+
+  events = natter_turn_runtime_get_turn_finish (NATTER_TURN_RUNTIME (object), result, &error);
+  if (events == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, events, (GDestroyNotify) g_ptr_array_unref);
+}
+
+/**
+ * natter_sessions_get_turn_async:
+ * @self: the service
+ * @turn_id: the turn
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * getTurn of docs/sessions.md §9: a passthrough to
+ * natter_turn_runtime_get_turn_async().
+ */
+void
+natter_sessions_get_turn_async (NatterSessions      *self,
+                                const char          *turn_id,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_get_turn_async);
+  natter_turn_runtime_get_turn_async (self->runtime, turn_id, cancellable, get_turn_cb, task);
+}
+
+/**
+ * natter_sessions_get_turn_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (element-type JsonNode) (nullable): the turn's
+ *   events; or %NULL with the runtime's errors (%NATTER_STORE_ERROR)
+ */
+GPtrArray *
+natter_sessions_get_turn_finish (NatterSessions  *self,
+                                 GAsyncResult    *result,
+                                 GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_get_turn_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* set_title */
+
+typedef struct
+{
+  NatterSessionsOp  base;
+  char             *title;
+  GPtrArray        *events;   /* the title_changed being appended */
+} TitleData;
+
+NATTER_SESSIONS_DEFINE_OP (TitleData, title_data)
+
+static void
+title_data_clear (TitleData *data)
+{
+  g_free (data->title);
+  g_clear_pointer (&data->events, g_ptr_array_unref);
+}
+
+static void
+title_appended_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TitleData *data = title_data_get (task);
+  GError *error = NULL;
+
+  if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
+      !natter_sessions_op_apply_appended (&data->base, data->events, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  natter_session_index_update_from_state (data->base.self->index, data->base.state, NULL);
+  natter_sessions_op_finish (task);
+  g_signal_emit (data->base.self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->base.session_id);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+title_session_read (GTask *task)
+{
+  TitleData *data = title_data_get (task);
+  g_autofree char *ts = NULL;
+  GPtrArray *events;
+
+  if (natter_sessions_op_check_cancelled (task))
+    return;
+  ts = natter_clock_format_ts (data->base.self->clock);
+  events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_ptr_array_add (events, natter_session_event_new_title_changed (data->base.session_id, ts, data->title));
+  data->events = events;
+  natter_jsonl_repo_append_async (data->base.self->session_repo, data->base.session_id, events, NULL,
+                                  title_appended_cb, g_object_ref (task));
+}
+
+/**
+ * natter_sessions_set_title_async:
+ * @self: the service
+ * @session_id: the session
+ * @title: the new title, any string ("" included)
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * setTitle of docs/sessions.md §9: appends `title_changed` under the session
+ * lock, updates the index entry and emits
+ * #NatterSessions::session-index-changed. A set title is never replaced by the
+ * default one.
+ */
+void
+natter_sessions_set_title_async (NatterSessions      *self,
+                                 const char          *session_id,
+                                 const char          *title,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+  g_return_if_fail (title != NULL);
+
+  task = title_data_task_new (self, session_id, cancellable, callback, user_data,
+                              natter_sessions_set_title_async);
+  title_data_get (task)->title = g_strdup (title);
+  natter_sessions_op_lock_and_read (task, title_session_read);
+}
+
+/**
+ * natter_sessions_set_title_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE on success; else %FALSE with
+ *   %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_CORRUPT or a
+ *   %NATTER_STORE_ERROR from the append
+ */
+gboolean
+natter_sessions_set_title_finish (NatterSessions  *self,
+                                  GAsyncResult    *result,
+                                  GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_set_title_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* delete_session (docs/sessions.md §9.4) */
+
+static void
+deleted_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (!natter_jsonl_repo_delete_finish (NATTER_JSONL_REPO (object), result, &error))
+    {
+      /* A file already gone still takes its stale entry with it. */
+      if (natter_session_index_remove (data->self->index, data->session_id))
+        g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
+      natter_sessions_op_return_error (task, natter_sessions_session_error (error, data->session_id));
+      return;
+    }
+  natter_session_index_remove (data->self->index, data->session_id);
+  natter_session_grant_view_forget (data->self->grants, data->session_id);
+  natter_sessions_forget_queue (data->self, data->session_id);
+  natter_sessions_op_finish (task);
+  g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+delete_locked_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+
+  if (!natter_sessions_op_lock_finish (task, result) || natter_sessions_op_check_cancelled (task))
+    return;
+  natter_jsonl_repo_delete_async (data->self->session_repo, data->session_id, NULL, deleted_cb,
+                                  g_object_ref (task));
+}
+
+/**
+ * natter_sessions_delete_session_async:
+ * @self: the service
+ * @session_id: the session
+ * @cancellable: (nullable): cancels before the file is removed
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * deleteSession of docs/sessions.md §9.4: removes the session file only — never
+ * a turn file, which stays as an inert orphan — and the index entry, then emits
+ * #NatterSessions::session-index-changed. Works on a corrupt session too.
+ * A turn of the session that is still running is not stopped.
+ */
+void
+natter_sessions_delete_session_async (NatterSessions      *self,
+                                      const char          *session_id,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  natter_sessions_op_lock (natter_sessions_op_task_new (self, session_id, sizeof (NatterSessionsOp), NULL,
+                                                        cancellable, callback, user_data,
+                                                        natter_sessions_delete_session_async),
+                           delete_locked_cb);
+}
+
+/**
+ * natter_sessions_delete_session_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE once deleted; else %FALSE with
+ *   %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_INVALID_ARGUMENT
+ *   (not an id) or an I/O %NATTER_STORE_ERROR
+ */
+gboolean
+natter_sessions_delete_session_finish (NatterSessions  *self,
+                                       GAsyncResult    *result,
+                                       GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_delete_session_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* flush (dsh `session/flush`) */
+
+/**
+ * natter_sessions_flush_async:
+ * @self: the service
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * The awaited durability checkpoint of dsh-session.md: completes once
+ * every session-layer operation begun before the call (create, fork,
+ * send_message up to its return, set_title, delete, resume) has finished,
+ * so all of their session-file appends have been written (awaited, not
+ * fsynced, docs/sessions.md §6.2). Turn files need no flush: a running advance
+ * writes each event before it announces it, so what was announced is on disk. A
+ * flush never waits for a turn's model; it does wait for an automatic title
+ * (docs/sessions.md §13) whose turn has settled, so that `natter send` exits
+ * with the title written: callers that must not wait for a model bound the
+ * flush with a timeout (natter_services_flush_blocking()). Operations begun
+ * after the call are not waited for, so a busy service cannot starve a
+ * flush.
+ */
+void
+natter_sessions_flush_async (NatterSessions      *self,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  guint64 *target;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_flush_async);
+  target = g_new (guint64, 1);
+  *target = self->next_op;
+  g_task_set_task_data (task, target, g_free);
+  if (natter_sessions_ops_done_up_to (self, *target))
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  g_ptr_array_add (self->flushes, g_steal_pointer (&task));
+}
+
+/**
+ * natter_sessions_flush_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE
+ */
+gboolean
+natter_sessions_flush_finish (NatterSessions  *self,
+                              GAsyncResult    *result,
+                              GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_flush_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

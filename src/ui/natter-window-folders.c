@@ -1,0 +1,519 @@
+/* natter-window-folders.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Pins and folders in the window (docs/sessions.md §16): Pin to Top and
+ * Move to Folder in the conversation's menu, a row dragged onto a header
+ * of the sidebar, and the folders themselves — New Folder…, and each
+ * folder's Rename Folder… and Delete Folder, whose toast undoes it. A
+ * deleted folder takes no conversation with it: they are in no folder
+ * until its undo brings it back under its old id, which they still name.
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-sessions-settings.h"
+#include "natter-toast-guard.h"
+#include "natter-window-private.h"
+
+/* What a change of a conversation's place failed with, where a change
+ * that took shows itself in the list. */
+static void
+placed_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean done;
+
+  if (g_async_result_is_tagged (result, natter_sessions_set_pinned_async))
+    done = natter_sessions_set_pinned_finish (NATTER_SESSIONS (source), result, &error);
+  else
+    done = natter_sessions_set_folder_finish (NATTER_SESSIONS (source), result, &error);
+  if (!done && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, NULL, _("The conversation was not moved"), error, NULL);
+}
+
+static void
+pin (NatterWindow *self,
+     const char   *session_id,
+     gboolean      pinned)
+{
+  natter_sessions_set_pinned_async (self->sessions, session_id, pinned, self->cancellable, placed_cb,
+                                    g_object_ref (self));
+}
+
+static void
+move (NatterWindow *self,
+      const char   *session_id,
+      const char   *folder_id)
+{
+  natter_sessions_set_folder_async (self->sessions, session_id, folder_id, self->cancellable, placed_cb,
+                                    g_object_ref (self));
+}
+
+static gboolean
+open_is_usable (NatterWindow *self)
+{
+  return self->session_id != NULL && self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+}
+
+/**
+ * _natter_window_update_folder_actions:
+ * @self: the window
+ *
+ * Pin to Top or Unpin, whichever fits the open conversation, and Move to
+ * Folder only for a conversation that can be written to.
+ */
+void
+_natter_window_update_folder_actions (NatterWindow *self)
+{
+  gboolean usable = self->sessions != NULL && open_is_usable (self);
+  gboolean pinned = usable && natter_sessions_get_pinned (self->sessions, self->session_id);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.pin", usable && !pinned);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.unpin", usable && pinned);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-folder", usable && self->folders != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-new-folder", usable && self->folders != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-folder", self->folders != NULL);
+}
+
+static void
+pin_activated (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (open_is_usable (self))
+    pin (self, self->session_id, g_str_equal (action_name, "win.pin"));
+}
+
+static void
+move_to_folder_activated (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *folder_id = g_variant_get_string (parameter, NULL);
+
+  if (open_is_usable (self))
+    move (self, self->session_id, folder_id[0] != '\0' ? folder_id : NULL);
+}
+
+/* The folder names the person types: one dialog for a new folder and a
+ * renamed one. */
+
+typedef void (*NameChosen) (NatterWindow *self,
+                            const char   *name,
+                            const char   *folder_id,
+                            const char   *session_id);
+
+static void
+name_response_cb (AdwMessageDialog *dialog,
+                  const char       *response,
+                  NatterWindow     *self)
+{
+  GtkWidget *entry = adw_message_dialog_get_extra_child (dialog);
+  NameChosen chosen = g_object_get_data (G_OBJECT (dialog), "chosen");
+  g_autofree char *name = NULL;
+
+  if (!g_str_equal (response, "ok"))
+    return;
+  name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (entry))));
+  if (name[0] == '\0')
+    return;
+  chosen (self, name, g_object_get_data (G_OBJECT (dialog), "folder-id"),
+          g_object_get_data (G_OBJECT (dialog), "session-id"));
+}
+
+static void
+ask_name (NatterWindow *self,
+          const char   *heading,
+          const char   *button,
+          const char   *name,
+          const char   *folder_id,
+          const char   *session_id,
+          NameChosen    chosen)
+{
+  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), heading, NULL));
+  GtkWidget *entry = gtk_entry_new ();
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), name != NULL ? name : "");
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Folder Name"), -1);
+  adw_message_dialog_set_extra_child (dialog, entry);
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "ok", button, NULL);
+  adw_message_dialog_set_response_appearance (dialog, "ok", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "ok");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_object_set_data (G_OBJECT (dialog), "chosen", chosen);
+  g_object_set_data_full (G_OBJECT (dialog), "folder-id", g_strdup (folder_id), g_free);
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (session_id), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (name_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_widget_grab_focus (entry);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  char         *session_id;   /* to move into the new folder, or NULL */
+} CreateRequest;
+
+static void
+create_request_free (CreateRequest *request)
+{
+  g_object_unref (request->window);
+  g_free (request->session_id);
+  g_free (request);
+}
+
+static void
+folder_created_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  CreateRequest *request = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *folder_id = natter_folders_create_finish (NATTER_FOLDERS (source), result, &error);
+
+  if (folder_id == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (request->window, NULL, _("The folder was not made"), error, NULL);
+    }
+  else if (request->session_id != NULL)
+    move (request->window, request->session_id, folder_id);
+  create_request_free (request);
+}
+
+static void
+create_named (NatterWindow *self,
+              const char   *name,
+              const char   *folder_id,
+              const char   *session_id)
+{
+  CreateRequest *request = g_new0 (CreateRequest, 1);
+
+  request->window = g_object_ref (self);
+  request->session_id = g_strdup (session_id);
+  natter_folders_create_async (self->folders, name, self->cancellable, folder_created_cb, request);
+}
+
+/**
+ * natter_window_create_folder:
+ * @self: the window
+ * @name: the new folder's name
+ * @session_id: (nullable): a conversation to move into it once it exists
+ *
+ * What New Folder… does once named: makes the folder, and moves
+ * @session_id's conversation into it.
+ */
+void
+natter_window_create_folder (NatterWindow *self,
+                             const char   *name,
+                             const char   *session_id)
+{
+  g_return_if_fail (NATTER_IS_WINDOW (self));
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (self->folders != NULL);
+
+  create_named (self, name, NULL, session_id);
+}
+
+static void
+new_folder_activated (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  gboolean move_open = g_str_equal (action_name, "win.move-to-new-folder");
+
+  if (self->folders == NULL || (move_open && !open_is_usable (self)))
+    return;
+  ask_name (self, _("New Folder"), _("C_reate"), NULL, NULL, move_open ? self->session_id : NULL, create_named);
+}
+
+static void
+folder_renamed_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_folders_rename_finish (NATTER_FOLDERS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, NULL, _("The folder was not renamed"), error, NULL);
+}
+
+static void
+rename_named (NatterWindow *self,
+              const char   *name,
+              const char   *folder_id,
+              const char   *session_id)
+{
+  natter_folders_rename_async (self->folders, folder_id, name, self->cancellable, folder_renamed_cb,
+                               g_object_ref (self));
+}
+
+static void
+rename_folder_activated (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  NatterFolder *folder = self->folders != NULL ? natter_folders_lookup (self->folders,
+                                                                       g_variant_get_string (parameter, NULL)) : NULL;
+
+  if (folder == NULL || natter_folder_get_error (folder) != NULL)
+    return;
+  ask_name (self, _("Rename Folder"), _("_Rename"), natter_folder_get_name (folder), natter_folder_get_id (folder),
+            NULL, rename_named);
+}
+
+/* Deleting a folder, and its undo */
+
+static void
+folder_restored_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_folders_restore_finish (NATTER_FOLDERS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, NULL, _("The folder was not brought back"), error, NULL);
+}
+
+static void
+undo_delete_folder_activated (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *folder_id;
+  const char *name;
+
+  g_variant_get (parameter, "(&s&s)", &folder_id, &name);
+  if (self->folders == NULL || natter_folders_lookup (self->folders, folder_id) != NULL)
+    return;
+  natter_folders_restore_async (self->folders, folder_id, name, self->cancellable, folder_restored_cb,
+                                g_object_ref (self));
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  char         *folder_id;
+  char         *name;
+} DeleteFolder;
+
+static void
+delete_folder_free (DeleteFolder *request)
+{
+  g_object_unref (request->window);
+  g_free (request->folder_id);
+  g_free (request->name);
+  g_free (request);
+}
+
+static void
+folder_deleted_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  DeleteFolder *request = user_data;
+  NatterWindow *self = request->window;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *escaped = NULL;
+  AdwToast *toast;
+
+  if (!natter_folders_delete_finish (NATTER_FOLDERS (source), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("The folder was not deleted"), error, NULL);
+      delete_folder_free (request);
+      return;
+    }
+  /* Translators: %s is a folder's name */
+  text = g_strdup_printf (_("Folder “%s” deleted; its conversations stay"), request->name);
+  /* A toast's title is Pango markup, and the name is the user's text. */
+  escaped = g_markup_escape_text (text, -1);
+  toast = adw_toast_new (escaped);
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_action_name (toast, "win.undo-delete-folder");
+  adw_toast_set_action_target_value (toast, g_variant_new ("(ss)", request->folder_id, request->name));
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  natter_toast_guard_add (self->toast_overlay, toast);
+  delete_folder_free (request);
+}
+
+static void
+delete_folder_activated (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  NatterFolder *folder = self->folders != NULL ? natter_folders_lookup (self->folders,
+                                                                       g_variant_get_string (parameter, NULL)) : NULL;
+  DeleteFolder *request;
+
+  if (folder == NULL)
+    return;
+  request = g_new0 (DeleteFolder, 1);
+  request->window = g_object_ref (self);
+  request->folder_id = g_strdup (natter_folder_get_id (folder));
+  request->name = g_strdup (natter_folder_get_name (folder) != NULL ? natter_folder_get_name (folder)
+                                                                    : _("Damaged folder"));
+  natter_folders_delete_async (self->folders, request->folder_id, self->cancellable, folder_deleted_cb, request);
+}
+
+/* The sidebar: a row dropped on a header */
+
+static void
+move_requested_cb (NatterWindow *self,
+                   const char   *session_id,
+                   const char   *folder_id)
+{
+  move (self, session_id, folder_id);
+}
+
+static void
+pin_requested_cb (NatterWindow *self,
+                  const char   *session_id)
+{
+  pin (self, session_id, TRUE);
+}
+
+/* Move to Folder: No Folder, every folder, New Folder…; rebuilt as the
+ * folders change. */
+static void
+update_folder_menu (NatterWindow *self)
+{
+  guint n = self->folders != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->folders)) : 0;
+  g_autoptr(GMenu) folders = g_menu_new ();
+  g_autoptr(GMenu) none = g_menu_new ();
+  g_autoptr(GMenu) create = g_menu_new ();
+  g_autoptr(GMenuItem) none_item = g_menu_item_new (_("_No Folder"), NULL);
+
+  g_menu_remove_all (self->folder_menu);
+  g_menu_item_set_action_and_target_value (none_item, "win.move-to-folder", g_variant_new_string (""));
+  g_menu_append_item (none, none_item);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterFolder) folder = g_list_model_get_item (G_LIST_MODEL (self->folders), i);
+      g_autoptr(GMenuItem) item = NULL;
+      g_autofree char *label = NULL;
+
+      if (natter_folder_get_name (folder) == NULL)
+        continue;
+      /* A name is the user's text: no mnemonic in it. */
+      label = g_strdup (natter_folder_get_name (folder));
+      g_strdelimit (label, "_", ' ');
+      item = g_menu_item_new (label, NULL);
+      g_menu_item_set_action_and_target_value (item, "win.move-to-folder",
+                                               g_variant_new_string (natter_folder_get_id (folder)));
+      g_menu_append_item (folders, item);
+    }
+  g_menu_append (create, _("New _Folder…"), "win.move-to-new-folder");
+  g_menu_append_section (self->folder_menu, NULL, G_MENU_MODEL (none));
+  if (n > 0)
+    g_menu_append_section (self->folder_menu, NULL, G_MENU_MODEL (folders));
+  g_menu_append_section (self->folder_menu, NULL, G_MENU_MODEL (create));
+}
+
+static void
+folders_changed_cb (NatterWindow *self)
+{
+  update_folder_menu (self);
+  _natter_window_update_folder_actions (self);
+}
+
+/**
+ * natter_window_set_folders:
+ * @self: the window, given its services
+ * @folders: (nullable): the folders conversations can be put in
+ *
+ * Shows the folders in the sidebar and offers them in Move to Folder. A
+ * window made with an application's services uses theirs. Only for a
+ * window with a session service.
+ */
+void
+natter_window_set_folders (NatterWindow  *self,
+                           NatterFolders *folders)
+{
+  g_return_if_fail (NATTER_IS_WINDOW (self));
+  g_return_if_fail (folders == NULL || NATTER_IS_FOLDERS (folders));
+  /* An inert window, without a session service, has no list to show
+   * them in. */
+  g_return_if_fail (self->folder_menu != NULL);
+
+  if (self->folders != NULL)
+    g_signal_handlers_disconnect_by_data (self->folders, self);
+  g_set_object (&self->folders, folders);
+  if (folders != NULL)
+    g_signal_connect_swapped (folders, "items-changed", G_CALLBACK (folders_changed_cb), self);
+  natter_sidebar_set_folders (self->session_sidebar, folders);
+  folders_changed_cb (self);
+}
+
+/**
+ * natter_window_get_folders:
+ * @self: the window
+ *
+ * Returns: (transfer none) (nullable): the folders it shows
+ */
+NatterFolders *
+natter_window_get_folders (NatterWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
+  return self->folders;
+}
+
+/* Once, when the window gets its services: the submenu of the
+ * conversation's menu and the sidebar's requests. */
+void
+_natter_window_folders_init (NatterWindow *self)
+{
+  GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (self->conversation_menu_button));
+  g_autoptr(GMenu) section = g_menu_new ();
+
+  self->folder_menu = g_menu_new ();
+  /* Pin to Top and Unpin take turns in one place. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GMenuItem) item = g_menu_item_new (i == 0 ? _("_Pin to Top") : _("_Unpin"),
+                                                   i == 0 ? "win.pin" : "win.unpin");
+
+      g_menu_item_set_attribute (item, "hidden-when", "s", "action-disabled");
+      g_menu_append_item (section, item);
+    }
+  g_menu_append_submenu (section, _("Move to _Folder"), G_MENU_MODEL (self->folder_menu));
+  g_menu_insert_section (G_MENU (menu), 1, NULL, G_MENU_MODEL (section));
+  update_folder_menu (self);
+  g_signal_connect_swapped (self->session_sidebar, "move-requested", G_CALLBACK (move_requested_cb), self);
+  g_signal_connect_swapped (self->session_sidebar, "pin-requested", G_CALLBACK (pin_requested_cb), self);
+  _natter_window_update_folder_actions (self);
+}
+
+void
+_natter_window_class_folders_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.pin", NULL, pin_activated);
+  gtk_widget_class_install_action (widget_class, "win.unpin", NULL, pin_activated);
+  gtk_widget_class_install_action (widget_class, "win.move-to-folder", "s", move_to_folder_activated);
+  gtk_widget_class_install_action (widget_class, "win.move-to-new-folder", NULL, new_folder_activated);
+  gtk_widget_class_install_action (widget_class, "win.new-folder", NULL, new_folder_activated);
+  gtk_widget_class_install_action (widget_class, "win.rename-folder", "s", rename_folder_activated);
+  gtk_widget_class_install_action (widget_class, "win.delete-folder", "s", delete_folder_activated);
+  gtk_widget_class_install_action (widget_class, "win.undo-delete-folder", "(ss)", undo_delete_folder_activated);
+}
