@@ -16,6 +16,8 @@
 
 #include "config.h"
 
+#include <unistd.h>
+
 #include "natter-cli.h"
 #include "natter-cli-locale.h"
 #include "natter-command-line.h"
@@ -200,6 +202,11 @@ natter_cli_application_run (const char  *application_id,
   g_return_val_if_fail (g_application_id_is_valid (application_id), 1);
 
   g_log_set_writer_func (log_writer, NULL, NULL);
+  /* A command that shows progress draws it in place on a terminal and
+   * writes a line per step elsewhere; forwarded to a running Natter, it
+   * learns which from the environment that goes with it. */
+  if (isatty (STDOUT_FILENO))
+    g_setenv ("NATTER_STDOUT_IS_TERMINAL", "1", TRUE);
   app = natter_cli_application_new (application_id);
   if (argc > 1 && natter_cli_needs_services ((const char * const *) argv))
     {

@@ -37,6 +37,7 @@ typedef enum
   OPT_PARAMS     = 1 << 11,  /* --temperature, --top-p, --max-tokens, --seed, --system */
   OPT_CLEAR      = 1 << 12,  /* --clear */
   OPT_NONE       = 1 << 13,  /* --none */
+  OPT_PROVIDER   = 1 << 14,  /* --provider, --base-url: whose server, without a model */
 } OptionSet;
 
 typedef struct
@@ -73,6 +74,7 @@ struct _Run
   gboolean                 no_auto_title;
   int                      keep;        /* --keep; 0 when not given */
   char                    *base_url;
+  char                    *provider;    /* --provider */
   char                    *model;
   int                      max_model_calls;
   gboolean                 json;
@@ -190,6 +192,9 @@ gboolean natter_cli_has_parameters     (Run                         *run);
 /* natter-cli-folders.c */
 void natter_cli_command_pin          (Run *run);
 void natter_cli_command_folder       (Run *run);
+
+/* natter-cli-models.c */
+void natter_cli_command_models       (Run *run);
 
 /* natter-cli-grants.c */
 void natter_cli_command_grant        (Run *run);

@@ -29,6 +29,7 @@ run_free (Run *run)
   g_clear_object (&run->cmdline);
   g_free (run->session_id);
   g_free (run->base_url);
+  g_free (run->provider);
   g_free (run->model);
   g_strfreev (run->args);
   g_strfreev (run->attach);
@@ -116,6 +117,9 @@ static const Command commands[] = {
   { "folder", N_("SESSION [NAME | --none]"),
     N_("Put a conversation in the folder NAME (made if there is none), take it out of its folder, or print it"),
     1, 2, OPT_NONE, natter_cli_command_folder },
+  { "models", N_("[pull NAME | delete NAME] [--provider ID | --base-url URL] [--json]"),
+    N_("List the models on a provider’s server, or pull one onto an Ollama server, or delete one from it"),
+    0, 2, OPT_PROVIDER | OPT_JSON, natter_cli_command_models },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
@@ -282,6 +286,15 @@ option_context_new (Run *run)
                                       N_("The model to use"), N_("NAME") };
       entries[n++] = (GOptionEntry) { "max-model-calls", 0, 0, G_OPTION_ARG_INT, &run->max_model_calls,
                                       N_("The most model calls of the turn"), N_("N") };
+    }
+  if (command->options & OPT_PROVIDER)
+    {
+      entries[n++] = (GOptionEntry) { "provider", 0, 0, G_OPTION_ARG_STRING, &run->provider,
+                                      N_("One of your providers, by its id, instead of the default one"),
+                                      N_("ID") };
+      entries[n++] = (GOptionEntry) { "base-url", 0, 0, G_OPTION_ARG_STRING, &run->base_url,
+                                      N_("An OpenAI-compatible endpoint instead of the default provider"),
+                                      N_("URL") };
     }
   if (command->options & OPT_KEEP)
     entries[n++] = (GOptionEntry) { "keep", 0, 0, G_OPTION_ARG_INT, &run->keep,

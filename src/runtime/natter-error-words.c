@@ -50,6 +50,14 @@ static const char *const sentences[] = {
   N_("Could not reach %s at %s: the host name was not found — check the address and the network connection"),
   N_("Could not make a secure connection to %s at %s (%s)"),
   N_("Could not reach %s at %s (%s)"),
+  /* natter-model-library.c, natter-model-pull.c */
+  N_("%s at %s is not an Ollama server: its models can be listed here, but pulled and deleted only with its own tools"),
+  N_("%s at %s has no model “%s” (%s)"),
+  N_("The disk of %s at %s is full: “%s” could not be pulled. Delete a model there or free space, then pull it again (%s)"),
+  N_("%s found no model “%s” to pull: check the name in the Ollama library (%s)"),
+  N_("The connection to %s at %s was lost while pulling “%s”; pulling it again goes on where it stopped"),
+  N_("%s stopped answering before “%s” was pulled; pulling it again goes on where it stopped"),
+  N_("%s could not pull “%s”: %s"),
   /* src/mcp/ */
   N_("Cannot start tool server “%s” with “%s”: %s"),
   N_("Cannot reach tool server “%s”: %s"),

@@ -5,11 +5,14 @@
  * One HTTP call of the OpenAI-compatible provider over libsoup: the
  * request with its headers, an idle timer that fails a silent server, the
  * link to the caller's cancellable, and the body read piece by piece: a
- * Server-Sent Events stream fed to the stream assembler, a JSON body, or
+ * Server-Sent Events stream fed to the stream assembler, a JSON body, a
+ * stream of JSON lines handed out line by line (Ollama's native API), or
  * the start of an error body for its message.
  */
 
 #define G_LOG_DOMAIN "natter-openai-provider"
+
+#include <string.h>
 
 #include "natter-json.h"
 #include "natter-openai-provider-private.h"
@@ -29,6 +32,8 @@ typedef enum
   CALL_CHAT,
   CALL_MODELS,
   CALL_JSON,     /* any JSON object, returned as its root node */
+  CALL_STATUS,   /* only the status counts; the body is read and dropped */
+  CALL_LINES,    /* newline-delimited JSON, each line to a callback */
 } CallKind;
 
 typedef enum
@@ -36,6 +41,8 @@ typedef enum
   BODY_SSE,
   BODY_JSON,
   BODY_ERROR,
+  BODY_LINES,
+  BODY_DISCARD,
 } BodyMode;
 
 /* The state of one request, the task data of both operations. */
@@ -67,6 +74,10 @@ typedef struct
   char             *limit_name;
   GBytes           *alternate_body;
   char             *alternate_limit_name;
+  /* CALL_LINES: the line being read, and who gets each whole one. */
+  GByteArray       *line;
+  NatterOpenaiLineFunc line_func;
+  gpointer          line_data;
 } Call;
 
 static void
@@ -90,6 +101,7 @@ call_free (gpointer data)
   g_free (call->limit_name);
   g_clear_pointer (&call->alternate_body, g_bytes_unref);
   g_free (call->alternate_limit_name);
+  g_clear_pointer (&call->line, g_byte_array_unref);
   g_free (call);
 }
 
@@ -299,6 +311,78 @@ parse_json (GTask      *task,
   g_task_return_pointer (task, json_parser_steal_root (parser), (GDestroyNotify) json_node_unref);
 }
 
+/* Hands the line read so far to the line function; blank lines (a
+ * server's keep-alive) are skipped. Returns FALSE when the call ended. */
+static gboolean
+deliver_line (GTask *task)
+{
+  Call *call = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  gsize len = call->line->len;
+  const char *text = (const char *) call->line->data;
+  gboolean blank = TRUE;
+
+  if (len > 0 && text[len - 1] == '\r')
+    len--;
+  for (gsize i = 0; i < len && blank; i++)
+    blank = g_ascii_isspace (text[i]);
+  if (!blank)
+    {
+      /* A handler may cancel; the rest of this read must then reach
+       * nobody. */
+      if (g_cancellable_is_cancelled (call->cancellable))
+        g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
+      else
+        call->line_func (text, len, call->line_data, &error);
+      if (error != NULL)
+        {
+          g_byte_array_set_size (call->line, 0);
+          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            call_return_transport_error (task, error);
+          else
+            call_return_error (task, g_steal_pointer (&error));
+          return FALSE;
+        }
+    }
+  g_byte_array_set_size (call->line, 0);
+  return TRUE;
+}
+
+/* Splits a piece of a JSON-lines body into lines. Returns FALSE when the
+ * call ended. */
+static gboolean
+feed_lines (GTask        *task,
+            const guint8 *data,
+            gsize         len)
+{
+  NatterOpenaiProvider *self = g_task_get_source_object (task);
+  Call *call = g_task_get_task_data (task);
+
+  while (len > 0)
+    {
+      const guint8 *newline = memchr (data, '\n', len);
+      gsize take = newline != NULL ? (gsize) (newline - data) : len;
+
+      if (call->line->len + take > self->max_event_bytes)
+        {
+          call_return_error (task,
+                             natter_openai_provider_error (self, NATTER_PROVIDER_ERROR_EVENT_TOO_LARGE,
+                                                           "%s sent a line longer than the limit of %"
+                                                           G_GSIZE_FORMAT " bytes",
+                                                           self->display_name, self->max_event_bytes));
+          return FALSE;
+        }
+      g_byte_array_append (call->line, data, take);
+      if (newline == NULL)
+        return TRUE;
+      if (!deliver_line (task))
+        return FALSE;
+      data += take + 1;
+      len -= take + 1;
+    }
+  return TRUE;
+}
+
 /* The whole body is in (or the read failed): decide the outcome. */
 static void
 finish_body (GTask *task)
@@ -358,6 +442,19 @@ finish_body (GTask *task)
        * answer is complete is the assembler's call. */
       natter_sse_parser_finish (call->parser, NULL);
       break;
+
+    case BODY_LINES:
+      /* The last line may come without its newline. */
+      if (call->line->len > 0 && !deliver_line (task))
+        return;
+      if (call_settle (task))
+        g_task_return_boolean (task, TRUE);
+      return;
+
+    case BODY_DISCARD:
+      if (call_settle (task))
+        g_task_return_boolean (task, TRUE);
+      return;
 
     default:
       g_assert_not_reached ();
@@ -469,6 +566,14 @@ read_cb (GObject      *source,
         }
       break;
 
+    case BODY_LINES:
+      if (!feed_lines (task, data, len))
+        return;
+      break;
+
+    case BODY_DISCARD:
+      break;
+
     case BODY_JSON:
       if (call->collected->len + len > call->collect_limit)
         {
@@ -544,6 +649,15 @@ send_cb (GObject      *source,
       call->collected = g_byte_array_new ();
       call->collect_limit = MAX_ERROR_BODY_BYTES;
     }
+  else if (call->kind == CALL_STATUS)
+    {
+      call->mode = BODY_DISCARD;
+    }
+  else if (call->kind == CALL_LINES)
+    {
+      call->mode = BODY_LINES;
+      call->line = g_byte_array_new ();
+    }
   else if (call->kind == CALL_MODELS || call->kind == CALL_JSON)
     {
       call->mode = BODY_JSON;
@@ -593,7 +707,8 @@ send_message (NatterOpenaiProvider *self,
   headers = soup_message_get_request_headers (call->msg);
   soup_message_headers_replace (headers, "Accept",
                                 call->kind == CALL_CHAT ? "text/event-stream, application/json"
-                                                        : "application/json");
+                                : call->kind == CALL_LINES ? "application/x-ndjson, application/json"
+                                : "application/json");
   if (self->api_key != NULL)
     {
       g_autofree char *authorization = g_strconcat ("Bearer ", self->api_key, NULL);
@@ -607,15 +722,18 @@ send_message (NatterOpenaiProvider *self,
                            call->cancellable, send_cb, task);
 }
 
-/* What a chat call sends again, once, if the server refuses the name of
- * its token limit. */
+/* What a call has beyond its method, URL and body: for a chat call, what
+ * it sends again, once, if the server refuses the name of its token
+ * limit; for a JSON-lines call, who reads the lines. */
 typedef struct
 {
-  const char *model;
-  const char *limit_name;
-  GBytes     *alternate_body;
-  const char *alternate_limit_name;
-} Alternate;
+  const char           *model;
+  const char           *limit_name;
+  GBytes               *alternate_body;
+  const char           *alternate_limit_name;
+  NatterOpenaiLineFunc  line_func;
+  gpointer              line_data;
+} Extras;
 
 static void
 call_start_url (NatterOpenaiProvider *self,
@@ -626,7 +744,7 @@ call_start_url (NatterOpenaiProvider *self,
                 const char           *url,
                 const char           *path,
                 GBytes               *body,
-                const Alternate      *alternate,
+                const Extras         *extras,
                 GCancellable         *cancellable)
 {
   g_autoptr(GUri) uri = g_uri_parse (url, SOUP_HTTP_URI_FLAGS, NULL);
@@ -635,12 +753,17 @@ call_start_url (NatterOpenaiProvider *self,
   call->kind = kind;
   if (stream != NULL)
     call->stream = g_object_ref (stream);
-  if (alternate != NULL && alternate->alternate_body != NULL)
+  if (extras != NULL && extras->alternate_body != NULL)
     {
-      call->model = g_strdup (alternate->model);
-      call->limit_name = g_strdup (alternate->limit_name);
-      call->alternate_body = g_bytes_ref (alternate->alternate_body);
-      call->alternate_limit_name = g_strdup (alternate->alternate_limit_name);
+      call->model = g_strdup (extras->model);
+      call->limit_name = g_strdup (extras->limit_name);
+      call->alternate_body = g_bytes_ref (extras->alternate_body);
+      call->alternate_limit_name = g_strdup (extras->alternate_limit_name);
+    }
+  if (extras != NULL)
+    {
+      call->line_func = extras->line_func;
+      call->line_data = extras->line_data;
     }
   call->cancellable = g_cancellable_new ();
   g_task_set_task_data (task, call, call_free);
@@ -750,13 +873,13 @@ natter_openai_call_start_chat (NatterOpenaiProvider *self,
                                GCancellable         *cancellable)
 {
   g_autofree char *url = g_strconcat (self->base_url, "/chat/completions", NULL);
-  Alternate alternate = { model, limit_name, alternate_body, alternate_limit_name };
+  Extras extras = { model, limit_name, alternate_body, alternate_limit_name, NULL, NULL };
 
   g_assert (stream != NULL);
   g_assert ((alternate_body == NULL) == (alternate_limit_name == NULL));
 
   call_start_url (self, task, CALL_CHAT, stream, SOUP_METHOD_POST, url, "/chat/completions", body,
-                  &alternate, cancellable);
+                  &extras, cancellable);
 }
 
 /**
@@ -781,4 +904,84 @@ natter_openai_call_start_json (NatterOpenaiProvider *self,
                                GCancellable         *cancellable)
 {
   call_start_url (self, task, CALL_JSON, NULL, method, url, NULL, body, NULL, cancellable);
+}
+
+/**
+ * natter_openai_call_start_status:
+ * @self: a provider
+ * @task: (transfer full): the task of the operation
+ * @method: the HTTP method
+ * @url: the whole URL
+ * @body: (nullable): the JSON request body
+ * @cancellable: (nullable): the caller's cancellable
+ *
+ * Starts one HTTP call whose answer says everything by its status (a
+ * DELETE): @task returns %TRUE for a 2xx status, whatever the body, or a
+ * %NATTER_PROVIDER_ERROR as the other calls do.
+ */
+void
+natter_openai_call_start_status (NatterOpenaiProvider *self,
+                                 GTask                *task,
+                                 const char           *method,
+                                 const char           *url,
+                                 GBytes               *body,
+                                 GCancellable         *cancellable)
+{
+  call_start_url (self, task, CALL_STATUS, NULL, method, url, NULL, body, NULL, cancellable);
+}
+
+/**
+ * natter_openai_call_start_lines:
+ * @self: a provider
+ * @task: (transfer full): the task of the operation
+ * @method: the HTTP method
+ * @url: the whole URL
+ * @body: (nullable): the JSON request body
+ * @line_func: (scope call): called on the main context with each line of
+ *   the body (without its newline), in order; blank lines are skipped
+ * @line_data: data for @line_func
+ * @cancellable: (nullable): the caller's cancellable
+ *
+ * Starts one HTTP call whose answer is newline-delimited JSON, read as
+ * it arrives (Ollama's streamed `/api/pull`). A line longer than the
+ * provider's max-event-bytes fails the call with
+ * %NATTER_PROVIDER_ERROR_EVENT_TOO_LARGE; a line function that sets an
+ * error ends the call with that error. @task returns %TRUE when the
+ * body ended, or a %NATTER_PROVIDER_ERROR as the other calls do (a
+ * connection lost after the headers is
+ * %NATTER_PROVIDER_ERROR_TRUNCATED_STREAM). No line reaches @line_func
+ * after a cancellation.
+ */
+void
+natter_openai_call_start_lines (NatterOpenaiProvider *self,
+                                GTask                *task,
+                                const char           *method,
+                                const char           *url,
+                                GBytes               *body,
+                                NatterOpenaiLineFunc  line_func,
+                                gpointer              line_data,
+                                GCancellable         *cancellable)
+{
+  Extras extras = { NULL, NULL, NULL, NULL, line_func, line_data };
+
+  g_assert (line_func != NULL);
+  call_start_url (self, task, CALL_LINES, NULL, method, url, NULL, body, &extras, cancellable);
+}
+
+/**
+ * natter_openai_call_get_status:
+ * @result: the task a natter_openai_call_start_*() call returned to
+ *
+ * The HTTP status the server answered a call with, so that a caller can
+ * word what a status means for its own operation (a model the server
+ * does not have, for Ollama's 404).
+ *
+ * Returns: the status, or 0 when no answer came
+ */
+guint
+natter_openai_call_get_status (GAsyncResult *result)
+{
+  Call *call = g_task_get_task_data (G_TASK (result));
+
+  return call != NULL && call->msg != NULL ? soup_message_get_status (call->msg) : 0;
 }

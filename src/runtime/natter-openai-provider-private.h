@@ -12,7 +12,9 @@
  * server refuses the other; otherwise it is pure. Calls run one way:
  * provider, then call, then request and errors.
  *
- * Nothing outside src/runtime/natter-openai-*.c includes this header.
+ * Nothing outside the provider's own files includes this header:
+ * src/runtime/natter-openai-*.c, and the calls to a server's native API
+ * beside its OpenAI one (natter-model-library.c, natter-model-pull.c).
  */
 
 #pragma once
@@ -99,6 +101,32 @@ void    natter_openai_call_start_json              (NatterOpenaiProvider *self,
                                                     const char           *url,
                                                     GBytes               *body,
                                                     GCancellable         *cancellable);
+
+void    natter_openai_call_start_status            (NatterOpenaiProvider *self,
+                                                    GTask                *task,
+                                                    const char           *method,
+                                                    const char           *url,
+                                                    GBytes               *body,
+                                                    GCancellable         *cancellable);
+
+/* One line of a JSON-lines answer (natter_openai_call_start_lines()),
+ * without its newline and not nul-terminated; setting @error ends the
+ * call with it. */
+typedef void (*NatterOpenaiLineFunc) (const char  *line,
+                                      gsize        len,
+                                      gpointer     user_data,
+                                      GError     **error);
+
+void    natter_openai_call_start_lines             (NatterOpenaiProvider *self,
+                                                    GTask                *task,
+                                                    const char           *method,
+                                                    const char           *url,
+                                                    GBytes               *body,
+                                                    NatterOpenaiLineFunc  line_func,
+                                                    gpointer              line_data,
+                                                    GCancellable         *cancellable);
+
+guint   natter_openai_call_get_status              (GAsyncResult         *result);
 
 GError *natter_openai_provider_error_literal       (NatterOpenaiProvider *self,
                                                     NatterProviderError   code,

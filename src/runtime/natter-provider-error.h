@@ -36,6 +36,15 @@ G_BEGIN_DECLS
  * @NATTER_PROVIDER_ERROR_TIMEOUT: the server stopped answering for longer
  *   than the allowed time.
  * @NATTER_PROVIDER_ERROR_CANCELLED: the call was cancelled by the user.
+ * @NATTER_PROVIDER_ERROR_UNSUPPORTED: the server does not offer what was
+ *   asked of it, e.g. pulling a model from a server that is not Ollama
+ *   (docs/runtime.md §13).
+ * @NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND: the server has no model of
+ *   that name: Ollama's 404 for a model it was asked to describe or
+ *   delete, or a pull of a name its library does not have
+ *   (docs/runtime.md §13).
+ * @NATTER_PROVIDER_ERROR_DISK_FULL: the server ran out of disk space
+ *   while pulling a model (docs/runtime.md §13).
  *
  * Error codes of %NATTER_PROVIDER_ERROR.
  */
@@ -49,6 +58,9 @@ typedef enum
   NATTER_PROVIDER_ERROR_UNREACHABLE,
   NATTER_PROVIDER_ERROR_TIMEOUT,
   NATTER_PROVIDER_ERROR_CANCELLED,
+  NATTER_PROVIDER_ERROR_UNSUPPORTED,
+  NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND,
+  NATTER_PROVIDER_ERROR_DISK_FULL,
 } NatterProviderError;
 
 GQuark   natter_provider_error_quark      (void);

@@ -80,10 +80,31 @@ natter_provider_registry_finalize (GObject *object)
   G_OBJECT_CLASS (natter_provider_registry_parent_class)->finalize (object);
 }
 
+enum {
+  MODELS_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 static void
 natter_provider_registry_class_init (NatterProviderRegistryClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = natter_provider_registry_finalize;
+
+  /**
+   * NatterProviderRegistry::models-changed:
+   * @self: the registry
+   * @provider: the provider id (or endpoint URL) whose server's models
+   *   changed
+   *
+   * A library of natter_provider_registry_new_library() pulled or
+   * deleted a model: every list of that provider's models (the model
+   * picker's, Preferences') is out of date.
+   */
+  signals[MODELS_CHANGED] =
+    g_signal_new ("models-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -625,4 +646,50 @@ natter_provider_registry_iface_init (NatterModelRegistryInterface *iface)
 {
   iface->resolve = natter_provider_registry_resolve;
   iface->check = natter_provider_registry_check;
+}
+
+/* Model libraries */
+
+static void
+library_changed_cb (NatterModelLibrary     *library,
+                    NatterProviderRegistry *self)
+{
+  NatterOpenaiProvider *provider = natter_model_library_get_provider (library);
+
+  g_signal_emit (self, signals[MODELS_CHANGED], 0, natter_openai_provider_get_id (provider));
+}
+
+/**
+ * natter_provider_registry_new_library:
+ * @self: a registry
+ * @provider: a configured provider's id, or an http(s) endpoint URL
+ * @error: return location for a #GError
+ *
+ * The models on @provider's server (docs/runtime.md §13), reached with
+ * the key the lookup gives now. A model it pulls
+ * or deletes makes the registry emit
+ * #NatterProviderRegistry::models-changed, so every list of them, in
+ * whichever window or command, can follow.
+ *
+ * Returns: (transfer full) (nullable): a new library, or %NULL with
+ *   %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND as for
+ *   natter_provider_registry_get_provider()
+ */
+NatterModelLibrary *
+natter_provider_registry_new_library (NatterProviderRegistry  *self,
+                                      const char              *provider,
+                                      GError                 **error)
+{
+  g_autoptr(NatterOpenaiProvider) live = NULL;
+  NatterModelLibrary *library;
+
+  g_return_val_if_fail (NATTER_IS_PROVIDER_REGISTRY (self), NULL);
+  g_return_val_if_fail (provider != NULL, NULL);
+
+  live = natter_provider_registry_get_provider (self, provider, error);
+  if (live == NULL)
+    return NULL;
+  library = natter_model_library_new (live);
+  g_signal_connect_object (library, "changed", G_CALLBACK (library_changed_cb), self, 0);
+  return library;
 }

@@ -9,6 +9,7 @@
 
 #pragma once
 
+#include "natter-model-library.h"
 #include "natter-model-registry.h"
 #include "natter-openai-model.h"
 #include "natter-openai-provider.h"
@@ -100,5 +101,9 @@ JsonObject             *natter_provider_registry_resolve_model_finish (NatterPro
                                                                        GError                 **error);
 
 gboolean                natter_provider_id_is_endpoint                (const char              *provider_id);
+
+NatterModelLibrary     *natter_provider_registry_new_library          (NatterProviderRegistry  *self,
+                                                                       const char              *provider,
+                                                                       GError                 **error);
 
 G_END_DECLS

@@ -7,9 +7,11 @@
  * listing what that session's provider's `/models` offers. Each
  * provider's list is fetched once and kept (by provider id and base URL),
  * so switching between sessions of different providers shows the list at
- * once; only Refresh asks the server again, and a slow server never
- * delays the popover. A provider that cannot be reached, or that is not
- * configured, says so, with the way to fix it: Preferences.
+ * once; only Refresh, or a model pulled or deleted through Natter,
+ * asks the server again, and a slow server never delays the popover. A
+ * provider that cannot be reached, or that is not configured, says so,
+ * with the way to fix it: Preferences. "Manage Models…" opens the
+ * server's models (win.manage-models).
  */
 
 #define G_LOG_DOMAIN "natter-model-picker"
@@ -313,7 +315,7 @@ refresh_clicked_cb (NatterModelPicker *self)
 }
 
 static void
-preferences_clicked_cb (NatterModelPicker *self)
+popdown_clicked_cb (NatterModelPicker *self)
 {
   gtk_popover_popdown (self->popover);
 }
@@ -469,7 +471,7 @@ natter_model_picker_class_init (NatterModelPickerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, fallback_button);
   gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, refresh_clicked_cb);
-  gtk_widget_class_bind_template_callback (widget_class, preferences_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, popdown_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, fallback_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, popover_show_cb);
   gtk_widget_class_set_css_name (widget_class, "natter-model-picker");
@@ -610,6 +612,36 @@ natter_model_picker_refresh (NatterModelPicker *self)
     return;
   g_hash_table_remove (self->listings, self->provider_key);
   fetch (self);
+}
+
+/**
+ * natter_model_picker_models_changed:
+ * @self: the picker
+ * @provider_id: a provider whose server's models changed (a pull, a
+ *   delete)
+ *
+ * Forgets the lists kept of @provider_id, whatever its base URL, and
+ * lists it again at once when it is the one shown, so that a model just
+ * pulled can be picked without a Refresh.
+ */
+void
+natter_model_picker_models_changed (NatterModelPicker *self,
+                                    const char        *provider_id)
+{
+  g_autofree char *prefix = NULL;
+  GHashTableIter iter;
+  gpointer key;
+
+  g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+  g_return_if_fail (provider_id != NULL);
+
+  prefix = g_strconcat (provider_id, "\n", NULL);
+  g_hash_table_iter_init (&iter, self->listings);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (g_str_has_prefix (key, prefix))
+      g_hash_table_iter_remove (&iter);
+  if (self->provider != NULL && g_str_equal (natter_openai_provider_get_id (self->provider), provider_id))
+    fetch (self);
 }
 
 /**

@@ -24,6 +24,8 @@ void        natter_model_picker_set_unavailable (NatterModelPicker    *self,
                                                  const char           *message,
                                                  const char           *fallback_label);
 void        natter_model_picker_refresh         (NatterModelPicker    *self);
+void        natter_model_picker_models_changed  (NatterModelPicker    *self,
+                                                 const char           *provider_id);
 const char *natter_model_picker_get_provider_id (NatterModelPicker    *self);
 const char *natter_model_picker_get_model       (NatterModelPicker    *self);
 void        natter_model_picker_set_model       (NatterModelPicker    *self,

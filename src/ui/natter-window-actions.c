@@ -15,6 +15,7 @@
 
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
+#include "natter-models-dialog.h"
 #include "natter-parameters-dialog.h"
 #include "natter-permission-card.h"
 #include "natter-permissions-list.h"
@@ -515,6 +516,28 @@ permissions_activated (GtkWidget  *widget,
                                                                  self->session_id)));
 }
 
+/* The models on the server of the provider the picker lists, else the
+ * default one (docs/runtime.md §13). */
+static void
+manage_models_activated (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *provider = natter_model_picker_get_provider_id (self->model_picker);
+
+  if (provider == NULL)
+    provider = self->provider_id;
+  if (self->registry == NULL || provider == NULL)
+    {
+      AdwToast *toast = adw_toast_new (_("No provider is set up: add one in Preferences"));
+
+      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+      return;
+    }
+  gtk_window_present (GTK_WINDOW (natter_models_dialog_new (GTK_WINDOW (self), self->registry, provider)));
+}
+
 static void
 go_back_cb (NatterWindow *self)
 {
@@ -531,6 +554,7 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.parameters", NULL, parameters_activated);
   gtk_widget_class_install_action (widget_class, "win.delete", NULL, delete_activated);
   gtk_widget_class_install_action (widget_class, "win.permissions", NULL, permissions_activated);
+  gtk_widget_class_install_action (widget_class, "win.manage-models", NULL, manage_models_activated);
   gtk_widget_class_install_action (widget_class, "win.undo-delete", "s", undo_delete_activated);
   gtk_widget_class_install_action (widget_class, "win.try-again", "s", try_again_activated);
   gtk_widget_class_install_action (widget_class, "win.continue-turn", "s", continue_activated);

@@ -864,6 +864,15 @@ natter_window_set_agent_store (NatterWindow     *self,
   _natter_window_update_model_picker (self);
 }
 
+/* A model pulled or deleted on a provider's server, in this window or
+ * any other: the picker's list of it follows at once. */
+static void
+models_changed_cb (NatterWindow *self,
+                   const char   *provider_id)
+{
+  natter_model_picker_models_changed (self->model_picker, provider_id);
+}
+
 /**
  * natter_window_set_model_provider:
  * @self: the window
@@ -882,7 +891,9 @@ natter_window_set_agent_store (NatterWindow     *self,
  * with the provider whose list it came from. A provider that is not configured
  * in @registry (removed, or a bare endpoint URL) shows the picker's
  * unknown state with Preferences. Call again when the providers or the
- * defaults change; the lists the picker keeps are reused.
+ * defaults change; the lists the picker keeps are reused, but for a
+ * provider whose models @registry says changed
+ * (#NatterProviderRegistry::models-changed), which is listed again.
  */
 void
 natter_window_set_model_provider (NatterWindow           *self,
@@ -893,6 +904,14 @@ natter_window_set_model_provider (NatterWindow           *self,
   g_return_if_fail (NATTER_IS_WINDOW (self));
   g_return_if_fail (registry == NULL || NATTER_IS_PROVIDER_REGISTRY (registry));
 
+  if (self->registry != registry)
+    {
+      if (self->registry != NULL)
+        g_signal_handlers_disconnect_by_func (self->registry, models_changed_cb, self);
+      if (registry != NULL)
+        g_signal_connect_object (registry, "models-changed", G_CALLBACK (models_changed_cb), self,
+                                 G_CONNECT_SWAPPED);
+    }
   g_set_object (&self->registry, registry);
   g_free (self->provider_id);
   self->provider_id = provider_id != NULL && provider_id[0] != '\0' ? g_strdup (provider_id) : NULL;

@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "natter-memory-secret-store.h"
+#include "natter-models-dialog.h"
 #include "natter-preferences-window-private.h"
 #include "natter-test-support.h"
 #include "natter-ui-test-world.h"
@@ -354,6 +355,49 @@ test_connection_test (Fixture       *f,
   g_assert_false (g_str_has_prefix (toast, "Connected"));
   g_assert_nonnull (strstr (toast, "Down Server"));
   g_assert_null (strstr (toast, KEY));
+}
+
+static NatterModelsDialog *
+find_models_dialog (void)
+{
+  return (NatterModelsDialog *) ui_find_toplevel (NATTER_TYPE_MODELS_DIALOG);
+}
+
+static gboolean
+models_listed (gpointer data)
+{
+  NatterModelsDialog *dialog = find_models_dialog ();
+
+  return dialog != NULL && g_strcmp0 (natter_models_dialog_get_state (dialog), "models") == 0;
+}
+
+/* A provider's models from its row; a server that is not Ollama has
+ * them listed, without Pull or Delete (docs/runtime.md §13). */
+static void
+test_manage_models (Fixture       *f,
+                    gconstpointer  data)
+{
+  NatterModelsDialog *dialog;
+  GtkWidget *list;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GPtrArray) buttons = NULL;
+
+  g_signal_emit_by_name (provider_widget (f, "local", "models"), "clicked");
+  ui_wait_until (models_listed, NULL);
+  dialog = find_models_dialog ();
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (f->window));
+  list = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (dialog), NATTER_TYPE_MODELS_DIALOG, "model_list"));
+  rows = ui_find_all (list, ADW_TYPE_ACTION_ROW);
+  g_assert_cmpuint (rows->len, ==, 3);
+  g_assert_cmpstr (adw_preferences_row_get_title (g_ptr_array_index (rows, 0)), ==, "alpha");
+  buttons = ui_find_all (list, GTK_TYPE_BUTTON);
+  g_assert_cmpuint (buttons->len, ==, 0);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (dialog),
+                                                                                  NATTER_TYPE_MODELS_DIALOG,
+                                                                                  "pull_group"))));
+  g_assert_true (ui_label_shown (dialog, "This server is not Ollama: its models are listed here, "
+                                         "and pulled or deleted with its own tools"));
+  gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
 static guint
@@ -910,6 +954,7 @@ main (int   argc,
   ADD ("/preferences/provider-edit", test_provider_edit);
   ADD ("/preferences/api-key", test_api_key);
   ADD ("/preferences/connection-test", test_connection_test);
+  ADD ("/preferences/manage-models", test_manage_models);
   ADD ("/preferences/default-model", test_default_model);
   ADD ("/preferences/limit-and-switch", test_limit_and_switch);
   ADD ("/preferences/auto-title-switch", test_auto_title_switch);

@@ -5,8 +5,9 @@
  * The Providers page of Preferences: one NatterProviderRow per entry of
  * the `providers` setting, answering its signals with the settings
  * (name, base URL, removal with undo, new providers) and the services'
- * NatterSecretStore (API keys, never shown once stored), and the
- * connection test, GET {baseUrl}/models.
+ * NatterSecretStore (API keys, never shown once stored), the
+ * connection test, GET {baseUrl}/models, and the server's models
+ * (natter-models-dialog.c).
  */
 
 #define G_LOG_DOMAIN "natter-preferences-window"
@@ -15,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-models-dialog.h"
 #include "natter-preferences-window-private.h"
 
 /* The providers setting: a(sss) of (id, name, base URL) */
@@ -339,6 +341,18 @@ test_cb (NatterProviderRow       *row,
                                       self->cancellable, test_key_cb, op);
 }
 
+/* The models on the saved provider's server, over Preferences. */
+static void
+manage_models_cb (NatterProviderRow       *row,
+                  NatterPreferencesWindow *self)
+{
+  GtkWidget *dialog = natter_models_dialog_new (GTK_WINDOW (self),
+                                                natter_services_get_provider_registry (self->services),
+                                                natter_provider_row_get_provider_id (row));
+
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 /* Removing (with undo) and adding providers */
 
 typedef struct
@@ -474,6 +488,7 @@ add_provider_row (NatterPreferencesWindow *self,
   g_signal_connect (row, "apply-key", G_CALLBACK (apply_key_cb), self);
   g_signal_connect (row, "forget-key", G_CALLBACK (forget_key_cb), self);
   g_signal_connect (row, "test", G_CALLBACK (test_cb), self);
+  g_signal_connect (row, "manage-models", G_CALLBACK (manage_models_cb), self);
   g_signal_connect (row, "remove", G_CALLBACK (remove_cb), self);
 
   adw_preferences_group_add (self->providers_group, GTK_WIDGET (row));

@@ -35,6 +35,7 @@ struct _NatterProviderRow
   GtkWidget      *stored_label;
   GtkWidget      *forget_button;
   GtkWidget      *test_button;
+  GtkWidget      *models_button;
   GtkWidget      *remove_button;
 };
 
@@ -56,6 +57,7 @@ enum {
   SIGNAL_APPLY_KEY,
   SIGNAL_FORGET_KEY,
   SIGNAL_TEST,
+  SIGNAL_MANAGE_MODELS,
   SIGNAL_REMOVE,
   N_SIGNALS
 };
@@ -98,6 +100,12 @@ static void
 forget_clicked_cb (NatterProviderRow *self)
 {
   g_signal_emit (self, signals[SIGNAL_FORGET_KEY], 0);
+}
+
+static void
+models_clicked_cb (NatterProviderRow *self)
+{
+  g_signal_emit (self, signals[SIGNAL_MANAGE_MODELS], 0);
 }
 
 static void
@@ -241,6 +249,15 @@ natter_provider_row_class_init (NatterProviderRowClass *klass)
   signals[SIGNAL_TEST] = g_signal_new ("test", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                        NULL, NULL, NULL, G_TYPE_NONE, 0);
   /**
+   * NatterProviderRow::manage-models:
+   * @self: the row
+   *
+   * The user asked to see the models on the provider's server, as it
+   * is saved (docs/runtime.md §13).
+   */
+  signals[SIGNAL_MANAGE_MODELS] = g_signal_new ("manage-models", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                                NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
    * NatterProviderRow::remove:
    * @self: the row
    *
@@ -256,12 +273,14 @@ natter_provider_row_class_init (NatterProviderRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, stored_label);
   gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, forget_button);
   gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, test_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, models_button);
   gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, remove_button);
   gtk_widget_class_bind_template_callback (widget_class, name_applied_cb);
   gtk_widget_class_bind_template_callback (widget_class, url_applied_cb);
   gtk_widget_class_bind_template_callback (widget_class, key_applied_cb);
   gtk_widget_class_bind_template_callback (widget_class, forget_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, test_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, models_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, remove_clicked_cb);
 }
 
@@ -524,7 +543,7 @@ natter_provider_row_focus_name (NatterProviderRow *self)
 /**
  * natter_provider_row_get_part:
  * @self: the row
- * @part: "name", "url", "key", "test", "remove" or "forget"
+ * @part: "name", "url", "key", "test", "models", "remove" or "forget"
  *
  * For tests, which drive the row as a user would.
  *
@@ -544,6 +563,8 @@ natter_provider_row_get_part (NatterProviderRow *self,
     return GTK_WIDGET (self->key_row);
   if (g_str_equal (part, "test"))
     return self->test_button;
+  if (g_str_equal (part, "models"))
+    return self->models_button;
   if (g_str_equal (part, "remove"))
     return self->remove_button;
   if (g_str_equal (part, "forget"))
