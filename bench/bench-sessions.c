@@ -152,6 +152,62 @@ read_floor (GPtrArray *paths,
   return natter_bench_now () - start;
 }
 
+/* The directory of @path, kept open in *@dir (its path in *@dir_path)
+ * while the next paths are in it too; returns @path's name in it. */
+static const char *
+enter_parent (const char  *path,
+              char       **dir_path,
+              int         *dir)
+{
+  const char *slash = strrchr (path, '/');
+
+  if (*dir_path == NULL || strncmp (path, *dir_path, slash - path) != 0 || (*dir_path)[slash - path] != '\0')
+    {
+      if (*dir >= 0)
+        close (*dir);
+      g_free (*dir_path);
+      *dir_path = g_strndup (path, slash - path);
+      *dir = open (*dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (*dir < 0)
+        g_error ("open %s: %s", *dir_path, g_strerror (errno));
+    }
+  return slash + 1;
+}
+
+/* The floor again, each file opened by its name in its directory
+ * (openat()), the directory kept open while the next file of its kind
+ * is in it: how the scan reaches the files (natter-jsonl-cursor.c, one
+ * cursor for the session files and one for the turn files), without
+ * the walk of the whole path per file that plain open() pays. The paths
+ * alternate between the two kinds. */
+static double
+read_floor_at (GPtrArray *paths)
+{
+  static char buffer[1 << 16];
+  char *dir_path[2] = { NULL, NULL };
+  int dir[2] = { -1, -1 };
+  double start = natter_bench_now ();
+
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *name = enter_parent (g_ptr_array_index (paths, i), &dir_path[i % 2], &dir[i % 2]);
+      int fd = openat (dir[i % 2], name, O_RDONLY | O_CLOEXEC);
+
+      if (fd < 0)
+        g_error ("openat: %s", g_strerror (errno));
+      while (read (fd, buffer, sizeof buffer) > 0)
+        ;
+      close (fd);
+    }
+  for (guint k = 0; k < 2; k++)
+    {
+      if (dir[k] >= 0)
+        close (dir[k]);
+      g_free (dir_path[k]);
+    }
+  return natter_bench_now () - start;
+}
+
 /* The generated store and the paths the scan must read, reused from
  * NATTER_BENCH_SESSIONS_DIR when it already holds a complete one. */
 static GPtrArray *
@@ -229,7 +285,7 @@ bench_startup_scan (void)
   g_autoptr(GPtrArray) needed = NULL;
   g_autoptr(NatterSessionIndex) index = natter_session_index_new ();
   const char *bench = "startup scan (10,000 sessions x 20)";
-  double generate_s, floor_s, floor_cpu, one_s, one_cpu, many_s, many_cpu, load_s, start;
+  double generate_s, floor_s, floor_cpu, floor_at_s, floor_at_cpu, one_s, one_cpu, many_s, many_cpu, load_s, start;
   guint64 bytes, lines;
   gint64 rss_before;
   gboolean done = FALSE;
@@ -244,6 +300,9 @@ bench_startup_scan (void)
   floor_cpu = natter_bench_cpu_s ();
   floor_s = read_floor (needed, &bytes, &lines);
   floor_cpu = natter_bench_cpu_s () - floor_cpu;
+  floor_at_cpu = natter_bench_cpu_s ();
+  floor_at_s = read_floor_at (needed);
+  floor_at_cpu = natter_bench_cpu_s () - floor_at_cpu;
   rss_before = natter_bench_peak_rss_kib ();
   one_s = scan (sessions, turns, 1, &one_cpu);
   many_s = scan (sessions, turns, 0, &many_cpu);
@@ -260,6 +319,8 @@ bench_startup_scan (void)
   natter_bench_row (bench, "bytes read per scan", bytes / 1e6, "MB");
   natter_bench_row (bench, "floor: read session + latest turn files", floor_s * 1000, "ms");
   natter_bench_row (bench, "floor: CPU time", floor_cpu * 1000, "ms");
+  natter_bench_row (bench, "floor by name in the directory (openat)", floor_at_s * 1000, "ms");
+  natter_bench_row (bench, "floor by name: CPU time", floor_at_cpu * 1000, "ms");
   natter_bench_row (bench, "scan, 1 thread (warm)", one_s * 1000, "ms");
   natter_bench_row (bench, "scan, 1 thread: CPU time", one_cpu * 1000, "ms");
   natter_bench_row (bench, "scan, default threads (warm)", many_s * 1000, "ms");
@@ -270,6 +331,8 @@ bench_startup_scan (void)
   natter_bench_row (bench, "scan default threads throughput", bytes / 1e6 / many_s, "MB/s");
   natter_bench_row (bench, "scan 1 thread / floor", one_s / floor_s, "x");
   natter_bench_row (bench, "scan default threads / floor", many_s / floor_s, "x");
+  natter_bench_row (bench, "scan default threads / openat floor", many_s / floor_at_s, "x");
+  natter_bench_row (bench, "scan default threads CPU / floor CPU", many_cpu / floor_cpu, "x");
   natter_bench_row (bench, "load_async / floor", load_s / floor_s, "x");
   natter_bench_row (bench, "entries", g_list_model_get_n_items (G_LIST_MODEL (index)), "");
   natter_bench_row (bench, "peak RSS growth during scans", (natter_bench_peak_rss_kib () - rss_before) / 1024.0, "MiB");
@@ -281,30 +344,34 @@ bench_startup_scan (void)
 
 /* The floor of a start with the cache: list the sessions and stat each
  * session file and its latest turn file, what the scan must do to trust
- * the cache, and nothing else. */
+ * the cache, and nothing else; @by_name: each by its name in its
+ * directory (fstatat()), as the scan does, rather than by its path. */
 static double
 stat_floor (NatterJsonlRepo *sessions,
             NatterJsonlRepo *turns,
-            GPtrArray       *latest_turns)
+            GPtrArray       *latest_turns,
+            gboolean         by_name)
 {
   double start = natter_bench_now ();
   g_auto(GStrv) ids = natter_jsonl_repo_list_ids_sync (sessions, NULL, NULL);
+  g_autofree char *dir_path = NULL;
+  int dir = -1;
   guint n = 0;
 
-  for (guint i = 0; ids[i] != NULL; i++)
-    {
-      g_autofree char *path = natter_jsonl_repo_dup_path (sessions, ids[i], NULL);
-      struct stat info;
+  for (guint k = 0; k < 2; k++)
+    for (guint i = 0; k == 0 ? ids[i] != NULL : i < latest_turns->len; i++)
+      {
+        g_autofree char *path = k == 0 ? natter_jsonl_repo_dup_path (sessions, ids[i], NULL)
+                                       : natter_jsonl_repo_dup_path (turns, g_ptr_array_index (latest_turns, i), NULL);
+        struct stat info;
 
-      n += stat (path, &info) == 0;
-    }
-  for (guint i = 0; i < latest_turns->len; i++)
-    {
-      g_autofree char *path = natter_jsonl_repo_dup_path (turns, g_ptr_array_index (latest_turns, i), NULL);
-      struct stat info;
-
-      n += stat (path, &info) == 0;
-    }
+        if (by_name)
+          n += fstatat (dir, enter_parent (path, &dir_path, &dir), &info, 0) == 0;
+        else
+          n += stat (path, &info) == 0;
+      }
+  if (dir >= 0)
+    close (dir);
   if (n != 2 * latest_turns->len)
     g_error ("stat floor: %u files, not %u", n, 2 * latest_turns->len);
   return natter_bench_now () - start;
@@ -354,7 +421,7 @@ bench_startup_scan_100k (void)
   g_autoptr(GPtrArray) latest = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GFileInfo) info = NULL;
-  double floor_read_s, floor_stat_s, cold_s, cold_cpu, warm_s, warm_cpu, load_s, start;
+  double floor_read_s, floor_stat_s, floor_stat_at_s, cold_s, cold_cpu, warm_s, warm_cpu, load_s, start;
   guint64 bytes, lines;
   guint n_read_cold, n_read_warm;
   gboolean done = FALSE;
@@ -378,7 +445,8 @@ bench_startup_scan_100k (void)
   cold_s = cached_scan (sessions, turns, NULL, &n_read_cold, &cold_cpu, NULL);
   /* Writes the cache (not measured), then starts from it. */
   cached_scan (sessions, turns, cache, NULL, &warm_cpu, NULL);
-  floor_stat_s = stat_floor (sessions, turns, latest);
+  floor_stat_s = stat_floor (sessions, turns, latest, FALSE);
+  floor_stat_at_s = stat_floor (sessions, turns, latest, TRUE);
   warm_s = cached_scan (sessions, turns, cache, &n_read_warm, &warm_cpu, NULL);
   {
     g_autoptr(NatterSessionIndex) index = natter_session_index_new ();
@@ -402,6 +470,8 @@ bench_startup_scan_100k (void)
   natter_bench_row (bench, "scan with the cache: CPU time", warm_cpu * 1000, "ms");
   natter_bench_row (bench, "scan with the cache: sessions read", n_read_warm, "");
   natter_bench_row (bench, "scan with the cache / stat floor", warm_s / floor_stat_s, "x");
+  natter_bench_row (bench, "floor: list + stat by name (fstatat)", floor_stat_at_s * 1000, "ms");
+  natter_bench_row (bench, "scan with the cache / fstatat floor", warm_s / floor_stat_at_s, "x");
   natter_bench_row (bench, "load_async from the cache incl. publish", load_s * 1000, "ms");
   natter_bench_row (bench, "cache file", g_file_info_get_size (info) / 1e6, "MB");
   natter_bench_row (bench, "peak RSS", natter_bench_peak_rss_kib () / 1024.0, "MiB");

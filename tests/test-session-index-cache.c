@@ -8,7 +8,8 @@
  * else — no cache, a stale one (size, mtime, change time, the latest
  * turn file), an invalid one (truncated, garbage, another version, one
  * flipped byte), a change another process made while this one was
- * closed, a new, deleted or damaged session — is read, so the index is
+ * closed, a new, deleted or damaged session, sessions of other days —
+ * is read, so the index is
  * always the one a scan without any cache gives (a version's and an
  * imported turn's marks included), and a damaged conversation never
  * looks whole.
@@ -454,6 +455,75 @@ test_damaged_session (Fixture       *f,
   g_assert_null (natter_session_index_entry_get_error (entry));
 }
 
+/* A copy of session @i under @id, whose day puts it in another partition
+ * directory (docs/format.md §1); its turns stay where they are. */
+static void
+copy_to_day (Fixture    *f,
+             guint       i,
+             const char *id)
+{
+  g_autofree char *from = session_path (f, id_at (f, i));
+  g_autofree char *to = session_path (f, id);
+  g_autofree char *dir = g_path_get_dirname (to);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) parts = NULL;
+  g_autofree char *copy = NULL;
+
+  g_assert_true (g_file_get_contents (from, &text, NULL, NULL));
+  parts = g_strsplit (text, id_at (f, i), -1);
+  copy = g_strjoinv (id, parts);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (to, copy, -1, NULL));
+}
+
+/* The scan reaches the files by name in their day's directory, which it
+ * keeps open from one id to the next (natter-jsonl-cursor.c): sessions
+ * of other days, before and after the rest, and latest turns of another
+ * day than their session's, are read, changed ones read again, and a
+ * day whose directory went away takes its sessions with it. */
+static void
+test_other_days (Fixture       *f,
+                 gconstpointer  data)
+{
+  const char *earlier = "2019-05-06T10-00-00Z-0000001-000";
+  const char *later = "2031-07-08T10-00-00Z-0000001-000";
+  g_autofree char *earlier_path = session_path (f, earlier);
+  g_autofree char *later_path = session_path (f, later);
+  g_autofree char *later_day = g_path_get_dirname (later_path);
+  g_autofree char *later_day_moved = g_strconcat (later_day, ".moved", NULL);
+  g_autofree char *line = g_strdup_printf ("{\"type\":\"title_changed\",\"sessionId\":\"%s\","
+                                           "\"ts\":\"2026-12-01T10:00:00Z\",\"title\":\"Renamed elsewhere\"}\n",
+                                           earlier);
+  g_autoptr(NatterSessionIndexEntry) entry = NULL;
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_read;
+
+  g_assert_cmpuint (scan (f), ==, f->ids->len);
+  copy_to_day (f, 2, earlier);
+  copy_to_day (f, 4, later);
+  g_assert_cmpuint (scan (f), ==, 2);
+  entry = fold (f, earlier);
+  g_assert_null (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "completed");
+  g_assert_cmpuint (scan (f), ==, 0);
+
+  natter_test_append_file (earlier_path, line);
+  g_assert_cmpuint (scan (f), ==, 1);
+  g_clear_object (&entry);
+  entry = fold (f, earlier);
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "Renamed elsewhere");
+  g_assert_cmpuint (scan (f), ==, 0);
+
+  g_assert_cmpint (g_rename (later_day, later_day_moved), ==, 0);
+  entries = natter_session_index_scan_cached_sync (f->t.w->session_repo, f->t.w->turn_repo, f->cache, 0, FALSE, &n_read,
+                                                   NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_read, ==, 0);
+  g_assert_cmpuint (entries->len, ==, f->ids->len + 1);
+  g_assert_cmpuint (scan (f), ==, 0);
+}
+
 static void
 loaded_cb (GObject      *object,
            GAsyncResult *result,
@@ -515,6 +585,7 @@ main (int   argc,
   ADD ("another-process-while-closed", test_another_process_while_closed);
   ADD ("new-and-deleted-sessions", test_new_and_deleted_sessions);
   ADD ("damaged-session", test_damaged_session);
+  ADD ("other-days", test_other_days);
   ADD ("index-load", test_index_load);
 #undef ADD
   return g_test_run ();

@@ -350,6 +350,55 @@ test_write_through_keeps_latest_turn_error (Fixture       *f,
   g_free (turns[1]);
 }
 
+/* Writes the service makes while the scan runs win over the scan's older
+ * view: a session removed meanwhile is not listed, one written meanwhile
+ * is listed as written (its latest turn found by its id), and the rest
+ * come from the scan, all in session id order. */
+static void
+test_scan_keeps_writes_made_during_it (Fixture       *f,
+                                       gconstpointer  data)
+{
+  char *turns[2] = { NULL, NULL };
+  g_autofree char *kept = make_session (f, "kept", 1, turns);
+  g_autofree char *removed = make_session (f, "removed", 0, NULL);
+  g_autofree char *written = make_session (f, "written", 0, NULL);
+  g_autoptr(NatterSessionIndex) index = natter_session_index_new ();
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) renamed = NULL;
+
+  natter_session_index_load_async (index, f->sessions, f->turns, NULL, result_cb, &result);
+  /* The scan publishes on this main context: these come first. */
+  natter_session_index_remove (index, removed);
+  events = natter_jsonl_repo_read_sync (f->sessions, written, NULL, &error);
+  g_assert_no_error (error);
+  state = natter_session_reduce (events, &error);
+  g_assert_no_error (error);
+  renamed = natter_session_event_new_title_changed (written, TS, "renamed meanwhile");
+  g_assert_true (natter_session_state_apply (state, json_node_get_object (renamed), &error));
+  natter_session_index_update_from_state (index, state, NULL);
+
+  natter_test_wait_for_pointer ((gpointer *) &result, 10000);
+  g_assert_true (natter_session_index_load_finish (index, result, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (index)), ==, 2);
+  g_assert_null (natter_session_index_lookup (index, removed));
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (index, written)), ==,
+                   "renamed meanwhile");
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (index, kept)), ==, "kept");
+  g_assert_cmpstr (natter_session_index_lookup_session_for_turn (index, turns[0]), ==, kept);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (index), i);
+
+      g_assert_cmpstr (natter_session_index_entry_get_session_id (entry), ==, i == 0 ? kept : written);
+    }
+  g_free (turns[0]);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -361,6 +410,7 @@ main (int   argc,
 
   ADD ("scan/reads-only-the-latest-turn-in-one-batch", test_scan_reads_only_latest_turn);
   ADD ("scan/survives-a-corrupt-session-file", test_scan_survives_corrupt_session);
+  ADD ("scan/keeps-writes-made-during-it", test_scan_keeps_writes_made_during_it);
   ADD ("entry/json-has-exactly-the-spec-fields", test_entry_json_fields);
   ADD ("write-through/items-changed-and-notify-on-change-only", test_write_through);
   ADD ("write-through/keeps-a-latest-turn-error", test_write_through_keeps_latest_turn_error);

@@ -97,42 +97,6 @@ struct _NatterSessionIndexCache
   GHashTable  *by_id;       /* session id (in bytes) → CacheRecord */
 };
 
-/**
- * natter_file_identity_read:
- * @path: a file
- * @out: (out caller-allocates): its identity
- *
- * Returns: %TRUE when the identity is known: the file's, or one that
- *   says there is no file; %FALSE when it cannot be told (a failure
- *   other than ENOENT)
- */
-gboolean
-natter_file_identity_read (const char         *path,
-                           NatterFileIdentity *out)
-{
-  struct stat info;
-
-  memset (out, 0, sizeof *out);
-  if (stat (path, &info) != 0)
-    return errno == ENOENT;
-  if (!S_ISREG (info.st_mode))
-    return FALSE;
-  out->exists = TRUE;
-  out->size = (guint64) info.st_size;
-  out->mtime_ns = (gint64) info.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + info.st_mtim.tv_nsec;
-  out->ctime_ns = (gint64) info.st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + info.st_ctim.tv_nsec;
-  out->inode = (guint64) info.st_ino;
-  return TRUE;
-}
-
-gboolean
-natter_file_identity_equal (const NatterFileIdentity *a,
-                            const NatterFileIdentity *b)
-{
-  return a->exists == b->exists && a->size == b->size && a->mtime_ns == b->mtime_ns &&
-         a->ctime_ns == b->ctime_ns && a->inode == b->inode;
-}
-
 void
 natter_session_index_record_clear (NatterSessionIndexRecord *record)
 {
@@ -369,7 +333,8 @@ entry_from_record (const CacheRecord *record)
 /**
  * natter_session_index_cache_lookup:
  * @cache: the cache
- * @turn_repo: the turn repository (where the latest turn file is)
+ * @turn_cursor: a cursor over the turn repository (where the latest
+ *   turn file is), of the calling thread
  * @session_id: a session
  * @record: (inout): holds the session file's identity, just read; gets
  *   the cached entry and the latest turn file's identity when they are
@@ -384,7 +349,7 @@ entry_from_record (const CacheRecord *record)
  */
 gboolean
 natter_session_index_cache_lookup (NatterSessionIndexCache  *cache,
-                                   NatterJsonlRepo          *turn_repo,
+                                   NatterJsonlCursor        *turn_cursor,
                                    const char               *session_id,
                                    NatterSessionIndexRecord *record)
 {
@@ -396,10 +361,9 @@ natter_session_index_cache_lookup (NatterSessionIndexCache  *cache,
   latest = cached->strings[S_LATEST_TURN_ID];
   if (latest != NULL)
     {
-      g_autofree char *path = natter_jsonl_repo_dup_path (turn_repo, latest, NULL);
       NatterFileIdentity now;
 
-      if (path == NULL || !natter_file_identity_read (path, &now) || !natter_file_identity_equal (&cached->turn, &now))
+      if (!natter_jsonl_cursor_identify (turn_cursor, latest, &now) || !natter_file_identity_equal (&cached->turn, &now))
         return FALSE;
     }
   else if (cached->turn.exists)

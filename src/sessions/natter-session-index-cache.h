@@ -10,27 +10,11 @@
 
 #include <gio/gio.h>
 
+#include "natter-jsonl-cursor.h"
 #include "natter-jsonl-repo.h"
 #include "natter-session-index-entry.h"
 
 G_BEGIN_DECLS
-
-/* What a file's stat() says of its contents: an append-only log that was
- * written changed its size, and any write changes its change time, which
- * no program can set back. */
-typedef struct
-{
-  gboolean exists;      /* FALSE: there is no such file (ENOENT) */
-  guint64  size;
-  gint64   mtime_ns;
-  gint64   ctime_ns;
-  guint64  inode;
-} NatterFileIdentity;
-
-gboolean natter_file_identity_read  (const char               *path,
-                                     NatterFileIdentity       *out);
-gboolean natter_file_identity_equal (const NatterFileIdentity *a,
-                                     const NatterFileIdentity *b);
 
 /* One session of the startup scan: its entry and the identities of the
  * files it was read from, taken before they were read, so that a file
@@ -51,7 +35,7 @@ NatterSessionIndexCache *natter_session_index_cache_load   (GFile               
 void                     natter_session_index_cache_free   (NatterSessionIndexCache  *cache);
 guint                    natter_session_index_cache_get_size (NatterSessionIndexCache *cache);
 gboolean                 natter_session_index_cache_lookup (NatterSessionIndexCache  *cache,
-                                                            NatterJsonlRepo          *turn_repo,
+                                                            NatterJsonlCursor        *turn_cursor,
                                                             const char               *session_id,
                                                             NatterSessionIndexRecord *record);
 gboolean                 natter_session_index_cache_save   (GFile                    *file,

@@ -119,26 +119,30 @@ static const guint8 raw_in_string[256] = {
   [0x80 ... 0xff] = 2,
 };
 
-/* Whether the eight bytes at @p are all raw in a string and ASCII (kind
- * 1 of raw_in_string: 0x20–0x7e but `"` and `\`), tested at once: per
- * byte, the classic "has a byte less than n" and "has a byte equal to
- * v" word tricks, which are exact for the word as a whole. */
-static inline gboolean
-plain_ascii_8 (const char *p)
+/* The bytes among the eight at @p that are not raw ASCII in a string
+ * (kind 1 of raw_in_string: 0x20–0x7e but `"` and `\`): the classic
+ * "has a byte less than n" and "has a byte equal to v" word tricks, one
+ * high bit per byte, in the order of the bytes (the first byte the
+ * lowest). A borrow only runs from a byte that is itself marked into
+ * the bytes after it, so the lowest mark is exact: it is the first such
+ * byte, and none means all eight are plain. */
+static inline guint64
+special_bytes_8 (const char *p)
 {
   const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
   const guint64 highs = G_GUINT64_CONSTANT (0x8080808080808080);
   guint64 x, quote, backslash, del;
 
   memcpy (&x, p, sizeof x);
+  x = GUINT64_FROM_LE (x);
   quote = x ^ (ones * '"');
   backslash = x ^ (ones * '\\');
   del = x ^ (ones * 0x7f);
-  return ((x & highs) |
-          ((x - ones * 0x20) & ~x & highs) |
-          ((quote - ones) & ~quote & highs) |
-          ((backslash - ones) & ~backslash & highs) |
-          ((del - ones) & ~del & highs)) == 0;
+  return (x & highs) |
+         ((x - ones * 0x20) & ~x & highs) |
+         ((quote - ones) & ~quote & highs) |
+         ((backslash - ones) & ~backslash & highs) |
+         ((del - ones) & ~del & highs);
 }
 
 /* Whether byte @c is written as `\u00xx`: the control bytes without a
@@ -197,11 +201,27 @@ read_string (const char **p,
       guint kinds = 0;
       char c;
 
-      /* Eight plain ASCII bytes at a time, the bulk of every string. */
-      while (end - s >= 8 && plain_ascii_8 (s))
-        s += 8;
-      while (s < end && raw_in_string[(guchar) *s])
-        kinds |= raw_in_string[(guchar) *s++];
+      for (;;)
+        {
+          /* Eight plain ASCII bytes at a time, the bulk of every string,
+           * then straight to the first byte that is not. */
+          while (end - s >= 8)
+            {
+              guint64 special = special_bytes_8 (s);
+
+              if (special != 0)
+                {
+                  s += __builtin_ctzll (special) / 8;
+                  break;
+                }
+              s += 8;
+            }
+          /* That byte, or one of the last few of the line: a byte that
+           * may stand raw is taken, and the words go on after it. */
+          if (s == end || raw_in_string[(guchar) *s] == 0)
+            break;
+          kinds |= raw_in_string[(guchar) *s++];
+        }
       /* A run ends at an ASCII byte, which never falls inside a UTF-8
        * sequence, so checking runs one by one checks the whole line:
        * outside strings only ASCII is accepted at all. */
@@ -268,6 +288,37 @@ read_string (const char **p,
     *out_escaped = escaped;
   *p = s;
   return TRUE;
+}
+
+/* read_string() for the span scanner, which only checks: the common
+ * string — plain ASCII up to its closing quote, at least eight bytes
+ * before the end of the line — is passed over here a word at a time
+ * without a call; anything else (an escape, UTF-8, U+001F, the last
+ * bytes of the line) is read by read_string() from the start. */
+static inline gboolean
+check_string (const char **p,
+              const char  *end,
+              gboolean    *out_escaped,
+              guint       *spelling)
+{
+  const char *s = *p + 1;
+
+  while (end - s >= 8)
+    {
+      guint64 special = special_bytes_8 (s);
+
+      if (special != 0)
+        {
+          s += __builtin_ctzll (special) / 8;
+          if (*s != '"')
+            break;
+          *out_escaped = FALSE;
+          *p = s + 1;
+          return TRUE;
+        }
+      s += 8;
+    }
+  return read_string (p, end, NULL, out_escaped, spelling);
 }
 
 static inline gboolean
@@ -705,7 +756,7 @@ scan_member_name (const char **p,
   const char *start = *p + 1;
   gsize length;
 
-  if (*p == end || **p != '"' || !read_string (p, end, NULL, out_escaped, spelling))
+  if (*p == end || **p != '"' || !check_string (p, end, out_escaped, spelling))
     return FALSE;
   length = (gsize) (*p - start) - 1;
   if (*p == end || **p != ':')
@@ -782,7 +833,7 @@ scanner_scalar (Scanner            *scanner,
     {
     case '"':
       *kind = NATTER_JSON_SPAN_STRING;
-      return read_string (&scanner->p, scanner->end, NULL, escaped, &scanner->spelling);
+      return check_string (&scanner->p, scanner->end, escaped, &scanner->spelling);
 
     case 't':
       *kind = NATTER_JSON_SPAN_BOOLEAN;

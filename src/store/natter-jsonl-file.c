@@ -326,11 +326,11 @@ natter_jsonl_file_append (NatterJsonlRepo  *self,
  * JSON nodes every time. */
 gboolean
 natter_jsonl_file_load (const char  *path,
-           char        *stack_buffer,
-           char       **out_contents,
-           gsize       *out_length,
-           char       **out_heap,
-           GError     **error)
+                        char        *stack_buffer,
+                        char       **out_contents,
+                        gsize       *out_length,
+                        char       **out_heap,
+                        GError     **error)
 {
   struct stat info;
   int fd;
@@ -351,25 +351,42 @@ natter_jsonl_file_load (const char  *path,
         }
       return natter_store_set_io_error (error, saved_errno, "read", path);
     }
+  return natter_jsonl_file_load_fd (fd, path, &info, stack_buffer, out_contents, out_length, out_heap, error);
+}
 
-  if (fstat (fd, &info) < 0)
+/* The rest of natter_jsonl_file_load() once @fd is open: checks that it
+ * is a regular file, reads it whole and closes @fd whatever happens.
+ * *@info is its fstat(), taken before the read. @path only names the
+ * file in errors. */
+gboolean
+natter_jsonl_file_load_fd (int          fd,
+                           const char  *path,
+                           struct stat *info,
+                           char        *stack_buffer,
+                           char       **out_contents,
+                           gsize       *out_length,
+                           char       **out_heap,
+                           GError     **error)
+{
+  *out_heap = NULL;
+  if (fstat (fd, info) < 0)
     {
       int saved_errno = errno;
 
       close (fd);
       return natter_store_set_io_error (error, saved_errno, "inspect", path);
     }
-  if (!S_ISREG (info.st_mode))
+  if (!S_ISREG (info->st_mode))
     {
       close (fd);
       g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                   S_ISDIR (info.st_mode) ? "%s is a directory, not a file"
-                                          : "%s is not a regular file",
+                   S_ISDIR (info->st_mode) ? "%s is a directory, not a file"
+                                           : "%s is not a regular file",
                    path);
       return FALSE;
     }
 
-  if (!natter_fd_read_all (fd, (gsize) info.st_size, stack_buffer, NATTER_JSONL_READ_STACK_SIZE, out_heap,
+  if (!natter_fd_read_all (fd, (gsize) info->st_size, stack_buffer, NATTER_JSONL_READ_STACK_SIZE, out_heap,
                            out_contents, out_length))
     {
       int saved_errno = errno;

@@ -5,14 +5,19 @@
 
 #pragma once
 
+#include <sys/stat.h>
+
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "natter-jsonl-cursor.h"
 #include "natter-jsonl-repo.h"
 
 /* Shared between natter-jsonl-repo.c (API, tasks, locks),
- * natter-jsonl-file.c (I/O on one log) and natter-jsonl-layout.c
- * (partition paths and walks). Not installed, not for other layers. */
+ * natter-jsonl-file.c (I/O on one log), natter-jsonl-layout.c
+ * (partition paths and walks) and natter-jsonl-cursor.c (the startup
+ * scan's reads by name), and with the scans of src/store/. Not
+ * installed, not for other layers. */
 
 G_BEGIN_DECLS
 
@@ -59,6 +64,14 @@ gboolean   natter_jsonl_file_load             (const char        *path,
                                                gsize             *out_length,
                                                char             **out_heap,
                                                GError           **error);
+gboolean   natter_jsonl_file_load_fd          (int                fd,
+                                               const char        *path,
+                                               struct stat       *info,
+                                               char              *stack_buffer,
+                                               char             **out_contents,
+                                               gsize             *out_length,
+                                               char             **out_heap,
+                                               GError           **error);
 
 GBytes    *natter_jsonl_file_serialize_events (NatterJsonlRepo   *self,
                                                const char        *id,
@@ -88,6 +101,18 @@ GPtrArray *natter_jsonl_file_read             (NatterJsonlRepo   *self,
 gboolean   natter_jsonl_file_delete           (NatterJsonlRepo   *self,
                                                const char        *id,
                                                GError           **error);
+
+/* natter-jsonl-cursor.c: the startup scan's reads, by name in the
+ * partition directory. */
+
+gboolean   natter_jsonl_cursor_load           (NatterJsonlCursor  *cursor,
+                                               const char         *id,
+                                               char               *stack_buffer,
+                                               char              **out_contents,
+                                               gsize              *out_length,
+                                               char              **out_heap,
+                                               NatterFileIdentity *out_identity,
+                                               gboolean           *out_identity_known);
 
 /* natter-jsonl-layout.c: where the logs live. */
 

@@ -188,9 +188,10 @@ scan_model (const NatterJsonMember *member,
 
   if (member->kind != NATTER_JSON_SPAN_OBJECT)
     return FALSE;
-  /* A value inside an accepted line is itself canonical. */
-  if (!natter_json_line_scan_object (member->value, member->value_length, members,
-                                     G_N_ELEMENTS (members), &n) || n != 2)
+  /* A value inside an accepted line is itself canonical, its names
+   * unique: it only needs to be taken apart. */
+  if (!natter_json_span_walk (member->value, member->value_length, members, G_N_ELEMENTS (members), &n) ||
+      n != 2)
     return FALSE;
 
   provider->data = model->data = NULL;
@@ -247,11 +248,12 @@ typedef struct
   NatterSessionV4Fold v4;
 } ScanState;
 
-/* Sorts the members of one line into @field by name, each at most once
- * (the line scanner already refused duplicates); an unknown member
- * refuses the line. */
+/* Sorts the members of one line into @field by their fields (@fields,
+ * field_of() of each), each at most once (the line scanner already
+ * refused duplicates); an unknown member refuses the line. */
 static gboolean
 scan_fields (const NatterJsonMember  *members,
+             const int               *fields,
              guint                    n_members,
              const NatterJsonMember **field,
              guint                   *seen)
@@ -259,12 +261,10 @@ scan_fields (const NatterJsonMember  *members,
   *seen = 0;
   for (guint i = 0; i < n_members; i++)
     {
-      int f = field_of (&members[i]);
-
-      if (f < 0)
+      if (fields[i] < 0)
         return FALSE;
-      field[f] = &members[i];
-      *seen |= BIT (f);
+      field[fields[i]] = &members[i];
+      *seen |= BIT (fields[i]);
     }
   return TRUE;
 }
@@ -440,6 +440,7 @@ scan_line (ScanState  *state,
            gsize       line_length)
 {
   NatterJsonMember members[MAX_EVENT_MEMBERS];
+  int fields[MAX_EVENT_MEMBERS];
   const NatterJsonMember *field[N_FIELDS] = { NULL };
   const NatterJsonMember *type;
   guint n_members = 0;
@@ -448,20 +449,22 @@ scan_line (ScanState  *state,
   if (!natter_json_line_scan_object (line, line_length, members, G_N_ELEMENTS (members),
                                      &n_members))
     return FALSE;
+  for (guint i = 0; i < n_members; i++)
+    fields[i] = field_of (&members[i]);
 
   /* Any type other than the three of version 1 is a version-2 event or
    * unknown: the tree path decides, and keeps the ts the span checks
    * would have kept. */
   for (guint i = 0; i < n_members; i++)
-    if (field_of (&members[i]) == F_TYPE && plain_string (&members[i]) && !is_v1_type (&members[i]))
+    if (fields[i] == F_TYPE && plain_string (&members[i]) && !is_v1_type (&members[i]))
       {
         for (guint j = 0; j < n_members; j++)
-          if (field_of (&members[j]) == F_TS)
+          if (fields[j] == F_TS)
             state->updated_at = (Span) { members[j].value, members[j].value_length };
         return state->line_number > 1 && scan_tree_line (state, line, line_length);
       }
 
-  if (!scan_fields (members, n_members, field, &seen) ||
+  if (!scan_fields (members, fields, n_members, field, &seen) ||
       !scan_common_fields (state, field))
     return FALSE;
 
@@ -661,11 +664,44 @@ fill_from_state (NatterSessionScanResult *out,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
+ * natter_session_scan_file_at() with a cursor of its own, for a single
+ * file. Blocks.
+ *
+ * Returns: as natter_session_scan_file_at()
+ */
+gboolean
+natter_session_scan_file_sync (NatterJsonlRepo          *repo,
+                               const char               *session_id,
+                               NatterSessionScanResult  *out,
+                               GCancellable             *cancellable,
+                               GError                  **error)
+{
+  g_autoptr(NatterJsonlCursor) cursor = NULL;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), FALSE);
+
+  cursor = natter_jsonl_cursor_new (repo);
+  return natter_session_scan_file_at (cursor, session_id, NULL, NULL, out, cancellable, error);
+}
+
+/**
+ * natter_session_scan_file_at:
+ * @cursor: a cursor over the session repository
+ * @session_id: the session
+ * @out_identity: (out caller-allocates) (optional): the session file's
+ *   identity, taken before it was read (docs/sessions.md §8.4)
+ * @out_identity_known: (out) (optional): whether @out_identity could be
+ *   told (natter_jsonl_cursor_identify())
+ * @out: (out caller-allocates): the folded fields, on success
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
  * The startup scan's read of one session file (docs/sessions.md
  * §8.2 step 2): reads the file once and validates every line as strictly
- * as natter_session_reduce_file_sync() does, without building JSON trees, folding the index entry's fields. A
- * file it refuses is read by that full path, whose error is returned, so
- * errors are exactly the full path's. Blocks.
+ * as natter_session_reduce_file_sync() does, without building JSON trees,
+ * folding the index entry's fields. A file it refuses is read by that
+ * full path, whose error is returned, so errors are exactly the full
+ * path's. Blocks.
  *
  * Returns: %TRUE with @out set (clear it with
  *   natter_session_scan_result_clear()); else %FALSE with the full read's
@@ -675,35 +711,38 @@ fill_from_state (NatterSessionScanResult *out,
  *   %G_IO_ERROR_CANCELLED.
  */
 gboolean
-natter_session_scan_file_sync (NatterJsonlRepo          *repo,
-                               const char               *session_id,
-                               NatterSessionScanResult  *out,
-                               GCancellable             *cancellable,
-                               GError                  **error)
+natter_session_scan_file_at (NatterJsonlCursor        *cursor,
+                             const char               *session_id,
+                             NatterFileIdentity       *out_identity,
+                             gboolean                 *out_identity_known,
+                             NatterSessionScanResult  *out,
+                             GCancellable             *cancellable,
+                             GError                  **error)
 {
-  g_autofree char *path = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autofree char *heap = NULL;
   char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
   char *contents = NULL;
   gsize length = 0;
 
-  g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), FALSE);
+  g_return_val_if_fail (cursor != NULL, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   memset (out, 0, sizeof *out);
+  if (out_identity_known != NULL)
+    *out_identity_known = FALSE;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
-  path = natter_jsonl_layout_file_path (repo, session_id, NULL);
-  if (path != NULL &&
-      natter_jsonl_file_load (path, stack_buffer, &contents, &length, &heap, NULL) &&
+  if (natter_jsonl_cursor_load (cursor, session_id, stack_buffer, &contents, &length, &heap, out_identity,
+                                out_identity_known) &&
       natter_session_scan_contents (contents, length, session_id, out))
     return TRUE;
 
   /* Refused, or unreadable: the full read says why. */
-  state = natter_session_reduce_file_sync (repo, session_id, NULL, cancellable, error);
+  state = natter_session_reduce_file_sync (natter_jsonl_cursor_get_repo (cursor), session_id, NULL, cancellable,
+                                           error);
   if (state == NULL)
     return FALSE;
 

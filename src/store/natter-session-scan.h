@@ -9,6 +9,7 @@
 #include <json-glib/json-glib.h>
 
 #include "natter-generation-parameters.h"
+#include "natter-jsonl-cursor.h"
 #include "natter-jsonl-repo.h"
 
 G_BEGIN_DECLS
@@ -67,6 +68,13 @@ gboolean natter_session_scan_contents     (const char               *contents,
 
 gboolean natter_session_scan_file_sync    (NatterJsonlRepo          *repo,
                                            const char               *session_id,
+                                           NatterSessionScanResult  *out,
+                                           GCancellable             *cancellable,
+                                           GError                  **error);
+gboolean natter_session_scan_file_at      (NatterJsonlCursor        *cursor,
+                                           const char               *session_id,
+                                           NatterFileIdentity       *out_identity,
+                                           gboolean                 *out_identity_known,
                                            NatterSessionScanResult  *out,
                                            GCancellable             *cancellable,
                                            GError                  **error);

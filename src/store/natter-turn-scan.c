@@ -637,6 +637,40 @@ natter_turn_scan_contents (const char       *contents,
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
+ * natter_turn_scan_file_at() with a cursor of its own, for a single
+ * file. Blocks.
+ *
+ * Returns: as natter_turn_scan_file_at()
+ */
+gboolean
+natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
+                            const char        *turn_id,
+                            NatterTurnStatus  *out_status,
+                            gboolean          *out_imported,
+                            GCancellable      *cancellable,
+                            GError           **error)
+{
+  g_autoptr(NatterJsonlCursor) cursor = NULL;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), FALSE);
+
+  cursor = natter_jsonl_cursor_new (repo);
+  return natter_turn_scan_file_at (cursor, turn_id, NULL, NULL, out_status, out_imported, cancellable, error);
+}
+
+/**
+ * natter_turn_scan_file_at:
+ * @cursor: a cursor over the turn repository
+ * @turn_id: the turn
+ * @out_identity: (out caller-allocates) (optional): the turn file's
+ *   identity, taken before it was read (docs/sessions.md §8.4)
+ * @out_identity_known: (out) (optional): whether @out_identity could be
+ *   told (natter_jsonl_cursor_identify())
+ * @out_status: (out): the turn's status, on success
+ * @out_imported: (out) (optional): whether it was imported, on success
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
  * The startup scan's read of a session's latest turn file
  * (docs/sessions.md §8.2 step 3): its status and its imported mark,
  * as natter_derive_turn_status() and natter_turn_state_is_imported() give
@@ -651,35 +685,37 @@ natter_turn_scan_contents (const char       *contents,
  *   %G_IO_ERROR_CANCELLED
  */
 gboolean
-natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
-                            const char        *turn_id,
-                            NatterTurnStatus  *out_status,
-                            gboolean          *out_imported,
-                            GCancellable      *cancellable,
-                            GError           **error)
+natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
+                          const char         *turn_id,
+                          NatterFileIdentity *out_identity,
+                          gboolean           *out_identity_known,
+                          NatterTurnStatus   *out_status,
+                          gboolean           *out_imported,
+                          GCancellable       *cancellable,
+                          GError            **error)
 {
-  g_autofree char *path = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   g_autofree char *heap = NULL;
   char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
   char *contents = NULL;
   gsize length = 0;
 
-  g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), FALSE);
+  g_return_val_if_fail (cursor != NULL, FALSE);
   g_return_val_if_fail (out_status != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (out_identity_known != NULL)
+    *out_identity_known = FALSE;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
-  path = natter_jsonl_layout_file_path (repo, turn_id, NULL);
-  if (path != NULL &&
-      natter_jsonl_file_load (path, stack_buffer, &contents, &length, &heap, NULL) &&
+  if (natter_jsonl_cursor_load (cursor, turn_id, stack_buffer, &contents, &length, &heap, out_identity,
+                                out_identity_known) &&
       natter_turn_scan_contents (contents, length, turn_id, out_status, out_imported))
     return TRUE;
 
   /* Undecided, damaged or unreadable: the full read says what it is. */
-  state = natter_turn_reduce_file_sync (repo, turn_id, NULL, cancellable, error);
+  state = natter_turn_reduce_file_sync (natter_jsonl_cursor_get_repo (cursor), turn_id, NULL, cancellable, error);
   if (state == NULL)
     return FALSE;
   *out_status = natter_derive_turn_status (state);

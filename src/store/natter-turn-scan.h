@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 
+#include "natter-jsonl-cursor.h"
 #include "natter-jsonl-repo.h"
 #include "natter-types.h"
 
@@ -24,5 +25,13 @@ gboolean natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
                                      gboolean          *out_imported,
                                      GCancellable      *cancellable,
                                      GError           **error);
+gboolean natter_turn_scan_file_at   (NatterJsonlCursor  *cursor,
+                                     const char         *turn_id,
+                                     NatterFileIdentity *out_identity,
+                                     gboolean           *out_identity_known,
+                                     NatterTurnStatus   *out_status,
+                                     gboolean           *out_imported,
+                                     GCancellable       *cancellable,
+                                     GError            **error);
 
 G_END_DECLS
