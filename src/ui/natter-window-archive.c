@@ -17,6 +17,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-toast-guard.h"
 #include "natter-window-private.h"
 
 static void
@@ -25,8 +26,14 @@ show_toast (NatterWindow *self,
 {
   /* Toast titles are Pango markup; the text may hold a file name. */
   g_autofree char *escaped = g_markup_escape_text (text, -1);
+  AdwToast *toast = adw_toast_new (escaped);
 
-  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (escaped));
+  /* The result of what the person just asked for comes first: queued
+   * behind an earlier toast it could wait for as long as that one is
+   * held on screen, which a pointer over it or the keyboard focus on its
+   * close button does indefinitely. */
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  natter_toast_guard_add (self->toast_overlay, toast);
 }
 
 /* Export */
