@@ -145,7 +145,7 @@ static void
 assert_sentence (const GError *error,
                  const char   *sentence)
 {
-  g_autoptr(GHashTable) marked = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr(GHashTable) marked = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
   g_autofree char *read = natter_error_words_translate (error->message, mark_sentence, marked);
 
   /* Read as that sentence (and its parts as theirs), the whole of it. */
