@@ -266,12 +266,18 @@ follow_read_cb (GObject      *object,
   reported = natter_session_state_find_turn (state, run->turn_id);
   /* A queued message became the next turn when the reported one
    * completed: it is reported too, after a blank line, so the process
-   * stays until it settles instead of leaving it interrupted. */
+   * stays until it settles instead of leaving it interrupted. That turn
+   * may itself have completed and made the next one before the session
+   * was read here: the turn right after the reported one is followed,
+   * and its report follows the queue on, so the process stays until the
+   * last turn the queue made settles. */
   if (latest != NULL && reported != NULL &&
-      natter_session_state_find_turn (state, latest)->session_seq == reported->session_seq + 1)
+      natter_session_state_find_turn (state, latest)->session_seq > reported->session_seq)
     {
+      const NatterSessionTurn *next = natter_session_state_get_turn (state, (guint) reported->session_seq);
+
       g_free (run->turn_id);
-      run->turn_id = g_strdup (latest);
+      run->turn_id = g_strdup (next->turn_id);
       natter_cli_out (run, "\n");
       natter_cli_wait_and_report (run);
       return;
