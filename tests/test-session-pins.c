@@ -68,23 +68,7 @@ test_validation (void)
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autoptr(JsonNode) event = natter_test_json (cases[i].line);
-      g_autoptr(GError) error = NULL;
-      gboolean ok = natter_session_event_validate (json_node_get_object (event), SID, &error);
-
-      g_test_message ("%s", cases[i].line);
-      if (cases[i].code == 0)
-        {
-          g_assert_no_error (error);
-          g_assert_true (ok);
-        }
-      else
-        {
-          g_assert_false (ok);
-          g_assert_error (error, NATTER_STORE_ERROR, cases[i].code);
-        }
-    }
+    natter_test_assert_session_event (cases[i].line, SID, cases[i].code);
 }
 
 /* Reduces @contents (lines ended by \n) both ways: the full reducer and

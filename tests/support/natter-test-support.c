@@ -197,6 +197,30 @@ natter_test_json (const char *literal)
   return node;
 }
 
+/* Checks one session event line against the session schema: valid when
+ * @code is 0, else refused with that %NATTER_STORE_ERROR code. */
+void
+natter_test_assert_session_event (const char *line,
+                                  const char *session_id,
+                                  int         code)
+{
+  g_autoptr(JsonNode) event = natter_test_json (line);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = natter_session_event_validate (json_node_get_object (event), session_id, &error);
+
+  g_test_message ("%s", line);
+  if (code == 0)
+    {
+      g_assert_no_error (error);
+      g_assert_true (ok);
+    }
+  else
+    {
+      g_assert_false (ok);
+      g_assert_error (error, NATTER_STORE_ERROR, code);
+    }
+}
+
 GPtrArray *
 natter_test_json_array (const char *first_literal,
                         ...)

@@ -96,6 +96,9 @@ char                *natter_test_store_queued     (GFile              *dir,
                                                    const char         *model);
 
 JsonNode        *natter_test_json             (const char      *literal);
+void             natter_test_assert_session_event (const char  *line,
+                                                   const char  *session_id,
+                                                   int          code);
 void             natter_test_assert_json_equal (JsonNode       *actual,
                                                 const char     *expected_literal);
 GPtrArray       *natter_test_json_array       (const char      *first_literal,
