@@ -43,7 +43,7 @@ ALLOWED = {
         'why': 'the pages call back into the window that holds them; the '
                'preferences move to templates on their own',
         'files': ['natter-preferences-window.c', 'natter-preferences-agents.c',
-                  'natter-preferences-mcp.c', 'natter-preferences-providers.c'],
+                  'natter-mcp-page.c', 'natter-preferences-providers.c'],
     },
 }
 
