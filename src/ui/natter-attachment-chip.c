@@ -37,7 +37,6 @@ struct _NatterAttachmentChip
 
   /* Template widgets */
   GtkWidget  *box;
-  GtkPicture *thumbnail;
   GtkImage   *icon;
   GtkWidget  *labels;
   GtkLabel   *name_label;
@@ -92,8 +91,7 @@ natter_attachment_chip_class_init (NatterAttachmentChipClass *klass)
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-attachment-chip.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, box);
-  gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, thumbnail);
-  gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, icon);
+    gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, icon);
   gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, labels);
   gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, name_label);
   gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, size_label);
@@ -136,9 +134,17 @@ natter_attachment_chip_new (const char   *name,
   self->name = g_strdup (name);
   if (thumbnail != NULL)
     {
-      gtk_picture_set_paintable (self->thumbnail, thumbnail);
-      gtk_picture_set_alternative_text (self->thumbnail, name);
-      gtk_widget_set_visible (GTK_WIDGET (self->thumbnail), TRUE);
+      /* Made only when there is one: a hidden first child of a box
+       * makes GTK 4.8 measure a row of chips wrong (taller for a width
+       * than at its minimum). */
+      GtkWidget *picture = gtk_picture_new_for_paintable (thumbnail);
+
+      gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+      gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
+      gtk_widget_set_size_request (picture, 32, 32);
+      gtk_widget_set_margin_start (picture, 8);
+      gtk_widget_set_valign (picture, GTK_ALIGN_CENTER);
+      gtk_box_prepend (GTK_BOX (self->box), picture);
       gtk_widget_set_visible (GTK_WIDGET (self->icon), FALSE);
     }
   else
