@@ -23,7 +23,6 @@
 #include "natter-accessible.h"
 #include "natter-attachment-chip.h"
 #include "natter-attachment-content.h"
-#include "natter-window.h"
 
 /* The largest an inline image is shown, in pixels. */
 #define PREVIEW_WIDTH 320
@@ -320,17 +319,16 @@ report_not_opened (GtkWidget    *button,
                    const GError *error)
 {
   JsonObject *part = g_object_get_data (G_OBJECT (button), "natter-part");
-  GtkRoot *root = gtk_widget_get_root (button);
   g_autofree char *heading = NULL;
 
   gtk_widget_set_tooltip_text (button, error->message);
   gtk_widget_add_css_class (button, "error");
-  if (root == NULL || !NATTER_IS_WINDOW (root))
-    return;
   /* Translators: %s is the file name of an attachment */
   heading = g_strdup_printf (_("“%s” could not be opened"),
                              json_object_get_string_member_with_default (part, "name", ""));
-  natter_window_report_error (NATTER_WINDOW (root), heading, error);
+  /* To the window the chip is in, if any (win.report-error). */
+  gtk_widget_activate_action (button, "win.report-error", "(ssis)", heading, g_quark_to_string (error->domain),
+                              error->code, error->message);
 }
 
 static void

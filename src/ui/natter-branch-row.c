@@ -19,7 +19,6 @@
 
 #include "natter-accessible.h"
 #include "natter-branch-row.h"
-#include "natter-window.h"
 
 struct _NatterBranchRow
 {
@@ -35,17 +34,14 @@ struct _NatterBranchRow
 
 G_DEFINE_FINAL_TYPE (NatterBranchRow, natter_branch_row, GTK_TYPE_WIDGET)
 
+/* The window opens it (win.open-branched-from), or says it is gone. */
 static void
 open_clicked_cb (NatterBranchRow *self)
 {
-  GtkWidget *window = gtk_widget_get_ancestor (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
   const char *session_id = self->marker != NULL ? natter_timeline_marker_get_session_id (self->marker) : NULL;
 
-  if (window == NULL || session_id == NULL)
-    return;
-  if (!natter_window_open_session (NATTER_WINDOW (window), session_id))
-    gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s",
-                                _("The conversation this was branched from is no longer available."));
+  if (session_id != NULL)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.open-branched-from", "s", session_id);
 }
 
 static void
@@ -145,8 +141,8 @@ natter_branch_row_new (void)
  * @self: a row
  * @marker: (nullable): what to show
  *
- * Shows "Branched from “title”" with an Open button (it calls
- * natter_window_open_session() on the window the row is in) for a
+ * Shows "Branched from “title”" with an Open button (it activates
+ * win.open-branched-from on the window the row is in) for a
  * %NATTER_TIMELINE_MARKER_BRANCHED marker (following a rename of that
  * conversation), or the error of a %NATTER_TIMELINE_MARKER_ERROR one.
  */

@@ -217,6 +217,25 @@ natter_window_report_error (NatterWindow *self,
   _natter_window_show_error (self, self->conversation.session_id, heading, error, NULL);
 }
 
+/* What a widget of the conversation could not do, said to the window
+ * without knowing it (natter-attachment-chip.c): the heading, and the
+ * error as its domain, code and message, so that it is explained as the
+ * error itself would be. */
+static void
+report_error_activated (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *heading, *domain, *message;
+  int code;
+  g_autoptr(GError) error = NULL;
+
+  g_variant_get (parameter, "(&s&si&s)", &heading, &domain, &code, &message);
+  error = g_error_new_literal (g_quark_from_string (domain), code, message);
+  natter_window_report_error (self, heading, error);
+}
+
 static void
 error_close_cb (NatterWindow *self)
 {
@@ -479,6 +498,7 @@ void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.recover-from-error", NULL, recover_from_error_activated);
+  gtk_widget_class_install_action (widget_class, "win.report-error", "(ssis)", report_error_activated);
   gtk_widget_class_bind_template_callback (widget_class, error_close_cb);
   gtk_widget_class_install_action (widget_class, "win.show-damaged-file", NULL, show_damaged_file_activated);
   gtk_widget_class_install_action (widget_class, "win.copy-readable-part", NULL, copy_readable_part_activated);

@@ -756,7 +756,7 @@ natter_window_new (NatterApplication  *application,
                    NatterSessions     *sessions,
                    NatterTurnEventHub *hub)
 {
-  NatterServices *services;
+  g_autoptr(NatterServices) services = NULL;
   NatterWindow *self;
 
   g_return_val_if_fail (sessions == NULL || NATTER_IS_SESSIONS (sessions), NULL);
@@ -768,7 +768,8 @@ natter_window_new (NatterApplication  *application,
   /* The application's settings, so that a change anywhere reaches
    * every window; an application without services (being set up) gets
    * the installed ones. */
-  services = application != NULL ? natter_application_get_services (application) : NULL;
+  if (application != NULL)
+    g_object_get (application, "services", &services, NULL);
   self->settings = services != NULL ? g_object_ref (natter_services_get_settings (services))
                                     : natter_settings_new_default ();
   attachment_limit_cb (self);
