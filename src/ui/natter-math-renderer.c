@@ -576,6 +576,20 @@ natter_math_renderer_is_available (NatterMathRenderer *self)
 }
 
 /**
+ * natter_math_renderer_get_n_pending:
+ * @self: the renderer
+ *
+ * Returns: how many formulas are queued or being typeset
+ */
+guint
+natter_math_renderer_get_n_pending (NatterMathRenderer *self)
+{
+  g_return_val_if_fail (NATTER_IS_MATH_RENDERER (self), 0);
+
+  return g_hash_table_size (self->pending);
+}
+
+/**
  * natter_math_renderer_lookup:
  * @self: the renderer
  * @tex: a formula's TeX, without delimiters

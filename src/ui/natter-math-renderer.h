@@ -76,6 +76,7 @@ G_DECLARE_FINAL_TYPE (NatterMathRenderer, natter_math_renderer, NATTER, MATH_REN
 
 NatterMathRenderer *natter_math_renderer_get_default  (void);
 gboolean            natter_math_renderer_is_available (NatterMathRenderer    *self);
+guint               natter_math_renderer_get_n_pending (NatterMathRenderer   *self);
 NatterMathImage    *natter_math_renderer_lookup       (NatterMathRenderer    *self,
                                                        const char            *tex,
                                                        const NatterMathStyle *style);
