@@ -65,6 +65,7 @@ test_not_math (void)
 {
   /* Prices: the second dollar follows a space, so nothing closes. */
   check ("costs $5 and $10 now", "costs $5 and $10 now");
+  check ("$5 and $10, or `$x$`", "$5 and $10, or `$x$`");
   /* A closer followed by a digit is no closer. */
   check ("from $3 to 4$5", "from $3 to 4$5");
   /* An opener followed by white space is no opener. */

@@ -86,7 +86,9 @@ is_blank (const char *text,
 /* Where the closing @close (one or two bytes) of a formula starts at or
  * after @from, skipping backslash pairs (`\$` inside a formula is a
  * dollar of its own), or -1. For a single `$`, the closer must follow
- * something other than white space and be followed by no digit. */
+ * something other than white space and be followed by no digit, and a
+ * backtick ends the search: TeX has no use for one, and "$5 or `$x$`"
+ * is a price and a code span, not a formula. */
 static gssize
 find_closer (const char *s,
              gsize       n,
@@ -103,6 +105,8 @@ find_closer (const char *s,
           j++;
           continue;
         }
+      if (dollar && s[j] == '`')
+        return -1;
       if (j + close_len > n || memcmp (s + j, close, close_len) != 0)
         continue;
       if (dollar && (is_space (s[j - 1]) || (j + 1 < n && g_ascii_isdigit (s[j + 1]))))

@@ -172,11 +172,15 @@ fail_job (NatterMathRenderer *self,
 
 #if NATTER_HAVE_MATH
 
-/* The page KaTeX runs in. render() typesets each formula into a block of
- * its own under the one before, waits for the fonts it needs, and
- * answers each formula's box and baseline in CSS pixels (which are
+/* The page KaTeX runs in. render() typesets each formula into a row of
+ * its own, with room above and below for what KaTeX draws past its
+ * boxes (a fraction's denominator in a line of text), waits for the
+ * fonts it needs (all of KaTeX's are loaded on the first call: a glyph
+ * of a font not loaded yet would be missing from the snapshot), and
+ * answers each row's box and the baseline in CSS pixels, which are
  * device pixels here: the view is never shown, and the requested scale
- * is applied to the font size instead). */
+ * is applied to the font size instead. The formula is then cut out of
+ * its row by its ink (cut_image()). */
 static const char page[] =
   "<!DOCTYPE html><html><head><meta charset='utf-8'>"
   "<link rel='stylesheet' href='katex.min.css'>"
@@ -184,13 +188,19 @@ static const char page[] =
   "<style>"
   "html,body{margin:0;padding:0;background:transparent}"
   "body{width:max-content}"
-  ".row{display:block;white-space:nowrap}"
-  ".f{display:inline-block;white-space:nowrap;padding:1px 2px}"
+  ".row{display:block;white-space:nowrap;padding:2em 4px}"
+  ".f{display:inline-block;white-space:nowrap}"
   ".f .katex-display{margin:0}"
   ".b{display:inline-block;width:0;height:0}"
   "</style></head><body>"
   "<script>"
+  "var fonts=null;"
+  "function loadFonts(){"
+  "  if(fonts===null)fonts=Promise.all(Array.from(document.fonts).map(function(f){return f.load().catch(function(){});}));"
+  "  return fonts;"
+  "}"
   "async function render(jobs){"
+  "  await loadFonts();"
   "  document.body.textContent='';"
   "  var made=[];"
   "  for(var j of jobs){"
@@ -202,21 +212,58 @@ static const char page[] =
   "    var error=null;"
   "    try{katex.render(j.tex,f,{displayMode:j.display,throwOnError:true,strict:'ignore',trust:false,maxSize:50,maxExpand:500});}"
   "    catch(e){error=String(e.message||e);row.remove();}"
-  "    made.push({f:f,b:b,error:error});"
+  "    made.push({row:row,b:b,error:error});"
   "  }"
+  "  void document.body.offsetHeight;"
   "  await document.fonts.ready;"
   "  return JSON.stringify(made.map(function(m){"
   "    if(m.error!==null)return {error:m.error};"
-  "    var r=m.f.getBoundingClientRect(),b=m.b.getBoundingClientRect();"
-  "    return {x:r.left,y:r.top,w:r.width,h:r.height,baseline:b.top-r.top};"
+  "    var r=m.row.getBoundingClientRect(),b=m.b.getBoundingClientRect();"
+  "    return {x:r.left,y:r.top,w:r.width,h:r.height,baseline:b.top};"
   "  }));"
   "}"
   "</script></body></html>";
 
 static void pump (NatterMathRenderer *self);
 
-/* A copy of the pixels of @rect of @data (cairo's ARGB32, which is
- * GDK_MEMORY_DEFAULT) as a texture and a cairo surface sharing them. */
+/* Where the ink (any pixel not fully transparent) of the region of
+ * @data from (@x0, @y0) to (@x1, @y1) is; FALSE when there is none. */
+static gboolean
+ink_bounds (const guchar *data,
+            gsize         stride,
+            int          *x0,
+            int          *y0,
+            int          *x1,
+            int          *y1)
+{
+  int left = *x1, top = *y1, right = *x0 - 1, bottom = *y0 - 1;
+
+  for (int row = *y0; row < *y1; row++)
+    {
+      const guint32 *pixels = (const guint32 *) (data + (gsize) row * stride);
+
+      for (int col = *x0; col < *x1; col++)
+        if (pixels[col] != 0)
+          {
+            left = MIN (left, col);
+            right = MAX (right, col);
+            top = MIN (top, row);
+            bottom = MAX (bottom, row);
+          }
+    }
+  if (right < left)
+    return FALSE;
+  *x0 = left;
+  *y0 = top;
+  *x1 = right + 1;
+  *y1 = bottom + 1;
+  return TRUE;
+}
+
+/* The formula typeset in the row (@x, @y, @w, @h) of the snapshot
+ * @data (cairo's ARGB32, which is GDK_MEMORY_DEFAULT), cut to its ink
+ * and a pixel around it: a texture and a cairo surface sharing one copy
+ * of the pixels. @baseline is the row's baseline, in the snapshot too. */
 static void
 cut_image (NatterMathImage *image,
            const guchar    *data,
@@ -227,30 +274,39 @@ cut_image (NatterMathImage *image,
            double           y,
            double           w,
            double           h,
+           double           baseline,
            int              scale)
 {
   int x0 = CLAMP ((int) floor (x), 0, full_width);
   int y0 = CLAMP ((int) floor (y), 0, full_height);
   int x1 = CLAMP ((int) ceil (x + w), x0, full_width);
   int y1 = CLAMP ((int) ceil (y + h), y0, full_height);
-  int width = x1 - x0, height = y1 - y0;
-  gsize out_stride = (gsize) cairo_format_stride_for_width (CAIRO_FORMAT_ARGB32, MAX (width, 1));
-  guchar *pixels = g_malloc0 (out_stride * MAX (height, 1));
+  int width, height;
+  gsize out_stride;
+  guchar *pixels;
   g_autoptr(GBytes) bytes = NULL;
 
+  if (!ink_bounds (data, stride, &x0, &y0, &x1, &y1))
+    return;
+  x0 = MAX (x0 - 1, 0);
+  y0 = MAX (y0 - 1, 0);
+  x1 = MIN (x1 + 1, full_width);
+  y1 = MIN (y1 + 1, full_height);
+  width = x1 - x0;
+  height = y1 - y0;
+  out_stride = (gsize) cairo_format_stride_for_width (CAIRO_FORMAT_ARGB32, width);
+  pixels = g_malloc (out_stride * height);
   for (int row = 0; row < height; row++)
     memcpy (pixels + row * out_stride, data + (gsize) (y0 + row) * stride + (gsize) x0 * 4, (gsize) width * 4);
-  bytes = g_bytes_new_take (pixels, out_stride * MAX (height, 1));
-  if (width > 0 && height > 0)
-    {
-      image->texture = gdk_memory_texture_new (width, height, GDK_MEMORY_DEFAULT, bytes, out_stride);
-      image->surface = cairo_image_surface_create_for_data (pixels, CAIRO_FORMAT_ARGB32, width, height, (int) out_stride);
-      cairo_surface_set_user_data (image->surface, (const cairo_user_data_key_t *) &image->surface,
-                                   g_bytes_ref (bytes), (cairo_destroy_func_t) g_bytes_unref);
-      cairo_surface_set_device_scale (image->surface, scale, scale);
-    }
+  bytes = g_bytes_new_take (pixels, out_stride * height);
+  image->texture = gdk_memory_texture_new (width, height, GDK_MEMORY_DEFAULT, bytes, out_stride);
+  image->surface = cairo_image_surface_create_for_data (pixels, CAIRO_FORMAT_ARGB32, width, height, (int) out_stride);
+  cairo_surface_set_user_data (image->surface, (const cairo_user_data_key_t *) &image->surface,
+                               g_bytes_ref (bytes), (cairo_destroy_func_t) g_bytes_unref);
+  cairo_surface_set_device_scale (image->surface, scale, scale);
   image->width = (double) width / scale;
   image->height = (double) height / scale;
+  image->baseline = (baseline - y0) / scale;
 }
 
 static void
@@ -288,8 +344,8 @@ finish_batch (NatterMathRenderer *self,
                  json_object_get_double_member_with_default (result, "y", 0),
                  json_object_get_double_member_with_default (result, "w", 0),
                  json_object_get_double_member_with_default (result, "h", 0),
+                 json_object_get_double_member_with_default (result, "baseline", 0),
                  scale);
-      image->baseline = json_object_get_double_member_with_default (result, "baseline", 0) / scale;
       if (image->texture == NULL)
         image->error = g_strdup ("empty");
       finish_job (self, job, image, TRUE);
