@@ -28,8 +28,9 @@
 
 #include "natter-math-renderer.h"
 
-/* Formulas typeset by one script call and one snapshot. */
-#define MAX_BATCH 24
+/* Formulas typeset by one script call and one snapshot: copying the
+ * pixels out of the snapshot is main-thread work (about 2 ms for 8). */
+#define MAX_BATCH 8
 /* The cache starts again past this many formulas: an answer holds far
  * fewer, and a formula typesets in milliseconds. */
 #define MAX_CACHED 4000
@@ -188,7 +189,7 @@ static const char page[] =
   "<style>"
   "html,body{margin:0;padding:0;background:transparent}"
   "body{width:max-content}"
-  ".row{display:block;white-space:nowrap;padding:2em 4px}"
+  ".row{display:block;white-space:nowrap;padding:1em 4px}"
   ".f{display:inline-block;white-space:nowrap}"
   ".f .katex-display{margin:0}"
   ".b{display:inline-block;width:0;height:0}"
