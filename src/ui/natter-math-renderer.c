@@ -33,7 +33,7 @@
 #define MAX_BATCH 8
 /* The cache starts again past this many formulas: an answer holds far
  * fewer, and a formula typesets in milliseconds. */
-#define MAX_CACHED 4000
+#define MAX_CACHED 1000
 /* After this many crashes of the web process, formulas stay source. */
 #define MAX_CRASHES 3
 
