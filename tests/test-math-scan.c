@@ -109,6 +109,9 @@ test_no_forged_placeholder (void)
   g_assert_cmpuint (formulas->len, ==, 0);
   g_assert_null (natter_math_next_placeholder (out, &index, &display, &after));
   g_assert_cmpstr (out, ==, "\xEF\xBF\xBD" "7" "\xEF\xBF\xBD \xEF\xBF\xBD");
+
+  /* A code block is shown as written, private-use characters and all. */
+  check ("```\n\xEE\x80\x80 icon\n```", "```\n\xEE\x80\x80 icon\n```");
 }
 
 int

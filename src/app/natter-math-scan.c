@@ -325,8 +325,8 @@ end_run (ScanState *st,
  * space, a closing one not preceded by white space nor followed by a
  * digit, so "$5 and $10" stays text), `\(…\)`, `$$…$$` and `\[…\]`;
  * `\$` is a dollar; nothing in code is math; a formula never spans a
- * blank line and one left open stays text. Characters that could forge
- * a placeholder become U+FFFD.
+ * blank line and one left open stays text. Outside code blocks, the
+ * characters that could forge a placeholder become U+FFFD.
  *
  * Returns: (transfer full): the text with placeholders
  */
@@ -379,8 +379,10 @@ natter_math_protect (const char *text,
 
       if (code || blank)
         {
+          /* A code block's text is shown as it is: no placeholder is
+           * ever looked for in it. */
           end_run (&st, pos);
-          append_sanitized (st.out, line, next - pos);
+          g_string_append_len (st.out, line, next - pos);
         }
       else if (!st.in_run)
         {
