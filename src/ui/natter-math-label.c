@@ -47,6 +47,7 @@ struct _MathLabel
   GPtrArray *pieces;    /* markup between formulas: one more than items */
   GPtrArray *items;
   gboolean   refreshing;
+  guint      apply_id;  /* formulas arrived: apply once for all of them */
 };
 
 static void
@@ -61,6 +62,7 @@ item_free (Item *item)
 static void
 math_label_free (MathLabel *ml)
 {
+  g_clear_handle_id (&ml->apply_id, g_source_remove);
   g_ptr_array_unref (ml->pieces);
   g_ptr_array_unref (ml->items);
   g_free (ml);
@@ -130,6 +132,23 @@ apply (MathLabel *ml)
       pango_attr_list_insert (attrs, attr);
     }
   gtk_label_set_attributes (ml->label, attrs);
+
+  /* A screen reader reads each formula as its TeX, not as U+FFFC. */
+  {
+    g_autofree char *spoken = natter_math_label_dup_text (ml->label, 0, g_utf8_strlen (text, -1));
+
+    gtk_accessible_update_property (GTK_ACCESSIBLE (ml->label), GTK_ACCESSIBLE_PROPERTY_LABEL, spoken, -1);
+  }
+}
+
+static gboolean
+apply_cb (gpointer user_data)
+{
+  MathLabel *ml = user_data;
+
+  ml->apply_id = 0;
+  apply (ml);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -145,8 +164,9 @@ image_ready (GObject         *owner,
     return;
   g_clear_pointer (&item->image, natter_math_image_unref);
   item->image = natter_math_image_ref (image);
-  if (!item->owner->refreshing)
-    apply (item->owner);
+  /* A batch brings several formulas of a label at once. */
+  if (!item->owner->refreshing && item->owner->apply_id == 0)
+    item->owner->apply_id = g_idle_add_full (G_PRIORITY_DEFAULT, apply_cb, item->owner, NULL);
 }
 
 /* Asks for each formula in the style the label is in now, unless it has
@@ -169,6 +189,7 @@ refresh (MathLabel *ml)
                                     G_OBJECT (ml->label), image_ready, item);
     }
   ml->refreshing = FALSE;
+  g_clear_handle_id (&ml->apply_id, g_source_remove);
   apply (ml);
 }
 

@@ -6,8 +6,9 @@
  * a matrix on lines of their own are typeset by KaTeX into non-empty
  * textures, a formula KaTeX refuses shows its source, Copy TeX and a
  * copied selection give the TeX back, and the dark style typesets them
- * again in light ink. Built without the math renderer, every formula
- * shows its source and the rest is skipped.
+ * again in light ink; a screen reader is given the TeX. Built without
+ * the math renderer, every formula shows its source and the rest is
+ * skipped.
  */
 
 #include <string.h>
@@ -195,6 +196,9 @@ test_typeset (Fixture       *f,
   g_assert_true (ui_label_shown (bad, "$$\\frac{1}{$$"));
   /* Prices stay text; the inline fraction is one object in its label. */
   g_assert_nonnull (strstr (gtk_label_get_text (inline_label (f)), "costs $5 and $10."));
+  /* A screen reader reads the fraction as its TeX. */
+  gtk_test_accessible_assert_property (inline_label (f), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                       "The mean is $\\frac{a}{b}$ here, and costs $5 and $10.");
 
   /* Copy TeX, from the formula's menu action. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (matrix), "formula.copy-tex", NULL));
