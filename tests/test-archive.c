@@ -181,6 +181,25 @@ test_export_markdown (Fixture       *f,
   g_assert_null (strstr (markdown, "2026-"));
 }
 
+/* Formulas leave in the Markdown as the model wrote them (docs/math.md):
+ * the window typesets them, the export keeps the TeX. */
+static void
+test_export_markdown_math (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create_titled (f, "Sums");
+  g_autofree char *turn = NULL;
+  g_autofree char *markdown = NULL;
+
+  natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":"
+                               "\"So $\\\\frac{a}{b}$ and\\n\\\\[\\\\sum_{i=1}^n x_i\\\\]\\n"
+                               "$$\\\\begin{pmatrix}1&2\\\\\\\\3&4\\\\end{pmatrix}$$\"}", NULL);
+  turn = natter_test_sessions_send_and_wait (f, sid, "Sum it");
+  markdown = export (f, sid, "markdown");
+  g_assert_nonnull (strstr (markdown, "So $\\frac{a}{b}$ and\n\\[\\sum_{i=1}^n x_i\\]\n"
+                                      "$$\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}$$\n"));
+}
+
 static void
 test_export_json (Fixture       *f,
                   gconstpointer  data)
@@ -1075,6 +1094,7 @@ main (int   argc,
 #define ADD(path, func) \
   g_test_add (path, Fixture, NULL, natter_test_sessions_set_up_with_blobs, func, natter_test_sessions_tear_down)
   ADD ("/archive/export-markdown", test_export_markdown);
+  ADD ("/archive/export-markdown-math", test_export_markdown_math);
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);
   ADD ("/archive/import-keeps-parameters", test_import_keeps_parameters);
