@@ -60,9 +60,17 @@ void          natter_test_sessions_script      (NatterTestSessions  *t,
 char         *natter_test_sessions_create      (NatterTestSessions  *t);
 char         *natter_test_sessions_create_titled (NatterTestSessions *t,
                                                   const char         *title);
+char         *natter_test_sessions_create_full (NatterTestSessions *t,
+                                                const char         *title,
+                                                const char         *cwd);
 char         *natter_test_sessions_send        (NatterTestSessions  *t,
                                                 const char          *session_id,
                                                 const char          *text,
+                                                GError             **error);
+char         *natter_test_sessions_send_with   (NatterTestSessions  *t,
+                                                const char          *session_id,
+                                                const char          *text,
+                                                NatterSendOptions   *options,
                                                 GError             **error);
 char         *natter_test_sessions_send_and_wait (NatterTestSessions *t,
                                                   const char         *session_id,

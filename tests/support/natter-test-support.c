@@ -186,6 +186,83 @@ natter_test_wait_for_pointer (gpointer *pointer,
     g_error ("Timed out after %u ms waiting for a result", timeout_ms);
 }
 
+/**
+ * natter_test_drain_main_context:
+ *
+ * Dispatches every source of the default main context that is ready,
+ * without blocking: what a test runs before it asserts that something
+ * did NOT happen, or before it drops an object that pending idles hold.
+ */
+void
+natter_test_drain_main_context (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+/**
+ * natter_test_wait_for_count:
+ * @counter: a count the code under test raises
+ * @n: the count to wait for
+ * @timeout_ms: the longest wait
+ *
+ * Iterates the default main context until *@counter is at least @n;
+ * fails the test after @timeout_ms. Never sleeps.
+ */
+void
+natter_test_wait_for_count (guint *counter,
+                            guint  n,
+                            guint  timeout_ms)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (timeout_ms, timeout_cb, &timed_out);
+
+  while (*counter < n && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (!timed_out)
+    g_source_remove (id);
+  if (*counter < n)
+    g_error ("Timed out after %u ms waiting for %u (got %u)", timeout_ms, n, *counter);
+}
+
+static gboolean
+wake_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * natter_test_wait_finalized:
+ * @object: (transfer full): a #GObject
+ * @timeout_ms: the longest wait
+ *
+ * Drops the caller's reference to @object and iterates the default main
+ * context until @object is finalized; fails the test after @timeout_ms.
+ * A worker thread may drop the last reference of a finished #GTask (and
+ * with it the task's source object) just after its callback ran on the
+ * main thread, without waking the main context: a periodic wake-up
+ * makes the check run again; it never decides anything.
+ */
+void
+natter_test_wait_finalized (gpointer object,
+                            guint    timeout_ms)
+{
+  gpointer weak = object;
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  guint id = g_timeout_add (10, wake_cb, NULL);
+
+  g_object_add_weak_pointer (object, &weak);
+  g_object_unref (object);
+  while (weak != NULL)
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("Timed out after %u ms waiting for an object to be finalized", timeout_ms);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_source_remove (id);
+}
+
 JsonNode *
 natter_test_json (const char *literal)
 {

@@ -41,6 +41,17 @@ gboolean         natter_test_wait_until       (NatterTestCheck  condition,
 /* Iterates the default main context until the pointer is non-NULL. */
 void             natter_test_wait_for_pointer (gpointer        *pointer,
                                                guint            timeout_ms);
+/* Runs whatever the default main context has ready, without blocking. */
+void             natter_test_drain_main_context (void);
+/* Iterates the default main context until *counter reaches n; fails the
+ * test after timeout_ms. Never sleeps. */
+void             natter_test_wait_for_count   (guint           *counter,
+                                               guint            n,
+                                               guint            timeout_ms);
+/* Drops the caller's reference to @object and iterates the default main
+ * context until it is finalized; fails the test after timeout_ms. */
+void             natter_test_wait_finalized   (gpointer         object,
+                                               guint            timeout_ms);
 
 /* What a child process said and how it ended (natter_test_communicate()). */
 typedef struct
