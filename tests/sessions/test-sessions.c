@@ -17,7 +17,7 @@
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
-#include "natter-test-fakes.h"
+#include "natter-test-sessions.h"
 #include "natter-turn-context-resolver.h"
 #include "natter-turn-reducer.h"
 
@@ -25,9 +25,7 @@
 
 typedef struct
 {
-  NatterTestWorld    *w;
-  NatterSessionIndex *index;
-  NatterSessions     *sessions;
+  NatterTestSessions  t;            /* first: a Fixture is a NatterTestSessions */
   GPtrArray          *changed;      /* session ids of session-index-changed */
   GPtrArray          *events;       /* "session turn type offset" */
   guint               items_changed;
@@ -68,146 +66,32 @@ static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  f->w = natter_test_world_new ();
-  f->index = natter_session_index_new ();
-  f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
-                                     NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
+  natter_test_sessions_set_up (&f->t, data);
   f->changed = g_ptr_array_new_with_free_func (g_free);
   f->events = g_ptr_array_new_with_free_func (g_free);
-  g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
-  g_signal_connect (f->sessions, "turn-event", G_CALLBACK (turn_event_cb), f);
-  g_signal_connect (f->index, "items-changed", G_CALLBACK (items_changed_cb), f);
-}
-
-static gboolean
-all_advances_done (Fixture       *f,
-                   gconstpointer  data)
-{
-  return natter_sessions_get_n_advances (f->sessions) == 0;
-}
-
-static void wait_until (Fixture *f, gboolean (*condition) (Fixture *, gconstpointer), gconstpointer data);
-
-static gboolean
-pointer_cleared (Fixture       *f,
-                 gconstpointer  data)
-{
-  return *(gpointer const *) data == NULL;
-}
-
-/* A worker thread may drop the last reference of a finished GTask (and
- * with it the task's source object) just after its callback ran on the
- * main thread, so finalization is awaited rather than asserted at once. */
-static void
-wait_finalized (Fixture  *f,
-                gpointer  object)
-{
-  gpointer weak = object;
-
-  g_object_add_weak_pointer (object, &weak);
-  g_object_unref (object);
-  wait_until (f, pointer_cleared, &weak);
+  g_signal_connect (f->t.sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
+  g_signal_connect (f->t.sessions, "turn-event", G_CALLBACK (turn_event_cb), f);
+  g_signal_connect (f->t.index, "items-changed", G_CALLBACK (items_changed_cb), f);
 }
 
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  /* Settled advances may still be refreshing their index entry. */
-  wait_until (f, all_advances_done, NULL);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  wait_finalized (f, f->sessions);
-  g_assert_finalize_object (f->index);
+  /* Settled advances may still be refreshing their index entry: the
+   * support's tear-down waits for them. */
+  natter_test_sessions_tear_down (&f->t, data);
   g_ptr_array_unref (f->changed);
   g_ptr_array_unref (f->events);
-  natter_test_world_free (f->w);
 }
 
 /* Driving */
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  natter_test_wait_for_pointer ((gpointer *) slot, TIMEOUT_MS);
-  return *slot;
-}
-
-typedef gboolean (*Condition) (Fixture *f, gconstpointer data);
-
 static gboolean
-wake_cb (gpointer data)
+no_live_advance (NatterTestSessions *t,
+                 gconstpointer       data)
 {
-  return G_SOURCE_CONTINUE;
-}
-
-/* Iterates until the condition holds; the periodic wake-up only makes
- * sure the condition is re-checked, it never decides anything. */
-static void
-wait_until (Fixture       *f,
-            Condition      condition,
-            gconstpointer  data)
-{
-  gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
-  guint id = g_timeout_add (10, wake_cb, NULL);
-
-  while (!condition (f, data))
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("Timed out waiting for a condition");
-      g_main_context_iteration (NULL, TRUE);
-    }
-  g_source_remove (id);
-}
-
-static gboolean
-status_is (Fixture       *f,
-           gconstpointer  data)
-{
-  const char * const *pair = data;
-  NatterSessionIndexEntry *entry = natter_session_index_lookup (f->index, pair[0]);
-
-  return entry != NULL && g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), pair[1]) == 0;
-}
-
-static void
-wait_status (Fixture    *f,
-             const char *session_id,
-             const char *status)
-{
-  const char *pair[] = { session_id, status };
-
-  wait_until (f, status_is, pair);
-}
-
-static gboolean
-no_live_advance (Fixture       *f,
-                 gconstpointer  data)
-{
-  return natter_sessions_get_n_live_advances (f->sessions, data) == 0;
-}
-
-static char *
-create_session (Fixture    *f,
-                const char *title,
-                const char *cwd)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *id;
-
-  natter_sessions_create_session_async (f->sessions, title, cwd, NULL, NULL, NULL, result_cb, &result);
-  id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  return id;
+  return natter_sessions_get_n_live_advances (t->sessions, data) == 0;
 }
 
 static JsonObject *
@@ -228,44 +112,16 @@ user_message (const char *text)
   return message;
 }
 
-/* Sends with @options, or as the "helper" agent on its own model. */
-static char *
-send_with (Fixture            *f,
-           const char         *session_id,
-           const char         *text,
-           NatterSendOptions  *options,
-           GError            **error)
-{
-  g_autoptr(JsonObject) input = user_message (text);
-  g_autoptr(NatterSendOptions) fallback = natter_test_send_options ("helper", NULL, NULL);
-  g_autoptr(GAsyncResult) result = NULL;
-
-  natter_sessions_send_message_async (f->sessions, session_id, input, options != NULL ? options : fallback,
-                                      NULL, result_cb, &result);
-  return natter_sessions_send_message_finish (f->sessions, wait_result (&result), error);
-}
-
 static char *
 send (Fixture    *f,
       const char *session_id,
       const char *text)
 {
   g_autoptr(GError) error = NULL;
-  char *turn_id = send_with (f, session_id, text, NULL, &error);
+  char *turn_id = natter_test_sessions_send (&f->t, session_id, text, &error);
 
   g_assert_no_error (error);
   return turn_id;
-}
-
-static GPtrArray *
-read_events (NatterJsonlRepo *repo,
-             const char      *id)
-{
-  g_autoptr(GError) error = NULL;
-  GPtrArray *events = natter_jsonl_repo_read_sync (repo, id, NULL, &error);
-
-  g_assert_no_error (error);
-  return events;
 }
 
 static JsonObject *
@@ -280,7 +136,7 @@ static char *
 types_of (NatterJsonlRepo *repo,
           const char      *id)
 {
-  g_autoptr(GPtrArray) events = read_events (repo, id);
+  g_autoptr(GPtrArray) events = natter_test_sessions_read (repo, id);
   g_autoptr(GString) types = g_string_new (NULL);
 
   for (guint i = 0; i < events->len; i++)
@@ -294,7 +150,7 @@ static gint64
 created_version (Fixture    *f,
                  const char *id)
 {
-  g_autoptr(GPtrArray) events = read_events (f->w->session_repo, id);
+  g_autoptr(GPtrArray) events = natter_test_sessions_read (f->t.w->session_repo, id);
 
   return json_object_get_int_member (event_at (events, 0), "schemaVersion");
 }
@@ -319,7 +175,7 @@ static JsonObject *
 turn_created (Fixture    *f,
               const char *turn_id)
 {
-  g_autoptr(GPtrArray) events = read_events (f->w->turn_repo, turn_id);
+  g_autoptr(GPtrArray) events = natter_test_sessions_read (f->t.w->turn_repo, turn_id);
 
   return json_object_ref (event_at (events, 0));
 }
@@ -333,40 +189,13 @@ context_of (Fixture    *f,
   return json_to_string (json_object_get_member (created, "context"), FALSE);
 }
 
-static void
-script (Fixture    *f,
-        const char *first,
-        ...)
-{
-  va_list args;
-
-  va_start (args, first);
-  for (const char *step = first; step != NULL; step = va_arg (args, const char *))
-    natter_fake_model_script (f->w->fakes->model, step, NULL);
-  va_end (args);
-}
-
-static NatterSessionState *
-get_session (Fixture    *f,
-             const char *session_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  NatterSessionState *state;
-
-  natter_sessions_get_session_async (f->sessions, session_id, NULL, result_cb, &result);
-  state = natter_sessions_get_session_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  return state;
-}
-
 /* docs/sessions.md §9.1 sendMessage */
 
 static void
 test_first_turn (Fixture       *f,
                  gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autofree char *context = NULL;
   g_autoptr(GPtrArray) events = NULL;
@@ -374,10 +203,10 @@ test_first_turn (Fixture       *f,
   JsonObject *appended;
   JsonObject *model;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "  Hello there\nsecond line");
   /* The turn is referenced before it runs, and the call returned at once. */
-  events = read_events (f->w->session_repo, sid);
+  events = natter_test_sessions_read (f->t.w->session_repo, sid);
   g_assert_cmpuint (events->len, ==, 3);
   appended = event_at (events, 1);
   g_assert_cmpstr (json_object_get_string_member (appended, "type"), ==, "turn_appended");
@@ -396,9 +225,9 @@ test_first_turn (Fixture       *f,
   created = turn_created (f, tid);
   g_assert_cmpstr (json_object_get_string_member (created, "sessionId"), ==, sid);
 
-  wait_status (f, sid, "completed");
-  assert_types (f->w->turn_repo, tid, "turn_created model_call_requested model_call_completed turn_completed");
-  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->index, sid)),
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  assert_types (f->t.w->turn_repo, tid, "turn_created model_call_requested model_call_completed turn_completed");
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->t.index, sid)),
                    ==, "Hello there");
 }
 
@@ -406,7 +235,7 @@ static void
 test_subsequent_turn (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *first = NULL;
   g_autofree char *second = NULL;
   g_autofree char *context = NULL;
@@ -414,26 +243,26 @@ test_subsequent_turn (Fixture       *f,
   g_autoptr(GPtrArray) events = NULL;
   NatterSessionIndexEntry *entry;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   first = send (f, sid, "one");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   second = send (f, sid, "two");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 
   context = context_of (f, second);
   expected = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", first);
   g_assert_cmpstr (context, ==, expected);
-  events = read_events (f->w->session_repo, sid);
+  events = natter_test_sessions_read (f->t.w->session_repo, sid);
   /* One default title only: from the first message. */
-  assert_types (f->w->session_repo, sid, "session_created turn_appended title_changed turn_appended");
+  assert_types (f->t.w->session_repo, sid, "session_created turn_appended title_changed turn_appended");
   g_assert_cmpint (json_object_get_int_member (event_at (events, 3), "sessionSeq"), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (event_at (events, 3), "turnId"), ==, second);
-  entry = natter_session_index_lookup (f->index, sid);
+  entry = natter_session_index_lookup (f->t.index, sid);
   g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 2);
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (entry), ==, second);
   g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
   /* The second request carries the first turn's transcript. */
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (natter_fake_model_get_request (f->w->fakes->model, 1),
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (natter_fake_model_get_request (f->t.w->fakes->model, 1),
                                                                           "messages")), ==, 3);
 }
 
@@ -443,7 +272,7 @@ assert_not_settled (Fixture    *f,
                     const char *status_word)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *tid = send_with (f, sid, "again", NULL, &error);
+  g_autofree char *tid = natter_test_sessions_send (&f->t, sid, "again", &error);
 
   g_assert_null (tid);
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED);
@@ -454,32 +283,31 @@ static void
 test_not_settled_running (Fixture       *f,
                           gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autofree char *next = NULL;
   guint before;
 
-  script (f, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "one");
-  g_assert_true (natter_sessions_is_turn_running (f->sessions, tid));
-  before = n_files (f->w->turn_repo);
+  g_assert_true (natter_sessions_is_turn_running (f->t.sessions, tid));
+  before = n_files (f->t.w->turn_repo);
   assert_not_settled (f, sid, "running");
-  g_assert_cmpuint (n_files (f->w->turn_repo), ==, before);
+  g_assert_cmpuint (n_files (f->t.w->turn_repo), ==, before);
 
-  while (natter_fake_model_get_n_held (f->w->fakes->model) == 0)
-    g_main_context_iteration (NULL, TRUE);
-  natter_fake_model_release (f->w->fakes->model);
-  wait_status (f, sid, "completed");
+  natter_fake_model_wait_held (f->t.w->fakes->model, 1, TIMEOUT_MS);
+  natter_fake_model_release (f->t.w->fakes->model);
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   next = send (f, sid, "two");
   g_assert_nonnull (next);
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 }
 
 static void
 test_not_settled_suspended (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autofree char *next = NULL;
   g_autoptr(GAsyncResult) result = NULL;
@@ -487,19 +315,19 @@ test_not_settled_suspended (Fixture       *f,
   g_autoptr(NatterTurnOutcome) outcome = NULL;
   g_autoptr(GError) error = NULL;
 
-  script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NATTER_FAKE_TEXT_STEP,
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NATTER_FAKE_TEXT_STEP,
           NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "one");
-  wait_status (f, sid, "suspended");
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
   assert_not_settled (f, sid, "suspended");
 
-  natter_sessions_deliver_async_tool_result_async (f->sessions, tid, "B", tool_result, NULL, result_cb, &result);
-  outcome = natter_sessions_deliver_async_tool_result_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_deliver_async_tool_result_async (f->t.sessions, tid, "B", tool_result, NULL, natter_test_result_cb, &result);
+  outcome = natter_sessions_deliver_async_tool_result_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   next = send (f, sid, "two");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 }
 
 static gboolean
@@ -524,9 +352,9 @@ send_crashing_at (Fixture            *f,
   g_autoptr(GError) error = NULL;
   g_autofree char *tid = NULL;
 
-  natter_sessions_set_fault_func (f->sessions, fail_at_step, GINT_TO_POINTER (step));
-  tid = send_with (f, sid, text, NULL, &error);
-  natter_sessions_set_fault_func (f->sessions, NULL, NULL);
+  natter_sessions_set_fault_func (f->t.sessions, fail_at_step, GINT_TO_POINTER (step));
+  tid = natter_test_sessions_send (&f->t, sid, text, &error);
+  natter_sessions_set_fault_func (f->t.sessions, NULL, NULL);
   g_assert_null (tid);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE);
 }
@@ -539,32 +367,32 @@ resume (Fixture    *f,
   g_autoptr(GAsyncResult) result = NULL;
   g_autofree char *tid = NULL;
 
-  natter_sessions_resume_turn_async (f->sessions, sid, NULL, result_cb, &result);
-  tid = natter_sessions_resume_turn_finish (f->sessions, wait_result (&result), error);
+  natter_sessions_resume_turn_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  tid = natter_sessions_resume_turn_finish (f->t.sessions, natter_test_sessions_wait_result (&result), error);
 }
 
 static void
 test_not_settled_idle (Fixture       *f,
                        gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *next = NULL;
   g_autoptr(GError) error = NULL;
 
   /* A crash after turn_appended leaves an idle latest turn. */
   send_crashing_at (f, sid, "one", NATTER_SESSIONS_STEP_APPEND);
-  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (natter_session_index_lookup (f->index, sid)),
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (natter_session_index_lookup (f->t.index, sid)),
                    ==, "idle");
   assert_not_settled (f, sid, "idle");
 
   /* Only an explicit resume runs it; then the session moves on. */
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   resume (f, sid, NULL);
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   resume (f, sid, &error);
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
   next = send (f, sid, "two");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 }
 
 /* An interrupted turn whose provider was removed since: Resume says
@@ -575,19 +403,19 @@ static void
 test_resume_provider_gone (Fixture       *f,
                            gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autoptr(GError) error = NULL;
 
   send_crashing_at (f, sid, "one", NATTER_SESSIONS_STEP_APPEND);
-  g_clear_object (&f->w->fakes->model);
+  g_clear_object (&f->t.w->fakes->model);
   resume (f, sid, &error);
   g_assert_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND);
   g_assert_nonnull (strstr (error->message, "No provider “p” is configured"));
-  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (natter_session_index_lookup (f->index, sid)),
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (natter_session_index_lookup (f->t.index, sid)),
                    ==, "idle");
-  g_assert_false (natter_sessions_is_turn_running (f->sessions,
+  g_assert_false (natter_sessions_is_turn_running (f->t.sessions,
                                                    natter_session_index_entry_get_latest_turn_id (
-                                                     natter_session_index_lookup (f->index, sid))));
+                                                     natter_session_index_lookup (f->t.index, sid))));
 }
 
 static void
@@ -595,7 +423,7 @@ test_continue_after_failure (Fixture       *f,
                              gconstpointer  data)
 {
   gboolean limit = GPOINTER_TO_INT (data);
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *failed = NULL;
   g_autofree char *next = NULL;
   g_autofree char *context = NULL;
@@ -606,16 +434,16 @@ test_continue_after_failure (Fixture       *f,
   natter_send_options_set_max_model_calls (one_call, 1);
   if (limit)
     {
-      script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c0", "sa", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
-      failed = send_with (f, sid, "one", one_call, NULL);
+      natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c0", "sa", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
+      failed = natter_test_sessions_send_with (&f->t, sid, "one", one_call, NULL);
     }
   else
     {
-      script (f, NATTER_FAKE_STEP_ERROR, NATTER_FAKE_TEXT_STEP, NULL);
+      natter_test_sessions_script (&f->t, NATTER_FAKE_STEP_ERROR, NATTER_FAKE_TEXT_STEP, NULL);
       failed = send (f, sid, "one");
     }
-  wait_status (f, sid, "failed");
-  events = read_events (f->w->turn_repo, failed);
+  natter_test_sessions_wait_status (&f->t, sid, "failed");
+  events = natter_test_sessions_read (f->t.w->turn_repo, failed);
   if (limit)
     {
       g_assert_cmpstr (json_object_get_string_member (event_at (events, events->len - 1), "code"),
@@ -626,7 +454,7 @@ test_continue_after_failure (Fixture       *f,
     }
 
   next = send (f, sid, "two");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   context = context_of (f, next);
   expected = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", failed);
   g_assert_cmpstr (context, ==, expected);
@@ -661,8 +489,8 @@ race_cb (GObject      *object,
 }
 
 static gboolean
-race_done (Fixture       *f,
-           gconstpointer  data)
+race_done (NatterTestSessions *t,
+           gconstpointer       data)
 {
   return ((const Race *) data)->pending == 0;
 }
@@ -672,33 +500,32 @@ test_concurrent_one_wins (Fixture       *f,
                           gconstpointer  data)
 {
   guint n = GPOINTER_TO_UINT (data);
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autoptr(NatterSendOptions) config = natter_test_send_options ("helper", NULL, NULL);
   Race race = { 0 };
 
-  script (f, NATTER_FAKE_STEP_HOLD, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_STEP_HOLD, NULL);
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *text = g_strdup_printf ("message %u", i);
       g_autoptr(JsonObject) input = user_message (text);
 
       race.pending++;
-      natter_sessions_send_message_async (f->sessions, sid, input, config, NULL, race_cb, &race);
+      natter_sessions_send_message_async (f->t.sessions, sid, input, config, NULL, race_cb, &race);
     }
-  wait_until (f, race_done, &race);
+  natter_test_sessions_wait_until (&f->t, race_done, &race);
   g_assert_cmpuint (race.won, ==, 1);
   g_assert_cmpuint (race.not_settled, ==, n - 1);
-  g_assert_cmpuint (n_files (f->w->turn_repo), ==, 1);
-  assert_types (f->w->session_repo, sid, "session_created turn_appended title_changed");
+  g_assert_cmpuint (n_files (f->t.w->turn_repo), ==, 1);
+  assert_types (f->t.w->session_repo, sid, "session_created turn_appended title_changed");
   /* The first caller in lock order wins. */
-  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->index, sid)),
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->t.index, sid)),
                    ==, "message 0");
 
-  while (natter_fake_model_get_n_held (f->w->fakes->model) == 0)
-    g_main_context_iteration (NULL, TRUE);
-  natter_fake_model_release (f->w->fakes->model);
-  wait_status (f, sid, "completed");
-  wait_until (f, no_live_advance, race.winner);
+  natter_fake_model_wait_held (f->t.w->fakes->model, 1, TIMEOUT_MS);
+  natter_fake_model_release (f->t.w->fakes->model);
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  natter_test_sessions_wait_until (&f->t, no_live_advance, race.winner);
   g_free (race.winner);
 }
 
@@ -709,7 +536,7 @@ test_config_lands_on_turn (Fixture       *f,
   static const char * const appended_members[] = {
     "type", "sessionId", "ts", "turnId", "sessionSeq", "agentId", "model", NULL
   };
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", "q", "n");
   g_autoptr(JsonObject) created = NULL;
@@ -722,8 +549,8 @@ test_config_lands_on_turn (Fixture       *f,
 
   natter_send_options_set_auto_permission (options, TRUE);
   natter_send_options_set_max_model_calls (options, 7);
-  script (f, NATTER_FAKE_TEXT_STEP, NULL);
-  tid = send_with (f, sid, "hi", options, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NULL);
+  tid = natter_test_sessions_send_with (&f->t, sid, "hi", options, NULL);
   g_assert_nonnull (tid);
   created = turn_created (f, tid);
   config = json_object_get_object_member (created, "config");
@@ -732,7 +559,7 @@ test_config_lands_on_turn (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (config, "maxModelCalls"), ==, 7);
 
   /* The session file: only the denormalized agent and model. */
-  events = read_events (f->w->session_repo, sid);
+  events = natter_test_sessions_read (f->t.w->session_repo, sid);
   members = json_object_get_members (event_at (events, 1));
   g_assert_cmpuint (g_list_length (members), ==, g_strv_length ((GStrv) appended_members));
   for (GList *l = members; l != NULL; l = l->next)
@@ -742,8 +569,8 @@ test_config_lands_on_turn (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (model, "provider"), ==, "q");
   g_assert_cmpstr (json_object_get_string_member (model, "model"), ==, "n");
 
-  wait_status (f, sid, "completed");
-  entry = natter_session_index_lookup (f->index, sid);
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  entry = natter_session_index_lookup (f->t.index, sid);
   g_assert_cmpstr (natter_session_index_entry_get_last_agent_id (entry), ==, "helper");
   model_string = natter_session_index_entry_dup_last_model_string (entry);
   g_assert_cmpstr (model_string, ==, "q/n");
@@ -756,7 +583,7 @@ test_crash_at_step (Fixture       *f,
                     gconstpointer  data)
 {
   NatterSessionsStep step = GPOINTER_TO_INT (data);
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *first = NULL;
   g_autofree char *retry = NULL;
   g_autofree char *before = NULL;
@@ -764,14 +591,14 @@ test_crash_at_step (Fixture       *f,
   guint turns_before;
 
   /* A settled first turn, so every step of docs/sessions.md §9.1 runs. */
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   first = send (f, sid, "first");
-  wait_status (f, sid, "completed");
-  before = types_of (f->w->session_repo, sid);
-  turns_before = n_files (f->w->turn_repo);
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  before = types_of (f->t.w->session_repo, sid);
+  turns_before = n_files (f->t.w->turn_repo);
 
   send_crashing_at (f, sid, "second", step);
-  after = types_of (f->w->session_repo, sid);
+  after = types_of (f->t.w->session_repo, sid);
 
   switch (step)
     {
@@ -779,9 +606,9 @@ test_crash_at_step (Fixture       *f,
     case NATTER_SESSIONS_STEP_CHECK_LATEST:
       /* Nothing was written anywhere. */
       g_assert_cmpstr (after, ==, before);
-      g_assert_cmpuint (n_files (f->w->turn_repo), ==, turns_before);
+      g_assert_cmpuint (n_files (f->t.w->turn_repo), ==, turns_before);
       retry = send (f, sid, "second");
-      wait_status (f, sid, "completed");
+      natter_test_sessions_wait_status (&f->t, sid, "completed");
       break;
 
     case NATTER_SESSIONS_STEP_CREATE_TURN:
@@ -792,33 +619,33 @@ test_crash_at_step (Fixture       *f,
 
         /* An orphan turn file, the session unchanged. */
         g_assert_cmpstr (after, ==, before);
-        g_assert_cmpuint (n_files (f->w->turn_repo), ==, turns_before + 1);
-        ids = natter_jsonl_repo_list_ids_sync (f->w->turn_repo, NULL, &error);
+        g_assert_cmpuint (n_files (f->t.w->turn_repo), ==, turns_before + 1);
+        ids = natter_jsonl_repo_list_ids_sync (f->t.w->turn_repo, NULL, &error);
         orphan = ids[turns_before];
-        assert_types (f->w->turn_repo, orphan, "turn_created");
+        assert_types (f->t.w->turn_repo, orphan, "turn_created");
         /* The retry makes a fresh turn; the orphan is never advanced. */
         retry = send (f, sid, "second");
         g_assert_cmpstr (retry, !=, orphan);
-        wait_status (f, sid, "completed");
-        assert_types (f->w->turn_repo, orphan, "turn_created");
-        assert_types (f->w->session_repo, sid, "session_created turn_appended title_changed turn_appended");
+        natter_test_sessions_wait_status (&f->t, sid, "completed");
+        assert_types (f->t.w->turn_repo, orphan, "turn_created");
+        assert_types (f->t.w->session_repo, sid, "session_created turn_appended title_changed turn_appended");
       }
       break;
 
     case NATTER_SESSIONS_STEP_APPEND:
       /* Referenced but never advanced: idle, and the session waits for
        * an explicit resume. */
-      assert_types (f->w->session_repo, sid, "session_created turn_appended title_changed turn_appended");
-      wait_status (f, sid, "idle");
+      assert_types (f->t.w->session_repo, sid, "session_created turn_appended title_changed turn_appended");
+      natter_test_sessions_wait_status (&f->t, sid, "idle");
       assert_not_settled (f, sid, "idle");
       resume (f, sid, NULL);
-      wait_status (f, sid, "completed");
+      natter_test_sessions_wait_status (&f->t, sid, "completed");
       break;
 
     case NATTER_SESSIONS_STEP_ADVANCE:
       /* The advance had started: the turn runs to its end regardless. */
-      assert_types (f->w->session_repo, sid, "session_created turn_appended title_changed turn_appended");
-      wait_status (f, sid, "completed");
+      assert_types (f->t.w->session_repo, sid, "session_created turn_appended title_changed turn_appended");
+      natter_test_sessions_wait_status (&f->t, sid, "completed");
       break;
 
     default:
@@ -838,7 +665,7 @@ processing_start_cb (NatterTurnEventHub *hub,
                      const char         *turn_id,
                      OrderCheck         *check)
 {
-  g_autoptr(GPtrArray) events = read_events (check->f->w->session_repo, check->session_id);
+  g_autoptr(GPtrArray) events = natter_test_sessions_read (check->f->t.w->session_repo, check->session_id);
   gboolean found = FALSE;
 
   for (guint i = 0; i < events->len; i++)
@@ -853,17 +680,17 @@ static void
 test_turn_appended_before_advance (Fixture       *f,
                                    gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   OrderCheck check = { f, sid, FALSE };
   gulong id;
 
-  id = g_signal_connect (f->w->hub, "turn-processing-start", G_CALLBACK (processing_start_cb), &check);
-  script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  id = g_signal_connect (f->t.w->hub, "turn-processing-start", G_CALLBACK (processing_start_cb), &check);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "hi");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   g_assert_true (check.checked);
-  g_signal_handler_disconnect (f->w->hub, id);
+  g_signal_handler_disconnect (f->t.w->hub, id);
 }
 
 /* docs/sessions.md §9.2 external inputs */
@@ -877,8 +704,8 @@ respond_permission (Fixture     *f,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_sessions_respond_to_permission_async (f->sessions, tid, call, decision, NULL, NULL, result_cb, &result);
-  return natter_sessions_respond_to_permission_finish (f->sessions, wait_result (&result), error);
+  natter_sessions_respond_to_permission_async (f->t.sessions, tid, call, decision, NULL, NULL, natter_test_result_cb, &result);
+  return natter_sessions_respond_to_permission_finish (f->t.sessions, natter_test_sessions_wait_result (&result), error);
 }
 
 static NatterTurnOutcome *
@@ -890,8 +717,8 @@ deliver (Fixture     *f,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(JsonObject) tool_result = object_literal ("{\"output\":\"x\",\"isError\":false}");
 
-  natter_sessions_deliver_async_tool_result_async (f->sessions, tid, call, tool_result, NULL, result_cb, &result);
-  return natter_sessions_deliver_async_tool_result_finish (f->sessions, wait_result (&result), error);
+  natter_sessions_deliver_async_tool_result_async (f->t.sessions, tid, call, tool_result, NULL, natter_test_result_cb, &result);
+  return natter_sessions_deliver_async_tool_result_finish (f->t.sessions, natter_test_sessions_wait_result (&result), error);
 }
 
 static JsonObject *
@@ -899,7 +726,7 @@ last_of_type (Fixture    *f,
               const char *tid,
               const char *type)
 {
-  g_autoptr(GPtrArray) events = read_events (f->w->turn_repo, tid);
+  g_autoptr(GPtrArray) events = natter_test_sessions_read (f->t.w->turn_repo, tid);
 
   for (guint i = events->len; i > 0; i--)
     if (g_str_equal (json_object_get_string_member (event_at (events, i - 1), "type"), type))
@@ -911,29 +738,29 @@ static void
 test_input_permission (Fixture       *f,
                        gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autoptr(NatterTurnOutcome) outcome = NULL;
   g_autoptr(JsonObject) resolved = NULL;
 
-  g_hash_table_add (f->w->fakes->needs_permission, g_strdup ("sa"));
-  script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("A", "sa", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
+  g_hash_table_add (f->t.w->fakes->needs_permission, g_strdup ("sa"));
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("A", "sa", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "hi");
-  wait_status (f, sid, "suspended");
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
   outcome = respond_permission (f, tid, "A", "allow", NULL);
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
   resolved = last_of_type (f, tid, "tool_permission_resolved");
   g_assert_cmpstr (json_object_get_string_member (resolved, "toolCallId"), ==, "A");
   g_assert_cmpstr (json_object_get_string_member (resolved, "decision"), ==, "allow");
   g_assert_cmpstr (json_object_get_string_member (resolved, "source"), ==, "human");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 }
 
 static void
 test_input_ask_human (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
@@ -943,18 +770,18 @@ test_input_ask_human (Fixture       *f,
   g_autoptr(GError) error = NULL;
   JsonObject *data_object;
 
-  script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("Q", "ask_human", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("Q", "ask_human", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "hi");
-  wait_status (f, sid, "suspended");
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
 
   /* sendMessage never answers a pending ask-human. */
-  before = types_of (f->w->turn_repo, tid);
+  before = types_of (f->t.w->turn_repo, tid);
   assert_not_settled (f, sid, "suspended");
-  after = types_of (f->w->turn_repo, tid);
+  after = types_of (f->t.w->turn_repo, tid);
   g_assert_cmpstr (before, ==, after);
 
-  natter_sessions_respond_to_ask_human_async (f->sessions, tid, "Q", "42", NULL, result_cb, &result);
-  outcome = natter_sessions_respond_to_ask_human_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_respond_to_ask_human_async (f->t.sessions, tid, "Q", "42", NULL, natter_test_result_cb, &result);
+  outcome = natter_sessions_respond_to_ask_human_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
   tool_result = last_of_type (f, tid, "tool_result");
@@ -963,43 +790,43 @@ test_input_ask_human (Fixture       *f,
   data_object = json_object_get_object_member (tool_result, "result");
   g_assert_cmpstr (json_object_get_string_member (data_object, "output"), ==, "42");
   g_assert_false (json_object_get_boolean_member (data_object, "isError"));
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 }
 
 static void
 test_input_async_result (Fixture       *f,
                          gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autoptr(NatterTurnOutcome) outcome = NULL;
   g_autoptr(JsonObject) tool_result = NULL;
 
-  script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "hi");
-  wait_status (f, sid, "suspended");
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
   outcome = deliver (f, tid, "B", NULL);
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_COMPLETED);
   tool_result = last_of_type (f, tid, "tool_result");
   g_assert_cmpstr (json_object_get_string_member (tool_result, "toolCallId"), ==, "B");
   g_assert_cmpstr (json_object_get_string_member (tool_result, "source"), ==, "async");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 }
 
 static void
 test_input_rejections_pass_through (Fixture       *f,
                                     gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autofree char *ghost = NULL;
   g_autoptr(GError) unknown = NULL;
   g_autoptr(GError) ended = NULL;
   g_autoptr(GError) missing = NULL;
 
-  script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "hi");
-  wait_status (f, sid, "suspended");
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
 
   g_assert_null (respond_permission (f, tid, "X", "allow", &unknown));
   g_assert_error (unknown, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_INPUT);
@@ -1009,11 +836,11 @@ test_input_rejections_pass_through (Fixture       *f,
 
   g_clear_pointer (&ended, g_error_free);
   natter_turn_outcome_unref (deliver (f, tid, "B", NULL));
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   g_assert_null (deliver (f, tid, "B", &ended));
   g_assert_error (ended, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_TURN_ENDED);
 
-  ghost = natter_id_generator_next (f->w->ids);
+  ghost = natter_id_generator_next (f->t.w->ids);
   g_assert_null (deliver (f, ghost, "B", &missing));
   g_assert_error (missing, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
 }
@@ -1029,8 +856,8 @@ stop (Fixture     *f,
   g_autoptr(GAsyncResult) result = NULL;
   gboolean ok;
 
-  natter_sessions_stop_turn_async (f->sessions, tid, reason, NULL, result_cb, &result);
-  ok = natter_sessions_stop_turn_finish (f->sessions, wait_result (&result), error);
+  natter_sessions_stop_turn_async (f->t.sessions, tid, reason, NULL, natter_test_result_cb, &result);
+  ok = natter_sessions_stop_turn_finish (f->t.sessions, natter_test_sessions_wait_result (&result), error);
   g_assert_true (ok == (error == NULL || *error == NULL));
 }
 
@@ -1071,69 +898,63 @@ count_type (Fixture    *f,
             const char *tid,
             const char *type)
 {
-  g_autoptr(GPtrArray) events = read_events (f->w->turn_repo, tid);
-  guint n = 0;
+  g_autoptr(GPtrArray) events = natter_test_sessions_read (f->t.w->turn_repo, tid);
 
-  for (guint i = 0; i < events->len; i++)
-    if (g_str_equal (json_object_get_string_member (event_at (events, i), "type"), type))
-      n++;
-  return n;
+  return natter_test_count_type (events, type);
 }
 
 static void
 test_stop_aborts_every_live_advance (Fixture       *f,
                                      gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   Pending queued = { 0 };
 
-  script (f, NATTER_FAKE_STEP_HOLD, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_STEP_HOLD, NULL);
   tid = send (f, sid, "hi");
   /* A second invocation queues on the turn lock behind the running one. */
-  natter_sessions_respond_to_permission_async (f->sessions, tid, "X", "allow", NULL, NULL,
+  natter_sessions_respond_to_permission_async (f->t.sessions, tid, "X", "allow", NULL, NULL,
                                                pending_permission_cb, &queued);
-  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->sessions, tid), ==, 2);
-  while (natter_fake_model_get_n_held (f->w->fakes->model) == 0)
-    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->t.sessions, tid), ==, 2);
+  natter_fake_model_wait_held (f->t.w->fakes->model, 1, TIMEOUT_MS);
 
   stop (f, tid, "ignored", NULL);
-  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->sessions, tid), ==, 0);
+  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->t.sessions, tid), ==, 0);
   natter_test_wait_for_flag (&queued.done, TIMEOUT_MS);
   /* The queued one saw the turn ended when the lock freed. */
   g_assert_error (queued.error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_TURN_ENDED);
   g_clear_error (&queued.error);
   g_assert_cmpuint (count_type (f, tid, "turn_cancelled"), ==, 1);
-  wait_status (f, sid, "cancelled");
+  natter_test_sessions_wait_status (&f->t, sid, "cancelled");
 }
 
 static void
 test_stop_keeps_later_advance_tracked (Fixture       *f,
                                        gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autoptr(JsonObject) tool_result = object_literal ("{\"output\":\"x\",\"isError\":false}");
   g_autoptr(JsonObject) cancelled = NULL;
   Pending first = { 0 };
   Pending second = { 0 };
 
-  script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}") "," NATTER_FAKE_CALL ("D", "ad", "{}")),
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}") "," NATTER_FAKE_CALL ("D", "ad", "{}")),
           NATTER_FAKE_STEP_HOLD, NULL);
   tid = send (f, sid, "hi");
-  wait_status (f, sid, "suspended");
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
 
   /* Two concurrent invocations: the earlier settles (B still pending),
    * the later starts a model call that holds. */
-  natter_sessions_deliver_async_tool_result_async (f->sessions, tid, "D", tool_result, NULL,
+  natter_sessions_deliver_async_tool_result_async (f->t.sessions, tid, "D", tool_result, NULL,
                                                    pending_deliver_cb, &first);
-  natter_sessions_deliver_async_tool_result_async (f->sessions, tid, "B", tool_result, NULL,
+  natter_sessions_deliver_async_tool_result_async (f->t.sessions, tid, "B", tool_result, NULL,
                                                    pending_deliver_cb, &second);
   natter_test_wait_for_flag (&first.done, TIMEOUT_MS);
   g_assert_no_error (first.error);
-  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->sessions, tid), ==, 1);
-  while (natter_fake_model_get_n_held (f->w->fakes->model) == 0)
-    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->t.sessions, tid), ==, 1);
+  natter_fake_model_wait_held (f->t.w->fakes->model, 1, TIMEOUT_MS);
 
   stop (f, tid, "by input", NULL);
   natter_test_wait_for_flag (&second.done, TIMEOUT_MS);
@@ -1142,7 +963,7 @@ test_stop_keeps_later_advance_tracked (Fixture       *f,
    * carry the reason). */
   cancelled = last_of_type (f, tid, "turn_cancelled");
   g_assert_false (json_object_has_member (cancelled, "reason"));
-  wait_status (f, sid, "cancelled");
+  natter_test_sessions_wait_status (&f->t, sid, "cancelled");
 }
 
 static void
@@ -1181,7 +1002,7 @@ static void
 test_stop_lost_race_is_success (Fixture       *f,
                                 gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autoptr(NatterTurnExecution) foreign = NULL;
   const char *tid;
   Pending pending = { 0 };
@@ -1189,30 +1010,29 @@ test_stop_lost_race_is_success (Fixture       *f,
 
   /* A turn advanced by someone else (not tracked by the service). */
   send_crashing_at (f, sid, "hi", NATTER_SESSIONS_STEP_APPEND);
-  tid = natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->index, sid));
-  script (f, NATTER_FAKE_STEP_HOLD, NULL);
-  foreign = natter_turn_runtime_advance_turn (f->w->runtime, tid, NULL, NULL);
+  tid = natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->t.index, sid));
+  natter_test_sessions_script (&f->t, NATTER_FAKE_STEP_HOLD, NULL);
+  foreign = natter_turn_runtime_advance_turn (f->t.w->runtime, tid, NULL, NULL);
   natter_turn_execution_wait_async (foreign, NULL, untracked_waited_cb, &pending);
-  while (natter_fake_model_get_n_held (f->w->fakes->model) == 0)
-    g_main_context_iteration (NULL, TRUE);
+  natter_fake_model_wait_held (f->t.w->fakes->model, 1, TIMEOUT_MS);
 
   /* The cancel input queues on the turn lock; the turn completes first. */
-  natter_sessions_stop_turn_async (f->sessions, tid, "user", NULL, stop_done_cb, &call);
-  natter_fake_model_release (f->w->fakes->model);
+  natter_sessions_stop_turn_async (f->t.sessions, tid, "user", NULL, stop_done_cb, &call);
+  natter_fake_model_release (f->t.w->fakes->model);
   natter_test_wait_for_flag (&call.done, TIMEOUT_MS);
   g_assert_no_error (call.error);
   natter_test_wait_for_flag (&pending.done, TIMEOUT_MS);
   g_assert_no_error (pending.error);
   g_assert_cmpuint (count_type (f, tid, "turn_completed"), ==, 1);
   g_assert_cmpuint (count_type (f, tid, "turn_cancelled"), ==, 0);
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 }
 
 static void
 test_stop_rejection_surfaces (Fixture       *f,
                               gconstpointer  data)
 {
-  g_autofree char *ghost = natter_id_generator_next (f->w->ids);
+  g_autofree char *ghost = natter_id_generator_next (f->t.w->ids);
   g_autoptr(GError) error = NULL;
 
   stop (f, ghost, NULL, &error);
@@ -1223,18 +1043,18 @@ static void
 test_stop_suspended_with_input (Fixture       *f,
                                 gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autoptr(JsonObject) cancelled = NULL;
 
-  script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NULL);
   tid = send (f, sid, "hi");
-  wait_status (f, sid, "suspended");
-  wait_until (f, no_live_advance, tid);
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
+  natter_test_sessions_wait_until (&f->t, no_live_advance, tid);
   stop (f, tid, "user", NULL);
   cancelled = last_of_type (f, tid, "turn_cancelled");
   g_assert_cmpstr (json_object_get_string_member (cancelled, "reason"), ==, "user");
-  wait_status (f, sid, "cancelled");
+  natter_test_sessions_wait_status (&f->t, sid, "cancelled");
 }
 
 /* docs/sessions.md §8 index */
@@ -1246,8 +1066,8 @@ fresh_scan (Fixture *f)
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  natter_session_index_load_async (index, f->w->session_repo, f->w->turn_repo, NULL, result_cb, &result);
-  g_assert_true (natter_session_index_load_finish (index, wait_result (&result), &error));
+  natter_session_index_load_async (index, f->t.w->session_repo, f->t.w->turn_repo, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_session_index_load_finish (index, natter_test_sessions_wait_result (&result), &error));
   g_assert_no_error (error);
   return index;
 }
@@ -1262,30 +1082,30 @@ test_fold_equals_write_through (Fixture       *f,
   g_autofree char *cancelled_tid = NULL;
   g_autoptr(NatterSessionIndex) scanned = NULL;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_STEP_ERROR,
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_STEP_ERROR,
           NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")),
           NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NULL);
   for (guint i = 0; i < G_N_ELEMENTS (statuses); i++)
-    ids[i] = create_session (f, i == 0 ? "empty" : NULL, i == 1 ? "/home/me" : NULL);
+    ids[i] = natter_test_sessions_create_full (&f->t, i == 0 ? "empty" : NULL, i == 1 ? "/home/me" : NULL);
   g_free (send (f, ids[1], "done"));
-  wait_status (f, ids[1], "completed");
+  natter_test_sessions_wait_status (&f->t, ids[1], "completed");
   g_free (send (f, ids[2], "fails"));
-  wait_status (f, ids[2], "failed");
+  natter_test_sessions_wait_status (&f->t, ids[2], "failed");
   cancelled_tid = send (f, ids[3], "to cancel");
-  wait_status (f, ids[3], "suspended");
-  wait_until (f, no_live_advance, cancelled_tid);
+  natter_test_sessions_wait_status (&f->t, ids[3], "suspended");
+  natter_test_sessions_wait_until (&f->t, no_live_advance, cancelled_tid);
   stop (f, cancelled_tid, NULL, NULL);
-  wait_status (f, ids[3], "cancelled");
+  natter_test_sessions_wait_status (&f->t, ids[3], "cancelled");
   tid = send (f, ids[4], "waits");
-  wait_status (f, ids[4], "suspended");
+  natter_test_sessions_wait_status (&f->t, ids[4], "suspended");
   send_crashing_at (f, ids[5], "crashed", NATTER_SESSIONS_STEP_APPEND);
 
   scanned = fresh_scan (f);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (scanned)), ==, G_N_ELEMENTS (statuses));
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->index)), ==, G_N_ELEMENTS (statuses));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->t.index)), ==, G_N_ELEMENTS (statuses));
   for (guint i = 0; i < G_N_ELEMENTS (statuses); i++)
     {
-      NatterSessionIndexEntry *live = natter_session_index_lookup (f->index, ids[i]);
+      NatterSessionIndexEntry *live = natter_session_index_lookup (f->t.index, ids[i]);
       NatterSessionIndexEntry *folded = natter_session_index_lookup (scanned, ids[i]);
       g_autoptr(NatterSessionIndexEntry) at = g_list_model_get_item (G_LIST_MODEL (scanned), i);
 
@@ -1317,9 +1137,9 @@ static void
 test_corrupt_entries (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *good = create_session (f, "good", NULL);
-  g_autofree char *bad_session = create_session (f, "bad", NULL);
-  g_autofree char *bad_turn = create_session (f, "bad turn", NULL);
+  g_autofree char *good = natter_test_sessions_create_titled (&f->t, "good");
+  g_autofree char *bad_session = natter_test_sessions_create_titled (&f->t, "bad");
+  g_autofree char *bad_turn = natter_test_sessions_create_titled (&f->t, "bad turn");
   g_autofree char *tid = NULL;
   g_autoptr(NatterSessionIndex) scanned = NULL;
   g_autoptr(GError) error = NULL;
@@ -1327,11 +1147,11 @@ test_corrupt_entries (Fixture       *f,
   g_autoptr(JsonNode) json = NULL;
   JsonObject *object;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, bad_turn, "hi");
-  wait_status (f, bad_turn, "completed");
-  corrupt_file (f->w->session_repo, bad_session);
-  corrupt_file (f->w->turn_repo, tid);
+  natter_test_sessions_wait_status (&f->t, bad_turn, "completed");
+  corrupt_file (f->t.w->session_repo, bad_session);
+  corrupt_file (f->t.w->turn_repo, tid);
 
   scanned = fresh_scan (f);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (scanned)), ==, 3);
@@ -1344,7 +1164,7 @@ test_corrupt_entries (Fixture       *f,
   object = json_node_get_object (json);
   g_assert_true (json_object_has_member (object, "error"));
   g_assert_cmpstr (json_object_get_string_member (object, "createdAt"), ==,
-                   natter_session_index_entry_get_created_at (natter_session_index_lookup (f->index, bad_session)));
+                   natter_session_index_entry_get_created_at (natter_session_index_lookup (f->t.index, bad_session)));
 
   entry = natter_session_index_lookup (scanned, bad_turn);
   g_assert_nonnull (natter_session_index_entry_get_error (entry));
@@ -1352,10 +1172,10 @@ test_corrupt_entries (Fixture       *f,
   g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 1);
 
   /* An errored session is excluded from interaction. */
-  g_assert_null (send_with (f, bad_session, "x", NULL, &error));
+  g_assert_null (natter_test_sessions_send (&f->t, bad_session, "x", &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
   g_clear_error (&error);
-  g_assert_null (send_with (f, bad_turn, "x", NULL, &error));
+  g_assert_null (natter_test_sessions_send (&f->t, bad_turn, "x", &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
 }
 
@@ -1376,8 +1196,8 @@ delete_session (Fixture     *f,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_sessions_delete_session_async (f->sessions, sid, NULL, result_cb, &result);
-  return natter_sessions_delete_session_finish (f->sessions, wait_result (&result), error);
+  natter_sessions_delete_session_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  return natter_sessions_delete_session_finish (f->t.sessions, natter_test_sessions_wait_result (&result), error);
 }
 
 static void
@@ -1388,8 +1208,8 @@ set_title (Fixture    *f,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  natter_sessions_set_title_async (f->sessions, sid, title, NULL, result_cb, &result);
-  g_assert_true (natter_sessions_set_title_finish (f->sessions, wait_result (&result), &error));
+  natter_sessions_set_title_async (f->t.sessions, sid, title, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_title_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error));
   g_assert_no_error (error);
 }
 
@@ -1402,34 +1222,34 @@ test_mutations_publish (Fixture       *f,
   g_autoptr(GError) error = NULL;
   guint turns;
 
-  sid = create_session (f, NULL, NULL);
+  sid = natter_test_sessions_create (&f->t);
   g_assert_true (has_changed (f, sid));
   g_assert_cmpuint (f->items_changed, ==, 1);
 
   g_ptr_array_set_size (f->changed, 0);
-  script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "hi");
   g_assert_true (has_changed (f, sid));            /* the append */
   g_ptr_array_set_size (f->changed, 0);
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   g_assert_true (has_changed (f, sid));            /* the settled outcome */
 
   g_ptr_array_set_size (f->changed, 0);
   set_title (f, sid, "Renamed");
   g_assert_true (has_changed (f, sid));
-  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->index, sid)),
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->t.index, sid)),
                    ==, "Renamed");
 
   /* Deletion removes the entry and the session file, never turn files. */
   g_ptr_array_set_size (f->changed, 0);
-  turns = n_files (f->w->turn_repo);
+  turns = n_files (f->t.w->turn_repo);
   g_assert_true (delete_session (f, sid, NULL));
   g_assert_true (has_changed (f, sid));
-  g_assert_null (natter_session_index_lookup (f->index, sid));
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->index)), ==, 0);
-  g_assert_cmpuint (n_files (f->w->session_repo), ==, 0);
-  g_assert_cmpuint (n_files (f->w->turn_repo), ==, turns);
-  assert_types (f->w->turn_repo, tid, "turn_created model_call_requested model_call_completed turn_completed");
+  g_assert_null (natter_session_index_lookup (f->t.index, sid));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->t.index)), ==, 0);
+  g_assert_cmpuint (n_files (f->t.w->session_repo), ==, 0);
+  g_assert_cmpuint (n_files (f->t.w->turn_repo), ==, turns);
+  assert_types (f->t.w->turn_repo, tid, "turn_created model_call_requested model_call_completed turn_completed");
 
   g_assert_false (delete_session (f, sid, &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
@@ -1449,19 +1269,19 @@ static void
 test_events_tagged_in_order (Fixture       *f,
                              gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autoptr(GPtrArray) file = NULL;
   g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
-  NatterSessionIndexEntry *entry = natter_session_index_lookup (f->index, sid);
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (f->t.index, sid);
 
   g_signal_connect (entry, "notify::latest-turn-status", G_CALLBACK (status_notify_cb), seen);
-  script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("A", "sa", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("A", "sa", "{}")), NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "hi");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   g_signal_handlers_disconnect_by_data (entry, seen);
 
-  file = read_events (f->w->turn_repo, tid);
+  file = natter_test_sessions_read (f->t.w->turn_repo, tid);
   g_assert_cmpuint (f->events->len, ==, file->len - 1);
   for (guint i = 0; i < f->events->len; i++)
     {
@@ -1487,15 +1307,15 @@ fork_session (Fixture     *f,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_sessions_fork_async (f->sessions, sid, tid, NULL, NULL, result_cb, &result);
-  return natter_sessions_fork_finish (f->sessions, wait_result (&result), error);
+  natter_sessions_fork_async (f->t.sessions, sid, tid, NULL, NULL, natter_test_result_cb, &result);
+  return natter_sessions_fork_finish (f->t.sessions, natter_test_sessions_wait_result (&result), error);
 }
 
 static void
 test_fork (Fixture       *f,
            gconstpointer  data)
 {
-  g_autofree char *parent = create_session (f, NULL, "/srv/project");
+  g_autofree char *parent = natter_test_sessions_create_full (&f->t, NULL, "/srv/project");
   g_autofree char *t1 = NULL;
   g_autofree char *t2 = NULL;
   g_autofree char *child = NULL;
@@ -1509,22 +1329,22 @@ test_fork (Fixture       *f,
   g_autoptr(GError) error = NULL;
   NatterSessionIndexEntry *entry;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   t1 = send (f, parent, "one");
-  wait_status (f, parent, "completed");
+  natter_test_sessions_wait_status (&f->t, parent, "completed");
   t2 = send (f, parent, "two");
-  wait_status (f, parent, "completed");
-  parent_before = types_of (f->w->session_repo, parent);
+  natter_test_sessions_wait_status (&f->t, parent, "completed");
+  parent_before = types_of (f->t.w->session_repo, parent);
 
   child = fork_session (f, parent, t1, &error);
   g_assert_no_error (error);
   /* The lowest version that expresses it (docs/format.md §3.3). */
   g_assert_cmpint (created_version (f, child), ==, 1);
-  state = get_session (f, child);
+  state = natter_test_sessions_get (&f->t, child);
   g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, parent);
   g_assert_cmpstr (natter_session_state_get_forked_from_turn_id (state), ==, t1);
   g_assert_cmpstr (natter_session_state_get_cwd (state), ==, "/srv/project");
-  entry = natter_session_index_lookup (f->index, child);
+  entry = natter_session_index_lookup (f->t.index, child);
   g_assert_cmpstr (natter_session_index_entry_get_parent_session (entry), ==, parent);
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "none");
 
@@ -1532,8 +1352,8 @@ test_fork (Fixture       *f,
   context = context_of (f, child_turn);
   expected = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", t1);
   g_assert_cmpstr (context, ==, expected);
-  wait_status (f, child, "completed");
-  parent_after = types_of (f->w->session_repo, parent);
+  natter_test_sessions_wait_status (&f->t, child, "completed");
+  parent_after = types_of (f->t.w->session_repo, parent);
   g_assert_cmpstr (parent_before, ==, parent_after);
 
   /* A turn of another session is not a fork point of this one. */
@@ -1546,14 +1366,14 @@ static void
 test_fork_unsettled_refused (Fixture       *f,
                              gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autofree char *child = NULL;
   g_autoptr(GError) error = NULL;
 
-  script (f, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NULL);
   tid = send (f, sid, "hi");
-  wait_status (f, sid, "suspended");
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
   child = fork_session (f, sid, NULL, &error);
   g_assert_null (child);
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED);
@@ -1576,7 +1396,7 @@ flushed_cb (GObject      *object,
 
   g_assert_true (natter_sessions_flush_finish (NATTER_SESSIONS (object), result, &error));
   /* Everything begun before the flush is on disk now. */
-  assert_types (check->f->w->session_repo, check->sid,
+  assert_types (check->f->t.w->session_repo, check->sid,
                 "session_created title_changed turn_appended");
   check->flushed = TRUE;
 }
@@ -1599,27 +1419,26 @@ static void
 test_flush (Fixture       *f,
             gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autoptr(JsonObject) input = user_message ("hi");
   g_autoptr(NatterSendOptions) config = natter_test_send_options ("helper", NULL, NULL);
   FlushCheck check = { f, sid, FALSE };
   g_autoptr(GAsyncResult) idle = NULL;
 
   /* Nothing in flight: a flush completes at once. */
-  natter_sessions_flush_async (f->sessions, NULL, result_cb, &idle);
-  g_assert_true (natter_sessions_flush_finish (f->sessions, wait_result (&idle), NULL));
+  natter_sessions_flush_async (f->t.sessions, NULL, natter_test_result_cb, &idle);
+  g_assert_true (natter_sessions_flush_finish (f->t.sessions, natter_test_sessions_wait_result (&idle), NULL));
 
-  script (f, NATTER_FAKE_STEP_HOLD, NULL);
-  natter_sessions_set_title_async (f->sessions, sid, "Mine", NULL, ignore_cb, natter_sessions_set_title_async);
-  natter_sessions_send_message_async (f->sessions, sid, input, config, NULL, ignore_cb, NULL);
-  natter_sessions_flush_async (f->sessions, NULL, flushed_cb, &check);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_STEP_HOLD, NULL);
+  natter_sessions_set_title_async (f->t.sessions, sid, "Mine", NULL, ignore_cb, natter_sessions_set_title_async);
+  natter_sessions_send_message_async (f->t.sessions, sid, input, config, NULL, ignore_cb, NULL);
+  natter_sessions_flush_async (f->t.sessions, NULL, flushed_cb, &check);
   natter_test_wait_for_flag (&check.flushed, TIMEOUT_MS);
 
   /* A flush never waits for the model. */
-  while (natter_fake_model_get_n_held (f->w->fakes->model) == 0)
-    g_main_context_iteration (NULL, TRUE);
-  natter_fake_model_release (f->w->fakes->model);
-  wait_status (f, sid, "completed");
+  natter_fake_model_wait_held (f->t.w->fakes->model, 1, TIMEOUT_MS);
+  natter_fake_model_release (f->t.w->fakes->model);
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 }
 
 static void
@@ -1631,28 +1450,28 @@ test_pitfall_titles (Fixture       *f,
   char *ids[G_N_ELEMENTS (titles)] = { NULL };
 
   for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
-    ids[i] = create_session (f, titles[i], NULL);
+    ids[i] = natter_test_sessions_create_full (&f->t, titles[i], NULL);
   for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
     {
-      g_autoptr(NatterSessionState) state = get_session (f, ids[i]);
+      g_autoptr(NatterSessionState) state = natter_test_sessions_get (&f->t, ids[i]);
 
       g_assert_cmpstr (natter_session_state_get_title (state), ==, titles[i]);
-      g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->index, ids[i])),
+      g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->t.index, ids[i])),
                        ==, titles[i]);
     }
   for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
     {
       g_assert_true (delete_session (f, ids[i], NULL));
-      g_assert_cmpuint (n_files (f->w->session_repo), ==, G_N_ELEMENTS (titles) - i - 1);
+      g_assert_cmpuint (n_files (f->t.w->session_repo), ==, G_N_ELEMENTS (titles) - i - 1);
       for (guint j = i + 1; j < G_N_ELEMENTS (titles); j++)
         {
-          g_autoptr(NatterSessionState) state = get_session (f, ids[j]);
+          g_autoptr(NatterSessionState) state = natter_test_sessions_get (&f->t, ids[j]);
 
           g_assert_cmpstr (natter_session_state_get_title (state), ==, titles[j]);
         }
     }
   /* The storage dir itself is intact. */
-  g_assert_true (g_file_query_exists (f->w->storage, NULL));
+  g_assert_true (g_file_query_exists (f->t.w->storage, NULL));
   for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
     g_free (ids[i]);
 }
@@ -1661,23 +1480,23 @@ static void
 test_rename_then_send (Fixture       *f,
                        gconstpointer  data)
 {
-  g_autofree char *renamed = create_session (f, NULL, NULL);
-  g_autofree char *empty_title = create_session (f, "", NULL);
+  g_autofree char *renamed = natter_test_sessions_create (&f->t);
+  g_autofree char *empty_title = natter_test_sessions_create_titled (&f->t, "");
   g_autofree char *t1 = NULL;
   g_autofree char *t2 = NULL;
 
   set_title (f, renamed, "Mine");
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   t1 = send (f, renamed, "hello");
-  wait_status (f, renamed, "completed");
-  assert_types (f->w->session_repo, renamed, "session_created title_changed turn_appended");
-  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->index, renamed)),
+  natter_test_sessions_wait_status (&f->t, renamed, "completed");
+  assert_types (f->t.w->session_repo, renamed, "session_created title_changed turn_appended");
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->t.index, renamed)),
                    ==, "Mine");
 
   /* A title set to "" at creation is the user's too. */
   t2 = send (f, empty_title, "hello");
-  wait_status (f, empty_title, "completed");
-  assert_types (f->w->session_repo, empty_title, "session_created turn_appended");
+  natter_test_sessions_wait_status (&f->t, empty_title, "completed");
+  assert_types (f->t.w->session_repo, empty_title, "session_created turn_appended");
 }
 
 static void
@@ -1711,11 +1530,11 @@ test_create_rejects_bad_cwd (Fixture       *f,
   g_autoptr(GError) error = NULL;
   g_autofree char *id = NULL;
 
-  natter_sessions_create_session_async (f->sessions, NULL, "relative/path", NULL, NULL, NULL, result_cb, &result);
-  id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_create_session_async (f->t.sessions, NULL, "relative/path", NULL, NULL, NULL, natter_test_result_cb, &result);
+  id = natter_sessions_create_session_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_null (id);
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
-  g_assert_cmpuint (n_files (f->w->session_repo), ==, 0);
+  g_assert_cmpuint (n_files (f->t.w->session_repo), ==, 0);
 }
 
 /* A process restart over the same files: a new turn runtime (with an
@@ -1724,32 +1543,31 @@ static void
 restart (Fixture *f)
 {
   g_autoptr(NatterToolRegistry) tools = natter_fake_tools_new ();
-  g_autoptr(NatterTurnContextResolver) contexts = natter_turn_context_resolver_new (f->w->turn_repo);
-  NatterTurnRuntime *old = f->w->runtime;
+  g_autoptr(NatterTurnContextResolver) contexts = natter_turn_context_resolver_new (f->t.w->turn_repo);
+  NatterTurnRuntime *old = f->t.w->runtime;
 
-  wait_until (f, all_advances_done, NULL);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  wait_finalized (f, f->sessions);
-  f->w->runtime = natter_turn_runtime_new (f->w->turn_repo, f->w->ids, NATTER_CLOCK (f->w->clock),
-                                           NATTER_AGENT_RESOLVER (f->w->fakes),
-                                           NATTER_MODEL_REGISTRY (f->w->fakes), tools,
+  natter_test_sessions_wait_idle (&f->t);
+  natter_test_drain_main_context ();
+  natter_test_wait_finalized (f->t.sessions, TIMEOUT_MS);
+  f->t.w->runtime = natter_turn_runtime_new (f->t.w->turn_repo, f->t.w->ids, NATTER_CLOCK (f->t.w->clock),
+                                           NATTER_AGENT_RESOLVER (f->t.w->fakes),
+                                           NATTER_MODEL_REGISTRY (f->t.w->fakes), tools,
                                            NATTER_CONTEXT_RESOLVER (contexts),
-                                           NATTER_PERMISSION_CHECKER (f->w->fakes),
-                                           NATTER_PERMISSION_CLASSIFIER (f->w->fakes),
-                                           f->w->hub, NULL, 0);
-  wait_finalized (f, old);
-  f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
-                                     NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
-  g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
-  g_signal_connect (f->sessions, "turn-event", G_CALLBACK (turn_event_cb), f);
+                                           NATTER_PERMISSION_CHECKER (f->t.w->fakes),
+                                           NATTER_PERMISSION_CLASSIFIER (f->t.w->fakes),
+                                           f->t.w->hub, NULL, 0);
+  natter_test_wait_finalized (old, TIMEOUT_MS);
+  f->t.sessions = natter_sessions_new (f->t.w->session_repo, f->t.w->turn_repo, f->t.w->runtime, f->t.w->hub,
+                                     NATTER_CLOCK (f->t.w->clock), f->t.w->ids, f->t.index);
+  g_signal_connect (f->t.sessions, "session-index-changed", G_CALLBACK (changed_cb), f);
+  g_signal_connect (f->t.sessions, "turn-event", G_CALLBACK (turn_event_cb), f);
 }
 
 static char *
 turn_path (Fixture    *f,
            const char *turn_id)
 {
-  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->w->turn_repo, turn_id, NULL);
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->t.w->turn_repo, turn_id, NULL);
 
   return g_file_get_path (file);
 }
@@ -1768,7 +1586,7 @@ test_unreadable_earlier_turn (Fixture       *f,
                               gconstpointer  data)
 {
   gboolean missing = GPOINTER_TO_INT (data);
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
   g_autofree char *three = NULL;
@@ -1779,37 +1597,37 @@ test_unreadable_earlier_turn (Fixture       *f,
   g_autofree char *log_before = NULL;
   g_autofree char *log_after = NULL;
   g_autofree char *session_path = NULL;
-  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (f->w->session_repo, sid, NULL);
+  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (f->t.w->session_repo, sid, NULL);
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   guint turn_files;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   two = send (f, sid, "two");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   three = send (f, sid, "three");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 
   path = turn_path (f, one);
   if (missing)
     g_assert_cmpint (g_unlink (path), ==, 0);
   else
     {
-      corrupt_file (f->w->turn_repo, one);
+      corrupt_file (f->t.w->turn_repo, one);
       g_assert_true (g_file_get_contents (path, &damaged, NULL, NULL));
     }
   restart (f);
   session_path = g_file_get_path (session_file);
   g_assert_true (g_file_get_contents (session_path, &log_before, NULL, NULL));
-  turn_files = n_files (f->w->turn_repo);
+  turn_files = n_files (f->t.w->turn_repo);
 
   /* Sent twice, as a person trying again would: refused both times. */
   for (guint i = 0; i < 2; i++)
     {
-      g_autofree char *refused = send_with (f, sid, "four", NULL, &error);
+      g_autofree char *refused = natter_test_sessions_send (&f->t, sid, "four", &error);
 
       g_assert_null (refused);
       g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
@@ -1822,17 +1640,17 @@ test_unreadable_earlier_turn (Fixture       *f,
         }
       g_clear_error (&error);
     }
-  g_assert_cmpuint (n_files (f->w->turn_repo), ==, turn_files);
+  g_assert_cmpuint (n_files (f->t.w->turn_repo), ==, turn_files);
   g_assert_true (g_file_get_contents (session_path, &log_after, NULL, NULL));
   g_assert_cmpstr (log_after, ==, log_before);
-  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->index, sid)), ==,
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->t.index, sid)), ==,
                    three);
 
   /* The way out: the readable part, which ends before the first turn. */
-  natter_sessions_recover_async (f->sessions, sid, NULL, result_cb, &result);
-  copy = natter_sessions_recover_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
-  state = get_session (f, copy);
+  state = natter_test_sessions_get (&f->t, copy);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);
 
   if (!missing)
@@ -1852,7 +1670,7 @@ static void
 test_fork_at_unreadable_turn (Fixture       *f,
                               gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
   g_autofree char *branch = NULL;
@@ -1860,21 +1678,21 @@ test_fork_at_unreadable_turn (Fixture       *f,
   g_autoptr(GError) error = NULL;
   guint sessions;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   two = send (f, sid, "two");
-  wait_status (f, sid, "completed");
-  corrupt_file (f->w->turn_repo, one);
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  corrupt_file (f->t.w->turn_repo, one);
   restart (f);
-  sessions = n_files (f->w->session_repo);
+  sessions = n_files (f->t.w->session_repo);
 
   branch = fork_session (f, sid, one, &error);
   g_assert_null (branch);
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
   path = turn_path (f, one);
   g_assert_nonnull (strstr (error->message, path));
-  g_assert_cmpuint (n_files (f->w->session_repo), ==, sessions);
+  g_assert_cmpuint (n_files (f->t.w->session_repo), ==, sessions);
 }
 
 /* An earlier turn whose lines are each well formed but out of order (an
@@ -1884,7 +1702,7 @@ static void
 test_earlier_turn_out_of_order (Fixture       *f,
                                 gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
   g_autofree char *path = NULL;
@@ -1892,18 +1710,18 @@ test_earlier_turn_out_of_order (Fixture       *f,
   g_autofree char *with_line = NULL;
   g_autoptr(GError) error = NULL;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   two = send (f, sid, "two");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   path = turn_path (f, one);
   late = g_strdup_printf ("{\"type\":\"turn_cancelled\",\"turnId\":\"%s\",\"ts\":\"2026-11-18T11:10:00.000Z\","
                           "\"usage\":{}}\n", one);
   natter_test_append_file (path, late);
   restart (f);
 
-  g_free (send_with (f, sid, "three", NULL, &error));
+  g_free (natter_test_sessions_send (&f->t, sid, "three", &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
   with_line = g_strdup_printf ("%s:5:", path);
   g_assert_nonnull (strstr (error->message, with_line));
@@ -1915,7 +1733,7 @@ static void
 test_recover_before_damaged_middle_turn (Fixture       *f,
                                          gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
   g_autofree char *three = NULL;
@@ -1930,30 +1748,30 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   two = send (f, sid, "two");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   three = send (f, sid, "three");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   set_title (f, sid, "Chosen");
-  corrupt_file (f->w->turn_repo, two);
+  corrupt_file (f->t.w->turn_repo, two);
   path = turn_path (f, two);
   restart (f);
 
-  natter_sessions_inspect_damage_async (f->sessions, sid, NULL, inspect_cb, &result);
-  damage = natter_sessions_inspect_damage_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   g_clear_object (&result);
   damage_path = g_file_get_path (damage->file);
   g_assert_cmpstr (damage_path, ==, path);
   g_assert_cmpuint (damage->n_turns, ==, 1);
 
-  natter_sessions_recover_async (f->sessions, sid, NULL, result_cb, &result);
-  copy = natter_sessions_recover_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
-  state = get_session (f, copy);
+  state = natter_test_sessions_get (&f->t, copy);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
   /* The copy has the conversation's title, and it is nobody's default:
@@ -1962,7 +1780,7 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
   g_assert_false (natter_session_state_get_title_is_default (state));
 
   next = send (f, copy, "again");
-  wait_status (f, copy, "completed");
+  natter_test_sessions_wait_status (&f->t, copy, "completed");
   context = context_of (f, next);
   expected = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", one);
   g_assert_cmpstr (context, ==, expected);
@@ -1974,16 +1792,16 @@ static void
 test_dangling_latest_turn (Fixture       *f,
                            gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autofree char *path = NULL;
   g_autoptr(NatterSessionIndex) scanned = NULL;
   g_autoptr(GError) error = NULL;
   const char *message;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "one");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   path = turn_path (f, tid);
   g_assert_cmpint (g_unlink (path), ==, 0);
 
@@ -1994,7 +1812,7 @@ test_dangling_latest_turn (Fixture       *f,
   g_assert_nonnull (strstr (message, path));
 
   restart (f);
-  g_free (send_with (f, sid, "two", NULL, &error));
+  g_free (natter_test_sessions_send (&f->t, sid, "two", &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
   g_assert_nonnull (strstr (error->message, "damaged"));
   g_assert_nonnull (strstr (error->message, path));
@@ -2005,9 +1823,9 @@ static void
 test_directory_as_session (Fixture       *f,
                            gconstpointer  data)
 {
-  g_autofree char *good = create_session (f, "good", NULL);
-  g_autofree char *gone = create_session (f, "gone", NULL);
-  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->w->session_repo, gone, NULL);
+  g_autofree char *good = natter_test_sessions_create_titled (&f->t, "good");
+  g_autofree char *gone = natter_test_sessions_create_titled (&f->t, "gone");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->t.w->session_repo, gone, NULL);
   g_autofree char *path = g_file_get_path (file);
   g_autoptr(NatterSessionIndex) scanned = NULL;
   NatterSessionIndexEntry *entry;
@@ -2032,7 +1850,7 @@ static void
 test_resume_unreadable_context (Fixture       *f,
                                 gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *one = NULL;
   g_autofree char *path = NULL;
   g_autoptr(GPtrArray) events = NULL;
@@ -2040,25 +1858,25 @@ test_resume_unreadable_context (Fixture       *f,
   const char *latest;
   JsonObject *terminal;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   send_crashing_at (f, sid, "two", NATTER_SESSIONS_STEP_APPEND);
   path = turn_path (f, one);
-  corrupt_file (f->w->turn_repo, one);
+  corrupt_file (f->t.w->turn_repo, one);
   restart (f);
 
   resume (f, sid, &error);
   g_assert_no_error (error);
-  wait_status (f, sid, "failed");
-  latest = natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->index, sid));
-  events = read_events (f->w->turn_repo, latest);
+  natter_test_sessions_wait_status (&f->t, sid, "failed");
+  latest = natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->t.index, sid));
+  events = natter_test_sessions_read (f->t.w->turn_repo, latest);
   terminal = event_at (events, events->len - 1);
   g_assert_cmpstr (json_object_get_string_member (terminal, "code"), ==, NATTER_TURN_FAILED_CONTEXT_UNREADABLE);
   g_assert_nonnull (strstr (json_object_get_string_member (terminal, "error"), path));
 
   /* The history is still damaged: the next message is refused. */
-  g_free (send_with (f, sid, "three", NULL, &error));
+  g_free (natter_test_sessions_send (&f->t, sid, "three", &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
   g_assert_nonnull (strstr (error->message, path));
 }
@@ -2097,7 +1915,7 @@ static void
 test_recover_readable_prefix (Fixture       *f,
                               gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
   g_autofree char *three = NULL;
@@ -2109,7 +1927,7 @@ test_recover_readable_prefix (Fixture       *f,
   g_autofree char *damage_path = NULL;
   g_autofree char *context = NULL;
   g_autofree char *expected = NULL;
-  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->w->session_repo, sid, NULL);
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->t.w->session_repo, sid, NULL);
   g_autoptr(NatterSessionIndex) scanned = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(NatterSessionDamage) damage = NULL;
@@ -2117,13 +1935,13 @@ test_recover_readable_prefix (Fixture       *f,
   g_autoptr(GError) error = NULL;
   NatterSessionIndexEntry *entry;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   two = send (f, sid, "two");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   three = send (f, sid, "three");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
 
   /* session_created, turn_appended, title_changed, turn_appended ×2:
    * the second turn_appended is damaged. */
@@ -2136,8 +1954,8 @@ test_recover_readable_prefix (Fixture       *f,
   g_assert_nonnull (natter_session_index_entry_get_error (entry));
   g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
 
-  natter_sessions_inspect_damage_async (f->sessions, sid, NULL, inspect_cb, &result);
-  damage = natter_sessions_inspect_damage_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   g_clear_object (&result);
   g_assert_cmpstr (damage->title, ==, "one");
@@ -2148,8 +1966,8 @@ test_recover_readable_prefix (Fixture       *f,
   g_assert_cmpuint (damage->n_turns, ==, 1);
   g_assert_true (damage->can_copy);
 
-  natter_sessions_recover_async (f->sessions, sid, NULL, result_cb, &result);
-  copy = natter_sessions_recover_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   g_assert_nonnull (copy);
   g_assert_cmpstr (copy, !=, sid);
@@ -2158,11 +1976,11 @@ test_recover_readable_prefix (Fixture       *f,
   g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, before);
 
-  state = get_session (f, copy);
+  state = natter_test_sessions_get (&f->t, copy);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_turn (state, 0)->turn_id, ==, one);
   g_assert_cmpstr (natter_session_state_get_title (state), ==, "one");
-  entry = natter_session_index_lookup (f->index, copy);
+  entry = natter_session_index_lookup (f->t.index, copy);
   g_assert_nonnull (entry);
   g_assert_null (natter_session_index_entry_get_error (entry));
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "completed");
@@ -2170,7 +1988,7 @@ test_recover_readable_prefix (Fixture       *f,
 
   /* The copy goes on from its last turn. */
   next = send (f, copy, "four");
-  wait_status (f, copy, "completed");
+  natter_test_sessions_wait_status (&f->t, copy, "completed");
   context = context_of (f, next);
   expected = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", one);
   g_assert_cmpstr (context, ==, expected);
@@ -2185,7 +2003,7 @@ static void
 test_recover_without_damaged_latest_turn (Fixture       *f,
                                           gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, NULL, NULL);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
   g_autofree char *copy = NULL;
@@ -2196,16 +2014,16 @@ test_recover_without_damaged_latest_turn (Fixture       *f,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
-  wait_status (f, sid, "completed");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
   two = send (f, sid, "two");
-  wait_status (f, sid, "completed");
-  corrupt_file (f->w->turn_repo, two);
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  corrupt_file (f->t.w->turn_repo, two);
   path = turn_path (f, two);
 
-  natter_sessions_inspect_damage_async (f->sessions, sid, NULL, inspect_cb, &result);
-  damage = natter_sessions_inspect_damage_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   g_clear_object (&result);
   damage_path = g_file_get_path (damage->file);
@@ -2213,10 +2031,10 @@ test_recover_without_damaged_latest_turn (Fixture       *f,
   g_assert_cmpuint (damage->line, ==, 5);
   g_assert_cmpuint (damage->n_turns, ==, 1);
 
-  natter_sessions_recover_async (f->sessions, sid, NULL, result_cb, &result);
-  copy = natter_sessions_recover_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
-  state = get_session (f, copy);
+  state = natter_test_sessions_get (&f->t, copy);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
 }
@@ -2229,8 +2047,8 @@ static void
 test_get_session_shared_read (Fixture       *f,
                               gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f, "Before", NULL);
-  g_autofree char *ghost = natter_id_generator_next (f->w->ids);
+  g_autofree char *sid = natter_test_sessions_create_titled (&f->t, "Before");
+  g_autofree char *ghost = natter_id_generator_next (f->t.w->ids);
   g_autoptr(GAsyncResult) a = NULL;
   g_autoptr(GAsyncResult) b = NULL;
   g_autoptr(GAsyncResult) c = NULL;
@@ -2243,17 +2061,17 @@ test_get_session_shared_read (Fixture       *f,
   g_autoptr(NatterSessionState) state_d = NULL;
   g_autoptr(GError) error = NULL;
 
-  natter_sessions_get_session_async (f->sessions, sid, NULL, result_cb, &a);
-  natter_sessions_get_session_async (f->sessions, sid, cancellable, result_cb, &b);
+  natter_sessions_get_session_async (f->t.sessions, sid, NULL, natter_test_result_cb, &a);
+  natter_sessions_get_session_async (f->t.sessions, sid, cancellable, natter_test_result_cb, &b);
   g_cancellable_cancel (cancellable);
-  natter_sessions_get_session_async (f->sessions, sid, NULL, result_cb, &c);
-  state_a = natter_sessions_get_session_finish (f->sessions, wait_result (&a), &error);
+  natter_sessions_get_session_async (f->t.sessions, sid, NULL, natter_test_result_cb, &c);
+  state_a = natter_sessions_get_session_finish (f->t.sessions, natter_test_sessions_wait_result (&a), &error);
   g_assert_no_error (error);
-  state_b = natter_sessions_get_session_finish (f->sessions, wait_result (&b), &error);
+  state_b = natter_sessions_get_session_finish (f->t.sessions, natter_test_sessions_wait_result (&b), &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_null (state_b);
   g_clear_error (&error);
-  state_c = natter_sessions_get_session_finish (f->sessions, wait_result (&c), &error);
+  state_c = natter_sessions_get_session_finish (f->t.sessions, natter_test_sessions_wait_result (&c), &error);
   g_assert_no_error (error);
   /* One read: the very same state. */
   g_assert_true (state_a == state_c);
@@ -2262,28 +2080,28 @@ test_get_session_shared_read (Fixture       *f,
   /* A read begins; a rename finishes while it may still run; a request
    * after the rename sees it. */
   g_clear_object (&a);
-  natter_sessions_get_session_async (f->sessions, sid, NULL, result_cb, &a);
-  natter_sessions_set_title_async (f->sessions, sid, "After", NULL, result_cb, &renamed);
-  g_assert_true (natter_sessions_set_title_finish (f->sessions, wait_result (&renamed), &error));
+  natter_sessions_get_session_async (f->t.sessions, sid, NULL, natter_test_result_cb, &a);
+  natter_sessions_set_title_async (f->t.sessions, sid, "After", NULL, natter_test_result_cb, &renamed);
+  g_assert_true (natter_sessions_set_title_finish (f->t.sessions, natter_test_sessions_wait_result (&renamed), &error));
   g_assert_no_error (error);
-  natter_sessions_get_session_async (f->sessions, sid, NULL, result_cb, &d);
-  state_d = natter_sessions_get_session_finish (f->sessions, wait_result (&d), &error);
+  natter_sessions_get_session_async (f->t.sessions, sid, NULL, natter_test_result_cb, &d);
+  state_d = natter_sessions_get_session_finish (f->t.sessions, natter_test_sessions_wait_result (&d), &error);
   g_assert_no_error (error);
   g_assert_cmpstr (natter_session_state_get_title (state_d), ==, "After");
   g_clear_pointer (&state_a, natter_session_state_unref);
-  state_a = natter_sessions_get_session_finish (f->sessions, wait_result (&a), &error);
+  state_a = natter_sessions_get_session_finish (f->t.sessions, natter_test_sessions_wait_result (&a), &error);
   g_assert_no_error (error);
   g_assert_true (state_a != state_d);
 
   /* A session that is not there fails every requester alike. */
   g_clear_object (&a);
   g_clear_object (&b);
-  natter_sessions_get_session_async (f->sessions, ghost, NULL, result_cb, &a);
-  natter_sessions_get_session_async (f->sessions, ghost, NULL, result_cb, &b);
-  g_assert_null (natter_sessions_get_session_finish (f->sessions, wait_result (&a), &error));
+  natter_sessions_get_session_async (f->t.sessions, ghost, NULL, natter_test_result_cb, &a);
+  natter_sessions_get_session_async (f->t.sessions, ghost, NULL, natter_test_result_cb, &b);
+  g_assert_null (natter_sessions_get_session_finish (f->t.sessions, natter_test_sessions_wait_result (&a), &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
   g_clear_error (&error);
-  g_assert_null (natter_sessions_get_session_finish (f->sessions, wait_result (&b), &error));
+  g_assert_null (natter_sessions_get_session_finish (f->t.sessions, natter_test_sessions_wait_result (&b), &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
 }
 
