@@ -747,8 +747,7 @@ test_load_for_new_message (Fixture       *f,
   /* In a worker thread, the same. */
   g_clear_pointer (&sources, g_ptr_array_unref);
   natter_attachments_load_async (f->blobs, blob_parts, NULL, loaded_cb, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  natter_test_wait_for_pointer ((gpointer *) &result, 10000);
   sources = natter_attachments_load_finish (result, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (sources->len, ==, 2);

@@ -743,6 +743,21 @@ completed (NatterSessionIndex *index,
   return entry != NULL && g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0;
 }
 
+typedef struct
+{
+  NatterSessions     *sessions;
+  NatterSessionIndex *index;
+  const char         *session_id;
+} Talked;
+
+static gboolean
+talk_settled (gpointer data)
+{
+  Talked *talked = data;
+
+  return completed (talked->index, talked->session_id) && natter_sessions_get_n_advances (talked->sessions) == 0;
+}
+
 /* A session whose one turn asked @text and got @answer. */
 static char *
 talk (NatterTestWorld    *w,
@@ -772,8 +787,11 @@ talk (NatterTestWorld    *w,
   natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
   turn_id = natter_sessions_send_message_finish (sessions, result, &error);
   g_assert_no_error (error);
-  while (!completed (index, session_id) || natter_sessions_get_n_advances (sessions) > 0)
-    g_main_context_iteration (NULL, TRUE);
+  {
+    Talked talked = { sessions, index, session_id };
+
+    g_assert_true (natter_test_wait_until (talk_settled, &talked, TIMEOUT_MS));
+  }
   return session_id;
 }
 
@@ -840,18 +858,9 @@ test_content_hits (Fixture       *f,
   /* A search thread may drop its task (and reference) a moment after
    * its answer arrived. */
   g_clear_object (&result);
-  g_object_add_weak_pointer (G_OBJECT (search), (gpointer *) &search);
-  g_object_unref (search);
-  {
-    gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
-
-    while (search != NULL && g_get_monotonic_time () < deadline)
-      g_main_context_iteration (NULL, FALSE);
-    g_assert_null (search);
-  }
+  natter_test_wait_finalized (g_steal_pointer (&search), TIMEOUT_MS);
   g_object_unref (sessions);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   g_object_unref (index);
   natter_test_world_free (w);
 }

@@ -513,8 +513,7 @@ test_new_finalize (gconstpointer data)
   g_assert_cmpstr (G_OBJECT_TYPE_NAME (object), ==, type_case->name);
   /* Whatever the constructor started (a directory monitor, an idle)
    * runs out before the last reference goes. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   g_assert_finalize_object (object);
   natter_test_world_free (f.w);
 }

@@ -1124,8 +1124,7 @@ send_killed_mid_answer (Fixture    *f,
 
   process = spawn (f, args);
   natter_test_communicate (process, &r);
-  while (f->server->bodies->len == 0)
-    g_main_context_iteration (NULL, TRUE);
+  natter_test_wait_for_count (&f->server->bodies->len, 1, WAIT_MS);
   g_subprocess_force_exit (process);
   natter_test_wait_for_flag (&r.done, WAIT_MS);
   g_assert_cmpint (r.status, ==, -1);

@@ -186,8 +186,7 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   g_clear_object (&f->runtime);
   g_clear_object (&f->mcp);
   g_clear_object (&f->agents);

@@ -448,8 +448,7 @@ static void
 runtime_tear_down (RuntimeFixture *f,
                    gconstpointer   data)
 {
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   g_assert_finalize_object (f->runtime);
   g_assert_finalize_object (f->world);
   g_clear_object (&f->repo);

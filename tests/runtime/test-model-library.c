@@ -368,8 +368,7 @@ test_pull_cancelled (Fixture       *f,
   g_assert_null (natter_model_pull_get_error (pull));
   /* Whatever the server still sends reaches nobody. */
   natter_test_ollama_finish_pull (f->ollama);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   g_assert_cmpuint (n_progress, ==, 0);
   g_assert_cmpuint (f->changed->len, ==, 0);
   /* Cancelling again does nothing. */

@@ -262,8 +262,7 @@ static void
 drop_runtime (Fixture *f)
 {
   /* Pending idles (a cancel kick after settlement) hold the execution. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   g_assert_finalize_object (f->runtime);
   f->runtime = NULL;
   g_assert_finalize_object (f->registry);
@@ -472,8 +471,7 @@ advance_full (Fixture      *f,
   g_assert_true (natter_turn_execution_get_settled (execution));
 
   /* Whatever is still queued runs now: a late delta would show. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   g_signal_handlers_disconnect_by_func (execution, delta_cb, run);
 
   if (run->error != NULL)

@@ -20,12 +20,6 @@
 
 typedef NatterTestSessions Fixture;
 
-static gboolean
-model_held (NatterTestSessions *t,
-            gconstpointer       data)
-{
-  return natter_fake_model_get_n_held (t->w->fakes->model) == 1;
-}
 
 static NatterTurnState *
 reduce_turn (Fixture    *f,
@@ -58,7 +52,7 @@ test_first_token_and_speed (Fixture       *f,
   natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NULL);
   turn_id = natter_test_sessions_send (f, sid, "count to a hundred", &error);
   g_assert_no_error (error);
-  natter_test_sessions_wait_until (f, model_held, NULL);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
 
   /* 400 ms until the first words, then 2 s for the rest. */
   natter_fake_clock_advance (f->w->clock, 400 * 1000);
@@ -106,7 +100,7 @@ test_no_first_token (Fixture       *f,
   natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NULL);
   turn_id = natter_test_sessions_send (f, sid, "hello", &error);
   g_assert_no_error (error);
-  natter_test_sessions_wait_until (f, model_held, NULL);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
   natter_fake_clock_advance (f->w->clock, 300 * 1000);
   natter_fake_model_release (f->w->fakes->model);
   natter_test_sessions_wait_status (f, sid, "completed");

@@ -63,8 +63,7 @@ fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   /* Pending idles (a cancel kick after settlement) hold the execution. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   g_assert_finalize_object (f->runtime);
   g_clear_object (&f->world);
   g_clear_object (&f->hub);
@@ -592,23 +591,6 @@ cancel_on_invocation_cb (NatterTurnExecution *execution,
     g_cancellable_cancel (cancellable);
 }
 
-/* Drops the caller's reference and iterates until the execution is gone:
- * a sync tool's worker holds it until the worker has returned. */
-static void
-drop_execution (NatterTurnExecution **execution)
-{
-  gpointer weak = *execution;
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-
-  g_object_add_weak_pointer (G_OBJECT (*execution), &weak);
-  g_clear_object (execution);
-  while (weak != NULL)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, TRUE);
-    }
-}
-
 static void
 test_cancel_during_model_call (Fixture       *f,
                                gconstpointer  data)
@@ -651,7 +633,8 @@ test_cancel_during_sync_tool (Fixture       *f,
   g_assert_no_error (wait.error);
   outcome = wait.outcome;
   g_assert_cmpint (outcome->kind, ==, NATTER_TURN_OUTCOME_CANCELLED);
-  drop_execution (&execution);
+  /* A sync tool's worker holds the execution until it has returned. */
+  natter_test_wait_finalized (g_steal_pointer (&execution), 10000);
 
   /* The worker's late answer is dropped: one runtime "cancelled" result. */
   assert_types (f, turn_id, "model_call_requested model_call_completed tool_invocation_requested "
@@ -1441,8 +1424,7 @@ test_unknown_agent_creates_nothing (Fixture       *f,
                                          json_node_get_object (input), json_node_get_object (config),
                                          NULL, NULL, NULL);
   /* Runs synchronously up to the resolver; nothing was created. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   ids = natter_jsonl_repo_list_ids_sync (f->repo, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_strv_length (ids), ==, 0);

@@ -241,26 +241,12 @@ test_off (Fixture       *f,
   g_assert_cmpstr (titles, ==, "hello");
 }
 
-static gboolean
-deadline_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
 /* Drives the main loop until the scripted server has had @n requests. */
 static void
 wait_for_requests (Fixture *f,
                    guint    n)
 {
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (WAIT_MS, deadline_cb, &timed_out);
-
-  while (f->server->bodies->len < n && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (!timed_out)
-    g_source_remove (id);
-  g_assert_cmpuint (f->server->bodies->len, >=, n);
+  natter_test_wait_for_count (&f->server->bodies->len, n, WAIT_MS);
 }
 
 static void

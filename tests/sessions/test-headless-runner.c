@@ -96,8 +96,7 @@ test_abort_cancels_the_turn (void)
   natter_send_options_set_max_model_calls (options, 3);
   natter_fake_model_script (w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
   natter_headless_runner_run_async (runner, options, NULL, input, cancellable, result_cb, &result);
-  while (natter_fake_model_get_n_held (w->fakes->model) == 0)
-    g_main_context_iteration (NULL, TRUE);
+  natter_fake_model_wait_held (w->fakes->model, 1, 10000);
   g_cancellable_cancel (cancellable);
   natter_test_wait_for_pointer ((gpointer *) &result, 10000);
   outcome = natter_headless_runner_run_finish (runner, result, &turn_id, &text, &error);

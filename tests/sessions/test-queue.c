@@ -89,17 +89,10 @@ wait_settled (Fixture    *f,
 
   natter_test_sessions_wait_until (f, settled_at, &s);
   /* A promotion may have been started by the last settle: let it run. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   natter_test_sessions_wait_until (f, settled_at, &s);
 }
 
-static gboolean
-model_holds (NatterTestSessions *t,
-             gconstpointer       data)
-{
-  return natter_fake_model_get_n_held (t->w->fakes->model) > 0;
-}
 
 /* The text the turn @index (0-based) of @sid was created with, and the
  * queue ids its turn_appended consumed ("" for none). */
@@ -157,7 +150,7 @@ test_promotes_fifo_after_completion (Fixture       *f,
 
   natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   first = send_text (f, sid, "first");
-  natter_test_sessions_wait_until (f, model_holds, NULL);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
   a = queue (f, sid, "A", TRUE);
   b = queue (f, sid, "B", TRUE);
   g_assert_nonnull (a);
@@ -201,7 +194,7 @@ test_nothing_queued_reads_nothing (Fixture       *f,
   g_assert_cmpuint (natter_sessions_get_n_session_reads (f->sessions) - reads, ==, 1);
 
   third = send_text (f, sid, "third");
-  natter_test_sessions_wait_until (f, model_holds, NULL);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
   a = queue (f, sid, "A", TRUE);
   natter_fake_model_release (f->w->fakes->model);
   wait_settled (f, sid, 4, "completed");
@@ -225,7 +218,7 @@ test_held_queue_waits (Fixture       *f,
 
   natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
   first = send_text (f, sid, "first");
-  natter_test_sessions_wait_until (f, model_holds, NULL);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
   a = queue (f, sid, "A", TRUE);
   natter_sessions_hold_queue (f->sessions, sid);
   natter_sessions_hold_queue (f->sessions, sid);
@@ -305,7 +298,7 @@ test_waiter_flush_waits_for_the_promotion (Fixture       *f,
 
   natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
   first = send_text (f, sid, "first");
-  natter_test_sessions_wait_until (f, model_holds, NULL);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
   a = queue (f, sid, "A", TRUE);
   w.sid = sid;
   natter_sessions_wait_for_turn_async (f->sessions, first, NULL, waited_then_flush_cb, &w);
@@ -341,7 +334,7 @@ test_does_not_promote_after_failure_or_cancel (Fixture       *f,
     g_free (natter_sessions_send_message_finish (f->sessions, natter_test_sessions_wait_result (&sent), &error));
     g_assert_no_error (error);
   }
-  natter_test_sessions_wait_until (f, model_holds, NULL);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
   q1 = queue (f, failed, "after failure", TRUE);
   natter_fake_model_release_with (f->w->fakes->model, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("x", "sa", "{}")));
   wait_settled (f, failed, 1, "failed");
@@ -349,7 +342,7 @@ test_does_not_promote_after_failure_or_cancel (Fixture       *f,
 
   natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NULL);
   turn = send_text (f, stopped, "will be stopped");
-  natter_test_sessions_wait_until (f, model_holds, NULL);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
   q2 = queue (f, stopped, "after stop", TRUE);
   natter_sessions_stop_turn_async (f->sessions, turn, NULL, NULL, natter_test_result_cb, &result);
   g_assert_true (natter_sessions_stop_turn_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
@@ -388,8 +381,7 @@ test_does_not_promote_after_a_crash (Fixture       *f,
 
   queued = queue (f, sid, "after the crash", TRUE);
   g_assert_nonnull (queued);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   state = natter_test_sessions_get (f, sid);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 1);
@@ -408,21 +400,7 @@ lose_a_promotion (Fixture    *f,
 static void
 restart (Fixture *f)
 {
-  gpointer weak = f->sessions;
-
-  gint64 deadline = g_get_monotonic_time () + NATTER_TEST_TIMEOUT_MS * 1000;
-
-  /* A worker thread may drop the last reference of a finished task after
-   * its callback ran, without waking the main context: poll. */
-  g_object_add_weak_pointer (weak, &weak);
-  g_clear_object (&f->sessions);
-  while (weak != NULL)
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("The session service was not finalized");
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_thread_yield ();
-    }
+  natter_test_wait_finalized (g_steal_pointer (&f->sessions), NATTER_TEST_TIMEOUT_MS);
   g_assert_finalize_object (f->index);
   f->index = natter_session_index_new ();
   f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
@@ -505,7 +483,7 @@ test_edit_and_remove (Fixture       *f,
 
   natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
   g_free (send_text (f, sid, "first"));
-  natter_test_sessions_wait_until (f, model_holds, NULL);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
   a = queue (f, sid, "A", TRUE);
   b = queue (f, sid, "B", TRUE);
   g_assert_true (edit (f, sid, a, "A, edited", &error));
@@ -565,7 +543,7 @@ test_concurrent_queue_and_send_serialize (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 1)),
                                                   "queueId"), ==, queue_id);
 
-  natter_test_sessions_wait_until (f, model_holds, NULL);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
   natter_fake_model_release (f->w->fakes->model);
   wait_settled (f, sid, 3, "completed");
   assert_turn (f, sid, 1, "S", "");

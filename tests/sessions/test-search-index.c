@@ -21,15 +21,13 @@
 #include "natter-search-index-private.h"
 #include "natter-session-index-private.h"
 #include "natter-sessions-private.h"
-#include "natter-test-fakes.h"
+#include "natter-test-sessions.h"
 
 #define TIMEOUT_MS 20000
 
 typedef struct
 {
-  NatterTestWorld    *w;
-  NatterSessionIndex *index;
-  NatterSessions     *sessions;
+  NatterTestSessions  t;       /* first: a Fixture is a NatterTestSessions */
   GFile              *cache;
   NatterSearchIndex  *search;
 } Fixture;
@@ -38,98 +36,19 @@ static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  f->w = natter_test_world_new ();
-  f->index = natter_session_index_new ();
-  f->sessions = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
-                                     NATTER_CLOCK (f->w->clock), f->w->ids, f->index);
-  f->cache = g_file_resolve_relative_path (f->w->dir, "cache/search.sqlite");
-}
-
-typedef gboolean (*Condition) (Fixture *f, gconstpointer data);
-
-static gboolean
-wake_cb (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-wait_until (Fixture       *f,
-            Condition      condition,
-            gconstpointer  data)
-{
-  gint64 deadline = g_get_monotonic_time () + TIMEOUT_MS * 1000;
-  guint id = g_timeout_add (10, wake_cb, NULL);
-
-  while (!condition (f, data))
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("Timed out waiting for a condition");
-      g_main_context_iteration (NULL, TRUE);
-    }
-  g_source_remove (id);
-}
-
-static gboolean
-all_advances_done (Fixture       *f,
-                   gconstpointer  data)
-{
-  return natter_sessions_get_n_advances (f->sessions) == 0;
+  natter_test_sessions_set_up (&f->t, data);
+  f->cache = g_file_resolve_relative_path (f->t.w->dir, "cache/search.sqlite");
 }
 
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  wait_until (f, all_advances_done, NULL);
+  natter_test_sessions_wait_idle (&f->t);
   if (f->search != NULL)
     g_assert_finalize_object (f->search);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_object_unref (f->sessions);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_object_unref (f->index);
   g_object_unref (f->cache);
-  natter_test_world_free (f->w);
-}
-
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  natter_test_wait_for_pointer ((gpointer *) slot, TIMEOUT_MS);
-  return *slot;
-}
-
-static char *
-create_session (Fixture *f)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *id;
-
-  natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, result_cb, &result);
-  id = natter_sessions_create_session_finish (f->sessions, wait_result (&result), &error);
-  g_assert_no_error (error);
-  return id;
-}
-
-static gboolean
-status_is (Fixture       *f,
-           gconstpointer  data)
-{
-  const char * const *pair = data;
-  NatterSessionIndexEntry *entry = natter_session_index_lookup (f->index, pair[0]);
-
-  return entry != NULL && g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), pair[1]) == 0;
+  natter_test_sessions_tear_down (&f->t, data);
 }
 
 /* Sends @text to @session_id, the fake model answering @answer, and waits
@@ -147,22 +66,21 @@ exchange (Fixture    *f,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *step_text = NULL;
-  const char *pair[] = { session_id, "completed" };
   char *turn_id;
 
   json_object_set_string_member (step, "role", "assistant");
   json_object_set_string_member (step, "content", answer);
   json_node_set_object (node, step);
   step_text = json_to_string (node, FALSE);
-  natter_fake_model_script (f->w->fakes->model, step_text, NULL);
+  natter_fake_model_script (f->t.w->fakes->model, step_text, NULL);
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
-  turn_id = natter_sessions_send_message_finish (f->sessions, wait_result (&result), &error);
+  natter_sessions_send_message_async (f->t.sessions, session_id, input, options, NULL, natter_test_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
-  wait_until (f, status_is, pair);
-  wait_until (f, all_advances_done, NULL);
+  natter_test_sessions_wait_status (&f->t, session_id, "completed");
+  natter_test_sessions_wait_idle (&f->t);
   return turn_id;
 }
 
@@ -170,7 +88,7 @@ static NatterSearchIndex *
 start_search (Fixture *f)
 {
   g_clear_object (&f->search);
-  f->search = natter_search_index_new (f->cache, f->w->session_repo, f->w->turn_repo, f->sessions);
+  f->search = natter_search_index_new (f->cache, f->t.w->session_repo, f->t.w->turn_repo, f->t.sessions);
   natter_search_index_start (f->search);
   return f->search;
 }
@@ -181,8 +99,8 @@ wait_indexed (Fixture *f)
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  natter_search_index_wait_async (f->search, NULL, result_cb, &result);
-  g_assert_true (natter_search_index_wait_finish (f->search, wait_result (&result), &error));
+  natter_search_index_wait_async (f->search, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_search_index_wait_finish (f->search, natter_test_sessions_wait_result (&result), &error));
   g_assert_no_error (error);
   g_assert_false (natter_search_index_get_indexing (f->search));
 }
@@ -223,8 +141,8 @@ static void
 test_finds_messages_and_answers (Fixture       *f,
                                  gconstpointer  data)
 {
-  g_autofree char *penguins = create_session (f);
-  g_autofree char *giraffes = create_session (f);
+  g_autofree char *penguins = natter_test_sessions_create (&f->t);
+  g_autofree char *giraffes = natter_test_sessions_create (&f->t);
   g_autofree char *t1 = exchange (f, penguins, "Where do penguins live?", "Penguins live in Antarctica.");
   g_autofree char *t2 = exchange (f, giraffes, "How tall are giraffes?", "Giraffes grow up to six metres.");
   g_autofree char *t3 = exchange (f, penguins, "And emperor ones?", "Emperor penguins huddle in the cold.");
@@ -268,7 +186,7 @@ static void
 test_query_syntax_is_words (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = exchange (f, sid, "NEAR(alpha beta) AND \"quoted\" col:x", "a*b <tag> & more");
   g_autofree char *hit = hit_line (sid, tid);
   const char *odd[] = { "\"", "NEAR(", "AND", "OR NOT", "*", "col:", "^", "(", "a\"b", "-", "' OR 1=1 --" };
@@ -311,8 +229,8 @@ delete_session (Fixture    *f,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  natter_sessions_delete_session_async (f->sessions, session_id, NULL, result_cb, &result);
-  g_assert_true (natter_sessions_delete_session_finish (f->sessions, wait_result (&result), &error));
+  natter_sessions_delete_session_async (f->t.sessions, session_id, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_delete_session_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error));
   g_assert_no_error (error);
 }
 
@@ -329,8 +247,8 @@ test_write_through (Fixture       *f,
 
   start_search (f);
   wait_indexed (f);
-  sid = create_session (f);
-  other = create_session (f);
+  sid = natter_test_sessions_create (&f->t);
+  other = natter_test_sessions_create (&f->t);
 
   /* A turn that completes is found without a restart. */
   t1 = exchange (f, sid, "Tell me about quokkas", "Quokkas are small marsupials.");
@@ -359,7 +277,7 @@ static void
 test_corrupt_index_rebuilt (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = exchange (f, sid, "Name a volcano", "Vesuvius.");
   g_autofree char *hit = hit_line (sid, tid);
   g_autofree char *path = g_file_get_path (f->cache);
@@ -409,7 +327,7 @@ static void
 test_cache_path_not_a_file (Fixture       *f,
                             gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = exchange (f, sid, "Name a glacier", "Aletsch.");
   g_autofree char *hit = hit_line (sid, tid);
   g_autofree char *path = g_file_get_path (f->cache);
@@ -501,9 +419,9 @@ static void
 test_stale_files_picked_up_at_start (Fixture       *f,
                                      gconstpointer  data)
 {
-  g_autofree char *changed = create_session (f);
-  g_autofree char *unchanged = create_session (f);
-  g_autofree char *gone = create_session (f);
+  g_autofree char *changed = natter_test_sessions_create (&f->t);
+  g_autofree char *unchanged = natter_test_sessions_create (&f->t);
+  g_autofree char *gone = natter_test_sessions_create (&f->t);
   g_autofree char *t1 = exchange (f, changed, "First about otters", "Otters hold hands.");
   g_autofree char *t2 = exchange (f, unchanged, "About badgers", "Badgers dig setts.");
   g_autofree char *t3 = exchange (f, gone, "About voles", "Voles are small.");
@@ -523,12 +441,12 @@ test_stale_files_picked_up_at_start (Fixture       *f,
   /* While no index runs: a new turn, a session deleted from disk. */
   t4 = exchange (f, changed, "Then about beavers", "Beavers build dams.");
   hit4 = hit_line (changed, t4);
-  g_assert_true (natter_jsonl_repo_delete_sync (f->w->session_repo, gone, NULL, &error));
+  g_assert_true (natter_jsonl_repo_delete_sync (f->t.w->session_repo, gone, NULL, &error));
   g_assert_no_error (error);
   /* An unchanged session is not read again: its files could be anything
    * now as long as their size and mtime are the same. */
-  session_file = natter_jsonl_repo_get_file (f->w->session_repo, unchanged, NULL);
-  turn_file = natter_jsonl_repo_get_file (f->w->turn_repo, t2, NULL);
+  session_file = natter_jsonl_repo_get_file (f->t.w->session_repo, unchanged, NULL);
+  turn_file = natter_jsonl_repo_get_file (f->t.w->turn_repo, t2, NULL);
   scramble_keeping_stamp (session_file);
   scramble_keeping_stamp (turn_file);
 
@@ -586,7 +504,7 @@ static void
 test_snippets_keep_words_whole (Fixture       *f,
                                 gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autoptr(GString) long_text = g_string_new (NULL);
   g_autofree char *plain = NULL;
   g_autofree char *markup = NULL;
@@ -697,8 +615,8 @@ static void
 test_huge_message (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autofree char *sid = create_session (f);
-  g_autofree char *other = create_session (f);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *other = natter_test_sessions_create (&f->t);
   g_autoptr(GString) huge = g_string_new ("Once upon a time ");
   g_autofree char *plain = NULL;
   g_autofree char *markup = NULL;
@@ -730,9 +648,10 @@ test_huge_message (Fixture       *f,
 }
 
 static gboolean
-checked_is (Fixture       *f,
-            gconstpointer  data)
+checked_is (NatterTestSessions *t,
+            gconstpointer       data)
 {
+  Fixture *f = (Fixture *) t;
   guint n_checked = 0;
 
   natter_search_index_get_progress (f->search, &n_checked, NULL);
@@ -762,27 +681,27 @@ test_progress (Fixture       *f,
 
   for (guint i = 0; i < 3; i++)
     {
-      g_autofree char *sid = create_session (f);
+      g_autofree char *sid = natter_test_sessions_create (&f->t);
 
       g_free (exchange (f, sid, "What is in the burrow?", "A wombat."));
     }
 
-  f->search = natter_search_index_new (f->cache, f->w->session_repo, f->w->turn_repo, f->sessions);
+  f->search = natter_search_index_new (f->cache, f->t.w->session_repo, f->t.w->turn_repo, f->t.sessions);
   natter_search_index_pause_after_batches (f->search, 1);
   natter_search_index_start (f->search);
-  wait_until (f, checked_is, GUINT_TO_POINTER (1));
+  natter_test_sessions_wait_until (&f->t, checked_is, GUINT_TO_POINTER (1));
   natter_search_index_get_progress (f->search, NULL, &n_sessions);
   g_assert_cmpuint (n_sessions, ==, 3);
   g_assert_true (natter_search_index_get_indexing (f->search));
   g_assert_cmpuint (count_hits (f, "wombat"), ==, 1);
 
   natter_search_index_resume (f->search, TRUE);
-  wait_until (f, checked_is, GUINT_TO_POINTER (2));
+  natter_test_sessions_wait_until (&f->t, checked_is, GUINT_TO_POINTER (2));
   g_assert_cmpuint (count_hits (f, "wombat"), ==, 2);
 
   natter_search_index_resume (f->search, FALSE);
   wait_indexed (f);
-  g_assert_true (checked_is (f, GUINT_TO_POINTER (3)));
+  g_assert_true (checked_is (&f->t, GUINT_TO_POINTER (3)));
   g_assert_cmpuint (count_hits (f, "wombat"), ==, 3);
 }
 
@@ -793,15 +712,15 @@ static void
 test_damaged_not_indexed (Fixture       *f,
                           gconstpointer  data)
 {
-  g_autofree char *good = create_session (f);
-  g_autofree char *bad_session = create_session (f);
-  g_autofree char *bad_turn = create_session (f);
+  g_autofree char *good = natter_test_sessions_create (&f->t);
+  g_autofree char *bad_session = natter_test_sessions_create (&f->t);
+  g_autofree char *bad_turn = natter_test_sessions_create (&f->t);
   g_autofree char *t1 = exchange (f, good, "Tell me of otters", "Otters hold hands.");
   g_autofree char *t2 = exchange (f, bad_session, "Tell me of otters", "Otters sleep afloat.");
   g_autofree char *t3 = exchange (f, bad_turn, "Tell me of otters", "Otters use stones.");
   g_autofree char *t4 = exchange (f, bad_turn, "And beavers?", "Beavers build dams.");
-  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (f->w->session_repo, bad_session, NULL);
-  g_autoptr(GFile) turn_file = natter_jsonl_repo_get_file (f->w->turn_repo, t3, NULL);
+  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (f->t.w->session_repo, bad_session, NULL);
+  g_autoptr(GFile) turn_file = natter_jsonl_repo_get_file (f->t.w->turn_repo, t3, NULL);
   g_autofree char *hit_good = hit_line (good, t1);
   g_autofree char *hit_beavers = hit_line (bad_turn, t4);
 

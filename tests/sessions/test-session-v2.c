@@ -324,8 +324,7 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  natter_test_drain_main_context ();
   g_clear_object (&f->sessions);
   g_clear_object (&f->index);
   natter_test_world_free (f->w);

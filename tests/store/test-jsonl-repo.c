@@ -306,30 +306,6 @@ wait_for_result (GAsyncResult **result)
   natter_test_wait_for_pointer ((gpointer *) result, TIMEOUT_MS);
 }
 
-static gboolean
-timeout_cb (gpointer user_data)
-{
-  gboolean *timed_out = user_data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Iterates the main context until *counter reaches n; never sleeps. */
-static void
-wait_for_count (guint *counter,
-                guint  n)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (TIMEOUT_MS, timeout_cb, &timed_out);
-
-  while (*counter < n && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-
-  g_assert_false (timed_out);
-  g_source_remove (id);
-}
-
 static void
 store_result_cb (GObject      *source,
                  GAsyncResult *result,
@@ -1369,14 +1345,13 @@ test_lock (Fixture       *f,
   natter_jsonl_repo_lock_async (f->repo, ID_A, NULL, locked_cb, &state);
   natter_jsonl_repo_lock_async (f->repo, ID_B, NULL, locked_cb, &state);
 
-  wait_for_count (&state.completed, 2);
-  for (guint i = 0; i < 50; i++)
-    g_main_context_iteration (NULL, FALSE);
+  natter_test_wait_for_count (&state.completed, 2, TIMEOUT_MS);
+  natter_test_drain_main_context ();
 
   /* One holder for A, one for B; the second A waits. */
   g_assert_cmpuint (state.completed, ==, 2);
   natter_lock_guard_release (g_ptr_array_steal_index (state.guards, 0));
-  wait_for_count (&state.completed, 3);
+  natter_test_wait_for_count (&state.completed, 3, TIMEOUT_MS);
 
   while (state.guards->len > 0)
     natter_lock_guard_release (g_ptr_array_steal_index (state.guards, 0));
@@ -1443,7 +1418,7 @@ test_concurrent_appends_keep_lines_whole (Fixture       *f,
       natter_jsonl_repo_append_async (f->repo, ID_A, batch, NULL, appended_cb, &state);
     }
 
-  wait_for_count (&state.completed, N_BATCHES);
+  natter_test_wait_for_count (&state.completed, N_BATCHES, TIMEOUT_MS);
   g_assert_cmpuint (state.failed, ==, 0);
 
   events = natter_jsonl_repo_read_sync (f->repo, ID_A, NULL, &error);

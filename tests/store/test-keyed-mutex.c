@@ -92,39 +92,6 @@ acquire (Fixture      *f,
   natter_keyed_mutex_acquire_async (f->mutex, key, cancellable, acquired_cb, waiter);
 }
 
-static gboolean
-timeout_cb (gpointer user_data)
-{
-  gboolean *timed_out = user_data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Iterates the main context until @n callbacks have run; never sleeps. */
-static void
-wait_completed (Fixture *f,
-                guint    n)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (TIMEOUT_MS, timeout_cb, &timed_out);
-
-  while (f->completed < n && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-
-  g_assert_false (timed_out);
-  g_source_remove (id);
-}
-
-/* Runs the main context until nothing more is ready, so the tests can
- * assert that a waiter did NOT get the lock. */
-static void
-drain_main_context (void)
-{
-  for (guint i = 0; i < 100; i++)
-    g_main_context_iteration (NULL, FALSE);
-}
-
 static void
 release_index (Fixture *f,
                guint    position)
@@ -155,8 +122,8 @@ test_fifo_order (void)
   g_assert_cmpuint (f.completed, ==, 0);
   g_assert_true (natter_keyed_mutex_is_locked (f.mutex, "k"));
 
-  wait_completed (&f, 1);
-  drain_main_context ();
+  natter_test_wait_for_count (&f.completed, 1, TIMEOUT_MS);
+  natter_test_drain_main_context ();
   g_assert_cmpuint (f.order->len, ==, 1);
   g_assert_cmpuint (order_at (&f, 0), ==, 0);
 
@@ -166,18 +133,18 @@ test_fifo_order (void)
   release_index (&f, 0);
   /* Handed over at once: no gap in which a newcomer could barge in. */
   g_assert_true (natter_keyed_mutex_is_locked (f.mutex, "k"));
-  wait_completed (&f, 2);
-  drain_main_context ();
+  natter_test_wait_for_count (&f.completed, 2, TIMEOUT_MS);
+  natter_test_drain_main_context ();
   g_assert_cmpuint (f.order->len, ==, 2);
   g_assert_cmpuint (order_at (&f, 1), ==, 1);
 
   release_index (&f, 0);
-  wait_completed (&f, 3);
-  drain_main_context ();
+  natter_test_wait_for_count (&f.completed, 3, TIMEOUT_MS);
+  natter_test_drain_main_context ();
   g_assert_cmpuint (order_at (&f, 2), ==, 2);
 
   release_index (&f, 0);
-  wait_completed (&f, 4);
+  natter_test_wait_for_count (&f.completed, 4, TIMEOUT_MS);
   g_assert_cmpuint (order_at (&f, 3), ==, 3);
 
   release_index (&f, 0);
@@ -197,8 +164,8 @@ test_keys_independent (void)
   acquire (&f, "a", 0, NULL);
   acquire (&f, "b", 1, NULL);
   acquire (&f, "a", 2, NULL);
-  wait_completed (&f, 2);
-  drain_main_context ();
+  natter_test_wait_for_count (&f.completed, 2, TIMEOUT_MS);
+  natter_test_drain_main_context ();
 
   /* "b" did not wait for "a"; the second "a" waits. */
   g_assert_cmpuint (f.order->len, ==, 2);
@@ -209,12 +176,12 @@ test_keys_independent (void)
 
   /* Releasing "b" frees nothing for "a". */
   release_index (&f, 1);
-  drain_main_context ();
+  natter_test_drain_main_context ();
   g_assert_cmpuint (f.order->len, ==, 2);
   g_assert_false (natter_keyed_mutex_is_locked (f.mutex, "b"));
 
   release_index (&f, 0);
-  wait_completed (&f, 3);
+  natter_test_wait_for_count (&f.completed, 3, TIMEOUT_MS);
   g_assert_cmpuint (order_at (&f, 2), ==, 2);
   release_index (&f, 0);
   g_assert_false (natter_keyed_mutex_is_locked (f.mutex, "a"));
@@ -234,11 +201,11 @@ test_cancel_queued_waiter (void)
   acquire (&f, "k", 0, NULL);
   acquire (&f, "k", 1, cancellable);
   acquire (&f, "k", 2, NULL);
-  wait_completed (&f, 1);
+  natter_test_wait_for_count (&f.completed, 1, TIMEOUT_MS);
 
   g_cancellable_cancel (cancellable);
-  wait_completed (&f, 2);
-  drain_main_context ();
+  natter_test_wait_for_count (&f.completed, 2, TIMEOUT_MS);
+  natter_test_drain_main_context ();
 
   g_assert_cmpuint (f.errors->len, ==, 1);
   g_assert_error ((GError *) f.errors->pdata[0], G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -246,14 +213,14 @@ test_cancel_queued_waiter (void)
 
   /* The cancelled waiter left the queue: the next release goes to 2. */
   release_index (&f, 0);
-  wait_completed (&f, 3);
+  natter_test_wait_for_count (&f.completed, 3, TIMEOUT_MS);
   g_assert_cmpuint (order_at (&f, 1), ==, 2);
 
   /* A cancellable that is already cancelled fails at once, even on a
    * queued key, and is never queued. */
   g_cancellable_cancel (early);
   acquire (&f, "k", 3, early);
-  wait_completed (&f, 4);
+  natter_test_wait_for_count (&f.completed, 4, TIMEOUT_MS);
   g_assert_cmpuint (f.errors->len, ==, 2);
   g_assert_error ((GError *) f.errors->pdata[1], G_IO_ERROR, G_IO_ERROR_CANCELLED);
 
@@ -274,13 +241,13 @@ test_cancel_after_hand_over (void)
   acquire (&f, "k", 0, NULL);
   acquire (&f, "k", 1, cancellable);
   acquire (&f, "k", 2, NULL);
-  wait_completed (&f, 1);
+  natter_test_wait_for_count (&f.completed, 1, TIMEOUT_MS);
 
   /* Handed over to 1, which is cancelled before its callback runs: it
    * reports the cancellation and must not keep the lock. */
   release_index (&f, 0);
   g_cancellable_cancel (cancellable);
-  wait_completed (&f, 3);
+  natter_test_wait_for_count (&f.completed, 3, TIMEOUT_MS);
 
   g_assert_cmpuint (f.errors->len, ==, 1);
   g_assert_error ((GError *) f.errors->pdata[0], G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -301,7 +268,7 @@ test_guard_outlives_mutex_ref (void)
 
   fixture_init (&f);
   acquire (&f, "k", 0, NULL);
-  wait_completed (&f, 1);
+  natter_test_wait_for_count (&f.completed, 1, TIMEOUT_MS);
 
   /* The guard keeps the mutex alive after its owner drops it. */
   guard = g_ptr_array_steal_index (f.guards, 0);
@@ -337,7 +304,7 @@ test_many_waiters_in_order (void)
   for (guint i = 0; i < n; i++)
     acquire (&f, "k", i, NULL);
 
-  wait_completed (&f, n);
+  natter_test_wait_for_count (&f.completed, n, TIMEOUT_MS);
   g_assert_cmpuint (f.order->len, ==, n);
   g_assert_cmpuint (f.errors->len, ==, 0);
   for (guint i = 0; i < n; i++)
@@ -354,7 +321,7 @@ test_autoptr_guard (void)
 
   fixture_init (&f);
   acquire (&f, "k", 0, NULL);
-  wait_completed (&f, 1);
+  natter_test_wait_for_count (&f.completed, 1, TIMEOUT_MS);
 
   {
     g_autoptr(NatterLockGuard) guard = g_ptr_array_steal_index (f.guards, 0);
