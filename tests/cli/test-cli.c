@@ -14,8 +14,6 @@
 
 #include <string.h>
 
-#include <libsoup/soup.h>
-
 #include "natter-data-dir-lock.h"
 #include "natter-id.h"
 #include "natter-json.h"
@@ -51,86 +49,69 @@ static const Step ASK_COLOUR = {
   TOOL_CALL ("call_1", "ask_human", "{\\\"question\\\":\\\"Which colour?\\\"}") FINISH ("tool_calls") DONE, FALSE
 };
 
+/* The scripted model: tests/support's server, answering the chat
+ * requests with the steps of the script in order and GET /v1/models with
+ * @models. */
 typedef struct
 {
-  SoupServer *server;
-  char       *base_url;
-  GPtrArray  *script;     /* const Step* */
-  GPtrArray  *bodies;     /* char*: every request body */
-  GPtrArray  *auths;      /* char*: every Authorization header */
-  char       *read_call;  /* the read_file tool call step, built per test */
-  Step        read_step;
-  const char *models;     /* the body of GET /v1/models, or NULL: not asked */
-  guint       n_models;   /* how often it was asked */
+  NatterTestServer *http;
+  const char       *base_url;   /* the server's */
+  GPtrArray        *script;     /* const Step* */
+  GPtrArray        *bodies;     /* const char*: each chat request's body (the server's string) */
+  char             *read_call;  /* the read_file tool call step, built per test */
+  Step              read_step;
+  const char       *models;     /* the body of GET /v1/models, or NULL: not asked */
+  guint             n_models;   /* how often it was asked */
+  const char       *chunks[2];  /* the answer being written */
 } Server;
 
 static void
-server_cb (SoupServer        *soup,
-           SoupServerMessage *msg,
-           const char        *path,
-           GHashTable        *query,
-           gpointer           user_data)
+respond_cb (NatterTestServer   *http,
+            guint               index,
+            const char         *path,
+            const char         *body,
+            NatterTestResponse *response,
+            gpointer            user_data)
 {
   Server *server = user_data;
-  g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
-  const char *auth = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                   "Authorization");
-  SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
-  SoupMessageBody *response = soup_server_message_get_response_body (msg);
-  guint index = server->bodies->len;
   const Step *step;
 
+  response->status = 200;
   if (server->models != NULL && g_str_equal (path, "/v1/models"))
     {
       server->n_models++;
-      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, server->models,
-                                        strlen (server->models));
-      soup_server_message_set_status (msg, 200, NULL);
+      response->content_type = "application/json";
+      response->body = server->models;
       return;
     }
   g_assert_cmpstr (path, ==, "/v1/chat/completions");
-  g_ptr_array_add (server->bodies, g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body)));
-  g_ptr_array_add (server->auths, g_strdup (auth != NULL ? auth : ""));
-  g_assert_cmpuint (index, <, server->script->len);
-  step = g_ptr_array_index (server->script, index);
-
-  soup_server_message_set_status (msg, 200, NULL);
-  soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
-  soup_message_headers_set_content_type (headers, SSE, NULL);
-  soup_message_body_append (response, SOUP_MEMORY_COPY, step->chunks, strlen (step->chunks));
-  if (!step->keep_open)
-    soup_message_body_complete (response);
+  g_assert_cmpuint (server->bodies->len, <, server->script->len);
+  step = g_ptr_array_index (server->script, server->bodies->len);
+  g_ptr_array_add (server->bodies, (gpointer) body);
+  server->chunks[0] = step->chunks;
+  response->content_type = SSE;
+  response->chunks = server->chunks;
+  response->keep_open = step->keep_open;
 }
 
 static Server *
 server_new (void)
 {
   Server *server = g_new0 (Server, 1);
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
 
   server->script = g_ptr_array_new ();
-  server->bodies = g_ptr_array_new_with_free_func (g_free);
-  server->auths = g_ptr_array_new_with_free_func (g_free);
-  server->server = soup_server_new (NULL, NULL);
-  soup_server_add_handler (server->server, NULL, server_cb, server, NULL);
-  soup_server_listen_local (server->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-  uris = soup_server_get_uris (server->server);
-  server->base_url = g_strdup_printf ("http://127.0.0.1:%d/v1", g_uri_get_port (uris->data));
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  server->bodies = g_ptr_array_new ();
+  server->http = natter_test_server_new_responder (respond_cb, server);
+  server->base_url = server->http->base_url;
   return server;
 }
 
 static void
 server_free (Server *server)
 {
-  soup_server_disconnect (server->server);
-  g_object_unref (server->server);
+  natter_test_server_free (server->http);
   g_ptr_array_unref (server->script);
   g_ptr_array_unref (server->bodies);
-  g_ptr_array_unref (server->auths);
-  g_free (server->base_url);
   g_free (server->read_call);
   g_free (server);
 }
@@ -279,8 +260,8 @@ fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   /* Every call carried the key; no file holds it. */
-  for (guint i = 0; i < f->server->auths->len; i++)
-    g_assert_cmpstr (g_ptr_array_index (f->server->auths, i), ==, "Bearer " API_KEY);
+  for (guint i = 0; i < f->server->http->authorizations->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (f->server->http->authorizations, i), ==, "Bearer " API_KEY);
   server_free (f->server);
   natter_test_remove_tree (f->dir);
   g_object_unref (f->dir);
