@@ -78,6 +78,8 @@ spawn (Fixture            *f,
   g_subprocess_launcher_setenv (launcher, "NATTER_API_KEY", API_KEY, TRUE);
   if (f->own_provider)
     g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "keyfile", TRUE);
+  if (f->test_point != NULL)
+    g_subprocess_launcher_setenv (launcher, f->test_point, "1", TRUE);
   return natter_test_cli_spawn (launcher, args);
 }
 

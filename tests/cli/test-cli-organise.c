@@ -418,6 +418,49 @@ test_queue_first_send_queue (Fixture       *f,
   g_assert_cmpstr (r.out, ==, "");
 }
 
+/* Allowing a turn with two messages queued behind it, on a machine so
+ * loaded that the command reads the session only after the first turn
+ * the queue made has answered and made the second: every turn is
+ * reported and the command stays until the last one settles, instead of
+ * leaving it mid-call with no process to finish it. The test point
+ * NATTER_TEST_FOLLOW_LATE makes the command read the session that late. */
+static void
+test_queue_follow_late (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *status = NULL;
+  g_auto(GStrv) reports = NULL;
+
+  script (f, &f->server->read_step, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "first");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "second");
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  f->test_point = "NATTER_TEST_FOLLOW_LATE";
+  RUN (f, &r, "allow", turn_id, "call_1");
+  f->test_point = NULL;
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  reports = g_strsplit (r.out, "\n\nsession ", -1);
+  g_assert_cmpuint (g_strv_length (reports), ==, 3);
+  g_assert_true (g_str_has_suffix (reports[1], "\n\nHello world"));
+  g_assert_true (g_str_has_suffix (reports[2], "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "first"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "second"));
+
+  status = session_status (f, session_id);
+  g_assert_cmpstr (status, ==, "completed 3");
+}
+
 static void
 test_title_fork_delete (Fixture       *f,
                         gconstpointer  data)
@@ -669,6 +712,7 @@ cli_add_organise_tests (void)
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
   ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
   ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
+  ADD ("/cli/queue/follow-late", test_queue_follow_late);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
   ADD ("/cli/sessions-mark-versions", test_sessions_mark_versions);
   ADD ("/cli/search", test_search);

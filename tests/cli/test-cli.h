@@ -70,6 +70,7 @@ typedef struct
   Server   *server;
   char     *file;          /* a file for read_file to read */
   gboolean  own_provider;  /* the server is the configured default (use_own_provider()) */
+  const char *test_point;  /* an environment variable set for the command, or NULL */
 } Fixture;
 
 #define RUN(f, result, ...) \
