@@ -2,8 +2,15 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Shared helpers for the core tests: temp data directories, a fake clock,
- * main-loop driving with a timeout, and JSON literals.
+ * Shared helpers for the core tests, one file each by need:
+ * natter-test-support.c (a fake clock, temp data directories, waits that
+ * drive the main loop with a timeout), natter-test-json.c (JSON literals,
+ * equality, event lines, damage to logs), natter-test-process.c (the
+ * `natter` binary as a child, a command line in this process),
+ * natter-test-store.c (files, a store written as another process would,
+ * archives) and natter-test-notify.c (property notifications). The fake
+ * model and tools, the scripted server and the session and services
+ * fixtures have headers of their own.
  */
 
 #pragma once
