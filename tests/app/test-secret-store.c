@@ -11,11 +11,10 @@
 
 #include <string.h>
 
-#include <libsoup/soup.h>
-
 #include "natter-libsecret-store.h"
 #include "natter-memory-secret-store.h"
 #include "natter-services.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 
 #define WAIT_MS 10000
@@ -28,14 +27,6 @@ wait_result (GAsyncResult **result)
   return *result;
 }
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 static char *
 lookup (NatterSecretStore  *store,
         const char         *provider,
@@ -43,7 +34,7 @@ lookup (NatterSecretStore  *store,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_secret_store_lookup_async (store, provider, NULL, result_cb, &result);
+  natter_secret_store_lookup_async (store, provider, NULL, natter_test_result_cb, &result);
   return natter_secret_store_lookup_finish (store, wait_result (&result), error);
 }
 
@@ -55,7 +46,7 @@ store_key (NatterSecretStore  *store,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_secret_store_store_async (store, provider, key, NULL, result_cb, &result);
+  natter_secret_store_store_async (store, provider, key, NULL, natter_test_result_cb, &result);
   return natter_secret_store_store_finish (store, wait_result (&result), error);
 }
 
@@ -66,7 +57,7 @@ clear_key (NatterSecretStore  *store,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_secret_store_clear_async (store, provider, NULL, result_cb, &result);
+  natter_secret_store_clear_async (store, provider, NULL, natter_test_result_cb, &result);
   return natter_secret_store_clear_finish (store, wait_result (&result), error);
 }
 
@@ -151,24 +142,22 @@ test_memory_failing (void)
 /* NatterServices asks its secret store for the key of every model call:
  * a scripted /models answers only with the right Authorization. */
 static void
-models_cb (SoupServer        *server,
-           SoupServerMessage *msg,
-           const char        *path,
-           GHashTable        *query,
-           gpointer           user_data)
+models_cb (NatterTestServer   *server,
+           guint               index,
+           const char         *path,
+           const char         *body,
+           NatterTestResponse *response,
+           gpointer            user_data)
 {
-  static const char body[] = "{\"object\":\"list\",\"data\":[{\"id\":\"first\"},{\"id\":\"second\"}]}";
-  const char *authorization = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                            "Authorization");
-
   g_assert_cmpstr (path, ==, "/v1/models");
-  if (g_strcmp0 (authorization, "Bearer " KEY) != 0)
+  if (g_strcmp0 (g_ptr_array_index (server->authorizations, index), "Bearer " KEY) != 0)
     {
-      soup_server_message_set_status (msg, 401, NULL);
+      response->status = 401;
       return;
     }
-  soup_server_message_set_status (msg, 200, NULL);
-  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, body, strlen (body));
+  response->status = 200;
+  response->content_type = "application/json";
+  response->body = "{\"object\":\"list\",\"data\":[{\"id\":\"first\"},{\"id\":\"second\"}]}";
 }
 
 static JsonObject *
@@ -177,36 +166,29 @@ resolve_first_model (NatterServices  *services,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_services_resolve_model_async (services, "srv", "", NULL, result_cb, &result);
+  natter_services_resolve_model_async (services, "srv", "", NULL, natter_test_result_cb, &result);
   return natter_services_resolve_model_finish (services, wait_result (&result), error);
 }
 
 static void
 test_services_use_the_store (void)
 {
-  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(NatterTestServer) server = natter_test_server_new_responder (models_cb, NULL);
   g_autoptr(GFile) dir = natter_test_make_temp_dir ();
   g_autoptr(NatterMemorySecretStore) store = natter_memory_secret_store_new ();
   g_autoptr(NatterServices) services = NULL;
   g_autoptr(JsonObject) denied = NULL;
   g_autoptr(JsonObject) model = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *url = NULL;
-  GSList *uris;
 
   g_unsetenv (NATTER_API_KEY_ENV);
-  soup_server_add_handler (server, NULL, models_cb, NULL, NULL);
-  soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-  uris = soup_server_get_uris (server);
-  url = g_strdup_printf ("http://127.0.0.1:%d/v1", g_uri_get_port (uris->data));
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
 
   services = natter_services_new (dir, NULL, NULL, NULL, NULL);
   g_assert_true (NATTER_IS_LIBSECRET_STORE (natter_services_get_secret_store (services)));
   natter_services_set_secret_store (services, NATTER_SECRET_STORE (store));
   g_assert_true (natter_services_get_secret_store (services) == NATTER_SECRET_STORE (store));
-  natter_provider_registry_add_provider (natter_services_get_provider_registry (services), "srv", "Server", url);
+  natter_provider_registry_add_provider (natter_services_get_provider_registry (services), "srv", "Server",
+                                         server->base_url);
 
   /* No key yet: refused. */
   denied = resolve_first_model (services, &error);
@@ -222,7 +204,6 @@ test_services_use_the_store (void)
   g_assert_cmpstr (json_object_get_string_member (model, "model"), ==, "first");
 
   g_assert_finalize_object (g_steal_pointer (&services));
-  soup_server_disconnect (server);
   natter_test_remove_tree (dir);
 }
 

@@ -13,13 +13,12 @@
 
 #include <string.h>
 
-#include <libsoup/soup.h>
-
 #include "natter-builtin-tools.h"
 #include "natter-config-agent-resolver.h"
 #include "natter-memory-secret-store.h"
 #include "natter-runtime-error.h"
 #include "natter-services.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 
 #define WAIT_MS 10000
@@ -444,32 +443,6 @@ test_resolver (Fixture       *f,
   "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" \
   "data: [DONE]\n\n"
 
-typedef struct
-{
-  GPtrArray *bodies;
-  GPtrArray *authorizations;
-} Server;
-
-static void
-server_cb (SoupServer        *soup,
-           SoupServerMessage *msg,
-           const char        *path,
-           GHashTable        *query,
-           gpointer           user_data)
-{
-  Server *server = user_data;
-  g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
-  const char *authorization = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                            "Authorization");
-
-  g_assert_cmpstr (path, ==, "/v1/chat/completions");
-  g_ptr_array_add (server->bodies, g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body)));
-  g_ptr_array_add (server->authorizations, g_strdup (authorization != NULL ? authorization : ""));
-  soup_server_message_set_status (msg, 200, NULL);
-  soup_server_message_set_response (msg, "text/event-stream", SOUP_MEMORY_STATIC,
-                                    SSE_ANSWER, strlen (SSE_ANSWER));
-}
-
 static void
 created_cb (GObject      *object,
             GAsyncResult *result,
@@ -500,8 +473,8 @@ static void
 test_stored_agent_end_to_end (Fixture       *f,
                               gconstpointer  data)
 {
-  Server server = { g_ptr_array_new_with_free_func (g_free), g_ptr_array_new_with_free_func (g_free) };
-  g_autoptr(SoupServer) soup = soup_server_new (NULL, NULL);
+  const NatterTestResponse answer = { .status = 200, .content_type = "text/event-stream", .body = SSE_ANSWER };
+  g_autoptr(NatterTestServer) server = natter_test_server_new (&answer, 1);
   g_autoptr(GFile) data_dir = natter_test_make_temp_dir ();
   g_autoptr(NatterMemorySecretStore) secrets = natter_memory_secret_store_new ();
   g_autoptr(NatterServices) services = NULL;
@@ -512,20 +485,13 @@ test_stored_agent_end_to_end (Fixture       *f,
   g_autoptr(NatterTurnExecution) execution = NULL;
   g_autoptr(JsonNode) body_node = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *base_url = NULL;
   g_autofree char *turn_id = NULL;
   NatterTurnOutcome *outcome = NULL;
   JsonObject *body;
   JsonArray *messages;
   JsonArray *tools;
-  GSList *uris;
 
-  soup_server_add_handler (soup, NULL, server_cb, &server, NULL);
-  soup_server_listen_local (soup, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-  uris = soup_server_get_uris (soup);
-  base_url = g_strdup_printf ("http://127.0.0.1:%d/v1", g_uri_get_port (uris->data));
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  server->expected_path = "/v1/chat/completions";
 
   /* The agent as Preferences saves it, the key as Preferences stores it. */
   g_assert_true (natter_agent_store_save (f->store, agent, &error));
@@ -535,7 +501,7 @@ test_stored_agent_end_to_end (Fixture       *f,
   services = natter_services_new (data_dir, NULL, NULL, NULL, NULL);
   natter_services_set_secret_store (services, NATTER_SECRET_STORE (secrets));
   natter_provider_registry_add_provider (natter_services_get_provider_registry (services), "srv", "Server",
-                                         base_url);
+                                         server->base_url);
 
   natter_turn_runtime_create_turn_async (natter_services_get_runtime (services), requested, NULL, NULL,
                                          input, config, NULL, created_cb, &turn_id);
@@ -548,9 +514,9 @@ test_stored_agent_end_to_end (Fixture       *f,
 
   /* The request carried the stored agent's model, prompt and tools, and
    * the key from the secret store. */
-  g_assert_cmpuint (server.bodies->len, ==, 1);
-  g_assert_cmpstr (g_ptr_array_index (server.authorizations, 0), ==, "Bearer " API_KEY);
-  body_node = natter_test_json (g_ptr_array_index (server.bodies, 0));
+  g_assert_cmpuint (server->bodies->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (server->authorizations, 0), ==, "Bearer " API_KEY);
+  body_node = natter_test_json (g_ptr_array_index (server->bodies, 0));
   body = json_node_get_object (body_node);
   g_assert_cmpstr (json_object_get_string_member (body, "model"), ==, "rev-model");
   messages = json_object_get_array_member (body, "messages");
@@ -565,9 +531,6 @@ test_stored_agent_end_to_end (Fixture       *f,
 
   g_clear_object (&execution);
   g_assert_finalize_object (g_steal_pointer (&services));
-  soup_server_disconnect (soup);
-  g_ptr_array_unref (server.bodies);
-  g_ptr_array_unref (server.authorizations);
   natter_test_remove_tree (data_dir);
 }
 
