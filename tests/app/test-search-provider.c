@@ -362,7 +362,6 @@ test_initial_matching (Fixture       *f,
   assert_ids (initial (f, "nothing-like-this"), "");
 }
 
-
 /* A conversation edited (versions: what Edit and Try Again make) is
  * offered once, as its latest version; a version renamed since is found
  * by its own title when the latest version's title does not match; a
@@ -726,14 +725,6 @@ test_ini_file (void)
 
 /* Content: sessions found by the words of their messages and answers */
 
-static void
-content_result_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 static gboolean
 completed (NatterSessionIndex *index,
            const char         *session_id)
@@ -774,7 +765,7 @@ talk (NatterTestWorld    *w,
   g_autofree char *turn_id = NULL;
   char *session_id;
 
-  natter_sessions_create_session_async (sessions, NULL, NULL, NULL, NULL, NULL, content_result_cb, &result);
+  natter_sessions_create_session_async (sessions, NULL, NULL, NULL, NULL, NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
   session_id = natter_sessions_create_session_finish (sessions, result, &error);
   g_assert_no_error (error);
@@ -783,7 +774,7 @@ talk (NatterTestWorld    *w,
   natter_fake_model_script (w->fakes->model, step, NULL);
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (sessions, session_id, input, options, NULL, content_result_cb, &result);
+  natter_sessions_send_message_async (sessions, session_id, input, options, NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
   turn_id = natter_sessions_send_message_finish (sessions, result, &error);
   g_assert_no_error (error);
@@ -823,7 +814,7 @@ test_content_hits (Fixture       *f,
   ids[0] = quokkas;
 
   natter_search_index_start (search);
-  natter_search_index_wait_async (search, NULL, content_result_cb, &result);
+  natter_search_index_wait_async (search, NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
   natter_search_provider_set_index (f->provider, index);
   natter_search_provider_set_search_index (f->provider, search);

@@ -41,14 +41,6 @@ typedef NatterTestServices Fixture;
     NATTER_TEST_SERVE ((f), NULL, __VA_ARGS__); \
   } G_STMT_END
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 static NatterSendPipeline *
 pipeline (Fixture *f)
 {
@@ -65,7 +57,7 @@ send_request (Fixture               *f,
   g_autoptr(NatterMessageRequest) owned = request;
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_send_pipeline_send_async (pipeline (f), owned, NULL, result_cb, &result);
+  natter_send_pipeline_send_async (pipeline (f), owned, NULL, natter_test_result_cb, &result);
   return natter_send_pipeline_send_finish (pipeline (f), natter_test_services_wait_result (&result), error);
 }
 

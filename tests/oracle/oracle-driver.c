@@ -53,7 +53,6 @@ struct _OraclePending
   OGrant       *grant;
 };
 
-
 G_DEFINE_QUARK (oracle-shown-refusal-quark, oracle_shown_refusal)
 
 void
@@ -323,14 +322,6 @@ pointer_set_cb (gpointer data)
   return *(gpointer *) data != NULL;
 }
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 /* Waits for an async result; a result that never comes is a failure the
  * run cannot go on from. */
 static GAsyncResult *
@@ -410,7 +401,7 @@ flush (OracleDriver *d)
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_sessions_flush_async (d->f.sessions, NULL, result_cb, &result);
+  natter_sessions_flush_async (d->f.sessions, NULL, natter_test_result_cb, &result);
   natter_sessions_flush_finish (d->f.sessions, wait_result (d, &result, "a flush"), NULL);
 }
 
@@ -465,7 +456,7 @@ get_session (OracleDriver  *d,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_sessions_get_session_async (d->f.sessions, id, NULL, result_cb, &result);
+  natter_sessions_get_session_async (d->f.sessions, id, NULL, natter_test_result_cb, &result);
   return natter_sessions_get_session_finish (d->f.sessions, wait_result (d, &result, "getSession"), error);
 }
 
@@ -477,7 +468,7 @@ get_turn (OracleDriver  *d,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GPtrArray) events = NULL;
 
-  natter_sessions_get_turn_async (d->f.sessions, id, NULL, result_cb, &result);
+  natter_sessions_get_turn_async (d->f.sessions, id, NULL, natter_test_result_cb, &result);
   events = natter_sessions_get_turn_finish (d->f.sessions, wait_result (d, &result, "getTurn"), error);
   return events != NULL ? natter_turn_reduce (events, error) : NULL;
 }
@@ -984,7 +975,7 @@ check_versions (OracleDriver *d,
 
   if (expected == NULL || oracle_session_shows_damage (s))
     return;
-  natter_sessions_list_versions_async (d->f.sessions, s->id, NULL, result_cb, &result);
+  natter_sessions_list_versions_async (d->f.sessions, s->id, NULL, natter_test_result_cb, &result);
   versions = natter_sessions_list_versions_finish (d->f.sessions, wait_result (d, &result, "listVersions"), &error);
   if (versions == NULL)
     {
@@ -1822,7 +1813,7 @@ op_stop (OracleDriver *d,
 
   oracle_log (d->o, "op %u: stop T%u (%s)", d->op_number, t->n, oracle_status_name (t));
   oracle_stop (d->o, t);
-  natter_sessions_stop_turn_async (d->f.sessions, t->id, NULL, NULL, result_cb, &result);
+  natter_sessions_stop_turn_async (d->f.sessions, t->id, NULL, NULL, natter_test_result_cb, &result);
   if (!natter_sessions_stop_turn_finish (d->f.sessions, wait_result (d, &result, "stop"), &error))
     oracle_driver_fail (d, "outcome", "stopping T%u failed: %s", t->n, error->message);
   touch (d, t->owner);
@@ -1978,7 +1969,7 @@ op_resume (OracleDriver *d,
 
   oracle_log (d->o, "op %u: resume S%u (T%u)", d->op_number, s->n, t->n);
   oracle_resume (d->o, t, FALSE);
-  natter_sessions_resume_turn_async (d->f.sessions, s->id, NULL, result_cb, &result);
+  natter_sessions_resume_turn_async (d->f.sessions, s->id, NULL, natter_test_result_cb, &result);
   turn_id = natter_sessions_resume_turn_finish (d->f.sessions, wait_result (d, &result, "resume"), &error);
   if (turn_id == NULL)
     oracle_driver_fail (d, "outcome", "resuming S%u failed: %s", s->n, error->message);
@@ -1994,7 +1985,7 @@ op_unqueue (OracleDriver *d,
   g_autoptr(GError) error = NULL;
 
   oracle_log (d->o, "op %u: unqueue %s of S%u", d->op_number, q->id, s->n);
-  natter_sessions_remove_queued_message_async (d->f.sessions, s->id, q->id, NULL, result_cb, &result);
+  natter_sessions_remove_queued_message_async (d->f.sessions, s->id, q->id, NULL, natter_test_result_cb, &result);
   if (!natter_sessions_remove_queued_message_finish (d->f.sessions, wait_result (d, &result, "unqueue"), &error))
     oracle_driver_fail (d, "outcome", "unqueueing failed: %s", error->message);
   oracle_unqueue (d->o, s, q);
@@ -2014,7 +2005,7 @@ op_replace_queued (OracleDriver *d,
   oracle_log (d->o, "op %u: edit queued %s of S%u", d->op_number, q->id, s->n);
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
-  natter_sessions_replace_queued_message_async (d->f.sessions, s->id, q->id, input, NULL, result_cb, &result);
+  natter_sessions_replace_queued_message_async (d->f.sessions, s->id, q->id, input, NULL, natter_test_result_cb, &result);
   if (!natter_sessions_replace_queued_message_finish (d->f.sessions, wait_result (d, &result, "replace"), &error))
     oracle_driver_fail (d, "outcome", "editing a queued message failed: %s", error->message);
   q->input = oracle_user_msg (d->o, text, NULL);
@@ -2032,7 +2023,7 @@ op_grant (OracleDriver *d,
 
   oracle_log (d->o, "op %u: grant read_file in S%u", d->op_number, s->n);
   g = oracle_grant (d->o, s, ORACLE_READ_FILE_ID);
-  natter_sessions_add_grant_async (d->f.sessions, s->id, ORACLE_READ_FILE_ID, NULL, result_cb, &result);
+  natter_sessions_add_grant_async (d->f.sessions, s->id, ORACLE_READ_FILE_ID, NULL, natter_test_result_cb, &result);
   id = natter_sessions_add_grant_finish (d->f.sessions, wait_result (d, &result, "grant"), &error);
   if (id == NULL)
     oracle_driver_fail (d, "outcome", "granting failed: %s", error->message);
@@ -2049,7 +2040,7 @@ op_revoke (OracleDriver *d,
   g_autoptr(GError) error = NULL;
 
   oracle_log (d->o, "op %u: revoke %s of S%u", d->op_number, g->id, s->n);
-  natter_sessions_remove_grant_async (d->f.sessions, s->id, g->id, NULL, result_cb, &result);
+  natter_sessions_remove_grant_async (d->f.sessions, s->id, g->id, NULL, natter_test_result_cb, &result);
   if (!natter_sessions_remove_grant_finish (d->f.sessions, wait_result (d, &result, "revoke"), &error))
     oracle_driver_fail (d, "outcome", "revoking failed: %s", error->message);
   oracle_revoke (d->o, s, g);
@@ -2067,7 +2058,7 @@ op_compact (OracleDriver *d,
 
   oracle_log (d->o, "op %u: compact S%u keeping %u", d->op_number, s->n, keep);
   oracle_begin_compaction (d->o, s, keep);
-  natter_sessions_compact_async (d->f.sessions, s->id, keep, NULL, result_cb, &result);
+  natter_sessions_compact_async (d->f.sessions, s->id, keep, NULL, natter_test_result_cb, &result);
   id = natter_sessions_compact_finish (d->f.sessions, wait_result (d, &result, "compact"), &error);
   if (id == NULL)
     {
@@ -2089,7 +2080,7 @@ op_fork (OracleDriver *d,
 
   oracle_log (d->o, "op %u: branch S%u at T%u", d->op_number, s->n, at->n);
   b = oracle_fork (d->o, s, at);
-  natter_sessions_fork_async (d->f.sessions, s->id, at->id, NULL, NULL, result_cb, &result);
+  natter_sessions_fork_async (d->f.sessions, s->id, at->id, NULL, NULL, natter_test_result_cb, &result);
   id = natter_sessions_fork_finish (d->f.sessions, wait_result (d, &result, "fork"), &error);
   if (b == NULL)
     {
@@ -2125,7 +2116,7 @@ op_rename (OracleDriver *d,
   else
     title = g_strdup_printf ("Renamed %u", ++d->o->next_title);
   oracle_log (d->o, "op %u: rename S%u to \"%s\"", d->op_number, s->n, title);
-  natter_sessions_set_title_async (d->f.sessions, s->id, title, NULL, result_cb, &result);
+  natter_sessions_set_title_async (d->f.sessions, s->id, title, NULL, natter_test_result_cb, &result);
   if (!natter_sessions_set_title_finish (d->f.sessions, wait_result (d, &result, "rename"), &error))
     oracle_driver_fail (d, "outcome", "renaming failed: %s", error->message);
   oracle_rename (d->o, s, title);
@@ -2146,7 +2137,7 @@ op_export_import (OracleDriver *d,
   OSession *c;
 
   oracle_log (d->o, "op %u: export S%u and import it", d->op_number, s->n);
-  natter_sessions_export_async (d->f.sessions, s->id, "json", NULL, result_cb, &result);
+  natter_sessions_export_async (d->f.sessions, s->id, "json", NULL, natter_test_result_cb, &result);
   archive = natter_sessions_export_finish (d->f.sessions, wait_result (d, &result, "export"), &error);
   if (archive == NULL)
     {
@@ -2157,7 +2148,7 @@ op_export_import (OracleDriver *d,
   g_file_set_contents (path, archive, -1, &error);
   g_assert_no_error (error);
   c = oracle_import (d->o, s);
-  natter_sessions_import_async (d->f.sessions, file, NULL, NULL, result_cb, &imported);
+  natter_sessions_import_async (d->f.sessions, file, NULL, NULL, natter_test_result_cb, &imported);
   report = natter_sessions_import_finish (d->f.sessions, wait_result (d, &imported, "import"), &error);
   if (report == NULL || report->session_ids->len != 1)
     {
@@ -2216,7 +2207,7 @@ op_recover (OracleDriver *d,
 
   oracle_log (d->o, "op %u: recover S%u", d->op_number, s->n);
   c = oracle_recover (d->o, s);
-  natter_sessions_recover_async (d->f.sessions, s->id, NULL, result_cb, &result);
+  natter_sessions_recover_async (d->f.sessions, s->id, NULL, natter_test_result_cb, &result);
   id = natter_sessions_recover_finish (d->f.sessions, wait_result (d, &result, "recover"), &error);
   if (id == NULL)
     {
@@ -3195,7 +3186,7 @@ pipeline_run (OracleDriver         *d,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(NatterSendResult) sent = NULL;
 
-  natter_send_pipeline_send_async (pipeline, request, NULL, result_cb, &result);
+  natter_send_pipeline_send_async (pipeline, request, NULL, natter_test_result_cb, &result);
   sent = natter_send_pipeline_send_finish (pipeline, wait_result (d, &result, "a send"), &out->error);
   if (sent != NULL)
     {

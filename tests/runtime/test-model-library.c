@@ -59,21 +59,13 @@ fixture_tear_down (Fixture       *f,
   natter_test_ollama_free (f->ollama);
 }
 
-static void
-result_cb (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 static GPtrArray *
 list (NatterModelLibrary  *library,
       GError             **error)
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_model_library_list_async (library, NULL, result_cb, &result);
+  natter_model_library_list_async (library, NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, WAIT_MS);
   return natter_model_library_list_finish (library, result, error);
 }
@@ -93,7 +85,7 @@ start_pull (Fixture    *f,
   g_autoptr(GError) error = NULL;
   NatterModelPull *pull;
 
-  natter_model_library_pull_async (f->library, name, NULL, result_cb, &result);
+  natter_model_library_pull_async (f->library, name, NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, WAIT_MS);
   pull = natter_model_library_pull_finish (f->library, result, &error);
   g_assert_no_error (error);
@@ -218,7 +210,7 @@ test_list_openai (void)
   g_assert_cmpstr (g_ptr_array_index (server->paths, 0), ==, "/api/version");
   g_assert_cmpstr (g_ptr_array_index (server->paths, 1), ==, "/v1/models");
 
-  natter_model_library_pull_async (library, "llama3.2", NULL, result_cb, &result);
+  natter_model_library_pull_async (library, "llama3.2", NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, WAIT_MS);
   pull = natter_model_library_pull_finish (library, result, &error);
   g_assert_null (pull);
@@ -385,7 +377,7 @@ delete (NatterModelLibrary  *library,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_model_library_delete_async (library, name, NULL, result_cb, &result);
+  natter_model_library_delete_async (library, name, NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, WAIT_MS);
   return natter_model_library_delete_finish (library, result, error);
 }
@@ -421,14 +413,14 @@ test_show (Fixture       *f,
   g_autoptr(NatterModelInfo) info = NULL;
   g_autoptr(GError) error = NULL;
 
-  natter_model_library_show_async (f->library, "llama3.2:latest", NULL, result_cb, &result);
+  natter_model_library_show_async (f->library, "llama3.2:latest", NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, WAIT_MS);
   info = natter_model_library_show_finish (f->library, result, &error);
   g_assert_no_error (error);
   g_assert_cmpint (info->parameter_count, ==, 3212749888);
   g_assert_cmpstr (info->family, ==, "llama");
 
-  natter_model_library_show_async (f->library, "nope", NULL, result_cb, &missing);
+  natter_model_library_show_async (f->library, "nope", NULL, natter_test_result_cb, &missing);
   natter_test_wait_for_pointer ((gpointer *) &missing, WAIT_MS);
   g_assert_null (natter_model_library_show_finish (f->library, missing, &error));
   g_assert_error (error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_MODEL_NOT_FOUND);

@@ -38,14 +38,6 @@
 
 typedef NatterTestServices Fixture;
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 /* The titles of the session file's title_changed events, "|"-joined. */
 static char *
 titles_on_disk (Fixture    *f,
@@ -76,7 +68,7 @@ set_title (Fixture    *f,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  natter_sessions_set_title_async (f->sessions, session_id, title, NULL, result_cb, &result);
+  natter_sessions_set_title_async (f->sessions, session_id, title, NULL, natter_test_result_cb, &result);
   g_assert_true (natter_sessions_set_title_finish (f->sessions, natter_test_services_wait_result (&result), &error));
   g_assert_no_error (error);
 }
@@ -209,7 +201,7 @@ test_created_with_title (Fixture       *f,
   g_autofree char *titles = NULL;
 
   SERVE (f, ANSWER);
-  natter_sessions_create_session_async (f->sessions, "Given", NULL, NULL, NULL, NULL, result_cb, &result);
+  natter_sessions_create_session_async (f->sessions, "Given", NULL, NULL, NULL, NULL, natter_test_result_cb, &result);
   session_id = natter_sessions_create_session_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
   turn_id = natter_test_services_send (f, session_id, "hello");
@@ -344,7 +336,7 @@ test_next_message_not_delayed (Fixture       *f,
   SERVE (f, ANSWER, hanging_title, ANSWER);
   session_id = natter_test_services_create_session (f);
   first = natter_test_services_send (f, session_id, "hello");
-  natter_sessions_wait_for_turn_async (f->sessions, first, NULL, result_cb, &result);
+  natter_sessions_wait_for_turn_async (f->sessions, first, NULL, natter_test_result_cb, &result);
   g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result), NULL));
 
   /* The server answers in the order requests arrive: the second message
@@ -354,7 +346,7 @@ test_next_message_not_delayed (Fixture       *f,
   g_signal_connect (f->sessions, "session-index-changed", G_CALLBACK (count_index_changes_cb), &n_changes);
   second = natter_test_services_send (f, session_id, "again");
   g_clear_object (&result);
-  natter_sessions_wait_for_turn_async (f->sessions, second, NULL, result_cb, &result);
+  natter_sessions_wait_for_turn_async (f->sessions, second, NULL, natter_test_result_cb, &result);
   g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result), NULL));
   g_signal_handlers_disconnect_by_func (f->sessions, count_index_changes_cb, &n_changes);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
@@ -394,7 +386,7 @@ allow (Fixture    *f,
   g_autoptr(NatterTurnOutcome) outcome = NULL;
   g_autoptr(GError) error = NULL;
 
-  natter_sessions_respond_to_permission_async (f->sessions, turn_id, "call_1", "allow", NULL, NULL, result_cb,
+  natter_sessions_respond_to_permission_async (f->sessions, turn_id, "call_1", "allow", NULL, NULL, natter_test_result_cb,
                                                &result);
   outcome = natter_sessions_respond_to_permission_finish (f->sessions, natter_test_services_wait_result (&result),
                                                           &error);
@@ -446,7 +438,7 @@ test_after_answer_in_a_later_process (Fixture       *f,
   session_id = g_strdup (session_of (f, turn_id));
 
   natter_test_services_reload (f);
-  natter_sessions_respond_to_ask_human_async (f->sessions, turn_id, "call_1", "Lisbon", NULL, result_cb, &result);
+  natter_sessions_respond_to_ask_human_async (f->sessions, turn_id, "call_1", "Lisbon", NULL, natter_test_result_cb, &result);
   outcome = natter_sessions_respond_to_ask_human_finish (f->sessions, natter_test_services_wait_result (&result),
                                                          &error);
   g_assert_no_error (error);
@@ -473,7 +465,7 @@ test_after_resume (Fixture       *f,
 
   session_id = natter_test_services_write_interrupted (f, "Tell me a story", &turn_id);
   SERVE (f, ANSWER, TITLE);
-  natter_sessions_resume_turn_async (f->sessions, session_id, NULL, result_cb, &result);
+  natter_sessions_resume_turn_async (f->sessions, session_id, NULL, natter_test_result_cb, &result);
   resumed = natter_sessions_resume_turn_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
   g_assert_cmpstr (resumed, ==, turn_id);
@@ -533,7 +525,7 @@ test_first_message_queued (Fixture       *f,
   natter_send_options_set_model (options, "test", "m");
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", "Queued first");
-  natter_sessions_queue_message_async (f->sessions, session_id, input, options, FALSE, NULL, result_cb, &result);
+  natter_sessions_queue_message_async (f->sessions, session_id, input, options, FALSE, NULL, natter_test_result_cb, &result);
   queue_id = natter_sessions_queue_message_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
   wait_for_requests (f, 2);

@@ -31,14 +31,6 @@
 
 typedef NatterTestServices Fixture;
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 /* Sends @text with automatic titles off and waits for its turn, then
  * for everything the services still do. */
 static char *
@@ -60,7 +52,7 @@ compact (Fixture    *f,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_sessions_compact_async (f->sessions, session_id, keep, NULL, result_cb, &result);
+  natter_sessions_compact_async (f->sessions, session_id, keep, NULL, natter_test_result_cb, &result);
   return natter_sessions_compact_finish (f->sessions, natter_test_services_wait_result (&result), error);
 }
 
@@ -73,7 +65,7 @@ fork_at (Fixture    *f,
   g_autoptr(GError) error = NULL;
   char *fork_id;
 
-  natter_sessions_fork_async (f->sessions, session_id, turn_id, NULL, NULL, result_cb, &result);
+  natter_sessions_fork_async (f->sessions, session_id, turn_id, NULL, NULL, natter_test_result_cb, &result);
   fork_id = natter_sessions_fork_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
   return fork_id;
@@ -234,7 +226,7 @@ test_damaged_kept_turn (Fixture       *f,
     natter_send_options_set_model (options, "test", "m");
     json_object_set_string_member (input, "role", "user");
     json_object_set_string_member (input, "content", "Q4");
-    natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
+    natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, natter_test_result_cb, &result);
     turn_id = natter_sessions_send_message_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   }
   g_assert_null (turn_id);
@@ -406,7 +398,7 @@ test_fork_before_kept_turn (Fixture       *f,
   compaction_id = compact (f, session_id, 1, &error);
   g_assert_no_error (error);
 
-  natter_sessions_create_session_async (f->sessions, "Q1", NULL, session_id, NULL, NULL, result_cb, &result);
+  natter_sessions_create_session_async (f->sessions, "Q1", NULL, session_id, NULL, NULL, natter_test_result_cb, &result);
   version = natter_sessions_create_session_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
   none = natter_test_services_last_event (f, version, "conversation_compacted");
@@ -567,7 +559,7 @@ test_overflow_from_server (Fixture       *f,
       JsonObject *terminal;
 
       natter_turn_runtime_get_turn_state_async (natter_services_get_runtime (f->services), turns[i], NULL,
-                                                result_cb, &result);
+                                                natter_test_result_cb, &result);
       state = natter_turn_runtime_get_turn_state_finish (natter_services_get_runtime (f->services),
                                                          natter_test_services_wait_result (&result), &error);
       g_assert_no_error (error);

@@ -11,14 +11,6 @@
 #include "natter-session-index-private.h"
 #include "natter-test-fakes.h"
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 static JsonObject *
 object_literal (const char *literal)
 {
@@ -52,7 +44,7 @@ test_standalone_turn (void)
   natter_fake_model_script (w->fakes->model, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("A", "sa", "{}")),
                             NATTER_FAKE_TEXT_STEP, NULL);
 
-  natter_headless_runner_run_async (runner, options, NULL, input, NULL, result_cb, &result);
+  natter_headless_runner_run_async (runner, options, NULL, input, NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, 10000);
   outcome = natter_headless_runner_run_finish (runner, result, &turn_id, &text, &error);
   g_assert_no_error (error);
@@ -95,7 +87,7 @@ test_abort_cancels_the_turn (void)
 
   natter_send_options_set_max_model_calls (options, 3);
   natter_fake_model_script (w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
-  natter_headless_runner_run_async (runner, options, NULL, input, cancellable, result_cb, &result);
+  natter_headless_runner_run_async (runner, options, NULL, input, cancellable, natter_test_result_cb, &result);
   natter_fake_model_wait_held (w->fakes->model, 1, 10000);
   g_cancellable_cancel (cancellable);
   natter_test_wait_for_pointer ((gpointer *) &result, 10000);

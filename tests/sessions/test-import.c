@@ -62,14 +62,6 @@ tear_down (Fixture       *f,
   natter_test_services_tear_down (&f->base, data);
 }
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 static NatterImportReport *
 import_text (Fixture    *f,
              const char *text,
@@ -83,7 +75,7 @@ import_text (Fixture    *f,
   g_assert_true (g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL,
                                           &error));
   g_assert_no_error (error);
-  natter_sessions_import_async (f->base.sessions, file, from, NULL, result_cb, &result);
+  natter_sessions_import_async (f->base.sessions, file, from, NULL, natter_test_result_cb, &result);
   report = natter_sessions_import_finish (f->base.sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
   return report;
@@ -118,7 +110,7 @@ send_request (Fixture              *f,
   NatterSendResult *sent;
 
   natter_message_request_set_auto_title (request, FALSE);
-  natter_send_pipeline_send_async (pipeline, request, NULL, result_cb, &result);
+  natter_send_pipeline_send_async (pipeline, request, NULL, natter_test_result_cb, &result);
   sent = natter_send_pipeline_send_finish (pipeline, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
   g_assert_nonnull (sent->turn_id);
@@ -328,7 +320,7 @@ test_unfinished_turn_stopped (Fixture       *f,
   turn = read_turn (f, latest);
   g_assert_cmpint (natter_derive_turn_status (turn), ==, NATTER_TURN_STATUS_CANCELLED);
 
-  natter_sessions_respond_to_permission_async (f->base.sessions, latest, "c1", "allow", NULL, NULL, result_cb,
+  natter_sessions_respond_to_permission_async (f->base.sessions, latest, "c1", "allow", NULL, NULL, natter_test_result_cb,
                                                &result);
   outcome = natter_sessions_respond_to_permission_finish (f->base.sessions,
                                                           natter_test_services_wait_result (&result), &error);
@@ -362,7 +354,7 @@ compact (Fixture    *f,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  natter_sessions_compact_async (f->base.sessions, session_id, 1, NULL, result_cb, &result);
+  natter_sessions_compact_async (f->base.sessions, session_id, 1, NULL, natter_test_result_cb, &result);
   return natter_sessions_compact_finish (f->base.sessions, natter_test_services_wait_result (&result), error);
 }
 

@@ -121,14 +121,6 @@ corrupt (NatterJsonlRepo *repo,
   g_assert_true (g_file_set_contents (path, "{\"broken\n", -1, NULL));
 }
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 typedef struct
 {
   guint calls;
@@ -166,7 +158,7 @@ test_scan_reads_only_latest_turn (Fixture       *f,
   corrupt (f->turns, turns[1]);
 
   g_signal_connect (index, "items-changed", G_CALLBACK (items_changed_cb), &changes);
-  natter_session_index_load_async (index, f->sessions, f->turns, NULL, result_cb, &result);
+  natter_session_index_load_async (index, f->sessions, f->turns, NULL, natter_test_result_cb, &result);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (index)), ==, 0);
   natter_test_wait_for_pointer ((gpointer *) &result, 10000);
   g_assert_true (natter_session_index_load_finish (index, result, &error));
@@ -319,7 +311,7 @@ test_write_through_keeps_latest_turn_error (Fixture       *f,
   NatterSessionIndexEntry *entry;
 
   corrupt (f->turns, turns[1]);
-  natter_session_index_load_async (index, f->sessions, f->turns, NULL, result_cb, &result);
+  natter_session_index_load_async (index, f->sessions, f->turns, NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, 10000);
   g_assert_true (natter_session_index_load_finish (index, result, &error));
   entry = natter_session_index_lookup (index, sid);
@@ -369,7 +361,7 @@ test_scan_keeps_writes_made_during_it (Fixture       *f,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) renamed = NULL;
 
-  natter_session_index_load_async (index, f->sessions, f->turns, NULL, result_cb, &result);
+  natter_session_index_load_async (index, f->sessions, f->turns, NULL, natter_test_result_cb, &result);
   /* The scan publishes on this main context: these come first. */
   natter_session_index_remove (index, removed);
   events = natter_jsonl_repo_read_sync (f->sessions, written, NULL, &error);

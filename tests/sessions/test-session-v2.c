@@ -331,14 +331,6 @@ fixture_tear_down (Fixture       *f,
 }
 
 static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static void
 append (Fixture    *f,
         const char *session_id,
         GPtrArray  *events)
@@ -346,7 +338,7 @@ append (Fixture    *f,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  natter_sessions_append_events_async (f->sessions, session_id, events, NULL, result_cb, &result);
+  natter_sessions_append_events_async (f->sessions, session_id, events, NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
   g_assert_true (natter_sessions_append_events_finish (f->sessions, result, &error));
   g_assert_no_error (error);
@@ -455,7 +447,7 @@ test_new_session_is_created_at_version_1 (Fixture       *f,
   g_autoptr(NatterSessionState) state = NULL;
   g_auto(GStrv) lines = NULL;
 
-  natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, result_cb, &result);
+  natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, natter_test_result_cb, &result);
   natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
   id = natter_sessions_create_session_finish (f->sessions, result, &error);
   g_assert_no_error (error);
@@ -540,7 +532,7 @@ test_ordering_errors_name_the_file_and_line (Fixture       *f,
       assert_names_line (natter_session_index_entry_get_error (entry), file, files[i].line, files[i].reason);
 
       /* Every operation's read (show, send, export, …). */
-      natter_sessions_read_session_async (f->sessions, SID, NULL, result_cb, &result);
+      natter_sessions_read_session_async (f->sessions, SID, NULL, natter_test_result_cb, &result);
       natter_test_wait_for_pointer ((gpointer *) &result, TIMEOUT_MS);
       state = natter_sessions_read_session_finish (result, &error);
       g_assert_null (state);

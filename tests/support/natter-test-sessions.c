@@ -56,14 +56,6 @@ natter_test_sessions_tear_down (NatterTestSessions *t,
   g_clear_object (&t->blobs);
 }
 
-void
-natter_test_result_cb (GObject      *object,
-                       GAsyncResult *result,
-                       gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 GAsyncResult *
 natter_test_sessions_wait_result (GAsyncResult **slot)
 {

@@ -181,6 +181,23 @@ natter_test_wait_for_pointer (gpointer *pointer,
 }
 
 /**
+ * natter_test_result_cb:
+ * @object: the source object
+ * @result: the result
+ * @user_data: a `GAsyncResult **`, NULL until the call ends
+ *
+ * A #GAsyncReadyCallback that stores a reference to @result in
+ * *@user_data, for a test to wait for and then finish the call with.
+ */
+void
+natter_test_result_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/**
  * natter_test_drain_main_context:
  *
  * Dispatches every source of the default main context that is ready,

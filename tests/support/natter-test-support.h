@@ -48,6 +48,12 @@ gboolean         natter_test_wait_until       (NatterTestCheck  condition,
 /* Iterates the default main context until the pointer is non-NULL. */
 void             natter_test_wait_for_pointer (gpointer        *pointer,
                                                guint            timeout_ms);
+/* A GAsyncReadyCallback storing a reference to the result in
+ * *(GAsyncResult **) user_data, for natter_test_wait_for_pointer() (or
+ * natter_test_sessions_wait_result()) to wait for. */
+void             natter_test_result_cb        (GObject         *object,
+                                               GAsyncResult    *result,
+                                               gpointer         user_data);
 /* Runs whatever the default main context has ready, without blocking. */
 void             natter_test_drain_main_context (void);
 /* Iterates the default main context until *counter reaches n; fails the
