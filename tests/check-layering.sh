@@ -75,6 +75,7 @@ parts () {
 }
 
 parts runtime provider tools permissions agents turn
+parts sessions index archive folders service search
 
 # Sizes: a function holds one step. No function over 120 lines (a body
 # from a `{` in column 0 to the next `}` in column 0, GNU style). Files
