@@ -179,9 +179,14 @@ for folder in sorted(by_folder):
 
 # The parts of each folder that has subfolders: the folder's own files,
 # and each subfolder with everything under it.
+parents = set()
+for folder in by_folder:
+    while folder.startswith('src'):
+        parents.add(folder)
+        folder = os.path.dirname(folder)
 parts = defaultdict(dict)
 for folder, files in by_folder.items():
-    for parent in by_folder:
+    for parent in parents:
         if folder != parent and not folder.startswith(parent + '/'):
             continue
         rest = os.path.relpath(folder, parent)
