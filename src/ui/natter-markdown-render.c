@@ -358,11 +358,14 @@ static gboolean
 activate_link_cb (GtkLabel   *label,
                   const char *uri)
 {
-  GtkWidget *view = gtk_widget_get_ancestor (GTK_WIDGET (label), NATTER_TYPE_MARKDOWN_VIEW);
-  gboolean handled = FALSE;
+  GtkWidget *parent = gtk_widget_get_parent (GTK_WIDGET (label));
 
-  if (view != NULL)
-    g_signal_emit_by_name (view, "activate-link", uri, &handled);
+  /* To the view the label is in (markdown.activate-link), which emits
+   * its ::activate-link. Asked from the label's parent: a label has
+   * actions of its own, and the muxer it made before it was put into
+   * the view does not know the view's. */
+  if (parent != NULL)
+    gtk_widget_activate_action (parent, "markdown.activate-link", "s", uri);
 
   /* Never fall through to GtkLabel's own handler, which opens any scheme. */
   return TRUE;

@@ -1,4 +1,4 @@
-/* natter-preferences-mcp.c
+/* natter-mcp-page.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -11,7 +11,8 @@
  * headers (a secret header's value goes to the keyring, mcp.json gets a
  * reference: natter-mcp-secrets.h). Edits rewrite only that server's entry in
  * mcp.json, keeping whatever else the entry or the file holds, and the
- * servers are read again.
+ * servers are read again. The page's widgets are declared in
+ * natter-mcp-page.ui; this file keeps what they do.
  */
 
 #define G_LOG_DOMAIN "natter-preferences-window"
@@ -24,18 +25,24 @@
 #include "natter-mcp-config.h"
 #include "natter-mcp-error.h"
 #include "natter-mcp-manager.h"
+#include "natter-mcp-page.h"
 #include "natter-mcp-pairs.h"
 #include "natter-mcp-secrets.h"
+#include "natter-mcp-server-row.h"
 #include "natter-preferences-window-private.h"
 
-typedef struct
+struct _NatterMcpPage
 {
-  NatterPreferencesWindow *window;   /* owns this */
+  AdwPreferencesPage       parent_instance;
+
+  NatterPreferencesWindow *window;    /* holds the page */
   NatterMcpManager        *manager;
-  AdwPreferencesGroup     *group;
-  GPtrArray               *rows;      /* AdwActionRow, one per server */
-  GHashTable              *widgets;   /* "server\x1ffield" → GtkWidget (borrowed) */
+  GHashTable              *rows;      /* server → NatterMcpServerRow (borrowed) */
   GHashTable              *tests;     /* server → what its last Test found (a sentence) */
+  guint                    reload_id;
+
+  /* Template widgets */
+  AdwPreferencesGroup     *servers_group;
   GtkWidget               *error_row; /* why mcp.json cannot be used now; hidden when it can */
   GtkEditable             *name_entry;
   GtkEditable             *target_entry;
@@ -43,28 +50,13 @@ typedef struct
   NatterMcpPairs          *env;       /* a command's environment variables */
   NatterMcpPairs          *headers;   /* a URL's headers */
   GtkSpinButton           *timeout_spin;
-  guint                    reload_id;
-} McpPage;
+};
+
+G_DEFINE_FINAL_TYPE (NatterMcpPage, natter_mcp_page, ADW_TYPE_PREFERENCES_PAGE)
+
+typedef NatterMcpPage McpPage;
 
 static void rebuild (McpPage *page);
-
-static void
-mcp_page_free (McpPage *page)
-{
-  g_clear_object (&page->manager);
-  g_ptr_array_unref (page->rows);
-  g_hash_table_unref (page->widgets);
-  g_hash_table_unref (page->tests);
-  natter_mcp_pairs_free (page->env);
-  natter_mcp_pairs_free (page->headers);
-  g_free (page);
-}
-
-static McpPage *
-get_page (NatterPreferencesWindow *self)
-{
-  return g_object_get_data (G_OBJECT (self), "natter-mcp-page");
-}
 
 static const char *
 config_path (McpPage *page)
@@ -75,12 +67,14 @@ config_path (McpPage *page)
 static gboolean
 reload_idle_cb (gpointer user_data)
 {
-  NatterPreferencesWindow *window = user_data;
-  McpPage *page = get_page (window);
+  McpPage *page = user_data;
+  NatterPreferencesWindow *window = page->window;
+  gboolean open;
 
-  if (page != NULL)
-    page->reload_id = 0;
-  if (natter_preferences_window_pending_end (window) && page != NULL)
+  page->reload_id = 0;
+  open = natter_preferences_window_pending_end (window);
+  g_object_unref (window);
+  if (open)
     {
       /* A test of the old entries says nothing about the new ones. */
       g_hash_table_remove_all (page->tests);
@@ -98,8 +92,8 @@ reload (McpPage *page)
 {
   if (page->reload_id != 0)
     return;
-  page->reload_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, reload_idle_cb,
-                                     natter_preferences_window_pending_begin (page->window), g_object_unref);
+  natter_preferences_window_pending_begin (page->window);
+  page->reload_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, reload_idle_cb, g_object_ref (page), g_object_unref);
 }
 
 static char *
@@ -141,15 +135,6 @@ describe_state (McpPage               *page,
 }
 
 static void
-remember (McpPage    *page,
-          const char *server,
-          const char *field,
-          GtkWidget  *widget)
-{
-  g_hash_table_replace (page->widgets, g_strdup_printf ("%s\x1f%s", server, field), widget);
-}
-
-static void
 show_error (McpPage *page,
             GError  *error)
 {
@@ -157,11 +142,11 @@ show_error (McpPage *page,
 }
 
 static void
-enabled_cb (GtkSwitch  *toggle,
-            GParamSpec *pspec,
-            McpPage    *page)
+enabled_cb (NatterMcpServerRow *row,
+            gboolean            enabled,
+            McpPage            *page)
 {
-  const char *name = g_object_get_data (G_OBJECT (toggle), "server");
+  const char *name = natter_mcp_server_row_get_config (row)->name;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) entry = natter_mcp_config_dup_entry (config_path (page), name, &error);
 
@@ -171,7 +156,7 @@ enabled_cb (GtkSwitch  *toggle,
         show_error (page, error);
       return;
     }
-  if (gtk_switch_get_active (toggle))
+  if (enabled)
     json_object_remove_member (entry, "disabled");
   else
     json_object_set_boolean_member (entry, "disabled", TRUE);
@@ -263,7 +248,7 @@ static void
 undo_remove_cb (AdwToast      *toast,
                 RemovedServer *removed)
 {
-  McpPage *page = removed->window != NULL ? get_page (removed->window) : NULL;
+  McpPage *page = removed->window != NULL ? removed->window->mcp_page : NULL;
   g_autoptr(GError) error = NULL;
 
   if (page == NULL || removed->undone)
@@ -280,7 +265,7 @@ static void
 remove_dismissed_cb (AdwToast      *toast,
                      RemovedServer *removed)
 {
-  McpPage *page = removed->window != NULL ? get_page (removed->window) : NULL;
+  McpPage *page = removed->window != NULL ? removed->window->mcp_page : NULL;
   g_autoptr(GPtrArray) keys = NULL;
 
   if (removed->undone)
@@ -296,10 +281,10 @@ remove_dismissed_cb (AdwToast      *toast,
 }
 
 static void
-remove_cb (GtkButton *button,
-           McpPage   *page)
+remove_cb (NatterMcpServerRow *row,
+           McpPage            *page)
 {
-  g_autofree char *name = g_strdup (g_object_get_data (G_OBJECT (button), "server"));
+  g_autofree char *name = g_strdup (natter_mcp_server_row_get_config (row)->name);
   g_autoptr(GError) error = NULL;
   g_autofree char *message = NULL;
   g_autoptr(JsonObject) old = natter_mcp_config_dup_entry (config_path (page), name, NULL);
@@ -349,10 +334,10 @@ fill_pairs (NatterMcpPairs *pairs,
 }
 
 static void
-edit_cb (GtkButton *button,
-         McpPage   *page)
+edit_cb (NatterMcpServerRow *row,
+         McpPage            *page)
 {
-  NatterMcpServerConfig *config = g_object_get_data (G_OBJECT (button), "config");
+  NatterMcpServerConfig *config = natter_mcp_server_row_get_config (row);
   g_autoptr(GString) target = g_string_new (NULL);
 
   if (config->url != NULL)
@@ -377,10 +362,10 @@ edit_cb (GtkButton *button,
 
 typedef struct
 {
-  McpPage   *page;
-  GtkWidget *row;
-  char      *server;
-  gboolean   enabled;
+  NatterPreferencesWindow *window;   /* a pending reference */
+  McpPage                 *page;     /* used only while the window is open */
+  char                    *server;
+  gboolean                 enabled;
 } TestCall;
 
 /* Shows the server's state again in its row, if it still has one. */
@@ -388,13 +373,12 @@ static void
 update_row (McpPage    *page,
             const char *server)
 {
-  g_autofree char *key = g_strdup_printf ("%s\x1f%s", server, "row");
-  GtkWidget *row = g_hash_table_lookup (page->widgets, key);
+  NatterMcpServerRow *row = g_hash_table_lookup (page->rows, server);
   g_autofree char *state = NULL;
 
   if (row == NULL)
     return;
-  state = describe_state (page, g_object_get_data (G_OBJECT (row), "config"));
+  state = describe_state (page, natter_mcp_server_row_get_config (row));
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), state);
 }
 
@@ -432,7 +416,7 @@ tested_cb (GObject      *object,
   g_autoptr(JsonArray) tools = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *message = NULL;
-  NatterPreferencesWindow *window = call->page->window;
+  NatterPreferencesWindow *window = call->window;
 
   tools = natter_mcp_client_list_tools_finish (client, result, &error);
   natter_mcp_client_stop (client);
@@ -448,105 +432,55 @@ tested_cb (GObject      *object,
                                    json_array_get_length (tools));
       natter_preferences_window_show_toast (window, message);
     }
-  g_object_unref (call->row);
   g_free (call->server);
   g_free (call);
   g_object_unref (window);
 }
 
 static void
-test_cb (GtkButton *button,
-         McpPage   *page)
+test_cb (NatterMcpServerRow *row,
+         McpPage            *page)
 {
-  NatterMcpServerConfig *config = g_object_get_data (G_OBJECT (button), "config");
+  NatterMcpServerConfig *config = natter_mcp_server_row_get_config (row);
   NatterMcpClient *client = natter_mcp_manager_new_client (page->manager, config);
   TestCall *call = g_new0 (TestCall, 1);
 
   /* A client of its own: the test starts the server even when it is
    * disabled, and never disturbs the one the conversations use. */
   call->page = page;
-  call->row = g_object_ref (GTK_WIDGET (button));
   call->server = g_strdup (config->name);
   call->enabled = config->enabled;
   g_hash_table_replace (page->tests, g_strdup (config->name),
                         g_strdup (config->enabled ? _("Testing…") : _("testing…")));
   update_row (page, config->name);
-  natter_preferences_window_pending_begin (page->window);
+  call->window = natter_preferences_window_pending_begin (page->window);
   natter_mcp_client_set_timeout (client, TEST_TIMEOUT_SECONDS);
   natter_mcp_client_list_tools_async (client, NULL, tested_cb, call);
-}
-
-/* The row's actions are icons with their names as tooltips: three
- * worded buttons and the switch left a 360 px row no room for the
- * server's name and state, which wrapped a letter a line. */
-static GtkWidget *
-flat_button (const char *label,
-             const char *icon_name)
-{
-  GtkWidget *button = gtk_button_new_from_icon_name (icon_name);
-
-  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (button, label);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
-  gtk_widget_add_css_class (button, "flat");
-  return button;
 }
 
 static GtkWidget *
 server_row (McpPage               *page,
             NatterMcpServerConfig *config)
 {
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *toggle = gtk_switch_new ();
-  GtkWidget *edit = flat_button (_("Edit"), "document-edit-symbolic");
-  GtkWidget *test = flat_button (_("Test"), "emblem-system-symbolic");
-  GtkWidget *remove = flat_button (_("Remove"), "user-trash-symbolic");
   g_autofree char *state = describe_state (page, config);
+  NatterMcpServerRow *row = natter_mcp_server_row_new (config, state);
 
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), config->name);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), state);
-  g_object_set_data_full (G_OBJECT (row), "config", natter_mcp_server_config_ref (config),
-                          (GDestroyNotify) natter_mcp_server_config_unref);
-  gtk_switch_set_active (GTK_SWITCH (toggle), config->enabled);
-  gtk_widget_set_valign (toggle, GTK_ALIGN_CENTER);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (toggle), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Enabled"), -1);
-  /* Each row's controls say which server they act on, not only "Edit". */
-  for (GtkWidget **control = (GtkWidget *[]) { toggle, edit, test, remove, NULL }; *control != NULL; control++)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (*control), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, config->name, -1);
-  g_object_set_data_full (G_OBJECT (toggle), "server", g_strdup (config->name), g_free);
-  g_object_set_data_full (G_OBJECT (remove), "server", g_strdup (config->name), g_free);
-  g_object_set_data_full (G_OBJECT (edit), "config", natter_mcp_server_config_ref (config),
-                          (GDestroyNotify) natter_mcp_server_config_unref);
-  g_object_set_data_full (G_OBJECT (test), "config", natter_mcp_server_config_ref (config),
-                          (GDestroyNotify) natter_mcp_server_config_unref);
-  g_signal_connect (toggle, "notify::active", G_CALLBACK (enabled_cb), page);
-  g_signal_connect (edit, "clicked", G_CALLBACK (edit_cb), page);
-  g_signal_connect (test, "clicked", G_CALLBACK (test_cb), page);
-  g_signal_connect (remove, "clicked", G_CALLBACK (remove_cb), page);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), edit);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), test);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), remove);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), toggle);
-  remember (page, config->name, "row", row);
-  remember (page, config->name, "switch", toggle);
-  remember (page, config->name, "edit", edit);
-  remember (page, config->name, "test", test);
-  remember (page, config->name, "remove", remove);
-  return row;
+  g_signal_connect (row, "enable", G_CALLBACK (enabled_cb), page);
+  g_signal_connect (row, "edit", G_CALLBACK (edit_cb), page);
+  g_signal_connect (row, "test", G_CALLBACK (test_cb), page);
+  g_signal_connect (row, "remove", G_CALLBACK (remove_cb), page);
+  g_hash_table_replace (page->rows, g_strdup (config->name), row);
+  return GTK_WIDGET (row);
 }
 
 /* The running client's state changed: that is newer than any test. */
 static void
-client_state_cb (NatterMcpClient         *client,
-                 GParamSpec              *pspec,
-                 NatterPreferencesWindow *window)
+client_state_cb (NatterMcpClient *client,
+                 GParamSpec      *pspec,
+                 McpPage         *page)
 {
-  McpPage *page = get_page (window);
   const char *server = natter_mcp_client_get_config (client)->name;
 
-  if (page == NULL)
-    return;
   g_hash_table_remove (page->tests, server);
   update_row (page, server);
 }
@@ -561,10 +495,10 @@ watch_clients (McpPage *page)
       NatterMcpClient *client = g_ptr_array_index (clients, i);
 
       if (g_signal_handler_find (client, G_SIGNAL_MATCH_FUNC | G_SIGNAL_MATCH_DATA, 0, 0, NULL,
-                                 client_state_cb, page->window) != 0)
+                                 client_state_cb, page) != 0)
         continue;
-      g_signal_connect_object (client, "notify::state", G_CALLBACK (client_state_cb), page->window, 0);
-      g_signal_connect_object (client, "notify::last-error", G_CALLBACK (client_state_cb), page->window, 0);
+      g_signal_connect_object (client, "notify::state", G_CALLBACK (client_state_cb), page, 0);
+      g_signal_connect_object (client, "notify::last-error", G_CALLBACK (client_state_cb), page, 0);
     }
 }
 
@@ -574,10 +508,13 @@ rebuild (McpPage *page)
   g_autoptr(GPtrArray) configs = NULL;
   g_autoptr(GError) error = NULL;
 
-  for (guint i = 0; i < page->rows->len; i++)
-    adw_preferences_group_remove (page->group, g_ptr_array_index (page->rows, i));
-  g_ptr_array_set_size (page->rows, 0);
-  g_hash_table_remove_all (page->widgets);
+  GHashTableIter iter;
+  gpointer row;
+
+  g_hash_table_iter_init (&iter, page->rows);
+  while (g_hash_table_iter_next (&iter, NULL, &row))
+    adw_preferences_group_remove (page->servers_group, row);
+  g_hash_table_remove_all (page->rows);
   watch_clients (page);
 
   /* A file that does not parse (being edited by hand, say) is said above
@@ -591,12 +528,7 @@ rebuild (McpPage *page)
       configs = g_ptr_array_ref (natter_mcp_manager_get_configs (page->manager));
     }
   for (guint i = 0; i < configs->len; i++)
-    {
-      GtkWidget *row = server_row (page, g_ptr_array_index (configs, i));
-
-      adw_preferences_group_add (page->group, row);
-      g_ptr_array_add (page->rows, row);
-    }
+    adw_preferences_group_add (page->servers_group, server_row (page, g_ptr_array_index (configs, i)));
 }
 
 /* The entry for what the Target field says: an http(s) URL, or a
@@ -797,8 +729,7 @@ fill_pairs_into (SaveOp     *op,
 }
 
 static void
-save_cb (GtkButton *button,
-         McpPage   *page)
+save_clicked_cb (McpPage *page)
 {
   g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (page->name_entry)));
   g_autofree char *target = g_strstrip (g_strdup (gtk_editable_get_text (page->target_entry)));
@@ -849,147 +780,110 @@ save_cb (GtkButton *button,
     }
 }
 
-static AdwPreferencesGroup *
-add_group (McpPage *page)
-{
-  AdwPreferencesGroup *group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  GtkWidget *name = adw_entry_row_new ();
-  GtkWidget *target = adw_entry_row_new ();
-
-  adw_preferences_group_set_title (group, _("Add or Edit a Server"));
-  adw_preferences_group_set_description (group, _("A command line starts a server on this computer; an http:// "
-                                                  "or https:// URL reaches one over the network."));
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (name), _("Name"));
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (target), _("Command or URL"));
-  page->name_entry = GTK_EDITABLE (name);
-  page->target_entry = GTK_EDITABLE (target);
-  page->save_button = gtk_button_new_with_label (_("Save Server"));
-  gtk_widget_set_halign (page->save_button, GTK_ALIGN_END);
-  gtk_widget_set_margin_top (page->save_button, 12);
-  gtk_widget_add_css_class (page->save_button, "suggested-action");
-  g_signal_connect (page->save_button, "clicked", G_CALLBACK (save_cb), page);
-  adw_preferences_group_add (group, name);
-  adw_preferences_group_add (group, target);
-  return group;
-}
-
-/* How long a call waits, for every server whose mcp.json entry names no
- * timeout of its own. AdwSpinRow is newer than libadwaita 1.2, so a spin
- * button sits at the end of an action row. */
-static AdwPreferencesGroup *
-timeout_group (McpPage *page)
-{
-  AdwPreferencesGroup *group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *spin = gtk_spin_button_new_with_range (1, 3600, 1);
-
-  adw_preferences_group_set_title (group, _("Calls"));
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Call Timeout"));
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row),
-                               _("Seconds a call waits for the server’s answer. A server’s own “timeout” "
-                                 "in mcp.json wins."));
-  gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Call timeout in seconds"), -1);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), spin);
-  adw_preferences_group_add (group, row);
-  /* The adjustment's double and the setting's uint convert both ways;
-   * the bounds are the key's range. */
-  g_object_bind_property (natter_services_get_settings (page->window->services), "mcp-timeout",
-                          gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (spin)), "value",
-                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-  page->timeout_spin = GTK_SPIN_BUTTON (spin);
-  return group;
-}
-
 static void
-config_changed_cb (NatterPreferencesWindow *self)
+config_changed_cb (McpPage *page)
 {
-  McpPage *page = get_page (self);
-
-  if (page == NULL)
-    return;
   /* A test of the old entries says nothing about the new ones. */
   g_hash_table_remove_all (page->tests);
   rebuild (page);
 }
 
-/**
- * natter_preferences_window_add_mcp_page:
- * @self: the window
- *
- * Adds the Tool Servers page; its rows follow the servers' states.
- */
-void
-natter_preferences_window_add_mcp_page (NatterPreferencesWindow *self)
+static void
+natter_mcp_page_dispose (GObject *object)
 {
-  McpPage *page = g_new0 (McpPage, 1);
-  AdwPreferencesPage *prefs_page = ADW_PREFERENCES_PAGE (adw_preferences_page_new ());
-  g_autofree char *description = NULL;
+  NatterMcpPage *self = NATTER_MCP_PAGE (object);
 
-  page->window = self;
-  page->manager = g_object_ref (natter_services_get_mcp_manager (self->services));
-  page->rows = g_ptr_array_new ();
-  page->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  page->tests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  page->error_row = adw_action_row_new ();
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (page->error_row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (page->error_row),
-                                 _("mcp.json has a mistake; the servers below are those from before it"));
-  adw_action_row_add_prefix (ADW_ACTION_ROW (page->error_row), gtk_image_new_from_icon_name ("dialog-warning-symbolic"));
-  gtk_widget_add_css_class (page->error_row, "error");
-  gtk_widget_set_visible (page->error_row, FALSE);
-  g_object_set_data_full (G_OBJECT (self), "natter-mcp-page", page, (GDestroyNotify) mcp_page_free);
+  if (self->manager != NULL)
+    g_signal_handlers_disconnect_by_data (self->manager, self);
+  g_hash_table_remove_all (self->rows);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_MCP_PAGE);
+  G_OBJECT_CLASS (natter_mcp_page_parent_class)->dispose (object);
+}
 
-  adw_preferences_page_set_title (prefs_page, _("Tool Servers"));
-  adw_preferences_page_set_icon_name (prefs_page, "network-server-symbolic");
-  page->group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (page->group, _("Tool Servers (MCP)"));
-  /* Translators: %s is the path of mcp.json */
-  description = g_strdup_printf (_("Every call of a server’s tool asks first. Read from %s."), config_path (page));
-  adw_preferences_group_set_description (page->group, description);
-  adw_preferences_group_add (page->group, page->error_row);
-  adw_preferences_page_add (prefs_page, page->group);
-  adw_preferences_page_add (prefs_page, add_group (page));
-  page->env = natter_mcp_pairs_new (_("Environment Variables"),
-                                    _("Given to a server started by a command."), _("Add Variable"), FALSE);
-  page->headers = natter_mcp_pairs_new (_("Headers"),
-                                        _("Sent to a server reached by URL. A secret value is kept in the "
-                                          "keyring; mcp.json only refers to it."), _("Add Header"), TRUE);
-  adw_preferences_page_add (prefs_page, natter_mcp_pairs_get_group (page->env));
-  adw_preferences_page_add (prefs_page, natter_mcp_pairs_get_group (page->headers));
-  {
-    AdwPreferencesGroup *save = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+static void
+natter_mcp_page_finalize (GObject *object)
+{
+  NatterMcpPage *self = NATTER_MCP_PAGE (object);
 
-    adw_preferences_group_add (save, page->save_button);
-    adw_preferences_page_add (prefs_page, save);
-  }
-  adw_preferences_page_add (prefs_page, timeout_group (page));
-  adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), prefs_page);
+  g_clear_object (&self->manager);
+  g_hash_table_unref (self->rows);
+  g_hash_table_unref (self->tests);
+  G_OBJECT_CLASS (natter_mcp_page_parent_class)->finalize (object);
+}
 
-  g_signal_connect_object (page->manager, "tools-changed", G_CALLBACK (natter_preferences_window_rebuild_mcp), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (page->manager, "config-changed", G_CALLBACK (config_changed_cb), self, G_CONNECT_SWAPPED);
-  /* A server added to mcp.json by hand (or by another client) shows up
-   * here, and its tools in the conversations, without a restart. */
-  natter_mcp_manager_watch (page->manager);
-  rebuild (page);
+static void
+natter_mcp_page_class_init (NatterMcpPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = natter_mcp_page_dispose;
+  object_class->finalize = natter_mcp_page_finalize;
+
+  g_type_ensure (NATTER_TYPE_MCP_PAIRS);
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-mcp-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterMcpPage, servers_group);
+  gtk_widget_class_bind_template_child (widget_class, NatterMcpPage, error_row);
+  gtk_widget_class_bind_template_child (widget_class, NatterMcpPage, name_entry);
+  gtk_widget_class_bind_template_child (widget_class, NatterMcpPage, target_entry);
+  gtk_widget_class_bind_template_child (widget_class, NatterMcpPage, save_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterMcpPage, env);
+  gtk_widget_class_bind_template_child (widget_class, NatterMcpPage, headers);
+  gtk_widget_class_bind_template_child (widget_class, NatterMcpPage, timeout_spin);
+  gtk_widget_class_bind_template_callback (widget_class, save_clicked_cb);
+}
+
+static void
+natter_mcp_page_init (NatterMcpPage *self)
+{
+  self->rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->tests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 /**
- * natter_preferences_window_rebuild_mcp:
- * @self: the window
+ * natter_mcp_page_new:
+ * @window: the Preferences window the page goes into, which outlives it
+ *
+ * The Tool Servers page; its rows follow the servers' states.
+ *
+ * Returns: (transfer floating): the page
+ */
+NatterMcpPage *
+natter_mcp_page_new (NatterPreferencesWindow *window)
+{
+  NatterMcpPage *self = g_object_new (NATTER_TYPE_MCP_PAGE, NULL);
+  g_autofree char *description = NULL;
+
+  self->window = window;
+  self->manager = g_object_ref (natter_services_get_mcp_manager (window->services));
+  /* Translators: %s is the path of mcp.json */
+  description = g_strdup_printf (_("Every call of a server’s tool asks first. Read from %s."), config_path (self));
+  adw_preferences_group_set_description (self->servers_group, description);
+  /* The adjustment's double and the setting's uint convert both ways. */
+  g_object_bind_property (natter_services_get_settings (window->services), "mcp-timeout",
+                          gtk_spin_button_get_adjustment (self->timeout_spin), "value",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+
+  g_signal_connect_object (self->manager, "tools-changed", G_CALLBACK (rebuild), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->manager, "config-changed", G_CALLBACK (config_changed_cb), self, G_CONNECT_SWAPPED);
+  /* A server added to mcp.json by hand (or by another client) shows up
+   * here, and its tools in the conversations, without a restart. */
+  natter_mcp_manager_watch (self->manager);
+  rebuild (self);
+  return self;
+}
+
+/**
+ * natter_mcp_page_rebuild:
+ * @self: the page
  *
  * Shows the servers of mcp.json again, with their current states.
  */
 void
-natter_preferences_window_rebuild_mcp (NatterPreferencesWindow *self)
+natter_mcp_page_rebuild (NatterMcpPage *self)
 {
-  McpPage *page = get_page (self);
-
-  if (page != NULL)
-    rebuild (page);
+  rebuild (self);
 }
 
 /* "add", or "N:FIELD" for row N. */
@@ -1008,31 +902,46 @@ pairs_widget (NatterMcpPairs *pairs,
   return natter_mcp_pairs_get_widget (pairs, (guint) index, end + 1);
 }
 
+/**
+ * natter_mcp_page_get_widget:
+ * @self: the page
+ * @server: (nullable): a server's name
+ * @field: with @server, its "row", "switch", "edit", "test" or
+ *   "remove"; without, "name", "target", "save", "timeout",
+ *   "config-error", or "env:…"/"header:…" of the pairs
+ *
+ * For tests, which drive the page as a person would.
+ *
+ * Returns: (transfer none) (nullable): the widget
+ */
 GtkWidget *
-natter_preferences_window_get_mcp_widget (NatterPreferencesWindow *self,
-                                          const char              *server,
-                                          const char              *field)
+natter_mcp_page_get_widget (NatterMcpPage *self,
+                            const char    *server,
+                            const char    *field)
 {
-  McpPage *page = get_page (self);
-  g_autofree char *key = NULL;
+  NatterMcpServerRow *row;
 
   if (server == NULL)
     {
       if (g_str_equal (field, "name"))
-        return GTK_WIDGET (page->name_entry);
+        return GTK_WIDGET (self->name_entry);
       if (g_str_equal (field, "target"))
-        return GTK_WIDGET (page->target_entry);
+        return GTK_WIDGET (self->target_entry);
       if (g_str_equal (field, "save"))
-        return page->save_button;
+        return self->save_button;
       if (g_str_equal (field, "timeout"))
-        return GTK_WIDGET (page->timeout_spin);
+        return GTK_WIDGET (self->timeout_spin);
       if (g_str_equal (field, "config-error"))
-        return page->error_row;
+        return self->error_row;
       if (g_str_has_prefix (field, "env:") || g_str_has_prefix (field, "header:"))
-        return pairs_widget (g_str_has_prefix (field, "env:") ? page->env : page->headers,
+        return pairs_widget (g_str_has_prefix (field, "env:") ? self->env : self->headers,
                              strchr (field, ':') + 1);
       return NULL;
     }
-  key = g_strdup_printf ("%s\x1f%s", server, field);
-  return g_hash_table_lookup (page->widgets, key);
+  row = g_hash_table_lookup (self->rows, server);
+  if (row == NULL)
+    return NULL;
+  if (g_str_equal (field, "row"))
+    return GTK_WIDGET (row);
+  return natter_mcp_server_row_get_part (row, field);
 }
