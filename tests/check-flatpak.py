@@ -42,6 +42,9 @@ PROVIDERS = {
     "poppler-glib": "poppler",
     # The tests write PDFs with cairo, which the runtime ships.
     "cairo-pdf": "runtime",
+    # Math is typeset by KaTeX in a WebKitGTK view (docs/math.md); the
+    # runtime ships WebKitGTK 6.0, the manifest's "katex" module KaTeX.
+    "webkitgtk-6.0": "runtime",
 }
 
 FINISH_ARGS = {

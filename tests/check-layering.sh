@@ -76,7 +76,7 @@ parts () {
 
 parts runtime provider tools permissions agents turn
 parts sessions index archive folders service search
-parts app settings secrets attachments send search-provider wiring
+parts app math settings secrets attachments send search-provider wiring
 
 # Sizes: a function holds one step. No function over 120 lines (a body
 # from a `{` in column 0 to the next `}` in column 0, GNU style). Files
