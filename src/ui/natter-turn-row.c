@@ -373,7 +373,10 @@ show_terminal (NatterTurnRow   *self,
           g_autofree char *text = g_strdup_printf (_("Answering on “%s”…"),
                                                    natter_turn_state_get_device_name (state));
 
-          set_status (self, TRUE, NULL, text, _("Continue _Here…"), latest ? "win.continue-turn-here" : NULL);
+          /* No spinner: that device may have stopped for good, which
+           * nothing here can tell. */
+          set_status (self, FALSE, "network-transmit-receive-symbolic", text, _("Continue _Here…"),
+                      latest ? "win.continue-turn-here" : NULL);
         }
       else
         set_status (self, FALSE, "dialog-warning-symbolic",
