@@ -12,6 +12,7 @@
 #include "natter-jsonl-repo.h"
 #include "natter-session-schema.h"
 #include "natter-store-error.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-turn-schema.h"
 
 #include "natter-jsonl-repo-private.h"
@@ -115,7 +116,10 @@ natter_jsonl_repo_new (GFile                *storage_dir,
   self->validator = validator;
 
   if (strcmp (kind, "turns") == 0)
-    self->owner_member = g_strdup ("turnId");
+    {
+      self->owner_member = g_strdup ("turnId");
+      self->missing_may_arrive = TRUE;
+    }
   else if (strcmp (kind, "sessions") == 0)
     self->owner_member = g_strdup ("sessionId");
   else if (strcmp (kind, "folders") == 0)
@@ -282,7 +286,7 @@ natter_jsonl_repo_read_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!natter_id_validate (id, error))
+  if (!natter_store_name_validate (id, error))
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
@@ -320,7 +324,7 @@ natter_jsonl_repo_read_fold_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (fold != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!natter_id_validate (id, error))
+  if (!natter_store_name_validate (id, error))
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
@@ -370,7 +374,7 @@ natter_jsonl_repo_read_prefix_sync (NatterJsonlRepo  *self,
 
   *out_line = 0;
   *out_reason = NULL;
-  if (!natter_id_validate (id, error))
+  if (!natter_store_name_validate (id, error))
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
@@ -465,6 +469,36 @@ natter_jsonl_repo_list_ids_sync (NatterJsonlRepo  *self,
 }
 
 /**
+ * natter_jsonl_repo_list_conflicts_sync:
+ * @self: a #NatterJsonlRepo
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Enumerates the conflict copies a file synchroniser kept beside the
+ * logs (docs/format.md §9): every `.jsonl` file of a partition whose
+ * name holds %NATTER_SYNC_CONFLICT_MARK, also one whose name is not
+ * exactly a conflict copy's, so that the reader reports it
+ * (natter_sync_conflict_validate()) instead of passing it over. Blocks.
+ *
+ * Returns: (transfer full): the names without `.jsonl`, sorted. %NULL
+ *   with %NATTER_STORE_ERROR_IO if the kind directory cannot be read, or
+ *   %G_IO_ERROR_CANCELLED.
+ */
+GStrv
+natter_jsonl_repo_list_conflicts_sync (NatterJsonlRepo  *self,
+                                       GCancellable     *cancellable,
+                                       GError          **error)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  return natter_jsonl_layout_list_conflicts (self, cancellable, error);
+}
+
+/**
  * natter_jsonl_repo_delete_sync:
  * @self: a #NatterJsonlRepo
  * @id: the log's id
@@ -486,7 +520,7 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!natter_id_validate (id, error))
+  if (!natter_store_name_validate (id, error))
     return FALSE;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
@@ -766,7 +800,7 @@ natter_jsonl_repo_read_async (NatterJsonlRepo     *self,
 
   g_return_if_fail (NATTER_IS_JSONL_REPO (self));
 
-  natter_id_validate (id, &error);
+  natter_store_name_validate (id, &error);
   start_task (self, OP_READ, id, NULL, error, cancellable, callback, user_data,
               natter_jsonl_repo_read_async);
 }
@@ -918,7 +952,7 @@ natter_jsonl_repo_delete_async (NatterJsonlRepo     *self,
 
   g_return_if_fail (NATTER_IS_JSONL_REPO (self));
 
-  natter_id_validate (id, &error);
+  natter_store_name_validate (id, &error);
   start_task (self, OP_DELETE, id, NULL, error, cancellable, callback, user_data,
               natter_jsonl_repo_delete_async);
 }
@@ -988,7 +1022,7 @@ natter_jsonl_repo_lock_async (NatterJsonlRepo     *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_jsonl_repo_lock_async);
 
-  if (!natter_id_validate (id, &error))
+  if (!natter_store_name_validate (id, &error))
     {
       g_task_return_error (task, error);
       return;

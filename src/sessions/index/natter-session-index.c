@@ -510,6 +510,9 @@ natter_session_index_remove (NatterSessionIndex *self,
 
 /* The startup scan (docs/sessions.md §8.2) */
 
+static int compare_entries (gconstpointer a,
+                            gconstpointer b);
+
 /* natter_session_index_entry_new_from_state() for the scan's fields. */
 static NatterSessionIndexEntry *
 entry_new_from_scan (const char                    *session_id,
@@ -615,6 +618,15 @@ fold_record (NatterJsonlCursor        *session_cursor,
       g_autofree char *text = NULL;
 
       record->cacheable = record->cacheable && known;
+      /* A turn a synchroniser has not brought yet is no damage
+       * (docs/format.md §9.3): the session is usable once it is there,
+       * so the verdict is not one to keep. */
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+        {
+          natter_session_index_entry_set_latest_turn_status (record->entry, NATTER_LATEST_TURN_STATUS_ARRIVING);
+          record->cacheable = FALSE;
+          return;
+        }
       /* A turn_appended whose file is not there is a dangling reference:
        * corruption (docs/sessions.md §7), not a missing detail. */
       if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
@@ -633,6 +645,92 @@ fold_record (NatterJsonlCursor        *session_cursor,
   natter_session_index_entry_set_latest_turn_status (record->entry,
                                                      natter_latest_turn_status_from_turn_status (status));
   natter_session_index_entry_set_latest_turn_imported (record->entry, imported);
+}
+
+/**
+ * natter_session_index_fold_conflict_sync: (skip)
+ * @session_repo: the session repository
+ * @turn_repo: the turn repository
+ * @name: a conflict copy's name as a repository lists it
+ *   (natter_jsonl_repo_list_conflicts_sync()), well formed or not
+ * @cancellable: (nullable): a #GCancellable
+ *
+ * The entry of another device's copy of a session file or turn file
+ * (docs/format.md §9): the version of its conversation it is read as,
+ * with its latest turn's status; errored, with the reason, when the copy
+ * cannot be read or its name is not a conflict copy's (never passed over
+ * in silence). Blocks.
+ *
+ * Returns: (transfer full): the entry, whose session id is @name
+ */
+NatterSessionIndexEntry *
+natter_session_index_fold_conflict_sync (NatterJsonlRepo *session_repo,
+                                         NatterJsonlRepo *turn_repo,
+                                         const char      *name,
+                                         GCancellable    *cancellable)
+{
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+  const char *latest;
+
+  state = natter_session_reduce_file_sync (session_repo, name, NULL, cancellable, &error);
+  if (state == NULL)
+    return natter_session_index_entry_new_errored (name, error->message);
+  entry = natter_session_index_entry_new_from_state (state);
+  latest = natter_session_state_get_latest_turn_id (state);
+  if (latest == NULL)
+    return entry;
+  turn = natter_turn_reduce_file_sync (turn_repo, latest, NULL, cancellable, &error);
+  if (turn != NULL)
+    natter_session_index_entry_set_latest_turn_status (entry,
+                                                       natter_latest_turn_status_from_turn_status (
+                                                         natter_derive_turn_status (turn)));
+  else if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+    natter_session_index_entry_set_latest_turn_status (entry, NATTER_LATEST_TURN_STATUS_ARRIVING);
+  else
+    {
+      g_autofree char *text = g_strdup_printf ("Latest turn %s: %s", latest, error->message);
+
+      natter_session_index_entry_set_latest_turn_status (entry, "idle");
+      natter_session_index_entry_set_error (entry, text);
+    }
+  return entry;
+}
+
+/* Adds to @entries, in session id order, the entries of the conflict
+ * copies beside the session and turn files (docs/format.md §9). They
+ * are few and each is read with the log it is a copy of, so none is
+ * cached: every scan reads them. */
+static void
+add_conflicts (NatterJsonlRepo *session_repo,
+               NatterJsonlRepo *turn_repo,
+               GPtrArray       *entries,
+               GCancellable    *cancellable)
+{
+  NatterJsonlRepo *repos[] = { session_repo, turn_repo };
+  gboolean added = FALSE;
+
+  for (guint r = 0; r < G_N_ELEMENTS (repos); r++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_auto(GStrv) names = natter_jsonl_repo_list_conflicts_sync (repos[r], cancellable, &error);
+
+      if (names == NULL)
+        {
+          g_debug ("Could not list the conflict copies: %s", error->message);
+          continue;
+        }
+      for (guint i = 0; names[i] != NULL; i++)
+        {
+          g_ptr_array_add (entries, natter_session_index_fold_conflict_sync (session_repo, turn_repo, names[i],
+                                                                             cancellable));
+          added = TRUE;
+        }
+    }
+  if (added)
+    g_ptr_array_sort (entries, compare_entries);
 }
 
 /**
@@ -792,6 +890,7 @@ natter_session_index_scan_cached_sync (NatterJsonlRepo  *session_repo,
       for (guint i = 0; i < job.n_ids; i++)
         if (job.records[i].entry != NULL)
           g_ptr_array_add (entries, g_object_ref (job.records[i].entry));
+      add_conflicts (session_repo, turn_repo, entries, cancellable);
       /* Rewritten when a session was read, or one the cache held is gone. */
       if (cache_file != NULL && (job.n_read > 0 || n_cached != job.n_ids) &&
           !natter_session_index_cache_save (cache_file, job.records, job.n_ids, &save_error))
