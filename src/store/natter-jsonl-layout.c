@@ -154,14 +154,15 @@ compare_ids (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-/* The names of the logs of every partition: with @conflicts, the names
- * that say they are conflict copies (natter_sync_conflict_is_candidate(),
- * whether or not they are well formed, so that a malformed one is
- * reported rather than passed over); else the valid ids in their own
- * partition. */
+/* The names of the logs of every partition, in one walk: the valid ids
+ * in their own partition (none unless @want_ids), and into @conflicts
+ * (when not %NULL) the names that say they are conflict copies
+ * (natter_sync_conflict_is_candidate(), whether or not they are well
+ * formed, so that a malformed one is reported rather than passed over). */
 static GStrv
 list_names (NatterJsonlRepo  *self,
-            gboolean          conflicts,
+            gboolean          want_ids,
+            GPtrArray        *conflicts,
             GCancellable     *cancellable,
             GError          **error)
 {
@@ -233,12 +234,14 @@ list_names (NatterJsonlRepo  *self,
                     continue;
 
                   id = g_strndup (name, strlen (name) - strlen (".jsonl"));
-                  if (conflicts)
+                  if (natter_sync_conflict_is_candidate (id))
                     {
-                      if (natter_sync_conflict_is_candidate (id))
-                        g_ptr_array_add (ids, g_steal_pointer (&id));
+                      if (conflicts != NULL)
+                        g_ptr_array_add (conflicts, g_steal_pointer (&id));
                       continue;
                     }
+                  if (!want_ids)
+                    continue;
                   if (!natter_id_validate (id, NULL))
                     {
                       g_debug ("Ignoring %s/%s: the name is not a valid id", day_path, name);
@@ -273,10 +276,15 @@ list_names (NatterJsonlRepo  *self,
 
 GStrv
 natter_jsonl_layout_list_ids (NatterJsonlRepo  *self,
+                              GPtrArray        *conflicts,
                               GCancellable     *cancellable,
                               GError          **error)
 {
-  return list_names (self, FALSE, cancellable, error);
+  GStrv ids = list_names (self, TRUE, conflicts, cancellable, error);
+
+  if (ids != NULL && conflicts != NULL)
+    g_ptr_array_sort (conflicts, compare_ids);
+  return ids;
 }
 
 GStrv
@@ -284,7 +292,14 @@ natter_jsonl_layout_list_conflicts (NatterJsonlRepo  *self,
                                     GCancellable     *cancellable,
                                     GError          **error)
 {
-  return list_names (self, TRUE, cancellable, error);
+  g_autoptr(GPtrArray) conflicts = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) none = list_names (self, FALSE, conflicts, cancellable, error);
+
+  if (none == NULL)
+    return NULL;
+  g_ptr_array_sort (conflicts, compare_ids);
+  g_ptr_array_add (conflicts, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&conflicts), FALSE);
 }
 
 /* The temporary name natter_jsonl_file_create() gives a log's first line before the

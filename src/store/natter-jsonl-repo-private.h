@@ -126,6 +126,7 @@ gboolean   natter_jsonl_layout_ensure_partition_dir (NatterJsonlRepo  *self,
                                                      const char       *id,
                                                      GError          **error);
 GStrv      natter_jsonl_layout_list_ids       (NatterJsonlRepo   *self,
+                                               GPtrArray         *conflicts,
                                                GCancellable      *cancellable,
                                                GError           **error);
 GStrv      natter_jsonl_layout_list_conflicts (NatterJsonlRepo   *self,

@@ -13,6 +13,7 @@
 #include "natter-session-schema.h"
 #include "natter-store-error.h"
 #include "natter-sync-conflict-name.h"
+#include "natter-sync-folder.h"
 #include "natter-turn-schema.h"
 
 #include "natter-jsonl-repo-private.h"
@@ -465,7 +466,64 @@ natter_jsonl_repo_list_ids_sync (NatterJsonlRepo  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  return natter_jsonl_layout_list_ids (self, cancellable, error);
+  return natter_jsonl_layout_list_ids (self, NULL, cancellable, error);
+}
+
+/**
+ * natter_jsonl_repo_list_ids_and_conflicts_sync:
+ * @self: a #NatterJsonlRepo
+ * @out_conflicts: (out) (transfer full): the conflict copies, as
+ *   natter_jsonl_repo_list_conflicts_sync() gives them
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * natter_jsonl_repo_list_ids_sync() and
+ * natter_jsonl_repo_list_conflicts_sync() in one walk of the partitions,
+ * for the startup scan (docs/sessions.md §8.2). Blocks.
+ *
+ * Returns: (transfer full): the ids; %NULL (and no @out_conflicts) with
+ *   the errors of natter_jsonl_repo_list_ids_sync()
+ */
+GStrv
+natter_jsonl_repo_list_ids_and_conflicts_sync (NatterJsonlRepo  *self,
+                                               GStrv            *out_conflicts,
+                                               GCancellable     *cancellable,
+                                               GError          **error)
+{
+  g_autoptr(GPtrArray) conflicts = g_ptr_array_new_with_free_func (g_free);
+  GStrv ids;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+  g_return_val_if_fail (out_conflicts != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  *out_conflicts = NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  ids = natter_jsonl_layout_list_ids (self, conflicts, cancellable, error);
+  if (ids == NULL)
+    return NULL;
+  g_ptr_array_add (conflicts, NULL);
+  *out_conflicts = (GStrv) g_ptr_array_free (g_steal_pointer (&conflicts), FALSE);
+  return ids;
+}
+
+/**
+ * natter_jsonl_repo_is_shared:
+ * @self: a #NatterJsonlRepo
+ *
+ * Whether a synchroniser shares the data folder of this repository
+ * (natter_sync_folder_is_shared(), docs/format.md §9.3). Looks at the
+ * disk.
+ *
+ * Returns: %TRUE when it does
+ */
+gboolean
+natter_jsonl_repo_is_shared (NatterJsonlRepo *self)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
+
+  return natter_sync_folder_is_shared (self->storage_path);
 }
 
 /**
@@ -651,7 +709,7 @@ repo_thread_func (GTask        *task,
 
     case OP_LIST_IDS:
       {
-        GStrv ids = natter_jsonl_layout_list_ids (self, cancellable, &error);
+        GStrv ids = natter_jsonl_layout_list_ids (self, NULL, cancellable, &error);
 
         if (ids != NULL)
           g_task_return_pointer (task, ids, (GDestroyNotify) g_strfreev);

@@ -38,23 +38,6 @@ natter_sync_conflict_is_candidate (const char *name)
   return strstr (name, NATTER_SYNC_CONFLICT_MARK) != NULL;
 }
 
-static gboolean
-digits (const char *text,
-        guint       n,
-        guint      *out)
-{
-  guint value = 0;
-
-  for (guint i = 0; i < n; i++)
-    {
-      if (!g_ascii_isdigit (text[i]))
-        return FALSE;
-      value = value * 10 + (guint) (text[i] - '0');
-    }
-  *out = value;
-  return TRUE;
-}
-
 /* Syncthing's short device id: the first seven characters of the
  * device's id, in base32 (capital letters and the digits 2 to 7). */
 static gboolean
@@ -96,10 +79,10 @@ natter_sync_conflict_validate (const char  *name,
   if (!natter_id_validate (id, NULL) || memcmp (name + NATTER_ID_LENGTH, NATTER_SYNC_CONFLICT_MARK, mark_length) != 0)
     goto invalid;
   stamp = name + NATTER_ID_LENGTH + mark_length;
-  if (!digits (stamp, 4, &year) || !digits (stamp + 4, 2, &month) || !digits (stamp + 6, 2, &day) ||
-      stamp[8] != '-' ||
-      !digits (stamp + 9, 2, &hour) || !digits (stamp + 11, 2, &minute) || !digits (stamp + 13, 2, &second) ||
-      stamp[15] != '-' || !is_short_device_id (stamp + 16))
+  if (!natter_id_read_digits (stamp, 4, &year) || !natter_id_read_digits (stamp + 4, 2, &month) ||
+      !natter_id_read_digits (stamp + 6, 2, &day) || stamp[8] != '-' ||
+      !natter_id_read_digits (stamp + 9, 2, &hour) || !natter_id_read_digits (stamp + 11, 2, &minute) ||
+      !natter_id_read_digits (stamp + 13, 2, &second) || stamp[15] != '-' || !is_short_device_id (stamp + 16))
     goto invalid;
   if (year < 1970 || month < 1 || month > 12 || day < 1 || day > g_date_get_days_in_month (month, year) ||
       hour > 23 || minute > 59 || second > 60)

@@ -700,35 +700,36 @@ natter_session_index_fold_conflict_sync (NatterJsonlRepo *session_repo,
 }
 
 /* Adds to @entries, in session id order, the entries of the conflict
- * copies beside the session and turn files (docs/format.md §9). They
- * are few and each is read with the log it is a copy of, so none is
- * cached: every scan reads them. */
+ * copies beside the session files (@session_copies, found by the walk
+ * that listed the sessions) and, in a folder a synchroniser shares, the
+ * turn files (docs/format.md §9): the only place a turn's copy can come
+ * from, and the walk of every turn is spared to everyone else. They are
+ * few and each is read with the log it is a copy of, so none is cached:
+ * every scan reads them. */
 static void
-add_conflicts (NatterJsonlRepo *session_repo,
-               NatterJsonlRepo *turn_repo,
-               GPtrArray       *entries,
-               GCancellable    *cancellable)
+add_conflicts (NatterJsonlRepo    *session_repo,
+               NatterJsonlRepo    *turn_repo,
+               const char * const *session_copies,
+               GPtrArray          *entries,
+               GCancellable       *cancellable)
 {
-  NatterJsonlRepo *repos[] = { session_repo, turn_repo };
+  g_auto(GStrv) turn_copies = NULL;
   gboolean added = FALSE;
 
-  for (guint r = 0; r < G_N_ELEMENTS (repos); r++)
+  if (natter_jsonl_repo_is_shared (turn_repo))
     {
       g_autoptr(GError) error = NULL;
-      g_auto(GStrv) names = natter_jsonl_repo_list_conflicts_sync (repos[r], cancellable, &error);
 
-      if (names == NULL)
-        {
-          g_debug ("Could not list the conflict copies: %s", error->message);
-          continue;
-        }
-      for (guint i = 0; names[i] != NULL; i++)
-        {
-          g_ptr_array_add (entries, natter_session_index_fold_conflict_sync (session_repo, turn_repo, names[i],
-                                                                             cancellable));
-          added = TRUE;
-        }
+      turn_copies = natter_jsonl_repo_list_conflicts_sync (turn_repo, cancellable, &error);
+      if (turn_copies == NULL)
+        g_debug ("Could not list the conflict copies of turns: %s", error->message);
     }
+  for (guint i = 0; session_copies[i] != NULL; i++, added = TRUE)
+    g_ptr_array_add (entries, natter_session_index_fold_conflict_sync (session_repo, turn_repo, session_copies[i],
+                                                                       cancellable));
+  for (guint i = 0; turn_copies != NULL && turn_copies[i] != NULL; i++, added = TRUE)
+    g_ptr_array_add (entries, natter_session_index_fold_conflict_sync (session_repo, turn_repo, turn_copies[i],
+                                                                       cancellable));
   if (added)
     g_ptr_array_sort (entries, compare_entries);
 }
@@ -844,13 +845,14 @@ natter_session_index_scan_cached_sync (NatterJsonlRepo  *session_repo,
                                        GError          **error)
 {
   g_auto(GStrv) ids = NULL;
+  g_auto(GStrv) copies = NULL;
   g_autoptr(NatterSessionIndexCache) cache = NULL;
   g_autoptr(GPtrArray) threads = NULL;
   GPtrArray *entries;
   ScanJob job = { 0 };
   guint n_cached = 0;
 
-  ids = natter_jsonl_repo_list_ids_sync (session_repo, cancellable, error);
+  ids = natter_jsonl_repo_list_ids_and_conflicts_sync (session_repo, &copies, cancellable, error);
   if (ids == NULL)
     return NULL;
   if (cache_file != NULL)
@@ -890,7 +892,7 @@ natter_session_index_scan_cached_sync (NatterJsonlRepo  *session_repo,
       for (guint i = 0; i < job.n_ids; i++)
         if (job.records[i].entry != NULL)
           g_ptr_array_add (entries, g_object_ref (job.records[i].entry));
-      add_conflicts (session_repo, turn_repo, entries, cancellable);
+      add_conflicts (session_repo, turn_repo, (const char * const *) copies, entries, cancellable);
       /* Rewritten when a session was read, or one the cache held is gone. */
       if (cache_file != NULL && (job.n_read > 0 || n_cached != job.n_ids) &&
           !natter_session_index_cache_save (cache_file, job.records, job.n_ids, &save_error))
