@@ -17,6 +17,8 @@
 #include "natter-cli-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
+#include "natter-store-error.h"
+#include "natter-sync-conflict-name.h"
 
 /* ------------------------------------------------------------------ */
 /* ask                                                                 */
@@ -594,6 +596,18 @@ show_turn_read_cb (GObject      *object,
   events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, &error);
   if (events != NULL)
     state = natter_turn_reduce (events, &error);
+  if (state == NULL && g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+    {
+      /* Not damage: the turn is on its way from another device
+       * (docs/format.md §9.3), and is shown as such. */
+      g_clear_error (&error);
+      json_array_add_object_element (run->shown_turns,
+                                     natter_cli_arriving_turn_summary (
+                                       natter_session_state_get_turn (run->session, run->next_turn)));
+      run->next_turn++;
+      show_next_turn (run);
+      return;
+    }
   if (state == NULL)
     {
       natter_cli_fail_error (run, error);
@@ -678,7 +692,8 @@ natter_cli_command_show (Run *run)
 {
   GError *error = NULL;
 
-  if (!natter_id_validate (run->args[0], &error))
+  /* An id, or another device's copy of a conversation (docs/format.md §9). */
+  if (!natter_store_name_validate (run->args[0], &error))
     {
       natter_cli_fail_error (run, error);
       return;

@@ -145,6 +145,7 @@ void natter_cli_print_session (Run  *run,
 void        natter_cli_report_turn_id   (Run                     *run);
 void        natter_cli_wait_and_report  (Run                     *run);
 void        natter_cli_print_sessions   (Run                     *run);
+JsonObject *natter_cli_arriving_turn_summary (const NatterSessionTurn *turn);
 JsonObject *natter_cli_turn_summary     (const NatterSessionTurn *turn,
                                         NatterTurnState         *state,
                                         NatterDevice            *here);

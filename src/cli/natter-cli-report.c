@@ -605,6 +605,27 @@ natter_cli_turn_summary (const NatterSessionTurn *turn,
   return summary;
 }
 
+/* A turn the session names whose file has not arrived from another
+ * device yet (docs/format.md §9.3): what the session says of it, and
+ * the status `arriving`. */
+JsonObject *
+natter_cli_arriving_turn_summary (const NatterSessionTurn *turn)
+{
+  JsonObject *summary = json_object_new ();
+
+  json_object_set_string_member (summary, "turnId", turn->turn_id);
+  json_object_set_int_member (summary, "sessionSeq", turn->session_seq);
+  json_object_set_string_member (summary, "agentId", turn->agent_id);
+  json_object_set_object_member (summary, "model", json_object_ref (turn->model));
+  json_object_set_string_member (summary, "ts", turn->ts);
+  json_object_set_string_member (summary, "status", NATTER_LATEST_TURN_STATUS_ARRIVING);
+  json_object_set_null_member (summary, "input");
+  json_object_set_null_member (summary, "answer");
+  json_object_set_array_member (summary, "toolCalls", json_array_new ());
+  json_object_set_array_member (summary, "attachments", json_array_new ());
+  return summary;
+}
+
 /* "attachment:" lines: name, size and type, and what is wrong with a
  * blob that is missing or damaged. */
 static void
@@ -646,6 +667,11 @@ natter_cli_print_show_text (Run *run)
                       json_object_get_string_member (turn, "status"),
                       json_object_get_string_member_with_default (model, "provider", "-"),
                       json_object_get_string_member_with_default (model, "model", "-"));
+      if (json_object_get_null_member (turn, "input"))
+        {
+          natter_cli_out (run, "%s\n", natter_cli_tr (run, "This turn has not arrived from another device yet."));
+          continue;
+        }
       natter_cli_out (run, "user: %s\n", json_object_get_string_member (turn, "input"));
       print_attachments (run, json_object_get_array_member (turn, "attachments"));
       for (guint j = 0; j < json_array_get_length (calls); j++)

@@ -404,6 +404,8 @@ update (NatterSessionRow *self)
     }
   else if (g_strcmp0 (status, "idle") == 0)
     set_mark (self, "interrupted", _("interrupted"), NULL, NULL);
+  else if (g_strcmp0 (status, NATTER_LATEST_TURN_STATUS_ARRIVING) == 0)
+    set_mark (self, "arriving", _("arriving"), NULL, NULL);
   else if (g_strcmp0 (status, "failed") == 0)
     set_mark (self, "failed", NULL, "dialog-warning-symbolic", _("The last answer failed"));
   else

@@ -690,7 +690,10 @@ update (NatterTurnRow *self)
     }
   show_overlay (self);
 
-  if (error != NULL)
+  if (error != NULL && natter_turn_item_get_arriving (self->item))
+    /* On its way from another device, not damaged (docs/format.md §9.3). */
+    set_status (self, TRUE, NULL, _("Arriving from another device…"), NULL, NULL);
+  else if (error != NULL)
     {
       g_autofree char *text = g_strdup_printf (_("This turn cannot be read: %s"), error);
 

@@ -177,6 +177,18 @@ class Device:
     def completion_of(self, other):
         return self.rest("GET", "/rest/db/completion?folder=%s&device=%s" % (FOLDER_ID, other.device_id))
 
+    def pause(self, other):
+        """Stops talking to @other: the devices are apart until resume()."""
+        self.rest("POST", "/rest/system/pause?device=" + other.device_id)
+
+    def resume(self, other):
+        self.rest("POST", "/rest/system/resume?device=" + other.device_id)
+
+    def set_ignores(self, patterns):
+        """The folder's ignore patterns, as Syncthing's own editor sets
+        them (it writes them to .stignore)."""
+        self.rest("POST", "/rest/db/ignores?folder=" + FOLDER_ID, {"ignore": patterns})
+
     def connected_to(self, other):
         connections = self.rest("GET", "/rest/system/connections").get("connections", {})
         return connections.get(other.device_id, {}).get("connected", False)
@@ -655,7 +667,151 @@ def scenario_thousand_conversations(pair, tmp):
         raise SyncFailure("b lists %d conversations, a %d, or they differ" % (len(on_b), len(on_a)))
 
 
+def conflict_copies(root, kind="sessions"):
+    """Every conflict copy Syncthing kept under storage/@kind: its path
+    relative to @root."""
+    found = []
+    for dirpath, _, names in os.walk(os.path.join(root, "storage", kind)):
+        for name in names:
+            if ".sync-conflict-" in name:
+                found.append(os.path.relpath(os.path.join(dirpath, name), root))
+    return sorted(found)
+
+
+def send(pair, device, text, session_id=None):
+    args = ["send", "--no-auto-title", "--base-url", pair.server.base_url, "--model", "m1"]
+    if session_id is not None:
+        args += ["--session", session_id]
+    out = pair.natter(device, *(args + [text]))
+    return out.splitlines()[0].split(" ", 1)[1]
+
+
+def scenario_both_offline(pair, tmp):
+    """Both devices offline, both continue one conversation, reconnect:
+    Syncthing keeps one session file and a conflict copy, on both. Then
+    both list both histories (the copy as a version of the conversation)
+    and show the same; what each acknowledged is on both, byte for byte;
+    no earlier file changed; reading wrote nothing."""
+    pair.server.add_rule("first", [("text", "Let us begin.")])
+    pair.server.add_rule("on a", [("text", "Written on a.")])
+    pair.server.add_rule("on b", [("text", "Written on b.")])
+    session_id = send(pair, pair.a, "The first question")
+    pair.settle()
+    together = snapshot(pair.a.data)
+
+    pair.a.pause(pair.b)
+    pair.b.pause(pair.a)
+    wait_until(lambda: not pair.a.connected_to(pair.b) and not pair.b.connected_to(pair.a), SYNC_TIMEOUT,
+               "the devices to part")
+    send(pair, pair.a, "Going on on a", session_id)
+    send(pair, pair.b, "Going on on b", session_id)
+    acknowledged = {"a": snapshot(pair.a.data), "b": snapshot(pair.b.data)}
+
+    pair.a.resume(pair.b)
+    pair.b.resume(pair.a)
+    wait_until(lambda: pair.a.connected_to(pair.b) and pair.b.connected_to(pair.a), SYNC_TIMEOUT,
+               "the devices to meet again")
+    pair.settle()
+    files = assert_same_files(pair)
+    copies = conflict_copies(pair.a.data)
+    if len(copies) != 1:
+        raise SyncFailure("expected one conflict copy of the session file, found %s" % copies)
+    log = os.path.join(os.path.dirname(copies[0]), session_id + ".jsonl")
+    after = {"a": snapshot(pair.a.data), "b": snapshot(pair.b.data)}
+    # The union of what both acknowledged: every file of each, the
+    # session log's two versions as the log and its copy.
+    versions = {acknowledged["a"][log], acknowledged["b"][log]}
+    if {after["a"][log], after["a"][copies[0]]} != versions:
+        raise SyncFailure("the log and its copy are not the two versions each device wrote")
+    for name, files_before in acknowledged.items():
+        for rel, data in files_before.items():
+            if rel == log:
+                continue
+            for device in ("a", "b"):
+                if after[device].get(rel) != data:
+                    raise SyncFailure("%s, acknowledged by %s, is not the same on %s" % (rel, name, device))
+    for device in ("a", "b"):
+        assert_unchanged(together, after[device])
+
+    copy_id = os.path.basename(copies[0])[:-len(".jsonl")]
+    listed = {}
+    for device in (pair.a, pair.b):
+        entries = {e["sessionId"]: e for e in sessions(pair, device)}
+        listed[device.name] = entries
+        if copy_id not in entries or entries[copy_id].get("versionOf") != session_id:
+            raise SyncFailure("%s does not list %s as a version of %s: %s" % (device.name, copy_id, session_id,
+                                                                            sorted(entries)))
+        if entries[copy_id].get("error") or entries[session_id].get("error"):
+            raise SyncFailure("%s lists an error: %s" % (device.name, entries))
+        both = pair.natter(device, "show", session_id) + pair.natter(device, "show", copy_id)
+        for answer in ("Let us begin.", "Written on a.", "Written on b."):
+            if answer not in both:
+                raise SyncFailure("%s does not show %r:\n%s" % (device.name, answer, both))
+    if listed["a"] != listed["b"]:
+        raise SyncFailure("the devices list different conversations:\n%s\n%s" % (listed["a"], listed["b"]))
+    # The copy is read only: a message in it is refused, and nothing is
+    # written; reading on both wrote nothing either.
+    refused = subprocess.run([pair.binary, "send", "--no-auto-title", "--base-url", pair.server.base_url,
+                              "--model", "m1", "--session", copy_id, "More"], env=pair.env(pair.b),
+                             capture_output=True, text=True, timeout=120)
+    if refused.returncode == 0 or "read only" not in refused.stderr:
+        raise SyncFailure("a message in the copy was not refused: %s" % refused.stderr)
+    pair.settle()
+    if assert_same_files(pair) != files:
+        raise SyncFailure("reading the conflict wrote something")
+
+
+def scenario_session_before_turn(pair, tmp):
+    """A session file that arrives before the turn file it names: the
+    device shows the turn as arriving (not damaged), refuses a message
+    that would build on it and writes nothing; once the turn file
+    arrives, all is as on the device that wrote it."""
+    pair.server.add_rule("kettle", [("text", "Put the kettle on.")])
+    with open(os.path.join(pair.b.data, ".stignore")) as f:
+        natter_ignores = f.read().splitlines()
+    pair.b.set_ignores(natter_ignores + ["/storage/turns"])
+    session_id = send(pair, pair.a, "What first, the kettle?")
+    for device in (pair.a, pair.b):
+        device.scan()
+    log = None
+    for rel in shared_files(pair.a.data):
+        if rel.endswith(session_id + ".jsonl"):
+            log = rel
+    wait_until(lambda: shared_files(pair.b.data).get(log) == shared_files(pair.a.data).get(log) and pair.b.idle(),
+               SYNC_TIMEOUT, "the session file to reach b")
+    if not os.path.isdir(os.path.join(pair.b.data, ".stfolder")):
+        raise SyncFailure("b's folder has no .stfolder marker")
+    if any(names for _, _, names in os.walk(os.path.join(pair.b.data, "storage", "turns"))):
+        raise SyncFailure("the turn file reached b although b ignores it")
+    before = snapshot(pair.b.data)
+    entry = {e["sessionId"]: e for e in sessions(pair, pair.b)}[session_id]
+    if entry.get("latestTurnStatus") != "arriving" or entry.get("error"):
+        raise SyncFailure("b lists the session as %s" % entry)
+    shown = json.loads(pair.natter(pair.b, "show", session_id, "--json"))
+    if [t["status"] for t in shown["turns"]] != ["arriving"]:
+        raise SyncFailure("b shows the turn as %s" % shown["turns"])
+    refused = subprocess.run([pair.binary, "send", "--no-auto-title", "--base-url", pair.server.base_url,
+                              "--model", "m1", "--session", session_id, "And then?"], env=pair.env(pair.b),
+                             capture_output=True, text=True, timeout=120)
+    if refused.returncode == 0 or "not arrived" not in refused.stderr:
+        raise SyncFailure("a message on the missing turn was not refused: %s" % refused.stderr)
+    assert_unchanged(before, snapshot(pair.b.data))
+    if snapshot(pair.b.data).keys() != before.keys():
+        raise SyncFailure("the refused message wrote a file")
+
+    pair.b.set_ignores(natter_ignores)
+    pair.settle()
+    assert_same_files(pair)
+    entry = {e["sessionId"]: e for e in sessions(pair, pair.b)}[session_id]
+    if entry.get("latestTurnStatus") != "completed":
+        raise SyncFailure("once arrived, b lists the session as %s" % entry)
+    if "Put the kettle on." not in pair.natter(pair.b, "show", session_id):
+        raise SyncFailure("once arrived, b does not show the answer")
+
+
 SCENARIOS = {
+    "both-offline": scenario_both_offline,
+    "session-before-turn": scenario_session_before_turn,
     "continue-on-b": scenario_continue_on_b,
     "syncthing-killed": scenario_syncthing_killed,
     "send-on-a-seen-on-b": scenario_send_on_a_seen_on_b,

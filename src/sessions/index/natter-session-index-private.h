@@ -54,5 +54,9 @@ NatterSessionIndexEntry *natter_session_index_fold_one_sync         (NatterJsonl
                                                                      NatterJsonlRepo      *turn_repo,
                                                                      const char           *session_id,
                                                                      GCancellable         *cancellable);
+NatterSessionIndexEntry *natter_session_index_fold_conflict_sync    (NatterJsonlRepo      *session_repo,
+                                                                     NatterJsonlRepo      *turn_repo,
+                                                                     const char           *name,
+                                                                     GCancellable         *cancellable);
 
 G_END_DECLS

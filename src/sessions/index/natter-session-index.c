@@ -672,6 +672,9 @@ natter_session_index_put_folded (NatterSessionIndex      *self,
 
 /* The startup scan (docs/sessions.md §8.2) */
 
+static int compare_entries (gconstpointer a,
+                            gconstpointer b);
+
 /* natter_session_index_entry_new_from_state() for the scan's fields. */
 static NatterSessionIndexEntry *
 entry_new_from_scan (const char                    *session_id,
@@ -779,6 +782,15 @@ fold_record (NatterJsonlCursor        *session_cursor,
       g_autofree char *text = NULL;
 
       record->cacheable = record->cacheable && known;
+      /* A turn a synchroniser has not brought yet is no damage
+       * (docs/format.md §9.3): the session is usable once it is there,
+       * so the verdict is not one to keep. */
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+        {
+          natter_session_index_entry_set_latest_turn_status (record->entry, NATTER_LATEST_TURN_STATUS_ARRIVING);
+          record->cacheable = FALSE;
+          return;
+        }
       /* A turn_appended whose file is not there is a dangling reference:
        * corruption (docs/sessions.md §7), not a missing detail. */
       if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
@@ -798,6 +810,93 @@ fold_record (NatterJsonlCursor        *session_cursor,
                                                      natter_latest_turn_status_from_turn_status (status));
   natter_session_index_entry_set_latest_turn_imported (record->entry, imported);
   natter_session_index_entry_set_latest_turn_device (record->entry, device_id, device_name);
+}
+
+/**
+ * natter_session_index_fold_conflict_sync: (skip)
+ * @session_repo: the session repository
+ * @turn_repo: the turn repository
+ * @name: a conflict copy's name as a repository lists it
+ *   (natter_jsonl_repo_list_conflicts_sync()), well formed or not
+ * @cancellable: (nullable): a #GCancellable
+ *
+ * The entry of another device's copy of a session file or turn file
+ * (docs/format.md §9): the version of its conversation it is read as,
+ * with its latest turn's status; errored, with the reason, when the copy
+ * cannot be read or its name is not a conflict copy's (never passed over
+ * in silence). Blocks.
+ *
+ * Returns: (transfer full): the entry, whose session id is @name
+ */
+NatterSessionIndexEntry *
+natter_session_index_fold_conflict_sync (NatterJsonlRepo *session_repo,
+                                         NatterJsonlRepo *turn_repo,
+                                         const char      *name,
+                                         GCancellable    *cancellable)
+{
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+  const char *latest;
+
+  state = natter_session_reduce_file_sync (session_repo, name, NULL, cancellable, &error);
+  if (state == NULL)
+    return natter_session_index_entry_new_errored (name, error->message);
+  entry = natter_session_index_entry_new_from_state (state);
+  latest = natter_session_state_get_latest_turn_id (state);
+  if (latest == NULL)
+    return entry;
+  turn = natter_turn_reduce_file_sync (turn_repo, latest, NULL, cancellable, &error);
+  if (turn != NULL)
+    natter_session_index_entry_set_latest_turn_status (entry,
+                                                       natter_latest_turn_status_from_turn_status (
+                                                         natter_derive_turn_status (turn)));
+  else if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+    natter_session_index_entry_set_latest_turn_status (entry, NATTER_LATEST_TURN_STATUS_ARRIVING);
+  else
+    {
+      g_autofree char *text = g_strdup_printf ("Latest turn %s: %s", latest, error->message);
+
+      natter_session_index_entry_set_latest_turn_status (entry, "idle");
+      natter_session_index_entry_set_error (entry, text);
+    }
+  return entry;
+}
+
+/* Adds to @entries, in session id order, the entries of the conflict
+ * copies beside the session files (@session_copies, found by the walk
+ * that listed the sessions) and, in a folder a synchroniser shares, the
+ * turn files (docs/format.md §9): the only place a turn's copy can come
+ * from, and the walk of every turn is spared to everyone else. They are
+ * few and each is read with the log it is a copy of, so none is cached:
+ * every scan reads them. */
+static void
+add_conflicts (NatterJsonlRepo    *session_repo,
+               NatterJsonlRepo    *turn_repo,
+               const char * const *session_copies,
+               GPtrArray          *entries,
+               GCancellable       *cancellable)
+{
+  g_auto(GStrv) turn_copies = NULL;
+  gboolean added = FALSE;
+
+  if (natter_jsonl_repo_is_shared (turn_repo))
+    {
+      g_autoptr(GError) error = NULL;
+
+      turn_copies = natter_jsonl_repo_list_conflicts_sync (turn_repo, cancellable, &error);
+      if (turn_copies == NULL)
+        g_debug ("Could not list the conflict copies of turns: %s", error->message);
+    }
+  for (guint i = 0; session_copies[i] != NULL; i++, added = TRUE)
+    g_ptr_array_add (entries, natter_session_index_fold_conflict_sync (session_repo, turn_repo, session_copies[i],
+                                                                       cancellable));
+  for (guint i = 0; turn_copies != NULL && turn_copies[i] != NULL; i++, added = TRUE)
+    g_ptr_array_add (entries, natter_session_index_fold_conflict_sync (session_repo, turn_repo, turn_copies[i],
+                                                                       cancellable));
+  if (added)
+    g_ptr_array_sort (entries, compare_entries);
 }
 
 /**
@@ -911,13 +1010,14 @@ natter_session_index_scan_cached_sync (NatterJsonlRepo  *session_repo,
                                        GError          **error)
 {
   g_auto(GStrv) ids = NULL;
+  g_auto(GStrv) copies = NULL;
   g_autoptr(NatterSessionIndexCache) cache = NULL;
   g_autoptr(GPtrArray) threads = NULL;
   GPtrArray *entries;
   ScanJob job = { 0 };
   guint n_cached = 0;
 
-  ids = natter_jsonl_repo_list_ids_sync (session_repo, cancellable, error);
+  ids = natter_jsonl_repo_list_ids_and_conflicts_sync (session_repo, &copies, cancellable, error);
   if (ids == NULL)
     return NULL;
   if (cache_file != NULL)
@@ -957,6 +1057,7 @@ natter_session_index_scan_cached_sync (NatterJsonlRepo  *session_repo,
       for (guint i = 0; i < job.n_ids; i++)
         if (job.records[i].entry != NULL)
           g_ptr_array_add (entries, g_object_ref (job.records[i].entry));
+      add_conflicts (session_repo, turn_repo, (const char * const *) copies, entries, cancellable);
       /* Rewritten when a session was read, or one the cache held is gone. */
       if (cache_file != NULL && (job.n_read > 0 || n_cached != job.n_ids) &&
           !natter_session_index_cache_save (cache_file, job.records, job.n_ids, &save_error))

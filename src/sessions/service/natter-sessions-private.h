@@ -200,6 +200,10 @@ GError             *natter_sessions_latest_turn_error  (GError                *e
 GError             *natter_sessions_history_error      (GError                *error,
                                                         const char            *session_id,
                                                         const char            *turn_id);
+GError             *natter_sessions_arriving_error     (GError                *error,
+                                                        const char            *session_id,
+                                                        const char            *turn_id);
+GError             *natter_sessions_read_only_error    (const char            *session_id);
 void                natter_sessions_read_session_async (NatterSessions        *self,
                                                         const char            *session_id,
                                                         GCancellable          *cancellable,

@@ -13,13 +13,16 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-blob-store.h"
 #include "natter-runtime-error.h"
 #include "natter-send-options-private.h"
 #include "natter-session-grants-queue.h"
 #include "natter-session-index-private.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-upgrade.h"
+#include "natter-store-error.h"
 #include "natter-sessions-private.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-sessions-queue.h"
 #include "natter-sessions-settings.h"
 #include "natter-turn-reducer.h"
@@ -176,6 +179,41 @@ send_turn_created_cb (GObject      *object,
 
 static void send_create_turn (GTask *task);
 
+/* %NATTER_SESSION_ERROR_ARRIVING when an attachment of @history has not
+ * arrived from another device yet (docs/format.md §9.3): the turn would
+ * fail on it, so the message waits, with nothing written. One stat per
+ * attachment; the model call still reads and checks each. */
+static GError *
+history_attachments_arriving (NatterSessions *self,
+                              JsonArray      *history,
+                              const char     *session_id)
+{
+  NatterBlobStore *blobs = natter_turn_runtime_get_blob_store (self->runtime);
+
+  if (blobs == NULL || !natter_messages_have_blob_parts (history))
+    return NULL;
+  for (guint i = 0; i < json_array_get_length (history); i++)
+    {
+      JsonNode *node = json_array_get_element (history, i);
+      g_autoptr(GPtrArray) parts = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      parts = natter_message_dup_blob_parts (json_node_get_object (node));
+      for (guint p = 0; p < parts->len; p++)
+        {
+          JsonObject *part = g_ptr_array_index (parts, p);
+          g_autoptr(GError) error = NULL;
+
+          if (!natter_blob_store_check_present (blobs, json_object_get_string_member (part, "sha256"),
+                                                json_object_get_int_member (part, "size"), &error) &&
+              g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+            return natter_sessions_arriving_error (g_steal_pointer (&error), session_id, NULL);
+        }
+    }
+  return NULL;
+}
+
 /* The history a reference points at must read whole before a turn is
  * made on it: a damaged earlier turn would otherwise fail the new turn
  * (or, worse, shorten what the model receives). The context resolver
@@ -194,7 +232,10 @@ send_history_read_cb (GObject      *object,
   transcript = natter_context_resolver_materialize_finish (NATTER_CONTEXT_RESOLVER (object), result, &error);
   if (transcript == NULL)
     {
-      if (g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT))
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+        natter_sessions_op_return_error (task, natter_sessions_arriving_error (g_steal_pointer (&error),
+                                                                              data->base.session_id, NULL));
+      else if (g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT))
         natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR,
                                                             NATTER_SESSION_ERROR_HISTORY_DAMAGED,
                                                             "The history of session %s cannot be read, so "
@@ -202,6 +243,12 @@ send_history_read_cb (GObject      *object,
                                                             data->base.session_id, error->message));
       else
         natter_sessions_op_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  error = history_attachments_arriving (data->base.self, transcript, data->base.session_id);
+  if (error != NULL)
+    {
+      natter_sessions_op_return_error (task, g_steal_pointer (&error));
       return;
     }
   data->history_read = TRUE;
@@ -654,7 +701,9 @@ natter_sessions_promote_queue_async (NatterSessions      *self,
   /* Nothing was queued when the file was last read or written under its
    * lock: no read (and no wait for the lock) to learn it again. Whatever
    * queues a message afterwards promotes it itself. */
-  if (natter_sessions_knows_nothing_queued (self, session_id))
+  if (natter_sessions_knows_nothing_queued (self, session_id) ||
+      /* Another device's copy holds no queue of this device's (docs/format.md §9). */
+      natter_sync_conflict_is_candidate (session_id))
     {
       promote_nothing (task);
       g_object_unref (task);
