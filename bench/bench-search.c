@@ -47,7 +47,7 @@
 #include "natter-id.h"
 #include "natter-jsonl-repo.h"
 #include "natter-search-index.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 
 #define N_SESSIONS 10000
 #define N_TURNS    20

@@ -4,7 +4,8 @@
  *
  * The error bar (what went wrong, in plain words, and one way on) and the
  * page of a damaged conversation (what is left of it, where the damage
- * is, its folder, and a copy of its readable part).
+ * is, and its folder). Copying the readable part of a damaged
+ * conversation, which opens the copy, is natter-window-recovery.c's.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -449,64 +450,11 @@ show_damaged_file_activated (GtkWidget  *widget,
                           G_DBUS_CALL_FLAGS_NONE, -1, self->cancellable, show_items_cb, show);
 }
 
-static void
-recovered_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(NatterWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *session_id = NULL;
-
-  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (source), result, &error);
-  if (session_id == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _natter_window_show_error (self, NULL, _("The readable part could not be copied"), error, NULL);
-      return;
-    }
-  natter_window_open_session (self, session_id);
-  adw_leaflet_set_visible_child (self->leaflet, self->content);
-}
-
-/* "Copy Readable Part to a New Conversation" (docs/sessions.md
- * §6.2 stays true: the damaged file is only read). */
-static void
-copy_readable_part_activated (GtkWidget  *widget,
-                              const char *action_name,
-                              GVariant   *parameter)
-{
-  NatterWindow *self = NATTER_WINDOW (widget);
-
-  if (self->sessions == NULL || self->errors.damage_session_id == NULL)
-    return;
-  natter_sessions_recover_async (self->sessions, self->errors.damage_session_id, self->cancellable,
-                                 recovered_cb, g_object_ref (self));
-}
-
-/* The error bar's way out of a history that cannot be read: the part
- * before the damage, copied into a new conversation that opens. */
-static void
-recover_from_error_activated (GtkWidget  *widget,
-                              const char *action_name,
-                              GVariant   *parameter)
-{
-  NatterWindow *self = NATTER_WINDOW (widget);
-  g_autofree char *session_id = g_strdup (self->errors.session_id);
-
-  if (self->sessions == NULL || session_id == NULL)
-    return;
-  _natter_window_hide_error (self);
-  natter_sessions_recover_async (self->sessions, session_id, self->cancellable, recovered_cb, g_object_ref (self));
-}
-
 void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.recover-from-error", NULL, recover_from_error_activated);
   gtk_widget_class_install_action (widget_class, "win.report-error", "(ssis)", report_error_activated);
   gtk_widget_class_bind_template_callback (widget_class, error_close_cb);
   gtk_widget_class_install_action (widget_class, "win.show-damaged-file", NULL, show_damaged_file_activated);
-  gtk_widget_class_install_action (widget_class, "win.copy-readable-part", NULL, copy_readable_part_activated);
 }
 

@@ -24,7 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "natter-runtime-error.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
 

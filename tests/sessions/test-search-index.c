@@ -19,7 +19,7 @@
 #include "natter-search-db.h"
 #include "natter-search-index.h"
 #include "natter-search-index-private.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 #include "natter-test-sessions.h"
 

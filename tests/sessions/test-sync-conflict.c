@@ -19,7 +19,7 @@
 #include "natter-folders.h"
 #include "natter-log-read.h"
 #include "natter-session-families.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 #include "natter-sync-conflict.h"

@@ -65,6 +65,35 @@ ui_wait_until (UiCondition condition,
   ui_wait_until_full (condition, NULL, data);
 }
 
+/* Iterates the main context until @u's fake model holds a call
+ * (NATTER_FAKE_STEP_HOLD); fails after 10 s (times ui_slowdown()). */
+void
+ui_wait_model_held (UiWorld *u)
+{
+  natter_fake_model_wait_held (u->w->fakes->model, 1, 10000 * ui_slowdown ());
+}
+
+/* Whether @window's error bar is on screen: revealed, and its
+ * animation over. */
+gboolean
+ui_error_bar_shown (gpointer window)
+{
+  ui_settle ();
+  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (window)));
+}
+
+/* Whether @window's error bar is gone from the screen too, not only on
+ * its way out. */
+gboolean
+ui_error_bar_hidden (gpointer window)
+{
+  GtkRevealer *bar;
+
+  ui_settle ();
+  bar = GTK_REVEALER (natter_window_get_error_bar (window));
+  return !gtk_revealer_get_reveal_child (bar) && !gtk_revealer_get_child_revealed (bar);
+}
+
 /* Lets the window lay out and draw what changed. Bounded: a spinner
  * keeps the frame clock busy forever. */
 void
@@ -331,12 +360,6 @@ write_file (GFile      *file,
   g_assert_no_error (error);
 }
 
-static gboolean
-model_held (gpointer data)
-{
-  return natter_fake_model_get_n_held (((UiWorld *) data)->w->fakes->model) == 1;
-}
-
 /* What is on disk after the process died while the model was answering
  * @text, sent to @session_id: the turn was appended and its model call
  * requested, and nothing after. Made by running the turn up to that
@@ -360,7 +383,7 @@ ui_make_interrupted (UiWorld     *u,
   g_autoptr(GError) error = NULL;
 
   turn_id = ui_send (u, session_id, text);
-  ui_wait_until (model_held, u);
+  ui_wait_model_held (u);
   events = ui_get_turn (u, turn_id);
   g_assert_cmpuint (events->len, ==, 2);
   g_assert_nonnull (ui_find_event (events, "model_call_requested", NULL));
@@ -571,6 +594,20 @@ ui_find_toplevel (GType type)
         return GTK_WINDOW (w);
     }
   return NULL;
+}
+
+/* Whether a window of the GType in @type (GSIZE_TO_POINTER()) shows. */
+gboolean
+ui_toplevel_shown (gpointer type)
+{
+  return ui_find_toplevel (GPOINTER_TO_SIZE (type)) != NULL;
+}
+
+/* Whether no window of the GType in @type (GSIZE_TO_POINTER()) shows. */
+gboolean
+ui_toplevel_gone (gpointer type)
+{
+  return ui_find_toplevel (GPOINTER_TO_SIZE (type)) == NULL;
 }
 
 /* Whether the widget @data is mapped. */

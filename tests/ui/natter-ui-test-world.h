@@ -65,6 +65,8 @@ void               ui_result_cb           (GObject            *source,
 GAsyncResult      *ui_wait_result         (GAsyncResult      **result);
 gboolean           ui_is_true             (gpointer            data);
 gboolean           ui_is_mapped           (gpointer            data);
+gboolean           ui_error_bar_shown     (gpointer            window);
+gboolean           ui_error_bar_hidden    (gpointer            window);
 
 /* The session service over a temp data directory */
 
@@ -74,6 +76,7 @@ void               ui_world_start_service (UiWorld            *u);
 void               ui_world_stop_service  (UiWorld            *u);
 void               ui_world_restart       (UiWorld            *u);
 gboolean           ui_no_advances         (gpointer            data);
+void               ui_wait_model_held     (UiWorld            *u);
 char              *ui_create_session      (UiWorld            *u,
                                            const char         *title);
 void               ui_set_title           (UiWorld            *u,
@@ -127,6 +130,8 @@ NatterSessionRow  *ui_find_session_row    (NatterWindow       *window,
 GtkWidget         *ui_find_button         (gpointer            root,
                                            const char         *label);
 GtkWindow         *ui_find_toplevel       (GType               type);
+gboolean           ui_toplevel_shown      (gpointer            type);
+gboolean           ui_toplevel_gone       (gpointer            type);
 gboolean           ui_timeline_loaded     (gpointer            data);
 NatterWindow      *ui_window_new          (NatterApplication  *app,
                                            UiWorld            *u);

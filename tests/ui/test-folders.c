@@ -92,18 +92,6 @@ find_dialog (void)
   return dialog != NULL ? ADW_MESSAGE_DIALOG (dialog) : NULL;
 }
 
-static gboolean
-dialog_shown (gpointer data)
-{
-  return find_dialog () != NULL;
-}
-
-static gboolean
-dialog_gone (gpointer data)
-{
-  return find_dialog () == NULL;
-}
-
 /* The row widget of @name's folder header, once the list shows it. */
 static NatterSidebarHeaderRow *
 header_row (NatterWindow *window,
@@ -266,12 +254,12 @@ test_pins_and_folders (void)
 
   /* New Folder… names a folder, which shows though it is empty. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-folder", NULL));
-  ui_wait_until (dialog_shown, NULL);
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
   dialog = find_dialog ();
   gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog)), "Work");
   /* Create, as a person clicks it: that also closes the dialog. */
   g_signal_emit_by_name (ui_find_button (dialog, "C_reate"), "clicked");
-  ui_wait_until (dialog_gone, NULL);
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
   wait_list (window, "[Pinned] Alpha [Work] [Recent] Gamma Beta");
   work = natter_folders_find_by_name (folders, "Work");
   g_assert_nonnull (work);

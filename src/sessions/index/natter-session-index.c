@@ -15,7 +15,8 @@
 
 #include "natter-session-index-cache.h"
 #include "natter-log-read.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-entry-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-reducer.h"
 #include "natter-session-scan.h"
 #include "natter-store-error.h"

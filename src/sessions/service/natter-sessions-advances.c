@@ -9,7 +9,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 
 /* Live advances (docs/sessions.md §9.3, §10) */

@@ -24,7 +24,7 @@
 
 #include "natter-headless-runner.h"
 #include "natter-session-schema.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 
 /* How much of the first message and of the first answer the title

@@ -11,7 +11,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
 #include "natter-sync-conflict-name.h"

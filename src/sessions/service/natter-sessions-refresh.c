@@ -14,7 +14,7 @@
 
 #include "config.h"
 
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 
 typedef struct

@@ -17,7 +17,7 @@
 #include "natter-runtime-error.h"
 #include "natter-send-options-private.h"
 #include "natter-session-grants-queue.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-store-error.h"

@@ -1,4 +1,4 @@
-/* natter-session-index-private.h
+/* natter-session-index-internal.h
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -10,7 +10,7 @@
 #pragma once
 
 #include "natter-session-index.h"
-#include "natter-session-index-entry-private.h"
+#include "natter-session-index-entry.h"
 
 G_BEGIN_DECLS
 
