@@ -478,14 +478,21 @@ natter_cli_print_sessions (Run *run)
             }
         }
       else if (error != NULL)
-        natter_cli_out (run, "%s\terror\t%s\t%s\n", id, or_dash (natter_session_index_entry_get_updated_at (entry)),
-                        error);
+        {
+          g_autofree char *words = natter_cli_one_line (error);
+
+          natter_cli_out (run, "%s\terror\t%s\t%s\n", id, or_dash (natter_session_index_entry_get_updated_at (entry)),
+                          words);
+        }
       else
-        natter_cli_out (run, "%s\t%s\t%s\t%s%s%s\n", id,
-                        natter_session_index_entry_get_latest_turn_status (entry),
-                        or_dash (natter_session_index_entry_get_updated_at (entry)),
-                        or_dash (natter_session_index_entry_get_title (entry)),
-                        version ? "\tversion of " : "", version ? original : "");
+        {
+          g_autofree char *title = natter_cli_one_line (or_dash (natter_session_index_entry_get_title (entry)));
+
+          natter_cli_out (run, "%s\t%s\t%s\t%s%s%s\n", id,
+                          natter_session_index_entry_get_latest_turn_status (entry),
+                          or_dash (natter_session_index_entry_get_updated_at (entry)),
+                          title, version ? "\tversion of " : "", version ? original : "");
+        }
     }
   if (run->json)
     {
@@ -615,9 +622,11 @@ void
 natter_cli_print_show_text (Run *run)
 {
   NatterSessionState *session = run->session;
+  g_autofree char *title = NULL;
 
   natter_cli_out (run, "session %s\n", natter_session_state_get_session_id (session));
-  natter_cli_out (run, "title %s\n", or_dash (natter_session_state_get_title (session)));
+  title = natter_cli_one_line (or_dash (natter_session_state_get_title (session)));
+  natter_cli_out (run, "title %s\n", title);
   natter_cli_out (run, "created %s\n", natter_session_state_get_created_at (session));
   natter_cli_out (run, "updated %s\n", natter_session_state_get_updated_at (session));
   if (natter_session_state_get_parent_session (session) != NULL)
