@@ -179,6 +179,31 @@ test_blank_send_refused (Fixture       *f,
   g_assert_cmpstr (r.out, ==, "");
 }
 
+/* A stream of only `data: [DONE]` is no answer: the turn fails in plain
+ * words, and nothing is titled after it. */
+static const Step NOTHING = { DONE, FALSE };
+
+static void
+test_empty_answer_fails (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *title = NULL;
+
+  script (f, &NOTHING, &TITLE, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "The model sent an empty answer"));
+  parse_ids (r.out, &session_id, NULL);
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  status = session_status (f, session_id);
+  g_assert_cmpstr (status, ==, "failed 1");
+  title = listed_title (f, session_id);
+  g_assert_cmpstr (title, ==, "hello");
+}
+
 void
 cli_add_control_tests (void)
 {
@@ -187,4 +212,5 @@ cli_add_control_tests (void)
   ADD ("/cli/control/stored-title-one-line", test_stored_title_one_line);
   ADD ("/cli/control/auto-title-cleaned", test_auto_title_cleaned);
   ADD ("/cli/control/blank-send-refused", test_blank_send_refused);
+  ADD ("/cli/control/empty-answer-fails", test_empty_answer_fails);
 }
