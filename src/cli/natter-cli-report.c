@@ -462,10 +462,20 @@ natter_cli_print_sessions (Run *run)
       const char *error = natter_session_index_entry_get_error (entry);
       const char *original = natter_session_families_get_original (families, id);
       gboolean version = g_strcmp0 (original, id) != 0;
+      const char *latest = natter_session_index_entry_get_latest_turn_id (entry);
+      /* The index is read from the files, where a turn the window is
+       * running (a stream that sent nothing yet) looks interrupted; this
+       * command runs in the window's process when there is one, and its
+       * live advances say running (docs/sessions.md §9.1 step 2). */
+      gboolean running = latest != NULL &&
+                         natter_sessions_is_turn_running (natter_services_get_sessions (run->services), latest);
 
       if (run->json)
         {
           g_autoptr(JsonNode) node = natter_session_index_entry_to_json (entry);
+
+          if (running)
+            json_object_set_string_member (json_node_get_object (node), "latestTurnStatus", "running");
 
           if (version)
             json_object_set_string_member (json_node_get_object (node), "versionOf", original);
@@ -489,7 +499,7 @@ natter_cli_print_sessions (Run *run)
           g_autofree char *title = natter_cli_one_line (or_dash (natter_session_index_entry_get_title (entry)));
 
           natter_cli_out (run, "%s\t%s\t%s\t%s%s%s\n", id,
-                          natter_session_index_entry_get_latest_turn_status (entry),
+                          running ? "running" : natter_session_index_entry_get_latest_turn_status (entry),
                           or_dash (natter_session_index_entry_get_updated_at (entry)),
                           title, version ? "\tversion of " : "", version ? original : "");
         }
