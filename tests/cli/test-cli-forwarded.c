@@ -17,23 +17,6 @@
 
 #define WAIT_MS 10000
 
-typedef struct
-{
-  int      status;
-  gboolean done;
-} Ran;
-
-static void
-ran_cb (GObject      *object,
-        GAsyncResult *result,
-        gpointer      user_data)
-{
-  Ran *ran = user_data;
-
-  ran->status = natter_cli_run_finish (result);
-  ran->done = TRUE;
-}
-
 static NatterTestCommandLine *
 forward (NatterTestServices *f,
          const char * const *arguments)
@@ -42,11 +25,8 @@ forward (NatterTestServices *f,
   g_autofree char *data = g_strdup_printf ("NATTER_DATA_DIR=%s", data_dir);
   const char *environment[] = { "LC_ALL=C.UTF-8", data, NULL };
   NatterTestCommandLine *cmdline = natter_test_command_line_new (arguments, environment);
-  Ran ran = { 0 };
 
-  natter_cli_run_async (f->services, G_APPLICATION_COMMAND_LINE (cmdline), NULL, ran_cb, &ran);
-  natter_test_wait_for_flag (&ran.done, WAIT_MS);
-  g_assert_cmpint (ran.status, ==, 0);
+  g_assert_cmpint (natter_test_command_line_run (cmdline, f->services, WAIT_MS), ==, 0);
   return cmdline;
 }
 

@@ -352,7 +352,6 @@ test_parameter_error_in_callers_language (void)
   const char *arguments[] = { "natter", "send", "--temperature", "9", "x", NULL };
   const char *environment[] = { "LC_ALL=C.UTF-8", NULL, NULL };
   g_autoptr(NatterTestCommandLine) cmdline = NULL;
-  Ran ran = { 0 };
 
   if (!window_with_config (&f, "{\"mcpServers\": {}}", &data_dir, &config))
     return;
@@ -360,9 +359,7 @@ test_parameter_error_in_callers_language (void)
   data = g_strdup_printf ("NATTER_DATA_DIR=%s", data_dir);
   environment[1] = data;
   cmdline = natter_test_command_line_new (arguments, environment);
-  natter_cli_run_async (f.services, G_APPLICATION_COMMAND_LINE (cmdline), NULL, ran_cb, &ran);
-  natter_test_wait_for_flag (&ran.done, WAIT_MS);
-  g_assert_cmpint (ran.status, ==, NATTER_CLI_EXIT_USAGE);
+  g_assert_cmpint (natter_test_command_line_run (cmdline, f.services, WAIT_MS), ==, NATTER_CLI_EXIT_USAGE);
   g_assert_cmpstr (natter_test_command_line_get_err (cmdline), ==,
                    "natter: Temperature must be a number from 0 to 2\n");
 
