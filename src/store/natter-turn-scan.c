@@ -68,6 +68,7 @@ typedef struct
   NatterJsonMember previous;
   gint64      usage[N_USAGE];
   gboolean    imported;          /* config holds `imported` (natter_turn_definition_is_imported()) */
+  gboolean    has_device;        /* a line says which device runs the turn */
 } TurnScan;
 
 /* Span checks. Each says whether the full read's check certainly passes;
@@ -529,6 +530,25 @@ scan_terminal (TurnScan   *scan,
   return TRUE;
 }
 
+/* natter_device_member_validate(): `device`, on any line, is absent or
+ * `{id, name}` with a non-empty `id`. */
+static gboolean
+scan_device (TurnScan *scan,
+             Member   *device)
+{
+  NatterJsonMember members[MAX_ITEMS];
+  guint n_members;
+
+  if (device == NULL)
+    return TRUE;
+  if (!walk (device, NATTER_JSON_SPAN_OBJECT, members, &n_members) ||
+      !is_nonempty_string (find (members, n_members, "id")) ||
+      !is_string (find (members, n_members, "name")))
+    return FALSE;
+  scan->has_device = TRUE;
+  return TRUE;
+}
+
 /* One complete line (without its newline): the repository's rules (the
  * first line and only it is turn_created; the event is the file's), the
  * schema's common fields, then its type's checks. */
@@ -551,6 +571,8 @@ scan_line (TurnScan   *scan,
       !is_timestamp (find (members, n_members, "ts")))
     return FALSE;
 
+  if (!scan_device (scan, find (members, n_members, "device")))
+    return FALSE;
   if (scan->line_number == 1)
     return string_is (type, "turn_created") && scan_turn_created (scan, members, n_members);
   /* Nothing follows a terminal event. */
@@ -621,6 +643,10 @@ natter_turn_scan_contents (const char       *contents,
         return FALSE;
       pos = (end - contents) + 1;
     }
+  /* A turn that may still run elsewhere: the full read says where
+   * (such turns are few, and only they need it). */
+  if (scan.terminal_type == NULL && scan.has_device)
+    return FALSE;
   /* The full read knows of no suspension here: none was read. */
   *out_status = natter_turn_status_derive (scan.terminal_type, FALSE);
   if (out_imported != NULL)
@@ -655,7 +681,8 @@ natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), FALSE);
 
   cursor = natter_jsonl_cursor_new (repo);
-  return natter_turn_scan_file_at (cursor, turn_id, NULL, NULL, out_status, out_imported, cancellable, error);
+  return natter_turn_scan_file_at (cursor, turn_id, NULL, NULL, out_status, out_imported, NULL, NULL,
+                                   cancellable, error);
 }
 
 /**
@@ -668,6 +695,10 @@ natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
  *   told (natter_jsonl_cursor_identify())
  * @out_status: (out): the turn's status, on success
  * @out_imported: (out) (optional): whether it was imported, on success
+ * @out_device_id: (out) (optional) (transfer full): the device that runs
+ *   the turn when it has not ended and records one (docs/format.md §4.5),
+ *   else %NULL
+ * @out_device_name: (out) (optional) (transfer full): that device's name
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -691,6 +722,8 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
                           gboolean           *out_identity_known,
                           NatterTurnStatus   *out_status,
                           gboolean           *out_imported,
+                          char              **out_device_id,
+                          char              **out_device_name,
                           GCancellable       *cancellable,
                           GError            **error)
 {
@@ -706,6 +739,10 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
 
   if (out_identity_known != NULL)
     *out_identity_known = FALSE;
+  if (out_device_id != NULL)
+    *out_device_id = NULL;
+  if (out_device_name != NULL)
+    *out_device_name = NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
 
@@ -721,5 +758,12 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
   *out_status = natter_derive_turn_status (state);
   if (out_imported != NULL)
     *out_imported = natter_turn_state_is_imported (state);
+  if (natter_turn_state_get_terminal_event (state) == NULL)
+    {
+      if (out_device_id != NULL)
+        *out_device_id = g_strdup (natter_turn_state_get_device_id (state));
+      if (out_device_name != NULL)
+        *out_device_name = g_strdup (natter_turn_state_get_device_name (state));
+    }
   return TRUE;
 }

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "natter-blob-store.h"
+#include "natter-store-error.h"
 #include "natter-turn-item.h"
 
 typedef struct
@@ -35,6 +36,7 @@ struct _NatterTurnItem
 
   NatterTurnState *state;
   char            *error;
+  gboolean         arriving;        /* the error is a file still on its way */
   gboolean         loading;
   GCancellable    *cancellable;
   /* Live events that arrive while the file is being read: joined by
@@ -335,6 +337,23 @@ natter_turn_item_get_state (NatterTurnItem *self)
 }
 
 /**
+ * natter_turn_item_get_arriving:
+ * @self: an item
+ *
+ * Whether the turn could not be read because its file has not arrived
+ * from another device yet (docs/format.md §9.3): no damage; reading it
+ * again once it is there shows it.
+ *
+ * Returns: %TRUE when natter_turn_item_get_error() says so
+ */
+gboolean
+natter_turn_item_get_arriving (NatterTurnItem *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), FALSE);
+  return self->error != NULL && self->arriving;
+}
+
+/**
  * natter_turn_item_get_error:
  * @self: an item
  *
@@ -540,11 +559,13 @@ get_turn_cb (GObject      *source,
     {
       g_free (self->error);
       self->error = g_strdup (error->message);
+      self->arriving = g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
     }
   else
     {
       g_clear_pointer (&self->state, natter_turn_state_unref);
       g_clear_pointer (&self->error, g_free);
+      self->arriving = FALSE;
       self->state = state;
       for (guint i = 0; i < pending->len && self->state != NULL && !self->loading; i++)
         {
@@ -582,6 +603,25 @@ natter_turn_item_ensure_loaded (NatterTurnItem *self)
   g_return_if_fail (NATTER_IS_TURN_ITEM (self));
 
   if (self->state != NULL || self->error != NULL)
+    return;
+  load (self);
+}
+
+/**
+ * natter_turn_item_reload:
+ * @self: an item
+ *
+ * Reads the turn again, once it was read: its file changed by the hand
+ * of another process or device (docs/sessions.md §8.5), which the
+ * event bus of this one does not carry. A turn never read is left to
+ * natter_turn_item_ensure_loaded().
+ */
+void
+natter_turn_item_reload (NatterTurnItem *self)
+{
+  g_return_if_fail (NATTER_IS_TURN_ITEM (self));
+
+  if (self->state == NULL && self->error == NULL)
     return;
   load (self);
 }

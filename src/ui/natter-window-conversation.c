@@ -15,6 +15,7 @@
 
 #include "natter-model-choice.h"
 #include "natter-send-pipeline.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-window-private.h"
 
 /* The conversation */
@@ -61,6 +62,14 @@ _natter_window_update_composer (NatterWindow *self)
   running = _natter_window_latest_is_unsettled (self);
   if (natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     reason = _("This conversation is damaged and cannot take new messages.");
+  else if (natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (self->conversation.entry)))
+    reason = _("This version is another device’s copy of the conversation, kept when both devices changed it at "
+               "once. It is read only.");
+  else if (g_strcmp0 (status, NATTER_LATEST_TURN_STATUS_ARRIVING) == 0)
+    reason = _("The last answer has not arrived from another device yet.");
+  else if (!running && g_strcmp0 (status, "idle") == 0 &&
+           natter_sessions_is_turn_elsewhere (self->sessions, self->conversation.entry))
+    reason = _("The last answer is being written on another device. It shows here when it arrives.");
   else if (!running && g_strcmp0 (status, "idle") == 0)
     reason = _("The last answer was interrupted. Resume it before sending a new message.");
 

@@ -109,6 +109,12 @@ explain_error (NatterWindow *self,
         return g_strdup (_("An earlier message of this conversation cannot be read, so nothing was sent: the "
                            "model would not get the whole conversation. Copy the part before the damage into a "
                            "new conversation to go on; the damaged file is left as it is."));
+      case NATTER_SESSION_ERROR_READ_ONLY:
+        return g_strdup (_("This version is another device’s copy of the conversation, kept when both devices "
+                           "changed it at once. It is read only: nothing was written."));
+      case NATTER_SESSION_ERROR_ARRIVING:
+        return g_strdup (_("A message of this conversation has not arrived from another device yet. Send again "
+                           "once it has: nothing was written."));
       case NATTER_SESSION_ERROR_INVALID_ARGUMENT:
       default:
         break;

@@ -14,6 +14,7 @@
 #include "natter-session-index-private.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-store-error.h"
 
 /* create_session / fork */
@@ -292,6 +293,13 @@ create_session_start (NatterSessions      *self,
   if (parent_session == NULL)
     {
       create_write (task);
+      return;
+    }
+  /* A branch names its parent by id; another device's copy has none to
+   * give (docs/format.md §9). */
+  if (natter_sync_conflict_is_candidate (parent_session))
+    {
+      natter_sessions_op_return_error (task, natter_sessions_read_only_error (parent_session));
       return;
     }
   natter_sessions_read_session_async (self, parent_session, cancellable, parent_read_cb, g_object_ref (task));
