@@ -464,6 +464,14 @@ natter_cli_command_title (Run *run)
 {
   if (natter_cli_lookup_session (run, run->args[0]) == NULL)
     return;
+  /* The service refuses it too, in the window's language: this says it
+   * in the caller's. */
+  if (!natter_session_title_check (run->text, NULL))
+    {
+      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE,
+                       natter_cli_tr (run, "A title cannot hold line breaks, tabs or other control characters"));
+      return;
+    }
   run->boolean_finish = natter_sessions_set_title_finish;
   natter_sessions_set_title_async (natter_services_get_sessions (run->services), run->args[0], run->text,
                                    g_task_get_cancellable (run->task), boolean_done_cb, run);

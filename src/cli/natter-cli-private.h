@@ -124,6 +124,9 @@ struct _Run
 void natter_cli_out        (Run        *run,
                             const char *format,
                             ...) G_GNUC_PRINTF (2, 3);
+void natter_cli_out_exact  (Run        *run,
+                            const char *text);
+char *natter_cli_one_line  (const char *text);
 void natter_cli_finish     (Run        *run,
                             int         status);
 void natter_cli_fail       (Run        *run,

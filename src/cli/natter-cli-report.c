@@ -462,10 +462,20 @@ natter_cli_print_sessions (Run *run)
       const char *error = natter_session_index_entry_get_error (entry);
       const char *original = natter_session_families_get_original (families, id);
       gboolean version = g_strcmp0 (original, id) != 0;
+      const char *latest = natter_session_index_entry_get_latest_turn_id (entry);
+      /* The index is read from the files, where a turn the window is
+       * running (a stream that sent nothing yet) looks interrupted; this
+       * command runs in the window's process when there is one, and its
+       * live advances say running (docs/sessions.md §9.1 step 2). */
+      gboolean running = latest != NULL &&
+                         natter_sessions_is_turn_running (natter_services_get_sessions (run->services), latest);
 
       if (run->json)
         {
           g_autoptr(JsonNode) node = natter_session_index_entry_to_json (entry);
+
+          if (running)
+            json_object_set_string_member (json_node_get_object (node), "latestTurnStatus", "running");
 
           if (version)
             json_object_set_string_member (json_node_get_object (node), "versionOf", original);
@@ -478,14 +488,21 @@ natter_cli_print_sessions (Run *run)
             }
         }
       else if (error != NULL)
-        natter_cli_out (run, "%s\terror\t%s\t%s\n", id, or_dash (natter_session_index_entry_get_updated_at (entry)),
-                        error);
+        {
+          g_autofree char *words = natter_cli_one_line (error);
+
+          natter_cli_out (run, "%s\terror\t%s\t%s\n", id, or_dash (natter_session_index_entry_get_updated_at (entry)),
+                          words);
+        }
       else
-        natter_cli_out (run, "%s\t%s\t%s\t%s%s%s\n", id,
-                        natter_session_index_entry_get_latest_turn_status (entry),
-                        or_dash (natter_session_index_entry_get_updated_at (entry)),
-                        or_dash (natter_session_index_entry_get_title (entry)),
-                        version ? "\tversion of " : "", version ? original : "");
+        {
+          g_autofree char *title = natter_cli_one_line (or_dash (natter_session_index_entry_get_title (entry)));
+
+          natter_cli_out (run, "%s\t%s\t%s\t%s%s%s\n", id,
+                          running ? "running" : natter_session_index_entry_get_latest_turn_status (entry),
+                          or_dash (natter_session_index_entry_get_updated_at (entry)),
+                          title, version ? "\tversion of " : "", version ? original : "");
+        }
     }
   if (run->json)
     {
@@ -648,9 +665,11 @@ void
 natter_cli_print_show_text (Run *run)
 {
   NatterSessionState *session = run->session;
+  g_autofree char *title = NULL;
 
   natter_cli_out (run, "session %s\n", natter_session_state_get_session_id (session));
-  natter_cli_out (run, "title %s\n", or_dash (natter_session_state_get_title (session)));
+  title = natter_cli_one_line (or_dash (natter_session_state_get_title (session)));
+  natter_cli_out (run, "title %s\n", title);
   natter_cli_out (run, "created %s\n", natter_session_state_get_created_at (session));
   natter_cli_out (run, "updated %s\n", natter_session_state_get_updated_at (session));
   if (natter_session_state_get_parent_session (session) != NULL)

@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
+#include "natter-plain-text.h"
 #include "natter-parameters-input.h"
 
 static void
@@ -482,7 +483,8 @@ parse (Run   *run,
     run->text = g_strjoinv (" ", &run->args[command->min_args - 1]);
   else if (command->min_args == 3)
     run->text = g_strdup (run->args[2]);
-  if (run->text != NULL && run->text[0] == '\0')
+  /* Blank is empty, for a message as in the window's composer. */
+  if (run->text != NULL && natter_text_is_blank (run->text))
     {
       usage_error (run, natter_cli_tr (run, "The text is empty"));
       return FALSE;

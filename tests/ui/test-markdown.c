@@ -543,6 +543,19 @@ test_markdown_invalid_utf8 (void)
   g_assert_finalize_object (view);
 }
 
+/* A model's ESC and BEL show as their control pictures, as on the
+ * command line, not as boxes; the markup around them stays intact. */
+static void
+test_markdown_control_pictures (void)
+{
+  GtkWidget *view = render ("red \x1b[31m*X*\x07 & end\n");
+  GtkWidget *label = find_label_containing (view, "end");
+
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), ==, "red \xe2\x90\x9b[31m<i>X</i>\xe2\x90\x87 &amp; end");
+  g_assert_finalize_object (view);
+}
+
 static void
 test_markdown_split_utf8 (void)
 {
@@ -814,6 +827,7 @@ main (int   argc,
   g_test_add_func ("/markdown/built-before-shown", test_markdown_built_before_shown);
   g_test_add_func ("/markdown/invalid-utf8", test_markdown_invalid_utf8);
   g_test_add_func ("/markdown/split-utf8", test_markdown_split_utf8);
+  g_test_add_func ("/markdown/control-pictures", test_markdown_control_pictures);
   g_test_add_func ("/markdown/streaming-matches-whole", test_markdown_streaming_matches_whole);
   g_test_add_func ("/markdown/copy-button", test_markdown_copy_button);
   g_test_add_func ("/markdown/dark-style", test_markdown_dark_style);
