@@ -124,6 +124,9 @@ gboolean           ui_label_shown         (gpointer            root,
 GtkWidget         *ui_find_button         (gpointer            root,
                                            const char         *label);
 GtkWindow         *ui_find_toplevel       (GType               type);
+gboolean           ui_menu_has_action     (GMenuModel         *model,
+                                           const char         *action);
+gboolean           ui_no_toasts           (gpointer            window);
 gboolean           ui_timeline_loaded     (gpointer            data);
 NatterWindow      *ui_window_new          (NatterApplication  *app,
                                            UiWorld            *u);

@@ -153,28 +153,6 @@ in_folder (gpointer data)
   return g_strcmp0 (natter_sessions_get_folder_id (wait->u->sessions, wait->session_id), wait->folder_id) == 0;
 }
 
-/* Whether the menu @model, or one of its sections and submenus, has an
- * item that activates @action. */
-static gboolean
-menu_has_action (GMenuModel *model,
-                 const char *action)
-{
-  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
-    {
-      g_autofree char *name = NULL;
-      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
-      g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (model, i, G_MENU_LINK_SUBMENU);
-
-      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
-          g_str_equal (name, action))
-        return TRUE;
-      if ((section != NULL && menu_has_action (section, action)) ||
-          (submenu != NULL && menu_has_action (submenu, action)))
-        return TRUE;
-    }
-  return FALSE;
-}
-
 /* The delete toast says what went and that its conversations stay. */
 static gboolean
 toast_shown (gpointer data)
@@ -182,18 +160,11 @@ toast_shown (gpointer data)
   return ui_label_shown (natter_window_get_toast_overlay (data), "Folder “Work” deleted; its conversations stay");
 }
 
-/* The toast is gone from the overlay, its hide animation ended: a
- * window that goes with a toast still on it is not finalized
- * (libadwaita 1.2). */
+/* The toast is gone from the overlay, its hide animation ended. */
 static gboolean
 toast_gone (gpointer data)
 {
-  GtkWidget *overlay = GTK_WIDGET (natter_window_get_toast_overlay (data));
-  guint n = 0;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL; child = gtk_widget_get_next_sibling (child))
-    n++;
-  return !toast_shown (data) && n == 1;
+  return !toast_shown (data) && ui_no_toasts (data);
 }
 
 static gboolean
@@ -264,7 +235,7 @@ test_pins_and_folders (void)
   /* Pin to Top, from the conversation's menu. */
   g_assert_true (natter_window_open_session (window, alpha));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (menu_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button)),
+  g_assert_true (ui_menu_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button)),
                                   "win.pin"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", NULL));
   wait_list (window, "[Pinned] Alpha [Recent] Gamma Beta");

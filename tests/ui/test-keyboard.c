@@ -675,17 +675,10 @@ folder_toast_shown (gpointer window)
   return ui_label_shown (natter_window_get_toast_overlay (window), "Folder “Projects” deleted; its conversations stay");
 }
 
-/* No toast left on the overlay, their hide animations ended: a window
- * that goes with a toast still on it is not finalized (libadwaita 1.2). */
 static gboolean
 folder_toast_gone (gpointer window)
 {
-  GtkWidget *overlay = GTK_WIDGET (natter_window_get_toast_overlay (window));
-  guint n = 0;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL; child = gtk_widget_get_next_sibling (child))
-    n++;
-  return !folder_toast_shown (window) && n == 1;
+  return !folder_toast_shown (window) && ui_no_toasts (window);
 }
 
 static void
@@ -776,26 +769,6 @@ row_menu_hidden (gpointer window)
   return !row_menu_shown (window);
 }
 
-static gboolean
-menu_model_has (GMenuModel *model,
-                const char *action)
-{
-  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
-    {
-      g_autofree char *name = NULL;
-      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
-      g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (model, i, G_MENU_LINK_SUBMENU);
-
-      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
-          g_str_equal (name, action))
-        return TRUE;
-      if ((section != NULL && menu_model_has (section, action)) ||
-          (submenu != NULL && menu_model_has (submenu, action)))
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static NatterSessionRow *
 find_row (NatterWindow *window,
           const char   *session_id)
@@ -831,7 +804,7 @@ test_keyboard_row_context_menu (void)
   menu = natter_sidebar_get_row_menu (window->session_sidebar);
   g_assert_nonnull (menu);
   for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
-    if (!menu_model_has (gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu)), actions[i]))
+    if (!ui_menu_has_action (gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu)), actions[i]))
       g_error ("the rows' menu has no %s", actions[i]);
 
   /* Shift+F10 on the focused row, then the Menu key. */

@@ -475,6 +475,11 @@ test_sidebar_damaged_long_title (void)
   ui_settle ();
   g_assert_true (gtk_widget_compute_bounds (copy, GTK_WIDGET (window), &bounds));
   g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, gtk_widget_get_height (GTK_WIDGET (window)));
+  /* For a person to look at, in both styles. */
+  ui_save_window (GTK_WIDGET (window), "damaged-long-title-light.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  ui_save_window (GTK_WIDGET (window), "damaged-long-title-dark.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
 
   ui_destroy_window (window);
   ui_world_free (u);
