@@ -33,6 +33,7 @@ struct _NatterTurnItem
   /* For a turn a branched session shows from its history: the session
    * the turn belongs to. NULL for the session's own turns. */
   char            *inherited_from;
+  gboolean         shared_history;
 
   NatterTurnState *state;
   char            *error;
@@ -279,6 +280,37 @@ natter_turn_item_new_inherited (NatterSessions *sessions,
   self = natter_turn_item_new (sessions, turn_id, session_seq);
   self->inherited_from = g_strdup (session_id);
   return self;
+}
+
+/**
+ * natter_turn_item_set_shared_history:
+ * @self: an inherited item (natter_turn_item_new_inherited())
+ * @shared: whether the conversation shown is a version of the one the
+ *   turn belongs to, so the turn is its history as much as theirs
+ *
+ * A version's history is shown as the conversation's own; a branch's
+ * is dimmed below a "Branched from" marker (docs/sessions.md §3).
+ */
+void
+natter_turn_item_set_shared_history (NatterTurnItem *self,
+                                     gboolean        shared)
+{
+  g_return_if_fail (NATTER_IS_TURN_ITEM (self));
+  self->shared_history = !!shared;
+}
+
+/**
+ * natter_turn_item_get_shared_history:
+ * @self: the item
+ *
+ * Returns: whether the turn is a version's history shared with it
+ *   (natter_turn_item_set_shared_history())
+ */
+gboolean
+natter_turn_item_get_shared_history (NatterTurnItem *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), FALSE);
+  return self->shared_history;
 }
 
 /**

@@ -27,6 +27,9 @@ NatterTurnItem  *natter_turn_item_new_inherited       (NatterSessions  *sessions
 const char      *natter_turn_item_get_turn_id         (NatterTurnItem  *self);
 GPtrArray       *natter_turn_item_dup_attachments     (NatterTurnItem  *self);
 const char      *natter_turn_item_get_inherited_from  (NatterTurnItem  *self);
+void             natter_turn_item_set_shared_history  (NatterTurnItem  *self,
+                                                       gboolean         shared);
+gboolean         natter_turn_item_get_shared_history  (NatterTurnItem  *self);
 guint            natter_turn_item_get_session_seq     (NatterTurnItem  *self);
 NatterTurnState *natter_turn_item_get_state           (NatterTurnItem  *self);
 const char      *natter_turn_item_get_error           (NatterTurnItem  *self);

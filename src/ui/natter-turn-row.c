@@ -658,8 +658,10 @@ update (NatterTurnRow *self)
 
   /* A branched session's history is shown read-only and dimmed: it is
    * the parent's, referenced, not this conversation's own (Branch from
-   * Here still forks it; it is never the latest, so no next step). */
-  if (natter_turn_item_get_inherited_from (self->item) != NULL)
+   * Here still forks it; it is never the latest, so no next step). A
+   * version's is its own as much as the other versions': not dimmed. */
+  if (natter_turn_item_get_inherited_from (self->item) != NULL &&
+      !natter_turn_item_get_shared_history (self->item))
     {
       gtk_widget_add_css_class (GTK_WIDGET (self), "dim-label");
       gtk_widget_add_css_class (GTK_WIDGET (self), "natter-inherited");

@@ -282,6 +282,8 @@ delete_activated (GtkWidget  *widget,
 
   g_free (self->sidebar.last_deleted_id);
   self->sidebar.last_deleted_id = g_strdup (session_id);
+  /* Ctrl+Z undoes this one before a folder deleted earlier. */
+  self->folders.deleted_last = FALSE;
 
   _natter_window_close_session (self);
   natter_sidebar_set_hidden (self->session_sidebar, session_id, TRUE);

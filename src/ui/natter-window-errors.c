@@ -28,6 +28,9 @@
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
 
+/* A damaged conversation's heading: two lines of the status page. */
+#define DAMAGED_HEADING_CHARS 60
+
 /* Takes @text. A notice, not an error: errors go to the error bar. */
 void
 _natter_window_show_error_toast (NatterWindow *self,
@@ -338,9 +341,23 @@ void
 _natter_window_show_damage (NatterWindow *self)
 {
   const char *title = natter_session_index_entry_get_title (self->conversation.entry);
+  g_autofree char *heading = NULL;
 
-  adw_status_page_set_title (self->errors.errored_page,
-                             title != NULL && title[0] != '\0' ? title : _("This Conversation Is Damaged"));
+  /* The heading stays a heading: a long title is shortened, whole in the
+   * tooltip, so the explanation and the way out are in view. */
+  if (title == NULL || title[0] == '\0')
+    heading = g_strdup (_("This Conversation Is Damaged"));
+  else if (g_utf8_strlen (title, -1) > DAMAGED_HEADING_CHARS)
+    {
+      g_autofree char *start = g_utf8_substring (title, 0, DAMAGED_HEADING_CHARS - 1);
+
+      heading = g_strconcat (start, "…", NULL);
+    }
+  else
+    heading = g_strdup (title);
+  adw_status_page_set_title (self->errors.errored_page, heading);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->errors.errored_page),
+                               title != NULL && g_strcmp0 (title, heading) != 0 ? title : NULL);
   if (g_strcmp0 (self->errors.damage_session_id, self->conversation.session_id) != 0)
     {
       g_clear_pointer (&self->errors.damage, natter_session_damage_free);

@@ -293,6 +293,24 @@ folder_restored_cb (GObject      *source,
     _natter_window_show_error (self, NULL, _("The folder was not brought back"), error, NULL);
 }
 
+/* The deletion's undo is no longer waiting for Ctrl+Z. */
+static void
+forget_undo (NatterWindow *self)
+{
+  g_clear_object (&self->folders.undo_toast);
+  g_clear_pointer (&self->folders.undo_target, g_variant_unref);
+  self->folders.deleted_last = FALSE;
+  _natter_window_update_keyboard_actions (self);
+}
+
+static void
+undo_toast_dismissed_cb (AdwToast     *toast,
+                         NatterWindow *self)
+{
+  if (self->folders.undo_toast == toast)
+    forget_undo (self);
+}
+
 static void
 undo_delete_folder_activated (GtkWidget  *widget,
                               const char *action_name,
@@ -303,6 +321,8 @@ undo_delete_folder_activated (GtkWidget  *widget,
   const char *name;
 
   g_variant_get (parameter, "(&s&s)", &folder_id, &name);
+  if (self->folders.undo_target != NULL && g_variant_equal (parameter, self->folders.undo_target))
+    forget_undo (self);
   if (self->folders.store == NULL || natter_folders_lookup (self->folders.store, folder_id) != NULL)
     return;
   natter_folders_restore_async (self->folders.store, folder_id, name, self->cancellable, folder_restored_cb,
@@ -353,8 +373,43 @@ folder_deleted_cb (GObject      *source,
   adw_toast_set_action_name (toast, "win.undo-delete-folder");
   adw_toast_set_action_target_value (toast, g_variant_new ("(ss)", request->folder_id, request->name));
   adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (undo_toast_dismissed_cb), self, 0);
+  /* Ctrl+Z undoes the latest deletion, this one until another comes or
+   * the toast goes. */
+  forget_undo (self);
+  self->folders.undo_toast = g_object_ref (toast);
+  self->folders.undo_target = g_variant_ref_sink (g_variant_new ("(ss)", request->folder_id, request->name));
+  self->folders.deleted_last = TRUE;
   natter_toast_guard_add (self->toast_overlay, toast);
+  _natter_window_update_keyboard_actions (self);
   delete_folder_free (request);
+}
+
+/**
+ * _natter_window_undo_folder_delete:
+ * @self: the window
+ * @latest_only: only if the folder went after any conversation did
+ *
+ * What Ctrl+Z does to a deleted folder whose toast still shows: the
+ * toast's Undo, and the toast goes.
+ *
+ * Returns: whether a folder's deletion was undone
+ */
+gboolean
+_natter_window_undo_folder_delete (NatterWindow *self,
+                                   gboolean      latest_only)
+{
+  g_autoptr(AdwToast) toast = NULL;
+  g_autoptr(GVariant) target = NULL;
+
+  if (self->folders.undo_toast == NULL || (latest_only && !self->folders.deleted_last))
+    return FALSE;
+  toast = g_object_ref (self->folders.undo_toast);
+  target = g_variant_ref (self->folders.undo_target);
+  gtk_widget_activate_action_variant (GTK_WIDGET (self), "win.undo-delete-folder", target);
+  /* No button dismissed this toast: it is dismissed once here. */
+  natter_toast_guard_dismiss (self->toast_overlay, toast);
+  return TRUE;
 }
 
 static void

@@ -42,8 +42,9 @@ _natter_window_update_keyboard_actions (NatterWindow *self)
   /* A disabled action lets its key through: Ctrl+Z still undoes typing in
    * the composer while no deletion waits for its undo. */
   gtk_widget_action_set_enabled (widget, "win.undo",
-                                 self->sidebar.pending_deletes != NULL &&
-                                 g_hash_table_size (self->sidebar.pending_deletes) > 0);
+                                 (self->sidebar.pending_deletes != NULL &&
+                                  g_hash_table_size (self->sidebar.pending_deletes) > 0) ||
+                                 self->folders.undo_toast != NULL);
   gtk_widget_action_set_enabled (widget, "win.stop", _natter_window_latest_is_running (self));
   gtk_widget_action_set_enabled (widget, "win.cancel-edit", self->versions.editing_turn_id != NULL);
   gtk_widget_action_set_enabled (widget, "win.focus-composer", writable);
@@ -271,6 +272,9 @@ undo_activated (GtkWidget  *widget,
       gtk_widget_activate_action (focus, "text.undo", NULL);
       return;
     }
+  /* A folder deleted after the last conversation is undone first. */
+  if (_natter_window_undo_folder_delete (self, TRUE))
+    return;
 
   if (self->sidebar.last_deleted_id != NULL && g_hash_table_contains (self->sidebar.pending_deletes, self->sidebar.last_deleted_id))
     session_id = g_strdup (self->sidebar.last_deleted_id);
@@ -284,7 +288,10 @@ undo_activated (GtkWidget  *widget,
         session_id = g_strdup (key);
     }
   if (session_id == NULL)
-    return;
+    {
+      _natter_window_undo_folder_delete (self, FALSE);
+      return;
+    }
 
   toast = g_object_ref (g_hash_table_lookup (self->sidebar.pending_deletes, session_id));
   gtk_widget_activate_action (widget, "win.undo-delete", "s", session_id);

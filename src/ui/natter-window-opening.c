@@ -46,6 +46,27 @@ _natter_window_update_subtitle (NatterWindow *self)
   if (last != NULL && next != NULL && last_model != NULL && g_strcmp0 (last_model + 1, next) == 0 &&
       gtk_widget_get_visible (GTK_WIDGET (self->choice.model_picker)))
     g_clear_pointer (&last, g_free);
+  /* "provider/model" names the provider by its id: the person knows it
+   * by the name they gave it. */
+  if (last != NULL && last_model != NULL && self->settings != NULL)
+    {
+      g_autofree char *provider_id = g_strndup (last, last_model - last);
+      g_autoptr(GPtrArray) providers = natter_settings_dup_providers (self->settings);
+
+      for (guint i = 0; providers != NULL && i < providers->len; i++)
+        {
+          NatterProviderConfig *config = g_ptr_array_index (providers, i);
+
+          if (g_strcmp0 (config->id, provider_id) == 0 && config->name != NULL && config->name[0] != '\0')
+            {
+              char *named = g_strdup_printf ("%s/%s", config->name, last_model + 1);
+
+              g_free (last);
+              last = named;
+              break;
+            }
+        }
+    }
   adw_window_title_set_subtitle (self->window_title, last != NULL ? last : "");
 }
 

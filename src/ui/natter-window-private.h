@@ -56,6 +56,10 @@ typedef struct
 {
   NatterFolders        *store;            /* nullable: no folders */
   GMenu                *menu;             /* Move to Folder's items */
+  /* The deleted folder whose toast still offers its undo, for Ctrl+Z */
+  AdwToast             *undo_toast;       /* nullable */
+  GVariant             *undo_target;      /* (ss): its id and name */
+  gboolean              deleted_last;     /* deleted after any conversation */
 } NatterWindowFolders;
 
 /* natter-window-conversation.c: the agent and the model the next
@@ -279,6 +283,9 @@ _natter_window_class_keyboard_init (GtkWidgetClass *widget_class);
 /* natter-window-folders.c */
 void
 _natter_window_update_folder_actions (NatterWindow *self);
+gboolean
+_natter_window_undo_folder_delete (NatterWindow *self,
+                                   gboolean      latest_only);
 void
 _natter_window_folders_init (NatterWindow *self);
 void

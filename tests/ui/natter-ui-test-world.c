@@ -535,6 +535,42 @@ ui_find_first (gpointer root,
   return ui_find_first_full (root, type, NULL);
 }
 
+/* Whether the menu @model, or one of its sections and submenus, has an
+ * item that activates @action. */
+gboolean
+ui_menu_has_action (GMenuModel *model,
+                    const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (model, i, G_MENU_LINK_SUBMENU);
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+          g_str_equal (name, action))
+        return TRUE;
+      if ((section != NULL && ui_menu_has_action (section, action)) ||
+          (submenu != NULL && ui_menu_has_action (submenu, action)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* No toast left on @window's overlay, their hide animations ended: a
+ * window that goes with a toast still on it is not finalized
+ * (libadwaita 1.2). */
+gboolean
+ui_no_toasts (gpointer window)
+{
+  GtkWidget *overlay = GTK_WIDGET (natter_window_get_toast_overlay (window));
+  guint n = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL; child = gtk_widget_get_next_sibling (child))
+    n++;
+  return n == 1;
+}
+
 /* Whether a mapped label under @root says exactly @text. */
 gboolean
 ui_label_shown (gpointer    root,

@@ -132,6 +132,9 @@ GtkWidget         *ui_find_button         (gpointer            root,
 GtkWindow         *ui_find_toplevel       (GType               type);
 gboolean           ui_toplevel_shown      (gpointer            type);
 gboolean           ui_toplevel_gone       (gpointer            type);
+gboolean           ui_menu_has_action     (GMenuModel         *model,
+                                           const char         *action);
+gboolean           ui_no_toasts           (gpointer            window);
 gboolean           ui_timeline_loaded     (gpointer            data);
 NatterWindow      *ui_window_new          (NatterApplication  *app,
                                            UiWorld            *u);

@@ -7,6 +7,8 @@
  * focus stays in the composer (Escape stops the answer).
  */
 
+#include "natter-folder-log.h"
+#include "natter-sessions-settings.h"
 #include "test-keyboard.h"
 
 /* Conversations */
@@ -451,6 +453,201 @@ test_keyboard_send_keeps_focus_and_escape_stops (void)
   ui_wait_until (not_sending_and_idle, window);
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (natter_session_index_lookup (u->index, session_id)),
                    ==, "cancelled");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* Ctrl+Z undoes a folder's deletion as the toast's Undo does: the
+ * folder is back under its old id with every conversation it held, the
+ * pinned one too, and the toast goes. A conversation deleted after it is
+ * undone first. */
+typedef struct
+{
+  NatterFolders *folders;
+  const char    *folder_id;
+} FolderWait;
+
+static gboolean
+folder_back (gpointer data)
+{
+  FolderWait *wait = data;
+
+  return natter_folders_lookup (wait->folders, wait->folder_id) != NULL;
+}
+
+static gboolean
+folder_toast_shown (gpointer window)
+{
+  return ui_label_shown (natter_window_get_toast_overlay (window), "Folder “Projects” deleted; its conversations stay");
+}
+
+static gboolean
+folder_toast_gone (gpointer window)
+{
+  return !folder_toast_shown (window) && ui_no_toasts (window);
+}
+
+void
+test_keyboard_undo_folder_delete (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *folder_id = NULL;
+  const char *members[] = { alpha, beta };
+  NatterWindow *window;
+  FolderWait wait;
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
+  folder_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (members); i++)
+    {
+      g_clear_object (&result);
+      natter_sessions_set_folder_async (u->sessions, members[i], folder_id, NULL, ui_result_cb, &result);
+      g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&result), &error));
+    }
+  g_clear_object (&result);
+  natter_sessions_set_pinned_async (u->sessions, alpha, TRUE, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
+  /* A result holds the service that made it, which goes with the world. */
+  g_clear_object (&result);
+  window = window_new (u);
+  natter_window_set_folders (window, folders);
+  g_assert_true (natter_window_open_session (window, beta));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait = (FolderWait) { folders, folder_id };
+
+  /* Delete Folder, from the folder's menu, then Ctrl+Z. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", folder_id));
+  ui_wait_until (folder_toast_shown, window);
+  g_assert_null (natter_folders_lookup (folders, folder_id));
+  gtk_widget_grab_focus (natter_window_get_session_list (window));
+  g_assert_true (press (window, "<Control>z"));
+  ui_wait_until (folder_back, &wait);
+  ui_wait_until (folder_toast_gone, window);
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, alpha), ==, folder_id);
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, beta), ==, folder_id);
+  g_assert_true (natter_sessions_get_pinned (u->sessions, alpha));
+  /* Nothing else waits for an undo. */
+  g_assert_false (press (window, "<Control>z"));
+
+  /* The folder, then a conversation: Ctrl+Z brings back the
+   * conversation first, then the folder. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", folder_id));
+  ui_wait_until (folder_toast_shown, window);
+  gtk_widget_grab_focus (natter_window_get_session_list (window));
+  g_assert_true (press (window, "Delete"));
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  g_assert_true (press (window, "<Control>z"));
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 0);
+  g_assert_null (natter_folders_lookup (folders, folder_id));
+  g_assert_true (press (window, "<Control>z"));
+  ui_wait_until (folder_back, &wait);
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, beta), ==, folder_id);
+  ui_wait_until (folder_toast_gone, window);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* A conversation's row has a context menu: the conversation's own, with
+ * its rename, pin, move, export and delete. Right-click on a row opens
+ * that conversation and shows the menu; Shift+F10 and the Menu key show
+ * it for the focused row. */
+static gboolean
+row_menu_shown (gpointer window)
+{
+  GtkWidget *menu = natter_sidebar_get_row_menu (NATTER_WINDOW (window)->session_sidebar);
+
+  return menu != NULL && gtk_widget_get_mapped (menu);
+}
+
+static gboolean
+row_menu_hidden (gpointer window)
+{
+  return !row_menu_shown (window);
+}
+
+static NatterSessionRow *
+find_row (NatterWindow *window,
+          const char   *session_id)
+{
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (g_ptr_array_index (rows, i));
+
+      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0 &&
+          gtk_widget_get_mapped (g_ptr_array_index (rows, i)))
+        return g_ptr_array_index (rows, i);
+    }
+  return NULL;
+}
+
+void
+test_keyboard_row_context_menu (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *older = ui_create_session (u, "Older");
+  g_autofree char *newer = ui_create_session (u, "Newer");
+  NatterWindow *window = window_new (u);
+  const char *actions[] = { "win.rename", "win.pin", "win.move-to-folder", "win.export", "win.delete" };
+  GListModel *controllers;
+  GtkWidget *menu;
+  NatterSessionRow *row;
+  gboolean clicked = FALSE;
+
+  g_assert_true (natter_window_open_session (window, newer));
+  ui_wait_until (ui_timeline_loaded, window);
+  menu = natter_sidebar_get_row_menu (window->session_sidebar);
+  g_assert_nonnull (menu);
+  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+    if (!ui_menu_has_action (gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu)), actions[i]))
+      g_error ("the rows' menu has no %s", actions[i]);
+
+  /* Shift+F10 on the focused row, then the Menu key. */
+  gtk_widget_grab_focus (natter_window_get_session_list (window));
+  g_assert_true (press (window, "<Shift>F10"));
+  ui_wait_until (row_menu_shown, window);
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  ui_wait_until (row_menu_hidden, window);
+  gtk_widget_grab_focus (natter_window_get_session_list (window));
+  g_assert_true (press (window, "Menu"));
+  ui_wait_until (row_menu_shown, window);
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  ui_wait_until (row_menu_hidden, window);
+
+  /* A right-click on the other row: its conversation opens and the menu
+   * shows, for that conversation. */
+  row = find_row (window, older);
+  g_assert_nonnull (row);
+  controllers = gtk_widget_observe_controllers (GTK_WIDGET (row));
+  for (guint i = 0; !clicked && i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_GESTURE_CLICK (controller) &&
+          gtk_gesture_single_get_button (GTK_GESTURE_SINGLE (controller)) == GDK_BUTTON_SECONDARY)
+        {
+          g_signal_emit_by_name (controller, "pressed", 1, 10.0, 10.0);
+          clicked = TRUE;
+        }
+    }
+  g_object_unref (controllers);
+  g_assert_true (clicked);
+  ui_wait_until (row_menu_shown, window);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, older);
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  ui_wait_until (row_menu_hidden, window);
 
   ui_destroy_window (window);
   ui_world_free (u);

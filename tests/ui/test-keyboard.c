@@ -219,6 +219,8 @@ main (int   argc,
   g_test_add_func ("/keyboard/rename", test_keyboard_rename);
   g_test_add_func ("/keyboard/delete-and-undo", test_keyboard_delete_and_undo);
   g_test_add_func ("/keyboard/undo-at-once-twice", test_keyboard_undo_at_once_twice);
+  g_test_add_func ("/keyboard/undo-folder-delete", test_keyboard_undo_folder_delete);
+  g_test_add_func ("/keyboard/row-context-menu", test_keyboard_row_context_menu);
   g_test_add_func ("/keyboard/undo-typing-first", test_keyboard_undo_typing_first);
   g_test_add_func ("/keyboard/send-keeps-focus-escape-stops", test_keyboard_send_keeps_focus_and_escape_stops);
   g_test_add_func ("/keyboard/permission-prompt", test_keyboard_permission_prompt);

@@ -54,6 +54,8 @@ void test_keyboard_open_with_enter (void);
 void test_keyboard_rename (void);
 void test_keyboard_delete_and_undo (void);
 void test_keyboard_undo_at_once_twice (void);
+void test_keyboard_undo_folder_delete (void);
+void test_keyboard_row_context_menu (void);
 void test_keyboard_undo_typing_first (void);
 void test_keyboard_send_keeps_focus_and_escape_stops (void);
 /* test-keyboard-prompts.c */

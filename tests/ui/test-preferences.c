@@ -187,6 +187,18 @@ test_provider_edit (Fixture       *f,
                    "The base URL must start with http:// or https://");
   down_url = provider_field (f, "down", 2);
   g_assert_cmpstr (down_url, ==, f->down_url);
+  /* The field keeps what was typed, marked as refused, and the row says
+   * the URL still in use; the next edit clears the mark. */
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (provider_widget (f, "down", "url"))), ==, "ftp://nope");
+  g_assert_true (gtk_widget_has_css_class (provider_widget (f, "down", "url"), "error"));
+  g_assert_cmpstr (natter_provider_row_get_base_url (natter_preferences_window_get_provider_row (f->window, "down")),
+                   ==, f->down_url);
+  gtk_editable_set_text (GTK_EDITABLE (provider_widget (f, "down", "url")), "ftp://nope/");
+  g_assert_false (gtk_widget_has_css_class (provider_widget (f, "down", "url"), "error"));
+  apply_text (provider_widget (f, "down", "url"), "not a url");
+  g_assert_true (gtk_widget_has_css_class (provider_widget (f, "down", "url"), "error"));
+  apply_text (provider_widget (f, "down", "url"), f->down_url);
+  g_assert_false (gtk_widget_has_css_class (provider_widget (f, "down", "url"), "error"));
 
   /* The services follow the setting live. */
   {
@@ -258,13 +270,19 @@ test_api_key (Fixture       *f,
   g_assert_null (natter_memory_secret_store_peek (f->secrets, "local"));
   g_assert_false (natter_preferences_window_get_key_stored (f->window, "local"));
 
-  /* A failing keyring says so, without the key. */
+  /* No keyring: the toast says so in plain words, without the key, and
+   * where else a key can come from; nothing pretends it was saved. */
   natter_memory_secret_store_set_failing (f->secrets, TRUE);
   apply_text (key_row, KEY);
   wait_idle (f);
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==,
-                   "Could not store the API key: The secret store is not available");
+                   "API key not saved: no keyring. Set NATTER_API_KEY instead");
   g_assert_null (strstr (natter_preferences_window_get_last_toast (f->window), KEY));
+  g_assert_false (natter_preferences_window_get_key_stored (f->window, "local"));
+  g_assert_false (gtk_widget_get_visible (provider_widget (f, "local", "forget")));
+  g_assert_true (gtk_widget_has_css_class (key_row, "error"));
+  gtk_editable_set_text (GTK_EDITABLE (key_row), "");
+  g_assert_false (gtk_widget_has_css_class (key_row, "error"));
 }
 
 static void
