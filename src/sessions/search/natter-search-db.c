@@ -51,7 +51,8 @@ static const char schema_sql[] =
   /* Every term is searched as a prefix (search as you type): prefix
    * indexes of 2 and 3 characters spare short prefixes a scan of every
    * word they begin (without the one of 2, a two-letter prefix of a
-   * common word took 270 ms in bench-search, against 11). */
+   * common word took 270 ms to rank over bench-search's 200,000 turns,
+   * against 11 with it). */
   "CREATE VIRTUAL TABLE turn_text USING fts5(user, answer, tokenize='unicode61 remove_diacritics 2',"
   " prefix='2 3');"
   /* FTS5 writes each commit as a new segment and merges segments as they
