@@ -639,6 +639,26 @@ scan_lines (TurnScan   *scan,
   return TRUE;
 }
 
+/* scan_lines(), whose words, when @scan collects them, are taken back
+ * from its strings unless every line is decided. */
+static gboolean
+scan_decides (TurnScan   *scan,
+              const char *contents,
+              gsize       length,
+              const char *turn_id)
+{
+  gsize user_length = scan->user_text != NULL ? scan->user_text->len : 0;
+  gsize answer_length = scan->answer_text != NULL ? scan->answer_text->len : 0;
+
+  if (scan_lines (scan, contents, length, turn_id))
+    return TRUE;
+  if (scan->user_text != NULL)
+    g_string_truncate (scan->user_text, user_length);
+  if (scan->answer_text != NULL)
+    g_string_truncate (scan->answer_text, answer_length);
+  return FALSE;
+}
+
 /**
  * natter_turn_scan_contents:
  * @contents: the bytes of a turn file
@@ -672,7 +692,7 @@ natter_turn_scan_contents (const char       *contents,
   g_return_val_if_fail (turn_id != NULL, FALSE);
   g_return_val_if_fail (out_status != NULL, FALSE);
 
-  if (!scan_lines (&scan, contents, length, turn_id))
+  if (!scan_decides (&scan, contents, length, turn_id))
     return FALSE;
   /* The full read knows of no suspension here: none was read. */
   *out_status = natter_turn_status_derive (scan.terminal_type, FALSE);
@@ -774,23 +794,14 @@ natter_turn_scan_contents_text (const char *contents,
                                 GString    *answer_text)
 {
   TurnScan scan = { 0 };
-  gsize user_length;
-  gsize answer_length;
 
   g_return_val_if_fail (contents != NULL || length == 0, FALSE);
   g_return_val_if_fail (turn_id != NULL, FALSE);
   g_return_val_if_fail (user_text != NULL && answer_text != NULL, FALSE);
 
-  user_length = user_text->len;
-  answer_length = answer_text->len;
   scan.user_text = user_text;
   scan.answer_text = answer_text;
-  if (scan_lines (&scan, contents, length, turn_id))
-    return TRUE;
-  /* What the lines before the undecided one gave is taken back. */
-  g_string_truncate (user_text, user_length);
-  g_string_truncate (answer_text, answer_length);
-  return FALSE;
+  return scan_decides (&scan, contents, length, turn_id);
 }
 
 /**
@@ -821,6 +832,40 @@ natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
 
   cursor = natter_jsonl_cursor_new (repo);
   return natter_turn_scan_file_at (cursor, turn_id, NULL, NULL, out_status, out_imported, cancellable, error);
+}
+
+/* The read of both *_at() functions: the file by @cursor, decided by
+ * @scan (%TRUE, *@out_state NULL), else read in full (%TRUE with its
+ * state in *@out_state, or %FALSE with the full read's error). */
+static gboolean
+decide_at (NatterJsonlCursor   *cursor,
+           const char          *turn_id,
+           NatterFileIdentity  *out_identity,
+           gboolean            *out_identity_known,
+           TurnScan            *scan,
+           NatterTurnState    **out_state,
+           GCancellable        *cancellable,
+           GError             **error)
+{
+  g_autofree char *heap = NULL;
+  char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
+  char *contents = NULL;
+  gsize length = 0;
+
+  *out_state = NULL;
+  if (out_identity_known != NULL)
+    *out_identity_known = FALSE;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  if (natter_jsonl_cursor_load (cursor, turn_id, stack_buffer, &contents, &length, &heap, out_identity,
+                                out_identity_known) &&
+      scan_decides (scan, contents, length, turn_id))
+    return TRUE;
+
+  /* Undecided, damaged or unreadable: the full read says what it is. */
+  *out_state = natter_turn_reduce_file_sync (natter_jsonl_cursor_get_repo (cursor), turn_id, NULL, cancellable, error);
+  return *out_state != NULL;
 }
 
 /**
@@ -860,29 +905,22 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
                           GError            **error)
 {
   g_autoptr(NatterTurnState) state = NULL;
-  g_autofree char *heap = NULL;
-  char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
-  char *contents = NULL;
-  gsize length = 0;
+  TurnScan scan = { 0 };
 
   g_return_val_if_fail (cursor != NULL, FALSE);
   g_return_val_if_fail (out_status != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (out_identity_known != NULL)
-    *out_identity_known = FALSE;
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (!decide_at (cursor, turn_id, out_identity, out_identity_known, &scan, &state, cancellable, error))
     return FALSE;
-
-  if (natter_jsonl_cursor_load (cursor, turn_id, stack_buffer, &contents, &length, &heap, out_identity,
-                                out_identity_known) &&
-      natter_turn_scan_contents (contents, length, turn_id, out_status, out_imported))
-    return TRUE;
-
-  /* Undecided, damaged or unreadable: the full read says what it is. */
-  state = natter_turn_reduce_file_sync (natter_jsonl_cursor_get_repo (cursor), turn_id, NULL, cancellable, error);
   if (state == NULL)
-    return FALSE;
+    {
+      /* The full read knows of no suspension here: none was read. */
+      *out_status = natter_turn_status_derive (scan.terminal_type, FALSE);
+      if (out_imported != NULL)
+        *out_imported = scan.imported;
+      return TRUE;
+    }
   *out_status = natter_derive_turn_status (state);
   if (out_imported != NULL)
     *out_imported = natter_turn_state_is_imported (state);
@@ -921,29 +959,17 @@ natter_turn_scan_text_at (NatterJsonlCursor  *cursor,
                           GError            **error)
 {
   g_autoptr(NatterTurnState) state = NULL;
-  g_autofree char *heap = NULL;
-  char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
-  char *contents = NULL;
-  gsize length = 0;
+  TurnScan scan = { 0 };
 
   g_return_val_if_fail (cursor != NULL, FALSE);
   g_return_val_if_fail (user_text != NULL && answer_text != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (out_identity_known != NULL)
-    *out_identity_known = FALSE;
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+  scan.user_text = user_text;
+  scan.answer_text = answer_text;
+  if (!decide_at (cursor, turn_id, out_identity, out_identity_known, &scan, &state, cancellable, error))
     return FALSE;
-
-  if (natter_jsonl_cursor_load (cursor, turn_id, stack_buffer, &contents, &length, &heap, out_identity,
-                                out_identity_known) &&
-      natter_turn_scan_contents_text (contents, length, turn_id, user_text, answer_text))
-    return TRUE;
-
-  /* Undecided, damaged or unreadable: the full read says what it is. */
-  state = natter_turn_reduce_file_sync (natter_jsonl_cursor_get_repo (cursor), turn_id, NULL, cancellable, error);
-  if (state == NULL)
-    return FALSE;
-  natter_turn_text_from_state (state, user_text, answer_text);
+  if (state != NULL)
+    natter_turn_text_from_state (state, user_text, answer_text);
   return TRUE;
 }
