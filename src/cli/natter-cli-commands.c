@@ -399,9 +399,25 @@ resume_done_cb (GObject      *object,
   Run *run = user_data;
   GError *error = NULL;
 
-  run->turn_id = natter_sessions_resume_turn_finish (NATTER_SESSIONS (object), result, &error);
+  run->turn_id = run->here ? natter_sessions_take_over_turn_finish (NATTER_SESSIONS (object), result, &error)
+                           : natter_sessions_resume_turn_finish (NATTER_SESSIONS (object), result, &error);
   if (run->turn_id == NULL)
     {
+      /* Another device may still be running it: the way on is said,
+       * never taken. */
+      if (g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE))
+        {
+          g_autofree char *words = natter_cli_error_words (run->cmdline, error->message);
+
+          /* Translators: %s is why; the rest is the way on */
+          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                           natter_cli_tr (run, "%s. Only if that device stopped in the middle of the answer "
+                                          "(it was switched off or crashed), continue it here with: "
+                                          "natter resume --here %s"),
+                           words, run->args[0]);
+          g_error_free (error);
+          return;
+        }
       natter_cli_fail_error (run, error);
       return;
     }
@@ -413,8 +429,12 @@ natter_cli_command_resume (Run *run)
 {
   if (natter_cli_lookup_session (run, run->args[0]) == NULL)
     return;
-  natter_sessions_resume_turn_async (natter_services_get_sessions (run->services), run->args[0],
-                                     g_task_get_cancellable (run->task), resume_done_cb, run);
+  if (run->here)
+    natter_sessions_take_over_turn_async (natter_services_get_sessions (run->services), run->args[0],
+                                          g_task_get_cancellable (run->task), resume_done_cb, run);
+  else
+    natter_sessions_resume_turn_async (natter_services_get_sessions (run->services), run->args[0],
+                                       g_task_get_cancellable (run->task), resume_done_cb, run);
 }
 
 /* ------------------------------------------------------------------ */
@@ -579,7 +599,8 @@ show_turn_read_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
-  summary = natter_cli_turn_summary (natter_session_state_get_turn (run->session, run->next_turn), state);
+  summary = natter_cli_turn_summary (natter_session_state_get_turn (run->session, run->next_turn), state,
+                                     natter_turn_runtime_get_device (natter_services_get_runtime (run->services)));
   json_array_add_object_element (run->shown_turns, summary);
   parts = blob_parts (natter_turn_state_get_definition (state));
   if (json_array_get_length (parts) == 0)

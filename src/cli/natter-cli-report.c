@@ -538,10 +538,12 @@ add_speed (JsonObject      *summary,
 }
 
 /* One turn reduced for display: input, answer, tool calls, status,
- * speed. */
+ * speed, and for one that has not ended, the device that runs it
+ * (`device`, with `elsewhere: true` when that is not @here). */
 JsonObject *
 natter_cli_turn_summary (const NatterSessionTurn *turn,
-                         NatterTurnState         *state)
+                         NatterTurnState         *state,
+                         NatterDevice            *here)
 {
   JsonObject *summary = json_object_new ();
   JsonObject *definition = natter_turn_state_get_definition (state);
@@ -590,6 +592,16 @@ natter_cli_turn_summary (const NatterSessionTurn *turn,
   if (status == NATTER_TURN_STATUS_CANCELLED &&
       json_object_get_string_member_with_default (terminal, "reason", NULL) != NULL)
     json_object_set_string_member (summary, "reason", json_object_get_string_member (terminal, "reason"));
+  if (terminal == NULL && natter_turn_state_get_device_id (state) != NULL)
+    {
+      JsonObject *device = json_object_new ();
+
+      json_object_set_string_member (device, "id", natter_turn_state_get_device_id (state));
+      json_object_set_string_member (device, "name", natter_turn_state_get_device_name (state));
+      json_object_set_object_member (summary, "device", device);
+      if (!natter_device_is_this (here, natter_turn_state_get_device_id (state)))
+        json_object_set_boolean_member (summary, "elsewhere", TRUE);
+    }
   return summary;
 }
 
@@ -644,6 +656,14 @@ natter_cli_print_show_text (Run *run)
           natter_cli_out (run, "tool: %s %s %s %s\n", json_object_get_string_member (call, "toolCallId"),
                           json_object_get_string_member (call, "toolName"), arguments,
                           json_object_get_string_member (call, "status"));
+        }
+      if (json_object_get_boolean_member_with_default (turn, "elsewhere", FALSE))
+        {
+          JsonObject *device = json_object_get_object_member (turn, "device");
+
+          /* Translators: %s is the name of another computer */
+          natter_cli_out (run, natter_cli_tr (run, "running on another device: %s\n"),
+                          json_object_get_string_member (device, "name"));
         }
       if (json_object_has_member (turn, "error"))
         {

@@ -75,6 +75,7 @@ typedef struct
   NatterJsonMember previous;
   gint64      usage[N_USAGE];
   gboolean    imported;          /* config holds `imported` (natter_turn_definition_is_imported()) */
+  gboolean    has_device;        /* a line says which device runs the turn */
   /* Where the words go, when wanted (natter_turn_scan_contents_text()). */
   GString    *user_text;
   GString    *answer_text;
@@ -569,6 +570,25 @@ scan_terminal (TurnScan   *scan,
   return TRUE;
 }
 
+/* natter_device_member_validate(): `device`, on any line, is absent or
+ * `{id, name}` with a non-empty `id`. */
+static gboolean
+scan_device (TurnScan *scan,
+             Member   *device)
+{
+  NatterJsonMember members[MAX_ITEMS];
+  guint n_members;
+
+  if (device == NULL)
+    return TRUE;
+  if (!walk (device, NATTER_JSON_SPAN_OBJECT, members, &n_members) ||
+      !is_nonempty_string (find (members, n_members, "id")) ||
+      !is_string (find (members, n_members, "name")))
+    return FALSE;
+  scan->has_device = TRUE;
+  return TRUE;
+}
+
 /* One complete line (without its newline): the repository's rules (the
  * first line and only it is turn_created; the event is the file's), the
  * schema's common fields, then its type's checks. */
@@ -591,6 +611,8 @@ scan_line (TurnScan   *scan,
       !is_timestamp (find (members, n_members, "ts")))
     return FALSE;
 
+  if (!scan_device (scan, find (members, n_members, "device")))
+    return FALSE;
   if (scan->line_number == 1)
     return string_is (type, "turn_created") && scan_turn_created (scan, members, n_members);
   /* Nothing follows a terminal event. */
@@ -637,6 +659,15 @@ scan_lines (TurnScan   *scan,
       pos = (end - contents) + 1;
     }
   return TRUE;
+}
+
+/* Whether the status of a file whose lines are all decided is too: a
+ * turn that may still run elsewhere is the full read's, which says where
+ * (such turns are few, and only they need it). */
+static gboolean
+status_decided (TurnScan *scan)
+{
+  return scan->terminal_type != NULL || !scan->has_device;
 }
 
 /* scan_lines(), whose words, when @scan collects them, are taken back
@@ -692,7 +723,7 @@ natter_turn_scan_contents (const char       *contents,
   g_return_val_if_fail (turn_id != NULL, FALSE);
   g_return_val_if_fail (out_status != NULL, FALSE);
 
-  if (!scan_decides (&scan, contents, length, turn_id))
+  if (!scan_decides (&scan, contents, length, turn_id) || !status_decided (&scan))
     return FALSE;
   /* The full read knows of no suspension here: none was read. */
   *out_status = natter_turn_status_derive (scan.terminal_type, FALSE);
@@ -779,9 +810,10 @@ natter_turn_text_from_state (NatterTurnState *state,
  *
  * natter_turn_text_from_state() of the full read of a file with these
  * bytes, without its tree, for the files natter_turn_scan_contents()
- * decides: the search index reads every turn of every conversation, and
- * a tree per event was most of that. Nothing is appended when it does
- * not decide.
+ * decides, and those it leaves only because the turn may still run on
+ * another device (which changes no word): the search index reads every
+ * turn of every conversation, and a tree per event was most of that.
+ * Nothing is appended when it does not decide.
  *
  * Returns: %TRUE when the full read certainly accepts the file and the
  *   texts are appended; %FALSE when the full read must decide
@@ -831,18 +863,21 @@ natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), FALSE);
 
   cursor = natter_jsonl_cursor_new (repo);
-  return natter_turn_scan_file_at (cursor, turn_id, NULL, NULL, out_status, out_imported, cancellable, error);
+  return natter_turn_scan_file_at (cursor, turn_id, NULL, NULL, out_status, out_imported, NULL, NULL,
+                                   cancellable, error);
 }
 
 /* The read of both *_at() functions: the file by @cursor, decided by
- * @scan (%TRUE, *@out_state NULL), else read in full (%TRUE with its
- * state in *@out_state, or %FALSE with the full read's error). */
+ * @scan (%TRUE, *@out_state NULL; with its status too when @for_status),
+ * else read in full (%TRUE with its state in *@out_state, or %FALSE with
+ * the full read's error). */
 static gboolean
 decide_at (NatterJsonlCursor   *cursor,
            const char          *turn_id,
            NatterFileIdentity  *out_identity,
            gboolean            *out_identity_known,
            TurnScan            *scan,
+           gboolean             for_status,
            NatterTurnState    **out_state,
            GCancellable        *cancellable,
            GError             **error)
@@ -860,7 +895,7 @@ decide_at (NatterJsonlCursor   *cursor,
 
   if (natter_jsonl_cursor_load (cursor, turn_id, stack_buffer, &contents, &length, &heap, out_identity,
                                 out_identity_known) &&
-      scan_decides (scan, contents, length, turn_id))
+      scan_decides (scan, contents, length, turn_id) && (!for_status || status_decided (scan)))
     return TRUE;
 
   /* Undecided, damaged or unreadable: the full read says what it is. */
@@ -878,6 +913,10 @@ decide_at (NatterJsonlCursor   *cursor,
  *   told (natter_jsonl_cursor_identify())
  * @out_status: (out): the turn's status, on success
  * @out_imported: (out) (optional): whether it was imported, on success
+ * @out_device_id: (out) (optional) (transfer full): the device that runs
+ *   the turn when it has not ended and records one (docs/format.md §4.5),
+ *   else %NULL
+ * @out_device_name: (out) (optional) (transfer full): that device's name
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -901,6 +940,8 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
                           gboolean           *out_identity_known,
                           NatterTurnStatus   *out_status,
                           gboolean           *out_imported,
+                          char              **out_device_id,
+                          char              **out_device_name,
                           GCancellable       *cancellable,
                           GError            **error)
 {
@@ -911,7 +952,11 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
   g_return_val_if_fail (out_status != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!decide_at (cursor, turn_id, out_identity, out_identity_known, &scan, &state, cancellable, error))
+  if (out_device_id != NULL)
+    *out_device_id = NULL;
+  if (out_device_name != NULL)
+    *out_device_name = NULL;
+  if (!decide_at (cursor, turn_id, out_identity, out_identity_known, &scan, TRUE, &state, cancellable, error))
     return FALSE;
   if (state == NULL)
     {
@@ -924,6 +969,13 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
   *out_status = natter_derive_turn_status (state);
   if (out_imported != NULL)
     *out_imported = natter_turn_state_is_imported (state);
+  if (natter_turn_state_get_terminal_event (state) == NULL)
+    {
+      if (out_device_id != NULL)
+        *out_device_id = g_strdup (natter_turn_state_get_device_id (state));
+      if (out_device_name != NULL)
+        *out_device_name = g_strdup (natter_turn_state_get_device_name (state));
+    }
   return TRUE;
 }
 
@@ -967,7 +1019,7 @@ natter_turn_scan_text_at (NatterJsonlCursor  *cursor,
 
   scan.user_text = user_text;
   scan.answer_text = answer_text;
-  if (!decide_at (cursor, turn_id, out_identity, out_identity_known, &scan, &state, cancellable, error))
+  if (!decide_at (cursor, turn_id, out_identity, out_identity_known, &scan, FALSE, &state, cancellable, error))
     return FALSE;
   if (state != NULL)
     natter_turn_text_from_state (state, user_text, answer_text);

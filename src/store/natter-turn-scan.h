@@ -40,6 +40,8 @@ gboolean natter_turn_scan_file_at   (NatterJsonlCursor  *cursor,
                                      gboolean           *out_identity_known,
                                      NatterTurnStatus   *out_status,
                                      gboolean           *out_imported,
+                                     char              **out_device_id,
+                                     char              **out_device_name,
                                      GCancellable       *cancellable,
                                      GError            **error);
 gboolean natter_turn_scan_text_at   (NatterJsonlCursor  *cursor,

@@ -394,6 +394,14 @@ update (NatterSessionRow *self)
     set_mark (self, "running", NULL, NULL, NULL);
   else if (g_strcmp0 (status, "suspended") == 0)
     set_mark (self, "needs-you", _("needs you"), NULL, NULL);
+  else if (g_strcmp0 (status, "idle") == 0 && natter_sessions_is_turn_elsewhere (self->sessions, self->entry))
+    {
+      /* Translators: %s is the name of another computer the answer is written on */
+      g_autofree char *where = g_strdup_printf (_("Answering on “%s”"),
+                                                natter_session_index_entry_get_latest_turn_device_name (self->entry));
+
+      set_mark (self, "elsewhere", _("on another device"), "network-transmit-receive-symbolic", where);
+    }
   else if (g_strcmp0 (status, "idle") == 0)
     set_mark (self, "interrupted", _("interrupted"), NULL, NULL);
   else if (g_strcmp0 (status, "failed") == 0)

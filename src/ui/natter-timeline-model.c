@@ -555,6 +555,19 @@ session_index_changed_cb (NatterSessions      *sessions,
     }
 }
 
+/* Another device wrote to a turn (docs/sessions.md §8.5): its item reads
+ * it again, and shows the answer as far as it has arrived. */
+static void
+turn_changed_elsewhere_cb (NatterSessions      *sessions,
+                           const char          *turn_id,
+                           NatterTimelineModel *self)
+{
+  NatterTurnItem *item = g_hash_table_lookup (self->by_turn, turn_id);
+
+  if (item != NULL && !natter_turn_item_get_running (item))
+    natter_turn_item_reload (item);
+}
+
 static void
 hub_event_cb (NatterTurnEventHub  *hub,
               const char          *turn_id,
@@ -633,6 +646,7 @@ natter_timeline_model_new (NatterSessions     *sessions,
   self->session_id = g_strdup (session_id);
 
   g_signal_connect (sessions, "session-index-changed", G_CALLBACK (session_index_changed_cb), self);
+  g_signal_connect (sessions, "turn-changed-elsewhere", G_CALLBACK (turn_changed_elsewhere_cb), self);
   g_signal_connect (hub, "event", G_CALLBACK (hub_event_cb), self);
   g_signal_connect (hub, "delta", G_CALLBACK (hub_delta_cb), self);
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_start_cb), self);

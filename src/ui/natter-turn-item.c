@@ -587,6 +587,25 @@ natter_turn_item_ensure_loaded (NatterTurnItem *self)
 }
 
 /**
+ * natter_turn_item_reload:
+ * @self: an item
+ *
+ * Reads the turn again, once it was read: its file changed by the hand
+ * of another process or device (docs/sessions.md §8.5), which the
+ * event bus of this one does not carry. A turn never read is left to
+ * natter_turn_item_ensure_loaded().
+ */
+void
+natter_turn_item_reload (NatterTurnItem *self)
+{
+  g_return_if_fail (NATTER_IS_TURN_ITEM (self));
+
+  if (self->state == NULL && self->error == NULL)
+    return;
+  load (self);
+}
+
+/**
  * natter_turn_item_join_event:
  * @self: an item
  * @event: (transfer none): a durable event of this turn, from the bus

@@ -40,6 +40,7 @@ void             natter_turn_item_set_latest          (NatterTurnItem  *self,
 const char      *natter_turn_item_get_overlay_text    (NatterTurnItem  *self);
 const char      *natter_turn_item_get_overlay_reasoning (NatterTurnItem *self);
 void             natter_turn_item_ensure_loaded       (NatterTurnItem  *self);
+void             natter_turn_item_reload              (NatterTurnItem  *self);
 void             natter_turn_item_join_event          (NatterTurnItem  *self,
                                                        JsonObject      *event,
                                                        guint64          offset);

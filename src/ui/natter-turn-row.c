@@ -363,6 +363,21 @@ show_terminal (NatterTurnRow   *self,
     default:
       if (running)
         set_status (self, TRUE, NULL, _("Working…"), NULL, NULL);
+      else if (!natter_device_is_this (natter_sessions_get_device (self->sessions),
+                                       natter_turn_state_get_device_id (state)))
+        {
+          /* Another device writes this answer (docs/format.md §4.5): it
+           * shows when it arrives, and nothing here moves it on but the
+           * person's confirmed take-over. */
+          /* Translators: %s is the name of another computer */
+          g_autofree char *text = g_strdup_printf (_("Answering on “%s”…"),
+                                                   natter_turn_state_get_device_name (state));
+
+          /* No spinner: that device may have stopped for good, which
+           * nothing here can tell. */
+          set_status (self, FALSE, "network-transmit-receive-symbolic", text, _("Continue _Here…"),
+                      latest ? "win.continue-turn-here" : NULL);
+        }
       else
         set_status (self, FALSE, "dialog-warning-symbolic",
                     _("Interrupted before it finished, perhaps by a crash."),

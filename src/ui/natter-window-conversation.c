@@ -61,6 +61,9 @@ _natter_window_update_composer (NatterWindow *self)
   running = _natter_window_latest_is_unsettled (self);
   if (natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     reason = _("This conversation is damaged and cannot take new messages.");
+  else if (!running && g_strcmp0 (status, "idle") == 0 &&
+           natter_sessions_is_turn_elsewhere (self->sessions, self->conversation.entry))
+    reason = _("The last answer is being written on another device. It shows here when it arrives.");
   else if (!running && g_strcmp0 (status, "idle") == 0)
     reason = _("The last answer was interrupted. Resume it before sending a new message.");
 

@@ -105,7 +105,12 @@ check_file (Fixture    *f,
     g_autoptr(GString) answer = g_string_new (NULL);
     gboolean text_ok = natter_turn_scan_contents_text (bytes, length, id, user, answer);
 
-    g_assert_cmpint (text_ok, ==, fast_ok);
+    /* Decided where the status is, and for a turn that may still run
+     * elsewhere too: where it runs changes no word. */
+    if (fast_ok)
+      g_assert_true (text_ok);
+    if (text_ok)
+      g_assert_nonnull (state);
     if (text_ok)
       {
         g_autoptr(GString) full_user = g_string_new ("before");

@@ -11,6 +11,8 @@
 
 #include "natter-attachment-intake.h"
 #include "natter-search-index.h"
+#include "natter-session-row.h"
+#include "natter-window-private.h"
 
 static gboolean
 ui_timeout_cb (gpointer data)
@@ -536,6 +538,24 @@ ui_find_button (gpointer    root,
   return NULL;
 }
 
+/* The sidebar row of @session_id in @window, or NULL while it is not
+ * shown. */
+NatterSessionRow *
+ui_find_session_row (NatterWindow *window,
+                     const char   *session_id)
+{
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (g_ptr_array_index (rows, i));
+
+      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
+        return g_ptr_array_index (rows, i);
+    }
+  return NULL;
+}
+
 /* The first mapped toplevel window of @type (a dialog the window
  * opened), or NULL. */
 GtkWindow *
@@ -642,6 +662,36 @@ ui_screenshot_path (const char *name)
 
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
   return g_build_filename (dir, name, NULL);
+}
+
+/**
+ * ui_publish_screenshot:
+ * @name: a screenshot ui_save_window() saved
+ * @to: the folder of the source tree it belongs in, e.g. "data/screenshots"
+ *
+ * Copies the screenshot into the source tree when NATTER_UPDATE_SCREENSHOTS
+ * is set in the environment (the pictures of the README and the docs);
+ * does nothing otherwise.
+ */
+void
+ui_publish_screenshot (const char *name,
+                       const char *to)
+{
+  g_autofree char *from = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+
+  if (g_getenv ("NATTER_UPDATE_SCREENSHOTS") == NULL)
+    return;
+  from = ui_screenshot_path (name);
+  path = g_test_build_filename (G_TEST_DIST, "..", "..", to, name, NULL);
+  g_assert_true (g_file_get_contents (from, &contents, &length, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (path, contents, length, &error));
+  g_assert_no_error (error);
+  g_test_message ("Published %s", path);
 }
 
 typedef struct

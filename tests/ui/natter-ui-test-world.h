@@ -17,6 +17,7 @@
 
 #include "natter-search-index.h"
 #include "natter-sessions-private.h"
+#include "natter-session-row.h"
 #include "natter-settings.h"
 #include "natter-test-fakes.h"
 #include "natter-cli.h"
@@ -121,6 +122,8 @@ GtkWidget         *ui_find_first          (gpointer            root,
                                            GType               type);
 gboolean           ui_label_shown         (gpointer            root,
                                            const char         *text);
+NatterSessionRow  *ui_find_session_row    (NatterWindow       *window,
+                                           const char         *session_id);
 GtkWidget         *ui_find_button         (gpointer            root,
                                            const char         *label);
 GtkWindow         *ui_find_toplevel       (GType               type);
@@ -132,6 +135,8 @@ void               ui_destroy_window      (NatterWindow       *window);
 /* Screenshots */
 
 char              *ui_screenshot_path     (const char         *name);
+void               ui_publish_screenshot  (const char         *name,
+                                           const char         *to);
 void               ui_save_window         (GtkWidget          *window,
                                            const char         *name);
 gboolean           ui_can_save_screen     (void);

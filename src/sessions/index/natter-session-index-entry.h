@@ -37,6 +37,8 @@ JsonObject *natter_session_index_entry_get_last_model         (NatterSessionInde
 char       *natter_session_index_entry_dup_last_model_string  (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_latest_turn_id     (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_latest_turn_status (NatterSessionIndexEntry *self);
+const char *natter_session_index_entry_get_latest_turn_device_id (NatterSessionIndexEntry *self);
+const char *natter_session_index_entry_get_latest_turn_device_name (NatterSessionIndexEntry *self);
 gboolean    natter_session_index_entry_get_latest_turn_imported (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_error              (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_cwd                (NatterSessionIndexEntry *self);

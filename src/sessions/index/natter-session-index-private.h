@@ -21,6 +21,15 @@ NatterSessionIndexEntry *natter_session_index_add_imported         (NatterSessio
                                                                      NatterSessionState   *state,
                                                                      const char           *latest_turn_status,
                                                                      gboolean              latest_turn_imported);
+guint64                  natter_session_index_get_generation        (NatterSessionIndex  *self);
+gboolean                 natter_session_index_put_folded            (NatterSessionIndex      *self,
+                                                                     const char              *session_id,
+                                                                     NatterSessionIndexEntry *folded,
+                                                                     guint64                  since);
+gboolean                 natter_session_index_set_latest_turn_device (NatterSessionIndex  *self,
+                                                                      const char          *session_id,
+                                                                      const char          *id,
+                                                                      const char          *name);
 gboolean                 natter_session_index_set_latest_turn_status (NatterSessionIndex  *self,
                                                                       const char          *session_id,
                                                                       const char          *turn_id,

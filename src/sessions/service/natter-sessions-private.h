@@ -118,6 +118,7 @@ enum
   NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED,
   NATTER_SESSIONS_SIGNAL_TURN_EVENT,
   NATTER_SESSIONS_SIGNAL_TURN_DELTA,
+  NATTER_SESSIONS_SIGNAL_TURN_CHANGED_ELSEWHERE,
   NATTER_SESSIONS_N_SIGNALS
 };
 
@@ -311,6 +312,10 @@ NatterTurnExecution *natter_sessions_start_advance     (NatterSessions          
                                                         const char                *session_id,
                                                         const char                *turn_id,
                                                         JsonObject                *input,
+                                                        NatterSessionsSettledFunc  settled);
+NatterTurnExecution *natter_sessions_start_take_over   (NatterSessions            *self,
+                                                        const char                *session_id,
+                                                        const char                *turn_id,
                                                         NatterSessionsSettledFunc  settled);
 
 G_END_DECLS
