@@ -25,9 +25,9 @@
 
 #include "natter-device.h"
 #include "natter-store-error.h"
+#include "natter-sync-folder.h"
 #include "natter-sync-ignore.h"
 
-#define STFOLDER   ".stfolder"
 #define STIGNORE   ".stignore"
 #define BEGIN_LINE "// BEGIN Natter: what stays on this device (Natter writes these lines; keep yours outside them)"
 #define END_LINE   "// END Natter"
@@ -157,32 +157,11 @@ natter_sync_folder_inspect_sync (GFile *data_dir)
   g_autofree char *path = NULL;
   g_autofree char *contents = NULL;
   g_autofree char *block = NULL;
-  char *dir;
 
   g_return_val_if_fail (G_IS_FILE (data_dir), NULL);
 
   path = g_file_get_path (data_dir);
-  dir = g_strdup (path);
-  for (;;)
-    {
-      g_autofree char *marker = g_build_filename (dir, STFOLDER, NULL);
-      char *parent;
-
-      if (g_file_test (marker, G_FILE_TEST_EXISTS))
-        {
-          folder->root = dir;
-          break;
-        }
-      parent = g_path_get_dirname (dir);
-      if (g_str_equal (parent, dir))
-        {
-          g_free (parent);
-          g_free (dir);
-          break;
-        }
-      g_free (dir);
-      dir = parent;
-    }
+  folder->root = natter_sync_folder_find_root (path);
 
   if (folder->root != NULL && !g_str_equal (folder->root, path))
     {

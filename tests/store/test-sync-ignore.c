@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "natter-store-error.h"
+#include "natter-sync-folder.h"
 #include "natter-sync-ignore.h"
 #include "natter-test-support.h"
 
@@ -145,6 +146,35 @@ test_shared_from_above (void)
   natter_test_remove_tree (top);
 }
 
+/* The share's marker is found at the data folder or above it, by the
+ * rule the Sync page and the reading of a missing file both use: a data
+ * folder inside a shared folder is shared too. */
+static void
+test_marker_root (void)
+{
+  g_autoptr(GFile) top = natter_test_make_temp_dir ();
+  g_autofree char *top_path = g_file_get_path (top);
+  g_autofree char *share = g_build_filename (top_path, "share", NULL);
+  g_autofree char *marker = g_build_filename (share, ".stfolder", NULL);
+  g_autofree char *data = g_build_filename (share, "natter", NULL);
+  g_autofree char *storage = g_build_filename (data, "storage", NULL);
+  g_autofree char *alone = g_build_filename (top_path, "alone", "storage", NULL);
+  g_autofree char *found = NULL;
+  g_autofree char *found_at_top = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (marker, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (storage, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (alone, 0700), ==, 0);
+
+  found = natter_sync_folder_find_root (data);
+  g_assert_cmpstr (found, ==, share);
+  found_at_top = natter_sync_folder_find_root (share);
+  g_assert_cmpstr (found_at_top, ==, share);
+  g_assert_true (natter_sync_folder_is_shared (storage));
+  g_assert_false (natter_sync_folder_is_shared (alone));
+  natter_test_remove_tree (top);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -152,5 +182,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sync-ignore/own-folder", test_own_folder);
   g_test_add_func ("/sync-ignore/shared-from-above", test_shared_from_above);
+  g_test_add_func ("/sync-ignore/marker-root", test_marker_root);
   return g_test_run ();
 }
