@@ -587,6 +587,16 @@ get_turn_cb (GObject      *source,
   set_loading (self, FALSE);
 
   state = events != NULL ? natter_turn_reduce (events, &error) : NULL;
+  if (state != NULL && self->state != NULL && self->error == NULL && pending->len == 0 &&
+      natter_turn_state_get_n_events (state) == natter_turn_state_get_n_events (self->state))
+    {
+      /* Read again for a change the store's watch saw, which was this
+       * process's own write, already joined from the bus: nothing is
+       * new, and rebuilding the turn's widgets would take a prompt's
+       * buttons away from under the pointer. */
+      natter_turn_state_unref (state);
+      return;
+    }
   if (state == NULL)
     {
       g_free (self->error);
