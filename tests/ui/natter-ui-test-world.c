@@ -429,6 +429,40 @@ ui_wait_turn (UiWorld    *u,
   ui_settle ();
 }
 
+typedef struct
+{
+  UiWorld    *u;
+  const char *turn_id;
+  const char *type;
+  const char *tool_call_id;
+} UiTurnEvent;
+
+static gboolean
+turn_event_written (gpointer data)
+{
+  UiTurnEvent *w = data;
+  g_autoptr(GPtrArray) events = NULL;
+
+  if (natter_sessions_is_turn_running (w->u->sessions, w->turn_id))
+    return FALSE;
+  events = ui_get_turn (w->u, w->turn_id);
+  return ui_find_event (events, w->type, w->tool_call_id) != NULL;
+}
+
+/* Waits until @turn_id is not running and its file holds an event of
+ * @type (of the tool call @tool_call_id, when not %NULL): a turn that
+ * stopped to ask counts only once the event looked for is written. */
+void
+ui_wait_turn_event (UiWorld    *u,
+                    const char *turn_id,
+                    const char *type,
+                    const char *tool_call_id)
+{
+  UiTurnEvent w = { u, turn_id, type, tool_call_id };
+
+  ui_wait_until (turn_event_written, &w);
+}
+
 /* The session's state, read through the service (transfer full). */
 NatterSessionState *
 ui_get_session (UiWorld    *u,

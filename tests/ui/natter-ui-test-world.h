@@ -99,6 +99,10 @@ char              *ui_send                (UiWorld            *u,
                                            const char         *text);
 void               ui_wait_turn           (UiWorld            *u,
                                            const char         *turn_id);
+void               ui_wait_turn_event     (UiWorld            *u,
+                                           const char         *turn_id,
+                                           const char         *type,
+                                           const char         *tool_call_id);
 GPtrArray         *ui_get_turn            (UiWorld            *u,
                                            const char         *turn_id);
 NatterSessionState *ui_get_session        (UiWorld            *u,

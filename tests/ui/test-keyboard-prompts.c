@@ -87,24 +87,6 @@ assert_reachable (GPtrArray  *cycle,
     g_error ("Tab never reaches %s", what);
 }
 
-typedef struct
-{
-  UiWorld    *u;
-  const char *turn_id;
-} Decided;
-
-static gboolean
-turn_done (gpointer data)
-{
-  Decided *d = data;
-  g_autoptr(GPtrArray) events = NULL;
-
-  if (natter_sessions_is_turn_running (d->u->sessions, d->turn_id))
-    return FALSE;
-  events = ui_get_turn (d->u, d->turn_id);
-  return ui_find_event (events, "turn_completed", NULL) != NULL;
-}
-
 static gboolean
 is_insensitive (gpointer widget)
 {
@@ -130,7 +112,6 @@ test_keyboard_permission_prompt (void)
   NatterWindow *window;
   NatterComposer *composer;
   GtkWidget *card, *allow, *deny;
-  Decided d;
 
   g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
   natter_fake_model_script (u->w->fakes->model,
@@ -174,8 +155,7 @@ test_keyboard_permission_prompt (void)
   gtk_widget_activate (allow);
   wait_insensitive (allow);
   g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (composer)));
-  d = (Decided) { u, turn_id };
-  ui_wait_until (turn_done, &d);
+  ui_wait_turn_event (u, turn_id, "turn_completed", NULL);
   events = ui_get_turn (u, turn_id);
   g_assert_cmpstr (json_object_get_string_member (ui_find_event (events, "tool_permission_resolved", "c1"), "decision"),
                    ==, "allow");
@@ -195,7 +175,6 @@ test_keyboard_ask_human_prompt (void)
   g_autoptr(GPtrArray) entries = NULL;
   NatterWindow *window;
   GtkWidget *card, *entry, *send;
-  Decided d;
 
   natter_fake_model_script (u->w->fakes->model,
                             NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("q1", "ask_human",
@@ -233,8 +212,7 @@ test_keyboard_ask_human_prompt (void)
   g_assert_true (GTK_IS_TEXT (gtk_root_get_focus (GTK_ROOT (window))));
   g_signal_emit_by_name (gtk_root_get_focus (GTK_ROOT (window)), "activate");
   g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (natter_window_get_composer (window))));
-  d = (Decided) { u, turn_id };
-  ui_wait_until (turn_done, &d);
+  ui_wait_turn_event (u, turn_id, "turn_completed", NULL);
   wait_focus_in (window, natter_window_get_composer (window));
 
   ui_destroy_window (window);
