@@ -742,6 +742,11 @@ test_markdown_code_control_pictures (void)
   g_assert_true (g_str_has_prefix (shown, "printf '\xe2\x90\x9b[31mred\xe2\x90\x87'\n\tdone \\u009B x\nline 0\xe2\x90\x87\n"));
   g_assert_null (strchr (shown, '\x1b'));
   g_assert_null (strchr (shown, '\x07'));
+  /* For a person to look at, in both styles. */
+  ui_save_window (window, "code-control-pictures-light.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  ui_save_window (window, "code-control-pictures-dark.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
 
   /* Unfolded and folded again: the same first lines, nothing cut. */
   expander = GTK_EXPANDER (find_in_code_block (block, GTK_TYPE_EXPANDER));
