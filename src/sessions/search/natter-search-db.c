@@ -773,7 +773,8 @@ query_snapshot (NatterSearchDb  *db,
   g_autoptr(GPtrArray) hits = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
   g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (NatterSearchMatch));
   g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (int));
-  NatterSearchMatches matches = { rows, tokens };
+  g_autoptr(GArray) answer = g_array_new (FALSE, FALSE, sizeof (int));
+  NatterSearchMatches matches = { rows, tokens, answer };
   sqlite3_stmt *s;
   int rc;
 

@@ -30,6 +30,7 @@ typedef struct
 {
   GArray *rows;    /* NatterSearchMatch, in the order FTS5 gave them */
   GArray *tokens;  /* int token indexes, sorted within each row */
+  GArray *answer;  /* scratch: the current row's tokens in the answer */
 } NatterSearchMatches;
 
 #define NATTER_SEARCH_MATCHES_POINTER "natter_search_matches"

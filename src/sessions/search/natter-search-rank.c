@@ -128,35 +128,17 @@ compare_ints (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
-/* Appends the token indexes of every instance of every phrase in
- * @column of the current row to @tokens. */
-static int
-append_tokens (const Fts5ExtensionApi *api,
-               Fts5Context            *fts,
-               int                     n_phrases,
-               int                     column,
-               GArray                 *tokens)
+static void
+append_phrase (GArray *tokens,
+               int     offset,
+               int     size)
 {
-  int rc = SQLITE_OK;
-
-  for (int i = 0; rc == SQLITE_OK && i < n_phrases; i++)
+  for (int t = 0; t < size; t++)
     {
-      int size = api->xPhraseSize (fts, i);
-      Fts5PhraseIter iter;
-      int col;
-      int offset;
+      int index = offset + t;
 
-      rc = api->xPhraseFirst (fts, i, &iter, &col, &offset);
-      for (; rc == SQLITE_OK && col >= 0; api->xPhraseNext (fts, &iter, &col, &offset))
-        if (col == column)
-          for (int t = 0; t < size; t++)
-            {
-              int index = offset + t;
-
-              g_array_append_val (tokens, index);
-            }
+      g_array_append_val (tokens, index);
     }
-  return rc;
 }
 
 static void
@@ -182,8 +164,13 @@ match_function (const Fts5ExtensionApi  *api,
   rc = rank_data (api, fts, &data);
   if (rc == SQLITE_OK)
     rc = api->xColumnSize (fts, -1, &length);
+  /* The message's tokens go on the row's list, the answer's aside, until
+   * it is known which column matched more. */
+  match.first = matches->tokens->len;
+  g_array_set_size (matches->answer, 0);
   for (int i = 0; rc == SQLITE_OK && i < data->n_phrases; i++)
     {
+      int size = api->xPhraseSize (fts, i);
       Fts5PhraseIter iter;
       int column;
       int offset;
@@ -194,16 +181,21 @@ match_function (const Fts5ExtensionApi  *api,
         {
           frequency++;
           if (column < 2)
-            counts[column]++;
+            {
+              counts[column]++;
+              append_phrase (column == 0 ? matches->tokens : matches->answer, offset, size);
+            }
         }
       match.score += data->idf[i] * (frequency * (K1 + 1.0)) /
                      (frequency + K1 * (1.0 - B + B * length / data->average_length));
     }
   /* The column that matched more often; the message when even. */
   match.column = counts[1] > counts[0] ? 1 : 0;
-  match.first = matches->tokens->len;
-  if (rc == SQLITE_OK)
-    rc = append_tokens (api, fts, data->n_phrases, match.column, matches->tokens);
+  if (match.column == 1)
+    {
+      g_array_set_size (matches->tokens, match.first);
+      g_array_append_vals (matches->tokens, matches->answer->data, matches->answer->len);
+    }
   if (rc != SQLITE_OK)
     {
       sqlite3_result_error_code (context, rc);
