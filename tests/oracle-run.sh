@@ -57,7 +57,7 @@ export ORACLE_OPS=$ops
 if [ "$ui" = 1 ]; then
   export G_DEBUG=gc-friendly,fatal-criticals,fatal-warnings
   export GTK_A11Y=test
-  export NATTER_DATA_DIR=$build/tests/ui/natter-data
+  export NATTER_DATA_DIR=$build/tests/ui/natter-data/test-oracle-ui
 fi
 
 log=$(mktemp -d "${TMPDIR:-/tmp}/oracle-run.XXXXXX")

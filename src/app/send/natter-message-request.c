@@ -26,15 +26,16 @@ struct _NatterMessageRequest
   char      *cwd;
   GPtrArray *attachments;      /* NatterAttachmentSource, not stored yet */
   char      *version_of;
-  char      *agent_id;
-  char      *provider;         /* both NULL, or provider set */
+  /* The agent (NULL: the conversation's), forced automatic permission,
+   * the model-call limit (0: the setting's) and the message's own
+   * generation parameters, kept as the session layer takes them: the
+   * send pipeline starts its options from these. */
+  NatterSendOptions *choices;
+  char      *provider;         /* both NULL, or either: the pick's rules */
   char      *model;
-  gboolean   auto_permission;
-  guint      max_model_calls;
   gboolean   auto_title;
   gboolean   queue;
   gboolean   compact_first;
-  NatterGenerationParameters *parameters;  /* NULL: none of its own */
 };
 
 G_DEFINE_BOXED_TYPE (NatterMessageRequest, natter_message_request,
@@ -46,6 +47,7 @@ request_new (void)
   NatterMessageRequest *self = g_new0 (NatterMessageRequest, 1);
 
   self->attachments = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  self->choices = natter_send_options_new (NULL);
   self->auto_title = TRUE;
   return self;
 }
@@ -120,15 +122,13 @@ natter_message_request_copy (const NatterMessageRequest *self)
   for (guint i = 0; i < self->attachments->len; i++)
     g_ptr_array_add (copy->attachments, natter_attachment_source_ref (g_ptr_array_index (self->attachments, i)));
   copy->version_of = g_strdup (self->version_of);
-  copy->agent_id = g_strdup (self->agent_id);
+  natter_send_options_free (copy->choices);
+  copy->choices = natter_send_options_copy (self->choices);
   copy->provider = g_strdup (self->provider);
   copy->model = g_strdup (self->model);
-  copy->auto_permission = self->auto_permission;
-  copy->max_model_calls = self->max_model_calls;
   copy->auto_title = self->auto_title;
   copy->queue = self->queue;
   copy->compact_first = self->compact_first;
-  natter_message_request_set_parameters (copy, self->parameters);
   return copy;
 }
 
@@ -147,10 +147,9 @@ natter_message_request_free (NatterMessageRequest *self)
   g_free (self->cwd);
   g_ptr_array_unref (self->attachments);
   g_free (self->version_of);
-  g_free (self->agent_id);
+  natter_send_options_free (self->choices);
   g_free (self->provider);
   g_free (self->model);
-  natter_generation_parameters_free (self->parameters);
   g_free (self);
 }
 
@@ -319,8 +318,7 @@ natter_message_request_set_agent (NatterMessageRequest *self,
                                   const char           *agent_id)
 {
   g_return_if_fail (self != NULL);
-  g_free (self->agent_id);
-  self->agent_id = g_strdup (agent_id);
+  natter_send_options_set_agent_id (self->choices, agent_id);
 }
 
 /**
@@ -333,7 +331,7 @@ const char *
 natter_message_request_get_agent (const NatterMessageRequest *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
-  return self->agent_id;
+  return natter_send_options_get_agent_id (self->choices);
 }
 
 /**
@@ -399,7 +397,7 @@ natter_message_request_set_auto_permission (NatterMessageRequest *self,
                                             gboolean              auto_permission)
 {
   g_return_if_fail (self != NULL);
-  self->auto_permission = !!auto_permission;
+  natter_send_options_set_auto_permission (self->choices, auto_permission);
 }
 
 /**
@@ -412,7 +410,7 @@ gboolean
 natter_message_request_get_auto_permission (const NatterMessageRequest *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
-  return self->auto_permission;
+  return natter_send_options_get_auto_permission (self->choices);
 }
 
 /**
@@ -426,7 +424,7 @@ natter_message_request_set_max_model_calls (NatterMessageRequest *self,
                                             guint                 max_model_calls)
 {
   g_return_if_fail (self != NULL);
-  self->max_model_calls = max_model_calls;
+  natter_send_options_set_max_model_calls (self->choices, max_model_calls);
 }
 
 /**
@@ -439,7 +437,7 @@ guint
 natter_message_request_get_max_model_calls (const NatterMessageRequest *self)
 {
   g_return_val_if_fail (self != NULL, 0);
-  return self->max_model_calls;
+  return natter_send_options_get_max_model_calls (self->choices);
 }
 
 /**
@@ -542,10 +540,7 @@ natter_message_request_set_parameters (NatterMessageRequest             *self,
                                        const NatterGenerationParameters *parameters)
 {
   g_return_if_fail (self != NULL);
-
-  g_clear_pointer (&self->parameters, natter_generation_parameters_free);
-  if (!natter_generation_parameters_is_empty (parameters))
-    self->parameters = natter_generation_parameters_copy (parameters);
+  natter_send_options_set_parameters (self->choices, parameters);
 }
 
 /**
@@ -558,6 +553,30 @@ natter_message_request_set_parameters (NatterMessageRequest             *self,
 const NatterGenerationParameters *
 natter_message_request_get_parameters (const NatterMessageRequest *self)
 {
+  const NatterGenerationParameters *parameters;
+
   g_return_val_if_fail (self != NULL, NULL);
-  return self->parameters;
+  parameters = natter_send_options_get_parameters (self->choices);
+  return natter_generation_parameters_is_empty (parameters) ? NULL : parameters;
+}
+
+/**
+ * natter_message_request_get_choices:
+ * @self: a request
+ *
+ * What was chosen for the message in the shape the session layer takes
+ * (docs/sessions.md §9, SendMessageConfig): the agent (%NULL: the
+ * conversation's), forced automatic permission, the model-call limit (0:
+ * the setting's) and the message's own generation parameters. The send
+ * pipeline copies it and settles what was left to its rules; the model
+ * pick is not in it (natter_message_request_get_provider(), _get_model()).
+ *
+ * Returns: (transfer none): the choices; set them through the request's
+ *   setters
+ */
+const NatterSendOptions *
+natter_message_request_get_choices (const NatterMessageRequest *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->choices;
 }

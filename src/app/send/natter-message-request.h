@@ -9,6 +9,7 @@
 
 #include "natter-attachment-intake.h"
 #include "natter-generation-parameters.h"
+#include "natter-send-options.h"
 
 G_BEGIN_DECLS
 
@@ -65,6 +66,8 @@ void                  natter_message_request_set_parameters      (NatterMessageR
                                                                   const NatterGenerationParameters *parameters);
 const NatterGenerationParameters *
                       natter_message_request_get_parameters      (const NatterMessageRequest *self);
+const NatterSendOptions *
+                      natter_message_request_get_choices         (const NatterMessageRequest *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterMessageRequest, natter_message_request_free)
 

@@ -741,7 +741,6 @@ choose (GTask *task)
   const char *provider = NULL;
   const char *model = NULL;
   gboolean gone;
-  guint max_model_calls;
 
   /* An agent chosen for the message is the one that answers (the
    * runtime says so if it cannot); the conversation's own gives way to
@@ -780,16 +779,15 @@ choose (GTask *task)
         }
     }
 
-  state->options = natter_send_options_new (agent_id);
-  natter_send_options_set_auto_permission (state->options, natter_message_request_get_auto_permission (request) ||
-                                           natter_settings_get_auto_permission (self->settings));
-  max_model_calls = natter_message_request_get_max_model_calls (request);
-  natter_send_options_set_max_model_calls (state->options, max_model_calls > 0
-                                                           ? max_model_calls
-                                                           : natter_settings_get_max_model_calls (self->settings));
-  /* The message's own; the session layer adds the conversation's under
-   * them when it makes the turn (docs/sessions.md §15). */
-  natter_send_options_set_parameters (state->options, natter_message_request_get_parameters (request));
+  /* What the message chose, its generation parameters among them (the
+   * session layer adds the conversation's under those when it makes the
+   * turn, docs/sessions.md §15); then what it left to the rules. */
+  state->options = natter_send_options_copy (natter_message_request_get_choices (request));
+  natter_send_options_set_agent_id (state->options, agent_id);
+  if (natter_settings_get_auto_permission (self->settings))
+    natter_send_options_set_auto_permission (state->options, TRUE);
+  if (natter_send_options_get_max_model_calls (state->options) == 0)
+    natter_send_options_set_max_model_calls (state->options, natter_settings_get_max_model_calls (self->settings));
 
   descriptor = natter_model_choice_dup_descriptor (&choice);
   if (descriptor != NULL)

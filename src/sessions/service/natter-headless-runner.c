@@ -192,7 +192,7 @@ natter_headless_runner_run_async (NatterHeadlessRunner *self,
   g_autoptr(JsonNode) context_node = NULL;
 
   g_return_if_fail (NATTER_IS_HEADLESS_RUNNER (self));
-  g_return_if_fail (options != NULL);
+  g_return_if_fail (options != NULL && natter_send_options_get_agent_id (options) != NULL);
   g_return_if_fail (input != NULL);
 
   task = g_task_new (self, cancellable, callback, user_data);

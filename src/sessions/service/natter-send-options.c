@@ -16,7 +16,7 @@
 
 struct _NatterSendOptions
 {
-  char     *agent_id;
+  char     *agent_id;         /* NULL: not chosen yet */
   char     *provider;         /* both set or both NULL */
   char     *model;
   gboolean  auto_permission;
@@ -30,12 +30,15 @@ G_DEFINE_BOXED_TYPE (NatterSendOptions, natter_send_options,
 
 /**
  * natter_send_options_new:
- * @agent_id: the agent that answers (`agent.agentId` of docs/sessions.md
- *   §9, SendMessageConfig)
+ * @agent_id: (nullable): the agent that answers (`agent.agentId` of
+ *   docs/sessions.md §9, SendMessageConfig); %NULL while it is not chosen
+ *   yet, as in a front end's message request (natter-message-request.c),
+ *   which leaves it to the conversation
  *
  * Options with no model override (the agent's model, else the default,
  * decides: docs/runtime.md §1), `autoPermission` off and the runtime's
- * default model-call limit.
+ * default model-call limit. Options reach the session layer only with an
+ * agent: natter_send_options_set_agent_id() names one.
  *
  * Returns: (transfer full): new options; free with natter_send_options_free()
  */
@@ -44,7 +47,7 @@ natter_send_options_new (const char *agent_id)
 {
   NatterSendOptions *self;
 
-  g_return_val_if_fail (agent_id != NULL && agent_id[0] != '\0', NULL);
+  g_return_val_if_fail (agent_id == NULL || agent_id[0] != '\0', NULL);
 
   self = g_new0 (NatterSendOptions, 1);
   self->agent_id = g_strdup (agent_id);
@@ -91,10 +94,31 @@ natter_send_options_free (NatterSendOptions *self)
 }
 
 /**
+ * natter_send_options_set_agent_id:
+ * @self: options
+ * @agent_id: (nullable): the agent that answers (`agent.agentId` of
+ *   docs/sessions.md §9); %NULL for not chosen yet
+ *
+ * Names the agent once it is chosen: a front end resolves the one its
+ * request left to the conversation before it sends.
+ */
+void
+natter_send_options_set_agent_id (NatterSendOptions *self,
+                                  const char        *agent_id)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (agent_id == NULL || agent_id[0] != '\0');
+
+  g_free (self->agent_id);
+  self->agent_id = g_strdup (agent_id);
+}
+
+/**
  * natter_send_options_get_agent_id:
  * @self: options
  *
- * Returns: (transfer none): the agent's id
+ * Returns: (transfer none) (nullable): the agent's id, or %NULL while it
+ *   is not chosen
  */
 const char *
 natter_send_options_get_agent_id (const NatterSendOptions *self)
@@ -344,9 +368,12 @@ natter_send_options_get_no_tools (const NatterSendOptions *self)
 JsonObject *
 natter_send_options_to_requested_agent (const NatterSendOptions *self)
 {
-  JsonObject *agent = json_object_new ();
+  JsonObject *agent;
   JsonObject *overrides = NULL;
 
+  g_return_val_if_fail (self->agent_id != NULL, NULL);
+
+  agent = json_object_new ();
   json_object_set_string_member (agent, "agentId", self->agent_id);
   if (self->provider != NULL)
     {

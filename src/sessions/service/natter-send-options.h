@@ -20,6 +20,8 @@ NatterSendOptions *natter_send_options_new                 (const char          
 NatterSendOptions *natter_send_options_copy                (const NatterSendOptions *self);
 void               natter_send_options_free                (NatterSendOptions       *self);
 
+void               natter_send_options_set_agent_id        (NatterSendOptions       *self,
+                                                            const char              *agent_id);
 const char        *natter_send_options_get_agent_id        (const NatterSendOptions *self);
 void               natter_send_options_set_model           (NatterSendOptions       *self,
                                                             const char              *provider,

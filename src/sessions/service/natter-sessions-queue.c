@@ -225,6 +225,7 @@ natter_sessions_queue_message_async (NatterSessions          *self,
 
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL && input != NULL && options != NULL);
+  g_return_if_fail (natter_send_options_get_agent_id (options) != NULL);
 
   task = queue_data_task_new (self, session_id, cancellable, callback, user_data,
                               natter_sessions_queue_message_async);

@@ -457,7 +457,7 @@ natter_sessions_send_message_async (NatterSessions      *self,
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
   g_return_if_fail (input != NULL);
-  g_return_if_fail (options != NULL);
+  g_return_if_fail (options != NULL && natter_send_options_get_agent_id (options) != NULL);
 
   task = send_data_task_new (self, session_id, cancellable, callback, user_data,
                              natter_sessions_send_message_async);
