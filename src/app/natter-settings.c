@@ -940,6 +940,75 @@ natter_settings_set_context_window (NatterSettings *self,
 }
 
 /**
+ * natter_settings_dup_transcription_model:
+ * @self: the settings
+ * @provider: a provider id
+ *
+ * The model @provider transcribes dictation with, through its
+ * `/audio/transcriptions` (docs/runtime.md §14): the entry @provider of
+ * the `transcription-models` key.
+ *
+ * Returns: (transfer full) (nullable): the model, or %NULL when the user
+ *   set none (or the settings are the built-in defaults)
+ */
+char *
+natter_settings_dup_transcription_model (NatterSettings *self,
+                                         const char     *provider)
+{
+  g_autoptr(GVariant) models = NULL;
+  const char *model = NULL;
+
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), NULL);
+  g_return_val_if_fail (provider != NULL, NULL);
+
+  if (self->settings == NULL)
+    return NULL;
+  models = g_settings_get_value (self->settings, "transcription-models");
+  if (!g_variant_lookup (models, provider, "&s", &model) || model[0] == '\0')
+    return NULL;
+  return g_strdup (model);
+}
+
+/**
+ * natter_settings_set_transcription_model:
+ * @self: the settings
+ * @provider: a provider id
+ * @model: (nullable): the model; %NULL or empty forgets it
+ *
+ * Sets the entry @provider of the `transcription-models` key, keeping
+ * every other entry. Does nothing on the built-in defaults (settings
+ * without a #GSettings).
+ */
+void
+natter_settings_set_transcription_model (NatterSettings *self,
+                                         const char     *provider,
+                                         const char     *model)
+{
+  g_autoptr(GVariant) models = NULL;
+  g_autofree char *stripped = NULL;
+  GVariantBuilder builder;
+  GVariantIter iter;
+  const char *name;
+  const char *value;
+
+  g_return_if_fail (NATTER_IS_SETTINGS (self));
+  g_return_if_fail (provider != NULL);
+
+  if (self->settings == NULL)
+    return;
+  stripped = g_strstrip (g_strdup (model != NULL ? model : ""));
+  models = g_settings_get_value (self->settings, "transcription-models");
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{ss}"));
+  g_variant_iter_init (&iter, models);
+  while (g_variant_iter_next (&iter, "{&s&s}", &name, &value))
+    if (!g_str_equal (name, provider))
+      g_variant_builder_add (&builder, "{ss}", name, value);
+  if (stripped[0] != '\0')
+    g_variant_builder_add (&builder, "{ss}", provider, stripped);
+  g_settings_set_value (self->settings, "transcription-models", g_variant_builder_end (&builder));
+}
+
+/**
  * natter_settings_get_auto_title:
  * @self: the settings
  *

@@ -120,6 +120,9 @@ static const Command commands[] = {
   { "models", N_("[pull NAME | delete NAME] [--provider ID | --base-url URL] [--json]"),
     N_("List the models on a provider’s server, or pull one onto an Ollama server, or delete one from it"),
     0, 2, OPT_PROVIDER | OPT_JSON, natter_cli_command_models },
+  { "transcribe", N_("FILE.wav [--provider ID]"),
+    N_("Print what is said in a recording, as the provider’s transcription model hears it"),
+    1, 1, OPT_PROVIDER, natter_cli_command_transcribe },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 
