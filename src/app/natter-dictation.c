@@ -83,6 +83,7 @@ natter_dictation_transcribe_async (NatterServices      *services,
 
   task = g_task_new (services, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_dictation_transcribe_async);
+  g_task_set_check_cancellable (task, FALSE);
   model = natter_dictation_dup_model (services, provider);
   if (model == NULL)
     {

@@ -83,6 +83,9 @@ natter_openai_provider_transcribe_async (NatterOpenaiProvider *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_openai_provider_transcribe_async);
+  /* A cancellation is the call's NATTER_PROVIDER_ERROR_CANCELLED, as for
+   * the provider's other calls. */
+  g_task_set_check_cancellable (task, FALSE);
 
   multipart = soup_multipart_new (SOUP_FORM_MIME_TYPE_MULTIPART);
   soup_multipart_append_form_file (multipart, "file", "dictation.wav", content_type, audio);
@@ -108,7 +111,8 @@ natter_openai_provider_transcribe_async (NatterOpenaiProvider *self,
  *   with a %NATTER_PROVIDER_ERROR as for the provider's other calls
  *   (%NATTER_PROVIDER_ERROR_HTTP with the server's words for a refused
  *   recording or model, %NATTER_PROVIDER_ERROR_BAD_RESPONSE for an
- *   answer without `text`)
+ *   answer without `text`, %NATTER_PROVIDER_ERROR_CANCELLED when
+ *   @cancellable was cancelled)
  */
 char *
 natter_openai_provider_transcribe_finish (NatterOpenaiProvider  *self,
