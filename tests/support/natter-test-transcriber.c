@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "natter-recorder.h"
 #include "natter-test-transcriber.h"
 
 /* OpenAI's answer to a model it does not have. */
@@ -165,32 +166,9 @@ natter_test_transcriber_free (NatterTestTranscriber *transcriber)
 GBytes *
 natter_test_wav_new (guint n_samples)
 {
-  guint32 data_size = n_samples * 2;
-  GByteArray *wav = g_byte_array_sized_new (44 + data_size);
-  guint8 header[44] = "RIFF\0\0\0\0WAVEfmt ";
-  guint32 u32;
-  guint16 u16;
+  g_autofree gint16 *samples = g_new (gint16, n_samples);
 
-#define PUT32(offset, value) (u32 = GUINT32_TO_LE (value), memcpy (header + (offset), &u32, 4))
-#define PUT16(offset, value) (u16 = GUINT16_TO_LE (value), memcpy (header + (offset), &u16, 2))
-  PUT32 (4, 36 + data_size);
-  PUT32 (16, 16);
-  PUT16 (20, 1);          /* PCM */
-  PUT16 (22, 1);          /* mono */
-  PUT32 (24, 16000);
-  PUT32 (28, 32000);
-  PUT16 (32, 2);
-  PUT16 (34, 16);
-  memcpy (header + 36, "data", 4);
-  PUT32 (40, data_size);
-#undef PUT32
-#undef PUT16
-  g_byte_array_append (wav, header, sizeof header);
   for (guint i = 0; i < n_samples; i++)
-    {
-      gint16 sample = GINT16_TO_LE ((gint16) ((i % 40) < 20 ? 800 : -800));
-
-      g_byte_array_append (wav, (guint8 *) &sample, 2);
-    }
-  return g_byte_array_free_to_bytes (wav);
+    samples[i] = GINT16_TO_LE ((gint16) ((i % 40) < 20 ? 800 : -800));
+  return natter_wav_new_from_pcm ((const guint8 *) samples, n_samples * sizeof (gint16));
 }
