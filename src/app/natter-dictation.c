@@ -18,24 +18,6 @@
 #include "natter-provider-registry.h"
 #include "natter-voice-error.h"
 
-/**
- * natter_dictation_dup_model:
- * @services: the services
- * @provider: a configured provider's id
- *
- * Returns: (transfer full) (nullable): the model @provider transcribes
- *   with, or %NULL when none is set
- */
-char *
-natter_dictation_dup_model (NatterServices *services,
-                            const char     *provider)
-{
-  g_return_val_if_fail (NATTER_IS_SERVICES (services), NULL);
-  g_return_val_if_fail (provider != NULL, NULL);
-
-  return natter_settings_dup_transcription_model (natter_services_get_settings (services), provider);
-}
-
 static void
 transcribed_cb (GObject      *source,
                 GAsyncResult *result,
@@ -54,7 +36,8 @@ transcribed_cb (GObject      *source,
 
 /**
  * natter_dictation_transcribe_async:
- * @services: the services
+ * @settings: the settings, which name @provider's transcription model
+ * @registry: the providers, with their keys
  * @provider: a configured provider's id
  * @wav: the recording, a whole WAV file
  * @cancellable: (nullable): cancels the request at once
@@ -65,7 +48,8 @@ transcribed_cb (GObject      *source,
  * transcription model and its key (docs/runtime.md §14).
  */
 void
-natter_dictation_transcribe_async (NatterServices      *services,
+natter_dictation_transcribe_async (NatterSettings         *settings,
+                                   NatterProviderRegistry *registry,
                                    const char          *provider,
                                    GBytes              *wav,
                                    GCancellable        *cancellable,
@@ -77,14 +61,15 @@ natter_dictation_transcribe_async (NatterServices      *services,
   g_autofree char *model = NULL;
   GError *error = NULL;
 
-  g_return_if_fail (NATTER_IS_SERVICES (services));
+  g_return_if_fail (NATTER_IS_SETTINGS (settings));
+  g_return_if_fail (NATTER_IS_PROVIDER_REGISTRY (registry));
   g_return_if_fail (provider != NULL);
   g_return_if_fail (wav != NULL);
 
-  task = g_task_new (services, cancellable, callback, user_data);
+  task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_dictation_transcribe_async);
   g_task_set_check_cancellable (task, FALSE);
-  model = natter_dictation_dup_model (services, provider);
+  model = natter_settings_dup_transcription_model (settings, provider);
   if (model == NULL)
     {
       g_task_return_new_error (task, NATTER_VOICE_ERROR, NATTER_VOICE_ERROR_NO_TRANSCRIPTION_MODEL,
@@ -92,7 +77,7 @@ natter_dictation_transcribe_async (NatterServices      *services,
                                provider);
       return;
     }
-  live = natter_provider_registry_get_provider (natter_services_get_provider_registry (services), provider, &error);
+  live = natter_provider_registry_get_provider (registry, provider, &error);
   if (live == NULL)
     {
       g_task_return_error (task, error);

@@ -11,13 +11,13 @@
 
 #include <gio/gio.h>
 
-#include "natter-services.h"
+#include "natter-provider-registry.h"
+#include "natter-settings.h"
 
 G_BEGIN_DECLS
 
-char *natter_dictation_dup_model         (NatterServices       *services,
-                                          const char           *provider);
-void  natter_dictation_transcribe_async  (NatterServices       *services,
+void  natter_dictation_transcribe_async  (NatterSettings       *settings,
+                                          NatterProviderRegistry *registry,
                                           const char           *provider,
                                           GBytes               *wav,
                                           GCancellable         *cancellable,

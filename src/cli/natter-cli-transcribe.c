@@ -68,7 +68,8 @@ loaded_cb (GObject      *source,
                        error->message);
       return;
     }
-  natter_dictation_transcribe_async (run->services, transcribe->provider, wav, g_task_get_cancellable (run->task),
+  natter_dictation_transcribe_async (natter_services_get_settings (run->services),
+                                     natter_services_get_provider_registry (run->services), transcribe->provider, wav, g_task_get_cancellable (run->task),
                                      transcribed_cb, transcribe);
 }
 
@@ -94,7 +95,7 @@ natter_cli_command_transcribe (Run *run)
                        natter_cli_tr (run, "No provider is set up: add one in Preferences"));
       return;
     }
-  model = natter_dictation_dup_model (run->services, provider);
+  model = natter_settings_dup_transcription_model (natter_services_get_settings (run->services), provider);
   if (model == NULL)
     {
       /* Translators: %s is a provider id */

@@ -73,6 +73,7 @@ struct _NatterTurnRow
   GtkImage       *status_icon;
   GtkLabel       *status_label;
   GtkButton      *action_button;
+  GtkWidget      *read_aloud_button;
   GtkWidget      *actions_box;
   GtkWidget      *copy_button;
   GtkWidget      *branch_button;
@@ -475,6 +476,23 @@ show_usage (NatterTurnRow   *self,
   g_string_free (details, TRUE);
 }
 
+/* Read Aloud, or Stop while this answer is being read (the same action
+ * toggles). */
+static void
+update_read_aloud (NatterTurnRow *self)
+{
+  gboolean speaking = self->item != NULL && natter_turn_item_get_speaking (self->item);
+  const char *label = speaking ? _("Stop Reading Aloud") : _("Read Aloud");
+
+  if (!self->built)
+    return;
+  gtk_button_set_icon_name (GTK_BUTTON (self->read_aloud_button),
+                            speaking ? "media-playback-stop-symbolic" : "audio-speakers-symbolic");
+  gtk_widget_set_tooltip_text (self->read_aloud_button, label);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->read_aloud_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+}
+
 /* Copy, Branch from Here and (on the latest turn) Try Again, once the turn
  * has ended: an unfinished turn has no final words to copy or fork at. */
 static void
@@ -500,6 +518,8 @@ show_actions (NatterTurnRow   *self,
    * does on every other turn. */
   gtk_widget_set_visible (self->copy_button, TRUE);
   gtk_widget_set_child_visible (self->copy_button, self->assistant_text->len > 0);
+  gtk_widget_set_visible (self->read_aloud_button, self->assistant_text->len > 0);
+  update_read_aloud (self);
   /* The target first: an action name without its target warns. */
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->branch_button), "s", turn_id);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (self->branch_button), "win.branch-from-turn");
@@ -509,6 +529,28 @@ show_actions (NatterTurnRow   *self,
   gtk_widget_set_visible (self->retry_button,
                           natter_turn_item_get_latest (self->item) && status != NATTER_TURN_STATUS_FAILED);
   show_usage (self, state);
+}
+
+/**
+ * natter_turn_row_read_aloud:
+ * @self: a turn row
+ *
+ * Reads the row's answer aloud, or stops it if it is being read: the
+ * window's `win.read-aloud` with the turn's id and its words. Does
+ * nothing on a row without an answer's words.
+ *
+ * Returns: whether the row has words to read
+ */
+gboolean
+natter_turn_row_read_aloud (NatterTurnRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ROW (self), FALSE);
+
+  if (self->item == NULL || self->assistant_text->len == 0)
+    return FALSE;
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.read-aloud", "(ss)",
+                              natter_turn_item_get_turn_id (self->item), self->assistant_text->str);
+  return TRUE;
 }
 
 static void
@@ -911,11 +953,13 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, action_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, actions_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, read_aloud_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, copy_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, branch_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, retry_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, usage_label);
   gtk_widget_class_bind_template_callback (widget_class, copy_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, natter_turn_row_read_aloud);
   gtk_widget_class_set_css_name (widget_class, "natter-turn-row");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
@@ -986,6 +1030,7 @@ natter_turn_row_set_item (NatterTurnRow  *self,
       g_signal_connect_swapped (item, "notify::latest", G_CALLBACK (item_changed_cb), self);
       g_signal_connect_swapped (item, "notify::compaction-summary", G_CALLBACK (update_summary), self);
       g_signal_connect_swapped (item, "notify::versions", G_CALLBACK (item_changed_cb), self);
+      g_signal_connect_swapped (item, "notify::speaking", G_CALLBACK (update_read_aloud), self);
       root = gtk_widget_get_root (GTK_WIDGET (self));
       if (root == NULL)
         {

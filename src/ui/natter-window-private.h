@@ -22,11 +22,13 @@
 #include "natter-composer.h"
 #include "natter-model-picker.h"
 #include "natter-queue-view.h"
+#include "natter-recorder.h"
 #include "natter-session-row.h"
 #include "natter-send-pipeline.h"
 #include "natter-settings.h"
 #include "natter-conversation-view.h"
 #include "natter-sidebar.h"
+#include "natter-speech.h"
 #include "natter-window.h"
 
 G_BEGIN_DECLS
@@ -161,6 +163,16 @@ struct _NatterWindow
   guint                 open_version_id;
   char                 *open_version_session;
   char                 *open_version_turn;
+
+  /* Voice (natter-window-voice.c): who reads aloud and which answer, and
+   * the dictation under way. */
+  NatterSpeech         *speech;
+  char                 *speaking_turn_id;
+  NatterRecorder       *recorder;
+  GCancellable         *dictation_cancellable;
+  char                 *dictation_provider;
+  gint64                dictation_started;
+  guint                 dictation_tick_id;
 };
 
 /* natter-window.c */
@@ -334,7 +346,19 @@ _natter_window_setup_keyboard (NatterWindow *self);
 void
 _natter_window_class_keyboard_init (GtkWidgetClass *widget_class);
 
+/* natter-window-voice.c */
+void
+_natter_window_update_dictation_hint (NatterWindow *self);
+void
+_natter_window_voice_init (NatterWindow *self);
+void
+_natter_window_voice_dispose (NatterWindow *self);
+void
+_natter_window_class_voice_init (GtkWidgetClass *widget_class);
+
 /* Test seams */
+void            natter_window_set_speech              (NatterWindow *self,
+                                                       NatterSpeech *speech);
 void            natter_window_dismiss_pending_deletes (NatterWindow *self);
 guint           natter_window_get_n_pending_deletes   (NatterWindow *self);
 NatterComposer *natter_window_get_composer            (NatterWindow *self);

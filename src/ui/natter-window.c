@@ -522,6 +522,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->versions, g_hash_table_unref);
   g_clear_pointer (&self->open_version_session, g_free);
   g_clear_pointer (&self->open_version_turn, g_free);
+  _natter_window_voice_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -606,6 +607,7 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_folders_init (widget_class);
   _natter_window_class_versions_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
+  _natter_window_class_voice_init (widget_class);
 
 }
 
@@ -765,6 +767,7 @@ natter_window_new (NatterApplication  *application,
   attachment_limit_cb (self);
   g_signal_connect_object (self->settings, "notify::attachment-size-limit", G_CALLBACK (attachment_limit_cb), self,
                            G_CONNECT_SWAPPED);
+  _natter_window_voice_init (self);
   if (services != NULL)
     natter_window_set_blob_store (self, natter_services_get_blob_store (services));
   natter_window_restore_state (self);
@@ -927,6 +930,7 @@ natter_window_set_model_provider (NatterWindow           *self,
   g_clear_object (&self->first_model_cancellable);
   g_clear_pointer (&self->resolving_provider, g_free);
   _natter_window_update_model_picker (self);
+  _natter_window_update_dictation_hint (self);
 }
 
 /**

@@ -220,6 +220,8 @@ static const struct
   { "win.focus-composer", "<Control>l" },
   { "win.choose-model", "<Control>m" },
   { "win.go-back", "<Alt>Left" },
+  { "win.dictate", "<Control><Shift>d" },
+  { "win.read-aloud-focused", "<Control><Shift>r" },
 };
 
 static void
