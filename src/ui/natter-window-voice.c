@@ -24,10 +24,27 @@
 #include "natter-error-words.h"
 #include "natter-recorder.h"
 #include "natter-speech-dispatcher.h"
+#include "natter-toast-guard.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
 
 #define DICTATION_TICK_MS 250
+
+/* What became of what the person just asked for (takes @text): shown at
+ * once, not queued behind an earlier toast, which a pointer over it or
+ * the focus on its close button holds on screen for good. */
+static void
+voice_toast (NatterWindow *self,
+             char         *text)
+{
+  g_autofree char *owned = text;
+  g_autofree char *escaped = g_markup_escape_text (owned, -1);
+  AdwToast *toast = adw_toast_new (escaped);
+
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  natter_toast_guard_add (self->toast_overlay, toast);
+}
 
 /* Read aloud */
 
@@ -115,7 +132,7 @@ read_aloud_activated (GtkWidget  *widget,
     }
   plain = natter_speech_plain_text (text);
   if (!natter_speech_speak (self->speech, plain, turn_id, &error))
-    _natter_window_show_error_toast (self, g_strdup (error->message));
+    voice_toast (self, g_strdup (error->message));
 }
 
 static void
@@ -151,7 +168,7 @@ read_aloud_focused_activated (GtkWidget  *widget,
       if (self->speech != NULL && natter_speech_get_speaking (self->speech) != NULL)
         natter_speech_stop (self->speech);
       else
-        _natter_window_show_error_toast (self, g_strdup (_("Move the focus to an answer to read it aloud")));
+        voice_toast (self, g_strdup (_("Move the focus to an answer to read it aloud")));
     }
 }
 
@@ -202,7 +219,7 @@ dictation_failed (NatterWindow *self,
     return;
   words = natter_error_words_local (error->message);
   /* Translators: %s is why, e.g. the server's words */
-  _natter_window_show_error_toast (self, g_strdup_printf (_("Dictation failed: %s"), words));
+  voice_toast (self, g_strdup_printf (_("Dictation failed: %s"), words));
 }
 
 static void
@@ -225,7 +242,7 @@ transcribed_cb (GObject      *source,
   if (text[0] == '\0')
     {
       dictation_end (self);
-      _natter_window_show_error_toast (self, g_strdup (_("No words were heard in the recording")));
+      voice_toast (self, g_strdup (_("No words were heard in the recording")));
       return;
     }
   natter_composer_insert_dictation (self->composer, text);
@@ -319,7 +336,7 @@ dictate_activated (GtkWidget  *widget,
   _natter_window_update_dictation_hint (self);
   if (obstacle != NULL)
     {
-      _natter_window_show_error_toast (self, g_steal_pointer (&obstacle));
+      voice_toast (self, g_steal_pointer (&obstacle));
       return;
     }
   if (self->recorder == NULL)

@@ -35,6 +35,15 @@ server_cb (SoupServer        *server,
   const char *authorization = soup_message_headers_get_one (headers, "Authorization");
   g_autofree char *answer = NULL;
 
+  /* A window lists the provider's models when it is chosen. */
+  if (g_str_equal (path, "/v1/models"))
+    {
+      static const char models[] = "{\"object\":\"list\",\"data\":[{\"id\":\"whisper-large-v3\"}]}";
+
+      soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, models, strlen (models));
+      return;
+    }
   g_assert_cmpstr (soup_server_message_get_method (msg), ==, "POST");
   g_assert_cmpstr (path, ==, "/v1/audio/transcriptions");
   form = soup_multipart_new_from_message (headers, body);

@@ -6,7 +6,8 @@
  * `POST /v1/audio/transcriptions` as whisper.cpp's server,
  * faster-whisper-server and Groq do: it reads the multipart form, fails
  * the test unless it holds a WAV `file` and a `model`, keeps what it was
- * sent for the test to assert on, and answers as its script says. Runs
+ * sent for the test to assert on, and answers as its script says (and
+ * `GET /v1/models` with its one model, as a window asks). Runs
  * on the thread-default main context.
  */
 
