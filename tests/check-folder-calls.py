@@ -37,7 +37,7 @@ ALLOWED = {
                   'natter-window-keyboard.c',
                   'natter-window-opening.c', 'natter-window-queue.c',
                   'natter-window-search.c', 'natter-window-sidebar.c',
-                  'natter-window-versions.c'],
+                  'natter-window-versions.c', 'natter-window-voice.c'],
     },
     'src/ui/preferences': {
         'why': 'the pages call back into the window that holds them; the '

@@ -7,9 +7,10 @@
  *
  *   SOURCE ! audioconvert ! audioresample ! audio/x-raw,… ! level ! appsink
  *
- * The source is PipeWire's (pipewiresrc) where its plugin is installed
- * (in the Flatpak too, where the sandbox reaches the microphone through
- * PipeWire), else whatever autoaudiosrc finds; a test names a WAV file in
+ * The source is PipeWire's (pipewiresrc) where its plugin is installed,
+ * else whatever autoaudiosrc finds; in the Flatpak, autoaudiosrc, which
+ * reaches the microphone through the PulseAudio socket the sandbox is
+ * given (PipeWire's own socket is not in it). A test names a WAV file in
  * %NATTER_RECORDING_SOURCE_ENV instead (filesrc ! wavparse). The samples
  * are gathered as they come and framed as a WAV file when the stream
  * ends: natter_recorder_stop() sends end-of-stream through the pipeline,
@@ -374,6 +375,8 @@ source_description (void)
 
       return g_strdup_printf ("filesrc location=\"%s\" ! wavparse", quoted);
     }
+  if (g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS))
+    return g_strdup ("autoaudiosrc");
   pipewire = gst_element_factory_find ("pipewiresrc");
   return g_strdup (pipewire != NULL ? "pipewiresrc" : "autoaudiosrc");
 }
