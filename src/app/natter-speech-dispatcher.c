@@ -5,9 +5,9 @@
  * Speech Dispatcher through libspeechd. The connection is opened on the
  * first text spoken, not at start: most sessions never read aloud, and
  * opening it may start the service (autospawn). libspeechd tells the end
- * of a message on its own thread, with no user data but the client's
- * id, so a table of live speakers by client id takes the news to the
- * right one, on the main context it was made on. Built without
+ * of a message on its own thread, with no user data but the message's
+ * id, so a table of messages by id takes the news to the speaker that
+ * said it, on the main context it spoke from. Built without
  * libspeechd, every text is refused with the same plain error as when
  * the service cannot be reached.
  */
@@ -27,28 +27,30 @@
 
 struct _NatterSpeechDispatcher
 {
-  NatterSpeech   parent_instance;
+  NatterSpeech parent_instance;
 
-#ifdef HAVE_SPEECHD
-  SPDConnection *connection;
-  int            client_id;
-  int            message_id;   /* the message being spoken, or -1 */
-  GMainContext  *context;
-#endif
+  int          message_id;   /* the message being spoken, or -1 */
 };
 
 G_DEFINE_FINAL_TYPE (NatterSpeechDispatcher, natter_speech_dispatcher, NATTER_TYPE_SPEECH)
 
 #ifdef HAVE_SPEECHD
 
-/* client id → GWeakRef of the speaker, for libspeechd's thread. */
-static GMutex speakers_lock;
-static GHashTable *speakers;
+/* One connection for the process, opened on the first text and never
+ * closed: spd_close() of a threaded connection cancels libspeechd's event
+ * thread, which may hold its stream's lock at that moment, and then
+ * waits on that lock for good. Every speaker shares it; the end of each
+ * message is taken to the speaker that said it by the message's id. */
+static GMutex speech_lock;
+static SPDConnection *connection;
+static GHashTable *messages;   /* message id → Ended (its speaker) */
+static GHashTable *early_ends; /* ids whose end came before spd_say() returned */
 
 typedef struct
 {
-  GWeakRef speaker;
-  int      message_id;
+  GWeakRef      speaker;
+  GMainContext *context;
+  int           message_id;
 } Ended;
 
 static void
@@ -57,6 +59,7 @@ ended_free (gpointer data)
   Ended *ended = data;
 
   g_weak_ref_clear (&ended->speaker);
+  g_main_context_unref (ended->context);
   g_free (ended);
 }
 
@@ -82,61 +85,45 @@ message_ended_cb (size_t              msg_id,
                   size_t              client_id,
                   SPDNotificationType state)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&speakers_lock);
-  NatterSpeechDispatcher *self;
   Ended *ended;
-  GWeakRef *ref;
 
-  ref = speakers != NULL ? g_hash_table_lookup (speakers, GSIZE_TO_POINTER (client_id)) : NULL;
-  self = ref != NULL ? g_weak_ref_get (ref) : NULL;
-  if (self == NULL)
-    return;
-  ended = g_new0 (Ended, 1);
-  g_weak_ref_init (&ended->speaker, self);
-  ended->message_id = (int) msg_id;
-  g_main_context_invoke_full (self->context, G_PRIORITY_DEFAULT, ended_cb, ended, ended_free);
-  g_object_unref (self);
+  g_mutex_lock (&speech_lock);
+  ended = messages != NULL ? g_hash_table_lookup (messages, GSIZE_TO_POINTER (msg_id)) : NULL;
+  if (ended != NULL)
+    g_hash_table_steal (messages, GSIZE_TO_POINTER (msg_id));
+  else if (early_ends != NULL)
+    g_hash_table_add (early_ends, GSIZE_TO_POINTER (msg_id));
+  g_mutex_unlock (&speech_lock);
+  if (ended != NULL)
+    g_main_context_invoke_full (ended->context, G_PRIORITY_DEFAULT, ended_cb, ended, ended_free);
 }
 
-static void
-weak_ref_free (gpointer data)
-{
-  g_weak_ref_clear (data);
-  g_free (data);
-}
-
-static gboolean
-ensure_connection (NatterSpeechDispatcher  *self,
-                   GError                 **error)
+/* The process's connection, opened the first time; NULL when the
+ * service cannot be reached (asked again next time). Under speech_lock. */
+static SPDConnection *
+ensure_connection (GError **error)
 {
   char *reason = NULL;
-  GWeakRef *ref;
 
-  if (self->connection != NULL)
-    return TRUE;
-  self->connection = spd_open2 ("natter", "main", NULL, SPD_MODE_THREADED, NULL, TRUE, &reason);
-  if (self->connection == NULL)
+  if (connection != NULL)
+    return connection;
+  connection = spd_open2 ("natter", "main", NULL, SPD_MODE_THREADED, NULL, TRUE, &reason);
+  if (connection == NULL)
     {
       g_debug ("Speech Dispatcher: %s", reason != NULL ? reason : "no reason given");
       free (reason);
       g_set_error_literal (error, NATTER_VOICE_ERROR, NATTER_VOICE_ERROR_NO_SPEECH_SERVICE,
                            _("Cannot read aloud: the speech service (Speech Dispatcher) is not running "
                              "or not installed"));
-      return FALSE;
+      return NULL;
     }
-  self->client_id = spd_get_client_id (self->connection);
-  ref = g_new0 (GWeakRef, 1);
-  g_weak_ref_init (ref, self);
-  g_mutex_lock (&speakers_lock);
-  if (speakers == NULL)
-    speakers = g_hash_table_new_full (NULL, NULL, NULL, weak_ref_free);
-  g_hash_table_replace (speakers, GINT_TO_POINTER (self->client_id), ref);
-  g_mutex_unlock (&speakers_lock);
-  self->connection->callback_end = message_ended_cb;
-  self->connection->callback_cancel = message_ended_cb;
-  spd_set_notification_on (self->connection, SPD_END);
-  spd_set_notification_on (self->connection, SPD_CANCEL);
-  return TRUE;
+  messages = g_hash_table_new_full (NULL, NULL, NULL, ended_free);
+  early_ends = g_hash_table_new (NULL, NULL);
+  connection->callback_end = message_ended_cb;
+  connection->callback_cancel = message_ended_cb;
+  spd_set_notification_on (connection, SPD_END);
+  spd_set_notification_on (connection, SPD_CANCEL);
+  return connection;
 }
 
 static gboolean
@@ -145,18 +132,36 @@ natter_speech_dispatcher_speak (NatterSpeech  *speech,
                                 GError       **error)
 {
   NatterSpeechDispatcher *self = NATTER_SPEECH_DISPATCHER (speech);
+  SPDConnection *open;
+  Ended *ended;
   int id;
 
-  if (!ensure_connection (self, error))
+  g_mutex_lock (&speech_lock);
+  open = ensure_connection (error);
+  g_mutex_unlock (&speech_lock);
+  if (open == NULL)
     return FALSE;
-  id = spd_say (self->connection, SPD_TEXT, text);
+  /* Not under the lock: libspeechd's thread reads spd_say()'s reply, and
+   * may be waiting for the lock with the end of an earlier message. An
+   * end that comes before the id is known is kept in early_ends. */
+  id = spd_say (open, SPD_TEXT, text);
   if (id < 0)
     {
       g_set_error_literal (error, NATTER_VOICE_ERROR, NATTER_VOICE_ERROR_NO_SPEECH_SERVICE,
                            _("Cannot read aloud: the speech service (Speech Dispatcher) refused the text"));
       return FALSE;
     }
+  ended = g_new0 (Ended, 1);
+  g_weak_ref_init (&ended->speaker, self);
+  ended->context = g_main_context_ref_thread_default ();
+  ended->message_id = id;
   self->message_id = id;
+  g_mutex_lock (&speech_lock);
+  if (g_hash_table_remove (early_ends, GINT_TO_POINTER (id)))
+    g_main_context_invoke_full (ended->context, G_PRIORITY_DEFAULT, ended_cb, ended, ended_free);
+  else
+    g_hash_table_replace (messages, GINT_TO_POINTER (id), ended);
+  g_mutex_unlock (&speech_lock);
   return TRUE;
 }
 
@@ -164,10 +169,15 @@ static void
 natter_speech_dispatcher_stop (NatterSpeech *speech)
 {
   NatterSpeechDispatcher *self = NATTER_SPEECH_DISPATCHER (speech);
+  SPDConnection *open;
 
   self->message_id = -1;
-  if (self->connection != NULL)
-    spd_cancel (self->connection);
+  g_mutex_lock (&speech_lock);
+  open = connection;
+  g_mutex_unlock (&speech_lock);
+  /* Not under the lock either, as for spd_say(). */
+  if (open != NULL)
+    spd_cancel (open);
 }
 
 #else
@@ -193,20 +203,9 @@ natter_speech_dispatcher_stop (NatterSpeech *speech)
 static void
 natter_speech_dispatcher_dispose (GObject *object)
 {
-#ifdef HAVE_SPEECHD
-  NatterSpeechDispatcher *self = NATTER_SPEECH_DISPATCHER (object);
+  NatterSpeech *speech = NATTER_SPEECH (object);
 
-  if (self->connection != NULL)
-    {
-      g_mutex_lock (&speakers_lock);
-      g_hash_table_remove (speakers, GINT_TO_POINTER (self->client_id));
-      g_mutex_unlock (&speakers_lock);
-      spd_cancel (self->connection);
-      spd_close (self->connection);
-      self->connection = NULL;
-    }
-  g_clear_pointer (&self->context, g_main_context_unref);
-#endif
+  natter_speech_stop (speech);
 
   G_OBJECT_CLASS (natter_speech_dispatcher_parent_class)->dispose (object);
 }
@@ -224,10 +223,7 @@ natter_speech_dispatcher_class_init (NatterSpeechDispatcherClass *klass)
 static void
 natter_speech_dispatcher_init (NatterSpeechDispatcher *self)
 {
-#ifdef HAVE_SPEECHD
   self->message_id = -1;
-  self->context = g_main_context_ref_thread_default ();
-#endif
 }
 
 /**
