@@ -146,6 +146,7 @@ typedef struct
   Server   *server;
   char     *file;          /* a file for read_file to read */
   gboolean  own_provider;  /* the server is the configured default (use_own_provider()) */
+  const char *test_point;  /* an environment variable set for the command, or NULL */
 } Fixture;
 
 static GSubprocess *
@@ -157,6 +158,8 @@ spawn (Fixture            *f,
   g_subprocess_launcher_setenv (launcher, "NATTER_API_KEY", API_KEY, TRUE);
   if (f->own_provider)
     g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "keyfile", TRUE);
+  if (f->test_point != NULL)
+    g_subprocess_launcher_setenv (launcher, f->test_point, "1", TRUE);
   return natter_test_cli_spawn (launcher, args);
 }
 
@@ -1024,6 +1027,49 @@ test_queue_first_send_queue (Fixture       *f,
   natter_test_run_clear (&r);
   RUN (f, &r, "queue", session_id);
   g_assert_cmpstr (r.out, ==, "");
+}
+
+/* Allowing a turn with two messages queued behind it, on a machine so
+ * loaded that the command reads the session only after the first turn
+ * the queue made has answered and made the second: every turn is
+ * reported and the command stays until the last one settles, instead of
+ * leaving it mid-call with no process to finish it. The test point
+ * NATTER_TEST_FOLLOW_LATE makes the command read the session that late. */
+static void
+test_queue_follow_late (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *status = NULL;
+  g_auto(GStrv) reports = NULL;
+
+  script (f, &f->server->read_step, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "first");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "second");
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  f->test_point = "NATTER_TEST_FOLLOW_LATE";
+  RUN (f, &r, "allow", turn_id, "call_1");
+  f->test_point = NULL;
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  reports = g_strsplit (r.out, "\n\nsession ", -1);
+  g_assert_cmpuint (g_strv_length (reports), ==, 3);
+  g_assert_true (g_str_has_suffix (reports[1], "\n\nHello world"));
+  g_assert_true (g_str_has_suffix (reports[2], "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "first"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "second"));
+
+  status = session_status (f, session_id);
+  g_assert_cmpstr (status, ==, "completed 3");
 }
 
 static void
@@ -2245,6 +2291,7 @@ main (int   argc,
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
   ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
   ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
+  ADD ("/cli/queue/follow-late", test_queue_follow_late);
   ADD ("/cli/send/permission-deny", test_permission_deny);
   ADD ("/cli/send/mcp-tool", test_send_mcp_tool);
   ADD ("/cli/send/ask-human-answer", test_ask_human_answer);

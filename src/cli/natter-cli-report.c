@@ -289,6 +289,62 @@ follow_read_cb (GObject      *object,
 }
 
 static void
+follow_read (Run *run)
+{
+  natter_sessions_get_session_async (natter_services_get_sessions (run->services), run->session_id,
+                                     g_task_get_cancellable (run->task), follow_read_cb, run);
+}
+
+/* A test point: on a loaded machine the session may be read only after
+ * the turn the queue made has settled and made the next one. With
+ * NATTER_TEST_FOLLOW_LATE set, the command arranges exactly that: it
+ * waits for the turn after the reported one to settle, lets the
+ * promotion its settling started run, and only then reads the session
+ * as it always does. */
+
+static void
+late_flushed_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  natter_sessions_flush_finish (NATTER_SESSIONS (object), result, NULL);
+  follow_read (user_data);
+}
+
+static void
+late_waited_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Run *run = user_data;
+
+  natter_sessions_wait_for_turn_finish (NATTER_SESSIONS (object), result, NULL);
+  natter_sessions_flush_async (NATTER_SESSIONS (object), g_task_get_cancellable (run->task), late_flushed_cb, run);
+}
+
+static void
+late_read_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(NatterSessionState) state = NULL;
+  const NatterSessionTurn *reported = NULL;
+
+  state = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, NULL);
+  if (state != NULL)
+    reported = natter_session_state_find_turn (state, run->turn_id);
+  if (reported == NULL || reported->session_seq >= natter_session_state_get_n_turns (state))
+    {
+      follow_read (run);
+      return;
+    }
+  natter_sessions_wait_for_turn_async (NATTER_SESSIONS (object),
+                                       natter_session_state_get_turn (state, (guint) reported->session_seq)->turn_id,
+                                       g_task_get_cancellable (run->task), late_waited_cb, run);
+}
+
+static void
 follow_flushed_cb (GObject      *object,
                    GAsyncResult *result,
                    gpointer      user_data)
@@ -301,8 +357,11 @@ follow_flushed_cb (GObject      *object,
       natter_cli_finish (run, 0);
       return;
     }
-  natter_sessions_get_session_async (NATTER_SESSIONS (object), run->session_id, g_task_get_cancellable (run->task),
-                                     follow_read_cb, run);
+  if (g_getenv ("NATTER_TEST_FOLLOW_LATE") != NULL)
+    natter_sessions_get_session_async (NATTER_SESSIONS (object), run->session_id, g_task_get_cancellable (run->task),
+                                       late_read_cb, run);
+  else
+    follow_read (run);
 }
 
 /* After a reported turn completed: once the promotion that its settling

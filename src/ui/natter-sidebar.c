@@ -335,6 +335,19 @@ list_key_pressed_cb (NatterSidebar *self)
   return GDK_EVENT_PROPAGATE;
 }
 
+/* Shows or hides a folder's conversations. The open conversation's row,
+ * dropped from the selection while its folder was closed, is selected
+ * again when the folder opens. */
+static void
+set_expanded (NatterSidebar *self,
+              const char    *folder_id,
+              gboolean       expanded)
+{
+  natter_sidebar_sections_set_expanded (self->sections, folder_id, expanded);
+  if (self->selection != NULL)
+    sync_selection (self);
+}
+
 static void
 list_activate_cb (NatterSidebar *self,
                   guint          position)
@@ -345,9 +358,8 @@ list_activate_cb (NatterSidebar *self,
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0,
                    natter_session_index_entry_get_session_id (NATTER_SESSION_INDEX_ENTRY (item)));
   else if (NATTER_IS_SIDEBAR_HEADER (item) && natter_sidebar_header_get_folder (NATTER_SIDEBAR_HEADER (item)) != NULL)
-    natter_sidebar_sections_set_expanded (self->sections,
-                                          natter_folder_get_id (natter_sidebar_header_get_folder (NATTER_SIDEBAR_HEADER (item))),
-                                          !natter_sidebar_header_get_expanded (NATTER_SIDEBAR_HEADER (item)));
+    set_expanded (self, natter_folder_get_id (natter_sidebar_header_get_folder (NATTER_SIDEBAR_HEADER (item))),
+                  !natter_sidebar_header_get_expanded (NATTER_SIDEBAR_HEADER (item)));
 }
 
 /* A list at its top stays there when its rows change: the open
@@ -449,8 +461,7 @@ header_expand_cb (NatterSidebarHeaderRow *row,
   NatterSidebarHeader *header = natter_sidebar_header_row_get_header (row);
 
   if (header != NULL && natter_sidebar_header_get_folder (header) != NULL)
-    natter_sidebar_sections_set_expanded (self->sections, natter_folder_get_id (natter_sidebar_header_get_folder (header)),
-                                          expanded);
+    set_expanded (self, natter_folder_get_id (natter_sidebar_header_get_folder (header)), expanded);
 }
 
 static void
@@ -1423,7 +1434,7 @@ natter_sidebar_set_folder_expanded (NatterSidebar *self,
   g_return_if_fail (NATTER_IS_SIDEBAR (self));
   g_return_if_fail (self->sections != NULL);
 
-  natter_sidebar_sections_set_expanded (self->sections, folder_id, expanded);
+  set_expanded (self, folder_id, expanded);
 }
 
 /**

@@ -507,6 +507,17 @@ natter_window_dispose (GObject *object)
   self->timeline = NULL;
   set_entry (self, NULL);
 
+  /* GTK 4.8 now and then keeps a reference on the conversation view
+   * after its window is gone (seen when a window goes soon after it was
+   * shown, with the keyboard in the message field). Whatever holds it,
+   * the view lets go of the conversation and the session service here,
+   * so that they never outlive the window. */
+  if (self->conversation_view != NULL)
+    {
+      natter_conversation_view_set_timeline (self->conversation_view, NULL);
+      natter_conversation_view_set_sessions (self->conversation_view, NULL);
+      natter_conversation_view_set_blob_store (self->conversation_view, NULL);
+    }
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
 
   g_clear_pointer (&self->timelines, g_hash_table_unref);

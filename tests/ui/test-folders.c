@@ -202,6 +202,26 @@ search_entry_shown (gpointer data)
   return ui_find_first (data, GTK_TYPE_SEARCH_ENTRY) != NULL;
 }
 
+/* The id of the sidebar's selected row, or NULL. */
+static const char *
+selected_session (NatterWindow *window)
+{
+  GtkListView *list = GTK_LIST_VIEW (ui_find_first (GTK_WIDGET (window->session_sidebar), GTK_TYPE_LIST_VIEW));
+  GObject *item = gtk_single_selection_get_selected_item (GTK_SINGLE_SELECTION (gtk_list_view_get_model (list)));
+
+  return NATTER_IS_SESSION_INDEX_ENTRY (item) ? natter_session_index_entry_get_session_id (NATTER_SESSION_INDEX_ENTRY (item))
+                                              : NULL;
+}
+
+/* Folded to one page, and done moving. */
+static gboolean
+folded (gpointer data)
+{
+  NatterWindow *window = data;
+
+  return adw_leaflet_get_folded (window->leaflet) && !adw_leaflet_get_child_transition_running (window->leaflet);
+}
+
 static void
 test_pins_and_folders (void)
 {
@@ -288,6 +308,22 @@ test_pins_and_folders (void)
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (natter_sidebar_header_row_get_expander (work_row)), FALSE);
   wait_list (window, "[Pinned] Alpha [Work]");
   natter_sidebar_set_folder_expanded (window->session_sidebar, work_id, TRUE);
+  wait_list (window, "[Pinned] Alpha [Work] Gamma Beta");
+  /* The open conversation's row, gone while the folder was closed, is
+   * the selected one again. */
+  g_assert_cmpstr (selected_session (window), ==, gamma);
+  /* For a person to look at: the sections in both styles, and at the
+   * narrowest width, where the list is the whole window. */
+  ui_save_window (GTK_WIDGET (window), "folders-light.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  ui_save_window (GTK_WIDGET (window), "folders-dark.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 700);
+  ui_wait_until (folded, window);
+  adw_leaflet_navigate (window->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
+  ui_wait_until (folded, window);
+  ui_save_window (GTK_WIDGET (window), "folders-360.png");
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
   wait_list (window, "[Pinned] Alpha [Work] Gamma Beta");
 
   /* The search, narrowed to the folder. */
