@@ -275,8 +275,8 @@ static const struct
   { "win.focus-composer", { "<Control>l", NULL } },
   { "win.choose-model", { "<Control>m", NULL } },
   { "win.go-back", { "<Alt>Left", NULL } },
-  { "win.dictate", { "<Control><Shift>d", NULL } },
-  { "win.read-aloud-focused", { "<Control><Shift>r", NULL } },
+  { "win.dictate", { "<Shift><Control>d", NULL } },
+  { "win.read-aloud-focused", { "<Shift><Control>r", NULL } },
 };
 
 static void

@@ -220,8 +220,8 @@ static const struct
   { "win.focus-composer", "<Control>l" },
   { "win.choose-model", "<Control>m" },
   { "win.go-back", "<Alt>Left" },
-  { "win.dictate", "<Control><Shift>d" },
-  { "win.read-aloud-focused", "<Control><Shift>r" },
+  { "win.dictate", "<Shift><Control>d" },
+  { "win.read-aloud-focused", "<Shift><Control>r" },
 };
 
 static void

@@ -288,6 +288,14 @@ test_read_aloud (void)
   g_assert_cmpstr (gtk_widget_get_tooltip_text (button), ==, "Read Aloud");
   g_assert_cmpuint (natter_fake_speech_get_n_stops (fake), ==, 1);
 
+  /* Ctrl+Shift+R reads the answer the focus is in, and again stops it. */
+  g_assert_true (gtk_widget_grab_focus (button));
+  gtk_widget_activate_action (GTK_WIDGET (a.window), "win.read-aloud-focused", NULL);
+  g_assert_cmpstr (natter_speech_get_speaking (speech), ==, turn_id);
+  gtk_widget_activate_action (GTK_WIDGET (a.window), "win.read-aloud-focused", NULL);
+  g_assert_null (natter_speech_get_speaking (speech));
+  g_assert_cmpuint (natter_fake_speech_get_n_stops (fake), ==, 2);
+
   /* No speech service: said in plain words. */
   natter_fake_speech_set_unavailable (fake, TRUE);
   g_signal_emit_by_name (button, "clicked");
