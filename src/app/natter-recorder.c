@@ -189,6 +189,8 @@ natter_recorder_get_level (NatterRecorder *self)
   return self->level;
 }
 
+#ifdef HAVE_GSTREAMER
+
 /* Ends the recording under way with @bytes or @error (taken). */
 static void
 settle (NatterRecorder *self,
@@ -213,8 +215,6 @@ settle (NatterRecorder *self,
   else
     g_task_return_pointer (task, bytes, (GDestroyNotify) g_bytes_unref);
 }
-
-#ifdef HAVE_GSTREAMER
 
 /**
  * natter_recorder_is_available:
