@@ -241,7 +241,12 @@ start_round (NatterMcpManager *self,
   if (waiter != NULL)
     g_ptr_array_add (round->waiters, g_object_ref (waiter));
   round->outstanding = 1;   /* held until every list is asked for */
-  round->deadline_id = g_timeout_add_seconds (NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS, deadline_cb, round);
+  /* Not g_timeout_add_seconds(): it may fire up to a quarter of a
+   * second early (it rounds to a whole second shared by all such
+   * timers), and a refresh asked for right after this round gave up
+   * would then still be within the limit of waits_for() and wait for
+   * the same hung server all over again. */
+  round->deadline_id = g_timeout_add (NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS * 1000, deadline_cb, round);
   for (guint i = 0; i < self->clients->len; i++)
     {
       NatterMcpClient *client = g_ptr_array_index (self->clients, i);
