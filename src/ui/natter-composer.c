@@ -947,8 +947,9 @@ natter_composer_grab_focus (GtkWidget *widget)
 }
 
 /* Tab goes through the composer as it reads, left to right: the chips of
- * the attachments, the attach button, the message, the microphone, the
- * agent chooser, Send. GTK's own order goes by the children's middles from the top, and
+ * the attachments, the attach button, the message, the agent chooser,
+ * Send, then the microphone at the field's end (which, like an entry's
+ * icon, comes after what the row is for). GTK's own order goes by the children's middles from the top, and
  * the buttons sit at the bottom of a message that is taller than they
  * are, so it would put them all after the message. */
 static gboolean
@@ -958,7 +959,7 @@ natter_composer_focus (GtkWidget        *widget,
   NatterComposer *self = NATTER_COMPOSER (widget);
   GtkWidget *stops[] = {
     GTK_WIDGET (self->attachments_box), GTK_WIDGET (self->attach_button), GTK_WIDGET (self->text_view),
-    GTK_WIDGET (self->dictate_button), GTK_WIDGET (self->agent_chooser), GTK_WIDGET (self->send_button),
+    GTK_WIDGET (self->agent_chooser), GTK_WIDGET (self->send_button), GTK_WIDGET (self->dictate_button),
   };
   int n = G_N_ELEMENTS (stops);
   int step = direction == GTK_DIR_TAB_FORWARD ? 1 : -1;

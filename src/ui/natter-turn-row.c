@@ -74,6 +74,7 @@ struct _NatterTurnRow
   GtkLabel       *status_label;
   GtkButton      *action_button;
   GtkWidget      *read_aloud_button;
+  GtkWidget      *listen_box;
   GtkWidget      *actions_box;
   GtkWidget      *copy_button;
   GtkWidget      *branch_button;
@@ -507,6 +508,7 @@ show_actions (NatterTurnRow   *self,
                      status == NATTER_TURN_STATUS_CANCELLED;
 
   gtk_widget_set_visible (self->actions_box, settled);
+  gtk_widget_set_visible (self->listen_box, settled);
   if (!settled)
     {
       gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
@@ -518,7 +520,8 @@ show_actions (NatterTurnRow   *self,
    * does on every other turn. */
   gtk_widget_set_visible (self->copy_button, TRUE);
   gtk_widget_set_child_visible (self->copy_button, self->assistant_text->len > 0);
-  gtk_widget_set_visible (self->read_aloud_button, self->assistant_text->len > 0);
+  /* Without words (a failed or stopped turn) it keeps its place. */
+  gtk_widget_set_child_visible (self->read_aloud_button, self->assistant_text->len > 0);
   update_read_aloud (self);
   /* The target first: an action name without its target warns. */
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->branch_button), "s", turn_id);
@@ -673,6 +676,7 @@ update (NatterTurnRow *self)
   gtk_widget_set_visible (self->prompts_box, FALSE);
   gtk_widget_set_visible (self->status_box, FALSE);
   gtk_widget_set_visible (self->actions_box, FALSE);
+  gtk_widget_set_visible (self->listen_box, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
   gtk_widget_set_visible (self->input_actions, FALSE);
   if (self->item == NULL)
@@ -954,6 +958,7 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, action_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, actions_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, read_aloud_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, listen_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, copy_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, branch_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, retry_button);
