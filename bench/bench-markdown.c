@@ -8,6 +8,10 @@
  * - stream-8000: the answer appended in 8,000 deltas of about a token
  *   (4 bytes) as fast as the main loop takes them, then finished.
  * - set-8000: the same answer given at once with set_markdown().
+ * - stream-math-50: an answer with 50 different formulas (25 inline, 25
+ *   display: fractions, sums, matrices, aligned equations) streamed the
+ *   same way; it ends when every formula is typeset (docs/math.md §3),
+ *   and its frames over 8 ms of main-thread CPU are the figure to watch.
  * Figures: total time until the view is ready, the worst main-loop stall
  * (the longest gap a 1 ms high-priority timer saw, minus its period), the
  * same stall in this thread's CPU time (what stays comparable when other
@@ -30,6 +34,7 @@
 #include "natter-bench.h"
 #include "natter-bench-frames.h"
 #include "natter-markdown-view.h"
+#include "natter-math-renderer.h"
 
 #define BENCH "markdown"
 #define N_TOKENS 8000
@@ -84,6 +89,32 @@ generate_answer (void)
       word++;
     }
   g_string_truncate (out, N_TOKENS * BYTES_PER_TOKEN);
+  return g_string_free (out, FALSE);
+}
+
+/* Fifty formulas, none twice, so that the cache saves nothing. */
+static char *
+generate_math_answer (void)
+{
+  GString *out = g_string_new ("The results, formula by formula.\n\n");
+
+  for (int i = 0; i < 25; i++)
+    {
+      g_string_append_printf (out, "Step %d gives $\\frac{x_{%d}}{\\sqrt{%d + y^2}}$ for every "
+                              "value we tried, which is what we expected.\n\n", i + 1, i, i + 2);
+      switch (i % 3)
+        {
+        case 0:
+          g_string_append_printf (out, "$$\\sum_{k=1}^{%d} k^2 = \\frac{n(n+1)(2n+1)}{6}$$\n\n", i + 3);
+          break;
+        case 1:
+          g_string_append_printf (out, "\\[\n\\begin{pmatrix} %d & 2 \\\\ 3 & 4 \\end{pmatrix}\n\\]\n\n", i);
+          break;
+        default:
+          g_string_append_printf (out, "$$\\begin{aligned} a &= b + %d \\\\ c &= d - e \\end{aligned}$$\n\n", i);
+          break;
+        }
+    }
   return g_string_free (out, FALSE);
 }
 
@@ -204,14 +235,16 @@ bench_case (const char *name,
     gtk_window_present (GTK_WINDOW (window));
     natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (warm),
                                        "# A\n\n*b* `c`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- x\n\n> q\n\n"
-                                       "```python\nx = 1\n```\n");
-    while (!natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (warm)))
+                                       "```python\nx = 1\n```\n\n$x$ and $$y$$\n");
+    /* The math renderer's web process starts with the first formula. */
+    while (!natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (warm)) ||
+           natter_math_renderer_get_n_pending (natter_math_renderer_get_default ()) > 0)
       g_main_context_iteration (NULL, TRUE);
     for (int i = 0; i < 20; i++)
       g_main_context_iteration (NULL, FALSE);
   }
 
-  run.answer = generate_answer ();
+  run.answer = g_str_has_prefix (name, "stream-math") ? generate_math_answer () : generate_answer ();
   run.len = strlen (run.answer);
   run.view = natter_markdown_view_new ();
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), run.view);
@@ -246,7 +279,8 @@ bench_case (const char *name,
   /* Ready is TRUE before the first delta; wait for the stream to end. */
   while (run.fed < run.len && stream)
     g_main_context_iteration (NULL, TRUE);
-  while (!natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (run.view)))
+  while (!natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (run.view)) ||
+         natter_math_renderer_get_n_pending (natter_math_renderer_get_default ()) > 0)
     g_main_context_iteration (NULL, TRUE);
   total = natter_bench_now () - start;
 
@@ -284,7 +318,8 @@ int
 main (int   argc,
       char *argv[])
 {
-  static const char * const cases[] = { "stream-8000", "set-8000", "stream-8000-cairo", "set-8000-cairo", NULL };
+  static const char * const cases[] = { "stream-8000", "set-8000", "stream-8000-cairo", "set-8000-cairo",
+                                        "stream-math-50", NULL };
 
   if (argc == 2 && strcmp (argv[1], "--list") == 0)
     {
@@ -304,6 +339,6 @@ main (int   argc,
       return 0;
     }
   adw_init ();
-  bench_case (argv[1], g_str_has_prefix (argv[1], "stream-8000"));
+  bench_case (argv[1], g_str_has_prefix (argv[1], "stream-"));
   return 0;
 }

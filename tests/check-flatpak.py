@@ -47,6 +47,9 @@ PROVIDERS = {
     # library. The freedesktop base of org.gnome.Platform ships all three.
     "gstreamer-1.0": "runtime",
     "speech-dispatcher": "runtime",
+    # Math is typeset by KaTeX in a WebKitGTK view (docs/math.md); the
+    # runtime ships WebKitGTK 6.0, the manifest's "katex" module KaTeX.
+    "webkitgtk-6.0": "runtime",
 }
 
 FINISH_ARGS = {

@@ -2,17 +2,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # The long run of the model-based test of the session layer
-# (tests/test-oracle.c, tests/oracle/): random seeds, one process each,
+# (tests/oracle/test-oracle.c): random seeds, one process each,
 # for as long as asked. Prints each seed with its operation counts; at
 # the first failing seed, its report (what failed, and the operation log
-# that reproduces it: `ORACLE_SEED=N ORACLE_OPS=M build/tests/test-oracle`).
+# that reproduces it: `ORACLE_SEED=N ORACLE_OPS=M build/tests/oracle/test-oracle`).
 #
 #   tests/oracle-run.sh [--build DIR] [--minutes N] [--ops N] [--keep-going] [--ui]
 #
 # --keep-going runs on after a failure and lists the failing seeds at the
 # end; --ui runs the variant with the window (tests/ui/test-oracle-ui.c)
 # under Xvfb. ORACLE_DEFER and ORACLE_PLAIN are passed on (see
-# tests/test-oracle.c). Run it niced on a shared machine:
+# tests/oracle/test-oracle.c). Run it niced on a shared machine:
 #   nice -n 19 tests/oracle-run.sh --minutes 30
 
 set -u
@@ -39,7 +39,7 @@ build=$(cd "$build" && pwd) || exit 2
 if [ "$ui" = 1 ]; then
   binary=$build/tests/ui/test-oracle-ui
 else
-  binary=$build/tests/test-oracle
+  binary=$build/tests/oracle/test-oracle
 fi
 if [ ! -x "$binary" ]; then
   echo "oracle-run: $binary is not built (meson compile -C $build)" >&2

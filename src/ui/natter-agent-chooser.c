@@ -35,6 +35,7 @@ struct _NatterAgentChooser
   GPtrArray        *agents;     /* JsonObject, the usable user agents, by name */
   char             *agent_id;
 
+  /* Template widgets */
   GtkWidget        *menu_button;
   GtkWidget        *popover;
   GtkListBox       *list_box;
@@ -123,36 +124,6 @@ update_button (NatterAgentChooser *self)
   accessible = g_strdup_printf (_("Agent: %s"), name);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
-}
-
-/* The button shows the agent's whole name when there is room for it and
- * an icon when there is not (a narrow window, GNOME's mobile width): a
- * name cut to "…" reads as a fault, and the name is in the tooltip, the
- * message field's placeholder and the list anyway. The message field
- * gets the room first. A very long name is still capped. */
-static void
-build_button (NatterAgentChooser *self)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-
-  self->name_label = GTK_LABEL (label);
-  gtk_label_set_ellipsize (self->name_label, PANGO_ELLIPSIZE_END);
-  gtk_label_set_max_width_chars (self->name_label, 16);
-  self->name_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_box_append (GTK_BOX (self->name_box), label);
-  gtk_box_append (GTK_BOX (self->name_box), natter_accessible_decoration_new ("pan-up-symbolic"));
-  self->icon_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-  gtk_widget_set_halign (self->icon_box, GTK_ALIGN_CENTER);
-  gtk_box_append (GTK_BOX (self->icon_box), natter_accessible_decoration_new ("avatar-default-symbolic"));
-
-  /* A box of two ways to show one name: nothing to say of its own. */
-  self->squeezer = g_object_new (ADW_TYPE_SQUEEZER, "accessible-role", GTK_ACCESSIBLE_ROLE_GROUP, NULL);
-  adw_squeezer_set_transition_type (self->squeezer, ADW_SQUEEZER_TRANSITION_TYPE_NONE);
-  adw_squeezer_set_switch_threshold_policy (self->squeezer, ADW_FOLD_THRESHOLD_POLICY_NATURAL);
-  adw_squeezer_set_homogeneous (self->squeezer, FALSE);
-  adw_squeezer_add (self->squeezer, self->name_box);
-  adw_squeezer_add (self->squeezer, self->icon_box);
-  gtk_menu_button_set_child (GTK_MENU_BUTTON (self->menu_button), GTK_WIDGET (self->squeezer));
 }
 
 /* Moves the check mark only: the rows stay, so a row activated by the
@@ -274,7 +245,7 @@ natter_agent_chooser_dispose (GObject *object)
   if (self->store != NULL)
     g_signal_handlers_disconnect_by_data (self->store, self);
   g_clear_object (&self->store);
-  g_clear_pointer (&self->menu_button, gtk_widget_unparent);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_AGENT_CHOOSER);
 
   G_OBJECT_CLASS (natter_agent_chooser_parent_class)->dispose (object);
 }
@@ -377,43 +348,24 @@ natter_agent_chooser_class_init (NatterAgentChooserClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "natter-agent-chooser");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-agent-chooser.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterAgentChooser, menu_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterAgentChooser, popover);
+  gtk_widget_class_bind_template_child (widget_class, NatterAgentChooser, list_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterAgentChooser, squeezer);
+  gtk_widget_class_bind_template_child (widget_class, NatterAgentChooser, name_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterAgentChooser, name_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterAgentChooser, icon_box);
+  gtk_widget_class_bind_template_callback (widget_class, popover_map_cb);
+  gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
 }
 
 static void
 natter_agent_chooser_init (NatterAgentChooser *self)
 {
-  GtkWidget *scroller;
-
   self->agents = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   self->agent_id = g_strdup (NATTER_BUILTIN_AGENT_ID);
-
-  self->list_box = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_list_box_set_selection_mode (self->list_box, GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->list_box), "navigation-sidebar");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list_box), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Agents"), -1);
-  g_signal_connect_swapped (self->list_box, "row-activated", G_CALLBACK (row_activated_cb), self);
-
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
-  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 360);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->list_box));
-  gtk_widget_set_size_request (scroller, 200, -1);
-
-  self->popover = gtk_popover_new ();
-  gtk_popover_set_child (GTK_POPOVER (self->popover), scroller);
-  g_signal_connect_swapped (self->popover, "map", G_CALLBACK (popover_map_cb), self);
-
-  self->menu_button = gtk_menu_button_new ();
-  gtk_menu_button_set_popover (GTK_MENU_BUTTON (self->menu_button), self->popover);
-  gtk_menu_button_set_direction (GTK_MENU_BUTTON (self->menu_button), GTK_ARROW_UP);
-  /* A framed button with its arrow, not a flat label that reads like a
-   * heading beside the message field. */
-  gtk_widget_add_css_class (self->menu_button, "natter-agent-button");
-  gtk_widget_set_parent (self->menu_button, GTK_WIDGET (self));
-  build_button (self);
-
+  gtk_widget_init_template (GTK_WIDGET (self));
   rebuild_rows (self);
 }
 

@@ -31,6 +31,14 @@ struct _NatterApplication
 
 G_DEFINE_FINAL_TYPE (NatterApplication, natter_application, ADW_TYPE_APPLICATION)
 
+enum {
+  PROP_0,
+  PROP_SERVICES,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
 /* GApplication uniqueness (architecture.md, "Process and data"): a second
  * `natter` activates this primary instance, which presents its window. */
 /* The header's model picker resolves each session's provider in the
@@ -348,12 +356,31 @@ natter_application_finalize (GObject *object)
 }
 
 static void
+natter_application_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  NatterApplication *self = NATTER_APPLICATION (object);
+
+  switch (prop_id)
+    {
+    case PROP_SERVICES:
+      g_value_set_object (value, self->services);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 natter_application_class_init (NatterApplicationClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
   object_class->finalize = natter_application_finalize;
+  object_class->get_property = natter_application_get_property;
   app_class->activate = natter_application_activate;
   app_class->startup = natter_application_startup;
   app_class->shutdown = natter_application_shutdown;
@@ -361,6 +388,16 @@ natter_application_class_init (NatterApplicationClass *klass)
   app_class->dbus_unregister = natter_application_dbus_unregister;
   app_class->command_line = natter_application_command_line;
   app_class->handle_local_options = natter_application_handle_local_options;
+
+  /**
+   * NatterApplication:services:
+   *
+   * The services of the primary instance (natter_application_get_services()),
+   * for what knows the application only as a #GtkApplication: its windows.
+   */
+  properties[PROP_SERVICES] =
+    g_param_spec_object ("services", NULL, NULL, NATTER_TYPE_SERVICES, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void

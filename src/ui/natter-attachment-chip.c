@@ -23,7 +23,6 @@
 #include "natter-accessible.h"
 #include "natter-attachment-chip.h"
 #include "natter-attachment-content.h"
-#include "natter-window.h"
 
 /* The largest an inline image is shown, in pixels. */
 #define PREVIEW_WIDTH 320
@@ -31,10 +30,17 @@
 
 struct _NatterAttachmentChip
 {
-  GtkWidget  parent_instance;
+  GtkWidget   parent_instance;
 
-  char      *name;
-  GtkWidget *box;
+  char       *name;
+
+  /* Template widgets */
+  GtkWidget  *box;
+  GtkImage   *icon;
+  GtkWidget  *labels;
+  GtkLabel   *name_label;
+  GtkLabel   *size_label;
+  GtkWidget  *remove_button;
 };
 
 G_DEFINE_FINAL_TYPE (NatterAttachmentChip, natter_attachment_chip, GTK_TYPE_WIDGET)
@@ -47,12 +53,12 @@ enum
 
 static guint signals[N_SIGNALS];
 
+static void remove_clicked_cb (NatterAttachmentChip *self);
+
 static void
 natter_attachment_chip_dispose (GObject *object)
 {
-  NatterAttachmentChip *self = NATTER_ATTACHMENT_CHIP (object);
-
-  g_clear_pointer (&self->box, gtk_widget_unparent);
+  gtk_widget_dispose_template (GTK_WIDGET (object), NATTER_TYPE_ATTACHMENT_CHIP);
   G_OBJECT_CLASS (natter_attachment_chip_parent_class)->dispose (object);
 }
 
@@ -82,11 +88,20 @@ natter_attachment_chip_class_init (NatterAttachmentChipClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "natter-attachment-chip");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-attachment-chip.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, box);
+    gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, icon);
+  gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, labels);
+  gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, name_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, size_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterAttachmentChip, remove_button);
+  gtk_widget_class_bind_template_callback (widget_class, remove_clicked_cb);
 }
 
 static void
 natter_attachment_chip_init (NatterAttachmentChip *self)
 {
+  gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 static void
@@ -113,75 +128,53 @@ natter_attachment_chip_new (const char   *name,
                             gboolean      removable)
 {
   NatterAttachmentChip *self = g_object_new (NATTER_TYPE_ATTACHMENT_CHIP, NULL);
-  GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *label;
-  GtkWidget *icon;
   g_autofree char *size_text = size >= 0 ? g_format_size ((guint64) size) : NULL;
 
   self->name = g_strdup (name);
-  self->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  gtk_widget_add_css_class (self->box, "card");
-  gtk_widget_add_css_class (self->box, "natter-attachment-chip");
-  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
-
   if (thumbnail != NULL)
     {
-      icon = gtk_picture_new_for_paintable (thumbnail);
-      gtk_picture_set_can_shrink (GTK_PICTURE (icon), TRUE);
-      gtk_picture_set_alternative_text (GTK_PICTURE (icon), name);
-      gtk_widget_set_size_request (icon, 32, 32);
+      /* Made only when there is one: a hidden first child of a box
+       * makes GTK 4.8 measure a row of chips wrong (taller for a width
+       * than at its minimum). */
+      GtkWidget *picture = gtk_picture_new_for_paintable (thumbnail);
+
+      gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+      gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
+      gtk_widget_set_size_request (picture, 32, 32);
+      gtk_widget_set_margin_start (picture, 8);
+      gtk_widget_set_valign (picture, GTK_ALIGN_CENTER);
+      gtk_box_prepend (GTK_BOX (self->box), picture);
+      gtk_widget_set_visible (GTK_WIDGET (self->icon), FALSE);
     }
   else
     {
       g_autofree char *type = media_type != NULL ? g_content_type_from_mime_type (media_type) : NULL;
       g_autoptr(GIcon) gicon = type != NULL ? g_content_type_get_symbolic_icon (type) : NULL;
-
       g_autofree char *description = type != NULL ? g_content_type_get_description (type) : NULL;
 
-      icon = gicon != NULL ? gtk_image_new_from_gicon (gicon) : gtk_image_new_from_icon_name ("text-x-generic-symbolic");
-      gtk_image_set_pixel_size (GTK_IMAGE (icon), 24);
+      if (gicon != NULL)
+        gtk_image_set_from_gicon (self->icon, gicon);
       /* The icon says the file's type, so it says it to a screen reader
        * too. */
-      gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                       description != NULL ? description : _("File"), -1);
     }
-  gtk_widget_set_margin_start (icon, 8);
-  gtk_widget_set_valign (icon, GTK_ALIGN_CENTER);
-  gtk_box_append (GTK_BOX (self->box), icon);
 
-  /* Plain text: a file name is never markup. */
-  label = gtk_label_new (name);
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 24);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_box_append (GTK_BOX (labels), label);
+  gtk_label_set_text (self->name_label, name);
   if (size_text != NULL)
     {
-      label = gtk_label_new (size_text);
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_widget_add_css_class (label, "caption");
-      gtk_widget_add_css_class (label, "dim-label");
-      gtk_box_append (GTK_BOX (labels), label);
+      gtk_label_set_text (self->size_label, size_text);
+      gtk_widget_set_visible (GTK_WIDGET (self->size_label), TRUE);
     }
-  gtk_widget_set_margin_top (labels, 4);
-  gtk_widget_set_margin_bottom (labels, 4);
-  gtk_widget_set_margin_end (labels, removable ? 0 : 10);
-  gtk_box_append (GTK_BOX (self->box), labels);
+  gtk_widget_set_margin_end (self->labels, removable ? 0 : 10);
 
   if (removable)
     {
-      GtkWidget *button = gtk_button_new_from_icon_name ("window-close-symbolic");
       g_autofree char *tooltip = g_strdup_printf (_("Remove “%s”"), name);
 
-      gtk_widget_add_css_class (button, "flat");
-      gtk_widget_add_css_class (button, "circular");
-      gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-      gtk_widget_set_margin_end (button, 4);
-      gtk_widget_set_tooltip_text (button, tooltip);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
-      g_signal_connect_swapped (button, "clicked", G_CALLBACK (remove_clicked_cb), self);
-      gtk_box_append (GTK_BOX (self->box), button);
+      gtk_widget_set_tooltip_text (self->remove_button, tooltip);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->remove_button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
+      gtk_widget_set_visible (self->remove_button, TRUE);
     }
   return GTK_WIDGET (self);
 }
@@ -326,17 +319,16 @@ report_not_opened (GtkWidget    *button,
                    const GError *error)
 {
   JsonObject *part = g_object_get_data (G_OBJECT (button), "natter-part");
-  GtkRoot *root = gtk_widget_get_root (button);
   g_autofree char *heading = NULL;
 
   gtk_widget_set_tooltip_text (button, error->message);
   gtk_widget_add_css_class (button, "error");
-  if (root == NULL || !NATTER_IS_WINDOW (root))
-    return;
   /* Translators: %s is the file name of an attachment */
   heading = g_strdup_printf (_("“%s” could not be opened"),
                              json_object_get_string_member_with_default (part, "name", ""));
-  natter_window_report_error (NATTER_WINDOW (root), heading, error);
+  /* To the window the chip is in, if any (win.report-error). */
+  gtk_widget_activate_action (button, "win.report-error", "(ssis)", heading, g_quark_to_string (error->domain),
+                              error->code, error->message);
 }
 
 static void

@@ -7,7 +7,8 @@
  * opens that conversation, or, when the history cannot be read any
  * further back, why (dsh-session.md, fork). The history is referenced,
  * never copied, so a deleted parent is said so here rather than the
- * branch silently starting empty.
+ * branch silently starting empty. Its widgets are declared in
+ * natter-branch-row.ui.
  */
 
 #define G_LOG_DOMAIN "natter-branch-row"
@@ -18,7 +19,6 @@
 
 #include "natter-accessible.h"
 #include "natter-branch-row.h"
-#include "natter-window.h"
 
 struct _NatterBranchRow
 {
@@ -26,6 +26,7 @@ struct _NatterBranchRow
 
   NatterTimelineMarker *marker;
 
+  /* Template widgets */
   GtkWidget            *icon;
   GtkWidget            *label;
   GtkWidget            *open_button;
@@ -33,17 +34,14 @@ struct _NatterBranchRow
 
 G_DEFINE_FINAL_TYPE (NatterBranchRow, natter_branch_row, GTK_TYPE_WIDGET)
 
+/* The window opens it (win.open-branched-from), or says it is gone. */
 static void
 open_clicked_cb (NatterBranchRow *self)
 {
-  GtkWidget *window = gtk_widget_get_ancestor (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
   const char *session_id = self->marker != NULL ? natter_timeline_marker_get_session_id (self->marker) : NULL;
 
-  if (window == NULL || session_id == NULL)
-    return;
-  if (!natter_window_open_session (NATTER_WINDOW (window), session_id))
-    gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s",
-                                _("The conversation this was branched from is no longer available."));
+  if (session_id != NULL)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.open-branched-from", "s", session_id);
 }
 
 static void
@@ -90,9 +88,12 @@ static void
 natter_branch_row_dispose (GObject *object)
 {
   NatterBranchRow *self = NATTER_BRANCH_ROW (object);
+
   GtkWidget *child;
 
   natter_branch_row_set_marker (self, NULL);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_BRANCH_ROW);
+  /* The clamp has no name in the template, so nothing unparents it. */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
 
@@ -109,53 +110,18 @@ natter_branch_row_class_init (NatterBranchRowClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "natter-branch-row");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-branch-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterBranchRow, icon);
+  gtk_widget_class_bind_template_child (widget_class, NatterBranchRow, label);
+  gtk_widget_class_bind_template_child (widget_class, NatterBranchRow, open_button);
+  gtk_widget_class_bind_template_callback (widget_class, open_clicked_cb);
 }
 
 static void
 natter_branch_row_init (NatterBranchRow *self)
 {
-  GtkWidget *clamp = adw_clamp_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  GtkWidget *middle = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  GtkWidget *left = gtk_separator_new (GTK_ORIENTATION_HORIZONTAL);
-  GtkWidget *right = gtk_separator_new (GTK_ORIENTATION_HORIZONTAL);
-
-  adw_clamp_set_maximum_size (ADW_CLAMP (clamp), 760);
-  adw_clamp_set_tightening_threshold (ADW_CLAMP (clamp), 560);
-  gtk_widget_set_margin_top (box, 10);
-  gtk_widget_set_margin_bottom (box, 10);
-  gtk_widget_set_margin_start (box, 12);
-  gtk_widget_set_margin_end (box, 12);
-
-  gtk_widget_set_hexpand (left, TRUE);
-  gtk_widget_set_hexpand (right, TRUE);
-  gtk_widget_set_valign (left, GTK_ALIGN_CENTER);
-  gtk_widget_set_valign (right, GTK_ALIGN_CENTER);
-
-  self->icon = gtk_image_new_from_icon_name ("dialog-warning-symbolic");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->icon), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Error"), -1);
-  gtk_widget_add_css_class (self->icon, "error");
-  self->label = gtk_label_new (NULL);
-  gtk_label_set_wrap (GTK_LABEL (self->label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (self->label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_justify (GTK_LABEL (self->label), GTK_JUSTIFY_CENTER);
-  gtk_label_set_max_width_chars (GTK_LABEL (self->label), 50);
-  gtk_label_set_selectable (GTK_LABEL (self->label), FALSE);
-  self->open_button = gtk_button_new_with_mnemonic (_("_Open"));
+  gtk_widget_init_template (GTK_WIDGET (self));
   natter_accessible_plain_mnemonics (self->open_button);
-  gtk_widget_set_tooltip_text (self->open_button, _("Open the conversation this was branched from"));
-  gtk_widget_set_valign (self->open_button, GTK_ALIGN_CENTER);
-  gtk_widget_add_css_class (self->open_button, "flat");
-  g_signal_connect_swapped (self->open_button, "clicked", G_CALLBACK (open_clicked_cb), self);
-
-  gtk_box_append (GTK_BOX (middle), self->icon);
-  gtk_box_append (GTK_BOX (middle), self->label);
-  gtk_box_append (GTK_BOX (middle), self->open_button);
-  gtk_box_append (GTK_BOX (box), left);
-  gtk_box_append (GTK_BOX (box), middle);
-  gtk_box_append (GTK_BOX (box), right);
-  adw_clamp_set_child (ADW_CLAMP (clamp), box);
-  gtk_widget_set_parent (clamp, GTK_WIDGET (self));
   update (self);
 }
 
@@ -175,8 +141,8 @@ natter_branch_row_new (void)
  * @self: a row
  * @marker: (nullable): what to show
  *
- * Shows "Branched from “title”" with an Open button (it calls
- * natter_window_open_session() on the window the row is in) for a
+ * Shows "Branched from “title”" with an Open button (it activates
+ * win.open-branched-from on the window the row is in) for a
  * %NATTER_TIMELINE_MARKER_BRANCHED marker (following a rename of that
  * conversation), or the error of a %NATTER_TIMELINE_MARKER_ERROR one.
  */

@@ -11,8 +11,23 @@
 
 #include "config.h"
 
-#include "natter-application.h"
 #include "natter-first-frame-probe.h"
+#include "natter-services.h"
+
+/* The application's services, if it has a "services" property
+ * (#NatterApplication:services) and it is set: the probe goes by the
+ * property, not the type, so that it stays below the application. */
+static NatterServices *
+services_of (GtkApplication *application)
+{
+  g_autoptr(NatterServices) services = NULL;
+
+  if (application == NULL || g_object_class_find_property (G_OBJECT_GET_CLASS (application), "services") == NULL)
+    return NULL;
+  g_object_get (application, "services", &services, NULL);
+  /* The application keeps them. */
+  return services;
+}
 
 static void
 after_paint_cb (GdkFrameClock *clock,
@@ -32,8 +47,7 @@ list_after_paint_cb (GdkFrameClock *clock,
   GtkApplication *application = gtk_window_get_application (window);
   NatterServices *services;
 
-  if (!NATTER_IS_APPLICATION (application) ||
-      (services = natter_application_get_services (NATTER_APPLICATION (application))) == NULL ||
+  if ((services = services_of (application)) == NULL ||
       !natter_session_index_get_loaded (natter_services_get_index (services)))
     return;
   g_printerr ("list-frame %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
@@ -44,8 +58,7 @@ static void
 realize_cb (GtkWidget *widget)
 {
   GtkApplication *application = gtk_window_get_application (GTK_WINDOW (widget));
-  NatterServices *services = NATTER_IS_APPLICATION (application)
-                             ? natter_application_get_services (NATTER_APPLICATION (application)) : NULL;
+  NatterServices *services = services_of (application);
 
   g_signal_connect (gtk_widget_get_frame_clock (widget), "after-paint",
                     G_CALLBACK (after_paint_cb), widget);

@@ -18,6 +18,9 @@
 #include <cmark.h>
 
 #include "natter-code-block.h"
+#include "natter-formula.h"
+#include "natter-math-label.h"
+#include "natter-math-scan.h"
 #include "natter-markdown-render-private.h"
 #include "natter-markdown-view.h"
 #include "natter-sideways-scroll.h"
@@ -358,11 +361,14 @@ static gboolean
 activate_link_cb (GtkLabel   *label,
                   const char *uri)
 {
-  GtkWidget *view = gtk_widget_get_ancestor (GTK_WIDGET (label), NATTER_TYPE_MARKDOWN_VIEW);
-  gboolean handled = FALSE;
+  GtkWidget *parent = gtk_widget_get_parent (GTK_WIDGET (label));
 
-  if (view != NULL)
-    g_signal_emit_by_name (view, "activate-link", uri, &handled);
+  /* To the view the label is in (markdown.activate-link), which emits
+   * its ::activate-link. Asked from the label's parent: a label has
+   * actions of its own, and the muxer it made before it was put into
+   * the view does not know the view's. */
+  if (parent != NULL)
+    gtk_widget_activate_action (parent, "markdown.activate-link", "s", uri);
 
   /* Never fall through to GtkLabel's own handler, which opens any scheme. */
   return TRUE;
@@ -422,21 +428,35 @@ dup_without_final_newline (const char *literal)
   return g_strndup (literal != NULL ? literal : "", len);
 }
 
+/* A label of inline content whose formulas are typeset in it. */
+static GtkWidget *
+new_math_label (const char *markup,
+                GPtrArray  *formulas,
+                const char *css_class)
+{
+  GtkWidget *label = new_label ("", FALSE, css_class);
+
+  natter_math_label_set_markup (GTK_LABEL (label), markup, formulas);
+  return label;
+}
+
 static GtkWidget *render_block (cmark_node *node,
                                 int         depth,
-                                int         list_level);
+                                int         list_level,
+                                GPtrArray  *formulas);
 
 static void
 render_children (cmark_node *parent,
                  GtkWidget  *box,
                  int         depth,
-                 int         list_level)
+                 int         list_level,
+                 GPtrArray  *formulas)
 {
   for (cmark_node *child = cmark_node_first_child (parent);
        child != NULL;
        child = cmark_node_next (child))
     {
-      GtkWidget *widget = render_block (child, depth, list_level);
+      GtkWidget *widget = render_block (child, depth, list_level, formulas);
 
       if (widget != NULL)
         gtk_box_append (GTK_BOX (box), widget);
@@ -446,7 +466,8 @@ render_children (cmark_node *parent,
 static GtkWidget *
 render_list (cmark_node *list,
              int         depth,
-             int         list_level)
+             int         list_level,
+             GPtrArray  *formulas)
 {
   static const char * const bullets[] = { "•", "◦", "▪" };
   GtkWidget *box = new_vbox (ITEM_SPACING, "natter-md-list");
@@ -475,7 +496,7 @@ render_list (cmark_node *list,
 
       gtk_widget_add_css_class (row, "natter-md-list-item");
       gtk_widget_set_hexpand (content, TRUE);
-      render_children (item, content, depth + 1, list_level + 1);
+      render_children (item, content, depth + 1, list_level + 1, formulas);
       gtk_box_append (GTK_BOX (row), bullet);
       gtk_box_append (GTK_BOX (row), content);
       gtk_box_append (GTK_BOX (box), row);
@@ -483,10 +504,114 @@ render_list (cmark_node *list,
   return box;
 }
 
+/* Whether a text node holds a display formula's placeholder. */
+static gboolean
+has_display_formula (cmark_node *node)
+{
+  const char *p = cmark_node_get_literal (node), *after;
+  guint index;
+  gboolean display = FALSE;
+
+  if (cmark_node_get_type (node) != CMARK_NODE_TEXT || p == NULL)
+    return FALSE;
+  while (!display && natter_math_next_placeholder (p, &index, &display, &after) != NULL)
+    p = after;
+  return display;
+}
+
+/* The inline nodes gathered into @piece as one label, if they show
+ * anything; @piece is emptied. */
+static void
+flush_piece (cmark_node *piece,
+             GtkWidget  *box,
+             GPtrArray  *formulas)
+{
+  g_autofree char *markup = NULL;
+  cmark_node *child;
+
+  markup = natter_markdown_inline_markup (piece);
+  g_strstrip (markup);
+  if (*markup != '\0')
+    gtk_box_append (GTK_BOX (box), new_math_label (markup, formulas, "natter-md-paragraph"));
+  while ((child = cmark_node_first_child (piece)) != NULL)
+    cmark_node_free (child);
+}
+
+static void
+append_text_node (cmark_node *piece,
+                  const char *text,
+                  gsize       len)
+{
+  cmark_node *node = cmark_node_new (CMARK_NODE_TEXT);
+  g_autofree char *copy = g_strndup (text, len);
+
+  cmark_node_set_literal (node, copy);
+  cmark_node_append_child (piece, node);
+}
+
+/* A paragraph is one label, but for its display formulas ("text \[x\]
+ * text" with no blank line is one paragraph): each is a block of its
+ * own between the labels of the text around it. */
+static GtkWidget *
+render_paragraph (cmark_node *node,
+                  GPtrArray  *formulas)
+{
+  g_autofree char *markup = NULL;
+  cmark_node *piece, *child, *next;
+  GtkWidget *box;
+  gboolean split = FALSE;
+
+  for (child = cmark_node_first_child (node); child != NULL && !split; child = cmark_node_next (child))
+    split = has_display_formula (child);
+  if (!split)
+    {
+      markup = natter_markdown_inline_markup (node);
+      return new_math_label (markup, formulas, "natter-md-paragraph");
+    }
+
+  box = new_vbox (ITEM_SPACING, "natter-md-math-paragraph");
+  piece = cmark_node_new (CMARK_NODE_PARAGRAPH);
+  for (child = cmark_node_first_child (node); child != NULL; child = next)
+    {
+      const char *p, *at, *after;
+      guint index;
+      gboolean display;
+
+      next = cmark_node_next (child);
+      if (!has_display_formula (child))
+        {
+          cmark_node_unlink (child);
+          cmark_node_append_child (piece, child);
+          continue;
+        }
+      p = cmark_node_get_literal (child);
+      while ((at = natter_math_next_placeholder (p, &index, &display, &after)) != NULL)
+        {
+          NatterMathFormula *formula = index < formulas->len ? g_ptr_array_index (formulas, index) : NULL;
+
+          if (!display || formula == NULL)
+            {
+              append_text_node (piece, p, after - p);
+              p = after;
+              continue;
+            }
+          append_text_node (piece, p, at - p);
+          flush_piece (piece, box, formulas);
+          gtk_box_append (GTK_BOX (box), natter_formula_new_block (formula->tex, formula->source));
+          p = after;
+        }
+      append_text_node (piece, p, strlen (p));
+    }
+  flush_piece (piece, box, formulas);
+  cmark_node_free (piece);
+  return box;
+}
+
 static GtkWidget *
 render_block (cmark_node *node,
               int         depth,
-              int         list_level)
+              int         list_level,
+              GPtrArray  *formulas)
 {
   g_autofree char *text = NULL;
   GtkWidget *widget;
@@ -502,8 +627,7 @@ render_block (cmark_node *node,
   switch (cmark_node_get_type (node))
     {
     case CMARK_NODE_PARAGRAPH:
-      text = natter_markdown_inline_markup (node);
-      return new_label (text, TRUE, "natter-md-paragraph");
+      return render_paragraph (node, formulas);
 
     case CMARK_NODE_HEADING:
       {
@@ -511,7 +635,7 @@ render_block (cmark_node *node,
         int level = CLAMP (cmark_node_get_heading_level (node), 1, 6);
 
         text = natter_markdown_inline_markup (node);
-        widget = new_label (text, TRUE, "natter-md-heading");
+        widget = new_math_label (text, formulas, "natter-md-heading");
         gtk_widget_add_css_class (widget, classes[level - 1]);
         gtk_accessible_update_property (GTK_ACCESSIBLE (widget),
                                         GTK_ACCESSIBLE_PROPERTY_LEVEL, level,
@@ -521,11 +645,11 @@ render_block (cmark_node *node,
 
     case CMARK_NODE_BLOCK_QUOTE:
       widget = new_vbox (BLOCK_SPACING, "natter-md-blockquote");
-      render_children (node, widget, depth + 1, list_level);
+      render_children (node, widget, depth + 1, list_level, formulas);
       return widget;
 
     case CMARK_NODE_LIST:
-      return render_list (node, depth, list_level);
+      return render_list (node, depth, list_level, formulas);
 
     case CMARK_NODE_CODE_BLOCK:
       text = dup_without_final_newline (cmark_node_get_literal (node));
@@ -548,17 +672,23 @@ render_block (cmark_node *node,
     }
 }
 
+/* The formulas are taken out before cmark parses the text, which would
+ * read their backslashes and underscores as Markdown (docs/math.md §2). */
 static void
 render_markdown (GtkWidget  *box,
                  const char *text,
                  gsize       len)
 {
+  g_autoptr(GPtrArray) formulas = NULL;
+  g_autofree char *protected = NULL;
   cmark_node *doc;
 
   if (is_blank (text, len))
     return;
-  doc = cmark_parse_document (text, len, CMARK_OPT_VALIDATE_UTF8);
-  render_children (doc, box, 0, 0);
+  formulas = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_math_formula_free);
+  protected = natter_math_protect (text, len, formulas);
+  doc = cmark_parse_document (protected, strlen (protected), CMARK_OPT_VALIDATE_UTF8);
+  render_children (doc, box, 0, 0, formulas);
   cmark_node_free (doc);
 }
 
@@ -638,20 +768,22 @@ parse_delimiter_row (const char *line,
 }
 
 static char *
-cell_markup (const char *cell)
+cell_markup (const char *cell,
+             GPtrArray  *formulas)
 {
+  g_autofree char *protected = natter_math_protect (cell, strlen (cell), formulas);
   cmark_node *doc;
   cmark_node *first;
   char *markup;
 
-  doc = cmark_parse_document (cell, strlen (cell), CMARK_OPT_VALIDATE_UTF8);
+  doc = cmark_parse_document (protected, strlen (protected), CMARK_OPT_VALIDATE_UTF8);
   first = cmark_node_first_child (doc);
   /* A cell is inline content; "1. x" or "# x" stay what they look like. */
   if (first != NULL && cmark_node_get_type (first) == CMARK_NODE_PARAGRAPH &&
       cmark_node_next (first) == NULL)
     markup = natter_markdown_inline_markup (first);
   else
-    markup = g_markup_escape_text (cell, -1);
+    markup = g_markup_escape_text (protected, -1);
   cmark_node_free (doc);
   return markup;
 }
@@ -666,15 +798,16 @@ add_table_row (GtkGrid    *grid,
   for (guint col = 0; col < aligns->len; col++)
     {
       const char *cell = col < cells->len ? g_ptr_array_index (cells, col) : "";
-      g_autofree char *markup = cell_markup (cell);
+      g_autoptr(GPtrArray) formulas = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_math_formula_free);
+      g_autofree char *markup = cell_markup (cell, formulas);
       g_autofree char *bold = NULL;
       GtkWidget *label;
       int chars = (int) g_utf8_strlen (cell, -1);
 
       if (header)
         bold = g_strconcat ("<b>", markup, "</b>", NULL);
-      label = new_label (header ? bold : markup, TRUE,
-                         header ? "natter-md-table-header" : "natter-md-table-cell");
+      label = new_math_label (header ? bold : markup, formulas,
+                              header ? "natter-md-table-header" : "natter-md-table-cell");
       gtk_label_set_xalign (GTK_LABEL (label), g_array_index (aligns, float, col));
       /* Short cells never wrap; long ones wrap at a readable width and
        * wide tables scroll sideways instead of squeezing. */

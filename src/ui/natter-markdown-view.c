@@ -678,6 +678,16 @@ natter_markdown_view_get_property (GObject    *object,
 }
 
 static void
+activate_link_activated (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  gboolean handled = FALSE;
+
+  g_signal_emit (widget, signals[ACTIVATE_LINK], 0, g_variant_get_string (parameter, NULL), &handled);
+}
+
+static void
 natter_markdown_view_class_init (NatterMarkdownViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -722,6 +732,10 @@ natter_markdown_view_class_init (NatterMarkdownViewClass *klass)
                                 g_signal_accumulator_true_handled, NULL,
                                 NULL,
                                 G_TYPE_BOOLEAN, 1, G_TYPE_STRING);
+
+  /* A link activated in one of the view's labels (natter-markdown-render.c):
+   * the view's own ::activate-link decides. */
+  gtk_widget_class_install_action (widget_class, "markdown.activate-link", "s", activate_link_activated);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "markdown");

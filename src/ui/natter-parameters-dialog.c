@@ -26,6 +26,7 @@ struct _NatterParametersDialog
 {
   AdwMessageDialog  parent_instance;
 
+  /* Template widgets */
   AdwEntryRow      *rows[N_FIELDS];   /* by NatterParameter */
   GtkTextView      *instruction;
 };
@@ -79,72 +80,27 @@ field_changed_cb (NatterParametersDialog *self)
 static void
 natter_parameters_dialog_class_init (NatterParametersDialogClass *klass)
 {
-}
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
-static AdwEntryRow *
-add_row (GtkListBox *list,
-         const char *title)
-{
-  GtkWidget *row = adw_entry_row_new ();
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_entry_row_set_activates_default (ADW_ENTRY_ROW (row), TRUE);
-  gtk_list_box_append (list, row);
-  return ADW_ENTRY_ROW (row);
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-parameters-dialog.ui");
+  gtk_widget_class_bind_template_child_full (widget_class, "temperature_row", FALSE,
+                                             G_STRUCT_OFFSET (NatterParametersDialog,
+                                                              rows[NATTER_PARAMETER_TEMPERATURE]));
+  gtk_widget_class_bind_template_child_full (widget_class, "top_p_row", FALSE,
+                                             G_STRUCT_OFFSET (NatterParametersDialog, rows[NATTER_PARAMETER_TOP_P]));
+  gtk_widget_class_bind_template_child_full (widget_class, "max_tokens_row", FALSE,
+                                             G_STRUCT_OFFSET (NatterParametersDialog,
+                                                              rows[NATTER_PARAMETER_MAX_TOKENS]));
+  gtk_widget_class_bind_template_child_full (widget_class, "seed_row", FALSE,
+                                             G_STRUCT_OFFSET (NatterParametersDialog, rows[NATTER_PARAMETER_SEED]));
+  gtk_widget_class_bind_template_child (widget_class, NatterParametersDialog, instruction);
+  gtk_widget_class_bind_template_callback (widget_class, field_changed_cb);
 }
 
 static void
 natter_parameters_dialog_init (NatterParametersDialog *self)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  GtkWidget *list = gtk_list_box_new ();
-  GtkWidget *label;
-  GtkWidget *scrolled;
-
-  gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (list, "boxed-list");
-  self->rows[NATTER_PARAMETER_TEMPERATURE] = add_row (GTK_LIST_BOX (list), _("Temperature (0 to 2)"));
-  self->rows[NATTER_PARAMETER_TOP_P] = add_row (GTK_LIST_BOX (list), _("Top-p (0 to 1)"));
-  self->rows[NATTER_PARAMETER_MAX_TOKENS] = add_row (GTK_LIST_BOX (list), _("Most Tokens per Answer"));
-  self->rows[NATTER_PARAMETER_SEED] = add_row (GTK_LIST_BOX (list), _("Seed"));
-  gtk_box_append (GTK_BOX (box), list);
-
-  label = gtk_label_new_with_mnemonic (_("_Added Instruction"));
-  gtk_widget_set_halign (label, GTK_ALIGN_START);
-  gtk_widget_add_css_class (label, "heading");
-  gtk_box_append (GTK_BOX (box), label);
-  self->instruction = GTK_TEXT_VIEW (gtk_text_view_new ());
-  gtk_text_view_set_wrap_mode (self->instruction, GTK_WRAP_WORD_CHAR);
-  gtk_text_view_set_accepts_tab (self->instruction, FALSE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->instruction), "inline");
-  gtk_text_view_set_top_margin (self->instruction, 8);
-  gtk_text_view_set_bottom_margin (self->instruction, 8);
-  gtk_text_view_set_left_margin (self->instruction, 8);
-  gtk_text_view_set_right_margin (self->instruction, 8);
-  gtk_label_set_mnemonic_widget (GTK_LABEL (label), GTK_WIDGET (self->instruction));
-  scrolled = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scrolled), 90);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->instruction));
-  gtk_widget_add_css_class (scrolled, "card");
-  gtk_box_append (GTK_BOX (box), scrolled);
-
-  adw_message_dialog_set_heading (ADW_MESSAGE_DIALOG (self), _("Model Settings"));
-  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (self),
-                               _("Every later message of this conversation is sent with these. "
-                                 "Leave a field empty for the model’s default."));
-  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (self), box);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (self),
-                                    "cancel", _("_Cancel"),
-                                    "defaults", _("Use _Defaults"),
-                                    "save", _("_Save"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (self), "save", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (self), "save");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (self), "cancel");
-
-  for (guint i = 0; i < N_FIELDS; i++)
-    g_signal_connect_object (self->rows[i], "changed", G_CALLBACK (field_changed_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 /**

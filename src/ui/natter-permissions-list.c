@@ -30,6 +30,7 @@ struct _NatterPermissionsList
   gboolean        loaded;
   guint           n_grants;
 
+  /* Template widgets */
   GtkListBox     *list;
   GtkLabel       *error_label;
 };
@@ -146,13 +147,11 @@ static void
 natter_permissions_list_dispose (GObject *object)
 {
   NatterPermissionsList *self = NATTER_PERMISSIONS_LIST (object);
-  GtkWidget *child;
 
   g_cancellable_cancel (self->cancellable);
   if (self->sessions != NULL)
     g_signal_handlers_disconnect_by_data (self->sessions, self);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_PERMISSIONS_LIST);
   G_OBJECT_CLASS (natter_permissions_list_parent_class)->dispose (object);
 }
 
@@ -177,43 +176,18 @@ natter_permissions_list_class_init (NatterPermissionsListClass *klass)
   object_class->finalize = natter_permissions_list_finalize;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "natter-permissions-list");
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-permissions-list.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterPermissionsList, list);
+  gtk_widget_class_bind_template_child (widget_class, NatterPermissionsList, error_label);
 }
 
 static void
 natter_permissions_list_init (NatterPermissionsList *self)
 {
-  GtkWidget *placeholder;
-
   self->cancellable = g_cancellable_new ();
   gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
                                   GTK_ORIENTATION_VERTICAL);
-
-  self->list = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->list), "boxed-list");
-  placeholder = gtk_label_new (_("No tool is always allowed in this conversation. "
-                                 "Use “Always Allow in This Conversation” when the assistant asks."));
-  gtk_label_set_wrap (GTK_LABEL (placeholder), TRUE);
-  /* Wrapped to the width the dialog's own words give it, never asking
-   * for a line of its own length: the dialog is no wider for it. */
-  gtk_label_set_max_width_chars (GTK_LABEL (placeholder), 20);
-  gtk_label_set_justify (GTK_LABEL (placeholder), GTK_JUSTIFY_CENTER);
-  gtk_widget_add_css_class (placeholder, "dim-label");
-  gtk_widget_set_margin_top (placeholder, 12);
-  gtk_widget_set_margin_bottom (placeholder, 12);
-  gtk_widget_set_margin_start (placeholder, 12);
-  gtk_widget_set_margin_end (placeholder, 12);
-  gtk_list_box_set_placeholder (self->list, placeholder);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Always allowed tools"), -1);
-  gtk_widget_set_parent (GTK_WIDGET (self->list), GTK_WIDGET (self));
-
-  self->error_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->error_label, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->error_label), "error");
-  gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->error_label), 6);
-  gtk_widget_set_parent (GTK_WIDGET (self->error_label), GTK_WIDGET (self));
+  gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 /**

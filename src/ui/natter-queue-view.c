@@ -14,9 +14,9 @@
 
 #include <glib/gi18n.h>
 
-#include "natter-accessible.h"
 #include "natter-queue-view.h"
 #include "natter-session-grants-queue.h"
+#include "natter-queued-message.h"
 #include "natter-sessions-queue.h"
 
 struct _NatterQueueView
@@ -27,6 +27,8 @@ struct _NatterQueueView
   char           *session_id;
   GCancellable   *cancellable;
   GPtrArray      *queue_ids;   /* shown, oldest first */
+
+  /* Template widgets */
   GtkWidget      *scroller;    /* holds @list */
   GtkWidget      *list;
 };
@@ -63,12 +65,11 @@ changed_cb (GObject      *source,
 }
 
 static void
-remove_clicked_cb (GtkButton       *button,
-                   NatterQueueView *self)
+remove_cb (NatterQueuedMessage *bubble,
+           NatterQueueView     *self)
 {
-  gtk_widget_set_sensitive (GTK_WIDGET (button), FALSE);
   natter_sessions_remove_queued_message_async (self->sessions, self->session_id,
-                                               g_object_get_data (G_OBJECT (button), "queue-id"),
+                                               natter_queued_message_get_queue_id (bubble),
                                                self->cancellable, changed_cb, g_object_ref (self));
 }
 
@@ -98,39 +99,20 @@ edit_response_cb (AdwMessageDialog *dialog,
 }
 
 static void
-edit_clicked_cb (GtkButton       *button,
-                 NatterQueueView *self)
+edit_cb (NatterQueuedMessage *bubble,
+         NatterQueueView     *self)
 {
-  GtkWidget *dialog;
-  GtkWidget *field = gtk_scrolled_window_new ();
-  GtkWidget *view = gtk_text_view_new ();
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-queue-edit-dialog.ui");
+  GtkWidget *dialog = GTK_WIDGET (gtk_builder_get_object (builder, "dialog"));
+  GtkWidget *view = GTK_WIDGET (gtk_builder_get_object (builder, "text_view"));
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
 
-  dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, _("Edit Queued Message"),
-                                   _("It is sent when the answer before it is complete."));
-  /* A message of several lines, edited as it was written: a text field
-   * like the composer's, of a fixed height that scrolls. */
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
-  gtk_text_view_set_accepts_tab (GTK_TEXT_VIEW (view), FALSE);
-  gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 8);
-  gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 8);
-  gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 10);
-  gtk_text_view_set_right_margin (GTK_TEXT_VIEW (view), 10);
-  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)),
-                            g_object_get_data (G_OBJECT (button), "text"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Message"), -1);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (field), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_size_request (field, -1, 120);
-  gtk_widget_add_css_class (field, "natter-composer-field");
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (field), view);
+  gtk_window_set_transient_for (GTK_WINDOW (dialog), GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), natter_queued_message_get_text (bubble),
+                            -1);
   g_object_set_data (G_OBJECT (dialog), "natter-text-view", view);
-  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), field);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "save", _("_Save"), NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  g_object_set_data_full (G_OBJECT (dialog), "queue-id",
-                          g_strdup (g_object_get_data (G_OBJECT (button), "queue-id")), g_free);
+  g_object_set_data_full (G_OBJECT (dialog), "queue-id", g_strdup (natter_queued_message_get_queue_id (bubble)),
+                          g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (edit_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
   gtk_widget_grab_focus (view);
@@ -146,27 +128,6 @@ message_text (JsonObject *message)
   return json_to_string (content, FALSE);
 }
 
-static GtkWidget *
-button_new (const char      *label,
-            const char      *queue_id,
-            const char      *text,
-            GCallback        callback,
-            NatterQueueView *self)
-{
-  GtkWidget *button = gtk_button_new_with_mnemonic (label);
-
-  natter_accessible_plain_mnemonics (button);
-  gtk_widget_add_css_class (button, "flat");
-  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-  g_object_set_data_full (G_OBJECT (button), "queue-id", g_strdup (queue_id), g_free);
-  g_object_set_data_full (G_OBJECT (button), "text", g_strdup (text), g_free);
-  g_signal_connect (button, "clicked", callback, self);
-  return button;
-}
-
-/* One pending message: a bubble (the message, plainly, and "Queued")
- * with Edit and Remove under it. Everything wraps and the buttons go
- * below the text, so a queued message fits a window 360 px wide. */
 /* What happens to the queue given the latest turn's status (a
  * natter_session_index_entry_get_latest_turn_status() string, nullable):
  * only a completed turn lets it go on; after a failed or stopped one it
@@ -181,40 +142,19 @@ caption_for_status (const char *latest_status)
   return _("Queued: sent when the answer above is complete");
 }
 
+/* One pending message: a bubble (the message, plainly, and "Queued")
+ * with Edit and Remove under it. */
 static GtkWidget *
 bubble_new (NatterQueueView                  *self,
             const NatterSessionQueuedMessage *queued,
             const char                       *latest_status)
 {
   g_autofree char *text = message_text (queued->message);
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  GtkWidget *actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *label = gtk_label_new (text);
-  GtkWidget *state = gtk_label_new (caption_for_status (latest_status));
+  GtkWidget *bubble = natter_queued_message_new (queued->queue_id, text, caption_for_status (latest_status));
 
-  gtk_widget_set_halign (row, GTK_ALIGN_END);
-  gtk_widget_add_css_class (row, "natter-queued-message");
-  gtk_label_set_use_markup (GTK_LABEL (label), FALSE);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_xalign (GTK_LABEL (label), 1);
-  gtk_label_set_selectable (GTK_LABEL (label), FALSE);
-  gtk_label_set_wrap (GTK_LABEL (state), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (state), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_xalign (GTK_LABEL (state), 1);
-  gtk_label_set_justify (GTK_LABEL (state), GTK_JUSTIFY_RIGHT);
-  gtk_widget_add_css_class (state, "caption");
-  gtk_widget_add_css_class (state, "dim-label");
-  gtk_widget_set_halign (actions, GTK_ALIGN_END);
-  gtk_box_append (GTK_BOX (row), label);
-  gtk_box_append (GTK_BOX (row), state);
-  gtk_box_append (GTK_BOX (actions), button_new (_("_Edit"), queued->queue_id, text,
-                                                 G_CALLBACK (edit_clicked_cb), self));
-  gtk_box_append (GTK_BOX (actions), button_new (_("_Remove"), queued->queue_id, text,
-                                                 G_CALLBACK (remove_clicked_cb), self));
-  gtk_box_append (GTK_BOX (row), actions);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
-  return row;
+  g_signal_connect (bubble, "edit", G_CALLBACK (edit_cb), self);
+  g_signal_connect (bubble, "remove", G_CALLBACK (remove_cb), self);
+  return bubble;
 }
 
 static void
@@ -284,8 +224,7 @@ natter_queue_view_dispose (GObject *object)
   if (self->sessions != NULL)
     g_signal_handlers_disconnect_by_data (self->sessions, self);
   g_clear_object (&self->sessions);
-  self->list = NULL;
-  g_clear_pointer (&self->scroller, gtk_widget_unparent);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_QUEUE_VIEW);
   G_OBJECT_CLASS (natter_queue_view_parent_class)->dispose (object);
 }
 
@@ -311,6 +250,9 @@ natter_queue_view_class_init (NatterQueueViewClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "natter-queue-view");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-queue-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterQueueView, scroller);
+  gtk_widget_class_bind_template_child (widget_class, NatterQueueView, list);
 }
 
 static void
@@ -318,20 +260,8 @@ natter_queue_view_init (NatterQueueView *self)
 {
   self->cancellable = g_cancellable_new ();
   self->queue_ids = g_ptr_array_new_with_free_func (g_free);
-  self->list = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_margin_start (self->list, 12);
-  gtk_widget_set_margin_end (self->list, 12);
-  gtk_widget_set_margin_top (self->list, 6);
-  gtk_widget_set_margin_bottom (self->list, 6);
-  /* As tall as the bubbles up to QUEUE_MAX_HEIGHT, then scrolling. */
-  self->scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (self->scroller), TRUE);
+  gtk_widget_init_template (GTK_WIDGET (self));
   gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (self->scroller), QUEUE_MAX_HEIGHT);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scroller), self->list);
-  gtk_widget_set_parent (self->scroller, GTK_WIDGET (self));
-  gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Queued messages"), -1);
 }
 
 /**

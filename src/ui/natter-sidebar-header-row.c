@@ -26,13 +26,15 @@ struct _NatterSidebarHeaderRow
   NatterSidebarHeader *header;
   gulong               expanded_id;
 
+  GtkDropTarget       *drop;
+  gboolean             syncing;
+
+  /* Template widgets */
   GtkWidget           *title;      /* Pinned, Recent */
   GtkWidget           *expander;   /* a folder's toggle */
   GtkWidget           *arrow;
   GtkWidget           *name;
   GtkWidget           *menu_button;
-  GtkDropTarget       *drop;
-  gboolean             syncing;
 };
 
 G_DEFINE_FINAL_TYPE (NatterSidebarHeaderRow, natter_sidebar_header_row, GTK_TYPE_WIDGET)
@@ -90,11 +92,9 @@ static void
 natter_sidebar_header_row_dispose (GObject *object)
 {
   NatterSidebarHeaderRow *self = NATTER_SIDEBAR_HEADER_ROW (object);
-  GtkWidget *child;
 
   natter_sidebar_header_row_set_header (self, NULL);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
+  gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_SIDEBAR_HEADER_ROW);
 
   G_OBJECT_CLASS (natter_sidebar_header_row_parent_class)->dispose (object);
 }
@@ -123,43 +123,20 @@ natter_sidebar_header_row_class_init (NatterSidebarHeaderRowClass *klass)
    */
   signals[EXPAND] = g_signal_new ("expand", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-sidebar-header-row.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebarHeaderRow, title);
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebarHeaderRow, expander);
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebarHeaderRow, arrow);
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebarHeaderRow, name);
+  gtk_widget_class_bind_template_child (widget_class, NatterSidebarHeaderRow, menu_button);
+  gtk_widget_class_bind_template_callback (widget_class, expander_toggled_cb);
 }
 
 static void
 natter_sidebar_header_row_init (NatterSidebarHeaderRow *self)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *icon = gtk_image_new_from_icon_name ("folder-symbolic");
-
-  self->title = gtk_label_new (NULL);
-  gtk_label_set_xalign (GTK_LABEL (self->title), 0);
-  gtk_widget_set_hexpand (self->title, TRUE);
-  gtk_widget_set_margin_start (self->title, 6);
-  gtk_widget_set_margin_top (self->title, 6);
-  gtk_widget_add_css_class (self->title, "heading");
-  gtk_widget_add_css_class (self->title, "dim-label");
-  gtk_widget_set_parent (self->title, GTK_WIDGET (self));
-
-  self->arrow = gtk_image_new_from_icon_name ("pan-down-symbolic");
-  self->name = gtk_label_new (NULL);
-  gtk_label_set_xalign (GTK_LABEL (self->name), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (self->name), PANGO_ELLIPSIZE_END);
-  gtk_box_append (GTK_BOX (box), self->arrow);
-  gtk_box_append (GTK_BOX (box), icon);
-  gtk_box_append (GTK_BOX (box), self->name);
-  self->expander = gtk_toggle_button_new ();
-  gtk_button_set_child (GTK_BUTTON (self->expander), box);
-  gtk_widget_set_hexpand (self->expander, TRUE);
-  gtk_widget_add_css_class (self->expander, "flat");
-  g_signal_connect_swapped (self->expander, "toggled", G_CALLBACK (expander_toggled_cb), self);
-  gtk_widget_set_parent (self->expander, GTK_WIDGET (self));
-
-  self->menu_button = gtk_menu_button_new ();
-  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (self->menu_button), "view-more-symbolic");
-  gtk_widget_add_css_class (self->menu_button, "flat");
-  gtk_widget_set_valign (self->menu_button, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (self->menu_button, _("Folder Menu"));
-  gtk_widget_set_parent (self->menu_button, GTK_WIDGET (self));
+  gtk_widget_init_template (GTK_WIDGET (self));
 
   self->drop = gtk_drop_target_new (G_TYPE_STRING, GDK_ACTION_MOVE);
   g_signal_connect (self->drop, "drop", G_CALLBACK (drop_cb), self);

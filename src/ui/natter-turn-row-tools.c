@@ -15,7 +15,9 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-answered-question.h"
 #include "natter-tool-call-card.h"
+#include "natter-tool-call-group.h"
 #include "natter-turn-row-private.h"
 
 /* Strings as they are, anything else as JSON. */
@@ -27,21 +29,6 @@ output_text (JsonNode *node)
   if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
     return g_strdup (json_node_get_string (node));
   return json_to_string (node, TRUE);
-}
-
-static GtkWidget *
-plain_label_new (const char *text,
-                 const char *css_class)
-{
-  GtkWidget *label = gtk_label_new (text);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  if (css_class != NULL)
-    gtk_widget_add_css_class (label, css_class);
-  return label;
 }
 
 /**
@@ -82,7 +69,6 @@ natter_turn_row_answered_question_new (NatterTurnToolCall *call)
   JsonObject *result = natter_turn_tool_call_get_result (call);
   g_autofree char *question = NULL;
   g_autofree char *answer = NULL;
-  GtkWidget *box, *header;
 
   if (g_strcmp0 (natter_turn_tool_call_get_name (call), "ask_human") != 0 || result == NULL ||
       json_object_get_boolean_member_with_default (result, "isError", FALSE) ||
@@ -92,32 +78,9 @@ natter_turn_row_answered_question_new (NatterTurnToolCall *call)
   question = natter_turn_row_ask_human_question (call);
   answer = output_text (json_object_get_member (result, "output"));
 
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_add_css_class (box, "card");
-  gtk_widget_add_css_class (box, "natter-answered-question");
-  header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  gtk_widget_set_margin_top (header, 10);
-  gtk_widget_set_margin_start (header, 12);
-  gtk_widget_set_margin_end (header, 12);
-  gtk_box_append (GTK_BOX (header), gtk_image_new_from_icon_name ("dialog-question-symbolic"));
-  gtk_box_append (GTK_BOX (header), plain_label_new (_("The assistant asked"), "heading"));
-  gtk_box_append (GTK_BOX (box), header);
-
-  gtk_box_append (GTK_BOX (box), plain_label_new (question != NULL && question[0] != '\0'
-                                                  ? question : _("The assistant asked for your input."),
-                                                  "natter-question"));
-  gtk_box_append (GTK_BOX (box), plain_label_new (_("You answered"), "caption-heading"));
-  gtk_widget_set_margin_top (gtk_widget_get_last_child (box), 4);
-  gtk_box_append (GTK_BOX (box), plain_label_new (answer, "natter-answer"));
-  for (GtkWidget *child = gtk_widget_get_first_child (box); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      if (child == header)
-        continue;
-      gtk_widget_set_margin_start (child, 12);
-      gtk_widget_set_margin_end (child, 12);
-    }
-  gtk_widget_set_margin_bottom (gtk_widget_get_last_child (box), 10);
-  return box;
+  return natter_answered_question_new (question != NULL && question[0] != '\0'
+                                       ? question : _("The assistant asked for your input."),
+                                       answer);
 }
 
 /* What makes two tool calls in a row the same for the eye: name,
@@ -128,77 +91,6 @@ tool_card_key (NatterToolCallCard *card)
   return g_strdup_printf ("%s\n%s\n%s", natter_tool_call_card_get_name (card),
                           natter_tool_call_card_get_status (card),
                           natter_tool_call_card_get_arguments (card));
-}
-
-static void
-update_group_label (GtkWidget *group)
-{
-  GtkWidget *cards = g_object_get_data (G_OBJECT (group), "natter-group-cards");
-  GtkLabel *name_label = g_object_get_data (G_OBJECT (group), "natter-group-name");
-  NatterToolCallCard *first = NATTER_TOOL_CALL_CARD (gtk_widget_get_first_child (cards));
-  guint n = 0;
-  g_autofree char *text = NULL;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (cards); child != NULL; child = gtk_widget_get_next_sibling (child))
-    n++;
-  /* Translators: a tool called several times in a row, e.g. "current_time × 50" */
-  text = g_strdup_printf (_("%s × %u"), natter_tool_call_card_get_name (first), n);
-  gtk_label_set_text (name_label, text);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (g_object_get_data (G_OBJECT (group), "natter-group-expander")),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
-}
-
-/* One collapsed line for a run of identical calls (a model that calls
- * current_time fifty times), the cards themselves inside. */
-static GtkWidget *
-tool_call_group_new (GtkWidget *first_card)
-{
-  NatterToolCallCard *card = NATTER_TOOL_CALL_CARD (first_card);
-  GtkWidget *group = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *expander = gtk_expander_new (NULL);
-  GtkWidget *title = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  GtkWidget *name_label = gtk_label_new (NULL);
-  GtkWidget *status_label = gtk_label_new (natter_tool_call_card_get_status (card));
-  GtkWidget *cards = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-
-  gtk_widget_add_css_class (group, "card");
-  gtk_widget_add_css_class (group, "natter-tool-call");
-  gtk_widget_add_css_class (group, "natter-tool-call-group");
-  gtk_widget_set_margin_top (expander, 6);
-  gtk_widget_set_margin_bottom (expander, 6);
-  gtk_widget_set_margin_start (expander, 10);
-  gtk_widget_set_margin_end (expander, 10);
-  gtk_box_append (GTK_BOX (title), gtk_image_new_from_icon_name (natter_tool_call_card_get_icon_name (card)));
-  gtk_label_set_xalign (GTK_LABEL (name_label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (name_label), PANGO_ELLIPSIZE_END);
-  gtk_widget_add_css_class (name_label, "monospace");
-  gtk_box_append (GTK_BOX (title), name_label);
-  gtk_label_set_xalign (GTK_LABEL (status_label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (status_label), PANGO_ELLIPSIZE_END);
-  gtk_widget_set_hexpand (status_label, TRUE);
-  gtk_widget_add_css_class (status_label, "dim-label");
-  gtk_box_append (GTK_BOX (title), status_label);
-  gtk_expander_set_label_widget (GTK_EXPANDER (expander), title);
-  gtk_widget_set_margin_top (cards, 6);
-  gtk_expander_set_child (GTK_EXPANDER (expander), cards);
-  gtk_box_append (GTK_BOX (group), expander);
-
-  g_object_set_data (G_OBJECT (group), "natter-group-cards", cards);
-  g_object_set_data (G_OBJECT (group), "natter-group-name", name_label);
-  g_object_set_data (G_OBJECT (group), "natter-group-expander", expander);
-  g_object_set_data_full (G_OBJECT (group), "natter-group-key", tool_card_key (card), g_free);
-  return group;
-}
-
-static void
-add_to_group (GtkWidget *group,
-              GtkWidget *card)
-{
-  /* Inside the group's card, a card of its own would be a frame in a
-   * frame. */
-  gtk_widget_remove_css_class (card, "card");
-  gtk_box_append (GTK_BOX (g_object_get_data (G_OBJECT (group), "natter-group-cards")), card);
-  update_group_label (group);
 }
 
 /**
@@ -216,9 +108,9 @@ natter_turn_row_append_tool_call_card (GtkBox    *activity_box,
   GtkWidget *last = gtk_widget_get_last_child (GTK_WIDGET (activity_box));
   g_autofree char *key = tool_card_key (NATTER_TOOL_CALL_CARD (card));
 
-  if (last != NULL && g_strcmp0 (g_object_get_data (G_OBJECT (last), "natter-group-key"), key) == 0)
+  if (NATTER_IS_TOOL_CALL_GROUP (last) && g_str_equal (natter_tool_call_group_get_key (NATTER_TOOL_CALL_GROUP (last)), key))
     {
-      add_to_group (last, card);
+      natter_tool_call_group_add (NATTER_TOOL_CALL_GROUP (last), NATTER_TOOL_CALL_CARD (card));
       return;
     }
   if (last != NULL && NATTER_IS_TOOL_CALL_CARD (last))
@@ -227,14 +119,15 @@ natter_turn_row_append_tool_call_card (GtkBox    *activity_box,
 
       if (g_str_equal (key, last_key))
         {
-          GtkWidget *group = tool_call_group_new (last);
+          /* One collapsed line for the run, the cards themselves inside. */
+          GtkWidget *group = natter_tool_call_group_new (NATTER_TOOL_CALL_CARD (last), key);
 
           g_object_ref (last);
           gtk_box_remove (activity_box, last);
           gtk_box_append (activity_box, group);
-          add_to_group (group, last);
+          natter_tool_call_group_add (NATTER_TOOL_CALL_GROUP (group), NATTER_TOOL_CALL_CARD (last));
           g_object_unref (last);
-          add_to_group (group, card);
+          natter_tool_call_group_add (NATTER_TOOL_CALL_GROUP (group), NATTER_TOOL_CALL_CARD (card));
           return;
         }
     }

@@ -6,7 +6,8 @@
  * arrows open the conversation of the version before or after this one
  * at that version of the message (win.open-version, with the session and
  * the turn), the label says which one this is. The versions are
- * the session service's (natter_sessions_list_versions_async()).
+ * the session service's (natter_sessions_list_versions_async()). Its
+ * widgets are declared in natter-version-switcher.ui.
  */
 
 #define G_LOG_DOMAIN "natter-version-switcher"
@@ -35,12 +36,7 @@ G_DEFINE_FINAL_TYPE (NatterVersionSwitcher, natter_version_switcher, GTK_TYPE_WI
 static void
 natter_version_switcher_dispose (GObject *object)
 {
-  NatterVersionSwitcher *self = NATTER_VERSION_SWITCHER (object);
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
-  self->previous = self->label = self->next = NULL;
+  gtk_widget_dispose_template (GTK_WIDGET (object), NATTER_TYPE_VERSION_SWITCHER);
   G_OBJECT_CLASS (natter_version_switcher_parent_class)->dispose (object);
 }
 
@@ -54,36 +50,16 @@ natter_version_switcher_class_init (NatterVersionSwitcherClass *klass)
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "versionswitcher");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
-}
-
-static GtkWidget *
-arrow_new (const char *icon,
-           const char *tooltip)
-{
-  GtkWidget *button = gtk_button_new_from_icon_name (icon);
-
-  gtk_widget_add_css_class (button, "flat");
-  gtk_widget_add_css_class (button, "circular");
-  gtk_widget_set_tooltip_text (button, tooltip);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
-  return button;
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-version-switcher.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterVersionSwitcher, previous);
+  gtk_widget_class_bind_template_child (widget_class, NatterVersionSwitcher, label);
+  gtk_widget_class_bind_template_child (widget_class, NatterVersionSwitcher, next);
 }
 
 static void
 natter_version_switcher_init (NatterVersionSwitcher *self)
 {
-  self->previous = arrow_new ("go-previous-symbolic", _("Previous Version"));
-  self->label = gtk_label_new (NULL);
-  self->next = arrow_new ("go-next-symbolic", _("Next Version"));
-  gtk_widget_add_css_class (self->label, "dim-label");
-  gtk_widget_add_css_class (self->label, "numeric");
-  gtk_widget_add_css_class (self->label, "caption");
-  gtk_widget_set_parent (self->previous, GTK_WIDGET (self));
-  gtk_widget_set_parent (self->label, GTK_WIDGET (self));
-  gtk_widget_set_parent (self->next, GTK_WIDGET (self));
-  gtk_widget_set_valign (GTK_WIDGET (self), GTK_ALIGN_CENTER);
-  gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Versions"), -1);
+  gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 /**

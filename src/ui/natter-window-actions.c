@@ -44,7 +44,7 @@ new_chat_activated (GtkWidget  *widget,
     return;
   _natter_window_open_new_chat (self);
   adw_leaflet_set_visible_child (self->leaflet, self->content);
-  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
 }
 
 static void
@@ -54,7 +54,7 @@ search_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
 
-  adw_leaflet_set_visible_child (self->leaflet, self->sidebar);
+  adw_leaflet_set_visible_child (self->leaflet, self->sidebar_pane);
   natter_sidebar_start_search (self->session_sidebar);
 }
 
@@ -96,12 +96,12 @@ rename_activated (GtkWidget  *widget,
   GtkWidget *entry;
   const char *title;
 
-  if (self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL)
+  if (self->conversation.entry == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     return;
 
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Rename Conversation"), NULL));
   entry = gtk_entry_new ();
-  title = natter_session_index_entry_get_title (self->entry);
+  title = natter_session_index_entry_get_title (self->conversation.entry);
   gtk_editable_set_text (GTK_EDITABLE (entry), title != NULL ? title : "");
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Title"), -1);
@@ -113,7 +113,7 @@ rename_activated (GtkWidget  *widget,
   adw_message_dialog_set_response_appearance (dialog, "rename", ADW_RESPONSE_SUGGESTED);
   adw_message_dialog_set_default_response (dialog, "rename");
   adw_message_dialog_set_close_response (dialog, "cancel");
-  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->session_id), g_free);
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->conversation.session_id), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (rename_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
   gtk_widget_grab_focus (entry);
@@ -162,11 +162,11 @@ parameters_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   GtkWidget *dialog;
 
-  if (self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL)
+  if (self->conversation.entry == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     return;
   dialog = natter_parameters_dialog_new (GTK_WINDOW (self),
-                                         natter_sessions_get_kept_parameters (self->sessions, self->session_id));
-  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->session_id), g_free);
+                                         natter_sessions_get_kept_parameters (self->sessions, self->conversation.session_id));
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->conversation.session_id), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (parameters_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
 }
@@ -212,11 +212,11 @@ _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
   const char *session_id = g_object_get_data (G_OBJECT (toast), "session-id");
   DeleteRequest *request;
 
-  if (g_hash_table_lookup (self->pending_deletes, session_id) != toast)
+  if (g_hash_table_lookup (self->sidebar.pending_deletes, session_id) != toast)
     return;
-  g_hash_table_remove (self->pending_deletes, session_id);
-  g_hash_table_remove (self->drafts, session_id);
-  g_hash_table_remove (self->timelines, session_id);
+  g_hash_table_remove (self->sidebar.pending_deletes, session_id);
+  g_hash_table_remove (self->conversation.drafts, session_id);
+  g_hash_table_remove (self->conversation.timelines, session_id);
   _natter_window_update_keyboard_actions (self);
   request = g_new0 (DeleteRequest, 1);
   request->window = g_object_ref (self);
@@ -231,7 +231,7 @@ undo_delete_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *session_id = g_variant_get_string (parameter, NULL);
-  AdwToast *toast = g_hash_table_lookup (self->pending_deletes, session_id);
+  AdwToast *toast = g_hash_table_lookup (self->sidebar.pending_deletes, session_id);
 
   if (toast == NULL)
     return;
@@ -239,7 +239,7 @@ undo_delete_activated (GtkWidget  *widget,
    * would hide it twice (libadwaita 1.2 frees it twice when that happens
    * during its show animation). Without its pending entry, its going away
    * later deletes nothing. */
-  g_hash_table_remove (self->pending_deletes, session_id);
+  g_hash_table_remove (self->sidebar.pending_deletes, session_id);
   natter_sidebar_set_hidden (self->session_sidebar, session_id, FALSE);
   natter_window_open_session (self, session_id);
   _natter_window_update_keyboard_actions (self);
@@ -258,12 +258,12 @@ delete_activated (GtkWidget  *widget,
   AdwToast *toast;
   guint position;
 
-  if (self->entry == NULL || self->session_id == NULL)
+  if (self->conversation.entry == NULL || self->conversation.session_id == NULL)
     return;
 
-  session_id = g_strdup (self->session_id);
+  session_id = g_strdup (self->conversation.session_id);
   position = natter_sidebar_find_position (self->session_sidebar, session_id);
-  title = natter_session_index_entry_get_title (self->entry);
+  title = natter_session_index_entry_get_title (self->conversation.entry);
   if (title == NULL || title[0] == '\0')
     title = _("New chat");
   /* Translators: %s is a conversation title */
@@ -278,10 +278,10 @@ delete_activated (GtkWidget  *widget,
   adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
   g_object_set_data_full (G_OBJECT (toast), "session-id", g_strdup (session_id), g_free);
   g_signal_connect_object (toast, "dismissed", G_CALLBACK (_natter_window_delete_toast_dismissed_cb), self, 0);
-  g_hash_table_insert (self->pending_deletes, g_strdup (session_id), g_object_ref (toast));
+  g_hash_table_insert (self->sidebar.pending_deletes, g_strdup (session_id), g_object_ref (toast));
 
-  g_free (self->last_deleted_id);
-  self->last_deleted_id = g_strdup (session_id);
+  g_free (self->sidebar.last_deleted_id);
+  self->sidebar.last_deleted_id = g_strdup (session_id);
 
   _natter_window_close_session (self);
   natter_sidebar_set_hidden (self->session_sidebar, session_id, TRUE);
@@ -306,7 +306,7 @@ try_again_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *turn_id = g_variant_get_string (parameter, NULL);
 
-  if (self->timeline == NULL || natter_timeline_model_lookup_any (self->timeline, turn_id) == NULL)
+  if (self->conversation.timeline == NULL || natter_timeline_model_lookup_any (self->conversation.timeline, turn_id) == NULL)
     return;
   _natter_window_send_again (self, turn_id, FALSE);
 }
@@ -329,7 +329,7 @@ fork_cb (GObject      *source,
     }
   natter_window_open_session (self, session_id);
   adw_leaflet_set_visible_child (self->leaflet, self->content);
-  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
 }
 
 /* A new session with the history up to and including the turn
@@ -341,10 +341,10 @@ branch_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *turn_id = g_variant_get_string (parameter, NULL);
-  NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
-  const char *session_id = self->session_id;
+  NatterTurnItem *item = self->conversation.timeline != NULL ? natter_timeline_model_lookup_any (self->conversation.timeline, turn_id) : NULL;
+  const char *session_id = self->conversation.session_id;
 
-  if (self->session_id == NULL || self->sessions == NULL)
+  if (self->conversation.session_id == NULL || self->sessions == NULL)
     return;
   /* A turn a branch shows from its history belongs to the ancestor. */
   if (item != NULL && natter_turn_item_get_inherited_from (item) != NULL)
@@ -411,16 +411,16 @@ show_help_overlay_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   g_autoptr(GtkBuilder) builder = NULL;
 
-  if (self->help_overlay == NULL)
+  if (self->keyboard.help_overlay == NULL)
     {
       builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-help-overlay.ui");
-      self->help_overlay = GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+      self->keyboard.help_overlay = GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
       fill_in_action_keys (builder, gtk_window_get_application (GTK_WINDOW (self)));
-      g_object_add_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
-      gtk_window_set_transient_for (self->help_overlay, GTK_WINDOW (self));
-      gtk_window_set_destroy_with_parent (self->help_overlay, TRUE);
+      g_object_add_weak_pointer (G_OBJECT (self->keyboard.help_overlay), (gpointer *) &self->keyboard.help_overlay);
+      gtk_window_set_transient_for (self->keyboard.help_overlay, GTK_WINDOW (self));
+      gtk_window_set_destroy_with_parent (self->keyboard.help_overlay, TRUE);
     }
-  gtk_window_present (self->help_overlay);
+  gtk_window_present (self->keyboard.help_overlay);
 }
 
 /* Transient feedback from inside a row, e.g. "Message copied". */
@@ -438,6 +438,20 @@ show_toast_activated (GtkWidget  *widget,
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
+/* A branch's "Open": the conversation it was made from, if it is still
+ * there (natter-branch-row.c). */
+static void
+open_branched_from_activated (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (!natter_window_open_session (self, g_variant_get_string (parameter, NULL)))
+    gtk_widget_activate_action (widget, "win.show-toast", "s",
+                                _("The conversation this was branched from is no longer available."));
+}
+
 /* The error bar's Retry: the message that was not sent, again, with its
  * files. Its words and files were put back into the composer: they go
  * from there now. */
@@ -450,15 +464,15 @@ retry_send_activated (GtkWidget  *widget,
   g_autoptr(NatterMessageRequest) request = NULL;
   g_autofree char *draft = NULL;
 
-  if (self->retry_request == NULL || g_strcmp0 (self->error_session_id, self->session_id) != 0)
+  if (self->errors.retry_request == NULL || g_strcmp0 (self->errors.session_id, self->conversation.session_id) != 0)
     return;
-  request = natter_message_request_copy (self->retry_request);
-  draft = natter_composer_dup_text (self->composer);
+  request = natter_message_request_copy (self->errors.retry_request);
+  draft = natter_composer_dup_text (self->conversation.composer);
   if (g_strcmp0 (draft, natter_message_request_get_text (request)) == 0)
     {
-      natter_composer_set_text (self->composer, NULL);
-      g_ptr_array_unref (natter_composer_take_attachments (self->composer));
-      g_hash_table_remove (self->drafts, self->session_id);
+      natter_composer_set_text (self->conversation.composer, NULL);
+      g_ptr_array_unref (natter_composer_take_attachments (self->conversation.composer));
+      g_hash_table_remove (self->conversation.drafts, self->conversation.session_id);
     }
   _natter_window_send_request_again (self, request);
 }
@@ -484,7 +498,7 @@ resume_turn_cb (GObject      *source,
 
   turn_id = natter_sessions_resume_turn_finish (NATTER_SESSIONS (source), result, &error);
   if (turn_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    _natter_window_show_error (self, self->session_id, _("The answer could not be continued"), error, NULL);
+    _natter_window_show_error (self, self->conversation.session_id, _("The answer could not be continued"), error, NULL);
   _natter_window_update_composer (self);
 }
 
@@ -495,10 +509,10 @@ resume_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
 
-  if (self->session_id == NULL)
+  if (self->conversation.session_id == NULL)
     return;
-  natter_conversation_view_stick_to_bottom (self->conversation_view);
-  natter_sessions_resume_turn_async (self->sessions, self->session_id, self->cancellable,
+  natter_conversation_view_stick_to_bottom (self->conversation.view);
+  natter_sessions_resume_turn_async (self->sessions, self->conversation.session_id, self->cancellable,
                                      resume_turn_cb, g_object_ref (self));
 }
 
@@ -510,10 +524,10 @@ permissions_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
 
-  if (self->session_id == NULL)
+  if (self->conversation.session_id == NULL)
     return;
   gtk_window_present (GTK_WINDOW (natter_permissions_dialog_new (GTK_WINDOW (self), self->sessions,
-                                                                 self->session_id)));
+                                                                 self->conversation.session_id)));
 }
 
 /* The models on the server of the provider the picker lists, else the
@@ -524,18 +538,18 @@ manage_models_activated (GtkWidget  *widget,
                          GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  const char *provider = natter_model_picker_get_provider_id (self->model_picker);
+  const char *provider = natter_model_picker_get_provider_id (self->choice.model_picker);
 
   if (provider == NULL)
-    provider = self->provider_id;
-  if (self->registry == NULL || provider == NULL)
+    provider = self->choice.provider_id;
+  if (self->choice.registry == NULL || provider == NULL)
     {
       AdwToast *toast = adw_toast_new (_("No provider is set up: add one in Preferences"));
 
       adw_toast_overlay_add_toast (self->toast_overlay, toast);
       return;
     }
-  gtk_window_present (GTK_WINDOW (natter_models_dialog_new (GTK_WINDOW (self), self->registry, provider)));
+  gtk_window_present (GTK_WINDOW (natter_models_dialog_new (GTK_WINDOW (self), self->choice.registry, provider)));
 }
 
 static void
@@ -561,6 +575,7 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.resume-turn", "s", resume_activated);
   gtk_widget_class_install_action (widget_class, "win.branch-from-turn", "s", branch_activated);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
+  gtk_widget_class_install_action (widget_class, "win.open-branched-from", "s", open_branched_from_activated);
   gtk_widget_class_install_action (widget_class, "win.retry-send", NULL, retry_send_activated);
   gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, show_help_overlay_activated);
   gtk_widget_class_install_action (widget_class, "win.open-search-hit", "(ss)", open_search_hit_activated);

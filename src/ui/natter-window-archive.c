@@ -162,7 +162,7 @@ static char *
 suggested_name (NatterWindow *self,
                 const char   *extension)
 {
-  const char *title = natter_session_index_entry_get_title (self->entry);
+  const char *title = natter_session_index_entry_get_title (self->conversation.entry);
   g_autofree char *base = g_strdup (title != NULL && title[0] != '\0' ? title : _("Conversation"));
 
   g_strdelimit (base, "/\\:*?\"<>|", '-');
@@ -181,7 +181,7 @@ export_activated (GtkWidget  *widget,
   g_autoptr(GtkFileFilter) filter = NULL;
   GtkFileChooserNative *dialog;
 
-  if (self->entry == NULL || self->session_id == NULL || natter_session_index_entry_get_error (self->entry) != NULL ||
+  if (self->conversation.entry == NULL || self->conversation.session_id == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL ||
       (!json && !g_str_equal (format, "markdown")))
     return;
   dialog = gtk_file_chooser_native_new (json ? _("Export as Archive") : _("Export as Markdown"),
@@ -193,7 +193,7 @@ export_activated (GtkWidget  *widget,
   filter = json ? filter_new (_("Natter archives"), "application/json", "*.json")
                 : filter_new (_("Markdown"), "text/markdown", "*.md");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->session_id), g_free);
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->conversation.session_id), g_free);
   g_object_set_data_full (G_OBJECT (dialog), "format", g_strdup (format), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (export_response_cb), self, 0);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
@@ -258,8 +258,8 @@ imported_cb (GObject      *source,
     }
   n = report->session_ids->len;
   details = import_details (report);
-  g_free (self->last_import_details);
-  self->last_import_details = g_strdup (details);
+  g_free (self->archive.last_import_details);
+  self->archive.last_import_details = g_strdup (details);
   if (n == 0 && details[0] == '\0')
     {
       show_toast (self, _("The file holds no conversations"));

@@ -103,12 +103,12 @@ start (NatterWindow *self)
   /* The actions are off while the latest turn runs (see
    * _natter_window_update_keyboard_actions()); a compaction then could
    * only fail, so it never starts nor says it is summarizing. */
-  if (self->session_id == NULL || self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL ||
+  if (self->conversation.session_id == NULL || self->conversation.entry == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL ||
       _natter_window_latest_is_running (self))
     return;
   compaction = g_new0 (Compaction, 1);
   compaction->self = g_object_ref (self);
-  compaction->session_id = g_strdup (self->session_id);
+  compaction->session_id = g_strdup (self->conversation.session_id);
   _natter_window_hide_error (self);
   gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Summarizing earlier messages…"));
   natter_sessions_compact_async (self->sessions, compaction->session_id, KEEP_TURNS, self->cancellable,
@@ -134,9 +134,9 @@ compact_and_continue_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *turn_id = g_variant_get_string (parameter, NULL);
 
-  if (self->session_id == NULL || self->entry == NULL || natter_session_index_entry_get_error (self->entry) != NULL ||
-      _natter_window_latest_is_running (self) || self->timeline == NULL ||
-      natter_timeline_model_lookup_any (self->timeline, turn_id) == NULL)
+  if (self->conversation.session_id == NULL || self->conversation.entry == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL ||
+      _natter_window_latest_is_running (self) || self->conversation.timeline == NULL ||
+      natter_timeline_model_lookup_any (self->conversation.timeline, turn_id) == NULL)
     return;
   gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Summarizing earlier messages…"));
   _natter_window_send_again (self, turn_id, TRUE);

@@ -22,7 +22,7 @@
 gboolean
 _natter_window_latest_is_running (NatterWindow *self)
 {
-  const char *latest = self->entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->entry) : NULL;
+  const char *latest = self->conversation.entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->conversation.entry) : NULL;
 
   return latest != NULL && natter_sessions_is_turn_running (self->sessions, latest);
 }
@@ -34,8 +34,8 @@ gboolean
 _natter_window_latest_is_unsettled (NatterWindow *self)
 {
   return _natter_window_latest_is_running (self) ||
-         (self->entry != NULL &&
-          g_strcmp0 (natter_session_index_entry_get_latest_turn_status (self->entry), "suspended") == 0);
+         (self->conversation.entry != NULL &&
+          g_strcmp0 (natter_session_index_entry_get_latest_turn_status (self->conversation.entry), "suspended") == 0);
 }
 
 void
@@ -45,28 +45,28 @@ _natter_window_update_composer (NatterWindow *self)
   const char *reason = NULL;
   gboolean running;
 
-  if (self->entry == NULL && self->new_chat)
+  if (self->conversation.entry == NULL && self->conversation.new_chat)
     {
       /* A new conversation: nothing runs, anything may be sent. */
-      natter_composer_set_running (self->composer, FALSE);
-      natter_composer_set_blocked_reason (self->composer, NULL);
-      gtk_widget_set_sensitive (GTK_WIDGET (self->composer), !self->sending);
+      natter_composer_set_running (self->conversation.composer, FALSE);
+      natter_composer_set_blocked_reason (self->conversation.composer, NULL);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->conversation.composer), !self->conversation.sending);
       _natter_window_update_keyboard_actions (self);
       return;
     }
-  if (self->entry == NULL)
+  if (self->conversation.entry == NULL)
     return;
 
-  status = natter_session_index_entry_get_latest_turn_status (self->entry);
+  status = natter_session_index_entry_get_latest_turn_status (self->conversation.entry);
   running = _natter_window_latest_is_unsettled (self);
-  if (natter_session_index_entry_get_error (self->entry) != NULL)
+  if (natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     reason = _("This conversation is damaged and cannot take new messages.");
   else if (!running && g_strcmp0 (status, "idle") == 0)
     reason = _("The last answer was interrupted. Resume it before sending a new message.");
 
-  natter_composer_set_running (self->composer, running);
-  natter_composer_set_blocked_reason (self->composer, reason);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->composer), !self->sending);
+  natter_composer_set_running (self->conversation.composer, running);
+  natter_composer_set_blocked_reason (self->conversation.composer, reason);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->conversation.composer), !self->conversation.sending);
   _natter_window_update_keyboard_actions (self);
 }
 
@@ -75,7 +75,7 @@ _natter_window_update_composer (NatterWindow *self)
 static gboolean
 has_agent_store (NatterWindow *self)
 {
-  return natter_agent_chooser_get_store (self->agent_chooser) != NULL;
+  return natter_agent_chooser_get_store (self->choice.agent_chooser) != NULL;
 }
 
 /* The agent the next message goes to: the chooser's, or without agents
@@ -83,7 +83,7 @@ has_agent_store (NatterWindow *self)
 static const char *
 next_agent_id (NatterWindow *self)
 {
-  return has_agent_store (self) ? natter_agent_chooser_get_agent_id (self->agent_chooser) : self->agent_id;
+  return has_agent_store (self) ? natter_agent_chooser_get_agent_id (self->choice.agent_chooser) : self->choice.agent_id;
 }
 
 /* The model the chosen agent names itself, if any. */
@@ -92,8 +92,8 @@ agent_own_model (NatterWindow *self)
 {
   if (!has_agent_store (self))
     return NULL;
-  return natter_agent_chooser_get_agent_model (self->agent_chooser,
-                                               natter_agent_chooser_get_agent_id (self->agent_chooser));
+  return natter_agent_chooser_get_agent_model (self->choice.agent_chooser,
+                                               natter_agent_chooser_get_agent_id (self->choice.agent_chooser));
 }
 
 /* Takes @text. */
@@ -101,8 +101,8 @@ static void
 show_agent_toast (NatterWindow *self,
                   char         *text)
 {
-  g_free (self->last_agent_toast);
-  self->last_agent_toast = g_strdup (text);
+  g_free (self->choice.last_agent_toast);
+  self->choice.last_agent_toast = g_strdup (text);
   _natter_window_show_error_toast (self, text);
 }
 
@@ -121,31 +121,31 @@ _natter_window_apply_session_agent (NatterWindow *self)
 
   if (!has_agent_store (self) || key == NULL)
     return;
-  agent_id = g_hash_table_lookup (self->chosen_agents, key);
-  if (agent_id == NULL && self->entry != NULL && natter_session_index_entry_get_latest_turn_imported (self->entry) &&
+  agent_id = g_hash_table_lookup (self->choice.chosen_agents, key);
+  if (agent_id == NULL && self->conversation.entry != NULL && natter_session_index_entry_get_latest_turn_imported (self->conversation.entry) &&
       self->pipeline != NULL)
-    agent_id = continued = natter_send_pipeline_dup_agent (self->pipeline, self->session_id, NULL);
-  if (agent_id == NULL && self->entry != NULL)
-    agent_id = natter_session_index_entry_get_last_agent_id (self->entry);
+    agent_id = continued = natter_send_pipeline_dup_agent (self->pipeline, self->conversation.session_id, NULL);
+  if (agent_id == NULL && self->conversation.entry != NULL)
+    agent_id = natter_session_index_entry_get_last_agent_id (self->conversation.entry);
   if (agent_id == NULL)
     agent_id = NATTER_WINDOW_DEFAULT_AGENT_ID;
 
-  self->applying_agent = TRUE;
-  if (!natter_agent_chooser_set_agent_id (self->agent_chooser, agent_id))
+  self->choice.applying_agent = TRUE;
+  if (!natter_agent_chooser_set_agent_id (self->choice.agent_chooser, agent_id))
     {
       /* Translators: %s is the id of an agent that was deleted */
       show_agent_toast (self, g_strdup_printf (_("The agent “%s” is gone: messages go to Assistant"), agent_id));
-      g_hash_table_replace (self->chosen_agents, g_strdup (key), g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
+      g_hash_table_replace (self->choice.chosen_agents, g_strdup (key), g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
     }
-  self->applying_agent = FALSE;
+  self->choice.applying_agent = FALSE;
 }
 
 static void
 agent_chosen_cb (NatterWindow *self)
 {
-  if (!self->applying_agent && _natter_window_choice_key (self) != NULL)
-    g_hash_table_replace (self->chosen_agents, g_strdup (_natter_window_choice_key (self)),
-                          g_strdup (natter_agent_chooser_get_agent_id (self->agent_chooser)));
+  if (!self->choice.applying_agent && _natter_window_choice_key (self) != NULL)
+    g_hash_table_replace (self->choice.chosen_agents, g_strdup (_natter_window_choice_key (self)),
+                          g_strdup (natter_agent_chooser_get_agent_id (self->choice.agent_chooser)));
   _natter_window_update_model_picker (self);
 }
 
@@ -159,12 +159,12 @@ agent_removed_cb (NatterWindow       *self,
   gpointer value;
 
   /* No session keeps a choice that is gone; each falls back when shown. */
-  g_hash_table_iter_init (&iter, self->chosen_agents);
+  g_hash_table_iter_init (&iter, self->choice.chosen_agents);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     if (g_str_equal (value, agent_id))
       g_hash_table_iter_remove (&iter);
   if (_natter_window_choice_key (self) != NULL)
-    g_hash_table_replace (self->chosen_agents, g_strdup (_natter_window_choice_key (self)),
+    g_hash_table_replace (self->choice.chosen_agents, g_strdup (_natter_window_choice_key (self)),
                           g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID));
   /* Translators: %s is the name of an agent that was deleted */
   show_agent_toast (self, g_strdup_printf (_("The agent “%s” was removed: messages go to Assistant"), name));
@@ -187,19 +187,19 @@ model_choice (NatterWindow *self)
 
   /* An imported latest turn's model is a label unless the person has it
    * (natter_send_pipeline_get_continued_model()). */
-  if (self->entry != NULL)
-    last = self->pipeline != NULL ? natter_send_pipeline_get_continued_model (self->pipeline, self->entry)
-           : natter_session_index_entry_get_latest_turn_imported (self->entry) ? NULL
-           : natter_session_index_entry_get_last_model (self->entry);
+  if (self->conversation.entry != NULL)
+    last = self->pipeline != NULL ? natter_send_pipeline_get_continued_model (self->pipeline, self->conversation.entry)
+           : natter_session_index_entry_get_latest_turn_imported (self->conversation.entry) ? NULL
+           : natter_session_index_entry_get_last_model (self->conversation.entry);
   choice = (NatterModelChoice) {
     .picked = _natter_window_choice_key (self) != NULL
-              ? g_hash_table_lookup (self->chosen_models, _natter_window_choice_key (self)) : NULL,
+              ? g_hash_table_lookup (self->choice.chosen_models, _natter_window_choice_key (self)) : NULL,
     .agent_own = agent_own_model (self),
-    .last = last != NULL || self->session_id == NULL ? last
-                                                     : g_hash_table_lookup (self->branch_models, self->session_id),
-    .default_provider = self->provider_id,
-    .default_model = self->default_model,
-    .has_registry = self->registry != NULL,
+    .last = last != NULL || self->conversation.session_id == NULL ? last
+                                                     : g_hash_table_lookup (self->choice.branch_models, self->conversation.session_id),
+    .default_provider = self->choice.provider_id,
+    .default_model = self->choice.default_model,
+    .has_registry = self->choice.registry != NULL,
   };
 
   return choice;
@@ -233,7 +233,7 @@ _natter_window_dup_choice (NatterWindow              *self,
 
   carried->picked = choice.picked != NULL ? json_object_ref (choice.picked) : NULL;
   carried->last = choice.last != NULL ? json_object_ref (choice.last) : NULL;
-  carried->agent_id = has_agent_store (self) ? g_strdup (natter_agent_chooser_get_agent_id (self->agent_chooser))
+  carried->agent_id = has_agent_store (self) ? g_strdup (natter_agent_chooser_get_agent_id (self->choice.agent_chooser))
                                              : NULL;
 }
 
@@ -246,11 +246,11 @@ _natter_window_carry_choice (NatterWindow                    *self,
                              const NatterWindowCarriedChoice *carried)
 {
   if (carried->picked != NULL)
-    g_hash_table_replace (self->chosen_models, g_strdup (session_id), json_object_ref (carried->picked));
+    g_hash_table_replace (self->choice.chosen_models, g_strdup (session_id), json_object_ref (carried->picked));
   if (carried->last != NULL)
-    g_hash_table_replace (self->branch_models, g_strdup (session_id), json_object_ref (carried->last));
+    g_hash_table_replace (self->choice.branch_models, g_strdup (session_id), json_object_ref (carried->last));
   if (carried->agent_id != NULL)
-    g_hash_table_replace (self->chosen_agents, g_strdup (session_id), g_strdup (carried->agent_id));
+    g_hash_table_replace (self->choice.chosen_agents, g_strdup (session_id), g_strdup (carried->agent_id));
 }
 
 /* "Use Ollama Instead": a way out of a provider that is gone, unless
@@ -260,12 +260,12 @@ fallback_label (NatterWindow *self,
                 const char   *provider_id)
 {
   g_autoptr(NatterOpenaiProvider) fallback = NULL;
-  g_auto(GStrv) configured = natter_provider_registry_list_providers (self->registry);
+  g_auto(GStrv) configured = natter_provider_registry_list_providers (self->choice.registry);
 
-  if (self->provider_id == NULL || g_strcmp0 (self->provider_id, provider_id) == 0 ||
-      !g_strv_contains ((const char * const *) configured, self->provider_id))
+  if (self->choice.provider_id == NULL || g_strcmp0 (self->choice.provider_id, provider_id) == 0 ||
+      !g_strv_contains ((const char * const *) configured, self->choice.provider_id))
     return NULL;
-  fallback = natter_provider_registry_get_provider (self->registry, self->provider_id, NULL);
+  fallback = natter_provider_registry_get_provider (self->choice.registry, self->choice.provider_id, NULL);
   if (fallback == NULL)
     return NULL;
   /* Translators: %s is the name of a model provider, e.g. "Ollama" */
@@ -287,20 +287,20 @@ list_provider (NatterWindow *self,
   g_autofree char *title = NULL;
   g_autofree char *message = NULL;
 
-  g_free (self->listed_provider);
-  self->listed_provider = g_strdup (provider_id);
-  if (self->registry == NULL || provider_id == NULL)
+  g_free (self->choice.listed_provider);
+  self->choice.listed_provider = g_strdup (provider_id);
+  if (self->choice.registry == NULL || provider_id == NULL)
     {
-      natter_model_picker_set_provider (self->model_picker, NULL, NULL);
+      natter_model_picker_set_provider (self->choice.model_picker, NULL, NULL);
       return;
     }
 
-  configured = natter_provider_registry_list_providers (self->registry);
+  configured = natter_provider_registry_list_providers (self->choice.registry);
   if (!natter_provider_id_is_endpoint (provider_id) && g_strv_contains ((const char * const *) configured, provider_id))
-    provider = natter_provider_registry_get_provider (self->registry, provider_id, &error);
+    provider = natter_provider_registry_get_provider (self->choice.registry, provider_id, &error);
   if (provider != NULL)
     {
-      natter_model_picker_set_provider (self->model_picker, provider,
+      natter_model_picker_set_provider (self->choice.model_picker, provider,
                                         natter_openai_provider_get_display_name (provider));
       return;
     }
@@ -320,7 +320,7 @@ list_provider (NatterWindow *self,
       message = g_strdup (_("This conversation’s provider is not among your providers any more. "
                             "Add it again in Preferences to list its models."));
     }
-  natter_model_picker_set_unavailable (self->model_picker, title, message, fallback);
+  natter_model_picker_set_unavailable (self->choice.model_picker, title, message, fallback);
 }
 
 typedef struct
@@ -351,12 +351,12 @@ first_model_resolved_cb (GObject      *source,
 
   descriptor = natter_provider_registry_resolve_model_finish (NATTER_PROVIDER_REGISTRY (source), result, &error);
   /* Cancelled: the providers changed or the window went away. */
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->first_models == NULL)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->choice.first_models == NULL)
     return;
-  if (g_strcmp0 (self->resolving_provider, first->provider) == 0)
+  if (g_strcmp0 (self->choice.resolving_provider, first->provider) == 0)
     {
-      g_clear_pointer (&self->resolving_provider, g_free);
-      g_clear_object (&self->first_model_cancellable);
+      g_clear_pointer (&self->choice.resolving_provider, g_free);
+      g_clear_object (&self->choice.first_model_cancellable);
     }
   /* A provider that cannot say is left as it is: the picker's list says
    * why, and sending reports the same error in words. */
@@ -365,7 +365,7 @@ first_model_resolved_cb (GObject      *source,
       g_debug ("No first model of %s: %s", first->provider, error->message);
       return;
     }
-  g_hash_table_replace (self->first_models, g_strdup (first->provider),
+  g_hash_table_replace (self->choice.first_models, g_strdup (first->provider),
                         g_strdup (json_object_get_string_member (descriptor, "model")));
   _natter_window_update_model_picker (self);
 }
@@ -378,20 +378,20 @@ static const char *
 first_model (NatterWindow *self,
              const char   *provider)
 {
-  const char *known = g_hash_table_lookup (self->first_models, provider);
+  const char *known = g_hash_table_lookup (self->choice.first_models, provider);
   FirstModel *first;
 
-  if (known != NULL || self->registry == NULL || g_strcmp0 (self->resolving_provider, provider) == 0)
+  if (known != NULL || self->choice.registry == NULL || g_strcmp0 (self->choice.resolving_provider, provider) == 0)
     return known;
-  g_cancellable_cancel (self->first_model_cancellable);
-  g_clear_object (&self->first_model_cancellable);
-  self->first_model_cancellable = g_cancellable_new ();
-  g_free (self->resolving_provider);
-  self->resolving_provider = g_strdup (provider);
+  g_cancellable_cancel (self->choice.first_model_cancellable);
+  g_clear_object (&self->choice.first_model_cancellable);
+  self->choice.first_model_cancellable = g_cancellable_new ();
+  g_free (self->choice.resolving_provider);
+  self->choice.resolving_provider = g_strdup (provider);
   first = g_new0 (FirstModel, 1);
   first->self = g_object_ref (self);
   first->provider = g_strdup (provider);
-  natter_provider_registry_resolve_model_async (self->registry, provider, NULL, self->first_model_cancellable,
+  natter_provider_registry_resolve_model_async (self->choice.registry, provider, NULL, self->choice.first_model_cancellable,
                                                 first_model_resolved_cb, first);
   return NULL;
 }
@@ -399,34 +399,34 @@ first_model (NatterWindow *self,
 void
 _natter_window_update_model_picker (NatterWindow *self)
 {
-  gboolean usable = (self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL) ||
-                    (self->entry == NULL && self->new_chat);
+  gboolean usable = (self->conversation.entry != NULL && natter_session_index_entry_get_error (self->conversation.entry) == NULL) ||
+                    (self->conversation.entry == NULL && self->conversation.new_chat);
   NatterModelChoice choice;
   const char *provider = NULL;
   const char *model = NULL;
 
-  gtk_widget_set_visible (GTK_WIDGET (self->model_picker), usable);
+  gtk_widget_set_visible (GTK_WIDGET (self->choice.model_picker), usable);
   if (!usable)
     {
-      natter_model_picker_set_model (self->model_picker, NULL);
+      natter_model_picker_set_model (self->choice.model_picker, NULL);
       return;
     }
   choice = model_choice (self);
   natter_model_choice_shown (&choice, &provider, &model);
   /* Resolving looks the key up: only when the provider changes. */
-  if (self->listed_provider == NULL || g_strcmp0 (provider, self->listed_provider) != 0)
+  if (self->choice.listed_provider == NULL || g_strcmp0 (provider, self->choice.listed_provider) != 0)
     list_provider (self, provider);
   if (provider != NULL && (model == NULL || model[0] == '\0') && choice.agent_own == NULL &&
-      self->listed_provider != NULL && natter_model_picker_get_provider_id (self->model_picker) != NULL)
+      self->choice.listed_provider != NULL && natter_model_picker_get_provider_id (self->choice.model_picker) != NULL)
     model = first_model (self, provider);
-  natter_model_picker_set_model (self->model_picker, model);
+  natter_model_picker_set_model (self->choice.model_picker, model);
 }
 
 static void
 model_chosen_cb (NatterWindow *self,
                  const char   *model)
 {
-  const char *provider = natter_model_picker_get_provider_id (self->model_picker);
+  const char *provider = natter_model_picker_get_provider_id (self->choice.model_picker);
   JsonObject *choice;
 
   /* A model goes with the provider whose list it came from. */
@@ -435,7 +435,7 @@ model_chosen_cb (NatterWindow *self,
   choice = json_object_new ();
   json_object_set_string_member (choice, "provider", provider);
   json_object_set_string_member (choice, "model", model);
-  g_hash_table_replace (self->chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
+  g_hash_table_replace (self->choice.chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
 }
 
 static void
@@ -443,13 +443,13 @@ model_fallback_cb (NatterWindow *self)
 {
   JsonObject *choice;
 
-  if (_natter_window_choice_key (self) == NULL || self->provider_id == NULL)
+  if (_natter_window_choice_key (self) == NULL || self->choice.provider_id == NULL)
     return;
   choice = json_object_new ();
-  json_object_set_string_member (choice, "provider", self->provider_id);
-  if (self->default_model != NULL)
-    json_object_set_string_member (choice, "model", self->default_model);
-  g_hash_table_replace (self->chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
+  json_object_set_string_member (choice, "provider", self->choice.provider_id);
+  if (self->choice.default_model != NULL)
+    json_object_set_string_member (choice, "model", self->choice.default_model);
+  g_hash_table_replace (self->choice.chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
   _natter_window_update_model_picker (self);
 }
 
@@ -497,16 +497,16 @@ send_failed (SendData     *data,
     {
       if (g_strcmp0 (_natter_window_choice_key (self), data->session_id) == 0)
         {
-          g_autofree char *draft = natter_composer_dup_text (self->composer);
+          g_autofree char *draft = natter_composer_dup_text (self->conversation.composer);
 
           if (draft[0] == '\0')
-            natter_composer_set_text (self->composer, text);
+            natter_composer_set_text (self->conversation.composer, text);
         }
-      else if (!g_hash_table_contains (self->drafts, data->session_id))
-        g_hash_table_insert (self->drafts, g_strdup (data->session_id), g_strdup (text));
+      else if (!g_hash_table_contains (self->conversation.drafts, data->session_id))
+        g_hash_table_insert (self->conversation.drafts, g_strdup (data->session_id), g_strdup (text));
     }
   if (data->restore_draft && sources->len > 0 && g_strcmp0 (_natter_window_choice_key (self), data->session_id) == 0)
-    natter_composer_restore_attachments (self->composer, sources);
+    natter_composer_restore_attachments (self->conversation.composer, sources);
   if (natter_message_request_get_compact_first (data->request))
     heading = _("The conversation could not be compacted");
   else if (natter_message_request_get_version_of (data->request) != NULL)
@@ -522,12 +522,12 @@ send_done (SendData *data)
 {
   NatterWindow *self = data->self;
 
-  self->sending = FALSE;
+  self->conversation.sending = FALSE;
   _natter_window_update_composer (self);
   /* The composer was insensitive while the message went out, which took
    * its focus: give it back, so the next message is typed at once. */
   if (data->refocus && g_strcmp0 (_natter_window_choice_key (self), data->session_id) == 0)
-    gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+    gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
 }
 
 /* The new conversation made for a first message takes over what was
@@ -538,12 +538,12 @@ adopt_new_chat (NatterWindow *self,
 {
   gpointer value;
 
-  if (g_hash_table_steal_extended (self->chosen_models, NATTER_WINDOW_NEW_CHAT_KEY, NULL, &value))
-    g_hash_table_replace (self->chosen_models, g_strdup (session_id), value);
-  if (g_hash_table_steal_extended (self->chosen_agents, NATTER_WINDOW_NEW_CHAT_KEY, NULL, &value))
-    g_hash_table_replace (self->chosen_agents, g_strdup (session_id), value);
-  g_hash_table_remove (self->drafts, NATTER_WINDOW_NEW_CHAT_KEY);
-  g_hash_table_remove (self->draft_attachments, NATTER_WINDOW_NEW_CHAT_KEY);
+  if (g_hash_table_steal_extended (self->choice.chosen_models, NATTER_WINDOW_NEW_CHAT_KEY, NULL, &value))
+    g_hash_table_replace (self->choice.chosen_models, g_strdup (session_id), value);
+  if (g_hash_table_steal_extended (self->choice.chosen_agents, NATTER_WINDOW_NEW_CHAT_KEY, NULL, &value))
+    g_hash_table_replace (self->choice.chosen_agents, g_strdup (session_id), value);
+  g_hash_table_remove (self->conversation.drafts, NATTER_WINDOW_NEW_CHAT_KEY);
+  g_hash_table_remove (self->conversation.draft_attachments, NATTER_WINDOW_NEW_CHAT_KEY);
 }
 
 static void
@@ -567,7 +567,7 @@ sent_cb (GObject      *source,
   /* The composer takes messages again before another conversation
    * opens: it is where the keyboard goes when the rows it was in go (a
    * Try Again button clicked), and an insensitive one cannot take it. */
-  self->sending = FALSE;
+  self->conversation.sending = FALSE;
   _natter_window_update_composer (self);
   /* Said once per conversation: the message went with the whole
    * history all the same. */
@@ -579,7 +579,7 @@ sent_cb (GObject      *source,
   if (sent->created && natter_message_request_get_version_of (data->request) != NULL)
     {
       _natter_window_carry_choice (self, sent->session_id, &data->carried);
-      if (g_strcmp0 (self->session_id, data->session_id) == 0)
+      if (g_strcmp0 (self->conversation.session_id, data->session_id) == 0)
         {
           natter_window_open_session (self, sent->session_id);
           g_free (data->session_id);
@@ -590,21 +590,21 @@ sent_cb (GObject      *source,
    * one was, its row scrolled into view at the top of the list. */
   else if (sent->created)
     {
-      gboolean still_new = self->new_chat && self->session_id == NULL;
+      gboolean still_new = self->conversation.new_chat && self->conversation.session_id == NULL;
 
       adopt_new_chat (self, sent->session_id);
       if (still_new)
         {
-          g_autofree char *typed = natter_composer_dup_text (self->composer);
+          g_autofree char *typed = natter_composer_dup_text (self->conversation.composer);
 
           /* Words typed while the first message went out are the new
            * conversation's draft now. */
           if (typed[0] != '\0')
-            g_hash_table_replace (self->drafts, g_strdup (sent->session_id), g_steal_pointer (&typed));
-          if (natter_composer_get_n_attachments (self->composer) > 0)
-            g_hash_table_replace (self->draft_attachments, g_strdup (sent->session_id),
-                                  natter_composer_take_attachments (self->composer));
-          self->new_chat = FALSE;
+            g_hash_table_replace (self->conversation.drafts, g_strdup (sent->session_id), g_steal_pointer (&typed));
+          if (natter_composer_get_n_attachments (self->conversation.composer) > 0)
+            g_hash_table_replace (self->conversation.draft_attachments, g_strdup (sent->session_id),
+                                  natter_composer_take_attachments (self->conversation.composer));
+          self->conversation.new_chat = FALSE;
           natter_window_open_session (self, sent->session_id);
           natter_sidebar_scroll_to (self->session_sidebar, sent->session_id);
         }
@@ -634,10 +634,10 @@ send_request (NatterWindow         *self,
   _natter_window_hide_error (self);
 
   /* A new conversation's first message makes it (session NULL). */
-  natter_message_request_set_session (request, self->session_id);
-  if (has_agent_store (self) || self->agent_id != NULL)
+  natter_message_request_set_session (request, self->conversation.session_id);
+  if (has_agent_store (self) || self->choice.agent_id != NULL)
     natter_message_request_set_agent (request, next_agent_id (self));
-  picked = g_hash_table_lookup (self->chosen_models, _natter_window_choice_key (self));
+  picked = g_hash_table_lookup (self->choice.chosen_models, _natter_window_choice_key (self));
   if (picked != NULL)
     natter_message_request_set_model (request, json_object_get_string_member_with_default (picked, "provider", NULL),
                                       json_object_get_string_member_with_default (picked, "model", NULL));
@@ -647,11 +647,11 @@ send_request (NatterWindow         *self,
   data->request = request;
   data->session_id = g_strdup (_natter_window_choice_key (self));
   data->restore_draft = restore_draft;
-  data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->composer)) != NULL;
+  data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->conversation.composer)) != NULL;
   _natter_window_dup_choice (self, &data->carried);
 
-  self->sending = TRUE;
-  natter_conversation_view_stick_to_bottom (self->conversation_view);
+  self->conversation.sending = TRUE;
+  natter_conversation_view_stick_to_bottom (self->conversation.view);
   _natter_window_update_composer (self);
   natter_send_pipeline_send_async (self->pipeline, data->request, self->cancellable, sent_cb, data);
 }
@@ -751,18 +751,18 @@ static void
 composer_send_cb (NatterWindow *self,
                   const char   *text)
 {
-  g_autofree char *editing = g_steal_pointer (&self->editing_turn_id);
+  g_autofree char *editing = g_steal_pointer (&self->versions.editing_turn_id);
 
-  natter_conversation_view_set_editing (self->conversation_view, FALSE);
+  natter_conversation_view_set_editing (self->conversation.view, FALSE);
   _natter_window_update_keyboard_actions (self);
-  natter_composer_set_text (self->composer, NULL);
+  natter_composer_set_text (self->conversation.composer, NULL);
   if (_natter_window_choice_key (self) != NULL)
-    g_hash_table_remove (self->drafts, _natter_window_choice_key (self));
+    g_hash_table_remove (self->conversation.drafts, _natter_window_choice_key (self));
   /* An edited message is a new version, never a change of the old. */
   if (editing != NULL)
-    _natter_window_send_version (self, editing, text, natter_composer_take_attachments (self->composer));
+    _natter_window_send_version (self, editing, text, natter_composer_take_attachments (self->conversation.composer));
   else
-    _natter_window_send_message (self, text, natter_composer_take_attachments (self->composer), TRUE);
+    _natter_window_send_message (self, text, natter_composer_take_attachments (self->conversation.composer), TRUE);
 }
 
 static void
@@ -775,13 +775,13 @@ stop_turn_cb (GObject      *source,
 
   if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (source), result, &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    _natter_window_show_error (self, self->session_id, _("The answer could not be stopped"), error, NULL);
+    _natter_window_show_error (self, self->conversation.session_id, _("The answer could not be stopped"), error, NULL);
 }
 
 void
 _natter_window_stop_latest (NatterWindow *self)
 {
-  const char *latest = self->entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->entry) : NULL;
+  const char *latest = self->conversation.entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->conversation.entry) : NULL;
 
   if (latest == NULL)
     return;
@@ -805,25 +805,25 @@ attachment_refused_cb (NatterWindow *self,
 {
   g_autoptr(GError) error = g_error_new_literal (NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED, reason);
 
-  _natter_window_show_error (self, self->session_id, _("The file was not attached"), error, NULL);
+  _natter_window_show_error (self, self->conversation.session_id, _("The file was not attached"), error, NULL);
 }
 
 /* Sends what the composer sends, and follows its agent chooser. */
 void
 _natter_window_conversation_init (NatterWindow *self)
 {
-  g_signal_connect_object (self->composer, "attachment-refused", G_CALLBACK (attachment_refused_cb), self,
+  g_signal_connect_object (self->conversation.composer, "attachment-refused", G_CALLBACK (attachment_refused_cb), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->composer, "send", G_CALLBACK (composer_send_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->composer, "stop", G_CALLBACK (_natter_window_composer_stop_cb), self,
+  g_signal_connect_object (self->conversation.composer, "send", G_CALLBACK (composer_send_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->conversation.composer, "stop", G_CALLBACK (_natter_window_composer_stop_cb), self,
                            G_CONNECT_SWAPPED);
-  self->agent_chooser = natter_composer_get_agent_chooser (self->composer);
-  g_signal_connect_object (self->agent_chooser, "notify::agent-id", G_CALLBACK (agent_chosen_cb), self,
+  self->choice.agent_chooser = natter_composer_get_agent_chooser (self->conversation.composer);
+  g_signal_connect_object (self->choice.agent_chooser, "notify::agent-id", G_CALLBACK (agent_chosen_cb), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->agent_chooser, "agent-removed", G_CALLBACK (agent_removed_cb), self,
+  g_signal_connect_object (self->choice.agent_chooser, "agent-removed", G_CALLBACK (agent_removed_cb), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->agent_chooser, "agents-changed", G_CALLBACK (agents_changed_cb), self,
+  g_signal_connect_object (self->choice.agent_chooser, "agents-changed", G_CALLBACK (agents_changed_cb), self,
                            G_CONNECT_SWAPPED);
   /* Files dropped anywhere on the conversation are attached. */
-  natter_composer_add_drop_target (self->composer, GTK_WIDGET (self->conversation_view));
+  natter_composer_add_drop_target (self->conversation.composer, GTK_WIDGET (self->conversation.view));
 }

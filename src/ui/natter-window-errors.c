@@ -69,9 +69,9 @@ explain_error (NatterWindow *self,
 {
   *in_preferences = FALSE;
   if (error->domain == NATTER_RUNTIME_ERROR && error->code == NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND &&
-      _natter_window_provider_is_missing (self, self->provider_id))
+      _natter_window_provider_is_missing (self, self->choice.provider_id))
     {
-      g_autofree char *quoted = g_strdup_printf ("“%s”", self->provider_id);
+      g_autofree char *quoted = g_strdup_printf ("“%s”", self->choice.provider_id);
 
       /* The default names a provider that was deleted: say so, rather
        * than that something is "not set up". */
@@ -80,7 +80,7 @@ explain_error (NatterWindow *self,
           *in_preferences = TRUE;
           /* Translators: %s is the id of a model provider that was deleted */
           return g_strdup_printf (_("The default provider “%s” no longer exists. Choose another one in Preferences."),
-                                  self->provider_id);
+                                  self->choice.provider_id);
         }
     }
   if (error->domain == NATTER_RUNTIME_ERROR &&
@@ -127,9 +127,9 @@ explain_error (NatterWindow *self,
 void
 _natter_window_hide_error (NatterWindow *self)
 {
-  gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
-  g_clear_pointer (&self->error_session_id, g_free);
-  g_clear_pointer (&self->retry_request, natter_message_request_free);
+  gtk_revealer_set_reveal_child (self->errors.revealer, FALSE);
+  g_clear_pointer (&self->errors.session_id, g_free);
+  g_clear_pointer (&self->errors.retry_request, natter_message_request_free);
 }
 
 /* Shows @heading (what did not happen, plain words) and @error's whole
@@ -164,36 +164,36 @@ _natter_window_show_error (NatterWindow               *self,
   else if (retry != NULL)
     action = ERROR_ACTION_RETRY;
 
-  g_free (self->error_session_id);
-  self->error_session_id = g_strdup (session_id);
-  g_clear_pointer (&self->retry_request, natter_message_request_free);
+  g_free (self->errors.session_id);
+  self->errors.session_id = g_strdup (session_id);
+  g_clear_pointer (&self->errors.retry_request, natter_message_request_free);
   if (action == ERROR_ACTION_RETRY)
-    self->retry_request = natter_message_request_copy (retry);
+    self->errors.retry_request = natter_message_request_copy (retry);
 
   /* Plain text, never markup: the reason may quote a title or a server. */
-  gtk_label_set_text (self->error_heading, heading);
-  gtk_label_set_text (self->error_detail, detail);
+  gtk_label_set_text (self->errors.heading, heading);
+  gtk_label_set_text (self->errors.detail, detail);
   switch (action)
     {
     case ERROR_ACTION_PREFERENCES:
-      gtk_button_set_label (self->error_action_button, _("_Preferences"));
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), "app.preferences");
+      gtk_button_set_label (self->errors.action_button, _("_Preferences"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), "app.preferences");
       break;
     case ERROR_ACTION_RETRY:
-      gtk_button_set_label (self->error_action_button, _("_Retry"));
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), "win.retry-send");
+      gtk_button_set_label (self->errors.action_button, _("_Retry"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), "win.retry-send");
       break;
     case ERROR_ACTION_RECOVER:
-      gtk_button_set_label (self->error_action_button, _("_Copy Readable Part"));
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), "win.recover-from-error");
+      gtk_button_set_label (self->errors.action_button, _("_Copy Readable Part"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), "win.recover-from-error");
       break;
     case ERROR_ACTION_NONE:
     default:
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->error_action_button), NULL);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), NULL);
       break;
     }
-  gtk_widget_set_visible (GTK_WIDGET (self->error_action_button), action != ERROR_ACTION_NONE);
-  gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->errors.action_button), action != ERROR_ACTION_NONE);
+  gtk_revealer_set_reveal_child (self->errors.revealer, TRUE);
 }
 
 /**
@@ -214,7 +214,26 @@ natter_window_report_error (NatterWindow *self,
   g_return_if_fail (NATTER_IS_WINDOW (self));
   g_return_if_fail (heading != NULL && error != NULL);
 
-  _natter_window_show_error (self, self->session_id, heading, error, NULL);
+  _natter_window_show_error (self, self->conversation.session_id, heading, error, NULL);
+}
+
+/* What a widget of the conversation could not do, said to the window
+ * without knowing it (natter-attachment-chip.c): the heading, and the
+ * error as its domain, code and message, so that it is explained as the
+ * error itself would be. */
+static void
+report_error_activated (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *heading, *domain, *message;
+  int code;
+  g_autoptr(GError) error = NULL;
+
+  g_variant_get (parameter, "(&s&si&s)", &heading, &domain, &code, &message);
+  error = g_error_new_literal (g_quark_from_string (domain), code, message);
+  natter_window_report_error (self, heading, error);
 }
 
 static void
@@ -229,12 +248,12 @@ error_close_cb (NatterWindow *self)
 static void
 damage_actions_update (NatterWindow *self)
 {
-  gboolean current = self->damage != NULL && g_strcmp0 (self->damage_session_id, self->session_id) == 0;
+  gboolean current = self->errors.damage != NULL && g_strcmp0 (self->errors.damage_session_id, self->conversation.session_id) == 0;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-damaged-file",
-                                 current && self->damage->file != NULL);
+                                 current && self->errors.damage->file != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-readable-part",
-                                 current && self->damage->can_copy && self->sessions != NULL);
+                                 current && self->errors.damage->can_copy && self->sessions != NULL);
 }
 
 /* The reason in plain words, with the file's name; escaped, since the
@@ -242,24 +261,24 @@ damage_actions_update (NatterWindow *self)
 static void
 damage_describe (NatterWindow *self)
 {
-  const char *error = natter_session_index_entry_get_error (self->entry);
+  const char *error = natter_session_index_entry_get_error (self->conversation.entry);
   g_autofree char *text = NULL;
   g_autofree char *escaped = NULL;
 
-  if (self->damage != NULL && g_strcmp0 (self->damage_session_id, self->session_id) == 0 &&
-      self->damage->reason != NULL)
+  if (self->errors.damage != NULL && g_strcmp0 (self->errors.damage_session_id, self->conversation.session_id) == 0 &&
+      self->errors.damage->reason != NULL)
     {
-      g_autofree char *name = g_file_get_basename (self->damage->file);
+      g_autofree char *name = g_file_get_basename (self->errors.damage->file);
       g_autofree char *where = NULL;
 
-      if (self->damage->line > 0)
+      if (self->errors.damage->line > 0)
         /* Translators: %u is a line number, the first %s a file name, the second why it cannot be read */
         where = g_strdup_printf (_("Line %u of the file “%s” cannot be read: %s."),
-                                 self->damage->line, name, self->damage->reason);
+                                 self->errors.damage->line, name, self->errors.damage->reason);
       else
         /* Translators: the first %s is a file name, the second why it cannot be read */
-        where = g_strdup_printf (_("The file “%s” cannot be read: %s."), name, self->damage->reason);
-      if (self->damage->can_copy)
+        where = g_strdup_printf (_("The file “%s” cannot be read: %s."), name, self->errors.damage->reason);
+      if (self->errors.damage->can_copy)
         text = g_strdup_printf ("%s %s", where,
                                 _("The part before the damage can be copied to a new conversation; "
                                   "the file itself is left as it is."));
@@ -269,7 +288,7 @@ damage_describe (NatterWindow *self)
   else
     text = g_strdup (error != NULL ? error : "");
   escaped = g_markup_escape_text (text, -1);
-  adw_status_page_set_description (self->errored_page, escaped);
+  adw_status_page_set_description (self->errors.errored_page, escaped);
 }
 
 /* Holds the window weakly: opening a damaged session must not keep a
@@ -298,10 +317,10 @@ damage_inspected_cb (GObject      *source,
       natter_session_damage_free (damage);
       return;
     }
-  g_clear_pointer (&self->damage, natter_session_damage_free);
-  self->damage = damage;
-  if (self->entry != NULL && natter_session_index_entry_get_error (self->entry) != NULL &&
-      g_strcmp0 (self->damage_session_id, self->session_id) == 0)
+  g_clear_pointer (&self->errors.damage, natter_session_damage_free);
+  self->errors.damage = damage;
+  if (self->conversation.entry != NULL && natter_session_index_entry_get_error (self->conversation.entry) != NULL &&
+      g_strcmp0 (self->errors.damage_session_id, self->conversation.session_id) == 0)
     damage_describe (self);
   damage_actions_update (self);
 }
@@ -311,21 +330,21 @@ damage_inspected_cb (GObject      *source,
 void
 _natter_window_show_damage (NatterWindow *self)
 {
-  const char *title = natter_session_index_entry_get_title (self->entry);
+  const char *title = natter_session_index_entry_get_title (self->conversation.entry);
 
-  adw_status_page_set_title (self->errored_page,
+  adw_status_page_set_title (self->errors.errored_page,
                              title != NULL && title[0] != '\0' ? title : _("This Conversation Is Damaged"));
-  if (g_strcmp0 (self->damage_session_id, self->session_id) != 0)
+  if (g_strcmp0 (self->errors.damage_session_id, self->conversation.session_id) != 0)
     {
-      g_clear_pointer (&self->damage, natter_session_damage_free);
-      g_free (self->damage_session_id);
-      self->damage_session_id = g_strdup (self->session_id);
+      g_clear_pointer (&self->errors.damage, natter_session_damage_free);
+      g_free (self->errors.damage_session_id);
+      self->errors.damage_session_id = g_strdup (self->conversation.session_id);
       if (self->sessions != NULL)
         {
           GWeakRef *weak = g_new0 (GWeakRef, 1);
 
           g_weak_ref_init (weak, self);
-          natter_sessions_inspect_damage_async (self->sessions, self->session_id, self->cancellable,
+          natter_sessions_inspect_damage_async (self->sessions, self->conversation.session_id, self->cancellable,
                                                 damage_inspected_cb, weak);
         }
     }
@@ -406,18 +425,18 @@ show_damaged_file_activated (GtkWidget  *widget,
   const char *uris[2] = { NULL, NULL };
   ShowFile *show;
 
-  if (self->damage == NULL || self->damage->file == NULL)
+  if (self->errors.damage == NULL || self->errors.damage->file == NULL)
     return;
   if (bus == NULL)
     {
-      open_folder (self, self->damage->file);
+      open_folder (self, self->errors.damage->file);
       return;
     }
-  uri = g_file_get_uri (self->damage->file);
+  uri = g_file_get_uri (self->errors.damage->file);
   uris[0] = uri;
   show = g_new0 (ShowFile, 1);
   show->self = g_object_ref (self);
-  show->file = g_object_ref (self->damage->file);
+  show->file = g_object_ref (self->errors.damage->file);
   g_dbus_connection_call (bus, "org.freedesktop.FileManager1", "/org/freedesktop/FileManager1",
                           "org.freedesktop.FileManager1", "ShowItems",
                           g_variant_new ("(^ass)", uris, ""), NULL,
@@ -453,9 +472,9 @@ copy_readable_part_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
 
-  if (self->sessions == NULL || self->damage_session_id == NULL)
+  if (self->sessions == NULL || self->errors.damage_session_id == NULL)
     return;
-  natter_sessions_recover_async (self->sessions, self->damage_session_id, self->cancellable,
+  natter_sessions_recover_async (self->sessions, self->errors.damage_session_id, self->cancellable,
                                  recovered_cb, g_object_ref (self));
 }
 
@@ -467,7 +486,7 @@ recover_from_error_activated (GtkWidget  *widget,
                               GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  g_autofree char *session_id = g_strdup (self->error_session_id);
+  g_autofree char *session_id = g_strdup (self->errors.session_id);
 
   if (self->sessions == NULL || session_id == NULL)
     return;
@@ -479,6 +498,7 @@ void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.recover-from-error", NULL, recover_from_error_activated);
+  gtk_widget_class_install_action (widget_class, "win.report-error", "(ssis)", report_error_activated);
   gtk_widget_class_bind_template_callback (widget_class, error_close_cb);
   gtk_widget_class_install_action (widget_class, "win.show-damaged-file", NULL, show_damaged_file_activated);
   gtk_widget_class_install_action (widget_class, "win.copy-readable-part", NULL, copy_readable_part_activated);

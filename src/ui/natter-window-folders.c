@@ -60,7 +60,7 @@ move (NatterWindow *self,
 static gboolean
 open_is_usable (NatterWindow *self)
 {
-  return self->session_id != NULL && self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
+  return self->conversation.session_id != NULL && self->conversation.entry != NULL && natter_session_index_entry_get_error (self->conversation.entry) == NULL;
 }
 
 /**
@@ -74,13 +74,13 @@ void
 _natter_window_update_folder_actions (NatterWindow *self)
 {
   gboolean usable = self->sessions != NULL && open_is_usable (self);
-  gboolean pinned = usable && natter_sessions_get_pinned (self->sessions, self->session_id);
+  gboolean pinned = usable && natter_sessions_get_pinned (self->sessions, self->conversation.session_id);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.pin", usable && !pinned);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.unpin", usable && pinned);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-folder", usable && self->folders != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-new-folder", usable && self->folders != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-folder", self->folders != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-folder", usable && self->folders.store != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-new-folder", usable && self->folders.store != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-folder", self->folders.store != NULL);
 }
 
 static void
@@ -91,7 +91,7 @@ pin_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
 
   if (open_is_usable (self))
-    pin (self, self->session_id, g_str_equal (action_name, "win.pin"));
+    pin (self, self->conversation.session_id, g_str_equal (action_name, "win.pin"));
 }
 
 static void
@@ -103,7 +103,7 @@ move_to_folder_activated (GtkWidget  *widget,
   const char *folder_id = g_variant_get_string (parameter, NULL);
 
   if (open_is_usable (self))
-    move (self, self->session_id, folder_id[0] != '\0' ? folder_id : NULL);
+    move (self, self->conversation.session_id, folder_id[0] != '\0' ? folder_id : NULL);
 }
 
 /* The folder names the person types: one dialog for a new folder and a
@@ -203,7 +203,7 @@ create_named (NatterWindow *self,
 
   request->window = g_object_ref (self);
   request->session_id = g_strdup (session_id);
-  natter_folders_create_async (self->folders, name, self->cancellable, folder_created_cb, request);
+  natter_folders_create_async (self->folders.store, name, self->cancellable, folder_created_cb, request);
 }
 
 /**
@@ -222,7 +222,7 @@ natter_window_create_folder (NatterWindow *self,
 {
   g_return_if_fail (NATTER_IS_WINDOW (self));
   g_return_if_fail (name != NULL);
-  g_return_if_fail (self->folders != NULL);
+  g_return_if_fail (self->folders.store != NULL);
 
   create_named (self, name, NULL, session_id);
 }
@@ -235,9 +235,9 @@ new_folder_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   gboolean move_open = g_str_equal (action_name, "win.move-to-new-folder");
 
-  if (self->folders == NULL || (move_open && !open_is_usable (self)))
+  if (self->folders.store == NULL || (move_open && !open_is_usable (self)))
     return;
-  ask_name (self, _("New Folder"), _("C_reate"), NULL, NULL, move_open ? self->session_id : NULL, create_named);
+  ask_name (self, _("New Folder"), _("C_reate"), NULL, NULL, move_open ? self->conversation.session_id : NULL, create_named);
 }
 
 static void
@@ -259,7 +259,7 @@ rename_named (NatterWindow *self,
               const char   *folder_id,
               const char   *session_id)
 {
-  natter_folders_rename_async (self->folders, folder_id, name, self->cancellable, folder_renamed_cb,
+  natter_folders_rename_async (self->folders.store, folder_id, name, self->cancellable, folder_renamed_cb,
                                g_object_ref (self));
 }
 
@@ -269,7 +269,7 @@ rename_folder_activated (GtkWidget  *widget,
                          GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  NatterFolder *folder = self->folders != NULL ? natter_folders_lookup (self->folders,
+  NatterFolder *folder = self->folders.store != NULL ? natter_folders_lookup (self->folders.store,
                                                                        g_variant_get_string (parameter, NULL)) : NULL;
 
   if (folder == NULL || natter_folder_get_error (folder) != NULL)
@@ -303,9 +303,9 @@ undo_delete_folder_activated (GtkWidget  *widget,
   const char *name;
 
   g_variant_get (parameter, "(&s&s)", &folder_id, &name);
-  if (self->folders == NULL || natter_folders_lookup (self->folders, folder_id) != NULL)
+  if (self->folders.store == NULL || natter_folders_lookup (self->folders.store, folder_id) != NULL)
     return;
-  natter_folders_restore_async (self->folders, folder_id, name, self->cancellable, folder_restored_cb,
+  natter_folders_restore_async (self->folders.store, folder_id, name, self->cancellable, folder_restored_cb,
                                 g_object_ref (self));
 }
 
@@ -363,7 +363,7 @@ delete_folder_activated (GtkWidget  *widget,
                          GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  NatterFolder *folder = self->folders != NULL ? natter_folders_lookup (self->folders,
+  NatterFolder *folder = self->folders.store != NULL ? natter_folders_lookup (self->folders.store,
                                                                        g_variant_get_string (parameter, NULL)) : NULL;
   DeleteFolder *request;
 
@@ -374,7 +374,7 @@ delete_folder_activated (GtkWidget  *widget,
   request->folder_id = g_strdup (natter_folder_get_id (folder));
   request->name = g_strdup (natter_folder_get_name (folder) != NULL ? natter_folder_get_name (folder)
                                                                     : _("Damaged folder"));
-  natter_folders_delete_async (self->folders, request->folder_id, self->cancellable, folder_deleted_cb, request);
+  natter_folders_delete_async (self->folders.store, request->folder_id, self->cancellable, folder_deleted_cb, request);
 }
 
 /* The sidebar: a row dropped on a header */
@@ -399,18 +399,18 @@ pin_requested_cb (NatterWindow *self,
 static void
 update_folder_menu (NatterWindow *self)
 {
-  guint n = self->folders != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->folders)) : 0;
+  guint n = self->folders.store != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->folders.store)) : 0;
   g_autoptr(GMenu) folders = g_menu_new ();
   g_autoptr(GMenu) none = g_menu_new ();
   g_autoptr(GMenu) create = g_menu_new ();
   g_autoptr(GMenuItem) none_item = g_menu_item_new (_("_No Folder"), NULL);
 
-  g_menu_remove_all (self->folder_menu);
+  g_menu_remove_all (self->folders.menu);
   g_menu_item_set_action_and_target_value (none_item, "win.move-to-folder", g_variant_new_string (""));
   g_menu_append_item (none, none_item);
   for (guint i = 0; i < n; i++)
     {
-      g_autoptr(NatterFolder) folder = g_list_model_get_item (G_LIST_MODEL (self->folders), i);
+      g_autoptr(NatterFolder) folder = g_list_model_get_item (G_LIST_MODEL (self->folders.store), i);
       g_autoptr(GMenuItem) item = NULL;
       g_autofree char *label = NULL;
 
@@ -425,10 +425,10 @@ update_folder_menu (NatterWindow *self)
       g_menu_append_item (folders, item);
     }
   g_menu_append (create, _("New _Folder…"), "win.move-to-new-folder");
-  g_menu_append_section (self->folder_menu, NULL, G_MENU_MODEL (none));
+  g_menu_append_section (self->folders.menu, NULL, G_MENU_MODEL (none));
   if (n > 0)
-    g_menu_append_section (self->folder_menu, NULL, G_MENU_MODEL (folders));
-  g_menu_append_section (self->folder_menu, NULL, G_MENU_MODEL (create));
+    g_menu_append_section (self->folders.menu, NULL, G_MENU_MODEL (folders));
+  g_menu_append_section (self->folders.menu, NULL, G_MENU_MODEL (create));
 }
 
 static void
@@ -455,11 +455,11 @@ natter_window_set_folders (NatterWindow  *self,
   g_return_if_fail (folders == NULL || NATTER_IS_FOLDERS (folders));
   /* An inert window, without a session service, has no list to show
    * them in. */
-  g_return_if_fail (self->folder_menu != NULL);
+  g_return_if_fail (self->folders.menu != NULL);
 
-  if (self->folders != NULL)
-    g_signal_handlers_disconnect_by_data (self->folders, self);
-  g_set_object (&self->folders, folders);
+  if (self->folders.store != NULL)
+    g_signal_handlers_disconnect_by_data (self->folders.store, self);
+  g_set_object (&self->folders.store, folders);
   if (folders != NULL)
     g_signal_connect_swapped (folders, "items-changed", G_CALLBACK (folders_changed_cb), self);
   natter_sidebar_set_folders (self->session_sidebar, folders);
@@ -476,7 +476,7 @@ NatterFolders *
 natter_window_get_folders (NatterWindow *self)
 {
   g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
-  return self->folders;
+  return self->folders.store;
 }
 
 /* Once, when the window gets its services: the submenu of the
@@ -487,7 +487,7 @@ _natter_window_folders_init (NatterWindow *self)
   GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (self->conversation_menu_button));
   g_autoptr(GMenu) section = g_menu_new ();
 
-  self->folder_menu = g_menu_new ();
+  self->folders.menu = g_menu_new ();
   /* Pin to Top and Unpin take turns in one place. */
   for (guint i = 0; i < 2; i++)
     {
@@ -497,7 +497,7 @@ _natter_window_folders_init (NatterWindow *self)
       g_menu_item_set_attribute (item, "hidden-when", "s", "action-disabled");
       g_menu_append_item (section, item);
     }
-  g_menu_append_submenu (section, _("Move to _Folder"), G_MENU_MODEL (self->folder_menu));
+  g_menu_append_submenu (section, _("Move to _Folder"), G_MENU_MODEL (self->folders.menu));
   g_menu_insert_section (G_MENU (menu), 1, NULL, G_MENU_MODEL (section));
   update_folder_menu (self);
   g_signal_connect_swapped (self->session_sidebar, "move-requested", G_CALLBACK (move_requested_cb), self);

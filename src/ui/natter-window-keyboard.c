@@ -36,16 +36,16 @@ void
 _natter_window_update_keyboard_actions (NatterWindow *self)
 {
   GtkWidget *widget = GTK_WIDGET (self);
-  gboolean usable = self->entry != NULL && natter_session_index_entry_get_error (self->entry) == NULL;
-  gboolean writable = usable || (self->entry == NULL && self->new_chat);
+  gboolean usable = self->conversation.entry != NULL && natter_session_index_entry_get_error (self->conversation.entry) == NULL;
+  gboolean writable = usable || (self->conversation.entry == NULL && self->conversation.new_chat);
 
   /* A disabled action lets its key through: Ctrl+Z still undoes typing in
    * the composer while no deletion waits for its undo. */
   gtk_widget_action_set_enabled (widget, "win.undo",
-                                 self->pending_deletes != NULL &&
-                                 g_hash_table_size (self->pending_deletes) > 0);
+                                 self->sidebar.pending_deletes != NULL &&
+                                 g_hash_table_size (self->sidebar.pending_deletes) > 0);
   gtk_widget_action_set_enabled (widget, "win.stop", _natter_window_latest_is_running (self));
-  gtk_widget_action_set_enabled (widget, "win.cancel-edit", self->editing_turn_id != NULL);
+  gtk_widget_action_set_enabled (widget, "win.cancel-edit", self->versions.editing_turn_id != NULL);
   gtk_widget_action_set_enabled (widget, "win.focus-composer", writable);
   gtk_widget_action_set_enabled (widget, "win.choose-model", writable);
   /* Compaction waits for the latest turn: it summarizes settled turns. */
@@ -67,7 +67,7 @@ _natter_window_focus_sidebar_position (NatterWindow *self,
    * that would leave the list, so there the row only takes the focus. */
   if (!natter_sidebar_focus_position (self->session_sidebar, position, !adw_leaflet_get_folded (self->leaflet)))
     /* Nothing left to list: the new-chat button is the next step. */
-    gtk_widget_child_focus (self->sidebar, GTK_DIR_TAB_FORWARD);
+    gtk_widget_child_focus (self->sidebar_pane, GTK_DIR_TAB_FORWARD);
 }
 
 /* Focuses the first prompt under @root still waiting for an answer (a
@@ -105,7 +105,7 @@ focus_pending_prompt (NatterWindow *self)
 {
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->content_stack), "conversation") != 0)
     return FALSE;
-  return focus_pending_prompt_under (GTK_WIDGET (self->timeline_list));
+  return focus_pending_prompt_under (GTK_WIDGET (self->conversation.timeline_list));
 }
 
 /* Tab in the composer while a prompt waits goes to that prompt (Allow,
@@ -161,7 +161,7 @@ timeline_key_pressed_cb (GtkEventControllerKey *controller,
                          GdkModifierType        state,
                          NatterWindow          *self)
 {
-  GtkWidget *list = GTK_WIDGET (self->timeline_list);
+  GtkWidget *list = GTK_WIDGET (self->conversation.timeline_list);
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
   GtkDirectionType direction;
   GtkWidget *item;
@@ -220,11 +220,11 @@ refocus_cb (gpointer user_data)
 {
   NatterWindow *self = user_data;
 
-  self->refocus_id = 0;
+  self->keyboard.refocus_id = 0;
   if (gtk_root_get_focus (GTK_ROOT (self)) != NULL)
     return G_SOURCE_REMOVE;
   if (!focus_pending_prompt (self))
-    gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+    gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
   return G_SOURCE_REMOVE;
 }
 
@@ -238,12 +238,12 @@ focus_widget_changed_cb (NatterWindow *self)
 
   if (focus != NULL)
     {
-      self->focus_in_timeline = gtk_widget_is_ancestor (focus, GTK_WIDGET (self->timeline_list));
+      self->keyboard.focus_in_timeline = gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation.timeline_list));
       return;
     }
-  if (self->focus_in_timeline && self->refocus_id == 0)
-    self->refocus_id = g_idle_add (refocus_cb, self);
-  self->focus_in_timeline = FALSE;
+  if (self->keyboard.focus_in_timeline && self->keyboard.refocus_id == 0)
+    self->keyboard.refocus_id = g_idle_add (refocus_cb, self);
+  self->keyboard.focus_in_timeline = FALSE;
 }
 
 static void
@@ -272,21 +272,21 @@ undo_activated (GtkWidget  *widget,
       return;
     }
 
-  if (self->last_deleted_id != NULL && g_hash_table_contains (self->pending_deletes, self->last_deleted_id))
-    session_id = g_strdup (self->last_deleted_id);
+  if (self->sidebar.last_deleted_id != NULL && g_hash_table_contains (self->sidebar.pending_deletes, self->sidebar.last_deleted_id))
+    session_id = g_strdup (self->sidebar.last_deleted_id);
   else
     {
       GHashTableIter iter;
       gpointer key;
 
-      g_hash_table_iter_init (&iter, self->pending_deletes);
+      g_hash_table_iter_init (&iter, self->sidebar.pending_deletes);
       if (g_hash_table_iter_next (&iter, &key, NULL))
         session_id = g_strdup (key);
     }
   if (session_id == NULL)
     return;
 
-  toast = g_object_ref (g_hash_table_lookup (self->pending_deletes, session_id));
+  toast = g_object_ref (g_hash_table_lookup (self->sidebar.pending_deletes, session_id));
   gtk_widget_activate_action (widget, "win.undo-delete", "s", session_id);
   /* No button dismissed this toast, so it is dismissed once here; its
    * pending entry is gone, so going away deletes nothing. Ctrl+Z may come
@@ -303,7 +303,7 @@ focus_composer_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
 
   adw_leaflet_set_visible_child (self->leaflet, self->content);
-  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
 }
 
 /* A prompt was answered from the keyboard: on to the next waiting prompt,
@@ -316,7 +316,7 @@ leave_prompt_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
 
   if (!focus_pending_prompt (self))
-    gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+    gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
 }
 
 static void
@@ -335,7 +335,7 @@ choose_model_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
 
   adw_leaflet_set_visible_child (self->leaflet, self->content);
-  natter_model_picker_popup (self->model_picker);
+  natter_model_picker_popup (self->choice.model_picker);
 }
 
 static void
@@ -344,7 +344,7 @@ go_back_activated (GtkWidget  *widget,
                    GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  guint position = self->session_id != NULL ? natter_sidebar_find_position (self->session_sidebar, self->session_id) : 0;
+  guint position = self->conversation.session_id != NULL ? natter_sidebar_find_position (self->session_sidebar, self->conversation.session_id) : 0;
 
   adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
   /* Back where the user came from: the conversation's row. */
@@ -366,12 +366,12 @@ _natter_window_setup_keyboard (NatterWindow *self)
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect (keys, "key-pressed", G_CALLBACK (composer_key_pressed_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->composer), keys);
+  gtk_widget_add_controller (GTK_WIDGET (self->conversation.composer), keys);
 
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect (keys, "key-pressed", G_CALLBACK (timeline_key_pressed_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->timeline_list), keys);
+  gtk_widget_add_controller (GTK_WIDGET (self->conversation.timeline_list), keys);
 
   shortcuts = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
   gtk_shortcut_controller_add_shortcut (shortcuts,
@@ -385,7 +385,7 @@ _natter_window_setup_keyboard (NatterWindow *self)
   gtk_shortcut_controller_add_shortcut (shortcuts,
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
                                                           gtk_named_action_new ("win.cancel-edit")));
-  gtk_widget_add_controller (GTK_WIDGET (self->composer), GTK_EVENT_CONTROLLER (shortcuts));
+  gtk_widget_add_controller (GTK_WIDGET (self->conversation.composer), GTK_EVENT_CONTROLLER (shortcuts));
   _natter_window_update_keyboard_actions (self);
 }
 

@@ -29,7 +29,7 @@ void
 _natter_window_set_opening_wait (NatterWindow *self,
                                  guint         wait_ms)
 {
-  self->opening_wait_ms = wait_ms;
+  self->opening.wait_ms = wait_ms;
 }
 
 static void
@@ -38,24 +38,24 @@ check_opening (NatterWindow *self);
 void
 _natter_window_cancel_opening (NatterWindow *self)
 {
-  if (self->opening_timeline != NULL)
-    g_signal_handlers_disconnect_by_func (self->opening_timeline, check_opening, self);
-  g_clear_object (&self->opening_timeline);
-  if (self->opening_items != NULL)
+  if (self->opening.timeline != NULL)
+    g_signal_handlers_disconnect_by_func (self->opening.timeline, check_opening, self);
+  g_clear_object (&self->opening.timeline);
+  if (self->opening.items != NULL)
     {
-      for (guint i = 0; i < self->opening_items->len; i++)
-        g_signal_handlers_disconnect_by_func (g_ptr_array_index (self->opening_items, i),
+      for (guint i = 0; i < self->opening.items->len; i++)
+        g_signal_handlers_disconnect_by_func (g_ptr_array_index (self->opening.items, i),
                                               check_opening, self);
-      g_clear_pointer (&self->opening_items, g_ptr_array_unref);
+      g_clear_pointer (&self->opening.items, g_ptr_array_unref);
     }
-  g_clear_handle_id (&self->opening_timeout_id, g_source_remove);
-  g_clear_pointer (&self->opening_id, g_free);
+  g_clear_handle_id (&self->opening.timeout_id, g_source_remove);
+  g_clear_pointer (&self->opening.id, g_free);
 }
 
 static void
 finish_opening (NatterWindow *self)
 {
-  g_autofree char *session_id = g_strdup (self->opening_id);
+  g_autofree char *session_id = g_strdup (self->opening.id);
 
   if (session_id == NULL)
     return;
@@ -70,25 +70,25 @@ finish_opening (NatterWindow *self)
 static void
 watch_latest (NatterWindow *self)
 {
-  if (self->opening_items != NULL)
+  if (self->opening.items != NULL)
     return;
-  natter_timeline_model_read_latest (self->opening_timeline, NATTER_TIMELINE_LATEST_TURNS);
-  self->opening_items = natter_timeline_model_dup_latest (self->opening_timeline,
+  natter_timeline_model_read_latest (self->opening.timeline, NATTER_TIMELINE_LATEST_TURNS);
+  self->opening.items = natter_timeline_model_dup_latest (self->opening.timeline,
                                                           NATTER_TIMELINE_LATEST_TURNS);
-  for (guint i = 0; i < self->opening_items->len; i++)
-    g_signal_connect_swapped (g_ptr_array_index (self->opening_items, i), "changed",
+  for (guint i = 0; i < self->opening.items->len; i++)
+    g_signal_connect_swapped (g_ptr_array_index (self->opening.items, i), "changed",
                               G_CALLBACK (check_opening), self);
 }
 
 static void
 check_opening (NatterWindow *self)
 {
-  if (self->opening_timeline == NULL)
+  if (self->opening.timeline == NULL)
     return;
-  if (!natter_timeline_model_get_loaded (self->opening_timeline))
+  if (!natter_timeline_model_get_loaded (self->opening.timeline))
     return;
   watch_latest (self);
-  if (natter_timeline_model_latest_read (self->opening_timeline, NATTER_TIMELINE_LATEST_TURNS))
+  if (natter_timeline_model_latest_read (self->opening.timeline, NATTER_TIMELINE_LATEST_TURNS))
     finish_opening (self);
 }
 
@@ -97,7 +97,7 @@ opening_timeout_cb (gpointer data)
 {
   NatterWindow *self = data;
 
-  self->opening_timeout_id = 0;
+  self->opening.timeout_id = 0;
   finish_opening (self);
   return G_SOURCE_REMOVE;
 }
@@ -130,14 +130,14 @@ natter_window_open_session_when_read (NatterWindow *self,
   g_return_val_if_fail (NATTER_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (session_id != NULL, FALSE);
 
-  if (g_strcmp0 (session_id, self->opening_id) == 0)
+  if (g_strcmp0 (session_id, self->opening.id) == 0)
     return TRUE;
   if (self->sessions == NULL || !natter_session_index_get_loaded (self->index) ||
-      !gtk_widget_get_mapped (GTK_WIDGET (self)) || g_strcmp0 (session_id, self->session_id) == 0)
+      !gtk_widget_get_mapped (GTK_WIDGET (self)) || g_strcmp0 (session_id, self->conversation.session_id) == 0)
     return natter_window_open_session (self, session_id);
   entry = natter_session_index_lookup (self->index, session_id);
   /* A conversation with no turns has no rows to wait for. */
-  if (entry == NULL || g_hash_table_contains (self->pending_deletes, session_id) ||
+  if (entry == NULL || g_hash_table_contains (self->sidebar.pending_deletes, session_id) ||
       natter_session_index_entry_get_error (entry) != NULL ||
       natter_session_index_entry_get_turn_count (entry) == 0)
     return natter_window_open_session (self, session_id);
@@ -147,13 +147,13 @@ natter_window_open_session_when_read (NatterWindow *self,
     return natter_window_open_session (self, session_id);
 
   _natter_window_cancel_opening (self);
-  self->opening_id = g_strdup (session_id);
-  self->opening_timeline = g_object_ref (timeline);
+  self->opening.id = g_strdup (session_id);
+  self->opening.timeline = g_object_ref (timeline);
   g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (check_opening), self);
-  timeout = g_timeout_source_new (self->opening_wait_ms > 0 ? self->opening_wait_ms : OPENING_WAIT_MS);
+  timeout = g_timeout_source_new (self->opening.wait_ms > 0 ? self->opening.wait_ms : OPENING_WAIT_MS);
   g_source_set_callback (timeout, opening_timeout_cb, self, NULL);
   g_source_set_static_name (timeout, "[natter] conversation opening");
-  self->opening_timeout_id = g_source_attach (timeout, NULL);
+  self->opening.timeout_id = g_source_attach (timeout, NULL);
   check_opening (self);
   return TRUE;
 }
@@ -170,7 +170,7 @@ natter_window_get_opening_session_id (NatterWindow *self)
 {
   g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
 
-  return self->opening_id;
+  return self->opening.id;
 }
 
 /* Input during the wait is meant for the conversation the user chose:

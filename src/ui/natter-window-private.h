@@ -37,45 +37,43 @@ G_BEGIN_DECLS
  * before it has a session id: no id is ever "". */
 #define NATTER_WINDOW_NEW_CHAT_KEY ""
 
-struct _NatterWindow
+/* Each facet keeps its state in a struct of its own, named by the file
+ * that owns it; the window's struct holds one of each. Other facets still
+ * read the open conversation's id and parts (self->conversation). */
+
+/* natter-window-sidebar.c and -actions.c: deleting with undo */
+typedef struct
 {
-  AdwApplicationWindow  parent_instance;
-
-  GtkWindow            *help_overlay;     /* weak; only while it shows */
-  GtkWindow            *stop_dialog;      /* weak; "Stop the Answer?" while it asks */
-
-
-  NatterSettings       *settings;
-  NatterBlobStore      *blobs;            /* nullable: attachments */
-  NatterSessions       *sessions;
-  NatterSendPipeline   *pipeline;         /* every message goes through it */
-  NatterTurnEventHub   *hub;
-  NatterSessionIndex   *index;
   NatterTimeTicker     *ticker;           /* the sidebar rows' minutes */
-  char                 *agent_id;
-  GCancellable         *cancellable;
-
   GHashTable           *pending_deletes;  /* session id → AdwToast */
-  NatterFolders        *folders;          /* nullable: no folders */
-  GMenu                *folder_menu;      /* Move to Folder's items */
+  char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
+} NatterWindowSidebar;
 
-  GHashTable           *drafts;           /* session id → char* */
-  GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
-  GHashTable           *timelines;        /* session id → NatterTimelineModel */
-  GHashTable           *chosen_models;    /* session id → {provider, model?} */
-  /* A new version's conversation has no turn of its own until its first
-   * message: it goes on with the last model of the one it was made from. */
-  GHashTable           *branch_models;    /* session id → {provider, model?} */
-  /* The agent chooser: the composer's; what was picked per
-   * session while the app runs, like drafts. */
+/* natter-window-folders.c */
+typedef struct
+{
+  NatterFolders        *store;            /* nullable: no folders */
+  GMenu                *menu;             /* Move to Folder's items */
+} NatterWindowFolders;
+
+/* natter-window-conversation.c: the agent and the model the next
+ * message goes to. */
+typedef struct
+{
+  char                 *agent_id;
+  /* The agent chooser: the composer's; what was picked per session
+   * while the app runs, like drafts. */
   NatterAgentChooser   *agent_chooser;
   GHashTable           *chosen_agents;    /* session id → agent id */
   gboolean              applying_agent;
   char                 *last_agent_toast;
-  char                 *last_import_details;   /* what the last import's Details dialog says */
-
+  GHashTable           *chosen_models;    /* session id → {provider, model?} */
+  /* A new version's conversation has no turn of its own until its first
+   * message: it goes on with the last model of the one it was made from. */
+  GHashTable           *branch_models;    /* session id → {provider, model?} */
   /* The model picker: the registry it resolves providers in,
    * the default {provider, model}, and the provider it was last given. */
+  NatterModelPicker    *model_picker;     /* template child */
   NatterProviderRegistry *registry;
   char                 *provider_id;
   char                 *default_model;
@@ -85,7 +83,11 @@ struct _NatterWindow
   GHashTable           *first_models;
   GCancellable         *first_model_cancellable;
   char                 *resolving_provider;
+} NatterWindowChoice;
 
+/* natter-window.c and -conversation.c: the open conversation */
+typedef struct
+{
   char                 *session_id;
   /* A new conversation being written: no session exists until its first
    * message is sent (natter-send-pipeline.c makes it then); its draft,
@@ -93,79 +95,90 @@ struct _NatterWindow
   gboolean              new_chat;
   NatterSessionIndexEntry *entry;
   NatterTimelineModel  *timeline;
+  GHashTable           *timelines;        /* session id → NatterTimelineModel */
   gboolean              sending;
   gboolean              restored;
   char                 *open_when_loaded; /* natter_window_open_session() before the scan ended */
-
-  /* A conversation the user picked, shown once its latest turns are read
-   * (natter-window-opening.c); the timeline and the turns being read. */
-  char                 *opening_id;
-  NatterTimelineModel  *opening_timeline;
-  GPtrArray            *opening_items;
-  guint                 opening_timeout_id;
-  guint                 opening_wait_ms;
-
-  /* The queue's read, waiting for the first frame of the conversation
-   * (natter-window-queue.c). */
-  GdkFrameClock        *queue_clock;
-  gulong                queue_paint_handler;
-
-  /* Answers being stopped before the window closes. */
-  guint                 closing_stops;
-  gboolean              close_failed;
-
-  /* Keyboard use */
-  char                 *last_deleted_id;  /* what Ctrl+Z undoes first */
-  gboolean              focus_in_timeline;
-  guint                 refocus_id;
-
-  /* Template children */
-  AdwToastOverlay      *toast_overlay;
-  AdwLeaflet           *leaflet;
-  GtkWidget            *sidebar;
-  GtkWidget            *content;
-  NatterSidebar        *session_sidebar;
-  AdwHeaderBar         *content_header;
-  AdwWindowTitle       *window_title;
-  GtkWidget            *conversation_menu_button;
-  GtkStack             *content_stack;
-  NatterConversationView *conversation_view;
-  AdwStatusPage        *errored_page;
-  GtkButton            *copy_readable_button;
-  NatterModelPicker    *model_picker;
-
-  /* The conversation view's parts the facets work with, looked up once. */
+  GHashTable           *drafts;           /* session id → char* */
+  GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
+  /* The conversation view (a template child) and its parts the facets
+   * work with, looked up once. */
+  NatterConversationView *view;
   GtkListView          *timeline_list;
   NatterComposer       *composer;
   NatterQueueView      *queue_view;
+} NatterWindowConversation;
 
+/* natter-window-opening.c: a conversation the user picked, shown once
+ * its latest turns are read; the timeline and the turns being read. */
+typedef struct
+{
+  char                 *id;
+  NatterTimelineModel  *timeline;
+  GPtrArray            *items;
+  guint                 timeout_id;
+  guint                 wait_ms;
+} NatterWindowOpening;
+
+/* natter-window-queue.c: the queue's read, waiting for the first frame
+ * of the conversation. */
+typedef struct
+{
+  GdkFrameClock        *clock;
+  gulong                paint_handler;
+} NatterWindowQueue;
+
+/* natter-window.c: answers being stopped before the window closes */
+typedef struct
+{
+  GtkWindow            *stop_dialog;      /* weak; "Stop the Answer?" while it asks */
+  guint                 stops;
+  gboolean              failed;
+} NatterWindowClosing;
+
+/* natter-window-keyboard.c */
+typedef struct
+{
+  GtkWindow            *help_overlay;     /* weak; only while it shows */
+  gboolean              focus_in_timeline;
+  guint                 refocus_id;
+} NatterWindowKeyboard;
+
+/* natter-window-errors.c: the error bar and the damaged-conversation page */
+typedef struct
+{
+  GtkRevealer          *revealer;         /* template children */
+  GtkLabel             *heading;
+  GtkLabel             *detail;
+  GtkButton            *action_button;
+  AdwStatusPage        *errored_page;
+  GtkButton            *copy_readable_button;
+  /* Which session the bar's error is about (NULL: the window's own),
+   * and the words a failed send can be retried with. */
+  char                 *session_id;
+  NatterMessageRequest *retry_request;
   /* The open damaged session: what is left of it */
   NatterSessionDamage  *damage;
   char                 *damage_session_id;
+} NatterWindowErrors;
 
-  GtkRevealer          *error_revealer;
-  GtkLabel             *error_heading;
-  GtkLabel             *error_detail;
-  GtkButton            *error_action_button;
-
-  /* The error bar: which session its error is about (NULL: the window's
-   * own), and the words a failed send can be retried with. */
-  char                 *error_session_id;
-  NatterMessageRequest *retry_request;
-
-  /* Versions of messages (natter-window-versions.c): the sent message
-   * being edited in the composer, and the open conversation's versions
-   * (turn id → GPtrArray of NatterTurnVersion). */
+/* natter-window-versions.c: the sent message being edited in the
+ * composer, and the open conversation's versions. */
+typedef struct
+{
   char                 *editing_turn_id;
-  GHashTable           *versions;
+  GHashTable           *of_turn;          /* turn id → GPtrArray of NatterTurnVersion */
   /* The version an arrow asked for, opened once the click that asked is
    * over: opening it replaces the rows the arrow is in. */
-  guint                 open_version_id;
-  char                 *open_version_session;
-  char                 *open_version_turn;
+  guint                 open_id;
+  char                 *open_session;
+  char                 *open_turn;
+} NatterWindowVersions;
 
-  /* Voice (natter-window-voice.c): who reads aloud and which answer, and
-   * the dictation under way. */
+/* natter-window-voice.c: who reads aloud and which answer, and the
+ * dictation under way. */
+typedef struct
+{
   NatterSpeech         *speech;
   char                 *speaking_turn_id;
   NatterRecorder       *recorder;
@@ -173,6 +186,51 @@ struct _NatterWindow
   char                 *dictation_provider;
   gint64                dictation_started;
   guint                 dictation_tick_id;
+} NatterWindowVoice;
+
+/* natter-window-archive.c */
+typedef struct
+{
+  char                 *last_import_details;   /* what the last import's Details dialog says */
+} NatterWindowArchive;
+
+struct _NatterWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* What the window works with */
+  NatterSettings       *settings;
+  NatterBlobStore      *blobs;            /* nullable: attachments */
+  NatterSessions       *sessions;
+  NatterSendPipeline   *pipeline;         /* every message goes through it */
+  NatterTurnEventHub   *hub;
+  NatterSessionIndex   *index;
+  GCancellable         *cancellable;
+
+  /* Template children of the window's frame */
+  AdwToastOverlay      *toast_overlay;
+  AdwLeaflet           *leaflet;
+  GtkWidget            *sidebar_pane;     /* "sidebar" in the template */
+  GtkWidget            *content;
+  NatterSidebar        *session_sidebar;
+  AdwHeaderBar         *content_header;
+  AdwWindowTitle       *window_title;
+  GtkWidget            *conversation_menu_button;
+  GtkStack             *content_stack;
+
+  /* The facets */
+  NatterWindowConversation conversation;
+  NatterWindowChoice    choice;
+  NatterWindowOpening   opening;
+  NatterWindowSidebar   sidebar;
+  NatterWindowFolders   folders;
+  NatterWindowQueue     queue;
+  NatterWindowVersions  versions;
+  NatterWindowErrors    errors;
+  NatterWindowKeyboard  keyboard;
+  NatterWindowClosing   closing;
+  NatterWindowArchive   archive;
+  NatterWindowVoice     voice;
 };
 
 /* natter-window.c */

@@ -49,9 +49,9 @@ queue_read_cb (GObject      *source,
 static void
 open_queue_now (NatterWindow *self)
 {
-  natter_queue_view_set_session (self->queue_view, self->sessions, self->session_id);
-  natter_sessions_get_session_async (self->sessions, self->session_id, NULL, queue_read_cb,
-                                     g_strdup (self->session_id));
+  natter_queue_view_set_session (self->conversation.queue_view, self->sessions, self->conversation.session_id);
+  natter_sessions_get_session_async (self->sessions, self->conversation.session_id, NULL, queue_read_cb,
+                                     g_strdup (self->conversation.session_id));
 }
 
 static void
@@ -81,8 +81,8 @@ _natter_window_open_queue (NatterWindow *self)
       open_queue_now (self);
       return;
     }
-  self->queue_clock = g_object_ref (clock);
-  self->queue_paint_handler = g_signal_connect (clock, "after-paint", G_CALLBACK (queue_after_paint_cb), self);
+  self->queue.clock = g_object_ref (clock);
+  self->queue.paint_handler = g_signal_connect (clock, "after-paint", G_CALLBACK (queue_after_paint_cb), self);
 }
 
 /* Forgets a queue read that has not begun: the conversation is closing. */
@@ -91,11 +91,11 @@ _natter_window_close_queue (NatterWindow *self)
 {
   /* A frame clock disposed with its window's surface has dropped its
    * handlers already. */
-  if (self->queue_clock != NULL &&
-      g_signal_handler_is_connected (self->queue_clock, self->queue_paint_handler))
-    g_signal_handler_disconnect (self->queue_clock, self->queue_paint_handler);
-  self->queue_paint_handler = 0;
-  g_clear_object (&self->queue_clock);
+  if (self->queue.clock != NULL &&
+      g_signal_handler_is_connected (self->queue.clock, self->queue.paint_handler))
+    g_signal_handler_disconnect (self->queue.clock, self->queue.paint_handler);
+  self->queue.paint_handler = 0;
+  g_clear_object (&self->queue.clock);
 }
 
 static void
@@ -156,7 +156,7 @@ stop_response_cb (AdwMessageDialog *dialog,
     for (guint i = 0; ask->queue_ids[i] != NULL; i++)
       natter_sessions_remove_queued_message_async (ask->sessions, ask->session_id, ask->queue_ids[i], NULL,
                                                    removed_cb, NULL);
-  if (stop && self != NULL && g_strcmp0 (ask->session_id, self->session_id) == 0)
+  if (stop && self != NULL && g_strcmp0 (ask->session_id, self->conversation.session_id) == 0)
     _natter_window_stop_latest (self);
   /* A stopped answer leaves the queue to the person; Cancel lets it go on,
    * sending the next message if the answer completed meanwhile. */
@@ -174,14 +174,14 @@ _natter_window_composer_stop_cb (NatterWindow *self)
   AdwMessageDialog *dialog;
   StopAsk *ask;
 
-  if (natter_queue_view_get_n_queued (self->queue_view) == 0)
+  if (natter_queue_view_get_n_queued (self->conversation.queue_view) == 0)
     {
       _natter_window_stop_latest (self);
       return;
     }
-  if (self->stop_dialog != NULL)
+  if (self->closing.stop_dialog != NULL)
     {
-      gtk_window_present (self->stop_dialog);
+      gtk_window_present (self->closing.stop_dialog);
       return;
     }
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Stop the Answer?"),
@@ -198,12 +198,12 @@ _natter_window_composer_stop_cb (NatterWindow *self)
   ask = g_new0 (StopAsk, 1);
   g_weak_ref_init (&ask->window, self);
   ask->sessions = g_object_ref (self->sessions);
-  ask->session_id = g_strdup (self->session_id);
-  ask->queue_ids = natter_queue_view_dup_queue_ids (self->queue_view);
-  natter_sessions_hold_queue (self->sessions, self->session_id);
+  ask->session_id = g_strdup (self->conversation.session_id);
+  ask->queue_ids = natter_queue_view_dup_queue_ids (self->conversation.queue_view);
+  natter_sessions_hold_queue (self->sessions, self->conversation.session_id);
   g_object_set_data_full (G_OBJECT (dialog), "natter-stop-ask", ask, (GDestroyNotify) stop_ask_free);
   g_signal_connect (dialog, "response", G_CALLBACK (stop_response_cb), ask);
-  self->stop_dialog = GTK_WINDOW (dialog);
-  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &self->stop_dialog);
+  self->closing.stop_dialog = GTK_WINDOW (dialog);
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &self->closing.stop_dialog);
   gtk_window_present (GTK_WINDOW (dialog));
 }

@@ -61,5 +61,5 @@ void
 _natter_window_reveal_turn (NatterWindow *self,
                             const char   *turn_id)
 {
-  natter_conversation_view_reveal_turn (self->conversation_view, turn_id);
+  natter_conversation_view_reveal_turn (self->conversation.view, turn_id);
 }

@@ -32,7 +32,7 @@ session_selected_cb (NatterWindow *self,
                      const char   *session_id,
                      gboolean      by_key)
 {
-  if (g_strcmp0 (session_id, self->session_id) == 0)
+  if (g_strcmp0 (session_id, self->conversation.session_id) == 0)
     return;
   open_picked (self, session_id);
   /* Found by what was said: show where it was said. */
@@ -50,14 +50,14 @@ static void
 session_activated_cb (NatterWindow *self,
                       const char   *session_id)
 {
-  if (g_strcmp0 (session_id, self->session_id) != 0)
+  if (g_strcmp0 (session_id, self->conversation.session_id) != 0)
     open_picked (self, session_id);
   /* Found by what was said: show where it was said, in the conversation
    * open already too. */
   if (natter_sidebar_get_hit_turn (self->session_sidebar, session_id) != NULL)
     _natter_window_reveal_turn (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
   adw_leaflet_set_visible_child (self->leaflet, self->content);
-  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
 }
 
 void
@@ -73,5 +73,5 @@ _natter_window_class_sidebar_init (GtkWidgetClass *widget_class)
 void
 _natter_window_sidebar_init (NatterWindow *self)
 {
-  natter_sidebar_set_services (self->session_sidebar, self->sessions, self->hub, self->ticker);
+  natter_sidebar_set_services (self->session_sidebar, self->sessions, self->hub, self->sidebar.ticker);
 }

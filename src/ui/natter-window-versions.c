@@ -36,19 +36,19 @@ _natter_window_apply_versions (NatterWindow *self)
 {
   guint n;
 
-  if (self->timeline == NULL)
+  if (self->conversation.timeline == NULL)
     return;
-  n = g_list_model_get_n_items (G_LIST_MODEL (self->timeline));
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->conversation.timeline));
   for (guint i = 0; i < n; i++)
     {
-      g_autoptr(GObject) object = g_list_model_get_item (G_LIST_MODEL (self->timeline), i);
+      g_autoptr(GObject) object = g_list_model_get_item (G_LIST_MODEL (self->conversation.timeline), i);
       NatterTurnItem *item;
 
       if (!NATTER_IS_TURN_ITEM (object))
         continue;
       item = NATTER_TURN_ITEM (object);
-      natter_turn_item_set_versions (item, self->versions != NULL
-                                           ? g_hash_table_lookup (self->versions, natter_turn_item_get_turn_id (item))
+      natter_turn_item_set_versions (item, self->versions.of_turn != NULL
+                                           ? g_hash_table_lookup (self->versions.of_turn, natter_turn_item_get_turn_id (item))
                                            : NULL);
     }
 }
@@ -83,10 +83,10 @@ versions_listed_cb (GObject      *source,
   versions = natter_sessions_list_versions_finish (NATTER_SESSIONS (source), result, NULL);
   /* Not finding them only means no switcher; the conversation itself
    * says what is wrong with it. */
-  if (versions == NULL || self == NULL || g_strcmp0 (data->session_id, self->session_id) != 0)
+  if (versions == NULL || self == NULL || g_strcmp0 (data->session_id, self->conversation.session_id) != 0)
     return;
-  g_clear_pointer (&self->versions, g_hash_table_unref);
-  self->versions = g_steal_pointer (&versions);
+  g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
+  self->versions.of_turn = g_steal_pointer (&versions);
   _natter_window_apply_versions (self);
 }
 
@@ -96,13 +96,13 @@ _natter_window_refresh_versions (NatterWindow *self)
 {
   ListData *data;
 
-  g_clear_pointer (&self->versions, g_hash_table_unref);
-  if (self->session_id == NULL || self->sessions == NULL || self->timeline == NULL)
+  g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
+  if (self->conversation.session_id == NULL || self->sessions == NULL || self->conversation.timeline == NULL)
     return;
   data = g_new0 (ListData, 1);
   g_weak_ref_init (&data->self, self);
-  data->session_id = g_strdup (self->session_id);
-  natter_sessions_list_versions_async (self->sessions, self->session_id, self->cancellable,
+  data->session_id = g_strdup (self->conversation.session_id);
+  natter_sessions_list_versions_async (self->sessions, self->conversation.session_id, self->cancellable,
                                        versions_listed_cb, data);
 }
 
@@ -115,7 +115,7 @@ _natter_window_versions_items_changed_cb (NatterWindow *self,
                                           guint         removed,
                                           guint         added)
 {
-  if (added > 0 && self->timeline != NULL && natter_timeline_model_get_loaded (self->timeline))
+  if (added > 0 && self->conversation.timeline != NULL && natter_timeline_model_get_loaded (self->conversation.timeline))
     _natter_window_refresh_versions (self);
 }
 
@@ -149,7 +149,7 @@ attachments_loaded_cb (GObject      *source,
 
   sources = natter_attachments_load_finish (result, &error);
   /* The edit was sent or given up meanwhile: nothing to carry into. */
-  if (self == NULL || g_strcmp0 (self->editing_turn_id, data->turn_id) != 0)
+  if (self == NULL || g_strcmp0 (self->versions.editing_turn_id, data->turn_id) != 0)
     return;
   if (sources == NULL)
     {
@@ -158,7 +158,7 @@ attachments_loaded_cb (GObject      *source,
                                    error, NULL);
       return;
     }
-  natter_composer_restore_attachments (self->composer, sources);
+  natter_composer_restore_attachments (self->conversation.composer, sources);
 }
 
 /* The edit starts with the attachments the message was sent with, as
@@ -172,7 +172,7 @@ carry_attachments (NatterWindow   *self,
   g_autoptr(GPtrArray) parts = natter_turn_item_dup_attachments (item);
   CarryData *data;
 
-  g_ptr_array_unref (natter_composer_take_attachments (self->composer));
+  g_ptr_array_unref (natter_composer_take_attachments (self->conversation.composer));
   if (parts->len == 0 || self->blobs == NULL)
     return;
   data = g_new0 (CarryData, 1);
@@ -188,17 +188,17 @@ edit_message_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *turn_id = g_variant_get_string (parameter, NULL);
-  NatterTurnItem *item = self->timeline != NULL ? natter_timeline_model_lookup_any (self->timeline, turn_id) : NULL;
+  NatterTurnItem *item = self->conversation.timeline != NULL ? natter_timeline_model_lookup_any (self->conversation.timeline, turn_id) : NULL;
   g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
 
   if (text == NULL)
     return;
-  g_free (self->editing_turn_id);
-  self->editing_turn_id = g_strdup (turn_id);
-  natter_composer_set_text (self->composer, text);
+  g_free (self->versions.editing_turn_id);
+  self->versions.editing_turn_id = g_strdup (turn_id);
+  natter_composer_set_text (self->conversation.composer, text);
   carry_attachments (self, item, turn_id);
-  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
-  natter_conversation_view_set_editing (self->conversation_view, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
+  natter_conversation_view_set_editing (self->conversation.view, TRUE);
   _natter_window_update_keyboard_actions (self);
 }
 
@@ -211,13 +211,13 @@ cancel_edit_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
 
-  if (self->editing_turn_id == NULL)
+  if (self->versions.editing_turn_id == NULL)
     return;
-  g_clear_pointer (&self->editing_turn_id, g_free);
-  natter_conversation_view_set_editing (self->conversation_view, FALSE);
-  natter_composer_set_text (self->composer, NULL);
-  g_ptr_array_unref (natter_composer_take_attachments (self->composer));
-  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  g_clear_pointer (&self->versions.editing_turn_id, g_free);
+  natter_conversation_view_set_editing (self->conversation.view, FALSE);
+  natter_composer_set_text (self->conversation.composer, NULL);
+  g_ptr_array_unref (natter_composer_take_attachments (self->conversation.composer));
+  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
   _natter_window_update_keyboard_actions (self);
 }
 
@@ -225,10 +225,10 @@ static gboolean
 open_version_cb (gpointer user_data)
 {
   NatterWindow *self = user_data;
-  g_autofree char *session_id = g_steal_pointer (&self->open_version_session);
-  g_autofree char *turn_id = g_steal_pointer (&self->open_version_turn);
+  g_autofree char *session_id = g_steal_pointer (&self->versions.open_session);
+  g_autofree char *turn_id = g_steal_pointer (&self->versions.open_turn);
 
-  self->open_version_id = 0;
+  self->versions.open_id = 0;
   if (natter_window_open_session (self, session_id))
     _natter_window_reveal_turn (self, turn_id);
   return G_SOURCE_REMOVE;
@@ -250,12 +250,12 @@ open_version_activated (GtkWidget  *widget,
   const char *turn_id;
 
   g_variant_get (parameter, "(&s&s)", &session_id, &turn_id);
-  g_free (self->open_version_session);
-  g_free (self->open_version_turn);
-  self->open_version_session = g_strdup (session_id);
-  self->open_version_turn = g_strdup (turn_id);
-  if (self->open_version_id == 0)
-    self->open_version_id = g_idle_add (open_version_cb, self);
+  g_free (self->versions.open_session);
+  g_free (self->versions.open_turn);
+  self->versions.open_session = g_strdup (session_id);
+  self->versions.open_turn = g_strdup (turn_id);
+  if (self->versions.open_id == 0)
+    self->versions.open_id = g_idle_add (open_version_cb, self);
 }
 
 void

@@ -58,7 +58,7 @@ mark_speaking (NatterWindow *self,
 
   if (turn_id == NULL)
     return;
-  g_hash_table_iter_init (&iter, self->timelines);
+  g_hash_table_iter_init (&iter, self->conversation.timelines);
   while (g_hash_table_iter_next (&iter, NULL, &timeline))
     {
       NatterTurnItem *item = natter_timeline_model_lookup (timeline, turn_id);
@@ -71,12 +71,12 @@ mark_speaking (NatterWindow *self,
 static void
 speaking_changed_cb (NatterWindow *self)
 {
-  const char *speaking = natter_speech_get_speaking (self->speech);
+  const char *speaking = natter_speech_get_speaking (self->voice.speech);
 
-  mark_speaking (self, self->speaking_turn_id, FALSE);
-  g_free (self->speaking_turn_id);
-  self->speaking_turn_id = g_strdup (speaking);
-  mark_speaking (self, self->speaking_turn_id, TRUE);
+  mark_speaking (self, self->voice.speaking_turn_id, FALSE);
+  g_free (self->voice.speaking_turn_id);
+  self->voice.speaking_turn_id = g_strdup (speaking);
+  mark_speaking (self, self->voice.speaking_turn_id, TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-reading", speaking != NULL);
 }
 
@@ -95,12 +95,12 @@ natter_window_set_speech (NatterWindow *self,
   g_return_if_fail (NATTER_IS_WINDOW (self));
   g_return_if_fail (speech == NULL || NATTER_IS_SPEECH (speech));
 
-  if (self->speech != NULL)
+  if (self->voice.speech != NULL)
     {
-      g_signal_handlers_disconnect_by_data (self->speech, self);
-      natter_speech_stop (self->speech);
+      g_signal_handlers_disconnect_by_data (self->voice.speech, self);
+      natter_speech_stop (self->voice.speech);
     }
-  g_set_object (&self->speech, speech);
+  g_set_object (&self->voice.speech, speech);
   if (speech != NULL)
     g_signal_connect_swapped (speech, "notify::speaking", G_CALLBACK (speaking_changed_cb), self);
   speaking_changed_cb (self);
@@ -118,20 +118,20 @@ read_aloud_activated (GtkWidget  *widget,
   const char *text;
 
   g_variant_get (parameter, "(&s&s)", &turn_id, &text);
-  if (self->speech == NULL)
+  if (self->voice.speech == NULL)
     {
       g_autoptr(NatterSpeech) speech = natter_speech_dispatcher_new ();
 
       natter_window_set_speech (self, speech);
     }
   /* The same answer again: Stop. */
-  if (g_strcmp0 (natter_speech_get_speaking (self->speech), turn_id) == 0)
+  if (g_strcmp0 (natter_speech_get_speaking (self->voice.speech), turn_id) == 0)
     {
-      natter_speech_stop (self->speech);
+      natter_speech_stop (self->voice.speech);
       return;
     }
   plain = natter_speech_plain_text (text);
-  if (!natter_speech_speak (self->speech, plain, turn_id, &error))
+  if (!natter_speech_speak (self->voice.speech, plain, turn_id, &error))
     voice_toast (self, g_strdup (error->message));
 }
 
@@ -142,8 +142,8 @@ stop_reading_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
 
-  if (self->speech != NULL)
-    natter_speech_stop (self->speech);
+  if (self->voice.speech != NULL)
+    natter_speech_stop (self->voice.speech);
 }
 
 /* Ctrl+Shift+R: the answer of the turn the focus is in. */
@@ -157,7 +157,7 @@ read_aloud_focused_activated (GtkWidget  *widget,
   GtkWidget *row = focus != NULL ? gtk_widget_get_ancestor (focus, NATTER_TYPE_TURN_ROW) : NULL;
 
   /* The list's item itself holds the focus when no control in it does. */
-  if (row == NULL && focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->timeline_list)))
+  if (row == NULL && focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation.timeline_list)))
     {
       GtkWidget *child = gtk_widget_get_first_child (focus);
 
@@ -165,8 +165,8 @@ read_aloud_focused_activated (GtkWidget  *widget,
     }
   if (row == NULL || !natter_turn_row_read_aloud (NATTER_TURN_ROW (row)))
     {
-      if (self->speech != NULL && natter_speech_get_speaking (self->speech) != NULL)
-        natter_speech_stop (self->speech);
+      if (self->voice.speech != NULL && natter_speech_get_speaking (self->voice.speech) != NULL)
+        natter_speech_stop (self->voice.speech);
       else
         voice_toast (self, g_strdup (_("Move the focus to an answer to read it aloud")));
     }
@@ -177,17 +177,17 @@ read_aloud_focused_activated (GtkWidget  *widget,
 static void
 dictation_stop_ticking (NatterWindow *self)
 {
-  g_clear_handle_id (&self->dictation_tick_id, g_source_remove);
-  if (self->recorder != NULL)
-    g_signal_handlers_disconnect_by_data (self->recorder, self);
+  g_clear_handle_id (&self->voice.dictation_tick_id, g_source_remove);
+  if (self->voice.recorder != NULL)
+    g_signal_handlers_disconnect_by_data (self->voice.recorder, self);
 }
 
 static void
 dictation_progress (NatterWindow *self)
 {
-  gint64 elapsed = g_get_monotonic_time () - self->dictation_started;
+  gint64 elapsed = g_get_monotonic_time () - self->voice.dictation_started;
 
-  natter_composer_set_dictation_progress (self->composer, natter_recorder_get_level (self->recorder),
+  natter_composer_set_dictation_progress (self->conversation.composer, natter_recorder_get_level (self->voice.recorder),
                                           (guint) (elapsed / G_USEC_PER_SEC));
 }
 
@@ -202,9 +202,9 @@ static void
 dictation_end (NatterWindow *self)
 {
   dictation_stop_ticking (self);
-  g_clear_object (&self->dictation_cancellable);
-  g_clear_pointer (&self->dictation_provider, g_free);
-  natter_composer_set_dictation (self->composer, NATTER_COMPOSER_DICTATION_IDLE);
+  g_clear_object (&self->voice.dictation_cancellable);
+  g_clear_pointer (&self->voice.dictation_provider, g_free);
+  natter_composer_set_dictation (self->conversation.composer, NATTER_COMPOSER_DICTATION_IDLE);
 }
 
 static void
@@ -232,7 +232,7 @@ transcribed_cb (GObject      *source,
   g_autofree char *text = natter_dictation_transcribe_finish (result, &error);
 
   /* The window went away meanwhile. */
-  if (self->dictation_cancellable == NULL)
+  if (self->voice.dictation_cancellable == NULL)
     return;
   if (text == NULL)
     {
@@ -245,7 +245,7 @@ transcribed_cb (GObject      *source,
       voice_toast (self, g_strdup (_("No words were heard in the recording")));
       return;
     }
-  natter_composer_insert_dictation (self->composer, text);
+  natter_composer_insert_dictation (self->conversation.composer, text);
   dictation_end (self);
 }
 
@@ -258,7 +258,7 @@ recorded_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) wav = natter_recorder_record_finish (NATTER_RECORDER (source), result, &error);
 
-  if (self->dictation_cancellable == NULL)
+  if (self->voice.dictation_cancellable == NULL)
     return;
   if (wav == NULL)
     {
@@ -266,9 +266,9 @@ recorded_cb (GObject      *source,
       return;
     }
   dictation_stop_ticking (self);
-  natter_composer_set_dictation (self->composer, NATTER_COMPOSER_DICTATION_TRANSCRIBING);
-  natter_dictation_transcribe_async (self->settings, self->registry, self->dictation_provider, wav,
-                                     self->dictation_cancellable, transcribed_cb, g_object_ref (self));
+  natter_composer_set_dictation (self->conversation.composer, NATTER_COMPOSER_DICTATION_TRANSCRIBING);
+  natter_dictation_transcribe_async (self->settings, self->choice.registry, self->voice.dictation_provider, wav,
+                                     self->voice.dictation_cancellable, transcribed_cb, g_object_ref (self));
 }
 
 /* The provider whose transcription model dictation uses: the one of the
@@ -276,9 +276,9 @@ recorded_cb (GObject      *source,
 static const char *
 dictation_provider (NatterWindow *self)
 {
-  const char *provider = natter_model_picker_get_provider_id (self->model_picker);
+  const char *provider = natter_model_picker_get_provider_id (self->choice.model_picker);
 
-  return provider != NULL ? provider : self->provider_id;
+  return provider != NULL ? provider : self->choice.provider_id;
 }
 
 /* Why dictation cannot start now, or NULL when it can (transfer full). */
@@ -288,7 +288,7 @@ dictation_obstacle (NatterWindow *self)
   const char *provider = dictation_provider (self);
   g_autofree char *model = NULL;
 
-  if (self->registry == NULL || provider == NULL)
+  if (self->choice.registry == NULL || provider == NULL)
     return g_strdup (_("To dictate, add a provider in Preferences"));
   model = natter_settings_dup_transcription_model (self->settings, provider);
   if (model == NULL)
@@ -308,7 +308,7 @@ _natter_window_update_dictation_hint (NatterWindow *self)
 {
   g_autofree char *obstacle = dictation_obstacle (self);
 
-  natter_composer_set_dictation_hint (self->composer, obstacle);
+  natter_composer_set_dictation_hint (self->conversation.composer, obstacle);
 }
 
 static void
@@ -319,13 +319,13 @@ dictate_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   g_autofree char *obstacle = NULL;
 
-  switch (natter_composer_get_dictation (self->composer))
+  switch (natter_composer_get_dictation (self->conversation.composer))
     {
     case NATTER_COMPOSER_DICTATION_RECORDING:
-      natter_recorder_stop (self->recorder);
+      natter_recorder_stop (self->voice.recorder);
       return;
     case NATTER_COMPOSER_DICTATION_TRANSCRIBING:
-      g_cancellable_cancel (self->dictation_cancellable);
+      g_cancellable_cancel (self->voice.dictation_cancellable);
       return;
     case NATTER_COMPOSER_DICTATION_IDLE:
     default:
@@ -339,15 +339,15 @@ dictate_activated (GtkWidget  *widget,
       voice_toast (self, g_steal_pointer (&obstacle));
       return;
     }
-  if (self->recorder == NULL)
-    self->recorder = natter_recorder_new ();
-  self->dictation_provider = g_strdup (dictation_provider (self));
-  self->dictation_cancellable = g_cancellable_new ();
-  self->dictation_started = g_get_monotonic_time ();
-  natter_composer_set_dictation (self->composer, NATTER_COMPOSER_DICTATION_RECORDING);
-  g_signal_connect_swapped (self->recorder, "notify::level", G_CALLBACK (dictation_progress), self);
-  self->dictation_tick_id = g_timeout_add (DICTATION_TICK_MS, dictation_tick_cb, self);
-  natter_recorder_record_async (self->recorder, self->dictation_cancellable, recorded_cb, g_object_ref (self));
+  if (self->voice.recorder == NULL)
+    self->voice.recorder = natter_recorder_new ();
+  self->voice.dictation_provider = g_strdup (dictation_provider (self));
+  self->voice.dictation_cancellable = g_cancellable_new ();
+  self->voice.dictation_started = g_get_monotonic_time ();
+  natter_composer_set_dictation (self->conversation.composer, NATTER_COMPOSER_DICTATION_RECORDING);
+  g_signal_connect_swapped (self->voice.recorder, "notify::level", G_CALLBACK (dictation_progress), self);
+  self->voice.dictation_tick_id = g_timeout_add (DICTATION_TICK_MS, dictation_tick_cb, self);
+  natter_recorder_record_async (self->voice.recorder, self->voice.dictation_cancellable, recorded_cb, g_object_ref (self));
 }
 
 /**
@@ -359,19 +359,19 @@ dictate_activated (GtkWidget  *widget,
 void
 _natter_window_voice_dispose (NatterWindow *self)
 {
-  if (self->speech != NULL)
+  if (self->voice.speech != NULL)
     {
-      g_signal_handlers_disconnect_by_data (self->speech, self);
-      natter_speech_stop (self->speech);
-      g_clear_object (&self->speech);
+      g_signal_handlers_disconnect_by_data (self->voice.speech, self);
+      natter_speech_stop (self->voice.speech);
+      g_clear_object (&self->voice.speech);
     }
-  g_clear_pointer (&self->speaking_turn_id, g_free);
-  if (self->dictation_cancellable != NULL)
-    g_cancellable_cancel (self->dictation_cancellable);
+  g_clear_pointer (&self->voice.speaking_turn_id, g_free);
+  if (self->voice.dictation_cancellable != NULL)
+    g_cancellable_cancel (self->voice.dictation_cancellable);
   dictation_stop_ticking (self);
-  g_clear_object (&self->dictation_cancellable);
-  g_clear_pointer (&self->dictation_provider, g_free);
-  g_clear_object (&self->recorder);
+  g_clear_object (&self->voice.dictation_cancellable);
+  g_clear_pointer (&self->voice.dictation_provider, g_free);
+  g_clear_object (&self->voice.recorder);
 }
 
 void
@@ -381,7 +381,7 @@ _natter_window_voice_init (NatterWindow *self)
   if (self->settings != NULL && natter_settings_get_gsettings (self->settings) != NULL)
     g_signal_connect_object (natter_settings_get_gsettings (self->settings), "changed::transcription-models",
                              G_CALLBACK (_natter_window_update_dictation_hint), self, G_CONNECT_SWAPPED);
-  g_signal_connect_swapped (self->model_picker, "notify::model", G_CALLBACK (_natter_window_update_dictation_hint),
+  g_signal_connect_swapped (self->choice.model_picker, "notify::model", G_CALLBACK (_natter_window_update_dictation_hint),
                             self);
   _natter_window_update_dictation_hint (self);
 }

@@ -81,15 +81,15 @@ close_stopped_cb (GObject      *source,
 
   if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (source), result, &error))
     {
-      self->close_failed = TRUE;
+      self->closing.failed = TRUE;
       _natter_window_show_error (self, NULL, _("An answer could not be stopped, so the window stays open"),
                                  error, NULL);
     }
-  if (--self->closing_stops > 0)
+  if (--self->closing.stops > 0)
     return;
-  if (!self->close_failed)
+  if (!self->closing.failed)
     gtk_window_close (GTK_WINDOW (self));
-  self->close_failed = FALSE;
+  self->closing.failed = FALSE;
 }
 
 /* Stops every answer this process is running; returns how many. */
@@ -111,7 +111,7 @@ stop_running_answers (NatterWindow *self)
       if (latest == NULL || !natter_sessions_is_turn_running (self->sessions, latest))
         continue;
       stopping++;
-      self->closing_stops++;
+      self->closing.stops++;
       natter_sessions_stop_turn_async (self->sessions, latest, NULL, NULL, close_stopped_cb, g_object_ref (self));
     }
   return stopping;
@@ -123,7 +123,7 @@ natter_window_close_request (GtkWindow *window)
   NatterWindow *self = NATTER_WINDOW (window);
   int width, height;
 
-  if (self->closing_stops > 0 || stop_running_answers (self) > 0)
+  if (self->closing.stops > 0 || stop_running_answers (self) > 0)
     return TRUE;
 
   /* The size to restore is the unmaximized one. */
@@ -140,12 +140,12 @@ natter_window_close_request (GtkWindow *window)
 static void
 update_subtitle (NatterWindow *self)
 {
-  g_autofree char *last = self->entry != NULL ? natter_session_index_entry_dup_last_model_string (self->entry) : NULL;
-  const char *next = natter_model_picker_get_model (self->model_picker);
+  g_autofree char *last = self->conversation.entry != NULL ? natter_session_index_entry_dup_last_model_string (self->conversation.entry) : NULL;
+  const char *next = natter_model_picker_get_model (self->choice.model_picker);
   const char *last_model = last != NULL ? strchr (last, '/') : NULL;
 
   if (last != NULL && next != NULL && last_model != NULL && g_strcmp0 (last_model + 1, next) == 0 &&
-      gtk_widget_get_visible (GTK_WIDGET (self->model_picker)))
+      gtk_widget_get_visible (GTK_WIDGET (self->choice.model_picker)))
     g_clear_pointer (&last, g_free);
   adw_window_title_set_subtitle (self->window_title, last != NULL ? last : "");
 }
@@ -155,17 +155,17 @@ update_title (NatterWindow *self)
 {
   const char *title = NULL;
 
-  if (self->entry != NULL)
+  if (self->conversation.entry != NULL)
     {
-      title = natter_session_index_entry_get_title (self->entry);
+      title = natter_session_index_entry_get_title (self->conversation.entry);
       /* A damaged session keeps the title its readable lines give. */
-      if (natter_session_index_entry_get_error (self->entry) != NULL && (title == NULL || title[0] == '\0'))
+      if (natter_session_index_entry_get_error (self->conversation.entry) != NULL && (title == NULL || title[0] == '\0'))
         title = _("Damaged Conversation");
       else if (title == NULL || title[0] == '\0')
         title = _("New chat");
     }
   adw_window_title_set_title (self->window_title, title != NULL ? title : "");
-  gtk_widget_set_visible (self->conversation_menu_button, self->entry != NULL);
+  gtk_widget_set_visible (self->conversation_menu_button, self->conversation.entry != NULL);
   _natter_window_update_model_picker (self);
   update_subtitle (self);
 }
@@ -173,8 +173,8 @@ update_title (NatterWindow *self)
 static void
 update_conversation (NatterWindow *self)
 {
-  const char *error = self->entry != NULL ? natter_session_index_entry_get_error (self->entry) : NULL;
-  gboolean has_session = self->session_id != NULL && self->entry != NULL;
+  const char *error = self->conversation.entry != NULL ? natter_session_index_entry_get_error (self->conversation.entry) : NULL;
+  gboolean has_session = self->conversation.session_id != NULL && self->conversation.entry != NULL;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.parameters", has_session && error == NULL);
@@ -185,13 +185,13 @@ update_conversation (NatterWindow *self)
   _natter_window_update_folder_actions (self);
   update_title (self);
 
-  if (!has_session && self->new_chat)
+  if (!has_session && self->conversation.new_chat)
     {
       /* Nothing is written for a new conversation before its first
        * message: the conversation page, empty, with the composer. */
       _natter_window_update_composer (self);
       gtk_stack_set_visible_child_name (self->content_stack, "conversation");
-      natter_conversation_view_set_new_chat_hint (self->conversation_view, TRUE);
+      natter_conversation_view_set_new_chat_hint (self->conversation.view, TRUE);
       return;
     }
   if (!has_session)
@@ -207,9 +207,9 @@ update_conversation (NatterWindow *self)
       return;
     }
   gtk_stack_set_visible_child_name (self->content_stack, "conversation");
-  natter_conversation_view_set_new_chat_hint (self->conversation_view,
-                                              self->timeline != NULL && natter_timeline_model_get_loaded (self->timeline) &&
-                                              g_list_model_get_n_items (G_LIST_MODEL (self->timeline)) == 0);
+  natter_conversation_view_set_new_chat_hint (self->conversation.view,
+                                              self->conversation.timeline != NULL && natter_timeline_model_get_loaded (self->conversation.timeline) &&
+                                              g_list_model_get_n_items (G_LIST_MODEL (self->conversation.timeline)) == 0);
 }
 
 static void
@@ -223,8 +223,8 @@ hub_processing_cb (NatterTurnEventHub *hub,
                    const char         *turn_id,
                    NatterWindow       *self)
 {
-  if (self->entry != NULL &&
-      g_strcmp0 (turn_id, natter_session_index_entry_get_latest_turn_id (self->entry)) == 0)
+  if (self->conversation.entry != NULL &&
+      g_strcmp0 (turn_id, natter_session_index_entry_get_latest_turn_id (self->conversation.entry)) == 0)
     _natter_window_update_composer (self);
 }
 
@@ -236,7 +236,7 @@ session_index_changed_cb (NatterSessions *sessions,
                           const char     *session_id,
                           NatterWindow   *self)
 {
-  if (self->entry != NULL && g_strcmp0 (session_id, self->session_id) == 0)
+  if (self->conversation.entry != NULL && g_strcmp0 (session_id, self->conversation.session_id) == 0)
     _natter_window_update_composer (self);
   /* A pin lives in the conversation's original, which may be another
    * session than the one open. */
@@ -247,16 +247,16 @@ static void
 set_entry (NatterWindow            *self,
            NatterSessionIndexEntry *entry)
 {
-  if (self->entry == entry)
+  if (self->conversation.entry == entry)
     return;
-  if (self->entry != NULL)
+  if (self->conversation.entry != NULL)
     {
-      g_signal_handlers_disconnect_by_data (self->entry, self);
-      g_clear_object (&self->entry);
+      g_signal_handlers_disconnect_by_data (self->conversation.entry, self);
+      g_clear_object (&self->conversation.entry);
     }
   if (entry != NULL)
     {
-      self->entry = g_object_ref (entry);
+      self->conversation.entry = g_object_ref (entry);
       g_signal_connect_swapped (entry, "notify", G_CALLBACK (entry_notify_cb), self);
     }
 }
@@ -267,9 +267,9 @@ set_entry (NatterWindow            *self,
 const char *
 _natter_window_choice_key (NatterWindow *self)
 {
-  if (self->session_id != NULL)
-    return self->session_id;
-  return self->new_chat ? NATTER_WINDOW_NEW_CHAT_KEY : NULL;
+  if (self->conversation.session_id != NULL)
+    return self->conversation.session_id;
+  return self->conversation.new_chat ? NATTER_WINDOW_NEW_CHAT_KEY : NULL;
 }
 
 static void
@@ -280,16 +280,16 @@ save_draft (NatterWindow *self)
 
   if (key == NULL)
     return;
-  draft = natter_composer_dup_text (self->composer);
+  draft = natter_composer_dup_text (self->conversation.composer);
   if (draft[0] != '\0')
-    g_hash_table_replace (self->drafts, g_strdup (key), g_steal_pointer (&draft));
+    g_hash_table_replace (self->conversation.drafts, g_strdup (key), g_steal_pointer (&draft));
   else
-    g_hash_table_remove (self->drafts, key);
+    g_hash_table_remove (self->conversation.drafts, key);
   /* Attachments belong to their conversation's draft, too. */
-  if (natter_composer_get_n_attachments (self->composer) > 0)
-    g_hash_table_replace (self->draft_attachments, g_strdup (key), natter_composer_take_attachments (self->composer));
+  if (natter_composer_get_n_attachments (self->conversation.composer) > 0)
+    g_hash_table_replace (self->conversation.draft_attachments, g_strdup (key), natter_composer_take_attachments (self->conversation.composer));
   else
-    g_hash_table_remove (self->draft_attachments, key);
+    g_hash_table_remove (self->conversation.draft_attachments, key);
 }
 
 /* Puts the draft kept under @key into the composer. */
@@ -300,11 +300,11 @@ restore_draft (NatterWindow *self,
   g_autoptr(GPtrArray) attachments = NULL;
   g_autofree char *stolen_key = NULL;
 
-  natter_composer_set_text (self->composer, g_hash_table_lookup (self->drafts, key));
-  g_hash_table_steal_extended (self->draft_attachments, key, (gpointer *) &stolen_key, (gpointer *) &attachments);
-  g_ptr_array_unref (natter_composer_take_attachments (self->composer));
+  natter_composer_set_text (self->conversation.composer, g_hash_table_lookup (self->conversation.drafts, key));
+  g_hash_table_steal_extended (self->conversation.draft_attachments, key, (gpointer *) &stolen_key, (gpointer *) &attachments);
+  g_ptr_array_unref (natter_composer_take_attachments (self->conversation.composer));
   if (attachments != NULL)
-    natter_composer_restore_attachments (self->composer, attachments);
+    natter_composer_restore_attachments (self->conversation.composer, attachments);
 }
 
 static void
@@ -321,19 +321,19 @@ _natter_window_close_session (NatterWindow *self)
    * opens without it. */
   _natter_window_hide_error (self);
   save_draft (self);
-  self->new_chat = FALSE;
-  if (self->timeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->timeline, self);
-  self->timeline = NULL;
+  self->conversation.new_chat = FALSE;
+  if (self->conversation.timeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->conversation.timeline, self);
+  self->conversation.timeline = NULL;
   set_entry (self, NULL);
-  g_clear_pointer (&self->session_id, g_free);
-  g_clear_pointer (&self->editing_turn_id, g_free);
-  natter_conversation_view_set_editing (self->conversation_view, FALSE);
-  g_clear_pointer (&self->versions, g_hash_table_unref);
-  natter_conversation_view_set_timeline (self->conversation_view, NULL);
-  natter_composer_set_text (self->composer, NULL);
+  g_clear_pointer (&self->conversation.session_id, g_free);
+  g_clear_pointer (&self->versions.editing_turn_id, g_free);
+  natter_conversation_view_set_editing (self->conversation.view, FALSE);
+  g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
+  natter_conversation_view_set_timeline (self->conversation.view, NULL);
+  natter_composer_set_text (self->conversation.composer, NULL);
   _natter_window_close_queue (self);
-  natter_queue_view_set_session (self->queue_view, NULL, NULL);
+  natter_queue_view_set_session (self->conversation.queue_view, NULL, NULL);
   update_conversation (self);
 }
 
@@ -343,12 +343,12 @@ NatterTimelineModel *
 _natter_window_ensure_timeline (NatterWindow *self,
                                 const char   *session_id)
 {
-  NatterTimelineModel *timeline = g_hash_table_lookup (self->timelines, session_id);
+  NatterTimelineModel *timeline = g_hash_table_lookup (self->conversation.timelines, session_id);
 
   if (timeline == NULL)
     {
       timeline = natter_timeline_model_new (self->sessions, self->hub, session_id);
-      g_hash_table_insert (self->timelines, g_strdup (session_id), timeline);
+      g_hash_table_insert (self->conversation.timelines, g_strdup (session_id), timeline);
     }
   return timeline;
 }
@@ -381,24 +381,24 @@ natter_window_open_session (NatterWindow *self,
 
   if (self->sessions == NULL)
     return FALSE;
-  if (!natter_session_index_get_loaded (self->index) && !self->restored)
+  if (!natter_session_index_get_loaded (self->index) && !self->conversation.restored)
     {
-      g_free (self->open_when_loaded);
-      self->open_when_loaded = g_strdup (session_id);
+      g_free (self->conversation.open_when_loaded);
+      self->conversation.open_when_loaded = g_strdup (session_id);
       return TRUE;
     }
   entry = natter_session_index_lookup (self->index, session_id);
-  if (entry == NULL || g_hash_table_contains (self->pending_deletes, session_id))
+  if (entry == NULL || g_hash_table_contains (self->sidebar.pending_deletes, session_id))
     return FALSE;
   /* Asked for now: a conversation still being read for an earlier
    * request is not shown after this one. */
   _natter_window_cancel_opening (self);
-  if (g_strcmp0 (session_id, self->session_id) == 0)
+  if (g_strcmp0 (session_id, self->conversation.session_id) == 0)
     return TRUE;
 
-  natter_conversation_view_release_focus (self->conversation_view);
+  natter_conversation_view_release_focus (self->conversation.view);
   _natter_window_close_session (self);
-  self->session_id = g_strdup (session_id);
+  self->conversation.session_id = g_strdup (session_id);
   set_entry (self, entry);
   _natter_window_apply_session_agent (self);
   natter_settings_set_last_session (self->settings, session_id);
@@ -406,17 +406,17 @@ natter_window_open_session (NatterWindow *self,
   if (natter_session_index_entry_get_error (entry) == NULL)
     {
       timeline = _natter_window_ensure_timeline (self, session_id);
-      self->timeline = timeline;
+      self->conversation.timeline = timeline;
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
       g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
-      natter_conversation_view_set_timeline (self->conversation_view, timeline);
+      natter_conversation_view_set_timeline (self->conversation.view, timeline);
       restore_draft (self, session_id);
       _natter_window_refresh_versions (self);
       _natter_window_open_queue (self);
     }
   update_conversation (self);
-  natter_sidebar_select (self->session_sidebar, self->session_id);
+  natter_sidebar_select (self->session_sidebar, self->conversation.session_id);
   return TRUE;
 }
 
@@ -433,10 +433,10 @@ void
 _natter_window_open_new_chat (NatterWindow *self)
 {
   _natter_window_cancel_opening (self);
-  if (self->new_chat)
+  if (self->conversation.new_chat)
     return;
   _natter_window_close_session (self);
-  self->new_chat = TRUE;
+  self->conversation.new_chat = TRUE;
   restore_draft (self, NATTER_WINDOW_NEW_CHAT_KEY);
   _natter_window_apply_session_agent (self);
   update_conversation (self);
@@ -452,10 +452,10 @@ restore_last_session (NatterWindow *self)
   g_autofree char *requested = NULL;
   g_autofree char *last = NULL;
 
-  if (self->restored || !natter_session_index_get_loaded (self->index))
+  if (self->conversation.restored || !natter_session_index_get_loaded (self->index))
     return;
-  self->restored = TRUE;
-  requested = g_steal_pointer (&self->open_when_loaded);
+  self->conversation.restored = TRUE;
+  requested = g_steal_pointer (&self->conversation.open_when_loaded);
   if (requested != NULL && natter_window_open_session_when_read (self, requested))
     return;
   last = g_strdup (natter_settings_get_last_session (self->settings));
@@ -466,10 +466,10 @@ restore_last_session (NatterWindow *self)
    * the message, not keys for a button. It writes nothing until sent.
    * Not when something was asked for while the index was read (a
    * conversation, a first message sent): that stays. */
-  if (requested != NULL || self->session_id != NULL || self->new_chat || self->sending)
+  if (requested != NULL || self->conversation.session_id != NULL || self->conversation.new_chat || self->conversation.sending)
     return;
   _natter_window_open_new_chat (self);
-  gtk_widget_grab_focus (GTK_WIDGET (self->composer));
+  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
 }
 
 static void
@@ -487,24 +487,24 @@ natter_window_dispose (GObject *object)
 
   /* Toasts still up are dismissed as the overlay goes: forget them first
    * so that closing never finishes a deletion (the session survives). */
-  if (self->pending_deletes != NULL)
-    g_hash_table_remove_all (self->pending_deletes);
+  if (self->sidebar.pending_deletes != NULL)
+    g_hash_table_remove_all (self->sidebar.pending_deletes);
   _natter_window_cancel_opening (self);
   _natter_window_close_queue (self);
   g_cancellable_cancel (self->cancellable);
-  g_cancellable_cancel (self->first_model_cancellable);
-  g_clear_object (&self->first_model_cancellable);
-  g_clear_handle_id (&self->refocus_id, g_source_remove);
-  g_clear_handle_id (&self->open_version_id, g_source_remove);
+  g_cancellable_cancel (self->choice.first_model_cancellable);
+  g_clear_object (&self->choice.first_model_cancellable);
+  g_clear_handle_id (&self->keyboard.refocus_id, g_source_remove);
+  g_clear_handle_id (&self->versions.open_id, g_source_remove);
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
   if (self->index != NULL)
     g_signal_handlers_disconnect_by_data (self->index, self);
   if (self->sessions != NULL)
     g_signal_handlers_disconnect_by_data (self->sessions, self);
-  if (self->timeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->timeline, self);
-  self->timeline = NULL;
+  if (self->conversation.timeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->conversation.timeline, self);
+  self->conversation.timeline = NULL;
   set_entry (self, NULL);
 
   /* GTK 4.8 now and then keeps a reference on the conversation view
@@ -512,27 +512,27 @@ natter_window_dispose (GObject *object)
    * shown, with the keyboard in the message field). Whatever holds it,
    * the view lets go of the conversation and the session service here,
    * so that they never outlive the window. */
-  if (self->conversation_view != NULL)
+  if (self->conversation.view != NULL)
     {
-      natter_conversation_view_set_timeline (self->conversation_view, NULL);
-      natter_conversation_view_set_sessions (self->conversation_view, NULL);
-      natter_conversation_view_set_blob_store (self->conversation_view, NULL);
+      natter_conversation_view_set_timeline (self->conversation.view, NULL);
+      natter_conversation_view_set_sessions (self->conversation.view, NULL);
+      natter_conversation_view_set_blob_store (self->conversation.view, NULL);
     }
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
 
-  g_clear_pointer (&self->timelines, g_hash_table_unref);
-  g_clear_pointer (&self->chosen_models, g_hash_table_unref);
-  g_clear_pointer (&self->branch_models, g_hash_table_unref);
-  g_clear_pointer (&self->first_models, g_hash_table_unref);
-  g_clear_pointer (&self->chosen_agents, g_hash_table_unref);
-  g_clear_pointer (&self->last_agent_toast, g_free);
-  g_clear_pointer (&self->last_import_details, g_free);
-  g_clear_pointer (&self->error_session_id, g_free);
-  g_clear_pointer (&self->retry_request, natter_message_request_free);
-  g_clear_pointer (&self->editing_turn_id, g_free);
-  g_clear_pointer (&self->versions, g_hash_table_unref);
-  g_clear_pointer (&self->open_version_session, g_free);
-  g_clear_pointer (&self->open_version_turn, g_free);
+  g_clear_pointer (&self->conversation.timelines, g_hash_table_unref);
+  g_clear_pointer (&self->choice.chosen_models, g_hash_table_unref);
+  g_clear_pointer (&self->choice.branch_models, g_hash_table_unref);
+  g_clear_pointer (&self->choice.first_models, g_hash_table_unref);
+  g_clear_pointer (&self->choice.chosen_agents, g_hash_table_unref);
+  g_clear_pointer (&self->choice.last_agent_toast, g_free);
+  g_clear_pointer (&self->archive.last_import_details, g_free);
+  g_clear_pointer (&self->errors.session_id, g_free);
+  g_clear_pointer (&self->errors.retry_request, natter_message_request_free);
+  g_clear_pointer (&self->versions.editing_turn_id, g_free);
+  g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
+  g_clear_pointer (&self->versions.open_session, g_free);
+  g_clear_pointer (&self->versions.open_turn, g_free);
   _natter_window_voice_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
@@ -543,36 +543,36 @@ natter_window_finalize (GObject *object)
 {
   NatterWindow *self = NATTER_WINDOW (object);
 
-  if (self->help_overlay != NULL)
-    g_object_remove_weak_pointer (G_OBJECT (self->help_overlay), (gpointer *) &self->help_overlay);
-  if (self->stop_dialog != NULL)
-    g_object_remove_weak_pointer (G_OBJECT (self->stop_dialog), (gpointer *) &self->stop_dialog);
+  if (self->keyboard.help_overlay != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->keyboard.help_overlay), (gpointer *) &self->keyboard.help_overlay);
+  if (self->closing.stop_dialog != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->closing.stop_dialog), (gpointer *) &self->closing.stop_dialog);
   g_clear_object (&self->settings);
   g_clear_object (&self->blobs);
-  if (self->folders != NULL)
-    g_signal_handlers_disconnect_by_data (self->folders, self);
-  g_clear_object (&self->folders);
-  g_clear_object (&self->folder_menu);
+  if (self->folders.store != NULL)
+    g_signal_handlers_disconnect_by_data (self->folders.store, self);
+  g_clear_object (&self->folders.store);
+  g_clear_object (&self->folders.menu);
   g_clear_object (&self->sessions);
   g_clear_object (&self->pipeline);
   g_clear_object (&self->hub);
   g_clear_object (&self->index);
-  g_clear_object (&self->ticker);
+  g_clear_object (&self->sidebar.ticker);
   g_clear_object (&self->cancellable);
-  g_clear_pointer (&self->pending_deletes, g_hash_table_unref);
-  g_clear_pointer (&self->drafts, g_hash_table_unref);
-  g_clear_pointer (&self->draft_attachments, g_hash_table_unref);
-  g_clear_pointer (&self->session_id, g_free);
-  g_clear_pointer (&self->open_when_loaded, g_free);
-  g_clear_pointer (&self->agent_id, g_free);
-  g_clear_object (&self->registry);
-  g_clear_pointer (&self->provider_id, g_free);
-  g_clear_pointer (&self->default_model, g_free);
-  g_clear_pointer (&self->last_deleted_id, g_free);
-  g_clear_pointer (&self->listed_provider, g_free);
-  g_clear_pointer (&self->resolving_provider, g_free);
-  g_clear_pointer (&self->damage, natter_session_damage_free);
-  g_clear_pointer (&self->damage_session_id, g_free);
+  g_clear_pointer (&self->sidebar.pending_deletes, g_hash_table_unref);
+  g_clear_pointer (&self->conversation.drafts, g_hash_table_unref);
+  g_clear_pointer (&self->conversation.draft_attachments, g_hash_table_unref);
+  g_clear_pointer (&self->conversation.session_id, g_free);
+  g_clear_pointer (&self->conversation.open_when_loaded, g_free);
+  g_clear_pointer (&self->choice.agent_id, g_free);
+  g_clear_object (&self->choice.registry);
+  g_clear_pointer (&self->choice.provider_id, g_free);
+  g_clear_pointer (&self->choice.default_model, g_free);
+  g_clear_pointer (&self->sidebar.last_deleted_id, g_free);
+  g_clear_pointer (&self->choice.listed_provider, g_free);
+  g_clear_pointer (&self->choice.resolving_provider, g_free);
+  g_clear_pointer (&self->errors.damage, natter_session_damage_free);
+  g_clear_pointer (&self->errors.damage_session_id, g_free);
 
   G_OBJECT_CLASS (natter_window_parent_class)->finalize (object);
 }
@@ -593,21 +593,30 @@ natter_window_class_init (NatterWindowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-window.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, toast_overlay);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, error_revealer);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, error_heading);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, error_detail);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, error_action_button);
+  gtk_widget_class_bind_template_child_full (widget_class, "error_revealer", FALSE,
+                                             G_STRUCT_OFFSET (NatterWindow, errors.revealer));
+  gtk_widget_class_bind_template_child_full (widget_class, "error_heading", FALSE,
+                                             G_STRUCT_OFFSET (NatterWindow, errors.heading));
+  gtk_widget_class_bind_template_child_full (widget_class, "error_detail", FALSE,
+                                             G_STRUCT_OFFSET (NatterWindow, errors.detail));
+  gtk_widget_class_bind_template_child_full (widget_class, "error_action_button", FALSE,
+                                             G_STRUCT_OFFSET (NatterWindow, errors.action_button));
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, leaflet);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, sidebar);
+  gtk_widget_class_bind_template_child_full (widget_class, "sidebar", FALSE,
+                                             G_STRUCT_OFFSET (NatterWindow, sidebar_pane));
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_header);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, conversation_menu_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_stack);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, conversation_view);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, errored_page);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, copy_readable_button);
-  gtk_widget_class_bind_template_child (widget_class, NatterWindow, model_picker);
+  gtk_widget_class_bind_template_child_full (widget_class, "conversation_view", FALSE,
+                                             G_STRUCT_OFFSET (NatterWindow, conversation.view));
+  gtk_widget_class_bind_template_child_full (widget_class, "errored_page", FALSE,
+                                             G_STRUCT_OFFSET (NatterWindow, errors.errored_page));
+  gtk_widget_class_bind_template_child_full (widget_class, "copy_readable_button", FALSE,
+                                             G_STRUCT_OFFSET (NatterWindow, errors.copy_readable_button));
+  gtk_widget_class_bind_template_child_full (widget_class, "model_picker", FALSE,
+                                             G_STRUCT_OFFSET (NatterWindow, choice.model_picker));
 
   _natter_window_class_errors_init (widget_class);
   _natter_window_class_sidebar_init (widget_class);
@@ -675,32 +684,32 @@ natter_window_init (NatterWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   natter_accessible_plain_mnemonics (GTK_WIDGET (self));
   natter_accessible_name_stack_pages (self->content_stack);
-  self->timeline_list = natter_conversation_view_get_list (self->conversation_view);
-  self->composer = natter_conversation_view_get_composer (self->conversation_view);
-  self->queue_view = natter_conversation_view_get_queue_view (self->conversation_view);
+  self->conversation.timeline_list = natter_conversation_view_get_list (self->conversation.view);
+  self->conversation.composer = natter_conversation_view_get_composer (self->conversation.view);
+  self->conversation.queue_view = natter_conversation_view_get_queue_view (self->conversation.view);
   /* The long label wraps rather than widen the window: every page of the
    * content stack counts toward its width, also at 360 px. */
-  gtk_label_set_wrap (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), TRUE);
-  gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->copy_readable_button)), GTK_JUSTIFY_CENTER);
+  gtk_label_set_wrap (GTK_LABEL (gtk_button_get_child (self->errors.copy_readable_button)), TRUE);
+  gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->errors.copy_readable_button)), GTK_JUSTIFY_CENTER);
   natter_toast_guard_attach (self->toast_overlay);
   g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (update_narrow_header), self);
-  g_signal_connect_swapped (self->model_picker, "notify::model", G_CALLBACK (update_subtitle), self);
-  g_signal_connect_swapped (self->model_picker, "notify::visible", G_CALLBACK (update_subtitle), self);
+  g_signal_connect_swapped (self->choice.model_picker, "notify::model", G_CALLBACK (update_subtitle), self);
+  g_signal_connect_swapped (self->choice.model_picker, "notify::visible", G_CALLBACK (update_subtitle), self);
   g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-decoration-layout",
                            G_CALLBACK (update_narrow_header), self, G_CONNECT_SWAPPED);
   update_narrow_header (self);
 
   self->cancellable = g_cancellable_new ();
-  self->agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
-  self->pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  self->drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  self->draft_attachments = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+  self->choice.agent_id = g_strdup (NATTER_WINDOW_DEFAULT_AGENT_ID);
+  self->sidebar.pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->conversation.drafts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->conversation.draft_attachments = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                    (GDestroyNotify) g_ptr_array_unref);
-  self->timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  self->chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
-  self->branch_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
-  self->first_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  self->chosen_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->conversation.timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->choice.chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
+  self->choice.branch_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
+  self->choice.first_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->choice.chosen_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   _natter_window_conversation_init (self);
   _natter_window_setup_keyboard (self);
   _natter_window_opening_init (self);
@@ -712,7 +721,7 @@ natter_window_init (NatterWindow *self)
 static void
 attachment_limit_cb (NatterWindow *self)
 {
-  natter_composer_set_attachment_limit (self->composer, natter_settings_get_attachment_size_limit (self->settings));
+  natter_composer_set_attachment_limit (self->conversation.composer, natter_settings_get_attachment_size_limit (self->settings));
 }
 
 static void
@@ -723,15 +732,15 @@ natter_window_set_services (NatterWindow       *self,
   self->sessions = g_object_ref (sessions);
   self->pipeline = natter_send_pipeline_new (sessions, self->settings);
   natter_send_pipeline_set_blob_store (self->pipeline, self->blobs);
-  natter_send_pipeline_set_agent_store (self->pipeline, natter_agent_chooser_get_store (self->agent_chooser));
-  natter_send_pipeline_set_provider_registry (self->pipeline, self->registry, self->provider_id, self->default_model);
+  natter_send_pipeline_set_agent_store (self->pipeline, natter_agent_chooser_get_store (self->choice.agent_chooser));
+  natter_send_pipeline_set_provider_registry (self->pipeline, self->choice.registry, self->choice.provider_id, self->choice.default_model);
   self->hub = g_object_ref (hub);
   self->index = g_object_ref (natter_sessions_list_sessions (sessions));
-  self->ticker = natter_time_ticker_new (natter_sessions_get_clock (sessions));
+  self->sidebar.ticker = natter_time_ticker_new (natter_sessions_get_clock (sessions));
 
   _natter_window_sidebar_init (self);
   _natter_window_folders_init (self);
-  natter_conversation_view_set_sessions (self->conversation_view, sessions);
+  natter_conversation_view_set_sessions (self->conversation.view, sessions);
 
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
@@ -760,7 +769,7 @@ natter_window_new (NatterApplication  *application,
                    NatterSessions     *sessions,
                    NatterTurnEventHub *hub)
 {
-  NatterServices *services;
+  g_autoptr(NatterServices) services = NULL;
   NatterWindow *self;
 
   g_return_val_if_fail (sessions == NULL || NATTER_IS_SESSIONS (sessions), NULL);
@@ -772,7 +781,8 @@ natter_window_new (NatterApplication  *application,
   /* The application's settings, so that a change anywhere reaches
    * every window; an application without services (being set up) gets
    * the installed ones. */
-  services = application != NULL ? natter_application_get_services (application) : NULL;
+  if (application != NULL)
+    g_object_get (application, "services", &services, NULL);
   self->settings = services != NULL ? g_object_ref (natter_services_get_settings (services))
                                     : natter_settings_new_default ();
   attachment_limit_cb (self);
@@ -806,10 +816,10 @@ natter_window_set_blob_store (NatterWindow    *self,
   g_return_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs));
 
   g_set_object (&self->blobs, blobs);
-  natter_conversation_view_set_blob_store (self->conversation_view, blobs);
+  natter_conversation_view_set_blob_store (self->conversation.view, blobs);
   if (self->pipeline != NULL)
     natter_send_pipeline_set_blob_store (self->pipeline, blobs);
-  natter_composer_set_can_attach (self->composer, blobs != NULL);
+  natter_composer_set_can_attach (self->conversation.composer, blobs != NULL);
 }
 
 /**
@@ -840,8 +850,8 @@ natter_window_set_agent_id (NatterWindow *self,
   g_return_if_fail (NATTER_IS_WINDOW (self));
   g_return_if_fail (agent_id != NULL);
 
-  g_free (self->agent_id);
-  self->agent_id = g_strdup (agent_id);
+  g_free (self->choice.agent_id);
+  self->choice.agent_id = g_strdup (agent_id);
 }
 
 /**
@@ -870,10 +880,10 @@ natter_window_set_agent_store (NatterWindow     *self,
 
   if (store != NULL)
     natter_agent_store_watch (store);
-  natter_agent_chooser_set_store (self->agent_chooser, store);
+  natter_agent_chooser_set_store (self->choice.agent_chooser, store);
   if (self->pipeline != NULL)
     natter_send_pipeline_set_agent_store (self->pipeline, store);
-  gtk_widget_set_visible (GTK_WIDGET (self->agent_chooser), store != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->choice.agent_chooser), store != NULL);
   _natter_window_apply_session_agent (self);
   _natter_window_update_model_picker (self);
 }
@@ -884,7 +894,7 @@ static void
 models_changed_cb (NatterWindow *self,
                    const char   *provider_id)
 {
-  natter_model_picker_models_changed (self->model_picker, provider_id);
+  natter_model_picker_models_changed (self->choice.model_picker, provider_id);
 }
 
 /**
@@ -918,28 +928,28 @@ natter_window_set_model_provider (NatterWindow           *self,
   g_return_if_fail (NATTER_IS_WINDOW (self));
   g_return_if_fail (registry == NULL || NATTER_IS_PROVIDER_REGISTRY (registry));
 
-  if (self->registry != registry)
+  if (self->choice.registry != registry)
     {
-      if (self->registry != NULL)
-        g_signal_handlers_disconnect_by_func (self->registry, models_changed_cb, self);
+      if (self->choice.registry != NULL)
+        g_signal_handlers_disconnect_by_func (self->choice.registry, models_changed_cb, self);
       if (registry != NULL)
         g_signal_connect_object (registry, "models-changed", G_CALLBACK (models_changed_cb), self,
                                  G_CONNECT_SWAPPED);
     }
-  g_set_object (&self->registry, registry);
-  g_free (self->provider_id);
-  self->provider_id = provider_id != NULL && provider_id[0] != '\0' ? g_strdup (provider_id) : NULL;
-  g_free (self->default_model);
-  self->default_model = default_model != NULL && default_model[0] != '\0' ? g_strdup (default_model) : NULL;
+  g_set_object (&self->choice.registry, registry);
+  g_free (self->choice.provider_id);
+  self->choice.provider_id = provider_id != NULL && provider_id[0] != '\0' ? g_strdup (provider_id) : NULL;
+  g_free (self->choice.default_model);
+  self->choice.default_model = default_model != NULL && default_model[0] != '\0' ? g_strdup (default_model) : NULL;
   if (self->pipeline != NULL)
-    natter_send_pipeline_set_provider_registry (self->pipeline, registry, self->provider_id, self->default_model);
+    natter_send_pipeline_set_provider_registry (self->pipeline, registry, self->choice.provider_id, self->choice.default_model);
 
   /* The providers may have changed under the same id: resolve again. */
-  g_clear_pointer (&self->listed_provider, g_free);
-  g_hash_table_remove_all (self->first_models);
-  g_cancellable_cancel (self->first_model_cancellable);
-  g_clear_object (&self->first_model_cancellable);
-  g_clear_pointer (&self->resolving_provider, g_free);
+  g_clear_pointer (&self->choice.listed_provider, g_free);
+  g_hash_table_remove_all (self->choice.first_models);
+  g_cancellable_cancel (self->choice.first_model_cancellable);
+  g_clear_object (&self->choice.first_model_cancellable);
+  g_clear_pointer (&self->choice.resolving_provider, g_free);
   _natter_window_update_model_picker (self);
   _natter_window_update_dictation_hint (self);
 }
@@ -954,7 +964,7 @@ const char *
 natter_window_get_session_id (NatterWindow *self)
 {
   g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
-  return self->session_id;
+  return self->conversation.session_id;
 }
 
 /**
@@ -981,7 +991,7 @@ NatterTimelineModel *
 natter_window_get_timeline (NatterWindow *self)
 {
   g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
-  return self->timeline;
+  return self->conversation.timeline;
 }
 
 /* Test seams (natter-window-private.h) */
@@ -993,7 +1003,7 @@ natter_window_dismiss_pending_deletes (NatterWindow *self)
   GHashTableIter iter;
   gpointer toast;
 
-  g_hash_table_iter_init (&iter, self->pending_deletes);
+  g_hash_table_iter_init (&iter, self->sidebar.pending_deletes);
   while (g_hash_table_iter_next (&iter, NULL, &toast))
     g_ptr_array_add (toasts, g_object_ref (toast));
   /* What the toast's timeout does, without racing its animations. */
@@ -1004,13 +1014,13 @@ natter_window_dismiss_pending_deletes (NatterWindow *self)
 guint
 natter_window_get_n_pending_deletes (NatterWindow *self)
 {
-  return g_hash_table_size (self->pending_deletes);
+  return g_hash_table_size (self->sidebar.pending_deletes);
 }
 
 NatterComposer *
 natter_window_get_composer (NatterWindow *self)
 {
-  return self->composer;
+  return self->conversation.composer;
 }
 
 GtkWidget *
@@ -1022,19 +1032,19 @@ natter_window_get_session_list (NatterWindow *self)
 GtkWidget *
 natter_window_get_timeline_list (NatterWindow *self)
 {
-  return GTK_WIDGET (self->timeline_list);
+  return GTK_WIDGET (self->conversation.timeline_list);
 }
 
 GtkAdjustment *
 natter_window_get_timeline_adjustment (NatterWindow *self)
 {
-  return gtk_scrolled_window_get_vadjustment (natter_conversation_view_get_scroller (self->conversation_view));
+  return gtk_scrolled_window_get_vadjustment (natter_conversation_view_get_scroller (self->conversation.view));
 }
 
 NatterModelPicker *
 natter_window_get_model_picker (NatterWindow *self)
 {
-  return self->model_picker;
+  return self->choice.model_picker;
 }
 
 GtkWidget *
@@ -1042,7 +1052,7 @@ natter_window_get_error_bar (NatterWindow *self)
 {
   g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
 
-  return GTK_WIDGET (self->error_revealer);
+  return GTK_WIDGET (self->errors.revealer);
 }
 
 GtkWidget *
@@ -1056,7 +1066,7 @@ natter_window_get_toast_overlay (NatterWindow *self)
 const char *
 natter_window_get_last_agent_toast (NatterWindow *self)
 {
-  return self->last_agent_toast;
+  return self->choice.last_agent_toast;
 }
 
 const char *

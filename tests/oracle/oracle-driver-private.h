@@ -61,4 +61,163 @@ JsonObject *oracle_turn_reading (NatterTurnState *state,
                                  gboolean         own,
                                  gboolean         running);
 
+/* Between the driver's files (oracle-driver*.c) */
+
+/* How long the model's expectations may take to come true. Generous: the
+ * machine the suite runs on may be loaded; a wait that holds returns at
+ * once. */
+#define WAIT_MS 30000
+
+#define SSE_DONE "data: [DONE]\n\n"
+
+/* An answer to a turn (a decision, an answer) ends when the turn settles
+ * again, which a held stream puts off: such an operation is finished
+ * when the stream ends. */
+typedef enum
+{
+  PENDING_PERMISSION,
+  PENDING_ALWAYS,
+  PENDING_ANSWER,
+} PendingKind;
+
+struct _OraclePending
+{
+  PendingKind   kind;
+  GAsyncResult *result;
+  OTurn        *turn;
+  OGrant       *grant;
+};
+
+const char *sse_finish (const char *reason);
+void diverge (OracleDriver *d,
+              const char   *kind,
+              OSession     *s);
+void count (OracleDriver *d,
+            const char   *what);
+const char *keep (OracleDriver *d,
+                  char         *text);
+void check_wire_bytes (OracleDriver *d,
+                       const char   *what,
+                       const char   *text,
+                       gsize         length);
+void responder (NatterTestServer   *server,
+                guint               index,
+                const char         *path,
+                const char         *body,
+                NatterTestResponse *response,
+                gpointer            user_data);
+GAsyncResult *wait_result (OracleDriver  *d,
+                           GAsyncResult **slot,
+                           const char    *what);
+void flush (OracleDriver *d);
+NatterSessionState *get_session (OracleDriver  *d,
+                                 const char    *id,
+                                 GError       **error);
+void learn_ids (OracleDriver *d);
+char *message_text (JsonObject *message);
+JsonNode *read_services (OracleDriver *d,
+                         OSession     *s,
+                         gpointer      data);
+void compare_view (OracleDriver *d,
+                   OSession     *s,
+                   const char   *reader,
+                   JsonNode     *expected_node,
+                   JsonNode     *actual_node);
+void check_files (OracleDriver *d);
+gboolean no_pending_cb (gpointer data);
+void drop_services (OracleDriver *d);
+void load_services (OracleDriver *d);
+void check_cli (OracleDriver *d);
+void touch (OracleDriver *d,
+            OSession     *s);
+void touch_all (OracleDriver *d);
+void check_readings (OracleDriver *d,
+                     gboolean      all);
+guint pick (OracleDriver *d,
+            guint         n);
+gboolean chance (OracleDriver *d,
+                 guint         percent);
+OSession *any_session (OracleDriver *d,
+                       gboolean (*ok) (OracleDriver *d, OSession *s));
+OToolCall *pending_call (OTurn     *t,
+                         OCallState state);
+gboolean has_read_grant (OSession *s);
+guint n_pending (OTurn *t);
+GPtrArray *draw_files (OracleDriver *d);
+void set_id (char       **slot,
+             const char  *id);
+void check_sent (OracleDriver      *d,
+                 const char        *what,
+                 const OSendResult *want,
+                 OracleSent        *sent);
+void op_send (OracleDriver *d,
+              OSession     *s,
+              gboolean      queue);
+void op_retry_refused (OracleDriver *d);
+void op_version (OracleDriver *d,
+                 OSession     *shown_in,
+                 OTurn        *of,
+                 const char   *kind);
+void op_release (OracleDriver *d,
+                 OTurn        *t);
+void op_stop (OracleDriver *d,
+              OTurn        *t);
+void pending_collect (OracleDriver *d);
+void op_permission (OracleDriver *d,
+                    OTurn        *t,
+                    OToolCall    *call,
+                    const char   *decision);
+void op_answer (OracleDriver *d,
+                OTurn        *t,
+                OToolCall    *call);
+void op_resume (OracleDriver *d,
+                OSession     *s);
+void op_unqueue (OracleDriver *d,
+                 OSession     *s);
+void op_replace_queued (OracleDriver *d,
+                        OSession     *s);
+void op_grant (OracleDriver *d,
+               OSession     *s);
+void op_revoke (OracleDriver *d,
+                OSession     *s);
+void op_compact (OracleDriver *d,
+                 OSession     *s,
+                 guint         keep);
+void op_fork (OracleDriver *d,
+              OSession     *s,
+              OTurn        *at);
+void op_rename (OracleDriver *d,
+                OSession     *s);
+void op_export_import (OracleDriver *d,
+                       OSession     *s);
+void restart (OracleDriver *d);
+void op_damage (OracleDriver *d,
+                OTurn        *t);
+void op_recover (OracleDriver *d,
+                 OSession     *s);
+void op_crash_send (OracleDriver *d,
+                    OSession     *s);
+void expect_exit (OracleDriver *d,
+                  const char   *what,
+                  gboolean      killed,
+                  gboolean      refused,
+                  OTurn        *last);
+gboolean queueable (OracleDriver *d,
+                    OSession     *s);
+void cli_send (OracleDriver *d);
+void cli_tool (OracleDriver *d,
+               OTurn        *t);
+void cli_resume (OracleDriver *d,
+                 OSession     *s);
+void cli_retry (OracleDriver *d,
+                OTurn        *of);
+gboolean sendable (OracleDriver *d,
+                   OSession     *s);
+void learn_new_session (OracleDriver *d,
+                        OSession     *s);
+void pipeline_run (OracleDriver         *d,
+                   NatterMessageRequest *request,
+                   gboolean              retry_later,
+                   OracleSent           *out);
+
 G_END_DECLS

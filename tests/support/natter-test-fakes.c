@@ -195,6 +195,27 @@ natter_fake_model_get_n_held (NatterFakeModel *self)
   return self->held->len;
 }
 
+static gboolean
+holds_enough (gpointer data)
+{
+  gpointer *pair = data;
+
+  return ((NatterFakeModel *) pair[0])->held->len >= GPOINTER_TO_UINT (pair[1]);
+}
+
+/* Iterates the default main context until at least @n calls are held
+ * (NATTER_FAKE_STEP_HOLD); fails the test after @timeout_ms. */
+void
+natter_fake_model_wait_held (NatterFakeModel *self,
+                             guint            n,
+                             guint            timeout_ms)
+{
+  gpointer pair[] = { self, GUINT_TO_POINTER (n) };
+
+  if (!natter_test_wait_until (holds_enough, pair, timeout_ms))
+    g_error ("Timed out after %u ms waiting for %u held model calls (%u held)", timeout_ms, n, self->held->len);
+}
+
 /* Answers every held call with @step (a message literal). */
 void
 natter_fake_model_release_with (NatterFakeModel *self,

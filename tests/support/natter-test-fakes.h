@@ -44,6 +44,9 @@ guint       natter_fake_model_get_n_requests (NatterFakeModel *self);
 JsonObject *natter_fake_model_get_request   (NatterFakeModel *self,
                                              guint            index);
 guint       natter_fake_model_get_n_held    (NatterFakeModel *self);
+void        natter_fake_model_wait_held     (NatterFakeModel *self,
+                                             guint            n,
+                                             guint            timeout_ms);
 void        natter_fake_model_release       (NatterFakeModel *self);
 void        natter_fake_model_stream_text   (NatterFakeModel *self,
                                              const char      *delta);

@@ -82,14 +82,6 @@ no_key (const char *provider,
   return NULL;
 }
 
-static void
-result_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 /**
  * natter_test_services_wait_result:
  * @slot: where a GAsyncReadyCallback stores its result
@@ -118,7 +110,7 @@ load (NatterTestServices *f)
       g_assert_true (natter_services_acquire_writer_lock (f->services, &error));
       g_assert_no_error (error);
     }
-  natter_services_load_async (f->services, NULL, result_cb, &result);
+  natter_services_load_async (f->services, NULL, natter_test_result_cb, &result);
   g_assert_true (natter_services_load_finish (f->services, natter_test_services_wait_result (&result), &error));
   g_assert_no_error (error);
   f->sessions = natter_services_get_sessions (f->services);
@@ -219,7 +211,7 @@ natter_test_services_create_session (NatterTestServices *f)
   g_autoptr(GError) error = NULL;
   char *session_id;
 
-  natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, result_cb, &result);
+  natter_sessions_create_session_async (f->sessions, NULL, NULL, NULL, NULL, NULL, natter_test_result_cb, &result);
   session_id = natter_sessions_create_session_finish (f->sessions, natter_test_services_wait_result (&result),
                                                       &error);
   g_assert_no_error (error);
@@ -253,7 +245,7 @@ natter_test_services_send (NatterTestServices *f,
   natter_send_options_set_model (options, "test", "m");
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, result_cb, &result);
+  natter_sessions_send_message_async (f->sessions, session_id, input, options, NULL, natter_test_result_cb, &result);
   turn_id = natter_sessions_send_message_finish (f->sessions, natter_test_services_wait_result (&result), &error);
   g_assert_no_error (error);
   return turn_id;
@@ -267,7 +259,7 @@ natter_test_services_wait_turn (NatterTestServices *f,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, result_cb, &result);
+  natter_sessions_wait_for_turn_async (f->sessions, turn_id, NULL, natter_test_result_cb, &result);
   g_assert_true (natter_sessions_wait_for_turn_finish (f->sessions, natter_test_services_wait_result (&result),
                                                        &error));
   g_assert_no_error (error);

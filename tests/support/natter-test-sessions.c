@@ -44,38 +44,16 @@ all_advances_done (NatterTestSessions *t,
   return natter_sessions_get_n_advances (t->sessions) == 0;
 }
 
-static gboolean
-pointer_cleared (NatterTestSessions *t,
-                 gconstpointer       data)
-{
-  return *(gpointer const *) data == NULL;
-}
-
 void
 natter_test_sessions_tear_down (NatterTestSessions *t,
                                 gconstpointer       data)
 {
-  gpointer weak = t->sessions;
-
   natter_test_sessions_wait_idle (t);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  /* A worker thread may drop the last reference of a finished task just
-   * after its callback ran. */
-  g_object_add_weak_pointer (weak, &weak);
-  g_object_unref (t->sessions);
-  natter_test_sessions_wait_until (t, pointer_cleared, &weak);
+  natter_test_drain_main_context ();
+  natter_test_wait_finalized (g_steal_pointer (&t->sessions), NATTER_TEST_TIMEOUT_MS);
   g_assert_finalize_object (t->index);
   natter_test_world_free (t->w);
   g_clear_object (&t->blobs);
-}
-
-void
-natter_test_result_cb (GObject      *object,
-                       GAsyncResult *result,
-                       gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
 }
 
 GAsyncResult *
@@ -160,11 +138,21 @@ char *
 natter_test_sessions_create_titled (NatterTestSessions *t,
                                     const char         *title)
 {
+  return natter_test_sessions_create_full (t, title, NULL);
+}
+
+/* Creates a session with @title and the working folder @cwd (either may
+ * be NULL). */
+char *
+natter_test_sessions_create_full (NatterTestSessions *t,
+                                  const char         *title,
+                                  const char         *cwd)
+{
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   char *id;
 
-  natter_sessions_create_session_async (t->sessions, title, NULL, NULL, NULL, NULL, natter_test_result_cb, &result);
+  natter_sessions_create_session_async (t->sessions, title, cwd, NULL, NULL, NULL, natter_test_result_cb, &result);
   id = natter_sessions_create_session_finish (t->sessions, natter_test_sessions_wait_result (&result), &error);
   g_assert_no_error (error);
   return id;
@@ -177,13 +165,26 @@ natter_test_sessions_send (NatterTestSessions  *t,
                            const char          *text,
                            GError             **error)
 {
+  return natter_test_sessions_send_with (t, session_id, text, NULL, error);
+}
+
+/* Sends @text with @options, or as the fake "helper" agent on its own
+ * model when @options is NULL. */
+char *
+natter_test_sessions_send_with (NatterTestSessions  *t,
+                                const char          *session_id,
+                                const char          *text,
+                                NatterSendOptions   *options,
+                                GError             **error)
+{
   g_autoptr(JsonObject) input = json_object_new ();
-  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(NatterSendOptions) fallback = natter_test_send_options ("helper", NULL, NULL);
   g_autoptr(GAsyncResult) result = NULL;
 
   json_object_set_string_member (input, "role", "user");
   json_object_set_string_member (input, "content", text);
-  natter_sessions_send_message_async (t->sessions, session_id, input, options, NULL, natter_test_result_cb, &result);
+  natter_sessions_send_message_async (t->sessions, session_id, input, options != NULL ? options : fallback,
+                                      NULL, natter_test_result_cb, &result);
   return natter_sessions_send_message_finish (t->sessions, natter_test_sessions_wait_result (&result), error);
 }
 

@@ -39,12 +39,7 @@ void          natter_test_sessions_set_up_with_blobs (NatterTestSessions *t,
 void          natter_test_sessions_tear_down   (NatterTestSessions  *t,
                                                 gconstpointer        data);
 
-/* A GAsyncReadyCallback storing a reference to the result in
- * *(GAsyncResult **) user_data; natter_test_sessions_wait_result() waits
- * for it. */
-void          natter_test_result_cb            (GObject             *object,
-                                                GAsyncResult        *result,
-                                                gpointer             user_data);
+/* Waits for what natter_test_result_cb() stores in @slot. */
 GAsyncResult *natter_test_sessions_wait_result (GAsyncResult       **slot);
 void          natter_test_sessions_wait_until  (NatterTestSessions  *t,
                                                 NatterTestCondition  condition,
@@ -60,9 +55,17 @@ void          natter_test_sessions_script      (NatterTestSessions  *t,
 char         *natter_test_sessions_create      (NatterTestSessions  *t);
 char         *natter_test_sessions_create_titled (NatterTestSessions *t,
                                                   const char         *title);
+char         *natter_test_sessions_create_full (NatterTestSessions *t,
+                                                const char         *title,
+                                                const char         *cwd);
 char         *natter_test_sessions_send        (NatterTestSessions  *t,
                                                 const char          *session_id,
                                                 const char          *text,
+                                                GError             **error);
+char         *natter_test_sessions_send_with   (NatterTestSessions  *t,
+                                                const char          *session_id,
+                                                const char          *text,
+                                                NatterSendOptions   *options,
                                                 GError             **error);
 char         *natter_test_sessions_send_and_wait (NatterTestSessions *t,
                                                   const char         *session_id,

@@ -2,8 +2,15 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Shared helpers for the core tests: temp data directories, a fake clock,
- * main-loop driving with a timeout, and JSON literals.
+ * Shared helpers for the core tests, one file each by need:
+ * natter-test-support.c (a fake clock, temp data directories, waits that
+ * drive the main loop with a timeout), natter-test-json.c (JSON literals,
+ * equality, event lines, damage to logs), natter-test-process.c (the
+ * `natter` binary as a child, a command line in this process),
+ * natter-test-store.c (files, a store written as another process would,
+ * archives) and natter-test-notify.c (property notifications). The fake
+ * model and tools, the scripted server and the session and services
+ * fixtures have headers of their own.
  */
 
 #pragma once
@@ -40,6 +47,23 @@ gboolean         natter_test_wait_until       (NatterTestCheck  condition,
                                                guint            timeout_ms);
 /* Iterates the default main context until the pointer is non-NULL. */
 void             natter_test_wait_for_pointer (gpointer        *pointer,
+                                               guint            timeout_ms);
+/* A GAsyncReadyCallback storing a reference to the result in
+ * *(GAsyncResult **) user_data, for natter_test_wait_for_pointer() (or
+ * natter_test_sessions_wait_result()) to wait for. */
+void             natter_test_result_cb        (GObject         *object,
+                                               GAsyncResult    *result,
+                                               gpointer         user_data);
+/* Runs whatever the default main context has ready, without blocking. */
+void             natter_test_drain_main_context (void);
+/* Iterates the default main context until *counter reaches n; fails the
+ * test after timeout_ms. Never sleeps. */
+void             natter_test_wait_for_count   (guint           *counter,
+                                               guint            n,
+                                               guint            timeout_ms);
+/* Drops the caller's reference to @object and iterates the default main
+ * context until it is finalized; fails the test after timeout_ms. */
+void             natter_test_wait_finalized   (gpointer         object,
                                                guint            timeout_ms);
 
 /* What a child process said and how it ended (natter_test_communicate()). */

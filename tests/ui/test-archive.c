@@ -98,7 +98,7 @@ describe_open (gpointer data)
 
   return g_strdup_printf ("open %s, before %s, details %s", natter_window_get_session_id (window),
                           (char *) g_object_get_data (G_OBJECT (window), "before"),
-                          window->last_import_details != NULL ? window->last_import_details : "(none)");
+                          window->archive.last_import_details != NULL ? window->archive.last_import_details : "(none)");
 }
 
 static void
@@ -216,10 +216,10 @@ test_import_summary (void)
   shown = (Shown) { window, "Imported 1 conversation" };
   ui_wait_until (label_shown, &shown);
   g_assert_nonnull (ui_find_button (window, "_Details"));
-  g_assert_nonnull (strstr (window->last_import_details, "1 “Always Allow” permission was not brought over"));
-  g_assert_nonnull (strstr (window->last_import_details, "1 queued message was not brought over"));
-  g_assert_nonnull (strstr (window->last_import_details, "server address named in the file"));
-  g_assert_nonnull (strstr (window->last_import_details, "working folder"));
+  g_assert_nonnull (strstr (window->archive.last_import_details, "1 “Always Allow” permission was not brought over"));
+  g_assert_nonnull (strstr (window->archive.last_import_details, "1 queued message was not brought over"));
+  g_assert_nonnull (strstr (window->archive.last_import_details, "server address named in the file"));
+  g_assert_nonnull (strstr (window->archive.last_import_details, "working folder"));
   g_assert_cmpstr (natter_model_picker_get_provider_id (natter_window_get_model_picker (window)), ==, "scripted");
 
   /* A ChatGPT export with a damaged conversation: the others come in and
@@ -227,7 +227,7 @@ test_import_summary (void)
   g_object_set_data_full (G_OBJECT (window), "before", g_strdup (natter_window_get_session_id (window)), g_free);
   _natter_window_import_from (window, export, "chatgpt");
   ui_wait_until_full (other_session_open, describe_open, window);
-  g_assert_nonnull (strstr (window->last_import_details,
+  g_assert_nonnull (strstr (window->archive.last_import_details,
                             "• Conversation 6 (“Damaged”): message gone is not in its “mapping”"));
 
   ui_destroy_window (window);

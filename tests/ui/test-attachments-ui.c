@@ -111,15 +111,15 @@ has_n_chips (gpointer data)
 static NatterComposer *
 composer_of (Fixture *f)
 {
-  ui_wait_until (ui_is_mapped, f->window->composer);
-  return f->window->composer;
+  ui_wait_until (ui_is_mapped, f->window->conversation.composer);
+  return f->window->conversation.composer;
 }
 
 /* The drop target the conversation has for files. */
 static GtkDropTarget *
 window_drop_target (Fixture *f)
 {
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (f->window->conversation_view));
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (f->window->conversation.view));
 
   for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
     {
@@ -510,8 +510,8 @@ error_bar_says (gpointer data)
 {
   Fixture *f = data;
 
-  return gtk_revealer_get_reveal_child (f->window->error_revealer) &&
-         g_strcmp0 (gtk_label_get_text (f->window->error_heading), "“notes.txt” could not be opened") == 0;
+  return gtk_revealer_get_reveal_child (f->window->errors.revealer) &&
+         g_strcmp0 (gtk_label_get_text (f->window->errors.heading), "“notes.txt” could not be opened") == 0;
 }
 
 static gboolean
@@ -519,7 +519,7 @@ error_bar_hidden (gpointer data)
 {
   Fixture *f = data;
 
-  return !gtk_revealer_get_reveal_child (f->window->error_revealer);
+  return !gtk_revealer_get_reveal_child (f->window->errors.revealer);
 }
 
 /* A file sent with a message opens, from its chip in the conversation,
@@ -552,7 +552,7 @@ test_history_chip_opens (Fixture       *f,
   copy = g_str_has_prefix (uri, "file:") ? g_filename_from_uri (uri, NULL, NULL) : g_strdup (uri);
   g_assert_true (g_file_get_contents (copy, &opened, NULL, NULL));
   g_assert_cmpstr (opened, ==, "the word is plum");
-  g_assert_false (gtk_revealer_get_reveal_child (f->window->error_revealer));
+  g_assert_false (gtk_revealer_get_reveal_child (f->window->errors.revealer));
 
   /* Its blob gone: the window says the file could not be opened, and why. */
   blob = natter_blob_store_dup_path (f->blobs, json_object_get_string_member (json_array_get_object_element (parts, 0),
@@ -572,7 +572,7 @@ test_history_chip_opens (Fixture       *f,
 static gboolean
 error_bar_shown (gpointer data)
 {
-  return gtk_revealer_get_reveal_child (NATTER_WINDOW (data)->error_revealer);
+  return gtk_revealer_get_reveal_child (NATTER_WINDOW (data)->errors.revealer);
 }
 
 /* A message with a file that could not go out (the attachments could not
@@ -602,11 +602,11 @@ test_retry_keeps_attachments (Fixture       *f,
   natter_composer_set_text (composer, "Read this");
   g_assert_true (natter_composer_send (composer));
   ui_wait_until (error_bar_shown, f->window);
-  g_assert_cmpstr (gtk_label_get_text (f->window->error_heading), ==, "The message was not sent");
+  g_assert_cmpstr (gtk_label_get_text (f->window->errors.heading), ==, "The message was not sent");
   ui_wait_until (has_text, composer);
   ui_wait_until (has_n_chips, &count);
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
-  retry = GTK_WIDGET (f->window->error_action_button);
+  retry = GTK_WIDGET (f->window->errors.action_button);
   g_assert_true (gtk_widget_get_visible (retry));
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (retry)), ==, "_Retry");
   g_assert_cmpuint (natter_fake_model_get_n_requests (f->u->w->fakes->model), ==, 0);
@@ -652,15 +652,15 @@ test_checked_when_attached (Fixture       *f,
 
   natter_composer_add_file (composer, fake);
   ui_wait_until (error_bar_shown, f->window);
-  g_assert_cmpstr (gtk_label_get_text (f->window->error_heading), ==, "The file was not attached");
-  g_assert_nonnull (strstr (gtk_label_get_text (f->window->error_detail), "fake.png"));
+  g_assert_cmpstr (gtk_label_get_text (f->window->errors.heading), ==, "The file was not attached");
+  g_assert_nonnull (strstr (gtk_label_get_text (f->window->errors.detail), "fake.png"));
   ui_wait_until (has_n_chips, &count);
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
 
   _natter_window_hide_error (f->window);
   natter_composer_add_file (composer, more);
   ui_wait_until (error_bar_shown, f->window);
-  g_assert_nonnull (strstr (gtk_label_get_text (f->window->error_detail), "more.txt"));
+  g_assert_nonnull (strstr (gtk_label_get_text (f->window->errors.detail), "more.txt"));
   ui_wait_until (has_n_chips, &count);
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
   g_assert_cmpuint (natter_fake_model_get_n_requests (f->u->w->fakes->model), ==, 0);

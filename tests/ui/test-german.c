@@ -86,7 +86,7 @@ test_error_bar_details_in_german (void)
   ui_wait_until (error_bar_shown, window);
   expected = g_strdup_printf ("Die Zusammenfassung konnte nicht erstellt werden: %s",
                               "Ollama unter http://127.0.0.1:9 ist nicht erreichbar – läuft der Dienst?");
-  g_assert_cmpstr (gtk_label_get_text (window->error_detail), ==, expected);
+  g_assert_cmpstr (gtk_label_get_text (window->errors.detail), ==, expected);
 
   ui_destroy_window (window);
   ui_world_free (u);

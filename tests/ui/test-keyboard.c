@@ -812,11 +812,11 @@ test_keyboard_send_keeps_focus_and_escape_stops (void)
                                                                                                    session_id));
 
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", sent));
-    g_assert_nonnull (window->editing_turn_id);
+    g_assert_nonnull (window->versions.editing_turn_id);
     g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (composer)));
     g_assert_true (press (window, "Escape"));
-    g_assert_null (window->editing_turn_id);
-    g_assert_false (natter_conversation_view_get_editing (window->conversation_view));
+    g_assert_null (window->versions.editing_turn_id);
+    g_assert_false (natter_conversation_view_get_editing (window->conversation.view));
     g_assert_false (press (window, "Escape"));
   }
 

@@ -196,7 +196,7 @@ model_held (gpointer data)
 static gboolean
 queue_shows (gpointer data)
 {
-  return natter_queue_view_get_n_queued (((NatterWindow *) data)->queue_view) == 1;
+  return natter_queue_view_get_n_queued (((NatterWindow *) data)->conversation.queue_view) == 1;
 }
 
 static void

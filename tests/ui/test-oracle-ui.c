@@ -372,7 +372,7 @@ new_chat_open_cb (gpointer data)
 
   /* The window opens a draft (no session until its first message is
    * sent) or, as it used to, a new empty session. */
-  return chat->ui->window->new_chat || (id != NULL && !g_hash_table_contains (chat->before, id));
+  return chat->ui->window->conversation.new_chat || (id != NULL && !g_hash_table_contains (chat->before, id));
 }
 
 /* A new conversation, as the person starts one: New Chat, which opens an

@@ -47,7 +47,7 @@ queue_shows (gpointer data)
 
   /* No ui_settle() here: the running answer's spinner keeps the frame
    * clock busy, and one iteration at a time is enough. */
-  view = w->window->queue_view;
+  view = w->window->conversation.queue_view;
   return natter_queue_view_get_n_queued (view) == w->n &&
          gtk_widget_get_visible (GTK_WIDGET (view)) == (w->n > 0) &&
          (w->text == NULL || ui_label_shown (view, w->text));
@@ -57,7 +57,7 @@ static char *
 describe_queue (gpointer data)
 {
   QueueWait *w = data;
-  NatterQueueView *view = w->window->queue_view;
+  NatterQueueView *view = w->window->conversation.queue_view;
 
   return g_strdup_printf ("the view shows %u (visible %d, mapped %d), expected %u “%s”",
                           natter_queue_view_get_n_queued (view), gtk_widget_get_visible (GTK_WIDGET (view)),
@@ -199,7 +199,7 @@ test_typing_and_queueing_while_streaming (void)
   }
 
   /* Edit the first, remove the second. */
-  view = window->queue_view;
+  view = window->conversation.queue_view;
   g_signal_emit_by_name (ui_find_button (view, "_Edit"), "clicked");
   answer_dialog ("Edit Queued Message", "save", "Next question, edited\nover two lines");
   wait_queue (window, 2, "Next question, edited\nover two lines");
@@ -249,7 +249,7 @@ stop_with_queue (const char *response,
   ui_wait_until (composer_running, window);
   type_and_enter (window, "Afterwards");
   wait_queue (window, 1, "Afterwards");
-  g_assert_true (ui_label_shown (window->queue_view, QUEUED_CAPTION));
+  g_assert_true (ui_label_shown (window->conversation.queue_view, QUEUED_CAPTION));
 
   /* Stop asks first. */
   g_signal_emit_by_name (natter_window_get_composer (window), "stop");
@@ -258,7 +258,7 @@ stop_with_queue (const char *response,
   /* A kept queue waits for the person after a stopped answer: its
    * bubbles say so, not that they go when the answer completes. */
   wait_queue (window, n_left, n_left > 0 ? WAITING_CAPTION : NULL);
-  g_assert_false (ui_label_shown (window->queue_view, QUEUED_CAPTION));
+  g_assert_false (ui_label_shown (window->conversation.queue_view, QUEUED_CAPTION));
   state = ui_get_session (u, session_id);
   g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, n_left);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
@@ -448,9 +448,9 @@ test_many_queued_narrow (void)
 
   composer = natter_window_get_composer (window);
   g_test_message ("window %d px high (was %d), queue %d px", gtk_widget_get_height (GTK_WIDGET (window)),
-                  height_before, gtk_widget_get_height (GTK_WIDGET (window->queue_view)));
+                  height_before, gtk_widget_get_height (GTK_WIDGET (window->conversation.queue_view)));
   g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window)), ==, height_before);
-  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window->queue_view)), <=, height_before / 3);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (window->conversation.queue_view)), <=, height_before / 3);
   g_assert_true (gtk_widget_compute_bounds (GTK_WIDGET (composer), GTK_WIDGET (window), &bounds));
   g_assert_cmpfloat (bounds.origin.y, >=, 0);
   g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, height_before);

@@ -368,9 +368,9 @@ latest_settled (gpointer data)
 {
   NatterWindow *window = data;
 
-  return window->entry != NULL && natter_session_index_entry_get_turn_count (window->entry) == 2 &&
+  return window->conversation.entry != NULL && natter_session_index_entry_get_turn_count (window->conversation.entry) == 2 &&
          !_natter_window_latest_is_running (window) &&
-         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (window->entry), "completed") == 0;
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (window->conversation.entry), "completed") == 0;
 }
 
 static gboolean
@@ -423,8 +423,8 @@ test_compact_waits_for_answer (void)
   /* Two turns, both kept whole: nothing earlier to summarize. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.compact", NULL));
   ui_wait_until (error_bar_shown, window);
-  g_assert_cmpstr (gtk_label_get_text (window->error_heading), ==, "The conversation could not be compacted");
-  detail = gtk_label_get_text (window->error_detail);
+  g_assert_cmpstr (gtk_label_get_text (window->errors.heading), ==, "The conversation could not be compacted");
+  detail = gtk_label_get_text (window->errors.detail);
   g_assert_cmpstr (detail, ==, "There are not enough earlier messages to summarize yet.");
 
   ui_destroy_window (window);

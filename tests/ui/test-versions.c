@@ -293,22 +293,22 @@ test_edit_message (void)
   draft = natter_composer_dup_text (natter_window_get_composer (window));
   g_assert_cmpstr (draft, ==, "Which sauce?");
   /* Said above the composer, with its Cancel, not in a toast over it. */
-  g_assert_true (natter_conversation_view_get_editing (window->conversation_view));
+  g_assert_true (natter_conversation_view_get_editing (window->conversation.view));
   ui_wait_until (editing_said, window);
 
   /* Cancelled, the edit leaves an ordinary message behind. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-edit", NULL));
-  g_assert_false (natter_conversation_view_get_editing (window->conversation_view));
+  g_assert_false (natter_conversation_view_get_editing (window->conversation.view));
   g_free (draft);
   draft = natter_composer_dup_text (natter_window_get_composer (window));
   g_assert_cmpstr (draft, ==, "");
-  g_assert_null (window->editing_turn_id);
+  g_assert_null (window->versions.editing_turn_id);
   g_assert_true (gtk_widget_activate (edit));
   ui_wait_until (composer_has_text, window);
 
   natter_composer_set_text (natter_window_get_composer (window), "Which sauce, without tomatoes?");
   g_assert_true (natter_composer_send (natter_window_get_composer (window)));
-  g_assert_false (natter_conversation_view_get_editing (window->conversation_view));
+  g_assert_false (natter_conversation_view_get_editing (window->conversation.view));
   v = (NewVersion) { window, u, session_id };
   ui_wait_until (new_version_open, &v);
 

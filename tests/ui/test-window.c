@@ -774,7 +774,7 @@ test_window_missing_default_provider (void)
   g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 0);
   g_assert_null (natter_session_index_entry_get_latest_turn_id (entry));
   g_assert_true (ui_no_advances (u));
-  g_assert_false (window->sending);
+  g_assert_false (window->conversation.sending);
   g_assert_false (_natter_window_latest_is_running (window));
 
   ui_destroy_window (window);

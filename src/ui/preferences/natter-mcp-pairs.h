@@ -27,14 +27,10 @@ typedef struct
   char     *stored_key;
 } NatterMcpPair;
 
-typedef struct _NatterMcpPairs NatterMcpPairs;
+#define NATTER_TYPE_MCP_PAIRS (natter_mcp_pairs_get_type ())
 
-NatterMcpPairs      *natter_mcp_pairs_new        (const char     *title,
-                                                  const char     *description,
-                                                  const char     *add_label,
-                                                  gboolean        with_secret);
-void                 natter_mcp_pairs_free       (NatterMcpPairs *self);
-AdwPreferencesGroup *natter_mcp_pairs_get_group  (NatterMcpPairs *self);
+G_DECLARE_FINAL_TYPE (NatterMcpPairs, natter_mcp_pairs, NATTER, MCP_PAIRS, AdwPreferencesGroup)
+
 void                 natter_mcp_pairs_clear      (NatterMcpPairs *self);
 void                 natter_mcp_pairs_add        (NatterMcpPairs *self,
                                                   const char     *name,

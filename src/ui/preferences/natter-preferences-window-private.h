@@ -13,6 +13,7 @@
 
 #include "natter-agent-editor.h"
 #include "natter-agent-row.h"
+#include "natter-mcp-page.h"
 #include "natter-preferences-window.h"
 #include "natter-provider-row.h"
 
@@ -56,6 +57,7 @@ struct _NatterPreferencesWindow
   GPtrArray            *agent_widgets;
 
   NatterAgentEditor    *editor;          /* the open subpage, or NULL */
+  NatterMcpPage        *mcp_page;        /* weak: the Tool Servers page */
 
   char                 *last_toast;
   AdwToast             *undo_toast;      /* weak */
@@ -96,8 +98,7 @@ void                     natter_preferences_window_add_agent_cb           (Natte
 /* natter-preferences-context-window.c */
 void                     natter_preferences_window_add_context_window_row (NatterPreferencesWindow *self);
 
-/* natter-preferences-mcp.c */
-void                     natter_preferences_window_add_mcp_page           (NatterPreferencesWindow *self);
+/* The Tool Servers page (natter-mcp-page.c), shown again */
 void                     natter_preferences_window_rebuild_mcp            (NatterPreferencesWindow *self);
 
 /* For tests */

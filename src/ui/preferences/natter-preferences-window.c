@@ -307,6 +307,7 @@ natter_preferences_window_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (natter_settings_get_gsettings (self->settings), self);
     }
   g_clear_weak_pointer (&self->undo_toast);
+  g_clear_weak_pointer (&self->mcp_page);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_PREFERENCES_WINDOW);
 
   G_OBJECT_CLASS (natter_preferences_window_parent_class)->dispose (object);
@@ -434,7 +435,8 @@ natter_preferences_window_new (GtkWindow      *parent,
   natter_preferences_window_reload_models (self);
   natter_preferences_window_fill_assistant_row (self);
   natter_preferences_window_rebuild_agents (self);
-  natter_preferences_window_add_mcp_page (self);
+  g_set_weak_pointer (&self->mcp_page, natter_mcp_page_new (self));
+  adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), ADW_PREFERENCES_PAGE (self->mcp_page));
 
   g_signal_connect_swapped (self->provider_row, "notify::selected", G_CALLBACK (provider_selected_cb), self);
   g_signal_connect_swapped (self->model_row, "notify::selected", G_CALLBACK (model_selected_cb), self);
@@ -459,6 +461,27 @@ natter_preferences_window_get_services (NatterPreferencesWindow *self)
 }
 
 /* For tests (natter-preferences-window-private.h) */
+
+/**
+ * natter_preferences_window_rebuild_mcp:
+ * @self: the window
+ *
+ * Shows the servers of mcp.json again, with their current states.
+ */
+void
+natter_preferences_window_rebuild_mcp (NatterPreferencesWindow *self)
+{
+  if (self->mcp_page != NULL)
+    natter_mcp_page_rebuild (self->mcp_page);
+}
+
+GtkWidget *
+natter_preferences_window_get_mcp_widget (NatterPreferencesWindow *self,
+                                          const char              *server,
+                                          const char              *field)
+{
+  return natter_mcp_page_get_widget (self->mcp_page, server, field);
+}
 
 GtkWidget *
 natter_preferences_window_get_provider_widget (NatterPreferencesWindow *self,

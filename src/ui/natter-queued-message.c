@@ -1,0 +1,151 @@
+/* natter-queued-message.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One message waiting in a conversation's queue, as the queue view shows
+ * it: a bubble with the message, plainly, and what it waits for, with
+ * Edit and Remove under it. The bubble only says what the person asked
+ * for, through ::edit and ::remove; the queue view acts on it. Its
+ * widgets are declared in natter-queued-message.ui.
+ */
+
+#define G_LOG_DOMAIN "natter-queue-view"
+
+#include "config.h"
+
+#include "natter-accessible.h"
+#include "natter-queued-message.h"
+
+struct _NatterQueuedMessage
+{
+  GtkBox     parent_instance;
+
+  char      *queue_id;
+  char      *text;
+
+  /* Template widgets */
+  GtkLabel  *text_label;
+  GtkLabel  *state_label;
+  GtkWidget *edit_button;
+  GtkWidget *remove_button;
+};
+
+G_DEFINE_FINAL_TYPE (NatterQueuedMessage, natter_queued_message, GTK_TYPE_BOX)
+
+enum {
+  SIGNAL_EDIT,
+  SIGNAL_REMOVE,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+edit_clicked_cb (NatterQueuedMessage *self)
+{
+  g_signal_emit (self, signals[SIGNAL_EDIT], 0);
+}
+
+/* Once: the message is on its way out of the queue. */
+static void
+remove_clicked_cb (NatterQueuedMessage *self)
+{
+  gtk_widget_set_sensitive (self->remove_button, FALSE);
+  g_signal_emit (self, signals[SIGNAL_REMOVE], 0);
+}
+
+static void
+natter_queued_message_finalize (GObject *object)
+{
+  NatterQueuedMessage *self = NATTER_QUEUED_MESSAGE (object);
+
+  g_free (self->queue_id);
+  g_free (self->text);
+  G_OBJECT_CLASS (natter_queued_message_parent_class)->finalize (object);
+}
+
+static void
+natter_queued_message_class_init (NatterQueuedMessageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->finalize = natter_queued_message_finalize;
+
+  /**
+   * NatterQueuedMessage::edit:
+   *
+   * The person asked to edit the message.
+   */
+  signals[SIGNAL_EDIT] = g_signal_new ("edit", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                       G_TYPE_NONE, 0);
+  /**
+   * NatterQueuedMessage::remove:
+   *
+   * The person asked to take the message out of the queue.
+   */
+  signals[SIGNAL_REMOVE] = g_signal_new ("remove", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                         NULL, G_TYPE_NONE, 0);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-queued-message.ui");
+  gtk_widget_class_bind_template_child (widget_class, NatterQueuedMessage, text_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterQueuedMessage, state_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterQueuedMessage, edit_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterQueuedMessage, remove_button);
+  gtk_widget_class_bind_template_callback (widget_class, edit_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, remove_clicked_cb);
+}
+
+static void
+natter_queued_message_init (NatterQueuedMessage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  natter_accessible_plain_mnemonics (GTK_WIDGET (self));
+}
+
+/**
+ * natter_queued_message_new:
+ * @queue_id: the message's `queueId`
+ * @text: the message, as the person wrote it
+ * @caption: what it waits for
+ *
+ * Returns: (transfer floating): the bubble
+ */
+GtkWidget *
+natter_queued_message_new (const char *queue_id,
+                           const char *text,
+                           const char *caption)
+{
+  NatterQueuedMessage *self = g_object_new (NATTER_TYPE_QUEUED_MESSAGE, NULL);
+
+  self->queue_id = g_strdup (queue_id);
+  self->text = g_strdup (text);
+  gtk_label_set_text (self->text_label, text);
+  gtk_label_set_text (self->state_label, caption);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+  return GTK_WIDGET (self);
+}
+
+/**
+ * natter_queued_message_get_queue_id:
+ * @self: the bubble
+ *
+ * Returns: (transfer none): the message's `queueId`
+ */
+const char *
+natter_queued_message_get_queue_id (NatterQueuedMessage *self)
+{
+  return self->queue_id;
+}
+
+/**
+ * natter_queued_message_get_text:
+ * @self: the bubble
+ *
+ * Returns: (transfer none): the message as shown
+ */
+const char *
+natter_queued_message_get_text (NatterQueuedMessage *self)
+{
+  return self->text;
+}

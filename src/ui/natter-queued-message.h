@@ -1,0 +1,22 @@
+/* natter-queued-message.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define NATTER_TYPE_QUEUED_MESSAGE (natter_queued_message_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterQueuedMessage, natter_queued_message, NATTER, QUEUED_MESSAGE, GtkBox)
+
+GtkWidget  *natter_queued_message_new          (const char          *queue_id,
+                                                const char          *text,
+                                                const char          *caption);
+const char *natter_queued_message_get_queue_id (NatterQueuedMessage *self);
+const char *natter_queued_message_get_text     (NatterQueuedMessage *self);
+
+G_END_DECLS

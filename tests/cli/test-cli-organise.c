@@ -1,0 +1,719 @@
+/* test-cli-organise.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Keeping conversations in order from the command line: grants,
+ * parameters, pins and folders, the queue, titles, forks and deletes,
+ * versions and search.
+ */
+
+#include "test-cli.h"
+
+/* "Always allow": allow --always answers the call and grants its tool;
+ * the next call of the tool in the session runs without asking; grants
+ * lists it (text and JSON); revoke removes it; ask_human and unknown
+ * tools cannot be granted. */
+static void
+test_grants (Fixture       *f,
+             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *grant_id = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *listed = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  JsonObject *entry;
+
+  script (f, &f->server->read_step, &ANSWER, &f->server->read_step, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "allow", "--always", turn_id, "call_1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "grant "));
+  grant_id = g_strndup (r.out + strlen ("grant "), strcspn (r.out + strlen ("grant "), "\n"));
+  g_assert_true (natter_id_validate (grant_id, NULL));
+  expected = g_strdup_printf ("grant %s\nsession %s\nturn %s\n\nHello world\n", grant_id, session_id, turn_id);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grants", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  listed = g_strdup_printf ("%s\tnatter.read_file\t", grant_id);
+  g_assert_true (g_str_has_prefix (r.out, listed));
+  g_assert_true (g_str_has_suffix (r.out, "Z\n"));
+  g_assert_cmpuint (count_lines (r.out), ==, 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grants", session_id, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  json = natter_test_json (r.out);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 1);
+  entry = json_array_get_object_element (json_node_get_array (json), 0);
+  g_assert_cmpstr (json_object_get_string_member (entry, "grantId"), ==, grant_id);
+  g_assert_cmpstr (json_object_get_string_member (entry, "toolId"), ==, "natter.read_file");
+  g_assert_true (json_object_has_member (entry, "ts"));
+
+  /* The next read runs at once: the turn completes. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "again");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_null (strstr (r.out, "waiting:"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "revoke", session_id, grant_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grants", session_id);
+  g_assert_cmpstr (r.out, ==, "");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "revoke", session_id, grant_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: "));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grant", session_id, "ask_human");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "natter: ask_human can never be always allowed"));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grant", session_id, "no_such_tool");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.err, ==, "natter: There is no tool “no_such_tool”\n");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "grant", session_id, "read_file");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "grant "));
+}
+
+/* Generation parameters: `send --temperature …` reaches the server for
+ * that message only; `params` keeps a conversation's, which every later
+ * message sends under its own, prints them as text or JSON, refuses a
+ * value out of range without writing, and --clear forgets them. The file
+ * is raised one version at a time before its first parameters_changed. */
+static void
+test_params (Fixture       *f,
+             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonObject) first = NULL;
+  g_autoptr(JsonObject) second = NULL;
+  g_autoptr(JsonObject) third = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  JsonObject *system;
+  g_autofree char *types = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
+       "--temperature", "0,5", "--seed", "7", "hi");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  first = request_body (f, 0);
+  g_assert_cmpfloat (json_object_get_double_member (first, "temperature"), ==, 0.5);
+  g_assert_cmpint (json_object_get_int_member (first, "seed"), ==, 7);
+  g_assert_false (json_object_has_member (first, "top_p"));
+
+  /* The message's own were not kept. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--temperature", "1.2", "--max-tokens", "64", "--system", "Answer in French.");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "temperature\t1.2\nmax_tokens\t64\nsystem\tAnswer in French.\n");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--top-p", "0.9", "again");
+  g_assert_cmpint (r.status, ==, 0);
+  second = request_body (f, 1);
+  g_assert_cmpfloat (json_object_get_double_member (second, "temperature"), ==, 1.2);
+  g_assert_cmpfloat (json_object_get_double_member (second, "top_p"), ==, 0.9);
+  g_assert_cmpint (json_object_get_int_member (second, "max_tokens"), ==, 64);
+  g_assert_false (json_object_has_member (second, "seed"));
+  system = json_array_get_object_element (json_object_get_array_member (second, "messages"), 0);
+  g_assert_cmpstr (json_object_get_string_member (system, "role"), ==, "system");
+  g_assert_true (g_str_has_suffix (json_object_get_string_member (system, "content"), "\n\nAnswer in French."));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--json");
+  json = natter_test_json (r.out);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (json), "temperature"), ==, 1.2);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (json), "max_tokens"), ==, 64);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json), "systemInstruction"), ==,
+                   "Answer in French.");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--temperature", "3");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "natter: Temperature must be a number from 0 to 2\n");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--seed", "x", "never sent");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "natter: The seed must be a whole number\n");
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+
+  contents = session_file_contents (f, session_id);
+  types = session_types (contents);
+  g_assert_nonnull (strstr (types, " schema_upgraded:2 schema_upgraded:3 parameters_changed "));
+  g_assert_cmpuint (count_substring (types, "parameters_changed"), ==, 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--clear", "--seed", "3");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "seed\t3\n");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--clear");
+  g_assert_cmpstr (r.out, ==, "");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "third");
+  g_assert_cmpint (r.status, ==, 0);
+  third = request_body (f, 2);
+  g_assert_false (json_object_has_member (third, "temperature"));
+  g_assert_false (json_object_has_member (third, "seed"));
+  system = json_array_get_object_element (json_object_get_array_member (third, "messages"), 0);
+  g_assert_null (strstr (json_object_get_string_member_with_default (system, "content", ""), "French"));
+}
+
+/* pin, unpin and folder (docs/sessions.md §16): each is one event in the
+ * conversation's file, raised to version 4 one step at a time before the
+ * first; `folder SESSION NAME` makes the folder when none of that name
+ * (whatever its case) exists, and the folder outlives the process, also
+ * once nothing is in it; `sessions --json` says `pinned` and `folder`. */
+static void
+test_pins_folders (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *types = NULL;
+  g_autoptr(JsonObject) entry = NULL;
+  g_autoptr(GPtrArray) folders = NULL;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hi");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  entry = listed_entry (f, session_id);
+  g_assert_false (json_object_get_boolean_member (entry, "pinned"));
+  g_assert_false (json_object_has_member (entry, "folder"));
+  g_clear_pointer (&entry, json_object_unref);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "pin", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "Work Stuff");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  entry = listed_entry (f, session_id);
+  g_assert_true (json_object_get_boolean_member (entry, "pinned"));
+  g_assert_cmpstr (json_object_get_string_member (entry, "folder"), ==, "Work Stuff");
+  g_clear_pointer (&entry, json_object_unref);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id);
+  g_assert_cmpstr (r.out, ==, "Work Stuff\n");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "Work", "--none");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "natter: Give a folder name or --none, not both\n");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "--none");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "unpin", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  entry = listed_entry (f, session_id);
+  g_assert_false (json_object_get_boolean_member (entry, "pinned"));
+  g_assert_false (json_object_has_member (entry, "folder"));
+  g_clear_pointer (&entry, json_object_unref);
+
+  /* The empty folder is still there: the same name, in other case,
+   * finds it rather than making a second. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "work stuff");
+  g_assert_cmpint (r.status, ==, 0);
+  entry = listed_entry (f, session_id);
+  g_assert_cmpstr (json_object_get_string_member (entry, "folder"), ==, "Work Stuff");
+  folders = natter_test_list_files (f->dir, "storage/folders");
+  g_assert_cmpuint (folders->len, ==, 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "pin", "not-an-id");
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_cmpstr (r.out, ==, "");
+
+  contents = session_file_contents (f, session_id);
+  types = session_types (contents);
+  g_assert_nonnull (strstr (types, " schema_upgraded:2 schema_upgraded:3 schema_upgraded:4 pin_changed "
+                                   "folder_changed folder_changed pin_changed folder_changed "));
+}
+
+/* Queued messages: send --queue while the turn waits prints `queued
+ * <id>`; queue lists them (text and JSON); unqueue removes one; when the
+ * turn completes the oldest is sent and reported after it; send --queue
+ * on a settled session sends at once. */
+static void
+test_queue (Fixture       *f,
+            gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *listed = NULL;
+  g_autofree char *promoted = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_auto(GStrv) reports = NULL;
+  JsonObject *entry;
+
+  script (f, &f->server->read_step, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "first", "queued");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "queued "));
+  first = g_strndup (r.out + strlen ("queued "), strlen (r.out) - strlen ("queued ") - 1);
+  g_assert_true (natter_id_validate (first, NULL));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "second");
+  second = g_strndup (r.out + strlen ("queued "), strlen (r.out) - strlen ("queued ") - 1);
+  g_assert_true (natter_id_validate (second, NULL));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  listed = g_strdup_printf ("%s\t", first);
+  g_assert_true (g_str_has_prefix (r.out, listed));
+  g_assert_nonnull (strstr (r.out, "\tfirst queued\n"));
+  g_assert_cmpuint (count_lines (r.out), ==, 2);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id, "--json");
+  json = natter_test_json (r.out);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 2);
+  entry = json_array_get_object_element (json_node_get_array (json), 1);
+  g_assert_cmpstr (json_object_get_string_member (entry, "queueId"), ==, second);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (entry, "message"), "content"),
+                   ==, "second");
+  g_assert_true (json_object_has_member (entry, "ts"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "unqueue", session_id, second);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+
+  /* Allowing completes the turn; the queued message is sent after it and
+   * reported too. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "allow", turn_id, "call_1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  reports = g_strsplit (r.out, "\n\nsession ", -1);
+  g_assert_cmpuint (g_strv_length (reports), ==, 2);
+  parse_ids (r.out, NULL, NULL);
+  g_assert_true (g_str_has_suffix (reports[0], "\n\nHello world"));
+  g_assert_true (g_str_has_suffix (reports[1], "\n\nHello world\n"));
+  promoted = g_strdup_printf ("session %s", reports[1]);
+  parse_ids (promoted, NULL, NULL);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "first queued"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id);
+  g_assert_cmpstr (r.out, ==, "");
+
+  /* Settled: --queue sends at once. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "right", "away");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+}
+
+/* A plain send finds the queue first in line: it is refused, and the
+ * oldest queued message, sent instead, runs to its answer before the
+ * command exits (never left interrupted for `resume`). */
+static void
+test_queue_first_send_refused (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *promoted = NULL;
+  g_autofree char *status = NULL;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  session_id = lose_a_promotion (f, "left behind");
+
+  RUN (f, &r, "send", "--session", session_id, "not", "sent");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: The latest turn "));
+  g_assert_nonnull (strstr (r.err, "queued messages"));
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  parse_ids (r.out, &promoted, NULL);
+  g_assert_cmpstr (promoted, ==, session_id);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "left behind"));
+  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 1), "not sent"));
+
+  status = session_status (f, session_id);
+  g_assert_cmpstr (status, ==, "completed 2");
+}
+
+/* send --queue behind what a crash left queued: the message is queued
+ * after it, and both are sent, each after the answer before it, and
+ * reported, before the command exits. */
+static void
+test_queue_first_send_queue (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *status = NULL;
+  g_auto(GStrv) reports = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
+  session_id = lose_a_promotion (f, "left behind");
+
+  RUN (f, &r, "send", "--session", session_id, "--queue", "next");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "queued "));
+  reports = g_strsplit (r.out, "\n\nsession ", -1);
+  g_assert_cmpuint (g_strv_length (reports), ==, 3);
+  g_assert_true (g_str_has_suffix (reports[1], "\n\nHello world"));
+  g_assert_true (g_str_has_suffix (reports[2], "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "left behind"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "next"));
+
+  status = session_status (f, session_id);
+  g_assert_cmpstr (status, ==, "completed 3");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id);
+  g_assert_cmpstr (r.out, ==, "");
+}
+
+/* Allowing a turn with two messages queued behind it, on a machine so
+ * loaded that the command reads the session only after the first turn
+ * the queue made has answered and made the second: every turn is
+ * reported and the command stays until the last one settles, instead of
+ * leaving it mid-call with no process to finish it. The test point
+ * NATTER_TEST_FOLLOW_LATE makes the command read the session that late. */
+static void
+test_queue_follow_late (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *status = NULL;
+  g_auto(GStrv) reports = NULL;
+
+  script (f, &f->server->read_step, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "first");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "second");
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  f->test_point = "NATTER_TEST_FOLLOW_LATE";
+  RUN (f, &r, "allow", turn_id, "call_1");
+  f->test_point = NULL;
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  reports = g_strsplit (r.out, "\n\nsession ", -1);
+  g_assert_cmpuint (g_strv_length (reports), ==, 3);
+  g_assert_true (g_str_has_suffix (reports[1], "\n\nHello world"));
+  g_assert_true (g_str_has_suffix (reports[2], "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "first"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "second"));
+
+  status = session_status (f, session_id);
+  g_assert_cmpstr (status, ==, "completed 3");
+}
+
+static void
+test_title_fork_delete (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *fork_id = NULL;
+  guint n_turn_files;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", session_id, "Greetings", "and", "more");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_true (g_str_has_suffix (r.out, "\tGreetings and more\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "fork", session_id, turn_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  fork_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  g_assert_true (natter_id_validate (fork_id, NULL));
+  g_assert_cmpstr (fork_id, !=, session_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", fork_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, session_id));
+
+  n_turn_files = count_turn_files (f);
+  g_assert_cmpuint (n_turn_files, ==, 1);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  /* docs/sessions.md §9.4: the turn files stay. */
+  g_assert_cmpuint (count_turn_files (f), ==, n_turn_files);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_true (g_str_has_prefix (r.out, fork_id));
+  g_assert_null (strstr (r.out, session_id));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: No session "));
+}
+
+/* `natter recover SESSION` copies what can be read of a damaged session
+ * to a new one and prints it; the damaged file stays as it was. */
+
+/* search finds words of messages and answers, best first, one line per
+ * turn; --json adds the title; a deleted session is no longer found. */
+static void
+test_search (Fixture       *f,
+             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *wombat_session = NULL;
+  g_autofree char *wombat_turn = NULL;
+  g_autofree char *koala_session = NULL;
+  g_autofree char *koala_turn = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *hit;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "Tell me about wombats");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &wombat_session, &wombat_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "And\tkoalas?");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &koala_session, &koala_turn);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("%s\t%s\tTell me about wombats\n", wombat_session, wombat_turn);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  /* The answer's words, in both sessions; a tab in a message is no
+   * column of its own. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "koalas", "world");
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("%s\t%s\tAnd koalas?\n", koala_session, koala_turn);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "--json", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  json = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 2);
+  hit = json_array_get_object_element (json_node_get_array (json), 0);
+  g_assert_cmpuint (json_object_get_size (hit), ==, 4);
+  g_assert_true (g_str_equal (json_object_get_string_member (hit, "sessionId"), wombat_session) ||
+                 g_str_equal (json_object_get_string_member (hit, "sessionId"), koala_session));
+  g_assert_nonnull (json_object_get_string_member (hit, "turnId"));
+  g_assert_nonnull (json_object_get_string_member (hit, "title"));
+  g_assert_cmpstr (json_object_get_string_member (hit, "snippet"), ==, "Hello world");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", wombat_session);
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombats");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+
+  /* Syntax of the index's query language is only words. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "\"koalas", "(", "*");
+  g_assert_cmpint (r.status, ==, 0);
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("%s\t%s\tAnd koalas?\n", koala_session, koala_turn);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpstr (r.out, ==, expected);
+}
+
+/* The "version of" mark of `natter sessions` for @id: the original's id,
+ * or "" when @id is listed as a conversation of its own. */
+static char *
+listed_version_of (const char *out,
+                   const char *id)
+{
+  g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], id))
+      {
+        const char *mark = strstr (lines[i], "\tversion of ");
+
+        return g_strdup (mark != NULL ? mark + strlen ("\tversion of ") : "");
+      }
+  g_assert_not_reached ();
+}
+
+/* The `versionOf` of @id in `natter sessions --json`, "" without one. */
+static char *
+json_version_of (const char *out,
+                 const char *id)
+{
+  g_autoptr(JsonNode) json = natter_test_json (out);
+  JsonArray *entries = json_node_get_array (json);
+
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+
+      if (g_str_equal (json_object_get_string_member (entry, "sessionId"), id))
+        return g_strdup (json_object_get_string_member_with_default (entry, "versionOf", ""));
+    }
+  g_assert_not_reached ();
+}
+
+#define assert_version_of(out, json_out, id, expected) \
+  G_STMT_START { \
+    g_autofree char *text_ = listed_version_of ((out), (id)); \
+    g_autofree char *json_ = json_version_of ((json_out), (id)); \
+    g_assert_cmpstr (text_, ==, (expected)); \
+    g_assert_cmpstr (json_, ==, (expected)); \
+  } G_STMT_END
+
+/* `natter sessions` says which conversation a version (what Edit and
+ * Try Again make in the window: a branch created with the title of the
+ * conversation it was made from) continues, from the stored lineage: a
+ * fork made on purpose is a conversation of its own even under its
+ * parent's title; a renamed version and a version of a version still
+ * say where they came from. */
+static void
+test_sessions_mark_versions (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) j;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *fork_id = NULL;
+  g_autofree char *version = NULL;
+  g_autofree char *inner = NULL;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", session_id, "Greetings");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "fork", session_id, turn_id);
+  g_assert_cmpint (r.status, ==, 0);
+  fork_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  /* An edit of the first message, as the window makes one. */
+  version = natter_test_store_session (f->dir, "Greetings", session_id, NULL);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  RUN (f, &j, "sessions", "--json");
+  g_assert_cmpint (j.status, ==, 0);
+  assert_version_of (r.out, j.out, session_id, "");
+  assert_version_of (r.out, j.out, fork_id, "");
+  assert_version_of (r.out, j.out, version, session_id);
+
+  /* The fork under its parent's title is still its own. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", fork_id, "Greetings");
+  g_assert_cmpint (r.status, ==, 0);
+  /* The version renamed is still a version. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", version, "Salutations");
+  g_assert_cmpint (r.status, ==, 0);
+  /* An edit made in the version: a version of the version. */
+  inner = natter_test_store_session (f->dir, "Salutations", version, NULL);
+
+  natter_test_run_clear (&r);
+  natter_test_run_clear (&j);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  RUN (f, &j, "sessions", "--json");
+  assert_version_of (r.out, j.out, fork_id, "");
+  assert_version_of (r.out, j.out, version, session_id);
+  assert_version_of (r.out, j.out, inner, session_id);
+  assert_version_of (r.out, j.out, session_id, "");
+  g_assert_nonnull (strstr (r.out, "\tGreetings\n"));
+  g_assert_nonnull (strstr (r.out, "\tSalutations\tversion of "));
+}
+
+void
+cli_add_organise_tests (void)
+{
+  ADD ("/cli/grants/allow-always-grant-list-revoke", test_grants);
+  ADD ("/cli/params/send-keep-clear", test_params);
+  ADD ("/cli/pins-folders", test_pins_folders);
+  ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
+  ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
+  ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
+  ADD ("/cli/queue/follow-late", test_queue_follow_late);
+  ADD ("/cli/title-fork-delete", test_title_fork_delete);
+  ADD ("/cli/sessions-mark-versions", test_sessions_mark_versions);
+  ADD ("/cli/search", test_search);
+}

@@ -1,0 +1,559 @@
+/* test-cli.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The `natter` command line, end to end: every case runs the
+ * REAL built binary ($NATTER_BIN) as a child process against a localhost
+ * SoupServer in this process that plays a scripted OpenAI-compatible
+ * model. The child has no display and no session bus, so each invocation
+ * is its own primary instance (the display-free NatterCliApplication),
+ * builds NatterServices over a temporary data directory, takes the
+ * single-writer lock, runs one command and exits. The test's main loop
+ * keeps serving HTTP while it waits for the child.
+ *
+ * This file runs the conversations themselves (ask, send, permissions,
+ * tool servers, questions, stop, resume, retry) and holds main(); the other
+ * scenarios have files of their own (test-cli-organise.c, -titles.c,
+ * -archive.c), the shared parts test-cli-fixture.c.
+ */
+
+#include "test-cli.h"
+
+/* ------------------------------------------------------------------ */
+/* Cases                                                               */
+/* ------------------------------------------------------------------ */
+
+static void
+test_ask_completed (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "ask", "--base-url", f->server->base_url, "--model", "m1", "Say", "hello");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "Hello world\n");
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m1\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "Say hello"));
+
+  /* A standalone turn is in no session. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+}
+
+static void
+test_ask_unreachable (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/v1", natter_test_closed_port ());
+
+  RUN (f, &r, "ask", "--base-url", url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "natter: Could not reach "));
+  g_assert_nonnull (strstr (r.err, "127.0.0.1"));
+  /* One line. */
+  g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (int) strlen (r.err) - 1);
+}
+
+static void
+test_send_list_show (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *entry;
+  JsonObject *shown;
+  JsonObject *turn;
+  g_autoptr(GList) members = NULL;
+  const char *names[] = { "createdAt", "lastAgentId", "lastModel", "latestTurnId", "latestTurnStatus",
+                          "pinned", "sessionId", "title", "turnCount", "updatedAt" };
+  guint i = 0;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  expected = g_strdup_printf ("session %s\nturn %s\n\nHello world\n", session_id, turn_id);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, session_id));
+  g_assert_true (g_str_has_suffix (r.out, "\thello\n"));
+  g_assert_nonnull (strstr (r.out, "\tcompleted\t"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  json = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (json)), ==, 1);
+  entry = json_array_get_object_element (json_node_get_array (json), 0);
+  /* Exactly the spec's SessionIndexEntry field names
+   * (docs/sessions.md §8.1), and whether the conversation is pinned
+   * (docs/sessions.md §16; `folder` only when it is in one). */
+  members = json_object_get_members (entry);
+  members = g_list_sort (members, (GCompareFunc) strcmp);
+  g_assert_cmpuint (g_list_length (members), ==, G_N_ELEMENTS (names));
+  for (GList *l = members; l != NULL; l = l->next)
+    g_assert_cmpstr (l->data, ==, names[i++]);
+  g_assert_cmpstr (json_object_get_string_member (entry, "sessionId"), ==, session_id);
+  g_assert_cmpstr (json_object_get_string_member (entry, "latestTurnId"), ==, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (entry, "latestTurnStatus"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (entry, "lastAgentId"), ==, "assistant");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (entry, "lastModel"), "provider"),
+                   ==, f->server->base_url);
+  g_assert_cmpint (json_object_get_int_member (entry, "turnCount"), ==, 1);
+  g_clear_pointer (&json, json_node_unref);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "user: hello\n"));
+  g_assert_nonnull (strstr (r.out, "assistant: Hello world\n"));
+  g_assert_nonnull (strstr (r.out, " completed "));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session_id, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  json = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  shown = json_node_get_object (json);
+  g_assert_cmpstr (json_object_get_string_member (shown, "sessionId"), ==, session_id);
+  turn = json_array_get_object_element (json_object_get_array_member (shown, "turns"), 0);
+  g_assert_cmpstr (json_object_get_string_member (turn, "turnId"), ==, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (turn, "status"), ==, "completed");
+  g_assert_cmpstr (json_object_get_string_member (turn, "input"), ==, "hello");
+  g_assert_cmpstr (json_object_get_string_member (turn, "answer"), ==, "Hello world");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (turn, "toolCalls")), ==, 0);
+  /* Its speed, as the turn file lets it be read (docs/format.md §4.2):
+   * the text streamed, so the time to its first token is known; the
+   * server reported no usage, so no tokens per second is made up. The
+   * exact figures under a fake clock are test-speed's. */
+  g_assert_cmpint (json_node_get_value_type (json_object_get_member (turn, "timeToFirstTokenMs")), ==, G_TYPE_INT64);
+  g_assert_cmpint (json_object_get_int_member (turn, "timeToFirstTokenMs"), >=, 0);
+  g_assert_false (json_object_has_member (turn, "tokensPerSecond"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (turn, "modelCalls")), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (
+                     json_object_get_array_member (turn, "modelCalls"), 0), "timeToFirstTokenMs"), ==,
+                   json_object_get_int_member (turn, "timeToFirstTokenMs"));
+
+  /* A second message continues the session with the same model and
+   * without repeating an option; its context is the first turn. */
+  g_ptr_array_add (f->server->script, (gpointer) &ANSWER);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "and", "again");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "and again"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "Hello world"));
+}
+
+/* The read_file call needs permission: send suspends and prints what it
+ * waits for; a new message is refused; allow continues the turn with the
+ * endpoint recorded in the turn, no option repeated. */
+static void
+test_permission_allow (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *waiting = NULL;
+  g_autofree char *expected = NULL;
+
+  script (f, &f->server->read_step, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  waiting = g_strdup_printf ("session %s\nturn %s\nwaiting: permission call_1 read_file ", session_id, turn_id);
+  g_assert_true (g_str_has_prefix (r.out, waiting));
+  g_assert_nonnull (strstr (r.out, "notes.txt"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_nonnull (strstr (r.out, "\tsuspended\t"));
+
+  /* Turn not settled. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "hurry");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "natter: The latest turn "));
+  g_assert_nonnull (strstr (r.err, "suspended"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "allow", turn_id, "call_1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("session %s\nturn %s\n\nHello world\n", session_id, turn_id);
+  g_assert_cmpstr (r.out, ==, expected);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  /* The same model, and the tool really ran. */
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "\"model\":\"m1\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "plum"));
+
+  /* A second decision for the same call is the runtime's error. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "allow", turn_id, "call_1");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: "));
+}
+
+static void
+test_permission_deny (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *turn;
+  JsonObject *call;
+
+  script (f, &f->server->read_step, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "deny", turn_id, "call_1");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 1), "plum"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session_id, "--json");
+  json = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  turn = json_array_get_object_element (json_object_get_array_member (json_node_get_object (json), "turns"), 0);
+  call = json_array_get_object_element (json_object_get_array_member (turn, "toolCalls"), 0);
+  g_assert_cmpstr (json_object_get_string_member (call, "toolCallId"), ==, "call_1");
+  g_assert_cmpstr (json_object_get_string_member (call, "toolName"), ==, "read_file");
+  g_assert_cmpstr (json_object_get_string_member (call, "status"), ==, "denied");
+}
+
+static void
+test_ask_human_answer (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+
+  script (f, &ASK_COLOUR, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "paint", "it");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  g_assert_true (g_str_has_suffix (r.out, "\nwaiting: question call_1 Which colour?\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "answer", turn_id, "call_1", "deep", "blue");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "deep blue"));
+}
+
+static void
+test_stop (Fixture       *f,
+           gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+
+  script (f, &f->server->read_step, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "stop", turn_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\ncancelled\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_nonnull (strstr (r.out, "\tcancelled\t"));
+}
+
+/* A process killed mid-stream leaves its turn idle; `resume` re-issues the
+ * interrupted call against the endpoint recorded in the turn. */
+
+static void
+test_resume_idle (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+
+  script (f, &HANG, &ANSWER, NULL);
+  session_id = send_killed_mid_answer (f, "--no-auto-title");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "resume", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+
+  /* Only an idle turn can be resumed. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "resume", session_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: "));
+}
+
+/* A failed message tried again from the command line is a new version
+ * of it, as in the window: `natter retry TURN` sends it once more, and
+ * the model receives it once. */
+static void
+test_retry_failed (Fixture       *f,
+                   gconstpointer  data)
+{
+  static const Step DOWN = { "data: {\"error\":{\"message\":\"The server is overloaded\"}}\n\n", FALSE };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *failed_id = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *hint = NULL;
+  const char *body;
+
+  script (f, &ANSWER, &DOWN, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "second");
+  g_assert_cmpint (r.status, ==, 1);
+  parse_ids (r.out, NULL, &failed_id);
+  hint = g_strdup_printf ("(“natter retry %s” sends the message again)\n", failed_id);
+  g_assert_true (g_str_has_suffix (r.err, hint));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", failed_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version_id, NULL);
+  g_assert_cmpstr (version_id, !=, session_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  body = g_ptr_array_index (f->server->bodies, 2);
+  g_assert_nonnull (strstr (body, "\"first\""));
+  g_assert_nonnull (strstr (body, "\"second\""));
+  g_assert_null (strstr (strstr (body, "\"second\"") + 1, "\"second\""));
+
+  /* The failed try stays in its version. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_nonnull (strstr (r.out, "\tfailed\t"));
+  g_assert_nonnull (strstr (r.out, "\tcompleted\t"));
+}
+
+/* An earlier turn's file damaged: `send` is refused, naming the file and
+ * the way out, and nothing is sent; recover copies the part before. */
+static void
+test_send_damaged_history (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *relative = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *hint = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "second");
+  g_assert_cmpint (r.status, ==, 0);
+
+  relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id, turn_id + 5, turn_id + 8, turn_id);
+  file = g_file_resolve_relative_path (f->dir, relative);
+  path = g_file_get_path (file);
+  natter_test_append_file (path, "{\"type\":\"turn_comp");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "third");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (g_str_has_prefix (r.err, "natter: The history of session "));
+  g_assert_nonnull (strstr (r.err, path));
+  hint = g_strdup_printf ("natter recover %s\n", session_id);
+  g_assert_true (g_str_has_suffix (r.err, hint));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+}
+
+/* `sessions --json` writes its array an entry at a time; what it prints
+ * is still one document, spelled exactly as the whole array would be,
+ * across the pieces it is written in (1,000 titled sessions are several),
+ * a damaged session's entry included, and with no session at all. */
+static void
+test_sessions_json_streamed (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autoptr(GFile) storage = g_file_get_child (f->dir, "storage");
+  g_autoptr(NatterJsonlRepo) repo = natter_session_repo_new (storage);
+  g_autoptr(NatterFakeClock) clock = natter_fake_clock_new (1795000000LL * G_USEC_PER_SEC);
+  g_autoptr(NatterIdGenerator) ids = natter_id_generator_new (NATTER_CLOCK (clock));
+  g_autofree char *damaged = NULL;
+  g_autofree char *whole = NULL;
+  g_autoptr(JsonNode) printed = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *entries;
+  guint n_errors = 0;
+
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "[]\n");
+
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_autofree char *id = natter_id_generator_next (ids);
+      g_autofree char *line = g_strdup_printf ("{\"type\":\"session_created\",\"sessionId\":\"%s\","
+                                               "\"ts\":\"2026-11-01T10:00:00.000Z\",\"schemaVersion\":1,"
+                                               "\"title\":\"Conversation %u about \\\"quotes\\\" and "
+                                               "new\\nlines, long enough to take some room\"}", id, i);
+      g_autoptr(JsonNode) event = natter_test_json (line);
+
+      g_assert_true (natter_jsonl_repo_create_sync (repo, id, event, NULL, &error));
+      g_assert_no_error (error);
+      if (i == 123)
+        damaged = g_steal_pointer (&id);
+    }
+  {
+    g_autoptr(GFile) file = natter_jsonl_repo_get_file (repo, damaged, NULL);
+
+    natter_test_append_file (g_file_peek_path (file), "{\"type\":\"nonsense\"");
+  }
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpuint (strlen (r.out), >, 4 * 64 * 1024);
+  printed = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  entries = json_node_get_array (printed);
+  g_assert_cmpuint (json_array_get_length (entries), ==, 1000);
+  for (guint i = 0; i < 1000; i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+
+      if (json_object_has_member (entry, "error"))
+        {
+          g_assert_cmpstr (json_object_get_string_member (entry, "sessionId"), ==, damaged);
+          n_errors++;
+        }
+      else
+        g_assert_nonnull (strstr (json_object_get_string_member (entry, "title"), "\"quotes\" and new\nlines"));
+    }
+  g_assert_cmpuint (n_errors, ==, 1);
+  whole = natter_json_to_text (printed, TRUE, NULL);
+  g_assert_true (g_str_has_suffix (r.out, "\n"));
+  g_assert_cmpuint (strlen (r.out), ==, strlen (whole) + 1);
+  g_assert_true (strncmp (r.out, whole, strlen (whole)) == 0);
+}
+
+/* A tool server's tool is offered by `send` and runs once allowed. */
+static void
+test_send_mcp_tool (Fixture       *f,
+                    gconstpointer  data)
+{
+  static const Step MCP_ECHO = {
+    TOOL_CALL ("call_1", "mcp__fake__echo", "{\\\"message\\\":\\\"hi\\\"}") FINISH ("tool_calls") DONE, FALSE
+  };
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script_path = g_test_build_filename (G_TEST_DIST, "data", "mcp", "fake_mcp_server.py", NULL);
+  g_autofree char *config_dir = g_build_filename (g_file_peek_path (f->dir), "natter", NULL);
+  g_autofree char *config = g_build_filename (config_dir, "mcp.json", NULL);
+  g_autofree char *text = g_strdup_printf ("{\"mcpServers\": {\"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}",
+                                           python, script_path);
+  g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) allowed;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *waiting = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (config_dir, 0700), ==, 0);
+  g_file_set_contents (config, text, -1, &error);
+  g_assert_no_error (error);
+  script (f, &MCP_ECHO, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "echo", "hi");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  waiting = g_strdup_printf ("session %s\nturn %s\nwaiting: permission call_1 mcp__fake__echo ", session_id, turn_id);
+  g_assert_true (g_str_has_prefix (r.out, waiting));
+  /* The model was offered the tool, with the server's description. */
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"name\":\"mcp__fake__echo\""));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "Says the message back"));
+
+  RUN (f, &allowed, "allow", turn_id, "call_1");
+  g_assert_cmpstr (allowed.err, ==, "");
+  g_assert_cmpint (allowed.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "echo: hi"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  if (g_getenv ("NATTER_BIN") == NULL || g_getenv ("NATTER_SCHEMA_DIR") == NULL)
+    {
+      g_test_skip ("NATTER_BIN is not set: the binary is only built with -Dui=true");
+      return g_test_run ();
+    }
+
+  ADD ("/cli/ask/completed", test_ask_completed);
+  ADD ("/cli/ask/provider-unreachable", test_ask_unreachable);
+  ADD ("/cli/send/new-session-list-show", test_send_list_show);
+  ADD ("/cli/sessions/json-streamed", test_sessions_json_streamed);
+  ADD ("/cli/send/permission-allow", test_permission_allow);
+  ADD ("/cli/send/permission-deny", test_permission_deny);
+  ADD ("/cli/send/mcp-tool", test_send_mcp_tool);
+  ADD ("/cli/send/ask-human-answer", test_ask_human_answer);
+  ADD ("/cli/stop", test_stop);
+  ADD ("/cli/resume-idle", test_resume_idle);
+  ADD ("/cli/retry/failed-message-once", test_retry_failed);
+  ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);
+
+  cli_add_organise_tests ();
+  cli_add_titles_tests ();
+  cli_add_archive_tests ();
+
+  return g_test_run ();
+}

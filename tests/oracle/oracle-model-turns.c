@@ -1,0 +1,716 @@
+/* oracle-model-turns.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Making turns in the model, and what tools, stops and answers do to them
+ * (docs/runtime.md §6–§10).
+ */
+
+#include <string.h>
+
+#include "oracle-model.h"
+#include "oracle-model-private.h"
+
+OSession *
+add_session (Oracle *o)
+{
+  OSession *s = g_new0 (OSession, 1);
+
+  s->n = ++o->next_session;
+  s->own = g_ptr_array_new ();
+  s->queue = g_ptr_array_new_with_free_func ((GDestroyNotify) queued_free);
+  s->grants = g_ptr_array_new_with_free_func ((GDestroyNotify) grant_free);
+  g_ptr_array_add (o->sessions, s);
+  return s;
+}
+
+/* A conversation made for a message that was then refused is removed
+ * again (docs/sessions.md §1): the model forgets it and its turns. */
+void
+oracle_forget_session (Oracle   *o,
+                       OSession *s)
+{
+  guint at;
+
+  if (!g_ptr_array_find (o->sessions, s, &at))
+    return;
+  for (guint i = 0; i < s->own->len; i++)
+    ((OTurn *) g_ptr_array_index (s->own, i))->forgotten = TRUE;
+  g_ptr_array_add (o->gone, g_ptr_array_steal_index (o->sessions, at));
+}
+
+static void
+remove_session (Oracle   *o,
+                OSession *s)
+{
+  oracle_forget_session (o, s);
+}
+
+OSession *
+oracle_new_session (Oracle *o)
+{
+  OSession *s = add_session (o);
+
+  oracle_log (o, "  model: new conversation S%u", s->n);
+  return s;
+}
+
+/* The default title (docs/sessions.md §9.1 step 6; docs/format.md
+ * §3.2): the first line of the first message, cut to 60 characters. The
+ * driver only sends plain, short first messages, for which that is the
+ * text itself. */
+static void
+derive_title (OSession *s,
+              OMsg     *input)
+{
+  const char *text = input->text;
+  gboolean plain = g_utf8_strlen (text, -1) <= TITLE_MAX_CHARS;
+
+  for (const char *p = text; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || (guchar) *p == 0x7f)
+      plain = FALSE;
+  g_free (s->title);
+  s->title = plain ? g_strdup (text) : NULL;
+  s->title_kind = plain ? OTITLE_DEFAULT : OTITLE_UNKNOWN;
+}
+
+static OMsg *
+summary_msg (Oracle     *o,
+             const char *summary)
+{
+  return new_msg (o, OMSG_SUMMARY, summary);
+}
+
+/* A new turn of @s for @input, with the context docs/format.md §3.2 and
+ * §3.3 give it: `[]` for a conversation's first turn, the latest turn's
+ * reference, or after a compaction the summary and the kept turns' own
+ * messages inline (which restarts the chain). */
+OTurn *
+make_turn (Oracle   *o,
+           OSession *s,
+           OMsg     *input,
+           guint     max_calls)
+{
+  OTurn *t = g_new0 (OTurn, 1);
+  OTurn *latest = oracle_latest (s);
+
+  t->n = o->turns->len + 1;
+  t->owner = s;
+  t->input = input;
+  t->own = g_ptr_array_new ();
+  t->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_call_free);
+  t->status = OT_WAITING_CALL;
+  t->max_calls = max_calls > 0 ? max_calls : DEFAULT_MAX_CALLS;
+  t->held_index = -1;
+  g_ptr_array_add (t->own, input);
+
+  if (s->compaction != NULL)
+    {
+      g_autoptr(GPtrArray) visible = oracle_visible (s);
+
+      t->ctx = OCTX_INLINE;
+      t->inline_msgs = g_ptr_array_new ();
+      g_ptr_array_add (t->inline_msgs, summary_msg (o, s->compaction));
+      for (guint i = index_in (visible, s->first_kept); i < visible->len; i++)
+        {
+          OTurn *kept = g_ptr_array_index (visible, i);
+
+          for (guint j = 0; j < kept->own->len; j++)
+            g_ptr_array_add (t->inline_msgs, g_ptr_array_index (kept->own, j));
+        }
+      g_clear_pointer (&s->compaction, g_free);
+      s->first_kept = NULL;
+    }
+  else if (latest != NULL)
+    {
+      t->ctx = OCTX_PREV;
+      t->prev = latest;
+    }
+  else
+    t->ctx = OCTX_NONE;
+
+  if (s->own->len == 0 && s->title_kind == OTITLE_NONE)
+    derive_title (s, input);
+  else if (s->untitled)
+    {
+      /* A session with turns and no title is named after the message
+       * sent to it (docs/sessions.md §9.1 step 6: "if the session
+       * has no title"); that title does not follow the first
+       * turn_appended, so it is not the default one and no answer asks
+       * for another (docs/format.md §3.2). */
+      derive_title (s, input);
+      if (s->title_kind == OTITLE_DEFAULT)
+        s->title_kind = OTITLE_SET;
+      s->title_asked = TRUE;
+      s->untitled = FALSE;
+    }
+  g_ptr_array_add (s->own, t);
+  g_ptr_array_add (o->turns, t);
+  if (t->ctx == OCTX_PREV)
+    oracle_log (o, "  model: T%u in S%u after T%u, waits for a model call", t->n, s->n, t->prev->n);
+  else
+    oracle_log (o, "  model: T%u in S%u (%s), waits for a model call", t->n, s->n,
+                t->ctx == OCTX_NONE ? "first" : "inline context");
+  return t;
+}
+
+static OTurn *promote (Oracle *o, OSession *s, gboolean in_child);
+
+/* A completed turn (docs/format.md §3.2, §3.4): the conversation's first
+ * answer (whichever message it answers: one before it may have failed or
+ * been stopped) asks the model for a title when the title is still the
+ * default one, once; the oldest queued message becomes the next turn. */
+void
+completed (Oracle *o,
+           OTurn  *t)
+{
+  OSession *s = t->owner;
+
+  t->status = OT_COMPLETED;
+  if (!s->title_asked && !s->created_title_unknown &&
+      (s->title_kind == OTITLE_DEFAULT || (s->title_kind == OTITLE_UNKNOWN && s->title == NULL && !s->recovered)))
+    {
+      s->title_wanted = TRUE;
+      s->title_asked = TRUE;
+      oracle_log (o, "  model: S%u wants a title", s->n);
+    }
+  if (oracle_latest (s) == t && s->queue->len > 0)
+    promote (o, s, t->in_child);
+}
+
+/* The queue's promotion (docs/format.md §3.4; docs/sessions.md §4): FIFO,
+ * one turn per message, through the same send as any message, so a
+ * history that cannot be read holds the queue. */
+static OTurn *
+promote (Oracle   *o,
+         OSession *s,
+         gboolean  in_child)
+{
+  OQueued *q = g_ptr_array_index (s->queue, 0);
+  OTurn *t;
+
+  if (oracle_history_damaged (s))
+    {
+      oracle_log (o, "  model: S%u's queue waits: its history cannot be read", s->n);
+      return NULL;
+    }
+  /* Created with the message's own options (docs/format.md §3.4). */
+  t = make_turn (o, s, q->input, q->max_calls);
+  t->in_child = in_child;
+  oracle_log (o, "  model: queued message %s of S%u becomes T%u", q->id != NULL ? q->id : "?", s->n, t->n);
+  g_ptr_array_remove_index (s->queue, 0);
+  return t;
+}
+
+/* docs/sessions.md §1 step 7, docs/sessions.md §9.1 and
+ * docs/format.md §3.4. */
+OSendResult
+oracle_send (Oracle   *o,
+             OSession *s,
+             OMsg     *input,
+             gboolean  queue,
+             guint     max_calls,
+             gboolean  in_child)
+{
+  OSendResult r = { 0 };
+  OTurn *own_latest = oracle_latest_own (s);
+  OTurn *latest = oracle_latest (s);
+
+  r.session = s;
+  /* docs/sessions.md §1 step 2: a session the index lists with an error (its latest turn
+   * cannot be read) is refused. */
+  if (own_latest != NULL && own_latest->damaged)
+    {
+      r.outcome = OSEND_CORRUPT;
+      return r;
+    }
+  if (latest != NULL && !oracle_turn_terminal (latest))
+    {
+      /* Behind an answer that has not ended (docs/sessions.md §1 step 7):
+       * one that runs, waits for a person, or was interrupted (docs/sessions.md §4: an
+       * interrupted turn holds the queue until the person acts). */
+      if (queue)
+        {
+          OQueued *q = g_new0 (OQueued, 1);
+
+          q->input = input;
+          q->max_calls = max_calls;
+          g_ptr_array_add (s->queue, q);
+          r.outcome = OSEND_QUEUED;
+          r.queued = q;
+          return r;
+        }
+      r.outcome = OSEND_NOT_SETTLED;
+      return r;
+    }
+  /* A crash between a turn's completion and its promotion leaves the
+   * queue first in line: the next send promotes it (docs/format.md §3.4). */
+  if (latest != NULL && latest->status == OT_COMPLETED && s->queue->len > 0)
+    {
+      r.promoted = promote (o, s, in_child);
+      if (r.promoted != NULL)
+        {
+          if (queue)
+            {
+              OQueued *q = g_new0 (OQueued, 1);
+
+              q->input = input;
+              q->max_calls = max_calls;
+              g_ptr_array_add (s->queue, q);
+              r.outcome = OSEND_QUEUED;
+              r.queued = q;
+              return r;
+            }
+          r.outcome = OSEND_NOT_SETTLED;
+          return r;
+        }
+    }
+  if (oracle_history_damaged (s))
+    {
+      r.outcome = OSEND_HISTORY_DAMAGED;
+      return r;
+    }
+  r.outcome = OSEND_TURN;
+  r.turn = make_turn (o, s, input, max_calls);
+  r.turn->in_child = in_child;
+  return r;
+}
+
+static gboolean
+at_or_after (OSession *s,
+             OTurn    *t,
+             OTurn    *mark)
+{
+  g_autoptr(GPtrArray) visible = oracle_visible (s);
+
+  return index_in (visible, t) != G_MAXUINT && index_in (visible, t) >= index_in (visible, mark);
+}
+
+void
+set_compaction (OSession   *s,
+                const char *summary,
+                OTurn      *first_kept)
+{
+  g_free (s->compaction);
+  s->compaction = g_strdup (summary);
+  s->first_kept = first_kept;
+  g_free (s->last_compaction);
+  s->last_compaction = g_strdup (summary);
+  s->last_first_kept = first_kept;
+}
+
+/* A branch of @parent at @at (docs/format.md §3.3): a branch made at or
+ * after the parent's last compaction's first kept turn, before the turn
+ * that used the summary, starts with a copy of it, so that the history it
+ * inherits stays compacted. (Read by position: the branch point lies
+ * between the first kept turn and the turn whose inline context holds
+ * the summary; a branch at or after that turn inherits the summary
+ * through its chain.) */
+OSession *
+branch (Oracle   *o,
+        OSession *parent,
+        OTurn    *at)
+{
+  OSession *b = add_session (o);
+
+  b->parent = parent;
+  b->fork_turn = at;
+  if (at != NULL && parent->last_compaction != NULL && at_or_after (parent, at, parent->last_first_kept))
+    {
+      g_autoptr(GPtrArray) visible = oracle_visible (parent);
+      gboolean used = FALSE;
+
+      for (guint i = index_in (visible, parent->last_first_kept) + 1; i <= index_in (visible, at); i++)
+        used |= ((OTurn *) g_ptr_array_index (visible, i))->ctx == OCTX_INLINE;
+      if (!used)
+        set_compaction (b, parent->last_compaction, parent->last_first_kept);
+    }
+  return b;
+}
+
+OSession *
+oracle_fork (Oracle   *o,
+             OSession *s,
+             OTurn    *at)
+{
+  OSession *b = branch (o, s, at);
+
+  /* Whether the branch inherits the conversation's last compaction is
+   * read from the turn files between the fork point and the kept turn
+   * (docs/format.md §3.3): where the kept turn can be in the fork
+   * point's history, a file there that cannot be read refuses the
+   * branch as a damaged history (docs/sessions.md §2). */
+  if (s->last_compaction != NULL && at_or_after (s, at, s->last_first_kept) && oracle_history_damaged (b))
+    {
+      oracle_log (o, "  model: branching S%u at T%u is refused: its history cannot be read", s->n, at->n);
+      remove_session (o, b);
+      return NULL;
+    }
+  oracle_log (o, "  model: S%u branches S%u at T%u%s", b->n, s->n, at->n,
+              b->compaction != NULL ? " with the pending compaction" : "");
+  return b;
+}
+
+/* The chain since its inline base: what a compaction may summarize. */
+GPtrArray *
+compactable_chain (OSession *s)
+{
+  GPtrArray *chain = oracle_visible (s);
+  guint base = 0;
+
+  for (guint i = 0; i < chain->len; i++)
+    if (((OTurn *) g_ptr_array_index (chain, i))->ctx == OCTX_INLINE)
+      base = i;
+  g_ptr_array_remove_range (chain, 0, base);
+  return chain;
+}
+
+/* docs/sessions.md §5: the turns before the last @keep are summarized. A
+ * compaction with nothing before the kept turns is refused; a second one
+ * before a turn used the first is a case the documents leave open. */
+gboolean
+oracle_can_compact (Oracle   *o,
+                    OSession *s,
+                    guint     keep)
+{
+  g_autoptr(GPtrArray) chain = compactable_chain (s);
+
+  return s->compaction == NULL && chain->len >= keep + 1 && !oracle_session_shows_damage (s) &&
+         oracle_session_quiet (s);
+}
+
+/* The summary request of a compaction of @s keeping @keep arrived. */
+void
+compaction_made (Oracle     *o,
+                 OSession   *s,
+                 guint       keep,
+                 const char *summary)
+{
+  g_autoptr(GPtrArray) chain = compactable_chain (s);
+
+  set_compaction (s, summary, g_ptr_array_index (chain, chain->len - keep));
+  oracle_log (o, "  model: S%u compacted before T%u", s->n, s->first_kept->n);
+}
+
+/* A compaction of @s keeping @keep turns starts: its summary request is
+ * due. */
+void
+oracle_begin_compaction (Oracle   *o,
+                         OSession *s,
+                         guint     keep)
+{
+  o->compacting = s;
+  o->compact_keep = keep;
+}
+
+/* docs/sessions.md §3: a new version of @of's message, in a new
+ * conversation branched at the turn before it, with the title of the
+ * conversation it was made from (@shown_in); the first message's
+ * versions start a conversation of the same family. Compact and
+ * Continue summarizes the earlier turns first, keeping the turn before
+ * the message. */
+OSendResult
+oracle_new_version (Oracle   *o,
+                    OSession *shown_in,
+                    OTurn    *of,
+                    OMsg     *input,
+                    gboolean  compact_first,
+                    gboolean  in_child)
+{
+  OSendResult r = { 0 };
+  OSession *owner = of->owner;
+  OTurn *own_latest = oracle_latest_own (shown_in);
+  guint i = index_in (owner->own, of);
+  OSession *b;
+
+  if (own_latest != NULL && own_latest->damaged)
+    {
+      r.outcome = OSEND_CORRUPT;
+      return r;
+    }
+  if (i > 0)
+    b = branch (o, owner, g_ptr_array_index (owner->own, i - 1));
+  else if (owner->fork_turn != NULL)
+    b = branch (o, owner->parent, owner->fork_turn);
+  else
+    b = branch (o, owner->parent != NULL && owner->fork_turn == NULL ? owner->parent : owner, NULL);
+  b->title = g_strdup (shown_in->title);
+  b->title_kind = shown_in->title != NULL && shown_in->title_kind != OTITLE_UNKNOWN ? OTITLE_SET
+                  : shown_in->title_kind == OTITLE_NONE || shown_in->untitled ? OTITLE_NONE : OTITLE_UNKNOWN;
+  b->created_titled = shown_in->title != NULL;
+  /* A title the model does not know (a first message it cannot derive
+   * one from) is still a title: the version is created with it. */
+  b->created_title_unknown = b->title_kind == OTITLE_UNKNOWN;
+  b->version_of = shown_in;
+  /* A recovered copy's first turns may be its own or referenced
+   * (docs/sessions.md §2): a version of one of its first messages
+   * branches from the copy or from the damaged conversation. */
+  b->lineage_open = i == 0 && owner->recovered;
+  r.session = b;
+  r.created = TRUE;
+  oracle_log (o, "  model: S%u is a new version of T%u (shown in S%u)", b->n, of->n, shown_in->n);
+
+  if (compact_first)
+    {
+      g_autoptr(GPtrArray) chain = compactable_chain (b);
+
+      /* The version is a branch first, and a branch reads its fork
+       * point's file to know that it settled: that file damaged refuses
+       * it as a damaged history before anything is summarized
+       * (docs/sessions.md §2). */
+      if (b->fork_turn != NULL && b->fork_turn->damaged)
+        {
+          r.outcome = OSEND_HISTORY_DAMAGED;
+          remove_session (o, b);
+          r.session = NULL;
+          return r;
+        }
+      if (chain->len < 2)
+        {
+          r.outcome = OSEND_INVALID;
+          remove_session (o, b);
+          r.session = NULL;
+          return r;
+        }
+      /* A summary of turns that cannot be read cannot be made: the
+       * message is refused (docs/sessions.md §1 step 6). */
+      for (guint j = 0; j < chain->len; j++)
+        if (((OTurn *) g_ptr_array_index (chain, j))->damaged)
+          {
+            r.outcome = OSEND_REFUSED;
+            remove_session (o, b);
+            r.session = NULL;
+            return r;
+          }
+      if (oracle_history_damaged (b))
+        {
+          r.outcome = OSEND_HISTORY_DAMAGED;
+          remove_session (o, b);
+          r.session = NULL;
+          return r;
+        }
+      /* The turn is made once the summary is: the summary request is
+       * answered first (oracle_answer_request()). */
+      o->compacting = b;
+      o->compact_keep = 1;
+      o->deferred_input = input;
+      o->deferred_in_child = in_child;
+      r.outcome = OSEND_TURN;
+      return r;
+    }
+  if (oracle_history_damaged (b))
+    {
+      r.outcome = OSEND_HISTORY_DAMAGED;
+      remove_session (o, b);
+      r.session = NULL;
+      return r;
+    }
+  r.outcome = OSEND_TURN;
+  r.turn = make_turn (o, b, input, 0);
+  r.turn->in_child = in_child;
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tools, stops, answers (docs/runtime.md §6–§10)                       */
+/* ------------------------------------------------------------------ */
+
+OMsg *
+tool_msg (Oracle     *o,
+          OToolCall  *call,
+          const char *content)
+{
+  OMsg *m = new_msg (o, OMSG_TOOL, content);
+
+  m->call_id = g_strdup (call->id);
+  return m;
+}
+
+/* read_file (docs/runtime.md): the file's text; a file that is not UTF-8
+ * is reported as binary, in the tool's words; a missing file is an error
+ * result, in the tool's words too. */
+void
+run_read (Oracle    *o,
+          OToolCall *call)
+{
+  call->state = call->file != NULL ? OC_DONE : OC_ERROR;
+  call->result = tool_msg (o, call, call->file != NULL ? call->file->content : NULL);
+}
+
+gboolean
+has_grant (OSession   *s,
+           const char *tool)
+{
+  for (guint i = 0; i < s->grants->len; i++)
+    if (g_str_equal (((OGrant *) g_ptr_array_index (s->grants, i))->tool, tool))
+      return TRUE;
+  return FALSE;
+}
+
+/* Once every call of the latest response has its result, the results go
+ * to the model in the model's order with the next call; the budget of
+ * model calls ends the turn with "model-call-limit" instead
+ * (docs/runtime.md §6, §9). */
+void
+settle_round (Oracle *o,
+              OTurn  *t)
+{
+  for (guint i = 0; i < t->calls->len; i++)
+    {
+      OToolCall *call = g_ptr_array_index (t->calls, i);
+
+      if (call->round == t->rounds && call->result == NULL)
+        {
+          t->status = OT_SUSPENDED;
+          oracle_log (o, "  model: T%u suspended", t->n);
+          return;
+        }
+    }
+  for (guint i = 0; i < t->calls->len; i++)
+    {
+      OToolCall *call = g_ptr_array_index (t->calls, i);
+
+      if (call->round == t->rounds)
+        g_ptr_array_add (t->own, call->result);
+    }
+  if (t->n_calls >= t->max_calls)
+    {
+      t->status = OT_FAILED;
+      g_free (t->fail_code);
+      t->fail_code = g_strdup ("model-call-limit");
+      oracle_log (o, "  model: T%u failed: model-call-limit", t->n);
+      return;
+    }
+  t->status = OT_WAITING_CALL;
+  oracle_log (o, "  model: T%u waits for a model call", t->n);
+}
+
+void
+oracle_allow (Oracle    *o,
+              OTurn     *t,
+              OToolCall *call,
+              gboolean   always)
+{
+  run_read (o, call);
+  if (always)
+    oracle_grant (o, t->owner, ORACLE_READ_FILE_ID);
+  settle_round (o, t);
+}
+
+void
+oracle_deny (Oracle    *o,
+             OTurn     *t,
+             OToolCall *call)
+{
+  call->state = OC_DENIED;
+  call->result = tool_msg (o, call, NULL);
+  settle_round (o, t);
+}
+
+void
+oracle_answer (Oracle     *o,
+               OTurn      *t,
+               OToolCall  *call,
+               const char *text)
+{
+  call->state = OC_DONE;
+  call->result = tool_msg (o, call, text);
+  settle_round (o, t);
+}
+
+/* A stop (docs/runtime.md §9): the open model call ends, every call
+ * without a result gets the runtime's "cancelled" result, and the turn is
+ * cancelled. The streamed part of an answer is never sent again. */
+void
+oracle_stop (Oracle *o,
+             OTurn  *t)
+{
+  gboolean open_round = FALSE;
+
+  for (guint i = 0; i < t->calls->len; i++)
+    {
+      OToolCall *call = g_ptr_array_index (t->calls, i);
+
+      if (call->round == t->rounds && call->result == NULL)
+        {
+          call->state = OC_ERROR;
+          call->result = tool_msg (o, call, NULL);
+          open_round = TRUE;
+        }
+    }
+  if (open_round)
+    for (guint i = 0; i < t->calls->len; i++)
+      {
+        OToolCall *call = g_ptr_array_index (t->calls, i);
+
+        if (call->round == t->rounds)
+          g_ptr_array_add (t->own, call->result);
+      }
+  t->open_call = FALSE;
+  t->status = OT_CANCELLED;
+  t->held_index = -1;
+  oracle_log (o, "  model: T%u cancelled", t->n);
+}
+
+/* docs/runtime.md §10: an interrupted call is closed and issued again;
+ * the re-issue counts against the budget. */
+void
+oracle_resume (Oracle   *o,
+               OTurn    *t,
+               gboolean  in_child)
+{
+  t->in_child = in_child;
+  if (t->open_call && t->n_calls >= t->max_calls)
+    {
+      t->open_call = FALSE;
+      t->status = OT_FAILED;
+      g_free (t->fail_code);
+      t->fail_code = g_strdup ("model-call-limit");
+      return;
+    }
+  t->open_call = FALSE;
+  t->status = OT_WAITING_CALL;
+  oracle_log (o, "  model: T%u resumes", t->n);
+}
+
+/* A process killed in the middle (docs/format.md §2, docs/runtime.md
+ * §10): what it ran stays where its last write left it. Its turns with
+ * an open model call are interrupted (idle); a title it was asking for is
+ * not determined. */
+void
+oracle_killed (Oracle *o)
+{
+  for (guint i = 0; i < o->turns->len; i++)
+    {
+      OTurn *t = g_ptr_array_index (o->turns, i);
+
+      if (t->in_child && (t->status == OT_HELD || t->status == OT_WAITING_CALL))
+        {
+          t->status = OT_IDLE;
+          t->held_index = -1;
+          oracle_log (o, "  model: T%u interrupted", t->n);
+        }
+      t->in_child = FALSE;
+    }
+  for (guint i = 0; i < o->sessions->len; i++)
+    {
+      OSession *s = g_ptr_array_index (o->sessions, i);
+
+      if (s->title_wanted)
+        {
+          s->title_wanted = FALSE;
+          s->title_kind = OTITLE_UNKNOWN;
+        }
+      /* A title the model answered may not be written yet when the
+       * process dies: either title stands. */
+      if (s->title_in_child)
+        {
+          s->title_in_child = FALSE;
+          s->title_kind = OTITLE_UNKNOWN;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The session's other operations                                       */
+/* ------------------------------------------------------------------ */

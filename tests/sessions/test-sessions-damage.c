@@ -1,0 +1,497 @@
+/* test-sessions-damage.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A history that cannot be read whole: an earlier turn damaged, gone or
+ * out of order after a restart refuses the next message and names the
+ * file; recovery copies the readable prefix and leaves the file as it is.
+ */
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "test-sessions.h"
+
+static void inspect_cb (GObject *object, GAsyncResult *result, gpointer user_data);
+
+/* An earlier turn's file damaged (or gone) after a restart: the history
+ * the next message continues cannot be read whole. The message is
+ * refused — no turn is made, the session file is not touched — naming
+ * the file (and line), and so is every later one: a turn with a
+ * silently shortened history is never made. The way out is a copy of
+ * the readable part, which ends before the damaged turn. The damaged
+ * file stays as it is. */
+static void
+test_unreadable_earlier_turn (Fixture       *f,
+                              gconstpointer  data)
+{
+  gboolean missing = GPOINTER_TO_INT (data);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *damaged = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *log_before = NULL;
+  g_autofree char *log_after = NULL;
+  g_autofree char *session_path = NULL;
+  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (f->t.w->session_repo, sid, NULL);
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  guint turn_files;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  three = send (f, sid, "three");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+
+  path = turn_path (f, one);
+  if (missing)
+    g_assert_cmpint (g_unlink (path), ==, 0);
+  else
+    {
+      corrupt_file (f->t.w->turn_repo, one);
+      g_assert_true (g_file_get_contents (path, &damaged, NULL, NULL));
+    }
+  restart (f);
+  session_path = g_file_get_path (session_file);
+  g_assert_true (g_file_get_contents (session_path, &log_before, NULL, NULL));
+  turn_files = n_files (f->t.w->turn_repo);
+
+  /* Sent twice, as a person trying again would: refused both times. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *refused = natter_test_sessions_send (&f->t, sid, "four", &error);
+
+      g_assert_null (refused);
+      g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+      g_assert_nonnull (strstr (error->message, path));
+      if (!missing)
+        {
+          g_autofree char *with_line = g_strdup_printf ("%s:5:", path);
+
+          g_assert_nonnull (strstr (error->message, with_line));
+        }
+      g_clear_error (&error);
+    }
+  g_assert_cmpuint (n_files (f->t.w->turn_repo), ==, turn_files);
+  g_assert_true (g_file_get_contents (session_path, &log_after, NULL, NULL));
+  g_assert_cmpstr (log_after, ==, log_before);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->t.index, sid)), ==,
+                   three);
+
+  /* The way out: the readable part, which ends before the first turn. */
+  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  state = natter_test_sessions_get (&f->t, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);
+
+  if (!missing)
+    {
+      g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+      g_assert_cmpstr (after, ==, damaged);
+    }
+  else
+    g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+/* A branch at a turn that cannot be read would continue a history no
+ * message of it could be sent on: refused as a damaged history (the way
+ * a new version of the message after it is refused, docs/sessions.md §2),
+ * and no session is made. */
+static void
+test_fork_at_unreadable_turn (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  guint sessions;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  corrupt_file (f->t.w->turn_repo, one);
+  restart (f);
+  sessions = n_files (f->t.w->session_repo);
+
+  branch = fork_session (f, sid, one, &error);
+  g_assert_null (branch);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+  path = turn_path (f, one);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_cmpuint (n_files (f->t.w->session_repo), ==, sessions);
+}
+
+/* An earlier turn whose lines are each well formed but out of order (an
+ * event after its terminal one): the history cannot be read either, and
+ * the refusal names the file and the line, as for a torn line. */
+static void
+test_earlier_turn_out_of_order (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *late = NULL;
+  g_autofree char *with_line = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  path = turn_path (f, one);
+  late = g_strdup_printf ("{\"type\":\"turn_cancelled\",\"turnId\":\"%s\",\"ts\":\"2026-11-18T11:10:00.000Z\","
+                          "\"usage\":{}}\n", one);
+  natter_test_append_file (path, late);
+  restart (f);
+
+  g_free (natter_test_sessions_send (&f->t, sid, "three", &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+  with_line = g_strdup_printf ("%s:5:", path);
+  g_assert_nonnull (strstr (error->message, with_line));
+}
+
+/* The damage in the middle: the readable part is every turn before it,
+ * and the copy goes on from there with the whole of that history. */
+static void
+test_recover_before_damaged_middle_turn (Fixture       *f,
+                                         gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *next = NULL;
+  g_autofree char *context = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *damage_path = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  three = send (f, sid, "three");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  set_title (f, sid, "Chosen");
+  corrupt_file (f->t.w->turn_repo, two);
+  path = turn_path (f, two);
+  restart (f);
+
+  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  damage_path = g_file_get_path (damage->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  g_assert_cmpuint (damage->n_turns, ==, 1);
+
+  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  state = natter_test_sessions_get (&f->t, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
+  /* The copy has the conversation's title, and it is nobody's default:
+   * no automatic title will replace it. */
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen");
+  g_assert_false (natter_session_state_get_title_is_default (state));
+
+  next = send (f, copy, "again");
+  natter_test_sessions_wait_status (&f->t, copy, "completed");
+  context = context_of (f, next);
+  expected = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", one);
+  g_assert_cmpstr (context, ==, expected);
+}
+
+/* A turn_appended whose turn file is missing is a dangling reference:
+ * corruption (docs/sessions.md §7), said as such, naming the file. */
+static void
+test_dangling_latest_turn (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *tid = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(NatterSessionIndex) scanned = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *message;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NULL);
+  tid = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  path = turn_path (f, tid);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+
+  scanned = fresh_scan (f);
+  message = natter_session_index_entry_get_error (natter_session_index_lookup (scanned, sid));
+  g_assert_nonnull (message);
+  g_assert_nonnull (strstr (message, "damaged"));
+  g_assert_nonnull (strstr (message, path));
+
+  restart (f);
+  g_free (natter_test_sessions_send (&f->t, sid, "two", &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "damaged"));
+  g_assert_nonnull (strstr (error->message, path));
+}
+
+/* A directory where a session file should be: listed, as damaged. */
+static void
+test_directory_as_session (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *good = natter_test_sessions_create_titled (&f->t, "good");
+  g_autofree char *gone = natter_test_sessions_create_titled (&f->t, "gone");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->t.w->session_repo, gone, NULL);
+  g_autofree char *path = g_file_get_path (file);
+  g_autoptr(NatterSessionIndex) scanned = NULL;
+  NatterSessionIndexEntry *entry;
+
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+
+  scanned = fresh_scan (f);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (scanned)), ==, 2);
+  g_assert_null (natter_session_index_entry_get_error (natter_session_index_lookup (scanned, good)));
+  entry = natter_session_index_lookup (scanned, gone);
+  g_assert_nonnull (entry);
+  g_assert_nonnull (natter_session_index_entry_get_error (entry));
+  g_assert_nonnull (strstr (natter_session_index_entry_get_error (entry), path));
+  g_assert_nonnull (strstr (natter_session_index_entry_get_error (entry), "is a directory"));
+  g_assert_cmpint (g_rmdir (path), ==, 0);
+}
+
+/* An interrupted turn whose history became unreadable: resuming it ends
+ * it (failed, naming the file) instead of failing the same way for ever. */
+static void
+test_resume_unreadable_context (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *latest;
+  JsonObject *terminal;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  send_crashing_at (f, sid, "two", NATTER_SESSIONS_STEP_APPEND);
+  path = turn_path (f, one);
+  corrupt_file (f->t.w->turn_repo, one);
+  restart (f);
+
+  resume (f, sid, &error);
+  g_assert_no_error (error);
+  natter_test_sessions_wait_status (&f->t, sid, "failed");
+  latest = natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->t.index, sid));
+  events = natter_test_sessions_read (f->t.w->turn_repo, latest);
+  terminal = event_at (events, events->len - 1);
+  g_assert_cmpstr (json_object_get_string_member (terminal, "code"), ==, NATTER_TURN_FAILED_CONTEXT_UNREADABLE);
+  g_assert_nonnull (strstr (json_object_get_string_member (terminal, "error"), path));
+
+  /* The history is still damaged: the next message is refused. */
+  g_free (natter_test_sessions_send (&f->t, sid, "three", &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+  g_assert_nonnull (strstr (error->message, path));
+}
+
+static void
+inspect_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Replaces line @n (1-based) of @path with @text. */
+static void
+damage_line (const char *path,
+             guint       n,
+             const char *text)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autofree char *joined = NULL;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), >, n);
+  g_free (lines[n - 1]);
+  lines[n - 1] = g_strdup (text);
+  joined = g_strjoinv ("\n", lines);
+  g_assert_true (g_file_set_contents (path, joined, -1, NULL));
+}
+
+/* A damaged session: what is left of it is found (title, file, line,
+ * reason), and copied to a new session whose turns are the readable
+ * prefix's; the damaged file is byte for byte what it was. */
+static void
+test_recover_readable_prefix (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *next = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *damage_path = NULL;
+  g_autofree char *context = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->t.w->session_repo, sid, NULL);
+  g_autoptr(NatterSessionIndex) scanned = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  three = send (f, sid, "three");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+
+  /* session_created, turn_appended, title_changed, turn_appended ×2:
+   * the second turn_appended is damaged. */
+  path = g_file_get_path (file);
+  damage_line (path, 4, "{\"type\":\"turn_appended\",");
+  g_assert_true (g_file_get_contents (path, &before, NULL, NULL));
+
+  scanned = fresh_scan (f);
+  entry = natter_session_index_lookup (scanned, sid);
+  g_assert_nonnull (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
+
+  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  g_assert_cmpstr (damage->title, ==, "one");
+  damage_path = g_file_get_path (damage->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  g_assert_cmpuint (damage->line, ==, 4);
+  g_assert_nonnull (damage->reason);
+  g_assert_cmpuint (damage->n_turns, ==, 1);
+  g_assert_true (damage->can_copy);
+
+  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (copy);
+  g_assert_cmpstr (copy, !=, sid);
+  g_assert_cmpint (created_version (f, copy), ==, 1);
+
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+
+  state = natter_test_sessions_get (&f->t, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_turn (state, 0)->turn_id, ==, one);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "one");
+  entry = natter_session_index_lookup (f->t.index, copy);
+  g_assert_nonnull (entry);
+  g_assert_null (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "completed");
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
+
+  /* The copy goes on from its last turn. */
+  next = send (f, copy, "four");
+  natter_test_sessions_wait_status (&f->t, copy, "completed");
+  context = context_of (f, next);
+  expected = g_strdup_printf ("{\"previousTurnId\":\"%s\"}", one);
+  g_assert_cmpstr (context, ==, expected);
+  g_clear_pointer (&after, g_free);
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+}
+
+/* The session log whole but its latest turn's damaged: the damage is
+ * that turn file, and the copy is everything before it. */
+static void
+test_recover_without_damaged_latest_turn (Fixture       *f,
+                                          gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *damage_path = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  corrupt_file (f->t.w->turn_repo, two);
+  path = turn_path (f, two);
+
+  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  damage_path = g_file_get_path (damage->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  g_assert_cmpuint (damage->line, ==, 5);
+  g_assert_cmpuint (damage->n_turns, ==, 1);
+
+  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  state = natter_test_sessions_get (&f->t, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
+}
+
+
+void
+sessions_add_damage_tests (void)
+{
+  ADD ("index/dangling-latest-turn-is-damage", test_dangling_latest_turn, NULL);
+  ADD ("index/directory-as-session-is-damaged", test_directory_as_session, NULL);
+  ADD ("send/damaged-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (FALSE));
+  ADD ("fork/at-a-damaged-turn-is-a-damaged-history", test_fork_at_unreadable_turn, NULL);
+  ADD ("send/missing-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (TRUE));
+  ADD ("send/resume-with-damaged-history-fails-then-refuses", test_resume_unreadable_context, NULL);
+  ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);
+  ADD ("recover/leaves-out-damaged-latest-turn", test_recover_without_damaged_latest_turn, NULL);
+  ADD ("recover/ends-before-damaged-middle-turn", test_recover_before_damaged_middle_turn, NULL);
+  ADD ("send/earlier-turn-out-of-order-named", test_earlier_turn_out_of_order, NULL);
+}

@@ -1,0 +1,219 @@
+/* test-sessions-stop.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Stopping a turn (docs/sessions.md §9.3): every live advance is
+ * aborted, a cancel that lost the race to settlement still succeeds,
+ * and a suspended turn gets its cancel input.
+ */
+
+#include "test-sessions.h"
+
+/* docs/sessions.md §9.3 stopTurn */
+
+typedef struct
+{
+  gboolean  done;
+  GError   *error;
+} Pending;
+
+static void
+pending_permission_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  Pending *pending = user_data;
+  NatterTurnOutcome *outcome;
+
+  outcome = natter_sessions_respond_to_permission_finish (NATTER_SESSIONS (object), result, &pending->error);
+  g_clear_pointer (&outcome, natter_turn_outcome_unref);
+  pending->done = TRUE;
+}
+
+static void
+pending_deliver_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  Pending *pending = user_data;
+  NatterTurnOutcome *outcome;
+
+  outcome = natter_sessions_deliver_async_tool_result_finish (NATTER_SESSIONS (object), result, &pending->error);
+  g_clear_pointer (&outcome, natter_turn_outcome_unref);
+  pending->done = TRUE;
+}
+
+static guint
+count_type (Fixture    *f,
+            const char *tid,
+            const char *type)
+{
+  g_autoptr(GPtrArray) events = natter_test_sessions_read (f->t.w->turn_repo, tid);
+
+  return natter_test_count_type (events, type);
+}
+
+static void
+test_stop_aborts_every_live_advance (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *tid = NULL;
+  Pending queued = { 0 };
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_STEP_HOLD, NULL);
+  tid = send (f, sid, "hi");
+  /* A second invocation queues on the turn lock behind the running one. */
+  natter_sessions_respond_to_permission_async (f->t.sessions, tid, "X", "allow", NULL, NULL,
+                                               pending_permission_cb, &queued);
+  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->t.sessions, tid), ==, 2);
+  natter_fake_model_wait_held (f->t.w->fakes->model, 1, TIMEOUT_MS);
+
+  stop (f, tid, "ignored", NULL);
+  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->t.sessions, tid), ==, 0);
+  natter_test_wait_for_flag (&queued.done, TIMEOUT_MS);
+  /* The queued one saw the turn ended when the lock freed. */
+  g_assert_error (queued.error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_TURN_ENDED);
+  g_clear_error (&queued.error);
+  g_assert_cmpuint (count_type (f, tid, "turn_cancelled"), ==, 1);
+  natter_test_sessions_wait_status (&f->t, sid, "cancelled");
+}
+
+static void
+test_stop_keeps_later_advance_tracked (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *tid = NULL;
+  g_autoptr(JsonObject) tool_result = object_literal ("{\"output\":\"x\",\"isError\":false}");
+  g_autoptr(JsonObject) cancelled = NULL;
+  Pending first = { 0 };
+  Pending second = { 0 };
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}") "," NATTER_FAKE_CALL ("D", "ad", "{}")),
+          NATTER_FAKE_STEP_HOLD, NULL);
+  tid = send (f, sid, "hi");
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
+
+  /* Two concurrent invocations: the earlier settles (B still pending),
+   * the later starts a model call that holds. */
+  natter_sessions_deliver_async_tool_result_async (f->t.sessions, tid, "D", tool_result, NULL,
+                                                   pending_deliver_cb, &first);
+  natter_sessions_deliver_async_tool_result_async (f->t.sessions, tid, "B", tool_result, NULL,
+                                                   pending_deliver_cb, &second);
+  natter_test_wait_for_flag (&first.done, TIMEOUT_MS);
+  g_assert_no_error (first.error);
+  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->t.sessions, tid), ==, 1);
+  natter_fake_model_wait_held (f->t.w->fakes->model, 1, TIMEOUT_MS);
+
+  stop (f, tid, "by input", NULL);
+  natter_test_wait_for_flag (&second.done, TIMEOUT_MS);
+  g_assert_no_error (second.error);
+  /* Aborted through its cancellable, not a cancel input (which would
+   * carry the reason). */
+  cancelled = last_of_type (f, tid, "turn_cancelled");
+  g_assert_false (json_object_has_member (cancelled, "reason"));
+  natter_test_sessions_wait_status (&f->t, sid, "cancelled");
+}
+
+static void
+untracked_waited_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  Pending *pending = user_data;
+  NatterTurnOutcome *outcome;
+
+  outcome = natter_turn_execution_wait_finish (NATTER_TURN_EXECUTION (object), result, &pending->error);
+  g_clear_pointer (&outcome, natter_turn_outcome_unref);
+  pending->done = TRUE;
+}
+
+typedef struct
+{
+  Fixture    *f;
+  const char *tid;
+  gboolean    done;
+  GError     *error;
+} StopCall;
+
+static void
+stop_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  StopCall *call = user_data;
+
+  natter_sessions_stop_turn_finish (NATTER_SESSIONS (object), result, &call->error);
+  call->done = TRUE;
+}
+
+static void
+test_stop_lost_race_is_success (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autoptr(NatterTurnExecution) foreign = NULL;
+  const char *tid;
+  Pending pending = { 0 };
+  StopCall call = { 0 };
+
+  /* A turn advanced by someone else (not tracked by the service). */
+  send_crashing_at (f, sid, "hi", NATTER_SESSIONS_STEP_APPEND);
+  tid = natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->t.index, sid));
+  natter_test_sessions_script (&f->t, NATTER_FAKE_STEP_HOLD, NULL);
+  foreign = natter_turn_runtime_advance_turn (f->t.w->runtime, tid, NULL, NULL);
+  natter_turn_execution_wait_async (foreign, NULL, untracked_waited_cb, &pending);
+  natter_fake_model_wait_held (f->t.w->fakes->model, 1, TIMEOUT_MS);
+
+  /* The cancel input queues on the turn lock; the turn completes first. */
+  natter_sessions_stop_turn_async (f->t.sessions, tid, "user", NULL, stop_done_cb, &call);
+  natter_fake_model_release (f->t.w->fakes->model);
+  natter_test_wait_for_flag (&call.done, TIMEOUT_MS);
+  g_assert_no_error (call.error);
+  natter_test_wait_for_flag (&pending.done, TIMEOUT_MS);
+  g_assert_no_error (pending.error);
+  g_assert_cmpuint (count_type (f, tid, "turn_completed"), ==, 1);
+  g_assert_cmpuint (count_type (f, tid, "turn_cancelled"), ==, 0);
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+}
+
+static void
+test_stop_rejection_surfaces (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *ghost = natter_id_generator_next (f->t.w->ids);
+  g_autoptr(GError) error = NULL;
+
+  stop (f, ghost, NULL, &error);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
+}
+
+static void
+test_stop_suspended_with_input (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *tid = NULL;
+  g_autoptr(JsonObject) cancelled = NULL;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("B", "ab", "{}")), NULL);
+  tid = send (f, sid, "hi");
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
+  natter_test_sessions_wait_until (&f->t, no_live_advance, tid);
+  stop (f, tid, "user", NULL);
+  cancelled = last_of_type (f, tid, "turn_cancelled");
+  g_assert_cmpstr (json_object_get_string_member (cancelled, "reason"), ==, "user");
+  natter_test_sessions_wait_status (&f->t, sid, "cancelled");
+}
+
+
+void
+sessions_add_stop_tests (void)
+{
+  ADD ("stop/aborts-every-live-advance", test_stop_aborts_every_live_advance, NULL);
+  ADD ("stop/earlier-settle-keeps-later-tracked", test_stop_keeps_later_advance_tracked, NULL);
+  ADD ("stop/cancel-that-lost-the-race-succeeds", test_stop_lost_race_is_success, NULL);
+  ADD ("stop/non-terminal-rejection-surfaces", test_stop_rejection_surfaces, NULL);
+  ADD ("stop/suspended-turn-gets-cancel-input", test_stop_suspended_with_input, NULL);
+}
