@@ -8,6 +8,12 @@
 # function to the file whose responsibility it is, or split a file by
 # what it is for, until the calls of the folder run one way.
 #
+# A subfolder is a folder of its own, and the parts of a layer (a folder
+# and its subfolders, such as src/runtime/ and src/runtime/turn/) call
+# each other one way as well: their order is stated, and checked on the
+# includes, by tests/check-layering.sh; here a loop of calls between them
+# fails with the symbols that close it.
+#
 # Usage: check-folder-calls.py SOURCE_ROOT BUILD_ROOT
 
 import json
@@ -39,6 +45,17 @@ ALLOWED = {
                'preferences move to templates on their own',
         'files': ['natter-preferences-window.c', 'natter-preferences-agents.c',
                   'natter-mcp-page.c', 'natter-preferences-providers.c'],
+    },
+}
+
+# Loops between the parts of a folder (its own files, '.', and each of its
+# subfolders) not yet broken, each with why.
+ALLOWED_PARTS = {
+    'src/ui': {
+        'why': 'the window opens the Preferences, whose Providers page opens '
+               'the Models dialog of ui/; the window is being split by facet '
+               'on its own',
+        'parts': ['.', 'preferences'],
     },
 }
 
@@ -154,6 +171,61 @@ for folder in sorted(by_folder):
                     shown = ', '.join(used[:4]) + (', …' if len(used) > 4 else '')
                     print(f'  {os.path.basename(caller)} -> '
                           f'{os.path.basename(callee)}: {shown}')
+
+# The parts of each folder that has subfolders: the folder's own files,
+# and each subfolder with everything under it.
+parents = set()
+for folder in by_folder:
+    while folder.startswith('src'):
+        parents.add(folder)
+        folder = os.path.dirname(folder)
+parts = defaultdict(dict)
+for folder, files in by_folder.items():
+    for parent in parents:
+        if folder != parent and not folder.startswith(parent + '/'):
+            continue
+        rest = os.path.relpath(folder, parent)
+        part = '.' if rest == '.' else rest.split('/')[0]
+        for rel, syms in files.items():
+            parts[parent].setdefault(part, {})[rel] = syms
+for parent in sorted(parts):
+    if len(parts[parent]) < 2:
+        continue
+    owner = {}
+    for part, files in parts[parent].items():
+        for rel, (defined, _) in files.items():
+            for name in defined:
+                owner[name] = part
+    edges = defaultdict(dict)
+    for part, files in parts[parent].items():
+        for rel, (_, used) in files.items():
+            for name in sorted(used):
+                callee = owner.get(name)
+                if callee and callee != part:
+                    edges[part].setdefault(callee, []).append(name)
+    for component in strongly_connected(parts[parent], edges):
+        if len(component) < 2:
+            continue
+        allowed = ALLOWED_PARTS.get(parent)
+        if allowed and set(component) <= set(allowed['parts']):
+            allowed_seen.add(parent + ' parts')
+            print(f'allowed between the parts of {parent}/ ({allowed["why"]}): '
+                  f'{" ".join(component)}')
+            continue
+        status = 1
+        print(f'{parent}/: these parts call each other in a loop:')
+        members = set(component)
+        for caller in component:
+            for callee, used in sorted(edges[caller].items()):
+                if callee in members:
+                    shown = ', '.join(used[:4]) + (', …' if len(used) > 4 else '')
+                    print(f'  {caller}/ -> {callee}/: {shown}')
+
+for folder in sorted(set(ALLOWED_PARTS) - {f[:-len(' parts')] for f in allowed_seen
+                                           if f.endswith(' parts')}):
+    print(f'the parts of {folder}/ are allowed a loop they no longer have: '
+          'remove it from ALLOWED_PARTS')
+    status = 1
 
 for folder in sorted((set(ALLOWED) & set(by_folder)) - allowed_seen):
     print(f'{folder}/ is allowed a loop it no longer has: '

@@ -3,7 +3,8 @@
 #   store/ <- runtime/ <- mcp/ <- sessions/ <- app/, cli/ <- ui/
 # Nothing below ui/ includes a GTK or libadwaita header; a layer includes
 # no header of a layer above it; ui/ does not use the command line (cli/).
-# Also the size that keeps each function readable (below).
+# Within a layer, its parts (subfolders) depend one way too, in the order
+# stated below. Also the size that keeps each function readable (below).
 set -eu
 cd "$1"
 status=0
@@ -39,6 +40,44 @@ forbid app cli ui
 forbid cli ui
 forbid ui cli
 
+# The parts of a layer, from the bottom up (src/README.md, "The parts of a
+# layer"). A part may include the headers of the parts before it, never of
+# one after it; the files directly in the layer's folder are what all its
+# parts share, and include the header of none of them. A subfolder of the
+# layer that is not listed fails, so that a new part is given its place.
+parts () {
+  layer=$1; shift
+  for d in $(find "src/$layer" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort); do
+    case " $* " in
+      *" $d "*) ;;
+      *) echo "src/$layer/$d/ is not in the order of the parts of src/$layer/ (tests/check-layering.sh)"; status=1 ;;
+    esac
+  done
+  for part in "$@"; do
+    for h in $(find "src/$layer/$part" -name '*.h' -printf '%f\n' | sort -u); do
+      hits=$(grep -lE "#include *\"$h\"" "src/$layer"/*.[ch] 2>/dev/null || true)
+      if [ -n "$hits" ]; then
+        echo "src/$layer/ includes $h of its part $part/:"; echo "$hits"; status=1
+      fi
+    done
+  done
+  while [ $# -gt 1 ]; do
+    part=$1; shift
+    for above in "$@"; do
+      for h in $(find "src/$layer/$above" -name '*.h' -printf '%f\n' | sort -u); do
+        hits=$(grep -rlE "#include *\"$h\"" "src/$layer/$part" 2>/dev/null || true)
+        if [ -n "$hits" ]; then
+          echo "src/$layer/$part/ includes $h of src/$layer/$above/, a part above it:"; echo "$hits"; status=1
+        fi
+      done
+    done
+  done
+}
+
+parts runtime provider tools permissions agents turn
+parts sessions index archive folders service search
+parts app math settings secrets attachments send search-provider voice wiring
+
 # Sizes: a function holds one step. No function over 120 lines (a body
 # from a `{` in column 0 to the next `}` in column 0, GNU style). Files
 # are split by what they are for, never by length, so there is no cap on
@@ -52,5 +91,5 @@ for f in $(find src -name '*.c' | sort); do
   fi
 done
 
-[ $status -eq 0 ] && echo "ok: the layers depend one way (store, runtime, mcp, sessions, app/cli, ui); no function over 120 lines"
+[ $status -eq 0 ] && echo "ok: the layers depend one way (store, runtime, mcp, sessions, app/cli, ui), and so do the parts of each layer; no function over 120 lines"
 exit $status

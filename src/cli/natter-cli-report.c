@@ -244,6 +244,20 @@ natter_cli_wait_and_report (Run *run)
 /* Following the queue: a turn the queue made when the reported one
  * completed is reported too (docs/sessions.md §4). */
 
+/* The turn of @state right after @turn_id, or NULL when @turn_id is
+ * not there or is the latest. */
+static const NatterSessionTurn *
+turn_after (NatterSessionState *state,
+            const char         *turn_id)
+{
+  const NatterSessionTurn *turn = natter_session_state_find_turn (state, turn_id);
+
+  /* session_seq counts from 1: it is the index of the turn after. */
+  if (turn == NULL || turn->session_seq >= natter_session_state_get_n_turns (state))
+    return NULL;
+  return natter_session_state_get_turn (state, (guint) turn->session_seq);
+}
+
 static void
 follow_read_cb (GObject      *object,
                 GAsyncResult *result,
@@ -252,8 +266,7 @@ follow_read_cb (GObject      *object,
   Run *run = user_data;
   NatterSessions *sessions = NATTER_SESSIONS (object);
   g_autoptr(NatterSessionState) state = NULL;
-  const NatterSessionTurn *reported;
-  const char *latest;
+  const NatterSessionTurn *next;
   GError *error = NULL;
 
   state = natter_sessions_get_session_finish (sessions, result, &error);
@@ -262,8 +275,7 @@ follow_read_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
-  latest = natter_session_state_get_latest_turn_id (state);
-  reported = natter_session_state_find_turn (state, run->turn_id);
+  next = turn_after (state, run->turn_id);
   /* A queued message became the next turn when the reported one
    * completed: it is reported too, after a blank line, so the process
    * stays until it settles instead of leaving it interrupted. That turn
@@ -271,11 +283,8 @@ follow_read_cb (GObject      *object,
    * was read here: the turn right after the reported one is followed,
    * and its report follows the queue on, so the process stays until the
    * last turn the queue made settles. */
-  if (latest != NULL && reported != NULL &&
-      natter_session_state_find_turn (state, latest)->session_seq > reported->session_seq)
+  if (next != NULL)
     {
-      const NatterSessionTurn *next = natter_session_state_get_turn (state, (guint) reported->session_seq);
-
       g_free (run->turn_id);
       run->turn_id = g_strdup (next->turn_id);
       natter_cli_out (run, "\n");
@@ -329,19 +338,18 @@ late_read_cb (GObject      *object,
 {
   Run *run = user_data;
   g_autoptr(NatterSessionState) state = NULL;
-  const NatterSessionTurn *reported = NULL;
+  const NatterSessionTurn *next = NULL;
 
   state = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, NULL);
   if (state != NULL)
-    reported = natter_session_state_find_turn (state, run->turn_id);
-  if (reported == NULL || reported->session_seq >= natter_session_state_get_n_turns (state))
+    next = turn_after (state, run->turn_id);
+  if (next == NULL)
     {
       follow_read (run);
       return;
     }
-  natter_sessions_wait_for_turn_async (NATTER_SESSIONS (object),
-                                       natter_session_state_get_turn (state, (guint) reported->session_seq)->turn_id,
-                                       g_task_get_cancellable (run->task), late_waited_cb, run);
+  natter_sessions_wait_for_turn_async (NATTER_SESSIONS (object), next->turn_id, g_task_get_cancellable (run->task),
+                                       late_waited_cb, run);
 }
 
 static void

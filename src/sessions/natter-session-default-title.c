@@ -8,7 +8,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include "natter-sessions.h"
+#include "natter-session-default-title.h"
 
 
 /**

@@ -14,7 +14,7 @@
  * the index entry's fields.
  *
  * The rules are the same, so a file is accepted here exactly when the
- * full read accepts it — tests/test-session-scan.c and
+ * full read accepts it — tests/store/test-session-scan.c and
  * fuzz/fuzz-session-scan.c hold the two paths to it. Only the verdict is
  * computed here: a refused file is read again by the full path, which
  * gives the error (code and `<path>:<line>: <reason>` message) the rest

@@ -22,7 +22,7 @@
  * inline histories, step events, or any line it finds wrong — sends the
  * file to the full read, which gives the status or the error (code and
  * `<path>:<line>: <reason>` message) the rest of Natter reports.
- * tests/test-turn-scan.c and fuzz/fuzz-turn-scan.c hold the two paths to
+ * tests/store/test-turn-scan.c and fuzz/fuzz-turn-scan.c hold the two paths to
  * that on turns written by the runtime and on damaged ones.
  *
  * Two facts of the canonical spelling make span checks exact: a canonical

@@ -545,6 +545,10 @@ ensure_view (NatterMathRenderer *self)
   webkit_settings_set_enable_webaudio (settings, FALSE);
   webkit_settings_set_enable_webgl (settings, FALSE);
   webkit_settings_set_enable_media (settings, FALSE);
+  /* A few glyphs on a transparent page need no GL; where GTK has none
+   * (GDK_DEBUG=gl-disable, software-only machines) WebKit would warn as
+   * it gave up on it. */
+  webkit_settings_set_hardware_acceleration_policy (settings, WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER);
   webkit_web_view_set_background_color (self->view, &transparent);
   g_signal_connect (self->view, "decide-policy", G_CALLBACK (decide_policy_cb), self);
   g_signal_connect (self->view, "load-changed", G_CALLBACK (load_changed_cb), self);

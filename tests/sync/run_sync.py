@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -126,11 +127,15 @@ class Device:
         return "http://127.0.0.1:%d" % self.gui_port
 
     def start(self):
-        env = dict(os.environ, STNOUPGRADE="1", HOME=self.natter_home)
+        env = dict(os.environ, STNOUPGRADE="1", HOME=self.natter_home,
+                   # One process, not a monitor and the process it starts, so
+                   # that kill() really kills Syncthing at once.
+                   STMONITORED="1")
         self.proc = subprocess.Popen(["syncthing", "serve", "--home=" + self.home, "--no-browser", "--no-restart",
                                       "--no-upgrade", "--gui-address=127.0.0.1:%d" % self.gui_port,
                                       "--gui-apikey=" + self.apikey, "--logfile=" + self.log],
-                                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
 
         def pong():
             if self.proc.poll() is not None:
@@ -142,8 +147,13 @@ class Device:
         wait_until(pong, START_TIMEOUT, "syncthing %s to answer" % self.name)
 
     def kill(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
+        """kill -9 of Syncthing: its monitor and the process it runs, the
+        whole process group, so that nothing of it is left running."""
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             self.proc.wait()
         self.proc = None
 

@@ -791,6 +791,29 @@ ui_save_screen (const char *name)
 
 /* Start-up */
 
+/* The suites run as `dbus-run-session -- xvfb-run …`: the session bus
+ * starts before the display, so what it activates has no DISPLAY. The
+ * answer view's hidden WebKitGTK view starts the accessibility bus, whose
+ * registry then cannot synthesize a key press for the e2e tests that run
+ * later on the same bus. Every UI test gives the bus the display first,
+ * as dbus-update-activation-environment does. */
+static void
+give_bus_the_display (void)
+{
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
+  g_autoptr(GVariantBuilder) env = g_variant_builder_new (G_VARIANT_TYPE ("a{ss}"));
+  g_autoptr(GVariant) reply = NULL;
+
+  if (bus == NULL || g_getenv ("DISPLAY") == NULL)
+    return;
+  g_variant_builder_add (env, "{ss}", "DISPLAY", g_getenv ("DISPLAY"));
+  if (g_getenv ("XAUTHORITY") != NULL)
+    g_variant_builder_add (env, "{ss}", "XAUTHORITY", g_getenv ("XAUTHORITY"));
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "UpdateActivationEnvironment", g_variant_new ("(a{ss})", env), NULL,
+                                       G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+}
+
 /**
  * ui_test_init:
  * @argc: the test's argument count
@@ -808,6 +831,7 @@ ui_test_init (int    *argc,
 
   gtk_test_init (argc, argv, NULL);
   adw_init ();
+  give_bus_the_display ();
   /* The tests script every model call; the one that names a conversation
    * is asked for only where a test turns automatic titles back on. */
   settings = g_settings_new ("io.github.natter.Natter");

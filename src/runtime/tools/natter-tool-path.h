@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Helpers shared by the built-in tools that take a `path` argument
- * (docs/runtime.md §8). Internal to src/runtime.
+ * (docs/runtime.md §8): internal to the built-in tools
+ * (src/runtime/tools/) and the tool servers' tools (src/mcp/).
  */
 
 #pragma once

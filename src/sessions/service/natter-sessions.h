@@ -9,6 +9,7 @@
 #include <json-glib/json-glib.h>
 
 #include "natter-import-report.h"
+#include "natter-session-default-title.h"
 #include "natter-session-error.h"
 #include "natter-session-index.h"
 #include "natter-session-reducer.h"
@@ -17,14 +18,6 @@
 #include "natter-turn-runtime.h"
 
 G_BEGIN_DECLS
-
-/**
- * NATTER_SESSION_TITLE_MAX_CHARS:
- *
- * The longest default title derived from a first message, in characters
- * (not bytes), before the ellipsis (docs/sessions.md §9.1 step 6).
- */
-#define NATTER_SESSION_TITLE_MAX_CHARS 60
 
 /**
  * NatterSessionDamage:
@@ -240,8 +233,6 @@ gboolean            natter_sessions_flush_finish                 (NatterSessions
 
 gboolean            natter_sessions_is_turn_running              (NatterSessions      *self,
                                                                   const char          *turn_id);
-
-char               *natter_derive_session_title                  (JsonObject          *message);
 
 void                natter_sessions_inspect_damage_async         (NatterSessions      *self,
                                                                   const char          *session_id,

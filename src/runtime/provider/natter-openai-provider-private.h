@@ -13,7 +13,7 @@
  * provider, then call, then request and errors.
  *
  * Nothing outside the provider's own files includes this header:
- * src/runtime/natter-openai-*.c, and the calls to a server's native API
+ * src/runtime/provider/natter-openai-*.c, and the calls to a server's native API
  * beside its OpenAI one (natter-model-library.c, natter-model-pull.c).
  */
 

@@ -40,9 +40,9 @@
 
 #include "natter-chatgpt-import.h"
 #include "natter-clock.h"
+#include "natter-session-default-title.h"
 #include "natter-session-error.h"
 #include "natter-session-schema.h"
-#include "natter-sessions.h"
 #include "natter-turn-schema.h"
 
 /* One node of the message tree. */
