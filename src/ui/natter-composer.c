@@ -751,7 +751,7 @@ update_dictation (NatterComposer *self)
  * and Cancel while the words are made, and a line above the message
  * shows the level and the time. Starting to record marks the cursor:
  * natter_composer_insert_dictation() puts the words there, whatever is
- * typed meanwhile.
+ * typed meanwhile, until the composer is idle again.
  */
 void
 natter_composer_set_dictation (NatterComposer          *self,
@@ -769,6 +769,13 @@ natter_composer_set_dictation (NatterComposer          *self,
       else
         gtk_text_buffer_move_mark (self->buffer, self->dictation_mark, &cursor);
       natter_composer_set_dictation_progress (self, 0.0, 0);
+    }
+  /* The place is the dictation's: words that come later go to the
+   * cursor. */
+  if (dictation == NATTER_COMPOSER_DICTATION_IDLE && self->dictation_mark != NULL)
+    {
+      gtk_text_buffer_delete_mark (self->buffer, self->dictation_mark);
+      self->dictation_mark = NULL;
     }
   self->dictation = dictation;
   update_dictation (self);

@@ -214,6 +214,21 @@ _natter_window_provider_is_missing (NatterWindow *self,
   return self->pipeline != NULL && natter_send_pipeline_provider_is_missing (self->pipeline, provider_id);
 }
 
+/* The provider the open conversation's next message goes to, the one
+ * the model picker shows (natter_model_choice_shown()): the model picked
+ * in it, else its agent's own, else its last turn's, else the default.
+ * Transfer full; NULL when there is none. */
+char *
+_natter_window_dup_next_provider (NatterWindow *self)
+{
+  NatterModelChoice choice = model_choice (self);
+  const char *provider = NULL;
+  const char *model = NULL;
+
+  natter_model_choice_shown (&choice, &provider, &model);
+  return g_strdup (provider);
+}
+
 void
 _natter_window_carried_choice_clear (NatterWindowCarriedChoice *carried)
 {
@@ -405,6 +420,8 @@ _natter_window_update_model_picker (NatterWindow *self)
   const char *provider = NULL;
   const char *model = NULL;
 
+  /* Dictation goes to the provider of the model shown. */
+  _natter_window_update_dictation_hint (self);
   gtk_widget_set_visible (GTK_WIDGET (self->choice.model_picker), usable);
   if (!usable)
     {
@@ -544,6 +561,8 @@ adopt_new_chat (NatterWindow *self,
     g_hash_table_replace (self->choice.chosen_agents, g_strdup (session_id), value);
   g_hash_table_remove (self->conversation.drafts, NATTER_WINDOW_NEW_CHAT_KEY);
   g_hash_table_remove (self->conversation.draft_attachments, NATTER_WINDOW_NEW_CHAT_KEY);
+  /* Words still being dictated for it go to it too. */
+  _natter_window_voice_rekey (self, NATTER_WINDOW_NEW_CHAT_KEY, session_id);
 }
 
 static void

@@ -176,15 +176,16 @@ typedef struct
 } NatterWindowVersions;
 
 /* natter-window-voice.c: who reads aloud and which answer, and the
- * dictation under way. */
+ * dictations under way: the one the composer shows, and any whose
+ * conversation was left before its words came (they go there). */
+typedef struct _NatterWindowDictation NatterWindowDictation;
+
 typedef struct
 {
   NatterSpeech         *speech;
   char                 *speaking_turn_id;
-  NatterRecorder       *recorder;
-  GCancellable         *dictation_cancellable;
-  char                 *dictation_provider;
-  gint64                dictation_started;
+  NatterWindowDictation *dictation;       /* nullable: the composer's */
+  GPtrArray            *dictations;       /* every one under way */
   guint                 dictation_tick_id;
 } NatterWindowVoice;
 
@@ -337,6 +338,8 @@ typedef struct
 gboolean
 _natter_window_provider_is_missing (NatterWindow *self,
                                     const char   *provider_id);
+char *
+_natter_window_dup_next_provider (NatterWindow *self);
 void
 _natter_window_carried_choice_clear (NatterWindowCarriedChoice *carried);
 void
@@ -407,6 +410,12 @@ _natter_window_class_keyboard_init (GtkWidgetClass *widget_class);
 /* natter-window-voice.c */
 void
 _natter_window_update_dictation_hint (NatterWindow *self);
+void
+_natter_window_voice_conversation_closed (NatterWindow *self);
+void
+_natter_window_voice_rekey (NatterWindow *self,
+                            const char   *old_key,
+                            const char   *new_key);
 void
 _natter_window_voice_init (NatterWindow *self);
 void

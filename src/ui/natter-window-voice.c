@@ -2,21 +2,27 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Speech in and out of the window. Read Aloud on an answer (its button,
- * or Ctrl+Shift+R on the focused answer) speaks the answer's plain words
- * through the window's #NatterSpeech, Speech Dispatcher unless a test
- * gave another, opened on first use; the same again stops it, and
- * another answer takes its place. The microphone of the composer (or
- * Ctrl+Shift+D) records with #NatterRecorder until pressed again, then
- * sends the recording to the chosen provider's transcription model and
- * puts the words where the cursor was when recording began; what was
- * typed meanwhile stays. Every failure is a toast in plain words; a
- * cancelled dictation says nothing.
+ * Speech in and out of the window. Read Aloud on an answer (its button
+ * over the answer's actions, or Ctrl+Shift+R on the focused answer)
+ * speaks the answer's plain words through the window's #NatterSpeech,
+ * Speech Dispatcher unless a test gave another, opened on first use; the
+ * same again stops it, and so does the bar above the composer that says
+ * an answer is being read; another answer takes its place. The
+ * microphone of the composer (or Ctrl+Shift+D) records with
+ * #NatterRecorder until pressed again, then sends the recording to the
+ * transcription model of the provider the conversation's next message
+ * goes to, and puts the words where the cursor was when recording
+ * began; what was typed meanwhile stays. A dictation belongs to its
+ * conversation: opening another ends its recording, and its words go to
+ * the conversation it began in. Every failure is a toast in plain words;
+ * a cancelled dictation says nothing.
  */
 
 #define G_LOG_DOMAIN "natter-window"
 
 #include "config.h"
+
+#include <string.h>
 
 #include <glib/gi18n.h>
 
@@ -78,6 +84,7 @@ speaking_changed_cb (NatterWindow *self)
   self->voice.speaking_turn_id = g_strdup (speaking);
   mark_speaking (self, self->voice.speaking_turn_id, TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-reading", speaking != NULL);
+  natter_conversation_view_set_reading_aloud (self->conversation.view, speaking != NULL);
 }
 
 /**
@@ -172,22 +179,50 @@ read_aloud_focused_activated (GtkWidget  *widget,
     }
 }
 
-/* Dictation */
+/* Dictation. Each one belongs to the conversation it started in (its
+ * key, as _natter_window_choice_key() gives it): leaving that
+ * conversation ends its recording, and its words go into that
+ * conversation's message, kept as its draft until it is opened again,
+ * never into the message on screen. */
+
+struct _NatterWindowDictation
+{
+  NatterWindow   *window;       /* strong; NULL once the window is gone */
+  char           *key;
+  char           *provider;     /* whose transcription model makes it text */
+  NatterRecorder *recorder;
+  GCancellable   *cancellable;
+  gint64          started;
+  gboolean        transcribing;
+  gboolean        left;         /* its conversation was closed meanwhile */
+};
+
+static void
+dictation_free (NatterWindowDictation *d)
+{
+  g_clear_object (&d->window);
+  g_free (d->key);
+  g_free (d->provider);
+  g_clear_object (&d->recorder);
+  g_clear_object (&d->cancellable);
+  g_free (d);
+}
 
 static void
 dictation_stop_ticking (NatterWindow *self)
 {
   g_clear_handle_id (&self->voice.dictation_tick_id, g_source_remove);
-  if (self->voice.recorder != NULL)
-    g_signal_handlers_disconnect_by_data (self->voice.recorder, self);
+  if (self->voice.dictation != NULL)
+    g_signal_handlers_disconnect_by_data (self->voice.dictation->recorder, self);
 }
 
 static void
 dictation_progress (NatterWindow *self)
 {
-  gint64 elapsed = g_get_monotonic_time () - self->voice.dictation_started;
+  NatterWindowDictation *d = self->voice.dictation;
+  gint64 elapsed = g_get_monotonic_time () - d->started;
 
-  natter_composer_set_dictation_progress (self->conversation.composer, natter_recorder_get_level (self->voice.recorder),
+  natter_composer_set_dictation_progress (self->conversation.composer, natter_recorder_get_level (d->recorder),
                                           (guint) (elapsed / G_USEC_PER_SEC));
 }
 
@@ -198,22 +233,35 @@ dictation_tick_cb (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The composer lets go of @d: it shows no dictation. */
 static void
-dictation_end (NatterWindow *self)
+dictation_unshow (NatterWindow *self)
 {
   dictation_stop_ticking (self);
-  g_clear_object (&self->voice.dictation_cancellable);
-  g_clear_pointer (&self->voice.dictation_provider, g_free);
+  self->voice.dictation = NULL;
   natter_composer_set_dictation (self->conversation.composer, NATTER_COMPOSER_DICTATION_IDLE);
 }
 
+/* @d is over, whatever became of it: it is freed. */
 static void
-dictation_failed (NatterWindow *self,
-                  const GError *error)
+dictation_end (NatterWindowDictation *d)
 {
+  NatterWindow *self = d->window;
+
+  if (self->voice.dictation == d)
+    dictation_unshow (self);
+  g_ptr_array_remove (self->voice.dictations, d);
+  dictation_free (d);
+}
+
+static void
+dictation_failed (NatterWindowDictation *d,
+                  const GError          *error)
+{
+  NatterWindow *self = d->window;
   g_autofree char *words = NULL;
 
-  dictation_end (self);
+  dictation_end (d);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
       g_error_matches (error, NATTER_PROVIDER_ERROR, NATTER_PROVIDER_ERROR_CANCELLED))
     return;
@@ -222,31 +270,134 @@ dictation_failed (NatterWindow *self,
   voice_toast (self, g_strdup_printf (_("Dictation failed: %s"), words));
 }
 
+/* The title of the conversation kept under @key (transfer none), or
+ * NULL if it is gone. */
+static const char *
+conversation_title (NatterWindow *self,
+                    const char   *key)
+{
+  NatterSessionIndexEntry *entry;
+  const char *title;
+
+  if (g_strcmp0 (key, NATTER_WINDOW_NEW_CHAT_KEY) == 0)
+    return _("New chat");
+  entry = self->index != NULL ? natter_session_index_lookup (self->index, key) : NULL;
+  if (entry == NULL || g_hash_table_contains (self->sidebar.pending_deletes, key))
+    return NULL;
+  title = natter_session_index_entry_get_title (entry);
+  return title != NULL && title[0] != '\0' ? title : _("New chat");
+}
+
+/* The toasts of words dictated for a conversation no longer on screen
+ * carry its key and the words. */
+#define LEFT_KEY   "natter-dictation-key"
+#define LEFT_WORDS "natter-dictation-words"
+
+static void
+open_left_cb (AdwToast     *toast,
+              NatterWindow *self)
+{
+  const char *key = g_object_get_data (G_OBJECT (toast), LEFT_KEY);
+
+  if (g_strcmp0 (key, NATTER_WINDOW_NEW_CHAT_KEY) == 0)
+    _natter_window_open_new_chat (self);
+  else
+    natter_window_open_session (self, key);
+}
+
+static void
+copy_left_cb (AdwToast     *toast,
+              NatterWindow *self)
+{
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)),
+                          g_object_get_data (G_OBJECT (toast), LEFT_WORDS));
+}
+
+/* Words dictated for a conversation that is no longer on screen: added
+ * to its message, which it keeps as its draft, and said, with a way
+ * there. A conversation deleted meanwhile cannot take them: the toast
+ * then offers to copy them. */
+static void
+deliver_left (NatterWindowDictation *d,
+              const char            *text)
+{
+  NatterWindow *self = d->window;
+  const char *title = conversation_title (self, d->key);
+  const char *draft = g_hash_table_lookup (self->conversation.drafts, d->key);
+  AdwToast *toast;
+
+  if (title != NULL)
+    {
+      gsize len = draft != NULL ? strlen (draft) : 0;
+      gboolean space = len > 0 && !g_ascii_isspace (draft[len - 1]);
+      g_autofree char *message = NULL;
+      g_autofree char *escaped = NULL;
+
+      g_hash_table_replace (self->conversation.drafts, g_strdup (d->key),
+                            g_strconcat (draft != NULL ? draft : "", space ? " " : "", text, NULL));
+      /* Translators: %s is a conversation's title */
+      message = g_strdup_printf (_("Dictated words added to the message in “%s”"), title);
+      /* A toast's title is Pango markup, and a title is the user's text. */
+      escaped = g_markup_escape_text (message, -1);
+      toast = adw_toast_new (escaped);
+      adw_toast_set_button_label (toast, _("_Open"));
+      g_object_set_data_full (G_OBJECT (toast), LEFT_KEY, g_strdup (d->key), g_free);
+      g_signal_connect_object (toast, "button-clicked", G_CALLBACK (open_left_cb), self, 0);
+    }
+  else
+    {
+      toast = adw_toast_new (_("The conversation was deleted before its dictation was made text"));
+      adw_toast_set_button_label (toast, _("_Copy Words"));
+      g_object_set_data_full (G_OBJECT (toast), LEFT_WORDS, g_strdup (text), g_free);
+      g_signal_connect_object (toast, "button-clicked", G_CALLBACK (copy_left_cb), self, 0);
+    }
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  natter_toast_guard_add (self->toast_overlay, toast);
+}
+
+/* The words of @d go to its conversation's message: where the cursor
+ * was when it began if the composer still shows it, at the cursor if
+ * that conversation was left and opened again, else into its draft. */
+static void
+deliver (NatterWindowDictation *d,
+         const char            *text)
+{
+  NatterWindow *self = d->window;
+
+  if (!d->left || g_strcmp0 (d->key, _natter_window_choice_key (self)) == 0)
+    natter_composer_insert_dictation (self->conversation.composer, text);
+  else
+    deliver_left (d, text);
+}
+
 static void
 transcribed_cb (GObject      *source,
                 GAsyncResult *result,
                 gpointer      user_data)
 {
-  g_autoptr(NatterWindow) self = user_data;
+  NatterWindowDictation *d = user_data;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = natter_dictation_transcribe_finish (result, &error);
 
   /* The window went away meanwhile. */
-  if (self->voice.dictation_cancellable == NULL)
-    return;
+  if (d->window == NULL)
+    {
+      dictation_free (d);
+      return;
+    }
   if (text == NULL)
+    dictation_failed (d, error);
+  else if (text[0] == '\0')
     {
-      dictation_failed (self, error);
-      return;
+      voice_toast (d->window, g_strdup (_("No words were heard in the recording")));
+      dictation_end (d);
     }
-  if (text[0] == '\0')
+  else
     {
-      dictation_end (self);
-      voice_toast (self, g_strdup (_("No words were heard in the recording")));
-      return;
+      deliver (d, text);
+      dictation_end (d);
     }
-  natter_composer_insert_dictation (self->conversation.composer, text);
-  dictation_end (self);
 }
 
 static void
@@ -254,42 +405,45 @@ recorded_cb (GObject      *source,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  g_autoptr(NatterWindow) self = user_data;
+  NatterWindowDictation *d = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) wav = natter_recorder_record_finish (NATTER_RECORDER (source), result, &error);
+  NatterWindow *self = d->window;
 
-  if (self->voice.dictation_cancellable == NULL)
-    return;
-  if (wav == NULL)
+  if (self == NULL)
     {
-      dictation_failed (self, error);
+      dictation_free (d);
       return;
     }
-  dictation_stop_ticking (self);
-  natter_composer_set_dictation (self->conversation.composer, NATTER_COMPOSER_DICTATION_TRANSCRIBING);
-  natter_dictation_transcribe_async (self->settings, self->choice.registry, self->voice.dictation_provider, wav,
-                                     self->voice.dictation_cancellable, transcribed_cb, g_object_ref (self));
+  if (wav == NULL)
+    {
+      dictation_failed (d, error);
+      return;
+    }
+  d->transcribing = TRUE;
+  if (self->voice.dictation == d)
+    {
+      dictation_stop_ticking (self);
+      natter_composer_set_dictation (self->conversation.composer, NATTER_COMPOSER_DICTATION_TRANSCRIBING);
+    }
+  natter_dictation_transcribe_async (self->settings, self->choice.registry, d->provider, wav, d->cancellable,
+                                     transcribed_cb, d);
 }
 
-/* The provider whose transcription model dictation uses: the one of the
- * model picker, else the window's default. */
-static const char *
-dictation_provider (NatterWindow *self)
-{
-  const char *provider = natter_model_picker_get_provider_id (self->choice.model_picker);
-
-  return provider != NULL ? provider : self->choice.provider_id;
-}
-
-/* Why dictation cannot start now, or NULL when it can (transfer full). */
+/* Why dictation cannot start in the open conversation, whose next
+ * message goes to @provider, or NULL when it can (transfer full). */
 static char *
-dictation_obstacle (NatterWindow *self)
+dictation_obstacle (NatterWindow *self,
+                    const char   *provider)
 {
-  const char *provider = dictation_provider (self);
   g_autofree char *model = NULL;
 
   if (self->choice.registry == NULL || provider == NULL)
     return g_strdup (_("To dictate, add a provider in Preferences"));
+  if (natter_provider_id_is_endpoint (provider) || _natter_window_provider_is_missing (self, provider))
+    /* Translators: %s is a provider's id or address */
+    return g_strdup_printf (_("To dictate, add %s as a provider in Preferences, or pick a model of another"),
+                            provider);
   model = natter_settings_dup_transcription_model (self->settings, provider);
   if (model == NULL)
     /* Translators: %s is a provider's id */
@@ -301,14 +455,63 @@ dictation_obstacle (NatterWindow *self)
  * _natter_window_update_dictation_hint:
  * @self: the window
  *
- * Tells the microphone button whether dictation can start, and why not.
+ * Tells the microphone button whether dictation can start in the open
+ * conversation, and why not.
  */
 void
 _natter_window_update_dictation_hint (NatterWindow *self)
 {
-  g_autofree char *obstacle = dictation_obstacle (self);
+  g_autofree char *provider = _natter_window_dup_next_provider (self);
+  g_autofree char *obstacle = dictation_obstacle (self, provider);
 
   natter_composer_set_dictation_hint (self->conversation.composer, obstacle);
+}
+
+/**
+ * _natter_window_voice_conversation_closed:
+ * @self: the window
+ *
+ * The open conversation is being closed: the dictation the composer
+ * shows stops recording (what was said is still made text) and goes on
+ * for that conversation alone; the composer shows none.
+ */
+void
+_natter_window_voice_conversation_closed (NatterWindow *self)
+{
+  NatterWindowDictation *d = self->voice.dictation;
+
+  if (d == NULL)
+    return;
+  d->left = TRUE;
+  if (!d->transcribing)
+    natter_recorder_stop (d->recorder);
+  dictation_unshow (self);
+}
+
+/**
+ * _natter_window_voice_rekey:
+ * @self: the window
+ * @old_key: what a conversation's draft was kept under
+ * @new_key: what it is kept under now
+ *
+ * A new conversation got its session (natter-window-conversation.c):
+ * the words dictated for it go to that session.
+ */
+void
+_natter_window_voice_rekey (NatterWindow *self,
+                            const char   *old_key,
+                            const char   *new_key)
+{
+  for (guint i = 0; i < self->voice.dictations->len; i++)
+    {
+      NatterWindowDictation *d = g_ptr_array_index (self->voice.dictations, i);
+
+      if (g_strcmp0 (d->key, old_key) == 0)
+        {
+          g_free (d->key);
+          d->key = g_strdup (new_key);
+        }
+    }
 }
 
 static void
@@ -317,44 +520,50 @@ dictate_activated (GtkWidget  *widget,
                    GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
+  NatterWindowDictation *d = self->voice.dictation;
+  g_autofree char *provider = NULL;
   g_autofree char *obstacle = NULL;
 
-  switch (natter_composer_get_dictation (self->conversation.composer))
+  /* Again while dictating: Stop, or Cancel while the words are made. */
+  if (d != NULL)
     {
-    case NATTER_COMPOSER_DICTATION_RECORDING:
-      natter_recorder_stop (self->voice.recorder);
+      if (d->transcribing)
+        g_cancellable_cancel (d->cancellable);
+      else
+        natter_recorder_stop (d->recorder);
       return;
-    case NATTER_COMPOSER_DICTATION_TRANSCRIBING:
-      g_cancellable_cancel (self->voice.dictation_cancellable);
-      return;
-    case NATTER_COMPOSER_DICTATION_IDLE:
-    default:
-      break;
     }
 
-  obstacle = dictation_obstacle (self);
-  _natter_window_update_dictation_hint (self);
+  provider = _natter_window_dup_next_provider (self);
+  obstacle = dictation_obstacle (self, provider);
+  natter_composer_set_dictation_hint (self->conversation.composer, obstacle);
   if (obstacle != NULL)
     {
       voice_toast (self, g_steal_pointer (&obstacle));
       return;
     }
-  if (self->voice.recorder == NULL)
-    self->voice.recorder = natter_recorder_new ();
-  self->voice.dictation_provider = g_strdup (dictation_provider (self));
-  self->voice.dictation_cancellable = g_cancellable_new ();
-  self->voice.dictation_started = g_get_monotonic_time ();
+  d = g_new0 (NatterWindowDictation, 1);
+  d->window = g_object_ref (self);
+  d->key = g_strdup (_natter_window_choice_key (self));
+  d->provider = g_steal_pointer (&provider);
+  d->recorder = natter_recorder_new ();
+  d->cancellable = g_cancellable_new ();
+  d->started = g_get_monotonic_time ();
+  g_ptr_array_add (self->voice.dictations, d);
+  self->voice.dictation = d;
   natter_composer_set_dictation (self->conversation.composer, NATTER_COMPOSER_DICTATION_RECORDING);
-  g_signal_connect_swapped (self->voice.recorder, "notify::level", G_CALLBACK (dictation_progress), self);
+  g_signal_connect_swapped (d->recorder, "notify::level", G_CALLBACK (dictation_progress), self);
   self->voice.dictation_tick_id = g_timeout_add (DICTATION_TICK_MS, dictation_tick_cb, self);
-  natter_recorder_record_async (self->voice.recorder, self->voice.dictation_cancellable, recorded_cb, g_object_ref (self));
+  natter_recorder_record_async (d->recorder, d->cancellable, recorded_cb, d);
 }
 
 /**
  * _natter_window_voice_dispose:
  * @self: the window
  *
- * Stops reading aloud and drops a dictation under way.
+ * Stops reading aloud and drops the dictations under way: each is
+ * cancelled and lets go of the window, and is freed when its call
+ * returns.
  */
 void
 _natter_window_voice_dispose (NatterWindow *self)
@@ -366,17 +575,26 @@ _natter_window_voice_dispose (NatterWindow *self)
       g_clear_object (&self->voice.speech);
     }
   g_clear_pointer (&self->voice.speaking_turn_id, g_free);
-  if (self->voice.dictation_cancellable != NULL)
-    g_cancellable_cancel (self->voice.dictation_cancellable);
   dictation_stop_ticking (self);
-  g_clear_object (&self->voice.dictation_cancellable);
-  g_clear_pointer (&self->voice.dictation_provider, g_free);
-  g_clear_object (&self->voice.recorder);
+  self->voice.dictation = NULL;
+  if (self->voice.dictations != NULL)
+    {
+      for (guint i = 0; i < self->voice.dictations->len; i++)
+        {
+          NatterWindowDictation *d = g_ptr_array_index (self->voice.dictations, i);
+
+          g_cancellable_cancel (d->cancellable);
+          g_clear_object (&d->window);
+        }
+      g_clear_pointer (&self->voice.dictations, g_ptr_array_unref);
+    }
 }
 
 void
 _natter_window_voice_init (NatterWindow *self)
 {
+  /* Not owning: a dictation frees itself when its last call returns. */
+  self->voice.dictations = g_ptr_array_new ();
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-reading", FALSE);
   if (self->settings != NULL && natter_settings_get_gsettings (self->settings) != NULL)
     g_signal_connect_object (natter_settings_get_gsettings (self->settings), "changed::transcription-models",

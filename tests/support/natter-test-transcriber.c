@@ -21,6 +21,25 @@ held_finished_cb (SoupServerMessage     *msg,
   g_clear_object (&transcriber->held);
 }
 
+/* 200 with {"text": the script's text}. */
+static void
+answer_text (NatterTestTranscriber *transcriber,
+             SoupServerMessage     *msg)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *answer = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "text");
+  json_builder_add_string_value (builder, transcriber->text);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  answer = json_to_string (root, FALSE);
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, answer, strlen (answer));
+}
+
 static void
 server_cb (SoupServer        *server,
            SoupServerMessage *msg,
@@ -33,7 +52,6 @@ server_cb (SoupServer        *server,
   g_autoptr(GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
   g_autoptr(SoupMultipart) form = NULL;
   const char *authorization = soup_message_headers_get_one (headers, "Authorization");
-  g_autofree char *answer = NULL;
 
   /* A window lists the provider's models when it is chosen. */
   if (g_str_equal (path, "/v1/models"))
@@ -89,19 +107,7 @@ server_cb (SoupServer        *server,
   switch (transcriber->script)
     {
     case NATTER_TEST_TRANSCRIBE_ANSWERS:
-      {
-        g_autoptr(JsonBuilder) builder = json_builder_new ();
-        g_autoptr(JsonNode) root = NULL;
-
-        json_builder_begin_object (builder);
-        json_builder_set_member_name (builder, "text");
-        json_builder_add_string_value (builder, transcriber->text);
-        json_builder_end_object (builder);
-        root = json_builder_get_root (builder);
-        answer = json_to_string (root, FALSE);
-        soup_server_message_set_status (msg, 200, NULL);
-        soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, answer, strlen (answer));
-      }
+      answer_text (transcriber, msg);
       break;
     case NATTER_TEST_TRANSCRIBE_FAILS:
       soup_server_message_set_status (msg, 404, NULL);
@@ -141,6 +147,25 @@ natter_test_transcriber_new (const char *text)
   transcriber->base_url = g_strdup_printf ("http://127.0.0.1:%d/v1", g_uri_get_port (uris->data));
   g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
   return transcriber;
+}
+
+/**
+ * natter_test_transcriber_release:
+ * @transcriber: a server holding a request (%NATTER_TEST_TRANSCRIBE_HOLDS)
+ *
+ * Answers the held request with the text, as if the transcription had
+ * taken that long; later requests are answered at once.
+ */
+void
+natter_test_transcriber_release (NatterTestTranscriber *transcriber)
+{
+  g_autoptr(SoupServerMessage) held = g_steal_pointer (&transcriber->held);
+
+  g_assert_nonnull (held);
+  g_signal_handlers_disconnect_by_func (held, held_finished_cb, transcriber);
+  transcriber->script = NATTER_TEST_TRANSCRIBE_ANSWERS;
+  answer_text (transcriber, held);
+  soup_server_message_unpause (held);
 }
 
 void

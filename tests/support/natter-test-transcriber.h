@@ -42,6 +42,7 @@ typedef struct
 } NatterTestTranscriber;
 
 NatterTestTranscriber *natter_test_transcriber_new  (const char            *text);
+void                   natter_test_transcriber_release (NatterTestTranscriber *transcriber);
 void                   natter_test_transcriber_free (NatterTestTranscriber *transcriber);
 GBytes                *natter_test_wav_new          (guint                  n_samples);
 

@@ -342,6 +342,18 @@ bus_cb (GstBus         *bus,
   return G_SOURCE_CONTINUE;
 }
 
+/* natter_recorder_stop() before anything came: the recording ends with
+ * whatever came meanwhile, most likely nothing. */
+static gboolean
+stop_early_cb (gpointer data)
+{
+  NatterRecorder *self = data;
+
+  if (self->task != NULL)
+    finish_recording (self);
+  return G_SOURCE_REMOVE;
+}
+
 static gboolean
 cancel_idle_cb (gpointer data)
 {
@@ -477,16 +489,31 @@ natter_recorder_record_async (NatterRecorder      *self,
  * @self: a recorder
  *
  * Ends the recording under way; it settles with what was recorded once
- * the last samples went through. Nothing happens when nothing is
- * recorded.
+ * the last samples went through (stopped before the first came, at once,
+ * with %NATTER_VOICE_ERROR_SILENCE unless some came meanwhile). Nothing
+ * happens when nothing is recorded.
  */
 void
 natter_recorder_stop (NatterRecorder *self)
 {
+#ifdef HAVE_GSTREAMER
+  gboolean empty;
+#endif
+
   g_return_if_fail (NATTER_IS_RECORDER (self));
 
 #ifdef HAVE_GSTREAMER
-  if (self->pipeline != NULL)
+  if (self->pipeline == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  empty = self->samples->len == 0;
+  g_mutex_unlock (&self->lock);
+  /* Before the first samples the pipeline may not know their rate yet,
+   * and an end of stream then makes the level meter divide by it (a
+   * critical). There is nothing to wait for: it ends with what came. */
+  if (empty)
+    g_idle_add_full (G_PRIORITY_DEFAULT, stop_early_cb, g_object_ref (self), g_object_unref);
+  else
     gst_element_send_event (self->pipeline, gst_event_new_eos ());
 #endif
 }
