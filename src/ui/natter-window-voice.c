@@ -36,20 +36,27 @@
 
 #define DICTATION_TICK_MS 250
 
-/* What became of what the person just asked for (takes @text): shown at
+/* What became of what the person just asked for (takes @toast): shown at
  * once, not queued behind an earlier toast, which a pointer over it or
  * the focus on its close button holds on screen for good. */
+static void
+show_voice_toast (NatterWindow *self,
+                  AdwToast     *toast)
+{
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  natter_toast_guard_add (self->toast_overlay, toast);
+}
+
+/* show_voice_toast() with @text (taken), plain words. */
 static void
 voice_toast (NatterWindow *self,
              char         *text)
 {
   g_autofree char *owned = text;
   g_autofree char *escaped = g_markup_escape_text (owned, -1);
-  AdwToast *toast = adw_toast_new (escaped);
 
-  adw_toast_set_timeout (toast, 8);
-  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
-  natter_toast_guard_add (self->toast_overlay, toast);
+  show_voice_toast (self, adw_toast_new (escaped));
 }
 
 /* Read aloud */
@@ -351,9 +358,7 @@ deliver_left (NatterWindowDictation *d,
       g_object_set_data_full (G_OBJECT (toast), LEFT_WORDS, g_strdup (text), g_free);
       g_signal_connect_object (toast, "button-clicked", G_CALLBACK (copy_left_cb), self, 0);
     }
-  adw_toast_set_timeout (toast, 8);
-  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
-  natter_toast_guard_add (self->toast_overlay, toast);
+  show_voice_toast (self, toast);
 }
 
 /* The words of @d go to its conversation's message: where the cursor
