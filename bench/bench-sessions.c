@@ -24,7 +24,7 @@
 #include "natter-bench-data.h"
 #include "natter-id.h"
 #include "natter-jsonl-repo.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 
 #define N_SESSIONS 10000
 #define N_TURNS    20

@@ -6,7 +6,8 @@
  * file (natter-turn-scan.c) against the full read it stands in for
  * (natter_jsonl_repo_read_sync(), natter_turn_reduce(), then
  * natter_derive_turn_status()): whatever the bytes, when the scan decides,
- * the full read accepts the file with the same status, and
+ * the full read accepts the file with the same status and the same words
+ * for the search index (natter_turn_scan_contents_text()), and
  * natter_turn_scan_file_sync() gives exactly the full read's status or
  * error. Each container of each line is also listed by the span walker
  * and compared with the tree (natter_json_span_walk() against
@@ -152,6 +153,26 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       g_assert_cmpint (fast, ==, natter_derive_turn_status (state));
       g_assert_cmpint (fast_imported, ==, natter_turn_state_is_imported (state));
     }
+
+  /* The search index's words: decided exactly when the status is, and
+   * then those of the full read's state. */
+  {
+    g_autoptr(GString) user = g_string_new (NULL);
+    g_autoptr(GString) answer = g_string_new (NULL);
+
+    if (natter_turn_scan_contents_text (contents, length, NATTER_FUZZ_ID, user, answer))
+      {
+        g_autoptr(GString) full_user = g_string_new (NULL);
+        g_autoptr(GString) full_answer = g_string_new (NULL);
+
+        g_assert_nonnull (state);
+        natter_turn_text_from_state (state, full_user, full_answer);
+        g_assert_cmpstr (user->str, ==, full_user->str);
+        g_assert_cmpstr (answer->str, ==, full_answer->str);
+      }
+    else
+      g_assert_cmpuint (user->len + answer->len, ==, 0);
+  }
 
   g_assert_cmpint (natter_turn_scan_file_sync (turn_repo, NATTER_FUZZ_ID, &from_file, NULL, NULL, &scan_error),
                    ==, state != NULL);

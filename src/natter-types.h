@@ -39,6 +39,9 @@ G_BEGIN_DECLS
  * @NATTER_STORE_ERROR_TOO_DEEP: JSON from outside (a file, a body, a
  *   message) nests deeper than %NATTER_JSON_MAX_DEPTH; it was refused
  *   before it was parsed (natter_json_parse()).
+ * @NATTER_STORE_ERROR_NOT_ARRIVED: no file exists for the id, in a data
+ *   folder a synchroniser shares: a log names it, and it has not arrived
+ *   from another device yet (docs/format.md §9.3). Not damage.
  *
  * Error codes of %NATTER_STORE_ERROR, the store layer's error domain
  * (docs/runtime.md §2–§4, docs/sessions.md §6, docs/format.md §2).
@@ -57,6 +60,7 @@ typedef enum
   NATTER_STORE_ERROR_INVARIANT,
   NATTER_STORE_ERROR_CORRUPT,
   NATTER_STORE_ERROR_TOO_DEEP,
+  NATTER_STORE_ERROR_NOT_ARRIVED,
 } NatterStoreError;
 
 /**

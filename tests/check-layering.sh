@@ -78,6 +78,25 @@ parts runtime provider tools permissions agents turn
 parts sessions index archive folders service search
 parts app math settings secrets attachments send search-provider voice wiring
 
+# Headers (src/README.md, "Headers"): a private header (-private.h) is
+# shared by the files of its own folder only, an internal one
+# (-internal.h) by the parts of its own layer only; the layers above see a
+# folder through its public headers.
+for h in $(find src -name '*-private.h' | sort); do
+  dir=$(dirname "$h")
+  hits=$(grep -rlE "#include *\"$(basename "$h")\"" src | grep -v "^$dir/[^/]*$" || true)
+  if [ -n "$hits" ]; then
+    echo "$h is private to $dir/, but included from outside it:"; echo "$hits"; status=1
+  fi
+done
+for h in $(find src -name '*-internal.h' | sort); do
+  layer=$(echo "$h" | cut -d/ -f1-2)
+  hits=$(grep -rlE "#include *\"$(basename "$h")\"" src | grep -v "^$layer/" || true)
+  if [ -n "$hits" ]; then
+    echo "$h is internal to $layer/, but included from outside it:"; echo "$hits"; status=1
+  fi
+done
+
 # Sizes: a function holds one step. No function over 120 lines (a body
 # from a `{` in column 0 to the next `}` in column 0, GNU style). Files
 # are split by what they are for, never by length, so there is no cap on
@@ -91,5 +110,5 @@ for f in $(find src -name '*.c' | sort); do
   fi
 done
 
-[ $status -eq 0 ] && echo "ok: the layers depend one way (store, runtime, mcp, sessions, app/cli, ui), and so do the parts of each layer; no function over 120 lines"
+[ $status -eq 0 ] && echo "ok: the layers depend one way (store, runtime, mcp, sessions, app/cli, ui), and so do the parts of each layer; private and internal headers stay where they belong; no function over 120 lines"
 exit $status

@@ -17,6 +17,8 @@
 #include "natter-cli-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
+#include "natter-store-error.h"
+#include "natter-sync-conflict-name.h"
 
 /* ------------------------------------------------------------------ */
 /* ask                                                                 */
@@ -399,9 +401,25 @@ resume_done_cb (GObject      *object,
   Run *run = user_data;
   GError *error = NULL;
 
-  run->turn_id = natter_sessions_resume_turn_finish (NATTER_SESSIONS (object), result, &error);
+  run->turn_id = run->here ? natter_sessions_take_over_turn_finish (NATTER_SESSIONS (object), result, &error)
+                           : natter_sessions_resume_turn_finish (NATTER_SESSIONS (object), result, &error);
   if (run->turn_id == NULL)
     {
+      /* Another device may still be running it: the way on is said,
+       * never taken. */
+      if (g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE))
+        {
+          g_autofree char *words = natter_cli_error_words (run->cmdline, error->message);
+
+          /* Translators: %s is why; the rest is the way on */
+          natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                           natter_cli_tr (run, "%s. Only if that device stopped in the middle of the answer "
+                                          "(it was switched off or crashed), continue it here with: "
+                                          "natter resume --here %s"),
+                           words, run->args[0]);
+          g_error_free (error);
+          return;
+        }
       natter_cli_fail_error (run, error);
       return;
     }
@@ -413,8 +431,12 @@ natter_cli_command_resume (Run *run)
 {
   if (natter_cli_lookup_session (run, run->args[0]) == NULL)
     return;
-  natter_sessions_resume_turn_async (natter_services_get_sessions (run->services), run->args[0],
-                                     g_task_get_cancellable (run->task), resume_done_cb, run);
+  if (run->here)
+    natter_sessions_take_over_turn_async (natter_services_get_sessions (run->services), run->args[0],
+                                          g_task_get_cancellable (run->task), resume_done_cb, run);
+  else
+    natter_sessions_resume_turn_async (natter_services_get_sessions (run->services), run->args[0],
+                                       g_task_get_cancellable (run->task), resume_done_cb, run);
 }
 
 /* ------------------------------------------------------------------ */
@@ -442,6 +464,14 @@ natter_cli_command_title (Run *run)
 {
   if (natter_cli_lookup_session (run, run->args[0]) == NULL)
     return;
+  /* The service refuses it too, in the window's language: this says it
+   * in the caller's. */
+  if (!natter_session_title_check (run->text, NULL))
+    {
+      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE,
+                       natter_cli_tr (run, "A title cannot hold line breaks, tabs or other control characters"));
+      return;
+    }
   run->boolean_finish = natter_sessions_set_title_finish;
   natter_sessions_set_title_async (natter_services_get_sessions (run->services), run->args[0], run->text,
                                    g_task_get_cancellable (run->task), boolean_done_cb, run);
@@ -574,12 +604,25 @@ show_turn_read_cb (GObject      *object,
   events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, &error);
   if (events != NULL)
     state = natter_turn_reduce (events, &error);
+  if (state == NULL && g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+    {
+      /* Not damage: the turn is on its way from another device
+       * (docs/format.md §9.3), and is shown as such. */
+      g_clear_error (&error);
+      json_array_add_object_element (run->shown_turns,
+                                     natter_cli_arriving_turn_summary (
+                                       natter_session_state_get_turn (run->session, run->next_turn)));
+      run->next_turn++;
+      show_next_turn (run);
+      return;
+    }
   if (state == NULL)
     {
       natter_cli_fail_error (run, error);
       return;
     }
-  summary = natter_cli_turn_summary (natter_session_state_get_turn (run->session, run->next_turn), state);
+  summary = natter_cli_turn_summary (natter_session_state_get_turn (run->session, run->next_turn), state,
+                                     natter_turn_runtime_get_device (natter_services_get_runtime (run->services)));
   json_array_add_object_element (run->shown_turns, summary);
   parts = blob_parts (natter_turn_state_get_definition (state));
   if (json_array_get_length (parts) == 0)
@@ -657,7 +700,8 @@ natter_cli_command_show (Run *run)
 {
   GError *error = NULL;
 
-  if (!natter_id_validate (run->args[0], &error))
+  /* An id, or another device's copy of a conversation (docs/format.md §9). */
+  if (!natter_store_name_validate (run->args[0], &error))
     {
       natter_cli_fail_error (run, error);
       return;

@@ -201,7 +201,8 @@ draw_bar (ModelsRun *models)
 
   if (layer == NULL || !g_str_has_suffix (natter_model_pull_get_status (models->pull), layer->digest))
     {
-      natter_cli_out (models->run, "\r\033[K%s", status);
+      natter_cli_out_exact (models->run, "\r\033[K");
+      natter_cli_out (models->run, "%s", status);
       models->drawn = TRUE;
       return;
     }
@@ -210,7 +211,8 @@ draw_bar (ModelsRun *models)
   memset (bar + filled, '.', BAR_WIDTH - filled);
   bar[BAR_WIDTH] = '\0';
   bytes = describe_bytes (models->run, layer->completed, layer->total);
-  natter_cli_out (models->run, "\r\033[K%s %3d%% [%s] %s", status,
+  natter_cli_out_exact (models->run, "\r\033[K");
+  natter_cli_out (models->run, "%s %3d%% [%s] %s", status,
                   layer->total > 0 ? (int) (100 * layer->completed / layer->total) : 0, bar, bytes);
   models->drawn = TRUE;
 }

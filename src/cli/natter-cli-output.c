@@ -13,9 +13,14 @@
 
 #include "natter-cli-private.h"
 #include "natter-session-error.h"
+#include "natter-plain-text.h"
 
 /* Output, always through the command line object: it may belong to
- * another process. */
+ * another process. Human-readable text passes the one rule of README.md
+ * "Command line" (natter-plain-text.c): a control character a model,
+ * a server or a file supplied never reaches the terminal as such, only
+ * newlines and tabs do. `--json` output is written exactly: JSON escapes
+ * C0 characters itself, and a script wants the text as stored. */
 
 void G_GNUC_PRINTF (2, 3)
 natter_cli_out (Run        *run,
@@ -28,7 +33,32 @@ natter_cli_out (Run        *run,
   va_start (args, format);
   text = g_strdup_vprintf (format, args);
   va_end (args);
+  if (run->json)
+    natter_cli_out_exact (run, text);
+  else
+    {
+      g_autofree char *visible = natter_visible_text (text, NATTER_VISIBLE_KEEP_NEWLINE | NATTER_VISIBLE_KEEP_TAB);
+
+      g_application_command_line_print (run->cmdline, "%s", visible);
+    }
+}
+
+/* @text as it is: JSON, or a terminal control Natter itself writes (a
+ * progress line's carriage return). */
+void
+natter_cli_out_exact (Run        *run,
+                      const char *text)
+{
   g_application_command_line_print (run->cmdline, "%s", text);
+}
+
+/* @text made one line of a listing: a newline or a tab in a title or a
+ * snippet would split the line or shift its columns, so they are made
+ * visible too. */
+char *
+natter_cli_one_line (const char *text)
+{
+  return natter_visible_text (text, NATTER_VISIBLE_KEEP_NONE);
 }
 
 /* Ends the run with @status, or with the run's floor when that is
@@ -51,12 +81,14 @@ natter_cli_fail (Run        *run,
                  ...)
 {
   g_autofree char *text = NULL;
+  g_autofree char *visible = NULL;
   va_list args;
 
   va_start (args, format);
   text = g_strdup_vprintf (format, args);
   va_end (args);
-  g_application_command_line_printerr (run->cmdline, "natter: %s\n", text);
+  visible = natter_visible_text (text, NATTER_VISIBLE_KEEP_NEWLINE);
+  g_application_command_line_printerr (run->cmdline, "natter: %s\n", visible);
   natter_cli_finish (run, status);
 }
 

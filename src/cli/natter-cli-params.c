@@ -39,11 +39,19 @@ natter_cli_read_parameters (Run                        *run,
   for (guint i = 0; i < G_N_ELEMENTS (run->parameter_texts); i++)
     {
       g_autoptr(GError) error = NULL;
+      gpointer previous;
+      gboolean ok;
 
       if (run->parameter_texts[i] == NULL)
         continue;
-      if (run->parameter_texts[i][0] == '\0' ||
-          !natter_parameters_input_set (parameters, (NatterParameter) i, run->parameter_texts[i], &error))
+      /* The window's rule says what is wrong; in the caller's language
+       * (natter-cli-locale.c), since a forwarded command runs in the
+       * window's process. Only a lookup runs in that locale. */
+      previous = natter_cli_locale_enter (run->cmdline);
+      ok = run->parameter_texts[i][0] != '\0' &&
+           natter_parameters_input_set (parameters, (NatterParameter) i, run->parameter_texts[i], &error);
+      natter_cli_locale_leave (previous);
+      if (!ok)
         {
           natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, "%s", error != NULL ? error->message
                            : natter_cli_tr (run, "A parameter option needs a value"));

@@ -14,6 +14,7 @@
 
 #include "natter-cli.h"
 #include "natter-cli-locale.h"
+#include "natter-device.h"
 #include "natter-generation-parameters.h"
 #include "natter-turn-reducer.h"
 
@@ -38,6 +39,8 @@ typedef enum
   OPT_CLEAR      = 1 << 12,  /* --clear */
   OPT_NONE       = 1 << 13,  /* --none */
   OPT_PROVIDER   = 1 << 14,  /* --provider, --base-url: whose server, without a model */
+  OPT_HERE       = 1 << 15,  /* --here */
+  OPT_WRITE      = 1 << 16,  /* --write-ignore */
 } OptionSet;
 
 typedef struct
@@ -79,6 +82,8 @@ struct _Run
   int                      max_model_calls;
   gboolean                 json;
   gboolean                 always;
+  gboolean                 here;
+  gboolean                 write_ignore;
   gboolean                 queue;
   gboolean                 compact;     /* retry --compact */
   gboolean                 help;
@@ -119,6 +124,9 @@ struct _Run
 void natter_cli_out        (Run        *run,
                             const char *format,
                             ...) G_GNUC_PRINTF (2, 3);
+void natter_cli_out_exact  (Run        *run,
+                            const char *text);
+char *natter_cli_one_line  (const char *text);
 void natter_cli_finish     (Run        *run,
                             int         status);
 void natter_cli_fail       (Run        *run,
@@ -140,8 +148,10 @@ void natter_cli_print_session (Run  *run,
 void        natter_cli_report_turn_id   (Run                     *run);
 void        natter_cli_wait_and_report  (Run                     *run);
 void        natter_cli_print_sessions   (Run                     *run);
+JsonObject *natter_cli_arriving_turn_summary (const NatterSessionTurn *turn);
 JsonObject *natter_cli_turn_summary     (const NatterSessionTurn *turn,
-                                         NatterTurnState         *state);
+                                        NatterTurnState         *state,
+                                        NatterDevice            *here);
 void        natter_cli_print_show_text  (Run                     *run);
 void        natter_cli_follow_queue     (Run                     *run);
 
@@ -155,6 +165,7 @@ void natter_cli_command_answer     (Run *run);
 void natter_cli_command_deliver    (Run *run);
 void natter_cli_command_stop       (Run *run);
 void natter_cli_command_resume     (Run *run);
+void natter_cli_command_sync       (Run *run);
 void natter_cli_command_title      (Run *run);
 void natter_cli_command_delete     (Run *run);
 void natter_cli_command_fork       (Run *run);

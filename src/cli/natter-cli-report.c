@@ -462,10 +462,20 @@ natter_cli_print_sessions (Run *run)
       const char *error = natter_session_index_entry_get_error (entry);
       const char *original = natter_session_families_get_original (families, id);
       gboolean version = g_strcmp0 (original, id) != 0;
+      const char *latest = natter_session_index_entry_get_latest_turn_id (entry);
+      /* The index is read from the files, where a turn the window is
+       * running (a stream that sent nothing yet) looks interrupted; this
+       * command runs in the window's process when there is one, and its
+       * live advances say running (docs/sessions.md §9.1 step 2). */
+      gboolean running = latest != NULL &&
+                         natter_sessions_is_turn_running (natter_services_get_sessions (run->services), latest);
 
       if (run->json)
         {
           g_autoptr(JsonNode) node = natter_session_index_entry_to_json (entry);
+
+          if (running)
+            json_object_set_string_member (json_node_get_object (node), "latestTurnStatus", "running");
 
           if (version)
             json_object_set_string_member (json_node_get_object (node), "versionOf", original);
@@ -478,14 +488,21 @@ natter_cli_print_sessions (Run *run)
             }
         }
       else if (error != NULL)
-        natter_cli_out (run, "%s\terror\t%s\t%s\n", id, or_dash (natter_session_index_entry_get_updated_at (entry)),
-                        error);
+        {
+          g_autofree char *words = natter_cli_one_line (error);
+
+          natter_cli_out (run, "%s\terror\t%s\t%s\n", id, or_dash (natter_session_index_entry_get_updated_at (entry)),
+                          words);
+        }
       else
-        natter_cli_out (run, "%s\t%s\t%s\t%s%s%s\n", id,
-                        natter_session_index_entry_get_latest_turn_status (entry),
-                        or_dash (natter_session_index_entry_get_updated_at (entry)),
-                        or_dash (natter_session_index_entry_get_title (entry)),
-                        version ? "\tversion of " : "", version ? original : "");
+        {
+          g_autofree char *title = natter_cli_one_line (or_dash (natter_session_index_entry_get_title (entry)));
+
+          natter_cli_out (run, "%s\t%s\t%s\t%s%s%s\n", id,
+                          running ? "running" : natter_session_index_entry_get_latest_turn_status (entry),
+                          or_dash (natter_session_index_entry_get_updated_at (entry)),
+                          title, version ? "\tversion of " : "", version ? original : "");
+        }
     }
   if (run->json)
     {
@@ -538,10 +555,12 @@ add_speed (JsonObject      *summary,
 }
 
 /* One turn reduced for display: input, answer, tool calls, status,
- * speed. */
+ * speed, and for one that has not ended, the device that runs it
+ * (`device`, with `elsewhere: true` when that is not @here). */
 JsonObject *
 natter_cli_turn_summary (const NatterSessionTurn *turn,
-                         NatterTurnState         *state)
+                         NatterTurnState         *state,
+                         NatterDevice            *here)
 {
   JsonObject *summary = json_object_new ();
   JsonObject *definition = natter_turn_state_get_definition (state);
@@ -590,6 +609,37 @@ natter_cli_turn_summary (const NatterSessionTurn *turn,
   if (status == NATTER_TURN_STATUS_CANCELLED &&
       json_object_get_string_member_with_default (terminal, "reason", NULL) != NULL)
     json_object_set_string_member (summary, "reason", json_object_get_string_member (terminal, "reason"));
+  if (terminal == NULL && natter_turn_state_get_device_id (state) != NULL)
+    {
+      JsonObject *device = json_object_new ();
+
+      json_object_set_string_member (device, "id", natter_turn_state_get_device_id (state));
+      json_object_set_string_member (device, "name", natter_turn_state_get_device_name (state));
+      json_object_set_object_member (summary, "device", device);
+      if (!natter_device_is_this (here, natter_turn_state_get_device_id (state)))
+        json_object_set_boolean_member (summary, "elsewhere", TRUE);
+    }
+  return summary;
+}
+
+/* A turn the session names whose file has not arrived from another
+ * device yet (docs/format.md §9.3): what the session says of it, and
+ * the status `arriving`. */
+JsonObject *
+natter_cli_arriving_turn_summary (const NatterSessionTurn *turn)
+{
+  JsonObject *summary = json_object_new ();
+
+  json_object_set_string_member (summary, "turnId", turn->turn_id);
+  json_object_set_int_member (summary, "sessionSeq", turn->session_seq);
+  json_object_set_string_member (summary, "agentId", turn->agent_id);
+  json_object_set_object_member (summary, "model", json_object_ref (turn->model));
+  json_object_set_string_member (summary, "ts", turn->ts);
+  json_object_set_string_member (summary, "status", NATTER_LATEST_TURN_STATUS_ARRIVING);
+  json_object_set_null_member (summary, "input");
+  json_object_set_null_member (summary, "answer");
+  json_object_set_array_member (summary, "toolCalls", json_array_new ());
+  json_object_set_array_member (summary, "attachments", json_array_new ());
   return summary;
 }
 
@@ -615,9 +665,11 @@ void
 natter_cli_print_show_text (Run *run)
 {
   NatterSessionState *session = run->session;
+  g_autofree char *title = NULL;
 
   natter_cli_out (run, "session %s\n", natter_session_state_get_session_id (session));
-  natter_cli_out (run, "title %s\n", or_dash (natter_session_state_get_title (session)));
+  title = natter_cli_one_line (or_dash (natter_session_state_get_title (session)));
+  natter_cli_out (run, "title %s\n", title);
   natter_cli_out (run, "created %s\n", natter_session_state_get_created_at (session));
   natter_cli_out (run, "updated %s\n", natter_session_state_get_updated_at (session));
   if (natter_session_state_get_parent_session (session) != NULL)
@@ -634,6 +686,11 @@ natter_cli_print_show_text (Run *run)
                       json_object_get_string_member (turn, "status"),
                       json_object_get_string_member_with_default (model, "provider", "-"),
                       json_object_get_string_member_with_default (model, "model", "-"));
+      if (json_object_get_null_member (turn, "input"))
+        {
+          natter_cli_out (run, "%s\n", natter_cli_tr (run, "This turn has not arrived from another device yet."));
+          continue;
+        }
       natter_cli_out (run, "user: %s\n", json_object_get_string_member (turn, "input"));
       print_attachments (run, json_object_get_array_member (turn, "attachments"));
       for (guint j = 0; j < json_array_get_length (calls); j++)
@@ -644,6 +701,14 @@ natter_cli_print_show_text (Run *run)
           natter_cli_out (run, "tool: %s %s %s %s\n", json_object_get_string_member (call, "toolCallId"),
                           json_object_get_string_member (call, "toolName"), arguments,
                           json_object_get_string_member (call, "status"));
+        }
+      if (json_object_get_boolean_member_with_default (turn, "elsewhere", FALSE))
+        {
+          JsonObject *device = json_object_get_object_member (turn, "device");
+
+          /* Translators: %s is the name of another computer */
+          natter_cli_out (run, natter_cli_tr (run, "running on another device: %s\n"),
+                          json_object_get_string_member (device, "name"));
         }
       if (json_object_has_member (turn, "error"))
         {

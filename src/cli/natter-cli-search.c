@@ -57,8 +57,9 @@ print_hits (Run       *run,
     {
       NatterSearchHit *hit = g_ptr_array_index (hits, i);
       g_autofree char *snippet = natter_search_snippet_to_plain (hit->snippet);
+      g_autofree char *line = natter_cli_one_line (snippet);
 
-      natter_cli_out (run, "%s\t%s\t%s\n", hit->session_id, hit->turn_id, snippet);
+      natter_cli_out (run, "%s\t%s\t%s\n", hit->session_id, hit->turn_id, line);
     }
 }
 

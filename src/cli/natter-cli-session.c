@@ -11,6 +11,7 @@
 
 #include "natter-cli-private.h"
 #include "natter-id.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-services.h"
 
 /* Checks a session id given on the command line against the index:
@@ -23,7 +24,7 @@ natter_cli_lookup_session (Run        *run,
   NatterSessionIndexEntry *entry;
   GError *error = NULL;
 
-  if (!natter_id_validate (session_id, &error))
+  if (!natter_store_name_validate (session_id, &error))
     {
       natter_cli_fail_error (run, error);
       return NULL;

@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-cli-private.h"
+#include "natter-plain-text.h"
 #include "natter-parameters-input.h"
 
 static void
@@ -79,7 +80,8 @@ static const Command commands[] = {
   { "deliver", N_("TURN CALL JSON"), N_("Deliver the result of an asynchronous tool call"), 3, 3, OPT_TOOLS,
     natter_cli_command_deliver },
   { "stop", N_("TURN"), N_("Stop a turn"), 1, 1, 0, natter_cli_command_stop },
-  { "resume", N_("SESSION"), N_("Resume a session’s interrupted latest turn"), 1, 1, OPT_TOOLS, natter_cli_command_resume },
+  { "resume", N_("[--here] SESSION"), N_("Resume a session’s interrupted latest turn"), 1, 1, OPT_TOOLS | OPT_HERE,
+    natter_cli_command_resume },
   { "title", N_("SESSION TITLE"), N_("Rename a session"), 2, JOINED, 0, natter_cli_command_title },
   { "delete", N_("SESSION"), N_("Delete a session (its turn files stay)"), 1, 1, 0, natter_cli_command_delete },
   { "fork", N_("SESSION TURN"), N_("Start a new session from a session’s history up to a turn"), 2, 2, 0,
@@ -120,6 +122,9 @@ static const Command commands[] = {
   { "models", N_("[pull NAME | delete NAME] [--provider ID | --base-url URL] [--json]"),
     N_("List the models on a provider’s server, or pull one onto an Ollama server, or delete one from it"),
     0, 2, OPT_PROVIDER | OPT_JSON, natter_cli_command_models },
+  { "sync", N_("[--write-ignore] [--json]"),
+    N_("Say whether the data folder is synchronised with other devices (Syncthing), and what stays on this one"),
+    0, 0, OPT_WRITE | OPT_JSON, natter_cli_command_sync },
   { "transcribe", N_("FILE.wav [--provider ID]"),
     N_("Print what is said in a recording, as the provider’s transcription model hears it"),
     1, 1, OPT_PROVIDER, natter_cli_command_transcribe },
@@ -317,6 +322,14 @@ option_context_new (Run *run)
   if (command->options & OPT_ALWAYS)
     entries[n++] = (GOptionEntry) { "always", 0, 0, G_OPTION_ARG_NONE, &run->always,
                                     N_("Also allow every later call of the tool in this session"), NULL };
+  if (command->options & OPT_HERE)
+    entries[n++] = (GOptionEntry) { "here", 0, 0, G_OPTION_ARG_NONE, &run->here,
+                                    N_("Continue here a turn that another device was running (only when that "
+                                       "device stopped in the middle of it)"), NULL };
+  if (command->options & OPT_WRITE)
+    entries[n++] = (GOptionEntry) { "write-ignore", 0, 0, G_OPTION_ARG_NONE, &run->write_ignore,
+                                    N_("Write the ignore patterns of what stays on this device into the "
+                                       "synchronised folder’s .stignore"), NULL };
   if (command->options & OPT_JSON)
     entries[n++] = (GOptionEntry) { "json", 0, 0, G_OPTION_ARG_NONE, &run->json,
                                     N_("Print JSON instead of text"), NULL };
@@ -473,7 +486,8 @@ parse (Run   *run,
     run->text = g_strjoinv (" ", &run->args[command->min_args - 1]);
   else if (command->min_args == 3)
     run->text = g_strdup (run->args[2]);
-  if (run->text != NULL && run->text[0] == '\0')
+  /* Blank is empty, for a message as in the window's composer. */
+  if (run->text != NULL && natter_text_is_blank (run->text))
     {
       usage_error (run, natter_cli_tr (run, "The text is empty"));
       return FALSE;

@@ -40,6 +40,10 @@ G_BEGIN_DECLS
  * @NATTER_RUNTIME_ERROR_CLASSIFIER: the permission classifier had no
  *   model, or its model's answer was not the JSON asked for; every call
  *   it should have classified counts as `defer` (docs/runtime.md §7).
+ * @NATTER_RUNTIME_ERROR_ELSEWHERE: the turn runs on another device
+ *   (docs/format.md §4.5): it is not advanced, resumed or stopped here
+ *   unless taken over (natter_turn_runtime_take_over_turn()). The message
+ *   names the device.
  *
  * Error codes of %NATTER_RUNTIME_ERROR.
  */
@@ -54,6 +58,7 @@ typedef enum
   NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
   NATTER_RUNTIME_ERROR_APPEND_REJECTED,
   NATTER_RUNTIME_ERROR_CLASSIFIER,
+  NATTER_RUNTIME_ERROR_ELSEWHERE,
 } NatterRuntimeError;
 
 GQuark natter_runtime_error_quark (void);

@@ -8,7 +8,75 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "config.h"
+
+#include <glib/gi18n.h>
+
 #include "natter-session-default-title.h"
+#include "natter-session-error.h"
+#include "natter-plain-text.h"
+
+/**
+ * natter_session_title_check:
+ * @title: a title the user gave (a rename, `natter title`)
+ * @error: return location for a #GError
+ *
+ * The rule of docs/format.md "title_changed": a title is one line of
+ * text, so one given by the user that holds a control character (a
+ * newline, a tab, ESC, …) is refused, never cleaned behind their back.
+ *
+ * Returns: %TRUE when @title may be stored; %FALSE with
+ *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT when it may not
+ */
+gboolean
+natter_session_title_check (const char  *title,
+                            GError     **error)
+{
+  if (!natter_text_has_control (title))
+    return TRUE;
+  g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                       _("A title cannot hold line breaks, tabs or other control characters"));
+  return FALSE;
+}
+
+/**
+ * natter_session_title_clean:
+ * @text: (nullable): a title Natter made (derived from a first message,
+ *   or a model's answer to the title request)
+ *
+ * @text as a storable title (docs/format.md "title_changed"): every run of
+ * control characters and white space becomes one space, and the ends
+ * are trimmed; invalid UTF-8 becomes U+FFFD.
+ *
+ * Returns: (transfer full) (nullable): the title, %NULL when nothing is left
+ */
+char *
+natter_session_title_clean (const char *text)
+{
+  g_autofree char *valid = NULL;
+  g_autoptr(GString) out = NULL;
+  gboolean space = FALSE;
+
+  if (text == NULL)
+    return NULL;
+  valid = g_utf8_make_valid (text, -1);
+  out = g_string_new (NULL);
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_isspace (c) || g_unichar_iscntrl (c))
+        {
+          space = out->len > 0;
+          continue;
+        }
+      if (space)
+        g_string_append_c (out, ' ');
+      space = FALSE;
+      g_string_append_unichar (out, c);
+    }
+  return out->len > 0 ? g_strdup (out->str) : NULL;
+}
 
 
 /**
@@ -17,7 +85,8 @@
  *   string or an array of parts (`{type: "text", text}` ones count)
  *
  * The default title of docs/sessions.md §9.1 step 6: the first non-empty line
- * of the message's text, whitespace-trimmed, cut to
+ * of the message's text, whitespace-trimmed and with its control
+ * characters made spaces (natter_session_title_clean()), cut to
  * %NATTER_SESSION_TITLE_MAX_CHARS characters with "…" when longer.
  *
  * Returns: (transfer full) (nullable): the title, or %NULL if the message
@@ -60,9 +129,9 @@ natter_derive_session_title (JsonObject *message)
   lines = g_strsplit_set (valid, "\r\n", -1);
   for (guint i = 0; lines[i] != NULL && title == NULL; i++)
     {
-      char *line = g_strstrip (lines[i]);
+      g_autofree char *line = natter_session_title_clean (lines[i]);
 
-      if (*line == '\0')
+      if (line == NULL)
         continue;
       if (g_utf8_strlen (line, -1) <= NATTER_SESSION_TITLE_MAX_CHARS)
         title = g_strdup (line);

@@ -21,6 +21,9 @@ G_BEGIN_DECLS
  */
 #define NATTER_SESSION_TITLE_MAX_CHARS 60
 
-char *natter_derive_session_title (JsonObject *message);
+char     *natter_derive_session_title (JsonObject  *message);
+gboolean  natter_session_title_check  (const char  *title,
+                                       GError     **error);
+char     *natter_session_title_clean  (const char  *text);
 
 G_END_DECLS

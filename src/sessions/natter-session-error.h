@@ -44,6 +44,13 @@ G_BEGIN_DECLS
  *   turn's file is damaged or missing); the message names the file. No
  *   turn is made: a shortened history is never sent. The way out is a
  *   copy of the readable part (natter_sessions_recover_async()).
+ * @NATTER_SESSION_ERROR_READ_ONLY: the session is another device's
+ *   copy of a conversation, kept by a file synchroniser and read as a
+ *   version of it (docs/format.md §9): it is only read, never written
+ * @NATTER_SESSION_ERROR_ARRIVING: a turn the session names has not
+ *   arrived from another device yet (docs/format.md §9.3); a message
+ *   that would build on it waits until it has. Not damage: the same
+ *   request succeeds once the file is there.
  *
  * Error codes of %NATTER_SESSION_ERROR.
  */
@@ -56,6 +63,8 @@ typedef enum
   NATTER_SESSION_ERROR_INVALID_ARGUMENT,
   NATTER_SESSION_ERROR_INVALID_ARCHIVE,
   NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+  NATTER_SESSION_ERROR_READ_ONLY,
+  NATTER_SESSION_ERROR_ARRIVING,
 } NatterSessionError;
 
 GQuark natter_session_error_quark (void);

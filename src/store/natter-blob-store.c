@@ -27,6 +27,7 @@
 #include "natter-fd-private.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
+#include "natter-sync-folder.h"
 #include "natter-store-temp.h"
 
 struct _NatterBlobStore
@@ -253,6 +254,22 @@ natter_blob_store_put_sync (NatterBlobStore  *self,
   return g_steal_pointer (&sha256);
 }
 
+/* A blob a turn names that is not there: on its way from another
+ * device in a folder a synchroniser shares, else missing
+ * (docs/format.md §9.3). */
+static void
+set_missing (NatterBlobStore  *self,
+             const char       *path,
+             GError          **error)
+{
+  if (natter_sync_folder_is_shared (self->storage_path))
+    g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED,
+                 "The attachment file %s has not arrived from another device yet", path);
+  else
+    g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
+                 "The attachment file %s is missing", path);
+}
+
 /**
  * natter_blob_store_read_sync:
  * @self: the blob store
@@ -265,6 +282,8 @@ natter_blob_store_put_sync (NatterBlobStore  *self,
  * Returns: (transfer full) (nullable): the content, or %NULL with
  *   %NATTER_STORE_ERROR and %NATTER_STORE_ERROR_INVALID_ID (not a hash),
  *   %NATTER_STORE_ERROR_NOT_FOUND (no such blob),
+ *   %NATTER_STORE_ERROR_NOT_ARRIVED (none yet, in a folder a synchroniser
+ *   shares: docs/format.md §9.3),
  *   %NATTER_STORE_ERROR_CORRUPT (the bytes do not match the hash) or
  *   %NATTER_STORE_ERROR_IO; each message names the blob's path
  */
@@ -292,8 +311,7 @@ natter_blob_store_read_sync (NatterBlobStore  *self,
   if (!g_file_get_contents (path, &data, &length, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
-                     "The attachment file %s is missing", path);
+        set_missing (self, path, error);
       else
         g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
                      "Could not read %s: %s", path, local_error->message);
@@ -323,8 +341,9 @@ natter_blob_store_read_sync (NatterBlobStore  *self,
  * was never stored (the ordering rule of docs/sessions.md §7).
  *
  * Returns: %TRUE when present; else %FALSE with %NATTER_STORE_ERROR and
- *   %NATTER_STORE_ERROR_INVALID_ID, %NATTER_STORE_ERROR_NOT_FOUND or
- *   %NATTER_STORE_ERROR_CORRUPT (another size)
+ *   %NATTER_STORE_ERROR_INVALID_ID, %NATTER_STORE_ERROR_NOT_FOUND,
+ *   %NATTER_STORE_ERROR_NOT_ARRIVED (in a folder a synchroniser shares)
+ *   or %NATTER_STORE_ERROR_CORRUPT (another size)
  */
 gboolean
 natter_blob_store_check_present (NatterBlobStore  *self,
@@ -346,8 +365,7 @@ natter_blob_store_check_present (NatterBlobStore  *self,
     }
   if (g_stat (path, &st) < 0)
     {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
-                   "The attachment file %s is missing", path);
+      set_missing (self, path, error);
       return FALSE;
     }
   if ((gint64) st.st_size != size)

@@ -191,6 +191,18 @@ natter_folder_event_new_renamed (const char *folder_id,
   return new_event ("folder_renamed", folder_id, ts, name, 0);
 }
 
+/* An event's `ts` in microseconds since the epoch; the schema checked
+ * that it is a timestamp. */
+static gint64
+event_time (JsonObject *event)
+{
+  g_autoptr(GDateTime) when = g_date_time_new_from_iso8601 (json_object_get_string_member (event, "ts"), NULL);
+
+  if (when == NULL)
+    return G_MININT64;
+  return g_date_time_to_unix (when) * G_USEC_PER_SEC + g_date_time_get_microsecond (when);
+}
+
 /**
  * natter_folder_reduce_name:
  * @events: (element-type JsonNode): a folder's events as the folder
@@ -207,4 +219,46 @@ natter_folder_reduce_name (GPtrArray *events)
   return g_strdup (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events,
                                                                                            events->len - 1)),
                                                   "name"));
+}
+
+/**
+ * natter_folder_reduce_name_with_copies:
+ * @events: (element-type JsonNode): a folder's events as the folder
+ *   repository read them
+ * @copies: (element-type GPtrArray): the events of each conflict copy of
+ *   the folder's log (docs/format.md §9.4), read the same way
+ *
+ * The name of a folder renamed on two devices at once: the name given
+ * last, by the `ts` of the event that gave it, among the log and its
+ * copies; the log's where two were given at the same instant. Every
+ * device reads the same files and so the same name, and nothing is
+ * written.
+ *
+ * Returns: (transfer full): the folder's name
+ */
+char *
+natter_folder_reduce_name_with_copies (GPtrArray *events,
+                                       GPtrArray *copies)
+{
+  JsonObject *last;
+  gint64 last_time;
+
+  g_return_val_if_fail (events != NULL && events->len > 0, NULL);
+  g_return_val_if_fail (copies != NULL, NULL);
+
+  last = json_node_get_object (g_ptr_array_index (events, events->len - 1));
+  last_time = event_time (last);
+  for (guint c = 0; c < copies->len; c++)
+    {
+      GPtrArray *copy = g_ptr_array_index (copies, c);
+      JsonObject *candidate = json_node_get_object (g_ptr_array_index (copy, copy->len - 1));
+      gint64 when = event_time (candidate);
+
+      if (when > last_time)
+        {
+          last = candidate;
+          last_time = when;
+        }
+    }
+  return g_strdup (json_object_get_string_member (last, "name"));
 }

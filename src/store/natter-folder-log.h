@@ -33,5 +33,7 @@ JsonNode        *natter_folder_event_new_renamed      (const char   *folder_id,
                                                        const char   *ts,
                                                        const char   *name);
 char            *natter_folder_reduce_name            (GPtrArray    *events);
+char            *natter_folder_reduce_name_with_copies (GPtrArray   *events,
+                                                        GPtrArray   *copies);
 
 G_END_DECLS

@@ -128,10 +128,22 @@ natter_id_generator_next (NatterIdGenerator *self)
   return g_strdup_printf ("%s-%07u-000", stamp, self->counter);
 }
 
-static gboolean
-digits (const char *s,
-        guint       n,
-        guint      *out)
+/**
+ * natter_id_read_digits:
+ * @s: text of at least @n bytes
+ * @n: how many decimal digits to read
+ * @out: (out): their value
+ *
+ * Reads exactly @n ASCII decimal digits, for the fields of an id and
+ * of the other names the store checks by hand (a conflict copy's,
+ * docs/format.md §9).
+ *
+ * Returns: %TRUE when the @n bytes are all digits
+ */
+gboolean
+natter_id_read_digits (const char *s,
+                       guint       n,
+                       guint      *out)
 {
   guint value = 0;
 
@@ -174,14 +186,14 @@ natter_id_validate (const char  *id,
 
   /* strnlen bounds the scan: an overlong id is refused without reading it whole. */
   if (strnlen (id, NATTER_ID_LENGTH + 1) != NATTER_ID_LENGTH ||
-      !digits (id, 4, &year) || id[4] != '-' ||
-      !digits (id + 5, 2, &month) || id[7] != '-' ||
-      !digits (id + 8, 2, &day) || id[10] != 'T' ||
-      !digits (id + 11, 2, &hour) || id[13] != '-' ||
-      !digits (id + 14, 2, &minute) || id[16] != '-' ||
-      !digits (id + 17, 2, &second) || id[19] != 'Z' || id[20] != '-' ||
-      !digits (id + 21, 7, &counter) || id[28] != '-' ||
-      !digits (id + 29, 3, &suffix))
+      !natter_id_read_digits (id, 4, &year) || id[4] != '-' ||
+      !natter_id_read_digits (id + 5, 2, &month) || id[7] != '-' ||
+      !natter_id_read_digits (id + 8, 2, &day) || id[10] != 'T' ||
+      !natter_id_read_digits (id + 11, 2, &hour) || id[13] != '-' ||
+      !natter_id_read_digits (id + 14, 2, &minute) || id[16] != '-' ||
+      !natter_id_read_digits (id + 17, 2, &second) || id[19] != 'Z' || id[20] != '-' ||
+      !natter_id_read_digits (id + 21, 7, &counter) || id[28] != '-' ||
+      !natter_id_read_digits (id + 29, 3, &suffix))
     goto invalid;
 
   if (year < 1970 || month < 1 || month > 12 || day < 1 ||

@@ -30,6 +30,9 @@ char              *natter_id_generator_next           (NatterIdGenerator  *self)
 
 gboolean           natter_id_validate                 (const char         *id,
                                                        GError            **error);
+gboolean           natter_id_read_digits              (const char         *s,
+                                                       guint               n,
+                                                       guint              *out);
 char              *natter_id_partition                (const char         *id);
 gboolean           natter_id_validate_field           (const char         *member,
                                                        const char         *value,

@@ -18,6 +18,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
+#include "natter-sync-folder.h"
 #include "natter-store-temp.h"
 
 #include "natter-jsonl-repo-private.h"
@@ -436,6 +437,7 @@ natter_jsonl_file_read_full (NatterJsonlRepo     *self,
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *heap = NULL;
   char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
+  char owner[NATTER_ID_LENGTH + 1];
   const char *contents = NULL;
   gsize length = 0;
   gsize pos = 0;
@@ -443,9 +445,26 @@ natter_jsonl_file_read_full (NatterJsonlRepo     *self,
 
   if (path == NULL)
     return NULL;
+  /* Every event names the log's id; a conflict copy's name begins with
+   * the id of the log it is a copy of (docs/format.md §9), whose events
+   * it holds. */
+  g_strlcpy (owner, id, sizeof owner);
 
-  if (!natter_jsonl_file_load (path, stack_buffer, (char **) &contents, &length, &heap, error))
-    return NULL;
+  if (!natter_jsonl_file_load (path, stack_buffer, (char **) &contents, &length, &heap, &local_error))
+    {
+      /* A turn a session names that is not there yet, in a folder a
+       * synchroniser shares, is on its way (docs/format.md §9.3). */
+      if (self->missing_may_arrive &&
+          g_error_matches (local_error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND) &&
+          natter_sync_folder_is_shared (self->storage_path))
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED,
+                       "%s has not arrived from another device yet", path);
+          return NULL;
+        }
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
 
   events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
 
@@ -477,7 +496,7 @@ natter_jsonl_file_read_full (NatterJsonlRepo     *self,
 
       node = natter_json_from_line (line, end - line, &local_error);
       if (node == NULL ||
-          !check_event (self, node, id, line_number == 1, &local_error))
+          !check_event (self, node, owner, line_number == 1, &local_error))
         {
           refuse_line (error, bad, path, line_number, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
                        local_error->message);

@@ -21,6 +21,7 @@
 
 #include "natter-jsonl-repo-private.h"
 #include "natter-store-temp.h"
+#include "natter-sync-conflict-name.h"
 
 /* Where the logs live: `storage/<kind>/YYYY/MM/DD/<id>.jsonl`
  * (docs/runtime.md §2, docs/sessions.md §6.1). Builds the path of
@@ -29,7 +30,10 @@
 
 /* Validates @id first: no path is ever built from an unchecked id. Put
  * together by hand, `<kind>/YYYY/MM/DD/<id>.jsonl` from the id's date:
- * the startup scan builds two paths a session. */
+ * the startup scan builds two paths a session. @id may also be a
+ * conflict copy's name (docs/format.md §9), which begins with the id of
+ * the log it is a copy of and sits in its partition; the writes refuse
+ * such a name before they get here. */
 char *
 natter_jsonl_layout_file_path (NatterJsonlRepo  *self,
                                const char       *id,
@@ -37,14 +41,16 @@ natter_jsonl_layout_file_path (NatterJsonlRepo  *self,
 {
   static const char suffix[] = ".jsonl";
   gsize kind_length;
+  gsize name_length;
   char *path;
   char *p;
 
-  if (!natter_id_validate (id, error))
+  if (!natter_store_name_validate (id, error))
     return NULL;
 
   kind_length = strlen (self->kind_path);
-  p = path = g_malloc (kind_length + strlen ("/YYYY/MM/DD/") + NATTER_ID_LENGTH + sizeof suffix);
+  name_length = strlen (id);
+  p = path = g_malloc (kind_length + strlen ("/YYYY/MM/DD/") + name_length + sizeof suffix);
   memcpy (p, self->kind_path, kind_length);
   p += kind_length;
   *p++ = '/';
@@ -57,8 +63,8 @@ natter_jsonl_layout_file_path (NatterJsonlRepo  *self,
   memcpy (p, id + 8, 2);        /* DD */
   p += 2;
   *p++ = '/';
-  memcpy (p, id, NATTER_ID_LENGTH);
-  p += NATTER_ID_LENGTH;
+  memcpy (p, id, name_length);
+  p += name_length;
   memcpy (p, suffix, sizeof suffix);
   return path;
 }
@@ -148,10 +154,17 @@ compare_ids (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-GStrv
-natter_jsonl_layout_list_ids (NatterJsonlRepo  *self,
-                              GCancellable     *cancellable,
-                              GError          **error)
+/* The names of the logs of every partition, in one walk: the valid ids
+ * in their own partition (none unless @want_ids), and into @conflicts
+ * (when not %NULL) the names that say they are conflict copies
+ * (natter_sync_conflict_is_candidate(), whether or not they are well
+ * formed, so that a malformed one is reported rather than passed over). */
+static GStrv
+list_names (NatterJsonlRepo  *self,
+            gboolean          want_ids,
+            GPtrArray        *conflicts,
+            GCancellable     *cancellable,
+            GError          **error)
 {
   g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) local_error = NULL;
@@ -221,6 +234,14 @@ natter_jsonl_layout_list_ids (NatterJsonlRepo  *self,
                     continue;
 
                   id = g_strndup (name, strlen (name) - strlen (".jsonl"));
+                  if (natter_sync_conflict_is_candidate (id))
+                    {
+                      if (conflicts != NULL)
+                        g_ptr_array_add (conflicts, g_steal_pointer (&id));
+                      continue;
+                    }
+                  if (!want_ids)
+                    continue;
                   if (!natter_id_validate (id, NULL))
                     {
                       g_debug ("Ignoring %s/%s: the name is not a valid id", day_path, name);
@@ -251,6 +272,34 @@ natter_jsonl_layout_list_ids (NatterJsonlRepo  *self,
   g_ptr_array_sort (ids, compare_ids);
   g_ptr_array_add (ids, NULL);
   return (GStrv) g_ptr_array_free (g_steal_pointer (&ids), FALSE);
+}
+
+GStrv
+natter_jsonl_layout_list_ids (NatterJsonlRepo  *self,
+                              GPtrArray        *conflicts,
+                              GCancellable     *cancellable,
+                              GError          **error)
+{
+  GStrv ids = list_names (self, TRUE, conflicts, cancellable, error);
+
+  if (ids != NULL && conflicts != NULL)
+    g_ptr_array_sort (conflicts, compare_ids);
+  return ids;
+}
+
+GStrv
+natter_jsonl_layout_list_conflicts (NatterJsonlRepo  *self,
+                                    GCancellable     *cancellable,
+                                    GError          **error)
+{
+  g_autoptr(GPtrArray) conflicts = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) none = list_names (self, FALSE, conflicts, cancellable, error);
+
+  if (none == NULL)
+    return NULL;
+  g_ptr_array_sort (conflicts, compare_ids);
+  g_ptr_array_add (conflicts, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&conflicts), FALSE);
 }
 
 /* The temporary name natter_jsonl_file_create() gives a log's first line before the

@@ -36,6 +36,9 @@ struct _NatterJsonlRepo
    * "sessionId"), or NULL when the kind does not have a known one. */
   char                 *owner_member;
   NatterEventValidator  validator;
+  /* A missing file of this kind that a log names may still be on its way
+   * from another device (turns: docs/format.md §9.3). */
+  gboolean              missing_may_arrive;
 
   NatterKeyedMutex     *locks;
 
@@ -123,6 +126,10 @@ gboolean   natter_jsonl_layout_ensure_partition_dir (NatterJsonlRepo  *self,
                                                      const char       *id,
                                                      GError          **error);
 GStrv      natter_jsonl_layout_list_ids       (NatterJsonlRepo   *self,
+                                               GPtrArray         *conflicts,
+                                               GCancellable      *cancellable,
+                                               GError           **error);
+GStrv      natter_jsonl_layout_list_conflicts (NatterJsonlRepo   *self,
                                                GCancellable      *cancellable,
                                                GError           **error);
 gboolean   natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,

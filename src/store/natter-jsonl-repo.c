@@ -12,6 +12,8 @@
 #include "natter-jsonl-repo.h"
 #include "natter-session-schema.h"
 #include "natter-store-error.h"
+#include "natter-sync-conflict-name.h"
+#include "natter-sync-folder.h"
 #include "natter-turn-schema.h"
 
 #include "natter-jsonl-repo-private.h"
@@ -115,7 +117,10 @@ natter_jsonl_repo_new (GFile                *storage_dir,
   self->validator = validator;
 
   if (strcmp (kind, "turns") == 0)
-    self->owner_member = g_strdup ("turnId");
+    {
+      self->owner_member = g_strdup ("turnId");
+      self->missing_may_arrive = TRUE;
+    }
   else if (strcmp (kind, "sessions") == 0)
     self->owner_member = g_strdup ("sessionId");
   else if (strcmp (kind, "folders") == 0)
@@ -282,7 +287,7 @@ natter_jsonl_repo_read_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!natter_id_validate (id, error))
+  if (!natter_store_name_validate (id, error))
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
@@ -320,7 +325,7 @@ natter_jsonl_repo_read_fold_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (fold != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!natter_id_validate (id, error))
+  if (!natter_store_name_validate (id, error))
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
@@ -370,7 +375,7 @@ natter_jsonl_repo_read_prefix_sync (NatterJsonlRepo  *self,
 
   *out_line = 0;
   *out_reason = NULL;
-  if (!natter_id_validate (id, error))
+  if (!natter_store_name_validate (id, error))
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
@@ -461,7 +466,94 @@ natter_jsonl_repo_list_ids_sync (NatterJsonlRepo  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  return natter_jsonl_layout_list_ids (self, cancellable, error);
+  return natter_jsonl_layout_list_ids (self, NULL, cancellable, error);
+}
+
+/**
+ * natter_jsonl_repo_list_ids_and_conflicts_sync:
+ * @self: a #NatterJsonlRepo
+ * @out_conflicts: (out) (transfer full): the conflict copies, as
+ *   natter_jsonl_repo_list_conflicts_sync() gives them
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * natter_jsonl_repo_list_ids_sync() and
+ * natter_jsonl_repo_list_conflicts_sync() in one walk of the partitions,
+ * for the startup scan (docs/sessions.md §8.2). Blocks.
+ *
+ * Returns: (transfer full): the ids; %NULL (and no @out_conflicts) with
+ *   the errors of natter_jsonl_repo_list_ids_sync()
+ */
+GStrv
+natter_jsonl_repo_list_ids_and_conflicts_sync (NatterJsonlRepo  *self,
+                                               GStrv            *out_conflicts,
+                                               GCancellable     *cancellable,
+                                               GError          **error)
+{
+  g_autoptr(GPtrArray) conflicts = g_ptr_array_new_with_free_func (g_free);
+  GStrv ids;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+  g_return_val_if_fail (out_conflicts != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  *out_conflicts = NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  ids = natter_jsonl_layout_list_ids (self, conflicts, cancellable, error);
+  if (ids == NULL)
+    return NULL;
+  g_ptr_array_add (conflicts, NULL);
+  *out_conflicts = (GStrv) g_ptr_array_free (g_steal_pointer (&conflicts), FALSE);
+  return ids;
+}
+
+/**
+ * natter_jsonl_repo_is_shared:
+ * @self: a #NatterJsonlRepo
+ *
+ * Whether a synchroniser shares the data folder of this repository
+ * (natter_sync_folder_is_shared(), docs/format.md §9.3). Looks at the
+ * disk.
+ *
+ * Returns: %TRUE when it does
+ */
+gboolean
+natter_jsonl_repo_is_shared (NatterJsonlRepo *self)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
+
+  return natter_sync_folder_is_shared (self->storage_path);
+}
+
+/**
+ * natter_jsonl_repo_list_conflicts_sync:
+ * @self: a #NatterJsonlRepo
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * Enumerates the conflict copies a file synchroniser kept beside the
+ * logs (docs/format.md §9): every `.jsonl` file of a partition whose
+ * name holds %NATTER_SYNC_CONFLICT_MARK, also one whose name is not
+ * exactly a conflict copy's, so that the reader reports it
+ * (natter_sync_conflict_validate()) instead of passing it over. Blocks.
+ *
+ * Returns: (transfer full): the names without `.jsonl`, sorted. %NULL
+ *   with %NATTER_STORE_ERROR_IO if the kind directory cannot be read, or
+ *   %G_IO_ERROR_CANCELLED.
+ */
+GStrv
+natter_jsonl_repo_list_conflicts_sync (NatterJsonlRepo  *self,
+                                       GCancellable     *cancellable,
+                                       GError          **error)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  return natter_jsonl_layout_list_conflicts (self, cancellable, error);
 }
 
 /**
@@ -486,7 +578,7 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!natter_id_validate (id, error))
+  if (!natter_store_name_validate (id, error))
     return FALSE;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
@@ -617,7 +709,7 @@ repo_thread_func (GTask        *task,
 
     case OP_LIST_IDS:
       {
-        GStrv ids = natter_jsonl_layout_list_ids (self, cancellable, &error);
+        GStrv ids = natter_jsonl_layout_list_ids (self, NULL, cancellable, &error);
 
         if (ids != NULL)
           g_task_return_pointer (task, ids, (GDestroyNotify) g_strfreev);
@@ -766,7 +858,7 @@ natter_jsonl_repo_read_async (NatterJsonlRepo     *self,
 
   g_return_if_fail (NATTER_IS_JSONL_REPO (self));
 
-  natter_id_validate (id, &error);
+  natter_store_name_validate (id, &error);
   start_task (self, OP_READ, id, NULL, error, cancellable, callback, user_data,
               natter_jsonl_repo_read_async);
 }
@@ -918,7 +1010,7 @@ natter_jsonl_repo_delete_async (NatterJsonlRepo     *self,
 
   g_return_if_fail (NATTER_IS_JSONL_REPO (self));
 
-  natter_id_validate (id, &error);
+  natter_store_name_validate (id, &error);
   start_task (self, OP_DELETE, id, NULL, error, cancellable, callback, user_data,
               natter_jsonl_repo_delete_async);
 }
@@ -988,7 +1080,7 @@ natter_jsonl_repo_lock_async (NatterJsonlRepo     *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_jsonl_repo_lock_async);
 
-  if (!natter_id_validate (id, &error))
+  if (!natter_store_name_validate (id, &error))
     {
       g_task_return_error (task, error);
       return;

@@ -94,6 +94,15 @@ gboolean         natter_jsonl_repo_append_sync          (NatterJsonlRepo      *s
 GStrv            natter_jsonl_repo_list_ids_sync        (NatterJsonlRepo      *self,
                                                          GCancellable         *cancellable,
                                                          GError              **error);
+GStrv            natter_jsonl_repo_list_ids_and_conflicts_sync
+                                                        (NatterJsonlRepo      *self,
+                                                         GStrv                *out_conflicts,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
+gboolean         natter_jsonl_repo_is_shared            (NatterJsonlRepo      *self);
+GStrv            natter_jsonl_repo_list_conflicts_sync  (NatterJsonlRepo      *self,
+                                                         GCancellable         *cancellable,
+                                                         GError              **error);
 gboolean         natter_jsonl_repo_delete_sync          (NatterJsonlRepo      *self,
                                                          const char           *id,
                                                          GCancellable         *cancellable,

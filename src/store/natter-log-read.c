@@ -14,6 +14,8 @@
 
 #include "natter-log-read.h"
 #include "natter-session-reducer-private.h"
+#include "natter-store-error.h"
+#include "natter-sync-conflict.h"
 
 static gboolean
 fold_session_event (JsonObject  *event,
@@ -36,12 +38,16 @@ fold_session_event (JsonObject  *event,
  * @error: return location for a #GError
  *
  * Reads a session file and reduces it (docs/format.md §3.2) in one
- * pass. Blocks.
+ * pass. @session_id may also be a conflict copy's name, read as the
+ * version of its conversation it is (natter_sync_conflict_reduce_sync(),
+ * docs/format.md §9); such a version has no lines of its own to give in
+ * @out_events. Blocks.
  *
  * Returns: (transfer full) (nullable): the state; else %NULL with the
  *   read's %NATTER_STORE_ERROR (INVALID_ID, NOT_FOUND, IO, CORRUPT) or
  *   the reducer's (INVARIANT, SCHEMA, UNKNOWN_TYPE, UNSUPPORTED_VERSION),
- *   any of them about a line as `<path>:<line>: <reason>`; or
+ *   any of them about a line as `<path>:<line>: <reason>`; INVALID_ID
+ *   too for a conflict copy's lines asked for in @out_events; or
  *   %G_IO_ERROR_CANCELLED.
  */
 NatterSessionState *
@@ -56,6 +62,18 @@ natter_session_reduce_file_sync (NatterJsonlRepo  *repo,
 
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (session_id != NULL && natter_sync_conflict_is_candidate (session_id))
+    {
+      if (out_events != NULL)
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
+                       "%s is another device’s copy of a conversation, read as a version of it; it has no log "
+                       "of its own", session_id);
+          return NULL;
+        }
+      return natter_sync_conflict_reduce_sync (repo, session_id, cancellable, error);
+    }
 
   events = natter_jsonl_repo_read_fold_sync (repo, session_id, fold_session_event, state, cancellable, error);
   if (events == NULL)

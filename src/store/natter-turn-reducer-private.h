@@ -71,6 +71,7 @@ struct _NatterTurnState
   GHashTable      *tool_calls_by_id;  /* id → NatterTurnToolCall */
   JsonObject      *last_suspension;
   JsonObject      *terminal;
+  JsonObject      *device;            /* the last `device` member, owned by its event */
   gint64           n_events;
   int              last_event_is_suspension;
   int              n_unfinished;      /* tool calls without a result */

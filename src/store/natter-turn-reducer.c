@@ -36,6 +36,7 @@
 
 #define G_LOG_DOMAIN "natter-turn-reducer"
 
+#include "natter-device.h"
 #include "natter-json.h"
 #include "natter-turn-reducer-private.h"
 #include "natter-turn-schema.h"
@@ -866,6 +867,11 @@ apply_one (NatterTurnState  *state,
         break;
       }
 
+  /* Which device runs the turn: the last event that says so
+   * (docs/format.md §4.5). */
+  if (json_object_has_member (event, NATTER_DEVICE_MEMBER))
+    natter_undo_log_set_object (state->undo, &state->device,
+                                json_object_get_object_member (event, NATTER_DEVICE_MEMBER));
   natter_undo_log_set_int64 (state->undo, &state->n_events, state->n_events + 1);
   natter_undo_log_set_int (state->undo, &state->last_event_is_suspension,
                            g_str_equal (type, "turn_suspended"));

@@ -25,6 +25,13 @@
  * tests/store/test-turn-scan.c and fuzz/fuzz-turn-scan.c hold the two paths to
  * that on turns written by the runtime and on damaged ones.
  *
+ * The search index reads every turn file for its words the same way
+ * (natter_turn_scan_text_at()): the lines the scan decides give the text
+ * of the input and of each completed model call from their spans, and
+ * every other file is read in full, whose state gives the same words
+ * (natter_turn_text_from_state(), the one rule for which words a turn
+ * has).
+ *
  * Two facts of the canonical spelling make span checks exact: a canonical
  * line never escapes an ASCII letter, digit or `-_:.`, so an escaped
  * string never equals an enum value, id, ref or event type; and each
@@ -68,6 +75,10 @@ typedef struct
   NatterJsonMember previous;
   gint64      usage[N_USAGE];
   gboolean    imported;          /* config holds `imported` (natter_turn_definition_is_imported()) */
+  gboolean    has_device;        /* a line says which device runs the turn */
+  /* Where the words go, when wanted (natter_turn_scan_contents_text()). */
+  GString    *user_text;
+  GString    *answer_text;
 } TurnScan;
 
 /* Span checks. Each says whether the full read's check certainly passes;
@@ -185,13 +196,36 @@ walk (Member           *container,
          natter_json_span_walk (container->value, container->value_length, items, MAX_ITEMS, n_items);
 }
 
+/* Appends the string @member to @text, a new line first when @text has
+ * some already: natter_turn_text_from_state()'s joining. */
+static void
+append_words (GString *text,
+              Member  *member)
+{
+  if (text->len > 0)
+    g_string_append_c (text, '\n');
+  if (!member->escaped)
+    {
+      g_string_append_len (text, member->value, member->value_length);
+      return;
+    }
+  {
+    g_autofree char *decoded = natter_json_span_dup_string (member->value, member->value_length);
+
+    g_string_append (text, decoded);
+  }
+}
+
 /* Messages of docs/runtime.md §3: a user message (`turn_created.input`) or
  * an assistant message (answers, `output`, `partial`) whose content is a
  * string, or parts of text (and, for the assistant, reasoning). A blob,
- * an attachment or a tool call is the full read's to judge. */
+ * an attachment or a tool call is the full read's to judge. When @text is
+ * given, the string or the text parts (not the reasoning) are appended to
+ * it as natter_turn_text_from_state() would. */
 static gboolean
 scan_message (Member   *message,
-              gboolean  assistant)
+              gboolean  assistant,
+              GString  *text)
 {
   NatterJsonMember members[MAX_ITEMS];
   NatterJsonMember parts[MAX_ITEMS];
@@ -206,7 +240,11 @@ scan_message (Member   *message,
     return FALSE;
   content = find (members, n_members, "content");
   if (is_string (content))
-    return TRUE;
+    {
+      if (text != NULL)
+        append_words (text, content);
+      return TRUE;
+    }
   if (!walk (content, NATTER_JSON_SPAN_ARRAY, parts, &n_parts))
     return FALSE;
   for (guint i = 0; i < n_parts; i++)
@@ -214,14 +252,17 @@ scan_message (Member   *message,
       NatterJsonMember fields[MAX_ITEMS];
       guint n_fields;
       Member *type;
+      Member *part_text;
 
       if (!walk (&parts[i], NATTER_JSON_SPAN_OBJECT, fields, &n_fields))
         return FALSE;
       type = find (fields, n_fields, "type");
       if (!string_is (type, "text") && !(assistant && string_is (type, "reasoning")))
         return FALSE;
-      if (!is_string (find (fields, n_fields, "text")))
+      if (!is_string (part_text = find (fields, n_fields, "text")))
         return FALSE;
+      if (text != NULL && string_is (type, "text"))
+        append_words (text, part_text);
     }
   return TRUE;
 }
@@ -348,7 +389,7 @@ scan_turn_created (TurnScan *scan,
     }
 
   /* Text only: without a blob part, every version takes the message. */
-  if (!scan_message (find (members, n_members, "input"), FALSE))
+  if (!scan_message (find (members, n_members, "input"), FALSE, scan->user_text))
     return FALSE;
 
   if (!walk (find (members, n_members, "config"), NATTER_JSON_SPAN_OBJECT, config, &n_config) ||
@@ -460,7 +501,7 @@ scan_model_call_completed (TurnScan *scan,
   gint64 counts[N_USAGE];
   guint present;
 
-  if (!scan_message (find (members, n_members, "message"), TRUE) ||
+  if (!scan_message (find (members, n_members, "message"), TRUE, scan->answer_text) ||
       !is_string (find (members, n_members, "finishReason")) ||
       !scan_usage (find (members, n_members, "usage"), counts, &present) ||
       !first_token_ts_ok (members, n_members) ||
@@ -485,7 +526,7 @@ scan_model_call_failed (TurnScan *scan,
   Member *partial = find (members, n_members, "partial");
 
   if (!is_string (find (members, n_members, "error")) ||
-      (partial != NULL && !scan_message (partial, TRUE)) ||
+      (partial != NULL && !scan_message (partial, TRUE, NULL)) ||
       !first_token_ts_ok (members, n_members) ||
       !closes_last_call (scan, members, n_members))
     return FALSE;
@@ -509,7 +550,7 @@ scan_terminal (TurnScan   *scan,
   if (g_str_equal (type, "turn_completed"))
     {
       /* After a final answer: a completed call (without tool calls). */
-      if (!scan_message (find (members, n_members, "output"), TRUE) ||
+      if (!scan_message (find (members, n_members, "output"), TRUE, NULL) ||
           !is_string (find (members, n_members, "finishReason")) ||
           scan->n_model_calls == 0 || scan->last_failed)
         return FALSE;
@@ -526,6 +567,25 @@ scan_terminal (TurnScan   *scan,
   else if (!optional_string (find (members, n_members, "reason")))
     return FALSE;
   scan->terminal_type = type;
+  return TRUE;
+}
+
+/* natter_device_member_validate(): `device`, on any line, is absent or
+ * `{id, name}` with a non-empty `id`. */
+static gboolean
+scan_device (TurnScan *scan,
+             Member   *device)
+{
+  NatterJsonMember members[MAX_ITEMS];
+  guint n_members;
+
+  if (device == NULL)
+    return TRUE;
+  if (!walk (device, NATTER_JSON_SPAN_OBJECT, members, &n_members) ||
+      !is_nonempty_string (find (members, n_members, "id")) ||
+      !is_string (find (members, n_members, "name")))
+    return FALSE;
+  scan->has_device = TRUE;
   return TRUE;
 }
 
@@ -551,6 +611,8 @@ scan_line (TurnScan   *scan,
       !is_timestamp (find (members, n_members, "ts")))
     return FALSE;
 
+  if (!scan_device (scan, find (members, n_members, "device")))
+    return FALSE;
   if (scan->line_number == 1)
     return string_is (type, "turn_created") && scan_turn_created (scan, members, n_members);
   /* Nothing follows a terminal event. */
@@ -570,6 +632,61 @@ scan_line (TurnScan   *scan,
     return scan_terminal (scan, "turn_cancelled", members, n_members);
   /* Tools, permissions, suspensions, steps, a second turn_created, or a
    * type no reader knows. */
+  return FALSE;
+}
+
+/* Folds every line of @contents into @scan; whether all were decided. */
+static gboolean
+scan_lines (TurnScan   *scan,
+            const char *contents,
+            gsize       length,
+            const char *turn_id)
+{
+  gsize pos = 0;
+
+  if (!natter_id_validate (turn_id, NULL) || length == 0)
+    return FALSE;
+  scan->turn_id = turn_id;
+  while (pos < length)
+    {
+      const char *line = contents + pos;
+      const char *end = memchr (line, '\n', length - pos);
+
+      scan->line_number++;
+      /* A torn last line. */
+      if (end == NULL || !scan_line (scan, line, end - line))
+        return FALSE;
+      pos = (end - contents) + 1;
+    }
+  return TRUE;
+}
+
+/* Whether the status of a file whose lines are all decided is too: a
+ * turn that may still run elsewhere is the full read's, which says where
+ * (such turns are few, and only they need it). */
+static gboolean
+status_decided (TurnScan *scan)
+{
+  return scan->terminal_type != NULL || !scan->has_device;
+}
+
+/* scan_lines(), whose words, when @scan collects them, are taken back
+ * from its strings unless every line is decided. */
+static gboolean
+scan_decides (TurnScan   *scan,
+              const char *contents,
+              gsize       length,
+              const char *turn_id)
+{
+  gsize user_length = scan->user_text != NULL ? scan->user_text->len : 0;
+  gsize answer_length = scan->answer_text != NULL ? scan->answer_text->len : 0;
+
+  if (scan_lines (scan, contents, length, turn_id))
+    return TRUE;
+  if (scan->user_text != NULL)
+    g_string_truncate (scan->user_text, user_length);
+  if (scan->answer_text != NULL)
+    g_string_truncate (scan->answer_text, answer_length);
   return FALSE;
 }
 
@@ -601,31 +718,122 @@ natter_turn_scan_contents (const char       *contents,
                            gboolean         *out_imported)
 {
   TurnScan scan = { 0 };
-  gsize pos = 0;
 
   g_return_val_if_fail (contents != NULL || length == 0, FALSE);
   g_return_val_if_fail (turn_id != NULL, FALSE);
   g_return_val_if_fail (out_status != NULL, FALSE);
 
-  if (!natter_id_validate (turn_id, NULL) || length == 0)
+  if (!scan_decides (&scan, contents, length, turn_id) || !status_decided (&scan))
     return FALSE;
-  scan.turn_id = turn_id;
-  while (pos < length)
-    {
-      const char *line = contents + pos;
-      const char *end = memchr (line, '\n', length - pos);
-
-      scan.line_number++;
-      /* A torn last line. */
-      if (end == NULL || !scan_line (&scan, line, end - line))
-        return FALSE;
-      pos = (end - contents) + 1;
-    }
   /* The full read knows of no suspension here: none was read. */
   *out_status = natter_turn_status_derive (scan.terminal_type, FALSE);
   if (out_imported != NULL)
     *out_imported = scan.imported;
   return TRUE;
+}
+
+/* The text parts of @message (nullable), each after a new line when
+ * @out has text: `content` is a string or an array of parts, of which
+ * only `text` parts are words a person wrote or read. */
+static void
+append_message_text (GString    *out,
+                     JsonObject *message)
+{
+  JsonNode *content;
+  JsonArray *parts;
+
+  if (message == NULL || (content = json_object_get_member (message, "content")) == NULL)
+    return;
+  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
+    {
+      if (out->len > 0)
+        g_string_append_c (out, '\n');
+      g_string_append (out, json_node_get_string (content));
+      return;
+    }
+  if (!JSON_NODE_HOLDS_ARRAY (content))
+    return;
+  parts = json_node_get_array (content);
+  for (guint i = 0; i < json_array_get_length (parts); i++)
+    {
+      JsonNode *node = json_array_get_element (parts, i);
+      JsonObject *part = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+
+      if (part != NULL && g_strcmp0 (json_object_get_string_member_with_default (part, "type", NULL), "text") == 0)
+        {
+          if (out->len > 0)
+            g_string_append_c (out, '\n');
+          g_string_append (out, json_object_get_string_member_with_default (part, "text", ""));
+        }
+    }
+}
+
+/**
+ * natter_turn_text_from_state:
+ * @state: a reduced turn
+ * @user_text: what the person wrote is appended here
+ * @answer_text: what the model answered is appended here
+ *
+ * The words of a turn that a person wrote or read, as the search index
+ * keeps them (docs/format.md "The search cache"): the text of the
+ * turn's input, and that of the message of every model call that
+ * completed, not only the last (the user read them all). A message whose
+ * content is a string gives it; one of parts gives its `text` parts,
+ * never reasoning, a blob or a tool call. Each piece is appended after a
+ * new line when its string holds some text already.
+ */
+void
+natter_turn_text_from_state (NatterTurnState *state,
+                             GString         *user_text,
+                             GString         *answer_text)
+{
+  JsonObject *definition;
+
+  g_return_if_fail (state != NULL);
+  g_return_if_fail (user_text != NULL && answer_text != NULL);
+
+  definition = natter_turn_state_get_definition (state);
+  if (definition != NULL && json_object_has_member (definition, "input"))
+    append_message_text (user_text, json_object_get_object_member (definition, "input"));
+  for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
+    append_message_text (answer_text,
+                         natter_turn_model_call_get_message (natter_turn_state_get_model_call (state, i)));
+}
+
+/**
+ * natter_turn_scan_contents_text:
+ * @contents: the bytes of a turn file
+ * @length: their length
+ * @turn_id: the id of the turn the file belongs to
+ * @user_text: what the person wrote is appended here, when decided
+ * @answer_text: what the model answered is appended here, when decided
+ *
+ * natter_turn_text_from_state() of the full read of a file with these
+ * bytes, without its tree, for the files natter_turn_scan_contents()
+ * decides, and those it leaves only because the turn may still run on
+ * another device (which changes no word): the search index reads every
+ * turn of every conversation, and a tree per event was most of that.
+ * Nothing is appended when it does not decide.
+ *
+ * Returns: %TRUE when the full read certainly accepts the file and the
+ *   texts are appended; %FALSE when the full read must decide
+ */
+gboolean
+natter_turn_scan_contents_text (const char *contents,
+                                gsize       length,
+                                const char *turn_id,
+                                GString    *user_text,
+                                GString    *answer_text)
+{
+  TurnScan scan = { 0 };
+
+  g_return_val_if_fail (contents != NULL || length == 0, FALSE);
+  g_return_val_if_fail (turn_id != NULL, FALSE);
+  g_return_val_if_fail (user_text != NULL && answer_text != NULL, FALSE);
+
+  scan.user_text = user_text;
+  scan.answer_text = answer_text;
+  return scan_decides (&scan, contents, length, turn_id);
 }
 
 /**
@@ -655,7 +863,44 @@ natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), FALSE);
 
   cursor = natter_jsonl_cursor_new (repo);
-  return natter_turn_scan_file_at (cursor, turn_id, NULL, NULL, out_status, out_imported, cancellable, error);
+  return natter_turn_scan_file_at (cursor, turn_id, NULL, NULL, out_status, out_imported, NULL, NULL,
+                                   cancellable, error);
+}
+
+/* The read of both *_at() functions: the file by @cursor, decided by
+ * @scan (%TRUE, *@out_state NULL; with its status too when @for_status),
+ * else read in full (%TRUE with its state in *@out_state, or %FALSE with
+ * the full read's error). */
+static gboolean
+decide_at (NatterJsonlCursor   *cursor,
+           const char          *turn_id,
+           NatterFileIdentity  *out_identity,
+           gboolean            *out_identity_known,
+           TurnScan            *scan,
+           gboolean             for_status,
+           NatterTurnState    **out_state,
+           GCancellable        *cancellable,
+           GError             **error)
+{
+  g_autofree char *heap = NULL;
+  char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
+  char *contents = NULL;
+  gsize length = 0;
+
+  *out_state = NULL;
+  if (out_identity_known != NULL)
+    *out_identity_known = FALSE;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
+
+  if (natter_jsonl_cursor_load (cursor, turn_id, stack_buffer, &contents, &length, &heap, out_identity,
+                                out_identity_known) &&
+      scan_decides (scan, contents, length, turn_id) && (!for_status || status_decided (scan)))
+    return TRUE;
+
+  /* Undecided, damaged or unreadable: the full read says what it is. */
+  *out_state = natter_turn_reduce_file_sync (natter_jsonl_cursor_get_repo (cursor), turn_id, NULL, cancellable, error);
+  return *out_state != NULL;
 }
 
 /**
@@ -668,6 +913,10 @@ natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
  *   told (natter_jsonl_cursor_identify())
  * @out_status: (out): the turn's status, on success
  * @out_imported: (out) (optional): whether it was imported, on success
+ * @out_device_id: (out) (optional) (transfer full): the device that runs
+ *   the turn when it has not ended and records one (docs/format.md §4.5),
+ *   else %NULL
+ * @out_device_name: (out) (optional) (transfer full): that device's name
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -691,35 +940,88 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
                           gboolean           *out_identity_known,
                           NatterTurnStatus   *out_status,
                           gboolean           *out_imported,
+                          char              **out_device_id,
+                          char              **out_device_name,
                           GCancellable       *cancellable,
                           GError            **error)
 {
   g_autoptr(NatterTurnState) state = NULL;
-  g_autofree char *heap = NULL;
-  char stack_buffer[NATTER_JSONL_READ_STACK_SIZE];
-  char *contents = NULL;
-  gsize length = 0;
+  TurnScan scan = { 0 };
 
   g_return_val_if_fail (cursor != NULL, FALSE);
   g_return_val_if_fail (out_status != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (out_identity_known != NULL)
-    *out_identity_known = FALSE;
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (out_device_id != NULL)
+    *out_device_id = NULL;
+  if (out_device_name != NULL)
+    *out_device_name = NULL;
+  if (!decide_at (cursor, turn_id, out_identity, out_identity_known, &scan, TRUE, &state, cancellable, error))
     return FALSE;
-
-  if (natter_jsonl_cursor_load (cursor, turn_id, stack_buffer, &contents, &length, &heap, out_identity,
-                                out_identity_known) &&
-      natter_turn_scan_contents (contents, length, turn_id, out_status, out_imported))
-    return TRUE;
-
-  /* Undecided, damaged or unreadable: the full read says what it is. */
-  state = natter_turn_reduce_file_sync (natter_jsonl_cursor_get_repo (cursor), turn_id, NULL, cancellable, error);
   if (state == NULL)
-    return FALSE;
+    {
+      /* The full read knows of no suspension here: none was read. */
+      *out_status = natter_turn_status_derive (scan.terminal_type, FALSE);
+      if (out_imported != NULL)
+        *out_imported = scan.imported;
+      return TRUE;
+    }
   *out_status = natter_derive_turn_status (state);
   if (out_imported != NULL)
     *out_imported = natter_turn_state_is_imported (state);
+  if (natter_turn_state_get_terminal_event (state) == NULL)
+    {
+      if (out_device_id != NULL)
+        *out_device_id = g_strdup (natter_turn_state_get_device_id (state));
+      if (out_device_name != NULL)
+        *out_device_name = g_strdup (natter_turn_state_get_device_name (state));
+    }
+  return TRUE;
+}
+
+/**
+ * natter_turn_scan_text_at:
+ * @cursor: a cursor over the turn repository
+ * @turn_id: the turn
+ * @out_identity: (out caller-allocates) (optional): the turn file's
+ *   identity, taken before it was read (docs/sessions.md §8.4)
+ * @out_identity_known: (out) (optional): whether @out_identity could be
+ *   told (natter_jsonl_cursor_identify()); a missing file's is
+ * @user_text: what the person wrote is appended here, on success
+ * @answer_text: what the model answered is appended here, on success
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The search index's read of a turn file: the words
+ * natter_turn_text_from_state() gives after natter_turn_reduce_file_sync(),
+ * read tree-free when natter_turn_scan_contents_text() can decide and by
+ * that full read otherwise, whose error is returned. Blocks.
+ *
+ * Returns: %TRUE with the texts appended; else %FALSE with the errors of
+ *   natter_turn_scan_file_at()
+ */
+gboolean
+natter_turn_scan_text_at (NatterJsonlCursor  *cursor,
+                          const char         *turn_id,
+                          NatterFileIdentity *out_identity,
+                          gboolean           *out_identity_known,
+                          GString            *user_text,
+                          GString            *answer_text,
+                          GCancellable       *cancellable,
+                          GError            **error)
+{
+  g_autoptr(NatterTurnState) state = NULL;
+  TurnScan scan = { 0 };
+
+  g_return_val_if_fail (cursor != NULL, FALSE);
+  g_return_val_if_fail (user_text != NULL && answer_text != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  scan.user_text = user_text;
+  scan.answer_text = answer_text;
+  if (!decide_at (cursor, turn_id, out_identity, out_identity_known, &scan, FALSE, &state, cancellable, error))
+    return FALSE;
+  if (state != NULL)
+    natter_turn_text_from_state (state, user_text, answer_text);
   return TRUE;
 }

@@ -19,6 +19,15 @@ gboolean natter_turn_scan_contents  (const char        *contents,
                                      NatterTurnStatus  *out_status,
                                      gboolean          *out_imported);
 
+gboolean natter_turn_scan_contents_text (const char    *contents,
+                                         gsize          length,
+                                         const char    *turn_id,
+                                         GString       *user_text,
+                                         GString       *answer_text);
+void     natter_turn_text_from_state    (NatterTurnState *state,
+                                         GString         *user_text,
+                                         GString         *answer_text);
+
 gboolean natter_turn_scan_file_sync (NatterJsonlRepo   *repo,
                                      const char        *turn_id,
                                      NatterTurnStatus  *out_status,
@@ -31,6 +40,16 @@ gboolean natter_turn_scan_file_at   (NatterJsonlCursor  *cursor,
                                      gboolean           *out_identity_known,
                                      NatterTurnStatus   *out_status,
                                      gboolean           *out_imported,
+                                     char              **out_device_id,
+                                     char              **out_device_name,
+                                     GCancellable       *cancellable,
+                                     GError            **error);
+gboolean natter_turn_scan_text_at   (NatterJsonlCursor  *cursor,
+                                     const char         *turn_id,
+                                     NatterFileIdentity *out_identity,
+                                     gboolean           *out_identity_known,
+                                     GString            *user_text,
+                                     GString            *answer_text,
                                      GCancellable       *cancellable,
                                      GError            **error);
 

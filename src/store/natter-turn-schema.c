@@ -48,6 +48,9 @@
  *   when present, are timestamps: when the call's first text or reasoning
  *   arrived. Added fields of known events, like `partial`; the speed of a
  *   call is read from them and the events' `ts`.
+ * - `device`, on any event, is `{id, name}`: the device that runs the
+ *   turn from that event on (docs/format.md §4.5). An added field too:
+ *   readers that do not know it read the turn as before.
  */
 
 #define G_LOG_DOMAIN "natter-turn-schema"
@@ -56,6 +59,7 @@
 
 #include "natter-blob-store.h"
 #include "natter-clock.h"
+#include "natter-device.h"
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-session-schema.h"
@@ -908,6 +912,9 @@ natter_turn_event_validate (JsonObject  *event,
       goto fail;
     }
   if (natter_json_require_timestamp (event, "ts", error) == NULL)
+    goto fail;
+  /* Any event may say which device runs the turn from then on. */
+  if (!natter_device_member_validate (event, error))
     goto fail;
   if (!validate (event, error) ||
       (validate == validate_turn_created && !natter_turn_created_check_blob_version (event, error)))

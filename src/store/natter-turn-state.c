@@ -91,6 +91,7 @@ natter_turn_state_unref (NatterTurnState *state)
   g_clear_pointer (&state->definition, json_object_unref);
   g_clear_pointer (&state->last_suspension, json_object_unref);
   g_clear_pointer (&state->terminal, json_object_unref);
+  g_clear_pointer (&state->device, json_object_unref);
   g_free (state);
 }
 
@@ -260,6 +261,40 @@ natter_turn_state_is_imported (NatterTurnState *state)
   g_return_val_if_fail (state != NULL, FALSE);
 
   return state->definition != NULL && natter_turn_definition_is_imported (state->definition);
+}
+
+/**
+ * natter_turn_state_get_device_id:
+ * @state: a state
+ *
+ * The device that runs the turn (docs/format.md §4.5): the `device` of
+ * the last event that has one.
+ *
+ * Returns: (transfer none) (nullable): its id, or %NULL for a turn that
+ *   records no device (written before devices were recorded)
+ */
+const char *
+natter_turn_state_get_device_id (NatterTurnState *state)
+{
+  g_return_val_if_fail (state != NULL, NULL);
+
+  return state->device != NULL ? json_object_get_string_member (state->device, "id") : NULL;
+}
+
+/**
+ * natter_turn_state_get_device_name:
+ * @state: a state
+ *
+ * Returns: (transfer none) (nullable): the name of the device of
+ *   natter_turn_state_get_device_id(), as that device wrote it (text
+ *   from another machine: escape it before markup)
+ */
+const char *
+natter_turn_state_get_device_name (NatterTurnState *state)
+{
+  g_return_val_if_fail (state != NULL, NULL);
+
+  return state->device != NULL ? json_object_get_string_member (state->device, "name") : NULL;
 }
 
 /**

@@ -196,10 +196,13 @@ index_loaded_cb (GObject      *object,
 
   if (!natter_services_load_finish (services, result, &error))
     g_printerr ("natter: %s\n", error->message);
+  else
+    /* What another device brings shows while the window runs. */
+    natter_services_watch_store (services);
   /* The search index's check of the files starts after the session scan,
    * so as not to slow the list down; only the data directory's writer
    * writes the cache, and removes what writes killed half-way left. */
-  else if (natter_services_has_writer_lock (services))
+  if (error == NULL && natter_services_has_writer_lock (services))
     {
       natter_search_index_start (natter_services_get_search_index (services));
       natter_services_clean_up_leftovers (services, app);

@@ -201,19 +201,30 @@ blob_store_of (GtkWidget *widget)
   return g_object_get_data (G_OBJECT (widget), "natter-blobs");
 }
 
+/* The part @id of natter-attachment-view.ui, with @builder holding the
+ * rest of it (transfer none: it lives as long as @builder, or as what it
+ * is added to). */
+static GtkWidget *
+build_part (GtkBuilder *builder,
+            const char *id)
+{
+  const char *ids[] = { id, NULL };
+  g_autoptr(GError) error = NULL;
+
+  if (!gtk_builder_add_objects_from_resource (builder, "/io/github/natter/Natter/ui/natter-attachment-view.ui",
+                                              ids, &error))
+    g_error ("natter-attachment-view.ui: %s", error->message);
+  return GTK_WIDGET (gtk_builder_get_object (builder, id));
+}
+
 static void
 show_problem (GtkWidget    *view,
               const GError *error)
 {
-  GtkWidget *label = gtk_label_new (error->message);
+  g_autoptr(GtkBuilder) builder = gtk_builder_new ();
+  GtkWidget *label = build_part (builder, "problem_label");
 
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  /* A message may hold a long path: break inside it too. */
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 50);
-  gtk_widget_add_css_class (label, "error");
-  gtk_widget_add_css_class (label, "caption");
+  gtk_label_set_text (GTK_LABEL (label), error->message);
   gtk_box_append (GTK_BOX (view), label);
 }
 
@@ -399,34 +410,31 @@ natter_attachment_view_new (JsonObject      *part,
   const char *name = json_object_get_string_member_with_default (part, "name", "");
   const char *media_type = json_object_get_string_member_with_default (part, "mediaType", NULL);
   gint64 size = json_object_get_int_member_with_default (part, "size", -1);
-  GtkWidget *view = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  g_autoptr(GtkBuilder) builder = NULL;
+  GtkWidget *view;
 
   g_return_val_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs), NULL);
 
-  gtk_widget_set_halign (view, GTK_ALIGN_END);
+  builder = gtk_builder_new ();
+  view = build_part (builder, "view");
   g_object_set_data_full (G_OBJECT (view), "natter-part", json_object_ref (part), (GDestroyNotify) json_object_unref);
   if (blobs != NULL)
     g_object_set_data_full (G_OBJECT (view), "natter-blobs", g_object_ref (blobs), g_object_unref);
   if (natter_attachment_kind_for_media_type (media_type) == NATTER_ATTACHMENT_KIND_IMAGE)
     {
-      GtkWidget *picture = gtk_picture_new ();
+      GtkWidget *picture = build_part (builder, "picture");
 
-      gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
-      gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
       gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
-      gtk_widget_set_halign (picture, GTK_ALIGN_END);
-      gtk_widget_add_css_class (picture, "natter-attachment-image");
       gtk_box_append (GTK_BOX (view), picture);
       g_object_set_data (G_OBJECT (view), "natter-picture", picture);
       g_signal_connect (view, "map", G_CALLBACK (view_map_cb), NULL);
     }
   else
     {
-      GtkWidget *button = gtk_button_new ();
+      GtkWidget *button = build_part (builder, "open_button");
       g_autofree char *tooltip = g_strdup_printf (_("Open “%s”"), name);
 
       gtk_button_set_child (GTK_BUTTON (button), natter_attachment_chip_new (name, media_type, size, NULL, FALSE));
-      gtk_widget_add_css_class (button, "flat");
       gtk_widget_set_tooltip_text (button, tooltip);
       gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
       g_object_set_data_full (G_OBJECT (button), "natter-part", json_object_ref (part),
@@ -437,6 +445,10 @@ natter_attachment_view_new (JsonObject      *part,
       gtk_box_append (GTK_BOX (view), button);
       g_object_set_data (G_OBJECT (view), "natter-loaded", GINT_TO_POINTER (TRUE));
     }
+  /* The builder's reference goes with it: the caller's is a floating
+   * one, as a new widget's. */
+  g_object_ref (view);
+  g_object_force_floating (G_OBJECT (view));
   return view;
 }
 

@@ -21,6 +21,7 @@
 #include "natter-attachment-chip.h"
 #include "natter-attachment-intake.h"
 #include "natter-composer.h"
+#include "natter-plain-text.h"
 
 struct _NatterComposer
 {
@@ -99,7 +100,7 @@ buffer_is_blank (NatterComposer *self)
 
   gtk_text_buffer_get_bounds (self->buffer, &start, &end);
   text = gtk_text_buffer_get_text (self->buffer, &start, &end, FALSE);
-  return g_strstrip (text)[0] == '\0';
+  return natter_text_is_blank (text);
 }
 
 static void

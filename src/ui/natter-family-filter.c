@@ -147,6 +147,30 @@ natter_family_filter_get_n_versions (NatterFamilyFilter *self,
 }
 
 /**
+ * natter_family_filter_is_listed_version:
+ * @self: the filter
+ * @session_id: a session of the index
+ *
+ * Whether @session_id is the version of its conversation the list
+ * shows while the filter is on (the latest), on or off.
+ *
+ * Returns: %TRUE for the listed version or a session the filter does
+ *   not know
+ */
+gboolean
+natter_family_filter_is_listed_version (NatterFamilyFilter *self,
+                                        const char         *session_id)
+{
+  const char *head;
+
+  g_return_val_if_fail (NATTER_IS_FAMILY_FILTER (self), TRUE);
+  g_return_val_if_fail (session_id != NULL, TRUE);
+
+  head = natter_session_families_get_head (self->families, session_id);
+  return head == NULL || g_str_equal (head, session_id);
+}
+
+/**
  * natter_family_filter_get_listed:
  * @self: the filter
  * @session_id: a session of the index

@@ -18,6 +18,8 @@ void                natter_family_filter_set_enabled    (NatterFamilyFilter *sel
                                                          gboolean            enabled);
 const char         *natter_family_filter_get_listed     (NatterFamilyFilter *self,
                                                          const char         *session_id);
+gboolean            natter_family_filter_is_listed_version (NatterFamilyFilter *self,
+                                                            const char         *session_id);
 guint               natter_family_filter_get_n_versions (NatterFamilyFilter *self,
                                                          const char         *session_id);
 

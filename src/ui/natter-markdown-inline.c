@@ -17,6 +17,7 @@
 #include <cmark.h>
 
 #include "natter-markdown-render-private.h"
+#include "natter-plain-text.h"
 
 /**
  * natter_markdown_uri_is_allowed:
@@ -42,15 +43,20 @@ natter_markdown_uri_is_allowed (const char *uri)
           g_ascii_strcasecmp (scheme, "mailto") == 0);
 }
 
+/* A model's control characters show as their control pictures, as on
+ * the command line (natter-plain-text.c), not as tofu boxes; they are
+ * made visible before the text is escaped for markup. */
 static void
 append_escaped (GString    *out,
                 const char *text)
 {
+  g_autofree char *visible = NULL;
   g_autofree char *escaped = NULL;
 
   if (text == NULL || *text == '\0')
     return;
-  escaped = g_markup_escape_text (text, -1);
+  visible = natter_visible_text (text, NATTER_VISIBLE_KEEP_NEWLINE | NATTER_VISIBLE_KEEP_TAB);
+  escaped = g_markup_escape_text (visible, -1);
   g_string_append (out, escaped);
 }
 

@@ -813,6 +813,11 @@ add_table_row (GtkGrid    *grid,
        * wide tables scroll sideways instead of squeezing. */
       gtk_label_set_width_chars (GTK_LABEL (label), MIN (chars, 16));
       gtk_label_set_max_width_chars (GTK_LABEL (label), 40);
+      /* The lines between cells: each draws the one above and before it. */
+      if (col > 0)
+        gtk_widget_add_css_class (label, "natter-md-table-after");
+      if (row > 1)
+        gtk_widget_add_css_class (label, "natter-md-table-below");
       gtk_grid_attach (grid, label, (int) col, row, 1, 1);
     }
 }
@@ -828,9 +833,10 @@ render_table (const char *text,
   GtkWidget *grid = gtk_grid_new ();
   g_autoptr(GPtrArray) header = split_row (text + header_start, header_end - header_start);
 
-  gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
-  gtk_grid_set_column_spacing (GTK_GRID (grid), 18);
+  /* No spacing: the cells' padding and lines space them. */
   gtk_widget_add_css_class (grid, "natter-md-table");
+  gtk_widget_set_halign (grid, GTK_ALIGN_START);
+  gtk_widget_set_overflow (grid, GTK_OVERFLOW_HIDDEN);
   add_table_row (GTK_GRID (grid), header, aligns, 0, TRUE);
   for (guint i = 0; i < rows->len; i++)
     add_table_row (GTK_GRID (grid), g_ptr_array_index (rows, i), aligns, (int) i + 1, FALSE);

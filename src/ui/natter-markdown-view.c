@@ -107,7 +107,21 @@ static const char css[] =
   "}"
   ".natter-md-bullet { min-width: 1.2em; }"
   ".natter-md-table-scroller { padding-bottom: 4px; }"
-  ".natter-md-table-header { padding-bottom: 2px; }";
+  /* Tables as GNOME draws lists: a rounded frame, lines between the
+   * cells, the header row shaded above a stronger rule. Colours come
+   * from the text colour, so light and dark alike. */
+  ".natter-md-table {"
+  "  border: 1px solid alpha(currentColor, 0.15);"
+  "  border-radius: 6px;"
+  "}"
+  ".natter-md-table-header, .natter-md-table-cell { padding: 4px 10px; }"
+  ".natter-md-table-header {"
+  "  background-color: alpha(currentColor, 0.05);"
+  "  border-bottom: 1px solid alpha(currentColor, 0.3);"
+  "}"
+  ".natter-md-table-cell.natter-md-table-below { border-top: 1px solid alpha(currentColor, 0.15); }"
+  ".natter-md-table-header.natter-md-table-after,"
+  ".natter-md-table-cell.natter-md-table-after { border-left: 1px solid alpha(currentColor, 0.15); }";
 
 static void
 ensure_css (GtkWidget *widget)

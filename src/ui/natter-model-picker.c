@@ -86,27 +86,20 @@ set_page (NatterModelPicker *self,
   gtk_spinner_set_spinning (self->spinner, g_strcmp0 (page, "loading") == 0);
 }
 
-static GtkWidget *
-model_row_new (const char *model,
-               gboolean    current)
+/* Adds @model's row to the list, from its template. */
+static void
+add_model_row (NatterModelPicker *self,
+               const char        *model,
+               gboolean           current)
 {
-  GtkWidget *row = gtk_list_box_row_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  GtkWidget *label = gtk_label_new (model);
-  GtkWidget *check = gtk_image_new_from_icon_name ("object-select-symbolic");
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-model-picker-row.ui");
+  GtkWidget *row = GTK_WIDGET (gtk_builder_get_object (builder, "row"));
 
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
-  gtk_widget_set_hexpand (label, TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Current model"), -1);
-  gtk_widget_set_opacity (check, current ? 1.0 : 0.0);
-  gtk_box_append (GTK_BOX (box), label);
-  gtk_box_append (GTK_BOX (box), check);
-  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
+  gtk_label_set_text (GTK_LABEL (gtk_builder_get_object (builder, "label")), model);
+  gtk_widget_set_opacity (GTK_WIDGET (gtk_builder_get_object (builder, "check")), current ? 1.0 : 0.0);
   g_object_set_data_full (G_OBJECT (row), "model", g_strdup (model), g_free);
   gtk_widget_set_tooltip_text (row, model);
-  return row;
+  gtk_list_box_append (self->list_box, row);
 }
 
 static void
@@ -121,10 +114,16 @@ rebuild_rows (NatterModelPicker *self)
     {
       const char *model = gtk_string_list_get_string (self->models, i);
 
-      gtk_list_box_append (self->list_box, model_row_new (model, g_strcmp0 (model, self->model) == 0));
+      add_model_row (self, model, g_strcmp0 (model, self->model) == 0);
     }
 }
 
+/* The button shows the model's whole name when there is room for it, and
+ * an icon when there is not (a narrow window, GNOME's mobile width; the
+ * template's squeezer chooses): a name cut to "lla…3b" or "Choos…Model"
+ * reads as a fault, and the name is in the tooltip and the list anyway.
+ * A very long name is still capped so that it never holds the title to a
+ * few letters. */
 static void
 update_button (NatterModelPicker *self)
 {
@@ -138,41 +137,6 @@ update_button (NatterModelPicker *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   named ? self->model : _("Choose Model"), -1);
   gtk_label_set_text (self->name_label, named ? self->model : _("Choose Model"));
-}
-
-/* The button shows the model's whole name when there is room for it, and
- * an icon when there is not (a narrow window, GNOME's mobile width): a
- * name cut to "lla…3b" or "Choos…Model" reads as a fault, and the name is
- * in the tooltip and the list anyway. A very long name is still capped
- * so that it never holds the title to a few letters. */
-static void
-build_button (NatterModelPicker *self)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-  GtkWidget *icon = natter_accessible_decoration_new ("applications-science-symbolic");
-
-  self->name_label = GTK_LABEL (label);
-  gtk_label_set_ellipsize (self->name_label, PANGO_ELLIPSIZE_MIDDLE);
-  gtk_label_set_max_width_chars (self->name_label, 24);
-  gtk_label_set_width_chars (self->name_label, 0);
-  self->name_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_box_append (GTK_BOX (self->name_box), label);
-  gtk_box_append (GTK_BOX (self->name_box), natter_accessible_decoration_new ("pan-down-symbolic"));
-  self->icon_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-  gtk_widget_set_halign (self->icon_box, GTK_ALIGN_CENTER);
-  gtk_box_append (GTK_BOX (self->icon_box), icon);
-
-  /* A box of two ways to show one name: nothing to say of its own. */
-  self->squeezer = g_object_new (ADW_TYPE_SQUEEZER, "accessible-role", GTK_ACCESSIBLE_ROLE_GROUP, NULL);
-  adw_squeezer_set_transition_type (self->squeezer, ADW_SQUEEZER_TRANSITION_TYPE_NONE);
-  adw_squeezer_set_switch_threshold_policy (self->squeezer, ADW_FOLD_THRESHOLD_POLICY_NATURAL);
-  adw_squeezer_set_homogeneous (self->squeezer, FALSE);
-  adw_squeezer_add (self->squeezer, self->name_box);
-  adw_squeezer_add (self->squeezer, self->icon_box);
-  gtk_menu_button_set_child (self->menu_button, GTK_WIDGET (self->squeezer));
-  /* Flat like the header's other buttons: with a child of its own the
-   * button is neither a text nor an image button to the style sheet. */
-  gtk_menu_button_set_has_frame (self->menu_button, FALSE);
 }
 
 static void
@@ -469,6 +433,10 @@ natter_model_picker_class_init (NatterModelPickerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, error_description);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, refresh_button);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, fallback_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, squeezer);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, name_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, name_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, icon_box);
   gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, refresh_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, popdown_clicked_cb);
@@ -483,7 +451,6 @@ natter_model_picker_init (NatterModelPicker *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   natter_accessible_plain_mnemonics (GTK_WIDGET (self));
-  build_button (self);
 
   self->models = gtk_string_list_new (NULL);
   self->listings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_strfreev);

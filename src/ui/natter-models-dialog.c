@@ -56,6 +56,22 @@ struct _NatterModelsDialog
 
 G_DEFINE_FINAL_TYPE (NatterModelsDialog, natter_models_dialog, ADW_TYPE_WINDOW)
 
+/* The part @id of natter-models-dialog-parts.ui, with @builder holding
+ * the rest of it (transfer none: it lives as long as @builder, or as
+ * what it is added to). */
+static GtkWidget *
+build_part (GtkBuilder *builder,
+            const char *id)
+{
+  const char *ids[] = { id, NULL };
+  g_autoptr(GError) error = NULL;
+
+  if (!gtk_builder_add_objects_from_resource (builder, "/io/github/natter/Natter/ui/natter-models-dialog-parts.ui",
+                                              ids, &error))
+    g_error ("natter-models-dialog-parts.ui: %s", error->message);
+  return GTK_WIDGET (gtk_builder_get_object (builder, id));
+}
+
 static void list_models (NatterModelsDialog *self);
 
 static void
@@ -167,6 +183,7 @@ delete_clicked_cb (GtkButton          *button,
 {
   const char *name = g_object_get_data (G_OBJECT (button), "model");
   NatterOpenaiProvider *provider = natter_model_library_get_provider (self->library);
+  g_autoptr(GtkBuilder) builder = gtk_builder_new ();
   g_autofree char *heading = NULL;
   g_autofree char *body = NULL;
   GtkWidget *dialog;
@@ -176,25 +193,24 @@ delete_clicked_cb (GtkButton          *button,
   /* Translators: %s is the name of a model provider, e.g. "Ollama" */
   body = g_strdup_printf (_("Its files are removed from %s. Using it again means pulling it again, whole."),
                           natter_openai_provider_get_display_name (provider));
+  dialog = build_part (builder, "delete_dialog");
+  gtk_window_set_transient_for (GTK_WINDOW (dialog), GTK_WINDOW (self));
   /* Heading and body are plain text: a name is the server's. */
-  dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, body);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "delete", _("_Delete"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "delete",
-                                              ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  adw_message_dialog_set_heading (ADW_MESSAGE_DIALOG (dialog), heading);
+  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog), body);
   g_object_set_data_full (G_OBJECT (dialog), "model", g_strdup (name), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (delete_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
-static GtkWidget *
-model_row_new (NatterModelsDialog    *self,
+/* Adds @info's row to the list. */
+static void
+add_model_row (NatterModelsDialog    *self,
                const NatterModelInfo *info,
                gboolean               deletable)
 {
-  GtkWidget *row = adw_action_row_new ();
+  g_autoptr(GtkBuilder) builder = gtk_builder_new ();
+  GtkWidget *row = build_part (builder, "model_row");
   g_autofree char *title = g_markup_escape_text (info->name, -1);
   g_autofree char *description = describe_model (info);
   g_autofree char *subtitle = g_markup_escape_text (description, -1);
@@ -204,19 +220,16 @@ model_row_new (NatterModelsDialog    *self,
   g_object_set_data_full (G_OBJECT (row), "model", g_strdup (info->name), g_free);
   if (deletable)
     {
-      GtkWidget *button = gtk_button_new_from_icon_name ("user-trash-symbolic");
+      GtkWidget *button = build_part (builder, "delete_button");
       /* Translators: %s is a model name; what a screen reader says of its delete button */
       g_autofree char *label = g_strdup_printf (_("Delete %s"), info->name);
 
-      gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-      gtk_widget_add_css_class (button, "flat");
-      gtk_widget_set_tooltip_text (button, _("Delete"));
       gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
       g_object_set_data_full (G_OBJECT (button), "model", g_strdup (info->name), g_free);
       g_signal_connect_object (button, "clicked", G_CALLBACK (delete_clicked_cb), self, 0);
       adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
     }
-  return row;
+  gtk_list_box_append (self->model_list, row);
 }
 
 static void
@@ -250,7 +263,7 @@ listed_cb (GObject      *object,
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->model_list))) != NULL)
     gtk_list_box_remove (self->model_list, child);
   for (guint i = 0; i < models->len; i++)
-    gtk_list_box_append (self->model_list, model_row_new (self, g_ptr_array_index (models, i), ollama));
+    add_model_row (self, g_ptr_array_index (models, i), ollama);
   set_page (self, models->len > 0 ? "models" : "empty");
 }
 
@@ -295,17 +308,16 @@ describe_bytes (gint64 completed,
   return g_strdup_printf (_("%s of %s"), done, whole);
 }
 
-static GtkWidget *
-layer_row_new (void)
+/* Adds a row for the next layer of a pull, its bar as its "bar". */
+static void
+add_layer_row (NatterModelsDialog *self)
 {
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *bar = gtk_progress_bar_new ();
+  g_autoptr(GtkBuilder) builder = gtk_builder_new ();
+  GtkWidget *row = build_part (builder, "layer_row");
 
-  gtk_widget_set_valign (bar, GTK_ALIGN_CENTER);
-  gtk_widget_set_size_request (bar, 120, -1);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), bar);
-  g_object_set_data (G_OBJECT (row), "bar", bar);
-  return row;
+  g_object_set_data (G_OBJECT (row), "bar", gtk_builder_get_object (builder, "layer_bar"));
+  g_ptr_array_add (self->layer_rows, row);
+  gtk_list_box_append (self->layer_list, row);
 }
 
 static void
@@ -341,11 +353,7 @@ update_progress (NatterModelsDialog *self)
       GtkWidget *row;
 
       if (i == self->layer_rows->len)
-        {
-          row = layer_row_new ();
-          g_ptr_array_add (self->layer_rows, row);
-          gtk_list_box_append (self->layer_list, row);
-        }
+        add_layer_row (self);
       row = g_ptr_array_index (self->layer_rows, i);
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), bytes);

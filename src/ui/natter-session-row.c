@@ -41,6 +41,8 @@ struct _NatterSessionRow
   GtkLabel                *snippet_label;
   GtkBox                  *more_hits;
   GtkLabel                *versions_label;
+  guint                    n_versions;
+  gboolean                 earlier_version;   /* a search hit in a version not listed */
   GtkSpinner              *spinner;
   GtkLabel                *mark_label;
   GtkImage                *mark_icon;
@@ -394,8 +396,18 @@ update (NatterSessionRow *self)
     set_mark (self, "running", NULL, NULL, NULL);
   else if (g_strcmp0 (status, "suspended") == 0)
     set_mark (self, "needs-you", _("needs you"), NULL, NULL);
+  else if (g_strcmp0 (status, "idle") == 0 && natter_sessions_is_turn_elsewhere (self->sessions, self->entry))
+    {
+      /* Translators: %s is the name of another computer the answer is written on */
+      g_autofree char *where = g_strdup_printf (_("Answering on “%s”"),
+                                                natter_session_index_entry_get_latest_turn_device_name (self->entry));
+
+      set_mark (self, "elsewhere", _("on another device"), "network-transmit-receive-symbolic", where);
+    }
   else if (g_strcmp0 (status, "idle") == 0)
     set_mark (self, "interrupted", _("interrupted"), NULL, NULL);
+  else if (g_strcmp0 (status, NATTER_LATEST_TURN_STATUS_ARRIVING) == 0)
+    set_mark (self, "arriving", _("arriving"), NULL, NULL);
   else if (g_strcmp0 (status, "failed") == 0)
     set_mark (self, "failed", NULL, "dialog-warning-symbolic", _("The last answer failed"));
   else
@@ -600,20 +612,54 @@ natter_session_row_set_more_hits (NatterSessionRow   *self,
  * Says under the title that the conversation has other versions, which
  * the "‹ n/N ›" of its messages reach; nothing for 1 (or 0).
  */
-void
-natter_session_row_set_n_versions (NatterSessionRow *self,
-                                   guint             n_versions)
+static void
+show_versions (NatterSessionRow *self)
 {
   g_autofree char *text = NULL;
+  guint n_versions = self->n_versions;
 
-  g_return_if_fail (NATTER_IS_SESSION_ROW (self));
-
-  if (n_versions > 1)
+  if (n_versions > 1 && self->earlier_version)
+    /* Translators: under a conversation's title in the sidebar's search:
+     * the words were found in a version other than the one the list
+     * shows, so its mark and time are that version's */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Found in an earlier version (%u in all)",
+                                         "Found in an earlier version (%u in all)", n_versions), n_versions);
+  else if (n_versions > 1)
     /* Translators: under a conversation's title in the sidebar: it was
      * edited or tried again, and has this many versions */
     text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u version", "%u versions", n_versions), n_versions);
   gtk_label_set_text (self->versions_label, text != NULL ? text : "");
   gtk_widget_set_visible (GTK_WIDGET (self->versions_label), text != NULL);
+}
+
+void
+natter_session_row_set_n_versions (NatterSessionRow *self,
+                                   guint             n_versions)
+{
+  g_return_if_fail (NATTER_IS_SESSION_ROW (self));
+
+  self->n_versions = n_versions;
+  show_versions (self);
+}
+
+/**
+ * natter_session_row_set_earlier_version:
+ * @self: a row
+ * @earlier: whether the row is a search hit in a version of its
+ *   conversation other than the one the list shows
+ *
+ * Such a row says so beside the number of versions: its status mark
+ * and time are that version's, not those of the conversation's row
+ * outside the search.
+ */
+void
+natter_session_row_set_earlier_version (NatterSessionRow *self,
+                                        gboolean          earlier)
+{
+  g_return_if_fail (NATTER_IS_SESSION_ROW (self));
+
+  self->earlier_version = !!earlier;
+  show_versions (self);
 }
 
 /**

@@ -43,6 +43,8 @@ void                     natter_session_row_set_snippet     (NatterSessionRow   
 const char              *natter_session_row_get_snippet     (NatterSessionRow        *self);
 void                     natter_session_row_set_n_versions  (NatterSessionRow        *self,
                                                              guint                    n_versions);
+void                     natter_session_row_set_earlier_version (NatterSessionRow    *self,
+                                                                 gboolean             earlier);
 const char              *natter_session_row_get_versions_text (NatterSessionRow      *self);
 const char              *natter_session_row_get_title       (NatterSessionRow        *self);
 const char              *natter_session_row_get_status_mark (NatterSessionRow        *self);

@@ -76,6 +76,7 @@ struct _NatterSidebar
 
   guint                 list_key_id;      /* a key press in the list is being handled */
   GError               *search_error;     /* why the last search could not look at the words */
+  GtkWidget            *row_menu;         /* a row's context menu, or NULL */
 
   /* Template children */
   GtkSearchBar         *search_bar;
@@ -417,6 +418,82 @@ row_released_cb (GtkGestureClick *gesture,
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0, session_id);
 }
 
+/* A row's context menu: right-click, long-press, Shift+F10 or the Menu
+ * key. It is the open conversation's menu, so the row's conversation is
+ * opened first, as a click on it would; the menu then points where the
+ * pointer was, or at the row for a key. */
+static void
+show_row_menu (NatterSidebar    *self,
+               NatterSessionRow *row,
+               double            x,
+               double            y)
+{
+  NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
+  GdkRectangle rect = { 0, 0, 1, 1 };
+  double sx, sy;
+  guint position;
+
+  if (self->row_menu == NULL || entry == NULL)
+    return;
+  position = natter_sidebar_find_position (self, natter_session_index_entry_get_session_id (entry));
+  if (position != GTK_INVALID_LIST_POSITION && gtk_single_selection_get_selected (self->selection) != position)
+    gtk_single_selection_set_selected (self->selection, position);
+  if (!gtk_widget_translate_coordinates (GTK_WIDGET (row), GTK_WIDGET (self), x, y, &sx, &sy))
+    return;
+  rect.x = (int) sx;
+  rect.y = (int) sy;
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->row_menu), &rect);
+  gtk_popover_popup (GTK_POPOVER (self->row_menu));
+}
+
+static void
+row_menu_pressed_cb (GtkGestureClick *gesture,
+                     int              n_press,
+                     double           x,
+                     double           y,
+                     NatterSidebar   *self)
+{
+  GtkWidget *row = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+
+  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+  show_row_menu (self, NATTER_SESSION_ROW (row), x, y);
+}
+
+static void
+row_long_pressed_cb (GtkGestureLongPress *gesture,
+                     double               x,
+                     double               y,
+                     NatterSidebar       *self)
+{
+  GtkWidget *row = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (gesture));
+
+  show_row_menu (self, NATTER_SESSION_ROW (row), x, y);
+}
+
+/* Shift+F10 or Menu in the list: the focused row's menu. A focused row
+ * is the selected one (the list selects what the keys move to). */
+static gboolean
+row_menu_key_cb (GtkWidget *list,
+                 GVariant  *args,
+                 gpointer   user_data)
+{
+  NatterSidebar *self = user_data;
+  NatterSessionIndexEntry *selected = gtk_single_selection_get_selected_item (self->selection);
+  GHashTableIter iter;
+  gpointer row;
+
+  if (!NATTER_IS_SESSION_INDEX_ENTRY (selected))
+    return FALSE;
+  g_hash_table_iter_init (&iter, self->bound_rows);
+  while (g_hash_table_iter_next (&iter, &row, NULL))
+    if (natter_session_row_get_entry (row) == selected && gtk_widget_get_mapped (row))
+      {
+        show_row_menu (self, row, gtk_widget_get_width (row) / 2.0, gtk_widget_get_height (row) / 2.0);
+        return TRUE;
+      }
+  return FALSE;
+}
+
 /* A conversation's row is dragged by its session id, onto a header
  * (natter-sidebar-header-row.c). */
 static GdkContentProvider *
@@ -478,6 +555,14 @@ row_setup_cb (GtkSignalListItemFactory *factory,
   g_signal_connect (click, "pressed", G_CALLBACK (row_pressed_cb), self);
   g_signal_connect (click, "released", G_CALLBACK (row_released_cb), self);
   gtk_widget_add_controller (row, GTK_EVENT_CONTROLLER (click));
+  click = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_SECONDARY);
+  g_signal_connect (click, "pressed", G_CALLBACK (row_menu_pressed_cb), self);
+  gtk_widget_add_controller (row, GTK_EVENT_CONTROLLER (click));
+  click = gtk_gesture_long_press_new ();
+  gtk_gesture_single_set_touch_only (GTK_GESTURE_SINGLE (click), TRUE);
+  g_signal_connect (click, "pressed", G_CALLBACK (row_long_pressed_cb), self);
+  gtk_widget_add_controller (row, GTK_EVENT_CONTROLLER (click));
   GtkWidget *header = natter_sidebar_header_row_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
 
@@ -523,6 +608,11 @@ update_row_snippet (NatterSidebar    *self,
                                     hit != NULL ? (const char * const *) hit->more_markups->pdata : NULL,
                                     hit != NULL ? (const char * const *) hit->more_texts->pdata : NULL);
   natter_session_row_set_n_versions (row, natter_family_filter_get_n_versions (self->family_filter, id));
+  /* A search lists every version it found words in: one the list would
+   * not show says so, or its mark and time would contradict the row
+   * the person knows. */
+  natter_session_row_set_earlier_version (row, hit != NULL && id != NULL &&
+                                               !natter_family_filter_is_listed_version (self->family_filter, id));
 }
 
 static void
@@ -851,6 +941,7 @@ natter_sidebar_dispose (GObject *object)
   NatterSidebar *self = NATTER_SIDEBAR (object);
 
   g_clear_handle_id (&self->list_key_id, g_source_remove);
+  g_clear_pointer (&self->row_menu, gtk_widget_unparent);
   stop_keeping_scroll (self);
   g_cancellable_cancel (self->content_search);
   g_clear_object (&self->content_search);
@@ -1048,6 +1139,10 @@ natter_sidebar_init (NatterSidebar *self)
   gtk_shortcut_controller_add_shortcut (shortcuts,
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_KP_Delete, 0),
                                                           gtk_named_action_new ("win.delete")));
+  gtk_shortcut_controller_add_shortcut (shortcuts,
+                                        gtk_shortcut_new (gtk_alternative_trigger_new (gtk_keyval_trigger_new (GDK_KEY_F10, GDK_SHIFT_MASK),
+                                                                                       gtk_keyval_trigger_new (GDK_KEY_Menu, 0)),
+                                                          gtk_callback_action_new (row_menu_key_cb, self, NULL)));
   gtk_widget_add_controller (GTK_WIDGET (self->session_list), GTK_EVENT_CONTROLLER (shortcuts));
   update_page (self);
 }
@@ -1201,6 +1296,47 @@ natter_sidebar_select (NatterSidebar *self,
     }
   if (self->selection != NULL)
     sync_selection (self);
+}
+
+/**
+ * natter_sidebar_set_row_menu:
+ * @self: the sidebar
+ * @menu: (nullable): the menu of the open conversation, or %NULL for none
+ *
+ * Gives the conversations' rows a context menu, shown by right-click,
+ * long-press, Shift+F10 and the Menu key: @menu, once the row's
+ * conversation is the open one (its actions act on the open
+ * conversation). The sidebar keeps a reference on @menu.
+ */
+void
+natter_sidebar_set_row_menu (NatterSidebar *self,
+                             GMenuModel    *menu)
+{
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+  g_return_if_fail (menu == NULL || G_IS_MENU_MODEL (menu));
+
+  g_clear_pointer (&self->row_menu, gtk_widget_unparent);
+  if (menu == NULL)
+    return;
+  self->row_menu = gtk_popover_menu_new_from_model (menu);
+  gtk_popover_set_has_arrow (GTK_POPOVER (self->row_menu), FALSE);
+  gtk_widget_set_halign (self->row_menu, GTK_ALIGN_START);
+  gtk_widget_set_parent (self->row_menu, GTK_WIDGET (self));
+}
+
+/**
+ * natter_sidebar_get_row_menu:
+ * @self: the sidebar
+ *
+ * Returns: (transfer none) (nullable): the rows' context menu, a
+ *   #GtkPopoverMenu, for the tests to look at
+ */
+GtkWidget *
+natter_sidebar_get_row_menu (NatterSidebar *self)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+
+  return self->row_menu;
 }
 
 /**

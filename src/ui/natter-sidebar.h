@@ -57,5 +57,8 @@ void          natter_sidebar_set_folder_expanded (NatterSidebar  *self,
                                                   const char     *folder_id,
                                                   gboolean        expanded);
 GtkWidget    *natter_sidebar_get_scope_dropdown  (NatterSidebar  *self);
+void          natter_sidebar_set_row_menu        (NatterSidebar  *self,
+                                                  GMenuModel     *menu);
+GtkWidget    *natter_sidebar_get_row_menu        (NatterSidebar  *self);
 
 G_END_DECLS

@@ -54,6 +54,7 @@ struct _NatterTimelineModel
   GPtrArray          *walk_levels;
   GHashTable         *walk_seen;
   char               *walk_turn;
+  gboolean            walk_version;   /* the session walked from is a version of this one */
 
   /* The session's last compaction: the turn it keeps first, and the
    * summary its row shows before it. */
@@ -346,15 +347,23 @@ ancestor_cb (GObject      *source,
     {
       const NatterSessionTurn *turn = natter_session_state_get_turn (state, i);
 
-      g_ptr_array_add (level, natter_turn_item_new_inherited (self->sessions, turn->turn_id,
-                                                              (guint) turn->session_seq, session_id));
+      NatterTurnItem *item = natter_turn_item_new_inherited (self->sessions, turn->turn_id,
+                                                             (guint) turn->session_seq, session_id);
+
+      /* A version's history is the conversation's own, one arrow from
+       * the other versions: shown as such, not as a branch's. */
+      natter_turn_item_set_shared_history (item, self->walk_version);
+      g_ptr_array_add (level, item);
       if (turn == fork_point)
         break;
     }
-  g_ptr_array_add (level, natter_timeline_marker_new (NATTER_TIMELINE_MARKER_BRANCHED, session_id,
-                                      natter_session_state_get_title (state), NULL));
+  if (!self->walk_version)
+    g_ptr_array_add (level, natter_timeline_marker_new (NATTER_TIMELINE_MARKER_BRANCHED, session_id,
+                                        natter_session_state_get_title (state), NULL));
   g_ptr_array_add (self->walk_levels, g_steal_pointer (&level));
 
+  /* Once a branch is passed, what lies before it is a branch's history. */
+  self->walk_version = self->walk_version && natter_session_state_get_is_version (state);
   walk_step (self, natter_session_state_get_parent_session (state),
              natter_session_state_get_forked_from_turn_id (state));
 }
@@ -391,6 +400,7 @@ start_walk (NatterTimelineModel *self,
   self->walk_levels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   self->walk_seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_hash_table_add (self->walk_seen, g_strdup (self->session_id));
+  self->walk_version = natter_session_state_get_is_version (state);
   walk_step (self, natter_session_state_get_parent_session (state),
              natter_session_state_get_forked_from_turn_id (state));
 }
@@ -555,6 +565,19 @@ session_index_changed_cb (NatterSessions      *sessions,
     }
 }
 
+/* Another device wrote to a turn (docs/sessions.md §8.5): its item reads
+ * it again, and shows the answer as far as it has arrived. */
+static void
+turn_changed_elsewhere_cb (NatterSessions      *sessions,
+                           const char          *turn_id,
+                           NatterTimelineModel *self)
+{
+  NatterTurnItem *item = g_hash_table_lookup (self->by_turn, turn_id);
+
+  if (item != NULL && !natter_turn_item_get_running (item))
+    natter_turn_item_reload (item);
+}
+
 static void
 hub_event_cb (NatterTurnEventHub  *hub,
               const char          *turn_id,
@@ -633,6 +656,7 @@ natter_timeline_model_new (NatterSessions     *sessions,
   self->session_id = g_strdup (session_id);
 
   g_signal_connect (sessions, "session-index-changed", G_CALLBACK (session_index_changed_cb), self);
+  g_signal_connect (sessions, "turn-changed-elsewhere", G_CALLBACK (turn_changed_elsewhere_cb), self);
   g_signal_connect (hub, "event", G_CALLBACK (hub_event_cb), self);
   g_signal_connect (hub, "delta", G_CALLBACK (hub_delta_cb), self);
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_start_cb), self);

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "natter-blob-store.h"
+#include "natter-store-error.h"
 #include "natter-turn-item.h"
 
 typedef struct
@@ -32,9 +33,11 @@ struct _NatterTurnItem
   /* For a turn a branched session shows from its history: the session
    * the turn belongs to. NULL for the session's own turns. */
   char            *inherited_from;
+  gboolean         shared_history;
 
   NatterTurnState *state;
   char            *error;
+  gboolean         arriving;        /* the error is a file still on its way */
   gboolean         loading;
   GCancellable    *cancellable;
   /* Live events that arrive while the file is being read: joined by
@@ -325,6 +328,37 @@ natter_turn_item_new_inherited (NatterSessions *sessions,
 }
 
 /**
+ * natter_turn_item_set_shared_history:
+ * @self: an inherited item (natter_turn_item_new_inherited())
+ * @shared: whether the conversation shown is a version of the one the
+ *   turn belongs to, so the turn is its history as much as theirs
+ *
+ * A version's history is shown as the conversation's own; a branch's
+ * is dimmed below a "Branched from" marker (docs/sessions.md §3).
+ */
+void
+natter_turn_item_set_shared_history (NatterTurnItem *self,
+                                     gboolean        shared)
+{
+  g_return_if_fail (NATTER_IS_TURN_ITEM (self));
+  self->shared_history = !!shared;
+}
+
+/**
+ * natter_turn_item_get_shared_history:
+ * @self: the item
+ *
+ * Returns: whether the turn is a version's history shared with it
+ *   (natter_turn_item_set_shared_history())
+ */
+gboolean
+natter_turn_item_get_shared_history (NatterTurnItem *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), FALSE);
+  return self->shared_history;
+}
+
+/**
  * natter_turn_item_get_inherited_from:
  * @self: an item
  *
@@ -377,6 +411,23 @@ natter_turn_item_get_state (NatterTurnItem *self)
 {
   g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), NULL);
   return self->state;
+}
+
+/**
+ * natter_turn_item_get_arriving:
+ * @self: an item
+ *
+ * Whether the turn could not be read because its file has not arrived
+ * from another device yet (docs/format.md §9.3): no damage; reading it
+ * again once it is there shows it.
+ *
+ * Returns: %TRUE when natter_turn_item_get_error() says so
+ */
+gboolean
+natter_turn_item_get_arriving (NatterTurnItem *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), FALSE);
+  return self->error != NULL && self->arriving;
 }
 
 /**
@@ -581,15 +632,27 @@ get_turn_cb (GObject      *source,
   set_loading (self, FALSE);
 
   state = events != NULL ? natter_turn_reduce (events, &error) : NULL;
+  if (state != NULL && self->state != NULL && self->error == NULL && pending->len == 0 &&
+      natter_turn_state_get_n_events (state) == natter_turn_state_get_n_events (self->state))
+    {
+      /* Read again for a change the store's watch saw, which was this
+       * process's own write, already joined from the bus: nothing is
+       * new, and rebuilding the turn's widgets would take a prompt's
+       * buttons away from under the pointer. */
+      natter_turn_state_unref (state);
+      return;
+    }
   if (state == NULL)
     {
       g_free (self->error);
       self->error = g_strdup (error->message);
+      self->arriving = g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
     }
   else
     {
       g_clear_pointer (&self->state, natter_turn_state_unref);
       g_clear_pointer (&self->error, g_free);
+      self->arriving = FALSE;
       self->state = state;
       for (guint i = 0; i < pending->len && self->state != NULL && !self->loading; i++)
         {
@@ -627,6 +690,25 @@ natter_turn_item_ensure_loaded (NatterTurnItem *self)
   g_return_if_fail (NATTER_IS_TURN_ITEM (self));
 
   if (self->state != NULL || self->error != NULL)
+    return;
+  load (self);
+}
+
+/**
+ * natter_turn_item_reload:
+ * @self: an item
+ *
+ * Reads the turn again, once it was read: its file changed by the hand
+ * of another process or device (docs/sessions.md §8.5), which the
+ * event bus of this one does not carry. A turn never read is left to
+ * natter_turn_item_ensure_loaded().
+ */
+void
+natter_turn_item_reload (NatterTurnItem *self)
+{
+  g_return_if_fail (NATTER_IS_TURN_ITEM (self));
+
+  if (self->state == NULL && self->error == NULL)
     return;
   load (self);
 }

@@ -27,9 +27,13 @@ NatterTurnItem  *natter_turn_item_new_inherited       (NatterSessions  *sessions
 const char      *natter_turn_item_get_turn_id         (NatterTurnItem  *self);
 GPtrArray       *natter_turn_item_dup_attachments     (NatterTurnItem  *self);
 const char      *natter_turn_item_get_inherited_from  (NatterTurnItem  *self);
+void             natter_turn_item_set_shared_history  (NatterTurnItem  *self,
+                                                       gboolean         shared);
+gboolean         natter_turn_item_get_shared_history  (NatterTurnItem  *self);
 guint            natter_turn_item_get_session_seq     (NatterTurnItem  *self);
 NatterTurnState *natter_turn_item_get_state           (NatterTurnItem  *self);
 const char      *natter_turn_item_get_error           (NatterTurnItem  *self);
+gboolean         natter_turn_item_get_arriving        (NatterTurnItem  *self);
 gboolean         natter_turn_item_get_loading         (NatterTurnItem  *self);
 gboolean         natter_turn_item_get_running         (NatterTurnItem  *self);
 void             natter_turn_item_set_running         (NatterTurnItem  *self,
@@ -43,6 +47,7 @@ void             natter_turn_item_set_latest          (NatterTurnItem  *self,
 const char      *natter_turn_item_get_overlay_text    (NatterTurnItem  *self);
 const char      *natter_turn_item_get_overlay_reasoning (NatterTurnItem *self);
 void             natter_turn_item_ensure_loaded       (NatterTurnItem  *self);
+void             natter_turn_item_reload              (NatterTurnItem  *self);
 void             natter_turn_item_join_event          (NatterTurnItem  *self,
                                                        JsonObject      *event,
                                                        guint64          offset);

@@ -114,45 +114,50 @@ text_view_new (const char *markdown)
   return view;
 }
 
+/* The part @id of natter-turn-row-parts.ui, with @builder holding the
+ * rest of it (transfer none: it lives as long as @builder, or as what it
+ * is added to). */
+static GtkWidget *
+build_part (GtkBuilder *builder,
+            const char *id)
+{
+  const char *ids[] = { id, NULL };
+  g_autoptr(GError) error = NULL;
+
+  if (!gtk_builder_add_objects_from_resource (builder, "/io/github/natter/Natter/ui/natter-turn-row-parts.ui",
+                                              ids, &error))
+    g_error ("natter-turn-row-parts.ui: %s", error->message);
+  return GTK_WIDGET (gtk_builder_get_object (builder, id));
+}
+
 /* Finished reasoning is tucked away: it is there for who wants it, and
  * does not push the answer down. */
-static GtkWidget *
-reasoning_expander_new (const char *text)
+static void
+append_reasoning (GtkBox     *box,
+                  const char *text)
 {
-  GtkWidget *expander = gtk_expander_new_with_mnemonic (_("_Reasoning"));
-  GtkWidget *label = gtk_label_new (text);
+  g_autoptr(GtkBuilder) builder = gtk_builder_new ();
+  GtkWidget *expander = build_part (builder, "reasoning_expander");
 
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_set_margin_top (label, 6);
-  gtk_widget_add_css_class (label, "dim-label");
-  gtk_widget_add_css_class (label, "natter-reasoning");
-  gtk_expander_set_child (GTK_EXPANDER (expander), label);
-  gtk_widget_add_css_class (expander, "natter-reasoning-expander");
-  return expander;
+  gtk_label_set_text (GTK_LABEL (gtk_builder_get_object (builder, "reasoning_label")), text);
+  gtk_box_append (box, expander);
 }
 
 /* Under the answer a call had streamed when it was stopped or broke off:
  * the text above it is all there is, and says why. */
-static GtkWidget *
-partial_mark_new (NatterTurnModelCall *call)
+static void
+append_partial_mark (GtkBox              *box,
+                     NatterTurnModelCall *call)
 {
   gboolean stopped = g_strcmp0 (natter_turn_model_call_get_error (call), "cancelled") == 0;
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *icon = gtk_image_new_from_icon_name (stopped ? "process-stop-symbolic"
-                                                          : "dialog-warning-symbolic");
-  GtkWidget *label = gtk_label_new (stopped ? _("Stopped mid-answer") : _("Cut off mid-answer"));
+  g_autoptr(GtkBuilder) builder = gtk_builder_new ();
+  GtkWidget *mark = build_part (builder, "partial_mark");
 
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_box_append (GTK_BOX (box), icon);
-  gtk_box_append (GTK_BOX (box), label);
-  gtk_widget_add_css_class (box, "dim-label");
-  gtk_widget_add_css_class (box, "caption");
-  gtk_widget_add_css_class (box, "natter-partial-mark");
-  return box;
+  gtk_image_set_from_icon_name (GTK_IMAGE (gtk_builder_get_object (builder, "partial_icon")),
+                                stopped ? "process-stop-symbolic" : "dialog-warning-symbolic");
+  gtk_label_set_text (GTK_LABEL (gtk_builder_get_object (builder, "partial_label")),
+                      stopped ? _("Stopped mid-answer") : _("Cut off mid-answer"));
+  gtk_box_append (box, mark);
 }
 
 static void
@@ -186,8 +191,8 @@ add_message_parts (NatterTurnRow       *self,
           if (g_str_equal (type, "text"))
             g_string_append (text, json_object_get_string_member_with_default (part, "text", ""));
           else if (g_str_equal (type, "reasoning"))
-            gtk_box_append (GTK_BOX (self->activity_box),
-                            reasoning_expander_new (json_object_get_string_member_with_default (part, "text", "")));
+            append_reasoning (GTK_BOX (self->activity_box),
+                              json_object_get_string_member_with_default (part, "text", ""));
         }
     }
   if (text->len > 0)
@@ -204,7 +209,7 @@ add_message_parts (NatterTurnRow       *self,
     }
   if (partial != NULL)
     {
-      gtk_box_append (GTK_BOX (self->activity_box), partial_mark_new (call));
+      append_partial_mark (GTK_BOX (self->activity_box), call);
       if (g_strcmp0 (natter_turn_model_call_get_error (call), "cancelled") == 0)
         self->stopped_mid_answer = TRUE;
     }
@@ -369,6 +374,21 @@ show_terminal (NatterTurnRow   *self,
     default:
       if (running)
         set_status (self, TRUE, NULL, _("Working…"), NULL, NULL);
+      else if (!natter_device_is_this (natter_sessions_get_device (self->sessions),
+                                       natter_turn_state_get_device_id (state)))
+        {
+          /* Another device writes this answer (docs/format.md §4.5): it
+           * shows when it arrives, and nothing here moves it on but the
+           * person's confirmed take-over. */
+          /* Translators: %s is the name of another computer */
+          g_autofree char *text = g_strdup_printf (_("Answering on “%s”…"),
+                                                   natter_turn_state_get_device_name (state));
+
+          /* No spinner: that device may have stopped for good, which
+           * nothing here can tell. */
+          set_status (self, FALSE, "network-transmit-receive-symbolic", text, _("Continue _Here…"),
+                      latest ? "win.continue-turn-here" : NULL);
+        }
       else
         set_status (self, FALSE, "dialog-warning-symbolic",
                     _("Interrupted before it finished, perhaps by a crash."),
@@ -774,8 +794,10 @@ update (NatterTurnRow *self)
 
   /* A branched session's history is shown read-only and dimmed: it is
    * the parent's, referenced, not this conversation's own (Branch from
-   * Here still forks it; it is never the latest, so no next step). */
-  if (natter_turn_item_get_inherited_from (self->item) != NULL)
+   * Here still forks it; it is never the latest, so no next step). A
+   * version's is its own as much as the other versions': not dimmed. */
+  if (natter_turn_item_get_inherited_from (self->item) != NULL &&
+      !natter_turn_item_get_shared_history (self->item))
     {
       gtk_widget_add_css_class (GTK_WIDGET (self), "dim-label");
       gtk_widget_add_css_class (GTK_WIDGET (self), "natter-inherited");
@@ -811,7 +833,10 @@ update (NatterTurnRow *self)
     }
   show_overlay (self);
 
-  if (error != NULL)
+  if (error != NULL && natter_turn_item_get_arriving (self->item))
+    /* On its way from another device, not damaged (docs/format.md §9.3). */
+    set_status (self, TRUE, NULL, _("Arriving from another device…"), NULL, NULL);
+  else if (error != NULL)
     {
       g_autofree char *text = g_strdup_printf (_("This turn cannot be read: %s"), error);
 

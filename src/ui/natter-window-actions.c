@@ -282,6 +282,8 @@ delete_activated (GtkWidget  *widget,
 
   g_free (self->sidebar.last_deleted_id);
   self->sidebar.last_deleted_id = g_strdup (session_id);
+  /* Ctrl+Z undoes this one before a folder deleted earlier. */
+  self->folders.deleted_last = FALSE;
 
   _natter_window_close_session (self);
   natter_sidebar_set_hidden (self->session_sidebar, session_id, TRUE);
@@ -452,6 +454,24 @@ open_branched_from_activated (GtkWidget  *widget,
                                 _("The conversation this was branched from is no longer available."));
 }
 
+/* A conversation named by a facet that cannot open one itself (a toast's
+ * Open: words dictated for it, natter-window-voice.c), shown with the
+ * conversation side in view when the window is narrow. */
+static void
+open_conversation_activated (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (!natter_window_open_session (self, g_variant_get_string (parameter, NULL)))
+    {
+      gtk_widget_activate_action (widget, "win.show-toast", "s", _("The conversation is no longer available."));
+      return;
+    }
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
 /* The error bar's Retry: the message that was not sent, again, with its
  * files. Its words and files were put back into the composer: they go
  * from there now. */
@@ -516,6 +536,68 @@ resume_activated (GtkWidget  *widget,
                                      resume_turn_cb, g_object_ref (self));
 }
 
+static void
+take_over_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+
+  turn_id = natter_sessions_take_over_turn_finish (NATTER_SESSIONS (source), result, &error);
+  if (turn_id == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, self->conversation.session_id, _("The answer could not be continued"), error, NULL);
+  _natter_window_update_composer (self);
+}
+
+static void
+take_over_response_cb (AdwMessageDialog *dialog,
+                       const char       *response,
+                       NatterWindow     *self)
+{
+  const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
+
+  if (!g_str_equal (response, "continue") || g_strcmp0 (session_id, self->conversation.session_id) != 0)
+    return;
+  natter_conversation_view_stick_to_bottom (self->conversation.view);
+  natter_sessions_take_over_turn_async (self->sessions, session_id, self->cancellable, take_over_cb,
+                                        g_object_ref (self));
+}
+
+/* "Continue Here…" of an answer another device was writing
+ * (docs/sync.md): never without asking, since were that device still
+ * at it, both would write the answer. */
+static void
+continue_here_activated (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  NatterSessionIndexEntry *entry;
+  const char *device;
+  g_autofree char *body = NULL;
+  AdwMessageDialog *dialog;
+
+  if (self->conversation.session_id == NULL)
+    return;
+  entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), self->conversation.session_id);
+  device = entry != NULL ? natter_session_index_entry_get_latest_turn_device_name (entry) : NULL;
+  /* Translators: %s is the name of another computer */
+  body = g_strdup_printf (_("This answer is being written on “%s”. Continue it here only if that device stopped "
+                            "in the middle of it: it was switched off, or Natter closed there before the answer "
+                            "was done. If it is still at work, both devices would write the answer."),
+                          device != NULL ? device : _("another device"));
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Continue the Answer Here?"), body));
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "continue", _("Continue _Here"), NULL);
+  adw_message_dialog_set_response_appearance (dialog, "continue", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (dialog, "cancel");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->conversation.session_id), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (take_over_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 /* The conversation's permission grants, with Revoke (docs/sessions.md §12). */
 static void
 permissions_activated (GtkWidget  *widget,
@@ -573,9 +655,11 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.try-again", "s", try_again_activated);
   gtk_widget_class_install_action (widget_class, "win.continue-turn", "s", continue_activated);
   gtk_widget_class_install_action (widget_class, "win.resume-turn", "s", resume_activated);
+  gtk_widget_class_install_action (widget_class, "win.continue-turn-here", "s", continue_here_activated);
   gtk_widget_class_install_action (widget_class, "win.branch-from-turn", "s", branch_activated);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
   gtk_widget_class_install_action (widget_class, "win.open-branched-from", "s", open_branched_from_activated);
+  gtk_widget_class_install_action (widget_class, "win.open-conversation", "s", open_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.retry-send", NULL, retry_send_activated);
   gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, show_help_overlay_activated);
   gtk_widget_class_install_action (widget_class, "win.open-search-hit", "(ss)", open_search_hit_activated);

@@ -4,7 +4,8 @@
  *
  * The error bar (what went wrong, in plain words, and one way on) and the
  * page of a damaged conversation (what is left of it, where the damage
- * is, its folder, and a copy of its readable part).
+ * is, and its folder). Copying the readable part of a damaged
+ * conversation, which opens the copy, is natter-window-recovery.c's.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -26,6 +27,9 @@
 #include "natter-toast-guard.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
+
+/* A damaged conversation's heading: two lines of the status page. */
+#define DAMAGED_HEADING_CHARS 60
 
 /* Takes @text. A notice, not an error: errors go to the error bar. */
 void
@@ -109,6 +113,12 @@ explain_error (NatterWindow *self,
         return g_strdup (_("An earlier message of this conversation cannot be read, so nothing was sent: the "
                            "model would not get the whole conversation. Copy the part before the damage into a "
                            "new conversation to go on; the damaged file is left as it is."));
+      case NATTER_SESSION_ERROR_READ_ONLY:
+        return g_strdup (_("This version is another device’s copy of the conversation, kept when both devices "
+                           "changed it at once. It is read only: nothing was written."));
+      case NATTER_SESSION_ERROR_ARRIVING:
+        return g_strdup (_("A message of this conversation has not arrived from another device yet. Send again "
+                           "once it has: nothing was written."));
       case NATTER_SESSION_ERROR_INVALID_ARGUMENT:
       default:
         break;
@@ -331,9 +341,23 @@ void
 _natter_window_show_damage (NatterWindow *self)
 {
   const char *title = natter_session_index_entry_get_title (self->conversation.entry);
+  g_autofree char *heading = NULL;
 
-  adw_status_page_set_title (self->errors.errored_page,
-                             title != NULL && title[0] != '\0' ? title : _("This Conversation Is Damaged"));
+  /* The heading stays a heading: a long title is shortened, whole in the
+   * tooltip, so the explanation and the way out are in view. */
+  if (title == NULL || title[0] == '\0')
+    heading = g_strdup (_("This Conversation Is Damaged"));
+  else if (g_utf8_strlen (title, -1) > DAMAGED_HEADING_CHARS)
+    {
+      g_autofree char *start = g_utf8_substring (title, 0, DAMAGED_HEADING_CHARS - 1);
+
+      heading = g_strconcat (start, "…", NULL);
+    }
+  else
+    heading = g_strdup (title);
+  adw_status_page_set_title (self->errors.errored_page, heading);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->errors.errored_page),
+                               title != NULL && g_strcmp0 (title, heading) != 0 ? title : NULL);
   if (g_strcmp0 (self->errors.damage_session_id, self->conversation.session_id) != 0)
     {
       g_clear_pointer (&self->errors.damage, natter_session_damage_free);
@@ -443,64 +467,11 @@ show_damaged_file_activated (GtkWidget  *widget,
                           G_DBUS_CALL_FLAGS_NONE, -1, self->cancellable, show_items_cb, show);
 }
 
-static void
-recovered_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(NatterWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *session_id = NULL;
-
-  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (source), result, &error);
-  if (session_id == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _natter_window_show_error (self, NULL, _("The readable part could not be copied"), error, NULL);
-      return;
-    }
-  natter_window_open_session (self, session_id);
-  adw_leaflet_set_visible_child (self->leaflet, self->content);
-}
-
-/* "Copy Readable Part to a New Conversation" (docs/sessions.md
- * §6.2 stays true: the damaged file is only read). */
-static void
-copy_readable_part_activated (GtkWidget  *widget,
-                              const char *action_name,
-                              GVariant   *parameter)
-{
-  NatterWindow *self = NATTER_WINDOW (widget);
-
-  if (self->sessions == NULL || self->errors.damage_session_id == NULL)
-    return;
-  natter_sessions_recover_async (self->sessions, self->errors.damage_session_id, self->cancellable,
-                                 recovered_cb, g_object_ref (self));
-}
-
-/* The error bar's way out of a history that cannot be read: the part
- * before the damage, copied into a new conversation that opens. */
-static void
-recover_from_error_activated (GtkWidget  *widget,
-                              const char *action_name,
-                              GVariant   *parameter)
-{
-  NatterWindow *self = NATTER_WINDOW (widget);
-  g_autofree char *session_id = g_strdup (self->errors.session_id);
-
-  if (self->sessions == NULL || session_id == NULL)
-    return;
-  _natter_window_hide_error (self);
-  natter_sessions_recover_async (self->sessions, session_id, self->cancellable, recovered_cb, g_object_ref (self));
-}
-
 void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.recover-from-error", NULL, recover_from_error_activated);
   gtk_widget_class_install_action (widget_class, "win.report-error", "(ssis)", report_error_activated);
   gtk_widget_class_bind_template_callback (widget_class, error_close_cb);
   gtk_widget_class_install_action (widget_class, "win.show-damaged-file", NULL, show_damaged_file_activated);
-  gtk_widget_class_install_action (widget_class, "win.copy-readable-part", NULL, copy_readable_part_activated);
 }
 

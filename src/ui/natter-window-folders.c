@@ -293,6 +293,24 @@ folder_restored_cb (GObject      *source,
     _natter_window_show_error (self, NULL, _("The folder was not brought back"), error, NULL);
 }
 
+/* The deletion's undo is no longer waiting for Ctrl+Z. */
+static void
+forget_undo (NatterWindow *self)
+{
+  g_clear_object (&self->folders.undo_toast);
+  g_clear_pointer (&self->folders.undo_target, g_variant_unref);
+  self->folders.deleted_last = FALSE;
+  _natter_window_update_keyboard_actions (self);
+}
+
+static void
+undo_toast_dismissed_cb (AdwToast     *toast,
+                         NatterWindow *self)
+{
+  if (self->folders.undo_toast == toast)
+    forget_undo (self);
+}
+
 static void
 undo_delete_folder_activated (GtkWidget  *widget,
                               const char *action_name,
@@ -303,6 +321,8 @@ undo_delete_folder_activated (GtkWidget  *widget,
   const char *name;
 
   g_variant_get (parameter, "(&s&s)", &folder_id, &name);
+  if (self->folders.undo_target != NULL && g_variant_equal (parameter, self->folders.undo_target))
+    forget_undo (self);
   if (self->folders.store == NULL || natter_folders_lookup (self->folders.store, folder_id) != NULL)
     return;
   natter_folders_restore_async (self->folders.store, folder_id, name, self->cancellable, folder_restored_cb,
@@ -353,8 +373,43 @@ folder_deleted_cb (GObject      *source,
   adw_toast_set_action_name (toast, "win.undo-delete-folder");
   adw_toast_set_action_target_value (toast, g_variant_new ("(ss)", request->folder_id, request->name));
   adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (undo_toast_dismissed_cb), self, 0);
+  /* Ctrl+Z undoes the latest deletion, this one until another comes or
+   * the toast goes. */
+  forget_undo (self);
+  self->folders.undo_toast = g_object_ref (toast);
+  self->folders.undo_target = g_variant_ref_sink (g_variant_new ("(ss)", request->folder_id, request->name));
+  self->folders.deleted_last = TRUE;
   natter_toast_guard_add (self->toast_overlay, toast);
+  _natter_window_update_keyboard_actions (self);
   delete_folder_free (request);
+}
+
+/**
+ * _natter_window_undo_folder_delete:
+ * @self: the window
+ * @latest_only: only if the folder went after any conversation did
+ *
+ * What Ctrl+Z does to a deleted folder whose toast still shows: the
+ * toast's Undo, and the toast goes.
+ *
+ * Returns: whether a folder's deletion was undone
+ */
+gboolean
+_natter_window_undo_folder_delete (NatterWindow *self,
+                                   gboolean      latest_only)
+{
+  g_autoptr(AdwToast) toast = NULL;
+  g_autoptr(GVariant) target = NULL;
+
+  if (self->folders.undo_toast == NULL || (latest_only && !self->folders.deleted_last))
+    return FALSE;
+  toast = g_object_ref (self->folders.undo_toast);
+  target = g_variant_ref (self->folders.undo_target);
+  gtk_widget_activate_action_variant (GTK_WIDGET (self), "win.undo-delete-folder", target);
+  /* No button dismissed this toast: it is dismissed once here. */
+  natter_toast_guard_dismiss (self->toast_overlay, toast);
+  return TRUE;
 }
 
 static void
@@ -505,9 +560,63 @@ _natter_window_folders_init (NatterWindow *self)
   _natter_window_update_folder_actions (self);
 }
 
+/* Ctrl+Z: the typing in the composer first, then a folder deleted after
+ * the last conversation, then the last conversation deleted (the
+ * sidebar's), then any folder still waiting. Here, above the keyboard
+ * facet, since it undoes a folder's deletion. */
+static void
+undo_activated (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  g_autofree char *session_id = NULL;
+  g_autoptr(AdwToast) toast = NULL;
+
+  /* Ctrl+Z acts on what has the focus: in a text with typing to undo (the
+   * composer) it undoes the typing, even while a deletion waits; the
+   * toast's Undo button stays for that. */
+  if (GTK_IS_TEXT_VIEW (focus) &&
+      gtk_text_buffer_get_can_undo (gtk_text_view_get_buffer (GTK_TEXT_VIEW (focus))))
+    {
+      gtk_widget_activate_action (focus, "text.undo", NULL);
+      return;
+    }
+  /* A folder deleted after the last conversation is undone first. */
+  if (_natter_window_undo_folder_delete (self, TRUE))
+    return;
+
+  if (self->sidebar.last_deleted_id != NULL && g_hash_table_contains (self->sidebar.pending_deletes, self->sidebar.last_deleted_id))
+    session_id = g_strdup (self->sidebar.last_deleted_id);
+  else
+    {
+      GHashTableIter iter;
+      gpointer key;
+
+      g_hash_table_iter_init (&iter, self->sidebar.pending_deletes);
+      if (g_hash_table_iter_next (&iter, &key, NULL))
+        session_id = g_strdup (key);
+    }
+  if (session_id == NULL)
+    {
+      _natter_window_undo_folder_delete (self, FALSE);
+      return;
+    }
+
+  toast = g_object_ref (g_hash_table_lookup (self->sidebar.pending_deletes, session_id));
+  gtk_widget_activate_action (widget, "win.undo-delete", "s", session_id);
+  /* No button dismissed this toast, so it is dismissed once here; its
+   * pending entry is gone, so going away deletes nothing. Ctrl+Z may come
+   * while the toast is still appearing: the guard waits for that to end. */
+  natter_toast_guard_dismiss (self->toast_overlay, toast);
+  _natter_window_focus_sidebar_position (self, natter_sidebar_find_position (self->session_sidebar, session_id));
+}
+
 void
 _natter_window_class_folders_init (GtkWidgetClass *widget_class)
 {
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_activated);
   gtk_widget_class_install_action (widget_class, "win.pin", NULL, pin_activated);
   gtk_widget_class_install_action (widget_class, "win.unpin", NULL, pin_activated);
   gtk_widget_class_install_action (widget_class, "win.move-to-folder", "s", move_to_folder_activated);

@@ -42,8 +42,9 @@ _natter_window_update_keyboard_actions (NatterWindow *self)
   /* A disabled action lets its key through: Ctrl+Z still undoes typing in
    * the composer while no deletion waits for its undo. */
   gtk_widget_action_set_enabled (widget, "win.undo",
-                                 self->sidebar.pending_deletes != NULL &&
-                                 g_hash_table_size (self->sidebar.pending_deletes) > 0);
+                                 (self->sidebar.pending_deletes != NULL &&
+                                  g_hash_table_size (self->sidebar.pending_deletes) > 0) ||
+                                 self->folders.undo_toast != NULL);
   gtk_widget_action_set_enabled (widget, "win.stop", _natter_window_latest_is_running (self));
   gtk_widget_action_set_enabled (widget, "win.cancel-edit", self->versions.editing_turn_id != NULL);
   gtk_widget_action_set_enabled (widget, "win.focus-composer", writable);
@@ -253,49 +254,6 @@ leaflet_changed_cb (NatterWindow *self)
 }
 
 static void
-undo_activated (GtkWidget  *widget,
-                const char *action_name,
-                GVariant   *parameter)
-{
-  NatterWindow *self = NATTER_WINDOW (widget);
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
-  g_autofree char *session_id = NULL;
-  g_autoptr(AdwToast) toast = NULL;
-
-  /* Ctrl+Z acts on what has the focus: in a text with typing to undo (the
-   * composer) it undoes the typing, even while a deletion waits; the
-   * toast's Undo button stays for that. */
-  if (GTK_IS_TEXT_VIEW (focus) &&
-      gtk_text_buffer_get_can_undo (gtk_text_view_get_buffer (GTK_TEXT_VIEW (focus))))
-    {
-      gtk_widget_activate_action (focus, "text.undo", NULL);
-      return;
-    }
-
-  if (self->sidebar.last_deleted_id != NULL && g_hash_table_contains (self->sidebar.pending_deletes, self->sidebar.last_deleted_id))
-    session_id = g_strdup (self->sidebar.last_deleted_id);
-  else
-    {
-      GHashTableIter iter;
-      gpointer key;
-
-      g_hash_table_iter_init (&iter, self->sidebar.pending_deletes);
-      if (g_hash_table_iter_next (&iter, &key, NULL))
-        session_id = g_strdup (key);
-    }
-  if (session_id == NULL)
-    return;
-
-  toast = g_object_ref (g_hash_table_lookup (self->sidebar.pending_deletes, session_id));
-  gtk_widget_activate_action (widget, "win.undo-delete", "s", session_id);
-  /* No button dismissed this toast, so it is dismissed once here; its
-   * pending entry is gone, so going away deletes nothing. Ctrl+Z may come
-   * while the toast is still appearing: the guard waits for that to end. */
-  natter_toast_guard_dismiss (self->toast_overlay, toast);
-  _natter_window_focus_sidebar_position (self, natter_sidebar_find_position (self->session_sidebar, session_id));
-}
-
-static void
 focus_composer_activated (GtkWidget  *widget,
                           const char *action_name,
                           GVariant   *parameter)
@@ -392,7 +350,6 @@ _natter_window_setup_keyboard (NatterWindow *self)
 void
 _natter_window_class_keyboard_init (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_activated);
   gtk_widget_class_install_action (widget_class, "win.focus-composer", NULL, focus_composer_activated);
   gtk_widget_class_install_action (widget_class, "win.leave-prompt", NULL, leave_prompt_activated);
   gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_activated);

@@ -3,15 +3,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The main window's shared state, split by facet the way GNOME Text
- * Editor splits its window: natter-window.c (lifetime, opening a session,
- * the public API), -opening.c (a picked conversation shown once its
- * latest turns are read), -sidebar.c (the window's side of its
- * #NatterSidebar: picking, deleting, going to a conversation), -search.c (a search result
- * opened at its turn), -conversation.c (the
- * timeline, agent and model choice, sending), -actions.c (the win.*
- * actions), -keyboard.c (tab stops and focus) and -errors.c (the error
- * bar and the damaged-conversation page). Each facet installs its own
- * actions and template callbacks from natter_window_class_init().
+ * Editor splits its window: natter-window.c (lifetime and the public API
+ * that sets the window up), -opening.c (the open conversation: opening
+ * one, at once or once its latest turns are read, a new one, closing
+ * it), -sidebar.c (the window's side of its #NatterSidebar: picking,
+ * deleting, going to a conversation), -search.c (a search result opened
+ * at its turn), -choice.c (the composer's state, which agent and model
+ * the next message goes to), -conversation.c (sending it), -versions.c
+ * and -editing.c (a message's versions, and Edit), -actions.c (the
+ * win.* actions), -keyboard.c (tab stops and focus), -errors.c (the
+ * error bar and the damaged-conversation page), -recovery.c (its
+ * readable part copied) and -voice.c (Read Aloud and dictation). Each facet installs its own actions and
+ * template callbacks from natter_window_class_init(); the order in
+ * which they call each other is the order of their functions below.
  *
  * The getters at the end are test seams.
  */
@@ -54,6 +58,10 @@ typedef struct
 {
   NatterFolders        *store;            /* nullable: no folders */
   GMenu                *menu;             /* Move to Folder's items */
+  /* The deleted folder whose toast still offers its undo, for Ctrl+Z */
+  AdwToast             *undo_toast;       /* nullable */
+  GVariant             *undo_target;      /* (ss): its id and name */
+  gboolean              deleted_last;     /* deleted after any conversation */
 } NatterWindowFolders;
 
 /* natter-window-conversation.c: the agent and the model the next
@@ -175,15 +183,18 @@ typedef struct
   char                 *open_turn;
 } NatterWindowVersions;
 
-/* natter-window-voice.c: who reads aloud and which answer, and the
- * dictations under way: the one the composer shows, and any whose
- * conversation was left before its words came (they go there). */
+/* natter-window-voice.c: who reads aloud and which answer, the
+ * provider the next message goes to (its transcription model makes
+ * dictation text), and the dictations under way: the one the composer
+ * shows, and any whose conversation was left before its words came
+ * (they go there). */
 typedef struct _NatterWindowDictation NatterWindowDictation;
 
 typedef struct
 {
   NatterSpeech         *speech;
   char                 *speaking_turn_id;
+  char                 *provider;         /* nullable: none to go to */
   NatterWindowDictation *dictation;       /* nullable: the composer's */
   GPtrArray            *dictations;       /* every one under way */
   guint                 dictation_tick_id;
@@ -234,25 +245,22 @@ struct _NatterWindow
   NatterWindowVoice     voice;
 };
 
-/* natter-window.c */
-void
-_natter_window_close_session (NatterWindow *self);
-void
-_natter_window_open_new_chat (NatterWindow *self);
+/* The facets' functions, from the bottom up: a facet calls only those
+ * of the facets before it here (tests/check-folder-calls.py fails on a
+ * call back up), and natter-window.c, above them all, calls any of them.
+ * Where a facet below has to reach one above, it goes through an action
+ * the facet above installs (win.open-branched-from, win.show-toast). */
+
+/* natter-window-state.c: what every facet asks of the open conversation */
 const char *
 _natter_window_choice_key (NatterWindow *self);
-NatterTimelineModel *
-_natter_window_ensure_timeline (NatterWindow *self,
-                                const char   *session_id);
-
-/* natter-window-opening.c */
-void
-_natter_window_cancel_opening (NatterWindow *self);
-void
-_natter_window_opening_init (NatterWindow *self);
-void
-_natter_window_set_opening_wait (NatterWindow *self,
-                                 guint         wait_ms);
+gboolean
+_natter_window_latest_is_running (NatterWindow *self);
+gboolean
+_natter_window_latest_is_unsettled (NatterWindow *self);
+gboolean
+_natter_window_provider_is_missing (NatterWindow *self,
+                                    const char   *provider_id);
 
 /* natter-window-errors.c */
 void
@@ -271,6 +279,38 @@ _natter_window_show_damage (NatterWindow *self);
 void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class);
 
+/* natter-window-queue.c */
+void
+_natter_window_open_queue (NatterWindow *self);
+void
+_natter_window_close_queue (NatterWindow *self);
+void
+_natter_window_stop_latest (NatterWindow *self);
+void
+_natter_window_composer_stop_cb (NatterWindow *self);
+
+/* natter-window-keyboard.c */
+void
+_natter_window_update_keyboard_actions (NatterWindow *self);
+void
+_natter_window_focus_sidebar_position (NatterWindow *self,
+                                       guint position);
+void
+_natter_window_setup_keyboard (NatterWindow *self);
+void
+_natter_window_class_keyboard_init (GtkWidgetClass *widget_class);
+
+/* natter-window-folders.c */
+void
+_natter_window_update_folder_actions (NatterWindow *self);
+gboolean
+_natter_window_undo_folder_delete (NatterWindow *self,
+                                   gboolean      latest_only);
+void
+_natter_window_folders_init (NatterWindow *self);
+void
+_natter_window_class_folders_init (GtkWidgetClass *widget_class);
+
 /* natter-window-versions.c */
 void
 _natter_window_apply_versions (NatterWindow *self);
@@ -281,52 +321,34 @@ _natter_window_versions_items_changed_cb (NatterWindow *self,
                                           guint         position,
                                           guint         removed,
                                           guint         added);
-void
-_natter_window_class_versions_init (GtkWidgetClass *widget_class);
 
-/* natter-window-archive.c */
+/* natter-window-voice.c */
 void
-_natter_window_export_to (NatterWindow *self,
-                          const char   *session_id,
-                          const char   *format,
-                          GFile        *file);
+_natter_window_set_dictation_provider (NatterWindow *self,
+                                       const char   *provider_id);
 void
-_natter_window_import_from (NatterWindow *self,
-                            GFile        *file,
-                            const char   *from);
+_natter_window_voice_conversation_closed (NatterWindow *self);
 void
-_natter_window_class_archive_init (GtkWidgetClass *widget_class);
+_natter_window_voice_rekey (NatterWindow *self,
+                            const char   *old_key,
+                            const char   *new_key);
+void
+_natter_window_voice_init (NatterWindow *self);
+void
+_natter_window_voice_dispose (NatterWindow *self);
+void
+_natter_window_class_voice_init (GtkWidgetClass *widget_class);
 
-/* natter-window-folders.c */
-void
-_natter_window_update_folder_actions (NatterWindow *self);
-void
-_natter_window_folders_init (NatterWindow *self);
-void
-_natter_window_class_folders_init (GtkWidgetClass *widget_class);
-
-/* natter-window-sidebar.c */
-void
-_natter_window_class_sidebar_init (GtkWidgetClass *widget_class);
-void
-_natter_window_sidebar_init (NatterWindow *self);
-
-/* natter-window-search.c */
-void
-_natter_window_reveal_turn (NatterWindow *self,
-                            const char *turn_id);
-
-/* natter-window-conversation.c */
-gboolean
-_natter_window_latest_is_running (NatterWindow *self);
-gboolean
-_natter_window_latest_is_unsettled (NatterWindow *self);
+/* natter-window-choice.c */
 void
 _natter_window_update_composer (NatterWindow *self);
 void
 _natter_window_apply_session_agent (NatterWindow *self);
 void
 _natter_window_update_model_picker (NatterWindow *self);
+void
+_natter_window_choose_for (NatterWindow         *self,
+                           NatterMessageRequest *request);
 /* What a new version of the open conversation's message goes on with:
  * its model pick, its last turn's model and its agent (all nullable). */
 typedef struct
@@ -335,11 +357,6 @@ typedef struct
   JsonObject *last;
   char       *agent_id;
 } NatterWindowCarriedChoice;
-gboolean
-_natter_window_provider_is_missing (NatterWindow *self,
-                                    const char   *provider_id);
-char *
-_natter_window_dup_next_provider (NatterWindow *self);
 void
 _natter_window_carried_choice_clear (NatterWindowCarriedChoice *carried);
 void
@@ -349,6 +366,41 @@ void
 _natter_window_carry_choice (NatterWindow                    *self,
                              const char                      *session_id,
                              const NatterWindowCarriedChoice *carried);
+void
+_natter_window_class_choice_init (GtkWidgetClass *widget_class);
+void
+_natter_window_choice_init (NatterWindow *self);
+
+/* natter-window-opening.c */
+void
+_natter_window_update_conversation (NatterWindow *self);
+void
+_natter_window_update_subtitle (NatterWindow *self);
+void
+_natter_window_close_session (NatterWindow *self);
+void
+_natter_window_open_new_chat (NatterWindow *self);
+NatterTimelineModel *
+_natter_window_ensure_timeline (NatterWindow *self,
+                                const char   *session_id);
+void
+_natter_window_restore_last_session (NatterWindow *self);
+void
+_natter_window_opening_dispose (NatterWindow *self);
+void
+_natter_window_cancel_opening (NatterWindow *self);
+void
+_natter_window_opening_init (NatterWindow *self);
+void
+_natter_window_set_opening_wait (NatterWindow *self,
+                                 guint         wait_ms);
+
+/* natter-window-search.c */
+void
+_natter_window_reveal_turn (NatterWindow *self,
+                            const char *turn_id);
+
+/* natter-window-conversation.c */
 void
 _natter_window_send_text (NatterWindow *self,
                           const char *text,
@@ -371,19 +423,38 @@ void
 _natter_window_send_request_again (NatterWindow               *self,
                                    const NatterMessageRequest *request);
 void
-_natter_window_composer_stop_cb (NatterWindow *self);
-void
-_natter_window_stop_latest (NatterWindow *self);
-/* natter-window-queue.c */
-void
-_natter_window_open_queue (NatterWindow *self);
-void
-_natter_window_close_queue (NatterWindow *self);
-
-void
-_natter_window_class_conversation_init (GtkWidgetClass *widget_class);
-void
 _natter_window_conversation_init (NatterWindow *self);
+
+/* natter-window-editing.c */
+void
+_natter_window_class_editing_init (GtkWidgetClass *widget_class);
+
+/* natter-window-recovery.c */
+void
+_natter_window_class_recovery_init (GtkWidgetClass *widget_class);
+
+/* natter-window-sidebar.c */
+void
+_natter_window_class_sidebar_init (GtkWidgetClass *widget_class);
+void
+_natter_window_sidebar_init (NatterWindow *self);
+
+/* natter-window-archive.c */
+void
+_natter_window_export_to (NatterWindow *self,
+                          const char   *session_id,
+                          const char   *format,
+                          GFile        *file);
+void
+_natter_window_import_from (NatterWindow *self,
+                            GFile        *file,
+                            const char   *from);
+void
+_natter_window_class_archive_init (GtkWidgetClass *widget_class);
+
+/* natter-window-compaction.c */
+void
+_natter_window_class_compaction_init (GtkWidgetClass *widget_class);
 
 /* natter-window-actions.c */
 void
@@ -391,37 +462,6 @@ _natter_window_delete_toast_dismissed_cb (AdwToast *toast,
                                           NatterWindow *self);
 void
 _natter_window_class_actions_init (GtkWidgetClass *widget_class);
-
-/* natter-window-compaction.c */
-void
-_natter_window_class_compaction_init (GtkWidgetClass *widget_class);
-
-/* natter-window-keyboard.c */
-void
-_natter_window_update_keyboard_actions (NatterWindow *self);
-void
-_natter_window_focus_sidebar_position (NatterWindow *self,
-                                       guint position);
-void
-_natter_window_setup_keyboard (NatterWindow *self);
-void
-_natter_window_class_keyboard_init (GtkWidgetClass *widget_class);
-
-/* natter-window-voice.c */
-void
-_natter_window_update_dictation_hint (NatterWindow *self);
-void
-_natter_window_voice_conversation_closed (NatterWindow *self);
-void
-_natter_window_voice_rekey (NatterWindow *self,
-                            const char   *old_key,
-                            const char   *new_key);
-void
-_natter_window_voice_init (NatterWindow *self);
-void
-_natter_window_voice_dispose (NatterWindow *self);
-void
-_natter_window_class_voice_init (GtkWidgetClass *widget_class);
 
 /* Test seams */
 void            natter_window_set_speech              (NatterWindow *self,

@@ -5,7 +5,7 @@
  * The window's facet of queued messages (docs/sessions.md §4):
  * the pending bubbles of the open conversation, the promotion a crash
  * may have left undone when a conversation opens, and Stop, which asks
- * whether the queue stays.
+ * whether the queue stays and stops the answer.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -108,6 +108,32 @@ removed_cb (GObject      *source,
   /* Sent or removed meanwhile: nothing left to clear. */
   if (!natter_sessions_remove_queued_message_finish (NATTER_SESSIONS (source), result, &error))
     g_debug ("A queued message could not be removed: %s", error->message);
+}
+
+static void
+stop_turn_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    _natter_window_show_error (self, self->conversation.session_id, _("The answer could not be stopped"), error, NULL);
+}
+
+/* Stops the open conversation's latest answer; what went wrong goes to
+ * the error bar. */
+void
+_natter_window_stop_latest (NatterWindow *self)
+{
+  const char *latest = self->conversation.entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->conversation.entry) : NULL;
+
+  if (latest == NULL)
+    return;
+  natter_sessions_stop_turn_async (self->sessions, latest, NULL, self->cancellable,
+                                   stop_turn_cb, g_object_ref (self));
 }
 
 /* One "Stop the Answer?" question: the queue it holds until answered. */

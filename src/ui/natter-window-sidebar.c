@@ -69,9 +69,12 @@ _natter_window_class_sidebar_init (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback (widget_class, session_activated_cb);
 }
 
-/* Gives the sidebar the services its list is built over. */
+/* Gives the sidebar the services its list is built over, and the
+ * conversation's menu as its rows' context menu. */
 void
 _natter_window_sidebar_init (NatterWindow *self)
 {
   natter_sidebar_set_services (self->session_sidebar, self->sessions, self->hub, self->sidebar.ticker);
+  natter_sidebar_set_row_menu (self->session_sidebar,
+                               gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (self->conversation_menu_button)));
 }

@@ -2,32 +2,19 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Versions of a message in the window. Edit puts a sent message into the
- * composer; sending it then makes a new version: the send pipeline
- * branches at the turn before the message, created with the
- * conversation's title (what marks a branch as a version,
- * docs/format.md §3.2), so the sidebar shows the branch as this
- * conversation going on, and sends the new words there
- * (_natter_window_send_version()). Try Again does the same with the
- * same message. Nothing is discarded: every message that has versions
- * shows
- * "‹ n/N ›", and the arrows open the conversation of the other version
- * scrolled to that version of the message
- * (natter_sessions_list_versions_async()).
+ * The versions of the open conversation's messages: read when the
+ * conversation opens and again when a message is added to it, and given
+ * to each of its items, whose rows then show "‹ n/N ›"
+ * (natter_sessions_list_versions_async()). Editing a message and the
+ * arrows between its versions are natter-window-editing.c's.
  */
 
 #define G_LOG_DOMAIN "natter-window"
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
-#include "natter-attachment-reuse.h"
-#include "natter-session-error.h"
 #include "natter-turn-item.h"
 #include "natter-window-private.h"
-
-/* The versions of the open conversation's messages */
 
 /* Gives every item of the open timeline its versions (NULL for none),
  * also items that were not there when the versions were read. */
@@ -117,151 +104,4 @@ _natter_window_versions_items_changed_cb (NatterWindow *self,
 {
   if (added > 0 && self->conversation.timeline != NULL && natter_timeline_model_get_loaded (self->conversation.timeline))
     _natter_window_refresh_versions (self);
-}
-
-/* Actions */
-
-typedef struct
-{
-  GWeakRef  self;
-  char     *turn_id;
-} CarryData;
-
-static void
-carry_data_free (CarryData *data)
-{
-  g_weak_ref_clear (&data->self);
-  g_free (data->turn_id);
-  g_free (data);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (CarryData, carry_data_free)
-
-static void
-attachments_loaded_cb (GObject      *source,
-                       GAsyncResult *result,
-                       gpointer      user_data)
-{
-  g_autoptr(CarryData) data = user_data;
-  g_autoptr(NatterWindow) self = g_weak_ref_get (&data->self);
-  g_autoptr(GPtrArray) sources = NULL;
-  g_autoptr(GError) error = NULL;
-
-  sources = natter_attachments_load_finish (result, &error);
-  /* The edit was sent or given up meanwhile: nothing to carry into. */
-  if (self == NULL || g_strcmp0 (self->versions.editing_turn_id, data->turn_id) != 0)
-    return;
-  if (sources == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _natter_window_show_error (self, NULL, _("The attachments of the message could not be added to the edit"),
-                                   error, NULL);
-      return;
-    }
-  natter_composer_restore_attachments (self->conversation.composer, sources);
-}
-
-/* The edit starts with the attachments the message was sent with, as
- * chips the user can remove: the new version references the same
- * blobs unless they do. */
-static void
-carry_attachments (NatterWindow   *self,
-                   NatterTurnItem *item,
-                   const char     *turn_id)
-{
-  g_autoptr(GPtrArray) parts = natter_turn_item_dup_attachments (item);
-  CarryData *data;
-
-  g_ptr_array_unref (natter_composer_take_attachments (self->conversation.composer));
-  if (parts->len == 0 || self->blobs == NULL)
-    return;
-  data = g_new0 (CarryData, 1);
-  g_weak_ref_init (&data->self, self);
-  data->turn_id = g_strdup (turn_id);
-  natter_attachments_load_async (self->blobs, parts, self->cancellable, attachments_loaded_cb, data);
-}
-
-static void
-edit_message_activated (GtkWidget  *widget,
-                        const char *action_name,
-                        GVariant   *parameter)
-{
-  NatterWindow *self = NATTER_WINDOW (widget);
-  const char *turn_id = g_variant_get_string (parameter, NULL);
-  NatterTurnItem *item = self->conversation.timeline != NULL ? natter_timeline_model_lookup_any (self->conversation.timeline, turn_id) : NULL;
-  g_autofree char *text = item != NULL ? natter_turn_item_dup_input_text (item) : NULL;
-
-  if (text == NULL)
-    return;
-  g_free (self->versions.editing_turn_id);
-  self->versions.editing_turn_id = g_strdup (turn_id);
-  natter_composer_set_text (self->conversation.composer, text);
-  carry_attachments (self, item, turn_id);
-  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
-  natter_conversation_view_set_editing (self->conversation.view, TRUE);
-  _natter_window_update_keyboard_actions (self);
-}
-
-/* Back to an ordinary message: the edited words and attachments go,
- * nothing was sent. */
-static void
-cancel_edit_activated (GtkWidget  *widget,
-                       const char *action_name,
-                       GVariant   *parameter)
-{
-  NatterWindow *self = NATTER_WINDOW (widget);
-
-  if (self->versions.editing_turn_id == NULL)
-    return;
-  g_clear_pointer (&self->versions.editing_turn_id, g_free);
-  natter_conversation_view_set_editing (self->conversation.view, FALSE);
-  natter_composer_set_text (self->conversation.composer, NULL);
-  g_ptr_array_unref (natter_composer_take_attachments (self->conversation.composer));
-  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
-  _natter_window_update_keyboard_actions (self);
-}
-
-static gboolean
-open_version_cb (gpointer user_data)
-{
-  NatterWindow *self = user_data;
-  g_autofree char *session_id = g_steal_pointer (&self->versions.open_session);
-  g_autofree char *turn_id = g_steal_pointer (&self->versions.open_turn);
-
-  self->versions.open_id = 0;
-  if (natter_window_open_session (self, session_id))
-    _natter_window_reveal_turn (self, turn_id);
-  return G_SOURCE_REMOVE;
-}
-
-/* Another version opens where the one left was: at its version of the
- * message, not at the bottom of its conversation. Not from inside the
- * arrow's click: GTK is still handling the press and the release of the
- * button, and opening the other conversation now would take the button
- * away under it (GTK then asks a freed widget where the pointer and the
- * focus are). The last arrow pressed wins. */
-static void
-open_version_activated (GtkWidget  *widget,
-                        const char *action_name,
-                        GVariant   *parameter)
-{
-  NatterWindow *self = NATTER_WINDOW (widget);
-  const char *session_id;
-  const char *turn_id;
-
-  g_variant_get (parameter, "(&s&s)", &session_id, &turn_id);
-  g_free (self->versions.open_session);
-  g_free (self->versions.open_turn);
-  self->versions.open_session = g_strdup (session_id);
-  self->versions.open_turn = g_strdup (turn_id);
-  if (self->versions.open_id == 0)
-    self->versions.open_id = g_idle_add (open_version_cb, self);
-}
-
-void
-_natter_window_class_versions_init (GtkWidgetClass *widget_class)
-{
-  gtk_widget_class_install_action (widget_class, "win.edit-message", "s", edit_message_activated);
-  gtk_widget_class_install_action (widget_class, "win.open-version", "(ss)", open_version_activated);
-  gtk_widget_class_install_action (widget_class, "win.cancel-edit", NULL, cancel_edit_activated);
 }

@@ -295,22 +295,9 @@ conversation_title (NatterWindow *self,
   return title != NULL && title[0] != '\0' ? title : _("New chat");
 }
 
-/* The toasts of words dictated for a conversation no longer on screen
- * carry its key and the words. */
-#define LEFT_KEY   "natter-dictation-key"
+/* The toast of words dictated for a conversation that was deleted
+ * carries the words. */
 #define LEFT_WORDS "natter-dictation-words"
-
-static void
-open_left_cb (AdwToast     *toast,
-              NatterWindow *self)
-{
-  const char *key = g_object_get_data (G_OBJECT (toast), LEFT_KEY);
-
-  if (g_strcmp0 (key, NATTER_WINDOW_NEW_CHAT_KEY) == 0)
-    _natter_window_open_new_chat (self);
-  else
-    natter_window_open_session (self, key);
-}
 
 static void
 copy_left_cb (AdwToast     *toast,
@@ -322,8 +309,9 @@ copy_left_cb (AdwToast     *toast,
 
 /* Words dictated for a conversation that is no longer on screen: added
  * to its message, which it keeps as its draft, and said, with a way
- * there. A conversation deleted meanwhile cannot take them: the toast
- * then offers to copy them. */
+ * there (an action of the facets that open conversations, which call
+ * this one). A conversation deleted meanwhile cannot take them: the
+ * toast then offers to copy them. */
 static void
 deliver_left (NatterWindowDictation *d,
               const char            *text)
@@ -348,8 +336,13 @@ deliver_left (NatterWindowDictation *d,
       escaped = g_markup_escape_text (message, -1);
       toast = adw_toast_new (escaped);
       adw_toast_set_button_label (toast, _("_Open"));
-      g_object_set_data_full (G_OBJECT (toast), LEFT_KEY, g_strdup (d->key), g_free);
-      g_signal_connect_object (toast, "button-clicked", G_CALLBACK (open_left_cb), self, 0);
+      if (g_strcmp0 (d->key, NATTER_WINDOW_NEW_CHAT_KEY) == 0)
+        adw_toast_set_action_name (toast, "win.new-chat");
+      else
+        {
+          adw_toast_set_action_name (toast, "win.open-conversation");
+          adw_toast_set_action_target_value (toast, g_variant_new_string (d->key));
+        }
     }
   else
     {
@@ -456,20 +449,36 @@ dictation_obstacle (NatterWindow *self,
   return NULL;
 }
 
-/**
- * _natter_window_update_dictation_hint:
- * @self: the window
- *
- * Tells the microphone button whether dictation can start in the open
- * conversation, and why not.
- */
-void
-_natter_window_update_dictation_hint (NatterWindow *self)
+/* Tells the microphone button whether dictation can start in the open
+ * conversation, and why not. */
+static void
+update_dictation_hint (NatterWindow *self)
 {
-  g_autofree char *provider = _natter_window_dup_next_provider (self);
-  g_autofree char *obstacle = dictation_obstacle (self, provider);
+  g_autofree char *obstacle = dictation_obstacle (self, self->voice.provider);
 
   natter_composer_set_dictation_hint (self->conversation.composer, obstacle);
+}
+
+/**
+ * _natter_window_set_dictation_provider:
+ * @self: the window
+ * @provider_id: (nullable): the provider the open conversation's next
+ *   message goes to, the one its model picker shows
+ *   (natter-window-choice.c)
+ *
+ * Dictation started from now on is made text by @provider_id's
+ * transcription model; the microphone button says whether it has one.
+ */
+void
+_natter_window_set_dictation_provider (NatterWindow *self,
+                                       const char   *provider_id)
+{
+  if (g_strcmp0 (self->voice.provider, provider_id) != 0)
+    {
+      g_free (self->voice.provider);
+      self->voice.provider = g_strdup (provider_id);
+    }
+  update_dictation_hint (self);
 }
 
 /**
@@ -539,7 +548,7 @@ dictate_activated (GtkWidget  *widget,
       return;
     }
 
-  provider = _natter_window_dup_next_provider (self);
+  provider = g_strdup (self->voice.provider);
   obstacle = dictation_obstacle (self, provider);
   natter_composer_set_dictation_hint (self->conversation.composer, obstacle);
   if (obstacle != NULL)
@@ -580,6 +589,7 @@ _natter_window_voice_dispose (NatterWindow *self)
       g_clear_object (&self->voice.speech);
     }
   g_clear_pointer (&self->voice.speaking_turn_id, g_free);
+  g_clear_pointer (&self->voice.provider, g_free);
   dictation_stop_ticking (self);
   self->voice.dictation = NULL;
   if (self->voice.dictations != NULL)
@@ -603,10 +613,8 @@ _natter_window_voice_init (NatterWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop-reading", FALSE);
   if (self->settings != NULL && natter_settings_get_gsettings (self->settings) != NULL)
     g_signal_connect_object (natter_settings_get_gsettings (self->settings), "changed::transcription-models",
-                             G_CALLBACK (_natter_window_update_dictation_hint), self, G_CONNECT_SWAPPED);
-  g_signal_connect_swapped (self->choice.model_picker, "notify::model", G_CALLBACK (_natter_window_update_dictation_hint),
-                            self);
-  _natter_window_update_dictation_hint (self);
+                             G_CALLBACK (update_dictation_hint), self, G_CONNECT_SWAPPED);
+  update_dictation_hint (self);
 }
 
 void

@@ -18,9 +18,11 @@
  * toast still up keeps the session: losing nothing beats finishing a
  * deletion the user may not have seen through.
  *
- * This file holds the window's lifetime, opening a session and the public
- * API; the sidebar, the conversation, the actions, keyboard use and the
- * error bar are facets of their own over natter-window-private.h.
+ * This file holds the window's lifetime and the public API that sets it
+ * up; opening a conversation, the sidebar, sending, the actions,
+ * keyboard use and the error bar are facets of their own over
+ * natter-window-private.h. This file is the top of them: it calls any
+ * facet, and no facet calls it.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -45,9 +47,6 @@
 #include "natter-toast-guard.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
-
-/* How close to the end (in pixels) still counts as "at the bottom". */
-
 
 G_DEFINE_FINAL_TYPE (NatterWindow, natter_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -133,91 +132,6 @@ natter_window_close_request (GtkWindow *window)
   return GTK_WINDOW_CLASS (natter_window_parent_class)->close_request (window);
 }
 
-/* The header names the model of the next message in its picker, which
- * needs the room: the subtitle names the model the last answer came from
- * only when that is another one (the picker then shows a name the
- * conversation has not used yet). */
-static void
-update_subtitle (NatterWindow *self)
-{
-  g_autofree char *last = self->conversation.entry != NULL ? natter_session_index_entry_dup_last_model_string (self->conversation.entry) : NULL;
-  const char *next = natter_model_picker_get_model (self->choice.model_picker);
-  const char *last_model = last != NULL ? strchr (last, '/') : NULL;
-
-  if (last != NULL && next != NULL && last_model != NULL && g_strcmp0 (last_model + 1, next) == 0 &&
-      gtk_widget_get_visible (GTK_WIDGET (self->choice.model_picker)))
-    g_clear_pointer (&last, g_free);
-  adw_window_title_set_subtitle (self->window_title, last != NULL ? last : "");
-}
-
-static void
-update_title (NatterWindow *self)
-{
-  const char *title = NULL;
-
-  if (self->conversation.entry != NULL)
-    {
-      title = natter_session_index_entry_get_title (self->conversation.entry);
-      /* A damaged session keeps the title its readable lines give. */
-      if (natter_session_index_entry_get_error (self->conversation.entry) != NULL && (title == NULL || title[0] == '\0'))
-        title = _("Damaged Conversation");
-      else if (title == NULL || title[0] == '\0')
-        title = _("New chat");
-    }
-  adw_window_title_set_title (self->window_title, title != NULL ? title : "");
-  gtk_widget_set_visible (self->conversation_menu_button, self->conversation.entry != NULL);
-  _natter_window_update_model_picker (self);
-  update_subtitle (self);
-}
-
-static void
-update_conversation (NatterWindow *self)
-{
-  const char *error = self->conversation.entry != NULL ? natter_session_index_entry_get_error (self->conversation.entry) : NULL;
-  gboolean has_session = self->conversation.session_id != NULL && self->conversation.entry != NULL;
-
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename", has_session && error == NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.parameters", has_session && error == NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete", has_session);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compact", has_session && error == NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.permissions", has_session && error == NULL);
-  _natter_window_update_keyboard_actions (self);
-  _natter_window_update_folder_actions (self);
-  update_title (self);
-
-  if (!has_session && self->conversation.new_chat)
-    {
-      /* Nothing is written for a new conversation before its first
-       * message: the conversation page, empty, with the composer. */
-      _natter_window_update_composer (self);
-      gtk_stack_set_visible_child_name (self->content_stack, "conversation");
-      natter_conversation_view_set_new_chat_hint (self->conversation.view, TRUE);
-      return;
-    }
-  if (!has_session)
-    {
-      gtk_stack_set_visible_child_name (self->content_stack, "empty");
-      return;
-    }
-  _natter_window_update_composer (self);
-  if (error != NULL)
-    {
-      _natter_window_show_damage (self);
-      gtk_stack_set_visible_child_name (self->content_stack, "errored");
-      return;
-    }
-  gtk_stack_set_visible_child_name (self->content_stack, "conversation");
-  natter_conversation_view_set_new_chat_hint (self->conversation.view,
-                                              self->conversation.timeline != NULL && natter_timeline_model_get_loaded (self->conversation.timeline) &&
-                                              g_list_model_get_n_items (G_LIST_MODEL (self->conversation.timeline)) == 0);
-}
-
-static void
-entry_notify_cb (NatterWindow *self)
-{
-  update_conversation (self);
-}
-
 static void
 hub_processing_cb (NatterTurnEventHub *hub,
                    const char         *turn_id,
@@ -241,244 +155,6 @@ session_index_changed_cb (NatterSessions *sessions,
   /* A pin lives in the conversation's original, which may be another
    * session than the one open. */
   _natter_window_update_folder_actions (self);
-}
-
-static void
-set_entry (NatterWindow            *self,
-           NatterSessionIndexEntry *entry)
-{
-  if (self->conversation.entry == entry)
-    return;
-  if (self->conversation.entry != NULL)
-    {
-      g_signal_handlers_disconnect_by_data (self->conversation.entry, self);
-      g_clear_object (&self->conversation.entry);
-    }
-  if (entry != NULL)
-    {
-      self->conversation.entry = g_object_ref (entry);
-      g_signal_connect_swapped (entry, "notify", G_CALLBACK (entry_notify_cb), self);
-    }
-}
-
-/* What the open conversation's draft and choices are kept under: its
- * id, or for a new conversation NATTER_WINDOW_NEW_CHAT_KEY; NULL when
- * none is open. */
-const char *
-_natter_window_choice_key (NatterWindow *self)
-{
-  if (self->conversation.session_id != NULL)
-    return self->conversation.session_id;
-  return self->conversation.new_chat ? NATTER_WINDOW_NEW_CHAT_KEY : NULL;
-}
-
-static void
-save_draft (NatterWindow *self)
-{
-  const char *key = _natter_window_choice_key (self);
-  g_autofree char *draft = NULL;
-
-  if (key == NULL)
-    return;
-  draft = natter_composer_dup_text (self->conversation.composer);
-  if (draft[0] != '\0')
-    g_hash_table_replace (self->conversation.drafts, g_strdup (key), g_steal_pointer (&draft));
-  else
-    g_hash_table_remove (self->conversation.drafts, key);
-  /* Attachments belong to their conversation's draft, too. */
-  if (natter_composer_get_n_attachments (self->conversation.composer) > 0)
-    g_hash_table_replace (self->conversation.draft_attachments, g_strdup (key), natter_composer_take_attachments (self->conversation.composer));
-  else
-    g_hash_table_remove (self->conversation.draft_attachments, key);
-}
-
-/* Puts the draft kept under @key into the composer. */
-static void
-restore_draft (NatterWindow *self,
-               const char   *key)
-{
-  g_autoptr(GPtrArray) attachments = NULL;
-  g_autofree char *stolen_key = NULL;
-
-  natter_composer_set_text (self->conversation.composer, g_hash_table_lookup (self->conversation.drafts, key));
-  g_hash_table_steal_extended (self->conversation.draft_attachments, key, (gpointer *) &stolen_key, (gpointer *) &attachments);
-  g_ptr_array_unref (natter_composer_take_attachments (self->conversation.composer));
-  if (attachments != NULL)
-    natter_composer_restore_attachments (self->conversation.composer, attachments);
-}
-
-static void
-timeline_items_changed_cb (NatterWindow *self)
-{
-  _natter_window_apply_versions (self);
-  update_conversation (self);
-}
-
-void
-_natter_window_close_session (NatterWindow *self)
-{
-  /* What went wrong is said where it went wrong: the next conversation
-   * opens without it. */
-  _natter_window_hide_error (self);
-  /* A dictation under way goes on for this conversation, never into the
-   * next one's message. */
-  _natter_window_voice_conversation_closed (self);
-  save_draft (self);
-  self->conversation.new_chat = FALSE;
-  if (self->conversation.timeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->conversation.timeline, self);
-  self->conversation.timeline = NULL;
-  set_entry (self, NULL);
-  g_clear_pointer (&self->conversation.session_id, g_free);
-  g_clear_pointer (&self->versions.editing_turn_id, g_free);
-  natter_conversation_view_set_editing (self->conversation.view, FALSE);
-  g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
-  natter_conversation_view_set_timeline (self->conversation.view, NULL);
-  natter_composer_set_text (self->conversation.composer, NULL);
-  _natter_window_close_queue (self);
-  natter_queue_view_set_session (self->conversation.queue_view, NULL, NULL);
-  update_conversation (self);
-}
-
-/* The timeline of @session_id this window keeps (transfer none),
- * made (and so starting to read) on first use. */
-NatterTimelineModel *
-_natter_window_ensure_timeline (NatterWindow *self,
-                                const char   *session_id)
-{
-  NatterTimelineModel *timeline = g_hash_table_lookup (self->conversation.timelines, session_id);
-
-  if (timeline == NULL)
-    {
-      timeline = natter_timeline_model_new (self->sessions, self->hub, session_id);
-      g_hash_table_insert (self->conversation.timelines, g_strdup (session_id), timeline);
-    }
-  return timeline;
-}
-
-/**
- * natter_window_open_session:
- * @self: the window
- * @session_id: a session in the index
- *
- * Shows @session_id: its timeline (read lazily, turns on screen first),
- * its draft, and the composer state of its latest turn; remembers it in
- * GSettings `last-session`. An errored session (docs/sessions.md §8.2) shows
- * its error and cannot take messages. While the startup scan is still running
- * (a Shell search result that launched the app), the session is opened as soon
- * as the index is loaded, in place of the last open one. It opens at
- * once, before its turns are read, and drops the wait of a conversation
- * natter_window_open_session_when_read() was about to show.
- *
- * Returns: %FALSE if @session_id is not in the (loaded) index
- */
-gboolean
-natter_window_open_session (NatterWindow *self,
-                            const char   *session_id)
-{
-  NatterSessionIndexEntry *entry;
-  NatterTimelineModel *timeline;
-
-  g_return_val_if_fail (NATTER_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (session_id != NULL, FALSE);
-
-  if (self->sessions == NULL)
-    return FALSE;
-  if (!natter_session_index_get_loaded (self->index) && !self->conversation.restored)
-    {
-      g_free (self->conversation.open_when_loaded);
-      self->conversation.open_when_loaded = g_strdup (session_id);
-      return TRUE;
-    }
-  entry = natter_session_index_lookup (self->index, session_id);
-  if (entry == NULL || g_hash_table_contains (self->sidebar.pending_deletes, session_id))
-    return FALSE;
-  /* Asked for now: a conversation still being read for an earlier
-   * request is not shown after this one. */
-  _natter_window_cancel_opening (self);
-  if (g_strcmp0 (session_id, self->conversation.session_id) == 0)
-    return TRUE;
-
-  natter_conversation_view_release_focus (self->conversation.view);
-  _natter_window_close_session (self);
-  self->conversation.session_id = g_strdup (session_id);
-  set_entry (self, entry);
-  _natter_window_apply_session_agent (self);
-  natter_settings_set_last_session (self->settings, session_id);
-
-  if (natter_session_index_entry_get_error (entry) == NULL)
-    {
-      timeline = _natter_window_ensure_timeline (self, session_id);
-      self->conversation.timeline = timeline;
-      g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (timeline_items_changed_cb), self);
-      g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
-      g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
-      natter_conversation_view_set_timeline (self->conversation.view, timeline);
-      restore_draft (self, session_id);
-      _natter_window_refresh_versions (self);
-      _natter_window_open_queue (self);
-    }
-  update_conversation (self);
-  natter_sidebar_select (self->session_sidebar, self->conversation.session_id);
-  return TRUE;
-}
-
-/**
- * _natter_window_open_new_chat:
- * @self: the window
- *
- * Shows a new, empty conversation: the composer with the new
- * conversation's draft, the default agent and model. Nothing is
- * written: the conversation exists from its first message, when the
- * send pipeline makes it (docs/sessions.md §1).
- */
-void
-_natter_window_open_new_chat (NatterWindow *self)
-{
-  _natter_window_cancel_opening (self);
-  if (self->conversation.new_chat)
-    return;
-  _natter_window_close_session (self);
-  self->conversation.new_chat = TRUE;
-  restore_draft (self, NATTER_WINDOW_NEW_CHAT_KEY);
-  _natter_window_apply_session_agent (self);
-  update_conversation (self);
-  _natter_window_update_model_picker (self);
-  natter_sidebar_select (self->session_sidebar, NULL);
-}
-
-/* Startup: the last open session */
-
-static void
-restore_last_session (NatterWindow *self)
-{
-  g_autofree char *requested = NULL;
-  g_autofree char *last = NULL;
-
-  if (self->conversation.restored || !natter_session_index_get_loaded (self->index))
-    return;
-  self->conversation.restored = TRUE;
-  requested = g_steal_pointer (&self->conversation.open_when_loaded);
-  if (requested != NULL && natter_window_open_session_when_read (self, requested))
-    return;
-  last = g_strdup (natter_settings_get_last_session (self->settings));
-  if (last[0] != '\0' && natter_window_open_session_when_read (self, last))
-    return;
-  /* Nothing to go back to: the window starts on a new conversation with
-   * the keyboard in its message field, so that what is typed first is
-   * the message, not keys for a button. It writes nothing until sent.
-   * Not when something was asked for while the index was read (a
-   * conversation, a first message sent): that stays. */
-  if (requested != NULL || self->conversation.session_id != NULL || self->conversation.new_chat || self->conversation.sending)
-    return;
-  _natter_window_open_new_chat (self);
-  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
-}
-
-static void
-index_loaded_cb (NatterWindow *self)
-{
-  restore_last_session (self);
 }
 
 /* Lifetime */
@@ -505,10 +181,7 @@ natter_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->index, self);
   if (self->sessions != NULL)
     g_signal_handlers_disconnect_by_data (self->sessions, self);
-  if (self->conversation.timeline != NULL)
-    g_signal_handlers_disconnect_by_data (self->conversation.timeline, self);
-  self->conversation.timeline = NULL;
-  set_entry (self, NULL);
+  _natter_window_opening_dispose (self);
 
   /* GTK 4.8 now and then keeps a reference on the conversation view
    * after its window is gone (seen when a window goes soon after it was
@@ -556,6 +229,8 @@ natter_window_finalize (GObject *object)
     g_signal_handlers_disconnect_by_data (self->folders.store, self);
   g_clear_object (&self->folders.store);
   g_clear_object (&self->folders.menu);
+  g_clear_object (&self->folders.undo_toast);
+  g_clear_pointer (&self->folders.undo_target, g_variant_unref);
   g_clear_object (&self->sessions);
   g_clear_object (&self->pipeline);
   g_clear_object (&self->hub);
@@ -623,12 +298,13 @@ natter_window_class_init (NatterWindowClass *klass)
 
   _natter_window_class_errors_init (widget_class);
   _natter_window_class_sidebar_init (widget_class);
-  _natter_window_class_conversation_init (widget_class);
   _natter_window_class_actions_init (widget_class);
   _natter_window_class_compaction_init (widget_class);
   _natter_window_class_archive_init (widget_class);
   _natter_window_class_folders_init (widget_class);
-  _natter_window_class_versions_init (widget_class);
+  _natter_window_class_editing_init (widget_class);
+  _natter_window_class_recovery_init (widget_class);
+  _natter_window_class_choice_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
   _natter_window_class_voice_init (widget_class);
 
@@ -696,8 +372,8 @@ natter_window_init (NatterWindow *self)
   gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->errors.copy_readable_button)), GTK_JUSTIFY_CENTER);
   natter_toast_guard_attach (self->toast_overlay);
   g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (update_narrow_header), self);
-  g_signal_connect_swapped (self->choice.model_picker, "notify::model", G_CALLBACK (update_subtitle), self);
-  g_signal_connect_swapped (self->choice.model_picker, "notify::visible", G_CALLBACK (update_subtitle), self);
+  g_signal_connect_swapped (self->choice.model_picker, "notify::model", G_CALLBACK (_natter_window_update_subtitle), self);
+  g_signal_connect_swapped (self->choice.model_picker, "notify::visible", G_CALLBACK (_natter_window_update_subtitle), self);
   g_signal_connect_object (gtk_widget_get_settings (GTK_WIDGET (self)), "notify::gtk-decoration-layout",
                            G_CALLBACK (update_narrow_header), self, G_CONNECT_SWAPPED);
   update_narrow_header (self);
@@ -713,10 +389,11 @@ natter_window_init (NatterWindow *self)
   self->choice.branch_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   self->choice.first_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->choice.chosen_agents = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  _natter_window_choice_init (self);
   _natter_window_conversation_init (self);
   _natter_window_setup_keyboard (self);
   _natter_window_opening_init (self);
-  update_conversation (self);
+  _natter_window_update_conversation (self);
 }
 
 /* Files are checked as they are attached, against the limit of the
@@ -748,9 +425,9 @@ natter_window_set_services (NatterWindow       *self,
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (sessions, "session-index-changed", G_CALLBACK (session_index_changed_cb), self);
-  g_signal_connect_swapped (self->index, "notify::loaded", G_CALLBACK (index_loaded_cb), self);
+  g_signal_connect_swapped (self->index, "notify::loaded", G_CALLBACK (_natter_window_restore_last_session), self);
 
-  restore_last_session (self);
+  _natter_window_restore_last_session (self);
 }
 
 /**
@@ -954,7 +631,6 @@ natter_window_set_model_provider (NatterWindow           *self,
   g_clear_object (&self->choice.first_model_cancellable);
   g_clear_pointer (&self->choice.resolving_provider, g_free);
   _natter_window_update_model_picker (self);
-  _natter_window_update_dictation_hint (self);
 }
 
 /**

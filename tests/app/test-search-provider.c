@@ -15,7 +15,8 @@
 #include <sys/socket.h>
 
 #include "natter-search-provider.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-entry-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-reducer.h"
 #include "natter-session-schema.h"
 #include "natter-test-support.h"

@@ -554,6 +554,7 @@ main (int   argc,
   cli_add_organise_tests ();
   cli_add_titles_tests ();
   cli_add_archive_tests ();
+  cli_add_control_tests ();
 
   return g_test_run ();
 }

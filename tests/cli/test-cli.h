@@ -118,3 +118,4 @@ char *listed_title (Fixture    *f,
 void cli_add_organise_tests (void);
 void cli_add_titles_tests (void);
 void cli_add_archive_tests (void);
+void cli_add_control_tests (void);

@@ -338,6 +338,35 @@ test_lower_layer_errors_in_callers_language (void)
   natter_test_services_tear_down (&f, NULL);
 }
 
+/* `natter send --temperature 9 x` forwarded from a script under
+ * LC_ALL=C.UTF-8 to the German window is refused in English: the
+ * window's rule for the value says what is wrong, in the caller's
+ * words, as `show` of an unknown session does. */
+static void
+test_parameter_error_in_callers_language (void)
+{
+  NatterTestServices f = { 0 };
+  g_autofree char *data_dir = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *data = NULL;
+  const char *arguments[] = { "natter", "send", "--temperature", "9", "x", NULL };
+  const char *environment[] = { "LC_ALL=C.UTF-8", NULL, NULL };
+  g_autoptr(NatterTestCommandLine) cmdline = NULL;
+
+  if (!window_with_config (&f, "{\"mcpServers\": {}}", &data_dir, &config))
+    return;
+  german ("Temperature must be a number from 0 to 2");
+  data = g_strdup_printf ("NATTER_DATA_DIR=%s", data_dir);
+  environment[1] = data;
+  cmdline = natter_test_command_line_new (arguments, environment);
+  g_assert_cmpint (natter_test_command_line_run (cmdline, f.services, WAIT_MS), ==, NATTER_CLI_EXIT_USAGE);
+  g_assert_cmpstr (natter_test_command_line_get_err (cmdline), ==,
+                   "natter: Temperature must be a number from 0 to 2\n");
+
+  g_unsetenv ("NATTER_CONFIG_DIR");
+  natter_test_services_tear_down (&f, NULL);
+}
+
 /* A stored failure is shown in the reader's language, its parts as they
  * were, a reason in it translated too; anything else as it is. */
 static void
@@ -401,6 +430,7 @@ main (int   argc,
   g_test_add_func ("/language/mcp-mistake-in-callers-language", test_mcp_mistake_in_callers_language);
   g_test_add_func ("/language/lower-layer-errors-in-callers-language", test_lower_layer_errors_in_callers_language);
   g_test_add_func ("/language/stored-failures-translated-when-shown", test_stored_failures_translated_when_shown);
+  g_test_add_func ("/language/parameter-error-in-callers-language", test_parameter_error_in_callers_language);
 
   return g_test_run ();
 }

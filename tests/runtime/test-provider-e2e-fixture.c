@@ -10,106 +10,14 @@
 
 #include "test-provider-e2e.h"
 
-static void agent_resolver_iface_init (NatterAgentResolverInterface *iface);
-static void checker_iface_init (NatterPermissionCheckerInterface *iface);
-static void classifier_iface_init (NatterPermissionClassifierInterface *iface);
-
-G_DEFINE_FINAL_TYPE_WITH_CODE (FakeWorld, fake_world, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_AGENT_RESOLVER, agent_resolver_iface_init)
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_PERMISSION_CHECKER, checker_iface_init)
-                               G_IMPLEMENT_INTERFACE (NATTER_TYPE_PERMISSION_CLASSIFIER, classifier_iface_init))
-
 gboolean key_logged;
 guint natter_log_lines;
 
-static JsonObject *
-world_resolve_agent (NatterAgentResolver  *resolver,
-                     JsonObject           *requested,
-                     GError              **error)
-{
-  FakeWorld *self = FAKE_WORLD (resolver);
-  g_autofree char *text = g_strdup_printf ("{\"agentId\":\"helper\",\"systemPrompt\":\"" SYSTEM_PROMPT "\","
-                                           "\"model\":{\"provider\":\"%s\",\"model\":\"e2e-model\"},"
-                                           "\"tools\":[" ECHO_TOOL "," GUARDED_TOOL "]}",
-                                           self->provider);
-  g_autoptr(JsonNode) agent = natter_test_json (text);
-
-  return json_object_ref (json_node_get_object (agent));
-}
-
-static void
-agent_resolver_iface_init (NatterAgentResolverInterface *iface)
-{
-  iface->resolve = world_resolve_agent;
-}
-
-/* Only "guarded" needs a yes; echo runs without a human. */
-static gboolean
-world_check (NatterPermissionChecker  *checker,
-             JsonObject               *descriptor,
-             JsonObject               *input,
-             gboolean                 *out_required,
-             JsonNode                **out_request,
-             GError                  **error)
-{
-  *out_required = g_str_equal (json_object_get_string_member (descriptor, "name"), "guarded");
-  if (*out_required)
-    *out_request = natter_test_json ("{\"ask\":\"may I?\"}");
-  return TRUE;
-}
-
-static void
-checker_iface_init (NatterPermissionCheckerInterface *iface)
-{
-  iface->check = world_check;
-}
-
-static void
-world_classify_async (NatterPermissionClassifier *classifier,
-                      JsonArray                  *calls,
-                      GCancellable               *cancellable,
-                      GAsyncReadyCallback         callback,
-                      gpointer                    user_data)
-{
-  g_autoptr(GTask) task = g_task_new (classifier, cancellable, callback, user_data);
-
-  /* No test turns autoPermission on. */
-  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "no classifier");
-}
-
-static JsonArray *
-world_classify_finish (NatterPermissionClassifier  *classifier,
-                       GAsyncResult                *result,
-                       GError                     **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-classifier_iface_init (NatterPermissionClassifierInterface *iface)
-{
-  iface->classify_async = world_classify_async;
-  iface->classify_finish = world_classify_finish;
-}
-
-static void
-fake_world_finalize (GObject *object)
-{
-  g_free (FAKE_WORLD (object)->provider);
-  G_OBJECT_CLASS (fake_world_parent_class)->finalize (object);
-}
-
-static void
-fake_world_class_init (FakeWorldClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = fake_world_finalize;
-}
-
-static void
-fake_world_init (FakeWorld *self)
-{
-  self->provider = g_strdup ("e2e");
-}
+/* The agent of every turn: the e2e provider's model, with echo, which
+ * runs without a human, and guarded, which needs a yes. */
+#define E2E_AGENT "{\"agentId\":\"helper\",\"systemPrompt\":\"" SYSTEM_PROMPT "\"," \
+                  "\"model\":{\"provider\":\"e2e\",\"model\":\"e2e-model\"}," \
+                  "\"tools\":[" ECHO_TOOL "," GUARDED_TOOL "]}"
 
 /* echo answers "echo:<text>"; guarded answers "guarded ran". */
 static JsonObject *
@@ -185,7 +93,9 @@ fixture_set_up (Fixture       *f,
   f->dir = natter_test_make_temp_dir ();
   f->repo = natter_turn_repo_new (f->dir);
   f->clock = natter_fake_clock_new (1795000000LL * G_USEC_PER_SEC);
-  f->world = g_object_new (FAKE_TYPE_WORLD, NULL);
+  f->world = g_object_new (NATTER_TYPE_FAKE_WORLD, NULL);
+  f->world->agent = g_strdup (E2E_AGENT);
+  g_hash_table_add (f->world->needs_permission, g_strdup ("guarded"));
   f->hub = natter_turn_event_hub_new ();
   f->keys.providers = g_ptr_array_new_with_free_func (g_free);
   f->errors = g_ptr_array_new_with_free_func (g_free);

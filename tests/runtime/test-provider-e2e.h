@@ -57,15 +57,6 @@ extern guint natter_log_lines;
 /* Fakes: agent, permission checker, classifier, tools                 */
 /* ------------------------------------------------------------------ */
 
-#define FAKE_TYPE_WORLD (fake_world_get_type ())
-G_DECLARE_FINAL_TYPE (FakeWorld, fake_world, FAKE, WORLD, GObject)
-
-struct _FakeWorld
-{
-  GObject  parent_instance;
-  char    *provider;   /* the agent's model provider */
-};
-
 #define ECHO_TOOL \
   "{\"toolId\":\"t.echo\",\"name\":\"echo\",\"description\":\"Echoes text\"," \
   "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}," \
@@ -91,7 +82,7 @@ typedef struct
   GFile                  *dir;
   NatterJsonlRepo        *repo;
   NatterFakeClock        *clock;
-  FakeWorld              *world;
+  NatterFakeWorld        *world;   /* the agent, the permission checker and classifier */
   NatterTurnEventHub     *hub;
   NatterProviderRegistry *registry;
   NatterTurnRuntime      *runtime;

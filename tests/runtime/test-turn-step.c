@@ -35,6 +35,8 @@
 #define REQUESTED(i) REQUESTED_REFS (i, "'input'")
 #define TEXT(i) EVENT ("model_call_completed", "'modelCallIndex':" #i ",'message':{'role':'assistant'," \
                        "'content':[{'type':'text','text':'ok'}]},'finishReason':'stop','usage':{}")
+#define EMPTY(i, parts) EVENT ("model_call_completed", "'modelCallIndex':" #i ",'message':{'role':'assistant'," \
+                              "'content':[" parts "]},'finishReason':'stop','usage':{}")
 #define CALLS(i, parts) EVENT ("model_call_completed", "'modelCallIndex':" #i ",'message':{'role':'assistant'," \
                                "'content':[" parts "]},'finishReason':'tool_calls','usage':{}")
 #define TC(id, name) "{'type':'tool-call','toolCallId':'" id "','toolName':'" name "','arguments':{}}"
@@ -88,6 +90,11 @@ static const TurnCase turn_cases[] = {
   { "cancel wins over an open call", { CREATED (HUMAN), REQUESTED (0) }, TRUE, 0, NATTER_TURN_STEP_CANCEL },
   { "answer completes", { CREATED (HUMAN), REQUESTED (0), TEXT (0) }, FALSE, 0,
     NATTER_TURN_STEP_RESOLVE_TOOL_CALLS, NATTER_TURN_STEP_COMPLETE },
+  { "an answer of nothing fails", { CREATED (HUMAN), REQUESTED (0), EMPTY (0, "") }, FALSE, 0,
+    NATTER_TURN_STEP_RESOLVE_TOOL_CALLS, NATTER_TURN_STEP_EMPTY_ANSWER },
+  { "white space and reasoning are nothing", { CREATED (HUMAN), REQUESTED (0),
+                                               EMPTY (0, "{'type':'reasoning','text':'hm'},{'type':'text','text':' \\n'}") },
+    FALSE, 0, NATTER_TURN_STEP_RESOLVE_TOOL_CALLS, NATTER_TURN_STEP_EMPTY_ANSWER },
   { "terminal settles, even cancelled", { CREATED (HUMAN), REQUESTED (0), TEXT (0), COMPLETED }, TRUE, 0,
     NATTER_TURN_STEP_SETTLE },
   { "suspended rests", { CREATED (HUMAN), REQUESTED (0), CALLS (0, TC ("A", "read_file")),

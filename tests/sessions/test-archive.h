@@ -14,7 +14,7 @@
 #include "natter-blob-store.h"
 #include "natter-session-archive.h"
 #include "natter-session-grants-queue.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-settings.h"

@@ -8,7 +8,7 @@
  */
 
 #include "natter-headless-runner.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-test-fakes.h"
 
 static JsonObject *

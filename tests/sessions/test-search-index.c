@@ -6,20 +6,22 @@
  * session service (fake model, temporary directory): what it finds, how
  * it follows turns settling and sessions being deleted, and how its cache
  * file is checked at start (stale files read, unchanged ones not, a
- * damaged file rebuilt).
+ * damaged file or one of an older layout rebuilt).
  */
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "natter-search-db.h"
 #include "natter-search-index.h"
 #include "natter-search-index-private.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 #include "natter-test-sessions.h"
 
@@ -307,6 +309,188 @@ test_corrupt_index_rebuilt (Fixture       *f,
   start_search (f);
   wait_indexed (f);
   assert_search (f, "vesuvius", hit);
+}
+
+/* Words drawn so that some are said often and some rarely, and a row's
+ * length varies: what bm25() weighs. */
+static char *
+random_words (GRand *rand,
+              guint  n)
+{
+  static const char * const words[] = {
+    "amber", "basalt", "cedar", "delta", "ember", "fjord", "garnet", "harbour", "indigo", "juniper",
+    "kelp", "lagoon", "marble", "nectar", "obsidian", "pumice",
+  };
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      double u = g_rand_double (rand);
+
+      if (i > 0)
+        g_string_append_c (text, ' ');
+      g_string_append (text, words[(guint) (G_N_ELEMENTS (words) * u * u)]);
+    }
+  return g_string_free (text, FALSE);
+}
+
+/* "session turn" -> bm25() of every row that matches @text, from SQLite's
+ * own ranking over the index file. */
+static GHashTable *
+bm25_scores (const char *path,
+             const char *text)
+{
+  g_autoptr(GHashTable) scores = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autofree char *match = natter_search_build_match_expression (text);
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db,
+                                       "SELECT t.session_id, t.turn_id, bm25(turn_text) FROM turn_text"
+                                       " JOIN turns t ON t.id = turn_text.rowid WHERE turn_text MATCH ?1",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  sqlite3_bind_text (stmt, 1, match, -1, SQLITE_STATIC);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    {
+      double *score = g_new (double, 1);
+
+      *score = sqlite3_column_double (stmt, 2);
+      g_hash_table_insert (scores,
+                           hit_line ((const char *) sqlite3_column_text (stmt, 0),
+                                     (const char *) sqlite3_column_text (stmt, 1)),
+                           score);
+    }
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return g_steal_pointer (&scores);
+}
+
+/* The hits come best first in bm25()'s order, SQLite's standard ranking,
+ * for one word, a prefix and several words: all of them when the limit
+ * allows, else the best (ties at the cut may go either way). */
+static void
+test_ranked_as_bm25 (Fixture       *f,
+                     gconstpointer  data)
+{
+  static const char * const queries[] = { "amber", "cedar", "obsid", "ba", "amber cedar", "delta ember fjord",
+                                          "ga harbour" };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (31);
+  g_autofree char *path = g_file_get_path (f->cache);
+
+  for (guint s = 0; s < 3; s++)
+    {
+      g_autofree char *sid = natter_test_sessions_create (&f->t);
+
+      for (guint t = 0; t < 8; t++)
+        {
+          g_autofree char *question = random_words (rand, g_rand_int_range (rand, 2, 10));
+          g_autofree char *answer = random_words (rand, g_rand_int_range (rand, 3, 40));
+          g_autofree char *tid = exchange (f, sid, question, answer);
+        }
+    }
+  start_search (f);
+  wait_indexed (f);
+
+  for (guint q = 0; q < G_N_ELEMENTS (queries); q++)
+    {
+      g_autoptr(GHashTable) scores = bm25_scores (path, queries[q]);
+      guint n_matches = g_hash_table_size (scores);
+      guint limits[] = { 50, 5 };
+
+      g_assert_cmpuint (n_matches, >, 5);
+      g_assert_cmpuint (n_matches, <, 50);
+      for (guint l = 0; l < G_N_ELEMENTS (limits); l++)
+        {
+          g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, queries[q], limits[l], NULL, NULL);
+          g_autoptr(GHashTable) returned = g_hash_table_new (g_str_hash, g_str_equal);
+          g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+          double worst = -G_MAXDOUBLE;
+          GHashTableIter iter;
+          gpointer key, value;
+
+          g_assert_nonnull (hits);
+          g_assert_cmpuint (hits->len, ==, MIN (limits[l], n_matches));
+          for (guint i = 0; i < hits->len; i++)
+            {
+              NatterSearchHit *hit = g_ptr_array_index (hits, i);
+              char *line = hit_line (hit->session_id, hit->turn_id);
+              double *score = g_hash_table_lookup (scores, line);
+
+              g_ptr_array_add (lines, line);
+              g_assert_nonnull (score);
+              g_assert_false (g_hash_table_contains (returned, line));
+              g_hash_table_add (returned, line);
+              /* Best (lowest) first. */
+              if (*score < worst - 1e-9 * fabs (worst))
+                g_error ("\"%s\": hit %u scores %g after one of %g", queries[q], i, *score, worst);
+              worst = MAX (worst, *score);
+            }
+          /* Nothing left out ranks better than what was returned. */
+          g_hash_table_iter_init (&iter, scores);
+          while (g_hash_table_iter_next (&iter, &key, &value))
+            if (!g_hash_table_contains (returned, key) && *(double *) value < worst - 1e-9 * fabs (worst))
+              g_error ("\"%s\": %s scores %g, better than a hit's %g", queries[q], (char *) key,
+                       *(double *) value, worst);
+        }
+    }
+}
+
+static int
+user_version (const char *path)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  int version;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "PRAGMA user_version", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  version = sqlite3_column_int (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return version;
+}
+
+/* An index an older Natter laid out (another PRAGMA user_version) is not
+ * read, even where its stamps say that nothing changed since: it is
+ * thrown away and built again from the logs (docs/format.md "The search
+ * cache"). Here the file keeps every stamp of the current index, but
+ * its words are in the table of the first layout, empty: trusted, it
+ * would find nothing. */
+static void
+test_old_layout_rebuilt (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *tid = exchange (f, sid, "Name a glacier", "The Aletsch, in the Alps.");
+  g_autofree char *hit = hit_line (sid, tid);
+  g_autofree char *path = g_file_get_path (f->cache);
+  int current;
+  sqlite3 *db = NULL;
+
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "aletsch", hit);
+  g_clear_object (&f->search);
+  current = user_version (path);
+  g_assert_cmpint (current, >, 1);
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db,
+                                 "DROP TABLE turn_text;"
+                                 "CREATE VIRTUAL TABLE turn_text USING fts5(user, answer,"
+                                 " tokenize='unicode61 remove_diacritics 2', prefix='2 3');"
+                                 "PRAGMA user_version = 1;",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+  g_assert_cmpint (user_version (path), ==, 1);
+
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "aletsch", hit);
+  assert_search (f, "alps", hit);
+  g_assert_cmpint (user_version (path), ==, current);
 }
 
 static void
@@ -752,6 +936,8 @@ main (int   argc,
   g_test_add_func ("/search-index/snippet-from-highlight", test_snippet_from_highlight);
   ADD ("/search-index/write-through", test_write_through);
   ADD ("/search-index/corrupt-index-rebuilt", test_corrupt_index_rebuilt);
+  ADD ("/search-index/old-layout-rebuilt", test_old_layout_rebuilt);
+  ADD ("/search-index/ranked-as-bm25", test_ranked_as_bm25);
   ADD ("/search-index/cache-path-not-a-file", test_cache_path_not_a_file);
   ADD ("/search-index/stale-files-picked-up-at-start", test_stale_files_picked_up_at_start);
   ADD ("/search-index/progress", test_progress);

@@ -10,7 +10,7 @@
  */
 
 #include "natter-id.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-reducer.h"
 #include "natter-session-schema.h"
 #include "natter-test-support.h"

@@ -13,7 +13,7 @@
 
 #include "natter-jsonl-repo.h"
 #include "natter-session-grants-queue.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-scan.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"

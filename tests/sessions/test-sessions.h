@@ -9,7 +9,7 @@
 
 #pragma once
 
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 #include "natter-test-sessions.h"

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 #include "natter-session-families.h"
 #include "natter-test-sessions.h"

@@ -17,7 +17,7 @@
 #include "natter-json-private.h"
 #include "natter-log-read.h"
 #include "natter-session-index-entry-private.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-reducer.h"
 #include "natter-session-scan.h"
 #include "natter-session-schema.h"

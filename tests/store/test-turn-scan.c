@@ -6,7 +6,9 @@
  * (natter-turn-scan.c) against the full read it stands in for
  * (natter_jsonl_repo_read_sync(), then natter_turn_reduce() and
  * natter_derive_turn_status()): whenever the scan decides, the full read
- * accepts the file and derives the same status; natter_turn_scan_file_sync()
+ * accepts the file and derives the same status, and the search index's
+ * words (natter_turn_scan_contents_text()) are those of the full read's
+ * state; natter_turn_scan_file_sync()
  * always gives what the full read gives, status or error. Turns written by
  * the runtime and generated ones of every shape the scan decides, whole
  * and damaged (docs/sessions.md §8.2, docs/runtime.md §3–§4).
@@ -33,6 +35,7 @@ typedef struct
   guint            decided;    /* by the scan */
   guint            full_only;  /* valid, left to the full read */
   guint            refused;
+  guint            worded;     /* decided with words in both texts */
 } Fixture;
 
 static void
@@ -94,6 +97,36 @@ check_file (Fixture    *f,
                                     : full_error->message, shown);
       g_assert_not_reached ();
     }
+
+  /* The search index's words: where the scan decides, the same as the
+   * full read's state gives, and nothing where it does not. */
+  {
+    g_autoptr(GString) user = g_string_new ("before");
+    g_autoptr(GString) answer = g_string_new (NULL);
+    gboolean text_ok = natter_turn_scan_contents_text (bytes, length, id, user, answer);
+
+    /* Decided where the status is, and for a turn that may still run
+     * elsewhere too: where it runs changes no word. */
+    if (fast_ok)
+      g_assert_true (text_ok);
+    if (text_ok)
+      g_assert_nonnull (state);
+    if (text_ok)
+      {
+        g_autoptr(GString) full_user = g_string_new ("before");
+        g_autoptr(GString) full_answer = g_string_new (NULL);
+
+        natter_turn_text_from_state (state, full_user, full_answer);
+        g_assert_cmpstr (user->str, ==, full_user->str);
+        g_assert_cmpstr (answer->str, ==, full_answer->str);
+        f->worded += user->len > strlen ("before") && answer->len > 0;
+      }
+    else
+      {
+        g_assert_cmpstr (user->str, ==, "before");
+        g_assert_cmpstr (answer->str, ==, "");
+      }
+  }
 
   file_ok = natter_turn_scan_file_sync (f->w->turn_repo, id, &from_file, &file_imported, NULL, &scan_error);
   g_assert_cmpint (file_ok, ==, state != NULL);
@@ -601,6 +634,8 @@ test_valid_shapes (Fixture       *f,
       g_assert_true (check_file (f, id, text->str, text->len));
     }
   g_assert_cmpuint (f->full_only, ==, 0);
+  /* The words compared are there, not only empty texts. */
+  g_assert_cmpuint (f->worded, >, 100);
 }
 
 static void

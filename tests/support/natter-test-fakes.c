@@ -345,6 +345,11 @@ world_resolve_agent (NatterAgentResolver  *resolver,
       g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_AGENT, "no such agent");
       return NULL;
     }
+  if (NATTER_FAKE_WORLD (resolver)->agent != NULL)
+    {
+      agent = natter_test_json (NATTER_FAKE_WORLD (resolver)->agent);
+      return json_object_ref (json_node_get_object (agent));
+    }
   for (guint i = 0; i < G_N_ELEMENTS (tool_descriptors); i++)
     g_string_append_printf (text, "%s%s", i > 0 ? "," : "", tool_descriptors[i]);
   g_string_append (text, "]}");
@@ -431,6 +436,7 @@ natter_fake_world_finalize (GObject *object)
   g_hash_table_unref (self->needs_permission);
   g_free (self->classifier_answer);
   g_ptr_array_unref (self->resolved_models);
+  g_free (self->agent);
   G_OBJECT_CLASS (natter_fake_world_parent_class)->finalize (object);
 }
 

@@ -76,6 +76,8 @@ struct _NatterFakeWorld
   GHashTable      *needs_permission;  /* tool names */
   char            *classifier_answer; /* JSON array literal, or NULL for an error */
   GPtrArray       *resolved_models;   /* JsonObject descriptors asked for */
+  char            *agent;             /* the agent "helper" as a JSON literal, or NULL
+                                       * for one with the fake tools (natter_fake_tools_new()) */
 };
 
 NatterToolRegistry *natter_fake_tools_new               (void);

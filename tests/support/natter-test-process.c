@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "natter-cli.h"
 #include "natter-test-support.h"
 
 /**
@@ -253,4 +254,45 @@ const char *
 natter_test_command_line_get_err (NatterTestCommandLine *self)
 {
   return self->err->str;
+}
+
+typedef struct
+{
+  int      status;
+  gboolean done;
+} CommandRun;
+
+static void
+command_ran_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  CommandRun *ran = user_data;
+
+  ran->status = natter_cli_run_finish (result);
+  ran->done = TRUE;
+}
+
+/**
+ * natter_test_command_line_run:
+ * @self: a test command line
+ * @services: (nullable): the #NatterServices of the process that plays
+ *   the running window, or %NULL for a command that needs none
+ * @timeout_ms: how long the command may take (the test fails after)
+ *
+ * Runs @self as a command forwarded to this process
+ * (natter_cli_run_async()), driving the main loop until it ends.
+ *
+ * Returns: its exit status
+ */
+int
+natter_test_command_line_run (NatterTestCommandLine *self,
+                              gpointer               services,
+                              guint                  timeout_ms)
+{
+  CommandRun ran = { 0 };
+
+  natter_cli_run_async (services, G_APPLICATION_COMMAND_LINE (self), NULL, command_ran_cb, &ran);
+  natter_test_wait_for_flag (&ran.done, timeout_ms);
+  return ran.status;
 }

@@ -203,6 +203,41 @@ natter_test_server_new_responder (NatterTestResponder responder,
   return server;
 }
 
+static void
+models_responder (NatterTestServer   *server,
+                  guint               index,
+                  const char         *path,
+                  const char         *body,
+                  NatterTestResponse *response,
+                  gpointer            user_data)
+{
+  if (!g_str_equal (path, "/v1/models"))
+    {
+      response->status = 404;
+      return;
+    }
+  response->status = 200;
+  response->content_type = "application/json";
+  response->body = user_data;
+}
+
+/**
+ * natter_test_server_new_models:
+ * @listing: the JSON of `GET /v1/models` (the caller keeps it alive as
+ *   long as the server)
+ *
+ * An OpenAI-compatible server that only lists its models: @listing for
+ * `/v1/models`, 404 for any other path. Its requests are recorded as any
+ * test server's (`paths`, `authorizations`).
+ *
+ * Returns: (transfer full): the server
+ */
+NatterTestServer *
+natter_test_server_new_models (const char *listing)
+{
+  return natter_test_server_new_responder (models_responder, (gpointer) listing);
+}
+
 /* Whether the stream of request @index is still held open. */
 gboolean
 natter_test_server_is_held (NatterTestServer *server,

@@ -74,6 +74,7 @@ NatterTestServer *natter_test_server_new           (const NatterTestResponse *sc
                                                     guint                     n_script);
 NatterTestServer *natter_test_server_new_responder (NatterTestResponder       responder,
                                                     gpointer                  user_data);
+NatterTestServer *natter_test_server_new_models     (const char               *listing);
 gboolean          natter_test_server_is_held       (NatterTestServer         *server,
                                                     guint                     index);
 gboolean          natter_test_server_release       (NatterTestServer         *server,

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "natter-blob-store.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 #include "natter-test-fakes.h"
 

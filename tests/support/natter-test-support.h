@@ -91,6 +91,9 @@ NatterTestCommandLine *natter_test_command_line_new     (const char * const     
                                                          const char * const     *environment);
 const char            *natter_test_command_line_get_out (NatterTestCommandLine  *self);
 const char            *natter_test_command_line_get_err (NatterTestCommandLine  *self);
+int                    natter_test_command_line_run     (NatterTestCommandLine  *self,
+                                                         gpointer                services,
+                                                         guint                   timeout_ms);
 
 /* The command line as a test runs it: its own data dir, no display. */
 GSubprocessLauncher *natter_test_cli_launcher_new (GFile              *dir);

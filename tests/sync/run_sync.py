@@ -13,8 +13,9 @@ which it knows by its device ID and address. Natter runs as the command
 line against each folder, on a scripted model server on 127.0.0.1.
 
 After each scenario: what both devices acknowledged is on both, byte for
-byte (every file but what the ignore patterns keep local), and every file
-Natter wrote before the scenario's last step is unchanged.
+byte (every file but what the ignore patterns keep local: those of the
+.stignore that Natter itself writes, `natter sync --write-ignore`), and
+every file Natter wrote before the scenario's last step is unchanged.
 
 Exit status 77 (skipped) when `syncthing` is not installed. Environment:
 NATTER_BIN (the binary), NATTER_SCHEMA_DIR (compiled schemas).
@@ -31,6 +32,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import urllib.error
@@ -46,16 +48,6 @@ FOLDER_ID = "natter"
 # transfer on loopback, not a watcher's delay.
 SYNC_TIMEOUT = 60
 START_TIMEOUT = 60
-
-# What stays on each device: the patterns docs/sync.md gives, written
-# where Syncthing reads them (the shared folder's .stignore).
-STIGNORE = """\
-// What Natter keeps on this device only (docs/sync.md).
-/cache
-/storage/.lock
-.*.jsonl.*
-/storage/blobs/**/.*
-"""
 
 
 class SyncFailure(Exception):
@@ -96,8 +88,6 @@ class Device:
         self.log = os.path.join(root, name, "syncthing.log")
         os.makedirs(self.data, mode=0o700)
         os.makedirs(self.natter_home)
-        with open(os.path.join(self.data, ".stignore"), "w") as f:
-            f.write(STIGNORE)
         out = subprocess.run(["syncthing", "generate", "--home=" + self.home, "--no-default-folder",
                               "--skip-port-probing"], capture_output=True, text=True, timeout=60)
         if out.returncode != 0:
@@ -187,6 +177,18 @@ class Device:
     def completion_of(self, other):
         return self.rest("GET", "/rest/db/completion?folder=%s&device=%s" % (FOLDER_ID, other.device_id))
 
+    def pause(self, other):
+        """Stops talking to @other: the devices are apart until resume()."""
+        self.rest("POST", "/rest/system/pause?device=" + other.device_id)
+
+    def resume(self, other):
+        self.rest("POST", "/rest/system/resume?device=" + other.device_id)
+
+    def set_ignores(self, patterns):
+        """The folder's ignore patterns, as Syncthing's own editor sets
+        them (it writes them to .stignore)."""
+        self.rest("POST", "/rest/db/ignores?folder=" + FOLDER_ID, {"ignore": patterns})
+
     def connected_to(self, other):
         connections = self.rest("GET", "/rest/system/connections").get("connections", {})
         return connections.get(other.device_id, {}).get("connected", False)
@@ -202,6 +204,10 @@ class Pair:
         self.b = Device("b", root)
         self.server = ScriptedServer()
         self.server.start()
+        # What stays on each device, written by Natter where Syncthing
+        # reads it before Syncthing first looks at the folder.
+        for device in (self.a, self.b):
+            self.natter(device, "sync", "--write-ignore")
 
     def start(self):
         for device in (self.a, self.b):
@@ -239,6 +245,23 @@ class Pair:
                                                                   result.stderr))
         return result.stdout
 
+    def natter_refused(self, device, *args):
+        """Runs a command that must fail; returns what it said."""
+        result = subprocess.run([self.binary] + list(args), env=self.env(device), capture_output=True, text=True,
+                                timeout=120)
+        if result.returncode == 0:
+            raise SyncFailure("natter %s on %s succeeded: %s" % (" ".join(args), device.name, result.stdout))
+        return result.stderr
+
+    def natter_start(self, device, *args):
+        """A command left running (a turn streaming); killed with the
+        scenario at the latest."""
+        return subprocess.Popen([self.binary] + list(args), env=self.env(device), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    def device_id(self, device):
+        return json.loads(self.natter(device, "sync", "--json"))["device"]["id"]
+
     def settle(self):
         """Until each device has what the other has: both scan now; then
         both folders hold the same files, both Syncthings are idle, and
@@ -261,20 +284,62 @@ class Pair:
         wait_until(settled, SYNC_TIMEOUT, "both devices to be in step")
 
 
+def pattern_regex(pattern):
+    """A Syncthing ignore pattern as a regular expression over a path
+    relative to the folder ('/'-separated): `**` crosses folders, `*` and
+    `?` do not, a backslash escapes; a pattern with a leading '/' is
+    anchored at the folder's top, any other matches at any depth; a
+    pattern that names a folder also takes what is in it."""
+    anchored = pattern.startswith("/")
+    body = pattern[1:] if anchored else pattern
+    out = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            out.append(re.escape(body[i + 1]))
+            i += 2
+            continue
+        if body.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        out.append({"*": "[^/]*", "?": "[^/]"}.get(c, re.escape(c)))
+        i += 1
+    return re.compile(("^" if anchored else "^(?:.*/)?") + "".join(out) + "(?:/.*)?$")
+
+
+def ignore_patterns(root):
+    """The patterns of @root's .stignore (the file Natter writes), as
+    regular expressions; comments and blank lines are not patterns."""
+    patterns = []
+    with open(os.path.join(root, ".stignore")) as f:
+        for line in f.read().splitlines():
+            line = line.strip()
+            if not line or line.startswith("//") or line.startswith("#"):
+                continue
+            if line.startswith("!") or line.startswith("("):
+                raise SyncFailure("an ignore pattern this comparison does not read: %r" % line)
+            patterns.append(pattern_regex(line))
+    if not patterns:
+        raise SyncFailure("%s/.stignore has no patterns" % root)
+    return patterns
+
+
 def shared_files(root):
-    """Every file under @root that the ignore patterns do not keep local:
-    path → SHA-256 of its bytes."""
+    """Every file under @root that Syncthing shares: path → SHA-256 of its
+    bytes. Left out are what the folder's .stignore keeps local, and
+    Syncthing's own files (the ignore file itself, its folder marker, its
+    temporary files)."""
+    patterns = ignore_patterns(root)
     files = {}
     for dirpath, dirnames, names in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
-        if rel_dir == "cache" or rel_dir.startswith("cache" + os.sep):
-            continue
         for name in names:
-            rel = os.path.normpath(os.path.join(rel_dir, name))
-            if rel in (".stignore", os.path.join("storage", ".lock")) or name.startswith(".syncthing."):
+            rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
+            if rel == ".stignore" or rel.startswith(".stfolder/") or name.startswith(".syncthing."):
                 continue
-            if re.match(r"^\..*\.jsonl\.", name) or (rel.startswith(os.path.join("storage", "blobs")) and
-                                                    name.startswith(".")):
+            if any(p.match(rel) for p in patterns):
                 continue
             with open(os.path.join(dirpath, name), "rb") as f:
                 files[rel] = hashlib.sha256(f.read()).hexdigest()
@@ -421,11 +486,339 @@ def scenario_syncthing_killed(pair, tmp):
         raise SyncFailure("b lists %d conversations, not 4" % len(sessions(pair, pair.b)))
 
 
+def session_entry(pair, device, session_id):
+    listed = {e["sessionId"]: e for e in sessions(pair, device)}
+    if session_id not in listed:
+        raise SyncFailure("%s does not list %s" % (device.name, session_id))
+    return listed[session_id]
+
+
+def wait_for_request(pair, text, what):
+    wait_until(lambda: pair.server.requests_with(text), SYNC_TIMEOUT, what)
+
+
+def started_session(pair, device, text):
+    """The conversation a running `natter send` of @text made: the one
+    whose first message it is."""
+    for entry in sessions(pair, device):
+        shown = json.loads(pair.natter(device, "show", entry["sessionId"], "--json"))
+        if shown["turns"] and shown["turns"][0]["input"] == text:
+            return entry["sessionId"], shown["turns"][-1]["turnId"]
+    raise SyncFailure("%s has no conversation of %r" % (device.name, text))
+
+
+def assert_refused_elsewhere(pair, device, *args):
+    said = pair.natter_refused(device, *args)
+    if "another device" not in said:
+        raise SyncFailure("natter %s on %s was refused for another reason: %s" % (" ".join(args), device.name, said))
+    return said
+
+
+def scenario_long_turn_on_a(pair, tmp):
+    """A long answer streams on A while B reads: B lists it as running on
+    A's device, never resumes or stops it (nothing it refuses writes a
+    byte), and shows the answer once A has finished and it arrived."""
+    release = threading.Event()
+    question = "Tell me a long story"
+    pair.server.add_rule("long story", [("text", "Once upon a time"), ("hold", release),
+                                        ("text", "and they lived happily ever after.")])
+    a_device = pair.device_id(pair.a)
+    sending = pair.natter_start(pair.a, "send", "--no-auto-title", "--base-url", pair.server.base_url,
+                                "--model", "m1", question)
+    try:
+        wait_for_request(pair, question, "a's model call")
+        pair.settle()
+        session_id, turn_id = started_session(pair, pair.b, question)
+        entry = session_entry(pair, pair.b, session_id)
+        if entry.get("latestTurnStatus") != "idle" or entry.get("latestTurnDevice", {}).get("id") != a_device:
+            raise SyncFailure("b does not list the answer as running on a: %r" % entry)
+        turn = json.loads(pair.natter(pair.b, "show", session_id, "--json"))["turns"][-1]
+        if not turn.get("elsewhere"):
+            raise SyncFailure("b does not show the turn as running elsewhere: %r" % turn)
+        said = assert_refused_elsewhere(pair, pair.b, "resume", session_id)
+        if "--here" not in said:
+            raise SyncFailure("b's refusal does not say how to continue: %s" % said)
+        assert_refused_elsewhere(pair, pair.b, "stop", turn_id)
+        # Nothing b refused was written: both still hold a's bytes.
+        pair.settle()
+        assert_same_files(pair)
+        before = snapshot(pair.a.data)
+        release.set()
+        out, err = sending.communicate(timeout=120)
+        if sending.returncode != 0:
+            raise SyncFailure("a's send failed (%d): %s" % (sending.returncode, err))
+    finally:
+        release.set()
+        if sending.poll() is None:
+            sending.kill()
+            sending.wait()
+    pair.settle()
+    assert_same_files(pair)
+    assert_unchanged(before, snapshot(pair.b.data))
+    entry = session_entry(pair, pair.b, session_id)
+    if entry.get("latestTurnStatus") != "completed" or "latestTurnDevice" in entry:
+        raise SyncFailure("b does not list the finished answer: %r" % entry)
+    shown = pair.natter(pair.b, "show", session_id)
+    if "they lived happily ever after." not in shown:
+        raise SyncFailure("b does not show the answer:\n%s" % shown)
+
+
+def scenario_natter_killed_on_a(pair, tmp):
+    """Natter killed (kill -9) on A in the middle of an answer, while
+    Syncthing carries its files: nothing A wrote is lost, B shows the
+    answer as running on A and never takes it over by itself; only an
+    explicit `natter resume --here` continues it on B, and A then sees
+    the answer, its own files only grown."""
+    release = threading.Event()
+    question = "Tell me an interrupted story"
+    pair.server.add_rule("interrupted story", [("text", "It began on a dark night,"), ("hold", release),
+                                               ("text", "and ended at dawn.")])
+    sending = pair.natter_start(pair.a, "send", "--no-auto-title", "--base-url", pair.server.base_url,
+                                "--model", "m1", question)
+    try:
+        wait_for_request(pair, question, "a's model call")
+        # Mid-turn, and with Syncthing told to look at a's files at once:
+        # mid-sync as well.
+        pair.a.scan()
+    finally:
+        sending.kill()
+        sending.wait()
+    pair.settle()
+    assert_same_files(pair)
+    before = snapshot(pair.a.data)
+    session_id, turn_id = started_session(pair, pair.b, question)
+    entry = session_entry(pair, pair.b, session_id)
+    if entry.get("latestTurnStatus") != "idle" or "latestTurnDevice" not in entry:
+        raise SyncFailure("b does not list a's answer as running on a: %r" % entry)
+    # Reading, listing, a refused resume: b never takes the turn over.
+    assert_refused_elsewhere(pair, pair.b, "resume", session_id)
+    pair.settle()
+    assert_same_files(pair)
+    assert_unchanged(before, snapshot(pair.b.data))
+    if snapshot(pair.b.data) != before:
+        raise SyncFailure("b wrote to a's answer without being asked")
+
+    # a is gone for good: the person continues the answer on b.
+    release.set()
+    out = pair.natter(pair.b, "resume", "--here", session_id)
+    if "ended at dawn." not in out and "completed" not in out:
+        raise SyncFailure("b's continued answer: %s" % out)
+    pair.settle()
+    assert_same_files(pair)
+    assert_unchanged(before, snapshot(pair.a.data))
+    entry = session_entry(pair, pair.a, session_id)
+    if entry.get("latestTurnStatus") != "completed":
+        raise SyncFailure("a does not see the answer b finished: %r" % entry)
+    if "ended at dawn." not in pair.natter(pair.a, "show", session_id):
+        raise SyncFailure("a does not show the answer b finished")
+
+
+def chatgpt_export(path, count):
+    """A ChatGPT conversations.json of @count one-question conversations."""
+    conversations = []
+    for i in range(count):
+        t = 1700000000.0 + i
+
+        def message(mid, role, text, when):
+            return {"id": mid, "author": {"role": role, "name": None, "metadata": {}}, "create_time": when,
+                    "update_time": None, "content": {"content_type": "text", "parts": [text]},
+                    "status": "finished_successfully", "end_turn": role == "assistant", "weight": 1.0,
+                    "metadata": {"model_slug": "gpt-4o"} if role == "assistant" else {}, "recipient": "all"}
+        conversations.append({
+            "title": "Conversation %d" % i, "create_time": t, "update_time": t + 1,
+            "conversation_id": "sync-test-%04d" % i, "current_node": "a",
+            "mapping": {
+                "root": {"id": "root", "message": None, "parent": None, "children": ["u"]},
+                "u": {"id": "u", "message": message("u", "user", "Question %d" % i, t), "parent": "root",
+                      "children": ["a"]},
+                "a": {"id": "a", "message": message("a", "assistant", "Answer %d" % i, t + 1), "parent": "u",
+                      "children": []},
+            },
+        })
+    with open(path, "w") as f:
+        json.dump(conversations, f)
+
+
+THOUSAND = 1000
+# A thousand conversations are two thousand files: their transfer on
+# loopback is bounded by this, not by SYNC_TIMEOUT alone.
+THOUSAND_TIMEOUT = 45
+
+
+def scenario_thousand_conversations(pair, tmp):
+    """A thousand conversations made on A (an import) before B has any:
+    the initial sync brings them all, within a bound, and B lists every
+    one as A does."""
+    export = os.path.join(tmp, "conversations.json")
+    chatgpt_export(export, THOUSAND)
+    pair.natter(pair.a, "import", "--from", "chatgpt", export)
+    started = time.monotonic()
+    pair.settle()
+    took = time.monotonic() - started
+    if took > THOUSAND_TIMEOUT:
+        raise SyncFailure("%d conversations took %.1f s to arrive" % (THOUSAND, took))
+    print("  %d conversations arrived in %.1f s" % (THOUSAND, took))
+    files = assert_same_files(pair)
+    if sum(1 for rel in files if rel.startswith("storage/sessions/")) != THOUSAND:
+        raise SyncFailure("not %d session files were shared" % THOUSAND)
+    on_a = {e["sessionId"]: (e["title"], e["latestTurnStatus"]) for e in sessions(pair, pair.a)}
+    on_b = {e["sessionId"]: (e["title"], e["latestTurnStatus"]) for e in sessions(pair, pair.b)}
+    if len(on_b) != THOUSAND or on_a != on_b:
+        raise SyncFailure("b lists %d conversations, a %d, or they differ" % (len(on_b), len(on_a)))
+
+
+def conflict_copies(root, kind="sessions"):
+    """Every conflict copy Syncthing kept under storage/@kind: its path
+    relative to @root."""
+    found = []
+    for dirpath, _, names in os.walk(os.path.join(root, "storage", kind)):
+        for name in names:
+            if ".sync-conflict-" in name:
+                found.append(os.path.relpath(os.path.join(dirpath, name), root))
+    return sorted(found)
+
+
+def send(pair, device, text, session_id=None):
+    args = ["send", "--no-auto-title", "--base-url", pair.server.base_url, "--model", "m1"]
+    if session_id is not None:
+        args += ["--session", session_id]
+    out = pair.natter(device, *(args + [text]))
+    return out.splitlines()[0].split(" ", 1)[1]
+
+
+def scenario_both_offline(pair, tmp):
+    """Both devices offline, both continue one conversation, reconnect:
+    Syncthing keeps one session file and a conflict copy, on both. Then
+    both list both histories (the copy as a version of the conversation)
+    and show the same; what each acknowledged is on both, byte for byte;
+    no earlier file changed; reading wrote nothing."""
+    pair.server.add_rule("first", [("text", "Let us begin.")])
+    pair.server.add_rule("on a", [("text", "Written on a.")])
+    pair.server.add_rule("on b", [("text", "Written on b.")])
+    session_id = send(pair, pair.a, "The first question")
+    pair.settle()
+    together = snapshot(pair.a.data)
+
+    pair.a.pause(pair.b)
+    pair.b.pause(pair.a)
+    wait_until(lambda: not pair.a.connected_to(pair.b) and not pair.b.connected_to(pair.a), SYNC_TIMEOUT,
+               "the devices to part")
+    send(pair, pair.a, "Going on on a", session_id)
+    send(pair, pair.b, "Going on on b", session_id)
+    acknowledged = {"a": snapshot(pair.a.data), "b": snapshot(pair.b.data)}
+
+    pair.a.resume(pair.b)
+    pair.b.resume(pair.a)
+    wait_until(lambda: pair.a.connected_to(pair.b) and pair.b.connected_to(pair.a), SYNC_TIMEOUT,
+               "the devices to meet again")
+    pair.settle()
+    files = assert_same_files(pair)
+    copies = conflict_copies(pair.a.data)
+    if len(copies) != 1:
+        raise SyncFailure("expected one conflict copy of the session file, found %s" % copies)
+    log = os.path.join(os.path.dirname(copies[0]), session_id + ".jsonl")
+    after = {"a": snapshot(pair.a.data), "b": snapshot(pair.b.data)}
+    # The union of what both acknowledged: every file of each, the
+    # session log's two versions as the log and its copy.
+    versions = {acknowledged["a"][log], acknowledged["b"][log]}
+    if {after["a"][log], after["a"][copies[0]]} != versions:
+        raise SyncFailure("the log and its copy are not the two versions each device wrote")
+    for name, files_before in acknowledged.items():
+        for rel, data in files_before.items():
+            if rel == log:
+                continue
+            for device in ("a", "b"):
+                if after[device].get(rel) != data:
+                    raise SyncFailure("%s, acknowledged by %s, is not the same on %s" % (rel, name, device))
+    for device in ("a", "b"):
+        assert_unchanged(together, after[device])
+
+    copy_id = os.path.basename(copies[0])[:-len(".jsonl")]
+    listed = {}
+    for device in (pair.a, pair.b):
+        entries = {e["sessionId"]: e for e in sessions(pair, device)}
+        listed[device.name] = entries
+        if copy_id not in entries or entries[copy_id].get("versionOf") != session_id:
+            raise SyncFailure("%s does not list %s as a version of %s: %s" % (device.name, copy_id, session_id,
+                                                                            sorted(entries)))
+        if entries[copy_id].get("error") or entries[session_id].get("error"):
+            raise SyncFailure("%s lists an error: %s" % (device.name, entries))
+        both = pair.natter(device, "show", session_id) + pair.natter(device, "show", copy_id)
+        for answer in ("Let us begin.", "Written on a.", "Written on b."):
+            if answer not in both:
+                raise SyncFailure("%s does not show %r:\n%s" % (device.name, answer, both))
+    if listed["a"] != listed["b"]:
+        raise SyncFailure("the devices list different conversations:\n%s\n%s" % (listed["a"], listed["b"]))
+    # The copy is read only: a message in it is refused, and nothing is
+    # written; reading on both wrote nothing either.
+    refused = subprocess.run([pair.binary, "send", "--no-auto-title", "--base-url", pair.server.base_url,
+                              "--model", "m1", "--session", copy_id, "More"], env=pair.env(pair.b),
+                             capture_output=True, text=True, timeout=120)
+    if refused.returncode == 0 or "read only" not in refused.stderr:
+        raise SyncFailure("a message in the copy was not refused: %s" % refused.stderr)
+    pair.settle()
+    if assert_same_files(pair) != files:
+        raise SyncFailure("reading the conflict wrote something")
+
+
+def scenario_session_before_turn(pair, tmp):
+    """A session file that arrives before the turn file it names: the
+    device shows the turn as arriving (not damaged), refuses a message
+    that would build on it and writes nothing; once the turn file
+    arrives, all is as on the device that wrote it."""
+    pair.server.add_rule("kettle", [("text", "Put the kettle on.")])
+    with open(os.path.join(pair.b.data, ".stignore")) as f:
+        natter_ignores = f.read().splitlines()
+    pair.b.set_ignores(natter_ignores + ["/storage/turns"])
+    session_id = send(pair, pair.a, "What first, the kettle?")
+    for device in (pair.a, pair.b):
+        device.scan()
+    log = None
+    for rel in shared_files(pair.a.data):
+        if rel.endswith(session_id + ".jsonl"):
+            log = rel
+    wait_until(lambda: shared_files(pair.b.data).get(log) == shared_files(pair.a.data).get(log) and pair.b.idle(),
+               SYNC_TIMEOUT, "the session file to reach b")
+    if not os.path.isdir(os.path.join(pair.b.data, ".stfolder")):
+        raise SyncFailure("b's folder has no .stfolder marker")
+    if any(names for _, _, names in os.walk(os.path.join(pair.b.data, "storage", "turns"))):
+        raise SyncFailure("the turn file reached b although b ignores it")
+    before = snapshot(pair.b.data)
+    entry = {e["sessionId"]: e for e in sessions(pair, pair.b)}[session_id]
+    if entry.get("latestTurnStatus") != "arriving" or entry.get("error"):
+        raise SyncFailure("b lists the session as %s" % entry)
+    shown = json.loads(pair.natter(pair.b, "show", session_id, "--json"))
+    if [t["status"] for t in shown["turns"]] != ["arriving"]:
+        raise SyncFailure("b shows the turn as %s" % shown["turns"])
+    refused = subprocess.run([pair.binary, "send", "--no-auto-title", "--base-url", pair.server.base_url,
+                              "--model", "m1", "--session", session_id, "And then?"], env=pair.env(pair.b),
+                             capture_output=True, text=True, timeout=120)
+    if refused.returncode == 0 or "not arrived" not in refused.stderr:
+        raise SyncFailure("a message on the missing turn was not refused: %s" % refused.stderr)
+    assert_unchanged(before, snapshot(pair.b.data))
+    if snapshot(pair.b.data).keys() != before.keys():
+        raise SyncFailure("the refused message wrote a file")
+
+    pair.b.set_ignores(natter_ignores)
+    pair.settle()
+    assert_same_files(pair)
+    entry = {e["sessionId"]: e for e in sessions(pair, pair.b)}[session_id]
+    if entry.get("latestTurnStatus") != "completed":
+        raise SyncFailure("once arrived, b lists the session as %s" % entry)
+    if "Put the kettle on." not in pair.natter(pair.b, "show", session_id):
+        raise SyncFailure("once arrived, b does not show the answer")
+
+
 SCENARIOS = {
+    "both-offline": scenario_both_offline,
+    "session-before-turn": scenario_session_before_turn,
     "continue-on-b": scenario_continue_on_b,
     "syncthing-killed": scenario_syncthing_killed,
     "send-on-a-seen-on-b": scenario_send_on_a_seen_on_b,
     "attachment": scenario_attachment,
+    "long-turn-on-a": scenario_long_turn_on_a,
+    "natter-killed-on-a": scenario_natter_killed_on_a,
+    "thousand-conversations": scenario_thousand_conversations,
 }
 
 

@@ -11,6 +11,8 @@
 
 #include "natter-attachment-intake.h"
 #include "natter-search-index.h"
+#include "natter-session-row.h"
+#include "natter-window-private.h"
 
 static gboolean
 ui_timeout_cb (gpointer data)
@@ -61,6 +63,35 @@ ui_wait_until (UiCondition condition,
                gpointer    data)
 {
   ui_wait_until_full (condition, NULL, data);
+}
+
+/* Iterates the main context until @u's fake model holds a call
+ * (NATTER_FAKE_STEP_HOLD); fails after 10 s (times ui_slowdown()). */
+void
+ui_wait_model_held (UiWorld *u)
+{
+  natter_fake_model_wait_held (u->w->fakes->model, 1, 10000 * ui_slowdown ());
+}
+
+/* Whether @window's error bar is on screen: revealed, and its
+ * animation over. */
+gboolean
+ui_error_bar_shown (gpointer window)
+{
+  ui_settle ();
+  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (window)));
+}
+
+/* Whether @window's error bar is gone from the screen too, not only on
+ * its way out. */
+gboolean
+ui_error_bar_hidden (gpointer window)
+{
+  GtkRevealer *bar;
+
+  ui_settle ();
+  bar = GTK_REVEALER (natter_window_get_error_bar (window));
+  return !gtk_revealer_get_reveal_child (bar) && !gtk_revealer_get_child_revealed (bar);
 }
 
 /* Lets the window lay out and draw what changed. Bounded: a spinner
@@ -329,12 +360,6 @@ write_file (GFile      *file,
   g_assert_no_error (error);
 }
 
-static gboolean
-model_held (gpointer data)
-{
-  return natter_fake_model_get_n_held (((UiWorld *) data)->w->fakes->model) == 1;
-}
-
 /* What is on disk after the process died while the model was answering
  * @text, sent to @session_id: the turn was appended and its model call
  * requested, and nothing after. Made by running the turn up to that
@@ -358,7 +383,7 @@ ui_make_interrupted (UiWorld     *u,
   g_autoptr(GError) error = NULL;
 
   turn_id = ui_send (u, session_id, text);
-  ui_wait_until (model_held, u);
+  ui_wait_model_held (u);
   events = ui_get_turn (u, turn_id);
   g_assert_cmpuint (events->len, ==, 2);
   g_assert_nonnull (ui_find_event (events, "model_call_requested", NULL));
@@ -402,6 +427,40 @@ ui_wait_turn (UiWorld    *u,
   ui_wait_until (ui_turn_settled, &t);
   /* The index entry is refreshed just after the settle. */
   ui_settle ();
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *turn_id;
+  const char *type;
+  const char *tool_call_id;
+} UiTurnEvent;
+
+static gboolean
+turn_event_written (gpointer data)
+{
+  UiTurnEvent *w = data;
+  g_autoptr(GPtrArray) events = NULL;
+
+  if (natter_sessions_is_turn_running (w->u->sessions, w->turn_id))
+    return FALSE;
+  events = ui_get_turn (w->u, w->turn_id);
+  return ui_find_event (events, w->type, w->tool_call_id) != NULL;
+}
+
+/* Waits until @turn_id is not running and its file holds an event of
+ * @type (of the tool call @tool_call_id, when not %NULL): a turn that
+ * stopped to ask counts only once the event looked for is written. */
+void
+ui_wait_turn_event (UiWorld    *u,
+                    const char *turn_id,
+                    const char *type,
+                    const char *tool_call_id)
+{
+  UiTurnEvent w = { u, turn_id, type, tool_call_id };
+
+  ui_wait_until (turn_event_written, &w);
 }
 
 /* The session's state, read through the service (transfer full). */
@@ -510,6 +569,42 @@ ui_find_first (gpointer root,
   return ui_find_first_full (root, type, NULL);
 }
 
+/* Whether the menu @model, or one of its sections and submenus, has an
+ * item that activates @action. */
+gboolean
+ui_menu_has_action (GMenuModel *model,
+                    const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (model, i, G_MENU_LINK_SUBMENU);
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+          g_str_equal (name, action))
+        return TRUE;
+      if ((section != NULL && ui_menu_has_action (section, action)) ||
+          (submenu != NULL && ui_menu_has_action (submenu, action)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* No toast left on @window's overlay, their hide animations ended: a
+ * window that goes with a toast still on it is not finalized
+ * (libadwaita 1.2). */
+gboolean
+ui_no_toasts (gpointer window)
+{
+  GtkWidget *overlay = GTK_WIDGET (natter_window_get_toast_overlay (window));
+  guint n = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL; child = gtk_widget_get_next_sibling (child))
+    n++;
+  return n == 1;
+}
+
 /* Whether a mapped label under @root says exactly @text. */
 gboolean
 ui_label_shown (gpointer    root,
@@ -536,6 +631,24 @@ ui_find_button (gpointer    root,
   return NULL;
 }
 
+/* The sidebar row of @session_id in @window, or NULL while it is not
+ * shown. */
+NatterSessionRow *
+ui_find_session_row (NatterWindow *window,
+                     const char   *session_id)
+{
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (g_ptr_array_index (rows, i));
+
+      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
+        return g_ptr_array_index (rows, i);
+    }
+  return NULL;
+}
+
 /* The first mapped toplevel window of @type (a dialog the window
  * opened), or NULL. */
 GtkWindow *
@@ -551,6 +664,20 @@ ui_find_toplevel (GType type)
         return GTK_WINDOW (w);
     }
   return NULL;
+}
+
+/* Whether a window of the GType in @type (GSIZE_TO_POINTER()) shows. */
+gboolean
+ui_toplevel_shown (gpointer type)
+{
+  return ui_find_toplevel (GPOINTER_TO_SIZE (type)) != NULL;
+}
+
+/* Whether no window of the GType in @type (GSIZE_TO_POINTER()) shows. */
+gboolean
+ui_toplevel_gone (gpointer type)
+{
+  return ui_find_toplevel (GPOINTER_TO_SIZE (type)) == NULL;
 }
 
 /* Whether the widget @data is mapped. */
@@ -642,6 +769,36 @@ ui_screenshot_path (const char *name)
 
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
   return g_build_filename (dir, name, NULL);
+}
+
+/**
+ * ui_publish_screenshot:
+ * @name: a screenshot ui_save_window() saved
+ * @to: the folder of the source tree it belongs in, e.g. "data/screenshots"
+ *
+ * Copies the screenshot into the source tree when NATTER_UPDATE_SCREENSHOTS
+ * is set in the environment (the pictures of the README and the docs);
+ * does nothing otherwise.
+ */
+void
+ui_publish_screenshot (const char *name,
+                       const char *to)
+{
+  g_autofree char *from = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+
+  if (g_getenv ("NATTER_UPDATE_SCREENSHOTS") == NULL)
+    return;
+  from = ui_screenshot_path (name);
+  path = g_test_build_filename (G_TEST_DIST, "..", "..", to, name, NULL);
+  g_assert_true (g_file_get_contents (from, &contents, &length, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (path, contents, length, &error));
+  g_assert_no_error (error);
+  g_test_message ("Published %s", path);
 }
 
 typedef struct

@@ -17,6 +17,7 @@
 
 #include "natter-search-index.h"
 #include "natter-sessions-private.h"
+#include "natter-session-row.h"
 #include "natter-settings.h"
 #include "natter-test-fakes.h"
 #include "natter-cli.h"
@@ -64,6 +65,8 @@ void               ui_result_cb           (GObject            *source,
 GAsyncResult      *ui_wait_result         (GAsyncResult      **result);
 gboolean           ui_is_true             (gpointer            data);
 gboolean           ui_is_mapped           (gpointer            data);
+gboolean           ui_error_bar_shown     (gpointer            window);
+gboolean           ui_error_bar_hidden    (gpointer            window);
 
 /* The session service over a temp data directory */
 
@@ -73,6 +76,7 @@ void               ui_world_start_service (UiWorld            *u);
 void               ui_world_stop_service  (UiWorld            *u);
 void               ui_world_restart       (UiWorld            *u);
 gboolean           ui_no_advances         (gpointer            data);
+void               ui_wait_model_held     (UiWorld            *u);
 char              *ui_create_session      (UiWorld            *u,
                                            const char         *title);
 void               ui_set_title           (UiWorld            *u,
@@ -95,6 +99,10 @@ char              *ui_send                (UiWorld            *u,
                                            const char         *text);
 void               ui_wait_turn           (UiWorld            *u,
                                            const char         *turn_id);
+void               ui_wait_turn_event     (UiWorld            *u,
+                                           const char         *turn_id,
+                                           const char         *type,
+                                           const char         *tool_call_id);
 GPtrArray         *ui_get_turn            (UiWorld            *u,
                                            const char         *turn_id);
 NatterSessionState *ui_get_session        (UiWorld            *u,
@@ -121,9 +129,16 @@ GtkWidget         *ui_find_first          (gpointer            root,
                                            GType               type);
 gboolean           ui_label_shown         (gpointer            root,
                                            const char         *text);
+NatterSessionRow  *ui_find_session_row    (NatterWindow       *window,
+                                           const char         *session_id);
 GtkWidget         *ui_find_button         (gpointer            root,
                                            const char         *label);
 GtkWindow         *ui_find_toplevel       (GType               type);
+gboolean           ui_toplevel_shown      (gpointer            type);
+gboolean           ui_toplevel_gone       (gpointer            type);
+gboolean           ui_menu_has_action     (GMenuModel         *model,
+                                           const char         *action);
+gboolean           ui_no_toasts           (gpointer            window);
 gboolean           ui_timeline_loaded     (gpointer            data);
 NatterWindow      *ui_window_new          (NatterApplication  *app,
                                            UiWorld            *u);
@@ -132,6 +147,8 @@ void               ui_destroy_window      (NatterWindow       *window);
 /* Screenshots */
 
 char              *ui_screenshot_path     (const char         *name);
+void               ui_publish_screenshot  (const char         *name,
+                                           const char         *to);
 void               ui_save_window         (GtkWidget          *window,
                                            const char         *name);
 gboolean           ui_can_save_screen     (void);

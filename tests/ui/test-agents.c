@@ -20,6 +20,7 @@
 #include "natter-builtin-agent-resolver.h"
 #include "natter-config-agent-resolver.h"
 #include "natter-turn-context-resolver.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
@@ -28,36 +29,13 @@ static NatterApplication *app;
 
 #define MODELS "{\"object\":\"list\",\"data\":[{\"id\":\"alpha\"},{\"id\":\"beta\"},{\"id\":\"gamma\"}]}"
 
-/* A localhost /models for the header's picker. */
-typedef struct
-{
-  SoupServer *server;
-  char       *base_url;
-} ModelsServer;
-
-static void
-models_cb (SoupServer        *server,
-           SoupServerMessage *msg,
-           const char        *path,
-           GHashTable        *query,
-           gpointer           user_data)
-{
-  if (!g_str_has_suffix (path, "/models"))
-    {
-      soup_server_message_set_status (msg, 404, NULL);
-      return;
-    }
-  soup_server_message_set_status (msg, 200, NULL);
-  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, MODELS, strlen (MODELS));
-}
-
 typedef struct
 {
   UiWorld                *u;
   GFile                  *agents_dir;
   NatterAgentStore       *store;
   NatterProviderRegistry *registry;
-  ModelsServer            ms;
+  NatterTestServer       *models;  /* a localhost /models for the header's picker */
 } Fixture;
 
 static void
@@ -85,10 +63,6 @@ fixture_new (void)
   g_autoptr(NatterBuiltinAgentResolver) builtin = natter_builtin_agent_resolver_new (tools);
   g_autoptr(NatterConfigAgentResolver) resolver = NULL;
   g_autoptr(NatterTurnContextResolver) contexts = NULL;
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
-  g_autofree char *uri = NULL;
-
   f->u = g_new0 (UiWorld, 1);
   f->u->w = natter_test_world_new ();
   f->agents_dir = g_file_get_child (f->u->w->dir, "config-agents");
@@ -109,16 +83,9 @@ fixture_new (void)
                                               f->u->w->hub, NULL, 0);
   ui_world_start_service (f->u);
 
-  f->ms.server = soup_server_new (NULL, NULL);
-  soup_server_add_handler (f->ms.server, NULL, models_cb, &f->ms, NULL);
-  soup_server_listen_local (f->ms.server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-  uris = soup_server_get_uris (f->ms.server);
-  uri = g_uri_to_string (uris->data);
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  f->ms.base_url = g_strconcat (uri, "v1", NULL);
+  f->models = natter_test_server_new_models (MODELS);
   f->registry = natter_provider_registry_new (NULL, NULL, NULL);
-  natter_provider_registry_add_provider (f->registry, "local", "Local Server", f->ms.base_url);
+  natter_provider_registry_add_provider (f->registry, "local", "Local Server", f->models->base_url);
   return f;
 }
 
@@ -129,9 +96,7 @@ fixture_free (Fixture *f)
   g_clear_object (&f->registry);
   g_assert_finalize_object (f->store);
   g_clear_object (&f->agents_dir);
-  soup_server_disconnect (f->ms.server);
-  g_clear_object (&f->ms.server);
-  g_free (f->ms.base_url);
+  natter_test_server_free (f->models);
   g_free (f);
 }
 

@@ -75,13 +75,6 @@ label_shown (gpointer data)
 }
 
 static gboolean
-error_bar_shown (gpointer data)
-{
-  ui_settle ();
-  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
-}
-
-static gboolean
 other_session_open (gpointer data)
 {
   NatterWindow *window = data;
@@ -177,7 +170,7 @@ test_import_damaged (void)
   g_assert_true (g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL,
                                           NULL));
   _natter_window_import_from (window, file, "chatgpt");
-  ui_wait_until (error_bar_shown, window);
+  ui_wait_until (ui_error_bar_shown, window);
   shown = (Shown) { window, "Nothing was imported" };
   g_assert_true (label_shown (&shown));
   shown = (Shown) { window, "Conversation 1 (“x”): message n1 is not in its “mapping”" };

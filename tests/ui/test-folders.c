@@ -92,18 +92,6 @@ find_dialog (void)
   return dialog != NULL ? ADW_MESSAGE_DIALOG (dialog) : NULL;
 }
 
-static gboolean
-dialog_shown (gpointer data)
-{
-  return find_dialog () != NULL;
-}
-
-static gboolean
-dialog_gone (gpointer data)
-{
-  return find_dialog () == NULL;
-}
-
 /* The row widget of @name's folder header, once the list shows it. */
 static NatterSidebarHeaderRow *
 header_row (NatterWindow *window,
@@ -153,28 +141,6 @@ in_folder (gpointer data)
   return g_strcmp0 (natter_sessions_get_folder_id (wait->u->sessions, wait->session_id), wait->folder_id) == 0;
 }
 
-/* Whether the menu @model, or one of its sections and submenus, has an
- * item that activates @action. */
-static gboolean
-menu_has_action (GMenuModel *model,
-                 const char *action)
-{
-  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
-    {
-      g_autofree char *name = NULL;
-      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
-      g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (model, i, G_MENU_LINK_SUBMENU);
-
-      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
-          g_str_equal (name, action))
-        return TRUE;
-      if ((section != NULL && menu_has_action (section, action)) ||
-          (submenu != NULL && menu_has_action (submenu, action)))
-        return TRUE;
-    }
-  return FALSE;
-}
-
 /* The delete toast says what went and that its conversations stay. */
 static gboolean
 toast_shown (gpointer data)
@@ -182,18 +148,17 @@ toast_shown (gpointer data)
   return ui_label_shown (natter_window_get_toast_overlay (data), "Folder “Work” deleted; its conversations stay");
 }
 
-/* The toast is gone from the overlay, its hide animation ended: a
- * window that goes with a toast still on it is not finalized
- * (libadwaita 1.2). */
+/* The toast is gone from the overlay, its hide animation ended. */
 static gboolean
 toast_gone (gpointer data)
 {
-  GtkWidget *overlay = GTK_WIDGET (natter_window_get_toast_overlay (data));
-  guint n = 0;
+  return !toast_shown (data) && ui_no_toasts (data);
+}
 
-  for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL; child = gtk_widget_get_next_sibling (child))
-    n++;
-  return !toast_shown (data) && n == 1;
+static gboolean
+projects_toast_shown (gpointer data)
+{
+  return ui_label_shown (natter_window_get_toast_overlay (data), "Folder “Projects” deleted; its conversations stay");
 }
 
 static gboolean
@@ -258,7 +223,7 @@ test_pins_and_folders (void)
   /* Pin to Top, from the conversation's menu. */
   g_assert_true (natter_window_open_session (window, alpha));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (menu_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button)),
+  g_assert_true (ui_menu_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button)),
                                   "win.pin"));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", NULL));
   wait_list (window, "[Pinned] Alpha [Recent] Gamma Beta");
@@ -266,12 +231,12 @@ test_pins_and_folders (void)
 
   /* New Folder… names a folder, which shows though it is empty. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-folder", NULL));
-  ui_wait_until (dialog_shown, NULL);
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
   dialog = find_dialog ();
   gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog)), "Work");
   /* Create, as a person clicks it: that also closes the dialog. */
   g_signal_emit_by_name (ui_find_button (dialog, "C_reate"), "clicked");
-  ui_wait_until (dialog_gone, NULL);
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
   wait_list (window, "[Pinned] Alpha [Work] [Recent] Gamma Beta");
   work = natter_folders_find_by_name (folders, "Work");
   g_assert_nonnull (work);
@@ -374,6 +339,66 @@ test_pins_and_folders (void)
   ui_world_free (u);
 }
 
+/* A folder holding a pinned conversation and another, deleted and
+ * brought back by its toast's Undo: the folder is back under its old
+ * id, and both conversations are in it, the pinned one still pinned. */
+static void
+test_delete_pinned_member_undo (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *projects_id = NULL;
+  NatterWindow *window;
+  InFolder moved;
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
+  projects_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  window = ui_window_new (app, u);
+  natter_window_set_folders (window, folders);
+  wait_list (window, "[Projects] [Recent] Beta Alpha");
+
+  /* Both into the folder, Alpha pinned as well, from its menu. */
+  g_assert_true (natter_window_open_session (window, beta));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", projects_id));
+  moved = (InFolder) { u, beta, projects_id };
+  ui_wait_until (in_folder, &moved);
+  g_assert_true (natter_window_open_session (window, alpha));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", projects_id));
+  moved = (InFolder) { u, alpha, projects_id };
+  ui_wait_until (in_folder, &moved);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", NULL));
+  wait_list (window, "[Pinned] Alpha [Projects] Beta");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", projects_id));
+  ui_wait_until (projects_toast_shown, window);
+  wait_list (window, "[Pinned] Alpha [Recent] Beta");
+  /* Undo, as a person clicks it. */
+  g_signal_emit_by_name (ui_find_button (natter_window_get_toast_overlay (window), "_Undo"), "clicked");
+  wait_list (window, "[Pinned] Alpha [Projects] Beta");
+  g_assert_nonnull (natter_folders_lookup (folders, projects_id));
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, alpha), ==, projects_id);
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, beta), ==, projects_id);
+  g_assert_true (natter_sessions_get_pinned (u->sessions, alpha));
+
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL));
+  ui_settle ();
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -383,6 +408,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/folders/pin-move-narrow-delete-undo", test_pins_and_folders);
+  g_test_add_func ("/folders/delete-pinned-member-undo", test_delete_pinned_member_undo);
 
   status = g_test_run ();
   g_clear_object (&app);

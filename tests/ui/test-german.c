@@ -54,12 +54,6 @@ test_provider_failure_in_german (void)
   ui_world_free (u);
 }
 
-static gboolean
-error_bar_shown (gpointer data)
-{
-  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
-}
-
 /* Compact Conversation when the provider cannot be reached: the error
  * bar's details line says the summary's and the provider's failure in
  * German. */
@@ -83,7 +77,7 @@ test_error_bar_details_in_german (void)
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.compact", NULL));
-  ui_wait_until (error_bar_shown, window);
+  ui_wait_until (ui_error_bar_shown, window);
   expected = g_strdup_printf ("Die Zusammenfassung konnte nicht erstellt werden: %s",
                               "Ollama unter http://127.0.0.1:9 ist nicht erreichbar – läuft der Dienst?");
   g_assert_cmpstr (gtk_label_get_text (window->errors.detail), ==, expected);

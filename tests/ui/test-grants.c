@@ -20,25 +20,6 @@ static NatterApplication *app;
 
 typedef struct
 {
-  UiWorld    *u;
-  const char *turn_id;
-  const char *type;
-} EventWait;
-
-static gboolean
-event_written (gpointer data)
-{
-  EventWait *w = data;
-  g_autoptr(GPtrArray) events = NULL;
-
-  if (natter_sessions_is_turn_running (w->u->sessions, w->turn_id))
-    return FALSE;
-  events = ui_get_turn (w->u, w->turn_id);
-  return ui_find_event (events, w->type, NULL) != NULL;
-}
-
-typedef struct
-{
   NatterWindow *window;
   const char   *name;
   const char   *rule;
@@ -104,7 +85,6 @@ test_always_allow (void)
   NatterWindow *window;
   JsonObject *resolved;
   const char *grant_id;
-  EventWait done = { u, NULL, "turn_completed" };
   RuleWait rule = { NULL, "sa", "Allowed by your rule for sa" };
 
   g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sa"));
@@ -125,8 +105,7 @@ test_always_allow (void)
 
   ui_save_window (GTK_WIDGET (window), "permission-card-always.png");
   g_signal_emit_by_name (always_button (card), "clicked");
-  done.turn_id = turn_id;
-  ui_wait_until (event_written, &done);
+  ui_wait_turn_event (u, turn_id, "turn_completed", NULL);
 
   /* The call was allowed, and said which grant. */
   state = ui_get_session (u, session_id);
@@ -144,8 +123,7 @@ test_always_allow (void)
                             NATTER_FAKE_TEXT_STEP,
                             NULL);
   next_id = ui_send (u, session_id, "Again");
-  done.turn_id = next_id;
-  ui_wait_until (event_written, &done);
+  ui_wait_turn_event (u, next_id, "turn_completed", NULL);
   next_events = ui_get_turn (u, next_id);
   g_assert_null (ui_find_event (next_events, "tool_permission_required", "c2"));
   g_assert_cmpstr (json_object_get_string_member (ui_find_event (next_events, "tool_invocation_requested", "c2"),

@@ -543,6 +543,19 @@ test_markdown_invalid_utf8 (void)
   g_assert_finalize_object (view);
 }
 
+/* A model's ESC and BEL show as their control pictures, as on the
+ * command line, not as boxes; the markup around them stays intact. */
+static void
+test_markdown_control_pictures (void)
+{
+  GtkWidget *view = render ("red \x1b[31m*X*\x07 & end\n");
+  GtkWidget *label = find_label_containing (view, "end");
+
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_label (GTK_LABEL (label)), ==, "red \xe2\x90\x9b[31m<i>X</i>\xe2\x90\x87 &amp; end");
+  g_assert_finalize_object (view);
+}
+
 static void
 test_markdown_split_utf8 (void)
 {
@@ -777,8 +790,9 @@ save_screenshot (AdwColorScheme scheme,
     "## Steps\n\n"
     "1. Install `libcmark-dev`\n2. Build\n   - with meson\n   - or with `ninja`\n\n"
     "> Quoted advice, kept short.\n\n"
-    "| Library | Version | Status |\n|---|:---:|---:|\n"
-    "| cmark | 0.30.2 | **ok** |\n| GtkSourceView | 5.6.2 | ok |\n\n"
+    "| Library | `pkg-config` name | Status |\n|---|:---:|---:|\n"
+    "| cmark | `libcmark` | **ok** |\n| GtkSourceView | `gtksourceview-5` | ok |\n\n"
+    "### The `natter` command\n\n"
     "```c\n#include <stdio.h>\n\nint\nmain (void)\n{\n  printf (\"hello\\n\");\n  return 0;\n}\n```\n");
   gtk_window_present (GTK_WINDOW (window));
   wait_ready (view);
@@ -790,6 +804,69 @@ save_screenshot (AdwColorScheme scheme,
 
   gtk_window_destroy (GTK_WINDOW (window));
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+}
+
+/* The family of the font @label draws the text @word with. */
+static char *
+font_family_of (GtkWidget  *label,
+                const char *word)
+{
+  PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (label));
+  const char *text = pango_layout_get_text (layout);
+  const char *at = strstr (text, word);
+  PangoLayoutIter *iter;
+  char *family = NULL;
+
+  g_assert_nonnull (at);
+  iter = pango_layout_get_iter (layout);
+  do
+    {
+      PangoLayoutRun *run = pango_layout_iter_get_run_readonly (iter);
+
+      if (run != NULL && run->item->offset <= at - text && at - text < run->item->offset + run->item->length)
+        {
+          PangoFontDescription *desc = pango_font_describe (run->item->analysis.font);
+
+          family = g_strdup (pango_font_description_get_family (desc));
+          pango_font_description_free (desc);
+          break;
+        }
+    }
+  while (pango_layout_iter_next_run (iter));
+  pango_layout_iter_free (iter);
+  g_assert_nonnull (family);
+  return family;
+}
+
+/* Inline code is monospace wherever it is: in a paragraph, a table's
+ * cells and header, a heading. */
+static void
+test_markdown_code_everywhere (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = natter_markdown_view_new ();
+  g_autofree char *para = NULL;
+  g_autofree char *cell = NULL;
+  g_autofree char *header = NULL;
+  g_autofree char *heading = NULL;
+  GtkWidget *grid;
+
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view),
+                                     "Para `inpara` here.\n\n| col `inheader` |\n|---|\n| cell `incell` |\n\n"
+                                     "# Heading `inheading`\n");
+  gtk_window_present (GTK_WINDOW (window));
+  wait_ready (view);
+  grid = find_one (view, GTK_TYPE_GRID, "natter-md-table");
+  para = font_family_of (find_label_containing (view, "inpara"), "inpara");
+  header = font_family_of (gtk_grid_get_child_at (GTK_GRID (grid), 0, 0), "inheader");
+  cell = font_family_of (gtk_grid_get_child_at (GTK_GRID (grid), 0, 1), "incell");
+  heading = font_family_of (find_one (view, GTK_TYPE_LABEL, "natter-md-heading"), "inheading");
+  g_assert_nonnull (strstr (para, "Mono"));
+  g_assert_cmpstr (header, ==, para);
+  g_assert_cmpstr (cell, ==, para);
+  g_assert_cmpstr (heading, ==, para);
+  gtk_window_destroy (GTK_WINDOW (window));
 }
 
 static void
@@ -814,10 +891,12 @@ main (int   argc,
   g_test_add_func ("/markdown/built-before-shown", test_markdown_built_before_shown);
   g_test_add_func ("/markdown/invalid-utf8", test_markdown_invalid_utf8);
   g_test_add_func ("/markdown/split-utf8", test_markdown_split_utf8);
+  g_test_add_func ("/markdown/control-pictures", test_markdown_control_pictures);
   g_test_add_func ("/markdown/streaming-matches-whole", test_markdown_streaming_matches_whole);
   g_test_add_func ("/markdown/copy-button", test_markdown_copy_button);
   g_test_add_func ("/markdown/dark-style", test_markdown_dark_style);
   g_test_add_func ("/markdown/links", test_markdown_links);
+  g_test_add_func ("/markdown/code-everywhere", test_markdown_code_everywhere);
   g_test_add_func ("/markdown/screenshots", test_markdown_screenshots);
 
   return g_test_run ();

@@ -35,18 +35,6 @@ find_confirmation (void)
 }
 
 static gboolean
-dialog_shown (gpointer data)
-{
-  return find_dialog () != NULL;
-}
-
-static gboolean
-confirmation_shown (gpointer data)
-{
-  return find_confirmation () != NULL;
-}
-
-static gboolean
 dialog_listed (gpointer data)
 {
   return g_strcmp0 (natter_models_dialog_get_state (data), "models") == 0;
@@ -196,7 +184,7 @@ test_manage_models (void)
   natter_model_picker_popup (picker);
   ui_wait_until (manage_button_shown, picker);
   click (picker, "_Manage Models…");
-  ui_wait_until (dialog_shown, NULL);
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (NATTER_TYPE_MODELS_DIALOG));
   dialog = find_dialog ();
   ui_wait_until (dialog_listed, dialog);
   names = listed_names (dialog);
@@ -256,7 +244,7 @@ test_manage_models (void)
   rows = (g_ptr_array_unref (rows), ui_find_all (child (dialog, "model_list"), GTK_TYPE_BUTTON));
   g_assert_cmpuint (rows->len, ==, 4);
   g_signal_emit_by_name (g_ptr_array_index (rows, 1), "clicked");
-  ui_wait_until (confirmation_shown, NULL);
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
   confirmation = find_confirmation ();
   g_assert_cmpstr (adw_message_dialog_get_heading (confirmation), ==, "Delete “qwen2.5:7b”?");
   g_assert_true (natter_test_ollama_has_model (ollama, "qwen2.5:7b"));

@@ -186,14 +186,6 @@ watch_width_cb (GtkWidget     *window,
 }
 
 static gboolean
-model_held (gpointer data)
-{
-  UiWorld *u = data;
-
-  return natter_fake_model_get_n_held (u->w->fakes->model) == 1;
-}
-
-static gboolean
 queue_shows (gpointer data)
 {
   return natter_queue_view_get_n_queued (((NatterWindow *) data)->conversation.queue_view) == 1;
@@ -262,7 +254,7 @@ test_full_conversation_at_360 (void)
 
   /* An answer running, a message queued behind it. */
   running = ui_send (u, branch, "Write it all up, please.");
-  ui_wait_until (model_held, u);
+  ui_wait_model_held (u);
   natter_composer_set_text (natter_window_get_composer (window), "And make it short.");
   g_assert_true (natter_composer_send (natter_window_get_composer (window)));
   ui_wait_until (queue_shows, window);

@@ -28,18 +28,6 @@ find_dialog (void)
   return dialog != NULL ? NATTER_PARAMETERS_DIALOG (dialog) : NULL;
 }
 
-static gboolean
-dialog_shown (gpointer data)
-{
-  return find_dialog () != NULL;
-}
-
-static gboolean
-dialog_gone (gpointer data)
-{
-  return find_dialog () == NULL;
-}
-
 /* The entry row titled @title in @dialog. */
 static GtkEditable *
 field (NatterParametersDialog *dialog,
@@ -105,7 +93,7 @@ test_model_settings (void)
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.parameters", NULL));
-  ui_wait_until (dialog_shown, NULL);
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (NATTER_TYPE_PARAMETERS_DIALOG));
   dialog = find_dialog ();
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
   g_assert_cmpstr (gtk_editable_get_text (field (dialog, "Temperature (0 to 2)")), ==, "");
@@ -126,7 +114,7 @@ test_model_settings (void)
                             "Answer in haiku.", -1);
   ui_save_window (GTK_WIDGET (dialog), "model-settings-dialog.png");
   click (dialog, "_Save");
-  ui_wait_until (dialog_gone, NULL);
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (NATTER_TYPE_PARAMETERS_DIALOG));
   ui_wait_until (kept_is, &kept);
 
   expected->has_temperature = TRUE;
@@ -140,12 +128,12 @@ test_model_settings (void)
 
   /* The dialog opens with what is kept. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.parameters", NULL));
-  ui_wait_until (dialog_shown, NULL);
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (NATTER_TYPE_PARAMETERS_DIALOG));
   dialog = find_dialog ();
   g_assert_cmpstr (gtk_editable_get_text (field (dialog, "Temperature (0 to 2)")), ==, "0.5");
   g_assert_cmpstr (gtk_editable_get_text (field (dialog, "Seed")), ==, "11");
   click (dialog, "_Cancel");
-  ui_wait_until (dialog_gone, NULL);
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (NATTER_TYPE_PARAMETERS_DIALOG));
 
   /* The window's next message carries them to the model. */
   natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
@@ -161,9 +149,9 @@ test_model_settings (void)
 
   /* Use Defaults forgets them. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.parameters", NULL));
-  ui_wait_until (dialog_shown, NULL);
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (NATTER_TYPE_PARAMETERS_DIALOG));
   click (find_dialog (), "Use _Defaults");
-  ui_wait_until (dialog_gone, NULL);
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (NATTER_TYPE_PARAMETERS_DIALOG));
   kept.expect_kept = FALSE;
   ui_wait_until (kept_is, &kept);
 

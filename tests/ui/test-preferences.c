@@ -22,18 +22,17 @@
 #include "natter-memory-secret-store.h"
 #include "natter-models-dialog.h"
 #include "natter-preferences-window-private.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 #include "natter-ui-test-world.h"
 
 #define KEY "sk-prefs-SECRET-9"
-#define WAIT_MS 10000
 
 typedef struct
 {
-  SoupServer              *server;
+  NatterTestServer        *models;  /* the local server's /models; records each request's key */
   char                    *url;
   char                    *down_url;
-  GPtrArray               *authorizations;
   GFile                   *data_dir;
   GFile                   *config_dir;
   GSettings               *settings;
@@ -42,65 +41,20 @@ typedef struct
   NatterPreferencesWindow *window;
 } Fixture;
 
-static void
-models_cb (SoupServer        *server,
-           SoupServerMessage *msg,
-           const char        *path,
-           GHashTable        *query,
-           gpointer           user_data)
-{
-  static const char body[] = "{\"object\":\"list\",\"data\":[{\"id\":\"alpha\"},{\"id\":\"beta\"},{\"id\":\"gamma\"}]}";
-  Fixture *f = user_data;
-  const char *authorization = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                            "Authorization");
-
-  g_ptr_array_add (f->authorizations, g_strdup (authorization != NULL ? authorization : ""));
-  if (!g_str_equal (path, "/v1/models"))
-    {
-      soup_server_message_set_status (msg, 404, NULL);
-      return;
-    }
-  soup_server_message_set_status (msg, 200, NULL);
-  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_STATIC, body, strlen (body));
-}
-
-/* A port nobody listens on: bound, then closed. */
-static guint16
-closed_port (void)
-{
-  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                            G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
-  guint16 port;
-
-  g_assert_true (g_socket_bind (socket, address, TRUE, NULL));
-  bound = g_socket_get_local_address (socket, NULL);
-  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  g_socket_close (socket, NULL);
-  return port;
-}
+#define MODELS "{\"object\":\"list\",\"data\":[{\"id\":\"alpha\"},{\"id\":\"beta\"},{\"id\":\"gamma\"}]}"
 
 static gboolean
-timed_out_cb (gpointer data)
+nothing_pending (gpointer window)
 {
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
+  return natter_preferences_window_get_n_pending (window) == 0;
 }
 
+/* Until the window has nothing under way, and has shown what it did. */
 static void
 wait_idle (Fixture *f)
 {
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (WAIT_MS, timed_out_cb, &timed_out);
-
-  while (natter_preferences_window_get_n_pending (f->window) > 0 && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_false (timed_out);
-  g_source_remove (id);
-  for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
-    ;
+  ui_wait_until (nothing_pending, f->window);
+  ui_settle ();
 }
 
 static void
@@ -108,19 +62,11 @@ fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
   g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
-  g_autoptr(GError) error = NULL;
   g_autofree char *config = NULL;
-  GSList *uris;
 
-  f->authorizations = g_ptr_array_new_with_free_func (g_free);
-  f->server = soup_server_new (NULL, NULL);
-  soup_server_add_handler (f->server, NULL, models_cb, f, NULL);
-  soup_server_listen_local (f->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-  uris = soup_server_get_uris (f->server);
-  f->url = g_strdup_printf ("http://127.0.0.1:%d/v1", g_uri_get_port (uris->data));
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  f->down_url = g_strdup_printf ("http://127.0.0.1:%u/v1", closed_port ());
+  f->models = natter_test_server_new_models (MODELS);
+  f->url = g_strdup (f->models->base_url);
+  f->down_url = g_strdup_printf ("http://127.0.0.1:%u/v1", natter_test_closed_port ());
 
   f->data_dir = natter_test_make_temp_dir ();
   f->config_dir = natter_test_make_temp_dir ();
@@ -169,13 +115,11 @@ fixture_tear_down (Fixture       *f,
   while (g_main_context_iteration (NULL, FALSE))
     ;
   g_assert_finalize_object (f->settings);
-  soup_server_disconnect (f->server);
-  g_assert_finalize_object (f->server);
+  natter_test_server_free (f->models);
   natter_test_remove_tree (f->data_dir);
   natter_test_remove_tree (f->config_dir);
   g_clear_object (&f->data_dir);
   g_clear_object (&f->config_dir);
-  g_ptr_array_unref (f->authorizations);
   g_free (f->url);
   g_free (f->down_url);
   g_unsetenv ("NATTER_CONFIG_DIR");
@@ -243,6 +187,18 @@ test_provider_edit (Fixture       *f,
                    "The base URL must start with http:// or https://");
   down_url = provider_field (f, "down", 2);
   g_assert_cmpstr (down_url, ==, f->down_url);
+  /* The field keeps what was typed, marked as refused, and the row says
+   * the URL still in use; the next edit clears the mark. */
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (provider_widget (f, "down", "url"))), ==, "ftp://nope");
+  g_assert_true (gtk_widget_has_css_class (provider_widget (f, "down", "url"), "error"));
+  g_assert_cmpstr (natter_provider_row_get_base_url (natter_preferences_window_get_provider_row (f->window, "down")),
+                   ==, f->down_url);
+  gtk_editable_set_text (GTK_EDITABLE (provider_widget (f, "down", "url")), "ftp://nope/");
+  g_assert_false (gtk_widget_has_css_class (provider_widget (f, "down", "url"), "error"));
+  apply_text (provider_widget (f, "down", "url"), "not a url");
+  g_assert_true (gtk_widget_has_css_class (provider_widget (f, "down", "url"), "error"));
+  apply_text (provider_widget (f, "down", "url"), f->down_url);
+  g_assert_false (gtk_widget_has_css_class (provider_widget (f, "down", "url"), "error"));
 
   /* The services follow the setting live. */
   {
@@ -314,13 +270,19 @@ test_api_key (Fixture       *f,
   g_assert_null (natter_memory_secret_store_peek (f->secrets, "local"));
   g_assert_false (natter_preferences_window_get_key_stored (f->window, "local"));
 
-  /* A failing keyring says so, without the key. */
+  /* No keyring: the toast says so in plain words, without the key, and
+   * where else a key can come from; nothing pretends it was saved. */
   natter_memory_secret_store_set_failing (f->secrets, TRUE);
   apply_text (key_row, KEY);
   wait_idle (f);
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==,
-                   "Could not store the API key: The secret store is not available");
+                   "API key not saved: no keyring. Set NATTER_API_KEY instead");
   g_assert_null (strstr (natter_preferences_window_get_last_toast (f->window), KEY));
+  g_assert_false (natter_preferences_window_get_key_stored (f->window, "local"));
+  g_assert_false (gtk_widget_get_visible (provider_widget (f, "local", "forget")));
+  g_assert_true (gtk_widget_has_css_class (key_row, "error"));
+  gtk_editable_set_text (GTK_EDITABLE (key_row), "");
+  g_assert_false (gtk_widget_has_css_class (key_row, "error"));
 }
 
 static void
@@ -332,20 +294,20 @@ test_connection_test (Fixture       *f,
   /* With the stored key. */
   apply_text (provider_widget (f, "local", "key"), KEY);
   wait_idle (f);
-  g_ptr_array_set_size (f->authorizations, 0);
+  g_ptr_array_set_size (f->models->authorizations, 0);
   g_signal_emit_by_name (provider_widget (f, "local", "test"), "clicked");
   g_assert_false (gtk_widget_get_sensitive (provider_widget (f, "local", "test")));
   wait_idle (f);
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Connected: 3 models");
-  g_assert_cmpuint (f->authorizations->len, ==, 1);
-  g_assert_cmpstr (g_ptr_array_index (f->authorizations, 0), ==, "Bearer " KEY);
+  g_assert_cmpuint (f->models->authorizations->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->models->authorizations, 0), ==, "Bearer " KEY);
   g_assert_true (gtk_widget_get_sensitive (provider_widget (f, "local", "test")));
 
   /* A typed, not yet applied key is what is tested. */
   gtk_editable_set_text (GTK_EDITABLE (provider_widget (f, "local", "key")), "sk-typed");
   g_signal_emit_by_name (provider_widget (f, "local", "test"), "clicked");
   wait_idle (f);
-  g_assert_cmpstr (g_ptr_array_index (f->authorizations, 1), ==, "Bearer sk-typed");
+  g_assert_cmpstr (g_ptr_array_index (f->models->authorizations, 1), ==, "Bearer sk-typed");
 
   /* Unreachable: the provider's own message. */
   g_signal_emit_by_name (provider_widget (f, "down", "test"), "clicked");
@@ -820,10 +782,10 @@ test_agent_model_picker (Fixture       *f,
   gtk_editable_set_text (GTK_EDITABLE (editor_widget (f, "name")), "Picker");
   g_assert_false (gtk_widget_get_visible (editor_widget (f, "model-list")));
   g_assert_false (gtk_widget_get_visible (editor_widget (f, "model-name")));
-  requests = f->authorizations->len;
+  requests = f->models->authorizations->len;
   adw_combo_row_set_selected (ADW_COMBO_ROW (editor_widget (f, "model-provider")), 1);
   wait_idle (f);
-  g_assert_cmpuint (f->authorizations->len, ==, requests + 1);
+  g_assert_cmpuint (f->models->authorizations->len, ==, requests + 1);
   list = editor_widget (f, "model-list");
   entry = editor_widget (f, "model-name");
   g_assert_true (gtk_widget_get_visible (list));

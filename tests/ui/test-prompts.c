@@ -45,37 +45,6 @@ wait_cards (NatterWindow *window,
   return ui_find_all (window, type);
 }
 
-typedef struct
-{
-  UiWorld    *u;
-  const char *turn_id;
-  const char *type;
-  const char *tool_call_id;
-} EventWait;
-
-static gboolean
-event_written (gpointer data)
-{
-  EventWait *w = data;
-  g_autoptr(GPtrArray) events = NULL;
-
-  if (natter_sessions_is_turn_running (w->u->sessions, w->turn_id))
-    return FALSE;
-  events = ui_get_turn (w->u, w->turn_id);
-  return ui_find_event (events, w->type, w->tool_call_id) != NULL;
-}
-
-static void
-wait_event (UiWorld    *u,
-            const char *turn_id,
-            const char *type,
-            const char *tool_call_id)
-{
-  EventWait w = { u, turn_id, type, tool_call_id };
-
-  ui_wait_until (event_written, &w);
-}
-
 /* The answered question of /prompts/ask-human, shown as a question and
  * its answer, with no ask_human tool card (whose JSON hid them). */
 static gboolean
@@ -154,7 +123,7 @@ test_prompts_permission (void)
 
   /* Allow on the first card decides c1 only; c2's card stays. */
   g_signal_emit_by_name (ui_find_button (first, "_Allow"), "clicked");
-  wait_event (u, turn_id, "tool_result", "c1");
+  ui_wait_turn_event (u, turn_id, "tool_result", "c1");
   events = ui_get_turn (u, turn_id);
   resolved = ui_find_event (events, "tool_permission_resolved", "c1");
   g_assert_cmpstr (json_object_get_string_member (resolved, "decision"), ==, "allow");
@@ -166,7 +135,7 @@ test_prompts_permission (void)
 
   /* Deny on the second finishes the batch and the turn goes on. */
   g_signal_emit_by_name (ui_find_button (g_ptr_array_index (cards, 0), "_Deny"), "clicked");
-  wait_event (u, turn_id, "turn_completed", NULL);
+  ui_wait_turn_event (u, turn_id, "turn_completed", NULL);
   g_ptr_array_unref (events);
   events = ui_get_turn (u, turn_id);
   resolved = ui_find_event (events, "tool_permission_resolved", "c2");
@@ -213,7 +182,7 @@ test_prompts_ask_human (void)
 
   natter_ask_human_card_set_answer (card, "Blue");
   g_signal_emit_by_name (ui_find_button (card, "_Send"), "clicked");
-  wait_event (u, turn_id, "turn_completed", NULL);
+  ui_wait_turn_event (u, turn_id, "turn_completed", NULL);
   events = ui_get_turn (u, turn_id);
   result = ui_find_event (events, "tool_result", "q1");
   g_assert_cmpstr (json_object_get_string_member (result, "source"), ==, "async");

@@ -19,14 +19,6 @@
 static NatterApplication *app;
 
 static gboolean
-model_held (gpointer data)
-{
-  UiWorld *u = data;
-
-  return natter_fake_model_get_n_held (u->w->fakes->model) == 1;
-}
-
-static gboolean
 composer_running (gpointer data)
 {
   return natter_composer_get_running (natter_window_get_composer (data));
@@ -176,7 +168,7 @@ test_typing_and_queueing_while_streaming (void)
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
   turn_id = ui_send (u, session_id, "Stream please");
-  ui_wait_until (model_held, u);
+  ui_wait_model_held (u);
   ui_wait_until (composer_running, window);
 
   /* Enter while the answer streams queues the message. */
@@ -245,7 +237,7 @@ stop_with_queue (const char *response,
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
   turn_id = ui_send (u, session_id, "Long answer");
-  ui_wait_until (model_held, u);
+  ui_wait_model_held (u);
   ui_wait_until (composer_running, window);
   type_and_enter (window, "Afterwards");
   wait_queue (window, 1, "Afterwards");
@@ -349,7 +341,7 @@ stop_question_holds_queue (const char *button,
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
   turn_id = ui_send (u, session_id, "Long answer");
-  ui_wait_until (model_held, u);
+  ui_wait_model_held (u);
   ui_wait_until (composer_running, window);
   type_and_enter (window, "Afterwards");
   wait_queue (window, 1, "Afterwards");
@@ -429,7 +421,7 @@ test_many_queued_narrow (void)
   ui_wait_until (ui_timeline_loaded, window);
   adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
   turn_id = ui_send (u, session_id, "Long answer");
-  ui_wait_until (model_held, u);
+  ui_wait_model_held (u);
   ui_wait_until (composer_running, window);
   ui_wait_painted ();
   ui_wait_painted ();

@@ -35,22 +35,6 @@ types_of (GPtrArray *events)
   return g_string_free (types, FALSE);
 }
 
-static NatterSessionRow *
-find_row (NatterWindow *window,
-          const char   *session_id)
-{
-  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
-
-  for (guint i = 0; i < rows->len; i++)
-    {
-      NatterSessionIndexEntry *entry = natter_session_row_get_entry (g_ptr_array_index (rows, i));
-
-      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
-        return g_ptr_array_index (rows, i);
-    }
-  return NULL;
-}
-
 static gboolean
 interrupted_shown (gpointer data)
 {
@@ -134,7 +118,7 @@ test_timeline_resume_clicked (void)
   /* Interrupted, with the next step offered; sending is refused with the
    * reason, before the user hits TurnNotSettled; the sidebar agrees. */
   ui_wait_until (interrupted_shown, window);
-  g_assert_cmpstr (natter_session_row_get_status_mark (find_row (window, session_id)), ==, "interrupted");
+  g_assert_cmpstr (natter_session_row_get_status_mark (ui_find_session_row (window, session_id)), ==, "interrupted");
   g_assert_cmpstr (natter_composer_get_blocked_reason (composer), ==, blocked_text);
   g_assert_true (ui_label_shown (GTK_WIDGET (composer), blocked_text));
   natter_composer_set_text (composer, "Anything new?");
@@ -170,7 +154,7 @@ test_timeline_resume_clicked (void)
    * takes the next message. */
   g_assert_false (ui_label_shown (timeline, interrupted_text));
   g_assert_null (ui_find_button (timeline, "_Resume"));
-  g_assert_null (natter_session_row_get_status_mark (find_row (window, session_id)));
+  g_assert_null (natter_session_row_get_status_mark (ui_find_session_row (window, session_id)));
   g_assert_null (natter_composer_get_blocked_reason (composer));
   g_assert_false (natter_composer_get_running (composer));
   g_assert_true (gtk_widget_is_sensitive (GTK_WIDGET (composer)));

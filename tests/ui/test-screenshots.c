@@ -222,21 +222,7 @@ readme_conversation (UiWorld         *u,
 static void
 publish_screenshot (const char *name)
 {
-  g_autofree char *from = NULL;
-  g_autofree char *to = NULL;
-  g_autofree char *contents = NULL;
-  g_autoptr(GError) error = NULL;
-  gsize length;
-
-  if (g_getenv ("NATTER_UPDATE_SCREENSHOTS") == NULL)
-    return;
-  from = ui_screenshot_path (name);
-  to = g_test_build_filename (G_TEST_DIST, "..", "..", "data", "screenshots", name, NULL);
-  g_assert_true (g_file_get_contents (from, &contents, &length, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_file_set_contents (to, contents, length, &error));
-  g_assert_no_error (error);
-  g_test_message ("Published %s", to);
+  ui_publish_screenshot (name, "data/screenshots");
 }
 
 static gboolean

@@ -249,6 +249,88 @@ test_search_by_content (void)
   ui_world_free (u);
 }
 
+/* Words said only in an earlier version of a conversation: the hit is
+ * that version's row, with that version's mark and time, so it says it
+ * is an earlier version, unlike the conversation's own row. */
+typedef struct
+{
+  NatterWindow *window;
+  const char   *session_id;
+  const char   *text;
+} VersionsWait;
+
+static gboolean
+versions_text_is (gpointer data)
+{
+  VersionsWait *w = data;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  ui_settle ();
+  rows = ui_find_all (natter_window_get_session_list (w->window), NATTER_TYPE_SESSION_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterSessionRow *row = g_ptr_array_index (rows, i);
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
+
+      if (entry != NULL && gtk_widget_get_mapped (GTK_WIDGET (row)) &&
+          g_str_equal (natter_session_index_entry_get_session_id (entry), w->session_id))
+        return g_strcmp0 (natter_session_row_get_versions_text (row), w->text) == 0;
+    }
+  return FALSE;
+}
+
+static gboolean
+search_entry_shown (gpointer window)
+{
+  return ui_find_first (window, GTK_TYPE_SEARCH_ENTRY) != NULL;
+}
+
+static gboolean
+other_version_open (gpointer data)
+{
+  VersionsWait *w = data;
+
+  return g_strcmp0 (natter_window_get_session_id (w->window), w->session_id) != 0 &&
+         natter_window_get_session_id (w->window) != NULL && ui_timeline_loaded (w->window);
+}
+
+static void
+test_search_hit_in_earlier_version (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *fruit = ui_create_session (u, "Fruit");
+  g_autofree char *turn_id = say (u, fruit, "Name a fruit", "The secret word is pineapple.");
+  NatterSearchIndex *search;
+  NatterWindow *window;
+  VersionsWait wait;
+  const char *version;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"A banana.\"}", NULL);
+  search = ui_search_index_start (u);
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  g_assert_true (natter_window_open_session (window, fruit));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.try-again", "s", turn_id));
+  wait = (VersionsWait) { window, fruit, NULL };
+  ui_wait_until (other_version_open, &wait);
+  version = natter_window_get_session_id (window);
+  ui_wait_turn (u, natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (u->index, version)));
+  /* Outside a search, the conversation's one row is the new version's. */
+  wait = (VersionsWait) { window, version, "2 versions" };
+  ui_wait_until (versions_text_is, &wait);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
+  ui_wait_until (search_entry_shown, window);
+  search_for (window, "pineapple");
+  wait = (VersionsWait) { window, fruit, "Found in an earlier version (2 in all)" };
+  ui_wait_until (versions_text_is, &wait);
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  ui_world_free (u);
+}
+
 static gboolean
 has_width (gpointer widget)
 {
@@ -281,7 +363,9 @@ click_row (NatterSessionRow *row)
     {
       g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
 
-      if (!GTK_IS_GESTURE_CLICK (controller))
+      /* The left button's: the right one's opens the row's menu. */
+      if (!GTK_IS_GESTURE_CLICK (controller) ||
+          gtk_gesture_single_get_button (GTK_GESTURE_SINGLE (controller)) != GDK_BUTTON_PRIMARY)
         continue;
       g_signal_emit_by_name (controller, "pressed", 1, 10.0, 10.0);
       g_signal_emit_by_name (controller, "released", 1, 10.0, 10.0);
@@ -744,6 +828,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/search/by-content", test_search_by_content);
+  g_test_add_func ("/search/hit-in-earlier-version", test_search_hit_in_earlier_version);
   g_test_add_func ("/search/in-open-conversation", test_search_in_open_conversation);
   g_test_add_func ("/search/hits-per-message", test_search_hits_per_message);
   g_test_add_func ("/search/while-indexing", test_search_while_indexing);

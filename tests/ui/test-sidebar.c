@@ -429,6 +429,62 @@ test_sidebar_damaged_view (void)
   ui_world_free (u);
 }
 
+/* A damaged conversation with a very long title: the heading stays
+ * short (the whole title in its tooltip), so the explanation and the
+ * way out show without scrolling. */
+static void
+test_sidebar_damaged_long_title (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(GString) title = g_string_new (NULL);
+  g_autofree char *bad = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFileOutputStream) stream = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(GError) error = NULL;
+  graphene_rect_t bounds;
+  AdwStatusPage *page;
+  NatterWindow *window;
+  GtkWidget *copy;
+  PageWait wait;
+
+  while (title->len < 540)
+    g_string_append (title, "Longtitle");
+  bad = ui_create_session (u, title->str);
+  file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  name = g_file_get_basename (file);
+  stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_write_all (G_OUTPUT_STREAM (stream), "{\"type\":", 8, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error);
+  g_assert_no_error (error);
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, bad));
+  wait.window = window;
+  wait.text = name;
+  ui_wait_until (description_says, &wait);
+  page = shown_status_page (window);
+  g_assert_cmpuint (g_utf8_strlen (adw_status_page_get_title (page), -1), <=, 60);
+  g_assert_true (g_str_has_suffix (adw_status_page_get_title (page), "…"));
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (GTK_WIDGET (page)), ==, title->str);
+  /* The way out is in view, not below the fold. */
+  copy = ui_find_button (page, "Copy Readable Part to a New Conversation");
+  ui_settle ();
+  g_assert_true (gtk_widget_compute_bounds (copy, GTK_WIDGET (window), &bounds));
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, gtk_widget_get_height (GTK_WIDGET (window)));
+  /* For a person to look at, in both styles. */
+  ui_save_window (GTK_WIDGET (window), "damaged-long-title-light.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  ui_save_window (GTK_WIDGET (window), "damaged-long-title-dark.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* Relative time */
 
 /* 2026-11-18 12:00:00 UTC (the test runs in UTC, see main()). */
@@ -983,6 +1039,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/pending-delete-survives-close", test_sidebar_pending_delete_survives_close);
   g_test_add_func ("/sidebar/corrupt-session", test_sidebar_corrupt_session);
   g_test_add_func ("/sidebar/damaged-view-and-copy", test_sidebar_damaged_view);
+  g_test_add_func ("/sidebar/damaged-long-title", test_sidebar_damaged_long_title);
   g_test_add_func ("/sidebar/restores-last-session", test_sidebar_restores_last_session);
   g_test_add_func ("/sidebar/open-before-scan-ends", test_sidebar_open_before_scan_ends);
   g_test_add_func ("/sidebar/relative-time-refreshes", test_sidebar_relative_time_refreshes);

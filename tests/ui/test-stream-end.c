@@ -86,12 +86,6 @@ describe_code (gpointer data)
                           gtk_widget_get_height (view), y, line_height, text);
 }
 
-static gboolean
-model_held (gpointer data)
-{
-  return natter_fake_model_get_n_held (((UiWorld *) data)->w->fakes->model) == 1;
-}
-
 #define EARLIER_ANSWER \
   "{\"role\":\"assistant\",\"content\":\"An earlier answer, long enough to take some room:\\n\\n" \
   "- one point that is made at some length so that it wraps in the window\\n" \
@@ -144,7 +138,7 @@ check_stream_end (int      width,
   adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
   ui_wait_until (ui_is_mapped, natter_window_get_timeline_list (window));
   turn_id = ui_send (u, session_id, "Which command lists files?");
-  ui_wait_until (model_held, u);
+  ui_wait_model_held (u);
   for (guint i = 0; i < G_N_ELEMENTS (deltas); i++)
     {
       natter_turn_event_hub_emit_delta (u->w->hub, turn_id, 0, NATTER_DELTA_TEXT, deltas[i]);

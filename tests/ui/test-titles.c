@@ -373,18 +373,6 @@ latest_settled (gpointer data)
          g_strcmp0 (natter_session_index_entry_get_latest_turn_status (window->conversation.entry), "completed") == 0;
 }
 
-static gboolean
-model_held (gpointer data)
-{
-  return natter_fake_model_get_n_held (data) == 1;
-}
-
-static gboolean
-error_bar_shown (gpointer data)
-{
-  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
-}
-
 /* While an answer is written Compact Conversation is off: nothing is
  * summarized, no error is shown. Once the answer is there, a compaction
  * that cannot be done says why in plain words, without any ids. */
@@ -409,7 +397,7 @@ test_compact_waits_for_answer (void)
   natter_composer_set_text (natter_window_get_composer (window), "Q2");
   g_assert_true (natter_composer_send (natter_window_get_composer (window)));
   ui_wait_until (latest_running, window);
-  ui_wait_until (model_held, u->w->fakes->model);
+  ui_wait_model_held (u);
 
   n_requests = natter_fake_model_get_n_requests (u->w->fakes->model);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.compact", NULL);
@@ -422,7 +410,7 @@ test_compact_waits_for_answer (void)
 
   /* Two turns, both kept whole: nothing earlier to summarize. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.compact", NULL));
-  ui_wait_until (error_bar_shown, window);
+  ui_wait_until (ui_error_bar_shown, window);
   g_assert_cmpstr (gtk_label_get_text (window->errors.heading), ==, "The conversation could not be compacted");
   detail = gtk_label_get_text (window->errors.detail);
   g_assert_cmpstr (detail, ==, "There are not enough earlier messages to summarize yet.");

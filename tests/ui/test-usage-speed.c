@@ -12,14 +12,6 @@
 
 static NatterApplication *app;
 
-static gboolean
-model_held (gpointer data)
-{
-  UiWorld *u = data;
-
-  return natter_fake_model_get_n_held (u->w->fakes->model) == 1;
-}
-
 typedef struct
 {
   NatterWindow *window;
@@ -51,7 +43,7 @@ test_usage_line_speed (void)
   natter_fake_model_set_usage (u->w->fakes->model, "{\"inputTokens\":20,\"outputTokens\":90,\"totalTokens\":110}");
   natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
   turn_id = ui_send (u, session_id, "Count");
-  ui_wait_until (model_held, u);
+  ui_wait_model_held (u);
   natter_fake_clock_advance (u->w->clock, 800 * 1000);
   natter_fake_model_stream_text (u->w->fakes->model, "One");
   natter_fake_clock_advance (u->w->clock, 2000 * 1000);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "natter-session-row.h"
+#include "natter-timeline-marker.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
 #include "natter-version-switcher.h"
@@ -566,6 +567,63 @@ test_try_again_keeps_answer (void)
   ui_world_free (u);
 }
 
+/* Try Again on the second message of two: the new version shows the
+ * first exchange as its own, as README says (one arrow away), never as
+ * a branch's: no "Branched from" marker, nothing dimmed. */
+static void
+test_try_again_not_a_branch (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Jokes");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  NatterSessionIndexEntry *entry;
+  GListModel *timeline;
+  NatterWindow *window;
+  NewVersion v;
+  guint n_inherited = 0;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Hello.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"A joke.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"A better joke.\"}", NULL);
+  first = ui_send (u, session_id, "Hi");
+  ui_wait_turn (u, first);
+  second = ui_send (u, session_id, "Tell me a joke");
+  ui_wait_turn (u, second);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_switcher (window, second, NULL);
+
+  g_assert_true (gtk_widget_activate (ui_find_button (find_row (window, second), "_Try Again")));
+  v = (NewVersion) { window, u, session_id };
+  ui_wait_until (new_version_open, &v);
+  ui_wait_until (ui_timeline_loaded, window);
+  entry = natter_session_index_lookup (u->index, natter_window_get_session_id (window));
+  wait_switcher (window, natter_session_index_entry_get_latest_turn_id (entry), "2/2");
+
+  timeline = G_LIST_MODEL (window->conversation.timeline);
+  for (guint i = 0; i < g_list_model_get_n_items (timeline); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (timeline, i);
+
+      g_assert_false (NATTER_IS_TIMELINE_MARKER (item));
+      if (NATTER_IS_TURN_ITEM (item) && natter_turn_item_get_inherited_from (NATTER_TURN_ITEM (item)) != NULL)
+        n_inherited++;
+    }
+  g_assert_cmpuint (n_inherited, ==, 1);
+  wait_switcher (window, first, NULL);
+  rows = ui_find_all (natter_window_get_timeline_list (window), NATTER_TYPE_TURN_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    g_assert_false (gtk_widget_has_css_class (g_ptr_array_index (rows, i), "dim-label"));
+  g_assert_false (ui_label_shown (window, "Branched from “Jokes”"));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* The top row of the sidebar shows whole: the list is at its top and
  * the row's top edge is in view. */
 static gboolean
@@ -935,6 +993,7 @@ main (int   argc,
   g_test_add_func ("/versions/switch-shows-message", test_switch_shows_message);
   g_test_add_func ("/versions/sidebar-lists-conversation-once", test_sidebar_lists_conversation_once);
   g_test_add_func ("/versions/try-again", test_try_again_keeps_answer);
+  g_test_add_func ("/versions/try-again-not-a-branch", test_try_again_not_a_branch);
   g_test_add_func ("/versions/grown-row-stays-whole", test_grown_row_stays_whole);
   g_test_add_func ("/versions/edit-keeps-model", test_edit_keeps_model);
   g_test_add_func ("/versions/try-again-keeps-model", test_try_again_keeps_model);

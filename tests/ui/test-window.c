@@ -417,22 +417,6 @@ test_window_markup_in_titles (void)
   ui_world_free (u);
 }
 
-static gboolean
-error_bar_shown (gpointer data)
-{
-  ui_settle ();
-  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
-}
-
-static gboolean
-error_bar_hidden (gpointer data)
-{
-  ui_settle ();
-  /* Gone from the screen too, not only on its way out. */
-  return !gtk_revealer_get_reveal_child (GTK_REVEALER (natter_window_get_error_bar (data))) &&
-         !gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (data)));
-}
-
 /* The error bar's labels: its heading, then the reason. */
 static GtkLabel *
 error_label (NatterWindow *window,
@@ -525,7 +509,7 @@ test_window_errors (void)
   natter_window_set_agent_id (window, "nobody");
   natter_composer_set_text (composer, "Hello there");
   g_assert_true (natter_composer_send (composer));
-  ui_wait_until (error_bar_shown, window);
+  ui_wait_until (ui_error_bar_shown, window);
   g_assert_cmpstr (gtk_label_get_text (error_label (window, 0)), ==, "The message was not sent");
   detail = error_label (window, 1);
   g_assert_cmpstr (gtk_label_get_text (detail), ==,
@@ -556,7 +540,7 @@ test_window_errors (void)
     g_assert_nonnull (dismiss);
     g_signal_emit_by_name (dismiss, "clicked");
   }
-  ui_wait_until (error_bar_hidden, window);
+  ui_wait_until (ui_error_bar_hidden, window);
 
   /* The session file is not a file any more: sending the same again
    * cannot succeed until someone mends it, so no Retry is offered; the
@@ -565,7 +549,7 @@ test_window_errors (void)
   g_assert_cmpint (g_rename (path, moved), ==, 0);
   g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
   g_assert_true (natter_composer_send (composer));
-  ui_wait_until (error_bar_shown, window);
+  ui_wait_until (ui_error_bar_shown, window);
   g_assert_cmpstr (gtk_label_get_text (error_label (window, 0)), ==, "The message was not sent");
   g_test_message ("%s", gtk_label_get_text (error_label (window, 1)));
   g_assert_true (label_is_whole (error_label (window, 1)));
@@ -577,7 +561,7 @@ test_window_errors (void)
   g_object_set_data_full (G_OBJECT (u->index), "test-session", g_strdup (session_id), g_free);
   g_assert_true (natter_composer_send (composer));
   ui_wait_until (sends_as_expected, u);
-  ui_wait_until (error_bar_hidden, window);
+  ui_wait_until (ui_error_bar_hidden, window);
   {
     g_autofree char *left = natter_composer_dup_text (composer);
 
@@ -759,7 +743,7 @@ test_window_missing_default_provider (void)
 
   natter_composer_set_text (composer, "Hello there");
   g_assert_true (natter_composer_send (composer));
-  ui_wait_until (error_bar_shown, window);
+  ui_wait_until (ui_error_bar_shown, window);
   g_assert_cmpstr (gtk_label_get_text (error_label (window, 0)), ==, "The message was not sent");
   g_assert_cmpstr (gtk_label_get_text (error_label (window, 1)), ==,
                    "The default provider “gone” no longer exists. Choose another one in Preferences.\n"

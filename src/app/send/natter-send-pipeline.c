@@ -1125,7 +1125,8 @@ natter_send_pipeline_send_finish (NatterSendPipeline  *self,
  *
  * Whether sending the same message again can succeed without the person
  * changing anything: a server that did not answer, another writer, an
- * answer that had not ended. Not for a file that is too large or cannot
+ * answer that had not ended, a turn still on its way from another
+ * device. Not for a file that is too large or cannot
  * be read, a damaged history, a provider to set up in Preferences.
  *
  * Returns: %TRUE if a Retry is worth offering
@@ -1138,7 +1139,9 @@ natter_send_error_can_retry (const GError *error)
   if (error->domain == NATTER_PROVIDER_ERROR)
     return TRUE;
   if (error->domain == NATTER_SESSION_ERROR)
-    return error->code == NATTER_SESSION_ERROR_TURN_NOT_SETTLED || error->code == NATTER_SESSION_ERROR_LOCKED;
+    return error->code == NATTER_SESSION_ERROR_TURN_NOT_SETTLED || error->code == NATTER_SESSION_ERROR_LOCKED ||
+           /* Once the file has arrived from the other device. */
+           error->code == NATTER_SESSION_ERROR_ARRIVING;
   if (error->domain == NATTER_STORE_ERROR)
     return error->code == NATTER_STORE_ERROR_IO;
   if (error->domain == G_IO_ERROR)

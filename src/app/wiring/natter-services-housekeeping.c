@@ -4,7 +4,9 @@
  *
  * Housekeeping at the two ends of a process, for NatterServices
  * (natter-services.c): the removal of the temporary files that creates
- * killed half-way left beside the logs, and the flush before exit.
+ * killed half-way left beside the logs (and, in the same walk, the
+ * ignore patterns of a synchronised data directory), and the flush
+ * before exit.
  */
 
 #define G_LOG_DOMAIN "natter-services"
@@ -12,6 +14,7 @@
 #include "config.h"
 
 #include "natter-services.h"
+#include "natter-sync-ignore.h"
 
 /* Leftover temporary files
  *
@@ -29,6 +32,7 @@ typedef struct
 {
   NatterJsonlRepo *repos[3];
   NatterBlobStore *blobs;
+  GFile           *data_dir;
 } LeftoversData;
 
 static void
@@ -37,6 +41,7 @@ leftovers_data_free (LeftoversData *data)
   for (gsize i = 0; i < G_N_ELEMENTS (data->repos); i++)
     g_clear_object (&data->repos[i]);
   g_clear_object (&data->blobs);
+  g_clear_object (&data->data_dir);
   g_free (data);
 }
 
@@ -71,6 +76,15 @@ remove_leftovers_thread (GTask        *task,
         return;
       }
     total += removed;
+  }
+  {
+    g_autoptr(GError) error = NULL;
+
+    /* While at it: what stays on this device, for a data directory a
+     * file synchroniser shares or may come to share (docs/sync.md). An
+     * ignore file that cannot be written harms nothing here. */
+    if (!natter_sync_ignore_keep_sync (data->data_dir, &error))
+      g_message ("Ignore patterns for Syncthing: %s", error->message);
   }
   g_task_return_int (task, total);
 }
@@ -118,6 +132,7 @@ natter_services_remove_leftover_temp_files_async (NatterServices      *self,
   data->repos[1] = g_object_ref (natter_services_get_turn_repo (self));
   data->repos[2] = g_object_ref (natter_services_get_folder_repo (self));
   data->blobs = g_object_ref (natter_services_get_blob_store (self));
+  data->data_dir = g_object_ref (natter_services_get_data_dir (self));
   g_task_set_task_data (task, data, (GDestroyNotify) leftovers_data_free);
   g_task_run_in_thread (task, remove_leftovers_thread);
 }

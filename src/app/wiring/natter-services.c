@@ -56,6 +56,7 @@ struct _NatterServices
   NatterHeadlessRunner       *headless;
   NatterSendPipeline         *pipeline;
   NatterSearchIndex          *search;
+  NatterStoreWatch           *watch;      /* nullable: until natter_services_watch_store() */
 
   NatterDataDirLock          *lock;
 
@@ -86,6 +87,7 @@ natter_services_finalize (GObject *object)
   NatterServices *self = NATTER_SERVICES (object);
 
   /* Dependents first, so each object dies holding what it needs. */
+  g_clear_object (&self->watch);
   g_clear_object (&self->search);
   g_clear_object (&self->headless);
   g_clear_object (&self->pipeline);
@@ -388,6 +390,18 @@ natter_services_new (GFile               *data_dir,
                                            self->hub, NULL,
                                            natter_services_get_max_model_calls (self));
   natter_turn_runtime_set_blob_store (self->runtime, self->blobs);
+  {
+    /* Which device this is, for a data folder shared with others
+     * (docs/format.md §4.5): turns record it, and another device's are
+     * not advanced here. Without it (a folder that cannot be written),
+     * every turn counts as this device's, as before. */
+    g_autoptr(GError) device_error = NULL;
+    g_autoptr(NatterDevice) device = natter_device_load_or_create_sync (self->data_dir, &device_error);
+
+    if (device == NULL)
+      g_debug ("No device identity: %s", device_error->message);
+    natter_turn_runtime_set_device (self->runtime, device);
+  }
   self->index = natter_session_index_new ();
   {
     /* Also a cache beside the logs (docs/format.md §1): the startup scan
@@ -725,6 +739,41 @@ natter_services_get_settings (NatterServices *self)
 {
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
   return self->settings;
+}
+
+/**
+ * natter_services_watch_store:
+ * @self: the services, their index loaded
+ *
+ * Follows, from now on, the conversations and turns another process or
+ * device writes into the data directory while this one runs
+ * (docs/sessions.md §8.5; docs/sync.md): the index, and whatever shows a
+ * changed turn, are brought up to date without a restart. For the
+ * window; a command lives too briefly to need it. Idempotent.
+ */
+void
+natter_services_watch_store (NatterServices *self)
+{
+  g_return_if_fail (NATTER_IS_SERVICES (self));
+
+  if (self->watch != NULL)
+    return;
+  self->watch = natter_store_watch_new (self->sessions, self->folders, self->storage_dir);
+  natter_store_watch_start (self->watch);
+}
+
+/**
+ * natter_services_get_store_watch:
+ * @self: the services
+ *
+ * Returns: (transfer none) (nullable): the watch of
+ *   natter_services_watch_store(), for tests
+ */
+NatterStoreWatch *
+natter_services_get_store_watch (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->watch;
 }
 
 /**

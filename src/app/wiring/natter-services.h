@@ -20,6 +20,7 @@
 #include "natter-session-index.h"
 #include "natter-sessions.h"
 #include "natter-settings.h"
+#include "natter-store-watch.h"
 
 G_BEGIN_DECLS
 
@@ -57,6 +58,8 @@ int                     natter_services_remove_leftover_temp_files_finish
                                                                  (NatterServices       *self,
                                                                   GAsyncResult         *result,
                                                                   GError              **error);
+void                    natter_services_watch_store              (NatterServices       *self);
+NatterStoreWatch       *natter_services_get_store_watch          (NatterServices       *self);
 void                    natter_services_clean_up_leftovers       (NatterServices       *self,
                                                                   GApplication         *app);
 

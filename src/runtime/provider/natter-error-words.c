@@ -63,6 +63,8 @@ static const char *const sentences[] = {
   N_("Cannot reach tool server “%s”: %s"),
   N_("Tool server “%s” did not answer “%s” within %u s"),
   N_("Tool server “%s” was stopped"),
+  /* natter-turn-loop.c */
+  N_("The model sent an empty answer"),
   /* src/sessions/: a compaction's model call that failed */
   N_("The summary could not be made: %s"),
   N_("the model gave no answer"),

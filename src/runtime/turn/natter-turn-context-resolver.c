@@ -126,8 +126,12 @@ read_cb (GObject      *object,
   if (state == NULL)
     {
       /* A missing or corrupt link breaks the transcript: an
-       * infrastructure error, never a silently shorter context. */
-      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
+       * infrastructure error, never a silently shorter context. A link
+       * still on its way from another device (docs/format.md §9.3) is
+       * no damage: its own error says so. */
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+        g_task_return_error (task, g_steal_pointer (&error));
+      else if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
         g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT,
                                  "The history is damaged: it refers to turn %s, but %s",
                                  turn_id, error->message);

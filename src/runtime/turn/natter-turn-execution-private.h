@@ -52,6 +52,8 @@ struct _NatterTurnExecution
   gboolean           classifying;
   JsonArray         *classifying_calls; /* what the classifier was asked */
   GHashTable        *running;         /* toolCallId → GCancellable of running sync tools */
+  gboolean           take_over;       /* the person asked to continue here a turn of another device */
+  gboolean           stamp_device;    /* the next event written records this device */
   gboolean           cancel_requested;
   char              *cancel_reason;
   /* What the open model call streamed so far, as shown live: kept on its

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "natter-device.h"
 #include "natter-log-read.h"
 #include "natter-json.h"
 #include "natter-turn-execution-private.h"
@@ -244,6 +245,35 @@ validate_input (NatterTurnExecution  *self,
   return FALSE;
 }
 
+/* docs/format.md §4.5: a turn that another device runs is never
+ * advanced here — not resumed, answered or stopped — while it can still
+ * run there (no terminal event, not waiting for a person or a tool);
+ * only a take-over the person asked for continues it here. A turn that
+ * waits (suspended) runs nowhere: whichever device answers it runs it
+ * from then on. Either way the first event this advance writes records
+ * this device. */
+static gboolean
+check_device (NatterTurnExecution  *self,
+              GError              **error)
+{
+  NatterDevice *here = self->runtime->device;
+  const char *there = natter_turn_state_get_device_id (self->state);
+
+  if (natter_device_is_this (here, there))
+    return TRUE;
+  if (!self->take_over && natter_derive_turn_status (self->state) == NATTER_TURN_STATUS_IDLE)
+    {
+      const char *name = natter_turn_state_get_device_name (self->state);
+
+      g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE,
+                   "Turn %s runs on another device (“%s”)", self->turn_id,
+                   name != NULL && name[0] != '\0' ? name : there);
+      return FALSE;
+    }
+  self->stamp_device = TRUE;
+  return TRUE;
+}
+
 static void
 read_cb (GObject      *object,
          GAsyncResult *result,
@@ -275,6 +305,11 @@ read_cb (GObject      *object,
       return;
     }
 
+  if (!check_device (self, &error))
+    {
+      _natter_turn_execution_fail (self, error);
+      return;
+    }
   if (self->input != NULL && !validate_input (self, &error))
     {
       _natter_turn_execution_fail (self, error);
@@ -332,6 +367,7 @@ NatterTurnExecution *
 _natter_turn_execution_start (NatterTurnRuntime *runtime,
                               const char        *turn_id,
                               JsonObject        *input,
+                              gboolean           take_over,
                               GCancellable      *cancellable)
 {
   NatterTurnExecution *self = g_object_new (NATTER_TYPE_TURN_EXECUTION, NULL);
@@ -339,6 +375,7 @@ _natter_turn_execution_start (NatterTurnRuntime *runtime,
   self->runtime = g_object_ref (runtime);
   self->turn_id = g_strdup (turn_id);
   self->input = input != NULL ? json_object_ref (input) : NULL;
+  self->take_over = take_over;
   self->cancellable = cancellable != NULL ? g_object_ref (cancellable) : g_cancellable_new ();
   self->context = g_main_context_ref_thread_default ();
 

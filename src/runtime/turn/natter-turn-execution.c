@@ -57,6 +57,14 @@ _natter_turn_execution_new_event (NatterTurnExecution *self,
   g_autofree char *ts = natter_clock_format_ts (self->runtime->clock);
   JsonNode *node = natter_turn_event_new (type, self->turn_id, ts);
 
+  /* The first event of an advance that continues another device's turn
+   * says it runs here from now on (docs/format.md §4.5). */
+  if (self->stamp_device && self->runtime->device != NULL)
+    {
+      json_object_set_object_member (json_node_get_object (node), NATTER_DEVICE_MEMBER,
+                                     natter_device_to_member (self->runtime->device));
+      self->stamp_device = FALSE;
+    }
   g_ptr_array_add (batch, node);
   return json_node_get_object (node);
 }

@@ -831,6 +831,22 @@ complete (NatterTurnExecution *self)
   _natter_turn_execution_enqueue (self, batch, NULL, NULL);
 }
 
+/* Ends the turn as failed for a reason of the loop's own, with its
+ * `turn_failed.code` (docs/format.md §4). */
+static void
+fail_with_code (NatterTurnExecution *self,
+                const char          *message,
+                const char          *code)
+{
+  GPtrArray *batch = _natter_turn_execution_new_batch ();
+  JsonObject *event = _natter_turn_execution_new_event (self, batch, "turn_failed");
+
+  json_object_set_string_member (event, "error", message);
+  json_object_set_string_member (event, "code", code);
+  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
+  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+}
+
 static void
 fail_at_limit (NatterTurnExecution *self)
 {
@@ -840,13 +856,8 @@ fail_at_limit (NatterTurnExecution *self)
    * there, whatever language the app runs in. */
   g_autofree char *message = g_strdup_printf ("The turn reached its limit of %" G_GINT64_FORMAT " model %s",
                                               max_calls, max_calls == 1 ? "call" : "calls");
-  GPtrArray *batch = _natter_turn_execution_new_batch ();
-  JsonObject *event = _natter_turn_execution_new_event (self, batch, "turn_failed");
 
-  json_object_set_string_member (event, "error", message);
-  json_object_set_string_member (event, "code", "model-call-limit");
-  json_object_set_object_member (event, "usage", natter_turn_state_dup_usage (self->state));
-  _natter_turn_execution_enqueue (self, batch, NULL, NULL);
+  fail_with_code (self, message, "model-call-limit");
 }
 
 /* Writes `model_call_requested`, then calls the model: the durable intent
@@ -946,6 +957,12 @@ _natter_turn_execution_advance_loop (NatterTurnExecution *self)
       return;
     case NATTER_TURN_STEP_COMPLETE:
       complete (self);
+      return;
+    case NATTER_TURN_STEP_EMPTY_ANSWER:
+      /* A stream that ended without a word is no answer: the turn fails,
+       * so it can be tried again and is never titled from nothing. In
+       * English, as every runtime message of the turn file. */
+      fail_with_code (self, "The model sent an empty answer", "empty-answer");
       return;
     case NATTER_TURN_STEP_MODEL_CALL_LIMIT:
       fail_at_limit (self);

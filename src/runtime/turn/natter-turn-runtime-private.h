@@ -28,6 +28,7 @@ struct _NatterTurnRuntime
   NatterPermissionClassifier *classifier;   /* nullable */
   NatterTurnEventHub         *hub;
   NatterBlobStore            *blobs;         /* nullable */
+  NatterDevice               *device;        /* nullable: every turn counts as here */
   JsonObject                 *default_model; /* nullable */
   guint                       max_model_calls;
   guint                       n_state_reads;  /* get_turn_state calls, for benchmarks */
@@ -36,6 +37,7 @@ struct _NatterTurnRuntime
 NatterTurnExecution *_natter_turn_execution_start (NatterTurnRuntime *runtime,
                                                    const char        *turn_id,
                                                    JsonObject        *input,
+                                                   gboolean           take_over,
                                                    GCancellable      *cancellable);
 
 G_END_DECLS

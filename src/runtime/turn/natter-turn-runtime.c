@@ -37,6 +37,7 @@ natter_turn_runtime_finalize (GObject *object)
   g_clear_object (&self->classifier);
   g_clear_object (&self->hub);
   g_clear_object (&self->blobs);
+  g_clear_object (&self->device);
   g_clear_pointer (&self->default_model, json_object_unref);
 
   G_OBJECT_CLASS (natter_turn_runtime_parent_class)->finalize (object);
@@ -184,6 +185,40 @@ natter_turn_runtime_get_blob_store (NatterTurnRuntime *self)
 {
   g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
   return self->blobs;
+}
+
+/**
+ * natter_turn_runtime_set_device:
+ * @self: a #NatterTurnRuntime
+ * @device: (nullable): the device this process runs on
+ *
+ * Which device this is (docs/format.md §4.5). Every turn created from
+ * then on records it, and a turn another device runs is never advanced
+ * here, unless taken over (natter_turn_runtime_take_over_turn()).
+ * Without one, every turn counts as this device's.
+ */
+void
+natter_turn_runtime_set_device (NatterTurnRuntime *self,
+                                NatterDevice      *device)
+{
+  g_return_if_fail (NATTER_IS_TURN_RUNTIME (self));
+  g_return_if_fail (device == NULL || NATTER_IS_DEVICE (device));
+
+  g_set_object (&self->device, device);
+}
+
+/**
+ * natter_turn_runtime_get_device:
+ * @self: a #NatterTurnRuntime
+ *
+ * Returns: (transfer none) (nullable): this device
+ *   (natter_turn_runtime_set_device())
+ */
+NatterDevice *
+natter_turn_runtime_get_device (NatterTurnRuntime *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
+  return self->device;
 }
 
 static JsonNode *
@@ -336,6 +371,16 @@ requested_for_file (JsonObject *requested_agent,
   return written;
 }
 
+/* Where a turn created here runs, for the devices the store is shared
+ * with (docs/format.md §4.5). */
+static void
+stamp_device (NatterTurnRuntime *self,
+              JsonObject        *created)
+{
+  if (self->device != NULL)
+    json_object_set_object_member (created, NATTER_DEVICE_MEMBER, natter_device_to_member (self->device));
+}
+
 /* Resolves the agent and builds turn_created; nothing touches the disk. */
 static JsonNode *
 build_turn_created (NatterTurnRuntime  *self,
@@ -458,6 +503,7 @@ build_turn_created (NatterTurnRuntime  *self,
     json_object_set_array_member (object, "context", json_array_new ());
   json_object_set_member (object, "input", object_node (input));
   json_object_set_object_member (object, "config", g_steal_pointer (&full_config));
+  stamp_device (self, object);
 
   /* The reducer checks the whole definition before anything is created. */
   if (!natter_turn_state_apply (state, object, error))
@@ -603,7 +649,35 @@ natter_turn_runtime_advance_turn (NatterTurnRuntime *self,
   g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
   g_return_val_if_fail (turn_id != NULL, NULL);
 
-  return _natter_turn_execution_start (self, turn_id, input, cancellable);
+  return _natter_turn_execution_start (self, turn_id, input, FALSE, cancellable);
+}
+
+/**
+ * natter_turn_runtime_take_over_turn:
+ * @self: a #NatterTurnRuntime
+ * @turn_id: the turn
+ * @cancellable: (nullable): cancels the turn (not just the wait)
+ *
+ * Resumes a turn that another device runs, on this one
+ * (docs/format.md §4.5): the advance natter_turn_runtime_advance_turn()
+ * makes without input, except that a turn recording another device is
+ * not refused: its first event records this device, from which on the
+ * turn runs here and the other device no longer advances it. Only ever
+ * an explicit, confirmed request of the person: were the other device
+ * still running the turn, both would write its file. A turn that is
+ * this device's already is simply resumed.
+ *
+ * Returns: (transfer full): the hot execution
+ */
+NatterTurnExecution *
+natter_turn_runtime_take_over_turn (NatterTurnRuntime *self,
+                                    const char        *turn_id,
+                                    GCancellable      *cancellable)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
+  g_return_val_if_fail (turn_id != NULL, NULL);
+
+  return _natter_turn_execution_start (self, turn_id, NULL, TRUE, cancellable);
 }
 
 static void

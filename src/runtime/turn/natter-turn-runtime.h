@@ -9,6 +9,7 @@
 #include "natter-blob-store.h"
 #include "natter-clock.h"
 #include "natter-context-resolver.h"
+#include "natter-device.h"
 #include "natter-id.h"
 #include "natter-jsonl-repo.h"
 #include "natter-model-registry.h"
@@ -68,6 +69,9 @@ NatterTurnExecution *natter_turn_runtime_advance_turn       (NatterTurnRuntime  
                                                              const char           *turn_id,
                                                              JsonObject           *input,
                                                              GCancellable         *cancellable);
+NatterTurnExecution *natter_turn_runtime_take_over_turn     (NatterTurnRuntime    *self,
+                                                             const char           *turn_id,
+                                                             GCancellable         *cancellable);
 
 void                 natter_turn_runtime_get_turn_async     (NatterTurnRuntime    *self,
                                                              const char           *turn_id,
@@ -95,5 +99,8 @@ guint                  natter_turn_runtime_get_n_state_reads    (NatterTurnRunti
 void                 natter_turn_runtime_set_blob_store (NatterTurnRuntime          *self,
                                                          NatterBlobStore            *blobs);
 NatterBlobStore     *natter_turn_runtime_get_blob_store (NatterTurnRuntime          *self);
+void                 natter_turn_runtime_set_device     (NatterTurnRuntime          *self,
+                                                         NatterDevice               *device);
+NatterDevice        *natter_turn_runtime_get_device     (NatterTurnRuntime          *self);
 
 G_END_DECLS

@@ -13,6 +13,7 @@
 
 #include "natter-turn-schema.h"
 #include "natter-turn-step.h"
+#include "natter-plain-text.h"
 
 static JsonObject *
 turn_config (NatterTurnState *state)
@@ -148,17 +149,50 @@ natter_turn_step_for_tool_call (NatterTurnState    *state,
   return NATTER_TOOL_CALL_STEP_CHECK_PERMISSION;
 }
 
+/* Whether an assistant message says anything: a text part with more
+ * than white space. A stream that ended without a word (only
+ * `data: [DONE]`, or reasoning alone) is an empty answer, not a
+ * completed one (docs/runtime.md §6). */
+static gboolean
+has_text (JsonObject *message)
+{
+  JsonNode *content = json_object_get_member (message, "content");
+  JsonArray *parts;
+
+  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) &&
+      json_node_get_value_type (content) == G_TYPE_STRING)
+    return !natter_text_is_blank (json_node_get_string (content));
+  if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
+    return FALSE;
+  parts = json_node_get_array (content);
+  for (guint i = 0; i < json_array_get_length (parts); i++)
+    {
+      JsonNode *part = json_array_get_element (parts, i);
+      JsonObject *object;
+
+      if (!JSON_NODE_HOLDS_OBJECT (part))
+        continue;
+      object = json_node_get_object (part);
+      if (g_strcmp0 (json_object_get_string_member_with_default (object, "type", NULL), "text") == 0 &&
+          !natter_text_is_blank (json_object_get_string_member_with_default (object, "text", NULL)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /**
  * natter_turn_step_after_tools:
  * @state: a reduced turn whose tool calls gave nothing to write
  * @n_running: how many sync tools this execution runs right now
  *
  * The rest of the batch's decision: running tools finish first, pending
- * inputs suspend the turn, an answer without tool calls completes it, the
+ * inputs suspend the turn, an answer without tool calls completes it (one
+ * without any text fails it: an empty answer), the
  * `maxModelCalls` budget stops it, and otherwise the model is called.
  *
  * Returns: %NATTER_TURN_STEP_WAIT_FOR_TOOLS, %NATTER_TURN_STEP_SUSPEND,
- *   %NATTER_TURN_STEP_COMPLETE, %NATTER_TURN_STEP_MODEL_CALL_LIMIT or
+ *   %NATTER_TURN_STEP_COMPLETE, %NATTER_TURN_STEP_EMPTY_ANSWER,
+ *   %NATTER_TURN_STEP_MODEL_CALL_LIMIT or
  *   %NATTER_TURN_STEP_CALL_MODEL
  */
 NatterTurnStep
@@ -180,7 +214,8 @@ natter_turn_step_after_tools (NatterTurnState *state,
   last = last_index >= 0 ? natter_turn_state_get_model_call (state, last_index) : NULL;
   if (last != NULL && natter_turn_model_call_get_message (last) != NULL &&
       natter_turn_model_call_get_n_tool_calls (last) == 0)
-    return NATTER_TURN_STEP_COMPLETE;
+    return has_text (natter_turn_model_call_get_message (last)) ? NATTER_TURN_STEP_COMPLETE
+                                                                 : NATTER_TURN_STEP_EMPTY_ANSWER;
   if ((gint64) natter_turn_state_get_n_model_calls (state) >=
       json_object_get_int_member (turn_config (state), "maxModelCalls"))
     return NATTER_TURN_STEP_MODEL_CALL_LIMIT;

@@ -26,6 +26,9 @@ G_BEGIN_DECLS
  *   append `turn_suspended`
  * @NATTER_TURN_STEP_COMPLETE: the last model call answered without tool
  *   calls: append `turn_completed`
+ * @NATTER_TURN_STEP_EMPTY_ANSWER: the last model call answered with
+ *   neither tool calls nor any text: append `turn_failed` with code
+ *   `empty-answer`
  * @NATTER_TURN_STEP_MODEL_CALL_LIMIT: `maxModelCalls` is used up: append
  *   `turn_failed` with code `model-call-limit`
  * @NATTER_TURN_STEP_CALL_MODEL: append `model_call_requested` and call the
@@ -43,6 +46,7 @@ typedef enum
   NATTER_TURN_STEP_WAIT_FOR_TOOLS,
   NATTER_TURN_STEP_SUSPEND,
   NATTER_TURN_STEP_COMPLETE,
+  NATTER_TURN_STEP_EMPTY_ANSWER,
   NATTER_TURN_STEP_MODEL_CALL_LIMIT,
   NATTER_TURN_STEP_CALL_MODEL,
 } NatterTurnStep;

@@ -79,6 +79,5 @@ GPtrArray        *natter_turn_events_dup_blob_names      (GPtrArray         *eve
 NatterImportPlan *natter_session_archive_plan_import     (JsonNode          *archive,
                                                           const char        *ts,
                                                           GError           **error);
-char             *natter_session_archive_to_markdown     (JsonObject        *archive);
 
 G_END_DECLS

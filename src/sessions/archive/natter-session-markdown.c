@@ -17,7 +17,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-json.h"
-#include "natter-session-archive.h"
+#include "natter-session-markdown.h"
 
 /* A fence longer than any run of backticks in @text, so that no text
  * can close it early. */

@@ -17,6 +17,8 @@
 #include "config.h"
 
 #include "natter-folder-log.h"
+#include "natter-id.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-folder-private.h"
 #include "natter-folders.h"
 #include "natter-session-error.h"
@@ -255,6 +257,46 @@ natter_folders_find_by_name (NatterFolders *self,
 
 /* Loading */
 
+/* The conflict copies of each folder log (docs/format.md §9.4): folder
+ * id → names of its copies. A copy whose name is not a conflict copy's,
+ * or whose folder has no log here, is listed in @folders as a folder with
+ * that error, under its own name: never passed over in silence. */
+static GHashTable *
+copies_by_folder (NatterFolders      *self,
+                  const char * const *ids,
+                  const char * const *conflicts,
+                  GPtrArray          *folders)
+{
+  GHashTable *copies = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+
+  for (guint i = 0; ids[i] != NULL; i++)
+    g_hash_table_insert (copies, g_strdup (ids[i]), g_ptr_array_new_with_free_func (g_free));
+  for (guint i = 0; conflicts[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *folder_id = NULL;
+      GPtrArray *names;
+
+      if (!natter_sync_conflict_validate (conflicts[i], &error))
+        {
+          g_ptr_array_add (folders, natter_folder_new (conflicts[i], NULL, error->message));
+          continue;
+        }
+      folder_id = g_strndup (conflicts[i], NATTER_ID_LENGTH);
+      names = g_hash_table_lookup (copies, folder_id);
+      if (names == NULL)
+        {
+          g_autofree char *text = g_strdup_printf ("%s.jsonl is a copy of folder %s, whose log is not here",
+                                                   conflicts[i], folder_id);
+
+          g_ptr_array_add (folders, natter_folder_new (conflicts[i], NULL, text));
+          continue;
+        }
+      g_ptr_array_add (names, g_strdup (conflicts[i]));
+    }
+  return copies;
+}
+
 static void
 load_thread (GTask        *task,
              gpointer      source_object,
@@ -266,19 +308,42 @@ load_thread (GTask        *task,
   g_auto(GStrv) ids = NULL;
   GError *error = NULL;
 
+  g_auto(GStrv) conflicts = NULL;
+  g_autoptr(GHashTable) copies = NULL;
+
   ids = natter_jsonl_repo_list_ids_sync (self->repo, cancellable, &error);
   if (ids == NULL)
     {
       g_task_return_error (task, error);
       return;
     }
+  conflicts = natter_jsonl_repo_list_conflicts_sync (self->repo, cancellable, &error);
+  if (conflicts == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  copies = copies_by_folder (self, (const char * const *) ids, (const char * const *) conflicts, folders);
   for (guint i = 0; ids[i] != NULL; i++)
     {
       g_autoptr(GPtrArray) events = NULL;
+      g_autoptr(GPtrArray) copy_events = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
       g_autoptr(GError) read_error = NULL;
       g_autofree char *name = NULL;
+      GPtrArray *names = g_hash_table_lookup (copies, ids[i]);
 
       events = natter_jsonl_repo_read_sync (self->repo, ids[i], cancellable, &read_error);
+      /* A folder renamed on two devices at once: its copies are read
+       * too, and one that cannot be is the folder's error
+       * (docs/format.md §9.4). */
+      for (guint c = 0; names != NULL && c < names->len && read_error == NULL; c++)
+        {
+          GPtrArray *copy = natter_jsonl_repo_read_sync (self->repo, g_ptr_array_index (names, c), cancellable,
+                                                         &read_error);
+
+          if (copy != NULL)
+            g_ptr_array_add (copy_events, copy);
+        }
       if (g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_task_return_error (task, g_steal_pointer (&read_error));
@@ -286,8 +351,8 @@ load_thread (GTask        *task,
         }
       /* Listed with its reason, never skipped: the conversations in it
        * must not vanish without a word. */
-      if (events != NULL)
-        name = natter_folder_reduce_name (events);
+      if (read_error == NULL)
+        name = natter_folder_reduce_name_with_copies (events, copy_events);
       g_ptr_array_add (folders, natter_folder_new (ids[i], name, read_error != NULL ? read_error->message : NULL));
     }
   g_task_return_pointer (task, g_steal_pointer (&folders), (GDestroyNotify) g_ptr_array_unref);

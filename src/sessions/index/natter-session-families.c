@@ -24,6 +24,7 @@
 #include "natter-session-families.h"
 #include "natter-session-index.h"
 #include "natter-session-index-entry.h"
+#include "natter-sync-conflict-name.h"
 
 typedef struct
 {
@@ -206,13 +207,17 @@ natter_session_families_new (GListModel *index)
         }
       g_hash_table_insert (self->families, g_strdup (natter_session_index_entry_get_session_id (entry)), family);
       family->n_versions++;
-      /* The most recent activity; equal times go to the later session. */
+      /* The most recent activity; equal times go to the later session.
+       * Another device's copy (docs/format.md §9) is never the head: it
+       * takes no message, and the conversation opens where one can go
+       * on. */
       {
         const char *id = natter_session_index_entry_get_session_id (entry);
         const char *activity = activity_time (entry);
         int order = g_strcmp0 (activity, family->head_activity);
 
-        if (order > 0 || (order == 0 && g_strcmp0 (id, family->head) > 0))
+        if (!natter_sync_conflict_is_candidate (id) &&
+            (order > 0 || (order == 0 && g_strcmp0 (id, family->head) > 0)))
           {
             g_free (family->head);
             g_free (family->head_activity);

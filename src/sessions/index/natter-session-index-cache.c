@@ -42,7 +42,7 @@
  * numbers are in (a data directory copied to another machine is simply
  * read again). */
 #define MAGIC_NAME     "natter-index"
-#define FORMAT_VERSION 4
+#define FORMAT_VERSION 5
 #define HEADER_SIZE    32   /* magic, then the MD5 digest of the payload */
 #define DIGEST_SIZE    16
 
@@ -67,6 +67,8 @@ enum
   S_PARENT_SESSION,
   S_PARAMETERS,         /* natter_generation_parameters_to_text() */
   S_FOLDER_ID,
+  S_DEVICE_ID,          /* the device an unended latest turn runs on */
+  S_DEVICE_NAME,
   N_STRINGS
 };
 
@@ -327,6 +329,7 @@ entry_from_record (const CacheRecord *record)
   natter_session_index_entry_set_latest_turn_imported (entry, (record->flags & FLAG_LATEST_TURN_IMPORTED) != 0);
   natter_session_index_entry_set_pinned (entry, (record->flags & FLAG_PINNED) != 0);
   natter_session_index_entry_set_folder_id (entry, s[S_FOLDER_ID]);
+  natter_session_index_entry_set_latest_turn_device (entry, s[S_DEVICE_ID], s[S_DEVICE_NAME]);
   return entry;
 }
 
@@ -446,6 +449,8 @@ write_record (GByteArray                     *out,
     write_string (out, text);
   }
   write_string (out, natter_session_index_entry_get_folder_id (entry));
+  write_string (out, natter_session_index_entry_get_latest_turn_device_id (entry));
+  write_string (out, natter_session_index_entry_get_latest_turn_device_name (entry));
 }
 
 /**

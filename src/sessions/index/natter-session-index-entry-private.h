@@ -18,6 +18,8 @@ NatterSessionIndexEntry *natter_session_index_entry_new_from_state          (Nat
 NatterSessionIndexEntry *natter_session_index_entry_new_errored             (const char              *session_id,
                                                                              const char              *error);
 
+void                     natter_session_index_entry_assign                  (NatterSessionIndexEntry *self,
+                                                                             NatterSessionIndexEntry *other);
 void                     natter_session_index_entry_apply_state             (NatterSessionIndexEntry *self,
                                                                              NatterSessionState      *state);
 void                     natter_session_index_entry_set_title               (NatterSessionIndexEntry *self,
@@ -44,6 +46,9 @@ void                     natter_session_index_entry_set_latest_turn_id      (Nat
                                                                              const char              *latest_turn_id);
 void                     natter_session_index_entry_set_latest_turn_status  (NatterSessionIndexEntry *self,
                                                                              const char              *status);
+void                     natter_session_index_entry_set_latest_turn_device (NatterSessionIndexEntry *self,
+                                                                            const char              *id,
+                                                                            const char              *name);
 void                     natter_session_index_entry_set_latest_turn_imported (NatterSessionIndexEntry *self,
                                                                               gboolean                 imported);
 void                     natter_session_index_entry_set_error               (NatterSessionIndexEntry *self,

@@ -39,6 +39,8 @@ struct _NatterSessionIndexEntry
   char       *latest_turn_at;
   const char *latest_turn_status;   /* interned */
   gboolean    latest_turn_imported;
+  char       *latest_turn_device_id;    /* NULL: here, or ended */
+  char       *latest_turn_device_name;
   char       *error;
   char       *cwd;
   char       *parent_session;
@@ -64,6 +66,7 @@ enum
   PROP_LATEST_TURN_AT,
   PROP_LATEST_TURN_STATUS,
   PROP_LATEST_TURN_IMPORTED,
+  PROP_LATEST_TURN_DEVICE_ID,
   PROP_ERROR,
   PROP_CWD,
   PROP_PARENT_SESSION,
@@ -95,6 +98,8 @@ natter_session_index_entry_finalize (GObject *object)
   g_clear_pointer (&self->parent_session, g_free);
   g_clear_pointer (&self->parameters, natter_generation_parameters_free);
   g_clear_pointer (&self->folder_id, g_free);
+  g_clear_pointer (&self->latest_turn_device_id, g_free);
+  g_clear_pointer (&self->latest_turn_device_name, g_free);
 
   G_OBJECT_CLASS (natter_session_index_entry_parent_class)->finalize (object);
 }
@@ -141,6 +146,9 @@ natter_session_index_entry_get_property (GObject    *object,
       break;
     case PROP_LATEST_TURN_IMPORTED:
       g_value_set_boolean (value, self->latest_turn_imported);
+      break;
+    case PROP_LATEST_TURN_DEVICE_ID:
+      g_value_set_string (value, self->latest_turn_device_id);
       break;
     case PROP_ERROR:
       g_value_set_string (value, self->error);
@@ -195,6 +203,19 @@ boolean_property (const char *name)
 {
   return g_param_spec_boolean (name, NULL, NULL, FALSE,
                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+}
+
+static void
+install_device_property (void)
+{
+  /**
+   * NatterSessionIndexEntry:latest-turn-device-id:
+   *
+   * The device that runs the latest turn, when it has not ended and
+   * records one (docs/format.md §4.5); %NULL otherwise. Whether that is
+   * another device is natter_sessions_is_turn_elsewhere()'s to say.
+   */
+  properties[PROP_LATEST_TURN_DEVICE_ID] = string_property ("latest-turn-device-id");
 }
 
 /* Where the session's own log places it in the list. */
@@ -310,6 +331,7 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    * and model are then a label, never where the next message goes.
    */
   properties[PROP_LATEST_TURN_IMPORTED] = boolean_property ("latest-turn-imported");
+  install_device_property ();
   /**
    * NatterSessionIndexEntry:error:
    *
@@ -443,7 +465,10 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
   /* A new latest turn is one this application made: an import sets
    * the mark of its own turns after it (and the scan from the file). */
   if (g_strcmp0 (self->latest_turn_id, last != NULL ? last->turn_id : NULL) != 0)
-    natter_session_index_entry_set_latest_turn_imported (self, FALSE);
+    {
+      natter_session_index_entry_set_latest_turn_imported (self, FALSE);
+      natter_session_index_entry_set_latest_turn_device (self, NULL, NULL);
+    }
   natter_session_index_entry_set_last_agent_id (self, last != NULL ? last->agent_id : NULL);
   natter_session_index_entry_set_last_model (self, last != NULL ? last->model : NULL);
   natter_session_index_entry_set_latest_turn_id (self, last != NULL ? last->turn_id : NULL);
@@ -602,6 +627,32 @@ natter_session_index_entry_set_latest_turn_imported (NatterSessionIndexEntry *se
     return;
   self->latest_turn_imported = imported;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LATEST_TURN_IMPORTED]);
+}
+
+/**
+ * natter_session_index_entry_set_latest_turn_device:
+ * @self: an entry
+ * @id: (nullable): the device that runs the latest turn (docs/format.md
+ *   §4.5), or %NULL when the turn ended, records none or runs here
+ * @name: (nullable): that device's name
+ *
+ * Sets #NatterSessionIndexEntry:latest-turn-device-id and the name
+ * beside it.
+ */
+void
+natter_session_index_entry_set_latest_turn_device (NatterSessionIndexEntry *self,
+                                                   const char              *id,
+                                                   const char              *name)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+
+  if (g_strcmp0 (self->latest_turn_device_id, id) == 0 && g_strcmp0 (self->latest_turn_device_name, name) == 0)
+    return;
+  g_free (self->latest_turn_device_id);
+  g_free (self->latest_turn_device_name);
+  self->latest_turn_device_id = g_strdup (id);
+  self->latest_turn_device_name = id != NULL ? g_strdup (name) : NULL;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LATEST_TURN_DEVICE_ID]);
 }
 
 void
@@ -847,6 +898,34 @@ natter_session_index_entry_get_latest_turn_status (NatterSessionIndexEntry *self
 }
 
 /**
+ * natter_session_index_entry_get_latest_turn_device_id:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): the device that runs the latest
+ *   turn (#NatterSessionIndexEntry:latest-turn-device-id)
+ */
+const char *
+natter_session_index_entry_get_latest_turn_device_id (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->latest_turn_device_id;
+}
+
+/**
+ * natter_session_index_entry_get_latest_turn_device_name:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): the name of that device, as it
+ *   wrote it (text from another machine: escape it before markup)
+ */
+const char *
+natter_session_index_entry_get_latest_turn_device_name (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->latest_turn_device_name;
+}
+
+/**
  * natter_session_index_entry_get_latest_turn_imported:
  * @self: an entry
  *
@@ -965,7 +1044,9 @@ natter_session_index_entry_get_folder_id (NatterSessionIndexEntry *self)
  * exactly the members `sessionId`, `title?`, `createdAt`, `updatedAt`,
  * `turnCount`, `lastAgentId?`, `lastModel?`, `latestTurnId?`,
  * `latestTurnStatus`, plus `latestTurnImported: true` when the latest turn was
- * imported (#NatterSessionIndexEntry:latest-turn-imported) and `error` for an
+ * imported (#NatterSessionIndexEntry:latest-turn-imported),
+ * `latestTurnDevice: {id, name}` for an unended latest turn that records
+ * its device (docs/format.md §4.5) and `error` for an
  * errored entry. Optional members are absent, not null, when unset.
  * What `natter list --json` prints.
  *
@@ -995,6 +1076,15 @@ natter_session_index_entry_to_json (NatterSessionIndexEntry *self)
   json_object_set_string_member (object, "latestTurnStatus", self->latest_turn_status);
   if (self->latest_turn_imported)
     json_object_set_boolean_member (object, "latestTurnImported", TRUE);
+  if (self->latest_turn_device_id != NULL)
+    {
+      JsonObject *device = json_object_new ();
+
+      json_object_set_string_member (device, "id", self->latest_turn_device_id);
+      json_object_set_string_member (device, "name", self->latest_turn_device_name != NULL
+                                                     ? self->latest_turn_device_name : "");
+      json_object_set_object_member (object, "latestTurnDevice", device);
+    }
   if (self->error != NULL)
     json_object_set_string_member (object, "error", self->error);
 
@@ -1031,6 +1121,8 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          g_strcmp0 (a->latest_turn_at, b->latest_turn_at) == 0 &&
          a->latest_turn_status == b->latest_turn_status &&
          a->latest_turn_imported == b->latest_turn_imported &&
+         g_strcmp0 (a->latest_turn_device_id, b->latest_turn_device_id) == 0 &&
+         g_strcmp0 (a->latest_turn_device_name, b->latest_turn_device_name) == 0 &&
          g_strcmp0 (a->error, b->error) == 0 &&
          g_strcmp0 (a->cwd, b->cwd) == 0 &&
          g_strcmp0 (a->parent_session, b->parent_session) == 0 &&
@@ -1038,6 +1130,49 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          natter_generation_parameters_equal (a->parameters, b->parameters) &&
          a->pinned == b->pinned &&
          g_strcmp0 (a->folder_id, b->folder_id) == 0;
+}
+
+/**
+ * natter_session_index_entry_assign: (skip)
+ * @self: an entry
+ * @other: an entry of the same session, read again from its files
+ *
+ * Makes every property of @self that of @other (notifying those that
+ * change), so that what is bound to @self follows files another process
+ * wrote (docs/sessions.md §8.5).
+ */
+void
+natter_session_index_entry_assign (NatterSessionIndexEntry *self,
+                                   NatterSessionIndexEntry *other)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (other));
+  g_return_if_fail (g_strcmp0 (self->session_id, other->session_id) == 0);
+
+  g_object_freeze_notify (G_OBJECT (self));
+  natter_session_index_entry_set_title (self, other->title);
+  natter_session_index_entry_set_created_at (self, other->created_at);
+  natter_session_index_entry_set_updated_at (self, other->updated_at);
+  natter_session_index_entry_set_turn_count (self, other->turn_count);
+  natter_session_index_entry_set_last_agent_id (self, other->last_agent_id);
+  if (other->last_provider != NULL && other->last_model_name != NULL)
+    natter_session_index_entry_set_last_model_names (self, other->last_provider, other->last_model_name);
+  else
+    natter_session_index_entry_set_last_model (self, NULL);
+  natter_session_index_entry_set_latest_turn_id (self, other->latest_turn_id);
+  natter_session_index_entry_set_latest_turn_at (self, other->latest_turn_at);
+  natter_session_index_entry_set_latest_turn_status (self, other->latest_turn_status);
+  natter_session_index_entry_set_latest_turn_imported (self, other->latest_turn_imported);
+  natter_session_index_entry_set_latest_turn_device (self, other->latest_turn_device_id,
+                                                     other->latest_turn_device_name);
+  natter_session_index_entry_set_error (self, other->error);
+  natter_session_index_entry_set_cwd (self, other->cwd);
+  natter_session_index_entry_set_parent_session (self, other->parent_session);
+  natter_session_index_entry_set_is_version (self, other->is_version);
+  natter_session_index_entry_set_parameters (self, other->parameters);
+  natter_session_index_entry_set_pinned (self, other->pinned);
+  natter_session_index_entry_set_folder_id (self, other->folder_id);
+  g_object_thaw_notify (G_OBJECT (self));
 }
 
 /**

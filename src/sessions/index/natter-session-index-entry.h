@@ -22,6 +22,16 @@ G_BEGIN_DECLS
  */
 #define NATTER_LATEST_TURN_STATUS_NONE "none"
 
+/**
+ * NATTER_LATEST_TURN_STATUS_ARRIVING:
+ *
+ * `latestTurnStatus` of a session whose latest turn file has not arrived
+ * from another device yet, in a data folder a synchroniser shares
+ * (docs/sessions.md §8.1, docs/format.md §9.3): not known, and not
+ * damage.
+ */
+#define NATTER_LATEST_TURN_STATUS_ARRIVING "arriving"
+
 #define NATTER_TYPE_SESSION_INDEX_ENTRY (natter_session_index_entry_get_type ())
 
 G_DECLARE_FINAL_TYPE (NatterSessionIndexEntry, natter_session_index_entry, NATTER, SESSION_INDEX_ENTRY, GObject)
@@ -37,6 +47,8 @@ JsonObject *natter_session_index_entry_get_last_model         (NatterSessionInde
 char       *natter_session_index_entry_dup_last_model_string  (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_latest_turn_id     (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_latest_turn_status (NatterSessionIndexEntry *self);
+const char *natter_session_index_entry_get_latest_turn_device_id (NatterSessionIndexEntry *self);
+const char *natter_session_index_entry_get_latest_turn_device_name (NatterSessionIndexEntry *self);
 gboolean    natter_session_index_entry_get_latest_turn_imported (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_error              (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_cwd                (NatterSessionIndexEntry *self);

@@ -15,7 +15,8 @@
 
 #include "natter-session-index-cache.h"
 #include "natter-log-read.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-entry-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-reducer.h"
 #include "natter-session-scan.h"
 #include "natter-store-error.h"
@@ -37,6 +38,12 @@ struct _NatterSessionIndex
   GHashTable *touched_while_loading;  /* session id → TRUE (kept) / FALSE (removed) */
 
   GFile      *cache_file;     /* the persisted cache the scan uses, or NULL */
+
+  /* Which write-through came last for each session, so that a re-read
+   * of files another process changed never undoes a newer write of this
+   * one (natter_session_index_put_folded()). */
+  guint64     generation;
+  GHashTable *written_at;     /* session id → generation (guint64 *) */
 };
 
 static void list_model_iface_init (GListModelInterface *iface);
@@ -94,6 +101,7 @@ natter_session_index_finalize (GObject *object)
   g_clear_pointer (&self->by_latest_turn, g_hash_table_unref);
   g_clear_pointer (&self->entries, g_ptr_array_unref);
   g_clear_pointer (&self->touched_while_loading, g_hash_table_unref);
+  g_clear_pointer (&self->written_at, g_hash_table_unref);
   g_clear_object (&self->cache_file);
 
   G_OBJECT_CLASS (natter_session_index_parent_class)->finalize (object);
@@ -167,6 +175,7 @@ natter_session_index_init (NatterSessionIndex *self)
   self->by_id = new_by_id ();
   self->by_latest_turn = new_by_latest_turn ();
   self->touched_while_loading = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->written_at = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 /**
@@ -337,6 +346,40 @@ remember_latest_turn (NatterSessionIndex      *self,
                          g_strdup (natter_session_index_entry_get_session_id (entry)));
 }
 
+/* A write-through of @session_id happened now. */
+static void
+touch (NatterSessionIndex *self,
+       const char         *session_id)
+{
+  guint64 *at = g_new (guint64, 1);
+
+  *at = ++self->generation;
+  g_hash_table_replace (self->written_at, g_strdup (session_id), at);
+}
+
+/* A write-through of one field of @session_id's entry is about to
+ * change it. */
+static void
+written_through (NatterSessionIndex *self,
+                 const char         *session_id)
+{
+  if (self->loading)
+    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
+  touch (self, session_id);
+}
+
+/* Tells the list's watchers that @session_id's row changed in place. */
+static void
+row_changed (NatterSessionIndex *self,
+             const char         *session_id)
+{
+  gboolean found;
+  guint position = find_position (self, session_id, &found);
+
+  g_assert (found);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
+}
+
 /* Write-through of @state; @imported: -1 to keep the mark of the latest
  * turn as apply_state() leaves it, else the mark itself. */
 static NatterSessionIndexEntry *
@@ -352,6 +395,7 @@ update (NatterSessionIndex *self,
 
   if (self->loading)
     g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
+  touch (self, session_id);
 
   position = find_position (self, session_id, &found);
   if (found)
@@ -453,8 +497,6 @@ natter_session_index_set_latest_turn_status (NatterSessionIndex *self,
                                              const char         *status)
 {
   NatterSessionIndexEntry *entry;
-  gboolean found;
-  guint position;
 
   g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), FALSE);
 
@@ -464,12 +506,46 @@ natter_session_index_set_latest_turn_status (NatterSessionIndex *self,
       natter_session_index_entry_get_latest_turn_status (entry) == g_intern_string (status))
     return FALSE;
 
-  if (self->loading)
-    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
+  written_through (self, session_id);
   natter_session_index_entry_set_latest_turn_status (entry, status);
-  position = find_position (self, session_id, &found);
-  g_assert (found);
-  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
+  /* An ended turn runs nowhere (docs/format.md §4.5). */
+  if (g_strcmp0 (status, "idle") != 0 && g_strcmp0 (status, "suspended") != 0)
+    natter_session_index_entry_set_latest_turn_device (entry, NULL, NULL);
+  row_changed (self, session_id);
+  return TRUE;
+}
+
+/**
+ * natter_session_index_set_latest_turn_device: (skip)
+ * @self: the index
+ * @session_id: the session
+ * @id: (nullable): the device its latest turn runs on from now on, or
+ *   %NULL for this one
+ * @name: (nullable): that device's name
+ *
+ * Records which device runs the session's latest turn (docs/format.md
+ * §4.5): after this device took it over, %NULL.
+ *
+ * Returns: %TRUE if the entry changed
+ */
+gboolean
+natter_session_index_set_latest_turn_device (NatterSessionIndex *self,
+                                             const char         *session_id,
+                                             const char         *id,
+                                             const char         *name)
+{
+  NatterSessionIndexEntry *entry;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), FALSE);
+
+  entry = g_hash_table_lookup (self->by_id, session_id);
+  if (entry == NULL ||
+      (g_strcmp0 (natter_session_index_entry_get_latest_turn_device_id (entry), id) == 0 &&
+       g_strcmp0 (natter_session_index_entry_get_latest_turn_device_name (entry), name) == 0))
+    return FALSE;
+  written_through (self, session_id);
+  natter_session_index_entry_set_latest_turn_device (entry, id, name);
+  row_changed (self, session_id);
   return TRUE;
 }
 
@@ -494,6 +570,7 @@ natter_session_index_remove (NatterSessionIndex *self,
 
   if (self->loading)
     g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (FALSE));
+  touch (self, session_id);
 
   entry = g_hash_table_lookup (self->by_id, session_id);
   if (entry == NULL)
@@ -508,7 +585,96 @@ natter_session_index_remove (NatterSessionIndex *self,
   return TRUE;
 }
 
+/**
+ * natter_session_index_get_generation: (skip)
+ * @self: the index
+ *
+ * Returns: a number that grows with every write-through, for
+ *   natter_session_index_put_folded()
+ */
+guint64
+natter_session_index_get_generation (NatterSessionIndex *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), 0);
+  return self->generation;
+}
+
+/* Another process's change (docs/sessions.md §8.5) */
+
+/**
+ * natter_session_index_put_folded: (skip)
+ * @self: the index
+ * @session_id: the session that was read again
+ * @folded: (nullable) (transfer none): its entry as
+ *   natter_session_index_fold_one_sync() read it from its files, or
+ *   %NULL when its session file is gone
+ * @since: natter_session_index_get_generation() before the files were
+ *   read
+ *
+ * Brings a session's entry up to date with files another process wrote
+ * (docs/sessions.md §8.5): adds it, changes it in place (the same object,
+ * so rows bound to it follow) or removes it. A session this process
+ * wrote through after @since keeps what it wrote: its own write is newer
+ * than what was read, and being a change of the files as well, is read
+ * again after it.
+ *
+ * Returns: %TRUE when the index changed
+ */
+gboolean
+natter_session_index_put_folded (NatterSessionIndex      *self,
+                                 const char              *session_id,
+                                 NatterSessionIndexEntry *folded,
+                                 guint64                  since)
+{
+  NatterSessionIndexEntry *entry;
+  guint64 *written;
+  gboolean found;
+  guint position;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), FALSE);
+  g_return_val_if_fail (session_id != NULL, FALSE);
+
+  written = g_hash_table_lookup (self->written_at, session_id);
+  if (self->loading || (written != NULL && *written > since))
+    return FALSE;
+  entry = g_hash_table_lookup (self->by_id, session_id);
+  if (folded == NULL)
+    {
+      if (entry == NULL)
+        return FALSE;
+      position = find_position (self, session_id, &found);
+      forget_latest_turn (self, entry);
+      g_hash_table_remove (self->by_id, session_id);
+      g_ptr_array_remove_index (self->entries, position);
+      g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+      return TRUE;
+    }
+  if (entry != NULL && natter_session_index_entry_equal (entry, folded))
+    return FALSE;
+
+  position = find_position (self, session_id, &found);
+  if (entry != NULL)
+    {
+      forget_latest_turn (self, entry);
+      natter_session_index_entry_assign (entry, folded);
+      remember_latest_turn (self, entry);
+      g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
+      return TRUE;
+    }
+  entry = g_object_ref (folded);
+  g_ptr_array_insert (self->entries, position, entry);
+  g_hash_table_insert (self->by_id, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
+  remember_latest_turn (self, entry);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+  return TRUE;
+}
+
 /* The startup scan (docs/sessions.md §8.2) */
+
+static int compare_entries (gconstpointer a,
+                            gconstpointer b);
 
 /* natter_session_index_entry_new_from_state() for the scan's fields. */
 static NatterSessionIndexEntry *
@@ -584,6 +750,8 @@ fold_record (NatterJsonlCursor        *session_cursor,
   NatterTurnStatus status;
   gboolean imported;
   gboolean known;
+  g_autofree char *device_id = NULL;
+  g_autofree char *device_name = NULL;
   const char *latest;
 
   /* The session file without a JSON tree per line: the verdict, fields
@@ -609,12 +777,21 @@ fold_record (NatterJsonlCursor        *session_cursor,
     return;
 
   /* The latest turn only for its status, tree-free as well. */
-  if (!natter_turn_scan_file_at (turn_cursor, latest, &record->turn, &known, &status, &imported, cancellable,
-                                 &error))
+  if (!natter_turn_scan_file_at (turn_cursor, latest, &record->turn, &known, &status, &imported, &device_id,
+                                 &device_name, cancellable, &error))
     {
       g_autofree char *text = NULL;
 
       record->cacheable = record->cacheable && known;
+      /* A turn a synchroniser has not brought yet is no damage
+       * (docs/format.md §9.3): the session is usable once it is there,
+       * so the verdict is not one to keep. */
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+        {
+          natter_session_index_entry_set_latest_turn_status (record->entry, NATTER_LATEST_TURN_STATUS_ARRIVING);
+          record->cacheable = FALSE;
+          return;
+        }
       /* A turn_appended whose file is not there is a dangling reference:
        * corruption (docs/sessions.md §7), not a missing detail. */
       if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
@@ -633,6 +810,94 @@ fold_record (NatterJsonlCursor        *session_cursor,
   natter_session_index_entry_set_latest_turn_status (record->entry,
                                                      natter_latest_turn_status_from_turn_status (status));
   natter_session_index_entry_set_latest_turn_imported (record->entry, imported);
+  natter_session_index_entry_set_latest_turn_device (record->entry, device_id, device_name);
+}
+
+/**
+ * natter_session_index_fold_conflict_sync: (skip)
+ * @session_repo: the session repository
+ * @turn_repo: the turn repository
+ * @name: a conflict copy's name as a repository lists it
+ *   (natter_jsonl_repo_list_conflicts_sync()), well formed or not
+ * @cancellable: (nullable): a #GCancellable
+ *
+ * The entry of another device's copy of a session file or turn file
+ * (docs/format.md §9): the version of its conversation it is read as,
+ * with its latest turn's status; errored, with the reason, when the copy
+ * cannot be read or its name is not a conflict copy's (never passed over
+ * in silence). Blocks.
+ *
+ * Returns: (transfer full): the entry, whose session id is @name
+ */
+NatterSessionIndexEntry *
+natter_session_index_fold_conflict_sync (NatterJsonlRepo *session_repo,
+                                         NatterJsonlRepo *turn_repo,
+                                         const char      *name,
+                                         GCancellable    *cancellable)
+{
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+  const char *latest;
+
+  state = natter_session_reduce_file_sync (session_repo, name, NULL, cancellable, &error);
+  if (state == NULL)
+    return natter_session_index_entry_new_errored (name, error->message);
+  entry = natter_session_index_entry_new_from_state (state);
+  latest = natter_session_state_get_latest_turn_id (state);
+  if (latest == NULL)
+    return entry;
+  turn = natter_turn_reduce_file_sync (turn_repo, latest, NULL, cancellable, &error);
+  if (turn != NULL)
+    natter_session_index_entry_set_latest_turn_status (entry,
+                                                       natter_latest_turn_status_from_turn_status (
+                                                         natter_derive_turn_status (turn)));
+  else if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+    natter_session_index_entry_set_latest_turn_status (entry, NATTER_LATEST_TURN_STATUS_ARRIVING);
+  else
+    {
+      g_autofree char *text = g_strdup_printf ("Latest turn %s: %s", latest, error->message);
+
+      natter_session_index_entry_set_latest_turn_status (entry, "idle");
+      natter_session_index_entry_set_error (entry, text);
+    }
+  return entry;
+}
+
+/* Adds to @entries, in session id order, the entries of the conflict
+ * copies beside the session files (@session_copies, found by the walk
+ * that listed the sessions) and, in a folder a synchroniser shares, the
+ * turn files (docs/format.md §9): the only place a turn's copy can come
+ * from, and the walk of every turn is spared to everyone else. They are
+ * few and each is read with the log it is a copy of, so none is cached:
+ * every scan reads them. */
+static void
+add_conflicts (NatterJsonlRepo    *session_repo,
+               NatterJsonlRepo    *turn_repo,
+               const char * const *session_copies,
+               GPtrArray          *entries,
+               GCancellable       *cancellable)
+{
+  g_auto(GStrv) turn_copies = NULL;
+  gboolean added = FALSE;
+
+  if (natter_jsonl_repo_is_shared (turn_repo))
+    {
+      g_autoptr(GError) error = NULL;
+
+      turn_copies = natter_jsonl_repo_list_conflicts_sync (turn_repo, cancellable, &error);
+      if (turn_copies == NULL)
+        g_debug ("Could not list the conflict copies of turns: %s", error->message);
+    }
+  for (guint i = 0; session_copies[i] != NULL; i++, added = TRUE)
+    g_ptr_array_add (entries, natter_session_index_fold_conflict_sync (session_repo, turn_repo, session_copies[i],
+                                                                       cancellable));
+  for (guint i = 0; turn_copies != NULL && turn_copies[i] != NULL; i++, added = TRUE)
+    g_ptr_array_add (entries, natter_session_index_fold_conflict_sync (session_repo, turn_repo, turn_copies[i],
+                                                                       cancellable));
+  if (added)
+    g_ptr_array_sort (entries, compare_entries);
 }
 
 /**
@@ -746,13 +1011,14 @@ natter_session_index_scan_cached_sync (NatterJsonlRepo  *session_repo,
                                        GError          **error)
 {
   g_auto(GStrv) ids = NULL;
+  g_auto(GStrv) copies = NULL;
   g_autoptr(NatterSessionIndexCache) cache = NULL;
   g_autoptr(GPtrArray) threads = NULL;
   GPtrArray *entries;
   ScanJob job = { 0 };
   guint n_cached = 0;
 
-  ids = natter_jsonl_repo_list_ids_sync (session_repo, cancellable, error);
+  ids = natter_jsonl_repo_list_ids_and_conflicts_sync (session_repo, &copies, cancellable, error);
   if (ids == NULL)
     return NULL;
   if (cache_file != NULL)
@@ -792,6 +1058,7 @@ natter_session_index_scan_cached_sync (NatterJsonlRepo  *session_repo,
       for (guint i = 0; i < job.n_ids; i++)
         if (job.records[i].entry != NULL)
           g_ptr_array_add (entries, g_object_ref (job.records[i].entry));
+      add_conflicts (session_repo, turn_repo, (const char * const *) copies, entries, cancellable);
       /* Rewritten when a session was read, or one the cache held is gone. */
       if (cache_file != NULL && (job.n_read > 0 || n_cached != job.n_ids) &&
           !natter_session_index_cache_save (cache_file, job.records, job.n_ids, &save_error))

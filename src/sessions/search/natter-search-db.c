@@ -29,10 +29,12 @@
 
 #include "natter-search-db.h"
 #include "natter-search-excerpt-private.h"
+#include "natter-search-rank-private.h"
 
 /* The layout of the tables; another value in user_version means a file
- * of another Natter, rebuilt rather than read. */
-#define SCHEMA_VERSION 1
+ * of another Natter, rebuilt rather than read. 2: FTS5 merges its
+ * segments 16 at a time. */
+#define SCHEMA_VERSION 2
 
 /* How many words a snippet shows. */
 #define SNIPPET_WORDS 16
@@ -48,10 +50,19 @@ static const char schema_sql[] =
   /* remove_diacritics 2: "cafe" finds "café", as the title search did. */
   /* Every term is searched as a prefix (search as you type): prefix
    * indexes of 2 and 3 characters spare short prefixes a scan of every
-   * word they begin. */
+   * word they begin (without the one of 2, a two-letter prefix of a
+   * common word took 270 ms to rank over bench-search's 200,000 turns,
+   * against 11 with it). */
   "CREATE VIRTUAL TABLE turn_text USING fts5(user, answer, tokenize='unicode61 remove_diacritics 2',"
   " prefix='2 3');"
-  "PRAGMA user_version = 1;";
+  /* FTS5 writes each commit as a new segment and merges segments as they
+   * pile up, by default 4 of a size at a time: building the index of
+   * 200,000 turns then rewrote every word several times, and merging was
+   * most of the build. 16 at a time rewrites each word about half as
+   * often; a query then reads a few more segments, which cost nothing
+   * measurable in bench-search. Kept in the file (turn_text_config). */
+  "INSERT INTO turn_text(turn_text, rank) VALUES('automerge', 16);"
+  "PRAGMA user_version = " G_STRINGIFY (SCHEMA_VERSION) ";";
 
 typedef enum
 {
@@ -88,7 +99,8 @@ static const char * const stmt_sql[N_STMTS] = {
   [STMT_REMOVE_TEXTS] = "DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE session_id = ?1)",
   [STMT_REMOVE_TURNS] = "DELETE FROM turns WHERE session_id = ?1",
   [STMT_REMOVE_SESSION] = "DELETE FROM sessions WHERE session_id = ?1",
-  /* bm25 through `rank`: best first, among the newest RANKED_MATCHES
+  /* bm25()'s order through `rank` (natter_rank(), natter-search-rank.c,
+   * the same order at less cost): best first, among the newest RANKED_MATCHES
    * matching turns. Ranking costs a few microseconds per matching row, so
    * a word said in most of 200,000 turns would take a second to rank in
    * full; capping the candidates by rowid (turns are indexed roughly in
@@ -103,7 +115,8 @@ static const char * const stmt_sql[N_STMTS] = {
   [STMT_QUERY] =
     "SELECT t.session_id, t.turn_id, natter_excerpt(turn_text)"
     " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
-    " WHERE turn_text MATCH ?1 AND turn_text.rowid >= coalesce((SELECT rowid FROM turn_text"
+    " WHERE turn_text MATCH ?1 AND rank MATCH 'natter_rank()'"
+    " AND turn_text.rowid >= coalesce((SELECT rowid FROM turn_text"
     "   WHERE turn_text MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET " G_STRINGIFY (RANKED_MATCHES) " - 1), 0)"
     " ORDER BY rank LIMIT ?2",
 };
@@ -263,6 +276,32 @@ prepare_path (const char  *path,
   return TRUE;
 }
 
+/* Makes the auxiliary functions of the queries (natter-search-excerpt.c,
+ * natter-search-rank.c) known on @handle. */
+static int
+register_functions (sqlite3 *handle)
+{
+  fts5_api *api = NULL;
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  /* The documented way to reach the FTS5 API of a connection. */
+  rc = sqlite3_prepare_v2 (handle, "SELECT fts5(?1)", -1, &stmt, NULL);
+  if (rc != SQLITE_OK)
+    return rc;
+  sqlite3_bind_pointer (stmt, 1, &api, "fts5_api_ptr", NULL);
+  sqlite3_step (stmt);
+  rc = sqlite3_finalize (stmt);
+  if (rc != SQLITE_OK)
+    return rc;
+  if (api == NULL || api->iVersion < 2)
+    return SQLITE_ERROR;
+  rc = natter_search_excerpt_register (api);
+  if (rc == SQLITE_OK)
+    rc = natter_search_rank_register (api);
+  return rc;
+}
+
 /**
  * natter_search_db_open:
  * @path: the index file, in the file system's encoding
@@ -303,7 +342,7 @@ natter_search_db_open (const char  *path,
     flags |= SQLITE_OPEN_CREATE;
   rc = sqlite3_open_v2 (path, &db->handle, flags, NULL);
   if (rc == SQLITE_OK)
-    rc = natter_search_excerpt_register (db->handle);
+    rc = register_functions (db->handle);
   if (rc != SQLITE_OK)
     {
       set_error (db, rc, "opening", error);
@@ -749,96 +788,4 @@ natter_search_build_match_expression (const char *text)
   if (match->len == 0)
     return NULL;
   return g_string_free (g_steal_pointer (&match), FALSE);
-}
-
-/* Appends @text with every run of white space (a snippet may span lines
- * and tabs) as one space. */
-static void
-append_collapsed (GString    *out,
-                  const char *text,
-                  gssize      length,
-                  gboolean    escape)
-{
-  const char *end = text + length;
-  const char *run_start = text;
-
-  for (const char *p = text; p < end; p++)
-    {
-      if (g_ascii_isspace (*p))
-        {
-          if (escape)
-            {
-              g_autofree char *piece = g_markup_escape_text (run_start, p - run_start);
-              g_string_append (out, piece);
-            }
-          else
-            g_string_append_len (out, run_start, p - run_start);
-          if (out->len > 0 && out->str[out->len - 1] != ' ')
-            g_string_append_c (out, ' ');
-          run_start = p + 1;
-        }
-    }
-  if (escape)
-    {
-      g_autofree char *piece = g_markup_escape_text (run_start, end - run_start);
-      g_string_append (out, piece);
-    }
-  else
-    g_string_append_len (out, run_start, end - run_start);
-}
-
-static char *
-convert_snippet (const char *snippet,
-                 gboolean    markup)
-{
-  GString *out = g_string_new (NULL);
-  const char *p = snippet;
-
-  while (*p != '\0')
-    {
-      gsize n = strcspn (p, NATTER_SEARCH_MARK_START NATTER_SEARCH_MARK_END);
-
-      append_collapsed (out, p, n, markup);
-      p += n;
-      if (*p == '\0')
-        break;
-      if (markup)
-        g_string_append (out, *p == NATTER_SEARCH_MARK_START[0] ? "<b>" : "</b>");
-      p++;
-    }
-  return g_strstrip (g_string_free (out, FALSE));
-}
-
-/**
- * natter_search_snippet_to_plain:
- * @snippet: a #NatterSearchHit snippet
- *
- * The snippet as one line of plain text: marks removed, each run of white
- * space (new lines, tabs) one space.
- *
- * Returns: (transfer full): the text
- */
-char *
-natter_search_snippet_to_plain (const char *snippet)
-{
-  g_return_val_if_fail (snippet != NULL, NULL);
-
-  return convert_snippet (snippet, FALSE);
-}
-
-/**
- * natter_search_snippet_to_markup:
- * @snippet: a #NatterSearchHit snippet
- *
- * The snippet as one line of Pango markup: the text escaped with
- * g_markup_escape_text(), each match in `<b>`, white space collapsed.
- *
- * Returns: (transfer full): the markup
- */
-char *
-natter_search_snippet_to_markup (const char *snippet)
-{
-  g_return_val_if_fail (snippet != NULL, NULL);
-
-  return convert_snippet (snippet, TRUE);
 }

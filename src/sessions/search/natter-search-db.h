@@ -7,31 +7,9 @@
 
 #include <glib.h>
 
+#include "natter-search-snippet.h"
+
 G_BEGIN_DECLS
-
-/**
- * NATTER_SEARCH_MARK_START:
- *
- * The byte that opens a matched word in a snippet. Control characters
- * never occur in what a user would search for, so a front end can split a
- * snippet on them and escape each piece before adding its own markup.
- */
-#define NATTER_SEARCH_MARK_START "\x02"
-
-/**
- * NATTER_SEARCH_MARK_END:
- *
- * The byte that closes a matched word in a snippet.
- */
-#define NATTER_SEARCH_MARK_END "\x03"
-
-/**
- * NATTER_SEARCH_MARK_MORE:
- *
- * At the start or the end of an excerpt (natter_search_excerpt_register()),
- * says the text goes on beyond it.
- */
-#define NATTER_SEARCH_MARK_MORE "\x04"
 
 /**
  * NatterSearchStamp:
@@ -79,11 +57,7 @@ typedef struct
 } NatterSearchHit;
 
 void             natter_search_hit_free                (NatterSearchHit   *hit);
-char            *natter_search_snippet_to_plain        (const char        *snippet);
-char            *natter_search_snippet_to_markup       (const char        *snippet);
 char            *natter_search_build_match_expression  (const char        *text);
-char            *natter_search_snippet_from_highlight  (const char        *highlighted,
-                                                        guint              n_words);
 
 /**
  * NatterSearchDbError:

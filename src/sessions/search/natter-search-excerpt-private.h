@@ -10,4 +10,4 @@
 
 #include <sqlite3.h>
 
-int natter_search_excerpt_register (sqlite3 *handle);
+int natter_search_excerpt_register (fts5_api *api);

@@ -205,10 +205,10 @@ excerpt_function (const Fts5ExtensionApi  *api,
 
 /**
  * natter_search_excerpt_register:
- * @handle: a connection
+ * @api: the FTS5 API of a connection
  *
- * Makes `natter_excerpt(turn_text)` known to FTS5 on @handle: for a row
- * that matched, the text of its column that matched more often (the
+ * Makes `natter_excerpt(turn_text)` known to FTS5 on its connection: for
+ * a row that matched, the text of its column that matched more often (the
  * message when even), cut to a window around its first match (a
  * kilobyte before it, four after, at white space where there is some
  * near), every matched token between %NATTER_SEARCH_MARK_START and
@@ -218,22 +218,7 @@ excerpt_function (const Fts5ExtensionApi  *api,
  * Returns: %SQLITE_OK, or the SQLite error that kept it from being made
  */
 int
-natter_search_excerpt_register (sqlite3 *handle)
+natter_search_excerpt_register (fts5_api *api)
 {
-  fts5_api *api = NULL;
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  /* The documented way to reach the FTS5 API of a connection. */
-  rc = sqlite3_prepare_v2 (handle, "SELECT fts5(?1)", -1, &stmt, NULL);
-  if (rc != SQLITE_OK)
-    return rc;
-  sqlite3_bind_pointer (stmt, 1, &api, "fts5_api_ptr", NULL);
-  sqlite3_step (stmt);
-  rc = sqlite3_finalize (stmt);
-  if (rc != SQLITE_OK)
-    return rc;
-  if (api == NULL || api->iVersion < 2)
-    return SQLITE_ERROR;
   return api->xCreateFunction (api, "natter_excerpt", NULL, excerpt_function, NULL);
 }

@@ -8,7 +8,7 @@
  * Here a word is what a reader sees as one, a run of characters between
  * white space (with the punctuation at its ends, like a closing full
  * stop, outside the mark), and the snippet is cut and marked in those
- * words only.
+ * words only. A front end shows a snippet as plain text or as markup.
  */
 
 #define G_LOG_DOMAIN "natter-search"
@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include "natter-search-db.h"
+#include "natter-search-snippet.h"
 
 /* The most characters a snippet shows before its match. */
 #define LEAD_CHARS 24
@@ -222,4 +222,98 @@ natter_search_snippet_from_highlight (const char *highlighted,
   if (end < words->len || more_after)
     g_string_append (out, " …");
   return g_string_free (out, FALSE);
+}
+
+/* Shown */
+
+/* Appends @text with every run of white space (a snippet may span lines
+ * and tabs) as one space. */
+static void
+append_collapsed (GString    *out,
+                  const char *text,
+                  gssize      length,
+                  gboolean    escape)
+{
+  const char *end = text + length;
+  const char *run_start = text;
+
+  for (const char *p = text; p < end; p++)
+    {
+      if (g_ascii_isspace (*p))
+        {
+          if (escape)
+            {
+              g_autofree char *piece = g_markup_escape_text (run_start, p - run_start);
+              g_string_append (out, piece);
+            }
+          else
+            g_string_append_len (out, run_start, p - run_start);
+          if (out->len > 0 && out->str[out->len - 1] != ' ')
+            g_string_append_c (out, ' ');
+          run_start = p + 1;
+        }
+    }
+  if (escape)
+    {
+      g_autofree char *piece = g_markup_escape_text (run_start, end - run_start);
+      g_string_append (out, piece);
+    }
+  else
+    g_string_append_len (out, run_start, end - run_start);
+}
+
+static char *
+convert_snippet (const char *snippet,
+                 gboolean    markup)
+{
+  GString *out = g_string_new (NULL);
+  const char *p = snippet;
+
+  while (*p != '\0')
+    {
+      gsize n = strcspn (p, NATTER_SEARCH_MARK_START NATTER_SEARCH_MARK_END);
+
+      append_collapsed (out, p, n, markup);
+      p += n;
+      if (*p == '\0')
+        break;
+      if (markup)
+        g_string_append (out, *p == NATTER_SEARCH_MARK_START[0] ? "<b>" : "</b>");
+      p++;
+    }
+  return g_strstrip (g_string_free (out, FALSE));
+}
+
+/**
+ * natter_search_snippet_to_plain:
+ * @snippet: a #NatterSearchHit snippet
+ *
+ * The snippet as one line of plain text: marks removed, each run of white
+ * space (new lines, tabs) one space.
+ *
+ * Returns: (transfer full): the text
+ */
+char *
+natter_search_snippet_to_plain (const char *snippet)
+{
+  g_return_val_if_fail (snippet != NULL, NULL);
+
+  return convert_snippet (snippet, FALSE);
+}
+
+/**
+ * natter_search_snippet_to_markup:
+ * @snippet: a #NatterSearchHit snippet
+ *
+ * The snippet as one line of Pango markup: the text escaped with
+ * g_markup_escape_text(), each match in `<b>`, white space collapsed.
+ *
+ * Returns: (transfer full): the markup
+ */
+char *
+natter_search_snippet_to_markup (const char *snippet)
+{
+  g_return_val_if_fail (snippet != NULL, NULL);
+
+  return convert_snippet (snippet, TRUE);
 }

@@ -24,7 +24,7 @@
 #include "natter-log-read.h"
 #include "natter-search-index-private.h"
 #include "natter-session-reducer.h"
-#include "natter-turn-reducer.h"
+#include "natter-turn-scan.h"
 
 /**
  * natter_search_sync_lower_priority: (skip)
@@ -68,39 +68,6 @@ stamps_equal (const NatterSearchStamp *a,
               const NatterSearchStamp *b)
 {
   return a->size == b->size && a->mtime_ns == b->mtime_ns;
-}
-
-/* The text parts of a message: `content` is a string or an array of
- * parts, of which only `text` parts are words a person wrote or read. */
-static void
-append_message_text (GString    *out,
-                     JsonObject *message)
-{
-  JsonNode *content;
-
-  if (message == NULL || (content = json_object_get_member (message, "content")) == NULL)
-    return;
-  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
-    {
-      if (out->len > 0)
-        g_string_append_c (out, '\n');
-      g_string_append (out, json_node_get_string (content));
-      return;
-    }
-  if (!JSON_NODE_HOLDS_ARRAY (content))
-    return;
-  for (guint i = 0; i < json_array_get_length (json_node_get_array (content)); i++)
-    {
-      JsonNode *node = json_array_get_element (json_node_get_array (content), i);
-      JsonObject *part = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-
-      if (part != NULL && g_strcmp0 (json_object_get_string_member_with_default (part, "type", NULL), "text") == 0)
-        {
-          if (out->len > 0)
-            g_string_append_c (out, '\n');
-          g_string_append (out, json_object_get_string_member_with_default (part, "text", ""));
-        }
-    }
 }
 
 /* One session as read for the index, before it is written: the reading
@@ -147,47 +114,52 @@ session_text_free (SessionText *text)
   g_free (text);
 }
 
+/* Reads the words of @turn_id, and its file's stamp as it was read; or
+ * takes @stamp (nullable) when the read could not tell it. */
 static TurnText *
-read_turn (NatterJsonlRepo         *turn_repo,
+read_turn (NatterJsonlCursor       *cursor,
            const char              *turn_id,
            const NatterSearchStamp *stamp)
 {
   TurnText *turn = g_new0 (TurnText, 1);
-  g_autoptr(NatterTurnState) state = NULL;
   g_autoptr(GError) local_error = NULL;
+  NatterFileIdentity identity;
+  gboolean identity_known = FALSE;
 
   turn->turn_id = g_strdup (turn_id);
-  turn->stamp = *stamp;
   turn->user = g_string_new (NULL);
   turn->answer = g_string_new (NULL);
-  state = natter_turn_reduce_file_sync (turn_repo, turn_id, NULL, NULL, &local_error);
-  if (state != NULL)
-    {
-      JsonObject *definition = natter_turn_state_get_definition (state);
-
-      append_message_text (turn->user, json_object_get_object_member (definition, "input"));
-      /* Every answer the model gave on the way, not only the final one:
-       * the user read them all. */
-      for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
-        append_message_text (turn->answer,
-                             natter_turn_model_call_get_message (natter_turn_state_get_model_call (state, i)));
-    }
-  else
+  /* Tree-free for the turns nearly every conversation is made of
+   * (natter-turn-scan.c); the same words as the full read's. */
+  if (!natter_turn_scan_text_at (cursor, turn_id, &identity, &identity_known, turn->user, turn->answer, NULL,
+                                 &local_error))
     {
       /* A missing or damaged turn has no words to find; the window says
        * what is wrong with it. Its stamp is kept, so it is read again
        * only once it changes. */
       g_debug ("not indexing turn %s: %s", turn_id, local_error->message);
     }
+  if (identity_known && identity.exists)
+    {
+      turn->stamp.size = (gint64) identity.size;
+      turn->stamp.mtime_ns = identity.mtime_ns;
+    }
+  else if (identity_known)
+    turn->stamp.size = turn->stamp.mtime_ns = -1;
+  else if (stamp != NULL)
+    turn->stamp = *stamp;
+  else
+    stamp_file (natter_jsonl_cursor_get_repo (cursor), turn_id, &turn->stamp);
   return turn;
 }
 
 /* Reads @text's session file and each of its turns whose file changed
- * since it was indexed. Touches no database: runs on any thread. */
+ * since it was indexed (by @turn_cursor, of the turn repository). Touches
+ * no database: runs on any thread. */
 static void
-read_session (NatterJsonlRepo *session_repo,
-              NatterJsonlRepo *turn_repo,
-              SessionText     *text)
+read_session (NatterJsonlRepo   *session_repo,
+              NatterJsonlCursor *turn_cursor,
+              SessionText       *text)
 {
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(GError) local_error = NULL;
@@ -209,10 +181,15 @@ read_session (NatterJsonlRepo *session_repo,
       NatterSearchStamp *known = g_hash_table_lookup (text->known, turn->turn_id);
       NatterSearchStamp turn_stamp;
 
-      stamp_file (turn_repo, turn->turn_id, &turn_stamp);
-      if (known != NULL && stamps_equal (known, &turn_stamp))
-        continue;
-      g_ptr_array_add (text->turns, read_turn (turn_repo, turn->turn_id, &turn_stamp));
+      /* A turn indexed before is read again only when its file changed;
+       * a new one (every turn, in a build) takes its stamp from its read. */
+      if (known != NULL)
+        {
+          stamp_file (natter_jsonl_cursor_get_repo (turn_cursor), turn->turn_id, &turn_stamp);
+          if (stamps_equal (known, &turn_stamp))
+            continue;
+        }
+      g_ptr_array_add (text->turns, read_turn (turn_cursor, turn->turn_id, known != NULL ? &turn_stamp : NULL));
     }
 }
 
@@ -270,7 +247,9 @@ index_session (NatterSearchSync         *sync,
 
   if (ok)
     {
-      read_session (sync->session_repo, sync->turn_repo, text);
+      g_autoptr(NatterJsonlCursor) turn_cursor = natter_jsonl_cursor_new (sync->turn_repo);
+
+      read_session (sync->session_repo, turn_cursor, text);
       ok = write_session (sync, text, error);
     }
   session_text_free (text);
@@ -281,10 +260,10 @@ index_session (NatterSearchSync         *sync,
  * with the worker. */
 typedef struct
 {
-  NatterJsonlRepo *session_repo;
-  NatterJsonlRepo *turn_repo;
-  GMutex           lock;
-  GCond            cond;
+  NatterJsonlRepo   *session_repo;
+  NatterJsonlCursor *turn_cursor;   /* the reading thread's */
+  GMutex             lock;
+  GCond              cond;
 } Pipeline;
 
 static void
@@ -297,7 +276,7 @@ pipeline_read_cb (gpointer data,
   /* The pool's one thread is its own (exclusive), so this stays with
    * it; a system call per session costs nothing beside reading it. */
   natter_search_sync_lower_priority ();
-  read_session (pipeline->session_repo, pipeline->turn_repo, text);
+  read_session (pipeline->session_repo, pipeline->turn_cursor, text);
   g_mutex_lock (&pipeline->lock);
   text->done = TRUE;
   g_cond_broadcast (&pipeline->cond);
@@ -365,7 +344,7 @@ natter_search_sync_all (NatterSearchSync  *sync,
   g_auto(GStrv) ids = NULL;
   g_autoptr(GHashTable) records = NULL;
   g_autoptr(GPtrArray) texts = NULL;
-  Pipeline pipeline = { sync->session_repo, sync->turn_repo };
+  Pipeline pipeline = { sync->session_repo, NULL };
   GThreadPool *pool;
   GHashTableIter iter;
   gpointer key;
@@ -400,6 +379,7 @@ natter_search_sync_all (NatterSearchSync  *sync,
     return FALSE;
   g_mutex_init (&pipeline.lock);
   g_cond_init (&pipeline.cond);
+  pipeline.turn_cursor = natter_jsonl_cursor_new (sync->turn_repo);
   /* Exclusive: a thread of the shared pool would keep the low priority
    * when GLib lent it to other work. NULL when no thread could be made:
    * then this thread reads too. */
@@ -443,6 +423,7 @@ natter_search_sync_all (NatterSearchSync  *sync,
    * for, before its text is freed with the others. */
   if (pool != NULL)
     g_thread_pool_free (pool, TRUE, TRUE);
+  natter_jsonl_cursor_free (pipeline.turn_cursor);
   g_mutex_clear (&pipeline.lock);
   g_cond_clear (&pipeline.cond);
   if (!ok)

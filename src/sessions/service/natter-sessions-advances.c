@@ -9,7 +9,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 
 /* Live advances (docs/sessions.md §9.3, §10) */
@@ -185,12 +185,13 @@ advance_settled_cb (NatterTurnExecution *execution,
  * the turn's waiters hear of it: the promotion of its queue, which
  * sends the next turn. The caller passes it in, so that the advances
  * never call up into the operations that start them. */
-NatterTurnExecution *
-natter_sessions_start_advance (NatterSessions            *self,
-                               const char                *session_id,
-                               const char                *turn_id,
-                               JsonObject                *input,
-                               NatterSessionsSettledFunc  settled)
+static NatterTurnExecution *
+start_tracked (NatterSessions            *self,
+               const char                *session_id,
+               const char                *turn_id,
+               JsonObject                *input,
+               gboolean                   take_over,
+               NatterSessionsSettledFunc  settled)
 {
   NatterSessionsAdvance *advance = g_new0 (NatterSessionsAdvance, 1);
   GPtrArray *list;
@@ -201,8 +202,9 @@ natter_sessions_start_advance (NatterSessions            *self,
   advance->session_id = g_strdup (session_id);
   advance->turn_id = g_strdup (turn_id);
   advance->settled = settled;
-  advance->execution = natter_turn_runtime_advance_turn (self->runtime, turn_id, input,
-                                                         advance->cancellable);
+  advance->execution = take_over
+                       ? natter_turn_runtime_take_over_turn (self->runtime, turn_id, advance->cancellable)
+                       : natter_turn_runtime_advance_turn (self->runtime, turn_id, input, advance->cancellable);
 
   list = g_hash_table_lookup (self->live, turn_id);
   if (list == NULL)
@@ -218,6 +220,27 @@ natter_sessions_start_advance (NatterSessions            *self,
   if (natter_turn_execution_get_settled (advance->execution))
     advance_settled_cb (advance->execution, advance);
   return advance->execution;
+}
+
+NatterTurnExecution *
+natter_sessions_start_advance (NatterSessions            *self,
+                               const char                *session_id,
+                               const char                *turn_id,
+                               JsonObject                *input,
+                               NatterSessionsSettledFunc  settled)
+{
+  return start_tracked (self, session_id, turn_id, input, FALSE, settled);
+}
+
+/* natter_sessions_start_advance() of a turn another device ran, which
+ * the person asked to continue here (docs/format.md §4.5). */
+NatterTurnExecution *
+natter_sessions_start_take_over (NatterSessions            *self,
+                                 const char                *session_id,
+                                 const char                *turn_id,
+                                 NatterSessionsSettledFunc  settled)
+{
+  return start_tracked (self, session_id, turn_id, NULL, TRUE, settled);
 }
 
 /**

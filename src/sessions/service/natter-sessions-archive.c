@@ -20,11 +20,11 @@
 #include "natter-chatgpt-import.h"
 #include "natter-id.h"
 #include "natter-json-array-reader.h"
-#include "natter-json-private.h"
 #include "natter-json.h"
 #include "natter-log-read.h"
 #include "natter-session-archive.h"
-#include "natter-session-index-private.h"
+#include "natter-session-markdown.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 
 /* Export */

@@ -23,8 +23,9 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-headless-runner.h"
+#include "natter-session-default-title.h"
 #include "natter-session-schema.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 
 /* How much of the first message and of the first answer the title
@@ -160,7 +161,8 @@ unwrap (char *line)
  * Makes a title of a model's answer (docs/sessions.md §13): its
  * first non-empty line without a "Title:" label, wrapping quotes or
  * markup and a final period, cut to six words and to
- * %NATTER_SESSION_TITLE_MAX_CHARS characters. Pure.
+ * %NATTER_SESSION_TITLE_MAX_CHARS characters, its control characters
+ * made spaces (natter_session_title_clean()). Pure.
  *
  * Returns: (transfer full) (nullable): the title, or %NULL when the
  *   answer holds none
@@ -209,7 +211,9 @@ natter_title_from_answer (const char *answer)
     g_autofree char *copy = g_strdup (title->str);
     char *unwrapped = unwrap (copy);
 
-    return *unwrapped != '\0' ? g_strdup (unwrapped) : NULL;
+    /* A model's control characters never reach the log (docs/format.md
+     * "title_changed"). */
+    return natter_session_title_clean (unwrapped);
   }
 }
 

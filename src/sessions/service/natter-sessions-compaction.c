@@ -18,7 +18,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-request-composer.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 

@@ -11,9 +11,10 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-store-error.h"
 
 /* create_session / fork */
@@ -292,6 +293,13 @@ create_session_start (NatterSessions      *self,
   if (parent_session == NULL)
     {
       create_write (task);
+      return;
+    }
+  /* A branch names its parent by id; another device's copy has none to
+   * give (docs/format.md §9). */
+  if (natter_sync_conflict_is_candidate (parent_session))
+    {
+      natter_sessions_op_return_error (task, natter_sessions_read_only_error (parent_session));
       return;
     }
   natter_sessions_read_session_async (self, parent_session, cancellable, parent_read_cb, g_object_ref (task));
@@ -596,7 +604,8 @@ title_session_read (GTask *task)
  * natter_sessions_set_title_async:
  * @self: the service
  * @session_id: the session
- * @title: the new title, any string ("" included)
+ * @title: the new title: any one line of text ("" included), without
+ *   control characters (natter_session_title_check())
  * @cancellable: (nullable): a #GCancellable
  * @callback: called on the main context
  * @user_data: data for @callback
@@ -615,6 +624,7 @@ natter_sessions_set_title_async (NatterSessions      *self,
                                  gpointer             user_data)
 {
   GTask *task;
+  GError *error = NULL;
 
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
@@ -622,6 +632,11 @@ natter_sessions_set_title_async (NatterSessions      *self,
 
   task = title_data_task_new (self, session_id, cancellable, callback, user_data,
                               natter_sessions_set_title_async);
+  if (!natter_session_title_check (title, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
   title_data_get (task)->title = g_strdup (title);
   natter_sessions_op_lock_and_read (task, title_session_read);
 }
@@ -633,8 +648,9 @@ natter_sessions_set_title_async (NatterSessions      *self,
  * @error: return location for a #GError
  *
  * Returns: %TRUE on success; else %FALSE with
- *   %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_CORRUPT or a
- *   %NATTER_STORE_ERROR from the append
+ *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT (a control character in the
+ *   title), %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_CORRUPT
+ *   or a %NATTER_STORE_ERROR from the append
  */
 gboolean
 natter_sessions_set_title_finish (NatterSessions  *self,

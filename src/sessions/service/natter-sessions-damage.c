@@ -10,7 +10,7 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-log-read.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"

@@ -13,7 +13,7 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-session-grants-queue.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-grants.h"
 #include "natter-sessions-private.h"

@@ -15,6 +15,7 @@
 #include "natter-session-grants-queue.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
+#include "natter-sync-conflict-name.h"
 
 /* Errors */
 
@@ -76,6 +77,8 @@ natter_sessions_history_error (GError     *error,
 {
   GError *mapped;
 
+  if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+    return natter_sessions_arriving_error (error, session_id, turn_id);
   if (!is_corruption (error) && !g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
     return error;
   if (turn_id != NULL)
@@ -90,9 +93,59 @@ natter_sessions_history_error (GError     *error,
   return mapped;
 }
 
+/**
+ * natter_sessions_arriving_error: (skip)
+ * @error: (transfer full): %NATTER_STORE_ERROR_NOT_ARRIVED about a turn
+ *   or an attachment
+ * @session_id: the session that names it
+ * @turn_id: (nullable): the turn, when it is one and known
+ *
+ * A turn the session names that has not arrived from another device yet
+ * (docs/format.md §9.3) holds back what would build on it, with
+ * %NATTER_SESSION_ERROR_ARRIVING: not damage, and the same request
+ * succeeds once the file is there.
+ *
+ * Returns: (transfer full): the error to return
+ */
+GError *
+natter_sessions_arriving_error (GError     *error,
+                                const char *session_id,
+                                const char *turn_id)
+{
+  GError *mapped;
+
+  if (turn_id != NULL)
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_ARRIVING,
+                          "Turn %s of session %s has not arrived from another device yet: %s", turn_id, session_id,
+                          error->message);
+  else
+    mapped = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_ARRIVING,
+                          "Part of session %s has not arrived from another device yet: %s", session_id,
+                          error->message);
+  g_error_free (error);
+  return mapped;
+}
+
+/**
+ * natter_sessions_read_only_error: (skip)
+ * @session_id: a conflict copy's name (docs/format.md §9)
+ *
+ * The refusal of a write to another device's copy of a conversation.
+ *
+ * Returns: (transfer full): %NATTER_SESSION_ERROR_READ_ONLY
+ */
+GError *
+natter_sessions_read_only_error (const char *session_id)
+{
+  return g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_READ_ONLY,
+                      "%s is another device’s copy of the conversation, kept when both devices changed it at once; "
+                      "it is read only", session_id);
+}
+
 /* A latest turn that cannot be read makes the session unusable: a
  * missing file is a dangling reference, which is corruption
- * (docs/sessions.md §7). */
+ * (docs/sessions.md §7) — unless a synchroniser is still bringing it
+ * (docs/format.md §9.3). */
 GError *
 natter_sessions_latest_turn_error (GError     *error,
                                    const char *session_id,
@@ -100,6 +153,8 @@ natter_sessions_latest_turn_error (GError     *error,
 {
   GError *mapped;
 
+  if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+    return natter_sessions_arriving_error (error, session_id, turn_id);
   if (error->domain != NATTER_STORE_ERROR || error->code == NATTER_STORE_ERROR_IO)
     return error;
   if (error->code == NATTER_STORE_ERROR_NOT_FOUND)
@@ -540,6 +595,14 @@ natter_sessions_op_lock_and_read (GTask  *task,
 {
   NatterSessionsOp *data = g_task_get_task_data (task);
 
+  /* Another device's copy is read as a version and never written
+   * (docs/format.md §9): every operation here writes to the file. */
+  if (natter_sync_conflict_is_candidate (data->session_id))
+    {
+      natter_sessions_op_return_error (task, natter_sessions_read_only_error (data->session_id));
+      g_object_unref (task);
+      return;
+    }
   data->on_session = on_session;
   natter_sessions_op_lock (task, op_locked_cb);
 }

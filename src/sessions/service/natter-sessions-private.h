@@ -118,6 +118,7 @@ enum
   NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED,
   NATTER_SESSIONS_SIGNAL_TURN_EVENT,
   NATTER_SESSIONS_SIGNAL_TURN_DELTA,
+  NATTER_SESSIONS_SIGNAL_TURN_CHANGED_ELSEWHERE,
   NATTER_SESSIONS_N_SIGNALS
 };
 
@@ -199,6 +200,10 @@ GError             *natter_sessions_latest_turn_error  (GError                *e
 GError             *natter_sessions_history_error      (GError                *error,
                                                         const char            *session_id,
                                                         const char            *turn_id);
+GError             *natter_sessions_arriving_error     (GError                *error,
+                                                        const char            *session_id,
+                                                        const char            *turn_id);
+GError             *natter_sessions_read_only_error    (const char            *session_id);
 void                natter_sessions_read_session_async (NatterSessions        *self,
                                                         const char            *session_id,
                                                         GCancellable          *cancellable,
@@ -311,6 +316,10 @@ NatterTurnExecution *natter_sessions_start_advance     (NatterSessions          
                                                         const char                *session_id,
                                                         const char                *turn_id,
                                                         JsonObject                *input,
+                                                        NatterSessionsSettledFunc  settled);
+NatterTurnExecution *natter_sessions_start_take_over   (NatterSessions            *self,
+                                                        const char                *session_id,
+                                                        const char                *turn_id,
                                                         NatterSessionsSettledFunc  settled);
 
 G_END_DECLS

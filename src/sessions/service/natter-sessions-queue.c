@@ -21,7 +21,7 @@
 
 #include "natter-send-options-private.h"
 #include "natter-session-grants-queue.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-queue.h"

@@ -13,13 +13,16 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-blob-store.h"
 #include "natter-runtime-error.h"
 #include "natter-send-options-private.h"
 #include "natter-session-grants-queue.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-upgrade.h"
+#include "natter-store-error.h"
 #include "natter-sessions-private.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-sessions-queue.h"
 #include "natter-sessions-settings.h"
 #include "natter-turn-reducer.h"
@@ -176,6 +179,41 @@ send_turn_created_cb (GObject      *object,
 
 static void send_create_turn (GTask *task);
 
+/* %NATTER_SESSION_ERROR_ARRIVING when an attachment of @history has not
+ * arrived from another device yet (docs/format.md §9.3): the turn would
+ * fail on it, so the message waits, with nothing written. One stat per
+ * attachment; the model call still reads and checks each. */
+static GError *
+history_attachments_arriving (NatterSessions *self,
+                              JsonArray      *history,
+                              const char     *session_id)
+{
+  NatterBlobStore *blobs = natter_turn_runtime_get_blob_store (self->runtime);
+
+  if (blobs == NULL || !natter_messages_have_blob_parts (history))
+    return NULL;
+  for (guint i = 0; i < json_array_get_length (history); i++)
+    {
+      JsonNode *node = json_array_get_element (history, i);
+      g_autoptr(GPtrArray) parts = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      parts = natter_message_dup_blob_parts (json_node_get_object (node));
+      for (guint p = 0; p < parts->len; p++)
+        {
+          JsonObject *part = g_ptr_array_index (parts, p);
+          g_autoptr(GError) error = NULL;
+
+          if (!natter_blob_store_check_present (blobs, json_object_get_string_member (part, "sha256"),
+                                                json_object_get_int_member (part, "size"), &error) &&
+              g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+            return natter_sessions_arriving_error (g_steal_pointer (&error), session_id, NULL);
+        }
+    }
+  return NULL;
+}
+
 /* The history a reference points at must read whole before a turn is
  * made on it: a damaged earlier turn would otherwise fail the new turn
  * (or, worse, shorten what the model receives). The context resolver
@@ -194,7 +232,10 @@ send_history_read_cb (GObject      *object,
   transcript = natter_context_resolver_materialize_finish (NATTER_CONTEXT_RESOLVER (object), result, &error);
   if (transcript == NULL)
     {
-      if (g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT))
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+        natter_sessions_op_return_error (task, natter_sessions_arriving_error (g_steal_pointer (&error),
+                                                                              data->base.session_id, NULL));
+      else if (g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT))
         natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR,
                                                             NATTER_SESSION_ERROR_HISTORY_DAMAGED,
                                                             "The history of session %s cannot be read, so "
@@ -202,6 +243,12 @@ send_history_read_cb (GObject      *object,
                                                             data->base.session_id, error->message));
       else
         natter_sessions_op_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  error = history_attachments_arriving (data->base.self, transcript, data->base.session_id);
+  if (error != NULL)
+    {
+      natter_sessions_op_return_error (task, g_steal_pointer (&error));
       return;
     }
   data->history_read = TRUE;
@@ -654,7 +701,9 @@ natter_sessions_promote_queue_async (NatterSessions      *self,
   /* Nothing was queued when the file was last read or written under its
    * lock: no read (and no wait for the lock) to learn it again. Whatever
    * queues a message afterwards promotes it itself. */
-  if (natter_sessions_knows_nothing_queued (self, session_id))
+  if (natter_sessions_knows_nothing_queued (self, session_id) ||
+      /* Another device's copy holds no queue of this device's (docs/format.md §9). */
+      natter_sync_conflict_is_candidate (session_id))
     {
       promote_nothing (task);
       g_object_unref (task);
@@ -1002,7 +1051,8 @@ natter_sessions_stop_turn_async (NatterSessions      *self,
  *
  * Returns: %TRUE when the turn is stopped (or had already ended); else
  *   %FALSE with the runtime's error (%NATTER_STORE_ERROR_NOT_FOUND,
- *   %NATTER_STORE_ERROR_CORRUPT, …)
+ *   %NATTER_STORE_ERROR_CORRUPT, %NATTER_RUNTIME_ERROR_ELSEWHERE for a
+ *   turn another device runs, …)
  */
 gboolean
 natter_sessions_stop_turn_finish (NatterSessions  *self,
@@ -1071,12 +1121,29 @@ natter_sessions_wait_for_turn_finish (NatterSessions  *self,
 
 /* resume_turn (docs/sessions.md §9.3) */
 
+/* The error of a turn another device runs (docs/format.md §4.5), or
+ * %NULL when it runs here. */
+static GError *
+elsewhere_error (NatterSessions  *self,
+                 NatterTurnState *turn)
+{
+  const char *there = natter_turn_state_get_device_id (turn);
+  const char *name = natter_turn_state_get_device_name (turn);
+
+  if (natter_device_is_this (natter_turn_runtime_get_device (self->runtime), there))
+    return NULL;
+  return g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE,
+                      "Turn %s runs on another device (“%s”)", natter_turn_state_get_turn_id (turn),
+                      name != NULL && name[0] != '\0' ? name : there);
+}
+
 static void
 resume_latest_read (GTask           *task,
                     NatterTurnState *turn)
 {
   NatterSessionsOp *data = g_task_get_task_data (task);
   const char *latest = natter_session_state_get_latest_turn_id (data->state);
+  gboolean take_over = g_task_get_source_tag (task) == natter_sessions_take_over_turn_async;
   g_autoptr(GError) error = NULL;
   NatterTurnStatus status;
 
@@ -1090,6 +1157,13 @@ resume_latest_read (GTask           *task,
                                                           ? "running" : natter_turn_status_to_string (status)));
       return;
     }
+  /* Another device's turn may still be running there: only a take-over
+   * the person asked for continues it here. */
+  if (!take_over && (error = elsewhere_error (data->self, turn)) != NULL)
+    {
+      natter_sessions_op_return_error (task, g_steal_pointer (&error));
+      return;
+    }
   /* A turn whose provider was removed would fail before writing
    * anything, and the resume would seem to do nothing: say why. */
   if (!natter_turn_runtime_check_model (data->self->runtime, turn, &error))
@@ -1097,8 +1171,15 @@ resume_latest_read (GTask           *task,
       natter_sessions_op_return_error (task, g_steal_pointer (&error));
       return;
     }
-  natter_sessions_start_advance (data->self, data->session_id, latest, NULL,
-                                 natter_sessions_promote_soon);
+  if (take_over)
+    {
+      natter_sessions_start_take_over (data->self, data->session_id, latest, natter_sessions_promote_soon);
+      /* From now on it runs here: the list says so at once. */
+      natter_session_index_set_latest_turn_device (data->self->index, data->session_id, NULL, NULL);
+    }
+  else
+    natter_sessions_start_advance (data->self, data->session_id, latest, NULL,
+                                   natter_sessions_promote_soon);
   natter_sessions_op_finish (task);
   g_task_return_pointer (task, g_strdup (latest), g_free);
 }
@@ -1154,7 +1235,9 @@ natter_sessions_resume_turn_async (NatterSessions      *self,
  *
  * Returns: (transfer full) (nullable): the resumed turn's id; or %NULL
  *   with %NATTER_SESSION_ERROR_INVALID_ARGUMENT (no turns, or the latest
- *   turn is running, suspended or terminal), %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND
+ *   turn is running, suspended or terminal), %NATTER_RUNTIME_ERROR_ELSEWHERE
+ *   (it runs on another device: natter_sessions_take_over_turn_async()
+ *   continues it here), %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND
  *   (no provider serves the turn's model any more: it stays as it is),
  *   %NATTER_SESSION_ERROR_NOT_FOUND or %NATTER_SESSION_ERROR_CORRUPT
  */
@@ -1167,4 +1250,93 @@ natter_sessions_resume_turn_finish (NatterSessions  *self,
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_resume_turn_async, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * natter_sessions_take_over_turn_async:
+ * @self: the service
+ * @session_id: the session
+ * @cancellable: (nullable): cancels up to the advance's start
+ * @callback: called on the main context once the advance runs
+ * @user_data: data for @callback
+ *
+ * "Continue Here" (docs/sync.md; docs/format.md §4.5): resumes the
+ * latest turn like natter_sessions_resume_turn_async(), also when it
+ * runs on another device, which from then on no longer advances it
+ * (natter_turn_runtime_take_over_turn()). Only ever an explicit,
+ * confirmed request of the person, for a device that stopped in the
+ * middle of an answer: were it still running the turn, both would write
+ * its file.
+ */
+void
+natter_sessions_take_over_turn_async (NatterSessions      *self,
+                                      const char          *session_id,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  natter_sessions_op_lock_and_read (natter_sessions_op_task_new (self, session_id, sizeof (NatterSessionsOp), NULL,
+                                                                 cancellable, callback, user_data,
+                                                                 natter_sessions_take_over_turn_async),
+                                    resume_session_read);
+}
+
+/**
+ * natter_sessions_take_over_turn_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the turn's id; or %NULL with the
+ *   errors of natter_sessions_resume_turn_finish()
+ */
+char *
+natter_sessions_take_over_turn_finish (NatterSessions  *self,
+                                       GAsyncResult    *result,
+                                       GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_take_over_turn_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * natter_sessions_get_device:
+ * @self: the service
+ *
+ * Returns: (transfer none) (nullable): the device this process runs on
+ *   (docs/format.md §4.5), %NULL where none is known
+ */
+NatterDevice *
+natter_sessions_get_device (NatterSessions *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), NULL);
+  return natter_turn_runtime_get_device (self->runtime);
+}
+
+/**
+ * natter_sessions_is_turn_elsewhere:
+ * @self: the service
+ * @entry: a session's entry in the index
+ *
+ * Whether the session's latest turn runs on another device
+ * (docs/format.md §4.5): it has not ended, and the device it records is
+ * not this one. Such a turn is shown as running there, and never
+ * advanced, resumed or stopped here.
+ *
+ * Returns: %TRUE when it runs elsewhere
+ */
+gboolean
+natter_sessions_is_turn_elsewhere (NatterSessions          *self,
+                                   NatterSessionIndexEntry *entry)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), FALSE);
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (entry), FALSE);
+
+  return !natter_device_is_this (natter_turn_runtime_get_device (self->runtime),
+                                 natter_session_index_entry_get_latest_turn_device_id (entry));
 }

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "natter-log-read.h"
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 
 /**

@@ -29,7 +29,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
-#include "natter-session-index-private.h"
+#include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
@@ -187,6 +187,19 @@ natter_sessions_class_init (NatterSessionsClass *klass)
     g_signal_new ("turn-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 5,
                   G_TYPE_STRING, G_TYPE_STRING, G_TYPE_UINT, G_TYPE_INT, G_TYPE_STRING);
+  /**
+   * NatterSessions::turn-changed-elsewhere:
+   * @self: the service
+   * @turn_id: the turn
+   *
+   * A turn's file changed by the hand of another process or device
+   * (docs/sessions.md §8.5): whoever shows it reads it again. Emitted by
+   * natter_sessions_refresh_async(), after the session's entry is
+   * updated and its #NatterSessions::session-index-changed emitted.
+   */
+  natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_CHANGED_ELSEWHERE] =
+    g_signal_new ("turn-changed-elsewhere", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void

@@ -194,6 +194,14 @@ void                natter_sessions_resume_turn_async            (NatterSessions
 char               *natter_sessions_resume_turn_finish           (NatterSessions      *self,
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
+void                natter_sessions_take_over_turn_async         (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_take_over_turn_finish        (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
 
 void                natter_sessions_set_title_async              (NatterSessions      *self,
                                                                   const char          *session_id,
@@ -233,6 +241,19 @@ gboolean            natter_sessions_flush_finish                 (NatterSessions
 
 gboolean            natter_sessions_is_turn_running              (NatterSessions      *self,
                                                                   const char          *turn_id);
+NatterDevice       *natter_sessions_get_device                   (NatterSessions      *self);
+
+void                natter_sessions_refresh_async                (NatterSessions      *self,
+                                                                  const char * const  *session_ids,
+                                                                  const char * const  *turn_ids,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+gboolean            natter_sessions_refresh_finish               (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+gboolean            natter_sessions_is_turn_elsewhere            (NatterSessions      *self,
+                                                                  NatterSessionIndexEntry *entry);
 
 void                natter_sessions_inspect_damage_async         (NatterSessions      *self,
                                                                   const char          *session_id,

@@ -404,6 +404,27 @@ natter_agent_editor_init (NatterAgentEditor *self)
   self->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
+/* Adds a row of the Tools group, from its template: @title and
+ * @subtitle (plain text) beside a check, @active or not, found under
+ * @key (taken) in self->tools. */
+static void
+add_check_row (NatterAgentEditor *self,
+               char              *key,
+               const char        *title,
+               const char        *subtitle,
+               gboolean           active)
+{
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-agent-editor-parts.ui");
+  GtkWidget *row = GTK_WIDGET (gtk_builder_get_object (builder, "check_row"));
+  GtkWidget *check = GTK_WIDGET (gtk_builder_get_object (builder, "check"));
+
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), active);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  adw_preferences_group_add (self->tools_group, row);
+  g_hash_table_replace (self->tools, key, check);
+}
+
 /* One check row per built-in tool, in their fixed order; a new agent
  * starts with all of them. */
 static void
@@ -417,22 +438,13 @@ add_tool_rows (NatterAgentEditor *self,
     {
       JsonObject *descriptor = json_array_get_object_element (descriptors, i);
       const char *tool_id = json_object_get_string_member (descriptor, "toolId");
-      GtkWidget *row = adw_action_row_new ();
-      GtkWidget *check = gtk_check_button_new ();
       gboolean active = agent == NULL;
 
       for (guint j = 0; tools != NULL && j < json_array_get_length (tools); j++)
         if (g_str_equal (json_array_get_string_element (tools, j), tool_id))
           active = TRUE;
-      gtk_check_button_set_active (GTK_CHECK_BUTTON (check), active);
-      gtk_widget_set_valign (check, GTK_ALIGN_CENTER);
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), natter_agent_tool_label (tool_id));
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), json_object_get_string_member (descriptor, "name"));
-      adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
-      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
-      adw_preferences_group_add (self->tools_group, row);
-      g_hash_table_replace (self->tools, g_strdup (tool_id), check);
+      add_check_row (self, g_strdup (tool_id), natter_agent_tool_label (tool_id),
+                     json_object_get_string_member (descriptor, "name"), active);
     }
 }
 
@@ -472,24 +484,14 @@ add_server_rows (NatterAgentEditor *self,
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = g_ptr_array_index (names, i);
-      g_autofree char *key = g_strconcat ("server:", name, NULL);
       g_autofree char *title = g_strdup_printf (_("Tool server “%s”"), name);
-      GtkWidget *row = adw_action_row_new ();
-      GtkWidget *check = gtk_check_button_new ();
       gboolean active = FALSE;
 
       for (guint j = 0; listed != NULL && j < json_array_get_length (listed); j++)
         if (g_str_equal (json_array_get_string_element (listed, j), name))
           active = TRUE;
-      gtk_check_button_set_active (GTK_CHECK_BUTTON (check), active);
-      gtk_widget_set_valign (check, GTK_ALIGN_CENTER);
-      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("All its tools; every call asks first"));
-      adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
-      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
-      adw_preferences_group_add (self->tools_group, row);
-      g_hash_table_replace (self->tools, g_steal_pointer (&key), check);
+      add_check_row (self, g_strconcat ("server:", name, NULL), title,
+                     _("All its tools; every call asks first"), active);
     }
 }
 

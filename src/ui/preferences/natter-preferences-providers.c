@@ -103,6 +103,9 @@ apply_url_cb (NatterProviderRow       *row,
               const char              *url,
               NatterPreferencesWindow *self)
 {
+  /* Refused, the field keeps what was typed, marked, and the row's
+   * subtitle the URL still in use. */
+  natter_provider_row_set_refused (row, "url", !natter_provider_base_url_is_valid (url));
   if (!natter_provider_base_url_is_valid (url))
     {
       natter_preferences_window_show_toast (self, _("The base URL must start with http:// or https://"));
@@ -166,15 +169,30 @@ key_stored_cb (GObject      *object,
   natter_secret_store_store_finish (NATTER_SECRET_STORE (object), result, &error);
   if (!natter_preferences_window_pending_end (self))
     return;
+  row = natter_preferences_window_get_provider_row (self, op->id);
   if (error != NULL)
     {
-      g_autofree char *message = g_strdup_printf (_("Could not store the API key: %s"), error->message);
+      g_autofree char *message = NULL;
 
+      /* Not saved: the key stays in its field, marked, and the toast
+       * says where else a key can come from. Without a keyring (no
+       * Secret Service on the bus) that is the whole story; any other
+       * failure is told as it came. */
+      if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
+          g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
+          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED))
+        message = g_strdup (_("API key not saved: no keyring. Set NATTER_API_KEY instead"));
+      else
+        /* Translators: %s says why the keyring refused the key */
+        message = g_strdup_printf (_("API key not saved (set NATTER_API_KEY instead): %s"), error->message);
+      if (row != NULL)
+        natter_provider_row_set_refused (row, "key", TRUE);
       natter_preferences_window_show_toast (self, message);
       return;
     }
-  if ((row = natter_preferences_window_get_provider_row (self, op->id)) != NULL)
+  if (row != NULL)
     {
+      natter_provider_row_set_refused (row, "key", FALSE);
       natter_provider_row_clear_entered_key (row);
       natter_provider_row_set_key_stored (row, TRUE);
     }

@@ -14,6 +14,7 @@
 #include "natter-agent-editor.h"
 #include "natter-agent-row.h"
 #include "natter-mcp-page.h"
+#include "natter-sync-page.h"
 #include "natter-preferences-window.h"
 #include "natter-provider-row.h"
 
@@ -58,6 +59,7 @@ struct _NatterPreferencesWindow
 
   NatterAgentEditor    *editor;          /* the open subpage, or NULL */
   NatterMcpPage        *mcp_page;        /* weak: the Tool Servers page */
+  NatterSyncPage       *sync_page;       /* weak: the Sync page */
 
   char                 *last_toast;
   AdwToast             *undo_toast;      /* weak */
@@ -124,6 +126,11 @@ GtkWidget   *natter_preferences_window_get_widget         (NatterPreferencesWind
 const char  *natter_preferences_window_get_last_toast     (NatterPreferencesWindow *self);
 AdwToast    *natter_preferences_window_get_undo_toast     (NatterPreferencesWindow *self);
 guint        natter_preferences_window_get_n_pending      (NatterPreferencesWindow *self);
+/* The Sync page's "folder", "status", "device", "ignore", "write" or
+ * "patterns" (natter_sync_page_get_widget()). */
+GtkWidget   *natter_preferences_window_get_sync_widget    (NatterPreferencesWindow *self,
+                                                            const char              *name);
+NatterSyncPage *natter_preferences_window_get_sync_page   (NatterPreferencesWindow *self);
 /* The agent rows (by id) and their "edit"/"delete" buttons. */
 GtkWidget   *natter_preferences_window_get_agent_widget   (NatterPreferencesWindow *self,
                                                             const char              *agent_id,

@@ -308,6 +308,7 @@ natter_preferences_window_dispose (GObject *object)
     }
   g_clear_weak_pointer (&self->undo_toast);
   g_clear_weak_pointer (&self->mcp_page);
+  g_clear_weak_pointer (&self->sync_page);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_PREFERENCES_WINDOW);
 
   G_OBJECT_CLASS (natter_preferences_window_parent_class)->dispose (object);
@@ -437,6 +438,8 @@ natter_preferences_window_new (GtkWindow      *parent,
   natter_preferences_window_rebuild_agents (self);
   g_set_weak_pointer (&self->mcp_page, natter_mcp_page_new (self));
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), ADW_PREFERENCES_PAGE (self->mcp_page));
+  g_set_weak_pointer (&self->sync_page, natter_sync_page_new (services));
+  adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), ADW_PREFERENCES_PAGE (self->sync_page));
 
   g_signal_connect_swapped (self->provider_row, "notify::selected", G_CALLBACK (provider_selected_cb), self);
   g_signal_connect_swapped (self->model_row, "notify::selected", G_CALLBACK (model_selected_cb), self);
@@ -576,4 +579,36 @@ natter_preferences_window_get_editor_widget (NatterPreferencesWindow *self,
   if (self->editor == NULL)
     return NULL;
   return natter_agent_editor_get_part (self->editor, field);
+}
+
+/**
+ * natter_preferences_window_get_sync_widget:
+ * @self: the window
+ * @name: a widget of the Sync page (natter_sync_page_get_widget())
+ *
+ * For tests.
+ *
+ * Returns: (transfer none) (nullable): the widget
+ */
+GtkWidget *
+natter_preferences_window_get_sync_widget (NatterPreferencesWindow *self,
+                                           const char              *name)
+{
+  g_return_val_if_fail (NATTER_IS_PREFERENCES_WINDOW (self), NULL);
+  return self->sync_page != NULL ? natter_sync_page_get_widget (self->sync_page, name) : NULL;
+}
+
+/**
+ * natter_preferences_window_get_sync_page:
+ * @self: the window
+ *
+ * For tests.
+ *
+ * Returns: (transfer none) (nullable): the Sync page
+ */
+NatterSyncPage *
+natter_preferences_window_get_sync_page (NatterPreferencesWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_PREFERENCES_WINDOW (self), NULL);
+  return self->sync_page;
 }

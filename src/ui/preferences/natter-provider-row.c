@@ -313,6 +313,9 @@ natter_provider_row_init (NatterProviderRow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->name = g_strdup ("");
   self->base_url = g_strdup ("");
+  /* A refused value stays marked until it is edited. */
+  g_signal_connect (self->url_row, "changed", G_CALLBACK (gtk_widget_remove_css_class), (gpointer) "error");
+  g_signal_connect (self->key_row, "changed", G_CALLBACK (gtk_widget_remove_css_class), (gpointer) "error");
 }
 
 /**
@@ -563,6 +566,34 @@ natter_provider_row_clear_entered_key (NatterProviderRow *self)
 {
   g_return_if_fail (NATTER_IS_PROVIDER_ROW (self));
   gtk_editable_set_text (GTK_EDITABLE (self->key_row), "");
+}
+
+/**
+ * natter_provider_row_set_refused:
+ * @self: the row
+ * @part: "url" or "key"
+ * @refused: whether the value in that entry was refused (not a URL, a
+ *   key no keyring took)
+ *
+ * Marks the entry with the `error` style while what it shows is not
+ * what is stored; the next edit clears the mark. The entry keeps the
+ * value, for the person to correct it.
+ */
+void
+natter_provider_row_set_refused (NatterProviderRow *self,
+                                 const char        *part,
+                                 gboolean           refused)
+{
+  GtkWidget *entry;
+
+  g_return_if_fail (NATTER_IS_PROVIDER_ROW (self));
+  g_return_if_fail (g_strcmp0 (part, "url") == 0 || g_strcmp0 (part, "key") == 0);
+
+  entry = g_str_equal (part, "url") ? GTK_WIDGET (self->url_row) : GTK_WIDGET (self->key_row);
+  if (refused)
+    gtk_widget_add_css_class (entry, "error");
+  else
+    gtk_widget_remove_css_class (entry, "error");
 }
 
 /**

@@ -33,6 +33,9 @@ const char        *natter_provider_row_get_entered_key  (NatterProviderRow      
 char              *natter_provider_row_dup_entered_url  (NatterProviderRow          *self);
 const char        *natter_provider_row_get_entered_name (NatterProviderRow          *self);
 void               natter_provider_row_clear_entered_key (NatterProviderRow         *self);
+void               natter_provider_row_set_refused      (NatterProviderRow          *self,
+                                                         const char                 *part,
+                                                         gboolean                    refused);
 void               natter_provider_row_focus_name       (NatterProviderRow          *self);
 GtkWidget         *natter_provider_row_get_part         (NatterProviderRow          *self,
                                                          const char                 *part);

@@ -1,4 +1,4 @@
-/* natter-session-index-private.h
+/* natter-session-index-internal.h
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -10,7 +10,7 @@
 #pragma once
 
 #include "natter-session-index.h"
-#include "natter-session-index-entry-private.h"
+#include "natter-session-index-entry.h"
 
 G_BEGIN_DECLS
 
@@ -21,6 +21,15 @@ NatterSessionIndexEntry *natter_session_index_add_imported         (NatterSessio
                                                                      NatterSessionState   *state,
                                                                      const char           *latest_turn_status,
                                                                      gboolean              latest_turn_imported);
+guint64                  natter_session_index_get_generation        (NatterSessionIndex  *self);
+gboolean                 natter_session_index_put_folded            (NatterSessionIndex      *self,
+                                                                     const char              *session_id,
+                                                                     NatterSessionIndexEntry *folded,
+                                                                     guint64                  since);
+gboolean                 natter_session_index_set_latest_turn_device (NatterSessionIndex  *self,
+                                                                      const char          *session_id,
+                                                                      const char          *id,
+                                                                      const char          *name);
 gboolean                 natter_session_index_set_latest_turn_status (NatterSessionIndex  *self,
                                                                       const char          *session_id,
                                                                       const char          *turn_id,
@@ -44,6 +53,10 @@ GPtrArray               *natter_session_index_scan_sync             (NatterJsonl
 NatterSessionIndexEntry *natter_session_index_fold_one_sync         (NatterJsonlRepo      *session_repo,
                                                                      NatterJsonlRepo      *turn_repo,
                                                                      const char           *session_id,
+                                                                     GCancellable         *cancellable);
+NatterSessionIndexEntry *natter_session_index_fold_conflict_sync    (NatterJsonlRepo      *session_repo,
+                                                                     NatterJsonlRepo      *turn_repo,
+                                                                     const char           *name,
                                                                      GCancellable         *cancellable);
 
 G_END_DECLS

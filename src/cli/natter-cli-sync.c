@@ -1,0 +1,116 @@
+/* natter-cli-sync.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * `natter sync [--write-ignore] [--json]`: whether the data folder is
+ * synchronised with other devices (Syncthing's folder marker at or above
+ * it), which device this is, and whether the synchronised folder's
+ * ignore file keeps what must stay here (docs/sync.md); with
+ * `--write-ignore`, Natter's patterns are written into it, the person's
+ * own lines kept.
+ */
+
+#define G_LOG_DOMAIN "natter-cli"
+
+#include "config.h"
+
+#include "natter-cli-private.h"
+#include "natter-json.h"
+#include "natter-sync-ignore.h"
+
+static const char *
+state_word (NatterSyncIgnoreState state)
+{
+  switch (state)
+    {
+    case NATTER_SYNC_IGNORE_CURRENT:
+      return "current";
+    case NATTER_SYNC_IGNORE_OUTDATED:
+      return "outdated";
+    case NATTER_SYNC_IGNORE_MISSING:
+    default:
+      return "missing";
+    }
+}
+
+static void
+inspect_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  GFile *data_dir = task_data;
+  gboolean write = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "write"));
+  g_autoptr(NatterSyncFolder) folder = natter_sync_folder_inspect_sync (data_dir);
+  GError *error = NULL;
+
+  if (write && !natter_sync_ignore_write_sync (folder, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_return_pointer (task, g_steal_pointer (&folder), (GDestroyNotify) natter_sync_folder_free);
+}
+
+static void
+inspected_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(NatterSyncFolder) folder = NULL;
+  GFile *data_dir = natter_services_get_data_dir (run->services);
+  NatterDevice *device = natter_turn_runtime_get_device (natter_services_get_runtime (run->services));
+  g_autofree char *path = g_file_get_path (data_dir);
+  GError *error = NULL;
+
+  folder = g_task_propagate_pointer (G_TASK (result), &error);
+  if (folder == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+
+  if (run->json)
+    {
+      g_autoptr(JsonObject) said = json_object_new ();
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+      g_autofree char *text = NULL;
+
+      json_object_set_string_member (said, "dataDir", path);
+      if (folder->root != NULL)
+        json_object_set_string_member (said, "syncFolder", folder->root);
+      json_object_set_string_member (said, "ignoreFile", folder->ignore_path);
+      json_object_set_string_member (said, "ignorePatterns", state_word (folder->ignore_state));
+      if (device != NULL)
+        json_object_set_object_member (said, "device", natter_device_to_member (device));
+      json_node_set_object (root, said);
+      text = natter_json_to_text (root, TRUE, NULL);
+      natter_cli_out (run, "%s\n", text);
+      natter_cli_finish (run, 0);
+      return;
+    }
+
+  natter_cli_out (run, "data-dir %s\n", path);
+  natter_cli_out (run, "sync-folder %s\n", folder->root != NULL ? folder->root : "-");
+  natter_cli_out (run, "ignore-file %s %s\n", folder->ignore_path, state_word (folder->ignore_state));
+  if (device != NULL)
+    natter_cli_out (run, "device %s %s\n", natter_device_get_id (device), natter_device_get_name (device));
+  if (folder->root == NULL)
+    natter_cli_out (run, "%s\n", natter_cli_tr (run, "No Syncthing folder holds the data folder: share it in "
+                                                      "Syncthing to use it on other devices."));
+  else if (folder->ignore_state != NATTER_SYNC_IGNORE_CURRENT)
+    natter_cli_out (run, "%s\n", natter_cli_tr (run, "The ignore file lacks what stays on this device: "
+                                                      "write it with “natter sync --write-ignore”."));
+  natter_cli_finish (run, 0);
+}
+
+void
+natter_cli_command_sync (Run *run)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, g_task_get_cancellable (run->task), inspected_cb, run);
+
+  g_task_set_task_data (task, g_object_ref (natter_services_get_data_dir (run->services)), g_object_unref);
+  g_object_set_data (G_OBJECT (task), "write", GINT_TO_POINTER (run->write_ignore));
+  g_task_run_in_thread (task, inspect_thread);
+}

@@ -1,0 +1,115 @@
+/* natter-plain-text.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Two rules about plain text every layer shares: when it is blank, and
+ * how text a model, a server or an old file supplied is made safe to show: a
+ * control character written to a terminal is an instruction to it (ESC
+ * starts an escape sequence, BEL rings), and in a label it is a tofu box.
+ * The one rule (README.md "Command line", docs/format.md "title_changed"):
+ * every C0 control character, DEL and every C1 control character is
+ * shown as a visible stand-in, except newlines and tabs where the caller
+ * keeps them. C0 and DEL become their Unicode control pictures (ESC is
+ * "␛", BEL "␇", a newline "␤"), C1 ones, which have no picture, the
+ * escape "\u009B".
+ */
+
+#define G_LOG_DOMAIN "natter-store"
+
+#include "natter-plain-text.h"
+
+#include <string.h>
+
+static gboolean
+is_control (gunichar c)
+{
+  return c < 0x20 || (c >= 0x7f && c <= 0x9f);
+}
+
+/**
+ * natter_text_has_control:
+ * @text: (nullable): UTF-8 text (invalid bytes count as no control)
+ *
+ * Whether @text holds a C0 control character (newline and tab
+ * included), DEL or a C1 control character.
+ *
+ * Returns: %TRUE when it does
+ */
+gboolean
+natter_text_has_control (const char *text)
+{
+  g_autofree char *valid = NULL;
+
+  if (text == NULL)
+    return FALSE;
+  valid = g_utf8_make_valid (text, -1);
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    if (is_control (g_utf8_get_char (p)))
+      return TRUE;
+  return FALSE;
+}
+
+/**
+ * natter_visible_text:
+ * @text: (nullable): UTF-8 text; invalid sequences become U+FFFD first
+ * @keep: the control characters that stay as they are
+ *
+ * @text with every control character outside @keep replaced by its
+ * visible stand-in (see the file comment). Text without control
+ * characters comes back unchanged.
+ *
+ * Returns: (transfer full): the visible text ("" for %NULL)
+ */
+char *
+natter_visible_text (const char        *text,
+                     NatterVisibleKeep  keep)
+{
+  g_autofree char *valid = NULL;
+  GString *out;
+
+  if (text == NULL)
+    return g_strdup ("");
+  valid = g_utf8_make_valid (text, -1);
+  out = g_string_sized_new (strlen (valid));
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (!is_control (c) ||
+          (c == '\n' && (keep & NATTER_VISIBLE_KEEP_NEWLINE)) ||
+          (c == '\t' && (keep & NATTER_VISIBLE_KEEP_TAB)))
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      else if (c == '\n')
+        g_string_append_unichar (out, 0x2424);   /* SYMBOL FOR NEWLINE */
+      else if (c < 0x20)
+        g_string_append_unichar (out, 0x2400 + c);
+      else if (c == 0x7f)
+        g_string_append_unichar (out, 0x2421);
+      else
+        g_string_append_printf (out, "\\u%04X", c);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/**
+ * natter_text_is_blank:
+ * @text: (nullable): UTF-8 text (the words of a message, an answer)
+ *
+ * The one rule for text that says nothing: empty, or only white space
+ * (Unicode's, not only ASCII's). The window's Send stays off for such
+ * words and `natter send` refuses them, rather than start a conversation
+ * of spaces; an answer of nothing more is an empty answer
+ * (docs/runtime.md §6).
+ *
+ * Returns: %TRUE when @text has no character but white space
+ */
+gboolean
+natter_text_is_blank (const char *text)
+{
+  if (text == NULL)
+    return TRUE;
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    if (!g_unichar_isspace (g_utf8_get_char (p)))
+      return FALSE;
+  return TRUE;
+}

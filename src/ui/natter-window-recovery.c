@@ -1,0 +1,74 @@
+/* natter-window-recovery.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The way out of a conversation whose history cannot be read: the part
+ * before the damage, copied into a new conversation that opens, from the
+ * damaged conversation's page or from the error bar.
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-window-private.h"
+
+static void
+recovered_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+
+  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (source), result, &error);
+  if (session_id == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("The readable part could not be copied"), error, NULL);
+      return;
+    }
+  natter_window_open_session (self, session_id);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
+/* "Copy Readable Part to a New Conversation" (docs/sessions.md
+ * §6.2 stays true: the damaged file is only read). */
+static void
+copy_readable_part_activated (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (self->sessions == NULL || self->errors.damage_session_id == NULL)
+    return;
+  natter_sessions_recover_async (self->sessions, self->errors.damage_session_id, self->cancellable,
+                                 recovered_cb, g_object_ref (self));
+}
+
+/* The error bar's way out of a history that cannot be read: the part
+ * before the damage, copied into a new conversation that opens. */
+static void
+recover_from_error_activated (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *session_id = g_strdup (self->errors.session_id);
+
+  if (self->sessions == NULL || session_id == NULL)
+    return;
+  _natter_window_hide_error (self);
+  natter_sessions_recover_async (self->sessions, session_id, self->cancellable, recovered_cb, g_object_ref (self));
+}
+
+void
+_natter_window_class_recovery_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.recover-from-error", NULL, recover_from_error_activated);
+  gtk_widget_class_install_action (widget_class, "win.copy-readable-part", NULL, copy_readable_part_activated);
+}

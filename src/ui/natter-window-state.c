@@ -1,0 +1,55 @@
+/* natter-window-state.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What every facet of the window asks of the open conversation: the key
+ * its draft and choices are kept under, whether its answer has ended,
+ * and whether a provider it names is gone. The bottom of the window's
+ * facets: it only reads their shared state and calls none of them.
+ */
+
+#define G_LOG_DOMAIN "natter-window"
+
+#include "config.h"
+
+#include "natter-send-pipeline.h"
+#include "natter-window-private.h"
+
+/* What the open conversation's draft and choices are kept under: its
+ * id, or for a new conversation NATTER_WINDOW_NEW_CHAT_KEY; NULL when
+ * none is open. */
+const char *
+_natter_window_choice_key (NatterWindow *self)
+{
+  if (self->conversation.session_id != NULL)
+    return self->conversation.session_id;
+  return self->conversation.new_chat ? NATTER_WINDOW_NEW_CHAT_KEY : NULL;
+}
+
+gboolean
+_natter_window_latest_is_running (NatterWindow *self)
+{
+  const char *latest = self->conversation.entry != NULL ? natter_session_index_entry_get_latest_turn_id (self->conversation.entry) : NULL;
+
+  return latest != NULL && natter_sessions_is_turn_running (self->sessions, latest);
+}
+
+/* Whether the open conversation's answer has not ended: it runs, or it
+ * waits for a permission or an answer. A message typed then waits in
+ * the queue, and Stop ends the answer. */
+gboolean
+_natter_window_latest_is_unsettled (NatterWindow *self)
+{
+  return _natter_window_latest_is_running (self) ||
+         (self->conversation.entry != NULL &&
+          g_strcmp0 (natter_session_index_entry_get_latest_turn_status (self->conversation.entry), "suspended") == 0);
+}
+
+/* Whether @provider_id names a provider that is not configured
+ * (natter_send_pipeline_provider_is_missing()). */
+gboolean
+_natter_window_provider_is_missing (NatterWindow *self,
+                                    const char   *provider_id)
+{
+  return self->pipeline != NULL && natter_send_pipeline_provider_is_missing (self->pipeline, provider_id);
+}

@@ -1,0 +1,331 @@
+/* test-sync-live.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What another process or device writes into the data directory while
+ * Natter runs (docs/sessions.md §8.5), and the turns another device runs
+ * (docs/format.md §4.5), through the real services over a temporary data
+ * directory and their watch of the store:
+ *
+ * - the real `natter` command line, another process, sends a message
+ *   and renames the conversation: the index follows, without a restart;
+ * - files arrive as Syncthing brings them (written beside, renamed into
+ *   place): a conversation whose answer another device is writing is
+ *   listed as running there; resuming or stopping it here is refused and
+ *   writes nothing; its answer, when it arrives, is shown;
+ * - "Continue Here" takes such a turn over: its first new event records
+ *   this device, and nothing the other device wrote is changed.
+ *
+ * Every wait runs the main loop until a condition holds, with a timeout.
+ */
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "natter-runtime-error.h"
+#include "natter-session-index-internal.h"
+#include "natter-test-services.h"
+#include "natter-test-support.h"
+
+#define SESSION "2026-11-30T09-14-03Z-0000001-000"
+#define TURN "2026-11-30T09-14-03Z-0000002-000"
+#define WAIT_MS NATTER_TEST_SERVICES_WAIT_MS
+
+#define SESSION_LINES \
+  "{\"type\":\"session_created\",\"sessionId\":\"" SESSION "\",\"ts\":\"2026-11-30T09:14:03.100Z\"," \
+  "\"schemaVersion\":1,\"title\":\"Written on the laptop\"}\n" \
+  "{\"type\":\"turn_appended\",\"sessionId\":\"" SESSION "\",\"ts\":\"2026-11-30T09:14:03.130Z\"," \
+  "\"turnId\":\"" TURN "\",\"sessionSeq\":1,\"agentId\":\"assistant\",\"model\":{\"provider\":\"test\",\"model\":\"m\"}}\n"
+#define TURN_LINES \
+  "{\"type\":\"turn_created\",\"turnId\":\"" TURN "\",\"ts\":\"2026-11-30T09:14:03.120Z\",\"schemaVersion\":1," \
+  "\"sessionId\":\"" SESSION "\",\"agent\":{\"requested\":{\"agentId\":\"assistant\"},\"resolved\":" \
+  "{\"agentId\":\"assistant\",\"systemPrompt\":\"\",\"model\":{\"provider\":\"test\",\"model\":\"m\"},\"tools\":[]}}," \
+  "\"context\":[],\"input\":{\"role\":\"user\",\"content\":\"Tell me a story\"},\"config\":{\"autoPermission\":false," \
+  "\"humanAvailable\":true,\"maxModelCalls\":50},\"device\":{\"id\":\"laptop-id\",\"name\":\"laptop <3>\"}}\n" \
+  "{\"type\":\"model_call_requested\",\"turnId\":\"" TURN "\",\"ts\":\"2026-11-30T09:14:03.140Z\"," \
+  "\"modelCallIndex\":0,\"request\":{\"messages\":[\"input\"],\"parameters\":{}}}\n"
+#define ANSWER_LINES \
+  "{\"type\":\"model_call_completed\",\"turnId\":\"" TURN "\",\"ts\":\"2026-11-30T09:14:09.000Z\"," \
+  "\"modelCallIndex\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Once upon a time.\"}," \
+  "\"finishReason\":\"stop\",\"usage\":{}}\n" \
+  "{\"type\":\"turn_completed\",\"turnId\":\"" TURN "\",\"ts\":\"2026-11-30T09:14:09.001Z\"," \
+  "\"output\":{\"role\":\"assistant\",\"content\":\"Once upon a time.\"},\"finishReason\":\"stop\",\"usage\":{}}\n"
+
+typedef NatterTestServices Fixture;
+
+static void
+set_up (Fixture       *f,
+        gconstpointer  data)
+{
+  natter_test_services_set_up_without_titles (f, data);
+  /* The command line writes the directory while the services read it. */
+  f->without_writer_lock = TRUE;
+}
+
+static void
+watch (Fixture *f)
+{
+  natter_services_watch_store (f->services);
+  natter_store_watch_set_delay (natter_services_get_store_watch (f->services), 20);
+}
+
+static char *
+log_path (Fixture    *f,
+          const char *tree,
+          const char *id)
+{
+  return g_build_filename (g_file_peek_path (f->dir), "storage", tree, "2026", "11", "30", id, NULL);
+}
+
+/* As Syncthing brings a file: its whole new content written beside it
+ * under a temporary name, then renamed over it. */
+static void
+arrive (Fixture    *f,
+        const char *tree,
+        const char *id,
+        const char *contents)
+{
+  g_autofree char *name = g_strconcat (id, ".jsonl", NULL);
+  g_autofree char *path = log_path (f, tree, name);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *temp = g_build_filename (dir, ".syncthing.incoming.tmp", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (temp, contents, -1, NULL));
+  g_assert_cmpint (g_rename (temp, path), ==, 0);
+}
+
+static char *
+read_log (Fixture    *f,
+          const char *tree,
+          const char *id)
+{
+  g_autofree char *name = g_strconcat (id, ".jsonl", NULL);
+  g_autofree char *path = log_path (f, tree, name);
+  char *contents = NULL;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  return contents;
+}
+
+typedef struct
+{
+  Fixture    *f;
+  const char *session_id;
+  const char *status;
+  const char *title;
+} Expect;
+
+static gboolean
+entry_is (gpointer data)
+{
+  Expect *e = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (e->f->sessions),
+                                                                e->session_id);
+
+  return entry != NULL &&
+         (e->status == NULL ||
+          g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), e->status) == 0) &&
+         (e->title == NULL || g_strcmp0 (natter_session_index_entry_get_title (entry), e->title) == 0);
+}
+
+static void
+wait_entry (Fixture    *f,
+            const char *session_id,
+            const char *status,
+            const char *title)
+{
+  Expect e = { f, session_id, status, title };
+
+  g_assert_true (natter_test_wait_until (entry_is, &e, WAIT_MS));
+}
+
+/* Another process — the command line — sends and renames; the running
+ * services list it and follow, without a restart. */
+static void
+test_from_command_line (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_auto(NatterTestRun) sent = { 0 };
+  g_auto(NatterTestRun) renamed = { 0 };
+  g_autofree char *session_id = NULL;
+  NatterStoreWatch *w;
+  guint refreshes;
+
+  NATTER_TEST_SERVE (f, NULL, NATTER_TEST_SAY ("From the other process."));
+  watch (f);
+  w = natter_services_get_store_watch (f->services);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_sessions_list_sessions (f->sessions))), ==, 0);
+
+  natter_test_cli_run (f->dir, (const char * const[]) { "send", "--no-auto-title", "--base-url", f->server->base_url,
+                                                        "--model", "m", "Hello from elsewhere", NULL },
+                       &sent, WAIT_MS);
+  g_assert_cmpint (sent.status, ==, 0);
+  session_id = g_strndup (strchr (sent.out, ' ') + 1, 32);
+
+  wait_entry (f, session_id, "completed", "Hello from elsewhere");
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (
+                      natter_session_index_lookup (natter_sessions_list_sessions (f->sessions), session_id)), ==, 1);
+
+  natter_test_cli_run (f->dir, (const char * const[]) { "title", session_id, "Renamed", "elsewhere", NULL },
+                       &renamed, WAIT_MS);
+  g_assert_cmpint (renamed.status, ==, 0);
+  wait_entry (f, session_id, "completed", "Renamed elsewhere");
+
+  /* Gathered: a handful of reads for two commands' files, not one per
+   * file event. */
+  refreshes = natter_store_watch_get_n_refreshes (w);
+  g_assert_cmpuint (refreshes, >=, 1);
+  g_assert_cmpuint (refreshes, <=, 8);
+}
+
+typedef struct
+{
+  const char *turn_id;
+  guint       n;
+} Heard;
+
+static void
+changed_elsewhere_cb (NatterSessions *sessions,
+                      const char     *turn_id,
+                      Heard          *heard)
+{
+  if (g_strcmp0 (turn_id, heard->turn_id) == 0)
+    heard->n++;
+}
+
+static void
+resume_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  GError **error = user_data;
+  g_autofree char *turn_id = natter_sessions_resume_turn_finish (NATTER_SESSIONS (object), result, error);
+
+  g_assert_null (turn_id);
+}
+
+static void
+stop_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  GError **error = user_data;
+
+  g_assert_false (natter_sessions_stop_turn_finish (NATTER_SESSIONS (object), result, error));
+}
+
+/* A turn the laptop runs, brought by Syncthing: listed as running there,
+ * never resumed or stopped here, and its answer shows when it arrives. */
+static void
+test_turn_elsewhere (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(GError) resumed = NULL;
+  g_autoptr(GError) stopped = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  NatterSessionIndexEntry *entry;
+  Heard heard = { TURN, 0 };
+
+  NATTER_TEST_SERVE (f, NULL, NATTER_TEST_BROKEN);
+  g_signal_connect (f->sessions, "turn-changed-elsewhere", G_CALLBACK (changed_elsewhere_cb), &heard);
+  watch (f);
+
+  /* The turn file first, then the session that refers to it. */
+  arrive (f, "turns", TURN, TURN_LINES);
+  arrive (f, "sessions", SESSION, SESSION_LINES);
+  wait_entry (f, SESSION, "idle", "Written on the laptop");
+  entry = natter_session_index_lookup (natter_sessions_list_sessions (f->sessions), SESSION);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_device_id (entry), ==, "laptop-id");
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_device_name (entry), ==, "laptop <3>");
+  g_assert_true (natter_sessions_is_turn_elsewhere (f->sessions, entry));
+
+  /* Never moved on from here: not resumed, not stopped, nothing written. */
+  natter_sessions_resume_turn_async (f->sessions, SESSION, NULL, resume_cb, &resumed);
+  natter_test_wait_for_pointer ((gpointer *) &resumed, WAIT_MS);
+  g_assert_error (resumed, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE);
+  g_assert_nonnull (strstr (resumed->message, "laptop <3>"));
+  natter_sessions_stop_turn_async (f->sessions, TURN, "Stopped here", NULL, stop_cb, &stopped);
+  natter_test_wait_for_pointer ((gpointer *) &stopped, WAIT_MS);
+  g_assert_error (stopped, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE);
+  before = read_log (f, "turns", TURN);
+  g_assert_cmpstr (before, ==, TURN_LINES);
+  g_assert_cmpuint (f->server->paths->len, ==, 0);
+
+  /* The laptop finishes; Syncthing brings the grown file. */
+  arrive (f, "turns", TURN, TURN_LINES ANSWER_LINES);
+  wait_entry (f, SESSION, "completed", NULL);
+  g_assert_null (natter_session_index_entry_get_latest_turn_device_id (entry));
+  g_assert_false (natter_sessions_is_turn_elsewhere (f->sessions, entry));
+  g_assert_cmpuint (heard.n, >=, 1);
+  after = read_log (f, "turns", TURN);
+  g_assert_cmpstr (after, ==, TURN_LINES ANSWER_LINES);
+}
+
+static void
+take_over_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  char **turn_id = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *turn_id = natter_sessions_take_over_turn_finish (NATTER_SESSIONS (object), result, &error);
+  g_assert_no_error (error);
+}
+
+/* The laptop stopped in the middle: "Continue Here" takes the turn over.
+ * Its first new event says it runs here; what the laptop wrote stays. */
+static void
+test_continue_here (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *turn_id = NULL;
+  g_autofree char *after = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(JsonNode) first_new = NULL;
+  JsonObject *device;
+  NatterDevice *here;
+
+  NATTER_TEST_SERVE (f, NULL, NATTER_TEST_SAY ("The rest of the story."));
+  arrive (f, "turns", TURN, TURN_LINES);
+  arrive (f, "sessions", SESSION, SESSION_LINES);
+  /* Found by the next start, as well as by the watch. */
+  natter_test_services_reload (f);
+  here = natter_sessions_get_device (f->sessions);
+  g_assert_nonnull (here);
+  wait_entry (f, SESSION, "idle", NULL);
+
+  natter_sessions_take_over_turn_async (f->sessions, SESSION, NULL, take_over_cb, &turn_id);
+  natter_test_wait_for_pointer ((gpointer *) &turn_id, WAIT_MS);
+  g_assert_cmpstr (turn_id, ==, TURN);
+  wait_entry (f, SESSION, "completed", NULL);
+
+  after = read_log (f, "turns", TURN);
+  g_assert_true (g_str_has_prefix (after, TURN_LINES));
+  lines = g_strsplit (after + strlen (TURN_LINES), "\n", -1);
+  first_new = natter_test_json (lines[0]);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (first_new), "type"), ==, "model_call_failed");
+  device = json_object_get_object_member (json_node_get_object (first_new), "device");
+  g_assert_nonnull (device);
+  g_assert_cmpstr (json_object_get_string_member (device, "id"), ==, natter_device_get_id (here));
+  /* Said once: the events after it run here as well. */
+  for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    g_assert_null (strstr (lines[i], "\"device\""));
+  g_assert_nonnull (strstr (after, "The rest of the story."));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, func) g_test_add (path, Fixture, NULL, set_up, func, natter_test_services_tear_down)
+  ADD ("/sync-live/from-command-line", test_from_command_line);
+  ADD ("/sync-live/turn-elsewhere", test_turn_elsewhere);
+  ADD ("/sync-live/continue-here", test_continue_here);
+#undef ADD
+  return g_test_run ();
+}

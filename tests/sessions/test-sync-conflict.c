@@ -1,0 +1,689 @@
+/* test-sync-conflict.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A data folder kept in step by a file synchroniser (docs/format.md §9):
+ * the copy Syncthing keeps of a log two devices changed at once is read
+ * as a version of the conversation, the same on both devices, and
+ * nothing is written for it; a malformed copy is an error, never passed
+ * over; a turn a session names that has not arrived yet is shown as
+ * arriving and holds back a message that would build on it, and is
+ * damage only where no synchroniser shares the folder.
+ */
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "natter-folder-log.h"
+#include "natter-folders.h"
+#include "natter-log-read.h"
+#include "natter-session-families.h"
+#include "natter-session-index-internal.h"
+#include "natter-sessions-private.h"
+#include "natter-store-error.h"
+#include "natter-sync-conflict.h"
+#include "natter-test-sessions.h"
+#include "natter-turn-context-resolver.h"
+#include "natter-turn-reducer.h"
+
+typedef NatterTestSessions Fixture;
+
+/* The stamp and device every copy of these tests carries. */
+#define STAMP ".sync-conflict-20261205-011213-ABCDEF2"
+
+static char *
+path_of (NatterJsonlRepo *repo,
+         const char      *name)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = natter_jsonl_repo_dup_path (repo, name, &error);
+
+  g_assert_no_error (error);
+  return path;
+}
+
+static char *
+contents_of (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *contents = NULL;
+
+  g_file_get_contents (path, &contents, NULL, &error);
+  g_assert_no_error (error);
+  return contents;
+}
+
+static void
+write_file (const char *path,
+            const char *contents)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+}
+
+/* What Syncthing leaves at the top of a folder it shares. */
+static void
+share_folder (Fixture *f)
+{
+  g_autofree char *dir = g_file_get_path (f->w->dir);
+  g_autofree char *marker = g_build_filename (dir, ".stfolder", NULL);
+
+  g_assert_cmpint (g_mkdir (marker, 0700), ==, 0);
+}
+
+static NatterSessionIndex *
+scan (NatterJsonlRepo *sessions,
+      NatterJsonlRepo *turns)
+{
+  NatterSessionIndex *index = natter_session_index_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_session_index_load_async (index, sessions, turns, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_session_index_load_finish (index, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  return index;
+}
+
+/* Every entry of @index as JSON, one a line, in id order. */
+static char *
+listing (NatterSessionIndex *index)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (index)); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (index), i);
+      g_autoptr(JsonNode) node = natter_session_index_entry_to_json (entry);
+      g_autofree char *text = json_to_string (node, FALSE);
+
+      g_string_append_printf (out, "%s\n", text);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Every file under @dir (relative path → contents), for "nothing was
+ * written". */
+static void
+collect (GHashTable *files,
+         const char *root,
+         const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        collect (files, root, path);
+      else
+        g_hash_table_insert (files, g_strdup (path + strlen (root)), contents_of (path));
+    }
+}
+
+static GHashTable *
+snapshot (Fixture *f)
+{
+  GHashTable *files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autofree char *root = g_file_get_path (f->w->storage);
+
+  collect (files, root, root);
+  return files;
+}
+
+static void
+assert_same_files (GHashTable *before,
+                   GHashTable *after)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_assert_cmpuint (g_hash_table_size (before), ==, g_hash_table_size (after));
+  g_hash_table_iter_init (&iter, before);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_assert_cmpstr (g_hash_table_lookup (after, key), ==, value);
+}
+
+typedef struct
+{
+  char *session;
+  char *shared;     /* the turn both devices have */
+  char *here;       /* the turn the log has after it */
+  char *there;      /* the turn the copy has after it */
+  char *copy;       /* the copy's name */
+} Diverged;
+
+static void
+diverged_clear (Diverged *d)
+{
+  g_free (d->session);
+  g_free (d->shared);
+  g_free (d->here);
+  g_free (d->there);
+  g_free (d->copy);
+}
+
+/* A conversation continued on two devices while apart, as Syncthing
+ * leaves it on both: the log holds one continuation, the copy beside it
+ * the other (written here the way the other device wrote it: the same
+ * service, on the log as it was before). */
+static void
+diverge (Fixture  *f,
+         Diverged *d)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *theirs = NULL;
+  g_autofree char *copy_path = NULL;
+
+  d->session = natter_test_sessions_create_titled (f, "Trip");
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  d->shared = natter_test_sessions_send_and_wait (f, d->session, "Where to?");
+  path = path_of (f->w->session_repo, d->session);
+  before = contents_of (path);
+  d->there = natter_test_sessions_send_and_wait (f, d->session, "By train, then");
+  theirs = contents_of (path);
+  write_file (path, before);
+  d->here = natter_test_sessions_send_and_wait (f, d->session, "By car, then");
+  d->copy = g_strconcat (d->session, STAMP, NULL);
+  copy_path = path_of (f->w->session_repo, d->copy);
+  write_file (copy_path, theirs);
+}
+
+static NatterSessionIndexEntry *
+lookup (NatterSessionIndex *index,
+        const char         *id)
+{
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (index, id);
+
+  g_assert_nonnull (entry);
+  return entry;
+}
+
+/* Names: exactly `<id>.sync-conflict-<YYYYMMDD>-<HHMMSS>-<device>`. */
+static void
+test_names (void)
+{
+  static const char *const bad[] = {
+    "2026-12-05T01-12-13Z-0000001-000.sync-conflict-20261305-011213-ABCDEF2",  /* month 13 */
+    "2026-12-05T01-12-13Z-0000001-000.sync-conflict-20261205-251213-ABCDEF2",  /* hour 25 */
+    "2026-12-05T01-12-13Z-0000001-000.sync-conflict-20261205-011213-abcdef2",  /* not a device id */
+    "2026-12-05T01-12-13Z-0000001-000.sync-conflict-20261205-011213-ABCDEF",   /* too short */
+    "2026-12-05T01-12-13Z-0000001-000.sync-conflict-20261205-011213-ABCDEF2.sync-conflict-20261205-011214-ABCDEF3",
+    "2026-12-05T01-12-13Z-0000001-0000.sync-conflict-20261205-011213-ABCDEF2", /* not an id */
+    "../2026-12-05T01-12-13Z-000.sync-conflict-20261205-011213-ABCDEF2",
+  };
+
+  g_assert_true (natter_sync_conflict_is_name ("2026-12-05T01-12-13Z-0000001-000" STAMP));
+  g_assert_true (natter_store_name_validate ("2026-12-05T01-12-13Z-0000001-000" STAMP, NULL));
+  g_assert_true (natter_store_name_validate ("2026-12-05T01-12-13Z-0000001-000", NULL));
+  g_assert_false (natter_sync_conflict_is_candidate ("2026-12-05T01-12-13Z-0000001-000"));
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (natter_sync_conflict_is_candidate (bad[i]));
+      g_assert_false (natter_store_name_validate (bad[i], &error));
+      g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID);
+      g_assert_nonnull (strstr (error->message, "not a conflict copy"));
+    }
+}
+
+/* The copy of a session file is a version of the conversation: branched
+ * after the last turn both devices had, its own turn the one the other
+ * device added; found as a version of that message, and listed as a
+ * version of the conversation. Nothing is written for it, and it takes
+ * no message: it is read only. */
+static void
+test_session_copy (Fixture       *f,
+                   gconstpointer  data)
+{
+  Diverged d = { 0 };
+  g_autoptr(NatterSessionIndex) index = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+  g_autoptr(NatterSessions) started = NULL;
+  g_autoptr(GHashTable) before = NULL;
+  g_autoptr(GHashTable) after = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GHashTable) versions = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *refused = NULL;
+  NatterSessionIndexEntry *entry;
+  GPtrArray *of_here;
+
+  diverge (f, &d);
+  before = snapshot (f);
+
+  index = scan (f->w->session_repo, f->w->turn_repo);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (index)), ==, 2);
+  entry = lookup (index, d.session);
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 2);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (entry), ==, d.here);
+  entry = lookup (index, d.copy);
+  g_assert_null (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (entry), ==, d.session);
+  g_assert_true (natter_session_index_entry_get_is_version (entry));
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 1);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (entry), ==, d.there);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "completed");
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "Trip");
+  families = natter_session_families_new (G_LIST_MODEL (index));
+  g_assert_cmpstr (natter_session_families_get_original (families, d.copy), ==, d.session);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, d.session), ==, 2);
+  /* The conversation opens where one can go on, whichever was later. */
+  g_assert_cmpstr (natter_session_families_get_head (families, d.copy), ==, d.session);
+
+  /* What the window and `natter show` read. */
+  state = natter_test_sessions_get (f, d.copy);
+  g_assert_cmpstr (natter_session_state_get_session_id (state), ==, d.copy);
+  g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, d.session);
+  g_assert_cmpstr (natter_session_state_get_forked_from_turn_id (state), ==, d.shared);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_turn (state, 0)->turn_id, ==, d.there);
+  g_assert_cmpint (natter_session_state_get_turn (state, 0)->session_seq, ==, 1);
+
+  /* The message after the shared turn has two versions: this device's
+   * and the other's, for a service over the scanned files (a start). */
+  started = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
+                                 NATTER_CLOCK (f->w->clock), f->w->ids, index);
+  natter_sessions_list_versions_async (started, d.session, NULL, natter_test_result_cb, &result);
+  versions = natter_sessions_list_versions_finish (started, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  of_here = g_hash_table_lookup (versions, d.here);
+  g_assert_nonnull (of_here);
+  g_assert_cmpuint (of_here->len, ==, 2);
+  g_assert_cmpstr (((NatterTurnVersion *) g_ptr_array_index (of_here, 1))->session_id, ==, d.copy);
+  g_assert_cmpstr (((NatterTurnVersion *) g_ptr_array_index (of_here, 1))->turn_id, ==, d.there);
+
+  /* Read only: a message, a rename, a branch of it are refused. */
+  refused = natter_test_sessions_send (f, d.copy, "And back?", &error);
+  g_assert_null (refused);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_READ_ONLY);
+  g_clear_error (&error);
+  g_clear_object (&result);
+  natter_sessions_fork_async (f->sessions, d.copy, d.there, NULL, NULL, natter_test_result_cb, &result);
+  g_assert_null (natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_READ_ONLY);
+
+  after = snapshot (f);
+  assert_same_files (before, after);
+  diverged_clear (&d);
+}
+
+/* Two devices in step hold the same files, and read the same
+ * conversations and versions from them: the copy's identity is its name,
+ * nothing either device chose. */
+static void
+test_both_devices_read_the_same (Fixture       *f,
+                                 gconstpointer  data)
+{
+  Diverged d = { 0 };
+  g_autofree char *here = g_file_get_path (f->w->dir);
+  g_autofree char *there = g_strconcat (here, "-other-device", NULL);
+  g_autofree char *command = NULL;
+  g_autofree char *there_storage = g_build_filename (there, "storage", NULL);
+  g_autoptr(GFile) storage = g_file_new_for_path (there_storage);
+  g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
+  g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
+  g_autoptr(NatterSessionIndex) mine = NULL;
+  g_autoptr(NatterSessionIndex) theirs = NULL;
+  g_autofree char *mine_listing = NULL;
+  g_autofree char *their_listing = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  diverge (f, &d);
+  command = g_strdup_printf ("cp -a '%s' '%s'", here, there);
+  g_assert_true (g_spawn_command_line_sync (command, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+
+  mine = scan (f->w->session_repo, f->w->turn_repo);
+  theirs = scan (sessions, turns);
+  mine_listing = listing (mine);
+  their_listing = listing (theirs);
+  g_assert_cmpstr (mine_listing, ==, their_listing);
+  g_assert_nonnull (strstr (mine_listing, d.copy));
+  state = natter_session_reduce_file_sync (sessions, d.copy, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (natter_session_state_get_turn (state, 0)->turn_id, ==, d.there);
+
+  g_free (command);
+  command = g_strdup_printf ("rm -rf '%s'", there);
+  g_assert_true (g_spawn_command_line_sync (command, NULL, NULL, &status, NULL));
+  diverged_clear (&d);
+}
+
+/* The copy of a turn file (the same turn went on on both devices) is
+ * another answer to its message: a version made where the conversation
+ * has the turn, whose one turn is the copy, read under its name. Only a
+ * shared folder is searched for one. */
+static void
+test_turn_copy (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *session = natter_test_sessions_create_titled (f, "Poem");
+  g_autofree char *turn = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) parts = NULL;
+  g_autofree char *theirs = NULL;
+  g_autofree char *copy_path = NULL;
+  g_autoptr(NatterSessionIndex) index = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterTurnState) answer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *turn_path = NULL;
+  NatterSessionIndexEntry *entry;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  turn = natter_test_sessions_send_and_wait (f, session, "A poem, please");
+  turn_path = path_of (f->w->turn_repo, turn);
+  contents = contents_of (turn_path);
+  /* The other device's answer: the same lines, other words. */
+  parts = g_strsplit (contents, "\"content\":\"done\"", -1);
+  theirs = g_strjoinv ("\"content\":\"Roses are red\"", parts);
+  g_assert_cmpstr (theirs, !=, contents);
+  copy = g_strconcat (turn, STAMP, NULL);
+  copy_path = path_of (f->w->turn_repo, copy);
+  write_file (copy_path, theirs);
+
+  index = scan (f->w->session_repo, f->w->turn_repo);
+  g_assert_null (natter_session_index_lookup (index, copy));
+  g_clear_object (&index);
+  share_folder (f);
+  index = scan (f->w->session_repo, f->w->turn_repo);
+  entry = lookup (index, copy);
+  g_assert_null (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (entry), ==, session);
+  g_assert_true (natter_session_index_entry_get_is_version (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (entry), ==, copy);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "completed");
+
+  state = natter_session_reduce_file_sync (f->w->session_repo, copy, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (natter_session_state_get_forked_from_turn_id (state));
+  g_assert_cmpstr (natter_session_state_get_turn (state, 0)->turn_id, ==, copy);
+  answer = natter_turn_reduce_file_sync (f->w->turn_repo, copy, NULL, NULL, &error);
+  g_assert_no_error (error);
+  text = natter_turn_state_dup_final_text (answer);
+  g_assert_cmpstr (text, ==, "Roses are red");
+}
+
+/* A copy that cannot be read, by its name or by its lines, is listed
+ * with its error: never passed over. */
+static void
+test_malformed_copies (Fixture       *f,
+                       gconstpointer  data)
+{
+  Diverged d = { 0 };
+  g_autoptr(NatterSessionIndex) index = NULL;
+  g_autofree char *copy_path = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *odd_name = NULL;
+  g_autofree char *odd_path = NULL;
+  g_autofree char *torn = NULL;
+  g_autofree char *contents = NULL;
+  NatterSessionIndexEntry *entry;
+
+  diverge (f, &d);
+  copy_path = path_of (f->w->session_repo, d.copy);
+  contents = contents_of (copy_path);
+  torn = g_strconcat (contents, "{\"type\":\"title_ch", NULL);
+  write_file (copy_path, torn);
+  dir = g_path_get_dirname (copy_path);
+  odd_name = g_strconcat (d.session, ".sync-conflict-yesterday.jsonl", NULL);
+  odd_path = g_build_filename (dir, odd_name, NULL);
+  write_file (odd_path, contents);
+
+  index = scan (f->w->session_repo, f->w->turn_repo);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (index)), ==, 3);
+  entry = lookup (index, d.copy);
+  g_assert_nonnull (natter_session_index_entry_get_error (entry));
+  g_assert_nonnull (strstr (natter_session_index_entry_get_error (entry), STAMP ".jsonl:"));
+  g_assert_nonnull (strstr (natter_session_index_entry_get_error (entry), "torn"));
+  odd_name[strlen (odd_name) - strlen (".jsonl")] = '\0';
+  entry = lookup (index, odd_name);
+  g_assert_nonnull (strstr (natter_session_index_entry_get_error (entry), "not a conflict copy"));
+  /* The conversation itself reads as before. */
+  g_assert_null (natter_session_index_entry_get_error (lookup (index, d.session)));
+  diverged_clear (&d);
+}
+
+/* A folder renamed on two devices at once: the name given last wins on
+ * both, from the same files; a copy that cannot be read is the folder's
+ * error. */
+static void
+test_folder_copy (Fixture       *f,
+                  gconstpointer  data)
+{
+  static const char id[] = "2026-01-01T00-00-00Z-0000001-000";
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (f->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (f->w->clock), f->w->ids);
+  g_autoptr(JsonNode) created = natter_folder_event_new_created (id, "2026-01-01T00:00:00Z", "Work");
+  g_autoptr(JsonNode) renamed = natter_folder_event_new_renamed (id, "2026-01-01T00:00:02Z", "Office");
+  g_autoptr(GPtrArray) events = g_ptr_array_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *copy_path = NULL;
+  g_autofree char *first_line = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *copy_contents = NULL;
+  char *newline;
+
+  g_assert_true (natter_jsonl_repo_create_sync (repo, id, created, NULL, &error));
+  g_ptr_array_add (events, renamed);
+  g_assert_true (natter_jsonl_repo_append_sync (repo, id, events, NULL, &error));
+  g_assert_no_error (error);
+  log_path = path_of (repo, id);
+  contents = contents_of (log_path);
+  newline = strchr (contents, '\n');
+  first_line = g_strndup (contents, newline - contents + 1);
+  copy = g_strconcat (id, STAMP, NULL);
+  copy_path = path_of (repo, copy);
+  copy_contents = g_strconcat (first_line, "{\"type\":\"folder_renamed\",\"folderId\":\"", id,
+                               "\",\"ts\":\"2026-01-01T00:00:03Z\",\"name\":\"Desk\"}\n", NULL);
+  write_file (copy_path, copy_contents);
+
+  natter_folders_load_async (folders, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (natter_folder_get_name (natter_folders_lookup (folders, id)), ==, "Desk");
+  g_assert_null (natter_folder_get_error (natter_folders_lookup (folders, id)));
+
+  write_file (copy_path, "{\"type\":\"folder_renamed\"\n");
+  g_clear_object (&result);
+  natter_folders_load_async (folders, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, natter_test_sessions_wait_result (&result), &error));
+  g_assert_nonnull (natter_folder_get_error (natter_folders_lookup (folders, id)));
+  g_assert_nonnull (strstr (natter_folder_get_error (natter_folders_lookup (folders, id)), STAMP));
+}
+
+static char *
+move_away (Fixture    *f,
+           const char *turn_id)
+{
+  g_autofree char *path = path_of (f->w->turn_repo, turn_id);
+  char *aside = g_strconcat (path, ".aside", NULL);
+
+  g_assert_cmpint (g_rename (path, aside), ==, 0);
+  return aside;
+}
+
+static void
+bring_back (Fixture    *f,
+            const char *turn_id,
+            const char *aside)
+{
+  g_autofree char *path = path_of (f->w->turn_repo, turn_id);
+
+  g_assert_cmpint (g_rename (aside, path), ==, 0);
+}
+
+/* In a shared folder, a session whose latest turn has not arrived lists
+ * it as arriving, not damaged; a message waits for it (refused, nothing
+ * written, retried the same once the file is there); reading the turn
+ * says it has not arrived. Then it arrives, and all is as on the device
+ * that wrote it. */
+static void
+test_latest_turn_arriving (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *session = natter_test_sessions_create_titled (f, "Plans");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *aside = NULL;
+  g_autofree char *refused = NULL;
+  g_autofree char *third = NULL;
+  g_autoptr(NatterSessionIndex) index = NULL;
+  g_autoptr(NatterSessionIndex) arrived = NULL;
+  g_autoptr(GHashTable) before = NULL;
+  g_autoptr(GHashTable) after = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+
+  share_folder (f);
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = natter_test_sessions_send_and_wait (f, session, "Monday?");
+  second = natter_test_sessions_send_and_wait (f, session, "Tuesday?");
+  aside = move_away (f, second);
+
+  index = scan (f->w->session_repo, f->w->turn_repo);
+  entry = lookup (index, session);
+  g_assert_null (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "arriving");
+
+  events = natter_jsonl_repo_read_sync (f->w->turn_repo, second, NULL, &error);
+  g_assert_null (events);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
+  g_clear_error (&error);
+
+  before = snapshot (f);
+  refused = natter_test_sessions_send (f, session, "Wednesday?", &error);
+  g_assert_null (refused);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_ARRIVING);
+  g_clear_error (&error);
+  after = snapshot (f);
+  assert_same_files (before, after);
+
+  bring_back (f, second, aside);
+  arrived = scan (f->w->session_repo, f->w->turn_repo);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (lookup (arrived, session)), ==, "completed");
+  third = natter_test_sessions_send_and_wait (f, session, "Wednesday?");
+  g_assert_nonnull (third);
+}
+
+/* An earlier turn not arrived holds the history back the same way: a
+ * device that has not read it (a resolver of its own) is told it has not
+ * arrived, not that the history is damaged. */
+static void
+test_history_arriving (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *session = natter_test_sessions_create_titled (f, "Plans");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *aside = NULL;
+  g_autoptr(NatterTurnContextResolver) resolver = natter_turn_context_resolver_new (f->w->turn_repo);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(JsonArray) history = NULL;
+  g_autoptr(GError) error = NULL;
+
+  share_folder (f);
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = natter_test_sessions_send_and_wait (f, session, "Monday?");
+  second = natter_test_sessions_send_and_wait (f, session, "Tuesday?");
+  aside = move_away (f, first);
+  natter_context_resolver_materialize_async (NATTER_CONTEXT_RESOLVER (resolver), second, NULL,
+                                             natter_test_result_cb, &result);
+  history = natter_context_resolver_materialize_finish (NATTER_CONTEXT_RESOLVER (resolver),
+                                                        natter_test_sessions_wait_result (&result), &error);
+  g_assert_null (history);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
+  bring_back (f, first, aside);
+}
+
+/* Where no synchroniser shares the folder, a missing turn is what it
+ * always was: a dangling reference, damage. */
+static void
+test_missing_unshared_is_damage (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *session = natter_test_sessions_create_titled (f, "Plans");
+  g_autofree char *first = NULL;
+  g_autofree char *aside = NULL;
+  g_autoptr(NatterSessionIndex) index = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSessionIndexEntry *entry;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  first = natter_test_sessions_send_and_wait (f, session, "Monday?");
+  aside = move_away (f, first);
+  index = scan (f->w->session_repo, f->w->turn_repo);
+  entry = lookup (index, session);
+  g_assert_nonnull (natter_session_index_entry_get_error (entry));
+  g_assert_nonnull (strstr (natter_session_index_entry_get_error (entry), "damaged"));
+  events = natter_jsonl_repo_read_sync (f->w->turn_repo, first, NULL, &error);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
+  bring_back (f, first, aside);
+}
+
+/* A blob a turn names that is not there: missing where no synchroniser
+ * shares the folder, on its way where one does. */
+static void
+test_blob_arriving (Fixture       *f,
+                    gconstpointer  data)
+{
+  static const char hash[] = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+  g_autoptr(NatterBlobStore) blobs = natter_blob_store_new (f->w->storage);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+
+  bytes = natter_blob_store_read_sync (blobs, hash, &error);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  share_folder (f);
+  bytes = natter_blob_store_read_sync (blobs, hash, &error);
+  g_assert_null (bytes);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
+  g_clear_error (&error);
+  g_assert_false (natter_blob_store_check_present (blobs, hash, 4, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add (path, Fixture, NULL, natter_test_sessions_set_up, func, natter_test_sessions_tear_down)
+  g_test_add_func ("/sync-conflict/names", test_names);
+  ADD ("/sync-conflict/session-copy", test_session_copy);
+  ADD ("/sync-conflict/both-devices-read-the-same", test_both_devices_read_the_same);
+  ADD ("/sync-conflict/turn-copy", test_turn_copy);
+  ADD ("/sync-conflict/malformed-copies", test_malformed_copies);
+  ADD ("/sync-conflict/folder-copy", test_folder_copy);
+  ADD ("/sync-arriving/latest-turn", test_latest_turn_arriving);
+  ADD ("/sync-arriving/history", test_history_arriving);
+  ADD ("/sync-arriving/unshared-is-damage", test_missing_unshared_is_damage);
+  ADD ("/sync-arriving/blob", test_blob_arriving);
+#undef ADD
+
+  return g_test_run ();
+}

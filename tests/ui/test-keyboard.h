@@ -1,0 +1,68 @@
+/* test-keyboard.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What the files of test-keyboard share (test-keyboard-fixture.c): the
+ * application, a window that opens no session by itself, and keys
+ * pressed the way GTK dispatches them.
+ */
+
+#pragma once
+
+#include "natter-ask-human-card.h"
+#include "natter-code-block.h"
+#include "natter-permission-card.h"
+#include "natter-session-row.h"
+#include "natter-tool-call-card.h"
+#include "natter-turn-item.h"
+#include "natter-turn-row.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+extern NatterApplication *app;
+
+NatterWindow *
+window_new (UiWorld *u);
+gboolean
+trigger_matches (GtkShortcutTrigger *trigger,
+                 guint               keyval,
+                 GdkModifierType     modifiers);
+gboolean
+strv_has (char       **strv,
+          const char  *accel);
+gboolean
+press (gpointer    window,
+       const char *accel);
+gboolean
+press_key_controllers (gpointer window,
+                       guint    keyval);
+void
+tab (gpointer         window,
+     GtkDirectionType direction);
+gboolean
+has_focus_in (GtkWidget *window,
+              GtkWidget *widget);
+void
+wait_focus_in (gpointer window,
+               gpointer widget);
+
+/* The scenarios in the files beside test-keyboard.c */
+/* test-keyboard-conversations.c */
+void test_keyboard_new_chat_and_composer (void);
+void test_keyboard_start_types_into_composer (void);
+void test_keyboard_open_with_enter (void);
+void test_keyboard_rename (void);
+void test_keyboard_delete_and_undo (void);
+void test_keyboard_undo_at_once_twice (void);
+void test_keyboard_undo_folder_delete (void);
+void test_keyboard_row_context_menu (void);
+void test_keyboard_undo_typing_first (void);
+void test_keyboard_send_keeps_focus_and_escape_stops (void);
+/* test-keyboard-prompts.c */
+void test_keyboard_permission_prompt (void);
+void test_keyboard_ask_human_prompt (void);
+void test_keyboard_conversation_controls (void);
+/* test-keyboard-windows.c */
+void test_keyboard_model_picker_and_windows (void);
+void test_keyboard_narrow_back (void);
+void test_keyboard_narrow_arrows_stay_in_list (void);

@@ -1,0 +1,489 @@
+/* test-rich-model-picker.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The header's model picker against a localhost /models: its list, a
+ * provider that cannot be reached, the first model, a choice per
+ * conversation, and a provider that is gone.
+ */
+
+#include "test-rich.h"
+
+/* The model picker */
+
+/* What the localhost /models lists, unless a test says otherwise. */
+#define ALPHA_BETA "{\"object\":\"list\",\"data\":[{\"id\":\"alpha\",\"object\":\"model\"}," \
+                   "{\"id\":\"beta\",\"object\":\"model\"}]}"
+
+typedef struct
+{
+  NatterModelPicker *picker;
+  const char        *state;
+} PickerWait;
+
+static gboolean
+picker_in_state (gpointer data)
+{
+  PickerWait *w = data;
+
+  return g_strcmp0 (natter_model_picker_get_state (w->picker), w->state) == 0;
+}
+
+static void
+wait_picker (NatterModelPicker *picker,
+             const char        *state)
+{
+  PickerWait w = { picker, state };
+
+  ui_wait_until (picker_in_state, &w);
+}
+
+static gboolean
+resolved_beta (gpointer data)
+{
+  UiWorld *u = data;
+  GPtrArray *resolved = u->w->fakes->resolved_models;
+
+  if (resolved->len == 0)
+    return FALSE;
+  return g_strcmp0 (json_object_get_string_member (g_ptr_array_index (resolved, resolved->len - 1), "model"),
+                    "beta") == 0;
+}
+
+void
+test_rich_model_picker (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Models");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  NatterTestServer *ms = NULL;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  GListModel *models;
+  JsonObject *descriptor;
+  GtkWidget *popover;
+  g_autoptr(GPtrArray) popovers = NULL;
+
+  ms = natter_test_server_new_models (ALPHA_BETA);
+  natter_provider_registry_add_provider (registry, "local", "Local Server", ms->base_url);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  natter_window_set_model_provider (window, registry, "local", "alpha");
+  picker = natter_window_get_model_picker (window);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (picker)));
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
+
+  wait_picker (picker, "models");
+  models = natter_model_picker_get_models (picker);
+  g_assert_cmpuint (g_list_model_get_n_items (models), ==, 2);
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (models), 0), ==, "alpha");
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (models), 1), ==, "beta");
+
+  /* The popover, open, in both styles. */
+  natter_model_picker_popup (picker);
+  popovers = find_all_any (picker, GTK_TYPE_POPOVER);
+  g_assert_cmpuint (popovers->len, ==, 1);
+  popover = g_ptr_array_index (popovers, 0);
+  ui_wait_until (ui_is_mapped, popover);
+  save_screenshots (popover, "model-picker");
+
+  /* Refresh lists again. */
+  natter_model_picker_refresh (picker);
+  wait_picker (picker, "models");
+  g_assert_cmpuint (ms->paths->len, ==, 2);
+
+  /* Choosing beta: the next message goes to local/beta. */
+  natter_model_picker_choose (picker, "beta");
+  natter_model_picker_popdown (picker);
+  natter_composer_set_text (natter_window_get_composer (window), "Hello beta");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_until (resolved_beta, u);
+  descriptor = g_ptr_array_index (u->w->fakes->resolved_models, u->w->fakes->resolved_models->len - 1);
+  g_assert_cmpstr (json_object_get_string_member (descriptor, "provider"), ==, "local");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  natter_test_server_free (ms);
+}
+
+typedef struct
+{
+  NatterModelPicker *picker;
+  const char        *text;
+} PickerLabelWait;
+
+/* The label the picker's button shows (not its popover's). */
+static GtkLabel *
+picker_button_label (NatterModelPicker *picker)
+{
+  GtkWidget *button = gtk_widget_get_first_child (GTK_WIDGET (picker));
+  GtkWidget *widget;
+
+  g_assert_true (GTK_IS_MENU_BUTTON (button));
+  /* The menu button's toggle button, then its content. */
+  widget = gtk_widget_get_first_child (button);
+  while (widget != NULL && !GTK_IS_LABEL (widget))
+    {
+      GtkWidget *child = gtk_widget_get_first_child (widget);
+
+      widget = child != NULL ? child : gtk_widget_get_next_sibling (widget);
+    }
+  return widget != NULL ? GTK_LABEL (widget) : NULL;
+}
+
+static gboolean
+picker_label_is (gpointer data)
+{
+  PickerLabelWait *w = data;
+  GtkLabel *label = picker_button_label (w->picker);
+
+  /* The squeezer picks the name or the icon from its last allocation: a
+   * layout made before the name arrived (the placeholder, under load a
+   * frame late) is settled once the name is what it shows. */
+  return label != NULL && g_strcmp0 (gtk_label_get_text (label), w->text) == 0 &&
+         gtk_widget_get_width (GTK_WIDGET (label)) > 0 && !natter_model_picker_get_compact (w->picker);
+}
+
+static char *
+describe_picker_label (gpointer data)
+{
+  PickerLabelWait *w = data;
+  GtkLabel *label = picker_button_label (w->picker);
+
+  return g_strdup_printf ("the picker shows %s%s", label != NULL ? gtk_label_get_text (label) : "no label",
+                          natter_model_picker_get_compact (w->picker) ? " (as an icon)" : "");
+}
+
+/* The README's out-of-the-box settings: one provider, `default-model`
+ * empty. The picker of a new chat shows the model the first message will
+ * go to (the provider's first, resolved as sending resolves it), whole,
+ * never a placeholder cut to "Choos…Model". */
+void
+test_rich_model_picker_first_model (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "First message");
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  NatterTestServer *ms = NULL;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  PickerLabelWait wait = { NULL, "alpha" };
+  GtkLabel *label;
+
+  ms = natter_test_server_new_models (ALPHA_BETA);
+  natter_provider_registry_add_provider (registry, "local", "Local Server", ms->base_url);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  natter_window_set_model_provider (window, registry, "local", NULL);
+  picker = natter_window_get_model_picker (window);
+  wait.picker = picker;
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (picker)));
+
+  ui_wait_until_full (picker_label_is, describe_picker_label, &wait);
+  ui_settle ();
+  label = picker_button_label (picker);
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (label)));
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
+  g_assert_false (natter_model_picker_get_compact (picker));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (gtk_widget_get_first_child (GTK_WIDGET (picker))), "alpha"));
+  save_screenshots (GTK_WIDGET (window), "model-picker-first-model");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  natter_test_server_free (ms);
+}
+
+void
+test_rich_model_picker_unreachable (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Offline");
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  NatterTestServer *ms = NULL;
+  g_autofree char *base_url = NULL;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  GtkLabel *title;
+
+  /* A port nobody listens on any more. */
+  ms = natter_test_server_new_models (ALPHA_BETA);
+  base_url = g_strdup (ms->base_url);
+  natter_test_server_free (ms);
+  natter_provider_registry_add_provider (registry, "gone", "Gone Server", base_url);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  natter_window_set_model_provider (window, registry, "gone", NULL);
+  picker = natter_window_get_model_picker (window);
+  wait_picker (picker, "unreachable");
+
+  natter_model_picker_popup (picker);
+  ui_settle ();
+  title = find_label_with_class (picker, "title-2");
+  g_assert_nonnull (title);
+  g_assert_cmpstr (gtk_label_get_text (title), ==, "Could not reach Gone Server");
+  g_assert_nonnull (find_button_with_action (picker, "app.preferences"));
+  natter_model_picker_popdown (picker);
+
+  /* An unknown provider id: the unknown state, no request. */
+  natter_window_set_model_provider (window, registry, "nonexistent", NULL);
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "unknown");
+  g_assert_null (natter_model_picker_get_provider_id (picker));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* Sessions of two providers: each shows its provider's list */
+
+#define ONE_MODELS "{\"object\":\"list\",\"data\":[{\"id\":\"alpha\"},{\"id\":\"beta\"}]}"
+#define TWO_MODELS "{\"object\":\"list\",\"data\":[{\"id\":\"gamma\"},{\"id\":\"delta\"},{\"id\":\"epsilon\"}]}"
+
+/* Sends @text to @session_id with the model {@provider, @model}, as a
+ * session whose last turn used that model got it, and waits for it. */
+static char *
+send_with_model (UiWorld    *u,
+                 const char *session_id,
+                 const char *text,
+                 const char *provider,
+                 const char *model)
+{
+  char *turn_id = ui_send_with_model (u, session_id, text, provider, model);
+
+  ui_wait_turn (u, turn_id);
+  return turn_id;
+}
+
+static void
+assert_listed (NatterModelPicker  *picker,
+               const char * const *expected)
+{
+  GListModel *models = natter_model_picker_get_models (picker);
+  guint n = g_strv_length ((char **) expected);
+
+  g_assert_cmpuint (g_list_model_get_n_items (models), ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (models), i), ==, expected[i]);
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *session_id;
+  guint       turn_count;
+} TurnCount;
+
+static gboolean
+has_turn_count (gpointer data)
+{
+  TurnCount *t = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (t->u->index, t->session_id);
+
+  return natter_session_index_entry_get_turn_count (entry) == t->turn_count &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0;
+}
+
+/* Sends @text from the composer and returns the new turn's resolved
+ * model descriptor, read from its turn file. */
+static JsonObject *
+send_from_window (UiWorld      *u,
+                  NatterWindow *window,
+                  const char   *session_id,
+                  const char   *text)
+{
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (u->index, session_id);
+  TurnCount t = { u, session_id, natter_session_index_entry_get_turn_count (entry) + 1 };
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *created;
+
+  natter_composer_set_text (natter_window_get_composer (window), text);
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_until (has_turn_count, &t);
+  events = ui_get_turn (u, natter_session_index_entry_get_latest_turn_id (entry));
+  created = json_node_get_object (g_ptr_array_index (events, 0));
+  g_assert_cmpstr (json_object_get_string_member (created, "type"), ==, "turn_created");
+  return json_object_ref (json_object_get_object_member (json_object_get_object_member (json_object_get_object_member (created, "agent"),
+                                                                                        "resolved"),
+                                                         "model"));
+}
+
+static void
+assert_descriptor (JsonObject *descriptor,
+                   const char *provider,
+                   const char *model)
+{
+  g_assert_cmpstr (json_object_get_string_member (descriptor, "provider"), ==, provider);
+  g_assert_cmpstr (json_object_get_string_member (descriptor, "model"), ==, model);
+}
+
+void
+test_rich_model_picker_per_session (void)
+{
+  static const char * const one_models[] = { "alpha", "beta", NULL };
+  static const char * const two_models[] = { "gamma", "delta", "epsilon", NULL };
+  UiWorld *u = ui_world_new ();
+  g_autofree char *first = ui_create_session (u, "On one");
+  g_autofree char *second = ui_create_session (u, "On two");
+  g_autofree char *fresh = ui_create_session (u, "Fresh");
+  g_autofree char *first_turn = NULL;
+  g_autofree char *second_turn = NULL;
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  g_autoptr(JsonObject) sent = NULL;
+  g_autoptr(JsonObject) continued = NULL;
+  NatterTestServer *one = NULL;
+  NatterTestServer *two = NULL;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+
+  one = natter_test_server_new_models (ONE_MODELS);
+  two = natter_test_server_new_models (TWO_MODELS);
+  natter_provider_registry_add_provider (registry, "one", "Server One", one->base_url);
+  natter_provider_registry_add_provider (registry, "two", "Server Two", two->base_url);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first_turn = send_with_model (u, first, "Hello one", "one", "beta");
+  second_turn = send_with_model (u, second, "Hello two", "two", "delta");
+
+  window = ui_window_new (app, u);
+  natter_window_set_model_provider (window, registry, "one", "alpha");
+  picker = natter_window_get_model_picker (window);
+
+  /* The second session's last turn used two/delta: two's list. */
+  g_assert_true (natter_window_open_session (window, second));
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "two");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "delta");
+  wait_picker (picker, "models");
+  assert_listed (picker, two_models);
+  g_assert_cmpuint (two->paths->len, ==, 1);
+
+  /* The first session's last turn used one/beta: one's list. */
+  g_assert_true (natter_window_open_session (window, first));
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "one");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
+  wait_picker (picker, "models");
+  assert_listed (picker, one_models);
+  g_assert_cmpuint (one->paths->len, ==, 1);
+
+  /* A session without turns: the default provider and model. */
+  g_assert_true (natter_window_open_session (window, fresh));
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "one");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "models");
+
+  /* Back to the second: the kept list, at once, without a request. */
+  g_assert_true (natter_window_open_session (window, second));
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "models");
+  assert_listed (picker, two_models);
+  g_assert_cmpuint (two->paths->len, ==, 1);
+  g_assert_cmpuint (one->paths->len, ==, 1);
+
+  /* Refresh asks again. */
+  natter_model_picker_refresh (picker);
+  wait_picker (picker, "models");
+  g_assert_cmpuint (two->paths->len, ==, 2);
+
+  /* Picking epsilon from two's list: the next turn records two/epsilon. */
+  natter_model_picker_choose (picker, "epsilon");
+  sent = send_from_window (u, window, second, "Hello epsilon");
+  assert_descriptor (sent, "two", "epsilon");
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "two");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "epsilon");
+
+  /* The first session, nothing picked: it keeps its last turn's one/beta. */
+  g_assert_true (natter_window_open_session (window, first));
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
+  continued = send_from_window (u, window, first, "Hello again");
+  assert_descriptor (continued, "one", "beta");
+  g_assert_cmpuint (one->paths->len, ==, 1);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  natter_test_server_free (one);
+  natter_test_server_free (two);
+}
+
+/* A session whose provider is gone, or was a bare endpoint URL: the
+ * unknown state with Preferences, never another provider's list. */
+void
+test_rich_model_picker_unknown_provider (void)
+{
+  static const char * const one_models[] = { "alpha", "beta", NULL };
+  UiWorld *u = ui_world_new ();
+  g_autofree char *removed = ui_create_session (u, "Removed provider");
+  g_autofree char *endpoint = ui_create_session (u, "Bare endpoint");
+  g_autofree char *removed_turn = NULL;
+  g_autofree char *endpoint_turn = NULL;
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  g_autoptr(JsonObject) sent = NULL;
+  NatterTestServer *one = NULL;
+  NatterTestServer *two = NULL;
+  GtkWidget *fallback = NULL;
+  GtkLabel *title;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  GtkWidget *popover;
+  g_autoptr(GPtrArray) popovers = NULL;
+
+  one = natter_test_server_new_models (ONE_MODELS);
+  two = natter_test_server_new_models (TWO_MODELS);
+  natter_provider_registry_add_provider (registry, "one", "Server One", one->base_url);
+  natter_provider_registry_add_provider (registry, "two", "Server Two", two->base_url);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_TEXT_STEP, NULL);
+  removed_turn = send_with_model (u, removed, "Hello two", "two", "delta");
+  endpoint_turn = send_with_model (u, endpoint, "Hello URL", two->base_url, "gamma");
+
+  /* Preferences removed "two". */
+  g_assert_true (natter_provider_registry_remove_provider (registry, "two"));
+  window = ui_window_new (app, u);
+  natter_window_set_model_provider (window, registry, "one", "alpha");
+  picker = natter_window_get_model_picker (window);
+
+  g_assert_true (natter_window_open_session (window, removed));
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "unknown");
+  g_assert_null (natter_model_picker_get_provider_id (picker));
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "delta");
+  g_assert_cmpuint (g_list_model_get_n_items (natter_model_picker_get_models (picker)), ==, 0);
+  natter_model_picker_popup (picker);
+  popovers = find_all_any (picker, GTK_TYPE_POPOVER);
+  popover = g_ptr_array_index (popovers, 0);
+  ui_wait_until (ui_is_mapped, popover);
+  title = find_label_with_class (popover, "title-2");
+  g_assert_nonnull (title);
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (title)));
+  g_assert_cmpstr (gtk_label_get_text (title), ==, "“two” Is Not Configured");
+  g_assert_nonnull (find_button_with_action (popover, "app.preferences"));
+  fallback = ui_find_button (popover, "Use Server One Instead");
+  g_assert_nonnull (fallback);
+  save_screenshots (popover, "model-picker-unknown");
+  natter_model_picker_popdown (picker);
+  /* Nothing was asked of anyone. */
+  g_assert_cmpuint (two->paths->len, ==, 0);
+  g_assert_cmpuint (one->paths->len, ==, 0);
+
+  /* A bare endpoint URL: the unknown state too, even though it answers. */
+  g_assert_true (natter_window_open_session (window, endpoint));
+  g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "unknown");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "gamma");
+  g_assert_cmpuint (two->paths->len, ==, 0);
+
+  /* The way out: the default provider's list, and its pick goes to it. */
+  g_assert_true (natter_window_open_session (window, removed));
+  g_signal_emit_by_name (picker, "fallback-activated");
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "one");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
+  wait_picker (picker, "models");
+  assert_listed (picker, one_models);
+  natter_model_picker_choose (picker, "beta");
+  sent = send_from_window (u, window, removed, "Hello one");
+  assert_descriptor (sent, "one", "beta");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  natter_test_server_free (one);
+  natter_test_server_free (two);
+}
