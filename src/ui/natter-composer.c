@@ -705,6 +705,8 @@ natter_composer_set_can_attach (NatterComposer *self,
 static void
 update_dictation (NatterComposer *self)
 {
+  GtkWidget *button = GTK_WIDGET (self->dictate_button);
+  gboolean recording = self->dictation == NATTER_COMPOSER_DICTATION_RECORDING;
   const char *label;
   const char *tooltip;
 
@@ -714,21 +716,31 @@ update_dictation (NatterComposer *self)
       label = _("Stop Dictation");
       tooltip = label;
       gtk_button_set_icon_name (self->dictate_button, "media-playback-stop-symbolic");
-      gtk_widget_add_css_class (GTK_WIDGET (self->dictate_button), "destructive-action");
       break;
     case NATTER_COMPOSER_DICTATION_TRANSCRIBING:
       label = _("Cancel Dictation");
       tooltip = label;
       gtk_button_set_icon_name (self->dictate_button, "process-stop-symbolic");
-      gtk_widget_remove_css_class (GTK_WIDGET (self->dictate_button), "destructive-action");
       break;
     case NATTER_COMPOSER_DICTATION_IDLE:
     default:
       label = _("Dictate");
       tooltip = self->dictation_hint != NULL ? self->dictation_hint : label;
       gtk_button_set_icon_name (self->dictate_button, "audio-input-microphone-symbolic");
-      gtk_widget_remove_css_class (GTK_WIDGET (self->dictate_button), "destructive-action");
       break;
+    }
+  /* Recording, Stop is a filled red button, as a recorder's is: a flat
+   * one loses the red fill and keeps the white icon, which is then
+   * invisible on a light field. */
+  if (recording)
+    {
+      gtk_widget_remove_css_class (button, "flat");
+      gtk_widget_add_css_class (button, "destructive-action");
+    }
+  else
+    {
+      gtk_widget_remove_css_class (button, "destructive-action");
+      gtk_widget_add_css_class (button, "flat");
     }
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->dictate_button), tooltip);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->dictate_button),

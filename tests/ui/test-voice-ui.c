@@ -333,6 +333,12 @@ no_dictation_under_way (gpointer data)
   return d->window->voice.dictations->len == 0;
 }
 
+static gboolean
+is_stop_dictation (GtkWidget *widget)
+{
+  return g_strcmp0 (gtk_widget_get_tooltip_text (widget), "Stop Dictation") == 0;
+}
+
 /* Words dictated in one conversation go to that conversation, even when
  * another is open by the time they come: into its draft, said in a
  * toast, and there when it is opened again. Leaving while recording
@@ -389,6 +395,15 @@ test_dictation_stays_with_its_conversation (void)
   natter_composer_set_text (d.composer, NULL);
   gtk_widget_activate_action (GTK_WIDGET (d.window), "win.dictate", NULL);
   g_assert_cmpint (natter_composer_get_dictation (d.composer), ==, NATTER_COMPOSER_DICTATION_RECORDING);
+  /* Stop is a filled red button: a flat one's white icon would not show
+   * on a light field. */
+  {
+    GtkWidget *stop = ui_find_first_full (d.composer, GTK_TYPE_BUTTON, is_stop_dictation);
+
+    g_assert_nonnull (stop);
+    g_assert_true (gtk_widget_has_css_class (stop, "destructive-action"));
+    g_assert_false (gtk_widget_has_css_class (stop, "flat"));
+  }
   g_assert_true (natter_window_open_session (d.window, shopping));
   g_assert_cmpint (natter_composer_get_dictation (d.composer), ==, NATTER_COMPOSER_DICTATION_IDLE);
   ui_wait_until (no_dictation_under_way, &d);
