@@ -377,12 +377,7 @@ test_dictation_stays_with_its_conversation (void)
     g_assert_cmpstr (text, ==, "Milk");
   }
   /* The toast's Open goes there. */
-  {
-    GtkWidget *open = ui_find_button (natter_window_get_toast_overlay (d.window), "_Open");
-
-    g_assert_nonnull (open);
-    g_signal_emit_by_name (open, "clicked");
-  }
+  ui_click_toast_button (d.window, "_Open");
   g_assert_cmpstr (natter_window_get_session_id (d.window), ==, notes);
   ui_wait_until (ui_timeline_loaded, d.window);
   {
