@@ -379,6 +379,10 @@ test_dictation_stays_with_its_conversation (void)
   /* The toast's Open goes there. */
   ui_click_toast_button (d.window, "_Open");
   g_assert_cmpstr (natter_window_get_session_id (d.window), ==, notes);
+  /* An Open whose conversation is gone says so and stays. */
+  gtk_widget_activate_action (GTK_WIDGET (d.window), "win.open-conversation", "s", "2026-01-01T00-00-00Z-0000000-000");
+  wait_shown (d.window, "The conversation is no longer available.", "");
+  g_assert_cmpstr (natter_window_get_session_id (d.window), ==, notes);
   ui_wait_until (ui_timeline_loaded, d.window);
   {
     g_autofree char *text = composer_text (&d);
