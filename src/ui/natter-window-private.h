@@ -300,6 +300,23 @@ _natter_window_setup_keyboard (NatterWindow *self);
 void
 _natter_window_class_keyboard_init (GtkWidgetClass *widget_class);
 
+/* natter-window-voice.c */
+void
+_natter_window_set_dictation_provider (NatterWindow *self,
+                                       const char   *provider_id);
+void
+_natter_window_voice_conversation_closed (NatterWindow *self);
+void
+_natter_window_voice_rekey (NatterWindow *self,
+                            const char   *old_key,
+                            const char   *new_key);
+void
+_natter_window_voice_init (NatterWindow *self);
+void
+_natter_window_voice_dispose (NatterWindow *self);
+void
+_natter_window_class_voice_init (GtkWidgetClass *widget_class);
+
 /* natter-window-folders.c */
 void
 _natter_window_update_folder_actions (NatterWindow *self);
@@ -321,23 +338,6 @@ _natter_window_versions_items_changed_cb (NatterWindow *self,
                                           guint         position,
                                           guint         removed,
                                           guint         added);
-
-/* natter-window-voice.c */
-void
-_natter_window_set_dictation_provider (NatterWindow *self,
-                                       const char   *provider_id);
-void
-_natter_window_voice_conversation_closed (NatterWindow *self);
-void
-_natter_window_voice_rekey (NatterWindow *self,
-                            const char   *old_key,
-                            const char   *new_key);
-void
-_natter_window_voice_init (NatterWindow *self);
-void
-_natter_window_voice_dispose (NatterWindow *self);
-void
-_natter_window_class_voice_init (GtkWidgetClass *widget_class);
 
 /* natter-window-choice.c */
 void
