@@ -265,6 +265,144 @@ test_turn_elsewhere (Fixture       *f,
 }
 
 static void
+any_turn_cb (NatterSessions *sessions,
+             const char     *turn_id,
+             GPtrArray      *heard)
+{
+  g_ptr_array_add (heard, g_strdup (turn_id));
+}
+
+/* This process's own writes are not read back: a conversation sent here
+ * is never announced as changed elsewhere (which made the window read
+ * its turn again); another writer's change after it is. */
+static void
+test_own_writes (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(GPtrArray) heard = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+
+  NATTER_TEST_SERVE (f, NULL, NATTER_TEST_SAY ("Written here."));
+  watch (f);
+  g_signal_connect (f->sessions, "turn-changed-elsewhere", G_CALLBACK (any_turn_cb), heard);
+
+  session_id = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, session_id, "Hello");
+  natter_test_services_wait_turn (f, turn_id);
+
+  /* Another device's files after ours: once they are listed, the watch
+   * has seen every change before them. */
+  arrive (f, "turns", TURN, TURN_LINES ANSWER_LINES);
+  arrive (f, "sessions", SESSION, SESSION_LINES);
+  wait_entry (f, SESSION, "completed", "Written on the laptop");
+  g_assert_cmpuint (heard->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (heard, 0), ==, TURN);
+}
+
+#define COPY_MARK ".sync-conflict-20261130-101500-ABCDEF2"
+#define FOLDER "2026-11-30T09-14-03Z-0000009-000"
+#define FOLDER_LINE(type, name, ts) \
+  "{\"type\":\"" type "\",\"folderId\":\"" FOLDER "\",\"ts\":\"2026-11-30T" ts "Z\"," \
+  "\"schemaVersion\":1,\"name\":\"" name "\"}\n"
+
+typedef struct
+{
+  Fixture    *f;
+  const char *name;
+} Folder;
+
+static gboolean
+folder_named (gpointer data)
+{
+  Folder *d = data;
+  GListModel *folders = G_LIST_MODEL (natter_services_get_folders (d->f->services));
+
+  for (guint i = 0; i < g_list_model_get_n_items (folders); i++)
+    {
+      g_autoptr(NatterFolder) folder = g_list_model_get_item (folders, i);
+
+      if (g_strcmp0 (natter_folder_get_id (folder), FOLDER) == 0)
+        return g_strcmp0 (natter_folder_get_name (folder), d->name) == 0;
+    }
+  return FALSE;
+}
+
+static gboolean
+entry_gone (gpointer data)
+{
+  Expect *e = data;
+
+  return natter_session_index_lookup (natter_sessions_list_sessions (e->f->sessions), e->session_id) == NULL;
+}
+
+/* The copies Syncthing keeps of a log two devices changed at once
+ * (docs/format.md §9) show while Natter runs, without a restart: a copy
+ * of a session file as a version of the conversation, a copy of a turn
+ * file (in a shared folder) as another answer, a copy of a folder log by
+ * the name given last; a copy deleted there goes here too. */
+static void
+test_copies_arrive (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *marker = g_build_filename (g_file_peek_path (f->dir), ".stfolder", NULL);
+  NatterSessionIndexEntry *copy;
+  Folder folder = { f, "Trips" };
+  Expect gone = { f, SESSION COPY_MARK, NULL, NULL };
+
+  NATTER_TEST_SERVE (f, NULL, NATTER_TEST_BROKEN);
+  g_assert_cmpint (g_mkdir (marker, 0700), ==, 0);
+  watch (f);
+  arrive (f, "turns", TURN, TURN_LINES ANSWER_LINES);
+  arrive (f, "sessions", SESSION, SESSION_LINES);
+  arrive (f, "folders", FOLDER, FOLDER_LINE ("folder_created", "Trips", "09:14:03.000"));
+  wait_entry (f, SESSION, "completed", "Written on the laptop");
+  g_assert_true (natter_test_wait_until (folder_named, &folder, WAIT_MS));
+
+  /* The desktop renamed the conversation while apart. */
+  arrive (f, "sessions", SESSION COPY_MARK,
+          SESSION_LINES "{\"type\":\"title_changed\",\"sessionId\":\"" SESSION "\","
+          "\"ts\":\"2026-11-30T10:00:00.000Z\",\"title\":\"Renamed on the desktop\"}\n");
+  wait_entry (f, SESSION COPY_MARK, NULL, "Renamed on the desktop");
+  copy = natter_session_index_lookup (natter_sessions_list_sessions (f->sessions), SESSION COPY_MARK);
+  g_assert_null (natter_session_index_entry_get_error (copy));
+  g_assert_true (natter_session_index_entry_get_is_version (copy));
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (copy), ==, SESSION);
+
+  /* And answered the same turn on its own: another answer. */
+  arrive (f, "turns", TURN COPY_MARK, TURN_LINES
+          "{\"type\":\"model_call_completed\",\"turnId\":\"" TURN "\",\"ts\":\"2026-11-30T09:14:09.000Z\","
+          "\"modelCallIndex\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Long ago.\"},"
+          "\"finishReason\":\"stop\",\"usage\":{}}\n"
+          "{\"type\":\"turn_completed\",\"turnId\":\"" TURN "\",\"ts\":\"2026-11-30T09:14:09.001Z\","
+          "\"output\":{\"role\":\"assistant\",\"content\":\"Long ago.\"},\"finishReason\":\"stop\",\"usage\":{}}\n");
+  wait_entry (f, TURN COPY_MARK, "completed", NULL);
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (
+                     natter_session_index_lookup (natter_sessions_list_sessions (f->sessions), TURN COPY_MARK)),
+                   ==, SESSION);
+
+  /* And renamed the folder later than the laptop did. */
+  arrive (f, "folders", FOLDER, FOLDER_LINE ("folder_created", "Trips", "09:14:03.000")
+          "{\"type\":\"folder_renamed\",\"folderId\":\"" FOLDER "\",\"ts\":\"2026-11-30T10:00:00.000Z\","
+          "\"name\":\"Journeys\"}\n");
+  folder.name = "Journeys";
+  g_assert_true (natter_test_wait_until (folder_named, &folder, WAIT_MS));
+  arrive (f, "folders", FOLDER COPY_MARK, FOLDER_LINE ("folder_created", "Trips", "09:14:03.000")
+          "{\"type\":\"folder_renamed\",\"folderId\":\"" FOLDER "\",\"ts\":\"2026-11-30T11:00:00.000Z\","
+          "\"name\":\"Travels\"}\n");
+  folder.name = "Travels";
+  g_assert_true (natter_test_wait_until (folder_named, &folder, WAIT_MS));
+
+  /* Deleted there: gone here. */
+  {
+    g_autofree char *path = log_path (f, "sessions", SESSION COPY_MARK ".jsonl");
+
+    g_assert_cmpint (g_unlink (path), ==, 0);
+  }
+  g_assert_true (natter_test_wait_until (entry_gone, &gone, WAIT_MS));
+}
+
+static void
 take_over_cb (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
@@ -326,6 +464,8 @@ main (int   argc,
   ADD ("/sync-live/from-command-line", test_from_command_line);
   ADD ("/sync-live/turn-elsewhere", test_turn_elsewhere);
   ADD ("/sync-live/continue-here", test_continue_here);
+  ADD ("/sync-live/own-writes", test_own_writes);
+  ADD ("/sync-live/copies-arrive", test_copies_arrive);
 #undef ADD
   return g_test_run ();
 }
