@@ -25,6 +25,7 @@
 
 #include "natter-runtime-error.h"
 #include "natter-session-index-internal.h"
+#include "natter-sessions-queue.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
 
@@ -402,6 +403,100 @@ test_copies_arrive (Fixture       *f,
   g_assert_true (natter_test_wait_until (entry_gone, &gone, WAIT_MS));
 }
 
+#define QUEUE_ID "2026-11-30T09-14-04Z-0000003-000"
+#define QUEUED_LINES \
+  "{\"type\":\"schema_upgraded\",\"sessionId\":\"" SESSION "\",\"ts\":\"2026-11-30T09:14:04.000Z\"," \
+  "\"schemaVersion\":2}\n" \
+  "{\"type\":\"message_queued\",\"sessionId\":\"" SESSION "\",\"ts\":\"2026-11-30T09:14:04.000Z\"," \
+  "\"queueId\":\"" QUEUE_ID "\",\"message\":{\"role\":\"user\",\"content\":\"And then?\"}," \
+  "\"options\":{\"agentId\":\"assistant\",\"autoPermission\":false}}\n"
+
+static void
+removed_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  GError **error = user_data;
+
+  g_assert_false (natter_sessions_remove_queued_message_finish (NATTER_SESSIONS (object), result, error));
+}
+
+static void
+queued_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  GError **error = user_data;
+  g_autofree char *queue_id = natter_sessions_queue_message_finish (NATTER_SESSIONS (object), result, error);
+
+  g_assert_null (queue_id);
+}
+
+typedef struct
+{
+  GError   *error;
+  gboolean  done;
+  char     *turn_id;
+} Promoted;
+
+static void
+promoted_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Promoted *p = user_data;
+
+  p->turn_id = natter_sessions_promote_queue_finish (NATTER_SESSIONS (object), result, &p->error);
+  p->done = TRUE;
+}
+
+/* A message the laptop queued behind the answer it is writing is the
+ * laptop's (docs/format.md §4.5): here it cannot be removed or joined by
+ * another while the answer runs there — refused in plain words naming
+ * the device, nothing written — and nothing here sends it, not even once
+ * the laptop's answer has completed: the laptop sends it, and what it
+ * sent shows here when it arrives. */
+static void
+test_queue_elsewhere (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GError) removed = NULL;
+  g_autoptr(GError) queued = NULL;
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  Promoted promoted = { 0 };
+
+  NATTER_TEST_SERVE (f, NULL, NATTER_TEST_BROKEN);
+  watch (f);
+  arrive (f, "turns", TURN, TURN_LINES);
+  arrive (f, "sessions", SESSION, SESSION_LINES QUEUED_LINES);
+  wait_entry (f, SESSION, "idle", "Written on the laptop");
+  before = read_log (f, "sessions", SESSION);
+
+  natter_sessions_remove_queued_message_async (f->sessions, SESSION, QUEUE_ID, NULL, removed_cb, &removed);
+  natter_test_wait_for_pointer ((gpointer *) &removed, WAIT_MS);
+  g_assert_error (removed, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE);
+  g_assert_nonnull (strstr (removed->message, "“laptop <3>”"));
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "Me too");
+  natter_sessions_queue_message_async (f->sessions, SESSION, input, options, FALSE, NULL, queued_cb, &queued);
+  natter_test_wait_for_pointer ((gpointer *) &queued, WAIT_MS);
+  g_assert_error (queued, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE);
+
+  /* The laptop's answer completes: still the laptop's to send on. */
+  arrive (f, "turns", TURN, TURN_LINES ANSWER_LINES);
+  wait_entry (f, SESSION, "completed", NULL);
+  natter_sessions_promote_queue_async (f->sessions, SESSION, NULL, promoted_cb, &promoted);
+  natter_test_wait_for_flag (&promoted.done, WAIT_MS);
+  g_assert_no_error (promoted.error);
+  g_assert_null (promoted.turn_id);
+  after = read_log (f, "sessions", SESSION);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpuint (f->server->paths->len, ==, 0);
+}
+
 static void
 take_over_cb (GObject      *object,
               GAsyncResult *result,
@@ -466,6 +561,7 @@ main (int   argc,
   ADD ("/sync-live/continue-here", test_continue_here);
   ADD ("/sync-live/own-writes", test_own_writes);
   ADD ("/sync-live/copies-arrive", test_copies_arrive);
+  ADD ("/sync-live/queue-elsewhere", test_queue_elsewhere);
 #undef ADD
   return g_test_run ();
 }
