@@ -11,7 +11,8 @@
  * shown as a visible stand-in, except newlines and tabs where the caller
  * keeps them. C0 and DEL become their Unicode control pictures (ESC is
  * "␛", BEL "␇", a newline "␤"), C1 ones, which have no picture, the
- * escape "\u009B".
+ * escape "\u009B". What is shown follows the rule; what is copied
+ * or exported (a code block's Copy, `--json`) keeps the exact text.
  */
 
 #define G_LOG_DOMAIN "natter-store"

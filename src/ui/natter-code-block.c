@@ -17,6 +17,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "natter-code-block.h"
+#include "natter-plain-text.h"
 #include "natter-sideways-scroll.h"
 
 /* How long the Copy button shows that it worked. */
@@ -191,14 +192,23 @@ sync_shown (NatterCodeBlock *self)
   gsize want = capped && !gtk_expander_get_expanded (self->expander) ? self->preview_len : self->code->len;
   GtkTextIter start, end;
 
+  /* A model's control characters show as the text around the block
+   * shows them (natter-plain-text.c), not as boxes or raw bytes; the
+   * code itself, and what Copy gives, stays exactly what it wrote. */
   if (want > self->shown_len)
     {
+      g_autofree char *tail = g_strndup (self->code->str + self->shown_len, want - self->shown_len);
+      g_autofree char *visible = natter_visible_text (tail, NATTER_VISIBLE_KEEP_NEWLINE | NATTER_VISIBLE_KEEP_TAB);
+
       gtk_text_buffer_get_end_iter (buffer, &end);
-      gtk_text_buffer_insert (buffer, &end, self->code->str + self->shown_len, want - self->shown_len);
+      gtk_text_buffer_insert (buffer, &end, visible, -1);
     }
   else if (want < self->shown_len)
     {
-      glong n_chars = g_utf8_strlen (self->code->str, want);
+      g_autofree char *head = g_strndup (self->code->str, want);
+      g_autofree char *visible = natter_visible_text (head, NATTER_VISIBLE_KEEP_NEWLINE | NATTER_VISIBLE_KEEP_TAB);
+      /* A C1 character's stand-in is longer than it. */
+      glong n_chars = g_utf8_strlen (visible, -1);
 
       gtk_text_buffer_get_iter_at_offset (buffer, &start, n_chars);
       gtk_text_buffer_get_end_iter (buffer, &end);
@@ -346,6 +356,9 @@ natter_code_block_new (const char *info,
  * layout work stay proportional to what arrived. A block of more than 40
  * lines shows its first lines and an expander that shows the rest; the
  * Copy button and natter_code_block_dup_code() always have all of it.
+ * Control characters are shown as their stand-ins, by the rule of the
+ * text around the block (natter-plain-text.c); Copy gives them as they
+ * are, since code is copied to be run or pasted where it came from.
  */
 void
 natter_code_block_set_code (NatterCodeBlock *self,

@@ -261,10 +261,39 @@ ink_bounds (const guchar *data,
   return TRUE;
 }
 
+/* Gives @pixels, a formula typeset in black, the colour @ink: each
+ * pixel's alpha is how much of it the glyphs cover, the same in either
+ * style. WebKit's text rendering weighs a glyph by its colour (white
+ * glyphs come out about half again as heavy as black ones), so the
+ * formulas are always typeset in black and coloured here, once. */
+static void
+tint (guchar        *pixels,
+      gsize          stride,
+      int            width,
+      int            height,
+      const GdkRGBA *ink)
+{
+  for (int row = 0; row < height; row++)
+    {
+      guint32 *line = (guint32 *) (pixels + (gsize) row * stride);
+
+      for (int col = 0; col < width; col++)
+        {
+          /* Premultiplied ARGB32, as cairo and GDK_MEMORY_DEFAULT have it. */
+          double alpha = (line[col] >> 24) / 255.0 * ink->alpha;
+          guint32 a = (guint32) lround (alpha * 255);
+
+          line[col] = a << 24 | (guint32) lround (ink->red * alpha * 255) << 16 |
+                      (guint32) lround (ink->green * alpha * 255) << 8 | (guint32) lround (ink->blue * alpha * 255);
+        }
+    }
+}
+
 /* The formula typeset in the row (@x, @y, @w, @h) of the snapshot
- * @data (cairo's ARGB32, which is GDK_MEMORY_DEFAULT), cut to its ink
- * and a pixel around it: a texture and a cairo surface sharing one copy
- * of the pixels. @baseline is the row's baseline, in the snapshot too. */
+ * @data (cairo's ARGB32, which is GDK_MEMORY_DEFAULT), in black, cut to
+ * its ink and a pixel around it and coloured @ink: a texture and a cairo
+ * surface sharing one copy of the pixels. @baseline is the row's
+ * baseline, in the snapshot too. */
 static void
 cut_image (NatterMathImage *image,
            const guchar    *data,
@@ -276,7 +305,8 @@ cut_image (NatterMathImage *image,
            double           w,
            double           h,
            double           baseline,
-           int              scale)
+           int              scale,
+           const GdkRGBA   *ink)
 {
   int x0 = CLAMP ((int) floor (x), 0, full_width);
   int y0 = CLAMP ((int) floor (y), 0, full_height);
@@ -299,6 +329,7 @@ cut_image (NatterMathImage *image,
   pixels = g_malloc (out_stride * height);
   for (int row = 0; row < height; row++)
     memcpy (pixels + row * out_stride, data + (gsize) (y0 + row) * stride + (gsize) x0 * 4, (gsize) width * 4);
+  tint (pixels, out_stride, width, height, ink);
   bytes = g_bytes_new_take (pixels, out_stride * height);
   image->texture = gdk_memory_texture_new (width, height, GDK_MEMORY_DEFAULT, bytes, out_stride);
   image->surface = cairo_image_surface_create_for_data (pixels, CAIRO_FORMAT_ARGB32, width, height, (int) out_stride);
@@ -329,6 +360,8 @@ finish_batch (NatterMathRenderer *self,
       JsonObject *result = i < json_array_get_length (results) ? json_array_get_object_element (results, i) : NULL;
       g_autoptr(NatterMathImage) image = math_image_new ();
       int scale = MAX (job->style.scale, 1);
+      /* Adwaita's text colours (view_fg_color). */
+      const GdkRGBA ink = job->style.dark ? (GdkRGBA) { 1, 1, 1, 1 } : (GdkRGBA) { 0, 0, 0, 0.8f };
 
       if (result == NULL)
         {
@@ -346,7 +379,7 @@ finish_batch (NatterMathRenderer *self,
                  json_object_get_double_member_with_default (result, "w", 0),
                  json_object_get_double_member_with_default (result, "h", 0),
                  json_object_get_double_member_with_default (result, "baseline", 0),
-                 scale);
+                 scale, &ink);
       if (image->texture == NULL)
         image->error = g_strdup ("empty");
       finish_job (self, job, image, TRUE);
@@ -440,9 +473,9 @@ batch_json (GPtrArray *batch)
       json_builder_add_string_value (builder, job->tex);
       json_builder_set_member_name (builder, "display");
       json_builder_add_boolean_value (builder, job->style.display);
-      /* Adwaita's text colours (view_fg_color). */
+      /* Black in either style: cut_image() colours it (tint()). */
       json_builder_set_member_name (builder, "color");
-      json_builder_add_string_value (builder, job->style.dark ? "#ffffff" : "rgba(0,0,0,0.8)");
+      json_builder_add_string_value (builder, "#000000");
       json_builder_set_member_name (builder, "px");
       json_builder_add_double_value (builder, job->style.font_px * MAX (job->style.scale, 1));
       json_builder_end_object (builder);

@@ -4,14 +4,17 @@
  *
  * The model picker of the header bar: a menu button showing the
  * model the next message of the open session goes to, and a popover
- * listing what that session's provider's `/models` offers. Each
- * provider's list is fetched once and kept (by provider id and base URL),
- * so switching between sessions of different providers shows the list at
- * once; only Refresh, or a model pulled or deleted through Natter,
- * asks the server again, and a slow server never delays the popover. A
- * provider that cannot be reached, or that is not configured, says so,
- * with the way to fix it: Preferences. "Manage Models…" opens the
- * server's models (win.manage-models).
+ * listing what that session's provider's `/models` offers, and below it,
+ * each under its provider's name, the models of the other configured
+ * providers, so that a conversation can go on with another provider's
+ * model. Each provider's list is fetched once and kept (by provider id
+ * and base URL), so switching between sessions of different providers
+ * shows the list at once; the other providers are asked when the
+ * popover first opens. Only Refresh, or a model pulled or deleted
+ * through Natter, asks a server again, and a slow server never delays
+ * the popover. A provider that cannot be reached, or that is not
+ * configured, says so, with the way to fix it: Preferences. "Manage
+ * Models…" opens the server's models (win.manage-models).
  */
 
 #define G_LOG_DOMAIN "natter-model-picker"
@@ -25,6 +28,21 @@
 #include "natter-accessible.h"
 #include "natter-model-picker.h"
 
+/* A configured provider other than the open session's. */
+typedef struct
+{
+  NatterOpenaiProvider *provider;
+  char                 *key;
+} Other;
+
+static void
+other_free (Other *other)
+{
+  g_object_unref (other->provider);
+  g_free (other->key);
+  g_free (other);
+}
+
 struct _NatterModelPicker
 {
   GtkWidget             parent_instance;
@@ -37,9 +55,11 @@ struct _NatterModelPicker
   GtkStringList        *models;
   GHashTable           *listings;   /* provider key → GStrv, listed */
   GHashTable           *fetching;   /* provider key → GCancellable */
+  GHashTable           *failures;   /* provider key → why its listing failed */
+  GPtrArray            *others;     /* Other, in the registry's order */
   gboolean              unknown;    /* set_unavailable() */
-  /* The button's content: the model's name, or an icon where there is
-   * no room for it. */
+  /* The button's content: the model's name, or without one, an icon
+   * where "Choose Model" has no room. */
   AdwSqueezer          *squeezer;
   GtkLabel             *name_label;
   GtkWidget            *name_box;
@@ -56,6 +76,8 @@ struct _NatterModelPicker
   GtkLabel             *error_description;
   GtkWidget            *refresh_button;
   GtkWidget            *fallback_button;
+  GtkLabel             *current_heading;
+  GtkListBox           *others_box;
 };
 
 G_DEFINE_FINAL_TYPE (NatterModelPicker, natter_model_picker, GTK_TYPE_WIDGET)
@@ -86,20 +108,32 @@ set_page (NatterModelPicker *self,
   gtk_spinner_set_spinning (self->spinner, g_strcmp0 (page, "loading") == 0);
 }
 
-/* Adds @model's row to the list, from its template. */
+/* Appends @model's row to @box, from its template; the check marks the
+ * current model, and only the current provider's list has one. @other is
+ * the other provider whose list it is in, NULL in the current one's. */
 static void
-add_model_row (NatterModelPicker *self,
-               const char        *model,
-               gboolean           current)
+append_model_row (GtkListBox *box,
+                  const char *model,
+                  gboolean    current,
+                  Other      *other)
 {
   g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-model-picker-row.ui");
   GtkWidget *row = GTK_WIDGET (gtk_builder_get_object (builder, "row"));
+  GtkWidget *check = GTK_WIDGET (gtk_builder_get_object (builder, "check"));
 
   gtk_label_set_text (GTK_LABEL (gtk_builder_get_object (builder, "label")), model);
-  gtk_widget_set_opacity (GTK_WIDGET (gtk_builder_get_object (builder, "check")), current ? 1.0 : 0.0);
+  gtk_widget_set_opacity (check, current ? 1.0 : 0.0);
+  gtk_widget_set_visible (check, other == NULL);
   g_object_set_data_full (G_OBJECT (row), "model", g_strdup (model), g_free);
+  /* Before it is in the list, whose header function reads them. */
+  if (other != NULL)
+    {
+      g_object_set_data_full (G_OBJECT (row), "provider", g_strdup (natter_openai_provider_get_id (other->provider)),
+                              g_free);
+      g_object_set_data (G_OBJECT (row), "other", other);
+    }
   gtk_widget_set_tooltip_text (row, model);
-  gtk_list_box_append (self->list_box, row);
+  gtk_list_box_append (box, row);
 }
 
 static void
@@ -114,16 +148,35 @@ rebuild_rows (NatterModelPicker *self)
     {
       const char *model = gtk_string_list_get_string (self->models, i);
 
-      add_model_row (self, model, g_strcmp0 (model, self->model) == 0);
+      append_model_row (self->list_box, model, g_strcmp0 (model, self->model) == 0, NULL);
     }
 }
 
-/* The button shows the model's whole name when there is room for it, and
- * an icon when there is not (a narrow window, GNOME's mobile width; the
- * template's squeezer chooses): a name cut to "lla…3b" or "Choos…Model"
- * reads as a fault, and the name is in the tooltip and the list anyway.
- * A very long name is still capped so that it never holds the title to a
- * few letters. */
+/* The name claims room for its first ten characters as the button's
+ * minimum width: the header gives its title all it asks for beyond the
+ * minimums at its sides, so a name that asked for less (or an icon in
+ * its place) gave way to any long title. Ten characters fit beside the
+ * title at GNOME's mobile width, 360 px; a longer name is cut in its
+ * middle where it has no more room, which keeps its family and its size
+ * ("qwen2…ruct"), and shows whole, up to 24 characters, where it has
+ * (beside a title short enough to leave it that).
+ * Without a model to name, "Choose Model" may give way to an icon:
+ * cut to "Choo…odel" it would read as a fault. */
+static void
+update_width (NatterModelPicker *self)
+{
+  gboolean named = self->model != NULL && self->model[0] != '\0';
+  int chars = (int) g_utf8_strlen (gtk_label_get_text (self->name_label), -1);
+
+  gtk_label_set_width_chars (self->name_label, named ? MIN (chars, 10) : chars);
+  /* The squeezer asks as little room as its smallest visible child, and
+   * shows the name as long as it has its least room (then cut in its
+   * middle); "Choose Model" only while it has all of its room. */
+  gtk_widget_set_visible (self->icon_box, !named);
+  adw_squeezer_set_switch_threshold_policy (self->squeezer, named ? ADW_FOLD_THRESHOLD_POLICY_MINIMUM
+                                                                  : ADW_FOLD_THRESHOLD_POLICY_NATURAL);
+}
+
 static void
 update_button (NatterModelPicker *self)
 {
@@ -137,6 +190,7 @@ update_button (NatterModelPicker *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   named ? self->model : _("Choose Model"), -1);
   gtk_label_set_text (self->name_label, named ? self->model : _("Choose Model"));
+  update_width (self);
 }
 
 static void
@@ -188,6 +242,8 @@ typedef struct
   GCancellable      *cancellable;
 } Listing;
 
+static void rebuild_others (NatterModelPicker *self);
+
 static void
 listing_free (Listing *listing)
 {
@@ -218,18 +274,24 @@ models_listed_cb (GObject      *source,
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
-  /* A failure is not kept: coming back to the provider asks again. */
+  /* A failure is kept only to be shown: coming back to the provider
+   * asks again. */
   if (models != NULL)
     g_hash_table_replace (self->listings, g_strdup (listing->key), g_strdupv (models));
+  else
+    g_hash_table_replace (self->failures, g_strdup (listing->key), g_strdup (error->message));
   current = g_strcmp0 (listing->key, self->provider_key) == 0;
   /* Disposed: nothing left to show it in. */
   if (self->stack == NULL)
     return;
   g_debug ("Listed %s: %s%s", natter_openai_provider_get_id (NATTER_OPENAI_PROVIDER (source)),
            models != NULL ? "ok" : error->message,
-           current ? "" : " (not shown)");
+           current ? "" : " (not the open conversation's)");
   if (!current)
-    return;
+    {
+      rebuild_others (self);
+      return;
+    }
   gtk_widget_set_sensitive (self->refresh_button, TRUE);
   if (models == NULL)
     show_unreachable (self, error->message);
@@ -237,22 +299,125 @@ models_listed_cb (GObject      *source,
     show_listing (self, (const char * const *) models);
 }
 
+/* Asks @provider (cache key @key) for its models, replacing a listing
+ * of it in flight. */
+static void
+fetch_listing (NatterModelPicker    *self,
+               NatterOpenaiProvider *provider,
+               const char           *key)
+{
+  Listing *listing = g_new0 (Listing, 1);
+
+  g_cancellable_cancel (g_hash_table_lookup (self->fetching, key));
+  g_hash_table_remove (self->failures, key);
+  listing->self = g_object_ref (self);
+  listing->key = g_strdup (key);
+  listing->cancellable = g_cancellable_new ();
+  g_hash_table_replace (self->fetching, g_strdup (key), g_object_ref (listing->cancellable));
+  natter_openai_provider_list_models_async (provider, listing->cancellable, models_listed_cb, listing);
+}
+
 /* Asks the current provider for its models, replacing a listing of it
  * in flight; listings of other providers run on into the cache. */
 static void
 fetch (NatterModelPicker *self)
 {
-  Listing *listing = g_new0 (Listing, 1);
-
   g_assert (self->provider != NULL);
-  g_cancellable_cancel (g_hash_table_lookup (self->fetching, self->provider_key));
-  listing->self = g_object_ref (self);
-  listing->key = g_strdup (self->provider_key);
-  listing->cancellable = g_cancellable_new ();
-  g_hash_table_replace (self->fetching, g_strdup (self->provider_key), g_object_ref (listing->cancellable));
   gtk_widget_set_sensitive (self->refresh_button, FALSE);
   set_page (self, "loading");
-  natter_openai_provider_list_models_async (self->provider, listing->cancellable, models_listed_cb, listing);
+  fetch_listing (self, self->provider, self->provider_key);
+}
+
+/* The other providers' sections: each provider's name, then its models,
+ * or a line saying they are being listed or could not be. A provider
+ * not asked yet shows nothing until the popover opens. */
+static void
+clear_others_box (NatterModelPicker *self)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_last_child (GTK_WIDGET (self->others_box))) != NULL)
+    gtk_list_box_remove (self->others_box, child);
+}
+
+static void
+rebuild_others (NatterModelPicker *self)
+{
+  clear_others_box (self);
+  for (guint i = 0; i < self->others->len; i++)
+    {
+      Other *other = g_ptr_array_index (self->others, i);
+      const char * const *listed = g_hash_table_lookup (self->listings, other->key);
+      const char *failure = g_hash_table_lookup (self->failures, other->key);
+      g_autoptr(GtkBuilder) builder = NULL;
+      g_autofree char *note = NULL;
+      GtkWidget *row;
+
+      if (listed != NULL)
+        {
+          for (guint j = 0; listed[j] != NULL; j++)
+            append_model_row (self->others_box, listed[j], FALSE, other);
+          if (listed[0] != NULL)
+            continue;
+          note = g_strdup (_("No models"));
+        }
+      else if (g_hash_table_contains (self->fetching, other->key))
+        note = g_strdup (_("Loading models…"));
+      else if (failure != NULL)
+        /* Translators: %s is why a provider's models could not be listed */
+        note = g_strdup_printf (_("Could not be reached: %s"), failure);
+      else
+        continue;
+      builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-model-picker-section.ui");
+      row = GTK_WIDGET (gtk_builder_get_object (builder, "note"));
+      gtk_label_set_text (GTK_LABEL (gtk_builder_get_object (builder, "note_label")), note);
+      g_object_set_data (G_OBJECT (row), "other", other);
+      gtk_list_box_append (self->others_box, row);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->others_box),
+                          gtk_widget_get_first_child (GTK_WIDGET (self->others_box)) != NULL);
+}
+
+/* A provider's name above the first row of its section. */
+static void
+others_header_func (GtkListBoxRow *row,
+                    GtkListBoxRow *before,
+                    gpointer       user_data)
+{
+  Other *other = g_object_get_data (G_OBJECT (row), "other");
+  g_autoptr(GtkBuilder) builder = NULL;
+  GtkWidget *heading;
+
+  if (other == NULL || (before != NULL && g_object_get_data (G_OBJECT (before), "other") == other))
+    {
+      gtk_list_box_row_set_header (row, NULL);
+      return;
+    }
+  builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-model-picker-section.ui");
+  heading = GTK_WIDGET (gtk_builder_get_object (builder, "heading"));
+  gtk_label_set_text (GTK_LABEL (heading), natter_openai_provider_get_display_name (other->provider));
+  gtk_list_box_row_set_header (row, heading);
+}
+
+/* Asks each other provider not listed yet, nor being listed. */
+static void
+list_others (NatterModelPicker *self)
+{
+  for (guint i = 0; i < self->others->len; i++)
+    {
+      Other *other = g_ptr_array_index (self->others, i);
+
+      if (!g_hash_table_contains (self->listings, other->key) && !g_hash_table_contains (self->fetching, other->key))
+        fetch_listing (self, other->provider, other->key);
+    }
+  rebuild_others (self);
+}
+
+static void
+update_current_heading (NatterModelPicker *self)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->current_heading), self->others->len > 0 && self->provider != NULL);
+  gtk_label_set_text (self->current_heading, self->display_name != NULL ? self->display_name : "");
 }
 
 static void
@@ -270,6 +435,50 @@ row_activated_cb (NatterModelPicker *self,
 {
   natter_model_picker_choose (self, g_object_get_data (G_OBJECT (row), "model"));
   gtk_popover_popdown (self->popover);
+}
+
+static void
+other_row_activated_cb (NatterModelPicker *self,
+                        GtkListBoxRow     *row)
+{
+  const char *model = g_object_get_data (G_OBJECT (row), "model");
+
+  if (model == NULL)
+    return;
+  gtk_popover_popdown (self->popover);
+  natter_model_picker_choose_from (self, g_object_get_data (G_OBJECT (row), "provider"), model);
+}
+
+/* The arrow keys go on from one provider's list to the next. */
+static GtkWidget *
+first_row (GtkListBox *box,
+           gboolean    last)
+{
+  GtkWidget *row = last ? gtk_widget_get_last_child (GTK_WIDGET (box)) : gtk_widget_get_first_child (GTK_WIDGET (box));
+
+  while (row != NULL && (!GTK_IS_LIST_BOX_ROW (row) || !gtk_list_box_row_get_activatable (GTK_LIST_BOX_ROW (row))))
+    row = last ? gtk_widget_get_prev_sibling (row) : gtk_widget_get_next_sibling (row);
+  return row;
+}
+
+static gboolean
+list_keynav_failed_cb (NatterModelPicker *self,
+                       GtkDirectionType   direction)
+{
+  GtkWidget *next = direction == GTK_DIR_DOWN && gtk_widget_get_visible (GTK_WIDGET (self->others_box))
+                    ? first_row (self->others_box, FALSE) : NULL;
+
+  return next != NULL && gtk_widget_grab_focus (next);
+}
+
+static gboolean
+others_keynav_failed_cb (NatterModelPicker *self,
+                         GtkDirectionType   direction)
+{
+  GtkWidget *next = direction == GTK_DIR_UP && g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "models") == 0
+                    ? first_row (self->list_box, TRUE) : NULL;
+
+  return next != NULL && gtk_widget_grab_focus (next);
 }
 
 static void
@@ -294,6 +503,7 @@ fallback_clicked_cb (NatterModelPicker *self)
 static void
 popover_show_cb (NatterModelPicker *self)
 {
+  list_others (self);
   for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (self->list_box));
        row != NULL;
        row = gtk_widget_get_next_sibling (row))
@@ -365,6 +575,8 @@ natter_model_picker_finalize (GObject *object)
   g_clear_object (&self->models);
   g_clear_pointer (&self->listings, g_hash_table_unref);
   g_clear_pointer (&self->fetching, g_hash_table_unref);
+  g_clear_pointer (&self->failures, g_hash_table_unref);
+  g_clear_pointer (&self->others, g_ptr_array_unref);
   g_clear_pointer (&self->provider_key, g_free);
   g_clear_pointer (&self->display_name, g_free);
   g_clear_pointer (&self->model, g_free);
@@ -396,6 +608,8 @@ natter_model_picker_class_init (NatterModelPickerClass *klass)
   /**
    * NatterModelPicker::model-chosen:
    * @self: the picker
+   * @provider_id: the id of the provider whose list @model is in: the
+   *   current one's, or another's (natter_model_picker_set_others())
    * @model: the model the user chose
    *
    * The user picked @model in the list (not emitted by
@@ -406,7 +620,7 @@ natter_model_picker_class_init (NatterModelPickerClass *klass)
                   G_TYPE_FROM_CLASS (klass),
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING);
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 
   /**
    * NatterModelPicker::fallback-activated:
@@ -433,11 +647,16 @@ natter_model_picker_class_init (NatterModelPickerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, error_description);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, refresh_button);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, fallback_button);
-  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, squeezer);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, name_label);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, name_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, squeezer);
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, icon_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, current_heading);
+  gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, others_box);
   gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, other_row_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, list_keynav_failed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, others_keynav_failed_cb);
   gtk_widget_class_bind_template_callback (widget_class, refresh_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, popdown_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, fallback_clicked_cb);
@@ -455,6 +674,9 @@ natter_model_picker_init (NatterModelPicker *self)
   self->models = gtk_string_list_new (NULL);
   self->listings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_strfreev);
   self->fetching = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->failures = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->others = g_ptr_array_new_with_free_func ((GDestroyNotify) other_free);
+  gtk_list_box_set_header_func (self->others_box, others_header_func, NULL, NULL);
   update_button (self);
   show_unreachable (self, _("No model provider is configured."));
 }
@@ -501,6 +723,7 @@ natter_model_picker_set_provider (NatterModelPicker    *self,
   if (provider == NULL)
     {
       forget_provider (self);
+      update_current_heading (self);
       gtk_widget_set_sensitive (self->refresh_button, FALSE);
       show_unreachable (self, _("No model provider is configured."));
       return;
@@ -513,6 +736,7 @@ natter_model_picker_set_provider (NatterModelPicker    *self,
   g_free (self->provider_key);
   self->provider_key = g_steal_pointer (&key);
 
+  update_current_heading (self);
   listed = g_hash_table_lookup (self->listings, self->provider_key);
   if (g_hash_table_contains (self->fetching, self->provider_key))
     {
@@ -554,6 +778,7 @@ natter_model_picker_set_unavailable (NatterModelPicker *self,
 
   forget_provider (self);
   g_clear_pointer (&self->display_name, g_free);
+  update_current_heading (self);
   gtk_widget_set_sensitive (self->refresh_button, FALSE);
   gtk_widget_set_visible (self->fallback_button, fallback_label != NULL);
   if (fallback_label != NULL)
@@ -568,7 +793,8 @@ natter_model_picker_set_unavailable (NatterModelPicker *self,
  *
  * Lists the current provider's models again, whether or not a list is
  * kept (a listing of it in flight is cancelled); what the Refresh button
- * does. Without a provider it does nothing.
+ * does; with the popover open, the other providers' lists shown in it
+ * are asked for again too. Without a provider it does nothing.
  */
 void
 natter_model_picker_refresh (NatterModelPicker *self)
@@ -579,6 +805,11 @@ natter_model_picker_refresh (NatterModelPicker *self)
     return;
   g_hash_table_remove (self->listings, self->provider_key);
   fetch (self);
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->popover)))
+    return;
+  for (guint i = 0; i < self->others->len; i++)
+    g_hash_table_remove (self->listings, ((Other *) g_ptr_array_index (self->others, i))->key);
+  list_others (self);
 }
 
 /**
@@ -609,6 +840,10 @@ natter_model_picker_models_changed (NatterModelPicker *self,
       g_hash_table_iter_remove (&iter);
   if (self->provider != NULL && g_str_equal (natter_openai_provider_get_id (self->provider), provider_id))
     fetch (self);
+  if (gtk_widget_get_visible (GTK_WIDGET (self->popover)))
+    list_others (self);
+  else
+    rebuild_others (self);
 }
 
 /**
@@ -665,14 +900,77 @@ natter_model_picker_set_model (NatterModelPicker *self,
  * natter_model_picker_get_compact:
  * @self: the picker
  *
- * Returns: whether the button shows an icon instead of the model's name,
- *   as it does where the name has no room (a narrow window)
+ * Returns: whether the button shows an icon instead of "Choose Model",
+ *   as it does without a model to name where there is no room for the
+ *   words; a model's name is never given up for the icon
  */
 gboolean
 natter_model_picker_get_compact (NatterModelPicker *self)
 {
   g_return_val_if_fail (NATTER_IS_MODEL_PICKER (self), FALSE);
   return adw_squeezer_get_visible_child (self->squeezer) == self->icon_box;
+}
+
+/**
+ * natter_model_picker_set_others:
+ * @self: the picker
+ * @providers: (element-type NatterOpenaiProvider) (nullable): the
+ *   configured providers other than the current one, in the order to
+ *   list them; %NULL or empty for none
+ *
+ * Lists, below the current provider's models and each under its name,
+ * the models of @providers, so that a model of another provider can be
+ * picked (#NatterModelPicker::model-chosen names the provider). They
+ * are asked for their models when the popover opens, once, and kept
+ * like the current provider's list.
+ */
+void
+natter_model_picker_set_others (NatterModelPicker *self,
+                                GPtrArray         *providers)
+{
+  g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+
+  /* The rows point at the providers they list. */
+  clear_others_box (self);
+  g_ptr_array_set_size (self->others, 0);
+  for (guint i = 0; providers != NULL && i < providers->len; i++)
+    {
+      Other *other = g_new0 (Other, 1);
+
+      other->provider = g_object_ref (g_ptr_array_index (providers, i));
+      other->key = provider_key (other->provider);
+      g_ptr_array_add (self->others, other);
+    }
+  update_current_heading (self);
+  if (gtk_widget_get_visible (GTK_WIDGET (self->popover)))
+    list_others (self);
+  else
+    rebuild_others (self);
+}
+
+/**
+ * natter_model_picker_get_other_models:
+ * @self: the picker
+ * @provider_id: one of the other providers (natter_model_picker_set_others())
+ *
+ * Returns: (transfer full) (nullable): the models listed under
+ *   @provider_id, %NULL while it has not been listed (or failed)
+ */
+GStrv
+natter_model_picker_get_other_models (NatterModelPicker *self,
+                                      const char        *provider_id)
+{
+  g_return_val_if_fail (NATTER_IS_MODEL_PICKER (self), NULL);
+  g_return_val_if_fail (provider_id != NULL, NULL);
+
+  for (guint i = 0; i < self->others->len; i++)
+    {
+      Other *other = g_ptr_array_index (self->others, i);
+
+      if (g_str_equal (natter_openai_provider_get_id (other->provider), provider_id))
+        return g_strdupv (g_hash_table_lookup (self->listings, other->key));
+    }
+  return NULL;
 }
 
 /**
@@ -741,8 +1039,9 @@ natter_model_picker_popdown (NatterModelPicker *self)
  * @self: the picker
  * @model: a model name
  *
- * What activating a row does: makes @model current and emits
- * #NatterModelPicker::model-chosen.
+ * What activating a row of the current provider's list does: makes
+ * @model current and emits #NatterModelPicker::model-chosen. Without a
+ * current provider (the unknown state) it does nothing.
  */
 void
 natter_model_picker_choose (NatterModelPicker *self,
@@ -751,6 +1050,36 @@ natter_model_picker_choose (NatterModelPicker *self,
   g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
   g_return_if_fail (model != NULL);
 
+  if (self->provider == NULL)
+    return;
   natter_model_picker_set_model (self, model);
-  g_signal_emit (self, signals[MODEL_CHOSEN], 0, model);
+  g_signal_emit (self, signals[MODEL_CHOSEN], 0, natter_openai_provider_get_id (self->provider), model);
+}
+
+/**
+ * natter_model_picker_choose_from:
+ * @self: the picker
+ * @provider_id: the provider whose list @model is in
+ * @model: a model name
+ *
+ * What activating a row of another provider's list does: emits
+ * #NatterModelPicker::model-chosen for @provider_id's @model. The
+ * picker shows it once its owner points it at that provider
+ * (natter_model_picker_set_provider()).
+ */
+void
+natter_model_picker_choose_from (NatterModelPicker *self,
+                                 const char        *provider_id,
+                                 const char        *model)
+{
+  g_return_if_fail (NATTER_IS_MODEL_PICKER (self));
+  g_return_if_fail (provider_id != NULL);
+  g_return_if_fail (model != NULL);
+
+  if (self->provider != NULL && g_str_equal (natter_openai_provider_get_id (self->provider), provider_id))
+    {
+      natter_model_picker_choose (self, model);
+      return;
+    }
+  g_signal_emit (self, signals[MODEL_CHOSEN], 0, provider_id, model);
 }

@@ -31,11 +31,18 @@ const char *natter_model_picker_get_model       (NatterModelPicker    *self);
 void        natter_model_picker_set_model       (NatterModelPicker    *self,
                                                  const char           *model);
 gboolean    natter_model_picker_get_compact     (NatterModelPicker    *self);
+void        natter_model_picker_set_others      (NatterModelPicker    *self,
+                                                 GPtrArray            *providers);
+GStrv       natter_model_picker_get_other_models (NatterModelPicker   *self,
+                                                 const char           *provider_id);
 GListModel *natter_model_picker_get_models      (NatterModelPicker    *self);
 const char *natter_model_picker_get_state       (NatterModelPicker    *self);
 void        natter_model_picker_popup           (NatterModelPicker    *self);
 void        natter_model_picker_popdown         (NatterModelPicker    *self);
 void        natter_model_picker_choose          (NatterModelPicker    *self,
+                                                 const char           *model);
+void        natter_model_picker_choose_from     (NatterModelPicker    *self,
+                                                 const char           *provider_id,
                                                  const char           *model);
 
 G_END_DECLS

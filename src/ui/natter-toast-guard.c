@@ -267,6 +267,39 @@ natter_toast_guard_dismiss (AdwToastOverlay *overlay,
 }
 
 /**
+ * natter_toast_guard_is_settled:
+ * @overlay: an overlay natter_toast_guard_attach() was called on
+ *
+ * Whether every toast of @overlay has finished appearing (the latest
+ * appeared at least 600 ms ago, by the frame clock) and none waits to be
+ * added or dismissed. Only then is a click on a toast's own button safe
+ * under libadwaita 1.2: the button dismisses the toast itself, past this
+ * guard. A person cannot click a toast that is still sliding in; a test
+ * that clicks one waits for this first.
+ *
+ * Returns: %TRUE when no toast of @overlay is still appearing
+ */
+gboolean
+natter_toast_guard_is_settled (AdwToastOverlay *overlay)
+{
+  Guard *guard;
+  GdkFrameClock *clock;
+
+  g_return_val_if_fail (ADW_IS_TOAST_OVERLAY (overlay), FALSE);
+
+  guard = guard_for (overlay);
+  g_return_val_if_fail (guard != NULL, FALSE);
+
+  if (!g_queue_is_empty (&guard->pending))
+    return FALSE;
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (overlay));
+  /* Outside a frame the clock's time follows the monotonic clock, so this
+   * turns true without another frame being drawn. */
+  return clock == NULL || guard->last_shown_us == G_MININT64 ||
+         gdk_frame_clock_get_frame_time (clock) - guard->last_shown_us >= GUARD_US;
+}
+
+/**
  * natter_toast_guard_add:
  * @overlay: the overlay, which natter_toast_guard_attach() was called on
  * @toast: (transfer full): a toast of %ADW_TOAST_PRIORITY_HIGH

@@ -274,6 +274,7 @@ list_provider (NatterWindow *self,
   self->choice.listed_provider = g_strdup (provider_id);
   if (self->choice.registry == NULL || provider_id == NULL)
     {
+      natter_model_picker_set_others (self->choice.model_picker, NULL);
       natter_model_picker_set_provider (self->choice.model_picker, NULL, NULL);
       return;
     }
@@ -283,10 +284,25 @@ list_provider (NatterWindow *self,
     provider = natter_provider_registry_get_provider (self->choice.registry, provider_id, &error);
   if (provider != NULL)
     {
+      g_autoptr(GPtrArray) others = g_ptr_array_new_with_free_func (g_object_unref);
+
       natter_model_picker_set_provider (self->choice.model_picker, provider,
                                         natter_openai_provider_get_display_name (provider));
+      /* The other providers' models are a pick away, each under its
+       * provider's name. */
+      for (guint i = 0; configured[i] != NULL; i++)
+        {
+          NatterOpenaiProvider *other = NULL;
+
+          if (g_str_equal (configured[i], provider_id) ||
+              (other = natter_provider_registry_get_provider (self->choice.registry, configured[i], NULL)) == NULL)
+            continue;
+          g_ptr_array_add (others, other);
+        }
+      natter_model_picker_set_others (self->choice.model_picker, others);
       return;
     }
+  natter_model_picker_set_others (self->choice.model_picker, NULL);
 
   fallback = fallback_label (self, provider_id);
   if (natter_provider_id_is_endpoint (provider_id))
@@ -407,10 +423,11 @@ _natter_window_update_model_picker (NatterWindow *self)
 
 static void
 model_chosen_cb (NatterWindow *self,
+                 const char   *provider,
                  const char   *model)
 {
-  const char *provider = natter_model_picker_get_provider_id (self->choice.model_picker);
   JsonObject *choice;
+  gboolean other = g_strcmp0 (provider, natter_model_picker_get_provider_id (self->choice.model_picker)) != 0;
 
   /* A model goes with the provider whose list it came from. */
   if (_natter_window_choice_key (self) == NULL || provider == NULL)
@@ -419,6 +436,9 @@ model_chosen_cb (NatterWindow *self,
   json_object_set_string_member (choice, "provider", provider);
   json_object_set_string_member (choice, "model", model);
   g_hash_table_replace (self->choice.chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
+  /* Another provider's model: the picker follows it to that provider. */
+  if (other)
+    _natter_window_update_model_picker (self);
 }
 
 static void

@@ -134,6 +134,71 @@ explain_error (NatterWindow *self,
   return NULL;
 }
 
+/* The error bar's one way on. */
+static void
+set_action (NatterWindow *self,
+            ErrorAction   action)
+{
+  switch (action)
+    {
+    case ERROR_ACTION_PREFERENCES:
+      gtk_button_set_label (self->errors.action_button, _("_Preferences"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), "app.preferences");
+      break;
+    case ERROR_ACTION_RETRY:
+      gtk_button_set_label (self->errors.action_button, _("_Retry"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), "win.retry-send");
+      break;
+    case ERROR_ACTION_RECOVER:
+      gtk_button_set_label (self->errors.action_button, _("_Copy Readable Part"));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), "win.recover-from-error");
+      break;
+    case ERROR_ACTION_NONE:
+    default:
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), NULL);
+      break;
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->errors.action_button), action != ERROR_ACTION_NONE);
+}
+
+typedef struct
+{
+  GWeakRef  window;
+  char     *session_id;
+} CorruptCheck;
+
+static void
+corrupt_check_free (CorruptCheck *check)
+{
+  g_weak_ref_clear (&check->window);
+  g_free (check->session_id);
+  g_free (check);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CorruptCheck, corrupt_check_free)
+
+/* A send refused because the conversation's file is damaged (another
+ * program wrote it while it was open) gets the damaged page's way on,
+ * Copy Readable Part, once the file is known to have a readable part:
+ * a file with none (a folder in its place) has nothing to copy. */
+static void
+corrupt_inspected_cb (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(CorruptCheck) check = user_data;
+  g_autoptr(NatterWindow) self = g_weak_ref_get (&check->window);
+  NatterSessionDamage *damage = natter_sessions_inspect_damage_finish (NATTER_SESSIONS (source), result, NULL);
+  gboolean can_copy = damage != NULL && damage->can_copy;
+
+  g_clear_pointer (&damage, natter_session_damage_free);
+  if (self == NULL || !can_copy || !gtk_revealer_get_reveal_child (self->errors.revealer) ||
+      g_strcmp0 (self->errors.session_id, check->session_id) != 0 ||
+      gtk_widget_get_visible (GTK_WIDGET (self->errors.action_button)))
+    return;
+  set_action (self, ERROR_ACTION_RECOVER);
+}
+
 void
 _natter_window_hide_error (NatterWindow *self)
 {
@@ -183,27 +248,17 @@ _natter_window_show_error (NatterWindow               *self,
   /* Plain text, never markup: the reason may quote a title or a server. */
   gtk_label_set_text (self->errors.heading, heading);
   gtk_label_set_text (self->errors.detail, detail);
-  switch (action)
-    {
-    case ERROR_ACTION_PREFERENCES:
-      gtk_button_set_label (self->errors.action_button, _("_Preferences"));
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), "app.preferences");
-      break;
-    case ERROR_ACTION_RETRY:
-      gtk_button_set_label (self->errors.action_button, _("_Retry"));
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), "win.retry-send");
-      break;
-    case ERROR_ACTION_RECOVER:
-      gtk_button_set_label (self->errors.action_button, _("_Copy Readable Part"));
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), "win.recover-from-error");
-      break;
-    case ERROR_ACTION_NONE:
-    default:
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->errors.action_button), NULL);
-      break;
-    }
-  gtk_widget_set_visible (GTK_WIDGET (self->errors.action_button), action != ERROR_ACTION_NONE);
+  set_action (self, action);
   gtk_revealer_set_reveal_child (self->errors.revealer, TRUE);
+  if (action == ERROR_ACTION_NONE && session_id != NULL && self->sessions != NULL &&
+      g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT))
+    {
+      CorruptCheck *check = g_new0 (CorruptCheck, 1);
+
+      g_weak_ref_init (&check->window, self);
+      check->session_id = g_strdup (session_id);
+      natter_sessions_inspect_damage_async (self->sessions, session_id, self->cancellable, corrupt_inspected_cb, check);
+    }
 }
 
 /**

@@ -237,6 +237,18 @@ _natter_window_ensure_timeline (NatterWindow *self,
   return timeline;
 }
 
+static void
+reread_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!natter_sessions_refresh_finish (NATTER_SESSIONS (source), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_debug ("Could not read the conversation again: %s", error->message);
+}
+
 /**
  * natter_window_open_session:
  * @self: the window
@@ -249,7 +261,9 @@ _natter_window_ensure_timeline (NatterWindow *self,
  * (a Shell search result that launched the app), the session is opened as soon
  * as the index is loaded, in place of the last open one. It opens at
  * once, before its turns are read, and drops the wait of a conversation
- * natter_window_open_session_when_read() was about to show.
+ * natter_window_open_session_when_read() was about to show. Its file is
+ * read again as it opens, so that what another program did to it (a
+ * damage included) shows.
  *
  * Returns: %FALSE if @session_id is not in the (loaded) index
  */
@@ -287,6 +301,12 @@ natter_window_open_session (NatterWindow *self,
   _natter_window_apply_session_agent (self);
   natter_settings_set_last_session (self->settings, session_id);
 
+  /* Opened, it is read again, off the main thread: another program may
+   * have changed or damaged its file since, which what the window keeps
+   * would not show (docs/sessions.md §8.5). What changed comes through
+   * its entry, like any other change. */
+  natter_sessions_refresh_async (self->sessions, (const char * const[]) { session_id, NULL }, NULL,
+                                 self->cancellable, reread_cb, NULL);
   if (natter_session_index_entry_get_error (entry) == NULL)
     {
       timeline = _natter_window_ensure_timeline (self, session_id);

@@ -337,8 +337,8 @@ narrow_decoration_layout (const char *layout)
 }
 
 /* Folded, the window may be as narrow as a phone: fewer buttons beside
- * the title, as GNOME's adaptive apps have (the model picker gives way to
- * an icon by itself). Unfolded, the desktop's buttons again. */
+ * the title, as GNOME's adaptive apps have. Unfolded, the desktop's
+ * buttons again. */
 static void
 update_narrow_header (NatterWindow *self)
 {

@@ -508,9 +508,10 @@ def keyboard_scenario(run):
     app.wait_text("\u201c%s\u201d deleted" % KEYBOARD_TITLE)
     wait_until(lambda: not any(KEYBOARD_TITLE in labels for labels in app.sidebar_titles()),
                10, "the deleted chat gone from the sidebar")
-    shot(4, "-keyboard-deleted")
 
-    # Ctrl+Z while the toast shows: back, and the focus on its row.
+    # Ctrl+Z while the toast shows: back, and the focus on its row. The
+    # toast lives five seconds; a screenshot of it taken first outlasted
+    # them on a machine at load 17, so the deleted state is not pictured.
     key("z", "Control")
     wait_until(lambda: any(KEYBOARD_TITLE in labels for labels in app.sidebar_titles()),
                10, "the chat back in the sidebar after Ctrl+Z")

@@ -12,6 +12,7 @@
 #include "natter-attachment-intake.h"
 #include "natter-search-index.h"
 #include "natter-session-row.h"
+#include "natter-toast-guard.h"
 #include "natter-window-private.h"
 
 static gboolean
@@ -603,6 +604,29 @@ ui_no_toasts (gpointer window)
   for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL; child = gtk_widget_get_next_sibling (child))
     n++;
   return n == 1;
+}
+
+static gboolean
+toasts_settled (gpointer window)
+{
+  return natter_toast_guard_is_settled (ADW_TOAST_OVERLAY (natter_window_get_toast_overlay (window)));
+}
+
+/* Clicks the button labelled @label of the toast on @window, once every
+ * toast there has finished appearing, as a person's click comes: the
+ * button dismisses its toast past the window's toast guard, and
+ * libadwaita 1.2 frees a toast twice when that happens while it is still
+ * sliding in. */
+void
+ui_click_toast_button (gpointer    window,
+                       const char *label)
+{
+  GtkWidget *button;
+
+  ui_wait_until (toasts_settled, window);
+  button = ui_find_button (natter_window_get_toast_overlay (window), label);
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
 }
 
 /* Whether a mapped label under @root says exactly @text. */

@@ -139,6 +139,8 @@ gboolean           ui_toplevel_gone       (gpointer            type);
 gboolean           ui_menu_has_action     (GMenuModel         *model,
                                            const char         *action);
 gboolean           ui_no_toasts           (gpointer            window);
+void               ui_click_toast_button  (gpointer            window,
+                                           const char         *label);
 gboolean           ui_timeline_loaded     (gpointer            data);
 NatterWindow      *ui_window_new          (NatterApplication  *app,
                                            UiWorld            *u);

@@ -318,7 +318,7 @@ test_pins_and_folders (void)
   beta_after = natter_test_read_file (g_file_peek_path (beta_file), NULL);
   g_assert_cmpstr (beta_before, ==, beta_after);
   /* Undo, as a person clicks it: the toast goes with it. */
-  g_signal_emit_by_name (ui_find_button (natter_window_get_toast_overlay (window), "_Undo"), "clicked");
+  ui_click_toast_button (window, "_Undo");
   ui_wait_until (toast_gone, window);
   wait_list (window, "[Pinned] Alpha [Work] Gamma Beta");
 
@@ -385,7 +385,7 @@ test_delete_pinned_member_undo (void)
   ui_wait_until (projects_toast_shown, window);
   wait_list (window, "[Pinned] Alpha [Recent] Beta");
   /* Undo, as a person clicks it. */
-  g_signal_emit_by_name (ui_find_button (natter_window_get_toast_overlay (window), "_Undo"), "clicked");
+  ui_click_toast_button (window, "_Undo");
   wait_list (window, "[Pinned] Alpha [Projects] Beta");
   g_assert_nonnull (natter_folders_lookup (folders, projects_id));
   g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, alpha), ==, projects_id);

@@ -708,6 +708,65 @@ test_markdown_copy_button (void)
   g_assert_finalize_object (view);
 }
 
+/* A code block follows the same rule as the text around it: a model's
+ * control characters show as their control pictures (a C1 one as its
+ * escape), tabs and newlines stay; Copy gives the code exactly as the
+ * model wrote it, control characters and all. A capped block folded
+ * back keeps its first lines whole. */
+static void
+test_markdown_code_control_pictures (void)
+{
+  g_autoptr(GString) markdown = g_string_new ("```sh\nprintf '\x1b[31mred\x07'\n\tdone \xc2\x9b x\n");
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = new_view ();
+  GtkWidget *block;
+  GtkTextBuffer *buffer;
+  GtkTextIter start, end;
+  GtkExpander *expander;
+  g_autofree char *shown = NULL;
+  g_autofree char *folded = NULL;
+  g_autofree char *copied = NULL;
+  g_autofree char *code = NULL;
+
+  for (int i = 0; i < 60; i++)
+    g_string_append_printf (markdown, "line %d\x07\n", i);
+  g_string_append (markdown, "```\n");
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view), markdown->str);
+  wait_ready (view);
+  block = single_code_block (view);
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (find_in_code_block (block, GTK_SOURCE_TYPE_VIEW)));
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  shown = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  g_assert_true (g_str_has_prefix (shown, "printf '\xe2\x90\x9b[31mred\xe2\x90\x87'\n\tdone \\u009B x\nline 0\xe2\x90\x87\n"));
+  g_assert_null (strchr (shown, '\x1b'));
+  g_assert_null (strchr (shown, '\x07'));
+  /* For a person to look at, in both styles. */
+  ui_save_window (window, "code-control-pictures-light.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  ui_save_window (window, "code-control-pictures-dark.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+
+  /* Unfolded and folded again: the same first lines, nothing cut. */
+  expander = GTK_EXPANDER (find_in_code_block (block, GTK_TYPE_EXPANDER));
+  gtk_expander_set_expanded (expander, TRUE);
+  gtk_expander_set_expanded (expander, FALSE);
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  folded = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  g_assert_cmpstr (folded, ==, shown);
+
+  code = natter_code_block_dup_code (NATTER_CODE_BLOCK (block));
+  g_assert_true (g_str_has_prefix (code, "printf '\x1b[31mred\x07'\n\tdone \xc2\x9b x\n"));
+  g_signal_emit_by_name (find_in_code_block (block, GTK_TYPE_BUTTON), "clicked");
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (view), NULL, read_text_cb, &copied);
+  wait_until (string_is_set, &copied);
+  g_assert_cmpstr (copied, ==, code);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_finalize_object (view);
+}
+
 static void
 test_markdown_dark_style (void)
 {
@@ -892,6 +951,7 @@ main (int   argc,
   g_test_add_func ("/markdown/invalid-utf8", test_markdown_invalid_utf8);
   g_test_add_func ("/markdown/split-utf8", test_markdown_split_utf8);
   g_test_add_func ("/markdown/control-pictures", test_markdown_control_pictures);
+  g_test_add_func ("/markdown/code-control-pictures", test_markdown_code_control_pictures);
   g_test_add_func ("/markdown/streaming-matches-whole", test_markdown_streaming_matches_whole);
   g_test_add_func ("/markdown/copy-button", test_markdown_copy_button);
   g_test_add_func ("/markdown/dark-style", test_markdown_dark_style);

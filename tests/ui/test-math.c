@@ -114,6 +114,22 @@ ink_red (GdkTexture *texture)
   return red;
 }
 
+/* How much ink @texture has: the sum of its alpha, in whole pixels. The
+ * same formula at the same size has the same ink in either style, but
+ * for its colour's own alpha (Adwaita's light text is 80 % black). */
+static double
+ink_coverage (GdkTexture *texture)
+{
+  int width = gdk_texture_get_width (texture), height = gdk_texture_get_height (texture);
+  g_autofree guchar *data = g_malloc (width * height * 4);
+  double sum = 0;
+
+  gdk_texture_download (texture, data, width * 4);
+  for (int i = 0; i < width * height; i++)
+    sum += data[i * 4 + 3] / 255.0;
+  return sum;
+}
+
 static void
 test_without_renderer (Fixture       *f,
                        gconstpointer  data)
@@ -171,6 +187,7 @@ test_typeset (Fixture       *f,
   NatterFormula *sum, *matrix, *bad;
   g_autofree char *copied = NULL;
   g_autofree char *selection = NULL;
+  double light_ink, dark_ink;
   Change change;
 
   if (!natter_math_renderer_is_available (natter_math_renderer_get_default ()))
@@ -210,12 +227,18 @@ test_typeset (Fixture       *f,
   selection = read_clipboard (GTK_WIDGET (inline_label (f)));
   g_assert_cmpstr (selection, ==, "The mean is $\\frac{a}{b}$ ");
 
-  /* The dark style typesets them again in light ink. */
+  /* The dark style typesets them again in light ink, of the same weight:
+   * glyphs no heavier than in light style. */
+  light_ink = ink_coverage (natter_formula_get_texture (sum)) / 0.8;
   change.formula = sum;
   change.before = natter_formula_get_texture (sum);
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
   ui_wait_until (texture_changed, &change);
   g_assert_cmpuint (ink_red (natter_formula_get_texture (sum)), >, 200);
+  dark_ink = ink_coverage (natter_formula_get_texture (sum));
+  g_test_message ("ink: %.1f px light (at full alpha), %.1f px dark", light_ink, dark_ink);
+  g_assert_cmpfloat (dark_ink, <=, light_ink * 1.05);
+  g_assert_cmpfloat (dark_ink, >=, light_ink * 0.95);
   ui_wait_until (typeset, f);
   if (ui_can_save_screen ())
     g_assert_true (ui_save_screen ("math-dark.png"));

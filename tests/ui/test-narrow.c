@@ -352,17 +352,50 @@ typedef struct
 {
   NatterWindow *window;
   const char   *model;
+  int           width;      /* the window's, once it is there */
+  int           min_chars;  /* of the name, at least, on screen */
 } PickerWait;
+
+/* The label of the picker's button, not its popover's. */
+static GtkLabel *
+picker_name_label (NatterModelPicker *picker)
+{
+  GtkWidget *button = gtk_widget_get_first_child (GTK_WIDGET (picker));
+
+  for (GtkWidget *w = gtk_widget_get_first_child (button); w != NULL;
+       w = gtk_widget_get_first_child (w) != NULL ? gtk_widget_get_first_child (w) : gtk_widget_get_next_sibling (w))
+    if (GTK_IS_LABEL (w))
+      return GTK_LABEL (w);
+  return NULL;
+}
+
+/* How wide @label would draw the first @n_chars characters of @text. */
+static int
+text_width (GtkLabel   *label,
+            const char *text,
+            int         n_chars)
+{
+  g_autofree char *start = g_utf8_substring (text, 0, n_chars);
+  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (label), start);
+  int width = 0;
+
+  pango_layout_get_pixel_size (layout, &width, NULL);
+  return width;
+}
 
 static gboolean
 picker_named (gpointer data)
 {
   PickerWait *w = data;
   NatterModelPicker *picker = natter_window_get_model_picker (w->window);
+  GtkLabel *label = picker_name_label (picker);
 
   ui_settle ();
   return g_strcmp0 (natter_model_picker_get_model (picker), w->model) == 0 &&
-         gtk_widget_get_mapped (GTK_WIDGET (picker)) && !natter_model_picker_get_compact (picker);
+         gtk_widget_get_width (GTK_WIDGET (w->window)) <= w->width &&
+         label != NULL && gtk_widget_get_mapped (GTK_WIDGET (label)) &&
+         g_strcmp0 (gtk_label_get_text (label), w->model) == 0 &&
+         gtk_widget_get_width (GTK_WIDGET (label)) >= text_width (label, w->model, w->min_chars);
 }
 
 static char *
@@ -371,22 +404,31 @@ describe_picker (gpointer data)
   PickerWait *w = data;
   NatterModelPicker *picker = natter_window_get_model_picker (w->window);
   AdwWindowTitle *title = ADW_WINDOW_TITLE (ui_find_first (w->window, ADW_TYPE_WINDOW_TITLE));
-
+  GtkLabel *label = picker_name_label (picker);
   int nat = 0, min = 0, hnat = 0;
+
+  g_autoptr(GString) wide = g_string_new (NULL);
+  int window_min = 0;
 
   gtk_widget_measure (GTK_WIDGET (picker), GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
   gtk_widget_measure (GTK_WIDGET (title), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &hnat, NULL, NULL);
-  return g_strdup_printf ("the picker (min %d, natural %d, given %d; title natural %d given %d; window %d) shows %s (%s), the subtitle “%s”",
-                          min, nat, gtk_widget_get_width (GTK_WIDGET (picker)), hnat, gtk_widget_get_width (GTK_WIDGET (title)),
+  gtk_widget_measure (GTK_WIDGET (w->window), GTK_ORIENTATION_HORIZONTAL, -1, &window_min, NULL, NULL, NULL);
+  if (window_min > w->width)
+    collect_wide (GTK_WIDGET (w->window), w->width - 60, wide);
+  return g_strdup_printf ("(%s, label %s; window min %d: %s) the picker (min %d, natural %d, given %d; title natural %d given %d; window %d) shows %s "
+                          "in %d px (%d wanted), the subtitle “%s”",
+                          adw_leaflet_get_folded (ADW_LEAFLET (ui_find_first (w->window, ADW_TYPE_LEAFLET))) ? "folded" : "unfolded",
+                          label != NULL && gtk_widget_get_mapped (GTK_WIDGET (label)) ? "mapped" : "unmapped",
+                          window_min, wide->str, min, nat, gtk_widget_get_width (GTK_WIDGET (picker)), hnat, gtk_widget_get_width (GTK_WIDGET (title)),
                           gtk_widget_get_width (GTK_WIDGET (w->window)),
                           natter_model_picker_get_model (picker),
-                          natter_model_picker_get_compact (picker) ? "an icon" : "the name",
+                          label != NULL ? gtk_widget_get_width (GTK_WIDGET (label)) : 0,
+                          label != NULL ? text_width (label, w->model, w->min_chars) : 0,
                           adw_window_title_get_subtitle (title));
 }
 
 /* A conversation answered by a model: the header names that model in its
- * picker, where a person changes it, not only as a subtitle that leaves
- * the picker an icon. */
+ * picker, where a person changes it, not only as a subtitle. */
 static void
 test_header_names_the_model (void)
 {
@@ -403,11 +445,75 @@ test_header_names_the_model (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
-  wait = (PickerWait) { window, "llama3.2:3b-instruct" };
+  wait = (PickerWait) { window, "llama3.2:3b-instruct", 800, 20 };
   ui_wait_until_full (picker_named, describe_picker, &wait);
   g_assert_cmpstr (adw_window_title_get_subtitle (ADW_WINDOW_TITLE (ui_find_first (window, ADW_TYPE_WINDOW_TITLE))),
                    ==, "");
   ui_save_window (GTK_WIDGET (window), "header-model.png");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static gboolean
+leaflet_folded (gpointer window)
+{
+  ui_settle ();
+  return adw_leaflet_get_folded (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)));
+}
+
+static void
+save_both_styles (NatterWindow *window,
+                  const char   *name)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  g_autofree char *light = g_strdup_printf ("%s-light.png", name);
+  g_autofree char *dark = g_strdup_printf ("%s-dark.png", name);
+
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  if (!ui_save_screen (light))
+    ui_save_window (GTK_WIDGET (window), light);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  if (!ui_save_screen (dark))
+    ui_save_window (GTK_WIDGET (window), dark);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+}
+
+/* A long title does not push the model's name out of the header, wide
+ * or at 360 px: the name keeps room for its first ten characters at
+ * least (a longer one cut in its middle), and the title is the one that
+ * gives way. */
+static void
+test_header_model_beside_long_title (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Planning the long weekend trip to the mountains with the "
+                                                      "whole family, the dog and far too much luggage");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  PickerWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send_with_model (u, session_id, "Hello", "p", "qwen2.5-coder:32b-instruct");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 640);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait = (PickerWait) { window, "qwen2.5-coder:32b-instruct", 1000, 10 };
+  ui_wait_until_full (picker_named, describe_picker, &wait);
+  save_both_styles (window, "header-long-title-wide");
+
+  /* As a person drags the edge: narrow enough to fold, where the header
+   * has fewer window buttons and a smaller least width, then on down to
+   * 360 px. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 500, 640);
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+  ui_wait_until (leaflet_folded, window);
+  gtk_window_set_default_size (GTK_WINDOW (window), WIDTH, 640);
+  wait = (PickerWait) { window, "qwen2.5-coder:32b-instruct", WIDTH, 10 };
+  ui_wait_until_full (picker_named, describe_picker, &wait);
+  save_both_styles (window, "header-long-title-360");
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -422,6 +528,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
   g_test_add_func ("/narrow/full-conversation-at-360", test_full_conversation_at_360);
   g_test_add_func ("/narrow/header-names-the-model", test_header_names_the_model);
+  g_test_add_func ("/narrow/header-model-beside-long-title", test_header_model_beside_long_title);
   g_test_add_func ("/narrow/agent-chooser-name-or-icon", test_agent_chooser_name_or_icon);
   status = g_test_run ();
   g_clear_object (&app);

@@ -144,7 +144,7 @@ picker_label_is (gpointer data)
    * layout made before the name arrived (the placeholder, under load a
    * frame late) is settled once the name is what it shows. */
   return label != NULL && g_strcmp0 (gtk_label_get_text (label), w->text) == 0 &&
-         gtk_widget_get_width (GTK_WIDGET (label)) > 0 && !natter_model_picker_get_compact (w->picker);
+         gtk_widget_get_width (GTK_WIDGET (label)) > 0 && gtk_widget_get_mapped (GTK_WIDGET (label));
 }
 
 static char *
@@ -153,8 +153,8 @@ describe_picker_label (gpointer data)
   PickerLabelWait *w = data;
   GtkLabel *label = picker_button_label (w->picker);
 
-  return g_strdup_printf ("the picker shows %s%s", label != NULL ? gtk_label_get_text (label) : "no label",
-                          natter_model_picker_get_compact (w->picker) ? " (as an icon)" : "");
+  return g_strdup_printf ("the picker shows %s, %d px wide", label != NULL ? gtk_label_get_text (label) : "no label",
+                          label != NULL ? gtk_widget_get_width (GTK_WIDGET (label)) : 0);
 }
 
 /* The README's out-of-the-box settings: one provider, `default-model`
@@ -188,7 +188,6 @@ test_rich_model_picker_first_model (void)
   label = picker_button_label (picker);
   g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (label)));
   g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "alpha");
-  g_assert_false (natter_model_picker_get_compact (picker));
   g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (gtk_widget_get_first_child (GTK_WIDGET (picker))), "alpha"));
   save_screenshots (GTK_WIDGET (window), "model-picker-first-model");
 
@@ -398,6 +397,124 @@ test_rich_model_picker_per_session (void)
   g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
   continued = send_from_window (u, window, first, "Hello again");
   assert_descriptor (continued, "one", "beta");
+  g_assert_cmpuint (one->paths->len, ==, 1);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  natter_test_server_free (one);
+  natter_test_server_free (two);
+}
+
+/* The popover's row of @model under @provider_id, or NULL. */
+static GtkListBoxRow *
+find_model_row (GtkWidget  *popover,
+                const char *provider_id,
+                const char *model)
+{
+  g_autoptr(GPtrArray) rows = find_all_any (popover, GTK_TYPE_LIST_BOX_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GObject *row = g_ptr_array_index (rows, i);
+
+      if (g_strcmp0 (g_object_get_data (row, "model"), model) == 0 &&
+          g_strcmp0 (g_object_get_data (row, "provider"), provider_id) == 0)
+        return GTK_LIST_BOX_ROW (row);
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  GtkWidget  *popover;
+  const char *provider_id;
+  const char *model;
+} RowWait;
+
+static gboolean
+label_mapped (GtkWidget  *root,
+              const char *text)
+{
+  g_autoptr(GPtrArray) labels = find_all_any (root, GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), text) == 0 &&
+        gtk_widget_get_mapped (g_ptr_array_index (labels, i)))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+row_shown (gpointer data)
+{
+  RowWait *w = data;
+  GtkListBoxRow *row = find_model_row (w->popover, w->provider_id, w->model);
+
+  ui_settle ();
+  return row != NULL && gtk_widget_get_mapped (GTK_WIDGET (row));
+}
+
+/* A person with two providers opens a conversation of one: the picker
+ * lists its models first, under its name, and the other's below under
+ * theirs, and a model of the other goes with the other provider. */
+void
+test_rich_model_picker_other_providers (void)
+{
+  static const char * const two_models[] = { "gamma", "delta", "epsilon", NULL };
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "On two");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  g_autoptr(JsonObject) sent = NULL;
+  g_autoptr(GPtrArray) popovers = NULL;
+  g_auto(GStrv) listed = NULL;
+  NatterTestServer *one = NULL;
+  NatterTestServer *two = NULL;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  GtkWidget *popover;
+  GtkListBoxRow *row;
+  RowWait wait;
+
+  one = natter_test_server_new_models (ONE_MODELS);
+  two = natter_test_server_new_models (TWO_MODELS);
+  natter_provider_registry_add_provider (registry, "one", "Server One", one->base_url);
+  natter_provider_registry_add_provider (registry, "two", "Server Two", two->base_url);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = send_with_model (u, session_id, "Hello two", "two", "delta");
+
+  window = ui_window_new (app, u);
+  natter_window_set_model_provider (window, registry, "one", "alpha");
+  picker = natter_window_get_model_picker (window);
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_picker (picker, "models");
+  assert_listed (picker, two_models);
+  /* Nothing asked of the other provider before the list is opened. */
+  g_assert_cmpuint (one->paths->len, ==, 0);
+
+  natter_model_picker_popup (picker);
+  popovers = find_all_any (picker, GTK_TYPE_POPOVER);
+  popover = g_ptr_array_index (popovers, 0);
+  wait = (RowWait) { popover, "one", "beta" };
+  ui_wait_until (row_shown, &wait);
+  g_assert_cmpuint (one->paths->len, ==, 1);
+  listed = natter_model_picker_get_other_models (picker, "one");
+  g_assert_cmpstrv (listed, ((const char * const[]) { "alpha", "beta", NULL }));
+  /* Each list under its provider's name, the conversation's first. */
+  g_assert_true (label_mapped (popover, "Server Two"));
+  g_assert_true (label_mapped (popover, "Server One"));
+  save_screenshots (popover, "model-picker-providers");
+
+  /* A model of the other provider, picked as a person does: the header
+   * follows it there, and the next message goes to it. */
+  row = find_model_row (popover, "one", "beta");
+  g_signal_emit_by_name (gtk_widget_get_parent (GTK_WIDGET (row)), "row-activated", row);
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "one");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
+  wait_picker (picker, "models");
+  sent = send_from_window (u, window, session_id, "Hello one");
+  assert_descriptor (sent, "one", "beta");
+  /* Kept from the popover's listing: not asked again. */
   g_assert_cmpuint (one->paths->len, ==, 1);
 
   ui_destroy_window (window);

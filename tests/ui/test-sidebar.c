@@ -14,6 +14,7 @@
  */
 
 #include "natter-session-row.h"
+#include "natter-test-support.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 
@@ -480,6 +481,102 @@ test_sidebar_damaged_long_title (void)
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
   ui_save_window (GTK_WIDGET (window), "damaged-long-title-dark.png");
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static char *
+describe_window (gpointer data)
+{
+  PageWait *w = data;
+  GtkWidget *bar = natter_window_get_error_bar (w->window);
+  g_autoptr(GPtrArray) labels = ui_find_all (bar, GTK_TYPE_LABEL);
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  for (guint i = 0; i < labels->len; i++)
+    g_string_append_printf (text, " “%s”", gtk_label_get_text (g_ptr_array_index (labels, i)));
+  return g_strdup_printf ("the window shows %s of %s; its error bar is %s:%s", natter_window_get_visible_page (w->window),
+                          natter_window_get_session_id (w->window),
+                          gtk_revealer_get_reveal_child (GTK_REVEALER (bar)) ? "shown" : "hidden",
+                          text->str);
+}
+
+static gboolean
+bar_offers_copy (gpointer data)
+{
+  PageWait *w = data;
+  GtkWidget *copy = ui_find_button (natter_window_get_error_bar (w->window), "_Copy Readable Part");
+
+  ui_settle ();
+  return copy != NULL && gtk_widget_get_mapped (copy);
+}
+
+/* Damaged while open: another program tears the file of the open
+ * conversation. The send it refuses offers the way out the damaged page
+ * offers, and opening the conversation again reads it again and shows
+ * the damage, not the history kept in memory. */
+static void
+test_sidebar_damaged_while_open (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *bad = ui_create_session (u, "Torn notes");
+  g_autofree char *other = ui_create_session (u, "Other");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *path = NULL;
+  GtkWidget *bar;
+  GtkWidget *copy;
+  NatterWindow *window;
+  PageWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, bad, "Notes to keep");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, bad));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+
+  path = g_file_get_path (file);
+  natter_test_append_file (path, "{\"type\":");
+
+  /* The send is refused, with the readable part as the way on. */
+  natter_composer_set_text (natter_window_get_composer (window), "One more");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_until (ui_error_bar_shown, window);
+  bar = natter_window_get_error_bar (window);
+  ui_wait_until_full (bar_offers_copy, describe_window, &(PageWait) { window, NULL });
+  copy = ui_find_button (bar, "_Copy Readable Part");
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (copy)), ==, "win.recover-from-error");
+  /* For a person to look at, in both styles (the screen as X shows it:
+   * a window's own snapshot keeps nodes from before a style change). */
+  if (!ui_save_screen ("damaged-while-open-bar-light.png"))
+    ui_save_window (GTK_WIDGET (window), "damaged-while-open-bar-light.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  if (!ui_save_screen ("damaged-while-open-bar-dark.png"))
+    ui_save_window (GTK_WIDGET (window), "damaged-while-open-bar-dark.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+
+  /* The bar's button copies the readable part, which opens. */
+  g_signal_emit_by_name (copy, "clicked");
+  wait.window = window;
+  wait.text = bad;
+  ui_wait_until_full (moved_on, describe_window, &wait);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index,
+                                                                                       natter_window_get_session_id (window))),
+                   ==, "Torn notes");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), ==, 1);
+
+  /* Opened again, it is read again: the damaged page, with its file. */
+  g_assert_true (natter_window_open_session (window, other));
+  g_assert_true (natter_window_open_session (window, bad));
+  wait.text = name;
+  ui_wait_until_full (description_says, describe_window, &wait);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  ui_save_window (GTK_WIDGET (window), "damaged-while-open-page.png");
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -1040,6 +1137,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/corrupt-session", test_sidebar_corrupt_session);
   g_test_add_func ("/sidebar/damaged-view-and-copy", test_sidebar_damaged_view);
   g_test_add_func ("/sidebar/damaged-long-title", test_sidebar_damaged_long_title);
+  g_test_add_func ("/sidebar/damaged-while-open", test_sidebar_damaged_while_open);
   g_test_add_func ("/sidebar/restores-last-session", test_sidebar_restores_last_session);
   g_test_add_func ("/sidebar/open-before-scan-ends", test_sidebar_open_before_scan_ends);
   g_test_add_func ("/sidebar/relative-time-refreshes", test_sidebar_relative_time_refreshes);

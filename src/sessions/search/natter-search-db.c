@@ -9,6 +9,7 @@
  * the logs, so any doubt about it (damage, another layout) is reported as
  * NATTER_SEARCH_DB_ERROR_CORRUPT and the caller starts over. Only this
  * file talks to SQLite (and, inside a query, the auxiliary function of
+ * natter-search-rank.c and the table's tokenizer in
  * natter-search-excerpt.c); a connection is used by one thread at a
  * time.
  */
@@ -39,8 +40,15 @@
 /* How many words a snippet shows. */
 #define SNIPPET_WORDS 16
 
-/* See STMT_QUERY. */
+/* See STMT_MATCHES. */
 #define RANKED_MATCHES 2000
+
+/* The table's tokenizer, as its `tokenize=` option says it (the schema)
+ * and as natter_search_excerpt_cut() is given it: the two must agree
+ * for the token indexes FTS5 reports to find their words. */
+#define TOKENIZER       "unicode61"
+#define TOKENIZER_ARG_0 "remove_diacritics"
+#define TOKENIZER_ARG_1 "2"
 
 static const char schema_sql[] =
   "CREATE TABLE sessions(session_id TEXT PRIMARY KEY, size INTEGER NOT NULL,"
@@ -53,7 +61,8 @@ static const char schema_sql[] =
    * word they begin (without the one of 2, a two-letter prefix of a
    * common word took 270 ms to rank over bench-search's 200,000 turns,
    * against 11 with it). */
-  "CREATE VIRTUAL TABLE turn_text USING fts5(user, answer, tokenize='unicode61 remove_diacritics 2',"
+  "CREATE VIRTUAL TABLE turn_text USING fts5(user, answer,"
+  " tokenize='" TOKENIZER " " TOKENIZER_ARG_0 " " TOKENIZER_ARG_1 "',"
   " prefix='2 3');"
   /* FTS5 writes each commit as a new segment and merges segments as they
    * pile up, by default 4 of a size at a time: building the index of
@@ -64,9 +73,23 @@ static const char schema_sql[] =
   "INSERT INTO turn_text(turn_text, rank) VALUES('automerge', 16);"
   "PRAGMA user_version = " G_STRINGIFY (SCHEMA_VERSION) ";";
 
+/* FTS5 keeps the words of a transaction in memory and writes them as a
+ * new segment when they pass 'hashsize' bytes (1 MB by default) and at
+ * the commit: a transaction of a build (BATCH conversations,
+ * natter-search-index.c) was written as several segments, each to be
+ * merged again. At 16 MB the build of bench-search's 200,000 turns takes
+ * about a fifth less CPU time (11.0-12.3 s against 14.2-14.4 s, the same
+ * load); the writer holds at most that much more memory. The option is
+ * FTS5's own (fts5_config.c) but not on its documentation page, so a
+ * SQLite without it only builds more slowly. Kept in the file
+ * (turn_text_config), like automerge. */
+static const char hashsize_sql[] =
+  "INSERT INTO turn_text(turn_text, rank) VALUES('hashsize', 16777216);";
+
 typedef enum
 {
   STMT_BEGIN,
+  STMT_BEGIN_READ,
   STMT_COMMIT,
   STMT_LOAD_SESSIONS,
   STMT_LOAD_TURNS,
@@ -79,12 +102,15 @@ typedef enum
   STMT_REMOVE_TEXTS,
   STMT_REMOVE_TURNS,
   STMT_REMOVE_SESSION,
-  STMT_QUERY,
+  STMT_MATCHES,
+  STMT_HIT,
   N_STMTS
 } Stmt;
 
 static const char * const stmt_sql[N_STMTS] = {
   [STMT_BEGIN] = "BEGIN IMMEDIATE",
+  /* One snapshot for a query's statements, and one lock for them all. */
+  [STMT_BEGIN_READ] = "BEGIN",
   [STMT_COMMIT] = "COMMIT",
   [STMT_LOAD_SESSIONS] =
     "SELECT s.session_id, s.size, s.mtime, s.latest_turn_id, t.size, t.mtime FROM sessions s"
@@ -99,33 +125,33 @@ static const char * const stmt_sql[N_STMTS] = {
   [STMT_REMOVE_TEXTS] = "DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE session_id = ?1)",
   [STMT_REMOVE_TURNS] = "DELETE FROM turns WHERE session_id = ?1",
   [STMT_REMOVE_SESSION] = "DELETE FROM sessions WHERE session_id = ?1",
-  /* bm25()'s order through `rank` (natter_rank(), natter-search-rank.c,
-   * the same order at less cost): best first, among the newest RANKED_MATCHES
-   * matching turns. Ranking costs a few microseconds per matching row, so
-   * a word said in most of 200,000 turns would take a second to rank in
-   * full; capping the candidates by rowid (turns are indexed roughly in
-   * the order they were said) keeps every query within milliseconds, and
-   * is exact for any word found fewer times. natter_excerpt()
-   * (natter-search-excerpt.c) gives a marked window around the first
-   * match of the column that matched more, in time linear in the text
-   * before it (highlight() grew quadratic with the matches of a long
-   * text); the snippet is cut from it in C (natter-search-snippet.c),
-   * since SQLite's snippet() cuts and marks its tokens, not the words a
-   * reader sees. */
-  [STMT_QUERY] =
-    "SELECT t.session_id, t.turn_id, natter_excerpt(turn_text)"
-    " FROM turn_text JOIN turns t ON t.id = turn_text.rowid"
-    " WHERE turn_text MATCH ?1 AND rank MATCH 'natter_rank()'"
-    " AND turn_text.rowid >= coalesce((SELECT rowid FROM turn_text"
-    "   WHERE turn_text MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET " G_STRINGIFY (RANKED_MATCHES) " - 1), 0)"
-    " ORDER BY rank LIMIT ?2",
+  /* The newest RANKED_MATCHES matching turns, in one pass, each ranked
+   * and its matched tokens noted by natter_match() (natter-search-rank.c,
+   * bm25()'s order at less cost); natter_search_db_query() keeps the best.
+   * Ranking costs a few microseconds per matching row, so a word said in
+   * most of 200,000 turns would take a second to rank in full; capping
+   * the candidates by rowid (turns are indexed roughly in the order they
+   * were said) keeps every query within milliseconds, and is exact for
+   * any word found fewer times. FTS5 walks a MATCH in rowid order, so
+   * ORDER BY rowid DESC costs no sort, and LIMIT stops the walk. */
+  [STMT_MATCHES] =
+    "SELECT natter_match(turn_text, ?2) FROM turn_text WHERE turn_text MATCH ?1"
+    " ORDER BY rowid DESC LIMIT " G_STRINGIFY (RANKED_MATCHES),
+  /* A kept match: its turn and its text, which the excerpt is cut from
+   * (natter-search-excerpt.c, natter-search-snippet.c): SQLite's
+   * snippet() cuts and marks its tokens, not the words a reader sees, and
+   * highlight() grew quadratic with the matches of a long text. */
+  [STMT_HIT] =
+    "SELECT t.session_id, t.turn_id, x.user, x.answer FROM turns t, turn_text x"
+    " WHERE t.id = ?1 AND x.rowid = ?1",
 };
 
 struct _NatterSearchDb
 {
-  sqlite3      *handle;
-  char         *path;
-  sqlite3_stmt *stmts[N_STMTS];
+  sqlite3               *handle;
+  char                  *path;
+  sqlite3_stmt          *stmts[N_STMTS];
+  NatterSearchTokenizer *tokenizer;  /* the table's, for the excerpts */
 };
 
 G_DEFINE_QUARK (natter-search-db-error-quark, natter_search_db_error)
@@ -219,7 +245,13 @@ check_layout (NatterSearchDb  *db,
     return set_error (db, rc, "reading the layout", error);
 
   if (n_tables == 0 && version == 0 && create)
-    return exec (db, schema_sql, error);
+    {
+      if (!exec (db, schema_sql, error))
+        return FALSE;
+      if (sqlite3_exec (db->handle, hashsize_sql, NULL, NULL, NULL) != SQLITE_OK)
+        g_debug ("Search index %s: FTS5 keeps its default hashsize: %s", db->path, sqlite3_errmsg (db->handle));
+      return TRUE;
+    }
   if (version != SCHEMA_VERSION)
     {
       g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT,
@@ -276,11 +308,14 @@ prepare_path (const char  *path,
   return TRUE;
 }
 
-/* Makes the auxiliary functions of the queries (natter-search-excerpt.c,
- * natter-search-rank.c) known on @handle. */
+/* Makes the auxiliary function of the queries (natter-search-rank.c)
+ * known on @db's connection, and makes the table's tokenizer for the
+ * excerpts (natter-search-excerpt.c). */
 static int
-register_functions (sqlite3 *handle)
+register_functions (NatterSearchDb *db)
 {
+  sqlite3 *handle = db->handle;
+  const char *args[] = { TOKENIZER_ARG_0, TOKENIZER_ARG_1 };
   fts5_api *api = NULL;
   sqlite3_stmt *stmt = NULL;
   int rc;
@@ -296,7 +331,7 @@ register_functions (sqlite3 *handle)
     return rc;
   if (api == NULL || api->iVersion < 2)
     return SQLITE_ERROR;
-  rc = natter_search_excerpt_register (api);
+  db->tokenizer = natter_search_tokenizer_new (api, TOKENIZER, args, G_N_ELEMENTS (args), &rc);
   if (rc == SQLITE_OK)
     rc = natter_search_rank_register (api);
   return rc;
@@ -342,7 +377,7 @@ natter_search_db_open (const char  *path,
     flags |= SQLITE_OPEN_CREATE;
   rc = sqlite3_open_v2 (path, &db->handle, flags, NULL);
   if (rc == SQLITE_OK)
-    rc = register_functions (db->handle);
+    rc = register_functions (db);
   if (rc != SQLITE_OK)
     {
       set_error (db, rc, "opening", error);
@@ -377,6 +412,7 @@ natter_search_db_close (NatterSearchDb *db)
     return;
   for (guint i = 0; i < N_STMTS; i++)
     sqlite3_finalize (db->stmts[i]);
+  natter_search_tokenizer_free (db->tokenizer);
   sqlite3_close (db->handle);
   g_free (db->path);
   g_free (db);
@@ -674,14 +710,102 @@ natter_search_hit_free (NatterSearchHit *hit)
   g_free (hit);
 }
 
-/* The words around the first match, in the column that matched more
- * often. */
-static char *
-snippet_of (sqlite3_stmt *s)
+/* Better first: higher score, then newer. */
+static int
+compare_matches (gconstpointer a,
+                 gconstpointer b)
 {
-  const char *excerpt = (const char *) sqlite3_column_text (s, 2);
+  const NatterSearchMatch *x = a;
+  const NatterSearchMatch *y = b;
 
-  return natter_search_snippet_from_highlight (excerpt != NULL ? excerpt : "", SNIPPET_WORDS);
+  if (x->score != y->score)
+    return x->score > y->score ? -1 : 1;
+  return x->rowid > y->rowid ? -1 : x->rowid < y->rowid;
+}
+
+/* The hit of a kept @match: its turn, and the words around its first
+ * match (natter-search-excerpt.c, natter-search-snippet.c). %NULL without
+ * an error when the turn is gone. */
+static NatterSearchHit *
+hit_of (NatterSearchDb              *db,
+        const NatterSearchMatches   *matches,
+        const NatterSearchMatch     *match,
+        GError                     **error)
+{
+  g_autoptr(NatterSearchHit) hit = NULL;
+  g_autofree char *excerpt = NULL;
+  sqlite3_stmt *s = stmt (db, STMT_HIT, error);
+  int rc;
+
+  if (s == NULL)
+    return NULL;
+  sqlite3_bind_int64 (s, 1, match->rowid);
+  rc = sqlite3_step (s);
+  if (rc == SQLITE_ROW)
+    {
+      const char *text = (const char *) sqlite3_column_text (s, 2 + match->column);
+
+      excerpt = natter_search_excerpt_cut (db->tokenizer, text, sqlite3_column_bytes (s, 2 + match->column),
+                                           &g_array_index (matches->tokens, int, match->first), match->n_tokens,
+                                           &rc);
+      if (excerpt != NULL)
+        {
+          hit = g_new0 (NatterSearchHit, 1);
+          hit->session_id = g_strdup ((const char *) sqlite3_column_text (s, 0));
+          hit->turn_id = g_strdup ((const char *) sqlite3_column_text (s, 1));
+          hit->snippet = natter_search_snippet_from_highlight (excerpt, SNIPPET_WORDS);
+          rc = SQLITE_DONE;
+        }
+    }
+  sqlite3_reset (s);
+  if (rc != SQLITE_DONE)
+    set_error (db, rc, "searching", error);
+  return g_steal_pointer (&hit);
+}
+
+/* natter_search_db_query() inside its read transaction. */
+static GPtrArray *
+query_snapshot (NatterSearchDb  *db,
+                const char      *match,
+                guint            limit,
+                GError         **error)
+{
+  g_autoptr(GPtrArray) hits = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (NatterSearchMatch));
+  g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr(GArray) answer = g_array_new (FALSE, FALSE, sizeof (int));
+  NatterSearchMatches matches = { rows, tokens, answer };
+  sqlite3_stmt *s;
+  int rc;
+
+  if ((s = stmt (db, STMT_MATCHES, error)) == NULL)
+    return NULL;
+  sqlite3_bind_text (s, 1, match, -1, SQLITE_STATIC);
+  sqlite3_bind_pointer (s, 2, &matches, NATTER_SEARCH_MATCHES_POINTER, NULL);
+  while ((rc = sqlite3_step (s)) == SQLITE_ROW)
+    ;
+  sqlite3_reset (s);
+  if (rc != SQLITE_DONE)
+    {
+      set_error (db, rc, "searching", error);
+      return NULL;
+    }
+
+  g_array_sort (rows, compare_matches);
+  for (guint i = 0; i < rows->len && hits->len < limit; i++)
+    {
+      GError *local = NULL;
+      NatterSearchHit *hit = hit_of (db, &matches, &g_array_index (rows, NatterSearchMatch, i), &local);
+
+      if (local != NULL)
+        {
+          g_propagate_error (error, local);
+          return NULL;
+        }
+      if (hit != NULL)
+        g_ptr_array_add (hits, hit);
+    }
+  return g_steal_pointer (&hits);
 }
 
 /**
@@ -708,30 +832,23 @@ natter_search_db_query (NatterSearchDb  *db,
                         guint            limit,
                         GError         **error)
 {
-  g_autoptr(GPtrArray) hits = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
   g_autofree char *match = natter_search_build_match_expression (text);
+  g_autoptr(GPtrArray) hits = NULL;
+  GError *end_error = NULL;
   sqlite3_stmt *s;
-  int rc;
 
   if (match == NULL)
-    return g_steal_pointer (&hits);
-  if ((s = stmt (db, STMT_QUERY, error)) == NULL)
+    return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+  if ((s = stmt (db, STMT_BEGIN_READ, error)) == NULL || !run (db, s, error))
     return NULL;
-  sqlite3_bind_text (s, 1, match, -1, SQLITE_STATIC);
-  sqlite3_bind_int64 (s, 2, limit);
-  while ((rc = sqlite3_step (s)) == SQLITE_ROW)
+  hits = query_snapshot (db, match, limit, error);
+  /* Ends the read, whether the query failed or not. */
+  if ((s = stmt (db, STMT_COMMIT, &end_error)) == NULL || !run (db, s, &end_error))
     {
-      NatterSearchHit *hit = g_new0 (NatterSearchHit, 1);
-
-      hit->session_id = g_strdup ((const char *) sqlite3_column_text (s, 0));
-      hit->turn_id = g_strdup ((const char *) sqlite3_column_text (s, 1));
-      hit->snippet = snippet_of (s);
-      g_ptr_array_add (hits, hit);
-    }
-  sqlite3_reset (s);
-  if (rc != SQLITE_DONE)
-    {
-      set_error (db, rc, "searching", error);
+      if (hits != NULL)
+        g_propagate_error (error, end_error);
+      else
+        g_clear_error (&end_error);
       return NULL;
     }
   return g_steal_pointer (&hits);

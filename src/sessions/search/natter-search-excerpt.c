@@ -2,15 +2,16 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The part of a matching turn a snippet is cut from, as an FTS5
- * auxiliary function, `natter_excerpt(turn_text)`. SQLite's highlight()
- * returned the whole column marked, and built it by appending each piece
- * to a copy of all that came before: a 20 MB message with a common word
- * in it took minutes and a gigabyte. Here the matches come from FTS5
- * itself (the phrase instances of the row), the text is tokenized once
- * and only as far as the first match and a little after it, and only a
- * window around that match is returned, marked: time linear in the text
- * before the match, memory and output bounded.
+ * The part of a matching turn a snippet is cut from. SQLite's
+ * highlight() returned the whole column marked, and built it by appending
+ * each piece to a copy of all that came before: a 20 MB message with a
+ * common word in it took minutes and a gigabyte. Here the matches come
+ * from FTS5 itself (the token indexes natter_match() found,
+ * natter-search-rank.c), the text is tokenized once, with the table's own
+ * tokenizer, and only as far as the first match and a little after it,
+ * and only a window around that match is returned, marked: time linear in
+ * the text before the match, memory and output bounded. It is cut only
+ * for the hits shown, after the query has ranked its matches.
  */
 
 #define G_LOG_DOMAIN "natter-search"
@@ -37,9 +38,16 @@ typedef struct
   gint64 end;
 } Span;
 
+struct _NatterSearchTokenizer
+{
+  fts5_tokenizer  methods;
+  Fts5Tokenizer  *tokenizer;
+};
+
 typedef struct
 {
-  GArray    *matched;   /* int token index, sorted, one per matched token */
+  const int *matched;   /* token indexes, sorted, one per matched token */
+  guint      n_matched;
   guint      next;      /* the next one to find */
   int        token;     /* index of the token being looked at */
   int        text_length;
@@ -65,9 +73,9 @@ token_cb (void       *data,
   index = walk->token++;
   if (walk->window_end >= 0 && start > walk->window_end)
     return SQLITE_DONE;
-  while (walk->next < walk->matched->len && g_array_index (walk->matched, int, walk->next) < index)
+  while (walk->next < walk->n_matched && walk->matched[walk->next] < index)
     walk->next++;
-  if (walk->next < walk->matched->len && g_array_index (walk->matched, int, walk->next) == index)
+  if (walk->next < walk->n_matched && walk->matched[walk->next] == index)
     {
       Span span = { start, end };
 
@@ -76,16 +84,6 @@ token_cb (void       *data,
       g_array_append_val (walk->spans, span);
     }
   return SQLITE_OK;
-}
-
-static int
-compare_ints (gconstpointer a,
-              gconstpointer b)
-{
-  int x = *(const int *) a;
-  int y = *(const int *) b;
-
-  return x < y ? -1 : x > y;
 }
 
 /* @from moved to just after white space within EDGE_BYTES, backwards
@@ -109,74 +107,98 @@ edge (const char *text,
   return from;
 }
 
-static void
-excerpt_function (const Fts5ExtensionApi  *api,
-                  Fts5Context             *fts,
-                  sqlite3_context         *context,
-                  int                      n_values,
-                  sqlite3_value          **values)
+/**
+ * natter_search_tokenizer_new:
+ * @api: the FTS5 API of a connection
+ * @name: a tokenizer FTS5 knows, e.g. "unicode61"
+ * @args: (array length=n_args): its arguments, as in a table's
+ *   `tokenize=` option after the name
+ * @n_args: how many
+ * @rc: (out): %SQLITE_OK, or the SQLite error that kept it from being made
+ *
+ * A tokenizer that splits a text as a table declared with it does, so
+ * that token indexes FTS5 reports for that table find their words.
+ *
+ * Returns: (transfer full) (nullable): the tokenizer, for
+ *   natter_search_tokenizer_free(); %NULL with @rc set
+ */
+NatterSearchTokenizer *
+natter_search_tokenizer_new (fts5_api    *api,
+                             const char  *name,
+                             const char **args,
+                             int          n_args,
+                             int         *rc)
 {
-  g_autoptr(GArray) matched = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autofree NatterSearchTokenizer *tokenizer = g_new0 (NatterSearchTokenizer, 1);
+  void *user_data = NULL;
+
+  *rc = api->xFindTokenizer (api, name, &user_data, &tokenizer->methods);
+  if (*rc == SQLITE_OK)
+    *rc = tokenizer->methods.xCreate (user_data, (const char **) args, n_args, &tokenizer->tokenizer);
+  return *rc == SQLITE_OK ? g_steal_pointer (&tokenizer) : NULL;
+}
+
+/**
+ * natter_search_tokenizer_free:
+ * @tokenizer: (transfer full) (nullable): a tokenizer
+ */
+void
+natter_search_tokenizer_free (NatterSearchTokenizer *tokenizer)
+{
+  if (tokenizer == NULL)
+    return;
+  tokenizer->methods.xDelete (tokenizer->tokenizer);
+  g_free (tokenizer);
+}
+
+/**
+ * natter_search_excerpt_cut:
+ * @tokenizer: the tokenizer of the table @matched was found in
+ * @text: (array length=length): the text of a matching column, UTF-8
+ * @length: its length in bytes
+ * @matched: (array length=n_matched): the indexes of the tokens the query
+ *   matched in it, sorted
+ * @n_matched: how many
+ * @rc: (out): %SQLITE_OK, or the tokenizer's error
+ *
+ * Cuts a window around the first matched token of @text (a kilobyte
+ * before it, four after, at white space where there is some near),
+ * every matched token in it between %NATTER_SEARCH_MARK_START and
+ * %NATTER_SEARCH_MARK_END, and %NATTER_SEARCH_MARK_MORE at an end where
+ * the text goes on: what natter_search_snippet_from_highlight() reads.
+ * Without a match, the start of the text.
+ *
+ * Returns: (transfer full) (nullable): the excerpt; %NULL with @rc set
+ */
+char *
+natter_search_excerpt_cut (NatterSearchTokenizer *tokenizer,
+                           const char            *text,
+                           int                    length,
+                           const int             *matched,
+                           guint                  n_matched,
+                           int                   *rc)
+{
   g_autoptr(GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_autoptr(GString) out = g_string_new (NULL);
   Walk walk = { 0 };
-  int counts[2] = { 0, 0 };
-  int n_instances = 0;
-  const char *text = NULL;
-  int length = 0;
-  int column;
   gint64 start;
   gint64 end;
   gint64 at;
-  gsize n;
-  int rc;
 
-  rc = api->xInstCount (fts, &n_instances);
-  for (int i = 0; rc == SQLITE_OK && i < n_instances; i++)
-    {
-      int phrase, col, offset;
-
-      rc = api->xInst (fts, i, &phrase, &col, &offset);
-      if (rc == SQLITE_OK && col >= 0 && col < 2)
-        counts[col]++;
-    }
-  /* The column that matched more often; the message when even. */
-  column = counts[1] > counts[0] ? 1 : 0;
-  for (int i = 0; rc == SQLITE_OK && i < n_instances; i++)
-    {
-      int phrase, col, offset;
-
-      rc = api->xInst (fts, i, &phrase, &col, &offset);
-      if (rc != SQLITE_OK || col != column)
-        continue;
-      for (int t = 0; t < api->xPhraseSize (fts, phrase); t++)
-        {
-          int index = offset + t;
-
-          g_array_append_val (matched, index);
-        }
-    }
-  if (rc == SQLITE_OK)
-    rc = api->xColumnText (fts, column, &text, &length);
-  if (rc != SQLITE_OK)
-    {
-      sqlite3_result_error_code (context, rc);
-      return;
-    }
   if (text == NULL)
     text = "";
-  g_array_sort (matched, compare_ints);
-
   walk.matched = matched;
+  walk.n_matched = n_matched;
   walk.text_length = length;
   walk.window_end = -1;
   walk.spans = spans;
-  rc = api->xTokenize (fts, text, length, &walk, token_cb);
-  if (rc != SQLITE_OK && rc != SQLITE_DONE)
-    {
-      sqlite3_result_error_code (context, rc);
-      return;
-    }
+  *rc = n_matched == 0 ? SQLITE_OK
+                       : tokenizer->methods.xTokenize (tokenizer->tokenizer, &walk, FTS5_TOKENIZE_DOCUMENT,
+                                                       text, length, token_cb);
+  if (*rc == SQLITE_DONE)
+    *rc = SQLITE_OK;
+  if (*rc != SQLITE_OK)
+    return NULL;
 
   at = spans->len > 0 ? g_array_index (spans, Span, 0).start : 0;
   start = edge (text, length, at - BEFORE_BYTES, FALSE);
@@ -199,26 +221,5 @@ excerpt_function (const Fts5ExtensionApi  *api,
   g_string_append_len (out, text + at, end - at);
   if (end < length)
     g_string_append (out, NATTER_SEARCH_MARK_MORE);
-  n = out->len;
-  sqlite3_result_text64 (context, g_string_free (g_steal_pointer (&out), FALSE), n, g_free, SQLITE_UTF8);
-}
-
-/**
- * natter_search_excerpt_register:
- * @api: the FTS5 API of a connection
- *
- * Makes `natter_excerpt(turn_text)` known to FTS5 on its connection: for
- * a row that matched, the text of its column that matched more often (the
- * message when even), cut to a window around its first match (a
- * kilobyte before it, four after, at white space where there is some
- * near), every matched token between %NATTER_SEARCH_MARK_START and
- * %NATTER_SEARCH_MARK_END, and %NATTER_SEARCH_MARK_MORE at an end where
- * the text goes on. What natter_search_snippet_from_highlight() reads.
- *
- * Returns: %SQLITE_OK, or the SQLite error that kept it from being made
- */
-int
-natter_search_excerpt_register (fts5_api *api)
-{
-  return api->xCreateFunction (api, "natter_excerpt", NULL, excerpt_function, NULL);
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }

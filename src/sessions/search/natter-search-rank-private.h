@@ -2,12 +2,39 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The FTS5 auxiliary function the search query ranks by
- * (natter-search-rank.c), for natter-search-db.c only.
+ * The FTS5 auxiliary function the search query ranks by and learns each
+ * matching row's match offsets from (natter-search-rank.c), for
+ * natter-search-db.c only.
  */
 
 #pragma once
 
+#include <glib.h>
 #include <sqlite3.h>
 
+G_BEGIN_DECLS
+
+/* One matching row as natter_match() saw it. */
+typedef struct
+{
+  sqlite3_int64 rowid;
+  double        score;    /* bm25()'s, negated: higher is better */
+  int           column;   /* the column that matched more often (0: the message when even) */
+  guint         first;    /* its matched tokens: NatterSearchMatches.tokens[first, first + n_tokens) */
+  guint         n_tokens;
+} NatterSearchMatch;
+
+/* What natter_match() fills, bound to its second argument with
+ * sqlite3_bind_pointer() and the type NATTER_SEARCH_MATCHES_POINTER. */
+typedef struct
+{
+  GArray *rows;    /* NatterSearchMatch, in the order FTS5 gave them */
+  GArray *tokens;  /* int token indexes, sorted within each row */
+  GArray *answer;  /* scratch: the current row's tokens in the answer */
+} NatterSearchMatches;
+
+#define NATTER_SEARCH_MATCHES_POINTER "natter_search_matches"
+
 int natter_search_rank_register (fts5_api *api);
+
+G_END_DECLS

@@ -2,8 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * How well a matching turn matches, as an FTS5 auxiliary function,
- * `natter_rank(turn_text)`: SQLite's bm25() (the same formula, k1 = 1.2,
+ * How well a matching turn matches and where, as an FTS5 auxiliary
+ * function, `natter_match(turn_text, ?)`, called once per matching row
+ * in the one pass of a query over its newest matches: the rank is
+ * SQLite's bm25() (the same formula, k1 = 1.2,
  * b = 0.75, every column weighing 1), at a fraction of its cost on this
  * index. bm25() weighs each phrase of the query by its rarity (IDF), which
  * it learns by walking every row the phrase matches in the whole table,
@@ -17,7 +19,12 @@
  *   gives every count the same smallest IDF;
  * - the frequency of each phrase in a row is counted on its own position
  *   list (xPhraseFirst()), not from the row's instances merged and sorted
- *   (xInst()), which only the excerpt needs, for the rows shown.
+ *   (xInst()); the same lists give the tokens an excerpt marks.
+ *
+ * The rows are kept in C, not ordered by SQLite: the query walks the
+ * newest matches once (ORDER BY rowid DESC, which FTS5 does without a
+ * sort), rather than once to find the bound on the newest and again to
+ * rank, each walk expanding every prefix of the query anew.
  */
 
 #define G_LOG_DOMAIN "natter-search"
@@ -25,6 +32,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -110,23 +118,59 @@ rank_data (const Fts5ExtensionApi  *api,
   return rc;
 }
 
-static void
-rank_function (const Fts5ExtensionApi  *api,
-               Fts5Context             *fts,
-               sqlite3_context         *context,
-               int                      n_values,
-               sqlite3_value          **values)
+static int
+compare_ints (gconstpointer a,
+              gconstpointer b)
 {
+  int x = *(const int *) a;
+  int y = *(const int *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static void
+append_phrase (GArray *tokens,
+               int     offset,
+               int     size)
+{
+  for (int t = 0; t < size; t++)
+    {
+      int index = offset + t;
+
+      g_array_append_val (tokens, index);
+    }
+}
+
+static void
+match_function (const Fts5ExtensionApi  *api,
+                Fts5Context             *fts,
+                sqlite3_context         *context,
+                int                      n_values,
+                sqlite3_value          **values)
+{
+  NatterSearchMatches *matches = n_values == 1 ? sqlite3_value_pointer (values[0], NATTER_SEARCH_MATCHES_POINTER)
+                                               : NULL;
+  NatterSearchMatch match = { 0 };
   RankData *data = NULL;
-  double score = 0.0;
+  int counts[2] = { 0, 0 };
   int length = 0;
   int rc;
 
+  if (matches == NULL)
+    {
+      sqlite3_result_error (context, "natter_match() needs the matches to fill", -1);
+      return;
+    }
   rc = rank_data (api, fts, &data);
   if (rc == SQLITE_OK)
     rc = api->xColumnSize (fts, -1, &length);
+  /* The message's tokens go on the row's list, the answer's aside, until
+   * it is known which column matched more. */
+  match.first = matches->tokens->len;
+  g_array_set_size (matches->answer, 0);
   for (int i = 0; rc == SQLITE_OK && i < data->n_phrases; i++)
     {
+      int size = api->xPhraseSize (fts, i);
       Fts5PhraseIter iter;
       int column;
       int offset;
@@ -134,31 +178,54 @@ rank_function (const Fts5ExtensionApi  *api,
 
       rc = api->xPhraseFirst (fts, i, &iter, &column, &offset);
       for (; rc == SQLITE_OK && column >= 0; api->xPhraseNext (fts, &iter, &column, &offset))
-        frequency++;
-      score += data->idf[i] * (frequency * (K1 + 1.0)) /
-               (frequency + K1 * (1.0 - B + B * length / data->average_length));
+        {
+          frequency++;
+          if (column < 2)
+            {
+              counts[column]++;
+              append_phrase (column == 0 ? matches->tokens : matches->answer, offset, size);
+            }
+        }
+      match.score += data->idf[i] * (frequency * (K1 + 1.0)) /
+                     (frequency + K1 * (1.0 - B + B * length / data->average_length));
+    }
+  /* The column that matched more often; the message when even. */
+  match.column = counts[1] > counts[0] ? 1 : 0;
+  if (match.column == 1)
+    {
+      g_array_set_size (matches->tokens, match.first);
+      g_array_append_vals (matches->tokens, matches->answer->data, matches->answer->len);
     }
   if (rc != SQLITE_OK)
     {
       sqlite3_result_error_code (context, rc);
       return;
     }
-  /* Lower is better, as bm25()'s, so that ORDER BY rank puts it first. */
-  sqlite3_result_double (context, -score);
+  match.n_tokens = matches->tokens->len - match.first;
+  /* Phrases come one after another: their tokens interleave. */
+  if (data->n_phrases > 1)
+    qsort (&g_array_index (matches->tokens, int, match.first), match.n_tokens, sizeof (int), compare_ints);
+  match.rowid = api->xRowid (fts);
+  g_array_append_val (matches->rows, match);
+  sqlite3_result_null (context);
 }
 
 /**
  * natter_search_rank_register:
  * @api: the FTS5 API of a connection
  *
- * Makes `natter_rank(turn_text)` known to FTS5 on its connection: the
- * rank of a matching row, in bm25()'s order (lower is better); see the
- * top of this file. A query ranks by it with `rank MATCH 'natter_rank()'`.
+ * Makes `natter_match(turn_text, ?)` known to FTS5 on its connection: for
+ * each matching row it is called on, it adds the row to the
+ * #NatterSearchMatches bound to its second argument (sqlite3_bind_pointer(),
+ * type %NATTER_SEARCH_MATCHES_POINTER): its rank, bm25()'s (see the top
+ * of this file), and the tokens the query matched in the column that
+ * matched more often, from which natter_search_excerpt_cut() cuts its
+ * excerpt. It returns NULL.
  *
  * Returns: %SQLITE_OK, or the SQLite error that kept it from being made
  */
 int
 natter_search_rank_register (fts5_api *api)
 {
-  return api->xCreateFunction (api, "natter_rank", NULL, rank_function, NULL);
+  return api->xCreateFunction (api, "natter_match", NULL, match_function, NULL);
 }

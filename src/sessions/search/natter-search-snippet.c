@@ -138,7 +138,7 @@ split_words (const char *plain,
  * @highlighted: a text with its matches between
  *   %NATTER_SEARCH_MARK_START and %NATTER_SEARCH_MARK_END, and
  *   %NATTER_SEARCH_MARK_MORE first or last where it is an excerpt of a
- *   longer one (natter_search_excerpt_register())
+ *   longer one (natter_search_excerpt_cut())
  * @n_words: how many words the snippet shows at most (at least 1)
  *
  * Cuts a snippet of @n_words whole words out of @highlighted around its

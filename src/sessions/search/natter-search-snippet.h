@@ -31,7 +31,7 @@ G_BEGIN_DECLS
 /**
  * NATTER_SEARCH_MARK_MORE:
  *
- * At the start or the end of an excerpt (natter_search_excerpt_register()),
+ * At the start or the end of an excerpt (natter_search_excerpt_cut()),
  * says the text goes on beyond it.
  */
 #define NATTER_SEARCH_MARK_MORE "\x04"
