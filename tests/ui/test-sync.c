@@ -163,25 +163,20 @@ test_turn_arriving (void)
   ui_world_free (u);
 }
 
-/* The copy Syncthing kept of a conversation both devices continued opens
- * as its other version: the shared turn, then the other device's answer;
- * read only. The conversation shows this device's answer. */
-static void
-test_conflict_copy (void)
+/* A conversation both devices continued while apart: "Where to?" on
+ * both, then "By train, then" there and "By car, then" here. The log is
+ * this device's; returns the bytes of the other device's log, which
+ * Syncthing would keep as the copy. *@here is this device's last turn. */
+static char *
+diverge (UiWorld    *u,
+         const char *session_id,
+         char      **here)
 {
-  UiWorld *u = ui_world_new ();
-  g_autofree char *session_id = ui_create_session (u, "Trip");
   g_autofree char *first = NULL;
   g_autofree char *there = NULL;
-  g_autofree char *here = NULL;
   g_autofree char *log = NULL;
   g_autofree char *before = NULL;
-  g_autofree char *theirs = NULL;
-  g_autofree char *copy = NULL;
-  g_autofree char *copy_path = NULL;
-  NatterWindow *window;
-  NatterComposer *composer;
-  Shown shown;
+  char *theirs = NULL;
 
   natter_fake_model_script (u->w->fakes->model,
                             "{\"role\":\"assistant\",\"content\":\"Anywhere you like.\"}",
@@ -197,8 +192,27 @@ test_conflict_copy (void)
   g_assert_true (g_file_get_contents (log, &theirs, NULL, NULL));
   g_assert_true (g_file_set_contents (log, before, -1, NULL));
   ui_world_restart (u);
-  here = ui_send (u, session_id, "By car, then");
-  ui_wait_turn (u, here);
+  *here = ui_send (u, session_id, "By car, then");
+  ui_wait_turn (u, *here);
+  return theirs;
+}
+
+/* The copy Syncthing kept of a conversation both devices continued opens
+ * as its other version: the shared turn, then the other device's answer;
+ * read only. The conversation shows this device's answer. */
+static void
+test_conflict_copy (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Trip");
+  g_autofree char *here = NULL;
+  g_autofree char *theirs = diverge (u, session_id, &here);
+  g_autofree char *copy = NULL;
+  g_autofree char *copy_path = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  Shown shown;
+
   copy = g_strconcat (session_id, ".sync-conflict-20261205-011213-ABCDEF2", NULL);
   copy_path = natter_jsonl_repo_dup_path (u->w->session_repo, copy, NULL);
   g_assert_true (g_file_set_contents (copy_path, theirs, -1, NULL));
@@ -268,35 +282,14 @@ test_conflict_copy_arrives (void)
 {
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, "Trip");
-  g_autofree char *first = NULL;
-  g_autofree char *there = NULL;
   g_autofree char *here = NULL;
-  g_autofree char *log = NULL;
-  g_autofree char *before = NULL;
-  g_autofree char *theirs = NULL;
+  g_autofree char *theirs = diverge (u, session_id, &here);
   g_autofree char *copy = NULL;
   g_autofree char *copy_path = NULL;
   g_autofree char *incoming = NULL;
   g_autoptr(NatterStoreWatch) watch = NULL;
   NatterWindow *window;
   Versions versions;
-
-  natter_fake_model_script (u->w->fakes->model,
-                            "{\"role\":\"assistant\",\"content\":\"Anywhere you like.\"}",
-                            "{\"role\":\"assistant\",\"content\":\"The train it is.\"}",
-                            "{\"role\":\"assistant\",\"content\":\"The car it is.\"}",
-                            NULL);
-  first = ui_send (u, session_id, "Where to?");
-  ui_wait_turn (u, first);
-  log = natter_jsonl_repo_dup_path (u->w->session_repo, session_id, NULL);
-  g_assert_true (g_file_get_contents (log, &before, NULL, NULL));
-  there = ui_send (u, session_id, "By train, then");
-  ui_wait_turn (u, there);
-  g_assert_true (g_file_get_contents (log, &theirs, NULL, NULL));
-  g_assert_true (g_file_set_contents (log, before, -1, NULL));
-  ui_world_restart (u);
-  here = ui_send (u, session_id, "By car, then");
-  ui_wait_turn (u, here);
 
   watch = natter_store_watch_new (u->sessions, NULL, u->w->storage);
   natter_store_watch_set_delay (watch, 20);
