@@ -55,9 +55,10 @@ natter_file_identity_equal (const NatterFileIdentity *a,
          a->ctime_ns == b->ctime_ns && a->inode == b->inode;
 }
 
-static void
-identity_from_stat (const struct stat  *info,
-                    NatterFileIdentity *out)
+/* The identity @info gives of a file that exists. */
+void
+natter_file_identity_from_stat (const struct stat  *info,
+                                NatterFileIdentity *out)
 {
   out->exists = TRUE;
   out->size = (guint64) info->st_size;
@@ -187,7 +188,7 @@ natter_jsonl_cursor_identify (NatterJsonlCursor  *cursor,
     return errno == ENOENT;
   if (!S_ISREG (info.st_mode))
     return FALSE;
-  identity_from_stat (&info, out);
+  natter_file_identity_from_stat (&info, out);
   return TRUE;
 }
 
@@ -240,7 +241,7 @@ natter_jsonl_cursor_load (NatterJsonlCursor  *cursor,
       /* A regular file that could not be read says nothing sure. */
       return FALSE;
     }
-  identity_from_stat (&info, out_identity);
+  natter_file_identity_from_stat (&info, out_identity);
   *out_identity_known = TRUE;
   return TRUE;
 }

@@ -44,6 +44,16 @@ gboolean           natter_jsonl_cursor_identify (NatterJsonlCursor  *cursor,
                                                  const char         *id,
                                                  NatterFileIdentity *out);
 
+gboolean natter_jsonl_repo_identify  (NatterJsonlRepo          *self,
+                                     const char               *name,
+                                     NatterFileIdentity       *out);
+gboolean natter_jsonl_repo_is_seen   (NatterJsonlRepo          *self,
+                                     const char               *name,
+                                     const NatterFileIdentity *identity);
+void     natter_jsonl_repo_mark_seen (NatterJsonlRepo          *self,
+                                     const char               *name,
+                                     const NatterFileIdentity *identity);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterJsonlCursor, natter_jsonl_cursor_free)
 
 G_END_DECLS

@@ -137,11 +137,14 @@ natter_jsonl_file_serialize_events (NatterJsonlRepo  *self,
 /* Writes @line to a temporary file beside @path and links it into
  * place; the temporary file is gone afterwards, whatever happened. */
 static gboolean
-create_through_temp (const char  *path,
-                     const char  *id,
-                     GBytes      *line,
-                     GError     **error)
+create_through_temp (NatterJsonlRepo  *self,
+                     const char       *path,
+                     const char       *id,
+                     GBytes           *line,
+                     GError          **error)
 {
+  struct stat written;
+  struct stat placed;
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *temp_path = g_strdup_printf ("%s/.%s.jsonl.XXXXXX", dir, id);
   const char *data;
@@ -169,6 +172,8 @@ create_through_temp (const char  *path,
       g_unlink (temp_path);
       return natter_store_set_io_error (error, saved_errno, "write to", temp_path);
     }
+  if (fstat (fd, &written) < 0)
+    written.st_ino = 0;
   if (!close_fd (fd, temp_path, error))
     {
       g_unlink (temp_path);
@@ -178,6 +183,23 @@ create_through_temp (const char  *path,
   linked = link (temp_path, path) == 0;
   saved_errno = errno;
   g_unlink (temp_path);
+  /* The log as this write left it is seen (natter-jsonl-seen.c): taken
+   * from its name once the temporary one is gone, which changed its
+   * change time, and only while it is still the file written here,
+   * unchanged. */
+  if (linked)
+    {
+      NatterFileIdentity after;
+
+      if (written.st_ino != 0 && stat (path, &placed) == 0 && placed.st_ino == written.st_ino &&
+          placed.st_dev == written.st_dev && (gsize) placed.st_size == length)
+        {
+          natter_file_identity_from_stat (&placed, &after);
+          natter_jsonl_seen_note_write (self, id, NULL, &after);
+        }
+      else
+        natter_jsonl_seen_forget (self, id);
+    }
 
   if (!linked)
     {
@@ -219,10 +241,35 @@ natter_jsonl_file_create (NatterJsonlRepo  *self,
 
     /* A sweep of leftovers never takes this temporary file for one. */
     natter_store_temp_begin ();
-    created = create_through_temp (path, id, line, error);
+    created = create_through_temp (self, path, id, line, error);
     natter_store_temp_end ();
     return created;
   }
+}
+
+/* Records what an append of @length bytes to @fd, which was @before,
+ * left (natter-jsonl-seen.c): seen only when the file grew by exactly
+ * those bytes, so that another process's append to the same file in
+ * the meantime is read by the watch rather than taken for ours. */
+static void
+note_append (NatterJsonlRepo   *self,
+             const char        *id,
+             int                fd,
+             const struct stat *before,
+             gsize              length)
+{
+  NatterFileIdentity was;
+  NatterFileIdentity now;
+  struct stat after;
+
+  if (fstat (fd, &after) < 0 || (guint64) after.st_size != (guint64) before->st_size + length)
+    {
+      natter_jsonl_seen_forget (self, id);
+      return;
+    }
+  natter_file_identity_from_stat (before, &was);
+  natter_file_identity_from_stat (&after, &now);
+  natter_jsonl_seen_note_write (self, id, &was, &now);
 }
 
 static gboolean
@@ -296,9 +343,11 @@ append_to_file_locked (NatterJsonlRepo  *self,
     {
       int saved_errno = errno;
 
+      natter_jsonl_seen_forget (self, id);
       close (fd);
       return natter_store_set_io_error (error, saved_errno, "write to", path);
     }
+  note_append (self, id, fd, &st, length);
 
   return close_fd (fd, path, error);
 }
@@ -552,5 +601,7 @@ natter_jsonl_file_delete (NatterJsonlRepo  *self,
         }
       return natter_store_set_io_error (error, errno, "delete", path);
     }
+  /* Gone by this process's hand: nothing of it is left to read. */
+  natter_jsonl_repo_mark_seen (self, id, &(NatterFileIdentity) { .exists = FALSE });
   return TRUE;
 }

@@ -46,6 +46,12 @@ struct _NatterJsonlRepo
    * thread's append could otherwise be caught half-written by the check
    * and look like a torn line. Never held across a main-loop iteration. */
   GMutex                append_lock;
+
+  /* What this process has taken in of each log (natter-jsonl-seen.c):
+   * name → NatterFileIdentity. The table is made once; its contents
+   * change under seen_lock, from any thread. */
+  GMutex                seen_lock;
+  GHashTable           *seen;
 };
 
 /* The first line that cannot be read, for a reader of the readable
@@ -116,6 +122,20 @@ gboolean   natter_jsonl_cursor_load           (NatterJsonlCursor  *cursor,
                                                char              **out_heap,
                                                NatterFileIdentity *out_identity,
                                                gboolean           *out_identity_known);
+
+/* natter-jsonl-cursor.c: a file's identity. */
+
+void       natter_file_identity_from_stat     (const struct stat  *info,
+                                               NatterFileIdentity *out);
+
+/* natter-jsonl-seen.c: this process's own writes. */
+
+void       natter_jsonl_seen_note_write       (NatterJsonlRepo          *self,
+                                               const char               *id,
+                                               const NatterFileIdentity *before,
+                                               const NatterFileIdentity *after);
+void       natter_jsonl_seen_forget           (NatterJsonlRepo          *self,
+                                               const char               *id);
 
 /* natter-jsonl-layout.c: where the logs live. */
 

@@ -45,6 +45,8 @@ natter_jsonl_repo_finalize (GObject *object)
   g_clear_pointer (&self->owner_member, g_free);
   g_clear_object (&self->locks);
   g_mutex_clear (&self->append_lock);
+  g_clear_pointer (&self->seen, g_hash_table_unref);
+  g_mutex_clear (&self->seen_lock);
 
   G_OBJECT_CLASS (natter_jsonl_repo_parent_class)->finalize (object);
 }
@@ -60,6 +62,8 @@ natter_jsonl_repo_init (NatterJsonlRepo *self)
 {
   self->locks = natter_keyed_mutex_new ();
   g_mutex_init (&self->append_lock);
+  g_mutex_init (&self->seen_lock);
+  self->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 static gboolean

@@ -334,6 +334,9 @@ _natter_window_apply_versions (NatterWindow *self);
 void
 _natter_window_refresh_versions (NatterWindow *self);
 void
+_natter_window_versions_session_changed (NatterWindow *self,
+                                         const char   *session_id);
+void
 _natter_window_versions_items_changed_cb (NatterWindow *self,
                                           guint         position,
                                           guint         removed,

@@ -105,3 +105,53 @@ _natter_window_versions_items_changed_cb (NatterWindow *self,
   if (added > 0 && self->conversation.timeline != NULL && natter_timeline_model_get_loaded (self->conversation.timeline))
     _natter_window_refresh_versions (self);
 }
+
+/* Whether @session_id is the open conversation or one it shows messages
+ * of (the sessions it branched from, up the chain). */
+static gboolean
+shows_from (NatterWindow *self,
+            const char   *session_id)
+{
+  const char *id = self->conversation.session_id;
+
+  /* Bounded: a chain of parents in files could loop. */
+  for (guint depth = 0; id != NULL && depth < 64; depth++)
+    {
+      NatterSessionIndexEntry *entry;
+
+      if (g_strcmp0 (id, session_id) == 0)
+        return TRUE;
+      entry = natter_session_index_lookup (self->index, id);
+      id = entry != NULL ? natter_session_index_entry_get_parent_session (entry) : NULL;
+    }
+  return FALSE;
+}
+
+/* A session changed in the index: one made, read or gone that may be a
+ * version of a message the open conversation shows — another device's
+ * copy arriving (docs/format.md §9.1), a version written by the command
+ * line — has the versions read again, so that its arrows show without
+ * opening the conversation again. */
+void
+_natter_window_versions_session_changed (NatterWindow *self,
+                                         const char   *session_id)
+{
+  NatterSessionIndexEntry *entry;
+  const char *parent;
+
+  if (self->conversation.session_id == NULL || self->conversation.timeline == NULL ||
+      !natter_timeline_model_get_loaded (self->conversation.timeline) ||
+      g_strcmp0 (session_id, self->conversation.session_id) == 0)
+    return;
+  entry = natter_session_index_lookup (self->index, session_id);
+  if (entry == NULL)
+    {
+      /* Gone: it matters only if it was one of the versions shown. */
+      if (self->versions.of_turn != NULL && g_hash_table_size (self->versions.of_turn) > 0)
+        _natter_window_refresh_versions (self);
+      return;
+    }
+  parent = natter_session_index_entry_get_parent_session (entry);
+  if (parent != NULL && shows_from (self, parent))
+    _natter_window_refresh_versions (self);
+}

@@ -152,6 +152,7 @@ session_index_changed_cb (NatterSessions *sessions,
 {
   if (self->conversation.entry != NULL && g_strcmp0 (session_id, self->conversation.session_id) == 0)
     _natter_window_update_composer (self);
+  _natter_window_versions_session_changed (self, session_id);
   /* A pin lives in the conversation's original, which may be another
    * session than the one open. */
   _natter_window_update_folder_actions (self);

@@ -25,6 +25,7 @@
 
 #include "natter-runtime-error.h"
 #include "natter-session-index-internal.h"
+#include "natter-sessions-queue.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
 
@@ -265,6 +266,238 @@ test_turn_elsewhere (Fixture       *f,
 }
 
 static void
+any_turn_cb (NatterSessions *sessions,
+             const char     *turn_id,
+             GPtrArray      *heard)
+{
+  g_ptr_array_add (heard, g_strdup (turn_id));
+}
+
+/* This process's own writes are not read back: a conversation sent here
+ * is never announced as changed elsewhere (which made the window read
+ * its turn again); another writer's change after it is. */
+static void
+test_own_writes (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(GPtrArray) heard = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+
+  NATTER_TEST_SERVE (f, NULL, NATTER_TEST_SAY ("Written here."));
+  watch (f);
+  g_signal_connect (f->sessions, "turn-changed-elsewhere", G_CALLBACK (any_turn_cb), heard);
+
+  session_id = natter_test_services_create_session (f);
+  turn_id = natter_test_services_send (f, session_id, "Hello");
+  natter_test_services_wait_turn (f, turn_id);
+
+  /* Another device's files after ours: once they are listed, the watch
+   * has seen every change before them. */
+  arrive (f, "turns", TURN, TURN_LINES ANSWER_LINES);
+  arrive (f, "sessions", SESSION, SESSION_LINES);
+  wait_entry (f, SESSION, "completed", "Written on the laptop");
+  g_assert_cmpuint (heard->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (heard, 0), ==, TURN);
+}
+
+#define COPY_MARK ".sync-conflict-20261130-101500-ABCDEF2"
+#define FOLDER "2026-11-30T09-14-03Z-0000009-000"
+#define FOLDER_LINE(type, name, ts) \
+  "{\"type\":\"" type "\",\"folderId\":\"" FOLDER "\",\"ts\":\"2026-11-30T" ts "Z\"," \
+  "\"schemaVersion\":1,\"name\":\"" name "\"}\n"
+
+typedef struct
+{
+  Fixture    *f;
+  const char *name;
+} Folder;
+
+static gboolean
+folder_named (gpointer data)
+{
+  Folder *d = data;
+  GListModel *folders = G_LIST_MODEL (natter_services_get_folders (d->f->services));
+
+  for (guint i = 0; i < g_list_model_get_n_items (folders); i++)
+    {
+      g_autoptr(NatterFolder) folder = g_list_model_get_item (folders, i);
+
+      if (g_strcmp0 (natter_folder_get_id (folder), FOLDER) == 0)
+        return g_strcmp0 (natter_folder_get_name (folder), d->name) == 0;
+    }
+  return FALSE;
+}
+
+static gboolean
+entry_gone (gpointer data)
+{
+  Expect *e = data;
+
+  return natter_session_index_lookup (natter_sessions_list_sessions (e->f->sessions), e->session_id) == NULL;
+}
+
+/* The copies Syncthing keeps of a log two devices changed at once
+ * (docs/format.md §9) show while Natter runs, without a restart: a copy
+ * of a session file as a version of the conversation, a copy of a turn
+ * file (in a shared folder) as another answer, a copy of a folder log by
+ * the name given last; a copy deleted there goes here too. */
+static void
+test_copies_arrive (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *marker = g_build_filename (g_file_peek_path (f->dir), ".stfolder", NULL);
+  NatterSessionIndexEntry *copy;
+  Folder folder = { f, "Trips" };
+  Expect gone = { f, SESSION COPY_MARK, NULL, NULL };
+
+  NATTER_TEST_SERVE (f, NULL, NATTER_TEST_BROKEN);
+  g_assert_cmpint (g_mkdir (marker, 0700), ==, 0);
+  watch (f);
+  arrive (f, "turns", TURN, TURN_LINES ANSWER_LINES);
+  arrive (f, "sessions", SESSION, SESSION_LINES);
+  arrive (f, "folders", FOLDER, FOLDER_LINE ("folder_created", "Trips", "09:14:03.000"));
+  wait_entry (f, SESSION, "completed", "Written on the laptop");
+  g_assert_true (natter_test_wait_until (folder_named, &folder, WAIT_MS));
+
+  /* The desktop renamed the conversation while apart. */
+  arrive (f, "sessions", SESSION COPY_MARK,
+          SESSION_LINES "{\"type\":\"title_changed\",\"sessionId\":\"" SESSION "\","
+          "\"ts\":\"2026-11-30T10:00:00.000Z\",\"title\":\"Renamed on the desktop\"}\n");
+  wait_entry (f, SESSION COPY_MARK, NULL, "Renamed on the desktop");
+  copy = natter_session_index_lookup (natter_sessions_list_sessions (f->sessions), SESSION COPY_MARK);
+  g_assert_null (natter_session_index_entry_get_error (copy));
+  g_assert_true (natter_session_index_entry_get_is_version (copy));
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (copy), ==, SESSION);
+
+  /* And answered the same turn on its own: another answer. */
+  arrive (f, "turns", TURN COPY_MARK, TURN_LINES
+          "{\"type\":\"model_call_completed\",\"turnId\":\"" TURN "\",\"ts\":\"2026-11-30T09:14:09.000Z\","
+          "\"modelCallIndex\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Long ago.\"},"
+          "\"finishReason\":\"stop\",\"usage\":{}}\n"
+          "{\"type\":\"turn_completed\",\"turnId\":\"" TURN "\",\"ts\":\"2026-11-30T09:14:09.001Z\","
+          "\"output\":{\"role\":\"assistant\",\"content\":\"Long ago.\"},\"finishReason\":\"stop\",\"usage\":{}}\n");
+  wait_entry (f, TURN COPY_MARK, "completed", NULL);
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (
+                     natter_session_index_lookup (natter_sessions_list_sessions (f->sessions), TURN COPY_MARK)),
+                   ==, SESSION);
+
+  /* And renamed the folder later than the laptop did. */
+  arrive (f, "folders", FOLDER, FOLDER_LINE ("folder_created", "Trips", "09:14:03.000")
+          "{\"type\":\"folder_renamed\",\"folderId\":\"" FOLDER "\",\"ts\":\"2026-11-30T10:00:00.000Z\","
+          "\"name\":\"Journeys\"}\n");
+  folder.name = "Journeys";
+  g_assert_true (natter_test_wait_until (folder_named, &folder, WAIT_MS));
+  arrive (f, "folders", FOLDER COPY_MARK, FOLDER_LINE ("folder_created", "Trips", "09:14:03.000")
+          "{\"type\":\"folder_renamed\",\"folderId\":\"" FOLDER "\",\"ts\":\"2026-11-30T11:00:00.000Z\","
+          "\"name\":\"Travels\"}\n");
+  folder.name = "Travels";
+  g_assert_true (natter_test_wait_until (folder_named, &folder, WAIT_MS));
+
+  /* Deleted there: gone here. */
+  {
+    g_autofree char *path = log_path (f, "sessions", SESSION COPY_MARK ".jsonl");
+
+    g_assert_cmpint (g_unlink (path), ==, 0);
+  }
+  g_assert_true (natter_test_wait_until (entry_gone, &gone, WAIT_MS));
+}
+
+#define QUEUE_ID "2026-11-30T09-14-04Z-0000003-000"
+#define QUEUED_LINES \
+  "{\"type\":\"schema_upgraded\",\"sessionId\":\"" SESSION "\",\"ts\":\"2026-11-30T09:14:04.000Z\"," \
+  "\"schemaVersion\":2}\n" \
+  "{\"type\":\"message_queued\",\"sessionId\":\"" SESSION "\",\"ts\":\"2026-11-30T09:14:04.000Z\"," \
+  "\"queueId\":\"" QUEUE_ID "\",\"message\":{\"role\":\"user\",\"content\":\"And then?\"}," \
+  "\"options\":{\"agentId\":\"assistant\",\"autoPermission\":false}}\n"
+
+static void
+removed_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  GError **error = user_data;
+
+  g_assert_false (natter_sessions_remove_queued_message_finish (NATTER_SESSIONS (object), result, error));
+}
+
+static void
+queued_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  GError **error = user_data;
+  g_autofree char *queue_id = natter_sessions_queue_message_finish (NATTER_SESSIONS (object), result, error);
+
+  g_assert_null (queue_id);
+}
+
+typedef struct
+{
+  GError   *error;
+  gboolean  done;
+  char     *turn_id;
+} Promoted;
+
+static void
+promoted_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Promoted *p = user_data;
+
+  p->turn_id = natter_sessions_promote_queue_finish (NATTER_SESSIONS (object), result, &p->error);
+  p->done = TRUE;
+}
+
+/* A message the laptop queued behind the answer it is writing is the
+ * laptop's (docs/format.md §4.5): here it cannot be removed or joined by
+ * another while the answer runs there — refused in plain words naming
+ * the device, nothing written — and nothing here sends it, not even once
+ * the laptop's answer has completed: the laptop sends it, and what it
+ * sent shows here when it arrives. */
+static void
+test_queue_elsewhere (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GError) removed = NULL;
+  g_autoptr(GError) queued = NULL;
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  Promoted promoted = { 0 };
+
+  NATTER_TEST_SERVE (f, NULL, NATTER_TEST_BROKEN);
+  watch (f);
+  arrive (f, "turns", TURN, TURN_LINES);
+  arrive (f, "sessions", SESSION, SESSION_LINES QUEUED_LINES);
+  wait_entry (f, SESSION, "idle", "Written on the laptop");
+  before = read_log (f, "sessions", SESSION);
+
+  natter_sessions_remove_queued_message_async (f->sessions, SESSION, QUEUE_ID, NULL, removed_cb, &removed);
+  natter_test_wait_for_pointer ((gpointer *) &removed, WAIT_MS);
+  g_assert_error (removed, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE);
+  g_assert_nonnull (strstr (removed->message, "“laptop <3>”"));
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "Me too");
+  natter_sessions_queue_message_async (f->sessions, SESSION, input, options, FALSE, NULL, queued_cb, &queued);
+  natter_test_wait_for_pointer ((gpointer *) &queued, WAIT_MS);
+  g_assert_error (queued, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE);
+
+  /* The laptop's answer completes: still the laptop's to send on. */
+  arrive (f, "turns", TURN, TURN_LINES ANSWER_LINES);
+  wait_entry (f, SESSION, "completed", NULL);
+  natter_sessions_promote_queue_async (f->sessions, SESSION, NULL, promoted_cb, &promoted);
+  natter_test_wait_for_flag (&promoted.done, WAIT_MS);
+  g_assert_no_error (promoted.error);
+  g_assert_null (promoted.turn_id);
+  after = read_log (f, "sessions", SESSION);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpuint (f->server->paths->len, ==, 0);
+}
+
+static void
 take_over_cb (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
@@ -326,6 +559,9 @@ main (int   argc,
   ADD ("/sync-live/from-command-line", test_from_command_line);
   ADD ("/sync-live/turn-elsewhere", test_turn_elsewhere);
   ADD ("/sync-live/continue-here", test_continue_here);
+  ADD ("/sync-live/own-writes", test_own_writes);
+  ADD ("/sync-live/copies-arrive", test_copies_arrive);
+  ADD ("/sync-live/queue-elsewhere", test_queue_elsewhere);
 #undef ADD
   return g_test_run ();
 }

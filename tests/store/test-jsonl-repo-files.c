@@ -3,9 +3,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The files of a repository: listing ids across date partitions,
- * deleting one file only, and the temporary files a crash left behind.
+ * deleting one file only, the temporary files a crash left behind, and
+ * which states of a log are this process's own writes.
  */
 
+#include <fcntl.h>
+
+#include "natter-jsonl-cursor.h"
 #include "test-jsonl-repo.h"
 
 void
@@ -262,4 +266,91 @@ test_leftover_temp_files_without_storage (Fixture       *f,
   g_assert_true (natter_jsonl_repo_remove_leftover_temp_files_sync (f->repo, &removed, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (removed, ==, 0);
+}
+
+/* natter-jsonl-seen.c: a log as this process's own write left it has
+ * nothing new; whatever another writer did to it — appended before or
+ * after ours, replaced it whole with the same bytes — has. */
+
+static gboolean
+seen_now (Fixture    *f,
+          const char *id)
+{
+  NatterFileIdentity identity;
+
+  g_assert_true (natter_jsonl_repo_identify (f->repo, id, &identity));
+  return natter_jsonl_repo_is_seen (f->repo, id, &identity);
+}
+
+/* Another process's append: its own descriptor, O_APPEND. */
+static void
+append_elsewhere (Fixture    *f,
+                  const char *id)
+{
+  g_autofree char *path = path_of (f, id);
+  g_autofree char *line = note_line (f->info, id, "from elsewhere");
+  g_autofree char *with_newline = g_strconcat (line, "\n", NULL);
+  int fd = open (path, O_WRONLY | O_APPEND);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, with_newline, strlen (with_newline)), ==, (gssize) strlen (with_newline));
+  g_assert_cmpint (close (fd), ==, 0);
+}
+
+void
+test_own_writes_seen (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *path = path_of (f, ID_A);
+  g_autofree char *beside = g_strconcat (path, ".incoming", NULL);
+  g_autofree char *bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterFileIdentity identity;
+  gsize length;
+
+  /* Nothing is seen of a log never written or read here. */
+  g_assert_true (natter_jsonl_repo_identify (f->repo, ID_A, &identity));
+  g_assert_false (identity.exists);
+  g_assert_false (natter_jsonl_repo_is_seen (f->repo, ID_A, &identity));
+
+  /* Created and appended to here: nothing new. */
+  create (f, ID_A);
+  g_assert_true (seen_now (f, ID_A));
+  append_notes (f, ID_A, 2, "here");
+  g_assert_true (seen_now (f, ID_A));
+
+  /* Another writer after ours: new. */
+  append_elsewhere (f, ID_A);
+  g_assert_false (seen_now (f, ID_A));
+  /* Read (as the watch's reader marks it), then ours again: nothing new. */
+  g_assert_true (natter_jsonl_repo_identify (f->repo, ID_A, &identity));
+  natter_jsonl_repo_mark_seen (f->repo, ID_A, &identity);
+  append_notes (f, ID_A, 1, "here");
+  g_assert_true (seen_now (f, ID_A));
+
+  /* Another writer just before ours, never read: our write leaves it new,
+   * however soon it came. */
+  append_elsewhere (f, ID_A);
+  append_notes (f, ID_A, 1, "here");
+  g_assert_false (seen_now (f, ID_A));
+  g_assert_true (natter_jsonl_repo_identify (f->repo, ID_A, &identity));
+  natter_jsonl_repo_mark_seen (f->repo, ID_A, &identity);
+
+  /* A synchroniser replacing the file with the very same bytes: new. */
+  bytes = file_bytes (path, &length);
+  g_assert_true (g_file_set_contents (beside, bytes, (gssize) length, NULL));
+  g_assert_cmpint (g_rename (beside, path), ==, 0);
+  g_assert_false (seen_now (f, ID_A));
+
+  /* A log this process did not begin with is new until read, also after
+   * an append of its own. */
+  g_clear_object (&f->repo);
+  f->repo = natter_jsonl_repo_new (f->storage, f->info->kind, f->info->created_type, f->info->test_validator);
+  append_notes (f, ID_A, 1, "here");
+  g_assert_false (seen_now (f, ID_A));
+
+  /* Deleted here: gone, and nothing left to read. */
+  g_assert_true (natter_jsonl_repo_delete_sync (f->repo, ID_A, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (seen_now (f, ID_A));
 }

@@ -380,6 +380,7 @@ add_kind_tests (const KindInfo *info)
     { "async-round-trip", test_async_round_trip },
     { "with-lock", test_lock },
     { "concurrent-appends-keep-lines-whole", test_concurrent_appends_keep_lines_whole },
+    { "own-writes-seen", test_own_writes_seen },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (tests); i++)

@@ -201,3 +201,5 @@ void appended_cb (GObject      *source,
                   gpointer      user_data);
 void test_concurrent_appends_keep_lines_whole (Fixture       *f,
                                                gconstpointer  data);
+void test_own_writes_seen (Fixture       *f,
+                           gconstpointer  data);

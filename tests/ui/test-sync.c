@@ -11,9 +11,13 @@
  * version, read only.
  */
 
+#include <string.h>
+
 #include <glib/gstdio.h>
 
 #include "natter-markdown-view.h"
+#include "natter-store-watch.h"
+#include "natter-turn-item.h"
 #include "natter-session-row.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
@@ -159,25 +163,20 @@ test_turn_arriving (void)
   ui_world_free (u);
 }
 
-/* The copy Syncthing kept of a conversation both devices continued opens
- * as its other version: the shared turn, then the other device's answer;
- * read only. The conversation shows this device's answer. */
-static void
-test_conflict_copy (void)
+/* A conversation both devices continued while apart: "Where to?" on
+ * both, then "By train, then" there and "By car, then" here. The log is
+ * this device's; returns the bytes of the other device's log, which
+ * Syncthing would keep as the copy. *@here is this device's last turn. */
+static char *
+diverge (UiWorld    *u,
+         const char *session_id,
+         char      **here)
 {
-  UiWorld *u = ui_world_new ();
-  g_autofree char *session_id = ui_create_session (u, "Trip");
   g_autofree char *first = NULL;
   g_autofree char *there = NULL;
-  g_autofree char *here = NULL;
   g_autofree char *log = NULL;
   g_autofree char *before = NULL;
-  g_autofree char *theirs = NULL;
-  g_autofree char *copy = NULL;
-  g_autofree char *copy_path = NULL;
-  NatterWindow *window;
-  NatterComposer *composer;
-  Shown shown;
+  char *theirs = NULL;
 
   natter_fake_model_script (u->w->fakes->model,
                             "{\"role\":\"assistant\",\"content\":\"Anywhere you like.\"}",
@@ -193,8 +192,27 @@ test_conflict_copy (void)
   g_assert_true (g_file_get_contents (log, &theirs, NULL, NULL));
   g_assert_true (g_file_set_contents (log, before, -1, NULL));
   ui_world_restart (u);
-  here = ui_send (u, session_id, "By car, then");
-  ui_wait_turn (u, here);
+  *here = ui_send (u, session_id, "By car, then");
+  ui_wait_turn (u, *here);
+  return theirs;
+}
+
+/* The copy Syncthing kept of a conversation both devices continued opens
+ * as its other version: the shared turn, then the other device's answer;
+ * read only. The conversation shows this device's answer. */
+static void
+test_conflict_copy (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Trip");
+  g_autofree char *here = NULL;
+  g_autofree char *theirs = diverge (u, session_id, &here);
+  g_autofree char *copy = NULL;
+  g_autofree char *copy_path = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  Shown shown;
+
   copy = g_strconcat (session_id, ".sync-conflict-20261205-011213-ABCDEF2", NULL);
   copy_path = natter_jsonl_repo_dup_path (u->w->session_repo, copy, NULL);
   g_assert_true (g_file_set_contents (copy_path, theirs, -1, NULL));
@@ -218,6 +236,181 @@ test_conflict_copy (void)
   ui_world_free (u);
 }
 
+/* The versions the open timeline gives the turn @turn_id. */
+static guint
+n_versions (NatterWindow *window,
+            const char   *turn_id)
+{
+  GListModel *timeline = G_LIST_MODEL (natter_window_get_timeline (window));
+
+  for (guint i = 0; timeline != NULL && i < g_list_model_get_n_items (timeline); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (timeline, i);
+
+      if (NATTER_IS_TURN_ITEM (item) && g_strcmp0 (natter_turn_item_get_turn_id (NATTER_TURN_ITEM (item)), turn_id) == 0)
+        {
+          GPtrArray *versions = natter_turn_item_get_versions (NATTER_TURN_ITEM (item));
+
+          return versions != NULL ? versions->len : 1;
+        }
+    }
+  return 0;
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *turn_id;
+  guint         n;
+} Versions;
+
+static gboolean
+versions_are (gpointer data)
+{
+  Versions *v = data;
+
+  ui_settle ();
+  return ui_timeline_loaded (v->window) && n_versions (v->window, v->turn_id) == v->n;
+}
+
+/* The copy Syncthing keeps arrives while the window shows the
+ * conversation: its version is listed and the message where the devices
+ * parted gets its arrows at once, without a restart or opening the
+ * conversation again; the copy deleted there takes them away. */
+static void
+test_conflict_copy_arrives (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Trip");
+  g_autofree char *here = NULL;
+  g_autofree char *theirs = diverge (u, session_id, &here);
+  g_autofree char *copy = NULL;
+  g_autofree char *copy_path = NULL;
+  g_autofree char *incoming = NULL;
+  g_autoptr(NatterStoreWatch) watch = NULL;
+  NatterWindow *window;
+  Versions versions;
+
+  watch = natter_store_watch_new (u->sessions, NULL, u->w->storage);
+  natter_store_watch_set_delay (watch, 20);
+  natter_store_watch_start (watch);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  versions = (Versions) { window, here, 1 };
+  ui_wait_until (versions_are, &versions);
+
+  /* Brought as Syncthing brings it: written beside, renamed into place. */
+  copy = g_strconcat (session_id, ".sync-conflict-20261205-011213-ABCDEF2", NULL);
+  copy_path = natter_jsonl_repo_dup_path (u->w->session_repo, copy, NULL);
+  incoming = g_strconcat (copy_path, ".syncthing.tmp", NULL);
+  g_assert_true (g_file_set_contents (incoming, theirs, -1, NULL));
+  g_assert_cmpint (g_rename (incoming, copy_path), ==, 0);
+  versions.n = 2;
+  ui_wait_until (versions_are, &versions);
+  g_assert_nonnull (natter_session_index_lookup (u->index, copy));
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 3);
+
+  g_assert_cmpint (g_unlink (copy_path), ==, 0);
+  versions.n = 1;
+  ui_wait_until (versions_are, &versions);
+  g_assert_null (natter_session_index_lookup (u->index, copy));
+
+  ui_destroy_window (window);
+  g_clear_object (&watch);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  NatterTurnItem *item;
+  guint           changed;
+} Watched;
+
+static void
+item_changed_cb (NatterTurnItem *item,
+                 Watched        *w)
+{
+  w->changed++;
+}
+
+static gboolean
+item_read (gpointer data)
+{
+  Watched *w = data;
+
+  return !natter_turn_item_get_loading (w->item) &&
+         (natter_turn_item_get_state (w->item) != NULL || natter_turn_item_get_error (w->item) != NULL);
+}
+
+static gboolean
+item_changed (gpointer data)
+{
+  Watched *w = data;
+
+  return w->changed > 0 && !natter_turn_item_get_loading (w->item);
+}
+
+/* A turn read again because its file changed, but holding nothing it
+ * did not have (this process's own write, already joined from the bus),
+ * keeps its state — and so every widget shown for it, a prompt's
+ * buttons under the pointer among them; a turn that did grow is shown
+ * anew. */
+static void
+test_turn_item_reread (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Week");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *stripped = NULL;
+  g_autoptr(NatterTurnItem) item = NULL;
+  NatterTurnState *state;
+  Watched w = { 0 };
+  char *last;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Monday.\"}", NULL);
+  turn_id = ui_send (u, session_id, "When?");
+  ui_wait_turn (u, turn_id);
+  /* Read while its last line was not there yet. */
+  path = natter_jsonl_repo_dup_path (u->w->turn_repo, turn_id, NULL);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_true (g_str_has_suffix (contents, "\n"));
+  stripped = g_strndup (contents, strlen (contents) - 1);
+  last = strrchr (stripped, '\n');
+  g_assert_nonnull (last);
+  last[1] = '\0';
+  g_assert_true (g_file_set_contents (path, stripped, -1, NULL));
+
+  item = natter_turn_item_new (u->sessions, turn_id, 1);
+  w.item = item;
+  g_signal_connect (item, "changed", G_CALLBACK (item_changed_cb), &w);
+  natter_turn_item_ensure_loaded (item);
+  ui_wait_until (item_read, &w);
+  state = natter_turn_state_ref (natter_turn_item_get_state (item));
+
+  /* Nothing new: the same state, no change told. */
+  w.changed = 0;
+  natter_turn_item_reload (item);
+  g_assert_true (natter_turn_item_get_loading (item));
+  ui_wait_until (item_read, &w);
+  g_assert_true (natter_turn_item_get_state (item) == state);
+  g_assert_cmpuint (w.changed, ==, 0);
+
+  /* The last line arrives: read and told. */
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  natter_turn_item_reload (item);
+  ui_wait_until (item_changed, &w);
+  g_assert_true (natter_turn_item_get_state (item) != state);
+  g_assert_cmpuint (natter_turn_state_get_n_events (natter_turn_item_get_state (item)), ==,
+                    natter_turn_state_get_n_events (state) + 1);
+
+  natter_turn_state_unref (state);
+  g_signal_handlers_disconnect_by_data (item, &w);
+  g_clear_object (&item);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -228,6 +421,8 @@ main (int   argc,
 
   g_test_add_func ("/sync/turn-arriving", test_turn_arriving);
   g_test_add_func ("/sync/conflict-copy", test_conflict_copy);
+  g_test_add_func ("/sync/conflict-copy-arrives", test_conflict_copy_arrives);
+  g_test_add_func ("/sync/turn-item-reread", test_turn_item_reread);
 
   status = g_test_run ();
   g_clear_object (&app);

@@ -322,4 +322,7 @@ NatterTurnExecution *natter_sessions_start_take_over   (NatterSessions          
                                                         const char                *turn_id,
                                                         NatterSessionsSettledFunc  settled);
 
+GError *natter_sessions_queue_elsewhere_error (NatterSessions  *self,
+                                               NatterTurnState *turn);
+
 G_END_DECLS

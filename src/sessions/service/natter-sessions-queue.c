@@ -150,12 +150,32 @@ queue_append (GTask *task)
                                                               data->input, options));
 }
 
+/* Whether the queue behind @turn is another device's (it runs there):
+ * then the operation is refused, nothing written. */
+static gboolean
+refuse_elsewhere (GTask           *task,
+                  NatterTurnState *turn)
+{
+  QueueData *data = queue_data_get (task);
+  GError *error = natter_sessions_queue_elsewhere_error (data->base.self, turn);
+
+  if (error == NULL)
+    return FALSE;
+  natter_sessions_op_return_error (task, error);
+  return TRUE;
+}
+
 static void
 queue_latest_read (GTask           *task,
                    NatterTurnState *turn)
 {
+  QueueData *data = queue_data_get (task);
+
+  if (refuse_elsewhere (task, turn))
+    return;
   /* Settled, nothing waiting: the caller sends it as a message. */
-  if (natter_turn_state_get_terminal_event (turn) != NULL)
+  if (data->only_if_busy && natter_session_state_get_n_queued (data->base.state) == 0 &&
+      natter_turn_state_get_terminal_event (turn) != NULL)
     {
       natter_sessions_op_finish (task);
       g_task_return_pointer (task, NULL, NULL);
@@ -173,19 +193,19 @@ queue_session_read (GTask *task)
 
   if (natter_sessions_op_check_cancelled (task))
     return;
-  if (!data->only_if_busy || natter_session_state_get_n_queued (state) > 0 ||
-      (latest != NULL && natter_sessions_is_turn_running (data->base.self, latest)))
+  /* A turn not running here is read: it may run on another device. */
+  if (latest != NULL && !natter_sessions_is_turn_running (data->base.self, latest))
+    {
+      natter_sessions_op_read_latest (task, queue_latest_read);
+      return;
+    }
+  if (!data->only_if_busy || latest != NULL || natter_session_state_get_n_queued (state) > 0)
     {
       queue_append (task);
       return;
     }
-  if (latest == NULL)
-    {
-      natter_sessions_op_finish (task);
-      g_task_return_pointer (task, NULL, NULL);
-      return;
-    }
-  natter_sessions_op_read_latest (task, queue_latest_read);
+  natter_sessions_op_finish (task);
+  g_task_return_pointer (task, NULL, NULL);
 }
 
 /**
@@ -267,13 +287,11 @@ natter_sessions_queue_message_finish (NatterSessions  *self,
 }
 
 static void
-pending_session_read (GTask *task)
+pending_change (GTask *task)
 {
   QueueData *data = queue_data_get (task);
   g_autofree char *ts = NULL;
 
-  if (natter_sessions_op_check_cancelled (task))
-    return;
   if (natter_session_state_find_queued (data->base.state, data->queue_id) == NULL)
     {
       natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
@@ -288,6 +306,28 @@ pending_session_read (GTask *task)
   else
     append_one (task, natter_session_event_new_queued_message_removed (data->base.session_id, ts,
                                                                         data->queue_id));
+}
+
+static void
+pending_latest_read (GTask           *task,
+                     NatterTurnState *turn)
+{
+  if (!refuse_elsewhere (task, turn))
+    pending_change (task);
+}
+
+static void
+pending_session_read (GTask *task)
+{
+  QueueData *data = queue_data_get (task);
+  const char *latest = natter_session_state_get_latest_turn_id (data->base.state);
+
+  if (natter_sessions_op_check_cancelled (task))
+    return;
+  if (latest != NULL && !natter_sessions_is_turn_running (data->base.self, latest))
+    natter_sessions_op_read_latest (task, pending_latest_read);
+  else
+    pending_change (task);
 }
 
 /**

@@ -14,16 +14,24 @@
 
 #include "config.h"
 
+#include "natter-id.h"
+#include "natter-jsonl-cursor.h"
 #include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
+#include "natter-sync-conflict-name.h"
 
 typedef struct
 {
   NatterJsonlRepo *session_repo;
   NatterJsonlRepo *turn_repo;
-  GPtrArray       *session_ids;   /* char * */
-  GPtrArray       *turn_ids;      /* char *: announced after */
-  GPtrArray       *entries;       /* NatterSessionIndexEntry or NULL (gone), by session_ids */
+  GPtrArray       *session_names;  /* char *: logs and copies of logs that changed */
+  GPtrArray       *turn_ids;       /* char *: turns whose files changed */
+  GPtrArray       *turn_sessions;  /* char * or NULL: the session of each of turn_ids that is its latest turn */
+  GPtrArray       *turn_copies;    /* char *: copies of turn files that changed */
+  GHashTable      *copies_of;      /* name set: copies whose log changed, read again whatever they are */
+  GPtrArray       *read_names;     /* char *: the sessions read, by entries */
+  GPtrArray       *entries;        /* NatterSessionIndexEntry or NULL (gone), by read_names */
+  GPtrArray       *announced;      /* char *: the turns another writer changed */
   guint64          since;
 } Refresh;
 
@@ -39,10 +47,58 @@ refresh_free (Refresh *refresh)
 {
   g_clear_object (&refresh->session_repo);
   g_clear_object (&refresh->turn_repo);
-  g_clear_pointer (&refresh->session_ids, g_ptr_array_unref);
+  g_clear_pointer (&refresh->session_names, g_ptr_array_unref);
   g_clear_pointer (&refresh->turn_ids, g_ptr_array_unref);
+  g_clear_pointer (&refresh->turn_sessions, g_ptr_array_unref);
+  g_clear_pointer (&refresh->turn_copies, g_ptr_array_unref);
+  g_clear_pointer (&refresh->copies_of, g_hash_table_unref);
+  g_clear_pointer (&refresh->read_names, g_ptr_array_unref);
   g_clear_pointer (&refresh->entries, g_ptr_array_unref);
+  g_clear_pointer (&refresh->announced, g_ptr_array_unref);
   g_free (refresh);
+}
+
+/* Whether the log @name of @repo holds anything this process has not
+ * taken in (natter_jsonl_repo_is_seen()): a file it wrote itself, as it
+ * left it, has not. *@identity is the file's now, *@known whether it
+ * could be told; a log whose identity cannot be told is read. */
+static gboolean
+is_new (NatterJsonlRepo    *repo,
+        const char         *name,
+        NatterFileIdentity *identity,
+        gboolean           *known)
+{
+  *known = natter_jsonl_repo_identify (repo, name, identity);
+  return !*known || !natter_jsonl_repo_is_seen (repo, name, identity);
+}
+
+/* Reads the session log or conflict copy @name (of @repo: a turn's copy
+ * is beside the turns) into the next entry: %NULL when its file is gone.
+ * Its identity, taken before the read, is seen from then on. */
+static void
+read_session (Refresh            *refresh,
+              NatterJsonlRepo    *repo,
+              const char         *name,
+              GCancellable       *cancellable)
+{
+  NatterFileIdentity identity;
+  gboolean known = natter_jsonl_repo_identify (repo, name, &identity);
+  NatterSessionIndexEntry *entry = NULL;
+
+  if (natter_sync_conflict_is_candidate (name))
+    {
+      /* Another device's copy, read as the version it is (docs/format.md §9). */
+      if (!known || identity.exists)
+        entry = natter_session_index_fold_conflict_sync (refresh->session_repo, refresh->turn_repo, name,
+                                                         cancellable);
+    }
+  else if (!known || identity.exists)
+    entry = natter_session_index_fold_one_sync (refresh->session_repo, refresh->turn_repo, name, cancellable);
+  /* A log that is gone was deleted there. */
+  g_ptr_array_add (refresh->read_names, g_strdup (name));
+  g_ptr_array_add (refresh->entries, entry);
+  if (known)
+    natter_jsonl_repo_mark_seen (repo, name, &identity);
 }
 
 static void
@@ -52,48 +108,125 @@ refresh_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   Refresh *refresh = task_data;
+  g_autoptr(GHashTable) to_read = g_hash_table_new (g_str_hash, g_str_equal);
+  NatterFileIdentity identity;
+  gboolean known;
 
-  for (guint i = 0; i < refresh->session_ids->len; i++)
+  /* A turn is announced, and its session read, only when another writer
+   * changed it: this process announced its own writes as it made them. */
+  for (guint i = 0; i < refresh->turn_ids->len; i++)
     {
-      const char *id = g_ptr_array_index (refresh->session_ids, i);
-      g_autofree char *path = natter_jsonl_repo_dup_path (refresh->session_repo, id, NULL);
+      const char *turn_id = g_ptr_array_index (refresh->turn_ids, i);
+      const char *session_id = g_ptr_array_index (refresh->turn_sessions, i);
+
+      if (!is_new (refresh->turn_repo, turn_id, &identity, &known))
+        continue;
+      g_ptr_array_add (refresh->announced, g_strdup (turn_id));
+      /* Whoever shows the turn reads it after the announcement. */
+      if (known)
+        natter_jsonl_repo_mark_seen (refresh->turn_repo, turn_id, &identity);
+      if (session_id != NULL)
+        g_hash_table_add (to_read, (gpointer) session_id);
+    }
+  for (guint i = 0; i < refresh->session_names->len; i++)
+    {
+      const char *name = g_ptr_array_index (refresh->session_names, i);
 
       if (g_cancellable_is_cancelled (cancellable))
         break;
-      /* A session file that is gone was deleted there. */
-      if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
-        g_ptr_array_add (refresh->entries, NULL);
-      else
-        g_ptr_array_add (refresh->entries,
-                         natter_session_index_fold_one_sync (refresh->session_repo, refresh->turn_repo, id,
-                                                             cancellable));
+      if (g_hash_table_contains (to_read, name) || g_hash_table_contains (refresh->copies_of, name) ||
+          is_new (refresh->session_repo, name, &identity, &known))
+        read_session (refresh, refresh->session_repo, name, cancellable);
+      g_hash_table_remove (to_read, name);
     }
+  {
+    GHashTableIter iter;
+    gpointer name;
+
+    g_hash_table_iter_init (&iter, to_read);
+    while (g_hash_table_iter_next (&iter, &name, NULL) && !g_cancellable_is_cancelled (cancellable))
+      read_session (refresh, refresh->session_repo, name, cancellable);
+  }
+  /* Copies of turn files are looked for only where a synchroniser
+   * shares the folder, as the startup scan does (docs/format.md §9.2). */
+  if (refresh->turn_copies->len > 0 && natter_jsonl_repo_is_shared (refresh->turn_repo))
+    for (guint i = 0; i < refresh->turn_copies->len && !g_cancellable_is_cancelled (cancellable); i++)
+      {
+        const char *name = g_ptr_array_index (refresh->turn_copies, i);
+
+        if (g_hash_table_contains (refresh->copies_of, name) || is_new (refresh->turn_repo, name, &identity, &known))
+          read_session (refresh, refresh->turn_repo, name, cancellable);
+      }
   g_task_return_boolean (task, TRUE);
+}
+
+/* Adds to @refresh the conflict copies the index lists of the logs in
+ * @changed (a copy of a session file beside it, a copy of a turn file
+ * of its session): what a copy reads as depends on its log
+ * (docs/format.md §9.1), so they are read again with it. Copies are
+ * few; the index is walked once. */
+static void
+add_copies_of (NatterSessions *self,
+               Refresh        *refresh,
+               GHashTable     *changed)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->index));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->index), i);
+      const char *name = natter_session_index_entry_get_session_id (entry);
+      const char *parent = natter_session_index_entry_get_parent_session (entry);
+      g_autofree char *base = NULL;
+
+      if (!natter_sync_conflict_is_candidate (name))
+        continue;
+      base = g_strndup (name, NATTER_ID_LENGTH);
+      if (!g_hash_table_contains (changed, base) && (parent == NULL || !g_hash_table_contains (changed, parent)))
+        continue;
+      if (!g_hash_table_add (refresh->copies_of, g_strdup (name)))
+        continue;
+      /* Beside the session files, or else beside the turn files. */
+      if (g_hash_table_contains (changed, base))
+        g_ptr_array_add (refresh->session_names, g_strdup (name));
+      else
+        g_ptr_array_add (refresh->turn_copies, g_strdup (name));
+    }
 }
 
 /**
  * natter_sessions_refresh_async:
  * @self: the service
- * @session_ids: (array zero-terminated=1) (nullable): sessions whose
- *   files another process created, changed or removed
- * @turn_ids: (array zero-terminated=1) (nullable): turns whose files it
- *   changed
+ * @session_names: (array zero-terminated=1) (nullable): sessions whose
+ *   files another process created, changed or removed, and conflict
+ *   copies of session files (docs/format.md §9.1) that came, changed or
+ *   went
+ * @turn_names: (array zero-terminated=1) (nullable): turns whose files
+ *   it changed, and conflict copies of turn files (docs/format.md §9.2)
  * @cancellable: (nullable): a #GCancellable
  * @callback: called on the main context when done
  * @user_data: data for @callback
  *
  * docs/sessions.md §8.5: reads again, in a worker thread, each session
- * of @session_ids and each session whose latest turn is in @turn_ids,
- * and updates their entries (natter_session_index_put_folded()),
- * emitting #NatterSessions::session-index-changed for each that
- * changed, then #NatterSessions::turn-changed-elsewhere for each of
- * @turn_ids. A session that this process writes meanwhile keeps what
- * it wrote.
+ * of @session_names and each session whose latest turn is in
+ * @turn_names, and updates their entries
+ * (natter_session_index_put_folded()), emitting
+ * #NatterSessions::session-index-changed for each that changed, then
+ * #NatterSessions::turn-changed-elsewhere for each turn of @turn_names.
+ * A conflict copy is read as the version of its conversation it is, and
+ * again whenever its log changes; a copy of a turn file only where a
+ * synchroniser shares the folder (docs/format.md §9.2).
+ *
+ * Only another writer's changes are read and announced: a file whose
+ * identity is the one this process's own last write left, or the one
+ * this function last read, has nothing new (natter_jsonl_repo_is_seen())
+ * and is passed over, so a write of this process is not read back. A
+ * session that this process writes meanwhile keeps what it wrote.
  */
 void
 natter_sessions_refresh_async (NatterSessions      *self,
-                               const char * const  *session_ids,
-                               const char * const  *turn_ids,
+                               const char * const  *session_names,
+                               const char * const  *turn_names,
                                GCancellable        *cancellable,
                                GAsyncReadyCallback  callback,
                                gpointer             user_data)
@@ -109,25 +242,37 @@ natter_sessions_refresh_async (NatterSessions      *self,
   refresh = g_new0 (Refresh, 1);
   refresh->session_repo = g_object_ref (self->session_repo);
   refresh->turn_repo = g_object_ref (self->turn_repo);
-  refresh->session_ids = g_ptr_array_new_with_free_func (g_free);
+  refresh->session_names = g_ptr_array_new_with_free_func (g_free);
   refresh->turn_ids = g_ptr_array_new_with_free_func (g_free);
+  refresh->turn_sessions = g_ptr_array_new_with_free_func (g_free);
+  refresh->turn_copies = g_ptr_array_new_with_free_func (g_free);
+  refresh->copies_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  refresh->read_names = g_ptr_array_new_with_free_func (g_free);
   refresh->entries = g_ptr_array_new_with_free_func (entry_unref);
+  refresh->announced = g_ptr_array_new_with_free_func (g_free);
   refresh->since = natter_session_index_get_generation (self->index);
 
-  for (guint i = 0; session_ids != NULL && session_ids[i] != NULL; i++)
-    if (g_hash_table_add (seen, (gpointer) session_ids[i]))
-      g_ptr_array_add (refresh->session_ids, g_strdup (session_ids[i]));
-  for (guint i = 0; turn_ids != NULL && turn_ids[i] != NULL; i++)
+  for (guint i = 0; session_names != NULL && session_names[i] != NULL; i++)
+    if (g_hash_table_add (seen, (gpointer) session_names[i]))
+      g_ptr_array_add (refresh->session_names, g_strdup (session_names[i]));
+  add_copies_of (self, refresh, seen);
+  for (guint i = 0; turn_names != NULL && turn_names[i] != NULL; i++)
     {
-      /* Only a latest turn says anything of its session's entry. */
-      const char *session_id = natter_session_index_lookup_session_for_turn (self->index, turn_ids[i]);
+      const char *session_id;
 
+      if (natter_sync_conflict_is_candidate (turn_names[i]))
+        {
+          if (!g_hash_table_contains (refresh->copies_of, turn_names[i]))
+            g_ptr_array_add (refresh->turn_copies, g_strdup (turn_names[i]));
+          continue;
+        }
       /* A turn this process advances is this process's to announce. */
-      if (g_hash_table_contains (self->live, turn_ids[i]))
+      if (g_hash_table_contains (self->live, turn_names[i]))
         continue;
-      g_ptr_array_add (refresh->turn_ids, g_strdup (turn_ids[i]));
-      if (session_id != NULL && g_hash_table_add (seen, (gpointer) session_id))
-        g_ptr_array_add (refresh->session_ids, g_strdup (session_id));
+      /* Only a latest turn says anything of its session's entry. */
+      session_id = natter_session_index_lookup_session_for_turn (self->index, turn_names[i]);
+      g_ptr_array_add (refresh->turn_ids, g_strdup (turn_names[i]));
+      g_ptr_array_add (refresh->turn_sessions, g_strdup (session_id));
     }
   g_task_set_task_data (task, refresh, (GDestroyNotify) refresh_free);
   g_task_run_in_thread (task, refresh_thread);
@@ -158,14 +303,14 @@ natter_sessions_refresh_finish (NatterSessions  *self,
   refresh = g_task_get_task_data (G_TASK (result));
   for (guint i = 0; i < refresh->entries->len; i++)
     {
-      const char *session_id = g_ptr_array_index (refresh->session_ids, i);
+      const char *session_id = g_ptr_array_index (refresh->read_names, i);
 
       if (natter_session_index_put_folded (self->index, session_id, g_ptr_array_index (refresh->entries, i),
                                            refresh->since))
         g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, session_id);
     }
-  for (guint i = 0; i < refresh->turn_ids->len; i++)
+  for (guint i = 0; i < refresh->announced->len; i++)
     g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_CHANGED_ELSEWHERE], 0,
-                   g_ptr_array_index (refresh->turn_ids, i));
+                   g_ptr_array_index (refresh->announced, i));
   return TRUE;
 }

@@ -637,9 +637,13 @@ promote_latest_read (GTask           *task,
 
   /* Only a completed turn lets the queue go on: after a failure, a stop
    * or an interruption it waits for the person; a suspended turn is not
-   * over. */
+   * over. A turn another device completed is that device's to go on
+   * from (docs/format.md §4.5): it sends what was queued behind it, and
+   * a promotion here too would send it twice. */
   if (terminal == NULL ||
-      g_strcmp0 (json_object_get_string_member_with_default (terminal, "type", NULL), "turn_completed") != 0)
+      g_strcmp0 (json_object_get_string_member_with_default (terminal, "type", NULL), "turn_completed") != 0 ||
+      !natter_device_is_this (natter_turn_runtime_get_device (data->base.self->runtime),
+                              natter_turn_state_get_device_id (turn)))
     {
       promote_nothing (task);
       return;
@@ -1134,6 +1138,38 @@ elsewhere_error (NatterSessions  *self,
     return NULL;
   return g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE,
                       "Turn %s runs on another device (“%s”)", natter_turn_state_get_turn_id (turn),
+                      name != NULL && name[0] != '\0' ? name : there);
+}
+
+/**
+ * natter_sessions_queue_elsewhere_error: (skip)
+ * @self: the service
+ * @turn: a session's latest turn, read
+ *
+ * docs/format.md §4.5: while a turn runs on another device, the
+ * messages queued behind it are that device's: it sends them as its
+ * answer ends, writing to the session file, and a change of the queue
+ * here would be a second writer of that file at the same moment (a
+ * conflict copy). A turn that waits for a person runs nowhere and
+ * leaves the queue to whoever answers it.
+ *
+ * Returns: (transfer full) (nullable): %NATTER_RUNTIME_ERROR_ELSEWHERE,
+ *   in plain words naming the device, or %NULL when the queue may change
+ *   here
+ */
+GError *
+natter_sessions_queue_elsewhere_error (NatterSessions  *self,
+                                       NatterTurnState *turn)
+{
+  const char *there = natter_turn_state_get_device_id (turn);
+  const char *name = natter_turn_state_get_device_name (turn);
+
+  if (natter_device_is_this (natter_turn_runtime_get_device (self->runtime), there) ||
+      natter_derive_turn_status (turn) != NATTER_TURN_STATUS_IDLE)
+    return NULL;
+  return g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE,
+                      "The answer is being written on another device (“%s”); the messages waiting behind it are "
+                      "sent or changed there until it ends",
                       name != NULL && name[0] != '\0' ? name : there);
 }
 

@@ -244,8 +244,8 @@ gboolean            natter_sessions_is_turn_running              (NatterSessions
 NatterDevice       *natter_sessions_get_device                   (NatterSessions      *self);
 
 void                natter_sessions_refresh_async                (NatterSessions      *self,
-                                                                  const char * const  *session_ids,
-                                                                  const char * const  *turn_ids,
+                                                                  const char * const  *session_names,
+                                                                  const char * const  *turn_names,
                                                                   GCancellable        *cancellable,
                                                                   GAsyncReadyCallback  callback,
                                                                   gpointer             user_data);

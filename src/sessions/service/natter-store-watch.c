@@ -11,11 +11,15 @@
  * of use, not per conversation), and a partition that appears is
  * watched from then on, the files already in it taken as changed.
  *
- * A change names a log by its id. Changes are gathered for a moment and
+ * A change names a log by its id, or a conflict copy a synchroniser
+ * kept of one by the copy's name (docs/format.md §9): a copy that
+ * arrives, or goes, shows at once. Changes are gathered for a moment and
  * handed over together (natter_sessions_refresh_async()), so a burst —
  * Syncthing bringing a thousand files — is read in a few batches, each
- * in a worker thread, and only the logs that changed are read. While
- * nothing changes, nothing is done.
+ * in a worker thread, and only the logs that changed are read; of those,
+ * the files this process wrote itself, as it left them, are passed over
+ * (natter_sessions_refresh_async()). While nothing changes, nothing is
+ * done.
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
@@ -28,6 +32,7 @@
 #include "natter-id.h"
 #include "natter-folders.h"
 #include "natter-store-watch.h"
+#include "natter-sync-conflict-name.h"
 
 /* How long changes are gathered before they are read: Syncthing
  * renames each file into place, a burst of them in a row. */
@@ -277,18 +282,22 @@ schedule_flush (NatterStoreWatch *self)
     self->flush_id = g_timeout_add (self->delay_ms, flush_cb, self);
 }
 
-/* The id of a log's file name, or NULL for any other name (a temporary
- * file, Syncthing's own). */
+/* The name a log's file is read by — its id, or the name of a conflict
+ * copy a synchroniser kept of it (docs/format.md §9), well formed or
+ * not, so that a bad one is reported rather than passed over — or NULL
+ * for any other file (a temporary file, Syncthing's own). */
 static char *
 log_id (const char *name)
 {
   gsize length = strlen (name);
   g_autofree char *id = NULL;
 
-  if (length != NATTER_ID_LENGTH + strlen (".jsonl") || !g_str_has_suffix (name, ".jsonl"))
+  if (length <= strlen (".jsonl") || !g_str_has_suffix (name, ".jsonl") || name[0] == '.')
     return NULL;
-  id = g_strndup (name, NATTER_ID_LENGTH);
-  if (!natter_id_validate (id, NULL))
+  id = g_strndup (name, length - strlen (".jsonl"));
+  if (natter_sync_conflict_is_candidate (id))
+    return g_steal_pointer (&id);
+  if (length != NATTER_ID_LENGTH + strlen (".jsonl") || !natter_id_validate (id, NULL))
     return NULL;
   return g_steal_pointer (&id);
 }

@@ -1,0 +1,150 @@
+/* natter-jsonl-seen.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What this process has taken in of each log, so that a watch of the
+ * store (docs/sessions.md §8.5) can pass over the changes it made itself
+ * and never over another writer's.
+ *
+ * A log's *seen identity* is the identity (size, times, inode:
+ * NatterFileIdentity) of the file at a moment up to which its contents
+ * are known here: a reader for the watch records the identity it took
+ * before it read the file, and each write of this process records the
+ * identity the write left, but only when the file was, just before it,
+ * exactly as last seen and the write alone made the difference (its size
+ * grew by the bytes written). A file whose identity is its seen one has
+ * nothing new. Another writer always leaves another identity: an append
+ * changes the size and the change time, and a synchroniser that
+ * replaces the file (writing beside it, renaming over it) brings another
+ * inode. Nothing is decided by time: a write of another process just
+ * before or after ours makes the next check read the file.
+ */
+
+#define G_LOG_DOMAIN "natter-jsonl-repo"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "natter-jsonl-repo-private.h"
+
+/**
+ * natter_jsonl_repo_identify:
+ * @self: a #NatterJsonlRepo
+ * @name: a log's id, or a conflict copy's name (docs/format.md §9)
+ * @out: (out caller-allocates): the file's identity
+ *
+ * stat()s the log @name, without reading it.
+ *
+ * Returns: %TRUE when the identity is known: the file's, or one that
+ *   says there is no file; %FALSE when it cannot be told (an invalid
+ *   name, something other than a regular file, a failure other than
+ *   ENOENT)
+ */
+gboolean
+natter_jsonl_repo_identify (NatterJsonlRepo    *self,
+                            const char         *name,
+                            NatterFileIdentity *out)
+{
+  g_autofree char *path = NULL;
+  struct stat info;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  memset (out, 0, sizeof *out);
+  path = natter_jsonl_layout_file_path (self, name, NULL);
+  if (path == NULL)
+    return FALSE;
+  if (stat (path, &info) != 0)
+    return errno == ENOENT;
+  if (!S_ISREG (info.st_mode))
+    return FALSE;
+  natter_file_identity_from_stat (&info, out);
+  return TRUE;
+}
+
+/**
+ * natter_jsonl_repo_is_seen:
+ * @self: a #NatterJsonlRepo
+ * @name: a log's id or a conflict copy's name
+ * @identity: the log's identity now (natter_jsonl_repo_identify())
+ *
+ * Whether everything the log @name holds at @identity is known to this
+ * process: @identity is the one a reader recorded
+ * (natter_jsonl_repo_mark_seen()) or this process's own last write left.
+ * Thread-safe.
+ *
+ * Returns: %TRUE when there is nothing new to read
+ */
+gboolean
+natter_jsonl_repo_is_seen (NatterJsonlRepo          *self,
+                           const char               *name,
+                           const NatterFileIdentity *identity)
+{
+  NatterFileIdentity *seen;
+  gboolean is_seen;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
+  g_return_val_if_fail (name != NULL && identity != NULL, FALSE);
+
+  g_mutex_lock (&self->seen_lock);
+  seen = g_hash_table_lookup (self->seen, name);
+  is_seen = seen != NULL && natter_file_identity_equal (seen, identity);
+  g_mutex_unlock (&self->seen_lock);
+  return is_seen;
+}
+
+/**
+ * natter_jsonl_repo_mark_seen:
+ * @self: a #NatterJsonlRepo
+ * @name: a log's id or a conflict copy's name
+ * @identity: the identity the log had before it was read
+ *
+ * Records that the log @name is known to this process up to @identity:
+ * a reader took the identity, then read the file (or had those who show
+ * it read it). The identity must be taken before the read: what was
+ * added in between is then read once more, never missed. Thread-safe.
+ */
+void
+natter_jsonl_repo_mark_seen (NatterJsonlRepo          *self,
+                             const char               *name,
+                             const NatterFileIdentity *identity)
+{
+  g_return_if_fail (NATTER_IS_JSONL_REPO (self));
+  g_return_if_fail (name != NULL && identity != NULL);
+
+  g_mutex_lock (&self->seen_lock);
+  g_hash_table_insert (self->seen, g_strdup (name), g_memdup2 (identity, sizeof *identity));
+  g_mutex_unlock (&self->seen_lock);
+}
+
+/* Records the identity @after that a write of this process left on the
+ * log @id, when the file was @before (NULL: it did not exist, the write
+ * created it) and that was its seen identity: the write is then all
+ * that changed. Otherwise another writer came first, and the log is
+ * forgotten so that the next check reads it. */
+void
+natter_jsonl_seen_note_write (NatterJsonlRepo          *self,
+                              const char               *id,
+                              const NatterFileIdentity *before,
+                              const NatterFileIdentity *after)
+{
+  NatterFileIdentity *seen;
+
+  g_mutex_lock (&self->seen_lock);
+  seen = g_hash_table_lookup (self->seen, id);
+  if (after != NULL && (before == NULL || (seen != NULL && natter_file_identity_equal (seen, before))))
+    g_hash_table_insert (self->seen, g_strdup (id), g_memdup2 (after, sizeof *after));
+  else
+    g_hash_table_remove (self->seen, id);
+  g_mutex_unlock (&self->seen_lock);
+}
+
+/* Forgets what was seen of the log @id: the next check reads it. */
+void
+natter_jsonl_seen_forget (NatterJsonlRepo *self,
+                          const char      *id)
+{
+  natter_jsonl_seen_note_write (self, id, NULL, NULL);
+}
