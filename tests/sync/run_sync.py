@@ -326,24 +326,38 @@ def ignore_patterns(root):
     return patterns
 
 
-def shared_files(root):
-    """Every file under @root that Syncthing shares: path → SHA-256 of its
+def read_shared(root):
+    """The bytes of every file under @root that Syncthing shares: path →
     bytes. Left out are what the folder's .stignore keeps local, and
     Syncthing's own files (the ignore file itself, its folder marker, its
-    temporary files)."""
+    temporary files). A file that goes between the listing and its read
+    (Syncthing renaming one into place, or moving a conflict copy aside)
+    means the folder is still moving: the walk starts again, a bounded
+    number of times."""
     patterns = ignore_patterns(root)
-    files = {}
-    for dirpath, dirnames, names in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        for name in names:
-            rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
-            if rel == ".stignore" or rel.startswith(".stfolder/") or name.startswith(".syncthing."):
-                continue
-            if any(p.match(rel) for p in patterns):
-                continue
-            with open(os.path.join(dirpath, name), "rb") as f:
-                files[rel] = hashlib.sha256(f.read()).hexdigest()
-    return files
+    for _ in range(100):
+        files = {}
+        try:
+            for dirpath, dirnames, names in os.walk(root):
+                rel_dir = os.path.relpath(dirpath, root)
+                for name in names:
+                    rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
+                    if rel == ".stignore" or rel.startswith(".stfolder/") or name.startswith(".syncthing."):
+                        continue
+                    if any(p.match(rel) for p in patterns):
+                        continue
+                    with open(os.path.join(dirpath, name), "rb") as f:
+                        files[rel] = f.read()
+        except FileNotFoundError:
+            continue
+        return files
+    raise SyncFailure("the files under %s kept moving through 100 walks" % root)
+
+
+def shared_files(root):
+    """Every file under @root that Syncthing shares (read_shared()): path
+    → SHA-256 of its bytes."""
+    return {rel: hashlib.sha256(data).hexdigest() for rel, data in read_shared(root).items()}
 
 
 def assert_same_files(pair):
@@ -360,11 +374,7 @@ def assert_same_files(pair):
 
 def snapshot(root):
     """The bytes of every shared file under @root: path → bytes."""
-    files = {}
-    for rel in shared_files(root):
-        with open(os.path.join(root, rel), "rb") as f:
-            files[rel] = f.read()
-    return files
+    return read_shared(root)
 
 
 def assert_unchanged(before, after):
