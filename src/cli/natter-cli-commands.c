@@ -655,8 +655,6 @@ show_next_turn (Run *run)
   if (run->json)
     {
       g_autoptr(JsonObject) object = json_object_new ();
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
-      g_autofree char *text = NULL;
 
       json_object_set_string_member (object, "sessionId", natter_session_state_get_session_id (session));
       if (natter_session_state_get_title (session) != NULL)
@@ -668,9 +666,7 @@ show_next_turn (Run *run)
       if (natter_session_state_get_parent_session (session) != NULL)
         json_object_set_string_member (object, "parentSession", natter_session_state_get_parent_session (session));
       json_object_set_array_member (object, "turns", json_array_ref (run->shown_turns));
-      json_node_set_object (root, object);
-      text = natter_json_to_text (root, TRUE, NULL);
-      natter_cli_out (run, "%s\n", text);
+      natter_cli_out_json_object (run, object);
     }
   else
     natter_cli_print_show_text (run);

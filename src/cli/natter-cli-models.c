@@ -117,14 +117,10 @@ print_models (ModelsRun *models,
   if (run->json)
     {
       g_autoptr(JsonArray) array = json_array_new ();
-      g_autoptr(JsonNode) node = NULL;
-      g_autofree char *text = NULL;
 
       for (guint i = 0; i < list->len; i++)
         json_array_add_element (array, natter_model_info_to_json (g_ptr_array_index (list, i)));
-      node = json_node_init_array (json_node_alloc (), array);
-      text = natter_json_to_text (node, TRUE, NULL);
-      natter_cli_out (run, "%s\n", text);
+      natter_cli_out_json_array (run, array);
       return;
     }
   if (list->len == 0)

@@ -12,6 +12,7 @@
 #define G_LOG_DOMAIN "natter-cli"
 
 #include "natter-cli-private.h"
+#include "natter-json.h"
 #include "natter-session-error.h"
 #include "natter-plain-text.h"
 
@@ -50,6 +51,41 @@ natter_cli_out_exact (Run        *run,
                       const char *text)
 {
   g_application_command_line_print (run->cmdline, "%s", text);
+}
+
+/* The answer of a `--json` command: @node as indented JSON and a newline
+ * the way every command prints it. @node stays the caller's. */
+void
+natter_cli_out_json (Run      *run,
+                     JsonNode *node)
+{
+  g_autofree char *text = natter_json_to_text (node, TRUE, NULL);
+
+  natter_cli_out (run, "%s\n", text);
+}
+
+/* natter_cli_out_json() of @array, which stays the caller's: the answer
+ * of a command that lists things. */
+void
+natter_cli_out_json_array (Run       *run,
+                           JsonArray *array)
+{
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+
+  json_node_set_array (root, array);
+  natter_cli_out_json (run, root);
+}
+
+/* natter_cli_out_json() of @object, which stays the caller's: the answer
+ * of a command about one thing. */
+void
+natter_cli_out_json_object (Run        *run,
+                            JsonObject *object)
+{
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_set_object (root, object);
+  natter_cli_out_json (run, root);
 }
 
 /* @text made one line of a listing: a newline or a tab in a title or a

@@ -78,15 +78,11 @@ print_parameters (Run                              *run,
     parameters = empty;
   if (run->json)
     {
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
-      JsonObject *object = natter_generation_parameters_to_json (parameters);
-      g_autofree char *text = NULL;
+      g_autoptr(JsonObject) object = natter_generation_parameters_to_json (parameters);
 
       if (parameters->system_instruction != NULL)
         json_object_set_string_member (object, "systemInstruction", parameters->system_instruction);
-      json_node_take_object (root, object);
-      text = natter_json_to_text (root, TRUE, NULL);
-      natter_cli_out (run, "%s\n", text);
+      natter_cli_out_json_object (run, object);
       return;
     }
   for (guint i = 0; i < G_N_ELEMENTS (wire_names); i++)

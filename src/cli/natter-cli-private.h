@@ -126,6 +126,12 @@ void natter_cli_out        (Run        *run,
                             ...) G_GNUC_PRINTF (2, 3);
 void natter_cli_out_exact  (Run        *run,
                             const char *text);
+void natter_cli_out_json   (Run        *run,
+                            JsonNode   *node);
+void natter_cli_out_json_array (Run       *run,
+                                JsonArray *array);
+void natter_cli_out_json_object (Run        *run,
+                                 JsonObject *object);
 char *natter_cli_one_line  (const char *text);
 void natter_cli_finish     (Run        *run,
                             int         status);

@@ -114,9 +114,7 @@ print_queue (Run                *run,
 
   if (run->json)
     {
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
       g_autoptr(JsonArray) array = json_array_new ();
-      g_autofree char *text = NULL;
 
       for (guint i = 0; i < n; i++)
         {
@@ -128,9 +126,7 @@ print_queue (Run                *run,
           json_object_set_string_member (object, "ts", queued->ts);
           json_array_add_object_element (array, object);
         }
-      json_node_set_array (root, array);
-      text = natter_json_to_text (root, TRUE, NULL);
-      natter_cli_out (run, "%s\n", text);
+      natter_cli_out_json_array (run, array);
       return;
     }
   for (guint i = 0; i < n; i++)

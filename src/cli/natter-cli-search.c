@@ -27,8 +27,6 @@ print_hits (Run       *run,
   if (run->json)
     {
       g_autoptr(JsonArray) array = json_array_new ();
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
-      g_autofree char *text = NULL;
 
       for (guint i = 0; i < hits->len; i++)
         {
@@ -47,9 +45,7 @@ print_hits (Run       *run,
           json_object_set_string_member (object, "snippet", snippet);
           json_array_add_object_element (array, object);
         }
-      json_node_set_array (root, array);
-      text = natter_json_to_text (root, TRUE, NULL);
-      natter_cli_out (run, "%s\n", text);
+      natter_cli_out_json_array (run, array);
       return;
     }
 

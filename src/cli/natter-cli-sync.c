@@ -74,8 +74,6 @@ inspected_cb (GObject      *object,
   if (run->json)
     {
       g_autoptr(JsonObject) said = json_object_new ();
-      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
-      g_autofree char *text = NULL;
 
       json_object_set_string_member (said, "dataDir", path);
       if (folder->root != NULL)
@@ -84,9 +82,7 @@ inspected_cb (GObject      *object,
       json_object_set_string_member (said, "ignorePatterns", state_word (folder->ignore_state));
       if (device != NULL)
         json_object_set_object_member (said, "device", natter_device_to_member (device));
-      json_node_set_object (root, said);
-      text = natter_json_to_text (root, TRUE, NULL);
-      natter_cli_out (run, "%s\n", text);
+      natter_cli_out_json_object (run, said);
       natter_cli_finish (run, 0);
       return;
     }

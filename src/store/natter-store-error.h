@@ -20,4 +20,10 @@ G_BEGIN_DECLS
 
 GQuark natter_store_error_quark (void);
 
+gboolean natter_set_error_false (GError     **error,
+                                 GQuark       domain,
+                                 int          code,
+                                 const char  *format,
+                                 ...) G_GNUC_PRINTF (4, 5);
+
 G_END_DECLS

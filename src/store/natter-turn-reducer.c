@@ -40,28 +40,13 @@
 #include "natter-json.h"
 #include "natter-turn-reducer-private.h"
 #include "natter-turn-schema.h"
+#include "natter-store-error.h"
 
 /* Helpers over the definition */
 
-static gboolean
-invariant (GError     **error,
-           const char  *format,
-           ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invariant (GError     **error,
-           const char  *format,
-           ...)
-{
-  va_list args;
-
-  if (error == NULL)
-    return FALSE;
-  va_start (args, format);
-  *error = g_error_new_valist (NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVARIANT, format, args);
-  va_end (args);
-  return FALSE;
-}
+/* A turn event that breaks the turn's invariants. */
+#define invariant(error, ...) \
+  natter_set_error_false ((error), NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVARIANT, __VA_ARGS__)
 
 static JsonObject *
 get_config (NatterTurnState *state)

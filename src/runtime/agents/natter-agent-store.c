@@ -21,6 +21,7 @@
 
 #include "natter-agent-store.h"
 #include "natter-json.h"
+#include "natter-store-error.h"
 
 #define AGENT_SUFFIX ".json"
 
@@ -138,25 +139,9 @@ natter_agent_store_is_valid_id (const char *agent_id)
   return !g_str_equal (agent_id, RESERVED_AGENT_ID);
 }
 
-static gboolean
-invalid (GError     **error,
-         const char  *format,
-         ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError     **error,
-         const char  *format,
-         ...)
-{
-  va_list args;
-  g_autofree char *message = NULL;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, message);
-  return FALSE;
-}
+/* An agent file that breaks its schema. */
+#define invalid(error, ...) \
+  natter_set_error_false ((error), G_IO_ERROR, G_IO_ERROR_INVALID_DATA, __VA_ARGS__)
 
 static const char *
 string_member (JsonObject  *object,

@@ -15,28 +15,13 @@
 
 #include "natter-json.h"
 #include "natter-openai-provider-private.h"
+#include "natter-store-error.h"
 
-static gboolean
-invalid (GError     **error,
-         const char  *format,
-         ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError     **error,
-         const char  *format,
-         ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               "Cannot encode the request: %s", message);
-  return FALSE;
-}
+/* Every encoding error names what could not be encoded; @... is a format
+ * literal and its arguments. */
+#define invalid(error, ...) \
+  natter_set_error_false ((error), G_IO_ERROR, G_IO_ERROR_INVALID_DATA, \
+                          "Cannot encode the request: " __VA_ARGS__)
 
 static void
 append_paragraph (GString    *text,

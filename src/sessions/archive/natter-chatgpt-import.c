@@ -44,6 +44,7 @@
 #include "natter-session-error.h"
 #include "natter-session-schema.h"
 #include "natter-turn-schema.h"
+#include "natter-store-error.h"
 
 /* One node of the message tree. */
 typedef struct
@@ -101,20 +102,9 @@ turn_ref_free (TurnRef *ref)
   g_free (ref);
 }
 
-static gboolean G_GNUC_PRINTF (2, 3)
-fail (GError     **error,
-      const char  *format,
-      ...)
-{
-  va_list args;
-  g_autofree char *message = NULL;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE, message);
-  return FALSE;
-}
+/* An export that is not what ChatGPT writes. */
+#define fail(error, ...) \
+  natter_set_error_false ((error), NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE, __VA_ARGS__)
 
 static JsonObject *
 object_member (JsonObject *object,

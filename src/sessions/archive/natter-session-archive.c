@@ -32,6 +32,7 @@
 #include "natter-session-schema-upgrade.h"
 #include "natter-turn-reducer.h"
 #include "natter-turn-step.h"
+#include "natter-store-error.h"
 
 /* Plans */
 
@@ -544,20 +545,9 @@ natter_session_archive_new (GPtrArray  *session_events,
   return node;
 }
 
-static gboolean G_GNUC_PRINTF (2, 3)
-archive_error (GError     **error,
-               const char  *format,
-               ...)
-{
-  va_list args;
-  g_autofree char *message = NULL;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE, message);
-  return FALSE;
-}
+/* An archive that breaks its shape (docs/format.md §7.1). */
+#define archive_error(error, ...) \
+  natter_set_error_false ((error), NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE, __VA_ARGS__)
 
 /* Copies the objects of @array (the member @what of the archive). */
 static GPtrArray *

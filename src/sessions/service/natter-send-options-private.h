@@ -15,6 +15,7 @@
 G_BEGIN_DECLS
 
 JsonObject *natter_send_options_to_requested_agent (const NatterSendOptions *self);
+JsonObject *natter_send_options_to_queued_options  (const NatterSendOptions *self);
 JsonObject *natter_send_options_to_turn_config     (const NatterSendOptions *self,
                                                     gboolean                 human_available,
                                                     const char              *cwd);

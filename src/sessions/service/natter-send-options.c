@@ -361,6 +361,25 @@ natter_send_options_get_no_tools (const NatterSendOptions *self)
   return self->no_tools;
 }
 
+/* `{agentId, model?: {provider, model}}`: the agent and model override
+ * that a requested agent and a queued message's options both begin with. */
+static JsonObject *
+agent_and_model (const NatterSendOptions *self)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "agentId", self->agent_id);
+  if (self->provider != NULL)
+    {
+      JsonObject *model = json_object_new ();
+
+      json_object_set_string_member (model, "provider", self->provider);
+      json_object_set_string_member (model, "model", self->model);
+      json_object_set_object_member (object, "model", model);
+    }
+  return object;
+}
+
 /* The RequestedAgent of the spec: `{agentId, model?: {provider, model}}`;
  * the runtime writes the model at `overrides.model`. An added system
  * instruction goes at `overrides.systemInstruction`, which the runtime
@@ -373,16 +392,7 @@ natter_send_options_to_requested_agent (const NatterSendOptions *self)
 
   g_return_val_if_fail (self->agent_id != NULL, NULL);
 
-  agent = json_object_new ();
-  json_object_set_string_member (agent, "agentId", self->agent_id);
-  if (self->provider != NULL)
-    {
-      JsonObject *model = json_object_new ();
-
-      json_object_set_string_member (model, "provider", self->provider);
-      json_object_set_string_member (model, "model", self->model);
-      json_object_set_object_member (agent, "model", model);
-    }
+  agent = agent_and_model (self);
   if (self->no_tools || self->parameters->system_instruction != NULL)
     {
       overrides = json_object_new ();
@@ -393,6 +403,29 @@ natter_send_options_to_requested_agent (const NatterSendOptions *self)
   if (self->parameters->system_instruction != NULL)
     json_object_set_string_member (overrides, "systemInstruction", self->parameters->system_instruction);
   return agent;
+}
+
+/**
+ * natter_send_options_to_queued_options:
+ * @self: options
+ *
+ * The `options` member of a `message_queued` event (docs/format.md,
+ * `message_queued`): the agent and model override, `autoPermission`, and
+ * `maxModelCalls` when one is set; the turn the message becomes is
+ * created with them. An added system instruction or "no tools" is not
+ * part of it.
+ *
+ * Returns: (transfer full): a new object
+ */
+JsonObject *
+natter_send_options_to_queued_options (const NatterSendOptions *self)
+{
+  JsonObject *object = agent_and_model (self);
+
+  json_object_set_boolean_member (object, "autoPermission", self->auto_permission);
+  if (self->max_model_calls > 0)
+    json_object_set_int_member (object, "maxModelCalls", self->max_model_calls);
+  return object;
 }
 
 /* The config create_turn takes (docs/runtime.md §5): a session turn

@@ -27,26 +27,6 @@
 #include "natter-sessions-queue.h"
 #include "natter-turn-schema.h"
 
-static JsonObject *
-options_to_json (const NatterSendOptions *options)
-{
-  JsonObject *object = json_object_new ();
-
-  json_object_set_string_member (object, "agentId", natter_send_options_get_agent_id (options));
-  if (natter_send_options_has_model (options))
-    {
-      JsonObject *model = json_object_new ();
-
-      json_object_set_string_member (model, "provider", natter_send_options_get_provider (options));
-      json_object_set_string_member (model, "model", natter_send_options_get_model (options));
-      json_object_set_object_member (object, "model", model);
-    }
-  json_object_set_boolean_member (object, "autoPermission", natter_send_options_get_auto_permission (options));
-  if (natter_send_options_get_max_model_calls (options) > 0)
-    json_object_set_int_member (object, "maxModelCalls", natter_send_options_get_max_model_calls (options));
-  return object;
-}
-
 static gboolean
 check_message (JsonObject  *input,
                GError     **error)
@@ -129,7 +109,7 @@ static void
 queue_append (GTask *task)
 {
   QueueData *data = queue_data_get (task);
-  g_autoptr(JsonObject) options = options_to_json (data->options);
+  g_autoptr(JsonObject) options = natter_send_options_to_queued_options (data->options);
   g_autofree char *ts = natter_clock_format_ts (data->base.self->clock);
 
   /* A queued message keeps its agent, model and limits, not generation
