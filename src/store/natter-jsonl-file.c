@@ -602,6 +602,6 @@ natter_jsonl_file_delete (NatterJsonlRepo  *self,
       return natter_store_set_io_error (error, errno, "delete", path);
     }
   /* Gone by this process's hand: nothing of it is left to read. */
-  natter_jsonl_repo_mark_seen (self, id, &(NatterFileIdentity) { .exists = FALSE });
+  natter_jsonl_seen_mark (self, id, &(NatterFileIdentity) { .exists = FALSE });
   return TRUE;
 }

@@ -123,7 +123,7 @@ gboolean   natter_jsonl_cursor_load           (NatterJsonlCursor  *cursor,
                                                NatterFileIdentity *out_identity,
                                                gboolean           *out_identity_known);
 
-/* natter-jsonl-cursor.c: a file's identity. */
+/* natter-file-identity.c: a file's identity. */
 
 void       natter_file_identity_from_stat     (const struct stat  *info,
                                                NatterFileIdentity *out);
@@ -136,6 +136,15 @@ void       natter_jsonl_seen_note_write       (NatterJsonlRepo          *self,
                                                const NatterFileIdentity *after);
 void       natter_jsonl_seen_forget           (NatterJsonlRepo          *self,
                                                const char               *id);
+gboolean   natter_jsonl_seen_identify         (NatterJsonlRepo          *self,
+                                               const char               *name,
+                                               NatterFileIdentity       *out);
+gboolean   natter_jsonl_seen_is_seen          (NatterJsonlRepo          *self,
+                                               const char               *name,
+                                               const NatterFileIdentity *identity);
+void       natter_jsonl_seen_mark             (NatterJsonlRepo          *self,
+                                               const char               *name,
+                                               const NatterFileIdentity *identity);
 
 /* natter-jsonl-layout.c: where the logs live. */
 

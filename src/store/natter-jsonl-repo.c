@@ -1113,3 +1113,73 @@ natter_jsonl_repo_lock_finish (NatterJsonlRepo  *self,
 {
   return finish_pointer (self, result, natter_jsonl_repo_lock_async, error);
 }
+
+/**
+ * natter_jsonl_repo_identify:
+ * @self: a #NatterJsonlRepo
+ * @name: a log's id, or a conflict copy's name (docs/format.md §9)
+ * @out: (out caller-allocates): the file's identity
+ *
+ * stat()s the log @name, without reading it.
+ *
+ * Returns: %TRUE when the identity is known: the file's, or one that
+ *   says there is no file; %FALSE when it cannot be told (an invalid
+ *   name, something other than a regular file, a failure other than
+ *   ENOENT)
+ */
+gboolean
+natter_jsonl_repo_identify (NatterJsonlRepo    *self,
+                            const char         *name,
+                            NatterFileIdentity *out)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
+  g_return_val_if_fail (name != NULL && out != NULL, FALSE);
+
+  return natter_jsonl_seen_identify (self, name, out);
+}
+
+/**
+ * natter_jsonl_repo_is_seen:
+ * @self: a #NatterJsonlRepo
+ * @name: a log's id or a conflict copy's name
+ * @identity: the log's identity now (natter_jsonl_repo_identify())
+ *
+ * Whether everything the log @name holds at @identity is known to this
+ * process: @identity is the one a reader recorded
+ * (natter_jsonl_repo_mark_seen()) or this process's own last write left.
+ * Thread-safe.
+ *
+ * Returns: %TRUE when there is nothing new to read
+ */
+gboolean
+natter_jsonl_repo_is_seen (NatterJsonlRepo          *self,
+                           const char               *name,
+                           const NatterFileIdentity *identity)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
+  g_return_val_if_fail (name != NULL && identity != NULL, FALSE);
+
+  return natter_jsonl_seen_is_seen (self, name, identity);
+}
+
+/**
+ * natter_jsonl_repo_mark_seen:
+ * @self: a #NatterJsonlRepo
+ * @name: a log's id or a conflict copy's name
+ * @identity: the identity the log had before it was read
+ *
+ * Records that the log @name is known to this process up to @identity:
+ * a reader took the identity, then read the file (or had those who show
+ * it read it). The identity must be taken before the read: what was
+ * added in between is then read once more, never missed. Thread-safe.
+ */
+void
+natter_jsonl_repo_mark_seen (NatterJsonlRepo          *self,
+                             const char               *name,
+                             const NatterFileIdentity *identity)
+{
+  g_return_if_fail (NATTER_IS_JSONL_REPO (self));
+  g_return_if_fail (name != NULL && identity != NULL);
+
+  natter_jsonl_seen_mark (self, name, identity);
+}

@@ -28,29 +28,14 @@
 
 #include "natter-jsonl-repo-private.h"
 
-/**
- * natter_jsonl_repo_identify:
- * @self: a #NatterJsonlRepo
- * @name: a log's id, or a conflict copy's name (docs/format.md §9)
- * @out: (out caller-allocates): the file's identity
- *
- * stat()s the log @name, without reading it.
- *
- * Returns: %TRUE when the identity is known: the file's, or one that
- *   says there is no file; %FALSE when it cannot be told (an invalid
- *   name, something other than a regular file, a failure other than
- *   ENOENT)
- */
+/* natter_jsonl_repo_identify() without its checks of the caller. */
 gboolean
-natter_jsonl_repo_identify (NatterJsonlRepo    *self,
+natter_jsonl_seen_identify (NatterJsonlRepo    *self,
                             const char         *name,
                             NatterFileIdentity *out)
 {
   g_autofree char *path = NULL;
   struct stat info;
-
-  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
-  g_return_val_if_fail (out != NULL, FALSE);
 
   memset (out, 0, sizeof *out);
   path = natter_jsonl_layout_file_path (self, name, NULL);
@@ -64,29 +49,14 @@ natter_jsonl_repo_identify (NatterJsonlRepo    *self,
   return TRUE;
 }
 
-/**
- * natter_jsonl_repo_is_seen:
- * @self: a #NatterJsonlRepo
- * @name: a log's id or a conflict copy's name
- * @identity: the log's identity now (natter_jsonl_repo_identify())
- *
- * Whether everything the log @name holds at @identity is known to this
- * process: @identity is the one a reader recorded
- * (natter_jsonl_repo_mark_seen()) or this process's own last write left.
- * Thread-safe.
- *
- * Returns: %TRUE when there is nothing new to read
- */
+/* natter_jsonl_repo_is_seen() without its checks of the caller. */
 gboolean
-natter_jsonl_repo_is_seen (NatterJsonlRepo          *self,
+natter_jsonl_seen_is_seen (NatterJsonlRepo          *self,
                            const char               *name,
                            const NatterFileIdentity *identity)
 {
   NatterFileIdentity *seen;
   gboolean is_seen;
-
-  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), FALSE);
-  g_return_val_if_fail (name != NULL && identity != NULL, FALSE);
 
   g_mutex_lock (&self->seen_lock);
   seen = g_hash_table_lookup (self->seen, name);
@@ -95,25 +65,12 @@ natter_jsonl_repo_is_seen (NatterJsonlRepo          *self,
   return is_seen;
 }
 
-/**
- * natter_jsonl_repo_mark_seen:
- * @self: a #NatterJsonlRepo
- * @name: a log's id or a conflict copy's name
- * @identity: the identity the log had before it was read
- *
- * Records that the log @name is known to this process up to @identity:
- * a reader took the identity, then read the file (or had those who show
- * it read it). The identity must be taken before the read: what was
- * added in between is then read once more, never missed. Thread-safe.
- */
+/* natter_jsonl_repo_mark_seen() without its checks of the caller. */
 void
-natter_jsonl_repo_mark_seen (NatterJsonlRepo          *self,
-                             const char               *name,
-                             const NatterFileIdentity *identity)
+natter_jsonl_seen_mark (NatterJsonlRepo          *self,
+                        const char               *name,
+                        const NatterFileIdentity *identity)
 {
-  g_return_if_fail (NATTER_IS_JSONL_REPO (self));
-  g_return_if_fail (name != NULL && identity != NULL);
-
   g_mutex_lock (&self->seen_lock);
   g_hash_table_insert (self->seen, g_strdup (name), g_memdup2 (identity, sizeof *identity));
   g_mutex_unlock (&self->seen_lock);
