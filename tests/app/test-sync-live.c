@@ -292,13 +292,19 @@ test_own_writes (Fixture       *f,
   turn_id = natter_test_services_send (f, session_id, "Hello");
   natter_test_services_wait_turn (f, turn_id);
 
-  /* Another device's files after ours: once they are listed, the watch
-   * has seen every change before them. */
-  arrive (f, "turns", TURN, TURN_LINES ANSWER_LINES);
+  /* Another device's conversation, listed with its turn running there;
+   * then that turn's answer arrives. Once the answer is listed, the watch
+   * has seen every change before it. (A turn file and its session file
+   * arriving together may be listed in one go, which announces no
+   * change of a turn already known: the answer comes after.) */
+  arrive (f, "turns", TURN, TURN_LINES);
   arrive (f, "sessions", SESSION, SESSION_LINES);
-  wait_entry (f, SESSION, "completed", "Written on the laptop");
-  g_assert_cmpuint (heard->len, ==, 1);
-  g_assert_cmpstr (g_ptr_array_index (heard, 0), ==, TURN);
+  wait_entry (f, SESSION, "idle", "Written on the laptop");
+  arrive (f, "turns", TURN, TURN_LINES ANSWER_LINES);
+  wait_entry (f, SESSION, "completed", NULL);
+  g_assert_cmpuint (heard->len, >=, 1);
+  for (guint i = 0; i < heard->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (heard, i), ==, TURN);
 }
 
 #define COPY_MARK ".sync-conflict-20261130-101500-ABCDEF2"
