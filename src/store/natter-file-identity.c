@@ -10,6 +10,7 @@
 
 #define G_LOG_DOMAIN "natter-jsonl-repo"
 
+#include <errno.h>
 #include <sys/stat.h>
 
 #include "natter-jsonl-repo-private.h"
@@ -40,4 +41,22 @@ natter_file_identity_from_stat (const struct stat  *info,
   out->mtime_ns = (gint64) info->st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + info->st_mtim.tv_nsec;
   out->ctime_ns = (gint64) info->st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + info->st_ctim.tv_nsec;
   out->inode = (guint64) info->st_ino;
+}
+
+/* What a stat() of a log that returned @stat_result (0, or -1 with errno
+ * set) with @info says of its identity, in *@out: the file's, or that
+ * there is none (ENOENT). Returns %FALSE when it cannot be told: another
+ * failure, or something other than a regular file. Read errno before
+ * anything else can change it. */
+gboolean
+natter_file_identity_from_stat_result (int                 stat_result,
+                                       const struct stat  *info,
+                                       NatterFileIdentity *out)
+{
+  if (stat_result != 0)
+    return errno == ENOENT;
+  if (!S_ISREG (info->st_mode))
+    return FALSE;
+  natter_file_identity_from_stat (info, out);
+  return TRUE;
 }

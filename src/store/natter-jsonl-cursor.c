@@ -156,12 +156,7 @@ natter_jsonl_cursor_identify (NatterJsonlCursor  *cursor,
     return FALSE;
   if ((dir = partition_dir (cursor, id)) < 0)
     return cursor->dir_errno == ENOENT;
-  if (fstatat (dir, cursor->name, &info, 0) != 0)
-    return errno == ENOENT;
-  if (!S_ISREG (info.st_mode))
-    return FALSE;
-  natter_file_identity_from_stat (&info, out);
-  return TRUE;
+  return natter_file_identity_from_stat_result (fstatat (dir, cursor->name, &info, 0), &info, out);
 }
 
 /* natter_jsonl_file_load() of @id's log through @cursor, with the

@@ -127,6 +127,9 @@ gboolean   natter_jsonl_cursor_load           (NatterJsonlCursor  *cursor,
 
 void       natter_file_identity_from_stat     (const struct stat  *info,
                                                NatterFileIdentity *out);
+gboolean   natter_file_identity_from_stat_result (int                 stat_result,
+                                                  const struct stat  *info,
+                                                  NatterFileIdentity *out);
 
 /* natter-jsonl-seen.c: this process's own writes. */
 

@@ -22,7 +22,6 @@
 
 #define G_LOG_DOMAIN "natter-jsonl-repo"
 
-#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -41,12 +40,7 @@ natter_jsonl_seen_identify (NatterJsonlRepo    *self,
   path = natter_jsonl_layout_file_path (self, name, NULL);
   if (path == NULL)
     return FALSE;
-  if (stat (path, &info) != 0)
-    return errno == ENOENT;
-  if (!S_ISREG (info.st_mode))
-    return FALSE;
-  natter_file_identity_from_stat (&info, out);
-  return TRUE;
+  return natter_file_identity_from_stat_result (stat (path, &info), &info, out);
 }
 
 /* natter_jsonl_repo_is_seen() without its checks of the caller. */
